@@ -1,0 +1,47 @@
+// Lint: typescript-eslint for code quality, Nx module boundaries for architecture.
+// Tags (project.json): type:app | type:contracts | type:domain | type:platform | type:testing | type:tool.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import nx from '@nx/eslint-plugin';
+
+const infrastructure = ['@nestjs/*', 'typeorm', 'pg', '@nats-io/*', 'nats', '@grpc/*', 'fastify', 'undici', 'ws'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.nx/**', 'libs/contracts/src/gen/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform'] },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform'] },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'off',
+    },
+  },
+  {
+    // Domain libraries are pure: no framework, database, broker or network client.
+    files: ['libs/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: infrastructure.map((group) => ({ group: [group], message: 'domain libs stay pure (no I/O frameworks)' })) }],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

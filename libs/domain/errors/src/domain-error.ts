@@ -1,0 +1,58 @@
+/**
+ * The one error type of the system. A stable `code` (what clients and tests match on), a `kind`
+ * that each edge maps once to its protocol (HTTP status, gRPC status, JSON-RPC code, JetStream
+ * nak/term), and a `retryable` flag. Messages are safe to show to clients; internals go in `cause`.
+ */
+export type ErrorKind =
+  | 'invalid' // the client sent something malformed or out of range
+  | 'unauthenticated' // missing or unknown credential
+  | 'forbidden' // credential valid, not allowed (scope, plan_required)
+  | 'not_found'
+  | 'conflict' // state or plan limit forbids it (409)
+  | 'payment_required' // CU balance or quota exhausted (402)
+  | 'rate_limited' // 429
+  | 'too_large' // 413
+  | 'unavailable' // a dependency is down; retry later
+  | 'internal';
+
+export interface DomainErrorOptions {
+  retryable?: boolean;
+  /** Extra machine-readable facts for the client (e.g. retryAfterMs, limit). */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class DomainError extends Error {
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly code: string,
+    readonly kind: ErrorKind,
+    message: string = code,
+    options: DomainErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.retryable = options.retryable ?? (kind === 'unavailable' || kind === 'rate_limited');
+    this.details = options.details;
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}
+
+/** HTTP status for each kind; used by every REST edge. */
+export const httpStatusOf: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};

@@ -1,0 +1,53 @@
+import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+
+export interface AppDataSourceOptions {
+  url: string;
+  /** The app's own Postgres schema (ARCHITECTURE: an app reads and writes only its own). */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** One TypeORM data source per app. `synchronize` is never on: the schema comes from migrations. */
+export function createAppDataSource(options: AppDataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: options.poolSize ?? 10, application_name: options.applicationName ?? options.schema },
+  });
+}
+
+/** Creates the app's schema when missing, then applies pending migrations in order. Idempotent. */
+export async function runMigrations(dataSource: DataSource, schema: string): Promise<string[]> {
+  const wasInitialized = dataSource.isInitialized;
+  if (!wasInitialized) await dataSource.initialize();
+  try {
+    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    if (!wasInitialized) await dataSource.destroy();
+  }
+}
+
+/** Readiness: Postgres answers, the app's schema exists and no migration is pending. */
+export async function checkSchemaReady(dataSource: DataSource, schema: string): Promise<void> {
+  const rows: Array<{ exists: boolean }> = await dataSource.query(
+    'SELECT EXISTS (SELECT 1 FROM information_schema.schemata WHERE schema_name = $1) AS exists',
+    [schema],
+  );
+  if (!rows[0]?.exists) throw new Error(`schema ${schema} missing (run migrations)`);
+  if (await dataSource.showMigrations()) throw new Error(`schema ${schema} has pending migrations`);
+}

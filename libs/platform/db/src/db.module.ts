@@ -1,0 +1,48 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ReadinessRegistry } from '@meridian/platform-observability';
+import { DataSource } from 'typeorm';
+import { checkSchemaReady, createAppDataSource, type AppDataSourceOptions } from './data-source';
+
+const DB_OPTIONS = Symbol('DB_OPTIONS');
+
+/** Provides the app's DataSource (inject `DataSource`) and a `postgres` readiness check. */
+@Global()
+@Module({})
+export class DbModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly readiness: ReadinessRegistry,
+    @Inject(DB_OPTIONS) private readonly options: AppDataSourceOptions,
+  ) {}
+
+  static forApp(options: AppDataSourceOptions): DynamicModule {
+    return {
+      module: DbModule,
+      providers: [
+        { provide: DB_OPTIONS, useValue: options },
+        {
+          provide: DataSource,
+          useFactory: async () => {
+            const dataSource = createAppDataSource(options);
+            // Lazy: the app starts (and /healthz answers) even while Postgres is down;
+            // /readyz reports it until it comes back.
+            await dataSource.initialize().catch(() => undefined);
+            return dataSource;
+          },
+        },
+      ],
+      exports: [DataSource],
+    };
+  }
+
+  onModuleInit(): void {
+    this.readiness.register('postgres', async () => {
+      if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      await checkSchemaReady(this.dataSource, this.options.schema);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './create-http-app';
+export * from './domain-error.filter';
+export * from './request-id';

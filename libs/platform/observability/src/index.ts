@@ -1,0 +1,5 @@
+export * from './logger';
+export * from './metrics';
+export * from './readiness';
+export * from './health.controller';
+export * from './observability.module';
