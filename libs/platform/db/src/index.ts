@@ -1,2 +1,3 @@
 export * from './data-source';
 export * from './db.module';
+export * from './migrate-command';

@@ -1,4 +1,4 @@
-import type { INestApplication, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PinoNestLogger } from '@meridian/platform-observability';
@@ -16,12 +16,11 @@ export interface HttpAppOptions {
  * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP.
  * Call `listen` on the result.
  */
-export async function createHttpApp(module: Type<unknown>, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(module: Type<unknown> | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
     genReqId: requestIdOf,
     requestIdHeader: false,
-    disableRequestLogging: true,
   });
   adapter.getInstance().addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);

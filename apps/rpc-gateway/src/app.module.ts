@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { MessagingModule } from '@meridian/platform-messaging';
+import { ObservabilityModule } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { APP_CONFIG } from './config/app-config.token';
+import type { AppConfig } from './config/config';
+
+export const SERVICE = 'rpc-gateway';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        ObservabilityModule.forRoot({ service: SERVICE, logger }),
+        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+      ],
+      providers: [{ provide: APP_CONFIG, useValue: config }],
+      exports: [APP_CONFIG],
+    };
+  }
+}

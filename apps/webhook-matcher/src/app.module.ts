@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DbModule } from '@meridian/platform-db';
+import { MessagingModule } from '@meridian/platform-messaging';
+import { ObservabilityModule } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { APP_CONFIG } from './config/app-config.token';
+import type { AppConfig } from './config/config';
+import { dataSourceOptions } from './db/data-source';
+
+export const SERVICE = 'webhook-matcher';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        ObservabilityModule.forRoot({ service: SERVICE, logger }),
+        DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
+        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+      ],
+      providers: [{ provide: APP_CONFIG, useValue: config }],
+      exports: [APP_CONFIG],
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { join, resolve } from 'node:path';
+
+/** Where everything of the local stack lives and listens. Overridable by env for tests. */
+export interface StackLayout {
+  root: string;
+  dir: string;
+  host: string;
+  postgresPort: number;
+  natsPort: number;
+  natsPrefix: string;
+  databaseUrl?: string;
+  natsUrl?: string;
+  devnets: Array<{ network: string; chainId: number; port: number }>;
+  apps: AppProcess[];
+}
+
+export interface AppProcess {
+  /** Process name, also the key in endpoints.json `apps`. */
+  name: string;
+  app: string;
+  httpPort: number;
+  grpcPort?: number;
+  env: Record<string, string>;
+}
+
+export const REGIONS = ['eu', 'us', 'asia'] as const;
+export const APPS_WITH_DATABASE = ['billing-ledger', 'audit-api', 'chain-indexer', 'webhook-matcher', 'delivery-worker'];
+
+export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
+  const root = resolve(__dirname, '../..');
+  const base = Number(env['STACK_PORT_BASE'] ?? 7100);
+  const port = (offset: number) => base + offset;
+  const gatewayRegions = [...REGIONS, 'shared'] as const;
+  const apps: AppProcess[] = [
+    { name: 'billing-ledger', app: 'billing-ledger', httpPort: port(1), grpcPort: port(51), env: {} },
+    ...gatewayRegions.map((region, index) => ({
+      name: `rpc-gateway-${region}`,
+      app: 'rpc-gateway',
+      httpPort: port(10 + index),
+      grpcPort: region === 'shared' ? undefined : port(60 + index),
+      env: { REGION: region },
+    })),
+    { name: 'chain-indexer', app: 'chain-indexer', httpPort: port(4), env: {} },
+    { name: 'webhook-matcher', app: 'webhook-matcher', httpPort: port(3), env: {} },
+    { name: 'delivery-worker', app: 'delivery-worker', httpPort: port(5), env: { ALLOW_LOOPBACK_TARGETS: 'true' } },
+    { name: 'audit-api', app: 'audit-api', httpPort: port(2), env: {} },
+  ];
+  return {
+    root,
+    dir: resolve(env['STACK_DIR'] ?? join(root, '.stack')),
+    host: '127.0.0.1',
+    postgresPort: Number(env['STACK_PG_PORT'] ?? 5432),
+    natsPort: Number(env['STACK_NATS_PORT'] ?? 4222),
+    natsPrefix: env['NATS_PREFIX'] ?? '',
+    databaseUrl: env['DATABASE_URL'],
+    natsUrl: env['NATS_URL'],
+    devnets: [
+      { network: 'opbnb-mainnet', chainId: 204, port: port(40) },
+      { network: 'polygon-mainnet', chainId: 137, port: port(41) },
+      { network: 'eth-mainnet', chainId: 1, port: port(42) },
+    ],
+    apps,
+  };
+}
