@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# One image for every meridian app. The app is chosen at run time by APP (default from the
+# APP build arg), and the command selects what to run (deploy/docker/entrypoint.sh):
+#   serve (default)      node -r @swc-node/register apps/$APP/src/main.ts
+#   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
+#   provision            tools/messaging/provision.ts (JetStream streams and consumers)
+# Apps run from TypeScript source through @swc-node/register, so there is no build step and the
+# dev dependencies (swc, typescript) are runtime needs: `npm ci` installs them.
+#
+#   docker build -t meridian .                       # generic image, APP set per container
+#   docker build --build-arg APP=rpc-gateway -t meridian-rpc-gateway .
+FROM node:20-slim
+
+ARG APP=""
+ENV APP=${APP} \
+    HTTP_HOST=0.0.0.0 \
+    HTTP_PORT=8080 \
+    GRPC_PORT=9090 \
+    SWC_NODE_CACHE_DIR=/tmp/swc-node \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+
+WORKDIR /app
+
+# Dependencies first so source edits reuse the layer. NODE_ENV stays unset here: with
+# NODE_ENV=production `npm ci` would omit the dev dependencies the apps run with.
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+
+COPY . .
+RUN chmod 0755 deploy/docker/entrypoint.sh
+
+ENV NODE_ENV=production
+# Numeric user (the image's `node` user) so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+EXPOSE 8080 9090
+
+# Liveness of the HTTP server; one-shot commands (migrate, provision) disable it in compose.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+ENTRYPOINT ["/app/deploy/docker/entrypoint.sh"]
+CMD ["serve"]
