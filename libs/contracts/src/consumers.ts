@@ -1,0 +1,124 @@
+import { DeadLetterSubjects, Subjects, type DeadLetterContext } from './subjects';
+import type { StreamName } from './streams';
+
+/**
+ * Durable pull consumers, declared as data and provisioned with the streams. Every consumer
+ * acks explicitly; the consumer runner of @meridian/platform-messaging maps handler outcomes:
+ * success → ack; retryable error → nak(delay) with the delay from `backoffMs`; permanent error,
+ * invalid payload or `maxDeliver` reached → term + a copy on `deadLetterSubject`.
+ */
+export interface ConsumerDeclaration {
+  /** Durable name (unprefixed); also the `@EventPattern` / handler name. */
+  readonly durable: string;
+  readonly stream: StreamName;
+  /**
+   * Unprefixed filter subject. One per consumer: the deployed NATS (2.9) has no
+   * `filter_subjects`; related events share a wildcard instead (see Subjects.*.blockEvents).
+   */
+  readonly filterSubject: string;
+  /** Who runs it (documentation; an app name under apps/). */
+  readonly owner: string;
+  readonly description: string;
+  /** Redelivery if not acked in time: longer than the slowest handler. */
+  readonly ackWaitMs: number;
+  /** Deliveries in all (first + redeliveries) before the runner dead-letters the message. */
+  readonly maxDeliver: number;
+  /**
+   * Delays of the runner's nak after delivery 1, 2, …; the last repeats. Applied client-side
+   * through nak(delay) and NOT sent as the server's `backoff`, which would replace ack_wait for
+   * timeout redeliveries and redeliver a slow (still running) handler after the first step.
+   */
+  readonly backoffMs: readonly number[];
+  /** Messages handled in parallel by one replica (max_ack_pending is set from it). */
+  readonly concurrency: number;
+  readonly deadLetterSubject: string;
+}
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+
+function consumer(
+  context: DeadLetterContext,
+  declaration: Omit<ConsumerDeclaration, 'deadLetterSubject'>,
+): ConsumerDeclaration {
+  return { ...declaration, deadLetterSubject: DeadLetterSubjects.of(context, declaration.durable) };
+}
+
+export const Consumers = {
+  /** webhook-matcher: blocks and removals of every network, in order. */
+  matcherChainBlocks: consumer('chain', {
+    durable: 'webhook-matcher-chain-blocks',
+    stream: 'CHAIN',
+    filterSubject: Subjects.chain.blockEvents,
+    owner: 'webhook-matcher',
+    description: 'match canonical blocks and reorg removals against active webhooks',
+    ackWaitMs: 60 * SECOND,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND, 1 * MINUTE],
+    // Blocks must be matched in order (removal after the block it removes).
+    concurrency: 1,
+  }),
+  /** webhook-matcher: balance and plan changes (pause on no balance, plan downgrades). */
+  matcherAccountChanges: consumer('billing', {
+    durable: 'webhook-matcher-account-changes',
+    stream: 'BILLING',
+    filterSubject: Subjects.billing.accountChanges,
+    owner: 'webhook-matcher',
+    description: 'apply balance-state and plan changes to webhook statuses',
+    ackWaitMs: 30 * SECOND,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND, 1 * MINUTE],
+    concurrency: 1,
+  }),
+  /** webhook-matcher: delivery outcomes (30-minute auto-pause rule, stats). */
+  matcherDeliveryHealth: consumer('webhook', {
+    durable: 'webhook-matcher-delivery-health',
+    stream: 'WEBHOOK',
+    filterSubject: Subjects.webhook.deliveryHealth.all,
+    owner: 'webhook-matcher',
+    description: 'record delivery outcomes for stats and the auto-pause rule',
+    ackWaitMs: 30 * SECOND,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
+    concurrency: 16,
+  }),
+  /**
+   * delivery-worker: delivery jobs. Attempts are counted in the job / attempt log, not by
+   * JetStream deliveries, because waiting for endpoint concurrency or a cleared balance naks
+   * without spending an attempt; maxDeliver is only a poison-message guard.
+   */
+  workerDeliveryJobs: consumer('webhook', {
+    durable: 'delivery-worker-jobs',
+    stream: 'WEBHOOK',
+    filterSubject: Subjects.webhook.deliveryJob.all,
+    owner: 'delivery-worker',
+    description: 'sign and POST webhook events; retry on the delivery schedule',
+    // 5 s connect + 15 s response, plus signing and bookkeeping.
+    ackWaitMs: 45 * SECOND,
+    maxDeliver: 100,
+    // The spec's waits after attempts 1–7.
+    backoffMs: [5 * SECOND, 15 * SECOND, 30 * SECOND, 1 * MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE],
+    concurrency: 64,
+  }),
+  /** billing-ledger: usage events, applied exactly once each (idempotent on usageId). */
+  ledgerUsage: consumer('billing', {
+    durable: 'billing-ledger-usage',
+    stream: 'BILLING',
+    filterSubject: Subjects.billing.usage.all,
+    owner: 'billing-ledger',
+    description: 'apply metered CU to account balances',
+    ackWaitMs: 30 * SECOND,
+    maxDeliver: 20,
+    backoffMs: [500, 1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
+    concurrency: 8,
+  }),
+} as const satisfies Record<string, ConsumerDeclaration>;
+
+export type ConsumerKey = keyof typeof Consumers;
+
+export const allConsumers: readonly ConsumerDeclaration[] = Object.values(Consumers);
+
+/** Looks a consumer up by durable name (the `@EventPattern` value). */
+export function consumerByDurable(durable: string): ConsumerDeclaration | undefined {
+  return allConsumers.find((c) => c.durable === durable);
+}

@@ -1,0 +1,88 @@
+import { defineEvent } from './event-contract';
+import { ChainBlockSchema, ChainBlocksRemovedSchema } from './events/chain.events';
+import {
+  BalanceStateChangedSchema,
+  CredentialRevokedSchema,
+  PlanChangedSchema,
+  TopUpClearedSchema,
+  UsageRecordedSchema,
+} from './events/billing.events';
+import { DeliveryHealthSchema, DeliveryJobSchema } from './events/webhook.events';
+import { Subjects } from './subjects';
+
+/** Every event type of the system. Publish with `publisher.publish(Events.x, payload)`. */
+export const Events = {
+  chainBlock: defineEvent({
+    type: 'chain.block.canonical.v1',
+    stream: 'CHAIN',
+    schema: ChainBlockSchema,
+    family: Subjects.chain.block,
+    tokenOf: (p) => p.network,
+  }),
+  chainBlocksRemoved: defineEvent({
+    type: 'chain.block.removed.v1',
+    stream: 'CHAIN',
+    schema: ChainBlocksRemovedSchema,
+    family: Subjects.chain.removed,
+    tokenOf: (p) => p.network,
+  }),
+  deliveryJob: defineEvent({
+    type: 'webhook.delivery.requested.v1',
+    stream: 'WEBHOOK',
+    schema: DeliveryJobSchema,
+    family: Subjects.webhook.deliveryJob,
+    tokenOf: (p) => p.accountId,
+  }),
+  deliveryHealth: defineEvent({
+    type: 'webhook.delivery.attempted.v1',
+    stream: 'WEBHOOK',
+    schema: DeliveryHealthSchema,
+    family: Subjects.webhook.deliveryHealth,
+    tokenOf: (p) => p.accountId,
+  }),
+  usageRecorded: defineEvent({
+    type: 'billing.usage.recorded.v1',
+    stream: 'BILLING',
+    schema: UsageRecordedSchema,
+    family: Subjects.billing.usage,
+    tokenOf: (p) => p.accountId,
+  }),
+  balanceStateChanged: defineEvent({
+    type: 'billing.balance.changed.v1',
+    stream: 'BILLING',
+    schema: BalanceStateChangedSchema,
+    family: Subjects.billing.balanceChanged,
+    tokenOf: (p) => p.accountId,
+  }),
+  planChanged: defineEvent({
+    type: 'billing.plan.changed.v1',
+    stream: 'BILLING',
+    schema: PlanChangedSchema,
+    family: Subjects.billing.planChanged,
+    tokenOf: (p) => p.accountId,
+  }),
+  credentialRevoked: defineEvent({
+    type: 'billing.credential.revoked.v1',
+    stream: 'BILLING',
+    schema: CredentialRevokedSchema,
+    family: Subjects.billing.credentialRevoked,
+    tokenOf: (p) => p.accountId,
+  }),
+  topUpCleared: defineEvent({
+    type: 'billing.topup.cleared.v1',
+    stream: 'BILLING',
+    schema: TopUpClearedSchema,
+    family: Subjects.billing.topUpCleared,
+    tokenOf: (p) => p.accountId,
+  }),
+} as const;
+
+export const allEvents = Object.values(Events);
+
+/**
+ * Which event type an unprefixed subject belongs to, for consumers whose filter spans several
+ * types (e.g. blocks and removals): `eventForSubject('chain.block.removed.v1.eth-mainnet')`.
+ */
+export function eventForSubject(subject: string) {
+  return allEvents.find((event) => subject.startsWith(`${event.type}.`) && subject.split('.').length === event.type.split('.').length + 1);
+}

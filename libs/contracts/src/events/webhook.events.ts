@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { accountId, hash32, hexQuantity, idempotencyId, isoTimestamp, networkKey, tokenString } from './common.schema';
+
+export const DeliveryPhaseSchema = z.enum(['unconfirmed', 'confirmed', 'removed']);
+export type DeliveryPhase = z.infer<typeof DeliveryPhaseSchema>;
+
+export const WebhookTriggerTypeSchema = z.enum(['address_activity', 'log_event', 'tx_confirmation']);
+
+export const WebhookStatusSchema = z.enum(['active', 'paused', 'paused_auto', 'paused_plan', 'paused_no_balance', 'deleted']);
+export type WebhookStatus = z.infer<typeof WebhookStatusSchema>;
+
+/** The JSON body POSTed to the customer (COMPAT "Webhook delivery"); numbers are hex strings. */
+export const WebhookEventBodySchema = z
+  .object({
+    webhookId: tokenString,
+    eventId: tokenString,
+    type: WebhookTriggerTypeSchema,
+    network: networkKey,
+    confirmed: z.boolean(),
+    removed: z.boolean(),
+    block: z.object({ number: hexQuantity, hash: hash32, timestamp: hexQuantity }),
+    raw: z.record(z.string(), z.unknown()),
+    decoded: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((b) => !(b.confirmed && b.removed), 'confirmed and removed are never both true');
+export type WebhookEventBody = z.infer<typeof WebhookEventBodySchema>;
+
+/**
+ * `webhook.delivery.requested.v1.<account>`: deliver one event in one phase to one webhook.
+ * The job is self-contained (target and signing secrets as of publication) so the worker
+ * needs no call back to webhook-matcher; the webhook-status KV bucket says whether the webhook
+ * is still active when the job runs. id = `<webhookId>:<eventId>:<phase>` (deliveryJobId) —
+ * receivers de-duplicate on eventId + phase, so must we.
+ */
+export const DeliveryJobSchema = z.object({
+  id: idempotencyId,
+  webhookId: tokenString,
+  accountId,
+  eventId: tokenString,
+  phase: DeliveryPhaseSchema,
+  /** Test deliveries are free and sent only while the webhook is active. */
+  test: z.boolean(),
+  /** Attempt number this job starts at (1 unless re-enqueued by the worker itself). */
+  attempt: z.number().int().min(1),
+  target: z.object({
+    url: z.url({ protocol: /^https?$/ }),
+    /** Current secret first; the previous one too during a rotation (two v1 signatures). */
+    secrets: z.array(z.string().min(1)).min(1).max(2),
+  }),
+  payload: WebhookEventBodySchema,
+  createdAt: isoTimestamp,
+});
+export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
+
+export function deliveryJobId(webhookId: string, eventId: string, phase: DeliveryPhase): string {
+  return `${webhookId}:${eventId}:${phase}`;
+}
+
+/**
+ * `webhook.delivery.attempted.v1.<account>`: the outcome of one attempt (or of one skip while
+ * the circuit breaker was open). webhook-matcher derives stats and the 30-minute auto-pause
+ * rule from it. id = the attempt id (unique per attempt).
+ */
+export const DeliveryHealthSchema = z.object({
+  id: idempotencyId,
+  webhookId: tokenString,
+  accountId,
+  eventId: tokenString,
+  phase: DeliveryPhaseSchema,
+  attempt: z.number().int().min(1),
+  outcome: z.enum(['success', 'failure', 'skipped_breaker_open']),
+  /** True when the attempt was made and billed (25 CU); false for skips and test deliveries. */
+  billed: z.boolean(),
+  /** The attempt was the last one (success, or failure of attempt 8: failed_terminal). */
+  final: z.boolean(),
+  statusCode: z.number().int().optional(),
+  error: z.string().max(1024).optional(),
+  durationMs: z.number().int().nonnegative().optional(),
+  at: isoTimestamp,
+});
+export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
+
+/** Value of the webhook-status KV bucket (key: webhook id). */
+export const WebhookStatusEntrySchema = z.object({
+  webhookId: tokenString,
+  accountId,
+  status: WebhookStatusSchema,
+  /** Monotonic per webhook; a reader ignores an older version than the one it holds. */
+  version: z.number().int().min(1),
+  updatedAt: isoTimestamp,
+});
+export type WebhookStatusEntry = z.infer<typeof WebhookStatusEntrySchema>;
