@@ -24,7 +24,6 @@ export interface AppProcess {
 }
 
 export const REGIONS = ['eu', 'us', 'asia'] as const;
-export const APPS_WITH_DATABASE = ['billing-ledger', 'audit-api', 'chain-indexer', 'webhook-matcher', 'delivery-worker'];
 
 export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
   const root = resolve(__dirname, '../..');

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startDevnet } from './devnet';
-import { stackLayout, APPS_WITH_DATABASE, type AppProcess, type StackLayout } from './layout';
+import { stackLayout, type AppProcess, type StackLayout } from './layout';
 import { findNatsServer } from './nats-server';
 import { answers, httpOk, waitFor } from './probe';
 import { ProcessGroup } from './process-group';
@@ -44,9 +44,7 @@ async function main(): Promise<void> {
       if (code !== 0) throw new Error(`${name} failed (exit code ${code})`);
     };
 
-    for (const app of APPS_WITH_DATABASE) {
-      await runOnce(`migrate:${app}`, `apps/${app}/src/migrate.ts`, { DATABASE_URL: databaseUrl });
-    }
+    await runOnce('migrate', 'tools/db/migrate-all.ts', { DATABASE_URL: databaseUrl });
     if (existsSync(join(layout.root, 'tools/messaging/provision.ts'))) {
       await runOnce('provision', 'tools/messaging/provision.ts', { NATS_URL: natsUrl, NATS_PREFIX: layout.natsPrefix });
     }
