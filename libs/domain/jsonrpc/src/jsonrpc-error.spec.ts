@@ -1,0 +1,38 @@
+import { JSONRPC_CODE_OF_KIND, JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE } from './jsonrpc-error';
+
+describe('JSON-RPC error codes (COMPAT)', () => {
+  it.each([
+    ['PARSE_ERROR', -32700],
+    ['INVALID_REQUEST', -32600],
+    ['METHOD_NOT_FOUND', -32601],
+    ['INVALID_PARAMS', -32602],
+    ['INTERNAL_ERROR', -32603],
+    ['SERVER_ERROR', -32000],
+    ['LIMIT_EXCEEDED', -32005],
+    ['CU_EXHAUSTED', -32040],
+    ['UNAUTHORIZED', -32041],
+  ] as const)('%s = %i', (name, code) => {
+    expect(JSONRPC_ERROR[name]).toBe(code);
+    expect(JSONRPC_ERROR_MESSAGE[name].length).toBeGreaterThan(0);
+  });
+
+  it('our own codes stay in the server-error range', () => {
+    for (const code of [JSONRPC_ERROR.CU_EXHAUSTED, JSONRPC_ERROR.UNAUTHORIZED, JSONRPC_ERROR.LIMIT_EXCEEDED]) {
+      expect(code).toBeGreaterThanOrEqual(-32099);
+      expect(code).toBeLessThanOrEqual(-32000);
+    }
+  });
+
+  it.each([
+    ['invalid', -32602],
+    ['payment_required', -32040],
+    ['rate_limited', -32005],
+    ['too_large', -32005],
+    ['unavailable', -32000],
+    ['internal', -32603],
+    ['not_found', -32601],
+    ['unauthenticated', -32041],
+  ] as const)('kind %s → %i', (kind, code) => {
+    expect(JSONRPC_CODE_OF_KIND[kind]).toBe(code);
+  });
+});

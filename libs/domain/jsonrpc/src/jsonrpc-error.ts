@@ -1,0 +1,64 @@
+import type { ErrorKind } from '@meridian/errors';
+
+/**
+ * JSON-RPC error codes answered inside a 200 (COMPAT "Node access"). The -32000…-32099 range is
+ * the server's own; our additions live there and keep the EIP-1474 meaning where one exists.
+ */
+export const JSONRPC_ERROR = Object.freeze({
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  /** Unknown method, or a method this network does not offer (or WebSocket-only over HTTP). */
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  /** Node trouble: the upstream answered, but wrongly. */
+  INTERNAL_ERROR: -32603,
+  /** Upstream unavailable (no healthy node, timeout). */
+  SERVER_ERROR: -32000,
+  /**
+   * A request-level limit (eth_getLogs range, batch size, response size) and, over WebSocket
+   * where there is no HTTP 429, the plan's rate limit. EIP-1474 "limit exceeded"; common
+   * clients (viem) retry it with backoff, which is what a rate-limited client should do.
+   */
+  LIMIT_EXCEEDED: -32005,
+  /**
+   * CU balance exhausted, for transports without HTTP 402 (WebSocket). Distinct from
+   * LIMIT_EXCEEDED so clients do not retry it: only a top-up or the next allowance helps.
+   */
+  CU_EXHAUSTED: -32040,
+  /** Credential revoked while a WebSocket session is open (HTTP answers 401 before any JSON-RPC). */
+  UNAUTHORIZED: -32041,
+} as const);
+
+export type JsonRpcErrorCode = (typeof JSONRPC_ERROR)[keyof typeof JSONRPC_ERROR];
+
+export interface JsonRpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, string>> = Object.freeze({
+  PARSE_ERROR: 'Parse error',
+  INVALID_REQUEST: 'Invalid Request',
+  METHOD_NOT_FOUND: 'Method not found',
+  INVALID_PARAMS: 'Invalid params',
+  INTERNAL_ERROR: 'Internal error',
+  SERVER_ERROR: 'Server error: RPC unavailable',
+  LIMIT_EXCEEDED: 'Limit exceeded',
+  CU_EXHAUSTED: 'CU balance exhausted',
+  UNAUTHORIZED: 'Unauthorized',
+});
+
+/** The one place a DomainError kind becomes a JSON-RPC code (the JSON-RPC edge of the gateway). */
+export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
+  invalid: JSONRPC_ERROR.INVALID_PARAMS,
+  unauthenticated: JSONRPC_ERROR.UNAUTHORIZED,
+  forbidden: JSONRPC_ERROR.UNAUTHORIZED,
+  not_found: JSONRPC_ERROR.METHOD_NOT_FOUND,
+  conflict: JSONRPC_ERROR.INVALID_REQUEST,
+  payment_required: JSONRPC_ERROR.CU_EXHAUSTED,
+  rate_limited: JSONRPC_ERROR.LIMIT_EXCEEDED,
+  too_large: JSONRPC_ERROR.LIMIT_EXCEEDED,
+  unavailable: JSONRPC_ERROR.SERVER_ERROR,
+  internal: JSONRPC_ERROR.INTERNAL_ERROR,
+});

@@ -1,0 +1,88 @@
+import { scanRawMembers, scanRawMembersOfElements } from './raw-json-scanner';
+
+/** Small deterministic generator so the equivalence check covers many shapes reproducibly. */
+function generator(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state * 1_103_515_245 + 12_345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  const strings = ['', 'a', '"', '\\', '\\"', '}', ']', '{"id":1}', 'é', '\n', '\u2028', '[', ','];
+  const numbers = ['0', '-1', '1.50', '1e3', '12345678901234567890', '-0.0', '3.14E-2'];
+  const ws = () => pick(['', ' ', '\n', '\t ', '\r\n']);
+  const value = (depth: number): string => {
+    const roll = next();
+    if (depth > 3 || roll < 0.3) return pick(numbers);
+    if (roll < 0.55) return JSON.stringify(pick(strings));
+    if (roll < 0.6) return pick(['true', 'false', 'null']);
+    if (roll < 0.8) {
+      const n = Math.floor(next() * 4);
+      return '[' + ws() + Array.from({ length: n }, () => value(depth + 1)).join(ws() + ',' + ws()) + ws() + ']';
+    }
+    return object(depth + 1, pick(['id', 'params', 'x', 'result', 'error', 'i"d']));
+  };
+  const object = (depth: number, ...keys: string[]): string =>
+    '{' + ws() + keys.map((k) => JSON.stringify(k) + ws() + ':' + ws() + value(depth)).join(ws() + ',' + ws()) + ws() + '}';
+  return { value, object, next };
+}
+
+describe('raw JSON scanner', () => {
+  it.each(Array.from({ length: 300 }, (_, seed) => [seed]))('agrees with JSON.parse on generated object %i', (seed) => {
+    const gen = generator(seed + 1);
+    const text = gen.object(0, 'a', 'id', 'params', 'b', 'result', 'error');
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const raw = scanRawMembers(text);
+    for (const key of ['id', 'params', 'result', 'error'] as const) {
+      expect(JSON.parse(raw[key]!)).toEqual(parsed[key]);
+    }
+  });
+
+  it.each(Array.from({ length: 100 }, (_, seed) => [seed]))('agrees with JSON.parse on generated array %i', (seed) => {
+    const gen = generator(seed + 1_000);
+    const elements = Array.from({ length: 1 + Math.floor(gen.next() * 5) }, (_, i) =>
+      i % 2 === 0 ? gen.object(0, 'params', 'id') : gen.value(0),
+    );
+    const text = '[' + elements.join(' ,\n') + ']';
+    const parsed = JSON.parse(text) as unknown[];
+    const raws = scanRawMembersOfElements(text);
+    expect(raws).toHaveLength(parsed.length);
+    raws.forEach((raw, i) => {
+      const element = parsed[i];
+      const isObject = element !== null && typeof element === 'object' && !Array.isArray(element);
+      expect(raw !== undefined).toBe(isObject);
+      if (raw?.id !== undefined) expect(JSON.parse(raw.id)).toEqual((element as Record<string, unknown>).id);
+      if (raw?.params !== undefined) expect(JSON.parse(raw.params)).toEqual((element as Record<string, unknown>).params);
+    });
+  });
+
+  it.each([
+    ['{}', {}],
+    ['{ }', {}],
+    ['{"id":1}', { id: '1' }],
+    ['{"ID":1,"Id":2}', {}],
+    ['{"id":"\\\\"}', { id: '"\\\\"' }],
+    ['{"id":"\\\\\\""}', { id: '"\\\\\\""' }],
+    ['{"idx":1,"xid":2,"id":3}', { id: '3' }],
+    ['{"\\u0069\\u0064":1}', { id: '1' }],
+    ['{"i\\"d":1}', {}],
+    ['{"result":null,"id":null}', { result: 'null', id: 'null' }],
+    ['{"error":{"code":-32000,"message":"x"},"id":"q"}', { error: '{"code":-32000,"message":"x"}', id: '"q"' }],
+  ])('scanRawMembers(%s)', (text, expected) => {
+    expect(scanRawMembers(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['[]', []],
+    ['[1,"x",null]', [undefined, undefined, undefined]],
+    ['[{},{"id":2}]', [{}, { id: '2' }]],
+    ['[[{"id":1}],{"id":2}]', [undefined, { id: '2' }]],
+  ])('scanRawMembersOfElements(%s)', (text, expected) => {
+    expect(scanRawMembersOfElements(text)).toEqual(expected);
+  });
+
+  it('returns nothing for non-container tops', () => {
+    expect(scanRawMembers('[1]')).toEqual({});
+    expect(scanRawMembersOfElements('{"id":1}')).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import { JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE, type JsonRpcErrorObject } from './jsonrpc-error';
+import { scanRawMembers, scanRawMembersOfElements, type RawMembers } from './raw-json-scanner';
+
+/** The raw JSON text `null`: the id of answers to requests whose id could not be read. */
+export const NULL_ID = 'null';
+
+/** A well-formed call. `idRaw` undefined = notification: run it, send no answer. */
+export interface RpcCall {
+  readonly valid: true;
+  /** The id exactly as the client wrote it (JSON text), to be echoed unchanged. */
+  readonly idRaw: string | undefined;
+  readonly method: string;
+  /** Parsed params, for validation; numbers beyond 2^53 here are lossy, `paramsRaw` is not. */
+  readonly params: readonly unknown[];
+  /** The params exactly as sent ("[]" when omitted), for relaying upstream unchanged. */
+  readonly paramsRaw: string;
+}
+
+/** A request answered with an error without running it. `idRaw` undefined = no answer. */
+export interface RpcInvalid {
+  readonly valid: false;
+  readonly idRaw: string | undefined;
+  readonly error: JsonRpcErrorObject;
+}
+
+export type RpcRequestItem = RpcCall | RpcInvalid;
+
+/**
+ * `single`: the body was one request, or is answered by one error object (parse error, empty
+ * batch, batch over the cap). `batch`: one item per element, in request order.
+ */
+export type ParsedRequest =
+  | { readonly kind: 'single'; readonly item: RpcRequestItem }
+  | { readonly kind: 'batch'; readonly items: readonly RpcRequestItem[] };
+
+export interface ParseRequestOptions {
+  /** Largest batch accepted; larger ones are answered by one -32005 error. */
+  readonly maxBatchSize?: number;
+}
+
+const invalid = (idRaw: string | undefined, code: number, message: string): RpcInvalid => ({
+  valid: false,
+  idRaw,
+  error: { code, message },
+});
+
+const invalidRequest = (idRaw: string | undefined, detail: string): RpcInvalid =>
+  // Invalid requests are always answered, even without an id (JSON-RPC 2.0 §5 examples).
+  invalid(idRaw ?? NULL_ID, JSONRPC_ERROR.INVALID_REQUEST, `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: ${detail}`);
+
+/** The cap check on its own, for transports that count batch elements themselves. */
+export function batchSizeError(size: number, maxBatchSize: number): JsonRpcErrorObject | undefined {
+  if (size <= maxBatchSize) return undefined;
+  return {
+    code: JSONRPC_ERROR.LIMIT_EXCEEDED,
+    message: `batch of ${size} requests exceeds the limit of ${maxBatchSize}`,
+    data: { limit: maxBatchSize, size },
+  };
+}
+
+function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return invalidRequest(undefined, 'not an object');
+  }
+  const request = value as Record<string, unknown>;
+
+  // JSON.parse never yields undefined, so undefined means the member is absent.
+  const id = request.id;
+  let idRaw: string | undefined;
+  if (id === undefined) idRaw = undefined;
+  else if (id === null) idRaw = NULL_ID;
+  else if (typeof id === 'string' || typeof id === 'number') idRaw = raw?.id ?? JSON.stringify(id);
+  else return invalidRequest(undefined, '"id" must be a string, a number or null');
+
+  if (request.jsonrpc !== '2.0') return invalidRequest(idRaw, '"jsonrpc" must be "2.0"');
+  const method = request.method;
+  if (typeof method !== 'string' || method.length === 0) {
+    return invalidRequest(idRaw, '"method" must be a non-empty string');
+  }
+
+  const params = request.params;
+  if (params === undefined) return { valid: true, idRaw, method, params: [], paramsRaw: '[]' };
+  if (Array.isArray(params)) {
+    return { valid: true, idRaw, method, params, paramsRaw: raw?.params ?? JSON.stringify(params) };
+  }
+  if (params !== null && typeof params === 'object') {
+    // By-name params are valid JSON-RPC 2.0 but no relayed method takes them.
+    return invalid(idRaw, JSONRPC_ERROR.INVALID_PARAMS, `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`);
+  }
+  return invalidRequest(idRaw, '"params" must be an array or omitted');
+}
+
+/**
+ * Parses a JSON-RPC 2.0 request body (single or batch). Never throws: every malformed input
+ * becomes an item carrying the error to answer.
+ */
+export function parseRequest(text: string, options: ParseRequestOptions = {}): ParsedRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'single', item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, JSONRPC_ERROR_MESSAGE.PARSE_ERROR) };
+  }
+
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { kind: 'single', item: invalidRequest(undefined, 'empty batch') };
+    if (options.maxBatchSize !== undefined) {
+      const error = batchSizeError(value.length, options.maxBatchSize);
+      if (error !== undefined) return { kind: 'single', item: { valid: false, idRaw: NULL_ID, error } };
+    }
+    const raws = scanRawMembersOfElements(text);
+    const items = new Array<RpcRequestItem>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = toItem(value[i], raws[i]);
+    return { kind: 'batch', items };
+  }
+
+  const isObject = value !== null && typeof value === 'object';
+  return { kind: 'single', item: toItem(value, isObject ? scanRawMembers(text) : undefined) };
+}
+
+/** Whether an item gets an answer (everything except notifications). */
+export function expectsResponse(item: RpcRequestItem): boolean {
+  return item.idRaw !== undefined;
+}
