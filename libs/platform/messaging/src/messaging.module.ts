@@ -1,8 +1,11 @@
-import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { ReadinessRegistry } from '@meridian/platform-observability';
+import { BeforeApplicationShutdown, DynamicModule, Global, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { JetStreamConsumers } from './jetstream-consumers';
+import { JetStreamPublisher } from './jetstream-publisher';
+import { NatsClient } from './nats-client';
+import { NatsNamespace } from './nats-namespace';
 
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
 
 export interface MessagingOptions {
@@ -13,12 +16,18 @@ export interface MessagingOptions {
   name: string;
 }
 
-/** The app's NATS connection (inject NATS_CONNECTION) and a `nats` readiness check. */
+/**
+ * NATS for an app: inject `NatsClient` (the connection, opened in the background so app start
+ * never waits for NATS), `JetStreamPublisher`, `JetStreamConsumers` (durable consumers and KV
+ * mirrors) and `NatsNamespace`. Registers the `nats` readiness check. Shutdown order: consumers
+ * stop and drain (beforeApplicationShutdown), then the connection drains.
+ */
 @Global()
 @Module({})
-export class MessagingModule implements OnModuleInit, OnApplicationShutdown {
+export class MessagingModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
-    @Inject(NATS_CONNECTION) private readonly connection: NatsConnection,
+    private readonly client: NatsClient,
+    private readonly consumers: JetStreamConsumers,
     private readonly readiness: ReadinessRegistry,
   ) {}
 
@@ -27,24 +36,38 @@ export class MessagingModule implements OnModuleInit, OnApplicationShutdown {
       module: MessagingModule,
       providers: [
         { provide: MESSAGING_OPTIONS, useValue: options },
+        { provide: NatsNamespace, useValue: new NatsNamespace(options.prefix) },
         {
-          provide: NATS_CONNECTION,
-          useFactory: () =>
-            connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1, waitOnFirstConnect: true }),
+          provide: NatsClient,
+          inject: [{ token: LOGGER, optional: true }],
+          useFactory: (logger?: Logger) => new NatsClient({ url: options.url, name: options.name }, logger),
+        },
+        {
+          provide: JetStreamPublisher,
+          inject: [NatsClient, NatsNamespace],
+          useFactory: (client: NatsClient, namespace: NatsNamespace) => new JetStreamPublisher(client, namespace),
+        },
+        {
+          provide: JetStreamConsumers,
+          inject: [NatsClient, NatsNamespace, JetStreamPublisher, ReadinessRegistry, { token: LOGGER, optional: true }],
+          useFactory: (client: NatsClient, namespace: NatsNamespace, publisher: JetStreamPublisher, readiness: ReadinessRegistry, logger?: Logger) =>
+            new JetStreamConsumers({ client, namespace, publisher, logger }, readiness),
         },
       ],
-      exports: [NATS_CONNECTION, MESSAGING_OPTIONS],
+      exports: [MESSAGING_OPTIONS, NatsNamespace, NatsClient, JetStreamPublisher, JetStreamConsumers],
     };
   }
 
   onModuleInit(): void {
-    this.readiness.register('nats', async () => {
-      if (this.connection.isClosed()) throw new Error('connection closed');
-      await this.connection.flush();
-    });
+    this.readiness.register('nats', () => this.client.check());
+    this.client.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumers.stopAll();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.connection.drain().catch(() => undefined);
+    await this.client.close();
   }
 }

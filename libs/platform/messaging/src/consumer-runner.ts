@@ -1,0 +1,213 @@
+import { deadLetterId, eventForSubject, type ConsumerDeclaration, type DeadLetter, type EventContract, type PayloadOf } from '@meridian/contracts';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamPublisher } from './jetstream-publisher';
+import type { NatsClient, NatsClientLogger } from './nats-client';
+import type { NatsNamespace } from './nats-namespace';
+import { outcomeOfError, type HandlerOutcome } from './handler-outcome';
+
+/** A validated message handed to a consumer handler. */
+export interface ConsumedMessage<P = unknown> {
+  /** The event type the subject belongs to (a consumer may receive several, e.g. blocks and removals). */
+  readonly event: EventContract;
+  /** Payload, already validated by `event.schema`. */
+  readonly payload: P;
+  /** Unprefixed subject. */
+  readonly subject: string;
+  /** 1 on first delivery. */
+  readonly deliveryCount: number;
+  readonly streamSequence: number;
+  readonly msgId: string | undefined;
+  /** Extends the ack deadline for a handler that legitimately runs long. */
+  working(): void;
+}
+
+export type ConsumerHandler = (message: ConsumedMessage) => Promise<void>;
+
+/** Narrows a message to one event type: `if (isEvent(m, Events.chainBlock)) m.payload.hash`. */
+export function isEvent<C extends EventContract>(message: ConsumedMessage, contract: C): message is ConsumedMessage<PayloadOf<C>> {
+  return message.event.type === contract.type;
+}
+
+export interface ConsumerRunnerDeps {
+  client: NatsClient;
+  namespace: NatsNamespace;
+  publisher: JetStreamPublisher;
+  logger?: NatsClientLogger & { error(obj: object, msg?: string): void };
+  /** Wait before re-attaching after the consumer was missing or the stream ended. */
+  retryDelayMs?: number;
+  now?: () => Date;
+}
+
+type Settled = HandlerOutcome & { deadLettered?: boolean };
+
+/**
+ * Runs one durable pull consumer: pulls up to `concurrency` messages, validates each against
+ * the event schema of its subject, calls the handler, and settles the message (ack / nak(delay)
+ * / term + dead letter; see `outcomeOfError`). `start()` returns at once and keeps trying while
+ * NATS is down or the consumer is not provisioned yet (`ready` says whether it is consuming).
+ * `stop()` stops pulling and waits for in-flight handlers to settle.
+ */
+export class ConsumerRunner {
+  private messages: ConsumerMessages | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private lastError: string | undefined;
+  ready = false;
+
+  constructor(
+    readonly declaration: ConsumerDeclaration,
+    private readonly handler: ConsumerHandler,
+    private readonly deps: ConsumerRunnerDeps,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Readiness: throws unless attached to the consumer. */
+  async check(): Promise<void> {
+    if (!this.ready) throw new Error(this.lastError ?? 'not consuming yet');
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.retryTimer);
+    this.wake?.();
+    await this.messages?.close().catch(() => undefined);
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    this.ready = false;
+  }
+
+  private async run(): Promise<void> {
+    const { client, namespace } = this.deps;
+    const nc = client.connection();
+    await Promise.race([nc, this.stopped()]);
+    while (!this.stopping) {
+      try {
+        const js = client.jetstream();
+        const consumer = await js.consumers.get(namespace.stream(this.declaration.stream), namespace.consumer(this.declaration.durable));
+        this.messages = await consumer.consume({ max_messages: this.declaration.concurrency, expires: 30_000 });
+        this.ready = true;
+        this.lastError = undefined;
+        this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
+        for await (const msg of this.messages) {
+          while (this.inFlight.size >= this.declaration.concurrency) await Promise.race(this.inFlight);
+          const task: Promise<void> = this.handle(msg)
+            .then(() => undefined)
+            .finally(() => this.inFlight.delete(task));
+          this.inFlight.add(task);
+        }
+      } catch (error) {
+        this.lastError = `consumer ${this.declaration.durable}: ${error instanceof Error ? error.message : String(error)}`;
+        this.deps.logger?.warn({ consumer: this.declaration.durable, err: this.lastError }, 'consumer unavailable; retrying (provisioned?)');
+      }
+      this.ready = false;
+      if (!this.stopping) await this.sleep(this.deps.retryDelayMs ?? 2_000);
+    }
+  }
+
+  /** Handles and settles one message; exposed for tests. */
+  async handle(msg: JsMsg): Promise<Settled> {
+    const deliveryCount = msg.info.deliveryCount;
+    let subject = msg.subject;
+    let outcome: HandlerOutcome;
+    try {
+      subject = this.deps.namespace.unprefixSubject(msg.subject);
+      const decoded = this.decode(subject, msg);
+      if ('invalid' in decoded) {
+        outcome = { action: 'dead_letter', reason: 'invalid_payload', code: 'invalid_payload', message: decoded.invalid };
+      } else {
+        try {
+          await this.handler({
+            event: decoded.event,
+            payload: decoded.payload,
+            subject,
+            deliveryCount,
+            streamSequence: msg.info.streamSequence,
+            msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
+            working: () => msg.working(),
+          });
+          outcome = { action: 'ack' };
+        } catch (error) {
+          outcome = outcomeOfError(error, deliveryCount, this.declaration);
+          this.deps.logger?.warn({ consumer: this.declaration.durable, subject, deliveryCount, err: error instanceof Error ? error.message : String(error), outcome: outcome.action }, 'handler failed');
+        }
+      }
+    } catch (error) {
+      outcome = { action: 'dead_letter', reason: 'invalid_payload', code: 'invalid_subject', message: error instanceof Error ? error.message : String(error) };
+    }
+    return this.settle(msg, subject, outcome);
+  }
+
+  private decode(subject: string, msg: JsMsg): { event: EventContract; payload: unknown } | { invalid: string } {
+    const event = eventForSubject(subject);
+    if (!event) return { invalid: `no event type for subject ${subject}` };
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(msg.data));
+    } catch {
+      return { invalid: 'body is not JSON' };
+    }
+    const parsed = event.schema.safeParse(json);
+    if (!parsed.success) {
+      return { invalid: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+    }
+    return { event, payload: parsed.data };
+  }
+
+  private async settle(msg: JsMsg, subject: string, outcome: HandlerOutcome): Promise<Settled> {
+    if (outcome.action === 'ack') {
+      // ackAck: the server confirmed the ack; a lost ack means a redelivery (handlers are idempotent).
+      await msg.ackAck().catch(() => false);
+      return outcome;
+    }
+    if (outcome.action === 'nak') {
+      msg.nak(outcome.delayMs);
+      return outcome;
+    }
+    const letter: DeadLetter = {
+      id: deadLetterId(this.declaration.durable, msg.info.streamSequence),
+      consumer: this.declaration.durable,
+      stream: this.declaration.stream,
+      subject,
+      streamSequence: msg.info.streamSequence,
+      deliveryCount: msg.info.deliveryCount,
+      reason: outcome.reason,
+      error: { code: outcome.code, message: outcome.message.slice(0, 2_000) },
+      msgId: msg.headers?.get('Nats-Msg-Id') || null,
+      data: new TextDecoder().decode(msg.data),
+      deadLetteredAt: (this.deps.now?.() ?? new Date()).toISOString(),
+    };
+    try {
+      await this.deps.publisher.publishJson(this.declaration.deadLetterSubject, letter, letter.id);
+    } catch (error) {
+      // Never drop a message we could not park: retry it later instead.
+      const delayMs = this.declaration.backoffMs.at(-1) ?? 30_000;
+      this.deps.logger?.error({ consumer: this.declaration.durable, err: error instanceof Error ? error.message : String(error) }, 'dead-letter publish failed; nak');
+      msg.nak(delayMs);
+      return { action: 'nak', delayMs };
+    }
+    // No term reason: NATS 2.9 only recognises a bare +TERM (the reason is in the dead letter).
+    msg.term();
+    this.deps.logger?.error({ consumer: this.declaration.durable, subject, reason: outcome.reason, code: outcome.code }, 'message dead-lettered');
+    return { ...outcome, deadLettered: true };
+  }
+
+  private stopped(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stopping) resolve();
+      else this.wake = resolve;
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.retryTimer = setTimeout(resolve, ms);
+    });
+  }
+}

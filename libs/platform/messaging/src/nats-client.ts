@@ -1,0 +1,124 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DomainError } from '@meridian/errors';
+
+export interface NatsClientOptions {
+  url: string;
+  /** Connection name shown by the server (the app name). */
+  name: string;
+  /** Wait between first-connect attempts while the server is down. */
+  retryDelayMs?: number;
+}
+
+export interface NatsClientLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+const silent: NatsClientLogger = { info: () => undefined, warn: () => undefined };
+
+/**
+ * The app's one NATS connection, opened in the background: app start never waits for NATS, so
+ * /healthz answers and /readyz reports `nats` failing while the server is down. Once connected
+ * the client reconnects forever on its own. Code that needs the connection either awaits
+ * `connection()` (consumers, KV mirrors) or calls `current()` and fails fast with a retryable
+ * `messaging_unavailable` DomainError (publishers on a request path).
+ */
+export class NatsClient {
+  private nc: NatsConnection | undefined;
+  private js: JetStreamClient | undefined;
+  private readonly connected: Promise<NatsConnection>;
+  private resolveConnected!: (nc: NatsConnection) => void;
+  private started = false;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private lastError: string | undefined;
+
+  constructor(
+    private readonly options: NatsClientOptions,
+    private readonly logger: NatsClientLogger = silent,
+  ) {
+    this.connected = new Promise((resolve) => {
+      this.resolveConnected = resolve;
+    });
+    // A connection that never comes must not make `await connection()` callers hang shutdown
+    // with an unhandled rejection; they simply never resume.
+  }
+
+  /** Starts connecting in the background (idempotent). */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    void this.attempt();
+  }
+
+  /** Resolves once connected (never rejects; pending forever after close without a connection). */
+  connection(): Promise<NatsConnection> {
+    this.start();
+    return this.connected;
+  }
+
+  current(): NatsConnection | undefined {
+    return this.nc && !this.nc.isClosed() ? this.nc : undefined;
+  }
+
+  /** The connection or a retryable DomainError, for callers that must not wait. */
+  require(): NatsConnection {
+    const nc = this.current();
+    if (!nc) {
+      throw new DomainError('messaging_unavailable', 'unavailable', 'NATS is not connected', {
+        details: { lastError: this.lastError },
+      });
+    }
+    return nc;
+  }
+
+  jetstream(): JetStreamClient {
+    const nc = this.require();
+    this.js ??= jetstream(nc);
+    return this.js;
+  }
+
+  async jetstreamManager(): Promise<JetStreamManager> {
+    return jetstreamManager(await this.connection());
+  }
+
+  /** Readiness: throws while disconnected, otherwise round-trips a PING. */
+  async check(): Promise<void> {
+    const nc = this.current();
+    if (!nc) throw new Error(this.lastError ? `not connected: ${this.lastError}` : 'not connected');
+    await nc.flush();
+  }
+
+  /** Drains the connection (in-flight subscriptions finish) and stops reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    const nc = this.nc;
+    if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.closed) return;
+    try {
+      // First connect is retried here, not by the client (waitOnFirstConnect would keep timers
+      // we can't cancel on shutdown); after it, the client reconnects forever by itself.
+      const nc = await connect({ servers: this.options.url, name: this.options.name, maxReconnectAttempts: -1, timeout: 2_000 });
+      if (this.closed) {
+        await nc.close();
+        return;
+      }
+      this.nc = nc;
+      this.lastError = undefined;
+      this.logger.info({ server: nc.getServer() }, 'nats connected');
+      void nc.closed().then((error) => {
+        if (error) this.lastError = error.message;
+      });
+      this.resolveConnected(nc);
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ err: this.lastError }, 'nats not reachable; retrying');
+      this.retryTimer = setTimeout(() => void this.attempt(), this.options.retryDelayMs ?? 2_000);
+    }
+  }
+}

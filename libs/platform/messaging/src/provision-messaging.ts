@@ -1,0 +1,140 @@
+import {
+  allConsumers,
+  allKvBuckets,
+  allStreams,
+  type ConsumerDeclaration,
+  type KvBucketDeclaration,
+  type StreamDeclaration,
+} from '@meridian/contracts';
+import { AckPolicy, DeliverPolicy, DiscardPolicy, ReplayPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { NatsNamespace } from './nats-namespace';
+
+export type ProvisionAction = 'created' | 'updated' | 'unchanged';
+
+export interface ProvisionReportEntry {
+  kind: 'stream' | 'consumer' | 'kv';
+  /** Prefixed name as it exists on the server (consumers: `<stream>/<durable>`). */
+  name: string;
+  action: ProvisionAction;
+  /** Config keys that differed (updated only). */
+  changes?: string[];
+}
+
+export interface ProvisionOptions {
+  /** Stream / bucket replicas (1 on a single server; 3 on a cluster). */
+  replicas?: number;
+  streams?: readonly StreamDeclaration[];
+  consumers?: readonly ConsumerDeclaration[];
+  buckets?: readonly KvBucketDeclaration[];
+}
+
+const nanos = (ms: number): number => ms * 1_000_000;
+
+/**
+ * Creates or updates every declared stream, durable consumer and KV bucket, idempotently: a
+ * second run reports everything `unchanged` and touches nothing. Like a migration it runs as
+ * its own step (tools/messaging/provision.ts; the deploy's provision Job), never at app start.
+ * Only the keys we declare are compared, so server-side defaults never look like drift.
+ */
+export async function provisionMessaging(
+  jsm: JetStreamManager,
+  prefix: string,
+  options: ProvisionOptions = {},
+): Promise<ProvisionReportEntry[]> {
+  const ns = new NatsNamespace(prefix);
+  const replicas = options.replicas ?? 1;
+  const report: ProvisionReportEntry[] = [];
+
+  for (const stream of options.streams ?? allStreams) {
+    const name = ns.stream(stream.name);
+    const desired = {
+      subjects: stream.subjects.map((s) => ns.subject(s)),
+      description: stream.description,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: nanos(stream.maxAgeMs),
+      duplicate_window: nanos(stream.duplicateWindowMs),
+      max_msg_size: stream.maxMsgSize,
+      num_replicas: replicas,
+    };
+    const existing = await jsm.streams.info(name).catch(notFoundAsUndefined);
+    if (!existing) {
+      await jsm.streams.add({ name, ...desired });
+      report.push({ kind: 'stream', name, action: 'created' });
+      continue;
+    }
+    const changes = diff(desired, existing.config);
+    if (changes.length > 0) await jsm.streams.update(name, { ...existing.config, ...desired });
+    report.push({ kind: 'stream', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+  }
+
+  for (const consumer of options.consumers ?? allConsumers) {
+    const stream = ns.stream(consumer.stream);
+    const durable = ns.consumer(consumer.durable);
+    const desired = {
+      description: consumer.description,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      replay_policy: ReplayPolicy.Instant,
+      filter_subject: ns.subject(consumer.filterSubject),
+      ack_wait: nanos(consumer.ackWaitMs),
+      max_deliver: consumer.maxDeliver,
+      // Ordered consumers (concurrency 1) allow one unacked message across all replicas, so a
+      // nak'd message can't be overtaken; others allow every replica its parallelism.
+      max_ack_pending: consumer.concurrency === 1 ? 1 : consumer.concurrency * 16,
+    };
+    const existing = await jsm.consumers.info(stream, durable).catch(notFoundAsUndefined);
+    const name = `${stream}/${durable}`;
+    if (!existing) {
+      await jsm.consumers.add(stream, { durable_name: durable, ...desired });
+      report.push({ kind: 'consumer', name, action: 'created' });
+      continue;
+    }
+    const changes = diff(desired, existing.config);
+    if (changes.length > 0) await jsm.consumers.update(stream, durable, desired);
+    report.push({ kind: 'consumer', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+  }
+
+  const kvm = new Kvm(jsm.jetstream());
+  for (const bucket of options.buckets ?? allKvBuckets) {
+    const name = ns.bucket(bucket.name);
+    const streamName = `KV_${name}`;
+    const existing = await jsm.streams.info(streamName).catch(notFoundAsUndefined);
+    if (!existing) {
+      await kvm.create(name, {
+        description: bucket.description,
+        history: bucket.history,
+        ttl: bucket.ttlMs,
+        maxValueSize: bucket.maxValueSize,
+        storage: StorageType.File,
+        replicas,
+      });
+      report.push({ kind: 'kv', name, action: 'created' });
+      continue;
+    }
+    const desired = {
+      description: bucket.description,
+      max_msgs_per_subject: bucket.history,
+      max_age: nanos(bucket.ttlMs),
+      max_msg_size: bucket.maxValueSize,
+    };
+    const changes = diff(desired, existing.config);
+    if (changes.length > 0) await jsm.streams.update(streamName, { ...existing.config, ...desired });
+    report.push({ kind: 'kv', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+  }
+
+  return report;
+}
+
+function diff(desired: Record<string, unknown>, actual: object): string[] {
+  const current = actual as Record<string, unknown>;
+  return Object.keys(desired).filter((key) => JSON.stringify(desired[key]) !== JSON.stringify(current[key]));
+}
+
+function notFoundAsUndefined(error: unknown): undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not found/i.test(message)) return undefined;
+  throw error;
+}

@@ -1,0 +1,42 @@
+/**
+ * Creates or updates the JetStream streams, durable consumers and KV buckets declared in
+ * @meridian/contracts (like a migration; safe to run again: a second run changes nothing).
+ *
+ *   NATS_URL=nats://127.0.0.1:4222 NATS_PREFIX= node -r @swc-node/register tools/messaging/provision.ts
+ *
+ * Env: NATS_URL (default nats://127.0.0.1:4222), NATS_PREFIX (default empty), NATS_REPLICAS
+ * (default 1). Exit code 0 on success, 1 with one line on stderr otherwise.
+ */
+import { commonEnv, loadConfigOrExit } from '@meridian/platform-config';
+import { provisionMessaging } from '@meridian/platform-messaging';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { z } from 'zod';
+
+const schema = z.object({
+  NATS_URL: commonEnv.NATS_URL,
+  NATS_PREFIX: commonEnv.NATS_PREFIX,
+  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+});
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit(schema);
+  const nc = await connect({ servers: config.NATS_URL, name: 'provision', timeout: 5_000 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const report = await provisionMessaging(jsm, config.NATS_PREFIX, { replicas: config.NATS_REPLICAS });
+    const prefix = config.NATS_PREFIX ? ` (prefix ${config.NATS_PREFIX})` : '';
+    process.stdout.write(`provisioned JetStream at ${config.NATS_URL}${prefix}\n`);
+    for (const entry of report) {
+      const changes = entry.changes ? ` [${entry.changes.join(', ')}]` : '';
+      process.stdout.write(`  ${entry.kind.padEnd(8)} ${entry.name.padEnd(60)} ${entry.action}${changes}\n`);
+    }
+  } finally {
+    await nc.drain();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`provision failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
