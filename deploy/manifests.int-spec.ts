@@ -1,0 +1,231 @@
+// The deployment files, validated offline: every object `kubectl apply -k` would send for each
+// overlay (Kubernetes schemas, unknown fields, wiring) and docker-compose.yml (Compose
+// Specification schema), through deploy/validate.mjs; plus the contract with the apps: the
+// environment each app gets from the manifests and from compose passes that app's own config
+// schema (apps/<app>/src/config/config.ts).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+
+const root = join(__dirname, '..');
+const validator = join(__dirname, 'validate.mjs');
+const APPS = ['audit-api', 'rpc-gateway', 'chain-indexer', 'webhook-matcher', 'delivery-worker', 'billing-ledger'] as const;
+const REGIONS = ['eu', 'us', 'asia', 'shared'] as const;
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function runValidator(...args: string[]): { status: number | null; out: string } {
+  const result = spawnSync(process.execPath, [validator, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+function render(dir: string): Obj[] {
+  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir}: ${result.stderr}`);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJS() as Obj)
+    .filter(Boolean);
+}
+
+function overlayDirs(): string[] {
+  const parent = join(__dirname, 'overlays');
+  return readdirSync(parent).filter((name) => existsSync(join(parent, name, 'kustomization.yaml')));
+}
+
+describe('deploy: manifests and compose file', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'meridian-deploy-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('validates every overlay, the example secrets and docker-compose.yml', () => {
+    const { status, out } = runValidator();
+    const overlays = overlayDirs();
+    expect(overlays).toEqual(expect.arrayContaining(['core', ...REGIONS]));
+    for (const overlay of overlays) expect(out).toContain(`ok   kustomize deploy/overlays/${overlay} (`);
+    expect(out).toContain('ok   kustomize deploy/secrets/example (');
+    expect(out).toContain('ok   compose docker-compose.yml (');
+    expect(out).toMatch(new RegExp(`^${overlays.length + 2} passed, 0 failed$`, 'm'));
+    expect(status).toBe(0);
+  });
+
+  it('fails on a broken manifest: wrong type, unknown field, dangling reference', () => {
+    // The real eu overlay with a patch that breaks it in three independent ways.
+    const dir = join(tmp, 'broken-overlay');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'resources:',
+        `  - ${relative(dir, join(__dirname, 'overlays', 'eu'))}`,
+        'patches:',
+        '  - patch: |-',
+        '      apiVersion: apps/v1',
+        '      kind: Deployment',
+        '      metadata: {name: rpc-gateway-eu, namespace: meridian}',
+        '      spec:',
+        '        template:',
+        '          spec:',
+        '            containers:',
+        '              - name: rpc-gateway',
+        '                ports:',
+        '                  - {name: grpc, containerPort: "9090x"}',
+        '                readinessProbe: {httpGett: {path: /readyz, port: http}}',
+        '                envFrom:',
+        '                  - configMapRef: {name: no-such-config}',
+      ].join('\n'),
+    );
+    const { status, out } = runValidator('--kustomize', dir);
+    expect(out).toContain('FAIL kustomize');
+    expect(out).toMatch(/containerPort must be integer/);
+    expect(out).toMatch(/'"httpGett"' does not exist in type 'IProbe'/);
+    expect(out).toMatch(/ConfigMap no-such-config is not in the rendered set/);
+    expect(out).toMatch(/^0 passed, 1 failed$/m);
+    expect(status).toBe(1);
+  });
+
+  it('fails on an object of an unknown kind or missing required fields', () => {
+    const file = join(tmp, 'bad.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Frobnicator\nmetadata: {name: x}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: y}\nspec: {}\n',
+    );
+    const { status, out } = runValidator('--manifest', file);
+    expect(out).toMatch(/Frobnicator x: no schema for v1 Frobnicator/);
+    expect(out).toMatch(/Job y: .*must have required property template/);
+    expect(status).toBe(1);
+  });
+
+  it('fails on an invalid compose file', () => {
+    const file = join(tmp, 'compose.yml');
+    writeFileSync(
+      file,
+      [
+        'services:',
+        '  app:',
+        '    image: meridian:local',
+        '    healthcheck: {test: ["CMD", "true"], interval: 10 seconds}',
+        '    depends_on: {db: {condition: service_ready}}',
+        '    restart_policy: always',
+      ].join('\n'),
+    );
+    const { status, out } = runValidator('--compose', file);
+    expect(out).toContain('FAIL compose');
+    expect(out).toMatch(/healthcheck\/interval must match format "duration"/);
+    expect(out).toMatch(/must NOT have additional properties \(restart_policy\)/);
+    expect(out).toMatch(/depends_on: unknown service db/);
+    expect(status).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Contract with the apps' config schemas.
+
+interface ConfigModule {
+  configSchema: {
+    shape: Record<string, unknown>;
+    safeParse(env: Record<string, string>): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  };
+}
+
+async function loadConfig(app: string): Promise<ConfigModule> {
+  // The config file is the app's published contract for its environment.
+  const path = join(root, 'apps', app, 'src', 'config', 'config.ts');
+  return (await import(path)) as ConfigModule;
+}
+
+/** Variables that the image or entrypoint reads, not the app config. */
+const RUNTIME_ONLY = new Set(['APP']);
+
+function expectEnvAccepted(app: string, config: ConfigModule, env: Record<string, string>, where: string): void {
+  const result = config.configSchema.safeParse(env);
+  const issues = result.success ? [] : result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  expect({ where, issues }).toEqual({ where, issues: [] });
+  const unknown = Object.keys(env).filter((name) => !(name in config.configSchema.shape) && !RUNTIME_ONLY.has(name));
+  expect({ where, unknown }).toEqual({ where, unknown: [] });
+}
+
+function containerEnv(container: Obj, objects: Obj[], secrets: Obj[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) {
+      const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef.name);
+      Object.assign(env, cm?.data ?? {});
+    }
+    if (source.secretRef) {
+      const secret = secrets.find((o) => o.metadata.name === source.secretRef.name);
+      for (const [k, v] of Object.entries<string>(secret?.data ?? {})) env[k] = Buffer.from(v, 'base64').toString('utf8');
+    }
+  }
+  for (const item of container.env ?? []) env[item.name] = String(item.value);
+  return env;
+}
+
+describe('deploy: environment matches the apps config schemas', () => {
+  const secrets = render(join(__dirname, 'secrets', 'example')).filter((o) => o.kind === 'Secret');
+  const core = render(join(__dirname, 'overlays', 'core'));
+
+  it.each(APPS.filter((app) => app !== 'rpc-gateway'))('core overlay: %s', async (app) => {
+    const config = await loadConfig(app);
+    const deployment = core.find((o) => o.kind === 'Deployment' && o.metadata.name === app);
+    expect(deployment).toBeDefined();
+    const container = deployment!.spec.template.spec.containers[0];
+    expect(container.args).toEqual(['serve']);
+    expectEnvAccepted(app, config, containerEnv(container, core, secrets), `overlays/core ${app}`);
+  });
+
+  it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
+    const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
+    const steps = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
+    const owners = APPS.filter((app) => existsSync(join(root, 'apps', app, 'src', 'migrate.ts')));
+    expect(steps.map((c: Obj) => c.args[1]).sort()).toEqual([...owners].sort());
+    for (const step of steps) {
+      expect(step.args[0]).toBe('migrate');
+      const env = containerEnv(step, core, secrets);
+      expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+      expect(step.envFrom).toEqual([{ secretRef: { name: `${step.args[1]}-secrets` } }]);
+    }
+  });
+
+  it.each(REGIONS)('region overlay %s: rpc-gateway gets its REGION and a valid config', async (region) => {
+    const config = await loadConfig('rpc-gateway');
+    const objects = render(join(__dirname, 'overlays', region));
+    const deployments = objects.filter((o) => o.kind === 'Deployment');
+    expect(deployments.map((d) => d.metadata.name)).toEqual([`rpc-gateway-${region}`]);
+    const container = deployments[0]!.spec.template.spec.containers[0];
+    const env = containerEnv(container, objects, secrets);
+    expect(env.REGION).toBe(region);
+    expectEnvAccepted('rpc-gateway', config, env, `overlays/${region} rpc-gateway`);
+    const grpc = (container.ports as Obj[]).some((p) => p.name === 'grpc');
+    expect(grpc).toBe(region !== 'shared');
+    if (region !== 'shared') expect(Object.keys(JSON.parse(env.UPSTREAMS!)).length).toBeGreaterThan(0);
+  });
+
+  it('docker-compose.yml: every app service environment passes its config schema', async () => {
+    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as Obj;
+    const services = compose.services as Record<string, Obj>;
+    const seen = new Set<string>();
+    for (const [name, service] of Object.entries(services)) {
+      const app = service.environment?.APP as string | undefined;
+      if (!app) continue;
+      seen.add(app);
+      const env = Object.fromEntries(
+        Object.entries<string>(service.environment).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
+      );
+      expectEnvAccepted(app, await loadConfig(app), env, `compose ${name}`);
+    }
+    expect([...seen].sort()).toEqual([...APPS].sort());
+    const gateways = Object.values(services).filter((s) => s.environment?.APP === 'rpc-gateway');
+    expect(gateways.map((s) => s.environment.REGION).sort()).toEqual([...REGIONS].sort());
+    expect(services.migrate!.command).toEqual(['migrate', ...APPS.filter((a) => a !== 'rpc-gateway').sort(byMigrationOrder)]);
+  });
+});
+
+/** The order the migration Job uses, so compose and Kubernetes migrate alike. */
+function byMigrationOrder(a: string, b: string): number {
+  const order = ['billing-ledger', 'chain-indexer', 'webhook-matcher', 'delivery-worker', 'audit-api'];
+  return order.indexOf(a) - order.indexOf(b);
+}

