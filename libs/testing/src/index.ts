@@ -1,0 +1,5 @@
+export { FakeClock } from '@meridian/time';
+export * from './free-port';
+export * from './test-database';
+export * from './nats-namespace';
+export * from './anvil';
