@@ -201,6 +201,7 @@ describe('deploy: environment matches the apps config schemas', () => {
     expectEnvAccepted('rpc-gateway', config, env, `overlays/${region} rpc-gateway`);
     const grpc = (container.ports as Obj[]).some((p) => p.name === 'grpc');
     expect(grpc).toBe(region !== 'shared');
+    expect(env.GRPC_ENABLED ?? 'true').toBe(region === 'shared' ? 'false' : 'true');
     if (region !== 'shared') expect(Object.keys(JSON.parse(env.UPSTREAMS!)).length).toBeGreaterThan(0);
   });
 
