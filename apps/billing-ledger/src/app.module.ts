@@ -2,16 +2,42 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
+import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { AccountController } from './accounts/account.controller';
+import { AccountsService } from './accounts/accounts.service';
+import { AdminController } from './accounts/admin.controller';
+import { CLOCK } from './clock/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
+import { AccessTokensController } from './credentials/access-tokens.controller';
+import { ApiKeysController } from './credentials/api-keys.controller';
+import { CredentialsRepository } from './credentials/credentials.repository';
+import { CredentialsService } from './credentials/credentials.service';
 import { dataSourceOptions } from './db/data-source';
+import { BillingGrpcServer } from './grpc/billing.grpc';
+import { AccountKeyGuard, OperatorGuard } from './http/auth.guards';
+import { ChangeSignal } from './ledger/change-signal';
+import { LedgerTicker } from './ledger/ledger-ticker.service';
+import { LedgerRepository } from './ledger/ledger.repository';
+import { LedgerService } from './ledger/ledger.service';
+import { TopUpsController } from './ledger/top-ups.controller';
+import { TopUpsRepository } from './ledger/top-ups.repository';
+import { OutboxRepository } from './outbox/outbox.repository';
+import { StatePublisher } from './state/state-publisher.service';
+import { StateRepository } from './state/state.repository';
+import { UsageConsumer } from './usage/usage.consumer';
 
 export const SERVICE = 'billing-ledger';
 
+export interface AppOptions {
+  /** Defaults to the system clock; tests pass a FakeClock. */
+  clock?: Clock;
+}
+
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger, options: AppOptions = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -20,8 +46,27 @@ export class AppModule {
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
-      exports: [APP_CONFIG],
+      controllers: [AccountController, AdminController, ApiKeysController, AccessTokensController, TopUpsController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
+        ChangeSignal,
+        LedgerRepository,
+        TopUpsRepository,
+        OutboxRepository,
+        StateRepository,
+        CredentialsRepository,
+        LedgerService,
+        CredentialsService,
+        AccountsService,
+        StatePublisher,
+        LedgerTicker,
+        UsageConsumer,
+        BillingGrpcServer,
+        AccountKeyGuard,
+        OperatorGuard,
+      ],
+      exports: [APP_CONFIG, CLOCK],
     };
   }
 }

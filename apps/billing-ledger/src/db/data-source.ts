@@ -1,8 +1,20 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
+import { BillingInitial1763740800000 } from '../migrations/1763740800000-billing-initial';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
 
+/**
+ * No TypeORM entities: every table is reached through a repository with explicit SQL, because the
+ * ledger needs ON CONFLICT / RETURNING / FOR UPDATE in one statement (docs/adr/0101).
+ */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [], migrations: [], applicationName: 'billing-ledger' };
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [BillingInitial1763740800000],
+    applicationName: 'billing-ledger',
+    poolSize: 20,
+  };
 }

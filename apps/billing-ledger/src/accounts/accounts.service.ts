@@ -1,0 +1,107 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import type { ContractOverrides, PlanOrNone } from '@meridian/plans';
+import type { Clock } from '@meridian/time';
+import { DataSource } from 'typeorm';
+import { CLOCK } from '../clock/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { CredentialsService, type Created } from '../credentials/credentials.service';
+import type { ApiKeyRow } from '../credentials/credentials.repository';
+import { newId } from '../credentials/secrets';
+import { ChangeSignal } from '../ledger/change-signal';
+import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
+import { LedgerService } from '../ledger/ledger.service';
+import { TopUpsRepository, type TopUpRow } from '../ledger/top-ups.repository';
+
+export interface NewAccount {
+  name: string;
+  type: 'individual' | 'team';
+  plan: PlanOrNone;
+  nodeOwner: boolean;
+  contract: ContractOverrides | null;
+  apiKeyScopes: string[];
+}
+
+export type UsageGrouping = 'day' | 'network' | 'method';
+
+export interface UsageLine {
+  day?: string;
+  network?: string;
+  method?: string;
+  calls: number;
+  cu: number;
+}
+
+const notFound = () => new DomainError('not_found', 'not_found', 'account not found');
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledgerRepository: LedgerRepository,
+    private readonly ledger: LedgerService,
+    private readonly credentials: CredentialsService,
+    private readonly topUps: TopUpsRepository,
+    private readonly signal: ChangeSignal,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Operator: a new account with its plan's first allowance and an initial API key (shown once). */
+  async create(input: NewAccount): Promise<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }> {
+    const now = this.clock.now();
+    const id = newId('acc');
+    const apiKey = await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, contract, plan_started_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
+        [id, input.name, input.type, input.plan, input.nodeOwner, input.contract ? JSON.stringify(input.contract) : null, now.toISOString()],
+      );
+      await this.ledger.openAccount(manager, id, now);
+      return this.credentials.createApiKey(id, 'initial', input.apiKeyScopes, manager);
+    });
+    this.signal.changed();
+    return { account: await this.get(id), apiKey };
+  }
+
+  async get(accountId: string): Promise<BalanceRow> {
+    const row = await this.ledgerRepository.find(accountId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async setPlan(accountId: string, plan: PlanOrNone, contract: ContractOverrides | null): Promise<BalanceRow> {
+    await this.ledger.changePlan(accountId, plan, contract);
+    return this.get(accountId);
+  }
+
+  async topUp(accountId: string, cu: number, source: 'account' | 'operator', requestKey: string | null): Promise<TopUpRow> {
+    await this.get(accountId);
+    return this.ledger.createTopUp(accountId, cu, source, requestKey, this.config.TOPUP_CLEARING_MS);
+  }
+
+  listTopUps(accountId: string, limit: number, cursor?: string): Promise<TopUpRow[]> {
+    return this.topUps.list(accountId, limit, cursor);
+  }
+
+  pendingTopUps(accountId: string): Promise<TopUpRow[]> {
+    return this.topUps.pendingOf(accountId);
+  }
+
+  /** Usage from the hourly rollups; `from`/`to` are rounded to whole hours. */
+  async usage(accountId: string, from: Date, to: Date, groupBy: UsageGrouping): Promise<UsageLine[]> {
+    const group = {
+      day: { select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, by: '1', order: '1' },
+      network: { select: 'network', by: 'network', order: 'cu DESC, network' },
+      method: { select: 'network, method', by: 'network, method', order: 'cu DESC, network, method' },
+    }[groupBy];
+    const rows: Array<{ day?: string; network?: string; method?: string; calls: string; cu: string }> = await this.dataSource.query(
+      `SELECT ${group.select}, sum(calls) AS calls, sum(cu) AS cu FROM billing.usage_hourly
+        WHERE account_id = $1 AND hour >= date_trunc('hour', $2::timestamptz) AND hour < $3
+        GROUP BY ${group.by} ORDER BY ${group.order}`,
+      [accountId, from.toISOString(), to.toISOString()],
+    );
+    return rows.map(({ calls, cu, ...key }) => ({ ...key, calls: Number(calls), cu: Number(cu) }));
+  }
+}

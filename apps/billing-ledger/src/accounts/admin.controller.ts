@@ -1,0 +1,49 @@
+import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../clock/clock.token';
+import { OperatorGuard } from '../http/auth.guards';
+import { adminCreateAccountBody, adminPlanBody, contractOf, topUpBody } from '../http/schemas';
+import { parseBody } from '../http/validation';
+import { accountView, apiKeyView, topUpView } from '../http/views';
+import { requestKeyOf } from '../ledger/top-ups.controller';
+import { AccountsService } from './accounts.service';
+
+/** Operator API (OPERATOR_TOKEN): accounts, plans and credited top-ups. */
+@Controller('api/v1/admin/accounts')
+@UseGuards(OperatorGuard)
+export class AdminController {
+  constructor(
+    private readonly accounts: AccountsService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: unknown) {
+    const input = parseBody(adminCreateAccountBody, body);
+    const plan = input.plan === undefined ? (input.type === 'individual' ? 'free' : null) : input.plan;
+    const { account, apiKey } = await this.accounts.create({
+      name: input.name,
+      type: input.type,
+      plan,
+      nodeOwner: input.node_owner,
+      contract: contractOf(input.contract),
+      apiKeyScopes: input.api_key_scopes,
+    });
+    return { account: accountView(account, [], this.clock.now()), api_key: apiKeyView(apiKey.row, apiKey.secret) };
+  }
+
+  @Put(':id/plan')
+  async setPlan(@Param('id') id: string, @Body() body: unknown) {
+    const input = parseBody(adminPlanBody, body);
+    const row = await this.accounts.setPlan(id, input.plan, contractOf(input.contract));
+    return accountView(row, await this.accounts.pendingTopUps(id), this.clock.now());
+  }
+
+  @Post(':id/top-ups')
+  @HttpCode(201)
+  async topUp(@Param('id') id: string, @Body() body: unknown, @Headers('idempotency-key') idempotencyKey?: string) {
+    const { cu } = parseBody(topUpBody, body);
+    return topUpView(await this.accounts.topUp(id, cu, 'operator', requestKeyOf(idempotencyKey)));
+  }
+}

@@ -1,0 +1,32 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { createApiKeyBody, listQuery } from '../http/schemas';
+import { parseBody, parseQuery } from '../http/validation';
+import { apiKeyView, page } from '../http/views';
+import { CredentialsService } from './credentials.service';
+
+@Controller('api/v1/api-keys')
+@UseGuards(AccountKeyGuard)
+export class ApiKeysController {
+  constructor(private readonly credentials: CredentialsService) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@AccountId() accountId: string, @Body() body: unknown) {
+    const { name, scopes } = parseBody(createApiKeyBody, body);
+    const created = await this.credentials.createApiKey(accountId, name, scopes);
+    return apiKeyView(created.row, created.secret);
+  }
+
+  @Get()
+  async list(@AccountId() accountId: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(listQuery, query);
+    return page(await this.credentials.listApiKeys(accountId, limit + 1, cursor), limit, (row) => apiKeyView(row));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async revoke(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {
+    await this.credentials.revokeApiKey(accountId, id);
+  }
+}

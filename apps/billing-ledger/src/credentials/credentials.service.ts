@@ -1,0 +1,149 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { credentialRevokedId, type CredentialRevoked } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import type { Clock } from '@meridian/time';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CLOCK } from '../clock/clock.token';
+import { ChangeSignal } from '../ledger/change-signal';
+import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { capsOf } from '../state/account-state';
+import { CredentialsRepository, type AccessTokenRow, type ApiKeyRow } from './credentials.repository';
+import { hashSecret, hintOf, newAccessToken, newApiKey } from './secrets';
+
+export interface Created<T> {
+  row: T;
+  /** The plain secret: returned once, never stored. */
+  secret: string;
+}
+
+const notFound = () => new DomainError('not_found', 'not_found', 'not found');
+
+/**
+ * API keys and access tokens. Secrets are generated here, returned once and stored as sha256
+ * hashes; a revocation (delete, roll) goes through the outbox so the revoked-credentials KV
+ * bucket and event reach every cache.
+ */
+@Injectable()
+export class CredentialsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly credentials: CredentialsRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly outbox: OutboxRepository,
+    private readonly signal: ChangeSignal,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async createApiKey(accountId: string, name: string, scopes: string[], manager?: EntityManager): Promise<Created<ApiKeyRow>> {
+    const secret = newApiKey();
+    const work = (m: EntityManager) =>
+      this.credentials.insertApiKey(m, { accountId, name, keyHash: hashSecret(secret), keyHint: hintOf(secret), scopes: [...new Set(scopes)].sort(), now: this.clock.now() });
+    const row = manager ? await work(manager) : await this.dataSource.transaction(work);
+    return { row, secret };
+  }
+
+  listApiKeys(accountId: string, limit: number, cursor?: string): Promise<ApiKeyRow[]> {
+    return this.credentials.listApiKeys(accountId, limit, cursor);
+  }
+
+  async revokeApiKey(accountId: string, id: string): Promise<void> {
+    const now = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      const row = await this.credentials.revokeApiKey(manager, accountId, id, now);
+      if (!row) throw notFound();
+      await this.outbox.add(manager, 'credentialRevoked', this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now), now);
+    });
+    this.signal.changed();
+  }
+
+  async createAccessToken(accountId: string, network: string, name: string): Promise<Created<AccessTokenRow>> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const account = await this.lockedAccount(manager, accountId);
+      const cap = capsOf(account).accessTokens;
+      const held = await this.credentials.countActiveTokens(manager, accountId);
+      if (held >= cap) {
+        throw new DomainError('cap_access_tokens_exceeded', 'conflict', `the plan allows ${cap} access tokens`, { details: { limit: cap } });
+      }
+      return this.insertToken(manager, accountId, network, name);
+    });
+    return result;
+  }
+
+  listAccessTokens(accountId: string, limit: number, cursor?: string): Promise<AccessTokenRow[]> {
+    return this.credentials.listAccessTokens(accountId, limit, cursor);
+  }
+
+  /** New secret (and id) for the same network and name; the old token stops resolving at once. */
+  async rollAccessToken(accountId: string, id: string): Promise<Created<AccessTokenRow>> {
+    const now = this.clock.now();
+    const result = await this.dataSource.transaction(async (manager) => {
+      await this.lockedAccount(manager, accountId);
+      const old = await this.credentials.revokeAccessToken(manager, accountId, id, 'rolled', now);
+      if (!old) throw notFound();
+      await this.outbox.add(manager, 'credentialRevoked', this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'rolled', now), now);
+      return this.insertToken(manager, accountId, old.network, old.name);
+    });
+    this.signal.changed();
+    return result;
+  }
+
+  async deleteAccessToken(accountId: string, id: string): Promise<void> {
+    const now = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      const old = await this.credentials.revokeAccessToken(manager, accountId, id, 'deleted', now);
+      if (!old) throw notFound();
+      await this.outbox.add(manager, 'credentialRevoked', this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'deleted', now), now);
+    });
+    this.signal.changed();
+  }
+
+  async resolveAccessToken(token: string): Promise<{ token: AccessTokenRow; account: BalanceRow } | undefined> {
+    if (token.length === 0 || token.length > 256) return undefined;
+    const row = await this.credentials.activeTokenByHash(hashSecret(token));
+    if (!row) return undefined;
+    const account = await this.ledger.find(row.accountId);
+    return account ? { token: row, account } : undefined;
+  }
+
+  async resolveApiKey(key: string): Promise<{ key: ApiKeyRow; account: BalanceRow } | undefined> {
+    if (key.length === 0 || key.length > 256) return undefined;
+    const row = await this.credentials.activeApiKeyByHash(hashSecret(key));
+    if (!row) return undefined;
+    const account = await this.ledger.find(row.accountId);
+    return account ? { key: row, account } : undefined;
+  }
+
+  private async insertToken(manager: EntityManager, accountId: string, network: string, name: string): Promise<Created<AccessTokenRow>> {
+    const secret = newAccessToken();
+    const row = await this.credentials.insertAccessToken(manager, { accountId, network, name, tokenHash: hashSecret(secret), tokenHint: hintOf(secret), now: this.clock.now() });
+    return { row, secret };
+  }
+
+  private async lockedAccount(manager: EntityManager, accountId: string): Promise<BalanceRow> {
+    const account = (await this.ledger.lock(manager, [accountId])).get(accountId);
+    if (!account) throw notFound();
+    return account;
+  }
+
+  private revoked(
+    accountId: string,
+    credentialType: 'access_token' | 'api_key',
+    credentialId: string,
+    credentialHash: string,
+    network: string | undefined,
+    reason: CredentialRevoked['reason'],
+    now: Date,
+  ): CredentialRevoked {
+    return {
+      id: credentialRevokedId(credentialId),
+      accountId,
+      credentialType,
+      credentialId,
+      credentialHash: credentialHash.trim(),
+      ...(network ? { network } : {}),
+      reason,
+      at: now.toISOString(),
+    };
+  }
+}

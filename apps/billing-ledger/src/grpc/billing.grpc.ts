@@ -1,0 +1,85 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { billingV1 } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { grpcService, startGrpcServer, type GrpcServiceImplementation, type RunningGrpcServer } from '@meridian/platform-grpc';
+import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
+import type { Clock } from '@meridian/time';
+import type { Logger } from 'pino';
+import { AccountsService } from '../accounts/accounts.service';
+import { CLOCK } from '../clock/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { CredentialsService } from '../credentials/credentials.service';
+import { accountStateMessage } from './account-state.message';
+
+type BillingMethods = (typeof billingV1.BillingService)['method'];
+
+/**
+ * billing.v1.BillingService on GRPC_PORT. Unknown, deleted and revoked credentials answer OK
+ * with found=false (see billing.proto); an unknown account id in GetAccountState is NOT_FOUND.
+ */
+@Injectable()
+export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private server: RunningGrpcServer | undefined;
+  /** The bound port (GRPC_PORT, or the one the OS chose for port 0). */
+  port: number | undefined;
+
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly accounts: AccountsService,
+    private readonly readiness: ReadinessRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  readonly implementation: GrpcServiceImplementation<BillingMethods> = {
+    resolveAccessToken: async ({ token }) => {
+      const resolved = await this.credentials.resolveAccessToken(token);
+      if (!resolved) return { found: false };
+      return {
+        found: true,
+        tokenId: resolved.token.id,
+        accountId: resolved.account.accountId,
+        networkKey: resolved.token.network,
+        planId: resolved.account.planId ?? '',
+        account: accountStateMessage(resolved.account, this.clock.now()),
+      };
+    },
+    resolveApiKey: async ({ key }) => {
+      const resolved = await this.credentials.resolveApiKey(key);
+      if (!resolved) return { found: false };
+      return {
+        found: true,
+        keyId: resolved.key.id,
+        accountId: resolved.account.accountId,
+        scopes: resolved.key.scopes,
+        planId: resolved.account.planId ?? '',
+        account: accountStateMessage(resolved.account, this.clock.now()),
+      };
+    },
+    getAccountState: async ({ accountId }) => {
+      if (!accountId) throw new DomainError('invalid_account_id', 'invalid', 'account_id is required');
+      return { account: accountStateMessage(await this.accounts.get(accountId), this.clock.now()) };
+    },
+  };
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.server = await startGrpcServer({
+      host: this.config.HTTP_HOST,
+      port: this.config.GRPC_PORT,
+      services: [grpcService(billingV1.BillingService, this.implementation)],
+    });
+    this.port = this.server.port;
+    this.readiness.register('grpc', async () => {
+      if (!this.server) throw new Error('gRPC server not running');
+    });
+    this.logger.info({ port: this.port }, 'billing.v1 gRPC listening');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    await server?.close(2_000);
+  }
+}

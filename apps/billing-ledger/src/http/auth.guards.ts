@@ -1,0 +1,63 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { CredentialsService } from '../credentials/credentials.service';
+
+interface AuthenticatedRequest extends FastifyRequest {
+  accountId?: string;
+}
+
+function bearerOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+const unauthorized = () => new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
+
+/** `Authorization: Bearer <API key>` with the `account` scope. */
+@Injectable()
+export class AccountKeyGuard implements CanActivate {
+  constructor(private readonly credentials: CredentialsService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const key = bearerOf(request);
+    if (!key) throw unauthorized();
+    const resolved = await this.credentials.resolveApiKey(key);
+    if (!resolved) throw unauthorized();
+    if (!resolved.key.scopes.includes('account')) {
+      throw new DomainError('insufficient_scope', 'forbidden', 'this API key has no account scope');
+    }
+    request.accountId = resolved.key.accountId;
+    return true;
+  }
+}
+
+/** `Authorization: Bearer <OPERATOR_TOKEN>` (compared in constant time). */
+@Injectable()
+export class OperatorGuard implements CanActivate {
+  private readonly expected: Buffer;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.expected = createHash('sha256').update(config.OPERATOR_TOKEN).digest();
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const token = bearerOf(context.switchToHttp().getRequest<FastifyRequest>());
+    if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), this.expected)) {
+      throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid operator token');
+    }
+    return true;
+  }
+}
+
+/** The account of the API key that authenticated the request. */
+export const AccountId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const accountId = context.switchToHttp().getRequest<AuthenticatedRequest>().accountId;
+  if (!accountId) throw unauthorized();
+  return accountId;
+});

@@ -1,0 +1,103 @@
+import type { ContractOverrides } from '@meridian/plans';
+import { PLAN_IDS } from '@meridian/plans';
+import { NETWORK_KEYS } from '@meridian/networks';
+import { z } from 'zod';
+import { API_KEY_SCOPES } from '../credentials/scopes';
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().regex(/^\d{1,19}$/, 'cursor from next_cursor').optional(),
+  })
+  .strict();
+
+export const usageQuery = z
+  .object({
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    group_by: z.enum(['day', 'network', 'method']).default('day'),
+  })
+  .strict();
+
+export const createApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100).default('api key'),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+  })
+  .strict();
+
+export const createAccessTokenBody = z
+  .object({
+    network: z.enum(NETWORK_KEYS),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict();
+
+/** Largest single top-up: far above any plan, far below 2^53. */
+export const MAX_TOP_UP_CU = 1_000_000_000_000;
+
+export const topUpBody = z.object({ cu: z.number().int().min(1).max(MAX_TOP_UP_CU) }).strict();
+
+export const accountPlanBody = z.object({ plan: z.enum(PLAN_IDS) }).strict();
+
+/** Enterprise contract numbers (snake_case like the rest of the API). */
+export const contractBody = z
+  .object({
+    allowance_cu: count,
+    node_rps: count,
+    access_tokens: count,
+    active_webhooks: count,
+    addresses_per_webhook: count,
+    addresses_per_account: count,
+    events_per_second: count,
+    events_burst: count,
+    audit_checks_per_day: count,
+    audit_requests_per_second: count,
+  })
+  .partial()
+  .strict();
+
+export function contractOf(body: z.output<typeof contractBody> | undefined | null): ContractOverrides | null {
+  if (!body) return null;
+  const webhooks = Object.fromEntries(
+    Object.entries({
+      activeWebhooks: body.active_webhooks,
+      addressesPerWebhook: body.addresses_per_webhook,
+      addressesPerAccount: body.addresses_per_account,
+      eventsPerSecond: body.events_per_second,
+      eventsBurst: body.events_burst,
+    }).filter(([, v]) => v !== undefined),
+  );
+  const audit = Object.fromEntries(
+    Object.entries({ checksPerDay: body.audit_checks_per_day, requestsPerSecond: body.audit_requests_per_second }).filter(([, v]) => v !== undefined),
+  );
+  return {
+    ...(body.allowance_cu !== undefined ? { allowanceCu: body.allowance_cu } : {}),
+    ...(body.node_rps !== undefined ? { nodeRps: body.node_rps } : {}),
+    ...(body.access_tokens !== undefined ? { accessTokens: body.access_tokens } : {}),
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
+    ...(Object.keys(audit).length ? { audit } : {}),
+  };
+}
+
+export const adminCreateAccountBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    type: z.enum(['individual', 'team']).default('individual'),
+    /** Omitted: Free for an individual, none for a team. null: none (teams only). */
+    plan: z.enum(PLAN_IDS).nullable().optional(),
+    node_owner: z.boolean().default(false),
+    contract: contractBody.optional(),
+    api_key_scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).default([...API_KEY_SCOPES]),
+  })
+  .strict()
+  .refine((b) => !(b.type === 'individual' && b.plan === null), { message: 'an individual account needs a plan', path: ['plan'] });
+
+export const adminPlanBody = z
+  .object({
+    plan: z.enum(PLAN_IDS).nullable(),
+    contract: contractBody.optional(),
+  })
+  .strict();

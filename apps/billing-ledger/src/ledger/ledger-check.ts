@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+
+export interface LedgerCheckReport {
+  /** Journals whose entries do not sum to zero (must be empty). */
+  unbalancedJournals: Array<{ journalId: string; sum: number }>;
+  /** Accounts whose running sums differ from the sum of their entries (must be empty). */
+  balanceMismatches: Array<{ accountId: string; ledger: string; balance: number; entries: number }>;
+  /** Sum of every entry of the ledger (must be zero). */
+  total: number;
+  journals: number;
+}
+
+/**
+ * Proves the ledger: every journal balances, the whole ledger sums to zero, and each account's
+ * allowance / purchased / pending balance equals the sum of its entries.
+ */
+export async function checkLedger(dataSource: DataSource, accountIds?: readonly string[]): Promise<LedgerCheckReport> {
+  const filter = accountIds ? 'WHERE account_id = ANY($1::text[])' : '';
+  const params = accountIds ? [accountIds] : [];
+  const unbalanced: Array<{ journal_id: string; sum: string }> = await dataSource.query(
+    `SELECT journal_id, sum(amount_cu) AS sum FROM billing.ledger_entries ${filter} GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 100`,
+    params,
+  );
+  const mismatches: Array<{ account_id: string; ledger: string; balance: string; entries: string }> = await dataSource.query(
+    `WITH sums AS (
+       SELECT account_id,
+              coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS allowance,
+              coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS purchased,
+              coalesce(sum(amount_cu) FILTER (WHERE ledger = 'pending'), 0) AS pending
+         FROM billing.ledger_entries ${filter} GROUP BY account_id)
+     SELECT b.account_id, l.ledger, l.balance, l.entries
+       FROM billing.balances b LEFT JOIN sums s ON s.account_id = b.account_id,
+            LATERAL (VALUES ('allowance', b.allowance_cu, coalesce(s.allowance, 0)),
+                            ('purchased', b.purchased_cu, coalesce(s.purchased, 0)),
+                            ('pending', b.pending_cu, coalesce(s.pending, 0))) AS l(ledger, balance, entries)
+      WHERE l.balance <> l.entries ${accountIds ? 'AND b.account_id = ANY($1::text[])' : ''}
+      LIMIT 100`,
+    params,
+  );
+  const totals: Array<{ total: string | null; journals: string }> = await dataSource.query(
+    `SELECT (SELECT sum(amount_cu) FROM billing.ledger_entries ${filter}) AS total, (SELECT count(*) FROM billing.ledger_journal ${filter}) AS journals`,
+    params,
+  );
+  return {
+    unbalancedJournals: unbalanced.map((r) => ({ journalId: r.journal_id, sum: Number(r.sum) })),
+    balanceMismatches: mismatches.map((r) => ({ accountId: r.account_id, ledger: r.ledger, balance: Number(r.balance), entries: Number(r.entries) })),
+    total: Number(totals[0]?.total ?? 0),
+    journals: Number(totals[0]?.journals ?? 0),
+  };
+}

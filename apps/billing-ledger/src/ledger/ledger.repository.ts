@@ -1,0 +1,202 @@
+import { Injectable } from '@nestjs/common';
+import type { ContractOverrides, PlanId } from '@meridian/plans';
+import { DataSource, type EntityManager } from 'typeorm';
+import { assertBalanced, type Posting } from './ledger-math';
+
+export type JournalKind = 'usage' | 'allowance_reset' | 'plan_change' | 'topup_created' | 'topup_cleared';
+
+/** One account's balance row joined with what the ledger needs of the account. */
+export interface BalanceRow {
+  accountId: string;
+  allowance: number;
+  purchased: number;
+  pending: number;
+  allowanceTotal: number;
+  periodStart: Date | null;
+  periodEnd: Date | null;
+  exhaustedSince: Date | null;
+  version: number;
+  planId: PlanId | null;
+  contract: ContractOverrides | null;
+  planStartedAt: Date;
+  accountType: 'individual' | 'team';
+  nodeOwner: boolean;
+  name: string;
+  createdAt: Date;
+}
+
+export interface JournalInput {
+  key: string;
+  accountId: string;
+  kind: JournalKind;
+  amount: number;
+  overdraft?: number;
+  occurredAt: Date;
+  detail?: Record<string, unknown> | null;
+  postings: Posting[];
+}
+
+interface RawBalance {
+  account_id: string;
+  allowance_cu: string;
+  purchased_cu: string;
+  pending_cu: string;
+  allowance_total_cu: string;
+  period_start: Date | null;
+  period_end: Date | null;
+  exhausted_since: Date | null;
+  version: string;
+  plan_id: PlanId | null;
+  contract: ContractOverrides | null;
+  plan_started_at: Date;
+  type: 'individual' | 'team';
+  node_owner: boolean;
+  name: string;
+  created_at: Date;
+}
+
+const SELECT_BALANCE = `
+  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.period_start, b.period_end,
+         b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.type, a.node_owner, a.name, a.created_at
+    FROM billing.balances b JOIN billing.accounts a ON a.id = b.account_id`;
+
+function toRow(raw: RawBalance): BalanceRow {
+  return {
+    accountId: raw.account_id,
+    allowance: Number(raw.allowance_cu),
+    purchased: Number(raw.purchased_cu),
+    pending: Number(raw.pending_cu),
+    allowanceTotal: Number(raw.allowance_total_cu),
+    periodStart: raw.period_start,
+    periodEnd: raw.period_end,
+    exhaustedSince: raw.exhausted_since,
+    version: Number(raw.version),
+    planId: raw.plan_id,
+    contract: raw.contract,
+    planStartedAt: raw.plan_started_at,
+    accountType: raw.type,
+    nodeOwner: raw.node_owner,
+    name: raw.name,
+    createdAt: raw.created_at,
+  };
+}
+
+/** SQL of the ledger tables (journal, entries, balances). Every write takes the caller's transaction. */
+@Injectable()
+export class LedgerRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction('READ COMMITTED', work);
+  }
+
+  async find(accountId: string, manager: EntityManager = this.dataSource.manager): Promise<BalanceRow | undefined> {
+    const rows: RawBalance[] = await manager.query(`${SELECT_BALANCE} WHERE b.account_id = $1`, [accountId]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async findMany(accountIds: readonly string[]): Promise<BalanceRow[]> {
+    const rows: RawBalance[] = await this.dataSource.query(`${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[])`, [accountIds]);
+    return rows.map(toRow);
+  }
+
+  /** Row locks in account-id order (no deadlocks between concurrent batches). */
+  async lock(manager: EntityManager, accountIds: readonly string[]): Promise<Map<string, BalanceRow>> {
+    const sorted = [...new Set(accountIds)].sort();
+    const rows: RawBalance[] = await manager.query(`${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE OF b`, [sorted]);
+    return new Map(rows.map((raw) => [raw.account_id, toRow(raw)]));
+  }
+
+  async existingKeys(manager: EntityManager, keys: readonly string[]): Promise<Set<string>> {
+    const rows: Array<{ idempotency_key: string }> = await manager.query(
+      'SELECT idempotency_key FROM billing.ledger_journal WHERE idempotency_key = ANY($1::text[])',
+      [keys],
+    );
+    return new Set(rows.map((row) => row.idempotency_key));
+  }
+
+  /**
+   * Inserts balanced journals with their entries. Keys already present are skipped (returns the
+   * keys written), so a repeated operation is a no-op even without the caller's pre-check.
+   */
+  async insertJournals(manager: EntityManager, journals: readonly JournalInput[]): Promise<Set<string>> {
+    if (journals.length === 0) return new Set();
+    for (const journal of journals) assertBalanced(journal.postings);
+    const inserted: Array<{ id: string; idempotency_key: string }> = await manager.query(
+      `INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING id, idempotency_key`,
+      [
+        journals.map((j) => j.key),
+        journals.map((j) => j.accountId),
+        journals.map((j) => j.kind),
+        journals.map((j) => j.amount),
+        journals.map((j) => j.overdraft ?? 0),
+        journals.map((j) => j.occurredAt.toISOString()),
+        journals.map((j) => (j.detail ? JSON.stringify(j.detail) : null)),
+      ],
+    );
+    const idOf = new Map(inserted.map((row) => [row.idempotency_key, row.id]));
+    const journalIds: string[] = [];
+    const accounts: string[] = [];
+    const ledgers: string[] = [];
+    const amounts: number[] = [];
+    for (const journal of journals) {
+      const id = idOf.get(journal.key);
+      if (id === undefined) continue;
+      for (const posting of journal.postings) {
+        journalIds.push(id);
+        accounts.push(journal.accountId);
+        ledgers.push(posting.ledger);
+        amounts.push(posting.amount);
+      }
+    }
+    if (journalIds.length > 0) {
+      await manager.query(
+        `INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])`,
+        [journalIds, accounts, ledgers, amounts],
+      );
+    }
+    return new Set(idOf.keys());
+  }
+
+  /** Writes the new running sums and bumps the account version (one change = one version). */
+  async saveBalances(manager: EntityManager, rows: readonly BalanceRow[], now: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await manager.query(
+      `UPDATE billing.balances b
+          SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,
+              allowance_total_cu = v.total, period_start = v.period_start, period_end = v.period_end,
+              exhausted_since = v.exhausted_since, version = v.version, updated_at = $10
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
+              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version)
+        WHERE b.account_id = v.account_id`,
+      [
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.allowance),
+        rows.map((r) => r.purchased),
+        rows.map((r) => r.pending),
+        rows.map((r) => r.allowanceTotal),
+        rows.map((r) => r.periodStart?.toISOString() ?? null),
+        rows.map((r) => r.periodEnd?.toISOString() ?? null),
+        rows.map((r) => r.exhaustedSince?.toISOString() ?? null),
+        rows.map((r) => r.version),
+        now.toISOString(),
+      ],
+    );
+  }
+
+  async insertBalance(manager: EntityManager, accountId: string, now: Date): Promise<void> {
+    await manager.query('INSERT INTO billing.balances (account_id, updated_at) VALUES ($1, $2)', [accountId, now.toISOString()]);
+  }
+
+  async dueForReset(now: Date, limit: number): Promise<string[]> {
+    const rows: Array<{ account_id: string }> = await this.dataSource.query(
+      'SELECT account_id FROM billing.balances WHERE period_end <= $1 ORDER BY period_end LIMIT $2',
+      [now.toISOString(), limit],
+    );
+    return rows.map((row) => row.account_id);
+  }
+}

@@ -1,0 +1,286 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { planChangedId, topUpClearedId, type UsageRecorded } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { currentAllowanceWindow, type ContractOverrides, type PlanOrNone } from '@meridian/plans';
+import type { Clock } from '@meridian/time';
+import type { EntityManager } from 'typeorm';
+import { CLOCK } from '../clock/clock.token';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { allowanceOf, capsOf } from '../state/account-state';
+import { ChangeSignal } from './change-signal';
+import { allowanceResetPostings, applyCharge, nextExhaustedSince, splitCharge, usagePostings, type Posting } from './ledger-math';
+import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
+import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
+
+export interface UsageOutcome {
+  /** applied: written now; duplicate: applied earlier (no-op); unknown_account: no such account. */
+  status: 'applied' | 'duplicate' | 'unknown_account';
+}
+
+export const usageKey = (usageId: string) => `usage:${usageId}`;
+
+/**
+ * Every change of a balance: usage, allowance resets, plan changes, top-ups. Each is one
+ * transaction that locks the account's balance row, writes a balanced journal with a unique
+ * idempotency key, updates the running sums and bumps the account version.
+ */
+@Injectable()
+export class LedgerService {
+  constructor(
+    private readonly ledger: LedgerRepository,
+    private readonly topUps: TopUpsRepository,
+    private readonly outbox: OutboxRepository,
+    private readonly signal: ChangeSignal,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Balance row of a new account, with the first allowance of its plan (caller's transaction). */
+  async openAccount(manager: EntityManager, accountId: string, now: Date): Promise<void> {
+    await this.ledger.insertBalance(manager, accountId, now);
+    const rows = await this.ledger.lock(manager, [accountId]);
+    const row = rows.get(accountId)!;
+    const journal = this.resetAllowance(row, now, `open:${accountId}`, 'plan_change');
+    await this.ledger.insertJournals(manager, journal ? [journal] : []);
+    this.settle(row, now);
+    await this.ledger.saveBalances(manager, [row], now);
+  }
+
+  async changePlan(accountId: string, plan: PlanOrNone, contract: ContractOverrides | null): Promise<BalanceRow> {
+    const now = this.clock.now();
+    const result = await this.ledger.transaction(async (manager) => {
+      const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
+      if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
+      const oldPlan = row.planId;
+      if (oldPlan === plan && JSON.stringify(row.contract) === JSON.stringify(contract)) return row;
+      await manager.query('UPDATE billing.accounts SET plan_id = $2, contract = $3, plan_started_at = $4, updated_at = $4 WHERE id = $1', [
+        accountId,
+        plan,
+        contract ? JSON.stringify(contract) : null,
+        now.toISOString(),
+      ]);
+      row.planId = plan;
+      row.contract = contract;
+      row.planStartedAt = now;
+      row.version += 1;
+      const journal = this.resetAllowance(row, now, `plan:${accountId}:${row.version}`, 'plan_change');
+      await this.ledger.insertJournals(manager, journal ? [journal] : []);
+      this.settle(row, now, false);
+      await this.ledger.saveBalances(manager, [row], now);
+      await this.outbox.add(
+        manager,
+        'planChanged',
+        { id: planChangedId(accountId, row.version), accountId, version: row.version, oldPlanId: oldPlan, newPlanId: plan, caps: capsOf(row), at: now.toISOString() },
+        now,
+      );
+      return row;
+    });
+    this.signal.changed();
+    return result;
+  }
+
+  /** A pending top-up; `requestKey` makes a retried request return the first one. */
+  async createTopUp(accountId: string, cu: number, source: 'account' | 'operator', requestKey: string | null, clearingMs: number): Promise<TopUpRow> {
+    const now = this.clock.now();
+    const topUp = await this.ledger.transaction(async (manager) => {
+      const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
+      if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
+      if (requestKey) {
+        const existing = await this.topUps.findByRequestKey(manager, accountId, requestKey);
+        if (existing) return existing;
+      }
+      const created = await this.topUps.insert(manager, { accountId, cu, source, requestKey, now, clearsAt: new Date(now.getTime() + clearingMs) });
+      await this.ledger.insertJournals(manager, [
+        {
+          key: `topup:${created.id}`,
+          accountId,
+          kind: 'topup_created',
+          amount: cu,
+          occurredAt: now,
+          detail: { topUpId: created.id, source },
+          postings: [
+            { ledger: 'topup_source', amount: -cu },
+            { ledger: 'pending', amount: cu },
+          ],
+        },
+      ]);
+      row.pending += cu;
+      this.settle(row, now);
+      await this.ledger.saveBalances(manager, [row], now);
+      return created;
+    });
+    this.signal.changed();
+    return topUp;
+  }
+
+  /** Clears every top-up whose clearing time has come (periodic tick; reads the injected clock). */
+  async clearDueTopUps(limit = 200): Promise<number> {
+    const now = this.clock.now();
+    let cleared = 0;
+    for (const due of await this.topUps.due(now, limit)) {
+      const done = await this.ledger.transaction(async (manager) => {
+        const row = (await this.ledger.lock(manager, [due.accountId])).get(due.accountId)!;
+        // Re-read under the account lock: another replica may have cleared it meanwhile.
+        if (!(await this.topUps.markCleared(manager, due.id, now))) return false;
+        const journals: JournalInput[] = [];
+        this.rollIfDue(row, now, journals);
+        journals.push({
+          key: `topup:${due.id}:cleared`,
+          accountId: due.accountId,
+          kind: 'topup_cleared',
+          amount: due.cu,
+          occurredAt: now,
+          detail: { topUpId: due.id },
+          postings: [
+            { ledger: 'pending', amount: -due.cu },
+            { ledger: 'purchased', amount: due.cu },
+          ],
+        });
+        await this.ledger.insertJournals(manager, journals);
+        row.pending -= due.cu;
+        row.purchased += due.cu;
+        this.settle(row, now);
+        await this.ledger.saveBalances(manager, [row], now);
+        await this.outbox.add(
+          manager,
+          'topUpCleared',
+          { id: topUpClearedId(due.id), accountId: due.accountId, topUpId: due.id, cu: due.cu, purchasedCuAfter: row.purchased, clearedAt: now.toISOString() },
+          now,
+        );
+        return true;
+      });
+      if (done) cleared += 1;
+    }
+    if (cleared > 0) this.signal.changed();
+    return cleared;
+  }
+
+  /** Starts the new allowance period of every account whose period has ended (periodic tick). */
+  async resetDueAllowances(limit = 500): Promise<number> {
+    const now = this.clock.now();
+    let reset = 0;
+    for (const accountId of await this.ledger.dueForReset(now, limit)) {
+      const done = await this.ledger.transaction(async (manager) => {
+        const row = (await this.ledger.lock(manager, [accountId])).get(accountId)!;
+        const journals: JournalInput[] = [];
+        if (!this.rollIfDue(row, now, journals)) return false;
+        await this.ledger.insertJournals(manager, journals);
+        this.settle(row, now);
+        await this.ledger.saveBalances(manager, [row], now);
+        return true;
+      });
+      if (done) reset += 1;
+    }
+    if (reset > 0) this.signal.changed();
+    return reset;
+  }
+
+  /**
+   * Applies usage events in one transaction. An event whose idempotency key is already in the
+   * journal is a duplicate (redelivery, repeat publish, crash between commit and ack) and
+   * changes nothing. The key check runs under the account row lock, so two replicas applying
+   * the same event serialise and the second sees the first's commit.
+   */
+  async applyUsage(events: readonly UsageRecorded[]): Promise<UsageOutcome[]> {
+    const now = this.clock.now();
+    const outcomes = await this.ledger.transaction(async (manager) => {
+      const rows = await this.ledger.lock(manager, events.map((e) => e.accountId));
+      const existing = await this.ledger.existingKeys(manager, events.map((e) => usageKey(e.id)));
+      const journals: JournalInput[] = [];
+      const touched = new Set<BalanceRow>();
+      const seen = new Set<string>();
+      const rollups = new Map<string, { accountId: string; hour: string; network: string; method: string; calls: number; cu: number }>();
+      const results = events.map((event): UsageOutcome => {
+        const row = rows.get(event.accountId);
+        if (!row) return { status: 'unknown_account' };
+        const key = usageKey(event.id);
+        if (existing.has(key) || seen.has(key)) return { status: 'duplicate' };
+        seen.add(key);
+        this.rollIfDue(row, now, journals);
+        const charge = splitCharge(row, event.totalCu);
+        Object.assign(row, applyCharge(row, charge));
+        const postings: Posting[] = usagePostings(charge);
+        journals.push({
+          key,
+          accountId: event.accountId,
+          kind: 'usage',
+          amount: event.totalCu,
+          overdraft: charge.overdraft,
+          occurredAt: new Date(event.windowEnd),
+          detail: { kind: event.kind, producerId: event.producerId },
+          postings,
+        });
+        touched.add(row);
+        const hour = new Date(Math.floor(new Date(event.windowStart).getTime() / 3_600_000) * 3_600_000).toISOString();
+        const items =
+          event.kind === 'node'
+            ? event.items.map((i) => ({ network: i.network, method: i.method, calls: i.calls, cu: i.cu }))
+            : event.items.map((i) => ({ network: 'webhooks', method: 'webhook_delivery', calls: i.attempts, cu: i.cu }));
+        for (const item of items) {
+          const rollupKey = `${event.accountId}|${hour}|${item.network}|${item.method}`;
+          const rollup = rollups.get(rollupKey) ?? { accountId: event.accountId, hour, network: item.network, method: item.method, calls: 0, cu: 0 };
+          rollup.calls += item.calls;
+          rollup.cu += item.cu;
+          rollups.set(rollupKey, rollup);
+        }
+        return { status: 'applied' };
+      });
+      if (touched.size === 0) return results;
+      const written = await this.ledger.insertJournals(manager, journals);
+      if (journals.some((j) => !written.has(j.key))) {
+        // The pre-check under the lock makes this unreachable; never commit sums without entries.
+        throw new DomainError('ledger_conflict', 'unavailable', 'a journal key appeared concurrently; retrying');
+      }
+      for (const row of touched) this.settle(row, now);
+      await this.ledger.saveBalances(manager, [...touched], now);
+      const list = [...rollups.values()];
+      await manager.query(
+        `INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
+         ON CONFLICT (account_id, hour, network, method)
+         DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu`,
+        [list.map((r) => r.accountId), list.map((r) => r.hour), list.map((r) => r.network), list.map((r) => r.method), list.map((r) => r.calls), list.map((r) => r.cu)],
+      );
+      return results;
+    });
+    if (outcomes.some((o) => o.status === 'applied')) this.signal.changed();
+    return outcomes;
+  }
+
+  /** Version bump and exhaustion bookkeeping after a change of the row. */
+  private settle(row: BalanceRow, now: Date, bump = true): void {
+    if (bump) row.version += 1;
+    row.exhaustedSince = nextExhaustedSince(row, row.exhaustedSince, now);
+  }
+
+  /** Starts the period holding `now` if the current one has ended (Free: daily 07:30 UTC; paid: monthly). */
+  private rollIfDue(row: BalanceRow, now: Date, journals: JournalInput[]): boolean {
+    if (row.planId === null || (row.periodEnd !== null && row.periodEnd.getTime() > now.getTime())) return false;
+    const journal = this.resetAllowance(row, now, undefined, 'allowance_reset');
+    if (journal) journals.push(journal);
+    return true;
+  }
+
+  /**
+   * Expires what is left of the allowance (no rollover) and grants the full allowance of the
+   * period holding `now`; mutates `row`. The key defaults to the period, so one period is granted once.
+   */
+  private resetAllowance(row: BalanceRow, now: Date, key: string | undefined, kind: 'allowance_reset' | 'plan_change'): JournalInput | undefined {
+    const grant = allowanceOf(row);
+    const window = row.planId ? currentAllowanceWindow(row.planId, now, row.planStartedAt) : undefined;
+    const postings = allowanceResetPostings(row.allowance, grant);
+    row.allowance = grant;
+    row.allowanceTotal = grant;
+    row.periodStart = window?.start ?? null;
+    row.periodEnd = window?.end ?? null;
+    if (postings.length === 0) return undefined;
+    return {
+      key: key ?? `allowance:${row.accountId}:${row.planStartedAt.getTime()}:${window!.start.toISOString()}`,
+      accountId: row.accountId,
+      kind,
+      amount: grant,
+      occurredAt: now,
+      detail: { planId: row.planId, periodStart: window?.start.toISOString() ?? null, periodEnd: window?.end.toISOString() ?? null },
+      postings,
+    };
+  }
+}

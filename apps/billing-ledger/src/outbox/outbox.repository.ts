@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** Event types relayed from the outbox (keys of Events in @meridian/contracts). */
+export type OutboxEventType = 'planChanged' | 'credentialRevoked' | 'topUpCleared';
+
+export interface OutboxRow {
+  id: string;
+  eventType: OutboxEventType;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Events that must not be lost are written in the transaction of the change they describe and
+ * relayed to JetStream afterwards (at least once; Nats-Msg-Id makes the repeat harmless).
+ */
+@Injectable()
+export class OutboxRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async add(manager: EntityManager, eventType: OutboxEventType, payload: object, now: Date): Promise<void> {
+    await manager.query('INSERT INTO billing.outbox (event_type, payload, created_at) VALUES ($1, $2, $3)', [
+      eventType,
+      JSON.stringify(payload),
+      now.toISOString(),
+    ]);
+  }
+
+  async pending(limit: number): Promise<OutboxRow[]> {
+    const rows: Array<{ id: string; event_type: OutboxEventType; payload: Record<string, unknown> }> = await this.dataSource.query(
+      'SELECT id, event_type, payload FROM billing.outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
+      [limit],
+    );
+    return rows.map((row) => ({ id: row.id, eventType: row.event_type, payload: row.payload }));
+  }
+
+  async markPublished(ids: readonly string[], now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.dataSource.query('UPDATE billing.outbox SET published_at = $2 WHERE id = ANY($1::bigint[])', [ids, now.toISOString()]);
+  }
+}

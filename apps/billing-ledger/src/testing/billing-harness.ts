@@ -1,0 +1,174 @@
+import 'reflect-metadata';
+import { Consumers, KvBuckets, Streams, type ConsumerDeclaration, type UsageRecorded } from '@meridian/contracts';
+import { parseConfig } from '@meridian/platform-config';
+import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import { createHttpApp } from '@meridian/platform-http';
+import { JetStreamPublisher, NatsClient, NatsNamespace, provisionMessaging } from '@meridian/platform-messaging';
+// Test-only file (used by *.int-spec.ts); the boundary rule has no test-file exception for type:testing yet.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { createTestDatabase, deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix, type TestDatabase } from '@meridian/testing';
+import { FakeClock } from '@meridian/time';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../app.module';
+import { configSchema, type AppConfig } from '../config/config';
+import { dataSourceOptions, SCHEMA } from '../db/data-source';
+
+export const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
+
+/** The usage consumer as provisioned for tests: short ack wait so a lost ack redelivers quickly. */
+export const TEST_USAGE_CONSUMER: ConsumerDeclaration = { ...Consumers.ledgerUsage, ackWaitMs: 2_000 };
+
+export interface BillingApp {
+  app: NestFastifyApplication;
+  url: string;
+  config: AppConfig;
+}
+
+/**
+ * One isolated billing-ledger world per test file: its own database (migrated), its own NATS
+ * prefix (BILLING stream, usage consumer, billing KV buckets provisioned), a FakeClock, and
+ * helpers to boot the real app, publish usage and read KV.
+ */
+export class BillingHarness {
+  readonly clock = new FakeClock('2026-01-05T10:00:00.000Z');
+  readonly prefix = uniqueNatsPrefix();
+  db!: TestDatabase;
+  dataSource!: DataSource;
+  nc!: NatsConnection;
+  publisher!: JetStreamPublisher;
+  private client!: NatsClient;
+  private readonly apps: NestFastifyApplication[] = [];
+  private kvs = new Map<string, KV>();
+
+  async setup(consumer: ConsumerDeclaration = TEST_USAGE_CONSUMER): Promise<void> {
+    this.db = await createTestDatabase({ prefix: 'billing' });
+    await runMigrations(createAppDataSource(dataSourceOptions(this.db.url)), SCHEMA);
+    this.dataSource = createAppDataSource(dataSourceOptions(this.db.url));
+    await this.dataSource.initialize();
+    this.nc = await connect({ servers: testNatsUrl(), name: `billing-test-${this.prefix}` });
+    await provisionMessaging(await jetstreamManager(this.nc), this.prefix, {
+      streams: [Streams.BILLING],
+      consumers: [consumer],
+      buckets: [KvBuckets.balanceState, KvBuckets.revokedCredentials],
+    });
+    this.client = new NatsClient({ url: testNatsUrl(), name: `billing-test-pub-${this.prefix}` });
+    await this.client.connection();
+    this.publisher = new JetStreamPublisher(this.client, new NatsNamespace(this.prefix));
+  }
+
+  config(overrides: Record<string, string> = {}): AppConfig {
+    return parseConfig(configSchema, {
+      DATABASE_URL: this.db.url,
+      NATS_URL: testNatsUrl(),
+      NATS_PREFIX: this.prefix,
+      HTTP_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      OPERATOR_TOKEN,
+      LEDGER_TICK_MS: '0',
+      LOG_LEVEL: 'silent',
+      ...overrides,
+    });
+  }
+
+  async start(overrides: Record<string, string> = {}): Promise<BillingApp> {
+    const config = this.config(overrides);
+    const logger = pino({ level: config.LOG_LEVEL });
+    const app = await createHttpApp(AppModule.forRoot(config, logger, { clock: this.clock }), { logger });
+    await app.listen(0, '127.0.0.1');
+    this.apps.push(app);
+    const address = app.getHttpServer().address() as { port: number };
+    return { app, url: `http://127.0.0.1:${address.port}`, config };
+  }
+
+  async teardown(): Promise<void> {
+    for (const app of this.apps) await app.close().catch(() => undefined);
+    await this.client?.close();
+    await this.nc?.close();
+    await this.dataSource?.destroy();
+    await deleteNatsNamespace(testNatsUrl(), this.prefix).catch(() => undefined);
+    await this.db?.drop();
+  }
+
+  async kv(name: string): Promise<KV> {
+    let kv = this.kvs.get(name);
+    if (!kv) {
+      kv = await new Kvm(this.nc).open(new NatsNamespace(this.prefix).bucket(name));
+      this.kvs.set(name, kv);
+    }
+    return kv;
+  }
+
+  async kvJson<T>(bucket: string, key: string): Promise<T | undefined> {
+    const entry = await (await this.kv(bucket)).get(key);
+    return entry && entry.operation === 'PUT' ? (entry.json<T>()) : undefined;
+  }
+
+  /** Consumer drained: nothing pending and nothing awaiting an ack. */
+  async usageDrained(): Promise<boolean> {
+    const jsm = await jetstreamManager(this.nc);
+    const ns = new NatsNamespace(this.prefix);
+    const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(Consumers.ledgerUsage.durable));
+    return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered >= 0;
+  }
+}
+
+let usageSeq = 0;
+
+/** A node usage event of `cu` CU (20 CU per call) for one account. */
+export function nodeUsage(accountId: string, cu: number, at = '2026-01-05T10:00:00.000Z', producerId = 'gw-test'): UsageRecorded {
+  usageSeq += 1;
+  const windowStart = new Date(new Date(at).getTime() + usageSeq).toISOString();
+  return {
+    id: `${producerId}:${accountId}:${windowStart}`,
+    kind: 'node',
+    accountId,
+    producerId,
+    windowStart,
+    windowEnd: new Date(new Date(windowStart).getTime() + 1_000).toISOString(),
+    items: [{ network: 'eth-mainnet', method: 'eth_blockNumber', calls: Math.ceil(cu / 20), cu }],
+    totalCu: cu,
+  };
+}
+
+export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** JSON over HTTP with a bearer token. */
+export async function api<T = Record<string, unknown>>(
+  url: string,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
