@@ -4,12 +4,26 @@ import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
+import { BillingCredentialSource } from './credentials/billing-credential-source';
+import { CREDENTIAL_SOURCE, type CredentialSource } from './credentials/credential-cache';
+import { StaticCredentialSource } from './credentials/static-credential-source';
+import { GatewayRuntime } from './gateway.runtime';
 
 export const SERVICE = 'rpc-gateway';
 
+export interface AppModuleOverrides {
+  /** Replaces billing-ledger (tests of the relay alone). */
+  credentialSource?: CredentialSource;
+}
+
+function credentialSourceOf(config: AppConfig): CredentialSource {
+  if (config.STATIC_ACCESS_TOKENS) return new StaticCredentialSource(config.STATIC_ACCESS_TOKENS);
+  return new BillingCredentialSource(config.BILLING_GRPC_URL);
+}
+
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger, overrides: AppModuleOverrides = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -17,8 +31,12 @@ export class AppModule {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
-      exports: [APP_CONFIG],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: CREDENTIAL_SOURCE, useFactory: () => overrides.credentialSource ?? credentialSourceOf(config) },
+        GatewayRuntime,
+      ],
+      exports: [APP_CONFIG, GatewayRuntime],
     };
   }
 }

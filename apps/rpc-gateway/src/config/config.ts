@@ -3,17 +3,51 @@ import { z } from 'zod';
 
 const { DATABASE_URL: _none, ...withoutDatabase } = commonEnv;
 
+const int = (min: number) => z.coerce.number().int().min(min);
+const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+
 /** Every variable rpc-gateway reads, validated at start; nothing else reads process.env. */
 export const configSchema = z.object({
   ...withoutDatabase,
   /** Which endpoint this deployment serves: a region, or the shared endpoint of network S. */
   REGION: z.enum(['eu', 'us', 'asia', 'shared']),
   GRPC_PORT: port.default(9090),
+  /** Set false to run without the BorApi gRPC server (e.g. the shared endpoint). */
+  GRPC_ENABLED: bool.default(true),
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
-  /** JSON object: network key → array of upstream node URLs. */
+  /**
+   * Dev/test only: JSON object token → {accountId, network, planId?, nodeRps?, status?}. When
+   * set, tokens are resolved from it instead of billing-ledger (running the gateway alone).
+   */
+  STATIC_ACCESS_TOKENS: z.string().default(''),
+  /** JSON object: network key → array of upstream node URLs (or {http, ws} objects). */
   UPSTREAMS: z.string().default('{}'),
   /** Upstreams of network S, comma separated (ARCHITECTURE). */
   SUI_UPSTREAM_URLS: z.string().default(''),
+  /** Upstream connections per node (undici pool size). */
+  UPSTREAM_CONNECTIONS: int(1).default(128),
+  UPSTREAM_TIMEOUT_MS: int(1).default(10_000),
+  /** Attempts per call across nodes (retry-safe methods only). */
+  UPSTREAM_MAX_ATTEMPTS: int(1).default(3),
+  HEALTH_INTERVAL_MS: int(50).default(2_000),
+  HEALTH_TIMEOUT_MS: int(50).default(1_500),
+  /** A node more than this many blocks behind the best in its pool is routed around. */
+  MAX_LAG_BLOCKS: int(0).default(5),
+  /** Blocks below the pool head treated as final (cacheable by number). */
+  FINALITY_DEPTH_BLOCKS: int(0).default(64),
+  CACHE_MAX_ENTRIES: int(0).default(50_000),
+  MAX_BATCH: int(1).default(100),
+  MAX_LOGS_BLOCK_RANGE: int(1).default(10_000),
+  CREDENTIAL_TTL_MS: int(1).default(600_000),
+  CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
+  USAGE_FLUSH_MS: int(10).default(1_000),
+  WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: int(1).default(100),
+  WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: int(1).default(1_000),
+  /** A client whose unsent data exceeds this is disconnected (it is not reading). */
+  WS_MAX_BUFFERED_BYTES: int(1024).default(4 * 1024 * 1024),
+  WS_MAX_MESSAGE_BYTES: int(1024).default(5 * 1024 * 1024),
+  /** Log one line per HTTP request / WebSocket message at info level. */
+  REQUEST_LOGS: bool.default(true),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

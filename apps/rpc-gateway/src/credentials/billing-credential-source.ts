@@ -1,0 +1,39 @@
+import { billingV1 } from '@meridian/contracts';
+import { isNetworkKey } from '@meridian/networks';
+import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import type { CredentialSource, ResolvedToken } from './credential-cache';
+
+/**
+ * billing-ledger's ResolveAccessToken over gRPC: called once per token on first sight (the
+ * answer is cached), never per request.
+ */
+export class BillingCredentialSource implements CredentialSource {
+  private readonly client: GrpcClient<typeof billingV1.BillingService.method>;
+
+  constructor(address: string, timeoutMs = 3_000) {
+    this.client = createGrpcClient(billingV1.BillingService, address, { defaultTimeoutMs: timeoutMs });
+  }
+
+  async resolve(token: string): Promise<ResolvedToken | null> {
+    const r = await this.client.resolveAccessToken({ token });
+    if (!r.found || !isNetworkKey(r.networkKey)) return null;
+    const account = r.account;
+    return {
+      tokenId: r.tokenId,
+      accountId: r.accountId,
+      network: r.networkKey,
+      account: account
+        ? {
+            accountId: r.accountId,
+            status: account.balance?.status === billingV1.BalanceStatus.EXHAUSTED ? 'exhausted' : 'ok',
+            nodeRps: account.caps?.nodeRps ?? 0,
+            version: Number(account.version),
+          }
+        : undefined,
+    };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,17 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '@meridian/platform-http';
+import type { Logger } from 'pino';
+import { AppModule, type AppModuleOverrides } from './app.module';
+import type { AppConfig } from './config/config';
+import { GatewayRuntime } from './gateway.runtime';
+
+export interface GatewayApp {
+  app: NestFastifyApplication;
+  runtime: GatewayRuntime;
+}
+
+/** The gateway as a Nest app (not listening yet); main.ts and in-process tests share it. */
+export async function createGatewayApp(config: AppConfig, logger: Logger, overrides: AppModuleOverrides = {}): Promise<GatewayApp> {
+  const app = (await createHttpApp(AppModule.forRoot(config, logger, overrides), { logger })) as NestFastifyApplication;
+  return { app, runtime: app.get(GatewayRuntime) };
+}

@@ -1,0 +1,125 @@
+import { hostname } from 'node:os';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
+import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
+import { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { APP_CONFIG } from './config/app-config.token';
+import type { AppConfig } from './config/config';
+import { LruCache } from './cache/lru-cache';
+import { AccountStates, CredentialCache, CREDENTIAL_SOURCE, type CredentialSource } from './credentials/credential-cache';
+import { CredentialService } from './credentials/credential.service';
+import { startBillingFeeds } from './credentials/billing-feeds';
+import { RateLimiter } from './limits/token-bucket';
+import { UsageMeter } from './metering/usage-meter';
+import { UsageFlusher } from './metering/usage-publisher';
+import { GatewayMetrics } from './observability/gateway-metrics';
+import { registerRelayRoutes } from './relay/relay.route';
+import { RelayService } from './relay/relay.service';
+import { HealthChecker } from './upstreams/health-checker';
+import { parseUpstreams } from './upstreams/upstream-config';
+import { UpstreamPool } from './upstreams/upstream-pool';
+import { UpstreamRouter } from './upstreams/upstream-router';
+import { SubscriptionHub } from './websocket/subscription-hub';
+import { WsGateway } from './websocket/ws-gateway';
+import { startBorGrpc, type RunningBorGrpc } from './bor-grpc/bor-grpc.server';
+import { BorApiService } from './bor-grpc/bor-api.service';
+
+/**
+ * Wires the gateway's parts and owns their lifecycle: raw fastify routes and the WebSocket
+ * upgrade on the Nest HTTP server, health checks, billing feeds, the usage flusher and the
+ * BorApi gRPC server. Shutdown flushes metered usage before NATS closes.
+ */
+@Injectable()
+export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  readonly metrics: GatewayMetrics;
+  readonly pools: Map<string, UpstreamPool>;
+  readonly credentials: CredentialService;
+  readonly relay: RelayService;
+  readonly hub: SubscriptionHub;
+  readonly meter = new UsageMeter();
+  private readonly health: HealthChecker;
+  private readonly flusher: UsageFlusher;
+  private readonly ws: WsGateway;
+  private feeds: { stop(): Promise<unknown> } | undefined;
+  private grpc: RunningBorGrpc | undefined;
+  grpcPort: number | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CREDENTIAL_SOURCE) source: CredentialSource,
+    registry: Registry,
+    private readonly readiness: ReadinessRegistry,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly nats: NatsClient,
+    private readonly namespace: NatsNamespace,
+    publisher: JetStreamPublisher,
+  ) {
+    this.metrics = new GatewayMetrics(registry);
+    const specs = parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS);
+    this.pools = new Map([...specs].map(([network, list]) => [network, new UpstreamPool(network, list, { maxLagBlocks: config.MAX_LAG_BLOCKS, connections: config.UPSTREAM_CONNECTIONS })]));
+    const router = new UpstreamRouter(this.pools as never, this.metrics, { timeoutMs: config.UPSTREAM_TIMEOUT_MS, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS });
+    this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, { intervalMs: config.HEALTH_INTERVAL_MS, timeoutMs: config.HEALTH_TIMEOUT_MS });
+    const cache = new CredentialCache(Date.now, { positiveTtlMs: config.CREDENTIAL_TTL_MS, negativeTtlMs: config.CREDENTIAL_NEGATIVE_TTL_MS, maxEntries: 1_000_000 });
+    this.credentials = new CredentialService(cache, new AccountStates(), source, logger);
+    const limiter = new RateLimiter(Date.now);
+    setInterval(() => limiter.sweep(), 10_000).unref();
+    this.relay = new RelayService(
+      { endpoint: config.REGION, maxBatch: config.MAX_BATCH, maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE, finalityDepth: config.FINALITY_DEPTH_BLOCKS },
+      this.credentials,
+      router,
+      new LruCache<string>(config.CACHE_MAX_ENTRIES),
+      limiter,
+      this.meter,
+      this.metrics,
+    );
+    this.hub = new SubscriptionHub(this.pools as never, this.metrics, logger);
+    this.ws = new WsGateway(this.relay, this.hub, this.metrics, logger, {
+      maxSubscriptionsPerConnection: config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxSubscriptionsPerAccount: config.WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+      maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
+      requestLogs: config.REQUEST_LOGS,
+    });
+    const producerId = `${hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60)}-${process.pid}-${Date.now().toString(36)}`;
+    this.flusher = new UsageFlusher(this.meter, publisher, producerId, () => new Date(), this.metrics, logger, config.USAGE_FLUSH_MS);
+  }
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    registerRelayRoutes(fastify, this.relay, this.metrics, this.logger, this.config.REQUEST_LOGS);
+    this.ws.attach(this.adapterHost.httpAdapter.getHttpServer() as Server);
+    this.readiness.register('upstreams', async () => {
+      const down = [...this.pools.values()].filter((p) => p.upstreams.length > 0 && !p.upstreams.some((u) => u.healthy)).map((p) => p.network);
+      if (down.length > 0) throw new Error(`no healthy upstream for ${down.join(', ')}`);
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.health.start();
+    this.flusher.start();
+    if (!this.config.STATIC_ACCESS_TOKENS) this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
+    if (this.config.GRPC_ENABLED) {
+      this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), { host: this.config.HTTP_HOST, port: this.config.GRPC_PORT });
+      this.grpcPort = this.grpc.port;
+      this.logger.info({ port: this.grpc.port }, 'BorApi gRPC listening');
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.ws.close();
+    this.hub.close();
+    await this.grpc?.close(2_000);
+    this.health.stop();
+    await this.flusher.stop();
+    await this.feeds?.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+  }
+}

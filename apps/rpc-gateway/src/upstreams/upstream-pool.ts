@@ -1,0 +1,88 @@
+import { Pool } from 'undici';
+import type { NetworkKey } from '@meridian/networks';
+import type { UpstreamSpec } from './upstream-config';
+import { selectUpstream, type UpstreamStatus } from './upstream-selector';
+import { classifyTransportError, type FailureKind } from './send-policy';
+
+export class Upstream implements UpstreamStatus {
+  healthy = true;
+  height: number | undefined = undefined;
+  inFlight = 0;
+  lastError: string | undefined;
+  readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(
+    readonly index: number,
+    readonly spec: UpstreamSpec,
+    connections: number,
+  ) {
+    const url = new URL(spec.url);
+    this.path = `${url.pathname}${url.search}`;
+    this.pool = new Pool(url.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, connect: { timeout: 2_000 } });
+  }
+
+  /** One HTTP exchange; resolves to the answer text or a classified failure. Never throws. */
+  async post(body: string, timeoutMs: number): Promise<{ ok: true; text: string } | { ok: false; failure: FailureKind; reason: string }> {
+    this.inFlight++;
+    try {
+      const response = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await response.body.text();
+      if (response.statusCode >= 500) return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
+      if (response.statusCode >= 400 && !text.startsWith('{') && !text.startsWith('[')) {
+        return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
+      }
+      return { ok: true, text };
+    } catch (error) {
+      const failure = classifyTransportError(error);
+      return { ok: false, failure, reason: (error as { code?: string }).code ?? (error as Error).message };
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy().catch(() => undefined);
+  }
+}
+
+/** The upstream nodes of one network in this region. */
+export class UpstreamPool {
+  readonly upstreams: Upstream[];
+  private cursor = 0;
+
+  constructor(
+    readonly network: NetworkKey,
+    specs: readonly UpstreamSpec[],
+    private readonly options: { maxLagBlocks: number; connections: number },
+  ) {
+    this.upstreams = specs.map((spec, index) => new Upstream(index, spec, options.connections));
+  }
+
+  pick(exclude?: ReadonlySet<number>): Upstream | undefined {
+    const index = selectUpstream(this.upstreams, { exclude, maxLagBlocks: this.options.maxLagBlocks, cursor: this.cursor++ });
+    return index === undefined ? undefined : this.upstreams[index];
+  }
+
+  byTag(tag: string): Upstream | undefined {
+    return this.upstreams.find((u) => u.spec.tag === tag);
+  }
+
+  /** Best height among healthy nodes. */
+  get headHeight(): number | undefined {
+    let best: number | undefined;
+    for (const u of this.upstreams) if (u.healthy && u.height !== undefined && (best === undefined || u.height > best)) best = u.height;
+    return best;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.upstreams.map((u) => u.close()));
+  }
+}

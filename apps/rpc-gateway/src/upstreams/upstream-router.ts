@@ -1,0 +1,183 @@
+import { keccak256 } from 'viem';
+import { isFilterMethod, type NetworkKey } from '@meridian/networks';
+import { parseResponse, serializeRequest, type RpcResponseItem } from '@meridian/jsonrpc';
+import { INTERNAL_ERROR, SERVER_ERROR, type RpcErrorObject } from '../relay/jsonrpc-codec';
+import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { decodeFilterId, encodeFilterId } from './filter-id';
+import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
+import type { Upstream, UpstreamPool } from './upstream-pool';
+
+export interface OutCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
+  /** Params as the client wrote them (relayed unchanged). */
+  readonly paramsRaw: string;
+}
+
+/**
+ * The answer to one relayed call. `node` answers (results and the node's own JSON-RPC errors)
+ * are billed; `gateway` errors (no node answered) are not.
+ */
+export type CallAnswer =
+  | { kind: 'result'; resultText: string }
+  | { kind: 'node_error'; error: RpcErrorObject; errorRaw?: string }
+  | { kind: 'gateway_error'; error: RpcErrorObject };
+
+const FILTER_CREATE = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter']);
+const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
+
+export const UNAVAILABLE: RpcErrorObject = { code: SERVER_ERROR, message: 'server error: upstream node unavailable' };
+export const NODE_TROUBLE: RpcErrorObject = { code: INTERNAL_ERROR, message: 'internal error: upstream node trouble' };
+const FILTER_NOT_FOUND: RpcErrorObject = { code: SERVER_ERROR, message: 'filter not found' };
+
+export interface RouterOptions {
+  timeoutMs: number;
+  maxAttempts: number;
+}
+
+/**
+ * Sends calls to a network's upstream pool: picks healthy in-sync nodes, fails over for calls
+ * that may be repeated, pins filters to the node that created them (the id says which), and
+ * turns "already known" answers to a transaction into its hash.
+ */
+export class UpstreamRouter {
+  constructor(
+    private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
+    private readonly metrics: GatewayMetrics,
+    private readonly options: RouterOptions,
+  ) {}
+
+  pool(network: NetworkKey): UpstreamPool | undefined {
+    return this.pools.get(network);
+  }
+
+  async send(network: NetworkKey, calls: readonly OutCall[]): Promise<CallAnswer[]> {
+    const pool = this.pools.get(network);
+    if (pool === undefined || pool.upstreams.length === 0) return calls.map(() => ({ kind: 'gateway_error', error: UNAVAILABLE }));
+    const answers: CallAnswer[] = new Array(calls.length);
+    const plain: number[] = [];
+    const work: Promise<void>[] = [];
+    calls.forEach((call, i) => {
+      if (isFilterMethod(call.method)) {
+        work.push(this.sendFilterCall(pool, call).then((a) => void (answers[i] = a)));
+      } else {
+        plain.push(i);
+      }
+    });
+    if (plain.length > 0) {
+      const group = plain.map((i) => calls[i]!);
+      work.push(
+        this.exchange(pool, group, undefined).then(({ answers: groupAnswers }) => {
+          plain.forEach((i, k) => (answers[i] = groupAnswers[k]!));
+        }),
+      );
+    }
+    await Promise.all(work);
+    return answers;
+  }
+
+  private async sendFilterCall(pool: UpstreamPool, call: OutCall): Promise<CallAnswer> {
+    if (FILTER_CREATE.has(call.method)) {
+      const { answers, upstream } = await this.exchange(pool, [call], undefined);
+      const answer = answers[0]!;
+      if (answer.kind !== 'result' || upstream === undefined) return answer;
+      const upstreamId = safeParse(answer.resultText);
+      const id = typeof upstreamId === 'string' ? encodeFilterId(upstream.spec.tag, upstreamId) : undefined;
+      if (id === undefined) return { kind: 'gateway_error', error: NODE_TROUBLE };
+      return { kind: 'result', resultText: JSON.stringify(id) };
+    }
+    if (FILTER_USE.has(call.method)) {
+      const decoded = decodeFilterId(call.params[0]);
+      const upstream = decoded && pool.byTag(decoded.tag);
+      if (decoded === undefined || upstream === undefined) return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+      const params = [decoded.upstreamFilterId, ...call.params.slice(1)];
+      const { answers } = await this.exchange(pool, [{ method: call.method, params, paramsRaw: JSON.stringify(params) }], upstream);
+      return answers[0]!;
+    }
+    return (await this.exchange(pool, [call], undefined)).answers[0]!;
+  }
+
+  /**
+   * One logical exchange (a single call or an upstream batch), with failover when every call in
+   * it may be repeated after the failure seen. `pinned` forces one node (filters).
+   */
+  private async exchange(pool: UpstreamPool, calls: readonly OutCall[], pinned: Upstream | undefined): Promise<{ answers: CallAnswer[]; upstream?: Upstream }> {
+    const methods = calls.map((c) => c.method);
+    const body = calls.length === 1 ? serializeRequest('0', calls[0]!.method, calls[0]!.paramsRaw) : `[${calls.map((c, id) => serializeRequest(String(id), c.method, c.paramsRaw)).join(',')}]`;
+    const tried = new Set<number>();
+    let lastFailure: FailureKind = 'not_sent';
+    const attempts = pinned ? 1 : Math.min(this.options.maxAttempts, pool.upstreams.length);
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const upstream = pinned ?? pool.pick(tried);
+      if (upstream === undefined) break;
+      tried.add(upstream.index);
+      const label = upstreamLabel(upstream);
+      const started = performance.now();
+      const outcome = await upstream.post(body, this.options.timeoutMs);
+      this.metrics.upstreamDuration.observe({ network: pool.network, upstream: label }, (performance.now() - started) / 1000);
+      if (outcome.ok) {
+        const answers = parseAnswers(outcome.text, calls.length);
+        if (answers !== undefined) {
+          upstream.healthy = true;
+          this.metrics.upstreamRequests.inc({ network: pool.network, upstream: label, outcome: 'ok' });
+          return { answers: answers.map((a, i) => fixSendAnswer(calls[i]!, a, attempt > 0)), upstream };
+        }
+        lastFailure = 'bad_answer';
+      } else {
+        lastFailure = outcome.failure;
+        upstream.lastError = outcome.reason;
+        // A node that cannot be reached leaves rotation until its next good health check.
+        if (outcome.failure !== 'bad_answer') upstream.healthy = false;
+      }
+      this.metrics.upstreamRequests.inc({ network: pool.network, upstream: label, outcome: lastFailure });
+      const retryable = methods.every((m) => FILTER_CREATE.has(m)) ? lastFailure === 'not_sent' : mayRetry(methods, lastFailure);
+      if (!retryable) break;
+    }
+    const error = lastFailure === 'bad_answer' ? NODE_TROUBLE : UNAVAILABLE;
+    return { answers: calls.map(() => ({ kind: 'gateway_error', error })) };
+  }
+}
+
+export function upstreamLabel(upstream: Upstream): string {
+  return `${upstream.index}:${new URL(upstream.spec.url).host}`;
+}
+
+function parseAnswers(text: string, count: number): CallAnswer[] | undefined {
+  const parsed = parseResponse(text);
+  if (parsed.kind === 'malformed') return undefined;
+  if (parsed.kind === 'single') {
+    const a = answerOf(parsed.item);
+    if (count === 1) return a === undefined ? undefined : [a];
+    // A node that refuses a whole batch answers one error object; it applies to every call.
+    return a?.kind === 'node_error' ? new Array<CallAnswer>(count).fill(a) : undefined;
+  }
+  const answers = new Array<CallAnswer>(count).fill({ kind: 'gateway_error', error: NODE_TROUBLE });
+  for (const item of parsed.items) {
+    const id = item.idRaw === undefined ? NaN : Number(item.idRaw);
+    const a = answerOf(item);
+    if (Number.isInteger(id) && id >= 0 && id < count && a !== undefined) answers[id] = a;
+  }
+  return answers;
+}
+
+function answerOf(item: RpcResponseItem): CallAnswer | undefined {
+  if (item.kind === 'result') return { kind: 'result', resultText: item.resultRaw };
+  if (item.kind === 'error') return { kind: 'node_error', error: { code: item.code, message: item.message }, errorRaw: item.errorRaw };
+  return undefined;
+}
+
+export function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function fixSendAnswer(call: OutCall, answer: CallAnswer, resent: boolean): CallAnswer {
+  if (call.method !== 'eth_sendRawTransaction' || answer.kind !== 'node_error') return answer;
+  const raw = call.params[0];
+  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]*$/.test(raw) || !isAlreadyKnown(answer.error.message, resent)) return answer;
+  const hash = keccak256(raw as `0x${string}`);
+  return { kind: 'result', resultText: JSON.stringify(hash) };
+}

@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import type { Logger } from 'pino';
+import type { NetworkKey } from '@meridian/networks';
+import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { UpstreamPool } from '../upstreams/upstream-pool';
+
+/** Where a subscription's notifications go (one client subscription). */
+export interface SubscriberSink {
+  /** Sends a complete JSON-RPC notification; returns false when the client was cut off. */
+  send(message: string): boolean;
+}
+
+interface Shared {
+  readonly key: string;
+  readonly type: string;
+  readonly paramsJson: string;
+  upstreamId: string | undefined;
+  readonly subscribers: Map<string, SubscriberSink>;
+}
+
+/**
+ * One upstream WebSocket per network, one upstream subscription per distinct (type, filter),
+ * fanned out to every client subscription that asked for it. When the upstream connection fails,
+ * the hub reconnects to another node of the pool and re-subscribes everything; clients keep
+ * their subscription ids and at most see a gap.
+ */
+export class NetworkSubscriptions {
+  private socket: WebSocket | undefined;
+  private connecting: Promise<WebSocket> | undefined;
+  private readonly shared = new Map<string, Shared>();
+  private readonly byUpstreamId = new Map<string, Shared>();
+  private readonly byClientId = new Map<string, Shared>();
+  private readonly pending = new Map<number, (message: { result?: unknown; error?: { message?: string } }) => void>();
+  private nextId = 1;
+  private failedIndex: number | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly network: NetworkKey,
+    private readonly pool: UpstreamPool,
+    private readonly metrics: GatewayMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  get upstreamSubscriptionCount(): number {
+    return this.shared.size;
+  }
+
+  async subscribe(params: readonly unknown[], sink: SubscriberSink): Promise<string> {
+    const type = String(params[0]);
+    const key = JSON.stringify(params);
+    const clientId = `0x${randomBytes(16).toString('hex')}`;
+    let entry = this.shared.get(key);
+    if (entry === undefined) {
+      entry = { key, type, paramsJson: key, upstreamId: undefined, subscribers: new Map() };
+      this.shared.set(key, entry);
+      this.metrics.upstreamSubscriptions.inc({ network: this.network, type });
+      try {
+        await this.subscribeUpstream(entry);
+      } catch (error) {
+        if (entry.subscribers.size === 0) this.drop(entry);
+        throw error;
+      }
+    } else if (entry.upstreamId === undefined) {
+      await this.waitForUpstreamId(entry);
+    }
+    entry.subscribers.set(clientId, sink);
+    this.byClientId.set(clientId, entry);
+    this.metrics.clientSubscriptions.inc({ network: this.network, type });
+    return clientId;
+  }
+
+  unsubscribe(clientId: string): boolean {
+    const entry = this.byClientId.get(clientId);
+    if (entry === undefined) return false;
+    this.byClientId.delete(clientId);
+    entry.subscribers.delete(clientId);
+    this.metrics.clientSubscriptions.dec({ network: this.network, type: entry.type });
+    if (entry.subscribers.size === 0) {
+      if (entry.upstreamId !== undefined && this.socket?.readyState === WebSocket.OPEN) {
+        this.socket.send(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: 'eth_unsubscribe', params: [entry.upstreamId] }));
+      }
+      this.drop(entry);
+    }
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket?.terminate();
+  }
+
+  private drop(entry: Shared): void {
+    if (!this.shared.delete(entry.key)) return;
+    if (entry.upstreamId !== undefined) this.byUpstreamId.delete(entry.upstreamId);
+    this.metrics.upstreamSubscriptions.dec({ network: this.network, type: entry.type });
+  }
+
+  private async waitForUpstreamId(entry: Shared): Promise<void> {
+    for (let i = 0; i < 100 && entry.upstreamId === undefined && this.shared.has(entry.key); i++) await new Promise((r) => setTimeout(r, 50));
+    if (entry.upstreamId === undefined) throw new Error('upstream subscription not established');
+  }
+
+  private async subscribeUpstream(entry: Shared): Promise<void> {
+    const socket = await this.connect();
+    const id = this.nextId++;
+    const answer = await new Promise<{ result?: unknown; error?: { message?: string } }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error('upstream eth_subscribe timed out'));
+      }, 10_000);
+      this.pending.set(id, (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+      socket.send(`{"jsonrpc":"2.0","id":${id},"method":"eth_subscribe","params":${entry.paramsJson}}`);
+    });
+    this.metrics.upstreamSubscribes.inc({ network: this.network, type: entry.type });
+    if (typeof answer.result !== 'string') throw new UpstreamSubscribeError(answer.error?.message ?? 'upstream refused the subscription');
+    entry.upstreamId = answer.result;
+    this.byUpstreamId.set(answer.result, entry);
+  }
+
+  private connect(): Promise<WebSocket> {
+    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async open(): Promise<WebSocket> {
+    const tried = new Set<number>();
+    if (this.failedIndex !== undefined && this.pool.upstreams.length > 1) tried.add(this.failedIndex);
+    for (;;) {
+      const upstream = this.pool.pick(tried);
+      if (upstream === undefined) throw new Error('no upstream accepts WebSocket connections');
+      tried.add(upstream.index);
+      try {
+        const socket = await new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(upstream.spec.wsUrl, { handshakeTimeout: 5_000 });
+          ws.once('open', () => resolve(ws));
+          ws.once('error', reject);
+        });
+        socket.on('message', (data) => this.onMessage(data.toString()));
+        socket.on('error', () => undefined);
+        socket.on('close', () => this.onClose(socket, upstream.index));
+        this.socket = socket;
+        return socket;
+      } catch (error) {
+        upstream.healthy = false;
+        this.logger.warn({ network: this.network, upstream: upstream.index, err: (error as Error).message }, 'upstream WebSocket connect failed');
+      }
+    }
+  }
+
+  private onMessage(text: string): void {
+    let message: { id?: number; method?: string; params?: { subscription?: string; result?: unknown }; result?: unknown; error?: { message?: string } };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message.method === 'eth_subscription' && message.params?.subscription !== undefined) {
+      const entry = this.byUpstreamId.get(message.params.subscription);
+      if (entry === undefined) return;
+      const resultText = JSON.stringify(message.params.result);
+      for (const [clientId, sink] of entry.subscribers) {
+        sink.send(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultText}}}`);
+      }
+      return;
+    }
+    if (typeof message.id === 'number') {
+      const resolve = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      resolve?.(message);
+    }
+  }
+
+  private onClose(socket: WebSocket, index: number): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    for (const resolve of this.pending.values()) resolve({ error: { message: 'upstream connection closed' } });
+    this.pending.clear();
+    if (this.closed || this.shared.size === 0) return;
+    this.failedIndex = index;
+    this.logger.warn({ network: this.network, upstream: index, subscriptions: this.shared.size }, 'upstream WebSocket closed; resubscribing elsewhere');
+    void this.resubscribeAll();
+  }
+
+  private async resubscribeAll(): Promise<void> {
+    for (let attempt = 0; !this.closed && this.shared.size > 0; attempt++) {
+      this.byUpstreamId.clear();
+      try {
+        for (const entry of this.shared.values()) {
+          entry.upstreamId = undefined;
+          await this.subscribeUpstream(entry);
+        }
+        return;
+      } catch (error) {
+        this.logger.warn({ network: this.network, err: (error as Error).message }, 'resubscribe failed; retrying');
+        this.failedIndex = undefined;
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
+      }
+    }
+  }
+}
+
+export class UpstreamSubscribeError extends Error {}
+
+/** The hub of every network of this deployment. */
+export class SubscriptionHub {
+  private readonly networks = new Map<NetworkKey, NetworkSubscriptions>();
+  private readonly perAccount = new Map<string, number>();
+
+  constructor(
+    private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
+    private readonly metrics: GatewayMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  of(network: NetworkKey): NetworkSubscriptions | undefined {
+    let subs = this.networks.get(network);
+    if (subs === undefined) {
+      const pool = this.pools.get(network);
+      if (pool === undefined || pool.upstreams.length === 0) return undefined;
+      subs = new NetworkSubscriptions(network, pool, this.metrics, this.logger);
+      this.networks.set(network, subs);
+    }
+    return subs;
+  }
+
+  accountCount(accountId: string): number {
+    return this.perAccount.get(accountId) ?? 0;
+  }
+
+  adjustAccount(accountId: string, delta: number): void {
+    const next = (this.perAccount.get(accountId) ?? 0) + delta;
+    if (next <= 0) this.perAccount.delete(accountId);
+    else this.perAccount.set(accountId, next);
+  }
+
+  close(): void {
+    for (const subs of this.networks.values()) subs.close();
+  }
+}

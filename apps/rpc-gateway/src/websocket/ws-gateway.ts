@@ -1,0 +1,158 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { Logger } from 'pino';
+import { requestIdOf } from '@meridian/platform-http';
+import { INVALID_PARAMS, SERVER_ERROR, UNAUTHORIZED, LIMIT_EXCEEDED, errorResponse, type RpcCall, type RpcErrorObject } from '../relay/jsonrpc-codec';
+import type { RelayService } from '../relay/relay.service';
+import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { UpstreamSubscribeError, type SubscriptionHub } from './subscription-hub';
+
+const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs', 'newPendingTransactions']);
+const TOKEN_PATH = /^\/([^/?]+)\/?(\?.*)?$/;
+
+export interface WsOptions {
+  maxSubscriptionsPerConnection: number;
+  maxSubscriptionsPerAccount: number;
+  maxBufferedBytes: number;
+  maxMessageBytes: number;
+  requestLogs: boolean;
+}
+
+/**
+ * WebSocket on the same path as HTTP (`/<token>`): the token is checked before the upgrade
+ * (401/404 as plain HTTP answers), then every message goes through the same relay as HTTP, with
+ * eth_subscribe/eth_unsubscribe answered here from the shared subscription hub.
+ */
+export class WsGateway {
+  private readonly wss: WebSocketServer;
+
+  constructor(
+    private readonly relay: RelayService,
+    private readonly hub: SubscriptionHub,
+    private readonly metrics: GatewayMetrics,
+    private readonly logger: Logger,
+    private readonly options: WsOptions,
+  ) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  }
+
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+  }
+
+  close(): void {
+    for (const client of this.wss.clients) client.close(1001, 'server shutting down');
+    this.wss.close();
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => undefined);
+    const match = TOKEN_PATH.exec(request.url ?? '');
+    if (!match) return refuse(socket, 404, '{"error":"not_found","message":"not found"}');
+    const token = decodeURIComponent(match[1]!);
+    const auth = await this.relay.authorize(token, 'websocket');
+    if (!auth.ok) return refuse(socket, auth.answer.status, auth.answer.body);
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.session(ws, token, requestIdOf(request)));
+  }
+
+  private session(ws: WebSocket, token: string, connectionId: string): void {
+    this.metrics.wsConnections.inc();
+    const mine = new Map<string, { network: string }>();
+    let accountId: string | undefined;
+    let cut = false;
+    const sink = {
+      send: (message: string): boolean => {
+        if (cut) return false;
+        if (ws.bufferedAmount > this.options.maxBufferedBytes) {
+          cut = true;
+          this.metrics.wsSlowClientsCut.inc();
+          this.logger.warn({ connection_id: connectionId, buffered: ws.bufferedAmount }, 'slow WebSocket client cut off');
+          ws.terminate();
+          return false;
+        }
+        ws.send(message);
+        return true;
+      },
+    };
+
+    ws.on('message', (data, isBinary) => {
+      void (async () => {
+        const started = performance.now();
+        const auth = await this.relay.authorize(token, 'websocket');
+        if (!auth.ok) {
+          sink.send(errorResponse('null', { code: UNAUTHORIZED, message: 'unauthorized: the access token was revoked' }));
+          ws.close(1008, 'access token revoked');
+          return;
+        }
+        accountId = auth.token.accountId;
+        const network = auth.network;
+        const subs = this.hub.of(network.key);
+        const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+        const answer = await this.relay.handle(auth.token, network, text, 'websocket', async (call: RpcCall) => {
+          if (call.method === 'eth_unsubscribe') {
+            const id = call.params[0];
+            if (typeof id !== 'string' || !mine.has(id)) return { result: false };
+            mine.delete(id);
+            this.hub.adjustAccount(auth.token.accountId, -1);
+            return { result: subs?.unsubscribe(id) ?? false };
+          }
+          const refused = this.checkSubscribe(call, mine.size, auth.token.accountId);
+          if (refused) return { error: refused };
+          if (subs === undefined) return { error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' } };
+          this.hub.adjustAccount(auth.token.accountId, 1);
+          try {
+            const id = await subs.subscribe(call.params, sink);
+            mine.set(id, { network: network.key });
+            if (cut || ws.readyState !== WebSocket.OPEN) {
+              mine.delete(id);
+              subs.unsubscribe(id);
+              this.hub.adjustAccount(auth.token.accountId, -1);
+            }
+            return { result: id };
+          } catch (error) {
+            this.hub.adjustAccount(auth.token.accountId, -1);
+            if (error instanceof UpstreamSubscribeError) return { error: { code: INVALID_PARAMS, message: `invalid params: ${error.message}` } };
+            return { error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' } };
+          }
+        });
+        if (answer.body) sink.send(answer.body);
+        this.metrics.requests.inc({ transport: 'websocket', status: String(answer.status) });
+        this.metrics.requestDuration.observe({ transport: 'websocket' }, (performance.now() - started) / 1000);
+        if (this.options.requestLogs) this.logger.info({ connection_id: connectionId, network: answer.network, account: answer.account, calls: answer.calls, status: answer.status }, 'rpc ws message');
+      })().catch((error: unknown) => this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'));
+    });
+
+    ws.on('close', () => {
+      this.metrics.wsConnections.dec();
+      for (const [id, { network }] of mine) {
+        this.hub.of(network as never)?.unsubscribe(id);
+        if (accountId !== undefined) this.hub.adjustAccount(accountId, -1);
+      }
+      mine.clear();
+    });
+    ws.on('error', () => undefined);
+  }
+
+  private checkSubscribe(call: RpcCall, connectionCount: number, accountId: string): RpcErrorObject | undefined {
+    const type = call.params[0];
+    if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
+      return { code: INVALID_PARAMS, message: `invalid params: subscription type must be one of newHeads, logs, newPendingTransactions` };
+    }
+    if (type === 'logs' && call.params[1] !== undefined && (call.params[1] === null || typeof call.params[1] !== 'object')) {
+      return { code: INVALID_PARAMS, message: 'invalid params: logs subscription takes a filter object {address?, topics?}' };
+    }
+    if (connectionCount >= this.options.maxSubscriptionsPerConnection) {
+      return { code: LIMIT_EXCEEDED, message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection` };
+    }
+    if (this.hub.accountCount(accountId) >= this.options.maxSubscriptionsPerAccount) {
+      return { code: LIMIT_EXCEEDED, message: `limit exceeded: at most ${this.options.maxSubscriptionsPerAccount} subscriptions per account` };
+    }
+    return undefined;
+  }
+}
+
+function refuse(socket: Duplex, status: number, body: string): void {
+  const reason = { 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
