@@ -1,0 +1,72 @@
+import { create, fromBinary, toBinary, type DescMethod, type DescService, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import type { Metadata, MethodDefinition, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import { toGrpcStatus } from './grpc-status';
+
+type UnaryMethods<M extends GenServiceMethods> = {
+  [K in keyof M as M[K]['methodKind'] extends 'unary' ? K : never]: M[K];
+};
+
+/**
+ * Server implementation of a generated service: one async function per unary method, taking
+ * the decoded request and returning the response (plain init object or message). Throw a
+ * DomainError to answer with its mapped status.
+ */
+export type GrpcServiceImplementation<M extends GenServiceMethods> = {
+  [K in keyof UnaryMethods<M>]: (
+    request: MessageShape<M[K]['input']>,
+    call: ServerUnaryCall<MessageShape<M[K]['input']>, MessageShape<M[K]['output']>>,
+  ) => Promise<MessageInitShape<M[K]['output']>>;
+};
+
+/** `/<package>.<Service>/<Method>` */
+export function grpcPath(method: DescMethod): string {
+  return `/${method.parent.typeName}/${method.name}`;
+}
+
+/**
+ * A protobuf-es v2 service descriptor as a @grpc/grpc-js ServiceDefinition: paths
+ * `/<package>.<Service>/<Method>`, binary (de)serialization with toBinary/fromBinary. Keys are
+ * the methods' local names (lowerCamelCase), as grpc-js generic clients expect.
+ */
+export function toGrpcServiceDefinition(service: DescService): ServiceDefinition {
+  const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
+  for (const method of service.methods) {
+    definition[method.localName] = {
+      path: grpcPath(method),
+      originalName: method.localName,
+      requestStream: method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming',
+      responseStream: method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming',
+      requestSerialize: (message) => Buffer.from(toBinary(method.input, message as never)),
+      requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
+      responseSerialize: (message) => Buffer.from(toBinary(method.output, message as never)),
+      responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
+    };
+  }
+  return definition;
+}
+
+/**
+ * grpc-js handlers for a typed implementation: each unary call awaits the implementation,
+ * builds the response message, and maps a thrown error once (DomainError kind → status).
+ * Methods the implementation leaves out answer UNIMPLEMENTED (grpc-js default).
+ */
+export function toGrpcHandlers<M extends GenServiceMethods>(
+  service: GenService<M>,
+  implementation: Partial<GrpcServiceImplementation<M>>,
+): UntypedServiceImplementation {
+  const handlers: UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const impl = (implementation as Record<string, ((request: unknown, call: unknown) => Promise<unknown>) | undefined>)[method.localName];
+    if (!impl || method.methodKind !== 'unary') continue;
+    handlers[method.localName] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      impl(call.request, call).then(
+        (response) => callback(null, create(method.output, response as never)),
+        (error: unknown) => callback(toGrpcStatus(error)),
+      );
+    };
+  }
+  return handlers;
+}
+
+export type { Metadata };

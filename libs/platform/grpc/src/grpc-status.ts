@@ -1,0 +1,59 @@
+import { status as GrpcStatus, Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { DomainError, isDomainError, type ErrorKind } from '@meridian/errors';
+
+/** gRPC status of each DomainError kind: the one mapping every gRPC edge uses. */
+export const grpcStatusOf: Record<ErrorKind, GrpcStatus> = {
+  invalid: GrpcStatus.INVALID_ARGUMENT,
+  unauthenticated: GrpcStatus.UNAUTHENTICATED,
+  forbidden: GrpcStatus.PERMISSION_DENIED,
+  not_found: GrpcStatus.NOT_FOUND,
+  // A state or plan limit forbids it: the caller must change something first.
+  conflict: GrpcStatus.FAILED_PRECONDITION,
+  payment_required: GrpcStatus.RESOURCE_EXHAUSTED,
+  rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
+  // gRPC itself answers RESOURCE_EXHAUSTED for an oversized message.
+  too_large: GrpcStatus.RESOURCE_EXHAUSTED,
+  unavailable: GrpcStatus.UNAVAILABLE,
+  internal: GrpcStatus.INTERNAL,
+};
+
+/** Trailer carrying the stable DomainError code (and `error-retryable`) next to the status. */
+export const ERROR_CODE_METADATA = 'error-code';
+export const ERROR_RETRYABLE_METADATA = 'error-retryable';
+
+/**
+ * A handler's error as a gRPC status. DomainError messages are safe for clients (see
+ * DomainError); anything else becomes INTERNAL "internal error" so internals never leak.
+ */
+export function toGrpcStatus(error: unknown): Partial<StatusObject> {
+  const metadata = new Metadata();
+  if (isDomainError(error)) {
+    metadata.set(ERROR_CODE_METADATA, error.code);
+    metadata.set(ERROR_RETRYABLE_METADATA, String(error.retryable));
+    return { code: grpcStatusOf[error.kind], details: error.message, metadata };
+  }
+  metadata.set(ERROR_CODE_METADATA, 'internal_error');
+  return { code: GrpcStatus.INTERNAL, details: 'internal error', metadata };
+}
+
+const kindOfStatus: Partial<Record<GrpcStatus, ErrorKind>> = {
+  [GrpcStatus.INVALID_ARGUMENT]: 'invalid',
+  [GrpcStatus.UNAUTHENTICATED]: 'unauthenticated',
+  [GrpcStatus.PERMISSION_DENIED]: 'forbidden',
+  [GrpcStatus.NOT_FOUND]: 'not_found',
+  [GrpcStatus.FAILED_PRECONDITION]: 'conflict',
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 'rate_limited',
+  [GrpcStatus.UNAVAILABLE]: 'unavailable',
+  [GrpcStatus.DEADLINE_EXCEEDED]: 'unavailable',
+};
+
+/** A client-side gRPC failure as a DomainError (code from the server's trailer when present). */
+export function fromGrpcError(error: ServiceError): DomainError {
+  const code = String(error.metadata?.get(ERROR_CODE_METADATA)[0] ?? `grpc_${GrpcStatus[error.code]?.toLowerCase() ?? error.code}`);
+  const retryableHeader = error.metadata?.get(ERROR_RETRYABLE_METADATA)[0];
+  const kind = kindOfStatus[error.code] ?? 'internal';
+  return new DomainError(code, kind, error.details || code, {
+    cause: error,
+    ...(retryableHeader === undefined ? {} : { retryable: String(retryableHeader) === 'true' }),
+  });
+}

@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import {
+  Consumers,
+  DeadLetterSchema,
+  Events,
+  KvBuckets,
+  Streams,
+  balanceChangedId,
+  usageId,
+  type BalanceStateChanged,
+  type ConsumerDeclaration,
+  type UsageRecorded,
+} from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { ConsumerRunner, isEvent, type ConsumedMessage } from './consumer-runner';
+import { JetStreamPublisher } from './jetstream-publisher';
+import { KvMirror } from './kv-mirror';
+import { NatsClient } from './nats-client';
+import { NatsNamespace } from './nats-namespace';
+import { provisionMessaging } from './provision-messaging';
+
+const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+const prefix = `t${randomBytes(5).toString('hex')}`;
+const ns = new NatsNamespace(prefix);
+
+// Short waits so the tests never sleep for the real schedule.
+const usageConsumer: ConsumerDeclaration = { ...Consumers.ledgerUsage, backoffMs: [50], maxDeliver: 3, ackWaitMs: 5_000, concurrency: 2 };
+const consumers = [usageConsumer];
+
+let client: NatsClient;
+let jsm: JetStreamManager;
+let publisher: JetStreamPublisher;
+const runners: ConsumerRunner[] = [];
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+let seq = 0;
+function usage(account = `acc_${++seq}`): UsageRecorded {
+  const windowStart = new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
+  return {
+    id: usageId('gw-1', account, windowStart),
+    kind: 'node',
+    accountId: account,
+    producerId: 'gw-1',
+    windowStart,
+    windowEnd: windowStart,
+    items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 1, cu: 20 }],
+    totalCu: 20,
+  };
+}
+
+function runner(handler: (m: ConsumedMessage) => Promise<void>): ConsumerRunner {
+  const r = new ConsumerRunner(usageConsumer, handler, { client, namespace: ns, publisher, retryDelayMs: 100 });
+  runners.push(r);
+  r.start();
+  return r;
+}
+
+async function deadLetters() {
+  const letters = [];
+  const info = await jsm.streams.info(ns.stream('BILLING'));
+  for (let s = info.state.first_seq; s <= info.state.last_seq; s++) {
+    const m = await jsm.streams.getMessage(ns.stream('BILLING'), { seq: s }).catch(() => undefined);
+    if (m && m.subject === ns.subject(usageConsumer.deadLetterSubject)) letters.push(DeadLetterSchema.parse(m.json()));
+  }
+  return letters;
+}
+
+beforeAll(async () => {
+  client = new NatsClient({ url: NATS_URL, name: 'messaging-int-spec' });
+  jsm = await jetstreamManager(await client.connection());
+  publisher = new JetStreamPublisher(client, ns);
+  await provisionMessaging(jsm, prefix, { consumers });
+});
+
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop()));
+});
+
+afterAll(async () => {
+  for await (const stream of jsm.streams.list()) {
+    if (stream.config.name.includes(prefix)) await jsm.streams.delete(stream.config.name);
+  }
+  await client.close();
+});
+
+describe('provisioning', () => {
+  it('a second run is a no-op', async () => {
+    const report = await provisionMessaging(jsm, prefix, { consumers });
+    expect(report.length).toBe(Object.keys(Streams).length + consumers.length + Object.keys(KvBuckets).length);
+    expect(report.filter((entry) => entry.action !== 'unchanged')).toEqual([]);
+  });
+
+  it('a changed declaration is updated in place', async () => {
+    const changed = { ...usageConsumer, ackWaitMs: 6_000 };
+    const report = await provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers: [changed] });
+    expect(report).toEqual([expect.objectContaining({ kind: 'consumer', action: 'updated', changes: ['ack_wait'] })]);
+    await provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers });
+  });
+});
+
+describe('JetStreamPublisher', () => {
+  it('stores a message once when published twice with the same id', async () => {
+    const event = usage();
+    const first = await publisher.publish(Events.usageRecorded, event);
+    const second = await publisher.publish(Events.usageRecorded, event);
+    expect(first.duplicate).toBe(false);
+    expect(second).toEqual({ ...first, duplicate: true });
+    const stored = await jsm.streams.getMessage(ns.stream('BILLING'), { last_by_subj: ns.subject(Events.usageRecorded.subjectOf(event)) });
+    expect(stored?.header.get('Nats-Msg-Id')).toBe(event.id);
+    expect(stored?.seq).toBe(first.seq);
+    // Drain it so the consumer tests start clean.
+    const seen: string[] = [];
+    runner(async (m) => void seen.push(m.msgId!));
+    await until(() => seen.length === 1);
+  });
+
+  it('refuses an invalid payload before sending it', async () => {
+    await expect(publisher.publish(Events.usageRecorded, { ...usage(), totalCu: 1 })).rejects.toMatchObject({ code: 'invalid_event_payload', retryable: false });
+  });
+});
+
+describe('ConsumerRunner', () => {
+  it('acks a handled message and hands over the validated payload', async () => {
+    const event = usage();
+    const got: UsageRecorded[] = [];
+    runner(async (m) => {
+      if (isEvent(m, Events.usageRecorded)) got.push(m.payload);
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    await until(() => got.length === 1);
+    expect(got[0]).toEqual(event);
+    await until(async () => (await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable))).num_ack_pending === 0);
+  });
+
+  it('redelivers after a retryable DomainError', async () => {
+    const event = usage();
+    const deliveries: number[] = [];
+    runner(async (m) => {
+      deliveries.push(m.deliveryCount);
+      if (m.deliveryCount === 1) throw new DomainError('ledger_busy', 'unavailable');
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    await until(() => deliveries.length === 2);
+    expect(deliveries).toEqual([1, 2]);
+  });
+
+  it('dead-letters a non-retryable DomainError at once (term + DLQ copy)', async () => {
+    const event = usage();
+    let calls = 0;
+    runner(async () => {
+      calls++;
+      throw new DomainError('account_unknown', 'not_found', 'no such account');
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    const letter = await until(async () => (await deadLetters()).find((l) => l.msgId === event.id));
+    expect(letter).toMatchObject({
+      consumer: usageConsumer.durable,
+      stream: 'BILLING',
+      subject: Events.usageRecorded.subjectOf(event),
+      reason: 'permanent_error',
+      error: { code: 'account_unknown', message: 'no such account' },
+      deliveryCount: 1,
+    });
+    expect(JSON.parse(letter.data)).toEqual(event);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // longer than the backoff: no redelivery
+    expect(calls).toBe(1);
+    // The server took the term: nothing is waiting for an ack or a redelivery.
+    const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable));
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+  });
+
+  it('dead-letters a payload that fails the schema without calling the handler', async () => {
+    let calls = 0;
+    runner(async () => void calls++);
+    const bad = { ...usage(), totalCu: 999 };
+    await publisher.publishJson(Events.usageRecorded.subjectOf(bad), bad, bad.id);
+    const letter = await until(async () => (await deadLetters()).find((l) => l.msgId === bad.id));
+    expect(letter.reason).toBe('invalid_payload');
+    expect(letter.error.message).toMatch(/totalCu/);
+    expect(calls).toBe(0);
+  });
+
+  it('dead-letters a message still failing at maxDeliver', async () => {
+    const event = usage();
+    const deliveries: number[] = [];
+    runner(async (m) => {
+      deliveries.push(m.deliveryCount);
+      throw new Error('still broken');
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    const letter = await until(async () => (await deadLetters()).find((l) => l.msgId === event.id));
+    expect(letter).toMatchObject({ reason: 'max_deliver', deliveryCount: 3, error: { code: 'unexpected_error', message: 'still broken' } });
+    expect(deliveries).toEqual([1, 2, 3]);
+  });
+
+  it('stop() waits for the in-flight handler, which still acks', async () => {
+    const event = usage();
+    let release!: () => void;
+    const started = new Promise<void>((resolve) => {
+      const r = runner(async () => {
+        resolve();
+        await new Promise<void>((done) => (release = done));
+      });
+      void r;
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    await started;
+    const r = runners.at(-1)!;
+    let stopped = false;
+    const stopping = r.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable));
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
+});
+
+describe('KvMirror', () => {
+  it('loads the snapshot, then follows puts and deletes', async () => {
+    const kv = await new Kvm(client.jetstream()).open(ns.bucket(KvBuckets.balanceState.name));
+    const state = (accountId: string, version: number): BalanceStateChanged => ({
+      id: balanceChangedId(accountId, version),
+      accountId,
+      version,
+      state: 'ok',
+      exhaustedSince: null,
+      allowanceCu: 50_000,
+      purchasedCu: 0,
+      pendingTopUpCu: 0,
+      allowanceResetsAt: null,
+      planId: 'free',
+      accountType: 'individual',
+      nodeOwner: false,
+      caps: {
+        nodeRps: 20,
+        accessTokens: 2,
+        webhooks: { activeWebhooks: 1, addressesPerWebhook: 10, addressesPerAccount: 10, eventsPerSecond: 1, eventsBurst: 12, inlineAddresses: 1000, listRefs: 10, addressLists: 50, addressesPerList: 100000 },
+        audit: { checksPerPeriod: 0, requestsPerSecond: 0 },
+      },
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    await kv.put('acc_a', JSON.stringify(state('acc_a', 1)));
+    await kv.put('acc_b', JSON.stringify(state('acc_b', 1)));
+    await kv.put('acc_a', JSON.stringify(state('acc_a', 2)));
+    await kv.put('acc_bad', JSON.stringify({ nope: true }));
+
+    const mirror = new KvMirror(client, ns, { bucket: KvBuckets.balanceState.name, schema: Events.balanceStateChanged.schema, retryDelayMs: 100 });
+    mirror.start();
+    try {
+      await mirror.initialized;
+      await mirror.check();
+      expect(mirror.get('acc_a')?.version).toBe(2);
+      expect(mirror.get('acc_b')?.version).toBe(1);
+      expect(mirror.has('acc_bad')).toBe(false);
+
+      await kv.put('acc_b', JSON.stringify({ ...state('acc_b', 2), state: 'exhausted', exhaustedSince: '2026-01-01T00:01:00.000Z' }));
+      await until(() => mirror.get('acc_b')?.state === 'exhausted');
+      await kv.delete('acc_a');
+      await until(() => !mirror.has('acc_a'));
+      expect(mirror.size).toBe(1);
+    } finally {
+      await mirror.stop();
+    }
+  });
+
+  it('an empty bucket counts as loaded at once', async () => {
+    const mirror = new KvMirror(client, ns, { bucket: KvBuckets.webhookStatus.name, schema: Events.balanceStateChanged.schema });
+    mirror.start();
+    await mirror.initialized;
+    expect(mirror.size).toBe(0);
+    await mirror.stop();
+  });
+});
+
+describe('NatsClient', () => {
+  it('does not block or throw while the server is down, and reports it', async () => {
+    const down = new NatsClient({ url: 'nats://127.0.0.1:1', name: 'down', retryDelayMs: 50 });
+    down.start();
+    await expect(down.check()).rejects.toThrow(/not connected/);
+    expect(() => down.require()).toThrow(expect.objectContaining({ code: 'messaging_unavailable', retryable: true }));
+    await expect(new JetStreamPublisher(down, ns).publish(Events.usageRecorded, usage())).rejects.toMatchObject({ code: 'messaging_unavailable' });
+    await down.close();
+  });
+
+  it('answers the readiness check when connected', async () => {
+    await expect(client.check()).resolves.toBeUndefined();
+  });
+});
