@@ -110,6 +110,11 @@ export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, Bef
     }
   }
 
+  /** Runs every health check once now (tests; start-up). */
+  healthCheckNow(): Promise<void> {
+    return this.health.checkAll();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.ws.close();
     this.hub.close();

@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { parseConfig } from '@meridian/platform-config';
+import { provisionMessaging } from '@meridian/platform-messaging';
+// Test-only file (used by *.int-spec.ts); the boundary rule has no test-file exception for type:testing yet.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
+import { configSchema, type AppConfig } from '../src/config/config';
+import { createGatewayApp, type GatewayApp } from '../src/gateway-app';
+
+export interface RunningGateway extends GatewayApp {
+  url: string;
+  port: number;
+  grpcPort: number;
+  config: AppConfig;
+  stop(): Promise<void>;
+}
+
+export async function provisionNamespace(): Promise<{ url: string; prefix: string; cleanup(): Promise<void> }> {
+  const url = testNatsUrl();
+  const prefix = uniqueNatsPrefix();
+  const nc = await connect({ servers: url });
+  await provisionMessaging(await jetstreamManager(nc), prefix);
+  await nc.close();
+  return { url, prefix, cleanup: () => deleteNatsNamespace(url, prefix).then(() => undefined) };
+}
+
+/** Boots the gateway in-process (Nest + fastify) on a free port with the given env. */
+export async function startGateway(env: Record<string, string>, port = 0): Promise<RunningGateway> {
+  const config = parseConfig(configSchema, { HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), GRPC_PORT: '0', LOG_LEVEL: 'warn', REQUEST_LOGS: 'false', HEALTH_INTERVAL_MS: '300', ...env });
+  const logger = pino({ level: config.LOG_LEVEL });
+  const gateway = await createGatewayApp(config, logger);
+  await gateway.app.listen(config.HTTP_PORT, '127.0.0.1');
+  const address = gateway.app.getHttpServer().address() as { port: number };
+  await gateway.runtime.healthCheckNow();
+  return {
+    ...gateway,
+    config,
+    port: address.port,
+    url: `http://127.0.0.1:${address.port}`,
+    grpcPort: gateway.runtime.grpcPort ?? 0,
+    stop: () => gateway.app.close(),
+  };
+}
+
+export async function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export async function metricValue(url: string, name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (want.every((w) => line.includes(w))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
