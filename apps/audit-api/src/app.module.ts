@@ -2,16 +2,42 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
+import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { AuthService } from './auth/auth.service';
+import { CachedCredentialSource } from './auth/cached-credential-source';
+import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
+import { GrpcCredentialSource } from './auth/grpc-credential-source';
+import { AuditErrorFilter } from './common/audit-error.filter';
+import { CLOCK } from './common/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { CHAIN_CLIENTS, UrlChainClients, type ChainClients } from './evidence/chain-clients';
+import { LabelsRepository } from './labels/labels.repository';
+import { QuotaService } from './quota/quota.service';
+import { AddressRecordsRepository } from './records/address-records.repository';
+import { CheckRunner } from './records/check-runner.service';
+import { VerdictCacheRepository } from './records/verdict-cache.repository';
+import { RugPullController } from './rug-pull/rug-pull.controller';
+import { RugPullService } from './rug-pull/rug-pull.service';
+import { WalletAssessor } from './wallet/wallet-assessor.service';
+import { WalletAuditController } from './wallet/wallet-audit.controller';
+import { WalletAuditService } from './wallet/wallet-audit.service';
 
 export const SERVICE = 'audit-api';
 
+/** Ports a test (or another deployment) may replace: where keys, chain reads and time come from. */
+export interface AuditOverrides {
+  credentials?: CredentialSource;
+  chains?: ChainClients;
+  clock?: Clock;
+}
+
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger, overrides: AuditOverrides = {}): DynamicModule {
+    const clock = overrides.clock ?? systemClock;
     return {
       module: AppModule,
       global: true,
@@ -20,7 +46,30 @@ export class AppModule {
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
+      controllers: [WalletAuditController, RugPullController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: clock },
+        {
+          provide: CREDENTIAL_SOURCE,
+          useFactory: () =>
+            new CachedCredentialSource(overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL), clock, config.AUDIT_KEY_CACHE_TTL_MS),
+        },
+        {
+          provide: CHAIN_CLIENTS,
+          useFactory: () => overrides.chains ?? new UrlChainClients(config.AUDIT_RPC_URLS, config.AUDIT_RPC_URL, config.AUDIT_RPC_TIMEOUT_MS),
+        },
+        AuditErrorFilter,
+        AuthService,
+        QuotaService,
+        LabelsRepository,
+        AddressRecordsRepository,
+        VerdictCacheRepository,
+        CheckRunner,
+        WalletAssessor,
+        WalletAuditService,
+        RugPullService,
+      ],
       exports: [APP_CONFIG],
     };
   }

@@ -1,8 +1,13 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
+import { AuditInitial1763740000000 } from '../migrations/1763740000000-audit-initial';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'audit';
 
+/**
+ * No TypeORM entities: every write here is a single atomic statement (upsert … RETURNING,
+ * conditional increments) that the repositories issue as SQL through the DataSource.
+ */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [], migrations: [], applicationName: 'audit-api' };
+  return { url, schema: SCHEMA, entities: [], migrations: [AuditInitial1763740000000], applicationName: 'audit-api' };
 }

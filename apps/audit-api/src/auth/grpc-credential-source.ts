@@ -1,0 +1,30 @@
+import { billingV1 } from '@meridian/contracts';
+import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
+
+/** billing.v1 ResolveApiKey on billing-ledger. */
+export class GrpcCredentialSource implements CredentialSource {
+  private readonly client: GrpcClient<(typeof billingV1.BillingService)['method']>;
+
+  constructor(target: string, timeoutMs = 3_000) {
+    this.client = createGrpcClient(billingV1.BillingService, target, { defaultTimeoutMs: timeoutMs });
+  }
+
+  async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
+    const response = await this.client.resolveApiKey({ key });
+    if (!response.found) return null;
+    const quota = response.account?.caps?.audit;
+    return {
+      keyId: response.keyId,
+      accountId: response.accountId,
+      scopes: [...response.scopes],
+      planId: response.planId || null,
+      auditQuota:
+        quota && quota.checksPerPeriod > 0n ? { checksPerDay: Number(quota.checksPerPeriod), requestsPerSecond: quota.requestsPerSecond || 1 } : undefined,
+    };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

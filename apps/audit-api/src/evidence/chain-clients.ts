@@ -1,0 +1,31 @@
+import type { AuditChain } from '@meridian/networks';
+import { createPublicClient, http, type PublicClient } from '../common/viem';
+
+/** Where chain reads of an audit chain go; null when no node is configured for it (labels only). */
+export interface ChainClients {
+  clientFor(chain: AuditChain): PublicClient | null;
+}
+
+export const CHAIN_CLIENTS = Symbol('CHAIN_CLIENTS');
+
+/**
+ * One viem public client per configured URL (the rpc-gateway with an access token per network,
+ * or any JSON-RPC node). `fallbackEthUrl` (AUDIT_RPC_URL) serves ETH when the map has no entry.
+ */
+export class UrlChainClients implements ChainClients {
+  private readonly clients = new Map<string, PublicClient>();
+
+  constructor(private readonly urls: Record<string, string>, private readonly fallbackEthUrl: string | undefined, private readonly timeoutMs: number) {}
+
+  clientFor(chain: AuditChain): PublicClient | null {
+    if (chain.addressFormat !== 'evm') return null;
+    const url = this.urls[chain.code] ?? (chain.code === 'ETH' ? this.fallbackEthUrl : undefined);
+    if (!url) return null;
+    let client = this.clients.get(chain.code);
+    if (!client) {
+      client = createPublicClient({ transport: http(url, { timeout: this.timeoutMs, retryCount: 1, retryDelay: 100 }) });
+      this.clients.set(chain.code, client);
+    }
+    return client;
+  }
+}

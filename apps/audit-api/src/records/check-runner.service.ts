@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isDomainError } from '@meridian/errors';
+import type { Clock } from '@meridian/time';
+import type { ApiKeyPrincipal } from '../auth/credential-source';
+import { CLOCK } from '../common/clock.token';
+import { UPSTREAM_UNAVAILABLE } from '../common/audit-errors';
+import type { AuditTarget } from '../common/audit-request';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { QuotaService } from '../quota/quota.service';
+import { AddressRecordsRepository, type AddressRecord } from './address-records.repository';
+import { VerdictCacheRepository, type AuditProduct } from './verdict-cache.repository';
+
+/**
+ * The frame every product shares: reserve a check (429/402), reuse a fresh cached verdict or
+ * compute one, count the check on the address record (+1, atomic), answer. A check that fails
+ * upstream (502) gives its quota back.
+ */
+@Injectable()
+export class CheckRunner {
+  constructor(
+    private readonly quota: QuotaService,
+    private readonly records: AddressRecordsRepository,
+    private readonly cache: VerdictCacheRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async run<V>(product: AuditProduct, principal: ApiKeyPrincipal, target: AuditTarget, compute: () => Promise<V>): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
+    const reservation = await this.quota.reserve(principal);
+    try {
+      const chain = target.chain.code;
+      const key = target.address.key;
+      const ttl = this.config.AUDIT_VERDICT_TTL_MS;
+      let verdict = ttl > 0 ? await this.cache.get<V>(chain, key, product, new Date(this.clock.now().getTime() - ttl)) : undefined;
+      const cached = verdict !== undefined;
+      if (verdict === undefined) {
+        verdict = await compute();
+        await this.cache.put(chain, key, product, verdict, this.clock.now());
+      }
+      const record = await this.records.recordCheck(chain, key, this.clock.now());
+      return { verdict, record, cached };
+    } catch (error) {
+      if (isDomainError(error) && error.code === UPSTREAM_UNAVAILABLE) await this.quota.release(reservation).catch(() => undefined);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { WALLET_FORENSIC_COUNTERS } from '../scoring/forensic-fields';
+
+/**
+ * The wire contract of the three products (spec "Address audit result", COMPAT "Address audit"),
+ * strict: an extra or missing member fails. Used by the schema tests and the benchmark.
+ */
+const isoMs = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const counter = z.string().regex(/^(0|[1-9]\d*)$/);
+const probability = z.string().regex(/^(0\.\d{10}|1\.0000000000)$/);
+
+export const sanctionRecordSchema = z.strictObject({
+  id: z.number().int(),
+  trustscore_id: z.number().int(),
+  category: z.string().nullable(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  url: z.string().nullable(),
+  isSanctioned: z.boolean(),
+  createdAt: isoMs,
+  updatedAt: isoMs,
+});
+
+export const walletForensicDetailsSchema = z.strictObject({
+  ...Object.fromEntries(WALLET_FORENSIC_COUNTERS.map((name) => [name, counter])),
+  data_source: z.string(),
+} as Record<string, z.ZodString>);
+
+const walletCheckShape = {
+  message: z.literal('Success'),
+  walletAddress: z.string(),
+  status: z.enum(['Fraud', 'Not Fraud', 'New Address']),
+  probabilityFraud: probability,
+  token: z.string().nullable(),
+  chain: z.string(),
+  lastChecked: isoMs,
+  forensic_details: walletForensicDetailsSchema,
+  checked_times: z.number().int().min(1),
+  createdAt: isoMs,
+  updatedAt: isoMs,
+  sanctionData: z.array(sanctionRecordSchema).min(1),
+};
+
+export const walletCheckResponseSchema = z.strictObject({ data: z.strictObject(walletCheckShape) });
+
+export const walletAuditResponseSchema = z.strictObject({
+  data: z.strictObject({
+    ...walletCheckShape,
+    categories: z.array(z.string()),
+    riskProfile: z.enum(['Low', 'Medium', 'High']),
+    experience: z.string(),
+    protocols: z.array(z.string()),
+    userDetails: z.strictObject({
+      wallet_age_days: z.number().int().min(0).nullable(),
+      total_balance_usd: z.number().nullable(),
+      transaction_count: z.number().int().min(0),
+    }),
+    riskCapability: z.string(),
+    recommendation: z.string(),
+  }),
+});
+
+const flag = z.union([z.literal(0), z.literal(1)]);
+
+export const rugPullResponseSchema = z.strictObject({
+  data: z.strictObject({
+    message: z.literal('Success'),
+    contractAddress: z.string(),
+    chain: z.string(),
+    contractCreatorAddress: z.string().nullable(),
+    contractCreationTime: isoMs.nullable(),
+    status: z.enum(['Fraud', 'Not Fraud']),
+    probabilityFraud: probability,
+    risk_score: z.number().int().min(0).max(100),
+    risk_status: z.enum(['Low Risk', 'Medium Risk', 'High Risk']),
+    risk_indicators: z.strictObject({
+      is_honeypot: flag,
+      cannot_sell_all: flag,
+      cannot_buy: flag,
+      is_mintable: flag,
+      buy_tax: z.number().min(0).max(1).nullable(),
+      sell_tax: z.number().min(0).max(1).nullable(),
+      transfer_tax: z.number().min(0).max(1).nullable(),
+      hidden_owner: flag,
+      can_take_back_ownership: flag,
+      owner_change_balance: flag,
+      transfer_pausable: flag,
+      slippage_modifiable: flag,
+      is_blacklisted: flag,
+      is_proxy: flag,
+      selfdestruct: flag,
+      external_call: flag,
+      owner_renounced: flag,
+      has_liquidity_pool: flag,
+    }),
+    forensic_details: z.strictObject({
+      owner: flag,
+      privilege_withdraw: flag,
+      withdraw_missing: flag,
+      blacklist: flag,
+      selfdestruct: flag,
+      is_proxy: flag,
+      approval_abuse: flag,
+    }),
+    checked_times: z.number().int().min(1),
+    lastChecked: isoMs,
+    createdAt: isoMs,
+    updatedAt: isoMs,
+  }),
+});
+
+export const errorResponseSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string() });

@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isDomainError } from '@meridian/errors';
+import type { AuditChain } from '@meridian/networks';
+import type { Clock } from '@meridian/time';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { CLOCK } from '../common/clock.token';
+import { upstreamUnavailable } from '../common/audit-errors';
+import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
+import { gatherWalletEvidence, type WalletEvidence } from '../evidence/wallet-evidence';
+import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
+import type { SanctionRecordInput } from '../records/address-records.repository';
+import { forensicFlags } from '../scoring/forensic-flags';
+import type { WalletForensicCounts } from '../scoring/forensic-fields';
+import { walletVerdict, type WalletFeatures, type WalletStatus } from '../scoring/wallet-score';
+
+/** Everything computed about one address; plain JSON so it can sit in the verdict cache. */
+export interface WalletAssessment {
+  readonly status: WalletStatus;
+  readonly probability: number;
+  readonly counts: WalletForensicCounts;
+  readonly sources: string[];
+  /** Token symbol when the address is a token contract. */
+  readonly token: string | null;
+  readonly sanctions: SanctionRecordInput[];
+  readonly features: WalletFeatures;
+  readonly chainRead: boolean;
+  readonly balanceWei: string | null;
+  /** Names of known contracts the address used (canonical tokens, mixer pools). */
+  readonly protocols: string[];
+}
+
+const EXPOSURE_CATEGORIES = new Set(['sanctioned', 'mixer', 'phishing', 'stealing', 'malicious_contract', 'malicious_creator']);
+
+@Injectable()
+export class WalletAssessor {
+  constructor(
+    private readonly labels: LabelsRepository,
+    @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async assess(chain: AuditChain, address: string): Promise<WalletAssessment> {
+    const evm = chain.addressFormat === 'evm';
+    const own = await this.labels.forAddresses(chain.code, evm, [address]);
+    const client = this.chains.clientFor(chain);
+    let evidence: WalletEvidence | null = null;
+    if (client) {
+      const mixerPools = await this.labels.addressesIn(chain.code, evm, ['mixer']);
+      try {
+        evidence = await gatherWalletEvidence(client, address, { lookbackBlocks: this.config.AUDIT_LOOKBACK_BLOCKS, mixerPools });
+      } catch (error) {
+        throw isDomainError(error) ? error : upstreamUnavailable(error);
+      }
+    }
+    const related = evidence
+      ? await this.labels.forAddresses(chain.code, evm, [...new Set([...evidence.counterparties, ...evidence.createdContracts, ...evidence.tokensTouched, ...evidence.mixerInteractions.map((m) => m.pool)])])
+      : [];
+    const byAddress = groupBy(related);
+    const maliciousCreated = (evidence?.createdContracts ?? []).filter((c) => byAddress.get(c)?.some((l) => l.category === 'malicious_contract'));
+    const flaggedCounterparties = (evidence?.counterparties ?? []).filter((c) => byAddress.get(c)?.some((l) => EXPOSURE_CATEGORIES.has(l.category))).length;
+    let impersonatesToken = false;
+    if (evidence?.token) {
+      const canonical = await this.labels.canonicalTokensNamed(chain.code, evidence.token.symbol, evidence.token.name);
+      impersonatesToken = canonical.some((t) => t.address !== address);
+    }
+    const forensic = forensicFlags(own, { mixerInteractions: evidence?.mixerInteractions.length ?? 0, maliciousContractsCreated: maliciousCreated, impersonatesToken });
+    const now = this.clock.now().getTime();
+    const features: WalletFeatures = {
+      isContract: evidence?.isContract ?? false,
+      txCount: evidence?.txCount ?? 0,
+      transferCount: evidence?.transferCount ?? 0,
+      ageDays: evidence?.firstSeenAt ? Math.max(0, Math.floor((now - evidence.firstSeenAt.getTime()) / 86_400_000)) : null,
+      flaggedCounterparties,
+      counterparties: evidence?.counterparties.length ?? 0,
+      contractsCreated: evidence?.createdContracts.length ?? 0,
+    };
+    // Without a node for the chain there is no history to read: a label-free address is scored
+    // on labels alone and reported as not fraudulent rather than "New Address".
+    const verdict = evidence ? walletVerdict(forensic.flagged, features) : forensic.flagged ? { status: 'Fraud' as const, probability: 1 } : { status: 'Not Fraud' as const, probability: 0.04 };
+    const protocols = [
+      ...new Set(
+        related
+          .filter((l) => l.category === 'canonical_token' || (l.category === 'mixer' && evidence?.mixerInteractions.some((m) => m.pool === l.address)))
+          .map((l) => (l.category === 'canonical_token' ? `${l.name ?? ''} (${String(l.extra?.['symbol'] ?? '')})` : (l.name ?? l.address))),
+      ),
+    ].sort();
+    return {
+      status: verdict.status,
+      probability: verdict.probability,
+      counts: forensic.counts,
+      sources: forensic.sources,
+      token: evidence?.token?.symbol ?? evidence?.token?.name ?? null,
+      sanctions: sanctionInputs(own),
+      features,
+      chainRead: evidence !== null,
+      balanceWei: evidence ? evidence.balanceWei.toString() : null,
+      protocols,
+    };
+  }
+}
+
+function groupBy(labels: readonly StoredLabel[]): Map<string, StoredLabel[]> {
+  const out = new Map<string, StoredLabel[]>();
+  for (const label of labels) out.set(label.address, [...(out.get(label.address) ?? []), label]);
+  return out;
+}
+
+/** One sanction record per sanctions pack that lists the address; one isSanctioned:false row for a clean one. */
+export function sanctionInputs(labels: readonly StoredLabel[]): SanctionRecordInput[] {
+  const sanctioned = labels.filter((l) => l.category === 'sanctioned');
+  if (sanctioned.length === 0) return [{ sourceKey: 'none', category: null, name: null, description: null, url: null, isSanctioned: false }];
+  return sanctioned.map((l) => ({
+    sourceKey: `${l.pack}:${l.chain}`,
+    category: 'OFAC SDN',
+    name: l.name,
+    description: `Listed by the U.S. Treasury OFAC Specially Designated Nationals list (pack ${l.pack}, snapshot ${l.sourceDate ?? 'unknown'})`,
+    url: l.url,
+    isSanctioned: true,
+  }));
+}

@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Clock } from '@meridian/time';
+import { AuthService } from '../auth/auth.service';
+import { CLOCK } from '../common/clock.token';
+import { parseAuditRequest } from '../common/audit-request';
+import { AddressRecordsRepository } from '../records/address-records.repository';
+import { CheckRunner } from '../records/check-runner.service';
+import { WalletAssessor, type WalletAssessment } from './wallet-assessor.service';
+import { walletAuditData, walletCheckData } from './wallet-responses';
+
+@Injectable()
+export class WalletAuditService {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly runner: CheckRunner,
+    private readonly assessor: WalletAssessor,
+    private readonly records: AddressRecordsRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Wallet risk (quick): the spec's audit result. */
+  async check(authorization: string | undefined, body: unknown) {
+    const { display, chain, assessment, record, sanctions } = await this.evaluate('wallet-check', authorization, body);
+    return { data: walletCheckData(display, chain, assessment, record, sanctions) };
+  }
+
+  /** Wallet audit (full profile): the check plus behavioural fields. */
+  async audit(authorization: string | undefined, body: unknown) {
+    const { display, chain, assessment, record, sanctions } = await this.evaluate('wallet-audit', authorization, body);
+    return { data: walletAuditData(display, chain, assessment, record, sanctions) };
+  }
+
+  private async evaluate(product: 'wallet-check' | 'wallet-audit', authorization: string | undefined, body: unknown) {
+    const principal = await this.auth.authenticate(authorization);
+    const target = parseAuditRequest(body, 'address');
+    const { verdict, record } = await this.runner.run<WalletAssessment>(product, principal, target, () => this.assessor.assess(target.chain, target.address.key));
+    const sanctions = await this.records.syncSanctions(record.id, verdict.sanctions, this.clock.now());
+    return { display: target.address.display, chain: target.chain.code, assessment: verdict, record, sanctions };
+  }
+}

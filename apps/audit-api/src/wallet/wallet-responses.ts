@@ -1,0 +1,78 @@
+import type { AddressRecord, SanctionRecord } from '../records/address-records.repository';
+import { toWireForensicDetails } from '../scoring/forensic-fields';
+import { formatProbability } from '../scoring/wallet-score';
+import type { WalletAssessment } from './wallet-assessor.service';
+
+export const SUCCESS = 'Success';
+
+export const sanctionWire = (s: SanctionRecord) => ({
+  id: s.id,
+  trustscore_id: s.trustscoreId,
+  category: s.category,
+  name: s.name,
+  description: s.description,
+  url: s.url,
+  isSanctioned: s.isSanctioned,
+  createdAt: s.createdAt.toISOString(),
+  updatedAt: s.updatedAt.toISOString(),
+});
+
+/** The spec's "Address audit result" in field order. */
+export function walletCheckData(display: string, chain: string, a: WalletAssessment, record: AddressRecord, sanctions: readonly SanctionRecord[]) {
+  return {
+    message: SUCCESS,
+    walletAddress: display,
+    status: a.status,
+    probabilityFraud: formatProbability(a.probability),
+    token: a.token,
+    chain,
+    lastChecked: record.lastChecked.toISOString(),
+    forensic_details: toWireForensicDetails(a.counts, a.sources),
+    checked_times: record.checkedTimes,
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+    sanctionData: sanctions.map(sanctionWire),
+  };
+}
+
+const riskProfile = (p: number) => (p >= 0.7 ? 'High' : p >= 0.3 ? 'Medium' : 'Low');
+
+function experience(a: WalletAssessment): string {
+  const { txCount, ageDays } = a.features;
+  if (!a.chainRead) return 'Unknown';
+  if (txCount === 0) return 'New';
+  if (txCount < 10 || (ageDays ?? 0) < 30) return 'Beginner';
+  if (txCount < 100 || (ageDays ?? 0) < 365) return 'Intermediate';
+  return 'Experienced';
+}
+
+function recommendation(a: WalletAssessment): string {
+  if (a.counts.sanctioned > 0) return 'Do not interact: the address is on a sanctions list.';
+  if (a.status === 'Fraud') return 'Avoid: the address carries fraud flags; see forensic_details and data_source.';
+  if (a.status === 'New Address') return 'Caution: the address has no history yet.';
+  if (a.features.flaggedCounterparties > 0) return 'Caution: the address transacted with flagged addresses.';
+  return 'No known risk.';
+}
+
+/** `/wallet-audit/audit`: the check's fields plus a behavioural profile (COMPAT "Address audit"). */
+export function walletAuditData(display: string, chain: string, a: WalletAssessment, record: AddressRecord, sanctions: readonly SanctionRecord[]) {
+  const categories = Object.entries(a.counts)
+    .filter(([, value]) => value > 0)
+    .map(([name]) => name);
+  const profile = riskProfile(a.probability);
+  return {
+    ...walletCheckData(display, chain, a, record, sanctions),
+    categories,
+    riskProfile: profile,
+    experience: experience(a),
+    protocols: a.protocols,
+    userDetails: {
+      wallet_age_days: a.features.ageDays,
+      // No price feed is shipped (no internet at run time): null rather than a made-up figure.
+      total_balance_usd: null as number | null,
+      transaction_count: a.features.txCount,
+    },
+    riskCapability: profile === 'High' ? 'Restricted' : profile === 'Medium' ? 'Limited' : 'Full',
+    recommendation: recommendation(a),
+  };
+}
