@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nx from '@nx/eslint-plugin';
+import globals from 'globals';
 
 const infrastructure = ['@nestjs/*', 'typeorm', 'pg', '@nats-io/*', 'nats', '@grpc/*', 'fastify', 'undici', 'ws'];
 
@@ -39,6 +40,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: infrastructure.map((group) => ({ group: [group], message: 'domain libs stay pure (no I/O frameworks)' })) }],
     },
+  },
+  {
+    // Plain CommonJS config and bootstrap scripts (run before any TypeScript tooling).
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: globals.node },
   },
   {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**/*.ts'],
