@@ -44,9 +44,19 @@ export class AppModule {
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
-        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+        MessagingModule.forRoot({
+          url: config.NATS_URL,
+          prefix: config.NATS_PREFIX,
+          name: SERVICE,
+        }),
       ],
-      controllers: [AccountController, AdminController, ApiKeysController, AccessTokensController, TopUpsController],
+      controllers: [
+        AccountController,
+        AdminController,
+        ApiKeysController,
+        AccessTokensController,
+        TopUpsController,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: options.clock ?? systemClock },

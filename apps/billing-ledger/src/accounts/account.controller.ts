@@ -21,13 +21,19 @@ export class AccountController {
 
   @Get()
   async get(@AccountId() accountId: string) {
-    const [row, pending] = await Promise.all([this.accounts.get(accountId), this.accounts.pendingTopUps(accountId)]);
+    const [row, pending] = await Promise.all([
+      this.accounts.get(accountId),
+      this.accounts.pendingTopUps(accountId),
+    ]);
     return accountView(row, pending, this.clock.now());
   }
 
   @Get('balance')
   async balance(@AccountId() accountId: string) {
-    const [row, pending] = await Promise.all([this.accounts.get(accountId), this.accounts.pendingTopUps(accountId)]);
+    const [row, pending] = await Promise.all([
+      this.accounts.get(accountId),
+      this.accounts.pendingTopUps(accountId),
+    ]);
     return balanceView(row, pending, this.clock.now());
   }
 
@@ -37,7 +43,11 @@ export class AccountController {
     const to = q.to ? new Date(q.to) : this.clock.now();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY);
     if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_USAGE_RANGE_MS) {
-      throw new DomainError('invalid_query', 'invalid', 'from must be before to, at most 366 days apart');
+      throw new DomainError(
+        'invalid_query',
+        'invalid',
+        'from must be before to, at most 366 days apart',
+      );
     }
     const items = await this.accounts.usage(accountId, from, to, q.group_by);
     return {
@@ -54,10 +64,18 @@ export class AccountController {
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);
     if (plan === 'enterprise') {
-      throw new DomainError('contract_required', 'forbidden', 'the enterprise plan is set by the operator with a contract');
+      throw new DomainError(
+        'contract_required',
+        'forbidden',
+        'the enterprise plan is set by the operator with a contract',
+      );
     }
     const current = await this.accounts.get(accountId);
-    const row = await this.accounts.setPlan(accountId, plan, plan === current.planId ? current.contract : null);
+    const row = await this.accounts.setPlan(
+      accountId,
+      plan,
+      plan === current.planId ? current.contract : null,
+    );
     return accountView(row, await this.accounts.pendingTopUps(accountId), this.clock.now());
   }
 }

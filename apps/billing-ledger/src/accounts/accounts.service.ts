@@ -56,7 +56,15 @@ export class AccountsService {
       await manager.query(
         `INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, contract, plan_started_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
-        [id, input.name, input.type, input.plan, input.nodeOwner, input.contract ? JSON.stringify(input.contract) : null, now.toISOString()],
+        [
+          id,
+          input.name,
+          input.type,
+          input.plan,
+          input.nodeOwner,
+          input.contract ? JSON.stringify(input.contract) : null,
+          now.toISOString(),
+        ],
       );
       await this.ledger.openAccount(manager, id, now);
       return this.credentials.createApiKey(id, 'initial', input.apiKeyScopes, manager);
@@ -71,14 +79,29 @@ export class AccountsService {
     return row;
   }
 
-  async setPlan(accountId: string, plan: PlanOrNone, contract: ContractOverrides | null): Promise<BalanceRow> {
+  async setPlan(
+    accountId: string,
+    plan: PlanOrNone,
+    contract: ContractOverrides | null,
+  ): Promise<BalanceRow> {
     await this.ledger.changePlan(accountId, plan, contract);
     return this.get(accountId);
   }
 
-  async topUp(accountId: string, cu: number, source: 'account' | 'operator', requestKey: string | null): Promise<TopUpRow> {
+  async topUp(
+    accountId: string,
+    cu: number,
+    source: 'account' | 'operator',
+    requestKey: string | null,
+  ): Promise<TopUpRow> {
     await this.get(accountId);
-    return this.ledger.createTopUp(accountId, cu, source, requestKey, this.config.TOPUP_CLEARING_MS);
+    return this.ledger.createTopUp(
+      accountId,
+      cu,
+      source,
+      requestKey,
+      this.config.TOPUP_CLEARING_MS,
+    );
   }
 
   listTopUps(accountId: string, limit: number, cursor?: string): Promise<TopUpRow[]> {
@@ -90,13 +113,28 @@ export class AccountsService {
   }
 
   /** Usage from the hourly rollups; `from`/`to` are rounded to whole hours. */
-  async usage(accountId: string, from: Date, to: Date, groupBy: UsageGrouping): Promise<UsageLine[]> {
+  async usage(
+    accountId: string,
+    from: Date,
+    to: Date,
+    groupBy: UsageGrouping,
+  ): Promise<UsageLine[]> {
     const group = {
       day: { select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, by: '1', order: '1' },
       network: { select: 'network', by: 'network', order: 'cu DESC, network' },
-      method: { select: 'network, method', by: 'network, method', order: 'cu DESC, network, method' },
+      method: {
+        select: 'network, method',
+        by: 'network, method',
+        order: 'cu DESC, network, method',
+      },
     }[groupBy];
-    const rows: Array<{ day?: string; network?: string; method?: string; calls: string; cu: string }> = await this.dataSource.query(
+    const rows: Array<{
+      day?: string;
+      network?: string;
+      method?: string;
+      calls: string;
+      cu: string;
+    }> = await this.dataSource.query(
       `SELECT ${group.select}, sum(calls) AS calls, sum(cu) AS cu FROM billing.usage_hourly
         WHERE account_id = $1 AND hour >= date_trunc('hour', $2::timestamptz) AND hour < $3
         GROUP BY ${group.by} ORDER BY ${group.order}`,

@@ -1,4 +1,14 @@
-import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  UseGuards,
+} from '@nestjs/common';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { OperatorGuard } from '../http/auth.guards';
@@ -21,7 +31,8 @@ export class AdminController {
   @HttpCode(201)
   async create(@Body() body: unknown) {
     const input = parseBody(adminCreateAccountBody, body);
-    const plan = input.plan === undefined ? (input.type === 'individual' ? 'free' : null) : input.plan;
+    const plan =
+      input.plan === undefined ? (input.type === 'individual' ? 'free' : null) : input.plan;
     const { account, apiKey } = await this.accounts.create({
       name: input.name,
       type: input.type,
@@ -30,7 +41,10 @@ export class AdminController {
       contract: contractOf(input.contract),
       apiKeyScopes: input.api_key_scopes,
     });
-    return { account: accountView(account, [], this.clock.now()), api_key: apiKeyView(apiKey.row, apiKey.secret) };
+    return {
+      account: accountView(account, [], this.clock.now()),
+      api_key: apiKeyView(apiKey.row, apiKey.secret),
+    };
   }
 
   @Put(':id/plan')
@@ -42,7 +56,11 @@ export class AdminController {
 
   @Post(':id/top-ups')
   @HttpCode(201)
-  async topUp(@Param('id') id: string, @Body() body: unknown, @Headers('idempotency-key') idempotencyKey?: string) {
+  async topUp(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
     const { cu } = parseBody(topUpBody, body);
     return topUpView(await this.accounts.topUp(id, cu, 'operator', requestKeyOf(idempotencyKey)));
   }

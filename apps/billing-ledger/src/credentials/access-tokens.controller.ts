@@ -1,4 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { createAccessTokenBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
@@ -21,7 +31,11 @@ export class AccessTokensController {
   @Get()
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
-    return page(await this.credentials.listAccessTokens(accountId, limit + 1, cursor), limit, (row) => accessTokenView(row));
+    return page(
+      await this.credentials.listAccessTokens(accountId, limit + 1, cursor),
+      limit,
+      (row) => accessTokenView(row),
+    );
   }
 
   @Post(':id/roll')

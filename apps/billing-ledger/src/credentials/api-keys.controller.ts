@@ -1,4 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { createApiKeyBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
@@ -21,7 +31,9 @@ export class ApiKeysController {
   @Get()
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
-    return page(await this.credentials.listApiKeys(accountId, limit + 1, cursor), limit, (row) => apiKeyView(row));
+    return page(await this.credentials.listApiKeys(accountId, limit + 1, cursor), limit, (row) =>
+      apiKeyView(row),
+    );
   }
 
   @Delete(':id')

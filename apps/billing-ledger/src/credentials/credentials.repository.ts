@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { returning } from '../db/returning';
 import { newId } from './secrets';
 
 export interface ApiKeyRow {
@@ -51,7 +52,8 @@ interface RawAccessToken {
 }
 
 const KEY_COLUMNS = 'seq, id, account_id, name, key_hash, key_hint, scopes, created_at, revoked_at';
-const TOKEN_COLUMNS = 'seq, id, account_id, network, name, token_hash, token_hint, created_at, revoked_at';
+const TOKEN_COLUMNS =
+  'seq, id, account_id, network, name, token_hash, token_hint, created_at, revoked_at';
 
 const apiKeyOf = (r: RawApiKey): ApiKeyRow => ({
   seq: r.seq,
@@ -84,18 +86,36 @@ export class CredentialsRepository {
 
   async insertApiKey(
     manager: EntityManager,
-    input: { accountId: string; name: string; keyHash: string; keyHint: string; scopes: string[]; now: Date },
+    input: {
+      accountId: string;
+      name: string;
+      keyHash: string;
+      keyHint: string;
+      scopes: string[];
+      now: Date;
+    },
   ): Promise<ApiKeyRow> {
     const rows: RawApiKey[] = await manager.query(
       `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
-      [newId('key'), input.accountId, input.name, input.keyHash, input.keyHint, input.scopes, input.now.toISOString()],
+      [
+        newId('key'),
+        input.accountId,
+        input.name,
+        input.keyHash,
+        input.keyHint,
+        input.scopes,
+        input.now.toISOString(),
+      ],
     );
     return apiKeyOf(rows[0]!);
   }
 
   async activeApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    const rows: RawApiKey[] = await this.dataSource.query(`SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE key_hash = $1 AND revoked_at IS NULL`, [hash]);
+    const rows: RawApiKey[] = await this.dataSource.query(
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      [hash],
+    );
     return rows[0] ? apiKeyOf(rows[0]) : undefined;
   }
 
@@ -108,22 +128,44 @@ export class CredentialsRepository {
     return rows.map(apiKeyOf);
   }
 
-  async revokeApiKey(manager: EntityManager, accountId: string, id: string, now: Date): Promise<ApiKeyRow | undefined> {
-    const rows: RawApiKey[] = await manager.query(
-      `UPDATE billing.api_keys SET revoked_at = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
-      [id, accountId, now.toISOString()],
+  async revokeApiKey(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+    now: Date,
+  ): Promise<ApiKeyRow | undefined> {
+    const rows = returning<RawApiKey>(
+      await manager.query(
+        `UPDATE billing.api_keys SET revoked_at = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
+        [id, accountId, now.toISOString()],
+      ),
     );
     return rows[0] ? apiKeyOf(rows[0]) : undefined;
   }
 
   async insertAccessToken(
     manager: EntityManager,
-    input: { accountId: string; network: string; name: string; tokenHash: string; tokenHint: string; now: Date },
+    input: {
+      accountId: string;
+      network: string;
+      name: string;
+      tokenHash: string;
+      tokenHint: string;
+      now: Date;
+    },
   ): Promise<AccessTokenRow> {
     const rows: RawAccessToken[] = await manager.query(
       `INSERT INTO billing.access_tokens (id, account_id, network, name, token_hash, token_hint, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${TOKEN_COLUMNS}`,
-      [newId('tok'), input.accountId, input.network, input.name, input.tokenHash, input.tokenHint, input.now.toISOString()],
+      [
+        newId('tok'),
+        input.accountId,
+        input.network,
+        input.name,
+        input.tokenHash,
+        input.tokenHint,
+        input.now.toISOString(),
+      ],
     );
     return tokenOf(rows[0]!);
   }
@@ -144,7 +186,11 @@ export class CredentialsRepository {
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
 
-  async listAccessTokens(accountId: string, limit: number, cursor?: string): Promise<AccessTokenRow[]> {
+  async listAccessTokens(
+    accountId: string,
+    limit: number,
+    cursor?: string,
+  ): Promise<AccessTokenRow[]> {
     const rows: RawAccessToken[] = await this.dataSource.query(
       `SELECT ${TOKEN_COLUMNS} FROM billing.access_tokens WHERE account_id = $1 AND revoked_at IS NULL AND ($2::bigint IS NULL OR seq < $2::bigint)
         ORDER BY seq DESC LIMIT $3`,
@@ -153,18 +199,29 @@ export class CredentialsRepository {
     return rows.map(tokenOf);
   }
 
-  async revokeAccessToken(manager: EntityManager, accountId: string, id: string, reason: 'rolled' | 'deleted', now: Date): Promise<AccessTokenRow | undefined> {
-    const rows: RawAccessToken[] = await manager.query(
-      `UPDATE billing.access_tokens SET revoked_at = $3, revoked_reason = $4
+  async revokeAccessToken(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+    reason: 'rolled' | 'deleted',
+    now: Date,
+  ): Promise<AccessTokenRow | undefined> {
+    const rows = returning<RawAccessToken>(
+      await manager.query(
+        `UPDATE billing.access_tokens SET revoked_at = $3, revoked_reason = $4
         WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING ${TOKEN_COLUMNS}`,
-      [id, accountId, now.toISOString(), reason],
+        [id, accountId, now.toISOString(), reason],
+      ),
     );
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
 
   /** Serialises credential changes of one account (the token cap check counts under it). */
   async lockAccount(manager: EntityManager, accountId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT id FROM billing.accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    const rows: unknown[] = await manager.query(
+      'SELECT id FROM billing.accounts WHERE id = $1 FOR UPDATE',
+      [accountId],
+    );
     return rows.length > 0;
   }
 }

@@ -8,7 +8,11 @@ import { ChangeSignal } from '../ledger/change-signal';
 import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { capsOf } from '../state/account-state';
-import { CredentialsRepository, type AccessTokenRow, type ApiKeyRow } from './credentials.repository';
+import {
+  CredentialsRepository,
+  type AccessTokenRow,
+  type ApiKeyRow,
+} from './credentials.repository';
 import { hashSecret, hintOf, newAccessToken, newApiKey } from './secrets';
 
 export interface Created<T> {
@@ -35,10 +39,22 @@ export class CredentialsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async createApiKey(accountId: string, name: string, scopes: string[], manager?: EntityManager): Promise<Created<ApiKeyRow>> {
+  async createApiKey(
+    accountId: string,
+    name: string,
+    scopes: string[],
+    manager?: EntityManager,
+  ): Promise<Created<ApiKeyRow>> {
     const secret = newApiKey();
     const work = (m: EntityManager) =>
-      this.credentials.insertApiKey(m, { accountId, name, keyHash: hashSecret(secret), keyHint: hintOf(secret), scopes: [...new Set(scopes)].sort(), now: this.clock.now() });
+      this.credentials.insertApiKey(m, {
+        accountId,
+        name,
+        keyHash: hashSecret(secret),
+        keyHint: hintOf(secret),
+        scopes: [...new Set(scopes)].sort(),
+        now: this.clock.now(),
+      });
     const row = manager ? await work(manager) : await this.dataSource.transaction(work);
     return { row, secret };
   }
@@ -52,18 +68,32 @@ export class CredentialsService {
     await this.dataSource.transaction(async (manager) => {
       const row = await this.credentials.revokeApiKey(manager, accountId, id, now);
       if (!row) throw notFound();
-      await this.outbox.add(manager, 'credentialRevoked', this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now), now);
+      await this.outbox.add(
+        manager,
+        'credentialRevoked',
+        this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now),
+        now,
+      );
     });
     this.signal.changed();
   }
 
-  async createAccessToken(accountId: string, network: string, name: string): Promise<Created<AccessTokenRow>> {
+  async createAccessToken(
+    accountId: string,
+    network: string,
+    name: string,
+  ): Promise<Created<AccessTokenRow>> {
     const result = await this.dataSource.transaction(async (manager) => {
       const account = await this.lockedAccount(manager, accountId);
       const cap = capsOf(account).accessTokens;
       const held = await this.credentials.countActiveTokens(manager, accountId);
       if (held >= cap) {
-        throw new DomainError('cap_access_tokens_exceeded', 'conflict', `the plan allows ${cap} access tokens`, { details: { limit: cap } });
+        throw new DomainError(
+          'cap_access_tokens_exceeded',
+          'conflict',
+          `the plan allows ${cap} access tokens`,
+          { details: { limit: cap } },
+        );
       }
       return this.insertToken(manager, accountId, network, name);
     });
@@ -81,7 +111,12 @@ export class CredentialsService {
       await this.lockedAccount(manager, accountId);
       const old = await this.credentials.revokeAccessToken(manager, accountId, id, 'rolled', now);
       if (!old) throw notFound();
-      await this.outbox.add(manager, 'credentialRevoked', this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'rolled', now), now);
+      await this.outbox.add(
+        manager,
+        'credentialRevoked',
+        this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'rolled', now),
+        now,
+      );
       return this.insertToken(manager, accountId, old.network, old.name);
     });
     this.signal.changed();
@@ -93,12 +128,19 @@ export class CredentialsService {
     await this.dataSource.transaction(async (manager) => {
       const old = await this.credentials.revokeAccessToken(manager, accountId, id, 'deleted', now);
       if (!old) throw notFound();
-      await this.outbox.add(manager, 'credentialRevoked', this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'deleted', now), now);
+      await this.outbox.add(
+        manager,
+        'credentialRevoked',
+        this.revoked(accountId, 'access_token', old.id, old.tokenHash, old.network, 'deleted', now),
+        now,
+      );
     });
     this.signal.changed();
   }
 
-  async resolveAccessToken(token: string): Promise<{ token: AccessTokenRow; account: BalanceRow } | undefined> {
+  async resolveAccessToken(
+    token: string,
+  ): Promise<{ token: AccessTokenRow; account: BalanceRow } | undefined> {
     if (token.length === 0 || token.length > 256) return undefined;
     const row = await this.credentials.activeTokenByHash(hashSecret(token));
     if (!row) return undefined;
@@ -114,9 +156,21 @@ export class CredentialsService {
     return account ? { key: row, account } : undefined;
   }
 
-  private async insertToken(manager: EntityManager, accountId: string, network: string, name: string): Promise<Created<AccessTokenRow>> {
+  private async insertToken(
+    manager: EntityManager,
+    accountId: string,
+    network: string,
+    name: string,
+  ): Promise<Created<AccessTokenRow>> {
     const secret = newAccessToken();
-    const row = await this.credentials.insertAccessToken(manager, { accountId, network, name, tokenHash: hashSecret(secret), tokenHint: hintOf(secret), now: this.clock.now() });
+    const row = await this.credentials.insertAccessToken(manager, {
+      accountId,
+      network,
+      name,
+      tokenHash: hashSecret(secret),
+      tokenHint: hintOf(secret),
+      now: this.clock.now(),
+    });
     return { row, secret };
   }
 

@@ -6,13 +6,17 @@ import type { BalanceRow } from '../ledger/ledger.repository';
 import { balanceStateOf, capsOf } from '../state/account-state';
 
 /** The billing.v1 AccountState of one account (same version sequence as the KV entries). */
-export function accountStateMessage(row: BalanceRow, now: Date): MessageInitShape<typeof billingV1.AccountStateSchema> {
+export function accountStateMessage(
+  row: BalanceRow,
+  now: Date,
+): MessageInitShape<typeof billingV1.AccountStateSchema> {
   const state = balanceStateOf(row, now);
   const caps = capsOf(row);
   return {
     accountId: row.accountId,
     planId: row.planId ?? '',
-    accountType: row.accountType === 'team' ? billingV1.AccountType.TEAM : billingV1.AccountType.INDIVIDUAL,
+    accountType:
+      row.accountType === 'team' ? billingV1.AccountType.TEAM : billingV1.AccountType.INDIVIDUAL,
     nodeOwner: row.nodeOwner,
     version: BigInt(row.version),
     caps: {
@@ -28,8 +32,13 @@ export function accountStateMessage(row: BalanceRow, now: Date): MessageInitShap
       },
     },
     balance: {
-      status: state.state === 'exhausted' ? billingV1.BalanceStatus.EXHAUSTED : billingV1.BalanceStatus.OK,
-      ...(state.exhaustedSince ? { exhaustedSince: timestampFromDate(new Date(state.exhaustedSince)) } : {}),
+      status:
+        state.state === 'exhausted'
+          ? billingV1.BalanceStatus.EXHAUSTED
+          : billingV1.BalanceStatus.OK,
+      ...(state.exhaustedSince
+        ? { exhaustedSince: timestampFromDate(new Date(state.exhaustedSince)) }
+        : {}),
       allowanceCu: BigInt(row.allowance),
       purchasedCu: BigInt(row.purchased),
       pendingTopUpCu: BigInt(row.pending),

@@ -1,7 +1,12 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { grpcService, startGrpcServer, type GrpcServiceImplementation, type RunningGrpcServer } from '@meridian/platform-grpc';
+import {
+  grpcService,
+  startGrpcServer,
+  type GrpcServiceImplementation,
+  type RunningGrpcServer,
+} from '@meridian/platform-grpc';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -59,7 +64,8 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       };
     },
     getAccountState: async ({ accountId }) => {
-      if (!accountId) throw new DomainError('invalid_account_id', 'invalid', 'account_id is required');
+      if (!accountId)
+        throw new DomainError('invalid_account_id', 'invalid', 'account_id is required');
       return { account: accountStateMessage(await this.accounts.get(accountId), this.clock.now()) };
     },
   };

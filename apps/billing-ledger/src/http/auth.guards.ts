@@ -1,4 +1,10 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import {
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Inject,
+  Injectable,
+} from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -16,7 +22,8 @@ function bearerOf(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-const unauthorized = () => new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
+const unauthorized = () =>
+  new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
 
 /** `Authorization: Bearer <API key>` with the `account` scope. */
 @Injectable()

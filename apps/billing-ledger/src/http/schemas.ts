@@ -9,7 +9,10 @@ const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const listQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().regex(/^\d{1,19}$/, 'cursor from next_cursor').optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,19}$/, 'cursor from next_cursor')
+      .optional(),
   })
   .strict();
 
@@ -59,7 +62,9 @@ export const contractBody = z
   .partial()
   .strict();
 
-export function contractOf(body: z.output<typeof contractBody> | undefined | null): ContractOverrides | null {
+export function contractOf(
+  body: z.output<typeof contractBody> | undefined | null,
+): ContractOverrides | null {
   if (!body) return null;
   const webhooks = Object.fromEntries(
     Object.entries({
@@ -71,7 +76,10 @@ export function contractOf(body: z.output<typeof contractBody> | undefined | nul
     }).filter(([, v]) => v !== undefined),
   );
   const audit = Object.fromEntries(
-    Object.entries({ checksPerDay: body.audit_checks_per_day, requestsPerSecond: body.audit_requests_per_second }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      checksPerDay: body.audit_checks_per_day,
+      requestsPerSecond: body.audit_requests_per_second,
+    }).filter(([, v]) => v !== undefined),
   );
   return {
     ...(body.allowance_cu !== undefined ? { allowanceCu: body.allowance_cu } : {}),
@@ -90,10 +98,16 @@ export const adminCreateAccountBody = z
     plan: z.enum(PLAN_IDS).nullable().optional(),
     node_owner: z.boolean().default(false),
     contract: contractBody.optional(),
-    api_key_scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).default([...API_KEY_SCOPES]),
+    api_key_scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .default([...API_KEY_SCOPES]),
   })
   .strict()
-  .refine((b) => !(b.type === 'individual' && b.plan === null), { message: 'an individual account needs a plan', path: ['plan'] });
+  .refine((b) => !(b.type === 'individual' && b.plan === null), {
+    message: 'an individual account needs a plan',
+    path: ['plan'],
+  });
 
 export const adminPlanBody = z
   .object({

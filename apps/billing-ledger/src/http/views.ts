@@ -14,7 +14,11 @@ export function balanceView(row: BalanceRow, pending: TopUpRow[], now: Date) {
     allowance_resets_at: row.periodEnd?.toISOString() ?? null,
     purchased_cu: row.purchased,
     pending_top_up_cu: row.pending,
-    pending_top_ups: pending.map((t) => ({ id: t.id, cu: t.cu, clears_at: t.clearsAt.toISOString() })),
+    pending_top_ups: pending.map((t) => ({
+      id: t.id,
+      cu: t.cu,
+      clears_at: t.clearsAt.toISOString(),
+    })),
     total_cu: row.allowance + row.purchased,
     version: row.version,
   };
@@ -46,7 +50,10 @@ export function accountView(row: BalanceRow, pending: TopUpRow[], now: Date) {
         address_lists: caps.webhooks.addressLists,
         addresses_per_list: caps.webhooks.addressesPerList,
       },
-      audit: { checks_per_day: caps.audit.checksPerPeriod, requests_per_second: caps.audit.requestsPerSecond },
+      audit: {
+        checks_per_day: caps.audit.checksPerPeriod,
+        requests_per_second: caps.audit.requestsPerSecond,
+      },
     },
     balance: balanceView(row, pending, now),
   };
@@ -89,5 +96,8 @@ export function topUpView(row: TopUpRow) {
 /** `{items, next_cursor}`: fetch limit + 1 rows; a next cursor exists when the extra row came back. */
 export function page<R extends { seq: string }, V>(rows: R[], limit: number, view: (row: R) => V) {
   const items = rows.slice(0, limit);
-  return { items: items.map(view), next_cursor: rows.length > limit ? items[items.length - 1]!.seq : null };
+  return {
+    items: items.map(view),
+    next_cursor: rows.length > limit ? items[items.length - 1]!.seq : null,
+  };
 }

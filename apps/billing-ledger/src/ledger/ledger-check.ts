@@ -14,14 +14,22 @@ export interface LedgerCheckReport {
  * Proves the ledger: every journal balances, the whole ledger sums to zero, and each account's
  * allowance / purchased / pending balance equals the sum of its entries.
  */
-export async function checkLedger(dataSource: DataSource, accountIds?: readonly string[]): Promise<LedgerCheckReport> {
+export async function checkLedger(
+  dataSource: DataSource,
+  accountIds?: readonly string[],
+): Promise<LedgerCheckReport> {
   const filter = accountIds ? 'WHERE account_id = ANY($1::text[])' : '';
   const params = accountIds ? [accountIds] : [];
   const unbalanced: Array<{ journal_id: string; sum: string }> = await dataSource.query(
     `SELECT journal_id, sum(amount_cu) AS sum FROM billing.ledger_entries ${filter} GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 100`,
     params,
   );
-  const mismatches: Array<{ account_id: string; ledger: string; balance: string; entries: string }> = await dataSource.query(
+  const mismatches: Array<{
+    account_id: string;
+    ledger: string;
+    balance: string;
+    entries: string;
+  }> = await dataSource.query(
     `WITH sums AS (
        SELECT account_id,
               coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS allowance,
@@ -43,7 +51,12 @@ export async function checkLedger(dataSource: DataSource, accountIds?: readonly 
   );
   return {
     unbalancedJournals: unbalanced.map((r) => ({ journalId: r.journal_id, sum: Number(r.sum) })),
-    balanceMismatches: mismatches.map((r) => ({ accountId: r.account_id, ledger: r.ledger, balance: Number(r.balance), entries: Number(r.entries) })),
+    balanceMismatches: mismatches.map((r) => ({
+      accountId: r.account_id,
+      ledger: r.ledger,
+      balance: Number(r.balance),
+      entries: Number(r.entries),
+    })),
     total: Number(totals[0]?.total ?? 0),
     journals: Number(totals[0]?.journals ?? 0),
   };

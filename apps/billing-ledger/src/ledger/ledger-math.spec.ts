@@ -1,4 +1,12 @@
-import { allowanceResetPostings, applyCharge, assertBalanced, isExhausted, nextExhaustedSince, splitCharge, usagePostings } from './ledger-math';
+import {
+  allowanceResetPostings,
+  applyCharge,
+  assertBalanced,
+  isExhausted,
+  nextExhaustedSince,
+  splitCharge,
+  usagePostings,
+} from './ledger-math';
 
 describe('splitCharge', () => {
   it.each([
@@ -11,12 +19,22 @@ describe('splitCharge', () => {
     [0, 0, 40, 0, 40, 40],
     [0, -40, 20, 0, 20, 20],
     [0, 0, 0, 0, 0, 0],
-  ])('allowance %i purchased %i, charge %i → %i from allowance, %i purchased, %i overdraft', (allowance, purchased, cu, a, p, o) => {
-    expect(splitCharge({ allowance, purchased }, cu)).toEqual({ fromAllowance: a, fromPurchased: p, overdraft: o });
-  });
+  ])(
+    'allowance %i purchased %i, charge %i → %i from allowance, %i purchased, %i overdraft',
+    (allowance, purchased, cu, a, p, o) => {
+      expect(splitCharge({ allowance, purchased }, cu)).toEqual({
+        fromAllowance: a,
+        fromPurchased: p,
+        overdraft: o,
+      });
+    },
+  );
 
   it('never lets the allowance go below zero; only purchased carries the debt', () => {
-    const after = applyCharge({ allowance: 10, purchased: 0 }, splitCharge({ allowance: 10, purchased: 0 }, 35));
+    const after = applyCharge(
+      { allowance: 10, purchased: 0 },
+      splitCharge({ allowance: 10, purchased: 0 }, 35),
+    );
     expect(after).toEqual({ allowance: 0, purchased: -25 });
   });
 
@@ -53,7 +71,9 @@ describe('postings', () => {
     ]);
     expect(() => assertBalanced(usage)).not.toThrow();
     const reset = allowanceResetPostings(1_234, 50_000);
-    expect(reset.filter((p) => p.ledger === 'allowance').reduce((s, p) => s + p.amount, 0)).toBe(50_000 - 1_234);
+    expect(reset.filter((p) => p.ledger === 'allowance').reduce((s, p) => s + p.amount, 0)).toBe(
+      50_000 - 1_234,
+    );
     expect(() => assertBalanced(reset)).not.toThrow();
     expect(() => assertBalanced([{ ledger: 'allowance', amount: 1 }])).toThrow(/unbalanced/);
   });

@@ -16,7 +16,8 @@ export interface Charge {
 }
 
 export function splitCharge(pools: Pools, cu: number): Charge {
-  if (!Number.isSafeInteger(cu) || cu < 0) throw new RangeError(`charge must be a non-negative integer, got ${cu}`);
+  if (!Number.isSafeInteger(cu) || cu < 0)
+    throw new RangeError(`charge must be a non-negative integer, got ${cu}`);
   const fromAllowance = Math.min(cu, Math.max(pools.allowance, 0));
   const fromPurchased = cu - fromAllowance;
   const purchasedAfter = pools.purchased - fromPurchased;
@@ -25,7 +26,10 @@ export function splitCharge(pools: Pools, cu: number): Charge {
 }
 
 export function applyCharge(pools: Pools, charge: Charge): Pools {
-  return { allowance: pools.allowance - charge.fromAllowance, purchased: pools.purchased - charge.fromPurchased };
+  return {
+    allowance: pools.allowance - charge.fromAllowance,
+    purchased: pools.purchased - charge.fromPurchased,
+  };
 }
 
 /** Nothing left to spend in either pool. */
@@ -49,20 +53,41 @@ export interface Posting {
 }
 
 export const CUSTOMER_LEDGERS = ['allowance', 'purchased', 'pending'] as const;
-export type LedgerName = (typeof CUSTOMER_LEDGERS)[number] | 'allowance_source' | 'allowance_expired' | 'topup_source' | 'usage';
+export type LedgerName =
+  | (typeof CUSTOMER_LEDGERS)[number]
+  | 'allowance_source'
+  | 'allowance_expired'
+  | 'topup_source'
+  | 'usage';
 
 export function usagePostings(charge: Charge): Posting[] {
   const postings: Posting[] = [];
-  if (charge.fromAllowance > 0) postings.push({ ledger: 'allowance', amount: -charge.fromAllowance }, { ledger: 'usage', amount: charge.fromAllowance });
-  if (charge.fromPurchased > 0) postings.push({ ledger: 'purchased', amount: -charge.fromPurchased }, { ledger: 'usage', amount: charge.fromPurchased });
+  if (charge.fromAllowance > 0)
+    postings.push(
+      { ledger: 'allowance', amount: -charge.fromAllowance },
+      { ledger: 'usage', amount: charge.fromAllowance },
+    );
+  if (charge.fromPurchased > 0)
+    postings.push(
+      { ledger: 'purchased', amount: -charge.fromPurchased },
+      { ledger: 'usage', amount: charge.fromPurchased },
+    );
   return postings;
 }
 
 /** Expire what is left of the old allowance (no rollover) and grant the new one. */
 export function allowanceResetPostings(remaining: number, grant: number): Posting[] {
   const postings: Posting[] = [];
-  if (remaining > 0) postings.push({ ledger: 'allowance', amount: -remaining }, { ledger: 'allowance_expired', amount: remaining });
-  if (grant > 0) postings.push({ ledger: 'allowance_source', amount: -grant }, { ledger: 'allowance', amount: grant });
+  if (remaining > 0)
+    postings.push(
+      { ledger: 'allowance', amount: -remaining },
+      { ledger: 'allowance_expired', amount: remaining },
+    );
+  if (grant > 0)
+    postings.push(
+      { ledger: 'allowance_source', amount: -grant },
+      { ledger: 'allowance', amount: grant },
+    );
   return postings;
 }
 

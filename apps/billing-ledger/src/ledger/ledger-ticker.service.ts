@@ -25,7 +25,10 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
 
   onApplicationBootstrap(): void {
     if (this.config.LEDGER_TICK_MS > 0) {
-      this.timer = setInterval(() => void this.tick().catch(() => undefined), this.config.LEDGER_TICK_MS);
+      this.timer = setInterval(
+        () => void this.tick().catch(() => undefined),
+        this.config.LEDGER_TICK_MS,
+      );
       this.timer.unref();
     }
   }
@@ -49,7 +52,10 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
       await this.ledger.clearDueTopUps();
       await this.ledger.resetDueAllowances();
     } catch (error) {
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'ledger tick failed');
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'ledger tick failed',
+      );
     }
     await this.publisher.flush();
   }

@@ -1,7 +1,14 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
 import { LedgerTicker } from './ledger-ticker.service';
 import { checkLedger } from './ledger-check';
-import { api, BillingHarness, eventually, nodeUsage, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  nodeUsage,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
 
 interface Balance {
   state: 'ok' | 'exhausted';
@@ -26,25 +33,39 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
 
   const tick = () => billing.app.get(LedgerTicker).tick();
 
-  async function newAccount(plan: string | null = 'free', type = 'individual'): Promise<{ id: string; key: string }> {
-    const created = await api<{ account: { id: string }; api_key: { key: string } }>(billing.url, 'POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
-      name: 'test',
-      type,
-      plan,
-    });
+  async function newAccount(
+    plan: string | null = 'free',
+    type = 'individual',
+  ): Promise<{ id: string; key: string }> {
+    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      {
+        name: 'test',
+        type,
+        plan,
+      },
+    );
     expect(created.status).toBe(201);
     return { id: created.body.account.id, key: created.body.api_key.key };
   }
 
-  const balance = async (key: string) => (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
+  const balance = async (key: string) =>
+    (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
 
   async function spend(accountId: string, key: string, cu: number): Promise<Balance> {
     const before = await balance(key);
     await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, cu));
-    return eventually(async () => {
-      const now = await balance(key);
-      return now.version > before.version ? now : undefined;
-    }, 10_000, 'usage applied');
+    return eventually(
+      async () => {
+        const now = await balance(key);
+        return now.version > before.version ? now : undefined;
+      },
+      10_000,
+      'usage applied',
+    );
   }
 
   afterEach(async () => {
@@ -58,7 +79,12 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     h.clock.set('2026-01-05T10:00:00.000Z');
     const { id, key } = await newAccount('free');
     const start = await balance(key);
-    expect(start).toMatchObject({ allowance_cu: 50_000, purchased_cu: 0, state: 'ok', allowance_resets_at: '2026-01-06T07:30:00.000Z' });
+    expect(start).toMatchObject({
+      allowance_cu: 50_000,
+      purchased_cu: 0,
+      state: 'ok',
+      allowance_resets_at: '2026-01-06T07:30:00.000Z',
+    });
 
     expect((await spend(id, key, 20_000)).allowance_cu).toBe(30_000);
 
@@ -81,10 +107,23 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
   it('keeps a top-up pending until TOPUP_CLEARING_MS has passed on the clock, then makes it spendable', async () => {
     h.clock.set('2026-01-05T10:00:00.000Z');
     const { key } = await newAccount('free');
-    const created = await api<{ id: string; status: string; clears_at: string }>(billing.url, 'POST', '/api/v1/top-ups', key, { cu: 10_000 });
+    const created = await api<{ id: string; status: string; clears_at: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/top-ups',
+      key,
+      { cu: 10_000 },
+    );
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'pending', clears_at: '2026-01-05T10:01:30.000Z' });
-    expect(await balance(key)).toMatchObject({ purchased_cu: 0, pending_top_up_cu: 10_000, total_cu: 50_000 });
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      clears_at: '2026-01-05T10:01:30.000Z',
+    });
+    expect(await balance(key)).toMatchObject({
+      purchased_cu: 0,
+      pending_top_up_cu: 10_000,
+      total_cu: 50_000,
+    });
 
     h.clock.set('2026-01-05T10:01:29.999Z');
     await tick();
@@ -92,9 +131,20 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
 
     h.clock.set('2026-01-05T10:01:30.000Z');
     await tick();
-    expect(await balance(key)).toMatchObject({ purchased_cu: 10_000, pending_top_up_cu: 0, total_cu: 60_000 });
-    const list = await api<{ items: Array<{ id: string; status: string }> }>(billing.url, 'GET', '/api/v1/top-ups', key);
-    expect(list.body.items).toEqual([expect.objectContaining({ id: created.body.id, status: 'cleared' })]);
+    expect(await balance(key)).toMatchObject({
+      purchased_cu: 10_000,
+      pending_top_up_cu: 0,
+      total_cu: 60_000,
+    });
+    const list = await api<{ items: Array<{ id: string; status: string }> }>(
+      billing.url,
+      'GET',
+      '/api/v1/top-ups',
+      key,
+    );
+    expect(list.body.items).toEqual([
+      expect.objectContaining({ id: created.body.id, status: 'cleared' }),
+    ]);
   });
 
   it('spends the allowance first, then purchased CU, and records an overdraft instead of dropping usage', async () => {
@@ -104,8 +154,15 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     h.clock.advance(90_000);
     await tick();
 
-    expect(await spend(id, key, 45_000)).toMatchObject({ allowance_cu: 5_000, purchased_cu: 10_000 });
-    expect(await spend(id, key, 8_000)).toMatchObject({ allowance_cu: 0, purchased_cu: 7_000, state: 'ok' });
+    expect(await spend(id, key, 45_000)).toMatchObject({
+      allowance_cu: 5_000,
+      purchased_cu: 10_000,
+    });
+    expect(await spend(id, key, 8_000)).toMatchObject({
+      allowance_cu: 0,
+      purchased_cu: 7_000,
+      state: 'ok',
+    });
     const overdrawn = await spend(id, key, 9_000);
     expect(overdrawn).toMatchObject({ allowance_cu: 0, purchased_cu: -2_000, state: 'exhausted' });
     const [journal] = await h.dataSource.query(
@@ -123,21 +180,38 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
 
     await h.publisher.publish(Events.usageRecorded, nodeUsage(id, 50_000));
     const appliedAt = Date.now();
-    const exhausted = await eventually(async () => {
-      const s = await state();
-      return s?.state === 'exhausted' ? s : undefined;
-    }, 10_000, 'exhausted in KV');
+    const exhausted = await eventually(
+      async () => {
+        const s = await state();
+        return s?.state === 'exhausted' ? s : undefined;
+      },
+      10_000,
+      'exhausted in KV',
+    );
     expect(Date.now() - appliedAt).toBeLessThan(5_000);
-    expect(exhausted).toMatchObject({ allowanceCu: 0, purchasedCu: 0, exhaustedSince: '2026-01-05T10:00:00.000Z', planId: 'free' });
+    expect(exhausted).toMatchObject({
+      allowanceCu: 0,
+      purchasedCu: 0,
+      exhaustedSince: '2026-01-05T10:00:00.000Z',
+      planId: 'free',
+    });
 
     await api(billing.url, 'POST', '/api/v1/top-ups', key, { cu: 1_000 });
-    const pending = await eventually(async () => ((await state())?.pendingTopUpCu === 1_000 ? await state() : undefined), 5_000, 'pending top-up in KV');
+    const pending = await eventually(
+      async () => ((await state())?.pendingTopUpCu === 1_000 ? await state() : undefined),
+      5_000,
+      'pending top-up in KV',
+    );
     expect(pending!.state).toBe('exhausted');
 
     h.clock.advance(90_000);
     const clearedAt = Date.now();
     await tick();
-    const ok = await eventually(async () => ((await state())?.state === 'ok' ? await state() : undefined), 5_000, 'ok in KV');
+    const ok = await eventually(
+      async () => ((await state())?.state === 'ok' ? await state() : undefined),
+      5_000,
+      'ok in KV',
+    );
     expect(Date.now() - clearedAt).toBeLessThan(5_000);
     expect(ok).toMatchObject({ purchasedCu: 1_000, pendingTopUpCu: 0, exhaustedSince: null });
   });
@@ -147,9 +221,17 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     expect(report.journals).toBeGreaterThan(5);
     // Tamper with one running sum: the check must notice.
     const [row] = await h.dataSource.query('SELECT account_id FROM billing.balances LIMIT 1');
-    await h.dataSource.query('UPDATE billing.balances SET purchased_cu = purchased_cu + 1 WHERE account_id = $1', [row.account_id]);
+    await h.dataSource.query(
+      'UPDATE billing.balances SET purchased_cu = purchased_cu + 1 WHERE account_id = $1',
+      [row.account_id],
+    );
     const broken = await checkLedger(h.dataSource);
-    expect(broken.balanceMismatches).toEqual([expect.objectContaining({ accountId: row.account_id, ledger: 'purchased' })]);
-    await h.dataSource.query('UPDATE billing.balances SET purchased_cu = purchased_cu - 1 WHERE account_id = $1', [row.account_id]);
+    expect(broken.balanceMismatches).toEqual([
+      expect.objectContaining({ accountId: row.account_id, ledger: 'purchased' }),
+    ]);
+    await h.dataSource.query(
+      'UPDATE billing.balances SET purchased_cu = purchased_cu - 1 WHERE account_id = $1',
+      [row.account_id],
+    );
   });
 });

@@ -3,7 +3,8 @@ import type { ContractOverrides, PlanId } from '@meridian/plans';
 import { DataSource, type EntityManager } from 'typeorm';
 import { assertBalanced, type Posting } from './ledger-math';
 
-export type JournalKind = 'usage' | 'allowance_reset' | 'plan_change' | 'topup_created' | 'topup_cleared';
+export type JournalKind =
+  'usage' | 'allowance_reset' | 'plan_change' | 'topup_created' | 'topup_cleared';
 
 /** One account's balance row joined with what the ledger needs of the account. */
 export interface BalanceRow {
@@ -90,20 +91,34 @@ export class LedgerRepository {
     return this.dataSource.transaction('READ COMMITTED', work);
   }
 
-  async find(accountId: string, manager: EntityManager = this.dataSource.manager): Promise<BalanceRow | undefined> {
-    const rows: RawBalance[] = await manager.query(`${SELECT_BALANCE} WHERE b.account_id = $1`, [accountId]);
+  async find(
+    accountId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<BalanceRow | undefined> {
+    const rows: RawBalance[] = await manager.query(`${SELECT_BALANCE} WHERE b.account_id = $1`, [
+      accountId,
+    ]);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
   async findMany(accountIds: readonly string[]): Promise<BalanceRow[]> {
-    const rows: RawBalance[] = await this.dataSource.query(`${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[])`, [accountIds]);
+    const rows: RawBalance[] = await this.dataSource.query(
+      `${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[])`,
+      [accountIds],
+    );
     return rows.map(toRow);
   }
 
   /** Row locks in account-id order (no deadlocks between concurrent batches). */
-  async lock(manager: EntityManager, accountIds: readonly string[]): Promise<Map<string, BalanceRow>> {
+  async lock(
+    manager: EntityManager,
+    accountIds: readonly string[],
+  ): Promise<Map<string, BalanceRow>> {
     const sorted = [...new Set(accountIds)].sort();
-    const rows: RawBalance[] = await manager.query(`${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE OF b`, [sorted]);
+    const rows: RawBalance[] = await manager.query(
+      `${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE OF b`,
+      [sorted],
+    );
     return new Map(rows.map((raw) => [raw.account_id, toRow(raw)]));
   }
 
@@ -119,7 +134,10 @@ export class LedgerRepository {
    * Inserts balanced journals with their entries. Keys already present are skipped (returns the
    * keys written), so a repeated operation is a no-op even without the caller's pre-check.
    */
-  async insertJournals(manager: EntityManager, journals: readonly JournalInput[]): Promise<Set<string>> {
+  async insertJournals(
+    manager: EntityManager,
+    journals: readonly JournalInput[],
+  ): Promise<Set<string>> {
     if (journals.length === 0) return new Set();
     for (const journal of journals) assertBalanced(journal.postings);
     const inserted: Array<{ id: string; idempotency_key: string }> = await manager.query(
@@ -163,7 +181,11 @@ export class LedgerRepository {
   }
 
   /** Writes the new running sums and bumps the account version (one change = one version). */
-  async saveBalances(manager: EntityManager, rows: readonly BalanceRow[], now: Date): Promise<void> {
+  async saveBalances(
+    manager: EntityManager,
+    rows: readonly BalanceRow[],
+    now: Date,
+  ): Promise<void> {
     if (rows.length === 0) return;
     await manager.query(
       `UPDATE billing.balances b
@@ -189,7 +211,10 @@ export class LedgerRepository {
   }
 
   async insertBalance(manager: EntityManager, accountId: string, now: Date): Promise<void> {
-    await manager.query('INSERT INTO billing.balances (account_id, updated_at) VALUES ($1, $2)', [accountId, now.toISOString()]);
+    await manager.query('INSERT INTO billing.balances (account_id, updated_at) VALUES ($1, $2)', [
+      accountId,
+      now.toISOString(),
+    ]);
   }
 
   async dueForReset(now: Date, limit: number): Promise<string[]> {

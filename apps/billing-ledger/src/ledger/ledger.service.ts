@@ -8,7 +8,14 @@ import { CLOCK } from '../clock/clock.token';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { allowanceOf, capsOf } from '../state/account-state';
 import { ChangeSignal } from './change-signal';
-import { allowanceResetPostings, applyCharge, nextExhaustedSince, splitCharge, usagePostings, type Posting } from './ledger-math';
+import {
+  allowanceResetPostings,
+  applyCharge,
+  nextExhaustedSince,
+  splitCharge,
+  usagePostings,
+  type Posting,
+} from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
 import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
 
@@ -45,31 +52,46 @@ export class LedgerService {
     await this.ledger.saveBalances(manager, [row], now);
   }
 
-  async changePlan(accountId: string, plan: PlanOrNone, contract: ContractOverrides | null): Promise<BalanceRow> {
+  async changePlan(
+    accountId: string,
+    plan: PlanOrNone,
+    contract: ContractOverrides | null,
+  ): Promise<BalanceRow> {
     const now = this.clock.now();
     const result = await this.ledger.transaction(async (manager) => {
       const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
       if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
       const oldPlan = row.planId;
       if (oldPlan === plan && JSON.stringify(row.contract) === JSON.stringify(contract)) return row;
-      await manager.query('UPDATE billing.accounts SET plan_id = $2, contract = $3, plan_started_at = $4, updated_at = $4 WHERE id = $1', [
-        accountId,
-        plan,
-        contract ? JSON.stringify(contract) : null,
-        now.toISOString(),
-      ]);
+      await manager.query(
+        'UPDATE billing.accounts SET plan_id = $2, contract = $3, plan_started_at = $4, updated_at = $4 WHERE id = $1',
+        [accountId, plan, contract ? JSON.stringify(contract) : null, now.toISOString()],
+      );
       row.planId = plan;
       row.contract = contract;
       row.planStartedAt = now;
       row.version += 1;
-      const journal = this.resetAllowance(row, now, `plan:${accountId}:${row.version}`, 'plan_change');
+      const journal = this.resetAllowance(
+        row,
+        now,
+        `plan:${accountId}:${row.version}`,
+        'plan_change',
+      );
       await this.ledger.insertJournals(manager, journal ? [journal] : []);
       this.settle(row, now, false);
       await this.ledger.saveBalances(manager, [row], now);
       await this.outbox.add(
         manager,
         'planChanged',
-        { id: planChangedId(accountId, row.version), accountId, version: row.version, oldPlanId: oldPlan, newPlanId: plan, caps: capsOf(row), at: now.toISOString() },
+        {
+          id: planChangedId(accountId, row.version),
+          accountId,
+          version: row.version,
+          oldPlanId: oldPlan,
+          newPlanId: plan,
+          caps: capsOf(row),
+          at: now.toISOString(),
+        },
         now,
       );
       return row;
@@ -79,7 +101,13 @@ export class LedgerService {
   }
 
   /** A pending top-up; `requestKey` makes a retried request return the first one. */
-  async createTopUp(accountId: string, cu: number, source: 'account' | 'operator', requestKey: string | null, clearingMs: number): Promise<TopUpRow> {
+  async createTopUp(
+    accountId: string,
+    cu: number,
+    source: 'account' | 'operator',
+    requestKey: string | null,
+    clearingMs: number,
+  ): Promise<TopUpRow> {
     const now = this.clock.now();
     const topUp = await this.ledger.transaction(async (manager) => {
       const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
@@ -88,7 +116,14 @@ export class LedgerService {
         const existing = await this.topUps.findByRequestKey(manager, accountId, requestKey);
         if (existing) return existing;
       }
-      const created = await this.topUps.insert(manager, { accountId, cu, source, requestKey, now, clearsAt: new Date(now.getTime() + clearingMs) });
+      const created = await this.topUps.insert(manager, {
+        accountId,
+        cu,
+        source,
+        requestKey,
+        now,
+        clearsAt: new Date(now.getTime() + clearingMs),
+      });
       await this.ledger.insertJournals(manager, [
         {
           key: `topup:${created.id}`,
@@ -143,7 +178,14 @@ export class LedgerService {
         await this.outbox.add(
           manager,
           'topUpCleared',
-          { id: topUpClearedId(due.id), accountId: due.accountId, topUpId: due.id, cu: due.cu, purchasedCuAfter: row.purchased, clearedAt: now.toISOString() },
+          {
+            id: topUpClearedId(due.id),
+            accountId: due.accountId,
+            topUpId: due.id,
+            cu: due.cu,
+            purchasedCuAfter: row.purchased,
+            clearedAt: now.toISOString(),
+          },
           now,
         );
         return true;
@@ -183,12 +225,28 @@ export class LedgerService {
   async applyUsage(events: readonly UsageRecorded[]): Promise<UsageOutcome[]> {
     const now = this.clock.now();
     const outcomes = await this.ledger.transaction(async (manager) => {
-      const rows = await this.ledger.lock(manager, events.map((e) => e.accountId));
-      const existing = await this.ledger.existingKeys(manager, events.map((e) => usageKey(e.id)));
+      const rows = await this.ledger.lock(
+        manager,
+        events.map((e) => e.accountId),
+      );
+      const existing = await this.ledger.existingKeys(
+        manager,
+        events.map((e) => usageKey(e.id)),
+      );
       const journals: JournalInput[] = [];
       const touched = new Set<BalanceRow>();
       const seen = new Set<string>();
-      const rollups = new Map<string, { accountId: string; hour: string; network: string; method: string; calls: number; cu: number }>();
+      const rollups = new Map<
+        string,
+        {
+          accountId: string;
+          hour: string;
+          network: string;
+          method: string;
+          calls: number;
+          cu: number;
+        }
+      >();
       const results = events.map((event): UsageOutcome => {
         const row = rows.get(event.accountId);
         if (!row) return { status: 'unknown_account' };
@@ -210,14 +268,33 @@ export class LedgerService {
           postings,
         });
         touched.add(row);
-        const hour = new Date(Math.floor(new Date(event.windowStart).getTime() / 3_600_000) * 3_600_000).toISOString();
+        const hour = new Date(
+          Math.floor(new Date(event.windowStart).getTime() / 3_600_000) * 3_600_000,
+        ).toISOString();
         const items =
           event.kind === 'node'
-            ? event.items.map((i) => ({ network: i.network, method: i.method, calls: i.calls, cu: i.cu }))
-            : event.items.map((i) => ({ network: 'webhooks', method: 'webhook_delivery', calls: i.attempts, cu: i.cu }));
+            ? event.items.map((i) => ({
+                network: i.network,
+                method: i.method,
+                calls: i.calls,
+                cu: i.cu,
+              }))
+            : event.items.map((i) => ({
+                network: 'webhooks',
+                method: 'webhook_delivery',
+                calls: i.attempts,
+                cu: i.cu,
+              }));
         for (const item of items) {
           const rollupKey = `${event.accountId}|${hour}|${item.network}|${item.method}`;
-          const rollup = rollups.get(rollupKey) ?? { accountId: event.accountId, hour, network: item.network, method: item.method, calls: 0, cu: 0 };
+          const rollup = rollups.get(rollupKey) ?? {
+            accountId: event.accountId,
+            hour,
+            network: item.network,
+            method: item.method,
+            calls: 0,
+            cu: 0,
+          };
           rollup.calls += item.calls;
           rollup.cu += item.cu;
           rollups.set(rollupKey, rollup);
@@ -228,7 +305,11 @@ export class LedgerService {
       const written = await this.ledger.insertJournals(manager, journals);
       if (journals.some((j) => !written.has(j.key))) {
         // The pre-check under the lock makes this unreachable; never commit sums without entries.
-        throw new DomainError('ledger_conflict', 'unavailable', 'a journal key appeared concurrently; retrying');
+        throw new DomainError(
+          'ledger_conflict',
+          'unavailable',
+          'a journal key appeared concurrently; retrying',
+        );
       }
       for (const row of touched) this.settle(row, now);
       await this.ledger.saveBalances(manager, [...touched], now);
@@ -238,7 +319,14 @@ export class LedgerService {
          SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
          ON CONFLICT (account_id, hour, network, method)
          DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu`,
-        [list.map((r) => r.accountId), list.map((r) => r.hour), list.map((r) => r.network), list.map((r) => r.method), list.map((r) => r.calls), list.map((r) => r.cu)],
+        [
+          list.map((r) => r.accountId),
+          list.map((r) => r.hour),
+          list.map((r) => r.network),
+          list.map((r) => r.method),
+          list.map((r) => r.calls),
+          list.map((r) => r.cu),
+        ],
       );
       return results;
     });
@@ -254,7 +342,8 @@ export class LedgerService {
 
   /** Starts the period holding `now` if the current one has ended (Free: daily 07:30 UTC; paid: monthly). */
   private rollIfDue(row: BalanceRow, now: Date, journals: JournalInput[]): boolean {
-    if (row.planId === null || (row.periodEnd !== null && row.periodEnd.getTime() > now.getTime())) return false;
+    if (row.planId === null || (row.periodEnd !== null && row.periodEnd.getTime() > now.getTime()))
+      return false;
     const journal = this.resetAllowance(row, now, undefined, 'allowance_reset');
     if (journal) journals.push(journal);
     return true;
@@ -264,9 +353,16 @@ export class LedgerService {
    * Expires what is left of the allowance (no rollover) and grants the full allowance of the
    * period holding `now`; mutates `row`. The key defaults to the period, so one period is granted once.
    */
-  private resetAllowance(row: BalanceRow, now: Date, key: string | undefined, kind: 'allowance_reset' | 'plan_change'): JournalInput | undefined {
+  private resetAllowance(
+    row: BalanceRow,
+    now: Date,
+    key: string | undefined,
+    kind: 'allowance_reset' | 'plan_change',
+  ): JournalInput | undefined {
     const grant = allowanceOf(row);
-    const window = row.planId ? currentAllowanceWindow(row.planId, now, row.planStartedAt) : undefined;
+    const window = row.planId
+      ? currentAllowanceWindow(row.planId, now, row.planStartedAt)
+      : undefined;
     const postings = allowanceResetPostings(row.allowance, grant);
     row.allowance = grant;
     row.allowanceTotal = grant;
@@ -274,12 +370,18 @@ export class LedgerService {
     row.periodEnd = window?.end ?? null;
     if (postings.length === 0) return undefined;
     return {
-      key: key ?? `allowance:${row.accountId}:${row.planStartedAt.getTime()}:${window!.start.toISOString()}`,
+      key:
+        key ??
+        `allowance:${row.accountId}:${row.planStartedAt.getTime()}:${window!.start.toISOString()}`,
       accountId: row.accountId,
       kind,
       amount: grant,
       occurredAt: now,
-      detail: { planId: row.planId, periodStart: window?.start.toISOString() ?? null, periodEnd: window?.end.toISOString() ?? null },
+      detail: {
+        planId: row.planId,
+        periodStart: window?.start.toISOString() ?? null,
+        periodEnd: window?.end.toISOString() ?? null,
+      },
       postings,
     };
   }

@@ -9,7 +9,12 @@ import { page, topUpView } from '../http/views';
 /** Optional `Idempotency-Key` header: a retried request answers the top-up it created first. */
 export function requestKeyOf(header: string | undefined): string | null {
   if (header === undefined) return null;
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(header)) throw new DomainError('invalid_idempotency_key', 'invalid', 'Idempotency-Key: 1-128 of A-Z a-z 0-9 . _ : -');
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(header))
+    throw new DomainError(
+      'invalid_idempotency_key',
+      'invalid',
+      'Idempotency-Key: 1-128 of A-Z a-z 0-9 . _ : -',
+    );
   return header;
 }
 
@@ -20,9 +25,15 @@ export class TopUpsController {
 
   @Post()
   @HttpCode(201)
-  async create(@AccountId() accountId: string, @Body() body: unknown, @Headers('idempotency-key') idempotencyKey?: string) {
+  async create(
+    @AccountId() accountId: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
     const { cu } = parseBody(topUpBody, body);
-    return topUpView(await this.accounts.topUp(accountId, cu, 'account', requestKeyOf(idempotencyKey)));
+    return topUpView(
+      await this.accounts.topUp(accountId, cu, 'account', requestKeyOf(idempotencyKey)),
+    );
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { returning } from '../db/returning';
 import { newId } from '../credentials/secrets';
 
 export interface TopUpRow {
@@ -48,18 +49,40 @@ export class TopUpsRepository {
 
   async insert(
     manager: EntityManager,
-    input: { accountId: string; cu: number; source: 'account' | 'operator'; requestKey: string | null; now: Date; clearsAt: Date },
+    input: {
+      accountId: string;
+      cu: number;
+      source: 'account' | 'operator';
+      requestKey: string | null;
+      now: Date;
+      clearsAt: Date;
+    },
   ): Promise<TopUpRow> {
     const rows: RawTopUp[] = await manager.query(
       `INSERT INTO billing.top_ups (id, account_id, cu, source, request_key, status, created_at, clears_at)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7) RETURNING ${COLUMNS}`,
-      [newId('top'), input.accountId, input.cu, input.source, input.requestKey, input.now.toISOString(), input.clearsAt.toISOString()],
+      [
+        newId('top'),
+        input.accountId,
+        input.cu,
+        input.source,
+        input.requestKey,
+        input.now.toISOString(),
+        input.clearsAt.toISOString(),
+      ],
     );
     return toRow(rows[0]!);
   }
 
-  async findByRequestKey(manager: EntityManager, accountId: string, requestKey: string): Promise<TopUpRow | undefined> {
-    const rows: RawTopUp[] = await manager.query(`SELECT ${COLUMNS} FROM billing.top_ups WHERE account_id = $1 AND request_key = $2`, [accountId, requestKey]);
+  async findByRequestKey(
+    manager: EntityManager,
+    accountId: string,
+    requestKey: string,
+  ): Promise<TopUpRow | undefined> {
+    const rows: RawTopUp[] = await manager.query(
+      `SELECT ${COLUMNS} FROM billing.top_ups WHERE account_id = $1 AND request_key = $2`,
+      [accountId, requestKey],
+    );
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
@@ -73,9 +96,11 @@ export class TopUpsRepository {
 
   /** True when this call moved it from pending to cleared. */
   async markCleared(manager: EntityManager, id: string, now: Date): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `UPDATE billing.top_ups SET status = 'cleared', cleared_at = $2 WHERE id = $1 AND status = 'pending' RETURNING id`,
-      [id, now.toISOString()],
+    const rows = returning<unknown>(
+      await manager.query(
+        `UPDATE billing.top_ups SET status = 'cleared', cleared_at = $2 WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [id, now.toISOString()],
+      ),
     );
     return rows.length > 0;
   }

@@ -35,7 +35,9 @@ export class BillingInitial1763740800000 implements MigrationInterface {
         published_version bigint NOT NULL DEFAULT 0,
         updated_at timestamptz NOT NULL
       )`);
-    await q.query(`CREATE INDEX balances_unpublished ON billing.balances (account_id) WHERE published_version < version`);
+    await q.query(
+      `CREATE INDEX balances_unpublished ON billing.balances (account_id) WHERE published_version < version`,
+    );
     await q.query(`CREATE INDEX balances_period_end ON billing.balances (period_end)`);
     await q.query(`
       CREATE TABLE billing.ledger_journal (
@@ -57,7 +59,9 @@ export class BillingInitial1763740800000 implements MigrationInterface {
         ledger text NOT NULL CHECK (ledger IN ('allowance', 'purchased', 'pending', 'allowance_source', 'allowance_expired', 'topup_source', 'usage')),
         amount_cu bigint NOT NULL CHECK (amount_cu <> 0)
       )`);
-    await q.query(`CREATE INDEX ledger_entries_account ON billing.ledger_entries (account_id, ledger)`);
+    await q.query(
+      `CREATE INDEX ledger_entries_account ON billing.ledger_entries (account_id, ledger)`,
+    );
     await q.query(`CREATE INDEX ledger_entries_journal ON billing.ledger_entries (journal_id)`);
     await q.query(`
       CREATE TABLE billing.api_keys (
@@ -100,7 +104,9 @@ export class BillingInitial1763740800000 implements MigrationInterface {
         cleared_at timestamptz NULL,
         CONSTRAINT top_ups_request_key UNIQUE (account_id, request_key)
       )`);
-    await q.query(`CREATE INDEX top_ups_due ON billing.top_ups (clears_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX top_ups_due ON billing.top_ups (clears_at) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX top_ups_account ON billing.top_ups (account_id, seq)`);
     await q.query(`
       CREATE TABLE billing.usage_hourly (
@@ -120,11 +126,23 @@ export class BillingInitial1763740800000 implements MigrationInterface {
         created_at timestamptz NOT NULL,
         published_at timestamptz NULL
       )`);
-    await q.query(`CREATE INDEX outbox_unpublished ON billing.outbox (id) WHERE published_at IS NULL`);
+    await q.query(
+      `CREATE INDEX outbox_unpublished ON billing.outbox (id) WHERE published_at IS NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['outbox', 'usage_hourly', 'top_ups', 'access_tokens', 'api_keys', 'ledger_entries', 'ledger_journal', 'balances', 'accounts']) {
+    for (const table of [
+      'outbox',
+      'usage_hourly',
+      'top_ups',
+      'access_tokens',
+      'api_keys',
+      'ledger_entries',
+      'ledger_journal',
+      'balances',
+      'accounts',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS billing.${table}`);
     }
   }

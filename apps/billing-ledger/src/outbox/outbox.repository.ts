@@ -18,16 +18,24 @@ export interface OutboxRow {
 export class OutboxRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async add(manager: EntityManager, eventType: OutboxEventType, payload: object, now: Date): Promise<void> {
-    await manager.query('INSERT INTO billing.outbox (event_type, payload, created_at) VALUES ($1, $2, $3)', [
-      eventType,
-      JSON.stringify(payload),
-      now.toISOString(),
-    ]);
+  async add(
+    manager: EntityManager,
+    eventType: OutboxEventType,
+    payload: object,
+    now: Date,
+  ): Promise<void> {
+    await manager.query(
+      'INSERT INTO billing.outbox (event_type, payload, created_at) VALUES ($1, $2, $3)',
+      [eventType, JSON.stringify(payload), now.toISOString()],
+    );
   }
 
   async pending(limit: number): Promise<OutboxRow[]> {
-    const rows: Array<{ id: string; event_type: OutboxEventType; payload: Record<string, unknown> }> = await this.dataSource.query(
+    const rows: Array<{
+      id: string;
+      event_type: OutboxEventType;
+      payload: Record<string, unknown>;
+    }> = await this.dataSource.query(
       'SELECT id, event_type, payload FROM billing.outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
       [limit],
     );
@@ -36,6 +44,9 @@ export class OutboxRepository {
 
   async markPublished(ids: readonly string[], now: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.dataSource.query('UPDATE billing.outbox SET published_at = $2 WHERE id = ANY($1::bigint[])', [ids, now.toISOString()]);
+    await this.dataSource.query(
+      'UPDATE billing.outbox SET published_at = $2 WHERE id = ANY($1::bigint[])',
+      [ids, now.toISOString()],
+    );
   }
 }

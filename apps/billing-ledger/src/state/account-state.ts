@@ -27,7 +27,10 @@ export function capsOf({ planId, contract, nodeOwner }: CapsInput): PlanCaps {
       addressLists: webhooks.addressLists,
       addressesPerList: webhooks.addressesPerList,
     },
-    audit: { checksPerPeriod: limits?.audit.checksPerDay ?? 0, requestsPerSecond: limits?.audit.requestsPerSecond ?? 0 },
+    audit: {
+      checksPerPeriod: limits?.audit.checksPerDay ?? 0,
+      requestsPerSecond: limits?.audit.requestsPerSecond ?? 0,
+    },
   };
 }
 

@@ -1,5 +1,10 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { Events, KvBuckets, revokedCredentialKey, type CredentialRevoked } from '@meridian/contracts';
+import {
+  Events,
+  KvBuckets,
+  revokedCredentialKey,
+  type CredentialRevoked,
+} from '@meridian/contracts';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
@@ -54,7 +59,10 @@ export class StatePublisher implements OnModuleInit {
           await this.flushOutbox();
           await this.flushBalances();
         } catch (error) {
-          this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'publishing changes failed; retrying on the next tick');
+          this.logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'publishing changes failed; retrying on the next tick',
+          );
           this.buckets.clear();
           break;
         }
@@ -94,7 +102,10 @@ export class StatePublisher implements OnModuleInit {
       case 'credentialRevoked': {
         const payload = row.payload as CredentialRevoked;
         const kv = await this.bucket(KvBuckets.revokedCredentials.name);
-        await kv.put(revokedCredentialKey(payload.credentialType, payload.credentialHash), JSON.stringify(payload));
+        await kv.put(
+          revokedCredentialKey(payload.credentialType, payload.credentialHash),
+          JSON.stringify(payload),
+        );
         await this.publisher.publish(Events.credentialRevoked, payload);
         return;
       }

@@ -1,12 +1,29 @@
 import 'reflect-metadata';
-import { Consumers, KvBuckets, Streams, type ConsumerDeclaration, type UsageRecorded } from '@meridian/contracts';
+import {
+  Consumers,
+  KvBuckets,
+  Streams,
+  type ConsumerDeclaration,
+  type UsageRecorded,
+} from '@meridian/contracts';
 import { parseConfig } from '@meridian/platform-config';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createHttpApp } from '@meridian/platform-http';
-import { JetStreamPublisher, NatsClient, NatsNamespace, provisionMessaging } from '@meridian/platform-messaging';
+import {
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  provisionMessaging,
+} from '@meridian/platform-messaging';
 // Test-only file (used by *.int-spec.ts); the boundary rule has no test-file exception for type:testing yet.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { createTestDatabase, deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix, type TestDatabase } from '@meridian/testing';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  testNatsUrl,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
@@ -21,7 +38,10 @@ import { dataSourceOptions, SCHEMA } from '../db/data-source';
 export const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
 
 /** The usage consumer as provisioned for tests: short ack wait so a lost ack redelivers quickly. */
-export const TEST_USAGE_CONSUMER: ConsumerDeclaration = { ...Consumers.ledgerUsage, ackWaitMs: 2_000 };
+export const TEST_USAGE_CONSUMER: ConsumerDeclaration = {
+  ...Consumers.ledgerUsage,
+  ackWaitMs: 2_000,
+};
 
 export interface BillingApp {
   app: NestFastifyApplication;
@@ -79,7 +99,9 @@ export class BillingHarness {
   async start(overrides: Record<string, string> = {}): Promise<BillingApp> {
     const config = this.config(overrides);
     const logger = pino({ level: config.LOG_LEVEL });
-    const app = await createHttpApp(AppModule.forRoot(config, logger, { clock: this.clock }), { logger });
+    const app = await createHttpApp(AppModule.forRoot(config, logger, { clock: this.clock }), {
+      logger,
+    });
     await app.listen(0, '127.0.0.1');
     this.apps.push(app);
     const address = app.getHttpServer().address() as { port: number };
@@ -106,14 +128,17 @@ export class BillingHarness {
 
   async kvJson<T>(bucket: string, key: string): Promise<T | undefined> {
     const entry = await (await this.kv(bucket)).get(key);
-    return entry && entry.operation === 'PUT' ? (entry.json<T>()) : undefined;
+    return entry && entry.operation === 'PUT' ? entry.json<T>() : undefined;
   }
 
   /** Consumer drained: nothing pending and nothing awaiting an ack. */
   async usageDrained(): Promise<boolean> {
     const jsm = await jetstreamManager(this.nc);
     const ns = new NatsNamespace(this.prefix);
-    const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(Consumers.ledgerUsage.durable));
+    const info = await jsm.consumers.info(
+      ns.stream('BILLING'),
+      ns.consumer(Consumers.ledgerUsage.durable),
+    );
     return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered >= 0;
   }
 }
@@ -121,7 +146,12 @@ export class BillingHarness {
 let usageSeq = 0;
 
 /** A node usage event of `cu` CU (20 CU per call) for one account. */
-export function nodeUsage(accountId: string, cu: number, at = '2026-01-05T10:00:00.000Z', producerId = 'gw-test'): UsageRecorded {
+export function nodeUsage(
+  accountId: string,
+  cu: number,
+  at = '2026-01-05T10:00:00.000Z',
+  producerId = 'gw-test',
+): UsageRecorded {
   usageSeq += 1;
   const windowStart = new Date(new Date(at).getTime() + usageSeq).toISOString();
   return {
@@ -136,7 +166,11 @@ export function nodeUsage(accountId: string, cu: number, at = '2026-01-05T10:00:
   };
 }
 
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -146,7 +180,8 @@ export async function eventually<T>(probe: () => Promise<T | undefined | false>,
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -21,7 +21,10 @@ describe('UsageBatcher', () => {
       if (fail) throw new Error('db down');
       return events.map(() => ({ status: 'applied' as const }));
     }, 2);
-    const first = await Promise.allSettled([batcher.submit(event('a')), batcher.submit(event('b'))]);
+    const first = await Promise.allSettled([
+      batcher.submit(event('a')),
+      batcher.submit(event('b')),
+    ]);
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     fail = false;
     await expect(batcher.submit(event('c'))).resolves.toEqual({ status: 'applied' });

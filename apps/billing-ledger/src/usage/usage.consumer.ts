@@ -24,22 +24,38 @@ export class UsageConsumer implements OnApplicationBootstrap {
     private readonly ledger: LedgerService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.batcher = new UsageBatcher((events) => this.ledger.applyUsage(events), config.USAGE_CONCURRENCY);
+    this.batcher = new UsageBatcher(
+      (events) => this.ledger.applyUsage(events),
+      config.USAGE_CONCURRENCY,
+    );
   }
 
   onApplicationBootstrap(): void {
     // Parallelism is client-side only (the provisioned max_ack_pending bounds it across replicas).
-    this.consumers.run({ ...Consumers.ledgerUsage, concurrency: this.config.USAGE_CONCURRENCY }, (message) => this.handle(message));
+    this.consumers.run(
+      { ...Consumers.ledgerUsage, concurrency: this.config.USAGE_CONCURRENCY },
+      (message) => this.handle(message),
+    );
   }
 
   async handle(message: ConsumedMessage): Promise<void> {
     if (!isEvent(message, Events.usageRecorded)) {
-      throw new DomainError('unexpected_event', 'invalid', `unexpected ${message.event.type} on the usage consumer`, { retryable: false });
+      throw new DomainError(
+        'unexpected_event',
+        'invalid',
+        `unexpected ${message.event.type} on the usage consumer`,
+        { retryable: false },
+      );
     }
     const outcome = await this.batcher.submit(message.payload);
     if (outcome.status === 'unknown_account') {
       // Not retryable: parked on the dead-letter subject, never silently dropped.
-      throw new DomainError('unknown_account', 'not_found', `usage for unknown account ${message.payload.accountId}`, { retryable: false });
+      throw new DomainError(
+        'unknown_account',
+        'not_found',
+        `usage for unknown account ${message.payload.accountId}`,
+        { retryable: false },
+      );
     }
     await this.afterApply?.(message.payload);
   }

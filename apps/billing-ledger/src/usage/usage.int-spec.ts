@@ -1,7 +1,14 @@
 import { Events, type UsageRecorded } from '@meridian/contracts';
 import { NatsClient } from '@meridian/platform-messaging';
 import { checkLedger } from '../ledger/ledger-check';
-import { api, BillingHarness, eventually, nodeUsage, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  nodeUsage,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
 import { UsageConsumer } from './usage.consumer';
 
 describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
@@ -11,20 +18,30 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
   afterAll(() => h.teardown());
 
   async function newAccount(billing: BillingApp, plan = 'starter'): Promise<string> {
-    const created = await api<{ account: { id: string } }>(billing.url, 'POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, { name: 'usage', plan });
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'usage', plan },
+    );
     expect(created.status).toBe(201);
     return created.body.account.id;
   }
 
   const usedCu = async (accountId: string): Promise<number> => {
-    const [row] = await h.dataSource.query(`SELECT coalesce(sum(amount_cu), 0) AS cu FROM billing.ledger_entries WHERE account_id = $1 AND ledger = 'usage'`, [
-      accountId,
-    ]);
+    const [row] = await h.dataSource.query(
+      `SELECT coalesce(sum(amount_cu), 0) AS cu FROM billing.ledger_entries WHERE account_id = $1 AND ledger = 'usage'`,
+      [accountId],
+    );
     return Number(row.cu);
   };
 
   const journals = async (accountId: string): Promise<number> => {
-    const [row] = await h.dataSource.query(`SELECT count(*) AS n FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage'`, [accountId]);
+    const [row] = await h.dataSource.query(
+      `SELECT count(*) AS n FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage'`,
+      [accountId],
+    );
     return Number(row.n);
   };
 
@@ -34,7 +51,12 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
     const event = nodeUsage(accountId, 1_240);
 
     // Three copies in the stream (distinct Nats-Msg-Id, so the stream's own dedupe can't help) …
-    for (const copy of ['a', 'b', 'c']) await h.publisher.publishJson(Events.usageRecorded.subjectOf(event), event, `${event.id}#${copy}`);
+    for (const copy of ['a', 'b', 'c'])
+      await h.publisher.publishJson(
+        Events.usageRecorded.subjectOf(event),
+        event,
+        `${event.id}#${copy}`,
+      );
     // … and the first delivery of a fourth copy is nak'd twice after its commit (lost acks).
     let failures = 0;
     const consumer = billing.app.get(UsageConsumer);
@@ -46,7 +68,11 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
     };
     await h.publisher.publishJson(Events.usageRecorded.subjectOf(event), event, `${event.id}#d`);
 
-    await eventually(async () => failures === 2 && (await h.usageDrained()), 15_000, 'usage drained');
+    await eventually(
+      async () => failures === 2 && (await h.usageDrained()),
+      15_000,
+      'usage drained',
+    );
     expect(await usedCu(accountId)).toBe(1_240);
     expect(await journals(accountId)).toBe(1);
     consumer.afterApply = undefined;
@@ -56,7 +82,9 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
   it('loses nothing and doubles nothing when the consumer dies between commit and ack', async () => {
     const first = await h.start();
     const accountId = await newAccount(first);
-    const events: UsageRecorded[] = Array.from({ length: 40 }, (_, i) => nodeUsage(accountId, 20 * (i + 1)));
+    const events: UsageRecorded[] = Array.from({ length: 40 }, (_, i) =>
+      nodeUsage(accountId, 20 * (i + 1)),
+    );
     const expected = events.reduce((sum, e) => sum + e.totalCu, 0);
 
     // The first instance commits, then its NATS connection dies before any ack goes out.
@@ -74,7 +102,11 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
 
     // A second instance takes over; unacked messages come back after ack_wait and are no-ops.
     const second = await h.start();
-    await eventually(async () => (await h.usageDrained()) && (await usedCu(accountId)) === expected, 30_000, 'all usage applied');
+    await eventually(
+      async () => (await h.usageDrained()) && (await usedCu(accountId)) === expected,
+      30_000,
+      'all usage applied',
+    );
     expect(await usedCu(accountId)).toBe(expected);
     expect(await journals(accountId)).toBe(events.length);
     const report = await checkLedger(h.dataSource, [accountId]);
@@ -91,8 +123,13 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
     await h.publisher.publish(Events.usageRecorded, event);
     await eventually(() => h.usageDrained(), 10_000, 'usage drained');
     const stream = await (await import('@nats-io/jetstream')).jetstreamManager(h.nc);
-    const letter = await stream.streams.getMessage(`${h.prefix}_BILLING`, { last_by_subj: `${h.prefix}.billing.message.dead-lettered.v1.billing-ledger-usage` });
-    expect(letter?.json<{ reason: string; error: { code: string } }>()).toMatchObject({ reason: 'permanent_error', error: { code: 'unknown_account' } });
+    const letter = await stream.streams.getMessage(`${h.prefix}_BILLING`, {
+      last_by_subj: `${h.prefix}.billing.message.dead-lettered.v1.billing-ledger-usage`,
+    });
+    expect(letter?.json<{ reason: string; error: { code: string } }>()).toMatchObject({
+      reason: 'permanent_error',
+      error: { code: 'unknown_account' },
+    });
     await billing.app.close();
   });
 });

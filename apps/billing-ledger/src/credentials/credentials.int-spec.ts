@@ -1,0 +1,348 @@
+import {
+  billingV1,
+  KvBuckets,
+  revokedCredentialKey,
+  type CredentialRevoked,
+  type PlanChanged,
+} from '@meridian/contracts';
+import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { BillingGrpcServer } from '../grpc/billing.grpc';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
+import { hashSecret } from './secrets';
+
+type Billing = GrpcClient<(typeof billingV1.BillingService)['method']>;
+
+describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)', () => {
+  const h = new BillingHarness();
+  let billing: BillingApp;
+  let grpc: Billing;
+
+  beforeAll(async () => {
+    await h.setup();
+    billing = await h.start();
+    grpc = createGrpcClient(
+      billingV1.BillingService,
+      `127.0.0.1:${billing.app.get(BillingGrpcServer).port}`,
+      { defaultTimeoutMs: 5_000 },
+    );
+  });
+  afterAll(async () => {
+    grpc?.close();
+    await h.teardown();
+  });
+
+  async function newAccount(body: Record<string, unknown> = { name: 'creds', plan: 'free' }) {
+    const created = await api<{
+      account: { id: string };
+      api_key: { key: string; id: string; scopes: string[] };
+    }>(billing.url, 'POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, body);
+    expect(created.status).toBe(201);
+    return {
+      id: created.body.account.id,
+      key: created.body.api_key.key,
+      keyId: created.body.api_key.id,
+      scopes: created.body.api_key.scopes,
+    };
+  }
+
+  async function lastMessage<T>(subject: string): Promise<T | undefined> {
+    const jsm = await jetstreamManager(h.nc);
+    const message = await jsm.streams
+      .getMessage(`${h.prefix}_BILLING`, { last_by_subj: `${h.prefix}.${subject}` })
+      .catch(() => undefined);
+    return message?.json<T>();
+  }
+
+  it('stores API keys only as sha256 hashes and shows the secret once', async () => {
+    const { id, key } = await newAccount();
+    const created = await api<{ id: string; key: string; scopes: string[] }>(
+      billing.url,
+      'POST',
+      '/api/v1/api-keys',
+      key,
+      { name: 'ci', scopes: ['audit'] },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^mrd_[A-Za-z0-9_-]{43}$/);
+
+    const listed = await api<{ items: Array<Record<string, unknown>> }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      key,
+    );
+    expect(listed.body.items).toHaveLength(2);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
+
+    const rows: Array<Record<string, unknown>> = await h.dataSource.query(
+      'SELECT * FROM billing.api_keys WHERE account_id = $1',
+      [id],
+    );
+    expect(rows.map((r) => String(r['key_hash']).trim()).sort()).toEqual(
+      [hashSecret(key), hashSecret(created.body.key)].sort(),
+    );
+    // Nowhere in the schema does either plain secret appear.
+    for (const table of [
+      'accounts',
+      'api_keys',
+      'access_tokens',
+      'ledger_journal',
+      'outbox',
+      'balances',
+    ]) {
+      const dump = JSON.stringify(await h.dataSource.query(`SELECT * FROM billing.${table}`));
+      expect(dump).not.toContain(key);
+      expect(dump).not.toContain(created.body.key);
+    }
+
+    const resolved = await grpc.resolveApiKey({ key: created.body.key });
+    expect(resolved).toMatchObject({
+      found: true,
+      accountId: id,
+      scopes: ['audit'],
+      planId: 'free',
+    });
+
+    // An audit-only key can't use the account API; a revoked key resolves to nothing.
+    expect((await api(billing.url, 'GET', '/api/v1/account', created.body.key)).status).toBe(403);
+    expect(
+      (await api(billing.url, 'DELETE', `/api/v1/api-keys/${created.body.id}`, key)).status,
+    ).toBe(204);
+    expect((await grpc.resolveApiKey({ key: created.body.key })).found).toBe(false);
+    const revoked = await eventually(
+      () =>
+        h.kvJson<CredentialRevoked>(
+          KvBuckets.revokedCredentials.name,
+          revokedCredentialKey('api_key', hashSecret(created.body.key)),
+        ),
+      5_000,
+      'revoked key in KV',
+    );
+    expect(revoked).toMatchObject({
+      credentialId: created.body.id,
+      reason: 'revoked',
+      accountId: id,
+    });
+  });
+
+  it('a rolled access token stops resolving at once and its revocation reaches KV within 5 s', async () => {
+    const { id, key } = await newAccount();
+    const created = await api<{ id: string; token: string; network: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/access-tokens',
+      key,
+      { network: 'polygon-mainnet' },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.token).toMatch(/^[0-9a-f]{40}$/);
+    expect(await grpc.resolveAccessToken({ token: created.body.token })).toMatchObject({
+      found: true,
+      accountId: id,
+      networkKey: 'polygon-mainnet',
+      tokenId: created.body.id,
+      account: {
+        planId: 'free',
+        balance: { status: billingV1.BalanceStatus.OK, allowanceCu: 50_000n },
+      },
+    });
+
+    const rolled = await api<{ id: string; token: string; network: string }>(
+      billing.url,
+      'POST',
+      `/api/v1/access-tokens/${created.body.id}/roll`,
+      key,
+    );
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.network).toBe('polygon-mainnet');
+    const rolledAt = Date.now();
+    expect(await grpc.resolveAccessToken({ token: created.body.token })).toMatchObject({
+      found: false,
+      accountId: '',
+    });
+    expect(await grpc.resolveAccessToken({ token: rolled.body.token })).toMatchObject({
+      found: true,
+      tokenId: rolled.body.id,
+    });
+
+    const revoked = await eventually(
+      () =>
+        h.kvJson<CredentialRevoked>(
+          KvBuckets.revokedCredentials.name,
+          revokedCredentialKey('access_token', hashSecret(created.body.token)),
+        ),
+      5_000,
+      'revoked token in KV',
+    );
+    expect(Date.now() - rolledAt).toBeLessThan(5_000);
+    expect(revoked).toMatchObject({
+      reason: 'rolled',
+      network: 'polygon-mainnet',
+      credentialId: created.body.id,
+    });
+    expect(
+      await lastMessage<CredentialRevoked>(`billing.credential.revoked.v1.${id}`),
+    ).toMatchObject({ credentialId: created.body.id });
+
+    // Old id is gone; delete of the new one works; then it no longer resolves.
+    expect(
+      (await api(billing.url, 'POST', `/api/v1/access-tokens/${created.body.id}/roll`, key)).status,
+    ).toBe(404);
+    expect(
+      (await api(billing.url, 'DELETE', `/api/v1/access-tokens/${rolled.body.id}`, key)).status,
+    ).toBe(204);
+    expect((await grpc.resolveAccessToken({ token: rolled.body.token })).found).toBe(false);
+  });
+
+  it('caps access tokens by plan and lifts the cap on upgrade, publishing the plan change with old and new plan', async () => {
+    const { id, key } = await newAccount();
+    for (const network of ['eth-mainnet', 'eth-sepolia']) {
+      expect(
+        (await api(billing.url, 'POST', '/api/v1/access-tokens', key, { network })).status,
+      ).toBe(201);
+    }
+    const third = await api<{ error: string; request_id: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/access-tokens',
+      key,
+      { network: 'sui-mainnet' },
+    );
+    expect(third.status).toBe(409);
+    expect(third.body).toMatchObject({
+      error: 'cap_access_tokens_exceeded',
+      request_id: expect.any(String),
+    });
+
+    const upgraded = await api<{ plan: string; caps: { access_tokens: number } }>(
+      billing.url,
+      'PUT',
+      '/api/v1/account/plan',
+      key,
+      { plan: 'starter' },
+    );
+    expect(upgraded.status).toBe(200);
+    expect(upgraded.body).toMatchObject({ plan: 'starter', caps: { access_tokens: 30 } });
+    expect(
+      (await api(billing.url, 'POST', '/api/v1/access-tokens', key, { network: 'sui-mainnet' }))
+        .status,
+    ).toBe(201);
+
+    const event = await eventually(
+      () => lastMessage<PlanChanged>(`billing.plan.changed.v1.${id}`),
+      5_000,
+      'plan changed event',
+    );
+    expect(event).toMatchObject({
+      accountId: id,
+      oldPlanId: 'free',
+      newPlanId: 'starter',
+      caps: { accessTokens: 30 },
+    });
+    const state = await grpc.getAccountState({ accountId: id });
+    expect(state.account).toMatchObject({
+      planId: 'starter',
+      balance: { allowanceCu: 90_000_000n },
+    });
+  });
+
+  it('answers the REST edges with stable error codes: strict bodies, auth, operator token, unknown ids', async () => {
+    const { key } = await newAccount();
+    const cases: Array<[string, string, string | undefined, unknown, number, string]> = [
+      ['POST', '/api/v1/api-keys', key, { scopes: ['audit'], admin: true }, 400, 'malformed_body'],
+      [
+        'POST',
+        '/api/v1/access-tokens',
+        key,
+        { network: 'eth-mainnet', extra: 1 },
+        400,
+        'malformed_body',
+      ],
+      ['POST', '/api/v1/access-tokens', key, { network: 'bitcoin' }, 400, 'malformed_body'],
+      ['POST', '/api/v1/top-ups', key, { cu: -5 }, 400, 'malformed_body'],
+      ['PUT', '/api/v1/account/plan', key, { plan: 'enterprise' }, 403, 'contract_required'],
+      ['GET', '/api/v1/account', undefined, undefined, 401, 'unauthorized'],
+      ['GET', '/api/v1/account', 'mrd_not-a-key', undefined, 401, 'unauthorized'],
+      ['POST', '/api/v1/admin/accounts', key, { name: 'x' }, 401, 'unauthorized'],
+      [
+        'POST',
+        '/api/v1/admin/accounts',
+        OPERATOR_TOKEN,
+        { name: 'x', type: 'individual', plan: null },
+        400,
+        'malformed_body',
+      ],
+      ['DELETE', '/api/v1/access-tokens/tok_unknown', key, undefined, 404, 'not_found'],
+      [
+        'PUT',
+        '/api/v1/admin/accounts/acc_unknown/plan',
+        OPERATOR_TOKEN,
+        { plan: 'pro' },
+        404,
+        'not_found',
+      ],
+      ['GET', '/api/v1/account/usage?group_by=week', key, undefined, 400, 'invalid_query'],
+    ];
+    for (const [method, path, token, body, status, code] of cases) {
+      const response = await api<{ error: string; request_id: string }>(
+        billing.url,
+        method,
+        path,
+        token,
+        body,
+      );
+      expect({ method, path, status: response.status, error: response.body?.error }).toEqual({
+        method,
+        path,
+        status,
+        error: code,
+      });
+      expect(response.body.request_id).toEqual(expect.any(String));
+    }
+  });
+
+  it('creates a team account without a plan (plan_required) and lets the operator set an enterprise contract', async () => {
+    const team = await newAccount({ name: 'team', type: 'team' });
+    const account = await api<{
+      plan: string | null;
+      plan_required: boolean;
+      caps: { webhooks: { active_webhooks: number } };
+    }>(billing.url, 'GET', '/api/v1/account', team.key);
+    expect(account.body).toMatchObject({
+      plan: null,
+      plan_required: true,
+      caps: { webhooks: { active_webhooks: 0 } },
+    });
+    expect(team.scopes).toEqual(['account', 'audit', 'webhooks']);
+
+    const set = await api<{ plan: string; caps: { node_rps: number; allowance_cu: number } }>(
+      billing.url,
+      'PUT',
+      `/api/v1/admin/accounts/${team.id}/plan`,
+      OPERATOR_TOKEN,
+      { plan: 'enterprise', contract: { allowance_cu: 5_000_000_000, node_rps: 2_000 } },
+    );
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      plan: 'enterprise',
+      caps: { node_rps: 2_000, allowance_cu: 5_000_000_000 },
+    });
+    const event = await eventually(
+      () => lastMessage<PlanChanged>(`billing.plan.changed.v1.${team.id}`),
+      5_000,
+      'plan changed event',
+    );
+    expect(event).toMatchObject({
+      oldPlanId: null,
+      newPlanId: 'enterprise',
+      caps: { nodeRps: 2_000 },
+    });
+  });
+});
