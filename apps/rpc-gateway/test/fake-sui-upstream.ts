@@ -78,7 +78,17 @@ export async function startFakeSuiUpstream(): Promise<FakeSuiUpstream> {
               ? '1000'
               : undefined;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(result === undefined ? { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'method not found' } } : { jsonrpc: '2.0', id: request.id, result }));
+      res.end(
+        JSON.stringify(
+          result === undefined
+            ? {
+                jsonrpc: '2.0',
+                id: request.id,
+                error: { code: -32601, message: 'method not found' },
+              }
+            : { jsonrpc: '2.0', id: request.id, result },
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

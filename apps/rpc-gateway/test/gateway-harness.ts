@@ -18,7 +18,11 @@ export interface RunningGateway extends GatewayApp {
   stop(): Promise<void>;
 }
 
-export async function provisionNamespace(): Promise<{ url: string; prefix: string; cleanup(): Promise<void> }> {
+export async function provisionNamespace(): Promise<{
+  url: string;
+  prefix: string;
+  cleanup(): Promise<void>;
+}> {
   const url = testNatsUrl();
   const prefix = uniqueNatsPrefix();
   const nc = await connect({ servers: url });
@@ -29,7 +33,15 @@ export async function provisionNamespace(): Promise<{ url: string; prefix: strin
 
 /** Boots the gateway in-process (Nest + fastify) on a free port with the given env. */
 export async function startGateway(env: Record<string, string>, port = 0): Promise<RunningGateway> {
-  const config = parseConfig(configSchema, { HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), GRPC_PORT: '0', LOG_LEVEL: 'warn', REQUEST_LOGS: 'false', HEALTH_INTERVAL_MS: '300', ...env });
+  const config = parseConfig(configSchema, {
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: String(port),
+    GRPC_PORT: '0',
+    LOG_LEVEL: 'warn',
+    REQUEST_LOGS: 'false',
+    HEALTH_INTERVAL_MS: '300',
+    ...env,
+  });
   const logger = pino({ level: config.LOG_LEVEL });
   const gateway = await createGatewayApp(config, logger);
   await gateway.app.listen(config.HTTP_PORT, '127.0.0.1');
@@ -45,8 +57,16 @@ export async function startGateway(env: Record<string, string>, port = 0): Promi
   };
 }
 
-export async function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function rpc(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -57,7 +77,11 @@ export async function rpc(url: string, body: unknown, headers: Record<string, st
   return { status: response.status, headers: response.headers, text, json };
 }
 
-export async function metricValue(url: string, name: string, labels: Record<string, string>): Promise<number> {
+export async function metricValue(
+  url: string,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
