@@ -1,0 +1,197 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+
+/**
+ * Gateway benchmark (bench/README.md "gateway"): a fast local upstream reached directly,
+ * through nginx proxy_pass and through rpc-gateway (auth, metering, rate limiting on), measured
+ * with wrk in one run; plus a cache-hit workload and 1,000 WebSocket subscribers of newHeads.
+ * Everything on loopback; every load phase is time-bounded.
+ */
+const ROOT = join(__dirname, '..', '..');
+const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+const TOKEN = 'bench_token_000000000001';
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function which(cmd: string): string | undefined {
+  for (const dir of ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', ...(process.env['PATH'] ?? '').split(':')]) {
+    if (existsSync(join(dir, cmd))) return join(dir, cmd);
+  }
+  return undefined;
+}
+
+async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (r.status === 200) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+function wrk(url: string, body: string, connections = CONNECTIONS, duration = DURATION_S): Result {
+  const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
+  const script = join(dir, 'post.lua');
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
+  const out = spawnSync(which('wrk')!, ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url], { encoding: 'utf8', timeout: (duration + 30) * 1000 });
+  const text = out.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
+  const pct = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
+    if (!m) return NaN;
+    const v = Number(m[1]);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(text);
+  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} non-2xx answers from ${url}`);
+  return { rps, p50: pct('50'), p99: pct('99') };
+}
+
+function startChild(name: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr?.on('data', (d: Buffer) => process.env['BENCH_VERBOSE'] && process.stderr.write(`[${name}] ${d}`));
+  return child;
+}
+
+async function subscribers(url: string, count: number, seconds: number): Promise<{ delivered: number; p50: number; p99: number; connected: number }> {
+  const delays: number[] = [];
+  const sockets: WebSocket[] = [];
+  let connected = 0;
+  for (let i = 0; i < count; i++) {
+    const ws = new WebSocket(url);
+    sockets.push(ws);
+    ws.on('open', () => {
+      connected++;
+      ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    });
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString()) as { method?: string; params?: { result: { timestamp: number } } };
+      if (m.method === 'eth_subscription') delays.push(Date.now() - m.params!.result.timestamp);
+    });
+    ws.on('error', () => undefined);
+    if (i % 100 === 99) await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+  delays.length = 0;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  sockets.forEach((s) => s.terminate());
+  delays.sort((a, b) => a - b);
+  const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? NaN;
+  return { delivered: delays.length, p50: at(0.5), p99: at(0.99), connected };
+}
+
+export async function runBenchmark(): Promise<string> {
+  if (!which('nginx')) return 'skipped: nginx is not installed (apt-get install -y nginx)';
+  if (!which('wrk')) return 'skipped: wrk is not installed (apt-get install -y wrk)';
+  const children: ChildProcess[] = [];
+  try {
+    const upstreamPort = await freePort();
+    children.push(startChild('upstream', ['-r', '@swc-node/register', join(__dirname, 'fast-upstream.ts'), String(upstreamPort)], { HEAD_INTERVAL_MS: '200' }));
+    const upstream = `http://127.0.0.1:${upstreamPort}/`;
+    const single = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
+    const batch = JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'eth_blockNumber', params: [] })));
+    const cacheHit = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`;
+    await waitHttp(upstream, single);
+
+    const nginxPort = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `worker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;\n upstream node { server 127.0.0.1:${upstreamPort}; keepalive 128; }\n server { listen 127.0.0.1:${nginxPort}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
+    );
+    const nginx = spawn(which('nginx')!, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+    children.push(nginx);
+    const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
+    await waitHttp(nginxUrl, single);
+
+    const gatewayPort = await freePort();
+    const grpcPort = await freePort();
+    children.push(
+      startChild('gateway', ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')], {
+        REGION: 'eu',
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(gatewayPort),
+        GRPC_PORT: String(grpcPort),
+        LOG_LEVEL: 'warn',
+        REQUEST_LOGS: 'false',
+        NATS_PREFIX: `bench${Date.now().toString(36)}`,
+        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
+        // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
+        STATIC_ACCESS_TOKENS: JSON.stringify({ [TOKEN]: { accountId: 'bench-account', network: 'eth-mainnet', planId: 'enterprise', nodeRps: 10_000_000 } }),
+        FINALITY_DEPTH_BLOCKS: '0',
+      }),
+    );
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}/${TOKEN}/`;
+    await waitHttp(gatewayUrl, single);
+
+    const rows: string[] = [];
+    const fmt = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+    const measure = (label: string, body: string) => {
+      wrk(upstream, body, CONNECTIONS, 1); // warm-up
+      const direct = wrk(upstream, body);
+      wrk(nginxUrl, body, CONNECTIONS, 1);
+      const viaNginx = wrk(nginxUrl, body);
+      wrk(gatewayUrl, body, CONNECTIONS, 1);
+      const viaGateway = wrk(gatewayUrl, body);
+      for (const [name, r] of [['direct upstream', direct], ['nginx proxy_pass', viaNginx], ['rpc-gateway', viaGateway]] as const) {
+        rows.push(`| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / viaNginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`);
+      }
+      return { direct, viaNginx, viaGateway };
+    };
+    const singles = measure(`single call, ${CONNECTIONS} conns`, single);
+    measure(`batch of 10, ${CONNECTIONS} conns`, batch);
+    // Light load: 2 connections, far below saturation, to read the latency the gateway adds.
+    const light = { direct: wrk(upstream, single, 2), nginx: wrk(nginxUrl, single, 2), gateway: wrk(gatewayUrl, single, 2) };
+    for (const [name, r] of [['direct upstream', light.direct], ['nginx proxy_pass', light.nginx], ['rpc-gateway', light.gateway]] as const) {
+      rows.push(`| single call, 2 conns (light load) | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / light.nginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`);
+    }
+    wrk(gatewayUrl, cacheHit, CONNECTIONS, 1);
+    const cacheDirect = wrk(upstream, cacheHit);
+    const cacheGateway = wrk(gatewayUrl, cacheHit);
+    rows.push(`| eth_getBlockByHash, ${CONNECTIONS} conns | direct upstream | ${fmt(cacheDirect.rps, 0)} | ${fmt(cacheDirect.rps / singles.viaNginx.rps)}× | ${fmt(cacheDirect.p50)} | ${fmt(cacheDirect.p99)} |`);
+    rows.push(`| eth_getBlockByHash, ${CONNECTIONS} conns | rpc-gateway (cache hits) | ${fmt(cacheGateway.rps, 0)} | ${fmt(cacheGateway.rps / singles.viaNginx.rps)}× | ${fmt(cacheGateway.p50)} | ${fmt(cacheGateway.p99)} |`);
+
+    const ws = await subscribers(`ws://127.0.0.1:${gatewayPort}/${TOKEN}/`, 1_000, DURATION_S);
+
+    const ratio = singles.viaGateway.rps / singles.viaNginx.rps;
+    const added = light.gateway.p99 - light.direct.p99;
+    return [
+      `wrk, 1 thread, ${DURATION_S} s per run; upstream = canned-JSON Node server (own process); nginx 1 worker with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts (own process, auth + metering + rate limit on). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms.`,
+      '',
+      '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms |',
+      '|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `1,000 WebSocket subscribers of newHeads (one shared upstream subscription, a head every 200 ms): ${ws.connected} connected, ${ws.delivered} notifications in ${DURATION_S} s, delivery delay p50 ${fmt(ws.p50, 0)} ms, p99 ${fmt(ws.p99, 0)} ms.`,
+      '',
+      `Targets: single-call throughput ≥ 0.5× nginx → ${fmt(ratio)}× (${ratio >= 0.5 ? 'met' : 'not met'}); p99 added latency at light load < 2 ms → ${fmt(added)} ms (${added < 2 ? 'met' : 'not met'}); cache hits faster than the direct upstream → ${cacheGateway.rps > cacheDirect.rps ? 'met' : 'not met'}.`,
+    ].join('\n');
+  } finally {
+    for (const child of children.reverse()) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
