@@ -14,6 +14,28 @@ const rpcUrlMap = z
     }
   });
 
+const DEFAULT_ROUTERS: Record<string, string[]> = {
+  // Uniswap V2 Router02, PancakeSwap V2, QuickSwap, Uniswap V2 on Base.
+  ETH: ['0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D'],
+  BNB: ['0x10ED43C718714eb63d5aA57B78B54704E256024E'],
+  POLY: ['0xa5E0829CaCEd8fFDD4De3c43696c57F7D7A678ff'],
+  BASE: ['0x4752ba5DBc23f44D87826276BF6Fd6b1C372aD24'],
+};
+
+const routerMap = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return DEFAULT_ROUTERS;
+    try {
+      const parsed = z.record(z.string(), z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/))).parse(JSON.parse(text));
+      return Object.fromEntries(Object.entries(parsed).map(([code, list]) => [code.toUpperCase(), list]));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of chain code -> [router addresses]' });
+      return z.NEVER;
+    }
+  });
+
 /** Every variable audit-api reads, validated at start; nothing else reads process.env. */
 export const configSchema = z.object({
   ...commonEnv,
@@ -29,6 +51,8 @@ export const configSchema = z.object({
   AUDIT_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Blocks scanned back from head for mixer events and token transfers (one-hop exposure). */
   AUDIT_LOOKBACK_BLOCKS: z.coerce.number().int().min(1).default(50_000),
+  /** Uniswap-V2-style routers per chain for the rug pull trade simulation (defaults: the main V2 DEX of ETH, BNB, POLY, BASE). */
+  AUDIT_DEX_ROUTERS: routerMap,
   /** Per-call timeout of chain reads; a timeout answers 502. */
   AUDIT_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });

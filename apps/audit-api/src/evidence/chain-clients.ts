@@ -23,7 +23,8 @@ export class UrlChainClients implements ChainClients {
     if (!url) return null;
     let client = this.clients.get(chain.code);
     if (!client) {
-      client = createPublicClient({ transport: http(url, { timeout: this.timeoutMs, retryCount: 1, retryDelay: 100 }) });
+      // cacheTime 0: viem otherwise reuses a block number for 4 s, and a stale head hides the newest logs.
+      client = createPublicClient({ cacheTime: 0, transport: http(url, { timeout: this.timeoutMs, retryCount: 1, retryDelay: 100 }) });
       this.clients.set(chain.code, client);
     }
     return client;

@@ -43,7 +43,7 @@ export async function gatherWalletEvidence(client: PublicClient, address: string
     client.getCode({ address: target }),
     client.getTransactionCount({ address: target }),
     client.getBalance({ address: target }),
-    client.getBlockNumber(),
+    client.getBlockNumber({ cacheTime: 0 }),
   ]);
   const isContract = code !== undefined && code !== '0x';
   const fromBlock = head > BigInt(options.lookbackBlocks) ? head - BigInt(options.lookbackBlocks) : 0n;

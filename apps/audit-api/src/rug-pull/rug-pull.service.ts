@@ -1,9 +1,101 @@
-import { Injectable } from '@nestjs/common';
-import { DomainError } from '@meridian/errors';
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, isDomainError } from '@meridian/errors';
+import { AuthService } from '../auth/auth.service';
+import { invalidField, upstreamUnavailable } from '../common/audit-errors';
+import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
+import type { Address } from '../common/viem';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
+import { LabelsRepository } from '../labels/labels.repository';
+import { CheckRunner } from '../records/check-runner.service';
+import { formatProbability } from '../scoring/wallet-score';
+import { WalletAssessor } from '../wallet/wallet-assessor.service';
+import { SUCCESS } from '../wallet/wallet-responses';
+import { riskIndicators, riskScore, riskStatus, rugForensicDetails, type RiskIndicators, type RiskStatus, type RugForensicDetails } from './risk-score';
+import { analyzeToken } from './token-analyzer';
+
+/** The cached verdict of one token (plain JSON). */
+export interface RugPullVerdict {
+  readonly creator: string | null;
+  readonly createdAt: string | null;
+  readonly status: 'Fraud' | 'Not Fraud';
+  readonly probability: number;
+  readonly riskScore: number;
+  readonly riskStatus: RiskStatus;
+  readonly indicators: RiskIndicators;
+  readonly forensic: RugForensicDetails;
+}
+
+const FLAG_CATEGORIES = new Set(['malicious_contract', 'spam_token', 'phishing', 'stealing', 'sanctioned']);
 
 @Injectable()
 export class RugPullService {
-  async check(_authorization: string | undefined, _body: unknown): Promise<unknown> {
-    throw new DomainError('not_implemented', 'internal');
+  constructor(
+    private readonly auth: AuthService,
+    private readonly runner: CheckRunner,
+    private readonly labels: LabelsRepository,
+    private readonly wallets: WalletAssessor,
+    @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async check(authorization: string | undefined, body: unknown) {
+    const principal = await this.auth.authenticate(authorization);
+    const target = parseAuditRequest(body, 'contract_address');
+    if (target.chain.addressFormat !== 'evm' || !this.chains.clientFor(target.chain)) {
+      throw invalidField('unsupported_network', `the rug pull checker needs an EVM node; none is configured for ${target.chain.code}`, 'network');
+    }
+    const { verdict, record } = await this.runner.run<RugPullVerdict>('rug-pull', principal, target, () => this.evaluate(target));
+    return {
+      data: {
+        message: SUCCESS,
+        contractAddress: target.address.display,
+        chain: target.chain.code,
+        contractCreatorAddress: verdict.creator,
+        contractCreationTime: verdict.createdAt,
+        status: verdict.status,
+        probabilityFraud: formatProbability(verdict.probability),
+        risk_score: verdict.riskScore,
+        risk_status: verdict.riskStatus,
+        risk_indicators: verdict.indicators,
+        forensic_details: verdict.forensic,
+        checked_times: record.checkedTimes,
+        lastChecked: record.lastChecked.toISOString(),
+        createdAt: record.createdAt.toISOString(),
+        updatedAt: record.updatedAt.toISOString(),
+      },
+    };
+  }
+
+  private async evaluate(target: AuditTarget): Promise<RugPullVerdict> {
+    const client = this.chains.clientFor(target.chain)!;
+    const routers = (this.config.AUDIT_DEX_ROUTERS[target.chain.code] ?? []) as Address[];
+    let analysis;
+    try {
+      analysis = await analyzeToken(client, target.address.key as Address, routers);
+    } catch (error) {
+      throw isDomainError(error) ? error : upstreamUnavailable(error);
+    }
+    if (!analysis) throw new DomainError('not_a_contract', 'invalid', 'contract_address holds no contract code on this network', { details: { field: 'contract_address' } });
+    const indicators = riskIndicators(analysis.findings);
+    const forensic = rugForensicDetails(analysis.findings, indicators);
+    const score = riskScore(analysis.findings, indicators, forensic);
+    const ownLabels = await this.labels.forAddresses(target.chain.code, true, [target.address.key]);
+    const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
+    // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
+    const creator = analysis.creator ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase()) : null;
+    const creatorFlagged = creator?.status === 'Fraud' && creator.probability === 1;
+    const probability = labelled || creatorFlagged ? 1 : 1 - (1 - score / 100) * (1 - (creator?.probability ?? 0));
+    return {
+      creator: analysis.creator?.address ?? null,
+      createdAt: analysis.creator?.createdAt.toISOString() ?? null,
+      status: probability >= 0.5 ? 'Fraud' : 'Not Fraud',
+      probability,
+      riskScore: score,
+      riskStatus: riskStatus(score),
+      indicators,
+      forensic,
+    };
   }
 }

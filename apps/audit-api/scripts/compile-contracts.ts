@@ -1,0 +1,24 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileSolidity } from './solc';
+
+/**
+ * Regenerates the committed artifacts (solc-js on two shared cores is too slow to compile
+ * OpenZeppelin on every test run):
+ *   node -r @swc-node/register apps/audit-api/scripts/compile-contracts.ts
+ * - src/rug-pull/simulator/token-probe.artifact.json (runtime code placed by state override)
+ * - test/fixtures/contracts/artifacts.json (scenario tokens deployed on anvil)
+ */
+function compileDir(dir: string, only?: string[]): Record<string, unknown> {
+  const sources: Record<string, string> = {};
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sol'))) sources[file] = readFileSync(join(dir, file), 'utf8');
+  const artifacts = compileSolidity(sources);
+  return Object.fromEntries(Object.entries(artifacts).filter(([name]) => !only || only.includes(name)));
+}
+
+const app = join(__dirname, '..');
+const probe = compileDir(join(app, 'src/rug-pull/simulator'), ['TokenProbe', 'ProbeHolder']);
+writeFileSync(join(app, 'src/rug-pull/simulator/token-probe.artifact.json'), `${JSON.stringify(probe)}\n`);
+const fixtures = compileDir(join(app, 'test/fixtures/contracts'), ['CleanToken', 'HoneypotToken', 'HiddenMintToken', 'BlacklistToken', 'SellTaxToken', 'UpgradeableTokenLogic', 'UpgradeableToken', 'MockTornadoPool']);
+writeFileSync(join(app, 'test/fixtures/contracts/artifacts.json'), `${JSON.stringify(fixtures)}\n`);
+process.stdout.write(`compiled ${Object.keys(probe).length + Object.keys(fixtures).length} contracts\n`);
