@@ -33,7 +33,13 @@ function freePort(): Promise<number> {
 }
 
 function which(cmd: string): string | undefined {
-  for (const dir of ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', ...(process.env['PATH'] ?? '').split(':')]) {
+  for (const dir of [
+    '/usr/sbin',
+    '/usr/bin',
+    '/usr/local/sbin',
+    '/usr/local/bin',
+    ...(process.env['PATH'] ?? '').split(':'),
+  ]) {
     if (existsSync(join(dir, cmd))) return join(dir, cmd);
   }
   return undefined;
@@ -43,7 +49,11 @@ async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       if (r.status === 200) return;
     } catch {
       // not yet
@@ -56,8 +66,15 @@ async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<
 function wrk(url: string, body: string, connections = CONNECTIONS, duration = DURATION_S): Result {
   const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
   const script = join(dir, 'post.lua');
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
-  const out = spawnSync(which('wrk')!, ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url], { encoding: 'utf8', timeout: (duration + 30) * 1000 });
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const out = spawnSync(
+    which('wrk')!,
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url],
+    { encoding: 'utf8', timeout: (duration + 30) * 1000 },
+  );
   const text = out.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
   const pct = (p: string) => {
@@ -72,12 +89,23 @@ function wrk(url: string, body: string, connections = CONNECTIONS, duration = DU
 }
 
 function startChild(name: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr?.on('data', (d: Buffer) => process.env['BENCH_VERBOSE'] && process.stderr.write(`[${name}] ${d}`));
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.on(
+    'data',
+    (d: Buffer) => process.env['BENCH_VERBOSE'] && process.stderr.write(`[${name}] ${d}`),
+  );
   return child;
 }
 
-async function subscribers(url: string, count: number, seconds: number): Promise<{ delivered: number; p50: number; p99: number; connected: number }> {
+async function subscribers(
+  url: string,
+  count: number,
+  seconds: number,
+): Promise<{ delivered: number; p50: number; p99: number; connected: number }> {
   const delays: number[] = [];
   const sockets: WebSocket[] = [];
   let connected = 0;
@@ -89,7 +117,10 @@ async function subscribers(url: string, count: number, seconds: number): Promise
       ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
     });
     ws.on('message', (d) => {
-      const m = JSON.parse(d.toString()) as { method?: string; params?: { result: { timestamp: number } } };
+      const m = JSON.parse(d.toString()) as {
+        method?: string;
+        params?: { result: { timestamp: number } };
+      };
       if (m.method === 'eth_subscription') delays.push(Date.now() - m.params!.result.timestamp);
     });
     ws.on('error', () => undefined);
@@ -100,7 +131,8 @@ async function subscribers(url: string, count: number, seconds: number): Promise
   await new Promise((r) => setTimeout(r, seconds * 1000));
   sockets.forEach((s) => s.terminate());
   delays.sort((a, b) => a - b);
-  const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? NaN;
+  const at = (q: number) =>
+    delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? NaN;
   return { delivered: delays.length, p50: at(0.5), p99: at(0.99), connected };
 }
 
@@ -110,10 +142,23 @@ export async function runBenchmark(): Promise<string> {
   const children: ChildProcess[] = [];
   try {
     const upstreamPort = await freePort();
-    children.push(startChild('upstream', ['-r', '@swc-node/register', join(__dirname, 'fast-upstream.ts'), String(upstreamPort)], { HEAD_INTERVAL_MS: '200' }));
+    children.push(
+      startChild(
+        'upstream',
+        ['-r', '@swc-node/register', join(__dirname, 'fast-upstream.ts'), String(upstreamPort)],
+        { HEAD_INTERVAL_MS: '200' },
+      ),
+    );
     const upstream = `http://127.0.0.1:${upstreamPort}/`;
     const single = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
-    const batch = JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'eth_blockNumber', params: [] })));
+    const batch = JSON.stringify(
+      Array.from({ length: 10 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'eth_blockNumber',
+        params: [],
+      })),
+    );
     const cacheHit = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`;
     await waitHttp(upstream, single);
 
@@ -123,7 +168,9 @@ export async function runBenchmark(): Promise<string> {
       join(dir, 'nginx.conf'),
       `worker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;\n upstream node { server 127.0.0.1:${upstreamPort}; keepalive 128; }\n server { listen 127.0.0.1:${nginxPort}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
     );
-    const nginx = spawn(which('nginx')!, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+    const nginx = spawn(which('nginx')!, ['-c', join(dir, 'nginx.conf'), '-p', dir], {
+      stdio: 'ignore',
+    });
     children.push(nginx);
     const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
     await waitHttp(nginxUrl, single);
@@ -131,19 +178,30 @@ export async function runBenchmark(): Promise<string> {
     const gatewayPort = await freePort();
     const grpcPort = await freePort();
     children.push(
-      startChild('gateway', ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')], {
-        REGION: 'eu',
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(gatewayPort),
-        GRPC_PORT: String(grpcPort),
-        LOG_LEVEL: 'warn',
-        REQUEST_LOGS: 'false',
-        NATS_PREFIX: `bench${Date.now().toString(36)}`,
-        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
-        // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
-        STATIC_ACCESS_TOKENS: JSON.stringify({ [TOKEN]: { accountId: 'bench-account', network: 'eth-mainnet', planId: 'enterprise', nodeRps: 10_000_000 } }),
-        FINALITY_DEPTH_BLOCKS: '0',
-      }),
+      startChild(
+        'gateway',
+        ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
+        {
+          REGION: 'eu',
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(gatewayPort),
+          GRPC_PORT: String(grpcPort),
+          LOG_LEVEL: 'warn',
+          REQUEST_LOGS: 'false',
+          NATS_PREFIX: `bench${Date.now().toString(36)}`,
+          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
+          // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
+          STATIC_ACCESS_TOKENS: JSON.stringify({
+            [TOKEN]: {
+              accountId: 'bench-account',
+              network: 'eth-mainnet',
+              planId: 'enterprise',
+              nodeRps: 10_000_000,
+            },
+          }),
+          FINALITY_DEPTH_BLOCKS: '0',
+        },
+      ),
     );
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}/${TOKEN}/`;
     await waitHttp(gatewayUrl, single);
@@ -157,23 +215,43 @@ export async function runBenchmark(): Promise<string> {
       const viaNginx = wrk(nginxUrl, body);
       wrk(gatewayUrl, body, CONNECTIONS, 1);
       const viaGateway = wrk(gatewayUrl, body);
-      for (const [name, r] of [['direct upstream', direct], ['nginx proxy_pass', viaNginx], ['rpc-gateway', viaGateway]] as const) {
-        rows.push(`| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / viaNginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`);
+      for (const [name, r] of [
+        ['direct upstream', direct],
+        ['nginx proxy_pass', viaNginx],
+        ['rpc-gateway', viaGateway],
+      ] as const) {
+        rows.push(
+          `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / viaNginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
+        );
       }
       return { direct, viaNginx, viaGateway };
     };
     const singles = measure(`single call, ${CONNECTIONS} conns`, single);
     measure(`batch of 10, ${CONNECTIONS} conns`, batch);
     // Light load: 2 connections, far below saturation, to read the latency the gateway adds.
-    const light = { direct: wrk(upstream, single, 2), nginx: wrk(nginxUrl, single, 2), gateway: wrk(gatewayUrl, single, 2) };
-    for (const [name, r] of [['direct upstream', light.direct], ['nginx proxy_pass', light.nginx], ['rpc-gateway', light.gateway]] as const) {
-      rows.push(`| single call, 2 conns (light load) | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / light.nginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`);
+    const light = {
+      direct: wrk(upstream, single, 2),
+      nginx: wrk(nginxUrl, single, 2),
+      gateway: wrk(gatewayUrl, single, 2),
+    };
+    for (const [name, r] of [
+      ['direct upstream', light.direct],
+      ['nginx proxy_pass', light.nginx],
+      ['rpc-gateway', light.gateway],
+    ] as const) {
+      rows.push(
+        `| single call, 2 conns (light load) | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / light.nginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
+      );
     }
     wrk(gatewayUrl, cacheHit, CONNECTIONS, 1);
     const cacheDirect = wrk(upstream, cacheHit);
     const cacheGateway = wrk(gatewayUrl, cacheHit);
-    rows.push(`| eth_getBlockByHash, ${CONNECTIONS} conns | direct upstream | ${fmt(cacheDirect.rps, 0)} | ${fmt(cacheDirect.rps / singles.viaNginx.rps)}× | ${fmt(cacheDirect.p50)} | ${fmt(cacheDirect.p99)} |`);
-    rows.push(`| eth_getBlockByHash, ${CONNECTIONS} conns | rpc-gateway (cache hits) | ${fmt(cacheGateway.rps, 0)} | ${fmt(cacheGateway.rps / singles.viaNginx.rps)}× | ${fmt(cacheGateway.p50)} | ${fmt(cacheGateway.p99)} |`);
+    rows.push(
+      `| eth_getBlockByHash, ${CONNECTIONS} conns | direct upstream | ${fmt(cacheDirect.rps, 0)} | ${fmt(cacheDirect.rps / singles.viaNginx.rps)}× | ${fmt(cacheDirect.p50)} | ${fmt(cacheDirect.p99)} |`,
+    );
+    rows.push(
+      `| eth_getBlockByHash, ${CONNECTIONS} conns | rpc-gateway (cache hits) | ${fmt(cacheGateway.rps, 0)} | ${fmt(cacheGateway.rps / singles.viaNginx.rps)}× | ${fmt(cacheGateway.p50)} | ${fmt(cacheGateway.p99)} |`,
+    );
 
     const ws = await subscribers(`ws://127.0.0.1:${gatewayPort}/${TOKEN}/`, 1_000, DURATION_S);
 

@@ -23,17 +23,28 @@ function credentialSourceOf(config: AppConfig): CredentialSource {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger, overrides: AppModuleOverrides = {}): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    logger: Logger,
+    overrides: AppModuleOverrides = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
-        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+        MessagingModule.forRoot({
+          url: config.NATS_URL,
+          prefix: config.NATS_PREFIX,
+          name: SERVICE,
+        }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: CREDENTIAL_SOURCE, useFactory: () => overrides.credentialSource ?? credentialSourceOf(config) },
+        {
+          provide: CREDENTIAL_SOURCE,
+          useFactory: () => overrides.credentialSource ?? credentialSourceOf(config),
+        },
         GatewayRuntime,
       ],
       exports: [APP_CONFIG, GatewayRuntime],

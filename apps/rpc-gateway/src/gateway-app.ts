@@ -11,7 +11,13 @@ export interface GatewayApp {
 }
 
 /** The gateway as a Nest app (not listening yet); main.ts and in-process tests share it. */
-export async function createGatewayApp(config: AppConfig, logger: Logger, overrides: AppModuleOverrides = {}): Promise<GatewayApp> {
-  const app = (await createHttpApp(AppModule.forRoot(config, logger, overrides), { logger })) as NestFastifyApplication;
+export async function createGatewayApp(
+  config: AppConfig,
+  logger: Logger,
+  overrides: AppModuleOverrides = {},
+): Promise<GatewayApp> {
+  const app = (await createHttpApp(AppModule.forRoot(config, logger, overrides), {
+    logger,
+  })) as NestFastifyApplication;
   return { app, runtime: app.get(GatewayRuntime) };
 }

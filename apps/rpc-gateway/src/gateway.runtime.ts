@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
@@ -10,7 +17,12 @@ import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { LruCache } from './cache/lru-cache';
-import { AccountStates, CredentialCache, CREDENTIAL_SOURCE, type CredentialSource } from './credentials/credential-cache';
+import {
+  AccountStates,
+  CredentialCache,
+  CREDENTIAL_SOURCE,
+  type CredentialSource,
+} from './credentials/credential-cache';
 import { CredentialService } from './credentials/credential.service';
 import { startBillingFeeds } from './credentials/billing-feeds';
 import { RateLimiter } from './limits/token-bucket';
@@ -34,7 +46,9 @@ import { BorApiService } from './bor-grpc/bor-api.service';
  * BorApi gRPC server. Shutdown flushes metered usage before NATS closes.
  */
 @Injectable()
-export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class GatewayRuntime
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   readonly metrics: GatewayMetrics;
   readonly pools: Map<string, UpstreamPool>;
   readonly credentials: CredentialService;
@@ -61,15 +75,38 @@ export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, Bef
   ) {
     this.metrics = new GatewayMetrics(registry);
     const specs = parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS);
-    this.pools = new Map([...specs].map(([network, list]) => [network, new UpstreamPool(network, list, { maxLagBlocks: config.MAX_LAG_BLOCKS, connections: config.UPSTREAM_CONNECTIONS })]));
-    const router = new UpstreamRouter(this.pools as never, this.metrics, { timeoutMs: config.UPSTREAM_TIMEOUT_MS, maxAttempts: config.UPSTREAM_MAX_ATTEMPTS });
-    this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, { intervalMs: config.HEALTH_INTERVAL_MS, timeoutMs: config.HEALTH_TIMEOUT_MS });
-    const cache = new CredentialCache(Date.now, { positiveTtlMs: config.CREDENTIAL_TTL_MS, negativeTtlMs: config.CREDENTIAL_NEGATIVE_TTL_MS, maxEntries: 1_000_000 });
+    this.pools = new Map(
+      [...specs].map(([network, list]) => [
+        network,
+        new UpstreamPool(network, list, {
+          maxLagBlocks: config.MAX_LAG_BLOCKS,
+          connections: config.UPSTREAM_CONNECTIONS,
+        }),
+      ]),
+    );
+    const router = new UpstreamRouter(this.pools as never, this.metrics, {
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
+    });
+    this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
+      intervalMs: config.HEALTH_INTERVAL_MS,
+      timeoutMs: config.HEALTH_TIMEOUT_MS,
+    });
+    const cache = new CredentialCache(Date.now, {
+      positiveTtlMs: config.CREDENTIAL_TTL_MS,
+      negativeTtlMs: config.CREDENTIAL_NEGATIVE_TTL_MS,
+      maxEntries: 1_000_000,
+    });
     this.credentials = new CredentialService(cache, new AccountStates(), source, logger);
     const limiter = new RateLimiter(Date.now);
     setInterval(() => limiter.sweep(), 10_000).unref();
     this.relay = new RelayService(
-      { endpoint: config.REGION, maxBatch: config.MAX_BATCH, maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE, finalityDepth: config.FINALITY_DEPTH_BLOCKS },
+      {
+        endpoint: config.REGION,
+        maxBatch: config.MAX_BATCH,
+        maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
+        finalityDepth: config.FINALITY_DEPTH_BLOCKS,
+      },
       this.credentials,
       router,
       new LruCache<string>(config.CACHE_MAX_ENTRIES),
@@ -85,8 +122,18 @@ export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, Bef
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       requestLogs: config.REQUEST_LOGS,
     });
-    const producerId = `${hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60)}-${process.pid}-${Date.now().toString(36)}`;
-    this.flusher = new UsageFlusher(this.meter, publisher, producerId, () => new Date(), this.metrics, logger, config.USAGE_FLUSH_MS);
+    const producerId = `${hostname()
+      .replace(/[^A-Za-z0-9_-]/g, '-')
+      .slice(0, 60)}-${process.pid}-${Date.now().toString(36)}`;
+    this.flusher = new UsageFlusher(
+      this.meter,
+      publisher,
+      producerId,
+      () => new Date(),
+      this.metrics,
+      logger,
+      config.USAGE_FLUSH_MS,
+    );
   }
 
   onModuleInit(): void {
@@ -94,7 +141,9 @@ export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, Bef
     registerRelayRoutes(fastify, this.relay, this.metrics, this.logger, this.config.REQUEST_LOGS);
     this.ws.attach(this.adapterHost.httpAdapter.getHttpServer() as Server);
     this.readiness.register('upstreams', async () => {
-      const down = [...this.pools.values()].filter((p) => p.upstreams.length > 0 && !p.upstreams.some((u) => u.healthy)).map((p) => p.network);
+      const down = [...this.pools.values()]
+        .filter((p) => p.upstreams.length > 0 && !p.upstreams.some((u) => u.healthy))
+        .map((p) => p.network);
       if (down.length > 0) throw new Error(`no healthy upstream for ${down.join(', ')}`);
     });
   }
@@ -102,9 +151,13 @@ export class GatewayRuntime implements OnModuleInit, OnApplicationBootstrap, Bef
   async onApplicationBootstrap(): Promise<void> {
     this.health.start();
     this.flusher.start();
-    if (!this.config.STATIC_ACCESS_TOKENS) this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
+    if (!this.config.STATIC_ACCESS_TOKENS)
+      this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
     if (this.config.GRPC_ENABLED) {
-      this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), { host: this.config.HTTP_HOST, port: this.config.GRPC_PORT });
+      this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), {
+        host: this.config.HTTP_HOST,
+        port: this.config.GRPC_PORT,
+      });
       this.grpcPort = this.grpc.port;
       this.logger.info({ port: this.grpc.port }, 'BorApi gRPC listening');
     }

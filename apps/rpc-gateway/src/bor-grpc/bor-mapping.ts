@@ -14,7 +14,8 @@ export type ReceiptInit = MessageInitShape<typeof bor.ReceiptSchema>;
 const word = (hex: string, at: number): bigint => BigInt(`0x${hex.slice(at * 16, at * 16 + 16)}`);
 
 function bytesHex(value: unknown, bytes: number): string | undefined {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value) || value.length - 2 > bytes * 2) return undefined;
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value) || value.length - 2 > bytes * 2)
+    return undefined;
   return value.slice(2).padStart(bytes * 2, '0');
 }
 
@@ -40,7 +41,8 @@ export function fromH160(h: { Hi?: H128Init; Lo?: number } | undefined): string 
   return `0x${hex16(h?.Hi?.Hi)}${hex16(h?.Hi?.Lo)}${(h?.Lo ?? 0).toString(16).padStart(8, '0')}`;
 }
 
-const u64 = (value: unknown): bigint => (typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value) ? BigInt(value) : 0n);
+const u64 = (value: unknown): bigint =>
+  typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value) ? BigInt(value) : 0n;
 
 function bytes(value: unknown): Uint8Array {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) return new Uint8Array();
@@ -93,7 +95,8 @@ export function toHeader(block: Record<string, unknown>): HeaderInit {
     requestsHash: toH256(block['requestsHash']),
   };
   if (typeof block['blobGasUsed'] === 'string') header.blobGasUsed = u64(block['blobGasUsed']);
-  if (typeof block['excessBlobGas'] === 'string') header.excessBlobGas = u64(block['excessBlobGas']);
+  if (typeof block['excessBlobGas'] === 'string')
+    header.excessBlobGas = u64(block['excessBlobGas']);
   return header;
 }
 
@@ -112,7 +115,9 @@ export function toReceipt(receipt: Record<string, unknown>): ReceiptInit {
     bloom: { bloom: bytes(receipt['logsBloom']) },
     logs: logs.map((log) => ({
       address: toH160(log['address']),
-      topics: (Array.isArray(log['topics']) ? log['topics'] : []).map((t) => toH256(t)!).filter(Boolean),
+      topics: (Array.isArray(log['topics']) ? log['topics'] : [])
+        .map((t) => toH256(t)!)
+        .filter(Boolean),
       data: bytes(log['data']),
       blockNumber: u64(log['blockNumber']),
       txHash: toH256(log['transactionHash']),

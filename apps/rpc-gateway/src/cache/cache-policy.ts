@@ -24,17 +24,28 @@ const BY_NUMBER = new Set([
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 const QUANTITY = /^0x[0-9a-fA-F]+$/;
 
-export function cacheKeyOf(network: string, method: string, params: readonly unknown[], finalizedHeight: number | undefined): string | undefined {
+export function cacheKeyOf(
+  network: string,
+  method: string,
+  params: readonly unknown[],
+  finalizedHeight: number | undefined,
+): string | undefined {
   const first = params[0];
   if (BY_HASH.has(method) || BY_TX_HASH.has(method)) {
     if (typeof first !== 'string' || !HASH32.test(first)) return undefined;
   } else if (BY_NUMBER.has(method)) {
-    if (typeof first !== 'string' || !QUANTITY.test(first) || finalizedHeight === undefined) return undefined;
+    if (typeof first !== 'string' || !QUANTITY.test(first) || finalizedHeight === undefined)
+      return undefined;
     if (Number.parseInt(first, 16) > finalizedHeight) return undefined;
   } else if (method === 'eth_getBlockReceipts') {
     if (typeof first !== 'string') return undefined;
     if (!HASH32.test(first)) {
-      if (!QUANTITY.test(first) || finalizedHeight === undefined || Number.parseInt(first, 16) > finalizedHeight) return undefined;
+      if (
+        !QUANTITY.test(first) ||
+        finalizedHeight === undefined ||
+        Number.parseInt(first, 16) > finalizedHeight
+      )
+        return undefined;
     }
   } else {
     return undefined;
@@ -46,6 +57,7 @@ export function cacheKeyOf(network: string, method: string, params: readonly unk
 export function isCacheableResult(method: string, result: unknown): boolean {
   if (result === null || result === undefined) return false;
   // A pending transaction has no block yet; its later answer differs.
-  if (method === 'eth_getTransactionByHash') return typeof (result as { blockHash?: unknown }).blockHash === 'string';
+  if (method === 'eth_getTransactionByHash')
+    return typeof (result as { blockHash?: unknown }).blockHash === 'string';
   return true;
 }

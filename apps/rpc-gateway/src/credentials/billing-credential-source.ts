@@ -11,7 +11,9 @@ export class BillingCredentialSource implements CredentialSource {
   private readonly client: GrpcClient<typeof billingV1.BillingService.method>;
 
   constructor(address: string, timeoutMs = 3_000) {
-    this.client = createGrpcClient(billingV1.BillingService, address, { defaultTimeoutMs: timeoutMs });
+    this.client = createGrpcClient(billingV1.BillingService, address, {
+      defaultTimeoutMs: timeoutMs,
+    });
   }
 
   async resolve(token: string): Promise<ResolvedToken | null> {
@@ -25,7 +27,8 @@ export class BillingCredentialSource implements CredentialSource {
       account: account
         ? {
             accountId: r.accountId,
-            status: account.balance?.status === billingV1.BalanceStatus.EXHAUSTED ? 'exhausted' : 'ok',
+            status:
+              account.balance?.status === billingV1.BalanceStatus.EXHAUSTED ? 'exhausted' : 'ok',
             nodeRps: account.caps?.nodeRps ?? 0,
             version: Number(account.version),
           }

@@ -8,7 +8,12 @@ import type { CredentialService } from './credential.service';
  * credentials evict cached tokens on every replica within moments; balance state (ok or
  * exhausted, plan RPS) replaces what the first resolution said, highest version winning.
  */
-export function startBillingFeeds(client: NatsClient, namespace: NatsNamespace, credentials: CredentialService, logger: Logger) {
+export function startBillingFeeds(
+  client: NatsClient,
+  namespace: NatsNamespace,
+  credentials: CredentialService,
+  logger: Logger,
+) {
   const revoked = new KvMirror(client, namespace, {
     bucket: KvBuckets.revokedCredentials.name,
     schema: CredentialRevokedSchema,
@@ -23,7 +28,12 @@ export function startBillingFeeds(client: NatsClient, namespace: NatsNamespace, 
     logger,
     onChange: (key, value) => {
       if (value === undefined) return;
-      credentials.accounts.apply({ accountId: key, status: value.state, nodeRps: value.caps.nodeRps, version: value.version });
+      credentials.accounts.apply({
+        accountId: key,
+        status: value.state,
+        nodeRps: value.caps.nodeRps,
+        version: value.version,
+      });
     },
   });
   revoked.start();

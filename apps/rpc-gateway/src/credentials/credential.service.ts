@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
-import { AccountStates, CredentialCache, type AccountSnapshot, type CredentialSource, type ResolvedToken } from './credential-cache';
+import {
+  AccountStates,
+  CredentialCache,
+  type AccountSnapshot,
+  type CredentialSource,
+  type ResolvedToken,
+} from './credential-cache';
 
-export type Lookup = { found: true; token: ResolvedToken } | { found: false } | { unavailable: true };
+export type Lookup =
+  { found: true; token: ResolvedToken } | { found: false } | { unavailable: true };
 
 /**
  * Hot-path credential checks from memory: a token is resolved at billing-ledger once, then
@@ -21,7 +28,8 @@ export class CredentialService {
   /** Synchronous when cached (the common case), so the hot path awaits nothing. */
   lookup(token: string): Lookup | Promise<Lookup> {
     const cached = this.cache.get(token);
-    if (cached !== undefined) return cached === null ? { found: false } : { found: true, token: cached };
+    if (cached !== undefined)
+      return cached === null ? { found: false } : { found: true, token: cached };
     let pending = this.inFlight.get(token);
     if (pending === undefined) {
       pending = this.resolve(token).finally(() => this.inFlight.delete(token));

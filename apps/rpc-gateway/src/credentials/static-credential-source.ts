@@ -27,7 +27,12 @@ export class StaticCredentialSource implements CredentialSource {
           tokenId: `static-${index}`,
           accountId: e.accountId,
           network: e.network as ResolvedToken['network'],
-          account: { accountId: e.accountId, status: e.status ?? 'ok', nodeRps: e.nodeRps ?? plan.nodeRps, version: 0 },
+          account: {
+            accountId: e.accountId,
+            status: e.status ?? 'ok',
+            nodeRps: e.nodeRps ?? plan.nodeRps,
+            version: 0,
+          },
         };
         return [token, resolved];
       }),

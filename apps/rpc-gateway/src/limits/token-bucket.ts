@@ -9,7 +9,12 @@ export interface Bucket {
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
 
-export function take(bucket: Bucket, cost: number, ratePerSecond: number, nowMs: number): TakeResult {
+export function take(
+  bucket: Bucket,
+  cost: number,
+  ratePerSecond: number,
+  nowMs: number,
+): TakeResult {
   const capacity = Math.max(ratePerSecond, 1);
   const elapsed = Math.max(0, nowMs - bucket.updatedMs);
   bucket.tokens = Math.min(capacity, bucket.tokens + (elapsed * ratePerSecond) / 1000);
@@ -20,7 +25,10 @@ export function take(bucket: Bucket, cost: number, ratePerSecond: number, nowMs:
     bucket.tokens -= needed;
     return { ok: true };
   }
-  return { ok: false, retryAfterMs: Math.ceil(((needed - bucket.tokens) * 1000) / Math.max(ratePerSecond, 1e-9)) };
+  return {
+    ok: false,
+    retryAfterMs: Math.ceil(((needed - bucket.tokens) * 1000) / Math.max(ratePerSecond, 1e-9)),
+  };
 }
 
 /** Buckets of every account seen by this replica; idle ones are dropped by `sweep`. */
@@ -42,6 +50,7 @@ export class RateLimiter {
   /** Forget buckets that are full again (idle for over a second). */
   sweep(): void {
     const nowMs = this.now();
-    for (const [account, bucket] of this.buckets) if (nowMs - bucket.updatedMs > 1_000) this.buckets.delete(account);
+    for (const [account, bucket] of this.buckets)
+      if (nowMs - bucket.updatedMs > 1_000) this.buckets.delete(account);
   }
 }

@@ -42,7 +42,12 @@ export class UsageMeter {
     const events: NodeUsage[] = [];
     const start = windowStart.toISOString();
     for (const [accountId, lines] of accounts) {
-      const items = [...lines.values()].map((l) => ({ network: l.network, method: l.method, calls: l.calls, cu: l.cu }));
+      const items = [...lines.values()].map((l) => ({
+        network: l.network,
+        method: l.method,
+        calls: l.calls,
+        cu: l.cu,
+      }));
       events.push({
         id: usageId(producerId, accountId, start),
         kind: 'node',
@@ -59,6 +64,8 @@ export class UsageMeter {
 
   /** Puts events back after a failed publish; they go out with the next window. */
   restore(events: readonly NodeUsage[]): void {
-    for (const event of events) for (const item of event.items) this.add(event.accountId, item.network as NetworkKey, item.method, item.cu, item.calls);
+    for (const event of events)
+      for (const item of event.items)
+        this.add(event.accountId, item.network as NetworkKey, item.method, item.cu, item.calls);
   }
 }

@@ -45,7 +45,10 @@ export class UsageFlusher {
 
   private async flushOnce(): Promise<void> {
     const end = this.now();
-    const fresh = this.meter.pendingAccounts > 0 ? this.meter.drain(this.producerId, this.windowStart, end) : [];
+    const fresh =
+      this.meter.pendingAccounts > 0
+        ? this.meter.drain(this.producerId, this.windowStart, end)
+        : [];
     if (fresh.length > 0) this.windowStart = end;
     const batch = [...this.unsent, ...fresh];
     this.unsent = [];
@@ -56,7 +59,10 @@ export class UsageFlusher {
       } catch (error) {
         this.unsent.push(event);
         this.metrics.usagePublished.inc({ outcome: 'failed' });
-        this.logger.warn({ err: error, usage_id: event.id }, 'usage publish failed; will retry with the same id');
+        this.logger.warn(
+          { err: error, usage_id: event.id },
+          'usage publish failed; will retry with the same id',
+        );
       }
     }
   }

@@ -21,8 +21,18 @@ export class GatewayMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.calls = new Counter({ name: 'rpc_gateway_calls_total', help: 'JSON-RPC calls by network, method and outcome (ok or error code)', labelNames: ['network', 'method', 'status'], registers });
-    this.requests = new Counter({ name: 'rpc_gateway_requests_total', help: 'HTTP requests and WebSocket messages by answer status', labelNames: ['transport', 'status'], registers });
+    this.calls = new Counter({
+      name: 'rpc_gateway_calls_total',
+      help: 'JSON-RPC calls by network, method and outcome (ok or error code)',
+      labelNames: ['network', 'method', 'status'],
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'rpc_gateway_requests_total',
+      help: 'HTTP requests and WebSocket messages by answer status',
+      labelNames: ['transport', 'status'],
+      registers,
+    });
     this.requestDuration = new Histogram({
       name: 'rpc_gateway_request_duration_seconds',
       help: 'Time from request to answer',
@@ -30,7 +40,12 @@ export class GatewayMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.upstreamRequests = new Counter({ name: 'rpc_gateway_upstream_requests_total', help: 'Attempts at upstream nodes by outcome', labelNames: ['network', 'upstream', 'outcome'], registers });
+    this.upstreamRequests = new Counter({
+      name: 'rpc_gateway_upstream_requests_total',
+      help: 'Attempts at upstream nodes by outcome',
+      labelNames: ['network', 'upstream', 'outcome'],
+      registers,
+    });
     this.upstreamDuration = new Histogram({
       name: 'rpc_gateway_upstream_duration_seconds',
       help: 'Upstream exchange time',
@@ -38,16 +53,69 @@ export class GatewayMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.upstreamHealthy = new Gauge({ name: 'rpc_gateway_upstream_healthy', help: '1 when the upstream passed its last health check', labelNames: ['network', 'upstream'], registers });
-    this.upstreamHeight = new Gauge({ name: 'rpc_gateway_upstream_block_height', help: 'Latest block height reported by the upstream', labelNames: ['network', 'upstream'], registers });
-    this.cache = new Counter({ name: 'rpc_gateway_cache_total', help: 'Cacheable calls by hit or miss', labelNames: ['network', 'result'], registers });
-    this.usageCu = new Counter({ name: 'rpc_gateway_usage_cu_total', help: 'CU metered', labelNames: ['network'], registers });
-    this.usagePublished = new Counter({ name: 'rpc_gateway_usage_events_total', help: 'Usage events published', labelNames: ['outcome'], registers });
-    this.wsConnections = new Gauge({ name: 'rpc_gateway_ws_connections', help: 'Open client WebSocket connections', registers });
-    this.clientSubscriptions = new Gauge({ name: 'rpc_gateway_client_subscriptions', help: 'Client eth_subscribe subscriptions', labelNames: ['network', 'type'], registers });
-    this.upstreamSubscriptions = new Gauge({ name: 'rpc_gateway_upstream_subscriptions', help: 'Upstream subscriptions shared by clients (one per network and distinct filter)', labelNames: ['network', 'type'], registers });
-    this.upstreamSubscribes = new Counter({ name: 'rpc_gateway_upstream_subscribe_total', help: 'eth_subscribe calls sent to upstream nodes', labelNames: ['network', 'type'], registers });
-    this.wsSlowClientsCut = new Counter({ name: 'rpc_gateway_ws_slow_clients_cut_total', help: 'Client connections closed because they did not read fast enough', registers });
-    this.grpcCalls = new Counter({ name: 'rpc_gateway_grpc_calls_total', help: 'BorApi calls by method and gRPC status code', labelNames: ['method', 'code'], registers });
+    this.upstreamHealthy = new Gauge({
+      name: 'rpc_gateway_upstream_healthy',
+      help: '1 when the upstream passed its last health check',
+      labelNames: ['network', 'upstream'],
+      registers,
+    });
+    this.upstreamHeight = new Gauge({
+      name: 'rpc_gateway_upstream_block_height',
+      help: 'Latest block height reported by the upstream',
+      labelNames: ['network', 'upstream'],
+      registers,
+    });
+    this.cache = new Counter({
+      name: 'rpc_gateway_cache_total',
+      help: 'Cacheable calls by hit or miss',
+      labelNames: ['network', 'result'],
+      registers,
+    });
+    this.usageCu = new Counter({
+      name: 'rpc_gateway_usage_cu_total',
+      help: 'CU metered',
+      labelNames: ['network'],
+      registers,
+    });
+    this.usagePublished = new Counter({
+      name: 'rpc_gateway_usage_events_total',
+      help: 'Usage events published',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.wsConnections = new Gauge({
+      name: 'rpc_gateway_ws_connections',
+      help: 'Open client WebSocket connections',
+      registers,
+    });
+    this.clientSubscriptions = new Gauge({
+      name: 'rpc_gateway_client_subscriptions',
+      help: 'Client eth_subscribe subscriptions',
+      labelNames: ['network', 'type'],
+      registers,
+    });
+    this.upstreamSubscriptions = new Gauge({
+      name: 'rpc_gateway_upstream_subscriptions',
+      help: 'Upstream subscriptions shared by clients (one per network and distinct filter)',
+      labelNames: ['network', 'type'],
+      registers,
+    });
+    this.upstreamSubscribes = new Counter({
+      name: 'rpc_gateway_upstream_subscribe_total',
+      help: 'eth_subscribe calls sent to upstream nodes',
+      labelNames: ['network', 'type'],
+      registers,
+    });
+    this.wsSlowClientsCut = new Counter({
+      name: 'rpc_gateway_ws_slow_clients_cut_total',
+      help: 'Client connections closed because they did not read fast enough',
+      registers,
+    });
+    this.grpcCalls = new Counter({
+      name: 'rpc_gateway_grpc_calls_total',
+      help: 'BorApi calls by method and gRPC status code',
+      labelNames: ['method', 'code'],
+      registers,
+    });
   }
 }

@@ -2,7 +2,13 @@
  * The gateway's vocabulary over @meridian/jsonrpc: codes of COMPAT "Node access" and the
  * string builders of answers (ids, params and results stay raw JSON text end to end).
  */
-import { JSONRPC_ERROR, serializeBatch, serializeErrorObject, serializeSuccess, type JsonRpcErrorObject } from '@meridian/jsonrpc';
+import {
+  JSONRPC_ERROR,
+  serializeBatch,
+  serializeErrorObject,
+  serializeSuccess,
+  type JsonRpcErrorObject,
+} from '@meridian/jsonrpc';
 
 export type { RpcCall, RpcRequestItem } from '@meridian/jsonrpc';
 export type RpcErrorObject = JsonRpcErrorObject;

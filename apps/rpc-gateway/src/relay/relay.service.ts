@@ -11,7 +11,17 @@ import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { parseRequest, serializeErrorRaw } from '@meridian/jsonrpc';
 import { safeParse } from '../upstreams/upstream-router';
-import { batchResponse, CU_EXHAUSTED, errorResponse, LIMIT_EXCEEDED, resultResponse, SERVER_ERROR, type RpcCall, type RpcErrorObject, type RpcRequestItem } from './jsonrpc-codec';
+import {
+  batchResponse,
+  CU_EXHAUSTED,
+  errorResponse,
+  LIMIT_EXCEEDED,
+  resultResponse,
+  SERVER_ERROR,
+  type RpcCall,
+  type RpcErrorObject,
+  type RpcRequestItem,
+} from './jsonrpc-codec';
 import { checkCall, type Transport } from './request-checks';
 
 export interface RelayAnswer {
@@ -32,11 +42,14 @@ export interface RelayOptions {
 }
 
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
-export type SessionMethodHandler = (call: RpcCall) => Promise<{ result: unknown } | { error: RpcErrorObject }>;
+export type SessionMethodHandler = (
+  call: RpcCall,
+) => Promise<{ result: unknown } | { error: RpcErrorObject }>;
 
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
-const jsonRpcError = (code: number, message: string, idText = 'null') => errorResponse(idText, { code, message });
+const jsonRpcError = (code: number, message: string, idText = 'null') =>
+  errorResponse(idText, { code, message });
 
 /**
  * The JSON-RPC relay shared by HTTP and WebSocket: credentials → region → parse → balance →
@@ -57,20 +70,52 @@ export class RelayService {
   ) {}
 
   /** Token check for HTTP and for the WebSocket upgrade; an answer to send, or the caller. */
-  async authorize(token: string, transport: Transport | 'grpc'): Promise<{ ok: true; token: ResolvedToken; network: Network } | { ok: false; answer: RelayAnswer }> {
+  async authorize(
+    token: string,
+    transport: Transport | 'grpc',
+  ): Promise<
+    { ok: true; token: ResolvedToken; network: Network } | { ok: false; answer: RelayAnswer }
+  > {
     const pending = this.credentials.lookup(token);
     const lookup = pending instanceof Promise ? await pending : pending;
     if ('unavailable' in lookup) {
-      return { ok: false, answer: { status: 503, body: jsonRpcError(SERVER_ERROR, 'server error: access token check unavailable, retry later'), headers: { 'Retry-After': '1' }, calls: 0 } };
+      return {
+        ok: false,
+        answer: {
+          status: 503,
+          body: jsonRpcError(
+            SERVER_ERROR,
+            'server error: access token check unavailable, retry later',
+          ),
+          headers: { 'Retry-After': '1' },
+          calls: 0,
+        },
+      };
     }
-    if (!lookup.found) return { ok: false, answer: { status: 401, body: jsonRpcError(SERVER_ERROR, 'unauthorized: unknown or deleted access token'), calls: 0 } };
+    if (!lookup.found)
+      return {
+        ok: false,
+        answer: {
+          status: 401,
+          body: jsonRpcError(SERVER_ERROR, 'unauthorized: unknown or deleted access token'),
+          calls: 0,
+        },
+      };
     const network = NETWORKS[lookup.token.network];
     const iface = transport === 'http' ? 'jsonrpc' : transport;
     if (!isOffered(network, this.options.endpoint, iface)) {
       const where = { http: 'JSON-RPC', websocket: 'WebSocket', grpc: 'gRPC' }[transport];
       return {
         ok: false,
-        answer: { status: 404, body: jsonRpcError(SERVER_ERROR, `not found: network ${network.key} is not offered over ${where} at this endpoint`), network: network.key, calls: 0 },
+        answer: {
+          status: 404,
+          body: jsonRpcError(
+            SERVER_ERROR,
+            `not found: network ${network.key} is not offered over ${where} at this endpoint`,
+          ),
+          network: network.key,
+          calls: 0,
+        },
       };
     }
     return { ok: true, token: lookup.token, network };
@@ -82,14 +127,30 @@ export class RelayService {
     return this.handle(auth.token, auth.network, body, 'http');
   }
 
-  async handle(token: ResolvedToken, network: Network, text: string, transport: Transport, sessionMethods?: SessionMethodHandler): Promise<RelayAnswer> {
+  async handle(
+    token: ResolvedToken,
+    network: Network,
+    text: string,
+    transport: Transport,
+    sessionMethods?: SessionMethodHandler,
+  ): Promise<RelayAnswer> {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const base = { network: network.key, account: token.accountId };
-    const items: readonly RpcRequestItem[] = parsed.kind === 'single' ? [parsed.item] : parsed.items;
+    const items: readonly RpcRequestItem[] =
+      parsed.kind === 'single' ? [parsed.item] : parsed.items;
     const firstId = parsed.kind === 'single' ? (parsed.item.idRaw ?? 'null') : 'null';
     const account = this.credentials.account(token.accountId);
     if (account?.status === 'exhausted') {
-      return { ...base, status: 402, body: jsonRpcError(CU_EXHAUSTED, 'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset', firstId), calls: 0 };
+      return {
+        ...base,
+        status: 402,
+        body: jsonRpcError(
+          CU_EXHAUSTED,
+          'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
+          firstId,
+        ),
+        calls: 0,
+      };
     }
     let valid = 0;
     for (const item of items) if (item.valid) valid++;
@@ -100,7 +161,11 @@ export class RelayService {
         return {
           ...base,
           status: 429,
-          body: jsonRpcError(LIMIT_EXCEEDED, `rate limit exceeded: the plan allows ${account?.nodeRps ?? this.fallbackRps} requests per second`, firstId),
+          body: jsonRpcError(
+            LIMIT_EXCEEDED,
+            `rate limit exceeded: the plan allows ${account?.nodeRps ?? this.fallbackRps} requests per second`,
+            firstId,
+          ),
           headers: { 'Retry-After': String(seconds) },
           calls: 0,
         };
@@ -120,15 +185,26 @@ export class RelayService {
       const item = items[i]!;
       if (!item.valid) {
         if (item.idRaw !== undefined) answers[i] = errorResponse(item.idRaw, item.error);
-        this.metrics.calls.inc({ network: network.key, method: 'other', status: String(item.error.code) });
+        this.metrics.calls.inc({
+          network: network.key,
+          method: 'other',
+          status: String(item.error.code),
+        });
         continue;
       }
       const call = item;
       const idRaw = call.idRaw ?? 'null';
-      const refused = checkCall(network, call, { transport, maxLogsBlockRange: this.options.maxLogsBlockRange });
+      const refused = checkCall(network, call, {
+        transport,
+        maxLogsBlockRange: this.options.maxLogsBlockRange,
+      });
       if (refused !== null) {
         answers[i] = errorResponse(idRaw, refused);
-        this.metrics.calls.inc({ network: network.key, method: network.methods.has(call.method) ? call.method : 'other', status: String(refused.code) });
+        this.metrics.calls.inc({
+          network: network.key,
+          method: network.methods.has(call.method) ? call.method : 'other',
+          status: String(refused.code),
+        });
         continue;
       }
       const local = localAnswer(network, call.method);
@@ -145,7 +221,11 @@ export class RelayService {
               this.served(token, network, call.method, 'ok');
             } else {
               answers[i] = errorResponse(idRaw, outcome.error);
-              this.metrics.calls.inc({ network: network.key, method: call.method, status: String(outcome.error.code) });
+              this.metrics.calls.inc({
+                network: network.key,
+                method: call.method,
+                status: String(outcome.error.code),
+              });
             }
           }),
         );
@@ -154,7 +234,10 @@ export class RelayService {
       const key = cacheKeyOf(network.key, call.method, call.params, finalized);
       if (key !== undefined) {
         const hit = this.cache.get(key);
-        this.metrics.cache.inc({ network: network.key, result: hit === undefined ? 'miss' : 'hit' });
+        this.metrics.cache.inc({
+          network: network.key,
+          result: hit === undefined ? 'miss' : 'hit',
+        });
         if (hit !== undefined) {
           answers[i] = resultResponse(idRaw, hit);
           this.served(token, network, call.method, 'ok');
@@ -176,19 +259,30 @@ export class RelayService {
         if (answer.kind === 'result') {
           answers[i] = resultResponse(idRaw, answer.resultText);
           const key = cacheKeys[k];
-          if (key !== undefined && isCacheableResult(call.method, safeParse(answer.resultText))) this.cache.set(key, answer.resultText);
+          if (key !== undefined && isCacheableResult(call.method, safeParse(answer.resultText)))
+            this.cache.set(key, answer.resultText);
           this.served(token, network, call.method, 'ok');
         } else {
-          answers[i] = answer.kind === 'node_error' && answer.errorRaw !== undefined ? serializeErrorRaw(idRaw, answer.errorRaw) : errorResponse(idRaw, answer.error);
-          if (answer.kind === 'node_error') this.served(token, network, call.method, String(answer.error.code));
-          else this.metrics.calls.inc({ network: network.key, method: call.method, status: String(answer.error.code) });
+          answers[i] =
+            answer.kind === 'node_error' && answer.errorRaw !== undefined
+              ? serializeErrorRaw(idRaw, answer.errorRaw)
+              : errorResponse(idRaw, answer.error);
+          if (answer.kind === 'node_error')
+            this.served(token, network, call.method, String(answer.error.code));
+          else
+            this.metrics.calls.inc({
+              network: network.key,
+              method: call.method,
+              status: String(answer.error.code),
+            });
         }
       }
     }
     if (session.length > 0) await Promise.all(session);
     // Notifications (no id) run but get no answer.
     const sent: string[] = [];
-    for (let i = 0; i < items.length; i++) if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
+    for (let i = 0; i < items.length; i++)
+      if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
     const body = parsed.kind === 'single' ? (sent[0] ?? '') : batchResponse(sent);
     return { ...base, status: 200, body, calls: items.length };
   }
@@ -202,7 +296,10 @@ export class RelayService {
     token: ResolvedToken,
     network: Network,
     calls: readonly OutCall[],
-  ): Promise<{ ok: true; answers: CallAnswer[] } | { ok: false; reason: 'exhausted' | 'rate_limited'; retryAfterMs: number }> {
+  ): Promise<
+    | { ok: true; answers: CallAnswer[] }
+    | { ok: false; reason: 'exhausted' | 'rate_limited'; retryAfterMs: number }
+  > {
     const account = this.credentials.account(token.accountId);
     if (account?.status === 'exhausted') return { ok: false, reason: 'exhausted', retryAfterMs: 0 };
     const taken = this.limiter.take(token.accountId, 1, account?.nodeRps ?? this.fallbackRps);
@@ -210,7 +307,8 @@ export class RelayService {
     const answers = await this.router.send(network.key, calls);
     answers.forEach((answer, i) => {
       if (answer.kind === 'result') this.served(token, network, calls[i]!.method, 'ok');
-      else if (answer.kind === 'node_error') this.served(token, network, calls[i]!.method, String(answer.error.code));
+      else if (answer.kind === 'node_error')
+        this.served(token, network, calls[i]!.method, String(answer.error.code));
     });
     return { ok: true, answers };
   }

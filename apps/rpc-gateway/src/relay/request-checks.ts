@@ -1,5 +1,11 @@
 import { isWebSocketOnlyMethod, type Network } from '@meridian/networks';
-import { INVALID_PARAMS, LIMIT_EXCEEDED, METHOD_NOT_FOUND, type RpcCall, type RpcErrorObject } from './jsonrpc-codec';
+import {
+  INVALID_PARAMS,
+  LIMIT_EXCEEDED,
+  METHOD_NOT_FOUND,
+  type RpcCall,
+  type RpcErrorObject,
+} from './jsonrpc-codec';
 import { checkSuiParams } from './sui-params';
 
 export type Transport = 'http' | 'websocket';
@@ -15,12 +21,22 @@ export interface CallCheckOptions {
  * method table (and not WebSocket-only over HTTP), S params must have the spec's shape, and an
  * eth_getLogs range must stay under the cap. Returns null when the call may be relayed.
  */
-export function checkCall(network: Network, call: RpcCall, options: CallCheckOptions): RpcErrorObject | null {
+export function checkCall(
+  network: Network,
+  call: RpcCall,
+  options: CallCheckOptions,
+): RpcErrorObject | null {
   if (!network.methods.has(call.method)) {
-    return { code: METHOD_NOT_FOUND, message: `the method ${call.method} does not exist/is not available on ${network.key}` };
+    return {
+      code: METHOD_NOT_FOUND,
+      message: `the method ${call.method} does not exist/is not available on ${network.key}`,
+    };
   }
   if (options.transport === 'http' && isWebSocketOnlyMethod(call.method)) {
-    return { code: METHOD_NOT_FOUND, message: `the method ${call.method} is only available over WebSocket` };
+    return {
+      code: METHOD_NOT_FOUND,
+      message: `the method ${call.method} is only available over WebSocket`,
+    };
   }
   if (network.family === 'object-model') return checkSuiParams(call.method, call.params);
   if (call.method === 'eth_getLogs') return checkLogsRange(call.params, options.maxLogsBlockRange);
@@ -36,11 +52,16 @@ function checkLogsRange(params: readonly unknown[], maxRange: number): RpcErrorO
   const from = hexNumber(fromBlock);
   const to = hexNumber(toBlock);
   if (from !== undefined && to !== undefined && to - from > maxRange) {
-    return { code: LIMIT_EXCEEDED, message: `limit exceeded: eth_getLogs block range ${to - from} is larger than ${maxRange} blocks` };
+    return {
+      code: LIMIT_EXCEEDED,
+      message: `limit exceeded: eth_getLogs block range ${to - from} is larger than ${maxRange} blocks`,
+    };
   }
   return null;
 }
 
 function hexNumber(value: unknown): number | undefined {
-  return typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value) ? Number.parseInt(value, 16) : undefined;
+  return typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)
+    ? Number.parseInt(value, 16)
+    : undefined;
 }

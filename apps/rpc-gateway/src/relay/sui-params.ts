@@ -1,6 +1,9 @@
 import { INVALID_PARAMS, type RpcErrorObject } from './jsonrpc-codec';
 
-const invalid = (message: string): RpcErrorObject => ({ code: INVALID_PARAMS, message: `invalid params: ${message}` });
+const invalid = (message: string): RpcErrorObject => ({
+  code: INVALID_PARAMS,
+  message: `invalid params: ${message}`,
+});
 
 const U64 = /^(0|[1-9][0-9]{0,19})$/;
 const OBJECT_ID = /^0x[0-9a-fA-F]{1,64}$/;
@@ -14,29 +17,47 @@ const MAX_PAST_OBJECTS = 50;
  */
 export function checkSuiParams(method: string, params: readonly unknown[]): RpcErrorObject | null {
   if (method === 'suix_getLatestSuiSystemState') {
-    return params.length === 0 ? null : invalid(`suix_getLatestSuiSystemState takes no parameters, got ${params.length}`);
+    return params.length === 0
+      ? null
+      : invalid(`suix_getLatestSuiSystemState takes no parameters, got ${params.length}`);
   }
   if (method === 'sui_tryMultiGetPastObjects') {
-    if (params.length < 1 || params.length > 2) return invalid(`sui_tryMultiGetPastObjects takes 1 or 2 parameters (past_objects, options), got ${params.length}`);
+    if (params.length < 1 || params.length > 2)
+      return invalid(
+        `sui_tryMultiGetPastObjects takes 1 or 2 parameters (past_objects, options), got ${params.length}`,
+      );
     const pastObjects = params[0];
-    if (!Array.isArray(pastObjects)) return invalid('past_objects (parameter 1) must be an array of {objectId, version}');
+    if (!Array.isArray(pastObjects))
+      return invalid('past_objects (parameter 1) must be an array of {objectId, version}');
     if (pastObjects.length === 0) return invalid('past_objects (parameter 1) must not be empty');
-    if (pastObjects.length > MAX_PAST_OBJECTS) return invalid(`past_objects (parameter 1) holds ${pastObjects.length} entries, at most ${MAX_PAST_OBJECTS} allowed`);
+    if (pastObjects.length > MAX_PAST_OBJECTS)
+      return invalid(
+        `past_objects (parameter 1) holds ${pastObjects.length} entries, at most ${MAX_PAST_OBJECTS} allowed`,
+      );
     for (let i = 0; i < pastObjects.length; i++) {
       const entry = pastObjects[i] as Record<string, unknown> | null;
-      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return invalid(`past_objects[${i}] must be an object {objectId, version}`);
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+        return invalid(`past_objects[${i}] must be an object {objectId, version}`);
       const extra = Object.keys(entry).filter((key) => key !== 'objectId' && key !== 'version');
       if (extra.length > 0) return invalid(`past_objects[${i}] has unknown field ${extra[0]}`);
-      if (typeof entry['objectId'] !== 'string') return invalid(`past_objects[${i}].objectId is required and must be a string`);
-      if (!OBJECT_ID.test(entry['objectId'])) return invalid(`past_objects[${i}].objectId must be a 0x-prefixed hex object id of at most 32 bytes`);
-      if (typeof entry['version'] !== 'string') return invalid(`past_objects[${i}].version is required and must be a decimal string (u64)`);
+      if (typeof entry['objectId'] !== 'string')
+        return invalid(`past_objects[${i}].objectId is required and must be a string`);
+      if (!OBJECT_ID.test(entry['objectId']))
+        return invalid(
+          `past_objects[${i}].objectId must be a 0x-prefixed hex object id of at most 32 bytes`,
+        );
+      if (typeof entry['version'] !== 'string')
+        return invalid(`past_objects[${i}].version is required and must be a decimal string (u64)`);
       if (!U64.test(entry['version']) || BigInt(entry['version']) > 18446744073709551615n) {
-        return invalid(`past_objects[${i}].version must be a u64 decimal string, got "${entry['version']}"`);
+        return invalid(
+          `past_objects[${i}].version must be a u64 decimal string, got "${entry['version']}"`,
+        );
       }
     }
     const options = params[1];
     if (options !== undefined && options !== null) {
-      if (typeof options !== 'object' || Array.isArray(options)) return invalid('options (parameter 2) must be an ObjectDataOptions object');
+      if (typeof options !== 'object' || Array.isArray(options))
+        return invalid('options (parameter 2) must be an ObjectDataOptions object');
       for (const [flag, value] of Object.entries(options)) {
         if (typeof value !== 'boolean') return invalid(`options.${flag} must be a boolean`);
       }

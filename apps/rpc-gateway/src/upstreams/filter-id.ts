@@ -18,9 +18,15 @@ export function encodeFilterId(tag: string, upstreamFilterId: string): string | 
   return `0x${tag}${upstreamFilterId.slice(2)}`;
 }
 
-export function decodeFilterId(clientFilterId: unknown): { tag: string; upstreamFilterId: string } | undefined {
-  if (typeof clientFilterId !== 'string' || !/^0x[0-9a-fA-F]+$/.test(clientFilterId)) return undefined;
+export function decodeFilterId(
+  clientFilterId: unknown,
+): { tag: string; upstreamFilterId: string } | undefined {
+  if (typeof clientFilterId !== 'string' || !/^0x[0-9a-fA-F]+$/.test(clientFilterId))
+    return undefined;
   const body = clientFilterId.slice(2);
   if (body.length <= FILTER_TAG_HEX) return undefined;
-  return { tag: body.slice(0, FILTER_TAG_HEX).toLowerCase(), upstreamFilterId: `0x${body.slice(FILTER_TAG_HEX)}` };
+  return {
+    tag: body.slice(0, FILTER_TAG_HEX).toLowerCase(),
+    upstreamFilterId: `0x${body.slice(FILTER_TAG_HEX)}`,
+  };
 }

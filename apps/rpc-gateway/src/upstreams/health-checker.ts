@@ -31,21 +31,37 @@ export class HealthChecker {
     await Promise.all(this.pools.flatMap((pool) => pool.upstreams.map((u) => this.check(pool, u))));
   }
 
-  private async check(pool: UpstreamPool, upstream: UpstreamPool['upstreams'][number]): Promise<void> {
-    const method = pool.network === 'sui-mainnet' ? 'sui_getLatestCheckpointSequenceNumber' : 'eth_blockNumber';
-    const outcome = await upstream.post(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`, this.options.timeoutMs);
+  private async check(
+    pool: UpstreamPool,
+    upstream: UpstreamPool['upstreams'][number],
+  ): Promise<void> {
+    const method =
+      pool.network === 'sui-mainnet' ? 'sui_getLatestCheckpointSequenceNumber' : 'eth_blockNumber';
+    const outcome = await upstream.post(
+      `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`,
+      this.options.timeoutMs,
+    );
     let height: number | undefined;
     if (outcome.ok) {
       try {
         const result = (JSON.parse(outcome.text) as { result?: unknown }).result;
-        if (typeof result === 'string') height = result.startsWith('0x') ? Number.parseInt(result, 16) : Number(result);
+        if (typeof result === 'string')
+          height = result.startsWith('0x') ? Number.parseInt(result, 16) : Number(result);
       } catch {
         // not JSON: unhealthy below
       }
     }
     const healthy = height !== undefined && Number.isFinite(height);
     if (healthy !== upstream.healthy) {
-      this.logger.warn({ network: pool.network, upstream: upstreamLabel(upstream), healthy, reason: outcome.ok ? undefined : outcome.reason }, 'upstream health changed');
+      this.logger.warn(
+        {
+          network: pool.network,
+          upstream: upstreamLabel(upstream),
+          healthy,
+          reason: outcome.ok ? undefined : outcome.reason,
+        },
+        'upstream health changed',
+      );
     }
     upstream.healthy = healthy;
     if (healthy) upstream.height = height;

@@ -9,12 +9,23 @@ export type FailureKind =
   /** The node answered with HTTP 5xx or a body that is not JSON-RPC. */
   | 'bad_answer';
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 export function classifyTransportError(error: unknown): FailureKind {
   const code = (error as { code?: unknown } | null)?.code;
-  const causeCode = ((error as { cause?: { code?: unknown } } | null)?.cause)?.code;
-  if ((typeof code === 'string' && NOT_SENT_CODES.has(code)) || (typeof causeCode === 'string' && NOT_SENT_CODES.has(causeCode))) return 'not_sent';
+  const causeCode = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (
+    (typeof code === 'string' && NOT_SENT_CODES.has(code)) ||
+    (typeof causeCode === 'string' && NOT_SENT_CODES.has(causeCode))
+  )
+    return 'not_sent';
   return 'ambiguous';
 }
 
@@ -37,6 +48,12 @@ export function mayRetry(methods: readonly string[], failure: FailureKind): bool
  */
 export function isAlreadyKnown(message: string, resent: boolean): boolean {
   const text = message.toLowerCase();
-  if (text.includes('already known') || text.includes('known transaction') || text.includes('already imported') || text.includes('transaction already exists')) return true;
+  if (
+    text.includes('already known') ||
+    text.includes('known transaction') ||
+    text.includes('already imported') ||
+    text.includes('transaction already exists')
+  )
+    return true;
   return resent && text.includes('nonce too low');
 }

@@ -19,11 +19,19 @@ export class Upstream implements UpstreamStatus {
   ) {
     const url = new URL(spec.url);
     this.path = `${url.pathname}${url.search}`;
-    this.pool = new Pool(url.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, connect: { timeout: 2_000 } });
+    this.pool = new Pool(url.origin, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: 2_000 },
+    });
   }
 
   /** One HTTP exchange; resolves to the answer text or a classified failure. Never throws. */
-  async post(body: string, timeoutMs: number): Promise<{ ok: true; text: string } | { ok: false; failure: FailureKind; reason: string }> {
+  async post(
+    body: string,
+    timeoutMs: number,
+  ): Promise<{ ok: true; text: string } | { ok: false; failure: FailureKind; reason: string }> {
     this.inFlight++;
     try {
       const response = await this.pool.request({
@@ -35,14 +43,19 @@ export class Upstream implements UpstreamStatus {
         bodyTimeout: timeoutMs,
       });
       const text = await response.body.text();
-      if (response.statusCode >= 500) return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
+      if (response.statusCode >= 500)
+        return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
       if (response.statusCode >= 400 && !text.startsWith('{') && !text.startsWith('[')) {
         return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
       }
       return { ok: true, text };
     } catch (error) {
       const failure = classifyTransportError(error);
-      return { ok: false, failure, reason: (error as { code?: string }).code ?? (error as Error).message };
+      return {
+        ok: false,
+        failure,
+        reason: (error as { code?: string }).code ?? (error as Error).message,
+      };
     } finally {
       this.inFlight--;
     }
@@ -67,7 +80,11 @@ export class UpstreamPool {
   }
 
   pick(exclude?: ReadonlySet<number>): Upstream | undefined {
-    const index = selectUpstream(this.upstreams, { exclude, maxLagBlocks: this.options.maxLagBlocks, cursor: this.cursor++ });
+    const index = selectUpstream(this.upstreams, {
+      exclude,
+      maxLagBlocks: this.options.maxLagBlocks,
+      cursor: this.cursor++,
+    });
     return index === undefined ? undefined : this.upstreams[index];
   }
 
@@ -78,7 +95,9 @@ export class UpstreamPool {
   /** Best height among healthy nodes. */
   get headHeight(): number | undefined {
     let best: number | undefined;
-    for (const u of this.upstreams) if (u.healthy && u.height !== undefined && (best === undefined || u.height > best)) best = u.height;
+    for (const u of this.upstreams)
+      if (u.healthy && u.height !== undefined && (best === undefined || u.height > best))
+        best = u.height;
     return best;
   }
 

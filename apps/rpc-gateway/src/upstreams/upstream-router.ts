@@ -23,11 +23,21 @@ export type CallAnswer =
   | { kind: 'node_error'; error: RpcErrorObject; errorRaw?: string }
   | { kind: 'gateway_error'; error: RpcErrorObject };
 
-const FILTER_CREATE = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter']);
+const FILTER_CREATE = new Set([
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+]);
 const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
 
-export const UNAVAILABLE: RpcErrorObject = { code: SERVER_ERROR, message: 'server error: upstream node unavailable' };
-export const NODE_TROUBLE: RpcErrorObject = { code: INTERNAL_ERROR, message: 'internal error: upstream node trouble' };
+export const UNAVAILABLE: RpcErrorObject = {
+  code: SERVER_ERROR,
+  message: 'server error: upstream node unavailable',
+};
+export const NODE_TROUBLE: RpcErrorObject = {
+  code: INTERNAL_ERROR,
+  message: 'internal error: upstream node trouble',
+};
 const FILTER_NOT_FOUND: RpcErrorObject = { code: SERVER_ERROR, message: 'filter not found' };
 
 export interface RouterOptions {
@@ -53,7 +63,8 @@ export class UpstreamRouter {
 
   async send(network: NetworkKey, calls: readonly OutCall[]): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
-    if (pool === undefined || pool.upstreams.length === 0) return calls.map(() => ({ kind: 'gateway_error', error: UNAVAILABLE }));
+    if (pool === undefined || pool.upstreams.length === 0)
+      return calls.map(() => ({ kind: 'gateway_error', error: UNAVAILABLE }));
     const answers: CallAnswer[] = new Array(calls.length);
     const plain: number[] = [];
     const work: Promise<void>[] = [];
@@ -82,16 +93,22 @@ export class UpstreamRouter {
       const answer = answers[0]!;
       if (answer.kind !== 'result' || upstream === undefined) return answer;
       const upstreamId = safeParse(answer.resultText);
-      const id = typeof upstreamId === 'string' ? encodeFilterId(upstream.spec.tag, upstreamId) : undefined;
+      const id =
+        typeof upstreamId === 'string' ? encodeFilterId(upstream.spec.tag, upstreamId) : undefined;
       if (id === undefined) return { kind: 'gateway_error', error: NODE_TROUBLE };
       return { kind: 'result', resultText: JSON.stringify(id) };
     }
     if (FILTER_USE.has(call.method)) {
       const decoded = decodeFilterId(call.params[0]);
       const upstream = decoded && pool.byTag(decoded.tag);
-      if (decoded === undefined || upstream === undefined) return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+      if (decoded === undefined || upstream === undefined)
+        return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
       const params = [decoded.upstreamFilterId, ...call.params.slice(1)];
-      const { answers } = await this.exchange(pool, [{ method: call.method, params, paramsRaw: JSON.stringify(params) }], upstream);
+      const { answers } = await this.exchange(
+        pool,
+        [{ method: call.method, params, paramsRaw: JSON.stringify(params) }],
+        upstream,
+      );
       return answers[0]!;
     }
     return (await this.exchange(pool, [call], undefined)).answers[0]!;
@@ -101,9 +118,16 @@ export class UpstreamRouter {
    * One logical exchange (a single call or an upstream batch), with failover when every call in
    * it may be repeated after the failure seen. `pinned` forces one node (filters).
    */
-  private async exchange(pool: UpstreamPool, calls: readonly OutCall[], pinned: Upstream | undefined): Promise<{ answers: CallAnswer[]; upstream?: Upstream }> {
+  private async exchange(
+    pool: UpstreamPool,
+    calls: readonly OutCall[],
+    pinned: Upstream | undefined,
+  ): Promise<{ answers: CallAnswer[]; upstream?: Upstream }> {
     const methods = calls.map((c) => c.method);
-    const body = calls.length === 1 ? serializeRequest('0', calls[0]!.method, calls[0]!.paramsRaw) : `[${calls.map((c, id) => serializeRequest(String(id), c.method, c.paramsRaw)).join(',')}]`;
+    const body =
+      calls.length === 1
+        ? serializeRequest('0', calls[0]!.method, calls[0]!.paramsRaw)
+        : `[${calls.map((c, id) => serializeRequest(String(id), c.method, c.paramsRaw)).join(',')}]`;
     const tried = new Set<number>();
     let lastFailure: FailureKind = 'not_sent';
     const attempts = pinned ? 1 : Math.min(this.options.maxAttempts, pool.upstreams.length);
@@ -114,13 +138,23 @@ export class UpstreamRouter {
       const label = upstreamLabel(upstream);
       const started = performance.now();
       const outcome = await upstream.post(body, this.options.timeoutMs);
-      this.metrics.upstreamDuration.observe({ network: pool.network, upstream: label }, (performance.now() - started) / 1000);
+      this.metrics.upstreamDuration.observe(
+        { network: pool.network, upstream: label },
+        (performance.now() - started) / 1000,
+      );
       if (outcome.ok) {
         const answers = parseAnswers(outcome.text, calls.length);
         if (answers !== undefined) {
           upstream.healthy = true;
-          this.metrics.upstreamRequests.inc({ network: pool.network, upstream: label, outcome: 'ok' });
-          return { answers: answers.map((a, i) => fixSendAnswer(calls[i]!, a, attempt > 0)), upstream };
+          this.metrics.upstreamRequests.inc({
+            network: pool.network,
+            upstream: label,
+            outcome: 'ok',
+          });
+          return {
+            answers: answers.map((a, i) => fixSendAnswer(calls[i]!, a, attempt > 0)),
+            upstream,
+          };
         }
         lastFailure = 'bad_answer';
       } else {
@@ -129,8 +163,14 @@ export class UpstreamRouter {
         // A node that cannot be reached leaves rotation until its next good health check.
         if (outcome.failure !== 'bad_answer') upstream.healthy = false;
       }
-      this.metrics.upstreamRequests.inc({ network: pool.network, upstream: label, outcome: lastFailure });
-      const retryable = methods.every((m) => FILTER_CREATE.has(m)) ? lastFailure === 'not_sent' : mayRetry(methods, lastFailure);
+      this.metrics.upstreamRequests.inc({
+        network: pool.network,
+        upstream: label,
+        outcome: lastFailure,
+      });
+      const retryable = methods.every((m) => FILTER_CREATE.has(m))
+        ? lastFailure === 'not_sent'
+        : mayRetry(methods, lastFailure);
       if (!retryable) break;
     }
     const error = lastFailure === 'bad_answer' ? NODE_TROUBLE : UNAVAILABLE;
@@ -162,7 +202,12 @@ function parseAnswers(text: string, count: number): CallAnswer[] | undefined {
 
 function answerOf(item: RpcResponseItem): CallAnswer | undefined {
   if (item.kind === 'result') return { kind: 'result', resultText: item.resultRaw };
-  if (item.kind === 'error') return { kind: 'node_error', error: { code: item.code, message: item.message }, errorRaw: item.errorRaw };
+  if (item.kind === 'error')
+    return {
+      kind: 'node_error',
+      error: { code: item.code, message: item.message },
+      errorRaw: item.errorRaw,
+    };
   return undefined;
 }
 
@@ -177,7 +222,12 @@ export function safeParse(text: string): unknown {
 function fixSendAnswer(call: OutCall, answer: CallAnswer, resent: boolean): CallAnswer {
   if (call.method !== 'eth_sendRawTransaction' || answer.kind !== 'node_error') return answer;
   const raw = call.params[0];
-  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]*$/.test(raw) || !isAlreadyKnown(answer.error.message, resent)) return answer;
+  if (
+    typeof raw !== 'string' ||
+    !/^0x[0-9a-fA-F]*$/.test(raw) ||
+    !isAlreadyKnown(answer.error.message, resent)
+  )
+    return answer;
   const hash = keccak256(raw as `0x${string}`);
   return { kind: 'result', resultText: JSON.stringify(hash) };
 }

@@ -19,9 +19,16 @@ export function selectUpstream(
 ): number | undefined {
   const candidates = upstreams.filter((u) => !options.exclude?.has(u.index));
   if (candidates.length === 0) return undefined;
-  const best = Math.max(...candidates.map((u) => (u.healthy && u.height !== undefined ? u.height : -Infinity)));
-  const inSync = (u: UpstreamStatus) => u.height === undefined || best === -Infinity || best - u.height <= options.maxLagBlocks;
-  const tiers = [candidates.filter((u) => u.healthy && inSync(u)), candidates.filter((u) => u.healthy), candidates];
+  const best = Math.max(
+    ...candidates.map((u) => (u.healthy && u.height !== undefined ? u.height : -Infinity)),
+  );
+  const inSync = (u: UpstreamStatus) =>
+    u.height === undefined || best === -Infinity || best - u.height <= options.maxLagBlocks;
+  const tiers = [
+    candidates.filter((u) => u.healthy && inSync(u)),
+    candidates.filter((u) => u.healthy),
+    candidates,
+  ];
   for (const tier of tiers) {
     if (tier.length === 0) continue;
     let chosen: UpstreamStatus | undefined;

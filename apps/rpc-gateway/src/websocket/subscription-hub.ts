@@ -31,7 +31,10 @@ export class NetworkSubscriptions {
   private readonly shared = new Map<string, Shared>();
   private readonly byUpstreamId = new Map<string, Shared>();
   private readonly byClientId = new Map<string, Shared>();
-  private readonly pending = new Map<number, (message: { result?: unknown; error?: { message?: string } }) => void>();
+  private readonly pending = new Map<
+    number,
+    (message: { result?: unknown; error?: { message?: string } }) => void
+  >();
   private nextId = 1;
   private failedIndex: number | undefined;
   private closed = false;
@@ -79,7 +82,14 @@ export class NetworkSubscriptions {
     this.metrics.clientSubscriptions.dec({ network: this.network, type: entry.type });
     if (entry.subscribers.size === 0) {
       if (entry.upstreamId !== undefined && this.socket?.readyState === WebSocket.OPEN) {
-        this.socket.send(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: 'eth_unsubscribe', params: [entry.upstreamId] }));
+        this.socket.send(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: this.nextId++,
+            method: 'eth_unsubscribe',
+            params: [entry.upstreamId],
+          }),
+        );
       }
       this.drop(entry);
     }
@@ -98,26 +108,34 @@ export class NetworkSubscriptions {
   }
 
   private async waitForUpstreamId(entry: Shared): Promise<void> {
-    for (let i = 0; i < 100 && entry.upstreamId === undefined && this.shared.has(entry.key); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && entry.upstreamId === undefined && this.shared.has(entry.key); i++)
+      await new Promise((r) => setTimeout(r, 50));
     if (entry.upstreamId === undefined) throw new Error('upstream subscription not established');
   }
 
   private async subscribeUpstream(entry: Shared): Promise<void> {
     const socket = await this.connect();
     const id = this.nextId++;
-    const answer = await new Promise<{ result?: unknown; error?: { message?: string } }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error('upstream eth_subscribe timed out'));
-      }, 10_000);
-      this.pending.set(id, (message) => {
-        clearTimeout(timer);
-        resolve(message);
-      });
-      socket.send(`{"jsonrpc":"2.0","id":${id},"method":"eth_subscribe","params":${entry.paramsJson}}`);
-    });
+    const answer = await new Promise<{ result?: unknown; error?: { message?: string } }>(
+      (resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new Error('upstream eth_subscribe timed out'));
+        }, 10_000);
+        this.pending.set(id, (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        socket.send(
+          `{"jsonrpc":"2.0","id":${id},"method":"eth_subscribe","params":${entry.paramsJson}}`,
+        );
+      },
+    );
     this.metrics.upstreamSubscribes.inc({ network: this.network, type: entry.type });
-    if (typeof answer.result !== 'string') throw new UpstreamSubscribeError(answer.error?.message ?? 'upstream refused the subscription');
+    if (typeof answer.result !== 'string')
+      throw new UpstreamSubscribeError(
+        answer.error?.message ?? 'upstream refused the subscription',
+      );
     entry.upstreamId = answer.result;
     this.byUpstreamId.set(answer.result, entry);
   }
@@ -130,7 +148,8 @@ export class NetworkSubscriptions {
 
   private async open(): Promise<WebSocket> {
     const tried = new Set<number>();
-    if (this.failedIndex !== undefined && this.pool.upstreams.length > 1) tried.add(this.failedIndex);
+    if (this.failedIndex !== undefined && this.pool.upstreams.length > 1)
+      tried.add(this.failedIndex);
     for (;;) {
       const upstream = this.pool.pick(tried);
       if (upstream === undefined) throw new Error('no upstream accepts WebSocket connections');
@@ -148,13 +167,22 @@ export class NetworkSubscriptions {
         return socket;
       } catch (error) {
         upstream.healthy = false;
-        this.logger.warn({ network: this.network, upstream: upstream.index, err: (error as Error).message }, 'upstream WebSocket connect failed');
+        this.logger.warn(
+          { network: this.network, upstream: upstream.index, err: (error as Error).message },
+          'upstream WebSocket connect failed',
+        );
       }
     }
   }
 
   private onMessage(text: string): void {
-    let message: { id?: number; method?: string; params?: { subscription?: string; result?: unknown }; result?: unknown; error?: { message?: string } };
+    let message: {
+      id?: number;
+      method?: string;
+      params?: { subscription?: string; result?: unknown };
+      result?: unknown;
+      error?: { message?: string };
+    };
     try {
       message = JSON.parse(text);
     } catch {
@@ -165,7 +193,9 @@ export class NetworkSubscriptions {
       if (entry === undefined) return;
       const resultText = JSON.stringify(message.params.result);
       for (const [clientId, sink] of entry.subscribers) {
-        sink.send(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultText}}}`);
+        sink.send(
+          `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultText}}}`,
+        );
       }
       return;
     }
@@ -179,11 +209,15 @@ export class NetworkSubscriptions {
   private onClose(socket: WebSocket, index: number): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
-    for (const resolve of this.pending.values()) resolve({ error: { message: 'upstream connection closed' } });
+    for (const resolve of this.pending.values())
+      resolve({ error: { message: 'upstream connection closed' } });
     this.pending.clear();
     if (this.closed || this.shared.size === 0) return;
     this.failedIndex = index;
-    this.logger.warn({ network: this.network, upstream: index, subscriptions: this.shared.size }, 'upstream WebSocket closed; resubscribing elsewhere');
+    this.logger.warn(
+      { network: this.network, upstream: index, subscriptions: this.shared.size },
+      'upstream WebSocket closed; resubscribing elsewhere',
+    );
     void this.resubscribeAll();
   }
 
@@ -197,7 +231,10 @@ export class NetworkSubscriptions {
         }
         return;
       } catch (error) {
-        this.logger.warn({ network: this.network, err: (error as Error).message }, 'resubscribe failed; retrying');
+        this.logger.warn(
+          { network: this.network, err: (error as Error).message },
+          'resubscribe failed; retrying',
+        );
         this.failedIndex = undefined;
         await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
       }

@@ -3,7 +3,15 @@ import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
 import { requestIdOf } from '@meridian/platform-http';
-import { INVALID_PARAMS, SERVER_ERROR, UNAUTHORIZED, LIMIT_EXCEEDED, errorResponse, type RpcCall, type RpcErrorObject } from '../relay/jsonrpc-codec';
+import {
+  INVALID_PARAMS,
+  SERVER_ERROR,
+  UNAUTHORIZED,
+  LIMIT_EXCEEDED,
+  errorResponse,
+  type RpcCall,
+  type RpcErrorObject,
+} from '../relay/jsonrpc-codec';
 import type { RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { UpstreamSubscribeError, type SubscriptionHub } from './subscription-hub';
@@ -38,7 +46,11 @@ export class WsGateway {
   }
 
   attach(server: Server): void {
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+    server.on(
+      'upgrade',
+      (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+        void this.upgrade(request, socket, head),
+    );
   }
 
   close(): void {
@@ -53,7 +65,9 @@ export class WsGateway {
     const token = decodeURIComponent(match[1]!);
     const auth = await this.relay.authorize(token, 'websocket');
     if (!auth.ok) return refuse(socket, auth.answer.status, auth.answer.body);
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.session(ws, token, requestIdOf(request)));
+    this.wss.handleUpgrade(request, socket, head, (ws) =>
+      this.session(ws, token, requestIdOf(request)),
+    );
   }
 
   private session(ws: WebSocket, token: string, connectionId: string): void {
@@ -67,7 +81,10 @@ export class WsGateway {
         if (ws.bufferedAmount > this.options.maxBufferedBytes) {
           cut = true;
           this.metrics.wsSlowClientsCut.inc();
-          this.logger.warn({ connection_id: connectionId, buffered: ws.bufferedAmount }, 'slow WebSocket client cut off');
+          this.logger.warn(
+            { connection_id: connectionId, buffered: ws.bufferedAmount },
+            'slow WebSocket client cut off',
+          );
           ws.terminate();
           return false;
         }
@@ -81,7 +98,12 @@ export class WsGateway {
         const started = performance.now();
         const auth = await this.relay.authorize(token, 'websocket');
         if (!auth.ok) {
-          sink.send(errorResponse('null', { code: UNAUTHORIZED, message: 'unauthorized: the access token was revoked' }));
+          sink.send(
+            errorResponse('null', {
+              code: UNAUTHORIZED,
+              message: 'unauthorized: the access token was revoked',
+            }),
+          );
           ws.close(1008, 'access token revoked');
           return;
         }
@@ -89,38 +111,67 @@ export class WsGateway {
         const network = auth.network;
         const subs = this.hub.of(network.key);
         const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-        const answer = await this.relay.handle(auth.token, network, text, 'websocket', async (call: RpcCall) => {
-          if (call.method === 'eth_unsubscribe') {
-            const id = call.params[0];
-            if (typeof id !== 'string' || !mine.has(id)) return { result: false };
-            mine.delete(id);
-            this.hub.adjustAccount(auth.token.accountId, -1);
-            return { result: subs?.unsubscribe(id) ?? false };
-          }
-          const refused = this.checkSubscribe(call, mine.size, auth.token.accountId);
-          if (refused) return { error: refused };
-          if (subs === undefined) return { error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' } };
-          this.hub.adjustAccount(auth.token.accountId, 1);
-          try {
-            const id = await subs.subscribe(call.params, sink);
-            mine.set(id, { network: network.key });
-            if (cut || ws.readyState !== WebSocket.OPEN) {
+        const answer = await this.relay.handle(
+          auth.token,
+          network,
+          text,
+          'websocket',
+          async (call: RpcCall) => {
+            if (call.method === 'eth_unsubscribe') {
+              const id = call.params[0];
+              if (typeof id !== 'string' || !mine.has(id)) return { result: false };
               mine.delete(id);
-              subs.unsubscribe(id);
               this.hub.adjustAccount(auth.token.accountId, -1);
+              return { result: subs?.unsubscribe(id) ?? false };
             }
-            return { result: id };
-          } catch (error) {
-            this.hub.adjustAccount(auth.token.accountId, -1);
-            if (error instanceof UpstreamSubscribeError) return { error: { code: INVALID_PARAMS, message: `invalid params: ${error.message}` } };
-            return { error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' } };
-          }
-        });
+            const refused = this.checkSubscribe(call, mine.size, auth.token.accountId);
+            if (refused) return { error: refused };
+            if (subs === undefined)
+              return {
+                error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
+              };
+            this.hub.adjustAccount(auth.token.accountId, 1);
+            try {
+              const id = await subs.subscribe(call.params, sink);
+              mine.set(id, { network: network.key });
+              if (cut || ws.readyState !== WebSocket.OPEN) {
+                mine.delete(id);
+                subs.unsubscribe(id);
+                this.hub.adjustAccount(auth.token.accountId, -1);
+              }
+              return { result: id };
+            } catch (error) {
+              this.hub.adjustAccount(auth.token.accountId, -1);
+              if (error instanceof UpstreamSubscribeError)
+                return {
+                  error: { code: INVALID_PARAMS, message: `invalid params: ${error.message}` },
+                };
+              return {
+                error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
+              };
+            }
+          },
+        );
         if (answer.body) sink.send(answer.body);
         this.metrics.requests.inc({ transport: 'websocket', status: String(answer.status) });
-        this.metrics.requestDuration.observe({ transport: 'websocket' }, (performance.now() - started) / 1000);
-        if (this.options.requestLogs) this.logger.info({ connection_id: connectionId, network: answer.network, account: answer.account, calls: answer.calls, status: answer.status }, 'rpc ws message');
-      })().catch((error: unknown) => this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'));
+        this.metrics.requestDuration.observe(
+          { transport: 'websocket' },
+          (performance.now() - started) / 1000,
+        );
+        if (this.options.requestLogs)
+          this.logger.info(
+            {
+              connection_id: connectionId,
+              network: answer.network,
+              account: answer.account,
+              calls: answer.calls,
+              status: answer.status,
+            },
+            'rpc ws message',
+          );
+      })().catch((error: unknown) =>
+        this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
+      );
     });
 
     ws.on('close', () => {
@@ -134,25 +185,50 @@ export class WsGateway {
     ws.on('error', () => undefined);
   }
 
-  private checkSubscribe(call: RpcCall, connectionCount: number, accountId: string): RpcErrorObject | undefined {
+  private checkSubscribe(
+    call: RpcCall,
+    connectionCount: number,
+    accountId: string,
+  ): RpcErrorObject | undefined {
     const type = call.params[0];
     if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
-      return { code: INVALID_PARAMS, message: `invalid params: subscription type must be one of newHeads, logs, newPendingTransactions` };
+      return {
+        code: INVALID_PARAMS,
+        message: `invalid params: subscription type must be one of newHeads, logs, newPendingTransactions`,
+      };
     }
-    if (type === 'logs' && call.params[1] !== undefined && (call.params[1] === null || typeof call.params[1] !== 'object')) {
-      return { code: INVALID_PARAMS, message: 'invalid params: logs subscription takes a filter object {address?, topics?}' };
+    if (
+      type === 'logs' &&
+      call.params[1] !== undefined &&
+      (call.params[1] === null || typeof call.params[1] !== 'object')
+    ) {
+      return {
+        code: INVALID_PARAMS,
+        message: 'invalid params: logs subscription takes a filter object {address?, topics?}',
+      };
     }
     if (connectionCount >= this.options.maxSubscriptionsPerConnection) {
-      return { code: LIMIT_EXCEEDED, message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection` };
+      return {
+        code: LIMIT_EXCEEDED,
+        message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
+      };
     }
     if (this.hub.accountCount(accountId) >= this.options.maxSubscriptionsPerAccount) {
-      return { code: LIMIT_EXCEEDED, message: `limit exceeded: at most ${this.options.maxSubscriptionsPerAccount} subscriptions per account` };
+      return {
+        code: LIMIT_EXCEEDED,
+        message: `limit exceeded: at most ${this.options.maxSubscriptionsPerAccount} subscriptions per account`,
+      };
     }
     return undefined;
   }
 }
 
 function refuse(socket: Duplex, status: number, body: string): void {
-  const reason = { 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const reason =
+    { 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 503: 'Service Unavailable' }[
+      status
+    ] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
