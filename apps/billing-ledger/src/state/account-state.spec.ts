@@ -1,0 +1,55 @@
+import type { BalanceRow } from '../ledger/ledger.repository';
+import { allowanceOf, balanceStateOf, capsOf } from './account-state';
+import { returning } from '../db/returning';
+
+const row = (overrides: Partial<BalanceRow> = {}): BalanceRow => ({
+  accountId: 'acc_1',
+  allowance: 10,
+  purchased: 0,
+  pending: 5,
+  allowanceTotal: 50_000,
+  periodStart: new Date('2026-01-05T07:30:00Z'),
+  periodEnd: new Date('2026-01-06T07:30:00Z'),
+  exhaustedSince: null,
+  version: 3,
+  planId: 'free',
+  contract: null,
+  planStartedAt: new Date('2026-01-01T00:00:00Z'),
+  accountType: 'individual',
+  nodeOwner: false,
+  name: 'a',
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  ...overrides,
+});
+
+describe('account state', () => {
+  it.each([
+    ['free', false, 20, 2, 1, 5],
+    ['starter', false, 250, 30, 10, 100],
+    [null, false, 20, 2, 0, 0],
+    [null, true, 20, 2, 1, 0],
+  ] as const)('plan %s (node owner %s): node rps %i, tokens %i, webhooks %i, audit checks %i', (planId, nodeOwner, rps, tokens, webhooks, audit) => {
+    const caps = capsOf(row({ planId, nodeOwner }));
+    expect([caps.nodeRps, caps.accessTokens, caps.webhooks.activeWebhooks, caps.audit.checksPerPeriod]).toEqual([rps, tokens, webhooks, audit]);
+  });
+
+  it('applies an enterprise contract and grants no allowance without a plan', () => {
+    expect(allowanceOf(row({ planId: 'enterprise', contract: { allowanceCu: 7 } }))).toBe(7);
+    expect(allowanceOf(row({ planId: null }))).toBe(0);
+  });
+
+  it('marks exhaustion with its start time and a versioned id', () => {
+    const now = new Date('2026-01-05T12:00:00Z');
+    expect(balanceStateOf(row(), now)).toMatchObject({ id: 'acc_1:balance:3', state: 'ok', exhaustedSince: null, pendingTopUpCu: 5 });
+    const since = new Date('2026-01-05T11:00:00Z');
+    expect(balanceStateOf(row({ allowance: 0, exhaustedSince: since }), now)).toMatchObject({ state: 'exhausted', exhaustedSince: since.toISOString() });
+  });
+});
+
+describe('returning', () => {
+  it('unwraps TypeORM UPDATE results and passes INSERT/SELECT rows through', () => {
+    expect(returning([[{ id: 1 }], 1])).toEqual([{ id: 1 }]);
+    expect(returning([[], 0])).toEqual([]);
+    expect(returning([{ id: 1 }])).toEqual([{ id: 1 }]);
+  });
+});
