@@ -83,7 +83,6 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
       c.watchBlockNumber({
         emitOnBegin: false,
         onBlockNumber: (n) => heads[i]!.push(n),
-        poll: false,
       }),
     );
     const logs: string[] = [];
