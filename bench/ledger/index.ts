@@ -1,9 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { Consumers, Events, KvBuckets, Streams, usageId, type BalanceStateChanged, type UsageRecorded } from '@meridian/contracts';
+import {
+  Consumers,
+  Events,
+  KvBuckets,
+  Streams,
+  usageId,
+  type BalanceStateChanged,
+  type UsageRecorded,
+} from '@meridian/contracts';
 import { cuForCall } from '@meridian/compute-units';
 import { NatsNamespace, provisionMessaging } from '@meridian/platform-messaging';
-import { createTestDatabase, deleteNatsNamespace, freePort, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  freePort,
+  testNatsUrl,
+  uniqueNatsPrefix,
+} from '@meridian/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
@@ -40,10 +54,16 @@ const MIX: Array<{ network: 'eth-mainnet' | 'polygon-mainnet' | 'sui-mainnet'; m
 ];
 
 function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted.length === 0
+    ? 0
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -51,7 +71,11 @@ async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: n
   }
 }
 
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -63,7 +87,11 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T,
   );
 }
 
-function node(script: string, env: Record<string, string>, log: (line: string) => void): ChildProcess {
+function node(
+  script: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+): ChildProcess {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -112,7 +140,11 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       },
       log,
     );
-    await waitFor('billing-ledger /readyz', async () => (await fetch(`${base}/readyz`)).ok, 120_000);
+    await waitFor(
+      'billing-ledger /readyz',
+      async () => (await fetch(`${base}/readyz`)).ok,
+      120_000,
+    );
 
     // 1. Accounts through the operator API.
     const accountStart = Date.now();
@@ -123,10 +155,14 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       async (i) => {
         const response = await fetch(`${base}/api/v1/admin/accounts`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+          headers: {
+            authorization: `Bearer ${OPERATOR_TOKEN}`,
+            'content-type': 'application/json',
+          },
           body: JSON.stringify({ name: `bench-${i}`, plan: PLAN }),
         });
-        if (response.status !== 201) throw new Error(`account ${i}: HTTP ${response.status} ${await response.text()}`);
+        if (response.status !== 201)
+          throw new Error(`account ${i}: HTTP ${response.status} ${await response.text()}`);
         ids[i] = ((await response.json()) as { account: { id: string } }).account.id;
       },
     );
@@ -147,7 +183,12 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
           const pick = (a * 31 + w * 7 + c) % MIX.length;
           counts.set(pick, (counts.get(pick) ?? 0) + 1);
         }
-        const items = [...counts].map(([pick, n]) => ({ network: MIX[pick]!.network, method: MIX[pick]!.method, calls: n, cu: n * cuForCall(MIX[pick]!.network, MIX[pick]!.method) }));
+        const items = [...counts].map(([pick, n]) => ({
+          network: MIX[pick]!.network,
+          method: MIX[pick]!.method,
+          calls: n,
+          cu: n * cuForCall(MIX[pick]!.network, MIX[pick]!.method),
+        }));
         const totalCu = items.reduce((s, i) => s + i.cu, 0);
         const windowStart = new Date(windowBase + w * 1_000).toISOString();
         events.push({
@@ -165,7 +206,11 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       }
     }
     // Interleave accounts the way concurrent gateways would (window-major order).
-    events.sort((x, y) => (x.windowStart === y.windowStart ? x.accountId.localeCompare(y.accountId) : x.windowStart.localeCompare(y.windowStart)));
+    events.sort((x, y) =>
+      x.windowStart === y.windowStart
+        ? x.accountId.localeCompare(y.accountId)
+        : x.windowStart.localeCompare(y.windowStart),
+    );
     const lastPublishOf = new Map<string, number>();
     const finalSeenAt = new Map<string, number>();
 
@@ -174,7 +219,12 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       callback: (_error, msg) => {
         const state = msg.json<BalanceStateChanged>();
         const want = expected.get(state.accountId);
-        if (want !== undefined && !finalSeenAt.has(state.accountId) && state.allowanceCu === PLAN_ALLOWANCE - want) finalSeenAt.set(state.accountId, Date.now());
+        if (
+          want !== undefined &&
+          !finalSeenAt.has(state.accountId) &&
+          state.allowanceCu === PLAN_ALLOWANCE - want
+        )
+          finalSeenAt.set(state.accountId, Date.now());
       },
     });
 
@@ -182,27 +232,38 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const publishStart = Date.now();
     const duplicates = events.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
     await pool(events, 256, async (event) => {
-      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), { msgID: event.id });
+      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), {
+        msgID: event.id,
+      });
       lastPublishOf.set(event.accountId, Date.now());
     });
     // Redeliveries: the same payloads under new message ids (the stream keeps them; the ledger must not).
     await pool(duplicates, 256, async (event) => {
-      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), { msgID: `${event.id}#again` });
+      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), {
+        msgID: `${event.id}#again`,
+      });
     });
     const publishSeconds = (Date.now() - publishStart) / 1000;
-    log(`published ${events.length} usage events (+${duplicates.length} duplicates) in ${publishSeconds.toFixed(1)} s`);
+    log(
+      `published ${events.length} usage events (+${duplicates.length} duplicates) in ${publishSeconds.toFixed(1)} s`,
+    );
 
     const jsm = await jetstreamManager(nc);
     await waitFor(
       'usage drained',
       async () => {
-        const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(Consumers.ledgerUsage.durable));
+        const info = await jsm.consumers.info(
+          ns.stream('BILLING'),
+          ns.consumer(Consumers.ledgerUsage.durable),
+        );
         return info.num_pending === 0 && info.num_ack_pending === 0;
       },
       30 * 60_000,
     );
     const drainedAt = Date.now();
-    await waitFor('final balance states', async () => finalSeenAt.size === accounts, 60_000).catch(() => undefined);
+    await waitFor('final balance states', async () => finalSeenAt.size === accounts, 60_000).catch(
+      () => undefined,
+    );
     sub.unsubscribe();
     const applySeconds = (drainedAt - publishStart) / 1000;
     const delivered = events.length + duplicates.length;
@@ -213,7 +274,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     await pool(ids, 64, async (id) => {
       const entry = await kv.get(id);
       const state = entry?.json<BalanceStateChanged>();
-      if (!state || state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - expected.get(id)!) kvMismatches += 1;
+      if (!state || state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - expected.get(id)!)
+        kvMismatches += 1;
     });
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
@@ -223,9 +285,12 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         WHERE e.ledger = 'usage' AND j.kind = 'usage' GROUP BY e.account_id`,
     );
     let ledgerMismatches = accounts - usage.rows.length;
-    for (const row of usage.rows) if (Number(row.cu) !== expected.get(row.account_id)) ledgerMismatches += 1;
+    for (const row of usage.rows)
+      if (Number(row.cu) !== expected.get(row.account_id)) ledgerMismatches += 1;
     const journalCount = usage.rows.reduce((s, r) => s + Number(r.journals), 0);
-    const unbalanced = await pg.query(`SELECT journal_id FROM billing.ledger_entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`);
+    const unbalanced = await pg.query(
+      `SELECT journal_id FROM billing.ledger_entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`,
+    );
     const sums = await pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM billing.balances b
          JOIN (SELECT account_id, sum(amount_cu) FILTER (WHERE ledger = 'allowance') AS a, coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS p
@@ -239,7 +304,12 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       .filter((v) => Number.isFinite(v))
       .sort((a, b) => a - b);
     const totalCu = [...expected.values()].reduce((s, v) => s + v, 0);
-    const ok = kvMismatches === 0 && ledgerMismatches === 0 && journalCount === events.length && unbalanced.rowCount === 0 && Number(sums.rows[0]!.n) === 0;
+    const ok =
+      kvMismatches === 0 &&
+      ledgerMismatches === 0 &&
+      journalCount === events.length &&
+      unbalanced.rowCount === 0 &&
+      Number(sums.rows[0]!.n) === 0;
     const lines = [
       `| measure | value |`,
       `|---|---|`,

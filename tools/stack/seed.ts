@@ -11,10 +11,19 @@ export interface DemoCredentials {
 
 const DEMO_FILE = 'demo-account.json';
 
-async function call<T>(base: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T>(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -28,26 +37,49 @@ async function call<T>(base: string, method: string, path: string, token: string
  * next start as long as the key still authenticates and every token is still listed; anything
  * missing (a fresh database, a deleted token) is created again.
  */
-export async function seedDemo(layout: StackLayout, operatorToken: string): Promise<DemoCredentials | undefined> {
+export async function seedDemo(
+  layout: StackLayout,
+  operatorToken: string,
+): Promise<DemoCredentials | undefined> {
   const billing = layout.apps.find((app) => app.app === 'billing-ledger');
   if (!billing) return undefined;
   const base = `http://${layout.host}:${billing.httpPort}/api/v1`;
   const file = join(layout.dir, DEMO_FILE);
 
-  let demo: DemoCredentials | undefined = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials) : undefined;
+  let demo: DemoCredentials | undefined = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials)
+    : undefined;
   if (demo && (await call(base, 'GET', '/account', demo.apiKey)).status !== 200) demo = undefined;
   if (!demo) {
-    const created = await call<{ account: { id: string }; api_key: { key: string } }>(base, 'POST', '/admin/accounts', operatorToken, {
-      name: 'demo',
-      type: 'individual',
-      plan: 'starter',
-      api_key_scopes: ['account', 'webhooks', 'audit'],
-    });
-    if (created.status !== 201) throw new Error(`seeding the demo account failed: HTTP ${created.status} ${JSON.stringify(created.body)}`);
-    demo = { accountId: created.body.account.id, apiKey: created.body.api_key.key, accessTokens: {} };
+    const created = await call<{ account: { id: string }; api_key: { key: string } }>(
+      base,
+      'POST',
+      '/admin/accounts',
+      operatorToken,
+      {
+        name: 'demo',
+        type: 'individual',
+        plan: 'starter',
+        api_key_scopes: ['account', 'webhooks', 'audit'],
+      },
+    );
+    if (created.status !== 201)
+      throw new Error(
+        `seeding the demo account failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
+      );
+    demo = {
+      accountId: created.body.account.id,
+      apiKey: created.body.api_key.key,
+      accessTokens: {},
+    };
   }
 
-  const listed = await call<{ items: Array<{ id: string; network: string }> }>(base, 'GET', '/access-tokens?limit=200', demo.apiKey);
+  const listed = await call<{ items: Array<{ id: string; network: string }> }>(
+    base,
+    'GET',
+    '/access-tokens?limit=200',
+    demo.apiKey,
+  );
   const live = new Set(listed.body.items.map((item) => item.network));
   const tokens: Record<string, string> = {};
   for (const network of NETWORK_KEYS) {
@@ -56,8 +88,14 @@ export async function seedDemo(layout: StackLayout, operatorToken: string): Prom
       tokens[network] = known;
       continue;
     }
-    const created = await call<{ token: string }>(base, 'POST', '/access-tokens', demo.apiKey, { network, name: `demo ${network}` });
-    if (created.status !== 201) throw new Error(`demo access token for ${network} failed: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+    const created = await call<{ token: string }>(base, 'POST', '/access-tokens', demo.apiKey, {
+      network,
+      name: `demo ${network}`,
+    });
+    if (created.status !== 201)
+      throw new Error(
+        `demo access token for ${network} failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
+      );
     tokens[network] = created.body.token;
   }
   demo = { ...demo, accessTokens: tokens };

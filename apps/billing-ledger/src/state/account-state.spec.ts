@@ -28,10 +28,18 @@ describe('account state', () => {
     ['starter', false, 250, 30, 10, 100],
     [null, false, 20, 2, 0, 0],
     [null, true, 20, 2, 1, 0],
-  ] as const)('plan %s (node owner %s): node rps %i, tokens %i, webhooks %i, audit checks %i', (planId, nodeOwner, rps, tokens, webhooks, audit) => {
-    const caps = capsOf(row({ planId, nodeOwner }));
-    expect([caps.nodeRps, caps.accessTokens, caps.webhooks.activeWebhooks, caps.audit.checksPerPeriod]).toEqual([rps, tokens, webhooks, audit]);
-  });
+  ] as const)(
+    'plan %s (node owner %s): node rps %i, tokens %i, webhooks %i, audit checks %i',
+    (planId, nodeOwner, rps, tokens, webhooks, audit) => {
+      const caps = capsOf(row({ planId, nodeOwner }));
+      expect([
+        caps.nodeRps,
+        caps.accessTokens,
+        caps.webhooks.activeWebhooks,
+        caps.audit.checksPerPeriod,
+      ]).toEqual([rps, tokens, webhooks, audit]);
+    },
+  );
 
   it('applies an enterprise contract and grants no allowance without a plan', () => {
     expect(allowanceOf(row({ planId: 'enterprise', contract: { allowanceCu: 7 } }))).toBe(7);
@@ -40,9 +48,17 @@ describe('account state', () => {
 
   it('marks exhaustion with its start time and a versioned id', () => {
     const now = new Date('2026-01-05T12:00:00Z');
-    expect(balanceStateOf(row(), now)).toMatchObject({ id: 'acc_1:balance:3', state: 'ok', exhaustedSince: null, pendingTopUpCu: 5 });
+    expect(balanceStateOf(row(), now)).toMatchObject({
+      id: 'acc_1:balance:3',
+      state: 'ok',
+      exhaustedSince: null,
+      pendingTopUpCu: 5,
+    });
     const since = new Date('2026-01-05T11:00:00Z');
-    expect(balanceStateOf(row({ allowance: 0, exhaustedSince: since }), now)).toMatchObject({ state: 'exhausted', exhaustedSince: since.toISOString() });
+    expect(balanceStateOf(row({ allowance: 0, exhaustedSince: since }), now)).toMatchObject({
+      state: 'exhausted',
+      exhaustedSince: since.toISOString(),
+    });
   });
 });
 
