@@ -4,6 +4,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { provisionMessaging } from '@meridian/platform-messaging';
+import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
 
 /**
  * Gateway benchmark (bench/README.md "gateway"): a fast local upstream reached directly,
@@ -140,6 +144,7 @@ export async function runBenchmark(): Promise<string> {
   if (!which('nginx')) return 'skipped: nginx is not installed (apt-get install -y nginx)';
   if (!which('wrk')) return 'skipped: wrk is not installed (apt-get install -y wrk)';
   const children: ChildProcess[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     const upstreamPort = await freePort();
     children.push(
@@ -175,6 +180,17 @@ export async function runBenchmark(): Promise<string> {
     const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
     await waitHttp(nginxUrl, single);
 
+    // Usage events go to a real JetStream namespace of their own (metering on, as in production).
+    const natsUrl = testNatsUrl();
+    const natsPrefix = uniqueNatsPrefix();
+    try {
+      const nc = await connect({ servers: natsUrl, timeout: 2_000 });
+      await provisionMessaging(await jetstreamManager(nc), natsPrefix);
+      await nc.close();
+      cleanups.push(() => deleteNatsNamespace(natsUrl, natsPrefix).then(() => undefined));
+    } catch {
+      // No NATS: usage publishing fails (cheaply) and is retried; the hot path is unaffected.
+    }
     const gatewayPort = await freePort();
     const grpcPort = await freePort();
     children.push(
@@ -188,7 +204,8 @@ export async function runBenchmark(): Promise<string> {
           GRPC_PORT: String(grpcPort),
           LOG_LEVEL: 'warn',
           REQUEST_LOGS: 'false',
-          NATS_PREFIX: `bench${Date.now().toString(36)}`,
+          NATS_URL: natsUrl,
+          NATS_PREFIX: natsPrefix,
           UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
           // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
           STATIC_ACCESS_TOKENS: JSON.stringify({
@@ -271,5 +288,6 @@ export async function runBenchmark(): Promise<string> {
   } finally {
     for (const child of children.reverse()) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
 }

@@ -52,17 +52,23 @@ export class UsageFlusher {
     if (fresh.length > 0) this.windowStart = end;
     const batch = [...this.unsent, ...fresh];
     this.unsent = [];
-    for (const event of batch) {
+    for (let i = 0; i < batch.length; i++) {
       try {
-        await this.publisher.publish(Events.usageRecorded, event);
+        await this.publisher.publish(Events.usageRecorded, batch[i]!);
         this.metrics.usagePublished.inc({ outcome: 'ok' });
       } catch (error) {
-        this.unsent.push(event);
+        // NATS is down or the stream is missing: the rest would fail the same way. Keep them all
+        // (same ids) for the next tick and log once, without a stack (this repeats every second).
+        this.unsent = batch.slice(i);
         this.metrics.usagePublished.inc({ outcome: 'failed' });
         this.logger.warn(
-          { err: error, usage_id: event.id },
-          'usage publish failed; will retry with the same id',
+          {
+            pending_events: this.unsent.length,
+            reason: error instanceof Error ? error.message : String(error),
+          },
+          'usage publish failed; will retry with the same ids',
         );
+        return;
       }
     }
   }
