@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     const secrets = loadSecrets(layout);
     const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
     const runOnce = async (name: string, script: string, env: Record<string, string>) => {
-      const code = await group.start(name, process.execPath, node(script), { cwd: layout.root, env: { ...process.env, ...env } }).exited;
+      const code = await group.run(name, process.execPath, node(script), { cwd: layout.root, env: { ...process.env, ...env } });
       if (code !== 0) throw new Error(`${name} failed (exit code ${code})`);
     };
 

@@ -23,7 +23,12 @@ export class ProcessGroup {
     private readonly onUnexpectedExit: (name: string, code: number | null) => void = () => undefined,
   ) {}
 
-  start(name: string, command: string, args: string[], options: SpawnOptions = {}): ManagedProcess {
+  /** Runs a one-shot command (migrations, provisioning) to completion; its exit is expected. */
+  async run(name: string, command: string, args: string[], options: SpawnOptions = {}): Promise<number | null> {
+    return this.start(name, command, args, options, { oneShot: true }).exited;
+  }
+
+  start(name: string, command: string, args: string[], options: SpawnOptions = {}, { oneShot = false } = {}): ManagedProcess {
     const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     const label = process.stdout.isTTY ? `\x1b[${COLORS[this.color++ % COLORS.length]}m[${name}]\x1b[0m` : `[${name}]`;
     for (const stream of [child.stdout, child.stderr]) {
@@ -31,7 +36,7 @@ export class ProcessGroup {
     }
     const exited = new Promise<number | null>((resolve) => {
       child.on('exit', (code) => {
-        if (!this.stopping) this.onUnexpectedExit(name, code);
+        if (!this.stopping && !oneShot) this.onUnexpectedExit(name, code);
         resolve(code);
       });
       child.on('error', (error) => {
