@@ -140,4 +140,18 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     clock.set('2026-03-03T07:30:00.000Z');
     expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(200);
   });
+
+  it('does not count a check that failed upstream (502) or named no contract (400) against the daily quota', async () => {
+    const free = (await billing.createAccount('free')).key;
+    clock.set('2026-03-04T09:00:00.000Z');
+    expect((await audit.post('/v1/wallet-audit/check', { network: 'POLY', address: FRESH }, free)).status).toBe(502);
+    tick();
+    expect((await audit.post('/v1/rug-pull/check', { network: 'ETH', contract_address: FRESH }, free)).body.error).toBe('not_a_contract');
+    for (let i = 0; i < 5; i += 1) {
+      tick();
+      expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(200);
+    }
+    tick();
+    expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(402);
+  });
 });

@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isDomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
 import type { ApiKeyPrincipal } from '../auth/credential-source';
 import { CLOCK } from '../common/clock.token';
-import { UPSTREAM_UNAVAILABLE } from '../common/audit-errors';
 import type { AuditTarget } from '../common/audit-request';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -14,7 +12,7 @@ import { VerdictCacheRepository, type AuditProduct } from './verdict-cache.repos
 /**
  * The frame every product shares: reserve a check (429/402), reuse a fresh cached verdict or
  * compute one, count the check on the address record (+1, atomic), answer. A check that fails
- * upstream (502) gives its quota back.
+ * after its reservation (502, not a contract) gives its quota back.
  */
 @Injectable()
 export class CheckRunner {
@@ -36,12 +34,13 @@ export class CheckRunner {
       const cached = verdict !== undefined;
       if (verdict === undefined) {
         verdict = await compute();
-        await this.cache.put(chain, key, product, verdict, this.clock.now());
+        if (ttl > 0) await this.cache.put(chain, key, product, verdict, this.clock.now());
       }
       const record = await this.records.recordCheck(chain, key, this.clock.now());
       return { verdict, record, cached };
     } catch (error) {
-      if (isDomainError(error) && error.code === UPSTREAM_UNAVAILABLE) await this.quota.release(reservation).catch(() => undefined);
+      // The client got no verdict (upstream trouble, not a contract, …): the check is not counted.
+      await this.quota.release(reservation).catch(() => undefined);
       throw error;
     }
   }
