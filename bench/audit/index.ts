@@ -6,9 +6,17 @@ import { startAnvil } from '@meridian/testing';
 /* eslint-disable @nx/enforce-module-boundaries -- the benchmark drives audit-api in-process with its own test harness */
 import { compileSolidity, type Artifact } from '../../apps/audit-api/scripts/solc';
 import { parseAbi, parseEther, type Abi, type Address } from '../../apps/audit-api/src/common/viem';
-import { rugPullResponseSchema, walletCheckResponseSchema } from '../../apps/audit-api/src/wallet/audit-response.schemas';
+import {
+  rugPullResponseSchema,
+  walletCheckResponseSchema,
+} from '../../apps/audit-api/src/wallet/audit-response.schemas';
 import { startAuditApp, type AuditTestApp } from '../../apps/audit-api/test/support/audit-app';
-import { fixture, setUpDevnet, SUPPLY, type Devnet } from '../../apps/audit-api/test/support/devnet';
+import {
+  fixture,
+  setUpDevnet,
+  SUPPLY,
+  type Devnet,
+} from '../../apps/audit-api/test/support/devnet';
 import { InTestCredentialSource } from '../../apps/audit-api/test/support/in-test-credentials';
 /* eslint-enable @nx/enforce-module-boundaries */
 import { sourceOf, TOKEN_VARIANTS, type TokenVariant } from './token-corpus';
@@ -24,7 +32,8 @@ interface Timing {
   readonly n: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Runs `n` requests with CONCURRENCY in flight; every answer must be 200 and schema-valid. */
 async function measure(n: number, request: (i: number) => Promise<void>): Promise<Timing> {
@@ -42,14 +51,22 @@ async function measure(n: number, request: (i: number) => Promise<void>): Promis
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { checksPerSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), n };
+  return {
+    checksPerSecond: n / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    n,
+  };
 }
 
-const randomAddress = (i: number) => `0x${createHash('sha256').update(`bench-${i}-${Date.now()}`).digest('hex').slice(0, 40)}`;
+const randomAddress = (i: number) =>
+  `0x${createHash('sha256').update(`bench-${i}-${Date.now()}`).digest('hex').slice(0, 40)}`;
 
 /** solc-js on the corpus takes a while on small machines: compiled once per source set, cached in the temp dir. */
 function compileCorpus(): Record<string, Artifact> {
-  const sources = Object.fromEntries(TOKEN_VARIANTS.map((variant) => [`${variant.name}.sol`, sourceOf(variant)]));
+  const sources = Object.fromEntries(
+    TOKEN_VARIANTS.map((variant) => [`${variant.name}.sol`, sourceOf(variant)]),
+  );
   const hash = createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 16);
   const cache = join(tmpdir(), `meridian-audit-bench-${hash}.json`);
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as Record<string, Artifact>;
@@ -58,7 +75,10 @@ function compileCorpus(): Record<string, Artifact> {
   return artifacts;
 }
 
-async function deployCorpus(devnet: Devnet, artifacts: Record<string, Artifact>): Promise<Array<{ variant: TokenVariant; address: Address }>> {
+async function deployCorpus(
+  devnet: Devnet,
+  artifacts: Record<string, Artifact>,
+): Promise<Array<{ variant: TokenVariant; address: Address }>> {
   const out: Array<{ variant: TokenVariant; address: Address }> = [];
   for (const variant of TOKEN_VARIANTS) {
     const artifact = artifacts[variant.name]!;
@@ -95,24 +115,38 @@ export async function runBenchmark(): Promise<string> {
   try {
     const devnet = await setUpDevnet(anvil.url);
     const corpus = await deployCorpus(devnet, artifacts);
-    const credentials = new InTestCredentialSource().add(KEY, { planId: 'enterprise', auditQuota: { checksPerDay: 1e9, requestsPerSecond: 1e6 } });
+    const credentials = new InTestCredentialSource().add(KEY, {
+      planId: 'enterprise',
+      auditQuota: { checksPerDay: 1e9, requestsPerSecond: 1e6 },
+    });
     audit = await startAuditApp(
-      { AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }), AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }), AUDIT_VERDICT_TTL_MS: '0' },
+      {
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+        AUDIT_VERDICT_TTL_MS: '0',
+      },
       { credentials },
     );
     const app = audit;
     const check = async (network: string, address: string) => {
       const response = await app.post('/v1/wallet-audit/check', { network, address }, KEY);
-      if (response.status !== 200) throw new Error(`check ${network} ${address}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status !== 200)
+        throw new Error(
+          `check ${network} ${address}: ${response.status} ${JSON.stringify(response.body)}`,
+        );
       walletCheckResponseSchema.parse(response.body);
     };
     const sanctioned = '0x098b716b8aaf21512996dc57eb0615e2383e2f96';
     // Warm-up (JIT, pool connections), not measured.
     await measure(40, (i) => check('BNB', i % 2 ? sanctioned : randomAddress(i)));
     await measure(20, (i) => check('ETH', randomAddress(i)));
-    const labelOnly = await measure(600, (i) => check('BNB', i % 4 === 0 ? sanctioned : randomAddress(i)));
+    const labelOnly = await measure(600, (i) =>
+      check('BNB', i % 4 === 0 ? sanctioned : randomAddress(i)),
+    );
     const holders = [devnet.deployer, ...corpus.map((c) => c.address)];
-    const chainRead = await measure(300, (i) => check('ETH', i % 5 === 0 ? holders[i % holders.length]! : randomAddress(i)));
+    const chainRead = await measure(300, (i) =>
+      check('ETH', i % 5 === 0 ? holders[i % holders.length]! : randomAddress(i)),
+    );
 
     let tp = 0;
     let fp = 0;
@@ -123,29 +157,41 @@ export async function runBenchmark(): Promise<string> {
     const rugLatencies: number[] = [];
     for (const { variant, address } of corpus) {
       const t0 = performance.now();
-      const response = await app.post('/v1/rug-pull/check', { network: 'ETH', contract_address: address }, KEY);
+      const response = await app.post(
+        '/v1/rug-pull/check',
+        { network: 'ETH', contract_address: address },
+        KEY,
+      );
       rugLatencies.push(performance.now() - t0);
-      if (response.status !== 200) throw new Error(`rug pull ${variant.name}: ${JSON.stringify(response.body)}`);
+      if (response.status !== 200)
+        throw new Error(`rug pull ${variant.name}: ${JSON.stringify(response.body)}`);
       const data = rugPullResponseSchema.parse(response.body).data;
       const predicted = data.risk_status !== 'Low Risk';
       if (predicted && variant.malicious) tp += 1;
       else if (predicted) fp += 1;
       else if (variant.malicious) fn += 1;
       else tn += 1;
-      if (predicted !== variant.malicious) misses.push(`${variant.name} (${variant.malicious ? 'malicious' : 'benign'}, score ${data.risk_score})`);
+      if (predicted !== variant.malicious)
+        misses.push(
+          `${variant.name} (${variant.malicious ? 'malicious' : 'benign'}, score ${data.risk_score})`,
+        );
     }
     rugLatencies.sort((a, b) => a - b);
     const rugSeconds = (performance.now() - rugStarted) / 1000;
     const precision = tp / Math.max(1, tp + fp);
     const recall = tp / Math.max(1, tp + fn);
-    const row = (name: string, t: Timing) => `| ${name} | ${t.n} | ${t.checksPerSecond.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} |`;
+    const row = (name: string, t: Timing) =>
+      `| ${name} | ${t.n} | ${t.checksPerSecond.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} |`;
     return [
       `audit-api in-process (fastify inject, real Postgres, anvil as ETH), ${CONCURRENCY} requests in flight, verdict cache off.`,
       '',
       '| wallet check | requests | checks/s | p50 ms | p99 ms |',
       '|---|---|---|---|---|',
       row('label-only (BNB: no node, labels + sanction records)', labelOnly),
-      row('chain reads (ETH on anvil: code, nonce, balance, mixer + transfer logs, created contracts, age)', chainRead),
+      row(
+        'chain reads (ETH on anvil: code, nonce, balance, mixer + transfer logs, created contracts, age)',
+        chainRead,
+      ),
       '',
       `Rug pull checker on ${corpus.length} token contracts (${TOKEN_VARIANTS.length} generated variants + 5 scenario fixtures; ${corpus.filter((c) => c.variant.malicious).length} malicious), predicted malicious = risk_status Medium or High:`,
       '',

@@ -31,11 +31,23 @@ export interface TokenVariant {
 function block(feature: Feature): { state: string; functions: string; hook: string } {
   switch (feature.kind) {
     case 'honeypot':
-      return { state: '', functions: '', hook: 'if (to == market && market != address(0) && from != owner()) revert("TRANSFER_FAILED");' };
+      return {
+        state: '',
+        functions: '',
+        hook: 'if (to == market && market != address(0) && from != owner()) revert("TRANSFER_FAILED");',
+      };
     case 'cannotBuy':
-      return { state: '', functions: '', hook: 'if (from == market && market != address(0) && to != owner()) revert("NO_BUY");' };
+      return {
+        state: '',
+        functions: '',
+        hook: 'if (from == market && market != address(0) && to != owner()) revert("NO_BUY");',
+      };
     case 'cannotSellAll':
-      return { state: '', functions: '', hook: 'if (to == market && market != address(0) && from != owner()) require(value < balanceOf(from), "KEEP_SOME");' };
+      return {
+        state: '',
+        functions: '',
+        hook: 'if (to == market && market != address(0) && from != owner()) require(value < balanceOf(from), "KEEP_SOME");',
+      };
     case 'fixedTax':
       return { state: '', functions: '', hook: tax(String(feature.percent)) };
     case 'settableTax':
@@ -45,9 +57,17 @@ function block(feature: Feature): { state: string; functions: string; hook: stri
         hook: tax('fee'),
       };
     case 'mint':
-      return { state: '', functions: `function ${feature.fn}(address account, uint256 amount) external onlyOwner { _mint(account, amount); }`, hook: '' };
+      return {
+        state: '',
+        functions: `function ${feature.fn}(address account, uint256 amount) external onlyOwner { _mint(account, amount); }`,
+        hook: '',
+      };
     case 'seize':
-      return { state: '', functions: `function ${feature.fn}(address account, uint256 amount) external onlyOwner { _burn(account, amount); }`, hook: '' };
+      return {
+        state: '',
+        functions: `function ${feature.fn}(address account, uint256 amount) external onlyOwner { _burn(account, amount); }`,
+        hook: '',
+      };
     case 'blacklist':
       return {
         state: 'mapping(address => bool) public blocked;',
@@ -61,13 +81,31 @@ function block(feature: Feature): { state: string; functions: string; hook: stri
         hook: 'require(!halted || from == owner() || from == address(0), "HALTED");',
       };
     case 'selfdestruct':
-      return { state: '', functions: `function ${feature.fn}() external onlyOwner { selfdestruct(payable(owner())); }`, hook: '' };
+      return {
+        state: '',
+        functions: `function ${feature.fn}() external onlyOwner { selfdestruct(payable(owner())); }`,
+        hook: '',
+      };
     case 'burnable':
-      return { state: '', functions: 'function burn(uint256 amount) external { _burn(msg.sender, amount); }', hook: '' };
+      return {
+        state: '',
+        functions: 'function burn(uint256 amount) external { _burn(msg.sender, amount); }',
+        hook: '',
+      };
     case 'metadata':
-      return { state: 'string public metadata;', functions: 'function setMetadata(string calldata uri) external onlyOwner { metadata = uri; }', hook: '' };
+      return {
+        state: 'string public metadata;',
+        functions:
+          'function setMetadata(string calldata uri) external onlyOwner { metadata = uri; }',
+        hook: '',
+      };
     case 'marketingWallet':
-      return { state: 'address public marketingWallet;', functions: 'function setMarketingWallet(address wallet) external onlyOwner { marketingWallet = wallet; }', hook: '' };
+      return {
+        state: 'address public marketingWallet;',
+        functions:
+          'function setMarketingWallet(address wallet) external onlyOwner { marketingWallet = wallet; }',
+        hook: '',
+      };
   }
 }
 
@@ -94,7 +132,12 @@ contract ${variant.name} is ERC20, Ownable {
 `;
 }
 
-const v = (name: string, malicious: boolean, features: Feature[], renounce = false): TokenVariant => ({ name, features, renounce, malicious });
+const v = (
+  name: string,
+  malicious: boolean,
+  features: Feature[],
+  renounce = false,
+): TokenVariant => ({ name, features, renounce, malicious });
 
 /** 47 variants: 22 benign, 25 malicious. */
 export const TOKEN_VARIANTS: readonly TokenVariant[] = [

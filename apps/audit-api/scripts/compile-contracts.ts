@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
 import { compileSolidity } from './solc';
 
 /**
@@ -11,14 +12,38 @@ import { compileSolidity } from './solc';
  */
 function compileDir(dir: string, only?: string[]): Record<string, unknown> {
   const sources: Record<string, string> = {};
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sol'))) sources[file] = readFileSync(join(dir, file), 'utf8');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sol')))
+    sources[file] = readFileSync(join(dir, file), 'utf8');
   const artifacts = compileSolidity(sources);
-  return Object.fromEntries(Object.entries(artifacts).filter(([name]) => !only || only.includes(name)));
+  return Object.fromEntries(
+    Object.entries(artifacts).filter(([name]) => !only || only.includes(name)),
+  );
 }
 
-const app = join(__dirname, '..');
-const probe = compileDir(join(app, 'src/rug-pull/simulator'), ['TokenProbe', 'ProbeHolder']);
-writeFileSync(join(app, 'src/rug-pull/simulator/token-probe.artifact.json'), `${JSON.stringify(probe)}\n`);
-const fixtures = compileDir(join(app, 'test/fixtures/contracts'), ['CleanToken', 'HoneypotToken', 'HiddenMintToken', 'BlacklistToken', 'SellTaxToken', 'UpgradeableTokenLogic', 'UpgradeableToken', 'MockTornadoPool']);
-writeFileSync(join(app, 'test/fixtures/contracts/artifacts.json'), `${JSON.stringify(fixtures)}\n`);
-process.stdout.write(`compiled ${Object.keys(probe).length + Object.keys(fixtures).length} contracts\n`);
+async function main(): Promise<void> {
+  const app = join(__dirname, '..');
+  // Written already formatted (with the repo's prettier config), so `prettier --check` passes.
+  const write = async (path: string, value: unknown) =>
+    writeFileSync(
+      path,
+      await format(JSON.stringify(value), { ...(await resolveConfig(path)), filepath: path }),
+    );
+  const probe = compileDir(join(app, 'src/rug-pull/simulator'), ['TokenProbe', 'ProbeHolder']);
+  await write(join(app, 'src/rug-pull/simulator/token-probe.artifact.json'), probe);
+  const fixtures = compileDir(join(app, 'test/fixtures/contracts'), [
+    'CleanToken',
+    'HoneypotToken',
+    'HiddenMintToken',
+    'BlacklistToken',
+    'SellTaxToken',
+    'UpgradeableTokenLogic',
+    'UpgradeableToken',
+    'MockTornadoPool',
+  ]);
+  await write(join(app, 'test/fixtures/contracts/artifacts.json'), fixtures);
+  process.stdout.write(
+    `compiled ${Object.keys(probe).length + Object.keys(fixtures).length} contracts\n`,
+  );
+}
+
+void main();

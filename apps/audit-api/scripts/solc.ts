@@ -9,22 +9,37 @@ export interface Artifact {
   readonly deployedBytecode: `0x${string}`;
 }
 
-const NODE_MODULES = join(dirname(require.resolve('@openzeppelin/contracts/package.json')), '../..');
+const NODE_MODULES = join(
+  dirname(require.resolve('@openzeppelin/contracts/package.json')),
+  '../..',
+);
 
 /**
  * Compiles Solidity sources with solc-js (the npm `solc` package, no native compiler), resolving
  * `@openzeppelin/…` and `@uniswap/…` imports from node_modules. Returns every contract by name.
  */
-export function compileSolidity(sources: Record<string, string>, optimize = true): Record<string, Artifact> {
+export function compileSolidity(
+  sources: Record<string, string>,
+  optimize = true,
+): Record<string, Artifact> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const solc = require('solc') as { compile(input: string, options: { import: (path: string) => { contents: string } | { error: string } }): string };
+  const solc = require('solc') as {
+    compile(
+      input: string,
+      options: { import: (path: string) => { contents: string } | { error: string } },
+    ): string;
+  };
   const input = {
     language: 'Solidity',
-    sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),
+    sources: Object.fromEntries(
+      Object.entries(sources).map(([name, content]) => [name, { content }]),
+    ),
     settings: {
       optimizer: { enabled: optimize, runs: 200 },
       evmVersion: 'cancun',
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+      outputSelection: {
+        '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] },
+      },
     },
   };
   const findImport = (path: string) => {
@@ -36,7 +51,16 @@ export function compileSolidity(sources: Record<string, string>, optimize = true
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as {
     errors?: Array<{ severity: string; formattedMessage: string }>;
-    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+    contracts: Record<
+      string,
+      Record<
+        string,
+        {
+          abi: unknown[];
+          evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
+        }
+      >
+    >;
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
@@ -44,7 +68,12 @@ export function compileSolidity(sources: Record<string, string>, optimize = true
   for (const [file, contracts] of Object.entries(output.contracts)) {
     if (!(file in sources)) continue;
     for (const [name, contract] of Object.entries(contracts)) {
-      if (contract.evm.bytecode.object) out[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}`, deployedBytecode: `0x${contract.evm.deployedBytecode.object}` };
+      if (contract.evm.bytecode.object)
+        out[name] = {
+          abi: contract.abi,
+          bytecode: `0x${contract.evm.bytecode.object}`,
+          deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+        };
     }
   }
   return out;

@@ -44,7 +44,11 @@ export class AppModule {
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
-        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+        MessagingModule.forRoot({
+          url: config.NATS_URL,
+          prefix: config.NATS_PREFIX,
+          name: SERVICE,
+        }),
       ],
       controllers: [WalletAuditController, RugPullController],
       providers: [
@@ -53,11 +57,21 @@ export class AppModule {
         {
           provide: CREDENTIAL_SOURCE,
           useFactory: () =>
-            new CachedCredentialSource(overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL), clock, config.AUDIT_KEY_CACHE_TTL_MS),
+            new CachedCredentialSource(
+              overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
+              clock,
+              config.AUDIT_KEY_CACHE_TTL_MS,
+            ),
         },
         {
           provide: CHAIN_CLIENTS,
-          useFactory: () => overrides.chains ?? new UrlChainClients(config.AUDIT_RPC_URLS, config.AUDIT_RPC_URL, config.AUDIT_RPC_TIMEOUT_MS),
+          useFactory: () =>
+            overrides.chains ??
+            new UrlChainClients(
+              config.AUDIT_RPC_URLS,
+              config.AUDIT_RPC_URL,
+              config.AUDIT_RPC_TIMEOUT_MS,
+            ),
         },
         AuditErrorFilter,
         AuthService,

@@ -1,7 +1,18 @@
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
-import { encodeFunctionData, keccak256, parseAbi, parseEther, toHex, type Address, type Hex } from '../src/common/viem';
-import { rugPullResponseSchema, walletCheckResponseSchema } from '../src/wallet/audit-response.schemas';
+import {
+  encodeFunctionData,
+  keccak256,
+  parseAbi,
+  parseEther,
+  toHex,
+  type Address,
+  type Hex,
+} from '../src/common/viem';
+import {
+  rugPullResponseSchema,
+  walletCheckResponseSchema,
+} from '../src/wallet/audit-response.schemas';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
 import { fixture, setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
@@ -27,16 +38,31 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
       if (market) await devnet.send(token, OWNER_ABI, 'setMarket', [pair]);
       tokens[name] = token;
     };
-    const build = (name: 'CleanToken' | 'HoneypotToken' | 'HiddenMintToken' | 'BlacklistToken' | 'SellTaxToken') =>
-      devnet.deploy(fixture(name).abi, fixture(name).bytecode, [SUPPLY]);
+    const build = (
+      name: 'CleanToken' | 'HoneypotToken' | 'HiddenMintToken' | 'BlacklistToken' | 'SellTaxToken',
+    ) => devnet.deploy(fixture(name).abi, fixture(name).bytecode, [SUPPLY]);
     await liquidity('clean', await build('CleanToken'), false);
     await liquidity('honeypot', await build('HoneypotToken'), true);
     await liquidity('hiddenMint', await build('HiddenMintToken'), false);
     await liquidity('blacklist', await build('BlacklistToken'), false);
     await liquidity('sellTax', await build('SellTaxToken'), true);
-    const logic = await devnet.deploy(fixture('UpgradeableTokenLogic').abi, fixture('UpgradeableTokenLogic').bytecode);
-    const init = encodeFunctionData({ abi: fixture('UpgradeableTokenLogic').abi, functionName: 'initialize', args: ['Proxy Token', 'PRX', SUPPLY, devnet.deployer] });
-    await liquidity('proxy', await devnet.deploy(fixture('UpgradeableToken').abi, fixture('UpgradeableToken').bytecode, [logic, init]), false);
+    const logic = await devnet.deploy(
+      fixture('UpgradeableTokenLogic').abi,
+      fixture('UpgradeableTokenLogic').bytecode,
+    );
+    const init = encodeFunctionData({
+      abi: fixture('UpgradeableTokenLogic').abi,
+      functionName: 'initialize',
+      args: ['Proxy Token', 'PRX', SUPPLY, devnet.deployer],
+    });
+    await liquidity(
+      'proxy',
+      await devnet.deploy(fixture('UpgradeableToken').abi, fixture('UpgradeableToken').bytecode, [
+        logic,
+        init,
+      ]),
+      false,
+    );
     audit = await startAuditApp(
       {
         BILLING_GRPC_URL: billing.grpcTarget,
@@ -56,17 +82,44 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
 
   const rugPull = async (address: Address) => {
     clock.advance(5_000);
-    const response = await audit.post('/v1/rug-pull/check', { network: 'ETH', contract_address: address }, key);
+    const response = await audit.post(
+      '/v1/rug-pull/check',
+      { network: 'ETH', contract_address: address },
+      key,
+    );
     if (response.status !== 200) throw new Error(JSON.stringify(response.body));
     return rugPullResponseSchema.parse(response.body).data;
   };
 
   const cleanIndicators = {
-    is_honeypot: 0, cannot_sell_all: 0, cannot_buy: 0, is_mintable: 0, buy_tax: 0, sell_tax: 0, transfer_tax: 0, hidden_owner: 0,
-    can_take_back_ownership: 0, owner_change_balance: 0, transfer_pausable: 0, slippage_modifiable: 0, is_blacklisted: 0, is_proxy: 0,
-    selfdestruct: 0, external_call: 0, owner_renounced: 0, has_liquidity_pool: 1,
+    is_honeypot: 0,
+    cannot_sell_all: 0,
+    cannot_buy: 0,
+    is_mintable: 0,
+    buy_tax: 0,
+    sell_tax: 0,
+    transfer_tax: 0,
+    hidden_owner: 0,
+    can_take_back_ownership: 0,
+    owner_change_balance: 0,
+    transfer_pausable: 0,
+    slippage_modifiable: 0,
+    is_blacklisted: 0,
+    is_proxy: 0,
+    selfdestruct: 0,
+    external_call: 0,
+    owner_renounced: 0,
+    has_liquidity_pool: 1,
   };
-  const noForensics = { owner: 0, privilege_withdraw: 0, withdraw_missing: 0, blacklist: 0, selfdestruct: 0, is_proxy: 0, approval_abuse: 0 };
+  const noForensics = {
+    owner: 0,
+    privilege_withdraw: 0,
+    withdraw_missing: 0,
+    blacklist: 0,
+    selfdestruct: 0,
+    is_proxy: 0,
+    approval_abuse: 0,
+  };
 
   it('clean ERC-20: Low Risk, nothing flagged, creator and creation time found', async () => {
     const data = await rugPull(tokens['clean']!);
@@ -88,7 +141,11 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
 
   it('hidden mint behind an innocent name: proven by simulating the owner call', async () => {
     const data = await rugPull(tokens['hiddenMint']!);
-    expect(data.risk_indicators).toEqual({ ...cleanIndicators, is_mintable: 1, owner_change_balance: 1 });
+    expect(data.risk_indicators).toEqual({
+      ...cleanIndicators,
+      is_mintable: 1,
+      owner_change_balance: 1,
+    });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1 });
     expect([data.risk_score, data.risk_status, data.status]).toEqual([55, 'High Risk', 'Fraud']);
   });
@@ -97,12 +154,20 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     const data = await rugPull(tokens['blacklist']!);
     expect(data.risk_indicators).toEqual({ ...cleanIndicators, is_blacklisted: 1 });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1, blacklist: 1 });
-    expect([data.risk_score, data.risk_status, data.status]).toEqual([25, 'Medium Risk', 'Not Fraud']);
+    expect([data.risk_score, data.risk_status, data.status]).toEqual([
+      25,
+      'Medium Risk',
+      'Not Fraud',
+    ]);
   });
 
   it('30 % sell tax with an owner-settable rate: sell_tax 0.3, slippage_modifiable', async () => {
     const data = await rugPull(tokens['sellTax']!);
-    expect(data.risk_indicators).toEqual({ ...cleanIndicators, sell_tax: expect.closeTo(0.3, 2) as unknown as number, slippage_modifiable: 1 });
+    expect(data.risk_indicators).toEqual({
+      ...cleanIndicators,
+      sell_tax: expect.closeTo(0.3, 2) as unknown as number,
+      slippage_modifiable: 1,
+    });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1 });
     expect([data.risk_score, data.risk_status, data.status]).toEqual([50, 'High Risk', 'Fraud']);
   });
@@ -115,36 +180,80 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
   });
 
   it('rejects an address without code with 400 not_a_contract', async () => {
-    const response = await audit.post('/v1/rug-pull/check', { network: 'ETH', contract_address: '0x3333333333333333333333333333333333333333' }, key);
+    const response = await audit.post(
+      '/v1/rug-pull/check',
+      { network: 'ETH', contract_address: '0x3333333333333333333333333333333333333333' },
+      key,
+    );
     expect([response.status, response.body.error]).toEqual([400, 'not_a_contract']);
-    const missing = await audit.post('/v1/rug-pull/check', { network: 'ETH', address: tokens['clean'] }, key);
+    const missing = await audit.post(
+      '/v1/rug-pull/check',
+      { network: 'ETH', address: tokens['clean'] },
+      key,
+    );
     expect([missing.status, missing.body.error]).toEqual([400, 'missing_contract_address']);
   });
 
   it('flags a wallet that deposited into a Tornado Cash pool (anvil_setCode at the real pool address) as mixer', async () => {
-    await devnet.publicClient.request({ method: 'anvil_setCode' as never, params: [TORNADO_POOL, fixture('MockTornadoPool').deployedBytecode] as never });
+    await devnet.publicClient.request({
+      method: 'anvil_setCode' as never,
+      params: [TORNADO_POOL, fixture('MockTornadoPool').deployedBytecode] as never,
+    });
     const depositor = '0x000000000000000000000000000000000000d3d0' as Address;
-    await devnet.publicClient.request({ method: 'anvil_setBalance' as never, params: [depositor, toHex(parseEther('1'))] as never });
-    await devnet.publicClient.request({ method: 'anvil_impersonateAccount' as never, params: [depositor] as never });
+    await devnet.publicClient.request({
+      method: 'anvil_setBalance' as never,
+      params: [depositor, toHex(parseEther('1'))] as never,
+    });
+    await devnet.publicClient.request({
+      method: 'anvil_impersonateAccount' as never,
+      params: [depositor] as never,
+    });
     const hash = (await devnet.publicClient.request({
       method: 'eth_sendTransaction' as never,
-      params: [{ from: depositor, to: TORNADO_POOL, value: toHex(parseEther('0.1')), data: encodeFunctionData({ abi: fixture('MockTornadoPool').abi, functionName: 'deposit', args: [keccak256('0x01')] }) }] as never,
+      params: [
+        {
+          from: depositor,
+          to: TORNADO_POOL,
+          value: toHex(parseEther('0.1')),
+          data: encodeFunctionData({
+            abi: fixture('MockTornadoPool').abi,
+            functionName: 'deposit',
+            args: [keccak256('0x01')],
+          }),
+        },
+      ] as never,
     })) as Hex;
-    expect((await devnet.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe('success');
+    expect(
+      (await devnet.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status,
+    ).toBe('success');
     clock.advance(5_000);
-    const response = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: depositor }, key);
+    const response = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: depositor },
+      key,
+    );
     const { data } = walletCheckResponseSchema.parse(response.body);
     expect(data.status).toBe('Fraud');
     expect(data.probabilityFraud).toBe('1.0000000000');
-    expect([data.forensic_details['mixer'], data.forensic_details['money_laundering'], data.forensic_details['sanctioned']]).toEqual(['1', '1', '0']);
+    expect([
+      data.forensic_details['mixer'],
+      data.forensic_details['money_laundering'],
+      data.forensic_details['sanctioned'],
+    ]).toEqual(['1', '1', '0']);
     expect(data.forensic_details['data_source']).toBe('onchain');
   });
 
   it('a wallet with ordinary history is "Not Fraud"; the deployer created contracts', async () => {
     clock.advance(5_000);
-    const response = await audit.post('/v1/wallet-audit/audit', { network: 'ETH', address: devnet.deployer }, key);
+    const response = await audit.post(
+      '/v1/wallet-audit/audit',
+      { network: 'ETH', address: devnet.deployer },
+      key,
+    );
     const data = (response.body as { data: Record<string, unknown> }).data;
     expect(data['status']).toBe('Not Fraud');
-    expect((data['userDetails'] as { transaction_count: number }).transaction_count).toBeGreaterThan(10);
+    expect(
+      (data['userDetails'] as { transaction_count: number }).transaction_count,
+    ).toBeGreaterThan(10);
   });
 });

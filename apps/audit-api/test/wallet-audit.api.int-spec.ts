@@ -1,6 +1,10 @@
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
-import { errorResponseSchema, walletAuditResponseSchema, walletCheckResponseSchema } from '../src/wallet/audit-response.schemas';
+import {
+  errorResponseSchema,
+  walletAuditResponseSchema,
+  walletCheckResponseSchema,
+} from '../src/wallet/audit-response.schemas';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
 
@@ -17,7 +21,13 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
 
   beforeAll(async () => {
     [billing, anvil] = await Promise.all([startBillingLedger(), startAnvil({ chainId: 1 })]);
-    audit = await startAuditApp({ BILLING_GRPC_URL: billing.grpcTarget, AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url, POLY: 'http://127.0.0.1:1' }) }, { clock });
+    audit = await startAuditApp(
+      {
+        BILLING_GRPC_URL: billing.grpcTarget,
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url, POLY: 'http://127.0.0.1:1' }),
+      },
+      { clock },
+    );
     premium = (await billing.createAccount('premium')).key;
   }, 90_000);
 
@@ -32,11 +42,19 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     const none = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH });
     expect(none.status).toBe(401);
     expect(errorResponseSchema.parse(none.body).error).toBe('missing_api_key');
-    const bad = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, 'mrd_not_a_key');
+    const bad = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: FRESH },
+      'mrd_not_a_key',
+    );
     expect([bad.status, bad.body.error]).toEqual([401, 'invalid_api_key']);
     const account = await billing.createAccount('starter');
     const webhooksOnly = await billing.createKey(account.key, ['webhooks']);
-    const forbidden = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, webhooksOnly);
+    const forbidden = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: FRESH },
+      webhooksOnly,
+    );
     expect([forbidden.status, forbidden.body.error]).toEqual([403, 'audit_scope_required']);
   });
 
@@ -48,8 +66,16 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     ['an unknown network', { network: 'DOGE', address: FRESH }, 'unknown_network'],
     ['no address', { network: 'ETH' }, 'missing_address'],
     ['a short address', { network: 'ETH', address: '0x1234' }, 'invalid_address'],
-    ['a checksum-invalid mixed-case address', { network: 'ETH', address: '0x098b716B8Aaf21512996dC57EB0615e2383E2f96' }, 'invalid_address_checksum'],
-    ['a TRON address that is not base58', { network: 'TRON', address: 'T0000000000000000000000000000000000' }, 'invalid_address'],
+    [
+      'a checksum-invalid mixed-case address',
+      { network: 'ETH', address: '0x098b716B8Aaf21512996dC57EB0615e2383E2f96' },
+      'invalid_address_checksum',
+    ],
+    [
+      'a TRON address that is not base58',
+      { network: 'TRON', address: 'T0000000000000000000000000000000000' },
+      'invalid_address',
+    ],
   ])('answers 400 for %s', async (_name, body, code) => {
     tick();
     const response = await audit.post('/v1/wallet-audit/check', body, premium);
@@ -59,16 +85,32 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
 
   it('flags an OFAC-sanctioned address with its sanctionData', async () => {
     tick();
-    const response = await audit.post('/v1/wallet-audit/check', { network: 'eth', address: SANCTIONED }, premium);
+    const response = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'eth', address: SANCTIONED },
+      premium,
+    );
     expect(response.status).toBe(200);
     const { data } = walletCheckResponseSchema.parse(response.body);
-    expect(data).toMatchObject({ message: 'Success', walletAddress: SANCTIONED, status: 'Fraud', probabilityFraud: '1.0000000000', chain: 'ETH', token: null, checked_times: 1 });
+    expect(data).toMatchObject({
+      message: 'Success',
+      walletAddress: SANCTIONED,
+      status: 'Fraud',
+      probabilityFraud: '1.0000000000',
+      chain: 'ETH',
+      token: null,
+      checked_times: 1,
+    });
     expect(data.forensic_details['sanctioned']).toBe('1');
     expect(data.forensic_details['mixer']).toBe('0');
     expect(data.forensic_details['data_source']).toContain('ofac-eth-ultrasoundmoney');
     expect(data.sanctionData.length).toBeGreaterThanOrEqual(1);
     const record = data.sanctionData.find((s) => s.name === 'LAZARUS GROUP')!;
-    expect(record).toMatchObject({ isSanctioned: true, category: 'OFAC SDN', url: 'https://sanctionssearch.ofac.treas.gov/' });
+    expect(record).toMatchObject({
+      isSanctioned: true,
+      category: 'OFAC SDN',
+      url: 'https://sanctionssearch.ofac.treas.gov/',
+    });
     expect(record.id).toEqual(expect.any(Number));
     expect(record.trustscore_id).toEqual(expect.any(Number));
     expect(data.lastChecked).toBe(clock.now().toISOString());
@@ -76,23 +118,41 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
 
   it('calls an address without history "New Address" with one clean sanction row', async () => {
     tick();
-    const response = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, premium);
+    const response = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: FRESH },
+      premium,
+    );
     const { data } = walletCheckResponseSchema.parse(response.body);
     expect(data.status).toBe('New Address');
     expect(Number(data.probabilityFraud)).toBeLessThan(0.5);
-    expect(Object.entries(data.forensic_details).filter(([k]) => k !== 'data_source').every(([, v]) => v === '0')).toBe(true);
+    expect(
+      Object.entries(data.forensic_details)
+        .filter(([k]) => k !== 'data_source')
+        .every(([, v]) => v === '0'),
+    ).toBe(true);
     expect(data.forensic_details['data_source']).toBe('');
-    expect(data.sanctionData).toEqual([expect.objectContaining({ isSanctioned: false, category: null, name: null })]);
+    expect(data.sanctionData).toEqual([
+      expect.objectContaining({ isSanctioned: false, category: null, name: null }),
+    ]);
   });
 
   it('counts every check of an address, concurrent ones included, and reuses the cached verdict', async () => {
     const address = '0x2222222222222222222222222222222222222222';
     tick();
-    const first = walletCheckResponseSchema.parse((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body).data;
+    const first = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+    ).data;
     tick();
-    const responses = await Promise.all(Array.from({ length: 12 }, () => audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium),
+      ),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
-    const counts = responses.map((r) => walletCheckResponseSchema.parse(r.body).data.checked_times).sort((a, b) => a - b);
+    const counts = responses
+      .map((r) => walletCheckResponseSchema.parse(r.body).data.checked_times)
+      .sort((a, b) => a - b);
     expect(counts).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
     const last = walletCheckResponseSchema.parse(responses[0]!.body).data;
     expect(last.createdAt).toBe(first.createdAt);
@@ -101,24 +161,44 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
 
   it('accepts chain codes in any case and BSC for BNB (label-only chain)', async () => {
     tick();
-    const response = await audit.post('/v1/wallet-audit/check', { network: 'bsc', address: SANCTIONED.toLowerCase() }, premium);
+    const response = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'bsc', address: SANCTIONED.toLowerCase() },
+      premium,
+    );
     const { data } = walletCheckResponseSchema.parse(response.body);
-    expect([data.chain, data.status, data.forensic_details['sanctioned']]).toEqual(['BNB', 'Fraud', '1']);
+    expect([data.chain, data.status, data.forensic_details['sanctioned']]).toEqual([
+      'BNB',
+      'Fraud',
+      '1',
+    ]);
   });
 
   it('answers the full profile on /wallet-audit/audit', async () => {
     tick();
-    const response = await audit.post('/v1/wallet-audit/audit', { network: 'ETH', address: SANCTIONED }, premium);
+    const response = await audit.post(
+      '/v1/wallet-audit/audit',
+      { network: 'ETH', address: SANCTIONED },
+      premium,
+    );
     const { data } = walletAuditResponseSchema.parse(response.body);
     expect(data.categories).toContain('sanctioned');
     expect(data.riskProfile).toBe('High');
-    expect(data.userDetails).toEqual({ wallet_age_days: null, total_balance_usd: null, transaction_count: 0 });
+    expect(data.userDetails).toEqual({
+      wallet_age_days: null,
+      total_balance_usd: null,
+      transaction_count: 0,
+    });
     expect(data.recommendation).toMatch(/sanctions/);
   });
 
   it('answers 502 when the node of the network is down, and gives the check back', async () => {
     tick();
-    const response = await audit.post('/v1/wallet-audit/check', { network: 'POLY', address: FRESH }, premium);
+    const response = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'POLY', address: FRESH },
+      premium,
+    );
     expect(response.status).toBe(502);
     expect(errorResponseSchema.parse(response.body).error).toBe('upstream_unavailable');
   });
@@ -128,30 +208,58 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     clock.set('2026-03-03T07:00:00.000Z');
     const ok = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free);
     expect(ok.status).toBe(200);
-    const limited = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free);
-    expect([limited.status, limited.body.error, limited.headers['retry-after']]).toEqual([429, 'rate_limited', '1']);
+    const limited = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: FRESH },
+      free,
+    );
+    expect([limited.status, limited.body.error, limited.headers['retry-after']]).toEqual([
+      429,
+      'rate_limited',
+      '1',
+    ]);
     for (let i = 0; i < 4; i += 1) {
       tick();
-      expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(200);
+      expect(
+        (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free))
+          .status,
+      ).toBe(200);
     }
     tick();
-    const exhausted = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free);
+    const exhausted = await audit.post(
+      '/v1/wallet-audit/check',
+      { network: 'ETH', address: FRESH },
+      free,
+    );
     expect([exhausted.status, exhausted.body.error]).toEqual([402, 'quota_exhausted']);
     clock.set('2026-03-03T07:30:00.000Z');
-    expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(200);
+    expect(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status,
+    ).toBe(200);
   });
 
   it('does not count a check that failed upstream (502) or named no contract (400) against the daily quota', async () => {
     const free = (await billing.createAccount('free')).key;
     clock.set('2026-03-04T09:00:00.000Z');
-    expect((await audit.post('/v1/wallet-audit/check', { network: 'POLY', address: FRESH }, free)).status).toBe(502);
+    expect(
+      (await audit.post('/v1/wallet-audit/check', { network: 'POLY', address: FRESH }, free))
+        .status,
+    ).toBe(502);
     tick();
-    expect((await audit.post('/v1/rug-pull/check', { network: 'ETH', contract_address: FRESH }, free)).body.error).toBe('not_a_contract');
+    expect(
+      (await audit.post('/v1/rug-pull/check', { network: 'ETH', contract_address: FRESH }, free))
+        .body.error,
+    ).toBe('not_a_contract');
     for (let i = 0; i < 5; i += 1) {
       tick();
-      expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(200);
+      expect(
+        (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free))
+          .status,
+      ).toBe(200);
     }
     tick();
-    expect((await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status).toBe(402);
+    expect(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status,
+    ).toBe(402);
   });
 });

@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { AUDIT_SCOPE, CREDENTIAL_SOURCE, type ApiKeyPrincipal, type CredentialSource } from './credential-source';
+import {
+  AUDIT_SCOPE,
+  CREDENTIAL_SOURCE,
+  type ApiKeyPrincipal,
+  type CredentialSource,
+} from './credential-source';
 
 @Injectable()
 export class AuthService {
@@ -9,15 +14,31 @@ export class AuthService {
   /** `Authorization: Bearer <API_KEY>` → principal with the audit scope, or 401/403. */
   async authenticate(header: string | undefined): Promise<ApiKeyPrincipal> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match) throw new DomainError('missing_api_key', 'unauthenticated', 'send Authorization: Bearer <API_KEY>');
+    if (!match)
+      throw new DomainError(
+        'missing_api_key',
+        'unauthenticated',
+        'send Authorization: Bearer <API_KEY>',
+      );
     let principal: ApiKeyPrincipal | null;
     try {
       principal = await this.credentials.resolveApiKey(match[1]!);
     } catch (cause) {
-      throw new DomainError('credentials_unavailable', 'unavailable', 'credentials cannot be checked right now; try again', { cause });
+      throw new DomainError(
+        'credentials_unavailable',
+        'unavailable',
+        'credentials cannot be checked right now; try again',
+        { cause },
+      );
     }
-    if (!principal) throw new DomainError('invalid_api_key', 'unauthenticated', 'unknown or revoked API key');
-    if (!principal.scopes.includes(AUDIT_SCOPE)) throw new DomainError('audit_scope_required', 'forbidden', 'this API key has no access to the address audit API');
+    if (!principal)
+      throw new DomainError('invalid_api_key', 'unauthenticated', 'unknown or revoked API key');
+    if (!principal.scopes.includes(AUDIT_SCOPE))
+      throw new DomainError(
+        'audit_scope_required',
+        'forbidden',
+        'this API key has no access to the address audit API',
+      );
     return principal;
   }
 }

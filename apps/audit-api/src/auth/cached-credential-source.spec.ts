@@ -3,11 +3,18 @@ import { CachedCredentialSource } from './cached-credential-source';
 import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 describe('CachedCredentialSource', () => {
-  const principal: ApiKeyPrincipal = { keyId: 'k', accountId: 'a', scopes: ['audit'], planId: 'free' };
+  const principal: ApiKeyPrincipal = {
+    keyId: 'k',
+    accountId: 'a',
+    scopes: ['audit'],
+    planId: 'free',
+  };
 
   it('answers from memory within the TTL (positive and negative), shares concurrent misses, asks again after', async () => {
     const calls: string[] = [];
-    const inner: CredentialSource = { resolveApiKey: async (key) => (calls.push(key), key === 'good' ? principal : null) };
+    const inner: CredentialSource = {
+      resolveApiKey: async (key) => (calls.push(key), key === 'good' ? principal : null),
+    };
     const clock = new FakeClock();
     const cache = new CachedCredentialSource(inner, clock, 30_000);
     await Promise.all([cache.resolveApiKey('good'), cache.resolveApiKey('good')]);

@@ -6,10 +6,18 @@ import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
  * TTL (a revoked key stops working within it). Concurrent misses of one key share one call.
  */
 export class CachedCredentialSource implements CredentialSource {
-  private readonly entries = new Map<string, { value: ApiKeyPrincipal | null; expiresAt: number }>();
+  private readonly entries = new Map<
+    string,
+    { value: ApiKeyPrincipal | null; expiresAt: number }
+  >();
   private readonly inFlight = new Map<string, Promise<ApiKeyPrincipal | null>>();
 
-  constructor(private readonly inner: CredentialSource, private readonly clock: Clock, private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly inner: CredentialSource,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
 
   async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
     const now = this.clock.now().getTime();
@@ -20,7 +28,8 @@ export class CachedCredentialSource implements CredentialSource {
     const call = this.inner
       .resolveApiKey(key)
       .then((value) => {
-        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+        if (this.entries.size >= this.maxEntries)
+          this.entries.delete(this.entries.keys().next().value!);
         this.entries.set(key, { value, expiresAt: this.clock.now().getTime() + this.ttlMs });
         return value;
       })

@@ -7,7 +7,9 @@ export class GrpcCredentialSource implements CredentialSource {
   private readonly client: GrpcClient<(typeof billingV1.BillingService)['method']>;
 
   constructor(target: string, timeoutMs = 3_000) {
-    this.client = createGrpcClient(billingV1.BillingService, target, { defaultTimeoutMs: timeoutMs });
+    this.client = createGrpcClient(billingV1.BillingService, target, {
+      defaultTimeoutMs: timeoutMs,
+    });
   }
 
   async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
@@ -20,7 +22,12 @@ export class GrpcCredentialSource implements CredentialSource {
       scopes: [...response.scopes],
       planId: response.planId || null,
       auditQuota:
-        quota && quota.checksPerPeriod > 0n ? { checksPerDay: Number(quota.checksPerPeriod), requestsPerSecond: quota.requestsPerSecond || 1 } : undefined,
+        quota && quota.checksPerPeriod > 0n
+          ? {
+              checksPerDay: Number(quota.checksPerPeriod),
+              requestsPerSecond: quota.requestsPerSecond || 1,
+            }
+          : undefined,
     };
   }
 

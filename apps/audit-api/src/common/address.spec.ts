@@ -13,14 +13,50 @@ const codeOf = (run: () => unknown): string | undefined => {
 
 describe('parseAddress', () => {
   it.each([
-    ['checksummed EVM', '0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'evm', '0x098b716b8aaf21512996dc57eb0615e2383e2f96', undefined],
-    ['lower-case EVM (no checksum to check)', '0x098b716b8aaf21512996dc57eb0615e2383e2f96', 'evm', '0x098b716b8aaf21512996dc57eb0615e2383e2f96', undefined],
-    ['upper-case EVM hex', '0x098B716B8AAF21512996DC57EB0615E2383E2F96', 'evm', '0x098b716b8aaf21512996dc57eb0615e2383e2f96', undefined],
-    ['bad checksum', '0x098b716B8Aaf21512996dC57EB0615e2383E2f96', 'evm', null, 'invalid_address_checksum'],
+    [
+      'checksummed EVM',
+      '0x098B716B8Aaf21512996dC57EB0615e2383E2f96',
+      'evm',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      undefined,
+    ],
+    [
+      'lower-case EVM (no checksum to check)',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      'evm',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      undefined,
+    ],
+    [
+      'upper-case EVM hex',
+      '0x098B716B8AAF21512996DC57EB0615E2383E2F96',
+      'evm',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      undefined,
+    ],
+    [
+      'bad checksum',
+      '0x098b716B8Aaf21512996dC57EB0615e2383E2f96',
+      'evm',
+      null,
+      'invalid_address_checksum',
+    ],
     ['too short', '0x098b', 'evm', null, 'invalid_address'],
     ['no 0x', '098b716b8aaf21512996dc57eb0615e2383e2f96', 'evm', null, 'invalid_address'],
-    ['TRON base58', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', 'tron', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', undefined],
-    ['TRON with 0 (not base58)', 'T0YZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', 'tron', null, 'invalid_address'],
+    [
+      'TRON base58',
+      'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      'tron',
+      'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      undefined,
+    ],
+    [
+      'TRON with 0 (not base58)',
+      'T0YZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      'tron',
+      null,
+      'invalid_address',
+    ],
     ['SUI short form padded', '0x2', 'sui', `0x${'0'.repeat(63)}2`, undefined],
   ] as const)('%s', (_name, input, format, key, code) => {
     expect(codeOf(() => parseAddress(input, format, 'address'))).toBe(code);
@@ -46,6 +82,8 @@ describe('parseAuditRequest', () => {
 
   it('maps BSC to BNB and keeps the field name of rug pull requests in its codes', () => {
     expect(parseAuditRequest({ network: 'bsc', address: A }, 'address').chain.code).toBe('BNB');
-    expect(codeOf(() => parseAuditRequest({ network: 'ETH' }, 'contract_address'))).toBe('missing_contract_address');
+    expect(codeOf(() => parseAuditRequest({ network: 'ETH' }, 'contract_address'))).toBe(
+      'missing_contract_address',
+    );
   });
 });

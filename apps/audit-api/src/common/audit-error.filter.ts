@@ -22,12 +22,19 @@ export class AuditErrorFilter implements ExceptionFilter {
     if (exception instanceof DomainError && exception.code === UPSTREAM_UNAVAILABLE) {
       const http = host.switchToHttp();
       const request = http.getRequest<FastifyRequest>();
-      this.logger.warn({ err: exception.cause, request_id: String(request.id) }, 'audit upstream unavailable');
+      this.logger.warn(
+        { err: exception.cause, request_id: String(request.id) },
+        'audit upstream unavailable',
+      );
       void http
         .getResponse<FastifyReply>()
         .status(502)
         .header('Retry-After', '5')
-        .send({ error: exception.code, message: exception.message, request_id: String(request.id) });
+        .send({
+          error: exception.code,
+          message: exception.message,
+          request_id: String(request.id),
+        });
       return;
     }
     this.platform.catch(exception, host);

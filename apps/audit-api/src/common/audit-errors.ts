@@ -8,4 +8,9 @@ export const invalidField = (code: string, message: string, field: string): Doma
 export const UPSTREAM_UNAVAILABLE = 'upstream_unavailable';
 
 export const upstreamUnavailable = (cause: unknown): DomainError =>
-  new DomainError(UPSTREAM_UNAVAILABLE, 'unavailable', 'the node of this network did not answer; try again', { cause });
+  new DomainError(
+    UPSTREAM_UNAVAILABLE,
+    'unavailable',
+    'the node of this network did not answer; try again',
+    { cause },
+  );

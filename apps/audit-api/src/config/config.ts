@@ -7,9 +7,14 @@ const rpcUrlMap = z
   .transform((text, ctx) => {
     try {
       const parsed = z.record(z.string(), z.string().url()).parse(JSON.parse(text));
-      return Object.fromEntries(Object.entries(parsed).map(([code, url]) => [code.toUpperCase(), url]));
+      return Object.fromEntries(
+        Object.entries(parsed).map(([code, url]) => [code.toUpperCase(), url]),
+      );
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of chain code -> http(s) URL' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object of chain code -> http(s) URL',
+      });
       return z.NEVER;
     }
   });
@@ -28,10 +33,17 @@ const routerMap = z
   .transform((text, ctx) => {
     if (text === undefined || text === '') return DEFAULT_ROUTERS;
     try {
-      const parsed = z.record(z.string(), z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/))).parse(JSON.parse(text));
-      return Object.fromEntries(Object.entries(parsed).map(([code, list]) => [code.toUpperCase(), list]));
+      const parsed = z
+        .record(z.string(), z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/)))
+        .parse(JSON.parse(text));
+      return Object.fromEntries(
+        Object.entries(parsed).map(([code, list]) => [code.toUpperCase(), list]),
+      );
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of chain code -> [router addresses]' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object of chain code -> [router addresses]',
+      });
       return z.NEVER;
     }
   });
@@ -46,7 +58,11 @@ export const configSchema = z.object({
   /** Per-chain JSON-RPC URLs, e.g. {"ETH":"http://gw/<token>/","POLY":"…"}; wins over AUDIT_RPC_URL. */
   AUDIT_RPC_URLS: rpcUrlMap,
   /** How long a verdict is reused (checked_times still counts every check). */
-  AUDIT_VERDICT_TTL_MS: z.coerce.number().int().min(0).default(10 * 60_000),
+  AUDIT_VERDICT_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 60_000),
   /** How long a resolved API key is trusted before asking billing-ledger again. */
   AUDIT_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Blocks scanned back from head for mixer events and token transfers (one-hop exposure). */

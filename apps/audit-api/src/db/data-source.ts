@@ -9,5 +9,11 @@ export const SCHEMA = 'audit';
  * conditional increments) that the repositories issue as SQL through the DataSource.
  */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [], migrations: [AuditInitial1763740000000], applicationName: 'audit-api' };
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [AuditInitial1763740000000],
+    applicationName: 'audit-api',
+  };
 }

@@ -15,7 +15,11 @@ export const CHAIN_CLIENTS = Symbol('CHAIN_CLIENTS');
 export class UrlChainClients implements ChainClients {
   private readonly clients = new Map<string, PublicClient>();
 
-  constructor(private readonly urls: Record<string, string>, private readonly fallbackEthUrl: string | undefined, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly urls: Record<string, string>,
+    private readonly fallbackEthUrl: string | undefined,
+    private readonly timeoutMs: number,
+  ) {}
 
   clientFor(chain: AuditChain): PublicClient | null {
     if (chain.addressFormat !== 'evm') return null;
@@ -25,7 +29,15 @@ export class UrlChainClients implements ChainClients {
     if (!client) {
       // cacheTime 0: viem otherwise reuses a block number for 4 s, and a stale head hides the newest logs.
       // JSON-RPC batching: the reads of one check that go out together share one HTTP round trip.
-      client = createPublicClient({ cacheTime: 0, transport: http(url, { batch: { batchSize: 100, wait: 0 }, timeout: this.timeoutMs, retryCount: 1, retryDelay: 100 }) });
+      client = createPublicClient({
+        cacheTime: 0,
+        transport: http(url, {
+          batch: { batchSize: 100, wait: 0 },
+          timeout: this.timeoutMs,
+          retryCount: 1,
+          retryDelay: 100,
+        }),
+      });
       this.clients.set(chain.code, client);
     }
     return client;

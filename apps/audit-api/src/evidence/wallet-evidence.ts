@@ -1,4 +1,12 @@
-import { getContractAddress, parseAbi, parseAbiItem, type Address, type Hex, type Log, type PublicClient } from '../common/viem';
+import {
+  getContractAddress,
+  parseAbi,
+  parseAbiItem,
+  type Address,
+  type Hex,
+  type Log,
+  type PublicClient,
+} from '../common/viem';
 
 export interface MixerInteraction {
   readonly pool: string;
@@ -21,10 +29,19 @@ export interface WalletEvidence {
   readonly token: { readonly symbol: string | null; readonly name: string | null } | null;
 }
 
-export const TORNADO_DEPOSIT = parseAbiItem('event Deposit(bytes32 indexed commitment, uint32 leafIndex, uint256 timestamp)');
-export const TORNADO_WITHDRAWAL = parseAbiItem('event Withdrawal(address to, bytes32 nullifierHash, address indexed relayer, uint256 fee)');
-const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-const ERC20_META = parseAbi(['function symbol() view returns (string)', 'function name() view returns (string)']);
+export const TORNADO_DEPOSIT = parseAbiItem(
+  'event Deposit(bytes32 indexed commitment, uint32 leafIndex, uint256 timestamp)',
+);
+export const TORNADO_WITHDRAWAL = parseAbiItem(
+  'event Withdrawal(address to, bytes32 nullifierHash, address indexed relayer, uint256 fee)',
+);
+const TRANSFER = parseAbiItem(
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+);
+const ERC20_META = parseAbi([
+  'function symbol() view returns (string)',
+  'function name() view returns (string)',
+]);
 
 /** Contracts created by CREATE are at keccak(rlp(sender, nonce)): the last ones are checked for code. */
 const CREATED_SCAN = 32;
@@ -37,7 +54,11 @@ export interface EvidenceOptions {
 }
 
 /** Reads the on-chain evidence of one address. Every call is a plain JSON-RPC read (no archive traces). */
-export async function gatherWalletEvidence(client: PublicClient, address: string, options: EvidenceOptions): Promise<WalletEvidence> {
+export async function gatherWalletEvidence(
+  client: PublicClient,
+  address: string,
+  options: EvidenceOptions,
+): Promise<WalletEvidence> {
   const target = address as Address;
   const [code, txCount, balanceWei, head] = await Promise.all([
     client.getCode({ address: target }),
@@ -46,7 +67,8 @@ export async function gatherWalletEvidence(client: PublicClient, address: string
     client.getBlockNumber({ cacheTime: 0 }),
   ]);
   const isContract = code !== undefined && code !== '0x';
-  const fromBlock = head > BigInt(options.lookbackBlocks) ? head - BigInt(options.lookbackBlocks) : 0n;
+  const fromBlock =
+    head > BigInt(options.lookbackBlocks) ? head - BigInt(options.lookbackBlocks) : 0n;
 
   const [mixerInteractions, transfers, createdContracts, firstSeenAt, token] = await Promise.all([
     mixerEvidence(client, target, options.mixerPools, fromBlock, head),
@@ -55,10 +77,23 @@ export async function gatherWalletEvidence(client: PublicClient, address: string
     txCount > 0 ? firstActivity(client, target, head) : Promise.resolve(null),
     isContract ? tokenMeta(client, target) : Promise.resolve(null),
   ]);
-  return { isContract, txCount, balanceWei, firstSeenAt, mixerInteractions, createdContracts, ...transfers, token };
+  return {
+    isContract,
+    txCount,
+    balanceWei,
+    firstSeenAt,
+    mixerInteractions,
+    createdContracts,
+    ...transfers,
+    token,
+  };
 }
 
-async function chunkedLogs<T>(fromBlock: bigint, toBlock: bigint, read: (from: bigint, to: bigint) => Promise<T[]>): Promise<T[]> {
+async function chunkedLogs<T>(
+  fromBlock: bigint,
+  toBlock: bigint,
+  read: (from: bigint, to: bigint) => Promise<T[]>,
+): Promise<T[]> {
   const out: T[] = [];
   for (let start = fromBlock; start <= toBlock; start += LOG_CHUNK) {
     const end = start + LOG_CHUNK - 1n < toBlock ? start + LOG_CHUNK - 1n : toBlock;
@@ -71,50 +106,99 @@ async function chunkedLogs<T>(fromBlock: bigint, toBlock: bigint, read: (from: b
  * Tornado pools emit Deposit without the depositor and Withdrawal with the recipient in data, so
  * deposits are matched on the sender of their transaction and withdrawals on `to`.
  */
-async function mixerEvidence(client: PublicClient, address: Address, pools: readonly string[], fromBlock: bigint, toBlock: bigint): Promise<MixerInteraction[]> {
+async function mixerEvidence(
+  client: PublicClient,
+  address: Address,
+  pools: readonly string[],
+  fromBlock: bigint,
+  toBlock: bigint,
+): Promise<MixerInteraction[]> {
   if (pools.length === 0) return [];
   const logs = await chunkedLogs(fromBlock, toBlock, (from, to) =>
-    client.getLogs({ address: pools as Address[], events: [TORNADO_DEPOSIT, TORNADO_WITHDRAWAL], fromBlock: from, toBlock: to }),
+    client.getLogs({
+      address: pools as Address[],
+      events: [TORNADO_DEPOSIT, TORNADO_WITHDRAWAL],
+      fromBlock: from,
+      toBlock: to,
+    }),
   );
   const mine = address.toLowerCase();
   const out: MixerInteraction[] = [];
-  const depositTxs = [...new Set(logs.filter((log) => log.eventName === 'Deposit').map((log) => log.transactionHash as Hex))].slice(-MAX_DEPOSIT_TXS);
-  const senders = await Promise.all(depositTxs.map((hash) => client.getTransaction({ hash }).then((tx) => [hash, tx.from.toLowerCase()] as const)));
+  const depositTxs = [
+    ...new Set(
+      logs.filter((log) => log.eventName === 'Deposit').map((log) => log.transactionHash as Hex),
+    ),
+  ].slice(-MAX_DEPOSIT_TXS);
+  const senders = await Promise.all(
+    depositTxs.map((hash) =>
+      client.getTransaction({ hash }).then((tx) => [hash, tx.from.toLowerCase()] as const),
+    ),
+  );
   const senderOf = new Map(senders);
   for (const log of logs) {
     if (log.eventName === 'Deposit' && senderOf.get(log.transactionHash as Hex) === mine) {
       out.push({ pool: log.address.toLowerCase(), kind: 'deposit', txHash: log.transactionHash! });
     } else if (log.eventName === 'Withdrawal' && String(log.args.to).toLowerCase() === mine) {
-      out.push({ pool: log.address.toLowerCase(), kind: 'withdrawal', txHash: log.transactionHash! });
+      out.push({
+        pool: log.address.toLowerCase(),
+        kind: 'withdrawal',
+        txHash: log.transactionHash!,
+      });
     }
   }
   return out;
 }
 
-async function transferEvidence(client: PublicClient, address: Address, fromBlock: bigint, toBlock: bigint) {
+async function transferEvidence(
+  client: PublicClient,
+  address: Address,
+  fromBlock: bigint,
+  toBlock: bigint,
+) {
   const read = (args: { from: Address } | { to: Address }) =>
-    chunkedLogs(fromBlock, toBlock, (from, to) => client.getLogs({ event: TRANSFER, args, fromBlock: from, toBlock: to }));
+    chunkedLogs(fromBlock, toBlock, (from, to) =>
+      client.getLogs({ event: TRANSFER, args, fromBlock: from, toBlock: to }),
+    );
   const [outgoing, incoming] = await Promise.all([read({ from: address }), read({ to: address })]);
   const counterparties = new Set<string>();
   const tokens = new Set<string>();
   const add = (log: Log<bigint, number, false, typeof TRANSFER>, other: string | undefined) => {
     tokens.add(log.address.toLowerCase());
-    if (other && other.toLowerCase() !== address.toLowerCase()) counterparties.add(other.toLowerCase());
+    if (other && other.toLowerCase() !== address.toLowerCase())
+      counterparties.add(other.toLowerCase());
   };
   for (const log of outgoing) add(log, log.args.to);
   for (const log of incoming) add(log, log.args.from);
-  return { counterparties: [...counterparties], transferCount: outgoing.length + incoming.length, tokensTouched: [...tokens] };
+  return {
+    counterparties: [...counterparties],
+    transferCount: outgoing.length + incoming.length,
+    tokensTouched: [...tokens],
+  };
 }
 
-async function createdContractsOf(client: PublicClient, address: Address, nonce: number): Promise<string[]> {
-  const nonces = Array.from({ length: Math.min(nonce, CREATED_SCAN) }, (_, i) => BigInt(nonce - 1 - i));
+async function createdContractsOf(
+  client: PublicClient,
+  address: Address,
+  nonce: number,
+): Promise<string[]> {
+  const nonces = Array.from({ length: Math.min(nonce, CREATED_SCAN) }, (_, i) =>
+    BigInt(nonce - 1 - i),
+  );
   const candidates = nonces.map((n) => getContractAddress({ from: address, nonce: n }));
-  const codes = await Promise.all(candidates.map((candidate) => client.getCode({ address: candidate })));
-  return candidates.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x').map((candidate) => candidate.toLowerCase());
+  const codes = await Promise.all(
+    candidates.map((candidate) => client.getCode({ address: candidate })),
+  );
+  return candidates
+    .filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
+    .map((candidate) => candidate.toLowerCase());
 }
 
 /** First block where the nonce is above zero (binary search; needs historical state, else null). */
-async function firstActivity(client: PublicClient, address: Address, head: bigint): Promise<Date | null> {
+async function firstActivity(
+  client: PublicClient,
+  address: Address,
+  head: bigint,
+): Promise<Date | null> {
   try {
     let lo = 0n;
     let hi = head;
@@ -131,7 +215,10 @@ async function firstActivity(client: PublicClient, address: Address, head: bigin
   }
 }
 
-async function tokenMeta(client: PublicClient, address: Address): Promise<{ symbol: string | null; name: string | null } | null> {
+async function tokenMeta(
+  client: PublicClient,
+  address: Address,
+): Promise<{ symbol: string | null; name: string | null } | null> {
   const read = (functionName: 'symbol' | 'name') =>
     client.readContract({ address, abi: ERC20_META, functionName }).then(
       (value) => value,

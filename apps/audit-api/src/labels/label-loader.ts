@@ -13,7 +13,11 @@ const CHUNK = 5_000;
  * Upserts each pack's rows by (pack, chain, address, category) and removes rows the pack no
  * longer holds, one transaction per pack: running it twice changes nothing.
  */
-export async function loadLabelPacks(dataSource: DataSource, root: string, packs: readonly LabelPack[]): Promise<PackLoadResult[]> {
+export async function loadLabelPacks(
+  dataSource: DataSource,
+  root: string,
+  packs: readonly LabelPack[],
+): Promise<PackLoadResult[]> {
   const results: PackLoadResult[] = [];
   for (const pack of packs) {
     const rows = dedupe(await pack.load(root));
@@ -39,7 +43,10 @@ export async function loadLabelPacks(dataSource: DataSource, root: string, packs
           ],
         );
       }
-      const deleted = (await manager.query('DELETE FROM audit.labels WHERE pack = $1 AND loaded_at < $2', [pack.name, now])) as [unknown, number];
+      const deleted = (await manager.query(
+        'DELETE FROM audit.labels WHERE pack = $1 AND loaded_at < $2',
+        [pack.name, now],
+      )) as [unknown, number];
       return deleted[1] ?? 0;
     });
     results.push({ pack: pack.name, rows: rows.length, removed });

@@ -40,7 +40,11 @@ export class LabelsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Labels of these addresses on the chain, plus EVM-wide labels (OFAC, scamsniffer) for EVM chains. */
-  async forAddresses(chain: string, evm: boolean, addresses: readonly string[]): Promise<StoredLabel[]> {
+  async forAddresses(
+    chain: string,
+    evm: boolean,
+    addresses: readonly string[],
+  ): Promise<StoredLabel[]> {
     if (addresses.length === 0) return [];
     const chains = evm ? [chain, EVM_ANY] : [chain];
     const rows = (await this.dataSource.query(
@@ -52,7 +56,11 @@ export class LabelsRepository {
   }
 
   /** Addresses of the chain labelled with one of the categories (e.g. mixer pools to scan for events). */
-  async addressesIn(chain: string, evm: boolean, categories: readonly LabelCategory[]): Promise<string[]> {
+  async addressesIn(
+    chain: string,
+    evm: boolean,
+    categories: readonly LabelCategory[],
+  ): Promise<string[]> {
     const chains = evm ? [chain, EVM_ANY] : [chain];
     const rows = (await this.dataSource.query(
       'SELECT DISTINCT address FROM audit.labels WHERE category = ANY($1::text[]) AND chain = ANY($2::text[]) ORDER BY address',
@@ -62,7 +70,11 @@ export class LabelsRepository {
   }
 
   /** Canonical tokens sharing a symbol or a name (case-insensitive) with a contract. */
-  async canonicalTokensNamed(chain: string, symbol: string | null, name: string | null): Promise<StoredLabel[]> {
+  async canonicalTokensNamed(
+    chain: string,
+    symbol: string | null,
+    name: string | null,
+  ): Promise<StoredLabel[]> {
     if (!symbol && !name) return [];
     const rows = (await this.dataSource.query(
       `SELECT pack, chain, address, category, name, url, to_char(source_date, 'YYYY-MM-DD') AS source_date, extra FROM audit.labels

@@ -13,7 +13,10 @@ import { LABEL_PACKS } from './packs';
  */
 async function main(): Promise<void> {
   const env = loadConfigOrExit(
-    z.object({ DATABASE_URL: commonEnv.DATABASE_URL, AUDIT_LABELS_DIR: z.string().default(join(__dirname, '../../../../data/labels')) }),
+    z.object({
+      DATABASE_URL: commonEnv.DATABASE_URL,
+      AUDIT_LABELS_DIR: z.string().default(join(__dirname, '../../../../data/labels')),
+    }),
   );
   const dataSource = createAppDataSource(dataSourceOptions(env.DATABASE_URL));
   await dataSource.initialize();
@@ -21,14 +24,21 @@ async function main(): Promise<void> {
     await runMigrations(dataSource, SCHEMA);
     const started = Date.now();
     const results = await loadLabelPacks(dataSource, env.AUDIT_LABELS_DIR, LABEL_PACKS);
-    for (const r of results) process.stdout.write(`audit-api labels: ${r.pack}: ${r.rows} rows (${r.removed} stale removed)\n`);
-    process.stdout.write(`audit-api labels: ${results.length} packs loaded in ${Date.now() - started} ms\n`);
+    for (const r of results)
+      process.stdout.write(
+        `audit-api labels: ${r.pack}: ${r.rows} rows (${r.removed} stale removed)\n`,
+      );
+    process.stdout.write(
+      `audit-api labels: ${results.length} packs loaded in ${Date.now() - started} ms\n`,
+    );
   } finally {
     await dataSource.destroy();
   }
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`audit-api labels: load failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `audit-api labels: load failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -19,8 +19,12 @@ export class AuditInitial1763740000000 implements MigrationInterface {
       CONSTRAINT labels_pack_chain_address_category UNIQUE (pack, chain, address, category)
     )`);
     await q.query(`CREATE INDEX labels_address ON audit.labels (address)`);
-    await q.query(`CREATE INDEX labels_canonical_symbol ON audit.labels (chain, lower(extra->>'symbol')) WHERE category = 'canonical_token'`);
-    await q.query(`CREATE INDEX labels_canonical_name ON audit.labels (chain, lower(name)) WHERE category = 'canonical_token'`);
+    await q.query(
+      `CREATE INDEX labels_canonical_symbol ON audit.labels (chain, lower(extra->>'symbol')) WHERE category = 'canonical_token'`,
+    );
+    await q.query(
+      `CREATE INDEX labels_canonical_name ON audit.labels (chain, lower(name)) WHERE category = 'canonical_token'`,
+    );
     await q.query(`CREATE TABLE audit.address_records (
       id serial PRIMARY KEY,
       chain text NOT NULL,
@@ -61,6 +65,13 @@ export class AuditInitial1763740000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['quota_usage', 'verdicts', 'sanction_records', 'address_records', 'labels']) await q.query(`DROP TABLE audit.${table}`);
+    for (const table of [
+      'quota_usage',
+      'verdicts',
+      'sanction_records',
+      'address_records',
+      'labels',
+    ])
+      await q.query(`DROP TABLE audit.${table}`);
   }
 }

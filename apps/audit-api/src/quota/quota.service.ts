@@ -20,12 +20,20 @@ export interface QuotaReservation {
 export class QuotaService {
   private readonly buckets = new TokenBuckets();
 
-  constructor(private readonly dataSource: DataSource, @Inject(CLOCK) private readonly clock: Clock) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   limitsOf(principal: ApiKeyPrincipal): { checksPerDay: number; requestsPerSecond: number } {
     if (principal.auditQuota) return principal.auditQuota;
     const plan = principal.planId as PlanId | null;
-    if (!plan || !PLAN_IDS.includes(plan)) throw new DomainError('plan_required', 'forbidden', 'the account has no plan with address audit access');
+    if (!plan || !PLAN_IDS.includes(plan))
+      throw new DomainError(
+        'plan_required',
+        'forbidden',
+        'the account has no plan with address audit access',
+      );
     return PLANS[plan].audit;
   }
 
@@ -33,8 +41,16 @@ export class QuotaService {
   async reserve(principal: ApiKeyPrincipal): Promise<QuotaReservation> {
     const limits = this.limitsOf(principal);
     const now = this.clock.now();
-    const waitMs = this.buckets.take(principal.accountId, limits.requestsPerSecond, Math.max(1, limits.requestsPerSecond), now.getTime());
-    if (waitMs > 0) throw new DomainError('rate_limited', 'rate_limited', 'too many audit requests; slow down', { details: { retryAfterMs: waitMs } });
+    const waitMs = this.buckets.take(
+      principal.accountId,
+      limits.requestsPerSecond,
+      Math.max(1, limits.requestsPerSecond),
+      now.getTime(),
+    );
+    if (waitMs > 0)
+      throw new DomainError('rate_limited', 'rate_limited', 'too many audit requests; slow down', {
+        details: { retryAfterMs: waitMs },
+      });
     const window = dailyWindow(now);
     const rows = (await this.dataSource.query(
       `INSERT INTO audit.quota_usage (account_id, window_start, used) VALUES ($1, $2, 1)
@@ -44,18 +60,23 @@ export class QuotaService {
       [principal.accountId, window.start, limits.checksPerDay],
     )) as Array<{ used: number }>;
     if (rows.length === 0 || rows[0]!.used > limits.checksPerDay) {
-      throw new DomainError('quota_exhausted', 'payment_required', `the daily audit quota of ${limits.checksPerDay} checks is used up`, {
-        details: { limit: limits.checksPerDay, resets_at: window.end.toISOString() },
-      });
+      throw new DomainError(
+        'quota_exhausted',
+        'payment_required',
+        `the daily audit quota of ${limits.checksPerDay} checks is used up`,
+        {
+          details: { limit: limits.checksPerDay, resets_at: window.end.toISOString() },
+        },
+      );
     }
     return { accountId: principal.accountId, windowStart: window.start };
   }
 
   /** Gives a check back when it failed on our side (upstream trouble): the client got no verdict. */
   async release(reservation: QuotaReservation): Promise<void> {
-    await this.dataSource.query('UPDATE audit.quota_usage SET used = used - 1 WHERE account_id = $1 AND window_start = $2 AND used > 0', [
-      reservation.accountId,
-      reservation.windowStart,
-    ]);
+    await this.dataSource.query(
+      'UPDATE audit.quota_usage SET used = used - 1 WHERE account_id = $1 AND window_start = $2 AND used > 0',
+      [reservation.accountId, reservation.windowStart],
+    );
   }
 }

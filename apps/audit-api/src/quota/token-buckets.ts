@@ -7,7 +7,10 @@ export class TokenBuckets {
 
   take(key: string, ratePerSecond: number, burst: number, nowMs: number): number {
     const bucket = this.buckets.get(key) ?? { tokens: burst, at: nowMs };
-    const refilled = Math.min(burst, bucket.tokens + (Math.max(0, nowMs - bucket.at) * ratePerSecond) / 1000);
+    const refilled = Math.min(
+      burst,
+      bucket.tokens + (Math.max(0, nowMs - bucket.at) * ratePerSecond) / 1000,
+    );
     if (refilled >= 1) {
       this.buckets.set(key, { tokens: refilled - 1, at: nowMs });
       return 0;

@@ -68,7 +68,11 @@ export class AddressRecordsRepository {
   }
 
   /** Upserts the sanction rows of a record and returns the current ones, oldest first. */
-  async syncSanctions(trustscoreId: number, inputs: readonly SanctionRecordInput[], now: Date): Promise<SanctionRecord[]> {
+  async syncSanctions(
+    trustscoreId: number,
+    inputs: readonly SanctionRecordInput[],
+    now: Date,
+  ): Promise<SanctionRecord[]> {
     if (inputs.length > 0) {
       await this.dataSource.query(
         `INSERT INTO audit.sanction_records (trustscore_id, source_key, category, name, description, url, is_sanctioned, created_at, updated_at)
@@ -97,7 +101,17 @@ export class AddressRecordsRepository {
       `SELECT id, trustscore_id, category, name, description, url, is_sanctioned, created_at, updated_at
          FROM audit.sanction_records WHERE trustscore_id = $1 AND source_key = ANY($2::text[]) ORDER BY id`,
       [trustscoreId, keys],
-    )) as Array<{ id: number; trustscore_id: number; category: string | null; name: string | null; description: string | null; url: string | null; is_sanctioned: boolean; created_at: Date; updated_at: Date }>;
+    )) as Array<{
+      id: number;
+      trustscore_id: number;
+      category: string | null;
+      name: string | null;
+      description: string | null;
+      url: string | null;
+      is_sanctioned: boolean;
+      created_at: Date;
+      updated_at: Date;
+    }>;
     return rows.map((row) => ({
       id: row.id,
       trustscoreId: row.trustscore_id,

@@ -24,13 +24,21 @@ export class CheckRunner {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async run<V>(product: AuditProduct, principal: ApiKeyPrincipal, target: AuditTarget, compute: () => Promise<V>): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
+  async run<V>(
+    product: AuditProduct,
+    principal: ApiKeyPrincipal,
+    target: AuditTarget,
+    compute: () => Promise<V>,
+  ): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
     const reservation = await this.quota.reserve(principal);
     try {
       const chain = target.chain.code;
       const key = target.address.key;
       const ttl = this.config.AUDIT_VERDICT_TTL_MS;
-      let verdict = ttl > 0 ? await this.cache.get<V>(chain, key, product, new Date(this.clock.now().getTime() - ttl)) : undefined;
+      let verdict =
+        ttl > 0
+          ? await this.cache.get<V>(chain, key, product, new Date(this.clock.now().getTime() - ttl))
+          : undefined;
       const cached = verdict !== undefined;
       if (verdict === undefined) {
         verdict = await compute();

@@ -8,7 +8,12 @@ export type AuditProduct = 'wallet-check' | 'wallet-audit' | 'rug-pull';
 export class VerdictCacheRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async get<T>(chain: string, address: string, product: AuditProduct, notBefore: Date): Promise<T | undefined> {
+  async get<T>(
+    chain: string,
+    address: string,
+    product: AuditProduct,
+    notBefore: Date,
+  ): Promise<T | undefined> {
     const rows = (await this.dataSource.query(
       'SELECT verdict FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND computed_at >= $4',
       [chain, address, product, notBefore],
@@ -16,7 +21,13 @@ export class VerdictCacheRepository {
     return rows[0]?.verdict;
   }
 
-  async put(chain: string, address: string, product: AuditProduct, verdict: unknown, now: Date): Promise<void> {
+  async put(
+    chain: string,
+    address: string,
+    product: AuditProduct,
+    verdict: unknown,
+    now: Date,
+  ): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO audit.verdicts (chain, address, product, verdict, computed_at) VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (chain, address, product) DO UPDATE SET verdict = EXCLUDED.verdict, computed_at = EXCLUDED.computed_at`,

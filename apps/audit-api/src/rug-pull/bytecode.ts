@@ -26,7 +26,8 @@ function withoutMetadata(bytes: Uint8Array): Uint8Array {
   if (bytes.length < 2) return bytes;
   const length = (bytes[bytes.length - 2]! << 8) | bytes[bytes.length - 1]!;
   const start = bytes.length - 2 - length;
-  if (length > 0 && start >= 0 && (bytes[start] === 0xa1 || bytes[start] === 0xa2)) return bytes.subarray(0, start);
+  if (length > 0 && start >= 0 && (bytes[start] === 0xa1 || bytes[start] === 0xa2))
+    return bytes.subarray(0, start);
   return bytes;
 }
 
@@ -41,7 +42,9 @@ export function analyzeBytecode(code: string): BytecodeFacts {
     if (op >= PUSH1 && op <= PUSH32) {
       const size = op - PUSH1 + 1;
       if (op === PUSH4 && pc + 4 < bytes.length) {
-        selectors.add(`0x${Array.from(bytes.subarray(pc + 1, pc + 5), (b) => b.toString(16).padStart(2, '0')).join('')}`);
+        selectors.add(
+          `0x${Array.from(bytes.subarray(pc + 1, pc + 5), (b) => b.toString(16).padStart(2, '0')).join('')}`,
+        );
       }
       pc += size;
     } else if (op === SELFDESTRUCT) hasSelfdestruct = true;
@@ -51,8 +54,10 @@ export function analyzeBytecode(code: string): BytecodeFacts {
 }
 
 /** EIP-1967 implementation slot: bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1). */
-export const EIP1967_IMPLEMENTATION_SLOT = '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc';
+export const EIP1967_IMPLEMENTATION_SLOT =
+  '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc';
 /** EIP-1967 beacon slot. */
-export const EIP1967_BEACON_SLOT = '0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50';
+export const EIP1967_BEACON_SLOT =
+  '0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50';
 /** EIP-1167 minimal proxy prefix. */
 export const EIP1167_PREFIX = '0x363d3d373d3d3d363d73';

@@ -23,7 +23,12 @@ export interface PrivilegeFindings {
   readonly pauseProven: boolean;
 }
 
-export const NO_PRIVILEGES: PrivilegeFindings = { mintProven: false, seizeProven: false, blacklistProven: false, pauseProven: false };
+export const NO_PRIVILEGES: PrivilegeFindings = {
+  mintProven: false,
+  seizeProven: false,
+  blacklistProven: false,
+  pauseProven: false,
+};
 
 export interface TokenFindings {
   readonly capabilities: ReadonlySet<Capability>;
@@ -75,9 +80,18 @@ export interface RugForensicDetails {
   approval_abuse: Flag;
 }
 
-const round4 = (value: number | null) => (value === null ? null : Math.round(Math.min(1, Math.max(0, value)) * 10_000) / 10_000);
+const round4 = (value: number | null) =>
+  value === null ? null : Math.round(Math.min(1, Math.max(0, value)) * 10_000) / 10_000;
 
-const OWNER_GATED = ['mint', 'blacklist', 'pause', 'fee_setter', 'balance_setter', 'admin_transfer', 'withdraw'] as const;
+const OWNER_GATED = [
+  'mint',
+  'blacklist',
+  'pause',
+  'fee_setter',
+  'balance_setter',
+  'admin_transfer',
+  'withdraw',
+] as const;
 
 export function riskIndicators(f: TokenFindings): RiskIndicators {
   const has = (capability: Capability) => f.capabilities.has(capability);
@@ -92,7 +106,9 @@ export function riskIndicators(f: TokenFindings): RiskIndicators {
     transfer_tax: round4(f.trade?.transferTax ?? null),
     hidden_owner: bit(privileged && !f.hasOwnerFunction && !f.isProxy),
     can_take_back_ownership: bit(has('take_back_ownership')),
-    owner_change_balance: bit(has('balance_setter') || f.privileges.mintProven || f.privileges.seizeProven),
+    owner_change_balance: bit(
+      has('balance_setter') || f.privileges.mintProven || f.privileges.seizeProven,
+    ),
     transfer_pausable: bit(has('pause') || f.privileges.pauseProven),
     slippage_modifiable: bit(has('fee_setter')),
     is_blacklisted: bit(has('blacklist') || f.privileges.blacklistProven),
@@ -175,4 +191,5 @@ export function riskScore(f: TokenFindings, r: RiskIndicators, d: RugForensicDet
 
 export type RiskStatus = 'Low Risk' | 'Medium Risk' | 'High Risk';
 
-export const riskStatus = (score: number): RiskStatus => (score >= 50 ? 'High Risk' : score >= 20 ? 'Medium Risk' : 'Low Risk');
+export const riskStatus = (score: number): RiskStatus =>
+  score >= 50 ? 'High Risk' : score >= 20 ? 'Medium Risk' : 'Low Risk';

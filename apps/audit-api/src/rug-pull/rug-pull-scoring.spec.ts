@@ -1,5 +1,13 @@
 import { analyzeBytecode } from './bytecode';
-import { NO_PRIVILEGES, riskIndicators, riskScore, riskStatus, rugForensicDetails, taxPoints, type TokenFindings } from './risk-score';
+import {
+  NO_PRIVILEGES,
+  riskIndicators,
+  riskScore,
+  riskStatus,
+  rugForensicDetails,
+  taxPoints,
+  type TokenFindings,
+} from './risk-score';
 import { KNOWN_SELECTORS } from './selectors';
 
 describe('analyzeBytecode', () => {
@@ -35,7 +43,15 @@ const clean: TokenFindings = {
   selfdestruct: false,
   externalCall: false,
   holdsEth: false,
-  trade: { buyOk: true, transferOk: true, sellOk: true, sellAllOk: true, buyTax: 0, sellTax: 0, transferTax: 0 },
+  trade: {
+    buyOk: true,
+    transferOk: true,
+    sellOk: true,
+    sellAllOk: true,
+    buyTax: 0,
+    sellTax: 0,
+    transferTax: 0,
+  },
   privileges: NO_PRIVILEGES,
 };
 const owned = { ...clean, hasOwnerFunction: true, ownerActive: true };
@@ -44,19 +60,83 @@ describe('risk score', () => {
   it.each([
     ['clean', clean, 0, 'Low Risk'],
     ['no pool at all', { ...clean, trade: null }, 0, 'Low Risk'],
-    ['honeypot', { ...owned, trade: { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null } }, 80, 'High Risk'],
+    [
+      'honeypot',
+      { ...owned, trade: { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null } },
+      80,
+      'High Risk',
+    ],
     ['cannot buy', { ...clean, trade: { ...clean.trade!, buyOk: false } }, 40, 'Medium Risk'],
-    ['cannot sell all', { ...clean, trade: { ...clean.trade!, sellAllOk: false } }, 40, 'Medium Risk'],
-    ['hidden mint proven, owner active', { ...owned, privileges: { ...NO_PRIVILEGES, mintProven: true } }, 55, 'High Risk'],
-    ['mint selector, owner renounced', { ...owned, ownerActive: false, capabilities: new Set(['erc20', 'mint'] as const) }, 5, 'Low Risk'],
-    ['blacklist, owner active', { ...owned, capabilities: new Set(['erc20', 'blacklist'] as const) }, 25, 'Medium Risk'],
-    ['pausable without a visible owner (hidden owner)', { ...clean, capabilities: new Set(['erc20', 'pause'] as const) }, 40, 'Medium Risk'],
-    ['30 % sell tax, settable', { ...owned, capabilities: new Set(['erc20', 'fee_setter'] as const), trade: { ...clean.trade!, sellTax: 0.3 } }, 50, 'High Risk'],
-    ['3 % fixed tax', { ...clean, trade: { ...clean.trade!, sellTax: 0.03, buyTax: 0.03 } }, 0, 'Low Risk'],
+    [
+      'cannot sell all',
+      { ...clean, trade: { ...clean.trade!, sellAllOk: false } },
+      40,
+      'Medium Risk',
+    ],
+    [
+      'hidden mint proven, owner active',
+      { ...owned, privileges: { ...NO_PRIVILEGES, mintProven: true } },
+      55,
+      'High Risk',
+    ],
+    [
+      'mint selector, owner renounced',
+      { ...owned, ownerActive: false, capabilities: new Set(['erc20', 'mint'] as const) },
+      5,
+      'Low Risk',
+    ],
+    [
+      'blacklist, owner active',
+      { ...owned, capabilities: new Set(['erc20', 'blacklist'] as const) },
+      25,
+      'Medium Risk',
+    ],
+    [
+      'pausable without a visible owner (hidden owner)',
+      { ...clean, capabilities: new Set(['erc20', 'pause'] as const) },
+      40,
+      'Medium Risk',
+    ],
+    [
+      '30 % sell tax, settable',
+      {
+        ...owned,
+        capabilities: new Set(['erc20', 'fee_setter'] as const),
+        trade: { ...clean.trade!, sellTax: 0.3 },
+      },
+      50,
+      'High Risk',
+    ],
+    [
+      '3 % fixed tax',
+      { ...clean, trade: { ...clean.trade!, sellTax: 0.03, buyTax: 0.03 } },
+      0,
+      'Low Risk',
+    ],
     ['proxy', { ...owned, isProxy: true }, 30, 'Medium Risk'],
     ['selfdestruct', { ...clean, selfdestruct: true }, 30, 'Medium Risk'],
-    ['owner seizes balances', { ...owned, privileges: { ...NO_PRIVILEGES, seizeProven: true } }, 70, 'High Risk'],
-    ['everything', { ...owned, isProxy: true, selfdestruct: true, privileges: { mintProven: true, seizeProven: true, blacklistProven: true, pauseProven: true } }, 100, 'High Risk'],
+    [
+      'owner seizes balances',
+      { ...owned, privileges: { ...NO_PRIVILEGES, seizeProven: true } },
+      70,
+      'High Risk',
+    ],
+    [
+      'everything',
+      {
+        ...owned,
+        isProxy: true,
+        selfdestruct: true,
+        privileges: {
+          mintProven: true,
+          seizeProven: true,
+          blacklistProven: true,
+          pauseProven: true,
+        },
+      },
+      100,
+      'High Risk',
+    ],
   ] as const)('%s → %d (%s)', (_name, findings, score, status) => {
     const f = findings as TokenFindings;
     const indicators = riskIndicators(f);
@@ -76,7 +156,19 @@ describe('risk score', () => {
   ])('tax %p → %d points', (tax, points) => expect(taxPoints(tax)).toBe(points));
 
   it('fills forensic details from the findings', () => {
-    const f: TokenFindings = { ...owned, holdsEth: true, capabilities: new Set(['erc20', 'admin_transfer'] as const) };
-    expect(rugForensicDetails(f, riskIndicators(f))).toEqual({ owner: 1, privilege_withdraw: 0, withdraw_missing: 1, blacklist: 0, selfdestruct: 0, is_proxy: 0, approval_abuse: 1 });
+    const f: TokenFindings = {
+      ...owned,
+      holdsEth: true,
+      capabilities: new Set(['erc20', 'admin_transfer'] as const),
+    };
+    expect(rugForensicDetails(f, riskIndicators(f))).toEqual({
+      owner: 1,
+      privilege_withdraw: 0,
+      withdraw_missing: 1,
+      blacklist: 0,
+      selfdestruct: 0,
+      is_proxy: 0,
+      approval_abuse: 1,
+    });
   });
 });

@@ -12,7 +12,15 @@ import { CheckRunner } from '../records/check-runner.service';
 import { formatProbability } from '../scoring/wallet-score';
 import { WalletAssessor } from '../wallet/wallet-assessor.service';
 import { SUCCESS } from '../wallet/wallet-responses';
-import { riskIndicators, riskScore, riskStatus, rugForensicDetails, type RiskIndicators, type RiskStatus, type RugForensicDetails } from './risk-score';
+import {
+  riskIndicators,
+  riskScore,
+  riskStatus,
+  rugForensicDetails,
+  type RiskIndicators,
+  type RiskStatus,
+  type RugForensicDetails,
+} from './risk-score';
 import { analyzeToken } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
@@ -27,7 +35,13 @@ export interface RugPullVerdict {
   readonly forensic: RugForensicDetails;
 }
 
-const FLAG_CATEGORIES = new Set(['malicious_contract', 'spam_token', 'phishing', 'stealing', 'sanctioned']);
+const FLAG_CATEGORIES = new Set([
+  'malicious_contract',
+  'spam_token',
+  'phishing',
+  'stealing',
+  'sanctioned',
+]);
 
 @Injectable()
 export class RugPullService {
@@ -44,9 +58,18 @@ export class RugPullService {
     const principal = await this.auth.authenticate(authorization);
     const target = parseAuditRequest(body, 'contract_address');
     if (target.chain.addressFormat !== 'evm' || !this.chains.clientFor(target.chain)) {
-      throw invalidField('unsupported_network', `the rug pull checker needs an EVM node; none is configured for ${target.chain.code}`, 'network');
+      throw invalidField(
+        'unsupported_network',
+        `the rug pull checker needs an EVM node; none is configured for ${target.chain.code}`,
+        'network',
+      );
     }
-    const { verdict, record } = await this.runner.run<RugPullVerdict>('rug-pull', principal, target, () => this.evaluate(target));
+    const { verdict, record } = await this.runner.run<RugPullVerdict>(
+      'rug-pull',
+      principal,
+      target,
+      () => this.evaluate(target),
+    );
     return {
       data: {
         message: SUCCESS,
@@ -77,16 +100,25 @@ export class RugPullService {
     } catch (error) {
       throw isDomainError(error) ? error : upstreamUnavailable(error);
     }
-    if (!analysis) throw new DomainError('not_a_contract', 'invalid', 'contract_address holds no contract code on this network', { details: { field: 'contract_address' } });
+    if (!analysis)
+      throw new DomainError(
+        'not_a_contract',
+        'invalid',
+        'contract_address holds no contract code on this network',
+        { details: { field: 'contract_address' } },
+      );
     const indicators = riskIndicators(analysis.findings);
     const forensic = rugForensicDetails(analysis.findings, indicators);
     const score = riskScore(analysis.findings, indicators, forensic);
     const ownLabels = await this.labels.forAddresses(target.chain.code, true, [target.address.key]);
     const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
     // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
-    const creator = analysis.creator ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase()) : null;
+    const creator = analysis.creator
+      ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase())
+      : null;
     const creatorFlagged = creator?.status === 'Fraud' && creator.probability === 1;
-    const probability = labelled || creatorFlagged ? 1 : 1 - (1 - score / 100) * (1 - (creator?.probability ?? 0));
+    const probability =
+      labelled || creatorFlagged ? 1 : 1 - (1 - score / 100) * (1 - (creator?.probability ?? 0));
     return {
       creator: analysis.creator?.address ?? null,
       createdAt: analysis.creator?.createdAt.toISOString() ?? null,

@@ -27,7 +27,10 @@ export const zeroCounts = (): WalletForensicCounts =>
   Object.fromEntries(WALLET_FORENSIC_COUNTERS.map((name) => [name, 0])) as WalletForensicCounts;
 
 /** The wire form: counters as decimal strings in spec order, data_source after blacklist_doubt/fake_standard_interface as in the table. */
-export function toWireForensicDetails(counts: WalletForensicCounts, sources: readonly string[]): Record<string, string> {
+export function toWireForensicDetails(
+  counts: WalletForensicCounts,
+  sources: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of WALLET_FORENSIC_COUNTERS) {
     out[name] = String(counts[name]);

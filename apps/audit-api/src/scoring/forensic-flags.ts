@@ -1,5 +1,9 @@
 import type { StoredLabel } from '../labels/labels.repository';
-import { zeroCounts, type WalletForensicCounter, type WalletForensicCounts } from './forensic-fields';
+import {
+  zeroCounts,
+  type WalletForensicCounter,
+  type WalletForensicCounts,
+} from './forensic-fields';
 
 /** Facts from the chain that set forensic counters on their own (pure data, no I/O). */
 export interface OnChainFlags {
@@ -11,7 +15,11 @@ export interface OnChainFlags {
   readonly impersonatesToken: boolean;
 }
 
-export const NO_CHAIN_FLAGS: OnChainFlags = { mixerInteractions: 0, maliciousContractsCreated: [], impersonatesToken: false };
+export const NO_CHAIN_FLAGS: OnChainFlags = {
+  mixerInteractions: 0,
+  maliciousContractsCreated: [],
+  impersonatesToken: false,
+};
 
 /** Which forensic counter each label category sets. */
 const CATEGORY_FIELDS: Record<string, readonly WalletForensicCounter[]> = {
@@ -41,7 +49,9 @@ export function forensicFlags(labels: readonly StoredLabel[], chain: OnChainFlag
   const created = new Set(chain.maliciousContractsCreated);
   for (const label of labels) {
     if (label.category === 'malicious_creator') {
-      const contracts = Array.isArray(label.extra?.['contracts']) ? (label.extra['contracts'] as string[]) : [];
+      const contracts = Array.isArray(label.extra?.['contracts'])
+        ? (label.extra['contracts'] as string[])
+        : [];
       for (const contract of contracts) created.add(contract);
       sources.add(label.pack);
       continue;

@@ -45,9 +45,11 @@ export function walletProbability(f: WalletFeatures): number {
 export function walletVerdict(flagged: boolean, f: WalletFeatures): WalletVerdict {
   if (flagged) return { status: 'Fraud', probability: 1 };
   const probability = walletProbability(f);
-  if (!f.isContract && f.txCount === 0 && f.transferCount === 0 && f.contractsCreated === 0) return { status: 'New Address', probability };
+  if (!f.isContract && f.txCount === 0 && f.transferCount === 0 && f.contractsCreated === 0)
+    return { status: 'New Address', probability };
   return { status: probability >= 0.5 ? 'Fraud' : 'Not Fraud', probability };
 }
 
 /** probabilityFraud on the wire: a decimal with 10 places, clamped to [0, 1]. */
-export const formatProbability = (p: number): string => Math.min(1, Math.max(0, Number.isFinite(p) ? p : 0)).toFixed(10);
+export const formatProbability = (p: number): string =>
+  Math.min(1, Math.max(0, Number.isFinite(p) ? p : 0)).toFixed(10);

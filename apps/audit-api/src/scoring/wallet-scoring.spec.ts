@@ -1,27 +1,106 @@
 import type { StoredLabel } from '../labels/labels.repository';
 import { NO_CHAIN_FLAGS, forensicFlags } from './forensic-flags';
 import { toWireForensicDetails, WALLET_FORENSIC_COUNTERS } from './forensic-fields';
-import { formatProbability, walletProbability, walletVerdict, type WalletFeatures } from './wallet-score';
+import {
+  formatProbability,
+  walletProbability,
+  walletVerdict,
+  type WalletFeatures,
+} from './wallet-score';
 
-const label = (pack: string, category: StoredLabel['category'], extra: Record<string, unknown> | null = null): StoredLabel => ({
-  pack, chain: 'ETH', address: '0xa', category, name: null, url: null, sourceDate: null, extra,
+const label = (
+  pack: string,
+  category: StoredLabel['category'],
+  extra: Record<string, unknown> | null = null,
+): StoredLabel => ({
+  pack,
+  chain: 'ETH',
+  address: '0xa',
+  category,
+  name: null,
+  url: null,
+  sourceDate: null,
+  extra,
 });
 
 describe('forensicFlags', () => {
   it.each([
-    ['sanctioned', [label('ofac-eth-ultrasoundmoney', 'sanctioned')], NO_CHAIN_FLAGS, { sanctioned: 1 }, ['ofac-eth-ultrasoundmoney']],
-    ['mixer pool', [label('etherscan-tornado-cash', 'mixer')], NO_CHAIN_FLAGS, { mixer: 1, money_laundering: 1 }, ['etherscan-tornado-cash']],
-    ['phishing', [label('scamsniffer', 'phishing')], NO_CHAIN_FLAGS, { phishing_activities: 1 }, ['scamsniffer']],
-    ['exploit', [label('forta-malicious-labels', 'stealing')], NO_CHAIN_FLAGS, { stealing_attack: 1 }, ['forta-malicious-labels']],
-    ['stablecoin blocked', [label('etherscan-blocked', 'blacklisted')], NO_CHAIN_FLAGS, { blacklist_doubt: 1 }, ['etherscan-blocked']],
-    ['malicious creator', [label('forta-malicious-contracts', 'malicious_creator', { contracts: ['0x1', '0x2'] })], NO_CHAIN_FLAGS, { number_of_malicious_contracts_created: 2 }, ['forta-malicious-contracts']],
-    ['mixer deposit on chain', [], { ...NO_CHAIN_FLAGS, mixerInteractions: 1 }, { mixer: 1, money_laundering: 1 }, ['onchain']],
-    ['created a flagged contract', [], { ...NO_CHAIN_FLAGS, maliciousContractsCreated: ['0x9'] }, { number_of_malicious_contracts_created: 1 }, ['onchain']],
-    ['impersonates a canonical token', [], { ...NO_CHAIN_FLAGS, impersonatesToken: true }, { fake_token: 1 }, ['onchain']],
-    ['canonical token itself is no flag', [label('uniswap-default-token-list', 'canonical_token')], NO_CHAIN_FLAGS, {}, []],
+    [
+      'sanctioned',
+      [label('ofac-eth-ultrasoundmoney', 'sanctioned')],
+      NO_CHAIN_FLAGS,
+      { sanctioned: 1 },
+      ['ofac-eth-ultrasoundmoney'],
+    ],
+    [
+      'mixer pool',
+      [label('etherscan-tornado-cash', 'mixer')],
+      NO_CHAIN_FLAGS,
+      { mixer: 1, money_laundering: 1 },
+      ['etherscan-tornado-cash'],
+    ],
+    [
+      'phishing',
+      [label('scamsniffer', 'phishing')],
+      NO_CHAIN_FLAGS,
+      { phishing_activities: 1 },
+      ['scamsniffer'],
+    ],
+    [
+      'exploit',
+      [label('forta-malicious-labels', 'stealing')],
+      NO_CHAIN_FLAGS,
+      { stealing_attack: 1 },
+      ['forta-malicious-labels'],
+    ],
+    [
+      'stablecoin blocked',
+      [label('etherscan-blocked', 'blacklisted')],
+      NO_CHAIN_FLAGS,
+      { blacklist_doubt: 1 },
+      ['etherscan-blocked'],
+    ],
+    [
+      'malicious creator',
+      [label('forta-malicious-contracts', 'malicious_creator', { contracts: ['0x1', '0x2'] })],
+      NO_CHAIN_FLAGS,
+      { number_of_malicious_contracts_created: 2 },
+      ['forta-malicious-contracts'],
+    ],
+    [
+      'mixer deposit on chain',
+      [],
+      { ...NO_CHAIN_FLAGS, mixerInteractions: 1 },
+      { mixer: 1, money_laundering: 1 },
+      ['onchain'],
+    ],
+    [
+      'created a flagged contract',
+      [],
+      { ...NO_CHAIN_FLAGS, maliciousContractsCreated: ['0x9'] },
+      { number_of_malicious_contracts_created: 1 },
+      ['onchain'],
+    ],
+    [
+      'impersonates a canonical token',
+      [],
+      { ...NO_CHAIN_FLAGS, impersonatesToken: true },
+      { fake_token: 1 },
+      ['onchain'],
+    ],
+    [
+      'canonical token itself is no flag',
+      [label('uniswap-default-token-list', 'canonical_token')],
+      NO_CHAIN_FLAGS,
+      {},
+      [],
+    ],
     ['nothing', [], NO_CHAIN_FLAGS, {}, []],
   ] as const)('%s', (_name, labels, chain, expected, sources) => {
-    const result = forensicFlags(labels as unknown as StoredLabel[], chain as typeof NO_CHAIN_FLAGS);
+    const result = forensicFlags(
+      labels as unknown as StoredLabel[],
+      chain as typeof NO_CHAIN_FLAGS,
+    );
     const set = Object.fromEntries(Object.entries(result.counts).filter(([, v]) => v > 0));
     expect(set).toEqual(expected);
     expect(result.sources).toEqual(sources);
@@ -29,9 +108,14 @@ describe('forensicFlags', () => {
   });
 
   it('writes every counter as a decimal string, in the spec order, with data_source', () => {
-    const wire = toWireForensicDetails(forensicFlags([label('a', 'sanctioned'), label('b', 'phishing')], NO_CHAIN_FLAGS).counts, ['a', 'b']);
+    const wire = toWireForensicDetails(
+      forensicFlags([label('a', 'sanctioned'), label('b', 'phishing')], NO_CHAIN_FLAGS).counts,
+      ['a', 'b'],
+    );
     expect(Object.keys(wire)).toHaveLength(WALLET_FORENSIC_COUNTERS.length + 1);
-    expect(Object.keys(wire).indexOf('data_source')).toBe(Object.keys(wire).indexOf('fake_standard_interface') + 1);
+    expect(Object.keys(wire).indexOf('data_source')).toBe(
+      Object.keys(wire).indexOf('fake_standard_interface') + 1,
+    );
     expect(wire['sanctioned']).toBe('1');
     expect(wire['data_source']).toBe('a,b');
     expect(Object.values(wire).every((v) => typeof v === 'string')).toBe(true);
@@ -39,13 +123,48 @@ describe('forensicFlags', () => {
 });
 
 describe('wallet scoring', () => {
-  const base: WalletFeatures = { isContract: false, txCount: 120, transferCount: 40, ageDays: 900, flaggedCounterparties: 0, counterparties: 30, contractsCreated: 0 };
+  const base: WalletFeatures = {
+    isContract: false,
+    txCount: 120,
+    transferCount: 40,
+    ageDays: 900,
+    flaggedCounterparties: 0,
+    counterparties: 30,
+    contractsCreated: 0,
+  };
   it.each([
     ['old busy wallet', base, 'Not Fraud', [0, 0.05]],
-    ['young wallet', { ...base, txCount: 3, transferCount: 0, ageDays: 1 }, 'Not Fraud', [0.05, 0.15]],
-    ['one flagged counterparty of 30', { ...base, flaggedCounterparties: 1 }, 'Not Fraud', [0.03, 0.3]],
-    ['most counterparties flagged', { ...base, txCount: 4, transferCount: 4, ageDays: 2, flaggedCounterparties: 3, counterparties: 4 }, 'Fraud', [0.5, 1]],
-    ['no history', { ...base, txCount: 0, transferCount: 0, ageDays: null, counterparties: 0 }, 'New Address', [0, 0.1]],
+    [
+      'young wallet',
+      { ...base, txCount: 3, transferCount: 0, ageDays: 1 },
+      'Not Fraud',
+      [0.05, 0.15],
+    ],
+    [
+      'one flagged counterparty of 30',
+      { ...base, flaggedCounterparties: 1 },
+      'Not Fraud',
+      [0.03, 0.3],
+    ],
+    [
+      'most counterparties flagged',
+      {
+        ...base,
+        txCount: 4,
+        transferCount: 4,
+        ageDays: 2,
+        flaggedCounterparties: 3,
+        counterparties: 4,
+      },
+      'Fraud',
+      [0.5, 1],
+    ],
+    [
+      'no history',
+      { ...base, txCount: 0, transferCount: 0, ageDays: null, counterparties: 0 },
+      'New Address',
+      [0, 0.1],
+    ],
   ] as const)('%s → %s', (_name, features, status, [lo, hi]) => {
     const verdict = walletVerdict(false, features);
     expect(verdict.status).toBe(status);
@@ -54,7 +173,10 @@ describe('wallet scoring', () => {
   });
 
   it('any flag forces Fraud with probability 1, even without history', () => {
-    expect(walletVerdict(true, { ...base, txCount: 0, transferCount: 0 })).toEqual({ status: 'Fraud', probability: 1 });
+    expect(walletVerdict(true, { ...base, txCount: 0, transferCount: 0 })).toEqual({
+      status: 'Fraud',
+      probability: 1,
+    });
   });
 
   it('stays in [0, 1] and is monotone in exposure', () => {

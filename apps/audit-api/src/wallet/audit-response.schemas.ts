@@ -109,4 +109,8 @@ export const rugPullResponseSchema = z.strictObject({
   }),
 });
 
-export const errorResponseSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string() });
+export const errorResponseSchema = z.object({
+  error: z.string(),
+  message: z.string(),
+  request_id: z.string(),
+});

@@ -30,7 +30,14 @@ export interface WalletAssessment {
   readonly protocols: string[];
 }
 
-const EXPOSURE_CATEGORIES = new Set(['sanctioned', 'mixer', 'phishing', 'stealing', 'malicious_contract', 'malicious_creator']);
+const EXPOSURE_CATEGORIES = new Set([
+  'sanctioned',
+  'mixer',
+  'phishing',
+  'stealing',
+  'malicious_contract',
+  'malicious_creator',
+]);
 
 @Injectable()
 export class WalletAssessor {
@@ -49,41 +56,78 @@ export class WalletAssessor {
     if (client) {
       const mixerPools = await this.labels.addressesIn(chain.code, evm, ['mixer']);
       try {
-        evidence = await gatherWalletEvidence(client, address, { lookbackBlocks: this.config.AUDIT_LOOKBACK_BLOCKS, mixerPools });
+        evidence = await gatherWalletEvidence(client, address, {
+          lookbackBlocks: this.config.AUDIT_LOOKBACK_BLOCKS,
+          mixerPools,
+        });
       } catch (error) {
         throw isDomainError(error) ? error : upstreamUnavailable(error);
       }
     }
     const related = evidence
-      ? await this.labels.forAddresses(chain.code, evm, [...new Set([...evidence.counterparties, ...evidence.createdContracts, ...evidence.tokensTouched, ...evidence.mixerInteractions.map((m) => m.pool)])])
+      ? await this.labels.forAddresses(chain.code, evm, [
+          ...new Set([
+            ...evidence.counterparties,
+            ...evidence.createdContracts,
+            ...evidence.tokensTouched,
+            ...evidence.mixerInteractions.map((m) => m.pool),
+          ]),
+        ])
       : [];
     const byAddress = groupBy(related);
-    const maliciousCreated = (evidence?.createdContracts ?? []).filter((c) => byAddress.get(c)?.some((l) => l.category === 'malicious_contract'));
-    const flaggedCounterparties = (evidence?.counterparties ?? []).filter((c) => byAddress.get(c)?.some((l) => EXPOSURE_CATEGORIES.has(l.category))).length;
+    const maliciousCreated = (evidence?.createdContracts ?? []).filter((c) =>
+      byAddress.get(c)?.some((l) => l.category === 'malicious_contract'),
+    );
+    const flaggedCounterparties = (evidence?.counterparties ?? []).filter((c) =>
+      byAddress.get(c)?.some((l) => EXPOSURE_CATEGORIES.has(l.category)),
+    ).length;
     let impersonatesToken = false;
     if (evidence?.token) {
-      const canonical = await this.labels.canonicalTokensNamed(chain.code, evidence.token.symbol, evidence.token.name);
+      const canonical = await this.labels.canonicalTokensNamed(
+        chain.code,
+        evidence.token.symbol,
+        evidence.token.name,
+      );
       impersonatesToken = canonical.some((t) => t.address !== address);
     }
-    const forensic = forensicFlags(own, { mixerInteractions: evidence?.mixerInteractions.length ?? 0, maliciousContractsCreated: maliciousCreated, impersonatesToken });
+    const forensic = forensicFlags(own, {
+      mixerInteractions: evidence?.mixerInteractions.length ?? 0,
+      maliciousContractsCreated: maliciousCreated,
+      impersonatesToken,
+    });
     const now = this.clock.now().getTime();
     const features: WalletFeatures = {
       isContract: evidence?.isContract ?? false,
       txCount: evidence?.txCount ?? 0,
       transferCount: evidence?.transferCount ?? 0,
-      ageDays: evidence?.firstSeenAt ? Math.max(0, Math.floor((now - evidence.firstSeenAt.getTime()) / 86_400_000)) : null,
+      ageDays: evidence?.firstSeenAt
+        ? Math.max(0, Math.floor((now - evidence.firstSeenAt.getTime()) / 86_400_000))
+        : null,
       flaggedCounterparties,
       counterparties: evidence?.counterparties.length ?? 0,
       contractsCreated: evidence?.createdContracts.length ?? 0,
     };
     // Without a node for the chain there is no history to read: a label-free address is scored
     // on labels alone and reported as not fraudulent rather than "New Address".
-    const verdict = evidence ? walletVerdict(forensic.flagged, features) : forensic.flagged ? { status: 'Fraud' as const, probability: 1 } : { status: 'Not Fraud' as const, probability: 0.04 };
+    const verdict = evidence
+      ? walletVerdict(forensic.flagged, features)
+      : forensic.flagged
+        ? { status: 'Fraud' as const, probability: 1 }
+        : { status: 'Not Fraud' as const, probability: 0.04 };
     const protocols = [
       ...new Set(
         related
-          .filter((l) => l.category === 'canonical_token' || (l.category === 'mixer' && evidence?.mixerInteractions.some((m) => m.pool === l.address)))
-          .map((l) => (l.category === 'canonical_token' ? `${l.name ?? ''} (${String(l.extra?.['symbol'] ?? '')})` : (l.name ?? l.address))),
+          .filter(
+            (l) =>
+              l.category === 'canonical_token' ||
+              (l.category === 'mixer' &&
+                evidence?.mixerInteractions.some((m) => m.pool === l.address)),
+          )
+          .map((l) =>
+            l.category === 'canonical_token'
+              ? `${l.name ?? ''} (${String(l.extra?.['symbol'] ?? '')})`
+              : (l.name ?? l.address),
+          ),
       ),
     ].sort();
     return {
@@ -110,7 +154,17 @@ function groupBy(labels: readonly StoredLabel[]): Map<string, StoredLabel[]> {
 /** One sanction record per sanctions pack that lists the address; one isSanctioned:false row for a clean one. */
 export function sanctionInputs(labels: readonly StoredLabel[]): SanctionRecordInput[] {
   const sanctioned = labels.filter((l) => l.category === 'sanctioned');
-  if (sanctioned.length === 0) return [{ sourceKey: 'none', category: null, name: null, description: null, url: null, isSanctioned: false }];
+  if (sanctioned.length === 0)
+    return [
+      {
+        sourceKey: 'none',
+        category: null,
+        name: null,
+        description: null,
+        url: null,
+        isSanctioned: false,
+      },
+    ];
   return sanctioned.map((l) => ({
     sourceKey: `${l.pack}:${l.chain}`,
     category: 'OFAC SDN',

@@ -20,21 +20,48 @@ export class WalletAuditService {
 
   /** Wallet risk (quick): the spec's audit result. */
   async check(authorization: string | undefined, body: unknown) {
-    const { display, chain, assessment, record, sanctions } = await this.evaluate('wallet-check', authorization, body);
+    const { display, chain, assessment, record, sanctions } = await this.evaluate(
+      'wallet-check',
+      authorization,
+      body,
+    );
     return { data: walletCheckData(display, chain, assessment, record, sanctions) };
   }
 
   /** Wallet audit (full profile): the check plus behavioural fields. */
   async audit(authorization: string | undefined, body: unknown) {
-    const { display, chain, assessment, record, sanctions } = await this.evaluate('wallet-audit', authorization, body);
+    const { display, chain, assessment, record, sanctions } = await this.evaluate(
+      'wallet-audit',
+      authorization,
+      body,
+    );
     return { data: walletAuditData(display, chain, assessment, record, sanctions) };
   }
 
-  private async evaluate(product: 'wallet-check' | 'wallet-audit', authorization: string | undefined, body: unknown) {
+  private async evaluate(
+    product: 'wallet-check' | 'wallet-audit',
+    authorization: string | undefined,
+    body: unknown,
+  ) {
     const principal = await this.auth.authenticate(authorization);
     const target = parseAuditRequest(body, 'address');
-    const { verdict, record } = await this.runner.run<WalletAssessment>(product, principal, target, () => this.assessor.assess(target.chain, target.address.key));
-    const sanctions = await this.records.syncSanctions(record.id, verdict.sanctions, this.clock.now());
-    return { display: target.address.display, chain: target.chain.code, assessment: verdict, record, sanctions };
+    const { verdict, record } = await this.runner.run<WalletAssessment>(
+      product,
+      principal,
+      target,
+      () => this.assessor.assess(target.chain, target.address.key),
+    );
+    const sanctions = await this.records.syncSanctions(
+      record.id,
+      verdict.sanctions,
+      this.clock.now(),
+    );
+    return {
+      display: target.address.display,
+      chain: target.chain.code,
+      assessment: verdict,
+      record,
+      sanctions,
+    };
   }
 }

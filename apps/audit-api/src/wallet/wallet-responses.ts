@@ -18,7 +18,13 @@ export const sanctionWire = (s: SanctionRecord) => ({
 });
 
 /** The spec's "Address audit result" in field order. */
-export function walletCheckData(display: string, chain: string, a: WalletAssessment, record: AddressRecord, sanctions: readonly SanctionRecord[]) {
+export function walletCheckData(
+  display: string,
+  chain: string,
+  a: WalletAssessment,
+  record: AddressRecord,
+  sanctions: readonly SanctionRecord[],
+) {
   return {
     message: SUCCESS,
     walletAddress: display,
@@ -48,14 +54,22 @@ function experience(a: WalletAssessment): string {
 
 function recommendation(a: WalletAssessment): string {
   if (a.counts.sanctioned > 0) return 'Do not interact: the address is on a sanctions list.';
-  if (a.status === 'Fraud') return 'Avoid: the address carries fraud flags; see forensic_details and data_source.';
+  if (a.status === 'Fraud')
+    return 'Avoid: the address carries fraud flags; see forensic_details and data_source.';
   if (a.status === 'New Address') return 'Caution: the address has no history yet.';
-  if (a.features.flaggedCounterparties > 0) return 'Caution: the address transacted with flagged addresses.';
+  if (a.features.flaggedCounterparties > 0)
+    return 'Caution: the address transacted with flagged addresses.';
   return 'No known risk.';
 }
 
 /** `/wallet-audit/audit`: the check's fields plus a behavioural profile (COMPAT "Address audit"). */
-export function walletAuditData(display: string, chain: string, a: WalletAssessment, record: AddressRecord, sanctions: readonly SanctionRecord[]) {
+export function walletAuditData(
+  display: string,
+  chain: string,
+  a: WalletAssessment,
+  record: AddressRecord,
+  sanctions: readonly SanctionRecord[],
+) {
   const categories = Object.entries(a.counts)
     .filter(([, value]) => value > 0)
     .map(([name]) => name);

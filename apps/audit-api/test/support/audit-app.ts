@@ -17,19 +17,31 @@ export const LABELS_DIR = join(__dirname, '../../../../data/labels');
 export interface AuditTestApp {
   readonly app: NestFastifyApplication;
   readonly db: TestDatabase;
-  post(path: string, body: unknown, key?: string): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }>;
+  post(
+    path: string,
+    body: unknown,
+    key?: string,
+  ): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
 /** audit-api in-process (fastify inject, no port) on a fresh database with migrations and every label pack loaded. */
-export async function startAuditApp(env: Record<string, string>, overrides: AuditOverrides): Promise<AuditTestApp> {
+export async function startAuditApp(
+  env: Record<string, string>,
+  overrides: AuditOverrides,
+): Promise<AuditTestApp> {
   const db = await createTestDatabase({ prefix: 'audit_api' });
   const dataSource = createAppDataSource(dataSourceOptions(db.url));
   await dataSource.initialize();
   await runMigrations(dataSource, SCHEMA);
   await loadLabelPacks(dataSource, LABELS_DIR, LABEL_PACKS);
   await dataSource.destroy();
-  const config: AppConfig = configSchema.parse({ HTTP_PORT: '0', DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  const config: AppConfig = configSchema.parse({
+    HTTP_PORT: '0',
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const logger = pino({ level: 'silent' });
   const app = await createHttpApp(AppModule.forRoot(config, logger, overrides), { logger });
   await app.init();
@@ -41,10 +53,17 @@ export async function startAuditApp(env: Record<string, string>, overrides: Audi
       const response = await app.inject({
         method: 'POST',
         url: path,
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
         payload: typeof body === 'string' ? body : JSON.stringify(body),
       });
-      return { status: response.statusCode, body: response.json() as Record<string, unknown>, headers: response.headers };
+      return {
+        status: response.statusCode,
+        body: response.json() as Record<string, unknown>,
+        headers: response.headers,
+      };
     },
     async close() {
       await app.close();

@@ -22,10 +22,16 @@ export interface RunningBillingLedger {
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -48,34 +54,53 @@ export async function startBillingLedger(): Promise<RunningBillingLedger> {
     LOG_LEVEL: 'error',
   };
   await run(['apps/billing-ledger/src/migrate.ts'], env);
-  const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/billing-ledger/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', 'apps/billing-ledger/src/main.ts'],
+    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const base = `http://127.0.0.1:${httpPort}`;
   const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`billing-ledger exited: ${stderr}`);
-    const up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error(`billing-ledger did not start: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const post = async (path: string, bearer: string, body: unknown) => {
-    const response = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (response.status !== 201) throw new Error(`billing-ledger ${path}: ${response.status} ${await response.text()}`);
+    const response = await fetch(base + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201)
+      throw new Error(`billing-ledger ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as Record<string, unknown>;
   };
   return {
     grpcTarget: `127.0.0.1:${grpcPort}`,
     async createAccount(plan) {
-      const created = (await post('/api/v1/admin/accounts', OPERATOR_TOKEN, { name: `audit-${plan}`, type: 'individual', plan })) as {
+      const created = (await post('/api/v1/admin/accounts', OPERATOR_TOKEN, {
+        name: `audit-${plan}`,
+        type: 'individual',
+        plan,
+      })) as {
         account: { id: string };
         api_key: { key: string };
       };
       return { accountId: created.account.id, key: created.api_key.key };
     },
     async createKey(accountKey, scopes) {
-      const created = (await post('/api/v1/api-keys', accountKey, { name: `scopes-${scopes.join('-')}`, scopes })) as { key: string };
+      const created = (await post('/api/v1/api-keys', accountKey, {
+        name: `scopes-${scopes.join('-')}`,
+        scopes,
+      })) as { key: string };
       return created.key;
     },
     async stop() {

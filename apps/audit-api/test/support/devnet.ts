@@ -1,9 +1,21 @@
-import { createPublicClient, createWalletClient, http, parseAbi, parseEther, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from '../../src/common/viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  parseAbi,
+  parseEther,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from '../../src/common/viem';
 import { privateKeyToAccount } from './viem-accounts';
 import fixtures from '../fixtures/contracts/artifacts.json';
 
 /** anvil's first default account (public test mnemonic). */
-export const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
+export const DEPLOYER_KEY =
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
 
 interface Built {
   abi: Abi;
@@ -12,7 +24,8 @@ interface Built {
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const npmArtifact = (path: string): Built => require(path) as Built;
-export const fixture = (name: keyof typeof fixtures) => fixtures[name] as unknown as { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
+export const fixture = (name: keyof typeof fixtures) =>
+  fixtures[name] as unknown as { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
 
 const ERC20_ABI = parseAbi(['function approve(address, uint256) returns (bool)']);
 const ROUTER_ABI = parseAbi([
@@ -25,7 +38,13 @@ export interface Devnet {
   readonly wallet: WalletClient;
   readonly deployer: Address;
   deploy(abi: Abi, bytecode: Hex, args?: readonly unknown[]): Promise<Address>;
-  send(to: Address, abi: Abi, functionName: string, args: readonly unknown[], value?: bigint): Promise<void>;
+  send(
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+    value?: bigint,
+  ): Promise<void>;
   uniswap: { weth: Address; factory: Address; router: Address };
   /** Adds token/WETH liquidity from the deployer and returns the pair. */
   addLiquidity(token: Address, tokenAmount: bigint, ethAmount: bigint): Promise<Address>;
@@ -35,15 +54,38 @@ export async function setUpDevnet(url: string): Promise<Devnet> {
   const account = privateKeyToAccount(DEPLOYER_KEY);
   const publicClient = createPublicClient({ transport: http(url) }) as PublicClient;
   const wallet = createWalletClient({ account, transport: http(url) });
-  const chain = { id: await publicClient.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
-  const deploy = async (abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> => {
+  const chain = {
+    id: await publicClient.getChainId(),
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  };
+  const deploy = async (
+    abi: Abi,
+    bytecode: Hex,
+    args: readonly unknown[] = [],
+  ): Promise<Address> => {
     const hash = await wallet.deployContract({ abi, bytecode, args, account, chain });
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (!receipt.contractAddress || receipt.status !== 'success') throw new Error('deploy failed');
     return receipt.contractAddress;
   };
-  const send = async (to: Address, abi: Abi, functionName: string, args: readonly unknown[], value?: bigint) => {
-    const hash = await wallet.writeContract({ address: to, abi, functionName, args, account, chain, value } as never);
+  const send = async (
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+    value?: bigint,
+  ) => {
+    const hash = await wallet.writeContract({
+      address: to,
+      abi,
+      functionName,
+      args,
+      account,
+      chain,
+      value,
+    } as never);
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
   };
@@ -63,8 +105,19 @@ export async function setUpDevnet(url: string): Promise<Devnet> {
     uniswap: { weth, factory, router },
     async addLiquidity(token, tokenAmount, ethAmount) {
       await send(token, ERC20_ABI, 'approve', [router, tokenAmount]);
-      await send(router, ROUTER_ABI, 'addLiquidityETH', [token, tokenAmount, 0n, 0n, account.address, 2n ** 40n], ethAmount);
-      return publicClient.readContract({ address: factory, abi: FACTORY_ABI, functionName: 'getPair', args: [token, weth] });
+      await send(
+        router,
+        ROUTER_ABI,
+        'addLiquidityETH',
+        [token, tokenAmount, 0n, 0n, account.address, 2n ** 40n],
+        ethAmount,
+      );
+      return publicClient.readContract({
+        address: factory,
+        abi: FACTORY_ABI,
+        functionName: 'getPair',
+        args: [token, weth],
+      });
     },
   };
 }

@@ -5,7 +5,12 @@ export class InTestCredentialSource implements CredentialSource {
   private readonly keys = new Map<string, ApiKeyPrincipal>();
 
   add(key: string, principal: Partial<ApiKeyPrincipal> & { planId: string | null }): this {
-    this.keys.set(key, { keyId: `key_${key}`, accountId: `acc_${key}`, scopes: ['audit'], ...principal });
+    this.keys.set(key, {
+      keyId: `key_${key}`,
+      accountId: `acc_${key}`,
+      scopes: ['audit'],
+      ...principal,
+    });
     return this;
   }
 

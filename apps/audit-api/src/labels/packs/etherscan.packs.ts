@@ -11,7 +11,12 @@ const SCANS: Record<string, { chain: string; site: string }> = {
 async function fromFiles(
   root: string,
   pack: string,
-  files: ReadonlyArray<{ scan: string; path: string; category: LabelCategory; keep?: (name: string) => boolean }>,
+  files: ReadonlyArray<{
+    scan: string;
+    path: string;
+    category: LabelCategory;
+    keep?: (name: string) => boolean;
+  }>,
 ): Promise<LabelRow[]> {
   const out: LabelRow[] = [];
   for (const { scan, path, category, keep } of files) {
@@ -19,7 +24,16 @@ async function fromFiles(
     const entries = await readJson<Record<string, string>>(root, ROOT, 'data', scan, path);
     for (const [address, name] of Object.entries(entries)) {
       if (!isEvmAddress(address) || (keep && !keep(name))) continue;
-      out.push({ pack, chain, address: evmKey(address), category, name: name || null, url: site + evmKey(address), sourceDate: '2023-06-18', extra: { tag: path.split('/').pop()!.replace('.json', '') } });
+      out.push({
+        pack,
+        chain,
+        address: evmKey(address),
+        category,
+        name: name || null,
+        url: site + evmKey(address),
+        sourceDate: '2023-06-18',
+        extra: { tag: path.split('/').pop()!.replace('.json', '') },
+      });
     }
   }
   return out;

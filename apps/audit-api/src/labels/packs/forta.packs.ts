@@ -6,7 +6,11 @@ const DATE = '2023-01-26';
 const url = (address: string) => `https://etherscan.io/address/${address}`;
 
 const categoryOfList = (source: string): LabelCategory | null =>
-  source.includes('phish-hack') ? 'phishing' : source.includes('exploit') || source.includes('heist') ? 'stealing' : null;
+  source.includes('phish-hack')
+    ? 'phishing'
+    : source.includes('exploit') || source.includes('heist')
+      ? 'stealing'
+      : null;
 
 /** Ethereum phish/hack, exploit and heist accounts (Etherscan lists via Luabase) and phishing scams. */
 export const fortaMaliciousLabelsPack: LabelPack = {
@@ -19,12 +23,30 @@ export const fortaMaliciousLabelsPack: LabelPack = {
       const address = row['banned_address'] ?? '';
       const category = categoryOfList(row['data_source'] ?? '');
       if (!isEvmAddress(address) || !category) continue;
-      out.push({ pack: this.name, chain: 'ETH', address: evmKey(address), category, name: row['wallet_tag'] || null, url: url(evmKey(address)), sourceDate: DATE, extra: { list: row['data_source'] } });
+      out.push({
+        pack: this.name,
+        chain: 'ETH',
+        address: evmKey(address),
+        category,
+        name: row['wallet_tag'] || null,
+        url: url(evmKey(address)),
+        sourceDate: DATE,
+        extra: { list: row['data_source'] },
+      });
     }
     for (const row of await readCsv(root, ROOT, 'labels', '1', 'phishing_scams.csv')) {
       const address = row['address'] ?? '';
       if (!isEvmAddress(address)) continue;
-      out.push({ pack: this.name, chain: 'ETH', address: evmKey(address), category: 'phishing', name: row['etherscan_tag'] || null, url: url(evmKey(address)), sourceDate: DATE, extra: { list: 'phishing_scams', labels: row['etherscan_labels'] } });
+      out.push({
+        pack: this.name,
+        chain: 'ETH',
+        address: evmKey(address),
+        category: 'phishing',
+        name: row['etherscan_tag'] || null,
+        url: url(evmKey(address)),
+        sourceDate: DATE,
+        extra: { list: 'phishing_scams', labels: row['etherscan_labels'] },
+      });
     }
     return out;
   },
@@ -44,15 +66,39 @@ export const fortaMaliciousContractsPack: LabelPack = {
     for (const row of await readCsv(root, ROOT, 'labels', '1', 'malicious_smart_contracts.csv')) {
       const contract = row['contract_address'] ?? '';
       if (!isEvmAddress(contract)) continue;
-      out.push({ pack: this.name, chain: 'ETH', address: evmKey(contract), category: 'malicious_contract', name: row['contract_tag'] || null, url: url(evmKey(contract)), sourceDate: DATE, extra: { creator: row['contract_creator'] ?? null, label: row['contract_creator_etherscan_label'] ?? null } });
+      out.push({
+        pack: this.name,
+        chain: 'ETH',
+        address: evmKey(contract),
+        category: 'malicious_contract',
+        name: row['contract_tag'] || null,
+        url: url(evmKey(contract)),
+        sourceDate: DATE,
+        extra: {
+          creator: row['contract_creator'] ?? null,
+          label: row['contract_creator_etherscan_label'] ?? null,
+        },
+      });
       const creator = row['contract_creator'] ?? '';
       if (!isEvmAddress(creator)) continue;
-      const entry = byCreator.get(evmKey(creator)) ?? { contracts: [], tag: row['contract_creator_tag'] ?? '' };
+      const entry = byCreator.get(evmKey(creator)) ?? {
+        contracts: [],
+        tag: row['contract_creator_tag'] ?? '',
+      };
       if (!entry.contracts.includes(evmKey(contract))) entry.contracts.push(evmKey(contract));
       byCreator.set(evmKey(creator), entry);
     }
     for (const [creator, { contracts, tag }] of byCreator) {
-      out.push({ pack: this.name, chain: 'ETH', address: creator, category: 'malicious_creator', name: tag || null, url: url(creator), sourceDate: DATE, extra: { contracts } });
+      out.push({
+        pack: this.name,
+        chain: 'ETH',
+        address: creator,
+        category: 'malicious_creator',
+        name: tag || null,
+        url: url(creator),
+        sourceDate: DATE,
+        extra: { contracts },
+      });
     }
     return out;
   },

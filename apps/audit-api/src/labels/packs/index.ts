@@ -1,5 +1,10 @@
 import type { LabelPack } from '../label.types';
-import { etherscanBlockedPack, etherscanMaliciousPack, etherscanSpamTokenPack, etherscanTornadoPack } from './etherscan.packs';
+import {
+  etherscanBlockedPack,
+  etherscanMaliciousPack,
+  etherscanSpamTokenPack,
+  etherscanTornadoPack,
+} from './etherscan.packs';
 import { fortaMaliciousContractsPack, fortaMaliciousLabelsPack } from './forta.packs';
 import { ofac0xb10cPack } from './ofac-0xb10c.pack';
 import { ofacUltrasoundmoneyPack } from './ofac-ultrasoundmoney.pack';

@@ -6,11 +6,16 @@ export async function readJson<T>(root: string, ...parts: string[]): Promise<T> 
 }
 
 /** Minimal RFC 4180 reader (quoted fields may hold commas, quotes and newlines); first row is the header. */
-export async function readCsv(root: string, ...parts: string[]): Promise<Array<Record<string, string>>> {
+export async function readCsv(
+  root: string,
+  ...parts: string[]
+): Promise<Array<Record<string, string>>> {
   const text = await readFile(join(root, ...parts), 'utf8');
   const rows = parseCsv(text);
   const header = rows.shift() ?? [];
-  return rows.filter((row) => row.length > 1 || row[0] !== '').map((row) => Object.fromEntries(header.map((name, i) => [name, row[i] ?? ''])));
+  return rows
+    .filter((row) => row.length > 1 || row[0] !== '')
+    .map((row) => Object.fromEntries(header.map((name, i) => [name, row[i] ?? ''])));
 }
 
 export function parseCsv(text: string): string[][] {

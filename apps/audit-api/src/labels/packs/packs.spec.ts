@@ -7,8 +7,20 @@ const ROOT = join(__dirname, '../../../../../data/labels');
 
 describe('label packs', () => {
   it.each([
-    ['a,b\n1,2\n', [['a', 'b'], ['1', '2']]],
-    ['a,"b, c"\r\n"x ""y""",2', [['a', 'b, c'], ['x "y"', '2']]],
+    [
+      'a,b\n1,2\n',
+      [
+        ['a', 'b'],
+        ['1', '2'],
+      ],
+    ],
+    [
+      'a,"b, c"\r\n"x ""y""",2',
+      [
+        ['a', 'b, c'],
+        ['x "y"', '2'],
+      ],
+    ],
     ['"multi\nline",1\n', [['multi\nline', '1']]],
   ])('parses CSV %j', (text, rows) => expect(parseCsv(text)).toEqual(rows));
 
@@ -22,7 +34,12 @@ describe('label packs', () => {
       const rows = await pack.load(ROOT);
       expect(rows.length).toBeGreaterThan(0);
       const categories = new Set<string>(LABEL_CATEGORIES);
-      const bad = rows.filter((row) => !categories.has(row.category) || row.pack !== pack.name || (row.address.startsWith('0x') && row.address !== row.address.toLowerCase()));
+      const bad = rows.filter(
+        (row) =>
+          !categories.has(row.category) ||
+          row.pack !== pack.name ||
+          (row.address.startsWith('0x') && row.address !== row.address.toLowerCase()),
+      );
       expect(bad).toEqual([]);
     }
   }, 30_000);

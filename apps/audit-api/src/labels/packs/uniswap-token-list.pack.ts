@@ -1,7 +1,12 @@
 import type { LabelPack, LabelRow } from '../label.types';
 import { evmKey, isEvmAddress, readJson } from './pack-files';
 
-const FILES: Record<string, string> = { 'mainnet.json': 'ETH', 'bnb.json': 'BNB', 'polygon.json': 'POLY', 'base.json': 'BASE' };
+const FILES: Record<string, string> = {
+  'mainnet.json': 'ETH',
+  'bnb.json': 'BNB',
+  'polygon.json': 'POLY',
+  'base.json': 'BASE',
+};
 
 interface TokenEntry {
   address: string;
@@ -20,7 +25,16 @@ export const uniswapTokenListPack: LabelPack = {
     for (const [file, chain] of Object.entries(FILES)) {
       for (const token of await readJson<TokenEntry[]>(root, this.dir, 'src', 'tokens', file)) {
         if (!isEvmAddress(token.address)) continue;
-        out.push({ pack: this.name, chain, address: evmKey(token.address), category: 'canonical_token', name: token.name, url: null, sourceDate: '2026-08-06', extra: { symbol: token.symbol, decimals: token.decimals } });
+        out.push({
+          pack: this.name,
+          chain,
+          address: evmKey(token.address),
+          category: 'canonical_token',
+          name: token.name,
+          url: null,
+          sourceDate: '2026-08-06',
+          extra: { symbol: token.symbol, decimals: token.decimals },
+        });
       }
     }
     return out;
