@@ -256,4 +256,47 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
       (data['userDetails'] as { transaction_count: number }).transaction_count,
     ).toBeGreaterThan(10);
   });
+
+  it('a token contract answers its symbol in `token`; one copying a canonical token (USDC) is fake_token', async () => {
+    clock.advance(5_000);
+    const clean = walletCheckResponseSchema.parse(
+      (
+        await audit.post(
+          '/v1/wallet-audit/check',
+          { network: 'ETH', address: tokens['clean'] },
+          key,
+        )
+      ).body,
+    ).data;
+    expect([clean.token, clean.status, clean.forensic_details['fake_token']]).toEqual([
+      'CLEAN',
+      'Not Fraud',
+      '0',
+    ]);
+    const logic = await devnet.deploy(
+      fixture('UpgradeableTokenLogic').abi,
+      fixture('UpgradeableTokenLogic').bytecode,
+    );
+    const init = encodeFunctionData({
+      abi: fixture('UpgradeableTokenLogic').abi,
+      functionName: 'initialize',
+      args: ['USD Coin', 'USDC', SUPPLY, devnet.deployer],
+    });
+    const fake = await devnet.deploy(
+      fixture('UpgradeableToken').abi,
+      fixture('UpgradeableToken').bytecode,
+      [logic, init],
+    );
+    clock.advance(5_000);
+    const data = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: fake }, key)).body,
+    ).data;
+    expect([
+      data.token,
+      data.status,
+      data.probabilityFraud,
+      data.forensic_details['fake_token'],
+      data.forensic_details['data_source'],
+    ]).toEqual(['USDC', 'Fraud', '1.0000000000', '1', 'onchain']);
+  });
 });

@@ -262,4 +262,38 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
       (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status,
     ).toBe(402);
   });
+
+  it('reuses a verdict for AUDIT_VERDICT_TTL_MS (10 min by default) while still counting checks', async () => {
+    const address = '0x4444444444444444444444444444444444444444';
+    clock.set('2026-03-05T09:00:00.000Z');
+    const first = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+    ).data;
+    expect([first.status, first.checked_times]).toEqual(['New Address', 1]);
+    // The address gets history on chain; within the TTL the cached verdict stands.
+    await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setNonce',
+        params: [address, '0x5'],
+      }),
+    });
+    clock.advance(9 * 60_000);
+    const cached = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+    ).data;
+    expect([cached.status, cached.checked_times, cached.lastChecked]).toEqual([
+      'New Address',
+      2,
+      clock.now().toISOString(),
+    ]);
+    clock.advance(2 * 60_000);
+    const fresh = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+    ).data;
+    expect([fresh.status, fresh.checked_times]).toEqual(['Not Fraud', 3]);
+  });
 });
