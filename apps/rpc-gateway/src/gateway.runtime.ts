@@ -8,7 +8,6 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
@@ -29,7 +28,8 @@ import { RateLimiter } from './limits/token-bucket';
 import { UsageMeter } from './metering/usage-meter';
 import { UsageFlusher } from './metering/usage-publisher';
 import { GatewayMetrics } from './observability/gateway-metrics';
-import { registerRelayRoutes } from './relay/relay.route';
+import { attachHotPath } from './relay/relay.route';
+import { RequestLog } from './observability/request-log';
 import { RelayService } from './relay/relay.service';
 import { HealthChecker } from './upstreams/health-checker';
 import { parseUpstreams } from './upstreams/upstream-config';
@@ -39,6 +39,9 @@ import { SubscriptionHub } from './websocket/subscription-hub';
 import { WsGateway } from './websocket/ws-gateway';
 import { startBorGrpc, type RunningBorGrpc } from './bor-grpc/bor-grpc.server';
 import { BorApiService } from './bor-grpc/bor-api.service';
+
+/** The HTTP edge's body limit (createHttpApp default; COMPAT: about 5 MiB). */
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
 /**
  * Wires the gateway's parts and owns their lifecycle: raw fastify routes and the WebSocket
@@ -58,6 +61,7 @@ export class GatewayRuntime
   private readonly health: HealthChecker;
   private readonly flusher: UsageFlusher;
   private readonly ws: WsGateway;
+  private readonly requestLog: RequestLog;
   private feeds: { stop(): Promise<unknown> } | undefined;
   private grpc: RunningBorGrpc | undefined;
   grpcPort: number | undefined;
@@ -114,6 +118,7 @@ export class GatewayRuntime
       this.meter,
       this.metrics,
     );
+    this.requestLog = new RequestLog(logger, config.REQUEST_LOGS);
     this.hub = new SubscriptionHub(this.pools as never, this.metrics, logger);
     this.ws = new WsGateway(this.relay, this.hub, this.metrics, logger, {
       maxSubscriptionsPerConnection: config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -137,9 +142,11 @@ export class GatewayRuntime
   }
 
   onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    registerRelayRoutes(fastify, this.relay, this.metrics, this.logger, this.config.REQUEST_LOGS);
-    this.ws.attach(this.adapterHost.httpAdapter.getHttpServer() as Server);
+    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    attachHotPath(server, this.relay, this.metrics, this.requestLog, this.logger, {
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+    });
+    this.ws.attach(server);
     this.readiness.register('upstreams', async () => {
       const down = [...this.pools.values()]
         .filter((p) => p.upstreams.length > 0 && !p.upstreams.some((u) => u.healthy))
@@ -175,6 +182,7 @@ export class GatewayRuntime
     this.health.stop();
     await this.flusher.stop();
     await this.feeds?.stop();
+    this.requestLog.flush();
   }
 
   async onApplicationShutdown(): Promise<void> {

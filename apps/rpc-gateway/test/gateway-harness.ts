@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { parseConfig } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
-// Test-only file (used by *.int-spec.ts); the boundary rule has no test-file exception for type:testing yet.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';

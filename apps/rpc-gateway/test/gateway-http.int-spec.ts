@@ -1,4 +1,3 @@
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { cuForCall } from '@meridian/compute-units';
 import { Subjects } from '@meridian/contracts';
@@ -150,10 +149,14 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
         rpcUrls: { default: { http: [url(TOKENS.opbnb)] } },
       },
     });
+    // The account has sent transactions in earlier tests: take its next nonce.
+    const nonce = await createPublicClient({
+      transport: http(url(TOKENS.opbnb)),
+    }).getTransactionCount({ address: account.address, blockTag: 'pending' });
     const raw = await wallet.signTransaction({
       to: '0x000000000000000000000000000000000000bEEF',
       value: 1n,
-      nonce: 0,
+      nonce,
       gas: 21000n,
       maxFeePerGas: 10_000_000_000n,
       maxPriorityFeePerGas: 1n,

@@ -1,60 +1,134 @@
-import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { RequestLog } from '../observability/request-log';
 import type { RelayService } from './relay.service';
 
+/** `/<token>` or `/<token>/`, query string ignored (as fastify's router did). */
+const TOKEN_PATH = /^\/([^/?]+)\/?(?:\?.*)?$/;
+
+export interface HotPathOptions {
+  /** Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit. */
+  bodyLimitBytes: number;
+}
+
 /**
- * `POST /<token>` and `POST /<token>/` as raw fastify routes (no Nest pipeline on the hot path).
- * The body is taken as text so ids and params keep their exact bytes. Every other path and
- * method falls through to the 404 JSON answer of the HTTP edge; there is no GET form.
+ * `POST /<token>` and `POST /<token>/` answered straight from node:http on the server Nest
+ * listens on (ADR 0201): the request listener of fastify is wrapped, so every other method and
+ * path (health, readiness, metrics, the 404 JSON of the HTTP edge) still goes through Nest.
+ * Measured: Nest's fastify chain (middie, hooks, the async content-type parser) cost more CPU
+ * per call than the whole relay (bench/README "gateway").
  */
-export function registerRelayRoutes(
-  fastify: FastifyInstance,
+export function attachHotPath(
+  server: Server,
   relay: RelayService,
   metrics: GatewayMetrics,
+  requestLog: RequestLog,
   logger: Logger,
-  requestLogs: boolean,
+  options: HotPathOptions,
 ): void {
-  void fastify.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, body),
-    );
-    const handler = async (
-      request: { params: unknown; body: unknown; id: string },
-      reply: {
-        code(n: number): unknown;
-        header(k: string, v: string): unknown;
-        send(b: string): unknown;
-      },
-    ) => {
-      const started = performance.now();
-      const { token } = request.params as { token: string };
-      const body = typeof request.body === 'string' ? request.body : '';
-      const answer = await relay.handleHttp(token, body);
-      reply.code(answer.status);
-      reply.header('content-type', 'application/json');
-      if (answer.headers)
-        for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
-      const seconds = (performance.now() - started) / 1000;
-      metrics.requests.inc({ transport: 'http', status: String(answer.status) });
-      metrics.requestDuration.observe({ transport: 'http' }, seconds);
-      if (requestLogs) {
-        logger.info(
-          {
-            request_id: request.id,
-            network: answer.network,
-            account: answer.account,
-            calls: answer.calls,
-            status: answer.status,
-            ms: Math.round(seconds * 1e4) / 10,
-          },
-          'rpc request',
-        );
-      }
-      return reply.send(answer.body);
+  const fallbacks = server.listeners('request') as ((
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void)[];
+  server.removeAllListeners('request');
+  const httpDuration = metrics.requestDuration.labels('http');
+  const byStatus = new Map<number, { inc(): void }>();
+  const requestsOf = (status: number) => {
+    let counter = byStatus.get(status);
+    if (counter === undefined) {
+      counter = metrics.requests.labels('http', String(status));
+      byStatus.set(status, counter);
+    }
+    return counter;
+  };
+
+  const answer = (
+    res: ServerResponse,
+    requestId: string,
+    status: number,
+    body: string,
+    extra?: Record<string, string>,
+  ) => {
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
     };
-    scope.post('/:token', handler as never);
-    scope.post('/:token/', handler as never);
+    if (extra) for (const name in extra) headers[name] = extra[name]!;
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+
+  const hot = (req: IncomingMessage, res: ServerResponse, rawToken: string) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > options.bodyLimitBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+        res.shouldKeepAlive = false;
+        answer(
+          res,
+          requestId,
+          413,
+          JSON.stringify({
+            error: 'request_too_large',
+            message: 'Request body is too large',
+            request_id: requestId,
+          }),
+        );
+        requestsOf(413).inc();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => undefined);
+    req.on('end', () => {
+      if (tooLarge) return;
+      const body =
+        chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      let token = rawToken;
+      if (token.includes('%')) {
+        try {
+          token = decodeURIComponent(token);
+        } catch {
+          // left as sent: it resolves to no account (401)
+        }
+      }
+      relay.handleHttp(token, body).then(
+        (out) => {
+          answer(res, requestId, out.status, out.body, out.headers);
+          const seconds = (performance.now() - started) / 1000;
+          requestsOf(out.status).inc();
+          httpDuration.observe(seconds);
+          requestLog.http(requestId, out, seconds);
+        },
+        (error: unknown) => {
+          logger.error({ err: error, request_id: requestId }, 'request failed');
+          answer(
+            res,
+            requestId,
+            500,
+            JSON.stringify({ error: 'internal', message: 'internal error', request_id: requestId }),
+          );
+          requestsOf(500).inc();
+        },
+      );
+    });
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'POST') {
+      const match = TOKEN_PATH.exec(req.url ?? '');
+      if (match !== null) return hot(req, res, match[1]!);
+    }
+    for (const fallback of fallbacks) fallback.call(server, req, res);
   });
 }

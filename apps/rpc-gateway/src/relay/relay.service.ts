@@ -185,11 +185,7 @@ export class RelayService {
       const item = items[i]!;
       if (!item.valid) {
         if (item.idRaw !== undefined) answers[i] = errorResponse(item.idRaw, item.error);
-        this.metrics.calls.inc({
-          network: network.key,
-          method: 'other',
-          status: String(item.error.code),
-        });
+        this.metrics.countCall(network.key, 'other', String(item.error.code));
         continue;
       }
       const call = item;
@@ -200,11 +196,11 @@ export class RelayService {
       });
       if (refused !== null) {
         answers[i] = errorResponse(idRaw, refused);
-        this.metrics.calls.inc({
-          network: network.key,
-          method: network.methods.has(call.method) ? call.method : 'other',
-          status: String(refused.code),
-        });
+        this.metrics.countCall(
+          network.key,
+          network.methods.has(call.method) ? call.method : 'other',
+          String(refused.code),
+        );
         continue;
       }
       const local = localAnswer(network, call.method);
@@ -221,11 +217,7 @@ export class RelayService {
               this.served(token, network, call.method, 'ok');
             } else {
               answers[i] = errorResponse(idRaw, outcome.error);
-              this.metrics.calls.inc({
-                network: network.key,
-                method: call.method,
-                status: String(outcome.error.code),
-              });
+              this.metrics.countCall(network.key, call.method, String(outcome.error.code));
             }
           }),
         );
@@ -234,10 +226,7 @@ export class RelayService {
       const key = cacheKeyOf(network.key, call.method, call.params, finalized);
       if (key !== undefined) {
         const hit = this.cache.get(key);
-        this.metrics.cache.inc({
-          network: network.key,
-          result: hit === undefined ? 'miss' : 'hit',
-        });
+        this.metrics.countCache(network.key, hit === undefined ? 'miss' : 'hit');
         if (hit !== undefined) {
           answers[i] = resultResponse(idRaw, hit);
           this.served(token, network, call.method, 'ok');
@@ -269,12 +258,7 @@ export class RelayService {
               : errorResponse(idRaw, answer.error);
           if (answer.kind === 'node_error')
             this.served(token, network, call.method, String(answer.error.code));
-          else
-            this.metrics.calls.inc({
-              network: network.key,
-              method: call.method,
-              status: String(answer.error.code),
-            });
+          else this.metrics.countCall(network.key, call.method, String(answer.error.code));
         }
       }
     }
@@ -317,8 +301,8 @@ export class RelayService {
   private served(token: ResolvedToken, network: Network, method: string, status: string): void {
     const cu = cuForCall(network, method);
     this.meter.add(token.accountId, network.key, method, cu);
-    this.metrics.calls.inc({ network: network.key, method, status });
-    this.metrics.usageCu.inc({ network: network.key }, cu);
+    this.metrics.countCall(network.key, method, status);
+    this.metrics.countCu(network.key, cu);
   }
 }
 

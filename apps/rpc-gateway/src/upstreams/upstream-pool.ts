@@ -10,6 +10,8 @@ export class Upstream implements UpstreamStatus {
   inFlight = 0;
   lastError: string | undefined;
   readonly pool: Pool;
+  /** Metrics label `<index>:<host>`. */
+  readonly label: string;
   private readonly path: string;
 
   constructor(
@@ -19,6 +21,7 @@ export class Upstream implements UpstreamStatus {
   ) {
     const url = new URL(spec.url);
     this.path = `${url.pathname}${url.search}`;
+    this.label = `${index}:${url.host}`;
     this.pool = new Pool(url.origin, {
       connections,
       pipelining: 1,

@@ -135,22 +135,15 @@ export class UpstreamRouter {
       const upstream = pinned ?? pool.pick(tried);
       if (upstream === undefined) break;
       tried.add(upstream.index);
-      const label = upstreamLabel(upstream);
+      const label = upstream.label;
       const started = performance.now();
       const outcome = await upstream.post(body, this.options.timeoutMs);
-      this.metrics.upstreamDuration.observe(
-        { network: pool.network, upstream: label },
-        (performance.now() - started) / 1000,
-      );
+      const seconds = (performance.now() - started) / 1000;
       if (outcome.ok) {
         const answers = parseAnswers(outcome.text, calls.length);
         if (answers !== undefined) {
           upstream.healthy = true;
-          this.metrics.upstreamRequests.inc({
-            network: pool.network,
-            upstream: label,
-            outcome: 'ok',
-          });
+          this.metrics.countUpstream(pool.network, label, 'ok', seconds);
           return {
             answers: answers.map((a, i) => fixSendAnswer(calls[i]!, a, attempt > 0)),
             upstream,
@@ -163,11 +156,7 @@ export class UpstreamRouter {
         // A node that cannot be reached leaves rotation until its next good health check.
         if (outcome.failure !== 'bad_answer') upstream.healthy = false;
       }
-      this.metrics.upstreamRequests.inc({
-        network: pool.network,
-        upstream: label,
-        outcome: lastFailure,
-      });
+      this.metrics.countUpstream(pool.network, label, lastFailure, seconds);
       const retryable = methods.every((m) => FILTER_CREATE.has(m))
         ? lastFailure === 'not_sent'
         : mayRetry(methods, lastFailure);
@@ -178,8 +167,8 @@ export class UpstreamRouter {
   }
 }
 
-export function upstreamLabel(upstream: Upstream): string {
-  return `${upstream.index}:${new URL(upstream.spec.url).host}`;
+export function upstreamLabel(upstream: Pick<Upstream, 'label'>): string {
+  return upstream.label;
 }
 
 function parseAnswers(text: string, count: number): CallAnswer[] | undefined {
