@@ -5,6 +5,28 @@ import tseslint from 'typescript-eslint';
 import nx from '@nx/eslint-plugin';
 import globals from 'globals';
 
+/** Who may import whom, by Nx tag. Test code of an app may also use the testing harness. */
+function boundaries({ appsMayUseTesting }) {
+  const shared = ['type:contracts', 'type:domain', 'type:platform'];
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      allow: [],
+      depConstraints: [
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: appsMayUseTesting ? [...shared, 'type:testing'] : shared },
+        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: shared },
+        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...shared, 'type:testing'] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [...shared, 'type:testing'] },
+      ],
+    },
+  ];
+}
+
+const testCode = ['**/*.spec.ts', '**/*.int-spec.ts', 'apps/*/test/**/*.ts', 'apps/*/src/testing/**/*.ts'];
+
 const infrastructure = ['@nestjs/*', 'typeorm', 'pg', '@nats-io/*', 'nats', '@grpc/*', 'fastify', 'undici', 'ws'];
 
 export default tseslint.config(
@@ -15,21 +37,7 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { '@nx': nx },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform'] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries({ appsMayUseTesting: false }),
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
     },
@@ -52,7 +60,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**/*.ts'],
+    files: testCode,
+    rules: { '@nx/enforce-module-boundaries': boundaries({ appsMayUseTesting: true }) },
+  },
+  {
+    files: [...testCode, 'libs/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

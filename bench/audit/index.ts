@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startAnvil } from '@meridian/testing';
 /* eslint-disable @nx/enforce-module-boundaries -- the benchmark drives audit-api in-process with its own test harness */
 import { compileSolidity, type Artifact } from '../../apps/audit-api/scripts/solc';
-import { parseAbi, parseEther, type Abi, type Address } from '../../apps/audit-api/src/common/viem';
+import { parseAbi, parseEther, type Abi, type Address } from 'viem';
 import {
   rugPullResponseSchema,
   walletCheckResponseSchema,

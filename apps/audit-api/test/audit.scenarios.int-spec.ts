@@ -1,4 +1,3 @@
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   encodeFunctionData,
@@ -8,7 +7,7 @@ import {
   toHex,
   type Address,
   type Hex,
-} from '../src/common/viem';
+} from 'viem';
 import {
   rugPullResponseSchema,
   walletCheckResponseSchema,

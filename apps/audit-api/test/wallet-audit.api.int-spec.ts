@@ -1,4 +1,3 @@
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   errorResponseSchema,

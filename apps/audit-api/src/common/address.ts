@@ -1,5 +1,5 @@
 import type { AddressFormat } from '@meridian/networks';
-import { getAddress } from './viem';
+import { getAddress } from 'viem';
 import { invalidField } from './audit-errors';
 
 export interface ParsedAddress {

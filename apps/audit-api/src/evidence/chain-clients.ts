@@ -1,5 +1,5 @@
 import type { AuditChain } from '@meridian/networks';
-import { createPublicClient, http, type PublicClient } from '../common/viem';
+import { createPublicClient, http, type PublicClient } from 'viem';
 
 /** Where chain reads of an audit chain go; null when no node is configured for it (labels only). */
 export interface ChainClients {

@@ -6,7 +6,7 @@ import {
   type Hex,
   type Log,
   type PublicClient,
-} from '../common/viem';
+} from 'viem';
 
 export interface MixerInteraction {
   readonly pool: string;

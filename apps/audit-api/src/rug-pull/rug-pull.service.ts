@@ -3,7 +3,7 @@ import { DomainError, isDomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
 import { invalidField, upstreamUnavailable } from '../common/audit-errors';
 import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
-import type { Address } from '../common/viem';
+import type { Address } from 'viem';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';

@@ -1,4 +1,4 @@
-import { toFunctionSelector } from '../common/viem';
+import { toFunctionSelector } from 'viem';
 
 /** What a function signature found in a token's dispatcher lets its owner do. */
 export type Capability =

@@ -7,7 +7,7 @@ import {
   type Address,
   type Hex,
   type PublicClient,
-} from '../common/viem';
+} from 'viem';
 import {
   analyzeBytecode,
   EIP1167_PREFIX,

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createHttpApp } from '@meridian/platform-http';
-// Test-only file; the boundary rule has no test-file exception for type:testing yet.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';

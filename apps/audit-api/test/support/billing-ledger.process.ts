@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-// Test-only file; the boundary rule has no test-file exception for type:testing yet.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createTestDatabase, freePort, type TestDatabase } from '@meridian/testing';
 
 const ROOT = join(__dirname, '../../../..');

@@ -9,8 +9,8 @@ import {
   type Hex,
   type PublicClient,
   type WalletClient,
-} from '../../src/common/viem';
-import { privateKeyToAccount } from './viem-accounts';
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import fixtures from '../fixtures/contracts/artifacts.json';
 
 /** anvil's first default account (public test mnemonic). */
