@@ -50,27 +50,46 @@ export class AccountsService {
 
   /** Operator: a new account with its plan's first allowance and an initial API key (shown once). */
   async create(input: NewAccount): Promise<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }> {
+    return (await this.createMany([input]))[0]!;
+  }
+
+  /**
+   * Operator: several accounts in one transaction (all or none), in input order. Same rules as
+   * `create`; a constant number of statements however many accounts (bounded by the API).
+   */
+  async createMany(
+    inputs: readonly NewAccount[],
+  ): Promise<Array<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }>> {
+    if (inputs.length === 0) return [];
     const now = this.clock.now();
-    const id = newId('acc');
-    const apiKey = await this.dataSource.transaction(async (manager) => {
+    const ids = inputs.map(() => newId('acc'));
+    const apiKeys = await this.dataSource.transaction(async (manager) => {
       await manager.query(
         `INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, contract, plan_started_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
+         SELECT v.id, v.name, v.type, v.plan_id, v.node_owner, v.contract, $7, $7, $7
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::jsonb[])
+                AS v(id, name, type, plan_id, node_owner, contract)`,
         [
-          id,
-          input.name,
-          input.type,
-          input.plan,
-          input.nodeOwner,
-          input.contract ? JSON.stringify(input.contract) : null,
+          ids,
+          inputs.map((i) => i.name),
+          inputs.map((i) => i.type),
+          inputs.map((i) => i.plan),
+          inputs.map((i) => i.nodeOwner),
+          inputs.map((i) => (i.contract ? JSON.stringify(i.contract) : null)),
           now.toISOString(),
         ],
       );
-      await this.ledger.openAccount(manager, id, now);
-      return this.credentials.createApiKey(id, 'initial', input.apiKeyScopes, manager);
+      await this.ledger.openAccounts(manager, ids, now);
+      return this.credentials.createInitialApiKeys(
+        manager,
+        inputs.map((input, i) => ({ accountId: ids[i]!, scopes: input.apiKeyScopes })),
+      );
     });
     this.signal.changed();
-    return { account: await this.get(id), apiKey };
+    const accounts = new Map(
+      (await this.ledgerRepository.findMany(ids)).map((row) => [row.accountId, row]),
+    );
+    return ids.map((id, i) => ({ account: accounts.get(id)!, apiKey: apiKeys[i]! }));
   }
 
   async get(accountId: string): Promise<BalanceRow> {

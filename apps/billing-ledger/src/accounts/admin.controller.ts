@@ -12,11 +12,32 @@ import {
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { OperatorGuard } from '../http/auth.guards';
-import { adminCreateAccountBody, adminPlanBody, contractOf, topUpBody } from '../http/schemas';
+import type { Created } from '../credentials/credentials.service';
+import type { ApiKeyRow } from '../credentials/credentials.repository';
+import {
+  adminBulkCreateAccountsBody,
+  adminCreateAccountBody,
+  adminPlanBody,
+  contractOf,
+  topUpBody,
+} from '../http/schemas';
+import type { BalanceRow } from '../ledger/ledger.repository';
 import { parseBody } from '../http/validation';
 import { accountView, apiKeyView, topUpView } from '../http/views';
 import { requestKeyOf } from '../ledger/top-ups.controller';
-import { AccountsService } from './accounts.service';
+import { AccountsService, type NewAccount } from './accounts.service';
+import type { z } from 'zod';
+
+function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
+  return {
+    name: input.name,
+    type: input.type,
+    plan: input.plan === undefined ? (input.type === 'individual' ? 'free' : null) : input.plan,
+    nodeOwner: input.node_owner,
+    contract: contractOf(input.contract),
+    apiKeyScopes: input.api_key_scopes,
+  };
+}
 
 /** Operator API (OPERATOR_TOKEN): accounts, plans and credited top-ups. */
 @Controller('api/v1/admin/accounts')
@@ -30,17 +51,22 @@ export class AdminController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown) {
-    const input = parseBody(adminCreateAccountBody, body);
-    const plan =
-      input.plan === undefined ? (input.type === 'individual' ? 'free' : null) : input.plan;
-    const { account, apiKey } = await this.accounts.create({
-      name: input.name,
-      type: input.type,
-      plan,
-      nodeOwner: input.node_owner,
-      contract: contractOf(input.contract),
-      apiKeyScopes: input.api_key_scopes,
-    });
+    const [created] = await this.accounts.createMany([
+      newAccountOf(parseBody(adminCreateAccountBody, body)),
+    ]);
+    return this.createdView(created!);
+  }
+
+  /** Up to MAX_BULK_ACCOUNTS accounts in one transaction (all or none); answers in input order. */
+  @Post('bulk')
+  @HttpCode(201)
+  async createBulk(@Body() body: unknown) {
+    const input = parseBody(adminBulkCreateAccountsBody, body);
+    const created = await this.accounts.createMany(input.accounts.map(newAccountOf));
+    return { items: created.map((c) => this.createdView(c)) };
+  }
+
+  private createdView({ account, apiKey }: { account: BalanceRow; apiKey: Created<ApiKeyRow> }) {
     return {
       account: accountView(account, [], this.clock.now()),
       api_key: apiKeyView(apiKey.row, apiKey.secret),

@@ -11,8 +11,11 @@ export const configSchema = z.object({
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
   /** How often top-up clearing, allowance resets and re-publishing run (0 = never; tests tick by hand). */
   LEDGER_TICK_MS: z.coerce.number().int().min(0).default(1_000),
-  /** Usage events applied in parallel by one replica (batched into shared transactions). */
-  USAGE_CONCURRENCY: z.coerce.number().int().min(1).max(128).default(64),
+  /**
+   * Balance-state publishing waits this long after a change so that successive changes of an
+   * account go out once, as its latest version (the rule: in KV within 5 s of a change).
+   */
+  STATE_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(2_000).default(1_000),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

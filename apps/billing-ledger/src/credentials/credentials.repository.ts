@@ -84,6 +84,42 @@ const tokenOf = (r: RawAccessToken): AccessTokenRow => ({
 export class CredentialsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Several keys in one statement (the operator's bulk account creation), in input order. */
+  async insertApiKeys(
+    manager: EntityManager,
+    inputs: ReadonlyArray<{
+      accountId: string;
+      name: string;
+      keyHash: string;
+      keyHint: string;
+      scopes: string[];
+      now: Date;
+    }>,
+  ): Promise<ApiKeyRow[]> {
+    if (inputs.length === 0) return [];
+    const ids = inputs.map(() => newId('key'));
+    // Scopes are enum words (no commas), joined per key because unnest flattens text[][].
+    const rows: RawApiKey[] = await manager.query(
+      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, created_at)
+       SELECT v.id, v.account_id, v.name, v.key_hash, v.key_hint, string_to_array(v.scopes, ','), v.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+              WITH ORDINALITY AS v(id, account_id, name, key_hash, key_hint, scopes, created_at, n)
+        ORDER BY v.n
+       RETURNING ${KEY_COLUMNS}`,
+      [
+        ids,
+        inputs.map((i) => i.accountId),
+        inputs.map((i) => i.name),
+        inputs.map((i) => i.keyHash),
+        inputs.map((i) => i.keyHint),
+        inputs.map((i) => i.scopes.join(',')),
+        inputs.map((i) => i.now.toISOString()),
+      ],
+    );
+    const byId = new Map(rows.map((r) => [r.id, apiKeyOf(r)]));
+    return ids.map((id) => byId.get(id)!);
+  }
+
   async insertApiKey(
     manager: EntityManager,
     input: {

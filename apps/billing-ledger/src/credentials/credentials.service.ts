@@ -59,6 +59,27 @@ export class CredentialsService {
     return { row, secret };
   }
 
+  /** The initial keys of new accounts, one per account (caller's transaction), in input order. */
+  async createInitialApiKeys(
+    manager: EntityManager,
+    keys: ReadonlyArray<{ accountId: string; scopes: string[] }>,
+  ): Promise<Array<Created<ApiKeyRow>>> {
+    const now = this.clock.now();
+    const secrets = keys.map(() => newApiKey());
+    const rows = await this.credentials.insertApiKeys(
+      manager,
+      keys.map((key, i) => ({
+        accountId: key.accountId,
+        name: 'initial',
+        keyHash: hashSecret(secrets[i]!),
+        keyHint: hintOf(secrets[i]!),
+        scopes: [...new Set(key.scopes)].sort(),
+        now,
+      })),
+    );
+    return rows.map((row, i) => ({ row, secret: secrets[i]! }));
+  }
+
   listApiKeys(accountId: string, limit: number, cursor?: string): Promise<ApiKeyRow[]> {
     return this.credentials.listApiKeys(accountId, limit, cursor);
   }

@@ -109,6 +109,13 @@ export const adminCreateAccountBody = z
     path: ['plan'],
   });
 
+/** Most accounts one bulk request may create (one transaction). */
+export const MAX_BULK_ACCOUNTS = 500;
+
+export const adminBulkCreateAccountsBody = z
+  .object({ accounts: z.array(adminCreateAccountBody).min(1).max(MAX_BULK_ACCOUNTS) })
+  .strict();
+
 export const adminPlanBody = z
   .object({
     plan: z.enum(PLAN_IDS).nullable(),

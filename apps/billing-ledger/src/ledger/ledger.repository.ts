@@ -210,11 +210,15 @@ export class LedgerRepository {
     );
   }
 
-  async insertBalance(manager: EntityManager, accountId: string, now: Date): Promise<void> {
-    await manager.query('INSERT INTO billing.balances (account_id, updated_at) VALUES ($1, $2)', [
-      accountId,
-      now.toISOString(),
-    ]);
+  async insertBalances(
+    manager: EntityManager,
+    accountIds: readonly string[],
+    now: Date,
+  ): Promise<void> {
+    await manager.query(
+      'INSERT INTO billing.balances (account_id, updated_at) SELECT id, $2 FROM unnest($1::text[]) AS id',
+      [accountIds, now.toISOString()],
+    );
   }
 
   async dueForReset(now: Date, limit: number): Promise<string[]> {

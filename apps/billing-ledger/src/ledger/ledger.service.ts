@@ -41,15 +41,26 @@ export class LedgerService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Balance row of a new account, with the first allowance of its plan (caller's transaction). */
-  async openAccount(manager: EntityManager, accountId: string, now: Date): Promise<void> {
-    await this.ledger.insertBalance(manager, accountId, now);
-    const rows = await this.ledger.lock(manager, [accountId]);
-    const row = rows.get(accountId)!;
-    const journal = this.resetAllowance(row, now, `open:${accountId}`, 'plan_change');
-    await this.ledger.insertJournals(manager, journal ? [journal] : []);
-    this.settle(row, now);
-    await this.ledger.saveBalances(manager, [row], now);
+  /**
+   * Balance rows of new accounts, each with the first allowance of its plan (caller's
+   * transaction; the accounts rows exist already). A constant number of statements per call.
+   */
+  async openAccounts(
+    manager: EntityManager,
+    accountIds: readonly string[],
+    now: Date,
+  ): Promise<void> {
+    if (accountIds.length === 0) return;
+    await this.ledger.insertBalances(manager, accountIds, now);
+    const rows = [...(await this.ledger.lock(manager, accountIds)).values()];
+    const journals: JournalInput[] = [];
+    for (const row of rows) {
+      const journal = this.resetAllowance(row, now, `open:${row.accountId}`, 'plan_change');
+      if (journal) journals.push(journal);
+      this.settle(row, now);
+    }
+    await this.ledger.insertJournals(manager, journals);
+    await this.ledger.saveBalances(manager, rows, now);
   }
 
   async changePlan(
@@ -224,7 +235,9 @@ export class LedgerService {
    */
   async applyUsage(events: readonly UsageRecorded[]): Promise<UsageOutcome[]> {
     const now = this.clock.now();
+    const touched = new Set<BalanceRow>();
     const outcomes = await this.ledger.transaction(async (manager) => {
+      touched.clear();
       const rows = await this.ledger.lock(
         manager,
         events.map((e) => e.accountId),
@@ -234,7 +247,6 @@ export class LedgerService {
         events.map((e) => usageKey(e.id)),
       );
       const journals: JournalInput[] = [];
-      const touched = new Set<BalanceRow>();
       const seen = new Set<string>();
       const rollups = new Map<
         string,
@@ -330,7 +342,8 @@ export class LedgerService {
       );
       return results;
     });
-    if (outcomes.some((o) => o.status === 'applied')) this.signal.changed();
+    // The committed rows go to the balance-state publisher as they are (no read needed).
+    if (touched.size > 0) this.signal.changed([...touched]);
     return outcomes;
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import {
   Events,
   KvBuckets,
@@ -11,24 +11,37 @@ import type { Clock } from '@meridian/time';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { CLOCK } from '../clock/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import { ChangeSignal } from '../ledger/change-signal';
+import type { BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
 import { balanceStateOf } from './account-state';
+import { PendingStates } from './pending-states';
 import { StateRepository } from './state.repository';
 
 const BATCH = 500;
 
 /**
  * Gets committed changes out: the outbox (plan changes, revocations, cleared top-ups) in order,
- * then the latest balance state of every account whose version was not published yet, as an
- * event and into the balance-state KV bucket. Runs on every commit (ChangeSignal) and on the
- * periodic tick, so a change NATS could not take is retried; successive changes of one account
- * coalesce into its latest version.
+ * then the latest balance state of every changed account, as an event and into the
+ * balance-state KV bucket.
+ *
+ * Usage hands its committed rows over (ChangeSignal with rows): they wait in memory for
+ * `STATE_PUBLISH_DELAY_MS` so successive changes of an account go out once, as its latest
+ * version, and are published without reading the database; the apply path never waits for
+ * NATS. Other changes (accounts, plans, top-ups, revocations) signal without rows and are
+ * published at once from the database. The periodic tick does a full pass too, so a change NATS
+ * could not take (or one lost in a crash) goes out from `published_version < version` later.
  */
 @Injectable()
-export class StatePublisher implements OnModuleInit {
+export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   private running: Promise<void> | undefined;
   private again = false;
+  /** The next pass also relays the outbox and scans the database for unpublished versions. */
+  private fullDue = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly pending = new PendingStates();
   private readonly buckets = new Map<string, Promise<KV>>();
 
   constructor(
@@ -40,14 +53,43 @@ export class StatePublisher implements OnModuleInit {
     private readonly signal: ChangeSignal,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
-    this.signal.onChange(() => void this.flush());
+    this.signal.onChange((rows) => this.changed(rows));
   }
 
-  /** Publishes everything pending; concurrent calls share one run (and trigger one more). */
+  /** Graceful stop: what waits in memory goes out now (else the next start's tick sends it). */
+  async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size > 0) await this.run().catch(() => undefined);
+  }
+
+  /** A committed change: rows (usage) are coalesced for a moment; anything else goes out now. */
+  changed(rows?: readonly BalanceRow[]): void {
+    if (!rows) {
+      void this.flush();
+      return;
+    }
+    this.pending.add(rows);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.run();
+    }, this.config.STATE_PUBLISH_DELAY_MS);
+    this.timer.unref();
+  }
+
+  /** Publishes everything pending (outbox, waiting rows, unpublished versions in the database). */
   flush(): Promise<void> {
+    this.fullDue = true;
+    return this.run();
+  }
+
+  /** Concurrent calls share one run (and trigger one more pass). */
+  private run(): Promise<void> {
     if (this.running) {
       this.again = true;
       return this.running;
@@ -55,9 +97,12 @@ export class StatePublisher implements OnModuleInit {
     this.running = (async () => {
       do {
         this.again = false;
+        const full = this.fullDue;
+        this.fullDue = false;
         try {
-          await this.flushOutbox();
-          await this.flushBalances();
+          if (full) await this.flushOutbox();
+          await this.flushPending();
+          if (full) await this.flushUnpublished();
         } catch (error) {
           this.logger.warn(
             { err: error instanceof Error ? error.message : String(error) },
@@ -112,22 +157,49 @@ export class StatePublisher implements OnModuleInit {
     }
   }
 
-  private async flushBalances(): Promise<void> {
-    for (;;) {
-      const rows = await this.states.unpublished(BATCH);
-      if (rows.length === 0) return;
-      const kv = await this.bucket(KvBuckets.balanceState.name);
-      const now = this.clock.now();
-      await Promise.all(
-        rows.map(async (row) => {
-          const state = balanceStateOf(row, now);
-          await kv.put(row.accountId, JSON.stringify(state));
-          await this.publisher.publish(Events.balanceStateChanged, state);
-        }),
-      );
+  /** Rows handed over by usage commits, latest version per account, without a read. */
+  private async flushPending(): Promise<void> {
+    while (this.pending.size > 0) {
+      const rows = this.pending.take(BATCH);
+      try {
+        await this.publishStates(rows);
+      } catch (error) {
+        this.pending.add(rows);
+        throw error;
+      }
       await this.states.markPublished(rows);
-      if (rows.length < BATCH) return;
     }
+  }
+
+  /** Versions committed but not published (other changes, failed publishes, a crash), in id order. */
+  private async flushUnpublished(): Promise<void> {
+    let after = '';
+    for (;;) {
+      const ids = await this.states.unpublishedIds(BATCH, after);
+      if (ids.length === 0) return;
+      after = ids.at(-1)!;
+      // Rows waiting in memory go out with the next pass, as their latest version.
+      const todo = ids.filter((id) => !this.pending.has(id));
+      if (todo.length > 0) {
+        const rows = await this.states.rows(todo);
+        await this.publishStates(rows);
+        await this.states.markPublished(rows);
+      }
+      if (ids.length < BATCH) return;
+    }
+  }
+
+  private async publishStates(rows: readonly BalanceRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const kv = await this.bucket(KvBuckets.balanceState.name);
+    const now = this.clock.now();
+    await Promise.all(
+      rows.map(async (row) => {
+        const state = balanceStateOf(row, now);
+        await kv.put(row.accountId, JSON.stringify(state));
+        await this.publisher.publish(Events.balanceStateChanged, state);
+      }),
+    );
   }
 
   private bucket(name: string): Promise<KV> {

@@ -10,20 +10,33 @@ export class StateRepository {
     private readonly ledger: LedgerRepository,
   ) {}
 
-  async unpublished(limit: number): Promise<BalanceRow[]> {
+  /** Accounts whose version is ahead of the published one, in id order after `after` (keyset). */
+  async unpublishedIds(limit: number, after = ''): Promise<string[]> {
     const ids: Array<{ account_id: string }> = await this.dataSource.query(
-      'SELECT account_id FROM billing.balances WHERE published_version < version ORDER BY account_id LIMIT $1',
-      [limit],
+      'SELECT account_id FROM billing.balances WHERE published_version < version AND account_id > $2 ORDER BY account_id LIMIT $1',
+      [limit, after],
     );
-    if (ids.length === 0) return [];
-    return this.ledger.findMany(ids.map((row) => row.account_id));
+    return ids.map((row) => row.account_id);
   }
 
+  rows(accountIds: readonly string[]): Promise<BalanceRow[]> {
+    return this.ledger.findMany(accountIds);
+  }
+
+  /**
+   * Advances the published marker. Rows locked by a running ledger transaction are skipped,
+   * never waited for: that transaction bumps the version and publishes again anyway, so the
+   * marker never holds up (or is held up by) usage. A skipped row is at worst published twice.
+   */
   async markPublished(rows: ReadonlyArray<{ accountId: string; version: number }>): Promise<void> {
     if (rows.length === 0) return;
     await this.dataSource.query(
-      `UPDATE billing.balances b SET published_version = v.version
-         FROM unnest($1::text[], $2::bigint[]) AS v(account_id, version)
+      `WITH v AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS v(account_id, version)),
+            free AS (SELECT b.account_id FROM billing.balances b JOIN v ON v.account_id = b.account_id
+                      WHERE b.published_version < v.version
+                      ORDER BY b.account_id FOR UPDATE OF b SKIP LOCKED)
+       UPDATE billing.balances b SET published_version = v.version
+         FROM v JOIN free ON free.account_id = v.account_id
         WHERE b.account_id = v.account_id AND b.published_version < v.version`,
       [rows.map((r) => r.accountId), rows.map((r) => r.version)],
     );

@@ -15,8 +15,6 @@ import {
   NatsNamespace,
   provisionMessaging,
 } from '@meridian/platform-messaging';
-// Test-only file (used by *.int-spec.ts); the boundary rule has no test-file exception for type:testing yet.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import {
   createTestDatabase,
   deleteNatsNamespace,

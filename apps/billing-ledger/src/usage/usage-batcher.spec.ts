@@ -30,3 +30,31 @@ describe('UsageBatcher', () => {
     await expect(batcher.submit(event('c'))).resolves.toEqual({ status: 'applied' });
   });
 });
+
+describe('UsageBatcher (parallel batches)', () => {
+  it('splits a burst into batches of at most maxBatch with at most `parallel` in flight', async () => {
+    const sizes: number[] = [];
+    let running = 0;
+    let peak = 0;
+    const batcher = new UsageBatcher(
+      async (events) => {
+        running += 1;
+        peak = Math.max(peak, running);
+        sizes.push(events.length);
+        await new Promise((r) => setTimeout(r, 5));
+        running -= 1;
+        return events.map(() => ({ status: 'applied' as const }));
+      },
+      4,
+      2,
+    );
+    const ids = Array.from({ length: 19 }, (_, i) => `e${i}`);
+    const outcomes = await Promise.all(ids.map((id) => batcher.submit(event(id))));
+    expect(outcomes).toHaveLength(19);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(sizes.reduce((s, n) => s + n, 0)).toBe(19);
+    expect(peak).toBe(2);
+    // Idle again: a later event is applied by a fresh worker.
+    await expect(batcher.submit(event('late'))).resolves.toEqual({ status: 'applied' });
+  });
+});

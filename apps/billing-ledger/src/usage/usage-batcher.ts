@@ -8,24 +8,29 @@ interface Waiting {
 }
 
 /**
- * Groups usage events that arrive together (the consumer handles many in parallel) into one
- * ledger transaction. Each caller learns its own outcome only after the commit, so a message is
- * acked only once its CU are durable.
+ * Groups usage events that arrive together (the consumer handles many in parallel) into shared
+ * ledger transactions: up to `maxBatch` events each, at most `parallel` transactions at once (so
+ * the next batch's SQL overlaps the previous one's commit and acks). Each caller learns its own
+ * outcome only after the commit, so a message is acked only once its CU are durable. Parallel
+ * batches are safe: the ledger locks account rows in id order and checks idempotency keys under
+ * the lock.
  */
 export class UsageBatcher {
   private queue: Waiting[] = [];
-  private running = false;
+  private workers = 0;
 
   constructor(
     private readonly apply: (events: readonly UsageRecorded[]) => Promise<UsageOutcome[]>,
     private readonly maxBatch = 64,
+    private readonly parallel = 1,
   ) {}
 
   submit(event: UsageRecorded): Promise<UsageOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ event, resolve, reject });
-      if (!this.running) {
-        this.running = true;
+      if (this.workers < this.parallel) {
+        this.workers += 1;
+        // setImmediate: events delivered in the same tick share the first batch.
         setImmediate(() => void this.drain());
       }
     });
@@ -41,6 +46,6 @@ export class UsageBatcher {
         batch.forEach((w) => w.reject(error));
       }
     }
-    this.running = false;
+    this.workers -= 1;
   }
 }

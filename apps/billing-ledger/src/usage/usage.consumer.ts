@@ -1,11 +1,12 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Consumers, Events, type UsageRecorded } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
-import { APP_CONFIG } from '../config/app-config.token';
-import type { AppConfig } from '../config/config';
 import { LedgerService } from '../ledger/ledger.service';
 import { UsageBatcher } from './usage-batcher';
+
+/** Usage transactions one replica runs at once (each holds up to concurrency / 2 events). */
+export const USAGE_TRANSACTIONS = 2;
 
 /**
  * `billing-ledger-usage`: applies each usage event exactly once. The ledger keeps the usage id
@@ -22,20 +23,18 @@ export class UsageConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: JetStreamConsumers,
     private readonly ledger: LedgerService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
+    // The declaration is the one source of the parallelism: `concurrency` messages in flight
+    // (max_ack_pending is provisioned from it), applied as up to two shared transactions.
     this.batcher = new UsageBatcher(
       (events) => this.ledger.applyUsage(events),
-      config.USAGE_CONCURRENCY,
+      Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS),
+      USAGE_TRANSACTIONS,
     );
   }
 
   onApplicationBootstrap(): void {
-    // Parallelism is client-side only (the provisioned max_ack_pending bounds it across replicas).
-    this.consumers.run(
-      { ...Consumers.ledgerUsage, concurrency: this.config.USAGE_CONCURRENCY },
-      (message) => this.handle(message),
-    );
+    this.consumers.run(Consumers.ledgerUsage, (message) => this.handle(message));
   }
 
   async handle(message: ConsumedMessage): Promise<void> {

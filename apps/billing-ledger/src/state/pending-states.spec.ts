@@ -1,0 +1,45 @@
+import type { BalanceRow } from '../ledger/ledger.repository';
+import { PendingStates } from './pending-states';
+
+const row = (accountId: string, version: number, allowance = 100) =>
+  ({ accountId, version, allowance }) as BalanceRow;
+
+describe('PendingStates', () => {
+  it('coalesces the changes of an account into its latest version', () => {
+    const pending = new PendingStates();
+    pending.add([row('a', 2, 90), row('b', 5)]);
+    pending.add([row('a', 4, 70)]);
+    pending.add([row('a', 3, 80)]); // late notification of an older commit: ignored
+    expect(pending.size).toBe(2);
+    const taken = pending.take(10);
+    expect(taken.map((r) => [r.accountId, r.version, r.allowance])).toEqual([
+      ['a', 4, 70],
+      ['b', 5, 100],
+    ]);
+    expect(pending.size).toBe(0);
+  });
+
+  it('takes in batches and keeps a copy (later mutation of the source row is not seen)', () => {
+    const pending = new PendingStates();
+    const source = row('a', 1);
+    pending.add([source, row('b', 1), row('c', 1)]);
+    source.allowance = 0;
+    expect(pending.take(2).map((r) => r.accountId)).toEqual(['a', 'b']);
+    expect(pending.has('c')).toBe(true);
+    expect(pending.take(2).map((r) => r.accountId)).toEqual(['c']);
+  });
+
+  it('puts back failed rows unless a newer version arrived meanwhile', () => {
+    const pending = new PendingStates();
+    pending.add([row('a', 1), row('b', 1)]);
+    const failed = pending.take(10);
+    pending.add([row('a', 2)]);
+    pending.add(failed);
+    expect(
+      pending
+        .take(10)
+        .map((r) => `${r.accountId}@${r.version}`)
+        .sort(),
+    ).toEqual(['a@2', 'b@1']);
+  });
+});
