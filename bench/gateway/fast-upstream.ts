@@ -2,13 +2,15 @@ import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 
 /**
- * The benchmark's upstream node: answers every JSON-RPC call at once with canned results (the
- * gateway, not the node, must be the bottleneck), and pushes a newHeads notification to every
+ * The benchmark's upstream node: answers every JSON-RPC call with canned results, at once by
+ * default (the gateway, not the node, must be the bottleneck) or after SERVICE_TIME_MS (a real
+ * node's own work per call, for the cache-hit comparison), and pushes a newHeads notification to every
  * subscription every HEAD_INTERVAL_MS with the send time in `timestamp` (ms), so subscribers
  * can measure fan-out delay. Run as its own process: `node -r @swc-node/register fast-upstream.ts <port>`.
  */
 const port = Number(process.argv[2] ?? 0);
 const HEAD_INTERVAL_MS = Number(process.env['HEAD_INTERVAL_MS'] ?? 200);
+const SERVICE_TIME_MS = Number(process.env['SERVICE_TIME_MS'] ?? 0);
 const BLOCK = {
   number: '0x10',
   hash: `0x${'11'.repeat(32)}`,
@@ -33,11 +35,15 @@ const server = createServer((req, res) => {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as
       { id: unknown; method: string } | { id: unknown; method: string }[];
     const out = JSON.stringify(Array.isArray(body) ? body.map(answer) : answer(body));
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(out),
-    });
-    res.end(out);
+    const send = () => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(out),
+      });
+      res.end(out);
+    };
+    if (SERVICE_TIME_MS > 0) setTimeout(send, SERVICE_TIME_MS);
+    else send();
   });
 });
 server.keepAliveTimeout = 60_000;

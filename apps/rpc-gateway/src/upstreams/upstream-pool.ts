@@ -30,43 +30,80 @@ export class Upstream implements UpstreamStatus {
     });
   }
 
-  /** One HTTP exchange; resolves to the answer text or a classified failure. Never throws. */
-  async post(
+  /**
+   * One HTTP exchange; resolves to the answer text or a classified failure. Never throws.
+   * Uses undici's `dispatch` with a collecting handler rather than `request` (no body stream,
+   * no extra promise chain): measured about a quarter less CPU per exchange.
+   */
+  post(
     body: string,
     timeoutMs: number,
   ): Promise<{ ok: true; text: string } | { ok: false; failure: FailureKind; reason: string }> {
     this.inFlight++;
-    try {
-      const response = await this.pool.request({
-        path: this.path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const text = await response.body.text();
-      if (response.statusCode >= 500)
-        return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
-      if (response.statusCode >= 400 && !text.startsWith('{') && !text.startsWith('[')) {
-        return { ok: false, failure: 'bad_answer', reason: `HTTP ${response.statusCode}` };
-      }
-      return { ok: true, text };
-    } catch (error) {
-      const failure = classifyTransportError(error);
-      return {
-        ok: false,
-        failure,
-        reason: (error as { code?: string }).code ?? (error as Error).message,
+    return new Promise((resolve) => {
+      let status = 0;
+      const chunks: Buffer[] = [];
+      let done = false;
+      const settle = (
+        outcome: { ok: true; text: string } | { ok: false; failure: FailureKind; reason: string },
+      ) => {
+        if (done) return;
+        done = true;
+        this.inFlight--;
+        resolve(outcome);
       };
-    } finally {
-      this.inFlight--;
-    }
+      try {
+        this.pool.dispatch(
+          {
+            path: this.path,
+            method: 'POST',
+            headers: JSON_HEADERS,
+            body,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          },
+          {
+            // undici treats a handler without onRequestStart as the legacy (onConnect…) kind.
+            onRequestStart: () => undefined,
+            onResponseStart: (_controller, statusCode) => {
+              status = statusCode;
+            },
+            onResponseData: (_controller, chunk) => {
+              chunks.push(chunk);
+            },
+            onResponseEnd: () => {
+              const text =
+                chunks.length === 1
+                  ? chunks[0]!.toString('utf8')
+                  : Buffer.concat(chunks).toString('utf8');
+              if (status >= 500)
+                return settle({ ok: false, failure: 'bad_answer', reason: `HTTP ${status}` });
+              if (status >= 400 && !text.startsWith('{') && !text.startsWith('['))
+                return settle({ ok: false, failure: 'bad_answer', reason: `HTTP ${status}` });
+              settle({ ok: true, text });
+            },
+            onResponseError: (_controller, error) => settle(failureOf(error)),
+          },
+        );
+      } catch (error) {
+        settle(failureOf(error));
+      }
+    });
   }
 
   async close(): Promise<void> {
     await this.pool.destroy().catch(() => undefined);
   }
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function failureOf(error: unknown): { ok: false; failure: FailureKind; reason: string } {
+  return {
+    ok: false,
+    failure: classifyTransportError(error),
+    reason: (error as { code?: string }).code ?? (error as Error).message,
+  };
 }
 
 /** The upstream nodes of one network in this region. */

@@ -1,0 +1,50 @@
+import pino from 'pino';
+import { RequestLog } from './request-log';
+
+describe('RequestLog', () => {
+  const base = pino({ name: 'rpc-gateway', base: { service: 'rpc-gateway' }, level: 'info' });
+  const answer = { status: 200, network: 'eth-mainnet', account: 'acct-1', calls: 2 };
+
+  it('writes one JSON line per request with the request id, batched into one write per turn', async () => {
+    const writes: string[] = [];
+    const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) });
+    log.http('req-1', answer, 0.00123);
+    log.http('req-2', { ...answer, status: 429 }, 0.0005);
+    expect(writes).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toHaveLength(1);
+    const lines = writes[0]!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        service: 'rpc-gateway',
+        msg: 'rpc request',
+        request_id: 'req-1',
+        network: 'eth-mainnet',
+        account: 'acct-1',
+        calls: 2,
+        status: 200,
+        ms: 1.2,
+      }),
+      expect.objectContaining({ request_id: 'req-2', status: 429, ms: 0.5 }),
+    ]);
+  });
+
+  it('flush writes what is pending at once (shutdown); nothing when disabled or above info', () => {
+    const writes: string[] = [];
+    const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) });
+    log.http('req-3', answer, 0.001);
+    log.flush();
+    expect(writes).toHaveLength(1);
+    const off = new RequestLog(base, false, { write: (chunk) => writes.push(chunk) });
+    off.http('req-4', answer, 0.001);
+    off.flush();
+    const quiet = new RequestLog(pino({ level: 'warn' }), true, { write: (c) => writes.push(c) });
+    quiet.http('req-5', answer, 0.001);
+    quiet.flush();
+    expect(writes).toHaveLength(1);
+  });
+});
