@@ -294,6 +294,19 @@ export async function runBenchmark(): Promise<string> {
     await new Promise((r) => setTimeout(r, 3_000));
     const loadBefore = loadavg();
 
+    const barePort = await freePort();
+    children.push(
+      startChild('bare-proxy', [
+        '-r',
+        '@swc-node/register',
+        join(__dirname, 'bare-proxy.ts'),
+        String(barePort),
+        upstream,
+      ]),
+    );
+    const bareUrl = `http://127.0.0.1:${barePort}/`;
+    await waitHttp(bareUrl, single);
+
     const rows: string[] = [];
     const fmt = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
     const measure = (label: string, body: string) => {
@@ -315,6 +328,11 @@ export async function runBenchmark(): Promise<string> {
       return { direct, viaNginx, viaGateway };
     };
     const singles = measure(`single call, ${CONNECTIONS} conns`, single);
+    wrk(bareUrl, single, CONNECTIONS, 1);
+    const bare = wrk(bareUrl, single);
+    rows.push(
+      `| single call, ${CONNECTIONS} conns | bare Node proxy (calibration: node:http + undici, no checks) | ${fmt(bare.rps, 0)} | ${fmt(bare.rps / singles.viaNginx.rps)}× | ${fmt(bare.p50)} | ${fmt(bare.p99)} |`,
+    );
     measure(`batch of 10, ${CONNECTIONS} conns`, batch);
     // Half load: an open-loop generator at 50% of the gateway's single-call maximum measured
     // above, the same rate for every path; added latency = gateway p99 − direct p99.
@@ -398,6 +416,8 @@ export async function runBenchmark(): Promise<string> {
       ...rows,
       '',
       `1,000 WebSocket subscribers of newHeads (one shared upstream subscription, a head every 200 ms): ${ws.connected} connected, ${ws.delivered} notifications in ${DURATION_S} s, delivery delay p50 ${fmt(ws.p50, 0)} ms, p99 ${fmt(ws.p99, 0)} ms.`,
+      '',
+      `Gateway single-call throughput relative to the bare Node proxy (same run): ${fmt(singles.viaGateway.rps / bare.rps)}×.`,
       '',
       `Targets: single-call throughput ≥ 0.5× nginx → ${fmt(ratio)}× (${ratio >= 0.5 ? 'met' : 'not met'}); p99 added latency at half load (${half}/s) < 2 ms → ${fmt(added)} ms (${added < 2 ? 'met' : 'not met'}); cache hits faster than the direct upstream (p50 and p99 at ${cacheRate}/s) → ${cacheFaster ? 'met' : 'not met'}.`,
     ].join('\n');

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   credentials,
