@@ -20,14 +20,20 @@ export async function startDevnet(
   devnet: { network: string; chainId: number; port: number },
 ): Promise<RunningDevnet> {
   const url = `http://${layout.host}:${devnet.port}`;
-  if (await answers(layout.host, devnet.port)) throw new Error(`port ${devnet.port} for devnet ${devnet.network} is taken`);
+  if (await answers(layout.host, devnet.port))
+    throw new Error(`port ${devnet.port} for devnet ${devnet.network} is taken`);
   const state = join(layout.dir, `anvil-${devnet.chainId}.json`);
   group.start(`anvil-${devnet.chainId}`, anvilBinaryPath(), [
-    '--host', layout.host,
-    '--port', String(devnet.port),
-    '--chain-id', String(devnet.chainId),
-    '--block-time', '1',
-    '--state', state,
+    '--host',
+    layout.host,
+    '--port',
+    String(devnet.port),
+    '--chain-id',
+    String(devnet.chainId),
+    '--block-time',
+    '1',
+    '--state',
+    state,
     '--silent',
   ]);
   await waitFor(`devnet ${devnet.network}`, () => answers(layout.host, devnet.port), 30_000);

@@ -31,7 +31,13 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
   const port = (offset: number) => base + offset;
   const gatewayRegions = [...REGIONS, 'shared'] as const;
   const apps: AppProcess[] = [
-    { name: 'billing-ledger', app: 'billing-ledger', httpPort: port(1), grpcPort: port(51), env: {} },
+    {
+      name: 'billing-ledger',
+      app: 'billing-ledger',
+      httpPort: port(1),
+      grpcPort: port(51),
+      env: {},
+    },
     ...gatewayRegions.map((region, index) => ({
       name: `rpc-gateway-${region}`,
       app: 'rpc-gateway',
@@ -41,7 +47,12 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     })),
     { name: 'chain-indexer', app: 'chain-indexer', httpPort: port(4), env: {} },
     { name: 'webhook-matcher', app: 'webhook-matcher', httpPort: port(3), env: {} },
-    { name: 'delivery-worker', app: 'delivery-worker', httpPort: port(5), env: { ALLOW_LOOPBACK_TARGETS: 'true' } },
+    {
+      name: 'delivery-worker',
+      app: 'delivery-worker',
+      httpPort: port(5),
+      env: { ALLOW_LOOPBACK_TARGETS: 'true' },
+    },
     { name: 'audit-api', app: 'audit-api', httpPort: port(2), env: {} },
   ];
   return {

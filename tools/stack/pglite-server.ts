@@ -10,9 +10,16 @@ async function main(): Promise<void> {
   const [dataDir, port] = process.argv.slice(2);
   if (!dataDir || !port) throw new Error('usage: pglite-server <data dir> <port>');
   const db = await PGlite.create(dataDir);
-  const server = new PGLiteSocketServer({ db, port: Number(port), host: '127.0.0.1', maxConnections: 100 });
+  const server = new PGLiteSocketServer({
+    db,
+    port: Number(port),
+    host: '127.0.0.1',
+    maxConnections: 100,
+  });
   await server.start();
-  process.stdout.write(`embedded Postgres (PGlite) listening on 127.0.0.1:${port}, data in ${dataDir}\n`);
+  process.stdout.write(
+    `embedded Postgres (PGlite) listening on 127.0.0.1:${port}, data in ${dataDir}\n`,
+  );
   const stop = async () => {
     await server.stop();
     await db.close();
@@ -23,6 +30,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`pglite-server: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `pglite-server: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

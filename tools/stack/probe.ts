@@ -15,7 +15,12 @@ export function answers(host: string, port: number, timeoutMs = 1_000): Promise<
 }
 
 /** Polls `check` until it resolves true or the deadline passes. */
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 250): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;

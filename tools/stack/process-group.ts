@@ -20,19 +20,34 @@ export class ProcessGroup {
 
   constructor(
     private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-    private readonly onUnexpectedExit: (name: string, code: number | null) => void = () => undefined,
+    private readonly onUnexpectedExit: (name: string, code: number | null) => void = () =>
+      undefined,
   ) {}
 
   /** Runs a one-shot command (migrations, provisioning) to completion; its exit is expected. */
-  async run(name: string, command: string, args: string[], options: SpawnOptions = {}): Promise<number | null> {
+  async run(
+    name: string,
+    command: string,
+    args: string[],
+    options: SpawnOptions = {},
+  ): Promise<number | null> {
     return this.start(name, command, args, options, { oneShot: true }).exited;
   }
 
-  start(name: string, command: string, args: string[], options: SpawnOptions = {}, { oneShot = false } = {}): ManagedProcess {
+  start(
+    name: string,
+    command: string,
+    args: string[],
+    options: SpawnOptions = {},
+    { oneShot = false } = {},
+  ): ManagedProcess {
     const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    const label = process.stdout.isTTY ? `\x1b[${COLORS[this.color++ % COLORS.length]}m[${name}]\x1b[0m` : `[${name}]`;
+    const label = process.stdout.isTTY
+      ? `\x1b[${COLORS[this.color++ % COLORS.length]}m[${name}]\x1b[0m`
+      : `[${name}]`;
     for (const stream of [child.stdout, child.stderr]) {
-      if (stream) createInterface({ input: stream }).on('line', (line) => this.write(`${label} ${line}`));
+      if (stream)
+        createInterface({ input: stream }).on('line', (line) => this.write(`${label} ${line}`));
     }
     const exited = new Promise<number | null>((resolve) => {
       child.on('exit', (code) => {

@@ -9,7 +9,6 @@ export interface DemoCredentials {
   accessTokens: Record<string, string>;
 }
 
-const DEMO_FILE = 'demo-account.json';
 
 async function call<T>(
   base: string,
@@ -30,44 +29,54 @@ async function call<T>(
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
+interface AccountSpec {
+  name: string;
+  plan: string;
+  scopes: string[];
+  networks: readonly string[];
+  /** Where what was created is kept (in the stack dir), so restarts reuse it. */
+  file: string;
+}
+
 /**
- * Seeds the demo account through billing-ledger's operator and account APIs: a Starter account
- * (its 30 access tokens cover one per network), an API key with every scope, one access token
- * per network key. What it created is kept in `<stack dir>/demo-account.json` and reused on the
- * next start as long as the key still authenticates and every token is still listed; anything
- * missing (a fresh database, a deleted token) is created again.
+ * Seeds one account through billing-ledger's operator and account APIs: the account on its plan,
+ * an API key with the given scopes, one access token per network. What it created is kept in
+ * `<stack dir>/<file>` and reused on the next start as long as the key still authenticates and
+ * each token is still listed; anything missing (a fresh database, a deleted token) is created again.
  */
-export async function seedDemo(
+async function seedAccount(
   layout: StackLayout,
   operatorToken: string,
-): Promise<DemoCredentials | undefined> {
-  const billing = layout.apps.find((app) => app.app === 'billing-ledger');
-  if (!billing) return undefined;
+  spec: AccountSpec,
+): Promise<DemoCredentials> {
+  const billing = layout.apps.find((app) => app.app === 'billing-ledger')!;
   const base = `http://${layout.host}:${billing.httpPort}/api/v1`;
-  const file = join(layout.dir, DEMO_FILE);
+  const file = join(layout.dir, spec.file);
 
-  let demo: DemoCredentials | undefined = existsSync(file)
+  let seeded: DemoCredentials | undefined = existsSync(file)
     ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials)
     : undefined;
-  if (demo && (await call(base, 'GET', '/account', demo.apiKey)).status !== 200) demo = undefined;
-  if (!demo) {
+  if (seeded && (await call(base, 'GET', '/account', seeded.apiKey)).status !== 200)
+    seeded = undefined;
+  if (!seeded) {
     const created = await call<{ account: { id: string }; api_key: { key: string } }>(
       base,
       'POST',
       '/admin/accounts',
       operatorToken,
       {
-        name: 'demo',
+        name: spec.name,
         type: 'individual',
-        plan: 'starter',
-        api_key_scopes: ['account', 'webhooks', 'audit'],
+        plan: spec.plan,
+        api_key_scopes: spec.scopes,
       },
     );
-    if (created.status !== 201)
+    if (created.status !== 201) {
       throw new Error(
-        `seeding the demo account failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
+        `seeding account ${spec.name} failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
       );
-    demo = {
+    }
+    seeded = {
       accountId: created.body.account.id,
       apiKey: created.body.api_key.key,
       accessTokens: {},
@@ -78,27 +87,58 @@ export async function seedDemo(
     base,
     'GET',
     '/access-tokens?limit=200',
-    demo.apiKey,
+    seeded.apiKey,
   );
   const live = new Set(listed.body.items.map((item) => item.network));
   const tokens: Record<string, string> = {};
-  for (const network of NETWORK_KEYS) {
-    const known = demo.accessTokens[network];
+  for (const network of spec.networks) {
+    const known = seeded.accessTokens[network];
     if (known && live.has(network)) {
       tokens[network] = known;
       continue;
     }
-    const created = await call<{ token: string }>(base, 'POST', '/access-tokens', demo.apiKey, {
+    const created = await call<{ token: string }>(base, 'POST', '/access-tokens', seeded.apiKey, {
       network,
-      name: `demo ${network}`,
+      name: `${spec.name} ${network}`,
     });
-    if (created.status !== 201)
+    if (created.status !== 201) {
       throw new Error(
-        `demo access token for ${network} failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
+        `access token of ${spec.name} for ${network} failed: HTTP ${created.status} ${JSON.stringify(created.body)}`,
       );
+    }
     tokens[network] = created.body.token;
   }
-  demo = { ...demo, accessTokens: tokens };
-  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-  return demo;
+  seeded = { ...seeded, accessTokens: tokens };
+  writeFileSync(file, `${JSON.stringify(seeded, null, 2)}\n`, { mode: 0o600 });
+  return seeded;
+}
+
+/** The demo account: Starter (its 30 access tokens cover one per network), a key with every scope. */
+export function seedDemo(layout: StackLayout, operatorToken: string): Promise<DemoCredentials> {
+  return seedAccount(layout, operatorToken, {
+    name: 'demo',
+    plan: 'starter',
+    scopes: ['account', 'webhooks', 'audit'],
+    networks: NETWORK_KEYS,
+    file: 'demo-account.json',
+  });
+}
+
+/**
+ * audit-api reads chains through the gateway like any client (ARCHITECTURE flow 3), so it needs
+ * access tokens of its own: a service account, billed separately from the demo account.
+ */
+export function seedAuditService(
+  layout: StackLayout,
+  operatorToken: string,
+  networks: readonly string[],
+): Promise<DemoCredentials> {
+  return seedAccount(layout, operatorToken, {
+    name: 'audit-api service',
+    plan: 'premium',
+    // Only to manage its own access tokens; it has no audit or webhook rights.
+    scopes: ['account'],
+    networks,
+    file: 'audit-service-account.json',
+  });
 }

@@ -1,0 +1,9 @@
+// End-to-end: `npm start` as a user runs it (tools/stack/*.e2e-spec.ts). Run on its own, after
+// the integration tests, because it starts the whole stack (about 15 processes) on the machine.
+module.exports = {
+  ...require('./jest.preset'),
+  displayName: 'e2e',
+  testMatch: ['<rootDir>/tools/**/*.e2e-spec.ts'],
+  testTimeout: 330_000,
+  maxWorkers: 1,
+};

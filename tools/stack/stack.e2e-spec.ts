@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { answers, httpOk, waitFor } from './probe';
+
+/**
+ * `npm start` end to end with the embedded fallbacks forced: nothing answers on the chosen
+ * Postgres and NATS ports, so the launcher must start PGlite and nats-server itself, bring every
+ * app to ready and write endpoints.json; SIGINT must stop every child.
+ */
+describe('local stack launcher', () => {
+  const root = resolve(__dirname, '../..');
+  const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
+  const base = 20_000 + Math.floor(Math.random() * 400) * 100;
+  const pgPort = base + 90;
+  const natsPort = base + 91;
+  let launcher: ChildProcess | undefined;
+  let output = '';
+
+  afterAll(async () => {
+    // The launcher runs in its own process group: a failed test must not leave its children
+    // (databases, devnets, apps) running, so the whole group goes.
+    if (launcher?.pid && launcher.exitCode === null) {
+      try {
+        process.kill(-launcher.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts the whole stack on embedded Postgres and NATS, then stops every child on SIGINT', async () => {
+    expect(await answers('127.0.0.1', pgPort)).toBe(false);
+    expect(await answers('127.0.0.1', natsPort)).toBe(false);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STACK_DIR: dir,
+      STACK_PORT_BASE: String(base),
+      STACK_PG_PORT: String(pgPort),
+      STACK_NATS_PORT: String(natsPort),
+      LOG_LEVEL: 'warn',
+    };
+    delete env['DATABASE_URL'];
+    delete env['NATS_URL'];
+    delete env['NATS_PREFIX'];
+    launcher = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) =>
+      launcher!.on('exit', (code) => resolveExit(code)),
+    );
+
+    const endpointsFile = join(dir, 'endpoints.json');
+    await waitFor(
+      'endpoints.json',
+      async () => existsSync(endpointsFile) || launcher!.exitCode !== null,
+      240_000,
+      500,
+    );
+    if (!existsSync(endpointsFile))
+      throw new Error(`launcher exited early:\n${output.slice(-4000)}`);
+
+    const endpoints = JSON.parse(readFileSync(endpointsFile, 'utf8'));
+    expect(output).toContain('embedded Postgres (PGlite) listening');
+    expect(output).toContain('[nats]');
+    expect(Object.keys(endpoints.apps).sort()).toEqual(
+      [
+        'audit-api',
+        'billing-ledger',
+        'chain-indexer',
+        'delivery-worker',
+        'rpc-gateway-asia',
+        'rpc-gateway-eu',
+        'rpc-gateway-shared',
+        'rpc-gateway-us',
+        'webhook-matcher',
+      ].sort(),
+    );
+    for (const url of Object.values(endpoints.apps) as string[]) {
+      expect(await httpOk(`${url}/readyz`)).toBe(true);
+    }
+    expect(Object.keys(endpoints.devnets).sort()).toEqual([
+      'eth-mainnet',
+      'opbnb-mainnet',
+      'polygon-mainnet',
+    ]);
+    for (const key of ['eu', 'us', 'asia', 'shared'])
+      expect(endpoints.rpc[key]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(endpoints.audit).toMatch(/\/v1$/);
+    expect(endpoints.webhooks).toMatch(/\/api\/v1$/);
+    expect(endpoints.account).toMatch(/\/api\/v1$/);
+
+    // The seeded demo account works end to end: node access through the gateway, and an audit
+    // whose chain reads go through the gateway with audit-api's own service tokens.
+    const { demo } = endpoints;
+    expect(demo.apiKey).toEqual(expect.any(String));
+    expect(Object.keys(demo.accessTokens)).toHaveLength(8);
+    const rpc = await fetch(`${endpoints.rpc.eu}${demo.accessTokens['polygon-mainnet']}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'eth_getBlockByNumber',
+        params: ['latest', false],
+      }),
+    });
+    const block = (await rpc.json()) as { id: number; result: { number: string } };
+    expect(block.id).toBe(7);
+    expect(block.result.number).toMatch(/^0x[0-9a-f]+$/);
+    const audit = await fetch(`${endpoints.audit}/wallet-audit/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.apiKey}` },
+      body: JSON.stringify({
+        network: 'ETH',
+        address: '0x000000000000000000000000000000000000dEaD',
+      }),
+    });
+    expect(audit.status).toBe(200);
+    expect(
+      (
+        (await audit.json()) as { data: { walletAddress: string } }
+      ).data.walletAddress.toLowerCase(),
+    ).toBe('0x000000000000000000000000000000000000dead');
+
+    launcher.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await waitFor(
+      'ports to close',
+      async () => !(await answers('127.0.0.1', pgPort)) && !(await answers('127.0.0.1', natsPort)),
+      10_000,
+    );
+    for (const url of Object.values(endpoints.apps) as string[]) {
+      expect(await httpOk(`${url}/healthz`).catch(() => false)).toBe(false);
+    }
+  }, 330_000);
+});
