@@ -1,0 +1,118 @@
+import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
+import { NatsNamespace } from '@meridian/platform-messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  nodeUsage,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
+
+/**
+ * Balance-state publishing is coalesced per account (STATE_PUBLISH_DELAY_MS) and off the usage
+ * apply path. These cases assert on the KV bucket and the published events (no tick: the
+ * harness runs with LEDGER_TICK_MS=0, so only the coalesced publishing can deliver).
+ */
+describe('billing-ledger balance-state publishing (real Postgres + NATS)', () => {
+  const h = new BillingHarness();
+  let billing: BillingApp;
+  let sub: Subscription;
+  const events: BalanceStateChanged[] = [];
+
+  beforeAll(async () => {
+    await h.setup();
+    billing = await h.start({ STATE_PUBLISH_DELAY_MS: '1000' });
+    sub = h.nc.subscribe(
+      new NatsNamespace(h.prefix).subject(Events.balanceStateChanged.subjectFilter),
+      {
+        callback: (_error, msg) => {
+          events.push(msg.json<BalanceStateChanged>());
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    sub.unsubscribe();
+    await h.teardown();
+  });
+
+  const version = async (accountId: string): Promise<number> =>
+    Number(
+      (
+        await h.dataSource.query('SELECT version FROM billing.balances WHERE account_id = $1', [
+          accountId,
+        ])
+      )[0].version,
+    );
+
+  it('coalesces successive changes of an account into its latest state, in KV within 5 s of the last change', async () => {
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'coalesced', plan: 'starter' },
+    );
+    const accountId = created.body.account.id;
+    await eventually(
+      () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
+      5_000,
+      'initial state in KV',
+    );
+    const initial = await version(accountId);
+
+    // Eight changes, each its own commit (waiting for the version to move), in quick succession.
+    let expectedCu = 90_000_000;
+    for (let i = 1; i <= 8; i += 1) {
+      const before = await version(accountId);
+      await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, 100 * i));
+      expectedCu -= 100 * i;
+      await eventually(
+        async () => (await version(accountId)) > before,
+        5_000,
+        `usage ${i} committed`,
+      );
+    }
+    const final = await version(accountId);
+    expect(final).toBe(initial + 8);
+
+    // The rule: the latest state reaches KV within 5 s of the last change.
+    const state = await eventually(
+      async () => {
+        const s = await h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId);
+        return s && s.version === final ? s : undefined;
+      },
+      5_000,
+      'latest balance state in KV',
+    );
+    expect(state.allowanceCu).toBe(expectedCu);
+    await eventually(
+      async () => events.some((e) => e.accountId === accountId && e.version === final),
+      5_000,
+      'latest balance state event',
+    );
+
+    // Coalesced: fewer states went out than there were changes, and never an older one last.
+    const published = events.filter((e) => e.accountId === accountId && e.version > initial);
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.length).toBeLessThan(8);
+    expect(published.at(-1)!.version).toBe(final);
+
+    // The durable marker caught up, so the tick's database scan has nothing left to send.
+    await eventually(
+      async () =>
+        Number(
+          (
+            await h.dataSource.query(
+              'SELECT published_version FROM billing.balances WHERE account_id = $1',
+              [accountId],
+            )
+          )[0].published_version,
+        ) === final,
+      5_000,
+      'published_version',
+    );
+  });
+});
