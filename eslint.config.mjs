@@ -25,7 +25,7 @@ function boundaries({ appsMayUseTesting }) {
   ];
 }
 
-const testCode = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'apps/*/test/**/*.ts', 'apps/*/src/testing/**/*.ts'];
+const testCode = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'apps/*/test/**/*.ts', 'apps/*/bench/**/*.ts', 'apps/*/src/testing/**/*.ts'];
 
 const infrastructure = ['@nestjs/*', 'typeorm', 'pg', '@nats-io/*', 'nats', '@grpc/*', 'fastify', 'undici', 'ws'];
 
