@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   Consumers,
@@ -87,6 +88,19 @@ async function pool<T>(
       }
     }),
   );
+}
+
+/**
+ * CPU seconds a process has used (Linux /proc, 100 ticks/s; NaN elsewhere). Reported per 1,000
+ * events: on a shared machine the wall-clock rate moves with everyone else's load, this does not.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 function node(
@@ -237,6 +251,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
 
     const js = jetstream(nc);
     const publishStart = Date.now();
+    const cpuStart = cpuSeconds(app.pid);
     const duplicates = events.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
     await pool(events, 256, async (event) => {
       await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), {
@@ -268,6 +283,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       30 * 60_000,
     );
     const drainedAt = Date.now();
+    const appCpu = cpuSeconds(app.pid) - cpuStart;
     await waitFor('final balance states', async () => finalSeenAt.size === accounts, 60_000).catch(
       () => undefined,
     );
@@ -324,6 +340,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| node calls metered | ${(callsPerAccount * accounts).toLocaleString('en-US')} (${totalCu.toLocaleString('en-US')} CU) |`,
       `| usage events | ${events.length.toLocaleString('en-US')} (+${duplicates.length.toLocaleString('en-US')} redelivered duplicates) |`,
       `| usage events applied / s | ${Math.round(delivered / applySeconds).toLocaleString('en-US')} (${Math.round((callsPerAccount * accounts) / applySeconds).toLocaleString('en-US')} node calls / s) |`,
+      `| billing-ledger CPU while applying | ${appCpu.toFixed(1)} s (${((appCpu / delivered) * 1000).toFixed(2)} CPU-s per 1,000 events; ${Math.round((appCpu / applySeconds) * 100)} % of one core) |`,
       `| first publish → consumer drained | ${applySeconds.toFixed(1)} s (publishing took ${publishSeconds.toFixed(1)} s) |`,
       `| end-to-end lag (last usage published → final balance state event), p50 / p95 / max | ${percentile(lags, 50)} / ${percentile(lags, 95)} / ${lags.at(-1) ?? NaN} ms over ${lags.length.toLocaleString('en-US')} accounts |`,
       `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, usage journals ${journalCount.toLocaleString('en-US')} (expected ${events.length.toLocaleString('en-US')}), unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
