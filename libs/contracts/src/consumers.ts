@@ -2,10 +2,22 @@ import { DeadLetterSubjects, Subjects, type DeadLetterContext } from './subjects
 import type { StreamName } from './streams';
 
 /**
+ * How the runner acks a handled message:
+ * - `confirmed`: `ackAck()`, a request the server answers once it recorded the ack (one round
+ *   trip and one pending request per message). The default.
+ * - `fire-and-forget`: plain `ack()`, published without waiting. A lost ack (connection drop,
+ *   crash right after) only causes a redelivery after `ackWaitMs`, so this is only for consumers
+ *   whose handlers are idempotent on the message's id (the redelivery is absorbed there).
+ * Either way the ack is sent only after the handler resolved; failures still nak / term.
+ */
+export type AckConfirmation = 'confirmed' | 'fire-and-forget';
+
+/**
  * Durable pull consumers, declared as data and provisioned with the streams. Every consumer
  * acks explicitly; the consumer runner of @meridian/platform-messaging maps handler outcomes:
- * success → ack; retryable error → nak(delay) with the delay from `backoffMs`; permanent error,
- * invalid payload or `maxDeliver` reached → term + a copy on `deadLetterSubject`.
+ * success → ack (`ackConfirmation`); retryable error → nak(delay) with the delay from
+ * `backoffMs`; permanent error, invalid payload or `maxDeliver` reached → term + a copy on
+ * `deadLetterSubject`.
  */
 export interface ConsumerDeclaration {
   /** Durable name (unprefixed); also the `@EventPattern` / handler name. */
@@ -31,6 +43,8 @@ export interface ConsumerDeclaration {
   readonly backoffMs: readonly number[];
   /** Messages handled in parallel by one replica (max_ack_pending is set from it). */
   readonly concurrency: number;
+  /** Client-side only (not provisioned): wait for the server's ack confirmation or not. */
+  readonly ackConfirmation: AckConfirmation;
   readonly deadLetterSubject: string;
 }
 
@@ -39,9 +53,15 @@ const MINUTE = 60 * SECOND;
 
 function consumer(
   context: DeadLetterContext,
-  declaration: Omit<ConsumerDeclaration, 'deadLetterSubject'>,
+  declaration: Omit<ConsumerDeclaration, 'deadLetterSubject' | 'ackConfirmation'> & {
+    ackConfirmation?: AckConfirmation;
+  },
 ): ConsumerDeclaration {
-  return { ...declaration, deadLetterSubject: DeadLetterSubjects.of(context, declaration.durable) };
+  return {
+    ...declaration,
+    ackConfirmation: declaration.ackConfirmation ?? 'confirmed',
+    deadLetterSubject: DeadLetterSubjects.of(context, declaration.durable),
+  };
 }
 
 export const Consumers = {
@@ -122,6 +142,10 @@ export const Consumers = {
     // 256 events each). At 8 (which the app silently raised to 64) a transaction held ~32
     // events and the ledger applied ~380 events/s (bench/ledger). max_ack_pending = 16 × this.
     concurrency: 512,
+    // Exactly once comes from the ledger's idempotency key (the usage id, unique in the same
+    // transaction as the CU), not from the ack: a lost ack redelivers an event the ledger then
+    // finds and acks unchanged. So no round trip per event waiting for the ack's confirmation.
+    ackConfirmation: 'fire-and-forget',
   }),
 } as const satisfies Record<string, ConsumerDeclaration>;
 

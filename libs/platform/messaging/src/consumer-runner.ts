@@ -40,6 +40,35 @@ export interface ConsumerRunnerDeps {
 
 type Settled = HandlerOutcome & { deadLettered?: boolean };
 
+/** One decoder for every message (TextDecoder is stateless for whole-buffer decodes). */
+const decoder = new TextDecoder();
+const ACK: HandlerOutcome = Object.freeze({ action: 'ack' });
+/** Distinct subject prefixes remembered per runner (a `>` filter could otherwise grow it). */
+const EVENT_CACHE_LIMIT = 256;
+
+/**
+ * The message handed to the handler. A class, not a literal with a `working` closure: one
+ * object per message, and the `Nats-Msg-Id` header is only parsed if someone reads it.
+ */
+class Delivery implements ConsumedMessage {
+  constructor(
+    readonly event: EventContract,
+    readonly payload: unknown,
+    readonly subject: string,
+    readonly deliveryCount: number,
+    readonly streamSequence: number,
+    private readonly msg: JsMsg,
+  ) {}
+
+  get msgId(): string | undefined {
+    return this.msg.headers?.get('Nats-Msg-Id') || undefined;
+  }
+
+  working(): void {
+    this.msg.working();
+  }
+}
+
 /**
  * Runs one durable pull consumer: pulls up to `concurrency` messages, validates each against
  * the event schema of its subject, calls the handler, and settles the message (ack / nak(delay)
@@ -49,7 +78,13 @@ type Settled = HandlerOutcome & { deadLettered?: boolean };
  */
 export class ConsumerRunner {
   private messages: ConsumerMessages | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Handlers running or settling. */
+  private inFlight = 0;
+  /** The pull loop, waiting for a free slot (only while `inFlight` is at `concurrency`). */
+  private slotFree: (() => void) | undefined;
+  private readonly idle: (() => void)[] = [];
+  private readonly events = new Map<string, EventContract | undefined>();
+  private readonly fireAndForget: boolean;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -61,7 +96,9 @@ export class ConsumerRunner {
     readonly declaration: ConsumerDeclaration,
     private readonly handler: ConsumerHandler,
     private readonly deps: ConsumerRunnerDeps,
-  ) {}
+  ) {
+    this.fireAndForget = declaration.ackConfirmation === 'fire-and-forget';
+  }
 
   start(): void {
     this.loop ??= this.run();
@@ -78,7 +115,7 @@ export class ConsumerRunner {
     this.wake?.();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
     this.ready = false;
   }
 
@@ -94,12 +131,13 @@ export class ConsumerRunner {
         this.ready = true;
         this.lastError = undefined;
         this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
+        const limit = this.declaration.concurrency;
         for await (const msg of this.messages) {
-          while (this.inFlight.size >= this.declaration.concurrency) await Promise.race(this.inFlight);
-          const task: Promise<void> = this.handle(msg)
-            .then(() => undefined)
-            .finally(() => this.inFlight.delete(task));
-          this.inFlight.add(task);
+          // One waiter for a free slot (not Promise.race over every in-flight handler, which
+          // added a reaction to each of up to `concurrency` promises per message).
+          while (this.inFlight >= limit) await new Promise<void>((resolve) => (this.slotFree = resolve));
+          this.inFlight += 1;
+          this.handle(msg).then(this.finished, this.failed);
         }
       } catch (error) {
         this.lastError = `consumer ${this.declaration.durable}: ${error instanceof Error ? error.message : String(error)}`;
@@ -109,6 +147,22 @@ export class ConsumerRunner {
       if (!this.stopping) await this.sleep(this.deps.retryDelayMs ?? 2_000);
     }
   }
+
+  private readonly finished = (): void => {
+    this.inFlight -= 1;
+    const wake = this.slotFree;
+    if (wake) {
+      this.slotFree = undefined;
+      wake();
+    }
+    if (this.inFlight === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
+  };
+
+  /** settle() itself threw (e.g. nak/term on a connection that just closed): redelivered after ack_wait. */
+  private readonly failed = (error: unknown): void => {
+    this.deps.logger?.warn({ consumer: this.declaration.durable, err: error instanceof Error ? error.message : String(error) }, 'settling a message failed; it will be redelivered');
+    this.finished();
+  };
 
   /** Handles and settles one message; exposed for tests. */
   async handle(msg: JsMsg): Promise<Settled> {
@@ -122,16 +176,8 @@ export class ConsumerRunner {
         outcome = { action: 'dead_letter', reason: 'invalid_payload', code: 'invalid_payload', message: decoded.invalid };
       } else {
         try {
-          await this.handler({
-            event: decoded.event,
-            payload: decoded.payload,
-            subject,
-            deliveryCount,
-            streamSequence: msg.info.streamSequence,
-            msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
-            working: () => msg.working(),
-          });
-          outcome = { action: 'ack' };
+          await this.handler(new Delivery(decoded.event, decoded.payload, subject, deliveryCount, msg.info.streamSequence, msg));
+          outcome = ACK;
         } catch (error) {
           outcome = outcomeOfError(error, deliveryCount, this.declaration);
           this.deps.logger?.warn({ consumer: this.declaration.durable, subject, deliveryCount, err: error instanceof Error ? error.message : String(error), outcome: outcome.action }, 'handler failed');
@@ -143,12 +189,13 @@ export class ConsumerRunner {
     return this.settle(msg, subject, outcome);
   }
 
+  /** Decodes the body once and validates it once (the handler gets `parsed.data`). */
   private decode(subject: string, msg: JsMsg): { event: EventContract; payload: unknown } | { invalid: string } {
-    const event = eventForSubject(subject);
+    const event = this.eventOf(subject);
     if (!event) return { invalid: `no event type for subject ${subject}` };
     let json: unknown;
     try {
-      json = JSON.parse(new TextDecoder().decode(msg.data));
+      json = JSON.parse(decoder.decode(msg.data));
     } catch {
       return { invalid: 'body is not JSON' };
     }
@@ -159,8 +206,33 @@ export class ConsumerRunner {
     return { event, payload: parsed.data };
   }
 
+  /**
+   * `eventForSubject` scans every event type and splits strings; a subject's event type depends
+   * only on what precedes its last token (`<type>.<token>`), so remember it per prefix.
+   */
+  private eventOf(subject: string): EventContract | undefined {
+    const dot = subject.lastIndexOf('.');
+    if (dot < 0) return eventForSubject(subject);
+    const prefix = subject.slice(0, dot);
+    if (this.events.has(prefix)) return this.events.get(prefix);
+    const event = eventForSubject(subject);
+    if (this.events.size < EVENT_CACHE_LIMIT) this.events.set(prefix, event);
+    return event;
+  }
+
   private async settle(msg: JsMsg, subject: string, outcome: HandlerOutcome): Promise<Settled> {
     if (outcome.action === 'ack') {
+      if (this.fireAndForget) {
+        // Plain ack, no confirmation round trip: if it is lost, the message comes back after
+        // ack_wait and the (idempotent) handler absorbs it. Throws only on a closed connection,
+        // which loses the ack the same way.
+        try {
+          msg.ack();
+        } catch {
+          // redelivered after ack_wait
+        }
+        return outcome;
+      }
       // ackAck: the server confirmed the ack; a lost ack means a redelivery (handlers are idempotent).
       await msg.ackAck().catch(() => false);
       return outcome;
@@ -179,7 +251,7 @@ export class ConsumerRunner {
       reason: outcome.reason,
       error: { code: outcome.code, message: outcome.message.slice(0, 2_000) },
       msgId: msg.headers?.get('Nats-Msg-Id') || null,
-      data: new TextDecoder().decode(msg.data),
+      data: decoder.decode(msg.data),
       deadLetteredAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
     try {

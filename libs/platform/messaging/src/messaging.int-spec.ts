@@ -25,8 +25,16 @@ const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const prefix = `t${randomBytes(5).toString('hex')}`;
 const ns = new NatsNamespace(prefix);
 
-// Short waits so the tests never sleep for the real schedule.
-const usageConsumer: ConsumerDeclaration = { ...Consumers.ledgerUsage, backoffMs: [50], maxDeliver: 3, ackWaitMs: 5_000, concurrency: 2 };
+// Short waits so the tests never sleep for the real schedule. Confirmed acks here (ledgerUsage
+// itself is fire-and-forget); the fire-and-forget mode has its own describe below.
+const usageConsumer: ConsumerDeclaration = {
+  ...Consumers.ledgerUsage,
+  backoffMs: [50],
+  maxDeliver: 3,
+  ackWaitMs: 5_000,
+  concurrency: 2,
+  ackConfirmation: 'confirmed',
+};
 const consumers = [usageConsumer];
 
 let client: NatsClient;
@@ -227,6 +235,59 @@ describe('ConsumerRunner', () => {
     const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable));
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
+  });
+});
+
+describe('ConsumerRunner with fire-and-forget acks', () => {
+  // Own prefix (and so own stream and durable): nothing left over from the tests above.
+  const ffPrefix = `${prefix}ff`;
+  const ffNs = new NatsNamespace(ffPrefix);
+  // Short ack wait: an ack that never reached the server would show up as a redelivery soon.
+  const ffConsumer: ConsumerDeclaration = { ...usageConsumer, ackWaitMs: 1_000, ackConfirmation: 'fire-and-forget' };
+  let ffPublisher: JetStreamPublisher;
+
+  beforeAll(async () => {
+    await provisionMessaging(jsm, ffPrefix, { streams: [Streams.BILLING], consumers: [ffConsumer], buckets: [] });
+    ffPublisher = new JetStreamPublisher(client, ffNs);
+  });
+
+  function ffRunner(handler: (m: ConsumedMessage) => Promise<void>): ConsumerRunner {
+    const r = new ConsumerRunner(ffConsumer, handler, { client, namespace: ffNs, publisher: ffPublisher, retryDelayMs: 100 });
+    runners.push(r);
+    r.start();
+    return r;
+  }
+
+  const ffInfo = () => jsm.consumers.info(ffNs.stream('BILLING'), ffNs.consumer(ffConsumer.durable));
+  const longerThanAckWait = () => new Promise((resolve) => setTimeout(resolve, ffConsumer.ackWaitMs + 1_000));
+
+  it('acks without waiting for confirmation, and an acked message is not redelivered', async () => {
+    const events = [usage(), usage(), usage()];
+    const deliveries = new Map<string, number[]>();
+    ffRunner(async (m) => {
+      if (isEvent(m, Events.usageRecorded)) deliveries.set(m.payload.id, [...(deliveries.get(m.payload.id) ?? []), m.deliveryCount]);
+    });
+    for (const event of events) await ffPublisher.publish(Events.usageRecorded, event);
+    await until(() => deliveries.size === events.length);
+    await longerThanAckWait();
+    expect([...deliveries.values()]).toEqual([[1], [1], [1]]);
+    const info = await ffInfo();
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+  });
+
+  it('still naks when the handler fails: redelivered after the backoff, then acked once', async () => {
+    const event = usage();
+    const deliveries: number[] = [];
+    ffRunner(async (m) => {
+      deliveries.push(m.deliveryCount);
+      if (m.deliveryCount === 1) throw new DomainError('ledger_busy', 'unavailable');
+    });
+    await ffPublisher.publish(Events.usageRecorded, event);
+    await until(() => deliveries.length === 2);
+    await longerThanAckWait();
+    expect(deliveries).toEqual([1, 2]);
+    expect((await ffInfo()).num_ack_pending).toBe(0);
   });
 });
 
