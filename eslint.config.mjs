@@ -14,9 +14,15 @@ function boundaries({ appsMayUseTesting }) {
       enforceBuildableLibDependency: false,
       allow: [],
       depConstraints: [
-        { sourceTag: 'type:app', onlyDependOnLibsWithTags: appsMayUseTesting ? [...shared, 'type:testing'] : shared },
+        {
+          sourceTag: 'type:app',
+          onlyDependOnLibsWithTags: appsMayUseTesting ? [...shared, 'type:testing'] : shared,
+        },
         { sourceTag: 'type:platform', onlyDependOnLibsWithTags: shared },
-        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+        {
+          sourceTag: 'type:contracts',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'],
+        },
         { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'] },
         { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...shared, 'type:testing'] },
         { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [...shared, 'type:testing'] },
@@ -25,12 +31,38 @@ function boundaries({ appsMayUseTesting }) {
   ];
 }
 
-const testCode = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'apps/*/test/**/*.ts', 'apps/*/bench/**/*.ts', 'apps/*/src/testing/**/*.ts'];
+const testCode = [
+  '**/*.spec.ts',
+  '**/*.int-spec.ts',
+  '**/*.e2e-spec.ts',
+  'apps/*/test/**/*.ts',
+  'apps/*/bench/**/*.ts',
+  'apps/*/src/testing/**/*.ts',
+];
 
-const infrastructure = ['@nestjs/*', 'typeorm', 'pg', '@nats-io/*', 'nats', '@grpc/*', 'fastify', 'undici', 'ws'];
+const infrastructure = [
+  '@nestjs/*',
+  'typeorm',
+  'pg',
+  '@nats-io/*',
+  'nats',
+  '@grpc/*',
+  'fastify',
+  'undici',
+  'ws',
+];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.nx/**', 'libs/contracts/src/gen/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.stack/**',
+      '.nx/**',
+      'libs/contracts/src/gen/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -38,7 +70,10 @@ export default tseslint.config(
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': boundaries({ appsMayUseTesting: false }),
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'off',
     },
   },
@@ -46,7 +81,15 @@ export default tseslint.config(
     // Domain libraries are pure: no framework, database, broker or network client.
     files: ['libs/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: infrastructure.map((group) => ({ group: [group], message: 'domain libs stay pure (no I/O frameworks)' })) }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: infrastructure.map((group) => ({
+            group: [group],
+            message: 'domain libs stay pure (no I/O frameworks)',
+          })),
+        },
+      ],
     },
   },
   {

@@ -5,7 +5,9 @@ const { join } = require('node:path');
 
 const swcrc = JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8'));
 delete swcrc.$schema;
-const { paths } = JSON.parse(readFileSync(join(__dirname, 'tsconfig.base.json'), 'utf8')).compilerOptions;
+const { paths } = JSON.parse(
+  readFileSync(join(__dirname, 'tsconfig.base.json'), 'utf8'),
+).compilerOptions;
 
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(paths)) {

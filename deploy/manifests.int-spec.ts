@@ -4,25 +4,47 @@
 // environment each app gets from the manifests and from compose passes that app's own config
 // schema (apps/<app>/src/config/config.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
 const root = join(__dirname, '..');
 const validator = join(__dirname, 'validate.mjs');
-const APPS = ['audit-api', 'rpc-gateway', 'chain-indexer', 'webhook-matcher', 'delivery-worker', 'billing-ledger'] as const;
+const APPS = [
+  'audit-api',
+  'rpc-gateway',
+  'chain-indexer',
+  'webhook-matcher',
+  'delivery-worker',
+  'billing-ledger',
+] as const;
 const REGIONS = ['eu', 'us', 'asia', 'shared'] as const;
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function runValidator(...args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, [validator, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(process.execPath, [validator, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
 function render(dir: string): Obj[] {
-  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync('kubectl', ['kustomize', dir], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0) throw new Error(`kubectl kustomize ${dir}: ${result.stderr}`);
   return parseAllDocuments(result.stdout)
     .map((doc) => doc.toJS() as Obj)
@@ -45,7 +67,8 @@ describe('deploy: manifests and compose file', () => {
     const { status, out } = runValidator();
     const overlays = overlayDirs();
     expect(overlays).toEqual(expect.arrayContaining(['core', ...REGIONS]));
-    for (const overlay of overlays) expect(out).toContain(`ok   kustomize deploy/overlays/${overlay} (`);
+    for (const overlay of overlays)
+      expect(out).toContain(`ok   kustomize deploy/overlays/${overlay} (`);
     expect(out).toContain('ok   kustomize deploy/secrets/example (');
     expect(out).toContain('ok   compose docker-compose.yml (');
     expect(out).toMatch(new RegExp(`^${overlays.length + 2} passed, 0 failed$`, 'm'));
@@ -127,7 +150,10 @@ describe('deploy: manifests and compose file', () => {
 interface ConfigModule {
   configSchema: {
     shape: Record<string, unknown>;
-    safeParse(env: Record<string, string>): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+    safeParse(env: Record<string, string>): {
+      success: boolean;
+      error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
+    };
   };
 }
 
@@ -140,11 +166,20 @@ async function loadConfig(app: string): Promise<ConfigModule> {
 /** Variables that the image or entrypoint reads, not the app config. */
 const RUNTIME_ONLY = new Set(['APP']);
 
-function expectEnvAccepted(app: string, config: ConfigModule, env: Record<string, string>, where: string): void {
+function expectEnvAccepted(
+  app: string,
+  config: ConfigModule,
+  env: Record<string, string>,
+  where: string,
+): void {
   const result = config.configSchema.safeParse(env);
-  const issues = result.success ? [] : result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const issues = result.success
+    ? []
+    : result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   expect({ where, issues }).toEqual({ where, issues: [] });
-  const unknown = Object.keys(env).filter((name) => !(name in config.configSchema.shape) && !RUNTIME_ONLY.has(name));
+  const unknown = Object.keys(env).filter(
+    (name) => !(name in config.configSchema.shape) && !RUNTIME_ONLY.has(name),
+  );
   expect({ where, unknown }).toEqual({ where, unknown: [] });
 }
 
@@ -152,12 +187,15 @@ function containerEnv(container: Obj, objects: Obj[], secrets: Obj[]): Record<st
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
     if (source.configMapRef) {
-      const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef.name);
+      const cm = objects.find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef.name,
+      );
       Object.assign(env, cm?.data ?? {});
     }
     if (source.secretRef) {
       const secret = secrets.find((o) => o.metadata.name === source.secretRef.name);
-      for (const [k, v] of Object.entries<string>(secret?.data ?? {})) env[k] = Buffer.from(v, 'base64').toString('utf8');
+      for (const [k, v] of Object.entries<string>(secret?.data ?? {}))
+        env[k] = Buffer.from(v, 'base64').toString('utf8');
     }
   }
   for (const item of container.env ?? []) env[item.name] = String(item.value);
@@ -190,23 +228,29 @@ describe('deploy: environment matches the apps config schemas', () => {
     }
   });
 
-  it.each(REGIONS)('region overlay %s: rpc-gateway gets its REGION and a valid config', async (region) => {
-    const config = await loadConfig('rpc-gateway');
-    const objects = render(join(__dirname, 'overlays', region));
-    const deployments = objects.filter((o) => o.kind === 'Deployment');
-    expect(deployments.map((d) => d.metadata.name)).toEqual([`rpc-gateway-${region}`]);
-    const container = deployments[0]!.spec.template.spec.containers[0];
-    const env = containerEnv(container, objects, secrets);
-    expect(env.REGION).toBe(region);
-    expectEnvAccepted('rpc-gateway', config, env, `overlays/${region} rpc-gateway`);
-    const grpc = (container.ports as Obj[]).some((p) => p.name === 'grpc');
-    expect(grpc).toBe(region !== 'shared');
-    expect(env.GRPC_ENABLED ?? 'true').toBe(region === 'shared' ? 'false' : 'true');
-    if (region !== 'shared') expect(Object.keys(JSON.parse(env.UPSTREAMS!)).length).toBeGreaterThan(0);
-  });
+  it.each(REGIONS)(
+    'region overlay %s: rpc-gateway gets its REGION and a valid config',
+    async (region) => {
+      const config = await loadConfig('rpc-gateway');
+      const objects = render(join(__dirname, 'overlays', region));
+      const deployments = objects.filter((o) => o.kind === 'Deployment');
+      expect(deployments.map((d) => d.metadata.name)).toEqual([`rpc-gateway-${region}`]);
+      const container = deployments[0]!.spec.template.spec.containers[0];
+      const env = containerEnv(container, objects, secrets);
+      expect(env.REGION).toBe(region);
+      expectEnvAccepted('rpc-gateway', config, env, `overlays/${region} rpc-gateway`);
+      const grpc = (container.ports as Obj[]).some((p) => p.name === 'grpc');
+      expect(grpc).toBe(region !== 'shared');
+      expect(env.GRPC_ENABLED ?? 'true').toBe(region === 'shared' ? 'false' : 'true');
+      if (region !== 'shared')
+        expect(Object.keys(JSON.parse(env.UPSTREAMS!)).length).toBeGreaterThan(0);
+    },
+  );
 
   it('docker-compose.yml: every app service environment passes its config schema', async () => {
-    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as Obj;
+    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), {
+      merge: true,
+    }) as Obj;
     const services = compose.services as Record<string, Obj>;
     const seen = new Set<string>();
     for (const [name, service] of Object.entries(services)) {
@@ -214,19 +258,31 @@ describe('deploy: environment matches the apps config schemas', () => {
       if (!app) continue;
       seen.add(app);
       const env = Object.fromEntries(
-        Object.entries<string>(service.environment).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
+        Object.entries<string>(service.environment).map(([k, v]) => [
+          k,
+          String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1'),
+        ]),
       );
       expectEnvAccepted(app, await loadConfig(app), env, `compose ${name}`);
     }
     expect([...seen].sort()).toEqual([...APPS].sort());
     const gateways = Object.values(services).filter((s) => s.environment?.APP === 'rpc-gateway');
     expect(gateways.map((s) => s.environment.REGION).sort()).toEqual([...REGIONS].sort());
-    expect(services.migrate!.command).toEqual(['migrate', ...APPS.filter((a) => a !== 'rpc-gateway').sort(byMigrationOrder)]);
+    expect(services.migrate!.command).toEqual([
+      'migrate',
+      ...APPS.filter((a) => a !== 'rpc-gateway').sort(byMigrationOrder),
+    ]);
   });
 });
 
 /** The order the migration Job uses, so compose and Kubernetes migrate alike. */
 function byMigrationOrder(a: string, b: string): number {
-  const order = ['billing-ledger', 'chain-indexer', 'webhook-matcher', 'delivery-worker', 'audit-api'];
+  const order = [
+    'billing-ledger',
+    'chain-indexer',
+    'webhook-matcher',
+    'delivery-worker',
+    'audit-api',
+  ];
   return order.indexOf(a) - order.indexOf(b);
 }

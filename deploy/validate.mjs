@@ -46,7 +46,9 @@ function parseArgs(argv) {
     const flag = argv[i];
     const value = argv[i + 1];
     if (!['--kustomize', '--manifest', '--compose'].includes(flag) || value === undefined) {
-      throw new Error(`usage: validate.mjs [--kustomize DIR | --manifest FILE | --compose FILE]... (got ${flag})`);
+      throw new Error(
+        `usage: validate.mjs [--kustomize DIR | --manifest FILE | --compose FILE]... (got ${flag})`,
+      );
     }
     targets.push({ type: flag.slice(2), path: resolve(value) });
     i += 1;
@@ -57,7 +59,9 @@ function parseArgs(argv) {
 function kustomizationDirs(parent) {
   if (!existsSync(parent)) return [];
   return readdirSync(parent, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(parent, entry.name, 'kustomization.yaml')))
+    .filter(
+      (entry) => entry.isDirectory() && existsSync(join(parent, entry.name, 'kustomization.yaml')),
+    )
     .map((entry) => join(parent, entry.name))
     .sort();
 }
@@ -78,7 +82,9 @@ function kustomizeCommand() {
   if (process.env.KUSTOMIZE_BIN) return [process.env.KUSTOMIZE_BIN, 'build'];
   if (probe('kustomize', ['version'])) return ['kustomize', 'build'];
   if (probe('kubectl', ['version', '--client'])) return ['kubectl', 'kustomize'];
-  throw new Error('neither kustomize nor kubectl is on PATH (Debian package kubectl provides both)');
+  throw new Error(
+    'neither kustomize nor kubectl is on PATH (Debian package kubectl provides both)',
+  );
 }
 
 let kustomize;
@@ -86,7 +92,10 @@ function renderKustomization(dir) {
   kustomize ??= kustomizeCommand();
   const [cmd, sub] = kustomize;
   const result = spawnSync(cmd, [sub, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${cmd} ${sub} failed: ${(result.stderr || result.error?.message || '').trim()}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${cmd} ${sub} failed: ${(result.stderr || result.error?.message || '').trim()}`,
+    );
   return parseDocuments(result.stdout, dir);
 }
 
@@ -119,15 +128,22 @@ function idOf(object) {
  * server reads it.
  */
 function normalized(object) {
-  if (object.kind !== 'Secret' || typeof object.data !== 'object' || object.data === null) return object;
-  const data = Object.fromEntries(Object.entries(object.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]));
+  if (object.kind !== 'Secret' || typeof object.data !== 'object' || object.data === null)
+    return object;
+  const data = Object.fromEntries(
+    Object.entries(object.data).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v,
+    ]),
+  );
   return { ...object, data };
 }
 
 async function schemaErrors(object) {
   if (typeof object !== 'object' || Array.isArray(object)) return ['not a mapping'];
   const { apiVersion, kind } = object;
-  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return ['apiVersion and kind are required'];
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string')
+    return ['apiVersion and kind are required'];
   let models;
   try {
     models = await import(`kubernetes-models/${modulePathOf(apiVersion)}`);
@@ -135,7 +151,8 @@ async function schemaErrors(object) {
     return [`unknown apiVersion ${apiVersion}`];
   }
   const Model = models[kind];
-  if (typeof Model !== 'function' || Model.apiVersion !== apiVersion) return [`no schema for ${apiVersion} ${kind}`];
+  if (typeof Model !== 'function' || Model.apiVersion !== apiVersion)
+    return [`no schema for ${apiVersion} ${kind}`];
   const errors = [];
   if (!object.metadata?.name) errors.push('metadata.name is required');
   try {
@@ -153,7 +170,9 @@ function strictFieldErrors(objects) {
   const errors = new Map();
   const checked = objects
     .map((object, index) => ({ object, index }))
-    .filter(({ object }) => typeof object?.apiVersion === 'string' && typeof object?.kind === 'string');
+    .filter(
+      ({ object }) => typeof object?.apiVersion === 'string' && typeof object?.kind === 'string',
+    );
   if (checked.length === 0) return errors;
   const fileName = join(root, '__manifests__.mts');
   const lines = [];
@@ -193,11 +212,17 @@ function strictFieldErrors(objects) {
       ? ts.createSourceFile(name, source, languageVersion, true)
       : getSourceFile(name, languageVersion, ...rest);
   const program = ts.createProgram([fileName], options, host);
-  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && resolve(d.file.fileName) === fileName);
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file && resolve(d.file.fileName) === fileName);
   for (const diagnostic of diagnostics) {
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
     let owner = lineOwner[line];
-    let message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n').split('\n').slice(-1)[0].trim();
+    let message = ts
+      .flattenDiagnosticMessageText(diagnostic.messageText, '\n')
+      .split('\n')
+      .slice(-1)[0]
+      .trim();
     if (owner === -1) {
       // The import line: kubernetes-models has no such kind.
       owner = checked[line].index;
@@ -233,7 +258,8 @@ function pathAt(source, position) {
 // 3. Wiring and house rules
 
 function podSpecOf(object) {
-  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job'].includes(object.kind)) return object.spec?.template?.spec;
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job'].includes(object.kind))
+    return object.spec?.template?.spec;
   if (object.kind === 'CronJob') return object.spec?.jobTemplate?.spec?.template?.spec;
   return undefined;
 }
@@ -241,7 +267,8 @@ function podSpecOf(object) {
 function wiringErrors(objects, externalSecrets) {
   const errors = new Map();
   const add = (index, message) => errors.set(index, [...(errors.get(index) ?? []), message]);
-  const named = (kind) => new Set(objects.filter((o) => o.kind === kind).map((o) => o.metadata?.name));
+  const named = (kind) =>
+    new Set(objects.filter((o) => o.kind === kind).map((o) => o.metadata?.name));
   const configMaps = named('ConfigMap');
   const secrets = new Set([...named('Secret'), ...externalSecrets]);
   const seen = new Set();
@@ -256,22 +283,36 @@ function wiringErrors(objects, externalSecrets) {
     for (const c of containers) {
       const where = `container ${c.name}`;
       for (const source of c.envFrom ?? []) {
-        if (source.configMapRef && !source.configMapRef.optional && !configMaps.has(source.configMapRef.name))
+        if (
+          source.configMapRef &&
+          !source.configMapRef.optional &&
+          !configMaps.has(source.configMapRef.name)
+        )
           add(index, `${where}: ConfigMap ${source.configMapRef.name} is not in the rendered set`);
         if (source.secretRef && !source.secretRef.optional && !secrets.has(source.secretRef.name))
-          add(index, `${where}: Secret ${source.secretRef.name} is neither rendered nor a documented external Secret`);
+          add(
+            index,
+            `${where}: Secret ${source.secretRef.name} is neither rendered nor a documented external Secret`,
+          );
       }
-      if (!c.resources?.requests || !c.resources?.limits) add(index, `${where}: resources.requests and resources.limits are required`);
+      if (!c.resources?.requests || !c.resources?.limits)
+        add(index, `${where}: resources.requests and resources.limits are required`);
       const sc = c.securityContext ?? {};
-      if (sc.readOnlyRootFilesystem !== true) add(index, `${where}: securityContext.readOnlyRootFilesystem must be true`);
-      if (sc.allowPrivilegeEscalation !== false) add(index, `${where}: securityContext.allowPrivilegeEscalation must be false`);
-      if (!podNonRoot && sc.runAsNonRoot !== true) add(index, `${where}: runAsNonRoot must be true`);
-      if (!(sc.capabilities?.drop ?? []).includes('ALL')) add(index, `${where}: capabilities.drop must include ALL`);
+      if (sc.readOnlyRootFilesystem !== true)
+        add(index, `${where}: securityContext.readOnlyRootFilesystem must be true`);
+      if (sc.allowPrivilegeEscalation !== false)
+        add(index, `${where}: securityContext.allowPrivilegeEscalation must be false`);
+      if (!podNonRoot && sc.runAsNonRoot !== true)
+        add(index, `${where}: runAsNonRoot must be true`);
+      if (!(sc.capabilities?.drop ?? []).includes('ALL'))
+        add(index, `${where}: capabilities.drop must include ALL`);
     }
     if (object.kind === 'Deployment') {
       for (const c of pod.containers ?? []) {
-        if (c.livenessProbe?.httpGet?.path !== '/healthz') add(index, `container ${c.name}: livenessProbe must GET /healthz`);
-        if (c.readinessProbe?.httpGet?.path !== '/readyz') add(index, `container ${c.name}: readinessProbe must GET /readyz`);
+        if (c.livenessProbe?.httpGet?.path !== '/healthz')
+          add(index, `container ${c.name}: livenessProbe must GET /healthz`);
+        if (c.readinessProbe?.httpGet?.path !== '/readyz')
+          add(index, `container ${c.name}: readinessProbe must GET /readyz`);
         for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
           const port = probe?.httpGet?.port;
           if (typeof port === 'string' && !(c.ports ?? []).some((p) => p.name === port))
@@ -281,7 +322,8 @@ function wiringErrors(objects, externalSecrets) {
       const selector = object.spec?.selector?.matchLabels ?? {};
       const labels = object.spec?.template?.metadata?.labels ?? {};
       for (const [k, v] of Object.entries(selector)) {
-        if (labels[k] !== v) add(index, `selector ${k}=${v} does not match the pod template labels`);
+        if (labels[k] !== v)
+          add(index, `selector ${k}=${v} does not match the pod template labels`);
       }
     }
   });
@@ -291,23 +333,33 @@ function wiringErrors(objects, externalSecrets) {
   objects.forEach((object, index) => {
     if (object.kind === 'Service' && object.spec?.selector) {
       const targets = deployments.filter((d) => matches(object.spec.selector, d));
-      if (targets.length !== 1) add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+      if (targets.length !== 1)
+        add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
       for (const port of object.spec.ports ?? []) {
         if (typeof port.targetPort !== 'string') continue;
-        const ok = targets.every((d) => d.spec.template.spec.containers.some((c) => (c.ports ?? []).some((p) => p.name === port.targetPort)));
-        if (!ok) add(index, `targetPort ${port.targetPort} is not a named port of the selected pods`);
+        const ok = targets.every((d) =>
+          d.spec.template.spec.containers.some((c) =>
+            (c.ports ?? []).some((p) => p.name === port.targetPort),
+          ),
+        );
+        if (!ok)
+          add(index, `targetPort ${port.targetPort} is not a named port of the selected pods`);
       }
     }
     if (object.kind === 'PodDisruptionBudget') {
-      const targets = deployments.filter((d) => matches(object.spec?.selector?.matchLabels ?? {}, d));
-      if (targets.length !== 1) add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+      const targets = deployments.filter((d) =>
+        matches(object.spec?.selector?.matchLabels ?? {}, d),
+      );
+      if (targets.length !== 1)
+        add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
     }
     if (object.kind === 'HorizontalPodAutoscaler') {
       const ref = object.spec?.scaleTargetRef;
       if (!objects.some((o) => o.kind === ref?.kind && o.metadata?.name === ref?.name))
         add(index, `scaleTargetRef ${ref?.kind} ${ref?.name} is not in the rendered set`);
       const target = deployments.find((d) => d.metadata?.name === ref?.name);
-      if (target?.spec?.replicas !== undefined) add(index, `${ref.name} sets spec.replicas; the HPA owns the count`);
+      if (target?.spec?.replicas !== undefined)
+        add(index, `${ref.name} sets spec.replicas; the HPA owns the count`);
     }
   });
   return errors;
@@ -317,7 +369,8 @@ function wiringErrors(objects, externalSecrets) {
 function documentedSecrets() {
   const names = new Set();
   for (const dir of kustomizationDirs(join(deployDir, 'secrets'))) {
-    for (const object of renderKustomization(dir)) if (object.kind === 'Secret') names.add(object.metadata.name);
+    for (const object of renderKustomization(dir))
+      if (object.kind === 'Secret') names.add(object.metadata.name);
   }
   return names;
 }
@@ -327,7 +380,11 @@ async function validateKubernetes(objects, externalSecrets) {
   const strict = strictFieldErrors(objects);
   const wiring = wiringErrors(objects, externalSecrets);
   for (const [index, object] of objects.entries()) {
-    const errors = [...(await schemaErrors(object)), ...(strict.get(index) ?? []), ...(wiring.get(index) ?? [])];
+    const errors = [
+      ...(await schemaErrors(object)),
+      ...(strict.get(index) ?? []),
+      ...(wiring.get(index) ?? []),
+    ];
     for (const error of errors) problems.push(`${idOf(object)}: ${error}`);
   }
   return problems;
@@ -340,7 +397,9 @@ async function validateKubernetes(objects, externalSecrets) {
 const durationPattern = /^([+-]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$/;
 const composeFormats = {
   duration: (value) => typeof value === 'string' && durationPattern.test(value),
-  ports: (value) => typeof value === 'number' || /^(\S+:)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(String(value)),
+  ports: (value) =>
+    typeof value === 'number' ||
+    /^(\S+:)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(String(value)),
   expose: (value) => /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(String(value)),
   subnet_ip_address: (value) => /^[0-9a-fA-F.:]+\/\d{1,3}$/.test(String(value)),
 };
@@ -379,13 +438,19 @@ function validateCompose(path) {
   const validate = composeSchemaValidator();
   const problems = [];
   if (!validate(data)) {
-    for (const error of validate.errors) problems.push(`${error.instancePath || '(root)'} ${error.message}${error.params?.additionalProperty ? ` (${error.params.additionalProperty})` : ''}`);
+    for (const error of validate.errors)
+      problems.push(
+        `${error.instancePath || '(root)'} ${error.message}${error.params?.additionalProperty ? ` (${error.params.additionalProperty})` : ''}`,
+      );
   }
   // References the schema cannot see.
   const services = data?.services ?? {};
   for (const [name, service] of Object.entries(services)) {
-    const deps = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
-    for (const dep of deps) if (!(dep in services)) problems.push(`/services/${name}/depends_on: unknown service ${dep}`);
+    const deps = Array.isArray(service.depends_on)
+      ? service.depends_on
+      : Object.keys(service.depends_on ?? {});
+    for (const dep of deps)
+      if (!(dep in services)) problems.push(`/services/${name}/depends_on: unknown service ${dep}`);
     for (const volume of service.volumes ?? []) {
       const source = typeof volume === 'string' ? volume.split(':')[0] : volume.source;
       if (source && !/^[./~$]/.test(source) && !(source in (data.volumes ?? {})))
@@ -396,9 +461,13 @@ function validateCompose(path) {
   const hostPorts = new Map();
   for (const [name, service] of Object.entries(services)) {
     for (const port of service.ports ?? []) {
-      const host = typeof port === 'string' && port.includes(':') ? port.split(':').slice(-2)[0] : undefined;
+      const host =
+        typeof port === 'string' && port.includes(':') ? port.split(':').slice(-2)[0] : undefined;
       if (!host) continue;
-      if (hostPorts.has(host)) problems.push(`/services/${name}/ports: host port ${host} also used by ${hostPorts.get(host)}`);
+      if (hostPorts.has(host))
+        problems.push(
+          `/services/${name}/ports: host port ${host} also used by ${hostPorts.get(host)}`,
+        );
       hostPorts.set(host, name);
     }
   }
@@ -421,9 +490,15 @@ async function main() {
         problems = validateCompose(target.path);
         summary = 'compose-spec schema';
       } else {
-        const objects = target.type === 'kustomize' ? renderKustomization(target.path) : parseDocuments(readFileSync(target.path, 'utf8'), target.path);
+        const objects =
+          target.type === 'kustomize'
+            ? renderKustomization(target.path)
+            : parseDocuments(readFileSync(target.path, 'utf8'), target.path);
         external ??= documentedSecrets();
-        problems = objects.length === 0 ? ['renders no objects'] : await validateKubernetes(objects, external);
+        problems =
+          objects.length === 0
+            ? ['renders no objects']
+            : await validateKubernetes(objects, external);
         summary = `${objects.length} objects: ${[...new Set(objects.map((o) => o.kind))].join(', ')}`;
       }
     } catch (error) {

@@ -24,12 +24,16 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: config.NATS_URL, name: 'provision', timeout: 5_000 });
   try {
     const jsm = await jetstreamManager(nc);
-    const report = await provisionMessaging(jsm, config.NATS_PREFIX, { replicas: config.NATS_REPLICAS });
+    const report = await provisionMessaging(jsm, config.NATS_PREFIX, {
+      replicas: config.NATS_REPLICAS,
+    });
     const prefix = config.NATS_PREFIX ? ` (prefix ${config.NATS_PREFIX})` : '';
     process.stdout.write(`provisioned JetStream at ${config.NATS_URL}${prefix}\n`);
     for (const entry of report) {
       const changes = entry.changes ? ` [${entry.changes.join(', ')}]` : '';
-      process.stdout.write(`  ${entry.kind.padEnd(8)} ${entry.name.padEnd(60)} ${entry.action}${changes}\n`);
+      process.stdout.write(
+        `  ${entry.kind.padEnd(8)} ${entry.name.padEnd(60)} ${entry.action}${changes}\n`,
+      );
     }
   } finally {
     await nc.drain();
@@ -37,6 +41,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`provision failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `provision failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

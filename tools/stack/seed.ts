@@ -9,7 +9,6 @@ export interface DemoCredentials {
   accessTokens: Record<string, string>;
 }
 
-
 async function call<T>(
   base: string,
   method: string,

@@ -10,12 +10,7 @@ import {
   walletCheckResponseSchema,
 } from '../src/wallet/audit-response.schemas';
 import { startAuditApp, type AuditTestApp } from '../test/support/audit-app';
-import {
-  fixture,
-  setUpDevnet,
-  SUPPLY,
-  type Devnet,
-} from '../test/support/devnet';
+import { fixture, setUpDevnet, SUPPLY, type Devnet } from '../test/support/devnet';
 import { InTestCredentialSource } from '../test/support/in-test-credentials';
 import { sourceOf, TOKEN_VARIANTS, type TokenVariant } from './token-corpus';
 

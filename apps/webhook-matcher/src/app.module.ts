@@ -18,7 +18,11 @@ export class AppModule {
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
-        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: SERVICE }),
+        MessagingModule.forRoot({
+          url: config.NATS_URL,
+          prefix: config.NATS_PREFIX,
+          name: SERVICE,
+        }),
       ],
       providers: [{ provide: APP_CONFIG, useValue: config }],
       exports: [APP_CONFIG],

@@ -33,13 +33,25 @@ function matches(filter: string, subject: string): boolean {
 const caps = {
   nodeRps: 20,
   accessTokens: 2,
-  webhooks: { activeWebhooks: 1, addressesPerWebhook: 10, addressesPerAccount: 10, eventsPerSecond: 1, eventsBurst: 12, inlineAddresses: 1000, listRefs: 10, addressLists: 50, addressesPerList: 100000 },
+  webhooks: {
+    activeWebhooks: 1,
+    addressesPerWebhook: 10,
+    addressesPerAccount: 10,
+    eventsPerSecond: 1,
+    eventsBurst: 12,
+    inlineAddresses: 1000,
+    listRefs: 10,
+    addressLists: 50,
+    addressesPerList: 100000,
+  },
   audit: { checksPerPeriod: 100, requestsPerSecond: 1 },
 };
 
 describe('subjects', () => {
   it('follow <context>.<entity>.<event>.v<major>.<token>', () => {
-    expect(Subjects.chain.block.of('polygon-mainnet')).toBe('chain.block.canonical.v1.polygon-mainnet');
+    expect(Subjects.chain.block.of('polygon-mainnet')).toBe(
+      'chain.block.canonical.v1.polygon-mainnet',
+    );
     expect(Subjects.billing.usage.of('acc_1')).toBe('billing.usage.recorded.v1.acc_1');
     for (const event of allEvents) expect(event.type).toMatch(/^[a-z]+\.[a-z]+\.[a-z-]+\.v\d+$/);
   });
@@ -50,10 +62,16 @@ describe('subjects', () => {
 
   it('combined filters select exactly their event types', () => {
     expect(matches(Subjects.chain.blockEvents, Subjects.chain.block.of('eth-mainnet'))).toBe(true);
-    expect(matches(Subjects.chain.blockEvents, Subjects.chain.removed.of('eth-mainnet'))).toBe(true);
+    expect(matches(Subjects.chain.blockEvents, Subjects.chain.removed.of('eth-mainnet'))).toBe(
+      true,
+    );
     expect(matches(Subjects.chain.blockEvents, DeadLetterSubjects.of('chain', 'x'))).toBe(false);
-    expect(matches(Subjects.billing.accountChanges, Subjects.billing.planChanged.of('a'))).toBe(true);
-    expect(matches(Subjects.billing.accountChanges, Subjects.billing.balanceChanged.of('a'))).toBe(true);
+    expect(matches(Subjects.billing.accountChanges, Subjects.billing.planChanged.of('a'))).toBe(
+      true,
+    );
+    expect(matches(Subjects.billing.accountChanges, Subjects.billing.balanceChanged.of('a'))).toBe(
+      true,
+    );
     expect(matches(Subjects.billing.accountChanges, Subjects.billing.usage.of('a'))).toBe(false);
   });
 
@@ -67,11 +85,17 @@ describe('subjects', () => {
 describe('streams and consumers', () => {
   it('every event and dead-letter subject is captured by exactly its stream', () => {
     for (const event of allEvents) {
-      const owners = allStreams.filter((s) => s.subjects.some((f) => matches(f, event.subjectOf({ id: 'x', network: 'n', accountId: 'a' } as never))));
+      const owners = allStreams.filter((s) =>
+        s.subjects.some((f) =>
+          matches(f, event.subjectOf({ id: 'x', network: 'n', accountId: 'a' } as never)),
+        ),
+      );
       expect(owners.map((s) => s.name)).toEqual([event.stream]);
     }
     for (const c of allConsumers) {
-      const owners = allStreams.filter((s) => s.subjects.some((f) => matches(f, c.deadLetterSubject)));
+      const owners = allStreams.filter((s) =>
+        s.subjects.some((f) => matches(f, c.deadLetterSubject)),
+      );
       expect(owners.map((s) => s.name)).toEqual([c.stream]);
     }
   });
@@ -79,7 +103,9 @@ describe('streams and consumers', () => {
   it('every consumer filter lies inside its stream and is unique by durable', () => {
     for (const c of allConsumers) {
       const stream = Streams[c.stream];
-      expect(stream.subjects.some((f) => f.endsWith('>') && c.filterSubject.startsWith(f.slice(0, -1)))).toBe(true);
+      expect(
+        stream.subjects.some((f) => f.endsWith('>') && c.filterSubject.startsWith(f.slice(0, -1))),
+      ).toBe(true);
       expect(consumerByDurable(c.durable)).toBe(c);
       expect(c.maxDeliver).toBeGreaterThan(1);
       expect(c.backoffMs.length).toBeGreaterThan(0);
@@ -88,7 +114,9 @@ describe('streams and consumers', () => {
   });
 
   it('the delivery consumer waits like the spec: 5 s … 30 min, ack wait above the 20 s request budget', () => {
-    expect(Consumers.workerDeliveryJobs.backoffMs).toEqual([5e3, 15e3, 30e3, 60e3, 300e3, 900e3, 1800e3]);
+    expect(Consumers.workerDeliveryJobs.backoffMs).toEqual([
+      5e3, 15e3, 30e3, 60e3, 300e3, 900e3, 1800e3,
+    ]);
     expect(Consumers.workerDeliveryJobs.ackWaitMs).toBeGreaterThan(20_000);
   });
 
@@ -117,7 +145,9 @@ describe('payload schemas', () => {
 
   it('accept a valid balance change and refuse an inconsistent one', () => {
     expect(Events.balanceStateChanged.schema.parse(balance)).toEqual(balance);
-    expect(Events.balanceStateChanged.schema.safeParse({ ...balance, exhaustedSince: null }).success).toBe(false);
+    expect(
+      Events.balanceStateChanged.schema.safeParse({ ...balance, exhaustedSince: null }).success,
+    ).toBe(false);
     expect(Events.balanceStateChanged.subjectOf(balance)).toBe('billing.balance.changed.v1.acc_1');
     expect(Events.balanceStateChanged.messageIdOf(balance)).toBe('acc_1:balance:3');
   });
@@ -138,9 +168,20 @@ describe('payload schemas', () => {
     };
     expect(Events.usageRecorded.schema.safeParse(node).success).toBe(true);
     expect(Events.usageRecorded.schema.safeParse({ ...node, totalCu: 99 }).success).toBe(false);
-    const delivery = { ...node, kind: 'webhook_delivery', items: [{ webhookId: 'wh_1', attempts: 2, cu: 50 }], totalCu: 50 };
+    const delivery = {
+      ...node,
+      kind: 'webhook_delivery',
+      items: [{ webhookId: 'wh_1', attempts: 2, cu: 50 }],
+      totalCu: 50,
+    };
     expect(Events.usageRecorded.schema.safeParse(delivery).success).toBe(true);
-    expect(Events.usageRecorded.schema.safeParse({ ...node, items: [{ ...node.items[0]!, cu: 1.5 }], totalCu: 1.5 }).success).toBe(false);
+    expect(
+      Events.usageRecorded.schema.safeParse({
+        ...node,
+        items: [{ ...node.items[0]!, cu: 1.5 }],
+        totalCu: 1.5,
+      }).success,
+    ).toBe(false);
   });
 
   it('delivery job body never has confirmed and removed both true', () => {
@@ -166,8 +207,14 @@ describe('payload schemas', () => {
       createdAt: '2026-01-01T00:00:00.000Z',
     };
     expect(Events.deliveryJob.schema.safeParse(job).success).toBe(true);
-    expect(Events.deliveryJob.schema.safeParse({ ...job, payload: { ...job.payload, confirmed: true } }).success).toBe(false);
-    expect(Events.deliveryJob.schema.safeParse({ ...job, target: { url: 'ftp://x', secrets: ['s'] } }).success).toBe(false);
+    expect(
+      Events.deliveryJob.schema.safeParse({ ...job, payload: { ...job.payload, confirmed: true } })
+        .success,
+    ).toBe(false);
+    expect(
+      Events.deliveryJob.schema.safeParse({ ...job, target: { url: 'ftp://x', secrets: ['s'] } })
+        .success,
+    ).toBe(false);
   });
 });
 
@@ -179,7 +226,10 @@ describe('generated protobuf code', () => {
       networkKey: 'polygon-mainnet',
       account: { balance: { status: billingV1.BalanceStatus.OK, allowanceCu: 90_000_000n } },
     });
-    const back = fromBinary(billingV1.ResolveAccessTokenResponseSchema, toBinary(billingV1.ResolveAccessTokenResponseSchema, response));
+    const back = fromBinary(
+      billingV1.ResolveAccessTokenResponseSchema,
+      toBinary(billingV1.ResolveAccessTokenResponseSchema, response),
+    );
     expect(back.account?.balance?.allowanceCu).toBe(90_000_000n);
     expect(billingV1.BillingService.typeName).toBe('billing.v1.BillingService');
   });
@@ -201,9 +251,15 @@ describe('generated protobuf code', () => {
     ]);
     expect(borCommon.H256Schema.typeName).toBe('common.H256');
     const header = bor.HeaderSchema.fields.map((f) => [f.name, f.number]);
-    expect(header.slice(0, 3)).toEqual([['number', 1], ['parentHash', 2], ['time', 3]]);
+    expect(header.slice(0, 3)).toEqual([
+      ['number', 1],
+      ['parentHash', 2],
+      ['time', 3],
+    ]);
     expect(header.at(-1)).toEqual(['requestsHash', 21]);
-    expect(bor.GetStartBlockHeimdallSpanIDResponseSchema.fields.map((f) => [f.name, f.number])).toEqual([
+    expect(
+      bor.GetStartBlockHeimdallSpanIDResponseSchema.fields.map((f) => [f.name, f.number]),
+    ).toEqual([
       ['StartBlock', 1],
       ['HeimdallSpanID', 2],
     ]);

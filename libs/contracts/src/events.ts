@@ -84,5 +84,9 @@ export const allEvents = Object.values(Events);
  * types (e.g. blocks and removals): `eventForSubject('chain.block.removed.v1.eth-mainnet')`.
  */
 export function eventForSubject(subject: string) {
-  return allEvents.find((event) => subject.startsWith(`${event.type}.`) && subject.split('.').length === event.type.split('.').length + 1);
+  return allEvents.find(
+    (event) =>
+      subject.startsWith(`${event.type}.`) &&
+      subject.split('.').length === event.type.split('.').length + 1,
+  );
 }

@@ -59,6 +59,9 @@ export const KvBuckets = {
 export const allKvBuckets: readonly KvBucketDeclaration[] = Object.values(KvBuckets);
 
 /** Key of a revoked credential in KvBuckets.revokedCredentials. */
-export function revokedCredentialKey(credentialType: 'access_token' | 'api_key', sha256Hex: string): string {
+export function revokedCredentialKey(
+  credentialType: 'access_token' | 'api_key',
+  sha256Hex: string,
+): string {
   return `${credentialType}.${sha256Hex.toLowerCase()}`;
 }

@@ -16,7 +16,9 @@ function wsRpc(url: string, method: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: [] })));
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: [] })),
+    );
     socket.once('message', (data) => {
       socket.close();
       resolve((JSON.parse(data.toString()) as { result: unknown }).result);
@@ -86,7 +88,9 @@ describe('startAnvil', () => {
       server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
     });
     try {
-      await expect(startAnvil({ chainId: 1, port, readyTimeoutMs: 10_000 })).rejects.toThrow(`anvil could not bind port ${port}`);
+      await expect(startAnvil({ chainId: 1, port, readyTimeoutMs: 10_000 })).rejects.toThrow(
+        `anvil could not bind port ${port}`,
+      );
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

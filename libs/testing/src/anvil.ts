@@ -27,13 +27,17 @@ export function anvilBinaryPath(): string {
     }
   }
   try {
-    candidates.push(join(dirname(require.resolve('@foundry-rs/anvil/package.json')), 'dist', binary));
+    candidates.push(
+      join(dirname(require.resolve('@foundry-rs/anvil/package.json')), 'dist', binary),
+    );
   } catch {
     // launcher package missing too; reported below
   }
   const found = candidates.find((candidate) => existsSync(candidate));
   if (found === undefined) {
-    throw new Error(`anvil binary not found for ${process.platform}-${process.arch}; run npm install (looked in ${candidates.join(', ') || 'no package'})`);
+    throw new Error(
+      `anvil binary not found for ${process.platform}-${process.arch}; run npm install (looked in ${candidates.join(', ') || 'no package'})`,
+    );
   }
   return found;
 }
@@ -110,8 +114,19 @@ async function stopChild(child: ChildProcess): Promise<void> {
   running.delete(child);
 }
 
-async function startOnce(options: AnvilOptions, port: number): Promise<AnvilInstance | 'port_in_use'> {
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId), '--quiet'];
+async function startOnce(
+  options: AnvilOptions,
+  port: number,
+): Promise<AnvilInstance | 'port_in_use'> {
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(options.chainId),
+    '--quiet',
+  ];
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   if (options.args) args.push(...options.args);
 
@@ -126,7 +141,8 @@ async function startOnce(options: AnvilOptions, port: number): Promise<AnvilInst
   child.stderr?.on('data', collect);
   // Let a test runner exit even if a test forgot stop(); the exit hook still kills the node.
   child.unref();
-  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  for (const stream of [child.stdout, child.stderr])
+    (stream as unknown as { unref?: () => void } | null)?.unref?.();
 
   const url = `http://127.0.0.1:${port}`;
   const expected = `0x${options.chainId.toString(16)}`;
@@ -135,20 +151,32 @@ async function startOnce(options: AnvilOptions, port: number): Promise<AnvilInst
     if (child.exitCode !== null || child.signalCode !== null) {
       running.delete(child);
       if (/address already in use|in use/i.test(output)) return 'port_in_use';
-      throw new Error(`anvil exited (${child.exitCode ?? child.signalCode}) before answering: ${output.trim()}`);
+      throw new Error(
+        `anvil exited (${child.exitCode ?? child.signalCode}) before answering: ${output.trim()}`,
+      );
     }
     const answer = await chainIdOf(url);
     if (answer === expected) {
-      return { url, wsUrl: `ws://127.0.0.1:${port}`, port, chainId: options.chainId, stop: () => stopChild(child) };
+      return {
+        url,
+        wsUrl: `ws://127.0.0.1:${port}`,
+        port,
+        chainId: options.chainId,
+        stop: () => stopChild(child),
+      };
     }
     if (answer !== undefined) {
       await stopChild(child);
-      throw new Error(`port ${port} answers chain id ${answer}, expected ${expected} (another node?)`);
+      throw new Error(
+        `port ${port} answers chain id ${answer}, expected ${expected} (another node?)`,
+      );
     }
     await sleep(50);
   }
   await stopChild(child);
-  throw new Error(`anvil did not answer eth_chainId on ${url} within the timeout: ${output.trim()}`);
+  throw new Error(
+    `anvil did not answer eth_chainId on ${url} within the timeout: ${output.trim()}`,
+  );
 }
 
 /** Starts a local EVM devnet and waits until it answers eth_chainId with the requested id. */
@@ -158,7 +186,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> 
     const port = options.port ?? (await freePort());
     const started = await startOnce(options, port);
     if (started !== 'port_in_use') return started;
-    if (options.port !== undefined) throw new Error(`anvil could not bind port ${port}: address already in use`);
+    if (options.port !== undefined)
+      throw new Error(`anvil could not bind port ${port}: address already in use`);
   }
   throw new Error(`anvil could not bind a free port after ${attempts} attempts`);
 }

@@ -33,10 +33,19 @@ describe('deleteNatsNamespace', () => {
     const jsm = await jetstreamManager(nc);
 
     await jsm.streams.add({ name: `${prefix}_CHAIN`, subjects: [`${prefix}.chain.>`] });
-    await jsm.consumers.add(`${prefix}_CHAIN`, { durable_name: 'matcher', ack_policy: AckPolicy.Explicit });
+    await jsm.consumers.add(`${prefix}_CHAIN`, {
+      durable_name: 'matcher',
+      ack_policy: AckPolicy.Explicit,
+    });
     await jsm.streams.add({ name: `${other}_SHARED`, subjects: [`${other}.shared.>`] });
-    await jsm.consumers.add(`${other}_SHARED`, { durable_name: `${prefix}_reader`, ack_policy: AckPolicy.Explicit });
-    await jsm.consumers.add(`${other}_SHARED`, { durable_name: 'keep_me', ack_policy: AckPolicy.Explicit });
+    await jsm.consumers.add(`${other}_SHARED`, {
+      durable_name: `${prefix}_reader`,
+      ack_policy: AckPolicy.Explicit,
+    });
+    await jsm.consumers.add(`${other}_SHARED`, {
+      durable_name: 'keep_me',
+      ack_policy: AckPolicy.Explicit,
+    });
     const kvm = new Kvm(nc);
     const kv = await kvm.create(`${prefix}_balances`);
     await kv.put('acct1', 'zero');
@@ -57,7 +66,11 @@ describe('deleteNatsNamespace', () => {
       for await (const info of jsm.consumers.list(`${other}_SHARED`)) consumers.push(info.name);
       expect(consumers).toEqual(['keep_me']);
 
-      expect(await deleteNatsNamespace(testNatsUrl(), prefix)).toEqual({ streams: [], consumers: [], buckets: [] });
+      expect(await deleteNatsNamespace(testNatsUrl(), prefix)).toEqual({
+        streams: [],
+        consumers: [],
+        buckets: [],
+      });
     } finally {
       await deleteNatsNamespace(testNatsUrl(), other);
     }

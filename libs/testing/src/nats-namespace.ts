@@ -35,8 +35,12 @@ export interface DeletedNatsNamespace {
  * stores (`OBJ_<name>`), streams, and consumers named with the prefix on streams that are not
  * (e.g. a test's durable on a shared stream). Consumers of a deleted stream go with it.
  */
-export async function deleteNatsNamespace(url: string, prefix: string): Promise<DeletedNatsNamespace> {
-  if (prefix.length === 0) throw new Error('refusing to delete with an empty prefix (it would match everything)');
+export async function deleteNatsNamespace(
+  url: string,
+  prefix: string,
+): Promise<DeletedNatsNamespace> {
+  if (prefix.length === 0)
+    throw new Error('refusing to delete with an empty prefix (it would match everything)');
   const nc = await connect({ servers: url, name: `test-cleanup-${prefix}` });
   const deleted = { streams: [] as string[], consumers: [] as string[], buckets: [] as string[] };
   try {
@@ -52,7 +56,11 @@ export async function deleteNatsNamespace(url: string, prefix: string): Promise<
     const streamNames: string[] = [];
     for await (const name of jsm.streams.names()) streamNames.push(name);
     for (const name of streamNames) {
-      if (name.startsWith(prefix) || name.startsWith(`KV_${prefix}`) || name.startsWith(`OBJ_${prefix}`)) {
+      if (
+        name.startsWith(prefix) ||
+        name.startsWith(`KV_${prefix}`) ||
+        name.startsWith(`OBJ_${prefix}`)
+      ) {
         if (deleted.buckets.some((bucket) => name === `KV_${bucket}`)) continue;
         await jsm.streams.delete(name);
         deleted.streams.push(name);

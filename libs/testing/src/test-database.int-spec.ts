@@ -12,7 +12,13 @@ async function query<T>(url: string, sql: string, params: unknown[] = []): Promi
 }
 
 const exists = async (name: string) =>
-  (await query<{ n: number }>(testDatabaseAdminUrl(), 'SELECT count(*)::int AS n FROM pg_database WHERE datname = $1', [name]))[0].n === 1;
+  (
+    await query<{ n: number }>(
+      testDatabaseAdminUrl(),
+      'SELECT count(*)::int AS n FROM pg_database WHERE datname = $1',
+      [name],
+    )
+  )[0].n === 1;
 
 describe('createTestDatabase', () => {
   const created: TestDatabase[] = [];
@@ -31,7 +37,10 @@ describe('createTestDatabase', () => {
     expect(current.db).toBe(a.name);
     await query(a.url, 'CREATE TABLE thing (id int primary key)');
     await query(a.url, 'INSERT INTO thing VALUES (1)');
-    const tables = await query<{ n: number }>(b.url, "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'thing'");
+    const tables = await query<{ n: number }>(
+      b.url,
+      "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'thing'",
+    );
     expect(tables[0].n).toBe(0);
   });
 
@@ -49,6 +58,8 @@ describe('createTestDatabase', () => {
   });
 
   it('rejects a prefix that is not a safe identifier', async () => {
-    await expect(createTestDatabase({ prefix: 'Bad"; DROP' })).rejects.toThrow(/invalid database name prefix/);
+    await expect(createTestDatabase({ prefix: 'Bad"; DROP' })).rejects.toThrow(
+      /invalid database name prefix/,
+    );
   });
 });

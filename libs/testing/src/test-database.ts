@@ -35,10 +35,13 @@ async function withAdmin<T>(adminUrl: string, run: (client: Client) => Promise<T
  * An empty database of its own for one test file: isolation by a unique name rather than by
  * truncating shared tables, so files can run in parallel against one server.
  */
-export async function createTestDatabase(options: { prefix?: string; adminUrl?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { prefix?: string; adminUrl?: string } = {},
+): Promise<TestDatabase> {
   const adminUrl = options.adminUrl ?? testDatabaseAdminUrl();
   const prefix = options.prefix ?? 'test';
-  if (!/^[a-z][a-z0-9_]{0,29}$/.test(prefix)) throw new Error(`invalid database name prefix: ${prefix}`);
+  if (!/^[a-z][a-z0-9_]{0,29}$/.test(prefix))
+    throw new Error(`invalid database name prefix: ${prefix}`);
   const name = uniqueDatabaseName(prefix);
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
 
@@ -47,6 +50,9 @@ export async function createTestDatabase(options: { prefix?: string; adminUrl?: 
   return {
     url: url.toString(),
     name,
-    drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin(adminUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+      ).then(() => undefined),
   };
 }

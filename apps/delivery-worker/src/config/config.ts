@@ -5,7 +5,10 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...commonEnv,
   /** Local and test deployments may deliver to loopback targets; production refuses them. */
-  ALLOW_LOOPBACK_TARGETS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  ALLOW_LOOPBACK_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

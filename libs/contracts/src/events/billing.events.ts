@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { accountId, count, cu, idempotencyId, isoTimestamp, networkKey, signedCu, tokenString } from './common.schema';
+import {
+  accountId,
+  count,
+  cu,
+  idempotencyId,
+  isoTimestamp,
+  networkKey,
+  signedCu,
+  tokenString,
+} from './common.schema';
 
 const window = {
   /** Producer instance (pod name / hostname + pid): ids stay unique across replicas. */
@@ -102,7 +111,10 @@ export const BalanceStateChangedSchema = z
     caps: PlanCapsSchema,
     at: isoTimestamp,
   })
-  .refine((s) => (s.state === 'exhausted') === (s.exhaustedSince !== null), 'exhaustedSince is set exactly when state is exhausted');
+  .refine(
+    (s) => (s.state === 'exhausted') === (s.exhaustedSince !== null),
+    'exhaustedSince is set exactly when state is exhausted',
+  );
 export type BalanceStateChanged = z.infer<typeof BalanceStateChangedSchema>;
 
 export function balanceChangedId(account: string, version: number): string {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { address, blockNumber, hash32, hexData, hexQuantity, idempotencyId, isoTimestamp, networkKey } from './common.schema';
+import {
+  address,
+  blockNumber,
+  hash32,
+  hexData,
+  hexQuantity,
+  idempotencyId,
+  isoTimestamp,
+  networkKey,
+} from './common.schema';
 
 /** A log as the node returned it (unknown keys kept: it is forwarded as `raw`). */
 export const ChainLogSchema = z.looseObject({
@@ -42,7 +51,9 @@ export const ChainBlockSchema = z.object({
   timestamp: z.number().int().nonnegative(),
   transactions: z.array(ChainTransactionSchema),
   receipts: z.array(ChainReceiptSchema),
-  part: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).refine((p) => p.index < p.count, 'part.index must be < part.count'),
+  part: z
+    .object({ index: z.number().int().nonnegative(), count: z.number().int().positive() })
+    .refine((p) => p.index < p.count, 'part.index must be < part.count'),
   publishedAt: isoTimestamp,
 });
 export type ChainBlock = z.infer<typeof ChainBlockSchema>;

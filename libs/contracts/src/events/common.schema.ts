@@ -21,7 +21,10 @@ export const signedCu = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number
 export const count = z.number().int().nonnegative();
 
 /** Value usable as a subject token or KV key segment (ids, network keys). */
-export const tokenString = z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').max(128);
+export const tokenString = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+  .max(128);
 
 export const idempotencyId = z.string().min(1).max(256);
 

@@ -1,12 +1,31 @@
 import { z } from 'zod';
-import { accountId, hash32, hexQuantity, idempotencyId, isoTimestamp, networkKey, tokenString } from './common.schema';
+import {
+  accountId,
+  hash32,
+  hexQuantity,
+  idempotencyId,
+  isoTimestamp,
+  networkKey,
+  tokenString,
+} from './common.schema';
 
 export const DeliveryPhaseSchema = z.enum(['unconfirmed', 'confirmed', 'removed']);
 export type DeliveryPhase = z.infer<typeof DeliveryPhaseSchema>;
 
-export const WebhookTriggerTypeSchema = z.enum(['address_activity', 'log_event', 'tx_confirmation']);
+export const WebhookTriggerTypeSchema = z.enum([
+  'address_activity',
+  'log_event',
+  'tx_confirmation',
+]);
 
-export const WebhookStatusSchema = z.enum(['active', 'paused', 'paused_auto', 'paused_plan', 'paused_no_balance', 'deleted']);
+export const WebhookStatusSchema = z.enum([
+  'active',
+  'paused',
+  'paused_auto',
+  'paused_plan',
+  'paused_no_balance',
+  'deleted',
+]);
 export type WebhookStatus = z.infer<typeof WebhookStatusSchema>;
 
 /** The JSON body POSTed to the customer (COMPAT "Webhook delivery"); numbers are hex strings. */

@@ -69,7 +69,10 @@ describe('cuForBatch', () => {
     ['sui-mainnet', ['suix_getLatestSuiSystemState', 'sui_tryMultiGetPastObjects'], false, 200],
   ] as const)('%s %j archive=%p → %i CU', (network, methods, archive, cu) => {
     expect(cuForBatch(network, methods, { archive })).toBe(cu);
-    const sum = methods.reduce((total, method) => total + cuForCall(network, method, { archive }), 0);
+    const sum = methods.reduce(
+      (total, method) => total + cuForCall(network, method, { archive }),
+      0,
+    );
     expect(cuForBatch(network, methods, { archive })).toBe(sum);
   });
 

@@ -4,7 +4,12 @@ import { NETWORKS, type Network, type NetworkKey, type SpecLetter } from '@merid
 export const CU_PER_DELIVERY_ATTEMPT = 25;
 
 /** COMPAT: R, P and E cost 20 per call; S costs 100. */
-export const CHAIN_MULTIPLIER: Readonly<Record<SpecLetter, number>> = Object.freeze({ R: 20, P: 20, E: 20, S: 100 });
+export const CHAIN_MULTIPLIER: Readonly<Record<SpecLetter, number>> = Object.freeze({
+  R: 20,
+  P: 20,
+  E: 20,
+  S: 100,
+});
 
 /** Archive endpoints keep every historical state, so each call there costs double. */
 export const ARCHIVE_MULTIPLIER = 2;
@@ -30,15 +35,27 @@ const specOf = (network: Network | NetworkKey): SpecLetter =>
   typeof network === 'string' ? NETWORKS[network].spec : network.spec;
 
 /** CU of one node call: chain × method (× 2 on archive). Always a positive integer. */
-export function cuForCall(network: Network | NetworkKey, method: string, options: CuOptions = {}): number {
-  return CHAIN_MULTIPLIER[specOf(network)] * methodMultiplier(method) * (options.archive ? ARCHIVE_MULTIPLIER : 1);
+export function cuForCall(
+  network: Network | NetworkKey,
+  method: string,
+  options: CuOptions = {},
+): number {
+  return (
+    CHAIN_MULTIPLIER[specOf(network)] *
+    methodMultiplier(method) *
+    (options.archive ? ARCHIVE_MULTIPLIER : 1)
+  );
 }
 
 /**
  * CU of a batch: the sum of its calls. Pass the methods that were actually relayed; what the
  * gateway answers itself (invalid items, methods not offered) is not billed.
  */
-export function cuForBatch(network: Network | NetworkKey, methods: Iterable<string>, options: CuOptions = {}): number {
+export function cuForBatch(
+  network: Network | NetworkKey,
+  methods: Iterable<string>,
+  options: CuOptions = {},
+): number {
   const chain = CHAIN_MULTIPLIER[specOf(network)] * (options.archive ? ARCHIVE_MULTIPLIER : 1);
   let methodUnits = 0;
   for (const method of methods) methodUnits += methodMultiplier(method);
@@ -47,6 +64,7 @@ export function cuForBatch(network: Network | NetworkKey, methods: Iterable<stri
 
 /** CU of `attempts` webhook delivery attempts (8 failing attempts = 200 CU). */
 export function cuForDeliveryAttempts(attempts: number): number {
-  if (!Number.isSafeInteger(attempts) || attempts < 0) throw new RangeError(`attempts must be a non-negative integer: ${attempts}`);
+  if (!Number.isSafeInteger(attempts) || attempts < 0)
+    throw new RangeError(`attempts must be a non-negative integer: ${attempts}`);
   return attempts * CU_PER_DELIVERY_ATTEMPT;
 }

@@ -17,7 +17,11 @@ describe('JSON-RPC error codes (COMPAT)', () => {
   });
 
   it('our own codes stay in the server-error range', () => {
-    for (const code of [JSONRPC_ERROR.CU_EXHAUSTED, JSONRPC_ERROR.UNAUTHORIZED, JSONRPC_ERROR.LIMIT_EXCEEDED]) {
+    for (const code of [
+      JSONRPC_ERROR.CU_EXHAUSTED,
+      JSONRPC_ERROR.UNAUTHORIZED,
+      JSONRPC_ERROR.LIMIT_EXCEEDED,
+    ]) {
       expect(code).toBeGreaterThanOrEqual(-32099);
       expect(code).toBeLessThanOrEqual(-32000);
     }

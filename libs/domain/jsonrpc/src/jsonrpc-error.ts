@@ -37,17 +37,18 @@ export interface JsonRpcErrorObject {
   readonly data?: unknown;
 }
 
-export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, string>> = Object.freeze({
-  PARSE_ERROR: 'Parse error',
-  INVALID_REQUEST: 'Invalid Request',
-  METHOD_NOT_FOUND: 'Method not found',
-  INVALID_PARAMS: 'Invalid params',
-  INTERNAL_ERROR: 'Internal error',
-  SERVER_ERROR: 'Server error: RPC unavailable',
-  LIMIT_EXCEEDED: 'Limit exceeded',
-  CU_EXHAUSTED: 'CU balance exhausted',
-  UNAUTHORIZED: 'Unauthorized',
-});
+export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, string>> =
+  Object.freeze({
+    PARSE_ERROR: 'Parse error',
+    INVALID_REQUEST: 'Invalid Request',
+    METHOD_NOT_FOUND: 'Method not found',
+    INVALID_PARAMS: 'Invalid params',
+    INTERNAL_ERROR: 'Internal error',
+    SERVER_ERROR: 'Server error: RPC unavailable',
+    LIMIT_EXCEEDED: 'Limit exceeded',
+    CU_EXHAUSTED: 'CU balance exhausted',
+    UNAUTHORIZED: 'Unauthorized',
+  });
 
 /** The one place a DomainError kind becomes a JSON-RPC code (the JSON-RPC edge of the gateway). */
 export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({

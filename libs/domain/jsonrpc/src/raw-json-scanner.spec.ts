@@ -18,43 +18,61 @@ function generator(seed: number) {
     if (roll < 0.6) return pick(['true', 'false', 'null']);
     if (roll < 0.8) {
       const n = Math.floor(next() * 4);
-      return '[' + ws() + Array.from({ length: n }, () => value(depth + 1)).join(ws() + ',' + ws()) + ws() + ']';
+      return (
+        '[' +
+        ws() +
+        Array.from({ length: n }, () => value(depth + 1)).join(ws() + ',' + ws()) +
+        ws() +
+        ']'
+      );
     }
     return object(depth + 1, pick(['id', 'params', 'x', 'result', 'error', 'i"d']));
   };
   const object = (depth: number, ...keys: string[]): string =>
-    '{' + ws() + keys.map((k) => JSON.stringify(k) + ws() + ':' + ws() + value(depth)).join(ws() + ',' + ws()) + ws() + '}';
+    '{' +
+    ws() +
+    keys.map((k) => JSON.stringify(k) + ws() + ':' + ws() + value(depth)).join(ws() + ',' + ws()) +
+    ws() +
+    '}';
   return { value, object, next };
 }
 
 describe('raw JSON scanner', () => {
-  it.each(Array.from({ length: 300 }, (_, seed) => [seed]))('agrees with JSON.parse on generated object %i', (seed) => {
-    const gen = generator(seed + 1);
-    const text = gen.object(0, 'a', 'id', 'params', 'b', 'result', 'error');
-    const parsed = JSON.parse(text) as Record<string, unknown>;
-    const raw = scanRawMembers(text);
-    for (const key of ['id', 'params', 'result', 'error'] as const) {
-      expect(JSON.parse(raw[key]!)).toEqual(parsed[key]);
-    }
-  });
+  it.each(Array.from({ length: 300 }, (_, seed) => [seed]))(
+    'agrees with JSON.parse on generated object %i',
+    (seed) => {
+      const gen = generator(seed + 1);
+      const text = gen.object(0, 'a', 'id', 'params', 'b', 'result', 'error');
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      const raw = scanRawMembers(text);
+      for (const key of ['id', 'params', 'result', 'error'] as const) {
+        expect(JSON.parse(raw[key]!)).toEqual(parsed[key]);
+      }
+    },
+  );
 
-  it.each(Array.from({ length: 100 }, (_, seed) => [seed]))('agrees with JSON.parse on generated array %i', (seed) => {
-    const gen = generator(seed + 1_000);
-    const elements = Array.from({ length: 1 + Math.floor(gen.next() * 5) }, (_, i) =>
-      i % 2 === 0 ? gen.object(0, 'params', 'id') : gen.value(0),
-    );
-    const text = '[' + elements.join(' ,\n') + ']';
-    const parsed = JSON.parse(text) as unknown[];
-    const raws = scanRawMembersOfElements(text);
-    expect(raws).toHaveLength(parsed.length);
-    raws.forEach((raw, i) => {
-      const element = parsed[i];
-      const isObject = element !== null && typeof element === 'object' && !Array.isArray(element);
-      expect(raw !== undefined).toBe(isObject);
-      if (raw?.id !== undefined) expect(JSON.parse(raw.id)).toEqual((element as Record<string, unknown>).id);
-      if (raw?.params !== undefined) expect(JSON.parse(raw.params)).toEqual((element as Record<string, unknown>).params);
-    });
-  });
+  it.each(Array.from({ length: 100 }, (_, seed) => [seed]))(
+    'agrees with JSON.parse on generated array %i',
+    (seed) => {
+      const gen = generator(seed + 1_000);
+      const elements = Array.from({ length: 1 + Math.floor(gen.next() * 5) }, (_, i) =>
+        i % 2 === 0 ? gen.object(0, 'params', 'id') : gen.value(0),
+      );
+      const text = '[' + elements.join(' ,\n') + ']';
+      const parsed = JSON.parse(text) as unknown[];
+      const raws = scanRawMembersOfElements(text);
+      expect(raws).toHaveLength(parsed.length);
+      raws.forEach((raw, i) => {
+        const element = parsed[i];
+        const isObject = element !== null && typeof element === 'object' && !Array.isArray(element);
+        expect(raw !== undefined).toBe(isObject);
+        if (raw?.id !== undefined)
+          expect(JSON.parse(raw.id)).toEqual((element as Record<string, unknown>).id);
+        if (raw?.params !== undefined)
+          expect(JSON.parse(raw.params)).toEqual((element as Record<string, unknown>).params);
+      });
+    },
+  );
 
   it.each([
     ['{}', {}],
@@ -67,7 +85,10 @@ describe('raw JSON scanner', () => {
     ['{"\\u0069\\u0064":1}', { id: '1' }],
     ['{"i\\"d":1}', {}],
     ['{"result":null,"id":null}', { result: 'null', id: 'null' }],
-    ['{"error":{"code":-32000,"message":"x"},"id":"q"}', { error: '{"code":-32000,"message":"x"}', id: '"q"' }],
+    [
+      '{"error":{"code":-32000,"message":"x"},"id":"q"}',
+      { error: '{"code":-32000,"message":"x"}', id: '"q"' },
+    ],
   ])('scanRawMembers(%s)', (text, expected) => {
     expect(scanRawMembers(text)).toEqual(expected);
   });

@@ -68,7 +68,14 @@ function valueEnd(text: string, i: number): number {
   // number, true, false, null
   for (;;) {
     const d = text.charCodeAt(i);
-    if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || isWhitespace(d) || Number.isNaN(d)) return i;
+    if (
+      d === COMMA ||
+      d === CLOSE_BRACE ||
+      d === CLOSE_BRACKET ||
+      isWhitespace(d) ||
+      Number.isNaN(d)
+    )
+      return i;
     i++;
   }
 }
@@ -94,7 +101,9 @@ function memberName(text: string, start: number, end: number): Wanted | undefine
   for (let k = start + 1; k < end - 1; k++) {
     if (text.charCodeAt(k) === BACKSLASH) {
       const name: unknown = JSON.parse(text.slice(start, end));
-      return name === 'id' || name === 'params' || name === 'result' || name === 'error' ? name : undefined;
+      return name === 'id' || name === 'params' || name === 'result' || name === 'error'
+        ? name
+        : undefined;
     }
   }
   return undefined;

@@ -1,5 +1,12 @@
 import { JSONRPC_ERROR } from './jsonrpc-error';
-import { batchSizeError, expectsResponse, NULL_ID, parseRequest, type RpcCall, type RpcRequestItem } from './request-parser';
+import {
+  batchSizeError,
+  expectsResponse,
+  NULL_ID,
+  parseRequest,
+  type RpcCall,
+  type RpcRequestItem,
+} from './request-parser';
 
 const single = (text: string): RpcRequestItem => {
   const parsed = parseRequest(text);
@@ -36,15 +43,23 @@ describe('parseRequest: ids are kept as raw text', () => {
     ['"12345678901234567890"', '"12345678901234567890"'],
     ['null', 'null'],
   ])('id %s → %s', (idText, expected) => {
-    expect(call(`{"jsonrpc":"2.0","id":${idText},"method":"eth_chainId","params":[]}`).idRaw).toBe(expected);
+    expect(call(`{"jsonrpc":"2.0","id":${idText},"method":"eth_chainId","params":[]}`).idRaw).toBe(
+      expected,
+    );
   });
 
   it.each([
     ['id first', '{"id":1.50,"jsonrpc":"2.0","method":"m"}'],
     ['id last', '{"jsonrpc":"2.0","method":"m","params":[1,{"id":2}],"id":1.50}'],
     ['whitespace around', '  {\n\t"jsonrpc" : "2.0" ,\r\n "id"\t:\n1.50 , "method":"m"}  \n'],
-    ['nested ids ignored', '{"jsonrpc":"2.0","params":[{"id":7,"x":{"id":8}}],"method":"m","id":1.50}'],
-    ['strings that look like keys', '{"jsonrpc":"2.0","params":["\\"id\\":3","}]{["],"method":"m","id":1.50}'],
+    [
+      'nested ids ignored',
+      '{"jsonrpc":"2.0","params":[{"id":7,"x":{"id":8}}],"method":"m","id":1.50}',
+    ],
+    [
+      'strings that look like keys',
+      '{"jsonrpc":"2.0","params":["\\"id\\":3","}]{["],"method":"m","id":1.50}',
+    ],
     ['duplicate id: last wins like JSON.parse', '{"jsonrpc":"2.0","id":9,"method":"m","id":1.50}'],
     ['escaped key name', '{"jsonrpc":"2.0","\\u0069d":1.50,"method":"m"}'],
   ])('finds the id when %s', (_case, text) => {
@@ -62,7 +77,12 @@ describe('parseRequest: params', () => {
   it.each([
     ['omitted', '{"jsonrpc":"2.0","id":1,"method":"m"}', [], '[]'],
     ['empty', '{"jsonrpc":"2.0","id":1,"method":"m","params":[]}', [], '[]'],
-    ['spaced', '{"jsonrpc":"2.0","id":1,"method":"m","params":[ "0x1" , true ]}', ['0x1', true], '[ "0x1" , true ]'],
+    [
+      'spaced',
+      '{"jsonrpc":"2.0","id":1,"method":"m","params":[ "0x1" , true ]}',
+      ['0x1', true],
+      '[ "0x1" , true ]',
+    ],
     [
       'big numbers kept raw',
       '{"jsonrpc":"2.0","id":1,"method":"m","params":[12345678901234567890,1.50]}',
@@ -122,7 +142,11 @@ describe('parseRequest: invalid single requests', () => {
     ['{"jsonrpc":"2.0","id":{"a":1},"method":"m"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
     ['{"jsonrpc":"2.0","id":[1],"method":"m"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
     ['{"jsonrpc":"2.0","id":true,"method":"m"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
-    ['{"jsonrpc":"2.0","id":1.50,"method":"m","params":{"a":1}}', JSONRPC_ERROR.INVALID_PARAMS, '1.50'],
+    [
+      '{"jsonrpc":"2.0","id":1.50,"method":"m","params":{"a":1}}',
+      JSONRPC_ERROR.INVALID_PARAMS,
+      '1.50',
+    ],
   ])('%p → %i (id %s)', (text, code, idRaw) => {
     const item = single(text);
     expect(item.valid).toBe(false);
@@ -161,7 +185,9 @@ describe('parseRequest: batches', () => {
     expect(parsed.kind).toBe('batch');
     if (parsed.kind !== 'batch') return;
     const summary = parsed.items.map((item) =>
-      item.valid ? ['call', item.idRaw, item.method, item.paramsRaw] : ['error', item.idRaw, item.error.code],
+      item.valid
+        ? ['call', item.idRaw, item.method, item.paramsRaw]
+        : ['error', item.idRaw, item.error.code],
     );
     expect(summary).toEqual([
       ['call', '12345678901234567890', 'a', '[]'],
@@ -188,12 +214,17 @@ describe('parseRequest: batches', () => {
     [4, 3, 'single'],
     [1000, 1000, 'batch'],
   ] as const)('%i requests with cap %i → %s', (size, cap, kind) => {
-    const body = JSON.stringify(Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm' })));
+    const body = JSON.stringify(
+      Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm' })),
+    );
     const parsed = parseRequest(body, { maxBatchSize: cap });
     expect(parsed.kind).toBe(kind);
     if (parsed.kind === 'single') {
       expect(parsed.item.valid).toBe(false);
-      expect(!parsed.item.valid && parsed.item.error).toMatchObject({ code: JSONRPC_ERROR.LIMIT_EXCEEDED, data: { limit: cap, size } });
+      expect(!parsed.item.valid && parsed.item.error).toMatchObject({
+        code: JSONRPC_ERROR.LIMIT_EXCEEDED,
+        data: { limit: cap, size },
+      });
       expect(parsed.item.idRaw).toBe(NULL_ID);
     }
   });
@@ -208,7 +239,12 @@ describe('parseRequest: batches', () => {
 
   it('ids of many items line up with their elements', () => {
     const ids = ['1', '"a"', 'null', '1.50', '99999999999999999999', '"}"', '-1e-3'];
-    const body = '[' + ids.map((id, i) => `{"params":[{"id":${i}}],"id":${id},"jsonrpc":"2.0","method":"m${i}"}`).join(' , ') + ']';
+    const body =
+      '[' +
+      ids
+        .map((id, i) => `{"params":[{"id":${i}}],"id":${id},"jsonrpc":"2.0","method":"m${i}"}`)
+        .join(' , ') +
+      ']';
     const parsed = parseRequest(body);
     expect(parsed.kind === 'batch' && parsed.items.map((item) => item.idRaw)).toEqual(ids);
   });

@@ -46,7 +46,11 @@ const invalid = (idRaw: string | undefined, code: number, message: string): RpcI
 
 const invalidRequest = (idRaw: string | undefined, detail: string): RpcInvalid =>
   // Invalid requests are always answered, even without an id (JSON-RPC 2.0 §5 examples).
-  invalid(idRaw ?? NULL_ID, JSONRPC_ERROR.INVALID_REQUEST, `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: ${detail}`);
+  invalid(
+    idRaw ?? NULL_ID,
+    JSONRPC_ERROR.INVALID_REQUEST,
+    `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: ${detail}`,
+  );
 
 /** The cap check on its own, for transports that count batch elements themselves. */
 export function batchSizeError(size: number, maxBatchSize: number): JsonRpcErrorObject | undefined {
@@ -85,7 +89,11 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
   }
   if (params !== null && typeof params === 'object') {
     // By-name params are valid JSON-RPC 2.0 but no relayed method takes them.
-    return invalid(idRaw, JSONRPC_ERROR.INVALID_PARAMS, `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`);
+    return invalid(
+      idRaw,
+      JSONRPC_ERROR.INVALID_PARAMS,
+      `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`,
+    );
   }
   return invalidRequest(idRaw, '"params" must be an array or omitted');
 }
@@ -99,14 +107,19 @@ export function parseRequest(text: string, options: ParseRequestOptions = {}): P
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: 'single', item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, JSONRPC_ERROR_MESSAGE.PARSE_ERROR) };
+    return {
+      kind: 'single',
+      item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, JSONRPC_ERROR_MESSAGE.PARSE_ERROR),
+    };
   }
 
   if (Array.isArray(value)) {
-    if (value.length === 0) return { kind: 'single', item: invalidRequest(undefined, 'empty batch') };
+    if (value.length === 0)
+      return { kind: 'single', item: invalidRequest(undefined, 'empty batch') };
     if (options.maxBatchSize !== undefined) {
       const error = batchSizeError(value.length, options.maxBatchSize);
-      if (error !== undefined) return { kind: 'single', item: { valid: false, idRaw: NULL_ID, error } };
+      if (error !== undefined)
+        return { kind: 'single', item: { valid: false, idRaw: NULL_ID, error } };
     }
     const raws = scanRawMembersOfElements(text);
     const items = new Array<RpcRequestItem>(value.length);

@@ -10,8 +10,16 @@ describe('parseResponse', () => {
   it.each([
     ['{"jsonrpc":"2.0","id":1,"result":"0x1"}', '1', '"0x1"'],
     ['{"jsonrpc":"2.0","id":"a","result":null}', '"a"', 'null'],
-    ['{"result":{"big":12345678901234567890,"f":1.50},"id":7,"jsonrpc":"2.0"}', '7', '{"big":12345678901234567890,"f":1.50}'],
-    ['{"jsonrpc":"2.0","id":12345678901234567890,"result":[ 1 , 2 ]}', '12345678901234567890', '[ 1 , 2 ]'],
+    [
+      '{"result":{"big":12345678901234567890,"f":1.50},"id":7,"jsonrpc":"2.0"}',
+      '7',
+      '{"big":12345678901234567890,"f":1.50}',
+    ],
+    [
+      '{"jsonrpc":"2.0","id":12345678901234567890,"result":[ 1 , 2 ]}',
+      '12345678901234567890',
+      '[ 1 , 2 ]',
+    ],
     ['{"id":3,"result":false}', '3', 'false'],
     ['{"jsonrpc":"2.0","id":null,"result":0}', 'null', '0'],
   ])('result %s', (text, idRaw, resultRaw) => {
@@ -63,9 +71,12 @@ describe('parseResponse', () => {
     expect(item.idRaw).toBe(idRaw);
   });
 
-  it.each(['', 'not json', '<html>502 Bad Gateway</html>', '[]', '1', '"x"', 'null'])('malformed body %p', (text) => {
-    expect(parseResponse(text).kind).toBe('malformed');
-  });
+  it.each(['', 'not json', '<html>502 Bad Gateway</html>', '[]', '1', '"x"', 'null'])(
+    'malformed body %p',
+    (text) => {
+      expect(parseResponse(text).kind).toBe('malformed');
+    },
+  );
 
   it('parses batches element by element', () => {
     const parsed = parseResponse(

@@ -30,9 +30,14 @@ export type ParsedResponse =
   | { readonly kind: 'batch'; readonly items: readonly RpcResponseItem[] }
   | { readonly kind: 'malformed'; readonly reason: string };
 
-const malformed = (idRaw: string | undefined, reason: string): RpcMalformedItem => ({ kind: 'malformed', idRaw, reason });
+const malformed = (idRaw: string | undefined, reason: string): RpcMalformedItem => ({
+  kind: 'malformed',
+  idRaw,
+  reason,
+});
 
-const has = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const has = (object: object, key: string): boolean =>
+  Object.prototype.hasOwnProperty.call(object, key);
 
 function toItem(value: unknown, raw: RawMembers | undefined): RpcResponseItem {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || raw === undefined) {
@@ -40,10 +45,12 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcResponseItem {
   }
   const response = value as Record<string, unknown>;
   const id = response.id;
-  if (id !== null && typeof id !== 'string' && typeof id !== 'number') return malformed(undefined, 'missing or invalid id');
+  if (id !== null && typeof id !== 'string' && typeof id !== 'number')
+    return malformed(undefined, 'missing or invalid id');
   const idRaw = raw.id ?? 'null';
   // Lenient on a missing "jsonrpc" (it carries no information), strict on a wrong one.
-  if (response.jsonrpc !== undefined && response.jsonrpc !== '2.0') return malformed(idRaw, '"jsonrpc" is not "2.0"');
+  if (response.jsonrpc !== undefined && response.jsonrpc !== '2.0')
+    return malformed(idRaw, '"jsonrpc" is not "2.0"');
 
   const hasResult = has(response, 'result');
   const hasError = has(response, 'error');
@@ -51,8 +58,10 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcResponseItem {
   if (hasResult) return { kind: 'result', idRaw, resultRaw: raw.result! };
 
   const error = response.error as Record<string, unknown> | null;
-  if (error === null || typeof error !== 'object' || Array.isArray(error)) return malformed(idRaw, 'error is not an object');
-  if (typeof error.code !== 'number' || !Number.isInteger(error.code)) return malformed(idRaw, 'error.code is not an integer');
+  if (error === null || typeof error !== 'object' || Array.isArray(error))
+    return malformed(idRaw, 'error is not an object');
+  if (typeof error.code !== 'number' || !Number.isInteger(error.code))
+    return malformed(idRaw, 'error.code is not an integer');
   if (typeof error.message !== 'string') return malformed(idRaw, 'error.message is not a string');
   return { kind: 'error', idRaw, code: error.code, message: error.message, errorRaw: raw.error! };
 }
@@ -70,6 +79,7 @@ export function parseResponse(text: string): ParsedResponse {
     const raws = scanRawMembersOfElements(text);
     return { kind: 'batch', items: value.map((element, i) => toItem(element, raws[i])) };
   }
-  if (value === null || typeof value !== 'object') return { kind: 'malformed', reason: 'not an object or array' };
+  if (value === null || typeof value !== 'object')
+    return { kind: 'malformed', reason: 'not an object or array' };
   return { kind: 'single', item: toItem(value, scanRawMembers(text)) };
 }

@@ -23,7 +23,13 @@ describe('serializers', () => {
   });
 
   it.each([
-    ['null', -32700, 'Parse error', undefined, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'],
+    [
+      'null',
+      -32700,
+      'Parse error',
+      undefined,
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    ],
     [
       '7',
       -32005,
@@ -31,10 +37,18 @@ describe('serializers', () => {
       { limit: 10_000 },
       '{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"block range \\"too\\" large","data":{"limit":10000}}}',
     ],
-    ['"a"', -32000, 'x', null, '{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"x","data":null}}'],
+    [
+      '"a"',
+      -32000,
+      'x',
+      null,
+      '{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"x","data":null}}',
+    ],
   ])('serializeError(%s, %i, %p, %p)', (idRaw, code, message, data, expected) => {
     expect(serializeError(idRaw, code, message, data)).toBe(expected);
-    expect(serializeErrorObject(idRaw, data === undefined ? { code, message } : { code, message, data })).toBe(expected);
+    expect(
+      serializeErrorObject(idRaw, data === undefined ? { code, message } : { code, message, data }),
+    ).toBe(expected);
   });
 
   it('relays an upstream error object verbatim', () => {
@@ -53,8 +67,18 @@ describe('serializers', () => {
   });
 
   it.each([
-    ['1', 'eth_blockNumber', undefined, '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'],
-    ['"u1"', 'eth_call', '[{"to":"0x1"}, "latest"]', '{"jsonrpc":"2.0","id":"u1","method":"eth_call","params":[{"to":"0x1"}, "latest"]}'],
+    [
+      '1',
+      'eth_blockNumber',
+      undefined,
+      '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+    ],
+    [
+      '"u1"',
+      'eth_call',
+      '[{"to":"0x1"}, "latest"]',
+      '{"jsonrpc":"2.0","id":"u1","method":"eth_call","params":[{"to":"0x1"}, "latest"]}',
+    ],
   ])('serializeRequest(%s, %s, %p)', (idRaw, method, paramsRaw, expected) => {
     expect(serializeRequest(idRaw, method, paramsRaw)).toBe(expected);
   });
@@ -65,7 +89,8 @@ describe('round trip: client request → upstream → client answer', () => {
     if (item.idRaw === undefined) return undefined;
     if (!item.valid) return serializeErrorObject(item.idRaw, item.error);
     const upstream = parseResponse(upstreamBody);
-    if (upstream.kind !== 'single') return serializeError(item.idRaw, JSONRPC_ERROR.INTERNAL_ERROR, 'Internal error');
+    if (upstream.kind !== 'single')
+      return serializeError(item.idRaw, JSONRPC_ERROR.INTERNAL_ERROR, 'Internal error');
     const response = upstream.item;
     if (response.kind === 'result') return serializeSuccess(item.idRaw, response.resultRaw);
     if (response.kind === 'error') return serializeErrorRaw(item.idRaw, response.errorRaw);
@@ -83,7 +108,9 @@ describe('round trip: client request → upstream → client answer', () => {
     if (parsed.kind !== 'batch') throw new Error('expected batch');
     const upstream = '{"jsonrpc":"2.0","id":0,"result":{"gas":98765432109876543210,"ratio":0.10}}';
     const out = serializeBatch(
-      parsed.items.map((item) => answer(item, upstream)).filter((part): part is string => part !== undefined),
+      parsed.items
+        .map((item) => answer(item, upstream))
+        .filter((part): part is string => part !== undefined),
     );
     expect(out).toBe(
       '[{"jsonrpc":"2.0","id":12345678901234567890,"result":{"gas":98765432109876543210,"ratio":0.10}},' +
@@ -98,6 +125,8 @@ describe('round trip: client request → upstream → client answer', () => {
     const parsed = parseRequest('[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]');
     if (parsed.kind !== 'batch') throw new Error('expected batch');
     const parts = parsed.items.map((item) => answer(item, '{"jsonrpc":"2.0","id":1,"result":1}'));
-    expect(serializeBatch(parts.filter((part): part is string => part !== undefined))).toBeUndefined();
+    expect(
+      serializeBatch(parts.filter((part): part is string => part !== undefined)),
+    ).toBeUndefined();
   });
 });

@@ -10,9 +10,23 @@ export function serializeSuccess(idRaw: string, resultRaw: string): string {
 }
 
 /** `data` is JSON-encoded and must be JSON-serializable; omitted when undefined. */
-export function serializeError(idRaw: string, code: number, message: string, data?: unknown): string {
+export function serializeError(
+  idRaw: string,
+  code: number,
+  message: string,
+  data?: unknown,
+): string {
   const dataPart = data === undefined ? '' : ',"data":' + JSON.stringify(data);
-  return '{"jsonrpc":"2.0","id":' + idRaw + ',"error":{"code":' + code + ',"message":' + JSON.stringify(message) + dataPart + '}}';
+  return (
+    '{"jsonrpc":"2.0","id":' +
+    idRaw +
+    ',"error":{"code":' +
+    code +
+    ',"message":' +
+    JSON.stringify(message) +
+    dataPart +
+    '}}'
+  );
 }
 
 export function serializeErrorObject(idRaw: string, error: JsonRpcErrorObject): string {
@@ -34,5 +48,13 @@ export function serializeBatch(parts: readonly string[]): string | undefined {
 
 /** A request to an upstream node, params relayed as the client sent them. */
 export function serializeRequest(idRaw: string, method: string, paramsRaw = '[]'): string {
-  return '{"jsonrpc":"2.0","id":' + idRaw + ',"method":' + JSON.stringify(method) + ',"params":' + paramsRaw + '}';
+  return (
+    '{"jsonrpc":"2.0","id":' +
+    idRaw +
+    ',"method":' +
+    JSON.stringify(method) +
+    ',"params":' +
+    paramsRaw +
+    '}'
+  );
 }

@@ -1,4 +1,9 @@
-import { AUDIT_CHAINS, AUDIT_CHAIN_CODES, auditChainForNetwork, parseAuditChainCode } from './audit-chain.table';
+import {
+  AUDIT_CHAINS,
+  AUDIT_CHAIN_CODES,
+  auditChainForNetwork,
+  parseAuditChainCode,
+} from './audit-chain.table';
 import { isNetworkKey } from './network-lookup';
 import { NETWORK_KEYS } from './network.types';
 

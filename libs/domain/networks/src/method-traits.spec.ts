@@ -1,5 +1,11 @@
 import { E_METHODS, P_METHODS, R_METHODS } from './method.table';
-import { isFilterMethod, isRetrySafeMethod, isWebSocketOnlyMethod, isWriteMethod, methodTraits } from './method-traits';
+import {
+  isFilterMethod,
+  isRetrySafeMethod,
+  isWebSocketOnlyMethod,
+  isWriteMethod,
+  methodTraits,
+} from './method-traits';
 
 describe('method traits', () => {
   it.each([
@@ -24,13 +30,16 @@ describe('method traits', () => {
     ['debug_traceTransaction', false, false, false, true],
     ['sui_tryMultiGetPastObjects', false, false, false, true],
     ['suix_getLatestSuiSystemState', false, false, false, true],
-  ] as const)('%s: ws-only %p, filter %p, write %p, retry-safe %p', (method, websocketOnly, filter, write, retrySafe) => {
-    expect(methodTraits(method)).toEqual({ websocketOnly, filter, write, retrySafe });
-    expect(isWebSocketOnlyMethod(method)).toBe(websocketOnly);
-    expect(isFilterMethod(method)).toBe(filter);
-    expect(isWriteMethod(method)).toBe(write);
-    expect(isRetrySafeMethod(method)).toBe(retrySafe);
-  });
+  ] as const)(
+    '%s: ws-only %p, filter %p, write %p, retry-safe %p',
+    (method, websocketOnly, filter, write, retrySafe) => {
+      expect(methodTraits(method)).toEqual({ websocketOnly, filter, write, retrySafe });
+      expect(isWebSocketOnlyMethod(method)).toBe(websocketOnly);
+      expect(isFilterMethod(method)).toBe(filter);
+      expect(isWriteMethod(method)).toBe(write);
+      expect(isRetrySafeMethod(method)).toBe(retrySafe);
+    },
+  );
 
   it('every trait names a method that some network table lists', () => {
     const listed = new Set([...R_METHODS, ...P_METHODS, ...E_METHODS]);

@@ -4,7 +4,10 @@
  */
 
 /** Only meaningful on a persistent connection; over HTTP they answer -32601. */
-export const WEBSOCKET_ONLY_METHODS: ReadonlySet<string> = new Set(['eth_subscribe', 'eth_unsubscribe']);
+export const WEBSOCKET_ONLY_METHODS: ReadonlySet<string> = new Set([
+  'eth_subscribe',
+  'eth_unsubscribe',
+]);
 
 /**
  * Polled filters live in one upstream node's memory: the gateway routes them sticky and must
@@ -51,7 +54,9 @@ export function isWriteMethod(method: string): boolean {
 
 /** Subscriptions and filters hold per-node state, so they are not retry-safe even though they read. */
 export function isRetrySafeMethod(method: string): boolean {
-  return !WRITE_METHODS.has(method) && !FILTER_METHODS.has(method) && !WEBSOCKET_ONLY_METHODS.has(method);
+  return (
+    !WRITE_METHODS.has(method) && !FILTER_METHODS.has(method) && !WEBSOCKET_ONLY_METHODS.has(method)
+  );
 }
 
 export function methodTraits(method: string): MethodTraits {

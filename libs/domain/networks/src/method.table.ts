@@ -171,4 +171,7 @@ export const E_METHODS: readonly string[] = [
 ];
 
 /** Network S (object model); both methods are deprecated upstream but still relayed. */
-export const S_METHODS: readonly string[] = ['suix_getLatestSuiSystemState', 'sui_tryMultiGetPastObjects'];
+export const S_METHODS: readonly string[] = [
+  'suix_getLatestSuiSystemState',
+  'sui_tryMultiGetPastObjects',
+];

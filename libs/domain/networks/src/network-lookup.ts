@@ -1,5 +1,11 @@
 import { NETWORKS } from './network.table';
-import { NETWORK_KEYS, type Endpoint, type Interface, type Network, type NetworkKey } from './network.types';
+import {
+  NETWORK_KEYS,
+  type Endpoint,
+  type Interface,
+  type Network,
+  type NetworkKey,
+} from './network.types';
 
 const byChainId = new Map<number, Network>();
 for (const network of Object.values(NETWORKS)) {
@@ -33,7 +39,11 @@ export function isMethodOffered(network: Network | NetworkKey, method: string): 
   return resolve(network).methods.has(method);
 }
 
-export function isOffered(network: Network | NetworkKey, endpoint: Endpoint, iface: Interface): boolean {
+export function isOffered(
+  network: Network | NetworkKey,
+  endpoint: Endpoint,
+  iface: Interface,
+): boolean {
   return resolve(network).availability[endpoint]?.includes(iface) ?? false;
 }
 
@@ -43,7 +53,12 @@ export function networksAt(endpoint: Endpoint): readonly Network[] {
 }
 
 /** Endpoints at which the network is served over the interface. */
-export function endpointsOffering(network: Network | NetworkKey, iface: Interface): readonly Endpoint[] {
+export function endpointsOffering(
+  network: Network | NetworkKey,
+  iface: Interface,
+): readonly Endpoint[] {
   const availability = resolve(network).availability;
-  return (Object.keys(availability) as Endpoint[]).filter((endpoint) => availability[endpoint]?.includes(iface));
+  return (Object.keys(availability) as Endpoint[]).filter((endpoint) =>
+    availability[endpoint]?.includes(iface),
+  );
 }

@@ -11,7 +11,14 @@ import {
   networkByKey,
   networksAt,
 } from './network-lookup';
-import { ENDPOINTS, INTERFACES, NETWORK_KEYS, type Endpoint, type Interface, type NetworkKey } from './network.types';
+import {
+  ENDPOINTS,
+  INTERFACES,
+  NETWORK_KEYS,
+  type Endpoint,
+  type Interface,
+  type NetworkKey,
+} from './network.types';
 
 describe('network descriptors', () => {
   it.each([
@@ -26,7 +33,18 @@ describe('network descriptors', () => {
     ['sui-mainnet', 'S', 'object-model', null, null, null, 9, 250, null, null],
   ] as const)(
     '%s is %s/%s chain %s (%s, net_version %s)',
-    (key, spec, family, chainId, chainIdHex, netVersion, decimals, blockTimeMs, parent, challenge) => {
+    (
+      key,
+      spec,
+      family,
+      chainId,
+      chainIdHex,
+      netVersion,
+      decimals,
+      blockTimeMs,
+      parent,
+      challenge,
+    ) => {
       const network = networkByKey(key);
       expect(network).toMatchObject({ key, spec, family, chainId, chainIdHex, netVersion });
       expect(network.nativeDecimals).toBe(decimals);
@@ -79,22 +97,44 @@ describe('lookup', () => {
 
 describe('availability (spec table + COMPAT)', () => {
   const all: Record<NetworkKey, Partial<Record<Endpoint, Interface[]>>> = {
-    'opbnb-mainnet': { eu: ['jsonrpc', 'websocket'], us: ['jsonrpc', 'websocket'], asia: ['jsonrpc', 'websocket'] },
-    'opbnb-testnet': { eu: ['jsonrpc', 'websocket'], us: ['jsonrpc', 'websocket'], asia: ['jsonrpc', 'websocket'] },
+    'opbnb-mainnet': {
+      eu: ['jsonrpc', 'websocket'],
+      us: ['jsonrpc', 'websocket'],
+      asia: ['jsonrpc', 'websocket'],
+    },
+    'opbnb-testnet': {
+      eu: ['jsonrpc', 'websocket'],
+      us: ['jsonrpc', 'websocket'],
+      asia: ['jsonrpc', 'websocket'],
+    },
     'polygon-mainnet': {
       eu: ['jsonrpc', 'websocket', 'grpc'],
       us: ['jsonrpc', 'websocket', 'grpc'],
       asia: ['jsonrpc', 'websocket', 'grpc'],
     },
     'polygon-amoy': { eu: ['jsonrpc', 'websocket', 'grpc'], us: ['jsonrpc', 'websocket', 'grpc'] },
-    'eth-mainnet': { eu: ['jsonrpc', 'websocket'], us: ['jsonrpc', 'websocket'], asia: ['jsonrpc', 'websocket'] },
-    'eth-sepolia': { eu: ['jsonrpc', 'websocket'], us: ['jsonrpc', 'websocket'], asia: ['jsonrpc', 'websocket'] },
-    'eth-hoodi': { eu: ['jsonrpc', 'websocket'], us: ['jsonrpc', 'websocket'], asia: ['jsonrpc', 'websocket'] },
+    'eth-mainnet': {
+      eu: ['jsonrpc', 'websocket'],
+      us: ['jsonrpc', 'websocket'],
+      asia: ['jsonrpc', 'websocket'],
+    },
+    'eth-sepolia': {
+      eu: ['jsonrpc', 'websocket'],
+      us: ['jsonrpc', 'websocket'],
+      asia: ['jsonrpc', 'websocket'],
+    },
+    'eth-hoodi': {
+      eu: ['jsonrpc', 'websocket'],
+      us: ['jsonrpc', 'websocket'],
+      asia: ['jsonrpc', 'websocket'],
+    },
     'sui-mainnet': { shared: ['jsonrpc'] },
   };
   const rows = NETWORK_KEYS.flatMap((key) =>
     ENDPOINTS.flatMap((endpoint) =>
-      INTERFACES.map((iface) => [key, endpoint, iface, all[key][endpoint]?.includes(iface) ?? false] as const),
+      INTERFACES.map(
+        (iface) => [key, endpoint, iface, all[key][endpoint]?.includes(iface) ?? false] as const,
+      ),
     ),
   );
 
@@ -104,9 +144,41 @@ describe('availability (spec table + COMPAT)', () => {
   });
 
   it.each([
-    ['eu', ['opbnb-mainnet', 'opbnb-testnet', 'polygon-mainnet', 'polygon-amoy', 'eth-mainnet', 'eth-sepolia', 'eth-hoodi']],
-    ['us', ['opbnb-mainnet', 'opbnb-testnet', 'polygon-mainnet', 'polygon-amoy', 'eth-mainnet', 'eth-sepolia', 'eth-hoodi']],
-    ['asia', ['opbnb-mainnet', 'opbnb-testnet', 'polygon-mainnet', 'eth-mainnet', 'eth-sepolia', 'eth-hoodi']],
+    [
+      'eu',
+      [
+        'opbnb-mainnet',
+        'opbnb-testnet',
+        'polygon-mainnet',
+        'polygon-amoy',
+        'eth-mainnet',
+        'eth-sepolia',
+        'eth-hoodi',
+      ],
+    ],
+    [
+      'us',
+      [
+        'opbnb-mainnet',
+        'opbnb-testnet',
+        'polygon-mainnet',
+        'polygon-amoy',
+        'eth-mainnet',
+        'eth-sepolia',
+        'eth-hoodi',
+      ],
+    ],
+    [
+      'asia',
+      [
+        'opbnb-mainnet',
+        'opbnb-testnet',
+        'polygon-mainnet',
+        'eth-mainnet',
+        'eth-sepolia',
+        'eth-hoodi',
+      ],
+    ],
     ['shared', ['sui-mainnet']],
   ] as const)('networksAt(%s)', (endpoint, keys) => {
     expect(networksAt(endpoint).map((n) => n.key)).toEqual(keys);
@@ -179,9 +251,18 @@ describe('method sets (spec method tables)', () => {
     ]);
   });
 
-  it.each(NETWORK_KEYS.filter((k) => k !== 'sui-mainnet'))('%s answers the methods every EVM table lists', (key) => {
-    for (const method of ['eth_chainId', 'eth_blockNumber', 'eth_call', 'eth_getLogs', 'net_version']) {
-      expect(isMethodOffered(key, method)).toBe(true);
-    }
-  });
+  it.each(NETWORK_KEYS.filter((k) => k !== 'sui-mainnet'))(
+    '%s answers the methods every EVM table lists',
+    (key) => {
+      for (const method of [
+        'eth_chainId',
+        'eth_blockNumber',
+        'eth_call',
+        'eth_getLogs',
+        'net_version',
+      ]) {
+        expect(isMethodOffered(key, method)).toBe(true);
+      }
+    },
+  );
 });

@@ -59,10 +59,18 @@ export function monthlyWindow(now: Date | Clock, renewalAnchor: Date): Allowance
  * The allowance period holding `now`: Free resets daily at 07:30 UTC (renewal anchor ignored);
  * paid plans reset monthly at the renewal anchor's day and time of day.
  */
-export function currentAllowanceWindow(plan: PlanId, now: Date | Clock, renewalAnchor?: Date): AllowanceWindow {
+export function currentAllowanceWindow(
+  plan: PlanId,
+  now: Date | Clock,
+  renewalAnchor?: Date,
+): AllowanceWindow {
   if (PLANS[plan].allowance.period === 'day') return dailyWindow(now);
   if (renewalAnchor === undefined || Number.isNaN(renewalAnchor.getTime())) {
-    throw new DomainError('renewal_anchor_required', 'invalid', `plan ${plan} renews monthly and needs a renewal anchor`);
+    throw new DomainError(
+      'renewal_anchor_required',
+      'invalid',
+      `plan ${plan} renews monthly and needs a renewal anchor`,
+    );
   }
   return monthlyWindow(now, renewalAnchor);
 }

@@ -40,7 +40,10 @@ describe('limitsForPlan', () => {
   });
 
   it('keeps an explicit contract burst', () => {
-    expect(limitsForPlan('enterprise', { webhooks: { eventsPerSecond: 10, eventsBurst: 15 } }).webhooks.eventsBurst).toBe(15);
+    expect(
+      limitsForPlan('enterprise', { webhooks: { eventsPerSecond: 10, eventsBurst: 15 } }).webhooks
+        .eventsBurst,
+    ).toBe(15);
   });
 
   it('ignores overrides for other plans', () => {
@@ -83,7 +86,10 @@ describe('webhookCapsFor', () => {
   });
 
   it('passes Enterprise overrides through', () => {
-    expect(webhookCapsFor({ plan: 'enterprise', overrides: { webhooks: { activeWebhooks: 1_000 } } }).activeWebhooks).toBe(1_000);
+    expect(
+      webhookCapsFor({ plan: 'enterprise', overrides: { webhooks: { activeWebhooks: 1_000 } } })
+        .activeWebhooks,
+    ).toBe(1_000);
   });
 
   it.each([

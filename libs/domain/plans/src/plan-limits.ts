@@ -1,6 +1,13 @@
 import { DomainError } from '@meridian/errors';
 import { BURST_FACTOR, NO_PLAN_WEBHOOK_CAPS, PLANS } from './plan.table';
-import { PLAN_IDS, type AuditQuota, type PlanId, type PlanLimits, type PlanOrNone, type WebhookCaps } from './plan.types';
+import {
+  PLAN_IDS,
+  type AuditQuota,
+  type PlanId,
+  type PlanLimits,
+  type PlanOrNone,
+  type WebhookCaps,
+} from './plan.types';
 
 /** Numbers an Enterprise contract may set; anything left out keeps the Premium default. */
 export interface ContractOverrides {
@@ -20,9 +27,14 @@ export function isPlanId(value: unknown): value is PlanId {
 
 function checkCount(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-    throw new DomainError('invalid_contract_overrides', 'invalid', `${name} must be a non-negative integer`, {
-      details: { field: name, value },
-    });
+    throw new DomainError(
+      'invalid_contract_overrides',
+      'invalid',
+      `${name} must be a non-negative integer`,
+      {
+        details: { field: name, value },
+      },
+    );
   }
 }
 
@@ -30,8 +42,10 @@ function validate(overrides: ContractOverrides): void {
   checkCount('allowanceCu', overrides.allowanceCu);
   checkCount('nodeRps', overrides.nodeRps);
   checkCount('accessTokens', overrides.accessTokens);
-  for (const [key, value] of Object.entries(overrides.webhooks ?? {})) checkCount(`webhooks.${key}`, value);
-  for (const [key, value] of Object.entries(overrides.audit ?? {})) checkCount(`audit.${key}`, value);
+  for (const [key, value] of Object.entries(overrides.webhooks ?? {}))
+    checkCount(`webhooks.${key}`, value);
+  for (const [key, value] of Object.entries(overrides.audit ?? {}))
+    checkCount(`audit.${key}`, value);
 }
 
 /**
@@ -70,7 +84,11 @@ export interface WebhookCapsInput {
  * Webhook caps of an account. The spec gives node owners "the Free plan webhook limits"; we read
  * that as a floor, so a node owner who also pays for a shared plan keeps that plan's higher caps.
  */
-export function webhookCapsFor({ plan, nodeOwner = false, overrides }: WebhookCapsInput): WebhookCaps {
+export function webhookCapsFor({
+  plan,
+  nodeOwner = false,
+  overrides,
+}: WebhookCapsInput): WebhookCaps {
   if (plan === null) return nodeOwner ? PLANS.free.webhooks : NO_PLAN_WEBHOOK_CAPS;
   return limitsForPlan(plan, overrides).webhooks;
 }
@@ -113,7 +131,12 @@ export type CapName = keyof typeof CAP_CODES;
 
 /** The DomainError a service throws when a request would go past a cap. */
 export function capExceeded(cap: CapName, limit: number, requested: number): DomainError {
-  return new DomainError(CAP_CODES[cap], 'conflict', `plan limit ${cap} (${limit}) would be exceeded`, {
-    details: { cap, limit, requested },
-  });
+  return new DomainError(
+    CAP_CODES[cap],
+    'conflict',
+    `plan limit ${cap} (${limit}) would be exceeded`,
+    {
+      details: { cap, limit, requested },
+    },
+  );
 }

@@ -1,4 +1,13 @@
-export const PLAN_IDS = ['free', 'starter', 'growth', 'advanced', 'scale', 'pro', 'premium', 'enterprise'] as const;
+export const PLAN_IDS = [
+  'free',
+  'starter',
+  'growth',
+  'advanced',
+  'scale',
+  'pro',
+  'premium',
+  'enterprise',
+] as const;
 
 export type PlanId = (typeof PLAN_IDS)[number];
 

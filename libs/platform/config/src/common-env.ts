@@ -1,13 +1,16 @@
 import { z } from 'zod';
 
 const url = (protocols: string[]) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with scheme ${protocols.join(' or ')}`);
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with scheme ${protocols.join(' or ')}`,
+  );
 
 export const port = z.coerce.number().int().min(0).max(65_535);
 

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, readonly problem: string) {
+  constructor(
+    readonly variable: string,
+    readonly problem: string,
+  ) {
     super(`config error: ${variable} ${problem}`);
     this.name = 'ConfigError';
   }

@@ -25,7 +25,10 @@ export function createAppDataSource(options: AppDataSourceOptions): DataSource {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: options.poolSize ?? 10, application_name: options.applicationName ?? options.schema },
+    extra: {
+      max: options.poolSize ?? 10,
+      application_name: options.applicationName ?? options.schema,
+    },
   });
 }
 

@@ -1,4 +1,11 @@
-import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  Inject,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { ReadinessRegistry } from '@meridian/platform-observability';
 import { DataSource } from 'typeorm';
 import { checkSchemaReady, createAppDataSource, type AppDataSourceOptions } from './data-source';

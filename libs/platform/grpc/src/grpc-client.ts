@@ -1,6 +1,14 @@
 import { create, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import { Metadata, credentials as grpcCredentials, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata,
+  credentials as grpcCredentials,
+  makeGenericClientConstructor,
+  type ChannelCredentials,
+  type ChannelOptions,
+  type Client,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { toGrpcServiceDefinition } from './grpc-service-definition';
 import { fromGrpcError } from './grpc-status';
 
@@ -41,18 +49,31 @@ export function createGrpcClient<M extends GenServiceMethods>(
   options: CreateGrpcClientOptions = {},
 ): GrpcClient<M> {
   const Ctor = makeGenericClientConstructor(toGrpcServiceDefinition(service), service.typeName);
-  const client = new Ctor(address, options.credentials ?? grpcCredentials.createInsecure(), options.channelOptions);
+  const client = new Ctor(
+    address,
+    options.credentials ?? grpcCredentials.createInsecure(),
+    options.channelOptions,
+  );
   const typed: Record<string, unknown> = { $client: client, close: () => client.close() };
   for (const method of service.methods) {
     if (method.methodKind !== 'unary') continue;
     typed[method.localName] = (request: unknown, call: GrpcCallOptions = {}) =>
       new Promise((resolve, reject) => {
-        const metadata = call.metadata instanceof Metadata ? call.metadata : toMetadata(call.metadata);
+        const metadata =
+          call.metadata instanceof Metadata ? call.metadata : toMetadata(call.metadata);
         const timeoutMs = call.timeoutMs ?? options.defaultTimeoutMs;
-        const callOptions = timeoutMs === undefined ? {} : { deadline: new Date(Date.now() + timeoutMs) };
-        const fn = (client as unknown as Record<string, (...args: unknown[]) => void>)[method.localName]!;
-        fn.call(client, create(method.input, request as never), metadata, callOptions, (error: ServiceError | null, response: unknown) =>
-          error ? reject(fromGrpcError(error)) : resolve(response),
+        const callOptions =
+          timeoutMs === undefined ? {} : { deadline: new Date(Date.now() + timeoutMs) };
+        const fn = (client as unknown as Record<string, (...args: unknown[]) => void>)[
+          method.localName
+        ]!;
+        fn.call(
+          client,
+          create(method.input, request as never),
+          metadata,
+          callOptions,
+          (error: ServiceError | null, response: unknown) =>
+            error ? reject(fromGrpcError(error)) : resolve(response),
         );
       });
   }

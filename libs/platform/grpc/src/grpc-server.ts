@@ -3,7 +3,11 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { toGrpcHandlers, toGrpcServiceDefinition, type GrpcServiceImplementation } from './grpc-service-definition';
+import {
+  toGrpcHandlers,
+  toGrpcServiceDefinition,
+  type GrpcServiceImplementation,
+} from './grpc-service-definition';
 
 export interface GrpcServiceBinding<M extends GenServiceMethods = GenServiceMethods> {
   service: GenService<M>;
@@ -56,8 +60,12 @@ export function fileClosure(files: DescFile[]): DescFile[] {
  * reflection needs no .proto files at run time.
  */
 export function reflectionPackageDefinition(services: DescService[]) {
-  const fileDescriptorProtos = fileClosure(services.map((s) => s.file)).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
-  return Object.fromEntries(services.map((s) => [s.typeName, { fileDescriptorProtos }])) as unknown as ConstructorParameters<typeof ReflectionService>[0];
+  const fileDescriptorProtos = fileClosure(services.map((s) => s.file)).map((file) =>
+    Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)),
+  );
+  return Object.fromEntries(
+    services.map((s) => [s.typeName, { fileDescriptorProtos }]),
+  ) as unknown as ConstructorParameters<typeof ReflectionService>[0];
 }
 
 /** Starts a grpc-js server with the given services (and reflection on them). */
@@ -67,11 +75,17 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     server.addService(toGrpcServiceDefinition(service), toGrpcHandlers(service, implementation));
   }
   if (options.reflection ?? true) {
-    new ReflectionService(reflectionPackageDefinition(options.services.map((s) => s.service))).addToServer(server);
+    new ReflectionService(
+      reflectionPackageDefinition(options.services.map((s) => s.service)),
+    ).addToServer(server);
   }
   const address = `${options.host ?? '0.0.0.0'}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(
+      address,
+      options.credentials ?? ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
+    ),
   );
   return {
     server,

@@ -2,15 +2,27 @@ import { create } from '@bufbuild/protobuf';
 import { status } from '@grpc/grpc-js';
 import { billingV1, bor, borCommon } from '@meridian/contracts';
 import { DomainError, type ErrorKind } from '@meridian/errors';
-import { fileClosure, fromGrpcError, grpcStatusOf, toGrpcServiceDefinition, toGrpcStatus } from './index';
+import {
+  fileClosure,
+  fromGrpcError,
+  grpcStatusOf,
+  toGrpcServiceDefinition,
+  toGrpcStatus,
+} from './index';
 
 describe('toGrpcServiceDefinition', () => {
   it('uses /<package>.<Service>/<Method> paths, keyed by local name', () => {
     const definition = toGrpcServiceDefinition(bor.BorApi);
     expect(definition['headerByNumber']!.path).toBe('/bor.BorApi/HeaderByNumber');
-    expect(definition['getStartBlockHeimdallSpanID']!.path).toBe('/bor.BorApi/GetStartBlockHeimdallSpanID');
-    expect(toGrpcServiceDefinition(billingV1.BillingService)['resolveApiKey']!.path).toBe('/billing.v1.BillingService/ResolveApiKey');
-    expect(Object.values(definition).every((m) => !m.requestStream && !m.responseStream)).toBe(true);
+    expect(definition['getStartBlockHeimdallSpanID']!.path).toBe(
+      '/bor.BorApi/GetStartBlockHeimdallSpanID',
+    );
+    expect(toGrpcServiceDefinition(billingV1.BillingService)['resolveApiKey']!.path).toBe(
+      '/billing.v1.BillingService/ResolveApiKey',
+    );
+    expect(Object.values(definition).every((m) => !m.requestStream && !m.responseStream)).toBe(
+      true,
+    );
   });
 
   it('round-trips messages through the binary serializers', () => {
@@ -34,23 +46,51 @@ describe('status mapping', () => {
     ['internal', status.INTERNAL],
   ])('%s → %s', (kind, code) => {
     expect(grpcStatusOf[kind]).toBe(code);
-    expect(toGrpcStatus(new DomainError('x', kind, 'safe message'))).toMatchObject({ code, details: 'safe message' });
+    expect(toGrpcStatus(new DomainError('x', kind, 'safe message'))).toMatchObject({
+      code,
+      details: 'safe message',
+    });
   });
 
   it('never leaks the message of a non-domain error', () => {
-    expect(toGrpcStatus(new Error('secret'))).toMatchObject({ code: status.INTERNAL, details: 'internal error' });
+    expect(toGrpcStatus(new Error('secret'))).toMatchObject({
+      code: status.INTERNAL,
+      details: 'internal error',
+    });
   });
 
   it('rebuilds a DomainError from a status with the code and retryable trailers', () => {
-    const { metadata } = toGrpcStatus(new DomainError('slow_down', 'rate_limited', 'rate limit exceeded'));
-    const error = fromGrpcError(Object.assign(new Error('x'), { code: status.RESOURCE_EXHAUSTED, details: 'rate limit exceeded', metadata: metadata! }));
-    expect(error).toMatchObject({ code: 'slow_down', kind: 'rate_limited', message: 'rate limit exceeded', retryable: true });
+    const { metadata } = toGrpcStatus(
+      new DomainError('slow_down', 'rate_limited', 'rate limit exceeded'),
+    );
+    const error = fromGrpcError(
+      Object.assign(new Error('x'), {
+        code: status.RESOURCE_EXHAUSTED,
+        details: 'rate limit exceeded',
+        metadata: metadata!,
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'slow_down',
+      kind: 'rate_limited',
+      message: 'rate limit exceeded',
+      retryable: true,
+    });
   });
 });
 
 describe('fileClosure', () => {
   it('lists dependencies first, each once', () => {
-    const names = fileClosure([bor.BorApi.file, billingV1.BillingService.file, bor.BorApi.file]).map((f) => f.name);
-    expect(names).toEqual(['bor/v1/common', 'bor/v1/bor', 'google/protobuf/timestamp', 'billing/v1/billing']);
+    const names = fileClosure([
+      bor.BorApi.file,
+      billingV1.BillingService.file,
+      bor.BorApi.file,
+    ]).map((f) => f.name);
+    expect(names).toEqual([
+      'bor/v1/common',
+      'bor/v1/bor',
+      'google/protobuf/timestamp',
+      'billing/v1/billing',
+    ]);
   });
 });

@@ -1,6 +1,21 @@
-import { create, fromBinary, toBinary, type DescMethod, type DescService, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMethod,
+  type DescService,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import type { Metadata, MethodDefinition, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, sendUnaryData } from '@grpc/grpc-js';
+import type {
+  Metadata,
+  MethodDefinition,
+  ServerUnaryCall,
+  ServiceDefinition,
+  UntypedServiceImplementation,
+  sendUnaryData,
+} from '@grpc/grpc-js';
 import { toGrpcStatus } from './grpc-status';
 
 type UnaryMethods<M extends GenServiceMethods> = {
@@ -35,8 +50,10 @@ export function toGrpcServiceDefinition(service: DescService): ServiceDefinition
     definition[method.localName] = {
       path: grpcPath(method),
       originalName: method.localName,
-      requestStream: method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming',
-      responseStream: method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming',
+      requestStream:
+        method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming',
+      responseStream:
+        method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming',
       requestSerialize: (message) => Buffer.from(toBinary(method.input, message as never)),
       requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
       responseSerialize: (message) => Buffer.from(toBinary(method.output, message as never)),
@@ -57,9 +74,17 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
 ): UntypedServiceImplementation {
   const handlers: UntypedServiceImplementation = {};
   for (const method of service.methods) {
-    const impl = (implementation as Record<string, ((request: unknown, call: unknown) => Promise<unknown>) | undefined>)[method.localName];
+    const impl = (
+      implementation as Record<
+        string,
+        ((request: unknown, call: unknown) => Promise<unknown>) | undefined
+      >
+    )[method.localName];
     if (!impl || method.methodKind !== 'unary') continue;
-    handlers[method.localName] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    handlers[method.localName] = (
+      call: ServerUnaryCall<unknown, unknown>,
+      callback: sendUnaryData<unknown>,
+    ) => {
       impl(call.request, call).then(
         (response) => callback(null, create(method.output, response as never)),
         (error: unknown) => callback(toGrpcStatus(error)),

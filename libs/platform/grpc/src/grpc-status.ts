@@ -1,4 +1,9 @@
-import { status as GrpcStatus, Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import {
+  status as GrpcStatus,
+  Metadata,
+  type ServiceError,
+  type StatusObject,
+} from '@grpc/grpc-js';
 import { DomainError, isDomainError, type ErrorKind } from '@meridian/errors';
 
 /** gRPC status of each DomainError kind: the one mapping every gRPC edge uses. */
@@ -49,7 +54,10 @@ const kindOfStatus: Partial<Record<GrpcStatus, ErrorKind>> = {
 
 /** A client-side gRPC failure as a DomainError (code from the server's trailer when present). */
 export function fromGrpcError(error: ServiceError): DomainError {
-  const code = String(error.metadata?.get(ERROR_CODE_METADATA)[0] ?? `grpc_${GrpcStatus[error.code]?.toLowerCase() ?? error.code}`);
+  const code = String(
+    error.metadata?.get(ERROR_CODE_METADATA)[0] ??
+      `grpc_${GrpcStatus[error.code]?.toLowerCase() ?? error.code}`,
+  );
   const retryableHeader = error.metadata?.get(ERROR_RETRYABLE_METADATA)[0];
   const kind = kindOfStatus[error.code] ?? 'internal';
   return new DomainError(code, kind, error.details || code, {

@@ -1,11 +1,24 @@
 import { join } from 'node:path';
 import { create, fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { credentials, loadPackageDefinition, makeGenericClientConstructor, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  loadPackageDefinition,
+  makeGenericClientConstructor,
+  Metadata,
+  status,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { billingV1, bor } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { createGrpcClient, grpcService, startGrpcServer, toGrpcServiceDefinition, type RunningGrpcServer } from './index';
+import {
+  createGrpcClient,
+  grpcService,
+  startGrpcServer,
+  toGrpcServiceDefinition,
+  type RunningGrpcServer,
+} from './index';
 
 let running: RunningGrpcServer;
 let address: string;
@@ -20,7 +33,10 @@ const billing = grpcService(billingV1.BillingService, {
       accountId: 'acc_1',
       networkKey: 'polygon-mainnet',
       planId: String(call.metadata.get('x-plan')[0] ?? 'free'),
-      account: { accountId: 'acc_1', balance: { status: billingV1.BalanceStatus.OK, allowanceCu: 50_000n } },
+      account: {
+        accountId: 'acc_1',
+        balance: { status: billingV1.BalanceStatus.OK, allowanceCu: 50_000n },
+      },
     };
   },
   async getAccountState(request) {
@@ -29,7 +45,11 @@ const billing = grpcService(billingV1.BillingService, {
 });
 
 beforeAll(async () => {
-  running = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [billing, grpcService(bor.BorApi, {})] });
+  running = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    services: [billing, grpcService(bor.BorApi, {})],
+  });
   address = `127.0.0.1:${running.port}`;
 });
 
@@ -39,7 +59,10 @@ afterAll(async () => {
 
 describe('gRPC adapter', () => {
   it('serves a method to a plain grpc-js client built from the adapter', async () => {
-    const Ctor = makeGenericClientConstructor(toGrpcServiceDefinition(billingV1.BillingService), 'BillingService');
+    const Ctor = makeGenericClientConstructor(
+      toGrpcServiceDefinition(billingV1.BillingService),
+      'BillingService',
+    );
     const client = new Ctor(address, credentials.createInsecure());
     const metadata = new Metadata();
     metadata.set('x-plan', 'starter');
@@ -48,17 +71,26 @@ describe('gRPC adapter', () => {
         client,
         create(billingV1.ResolveAccessTokenRequestSchema, { token: 'tok_good' }),
         metadata,
-        (error: ServiceError | null, value: billingV1.ResolveAccessTokenResponse) => (error ? reject(error) : resolve(value)),
+        (error: ServiceError | null, value: billingV1.ResolveAccessTokenResponse) =>
+          error ? reject(error) : resolve(value),
       ),
     );
-    expect(response).toMatchObject({ found: true, accountId: 'acc_1', networkKey: 'polygon-mainnet', planId: 'starter' });
+    expect(response).toMatchObject({
+      found: true,
+      accountId: 'acc_1',
+      networkKey: 'polygon-mainnet',
+      planId: 'starter',
+    });
     expect(response.account?.balance?.allowanceCu).toBe(50_000n);
     client.close();
   });
 
   it('the typed client answers found=false for an unknown credential', async () => {
     const client = createGrpcClient(billingV1.BillingService, address, { defaultTimeoutMs: 5_000 });
-    await expect(client.resolveAccessToken({ token: 'nope' })).resolves.toMatchObject({ found: false, accountId: '' });
+    await expect(client.resolveAccessToken({ token: 'nope' })).resolves.toMatchObject({
+      found: false,
+      accountId: '',
+    });
     client.close();
   });
 
@@ -66,7 +98,12 @@ describe('gRPC adapter', () => {
     const client = createGrpcClient(billingV1.BillingService, address);
     const error = await client.getAccountState({ accountId: 'acc_x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
-    expect(error).toMatchObject({ code: 'account_not_found', kind: 'not_found', message: 'no account acc_x', retryable: false });
+    expect(error).toMatchObject({
+      code: 'account_not_found',
+      kind: 'not_found',
+      message: 'no account acc_x',
+      retryable: false,
+    });
     expect((error as DomainError).cause).toMatchObject({ code: status.NOT_FOUND });
     client.close();
   });
@@ -74,7 +111,11 @@ describe('gRPC adapter', () => {
   it('hides the message of an unexpected error behind INTERNAL', async () => {
     const client = createGrpcClient(billingV1.BillingService, address);
     const error = await client.resolveAccessToken({ token: 'boom' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'internal', code: 'internal_error', message: 'internal error' });
+    expect(error).toMatchObject({
+      kind: 'internal',
+      code: 'internal_error',
+      message: 'internal error',
+    });
     expect((error as DomainError).cause).toMatchObject({ code: status.INTERNAL });
     client.close();
   });
@@ -84,19 +125,48 @@ describe('gRPC adapter', () => {
     const error = await client.headerByNumber({ number: 'latest' }).catch((e: unknown) => e);
     // grpc-js names the local method when the path is registered but has no handler (an unknown
     // path would be named in full): the Bor path exists on the server.
-    expect((error as DomainError).cause).toMatchObject({ code: status.UNIMPLEMENTED, details: 'The server does not implement the method headerByNumber' });
+    expect((error as DomainError).cause).toMatchObject({
+      code: status.UNIMPLEMENTED,
+      details: 'The server does not implement the method headerByNumber',
+    });
     client.close();
   });
 });
 
 describe('server reflection', () => {
-  const reflectionProto = join(require.resolve('@grpc/reflection'), '../../proto/grpc/reflection/v1/reflection.proto');
+  const reflectionProto = join(
+    require.resolve('@grpc/reflection'),
+    '../../proto/grpc/reflection/v1/reflection.proto',
+  );
 
   async function reflect(request: object): Promise<Record<string, unknown>> {
-    const pkg = loadPackageDefinition(loadSync(reflectionProto, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true })) as never as {
-      grpc: { reflection: { v1: { ServerReflection: new (address: string, creds: unknown) => { serverReflectionInfo(): NodeJS.EventEmitter & { write(r: object): void; end(): void }; close(): void } } } };
+    const pkg = loadPackageDefinition(
+      loadSync(reflectionProto, {
+        keepCase: true,
+        longs: String,
+        enums: String,
+        defaults: true,
+        oneofs: true,
+      }),
+    ) as never as {
+      grpc: {
+        reflection: {
+          v1: {
+            ServerReflection: new (
+              address: string,
+              creds: unknown,
+            ) => {
+              serverReflectionInfo(): NodeJS.EventEmitter & { write(r: object): void; end(): void };
+              close(): void;
+            };
+          };
+        };
+      };
     };
-    const client = new pkg.grpc.reflection.v1.ServerReflection(address, credentials.createInsecure());
+    const client = new pkg.grpc.reflection.v1.ServerReflection(
+      address,
+      credentials.createInsecure(),
+    );
     try {
       return await new Promise((resolve, reject) => {
         const stream = client.serverReflectionInfo();
@@ -112,15 +182,17 @@ describe('server reflection', () => {
 
   it('lists the services', async () => {
     const response = await reflect({ list_services: '' });
-    const names = (response['list_services_response'] as { service: { name: string }[] }).service.map((s) => s.name);
+    const names = (
+      response['list_services_response'] as { service: { name: string }[] }
+    ).service.map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['billing.v1.BillingService', 'bor.BorApi']));
   });
 
   it('describes a service from the descriptors embedded in the generated code', async () => {
     const response = await reflect({ file_containing_symbol: 'bor.BorApi' });
-    const files = (response['file_descriptor_response'] as { file_descriptor_proto: Buffer[] }).file_descriptor_proto.map((bytes) =>
-      fromBinary(FileDescriptorProtoSchema, bytes),
-    );
+    const files = (
+      response['file_descriptor_response'] as { file_descriptor_proto: Buffer[] }
+    ).file_descriptor_proto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
     const borFile = files.find((f) => f.package === 'bor')!;
     expect(borFile.service[0]!.name).toBe('BorApi');
     expect(borFile.service[0]!.method.map((m) => m.name)).toContain('GetBlockInfoInBatch');

@@ -16,7 +16,10 @@ export interface HttpAppOptions {
  * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP.
  * Call `listen` on the result.
  */
-export async function createHttpApp(module: Type<unknown> | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: Type<unknown> | DynamicModule,
+  options: HttpAppOptions,
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
     genReqId: requestIdOf,

@@ -18,16 +18,22 @@ export class DomainErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const requestId = String(request.id);
     const { status, body, headers } = this.map(exception);
-    if (status >= 500) this.logger.error({ err: exception, request_id: requestId }, 'request failed');
+    if (status >= 500)
+      this.logger.error({ err: exception, request_id: requestId }, 'request failed');
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send({ ...body, request_id: requestId });
   }
 
-  private map(exception: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  private map(exception: unknown): {
+    status: number;
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+  } {
     if (exception instanceof DomainError) {
       const headers: Record<string, string> = {};
       const retryAfterMs = exception.details?.['retryAfterMs'];
-      if (typeof retryAfterMs === 'number') headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+      if (typeof retryAfterMs === 'number')
+        headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
       const { retryAfterMs: _omit, ...details } = exception.details ?? {};
       return {
         status: httpStatusOf[exception.kind],
@@ -38,7 +44,11 @@ export class DomainErrorFilter implements ExceptionFilter {
     const frameworkStatus = statusOfFrameworkError(exception);
     if (frameworkStatus !== undefined) {
       const code = frameworkCodes[frameworkStatus] ?? 'bad_request';
-      return { status: frameworkStatus, body: { error: code, message: messageOf(exception) }, headers: {} };
+      return {
+        status: frameworkStatus,
+        body: { error: code, message: messageOf(exception) },
+        headers: {},
+      };
     }
     return { status: 500, body: { error: 'internal', message: 'internal error' }, headers: {} };
   }
@@ -55,13 +65,16 @@ const frameworkCodes: Record<number, string> = {
 function statusOfFrameworkError(exception: unknown): number | undefined {
   if (exception instanceof HttpException) return exception.getStatus();
   const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
-  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 ? statusCode : undefined;
+  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500
+    ? statusCode
+    : undefined;
 }
 
 function messageOf(exception: unknown): string {
   if (exception instanceof HttpException) {
     const response = exception.getResponse();
-    if (typeof response === 'object' && response && 'message' in response) return String((response as { message: unknown }).message);
+    if (typeof response === 'object' && response && 'message' in response)
+      return String((response as { message: unknown }).message);
   }
   return exception instanceof Error ? exception.message : 'bad request';
 }

@@ -1,4 +1,11 @@
-import { deadLetterId, eventForSubject, type ConsumerDeclaration, type DeadLetter, type EventContract, type PayloadOf } from '@meridian/contracts';
+import {
+  deadLetterId,
+  eventForSubject,
+  type ConsumerDeclaration,
+  type DeadLetter,
+  type EventContract,
+  type PayloadOf,
+} from '@meridian/contracts';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { JetStreamPublisher } from './jetstream-publisher';
 import type { NatsClient, NatsClientLogger } from './nats-client';
@@ -24,7 +31,10 @@ export interface ConsumedMessage<P = unknown> {
 export type ConsumerHandler = (message: ConsumedMessage) => Promise<void>;
 
 /** Narrows a message to one event type: `if (isEvent(m, Events.chainBlock)) m.payload.hash`. */
-export function isEvent<C extends EventContract>(message: ConsumedMessage, contract: C): message is ConsumedMessage<PayloadOf<C>> {
+export function isEvent<C extends EventContract>(
+  message: ConsumedMessage,
+  contract: C,
+): message is ConsumedMessage<PayloadOf<C>> {
   return message.event.type === contract.type;
 }
 
@@ -126,8 +136,14 @@ export class ConsumerRunner {
     while (!this.stopping) {
       try {
         const js = client.jetstream();
-        const consumer = await js.consumers.get(namespace.stream(this.declaration.stream), namespace.consumer(this.declaration.durable));
-        this.messages = await consumer.consume({ max_messages: this.declaration.concurrency, expires: 30_000 });
+        const consumer = await js.consumers.get(
+          namespace.stream(this.declaration.stream),
+          namespace.consumer(this.declaration.durable),
+        );
+        this.messages = await consumer.consume({
+          max_messages: this.declaration.concurrency,
+          expires: 30_000,
+        });
         this.ready = true;
         this.lastError = undefined;
         this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
@@ -135,13 +151,17 @@ export class ConsumerRunner {
         for await (const msg of this.messages) {
           // One waiter for a free slot (not Promise.race over every in-flight handler, which
           // added a reaction to each of up to `concurrency` promises per message).
-          while (this.inFlight >= limit) await new Promise<void>((resolve) => (this.slotFree = resolve));
+          while (this.inFlight >= limit)
+            await new Promise<void>((resolve) => (this.slotFree = resolve));
           this.inFlight += 1;
           this.handle(msg).then(this.finished, this.failed);
         }
       } catch (error) {
         this.lastError = `consumer ${this.declaration.durable}: ${error instanceof Error ? error.message : String(error)}`;
-        this.deps.logger?.warn({ consumer: this.declaration.durable, err: this.lastError }, 'consumer unavailable; retrying (provisioned?)');
+        this.deps.logger?.warn(
+          { consumer: this.declaration.durable, err: this.lastError },
+          'consumer unavailable; retrying (provisioned?)',
+        );
       }
       this.ready = false;
       if (!this.stopping) await this.sleep(this.deps.retryDelayMs ?? 2_000);
@@ -155,12 +175,19 @@ export class ConsumerRunner {
       this.slotFree = undefined;
       wake();
     }
-    if (this.inFlight === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
+    if (this.inFlight === 0 && this.idle.length > 0)
+      for (const resolve of this.idle.splice(0)) resolve();
   };
 
   /** settle() itself threw (e.g. nak/term on a connection that just closed): redelivered after ack_wait. */
   private readonly failed = (error: unknown): void => {
-    this.deps.logger?.warn({ consumer: this.declaration.durable, err: error instanceof Error ? error.message : String(error) }, 'settling a message failed; it will be redelivered');
+    this.deps.logger?.warn(
+      {
+        consumer: this.declaration.durable,
+        err: error instanceof Error ? error.message : String(error),
+      },
+      'settling a message failed; it will be redelivered',
+    );
     this.finished();
   };
 
@@ -173,24 +200,55 @@ export class ConsumerRunner {
       subject = this.deps.namespace.unprefixSubject(msg.subject);
       const decoded = this.decode(subject, msg);
       if ('invalid' in decoded) {
-        outcome = { action: 'dead_letter', reason: 'invalid_payload', code: 'invalid_payload', message: decoded.invalid };
+        outcome = {
+          action: 'dead_letter',
+          reason: 'invalid_payload',
+          code: 'invalid_payload',
+          message: decoded.invalid,
+        };
       } else {
         try {
-          await this.handler(new Delivery(decoded.event, decoded.payload, subject, deliveryCount, msg.info.streamSequence, msg));
+          await this.handler(
+            new Delivery(
+              decoded.event,
+              decoded.payload,
+              subject,
+              deliveryCount,
+              msg.info.streamSequence,
+              msg,
+            ),
+          );
           outcome = ACK;
         } catch (error) {
           outcome = outcomeOfError(error, deliveryCount, this.declaration);
-          this.deps.logger?.warn({ consumer: this.declaration.durable, subject, deliveryCount, err: error instanceof Error ? error.message : String(error), outcome: outcome.action }, 'handler failed');
+          this.deps.logger?.warn(
+            {
+              consumer: this.declaration.durable,
+              subject,
+              deliveryCount,
+              err: error instanceof Error ? error.message : String(error),
+              outcome: outcome.action,
+            },
+            'handler failed',
+          );
         }
       }
     } catch (error) {
-      outcome = { action: 'dead_letter', reason: 'invalid_payload', code: 'invalid_subject', message: error instanceof Error ? error.message : String(error) };
+      outcome = {
+        action: 'dead_letter',
+        reason: 'invalid_payload',
+        code: 'invalid_subject',
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
     return this.settle(msg, subject, outcome);
   }
 
   /** Decodes the body once and validates it once (the handler gets `parsed.data`). */
-  private decode(subject: string, msg: JsMsg): { event: EventContract; payload: unknown } | { invalid: string } {
+  private decode(
+    subject: string,
+    msg: JsMsg,
+  ): { event: EventContract; payload: unknown } | { invalid: string } {
     const event = this.eventOf(subject);
     if (!event) return { invalid: `no event type for subject ${subject}` };
     let json: unknown;
@@ -201,7 +259,12 @@ export class ConsumerRunner {
     }
     const parsed = event.schema.safeParse(json);
     if (!parsed.success) {
-      return { invalid: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+      return {
+        invalid: parsed.error.issues
+          .slice(0, 5)
+          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+          .join('; '),
+      };
     }
     return { event, payload: parsed.data };
   }
@@ -259,13 +322,22 @@ export class ConsumerRunner {
     } catch (error) {
       // Never drop a message we could not park: retry it later instead.
       const delayMs = this.declaration.backoffMs.at(-1) ?? 30_000;
-      this.deps.logger?.error({ consumer: this.declaration.durable, err: error instanceof Error ? error.message : String(error) }, 'dead-letter publish failed; nak');
+      this.deps.logger?.error(
+        {
+          consumer: this.declaration.durable,
+          err: error instanceof Error ? error.message : String(error),
+        },
+        'dead-letter publish failed; nak',
+      );
       msg.nak(delayMs);
       return { action: 'nak', delayMs };
     }
     // No term reason: NATS 2.9 only recognises a bare +TERM (the reason is in the dead letter).
     msg.term();
-    this.deps.logger?.error({ consumer: this.declaration.durable, subject, reason: outcome.reason, code: outcome.code }, 'message dead-lettered');
+    this.deps.logger?.error(
+      { consumer: this.declaration.durable, subject, reason: outcome.reason, code: outcome.code },
+      'message dead-lettered',
+    );
     return { ...outcome, deadLettered: true };
   }
 

@@ -20,8 +20,18 @@ describe('backoffDelay', () => {
 
 describe('outcomeOfError', () => {
   it.each([
-    ['retryable DomainError', new DomainError('upstream_down', 'unavailable'), 2, { action: 'nak', delayMs: 1_000 }],
-    ['unknown error (maybe transient)', new Error('ECONNRESET'), 1, { action: 'nak', delayMs: 100 }],
+    [
+      'retryable DomainError',
+      new DomainError('upstream_down', 'unavailable'),
+      2,
+      { action: 'nak', delayMs: 1_000 },
+    ],
+    [
+      'unknown error (maybe transient)',
+      new Error('ECONNRESET'),
+      1,
+      { action: 'nak', delayMs: 100 },
+    ],
     [
       'retryAfterMs wins over the backoff',
       new DomainError('slow_down', 'rate_limited', 'x', { details: { retryAfterMs: 42 } }),
@@ -32,7 +42,12 @@ describe('outcomeOfError', () => {
       'non-retryable DomainError',
       new DomainError('account_unknown', 'not_found'),
       1,
-      { action: 'dead_letter', reason: 'permanent_error', code: 'account_unknown', message: 'account_unknown' },
+      {
+        action: 'dead_letter',
+        reason: 'permanent_error',
+        code: 'account_unknown',
+        message: 'account_unknown',
+      },
     ],
     [
       'retryable on the last delivery',
@@ -40,7 +55,12 @@ describe('outcomeOfError', () => {
       5,
       { action: 'dead_letter', reason: 'max_deliver', code: 'upstream_down', message: 'down' },
     ],
-    ['a thrown string', 'boom', 5, { action: 'dead_letter', reason: 'max_deliver', code: 'unexpected_error', message: 'boom' }],
+    [
+      'a thrown string',
+      'boom',
+      5,
+      { action: 'dead_letter', reason: 'max_deliver', code: 'unexpected_error', message: 'boom' },
+    ],
   ])('%s', (_name, error, delivery, expected) => {
     expect(outcomeOfError(error, delivery, consumer)).toEqual(expected);
   });

@@ -35,6 +35,9 @@ export function outcomeOfError(
     return { action: 'dead_letter', reason: 'max_deliver', code, message };
   }
   const retryAfter = isDomainError(error) ? error.details?.['retryAfterMs'] : undefined;
-  const delayMs = typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter : backoffDelay(consumer.backoffMs, deliveryCount);
+  const delayMs =
+    typeof retryAfter === 'number' && retryAfter >= 0
+      ? retryAfter
+      : backoffDelay(consumer.backoffMs, deliveryCount);
   return { action: 'nak', delayMs };
 }

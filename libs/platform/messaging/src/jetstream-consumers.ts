@@ -20,7 +20,8 @@ export class JetStreamConsumers {
   ) {}
 
   run(declaration: ConsumerDeclaration, handler: ConsumerHandler): ConsumerRunner {
-    if (this.runners.has(declaration.durable)) throw new Error(`consumer ${declaration.durable} is already running`);
+    if (this.runners.has(declaration.durable))
+      throw new Error(`consumer ${declaration.durable} is already running`);
     const runner = new ConsumerRunner(declaration, handler, this.deps);
     this.runners.set(declaration.durable, runner);
     this.readiness?.register(`consumer:${declaration.durable}`, () => runner.check());
@@ -29,7 +30,11 @@ export class JetStreamConsumers {
   }
 
   mirror<S extends z.ZodType>(bucket: string, schema: S): KvMirror<S> {
-    const mirror = new KvMirror(this.deps.client, this.deps.namespace, { bucket, schema, logger: this.deps.logger });
+    const mirror = new KvMirror(this.deps.client, this.deps.namespace, {
+      bucket,
+      schema,
+      logger: this.deps.logger,
+    });
     this.mirrors.push(mirror as unknown as KvMirror<z.ZodType>);
     this.readiness?.register(`kv:${bucket}`, () => mirror.check());
     mirror.start();
@@ -38,6 +43,9 @@ export class JetStreamConsumers {
 
   /** Stops pulling everywhere and waits for in-flight handlers. */
   async stopAll(): Promise<void> {
-    await Promise.all([...[...this.runners.values()].map((r) => r.stop()), ...this.mirrors.map((m) => m.stop())]);
+    await Promise.all([
+      ...[...this.runners.values()].map((r) => r.stop()),
+      ...this.mirrors.map((m) => m.stop()),
+    ]);
   }
 }

@@ -23,23 +23,43 @@ export class JetStreamPublisher {
     private readonly timeoutMs = 5_000,
   ) {}
 
-  async publish<C extends EventContract>(contract: C, payload: PayloadOf<C>): Promise<PublishResult> {
+  async publish<C extends EventContract>(
+    contract: C,
+    payload: PayloadOf<C>,
+  ): Promise<PublishResult> {
     const parsed = contract.schema.safeParse(payload);
     if (!parsed.success) {
-      throw new DomainError('invalid_event_payload', 'internal', `invalid ${contract.type} payload`, {
-        retryable: false,
-        details: { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`) },
-      });
+      throw new DomainError(
+        'invalid_event_payload',
+        'internal',
+        `invalid ${contract.type} payload`,
+        {
+          retryable: false,
+          details: {
+            issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`),
+          },
+        },
+      );
     }
     const body = parsed.data as PayloadOf<C>;
-    return this.publishJson(contract.subjectOf(body), body, contract.messageIdOf(body), this.namespace.stream(contract.stream));
+    return this.publishJson(
+      contract.subjectOf(body),
+      body,
+      contract.messageIdOf(body),
+      this.namespace.stream(contract.stream),
+    );
   }
 
   /**
    * Publishes any JSON body to an unprefixed subject with an explicit idempotency id (dead
    * letters, tests). Prefer `publish(contract, payload)`.
    */
-  async publishJson(subject: string, body: unknown, msgId: string, expectStream?: string): Promise<PublishResult> {
+  async publishJson(
+    subject: string,
+    body: unknown,
+    msgId: string,
+    expectStream?: string,
+  ): Promise<PublishResult> {
     const js = this.client.jetstream();
     try {
       const ack = await js.publish(this.namespace.subject(subject), JSON.stringify(body), {
@@ -49,7 +69,12 @@ export class JetStreamPublisher {
       });
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
-      throw new DomainError('messaging_unavailable', 'unavailable', `publish to ${subject} failed`, { cause: error });
+      throw new DomainError(
+        'messaging_unavailable',
+        'unavailable',
+        `publish to ${subject} failed`,
+        { cause: error },
+      );
     }
   }
 }

@@ -80,13 +80,24 @@ export class KvMirror<S extends z.ZodType> {
   }
 
   private async run(): Promise<void> {
-    await Promise.race([this.client.connection(), new Promise<void>((resolve) => (this.wake = resolve))]);
+    await Promise.race([
+      this.client.connection(),
+      new Promise<void>((resolve) => (this.wake = resolve)),
+    ]);
     while (!this.stopping) {
       try {
-        const kv = await new Kvm(this.client.jetstream()).open(this.namespace.bucket(this.options.bucket));
+        const kv = await new Kvm(this.client.jetstream()).open(
+          this.namespace.bucket(this.options.bucket),
+        );
         await this.watch(kv);
       } catch (error) {
-        this.options.logger?.warn({ bucket: this.options.bucket, err: error instanceof Error ? error.message : String(error) }, 'kv watch failed; retrying');
+        this.options.logger?.warn(
+          {
+            bucket: this.options.bucket,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          'kv watch failed; retrying',
+        );
       }
       if (!this.stopping) {
         await new Promise<void>((resolve) => {
@@ -127,12 +138,18 @@ export class KvMirror<S extends z.ZodType> {
     try {
       json = entry.json();
     } catch {
-      this.options.logger?.warn({ bucket: this.options.bucket, key: entry.key }, 'kv value is not JSON; skipped');
+      this.options.logger?.warn(
+        { bucket: this.options.bucket, key: entry.key },
+        'kv value is not JSON; skipped',
+      );
       return;
     }
     const parsed = this.options.schema.safeParse(json);
     if (!parsed.success) {
-      this.options.logger?.warn({ bucket: this.options.bucket, key: entry.key }, 'kv value fails its schema; skipped');
+      this.options.logger?.warn(
+        { bucket: this.options.bucket, key: entry.key },
+        'kv value fails its schema; skipped',
+      );
       return;
     }
     this.values.set(entry.key, parsed.data);

@@ -42,7 +42,10 @@ let jsm: JetStreamManager;
 let publisher: JetStreamPublisher;
 const runners: ConsumerRunner[] = [];
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -68,7 +71,12 @@ function usage(account = `acc_${++seq}`): UsageRecorded {
 }
 
 function runner(handler: (m: ConsumedMessage) => Promise<void>): ConsumerRunner {
-  const r = new ConsumerRunner(usageConsumer, handler, { client, namespace: ns, publisher, retryDelayMs: 100 });
+  const r = new ConsumerRunner(usageConsumer, handler, {
+    client,
+    namespace: ns,
+    publisher,
+    retryDelayMs: 100,
+  });
   runners.push(r);
   r.start();
   return r;
@@ -79,7 +87,8 @@ async function deadLetters() {
   const info = await jsm.streams.info(ns.stream('BILLING'));
   for (let s = info.state.first_seq; s <= info.state.last_seq; s++) {
     const m = await jsm.streams.getMessage(ns.stream('BILLING'), { seq: s }).catch(() => undefined);
-    if (m && m.subject === ns.subject(usageConsumer.deadLetterSubject)) letters.push(DeadLetterSchema.parse(m.json()));
+    if (m && m.subject === ns.subject(usageConsumer.deadLetterSubject))
+      letters.push(DeadLetterSchema.parse(m.json()));
   }
   return letters;
 }
@@ -105,14 +114,22 @@ afterAll(async () => {
 describe('provisioning', () => {
   it('a second run is a no-op', async () => {
     const report = await provisionMessaging(jsm, prefix, { consumers });
-    expect(report.length).toBe(Object.keys(Streams).length + consumers.length + Object.keys(KvBuckets).length);
+    expect(report.length).toBe(
+      Object.keys(Streams).length + consumers.length + Object.keys(KvBuckets).length,
+    );
     expect(report.filter((entry) => entry.action !== 'unchanged')).toEqual([]);
   });
 
   it('a changed declaration is updated in place', async () => {
     const changed = { ...usageConsumer, ackWaitMs: 6_000 };
-    const report = await provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers: [changed] });
-    expect(report).toEqual([expect.objectContaining({ kind: 'consumer', action: 'updated', changes: ['ack_wait'] })]);
+    const report = await provisionMessaging(jsm, prefix, {
+      streams: [],
+      buckets: [],
+      consumers: [changed],
+    });
+    expect(report).toEqual([
+      expect.objectContaining({ kind: 'consumer', action: 'updated', changes: ['ack_wait'] }),
+    ]);
     await provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers });
   });
 });
@@ -124,7 +141,9 @@ describe('JetStreamPublisher', () => {
     const second = await publisher.publish(Events.usageRecorded, event);
     expect(first.duplicate).toBe(false);
     expect(second).toEqual({ ...first, duplicate: true });
-    const stored = await jsm.streams.getMessage(ns.stream('BILLING'), { last_by_subj: ns.subject(Events.usageRecorded.subjectOf(event)) });
+    const stored = await jsm.streams.getMessage(ns.stream('BILLING'), {
+      last_by_subj: ns.subject(Events.usageRecorded.subjectOf(event)),
+    });
     expect(stored?.header.get('Nats-Msg-Id')).toBe(event.id);
     expect(stored?.seq).toBe(first.seq);
     // Drain it so the consumer tests start clean.
@@ -134,7 +153,9 @@ describe('JetStreamPublisher', () => {
   });
 
   it('refuses an invalid payload before sending it', async () => {
-    await expect(publisher.publish(Events.usageRecorded, { ...usage(), totalCu: 1 })).rejects.toMatchObject({ code: 'invalid_event_payload', retryable: false });
+    await expect(
+      publisher.publish(Events.usageRecorded, { ...usage(), totalCu: 1 }),
+    ).rejects.toMatchObject({ code: 'invalid_event_payload', retryable: false });
   });
 });
 
@@ -148,7 +169,11 @@ describe('ConsumerRunner', () => {
     await publisher.publish(Events.usageRecorded, event);
     await until(() => got.length === 1);
     expect(got[0]).toEqual(event);
-    await until(async () => (await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable))).num_ack_pending === 0);
+    await until(
+      async () =>
+        (await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable)))
+          .num_ack_pending === 0,
+    );
   });
 
   it('redelivers after a retryable DomainError', async () => {
@@ -209,7 +234,11 @@ describe('ConsumerRunner', () => {
     });
     await publisher.publish(Events.usageRecorded, event);
     const letter = await until(async () => (await deadLetters()).find((l) => l.msgId === event.id));
-    expect(letter).toMatchObject({ reason: 'max_deliver', deliveryCount: 3, error: { code: 'unexpected_error', message: 'still broken' } });
+    expect(letter).toMatchObject({
+      reason: 'max_deliver',
+      deliveryCount: 3,
+      error: { code: 'unexpected_error', message: 'still broken' },
+    });
     expect(deliveries).toEqual([1, 2, 3]);
   });
 
@@ -243,29 +272,45 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
   const ffPrefix = `${prefix}ff`;
   const ffNs = new NatsNamespace(ffPrefix);
   // Short ack wait: an ack that never reached the server would show up as a redelivery soon.
-  const ffConsumer: ConsumerDeclaration = { ...usageConsumer, ackWaitMs: 1_000, ackConfirmation: 'fire-and-forget' };
+  const ffConsumer: ConsumerDeclaration = {
+    ...usageConsumer,
+    ackWaitMs: 1_000,
+    ackConfirmation: 'fire-and-forget',
+  };
   let ffPublisher: JetStreamPublisher;
 
   beforeAll(async () => {
-    await provisionMessaging(jsm, ffPrefix, { streams: [Streams.BILLING], consumers: [ffConsumer], buckets: [] });
+    await provisionMessaging(jsm, ffPrefix, {
+      streams: [Streams.BILLING],
+      consumers: [ffConsumer],
+      buckets: [],
+    });
     ffPublisher = new JetStreamPublisher(client, ffNs);
   });
 
   function ffRunner(handler: (m: ConsumedMessage) => Promise<void>): ConsumerRunner {
-    const r = new ConsumerRunner(ffConsumer, handler, { client, namespace: ffNs, publisher: ffPublisher, retryDelayMs: 100 });
+    const r = new ConsumerRunner(ffConsumer, handler, {
+      client,
+      namespace: ffNs,
+      publisher: ffPublisher,
+      retryDelayMs: 100,
+    });
     runners.push(r);
     r.start();
     return r;
   }
 
-  const ffInfo = () => jsm.consumers.info(ffNs.stream('BILLING'), ffNs.consumer(ffConsumer.durable));
-  const longerThanAckWait = () => new Promise((resolve) => setTimeout(resolve, ffConsumer.ackWaitMs + 1_000));
+  const ffInfo = () =>
+    jsm.consumers.info(ffNs.stream('BILLING'), ffNs.consumer(ffConsumer.durable));
+  const longerThanAckWait = () =>
+    new Promise((resolve) => setTimeout(resolve, ffConsumer.ackWaitMs + 1_000));
 
   it('acks without waiting for confirmation, and an acked message is not redelivered', async () => {
     const events = [usage(), usage(), usage()];
     const deliveries = new Map<string, number[]>();
     ffRunner(async (m) => {
-      if (isEvent(m, Events.usageRecorded)) deliveries.set(m.payload.id, [...(deliveries.get(m.payload.id) ?? []), m.deliveryCount]);
+      if (isEvent(m, Events.usageRecorded))
+        deliveries.set(m.payload.id, [...(deliveries.get(m.payload.id) ?? []), m.deliveryCount]);
     });
     for (const event of events) await ffPublisher.publish(Events.usageRecorded, event);
     await until(() => deliveries.size === events.length);
@@ -310,7 +355,17 @@ describe('KvMirror', () => {
       caps: {
         nodeRps: 20,
         accessTokens: 2,
-        webhooks: { activeWebhooks: 1, addressesPerWebhook: 10, addressesPerAccount: 10, eventsPerSecond: 1, eventsBurst: 12, inlineAddresses: 1000, listRefs: 10, addressLists: 50, addressesPerList: 100000 },
+        webhooks: {
+          activeWebhooks: 1,
+          addressesPerWebhook: 10,
+          addressesPerAccount: 10,
+          eventsPerSecond: 1,
+          eventsBurst: 12,
+          inlineAddresses: 1000,
+          listRefs: 10,
+          addressLists: 50,
+          addressesPerList: 100000,
+        },
         audit: { checksPerPeriod: 0, requestsPerSecond: 0 },
       },
       at: '2026-01-01T00:00:00.000Z',
@@ -320,7 +375,11 @@ describe('KvMirror', () => {
     await kv.put('acc_a', JSON.stringify(state('acc_a', 2)));
     await kv.put('acc_bad', JSON.stringify({ nope: true }));
 
-    const mirror = new KvMirror(client, ns, { bucket: KvBuckets.balanceState.name, schema: Events.balanceStateChanged.schema, retryDelayMs: 100 });
+    const mirror = new KvMirror(client, ns, {
+      bucket: KvBuckets.balanceState.name,
+      schema: Events.balanceStateChanged.schema,
+      retryDelayMs: 100,
+    });
     mirror.start();
     try {
       await mirror.initialized;
@@ -329,7 +388,14 @@ describe('KvMirror', () => {
       expect(mirror.get('acc_b')?.version).toBe(1);
       expect(mirror.has('acc_bad')).toBe(false);
 
-      await kv.put('acc_b', JSON.stringify({ ...state('acc_b', 2), state: 'exhausted', exhaustedSince: '2026-01-01T00:01:00.000Z' }));
+      await kv.put(
+        'acc_b',
+        JSON.stringify({
+          ...state('acc_b', 2),
+          state: 'exhausted',
+          exhaustedSince: '2026-01-01T00:01:00.000Z',
+        }),
+      );
       await until(() => mirror.get('acc_b')?.state === 'exhausted');
       await kv.delete('acc_a');
       await until(() => !mirror.has('acc_a'));
@@ -340,7 +406,10 @@ describe('KvMirror', () => {
   });
 
   it('an empty bucket counts as loaded at once', async () => {
-    const mirror = new KvMirror(client, ns, { bucket: KvBuckets.webhookStatus.name, schema: Events.balanceStateChanged.schema });
+    const mirror = new KvMirror(client, ns, {
+      bucket: KvBuckets.webhookStatus.name,
+      schema: Events.balanceStateChanged.schema,
+    });
     mirror.start();
     await mirror.initialized;
     expect(mirror.size).toBe(0);
@@ -353,8 +422,12 @@ describe('NatsClient', () => {
     const down = new NatsClient({ url: 'nats://127.0.0.1:1', name: 'down', retryDelayMs: 50 });
     down.start();
     await expect(down.check()).rejects.toThrow(/not connected/);
-    expect(() => down.require()).toThrow(expect.objectContaining({ code: 'messaging_unavailable', retryable: true }));
-    await expect(new JetStreamPublisher(down, ns).publish(Events.usageRecorded, usage())).rejects.toMatchObject({ code: 'messaging_unavailable' });
+    expect(() => down.require()).toThrow(
+      expect.objectContaining({ code: 'messaging_unavailable', retryable: true }),
+    );
+    await expect(
+      new JetStreamPublisher(down, ns).publish(Events.usageRecorded, usage()),
+    ).rejects.toMatchObject({ code: 'messaging_unavailable' });
     await down.close();
   });
 

@@ -1,4 +1,11 @@
-import { BeforeApplicationShutdown, DynamicModule, Global, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  DynamicModule,
+  Global,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { JetStreamConsumers } from './jetstream-consumers';
@@ -24,7 +31,9 @@ export interface MessagingOptions {
  */
 @Global()
 @Module({})
-export class MessagingModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+export class MessagingModule
+  implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
   constructor(
     private readonly client: NatsClient,
     private readonly consumers: JetStreamConsumers,
@@ -40,21 +49,40 @@ export class MessagingModule implements OnModuleInit, BeforeApplicationShutdown,
         {
           provide: NatsClient,
           inject: [{ token: LOGGER, optional: true }],
-          useFactory: (logger?: Logger) => new NatsClient({ url: options.url, name: options.name }, logger),
+          useFactory: (logger?: Logger) =>
+            new NatsClient({ url: options.url, name: options.name }, logger),
         },
         {
           provide: JetStreamPublisher,
           inject: [NatsClient, NatsNamespace],
-          useFactory: (client: NatsClient, namespace: NatsNamespace) => new JetStreamPublisher(client, namespace),
+          useFactory: (client: NatsClient, namespace: NatsNamespace) =>
+            new JetStreamPublisher(client, namespace),
         },
         {
           provide: JetStreamConsumers,
-          inject: [NatsClient, NatsNamespace, JetStreamPublisher, ReadinessRegistry, { token: LOGGER, optional: true }],
-          useFactory: (client: NatsClient, namespace: NatsNamespace, publisher: JetStreamPublisher, readiness: ReadinessRegistry, logger?: Logger) =>
-            new JetStreamConsumers({ client, namespace, publisher, logger }, readiness),
+          inject: [
+            NatsClient,
+            NatsNamespace,
+            JetStreamPublisher,
+            ReadinessRegistry,
+            { token: LOGGER, optional: true },
+          ],
+          useFactory: (
+            client: NatsClient,
+            namespace: NatsNamespace,
+            publisher: JetStreamPublisher,
+            readiness: ReadinessRegistry,
+            logger?: Logger,
+          ) => new JetStreamConsumers({ client, namespace, publisher, logger }, readiness),
         },
       ],
-      exports: [MESSAGING_OPTIONS, NatsNamespace, NatsClient, JetStreamPublisher, JetStreamConsumers],
+      exports: [
+        MESSAGING_OPTIONS,
+        NatsNamespace,
+        NatsClient,
+        JetStreamPublisher,
+        JetStreamConsumers,
+      ],
     };
   }
 

@@ -7,7 +7,9 @@
 export class NatsNamespace {
   constructor(readonly prefix: string) {
     if (!/^[A-Za-z0-9_-]*$/.test(prefix)) {
-      throw new Error(`invalid NATS_PREFIX ${JSON.stringify(prefix)}: letters, digits, _ and - only`);
+      throw new Error(
+        `invalid NATS_PREFIX ${JSON.stringify(prefix)}: letters, digits, _ and - only`,
+      );
     }
   }
 
@@ -19,7 +21,8 @@ export class NatsNamespace {
   unprefixSubject(subject: string): string {
     if (!this.prefix) return subject;
     const head = `${this.prefix}.`;
-    if (!subject.startsWith(head)) throw new Error(`subject ${subject} is outside namespace ${this.prefix}`);
+    if (!subject.startsWith(head))
+      throw new Error(`subject ${subject} is outside namespace ${this.prefix}`);
     return subject.slice(head.length);
   }
 

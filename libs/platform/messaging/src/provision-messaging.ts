@@ -6,7 +6,15 @@ import {
   type KvBucketDeclaration,
   type StreamDeclaration,
 } from '@meridian/contracts';
-import { AckPolicy, DeliverPolicy, DiscardPolicy, ReplayPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { NatsNamespace } from './nats-namespace';
 
@@ -67,7 +75,12 @@ export async function provisionMessaging(
     }
     const changes = diff(desired, existing.config);
     if (changes.length > 0) await jsm.streams.update(name, { ...existing.config, ...desired });
-    report.push({ kind: 'stream', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+    report.push({
+      kind: 'stream',
+      name,
+      action: changes.length ? 'updated' : 'unchanged',
+      ...(changes.length ? { changes } : {}),
+    });
   }
 
   for (const consumer of options.consumers ?? allConsumers) {
@@ -94,7 +107,12 @@ export async function provisionMessaging(
     }
     const changes = diff(desired, existing.config);
     if (changes.length > 0) await jsm.consumers.update(stream, durable, desired);
-    report.push({ kind: 'consumer', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+    report.push({
+      kind: 'consumer',
+      name,
+      action: changes.length ? 'updated' : 'unchanged',
+      ...(changes.length ? { changes } : {}),
+    });
   }
 
   const kvm = new Kvm(jsm.jetstream());
@@ -121,8 +139,14 @@ export async function provisionMessaging(
       max_msg_size: bucket.maxValueSize,
     };
     const changes = diff(desired, existing.config);
-    if (changes.length > 0) await jsm.streams.update(streamName, { ...existing.config, ...desired });
-    report.push({ kind: 'kv', name, action: changes.length ? 'updated' : 'unchanged', ...(changes.length ? { changes } : {}) });
+    if (changes.length > 0)
+      await jsm.streams.update(streamName, { ...existing.config, ...desired });
+    report.push({
+      kind: 'kv',
+      name,
+      action: changes.length ? 'updated' : 'unchanged',
+      ...(changes.length ? { changes } : {}),
+    });
   }
 
   return report;
@@ -130,7 +154,9 @@ export async function provisionMessaging(
 
 function diff(desired: Record<string, unknown>, actual: object): string[] {
   const current = actual as Record<string, unknown>;
-  return Object.keys(desired).filter((key) => JSON.stringify(desired[key]) !== JSON.stringify(current[key]));
+  return Object.keys(desired).filter(
+    (key) => JSON.stringify(desired[key]) !== JSON.stringify(current[key]),
+  );
 }
 
 function notFoundAsUndefined(error: unknown): undefined {

@@ -20,7 +20,11 @@ export class HealthController {
     const report = await this.readiness.report();
     await reply
       .status(report.ready ? 200 : 503)
-      .send(report.ready ? { status: 'ready', checks: report.checks } : { status: 'not_ready', failing: report.failing, checks: report.checks });
+      .send(
+        report.ready
+          ? { status: 'ready', checks: report.checks }
+          : { status: 'not_ready', failing: report.failing, checks: report.checks },
+      );
   }
 
   @Get('metrics')

@@ -3,7 +3,12 @@ import pino, { type Logger } from 'pino';
 
 /** JSON logs (pino) with the service name on every line. */
 export function createLogger(service: string, level = 'info'): Logger {
-  return pino({ name: service, level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
 }
 
 /** Routes Nest's own log calls into pino so every line is JSON. */

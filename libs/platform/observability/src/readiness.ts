@@ -35,7 +35,10 @@ export class ReadinessRegistry {
       await Promise.race([
         check(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`timed out after ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
         }),
       ]);
       return 'ok';
