@@ -7,6 +7,7 @@ import {
   type Log,
   type PublicClient,
 } from 'viem';
+import { isMethodOffered, networkByKey, type AuditChain } from '@meridian/networks';
 
 export interface MixerInteraction {
   readonly pool: string;
@@ -51,6 +52,34 @@ const MAX_DEPOSIT_TXS = 200;
 export interface EvidenceOptions {
   readonly lookbackBlocks: number;
   readonly mixerPools: readonly string[];
+  /**
+   * How the account nonce is read. The spec's method table of network E has no
+   * eth_getTransactionCount (the gateway answers -32601 there), but it has eth_getProof, whose
+   * answer carries the nonce; see `nonceReadFor`.
+   */
+  readonly nonceVia: NonceRead;
+}
+
+export type NonceRead = 'eth_getTransactionCount' | 'eth_getProof';
+
+/** The nonce read a chain's node access offers (chains not relayed here: a plain node, which has both). */
+export function nonceReadFor(chain: AuditChain): NonceRead {
+  const network = chain.relayedNetwork ? networkByKey(chain.relayedNetwork) : undefined;
+  if (!network || isMethodOffered(network, 'eth_getTransactionCount'))
+    return 'eth_getTransactionCount';
+  return 'eth_getProof';
+}
+
+function nonceOf(
+  client: PublicClient,
+  address: Address,
+  via: NonceRead,
+  blockNumber?: bigint,
+): Promise<number> {
+  const at = blockNumber === undefined ? {} : { blockNumber };
+  return via === 'eth_getTransactionCount'
+    ? client.getTransactionCount({ address, ...at })
+    : client.getProof({ address, storageKeys: [], ...at }).then((proof) => proof.nonce);
 }
 
 /** Reads the on-chain evidence of one address. Every call is a plain JSON-RPC read (no archive traces). */
@@ -62,7 +91,7 @@ export async function gatherWalletEvidence(
   const target = address as Address;
   const [code, txCount, balanceWei, head] = await Promise.all([
     client.getCode({ address: target }),
-    client.getTransactionCount({ address: target }),
+    nonceOf(client, target, options.nonceVia),
     client.getBalance({ address: target }),
     client.getBlockNumber({ cacheTime: 0 }),
   ]);
@@ -74,7 +103,7 @@ export async function gatherWalletEvidence(
     mixerEvidence(client, target, options.mixerPools, fromBlock, head),
     transferEvidence(client, target, fromBlock, head),
     isContract ? Promise.resolve([]) : createdContractsOf(client, target, txCount),
-    txCount > 0 ? firstActivity(client, target, head) : Promise.resolve(null),
+    txCount > 0 ? firstActivity(client, target, head, options.nonceVia) : Promise.resolve(null),
     isContract ? tokenMeta(client, target) : Promise.resolve(null),
   ]);
   return {
@@ -198,13 +227,14 @@ async function firstActivity(
   client: PublicClient,
   address: Address,
   head: bigint,
+  nonceVia: NonceRead,
 ): Promise<Date | null> {
   try {
     let lo = 0n;
     let hi = head;
     while (lo < hi) {
       const mid = (lo + hi) / 2n;
-      const count = await client.getTransactionCount({ address, blockNumber: mid });
+      const count = await nonceOf(client, address, nonceVia, mid);
       if (count > 0) hi = mid;
       else lo = mid + 1n;
     }

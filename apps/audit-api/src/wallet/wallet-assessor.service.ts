@@ -7,7 +7,11 @@ import type { AppConfig } from '../config/config';
 import { CLOCK } from '../common/clock.token';
 import { upstreamUnavailable } from '../common/audit-errors';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
-import { gatherWalletEvidence, type WalletEvidence } from '../evidence/wallet-evidence';
+import {
+  gatherWalletEvidence,
+  nonceReadFor,
+  type WalletEvidence,
+} from '../evidence/wallet-evidence';
 import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
 import type { SanctionRecordInput } from '../records/address-records.repository';
 import { forensicFlags } from '../scoring/forensic-flags';
@@ -59,6 +63,7 @@ export class WalletAssessor {
         evidence = await gatherWalletEvidence(client, address, {
           lookbackBlocks: this.config.AUDIT_LOOKBACK_BLOCKS,
           mixerPools,
+          nonceVia: nonceReadFor(chain),
         });
       } catch (error) {
         throw isDomainError(error) ? error : upstreamUnavailable(error);
