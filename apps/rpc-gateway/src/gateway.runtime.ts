@@ -37,7 +37,8 @@ import { UpstreamPool } from './upstreams/upstream-pool';
 import { UpstreamRouter } from './upstreams/upstream-router';
 import { SubscriptionHub } from './websocket/subscription-hub';
 import { WsGateway } from './websocket/ws-gateway';
-import { startBorGrpc, type RunningBorGrpc } from './bor-grpc/bor-grpc.server';
+import type { RunningGrpcServer } from '@meridian/platform-grpc';
+import { startBorGrpc } from './bor-grpc/bor-grpc.server';
 import { BorApiService } from './bor-grpc/bor-api.service';
 
 /** The HTTP edge's body limit (createHttpApp default; COMPAT: about 5 MiB). */
@@ -63,7 +64,7 @@ export class GatewayRuntime
   private readonly ws: WsGateway;
   private readonly requestLog: RequestLog;
   private feeds: { stop(): Promise<unknown> } | undefined;
-  private grpc: RunningBorGrpc | undefined;
+  private grpc: RunningGrpcServer | undefined;
   grpcPort: number | undefined;
 
   constructor(

@@ -2,6 +2,7 @@ import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { bor } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { GrpcStatusError } from '@meridian/platform-grpc';
 import { METHOD_NOT_FOUND } from '../relay/jsonrpc-codec';
 import type { RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
@@ -14,16 +15,6 @@ import {
   toReceipt,
   totalDifficultyOf,
 } from './bor-mapping';
-
-/** A gRPC status outside DomainError's kinds (UNIMPLEMENTED). */
-export class GrpcStatusError extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const MAX_BATCH_BLOCKS = 100;
 

@@ -6,6 +6,7 @@ import { ReflectionService } from '@grpc/reflection';
 import {
   toGrpcHandlers,
   toGrpcServiceDefinition,
+  type GrpcOutcomeHook,
   type GrpcServiceImplementation,
 } from './grpc-service-definition';
 
@@ -31,6 +32,8 @@ export interface StartGrpcServerOptions {
   reflection?: boolean;
   credentials?: ServerCredentials;
   channelOptions?: ChannelOptions;
+  /** Status of every finished call (per-method metrics). */
+  onOutcome?: GrpcOutcomeHook;
 }
 
 export interface RunningGrpcServer {
@@ -72,7 +75,10 @@ export function reflectionPackageDefinition(services: DescService[]) {
 export async function startGrpcServer(options: StartGrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server(options.channelOptions);
   for (const { service, implementation } of options.services) {
-    server.addService(toGrpcServiceDefinition(service), toGrpcHandlers(service, implementation));
+    server.addService(
+      toGrpcServiceDefinition(service),
+      toGrpcHandlers(service, implementation, options.onOutcome),
+    );
   }
   if (options.reflection ?? true) {
     new ReflectionService(

@@ -5,7 +5,9 @@ import { DomainError, type ErrorKind } from '@meridian/errors';
 import {
   fileClosure,
   fromGrpcError,
+  GrpcStatusError,
   grpcStatusOf,
+  toGrpcHandlers,
   toGrpcServiceDefinition,
   toGrpcStatus,
 } from './index';
@@ -50,6 +52,45 @@ describe('status mapping', () => {
       code,
       details: 'safe message',
     });
+  });
+
+  it('answers a GrpcStatusError with its own status (statuses no DomainError kind stands for)', () => {
+    expect(toGrpcStatus(new GrpcStatusError(status.UNIMPLEMENTED, 'not on this node'))).toEqual({
+      code: status.UNIMPLEMENTED,
+      details: 'not on this node',
+    });
+  });
+
+  it('reports the status of every finished call to the outcome hook', async () => {
+    const outcomes: Array<[string, status]> = [];
+    const handlers = toGrpcHandlers(
+      bor.BorApi,
+      {
+        getAuthor: async () => ({}),
+        getTdByNumber: async () => {
+          throw new GrpcStatusError(status.UNIMPLEMENTED, 'no total difficulty');
+        },
+        getRootHash: async () => {
+          throw new DomainError('bad_range', 'invalid', 'bad range');
+        },
+      },
+      (method, code) => outcomes.push([method.name, code]),
+    );
+    const call = (name: string) =>
+      new Promise<void>((resolve) =>
+        (handlers[name] as (call: unknown, callback: () => void) => void)(
+          { request: {}, metadata: undefined },
+          () => resolve(),
+        ),
+      );
+    await call('getAuthor');
+    await call('getTdByNumber');
+    await call('getRootHash');
+    expect(outcomes).toEqual([
+      ['GetAuthor', status.OK],
+      ['GetTdByNumber', status.UNIMPLEMENTED],
+      ['GetRootHash', status.INVALID_ARGUMENT],
+    ]);
   });
 
   it('never leaks the message of a non-domain error', () => {

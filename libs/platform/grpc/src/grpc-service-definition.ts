@@ -16,7 +16,11 @@ import type {
   UntypedServiceImplementation,
   sendUnaryData,
 } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { toGrpcStatus } from './grpc-status';
+
+/** Called once per finished call with its status (metrics); `method` is the proto method name. */
+export type GrpcOutcomeHook = (method: DescMethod, code: GrpcStatus) => void;
 
 type UnaryMethods<M extends GenServiceMethods> = {
   [K in keyof M as M[K]['methodKind'] extends 'unary' ? K : never]: M[K];
@@ -71,6 +75,7 @@ export function toGrpcServiceDefinition(service: DescService): ServiceDefinition
 export function toGrpcHandlers<M extends GenServiceMethods>(
   service: GenService<M>,
   implementation: Partial<GrpcServiceImplementation<M>>,
+  onOutcome?: GrpcOutcomeHook,
 ): UntypedServiceImplementation {
   const handlers: UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -86,8 +91,15 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
       callback: sendUnaryData<unknown>,
     ) => {
       impl(call.request, call).then(
-        (response) => callback(null, create(method.output, response as never)),
-        (error: unknown) => callback(toGrpcStatus(error)),
+        (response) => {
+          onOutcome?.(method, GrpcStatus.OK);
+          callback(null, create(method.output, response as never));
+        },
+        (error: unknown) => {
+          const status = toGrpcStatus(error);
+          onOutcome?.(method, status.code ?? GrpcStatus.INTERNAL);
+          callback(status);
+        },
       );
     };
   }

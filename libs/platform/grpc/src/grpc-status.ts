@@ -30,7 +30,23 @@ export const ERROR_RETRYABLE_METADATA = 'error-retryable';
  * A handler's error as a gRPC status. DomainError messages are safe for clients (see
  * DomainError); anything else becomes INTERNAL "internal error" so internals never leak.
  */
+/**
+ * An answer with a gRPC status that no DomainError kind stands for (UNIMPLEMENTED for a method a
+ * node cannot serve, DEADLINE_EXCEEDED), for public gRPC APIs whose status codes are part of the
+ * contract.
+ */
+export class GrpcStatusError extends Error {
+  constructor(
+    readonly code: GrpcStatus,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GrpcStatusError';
+  }
+}
+
 export function toGrpcStatus(error: unknown): Partial<StatusObject> {
+  if (error instanceof GrpcStatusError) return { code: error.code, details: error.message };
   const metadata = new Metadata();
   if (isDomainError(error)) {
     metadata.set(ERROR_CODE_METADATA, error.code);
