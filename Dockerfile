@@ -5,7 +5,8 @@
 #   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
 #   provision            tools/messaging/provision.ts (JetStream streams and consumers)
 # Apps run from TypeScript source through @swc-node/register, so there is no build step and the
-# dev dependencies (swc, typescript) are runtime needs: `npm ci` installs them.
+# dev dependencies (swc, typescript) are runtime needs: `npm install` installs them (not `npm ci`:
+# the lockfile holds only the Linux builds of per-platform packages, docs/adr/0001).
 #
 #   docker build -t meridian .                       # generic image, APP set per container
 #   docker build --build-arg APP=rpc-gateway -t meridian-rpc-gateway .
@@ -22,9 +23,9 @@ ENV APP=${APP} \
 WORKDIR /app
 
 # Dependencies first so source edits reuse the layer. NODE_ENV stays unset here: with
-# NODE_ENV=production `npm ci` would omit the dev dependencies the apps run with.
+# NODE_ENV=production `npm install` would omit the dev dependencies the apps run with.
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+RUN npm install --no-audit --no-fund && npm cache clean --force
 
 COPY . .
 RUN chmod 0755 deploy/docker/entrypoint.sh

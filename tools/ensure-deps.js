@@ -10,6 +10,7 @@ const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs;
 if (stale) {
-  process.stdout.write('installing dependencies (npm ci)…\n');
-  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  // npm install (the lockfile's exact versions), not npm ci: see .ci/run and docs/adr/0001.
+  process.stdout.write('installing dependencies (npm install)…\n');
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
