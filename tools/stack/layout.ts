@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { ENDPOINTS } from '@meridian/networks';
 
 /** Where everything of the local stack lives and listens. Overridable by env for tests. */
 export interface StackLayout {
@@ -23,13 +24,10 @@ export interface AppProcess {
   env: Record<string, string>;
 }
 
-export const REGIONS = ['eu', 'us', 'asia'] as const;
-
 export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
   const root = resolve(__dirname, '../..');
   const base = Number(env['STACK_PORT_BASE'] ?? 7100);
   const port = (offset: number) => base + offset;
-  const gatewayRegions = [...REGIONS, 'shared'] as const;
   const apps: AppProcess[] = [
     {
       name: 'billing-ledger',
@@ -38,7 +36,7 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       grpcPort: port(51),
       env: {},
     },
-    ...gatewayRegions.map((region, index) => ({
+    ...ENDPOINTS.map((region, index) => ({
       name: `rpc-gateway-${region}`,
       app: 'rpc-gateway',
       httpPort: port(10 + index),

@@ -8,7 +8,7 @@ import { findNatsServer } from './nats-server';
 import { answers, httpOk, waitFor } from './probe';
 import { ProcessGroup } from './process-group';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
-import { auditChainForNetwork, type NetworkKey } from '@meridian/networks';
+import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
 
 /**
  * `npm start`: the whole system on one machine (ARCHITECTURE "Running it"). Reuses Postgres and
@@ -222,13 +222,10 @@ function endpointsOf(
   return {
     apps: Object.fromEntries(layout.apps.map((app) => [app.name, http(app)])),
     rpc: Object.fromEntries(
-      ['eu', 'us', 'asia', 'shared'].map((region) => [
-        region,
-        `${http(byName(`rpc-gateway-${region}`))}/`,
-      ]),
+      ENDPOINTS.map((region) => [region, `${http(byName(`rpc-gateway-${region}`))}/`]),
     ),
     grpc: Object.fromEntries(
-      ['eu', 'us', 'asia'].map((region) => [
+      REGIONS.map((region) => [
         region,
         `${layout.host}:${byName(`rpc-gateway-${region}`).grpcPort}`,
       ]),
