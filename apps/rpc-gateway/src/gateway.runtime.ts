@@ -92,6 +92,7 @@ export class GatewayRuntime
     const router = new UpstreamRouter(this.pools as never, this.metrics, {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
+      batchMax: config.UPSTREAM_BATCH_MAX,
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,

@@ -29,6 +29,11 @@ export const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: int(1).default(10_000),
   /** Attempts per call across nodes (retry-safe methods only). */
   UPSTREAM_MAX_ATTEMPTS: int(1).default(3),
+  /**
+   * Most calls per upstream batch when calls of one event-loop turn are sent together
+   * (ADR 0205); 1 sends every client request in its own exchange.
+   */
+  UPSTREAM_BATCH_MAX: int(1).default(20),
   HEALTH_INTERVAL_MS: int(50).default(2_000),
   HEALTH_TIMEOUT_MS: int(50).default(1_500),
   /** A node more than this many blocks behind the best in its pool is routed around. */

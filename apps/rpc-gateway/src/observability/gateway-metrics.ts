@@ -7,6 +7,7 @@ export class GatewayMetrics {
   readonly requestDuration: Histogram<'transport'>;
   readonly upstreamRequests: Counter<'network' | 'upstream' | 'outcome'>;
   readonly upstreamDuration: Histogram<'network' | 'upstream'>;
+  readonly upstreamBatchSize: Histogram<'network'>;
   readonly upstreamHealthy: Gauge<'network' | 'upstream'>;
   readonly upstreamHeight: Gauge<'network' | 'upstream'>;
   readonly cache: Counter<'network' | 'result'>;
@@ -60,6 +61,11 @@ export class GatewayMetrics {
     ).observe(seconds);
   }
 
+  /** Calls in one exchange sent by the coalescing queue (ADR 0205); 1 = nothing to join. */
+  observeUpstreamBatch(network: string, calls: number): void {
+    this.child(`ub|${network}`, () => this.upstreamBatchSize.labels(network)).observe(calls);
+  }
+
   constructor(registry: Registry) {
     const registers = [registry];
     this.calls = new Counter({
@@ -92,6 +98,13 @@ export class GatewayMetrics {
       help: 'Upstream exchange time',
       labelNames: ['network', 'upstream'],
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.upstreamBatchSize = new Histogram({
+      name: 'rpc_gateway_upstream_batch_size',
+      help: 'Calls per upstream exchange of coalesced same-turn calls (count = such exchanges)',
+      labelNames: ['network'],
+      buckets: [1, 2, 5, 10, 20, 50, 100],
       registers,
     });
     this.upstreamHealthy = new Gauge({

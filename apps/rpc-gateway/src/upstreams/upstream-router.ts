@@ -1,8 +1,9 @@
 import { keccak256 } from 'viem';
-import { isFilterMethod, type NetworkKey } from '@meridian/networks';
+import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
 import { parseResponse, serializeRequest, type RpcResponseItem } from '@meridian/jsonrpc';
 import { INTERNAL_ERROR, SERVER_ERROR, type RpcErrorObject } from '../relay/jsonrpc-codec';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { CallCoalescer } from './call-coalescer';
 import { decodeFilterId, encodeFilterId } from './filter-id';
 import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
 import type { Upstream, UpstreamPool } from './upstream-pool';
@@ -43,19 +44,35 @@ const FILTER_NOT_FOUND: RpcErrorObject = { code: SERVER_ERROR, message: 'filter 
 export interface RouterOptions {
   timeoutMs: number;
   maxAttempts: number;
+  /** Most calls per upstream batch of same-turn calls (UPSTREAM_BATCH_MAX); 1 turns it off. */
+  batchMax: number;
 }
 
 /**
  * Sends calls to a network's upstream pool: picks healthy in-sync nodes, fails over for calls
- * that may be repeated, pins filters to the node that created them (the id says which), and
- * turns "already known" answers to a transaction into its hash.
+ * that may be repeated, pins filters to the node that created them (the id says which), turns
+ * "already known" answers to a transaction into its hash, and sends the coalescible calls of one
+ * event-loop turn as one upstream batch (ADR 0205).
  */
 export class UpstreamRouter {
+  private readonly coalescers = new Map<NetworkKey, CallCoalescer>();
+
   constructor(
     private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
     private readonly metrics: GatewayMetrics,
     private readonly options: RouterOptions,
-  ) {}
+  ) {
+    if (options.batchMax > 1)
+      for (const [network, pool] of pools)
+        this.coalescers.set(
+          network,
+          new CallCoalescer(
+            (calls) => this.exchange(pool, calls, undefined).then(({ answers }) => answers),
+            options.batchMax,
+            (size) => metrics.observeUpstreamBatch(network, size),
+          ),
+        );
+  }
 
   pool(network: NetworkKey): UpstreamPool | undefined {
     return this.pools.get(network);
@@ -77,8 +94,14 @@ export class UpstreamRouter {
     });
     if (plain.length > 0) {
       const group = plain.map((i) => calls[i]!);
+      const coalescer = this.coalescers.get(network);
+      const details = NETWORKS[network];
+      const sent =
+        coalescer !== undefined && group.every((call) => mayCoalesce(details, call.method))
+          ? coalescer.submit(group)
+          : this.exchange(pool, group, undefined).then((exchanged) => exchanged.answers);
       work.push(
-        this.exchange(pool, group, undefined).then(({ answers: groupAnswers }) => {
+        sent.then((groupAnswers) => {
           plain.forEach((i, k) => (answers[i] = groupAnswers[k]!));
         }),
       );

@@ -1,0 +1,193 @@
+import type { NetworkKey } from '@meridian/networks';
+import { Registry } from 'prom-client';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import type { FailureKind } from './send-policy';
+import type { UpstreamPool } from './upstream-pool';
+import { UpstreamRouter, type CallAnswer, type OutCall } from './upstream-router';
+
+type Outcome = { ok: true; text: string } | { ok: false; failure: FailureKind; reason: string };
+
+/**
+ * A fake node: records every body posted to it and answers each call with
+ * `<method>(<params>)`, or fails with `down` when set.
+ */
+function fakeNode(index: number) {
+  const node = {
+    index,
+    label: `${index}:node`,
+    spec: { tag: `0000000${index}` },
+    healthy: true,
+    height: undefined,
+    inFlight: 0,
+    lastError: undefined as string | undefined,
+    bodies: [] as unknown[],
+    down: undefined as FailureKind | undefined,
+    async post(body: string): Promise<Outcome> {
+      node.bodies.push(JSON.parse(body));
+      if (node.down !== undefined) return { ok: false, failure: node.down, reason: 'down' };
+      const answer = (c: { id: unknown; method: string; params: unknown[] }) => ({
+        jsonrpc: '2.0',
+        id: c.id,
+        result: `${c.method}(${c.params.join(',')})`,
+      });
+      const parsed = JSON.parse(body);
+      return {
+        ok: true,
+        text: JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)),
+      };
+    },
+  };
+  return node;
+}
+
+function setup(batchMax: number, nodesPerPool = 1) {
+  const nodes = new Map<NetworkKey, ReturnType<typeof fakeNode>[]>();
+  const pools = new Map<NetworkKey, UpstreamPool>();
+  for (const network of ['eth-mainnet', 'sui-mainnet'] as const) {
+    const upstreams = Array.from({ length: nodesPerPool }, (_, i) => fakeNode(i));
+    nodes.set(network, upstreams);
+    pools.set(network, {
+      network,
+      upstreams,
+      pick: (tried: ReadonlySet<number>) => upstreams.find((u) => !tried.has(u.index)),
+      byTag: (tag: string) => upstreams.find((u) => u.spec.tag === tag),
+    } as never);
+  }
+  const metrics = new GatewayMetrics(new Registry());
+  const batchSizes: [string, number][] = [];
+  jest
+    .spyOn(metrics, 'observeUpstreamBatch')
+    .mockImplementation((network, size) => void batchSizes.push([network, size]));
+  const router = new UpstreamRouter(pools, metrics, { timeoutMs: 1_000, maxAttempts: 3, batchMax });
+  const bodies = (network: NetworkKey, node = 0) => nodes.get(network)![node]!.bodies;
+  return { router, nodes, bodies, batchSizes };
+}
+
+const call = (method: string, ...params: string[]): OutCall => ({
+  method,
+  params,
+  paramsRaw: JSON.stringify(params),
+});
+const results = (answers: CallAnswer[]) =>
+  answers.map((a) => (a.kind === 'result' ? JSON.parse(a.resultText) : a.kind));
+/** The methods of each body a node received: a string for a single request, an array for a batch. */
+const shapes = (bodies: unknown[]) =>
+  bodies.map((b) =>
+    Array.isArray(b)
+      ? b.map((c: { method: string }) => c.method)
+      : (b as { method: string }).method,
+  );
+
+describe('UpstreamRouter: same-turn coalescing', () => {
+  it('single calls of one turn reach the node as one batch; each caller gets its own answer', async () => {
+    const { router, bodies, batchSizes } = setup(20);
+    const answers = await Promise.all([
+      router.send('eth-mainnet', [call('eth_getBalance', '0xa')]),
+      router.send('eth-mainnet', [call('eth_getBalance', '0xb')]),
+      router.send('eth-mainnet', [call('eth_blockNumber')]),
+    ]);
+    expect(answers.map(results)).toEqual([
+      ['eth_getBalance(0xa)'],
+      ['eth_getBalance(0xb)'],
+      ['eth_blockNumber()'],
+    ]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      ['eth_getBalance', 'eth_getBalance', 'eth_blockNumber'],
+    ]);
+    expect(batchSizes).toEqual([['eth-mainnet', 3]]);
+  });
+
+  it('a lone call is sent as a plain request, not a batch of one', async () => {
+    const { router, bodies } = setup(20);
+    expect(results(await router.send('eth-mainnet', [call('eth_blockNumber')]))).toEqual([
+      'eth_blockNumber()',
+    ]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual(['eth_blockNumber']);
+  });
+
+  it('a client batch of coalescible calls joins the turn; its answers stay in its order', async () => {
+    const { router, bodies } = setup(20);
+    const [batch, single] = await Promise.all([
+      router.send('eth-mainnet', [call('eth_getBalance', '0x1'), call('eth_gasPrice')]),
+      router.send('eth-mainnet', [call('eth_getBalance', '0x2')]),
+    ]);
+    expect(results(batch)).toEqual(['eth_getBalance(0x1)', 'eth_gasPrice()']);
+    expect(results(single)).toEqual(['eth_getBalance(0x2)']);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      ['eth_getBalance', 'eth_gasPrice', 'eth_getBalance'],
+    ]);
+  });
+
+  it.each(['eth_call', 'eth_getLogs', 'debug_traceTransaction', 'eth_sendRawTransaction'])(
+    '%s keeps its own exchange',
+    async (method) => {
+      const { router, bodies } = setup(20);
+      await Promise.all([
+        router.send('eth-mainnet', [call(method, '0x1')]),
+        router.send('eth-mainnet', [call('eth_blockNumber')]),
+        router.send('eth-mainnet', [call('eth_gasPrice')]),
+      ]);
+      expect(shapes(bodies('eth-mainnet'))).toEqual([method, ['eth_blockNumber', 'eth_gasPrice']]);
+    },
+  );
+
+  it('a client batch with one non-coalescible call keeps its own exchange, as before', async () => {
+    const { router, bodies } = setup(20);
+    await Promise.all([
+      router.send('eth-mainnet', [call('eth_call', '0x1'), call('eth_getBalance', '0x1')]),
+      router.send('eth-mainnet', [call('eth_blockNumber')]),
+    ]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      ['eth_call', 'eth_getBalance'],
+      'eth_blockNumber',
+    ]);
+  });
+
+  it('filters are never coalesced', async () => {
+    const { router, bodies } = setup(20);
+    await Promise.all([
+      router.send('eth-mainnet', [call('eth_newBlockFilter')]),
+      router.send('eth-mainnet', [call('eth_blockNumber')]),
+      router.send('eth-mainnet', [call('eth_gasPrice')]),
+    ]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      'eth_newBlockFilter',
+      ['eth_blockNumber', 'eth_gasPrice'],
+    ]);
+  });
+
+  it('network S is never coalesced', async () => {
+    const { router, bodies, batchSizes } = setup(20);
+    await Promise.all([
+      router.send('sui-mainnet', [call('suix_getLatestSuiSystemState')]),
+      router.send('sui-mainnet', [call('suix_getLatestSuiSystemState')]),
+    ]);
+    expect(shapes(bodies('sui-mainnet'))).toEqual([
+      'suix_getLatestSuiSystemState',
+      'suix_getLatestSuiSystemState',
+    ]);
+    expect(batchSizes).toEqual([]);
+  });
+
+  it('UPSTREAM_BATCH_MAX=1 sends every request on its own', async () => {
+    const { router, bodies, batchSizes } = setup(1);
+    await Promise.all([
+      router.send('eth-mainnet', [call('eth_blockNumber')]),
+      router.send('eth-mainnet', [call('eth_gasPrice')]),
+    ]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual(['eth_blockNumber', 'eth_gasPrice']);
+    expect(batchSizes).toEqual([]);
+  });
+
+  it('a coalesced exchange whose node fails is sent whole to the next node', async () => {
+    const { router, nodes, bodies } = setup(20, 2);
+    nodes.get('eth-mainnet')![0]!.down = 'ambiguous';
+    const answers = await Promise.all([
+      router.send('eth-mainnet', [call('eth_getBalance', '0xa')]),
+      router.send('eth-mainnet', [call('eth_blockNumber')]),
+    ]);
+    expect(answers.map(results)).toEqual([['eth_getBalance(0xa)'], ['eth_blockNumber()']]);
+    expect(shapes(bodies('eth-mainnet', 0))).toEqual([['eth_getBalance', 'eth_blockNumber']]);
+    expect(shapes(bodies('eth-mainnet', 1))).toEqual([['eth_getBalance', 'eth_blockNumber']]);
+  });
+});
