@@ -25,6 +25,9 @@ const SLOW_TOKEN = 'bench_token_000000000002';
 const SERVICE_TIME_MS = Number(process.env['BENCH_SERVICE_TIME_MS'] ?? 1);
 /** Another checkout's gateway (e.g. the previous commit) for before/after runs. */
 const GATEWAY_ROOT = process.env['BENCH_GATEWAY_ROOT'] ?? ROOT;
+/** Processes per side, as each is deployed: nginx `worker_processes`, the gateway's GATEWAY_WORKERS. */
+const NGINX_WORKERS = process.env['BENCH_NGINX_WORKERS'] ?? 'auto';
+const GATEWAY_WORKERS = process.env['BENCH_GATEWAY_WORKERS'] ?? 'auto';
 
 interface Result {
   rps: number;
@@ -46,15 +49,26 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-/** nginx's worker (the master only forks it): the process that does the proxying. */
-function childPid(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+/** A process and its descendants (nginx's workers, the gateway's worker processes). */
+function processTree(pid: number): number[] {
   try {
-    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0];
-    return first ? Number(first) : undefined;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(' ')
+      .filter(Boolean)
+      .map(Number);
+    return [pid, ...children.flatMap(processTree)];
   } catch {
-    return undefined;
+    return [pid];
   }
+}
+
+/** CPU seconds used so far by a process and its descendants. */
+function treeCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  let total = 0;
+  for (const p of processTree(pid)) total += cpuSeconds(p) ?? 0;
+  return total;
 }
 
 function freePort(): Promise<number> {
@@ -105,7 +119,7 @@ function wrk(
   duration = DURATION_S,
   pid?: number,
 ): Result {
-  const cpuBefore = cpuSeconds(pid);
+  const cpuBefore = treeCpuSeconds(pid);
   const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
   const script = join(dir, 'post.lua');
   writeFileSync(
@@ -127,7 +141,7 @@ function wrk(
   };
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(text);
   if (non2xx) throw new Error(`wrk saw ${non2xx[1]} non-2xx answers from ${url}`);
-  const cpuAfter = cpuSeconds(pid);
+  const cpuAfter = treeCpuSeconds(pid);
   const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
   const cpuUs =
     cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
@@ -267,7 +281,7 @@ export async function runBenchmark(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
     writeFileSync(
       join(dir, 'nginx.conf'),
-      `worker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;\n upstream node { server 127.0.0.1:${upstreamPort}; keepalive 128; }\n server { listen 127.0.0.1:${nginxPort}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
+      `worker_processes ${NGINX_WORKERS};\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;\n upstream node { server 127.0.0.1:${upstreamPort}; keepalive 128; }\n server { listen 127.0.0.1:${nginxPort}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
     );
     const nginx = spawn(which('nginx')!, ['-c', join(dir, 'nginx.conf'), '-p', dir], {
       stdio: 'ignore',
@@ -275,7 +289,7 @@ export async function runBenchmark(): Promise<string> {
     children.push(nginx);
     const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
     await waitHttp(nginxUrl, single);
-    const nginxWorkerPid = childPid(nginx.pid);
+    const nginxWorkerPid = nginx.pid;
 
     // Usage events go to a real JetStream namespace of their own (metering on, as in production).
     const natsUrl = testNatsUrl();
@@ -288,50 +302,58 @@ export async function runBenchmark(): Promise<string> {
     } catch {
       // No NATS: usage publishing fails (cheaply) and is retried; the hot path is unaffected.
     }
-    const gatewayPort = await freePort();
-    const grpcPort = await freePort();
     const gatewayLog = join(dir, 'gateway.log');
-    children.push(
-      startChild(
-        'gateway',
-        ['-r', '@swc-node/register', join(GATEWAY_ROOT, 'apps/rpc-gateway/src/main.ts')],
-        {
-          REGION: 'eu',
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(gatewayPort),
-          GRPC_PORT: String(grpcPort),
-          // Production logging: one info line per request, to a file (as a log shipper reads it).
-          LOG_LEVEL: 'info',
-          REQUEST_LOGS: 'true',
-          NATS_URL: natsUrl,
-          NATS_PREFIX: natsPrefix,
-          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream], 'eth-sepolia': [slowUpstream] }),
-          // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
-          STATIC_ACCESS_TOKENS: JSON.stringify({
-            [TOKEN]: {
-              accountId: 'bench-account',
-              network: 'eth-mainnet',
-              planId: 'enterprise',
-              nodeRps: 10_000_000,
-            },
-            [SLOW_TOKEN]: {
-              accountId: 'bench-account-2',
-              network: 'eth-sepolia',
-              planId: 'enterprise',
-              nodeRps: 10_000_000,
-            },
-          }),
-          FINALITY_DEPTH_BLOCKS: '0',
-        },
-        gatewayLog,
-        GATEWAY_ROOT,
-      ),
-    );
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}/${TOKEN}/`;
+    /** The gateway as deployed (own process tree, production logging to a file). */
+    const startGateway = async (env: Record<string, string>) => {
+      const port = await freePort();
+      children.push(
+        startChild(
+          'gateway',
+          ['-r', '@swc-node/register', join(GATEWAY_ROOT, 'apps/rpc-gateway/src/main.ts')],
+          {
+            REGION: 'eu',
+            HTTP_HOST: '127.0.0.1',
+            HTTP_PORT: String(port),
+            GRPC_PORT: String(await freePort()),
+            // Production logging: one info line per request, to a file (as a log shipper reads it).
+            LOG_LEVEL: 'info',
+            REQUEST_LOGS: 'true',
+            NATS_URL: natsUrl,
+            NATS_PREFIX: natsPrefix,
+            UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream], 'eth-sepolia': [slowUpstream] }),
+            // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
+            STATIC_ACCESS_TOKENS: JSON.stringify({
+              [TOKEN]: {
+                accountId: 'bench-account',
+                network: 'eth-mainnet',
+                planId: 'enterprise',
+                nodeRps: 10_000_000,
+              },
+              [SLOW_TOKEN]: {
+                accountId: 'bench-account-2',
+                network: 'eth-sepolia',
+                planId: 'enterprise',
+                nodeRps: 10_000_000,
+              },
+            }),
+            FINALITY_DEPTH_BLOCKS: '0',
+            ...env,
+          },
+          gatewayLog,
+          GATEWAY_ROOT,
+        ),
+      );
+      const pid = children[children.length - 1]?.pid;
+      const url = `http://127.0.0.1:${port}/${TOKEN}/`;
+      await waitHttp(url, single);
+      await waitHttp(`http://127.0.0.1:${port}/${SLOW_TOKEN}/`, single);
+      return { port, pid, url };
+    };
+    const gw = await startGateway({ GATEWAY_WORKERS });
+    const gatewayPort = gw.port;
+    const gatewayUrl = gw.url;
     const gatewaySlowUrl = `http://127.0.0.1:${gatewayPort}/${SLOW_TOKEN}/`;
-    const gatewayPid = children[children.length - 1]?.pid;
-    await waitHttp(gatewayUrl, single);
-    await waitHttp(gatewaySlowUrl, single);
+    const gatewayPid = gw.pid;
     // Start-up work is over, and the process is warm, before measuring: a freshly started
     // gateway spends 2–4 ms CPU per request for its first few thousand requests (V8 still
     // interpreting/optimizing the relay, undici and node:http paths; measured with /proc CPU
@@ -354,6 +376,10 @@ export async function runBenchmark(): Promise<string> {
     const barePid = children[children.length - 1]?.pid;
     const bareUrl = `http://127.0.0.1:${barePort}/`;
     await waitHttp(bareUrl, single);
+    // Calibration: the same gateway as one process with upstream batching off, so what several
+    // processes (ADR 0204) and upstream batching (ADR 0205) add shows against the row above.
+    const plain = await startGateway({ GATEWAY_WORKERS: '1', UPSTREAM_BATCH_MAX: '1' });
+    wrk(plain.url, single, CONNECTIONS, WARMUP_S);
 
     const rows: string[] = [];
     const fmt = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
@@ -380,6 +406,11 @@ export async function runBenchmark(): Promise<string> {
     const bare = wrk(bareUrl, single, CONNECTIONS, DURATION_S, barePid);
     rows.push(
       `| single call, ${CONNECTIONS} conns | bare Node proxy (calibration: node:http + undici, no checks) | ${fmt(bare.rps, 0)} | ${fmt(bare.rps / singles.viaNginx.rps)}× | ${fmt(bare.p50)} | ${fmt(bare.p99)} | ${fmt(bare.cpuUs ?? NaN, 0)} |`,
+    );
+    wrk(plain.url, single, CONNECTIONS, 1);
+    const plainRun = wrk(plain.url, single, CONNECTIONS, DURATION_S, plain.pid);
+    rows.push(
+      `| single call, ${CONNECTIONS} conns | rpc-gateway, 1 process, upstream batching off (calibration) | ${fmt(plainRun.rps, 0)} | ${fmt(plainRun.rps / singles.viaNginx.rps)}× | ${fmt(plainRun.p50)} | ${fmt(plainRun.p99)} | ${fmt(plainRun.cpuUs ?? NaN, 0)} |`,
     );
     measure(`batch of 10, ${CONNECTIONS} conns`, batch);
     // Half load: an open-loop generator at 50% of the gateway's single-call maximum measured
@@ -457,7 +488,7 @@ export async function runBenchmark(): Promise<string> {
       cacheAtRate.gateway.p99 < cacheAtRate.direct.p99;
     const la = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
     return [
-      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop, ${CONNECTIONS} connections, latency from each request's scheduled send time, 1 s unrecorded warm-up). Upstream = canned-JSON Node server (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx 1 worker with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts (own process, auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
+      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop, ${CONNECTIONS} connections, latency from each request's scheduled send time, 1 s unrecorded warm-up). Upstream = canned-JSON Node server (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
       '',
       '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms | CPU µs/request |',
       '|---|---|---|---|---|---|---|',
@@ -465,7 +496,7 @@ export async function runBenchmark(): Promise<string> {
       '',
       `1,000 WebSocket subscribers of newHeads (one shared upstream subscription, a head every 200 ms): ${ws.connected} connected, ${ws.delivered} notifications in ${DURATION_S} s, delivery delay p50 ${fmt(ws.p50, 0)} ms, p99 ${fmt(ws.p99, 0)} ms.`,
       '',
-      `Gateway single-call throughput relative to the bare Node proxy (same run): ${fmt(singles.viaGateway.rps / bare.rps)}×. CPU per request is the serving process's own CPU time (all threads, /proc) divided by the requests wrk counted: it depends far less on other jobs than requests/s does; 10⁶ ÷ it is what one dedicated core would serve.`,
+      `Gateway single-call throughput relative to the bare Node proxy (same run): ${fmt(singles.viaGateway.rps / bare.rps)}×. CPU per request is the serving processes' CPU time (all threads of the process and its children, /proc: nginx master + workers, gateway primary + workers) divided by the requests wrk counted: it depends far less on other jobs than requests/s does; 10⁶ ÷ it is what one dedicated core would serve.`,
       '',
       `Targets: single-call throughput ≥ 0.5× nginx → ${fmt(ratio)}× (${ratio >= 0.5 ? 'met' : 'not met'}); p99 added latency at half load (${half}/s) < 2 ms → ${fmt(added)} ms (${added < 2 ? 'met' : 'not met'}); cache hits faster than the direct upstream (p50 and p99 at ${cacheRate}/s) → ${cacheFaster ? 'met' : 'not met'}.`,
     ].join('\n');

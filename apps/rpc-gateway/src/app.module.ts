@@ -7,13 +7,16 @@ import type { AppConfig } from './config/config';
 import { BillingCredentialSource } from './credentials/billing-credential-source';
 import { CREDENTIAL_SOURCE, type CredentialSource } from './credentials/credential-cache';
 import { StaticCredentialSource } from './credentials/static-credential-source';
-import { GatewayRuntime } from './gateway.runtime';
+import { GatewayRuntime, REPLICA_LINK } from './gateway.runtime';
+import type { ReplicaLink } from './replica/replica-link';
 
 export const SERVICE = 'rpc-gateway';
 
 export interface AppModuleOverrides {
   /** Replaces billing-ledger (tests of the relay alone). */
   credentialSource?: CredentialSource;
+  /** Set in a worker process of a multi-process replica (ADR 0204). */
+  replica?: ReplicaLink;
 }
 
 function credentialSourceOf(config: AppConfig): CredentialSource {
@@ -32,7 +35,12 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [
-        ObservabilityModule.forRoot({ service: SERVICE, logger }),
+        ObservabilityModule.forRoot({
+          service: SERVICE,
+          logger,
+          // A worker answers /metrics for the whole replica: the primary aggregates every process.
+          metricsText: overrides.replica && (() => overrides.replica!.request('metrics', {})),
+        }),
         MessagingModule.forRoot({
           url: config.NATS_URL,
           prefix: config.NATS_PREFIX,
@@ -45,6 +53,7 @@ export class AppModule {
           provide: CREDENTIAL_SOURCE,
           useFactory: () => overrides.credentialSource ?? credentialSourceOf(config),
         },
+        { provide: REPLICA_LINK, useValue: overrides.replica ?? null },
         GatewayRuntime,
       ],
       exports: [APP_CONFIG, GatewayRuntime],

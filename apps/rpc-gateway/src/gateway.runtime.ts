@@ -25,6 +25,9 @@ import {
 import { CredentialService } from './credentials/credential.service';
 import { startBillingFeeds } from './credentials/billing-feeds';
 import { RateLimiter } from './limits/token-bucket';
+import { LeasedRateLimiter } from './limits/leased-rate-limiter';
+import type { ReplicaLink } from './replica/replica-link';
+import { RemoteSubscriptions } from './websocket/remote-subscriptions';
 import { UsageMeter } from './metering/usage-meter';
 import { UsageFlusher } from './metering/usage-publisher';
 import { GatewayMetrics } from './observability/gateway-metrics';
@@ -32,10 +35,11 @@ import { attachHotPath } from './relay/relay.route';
 import { RequestLog } from './observability/request-log';
 import { RelayService } from './relay/relay.service';
 import { HealthChecker } from './upstreams/health-checker';
-import { parseUpstreams } from './upstreams/upstream-config';
-import { UpstreamPool } from './upstreams/upstream-pool';
+import type { NetworkKey } from '@meridian/networks';
+import type { UpstreamPool } from './upstreams/upstream-pool';
+import { poolsFromConfig } from './upstreams/pools-from-config';
 import { UpstreamRouter } from './upstreams/upstream-router';
-import { SubscriptionHub } from './websocket/subscription-hub';
+import { SubscriptionHub, type Subscriptions } from './websocket/subscription-hub';
 import { WsGateway } from './websocket/ws-gateway';
 import type { RunningGrpcServer } from '@meridian/platform-grpc';
 import { startBorGrpc } from './bor-grpc/bor-grpc.server';
@@ -43,6 +47,10 @@ import { BorApiService } from './bor-grpc/bor-api.service';
 
 /** The HTTP edge's body limit (createHttpApp default; COMPAT: about 5 MiB). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/** How long a worker may spend rate-limit tokens it leased from the replica primary. */
+const LEASE_MS = 100;
+/** The worker's line to its replica primary, or null when this process is the whole replica. */
+export const REPLICA_LINK = Symbol('REPLICA_LINK');
 
 /**
  * Wires the gateway's parts and owns their lifecycle: raw fastify routes and the WebSocket
@@ -54,10 +62,10 @@ export class GatewayRuntime
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   readonly metrics: GatewayMetrics;
-  readonly pools: Map<string, UpstreamPool>;
+  readonly pools: Map<NetworkKey, UpstreamPool>;
   readonly credentials: CredentialService;
   readonly relay: RelayService;
-  readonly hub: SubscriptionHub;
+  readonly hub: Subscriptions;
   readonly meter = new UsageMeter();
   private readonly health: HealthChecker;
   private readonly flusher: UsageFlusher;
@@ -77,18 +85,10 @@ export class GatewayRuntime
     private readonly nats: NatsClient,
     private readonly namespace: NatsNamespace,
     publisher: JetStreamPublisher,
+    @Inject(REPLICA_LINK) replica: ReplicaLink | null,
   ) {
     this.metrics = new GatewayMetrics(registry);
-    const specs = parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS);
-    this.pools = new Map(
-      [...specs].map(([network, list]) => [
-        network,
-        new UpstreamPool(network, list, {
-          maxLagBlocks: config.MAX_LAG_BLOCKS,
-          connections: config.UPSTREAM_CONNECTIONS,
-        }),
-      ]),
-    );
+    this.pools = poolsFromConfig(config);
     const router = new UpstreamRouter(this.pools as never, this.metrics, {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
@@ -104,8 +104,13 @@ export class GatewayRuntime
       maxEntries: 1_000_000,
     });
     this.credentials = new CredentialService(cache, new AccountStates(), source, logger);
-    const limiter = new RateLimiter(Date.now);
-    setInterval(() => limiter.sweep(), 10_000).unref();
+    // One replica, one bucket per account: in this process, or leased from the primary (ADR 0204).
+    const limiter = replica
+      ? new LeasedRateLimiter(Date.now, (request) => replica.request('lease', request), {
+          leaseMs: LEASE_MS,
+        })
+      : new RateLimiter(Date.now);
+    setInterval(() => limiter.sweep(), replica ? LEASE_MS : 10_000).unref();
     this.relay = new RelayService(
       {
         endpoint: config.REGION,
@@ -121,7 +126,10 @@ export class GatewayRuntime
       this.metrics,
     );
     this.requestLog = new RequestLog(logger, config.REQUEST_LOGS);
-    this.hub = new SubscriptionHub(this.pools as never, this.metrics, logger);
+    this.hub = replica
+      ? new RemoteSubscriptions(replica, new Set(this.pools.keys()))
+      : new SubscriptionHub(this.pools, this.metrics, logger);
+    replica?.provideMetrics(() => registry.getMetricsAsJSON());
     this.ws = new WsGateway(this.relay, this.hub, this.metrics, logger, {
       maxSubscriptionsPerConnection: config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
       maxSubscriptionsPerAccount: config.WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT,

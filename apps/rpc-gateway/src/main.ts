@@ -1,14 +1,25 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createLogger } from '@meridian/platform-observability';
 import { SERVICE } from './app.module';
 import { configSchema } from './config/config';
 import { createGatewayApp } from './gateway-app';
+import { ReplicaLink } from './replica/replica-link';
+import { runReplicaPrimary } from './replica/replica-primary';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
-  const logger = createLogger(SERVICE, config.LOG_LEVEL);
-  const gateway = await createGatewayApp(config, logger);
+  const base = createLogger(SERVICE, config.LOG_LEVEL);
+  if (cluster.isPrimary && config.GATEWAY_WORKERS > 1)
+    return runReplicaPrimary(config, base, config.GATEWAY_WORKERS);
+  // Every line of a worker says which process of the replica wrote it.
+  const logger = cluster.isWorker ? base.child({ worker: cluster.worker?.id }) : base;
+  const replica = cluster.isWorker ? new ReplicaLink(process) : undefined;
+  const gateway = await createGatewayApp(config, logger, { replica });
+  // A worker whose primary is gone stops too (flushing its usage): the replica is going down.
+  if (replica)
+    process.once('disconnect', () => void gateway.app.close().finally(() => process.exit(1)));
   await gateway.app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info({ port: config.HTTP_PORT, region: config.REGION }, 'rpc-gateway listening');
 }

@@ -1,4 +1,5 @@
 import { commonEnv, port } from '@meridian/platform-config';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const { DATABASE_URL: _none, ...withoutDatabase } = commonEnv;
@@ -51,6 +52,14 @@ export const configSchema = z.object({
   /** A client whose unsent data exceeds this is disconnected (it is not reading). */
   WS_MAX_BUFFERED_BYTES: int(1024).default(4 * 1024 * 1024),
   WS_MAX_MESSAGE_BYTES: int(1024).default(5 * 1024 * 1024),
+  /**
+   * Processes serving this replica's traffic (ADR 0204): 1 = this process alone; more = a
+   * primary that shares the listening ports among that many workers; `auto` = one per CPU.
+   */
+  GATEWAY_WORKERS: z
+    .union([z.literal('auto'), int(1).max(64)])
+    .default(1)
+    .transform((value) => (value === 'auto' ? availableParallelism() : value)),
   /** Log one line per HTTP request / WebSocket message at info level. */
   REQUEST_LOGS: bool.default(true),
 });

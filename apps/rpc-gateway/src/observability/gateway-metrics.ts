@@ -111,12 +111,15 @@ export class GatewayMetrics {
       name: 'rpc_gateway_upstream_healthy',
       help: '1 when the upstream passed its last health check',
       labelNames: ['network', 'upstream'],
+      // Every process of a replica checks its upstreams: the replica's view is the worst one.
+      aggregator: 'min',
       registers,
     });
     this.upstreamHeight = new Gauge({
       name: 'rpc_gateway_upstream_block_height',
       help: 'Latest block height reported by the upstream',
       labelNames: ['network', 'upstream'],
+      aggregator: 'max',
       registers,
     });
     this.cache = new Counter({

@@ -5,7 +5,7 @@ import { cacheKeyOf, isCacheableResult } from '../cache/cache-policy';
 import type { LruCache } from '../cache/lru-cache';
 import type { ResolvedToken } from '../credentials/credential-cache';
 import type { CredentialService } from '../credentials/credential.service';
-import type { RateLimiter } from '../limits/token-bucket';
+import type { RateLimit } from '../limits/token-bucket';
 import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
@@ -64,7 +64,7 @@ export class RelayService {
     private readonly credentials: CredentialService,
     private readonly router: UpstreamRouter,
     private readonly cache: LruCache<string>,
-    private readonly limiter: RateLimiter,
+    private readonly limiter: RateLimit,
     private readonly meter: UsageMeter,
     private readonly metrics: GatewayMetrics,
   ) {}
@@ -155,7 +155,12 @@ export class RelayService {
     let valid = 0;
     for (const item of items) if (item.valid) valid++;
     if (valid > 0) {
-      const taken = this.limiter.take(token.accountId, valid, account?.nodeRps ?? this.fallbackRps);
+      const taking = this.limiter.take(
+        token.accountId,
+        valid,
+        account?.nodeRps ?? this.fallbackRps,
+      );
+      const taken = taking instanceof Promise ? await taking : taking;
       if (!taken.ok) {
         const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
         return {
@@ -286,7 +291,8 @@ export class RelayService {
   > {
     const account = this.credentials.account(token.accountId);
     if (account?.status === 'exhausted') return { ok: false, reason: 'exhausted', retryAfterMs: 0 };
-    const taken = this.limiter.take(token.accountId, 1, account?.nodeRps ?? this.fallbackRps);
+    const taking = this.limiter.take(token.accountId, 1, account?.nodeRps ?? this.fallbackRps);
+    const taken = taking instanceof Promise ? await taking : taking;
     if (!taken.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: taken.retryAfterMs };
     const answers = await this.router.send(network.key, calls);
     answers.forEach((answer, i) => {

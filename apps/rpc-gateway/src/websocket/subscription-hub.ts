@@ -7,8 +7,31 @@ import type { UpstreamPool } from '../upstreams/upstream-pool';
 
 /** Where a subscription's notifications go (one client subscription). */
 export interface SubscriberSink {
-  /** Sends a complete JSON-RPC notification; returns false when the client was cut off. */
-  send(message: string): boolean;
+  /**
+   * One notification for the subscription `subscriptionId` (the id the hub gave this sink),
+   * `resultText` being the notification's result as JSON text; false when the client was cut off.
+   */
+  notify(subscriptionId: string, resultText: string): boolean;
+}
+
+/** The subscriptions of one network, as the WebSocket edge uses them. */
+export interface NetworkSubscriptionPort {
+  /** Resolves to the subscription id the client sees. */
+  subscribe(params: readonly unknown[], sink: SubscriberSink): Promise<string>;
+  unsubscribe(subscriptionId: string): boolean;
+}
+
+/**
+ * The replica's subscriptions: in this process (`SubscriptionHub`) or, with several processes
+ * per replica, in the primary (`RemoteSubscriptions`, ADR 0204). Either way one upstream
+ * subscription per network and distinct params, and one per-account count for the replica.
+ */
+export interface Subscriptions {
+  of(network: NetworkKey): NetworkSubscriptionPort | undefined;
+  /** Counts one more subscription of the account unless it already has `limit`. */
+  reserve(accountId: string, limit: number): boolean | Promise<boolean>;
+  release(accountId: string): void;
+  close(): void;
 }
 
 interface Shared {
@@ -25,7 +48,7 @@ interface Shared {
  * the hub reconnects to another node of the pool and re-subscribes everything; clients keep
  * their subscription ids and at most see a gap.
  */
-export class NetworkSubscriptions {
+export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private socket: WebSocket | undefined;
   private connecting: Promise<WebSocket> | undefined;
   private readonly shared = new Map<string, Shared>();
@@ -70,7 +93,6 @@ export class NetworkSubscriptions {
     }
     entry.subscribers.set(clientId, sink);
     this.byClientId.set(clientId, entry);
-    this.metrics.clientSubscriptions.inc({ network: this.network, type });
     return clientId;
   }
 
@@ -79,7 +101,6 @@ export class NetworkSubscriptions {
     if (entry === undefined) return false;
     this.byClientId.delete(clientId);
     entry.subscribers.delete(clientId);
-    this.metrics.clientSubscriptions.dec({ network: this.network, type: entry.type });
     if (entry.subscribers.size === 0) {
       if (entry.upstreamId !== undefined && this.socket?.readyState === WebSocket.OPEN) {
         this.socket.send(
@@ -192,11 +213,7 @@ export class NetworkSubscriptions {
       const entry = this.byUpstreamId.get(message.params.subscription);
       if (entry === undefined) return;
       const resultText = JSON.stringify(message.params.result);
-      for (const [clientId, sink] of entry.subscribers) {
-        sink.send(
-          `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultText}}}`,
-        );
-      }
+      for (const [clientId, sink] of entry.subscribers) sink.notify(clientId, resultText);
       return;
     }
     if (typeof message.id === 'number') {
@@ -245,7 +262,7 @@ export class NetworkSubscriptions {
 export class UpstreamSubscribeError extends Error {}
 
 /** The hub of every network of this deployment. */
-export class SubscriptionHub {
+export class SubscriptionHub implements Subscriptions {
   private readonly networks = new Map<NetworkKey, NetworkSubscriptions>();
   private readonly perAccount = new Map<string, number>();
 
@@ -266,12 +283,15 @@ export class SubscriptionHub {
     return subs;
   }
 
-  accountCount(accountId: string): number {
-    return this.perAccount.get(accountId) ?? 0;
+  reserve(accountId: string, limit: number): boolean {
+    const count = this.perAccount.get(accountId) ?? 0;
+    if (count >= limit) return false;
+    this.perAccount.set(accountId, count + 1);
+    return true;
   }
 
-  adjustAccount(accountId: string, delta: number): void {
-    const next = (this.perAccount.get(accountId) ?? 0) + delta;
+  release(accountId: string): void {
+    const next = (this.perAccount.get(accountId) ?? 0) - 1;
     if (next <= 0) this.perAccount.delete(accountId);
     else this.perAccount.set(accountId, next);
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
+import type { NetworkKey } from '@meridian/networks';
 import { requestIdOf } from '@meridian/platform-http';
 import {
   INVALID_PARAMS,
@@ -14,7 +15,7 @@ import {
 } from '../relay/jsonrpc-codec';
 import type { RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
-import { UpstreamSubscribeError, type SubscriptionHub } from './subscription-hub';
+import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
 const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs', 'newPendingTransactions']);
 const TOKEN_PATH = /^\/([^/?]+)\/?(\?.*)?$/;
@@ -37,7 +38,7 @@ export class WsGateway {
 
   constructor(
     private readonly relay: RelayService,
-    private readonly hub: SubscriptionHub,
+    private readonly hub: Subscriptions,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
     private readonly options: WsOptions,
@@ -72,10 +73,10 @@ export class WsGateway {
 
   private session(ws: WebSocket, token: string, connectionId: string): void {
     this.metrics.wsConnections.inc();
-    const mine = new Map<string, { network: string }>();
+    const mine = new Map<string, { network: NetworkKey; type: string }>();
     let accountId: string | undefined;
     let cut = false;
-    const sink = {
+    const connection = {
       send: (message: string): boolean => {
         if (cut) return false;
         if (ws.bufferedAmount > this.options.maxBufferedBytes) {
@@ -92,13 +93,27 @@ export class WsGateway {
         return true;
       },
     };
+    const sink = {
+      notify: (subscriptionId: string, resultText: string): boolean =>
+        connection.send(
+          `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscriptionId}","result":${resultText}}}`,
+        ),
+    };
+    const forget = (id: string, account: string) => {
+      const mined = mine.get(id);
+      if (mined === undefined) return false;
+      mine.delete(id);
+      this.hub.release(account);
+      this.metrics.clientSubscriptions.dec({ network: mined.network, type: mined.type });
+      return this.hub.of(mined.network)?.unsubscribe(id) ?? false;
+    };
 
     ws.on('message', (data, isBinary) => {
       void (async () => {
         const started = performance.now();
         const auth = await this.relay.authorize(token, 'websocket');
         if (!auth.ok) {
-          sink.send(
+          connection.send(
             errorResponse('null', {
               code: UNAUTHORIZED,
               message: 'unauthorized: the access token was revoked',
@@ -119,29 +134,32 @@ export class WsGateway {
           async (call: RpcCall) => {
             if (call.method === 'eth_unsubscribe') {
               const id = call.params[0];
-              if (typeof id !== 'string' || !mine.has(id)) return { result: false };
-              mine.delete(id);
-              this.hub.adjustAccount(auth.token.accountId, -1);
-              return { result: subs?.unsubscribe(id) ?? false };
+              return { result: typeof id === 'string' && forget(id, auth.token.accountId) };
             }
-            const refused = this.checkSubscribe(call, mine.size, auth.token.accountId);
+            const refused = this.checkSubscribe(call, mine.size);
             if (refused) return { error: refused };
             if (subs === undefined)
               return {
                 error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
               };
-            this.hub.adjustAccount(auth.token.accountId, 1);
+            const limit = this.options.maxSubscriptionsPerAccount;
+            const reserved = this.hub.reserve(auth.token.accountId, limit);
+            if (!(reserved instanceof Promise ? await reserved : reserved))
+              return {
+                error: {
+                  code: LIMIT_EXCEEDED,
+                  message: `limit exceeded: at most ${limit} subscriptions per account`,
+                },
+              };
             try {
               const id = await subs.subscribe(call.params, sink);
-              mine.set(id, { network: network.key });
-              if (cut || ws.readyState !== WebSocket.OPEN) {
-                mine.delete(id);
-                subs.unsubscribe(id);
-                this.hub.adjustAccount(auth.token.accountId, -1);
-              }
+              const type = String(call.params[0]);
+              mine.set(id, { network: network.key, type });
+              this.metrics.clientSubscriptions.inc({ network: network.key, type });
+              if (cut || ws.readyState !== WebSocket.OPEN) forget(id, auth.token.accountId);
               return { result: id };
             } catch (error) {
-              this.hub.adjustAccount(auth.token.accountId, -1);
+              this.hub.release(auth.token.accountId);
               if (error instanceof UpstreamSubscribeError)
                 return {
                   error: { code: INVALID_PARAMS, message: `invalid params: ${error.message}` },
@@ -152,7 +170,7 @@ export class WsGateway {
             }
           },
         );
-        if (answer.body) sink.send(answer.body);
+        if (answer.body) connection.send(answer.body);
         this.metrics.requests.inc({ transport: 'websocket', status: String(answer.status) });
         this.metrics.requestDuration.observe(
           { transport: 'websocket' },
@@ -176,20 +194,12 @@ export class WsGateway {
 
     ws.on('close', () => {
       this.metrics.wsConnections.dec();
-      for (const [id, { network }] of mine) {
-        this.hub.of(network as never)?.unsubscribe(id);
-        if (accountId !== undefined) this.hub.adjustAccount(accountId, -1);
-      }
-      mine.clear();
+      if (accountId !== undefined) for (const id of [...mine.keys()]) forget(id, accountId);
     });
     ws.on('error', () => undefined);
   }
 
-  private checkSubscribe(
-    call: RpcCall,
-    connectionCount: number,
-    accountId: string,
-  ): RpcErrorObject | undefined {
+  private checkSubscribe(call: RpcCall, connectionCount: number): RpcErrorObject | undefined {
     const type = call.params[0];
     if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
       return {
@@ -211,12 +221,6 @@ export class WsGateway {
       return {
         code: LIMIT_EXCEEDED,
         message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
-      };
-    }
-    if (this.hub.accountCount(accountId) >= this.options.maxSubscriptionsPerAccount) {
-      return {
-        code: LIMIT_EXCEEDED,
-        message: `limit exceeded: at most ${this.options.maxSubscriptionsPerAccount} subscriptions per account`,
       };
     }
     return undefined;

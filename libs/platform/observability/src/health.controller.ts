@@ -1,6 +1,7 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Registry } from 'prom-client';
+import { METRICS_TEXT, type MetricsText } from './metrics';
 import { ReadinessRegistry } from './readiness';
 
 @Controller()
@@ -8,6 +9,7 @@ export class HealthController {
   constructor(
     private readonly readiness: ReadinessRegistry,
     private readonly metrics: Registry,
+    @Inject(METRICS_TEXT) private readonly replacedMetrics: MetricsText | null,
   ) {}
 
   @Get('healthz')
@@ -30,6 +32,6 @@ export class HealthController {
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4')
   metricsText() {
-    return this.metrics.metrics();
+    return this.replacedMetrics ? this.replacedMetrics() : this.metrics.metrics();
   }
 }

@@ -7,3 +7,7 @@ export function createMetricsRegistry(service: string): Registry {
   collectDefaultMetrics({ register: registry });
   return registry;
 }
+
+/** Optional: what /metrics serves instead of this process's registry (e.g. a replica's aggregate). */
+export const METRICS_TEXT = Symbol('METRICS_TEXT');
+export type MetricsText = () => Promise<string>;

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { HealthController } from './health.controller';
-import { createMetricsRegistry } from './metrics';
+import { createMetricsRegistry, METRICS_TEXT, type MetricsText } from './metrics';
 import { ReadinessRegistry } from './readiness';
 
 export const LOGGER = Symbol('LOGGER');
@@ -11,7 +11,11 @@ export const LOGGER = Symbol('LOGGER');
 @Global()
 @Module({})
 export class ObservabilityModule {
-  static forRoot(options: { service: string; logger: Logger }): DynamicModule {
+  static forRoot(options: {
+    service: string;
+    logger: Logger;
+    metricsText?: MetricsText;
+  }): DynamicModule {
     return {
       module: ObservabilityModule,
       controllers: [HealthController],
@@ -19,6 +23,7 @@ export class ObservabilityModule {
         { provide: ReadinessRegistry, useValue: new ReadinessRegistry() },
         { provide: Registry, useValue: createMetricsRegistry(options.service) },
         { provide: LOGGER, useValue: options.logger },
+        { provide: METRICS_TEXT, useValue: options.metricsText ?? null },
       ],
       exports: [ReadinessRegistry, Registry, LOGGER],
     };

@@ -1,0 +1,116 @@
+import { tokensNeeded, type RateLimit, type TakeResult } from './token-bucket';
+
+/** A request to the replica's token buckets (held by the primary process, ADR 0204). */
+export interface LeaseRequest {
+  accountId: string;
+  ratePerSecond: number;
+  /** Tokens the call being admitted needs now. */
+  needed: number;
+  /** Tokens worth holding for the next calls of this account on this process. */
+  wanted: number;
+  /** Tokens of an expired lease that were not used (given back to the bucket). */
+  returned: number;
+}
+
+export type LeaseAnswer = { ok: true; granted: number } | { ok: false; retryAfterMs: number };
+
+export interface LeaseOptions {
+  /** How long granted tokens may be spent locally before the rest goes back. */
+  leaseMs: number;
+}
+
+interface Lease {
+  credit: number;
+  expiresMs: number;
+  /** Tokens to ask for beyond the call's own need; adapts to this process's share of the traffic. */
+  prefetch: number;
+  ratePerSecond: number;
+}
+
+/**
+ * The plan RPS of an account, enforced across every process of a replica: the token buckets
+ * live in the primary; each worker process spends tokens it leased from them and asks again when
+ * its lease is spent or expired. The replica never admits more than the bucket allows (leased
+ * tokens are taken from it); the price is that tokens leased by one process and not yet used
+ * are not available to another for up to `leaseMs`, so the prefetch stays small: it doubles
+ * while a process keeps spending its whole lease and halves when a lease expires unused, never
+ * above one lease period of the whole rate. Most calls are admitted from local credit without
+ * any message.
+ */
+export class LeasedRateLimiter implements RateLimit {
+  private readonly leases = new Map<string, Lease>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly ask: (request: LeaseRequest) => Promise<LeaseAnswer>,
+    private readonly options: LeaseOptions,
+  ) {}
+
+  take(accountId: string, cost: number, ratePerSecond: number): TakeResult | Promise<TakeResult> {
+    const needed = tokensNeeded(cost, ratePerSecond);
+    const lease = this.leases.get(accountId);
+    if (lease !== undefined && lease.expiresMs > this.now() && lease.credit >= needed) {
+      lease.credit -= needed;
+      return { ok: true };
+    }
+    return this.refill(accountId, needed, ratePerSecond);
+  }
+
+  /** Gives back what expired leases did not use (runs periodically; idle accounts are forgotten). */
+  sweep(): void {
+    const nowMs = this.now();
+    for (const [accountId, lease] of this.leases) {
+      if (lease.expiresMs > nowMs) continue;
+      this.leases.delete(accountId);
+      const returned = Math.floor(lease.credit);
+      if (returned > 0)
+        void this.ask({
+          accountId,
+          ratePerSecond: lease.ratePerSecond,
+          needed: 0,
+          wanted: 0,
+          returned,
+        }).catch(() => undefined);
+    }
+  }
+
+  private async refill(
+    accountId: string,
+    needed: number,
+    ratePerSecond: number,
+  ): Promise<TakeResult> {
+    const nowMs = this.now();
+    let lease = this.leases.get(accountId);
+    if (lease === undefined) {
+      lease = { credit: 0, expiresMs: 0, prefetch: 0, ratePerSecond };
+      this.leases.set(accountId, lease);
+    }
+    lease.ratePerSecond = ratePerSecond;
+    let returned = 0;
+    const ceiling = Math.ceil((ratePerSecond * this.options.leaseMs) / 1000);
+    if (lease.expiresMs <= nowMs) {
+      returned = Math.floor(lease.credit);
+      if (returned > 0) lease.prefetch = Math.floor(lease.prefetch / 2);
+      lease.credit = 0;
+    } else {
+      lease.prefetch = Math.min(ceiling, Math.max(1, lease.prefetch * 2));
+    }
+    let answer: LeaseAnswer;
+    try {
+      answer = await this.ask({
+        accountId,
+        ratePerSecond,
+        needed,
+        wanted: needed + lease.prefetch,
+        returned,
+      });
+    } catch {
+      // The primary is gone (the replica is going down): serving beats refusing every call.
+      return { ok: true };
+    }
+    if (!answer.ok) return answer;
+    lease.credit += answer.granted - needed;
+    lease.expiresMs = this.now() + this.options.leaseMs;
+    return { ok: true };
+  }
+}
