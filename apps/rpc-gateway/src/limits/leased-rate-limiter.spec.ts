@@ -49,6 +49,17 @@ describe('leased rate limiter (one bucket per account, shared by the processes o
     expect(asked.length).toBeLessThan(100);
   });
 
+  it('concurrent calls on one process share one refill at a time instead of each taking a prefetch', async () => {
+    const { limiters, asked } = replica(2);
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => limiters[0]!.take('acct', 1, 100)),
+    );
+    expect(answers.every((a) => a.ok)).toBe(true);
+    expect(asked.length).toBeLessThan(25);
+    // The other process still finds the rest of the bucket.
+    expect(await admitted(limiters[1]!, 100, 100)).toBeGreaterThanOrEqual(40);
+  });
+
   it('refuses with the time until the bucket has the tokens again', async () => {
     const { limiters } = replica(2);
     expect(await admitted(limiters[0]!, 10, 10)).toBe(10);

@@ -25,6 +25,8 @@ interface Lease {
   /** Tokens to ask for beyond the call's own need; adapts to this process's share of the traffic. */
   prefetch: number;
   ratePerSecond: number;
+  /** The refill in flight, if any. */
+  refilling: Promise<TakeResult> | undefined;
 }
 
 /**
@@ -49,18 +51,15 @@ export class LeasedRateLimiter implements RateLimit {
   take(accountId: string, cost: number, ratePerSecond: number): TakeResult | Promise<TakeResult> {
     const needed = tokensNeeded(cost, ratePerSecond);
     const lease = this.leases.get(accountId);
-    if (lease !== undefined && lease.expiresMs > this.now() && lease.credit >= needed) {
-      lease.credit -= needed;
-      return { ok: true };
-    }
-    return this.refill(accountId, needed, ratePerSecond);
+    if (lease !== undefined && this.spend(lease, needed)) return { ok: true };
+    return this.takeAfterRefill(accountId, needed, ratePerSecond);
   }
 
   /** Gives back what expired leases did not use (runs periodically; idle accounts are forgotten). */
   sweep(): void {
     const nowMs = this.now();
     for (const [accountId, lease] of this.leases) {
-      if (lease.expiresMs > nowMs) continue;
+      if (lease.expiresMs > nowMs || lease.refilling !== undefined) continue;
       this.leases.delete(accountId);
       const returned = Math.floor(lease.credit);
       if (returned > 0)
@@ -74,17 +73,49 @@ export class LeasedRateLimiter implements RateLimit {
     }
   }
 
-  private async refill(
+  private spend(lease: Lease, needed: number): boolean {
+    if (lease.refilling !== undefined || lease.expiresMs <= this.now() || lease.credit < needed)
+      return false;
+    lease.credit -= needed;
+    return true;
+  }
+
+  /**
+   * One refill per account in flight: calls that find the lease short while it runs wait for it
+   * and spend from what it brought (concurrent refills would each take a whole prefetch).
+   */
+  private async takeAfterRefill(
     accountId: string,
     needed: number,
     ratePerSecond: number,
   ): Promise<TakeResult> {
-    const nowMs = this.now();
-    let lease = this.leases.get(accountId);
-    if (lease === undefined) {
-      lease = { credit: 0, expiresMs: 0, prefetch: 0, ratePerSecond };
-      this.leases.set(accountId, lease);
+    for (;;) {
+      let lease = this.leases.get(accountId);
+      if (lease === undefined) {
+        lease = { credit: 0, expiresMs: 0, prefetch: 0, ratePerSecond, refilling: undefined };
+        this.leases.set(accountId, lease);
+      }
+      if (lease.refilling === undefined) {
+        if (this.spend(lease, needed)) return { ok: true };
+        const refill = this.refill(accountId, lease, needed, ratePerSecond);
+        lease.refilling = refill;
+        try {
+          return await refill;
+        } finally {
+          lease.refilling = undefined;
+        }
+      }
+      await lease.refilling;
     }
+  }
+
+  private async refill(
+    accountId: string,
+    lease: Lease,
+    needed: number,
+    ratePerSecond: number,
+  ): Promise<TakeResult> {
+    const nowMs = this.now();
     lease.ratePerSecond = ratePerSecond;
     let returned = 0;
     const ceiling = Math.ceil((ratePerSecond * this.options.leaseMs) / 1000);
