@@ -60,6 +60,21 @@ describe('leased rate limiter (one bucket per account, shared by the processes o
     expect(await admitted(limiters[1]!, 100, 100)).toBeGreaterThanOrEqual(40);
   });
 
+  it('under steady traffic the lease is topped up ahead of need: calls do not wait for the primary', async () => {
+    const { clock, limiters } = replica(2, 100);
+    let waited = 0;
+    for (let ms = 0; ms < 2_000; ms++) {
+      const taken = limiters[0]!.take('acct', 1, 1_000);
+      if (taken instanceof Promise) {
+        waited++;
+        expect((await taken).ok).toBe(true);
+      } else expect(taken.ok).toBe(true);
+      await Promise.resolve();
+      clock.advance(1);
+    }
+    expect(waited).toBeLessThan(5);
+  });
+
   it('refuses with the time until the bucket has the tokens again', async () => {
     const { limiters } = replica(2);
     expect(await admitted(limiters[0]!, 10, 10)).toBe(10);

@@ -25,19 +25,19 @@ interface Lease {
   /** Tokens to ask for beyond the call's own need; adapts to this process's share of the traffic. */
   prefetch: number;
   ratePerSecond: number;
-  /** The refill in flight, if any. */
+  /** The refill in flight, if any (one at a time per account). */
   refilling: Promise<TakeResult> | undefined;
 }
 
 /**
  * The plan RPS of an account, enforced across every process of a replica: the token buckets
- * live in the primary; each worker process spends tokens it leased from them and asks again when
- * its lease is spent or expired. The replica never admits more than the bucket allows (leased
- * tokens are taken from it); the price is that tokens leased by one process and not yet used
- * are not available to another for up to `leaseMs`, so the prefetch stays small: it doubles
- * while a process keeps spending its whole lease and halves when a lease expires unused, never
- * above one lease period of the whole rate. Most calls are admitted from local credit without
- * any message.
+ * live in the primary; each worker process spends tokens it leased from them. The replica never
+ * admits more than the bucket allows (leased tokens are taken from it); the price is that tokens
+ * leased by one process and not yet used are not available to another for up to `leaseMs`, so
+ * the prefetch stays small: it doubles while a process spends its lease faster than it lasts and
+ * halves when a lease is left mostly unused, never above one lease period of the whole rate.
+ * A lease is topped up in the background when it runs low or nears its end, so under steady
+ * traffic calls are admitted from local credit without waiting for any message.
  */
 export class LeasedRateLimiter implements RateLimit {
   private readonly leases = new Map<string, Lease>();
@@ -51,7 +51,8 @@ export class LeasedRateLimiter implements RateLimit {
   take(accountId: string, cost: number, ratePerSecond: number): TakeResult | Promise<TakeResult> {
     const needed = tokensNeeded(cost, ratePerSecond);
     const lease = this.leases.get(accountId);
-    if (lease !== undefined && this.spend(lease, needed)) return { ok: true };
+    if (lease !== undefined && this.spend(lease, needed, ratePerSecond, accountId))
+      return { ok: true };
     return this.takeAfterRefill(accountId, needed, ratePerSecond);
   }
 
@@ -73,17 +74,20 @@ export class LeasedRateLimiter implements RateLimit {
     }
   }
 
-  private spend(lease: Lease, needed: number): boolean {
-    if (lease.refilling !== undefined || lease.expiresMs <= this.now() || lease.credit < needed)
-      return false;
+  /** Spends from the lease if it covers the call, topping it up ahead of need. */
+  private spend(lease: Lease, needed: number, ratePerSecond: number, accountId: string): boolean {
+    const nowMs = this.now();
+    if (lease.expiresMs <= nowMs || lease.credit < needed) return false;
     lease.credit -= needed;
+    if (
+      lease.refilling === undefined &&
+      (lease.credit < lease.prefetch / 2 || lease.expiresMs - nowMs < this.options.leaseMs / 2)
+    )
+      void this.refill(accountId, lease, 0, ratePerSecond);
     return true;
   }
 
-  /**
-   * One refill per account in flight: calls that find the lease short while it runs wait for it
-   * and spend from what it brought (concurrent refills would each take a whole prefetch).
-   */
+  /** A call the lease does not cover waits for a refill (only one is in flight per account). */
   private async takeAfterRefill(
     accountId: string,
     needed: number,
@@ -96,20 +100,16 @@ export class LeasedRateLimiter implements RateLimit {
         this.leases.set(accountId, lease);
       }
       if (lease.refilling === undefined) {
-        if (this.spend(lease, needed)) return { ok: true };
-        const refill = this.refill(accountId, lease, needed, ratePerSecond);
-        lease.refilling = refill;
-        try {
-          return await refill;
-        } finally {
-          lease.refilling = undefined;
-        }
+        if (this.spend(lease, needed, ratePerSecond, accountId)) return { ok: true };
+        return this.refill(accountId, lease, needed, ratePerSecond);
       }
       await lease.refilling;
+      if (this.spend(lease, needed, ratePerSecond, accountId)) return { ok: true };
     }
   }
 
-  private async refill(
+  /** Asks the primary for `needed` tokens (0: a top-up) plus the prefetch. */
+  private refill(
     accountId: string,
     lease: Lease,
     needed: number,
@@ -117,31 +117,38 @@ export class LeasedRateLimiter implements RateLimit {
   ): Promise<TakeResult> {
     const nowMs = this.now();
     lease.ratePerSecond = ratePerSecond;
-    let returned = 0;
     const ceiling = Math.ceil((ratePerSecond * this.options.leaseMs) / 1000);
+    let returned = 0;
     if (lease.expiresMs <= nowMs) {
+      // An expired lease: what it did not use goes back, and this process needs less next time.
       returned = Math.floor(lease.credit);
-      if (returned > 0) lease.prefetch = Math.floor(lease.prefetch / 2);
       lease.credit = 0;
-    } else {
+      if (returned > 0) lease.prefetch = Math.floor(lease.prefetch / 2);
+    } else if (lease.credit < lease.prefetch / 2 || needed > lease.credit) {
       lease.prefetch = Math.min(ceiling, Math.max(1, lease.prefetch * 2));
+    } else if (lease.credit > lease.prefetch) {
+      lease.prefetch = Math.floor(lease.prefetch / 2);
     }
-    let answer: LeaseAnswer;
-    try {
-      answer = await this.ask({
-        accountId,
-        ratePerSecond,
-        needed,
-        wanted: needed + lease.prefetch,
-        returned,
-      });
-    } catch {
+    const refilling = this.ask({
+      accountId,
+      ratePerSecond,
+      needed,
+      wanted: needed + lease.prefetch,
+      returned,
+    }).then(
+      (answer): TakeResult => {
+        if (!answer.ok) return answer;
+        lease.credit += answer.granted - needed;
+        if (answer.granted > 0) lease.expiresMs = this.now() + this.options.leaseMs;
+        return { ok: true };
+      },
       // The primary is gone (the replica is going down): serving beats refusing every call.
-      return { ok: true };
-    }
-    if (!answer.ok) return answer;
-    lease.credit += answer.granted - needed;
-    lease.expiresMs = this.now() + this.options.leaseMs;
-    return { ok: true };
+      (): TakeResult => ({ ok: true }),
+    );
+    lease.refilling = refilling;
+    void refilling.finally(() => {
+      if (lease.refilling === refilling) lease.refilling = undefined;
+    });
+    return refilling;
   }
 }
