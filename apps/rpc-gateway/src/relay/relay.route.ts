@@ -51,12 +51,16 @@ export function attachHotPath(
     body: string,
     extra?: Record<string, string>,
   ) => {
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': requestId,
-    };
-    if (extra) for (const name in extra) headers[name] = extra[name]!;
+    // A flat [name, value, …] list: node:http takes it as is, without building a header object.
+    const headers: (string | number)[] = [
+      'content-type',
+      'application/json',
+      'content-length',
+      Buffer.byteLength(body),
+      'x-request-id',
+      requestId,
+    ];
+    if (extra) for (const name in extra) headers.push(name, extra[name]!);
     res.writeHead(status, headers);
     res.end(body);
   };
