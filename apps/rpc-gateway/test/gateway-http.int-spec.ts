@@ -18,6 +18,14 @@ const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff8
 const TOPIC = `0x${'ab'.repeat(32)}`;
 // Constructor: LOG1(offset 0, size 0, TOPIC), then deploy empty code.
 const LOG_DEPLOY = `0x7f${'ab'.repeat(32)}60006000a160006000f3` as Hex;
+/**
+ * Genesis timestamp of both eth-mainnet devnets. A block's hash covers its timestamp, and anvil
+ * stamps genesis with its start second unless told: two nodes started in different seconds have
+ * different genesis blocks. With the same chain id, accounts and genesis timestamp they share
+ * genesis, so its hash names the same block on whichever node the gateway picks. (Blocks mined
+ * later are stamped per node, so those may still differ between the two.)
+ */
+const ETH_GENESIS_TIMESTAMP = 1_700_000_000;
 
 const TOKENS = {
   eth: 'tok_eth_000000000001',
@@ -42,8 +50,8 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
 
   beforeAll(async () => {
     [eth, ethSpare, opbnb, polygon, sui, ns] = await Promise.all([
-      startAnvil({ chainId: 1 }),
-      startAnvil({ chainId: 1 }),
+      startAnvil({ chainId: 1, args: ['--timestamp', String(ETH_GENESIS_TIMESTAMP)] }),
+      startAnvil({ chainId: 1, args: ['--timestamp', String(ETH_GENESIS_TIMESTAMP)] }),
       startAnvil({ chainId: 204 }),
       startAnvil({ chainId: 137 }),
       startFakeSuiUpstream(),
@@ -245,17 +253,47 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
   });
 
   it('immutable answers come from the cache (block by hash)', async () => {
+    // The eth-mainnet pool has two nodes and the gateway may ask either: look up a block both
+    // have (their shared genesis, see ETH_GENESIS_TIMESTAMP), not `latest` of one of them, which
+    // the other node may not know (null: not cacheable, and asked again).
+    const genesisHash = async (nodeUrl: string) =>
+      (
+        (
+          await rpc(nodeUrl, {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'eth_getBlockByNumber',
+            params: ['0x0', false],
+          })
+        ).json as { result: { hash: Hex } }
+      ).result.hash;
+    const hash = await genesisHash(eth.url);
+    expect(await genesisHash(ethSpare.url)).toBe(hash);
+
     const client = createPublicClient({ transport: http(url(TOKENS.eth)) });
-    const latest = await client.getBlock();
-    const hits = () =>
-      metricValue(gateway.url, 'rpc_gateway_cache_total', {
-        network: 'eth-mainnet',
-        result: 'hit',
-      });
-    const before = await hits();
-    await client.getBlock({ blockHash: latest.hash! });
-    await client.getBlock({ blockHash: latest.hash! });
-    expect(await hits()).toBe(before + 1);
+    const cache = (result: 'hit' | 'miss') =>
+      metricValue(gateway.url, 'rpc_gateway_cache_total', { network: 'eth-mainnet', result });
+    // Every attempt at an eth-mainnet node (health checks are not counted here).
+    const nodeCalls = () =>
+      metricValue(gateway.url, 'rpc_gateway_upstream_requests_total', { network: 'eth-mainnet' });
+    const [hits, misses, calls] = await Promise.all([cache('hit'), cache('miss'), nodeCalls()]);
+
+    const first = await client.getBlock({ blockHash: hash });
+    expect(first.hash).toBe(hash);
+    expect([await cache('hit'), await cache('miss'), await nodeCalls()]).toEqual([
+      hits,
+      misses + 1,
+      calls + 1,
+    ]);
+
+    const second = await client.getBlock({ blockHash: hash });
+    expect(second).toEqual(first);
+    // Served from the cache: a hit, and no further call reached a node.
+    expect([await cache('hit'), await cache('miss'), await nodeCalls()]).toEqual([
+      hits + 1,
+      misses + 1,
+      calls + 1,
+    ]);
   });
 
   it('network S: params checked before any upstream call, relayed otherwise; node trouble and unreachable nodes', async () => {
