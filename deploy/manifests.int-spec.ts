@@ -163,8 +163,8 @@ async function loadConfig(app: string): Promise<ConfigModule> {
   return (await import(path)) as ConfigModule;
 }
 
-/** Variables that the image or entrypoint reads, not the app config. */
-const RUNTIME_ONLY = new Set(['APP']);
+/** Variables that the image, the entrypoint or Node itself reads, not the app config. */
+const RUNTIME_ONLY = new Set(['APP', 'NODE_OPTIONS']);
 
 function expectEnvAccepted(
   app: string,

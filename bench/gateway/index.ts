@@ -28,6 +28,8 @@ const GATEWAY_ROOT = process.env['BENCH_GATEWAY_ROOT'] ?? ROOT;
 /** Processes per side, as each is deployed: nginx `worker_processes`, the gateway's GATEWAY_WORKERS. */
 const NGINX_WORKERS = process.env['BENCH_NGINX_WORKERS'] ?? 'auto';
 const GATEWAY_WORKERS = process.env['BENCH_GATEWAY_WORKERS'] ?? 'auto';
+/** The V8 setting the Kubernetes deployment gives the gateway (deploy/base/rpc-gateway). */
+const GATEWAY_NODE_OPTIONS = '--max-semi-space-size=32';
 
 interface Result {
   rps: number;
@@ -337,6 +339,8 @@ export async function runBenchmark(): Promise<string> {
               },
             }),
             FINALITY_DEPTH_BLOCKS: '0',
+            // As deploy/base/rpc-gateway/deployment.yaml runs it.
+            NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
             ...env,
           },
           gatewayLog,
@@ -488,7 +492,7 @@ export async function runBenchmark(): Promise<string> {
       cacheAtRate.gateway.p99 < cacheAtRate.direct.p99;
     const la = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
     return [
-      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop, ${CONNECTIONS} connections, latency from each request's scheduled send time, 1 s unrecorded warm-up). Upstream = canned-JSON Node server (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
+      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop, ${CONNECTIONS} connections, latency from each request's scheduled send time, 1 s unrecorded warm-up). Upstream = canned-JSON Node server (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
       '',
       '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms | CPU µs/request |',
       '|---|---|---|---|---|---|---|',
