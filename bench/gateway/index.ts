@@ -426,7 +426,7 @@ export async function runBenchmark(): Promise<string> {
       gateway: fixedRate(gatewayUrl, single, half),
     };
     const rateRow = (label: string, name: string, r: RateResult, nginxRps: number) =>
-      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | |${r.dropped + r.errors > 0 ? ` (${r.dropped} dropped, ${r.errors} errors)` : ''}`;
+      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.dropped + r.errors > 0 ? `${r.dropped} dropped, ${r.errors} errors` : ''} |`;
     rows.push(
       rateRow(
         `single call, fixed ${half}/s (half load)`,
