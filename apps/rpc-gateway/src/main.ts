@@ -21,7 +21,10 @@ async function main(): Promise<void> {
   if (replica)
     process.once('disconnect', () => void gateway.app.close().finally(() => process.exit(1)));
   await gateway.app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT, region: config.REGION }, 'rpc-gateway listening');
+  logger.info(
+    { port: config.HTTP_PORT, region: config.REGION, pid: process.pid },
+    'rpc-gateway listening',
+  );
 }
 
 void main();

@@ -26,6 +26,7 @@ interface RpcAnswer {
 
 interface LogLine {
   msg?: string;
+  pid?: number;
   worker?: number;
   status?: number;
   account?: string;
@@ -169,23 +170,58 @@ describe('rpc-gateway replica with several worker processes', () => {
     );
   });
 
+  it('replaces a worker that dies; the replica keeps serving', async () => {
+    // Everything answered so far is published first: a killed worker loses its last window.
+    await until(async () => sameMap(await recordedUsage(namespace), billed));
+    const listening = () => lines.filter((l) => l.msg === 'rpc-gateway listening');
+    const victim = listening()[0]!.pid!;
+    process.kill(victim, 'SIGKILL');
+    await until(() => listening().length === 3, 30_000);
+    expect(listening()[2]!.pid).not.toBe(victim);
+    const pool = new Pool(url, { connections: 4 });
+    for (let i = 0; i < 4; i++) {
+      const answer = await pool.request({
+        path: `/${WS_TOKEN}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+      });
+      expect(answer.statusCode).toBe(200);
+      await answer.body.text();
+    }
+    await pool.close();
+    bill('replica-ws', 4);
+  }, 60_000);
+
   it('on SIGTERM every worker flushes its usage before the replica exits: billed CU equal the calls answered', async () => {
     const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
     gateway.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    const nc = await connect({ servers: namespace.url });
-    const consumer = await jetstream(nc).consumers.get(`${namespace.prefix}_BILLING`);
-    const recorded = new Map<string, number>();
-    const messages = await consumer.fetch({ max_messages: 1_000, expires: 2_000 });
-    for await (const m of messages) {
-      const event = m.json<{ accountId: string; totalCu: number }>();
-      recorded.set(event.accountId, (recorded.get(event.accountId) ?? 0) + event.totalCu);
-    }
-    await nc.close();
-    expect(recorded).toEqual(billed);
+    expect(await recordedUsage(namespace)).toEqual(billed);
   });
 });
+
+/** CU per account in the usage events published to the namespace's BILLING stream so far. */
+async function recordedUsage(namespace: {
+  url: string;
+  prefix: string;
+}): Promise<Map<string, number>> {
+  const nc = await connect({ servers: namespace.url });
+  const consumer = await jetstream(nc).consumers.get(`${namespace.prefix}_BILLING`);
+  const recorded = new Map<string, number>();
+  const messages = await consumer.fetch({ max_messages: 1_000, expires: 1_000 });
+  for await (const m of messages) {
+    const event = m.json<{ accountId: string; totalCu: number }>();
+    recorded.set(event.accountId, (recorded.get(event.accountId) ?? 0) + event.totalCu);
+  }
+  await nc.close();
+  return recorded;
+}
+
+function sameMap(a: Map<string, number>, b: Map<string, number>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -86,7 +86,9 @@ export class ReplicaLink {
       if (waiter === undefined) return;
       this.pending.delete(message.rid);
       clearTimeout(waiter.timer);
-      waiter.resolve(message.answer);
+      // The primary answers nothing when handling the request failed (it logs why).
+      if (message.answer === undefined) waiter.reject(new Error('replica primary failed'));
+      else waiter.resolve(message.answer);
     } else if (message.kind === 'notify') {
       this.notifyHandler(message.id, message.result);
     } else {
