@@ -89,7 +89,7 @@ export class GatewayRuntime
   ) {
     this.metrics = new GatewayMetrics(registry);
     this.pools = poolsFromConfig(config);
-    const router = new UpstreamRouter(this.pools as never, this.metrics, {
+    const router = new UpstreamRouter(this.pools, this.metrics, {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
       batchMax: config.UPSTREAM_BATCH_MAX,

@@ -100,12 +100,12 @@ export class WsGateway {
         ),
     };
     const forget = (id: string, account: string) => {
-      const mined = mine.get(id);
-      if (mined === undefined) return false;
+      const held = mine.get(id);
+      if (held === undefined) return false;
       mine.delete(id);
       this.hub.release(account);
-      this.metrics.clientSubscriptions.dec({ network: mined.network, type: mined.type });
-      return this.hub.of(mined.network)?.unsubscribe(id) ?? false;
+      this.metrics.clientSubscriptions.dec({ network: held.network, type: held.type });
+      return this.hub.of(held.network)?.unsubscribe(id) ?? false;
     };
 
     ws.on('message', (data, isBinary) => {
@@ -143,8 +143,18 @@ export class WsGateway {
                 error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
               };
             const limit = this.options.maxSubscriptionsPerAccount;
-            const reserved = this.hub.reserve(auth.token.accountId, limit);
-            if (!(reserved instanceof Promise ? await reserved : reserved))
+            // With several processes the count is the primary's; if it cannot answer, refuse.
+            const reserved = await Promise.resolve(
+              this.hub.reserve(auth.token.accountId, limit),
+            ).catch(() => undefined);
+            if (reserved === undefined)
+              return {
+                error: {
+                  code: SERVER_ERROR,
+                  message: 'server error: subscription limit unavailable',
+                },
+              };
+            if (!reserved)
               return {
                 error: {
                   code: LIMIT_EXCEEDED,
