@@ -73,6 +73,11 @@ function treeCpuSeconds(pid: number | undefined): number | undefined {
   return total;
 }
 
+/** The command run on one CPU only (taskset execs it: the pid stays the command's). */
+function onCpu(cpu: string | undefined, command: string, args: string[]): [string, string[]] {
+  return cpu === undefined ? [command, args] : [which('taskset')!, ['-c', cpu, command, ...args]];
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer();
@@ -120,6 +125,7 @@ function wrk(
   connections = CONNECTIONS,
   duration = DURATION_S,
   pid?: number,
+  cpu?: string,
 ): Result {
   const cpuBefore = treeCpuSeconds(pid);
   const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
@@ -129,8 +135,15 @@ function wrk(
     `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
   );
   const out = spawnSync(
-    which('wrk')!,
-    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url],
+    ...onCpu(cpu, which('wrk')!, [
+      '-t1',
+      `-c${connections}`,
+      `-d${duration}s`,
+      '--latency',
+      '-s',
+      script,
+      url,
+    ]),
     { encoding: 'utf8', timeout: (duration + 30) * 1000 },
   );
   const text = out.stdout;
@@ -160,10 +173,15 @@ interface RateResult extends Result {
 }
 
 /** Open-loop load at a fixed rate (fixed-rate.ts, own process); latency from scheduled time. */
-function fixedRate(url: string, body: string, rate: number, seconds = DURATION_S): RateResult {
+function fixedRate(
+  url: string,
+  body: string,
+  rate: number,
+  seconds = DURATION_S,
+  cpu?: string,
+): RateResult {
   const out = spawnSync(
-    process.execPath,
-    [
+    ...onCpu(cpu, process.execPath, [
       '-r',
       '@swc-node/register',
       join(__dirname, 'fixed-rate.ts'),
@@ -172,7 +190,7 @@ function fixedRate(url: string, body: string, rate: number, seconds = DURATION_S
       String(seconds),
       String(CONNECTIONS),
       body,
-    ],
+    ]),
     { cwd: ROOT, encoding: 'utf8', timeout: (seconds + 60) * 1000 },
   );
   const line = out.stdout.trim().split('\n').pop() ?? '';
@@ -190,9 +208,10 @@ function startChild(
   env: Record<string, string> = {},
   stdoutFile?: string,
   cwd = ROOT,
+  cpu?: string,
 ): ChildProcess {
   // stdout goes to a file or nowhere: an unread pipe fills up and blocks a process that logs.
-  const child = spawn(process.execPath, args, {
+  const child = spawn(...onCpu(cpu, process.execPath, args), {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', stdoutFile ? openSync(stdoutFile, 'a') : 'ignore', 'pipe'],
@@ -279,19 +298,28 @@ export async function runBenchmark(): Promise<string> {
     await waitHttp(upstream, single);
     await waitHttp(slowUpstream, single);
 
-    const nginxPort = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `worker_processes ${NGINX_WORKERS};\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;\n upstream node { server 127.0.0.1:${upstreamPort}; keepalive 128; }\n server { listen 127.0.0.1:${nginxPort}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
-    );
-    const nginx = spawn(which('nginx')!, ['-c', join(dir, 'nginx.conf'), '-p', dir], {
-      stdio: 'ignore',
-    });
-    children.push(nginx);
-    const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
-    await waitHttp(nginxUrl, single);
-    const nginxWorkerPid = nginx.pid;
+    const startNginx = async (workers: string, toPort: number, cpu?: string) => {
+      const port = await freePort();
+      const own = mkdtempSync(join(dir, 'nginx-'));
+      writeFileSync(
+        join(own, 'nginx.conf'),
+        `worker_processes ${workers};\npid ${own}/nginx.pid;\nerror_log ${own}/error.log warn;\ndaemon off;\nevents { worker_connections 4096; }\nhttp {\n access_log off;\n client_body_temp_path ${own}/body; proxy_temp_path ${own}/proxy; fastcgi_temp_path ${own}/fcgi; uwsgi_temp_path ${own}/uwsgi; scgi_temp_path ${own}/scgi;\n upstream node { server 127.0.0.1:${toPort}; keepalive 128; }\n server { listen 127.0.0.1:${port}; location / { proxy_pass http://node/; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n}\n`,
+      );
+      const nginx = spawn(
+        ...onCpu(cpu, which('nginx')!, ['-c', join(own, 'nginx.conf'), '-p', own]),
+        {
+          stdio: 'ignore',
+        },
+      );
+      children.push(nginx);
+      const url = `http://127.0.0.1:${port}/`;
+      await waitHttp(url, single);
+      return { url, pid: nginx.pid };
+    };
+    const mainNginx = await startNginx(NGINX_WORKERS, upstreamPort);
+    const nginxUrl = mainNginx.url;
+    const nginxWorkerPid = mainNginx.pid;
 
     // Usage events go to a real JetStream namespace of their own (metering on, as in production).
     const natsUrl = testNatsUrl();
@@ -306,7 +334,7 @@ export async function runBenchmark(): Promise<string> {
     }
     const gatewayLog = join(dir, 'gateway.log');
     /** The gateway as deployed (own process tree, production logging to a file). */
-    const startGateway = async (env: Record<string, string>) => {
+    const startGateway = async (env: Record<string, string>, cpu?: string) => {
       const port = await freePort();
       children.push(
         startChild(
@@ -345,6 +373,7 @@ export async function runBenchmark(): Promise<string> {
           },
           gatewayLog,
           GATEWAY_ROOT,
+          cpu,
         ),
       );
       const pid = children[children.length - 1]?.pid;
@@ -468,6 +497,66 @@ export async function runBenchmark(): Promise<string> {
       ),
     );
 
+    // Latency with the system under test on a core of its own: on 2 shared cores the load
+    // generator and the upstream compete with the proxy, and the tail measures the scheduler.
+    // wrk, the generator and an upstream on CPU 0; nginx (1 worker) or the gateway
+    // (GATEWAY_WORKERS=auto, so one worker on one CPU) on CPU 1; half load = half of the pinned
+    // gateway's maximum. Skipped without taskset or a second CPU.
+    let pinned:
+      { half: number; direct: RateResult; nginx: RateResult; gateway: RateResult } | undefined;
+    if (which('taskset') && cpus().length >= 2) {
+      const port = await freePort();
+      children.push(
+        startChild(
+          'pinned-upstream',
+          ['-r', '@swc-node/register', join(__dirname, 'fast-upstream.ts'), String(port)],
+          {},
+          undefined,
+          ROOT,
+          '0',
+        ),
+      );
+      const pinnedUpstream = `http://127.0.0.1:${port}/`;
+      await waitHttp(pinnedUpstream, single);
+      const pinnedNginx = await startNginx('1', port, '1');
+      const pinnedGateway = await startGateway(
+        {
+          GATEWAY_WORKERS,
+          UPSTREAMS: JSON.stringify({
+            'eth-mainnet': [pinnedUpstream],
+            'eth-sepolia': [slowUpstream],
+          }),
+        },
+        '1',
+      );
+      wrk(pinnedGateway.url, single, CONNECTIONS, WARMUP_S, undefined, '0');
+      const max = {
+        direct: wrk(pinnedUpstream, single, CONNECTIONS, DURATION_S, undefined, '0'),
+        nginx: wrk(pinnedNginx.url, single, CONNECTIONS, DURATION_S, undefined, '0'),
+        gateway: wrk(pinnedGateway.url, single, CONNECTIONS, DURATION_S, undefined, '0'),
+      };
+      const pinnedHalf = Math.max(100, Math.round(max.gateway.rps / 2 / 50) * 50);
+      pinned = {
+        half: pinnedHalf,
+        direct: fixedRate(pinnedUpstream, single, pinnedHalf, DURATION_S, '0'),
+        nginx: fixedRate(pinnedNginx.url, single, pinnedHalf, DURATION_S, '0'),
+        gateway: fixedRate(pinnedGateway.url, single, pinnedHalf, DURATION_S, '0'),
+      };
+      const maxLabel = `single call, ${CONNECTIONS} conns, pinned (path on CPU 1, wrk + upstream on CPU 0)`;
+      for (const [name, r] of [
+        ['direct upstream', max.direct],
+        ['nginx proxy_pass (1 worker)', max.nginx],
+        ['rpc-gateway (1 worker)', max.gateway],
+      ] as const)
+        rows.push(
+          `| ${maxLabel} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / max.nginx.rps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | |`,
+        );
+      const halfLabel = `single call, fixed ${pinnedHalf}/s (half load), pinned (path on CPU 1, generator + upstream on CPU 0)`;
+      rows.push(rateRow(halfLabel, 'direct upstream', pinned.direct, pinned.nginx.rps));
+      rows.push(rateRow(halfLabel, 'nginx proxy_pass (1 worker)', pinned.nginx, pinned.nginx.rps));
+      rows.push(rateRow(halfLabel, 'rpc-gateway (1 worker)', pinned.gateway, pinned.nginx.rps));
+    }
+
     const ws = await subscribers(`ws://127.0.0.1:${gatewayPort}/${TOKEN}/`, 1_000, DURATION_S);
     const loadAfter = loadavg();
     const logLines = readFileSync(gatewayLog, 'utf8')
@@ -477,7 +566,9 @@ export async function runBenchmark(): Promise<string> {
     const ratio = singles.viaGateway.rps / singles.viaNginx.rps;
     const added = atHalf.gateway.p99 - atHalf.direct.p99;
     const addedAtTenth = atTenth.gateway.p99 - atTenth.direct.p99;
-    const nginxAdded = (r: typeof atHalf) => fmt(r.nginx.p99 - r.direct.p99);
+    const addedPinned = pinned && pinned.gateway.p99 - pinned.direct.p99;
+    const nginxAdded = (r: { nginx: RateResult; direct: RateResult }) =>
+      fmt(r.nginx.p99 - r.direct.p99);
     const cacheFaster =
       cacheAtRate.gateway.p50 < cacheAtRate.direct.p50 &&
       cacheAtRate.gateway.p99 < cacheAtRate.direct.p99;
@@ -493,7 +584,7 @@ export async function runBenchmark(): Promise<string> {
       '',
       `Gateway single-call throughput relative to the bare Node proxy (same run): ${fmt(singles.viaGateway.rps / bare.rps)}×. CPU per request is the serving processes' CPU time (all threads of the process and its children, /proc: nginx master + workers, gateway primary + workers) divided by the requests wrk counted: it depends far less on other jobs than requests/s does; 10⁶ ÷ it is what one dedicated core would serve.`,
       '',
-      `Targets: single-call throughput ≥ 0.5× nginx → ${fmt(ratio)}× (${ratio >= 0.5 ? 'met' : 'not met'}); p99 added latency at half load (${half}/s) < 2 ms → ${fmt(added)} ms (${added < 2 ? 'met' : 'not met'}; nginx adds ${nginxAdded(atHalf)} ms there; at ${tenth}/s the gateway adds ${fmt(addedAtTenth)} ms, nginx ${nginxAdded(atTenth)} ms); cache hits faster than the direct upstream (p50 and p99 at ${cacheRate}/s) → ${cacheFaster ? 'met' : 'not met'}.`,
+      `Targets: single-call throughput ≥ 0.5× nginx → ${fmt(ratio)}× (${ratio >= 0.5 ? 'met' : 'not met'}); p99 added latency at half load < 2 ms → ${pinned && addedPinned !== undefined ? `pinned, ${pinned.half}/s: ${fmt(addedPinned)} ms (${addedPinned < 2 ? 'met' : 'not met'}; nginx adds ${nginxAdded(pinned)} ms); ` : ''}all on 2 shared cores, ${half}/s: ${fmt(added)} ms (${added < 2 ? 'met' : 'not met'}; nginx adds ${nginxAdded(atHalf)} ms; at ${tenth}/s the gateway adds ${fmt(addedAtTenth)} ms, nginx ${nginxAdded(atTenth)} ms); cache hits faster than the direct upstream (p50 and p99 at ${cacheRate}/s) → ${cacheFaster ? 'met' : 'not met'}.`,
     ].join('\n');
   } finally {
     for (const child of children.reverse()) child.kill('SIGTERM');
