@@ -3,7 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { bor } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { GrpcStatusError } from '@meridian/platform-grpc';
-import { METHOD_NOT_FOUND } from '../relay/jsonrpc-codec';
+import { JSONRPC_ERROR } from '@meridian/jsonrpc';
 import type { RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
@@ -113,7 +113,7 @@ export class BorApiService {
       if (value === null) throw new DomainError('block_not_found', 'not_found', 'block not found');
       return { author: toH160(value) };
     }
-    if (author.kind === 'node_error' && author.error.code === METHOD_NOT_FOUND) {
+    if (author.kind === 'node_error' && author.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
       // Not a Bor node: the sealer is the block's coinbase.
       const block = await this.block(number, metadata);
       return { author: toH160(block['miner']) };
@@ -259,14 +259,14 @@ export class BorApiService {
     if (answer.kind === 'result')
       return new DomainError('internal', 'internal', 'unexpected answer');
     if (answer.kind === 'gateway_error') {
-      return answer.error.code === METHOD_NOT_FOUND ||
+      return answer.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND ||
         answer.error.message === 'filter not found' ||
         answer.error.code !== -32603
         ? new DomainError('upstream_unavailable', 'unavailable', 'upstream node unavailable')
         : new DomainError('upstream_error', 'internal', 'upstream node trouble');
     }
     if (
-      answer.error.code === METHOD_NOT_FOUND ||
+      answer.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND ||
       /not (found|supported|available)|does not exist/i.test(answer.error.message)
     ) {
       return new GrpcStatusError(

@@ -9,19 +9,18 @@ import type { RateLimit } from '../limits/token-bucket';
 import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
-import { parseRequest, serializeErrorRaw } from '@meridian/jsonrpc';
-import { safeParse } from '../upstreams/upstream-router';
 import {
-  batchResponse,
-  CU_EXHAUSTED,
-  errorResponse,
-  LIMIT_EXCEEDED,
-  resultResponse,
-  SERVER_ERROR,
+  JSONRPC_ERROR,
+  type JsonRpcErrorObject,
+  parseRequest,
   type RpcCall,
-  type RpcErrorObject,
   type RpcRequestItem,
-} from './jsonrpc-codec';
+  serializeBatch,
+  serializeErrorObject,
+  serializeErrorRaw,
+  serializeSuccess,
+} from '@meridian/jsonrpc';
+import { safeParse } from '../upstreams/upstream-router';
 import { checkCall, type Transport } from './request-checks';
 
 export interface RelayAnswer {
@@ -44,12 +43,12 @@ export interface RelayOptions {
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
 export type SessionMethodHandler = (
   call: RpcCall,
-) => Promise<{ result: unknown } | { error: RpcErrorObject }>;
+) => Promise<{ result: unknown } | { error: JsonRpcErrorObject }>;
 
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
 const jsonRpcError = (code: number, message: string, idText = 'null') =>
-  errorResponse(idText, { code, message });
+  serializeErrorObject(idText, { code, message });
 
 /**
  * The JSON-RPC relay shared by HTTP and WebSocket: credentials → region → parse → balance →
@@ -84,7 +83,7 @@ export class RelayService {
         answer: {
           status: 503,
           body: jsonRpcError(
-            SERVER_ERROR,
+            JSONRPC_ERROR.SERVER_ERROR,
             'server error: access token check unavailable, retry later',
           ),
           headers: { 'Retry-After': '1' },
@@ -97,7 +96,10 @@ export class RelayService {
         ok: false,
         answer: {
           status: 401,
-          body: jsonRpcError(SERVER_ERROR, 'unauthorized: unknown or deleted access token'),
+          body: jsonRpcError(
+            JSONRPC_ERROR.SERVER_ERROR,
+            'unauthorized: unknown or deleted access token',
+          ),
           calls: 0,
         },
       };
@@ -110,7 +112,7 @@ export class RelayService {
         answer: {
           status: 404,
           body: jsonRpcError(
-            SERVER_ERROR,
+            JSONRPC_ERROR.SERVER_ERROR,
             `not found: network ${network.key} is not offered over ${where} at this endpoint`,
           ),
           network: network.key,
@@ -145,7 +147,7 @@ export class RelayService {
         ...base,
         status: 402,
         body: jsonRpcError(
-          CU_EXHAUSTED,
+          JSONRPC_ERROR.CU_EXHAUSTED,
           'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
           firstId,
         ),
@@ -167,7 +169,7 @@ export class RelayService {
           ...base,
           status: 429,
           body: jsonRpcError(
-            LIMIT_EXCEEDED,
+            JSONRPC_ERROR.LIMIT_EXCEEDED,
             `rate limit exceeded: the plan allows ${account?.nodeRps ?? this.fallbackRps} requests per second`,
             firstId,
           ),
@@ -189,7 +191,7 @@ export class RelayService {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       if (!item.valid) {
-        if (item.idRaw !== undefined) answers[i] = errorResponse(item.idRaw, item.error);
+        if (item.idRaw !== undefined) answers[i] = serializeErrorObject(item.idRaw, item.error);
         this.metrics.countCall(network.key, 'other', String(item.error.code));
         continue;
       }
@@ -200,7 +202,7 @@ export class RelayService {
         maxLogsBlockRange: this.options.maxLogsBlockRange,
       });
       if (refused !== null) {
-        answers[i] = errorResponse(idRaw, refused);
+        answers[i] = serializeErrorObject(idRaw, refused);
         this.metrics.countCall(
           network.key,
           network.methods.has(call.method) ? call.method : 'other',
@@ -210,7 +212,7 @@ export class RelayService {
       }
       const local = localAnswer(network, call.method);
       if (local !== undefined) {
-        answers[i] = resultResponse(idRaw, local);
+        answers[i] = serializeSuccess(idRaw, local);
         this.served(token, network, call.method, 'ok');
         continue;
       }
@@ -218,10 +220,10 @@ export class RelayService {
         session.push(
           sessionMethods(call).then((outcome) => {
             if ('result' in outcome) {
-              answers[i] = resultResponse(idRaw, JSON.stringify(outcome.result));
+              answers[i] = serializeSuccess(idRaw, JSON.stringify(outcome.result));
               this.served(token, network, call.method, 'ok');
             } else {
-              answers[i] = errorResponse(idRaw, outcome.error);
+              answers[i] = serializeErrorObject(idRaw, outcome.error);
               this.metrics.countCall(network.key, call.method, String(outcome.error.code));
             }
           }),
@@ -233,7 +235,7 @@ export class RelayService {
         const hit = this.cache.get(key);
         this.metrics.countCache(network.key, hit === undefined ? 'miss' : 'hit');
         if (hit !== undefined) {
-          answers[i] = resultResponse(idRaw, hit);
+          answers[i] = serializeSuccess(idRaw, hit);
           this.served(token, network, call.method, 'ok');
           continue;
         }
@@ -251,7 +253,7 @@ export class RelayService {
         const idRaw = call.idRaw ?? 'null';
         const answer = relayed[k]!;
         if (answer.kind === 'result') {
-          answers[i] = resultResponse(idRaw, answer.resultText);
+          answers[i] = serializeSuccess(idRaw, answer.resultText);
           const key = cacheKeys[k];
           if (key !== undefined && isCacheableResult(call.method, safeParse(answer.resultText)))
             this.cache.set(key, answer.resultText);
@@ -260,7 +262,7 @@ export class RelayService {
           answers[i] =
             answer.kind === 'node_error' && answer.errorRaw !== undefined
               ? serializeErrorRaw(idRaw, answer.errorRaw)
-              : errorResponse(idRaw, answer.error);
+              : serializeErrorObject(idRaw, answer.error);
           if (answer.kind === 'node_error')
             this.served(token, network, call.method, String(answer.error.code));
           else this.metrics.countCall(network.key, call.method, String(answer.error.code));
@@ -272,7 +274,7 @@ export class RelayService {
     const sent: string[] = [];
     for (let i = 0; i < items.length; i++)
       if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
-    const body = parsed.kind === 'single' ? (sent[0] ?? '') : batchResponse(sent);
+    const body = parsed.kind === 'single' ? (sent[0] ?? '') : (serializeBatch(sent) ?? '');
     return { ...base, status: 200, body, calls: items.length };
   }
 

@@ -1,11 +1,5 @@
 import { isWebSocketOnlyMethod, type Network } from '@meridian/networks';
-import {
-  INVALID_PARAMS,
-  LIMIT_EXCEEDED,
-  METHOD_NOT_FOUND,
-  type RpcCall,
-  type RpcErrorObject,
-} from './jsonrpc-codec';
+import { JSONRPC_ERROR, type JsonRpcErrorObject, type RpcCall } from '@meridian/jsonrpc';
 import { checkSuiParams } from './sui-params';
 
 export type Transport = 'http' | 'websocket';
@@ -25,16 +19,16 @@ export function checkCall(
   network: Network,
   call: RpcCall,
   options: CallCheckOptions,
-): RpcErrorObject | null {
+): JsonRpcErrorObject | null {
   if (!network.methods.has(call.method)) {
     return {
-      code: METHOD_NOT_FOUND,
+      code: JSONRPC_ERROR.METHOD_NOT_FOUND,
       message: `the method ${call.method} does not exist/is not available on ${network.key}`,
     };
   }
   if (options.transport === 'http' && isWebSocketOnlyMethod(call.method)) {
     return {
-      code: METHOD_NOT_FOUND,
+      code: JSONRPC_ERROR.METHOD_NOT_FOUND,
       message: `the method ${call.method} is only available over WebSocket`,
     };
   }
@@ -43,17 +37,20 @@ export function checkCall(
   return null;
 }
 
-function checkLogsRange(params: readonly unknown[], maxRange: number): RpcErrorObject | null {
+function checkLogsRange(params: readonly unknown[], maxRange: number): JsonRpcErrorObject | null {
   const filter = params[0];
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
-    return { code: INVALID_PARAMS, message: 'invalid params: eth_getLogs takes one filter object' };
+    return {
+      code: JSONRPC_ERROR.INVALID_PARAMS,
+      message: 'invalid params: eth_getLogs takes one filter object',
+    };
   }
   const { fromBlock, toBlock } = filter as { fromBlock?: unknown; toBlock?: unknown };
   const from = hexNumber(fromBlock);
   const to = hexNumber(toBlock);
   if (from !== undefined && to !== undefined && to - from > maxRange) {
     return {
-      code: LIMIT_EXCEEDED,
+      code: JSONRPC_ERROR.LIMIT_EXCEEDED,
       message: `limit exceeded: eth_getLogs block range ${to - from} is larger than ${maxRange} blocks`,
     };
   }

@@ -1,7 +1,7 @@
-import { INVALID_PARAMS, type RpcErrorObject } from './jsonrpc-codec';
+import { JSONRPC_ERROR, type JsonRpcErrorObject } from '@meridian/jsonrpc';
 
-const invalid = (message: string): RpcErrorObject => ({
-  code: INVALID_PARAMS,
+const invalid = (message: string): JsonRpcErrorObject => ({
+  code: JSONRPC_ERROR.INVALID_PARAMS,
   message: `invalid params: ${message}`,
 });
 
@@ -15,7 +15,10 @@ const MAX_PAST_OBJECTS = 50;
  * `[[{objectId, version}, …], options?]`, version a u64 decimal string, options an object of
  * boolean flags (ObjectDataOptions).
  */
-export function checkSuiParams(method: string, params: readonly unknown[]): RpcErrorObject | null {
+export function checkSuiParams(
+  method: string,
+  params: readonly unknown[],
+): JsonRpcErrorObject | null {
   if (method === 'suix_getLatestSuiSystemState') {
     return params.length === 0
       ? null

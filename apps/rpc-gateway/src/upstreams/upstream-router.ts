@@ -1,7 +1,12 @@
 import { keccak256 } from 'viem';
 import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
-import { parseResponse, serializeRequest, type RpcResponseItem } from '@meridian/jsonrpc';
-import { INTERNAL_ERROR, SERVER_ERROR, type RpcErrorObject } from '../relay/jsonrpc-codec';
+import {
+  JSONRPC_ERROR,
+  type JsonRpcErrorObject,
+  parseResponse,
+  type RpcResponseItem,
+  serializeRequest,
+} from '@meridian/jsonrpc';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { CallCoalescer } from './call-coalescer';
 import { decodeFilterId, encodeFilterId } from './filter-id';
@@ -21,8 +26,8 @@ export interface OutCall {
  */
 export type CallAnswer =
   | { kind: 'result'; resultText: string }
-  | { kind: 'node_error'; error: RpcErrorObject; errorRaw?: string }
-  | { kind: 'gateway_error'; error: RpcErrorObject };
+  | { kind: 'node_error'; error: JsonRpcErrorObject; errorRaw?: string }
+  | { kind: 'gateway_error'; error: JsonRpcErrorObject };
 
 const FILTER_CREATE = new Set([
   'eth_newFilter',
@@ -31,15 +36,18 @@ const FILTER_CREATE = new Set([
 ]);
 const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
 
-export const UNAVAILABLE: RpcErrorObject = {
-  code: SERVER_ERROR,
+export const UNAVAILABLE: JsonRpcErrorObject = {
+  code: JSONRPC_ERROR.SERVER_ERROR,
   message: 'server error: upstream node unavailable',
 };
-export const NODE_TROUBLE: RpcErrorObject = {
-  code: INTERNAL_ERROR,
+export const NODE_TROUBLE: JsonRpcErrorObject = {
+  code: JSONRPC_ERROR.INTERNAL_ERROR,
   message: 'internal error: upstream node trouble',
 };
-const FILTER_NOT_FOUND: RpcErrorObject = { code: SERVER_ERROR, message: 'filter not found' };
+const FILTER_NOT_FOUND: JsonRpcErrorObject = {
+  code: JSONRPC_ERROR.SERVER_ERROR,
+  message: 'filter not found',
+};
 
 export interface RouterOptions {
   timeoutMs: number;

@@ -5,14 +5,11 @@ import type { Logger } from 'pino';
 import type { NetworkKey } from '@meridian/networks';
 import { requestIdOf } from '@meridian/platform-http';
 import {
-  INVALID_PARAMS,
-  SERVER_ERROR,
-  UNAUTHORIZED,
-  LIMIT_EXCEEDED,
-  errorResponse,
+  JSONRPC_ERROR,
+  type JsonRpcErrorObject,
   type RpcCall,
-  type RpcErrorObject,
-} from '../relay/jsonrpc-codec';
+  serializeErrorObject,
+} from '@meridian/jsonrpc';
 import type { RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
@@ -114,8 +111,8 @@ export class WsGateway {
         const auth = await this.relay.authorize(token, 'websocket');
         if (!auth.ok) {
           connection.send(
-            errorResponse('null', {
-              code: UNAUTHORIZED,
+            serializeErrorObject('null', {
+              code: JSONRPC_ERROR.UNAUTHORIZED,
               message: 'unauthorized: the access token was revoked',
             }),
           );
@@ -140,7 +137,10 @@ export class WsGateway {
             if (refused) return { error: refused };
             if (subs === undefined)
               return {
-                error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
+                error: {
+                  code: JSONRPC_ERROR.SERVER_ERROR,
+                  message: 'server error: upstream node unavailable',
+                },
               };
             const limit = this.options.maxSubscriptionsPerAccount;
             // With several processes the count is the primary's; if it cannot answer, refuse.
@@ -150,14 +150,14 @@ export class WsGateway {
             if (reserved === undefined)
               return {
                 error: {
-                  code: SERVER_ERROR,
+                  code: JSONRPC_ERROR.SERVER_ERROR,
                   message: 'server error: subscription limit unavailable',
                 },
               };
             if (!reserved)
               return {
                 error: {
-                  code: LIMIT_EXCEEDED,
+                  code: JSONRPC_ERROR.LIMIT_EXCEEDED,
                   message: `limit exceeded: at most ${limit} subscriptions per account`,
                 },
               };
@@ -172,10 +172,16 @@ export class WsGateway {
               this.hub.release(auth.token.accountId);
               if (error instanceof UpstreamSubscribeError)
                 return {
-                  error: { code: INVALID_PARAMS, message: `invalid params: ${error.message}` },
+                  error: {
+                    code: JSONRPC_ERROR.INVALID_PARAMS,
+                    message: `invalid params: ${error.message}`,
+                  },
                 };
               return {
-                error: { code: SERVER_ERROR, message: 'server error: upstream node unavailable' },
+                error: {
+                  code: JSONRPC_ERROR.SERVER_ERROR,
+                  message: 'server error: upstream node unavailable',
+                },
               };
             }
           },
@@ -209,11 +215,11 @@ export class WsGateway {
     ws.on('error', () => undefined);
   }
 
-  private checkSubscribe(call: RpcCall, connectionCount: number): RpcErrorObject | undefined {
+  private checkSubscribe(call: RpcCall, connectionCount: number): JsonRpcErrorObject | undefined {
     const type = call.params[0];
     if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
       return {
-        code: INVALID_PARAMS,
+        code: JSONRPC_ERROR.INVALID_PARAMS,
         message: `invalid params: subscription type must be one of newHeads, logs, newPendingTransactions`,
       };
     }
@@ -223,13 +229,13 @@ export class WsGateway {
       (call.params[1] === null || typeof call.params[1] !== 'object')
     ) {
       return {
-        code: INVALID_PARAMS,
+        code: JSONRPC_ERROR.INVALID_PARAMS,
         message: 'invalid params: logs subscription takes a filter object {address?, topics?}',
       };
     }
     if (connectionCount >= this.options.maxSubscriptionsPerConnection) {
       return {
-        code: LIMIT_EXCEEDED,
+        code: JSONRPC_ERROR.LIMIT_EXCEEDED,
         message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
       };
     }
