@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { NetworkKey } from '@meridian/networks';
 import type { ReplicaLink } from '../replica/replica-link';
 import {
+  ClientFanOut,
   UpstreamSubscribeError,
   type NetworkSubscriptionPort,
   type SubscriberSink,
@@ -34,8 +34,7 @@ export class RemoteSubscriptions implements Subscriptions {
   ) {
     link.onNotify((remoteId, resultText) => {
       const entry = this.byRemoteId.get(remoteId);
-      if (entry === undefined) return;
-      for (const [clientId, sink] of entry.sinks) sink.notify(clientId, resultText);
+      if (entry !== undefined) ClientFanOut.notify(entry, resultText);
     });
   }
 
@@ -64,7 +63,7 @@ export class RemoteSubscriptions implements Subscriptions {
 
 class RemoteNetworkSubscriptions implements NetworkSubscriptionPort {
   private readonly shared = new Map<string, Entry>();
-  private readonly byClientId = new Map<string, Entry>();
+  private readonly clients = new ClientFanOut<Entry>();
 
   constructor(
     private readonly network: NetworkKey,
@@ -99,17 +98,12 @@ class RemoteNetworkSubscriptions implements NetworkSubscriptionPort {
     } finally {
       entry.waiting--;
     }
-    const clientId = `0x${randomBytes(16).toString('hex')}`;
-    entry.sinks.set(clientId, sink);
-    this.byClientId.set(clientId, entry);
-    return clientId;
+    return this.clients.add(entry, sink);
   }
 
   unsubscribe(clientId: string): boolean {
-    const entry = this.byClientId.get(clientId);
+    const entry = this.clients.remove(clientId);
     if (entry === undefined) return false;
-    this.byClientId.delete(clientId);
-    entry.sinks.delete(clientId);
     if (entry.sinks.size === 0 && entry.waiting === 0) {
       this.shared.delete(entry.key);
       if (entry.remoteId !== undefined) {

@@ -14,6 +14,36 @@ export interface SubscriberSink {
   notify(subscriptionId: string, resultText: string): boolean;
 }
 
+/**
+ * Client subscriptions fanned out from shared entries (one per distinct params): each client
+ * gets its own random subscription id; an entry knows its clients' sinks.
+ */
+export class ClientFanOut<E extends { readonly sinks: Map<string, SubscriberSink> }> {
+  private readonly byClientId = new Map<string, E>();
+
+  /** Adds a client to the entry; the subscription id the client sees. */
+  add(entry: E, sink: SubscriberSink): string {
+    const clientId = `0x${randomBytes(16).toString('hex')}`;
+    entry.sinks.set(clientId, sink);
+    this.byClientId.set(clientId, entry);
+    return clientId;
+  }
+
+  /** Removes a client; its entry (now perhaps without clients), or undefined for an unknown id. */
+  remove(clientId: string): E | undefined {
+    const entry = this.byClientId.get(clientId);
+    if (entry === undefined) return undefined;
+    this.byClientId.delete(clientId);
+    entry.sinks.delete(clientId);
+    return entry;
+  }
+
+  /** One notification to every client of the entry. */
+  static notify(entry: { readonly sinks: Map<string, SubscriberSink> }, resultText: string): void {
+    for (const [clientId, sink] of entry.sinks) sink.notify(clientId, resultText);
+  }
+}
+
 /** The subscriptions of one network, as the WebSocket edge uses them. */
 export interface NetworkSubscriptionPort {
   /** Resolves to the subscription id the client sees. */
@@ -39,7 +69,7 @@ interface Shared {
   readonly type: string;
   readonly paramsJson: string;
   upstreamId: string | undefined;
-  readonly subscribers: Map<string, SubscriberSink>;
+  readonly sinks: Map<string, SubscriberSink>;
 }
 
 /**
@@ -53,7 +83,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private connecting: Promise<WebSocket> | undefined;
   private readonly shared = new Map<string, Shared>();
   private readonly byUpstreamId = new Map<string, Shared>();
-  private readonly byClientId = new Map<string, Shared>();
+  private readonly clients = new ClientFanOut<Shared>();
   private readonly pending = new Map<
     number,
     (message: { result?: unknown; error?: { message?: string } }) => void
@@ -76,32 +106,27 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   async subscribe(params: readonly unknown[], sink: SubscriberSink): Promise<string> {
     const type = String(params[0]);
     const key = JSON.stringify(params);
-    const clientId = `0x${randomBytes(16).toString('hex')}`;
     let entry = this.shared.get(key);
     if (entry === undefined) {
-      entry = { key, type, paramsJson: key, upstreamId: undefined, subscribers: new Map() };
+      entry = { key, type, paramsJson: key, upstreamId: undefined, sinks: new Map() };
       this.shared.set(key, entry);
       this.metrics.upstreamSubscriptions.inc({ network: this.network, type });
       try {
         await this.subscribeUpstream(entry);
       } catch (error) {
-        if (entry.subscribers.size === 0) this.drop(entry);
+        if (entry.sinks.size === 0) this.drop(entry);
         throw error;
       }
     } else if (entry.upstreamId === undefined) {
       await this.waitForUpstreamId(entry);
     }
-    entry.subscribers.set(clientId, sink);
-    this.byClientId.set(clientId, entry);
-    return clientId;
+    return this.clients.add(entry, sink);
   }
 
   unsubscribe(clientId: string): boolean {
-    const entry = this.byClientId.get(clientId);
+    const entry = this.clients.remove(clientId);
     if (entry === undefined) return false;
-    this.byClientId.delete(clientId);
-    entry.subscribers.delete(clientId);
-    if (entry.subscribers.size === 0) {
+    if (entry.sinks.size === 0) {
       if (entry.upstreamId !== undefined && this.socket?.readyState === WebSocket.OPEN) {
         this.socket.send(
           JSON.stringify({
@@ -213,7 +238,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       const entry = this.byUpstreamId.get(message.params.subscription);
       if (entry === undefined) return;
       const resultText = JSON.stringify(message.params.result);
-      for (const [clientId, sink] of entry.subscribers) sink.notify(clientId, resultText);
+      ClientFanOut.notify(entry, resultText);
       return;
     }
     if (typeof message.id === 'number') {
