@@ -7,9 +7,11 @@ import { configSchema } from './config/config';
 import { createGatewayApp } from './gateway-app';
 import { ReplicaLink } from './replica/replica-link';
 import { runReplicaPrimary } from './replica/replica-primary';
+import { applyGcPolicy } from './runtime/gc-policy';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
+  applyGcPolicy(config.HEAP_GROWING_PERCENT);
   const base = createLogger(SERVICE, config.LOG_LEVEL);
   if (cluster.isPrimary && config.GATEWAY_WORKERS > 1)
     return runReplicaPrimary(config, base, config.GATEWAY_WORKERS);

@@ -62,6 +62,12 @@ export const configSchema = z.object({
     .transform((value) => (value === 'auto' ? availableParallelism() : value)),
   /** Log one line per HTTP request / WebSocket message at info level. */
   REQUEST_LOGS: bool.default(true),
+  /**
+   * How far V8 lets the old generation grow past the live heap before the next full
+   * (mark-compact) collection, in percent (ADR 0206): 300 = to 4× the live heap; 0 = V8's own
+   * heuristics. Fewer full collections, each a stall of tens of ms, for more memory.
+   */
+  HEAP_GROWING_PERCENT: int(0).max(1_000).default(300),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
