@@ -1,14 +1,32 @@
-import { Pool } from 'undici';
+import { connect, type Socket } from 'node:net';
+import { MessageSplitter, statusOf } from './http-wire';
 
 /**
  * A small open-loop load generator (wrk2 is not in Debian): sends POSTs at a fixed rate for a
- * fixed time over a bounded pool of keep-alive connections and prints one JSON line with the
- * achieved rate and latency percentiles. Latency is measured from each request's *scheduled*
- * send time, so a stalled server is charged for the requests it delays (no coordinated
- * omission). The first second runs at the same rate unrecorded (JIT, connection set-up). Bounded: at most `maxOutstanding` requests wait; beyond that they are counted as
- * dropped (the target cannot keep up with the rate). Run as its own process:
+ * fixed time over a bounded set of keep-alive connections and prints one JSON line with the
+ * achieved rate and latency percentiles.
+ *
+ * - Open loop, no coordinated omission: each request's latency runs from the moment the
+ *   generator fired it (put it on the wire, or queued it because every connection was busy), so
+ *   a stalled server is charged for the requests it delays. The generator fires on a 1 ms timer:
+ *   a request is fired up to a timer period after its scheduled time, and that lag
+ *   (`sendLagP99`) is the instrument's, not the path's, so it is reported apart and not counted.
+ * - Raw sockets and one pre-encoded request (http-wire.ts), one request in flight per
+ *   connection: a few µs of CPU per request, so that at a fixed rate the generator takes as
+ *   little as it can of the CPUs it shares with the path under test.
+ * - The first second runs at the same rate unrecorded (JIT, connection set-up).
+ * - Bounded: at most `8 × connections` requests wait for a free connection; beyond that they are
+ *   counted as dropped (the target cannot keep up with the rate).
+ *
+ * Run as its own process:
  * `node -r @swc-node/register fixed-rate.ts <url> <rate/s> <seconds> <connections> <body>`.
  */
+interface Pending {
+  /** When the generator fired the request (its latency runs from here). */
+  firedAt: number;
+  recorded: boolean;
+}
+
 async function main(): Promise<void> {
   const [url, rateText, secondsText, connectionsText, body] = process.argv.slice(2);
   const rate = Number(rateText);
@@ -17,44 +35,81 @@ async function main(): Promise<void> {
   if (!url || !(rate > 0) || !(seconds > 0) || !(connections > 0) || body === undefined)
     throw new Error('usage: fixed-rate.ts <url> <rate> <seconds> <connections> <body>');
   const target = new URL(url);
-  const pool = new Pool(target.origin, { connections, pipelining: 1 });
-  const path = `${target.pathname}${target.search}`;
-  const headers = { 'content-type': 'application/json' };
-  const maxOutstanding = connections * 8;
+  const request = Buffer.from(
+    `POST ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  const maxWaiting = connections * 8;
   const latencies: number[] = [];
+  const sendLags: number[] = [];
+  const waiting: Pending[] = [];
+  const idle: Conn[] = [];
   let outstanding = 0;
   let errors = 0;
   let dropped = 0;
   let completed = 0;
 
-  const fire = (scheduled: number, recorded: boolean) => {
-    if (outstanding >= maxOutstanding) {
-      if (recorded) dropped++;
-      return;
+  class Conn {
+    private readonly splitter = new MessageSplitter();
+    private inFlight: Pending | undefined;
+
+    constructor(private readonly socket: Socket) {
+      socket.setNoDelay(true);
+      socket.on('data', (chunk: Buffer) =>
+        this.splitter.push(chunk, (m) => this.answered(statusOf(m.head))),
+      );
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        const at = idle.indexOf(this);
+        if (at >= 0) idle.splice(at, 1);
+        if (this.inFlight) this.answered(0);
+      });
     }
-    outstanding++;
-    let status = 0;
-    pool.dispatch(
-      { path, method: 'POST', headers, body },
-      {
-        onRequestStart: () => undefined,
-        onResponseStart: (_c, code) => {
-          status = code;
-        },
-        onResponseData: () => undefined,
-        onResponseEnd: () => {
-          outstanding--;
-          if (!recorded) return;
-          completed++;
-          if (status === 200) latencies.push(performance.now() - scheduled);
-          else errors++;
-        },
-        onResponseError: () => {
-          outstanding--;
-          if (recorded) errors++;
-        },
-      },
-    );
+
+    send(p: Pending): void {
+      this.inFlight = p;
+      this.socket.write(request);
+    }
+
+    private answered(status: number): void {
+      const p = this.inFlight;
+      this.inFlight = undefined;
+      if (!p) return;
+      outstanding--;
+      if (p.recorded) {
+        completed++;
+        if (status === 200) latencies.push(performance.now() - p.firedAt);
+        else errors++;
+      }
+      const next = waiting.shift();
+      if (next) this.send(next);
+      else if (!this.socket.destroyed) idle.push(this);
+    }
+  }
+
+  await Promise.all(
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect(Number(target.port || 80), target.hostname, () => {
+            idle.push(new Conn(socket));
+            resolve();
+          });
+          socket.once('error', reject);
+        }),
+    ),
+  );
+
+  const fire = (p: Pending) => {
+    const conn = idle.pop();
+    if (conn) {
+      outstanding++;
+      conn.send(p);
+    } else if (waiting.length < maxWaiting) {
+      outstanding++;
+      waiting.push(p);
+    } else if (p.recorded) dropped++;
   };
 
   const intervalMs = 1000 / rate;
@@ -70,8 +125,11 @@ async function main(): Promise<void> {
       while (scheduledCount * intervalMs + start <= Math.min(now, end)) {
         const at = start + scheduledCount++ * intervalMs;
         const recorded = at >= measureFrom;
-        if (recorded) sent++;
-        fire(at, recorded);
+        if (recorded) {
+          sent++;
+          sendLags.push(now - at);
+        }
+        fire({ firedAt: now, recorded });
       }
       if (now >= end) return resolve();
       setTimeout(tick, 1);
@@ -81,12 +139,11 @@ async function main(): Promise<void> {
   const drainDeadline = performance.now() + 5_000;
   while (outstanding > 0 && performance.now() < drainDeadline)
     await new Promise((r) => setTimeout(r, 5));
-  const elapsed = seconds;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies.length === 0
-      ? NaN
-      : latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  const percentile = (values: number[], q: number) => {
+    if (values.length === 0) return NaN;
+    values.sort((a, b) => a - b);
+    return values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+  };
   process.stdout.write(
     `${JSON.stringify({
       rate,
@@ -95,14 +152,14 @@ async function main(): Promise<void> {
       errors,
       dropped,
       unfinished: outstanding,
-      achievedRps: completed / elapsed,
-      p50: at(0.5),
-      p90: at(0.9),
-      p99: at(0.99),
-      max: at(1),
+      achievedRps: completed / seconds,
+      p50: percentile(latencies, 0.5),
+      p90: percentile(latencies, 0.9),
+      p99: percentile(latencies, 0.99),
+      max: percentile(latencies, 1),
+      sendLagP99: percentile(sendLags, 0.99),
     })}\n`,
   );
-  await pool.destroy();
 }
 
 main().then(

@@ -170,6 +170,8 @@ interface RateResult extends Result {
   achievedRps: number;
   dropped: number;
   errors: number;
+  /** How late the generator fired requests (its timer); not counted in the latencies. */
+  sendLagP99: number;
 }
 
 /** Open-loop load at a fixed rate (fixed-rate.ts, own process); latency from scheduled time. */
@@ -265,10 +267,17 @@ export async function runBenchmark(): Promise<string> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const upstreamPort = await freePort();
+    const upstreamWsPort = await freePort();
     children.push(
       startChild(
         'upstream',
-        ['-r', '@swc-node/register', join(__dirname, 'fast-upstream.ts'), String(upstreamPort)],
+        [
+          '-r',
+          '@swc-node/register',
+          join(__dirname, 'fast-upstream.ts'),
+          String(upstreamPort),
+          String(upstreamWsPort),
+        ],
         { HEAD_INTERVAL_MS: '200' },
       ),
     );
@@ -350,7 +359,10 @@ export async function runBenchmark(): Promise<string> {
             REQUEST_LOGS: 'true',
             NATS_URL: natsUrl,
             NATS_PREFIX: natsPrefix,
-            UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream], 'eth-sepolia': [slowUpstream] }),
+            UPSTREAMS: JSON.stringify({
+              'eth-mainnet': [{ http: upstream, ws: `ws://127.0.0.1:${upstreamWsPort}/` }],
+              'eth-sepolia': [slowUpstream],
+            }),
             // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
             STATIC_ACCESS_TOKENS: JSON.stringify({
               [TOKEN]: {
@@ -573,8 +585,14 @@ export async function runBenchmark(): Promise<string> {
       cacheAtRate.gateway.p50 < cacheAtRate.direct.p50 &&
       cacheAtRate.gateway.p99 < cacheAtRate.direct.p99;
     const la = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
+    const lags = [
+      ...Object.values(atHalf),
+      ...Object.values(atTenth),
+      ...Object.values(cacheAtRate),
+      ...(pinned ? [pinned.direct, pinned.nginx, pinned.gateway] : []),
+    ].map((r) => r.sendLagP99);
     return [
-      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop, ${CONNECTIONS} connections, latency from each request's scheduled send time, 1 s unrecorded warm-up). Upstream = canned-JSON Node server (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
+      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop on raw sockets, ${CONNECTIONS} connections, latency from the moment the generator fired each request, queued or sent, 1 s unrecorded warm-up; its own 1 ms timer lag, p99 ${fmt(Math.min(...lags))}–${fmt(Math.max(...lags))} ms over these rows, is not counted). Upstream = canned-JSON server on raw sockets (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
       '',
       '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms | CPU µs/request |',
       '|---|---|---|---|---|---|---|',
