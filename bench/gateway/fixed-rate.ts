@@ -49,26 +49,46 @@ async function main(): Promise<void> {
   let dropped = 0;
   let completed = 0;
 
+  let running = true;
+
+  /**
+   * One keep-alive connection, one request in flight. A server may close it (nginx does after
+   * `keepalive_requests` answers, saying `Connection: close`): it is then replaced by a new
+   * one, as wrk and HTTP clients do, and a request it lost is counted as an error.
+   */
   class Conn {
     private readonly splitter = new MessageSplitter();
     private inFlight: Pending | undefined;
+    private closing = false;
 
     constructor(private readonly socket: Socket) {
       socket.setNoDelay(true);
       socket.on('data', (chunk: Buffer) =>
-        this.splitter.push(chunk, (m) => this.answered(statusOf(m.head))),
+        this.splitter.push(chunk, (m) => {
+          if (/\r\nconnection: *close/i.test(m.head)) this.closing = true;
+          this.answered(statusOf(m.head));
+        }),
       );
       socket.on('error', () => undefined);
       socket.on('close', () => {
         const at = idle.indexOf(this);
         if (at >= 0) idle.splice(at, 1);
         if (this.inFlight) this.answered(0);
+        if (running) open().catch(() => undefined);
       });
     }
 
     send(p: Pending): void {
       this.inFlight = p;
       this.socket.write(request);
+    }
+
+    /** Takes the oldest waiting request, or waits in the idle set. */
+    ready(): void {
+      if (this.closing || this.socket.destroyed) return;
+      const next = waiting.shift();
+      if (next) this.send(next);
+      else idle.push(this);
     }
 
     private answered(status: number): void {
@@ -81,25 +101,19 @@ async function main(): Promise<void> {
         if (status === 200) latencies.push(performance.now() - p.firedAt);
         else errors++;
       }
-      const next = waiting.shift();
-      if (next) this.send(next);
-      else if (!this.socket.destroyed) idle.push(this);
+      this.ready();
     }
   }
 
-  await Promise.all(
-    Array.from(
-      { length: connections },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const socket = connect(Number(target.port || 80), target.hostname, () => {
-            idle.push(new Conn(socket));
-            resolve();
-          });
-          socket.once('error', reject);
-        }),
-    ),
-  );
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(target.port || 80), target.hostname, () => {
+        new Conn(socket).ready();
+        resolve();
+      });
+      socket.once('error', reject);
+    });
+  await Promise.all(Array.from({ length: connections }, open));
 
   const fire = (p: Pending) => {
     const conn = idle.pop();
@@ -136,6 +150,7 @@ async function main(): Promise<void> {
     };
     tick();
   });
+  running = false;
   const drainDeadline = performance.now() + 5_000;
   while (outstanding > 0 && performance.now() < drainDeadline)
     await new Promise((r) => setTimeout(r, 5));
