@@ -20,7 +20,8 @@ describe('applyGcPolicy', () => {
 });
 
 describe('HEAP_GROWING_PERCENT', () => {
-  const parse = (env: Record<string, string>) => configSchema.safeParse({ REGION: 'eu', HTTP_PORT: '8080', ...env });
+  const parse = (env: Record<string, string>) =>
+    configSchema.safeParse({ REGION: 'eu', HTTP_PORT: '8080', ...env });
 
   it('defaults to 300 and accepts 0', () => {
     expect(parse({}).data?.HEAP_GROWING_PERCENT).toBe(300);
