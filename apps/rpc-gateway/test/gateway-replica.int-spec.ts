@@ -144,7 +144,8 @@ describe('rpc-gateway replica with several worker processes', () => {
       message: 'limit exceeded: at most 3 subscriptions per account',
     });
     bill('replica-ws', 3);
-    expect(workersThatLogged('rpc ws message', 'replica-ws').size).toBe(2);
+    // The request lines reach this test through the workers' stdout after the answers do.
+    await until(() => workersThatLogged('rpc ws message', 'replica-ws').size === 2);
 
     const heads = sockets.filter((_, i) => answers[i]!.result).map((ws) => nextNotification(ws));
     await fetch(anvil.url, {
