@@ -12,7 +12,10 @@ import { answers, httpOk, waitFor } from './probe';
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
-  const base = 20_000 + Math.floor(Math.random() * 400) * 100;
+  // Below Linux's ephemeral range (32768+): a port there can be held by any outgoing
+  // connection, including the TIME_WAIT leftovers of the tests before, and anvil then fails to
+  // bind (EADDRINUSE) although nothing answers on it.
+  const base = 20_000 + Math.floor(Math.random() * 120) * 100;
   const pgPort = base + 90;
   const natsPort = base + 91;
   let launcher: ChildProcess | undefined;
