@@ -39,8 +39,13 @@ const server = createServer((socket) => {
   socket.on('error', () => undefined);
   socket.on('data', (chunk: Buffer) =>
     splitter.push(chunk, ({ body }) => {
-      const calls = JSON.parse(body.toString()) as
-        { id: unknown; method: string } | { id: unknown; method: string }[];
+      let calls: { id: unknown; method: string } | { id: unknown; method: string }[];
+      try {
+        calls = JSON.parse(body.toString()) as typeof calls;
+      } catch {
+        socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
       const out = JSON.stringify(Array.isArray(calls) ? calls.map(answer) : answer(calls));
       const response = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(out)}\r\nKeep-Alive: timeout=60\r\n\r\n${out}`;
       // Equal delays fire in order, so pipelined answers keep their requests' order.
