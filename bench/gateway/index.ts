@@ -17,6 +17,11 @@ import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/te
  */
 const ROOT = join(__dirname, '..', '..');
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
+/**
+ * Fixed-rate (p99) rows run longer than the closed-loop ones: a p99 from one 5 s window moved by
+ * several ms between back-to-back runs on this machine (bench/README "gateway").
+ */
+const RATE_DURATION_S = Number(process.env['BENCH_RATE_DURATION_S'] ?? 15);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const WARMUP_S = Number(process.env['BENCH_GATEWAY_WARMUP_S'] ?? 10);
 const TOKEN = 'bench_token_000000000001';
@@ -174,12 +179,12 @@ interface RateResult extends Result {
   sendLagP99: number;
 }
 
-/** Open-loop load at a fixed rate (fixed-rate.ts, own process); latency from scheduled time. */
+/** Open-loop load at a fixed rate (fixed-rate.ts, own process); latency from when each request was fired. */
 function fixedRate(
   url: string,
   body: string,
   rate: number,
-  seconds = DURATION_S,
+  seconds = RATE_DURATION_S,
   cpu?: string,
 ): RateResult {
   const out = spawnSync(
@@ -554,9 +559,9 @@ export async function runBenchmark(): Promise<string> {
       const pinnedHalf = Math.max(100, Math.round(max.gateway.rps / 2 / 50) * 50);
       pinned = {
         half: pinnedHalf,
-        direct: fixedRate(pinnedUpstream, single, pinnedHalf, DURATION_S, '0'),
-        nginx: fixedRate(pinnedNginx.url, single, pinnedHalf, DURATION_S, '0'),
-        gateway: fixedRate(pinnedGateway.url, single, pinnedHalf, DURATION_S, '0'),
+        direct: fixedRate(pinnedUpstream, single, pinnedHalf, RATE_DURATION_S, '0'),
+        nginx: fixedRate(pinnedNginx.url, single, pinnedHalf, RATE_DURATION_S, '0'),
+        gateway: fixedRate(pinnedGateway.url, single, pinnedHalf, RATE_DURATION_S, '0'),
       };
       const maxLabel = `single call, ${CONNECTIONS} conns, pinned (path on CPU 1, wrk + upstream on CPU 0)`;
       for (const [name, r] of [
@@ -598,7 +603,7 @@ export async function runBenchmark(): Promise<string> {
       ...(pinned ? [pinned.direct, pinned.nginx, pinned.gateway] : []),
     ].map((r) => r.sendLagP99);
     return [
-      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop on raw sockets, ${CONNECTIONS} connections, latency from the moment the generator fired each request, queued or sent, 1 s unrecorded warm-up; its own 1 ms timer lag, p99 ${fmt(Math.min(...lags))}–${fmt(Math.max(...lags))} ms over these rows, is not counted). Upstream = canned-JSON server on raw sockets (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
+      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop on raw sockets, ${CONNECTIONS} connections, ${RATE_DURATION_S} s per run, latency from the moment the generator fired each request, queued or sent, 1 s unrecorded warm-up; its own 1 ms timer lag, p99 ${fmt(Math.min(...lags))}–${fmt(Math.max(...lags))} ms over these rows, is not counted). Upstream = canned-JSON server on raw sockets (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
       '',
       '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms | CPU µs/request |',
       '|---|---|---|---|---|---|---|',
