@@ -137,22 +137,22 @@ export class RelayService {
     sessionMethods?: SessionMethodHandler,
   ): Promise<RelayAnswer> {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
-    const base = { network: network.key, account: token.accountId };
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
     const firstId = parsed.kind === 'single' ? (parsed.item.idRaw ?? 'null') : 'null';
     const account = this.credentials.account(token.accountId);
     if (account?.status === 'exhausted') {
-      return {
-        ...base,
-        status: 402,
-        body: jsonRpcError(
+      return answerOf(
+        network,
+        token,
+        402,
+        jsonRpcError(
           JSONRPC_ERROR.CU_EXHAUSTED,
           'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
           firstId,
         ),
-        calls: 0,
-      };
+        0,
+      );
     }
     let valid = 0;
     for (const item of items) if (item.valid) valid++;
@@ -165,17 +165,18 @@ export class RelayService {
       const taken = taking instanceof Promise ? await taking : taking;
       if (!taken.ok) {
         const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
-        return {
-          ...base,
-          status: 429,
-          body: jsonRpcError(
+        return answerOf(
+          network,
+          token,
+          429,
+          jsonRpcError(
             JSONRPC_ERROR.LIMIT_EXCEEDED,
             `rate limit exceeded: the plan allows ${account?.nodeRps ?? this.fallbackRps} requests per second`,
             firstId,
           ),
-          headers: { 'Retry-After': String(seconds) },
-          calls: 0,
-        };
+          0,
+          { 'Retry-After': String(seconds) },
+        );
       }
     }
 
@@ -275,7 +276,7 @@ export class RelayService {
     for (let i = 0; i < items.length; i++)
       if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
     const body = parsed.kind === 'single' ? (sent[0] ?? '') : (serializeBatch(sent) ?? '');
-    return { ...base, status: 200, body, calls: items.length };
+    return answerOf(network, token, 200, body, items.length);
   }
 
   /**
@@ -312,6 +313,22 @@ export class RelayService {
     this.metrics.countCall(network.key, method, status);
     this.metrics.countCu(network.key, cu);
   }
+}
+
+/**
+ * The answer of `handle`, always built by this one object literal. It was an object spread
+ * (`{ ...base, status, body, calls }`), which made V8 promote about 350 bytes per request out of
+ * the young generation, more than doubling every scavenge's pause (ADR 0207).
+ */
+function answerOf(
+  network: Network,
+  token: ResolvedToken,
+  status: number,
+  body: string,
+  calls: number,
+  headers?: Record<string, string>,
+): RelayAnswer {
+  return { status, body, headers, network: network.key, account: token.accountId, calls };
 }
 
 function localAnswer(network: Network, method: string): string | undefined {
