@@ -93,6 +93,26 @@ export default tseslint.config(
     },
   },
   {
+    // The code that runs once per relayed call (ADR 0207): an object spread here made V8 promote
+    // every request's answer to the old generation, doubling each scavenge's pause.
+    files: [
+      'apps/rpc-gateway/src/relay/**/*.ts',
+      'apps/rpc-gateway/src/upstreams/**/*.ts',
+      'libs/domain/jsonrpc/src/**/*.ts',
+    ],
+    ignores: testCode,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ObjectExpression > SpreadElement',
+          message:
+            'no object spread on the relay path: write the object literal out (docs/adr/0207-no-object-spread-on-the-relay-path.md)',
+        },
+      ],
+    },
+  },
+  {
     // Plain CommonJS config and bootstrap scripts (run before any TypeScript tooling).
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },

@@ -1,5 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, openSync, readFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { createInterface } from 'node:readline';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +185,14 @@ interface RateResult extends Result {
   errors: number;
   /** How late the generator fired requests (its timer); not counted in the latencies. */
   sendLagP99: number;
+}
+
+/** Lines of a file that contain `marker`, read as a stream (the gateway's log outgrows a string). */
+async function countLines(path: string, marker: string): Promise<number> {
+  let count = 0;
+  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity }))
+    if (line.includes(marker)) count++;
+  return count;
 }
 
 /** Open-loop load at a fixed rate (fixed-rate.ts, own process); latency from when each request was fired. */
@@ -580,9 +596,7 @@ export async function runBenchmark(): Promise<string> {
 
     const ws = await subscribers(`ws://127.0.0.1:${gatewayPort}/${TOKEN}/`, 1_000, DURATION_S);
     const loadAfter = loadavg();
-    const logLines = readFileSync(gatewayLog, 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('"rpc request"')).length;
+    const logLines = await countLines(gatewayLog, '"rpc request"');
 
     const ratio = singles.viaGateway.rps / singles.viaNginx.rps;
     const added = atHalf.gateway.p99 - atHalf.direct.p99;
