@@ -26,10 +26,13 @@ import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/te
 const ROOT = join(__dirname, '..', '..');
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
 /**
- * Fixed-rate (p99) rows run longer than the closed-loop ones: a p99 from one 5 s window moved by
- * several ms between back-to-back runs on this machine (bench/README "gateway").
+ * Fixed-rate (p99) rows: each path runs RATE_ROUNDS windows of RATE_DURATION_S, interleaved with
+ * the other paths of its row, and is reported by its median window. One 15 s window per path let
+ * a single stall of this host (all processes stopped for 5–10 ms at once, seen by the event-loop
+ * monitors of generator, upstream and gateway together) decide a path's p99 (bench/README).
  */
-const RATE_DURATION_S = Number(process.env['BENCH_RATE_DURATION_S'] ?? 15);
+const RATE_DURATION_S = Number(process.env['BENCH_RATE_DURATION_S'] ?? 3);
+const RATE_ROUNDS = Number(process.env['BENCH_RATE_ROUNDS'] ?? 5);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const WARMUP_S = Number(process.env['BENCH_GATEWAY_WARMUP_S'] ?? 10);
 const TOKEN = 'bench_token_000000000001';
@@ -185,6 +188,34 @@ interface RateResult extends Result {
   errors: number;
   /** How late the generator fired requests (its timer); not counted in the latencies. */
   sendLagP99: number;
+}
+
+/** A path's median window (by p99), with drops and errors summed and every window's p99. */
+interface RepeatedRate extends RateResult {
+  p99s: number[];
+}
+
+/**
+ * Runs each path's window RATE_ROUNDS times, round-robin (a, b, c, a, b, c, …), so that a stall
+ * of the host lands in one window of one path, and reports each path by its median window.
+ */
+function interleaved<K extends string>(runs: Record<K, () => RateResult>): Record<K, RepeatedRate> {
+  const keys = Object.keys(runs) as K[];
+  const windows = new Map<K, RateResult[]>(keys.map((k) => [k, []]));
+  for (let round = 0; round < RATE_ROUNDS; round++)
+    for (const k of keys) windows.get(k)!.push(runs[k]());
+  const out = {} as Record<K, RepeatedRate>;
+  for (const k of keys) {
+    const sorted = [...windows.get(k)!].sort((a, b) => a.p99 - b.p99);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    out[k] = {
+      ...median,
+      dropped: sorted.reduce((n, w) => n + w.dropped, 0),
+      errors: sorted.reduce((n, w) => n + w.errors, 0),
+      p99s: windows.get(k)!.map((w) => w.p99),
+    };
+  }
+  return out;
 }
 
 /** Lines of a file that contain `marker`, read as a stream (the gateway's log outgrows a string). */
@@ -482,18 +513,18 @@ export async function runBenchmark(): Promise<string> {
     // Half load: an open-loop generator at 50% of the gateway's single-call maximum measured
     // above, the same rate for every path; added latency = gateway p99 − direct p99.
     const half = Math.max(100, Math.round(singles.viaGateway.rps / 2 / 50) * 50);
-    const rateRow = (label: string, name: string, r: RateResult, nginxRps: number) =>
-      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.dropped + r.errors > 0 ? `${r.dropped} dropped, ${r.errors} errors` : ''} |`;
+    const rateRow = (label: string, name: string, r: RepeatedRate, nginxRps: number) =>
+      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | p99 by window ${r.p99s.map((x) => fmt(x)).join(' / ')}${r.dropped + r.errors > 0 ? `; ${r.dropped} dropped, ${r.errors} errors` : ''} |`;
     /** Direct, nginx and gateway at one fixed rate; rows added, results returned. */
     const atRate = (rate: number, label: string) => {
-      const r = {
-        direct: fixedRate(upstream, single, rate),
-        nginx: fixedRate(nginxUrl, single, rate),
-        gateway: fixedRate(gatewayUrl, single, rate),
+      const r = interleaved({
+        direct: () => fixedRate(upstream, single, rate),
+        nginx: () => fixedRate(nginxUrl, single, rate),
+        gateway: () => fixedRate(gatewayUrl, single, rate),
         // What one Node process relaying with no checks at all adds at the same rate: the
         // runtime's own tail (node:http, undici, GC), apart from the gateway's work.
-        bare: fixedRate(bareUrl, single, rate),
-      };
+        bare: () => fixedRate(bareUrl, single, rate),
+      });
       const name = `single call, fixed ${rate}/s (${label})`;
       rows.push(rateRow(name, 'direct upstream', r.direct, r.nginx.rps));
       rows.push(rateRow(name, 'nginx proxy_pass', r.nginx, r.nginx.rps));
@@ -519,10 +550,10 @@ export async function runBenchmark(): Promise<string> {
       `| ${cacheLabel} | rpc-gateway (cache hits) | ${fmt(cacheGateway.rps, 0)} | ${fmt(cacheGateway.rps / singles.viaNginx.rps)}× | ${fmt(cacheGateway.p50)} | ${fmt(cacheGateway.p99)} | ${fmt(cacheGateway.cpuUs ?? NaN, 0)} |`,
     );
     const cacheRate = half;
-    const cacheAtRate = {
-      direct: fixedRate(slowUpstream, cacheHit, cacheRate),
-      gateway: fixedRate(gatewaySlowUrl, cacheHit, cacheRate),
-    };
+    const cacheAtRate = interleaved({
+      direct: () => fixedRate(slowUpstream, cacheHit, cacheRate),
+      gateway: () => fixedRate(gatewaySlowUrl, cacheHit, cacheRate),
+    });
     const cacheRateLabel = `eth_getBlockByHash, fixed ${cacheRate}/s, node ${SERVICE_TIME_MS} ms/call`;
     rows.push(rateRow(cacheRateLabel, 'direct upstream', cacheAtRate.direct, singles.viaNginx.rps));
     rows.push(
@@ -540,7 +571,8 @@ export async function runBenchmark(): Promise<string> {
     // (GATEWAY_WORKERS=auto, so one worker on one CPU) on CPU 1; half load = half of the pinned
     // gateway's maximum. Skipped without taskset or a second CPU.
     let pinned:
-      { half: number; direct: RateResult; nginx: RateResult; gateway: RateResult } | undefined;
+      | { half: number; direct: RepeatedRate; nginx: RepeatedRate; gateway: RepeatedRate }
+      | undefined;
     if (which('taskset') && cpus().length >= 2) {
       const port = await freePort();
       children.push(
@@ -575,9 +607,11 @@ export async function runBenchmark(): Promise<string> {
       const pinnedHalf = Math.max(100, Math.round(max.gateway.rps / 2 / 50) * 50);
       pinned = {
         half: pinnedHalf,
-        direct: fixedRate(pinnedUpstream, single, pinnedHalf, RATE_DURATION_S, '0'),
-        nginx: fixedRate(pinnedNginx.url, single, pinnedHalf, RATE_DURATION_S, '0'),
-        gateway: fixedRate(pinnedGateway.url, single, pinnedHalf, RATE_DURATION_S, '0'),
+        ...interleaved({
+          direct: () => fixedRate(pinnedUpstream, single, pinnedHalf, RATE_DURATION_S, '0'),
+          nginx: () => fixedRate(pinnedNginx.url, single, pinnedHalf, RATE_DURATION_S, '0'),
+          gateway: () => fixedRate(pinnedGateway.url, single, pinnedHalf, RATE_DURATION_S, '0'),
+        }),
       };
       const maxLabel = `single call, ${CONNECTIONS} conns, pinned (path on CPU 1, wrk + upstream on CPU 0)`;
       for (const [name, r] of [
@@ -617,7 +651,7 @@ export async function runBenchmark(): Promise<string> {
       ...(pinned ? [pinned.direct, pinned.nginx, pinned.gateway] : []),
     ].map((r) => r.sendLagP99);
     return [
-      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop on raw sockets, ${CONNECTIONS} connections, ${RATE_DURATION_S} s per run, latency from the moment the generator fired each request, queued or sent, 1 s unrecorded warm-up; its own 1 ms timer lag, p99 ${fmt(Math.min(...lags))}–${fmt(Math.max(...lags))} ms over these rows, is not counted). Upstream = canned-JSON server on raw sockets (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
+      `wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run (closed loop: max throughput); fixed-rate rows: bench/gateway/fixed-rate.ts (open loop on raw sockets, ${CONNECTIONS} connections, ${RATE_ROUNDS} windows of ${RATE_DURATION_S} s per path, interleaved with the other paths of the row, each path reported by its median window (by p99; drops summed), latency from the moment the generator fired each request, queued or sent, 1 s unrecorded warm-up; its own 1 ms timer lag, p99 ${fmt(Math.min(...lags))}–${fmt(Math.max(...lags))} ms over these rows, is not counted). Upstream = canned-JSON server on raw sockets (own process), instant except in the cache rows (${SERVICE_TIME_MS} ms per call); nginx worker_processes ${NGINX_WORKERS} with upstream keepalive; gateway = apps/rpc-gateway/src/main.ts with GATEWAY_WORKERS=${GATEWAY_WORKERS} and NODE_OPTIONS=${GATEWAY_NODE_OPTIONS} as deployed (own process tree; upstream batching at its default; auth + metering + rate limit on, request logs on: ${logLines} request lines written; warmed up with ${WARMUP_S} s of single calls and ${Math.ceil(WARMUP_S / 2)} s of batches before measuring). Ratios are to nginx in the same workload (cache rows: to nginx single calls). Latencies in ms. Load average (1/5/15 min) before: ${la(loadBefore)}, after: ${la(loadAfter)} on ${cpus().length} cores.`,
       '',
       '| workload | path | requests/s | ratio to nginx | p50 ms | p99 ms | CPU µs/request |',
       '|---|---|---|---|---|---|---|',
