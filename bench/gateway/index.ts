@@ -28,7 +28,7 @@ const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
 /**
  * Fixed-rate (p99) rows: each path runs RATE_ROUNDS windows of RATE_DURATION_S, interleaved with
  * the other paths of its row, and is reported by its median window. One 15 s window per path let
- * a single stall of this host (all processes stopped for 5–10 ms at once, seen by the event-loop
+ * a single stall of this host (all processes stopped for 5–26 ms at once, seen by the event-loop
  * monitors of generator, upstream and gateway together) decide a path's p99 (bench/README).
  */
 const RATE_DURATION_S = Number(process.env['BENCH_RATE_DURATION_S'] ?? 3);
