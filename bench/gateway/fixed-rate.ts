@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { MessageSplitter, statusOf } from './http-wire';
 
 /**
@@ -17,6 +19,8 @@ import { MessageSplitter, statusOf } from './http-wire';
  * - The first second runs at the same rate unrecorded (JIT, connection set-up).
  * - Bounded: at most `8 × connections` requests wait for a free connection; beyond that they are
  *   counted as dropped (the target cannot keep up with the rate).
+ * - A host-stall canary (stall-monitor.ts, own process) runs alongside; the stalls it saw during
+ *   the recorded window are reported (`hostStalls`), so a window's tail can be read against them.
  *
  * Run as its own process:
  * `node -r @swc-node/register fixed-rate.ts <url> <rate/s> <seconds> <connections> <body>`.
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
     } else if (p.recorded) dropped++;
   };
 
+  const monitor = await startStallMonitor();
   const intervalMs = 1000 / rate;
   const warmupMs = 1_000;
   const start = performance.now();
@@ -159,6 +164,9 @@ async function main(): Promise<void> {
     values.sort((a, b) => a - b);
     return values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
   };
+  const windowStart = performance.timeOrigin + measureFrom;
+  const windowEnd = performance.timeOrigin + end;
+  const stalls = (await monitor.stop()).filter(([at]) => at >= windowStart && at <= windowEnd);
   process.stdout.write(
     `${JSON.stringify({
       rate,
@@ -173,8 +181,40 @@ async function main(): Promise<void> {
       p99: percentile(latencies, 0.99),
       max: percentile(latencies, 1),
       sendLagP99: percentile(sendLags, 0.99),
+      hostStalls: {
+        count: stalls.length,
+        maxMs: stalls.reduce((m, [, late]) => Math.max(m, late), 0),
+        totalMs: stalls.reduce((t, [, late]) => t + late, 0),
+      },
     })}\n`,
   );
+}
+
+/** Starts stall-monitor.ts and waits until it runs; `stop` returns the stalls it saw. */
+async function startStallMonitor(): Promise<{ stop(): Promise<[number, number][]> }> {
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', join(__dirname, 'stall-monitor.ts')],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', () => reject(new Error('stall monitor exited before it was ready')));
+    child.stdout.on('data', () => {
+      if (out.startsWith('ready\n')) resolve();
+    });
+  });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('close', () =>
+          resolve(JSON.parse(out.slice('ready\n'.length)) as [number, number][]),
+        );
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 main().then(

@@ -188,6 +188,8 @@ interface RateResult extends Result {
   errors: number;
   /** How late the generator fired requests (its timer); not counted in the latencies. */
   sendLagP99: number;
+  /** Wake-ups of an idle canary process ≥ 5 ms late during the window (stall-monitor.ts). */
+  hostStalls: { count: number; maxMs: number; totalMs: number };
 }
 
 /** A path's median window (by p99), with drops and errors summed and every window's p99. */
@@ -213,6 +215,11 @@ function interleaved<K extends string>(runs: Record<K, () => RateResult>): Recor
       dropped: sorted.reduce((n, w) => n + w.dropped, 0),
       errors: sorted.reduce((n, w) => n + w.errors, 0),
       p99s: windows.get(k)!.map((w) => w.p99),
+      hostStalls: {
+        count: sorted.reduce((n, w) => n + w.hostStalls.count, 0),
+        maxMs: sorted.reduce((m, w) => Math.max(m, w.hostStalls.maxMs), 0),
+        totalMs: sorted.reduce((t, w) => t + w.hostStalls.totalMs, 0),
+      },
     };
   }
   return out;
@@ -514,7 +521,7 @@ export async function runBenchmark(): Promise<string> {
     // above, the same rate for every path; added latency = gateway p99 − direct p99.
     const half = Math.max(100, Math.round(singles.viaGateway.rps / 2 / 50) * 50);
     const rateRow = (label: string, name: string, r: RepeatedRate, nginxRps: number) =>
-      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | p99 by window ${r.p99s.map((x) => fmt(x)).join(' / ')}${r.dropped + r.errors > 0 ? `; ${r.dropped} dropped, ${r.errors} errors` : ''} |`;
+      `| ${label} | ${name} | ${fmt(r.rps, 0)} | ${fmt(r.rps / nginxRps)}× | ${fmt(r.p50)} | ${fmt(r.p99)} | p99 by window ${r.p99s.map((x) => fmt(x)).join(' / ')}; host stalls ≥ 5 ms: ${r.hostStalls.count}${r.hostStalls.count > 0 ? ` (longest ${fmt(r.hostStalls.maxMs, 0)} ms)` : ''}${r.dropped + r.errors > 0 ? `; ${r.dropped} dropped, ${r.errors} errors` : ''} |`;
     /** Direct, nginx and gateway at one fixed rate; rows added, results returned. */
     const atRate = (rate: number, label: string) => {
       const r = interleaved({
