@@ -126,10 +126,12 @@ describe('local stack launcher', () => {
         address: '0x000000000000000000000000000000000000dEaD',
       }),
     });
-    expect(audit.status).toBe(200);
+    const auditText = await audit.text();
+    if (audit.status !== 200)
+      throw new Error(`audit answered ${audit.status}: ${auditText}\n${output.slice(-6000)}`);
     expect(
       (
-        (await audit.json()) as { data: { walletAddress: string } }
+        JSON.parse(auditText) as { data: { walletAddress: string } }
       ).data.walletAddress.toLowerCase(),
     ).toBe('0x000000000000000000000000000000000000dead');
 
