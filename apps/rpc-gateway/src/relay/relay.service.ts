@@ -142,7 +142,7 @@ export class RelayService {
     const firstId = parsed.kind === 'single' ? (parsed.item.idRaw ?? 'null') : 'null';
     const account = this.credentials.account(token.accountId);
     if (account?.status === 'exhausted') {
-      return answerOf(
+      return relayAnswer(
         network,
         token,
         402,
@@ -165,7 +165,7 @@ export class RelayService {
       const taken = taking instanceof Promise ? await taking : taking;
       if (!taken.ok) {
         const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
-        return answerOf(
+        return relayAnswer(
           network,
           token,
           429,
@@ -276,7 +276,7 @@ export class RelayService {
     for (let i = 0; i < items.length; i++)
       if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
     const body = parsed.kind === 'single' ? (sent[0] ?? '') : (serializeBatch(sent) ?? '');
-    return answerOf(network, token, 200, body, items.length);
+    return relayAnswer(network, token, 200, body, items.length);
   }
 
   /**
@@ -320,7 +320,7 @@ export class RelayService {
  * (`{ ...base, status, body, calls }`), which made V8 promote about 350 bytes per request out of
  * the young generation, more than doubling every scavenge's pause (ADR 0207).
  */
-function answerOf(
+function relayAnswer(
   network: Network,
   token: ResolvedToken,
   status: number,
