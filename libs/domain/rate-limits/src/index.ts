@@ -1,0 +1,2 @@
+// The one token bucket of the project (gateway RPS, audit RPS, webhook events per second).
+export {};
