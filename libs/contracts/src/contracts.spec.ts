@@ -15,6 +15,7 @@ import {
   Events,
   Streams,
   Subjects,
+  WebhookStatusEntrySchema,
   type BalanceStateChanged,
   type UsageRecorded,
 } from './index';
@@ -193,7 +194,6 @@ describe('payload schemas', () => {
       phase: 'removed',
       test: false,
       attempt: 1,
-      target: { url: 'https://example.com/hook', secrets: ['whsec_a'] },
       payload: {
         webhookId: 'wh_1',
         eventId: 'ev_1',
@@ -211,10 +211,28 @@ describe('payload schemas', () => {
       Events.deliveryJob.schema.safeParse({ ...job, payload: { ...job.payload, confirmed: true } })
         .success,
     ).toBe(false);
+    // The job never carries signing secrets (they stay sealed in the webhook-status bucket).
     expect(
-      Events.deliveryJob.schema.safeParse({ ...job, target: { url: 'ftp://x', secrets: ['s'] } })
-        .success,
-    ).toBe(false);
+      Object.keys(Events.deliveryJob.schema.parse({ ...job, secrets: ['whsec_a'] })),
+    ).not.toContain('secrets');
+  });
+
+  it('a webhook-status entry carries only sealed secrets, at most two', () => {
+    const entry = {
+      webhookId: 'wh_1',
+      accountId: 'acc_1',
+      status: 'active',
+      version: 3,
+      targetUrl: 'https://example.com/hook',
+      secrets: [{ sealed: 'v1.abc', expiresAt: null }],
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(WebhookStatusEntrySchema.safeParse(entry).success).toBe(true);
+    const three = Array.from({ length: 3 }, () => ({ sealed: 'v1.abc', expiresAt: null }));
+    expect(WebhookStatusEntrySchema.safeParse({ ...entry, secrets: three }).success).toBe(false);
+    expect(WebhookStatusEntrySchema.safeParse({ ...entry, targetUrl: 'ftp://x' }).success).toBe(
+      false,
+    );
   });
 });
 

@@ -46,10 +46,12 @@ export type WebhookEventBody = z.infer<typeof WebhookEventBodySchema>;
 
 /**
  * `webhook.delivery.requested.v1.<account>`: deliver one event in one phase to one webhook.
- * The job is self-contained (target and signing secrets as of publication) so the worker
- * needs no call back to webhook-matcher; the webhook-status KV bucket says whether the webhook
- * is still active when the job runs. id = `<webhookId>:<eventId>:<phase>` (deliveryJobId) —
- * receivers de-duplicate on eventId + phase, so must we.
+ * The job carries the event, not the target: the worker reads the webhook's target URL and
+ * sealed signing secrets from the webhook-status KV bucket (WebhookStatusEntry) when it
+ * attempts, so no secret is stored in clear text on the WEBHOOK stream, and a customer who
+ * fixes the URL or rotates the secret is honoured by the retries already queued.
+ * id = `<webhookId>:<eventId>:<phase>` (deliveryJobId) — receivers de-duplicate on eventId +
+ * phase, so must we. A test delivery uses a fresh eventId per request.
  */
 export const DeliveryJobSchema = z.object({
   id: idempotencyId,
@@ -61,11 +63,6 @@ export const DeliveryJobSchema = z.object({
   test: z.boolean(),
   /** Attempt number this job starts at (1 unless re-enqueued by the worker itself). */
   attempt: z.number().int().min(1),
-  target: z.object({
-    url: z.url({ protocol: /^https?$/ }),
-    /** Current secret first; the previous one too during a rotation (two v1 signatures). */
-    secrets: z.array(z.string().min(1)).min(1).max(2),
-  }),
   payload: WebhookEventBodySchema,
   createdAt: isoTimestamp,
 });
@@ -99,13 +96,32 @@ export const DeliveryHealthSchema = z.object({
 });
 export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
 
-/** Value of the webhook-status KV bucket (key: webhook id). */
+/**
+ * A signing secret sealed with the deployment's WEBHOOK_SECRETS_KEY (AES-256-GCM, see
+ * `sealSecret` in @meridian/webhooks). `expiresAt` is null for the current secret and the end
+ * of the 24 h overlap for the previous one after a rotation.
+ */
+export const SealedSecretSchema = z.object({
+  sealed: z.string().min(1).max(512),
+  expiresAt: isoTimestamp.nullable(),
+});
+export type SealedSecret = z.infer<typeof SealedSecretSchema>;
+
+/**
+ * Value of the webhook-status KV bucket (key: webhook id), written by webhook-matcher after
+ * every committed change of the webhook. delivery-worker drops queued jobs of a webhook that is
+ * not active (the drop reason follows from the status, see `dropReasonOf` in
+ * @meridian/webhooks) and reads the target and secrets from here at attempt time.
+ */
 export const WebhookStatusEntrySchema = z.object({
   webhookId: tokenString,
   accountId,
   status: WebhookStatusSchema,
   /** Monotonic per webhook; a reader ignores an older version than the one it holds. */
   version: z.number().int().min(1),
+  targetUrl: z.url({ protocol: /^https?$/ }),
+  /** Current secret first; the previous one while its rotation overlap lasts (two v1). */
+  secrets: z.array(SealedSecretSchema).min(1).max(2),
   updatedAt: isoTimestamp,
 });
 export type WebhookStatusEntry = z.infer<typeof WebhookStatusEntrySchema>;

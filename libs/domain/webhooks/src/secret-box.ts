@@ -1,0 +1,41 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Signing secrets at rest (webhook-matcher's table, the webhook-status KV bucket) are sealed
+ * with AES-256-GCM under the deployment's WEBHOOK_SECRETS_KEY (32 bytes, base64 in config).
+ * Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`; the `v1` leaves room for
+ * a key rotation scheme. Opening with the wrong key or a tampered value throws.
+ */
+const VERSION = 'v1';
+const IV_BYTES = 12;
+
+export function parseSecretsKey(base64: string): Buffer {
+  const key = Buffer.from(base64, 'base64');
+  if (key.length !== 32) throw new Error('WEBHOOK_SECRETS_KEY must be 32 bytes, base64-encoded');
+  return key;
+}
+
+export function sealSecret(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const tag = cipher.getAuthTag();
+  return [
+    VERSION,
+    iv.toString('base64url'),
+    tag.toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
+}
+
+export function openSecret(key: Buffer, sealed: string): string {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== VERSION || !iv || !tag || body === undefined)
+    throw new Error('not a sealed secret');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([
+    decipher.update(Buffer.from(body, 'base64url')),
+    decipher.final(),
+  ]).toString('utf8');
+}
