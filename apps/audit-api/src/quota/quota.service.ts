@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { dailyWindow, PLAN_IDS, PLANS, type PlanId } from '@meridian/plans';
+import { TokenBuckets } from '@meridian/rate-limits';
 import type { Clock } from '@meridian/time';
 import { DataSource } from 'typeorm';
 import type { ApiKeyPrincipal } from '../auth/credential-source';
 import { CLOCK } from '../common/clock.token';
-import { TokenBuckets } from './token-buckets';
 
 export interface QuotaReservation {
   readonly accountId: string;
@@ -18,12 +18,15 @@ export interface QuotaReservation {
  */
 @Injectable()
 export class QuotaService {
-  private readonly buckets = new TokenBuckets();
+  private readonly buckets: TokenBuckets;
+  private nextSweepMs = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.buckets = new TokenBuckets(() => this.clock.now().getTime());
+  }
 
   limitsOf(principal: ApiKeyPrincipal): { checksPerDay: number; requestsPerSecond: number } {
     if (principal.auditQuota) return principal.auditQuota;
@@ -41,15 +44,18 @@ export class QuotaService {
   async reserve(principal: ApiKeyPrincipal): Promise<QuotaReservation> {
     const limits = this.limitsOf(principal);
     const now = this.clock.now();
-    const waitMs = this.buckets.take(
-      principal.accountId,
-      limits.requestsPerSecond,
-      Math.max(1, limits.requestsPerSecond),
-      now.getTime(),
-    );
-    if (waitMs > 0)
+    if (now.getTime() >= this.nextSweepMs) {
+      // Buckets full again are dropped, so memory follows the accounts active in the last minute.
+      this.buckets.sweep();
+      this.nextSweepMs = now.getTime() + 60_000;
+    }
+    const taken = this.buckets.take(principal.accountId, 1, {
+      ratePerSecond: limits.requestsPerSecond,
+      burst: Math.max(1, limits.requestsPerSecond),
+    });
+    if (!taken.ok)
       throw new DomainError('rate_limited', 'rate_limited', 'too many audit requests; slow down', {
-        details: { retryAfterMs: waitMs },
+        details: { retryAfterMs: taken.retryAfterMs },
       });
     const window = dailyWindow(now);
     const rows = (await this.dataSource.query(

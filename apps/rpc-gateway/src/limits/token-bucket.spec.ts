@@ -1,23 +1,24 @@
 import { FakeClock } from '@meridian/time';
-import { RateLimiter, take } from './token-bucket';
+import { RateLimiter, tokensNeeded } from './token-bucket';
 
-describe('token bucket', () => {
+describe('plan RPS limiter (the @meridian/rate-limits bucket holding one second of the rate)', () => {
   it.each([
-    ['full bucket serves the rate at once', 10, 10, 1_000, true],
-    ['one more waits', 10, 11, 1_000, false],
-  ])('%s', (_name, rate, calls, _ms, lastOk) => {
-    const bucket = { tokens: rate, updatedMs: 0 };
-    let last = true;
-    for (let i = 0; i < calls; i++) last = take(bucket, 1, rate, 0).ok;
-    expect(last).toBe(lastOk);
+    // rate, calls at once, admitted
+    [10, 11, 10],
+    [20, 25, 20],
+    [1, 3, 1],
+  ])('rate %d: %d calls at once admit %d', (rate, calls, admitted) => {
+    const limiter = new RateLimiter(() => 0);
+    let ok = 0;
+    for (let i = 0; i < calls; i++) if (limiter.take('a', 1, rate).ok) ok++;
+    expect(ok).toBe(admitted);
   });
 
   it('refills with time and says when to retry', () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter(() => clock.now().getTime());
     expect(limiter.take('a', 2, 2).ok).toBe(true);
-    const refused = limiter.take('a', 1, 2);
-    expect(refused).toEqual({ ok: false, retryAfterMs: 500 });
+    expect(limiter.take('a', 1, 2)).toEqual({ ok: false, retryAfterMs: 500 });
     clock.advance(500);
     expect(limiter.take('a', 1, 2).ok).toBe(true);
   });
@@ -25,6 +26,7 @@ describe('token bucket', () => {
   it('a batch larger than one second of the rate needs a full bucket, not an impossible one', () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter(() => clock.now().getTime());
+    expect(tokensNeeded(50, 20)).toBe(20);
     expect(limiter.take('a', 50, 20).ok).toBe(true);
     expect(limiter.take('a', 50, 20).ok).toBe(false);
     clock.advance(1_000);

@@ -1,2 +1,3 @@
 // The one token bucket of the project (gateway RPS, audit RPS, webhook events per second).
-export {};
+export * from './token-bucket';
+export * from './token-buckets';
