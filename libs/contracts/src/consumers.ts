@@ -128,23 +128,26 @@ export const Consumers = {
     ],
     concurrency: 64,
   }),
-  /** billing-ledger: usage events, applied exactly once each (idempotent on usageId). */
+  /**
+   * billing-ledger: usage flushes (one message per producer flush part, ADR 0103) and the
+   * per-account usage events they replace, each applied exactly once (ADR 0104).
+   */
   ledgerUsage: consumer('billing', {
     durable: 'billing-ledger-usage',
     stream: 'BILLING',
-    filterSubject: Subjects.billing.usage.all,
+    filterSubject: Subjects.billing.usageAll,
     owner: 'billing-ledger',
     description: 'apply metered CU to account balances',
     ackWaitMs: 30 * SECOND,
     maxDeliver: 20,
     backoffMs: [500, 1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
-    // Many in flight: billing-ledger groups them into shared transactions (two at a time, up to
-    // 256 events each). At 8 (which the app silently raised to 64) a transaction held ~32
-    // events and the ledger applied ~380 events/s (bench/ledger). max_ack_pending = 16 × this.
-    concurrency: 512,
-    // Exactly once comes from the ledger's idempotency key (the usage id, unique in the same
-    // transaction as the CU), not from the ack: a lost ack redelivers an event the ledger then
-    // finds and acks unchanged. So no round trip per event waiting for the ack's confirmation.
+    // A flush part carries up to 256 KiB (about 2,000 accounts): 32 in flight is ~8 MiB and a
+    // whole fleet second (8 producers x 10,000 accounts is ~40 parts) in two or three shared
+    // transactions (billing-ledger groups them, two at a time). max_ack_pending = 16 x this.
+    concurrency: 32,
+    // Exactly once comes from the ledger's record of applied ids (written in the same
+    // transaction as the CU), not from the ack: a lost ack redelivers a message the ledger then
+    // finds and acks unchanged. So no round trip per message waiting for the ack's confirmation.
     ackConfirmation: 'fire-and-forget',
   }),
 } as const satisfies Record<string, ConsumerDeclaration>;

@@ -5,6 +5,7 @@ import {
   CredentialRevokedSchema,
   PlanChangedSchema,
   TopUpClearedSchema,
+  UsageFlushedSchema,
   UsageRecordedSchema,
 } from './events/billing.events';
 import { DeliveryHealthSchema, DeliveryJobSchema } from './events/webhook.events';
@@ -46,6 +47,13 @@ export const Events = {
     schema: UsageRecordedSchema,
     family: Subjects.billing.usage,
     tokenOf: (p) => p.accountId,
+  }),
+  usageFlushed: defineEvent({
+    type: 'billing.usage.flushed.v1',
+    stream: 'BILLING',
+    schema: UsageFlushedSchema,
+    family: Subjects.billing.usageFlushed,
+    tokenOf: (p) => p.producerId,
   }),
   balanceStateChanged: defineEvent({
     type: 'billing.balance.changed.v1',

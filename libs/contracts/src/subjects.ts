@@ -40,6 +40,10 @@ export const Subjects = {
   billing: {
     /** Metered CU (node calls from rpc-gateway, delivery attempts from delivery-worker). Token: account id. */
     usage: family('billing.usage.recorded.v1'),
+    /** One part of a producer's usage flush, every account of the window (ADR 0103). Token: producer id. */
+    usageFlushed: family('billing.usage.flushed.v1'),
+    /** Both usage families (the ledger's one filter during the move to flushes). */
+    usageAll: 'billing.usage.*.v1.*',
     /** New balance state of an account (ok/exhausted, remaining CU, plan caps). Token: account id. */
     balanceChanged: family('billing.balance.changed.v1'),
     /** Plan of an account changed. Token: account id. */

@@ -44,7 +44,8 @@ export const DeliveryUsageSchema = z.object({
 });
 
 /**
- * `billing.usage.recorded.v1.<account>`: metered CU. billing-ledger applies each id exactly
+ * `billing.usage.recorded.v1.<account>`: metered CU, one account per message. Superseded by
+ * `UsageFlushed` (ADR 0103); billing-ledger still applies it so producers can be upgraded after it. billing-ledger applies each id exactly
  * once (the stream drops repeats within its duplicate window; the ledger keeps applied ids).
  * id = `<producerId>:<accountId>:<windowStart>` (usageId).
  */
@@ -57,6 +58,70 @@ export type DeliveryUsage = z.infer<typeof DeliveryUsageSchema>;
 
 export function usageId(producerId: string, account: string, windowStart: string): string {
   return `${producerId}:${account}:${windowStart}`;
+}
+
+/**
+ * Fleet usage (ADR 0103): one message per producer flush carries every account's usage of that
+ * window, so a producer publishes a handful of messages a second however many accounts are busy
+ * (the per-account `UsageRecorded` above cost one awaited publish per account per second, and
+ * the ledger one journal per message). A flush larger than `USAGE_FLUSH_PART_BYTES` is split
+ * into parts; each part is a message of its own with id `<producerId>:<windowStart>:<part>`
+ * (usageFlushId), applied exactly once by billing-ledger. Accounts are not split across parts.
+ */
+export const NodeAccountUsageSchema = NodeUsageSchema.pick({
+  kind: true,
+  accountId: true,
+  items: true,
+  totalCu: true,
+});
+export const DeliveryAccountUsageSchema = DeliveryUsageSchema.pick({
+  kind: true,
+  accountId: true,
+  items: true,
+  totalCu: true,
+});
+export const AccountUsageSchema = z
+  .discriminatedUnion('kind', [NodeAccountUsageSchema, DeliveryAccountUsageSchema])
+  .refine(totalMatches, 'totalCu must equal the sum of items[].cu');
+export type AccountUsage = z.infer<typeof AccountUsageSchema>;
+export type NodeAccountUsage = z.infer<typeof NodeAccountUsageSchema>;
+export type DeliveryAccountUsage = z.infer<typeof DeliveryAccountUsageSchema>;
+
+/**
+ * A part's serialized size stays below this. 256 KiB: a quarter of the BILLING stream's
+ * `maxMsgSize` (1 MiB, the NATS default max_payload), so a part always fits with room for
+ * headers; about 2,000 accounts with a few methods each, which keeps one part's ledger
+ * transaction short (the ledger groups parts, ADR 0104) and a redelivery cheap; and few enough
+ * parts that a 10,000-account flush is 5-10 messages.
+ */
+export const USAGE_FLUSH_PART_BYTES = 256 * 1024;
+
+/** `billing.usage.flushed.v1.<producerId>`: one part of one producer's flush. */
+export const UsageFlushedSchema = z
+  .object({
+    id: idempotencyId,
+    /** Producer instance (pod name / hostname + pid + start): unique across the fleet. */
+    producerId: tokenString,
+    windowStart: isoTimestamp,
+    windowEnd: isoTimestamp,
+    /** 0-based part of this flush, and how many parts it has. */
+    part: count,
+    parts: z.number().int().min(1),
+    accounts: z.array(AccountUsageSchema).min(1),
+  })
+  .refine((f) => f.part < f.parts, 'part must be below parts')
+  .refine(
+    (f) => f.id === usageFlushId(f.producerId, f.windowStart, f.part),
+    'id must be <producerId>:<windowStart>:<part>',
+  )
+  .refine(
+    (f) => new Set(f.accounts.map((a) => `${a.kind}|${a.accountId}`)).size === f.accounts.length,
+    'an account appears once per kind in a part',
+  );
+export type UsageFlushed = z.infer<typeof UsageFlushedSchema>;
+
+export function usageFlushId(producerId: string, windowStart: string, part: number): string {
+  return `${producerId}:${windowStart}:${part}`;
 }
 
 export const AccountTypeSchema = z.enum(['individual', 'team']);

@@ -7,3 +7,5 @@ export * from './consumer-runner';
 export * from './kv-mirror';
 export * from './jetstream-consumers';
 export * from './provision-messaging';
+export * from './usage-meter';
+export * from './usage-flusher';

@@ -1,0 +1,168 @@
+import { Events, UsageFlushedSchema, type UsageFlushed } from '@meridian/contracts';
+import { FakeClock } from '@meridian/time';
+import { flushParts, UsageFlusher } from './usage-flusher';
+import { UsageMeter } from './usage-meter';
+
+function meterWith(accounts: number, methods = 1): UsageMeter {
+  const meter = new UsageMeter();
+  for (let a = 0; a < accounts; a++)
+    for (let m = 0; m < methods; m++) meter.add(`acc_${a}`, 'eth-mainnet', `eth_method_${m}`, 20);
+  return meter;
+}
+
+/** A JetStream publisher stand-in that records parts and fails while `down` is set. */
+class RecordingPublisher {
+  readonly stored = new Map<string, UsageFlushed>();
+  published = 0;
+  down = false;
+  publish(_contract: typeof Events.usageFlushed, part: UsageFlushed) {
+    this.published += 1;
+    if (this.down) return Promise.reject(new Error('nats down'));
+    UsageFlushedSchema.parse(part);
+    this.stored.set(part.id, part);
+    return Promise.resolve({ stream: 'BILLING', seq: this.published, duplicate: false });
+  }
+}
+
+describe('UsageMeter', () => {
+  it('sums node CU per account, network and method, and delivery CU per webhook', () => {
+    const meter = new UsageMeter();
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    meter.add('a1', 'eth-mainnet', 'debug_traceCall', 40, 1);
+    meter.addDelivery('a1', 'wh_1', 25);
+    meter.addDelivery('a1', 'wh_1', 25);
+    meter.addDelivery('a2', 'wh_2', 25);
+    expect(meter.drain()).toEqual([
+      {
+        kind: 'node',
+        accountId: 'a1',
+        items: [
+          { network: 'eth-mainnet', method: 'eth_call', calls: 2, cu: 40 },
+          { network: 'eth-mainnet', method: 'debug_traceCall', calls: 1, cu: 40 },
+        ],
+        totalCu: 80,
+      },
+      {
+        kind: 'webhook_delivery',
+        accountId: 'a1',
+        items: [{ webhookId: 'wh_1', attempts: 2, cu: 50 }],
+        totalCu: 50,
+      },
+      {
+        kind: 'webhook_delivery',
+        accountId: 'a2',
+        items: [{ webhookId: 'wh_2', attempts: 1, cu: 25 }],
+        totalCu: 25,
+      },
+    ]);
+    expect(meter.drain()).toEqual([]);
+  });
+});
+
+describe('flushParts', () => {
+  it.each([
+    // accounts, methods each, part bytes, expected parts
+    [1, 1, 256 * 1024, 1],
+    [2_000, 1, 256 * 1024, 1],
+    [10_000, 1, 256 * 1024, 5],
+    [10_000, 3, 256 * 1024, 11],
+    [3, 1, 1, 3],
+  ])('%d accounts x %d methods under %d bytes: %d parts', (accounts, methods, bytes, parts) => {
+    const entries = meterWith(accounts, methods).drain();
+    const built = flushParts(
+      'gw-1',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.000Z',
+      entries,
+      bytes,
+    );
+    expect(built).toHaveLength(parts);
+    expect(built.map((p) => p.part)).toEqual([...Array(parts).keys()]);
+    expect(new Set(built.map((p) => p.id)).size).toBe(parts);
+    for (const part of built) {
+      expect(UsageFlushedSchema.safeParse(part).success).toBe(true);
+      expect(part.parts).toBe(parts);
+      if (part.accounts.length > 1)
+        expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(bytes);
+    }
+    // Every account exactly once, to the CU.
+    const cu = built.flatMap((p) => p.accounts).reduce((sum, a) => sum + a.totalCu, 0);
+    expect(cu).toBe(accounts * methods * 20);
+    expect(built.flatMap((p) => p.accounts)).toHaveLength(accounts);
+  });
+});
+
+describe('UsageFlusher', () => {
+  function setup(partBytes?: number) {
+    const clock = new FakeClock('2026-01-01T00:00:00.000Z');
+    const meter = new UsageMeter();
+    const publisher = new RecordingPublisher();
+    const outcomes: string[] = [];
+    const flusher = new UsageFlusher(publisher, {
+      producerId: 'gw-1',
+      intervalMs: 1_000,
+      now: () => clock.now(),
+      drain: () => meter.drain(),
+      partBytes,
+      onPublished: (outcome) => outcomes.push(outcome),
+    });
+    return { clock, meter, publisher, flusher, outcomes };
+  }
+
+  it('publishes one message per part for every account of the window, not one per account', async () => {
+    const { clock, meter, publisher, flusher } = setup(4 * 1024);
+    for (let a = 0; a < 500; a++) meter.add(`acc_${a}`, 'eth-mainnet', 'eth_call', 20);
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(publisher.published).toBeLessThan(25);
+    const parts = [...publisher.stored.values()];
+    expect(parts.flatMap((p) => p.accounts)).toHaveLength(500);
+    expect(parts[0]!.windowStart).toBe('2026-01-01T00:00:00.000Z');
+    expect(parts[0]!.windowEnd).toBe('2026-01-01T00:00:01.000Z');
+  });
+
+  it('keeps parts NATS refused and re-sends them with the same ids and bodies', async () => {
+    const { clock, meter, publisher, flusher, outcomes } = setup();
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    publisher.down = true;
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(flusher.pendingParts).toBe(1);
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    publisher.down = false;
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(outcomes).toEqual(['failed', 'ok', 'ok']);
+    const parts = [...publisher.stored.values()];
+    expect(parts.map((p) => p.id)).toEqual([
+      'gw-1:2026-01-01T00:00:00.000Z:0',
+      'gw-1:2026-01-01T00:00:01.001Z:0',
+    ]);
+    expect(parts.map((p) => p.accounts[0]!.totalCu)).toEqual([20, 20]);
+    expect(flusher.pendingParts).toBe(0);
+  });
+
+  it('gives every window its own id even when the clock stands still or steps back', async () => {
+    const { clock, meter, publisher, flusher } = setup();
+    for (const step of [0, 0, -5_000, 10]) {
+      meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+      clock.advance(step);
+      await flusher.flush();
+    }
+    const parts = [...publisher.stored.values()];
+    expect(parts).toHaveLength(4);
+    for (const part of parts) expect(part.windowEnd >= part.windowStart).toBe(true);
+    for (let i = 1; i < parts.length; i++)
+      expect(parts[i]!.windowStart > parts[i - 1]!.windowEnd).toBe(true);
+  });
+
+  it('an empty window publishes nothing; stop flushes what is left', async () => {
+    const { meter, publisher, flusher } = setup();
+    await flusher.flush();
+    expect(publisher.published).toBe(0);
+    meter.addDelivery('a1', 'wh_1', 25);
+    await flusher.stop();
+    expect([...publisher.stored.values()][0]!.accounts[0]!.kind).toBe('webhook_delivery');
+  });
+});

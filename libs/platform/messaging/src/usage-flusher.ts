@@ -1,0 +1,157 @@
+import {
+  Events,
+  USAGE_FLUSH_PART_BYTES,
+  usageFlushId,
+  type AccountUsage,
+  type UsageFlushed,
+} from '@meridian/contracts';
+import type { Logger } from 'pino';
+
+/** Bytes of a part's envelope beside its accounts (ids, times, part numbers), with margin. */
+const ENVELOPE_BYTES = 512;
+
+/**
+ * Splits one flush into parts below `partBytes` each (serialized), accounts whole and in
+ * order. Deterministic, and the parts are kept as built until published, so a retry re-sends
+ * the same ids with the same bodies.
+ */
+export function flushParts(
+  producerId: string,
+  windowStart: string,
+  windowEnd: string,
+  accounts: readonly AccountUsage[],
+  partBytes = USAGE_FLUSH_PART_BYTES,
+): UsageFlushed[] {
+  const groups: AccountUsage[][] = [];
+  let current: AccountUsage[] = [];
+  let size = ENVELOPE_BYTES + producerId.length;
+  for (const account of accounts) {
+    const bytes = Buffer.byteLength(JSON.stringify(account)) + 1;
+    if (current.length > 0 && size + bytes > partBytes) {
+      groups.push(current);
+      current = [];
+      size = ENVELOPE_BYTES + producerId.length;
+    }
+    current.push(account);
+    size += bytes;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups.map((group, part) => ({
+    id: usageFlushId(producerId, windowStart, part),
+    producerId,
+    windowStart,
+    windowEnd,
+    part,
+    parts: groups.length,
+    accounts: group,
+  }));
+}
+
+/** What the flusher needs of a JetStreamPublisher. */
+export interface UsagePartPublisher {
+  publish(contract: typeof Events.usageFlushed, part: UsageFlushed): Promise<unknown>;
+}
+
+export interface UsageFlusherOptions {
+  /** Unique per producer process across the fleet (pod/host name + pid + start time). */
+  producerId: string;
+  intervalMs: number;
+  now: () => Date;
+  /** Drains what was metered since the last call (a UsageMeter's `drain`). */
+  drain: () => AccountUsage[];
+  partBytes?: number;
+  /** Told after each part's publish (metrics). */
+  onPublished?: (outcome: 'ok' | 'failed', part: UsageFlushed) => void;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The producer side of fleet usage (ADR 0103), shared by rpc-gateway and delivery-worker: every
+ * `intervalMs`, the window just closed becomes one flush (split into parts above the size
+ * limit), and the parts are published together, not one awaited publish per account. A part
+ * whose publish fails is kept and re-sent with the same id on the next tick (billing-ledger
+ * applies an id once; the stream also drops a repeat within its duplicate window), so nothing
+ * metered is lost or counted twice; `stop` flushes what is left (graceful shutdown).
+ */
+export class UsageFlusher {
+  private timer: NodeJS.Timeout | undefined;
+  private windowStart: Date;
+  private unsent: UsageFlushed[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly publisher: UsagePartPublisher,
+    private readonly options: UsageFlusherOptions,
+  ) {
+    this.windowStart = options.now();
+  }
+
+  /** Parts built but not yet stored by the stream (a publish failed). */
+  get pendingParts(): number {
+    return this.unsent.length;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+    // One more attempt for anything a failed publish left behind.
+    if (this.unsent.length > 0) await this.flush();
+  }
+
+  /** Closes the current window and publishes it with anything still unsent (one at a time). */
+  flush(): Promise<void> {
+    const next = (this.flushing ?? Promise.resolve()).then(() => this.flushOnce());
+    this.flushing = next;
+    return next;
+  }
+
+  private async flushOnce(): Promise<void> {
+    const accounts = this.options.drain();
+    if (accounts.length > 0) {
+      // Windows never overlap and each starts after the last one ended, even with a clock that
+      // stood still or stepped back: the window start is the part ids' uniqueness.
+      const start = this.windowStart;
+      const end = new Date(Math.max(this.options.now().getTime(), start.getTime()));
+      this.unsent.push(
+        ...flushParts(
+          this.options.producerId,
+          start.toISOString(),
+          end.toISOString(),
+          accounts,
+          this.options.partBytes,
+        ),
+      );
+      this.windowStart = new Date(end.getTime() + 1);
+    }
+    if (this.unsent.length === 0) return;
+    const batch = this.unsent;
+    this.unsent = [];
+    const results = await Promise.allSettled(
+      batch.map((part) => this.publisher.publish(Events.usageFlushed, part)),
+    );
+    let failure: unknown;
+    results.forEach((result, i) => {
+      const part = batch[i]!;
+      if (result.status === 'fulfilled') this.options.onPublished?.('ok', part);
+      else {
+        failure ??= result.reason;
+        this.unsent.push(part);
+        this.options.onPublished?.('failed', part);
+      }
+    });
+    if (failure !== undefined)
+      // NATS is down or the stream is missing: log once per tick, without a stack (it repeats).
+      this.options.logger?.warn(
+        {
+          pending_parts: this.unsent.length,
+          reason: failure instanceof Error ? failure.message : String(failure),
+        },
+        'usage flush publish failed; will retry with the same ids',
+      );
+  }
+}
