@@ -46,6 +46,8 @@ export interface ConsumerRunnerDeps {
   /** Wait before re-attaching after the consumer was missing or the stream ended. */
   retryDelayMs?: number;
   now?: () => Date;
+  /** Counts every message parked on a dead-letter subject (`/metrics`). */
+  deadLettered?: { inc(labels: { consumer: string; reason: string; code: string }): void };
 }
 
 type Settled = HandlerOutcome & { deadLettered?: boolean };
@@ -334,6 +336,11 @@ export class ConsumerRunner {
     }
     // No term reason: NATS 2.9 only recognises a bare +TERM (the reason is in the dead letter).
     msg.term();
+    this.deps.deadLettered?.inc({
+      consumer: this.declaration.durable,
+      reason: outcome.reason,
+      code: outcome.code,
+    });
     this.deps.logger?.error(
       { consumer: this.declaration.durable, subject, reason: outcome.reason, code: outcome.code },
       'message dead-lettered',

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
+import { Counter, Registry } from 'prom-client';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsClient } from './nats-client';
@@ -66,6 +67,7 @@ export class MessagingModule
             JetStreamPublisher,
             ReadinessRegistry,
             { token: LOGGER, optional: true },
+            { token: Registry, optional: true },
           ],
           useFactory: (
             client: NatsClient,
@@ -73,7 +75,25 @@ export class MessagingModule
             publisher: JetStreamPublisher,
             readiness: ReadinessRegistry,
             logger?: Logger,
-          ) => new JetStreamConsumers({ client, namespace, publisher, logger }, readiness),
+            registry?: Registry,
+          ) =>
+            new JetStreamConsumers(
+              {
+                client,
+                namespace,
+                publisher,
+                logger,
+                deadLettered: registry
+                  ? new Counter({
+                      name: 'messaging_dead_lettered_total',
+                      help: 'Messages a consumer gave up and parked on its dead-letter subject',
+                      labelNames: ['consumer', 'reason', 'code'],
+                      registers: [registry],
+                    })
+                  : undefined,
+              },
+              readiness,
+            ),
         },
       ],
       exports: [
