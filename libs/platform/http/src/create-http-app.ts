@@ -1,10 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
-import { DomainErrorFilter } from './domain-error.filter';
+import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
 import { requestIdOf } from './request-id';
+import { parseJsonBody, refuseNulInUrl } from './request-text';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -12,9 +14,18 @@ export interface HttpAppOptions {
   bodyLimitBytes?: number;
 }
 
+/** One route as the router knows it, e.g. `{method: 'POST', url: '/api/v1/access-tokens/:id/roll'}`. */
+export interface HttpRoute {
+  method: string;
+  url: string;
+}
+
 /**
- * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP.
- * Call `listen` on the result.
+ * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP, and
+ * every answer the framework makes by itself (malformed URL, bad JSON, wrong media type, body too
+ * large, unknown route) in the same body `{"error", "message", "request_id"}`. Bodies are JSON
+ * only. The routes are logged once at start ("http routes"), which also lets the fuzz suite and
+ * the authorization matrix find every route of a running process. Call `listen` on the result.
  */
 export async function createHttpApp(
   module: Type<unknown> | DynamicModule,
@@ -24,17 +35,59 @@ export async function createHttpApp(
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
     genReqId: requestIdOf,
     requestIdHeader: false,
+    // Errors fastify answers before any route or hook runs (a URL that does not decode).
+    frameworkErrors: (error: unknown, request: { id: unknown }, reply: FrameworkReply) => {
+      const requestId = String(request.id);
+      const { status, body, headers } = httpAnswerOf(error);
+      const payload = JSON.stringify({ ...body, request_id: requestId });
+      reply.hijack();
+      reply.raw.writeHead(status, {
+        ...headers,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(payload),
+        'x-request-id': requestId,
+      });
+      reply.raw.end(payload);
+    },
   });
-  adapter.getInstance().addHook('onRequest', async (request, reply) => {
+  const fastify = adapter.getInstance();
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    /^application\/(?:[\w.-]+\+)?json\b/i,
+    { parseAs: 'string' },
+    async (_request: unknown, body: string) => parseJsonBody(body),
+  );
+  fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
+    refuseNulInUrl(request.url);
+  });
+  const routes: HttpRoute[] = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url });
+    }
+  });
+  fastify.addHook('onReady', async () => {
+    options.logger.info({ routes }, 'http routes');
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new PinoNestLogger(options.logger),
     bufferLogs: false,
+    // Ours (above) instead of Nest's, which refuses an empty body sent as application/json.
+    bodyParser: false,
   });
   app.useGlobalFilters(new DomainErrorFilter(options.logger));
   app.enableShutdownHooks();
   return app;
+}
+
+/**
+ * What the framework-error handler needs of fastify's reply: the node response, written directly
+ * (fastify's own reply types are generic beyond what a plain function can match).
+ */
+interface FrameworkReply {
+  hijack(): void;
+  raw: ServerResponse;
 }
 
 export type HttpApp = INestApplication;

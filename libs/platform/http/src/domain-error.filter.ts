@@ -17,42 +17,61 @@ export class DomainErrorFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const requestId = String(request.id);
-    const { status, body, headers } = this.map(exception);
+    const { status, body, headers } = httpAnswerOf(exception);
     if (status >= 500)
       this.logger.error({ err: exception, request_id: requestId }, 'request failed');
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send({ ...body, request_id: requestId });
   }
-
-  private map(exception: unknown): {
-    status: number;
-    body: Record<string, unknown>;
-    headers: Record<string, string>;
-  } {
-    if (exception instanceof DomainError) {
-      const headers: Record<string, string> = {};
-      const retryAfterMs = exception.details?.['retryAfterMs'];
-      if (typeof retryAfterMs === 'number')
-        headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
-      const { retryAfterMs: _omit, ...details } = exception.details ?? {};
-      return {
-        status: httpStatusOf[exception.kind],
-        body: { error: exception.code, message: exception.message, ...details },
-        headers,
-      };
-    }
-    const frameworkStatus = statusOfFrameworkError(exception);
-    if (frameworkStatus !== undefined) {
-      const code = frameworkCodes[frameworkStatus] ?? 'bad_request';
-      return {
-        status: frameworkStatus,
-        body: { error: code, message: messageOf(exception) },
-        headers: {},
-      };
-    }
-    return { status: 500, body: { error: 'internal', message: 'internal error' }, headers: {} };
-  }
 }
+
+/** Status, body (without request_id) and headers of the answer to `exception`. */
+export function httpAnswerOf(exception: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
+  if (exception instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    const retryAfterMs = exception.details?.['retryAfterMs'];
+    if (typeof retryAfterMs === 'number')
+      headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    const { retryAfterMs: _omit, ...details } = exception.details ?? {};
+    return {
+      status: httpStatusOf[exception.kind],
+      body: { error: exception.code, message: exception.message, ...details },
+      headers,
+    };
+  }
+  const frameworkStatus = statusOfFrameworkError(exception);
+  const known = fastifyErrors[(exception as { code?: string } | null)?.code ?? ''];
+  if (frameworkStatus !== undefined && known) {
+    return { status: frameworkStatus, body: { error: known[0], message: known[1] }, headers: {} };
+  }
+  if (frameworkStatus !== undefined) {
+    const code = frameworkCodes[frameworkStatus] ?? 'bad_request';
+    return {
+      status: frameworkStatus,
+      body: { error: code, message: messageOf(exception) },
+      headers: {},
+    };
+  }
+  return { status: 500, body: { error: 'internal', message: 'internal error' }, headers: {} };
+}
+
+/** Fastify's own errors by their code, with a fixed message (theirs repeats the whole URL). */
+const fastifyErrors: Record<string, [code: string, message: string]> = {
+  FST_ERR_BAD_URL: ['invalid_url', 'the URL is not valid (malformed percent-encoding)'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    'unsupported_media_type',
+    'request bodies are JSON: send content-type application/json',
+  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['request_too_large', 'Request body is too large'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    'malformed_body',
+    'the body length does not match content-length',
+  ],
+};
 
 const frameworkCodes: Record<number, string> = {
   400: 'malformed_body',

@@ -1,0 +1,171 @@
+import 'reflect-metadata';
+import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { createHttpApp } from './create-http-app';
+
+@Controller('things')
+class ThingsController {
+  @Post()
+  create(@Body() body: unknown) {
+    return { body: body ?? null };
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string) {
+    return { id };
+  }
+
+  @Post(':id/roll')
+  @HttpCode(200)
+  roll(@Param('id') id: string) {
+    return { rolled: id };
+  }
+}
+
+@Module({ controllers: [ThingsController] })
+class ThingsModule {}
+
+/**
+ * The HTTP edge every REST app shares: the framework's own answers come in the same body as
+ * ours ({"error", "message", "request_id"}), bodies are JSON only, and text Postgres cannot keep
+ * (U+0000) is refused before any handler. Each case is a defect the fuzz suite found.
+ */
+describe('createHttpApp edge', () => {
+  let app: NestFastifyApplication;
+  const routes: unknown[] = [];
+
+  beforeAll(async () => {
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => void routes.push(JSON.parse(line)) },
+    );
+    app = await createHttpApp(ThingsModule, { logger, bodyLimitBytes: 1024 });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(() => app.close());
+
+  const send = async (options: {
+    method: 'GET' | 'POST' | 'PATCH';
+    url: string;
+    type?: string;
+    payload?: string;
+  }) => {
+    const response = await app.inject({
+      method: options.method,
+      url: options.url,
+      headers: options.type ? { 'content-type': options.type } : {},
+      ...(options.payload === undefined ? {} : { payload: options.payload }),
+    });
+    return {
+      status: response.statusCode,
+      body: response.json() as Record<string, unknown>,
+      requestId: response.headers['x-request-id'],
+    };
+  };
+
+  it('an action route takes content-type application/json with an empty body', async () => {
+    const answer = await send({
+      method: 'POST',
+      url: '/things/a1/roll',
+      type: 'application/json',
+      payload: '',
+    });
+    expect(answer).toMatchObject({ status: 200, body: { rolled: 'a1' } });
+    const noPayload = await send({
+      method: 'POST',
+      url: '/things/a1/roll',
+      type: 'application/json',
+    });
+    expect(noPayload.status).toBe(200);
+  });
+
+  it.each([
+    [
+      'a malformed percent-encoding in the path',
+      { method: 'GET', url: '/things/%E0%A4%A' },
+      400,
+      'invalid_url',
+    ],
+    ['%00 in a path parameter', { method: 'GET', url: '/things/a%00b' }, 400, 'invalid_request'],
+    ['%00 in the query string', { method: 'GET', url: '/things/a?x=%00' }, 400, 'invalid_request'],
+    [
+      'an escaped NUL in a JSON string',
+      { method: 'POST', url: '/things', type: 'application/json', payload: '{"name":"a\\u0000"}' },
+      400,
+      'malformed_body',
+    ],
+    [
+      'an escaped NUL in a JSON key',
+      { method: 'POST', url: '/things', type: 'application/json', payload: '{"a\\u0000":1}' },
+      400,
+      'malformed_body',
+    ],
+    [
+      'invalid JSON',
+      { method: 'POST', url: '/things', type: 'application/json', payload: '{bad' },
+      400,
+      'malformed_body',
+    ],
+    [
+      'a text/plain body',
+      { method: 'POST', url: '/things', type: 'text/plain', payload: 'hi' },
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a body over the limit',
+      {
+        method: 'POST',
+        url: '/things',
+        type: 'application/json',
+        payload: `"${'x'.repeat(2048)}"`,
+      },
+      413,
+      'request_too_large',
+    ],
+    ['an unknown route', { method: 'PATCH', url: '/things' }, 404, 'not_found'],
+  ] as const)('%s: answered in our error body', async (_name, request, status, code) => {
+    const answer = await send(request);
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual({
+      error: code,
+      message: expect.any(String),
+      request_id: answer.requestId,
+    });
+  });
+
+  it('keeps the literal text "\\u0000" (an escaped backslash, not a NUL)', async () => {
+    const answer = await send({
+      method: 'POST',
+      url: '/things',
+      type: 'application/json',
+      payload: '{"name":"a\\\\u0000"}',
+    });
+    expect(answer).toMatchObject({ status: 201, body: { body: { name: 'a\\u0000' } } });
+  });
+
+  it('accepts +json media types', async () => {
+    const answer = await send({
+      method: 'POST',
+      url: '/things',
+      type: 'application/merge-patch+json',
+      payload: '{"a":1}',
+    });
+    expect(answer).toMatchObject({ status: 201, body: { body: { a: 1 } } });
+  });
+
+  it('logs its routes once at start', () => {
+    const line = routes.find((entry) => (entry as { msg?: string }).msg === 'http routes') as {
+      routes: unknown[];
+    };
+    expect(line.routes).toEqual(
+      expect.arrayContaining([
+        { method: 'POST', url: '/things' },
+        { method: 'GET', url: '/things/:id' },
+        { method: 'POST', url: '/things/:id/roll' },
+      ]),
+    );
+  });
+});
