@@ -15,6 +15,7 @@ import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { CHAIN_CLIENTS, UrlChainClients, type ChainClients } from './evidence/chain-clients';
 import { LabelsRepository } from './labels/labels.repository';
+import { QuotaController } from './quota/quota.controller';
 import { QuotaService } from './quota/quota.service';
 import { AddressRecordsRepository } from './records/address-records.repository';
 import { CheckRunner } from './records/check-runner.service';
@@ -50,7 +51,7 @@ export class AppModule {
           name: SERVICE,
         }),
       ],
-      controllers: [WalletAuditController, RugPullController],
+      controllers: [WalletAuditController, RugPullController, QuotaController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },

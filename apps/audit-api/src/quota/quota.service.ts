@@ -78,6 +78,23 @@ export class QuotaService {
     return { accountId: principal.accountId, windowStart: window.start };
   }
 
+  /** Today's use of the daily check quota (the dashboard shows it); reading it costs no check. */
+  async today(
+    principal: ApiKeyPrincipal,
+  ): Promise<{ limit: number; used: number; resets_at: string }> {
+    const limits = this.limitsOf(principal);
+    const window = dailyWindow(this.clock.now());
+    const rows = (await this.dataSource.query(
+      'SELECT used FROM audit.quota_usage WHERE account_id = $1 AND window_start = $2',
+      [principal.accountId, window.start],
+    )) as Array<{ used: number }>;
+    return {
+      limit: limits.checksPerDay,
+      used: Number(rows[0]?.used ?? 0),
+      resets_at: window.end.toISOString(),
+    };
+  }
+
   /** Gives a check back when it failed on our side (upstream trouble): the client got no verdict. */
   async release(reservation: QuotaReservation): Promise<void> {
     await this.dataSource.query(
