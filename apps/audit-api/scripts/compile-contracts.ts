@@ -28,7 +28,11 @@ async function main(): Promise<void> {
       path,
       await format(JSON.stringify(value), { ...(await resolveConfig(path)), filepath: path }),
     );
-  const probe = compileDir(join(app, 'src/rug-pull/simulator'), ['TokenProbe', 'ProbeHolder']);
+  const probe = compileDir(join(app, 'src/rug-pull/simulator'), [
+    'TokenProbe',
+    'ProbeHolder',
+    'ProbeTrader',
+  ]);
   await write(join(app, 'src/rug-pull/simulator/token-probe.artifact.json'), probe);
   const fixtures = compileDir(join(app, 'test/fixtures/contracts'), [
     'CleanToken',

@@ -109,6 +109,9 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     external_call: 0,
     owner_renounced: 0,
     has_liquidity_pool: 1,
+    owner_can_block_sells: 0,
+    max_sell_tax_by_owner: null,
+    hidden_power: 0,
   };
   const noForensics = {
     owner: 0,
@@ -125,6 +128,7 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     expect(data.risk_indicators).toEqual(cleanIndicators);
     expect(data.forensic_details).toEqual(noForensics);
     expect([data.risk_score, data.risk_status, data.status]).toEqual([0, 'Low Risk', 'Not Fraud']);
+    expect(data.centralization_risk).toEqual({ score: 0, status: 'Low' });
     expect(Number(data.probabilityFraud)).toBeLessThan(0.2);
     expect(data.contractCreatorAddress?.toLowerCase()).toBe(devnet.deployer.toLowerCase());
     expect(data.contractCreationTime).toEqual(expect.stringMatching(/Z$/));
@@ -138,44 +142,52 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     expect([data.risk_score, data.risk_status, data.status]).toEqual([80, 'High Risk', 'Fraud']);
   });
 
-  it('hidden mint behind an innocent name: proven by simulating the owner call', async () => {
+  it('hidden mint behind an innocent name: proven by simulating the owner call, malice', async () => {
     const data = await rugPull(tokens['hiddenMint']!);
+    // Minting changes the supply, not a holder's balance: one power, counted once.
     expect(data.risk_indicators).toEqual({
       ...cleanIndicators,
       is_mintable: 1,
-      owner_change_balance: 1,
+      hidden_power: 1,
+      // Measured: the owner's calls leave sales untaxed.
+      max_sell_tax_by_owner: 0,
     });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1 });
-    expect([data.risk_score, data.risk_status, data.status]).toEqual([55, 'High Risk', 'Fraud']);
+    expect([data.risk_score, data.risk_status, data.status]).toEqual([50, 'High Risk', 'Fraud']);
+    expect(data.centralization_risk).toEqual({ score: 25, status: 'Medium' });
   });
 
-  it('blacklist: is_blacklisted and forensic blacklist, Medium Risk', async () => {
+  it('declared blacklist of named holders: is_blacklisted, a centralisation risk, not malice', async () => {
     const data = await rugPull(tokens['blacklist']!);
-    expect(data.risk_indicators).toEqual({ ...cleanIndicators, is_blacklisted: 1 });
+    expect(data.risk_indicators).toEqual({
+      ...cleanIndicators,
+      is_blacklisted: 1,
+      max_sell_tax_by_owner: 0,
+    });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1, blacklist: 1 });
-    expect([data.risk_score, data.risk_status, data.status]).toEqual([
-      25,
-      'Medium Risk',
-      'Not Fraud',
-    ]);
+    expect([data.risk_score, data.risk_status, data.status]).toEqual([0, 'Low Risk', 'Not Fraud']);
+    expect(data.centralization_risk).toEqual({ score: 25, status: 'Medium' });
   });
 
-  it('30 % sell tax with an owner-settable rate: sell_tax 0.3, slippage_modifiable', async () => {
+  it('30 % sell tax the owner can raise until sales fail: owner_can_block_sells, Fraud', async () => {
     const data = await rugPull(tokens['sellTax']!);
     expect(data.risk_indicators).toEqual({
       ...cleanIndicators,
       sell_tax: expect.closeTo(0.3, 2) as unknown as number,
       slippage_modifiable: 1,
+      owner_can_block_sells: 1,
+      max_sell_tax_by_owner: expect.closeTo(0.99, 2) as unknown as number,
     });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1 });
-    expect([data.risk_score, data.risk_status, data.status]).toEqual([50, 'High Risk', 'Fraud']);
+    expect([data.risk_score, data.risk_status, data.status]).toEqual([95, 'High Risk', 'Fraud']);
   });
 
-  it('upgradeable (EIP-1967 UUPS) proxy: is_proxy', async () => {
+  it('upgradeable (EIP-1967 UUPS) proxy: is_proxy, a centralisation risk', async () => {
     const data = await rugPull(tokens['proxy']!);
     expect(data.risk_indicators).toEqual({ ...cleanIndicators, is_proxy: 1 });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1, is_proxy: 1 });
-    expect([data.risk_score, data.risk_status]).toEqual([30, 'Medium Risk']);
+    expect([data.risk_score, data.risk_status]).toEqual([0, 'Low Risk']);
+    expect(data.centralization_risk).toEqual({ score: 30, status: 'Medium' });
   });
 
   it('rejects an address without code with 400 not_a_contract', async () => {

@@ -29,20 +29,24 @@ export class CheckRunner {
     principal: ApiKeyPrincipal,
     target: AuditTarget,
     compute: () => Promise<V>,
+    options: {
+      /** What the verdict depends on besides the address (e.g. the hash of the code there). */
+      version?: () => Promise<string>;
+    } = {},
   ): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
     const reservation = await this.quota.reserve(principal);
     try {
       const chain = target.chain.code;
       const key = target.address.key;
       const ttl = this.config.AUDIT_VERDICT_TTL_MS;
+      const version = options.version ? await options.version() : '';
+      const notBefore = new Date(this.clock.now().getTime() - ttl);
       let verdict =
-        ttl > 0
-          ? await this.cache.get<V>(chain, key, product, new Date(this.clock.now().getTime() - ttl))
-          : undefined;
+        ttl > 0 ? await this.cache.get<V>(chain, key, product, version, notBefore) : undefined;
       const cached = verdict !== undefined;
       if (verdict === undefined) {
         verdict = await compute();
-        if (ttl > 0) await this.cache.put(chain, key, product, verdict, this.clock.now());
+        if (ttl > 0) await this.cache.put(chain, key, product, version, verdict, this.clock.now());
       }
       const record = await this.records.recordCheck(chain, key, this.clock.now());
       return { verdict, record, cached };

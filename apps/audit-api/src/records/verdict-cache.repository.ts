@@ -3,7 +3,10 @@ import { DataSource } from 'typeorm';
 
 export type AuditProduct = 'wallet-check' | 'wallet-audit' | 'rug-pull';
 
-/** Recent verdicts per (chain, address, product), reused while younger than the configured TTL. */
+/**
+ * Recent verdicts per (chain, address, product), reused while younger than the configured TTL
+ * and computed on the same `version` of what the verdict depends on (the code hash for tokens).
+ */
 @Injectable()
 export class VerdictCacheRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -12,11 +15,12 @@ export class VerdictCacheRepository {
     chain: string,
     address: string,
     product: AuditProduct,
+    version: string,
     notBefore: Date,
   ): Promise<T | undefined> {
     const rows = (await this.dataSource.query(
-      'SELECT verdict FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND computed_at >= $4',
-      [chain, address, product, notBefore],
+      'SELECT verdict FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND version = $4 AND computed_at >= $5',
+      [chain, address, product, version, notBefore],
     )) as Array<{ verdict: T }>;
     return rows[0]?.verdict;
   }
@@ -25,13 +29,15 @@ export class VerdictCacheRepository {
     chain: string,
     address: string,
     product: AuditProduct,
+    version: string,
     verdict: unknown,
     now: Date,
   ): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO audit.verdicts (chain, address, product, verdict, computed_at) VALUES ($1, $2, $3, $4::jsonb, $5)
-       ON CONFLICT (chain, address, product) DO UPDATE SET verdict = EXCLUDED.verdict, computed_at = EXCLUDED.computed_at`,
-      [chain, address, product, JSON.stringify(verdict), now],
+      `INSERT INTO audit.verdicts (chain, address, product, version, verdict, computed_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)
+       ON CONFLICT (chain, address, product) DO UPDATE
+         SET version = EXCLUDED.version, verdict = EXCLUDED.verdict, computed_at = EXCLUDED.computed_at`,
+      [chain, address, product, version, JSON.stringify(verdict), now],
     );
   }
 }

@@ -12,15 +12,25 @@ export interface TradeFindings {
   readonly transferTax: number | null;
 }
 
-/** What owner calls did when simulated from the owner's address. */
+/** What privileged calls did when simulated from the address of a privileged caller. */
 export interface PrivilegeFindings {
   readonly mintProven: boolean;
-  /** An owner call moved a third party's tokens without their approval. */
+  /** A privileged call moved a third party's tokens without their approval. */
   readonly seizeProven: boolean;
-  /** An owner call stopped one named holder from transferring. */
+  /** A privileged call stopped one named holder from transferring. */
   readonly blacklistProven: boolean;
-  /** An owner call stopped every holder from transferring. */
+  /** A privileged call stopped every holder from transferring. */
   readonly pauseProven: boolean;
+  /**
+   * After one privileged call a fresh wallet could no longer buy or sell through the pool (or
+   * paid a sell tax of half or more), while the caller could still move its own tokens: a
+   * switch that traps buyers and lets the insider out.
+   */
+  readonly sellBlockProven: boolean;
+  /** Highest sell tax a fresh wallet paid after one privileged call; null when not measured. */
+  readonly maxSellTaxAfterCall: number | null;
+  /** A power above was proven through a function whose name does not declare it. */
+  readonly hiddenPowerProven: boolean;
 }
 
 export const NO_PRIVILEGES: PrivilegeFindings = {
@@ -28,14 +38,26 @@ export const NO_PRIVILEGES: PrivilegeFindings = {
   seizeProven: false,
   blacklistProven: false,
   pauseProven: false,
+  sellBlockProven: false,
+  maxSellTaxAfterCall: null,
+  hiddenPowerProven: false,
 };
 
 export interface TokenFindings {
+  /**
+   * Capabilities by function name. Owner-gated kinds (mint, blacklist, withdraw…) are kept only
+   * when a stranger's call is refused: a public `withdraw(uint)` (WETH9) is no privilege.
+   */
   readonly capabilities: ReadonlySet<Capability>;
   /** The contract exposes owner()/getOwner(). */
   readonly hasOwnerFunction: boolean;
   /** owner() answers an address other than zero and the dead address. */
   readonly ownerActive: boolean;
+  /**
+   * Someone (the owner, an admin address the code compares with CALLER, the creator) was shown
+   * to hold a power by simulation, or a guarded capability answered their call.
+   */
+  readonly privilegeHeld: boolean;
   readonly isProxy: boolean;
   readonly selfdestruct: boolean;
   /** DELEGATECALL outside a proxy's forwarding. */
@@ -68,6 +90,12 @@ export interface RiskIndicators {
   external_call: Flag;
   owner_renounced: Flag;
   has_liquidity_pool: Flag;
+  /** A privileged call can stop others buying or selling while the caller keeps trading. */
+  owner_can_block_sells: Flag;
+  /** Highest sell tax a privileged call could set, measured by a trade after it. */
+  max_sell_tax_by_owner: number | null;
+  /** A power hides behind a function name that does not declare it (e.g. a mint named syncRewards). */
+  hidden_power: Flag;
 }
 
 export interface RugForensicDetails {
@@ -93,30 +121,47 @@ const OWNER_GATED = [
   'withdraw',
 ] as const;
 
+const CONFISCATORY_TAX = 0.5;
+
 export function riskIndicators(f: TokenFindings): RiskIndicators {
   const has = (capability: Capability) => f.capabilities.has(capability);
-  const privileged = OWNER_GATED.some(has) || Object.values(f.privileges).some(Boolean);
+  const p = f.privileges;
+  const privileged =
+    OWNER_GATED.some(has) ||
+    p.mintProven ||
+    p.seizeProven ||
+    p.blacklistProven ||
+    p.pauseProven ||
+    p.sellBlockProven;
+  const raisedTax =
+    p.maxSellTaxAfterCall !== null && p.maxSellTaxAfterCall > (f.trade?.sellTax ?? 0) + 0.01;
   return {
-    is_honeypot: bit(f.trade !== null && f.trade.buyOk && (!f.trade.sellOk || !f.trade.transferOk)),
+    // A honeypot is a token bought that cannot be sold; a wallet-to-wallet transfer that does
+    // nothing is not one (it is reported in transfer_tax).
+    is_honeypot: bit(f.trade !== null && f.trade.buyOk && !f.trade.sellOk),
     cannot_sell_all: bit(f.trade !== null && f.trade.sellOk && !f.trade.sellAllOk),
     cannot_buy: bit(f.trade !== null && !f.trade.buyOk),
-    is_mintable: bit(has('mint') || f.privileges.mintProven),
+    is_mintable: bit(has('mint') || p.mintProven),
     buy_tax: round4(f.trade?.buyTax ?? null),
     sell_tax: round4(f.trade?.sellTax ?? null),
     transfer_tax: round4(f.trade?.transferTax ?? null),
-    hidden_owner: bit(privileged && !f.hasOwnerFunction && !f.isProxy),
+    hidden_owner: bit(privileged && f.privilegeHeld && !f.hasOwnerFunction && !f.isProxy),
     can_take_back_ownership: bit(has('take_back_ownership')),
-    owner_change_balance: bit(
-      has('balance_setter') || f.privileges.mintProven || f.privileges.seizeProven,
-    ),
-    transfer_pausable: bit(has('pause') || f.privileges.pauseProven),
-    slippage_modifiable: bit(has('fee_setter')),
-    is_blacklisted: bit(has('blacklist') || f.privileges.blacklistProven),
+    // Minting changes the supply, not a holder's balance: it is is_mintable alone.
+    owner_change_balance: bit(has('balance_setter') || p.seizeProven),
+    transfer_pausable: bit(has('pause') || p.pauseProven),
+    slippage_modifiable: bit(has('fee_setter') || raisedTax),
+    is_blacklisted: bit(has('blacklist') || p.blacklistProven),
     is_proxy: bit(f.isProxy),
     selfdestruct: bit(f.selfdestruct),
     external_call: bit(f.externalCall),
     owner_renounced: bit(f.hasOwnerFunction && !f.ownerActive),
     has_liquidity_pool: bit(f.trade !== null),
+    owner_can_block_sells: bit(
+      p.sellBlockProven || (p.maxSellTaxAfterCall ?? 0) >= CONFISCATORY_TAX,
+    ),
+    max_sell_tax_by_owner: round4(p.maxSellTaxAfterCall),
+    hidden_power: bit(p.hiddenPowerProven),
   };
 }
 
@@ -133,25 +178,34 @@ export function rugForensicDetails(f: TokenFindings, r: RiskIndicators): RugFore
 }
 
 /**
- * Weights (points, summed, capped at 100), documented in docs/adr/0303-audit-rug-pull-checker.md.
- * Behaviour proven by simulation weighs most; owner powers count fully while someone holds them
- * (an active owner, or privileged code without a visible owner) and at a fifth once renounced.
+ * Two scores (docs/adr/0304-audit-malice-and-centralisation.md). Malice: what traps or robs a
+ * buyer today or at one call of an insider — a failed sale, a confiscatory tax, a switch that
+ * stops others selling while the insider still can, seizing balances, a power hidden behind a
+ * misleading name. Centralisation: powers held openly by design (a declared mint, a blacklist
+ * of named addresses, a pause that stops everyone, an upgradeable proxy, a fee setter), which
+ * canonical tokens (USDT, Dai, UNI, OpenZeppelin presets) have too. `risk_score`, `risk_status`
+ * and the Fraud verdict follow malice; centralisation is reported beside it.
  */
-export const RISK_WEIGHTS = {
+export const MALICE_WEIGHTS = {
   is_honeypot: 80,
   cannot_buy: 40,
   cannot_sell_all: 40,
   approval_abuse: 40,
+  owner_can_block_sells: 60,
+  hidden_power: 50,
+  selfdestruct: 30,
+  external_call: 10,
+} as const;
+
+export const CENTRALISATION_WEIGHTS = {
   owner_change_balance: 30,
   is_mintable: 25,
   is_proxy: 30,
-  selfdestruct: 30,
   can_take_back_ownership: 30,
   is_blacklisted: 25,
   transfer_pausable: 20,
   hidden_owner: 20,
   slippage_modifiable: 15,
-  external_call: 10,
   privilege_withdraw: 10,
 } as const;
 
@@ -164,28 +218,43 @@ export function taxPoints(tax: number | null): number {
   return 0;
 }
 
-export function riskScore(f: TokenFindings, r: RiskIndicators, d: RugForensicDetails): number {
-  const held = f.ownerActive || (!f.hasOwnerFunction && !f.isProxy) ? 1 : 0.2;
-  const w = RISK_WEIGHTS;
-  let points =
+export function riskScore(_f: TokenFindings, r: RiskIndicators, d: RugForensicDetails): number {
+  const w = MALICE_WEIGHTS;
+  const points =
     w.is_honeypot * r.is_honeypot +
     w.cannot_buy * r.cannot_buy +
     w.cannot_sell_all * r.cannot_sell_all +
-    w.is_proxy * r.is_proxy +
+    w.approval_abuse * d.approval_abuse +
+    w.owner_can_block_sells * r.owner_can_block_sells +
+    w.hidden_power * r.hidden_power +
     w.selfdestruct * r.selfdestruct +
     w.external_call * r.external_call +
-    w.hidden_owner * r.hidden_owner +
     Math.max(taxPoints(r.buy_tax), taxPoints(r.sell_tax), taxPoints(r.transfer_tax));
-  points +=
+  return Math.min(100, Math.round(points));
+}
+
+/**
+ * Powers count fully while someone holds them (an active owner, or a caller the simulation
+ * proved privileged) and at a fifth once nobody does (ownership renounced, no other admin).
+ */
+export function centralisationScore(
+  f: TokenFindings,
+  r: RiskIndicators,
+  d: RugForensicDetails,
+): number {
+  const held = f.ownerActive || f.privilegeHeld ? 1 : 0.2;
+  const w = CENTRALISATION_WEIGHTS;
+  const points =
+    w.is_proxy * r.is_proxy +
     held *
-    (w.approval_abuse * d.approval_abuse +
-      w.owner_change_balance * r.owner_change_balance +
-      w.is_mintable * r.is_mintable +
-      w.can_take_back_ownership * r.can_take_back_ownership +
-      w.is_blacklisted * r.is_blacklisted +
-      w.transfer_pausable * r.transfer_pausable +
-      w.slippage_modifiable * r.slippage_modifiable +
-      w.privilege_withdraw * d.privilege_withdraw);
+      (w.owner_change_balance * r.owner_change_balance +
+        w.is_mintable * r.is_mintable +
+        w.can_take_back_ownership * r.can_take_back_ownership +
+        w.is_blacklisted * r.is_blacklisted +
+        w.transfer_pausable * r.transfer_pausable +
+        w.hidden_owner * r.hidden_owner +
+        w.slippage_modifiable * r.slippage_modifiable +
+        w.privilege_withdraw * d.privilege_withdraw);
   return Math.min(100, Math.round(points));
 }
 
@@ -193,3 +262,8 @@ export type RiskStatus = 'Low Risk' | 'Medium Risk' | 'High Risk';
 
 export const riskStatus = (score: number): RiskStatus =>
   score >= 50 ? 'High Risk' : score >= 20 ? 'Medium Risk' : 'Low Risk';
+
+export type CentralisationLabel = 'Low' | 'Medium' | 'High';
+
+export const centralisationLabel = (score: number): CentralisationLabel =>
+  score >= 50 ? 'High' : score >= 20 ? 'Medium' : 'Low';

@@ -1,5 +1,7 @@
 import { analyzeBytecode } from './bytecode';
 import {
+  centralisationLabel,
+  centralisationScore,
   NO_PRIVILEGES,
   riskIndicators,
   riskScore,
@@ -39,6 +41,7 @@ const clean: TokenFindings = {
   capabilities: new Set(['erc20']),
   hasOwnerFunction: false,
   ownerActive: false,
+  privilegeHeld: false,
   isProxy: false,
   selfdestruct: false,
   externalCall: false,
@@ -54,95 +57,145 @@ const clean: TokenFindings = {
   },
   privileges: NO_PRIVILEGES,
 };
-const owned = { ...clean, hasOwnerFunction: true, ownerActive: true };
+const owned = { ...clean, hasOwnerFunction: true, ownerActive: true, privilegeHeld: true };
 
-describe('risk score', () => {
+const scored = (findings: TokenFindings) => {
+  const indicators = riskIndicators(findings);
+  const forensic = rugForensicDetails(findings, indicators);
+  return {
+    indicators,
+    malice: riskScore(findings, indicators, forensic),
+    centralisation: centralisationScore(findings, indicators, forensic),
+  };
+};
+
+describe('risk score: malice and centralisation apart', () => {
   it.each([
-    ['clean', clean, 0, 'Low Risk'],
-    ['no pool at all', { ...clean, trade: null }, 0, 'Low Risk'],
+    ['clean', clean, 0, 0],
+    ['no pool at all', { ...clean, trade: null }, 0, 0],
     [
       'honeypot',
       { ...owned, trade: { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null } },
       80,
-      'High Risk',
-    ],
-    ['cannot buy', { ...clean, trade: { ...clean.trade!, buyOk: false } }, 40, 'Medium Risk'],
-    [
-      'cannot sell all',
-      { ...clean, trade: { ...clean.trade!, sellAllOk: false } },
-      40,
-      'Medium Risk',
+      0,
     ],
     [
-      'hidden mint proven, owner active',
-      { ...owned, privileges: { ...NO_PRIVILEGES, mintProven: true } },
-      55,
-      'High Risk',
+      'a wallet transfer that does nothing is no honeypot when the sale works',
+      { ...clean, trade: { ...clean.trade!, transferOk: false, transferTax: null } },
+      0,
+      0,
+    ],
+    ['cannot buy', { ...clean, trade: { ...clean.trade!, buyOk: false } }, 40, 0],
+    ['cannot sell all', { ...clean, trade: { ...clean.trade!, sellAllOk: false } }, 40, 0],
+    [
+      'declared mint, owner active: centralisation only, counted once',
+      { ...owned, capabilities: new Set(['erc20', 'mint'] as const) },
+      0,
+      25,
+    ],
+    [
+      'mint proven behind a misleading name: malice',
+      {
+        ...owned,
+        privileges: { ...NO_PRIVILEGES, mintProven: true, hiddenPowerProven: true },
+      },
+      50,
+      25,
     ],
     [
       'mint selector, owner renounced',
-      { ...owned, ownerActive: false, capabilities: new Set(['erc20', 'mint'] as const) },
+      {
+        ...owned,
+        ownerActive: false,
+        privilegeHeld: false,
+        capabilities: new Set(['erc20', 'mint'] as const),
+      },
+      0,
       5,
-      'Low Risk',
     ],
     [
-      'blacklist, owner active',
+      'declared blacklist of named holders (USDT-style)',
       { ...owned, capabilities: new Set(['erc20', 'blacklist'] as const) },
+      0,
       25,
-      'Medium Risk',
     ],
     [
-      'pausable without a visible owner (hidden owner)',
-      { ...clean, capabilities: new Set(['erc20', 'pause'] as const) },
+      'a pause that stops others while the owner still sells',
+      {
+        ...owned,
+        capabilities: new Set(['erc20', 'pause'] as const),
+        privileges: { ...NO_PRIVILEGES, pauseProven: true, sellBlockProven: true },
+      },
+      60,
+      20,
+    ],
+    [
+      'pausable with an admin but no owner() (hidden owner)',
+      { ...clean, privilegeHeld: true, capabilities: new Set(['erc20', 'pause'] as const) },
+      0,
       40,
-      'Medium Risk',
     ],
     [
-      '30 % sell tax, settable',
+      '30 % sell tax, owner can raise it to 99 %',
       {
         ...owned,
         capabilities: new Set(['erc20', 'fee_setter'] as const),
         trade: { ...clean.trade!, sellTax: 0.3 },
+        privileges: { ...NO_PRIVILEGES, maxSellTaxAfterCall: 0.99 },
       },
-      50,
-      'High Risk',
+      95,
+      15,
     ],
     [
-      '3 % fixed tax',
-      { ...clean, trade: { ...clean.trade!, sellTax: 0.03, buyTax: 0.03 } },
+      'a fee setter capped at a small fee (USDT setParams)',
+      {
+        ...owned,
+        capabilities: new Set(['erc20', 'fee_setter'] as const),
+        privileges: { ...NO_PRIVILEGES, maxSellTaxAfterCall: 0.002 },
+      },
       0,
-      'Low Risk',
+      15,
     ],
-    ['proxy', { ...owned, isProxy: true }, 30, 'Medium Risk'],
-    ['selfdestruct', { ...clean, selfdestruct: true }, 30, 'Medium Risk'],
+    ['3 % fixed tax', { ...clean, trade: { ...clean.trade!, sellTax: 0.03, buyTax: 0.03 } }, 0, 0],
+    ['proxy', { ...owned, isProxy: true }, 0, 30],
+    ['selfdestruct', { ...clean, selfdestruct: true }, 30, 0],
     [
       'owner seizes balances',
       { ...owned, privileges: { ...NO_PRIVILEGES, seizeProven: true } },
-      70,
-      'High Risk',
+      40,
+      30,
     ],
-    [
-      'everything',
-      {
-        ...owned,
-        isProxy: true,
-        selfdestruct: true,
-        privileges: {
-          mintProven: true,
-          seizeProven: true,
-          blacklistProven: true,
-          pauseProven: true,
-        },
-      },
-      100,
-      'High Risk',
-    ],
-  ] as const)('%s → %d (%s)', (_name, findings, score, status) => {
-    const f = findings as TokenFindings;
-    const indicators = riskIndicators(f);
-    const forensic = rugForensicDetails(f, indicators);
-    expect(riskScore(f, indicators, forensic)).toBe(score);
+  ] as const)('%s', (_name, findings, malice, centralisation) => {
+    const result = scored(findings as TokenFindings);
+    expect([result.malice, result.centralisation]).toEqual([malice, centralisation]);
+  });
+
+  it('a proven mint is is_mintable, not owner_change_balance (one power, counted once)', () => {
+    const { indicators } = scored({
+      ...owned,
+      privileges: { ...NO_PRIVILEGES, mintProven: true },
+    });
+    expect([indicators.is_mintable, indicators.owner_change_balance]).toEqual([1, 0]);
+  });
+
+  it("a fee raised above today's tax is slippage_modifiable; a raise to half or more can block sells", () => {
+    const { indicators } = scored({
+      ...owned,
+      privileges: { ...NO_PRIVILEGES, maxSellTaxAfterCall: 0.99 },
+    });
+    expect(indicators.slippage_modifiable).toBe(1);
+    expect(indicators.owner_can_block_sells).toBe(1);
+    expect(indicators.max_sell_tax_by_owner).toBe(0.99);
+  });
+
+  it.each([
+    [0, 'Low Risk', 'Low'],
+    [19, 'Low Risk', 'Low'],
+    [20, 'Medium Risk', 'Medium'],
+    [50, 'High Risk', 'High'],
+  ] as const)('score %d → %s / %s', (score, status, label) => {
     expect(riskStatus(score)).toBe(status);
+    expect(centralisationLabel(score)).toBe(label);
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { DomainError, isDomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
 import { invalidField, upstreamUnavailable } from '../common/audit-errors';
 import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
-import type { Address } from 'viem';
+import { keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
@@ -13,6 +13,8 @@ import { formatProbability } from '../scoring/wallet-score';
 import { WalletAssessor } from '../wallet/wallet-assessor.service';
 import { SUCCESS } from '../wallet/wallet-responses';
 import {
+  centralisationLabel,
+  centralisationScore,
   riskIndicators,
   riskScore,
   riskStatus,
@@ -25,12 +27,15 @@ import { analyzeToken } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
 export interface RugPullVerdict {
+  /** keccak256 of the runtime code the verdict was computed on (the cache key with the address). */
+  readonly codeHash: string;
   readonly creator: string | null;
   readonly createdAt: string | null;
   readonly status: 'Fraud' | 'Not Fraud';
   readonly probability: number;
   readonly riskScore: number;
   readonly riskStatus: RiskStatus;
+  readonly centralisationScore: number;
   readonly indicators: RiskIndicators;
   readonly forensic: RugForensicDetails;
 }
@@ -64,11 +69,21 @@ export class RugPullService {
         'network',
       );
     }
+    const client = this.chains.clientFor(target.chain)!;
+    let code: Hex | undefined;
     const { verdict, record } = await this.runner.run<RugPullVerdict>(
       'rug-pull',
       principal,
       target,
-      () => this.evaluate(target),
+      () => this.evaluate(target, code),
+      {
+        // The verdict belongs to the code at the address, not to the address: a contract
+        // redeployed there (CREATE2, a devnet restart) must not get the old one's verdict.
+        version: async () => {
+          code = await this.readCode(client, target);
+          return keccak256(code ?? '0x');
+        },
+      },
     );
     return {
       data: {
@@ -82,6 +97,10 @@ export class RugPullService {
         risk_score: verdict.riskScore,
         risk_status: verdict.riskStatus,
         risk_indicators: verdict.indicators,
+        centralization_risk: {
+          score: verdict.centralisationScore,
+          status: centralisationLabel(verdict.centralisationScore),
+        },
         forensic_details: verdict.forensic,
         checked_times: record.checkedTimes,
         lastChecked: record.lastChecked.toISOString(),
@@ -91,13 +110,23 @@ export class RugPullService {
     };
   }
 
-  private async evaluate(target: AuditTarget): Promise<RugPullVerdict> {
+  private async readCode(client: PublicClient, target: AuditTarget): Promise<Hex | undefined> {
+    try {
+      return await client.getCode({ address: target.address.key as Address });
+    } catch (error) {
+      throw upstreamUnavailable(error);
+    }
+  }
+
+  private async evaluate(target: AuditTarget, code: Hex | undefined): Promise<RugPullVerdict> {
     const client = this.chains.clientFor(target.chain)!;
     const routers = (this.config.AUDIT_DEX_ROUTERS[target.chain.code] ?? []) as Address[];
     let analysis;
     try {
-      analysis = await analyzeToken(client, target.address.key as Address, routers);
+      analysis = await analyzeToken(client, target.address.key as Address, routers, code ?? '0x');
     } catch (error) {
+      // A revert of our own simulation is handled inside the analyzer (an inconclusive probe);
+      // what reaches here is the node failing to answer.
       throw isDomainError(error) ? error : upstreamUnavailable(error);
     }
     if (!analysis)
@@ -110,6 +139,7 @@ export class RugPullService {
     const indicators = riskIndicators(analysis.findings);
     const forensic = rugForensicDetails(analysis.findings, indicators);
     const score = riskScore(analysis.findings, indicators, forensic);
+    const centralisation = centralisationScore(analysis.findings, indicators, forensic);
     const ownLabels = await this.labels.forAddresses(target.chain.code, true, [target.address.key]);
     const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
     // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
@@ -120,12 +150,14 @@ export class RugPullService {
     const probability =
       labelled || creatorFlagged ? 1 : 1 - (1 - score / 100) * (1 - (creator?.probability ?? 0));
     return {
+      codeHash: keccak256(code ?? '0x'),
       creator: analysis.creator?.address ?? null,
       createdAt: analysis.creator?.createdAt.toISOString() ?? null,
       status: probability >= 0.5 ? 'Fraud' : 'Not Fraud',
       probability,
       riskScore: score,
       riskStatus: riskStatus(score),
+      centralisationScore: centralisation,
       indicators,
       forensic,
     };

@@ -37,6 +37,10 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'proxiableUUID()',
     'UPGRADE_INTERFACE_VERSION()',
     'initialize(string,string,uint256,address)',
+    'deposit()',
+    'delegate(address)',
+    'delegates(address)',
+    'getCurrentVotes(address)',
   ],
   ownership: [
     'owner()',
@@ -44,6 +48,14 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'transferOwnership(address)',
     'pendingOwner()',
     'acceptOwnership()',
+    'rely(address)',
+    'deny(address)',
+    'wards(address)',
+    'grantRole(bytes32,address)',
+    'revokeRole(bytes32,address)',
+    'renounceRole(bytes32,address)',
+    'hasRole(bytes32,address)',
+    'setMinter(address)',
   ],
   renounce: ['renounceOwnership()'],
   take_back_ownership: [
@@ -76,6 +88,10 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'destroyBlackFunds(address)',
     'setBlacklisted(address,bool)',
     'freeze(address)',
+    'addBots(address[])',
+    'delBot(address)',
+    'setBlacklist(address[],bool)',
+    'blacklistMany(address[])',
   ],
   pause: [
     'pause()',
@@ -102,6 +118,7 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'setLiquidityFeePercent(uint256)',
     'setTaxFeePercent(uint256)',
     'setMaxTxPercent(uint256)',
+    'setParams(uint256,uint256)',
   ],
   withdraw: [
     'withdraw()',
@@ -128,17 +145,38 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'implementation()',
     'changeAdmin(address)',
     'admin()',
+    'deprecate(address)',
   ],
 };
 
-/** selector (0x + 8 hex) → capability. */
-export const KNOWN_SELECTORS: ReadonlyMap<string, Capability> = new Map(
+/** A function the signature table knows: what it lets its caller do and its parameter types. */
+export interface KnownFunction {
+  readonly capability: Capability;
+  readonly signature: string;
+  readonly params: readonly string[];
+}
+
+const paramsOf = (signature: string): string[] => {
+  const inner = signature.slice(signature.indexOf('(') + 1, -1);
+  return inner === '' ? [] : inner.split(',');
+};
+
+/** selector (0x + 8 hex) → the known function. */
+export const KNOWN_FUNCTIONS: ReadonlyMap<string, KnownFunction> = new Map(
   Object.entries(SIGNATURES).flatMap(([capability, signatures]) =>
     signatures.map(
       (signature) =>
-        [toFunctionSelector(`function ${signature}`), capability as Capability] as const,
+        [
+          toFunctionSelector(`function ${signature}`),
+          { capability: capability as Capability, signature, params: paramsOf(signature) },
+        ] as const,
     ),
   ),
+);
+
+/** selector (0x + 8 hex) → capability. */
+export const KNOWN_SELECTORS: ReadonlyMap<string, Capability> = new Map(
+  [...KNOWN_FUNCTIONS].map(([selector, known]) => [selector, known.capability] as const),
 );
 
 /** Selectors never probed as privileged calls: standard, read-only or ownership-changing ones. */

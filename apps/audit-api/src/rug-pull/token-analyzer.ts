@@ -1,8 +1,16 @@
 import {
+  BaseError,
+  concatHex,
+  ContractFunctionRevertedError,
   decodeFunctionResult,
+  encodeAbiParameters,
   encodeFunctionData,
+  ExecutionRevertedError,
+  getAddress,
   getContractAddress,
   parseAbi,
+  RpcRequestError,
+  zeroAddress,
   type Abi,
   type Address,
   type Hex,
@@ -14,13 +22,8 @@ import {
   EIP1967_BEACON_SLOT,
   EIP1967_IMPLEMENTATION_SLOT,
 } from './bytecode';
-import {
-  NO_PRIVILEGES,
-  type PrivilegeFindings,
-  type TokenFindings,
-  type TradeFindings,
-} from './risk-score';
-import { KNOWN_SELECTORS, NEVER_PROBE, type Capability } from './selectors';
+import { type PrivilegeFindings, type TokenFindings, type TradeFindings } from './risk-score';
+import { KNOWN_FUNCTIONS, KNOWN_SELECTORS, NEVER_PROBE, type Capability } from './selectors';
 import probeArtifacts from './simulator/token-probe.artifact.json';
 
 const PROBE = probeArtifacts.TokenProbe as { abi: Abi; deployedBytecode: Hex };
@@ -28,12 +31,19 @@ const PROBE = probeArtifacts.TokenProbe as { abi: Abi; deployedBytecode: Hex };
 const PROBE_ADDRESS = '0x00000000000000000000000000000000a0d17001' as Address;
 const PROBE_CALLER = '0x00000000000000000000000000000000a0d17002' as Address;
 const FRESH_RECIPIENT = '0x00000000000000000000000000000000a0d17003' as Address;
+/** A caller with no role at all: what it may call is public. */
+const STRANGER = '0x00000000000000000000000000000000a0d17004' as Address;
+/** Where a privileged call names a holder; TokenProbe writes its fresh holder's address there. */
+const HOLDER_PLACEHOLDER = '0x00000000000000000000000000000000a0d1700f' as Address;
 const DEAD = new Set([
   '0x0000000000000000000000000000000000000000',
   '0x000000000000000000000000000000000000dead',
 ]);
 const IGNORED_PUSH4 = new Set(['0xffffffff', '0x4e487b71', '0x08c379a0', '0x00000000']);
 const MAX_PROBED = 32;
+const MAX_CALLERS = 4;
+/** Values tried for a lone uint argument: a rate of 99 % in percent, per mille and basis points. */
+const RATE_VALUES = [99n, 990n, 9_900n] as const;
 
 const OWNER_ABI = parseAbi([
   'function owner() view returns (address)',
@@ -77,6 +87,15 @@ interface PrivilegedResult {
   holderDelta: bigint;
   holderSendOk: boolean;
   otherSendOk: boolean;
+  callerSendOk: boolean;
+  traded: boolean;
+  after_: TradeResult;
+}
+
+/** A pool to trade through: the router, and how much ETH a probe trade spends. */
+interface Market {
+  readonly router: Address;
+  readonly value: bigint;
 }
 
 const orNull = <T>(promise: Promise<T>): Promise<T | null> =>
@@ -87,13 +106,54 @@ const orNull = <T>(promise: Promise<T>): Promise<T | null> =>
 const ratioLoss = (expected: bigint, actual: bigint): number | null =>
   expected > 0n ? 1 - Number((actual * 1_000_000n) / expected) / 1_000_000 : null;
 
-/** Reads and simulates a token contract: bytecode, proxy slots, owner, pool trade, owner powers, creation. */
+/**
+ * Our simulation reverted (the EVM said no), as opposed to the node failing to answer. A revert
+ * is a finding or an inconclusive probe, never "the node did not answer" (502).
+ */
+export function isSimulationRevert(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return (
+    error.walk(
+      (e) =>
+        e instanceof ExecutionRevertedError ||
+        e instanceof ContractFunctionRevertedError ||
+        (e instanceof RpcRequestError && e.code === 3),
+    ) !== null
+  );
+}
+
+/** Runs one simulation; a revert of our own probe answers null, node trouble is thrown. */
+async function simulated<T>(run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isSimulationRevert(error)) return null;
+    throw error;
+  }
+}
+
+const tradeFindings = (t: TradeResult): TradeFindings => ({
+  buyOk: t.buyOk && t.bought > 0n,
+  transferOk: t.transferOk && t.transferReceived > 0n,
+  sellOk: t.sellOk,
+  sellAllOk: t.sellAllOk,
+  buyTax: t.buyOk ? ratioLoss(t.expectedBuy, t.bought) : null,
+  sellTax: t.sellOk ? ratioLoss(t.expectedSell, t.sold) : null,
+  transferTax: t.transferOk ? ratioLoss(t.transferSent, t.transferReceived) : null,
+});
+
+/**
+ * Reads and simulates a token contract: bytecode, proxy slots, owner and other privileged
+ * callers, pool trade, privileged powers (each followed by a trade), creation. `code` is the
+ * runtime code already read by the caller (the verdict cache is keyed by its hash).
+ */
 export async function analyzeToken(
   client: PublicClient,
   token: Address,
   routers: readonly Address[],
+  code?: Hex,
 ): Promise<TokenAnalysis | null> {
-  const code = await client.getCode({ address: token });
+  code ??= await client.getCode({ address: token });
   if (!code || code === '0x') return null;
   const facts = analyzeBytecode(code);
   const [implSlot, beaconSlot] = await Promise.all([
@@ -111,33 +171,43 @@ export async function analyzeToken(
     ? analyzeBytecode((await client.getCode({ address: implementation })) ?? '0x')
     : null;
   const selectors = new Set([...facts.selectors, ...(implFacts?.selectors ?? [])]);
-  const capabilities = new Set<Capability>();
-  for (const selector of selectors) {
-    const capability = KNOWN_SELECTORS.get(selector);
-    if (capability) capabilities.add(capability);
-  }
 
-  const [ownerA, ownerB, symbol, balance] = await Promise.all([
+  const [ownerA, ownerB, symbol, balance, creator, market] = await Promise.all([
     orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'owner' })),
     orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'getOwner' })),
     orNull(client.readContract({ address: token, abi: META_ABI, functionName: 'symbol' })),
     client.getBalance({ address: token }),
+    findCreation(client, token),
+    findMarket(client, token, routers),
   ]);
   const owner = ownerA ?? ownerB;
   const hasOwnerFunction = owner !== null;
   const ownerActive = owner !== null && !DEAD.has(owner.toLowerCase());
+  const callers = await privilegedCallers(client, token, {
+    owner: ownerActive ? owner : null,
+    creator: creator ? (creator.address as Address) : null,
+    slots: [...facts.callerCheckedSlots, ...(implFacts?.callerCheckedSlots ?? [])],
+    addresses: [...facts.callerCheckedAddresses, ...(implFacts?.callerCheckedAddresses ?? [])],
+  });
 
-  const [trade, privileges, creator] = await Promise.all([
-    simulateTrade(client, token, routers),
-    ownerActive
-      ? probePrivileges(client, token, owner!, selectors)
-      : Promise.resolve(NO_PRIVILEGES),
-    findCreation(client, token),
+  const [trade, probed] = await Promise.all([
+    market ? simulateTrade(client, token, market) : Promise.resolve(null),
+    probePrivileges(client, token, callers, selectors, market),
   ]);
+  // A capability known by name counts only when a stranger is refused it (WETH9's withdraw is
+  // everyone's own money, not a privilege).
+  const capabilities = new Set<Capability>();
+  for (const selector of selectors) {
+    const known = KNOWN_FUNCTIONS.get(selector);
+    if (!known) continue;
+    if (OWNER_GATED_KINDS.has(known.capability) && probed.publicSelectors.has(selector)) continue;
+    capabilities.add(known.capability);
+  }
   const findings: TokenFindings = {
     capabilities,
     hasOwnerFunction,
     ownerActive,
+    privilegeHeld: probed.privilegeHeld,
     isProxy,
     selfdestruct: facts.hasSelfdestruct || (implFacts?.hasSelfdestruct ?? false),
     // UUPS logic delegatecalls its new implementation while upgrading: that is the proxy risk, not an extra one.
@@ -146,17 +216,27 @@ export async function analyzeToken(
       ((!isProxy && facts.hasDelegatecall) || (implFacts?.hasDelegatecall ?? false)),
     holdsEth: balance > 0n,
     trade,
-    privileges,
+    privileges: probed.privileges,
   };
   return { findings, creator, symbol };
 }
 
-/** Finds a V2 pool of token/WETH with liquidity on one of the routers and runs buy → transfer → sell. */
-async function simulateTrade(
+const OWNER_GATED_KINDS: ReadonlySet<Capability> = new Set([
+  'mint',
+  'blacklist',
+  'pause',
+  'fee_setter',
+  'withdraw',
+  'balance_setter',
+  'admin_transfer',
+]);
+
+/** Finds a V2 pool of token/WETH with liquidity on one of the routers. */
+async function findMarket(
   client: PublicClient,
   token: Address,
   routers: readonly Address[],
-): Promise<TradeFindings | null> {
+): Promise<Market | null> {
   for (const router of routers) {
     const [factory, weth] = await Promise.all([
       orNull(client.readContract({ address: router, abi: ROUTER_ABI, functionName: 'factory' })),
@@ -183,51 +263,169 @@ async function simulateTrade(
     let value = wethReserve / 200n;
     if (value > 10n ** 18n) value = 10n ** 18n;
     if (value === 0n) value = 1n;
-    const data = encodeFunctionData({
-      abi: PROBE.abi,
-      functionName: 'trade',
-      args: [token, router, FRESH_RECIPIENT],
-    });
-    const { data: output } = await client.call({
-      account: PROBE_CALLER,
-      to: PROBE_ADDRESS,
-      data,
-      value,
-      stateOverride: [
-        { address: PROBE_ADDRESS, code: PROBE.deployedBytecode, balance: 0n },
-        { address: PROBE_CALLER, balance: value * 2n + 10n ** 18n },
-      ],
-    });
-    const t = decodeFunctionResult({
-      abi: PROBE.abi,
-      functionName: 'trade',
-      data: output!,
-    }) as TradeResult;
-    return {
-      buyOk: t.buyOk && t.bought > 0n,
-      transferOk: t.transferOk && t.transferReceived > 0n,
-      sellOk: t.sellOk,
-      sellAllOk: t.sellAllOk,
-      buyTax: t.buyOk ? ratioLoss(t.expectedBuy, t.bought) : null,
-      sellTax: t.sellOk ? ratioLoss(t.expectedSell, t.sold) : null,
-      transferTax: t.transferOk ? ratioLoss(t.transferSent, t.transferReceived) : null,
-    };
+    return { router, value };
   }
   return null;
 }
 
+/** Buy → transfer → sell from a fresh wallet, in one eth_call. null: the probe itself reverted. */
+async function simulateTrade(
+  client: PublicClient,
+  token: Address,
+  market: Market,
+): Promise<TradeFindings | null> {
+  const t = await simulated(async () => {
+    const { data } = await client.call({
+      account: PROBE_CALLER,
+      to: PROBE_ADDRESS,
+      data: encodeFunctionData({
+        abi: PROBE.abi,
+        functionName: 'trade',
+        args: [token, market.router, FRESH_RECIPIENT],
+      }),
+      value: market.value,
+      stateOverride: [
+        { address: PROBE_ADDRESS, code: PROBE.deployedBytecode, balance: 0n },
+        { address: PROBE_CALLER, balance: market.value * 2n + 10n ** 18n },
+      ],
+    });
+    return decodeFunctionResult({ abi: PROBE.abi, functionName: 'trade', data: data! });
+  });
+  return t ? tradeFindings(t as TradeResult) : null;
+}
+
 /**
- * Calls each candidate owner function from the owner's address (the probe's code placed there by
- * state override) with (a fresh holder, 1) as arguments, one eth_call each so calls never
- * interfere, and keeps what changed. A baseline with a selector nothing answers tells whether
- * holders can transfer at all, so blocked transfers are blamed on the call only when they could.
+ * Who may hold powers over the token: the owner, any non-zero address stored in a slot the code
+ * compares with CALLER or embedded in such a comparison, and the creator (who keeps roles in
+ * `wards`/AccessControl-style tokens). Contracts are kept too: the probe stands in for them.
+ */
+async function privilegedCallers(
+  client: PublicClient,
+  token: Address,
+  sources: {
+    owner: Address | null;
+    creator: Address | null;
+    slots: readonly string[];
+    addresses: readonly string[];
+  },
+): Promise<Address[]> {
+  const fromSlots = await Promise.all(
+    sources.slots.slice(0, 8).map(async (slot) => {
+      const value = await orNull(client.getStorageAt({ address: token, slot: slot as Hex }));
+      if (!value) return null;
+      // Ownable-style packing keeps the address in the low 20 bytes.
+      const low = BigInt(value) & ((1n << 160n) - 1n);
+      return low === 0n ? null : (getAddress(`0x${low.toString(16).padStart(40, '0')}`) as Address);
+    }),
+  );
+  const all = [
+    sources.owner,
+    ...fromSlots,
+    ...sources.addresses.map((a) => getAddress(a) as Address),
+    sources.creator,
+  ].filter((a): a is Address => a !== null && !DEAD.has(a.toLowerCase()));
+  const unique = [...new Map(all.map((a) => [a.toLowerCase(), a])).values()];
+  return unique.filter((a) => a.toLowerCase() !== token.toLowerCase()).slice(0, MAX_CALLERS);
+}
+
+/** Argument lists to try for a selector: its known parameters, else the common shapes. */
+function calldataFor(selector: string): Hex[] {
+  const known = KNOWN_FUNCTIONS.get(selector);
+  const shapes = known ? [known.params] : COMMON_SHAPES;
+  return shapes.flatMap((params) =>
+    argumentSets(params).map((args) => encodeCall(selector, params, args)),
+  );
+}
+
+const COMMON_SHAPES: readonly (readonly string[])[] = [
+  [],
+  ['address'],
+  ['address', 'uint256'],
+  ['address', 'bool'],
+  ['address[]'],
+  ['address[]', 'bool'],
+  ['uint256'],
+  ['uint256', 'uint256'],
+  ['bool'],
+];
+
+/** Values for one shape: the holder wherever an address goes, 1 as an amount, rates as rates. */
+function argumentSets(params: readonly string[]): unknown[][] {
+  const rateOnly = params.length > 0 && params.every((p) => p === 'uint256');
+  const values = rateOnly ? RATE_VALUES : [1n];
+  return values.map((n) =>
+    params.map((p) => {
+      if (p === 'address') return HOLDER_PLACEHOLDER;
+      if (p === 'address[]') return [HOLDER_PLACEHOLDER];
+      if (p === 'bool') return true;
+      if (p === 'uint256[]') return [n];
+      if (p === 'bytes32') return `0x${'00'.repeat(32)}`;
+      if (p.startsWith('uint') || p.startsWith('int')) return n;
+      if (p === 'string') return 'probe';
+      if (p === 'bytes') return '0x';
+      return 0n;
+    }),
+  );
+}
+
+function encodeCall(selector: string, params: readonly string[], args: readonly unknown[]): Hex {
+  const encoded = encodeAbiParameters(
+    params.map((type) => ({ type })),
+    args as never,
+  );
+  return concatHex([selector as Hex, encoded]);
+}
+
+/** The same call with amounts zeroed: what a stranger would try on a public function. */
+function strangerCalldata(selector: string): Hex[] {
+  const known = KNOWN_FUNCTIONS.get(selector);
+  const shapes = known ? [known.params] : [];
+  return shapes.map((params) =>
+    encodeCall(
+      selector,
+      params,
+      params.map((p) =>
+        p === 'address'
+          ? STRANGER
+          : p === 'address[]'
+            ? [STRANGER]
+            : p === 'bool'
+              ? false
+              : p === 'bytes32'
+                ? `0x${'00'.repeat(32)}`
+                : p === 'string'
+                  ? ''
+                  : p === 'bytes'
+                    ? '0x'
+                    : p.endsWith('[]')
+                      ? []
+                      : 0n,
+      ),
+    ),
+  );
+}
+
+interface ProbeOutcome {
+  readonly privileges: PrivilegeFindings;
+  readonly privilegeHeld: boolean;
+  /** Known owner-gated selectors a stranger may call (not privileges). */
+  readonly publicSelectors: ReadonlySet<string>;
+}
+
+/**
+ * Calls each candidate function from each privileged caller's address (the probe's code placed
+ * there by state override), one eth_call per call so calls never interfere, with the argument
+ * shapes the function may take (arrays included). Each call is followed, in the same eth_call,
+ * by checks of the holders' and the caller's transfers and by a trade from a fresh wallet, so a
+ * fee raised or a switch flipped shows as the trade it changes, even when it is unused today.
  */
 async function probePrivileges(
   client: PublicClient,
   token: Address,
-  owner: Address,
+  callers: readonly Address[],
   selectors: ReadonlySet<string>,
-): Promise<PrivilegeFindings> {
+  market: Market | null,
+): Promise<ProbeOutcome> {
   const candidates = [...selectors]
     .filter((s) => !IGNORED_PUSH4.has(s))
     .filter((s) => {
@@ -235,39 +433,111 @@ async function probePrivileges(
       return capability === undefined || !NEVER_PROBE.has(capability);
     })
     .slice(0, MAX_PROBED);
-  const run = async (selector: string): Promise<PrivilegedResult | null> => {
-    try {
-      const { data } = await client.call({
-        account: owner,
-        to: owner,
+
+  const publicSelectors = new Set<string>();
+  await Promise.all(
+    candidates
+      .filter((s) => OWNER_GATED_KINDS.has(KNOWN_SELECTORS.get(s)!))
+      .map(async (selector) => {
+        for (const data of strangerCalldata(selector)) {
+          const ok = await client.call({ account: STRANGER, to: token, data }).then(
+            () => true,
+            (error: unknown) => {
+              if (isSimulationRevert(error)) return false;
+              throw error;
+            },
+          );
+          if (ok) publicSelectors.add(selector);
+        }
+      }),
+  );
+
+  const run = (caller: Address, data: Hex) =>
+    simulated(async () => {
+      const value = market?.value ?? 0n;
+      const { data: output } = await client.call({
+        account: caller,
+        to: caller,
+        value,
         data: encodeFunctionData({
           abi: PROBE.abi,
           functionName: 'privileged',
-          args: [token, selector as Hex],
+          args: [token, data, market?.router ?? zeroAddress, FRESH_RECIPIENT],
         }),
-        stateOverride: [{ address: owner, code: PROBE.deployedBytecode }],
+        stateOverride: [
+          { address: caller, code: PROBE.deployedBytecode, balance: value * 2n + 10n ** 18n },
+        ],
       });
       return decodeFunctionResult({
         abi: PROBE.abi,
         functionName: 'privileged',
-        data: data!,
+        data: output!,
       }) as PrivilegedResult;
-    } catch {
-      return null;
-    }
+    });
+
+  const found = {
+    mintProven: false,
+    seizeProven: false,
+    blacklistProven: false,
+    pauseProven: false,
+    sellBlockProven: false,
+    maxSellTaxAfterCall: null as number | null,
+    hiddenPowerProven: false,
   };
-  const [baseline, ...results] = await Promise.all([run('0xdeadbeef'), ...candidates.map(run)]);
-  const transfersWork =
-    baseline !== null && baseline.funded && baseline.holderSendOk && baseline.otherSendOk;
-  const found = { ...NO_PRIVILEGES };
-  for (const r of results) {
-    if (!r || !r.callOk) continue;
-    if (r.supplyDelta > 0n || (r.holderDelta > 0n && r.supplyDelta === 0n)) found.mintProven = true;
-    if (r.holderDelta < 0n) found.seizeProven = true;
-    if (transfersWork && r.funded && !r.holderSendOk && r.otherSendOk) found.blacklistProven = true;
-    if (transfersWork && r.funded && !r.holderSendOk && !r.otherSendOk) found.pauseProven = true;
+  let privilegeHeld = false;
+  for (const caller of callers) {
+    const baseline = await run(caller, '0xdeadbeef');
+    const transfersWork =
+      baseline !== null && baseline.funded && baseline.holderSendOk && baseline.otherSendOk;
+    const baseTrade = baseline?.traded ? tradeFindings(baseline.after_) : null;
+    const tradesWork = baseTrade !== null && baseTrade.buyOk && baseTrade.sellOk;
+    const calls = candidates.flatMap((selector) =>
+      calldataFor(selector).map((data) => ({ selector, data })),
+    );
+    const results = await Promise.all(
+      calls.map(async (c) => ({ ...c, r: await run(caller, c.data) })),
+    );
+    for (const { selector, r } of results) {
+      if (!r || !r.callOk) continue;
+      const declared = KNOWN_SELECTORS.get(selector);
+      if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
+        privilegeHeld = true;
+      const proven: Capability[] = [];
+      if (r.supplyDelta > 0n || (r.holderDelta > 0n && r.supplyDelta === 0n)) {
+        found.mintProven = true;
+        proven.push('mint');
+      }
+      if (r.holderDelta < 0n) {
+        found.seizeProven = true;
+        proven.push('admin_transfer', 'balance_setter', 'blacklist');
+      }
+      if (transfersWork && r.funded && !r.holderSendOk && r.otherSendOk) {
+        found.blacklistProven = true;
+        proven.push('blacklist');
+      }
+      if (transfersWork && r.funded && !r.holderSendOk && !r.otherSendOk) {
+        found.pauseProven = true;
+        proven.push('pause');
+      }
+      if (tradesWork && r.traded) {
+        const after = tradeFindings(r.after_);
+        const blocked = !after.buyOk || !after.sellOk;
+        if (after.sellTax !== null)
+          found.maxSellTaxAfterCall = Math.max(found.maxSellTaxAfterCall ?? 0, after.sellTax);
+        if (after.sellTax !== null && after.sellTax > (baseTrade.sellTax ?? 0) + 0.01)
+          proven.push('fee_setter');
+        if (blocked && r.callerSendOk) {
+          found.sellBlockProven = true;
+          proven.push('pause', 'blacklist', 'fee_setter');
+        }
+      }
+      if (proven.length === 0) continue;
+      privilegeHeld = true;
+      // The power was proven; does the function's name declare it?
+      if (!declared || !proven.includes(declared)) found.hiddenPowerProven = true;
+    }
   }
-  return found;
+  return { privileges: found, privilegeHeld, publicSelectors };
 }
 
 /** Creation block by binary search on eth_getCode (needs historical state), then the creating transaction in it. */

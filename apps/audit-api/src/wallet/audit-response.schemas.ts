@@ -92,6 +92,13 @@ export const rugPullResponseSchema = z.strictObject({
       external_call: flag,
       owner_renounced: flag,
       has_liquidity_pool: flag,
+      owner_can_block_sells: flag,
+      max_sell_tax_by_owner: z.number().min(0).max(1).nullable(),
+      hidden_power: flag,
+    }),
+    centralization_risk: z.strictObject({
+      score: z.number().int().min(0).max(100),
+      status: z.enum(['Low', 'Medium', 'High']),
     }),
     forensic_details: z.strictObject({
       owner: flag,

@@ -2,17 +2,15 @@
 pragma solidity ^0.8.20;
 
 /*
- * Never deployed: the rug pull checker places this code at an unused address (or at the token
- * owner's address) with eth_call state overrides and calls it, so every trade and privileged
- * call below is simulated against the live token and pool state and then thrown away.
+ * Never deployed: the rug pull checker places this code at an unused address (or at the address
+ * of a privileged caller: the owner, an admin read from storage, the creator) with eth_call state
+ * overrides and calls it, so every trade and privileged call below is simulated against the live
+ * token and pool state and then thrown away.
+ *
+ * Every token call is a low-level call read the way SafeERC20 reads it: success with no return
+ * data counts as true. Pre-2018 tokens (mainnet USDT) return nothing from transfer/approve; a
+ * typed `returns (bool)` call would revert the whole simulation on them.
  */
-
-interface IToken {
-    function balanceOf(address) external view returns (uint256);
-    function totalSupply() external view returns (uint256);
-    function transfer(address, uint256) external returns (bool);
-    function approve(address, uint256) external returns (bool);
-}
 
 interface IRouterV2 {
     function WETH() external view returns (address);
@@ -21,18 +19,46 @@ interface IRouterV2 {
     function swapExactTokensForETHSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to, uint256 deadline) external;
 }
 
-/** A fresh token holder: sends tokens on request and reports whether the transfer went through. */
-contract ProbeHolder {
-    function send(address token, address to, uint256 amount) external returns (bool ok) {
-        try IToken(token).transfer(to, amount) returns (bool result) {
-            ok = result;
-        } catch {
-            ok = false;
-        }
+library TokenCalls {
+    function ok(bool success, bytes memory ret) private pure returns (bool) {
+        if (!success) return false;
+        if (ret.length == 0) return true;
+        if (ret.length < 32) return false;
+        return abi.decode(ret, (uint256)) != 0;
+    }
+
+    function transfer(address token, address to, uint256 amount) internal returns (bool) {
+        (bool success, bytes memory ret) = token.call(abi.encodeWithSelector(0xa9059cbb, to, amount));
+        return ok(success, ret);
+    }
+
+    function approve(address token, address spender, uint256 amount) internal returns (bool) {
+        (bool success, bytes memory ret) = token.call(abi.encodeWithSelector(0x095ea7b3, spender, amount));
+        return ok(success, ret);
+    }
+
+    function balanceOf(address token, address who) internal view returns (uint256) {
+        (bool success, bytes memory ret) = token.staticcall(abi.encodeWithSelector(0x70a08231, who));
+        return success && ret.length >= 32 ? abi.decode(ret, (uint256)) : 0;
+    }
+
+    function totalSupply(address token) internal view returns (uint256) {
+        (bool success, bytes memory ret) = token.staticcall(abi.encodeWithSelector(0x18160ddd));
+        return success && ret.length >= 32 ? abi.decode(ret, (uint256)) : 0;
     }
 }
 
-contract TokenProbe {
+/** A fresh token holder: sends tokens on request and reports whether the transfer went through. */
+contract ProbeHolder {
+    function send(address token, address to, uint256 amount) external returns (bool) {
+        uint256 before = TokenCalls.balanceOf(token, to);
+        bool sent = TokenCalls.transfer(token, to, amount);
+        return sent && TokenCalls.balanceOf(token, to) > before;
+    }
+}
+
+/** A fresh wallet that buys, passes a tenth on, and sells the rest (all, else half). */
+contract ProbeTrader {
     struct Trade {
         bool buyOk;
         bool transferOk;
@@ -47,22 +73,7 @@ contract TokenProbe {
         uint256 sold;
     }
 
-    struct Privileged {
-        bool funded;
-        bool callOk;
-        int256 supplyDelta;
-        int256 holderDelta;
-        bool holderSendOk;
-        bool otherSendOk;
-    }
-
     receive() external payable {}
-
-    function _bal(address token, address who) private view returns (uint256 b) {
-        try IToken(token).balanceOf(who) returns (uint256 v) {
-            b = v;
-        } catch {}
-    }
 
     function _quote(address router, uint256 amountIn, address[] memory path) private view returns (uint256 out) {
         try IRouterV2(router).getAmountsOut(amountIn, path) returns (uint256[] memory amounts) {
@@ -76,33 +87,30 @@ contract TokenProbe {
         } catch {}
     }
 
-    /** Buy with msg.value, pass a tenth to a fresh account, then sell the rest (all, else half). */
     function trade(address token, address router, address recipient) external payable returns (Trade memory t) {
         address weth = IRouterV2(router).WETH();
         address[] memory path = new address[](2);
         path[0] = weth;
         path[1] = token;
         t.expectedBuy = _quote(router, msg.value, path);
-        uint256 before = _bal(token, address(this));
+        uint256 before = TokenCalls.balanceOf(token, address(this));
         try IRouterV2(router).swapExactETHForTokensSupportingFeeOnTransferTokens{value: msg.value}(0, path, address(this), block.timestamp + 600) {
             t.buyOk = true;
         } catch {}
-        uint256 afterBuy = _bal(token, address(this));
+        uint256 afterBuy = TokenCalls.balanceOf(token, address(this));
         t.bought = afterBuy > before ? afterBuy - before : 0;
         if (!t.buyOk || t.bought == 0) return t;
 
         t.transferSent = t.bought / 10;
-        uint256 recipientBefore = _bal(token, recipient);
-        try IToken(token).transfer(recipient, t.transferSent) returns (bool ok) {
-            t.transferOk = ok;
-        } catch {}
-        uint256 recipientAfter = _bal(token, recipient);
+        uint256 recipientBefore = TokenCalls.balanceOf(token, recipient);
+        t.transferOk = TokenCalls.transfer(token, recipient, t.transferSent);
+        uint256 recipientAfter = TokenCalls.balanceOf(token, recipient);
         t.transferReceived = recipientAfter > recipientBefore ? recipientAfter - recipientBefore : 0;
 
-        try IToken(token).approve(router, type(uint256).max) returns (bool) {} catch {}
+        TokenCalls.approve(token, router, type(uint256).max);
         path[0] = token;
         path[1] = weth;
-        uint256 held = _bal(token, address(this));
+        uint256 held = TokenCalls.balanceOf(token, address(this));
         uint256 ethBefore = address(this).balance;
         t.sellAmount = held;
         t.expectedSell = _quote(router, held, path);
@@ -116,35 +124,89 @@ contract TokenProbe {
         }
         t.sold = address(this).balance - ethBefore;
     }
+}
+
+contract TokenProbe {
+    /** Word the analyzer writes where the call should name the first fresh holder. */
+    address private constant HOLDER_PLACEHOLDER = 0x00000000000000000000000000000000a0d1700F;
+
+    struct Privileged {
+        bool funded;
+        bool callOk;
+        int256 supplyDelta;
+        int256 holderDelta;
+        bool holderSendOk;
+        bool otherSendOk;
+        /** The caller itself could still move tokens after its call. */
+        bool callerSendOk;
+        /** A fresh wallet traded after the call (only when a router was given). */
+        bool traded;
+        ProbeTrader.Trade after_;
+    }
+
+    receive() external payable {}
+
+    /** Buy → transfer → sell from a fresh wallet created here; msg.value pays the buy. */
+    function trade(address token, address router, address recipient) public payable returns (ProbeTrader.Trade memory) {
+        ProbeTrader trader = new ProbeTrader();
+        return trader.trade{value: msg.value}(token, router, recipient);
+    }
+
+    /** Replaces every 32-byte word equal to the placeholder with `holder`, from byte 4 on. */
+    function _bind(bytes memory data, address holder) private pure returns (bytes memory) {
+        bytes32 placeholder = bytes32(uint256(uint160(HOLDER_PLACEHOLDER)));
+        bytes32 bound = bytes32(uint256(uint160(holder)));
+        for (uint256 i = 4; i + 32 <= data.length; i += 32) {
+            bytes32 word;
+            assembly {
+                word := mload(add(add(data, 32), i))
+            }
+            if (word == placeholder) {
+                assembly {
+                    mstore(add(add(data, 32), i), bound)
+                }
+            }
+        }
+        return data;
+    }
 
     /**
-     * Runs at the owner's address: funds two fresh holders, makes one owner call naming the first
-     * holder, then measures what it did to the supply, to that holder's balance and to the
-     * holders' ability to transfer (only the first: blacklist; both: pause).
+     * Runs at a privileged caller's address: funds two fresh holders, makes one call naming the
+     * first holder wherever `data` has the placeholder, then measures what it did to the supply,
+     * to that holder's balance, to the holders' and the caller's ability to transfer, and (with a
+     * router) whether a fresh wallet can still buy and sell, and at what tax.
      */
-    function privileged(address token, bytes4 selector) external returns (Privileged memory p) {
+    function privileged(address token, bytes memory data, address router, address recipient)
+        external
+        payable
+        returns (Privileged memory p)
+    {
         ProbeHolder first = new ProbeHolder();
         ProbeHolder second = new ProbeHolder();
-        uint256 amount = _bal(token, address(this)) / 1000;
+        uint256 amount = TokenCalls.balanceOf(token, address(this)) / 1000;
         if (amount > 0) {
-            bool a;
-            bool b;
-            try IToken(token).transfer(address(first), amount) returns (bool ok) {
-                a = ok;
-            } catch {}
-            try IToken(token).transfer(address(second), amount) returns (bool ok) {
-                b = ok;
-            } catch {}
-            p.funded = a && b && _bal(token, address(first)) > 1 && _bal(token, address(second)) > 1;
+            bool a = TokenCalls.transfer(token, address(first), amount);
+            bool b = TokenCalls.transfer(token, address(second), amount);
+            p.funded =
+                a && b && TokenCalls.balanceOf(token, address(first)) > 1 && TokenCalls.balanceOf(token, address(second)) > 1;
         }
-        uint256 supplyBefore = IToken(token).totalSupply();
-        uint256 holderBefore = _bal(token, address(first));
-        (p.callOk, ) = token.call(abi.encodeWithSelector(selector, address(first), uint256(1)));
-        p.supplyDelta = int256(IToken(token).totalSupply()) - int256(supplyBefore);
-        p.holderDelta = int256(_bal(token, address(first))) - int256(holderBefore);
+        uint256 supplyBefore = TokenCalls.totalSupply(token);
+        uint256 holderBefore = TokenCalls.balanceOf(token, address(first));
+        (p.callOk, ) = token.call(_bind(data, address(first)));
+        p.supplyDelta = int256(TokenCalls.totalSupply(token)) - int256(supplyBefore);
+        p.holderDelta = int256(TokenCalls.balanceOf(token, address(first))) - int256(holderBefore);
         if (p.funded) {
             p.holderSendOk = first.send(token, address(0x000000000000000000000000000000000000bEEF), 1);
             p.otherSendOk = second.send(token, address(0x000000000000000000000000000000000000bEEF), 1);
+        }
+        if (TokenCalls.balanceOf(token, address(this)) > 1) {
+            uint256 before = TokenCalls.balanceOf(token, address(0x000000000000000000000000000000000000bEEF));
+            TokenCalls.transfer(token, address(0x000000000000000000000000000000000000bEEF), 1);
+            p.callerSendOk = TokenCalls.balanceOf(token, address(0x000000000000000000000000000000000000bEEF)) > before;
+        }
+        if (router != address(0) && msg.value > 0) {
+            p.traded = true;
+            p.after_ = trade(token, router, recipient);
         }
     }
 }
