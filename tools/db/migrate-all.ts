@@ -12,6 +12,7 @@ export const APPS_WITH_DATABASE = [
   'chain-indexer',
   'webhook-matcher',
   'delivery-worker',
+  'dashboard',
 ];
 
 function main(): void {

@@ -1,0 +1,223 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import { sealSecret } from '@meridian/webhooks';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { SignupModeService } from '../settings/signup-mode.service';
+import { InvitationsRepository } from '../settings/invitations.repository';
+import { UpstreamClient } from '../upstream/upstream.client';
+import { LoginFailuresRepository } from './login-failures.repository';
+import { retryAfterMs } from './login-throttle';
+import { decoyHash, hashPassword, verifyPassword } from './password';
+import { newId, newSecret, sha256 } from './secrets';
+import { SessionsRepository, type SessionRow } from './sessions.repository';
+import { UsersRepository, type UserRow } from './users.repository';
+
+export interface NewSession {
+  /** The cookie value; only its sha256 is stored. */
+  token: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+export interface CurrentSession {
+  session: SessionRow;
+  user: UserRow;
+}
+
+/** What a per-IP key may fail, relative to a per-email key: a shared office NAT is not one guesser. */
+const IP_FACTOR = 4;
+
+interface CreatedAccount {
+  account: { id: string };
+  api_key: { id: string; key: string };
+}
+
+@Injectable()
+export class AuthService {
+  private readonly sealKey: Buffer;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly failures: LoginFailuresRepository,
+    private readonly invitations: InvitationsRepository,
+    private readonly signupMode: SignupModeService,
+    private readonly upstream: UpstreamClient,
+  ) {
+    this.sealKey = Buffer.from(config.DASHBOARD_SECRETS_KEY, 'base64');
+  }
+
+  /**
+   * A new user is a new billing account (operator API) whose every-scope key the dashboard keeps
+   * sealed and uses server-side; the browser never holds it.
+   */
+  async signUp(input: {
+    email: string;
+    password: string;
+    name?: string;
+    invitation?: string;
+  }): Promise<{ user: UserRow; session: NewSession }> {
+    const now = this.clock.now();
+    let invitationHash: string | undefined;
+    if ((await this.signupMode.mode()) === 'invite') {
+      if (!input.invitation)
+        throw new DomainError(
+          'invitation_required',
+          'forbidden',
+          'sign-up is by invitation only; ask an operator for an invitation link',
+        );
+      invitationHash = sha256(input.invitation);
+      if (!(await this.invitations.consume(invitationHash, input.email, now)))
+        throw new DomainError(
+          'invitation_invalid',
+          'forbidden',
+          'this invitation is unknown, used, expired or for another email',
+        );
+    }
+    try {
+      if (await this.users.byEmail(input.email))
+        throw new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+          details: { fields: { email: 'an account with this email exists; sign in instead' } },
+        });
+      const passwordHash = await hashPassword(input.password);
+      const created = await this.upstream.json<CreatedAccount>(
+        'billing',
+        'POST',
+        '/admin/accounts',
+        {
+          bearer: this.config.OPERATOR_TOKEN,
+          body: {
+            name: input.name ?? input.email,
+            type: 'individual',
+            api_key_scopes: ['account', 'webhooks', 'audit'],
+          },
+        },
+      );
+      const user: UserRow = {
+        id: newId('usr'),
+        email: input.email,
+        passwordHash,
+        role: 'customer',
+        accountId: created.account.id,
+        apiKeyId: created.api_key.id,
+        sealedApiKey: sealSecret(this.sealKey, created.api_key.key),
+        createdAt: now,
+      };
+      // A racing sign-up with the same email loses here; its billing account stays unused.
+      if (!(await this.users.insert(user)))
+        throw new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+          details: { fields: { email: 'an account with this email exists; sign in instead' } },
+        });
+      return { user, session: await this.startSession(user, now) };
+    } catch (error) {
+      if (invitationHash) await this.invitations.release(invitationHash);
+      throw error;
+    }
+  }
+
+  async signIn(email: string, password: string, clientIp: string): Promise<NewSession> {
+    const now = this.clock.now();
+    const emailKey = `email:${email.toLowerCase()}`;
+    const ipKey = `ip:${clientIp}`;
+    const since = new Date(now.getTime() - this.config.LOGIN_WINDOW_MS);
+    const limit = this.config.LOGIN_MAX_FAILURES;
+    const wait = Math.max(
+      retryAfterMs(await this.failures.recent(emailKey, since), now, {
+        limit,
+        windowMs: this.config.LOGIN_WINDOW_MS,
+      }),
+      retryAfterMs(await this.failures.recent(ipKey, since), now, {
+        limit: limit * IP_FACTOR,
+        windowMs: this.config.LOGIN_WINDOW_MS,
+      }),
+    );
+    if (wait > 0)
+      throw new DomainError(
+        'too_many_attempts',
+        'rate_limited',
+        `too many failed sign-ins; try again in ${Math.ceil(wait / 60_000)} min`,
+        { details: { retryAfterMs: wait } },
+      );
+    const user = await this.users.byEmail(email);
+    const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
+    if (!user || !ok) {
+      await this.failures.record([emailKey, ipKey], now, since);
+      throw new DomainError('invalid_credentials', 'unauthenticated', 'wrong email or password');
+    }
+    await this.failures.clear(emailKey);
+    return this.startSession(user, now);
+  }
+
+  async signOut(sessionHash: string): Promise<void> {
+    await this.sessions.delete(sessionHash);
+  }
+
+  /** The session behind a cookie, or undefined when it is unknown, expired or idle too long. */
+  async current(token: string | undefined): Promise<CurrentSession | undefined> {
+    if (!token) return undefined;
+    const now = this.clock.now();
+    const session = await this.sessions.byHash(sha256(token));
+    if (!session) return undefined;
+    const idleUntil = session.lastSeenAt.getTime() + this.config.SESSION_IDLE_MS;
+    if (session.expiresAt <= now || idleUntil <= now.getTime()) {
+      await this.sessions.delete(session.idHash);
+      return undefined;
+    }
+    const user = await this.users.byId(session.userId);
+    if (!user) return undefined;
+    // One write a minute is enough for the idle rule.
+    if (now.getTime() - session.lastSeenAt.getTime() > 60_000)
+      await this.sessions.touch(session.idHash, now);
+    return { session, user };
+  }
+
+  /** Other sessions of the user end: whoever knew the old password is signed out. */
+  async changePassword(
+    current: CurrentSession,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<void> {
+    if (!(await verifyPassword(current.user.passwordHash, currentPassword)))
+      throw new DomainError('invalid_credentials', 'invalid', 'the current password is wrong', {
+        details: { fields: { current_password: 'the current password is wrong' } },
+      });
+    await this.users.setPassword(
+      current.user.id,
+      await hashPassword(newPassword),
+      this.clock.now(),
+    );
+    await this.sessions.deleteOthers(current.user.id, current.session.idHash);
+  }
+
+  /** Creates the configured operator once (OPERATOR_EMAIL / OPERATOR_PASSWORD). */
+  async ensureOperator(): Promise<void> {
+    const { OPERATOR_EMAIL: email, OPERATOR_PASSWORD: password } = this.config;
+    if (!email || !password || (await this.users.byEmail(email))) return;
+    await this.users.insert({
+      id: newId('usr'),
+      email: email.toLowerCase(),
+      passwordHash: await hashPassword(password),
+      role: 'operator',
+      accountId: null,
+      apiKeyId: null,
+      sealedApiKey: null,
+      createdAt: this.clock.now(),
+    });
+  }
+
+  private async startSession(user: UserRow, now: Date): Promise<NewSession> {
+    const token = newSecret();
+    const csrfToken = newSecret();
+    const expiresAt = new Date(now.getTime() + this.config.SESSION_TTL_MS);
+    await this.sessions.insert(
+      { idHash: sha256(token), userId: user.id, csrfToken, lastSeenAt: now, expiresAt },
+      now,
+    );
+    return { token, csrfToken, expiresAt };
+  }
+}

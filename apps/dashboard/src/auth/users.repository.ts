@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export type Role = 'customer' | 'operator';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  passwordHash: string;
+  role: Role;
+  accountId: string | null;
+  apiKeyId: string | null;
+  sealedApiKey: string | null;
+  createdAt: Date;
+}
+
+interface Raw {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+  account_id: string | null;
+  api_key_id: string | null;
+  sealed_api_key: string | null;
+  created_at: Date;
+}
+
+const rowOf = (raw: Raw): UserRow => ({
+  id: raw.id,
+  email: raw.email,
+  passwordHash: raw.password_hash,
+  role: raw.role,
+  accountId: raw.account_id,
+  apiKeyId: raw.api_key_id,
+  sealedApiKey: raw.sealed_api_key,
+  createdAt: raw.created_at,
+});
+
+const COLUMNS =
+  'id, email, password_hash, role, account_id, api_key_id, sealed_api_key, created_at';
+
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async byEmail(email: string): Promise<UserRow | undefined> {
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS} FROM dashboard.users WHERE lower(email) = lower($1)`,
+      [email],
+    )) as Raw[];
+    return rows[0] && rowOf(rows[0]);
+  }
+
+  async byId(id: string): Promise<UserRow | undefined> {
+    const rows = (await this.db.query(`SELECT ${COLUMNS} FROM dashboard.users WHERE id = $1`, [
+      id,
+    ])) as Raw[];
+    return rows[0] && rowOf(rows[0]);
+  }
+
+  async byAccount(accountId: string): Promise<UserRow | undefined> {
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS} FROM dashboard.users WHERE account_id = $1 ORDER BY created_at LIMIT 1`,
+      [accountId],
+    )) as Raw[];
+    return rows[0] && rowOf(rows[0]);
+  }
+
+  /** Customers whose email or account id contains `query` (case-insensitive), newest first. */
+  async searchCustomers(query: string, limit: number): Promise<UserRow[]> {
+    const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS} FROM dashboard.users
+        WHERE role = 'customer' AND (email ILIKE $1 OR account_id ILIKE $1)
+        ORDER BY created_at DESC LIMIT $2`,
+      [pattern, limit],
+    )) as Raw[];
+    return rows.map(rowOf);
+  }
+
+  /** Inserts unless the email is taken; false when it was. */
+  async insert(user: UserRow): Promise<boolean> {
+    const rows = (await this.db.query(
+      `INSERT INTO dashboard.users (${COLUMNS}, password_changed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [
+        user.id,
+        user.email,
+        user.passwordHash,
+        user.role,
+        user.accountId,
+        user.apiKeyId,
+        user.sealedApiKey,
+        user.createdAt,
+      ],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  async setPassword(id: string, passwordHash: string, at: Date): Promise<void> {
+    await this.db.query(
+      'UPDATE dashboard.users SET password_hash = $2, password_changed_at = $3 WHERE id = $1',
+      [id, passwordHash, at],
+    );
+  }
+}

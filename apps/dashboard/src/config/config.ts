@@ -1,0 +1,84 @@
+import { commonEnv, urlOf } from '@meridian/platform-config';
+import { ENDPOINTS, REGIONS } from '@meridian/networks';
+import { z } from 'zod';
+
+const jsonOf = <S extends z.ZodType>(schema: S, hint: string) =>
+  z
+    .string()
+    .default('{}')
+    .transform((text, ctx): z.output<S> => {
+      try {
+        return schema.parse(JSON.parse(text));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: hint });
+        return z.NEVER;
+      }
+    });
+
+const httpUrl = urlOf(['http:', 'https:']);
+
+/** Every variable the dashboard reads, validated at start; nothing else reads process.env. */
+export const configSchema = z.object({
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  HTTP_HOST: commonEnv.HTTP_HOST,
+  HTTP_PORT: commonEnv.HTTP_PORT,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  /** billing-ledger REST base, e.g. http://billing:7101/api/v1 (account + operator API). */
+  BILLING_API_URL: httpUrl,
+  /** webhook-matcher REST base, e.g. http://matcher:7103/api/v1. */
+  WEBHOOKS_API_URL: httpUrl,
+  /** audit-api base ending in /v1. */
+  AUDIT_API_URL: httpUrl,
+  /** billing-ledger's operator token: sign-up creates accounts and operators act through it. */
+  OPERATOR_TOKEN: z.string().min(16),
+  /** 32 bytes, base64: seals each account's API key at rest (AES-256-GCM). */
+  DASHBOARD_SECRETS_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  /** Default sign-up mode until an operator changes it on the settings page. */
+  SIGNUP_MODE: z.enum(['open', 'invite']).default('open'),
+  /** The operator user made (once) at start; without both, no operator exists. */
+  OPERATOR_EMAIL: z.string().email().optional(),
+  OPERATOR_PASSWORD: z.string().min(12).optional(),
+  /** Public node-access bases shown on the node-access page: {"eu": "https://…/", …, "shared": …}. */
+  PUBLIC_RPC_URLS: jsonOf(
+    z.partialRecord(z.enum(ENDPOINTS), httpUrl),
+    'must be a JSON object of endpoint (eu, us, asia, shared) -> http(s) URL',
+  ),
+  /** Public gRPC addresses (host:port) per region, for network P. */
+  PUBLIC_GRPC_ADDRESSES: jsonOf(
+    z.partialRecord(z.enum(REGIONS), z.string().min(1)),
+    'must be a JSON object of region (eu, us, asia) -> host:port',
+  ),
+  /** Public bases shown next to API keys (webhooks and audit), defaults to the upstream URLs. */
+  PUBLIC_WEBHOOKS_URL: httpUrl.optional(),
+  PUBLIC_AUDIT_URL: httpUrl.optional(),
+  /** Session lifetime (idle sessions end sooner: SESSION_IDLE_MS). */
+  SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(7 * 24 * 3_600_000),
+  SESSION_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(24 * 3_600_000),
+  /** Failed sign-ins allowed per email (and 4x that per client address) in LOGIN_WINDOW_MS. */
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
+  LOGIN_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15 * 60_000),
+  /** Cookies marked Secure (off only for plain-http local stacks). */
+  COOKIE_SECURE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Built single-page app (vite outDir); served with an index.html fallback. */
+  WEB_DIST_DIR: z.string().optional(),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;

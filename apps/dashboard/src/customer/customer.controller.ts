@@ -1,0 +1,134 @@
+import {
+  All,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { CurrentSession } from '../auth/auth.service';
+import { Current, CustomerGuard } from '../auth/session.guard';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { parseBody } from '../http-validation';
+import { UpstreamClient, type Upstream } from '../upstream/upstream.client';
+import { AccountKeyService } from './account-key.service';
+import { networkEndpoints } from './endpoints';
+import { relayRuleFor } from './relay-rules';
+
+const UPSTREAMS: readonly Upstream[] = ['billing', 'webhooks', 'audit'];
+const apiKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  scopes: z
+    .array(z.enum(['account', 'webhooks', 'audit']))
+    .min(1)
+    .max(3),
+});
+
+interface ApiKeyView {
+  id: string;
+  name: string | null;
+  scopes: string[];
+  hint: string;
+  created_at: string;
+}
+
+/** The customer's side of the BFF: the REST APIs with the account's own key, nothing else. */
+@Controller('api')
+@UseGuards(CustomerGuard)
+export class CustomerController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly upstream: UpstreamClient,
+    private readonly keys: AccountKeyService,
+  ) {}
+
+  @Get('networks')
+  networks() {
+    return {
+      items: networkEndpoints(this.config.PUBLIC_RPC_URLS, this.config.PUBLIC_GRPC_ADDRESSES),
+      webhooks_url: this.config.PUBLIC_WEBHOOKS_URL ?? this.config.WEBHOOKS_API_URL,
+      audit_url: this.config.PUBLIC_AUDIT_URL ?? this.config.AUDIT_API_URL,
+    };
+  }
+
+  /** The account's API keys except the one the dashboard itself uses. */
+  @Get('api-keys')
+  async listKeys(@Current() current: CurrentSession) {
+    const list = await this.upstream.json<{ items: ApiKeyView[] }>('billing', 'GET', '/api-keys', {
+      bearer: this.keys.keyOf(current.user),
+      query: 'limit=200',
+    });
+    return { items: list.items.filter((key) => key.id !== current.user.apiKeyId) };
+  }
+
+  @Post('api-keys')
+  @HttpCode(201)
+  async createKey(@Current() current: CurrentSession, @Body() body: unknown) {
+    return this.upstream.json('billing', 'POST', '/api-keys', {
+      bearer: this.keys.keyOf(current.user),
+      body: parseBody(apiKeyBody, body),
+    });
+  }
+
+  @Delete('api-keys/:id')
+  @HttpCode(204)
+  async deleteKey(@Current() current: CurrentSession, @Param('id') id: string) {
+    if (id === current.user.apiKeyId)
+      throw new DomainError('not_found', 'not_found', 'no such API key');
+    await this.upstream.json('billing', 'DELETE', `/api-keys/${encodeURIComponent(id)}`, {
+      bearer: this.keys.keyOf(current.user),
+    });
+  }
+
+  /** `/api/relay/<upstream>/<path>` → that API's `<path>`, if RELAY_RULES allow it. */
+  @All('relay/*')
+  async relay(
+    @Current() current: CurrentSession,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const [pathname, query] = splitUrl(request.url);
+    const match = /^\/api\/relay\/([a-z]+)(\/.*)$/.exec(pathname);
+    const upstream = match?.[1] as Upstream | undefined;
+    const path = match?.[2];
+    if (
+      !upstream ||
+      !path ||
+      !UPSTREAMS.includes(upstream) ||
+      !relayRuleFor(upstream, request.method, path)
+    )
+      throw new DomainError('not_found', 'not_found', 'no such route');
+    const idempotencyKey = request.headers['idempotency-key'];
+    const answer = await this.upstream.call(upstream, request.method, path, {
+      bearer: this.keys.keyOf(current.user),
+      query,
+      body: ['POST', 'PUT', 'PATCH'].includes(request.method) ? (request.body ?? {}) : undefined,
+      headers: typeof idempotencyKey === 'string' ? { 'idempotency-key': idempotencyKey } : {},
+    });
+    // The browser's session is fine; a 401 here means the account's stored key was refused.
+    if (answer.status === 401)
+      throw new DomainError(
+        'account_key_rejected',
+        'unavailable',
+        `${upstream} refused the account's key`,
+      );
+    void reply.status(answer.status);
+    if (answer.status === 204 || answer.body === null) return reply.send();
+    return reply.send(answer.body);
+  }
+}
+
+function splitUrl(url: string): [string, string | undefined] {
+  const at = url.indexOf('?');
+  return at < 0 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1) || undefined];
+}

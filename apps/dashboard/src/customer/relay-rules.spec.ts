@@ -1,0 +1,25 @@
+import { relayRuleFor } from './relay-rules';
+
+describe('relayRuleFor', () => {
+  it.each([
+    ['billing', 'GET', '/account/usage'],
+    ['billing', 'POST', '/access-tokens/tok_1/roll'],
+    ['webhooks', 'POST', '/webhooks/wh_abc/resume'],
+    ['webhooks', 'POST', '/address-lists/al_1/entries/remove'],
+    ['audit', 'GET', '/quota'],
+  ] as const)('lets %s %s %s through', (upstream, method, path) => {
+    expect(relayRuleFor(upstream, method, path)).toBeDefined();
+  });
+
+  it.each([
+    ['billing', 'POST', '/admin/accounts'],
+    ['billing', 'PUT', '/admin/accounts/acc_1/plan'],
+    ['billing', 'GET', '/api-keys'],
+    ['billing', 'DELETE', '/account'],
+    ['billing', 'GET', '/access-tokens/../admin/accounts'],
+    ['webhooks', 'GET', '/webhooks/wh_1/../../admin'],
+    ['audit', 'GET', '/wallet-audit/check'],
+  ] as const)('refuses %s %s %s', (upstream, method, path) => {
+    expect(relayRuleFor(upstream, method, path)).toBeUndefined();
+  });
+});

@@ -1,0 +1,72 @@
+import type { Upstream } from '../upstream/upstream.client';
+
+export interface RelayRule {
+  upstream: Upstream;
+  methods: readonly string[];
+  path: RegExp;
+}
+
+const ID = '[A-Za-z0-9_-]{1,100}';
+
+/**
+ * What a customer's page may ask of the REST APIs through the BFF, with the account's own key.
+ * Anything else (the operator API above all) is not reachable this way. API keys have their own
+ * routes (customer.controller.ts): the dashboard's own key must stay hidden and undeletable.
+ */
+export const RELAY_RULES: readonly RelayRule[] = [
+  { upstream: 'billing', methods: ['GET'], path: /^\/account(\/balance|\/usage)?$/ },
+  { upstream: 'billing', methods: ['PUT'], path: /^\/account\/plan$/ },
+  { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/access-tokens$/ },
+  { upstream: 'billing', methods: ['DELETE'], path: new RegExp(`^/access-tokens/${ID}$`) },
+  { upstream: 'billing', methods: ['POST'], path: new RegExp(`^/access-tokens/${ID}/roll$`) },
+  { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/top-ups$/ },
+  { upstream: 'webhooks', methods: ['GET', 'POST'], path: /^\/webhooks$/ },
+  { upstream: 'webhooks', methods: ['GET'], path: /^\/webhooks\/limits$/ },
+  {
+    upstream: 'webhooks',
+    methods: ['GET', 'PATCH', 'DELETE'],
+    path: new RegExp(`^/webhooks/${ID}$`),
+  },
+  {
+    upstream: 'webhooks',
+    methods: ['POST'],
+    path: new RegExp(`^/webhooks/${ID}/(pause|resume|test|secret/rotate)$`),
+  },
+  {
+    upstream: 'webhooks',
+    methods: ['GET'],
+    path: new RegExp(`^/webhooks/${ID}/(deliveries|stats)$`),
+  },
+  { upstream: 'webhooks', methods: ['GET', 'POST'], path: /^\/address-lists$/ },
+  {
+    upstream: 'webhooks',
+    methods: ['GET', 'PATCH', 'DELETE'],
+    path: new RegExp(`^/address-lists/${ID}$`),
+  },
+  {
+    upstream: 'webhooks',
+    methods: ['GET', 'POST', 'PUT'],
+    path: new RegExp(`^/address-lists/${ID}/entries$`),
+  },
+  {
+    upstream: 'webhooks',
+    methods: ['POST'],
+    path: new RegExp(`^/address-lists/${ID}/entries/remove$`),
+  },
+  { upstream: 'audit', methods: ['GET'], path: /^\/quota$/ },
+  {
+    upstream: 'audit',
+    methods: ['POST'],
+    path: /^\/(wallet-audit\/check|wallet-audit\/audit|rug-pull\/check)$/,
+  },
+];
+
+export function relayRuleFor(
+  upstream: Upstream,
+  method: string,
+  path: string,
+): RelayRule | undefined {
+  return RELAY_RULES.find(
+    (rule) => rule.upstream === upstream && rule.methods.includes(method) && rule.path.test(path),
+  );
+}

@@ -1,0 +1,16 @@
+import type { AppDataSourceOptions } from '@meridian/platform-db';
+import { DashboardInitial1764000000000 } from '../migrations/1764000000000-dashboard-initial';
+
+/** The Postgres schema this app owns; no other app reads or writes it. */
+export const SCHEMA = 'dashboard';
+
+export function dataSourceOptions(url: string): AppDataSourceOptions {
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [DashboardInitial1764000000000],
+    applicationName: 'dashboard',
+    poolSize: 5,
+  };
+}

@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+
+export type Upstream = 'billing' | 'webhooks' | 'audit';
+
+export interface UpstreamAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface UpstreamCall {
+  bearer: string;
+  body?: unknown;
+  query?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The dashboard's only way to the REST APIs: server-side, with the account's API key (or the
+ * operator token), so the APIs keep their one auth scheme. Answers come back as they are (status
+ * and JSON body) and the BFF relays them; only "could not reach it" becomes our own error.
+ */
+@Injectable()
+export class UpstreamClient {
+  private readonly bases: Record<Upstream, string>;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const trim = (url: string) => url.replace(/\/+$/, '');
+    this.bases = {
+      billing: trim(config.BILLING_API_URL),
+      webhooks: trim(config.WEBHOOKS_API_URL),
+      audit: trim(config.AUDIT_API_URL),
+    };
+  }
+
+  async call(
+    upstream: Upstream,
+    method: string,
+    path: string,
+    call: UpstreamCall,
+  ): Promise<UpstreamAnswer> {
+    const url = `${this.bases[upstream]}${path}${call.query ? `?${call.query}` : ''}`;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${call.bearer}`,
+      accept: 'application/json',
+      ...call.headers,
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: AbortSignal.timeout(this.config.UPSTREAM_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new DomainError('upstream_unavailable', 'unavailable', `${upstream} is not reachable`, {
+        cause: error,
+      });
+    }
+    const text = await response.text();
+    let body: unknown = null;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { error: 'upstream_error', message: `${upstream} answered ${response.status}` };
+      }
+    }
+    return { status: response.status, body };
+  }
+
+  /** For the BFF's own use of an answer: a non-2xx becomes a DomainError carrying its code. */
+  async json<T>(upstream: Upstream, method: string, path: string, call: UpstreamCall): Promise<T> {
+    const answer = await this.call(upstream, method, path, call);
+    if (answer.status >= 200 && answer.status < 300) return answer.body as T;
+    throw upstreamError(upstream, answer);
+  }
+}
+
+const kindOfStatus: Record<number, ConstructorParameters<typeof DomainError>[1]> = {
+  400: 'invalid',
+  401: 'unauthenticated',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'too_large',
+  429: 'rate_limited',
+};
+
+export function upstreamError(upstream: Upstream, answer: UpstreamAnswer): DomainError {
+  const body = (answer.body ?? {}) as { error?: unknown; message?: unknown };
+  const code = typeof body.error === 'string' ? body.error : 'upstream_error';
+  const message = typeof body.message === 'string' ? body.message : `${upstream} refused: ${code}`;
+  return new DomainError(code, kindOfStatus[answer.status] ?? 'unavailable', message);
+}

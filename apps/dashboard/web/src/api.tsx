@@ -1,0 +1,81 @@
+/** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
+let csrfToken = '';
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Field path → message, when the server named the field at fault. */
+    readonly fields: Record<string, string>,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Field messages in any of the shapes our APIs answer: `fields`, `field`/`path`, `details[]`. */
+export function fieldsOf(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const message = typeof body['message'] === 'string' ? body['message'] : '';
+  if (body['fields'] && typeof body['fields'] === 'object')
+    for (const [key, value] of Object.entries(body['fields'] as Record<string, unknown>))
+      out[key] = String(value);
+  for (const key of ['field', 'path', 'pointer'] as const) {
+    const value = body[key];
+    if (typeof value === 'string' && value)
+      out[value.replace(/^\//, '').replace(/\//g, '.')] = message;
+  }
+  const details = body['details'];
+  if (Array.isArray(details))
+    for (const item of details as Array<Record<string, unknown>>) {
+      const path = item['path'] ?? item['field'];
+      const text = item['message'];
+      if (path !== undefined && typeof text === 'string')
+        out[Array.isArray(path) ? path.join('.') : String(path)] = text;
+    }
+  return out;
+}
+
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'GET' ? {} : { 'x-csrf-token': csrfToken }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { error: 'bad_answer', message: `the server answered ${response.status}` };
+  }
+  if (response.ok) return parsed as T;
+  const errorBody = (parsed ?? {}) as Record<string, unknown>;
+  const code =
+    typeof errorBody['error'] === 'string' ? errorBody['error'] : `http_${response.status}`;
+  const message =
+    typeof errorBody['message'] === 'string' && errorBody['message']
+      ? errorBody['message']
+      : `request failed (${response.status})`;
+  throw new ApiError(response.status, code, message, fieldsOf(errorBody), errorBody);
+}
+
+/** Path of a REST API route through the BFF relay. */
+export const relay = (upstream: 'billing' | 'webhooks' | 'audit', path: string) =>
+  `/api/relay/${upstream}${path}`;

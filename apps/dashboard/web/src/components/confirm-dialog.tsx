@@ -1,0 +1,40 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+
+/** A modal confirmation on the native <dialog> (focus trap, Escape to cancel for free). */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (props.open && !dialog.open) dialog.showModal();
+    if (!props.open && dialog.open) dialog.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
+      <h2 id="dialog-title">{props.title}</h2>
+      <div className="dialog-body">{props.children}</div>
+      <div className="dialog-actions">
+        <button type="button" className="button button-secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={`button ${props.danger ? 'button-danger' : ''}`}
+          disabled={props.busy}
+          onClick={props.onConfirm}
+        >
+          {props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,115 @@
+import type { ReactNode } from 'react';
+import { ApiError } from '../api';
+
+export function PageHeader(props: { title: string; description?: string; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{props.title}</h1>
+        {props.description && <p className="muted">{props.description}</p>}
+      </div>
+      {props.actions && <div className="page-actions">{props.actions}</div>}
+    </header>
+  );
+}
+
+export function Card(props: {
+  title?: string;
+  children: ReactNode;
+  actions?: ReactNode;
+  className?: string;
+  labelledBy?: string;
+}) {
+  const id = props.labelledBy ?? (props.title ? `card-${slug(props.title)}` : undefined);
+  return (
+    <section className={`card ${props.className ?? ''}`} aria-labelledby={id}>
+      {(props.title || props.actions) && (
+        <div className="card-header">
+          {props.title && <h2 id={id}>{props.title}</h2>}
+          {props.actions}
+        </div>
+      )}
+      {props.children}
+    </section>
+  );
+}
+
+export const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
+export function Loading(props: { label?: string }) {
+  return (
+    <div className="state" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      {props.label ?? 'Loading…'}
+    </div>
+  );
+}
+
+export function ErrorState(props: { error: unknown; retry?: () => void }) {
+  const message =
+    props.error instanceof ApiError
+      ? props.error.message
+      : props.error instanceof Error
+        ? props.error.message
+        : 'something went wrong';
+  return (
+    <div className="state state-error" role="alert">
+      <strong>Could not load this.</strong> <span>{message}</span>
+      {props.retry && (
+        <button type="button" className="button button-secondary" onClick={props.retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty(props: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <p className="empty-title">{props.title}</p>
+      {props.children && <div className="muted">{props.children}</div>}
+    </div>
+  );
+}
+
+export function Badge(props: { tone?: 'ok' | 'warn' | 'bad' | 'neutral'; children: ReactNode }) {
+  return <span className={`badge badge-${props.tone ?? 'neutral'}`}>{props.children}</span>;
+}
+
+export function Notice(props: { tone?: 'info' | 'warn' | 'bad' | 'ok'; children: ReactNode }) {
+  return (
+    <div
+      className={`notice notice-${props.tone ?? 'info'}`}
+      role={props.tone === 'bad' ? 'alert' : 'status'}
+    >
+      {props.children}
+    </div>
+  );
+}
+
+/** A bar showing used of limit, labelled for screen readers. */
+export function UsageBar(props: { label: string; used: number; limit: number }) {
+  const ratio = props.limit > 0 ? Math.min(1, props.used / props.limit) : 0;
+  const tone = ratio >= 1 ? 'bad' : ratio >= 0.8 ? 'warn' : 'ok';
+  return (
+    <div className="usage-bar">
+      <div className="usage-bar-label">
+        <span>{props.label}</span>
+        <span className="muted">
+          {props.used.toLocaleString('en-US')} of {props.limit.toLocaleString('en-US')}
+        </span>
+      </div>
+      <div
+        className="usage-bar-track"
+        role="progressbar"
+        aria-label={props.label}
+        aria-valuemin={0}
+        aria-valuemax={props.limit}
+        aria-valuenow={props.used}
+      >
+        <div className={`usage-bar-fill tone-${tone}`} style={{ width: `${ratio * 100}%` }} />
+      </div>
+    </div>
+  );
+}

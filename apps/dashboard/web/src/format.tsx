@@ -1,0 +1,42 @@
+const numberFormat = new Intl.NumberFormat('en-US');
+
+export const formatNumber = (value: number | string | null | undefined): string =>
+  value === null || value === undefined ? '—' : numberFormat.format(Number(value));
+
+export function formatCu(value: number | string | null | undefined): string {
+  return `${formatNumber(value)} CU`;
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function formatRelative(iso: string, now = Date.now()): string {
+  const ms = new Date(iso).getTime() - now;
+  const abs = Math.abs(ms);
+  const unit =
+    abs < 90_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 90 * 60_000
+        ? `${Math.round(abs / 60_000)} min`
+        : abs < 36 * 3_600_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} days`;
+  return ms >= 0 ? `in ${unit}` : `${unit} ago`;
+}
+
+export const PLAN_NAMES: Record<string, string> = {
+  free: 'Free',
+  starter: 'Starter',
+  growth: 'Growth',
+  advanced: 'Advanced',
+  scale: 'Scale',
+  pro: 'Pro',
+  premium: 'Premium',
+  enterprise: 'Enterprise',
+};
+
+export const planName = (plan: string | null | undefined) =>
+  plan ? (PLAN_NAMES[plan] ?? plan) : 'No plan';

@@ -1,0 +1,206 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type KeyboardEvent } from 'react';
+import { api, relay } from '../api';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { SecretOnce } from '../components/copy-button';
+import { Card, Empty, ErrorState, Loading, Notice, PageHeader, UsageBar } from '../components/ui';
+import { formatDateTime, formatRelative } from '../format';
+import type { ApiKey } from '../types';
+import { useNetworks } from './node-access';
+
+interface Quota {
+  limit: number;
+  used: number;
+  resets_at: string;
+}
+
+const TABS = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'api-key', label: 'API key' },
+] as const;
+type Tab = (typeof TABS)[number]['id'];
+
+function QuotaCard() {
+  const quota = useQuery({
+    queryKey: ['audit-quota'],
+    queryFn: () => api<Quota>('GET', relay('audit', '/quota')),
+  });
+  return (
+    <Card title="Today's audit checks">
+      {quota.isPending ? (
+        <Loading />
+      ) : quota.isError ? (
+        <ErrorState error={quota.error} retry={() => void quota.refetch()} />
+      ) : (
+        <>
+          <UsageBar label="Checks used today" used={quota.data.used} limit={quota.data.limit} />
+          <p className="muted">
+            Resets {formatDateTime(quota.data.resets_at)} ({formatRelative(quota.data.resets_at)}).
+          </p>
+        </>
+      )}
+    </Card>
+  );
+}
+
+function ApiKeyTab() {
+  const client = useQueryClient();
+  const keys = useQuery({
+    queryKey: ['api-keys'],
+    queryFn: () => api<{ items: ApiKey[] }>('GET', '/api/api-keys'),
+  });
+  const [fresh, setFresh] = useState<ApiKey | undefined>();
+  const [doomed, setDoomed] = useState<ApiKey | undefined>();
+  const generate = useMutation({
+    mutationFn: () =>
+      api<ApiKey>('POST', '/api/api-keys', { name: 'Address Audit', scopes: ['audit'] }),
+    onSuccess: (key) => {
+      setFresh(key);
+      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (key: ApiKey) => api('DELETE', `/api/api-keys/${key.id}`),
+    onSuccess: () => {
+      setDoomed(undefined);
+      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const auditKeys = keys.data?.items.filter((k) => k.scopes.includes('audit')) ?? [];
+  return (
+    <Card
+      title="API keys"
+      actions={
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Generate API key"
+          title="Generate API key"
+          disabled={generate.isPending}
+          onClick={() => generate.mutate()}
+        >
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path
+              d="M12 5v14M5 12h14"
+              stroke="currentColor"
+              strokeWidth="2.2"
+              strokeLinecap="round"
+            />
+          </svg>
+        </button>
+      }
+    >
+      {generate.error && <Notice tone="bad">{generate.error.message}</Notice>}
+      {fresh?.key && (
+        <SecretOnce label="API key" value={fresh.key} onDone={() => setFresh(undefined)} />
+      )}
+      {keys.isPending ? (
+        <Loading />
+      ) : keys.isError ? (
+        <ErrorState error={keys.error} retry={() => void keys.refetch()} />
+      ) : auditKeys.length === 0 ? (
+        <Empty title="No API key yet.">Press the plus icon to generate one.</Empty>
+      ) : (
+        <table className="table" data-testid="api-keys">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Name</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {auditKeys.map((k) => (
+              <tr key={k.id}>
+                <td>
+                  <code>{k.hint}</code>
+                </td>
+                <td>{k.name ?? '—'}</td>
+                <td>{formatDateTime(k.created_at)}</td>
+                <td className="num">
+                  <button
+                    type="button"
+                    className="button button-danger button-small"
+                    onClick={() => setDoomed(k)}
+                  >
+                    Delete<span className="visually-hidden"> key {k.hint}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <ConfirmDialog
+        open={doomed !== undefined}
+        title="Delete this API key?"
+        confirmLabel="Delete key"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setDoomed(undefined)}
+        onConfirm={() => doomed && remove.mutate(doomed)}
+      >
+        <p>
+          Requests with key <code>{doomed?.hint}</code> are refused from now on.
+        </p>
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+export function AddressAuditPage() {
+  const [tab, setTab] = useState<Tab>('overview');
+  const networks = useNetworks();
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
+    const index = TABS.findIndex((t) => t.id === tab);
+    const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length]!;
+    setTab(next.id);
+    document.getElementById(`tab-${next.id}`)?.focus();
+  };
+  return (
+    <>
+      <PageHeader
+        title="Address Audit"
+        description="Risk checks of wallets and token contracts, with your own API key."
+      />
+      <div role="tablist" aria-label="Address Audit" className="tabs" onKeyDown={onKey}>
+        {TABS.map((t) => (
+          <button
+            key={t.id}
+            id={`tab-${t.id}`}
+            type="button"
+            role="tab"
+            aria-selected={tab === t.id}
+            aria-controls={`panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            className={`tab ${tab === t.id ? 'tab-active' : ''}`}
+            onClick={() => setTab(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        {tab === 'overview' ? (
+          <>
+            <QuotaCard />
+            <Card title="Run a check">
+              <p>Send your API key as a bearer token:</p>
+              <pre className="code-block">
+                {`curl -X POST ${networks.data?.audit_url ?? '<audit url>'}/wallet-audit/check \\
+  -H "authorization: Bearer <API key>" -H 'content-type: application/json' \\
+  -d '{"network":"ETH","address":"0x000000000000000000000000000000000000dEaD"}'`}
+              </pre>
+            </Card>
+          </>
+        ) : (
+          <ApiKeyTab />
+        )}
+      </div>
+    </>
+  );
+}

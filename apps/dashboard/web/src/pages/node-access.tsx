@@ -1,0 +1,255 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError, relay } from '../api';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { CopyButton, SecretOnce } from '../components/copy-button';
+import { Field } from '../components/field';
+import { Card, Empty, ErrorState, Loading, Notice, PageHeader, UsageBar } from '../components/ui';
+import { formatDateTime } from '../format';
+import type { AccessToken, NetworkEndpoints, Page } from '../types';
+import { useAccount } from './overview';
+
+const REGION_NAMES: Record<string, string> = {
+  eu: 'Frankfurt (eu)',
+  us: 'New York (us)',
+  asia: 'Singapore (asia)',
+  shared: 'Shared endpoint',
+};
+const INTERFACE_NAMES: Record<string, string> = {
+  jsonrpc: 'JSON-RPC',
+  websocket: 'WebSocket',
+  grpc: 'gRPC',
+};
+
+export function useNetworks() {
+  return useQuery({
+    queryKey: ['networks'],
+    queryFn: () =>
+      api<{ items: NetworkEndpoints[]; webhooks_url: string; audit_url: string }>(
+        'GET',
+        '/api/networks',
+      ),
+    staleTime: Infinity,
+  });
+}
+
+/** The URL a client uses: the token is the last path segment (gRPC: metadata `x-access-token`). */
+function urlWith(
+  endpoint: { interface: string; url: string },
+  token: string | undefined,
+  hint: string,
+) {
+  if (endpoint.interface === 'grpc') return endpoint.url;
+  return `${endpoint.url}${token ?? `<token ${hint}>`}/`;
+}
+
+function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint: string }) {
+  if (!props.network) return null;
+  return (
+    <table className="table table-compact">
+      <caption className="visually-hidden">Endpoints of {props.network.display_name}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Region</th>
+          <th scope="col">Interface</th>
+          <th scope="col">URL</th>
+          <th scope="col">
+            <span className="visually-hidden">Copy</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.network.endpoints.map((e) => {
+          const url = urlWith(e, props.token, props.hint);
+          return (
+            <tr key={`${e.endpoint}-${e.interface}`}>
+              <td>{REGION_NAMES[e.endpoint] ?? e.endpoint}</td>
+              <td>
+                {INTERFACE_NAMES[e.interface] ?? e.interface}
+                {e.interface === 'grpc' && (
+                  <span className="muted"> (token in x-access-token)</span>
+                )}
+              </td>
+              <td>
+                <code className="url">{url}</code>
+              </td>
+              <td>
+                <CopyButton
+                  value={url}
+                  label={`Copy ${INTERFACE_NAMES[e.interface]} URL for ${REGION_NAMES[e.endpoint]}`}
+                />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+export function NodeAccessPage() {
+  const client = useQueryClient();
+  const account = useAccount();
+  const networks = useNetworks();
+  const tokens = useQuery({
+    queryKey: ['access-tokens'],
+    queryFn: () => api<Page<AccessToken>>('GET', relay('billing', '/access-tokens?limit=200')),
+  });
+  const [network, setNetwork] = useState('polygon-mainnet');
+  const [name, setName] = useState('');
+  const [fresh, setFresh] = useState<AccessToken | undefined>();
+  const [confirm, setConfirm] = useState<
+    { kind: 'roll' | 'delete'; token: AccessToken } | undefined
+  >();
+  const refresh = () => client.invalidateQueries({ queryKey: ['access-tokens'] });
+
+  const create = useMutation({
+    mutationFn: () =>
+      api<AccessToken>('POST', relay('billing', '/access-tokens'), {
+        network,
+        name: name.trim() || undefined,
+      }),
+    onSuccess: (token) => {
+      setFresh(token);
+      setName('');
+      void refresh();
+    },
+  });
+  const act = useMutation({
+    mutationFn: async (what: { kind: 'roll' | 'delete'; token: AccessToken }) =>
+      what.kind === 'roll'
+        ? api<AccessToken>('POST', relay('billing', `/access-tokens/${what.token.id}/roll`))
+        : api<null>('DELETE', relay('billing', `/access-tokens/${what.token.id}`)),
+    onSuccess: (result) => {
+      setConfirm(undefined);
+      setFresh(result ?? undefined);
+      void refresh();
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  if (tokens.isPending || networks.isPending) return <Loading />;
+  if (tokens.isError)
+    return <ErrorState error={tokens.error} retry={() => void tokens.refetch()} />;
+  if (networks.isError) return <ErrorState error={networks.error} />;
+  const byKey = new Map(networks.data.items.map((n) => [n.key, n]));
+  const cap = account.data?.caps.access_tokens;
+  const createError = create.error instanceof ApiError ? create.error : undefined;
+  return (
+    <>
+      <PageHeader
+        title="Node access"
+        description="Access tokens: one per network, put at the end of the endpoint URL."
+      />
+      {cap !== undefined && (
+        <Card>
+          <UsageBar
+            label="Access tokens on your plan"
+            used={tokens.data.items.length}
+            limit={cap}
+          />
+        </Card>
+      )}
+      {fresh?.token && (
+        <Card title="Your new access token">
+          <SecretOnce label="Access token" value={fresh.token} onDone={() => setFresh(undefined)} />
+          <EndpointTable network={byKey.get(fresh.network)} token={fresh.token} hint={fresh.hint} />
+        </Card>
+      )}
+      <Card title="Create an access token">
+        <form className="form-row" onSubmit={submit}>
+          <Field label="Network" error={createError?.fields['network']}>
+            <select value={network} onChange={(e) => setNetwork(e.target.value)}>
+              {networks.data.items.map((n) => (
+                <option key={n.key} value={n.key}>
+                  {n.display_name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Name (optional)" error={createError?.fields['name']}>
+            <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <button type="submit" className="button" disabled={create.isPending}>
+            Create token
+          </button>
+        </form>
+        {createError && !Object.keys(createError.fields).length && (
+          <Notice tone="bad">
+            {createError.code === 'cap_access_tokens_exceeded'
+              ? `Your plan allows ${cap ?? 'no more'} access tokens. Delete one or upgrade your plan.`
+              : createError.message}
+          </Notice>
+        )}
+      </Card>
+      <Card title="Your access tokens">
+        {tokens.data.items.length === 0 ? (
+          <Empty title="No access tokens yet.">
+            Create one above to send your first JSON-RPC call.
+          </Empty>
+        ) : (
+          <ul className="token-list">
+            {tokens.data.items.map((t) => (
+              <li key={t.id} className="token-item" data-testid="access-token">
+                <div className="token-head">
+                  <div>
+                    <strong>{byKey.get(t.network)?.display_name ?? t.network}</strong>{' '}
+                    <span className="muted">
+                      {t.name ? `${t.name} · ` : ''}
+                      {t.hint} · created {formatDateTime(t.created_at)}
+                    </span>
+                  </div>
+                  <div className="actions">
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      onClick={() => setConfirm({ kind: 'roll', token: t })}
+                    >
+                      Roll
+                    </button>
+                    <button
+                      type="button"
+                      className="button button-danger button-small"
+                      onClick={() => setConfirm({ kind: 'delete', token: t })}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                </div>
+                <details>
+                  <summary>Endpoints</summary>
+                  <EndpointTable network={byKey.get(t.network)} hint={t.hint} />
+                </details>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+      <ConfirmDialog
+        open={confirm !== undefined}
+        title={confirm?.kind === 'roll' ? 'Roll this access token?' : 'Delete this access token?'}
+        confirmLabel={confirm?.kind === 'roll' ? 'Roll token' : 'Delete token'}
+        danger
+        busy={act.isPending}
+        onCancel={() => setConfirm(undefined)}
+        onConfirm={() => confirm && act.mutate(confirm)}
+      >
+        {confirm?.kind === 'roll' ? (
+          <p>
+            A new token replaces <code>{confirm.token.hint}</code>.{' '}
+            <strong>The old token stops working at once</strong>: every client using it gets 401
+            until you give it the new one.
+          </p>
+        ) : (
+          <p>
+            Token <code>{confirm?.token.hint}</code> stops working at once and cannot be restored.
+          </p>
+        )}
+        {act.error && <Notice tone="bad">{act.error.message}</Notice>}
+      </ConfirmDialog>
+    </>
+  );
+}

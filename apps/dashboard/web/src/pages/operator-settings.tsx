@@ -1,0 +1,82 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api';
+import { CopyButton } from '../components/copy-button';
+import { Field } from '../components/field';
+import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { formatDateTime } from '../format';
+
+export function OperatorSettingsPage() {
+  const client = useQueryClient();
+  const settings = useQuery({
+    queryKey: ['operator-settings'],
+    queryFn: () => api<{ signup_mode: 'open' | 'invite' }>('GET', '/api/operator/settings'),
+  });
+  const setMode = useMutation({
+    mutationFn: (signup_mode: string) => api('PUT', '/api/operator/settings', { signup_mode }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-settings'] }),
+  });
+  const [email, setEmail] = useState('');
+  const invite = useMutation({
+    mutationFn: () =>
+      api<{ email: string; code: string; expires_at: string }>(
+        'POST',
+        '/api/operator/invitations',
+        { email },
+      ),
+    onSuccess: () => setEmail(''),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    invite.mutate();
+  };
+  const inviteError = invite.error instanceof ApiError ? invite.error : undefined;
+  const link = invite.data
+    ? `${window.location.origin}/sign-up?invitation=${encodeURIComponent(invite.data.code)}`
+    : '';
+  return (
+    <>
+      <PageHeader title="Sign-up and invitations" />
+      <Card title="Who may sign up">
+        {settings.isPending ? (
+          <Loading />
+        ) : settings.isError ? (
+          <ErrorState error={settings.error} />
+        ) : (
+          <fieldset className="fieldset">
+            <legend>Sign-up mode</legend>
+            {(['open', 'invite'] as const).map((mode) => (
+              <label key={mode} className="check">
+                <input
+                  type="radio"
+                  name="signup-mode"
+                  checked={settings.data.signup_mode === mode}
+                  onChange={() => setMode.mutate(mode)}
+                />
+                {mode === 'open' ? 'Open: anyone can create an account' : 'Invitation only'}
+              </label>
+            ))}
+          </fieldset>
+        )}
+      </Card>
+      <Card title="Invite someone">
+        <form onSubmit={submit} className="form-row" noValidate>
+          <Field label="Email" error={inviteError?.fields['email']}>
+            <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          </Field>
+          <button type="submit" className="button" disabled={invite.isPending}>
+            Create invitation
+          </button>
+        </form>
+        {invite.data && (
+          <Notice tone="ok">
+            Send this link to {invite.data.email} (valid until{' '}
+            {formatDateTime(invite.data.expires_at)}, shown once):{' '}
+            <code className="url">{link}</code>{' '}
+            <CopyButton value={link} label="Copy invitation link" />
+          </Notice>
+        )}
+      </Card>
+    </>
+  );
+}

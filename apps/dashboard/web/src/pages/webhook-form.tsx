@@ -1,0 +1,286 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { api, ApiError, relay } from '../api';
+import { SecretOnce } from '../components/copy-button';
+import { Field } from '../components/field';
+import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import type { Webhook } from '../types';
+import { useNetworks } from './node-access';
+import { useAddressLists } from './webhooks';
+
+const TRIGGERS = [
+  { id: 'address_activity', label: 'Address activity (transactions and token transfers)' },
+  { id: 'log_event', label: 'Log event' },
+  { id: 'tx_confirmation', label: 'Transaction confirmation' },
+];
+const PHASES = ['unconfirmed', 'confirmed'] as const;
+
+/** The first message the API gave for `field` or anything under it (`addresses.3`, `filters.any.0`). */
+export function errorFor(error: ApiError | undefined, ...fields: string[]): string | undefined {
+  if (!error) return undefined;
+  for (const [path, message] of Object.entries(error.fields))
+    if (fields.some((f) => path === f || path.startsWith(`${f}.`) || path.startsWith(`${f}[`)))
+      return message || error.message;
+  return undefined;
+}
+
+export const splitAddresses = (text: string) =>
+  text
+    .split(/[\s,;]+/)
+    .map((a) => a.trim())
+    .filter(Boolean);
+
+export function WebhookFormPage() {
+  const { id } = useParams();
+  const editing = id !== undefined;
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const networks = useNetworks();
+  const lists = useAddressLists();
+  const existing = useQuery({
+    queryKey: ['webhook', id],
+    queryFn: () => api<Webhook>('GET', relay('webhooks', `/webhooks/${id}`)),
+    enabled: editing,
+  });
+  const [name, setName] = useState('');
+  const [network, setNetwork] = useState('eth-mainnet');
+  const [trigger, setTrigger] = useState('address_activity');
+  const [targetUrl, setTargetUrl] = useState('');
+  const [addresses, setAddresses] = useState('');
+  const [listRefs, setListRefs] = useState<string[]>([]);
+  const [phases, setPhases] = useState<string[]>(['unconfirmed', 'confirmed']);
+  const [depth, setDepth] = useState('96');
+  const [created, setCreated] = useState<Webhook | undefined>();
+
+  useEffect(() => {
+    const w = existing.data;
+    if (!w) return;
+    setName(w.name ?? '');
+    setNetwork(w.network);
+    setTrigger(w.trigger_type);
+    setTargetUrl(w.target_url);
+    setAddresses((w.addresses ?? []).join('\n'));
+    setListRefs(w.list_refs ?? []);
+    setPhases(w.phases);
+    setDepth(String(w.confirm_depth));
+  }, [existing.data]);
+
+  const save = useMutation({
+    mutationFn: () => {
+      const body: Record<string, unknown> = {
+        name: name.trim() || undefined,
+        target_url: targetUrl.trim(),
+        addresses: splitAddresses(addresses),
+        list_refs: listRefs,
+        phases,
+        confirm_depth: Number(depth),
+      };
+      if (editing) return api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body);
+      return api<Webhook>(
+        'POST',
+        relay('webhooks', '/webhooks'),
+        { ...body, network, trigger_type: trigger },
+        { 'idempotency-key': crypto.randomUUID() },
+      );
+    },
+    onSuccess: (webhook) => {
+      void client.invalidateQueries({ queryKey: ['webhooks'] });
+      void client.invalidateQueries({ queryKey: ['webhook-limits'] });
+      void client.invalidateQueries({ queryKey: ['webhook', webhook.id] });
+      if (editing) navigate(`/webhooks/${webhook.id}`);
+      else setCreated(webhook);
+    },
+  });
+  const error = save.error instanceof ApiError ? save.error : undefined;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+
+  if (editing && existing.isPending) return <Loading />;
+  if (editing && existing.isError) return <ErrorState error={existing.error} />;
+  if (created)
+    return (
+      <>
+        <PageHeader title="Webhook created" />
+        <Card>
+          {created.secret && <SecretOnce label="Signing secret" value={created.secret} />}
+          <p>
+            Verify each delivery's <code>X-Signature</code> (or the Standard Webhooks headers) with
+            this secret.
+          </p>
+          <Link className="button" to={`/webhooks/${created.id}`}>
+            Open the webhook
+          </Link>
+        </Card>
+      </>
+    );
+  const evm = networks.data?.items.filter((n) => n.key !== 'sui-mainnet') ?? [];
+  const known = new Set([
+    'network',
+    'trigger_type',
+    'target_url',
+    'addresses',
+    'list_refs',
+    'phases',
+    'confirm_depth',
+    'name',
+  ]);
+  const unplaced = error && !Object.keys(error.fields).some((f) => known.has(f.split(/[.[]/)[0]!));
+  return (
+    <>
+      <PageHeader title={editing ? 'Edit webhook' : 'Create webhook'} />
+      <Card>
+        <form onSubmit={submit} className="form" noValidate>
+          {unplaced && (
+            <Notice tone="bad">
+              {error.message}
+              {error.code.startsWith('cap_') && (
+                <>
+                  {' '}
+                  <Link to="/">See your plan</Link>.
+                </>
+              )}
+            </Notice>
+          )}
+          <Field label="Name" error={errorFor(error, 'name')}>
+            <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <div className="grid grid-2">
+            <Field
+              label="Network"
+              hint={editing ? 'Cannot change after creation.' : undefined}
+              error={errorFor(error, 'network', 'chain')}
+            >
+              <select
+                value={network}
+                disabled={editing}
+                onChange={(e) => setNetwork(e.target.value)}
+              >
+                {evm.map((n) => (
+                  <option key={n.key} value={n.key}>
+                    {n.display_name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field
+              label="Trigger"
+              hint={editing ? 'Cannot change after creation.' : undefined}
+              error={errorFor(error, 'trigger_type')}
+            >
+              <select
+                value={trigger}
+                disabled={editing}
+                onChange={(e) => setTrigger(e.target.value)}
+              >
+                {TRIGGERS.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.label}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          <Field
+            label="Target URL"
+            hint="https only; we POST each event here."
+            error={errorFor(error, 'target_url')}
+          >
+            <input
+              type="url"
+              inputMode="url"
+              value={targetUrl}
+              onChange={(e) => setTargetUrl(e.target.value)}
+              placeholder="https://example.com/hooks"
+            />
+          </Field>
+          <Field
+            label="Addresses"
+            hint="One per line (or separated by commas); any letter case."
+            error={errorFor(error, 'addresses', 'filters')}
+          >
+            <textarea
+              rows={4}
+              value={addresses}
+              onChange={(e) => setAddresses(e.target.value)}
+              spellCheck={false}
+            />
+          </Field>
+          <fieldset className="fieldset">
+            <legend>Address lists</legend>
+            {lists.data?.items.length ? (
+              lists.data.items.map((l) => (
+                <label key={l.id} className="check">
+                  <input
+                    type="checkbox"
+                    checked={listRefs.includes(l.id)}
+                    onChange={(e) =>
+                      setListRefs(
+                        e.target.checked ? [...listRefs, l.id] : listRefs.filter((r) => r !== l.id),
+                      )
+                    }
+                  />
+                  {l.name}
+                </label>
+              ))
+            ) : (
+              <p className="muted">
+                No lists yet. <Link to="/address-lists">Create an address list</Link> to watch many
+                addresses.
+              </p>
+            )}
+            {errorFor(error, 'list_refs') && (
+              <p className="field-error">{errorFor(error, 'list_refs')}</p>
+            )}
+          </fieldset>
+          <div className="grid grid-2">
+            <fieldset className="fieldset">
+              <legend>Phases</legend>
+              {PHASES.map((p) => (
+                <label key={p} className="check">
+                  <input
+                    type="checkbox"
+                    checked={phases.includes(p)}
+                    onChange={(e) =>
+                      setPhases(e.target.checked ? [...phases, p] : phases.filter((x) => x !== p))
+                    }
+                  />
+                  {p === 'unconfirmed' ? 'Unconfirmed (at once)' : 'Confirmed (after the depth)'}
+                </label>
+              ))}
+              {errorFor(error, 'phases') && (
+                <p className="field-error">{errorFor(error, 'phases')}</p>
+              )}
+            </fieldset>
+            <Field
+              label="Confirmation depth"
+              hint="Blocks, 2 to 96."
+              error={errorFor(error, 'confirm_depth')}
+            >
+              <input
+                type="number"
+                min={2}
+                max={96}
+                value={depth}
+                onChange={(e) => setDepth(e.target.value)}
+              />
+            </Field>
+          </div>
+          <div className="actions">
+            <button type="submit" className="button" disabled={save.isPending}>
+              {editing ? 'Save changes' : 'Create webhook'}
+            </button>
+            <Link
+              className="button button-secondary"
+              to={editing ? `/webhooks/${id}` : '/webhooks'}
+            >
+              Cancel
+            </Link>
+          </div>
+        </form>
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,113 @@
+/** Shapes of the REST APIs' answers the pages read (billing-ledger README, COMPAT). */
+export interface Balance {
+  state: 'ok' | 'exhausted';
+  exhausted_since: string | null;
+  allowance_cu: number;
+  allowance_total_cu: number;
+  allowance_resets_at: string | null;
+  purchased_cu: number;
+  pending_top_up_cu: number;
+  pending_top_ups: Array<{ id: string; cu: number; clears_at: string }>;
+  total_cu: number;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  type: string;
+  plan: string | null;
+  plan_required: boolean;
+  caps: {
+    node_rps: number;
+    access_tokens: number;
+    allowance_cu: number;
+    webhooks: Record<string, number>;
+    audit: { checks_per_day: number; requests_per_second: number };
+  };
+  balance: Balance;
+}
+
+export interface UsageItem {
+  day?: string;
+  network?: string;
+  method?: string;
+  calls: number;
+  cu: number;
+}
+
+export interface Usage {
+  from: string;
+  to: string;
+  group_by: string;
+  items: UsageItem[];
+  total_cu: number;
+  total_calls: number;
+}
+
+export interface AccessToken {
+  id: string;
+  network: string;
+  name: string | null;
+  hint: string;
+  created_at: string;
+  token?: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  scopes: string[];
+  hint: string;
+  created_at: string;
+  key?: string;
+}
+
+export interface TopUp {
+  id: string;
+  cu: number;
+  source: string;
+  status: 'pending' | 'cleared';
+  created_at: string;
+  clears_at: string;
+  cleared_at: string | null;
+}
+
+export interface NetworkEndpoints {
+  key: string;
+  display_name: string;
+  testnet: boolean;
+  endpoints: Array<{ endpoint: string; interface: string; url: string }>;
+}
+
+export interface Webhook {
+  id: string;
+  name: string | null;
+  status: string;
+  status_label: string;
+  chain?: string;
+  network: string;
+  trigger_type: string;
+  filters?: unknown;
+  addresses?: string[];
+  list_refs?: string[];
+  confirm_depth: number;
+  phases: string[];
+  target_url: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  secret?: string;
+}
+
+export interface AddressList {
+  id: string;
+  name: string;
+  size?: number;
+  address_count?: number;
+  created_at: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
