@@ -1,10 +1,10 @@
-import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { bor } from '@meridian/contracts';
-import { DomainError } from '@meridian/errors';
-import { GrpcStatusError } from '@meridian/platform-grpc';
+import { DomainError, quoteInput } from '@meridian/errors';
 import { JSONRPC_ERROR } from '@meridian/jsonrpc';
-import type { RelayService } from '../relay/relay.service';
+import { NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
+import type { Authorized, RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
 import {
@@ -17,6 +17,37 @@ import {
 } from './bor-mapping';
 
 const MAX_BATCH_BLOCKS = 100;
+/** Longest block-number argument taken: a 0x-hex uint64 with room for spaces, or a tag. */
+const MAX_BLOCK_NUMBER_CHARS = 80;
+
+const BLOCK_NOT_FOUND = new DomainError('block_not_found', 'not_found', 'block not found');
+const RECEIPT_NOT_FOUND = new DomainError('receipt_not_found', 'not_found', 'receipt not found');
+/** COMPAT's wording for every credential failure on this interface, missing or unknown. */
+const INVALID_TOKEN = new DomainError(
+  'unauthenticated',
+  'unauthenticated',
+  'missing or invalid x-access-token',
+);
+const NETWORK_NOT_OFFERED = new DomainError(
+  'network_not_offered',
+  'forbidden',
+  'this access token is not for a network offered over gRPC at this endpoint',
+);
+const INVALID_RANGE = new DomainError(
+  'invalid_range',
+  'invalid',
+  'endBlockNumber is before startBlockNumber',
+);
+const RANGE_TOO_LARGE = new DomainError(
+  'range_too_large',
+  'invalid',
+  `at most ${MAX_BATCH_BLOCKS} blocks per batch`,
+);
+const NO_TOTAL_DIFFICULTY = new DomainError(
+  'total_difficulty_not_reported',
+  'unimplemented',
+  'the upstream nodes of this network do not report totalDifficulty',
+);
 
 type Out<K extends keyof typeof bor.BorApi.method> = MessageInitShape<
   (typeof bor.BorApi.method)[K]['output']
@@ -53,25 +84,18 @@ export class BorApiService {
 
   async transactionReceipt(hash: string, metadata: Metadata): Promise<Out<'transactionReceipt'>> {
     const receipt = await this.one(metadata, call('eth_getTransactionReceipt', [hash]));
-    if (receipt === null)
-      throw new DomainError('receipt_not_found', 'not_found', 'receipt not found');
+    if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
   async borBlockReceipt(hash: string, metadata: Metadata): Promise<Out<'borBlockReceipt'>> {
     const receipt = await this.one(metadata, call('eth_getBorBlockReceipt', [hash]));
-    if (receipt === null)
-      throw new DomainError('receipt_not_found', 'not_found', 'receipt not found');
+    if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
   async getRootHash(start: bigint, end: bigint, metadata: Metadata): Promise<Out<'getRootHash'>> {
-    if (end < start)
-      throw new DomainError(
-        'invalid_range',
-        'invalid',
-        'endBlockNumber is before startBlockNumber',
-      );
+    if (end < start) throw INVALID_RANGE;
     const root = await this.one(metadata, call('bor_getRootHash', [Number(start), Number(end)]));
     return { rootHash: String(root) };
   }
@@ -106,11 +130,13 @@ export class BorApiService {
   async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relayCalls(auth, [call('bor_getAuthor', [tag])]);
+    const answers = await this.relay.relayInternal(auth.token, auth.network, [
+      call('bor_getAuthor', [tag]),
+    ]);
     const author = answers[0]!;
     if (author.kind === 'result') {
       const value = safeParse(author.resultText);
-      if (value === null) throw new DomainError('block_not_found', 'not_found', 'block not found');
+      if (value === null) throw BLOCK_NOT_FOUND;
       return { author: toH160(value) };
     }
     if (author.kind === 'node_error' && author.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
@@ -123,7 +149,7 @@ export class BorApiService {
 
   async getTdByHash(hash: string, metadata: Metadata): Promise<Out<'getTdByHash'>> {
     const block = await this.one(metadata, call('eth_getBlockByHash', [hash, false]));
-    if (block === null) throw new DomainError('block_not_found', 'not_found', 'block not found');
+    if (block === null) throw BLOCK_NOT_FOUND;
     return { totalDifficulty: this.td(block as Record<string, unknown>) };
   }
 
@@ -137,27 +163,17 @@ export class BorApiService {
     end: bigint,
     metadata: Metadata,
   ): Promise<Out<'getBlockInfoInBatch'>> {
-    if (end < start)
-      throw new DomainError(
-        'invalid_range',
-        'invalid',
-        'endBlockNumber is before startBlockNumber',
-      );
-    if (end - start + 1n > BigInt(MAX_BATCH_BLOCKS))
-      throw new DomainError(
-        'range_too_large',
-        'invalid',
-        `at most ${MAX_BATCH_BLOCKS} blocks per batch`,
-      );
+    if (end < start) throw INVALID_RANGE;
+    if (end - start + 1n > BigInt(MAX_BATCH_BLOCKS)) throw RANGE_TOO_LARGE;
     const auth = await this.auth(metadata);
     const calls: OutCall[] = [];
     for (let n = start; n <= end; n++)
       calls.push(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]));
-    const answers = await this.relayCalls(auth, calls);
+    const answers = await this.relay.relayInternal(auth.token, auth.network, calls);
     const blocks = answers.map((a) => {
       if (a.kind !== 'result') throw this.errorOf(a);
       const block = safeParse(a.resultText) as Record<string, unknown> | null;
-      if (block === null) throw new DomainError('block_not_found', 'not_found', 'block not found');
+      if (block === null) throw BLOCK_NOT_FOUND;
       return {
         header: toHeader(block),
         totalDifficulty: totalDifficultyOf(block) ?? 0n,
@@ -173,113 +189,75 @@ export class BorApiService {
 
   private td(block: Record<string, unknown>): bigint {
     const td = totalDifficultyOf(block);
-    if (td === undefined)
-      throw new GrpcStatusError(
-        GrpcStatus.UNIMPLEMENTED,
-        'the upstream nodes of this network do not report totalDifficulty',
-      );
+    if (td === undefined) throw NO_TOTAL_DIFFICULTY;
     return td;
   }
 
   private tag(number: string): string {
-    const tag = toBlockTag(number);
+    const tag = number.length <= MAX_BLOCK_NUMBER_CHARS ? toBlockTag(number) : undefined;
     if (tag === undefined)
       throw new DomainError(
         'invalid_block_number',
         'invalid',
-        `invalid block number "${number}": decimal, 0x-hex or a tag such as latest`,
+        `invalid block number ${quoteInput(number)}: decimal, 0x-hex or a tag such as latest`,
       );
     return tag;
   }
 
   private async block(number: string, metadata: Metadata): Promise<Record<string, unknown>> {
     const block = await this.one(metadata, call('eth_getBlockByNumber', [this.tag(number), false]));
-    if (block === null || typeof block !== 'object')
-      throw new DomainError('block_not_found', 'not_found', 'block not found');
+    if (block === null || typeof block !== 'object') throw BLOCK_NOT_FOUND;
     return block as Record<string, unknown>;
   }
 
   private async one(metadata: Metadata, out: OutCall): Promise<unknown> {
     const auth = await this.auth(metadata);
-    const answer = (await this.relayCalls(auth, [out]))[0]!;
+    const answer = (await this.relay.relayInternal(auth.token, auth.network, [out]))[0]!;
     if (answer.kind === 'result') return safeParse(answer.resultText);
     throw this.errorOf(answer, out.method);
   }
 
-  private async auth(metadata: Metadata) {
+  private async auth(metadata: Metadata): Promise<Authorized> {
     const value = metadata.get('x-access-token')[0];
     const token = typeof value === 'string' ? value : value?.toString();
-    if (!token)
-      throw new DomainError(
-        'unauthenticated',
-        'unauthenticated',
-        'missing or invalid x-access-token',
-      );
+    if (!token) throw INVALID_TOKEN;
     const auth = await this.relay.authorize(token, 'grpc');
-    if (!auth.ok) {
-      if (auth.answer.status === 401)
-        throw new DomainError(
-          'unauthenticated',
-          'unauthenticated',
-          'missing or invalid x-access-token',
-        );
-      if (auth.answer.status === 404)
-        throw new DomainError(
-          'network_not_offered',
-          'forbidden',
-          'this access token is not for a network offered over gRPC at this endpoint',
-        );
-      throw new DomainError(
-        'credentials_unavailable',
-        'unavailable',
-        'access token check unavailable, retry later',
-      );
-    }
-    return auth;
+    if (!(auth instanceof Error)) return auth;
+    // The relay's refusal, in COMPAT's words for this interface.
+    if (auth.kind === 'unauthenticated') throw INVALID_TOKEN;
+    if (auth.kind === 'forbidden') throw NETWORK_NOT_OFFERED;
+    throw auth;
   }
 
-  private async relayCalls(
-    auth: {
-      ok: true;
-      token: Parameters<RelayService['relayInternal']>[0];
-      network: Parameters<RelayService['relayInternal']>[1];
-    },
-    calls: OutCall[],
-  ): Promise<CallAnswer[]> {
-    const outcome = await this.relay.relayInternal(auth.token, auth.network, calls);
-    if (!outcome.ok) {
-      if (outcome.reason === 'exhausted')
-        throw new DomainError('cu_exhausted', 'payment_required', 'compute units exhausted');
-      throw new DomainError('rate_limited', 'rate_limited', 'rate limit exceeded');
-    }
-    return outcome.answers;
-  }
-
-  private errorOf(answer: CallAnswer, method?: string): Error {
-    if (answer.kind === 'result')
-      return new DomainError('internal', 'internal', 'unexpected answer');
-    if (answer.kind === 'gateway_error') {
-      return answer.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND ||
-        answer.error.message === 'filter not found' ||
-        answer.error.code !== -32603
-        ? new DomainError('upstream_unavailable', 'unavailable', 'upstream node unavailable')
-        : new DomainError('upstream_error', 'internal', 'upstream node trouble');
-    }
+  /**
+   * A call the node did not answer with a result, as a DomainError: the gateway's own (no node
+   * answered) as it is; a node's error by its JSON-RPC code (a method the node does not know is
+   * UNIMPLEMENTED on this interface).
+   */
+  private errorOf(answer: CallAnswer, method?: string): DomainError {
+    if (answer.kind === 'result') return NODE_TROUBLE;
+    if (answer.kind === 'gateway_error')
+      return answer.error.kind === 'internal' ? answer.error : UPSTREAM_UNAVAILABLE;
     if (
       answer.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND ||
       /not (found|supported|available)|does not exist/i.test(answer.error.message)
-    ) {
-      return new GrpcStatusError(
-        GrpcStatus.UNIMPLEMENTED,
+    )
+      return new DomainError(
+        'method_not_served',
+        'unimplemented',
         `${method ?? 'this call'} is not answered by the upstream nodes of this network`,
       );
-    }
-    if (answer.error.code === -32602)
-      return new DomainError('invalid_argument', 'invalid', answer.error.message);
+    if (answer.error.code === JSONRPC_ERROR.INVALID_PARAMS)
+      return new DomainError('invalid_argument', 'invalid', nodeMessage(answer.error.message));
     return new DomainError(
       'upstream_error',
       'internal',
-      `upstream node error: ${answer.error.message}`,
+      `upstream node error: ${nodeMessage(answer.error.message)}`,
     );
   }
+}
+
+/** A node's error message, cut: it may repeat our (bounded) input, but nodes are not ours. */
+function nodeMessage(message: string): string {
+  return message.length <= 200 ? message : `${message.slice(0, 200)}…`;
 }

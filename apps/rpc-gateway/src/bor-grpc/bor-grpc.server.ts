@@ -9,11 +9,13 @@ import {
 import type { BorApiService } from './bor-api.service';
 import { fromH256 } from './bor-mapping';
 
+/** Largest BorApi request accepted (the largest real one is under 100 bytes). */
+export const MAX_REQUEST_BYTES = 16 * 1024;
+
 /**
  * The BorApi gRPC server (package `bor`, service `BorApi`, wire-compatible with Polygon Bor)
  * with server reflection, on the shared gRPC server of @meridian/platform-grpc. Thin edge:
- * decode, call BorApiService; errors map once (DomainError kinds, or GrpcStatusError for
- * UNIMPLEMENTED / DEADLINE_EXCEEDED).
+ * decode, call BorApiService; errors map once (DomainError kind → status, toGrpcStatus).
  */
 export async function startBorGrpc(
   service: BorApiService,
@@ -38,6 +40,8 @@ export async function startBorGrpc(
     host: options.host,
     port: options.port,
     services: [grpcService(bor.BorApi, implementation)],
+    // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
+    channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
     onOutcome: (method, code) =>
       service.metrics.grpcCalls.inc({
         method: method.name,

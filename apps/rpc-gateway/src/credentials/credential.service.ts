@@ -7,6 +7,9 @@ import {
   type ResolvedToken,
 } from './credential-cache';
 
+/** Revocations remembered for sessions opened around them; the feed replays 24 h on start. */
+const MAX_RECENTLY_REVOKED = 100_000;
+
 export type Lookup =
   { found: true; token: ResolvedToken } | { found: false } | { unavailable: true };
 
@@ -17,6 +20,9 @@ export type Lookup =
  */
 export class CredentialService {
   private readonly inFlight = new Map<string, Promise<Lookup>>();
+  private readonly revokedListeners: ((hash: string) => void)[] = [];
+  /** Hashes revoked lately, oldest first: a session opened around a revocation checks here. */
+  private readonly recentlyRevoked = new Set<string>();
 
   constructor(
     private readonly cache: CredentialCache,
@@ -42,8 +48,28 @@ export class CredentialService {
     return this.accounts.get(accountId);
   }
 
+  /**
+   * A credential was rolled, deleted or revoked (sha256 of the secret, from the revocation
+   * feed): its cache entry goes, and every open session of it is told (WebSocket, ADR 0210).
+   */
   revokeHash(hash: string): void {
-    this.cache.revokeHash(hash);
+    const key = hash.toLowerCase();
+    this.cache.revokeHash(key);
+    this.recentlyRevoked.delete(key);
+    this.recentlyRevoked.add(key);
+    if (this.recentlyRevoked.size > MAX_RECENTLY_REVOKED)
+      this.recentlyRevoked.delete(this.recentlyRevoked.values().next().value as string);
+    for (const listener of this.revokedListeners) listener(key);
+  }
+
+  /** Calls `listener` with the hash of every credential revoked from now on. */
+  onRevoked(listener: (hash: string) => void): void {
+    this.revokedListeners.push(listener);
+  }
+
+  /** Whether the credential of this hash was revoked lately (bounded memory). */
+  wasRevoked(hash: string): boolean {
+    return this.recentlyRevoked.has(hash);
   }
 
   private async resolve(token: string): Promise<Lookup> {

@@ -3,13 +3,13 @@ import { RequestLog } from './request-log';
 
 describe('RequestLog', () => {
   const base = pino({ name: 'rpc-gateway', base: { service: 'rpc-gateway' }, level: 'info' });
-  const answer = { status: 200, network: 'eth-mainnet', account: 'acct-1', calls: 2 };
+  const answer = { network: 'eth-mainnet', account: 'acct-1', calls: 2 };
 
   it('writes one JSON line per request with the request id, batched into one write per turn', async () => {
     const writes: string[] = [];
     const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) });
-    log.http('req-1', answer, 0.00123);
-    log.http('req-2', { ...answer, status: 429 }, 0.0005);
+    log.http('req-1', 200, answer, 0.00123);
+    log.http('req-2', 429, answer, 0.0005);
     expect(writes).toEqual([]);
     await new Promise((r) => setImmediate(r));
     expect(writes).toHaveLength(1);
@@ -36,14 +36,14 @@ describe('RequestLog', () => {
   it('flush writes what is pending at once (shutdown); nothing when disabled or above info', () => {
     const writes: string[] = [];
     const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) });
-    log.http('req-3', answer, 0.001);
+    log.http('req-3', 200, answer, 0.001);
     log.flush();
     expect(writes).toHaveLength(1);
     const off = new RequestLog(base, false, { write: (chunk) => writes.push(chunk) });
-    off.http('req-4', answer, 0.001);
+    off.http('req-4', 200, answer, 0.001);
     off.flush();
     const quiet = new RequestLog(pino({ level: 'warn' }), true, { write: (c) => writes.push(c) });
-    quiet.http('req-5', answer, 0.001);
+    quiet.http('req-5', 200, answer, 0.001);
     quiet.flush();
     expect(writes).toHaveLength(1);
   });

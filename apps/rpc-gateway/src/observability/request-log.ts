@@ -2,7 +2,6 @@ import pino, { type Logger } from 'pino';
 
 /** What a request line reports about the answer. */
 export interface LoggedAnswer {
-  status: number;
   network?: string;
   account?: string;
   calls: number;
@@ -45,14 +44,14 @@ export class RequestLog {
         : undefined;
   }
 
-  http(requestId: string, answer: LoggedAnswer, seconds: number): void {
+  http(requestId: string, status: number, answer: LoggedAnswer, seconds: number): void {
     this.logger?.info(
       {
         request_id: requestId,
         network: answer.network,
         account: answer.account,
         calls: answer.calls,
-        status: answer.status,
+        status,
         ms: Math.round(seconds * 1e4) / 10,
       },
       'rpc request',

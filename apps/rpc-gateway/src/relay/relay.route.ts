@@ -1,12 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { DomainError } from '@meridian/errors';
+import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
+import { gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
 import type { RelayService } from './relay.service';
-
-/** `/<token>` or `/<token>/`, query string ignored (as fastify's router did). */
-const TOKEN_PATH = /^\/([^/?]+)\/?(?:\?.*)?$/;
+import { TOKEN_PATH, tokenOf } from './token-path';
 
 export interface HotPathOptions {
   /** Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit. */
@@ -49,7 +50,7 @@ export function attachHotPath(
     requestId: string,
     status: number,
     body: string,
-    extra?: Record<string, string>,
+    retryAfterSeconds?: number,
   ) => {
     // A flat [name, value, …] list: node:http takes it as is, without building a header object.
     const headers: (string | number)[] = [
@@ -60,7 +61,7 @@ export function attachHotPath(
       'x-request-id',
       requestId,
     ];
-    if (extra) for (const name in extra) headers.push(name, extra[name]!);
+    if (retryAfterSeconds !== undefined) headers.push('retry-after', retryAfterSeconds);
     res.writeHead(status, headers);
     res.end(body);
   };
@@ -98,21 +99,15 @@ export function attachHotPath(
       if (tooLarge) return;
       const body =
         chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      let token = rawToken;
-      if (token.includes('%')) {
-        try {
-          token = decodeURIComponent(token);
-        } catch {
-          // left as sent: it resolves to no account (401)
-        }
-      }
-      relay.handleHttp(token, body).then(
+      relay.handleHttp(tokenOf(rawToken), body).then(
         (out) => {
-          answer(res, requestId, out.status, out.body, out.headers);
+          const status =
+            out.refused === undefined ? 200 : refuse(res, requestId, out.refused, out.refusedId);
+          if (status === 200) answer(res, requestId, 200, out.body);
           const seconds = (performance.now() - started) / 1000;
-          requestsOf(out.status).inc();
+          requestsOf(status).inc();
           httpDuration.observe(seconds);
-          requestLog.http(requestId, out, seconds);
+          requestLog.http(requestId, status, out, seconds);
         },
         (error: unknown) => {
           logger.error({ err: error, request_id: requestId }, 'request failed');
@@ -126,6 +121,24 @@ export function attachHotPath(
         },
       );
     });
+  };
+
+  /** The one place a request-level DomainError becomes an HTTP answer on this edge. */
+  const refuse = (
+    res: ServerResponse,
+    requestId: string,
+    error: DomainError,
+    idRaw: string,
+  ): number => {
+    const status = gatewayHttpStatusOf(error);
+    answer(
+      res,
+      requestId,
+      status,
+      serializeErrorObject(idRaw, jsonRpcErrorOf(error)),
+      retryAfterSecondsOf(error),
+    );
+    return status;
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

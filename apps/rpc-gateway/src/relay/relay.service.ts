@@ -1,17 +1,9 @@
 import { cuForCall } from '@meridian/compute-units';
+import type { DomainError } from '@meridian/errors';
 import { isOffered, NETWORKS, type Endpoint, type Network } from '@meridian/networks';
 import { PLANS } from '@meridian/plans';
-import { cacheKeyOf, isCacheableResult } from '../cache/cache-policy';
-import type { LruCache } from '../cache/lru-cache';
-import type { ResolvedToken } from '../credentials/credential-cache';
-import type { CredentialService } from '../credentials/credential.service';
-import type { RateLimit } from '../limits/token-bucket';
-import type { UsageMeter } from '../metering/usage-meter';
-import type { GatewayMetrics } from '../observability/gateway-metrics';
-import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import {
-  JSONRPC_ERROR,
-  type JsonRpcErrorObject,
+  jsonRpcErrorOf,
   parseRequest,
   type RpcCall,
   type RpcRequestItem,
@@ -20,15 +12,37 @@ import {
   serializeErrorRaw,
   serializeSuccess,
 } from '@meridian/jsonrpc';
+import { isCacheableResult } from '../cache/cache-policy';
+import type { LruCache } from '../cache/lru-cache';
+import type { ResolvedToken } from '../credentials/credential-cache';
+import type { CredentialService } from '../credentials/credential.service';
+import type { RateLimit } from '../limits/token-bucket';
+import type { UsageMeter } from '../metering/usage-meter';
+import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { safeParse } from '../upstreams/upstream-router';
-import { checkCall, type Transport } from './request-checks';
+import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
+import {
+  CREDENTIALS_UNAVAILABLE,
+  CU_EXHAUSTED,
+  type Interface,
+  networkNotOffered,
+  rateLimited,
+  UNKNOWN_ACCESS_TOKEN,
+} from './gateway-errors';
+import type { Transport } from './request-checks';
 
+/**
+ * The relay's answer to one request. `refused` is a request-level refusal (credentials, balance,
+ * rate limit) that the edge maps to its protocol (HTTP status, WebSocket message), echoing
+ * `refusedId`; otherwise `body` is the JSON-RPC answer ('' when only notifications were sent).
+ */
 export interface RelayAnswer {
-  status: number;
+  refused: DomainError | undefined;
+  refusedId: string;
   body: string;
-  headers?: Record<string, string>;
-  network?: string;
-  account?: string;
+  network: string | undefined;
+  account: string | undefined;
   calls: number;
 }
 
@@ -40,92 +54,55 @@ export interface RelayOptions {
   finalityDepth: number;
 }
 
+export interface Authorized {
+  token: ResolvedToken;
+  network: Network;
+}
+
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
 export type SessionMethodHandler = (
   call: RpcCall,
-) => Promise<{ result: unknown } | { error: JsonRpcErrorObject }>;
-
-const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
-
-const jsonRpcError = (code: number, message: string, idText = 'null') =>
-  serializeErrorObject(idText, { code, message });
+) => Promise<{ result: unknown } | { error: DomainError }>;
 
 /**
  * The JSON-RPC relay shared by HTTP and WebSocket: credentials → region → parse → balance →
- * rate limit → per call (method table, params, local answers, cache) → upstream → metering.
- * Nothing here waits on anything but the upstream (and a first-sight token resolution).
+ * rate limit → a plan that sorts every call (refused, local, cached, relayed; call-plan.ts) →
+ * one loop that acts on it: the upstream and the session are asked, then every call is counted
+ * and metered once. Nothing here waits on anything but the upstream (and a first-sight token
+ * resolution). Refusals are DomainErrors; the edges map them.
  */
 export class RelayService {
   private readonly fallbackRps = PLANS.free.nodeRps;
+  private readonly rules: PlanRules;
 
   constructor(
     private readonly options: RelayOptions,
-    private readonly credentials: CredentialService,
+    /** Also what the WebSocket edge watches for revocations of its sessions' tokens. */
+    readonly credentials: CredentialService,
     private readonly router: UpstreamRouter,
     private readonly cache: LruCache<string>,
     private readonly limiter: RateLimit,
     private readonly meter: UsageMeter,
     private readonly metrics: GatewayMetrics,
-  ) {}
+  ) {
+    this.rules = planRules(options.maxLogsBlockRange, cache);
+  }
 
-  /** Token check for HTTP and for the WebSocket upgrade; an answer to send, or the caller. */
-  async authorize(
-    token: string,
-    transport: Transport | 'grpc',
-  ): Promise<
-    { ok: true; token: ResolvedToken; network: Network } | { ok: false; answer: RelayAnswer }
-  > {
+  /** The token's account and network on this interface, or why not. */
+  async authorize(token: string, where: Interface): Promise<Authorized | DomainError> {
     const pending = this.credentials.lookup(token);
     const lookup = pending instanceof Promise ? await pending : pending;
-    if ('unavailable' in lookup) {
-      return {
-        ok: false,
-        answer: {
-          status: 503,
-          body: jsonRpcError(
-            JSONRPC_ERROR.SERVER_ERROR,
-            'server error: access token check unavailable, retry later',
-          ),
-          headers: { 'Retry-After': '1' },
-          calls: 0,
-        },
-      };
-    }
-    if (!lookup.found)
-      return {
-        ok: false,
-        answer: {
-          status: 401,
-          body: jsonRpcError(
-            JSONRPC_ERROR.SERVER_ERROR,
-            'unauthorized: unknown or deleted access token',
-          ),
-          calls: 0,
-        },
-      };
+    if ('unavailable' in lookup) return CREDENTIALS_UNAVAILABLE;
+    if (!lookup.found) return UNKNOWN_ACCESS_TOKEN;
     const network = NETWORKS[lookup.token.network];
-    const iface = transport === 'http' ? 'jsonrpc' : transport;
-    if (!isOffered(network, this.options.endpoint, iface)) {
-      const where = { http: 'JSON-RPC', websocket: 'WebSocket', grpc: 'gRPC' }[transport];
-      return {
-        ok: false,
-        answer: {
-          status: 404,
-          body: jsonRpcError(
-            JSONRPC_ERROR.SERVER_ERROR,
-            `not found: network ${network.key} is not offered over ${where} at this endpoint`,
-          ),
-          network: network.key,
-          calls: 0,
-        },
-      };
-    }
-    return { ok: true, token: lookup.token, network };
+    if (!isOffered(network, this.options.endpoint, where === 'http' ? 'jsonrpc' : where))
+      return networkNotOffered(network, where);
+    return { token: lookup.token, network };
   }
 
   async handleHttp(token: string, body: string): Promise<RelayAnswer> {
     const auth = await this.authorize(token, 'http');
-    if (!auth.ok) return auth.answer;
+    if (auth instanceof Error) return relayAnswer(auth, 'null', '', undefined, undefined, 0);
     return this.handle(auth.token, auth.network, body, 'http');
   }
 
@@ -140,177 +117,188 @@ export class RelayService {
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
     const firstId = parsed.kind === 'single' ? (parsed.item.idRaw ?? 'null') : 'null';
-    const account = this.credentials.account(token.accountId);
-    if (account?.status === 'exhausted') {
-      return relayAnswer(
-        network,
-        token,
-        402,
-        jsonRpcError(
-          JSONRPC_ERROR.CU_EXHAUSTED,
-          'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
-          firstId,
-        ),
-        0,
-      );
-    }
-    let valid = 0;
-    for (const item of items) if (item.valid) valid++;
-    if (valid > 0) {
-      const taking = this.limiter.take(
-        token.accountId,
-        valid,
-        account?.nodeRps ?? this.fallbackRps,
-      );
-      const taken = taking instanceof Promise ? await taking : taking;
-      if (!taken.ok) {
-        const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
-        return relayAnswer(
-          network,
-          token,
-          429,
-          jsonRpcError(
-            JSONRPC_ERROR.LIMIT_EXCEEDED,
-            `rate limit exceeded: the plan allows ${account?.nodeRps ?? this.fallbackRps} requests per second`,
-            firstId,
-          ),
-          0,
-          { 'Retry-After': String(seconds) },
-        );
-      }
-    }
+    const admitting = this.admit(token, items);
+    const refused = admitting instanceof Promise ? await admitting : admitting;
+    if (refused !== undefined) return relayAnswer(refused, firstId, '', network, token, 0);
 
-    const answers: string[] = new Array(items.length);
-    const relayIndex: number[] = [];
-    const relayCalls: OutCall[] = [];
-    const cacheKeys: (string | undefined)[] = [];
-    const session: Promise<void>[] = [];
-    const pool = this.router.pool(network.key);
-    const head = pool?.headHeight;
-    const finalized = head === undefined ? undefined : head - this.options.finalityDepth;
+    const head = this.router.pool(network.key)?.headHeight;
+    const plan = planCalls(
+      network,
+      items,
+      this.rules,
+      transport,
+      head === undefined ? undefined : head - this.options.finalityDepth,
+      sessionMethods !== undefined,
+    );
+    const acting = this.act(plan, items, network, sessionMethods);
+    if (acting !== undefined) await acting;
+    this.count(plan, items, network, token);
 
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      if (!item.valid) {
-        if (item.idRaw !== undefined) answers[i] = serializeErrorObject(item.idRaw, item.error);
-        this.metrics.countCall(network.key, 'other', String(item.error.code));
-        continue;
-      }
-      const call = item;
-      const idRaw = call.idRaw ?? 'null';
-      const refused = checkCall(network, call, {
-        transport,
-        maxLogsBlockRange: this.options.maxLogsBlockRange,
-      });
-      if (refused !== null) {
-        answers[i] = serializeErrorObject(idRaw, refused);
-        this.metrics.countCall(
-          network.key,
-          network.methods.has(call.method) ? call.method : 'other',
-          String(refused.code),
-        );
-        continue;
-      }
-      const local = localAnswer(network, call.method);
-      if (local !== undefined) {
-        answers[i] = serializeSuccess(idRaw, local);
-        this.served(token, network, call.method, 'ok');
-        continue;
-      }
-      if (sessionMethods !== undefined && SESSION_METHODS.has(call.method)) {
-        session.push(
-          sessionMethods(call).then((outcome) => {
-            if ('result' in outcome) {
-              answers[i] = serializeSuccess(idRaw, JSON.stringify(outcome.result));
-              this.served(token, network, call.method, 'ok');
-            } else {
-              answers[i] = serializeErrorObject(idRaw, outcome.error);
-              this.metrics.countCall(network.key, call.method, String(outcome.error.code));
-            }
-          }),
-        );
-        continue;
-      }
-      const key = cacheKeyOf(network.key, call.method, call.params, finalized);
-      if (key !== undefined) {
-        const hit = this.cache.get(key);
-        this.metrics.countCache(network.key, hit === undefined ? 'miss' : 'hit');
-        if (hit !== undefined) {
-          answers[i] = serializeSuccess(idRaw, hit);
-          this.served(token, network, call.method, 'ok');
-          continue;
-        }
-      }
-      relayIndex.push(i);
-      relayCalls.push({ method: call.method, params: call.params, paramsRaw: call.paramsRaw });
-      cacheKeys.push(key);
-    }
-
-    if (relayCalls.length > 0) {
-      const relayed = await this.router.send(network.key, relayCalls);
-      for (let k = 0; k < relayIndex.length; k++) {
-        const i = relayIndex[k]!;
-        const call = items[i] as RpcCall;
-        const idRaw = call.idRaw ?? 'null';
-        const answer = relayed[k]!;
-        if (answer.kind === 'result') {
-          answers[i] = serializeSuccess(idRaw, answer.resultText);
-          const key = cacheKeys[k];
-          if (key !== undefined && isCacheableResult(call.method, safeParse(answer.resultText)))
-            this.cache.set(key, answer.resultText);
-          this.served(token, network, call.method, 'ok');
-        } else {
-          answers[i] =
-            answer.kind === 'node_error' && answer.errorRaw !== undefined
-              ? serializeErrorRaw(idRaw, answer.errorRaw)
-              : serializeErrorObject(idRaw, answer.error);
-          if (answer.kind === 'node_error')
-            this.served(token, network, call.method, String(answer.error.code));
-          else this.metrics.countCall(network.key, call.method, String(answer.error.code));
-        }
-      }
-    }
-    if (session.length > 0) await Promise.all(session);
     // Notifications (no id) run but get no answer.
-    const sent: string[] = [];
-    for (let i = 0; i < items.length; i++)
-      if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
-    const body = parsed.kind === 'single' ? (sent[0] ?? '') : (serializeBatch(sent) ?? '');
-    return relayAnswer(network, token, 200, body, items.length);
+    const answers = plan.answers;
+    let body: string;
+    if (parsed.kind === 'single') body = items[0]!.idRaw === undefined ? '' : (answers[0] ?? '');
+    else {
+      const sent: string[] = [];
+      for (let i = 0; i < items.length; i++)
+        if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
+      body = serializeBatch(sent) ?? '';
+    }
+    return relayAnswer(undefined, firstId, body, network, token, items.length);
   }
 
   /**
    * Calls made on behalf of another protocol (gRPC BorApi): the same balance and rate checks
    * (one request), relayed without the method table (Bor-specific methods), each answered call
-   * metered under its JSON-RPC method.
+   * metered under its JSON-RPC method. Throws the refusal as a DomainError.
    */
   async relayInternal(
     token: ResolvedToken,
     network: Network,
     calls: readonly OutCall[],
-  ): Promise<
-    | { ok: true; answers: CallAnswer[] }
-    | { ok: false; reason: 'exhausted' | 'rate_limited'; retryAfterMs: number }
-  > {
-    const account = this.credentials.account(token.accountId);
-    if (account?.status === 'exhausted') return { ok: false, reason: 'exhausted', retryAfterMs: 0 };
-    const taking = this.limiter.take(token.accountId, 1, account?.nodeRps ?? this.fallbackRps);
-    const taken = taking instanceof Promise ? await taking : taking;
-    if (!taken.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: taken.retryAfterMs };
+  ): Promise<CallAnswer[]> {
+    const taking = this.take(token, 1);
+    const refused = taking instanceof Promise ? await taking : taking;
+    if (refused !== undefined) throw refused;
     const answers = await this.router.send(network.key, calls);
-    answers.forEach((answer, i) => {
-      if (answer.kind === 'result') this.served(token, network, calls[i]!.method, 'ok');
+    for (let i = 0; i < answers.length; i++) {
+      const answer = answers[i]!;
+      const method = calls[i]!.method;
+      if (answer.kind === 'result') this.served(token, network, method, 'ok');
       else if (answer.kind === 'node_error')
-        this.served(token, network, calls[i]!.method, String(answer.error.code));
-    });
-    return { ok: true, answers };
+        this.served(token, network, method, String(answer.error.code));
+    }
+    return answers;
+  }
+
+  /** The request-level checks: balance, then plan RPS for its valid calls. */
+  private admit(
+    token: ResolvedToken,
+    items: readonly RpcRequestItem[],
+  ): DomainError | undefined | Promise<DomainError | undefined> {
+    let valid = 0;
+    for (const item of items) if (item.valid) valid++;
+    if (valid === 0)
+      return this.credentials.account(token.accountId)?.status === 'exhausted'
+        ? CU_EXHAUSTED
+        : undefined;
+    return this.take(token, valid);
+  }
+
+  /** Synchronous unless the limiter leases from the replica primary (ADR 0204). */
+  private take(
+    token: ResolvedToken,
+    calls: number,
+  ): DomainError | undefined | Promise<DomainError | undefined> {
+    const account = this.credentials.account(token.accountId);
+    if (account?.status === 'exhausted') return CU_EXHAUSTED;
+    const rps = account?.nodeRps ?? this.fallbackRps;
+    const taking = this.limiter.take(token.accountId, calls, rps);
+    if (taking instanceof Promise)
+      return taking.then((taken) => (taken.ok ? undefined : rateLimited(rps, taken.retryAfterMs)));
+    return taking.ok ? undefined : rateLimited(rps, taking.retryAfterMs);
+  }
+
+  /**
+   * Asks the upstream and the session for the calls the plan gave them and fills their answers;
+   * undefined (nothing to wait for) when the plan answered every call itself.
+   */
+  private act(
+    plan: CallPlan,
+    items: readonly RpcRequestItem[],
+    network: Network,
+    sessionMethods: SessionMethodHandler | undefined,
+  ): Promise<unknown> | undefined {
+    const session =
+      sessionMethods === undefined || plan.sessionAt.length === 0
+        ? undefined
+        : Promise.all(plan.sessionAt.map((i) => this.askSession(plan, i, items, sessionMethods)));
+    if (plan.relayed.length === 0) return session;
+    const relaying = this.router
+      .send(network.key, plan.relayed)
+      .then((relayed) => this.fill(plan, items, relayed));
+    return session === undefined ? relaying : Promise.all([relaying, session]);
+  }
+
+  private fill(plan: CallPlan, items: readonly RpcRequestItem[], relayed: CallAnswer[]): void {
+    for (let k = 0; k < relayed.length; k++) {
+      const i = plan.relayedAt[k]!;
+      const idRaw = items[i]!.idRaw ?? 'null';
+      const answer = relayed[k]!;
+      if (answer.kind === 'result') {
+        plan.answers[i] = serializeSuccess(idRaw, answer.resultText);
+        plan.statuses[i] = 'ok';
+        const key = plan.cacheKeys[k];
+        if (
+          key !== undefined &&
+          isCacheableResult(plan.relayed[k]!.method, safeParse(answer.resultText))
+        )
+          this.cache.set(key, answer.resultText);
+      } else if (answer.kind === 'node_error') {
+        plan.answers[i] =
+          answer.errorRaw !== undefined
+            ? serializeErrorRaw(idRaw, answer.errorRaw)
+            : serializeErrorObject(idRaw, answer.error);
+        plan.statuses[i] = String(answer.error.code);
+      } else {
+        const error = jsonRpcErrorOf(answer.error);
+        plan.answers[i] = serializeErrorObject(idRaw, error);
+        // Not billed: no node answered. Marked so the count below leaves it out.
+        plan.statuses[i] = String(error.code);
+        plan.sorts[i] = SORT.REFUSED;
+      }
+    }
+  }
+
+  private async askSession(
+    plan: CallPlan,
+    i: number,
+    items: readonly RpcRequestItem[],
+    sessionMethods: SessionMethodHandler,
+  ): Promise<void> {
+    const idRaw = items[i]!.idRaw ?? 'null';
+    const outcome = await sessionMethods(items[i] as RpcCall);
+    if ('result' in outcome) {
+      plan.answers[i] = serializeSuccess(idRaw, JSON.stringify(outcome.result));
+      plan.statuses[i] = 'ok';
+    } else {
+      const error = jsonRpcErrorOf(outcome.error);
+      plan.answers[i] = serializeErrorObject(idRaw, error);
+      plan.statuses[i] = String(error.code);
+      plan.sorts[i] = SORT.REFUSED;
+    }
+  }
+
+  /** The one place calls are counted (metrics) and billed (meter), each call once. */
+  private count(
+    plan: CallPlan,
+    items: readonly RpcRequestItem[],
+    network: Network,
+    token: ResolvedToken,
+  ): void {
+    for (let i = 0; i < items.length; i++) {
+      const sort = plan.sorts[i]!;
+      const status = plan.statuses[i]!;
+      if (sort === SORT.INVALID) {
+        this.metrics.countCall(network.key, 'other', status);
+        continue;
+      }
+      const method = (items[i] as RpcCall).method;
+      if (sort === SORT.REFUSED) {
+        this.metrics.countCall(network.key, network.methods.has(method) ? method : 'other', status);
+        continue;
+      }
+      if (sort === SORT.CACHED) this.metrics.countCache(network.key, 'hit');
+      else if (sort === SORT.RELAYED_CACHEABLE) this.metrics.countCache(network.key, 'miss');
+      this.served(token, network, method, status);
+    }
   }
 
   /** A call a node (or the gateway on its behalf) answered: counted and billed. */
   private served(token: ResolvedToken, network: Network, method: string, status: string): void {
+    this.metrics.countCall(network.key, method, status);
     const cu = cuForCall(network, method);
     this.meter.add(token.accountId, network.key, method, cu);
-    this.metrics.countCall(network.key, method, status);
     this.metrics.countCu(network.key, cu);
   }
 }
@@ -321,18 +309,19 @@ export class RelayService {
  * the young generation, more than doubling every scavenge's pause (ADR 0207).
  */
 function relayAnswer(
-  network: Network,
-  token: ResolvedToken,
-  status: number,
+  refused: DomainError | undefined,
+  refusedId: string,
   body: string,
+  network: Network | undefined,
+  token: ResolvedToken | undefined,
   calls: number,
-  headers?: Record<string, string>,
 ): RelayAnswer {
-  return { status, body, headers, network: network.key, account: token.accountId, calls };
-}
-
-function localAnswer(network: Network, method: string): string | undefined {
-  if (method === 'eth_chainId' && network.chainIdHex !== null) return `"${network.chainIdHex}"`;
-  if (method === 'net_version' && network.netVersion !== null) return `"${network.netVersion}"`;
-  return undefined;
+  return {
+    refused,
+    refusedId,
+    body,
+    network: network?.key,
+    account: token?.accountId,
+    calls,
+  };
 }

@@ -29,16 +29,30 @@ describe('checkSuiParams', () => {
       [[{ objectId: '0x5', version: '18446744073709551616' }]],
       'must be a u64 decimal string',
     ],
-    ['sui_tryMultiGetPastObjects', [[{ objectId: '0x5', version: '1', x: 1 }]], 'unknown field x'],
+    [
+      'sui_tryMultiGetPastObjects',
+      [[{ objectId: '0x5', version: '1', x: 1 }]],
+      'unknown field "x"',
+    ],
     [
       'sui_tryMultiGetPastObjects',
       [[{ objectId: '0x5', version: '1' }], { showContent: 'yes' }],
-      'options.showContent must be a boolean',
+      'options."showContent" must be a boolean',
     ],
   ])('%s %j', (method, params, problem) => {
     const error = checkSuiParams(method, params);
     if (problem === null) expect(error).toBeNull();
     else
-      expect(error).toEqual({ code: -32602, message: expect.stringContaining(problem as string) });
+      expect(error).toMatchObject({
+        kind: 'invalid',
+        message: expect.stringContaining(problem as string),
+      });
+  });
+
+  it('never repeats more than a bounded piece of the input', () => {
+    const error = checkSuiParams('sui_tryMultiGetPastObjects', [
+      [{ objectId: '0x5', version: '9'.repeat(1_000_000) }],
+    ]);
+    expect(error!.message.length).toBeLessThan(200);
   });
 });

@@ -1,9 +1,5 @@
-import { JSONRPC_ERROR, type JsonRpcErrorObject } from '@meridian/jsonrpc';
-
-const invalid = (message: string): JsonRpcErrorObject => ({
-  code: JSONRPC_ERROR.INVALID_PARAMS,
-  message: `invalid params: ${message}`,
-});
+import { quoteInput, type DomainError } from '@meridian/errors';
+import { invalidParams as invalid } from './gateway-errors';
 
 const U64 = /^(0|[1-9][0-9]{0,19})$/;
 const OBJECT_ID = /^0x[0-9a-fA-F]{1,64}$/;
@@ -15,10 +11,7 @@ const MAX_PAST_OBJECTS = 50;
  * `[[{objectId, version}, …], options?]`, version a u64 decimal string, options an object of
  * boolean flags (ObjectDataOptions).
  */
-export function checkSuiParams(
-  method: string,
-  params: readonly unknown[],
-): JsonRpcErrorObject | null {
+export function checkSuiParams(method: string, params: readonly unknown[]): DomainError | null {
   if (method === 'suix_getLatestSuiSystemState') {
     return params.length === 0
       ? null
@@ -42,7 +35,8 @@ export function checkSuiParams(
       if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
         return invalid(`past_objects[${i}] must be an object {objectId, version}`);
       const extra = Object.keys(entry).filter((key) => key !== 'objectId' && key !== 'version');
-      if (extra.length > 0) return invalid(`past_objects[${i}] has unknown field ${extra[0]}`);
+      if (extra.length > 0)
+        return invalid(`past_objects[${i}] has unknown field ${quoteInput(extra[0])}`);
       if (typeof entry['objectId'] !== 'string')
         return invalid(`past_objects[${i}].objectId is required and must be a string`);
       if (!OBJECT_ID.test(entry['objectId']))
@@ -53,7 +47,7 @@ export function checkSuiParams(
         return invalid(`past_objects[${i}].version is required and must be a decimal string (u64)`);
       if (!U64.test(entry['version']) || BigInt(entry['version']) > 18446744073709551615n) {
         return invalid(
-          `past_objects[${i}].version must be a u64 decimal string, got "${entry['version']}"`,
+          `past_objects[${i}].version must be a u64 decimal string, got ${quoteInput(entry['version'])}`,
         );
       }
     }
@@ -62,7 +56,8 @@ export function checkSuiParams(
       if (typeof options !== 'object' || Array.isArray(options))
         return invalid('options (parameter 2) must be an ObjectDataOptions object');
       for (const [flag, value] of Object.entries(options)) {
-        if (typeof value !== 'boolean') return invalid(`options.${flag} must be a boolean`);
+        if (typeof value !== 'boolean')
+          return invalid(`options.${quoteInput(flag)} must be a boolean`);
       }
     }
     return null;

@@ -1,13 +1,14 @@
 import { keccak256 } from 'viem';
+import type { DomainError } from '@meridian/errors';
 import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
 import {
-  JSONRPC_ERROR,
   type JsonRpcErrorObject,
   parseResponse,
   type RpcResponseItem,
   serializeRequest,
 } from '@meridian/jsonrpc';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { FILTER_NOT_FOUND, NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
 import { CallCoalescer } from './call-coalescer';
 import { decodeFilterId, encodeFilterId } from './filter-id';
 import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
@@ -27,7 +28,7 @@ export interface OutCall {
 export type CallAnswer =
   | { kind: 'result'; resultText: string }
   | { kind: 'node_error'; error: JsonRpcErrorObject; errorRaw?: string }
-  | { kind: 'gateway_error'; error: JsonRpcErrorObject };
+  | { kind: 'gateway_error'; error: DomainError };
 
 const FILTER_CREATE = new Set([
   'eth_newFilter',
@@ -35,19 +36,6 @@ const FILTER_CREATE = new Set([
   'eth_newPendingTransactionFilter',
 ]);
 const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
-
-export const UNAVAILABLE: JsonRpcErrorObject = {
-  code: JSONRPC_ERROR.SERVER_ERROR,
-  message: 'server error: upstream node unavailable',
-};
-export const NODE_TROUBLE: JsonRpcErrorObject = {
-  code: JSONRPC_ERROR.INTERNAL_ERROR,
-  message: 'internal error: upstream node trouble',
-};
-const FILTER_NOT_FOUND: JsonRpcErrorObject = {
-  code: JSONRPC_ERROR.SERVER_ERROR,
-  message: 'filter not found',
-};
 
 export interface RouterOptions {
   timeoutMs: number;
@@ -89,7 +77,7 @@ export class UpstreamRouter {
   async send(network: NetworkKey, calls: readonly OutCall[]): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
     if (pool === undefined || pool.upstreams.length === 0)
-      return calls.map(() => ({ kind: 'gateway_error', error: UNAVAILABLE }));
+      return calls.map(() => ({ kind: 'gateway_error', error: UPSTREAM_UNAVAILABLE }));
     const answers: CallAnswer[] = new Array(calls.length);
     const plain: number[] = [];
     const work: Promise<void>[] = [];
@@ -193,7 +181,7 @@ export class UpstreamRouter {
         : mayRetry(methods, lastFailure);
       if (!retryable) break;
     }
-    const error = lastFailure === 'bad_answer' ? NODE_TROUBLE : UNAVAILABLE;
+    const error = lastFailure === 'bad_answer' ? NODE_TROUBLE : UPSTREAM_UNAVAILABLE;
     return { answers: calls.map(() => ({ kind: 'gateway_error', error })) };
   }
 }

@@ -2,20 +2,36 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
+import type { DomainError } from '@meridian/errors';
 import type { NetworkKey } from '@meridian/networks';
 import { requestIdOf } from '@meridian/platform-http';
+import { jsonRpcErrorOf, type RpcCall, serializeErrorObject } from '@meridian/jsonrpc';
+import { sha256Hex } from '../credentials/credential-cache';
+import type { Authorized, RelayService } from '../relay/relay.service';
 import {
-  JSONRPC_ERROR,
-  type JsonRpcErrorObject,
-  type RpcCall,
-  serializeErrorObject,
-} from '@meridian/jsonrpc';
-import type { RelayService } from '../relay/relay.service';
+  ACCESS_TOKEN_REVOKED,
+  gatewayHttpStatusOf,
+  invalidParams,
+  limitExceeded,
+  planLimitExceeded,
+  retryAfterSecondsOf,
+  SUBSCRIPTION_LIMIT_UNAVAILABLE,
+  UPSTREAM_UNAVAILABLE,
+} from '../relay/gateway-errors';
+import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
 const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs', 'newPendingTransactions']);
-const TOKEN_PATH = /^\/([^/?]+)\/?(\?.*)?$/;
+const BAD_SUBSCRIPTION_TYPE = invalidParams(
+  'subscription type must be one of newHeads, logs, newPendingTransactions',
+);
+const BAD_LOGS_FILTER = invalidParams(
+  'logs subscription takes a filter object {address?, topics?}',
+);
+/** Close code of a session whose credential stopped being valid (RFC 6455 policy violation). */
+const CLOSE_POLICY = 1008;
+const NOT_FOUND_BODY = '{"error":"not_found","message":"not found"}';
 
 export interface WsOptions {
   maxSubscriptionsPerConnection: number;
@@ -25,13 +41,22 @@ export interface WsOptions {
   requestLogs: boolean;
 }
 
+/** An open session, as the revocation feed reaches it. */
+interface Session {
+  end(error: DomainError): void;
+}
+
 /**
  * WebSocket on the same path as HTTP (`/<token>`): the token is checked before the upgrade
  * (401/404 as plain HTTP answers), then every message goes through the same relay as HTTP, with
- * eth_subscribe/eth_unsubscribe answered here from the shared subscription hub.
+ * eth_subscribe/eth_unsubscribe answered here from the shared subscription hub. A token revoked
+ * while its sessions are open (rolled, deleted) ends them at once: the revocation feed calls
+ * `revoked` with the token's hash (ADR 0210).
  */
 export class WsGateway {
   private readonly wss: WebSocketServer;
+  /** Open sessions by sha256 of their token (what revocations name). */
+  private readonly sessions = new Map<string, Set<Session>>();
 
   constructor(
     private readonly relay: RelayService,
@@ -41,14 +66,18 @@ export class WsGateway {
     private readonly options: WsOptions,
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+    relay.credentials.onRevoked((hash) => this.revoked(hash));
   }
 
   attach(server: Server): void {
-    server.on(
-      'upgrade',
-      (request: IncomingMessage, socket: Duplex, head: Buffer) =>
-        void this.upgrade(request, socket, head),
-    );
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const requestId = requestIdOf(request);
+      this.upgrade(request, socket, head, requestId).catch((error: unknown) => {
+        // Nothing a client sends may end the process: answer, log, and drop this socket only.
+        this.logger.error({ err: error, request_id: requestId }, 'WebSocket upgrade failed');
+        refuseUpgrade(socket, 500, '{"error":"internal","message":"internal error"}');
+      });
+    });
   }
 
   close(): void {
@@ -56,26 +85,46 @@ export class WsGateway {
     this.wss.close();
   }
 
-  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    socket.on('error', () => undefined);
-    const match = TOKEN_PATH.exec(request.url ?? '');
-    if (!match) return refuse(socket, 404, '{"error":"not_found","message":"not found"}');
-    const token = decodeURIComponent(match[1]!);
-    const auth = await this.relay.authorize(token, 'websocket');
-    if (!auth.ok) return refuse(socket, auth.answer.status, auth.answer.body);
-    this.wss.handleUpgrade(request, socket, head, (ws) =>
-      this.session(ws, token, requestIdOf(request)),
-    );
+  /** Ends every open session of a revoked token (its sha256). */
+  revoked(hash: string): number {
+    const open = this.sessions.get(hash);
+    if (open === undefined) return 0;
+    this.sessions.delete(hash);
+    for (const session of open) session.end(ACCESS_TOKEN_REVOKED);
+    return open.size;
   }
 
-  private session(ws: WebSocket, token: string, connectionId: string): void {
+  private async upgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    requestId: string,
+  ): Promise<void> {
+    socket.on('error', () => undefined);
+    const match = TOKEN_PATH.exec(request.url ?? '');
+    if (!match) return refuseUpgrade(socket, 404, NOT_FOUND_BODY);
+    const token = tokenOf(match[1]!);
+    const auth = await this.relay.authorize(token, 'websocket');
+    if (auth instanceof Error)
+      return refuseUpgrade(
+        socket,
+        gatewayHttpStatusOf(auth),
+        serializeErrorObject('null', jsonRpcErrorOf(auth)),
+        retryAfterSecondsOf(auth),
+      );
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.session(ws, token, auth, requestId));
+  }
+
+  private session(ws: WebSocket, token: string, first: Authorized, connectionId: string): void {
     this.metrics.wsConnections.inc();
+    const hash = sha256Hex(token);
     const mine = new Map<string, { network: NetworkKey; type: string }>();
-    let accountId: string | undefined;
+    const accountId = first.token.accountId;
     let cut = false;
+    let ended = false;
     const connection = {
       send: (message: string): boolean => {
-        if (cut) return false;
+        if (cut || ended) return false;
         if (ws.bufferedAmount > this.options.maxBufferedBytes) {
           cut = true;
           this.metrics.wsSlowClientsCut.inc();
@@ -90,165 +139,188 @@ export class WsGateway {
         return true;
       },
     };
+    const session: Session = {
+      // The one place a session-level DomainError reaches the client: a JSON-RPC error (id
+      // null), and the socket closed when the credential is no longer valid.
+      end: (error: DomainError) => {
+        if (ended) return;
+        connection.send(serializeErrorObject('null', jsonRpcErrorOf(error)));
+        ended = true;
+        dropSubscriptions();
+        ws.close(CLOSE_POLICY, 'access token revoked');
+      },
+    };
+    this.track(hash, session);
+    // A revocation that landed between the token check and now would have found no session.
+    if (this.relay.credentials.wasRevoked(hash)) session.end(ACCESS_TOKEN_REVOKED);
+
     const sink = {
       notify: (subscriptionId: string, resultText: string): boolean =>
         connection.send(
           `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscriptionId}","result":${resultText}}}`,
         ),
     };
-    const forget = (id: string, account: string) => {
+    const forget = (id: string) => {
       const held = mine.get(id);
       if (held === undefined) return false;
       mine.delete(id);
-      this.hub.release(account);
+      this.hub.release(accountId);
       this.metrics.clientSubscriptions.dec({ network: held.network, type: held.type });
       return this.hub.of(held.network)?.unsubscribe(id) ?? false;
     };
+    const dropSubscriptions = () => {
+      for (const id of [...mine.keys()]) forget(id);
+    };
+
+    const subscribe = async (
+      call: RpcCall,
+      auth: Authorized,
+    ): Promise<{ result: unknown } | { error: DomainError }> => {
+      if (call.method === 'eth_unsubscribe') {
+        const id = call.params[0];
+        return { result: typeof id === 'string' && forget(id) };
+      }
+      const refused = this.checkSubscribe(call, mine.size);
+      if (refused) return { error: refused };
+      const subs = this.hub.of(auth.network.key);
+      if (subs === undefined) return { error: UPSTREAM_UNAVAILABLE };
+      const limit = this.options.maxSubscriptionsPerAccount;
+      // With several processes the count is the primary's; if it cannot answer, refuse.
+      const reserved = await Promise.resolve(this.hub.reserve(accountId, limit)).catch(
+        () => undefined,
+      );
+      if (reserved === undefined) return { error: SUBSCRIPTION_LIMIT_UNAVAILABLE };
+      if (!reserved)
+        return { error: planLimitExceeded(`at most ${limit} subscriptions per account`) };
+      try {
+        const id = await subs.subscribe(call.params, sink);
+        const type = String(call.params[0]);
+        mine.set(id, { network: auth.network.key, type });
+        this.metrics.clientSubscriptions.inc({ network: auth.network.key, type });
+        if (cut || ended || ws.readyState !== WebSocket.OPEN) forget(id);
+        return { result: id };
+      } catch (error) {
+        this.hub.release(accountId);
+        if (error instanceof UpstreamSubscribeError)
+          return { error: invalidParams(error.message.slice(0, 200)) };
+        return { error: UPSTREAM_UNAVAILABLE };
+      }
+    };
 
     ws.on('message', (data, isBinary) => {
-      void (async () => {
-        const started = performance.now();
-        const auth = await this.relay.authorize(token, 'websocket');
-        if (!auth.ok) {
-          connection.send(
-            serializeErrorObject('null', {
-              code: JSONRPC_ERROR.UNAUTHORIZED,
-              message: 'unauthorized: the access token was revoked',
-            }),
-          );
-          ws.close(1008, 'access token revoked');
-          return;
-        }
-        accountId = auth.token.accountId;
-        const network = auth.network;
-        const subs = this.hub.of(network.key);
-        const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-        const answer = await this.relay.handle(
-          auth.token,
-          network,
-          text,
-          'websocket',
-          async (call: RpcCall) => {
-            if (call.method === 'eth_unsubscribe') {
-              const id = call.params[0];
-              return { result: typeof id === 'string' && forget(id, auth.token.accountId) };
-            }
-            const refused = this.checkSubscribe(call, mine.size);
-            if (refused) return { error: refused };
-            if (subs === undefined)
-              return {
-                error: {
-                  code: JSONRPC_ERROR.SERVER_ERROR,
-                  message: 'server error: upstream node unavailable',
-                },
-              };
-            const limit = this.options.maxSubscriptionsPerAccount;
-            // With several processes the count is the primary's; if it cannot answer, refuse.
-            const reserved = await Promise.resolve(
-              this.hub.reserve(auth.token.accountId, limit),
-            ).catch(() => undefined);
-            if (reserved === undefined)
-              return {
-                error: {
-                  code: JSONRPC_ERROR.SERVER_ERROR,
-                  message: 'server error: subscription limit unavailable',
-                },
-              };
-            if (!reserved)
-              return {
-                error: {
-                  code: JSONRPC_ERROR.LIMIT_EXCEEDED,
-                  message: `limit exceeded: at most ${limit} subscriptions per account`,
-                },
-              };
-            try {
-              const id = await subs.subscribe(call.params, sink);
-              const type = String(call.params[0]);
-              mine.set(id, { network: network.key, type });
-              this.metrics.clientSubscriptions.inc({ network: network.key, type });
-              if (cut || ws.readyState !== WebSocket.OPEN) forget(id, auth.token.accountId);
-              return { result: id };
-            } catch (error) {
-              this.hub.release(auth.token.accountId);
-              if (error instanceof UpstreamSubscribeError)
-                return {
-                  error: {
-                    code: JSONRPC_ERROR.INVALID_PARAMS,
-                    message: `invalid params: ${error.message}`,
-                  },
-                };
-              return {
-                error: {
-                  code: JSONRPC_ERROR.SERVER_ERROR,
-                  message: 'server error: upstream node unavailable',
-                },
-              };
-            }
-          },
-        );
-        if (answer.body) connection.send(answer.body);
-        this.metrics.requests.inc({ transport: 'websocket', status: String(answer.status) });
-        this.metrics.requestDuration.observe(
-          { transport: 'websocket' },
-          (performance.now() - started) / 1000,
-        );
-        if (this.options.requestLogs)
-          this.logger.info(
-            {
-              connection_id: connectionId,
-              network: answer.network,
-              account: answer.account,
-              calls: answer.calls,
-              status: answer.status,
-            },
-            'rpc ws message',
-          );
-      })().catch((error: unknown) =>
-        this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
+      this.message(token, connectionId, data, isBinary, connection.send, session, subscribe).catch(
+        (error: unknown) =>
+          this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
       );
     });
-
     ws.on('close', () => {
       this.metrics.wsConnections.dec();
-      if (accountId !== undefined) for (const id of [...mine.keys()]) forget(id, accountId);
+      this.untrack(hash, session);
+      dropSubscriptions();
     });
     ws.on('error', () => undefined);
   }
 
-  private checkSubscribe(call: RpcCall, connectionCount: number): JsonRpcErrorObject | undefined {
-    const type = call.params[0];
-    if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
-      return {
-        code: JSONRPC_ERROR.INVALID_PARAMS,
-        message: `invalid params: subscription type must be one of newHeads, logs, newPendingTransactions`,
-      };
+  private async message(
+    token: string,
+    connectionId: string,
+    data: WebSocket.RawData,
+    isBinary: boolean,
+    send: (text: string) => boolean,
+    session: Session,
+    subscribe: (
+      call: RpcCall,
+      auth: Authorized,
+    ) => Promise<{ result: unknown } | { error: DomainError }>,
+  ): Promise<void> {
+    const started = performance.now();
+    const auth = await this.relay.authorize(token, 'websocket');
+    if (auth instanceof Error) {
+      if (auth.kind === 'unauthenticated') return session.end(ACCESS_TOKEN_REVOKED);
+      send(serializeErrorObject('null', jsonRpcErrorOf(auth)));
+      return;
     }
+    const text = isBinary
+      ? Buffer.from(data as Buffer).toString('utf8')
+      : (data as Buffer).toString();
+    const answer = await this.relay.handle(auth.token, auth.network, text, 'websocket', (call) =>
+      subscribe(call, auth),
+    );
+    const body =
+      answer.refused === undefined
+        ? answer.body
+        : serializeErrorObject(answer.refusedId, jsonRpcErrorOf(answer.refused));
+    if (body) send(body);
+    const status = answer.refused === undefined ? 200 : gatewayHttpStatusOf(answer.refused);
+    this.metrics.requests.inc({ transport: 'websocket', status: String(status) });
+    this.metrics.requestDuration.observe(
+      { transport: 'websocket' },
+      (performance.now() - started) / 1000,
+    );
+    if (this.options.requestLogs)
+      this.logger.info(
+        {
+          connection_id: connectionId,
+          network: answer.network,
+          account: answer.account,
+          calls: answer.calls,
+          status,
+        },
+        'rpc ws message',
+      );
+  }
+
+  private track(hash: string, session: Session): void {
+    let open = this.sessions.get(hash);
+    if (open === undefined) {
+      open = new Set();
+      this.sessions.set(hash, open);
+    }
+    open.add(session);
+  }
+
+  private untrack(hash: string, session: Session): void {
+    const open = this.sessions.get(hash);
+    if (open === undefined) return;
+    open.delete(session);
+    if (open.size === 0) this.sessions.delete(hash);
+  }
+
+  private checkSubscribe(call: RpcCall, connectionCount: number): DomainError | undefined {
+    const type = call.params[0];
+    if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) return BAD_SUBSCRIPTION_TYPE;
     if (
       type === 'logs' &&
       call.params[1] !== undefined &&
       (call.params[1] === null || typeof call.params[1] !== 'object')
-    ) {
-      return {
-        code: JSONRPC_ERROR.INVALID_PARAMS,
-        message: 'invalid params: logs subscription takes a filter object {address?, topics?}',
-      };
-    }
-    if (connectionCount >= this.options.maxSubscriptionsPerConnection) {
-      return {
-        code: JSONRPC_ERROR.LIMIT_EXCEEDED,
-        message: `limit exceeded: at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
-      };
-    }
+    )
+      return BAD_LOGS_FILTER;
+    if (connectionCount >= this.options.maxSubscriptionsPerConnection)
+      return limitExceeded(
+        `at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
+      );
     return undefined;
   }
 }
 
-function refuse(socket: Duplex, status: number, body: string): void {
-  const reason =
-    { 401: 'Unauthorized', 402: 'Payment Required', 404: 'Not Found', 503: 'Service Unavailable' }[
-      status
-    ] ?? 'Error';
+const REASONS: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  body: string,
+  retryAfterSeconds?: number,
+): void {
+  if (socket.destroyed) return;
+  const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
   );
 }

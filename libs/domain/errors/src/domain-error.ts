@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'rate_limited' // 429
   | 'too_large' // 413
   | 'unavailable' // a dependency is down; retry later
+  | 'unimplemented' // this deployment cannot serve the call (e.g. its nodes lack the method)
   | 'internal';
 
 export interface DomainErrorOptions {
@@ -54,5 +55,21 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   too_large: 413,
   rate_limited: 429,
   internal: 500,
+  unimplemented: 501,
   unavailable: 503,
 };
+
+/** Longest piece of client input an error message repeats (quoteInput). */
+export const MAX_QUOTED_INPUT = 64;
+
+/**
+ * A piece of client input for an error message, JSON-quoted and cut to `max` characters. Error
+ * messages travel where size is bounded (a gRPC status rides in an HTTP/2 trailer, whose
+ * oversize broke the client's whole channel): a message never grows with the input.
+ */
+export function quoteInput(value: unknown, max = MAX_QUOTED_INPUT): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length <= max
+    ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)`;
+}

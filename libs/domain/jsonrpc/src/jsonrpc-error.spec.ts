@@ -1,4 +1,10 @@
-import { JSONRPC_CODE_OF_KIND, JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE } from './jsonrpc-error';
+import { DomainError } from '@meridian/errors';
+import {
+  jsonRpcErrorOf,
+  JSONRPC_CODE_OF_KIND,
+  JSONRPC_ERROR,
+  JSONRPC_ERROR_MESSAGE,
+} from './jsonrpc-error';
 
 describe('JSON-RPC error codes (COMPAT)', () => {
   it.each([
@@ -34,9 +40,16 @@ describe('JSON-RPC error codes (COMPAT)', () => {
     ['too_large', -32005],
     ['unavailable', -32000],
     ['internal', -32603],
-    ['not_found', -32601],
+    ['not_found', -32000],
+    ['unimplemented', -32601],
+    ['conflict', -32005],
     ['unauthenticated', -32041],
+    ['forbidden', -32041],
   ] as const)('kind %s → %i', (kind, code) => {
     expect(JSONRPC_CODE_OF_KIND[kind]).toBe(code);
+    expect(jsonRpcErrorOf(new DomainError('x', kind, 'safe message'))).toEqual({
+      code,
+      message: 'safe message',
+    });
   });
 });

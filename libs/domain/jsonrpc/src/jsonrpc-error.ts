@@ -1,4 +1,4 @@
-import type { ErrorKind } from '@meridian/errors';
+import type { DomainError, ErrorKind } from '@meridian/errors';
 
 /**
  * JSON-RPC error codes answered inside a 200 (COMPAT "Node access"). The -32000…-32099 range is
@@ -50,16 +50,27 @@ export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, 
     UNAUTHORIZED: 'Unauthorized',
   });
 
-/** The one place a DomainError kind becomes a JSON-RPC code (the JSON-RPC edge of the gateway). */
+/**
+ * The one place a DomainError kind becomes a JSON-RPC code (every JSON-RPC edge of the gateway:
+ * HTTP, WebSocket). `not_found` is -32000 as go-ethereum answers "filter not found"; a method a
+ * network does not offer is `unimplemented` (-32601); a state or plan limit (`conflict`, e.g.
+ * subscriptions per account) is EIP-1474's "limit exceeded".
+ */
 export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
   invalid: JSONRPC_ERROR.INVALID_PARAMS,
   unauthenticated: JSONRPC_ERROR.UNAUTHORIZED,
   forbidden: JSONRPC_ERROR.UNAUTHORIZED,
-  not_found: JSONRPC_ERROR.METHOD_NOT_FOUND,
-  conflict: JSONRPC_ERROR.INVALID_REQUEST,
+  not_found: JSONRPC_ERROR.SERVER_ERROR,
+  conflict: JSONRPC_ERROR.LIMIT_EXCEEDED,
   payment_required: JSONRPC_ERROR.CU_EXHAUSTED,
   rate_limited: JSONRPC_ERROR.LIMIT_EXCEEDED,
   too_large: JSONRPC_ERROR.LIMIT_EXCEEDED,
   unavailable: JSONRPC_ERROR.SERVER_ERROR,
+  unimplemented: JSONRPC_ERROR.METHOD_NOT_FOUND,
   internal: JSONRPC_ERROR.INTERNAL_ERROR,
 });
+
+/** A DomainError as the error object of a JSON-RPC answer (its message is safe for clients). */
+export function jsonRpcErrorOf(error: DomainError): JsonRpcErrorObject {
+  return { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message };
+}

@@ -7,6 +7,7 @@ import {
   fromGrpcError,
   GrpcStatusError,
   grpcStatusOf,
+  MAX_STATUS_DETAILS,
   toGrpcHandlers,
   toGrpcServiceDefinition,
   toGrpcStatus,
@@ -45,6 +46,7 @@ describe('status mapping', () => {
     ['rate_limited', status.RESOURCE_EXHAUSTED],
     ['payment_required', status.RESOURCE_EXHAUSTED],
     ['unavailable', status.UNAVAILABLE],
+    ['unimplemented', status.UNIMPLEMENTED],
     ['internal', status.INTERNAL],
   ])('%s → %s', (kind, code) => {
     expect(grpcStatusOf[kind]).toBe(code);
@@ -91,6 +93,11 @@ describe('status mapping', () => {
       ['GetTdByNumber', status.UNIMPLEMENTED],
       ['GetRootHash', status.INVALID_ARGUMENT],
     ]);
+  });
+
+  it('bounds the status message (it rides in an HTTP/2 trailer)', () => {
+    const { details } = toGrpcStatus(new DomainError('x', 'invalid', 'y'.repeat(100_000)));
+    expect(details!.length).toBe(MAX_STATUS_DETAILS);
   });
 
   it('never leaks the message of a non-domain error', () => {

@@ -19,8 +19,22 @@ export const grpcStatusOf: Record<ErrorKind, GrpcStatus> = {
   // gRPC itself answers RESOURCE_EXHAUSTED for an oversized message.
   too_large: GrpcStatus.RESOURCE_EXHAUSTED,
   unavailable: GrpcStatus.UNAVAILABLE,
+  unimplemented: GrpcStatus.UNIMPLEMENTED,
   internal: GrpcStatus.INTERNAL,
 };
+
+/**
+ * Longest status message sent. It travels in the `grpc-message` trailer (an HTTP/2 header): a
+ * message that echoed a 100 kB request field made the client's channel hang for every later call
+ * until it was rebuilt. Messages are written short; this bound holds whatever they quote.
+ */
+export const MAX_STATUS_DETAILS = 512;
+
+function boundedDetails(message: string): string {
+  return message.length <= MAX_STATUS_DETAILS
+    ? message
+    : `${message.slice(0, MAX_STATUS_DETAILS - 1)}…`;
+}
 
 /** Trailer carrying the stable DomainError code (and `error-retryable`) next to the status. */
 export const ERROR_CODE_METADATA = 'error-code';
@@ -46,12 +60,13 @@ export class GrpcStatusError extends Error {
 }
 
 export function toGrpcStatus(error: unknown): Partial<StatusObject> {
-  if (error instanceof GrpcStatusError) return { code: error.code, details: error.message };
+  if (error instanceof GrpcStatusError)
+    return { code: error.code, details: boundedDetails(error.message) };
   const metadata = new Metadata();
   if (isDomainError(error)) {
     metadata.set(ERROR_CODE_METADATA, error.code);
     metadata.set(ERROR_RETRYABLE_METADATA, String(error.retryable));
-    return { code: grpcStatusOf[error.kind], details: error.message, metadata };
+    return { code: grpcStatusOf[error.kind], details: boundedDetails(error.message), metadata };
   }
   metadata.set(ERROR_CODE_METADATA, 'internal_error');
   return { code: GrpcStatus.INTERNAL, details: 'internal error', metadata };
@@ -66,6 +81,7 @@ const kindOfStatus: Partial<Record<GrpcStatus, ErrorKind>> = {
   [GrpcStatus.RESOURCE_EXHAUSTED]: 'rate_limited',
   [GrpcStatus.UNAVAILABLE]: 'unavailable',
   [GrpcStatus.DEADLINE_EXCEEDED]: 'unavailable',
+  [GrpcStatus.UNIMPLEMENTED]: 'unimplemented',
 };
 
 /** A client-side gRPC failure as a DomainError (code from the server's trailer when present). */

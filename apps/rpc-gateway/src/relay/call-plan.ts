@@ -1,0 +1,148 @@
+import type { Network } from '@meridian/networks';
+import {
+  jsonRpcErrorOf,
+  type RpcCall,
+  type RpcRequestItem,
+  serializeErrorObject,
+  serializeSuccess,
+} from '@meridian/jsonrpc';
+import { cacheKeyOf } from '../cache/cache-policy';
+import type { OutCall } from '../upstreams/upstream-router';
+import { checkCall, type CallCheckOptions, type Transport } from './request-checks';
+
+/** How the plan sorts one call of a request. */
+export const SORT = Object.freeze({
+  /** Not a JSON-RPC call (the parser's own error answers it). */
+  INVALID: 0,
+  /** Refused by a check (method table, params, limits); not billed. */
+  REFUSED: 1,
+  /** Answered by the gateway itself (eth_chainId, net_version). */
+  LOCAL: 2,
+  /** Answered from the cache of immutable answers. */
+  CACHED: 3,
+  /** Sent to a node; its answer is not cacheable. */
+  RELAYED: 4,
+  /** Sent to a node; its answer goes to the cache when it is immutable (a cache miss). */
+  RELAYED_CACHEABLE: 5,
+  /** eth_subscribe / eth_unsubscribe, answered by the WebSocket session. */
+  SESSION: 6,
+});
+
+/** What a plan is made with that does not change between requests (built once). */
+export interface PlanRules {
+  readonly checks: Readonly<Record<Transport, CallCheckOptions>>;
+  readonly cache: { get(key: string): string | undefined };
+}
+
+export function planRules(
+  maxLogsBlockRange: number,
+  cache: { get(key: string): string | undefined },
+): PlanRules {
+  return {
+    checks: {
+      http: { transport: 'http', maxLogsBlockRange },
+      websocket: { transport: 'websocket', maxLogsBlockRange },
+    },
+    cache,
+  };
+}
+
+/**
+ * What to do with each call of one request, decided without any I/O: `sorts[i]` says how item i
+ * is answered; the calls answered already (invalid, refused, local, cached) have their answer
+ * text in `answers[i]` and their metric status in `statuses[i]`; `relayed` lists the calls for
+ * the upstream with their item index (`relayedAt`) and cache key; `sessionAt` the calls for the
+ * WebSocket session. Parallel arrays rather than an object per call: the relay allocates per
+ * request, not per call (ADR 0207).
+ */
+export interface CallPlan {
+  readonly sorts: number[];
+  readonly answers: (string | undefined)[];
+  readonly statuses: (string | undefined)[];
+  readonly relayed: OutCall[];
+  readonly relayedAt: number[];
+  readonly cacheKeys: (string | undefined)[];
+  readonly sessionAt: number[];
+}
+
+const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
+
+/**
+ * @param finalized highest block number that counts as final, when the pool knows its head
+ * @param sessionMethods whether a WebSocket session answers eth_subscribe / eth_unsubscribe
+ */
+export function planCalls(
+  network: Network,
+  items: readonly RpcRequestItem[],
+  rules: PlanRules,
+  transport: Transport,
+  finalized: number | undefined,
+  sessionMethods: boolean,
+): CallPlan {
+  const count = items.length;
+  const checks = rules.checks[transport];
+  const plan: CallPlan = {
+    sorts: new Array<number>(count),
+    answers: new Array<string | undefined>(count),
+    statuses: new Array<string | undefined>(count),
+    relayed: [],
+    relayedAt: [],
+    cacheKeys: [],
+    sessionAt: [],
+  };
+  for (let i = 0; i < count; i++) {
+    const item = items[i]!;
+    if (!item.valid) {
+      plan.sorts[i] = SORT.INVALID;
+      if (item.idRaw !== undefined) plan.answers[i] = serializeErrorObject(item.idRaw, item.error);
+      plan.statuses[i] = String(item.error.code);
+      continue;
+    }
+    const idRaw = item.idRaw ?? 'null';
+    const refused = checkCall(network, item, checks);
+    if (refused !== null) {
+      plan.sorts[i] = SORT.REFUSED;
+      const error = jsonRpcErrorOf(refused);
+      plan.answers[i] = serializeErrorObject(idRaw, error);
+      plan.statuses[i] = String(error.code);
+      continue;
+    }
+    const local = localAnswer(network, item.method);
+    if (local !== undefined) {
+      plan.sorts[i] = SORT.LOCAL;
+      plan.answers[i] = serializeSuccess(idRaw, local);
+      plan.statuses[i] = 'ok';
+      continue;
+    }
+    if (sessionMethods && SESSION_METHODS.has(item.method)) {
+      plan.sorts[i] = SORT.SESSION;
+      plan.sessionAt.push(i);
+      continue;
+    }
+    const key = cacheKeyOf(network.key, item.method, item.params, finalized);
+    if (key !== undefined) {
+      const hit = rules.cache.get(key);
+      if (hit !== undefined) {
+        plan.sorts[i] = SORT.CACHED;
+        plan.answers[i] = serializeSuccess(idRaw, hit);
+        plan.statuses[i] = 'ok';
+        continue;
+      }
+    }
+    plan.sorts[i] = key === undefined ? SORT.RELAYED : SORT.RELAYED_CACHEABLE;
+    plan.relayedAt.push(i);
+    plan.relayed.push(outCall(item));
+    plan.cacheKeys.push(key);
+  }
+  return plan;
+}
+
+function outCall(call: RpcCall): OutCall {
+  return { method: call.method, params: call.params, paramsRaw: call.paramsRaw };
+}
+
+function localAnswer(network: Network, method: string): string | undefined {
+  if (method === 'eth_chainId' && network.chainIdHex !== null) return `"${network.chainIdHex}"`;
+  if (method === 'net_version' && network.netVersion !== null) return `"${network.netVersion}"`;
+  return undefined;
+}

@@ -1,0 +1,134 @@
+import { DomainError, httpStatusOf, quoteInput } from '@meridian/errors';
+import type { Network } from '@meridian/networks';
+
+/**
+ * Every refusal the gateway makes, as a DomainError. The relay, the credential check and the
+ * BorApi service return or throw these; each edge maps them once (HTTP: gatewayHttpStatusOf,
+ * JSON-RPC: jsonRpcErrorOf, gRPC: toGrpcStatus). Fixed refusals are constants: the hot path
+ * builds no error object for them.
+ */
+
+/** No node answered (unreachable, timeout, none healthy). One wording on every interface. */
+export const UPSTREAM_UNAVAILABLE = new DomainError(
+  'upstream_unavailable',
+  'unavailable',
+  'server error: upstream node unavailable',
+);
+
+/** A node answered, but not with JSON-RPC (5xx, garbage, a batch with holes). */
+export const NODE_TROUBLE = new DomainError(
+  'upstream_error',
+  'internal',
+  'internal error: upstream node trouble',
+);
+
+/** An id no filter of ours has (go-ethereum answers the same words with -32000). */
+export const FILTER_NOT_FOUND = new DomainError(
+  'filter_not_found',
+  'not_found',
+  'filter not found',
+);
+
+export const UNKNOWN_ACCESS_TOKEN = new DomainError(
+  'unknown_access_token',
+  'unauthenticated',
+  'unauthorized: unknown or deleted access token',
+);
+
+/** A token revoked while a WebSocket session (or a gRPC stream) is open. */
+export const ACCESS_TOKEN_REVOKED = new DomainError(
+  'access_token_revoked',
+  'unauthenticated',
+  'unauthorized: the access token was revoked',
+);
+
+export const CREDENTIALS_UNAVAILABLE = new DomainError(
+  'credentials_unavailable',
+  'unavailable',
+  'server error: access token check unavailable, retry later',
+  { details: { retryAfterMs: 1_000 } },
+);
+
+export const CU_EXHAUSTED = new DomainError(
+  'cu_exhausted',
+  'payment_required',
+  'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
+);
+
+export const SUBSCRIPTION_LIMIT_UNAVAILABLE = new DomainError(
+  'subscription_limit_unavailable',
+  'unavailable',
+  'server error: subscription limit unavailable',
+);
+
+export type Interface = 'http' | 'websocket' | 'grpc';
+
+const INTERFACE_NAME: Readonly<Record<Interface, string>> = {
+  http: 'JSON-RPC',
+  websocket: 'WebSocket',
+  grpc: 'gRPC',
+};
+
+export function networkNotOffered(network: Network, where: Interface): DomainError {
+  return new DomainError(
+    'network_not_offered',
+    'forbidden',
+    `not found: network ${network.key} is not offered over ${INTERFACE_NAME[where]} at this endpoint`,
+  );
+}
+
+export function rateLimited(rps: number, retryAfterMs: number): DomainError {
+  return new DomainError(
+    'rate_limited',
+    'rate_limited',
+    `rate limit exceeded: the plan allows ${rps} requests per second`,
+    { details: { retryAfterMs } },
+  );
+}
+
+export function methodNotAvailable(method: string, network: Network): DomainError {
+  return new DomainError(
+    'method_not_available',
+    'unimplemented',
+    `the method ${quoteMethod(method)} does not exist/is not available on ${network.key}`,
+  );
+}
+
+export function webSocketOnly(method: string): DomainError {
+  return new DomainError(
+    'websocket_only_method',
+    'unimplemented',
+    `the method ${quoteMethod(method)} is only available over WebSocket`,
+  );
+}
+
+export function invalidParams(what: string): DomainError {
+  return new DomainError('invalid_params', 'invalid', `invalid params: ${what}`);
+}
+
+export function limitExceeded(what: string): DomainError {
+  return new DomainError('limit_exceeded', 'too_large', `limit exceeded: ${what}`);
+}
+
+export function planLimitExceeded(what: string): DomainError {
+  return new DomainError('limit_exceeded', 'conflict', `limit exceeded: ${what}`);
+}
+
+/** A method name as written when it is a plausible name; quoted and cut otherwise. */
+function quoteMethod(method: string): string {
+  return method.length <= 64 && /^[A-Za-z0-9_]+$/.test(method) ? method : quoteInput(method);
+}
+
+/**
+ * HTTP status of a request-level refusal on the JSON-RPC edge. REST's table, except that a token
+ * for a network this endpoint does not offer is 404 (COMPAT "unknown network path or host").
+ */
+export function gatewayHttpStatusOf(error: DomainError): number {
+  return error.kind === 'forbidden' ? 404 : httpStatusOf[error.kind];
+}
+
+/** `Retry-After` (whole seconds, at least 1) for a refusal that says when to come back. */
+export function retryAfterSecondsOf(error: DomainError): number | undefined {
+  const ms = error.details?.['retryAfterMs'];
+  return typeof ms === 'number' ? Math.max(1, Math.ceil(ms / 1000)) : undefined;
+}

@@ -1,0 +1,253 @@
+import { connect as connectTcp } from 'node:net';
+import { join } from 'node:path';
+import {
+  credentials,
+  loadPackageDefinition,
+  Metadata,
+  status,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
+
+/**
+ * Regression tests for the defects found by probing the gateway from outside (issue "Edges that
+ * never fall"): each request here once took a process down, hung a gRPC channel, or was answered
+ * in the web framework's own words.
+ */
+const TOKENS = {
+  eth: 'tok_edges_eth_000001',
+  polygon: 'tok_edges_polygon_01',
+  exhausted: 'tok_edges_broke_0001',
+  slow: 'tok_edges_slow_00001',
+};
+
+/** One raw HTTP/1.1 exchange: what the server wrote before closing (or after `waitMs`). */
+function rawExchange(port: number, request: string, waitMs = 3_000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connectTcp(port, '127.0.0.1', () => socket.write(request));
+    let out = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(out);
+    }, waitMs);
+    socket.on('data', (d) => (out += d.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+}
+
+const upgradeRequest = (path: string, extra = '') =>
+  `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+  `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`;
+
+describe('rpc-gateway edges: requests that once broke it', () => {
+  let eth: AnvilInstance;
+  let polygon: AnvilInstance;
+  let ns: Awaited<ReturnType<typeof provisionNamespace>>;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    [eth, polygon, ns] = await Promise.all([
+      startAnvil({ chainId: 1 }),
+      startAnvil({ chainId: 137 }),
+      provisionNamespace(),
+    ]);
+    gateway = await startGateway({
+      REGION: 'eu',
+      NATS_URL: ns.url,
+      NATS_PREFIX: ns.prefix,
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [eth.url], 'polygon-mainnet': [polygon.url] }),
+      STATIC_ACCESS_TOKENS: JSON.stringify({
+        [TOKENS.eth]: { accountId: 'acct-edges', network: 'eth-mainnet', planId: 'pro' },
+        [TOKENS.polygon]: { accountId: 'acct-edges-p', network: 'polygon-mainnet', planId: 'pro' },
+        [TOKENS.exhausted]: {
+          accountId: 'acct-broke',
+          network: 'eth-mainnet',
+          status: 'exhausted',
+        },
+        [TOKENS.slow]: { accountId: 'acct-slow', network: 'eth-mainnet', nodeRps: 1 },
+      }),
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await Promise.all([eth?.stop(), polygon?.stop(), ns?.cleanup()]);
+  });
+
+  const alive = async () => {
+    const answer = await rpc(`${gateway.url}/${TOKENS.eth}`, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_blockNumber',
+      params: [],
+    });
+    expect((answer.json as { result: string }).result).toMatch(/^0x/);
+  };
+
+  describe('WebSocket upgrade', () => {
+    it.each([
+      ['malformed percent-encoding (took the process down)', '/%zz', 401],
+      ['a lone percent sign', '/%', 401],
+      ['a truncated UTF-8 escape', '/%E0%A4%A', 401],
+      ['an unknown token', '/tok_nobody_here', 401],
+      ['a sub-path', '/a/b/c', 404],
+      ['the root', '/', 404],
+    ])(
+      '%s (%s) → %i with a JSON body, and the gateway keeps serving',
+      async (_name, path, code) => {
+        const answer = await rawExchange(gateway.port, upgradeRequest(path));
+        expect(answer).toMatch(new RegExp(`^HTTP/1.1 ${code} `));
+        const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+        expect(() => JSON.parse(body)).not.toThrow();
+        await alive();
+      },
+    );
+
+    it('an upgrade with a valid token but a broken handshake is answered by the WebSocket library, not a crash', async () => {
+      const answer = await rawExchange(
+        gateway.port,
+        `GET /${TOKENS.eth} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 99\r\n\r\n`,
+      );
+      expect(answer).toMatch(/^HTTP\/1.1 4\d\d /);
+      await alive();
+    });
+  });
+
+  describe('HTTP refusals, each mapped once from its DomainError', () => {
+    const call = { jsonrpc: '2.0', id: 42, method: 'eth_blockNumber', params: [] };
+
+    it('unknown token → 401, JSON-RPC -32041', async () => {
+      const answer = await rpc(`${gateway.url}/tok_unknown_000001`, call);
+      expect(answer.status).toBe(401);
+      expect(answer.json).toMatchObject({ id: null, error: { code: -32041 } });
+    });
+
+    it('malformed percent-encoding in the token → 401 like any unknown token', async () => {
+      expect((await rpc(`${gateway.url}/%zz`, call)).status).toBe(401);
+    });
+
+    it('a network not offered over JSON-RPC here → 404', async () => {
+      const shared = await startGateway({
+        REGION: 'shared',
+        NATS_URL: ns.url,
+        NATS_PREFIX: ns.prefix,
+        GRPC_ENABLED: 'false',
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [TOKENS.eth]: { accountId: 'acct-edges', network: 'eth-mainnet' },
+        }),
+      });
+      try {
+        const answer = await rpc(`${shared.url}/${TOKENS.eth}`, call);
+        expect(answer.status).toBe(404);
+        expect(answer.json).toMatchObject({
+          error: { message: expect.stringContaining('not offered over JSON-RPC') },
+        });
+      } finally {
+        await shared.stop();
+      }
+    });
+
+    it('CU exhausted → 402 with -32040 and the request id echoed', async () => {
+      const answer = await rpc(`${gateway.url}/${TOKENS.exhausted}`, call);
+      expect(answer.status).toBe(402);
+      expect(answer.json).toMatchObject({ id: 42, error: { code: -32040 } });
+    });
+
+    it('plan RPS exceeded → 429 with Retry-After and -32005', async () => {
+      const url = `${gateway.url}/${TOKENS.slow}`;
+      const answers = await Promise.all([rpc(url, call), rpc(url, call), rpc(url, call)]);
+      const refused = answers.find((a) => a.status === 429)!;
+      expect(refused).toBeDefined();
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.json).toMatchObject({ id: 42, error: { code: -32005 } });
+    });
+
+    it('a method name of a megabyte is refused without being repeated', async () => {
+      const answer = await rpc(`${gateway.url}/${TOKENS.eth}`, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'a'.repeat(1_000_000),
+      });
+      expect(answer.json).toMatchObject({ error: { code: -32601 } });
+      expect(answer.text.length).toBeLessThan(400);
+    });
+  });
+
+  it('a malformed URL on a framework route is answered in our JSON form', async () => {
+    const answer = await fetch(`${gateway.url}/%zz`);
+    expect(answer.status).toBe(400);
+    const body = (await answer.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error: expect.any(String), request_id: expect.any(String) });
+    expect(body).not.toHaveProperty('statusCode');
+  });
+
+  describe('BorApi gRPC: an oversized field never hangs the channel', () => {
+    const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
+      includeDirs: [join(__dirname, '../../../proto')],
+      longs: String,
+      keepCase: true,
+      defaults: true,
+    });
+    const proto = loadPackageDefinition(definition) as unknown as {
+      bor: {
+        BorApi: new (
+          address: string,
+          creds: ReturnType<typeof credentials.createInsecure>,
+        ) => Record<
+          string,
+          (
+            req: unknown,
+            md: Metadata,
+            options: { deadline: number },
+            cb: (e: ServiceError | null, r: unknown) => void,
+          ) => void
+        > & { close(): void };
+      };
+    };
+
+    it.each([
+      // Echoed into the grpc-message trailer, it hung every later call of the channel.
+      ['10 kB of junk in HeaderByNumber.number', 10_000, status.INVALID_ARGUMENT],
+      [
+        '100 kB of junk: the request is larger than any BorApi request',
+        100_000,
+        status.RESOURCE_EXHAUSTED,
+      ],
+      ['3 MB of junk', 3_000_000, status.RESOURCE_EXHAUSTED],
+    ])(
+      '%s (%i characters) → status %i, and the same channel answers the next call',
+      async (_name, size, code) => {
+        const client = new proto.bor.BorApi(
+          `127.0.0.1:${gateway.grpcPort}`,
+          credentials.createInsecure(),
+        );
+        const ask = (number: string) =>
+          new Promise<{ error: ServiceError | null; response: unknown }>((resolve) => {
+            const md = new Metadata();
+            md.set('x-access-token', TOKENS.polygon);
+            client['HeaderByNumber']!(
+              { number },
+              md,
+              { deadline: Date.now() + 5_000 },
+              (error, response) => resolve({ error, response }),
+            );
+          });
+        try {
+          expect((await ask('latest')).error).toBeNull();
+          const bad = await ask('x'.repeat(size));
+          expect(bad.error?.code).toBe(code);
+          expect(bad.error!.details.length).toBeLessThanOrEqual(512);
+          for (let i = 0; i < 3; i++) expect((await ask('latest')).error).toBeNull();
+        } finally {
+          client.close();
+        }
+      },
+    );
+  });
+});
