@@ -27,6 +27,7 @@ import { OutboxRepository } from './outbox/outbox.repository';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
 import { UsageConsumer } from './usage/usage.consumer';
+import { UsageFlushesRepository } from './usage/usage-flushes.repository';
 
 export const SERVICE = 'billing-ledger';
 
@@ -65,6 +66,7 @@ export class AppModule {
         TopUpsRepository,
         OutboxRepository,
         StateRepository,
+        UsageFlushesRepository,
         CredentialsRepository,
         LedgerService,
         CredentialsService,

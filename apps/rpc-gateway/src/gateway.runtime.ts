@@ -9,7 +9,12 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import {
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  type UsageFlusher,
+} from '@meridian/platform-messaging';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
 import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -29,7 +34,7 @@ import { LeasedRateLimiter } from './limits/leased-rate-limiter';
 import type { ReplicaLink } from './replica/replica-link';
 import { RemoteSubscriptions } from './websocket/remote-subscriptions';
 import { UsageMeter } from './metering/usage-meter';
-import { UsageFlusher } from './metering/usage-publisher';
+import { gatewayUsageFlusher } from './metering/usage-publisher';
 import { GatewayMetrics } from './observability/gateway-metrics';
 import { attachHotPath } from './relay/relay.route';
 import { RequestLog } from './observability/request-log';
@@ -140,7 +145,7 @@ export class GatewayRuntime
     const producerId = `${hostname()
       .replace(/[^A-Za-z0-9_-]/g, '-')
       .slice(0, 60)}-${process.pid}-${Date.now().toString(36)}`;
-    this.flusher = new UsageFlusher(
+    this.flusher = gatewayUsageFlusher(
       this.meter,
       publisher,
       producerId,

@@ -58,9 +58,9 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
       provisionNamespace(),
     ]);
     nc = await connect({ servers: ns.url });
-    const sub = nc.subscribe(`${ns.prefix}.${Subjects.billing.usage.all}`);
+    const sub = nc.subscribe(`${ns.prefix}.${Subjects.billing.usageFlushed.all}`);
     void (async () => {
-      for await (const m of sub) usage.push(m.json());
+      for await (const m of sub) usage.push(...m.json<{ accounts: typeof usage }>().accounts);
     })();
     env = {
       REGION: 'eu',

@@ -203,7 +203,7 @@ describe('rpc-gateway replica with several worker processes', () => {
   });
 });
 
-/** CU per account in the usage events published to the namespace's BILLING stream so far. */
+/** CU per account in the usage flushes published to the namespace's BILLING stream so far. */
 async function recordedUsage(namespace: {
   url: string;
   prefix: string;
@@ -213,8 +213,9 @@ async function recordedUsage(namespace: {
   const recorded = new Map<string, number>();
   const messages = await consumer.fetch({ max_messages: 1_000, expires: 1_000 });
   for await (const m of messages) {
-    const event = m.json<{ accountId: string; totalCu: number }>();
-    recorded.set(event.accountId, (recorded.get(event.accountId) ?? 0) + event.totalCu);
+    const flush = m.json<{ accounts: Array<{ accountId: string; totalCu: number }> }>();
+    for (const account of flush.accounts)
+      recorded.set(account.accountId, (recorded.get(account.accountId) ?? 0) + account.totalCu);
   }
   await nc.close();
   return recorded;

@@ -1,5 +1,6 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { BillingInitial1763740800000 } from '../migrations/1763740800000-billing-initial';
+import { UsageFlushes1764000000000 } from '../migrations/1764000000000-usage-flushes';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -13,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [BillingInitial1763740800000],
+    migrations: [BillingInitial1763740800000, UsageFlushes1764000000000],
     applicationName: 'billing-ledger',
     poolSize: 20,
   };

@@ -8,13 +8,14 @@ import type { BalanceRow } from './ledger.repository';
  */
 @Injectable()
 export class ChangeSignal {
-  private readonly listeners: Array<(rows?: readonly BalanceRow[]) => void> = [];
+  private readonly listeners: Array<(rows?: readonly BalanceRow[], urgent?: boolean) => void> = [];
 
-  onChange(listener: (rows?: readonly BalanceRow[]) => void): void {
+  onChange(listener: (rows?: readonly BalanceRow[], urgent?: boolean) => void): void {
     this.listeners.push(listener);
   }
 
-  changed(rows?: readonly BalanceRow[]): void {
-    for (const listener of this.listeners) listener(rows);
+  /** `urgent`: some row's ok/exhausted state flipped; it must reach the gateways at once. */
+  changed(rows?: readonly BalanceRow[], urgent = false): void {
+    for (const listener of this.listeners) listener(rows, urgent);
   }
 }

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { planChangedId, topUpClearedId, type UsageRecorded } from '@meridian/contracts';
+import {
+  Consumers,
+  Events,
+  planChangedId,
+  topUpClearedId,
+  type DeadLetter,
+  type UsageFlushed,
+  type UsageRecorded,
+} from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { currentAllowanceWindow, type ContractOverrides, type PlanOrNone } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
@@ -18,6 +26,8 @@ import {
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
 import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
+import { aggregateFlushes } from '../usage/flush-aggregate';
+import { UsageFlushesRepository, type ParkedEntry } from '../usage/usage-flushes.repository';
 
 export interface UsageOutcome {
   /** applied: written now; duplicate: applied earlier (no-op); unknown_account: no such account. */
@@ -25,6 +35,27 @@ export interface UsageOutcome {
 }
 
 export const usageKey = (usageId: string) => `usage:${usageId}`;
+
+/** One flush part as delivered (the stream position names its dead letters). */
+export interface FlushDelivery {
+  flush: UsageFlushed;
+  streamSequence: number;
+  deliveryCount: number;
+}
+
+export interface FlushOutcome {
+  /** applied: written now; duplicate: applied earlier or by a concurrent transaction (no-op). */
+  status: 'applied' | 'duplicate';
+  /** Account entries of this part parked for an unknown account (dead-lettered via the outbox). */
+  parked: number;
+}
+
+export interface FlushBatchResult {
+  outcomes: FlushOutcome[];
+  /** Account items (node lines + webhook lines) applied by the transaction. */
+  items: number;
+  accounts: number;
+}
 
 /**
  * Every change of a balance: usage, allowance resets, plan changes, top-ups. Each is one
@@ -38,6 +69,7 @@ export class LedgerService {
     private readonly topUps: TopUpsRepository,
     private readonly outbox: OutboxRepository,
     private readonly signal: ChangeSignal,
+    private readonly flushes: UsageFlushesRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -325,26 +357,106 @@ export class LedgerService {
       }
       for (const row of touched) this.settle(row, now);
       await this.ledger.saveBalances(manager, [...touched], now);
-      const list = [...rollups.values()];
-      await manager.query(
-        `INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
-         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
-         ON CONFLICT (account_id, hour, network, method)
-         DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu`,
-        [
-          list.map((r) => r.accountId),
-          list.map((r) => r.hour),
-          list.map((r) => r.network),
-          list.map((r) => r.method),
-          list.map((r) => r.calls),
-          list.map((r) => r.cu),
-        ],
+      await this.flushes.addHourly(
+        manager,
+        [...rollups.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : 1)),
       );
       return results;
     });
     // The committed rows go to the balance-state publisher as they are (no read needed).
     if (touched.size > 0) this.signal.changed([...touched]);
     return outcomes;
+  }
+
+  /**
+   * Applies usage flush parts with set-based statements in one transaction (ADR 0104): the
+   * parts' ids are claimed in `usage_flushes` first (a part another transaction claimed is a
+   * duplicate and adds nothing), then every account of the fresh parts gets ONE journal for the
+   * whole batch (its CU summed across parts and producers), its running sums, and its hourly
+   * rollups, each written by one statement for all accounts. Entries of accounts the ledger does
+   * not know are parked in the same transaction and dead-lettered through the outbox. Nothing is
+   * visible before the commit, so a crash at any point applies all of a part or none of it.
+   */
+  async applyFlushes(deliveries: readonly FlushDelivery[]): Promise<FlushBatchResult> {
+    const now = this.clock.now();
+    const touched: BalanceRow[] = [];
+    let flipped = false;
+    const byId = new Map<string, FlushDelivery>();
+    for (const delivery of deliveries) byId.set(delivery.flush.id, delivery);
+    const result = await this.ledger.transaction(async (manager) => {
+      touched.length = 0;
+      flipped = false;
+      const unique = [...byId.values()].map((d) => d.flush);
+      const batch = unique.map((f) => f.id).reduce((a, b) => (a < b ? a : b));
+      const fresh = await this.flushes.claim(manager, unique, batch, now);
+      const parkedOf = new Map<string, number>();
+      const outcomes = deliveries.map((d): FlushOutcome => ({
+        status: fresh.has(d.flush.id) ? 'applied' : 'duplicate',
+        parked: 0,
+      }));
+      if (fresh.size === 0) return { outcomes, items: 0, accounts: 0 };
+      const aggregate = aggregateFlushes(unique.filter((f) => fresh.has(f.id)));
+      const rows = await this.ledger.lock(
+        manager,
+        aggregate.charges.map((c) => c.accountId),
+      );
+      const journals: JournalInput[] = [];
+      const parked: ParkedEntry[] = [];
+      for (const charge of aggregate.charges) {
+        const row = rows.get(charge.accountId);
+        if (row === undefined) {
+          for (const { flush, entry } of aggregate.entriesOf.get(charge.accountId) ?? []) {
+            parked.push({ flushId: flush.id, accountId: entry.accountId, kind: entry.kind, entry });
+            parkedOf.set(flush.id, (parkedOf.get(flush.id) ?? 0) + 1);
+          }
+          continue;
+        }
+        const wasExhausted = row.exhaustedSince !== null;
+        this.rollIfDue(row, now, journals);
+        const split = splitCharge(row, charge.totalCu);
+        Object.assign(row, applyCharge(row, split));
+        if (charge.totalCu > 0)
+          journals.push({
+            key: `flush:${batch}:${charge.accountId}`,
+            accountId: charge.accountId,
+            kind: 'usage',
+            amount: charge.totalCu,
+            overdraft: split.overdraft,
+            occurredAt: new Date(charge.lastWindowEnd),
+            detail: null,
+            postings: usagePostings(split),
+          });
+        this.settle(row, now);
+        if ((row.exhaustedSince !== null) !== wasExhausted) flipped = true;
+        touched.push(row);
+      }
+      const known = aggregate.rollups.filter((r) => rows.has(r.accountId));
+      const written = await this.ledger.insertJournals(manager, journals);
+      if (written.size !== journals.length) {
+        // Keys are unique to this batch's claimed parts; never commit sums without entries.
+        throw new DomainError(
+          'ledger_conflict',
+          'unavailable',
+          'a usage journal key already existed; retrying',
+        );
+      }
+      await this.ledger.saveBalances(manager, touched, now);
+      await this.flushes.addHourly(manager, known);
+      if (parked.length > 0) {
+        await this.flushes.park(manager, parked, now);
+        for (const entry of parked) {
+          const delivery = deliveries.find((d) => d.flush.id === entry.flushId)!;
+          await this.outbox.add(manager, 'usageParked', parkedLetter(delivery, entry, now), now);
+        }
+      }
+      for (const [i, d] of deliveries.entries())
+        if (outcomes[i]!.status === 'applied') outcomes[i]!.parked = parkedOf.get(d.flush.id) ?? 0;
+      return { outcomes, items: aggregate.items, accounts: touched.length };
+    });
+    // The committed rows go to the balance-state publisher as they are (no read needed).
+    if (touched.length > 0) this.signal.changed(touched, flipped);
+    if (result.outcomes.some((o) => o.parked > 0)) this.signal.changed();
+    return result;
   }
 
   /** Version bump and exhaustion bookkeeping after a change of the row. */
@@ -398,4 +510,34 @@ export class LedgerService {
       postings,
     };
   }
+}
+
+/**
+ * The dead letter of one parked account entry: its usage as a one-account `usage.recorded`
+ * event, so an operator can re-publish `data` to `subject` once the account exists (applied
+ * once: the id is unique to this flush part, kind and account).
+ */
+function parkedLetter(delivery: FlushDelivery, entry: ParkedEntry, now: Date): DeadLetter {
+  const { flush } = delivery;
+  const usage = {
+    ...(entry.entry as UsageRecorded),
+    id: `${flush.id}:${entry.kind}:${entry.accountId}`,
+    producerId: flush.producerId,
+    windowStart: flush.windowStart,
+    windowEnd: flush.windowEnd,
+  } as UsageRecorded;
+  const durable = Consumers.ledgerUsage.durable;
+  return {
+    id: `${durable}:${delivery.streamSequence}:${entry.kind}:${entry.accountId}`,
+    consumer: durable,
+    stream: Consumers.ledgerUsage.stream,
+    subject: Events.usageRecorded.subjectOf(usage),
+    streamSequence: delivery.streamSequence,
+    deliveryCount: delivery.deliveryCount,
+    reason: 'permanent_error',
+    error: { code: 'unknown_account', message: `usage for unknown account ${entry.accountId}` },
+    msgId: usage.id,
+    data: JSON.stringify(usage),
+    deadLetteredAt: now.toISOString(),
+  };
 }

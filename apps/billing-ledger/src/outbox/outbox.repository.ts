@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-/** Event types relayed from the outbox (keys of Events in @meridian/contracts). */
-export type OutboxEventType = 'planChanged' | 'credentialRevoked' | 'topUpCleared';
+/**
+ * Event types relayed from the outbox (keys of Events in @meridian/contracts; `usageParked`: a
+ * dead letter of the usage consumer, ADR 0104).
+ */
+export type OutboxEventType = 'planChanged' | 'credentialRevoked' | 'topUpCleared' | 'usageParked';
 
 export interface OutboxRow {
   id: string;

@@ -1,5 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import {
+  Consumers,
+  DeadLetterSchema,
   Events,
   KvBuckets,
   revokedCredentialKey,
@@ -57,7 +59,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.signal.onChange((rows) => this.changed(rows));
+    this.signal.onChange((rows, urgent) => this.changed(rows, urgent));
   }
 
   /** Graceful stop: what waits in memory goes out now (else the next start's tick sends it). */
@@ -67,13 +69,23 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     if (this.pending.size > 0) await this.run().catch(() => undefined);
   }
 
-  /** A committed change: rows (usage) are coalesced for a moment; anything else goes out now. */
-  changed(rows?: readonly BalanceRow[]): void {
+  /**
+   * A committed change: rows (usage) are coalesced for a moment, unless an account's ok/exhausted
+   * state flipped (`urgent`: the gateways must stop or resume serving it within 2 s, ADR 0104);
+   * anything else goes out now.
+   */
+  changed(rows?: readonly BalanceRow[], urgent = false): void {
     if (!rows) {
       void this.flush();
       return;
     }
     this.pending.add(rows);
+    if (urgent) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      void this.run();
+      return;
+    }
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -144,6 +156,15 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       case 'topUpCleared':
         await this.publisher.publish(Events.topUpCleared, row.payload as never);
         return;
+      case 'usageParked': {
+        const letter = DeadLetterSchema.parse(row.payload);
+        await this.publisher.publishJson(
+          Consumers.ledgerUsage.deadLetterSubject,
+          letter,
+          letter.id,
+        );
+        return;
+      }
       case 'credentialRevoked': {
         const payload = row.payload as CredentialRevoked;
         const kv = await this.bucket(KvBuckets.revokedCredentials.name);

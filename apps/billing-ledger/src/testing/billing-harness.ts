@@ -3,7 +3,9 @@ import {
   Consumers,
   KvBuckets,
   Streams,
+  usageFlushId,
   type ConsumerDeclaration,
+  type UsageFlushed,
   type UsageRecorded,
 } from '@meridian/contracts';
 import { parseConfig } from '@meridian/platform-config';
@@ -204,4 +206,33 @@ export async function api<T = Record<string, unknown>>(
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+let flushSeq = 0;
+
+/**
+ * One usage flush part of `producerId` carrying node usage for each `[accountId, cu]` (20 CU per
+ * call), in a window of its own (ADR 0103).
+ */
+export function nodeFlush(
+  accounts: ReadonlyArray<readonly [string, number]>,
+  producerId = 'gw-test',
+  at = '2026-01-05T10:00:00.000Z',
+): UsageFlushed {
+  flushSeq += 1;
+  const windowStart = new Date(new Date(at).getTime() + flushSeq).toISOString();
+  return {
+    id: usageFlushId(producerId, windowStart, 0),
+    producerId,
+    windowStart,
+    windowEnd: new Date(new Date(windowStart).getTime() + 1_000).toISOString(),
+    part: 0,
+    parts: 1,
+    accounts: accounts.map(([accountId, cu]) => ({
+      kind: 'node' as const,
+      accountId,
+      items: [{ network: 'eth-mainnet', method: 'eth_blockNumber', calls: Math.ceil(cu / 20), cu }],
+      totalCu: cu,
+    })),
+  };
 }

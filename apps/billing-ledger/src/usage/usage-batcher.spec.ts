@@ -1,4 +1,5 @@
 import type { UsageRecorded } from '@meridian/contracts';
+import type { UsageOutcome } from '../ledger/ledger.service';
 import { UsageBatcher } from './usage-batcher';
 
 const event = (id: string) => ({ id, accountId: 'acc_1' }) as unknown as UsageRecorded;
@@ -6,7 +7,7 @@ const event = (id: string) => ({ id, accountId: 'acc_1' }) as unknown as UsageRe
 describe('UsageBatcher', () => {
   it('applies events submitted together in one call and answers each caller', async () => {
     const calls: string[][] = [];
-    const batcher = new UsageBatcher(async (events) => {
+    const batcher = new UsageBatcher<UsageRecorded, UsageOutcome>(async (events) => {
       calls.push(events.map((e) => e.id));
       return events.map((e) => ({ status: e.id === 'b' ? 'duplicate' : 'applied' }));
     });
@@ -17,7 +18,7 @@ describe('UsageBatcher', () => {
 
   it('fails every caller of a failed batch and keeps serving later ones', async () => {
     let fail = true;
-    const batcher = new UsageBatcher(async (events) => {
+    const batcher = new UsageBatcher<UsageRecorded, UsageOutcome>(async (events) => {
       if (fail) throw new Error('db down');
       return events.map(() => ({ status: 'applied' as const }));
     }, 2);

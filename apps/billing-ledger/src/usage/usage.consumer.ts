@@ -1,36 +1,78 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Consumers, Events, type UsageRecorded } from '@meridian/contracts';
+import { Consumers, Events, type UsageFlushed, type UsageRecorded } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
-import { LedgerService } from '../ledger/ledger.service';
+import { Counter, Histogram, Registry } from 'prom-client';
+import {
+  LedgerService,
+  type FlushDelivery,
+  type FlushOutcome,
+  type UsageOutcome,
+} from '../ledger/ledger.service';
 import { UsageBatcher } from './usage-batcher';
 
-/** Usage transactions one replica runs at once (each holds up to concurrency / 2 events). */
+/** Usage transactions one replica runs at once (each holds up to concurrency / 2 messages). */
 export const USAGE_TRANSACTIONS = 2;
 
 /**
- * `billing-ledger-usage`: applies each usage event exactly once. The ledger keeps the usage id
- * as the journal's unique idempotency key, written in the same transaction as the CU; the
- * message is acked after the commit. A redelivery (lost ack, crash in between, repeat publish)
- * finds the key and is acked without changing anything.
+ * `billing-ledger-usage`: applies each usage message exactly once. Flush parts (ADR 0103/0104)
+ * are grouped into set-based transactions that record the part ids with the CU; the older
+ * per-account events keep their journal idempotency key. A message is acked after the commit;
+ * a redelivery (lost ack, crash in between, repeat publish) finds its id and changes nothing.
+ * A body failing its schema never reaches here: the runner dead-letters it
+ * (`messaging_dead_lettered_total{reason="invalid_payload"}`).
  */
 @Injectable()
 export class UsageConsumer implements OnApplicationBootstrap {
-  private readonly batcher: UsageBatcher;
+  private readonly events: UsageBatcher<UsageRecorded, UsageOutcome>;
+  private readonly flushes: UsageBatcher<FlushDelivery, FlushOutcome>;
+  private readonly applied: Counter<'outcome'>;
+  private readonly items: Counter;
+  private readonly parked: Counter;
+  private readonly lag: Histogram;
   /** Test seam: runs after the commit and before the ack (a crash there must lose nothing). */
-  afterApply: ((event: UsageRecorded) => Promise<void>) | undefined;
+  afterApply: ((event: UsageRecorded | UsageFlushed) => Promise<void>) | undefined;
 
   constructor(
     private readonly consumers: JetStreamConsumers,
     private readonly ledger: LedgerService,
+    registry: Registry,
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
     // (max_ack_pending is provisioned from it), applied as up to two shared transactions.
-    this.batcher = new UsageBatcher(
+    const perTransaction = Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS);
+    this.events = new UsageBatcher(
       (events) => this.ledger.applyUsage(events),
-      Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS),
+      perTransaction,
       USAGE_TRANSACTIONS,
     );
+    this.flushes = new UsageBatcher(
+      (deliveries) => this.applyFlushes(deliveries),
+      perTransaction,
+      USAGE_TRANSACTIONS,
+    );
+    this.applied = new Counter({
+      name: 'billing_usage_messages_total',
+      help: 'Usage messages handled, by outcome (applied, duplicate)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.items = new Counter({
+      name: 'billing_usage_account_items_total',
+      help: 'Account usage items (node method lines, webhook lines) applied',
+      registers: [registry],
+    });
+    this.parked = new Counter({
+      name: 'billing_usage_parked_total',
+      help: 'Account entries of usage flushes parked (dead-lettered) for an unknown account',
+      registers: [registry],
+    });
+    this.lag = new Histogram({
+      name: 'billing_usage_apply_lag_seconds',
+      help: 'End of a usage window to the commit that applied it',
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+      registers: [registry],
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -38,6 +80,17 @@ export class UsageConsumer implements OnApplicationBootstrap {
   }
 
   async handle(message: ConsumedMessage): Promise<void> {
+    if (isEvent(message, Events.usageFlushed)) {
+      const outcome = await this.flushes.submit({
+        flush: message.payload,
+        streamSequence: message.streamSequence,
+        deliveryCount: message.deliveryCount,
+      });
+      this.applied.inc({ outcome: outcome.status });
+      if (outcome.parked > 0) this.parked.inc(outcome.parked);
+      await this.afterApply?.(message.payload);
+      return;
+    }
     if (!isEvent(message, Events.usageRecorded)) {
       throw new DomainError(
         'unexpected_event',
@@ -46,7 +99,7 @@ export class UsageConsumer implements OnApplicationBootstrap {
         { retryable: false },
       );
     }
-    const outcome = await this.batcher.submit(message.payload);
+    const outcome = await this.events.submit(message.payload);
     if (outcome.status === 'unknown_account') {
       // Not retryable: parked on the dead-letter subject, never silently dropped.
       throw new DomainError(
@@ -56,6 +109,17 @@ export class UsageConsumer implements OnApplicationBootstrap {
         { retryable: false },
       );
     }
+    this.applied.inc({ outcome: outcome.status });
     await this.afterApply?.(message.payload);
+  }
+
+  private async applyFlushes(deliveries: readonly FlushDelivery[]): Promise<FlushOutcome[]> {
+    const result = await this.ledger.applyFlushes(deliveries);
+    this.items.inc(result.items);
+    const nowMs = Date.now();
+    for (const [i, d] of deliveries.entries())
+      if (result.outcomes[i]!.status === 'applied')
+        this.lag.observe(Math.max(0, nowMs - Date.parse(d.flush.windowEnd)) / 1000);
+    return result.outcomes;
   }
 }

@@ -1,27 +1,45 @@
-import { UsageRecordedSchema } from '@meridian/contracts';
+import { Events, UsageFlushedSchema, type UsageFlushed } from '@meridian/contracts';
+import { FakeClock } from '@meridian/time';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { GatewayMetrics } from '../observability/gateway-metrics';
 import { UsageMeter } from './usage-meter';
+import { gatewayUsageFlusher } from './usage-publisher';
 
-describe('UsageMeter', () => {
-  it('sums CU per account, network and method into one valid event per account', () => {
+describe('gateway metering', () => {
+  it('one window of node calls becomes one flush part carrying every account, counted once', async () => {
+    const clock = new FakeClock('2026-01-01T00:00:00Z');
     const meter = new UsageMeter();
-    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
-    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
-    meter.add('a1', 'eth-mainnet', 'debug_traceCall', 40);
-    meter.add('a2', 'sui-mainnet', 'suix_getLatestSuiSystemState', 100);
-    const events = meter.drain(
+    const parts: UsageFlushed[] = [];
+    const publisher = {
+      publish: (_c: typeof Events.usageFlushed, part: UsageFlushed) => {
+        parts.push(UsageFlushedSchema.parse(part));
+        return Promise.resolve({ stream: 'BILLING', seq: parts.length, duplicate: false });
+      },
+    };
+    const metrics = new GatewayMetrics(new Registry());
+    const flusher = gatewayUsageFlusher(
+      meter,
+      publisher,
       'gw-1',
-      new Date('2026-01-01T00:00:00Z'),
-      new Date('2026-01-01T00:00:01Z'),
+      () => clock.now(),
+      metrics,
+      pino({ level: 'silent' }),
+      1_000,
     );
-    expect(events).toHaveLength(2);
-    const a1 = events.find((e) => e.accountId === 'a1')!;
-    expect(a1.totalCu).toBe(80);
-    expect(a1.items).toEqual([
-      { network: 'eth-mainnet', method: 'eth_call', calls: 2, cu: 40 },
-      { network: 'eth-mainnet', method: 'debug_traceCall', calls: 1, cu: 40 },
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    meter.add('a2', 'sui-mainnet', 'suix_getLatestSuiSystemState', 100);
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.accounts.map((a) => [a.accountId, a.totalCu])).toEqual([
+      ['a1', 40],
+      ['a2', 100],
     ]);
-    expect(a1.id).toBe('gw-1:a1:2026-01-01T00:00:00.000Z');
-    for (const event of events) expect(UsageRecordedSchema.safeParse(event).success).toBe(true);
-    expect(meter.drain('gw-1', new Date(), new Date())).toEqual([]);
+    expect((await metrics.usagePublished.get()).values[0]).toMatchObject({
+      labels: { outcome: 'ok' },
+      value: 1,
+    });
   });
 });

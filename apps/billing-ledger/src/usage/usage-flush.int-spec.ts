@@ -1,0 +1,325 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { DeadLetterSchema, Events, KvBuckets, type UsageFlushed } from '@meridian/contracts';
+import { freePort } from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { checkLedger } from '../ledger/ledger-check';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  nodeFlush,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
+import { UsageConsumer } from './usage.consumer';
+
+const ROOT = resolve(__dirname, '../../../..');
+
+describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => {
+  const h = new BillingHarness();
+  const running: BillingApp[] = [];
+
+  beforeAll(() => h.setup());
+  // A failed case must not leave its app consuming the next case's messages.
+  afterEach(async () => {
+    for (const billing of running.splice(0)) await billing.app.close().catch(() => undefined);
+  });
+  afterAll(() => h.teardown());
+
+  async function start(overrides: Record<string, string> = {}): Promise<BillingApp> {
+    const billing = await h.start(overrides);
+    running.push(billing);
+    return billing;
+  }
+
+  async function newAccounts(billing: BillingApp, count: number, plan = 'starter') {
+    const created = await api<{
+      items: Array<{ account: { id: string }; api_key: { key: string } }>;
+    }>(billing.url, 'POST', '/api/v1/admin/accounts/bulk', OPERATOR_TOKEN, {
+      accounts: Array.from({ length: count }, (_, i) => ({ name: `flush-${i}`, plan })),
+    });
+    expect(created.status).toBe(201);
+    for (const item of created.body.items) keys.set(item.account.id, item.api_key.key);
+    return created.body.items.map((i) => i.account.id);
+  }
+  const keys = new Map<string, string>();
+
+  const usedCu = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
+    const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
+        WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
+      [accountIds],
+    );
+    return new Map(rows.map((r) => [r.account_id, Number(r.cu)]));
+  };
+
+  const usageJournals = async (accountId: string): Promise<number> => {
+    const [row] = await h.dataSource.query(
+      `SELECT count(*) AS n FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage'`,
+      [accountId],
+    );
+    return Number(row.n);
+  };
+
+  async function deadLetters() {
+    const jsm = await jetstreamManager(h.nc);
+    const stream = `${h.prefix}_BILLING`;
+    const info = await jsm.streams.info(stream);
+    const letters = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
+      if (m?.subject === `${h.prefix}.billing.message.dead-lettered.v1.billing-ledger-usage`)
+        letters.push(DeadLetterSchema.parse(m.json()));
+    }
+    return letters;
+  }
+
+  const metric = async (billing: BillingApp, line: RegExp): Promise<number> => {
+    const text = await (await fetch(`${billing.url}/metrics`)).text();
+    const found = text.split('\n').find((l) => line.test(l));
+    return found ? Number(found.split(' ').at(-1)) : 0;
+  };
+
+  it('applies a flush part redelivered 3 times exactly once: one journal per account, rollups and balance state', async () => {
+    const billing = await start();
+    const [a, b, c] = await newAccounts(billing, 3);
+    const flush = nodeFlush([
+      [a!, 1_240],
+      [b!, 20],
+      [c!, 400],
+    ]);
+    for (const copy of ['a', 'b', 'c'])
+      await h.publisher.publishJson(
+        Events.usageFlushed.subjectOf(flush),
+        flush,
+        `${flush.id}#${copy}`,
+      );
+    // A fourth copy whose first two deliveries fail after the commit (lost acks, a crash).
+    let failures = 0;
+    const consumer = billing.app.get(UsageConsumer);
+    consumer.afterApply = async (applied) => {
+      if (applied.id === flush.id && failures < 2) {
+        failures += 1;
+        throw new Error('simulated crash before ack');
+      }
+    };
+    await h.publisher.publishJson(Events.usageFlushed.subjectOf(flush), flush, `${flush.id}#d`);
+    await eventually(async () => failures === 2 && (await h.usageDrained()), 15_000, 'drained');
+    consumer.afterApply = undefined;
+
+    expect(await usedCu([a!, b!, c!])).toEqual(
+      new Map([
+        [a!, 1_240],
+        [b!, 20],
+        [c!, 400],
+      ]),
+    );
+    for (const id of [a!, b!, c!]) expect(await usageJournals(id)).toBe(1);
+    const key = keys.get(a!)!;
+    const usage = await api<{ total_cu: number; total_calls: number }>(
+      billing.url,
+      'GET',
+      '/api/v1/account/usage?group_by=method&from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z',
+      key,
+    );
+    expect(usage.body).toMatchObject({ total_cu: 1_240, total_calls: 62 });
+    const [balance] = await h.dataSource.query(
+      'SELECT allowance_cu, allowance_total_cu FROM billing.balances WHERE account_id = $1',
+      [a!],
+    );
+    expect(Number(balance.allowance_total_cu) - Number(balance.allowance_cu)).toBe(1_240);
+    await eventually(
+      async () =>
+        (await h.kvJson<{ allowanceCu: number }>(KvBuckets.balanceState.name, a!))?.allowanceCu ===
+        Number(balance.allowance_cu),
+      10_000,
+      'balance state in KV',
+    );
+    expect(await metric(billing, /^billing_usage_messages_total\{.*outcome="duplicate"/)).toBe(5);
+    const report = await checkLedger(h.dataSource, [a!, b!, c!]);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  });
+
+  it('sums parts from several producers into one journal per account per transaction, to the CU', async () => {
+    const billing = await start();
+    const ids = await newAccounts(billing, 50);
+    const expected = new Map<string, number>();
+    const parts: UsageFlushed[] = [];
+    for (let w = 0; w < 10; w++)
+      for (const producer of ['gw-eu-1', 'gw-us-1', 'dw-1']) {
+        const accounts = ids.map((id, i) => [id, 20 * ((i + w) % 7) + 20] as const);
+        for (const [id, cu] of accounts) expected.set(id, (expected.get(id) ?? 0) + cu);
+        parts.push(nodeFlush(accounts, producer));
+      }
+    await Promise.all(parts.map((p) => h.publisher.publish(Events.usageFlushed, p)));
+    await eventually(() => h.usageDrained(), 20_000, 'drained');
+    await eventually(async () => (await usedCu(ids)).size === ids.length, 5_000, 'applied');
+    expect(await usedCu(ids)).toEqual(expected);
+    // Fewer journals than parts: parts applied together share one journal per account.
+    const [{ n }] = await h.dataSource.query(
+      `SELECT count(DISTINCT batch) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])`,
+      [parts.map((p) => p.id)],
+    );
+    expect(await usageJournals(ids[0]!)).toBe(Number(n));
+    expect(Number(n)).toBeLessThan(parts.length);
+    const report = await checkLedger(h.dataSource, ids);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  });
+
+  it('parks the entries of an unknown account on the dead-letter subject and applies the rest', async () => {
+    const billing = await start();
+    const [known] = await newAccounts(billing, 1);
+    const flush = nodeFlush([
+      [known!, 200],
+      ['acc_unknown_to_ledger', 60],
+    ]);
+    await h.publisher.publish(Events.usageFlushed, flush);
+    await eventually(() => h.usageDrained(), 10_000, 'drained');
+    expect(await usedCu([known!])).toEqual(new Map([[known!, 200]]));
+    const letter = await eventually(
+      async () => (await deadLetters()).find((l) => l.msgId?.startsWith(flush.id)),
+      10_000,
+      'dead letter',
+    );
+    expect(letter).toMatchObject({
+      reason: 'permanent_error',
+      error: { code: 'unknown_account' },
+      subject: 'billing.usage.recorded.v1.acc_unknown_to_ledger',
+    });
+    // What was parked is a valid usage event of that account alone, ready to re-publish.
+    expect(Events.usageRecorded.schema.parse(JSON.parse(letter.data))).toMatchObject({
+      accountId: 'acc_unknown_to_ledger',
+      totalCu: 60,
+    });
+    const parked = await h.dataSource.query(
+      'SELECT account_id FROM billing.usage_parked WHERE flush_id = $1',
+      [flush.id],
+    );
+    expect(parked).toEqual([{ account_id: 'acc_unknown_to_ledger' }]);
+    expect(await metric(billing, /^billing_usage_parked_total/)).toBe(1);
+  });
+
+  it('dead-letters a flush failing its schema with the reason, counts it, and keeps consuming', async () => {
+    const billing = await start();
+    const [id] = await newAccounts(billing, 1);
+    const bad = nodeFlush([[id!, 100]]);
+    bad.accounts[0]!.totalCu = 99; // not the sum of its items
+    await h.publisher.publishJson(Events.usageFlushed.subjectOf(bad), bad, bad.id);
+    const good = nodeFlush([[id!, 40]]);
+    await h.publisher.publish(Events.usageFlushed, good);
+    await eventually(() => h.usageDrained(), 10_000, 'drained');
+    expect(await usedCu([id!])).toEqual(new Map([[id!, 40]]));
+    const letter = (await deadLetters()).find((l) => l.msgId === bad.id);
+    expect(letter?.reason).toBe('invalid_payload');
+    expect(letter?.error.message).toMatch(/totalCu/);
+    expect(
+      await metric(
+        billing,
+        /^messaging_dead_lettered_total\{.*consumer="billing-ledger-usage".*reason="invalid_payload"/,
+      ),
+    ).toBe(1);
+  });
+
+  it('publishes an ok → exhausted flip at once, not after the coalescing delay', async () => {
+    const billing = await start({ STATE_PUBLISH_DELAY_MS: '2000' });
+    const [id] = await newAccounts(billing, 1, 'free');
+    const started = Date.now();
+    await h.publisher.publish(Events.usageFlushed, nodeFlush([[id!, 50_000]]));
+    await eventually(
+      async () =>
+        (await h.kvJson<{ state: string }>(KvBuckets.balanceState.name, id!))?.state ===
+        'exhausted',
+      10_000,
+      'exhausted state in KV',
+    );
+    // The coalescing delay alone is 2 s; the flip went out before it.
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('kill -9 of the ledger mid-stream loses nothing and applies nothing twice, to the CU', async () => {
+    const setup = await start();
+    const ids = await newAccounts(setup, 20);
+    // Only the ledger processes below consume.
+    await setup.app.close();
+    const expected = new Map<string, number>();
+    const parts: UsageFlushed[] = [];
+    for (let w = 0; w < 600; w++)
+      for (const producer of ['gw-a', 'gw-b', 'dw-c']) {
+        const accounts = ids.map((id, i) => [id, 20 * ((i * 3 + w) % 11) + 20] as const);
+        for (const [id, cu] of accounts) expected.set(id, (expected.get(id) ?? 0) + cu);
+        parts.push(nodeFlush(accounts, producer));
+      }
+    const partIds = parts.map((p) => p.id);
+    const appliedParts = async (): Promise<number> => {
+      const [{ n }] = await h.dataSource.query(
+        'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
+        [partIds],
+      );
+      return Number(n);
+    };
+
+    // Everything is in the stream first, so the process is busy applying when it dies.
+    for (let i = 0; i < parts.length; i += 100)
+      await Promise.all(
+        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushed, part)),
+      );
+    const first = await ledgerProcess();
+    await eventually(async () => (await appliedParts()) >= 100, 60_000, 'some parts applied');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const atKill = await appliedParts();
+    expect(atKill).toBeGreaterThanOrEqual(100);
+    expect(atKill).toBeLessThan(parts.length);
+
+    const second = await ledgerProcess();
+    try {
+      await eventually(
+        async () => (await appliedParts()) === parts.length && (await h.usageDrained()),
+        90_000,
+        'every part applied after the restart',
+      );
+      expect(await usedCu(ids)).toEqual(expected);
+      const report = await checkLedger(h.dataSource, ids);
+      expect(report.unbalancedJournals).toEqual([]);
+      expect(report.balanceMismatches).toEqual([]);
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((r) => second.once('exit', r));
+    }
+  }, 240_000);
+
+  /** The real app as its own process (so kill -9 is a real crash). */
+  async function ledgerProcess(): Promise<ChildProcess> {
+    const port = await freePort();
+    const config = h.config();
+    const child = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', join(ROOT, 'apps/billing-ledger/src/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: config.DATABASE_URL,
+          NATS_URL: config.NATS_URL,
+          NATS_PREFIX: config.NATS_PREFIX,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          GRPC_PORT: String(await freePort()),
+          OPERATOR_TOKEN,
+          LEDGER_TICK_MS: '0',
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    await eventually(
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+      120_000,
+      'billing-ledger process ready',
+    );
+    return child;
+  }
+});
