@@ -2,3 +2,8 @@
 // evaluation, the delivery schedule, payload shape and signing, the address rules of targets.
 export * from './address-ranges';
 export * from './secret-box';
+export * from './target-url';
+export * from './filter-model';
+export * from './status-machine';
+export * from './delivery-schedule';
+export * from './signing';

@@ -1,0 +1,96 @@
+import { isDomainError } from '@meridian/errors';
+import {
+  collectAddresses,
+  collectListRefs,
+  normalizeFilter,
+  type FilterInput,
+} from './filter-model';
+
+const A = '0x' + 'aB'.repeat(20);
+const B = '0x' + '12'.repeat(20);
+const L = 'al_' + 'a'.repeat(24);
+const T = '0x' + 'dd'.repeat(32);
+
+const errorOf = (input: FilterInput): { code: string; path: unknown } => {
+  try {
+    normalizeFilter(input);
+  } catch (error) {
+    if (isDomainError(error)) return { code: error.code, path: error.details?.['path'] };
+    throw error;
+  }
+  throw new Error('accepted');
+};
+
+const nest = (depth: number): unknown =>
+  depth === 1 ? { address: { in: [A] } } : { not: nest(depth - 1) };
+
+describe('normalizeFilter', () => {
+  it('lower-cases addresses, fills defaults and counts inline addresses and lists', () => {
+    const f = normalizeFilter({
+      filters: {
+        any: [
+          { address: { dir: 'in', in: [A], list_refs: [L] } },
+          {
+            all: [
+              { contract: { in: [B] } },
+              { topic: { position: 0, in: [T.toUpperCase().replace('0X', '0x')] } },
+            ],
+          },
+        ],
+      },
+      addresses: [B.toUpperCase().replace('0X', '0x')],
+      list_refs: [L],
+    });
+    expect(f.inlineAddresses).toBe(3);
+    expect(f.referencedLists).toEqual([L]);
+    expect(f.addresses).toEqual([B]);
+    expect(collectAddresses(f.tree)).toEqual([A.toLowerCase(), B, B]);
+    expect(collectListRefs(f.tree)).toEqual([L]);
+    expect('all' in f.tree).toBe(true);
+  });
+
+  it('shorthand alone becomes one address leaf', () => {
+    const f = normalizeFilter({ addresses: [A] });
+    expect(f.filters).toBeNull();
+    expect(f.tree).toEqual({ address: { dir: 'any', in: [A.toLowerCase()], list_refs: [] } });
+  });
+
+  it.each([
+    [{}, 'filter_required', 'filters'],
+    [{ addresses: ['0x12'] }, 'invalid_address', 'addresses[0]'],
+    [{ addresses: [A, 'zz'] }, 'invalid_address', 'addresses[1]'],
+    [{ list_refs: ['nope'] }, 'invalid_list_ref', 'list_refs[0]'],
+    [
+      { filters: { any: [{ address: { in: [A] } }, { address: { in: [A, '0xzz'] } }] } },
+      'invalid_address',
+      'filters.any[1].address.in[1]',
+    ],
+    [{ filters: { all: [{ address: {} }] } }, 'invalid_filter', 'filters.all[0].address'],
+    [
+      { filters: { all: [{ address: { in: [A] }, contract: { in: [A] } }] } },
+      'invalid_filter',
+      'filters.all[0]',
+    ],
+    [{ filters: { any: [{ bogus: 1 }] } }, 'invalid_filter', 'filters.any[0]'],
+    [{ filters: { all: [] } }, 'invalid_filter', 'filters.all'],
+    [{ filters: { topic: { position: 4, in: [T] } } }, 'invalid_filter', 'filters.topic.position'],
+    [{ filters: { topic: { position: 1, in: ['0x1'] } } }, 'invalid_topic', 'filters.topic.in[0]'],
+    [{ filters: nest(9) }, 'filter_too_deep', 'filters.not.not.not.not.not.not.not.not'],
+    [
+      { filters: { any: Array.from({ length: 256 }, () => ({ address: { in: [A] } })) } },
+      'filter_too_large',
+      'filters.any[255]',
+    ],
+  ])('case %# → %s', (input, code, path) => {
+    expect(errorOf(input as FilterInput)).toEqual({ code, path });
+  });
+
+  it('accepts depth 8 and 256 nodes', () => {
+    expect(() => normalizeFilter({ filters: nest(8) })).not.toThrow();
+    expect(
+      normalizeFilter({
+        filters: { any: Array.from({ length: 255 }, () => ({ address: { in: [A] } })) },
+      }).inlineAddresses,
+    ).toBe(255);
+  });
+});

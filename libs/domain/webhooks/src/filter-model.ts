@@ -1,0 +1,249 @@
+import { DomainError, quoteInput } from '@meridian/errors';
+import { z } from 'zod';
+
+/** COMPAT: a filter tree is at most 8 levels deep and 256 nodes large. */
+export const MAX_FILTER_DEPTH = 8;
+export const MAX_FILTER_NODES = 256;
+export const CONFIRM_DEPTH_MIN = 2;
+export const CONFIRM_DEPTH_MAX = 96;
+export const DEFAULT_CONFIRM_DEPTH = 96;
+
+export const TRIGGER_TYPES = ['address_activity', 'log_event', 'tx_confirmation'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+export const PHASES = ['unconfirmed', 'confirmed'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Address list ids as the API hands them out (`al_` + 24 lower-case base32 characters). */
+export const LIST_ID_PATTERN = /^al_[a-z2-7]{24}$/;
+const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+const TOPIC_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+
+export type AddressDirection = 'in' | 'out' | 'any';
+
+/** The normalised tree (addresses and topics lower case, defaults filled in). */
+export type FilterNode =
+  | { readonly all: readonly FilterNode[] }
+  | { readonly any: readonly FilterNode[] }
+  | { readonly not: FilterNode }
+  | {
+      readonly address: {
+        readonly dir: AddressDirection;
+        readonly in: readonly string[];
+        readonly list_refs: readonly string[];
+      };
+    }
+  | { readonly contract: { readonly in: readonly string[] } }
+  | { readonly topic: { readonly position: 0 | 1 | 2 | 3; readonly in: readonly string[] } };
+
+const stringList = z.array(z.string()).max(100_000);
+
+type RawNode = {
+  all?: RawNode[];
+  any?: RawNode[];
+  not?: RawNode;
+  address?: { dir?: AddressDirection; in?: string[]; list_refs?: string[] };
+  contract?: { in: string[] };
+  topic?: { position: number; in: string[] };
+};
+
+/**
+ * Shape of one node: exactly one of the six keys. Values are checked for form (hex, ids) by the
+ * walk below, so a bad address names itself and the JSON path of its node.
+ */
+const nodeSchema: z.ZodType<RawNode> = z.lazy(() =>
+  z
+    .strictObject({
+      all: z.array(nodeSchema).min(1).max(MAX_FILTER_NODES).optional(),
+      any: z.array(nodeSchema).min(1).max(MAX_FILTER_NODES).optional(),
+      not: nodeSchema.optional(),
+      address: z
+        .strictObject({
+          dir: z.enum(['in', 'out', 'any']).optional(),
+          in: stringList.optional(),
+          list_refs: z.array(z.string()).max(1_000).optional(),
+        })
+        .optional(),
+      contract: z.strictObject({ in: stringList.min(1) }).optional(),
+      topic: z
+        .strictObject({
+          position: z.number().int().min(0).max(3),
+          in: z.array(z.string()).min(1).max(1_000),
+        })
+        .optional(),
+    })
+    .refine((node) => Object.keys(node).length === 1, {
+      message: 'a filter node has exactly one of all, any, not, address, contract, topic',
+    }),
+);
+
+/** The filter part of a create or patch body (COMPAT): a tree and/or the top-level shorthand. */
+export interface FilterInput {
+  readonly filters?: unknown;
+  readonly addresses?: unknown;
+  readonly list_refs?: unknown;
+}
+
+export interface NormalizedFilter {
+  /** The tree as given (normalised), or null when only the shorthand was used. */
+  readonly filters: FilterNode | null;
+  readonly addresses: readonly string[];
+  readonly listRefs: readonly string[];
+  /** What the matcher evaluates: the tree, the shorthand as an address leaf, or both under `all`. */
+  readonly tree: FilterNode;
+  /** Addresses written directly in the filter (address and contract leaves and the shorthand). */
+  readonly inlineAddresses: number;
+  /** Distinct address lists referenced anywhere, in first-seen order. */
+  readonly referencedLists: readonly string[];
+}
+
+const invalid = (code: string, path: string, message: string) =>
+  new DomainError(code, 'invalid', `${path}: ${message}`, { details: { path } });
+
+function pathOf(base: string, segments: readonly PropertyKey[]): string {
+  let out = base;
+  for (const segment of segments)
+    out += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
+  return out;
+}
+
+/** `0x…` (any case) → lower case, or a 400 invalid_address naming the value and its path. */
+export function normalizeAddress(value: string, path: string): string {
+  if (!ADDRESS_PATTERN.test(value))
+    throw invalid(
+      'invalid_address',
+      path,
+      `${quoteInput(value)} is not a 0x-prefixed 20-byte hex address`,
+    );
+  return value.toLowerCase();
+}
+
+function normalizeListRef(value: string, path: string): string {
+  if (!LIST_ID_PATTERN.test(value))
+    throw invalid('invalid_list_ref', path, `${quoteInput(value)} is not an address list id`);
+  return value;
+}
+
+interface WalkState {
+  nodes: number;
+  inline: number;
+  lists: Set<string>;
+}
+
+function walk(node: RawNode, path: string, depth: number, state: WalkState): FilterNode {
+  state.nodes += 1;
+  if (depth > MAX_FILTER_DEPTH)
+    throw invalid('filter_too_deep', path, `filters are at most ${MAX_FILTER_DEPTH} levels deep`);
+  if (state.nodes > MAX_FILTER_NODES)
+    throw invalid('filter_too_large', path, `filters have at most ${MAX_FILTER_NODES} nodes`);
+  if (node.all)
+    return { all: node.all.map((c, i) => walk(c, `${path}.all[${i}]`, depth + 1, state)) };
+  if (node.any)
+    return { any: node.any.map((c, i) => walk(c, `${path}.any[${i}]`, depth + 1, state)) };
+  if (node.not) return { not: walk(node.not, `${path}.not`, depth + 1, state) };
+  if (node.address) {
+    const leaf = node.address;
+    const addresses = (leaf.in ?? []).map((a, i) =>
+      normalizeAddress(a, `${path}.address.in[${i}]`),
+    );
+    const lists = (leaf.list_refs ?? []).map((l, i) =>
+      normalizeListRef(l, `${path}.address.list_refs[${i}]`),
+    );
+    if (addresses.length === 0 && lists.length === 0)
+      throw invalid(
+        'invalid_filter',
+        `${path}.address`,
+        'an address leaf needs `in` or `list_refs`',
+      );
+    state.inline += addresses.length;
+    for (const list of lists) state.lists.add(list);
+    return { address: { dir: leaf.dir ?? 'any', in: addresses, list_refs: lists } };
+  }
+  if (node.contract) {
+    const addresses = node.contract.in.map((a, i) =>
+      normalizeAddress(a, `${path}.contract.in[${i}]`),
+    );
+    state.inline += addresses.length;
+    return { contract: { in: addresses } };
+  }
+  const topic = node.topic!;
+  const topics = topic.in.map((t, i) => {
+    if (!TOPIC_PATTERN.test(t))
+      throw invalid(
+        'invalid_topic',
+        `${path}.topic.in[${i}]`,
+        `${quoteInput(t)} is not a 32-byte hex topic`,
+      );
+    return t.toLowerCase();
+  });
+  return { topic: { position: topic.position as 0 | 1 | 2 | 3, in: topics } };
+}
+
+/**
+ * Validates and normalises the filter of a webhook. Errors are 400 with a code naming the
+ * problem and `path` naming the node (`filters.any[2].address.in[5]`). Caps that depend on the
+ * plan or on list sizes are checked by @meridian/plans (webhook-counting) on the numbers here.
+ */
+export function normalizeFilter(input: FilterInput): NormalizedFilter {
+  const state: WalkState = { nodes: 0, inline: 0, lists: new Set() };
+  let filters: FilterNode | null = null;
+  if (input.filters !== undefined && input.filters !== null) {
+    const parsed = nodeSchema.safeParse(input.filters);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw invalid('invalid_filter', pathOf('filters', issue.path), issue.message);
+    }
+    filters = walk(parsed.data, 'filters', 1, state);
+  }
+  const shorthand = z.array(z.string()).max(100_000).optional();
+  const rawAddresses = shorthand.safeParse(input.addresses ?? undefined);
+  if (!rawAddresses.success) throw invalid('malformed_body', 'addresses', 'a list of addresses');
+  const rawLists = shorthand.safeParse(input.list_refs ?? undefined);
+  if (!rawLists.success) throw invalid('malformed_body', 'list_refs', 'a list of address list ids');
+  const addresses = (rawAddresses.data ?? []).map((a, i) => normalizeAddress(a, `addresses[${i}]`));
+  const listRefs = (rawLists.data ?? []).map((l, i) => normalizeListRef(l, `list_refs[${i}]`));
+  state.inline += addresses.length;
+  for (const list of listRefs) state.lists.add(list);
+  const shorthandLeaf: FilterNode | null =
+    addresses.length > 0 || listRefs.length > 0
+      ? { address: { dir: 'any', in: addresses, list_refs: listRefs } }
+      : null;
+  const tree =
+    filters && shorthandLeaf ? { all: [filters, shorthandLeaf] } : (filters ?? shorthandLeaf);
+  if (tree === null)
+    throw invalid('filter_required', 'filters', 'give `filters`, `addresses` or `list_refs`');
+  return {
+    filters,
+    addresses,
+    listRefs,
+    tree,
+    inlineAddresses: state.inline,
+    referencedLists: [...state.lists],
+  };
+}
+
+/** Every inline address of a tree (address and contract leaves), lower case, in order. */
+export function collectAddresses(node: FilterNode): string[] {
+  const out: string[] = [];
+  const visit = (n: FilterNode): void => {
+    if ('all' in n) n.all.forEach(visit);
+    else if ('any' in n) n.any.forEach(visit);
+    else if ('not' in n) visit(n.not);
+    else if ('address' in n) out.push(...n.address.in);
+    else if ('contract' in n) out.push(...n.contract.in);
+  };
+  visit(node);
+  return out;
+}
+
+/** Every list id a tree references (distinct, first-seen order). */
+export function collectListRefs(node: FilterNode): string[] {
+  const out = new Set<string>();
+  const visit = (n: FilterNode): void => {
+    if ('all' in n) n.all.forEach(visit);
+    else if ('any' in n) n.any.forEach(visit);
+    else if ('not' in n) visit(n.not);
+    else if ('address' in n) n.address.list_refs.forEach((l) => out.add(l));
+  };
+  visit(node);
+  return [...out];
+}

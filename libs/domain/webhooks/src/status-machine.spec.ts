@@ -1,0 +1,128 @@
+import { DomainError } from '@meridian/errors';
+import {
+  dropReasonOf,
+  shouldAutoPause,
+  shouldPauseForNoBalance,
+  statusLabel,
+  transition,
+  type StatusTrigger,
+  type TransitionFacts,
+  type WebhookStatus,
+} from './status-machine';
+
+const fits = { planFit: { fits: true } } as const;
+const over = {
+  planFit: { fits: false, error: new DomainError('cap_active_webhooks_exceeded', 'conflict') },
+} as const;
+const empty = { balance: { exhausted: true, topUpClearing: false } };
+const clearing = { balance: { exhausted: true, topUpClearing: true } };
+const funded = { balance: { exhausted: false, topUpClearing: false } };
+
+const outcome = (
+  from: WebhookStatus | null,
+  trigger: StatusTrigger,
+  facts: TransitionFacts,
+): string => {
+  const r = transition(from, trigger, facts);
+  if (r.kind === 'change') return `${r.to}${r.dropReason ? ` (drop ${r.dropReason})` : ''}`;
+  if (r.kind === 'unchanged') return 'unchanged';
+  return `refused ${r.error.code}`;
+};
+
+describe('transition: every row of the spec table', () => {
+  it.each<[WebhookStatus | null, StatusTrigger, TransitionFacts, string]>([
+    [null, 'create', fits, 'active'],
+    [null, 'create', { ...fits, planRequired: true }, 'refused plan_required'],
+    [null, 'create', over, 'refused cap_active_webhooks_exceeded'],
+    ['active', 'owner_pause', {}, 'paused (drop owner_paused)'],
+    ['paused', 'owner_resume', fits, 'active'],
+    ['active', 'auto_pause', {}, 'paused_auto (drop auto_paused)'],
+    ['paused_auto', 'owner_resume', fits, 'active'],
+    ['active', 'plan_change', over, 'paused_plan (drop plan_paused)'],
+    ['active', 'plan_change', fits, 'unchanged'],
+    ['paused_plan', 'plan_change', fits, 'active'],
+    ['paused_plan', 'plan_change', over, 'unchanged'],
+    ['paused_plan', 'owner_resume', fits, 'active'],
+    ['paused_plan', 'owner_resume', over, 'refused cap_active_webhooks_exceeded'],
+    ['active', 'no_balance', {}, 'paused_no_balance (drop no_balance)'],
+    ['paused_no_balance', 'owner_resume', { ...fits, ...funded }, 'active'],
+    ['paused_no_balance', 'owner_resume', { ...fits, ...clearing }, 'active'],
+    ['paused_no_balance', 'owner_resume', { ...fits, ...empty }, 'refused insufficient_balance'],
+    ['paused_auto', 'owner_pause', {}, 'paused (drop owner_paused)'],
+    ['paused_plan', 'owner_pause', {}, 'paused (drop owner_paused)'],
+    ['paused_no_balance', 'owner_pause', {}, 'paused (drop owner_paused)'],
+    // An owner pause is never undone by the service: no plan change, no top-up resumes it.
+    ['paused', 'plan_change', fits, 'unchanged'],
+    ['paused_no_balance', 'plan_change', fits, 'unchanged'],
+    ['paused_auto', 'plan_change', fits, 'unchanged'],
+    ...(['active', 'paused', 'paused_auto', 'paused_plan', 'paused_no_balance'] as const).map(
+      (s) =>
+        [s, 'owner_delete', {}, 'deleted (drop deleted)'] as [
+          WebhookStatus,
+          StatusTrigger,
+          TransitionFacts,
+          string,
+        ],
+    ),
+    ['deleted', 'owner_resume', fits, 'refused not_found'],
+    ['deleted', 'owner_delete', {}, 'refused not_found'],
+    ['paused', 'owner_pause', {}, 'unchanged'],
+    ['active', 'owner_resume', fits, 'unchanged'],
+    ['paused', 'auto_pause', {}, 'unchanged'],
+    ['paused_plan', 'no_balance', {}, 'unchanged'],
+  ])('%s + %s → case %#', (from, trigger, facts, expected) => {
+    expect(outcome(from, trigger, facts)).toBe(expected);
+  });
+
+  it('labels are the dashboard column; drop reasons follow the status', () => {
+    expect(statusLabel('paused_plan')).toBe('Paused: over plan limits');
+    expect(statusLabel('deleted')).toBeNull();
+    expect(dropReasonOf('active')).toBeNull();
+    expect(dropReasonOf('paused_auto')).toBe('auto_paused');
+  });
+});
+
+describe('service decisions', () => {
+  const t0 = new Date('2026-05-01T00:00:00Z');
+  const at = (ms: number) => new Date(t0.getTime() + ms);
+  const MIN = 60_000;
+
+  it.each([
+    [t0, 20, at(30 * MIN), true],
+    [t0, 19, at(30 * MIN), false],
+    [t0, 500, at(30 * MIN - 1), false],
+    [null, 500, at(60 * MIN), false],
+  ])(
+    'auto-pause: failing since %s, %i attempts, now %s → %s',
+    (failingSince, attempts, now, expected) => {
+      expect(shouldAutoPause({ failingSince, attemptsSinceFailing: attempts, now })).toBe(expected);
+    },
+  );
+
+  it('honours configured durations', () => {
+    const settings = { autoPauseAfterMs: MIN, autoPauseMinAttempts: 2, noBalancePauseAfterMs: MIN };
+    expect(
+      shouldAutoPause({ failingSince: t0, attemptsSinceFailing: 2, now: at(MIN) }, settings),
+    ).toBe(true);
+    expect(
+      shouldPauseForNoBalance(
+        { exhaustedSince: t0, hasEventsToDeliver: true, now: at(MIN) },
+        settings,
+      ),
+    ).toBe(true);
+  });
+
+  it.each([
+    [t0, true, at(30 * MIN), true],
+    [t0, false, at(30 * MIN), false],
+    [t0, true, at(30 * MIN - 1), false],
+    [null, true, at(60 * MIN), false],
+  ])(
+    'no balance: exhausted since %s, events %s, now %s → %s',
+    (exhaustedSince, events, now, expected) => {
+      expect(shouldPauseForNoBalance({ exhaustedSince, hasEventsToDeliver: events, now })).toBe(
+        expected,
+      );
+    },
+  );
+});

@@ -1,0 +1,226 @@
+import { DomainError } from '@meridian/errors';
+
+/**
+ * The spec's webhook status table ("States and transitions"), as one pure function every
+ * trigger goes through: owner actions (API), plan changes and balance (billing events), and the
+ * service decisions (delivery health, fed by delivery-worker's outcomes). Callers gather the
+ * facts (does the webhook fit the plan, is the balance empty, is a top-up clearing); this module
+ * decides and names what leaving `active` does to queued events.
+ */
+export const WEBHOOK_STATUSES = [
+  'active',
+  'paused',
+  'paused_auto',
+  'paused_plan',
+  'paused_no_balance',
+  'deleted',
+] as const;
+/** Same values as the contracts' WebhookStatusSchema (domain libs do not import contracts). */
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+export const STATUS_LABELS: Readonly<Record<WebhookStatus, string | null>> = Object.freeze({
+  active: 'Active',
+  paused: 'Paused',
+  paused_auto: 'Paused automatically',
+  paused_plan: 'Paused: over plan limits',
+  paused_no_balance: 'Paused: out of CU',
+  deleted: null,
+});
+
+/** The dashboard label of the spec (none for deleted). */
+export function statusLabel(status: WebhookStatus): string | null {
+  return STATUS_LABELS[status];
+}
+
+/** Statuses the service sets; an owner pause over one of them makes it an owner pause. */
+export const SERVICE_PAUSED: readonly WebhookStatus[] = [
+  'paused_auto',
+  'paused_plan',
+  'paused_no_balance',
+];
+
+export type DropReason = 'owner_paused' | 'auto_paused' | 'no_balance' | 'plan_paused' | 'deleted';
+
+/**
+ * What happens to events already queued for a webhook in `status` (null: delivered). The spec
+ * names `auto_paused` and `no_balance`; owner pause, plan pause and delete drop too (rule 1 of
+ * the states: paused webhooks' events are not sent after the resume).
+ */
+export function dropReasonOf(status: WebhookStatus): DropReason | null {
+  switch (status) {
+    case 'active':
+      return null;
+    case 'paused':
+      return 'owner_paused';
+    case 'paused_auto':
+      return 'auto_paused';
+    case 'paused_no_balance':
+      return 'no_balance';
+    case 'paused_plan':
+      return 'plan_paused';
+    case 'deleted':
+      return 'deleted';
+  }
+}
+
+export type StatusTrigger =
+  | 'create'
+  | 'owner_pause'
+  | 'owner_resume'
+  | 'owner_delete'
+  | 'plan_change'
+  | 'auto_pause'
+  | 'no_balance';
+
+export interface TransitionFacts {
+  /**
+   * The webhook fits the account's plan (counted by @meridian/plans `fittingWebhooks`); when it
+   * does not, the error that names the cap it is over. Needed by create, resume, plan_change.
+   */
+  readonly planFit?:
+    { readonly fits: true } | { readonly fits: false; readonly error: DomainError };
+  /** Team account without a plan (403 plan_required on create). */
+  readonly planRequired?: boolean;
+  /** Balance facts for a resume of paused_no_balance. */
+  readonly balance?: { readonly exhausted: boolean; readonly topUpClearing: boolean };
+}
+
+export type TransitionResult =
+  | {
+      readonly kind: 'change';
+      readonly from: WebhookStatus | null;
+      readonly to: WebhookStatus;
+      readonly dropReason: DropReason | null;
+    }
+  | { readonly kind: 'unchanged'; readonly status: WebhookStatus }
+  | { readonly kind: 'refused'; readonly error: DomainError };
+
+const change = (from: WebhookStatus | null, to: WebhookStatus): TransitionResult => ({
+  kind: 'change',
+  from,
+  to,
+  dropReason: dropReasonOf(to),
+});
+const unchanged = (status: WebhookStatus): TransitionResult => ({ kind: 'unchanged', status });
+const refused = (error: DomainError): TransitionResult => ({ kind: 'refused', error });
+
+export const webhookNotFound = () => new DomainError('not_found', 'not_found', 'no such webhook');
+
+export const insufficientBalance = () =>
+  new DomainError(
+    'insufficient_balance',
+    'conflict',
+    'the CU balance is empty: top up (or wait for the daily allowance) and resume again',
+  );
+
+export const planRequiredError = () =>
+  new DomainError('plan_required', 'forbidden', 'a team account needs a plan to create webhooks');
+
+function requireFit(facts: TransitionFacts): DomainError | null {
+  const fit = facts.planFit;
+  if (fit === undefined) throw new Error('planFit is required for this trigger');
+  return fit.fits ? null : fit.error;
+}
+
+/**
+ * One row of the table: the status after `trigger` from `from` (null = not yet created), or the
+ * refusal the API answers. `unchanged` is an idempotent repeat (pause of a paused webhook) or a
+ * trigger that does not apply to the status (a plan change never touches an owner pause).
+ */
+export function transition(
+  from: WebhookStatus | null,
+  trigger: StatusTrigger,
+  facts: TransitionFacts = {},
+): TransitionResult {
+  if (trigger === 'create') {
+    if (from !== null) throw new Error('create applies to a new webhook only');
+    if (facts.planRequired) return refused(planRequiredError());
+    const over = requireFit(facts);
+    return over ? refused(over) : change(null, 'active');
+  }
+  if (from === null) throw new Error(`${trigger} needs an existing webhook`);
+  if (from === 'deleted') return refused(webhookNotFound());
+  switch (trigger) {
+    case 'owner_delete':
+      return change(from, 'deleted');
+    case 'owner_pause':
+      // Over a service pause this becomes an owner pause: no upgrade or top-up undoes it.
+      return from === 'paused' ? unchanged(from) : change(from, 'paused');
+    case 'owner_resume': {
+      if (from === 'active') return unchanged(from);
+      if (from === 'paused_no_balance') {
+        const balance = facts.balance;
+        if (balance === undefined)
+          throw new Error('balance facts are required to resume paused_no_balance');
+        // Rule 2: a resume while a top-up clears is accepted; deliveries begin when it clears.
+        if (balance.exhausted && !balance.topUpClearing) return refused(insufficientBalance());
+      }
+      const over = requireFit(facts);
+      return over ? refused(over) : change(from, 'active');
+    }
+    case 'plan_change': {
+      const over = requireFit(facts);
+      if (from === 'active' && over) return change(from, 'paused_plan');
+      if (from === 'paused_plan' && !over) return change(from, 'active');
+      return unchanged(from);
+    }
+    case 'auto_pause':
+      return from === 'active' ? change(from, 'paused_auto') : unchanged(from);
+    case 'no_balance':
+      return from === 'active' ? change(from, 'paused_no_balance') : unchanged(from);
+  }
+}
+
+/** Durations of the service decisions (spec: 30 minutes each, at least 20 attempts). */
+export interface ServiceDecisionSettings {
+  readonly autoPauseAfterMs: number;
+  readonly autoPauseMinAttempts: number;
+  readonly noBalancePauseAfterMs: number;
+}
+
+export const DEFAULT_SERVICE_DECISIONS: ServiceDecisionSettings = Object.freeze({
+  autoPauseAfterMs: 30 * 60_000,
+  autoPauseMinAttempts: 20,
+  noBalancePauseAfterMs: 30 * 60_000,
+});
+
+/** Delivery health of one webhook as delivery-worker's outcomes describe it. */
+export interface DeliveryHealthFacts {
+  /** Start of the current unbroken run of failed attempts; null after any success. */
+  readonly failingSince: Date | null;
+  /** Attempts (made or skipped by the breaker) since failingSince. */
+  readonly attemptsSinceFailing: number;
+  readonly now: Date;
+}
+
+/** Spec: 30 minutes of failing deliveries with at least 20 attempts → paused_auto. */
+export function shouldAutoPause(
+  facts: DeliveryHealthFacts,
+  settings = DEFAULT_SERVICE_DECISIONS,
+): boolean {
+  return (
+    facts.failingSince !== null &&
+    facts.now.getTime() - facts.failingSince.getTime() >= settings.autoPauseAfterMs &&
+    facts.attemptsSinceFailing >= settings.autoPauseMinAttempts
+  );
+}
+
+export interface NoBalanceFacts {
+  /** When the account's balance reached zero (billing's exhaustedSince); null while ok. */
+  readonly exhaustedSince: Date | null;
+  /** The webhook has events waiting to be delivered. */
+  readonly hasEventsToDeliver: boolean;
+  readonly now: Date;
+}
+
+/** Spec: 30 minutes at zero CU balance with events to deliver → paused_no_balance. */
+export function shouldPauseForNoBalance(
+  facts: NoBalanceFacts,
+  settings = DEFAULT_SERVICE_DECISIONS,
+): boolean {
+  return (
+    facts.hasEventsToDeliver &&
+    facts.exhaustedSince !== null &&
+    facts.now.getTime() - facts.exhaustedSince.getTime() >= settings.noBalancePauseAfterMs
+  );
+}
