@@ -1,0 +1,136 @@
+import { isDomainError } from '@meridian/errors';
+import { PLANS } from './plan.table';
+import {
+  accountAddresses,
+  addressesOfWebhook,
+  checkListCreate,
+  checkListResize,
+  checkWebhookWrite,
+  fittingWebhooks,
+  type CountedWebhook,
+} from './webhook-counting';
+
+const free = PLANS.free.webhooks; // 1 webhook, 10 per webhook, 10 per account
+const starter = PLANS.starter.webhooks; // 10, 100k, 100k
+const wh = (id: string, inline: number, listRefs: string[] = []): CountedWebhook => ({
+  id,
+  inlineAddresses: inline,
+  listRefs,
+});
+const lists = new Map([
+  ['L1', 40_000],
+  ['L2', 30_000],
+]);
+
+const codeOf = (fn: () => void): string => {
+  try {
+    fn();
+    return 'ok';
+  } catch (error) {
+    return isDomainError(error) ? error.code : 'thrown';
+  }
+};
+
+describe('counting (rules 1–3)', () => {
+  it('sums own and list addresses without de-duplication; a shared list counts per webhook', () => {
+    const a = wh('a', 5, ['L1']);
+    const b = wh('b', 0, ['L1', 'L2']);
+    expect(addressesOfWebhook(a, lists)).toBe(40_005);
+    expect(addressesOfWebhook(b, lists)).toBe(70_000);
+    expect(accountAddresses([a, b], lists)).toBe(110_005);
+  });
+});
+
+describe('checkWebhookWrite (every webhook cap code)', () => {
+  it.each([
+    ['free: first webhook', free, wh('n', 10), [], true, 'ok'],
+    [
+      'free: a paused one still takes the slot',
+      free,
+      wh('n', 1),
+      [wh('p', 1)],
+      true,
+      'cap_active_webhooks_exceeded',
+    ],
+    ['free: an update keeps its slot', free, wh('n', 2), [], false, 'ok'],
+    ['free: 11 addresses', free, wh('n', 11), [], true, 'cap_addresses_exceeded'],
+    [
+      'starter: 11 lists',
+      starter,
+      wh(
+        'n',
+        0,
+        Array.from({ length: 11 }, (_, i) => `L${i}`),
+      ),
+      [],
+      true,
+      'cap_list_refs_exceeded',
+    ],
+    ['starter: 1,001 inline', starter, wh('n', 1_001), [], true, 'cap_inline_addresses_exceeded'],
+    [
+      'lists over per-webhook',
+      { ...starter, addressesPerWebhook: 70_000 },
+      wh('n', 1, ['L1', 'L2']),
+      [],
+      true,
+      'cap_addresses_exceeded',
+    ],
+    [
+      'starter: account total over (shared list twice)',
+      starter,
+      wh('n', 0, ['L1', 'L2']),
+      [wh('o', 0, ['L1'])],
+      true,
+      'cap_account_addresses_exceeded',
+    ],
+    [
+      'starter: account total at the cap',
+      starter,
+      wh('n', 0, ['L1']),
+      [wh('o', 20_000, ['L1'])],
+      true,
+      'ok',
+    ],
+  ] as const)('%s → %s', (_name, caps, candidate, others, isNew, expected) => {
+    expect(codeOf(() => checkWebhookWrite(caps, { candidate, others, lists, isNew }))).toBe(
+      expected,
+    );
+  });
+
+  it('list caps: 50 lists per account, 100,000 per list, and a list change re-checks every webhook using it', () => {
+    expect(codeOf(() => checkListCreate(starter, 49))).toBe('ok');
+    expect(codeOf(() => checkListCreate(starter, 50))).toBe('cap_address_lists_exceeded');
+    expect(codeOf(() => checkListResize(starter, 'L1', 100_001, [], lists))).toBe(
+      'cap_addresses_per_list_exceeded',
+    );
+    const users = [wh('a', 0, ['L1']), wh('b', 0, ['L1'])];
+    // 2 × 50,000 = 100,000: at the account cap.
+    expect(codeOf(() => checkListResize(starter, 'L1', 50_000, users, lists))).toBe('ok');
+    expect(codeOf(() => checkListResize(starter, 'L1', 50_001, users, lists))).toBe(
+      'cap_account_addresses_exceeded',
+    );
+    expect(codeOf(() => checkListResize(free, 'L1', 11, [wh('a', 0, ['L1'])], new Map()))).toBe(
+      'cap_addresses_exceeded',
+    );
+    // An unreferenced list only meets the per-list cap.
+    expect(codeOf(() => checkListResize(free, 'L9', 100_000, users, lists))).toBe('ok');
+  });
+});
+
+describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
+  it('keeps the newest within the slot count', () => {
+    expect([...fittingWebhooks(free, [wh('c', 1), wh('b', 1), wh('a', 1)], lists)]).toEqual(['c']);
+  });
+
+  it('skips a webhook too large for the plan without using its slot', () => {
+    expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
+  });
+
+  it('keeps the account total within its cap, newest first', () => {
+    const caps = { ...starter, addressesPerAccount: 79_999 };
+    // b (40,000 more) does not fit and takes nothing; a (30,000) still does.
+    expect([
+      ...fittingWebhooks(caps, [wh('c', 0, ['L1']), wh('b', 0, ['L1']), wh('a', 0, ['L2'])], lists),
+    ]).toEqual(['c', 'a']);
+  });
+});

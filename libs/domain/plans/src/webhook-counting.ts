@@ -1,0 +1,121 @@
+import { capExceeded } from './plan-limits';
+import type { WebhookCaps } from './plan.types';
+
+/**
+ * The spec's counting rules for webhook caps ("Plan limits for webhooks", rules 1–6), pure:
+ * 1. every non-deleted webhook counts towards active webhooks, paused ones included;
+ * 2. a webhook's addresses are its own plus every referenced list's, without de-duplication;
+ * 3. the account's addresses sum every non-deleted webhook's (a list referenced twice counts twice);
+ * 5. every-plan caps: lists per account, lists per webhook, inline addresses, addresses per list;
+ * 6. a request over a cap is a 409 with the cap's code (capExceeded).
+ */
+export interface CountedWebhook {
+  readonly id: string;
+  /** Addresses written directly in the filter (tree leaves and the shorthand). */
+  readonly inlineAddresses: number;
+  /** Distinct address lists the webhook references. */
+  readonly listRefs: readonly string[];
+}
+
+/** Entries per list id; a list missing here counts 0. */
+export type ListSizes = ReadonlyMap<string, number>;
+
+/** Rule 2: own addresses plus each referenced list's entries. */
+export function addressesOfWebhook(webhook: CountedWebhook, lists: ListSizes): number {
+  let total = webhook.inlineAddresses;
+  for (const list of webhook.listRefs) total += lists.get(list) ?? 0;
+  return total;
+}
+
+/** Rule 3: the sum over the account's non-deleted webhooks. */
+export function accountAddresses(webhooks: readonly CountedWebhook[], lists: ListSizes): number {
+  let total = 0;
+  for (const webhook of webhooks) total += addressesOfWebhook(webhook, lists);
+  return total;
+}
+
+export interface WebhookWrite {
+  /** The webhook as it would be after the write. */
+  readonly candidate: CountedWebhook;
+  /** The account's other non-deleted webhooks (without the candidate's current row). */
+  readonly others: readonly CountedWebhook[];
+  readonly lists: ListSizes;
+  /** A new webhook takes a slot (rule 1); an update keeps its own. */
+  readonly isNew: boolean;
+}
+
+/** Throws the first cap a create or update of a webhook would exceed (409 cap_…). */
+export function checkWebhookWrite(caps: WebhookCaps, write: WebhookWrite): void {
+  const { candidate, others, lists, isNew } = write;
+  if (isNew && others.length + 1 > caps.activeWebhooks)
+    throw capExceeded('activeWebhooks', caps.activeWebhooks, others.length + 1);
+  if (candidate.listRefs.length > caps.listRefs)
+    throw capExceeded('listRefs', caps.listRefs, candidate.listRefs.length);
+  if (candidate.inlineAddresses > caps.inlineAddresses)
+    throw capExceeded('inlineAddresses', caps.inlineAddresses, candidate.inlineAddresses);
+  const own = addressesOfWebhook(candidate, lists);
+  if (own > caps.addressesPerWebhook)
+    throw capExceeded('addressesPerWebhook', caps.addressesPerWebhook, own);
+  const account = accountAddresses(others, lists) + own;
+  if (account > caps.addressesPerAccount)
+    throw capExceeded('addressesPerAccount', caps.addressesPerAccount, account);
+}
+
+/** Rule 5: a new list on an account that holds `existingLists`. */
+export function checkListCreate(caps: WebhookCaps, existingLists: number): void {
+  if (existingLists + 1 > caps.addressLists)
+    throw capExceeded('addressLists', caps.addressLists, existingLists + 1);
+}
+
+/**
+ * A change of one list's size: the list cap (rule 5), then every webhook that references it is
+ * checked again (addresses per webhook, rule 2) and the account total (rule 3).
+ */
+export function checkListResize(
+  caps: WebhookCaps,
+  listId: string,
+  newSize: number,
+  webhooks: readonly CountedWebhook[],
+  lists: ListSizes,
+): void {
+  if (newSize > caps.addressesPerList)
+    throw capExceeded('addressesPerList', caps.addressesPerList, newSize);
+  const after = new Map(lists);
+  after.set(listId, newSize);
+  for (const webhook of webhooks) {
+    if (!webhook.listRefs.includes(listId)) continue;
+    const own = addressesOfWebhook(webhook, after);
+    if (own > caps.addressesPerWebhook)
+      throw capExceeded('addressesPerWebhook', caps.addressesPerWebhook, own);
+  }
+  const before = accountAddresses(webhooks, lists);
+  const total = accountAddresses(webhooks, after);
+  // Shrinking never fails on the account total, even when a downgrade left it over.
+  if (total > before && total > caps.addressesPerAccount)
+    throw capExceeded('addressesPerAccount', caps.addressesPerAccount, total);
+}
+
+/**
+ * Which webhooks fit the plan (status table: a downgrade keeps the newest that fit active; an
+ * upgrade resumes paused_plan ones newest first as far as the plan allows; a resume of a
+ * paused_plan webhook needs it to fit). Walks newest first: a webhook fits when its own
+ * addresses are within the per-webhook cap, a slot is left and the account's addresses so far
+ * plus its own stay within the account cap; one that does not fit takes no slot.
+ */
+export function fittingWebhooks(
+  caps: WebhookCaps,
+  newestFirst: readonly CountedWebhook[],
+  lists: ListSizes,
+): Set<string> {
+  const fitting = new Set<string>();
+  let addresses = 0;
+  for (const webhook of newestFirst) {
+    if (fitting.size >= caps.activeWebhooks) break;
+    const own = addressesOfWebhook(webhook, lists);
+    if (own > caps.addressesPerWebhook || webhook.listRefs.length > caps.listRefs) continue;
+    if (addresses + own > caps.addressesPerAccount) continue;
+    addresses += own;
+    fitting.add(webhook.id);
+  }
+  return fitting;
+}
