@@ -1,0 +1,30 @@
+import { SetMetadata } from '@nestjs/common';
+import type { z } from 'zod';
+
+export const OPENAPI_ROUTE = Symbol('OPENAPI_ROUTE');
+
+export type ApiAuth = 'api-key' | 'operator' | 'session' | 'none';
+
+export interface ApiResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * What `/openapi.json` says about one route. The schemas are the very objects the handler
+ * validates with (`parseBody(schema, body)`), so the document cannot drift from the code.
+ */
+export interface ApiRouteSpec {
+  summary: string;
+  /** Request body schema; omit for routes that take no body (then `noBody: true`). */
+  body?: z.ZodType;
+  noBody?: true;
+  query?: z.ZodType;
+  auth?: ApiAuth;
+  /** Success and notable error answers by status. */
+  responses?: Record<number, ApiResponseSpec>;
+  tags?: string[];
+}
+
+/** Marks a route for the OpenAPI document (required on every route: see `routesWithoutSpec`). */
+export const ApiRoute = (spec: ApiRouteSpec): MethodDecorator => SetMetadata(OPENAPI_ROUTE, spec);

@@ -1,0 +1,69 @@
+import { RequestMethod, type Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { OPENAPI_ROUTE, type ApiRouteSpec } from './api-route.decorator';
+
+export interface DeclaredRoute {
+  method: string;
+  /** OpenAPI form: `/api/v1/webhooks/{id}`. */
+  path: string;
+  controller: string;
+  handler: string;
+  spec: ApiRouteSpec | undefined;
+}
+
+const joinPath = (...parts: string[]) =>
+  `/${parts
+    .flatMap((part) => part.split('/'))
+    .filter(Boolean)
+    .join('/')}`;
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function pathsOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return [typeof value === 'string' ? value : '/'];
+}
+
+/** Every route Nest would map for these controllers, read from the decorators' metadata. */
+export function declaredRoutes(controllers: readonly Type<unknown>[]): DeclaredRoute[] {
+  const routes: DeclaredRoute[] = [];
+  for (const controller of controllers) {
+    const prefixes = pathsOf(Reflect.getMetadata(PATH_METADATA, controller));
+    const proto = controller.prototype as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor') continue;
+      const handler = proto[name];
+      if (typeof handler !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined) continue;
+      const spec = Reflect.getMetadata(OPENAPI_ROUTE, handler) as ApiRouteSpec | undefined;
+      for (const prefix of prefixes)
+        for (const path of pathsOf(Reflect.getMetadata(PATH_METADATA, handler)))
+          routes.push({
+            method: RequestMethod[method]!.toLowerCase(),
+            path: toOpenApiPath(joinPath(prefix, path)),
+            controller: controller.name,
+            handler: name,
+            spec,
+          });
+    }
+  }
+  return routes;
+}
+
+/**
+ * Routes that would be served without a description (CI fails on any): no `@ApiRoute`, or a
+ * route that takes a body without its schema.
+ */
+export function routesWithoutSpec(controllers: readonly Type<unknown>[]): string[] {
+  return declaredRoutes(controllers)
+    .filter(
+      (route) =>
+        !route.spec ||
+        (['post', 'put', 'patch'].includes(route.method) && !route.spec.body && !route.spec.noBody),
+    )
+    .map(
+      (route) =>
+        `${route.method.toUpperCase()} ${route.path} (${route.controller}.${route.handler})`,
+    );
+}
