@@ -1,3 +1,4 @@
+import { DELIVERY_RETRY_WAITS_MS } from '@meridian/webhooks';
 import { DeadLetterSubjects, Subjects, type DeadLetterContext } from './subjects';
 import type { StreamName } from './streams';
 
@@ -116,17 +117,11 @@ export const Consumers = {
     // 5 s connect + 15 s response, plus signing and bookkeeping.
     ackWaitMs: 45 * SECOND,
     maxDeliver: 100,
-    // The spec's waits after attempts 1–7.
-    backoffMs: [
-      5 * SECOND,
-      15 * SECOND,
-      30 * SECOND,
-      1 * MINUTE,
-      5 * MINUTE,
-      15 * MINUTE,
-      30 * MINUTE,
-    ],
-    concurrency: 64,
+    // The spec's waits after attempts 1–7 (the one schedule, @meridian/webhooks).
+    backoffMs: DELIVERY_RETRY_WAITS_MS,
+    // An endpoint holds at most 10 of these (per-URL cap; jobs above it are put back at once),
+    // so 25 slow endpoints can hang for 15 s each and others still find free slots.
+    concurrency: 256,
   }),
   /**
    * billing-ledger: usage flushes (one message per producer flush part, ADR 0103) and the

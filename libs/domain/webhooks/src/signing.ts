@@ -1,0 +1,91 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signing of a delivery (COMPAT "Webhook delivery"). Two schemes on every request, made from
+ * the same secret(s):
+ * - `X-Signature: t=<unix>,v1=<hex>` with hex = HMAC-SHA256(secret, "<t>." + body), the key
+ *   being the secret exactly as the customer was shown it (`whsec_…`, UTF-8), one `v1` per
+ *   secret (two during a rotation, current first);
+ * - Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` with
+ *   HMAC-SHA256(base64-decoded part after `whsec_`, "<id>.<t>." + body), space-separated per
+ *   secret, so receivers using a Standard Webhooks library verify out of the box.
+ */
+export const SECRET_PREFIX = 'whsec_';
+/** Receivers reject timestamps further off than this (COMPAT). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export interface SignInput {
+  /** Plain secrets, current first. */
+  secrets: readonly string[];
+  /** Stable across the retries of one event and phase (receivers de-duplicate on it). */
+  messageId: string;
+  timestampSeconds: number;
+  body: string;
+}
+
+export function xSignatureDigest(secret: string, timestampSeconds: number, body: string): string {
+  return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(body).digest('hex');
+}
+
+/** The key bytes Standard Webhooks libraries derive from a `whsec_<base64>` secret. */
+export function standardWebhooksKey(secret: string): Buffer {
+  const raw = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  return Buffer.from(raw, 'base64');
+}
+
+export function standardWebhooksDigest(
+  secret: string,
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return createHmac('sha256', standardWebhooksKey(secret))
+    .update(`${messageId}.${timestampSeconds}.`)
+    .update(body)
+    .digest('base64');
+}
+
+/** Header names in lower case (HTTP/1.1 and HTTP/2 alike). */
+export function signatureHeaders(input: SignInput): Record<string, string> {
+  if (input.secrets.length === 0) throw new Error('no signing secret');
+  const t = input.timestampSeconds;
+  const v1 = input.secrets.map((s) => `v1=${xSignatureDigest(s, t, input.body)}`);
+  const std = input.secrets.map(
+    (s) => `v1,${standardWebhooksDigest(s, input.messageId, t, input.body)}`,
+  );
+  return {
+    'x-signature': [`t=${t}`, ...v1].join(','),
+    'webhook-id': input.messageId,
+    'webhook-timestamp': String(t),
+    'webhook-signature': std.join(' '),
+  };
+}
+
+/**
+ * The receiver's side of `X-Signature` (what our docs tell customers to do): the timestamp is
+ * within the tolerance and one of the `v1` values matches. For tests and for the docs' example.
+ */
+export function verifyXSignature(
+  header: string,
+  body: string,
+  secret: string,
+  nowSeconds: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
+): boolean {
+  let t: number | undefined;
+  const candidates: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return false;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') t = /^\d+$/.test(value) ? Number(value) : undefined;
+    else if (key === 'v1') candidates.push(value);
+  }
+  if (t === undefined || Math.abs(nowSeconds - t) > toleranceSeconds) return false;
+  const expected = Buffer.from(xSignatureDigest(secret, t, body), 'hex');
+  return candidates.some((c) => {
+    const got = Buffer.from(c, 'hex');
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  });
+}
