@@ -5,3 +5,5 @@ export * from './secret-box';
 export * from './target-url';
 export * from './filter-model';
 export * from './status-machine';
+export * from './delivery-schedule';
+export * from './signing';
