@@ -1,9 +1,13 @@
 /**
  * Generated token contracts for the rug pull benchmark: one template (OpenZeppelin ERC20 +
  * Ownable) with feature blocks switched on or off, so each variant is a distinct contract whose
- * ground truth is known. Malicious = someone can still take the holders' money or exit: honeypot,
- * blocked buys or full sells, owner mint / seize / blacklist / pause, selfdestruct, a tax of
- * 10 % or more, or a tax the owner can raise.
+ * ground truth is known. Malicious = a buyer can be trapped or robbed today or at one call of
+ * the owner: honeypot, blocked buys or full sells, seizing balances, a pause that stops others
+ * while the owner still trades, a power behind a misleading name (hidden mint, hidden
+ * blacklist), selfdestruct, a tax of 10 % or more, or a tax the owner can raise. A declared
+ * `mint` or a `blacklist` of named addresses is a centralisation risk that canonical tokens
+ * (USDT, Dai, OpenZeppelin presets) share, not malice (ADR 0304): Mint1/2 and Black1/2 were
+ * labelled malicious before that decision.
  */
 export type Feature =
   | { kind: 'honeypot' }
@@ -139,7 +143,7 @@ const v = (
   renounce = false,
 ): TokenVariant => ({ name, features, renounce, malicious });
 
-/** 47 variants: 22 benign, 25 malicious. */
+/** 47 variants: 26 benign, 21 malicious. */
 export const TOKEN_VARIANTS: readonly TokenVariant[] = [
   v('Plain1', false, []),
   v('Plain2', false, [{ kind: 'burnable' }]),
@@ -169,13 +173,13 @@ export const TOKEN_VARIANTS: readonly TokenVariant[] = [
   v('NoBuy', true, [{ kind: 'cannotBuy' }]),
   v('KeepSome1', true, [{ kind: 'cannotSellAll' }]),
   v('KeepSome2', true, [{ kind: 'cannotSellAll' }, { kind: 'burnable' }]),
-  v('Mint1', true, [{ kind: 'mint', fn: 'mint' }]),
-  v('Mint2', true, [{ kind: 'mint', fn: 'mint' }, { kind: 'burnable' }]),
+  v('Mint1', false, [{ kind: 'mint', fn: 'mint' }]),
+  v('Mint2', false, [{ kind: 'mint', fn: 'mint' }, { kind: 'burnable' }]),
   v('Hidden1', true, [{ kind: 'mint', fn: 'syncRewards' }]),
   v('Hidden2', true, [{ kind: 'mint', fn: 'rebaseTo' }]),
   v('Hidden3', true, [{ kind: 'mint', fn: 'distribute' }]),
-  v('Black1', true, [{ kind: 'blacklist', fn: 'blacklist' }]),
-  v('Black2', true, [{ kind: 'blacklist', fn: 'addBot' }]),
+  v('Black1', false, [{ kind: 'blacklist', fn: 'blacklist' }]),
+  v('Black2', false, [{ kind: 'blacklist', fn: 'addBot' }]),
   v('Black3', true, [{ kind: 'blacklist', fn: 'restrict' }]),
   v('Black4', true, [{ kind: 'blacklist', fn: 'setGuard' }]),
   v('Pause1', true, [{ kind: 'pause', fn: 'pause' }]),

@@ -43,6 +43,20 @@ async function main(): Promise<void> {
     'UpgradeableTokenLogic',
     'UpgradeableToken',
     'MockTornadoPool',
+    // Real-world shapes (RealWorldBenign.sol, RealWorldScams.sol).
+    'TetherLikeToken',
+    'WETH9Like',
+    'DaiLike',
+    'UniLike',
+    'MinterPauserToken',
+    'OneTradePerBlockToken',
+    'SellCooldownToken',
+    'NoWalletTransferToken',
+    'WhitelistSellToken',
+    'HiddenAdminFeeToken',
+    'ArrayBotListToken',
+    'RenouncedTaxWalletToken',
+    'MaxTxTrapToken',
   ]);
   await write(join(app, 'test/fixtures/contracts/artifacts.json'), fixtures);
   process.stdout.write(

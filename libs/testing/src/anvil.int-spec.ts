@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { anvilBinaryPath, startAnvil, type AnvilInstance } from './anvil';
+import { anvilBinaryPath } from '@meridian/platform-anvil';
+import { startAnvil, type AnvilInstance } from './anvil';
 import { freePort } from './free-port';
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {

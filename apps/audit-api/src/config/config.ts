@@ -71,6 +71,14 @@ export const configSchema = z.object({
   AUDIT_DEX_ROUTERS: routerMap,
   /** Per-call timeout of chain reads; a timeout answers 502. */
   AUDIT_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Confirm a failed one-call trade with real transactions across blocks on a fork of the chain
+   * (an anvil process per chain, started on first use) before calling a token a honeypot.
+   */
+  AUDIT_FORK_SIMULATION: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

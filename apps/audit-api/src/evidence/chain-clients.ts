@@ -4,6 +4,8 @@ import { createPublicClient, http, type PublicClient } from 'viem';
 /** Where chain reads of an audit chain go; null when no node is configured for it (labels only). */
 export interface ChainClients {
   clientFor(chain: AuditChain): PublicClient | null;
+  /** The JSON-RPC URL behind clientFor (what a fork of the chain reads from). */
+  urlFor(chain: AuditChain): string | null;
 }
 
 export const CHAIN_CLIENTS = Symbol('CHAIN_CLIENTS');
@@ -21,9 +23,15 @@ export class UrlChainClients implements ChainClients {
     private readonly timeoutMs: number,
   ) {}
 
-  clientFor(chain: AuditChain): PublicClient | null {
+  urlFor(chain: AuditChain): string | null {
     if (chain.addressFormat !== 'evm') return null;
-    const url = this.urls[chain.code] ?? (chain.code === 'ETH' ? this.fallbackEthUrl : undefined);
+    return (
+      this.urls[chain.code] ?? (chain.code === 'ETH' ? this.fallbackEthUrl : undefined) ?? null
+    );
+  }
+
+  clientFor(chain: AuditChain): PublicClient | null {
+    const url = this.urlFor(chain);
     if (!url) return null;
     let client = this.clients.get(chain.code);
     if (!client) {

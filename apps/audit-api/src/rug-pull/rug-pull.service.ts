@@ -1,4 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
 import { DomainError, isDomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
 import { invalidField, upstreamUnavailable } from '../common/audit-errors';
@@ -23,7 +25,8 @@ import {
   type RiskStatus,
   type RugForensicDetails,
 } from './risk-score';
-import { analyzeToken } from './token-analyzer';
+import { ForkSimulator } from './fork/fork-simulator';
+import { analyzeToken, type AnalyzeOptions } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
 export interface RugPullVerdict {
@@ -49,7 +52,9 @@ const FLAG_CATEGORIES = new Set([
 ]);
 
 @Injectable()
-export class RugPullService {
+export class RugPullService implements OnModuleDestroy {
+  private readonly forks = new Map<string, ForkSimulator>();
+
   constructor(
     private readonly auth: AuthService,
     private readonly runner: CheckRunner,
@@ -57,7 +62,27 @@ export class RugPullService {
     private readonly wallets: WalletAssessor,
     @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.forks.values()].map((fork) => fork.close()));
+  }
+
+  /** One fork node per chain, when fork simulation is on and the chain has a node URL. */
+  private forkFor(target: AuditTarget): AnalyzeOptions['confirmTrade'] {
+    if (!this.config.AUDIT_FORK_SIMULATION) return undefined;
+    const url = this.chains.urlFor(target.chain);
+    if (!url) return undefined;
+    let fork = this.forks.get(url);
+    if (!fork) {
+      fork = new ForkSimulator(url);
+      this.forks.set(url, fork);
+    }
+    const simulator = fork;
+    return (token, router, value, blockNumber) =>
+      simulator.trade(token, router, value, blockNumber);
+  }
 
   async check(authorization: string | undefined, body: unknown) {
     const principal = await this.auth.authenticate(authorization);
@@ -123,7 +148,15 @@ export class RugPullService {
     const routers = (this.config.AUDIT_DEX_ROUTERS[target.chain.code] ?? []) as Address[];
     let analysis;
     try {
-      analysis = await analyzeToken(client, target.address.key as Address, routers, code ?? '0x');
+      analysis = await analyzeToken(client, target.address.key as Address, routers, {
+        code: code ?? '0x',
+        confirmTrade: this.forkFor(target),
+        onConfirmFailed: (error) =>
+          this.logger.warn(
+            { err: error, token: target.address.key },
+            'fork trade confirmation failed; the one-call trade result stands',
+          ),
+      });
     } catch (error) {
       // A revert of our own simulation is handled inside the analyzer (an inconclusive probe);
       // what reaches here is the node failing to answer.

@@ -85,6 +85,7 @@ interface PrivilegedResult {
   callOk: boolean;
   supplyDelta: bigint;
   holderDelta: bigint;
+  callerDelta: bigint;
   holderSendOk: boolean;
   otherSendOk: boolean;
   callerSendOk: boolean;
@@ -144,17 +145,35 @@ const tradeFindings = (t: TradeResult): TradeFindings => ({
 
 /**
  * Reads and simulates a token contract: bytecode, proxy slots, owner and other privileged
- * callers, pool trade, privileged powers (each followed by a trade), creation. `code` is the
- * runtime code already read by the caller (the verdict cache is keyed by its hash).
+ * callers, pool trade, privileged powers (each followed by a trade), creation.
  */
+export interface AnalyzeOptions {
+  /** Runtime code already read by the caller (the verdict cache is keyed by its hash). */
+  readonly code?: Hex;
+  /**
+   * Re-runs a failed one-call trade as real transactions across blocks (ForkSimulator), so an
+   * ordinary anti-bot rule is not mistaken for a honeypot. Absent: the one-call result stands.
+   */
+  readonly confirmTrade?: (
+    token: Address,
+    router: Address,
+    value: bigint,
+    blockNumber: bigint,
+  ) => Promise<TradeFindings>;
+  /** Told when the confirmation could not run (the one-call result is kept). */
+  readonly onConfirmFailed?: (error: unknown) => void;
+}
+
 export async function analyzeToken(
   client: PublicClient,
   token: Address,
   routers: readonly Address[],
-  code?: Hex,
+  options: AnalyzeOptions = {},
 ): Promise<TokenAnalysis | null> {
+  let code = options.code;
   code ??= await client.getCode({ address: token });
   if (!code || code === '0x') return null;
+  const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
   const facts = analyzeBytecode(code);
   const [implSlot, beaconSlot] = await Promise.all([
     client.getStorageAt({ address: token, slot: EIP1967_IMPLEMENTATION_SLOT }),
@@ -190,10 +209,22 @@ export async function analyzeToken(
     addresses: [...facts.callerCheckedAddresses, ...(implFacts?.callerCheckedAddresses ?? [])],
   });
 
-  const [trade, probed] = await Promise.all([
+  const [oneCallTrade, probed] = await Promise.all([
     market ? simulateTrade(client, token, market) : Promise.resolve(null),
     probePrivileges(client, token, callers, selectors, market),
   ]);
+  let trade = oneCallTrade;
+  const failed = trade !== null && (!trade.buyOk || !trade.sellOk || !trade.sellAllOk);
+  if (market && failed && options.confirmTrade) {
+    try {
+      const confirmed = await options.confirmTrade(token, market.router, market.value, blockNumber);
+      // The fork can only clear a failure: a real wallet that bought and sold across blocks
+      // shows the token is tradable. A fork that fails too leaves the one-call finding.
+      if (confirmed.buyOk && confirmed.sellOk) trade = confirmed;
+    } catch (error) {
+      options.onConfirmFailed?.(error);
+    }
+  }
   // A capability known by name counts only when a stranger is refused it (WETH9's withdraw is
   // everyone's own money, not a privilege).
   const capabilities = new Set<Capability>();
@@ -503,7 +534,11 @@ async function probePrivileges(
       if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
         privilegeHeld = true;
       const proven: Capability[] = [];
-      if (r.supplyDelta > 0n || (r.holderDelta > 0n && r.supplyDelta === 0n)) {
+      // Credited from nowhere: new supply, or a balance raised that the caller did not pay for.
+      if (
+        r.supplyDelta > 0n ||
+        (r.holderDelta > 0n && r.supplyDelta === 0n && r.callerDelta >= 0n)
+      ) {
         found.mintProven = true;
         proven.push('mint');
       }

@@ -135,6 +135,8 @@ contract TokenProbe {
         bool callOk;
         int256 supplyDelta;
         int256 holderDelta;
+        /** Change of the caller's own balance: a holder credited by the caller's payment is a transfer, not a mint. */
+        int256 callerDelta;
         bool holderSendOk;
         bool otherSendOk;
         /** The caller itself could still move tokens after its call. */
@@ -192,9 +194,11 @@ contract TokenProbe {
         }
         uint256 supplyBefore = TokenCalls.totalSupply(token);
         uint256 holderBefore = TokenCalls.balanceOf(token, address(first));
+        uint256 callerBefore = TokenCalls.balanceOf(token, address(this));
         (p.callOk, ) = token.call(_bind(data, address(first)));
         p.supplyDelta = int256(TokenCalls.totalSupply(token)) - int256(supplyBefore);
         p.holderDelta = int256(TokenCalls.balanceOf(token, address(first))) - int256(holderBefore);
+        p.callerDelta = int256(TokenCalls.balanceOf(token, address(this))) - int256(callerBefore);
         if (p.funded) {
             p.holderSendOk = first.send(token, address(0x000000000000000000000000000000000000bEEF), 1);
             p.otherSendOk = second.send(token, address(0x000000000000000000000000000000000000bEEF), 1);

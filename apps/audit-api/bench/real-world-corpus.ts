@@ -1,0 +1,69 @@
+/**
+ * Tokens with the shapes of real-world contracts written by other people (canonical tokens,
+ * launch tokens with ordinary anti-bot rules, scam patterns from published rug pull datasets and
+ * honeypot tutorials), from test/fixtures/contracts/RealWorld*.sol. Ground truth: malicious =
+ * a buyer can be trapped or robbed today or at one call of an insider (honeypot, blocked sales,
+ * a confiscatory fee switch, seizing balances, a power hidden behind a misleading name). Powers
+ * held openly by design (a declared mint, a named-address blacklist, a pause for everyone) are a
+ * centralisation risk, not malice (docs/adr/0304-audit-malice-and-centralisation.md).
+ */
+export interface RealWorldToken {
+  /** Contract name in test/fixtures/contracts/artifacts.json. */
+  readonly contract: string;
+  readonly malicious: boolean;
+  /** Gets Uniswap V2 liquidity (WETH9 itself has no WETH pool). */
+  readonly pool: boolean;
+  /** Has `setMarket(pair)`, called after liquidity is added. */
+  readonly market: boolean;
+  /** `renounceOwnership()` after set-up. */
+  readonly renounce: boolean;
+  /** What the tokens stands for. */
+  readonly pattern: string;
+}
+
+const t = (
+  contract: string,
+  malicious: boolean,
+  pattern: string,
+  options: Partial<Pick<RealWorldToken, 'pool' | 'market' | 'renounce'>> = {},
+): RealWorldToken => ({
+  contract,
+  malicious,
+  pattern,
+  pool: options.pool ?? true,
+  market: options.market ?? false,
+  renounce: options.renounce ?? false,
+});
+
+export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
+  t('TetherLikeToken', false, 'USDT: no return values, owner pause, blacklist, issue, capped fee'),
+  t('WETH9Like', false, 'WETH9: public withdraw of one’s own ether', { pool: false }),
+  t('DaiLike', false, 'Dai: wards instead of owner(), mint by a ward'),
+  t('UniLike', false, 'UNI: minter behind a one-year time lock and a 2 % cap'),
+  t('MinterPauserToken', false, 'OpenZeppelin minter/pauser preset: roles, a pause for everyone'),
+  t('OneTradePerBlockToken', false, 'launch anti-bot: one pool trade per wallet per block', {
+    market: true,
+  }),
+  t('SellCooldownToken', false, 'launch anti-bot: 30 s between a buy and a sell', {
+    market: true,
+  }),
+  t('NoWalletTransferToken', false, 'pool trades only; wallet transfers return false', {
+    market: true,
+  }),
+  t('WhitelistSellToken', true, 'honeypot tutorial: only whitelisted wallets sell', {
+    market: true,
+  }),
+  t('HiddenAdminFeeToken', true, 'no owner(); a stored admin raises the sell fee', {
+    market: true,
+  }),
+  t('ArrayBotListToken', true, 'bot list filled by an array under an innocent name', {
+    market: true,
+  }),
+  t('RenouncedTaxWalletToken', true, 'renounced; the tax wallet keeps a fee switch', {
+    market: true,
+    renounce: true,
+  }),
+  t('MaxTxTrapToken', true, 'owner-exempt max transaction that can stop every sale', {
+    market: true,
+  }),
+];

@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { anvilBinaryPath } from '@meridian/platform-anvil';
+import {
+  createPublicClient,
+  createTestClient,
+  encodeFunctionData,
+  http,
+  keccak256,
+  maxUint256,
+  parseAbi,
+  toHex,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import type { TradeFindings } from '../risk-score';
+
+const ROUTER_ABI = parseAbi([
+  'function WETH() view returns (address)',
+  'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[])',
+  'function swapExactETHForTokensSupportingFeeOnTransferTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable',
+  'function swapExactTokensForETHSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
+]);
+const TOKEN_ABI = parseAbi([
+  'function balanceOf(address) view returns (uint256)',
+  'function transfer(address, uint256)',
+  'function approve(address, uint256)',
+]);
+/** A wallet waits this long between its buy, its transfer and its sale, as a person would. */
+const STEP_SECONDS = 60;
+const DEADLINE = 2n ** 40n;
+
+/**
+ * Trades a token the way a real wallet does, on a fork of the chain: a buy, a transfer to
+ * another wallet and a sale, each a real transaction in its own block a minute apart, sent from
+ * plain accounts (not contracts). The one-call simulation buys and sells inside one transaction
+ * in one block, which trips ordinary anti-bot rules (one trade per block, a sell cooldown, no
+ * contracts); it is asked only to confirm a failed trade before the token is called a honeypot.
+ *
+ * One anvil process per forked node, started on first use (anvil is an npm dependency), reset to
+ * the requested block for every trade, trades serialised.
+ */
+export class ForkSimulator {
+  private node: Promise<{ child: ChildProcess; url: string }> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly forkUrl: string) {}
+
+  trade(
+    token: Address,
+    router: Address,
+    value: bigint,
+    blockNumber: bigint,
+  ): Promise<TradeFindings> {
+    const run = this.queue.then(() => this.tradeOnFork(token, router, value, blockNumber));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    const node = await this.node?.catch(() => null);
+    this.node = null;
+    node?.child.kill('SIGKILL');
+  }
+
+  private start(): Promise<{ child: ChildProcess; url: string }> {
+    this.node ??= new Promise((resolve, reject) => {
+      const child = spawn(anvilBinaryPath(), ['--port', '0', '--fork-url', this.forkUrl], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      const onData = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-4_000);
+        const match = /Listening on (127\.0\.0\.1:\d+)/.exec(output);
+        if (match) {
+          // Keep draining anvil's log (one line per transaction) so it never blocks on a full pipe.
+          resolve({ child, url: `http://${match[1]}` });
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => {
+        this.node = null;
+        reject(new Error(`fork node exited (${code}): ${output.trim().slice(-500)}`));
+      });
+      child.unref();
+    });
+    return this.node;
+  }
+
+  private async tradeOnFork(
+    token: Address,
+    router: Address,
+    value: bigint,
+    blockNumber: bigint,
+  ): Promise<TradeFindings> {
+    const { url } = await this.start();
+    const transport = http(url, { timeout: 30_000 });
+    const chain = createPublicClient({ transport }) as PublicClient;
+    const test = createTestClient({ mode: 'anvil', transport });
+    await test.reset({ jsonRpcUrl: this.forkUrl, blockNumber });
+    const wallet = (label: string) =>
+      `0x${keccak256(toHex(`meridian fork ${label} ${token}`)).slice(26)}` as Address;
+    const buyer = wallet('buyer');
+    const friend = wallet('friend');
+    await test.impersonateAccount({ address: buyer });
+    await test.setBalance({ address: buyer, value: value * 2n + 10n ** 18n });
+
+    const send = async (to: Address, data: Hex, amount = 0n) => {
+      const hash = await chain.request({
+        method: 'eth_sendTransaction',
+        params: [{ from: buyer, to, data, value: toHex(amount) }],
+      } as never);
+      const receipt = await chain.waitForTransactionReceipt({
+        hash: hash as Hex,
+        pollingInterval: 20,
+      });
+      return { ok: receipt.status === 'success', gas: receipt.gasUsed * receipt.effectiveGasPrice };
+    };
+    const later = async () => {
+      await test.increaseTime({ seconds: STEP_SECONDS });
+      await test.mine({ blocks: 1 });
+    };
+    const balance = (who: Address) =>
+      chain.readContract({
+        address: token,
+        abi: TOKEN_ABI,
+        functionName: 'balanceOf',
+        args: [who],
+      });
+    const quote = (amount: bigint, path: Address[]) =>
+      chain
+        .readContract({
+          address: router,
+          abi: ROUTER_ABI,
+          functionName: 'getAmountsOut',
+          args: [amount, path],
+        })
+        .then(
+          (amounts) => amounts[amounts.length - 1] ?? 0n,
+          () => 0n,
+        );
+
+    const weth = await chain.readContract({
+      address: router,
+      abi: ROUTER_ABI,
+      functionName: 'WETH',
+    });
+    const expectedBuy = await quote(value, [weth, token]);
+    const before = await balance(buyer);
+    const buy = await send(
+      router,
+      encodeFunctionData({
+        abi: ROUTER_ABI,
+        functionName: 'swapExactETHForTokensSupportingFeeOnTransferTokens',
+        args: [0n, [weth, token], buyer, DEADLINE],
+      }),
+      value,
+    );
+    const bought = (await balance(buyer)) - before;
+    const ratio = (expected: bigint, actual: bigint) =>
+      expected > 0n ? 1 - Number((actual * 1_000_000n) / expected) / 1_000_000 : null;
+    if (!buy.ok || bought <= 0n)
+      return {
+        buyOk: false,
+        transferOk: false,
+        sellOk: false,
+        sellAllOk: false,
+        buyTax: null,
+        sellTax: null,
+        transferTax: null,
+      };
+
+    await later();
+    const sent = bought / 10n;
+    const friendBefore = await balance(friend);
+    const transfer = await send(
+      token,
+      encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transfer', args: [friend, sent] }),
+    );
+    const received = (await balance(friend)) - friendBefore;
+    await later();
+    await send(
+      token,
+      encodeFunctionData({ abi: TOKEN_ABI, functionName: 'approve', args: [router, maxUint256] }),
+    );
+    await later();
+
+    const sell = async (amount: bigint) => {
+      const expected = await quote(amount, [token, weth]);
+      const ethBefore = await chain.getBalance({ address: buyer });
+      const result = await send(
+        router,
+        encodeFunctionData({
+          abi: ROUTER_ABI,
+          functionName: 'swapExactTokensForETHSupportingFeeOnTransferTokens',
+          args: [amount, 0n, [token, weth], buyer, DEADLINE],
+        }),
+      );
+      const sold = (await chain.getBalance({ address: buyer })) - ethBefore + result.gas;
+      return { ok: result.ok, tax: result.ok ? ratio(expected, sold) : null };
+    };
+    const held = await balance(buyer);
+    let sale = await sell(held);
+    const sellAllOk = sale.ok;
+    if (!sale.ok) sale = await sell(held / 2n);
+    return {
+      buyOk: true,
+      transferOk: transfer.ok && received > 0n,
+      sellOk: sale.ok,
+      sellAllOk,
+      buyTax: ratio(expectedBuy, bought),
+      sellTax: sale.tax,
+      transferTax: transfer.ok && received > 0n ? ratio(sent, received) : null,
+    };
+  }
+}

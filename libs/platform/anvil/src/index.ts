@@ -1,0 +1,1 @@
+export { anvilBinaryPath } from './anvil-binary';
