@@ -7,6 +7,7 @@ import {
   checkListResize,
   checkWebhookWrite,
   fittingWebhooks,
+  planFit,
   type CountedWebhook,
 } from './webhook-counting';
 
@@ -124,6 +125,31 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
 
   it('skips a webhook too large for the plan without using its slot', () => {
     expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
+  });
+
+  it('names the cap each webhook is over', () => {
+    const fit = planFit(free, [wh('c', 1), wh('big', 11), wh('a', 1)], lists);
+    expect([...fit]).toEqual([
+      ['c', null],
+      ['big', 'addressesPerWebhook'],
+      ['a', 'activeWebhooks'],
+    ]);
+  });
+
+  it('an update that shrinks passes even when a downgrade left the account over', () => {
+    const caps = { ...starter, addressesPerAccount: 50_000 };
+    const write = {
+      candidate: wh('n', 10, ['L1']),
+      others: [wh('o', 0, ['L2'])],
+      lists,
+      isNew: false,
+    };
+    expect(codeOf(() => checkWebhookWrite(caps, { ...write, previousAddresses: 40_020 }))).toBe(
+      'ok',
+    );
+    expect(codeOf(() => checkWebhookWrite(caps, { ...write, previousAddresses: 40_000 }))).toBe(
+      'cap_account_addresses_exceeded',
+    );
   });
 
   it('keeps the account total within its cap, newest first', () => {

@@ -1,4 +1,4 @@
-import { capExceeded } from './plan-limits';
+import { capExceeded, type CapName } from './plan-limits';
 import type { WebhookCaps } from './plan.types';
 
 /**
@@ -42,6 +42,8 @@ export interface WebhookWrite {
   readonly lists: ListSizes;
   /** A new webhook takes a slot (rule 1); an update keeps its own. */
   readonly isNew: boolean;
+  /** An update's addresses before the write: shrinking is allowed even over the account cap. */
+  readonly previousAddresses?: number;
 }
 
 /** Throws the first cap a create or update of a webhook would exceed (409 cap_…). */
@@ -57,7 +59,8 @@ export function checkWebhookWrite(caps: WebhookCaps, write: WebhookWrite): void 
   if (own > caps.addressesPerWebhook)
     throw capExceeded('addressesPerWebhook', caps.addressesPerWebhook, own);
   const account = accountAddresses(others, lists) + own;
-  if (account > caps.addressesPerAccount)
+  const grows = isNew || own > (write.previousAddresses ?? 0);
+  if (grows && account > caps.addressesPerAccount)
     throw capExceeded('addressesPerAccount', caps.addressesPerAccount, account);
 }
 
@@ -108,14 +111,35 @@ export function fittingWebhooks(
   lists: ListSizes,
 ): Set<string> {
   const fitting = new Set<string>();
+  for (const [id, over] of planFit(caps, newestFirst, lists)) if (over === null) fitting.add(id);
+  return fitting;
+}
+
+/**
+ * The same walk as fittingWebhooks, naming for each webhook the cap it is over (null: it fits),
+ * so a refused resume says which limit stands in the way.
+ */
+export function planFit(
+  caps: WebhookCaps,
+  newestFirst: readonly CountedWebhook[],
+  lists: ListSizes,
+): Map<string, CapName | null> {
+  const result = new Map<string, CapName | null>();
+  let slots = 0;
   let addresses = 0;
   for (const webhook of newestFirst) {
-    if (fitting.size >= caps.activeWebhooks) break;
     const own = addressesOfWebhook(webhook, lists);
-    if (own > caps.addressesPerWebhook || webhook.listRefs.length > caps.listRefs) continue;
-    if (addresses + own > caps.addressesPerAccount) continue;
-    addresses += own;
-    fitting.add(webhook.id);
+    let over: CapName | null = null;
+    if (webhook.listRefs.length > caps.listRefs) over = 'listRefs';
+    else if (webhook.inlineAddresses > caps.inlineAddresses) over = 'inlineAddresses';
+    else if (own > caps.addressesPerWebhook) over = 'addressesPerWebhook';
+    else if (slots >= caps.activeWebhooks) over = 'activeWebhooks';
+    else if (addresses + own > caps.addressesPerAccount) over = 'addressesPerAccount';
+    if (over === null) {
+      slots += 1;
+      addresses += own;
+    }
+    result.set(webhook.id, over);
   }
-  return fitting;
+  return result;
 }
