@@ -7,3 +7,7 @@ export * from './filter-model';
 export * from './status-machine';
 export * from './delivery-schedule';
 export * from './signing';
+export * from './block-activities';
+export * from './filter-eval';
+export * from './event-id';
+export * from './payload';
