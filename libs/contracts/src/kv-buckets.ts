@@ -54,6 +54,19 @@ export const KvBuckets = {
     ttlMs: 0,
     maxValueSize: 4 * 1024,
   },
+  /**
+   * Key: network key. Value: IndexerLease (holder id). One chain-indexer replica per network
+   * publishes: the holder renews the entry (compare-and-set on its revision); another replica
+   * takes it over only after seeing the revision unchanged for a lease time on its own clock.
+   */
+  indexerLeases: {
+    name: 'chain-indexer-leases',
+    description: 'leader lease per network: the one chain-indexer replica that publishes it',
+    owner: 'chain-indexer',
+    history: 1,
+    ttlMs: 0,
+    maxValueSize: 1024,
+  },
 } as const satisfies Record<string, KvBucketDeclaration>;
 
 export const allKvBuckets: readonly KvBucketDeclaration[] = Object.values(KvBuckets);

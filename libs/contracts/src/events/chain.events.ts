@@ -39,7 +39,8 @@ export const BlockRefSchema = z.object({ number: blockNumber, hash: hash32 });
  * `chain.block.canonical.v1.<network>`: a block that became part of the canonical chain, with
  * its transactions and receipts. A block larger than the stream's max message size is split
  * into parts (same header, disjoint transactions/receipts); `part` says which.
- * id = `<network>:<hash>:<part index>` (see chainBlockId).
+ * id = `<network>:<hash>:<part index>`, with `:g<generation>` appended once the indexer has
+ * handled a reorganisation of this network (see chainBlockId).
  */
 export const ChainBlockSchema = z.object({
   id: idempotencyId,
@@ -58,14 +59,21 @@ export const ChainBlockSchema = z.object({
 });
 export type ChainBlock = z.infer<typeof ChainBlockSchema>;
 
-export function chainBlockId(network: string, hash: string, partIndex = 0): string {
-  return `${network}:${hash.toLowerCase()}:${partIndex}`;
+/**
+ * `generation` counts the reorganisations the indexer has handled on this network. A block can
+ * become canonical again after it was removed (the chain flips back to a branch it had left);
+ * its second publication must not share the first one's id, or the stream's duplicate window
+ * would drop it. 0 (no reorg yet) keeps the plain form.
+ */
+export function chainBlockId(network: string, hash: string, partIndex = 0, generation = 0): string {
+  const base = `${network}:${hash.toLowerCase()}:${partIndex}`;
+  return generation > 0 ? `${base}:g${generation}` : base;
 }
 
 /**
  * `chain.block.removed.v1.<network>`: blocks dropped by a reorganisation, newest first, down
  * to (excluding) the common ancestor. Published before the blocks of the new branch.
- * id = `<network>:reorg:<newHead.hash>` (see chainRemovedId).
+ * id = `<network>:reorg:<newHead.hash>`, `:g<generation>` appended (see chainRemovedId).
  */
 export const ChainBlocksRemovedSchema = z.object({
   id: idempotencyId,
@@ -77,6 +85,16 @@ export const ChainBlocksRemovedSchema = z.object({
 });
 export type ChainBlocksRemoved = z.infer<typeof ChainBlocksRemovedSchema>;
 
-export function chainRemovedId(network: string, newHeadHash: string): string {
-  return `${network}:reorg:${newHeadHash.toLowerCase()}`;
+/** `generation`: as for chainBlockId (the count before this reorganisation). */
+export function chainRemovedId(network: string, newHeadHash: string, generation = 0): string {
+  const base = `${network}:reorg:${newHeadHash.toLowerCase()}`;
+  return generation > 0 ? `${base}:g${generation}` : base;
 }
+
+/** Value of a chain-indexer leader lease (KvBuckets.indexerLeases, key = network key). */
+export const IndexerLeaseSchema = z.object({
+  holder: z.string().min(1).max(200),
+  acquiredAt: isoTimestamp,
+  renewedAt: isoTimestamp,
+});
+export type IndexerLease = z.infer<typeof IndexerLeaseSchema>;
