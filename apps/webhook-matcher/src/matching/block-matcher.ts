@@ -1,0 +1,33 @@
+import type { ChainBlock } from '@meridian/contracts';
+import { blockActivities, eventIdOf, type Activity } from '@meridian/webhooks';
+import type { IndexedWebhook, MatchIndex } from './match-index';
+
+export interface MatchedEvent {
+  readonly webhook: IndexedWebhook;
+  readonly eventId: string;
+  readonly activity: Activity;
+}
+
+/**
+ * Every (webhook, activity) pair of a block, in block order: a transaction and each of its logs
+ * are separate activities (and events), so an ERC-20 transfer between two watched addresses
+ * of one webhook is one event, and the transaction that carried it is another.
+ */
+export function matchBlock(index: MatchIndex, block: ChainBlock): MatchedEvent[] {
+  const out: MatchedEvent[] = [];
+  for (const activity of blockActivities(block)) {
+    index.match(block.network, activity, (webhook) => {
+      out.push({
+        webhook,
+        activity,
+        eventId: eventIdOf({
+          network: block.network,
+          blockHash: block.hash,
+          txHash: activity.txHash,
+          logIndex: activity.logIndex,
+        }),
+      });
+    });
+  }
+  return out;
+}

@@ -1,0 +1,114 @@
+import { normalizeFilter, txActivity, logActivity, TRANSFER_TOPIC } from '@meridian/webhooks';
+import { pad } from 'viem';
+import { MatchIndex, type IndexedWebhook } from './match-index';
+
+const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+const TX = '0x' + '11'.repeat(32);
+const LIST = 'al_' + 'a'.repeat(24);
+const LIST2 = 'al_' + 'b'.repeat(24);
+
+function webhook(
+  id: string,
+  filters: unknown,
+  extra: Partial<IndexedWebhook> = {},
+): IndexedWebhook {
+  return {
+    id,
+    accountId: 'acc_1',
+    network: 'R',
+    triggerType: 'address_activity',
+    tree: normalizeFilter({ filters }).tree,
+    confirmDepth: 2,
+    phases: ['unconfirmed', 'confirmed'],
+    ...extra,
+  };
+}
+
+function matches(
+  index: MatchIndex,
+  activity = txActivity({ hash: TX, from: addr(1), to: addr(2) }),
+  network = 'R',
+) {
+  const out: string[] = [];
+  index.match(network, activity, (w) => out.push(w.id));
+  return out.sort();
+}
+
+describe('MatchIndex', () => {
+  it('finds webhooks by inline and listed addresses, once each, on their network only', () => {
+    const index = new MatchIndex();
+    index.upsertWebhook(webhook('wh_a', { address: { in: [addr(1), addr(2)] } }));
+    expect(
+      index.upsertWebhook(webhook('wh_b', { address: { dir: 'in', list_refs: [LIST] } })),
+    ).toEqual([LIST]);
+    index.upsertWebhook(webhook('wh_c', { address: { in: [addr(1)] } }, { network: 'P' }));
+    expect(matches(index)).toEqual(['wh_a']);
+    index.addListEntries(LIST, [addr(2), addr(9)]);
+    expect(matches(index)).toEqual(['wh_a', 'wh_b']);
+    index.removeListEntries(LIST, [addr(2)]);
+    expect(matches(index)).toEqual(['wh_a']);
+    expect(matches(index, undefined, 'P')).toEqual(['wh_c']);
+  });
+
+  it('shares a list between webhooks and forgets it with the last one', () => {
+    const index = new MatchIndex();
+    index.upsertWebhook(webhook('wh_a', { address: { list_refs: [LIST] } }));
+    expect(index.upsertWebhook(webhook('wh_b', { address: { list_refs: [LIST, LIST2] } }))).toEqual(
+      [LIST2],
+    );
+    index.replaceList(LIST, [addr(1)]);
+    index.replaceList(LIST2, [addr(1)]);
+    expect(matches(index)).toEqual(['wh_a', 'wh_b']);
+    index.replaceList(LIST, [addr(3)]);
+    expect(matches(index)).toEqual(['wh_b']);
+    index.removeWebhook('wh_b');
+    expect(index.isListReferenced(LIST2)).toBe(false);
+    expect(matches(index)).toEqual([]);
+    expect(index.addressCount).toBe(1);
+  });
+
+  it('matches contracts and topics for log_event webhooks, never transactions', () => {
+    const index = new MatchIndex();
+    const token = addr(7);
+    index.upsertWebhook(
+      webhook(
+        'wh_log',
+        { all: [{ contract: { in: [token] } }, { topic: { position: 0, in: [TRANSFER_TOPIC] } }] },
+        { triggerType: 'log_event' },
+      ),
+    );
+    index.upsertWebhook(
+      webhook('wh_tx', { address: { in: [token] } }, { triggerType: 'tx_confirmation' }),
+    );
+    const log = logActivity({
+      address: token,
+      topics: [TRANSFER_TOPIC, pad(addr(1) as `0x${string}`), pad(addr(2) as `0x${string}`)],
+      data: '0x',
+      logIndex: '0x0',
+      transactionHash: TX,
+    });
+    expect(matches(index, log)).toEqual(['wh_log']);
+    expect(matches(index, txActivity({ hash: TX, from: addr(1), to: token }))).toEqual(['wh_tx']);
+  });
+
+  it('evaluates trees that hold without a positive leaf against every activity', () => {
+    const index = new MatchIndex();
+    index.upsertWebhook(webhook('wh_not', { not: { address: { in: [addr(1)] } } }));
+    expect(matches(index)).toEqual([]);
+    expect(matches(index, txActivity({ hash: TX, from: addr(4), to: addr(5) }))).toEqual([
+      'wh_not',
+    ]);
+  });
+
+  it('replaces a webhook on upsert and stops matching it when removed', () => {
+    const index = new MatchIndex();
+    index.upsertWebhook(webhook('wh_a', { address: { in: [addr(1)] } }));
+    index.upsertWebhook(webhook('wh_a', { address: { in: [addr(3)] } }));
+    expect(matches(index)).toEqual([]);
+    index.upsertWebhook(webhook('wh_a', { address: { in: [addr(2)] } }));
+    expect(matches(index)).toEqual(['wh_a']);
+    index.removeWebhook('wh_a');
+    expect(matches(index)).toEqual([]);
+    expect(index.webhookCount).toBe(0);
+  });
+});
