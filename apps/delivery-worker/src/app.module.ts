@@ -2,16 +2,22 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
+import { systemClock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { DeliveryRuntime, WORKER_OPTIONS, type WorkerOptions } from './delivery.runtime';
 
 export const SERVICE = 'delivery-worker';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    logger: Logger,
+    options: Partial<WorkerOptions> = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -24,7 +30,11 @@ export class AppModule {
           name: SERVICE,
         }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: WORKER_OPTIONS, useValue: { clock: systemClock, ...options } },
+        DeliveryRuntime,
+      ],
       exports: [APP_CONFIG],
     };
   }

@@ -116,7 +116,9 @@ export const Consumers = {
     description: 'sign and POST webhook events; retry on the delivery schedule',
     // 5 s connect + 15 s response, plus signing and bookkeeping.
     ackWaitMs: 45 * SECOND,
-    maxDeliver: 100,
+    // Waits are put-backs (a wait for the next scheduled attempt, a balance or an endpoint
+    // that is busy), so one event sees tens of deliveries; the guard is only against poison.
+    maxDeliver: 10_000,
     // The spec's waits after attempts 1–7 (the one schedule, @meridian/webhooks).
     backoffMs: DELIVERY_RETRY_WAITS_MS,
     // An endpoint holds at most 10 of these (per-URL cap; jobs above it are put back at once),

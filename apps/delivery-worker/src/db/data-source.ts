@@ -1,8 +1,16 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
+import { DeliveriesInitial1764200000000 } from '../migrations/1764200000000-deliveries-initial';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'deliveries';
 
+/** No entities: the attempt log is reached through repositories with explicit SQL. */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [], migrations: [], applicationName: 'delivery-worker' };
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [DeliveriesInitial1764200000000],
+    applicationName: 'delivery-worker',
+  };
 }

@@ -72,6 +72,20 @@ export function deliveryJobId(webhookId: string, eventId: string, phase: Deliver
   return `${webhookId}:${eventId}:${phase}`;
 }
 
+export const DeliveryErrorClassSchema = z.enum([
+  'http_status',
+  'timeout',
+  'connection',
+  'dns',
+  'tls',
+  'refused_address',
+  'no_balance',
+  'breaker_open',
+  'endpoint_busy',
+  'interrupted',
+]);
+export type DeliveryErrorClass = z.infer<typeof DeliveryErrorClassSchema>;
+
 /**
  * `webhook.delivery.attempted.v1.<account>`: the outcome of one attempt (or of one skip while
  * the circuit breaker was open). webhook-matcher derives stats and the 30-minute auto-pause
@@ -93,6 +107,21 @@ export const DeliveryHealthSchema = z.object({
   error: z.string().max(1024).optional(),
   durationMs: z.number().int().nonnegative().optional(),
   at: isoTimestamp,
+  /**
+   * Why the attempt failed or was not sent (additive, issue 15): `http_status` (an answer
+   * outside 2xx, redirects included), `timeout`, `connection`, `dns`, `tls`,
+   * `refused_address` (the name resolved to a private or reserved address), `no_balance`
+   * (waited 10 min at zero balance; not sent, not billed), `breaker_open` (skipped),
+   * `endpoint_busy` (waited 10 min for the endpoint's concurrency or host rate; not sent),
+   * `interrupted` (the worker died during the attempt; counted and billed once).
+   */
+  errorClass: DeliveryErrorClassSchema.optional(),
+  /** The first 4 KiB of the endpoint's answer (UTF-8, invalid bytes replaced). */
+  responseBody: z.string().max(4096).optional(),
+  /** A test delivery (free, one attempt). */
+  test: z.boolean().optional(),
+  /** The event, on the final failure only (given up), so the matcher can replay it. */
+  payload: WebhookEventBodySchema.optional(),
 });
 export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
 

@@ -1,0 +1,125 @@
+import { Events, type UsageFlushed } from '@meridian/contracts';
+import { UsageMeter, flushParts, type UsagePartPublisher } from '@meridian/platform-messaging';
+import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+
+export interface UsageOutboxOptions {
+  producerId: string;
+  intervalMs: number;
+  now: () => Date;
+  /** Attempts taken into one flush at most (a flush stays a few parts). */
+  batchSize?: number;
+  onPublished?: (outcome: 'ok' | 'failed') => void;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/**
+ * 25 CU per attempt, exactly once (ADR 0431). The fleet usage contract and the part splitting
+ * are the shared ones (UsageMeter + flushParts of platform-messaging, ADR 0103), but the window
+ * is cut from the attempt log, not from memory: in one transaction the unbilled attempts are
+ * grouped into parts, the parts stored with their ids and the attempts stamped with their part.
+ * Only then are the parts published (same id on every retry, including after a kill -9; the
+ * ledger applies an id once). An attempt row is billed by exactly one part.
+ */
+export class UsageOutbox {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private lastWindowEndMs = 0;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly publisher: UsagePartPublisher,
+    private readonly options: UsageOutboxOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Cuts a window of unbilled attempts into parts, then publishes every unpublished part. */
+  flush(): Promise<void> {
+    const next = (this.running ?? Promise.resolve()).then(() =>
+      this.flushOnce().catch((error: unknown) =>
+        this.options.logger?.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'usage flush failed; retried next tick',
+        ),
+      ),
+    );
+    this.running = next;
+    return next;
+  }
+
+  private async flushOnce(): Promise<void> {
+    await this.cut();
+    await this.publishPending();
+  }
+
+  private async cut(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const rows: { id: string; account_id: string; webhook_id: string }[] = await tx.query(
+        `SELECT id, account_id, webhook_id FROM deliveries.attempts
+          WHERE billed AND usage_part IS NULL
+          ORDER BY started_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? 20_000],
+      );
+      if (rows.length === 0) return;
+      const meter = new UsageMeter();
+      for (const row of rows)
+        meter.addDelivery(row.account_id, row.webhook_id, DELIVERY_ATTEMPT_CU);
+      // Window starts strictly increase per producer: they are the part ids' uniqueness.
+      const nowMs = Math.max(this.options.now().getTime(), this.lastWindowEndMs + 1);
+      const start = new Date(this.lastWindowEndMs === 0 ? nowMs : this.lastWindowEndMs + 1);
+      const end = new Date(Math.max(nowMs, start.getTime()));
+      this.lastWindowEndMs = end.getTime();
+      const parts = flushParts(
+        this.options.producerId,
+        start.toISOString(),
+        end.toISOString(),
+        meter.drain(),
+      );
+      const partOfAccount = new Map<string, string>();
+      for (const part of parts) {
+        for (const account of part.accounts) partOfAccount.set(account.accountId, part.id);
+        await tx.query(
+          `INSERT INTO deliveries.usage_parts (id, body, created_at) VALUES ($1, $2, $3)`,
+          [part.id, JSON.stringify(part), end],
+        );
+      }
+      const ids = rows.map((r) => r.id);
+      const partIds = rows.map((r) => partOfAccount.get(r.account_id)!);
+      await tx.query(
+        `UPDATE deliveries.attempts a SET usage_part = u.part
+           FROM unnest($1::text[], $2::text[]) AS u(id, part) WHERE a.id = u.id`,
+        [ids, partIds],
+      );
+    });
+  }
+
+  private async publishPending(): Promise<void> {
+    const pending: { id: string; body: UsageFlushed }[] = await this.db.query(
+      `SELECT id, body FROM deliveries.usage_parts WHERE published_at IS NULL
+        ORDER BY created_at, id LIMIT 100`,
+    );
+    for (const part of pending) {
+      try {
+        await this.publisher.publish(Events.usageFlushed, part.body);
+      } catch (error) {
+        this.options.onPublished?.('failed');
+        throw error;
+      }
+      await this.db.query(`UPDATE deliveries.usage_parts SET published_at = $2 WHERE id = $1`, [
+        part.id,
+        this.options.now(),
+      ]);
+      this.options.onPublished?.('ok');
+    }
+  }
+}

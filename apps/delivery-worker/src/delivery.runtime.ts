@@ -1,0 +1,132 @@
+import {
+  BalanceStateChangedSchema,
+  Consumers,
+  Events,
+  KvBuckets,
+  WebhookStatusEntrySchema,
+  type ConsumerDeclaration,
+} from '@meridian/contracts';
+import {
+  JetStreamConsumers,
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  type ConsumerRunner,
+} from '@meridian/platform-messaging';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Clock } from '@meridian/time';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { AttemptsRepository } from './attempts/attempts.repository';
+import { UsageOutbox } from './billing/usage-outbox';
+import { APP_CONFIG } from './config/app-config.token';
+import type { AppConfig } from './config/config';
+import { DeliveryEngine } from './jobs/delivery-engine';
+import { deliveryJobsHandler } from './jobs/delivery-jobs.consumer';
+import { DeliveryMetrics } from './observability/delivery-metrics';
+import { EndpointLimits } from './protection/endpoint-limits';
+import type { Resolver } from './sending/guarded-lookup';
+import { HttpSender } from './sending/http-sender';
+
+export const WORKER_OPTIONS = Symbol('WORKER_OPTIONS');
+
+/** What a test (or the bench) may replace: the clock, the resolver, the consumer's settings. */
+export interface WorkerOptions {
+  clock: Clock;
+  resolver?: Resolver;
+  consumer?: ConsumerDeclaration;
+}
+
+/**
+ * Starts the worker at bootstrap: the two KV mirrors (webhook status + sealed secrets, balance
+ * state), the delivery-jobs consumer and the usage outbox; stops them in reverse at shutdown
+ * (in-flight attempts finish, the last usage is flushed).
+ */
+@Injectable()
+export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly engine: DeliveryEngine;
+  readonly outbox: UsageOutbox;
+  readonly sender: HttpSender;
+  private runner: ConsumerRunner | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_OPTIONS) private readonly options: WorkerOptions,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly db: DataSource,
+    private readonly client: NatsClient,
+    private readonly namespace: NatsNamespace,
+    private readonly publisher: JetStreamPublisher,
+    private readonly consumers: JetStreamConsumers,
+    registry: Registry,
+  ) {
+    const statuses = consumers.mirror(KvBuckets.webhookStatus.name, WebhookStatusEntrySchema);
+    const balances = consumers.mirror(KvBuckets.balanceState.name, BalanceStateChangedSchema);
+    const clock = options.clock;
+    this.sender = new HttpSender({
+      policy: { allowLoopback: config.ALLOW_LOOPBACK_TARGETS },
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
+    const declaration = options.consumer ?? Consumers.workerDeliveryJobs;
+    const metrics: DeliveryMetrics = new DeliveryMetrics(registry, {
+      queueDepth: async () => {
+        const jsm = await client.jetstreamManager();
+        const info = await jsm.consumers.info(
+          namespace.stream(declaration.stream),
+          namespace.consumer(declaration.durable),
+        );
+        return info.num_pending + info.num_ack_pending;
+      },
+      oldestWaitingMs: () => this.engine.oldestHeldMs(),
+    });
+    this.engine = new DeliveryEngine({
+      clock,
+      statusOf: (id) => statuses.get(id),
+      balanceOf: (id) => balances.get(id),
+      attempts: new AttemptsRepository(db),
+      send: (url, headers, body) => this.sender.send(url, headers, body),
+      limits: new EndpointLimits(),
+      secretsKey: config.WEBHOOK_SECRETS_KEY,
+      publishHealth: async (health) => {
+        await publisher.publish(Events.deliveryHealth, health);
+      },
+      recheckMaxMs: config.DELIVERY_RECHECK_MAX_MS,
+      onAttempt: (outcome, errorClass, billed, durationMs) => {
+        metrics.attempts.inc({ outcome, error_class: errorClass, billed: String(billed) });
+        if (durationMs !== undefined)
+          metrics.attemptDuration.observe({ outcome }, durationMs / 1_000);
+      },
+      onWait: (reason) => metrics.waits.inc({ reason }),
+      onDropped: (reason) => metrics.dropped.inc({ reason }),
+    });
+    this.outbox = new UsageOutbox(db, publisher, {
+      producerId: `delivery-worker-${hostname()}-${process.pid}-${Date.now()}`,
+      intervalMs: config.USAGE_FLUSH_MS,
+      now: () => clock.now(),
+      onPublished: (outcome) => metrics.usageParts.inc({ outcome }),
+      logger,
+    });
+    this.declaration = declaration;
+  }
+
+  private readonly declaration: ConsumerDeclaration;
+
+  onApplicationBootstrap(): void {
+    this.runner = this.consumers.run(this.declaration, deliveryJobsHandler(this.engine));
+    this.outbox.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runner?.stop();
+    await this.outbox.stop();
+    await this.sender.close();
+  }
+}

@@ -1,0 +1,378 @@
+import type {
+  BalanceStateChanged,
+  DeliveryErrorClass,
+  DeliveryHealth,
+  DeliveryJob,
+  WebhookStatusEntry,
+} from '@meridian/contracts';
+import type { Clock } from '@meridian/time';
+import {
+  DELIVERY_WAIT_LIMIT_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  afterFailedAttempt,
+  dropReasonOf,
+  openSecret,
+  signatureHeaders,
+} from '@meridian/webhooks';
+import type {
+  AttemptFinish,
+  AttemptRow,
+  AttemptsRepository,
+} from '../attempts/attempts.repository';
+import { CircuitBreaker, type BreakerAdmission } from '../protection/circuit-breaker';
+import type { EndpointLimits } from '../protection/endpoint-limits';
+import type { SendResult } from '../sending/http-sender';
+
+export type Step =
+  { action: 'done'; reason: string } | { action: 'wait'; ms: number; reason: string };
+
+export interface DeliveryEngineDeps {
+  clock: Clock;
+  statusOf: (webhookId: string) => WebhookStatusEntry | undefined;
+  balanceOf: (accountId: string) => BalanceStateChanged | undefined;
+  attempts: Pick<AttemptsRepository, 'latest' | 'claim' | 'finish'>;
+  send: (url: string, headers: Record<string, string>, body: string) => Promise<SendResult>;
+  limits: EndpointLimits;
+  secretsKey: Buffer;
+  publishHealth: (health: DeliveryHealth) => Promise<void>;
+  /** Longest single put-back: the job is looked at again after at most this (clock changes, top-ups). */
+  recheckMaxMs: number;
+  onAttempt?: (
+    outcome: DeliveryHealth['outcome'],
+    errorClass: string,
+    billed: boolean,
+    durationMs?: number,
+  ) => void;
+  onWait?: (reason: string) => void;
+  onDropped?: (reason: string) => void;
+}
+
+/** How long a job of an unknown webhook (no KV entry yet) is kept before it is dropped. */
+const UNKNOWN_WEBHOOK_WAIT_MS = DELIVERY_WAIT_LIMIT_MS;
+const HEALTH_MEMORY = 50_000;
+/** A held event looks at the balance again this often: a cleared top-up lets it through soon. */
+const BALANCE_RECHECK_MS = 30_000;
+
+/**
+ * One delivery job, one decision per look (ADR 0432): drop (webhook not active), wait (not
+ * due, balance exhausted, endpoint busy: not attempts), or spend attempt n: sent (billed,
+ * unless a test), or recorded without sending (breaker open, 10 min at zero balance, 10 min
+ * busy; not billed). The attempt log in Postgres is the truth about attempts; JetStream only
+ * brings the job back.
+ */
+export class DeliveryEngine {
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  /** Since when a due job has been waiting for its endpoint's concurrency or host rate. */
+  private readonly busySince = new Map<string, number>();
+  /** Jobs held back on this replica and since when (for the oldest-waiting gauge). */
+  private readonly held = new Map<string, number>();
+  /** Health events this process already published (a restart re-publishes once; ids dedupe). */
+  private readonly published = new Set<string>();
+
+  constructor(private readonly deps: DeliveryEngineDeps) {}
+
+  breakerOf(url: string): CircuitBreaker {
+    let breaker = this.breakers.get(url);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker();
+      this.breakers.set(url, breaker);
+    }
+    return breaker;
+  }
+
+  oldestHeldMs(): number {
+    const now = this.deps.clock.now().getTime();
+    let oldest = now;
+    for (const since of this.held.values()) if (since < oldest) oldest = since;
+    return now - oldest;
+  }
+
+  async handle(job: DeliveryJob): Promise<Step> {
+    const step = await this.decide(job);
+    if (step.action === 'done') {
+      this.held.delete(job.id);
+      this.busySince.delete(job.id);
+    } else {
+      if (!this.held.has(job.id)) this.held.set(job.id, Date.parse(job.createdAt));
+      this.deps.onWait?.(step.reason);
+    }
+    return step;
+  }
+
+  private async decide(job: DeliveryJob): Promise<Step> {
+    const { clock } = this.deps;
+    const now = clock.now();
+    const entry = this.deps.statusOf(job.webhookId);
+    if (entry === undefined) {
+      if (now.getTime() - Date.parse(job.createdAt) < UNKNOWN_WEBHOOK_WAIT_MS)
+        return this.wait(5_000, 'webhook_unknown');
+      return this.drop('webhook_unknown');
+    }
+    if (entry.status !== 'active') return this.drop(dropReasonOf(entry.status) ?? entry.status);
+
+    let latest = await this.deps.attempts.latest(job.id);
+    if (latest && latest.outcome === null) latest = await this.closeInterrupted(job, latest, now);
+    if (latest) {
+      await this.publishOnce(job, latest);
+      if (latest.outcome === 'success') return { action: 'done', reason: 'delivered' };
+      if (job.test || latest.attempt >= MAX_DELIVERY_ATTEMPTS) return this.drop('given_up');
+    }
+    const attempt = latest ? latest.attempt + 1 : job.attempt;
+    const dueAt = latest
+      ? afterFailedAttempt(latest.attempt, latest.finishedAt ?? latest.startedAt)
+      : undefined;
+    const dueMs = dueAt?.kind === 'retry' ? dueAt.dueAt.getTime() : Date.parse(job.createdAt);
+    if (now.getTime() < dueMs) return this.wait(dueMs - now.getTime(), 'not_due');
+
+    if (!job.test) {
+      const balance = this.deps.balanceOf(job.accountId);
+      if (balance?.state === 'exhausted') {
+        // The event waits once, up to 10 min from the later of the exhaustion and its own
+        // creation; after that its scheduled attempts go through as no_balance failures.
+        const since = Math.max(
+          Date.parse(balance.exhaustedSince ?? balance.at),
+          Date.parse(job.createdAt),
+        );
+        const waited = now.getTime() - since;
+        if (waited < DELIVERY_WAIT_LIMIT_MS)
+          return this.wait(
+            Math.min(DELIVERY_WAIT_LIMIT_MS - waited, BALANCE_RECHECK_MS),
+            'no_balance',
+          );
+        return this.recordUnsent(job, entry, attempt, 'failure', 'no_balance', 'balance exhausted');
+      }
+    }
+
+    const breaker = job.test ? undefined : this.breakerOf(entry.targetUrl);
+    const admission: BreakerAdmission = breaker?.admit(now.getTime()) ?? 'send';
+    if (admission === 'skip')
+      return this.recordUnsent(
+        job,
+        entry,
+        attempt,
+        'skipped_breaker_open',
+        'breaker_open',
+        'circuit breaker open',
+      );
+
+    const host = hostOf(entry.targetUrl);
+    const gate = this.deps.limits.tryAcquire(entry.targetUrl, host, now.getTime());
+    if (!gate.ok) {
+      breaker?.release(admission);
+      const since = this.busySince.get(job.id) ?? now.getTime();
+      this.busySince.set(job.id, since);
+      const busyFor = now.getTime() - since;
+      // Back off while the endpoint stays busy: ~40 looks in 10 min, not one per 250 ms.
+      if (busyFor < DELIVERY_WAIT_LIMIT_MS)
+        return this.wait(
+          Math.max(gate.retryAfterMs, Math.min(15_000, busyFor / 4)),
+          'endpoint_busy',
+        );
+      this.busySince.delete(job.id);
+      return this.recordUnsent(
+        job,
+        entry,
+        attempt,
+        'failure',
+        'endpoint_busy',
+        'endpoint busy for 10 min',
+      );
+    }
+    this.busySince.delete(job.id);
+    try {
+      return await this.attempt(job, entry, attempt, breaker, admission);
+    } finally {
+      gate.release();
+    }
+  }
+
+  private async attempt(
+    job: DeliveryJob,
+    entry: WebhookStatusEntry,
+    attempt: number,
+    breaker: CircuitBreaker | undefined,
+    admission: BreakerAdmission,
+  ): Promise<Step> {
+    const { clock } = this.deps;
+    const startedAt = clock.now();
+    let secrets: string[];
+    try {
+      secrets = entry.secrets
+        .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
+        .map((s) => openSecret(this.deps.secretsKey, s.sealed));
+    } catch (error) {
+      breaker?.release(admission);
+      throw error;
+    }
+    const id = attemptId(job.id, attempt);
+    const claimed = await this.deps.attempts.claim({
+      id,
+      jobId: job.id,
+      attempt,
+      accountId: job.accountId,
+      webhookId: job.webhookId,
+      startedAt,
+      billed: !job.test,
+    });
+    if (!claimed) {
+      breaker?.release(admission);
+      return this.wait(1_000, 'claimed_elsewhere');
+    }
+    const body = JSON.stringify(job.payload);
+    const headers = signatureHeaders({
+      secrets,
+      messageId: job.id,
+      timestampSeconds: Math.floor(startedAt.getTime() / 1_000),
+      body,
+    });
+    const result = await this.deps.send(entry.targetUrl, headers, body);
+    const finishedAt = clock.now();
+    if (admission !== 'skip') breaker?.record(finishedAt.getTime(), result.ok, admission);
+    const finish: AttemptFinish = {
+      outcome: result.ok ? 'success' : 'failure',
+      finishedAt,
+      durationMs: result.durationMs,
+      ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
+      ...(result.errorClass ? { errorClass: result.errorClass } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.responseBody !== undefined && !result.ok
+        ? { responseBody: result.responseBody }
+        : {}),
+    };
+    await this.deps.attempts.finish(id, finish);
+    this.deps.onAttempt?.(
+      finish.outcome,
+      finish.errorClass ?? 'none',
+      !job.test,
+      result.durationMs,
+    );
+    const row = rowOf(job, attempt, startedAt, !job.test, finish);
+    await this.publishOnce(job, row);
+    return this.after(job, row);
+  }
+
+  /** An attempt spent without a request (no balance, breaker open, endpoint busy): not billed. */
+  private async recordUnsent(
+    job: DeliveryJob,
+    entry: WebhookStatusEntry,
+    attempt: number,
+    outcome: DeliveryHealth['outcome'],
+    errorClass: DeliveryErrorClass,
+    error: string,
+  ): Promise<Step> {
+    void entry;
+    const now = this.deps.clock.now();
+    const finish: AttemptFinish = { outcome, finishedAt: now, errorClass, error };
+    const claimed = await this.deps.attempts.claim(
+      {
+        id: attemptId(job.id, attempt),
+        jobId: job.id,
+        attempt,
+        accountId: job.accountId,
+        webhookId: job.webhookId,
+        startedAt: now,
+        billed: false,
+      },
+      finish,
+    );
+    if (!claimed) return this.wait(1_000, 'claimed_elsewhere');
+    this.deps.onAttempt?.(outcome, errorClass, false);
+    const row = rowOf(job, attempt, now, false, finish);
+    await this.publishOnce(job, row);
+    return this.after(job, row);
+  }
+
+  private after(job: DeliveryJob, row: AttemptRow): Step {
+    if (row.outcome === 'success') return { action: 'done', reason: 'delivered' };
+    if (job.test) return this.drop('given_up');
+    const next = afterFailedAttempt(row.attempt, row.finishedAt ?? row.startedAt);
+    if (next.kind === 'given_up') return this.drop('given_up');
+    return this.wait(next.dueAt.getTime() - this.deps.clock.now().getTime(), 'not_due');
+  }
+
+  private async closeInterrupted(
+    job: DeliveryJob,
+    row: AttemptRow,
+    now: Date,
+  ): Promise<AttemptRow> {
+    const finish: AttemptFinish = {
+      outcome: 'failure',
+      finishedAt: now,
+      errorClass: 'interrupted',
+      error: 'the worker stopped during the attempt',
+    };
+    await this.deps.attempts.finish(row.id, finish);
+    this.deps.onAttempt?.('failure', 'interrupted', row.billed);
+    return (await this.deps.attempts.latest(job.id)) ?? row;
+  }
+
+  private async publishOnce(job: DeliveryJob, row: AttemptRow): Promise<void> {
+    if (this.published.has(row.id) || row.outcome === null) return;
+    const final = row.outcome === 'success' || job.test || row.attempt >= MAX_DELIVERY_ATTEMPTS;
+    await this.deps.publishHealth({
+      id: row.id,
+      webhookId: job.webhookId,
+      accountId: job.accountId,
+      eventId: job.eventId,
+      phase: job.phase,
+      attempt: row.attempt,
+      outcome: row.outcome,
+      billed: row.billed,
+      final,
+      ...(row.statusCode !== null ? { statusCode: row.statusCode } : {}),
+      ...(row.error !== null ? { error: row.error.slice(0, 1024) } : {}),
+      ...(row.durationMs !== null ? { durationMs: row.durationMs } : {}),
+      ...(row.errorClass !== null ? { errorClass: row.errorClass } : {}),
+      ...(row.responseBody !== null ? { responseBody: row.responseBody.slice(0, 4096) } : {}),
+      ...(job.test ? { test: true } : {}),
+      ...(final && row.outcome !== 'success' ? { payload: job.payload } : {}),
+      at: (row.finishedAt ?? row.startedAt).toISOString(),
+    });
+    if (this.published.size >= HEALTH_MEMORY) this.published.clear();
+    this.published.add(row.id);
+  }
+
+  private wait(ms: number, reason: string): Step {
+    return { action: 'wait', ms: Math.max(0, Math.min(ms, this.deps.recheckMaxMs)), reason };
+  }
+
+  private drop(reason: string): Step {
+    this.deps.onDropped?.(reason);
+    return { action: 'done', reason };
+  }
+}
+
+export function attemptId(jobId: string, attempt: number): string {
+  return `${jobId}:${attempt}`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function rowOf(
+  job: DeliveryJob,
+  attempt: number,
+  startedAt: Date,
+  billed: boolean,
+  finish: AttemptFinish,
+): AttemptRow {
+  return {
+    id: attemptId(job.id, attempt),
+    jobId: job.id,
+    attempt,
+    startedAt,
+    finishedAt: finish.finishedAt,
+    outcome: finish.outcome,
+    billed,
+    errorClass: finish.errorClass ?? null,
+    statusCode: finish.statusCode ?? null,
+    durationMs: finish.durationMs ?? null,
+    error: finish.error ?? null,
+    responseBody: finish.responseBody ?? null,
+  };
+}

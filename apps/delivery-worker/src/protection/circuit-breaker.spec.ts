@@ -1,0 +1,80 @@
+import { FakeClock, MINUTE, SECOND } from '@meridian/time';
+import { CircuitBreaker } from './circuit-breaker';
+
+function fail(breaker: CircuitBreaker, clock: FakeClock, n: number, ok = false): void {
+  for (let i = 0; i < n; i += 1) {
+    expect(breaker.admit(clock.now().getTime())).toBe('send');
+    breaker.record(clock.now().getTime(), ok, 'send');
+    clock.advance(100);
+  }
+}
+
+describe('CircuitBreaker (COMPAT: >90 % failed over 2 min with ≥ 20 attempts → open 5 min → one probe)', () => {
+  it('stays closed below 20 attempts even if all failed', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 19);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+  });
+
+  it('opens at the 20th attempt when all failed, skips for 5 min, then lets one probe through', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 20);
+    const openedAt = clock.now().getTime() - 100;
+    expect(breaker.stateAt(clock.now().getTime())).toBe('open');
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    clock.set(openedAt + 5 * MINUTE - 1);
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    clock.set(openedAt + 5 * MINUTE);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    // Only one probe while it is out.
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+  });
+
+  it('does not open at exactly 90 % failed (more than 90 % is the rule)', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 2, true);
+    fail(breaker, clock, 18);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+    fail(breaker, clock, 1);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('open');
+  });
+
+  it('forgets attempts older than 2 min', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 15);
+    clock.advance(2 * MINUTE);
+    fail(breaker, clock, 15);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+  });
+
+  it('a failed probe opens it for another 5 min; a good probe closes it with a clean window', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 20);
+    clock.advance(5 * MINUTE);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    breaker.record(clock.now().getTime(), false, 'probe');
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    clock.advance(5 * MINUTE);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    breaker.record(clock.now().getTime(), true, 'probe');
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+    // Clean window: 19 new failures do not reopen it.
+    fail(breaker, clock, 19);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+  });
+
+  it('a probe that was never sent frees the probe slot', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 20);
+    clock.advance(5 * MINUTE + SECOND);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    breaker.release('probe');
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The circuit breaker of COMPAT "Protection", one per endpoint URL: more than 90 % failed over
+ * the last 2 minutes with at least 20 attempts opens it for 5 minutes; then one probe is let
+ * through (half-open): its success closes the breaker with a clean window, its failure opens
+ * it for another 5 minutes. Attempts skipped while open are not attempts and stay out of the
+ * window. Time comes from the caller (an injected clock).
+ */
+export interface BreakerSettings {
+  windowMs: number;
+  minAttempts: number;
+  /** Opens when failed / attempts is strictly above this. */
+  failureRatio: number;
+  openMs: number;
+}
+
+export const COMPAT_BREAKER: BreakerSettings = Object.freeze({
+  windowMs: 2 * 60_000,
+  minAttempts: 20,
+  failureRatio: 0.9,
+  openMs: 5 * 60_000,
+});
+
+export type BreakerAdmission = 'send' | 'probe' | 'skip';
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export class CircuitBreaker {
+  private readonly outcomes: { atMs: number; failed: boolean }[] = [];
+  private head = 0;
+  private failed = 0;
+  private state: BreakerState = 'closed';
+  private openUntilMs = 0;
+  private probing = false;
+
+  constructor(private readonly settings: BreakerSettings = COMPAT_BREAKER) {}
+
+  stateAt(nowMs: number): BreakerState {
+    if (this.state === 'open' && nowMs >= this.openUntilMs) return 'half_open';
+    return this.state;
+  }
+
+  /** Whether an attempt due now is sent, sent as the one probe, or skipped. */
+  admit(nowMs: number): BreakerAdmission {
+    if (this.state === 'closed') return 'send';
+    if (this.state === 'open' && nowMs < this.openUntilMs) return 'skip';
+    this.state = 'half_open';
+    if (this.probing) return 'skip';
+    this.probing = true;
+    return 'probe';
+  }
+
+  /** The outcome of an attempt admitted with `admission`. */
+  record(nowMs: number, ok: boolean, admission: Exclude<BreakerAdmission, 'skip'>): void {
+    if (admission === 'probe') {
+      this.probing = false;
+      if (ok) this.close();
+      else this.open(nowMs);
+      return;
+    }
+    // An attempt admitted before the breaker opened may finish after: it is history, no more.
+    if (this.state !== 'closed') return;
+    this.outcomes.push({ atMs: nowMs, failed: !ok });
+    if (!ok) this.failed += 1;
+    this.prune(nowMs);
+    const attempts = this.outcomes.length - this.head;
+    if (
+      attempts >= this.settings.minAttempts &&
+      this.failed / attempts > this.settings.failureRatio
+    )
+      this.open(nowMs);
+  }
+
+  /** An admitted probe that was never sent (e.g. the webhook was dropped meanwhile). */
+  release(admission: BreakerAdmission): void {
+    if (admission === 'probe') this.probing = false;
+  }
+
+  private open(nowMs: number): void {
+    this.state = 'open';
+    this.openUntilMs = nowMs + this.settings.openMs;
+    this.reset();
+  }
+
+  private close(): void {
+    this.state = 'closed';
+    this.reset();
+  }
+
+  private reset(): void {
+    this.outcomes.length = 0;
+    this.head = 0;
+    this.failed = 0;
+  }
+
+  private prune(nowMs: number): void {
+    const oldest = nowMs - this.settings.windowMs;
+    while (this.head < this.outcomes.length && this.outcomes[this.head]!.atMs <= oldest) {
+      if (this.outcomes[this.head]!.failed) this.failed -= 1;
+      this.head += 1;
+    }
+    if (this.head > 1024 && this.head * 2 > this.outcomes.length) {
+      this.outcomes.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}

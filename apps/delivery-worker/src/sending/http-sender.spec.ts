@@ -1,0 +1,116 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpSender } from './http-sender';
+
+type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+describe('HttpSender against a real local receiver', () => {
+  let server: Server;
+  let base: string;
+  let port: number;
+  const routes = new Map<string, Route>();
+  const seen: { url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+  const sender = new HttpSender({
+    policy: { allowLoopback: true },
+    answerTimeoutMs: 1_500,
+    connectTimeoutMs: 1_500,
+    resolver: async (hostname) => {
+      if (hostname === 'receiver.test') return [{ address: '127.0.0.1', family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    },
+  });
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', headers: req.headers, body });
+        (routes.get(req.url ?? '') ?? ((_q, r) => r.writeHead(404).end()))(req, res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+    routes.set('/ok', (_q, r) => r.writeHead(204).end());
+    routes.set('/fail', (_q, r) => r.writeHead(503).end('x'.repeat(10_000)));
+    routes.set('/redirect', (_q, r) => r.writeHead(302, { location: '/ok' }).end());
+    routes.set('/slow', () => undefined);
+  });
+
+  afterAll(async () => {
+    await sender.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('a 2xx is success; the body, JSON content type and user agent are sent', async () => {
+    const result = await sender.send(`${base}/ok`, { 'x-signature': 't=1,v1=00' }, '{"a":1}');
+    expect(result).toMatchObject({ ok: true, statusCode: 204 });
+    const request = seen.find((s) => s.url === '/ok')!;
+    expect(request.body).toBe('{"a":1}');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toMatch(/^Meridian-Webhooks\//);
+    expect(request.headers['x-signature']).toBe('t=1,v1=00');
+  });
+
+  it('a non-2xx is a failure of class http_status with the first 4 KiB of the answer', async () => {
+    const result = await sender.send(`${base}/fail`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, statusCode: 503, errorClass: 'http_status' });
+    expect(result.responseBody).toHaveLength(4096);
+  });
+
+  it('a redirect is a failure and is not followed', async () => {
+    const before = seen.filter((s) => s.url === '/ok').length;
+    const result = await sender.send(`${base}/redirect`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, statusCode: 302, errorClass: 'http_status' });
+    expect(seen.filter((s) => s.url === '/ok').length).toBe(before);
+  });
+
+  it('no answer in time is a timeout', async () => {
+    const result = await sender.send(`${base}/slow`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, errorClass: 'timeout' });
+  });
+
+  it('a refused connection is class connection', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await sender.send(`http://127.0.0.1:${closedPort}/`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, errorClass: 'connection' });
+  });
+
+  it('resolves names itself: a known name reaches the receiver, an unknown one is class dns', async () => {
+    expect(await sender.send(`http://receiver.test:${port}/ok`, {}, '{}')).toMatchObject({
+      ok: true,
+    });
+    expect(await sender.send(`http://nowhere.test:${port}/ok`, {}, '{}')).toMatchObject({
+      ok: false,
+      errorClass: 'dns',
+    });
+  });
+
+  it('refuses loopback (literal or by name) without the allow-list, before any request', async () => {
+    const strict = new HttpSender({
+      policy: {},
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const count = seen.length;
+    expect(await strict.send(`${base}/ok`, {}, '{}')).toMatchObject({
+      ok: false,
+      errorClass: 'refused_address',
+    });
+    const byName = await strict.send(`http://receiver.test:${port}/ok`, {}, '{}');
+    expect(byName).toMatchObject({ ok: false, errorClass: 'refused_address' });
+    expect(byName.error).toMatch(/127\.0\.0\.1 \(loopback\)/);
+    expect(seen.length).toBe(count);
+    await strict.close();
+  });
+
+  it('TLS failures are class tls', async () => {
+    // Plain HTTP answering a TLS handshake: the handshake fails.
+    const result = await sender.send(`https://127.0.0.1:${port}/ok`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, errorClass: 'tls' });
+  });
+});
