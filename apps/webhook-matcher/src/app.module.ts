@@ -2,16 +2,45 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
+import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
+import { AccountsRepository } from './accounts/accounts.repository';
+import { AddressListsController } from './address-lists/address-lists.controller';
+import { AddressListsRepository } from './address-lists/address-lists.repository';
+import { AddressListsService } from './address-lists/address-lists.service';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { CachedCredentialSource } from './auth/cached-credential-source';
+import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
+import { GrpcCredentialSource } from './auth/grpc-credential-source';
+import { CLOCK } from './common/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { LimitsController } from './limits/limits.controller';
+import { StatusHistoryRepository } from './status/status-history.repository';
+import { StatusPublisher } from './status/status-publisher.service';
+import { StatusService } from './status/status.service';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksRepository } from './webhooks/webhooks.repository';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 export const SERVICE = 'webhook-matcher';
 
+/** What a test (or another deployment) may replace: where time comes from. */
+export interface MatcherOverrides {
+  clock?: Clock;
+  credentials?: CredentialSource;
+}
+
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    logger: Logger,
+    overrides: MatcherOverrides = {},
+  ): DynamicModule {
+    const clock = overrides.clock ?? systemClock;
     return {
       module: AppModule,
       global: true,
@@ -24,8 +53,39 @@ export class AppModule {
           name: SERVICE,
         }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
-      exports: [APP_CONFIG],
+      // Limits first: its static path sits beside /webhooks/:id.
+      controllers: [LimitsController, WebhooksController, AddressListsController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: clock },
+        {
+          provide: CREDENTIAL_SOURCE,
+          useFactory: () =>
+            new CachedCredentialSource(
+              overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
+              clock,
+              config.WEBHOOK_KEY_CACHE_TTL_MS,
+            ),
+        },
+        ApiKeyGuard,
+        AccountsRepository,
+        WebhooksRepository,
+        AddressListsRepository,
+        StatusHistoryRepository,
+        StatusPublisher,
+        StatusService,
+        WebhooksService,
+        AddressListsService,
+        AccountChangesConsumer,
+      ],
+      exports: [
+        APP_CONFIG,
+        CLOCK,
+        StatusService,
+        WebhooksRepository,
+        AddressListsRepository,
+        StatusPublisher,
+      ],
     };
   }
 }

@@ -1,10 +1,29 @@
 import { commonEnv } from '@meridian/platform-config';
 import { z } from 'zod';
 
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
 /** Every variable webhook-matcher reads, validated at start; nothing else reads process.env. */
 export const configSchema = z.object({
   ...commonEnv,
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+  /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
+  WEBHOOK_SECRETS_KEY: z.string().min(1),
+  /** Loopback targets (http or https). Only the local stack and tests set it. */
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
+  /** How long a resolved API key is trusted (revocation takes effect within it). */
+  WEBHOOK_KEY_CACHE_TTL_MS: ms(30_000),
+  /** Spec: 30 minutes of failing deliveries with at least 20 attempts → paused_auto. */
+  AUTO_PAUSE_AFTER_MS: ms(30 * 60_000),
+  AUTO_PAUSE_MIN_ATTEMPTS: z.coerce.number().int().min(1).default(20),
+  /** Spec: 30 minutes at zero balance with events to deliver → paused_no_balance. */
+  NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
+  /** How often status entries that did not reach the KV bucket are published again (0 = off). */
+  STATUS_REPUBLISH_MS: ms(1_000),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

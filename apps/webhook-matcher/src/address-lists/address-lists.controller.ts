@@ -1,0 +1,98 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
+import { checkId } from '../http/ids';
+import { parseBody, parseQuery } from '../http/validation';
+import { pageQuery } from '../webhooks/webhook.schemas';
+import { createListBody, entriesBody, entriesQuery, patchListBody } from './address-list.schemas';
+import { addressListView } from './address-list.view';
+import { AddressListsService } from './address-lists.service';
+
+@Controller('api/v1/address-lists')
+@UseGuards(ApiKeyGuard)
+export class AddressListsController {
+  constructor(private readonly lists: AddressListsService) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@AccountId() accountId: string, @Body() body: unknown) {
+    const { name, addresses } = parseBody(createListBody, body);
+    return addressListView(await this.lists.create(accountId, name, addresses ?? []));
+  }
+
+  @Get()
+  async list(@AccountId() accountId: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(pageQuery, query);
+    const page = await this.lists.page(accountId, limit, cursor);
+    return { items: page.items.map(addressListView), next_cursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  async get(@AccountId() accountId: string, @Param('id') id: string) {
+    return addressListView(await this.lists.get(accountId, checkId('al', id)));
+  }
+
+  @Patch(':id')
+  async rename(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+    const { name } = parseBody(patchListBody, body);
+    return addressListView(await this.lists.rename(accountId, checkId('al', id), name));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {
+    await this.lists.delete(accountId, checkId('al', id));
+  }
+
+  @Get(':id/entries')
+  async entries(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(entriesQuery, query);
+    const page = await this.lists.entries(accountId, checkId('al', id), limit, cursor);
+    return { items: page.items, next_cursor: page.nextCursor };
+  }
+
+  @Post(':id/entries')
+  @HttpCode(200)
+  async add(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.change(accountId, id, 'add', body);
+  }
+
+  @Put(':id/entries')
+  async replace(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.change(accountId, id, 'replace', body);
+  }
+
+  @Post(':id/entries/remove')
+  @HttpCode(200)
+  async remove(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.change(accountId, id, 'remove', body);
+  }
+
+  private async change(
+    accountId: string,
+    id: string,
+    mode: 'add' | 'replace' | 'remove',
+    body: unknown,
+  ) {
+    const listId = checkId('al', id);
+    const { addresses } = parseBody(entriesBody, body);
+    const { list, added, removed } = await this.lists.changeEntries(
+      accountId,
+      listId,
+      mode,
+      addresses,
+    );
+    return { ...addressListView(list), added, removed };
+  }
+}

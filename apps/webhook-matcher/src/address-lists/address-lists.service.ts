@@ -1,0 +1,155 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import { checkListCreate, checkListResize } from '@meridian/plans';
+import type { Clock } from '@meridian/time';
+import { normalizeAddress } from '@meridian/webhooks';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import {
+  CREDENTIAL_SOURCE,
+  type AccountFacts,
+  type CredentialSource,
+} from '../auth/credential-source';
+import { CLOCK } from '../common/clock.token';
+import { newId } from '../http/ids';
+import { recordChange } from '../status/change-log';
+import { webhookCapsOf } from '../status/status.service';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { AddressListsRepository, type AddressListRow } from './address-lists.repository';
+
+const listNotFound = () => new DomainError('not_found', 'not_found', 'no such address list');
+
+/** Any case in, lower case stored; duplicates inside one request collapse. */
+function normalizeAll(addresses: readonly string[]): string[] {
+  const out = new Set<string>();
+  addresses.forEach((a, i) => out.add(normalizeAddress(a, `addresses[${i}]`)));
+  return [...out];
+}
+
+@Injectable()
+export class AddressListsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lists: AddressListsRepository,
+    private readonly webhooks: WebhooksRepository,
+    private readonly accounts: AccountsRepository,
+    @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async create(
+    accountId: string,
+    name: string,
+    addresses: readonly string[],
+  ): Promise<AddressListRow> {
+    const entries = normalizeAll(addresses);
+    const fresh = await this.credentials.accountFacts(accountId);
+    return this.dataSource.transaction(async (m) => {
+      const facts = await this.accounts.lockWith(m, fresh);
+      checkListCreate(webhookCapsOf(facts), await this.lists.count(m, accountId));
+      const list = await this.lists.insert(m, {
+        id: newId('al'),
+        accountId,
+        name,
+        now: this.clock.now(),
+      });
+      const added = await this.lists.addEntries(m, list.id, entries);
+      await this.checkResize(m, facts, list.id, added);
+      await recordChange(m, { accountId, listId: list.id });
+      return this.lists.setCount(m, list.id, added, this.clock.now());
+    });
+  }
+
+  async get(accountId: string, id: string): Promise<AddressListRow> {
+    const row = await this.lists.find(this.dataSource.manager, accountId, id);
+    if (!row) throw listNotFound();
+    return row;
+  }
+
+  async page(accountId: string, limit: number, cursor: string | undefined) {
+    const rows = await this.lists.page(
+      this.dataSource.manager,
+      accountId,
+      limit + 1,
+      cursor ?? null,
+    );
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };
+  }
+
+  async rename(accountId: string, id: string, name: string): Promise<AddressListRow> {
+    return this.dataSource.transaction(async (m) => {
+      const list = await this.lists.find(m, accountId, id, true);
+      if (!list) throw listNotFound();
+      return this.lists.rename(m, id, name, this.clock.now());
+    });
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      await this.accounts.lock(m, accountId);
+      const list = await this.lists.find(m, accountId, id, true);
+      if (!list) throw listNotFound();
+      const users = await this.lists.referencingWebhooks(m, id);
+      if (users.length > 0)
+        throw new DomainError(
+          'list_in_use',
+          'conflict',
+          `the list is referenced by ${users.length} webhook(s); remove it from them first`,
+          {
+            details: { webhook_ids: users.slice(0, 50) },
+          },
+        );
+      await this.lists.delete(m, id);
+      await recordChange(m, { accountId, listId: id });
+    });
+  }
+
+  async entries(accountId: string, id: string, limit: number, cursor: string | undefined) {
+    await this.get(accountId, id);
+    const rows = await this.lists.entries(this.dataSource.manager, id, limit + 1, cursor ?? null);
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? items.at(-1)! : null };
+  }
+
+  /** add (duplicates ignored), replace, remove: one transaction, caps re-checked for every user of the list. */
+  async changeEntries(
+    accountId: string,
+    id: string,
+    mode: 'add' | 'replace' | 'remove',
+    addresses: readonly string[],
+  ): Promise<{ list: AddressListRow; added: number; removed: number }> {
+    const entries = normalizeAll(addresses);
+    const fresh = mode === 'remove' ? null : await this.credentials.accountFacts(accountId);
+    return this.dataSource.transaction(async (m) => {
+      const facts = fresh
+        ? await this.accounts.lockWith(m, fresh)
+        : await this.accounts.lock(m, accountId);
+      const list = await this.lists.find(m, accountId, id, true);
+      if (!list || !facts) throw listNotFound();
+      let added = 0;
+      let removed = 0;
+      if (mode === 'remove') removed = await this.lists.removeEntries(m, id, entries);
+      else {
+        if (mode === 'replace') removed = await this.lists.removeAllExcept(m, id, entries);
+        added = await this.lists.addEntries(m, id, entries);
+      }
+      const size = list.entry_count + added - removed;
+      if (added > 0) await this.checkResize(m, facts, id, size);
+      const updated = await this.lists.setCount(m, id, size, this.clock.now());
+      await recordChange(m, { accountId, listId: id });
+      return { list: updated, added, removed };
+    });
+  }
+
+  private async checkResize(
+    m: EntityManager,
+    facts: AccountFacts,
+    listId: string,
+    size: number,
+  ): Promise<void> {
+    const counted = await this.webhooks.counted(m, facts.accountId);
+    const sizes = await this.lists.sizes(m, facts.accountId);
+    checkListResize(webhookCapsOf(facts), listId, size, counted, sizes);
+  }
+}

@@ -1,0 +1,59 @@
+import {
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Inject,
+  Injectable,
+} from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import type { FastifyRequest } from 'fastify';
+import { CREDENTIAL_SOURCE, WEBHOOKS_SCOPE, type CredentialSource } from './credential-source';
+
+interface AuthenticatedRequest extends FastifyRequest {
+  accountId?: string;
+}
+
+const unauthorized = () =>
+  new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
+
+/** `Authorization: Bearer <API key>` of billing-ledger with the `webhooks` scope. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(@Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})\s*$/i.exec(header) : null;
+    if (!match) throw unauthorized();
+    let principal;
+    try {
+      principal = await this.credentials.resolveApiKey(match[1]!);
+    } catch (cause) {
+      throw new DomainError(
+        'credentials_unavailable',
+        'unavailable',
+        'credentials cannot be checked right now; try again',
+        {
+          cause,
+        },
+      );
+    }
+    if (!principal) throw unauthorized();
+    if (!principal.scopes.includes(WEBHOOKS_SCOPE))
+      throw new DomainError(
+        'insufficient_scope',
+        'forbidden',
+        'this API key has no webhooks scope',
+      );
+    request.accountId = principal.accountId;
+    return true;
+  }
+}
+
+/** The account of the API key that authenticated the request. */
+export const AccountId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const accountId = context.switchToHttp().getRequest<AuthenticatedRequest>().accountId;
+  if (!accountId) throw unauthorized();
+  return accountId;
+});

@@ -1,0 +1,82 @@
+import { billingV1 } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import type { AccountFacts, ApiKeyPrincipal, CredentialSource } from './credential-source';
+
+type AccountState = billingV1.AccountState;
+
+/** billing.v1 ResolveApiKey / GetAccountState on billing-ledger. */
+export class GrpcCredentialSource implements CredentialSource {
+  private readonly client: GrpcClient<(typeof billingV1.BillingService)['method']>;
+
+  constructor(target: string, timeoutMs = 3_000) {
+    this.client = createGrpcClient(billingV1.BillingService, target, {
+      defaultTimeoutMs: timeoutMs,
+    });
+  }
+
+  async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
+    const response = await this.client.resolveApiKey({ key });
+    if (!response.found) return null;
+    return { keyId: response.keyId, accountId: response.accountId, scopes: [...response.scopes] };
+  }
+
+  async accountFacts(accountId: string): Promise<AccountFacts> {
+    let state: AccountState | undefined;
+    try {
+      state = (await this.client.getAccountState({ accountId })).account;
+    } catch (cause) {
+      throw new DomainError(
+        'billing_unavailable',
+        'unavailable',
+        'account state cannot be read right now; try again',
+        {
+          cause,
+        },
+      );
+    }
+    if (!state)
+      throw new DomainError(
+        'billing_unavailable',
+        'unavailable',
+        'billing answered no account state',
+      );
+    return factsOf(state);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+export function factsOf(state: AccountState): AccountFacts {
+  const w = state.caps?.webhooks;
+  const balance = state.balance;
+  const exhaustedSince = balance?.exhaustedSince
+    ? new Date(
+        Number(balance.exhaustedSince.seconds) * 1000 +
+          Math.floor(balance.exhaustedSince.nanos / 1e6),
+      )
+    : null;
+  return {
+    accountId: state.accountId,
+    planId: state.planId || null,
+    accountType: state.accountType === billingV1.AccountType.TEAM ? 'team' : 'individual',
+    nodeOwner: state.nodeOwner,
+    caps: {
+      activeWebhooks: w?.activeWebhooks ?? 0,
+      addressesPerWebhook: w?.addressesPerWebhook ?? 0,
+      addressesPerAccount: w?.addressesPerAccount ?? 0,
+      eventsPerSecond: w?.eventsPerSecond ?? 0,
+      eventsBurst: w?.eventsBurst ?? 0,
+      inlineAddresses: w?.inlineAddresses ?? 0,
+      listRefs: w?.listRefs ?? 0,
+      addressLists: w?.addressLists ?? 0,
+      addressesPerList: w?.addressesPerList ?? 0,
+    },
+    exhausted: balance?.status === billingV1.BalanceStatus.EXHAUSTED,
+    exhaustedSince,
+    pendingTopUpCu: Number(balance?.pendingTopUpCu ?? 0n),
+    version: Number(state.version),
+  };
+}

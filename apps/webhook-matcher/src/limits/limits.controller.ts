@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { accountAddresses, isPlanId, isPlanRequired } from '@meridian/plans';
+import { DataSource } from 'typeorm';
+import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
+import { CREDENTIAL_SOURCE, type CredentialSource } from '../auth/credential-source';
+import { AddressListsRepository } from '../address-lists/address-lists.repository';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
+
+/** GET /webhooks/limits: the account's caps (as billing resolved them) and what it uses. */
+@Controller('api/v1/webhooks')
+@UseGuards(ApiKeyGuard)
+export class LimitsController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksRepository,
+    private readonly lists: AddressListsRepository,
+    @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
+  ) {}
+
+  @Get('limits')
+  async limits(@AccountId() accountId: string) {
+    const facts = await this.credentials.accountFacts(accountId);
+    const m = this.dataSource.manager;
+    const counted = await this.webhooks.counted(m, accountId);
+    const sizes = await this.lists.sizes(m, accountId);
+    const c = facts.caps;
+    return {
+      tier: facts.planId,
+      account_type: facts.accountType,
+      plan_required: isPlanRequired({
+        plan: isPlanId(facts.planId) ? facts.planId : null,
+        nodeOwner: facts.nodeOwner,
+      }),
+      node_owner: facts.nodeOwner,
+      caps: {
+        active_webhooks: c.activeWebhooks,
+        addresses_per_webhook: c.addressesPerWebhook,
+        inline_addresses: c.inlineAddresses,
+        list_refs: c.listRefs,
+        addresses_per_list: c.addressesPerList,
+        address_lists: c.addressLists,
+        addresses_per_account: c.addressesPerAccount,
+        events_per_second: c.eventsPerSecond,
+        events_burst: c.eventsBurst,
+      },
+      usage: {
+        account_addresses: accountAddresses(counted, sizes),
+        webhooks: counted.length,
+        active_webhooks: counted.filter((w) => w.status === 'active').length,
+        address_lists: sizes.size,
+      },
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import type { DropReason, StatusTrigger, WebhookStatus } from '@meridian/webhooks';
+import type { EntityManager } from 'typeorm';
+
+/** Who made a change: `owner:<api key's account>`, `billing`, or `service`. */
+export type StatusActor = 'owner' | 'billing' | 'service';
+
+@Injectable()
+export class StatusHistoryRepository {
+  async record(
+    m: EntityManager,
+    entry: {
+      webhookId: string;
+      accountId: string;
+      from: WebhookStatus | null;
+      to: WebhookStatus;
+      trigger: StatusTrigger;
+      actor: StatusActor;
+      dropReason: DropReason | null;
+      at: Date;
+    },
+  ): Promise<void> {
+    await m.query(
+      `INSERT INTO webhooks.status_history (webhook_id, account_id, from_status, to_status, trigger, actor, drop_reason, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        entry.webhookId,
+        entry.accountId,
+        entry.from,
+        entry.to,
+        entry.trigger,
+        entry.actor,
+        entry.dropReason,
+        entry.at,
+      ],
+    );
+  }
+
+  async of(
+    m: EntityManager,
+    webhookId: string,
+  ): Promise<
+    Array<{
+      from_status: string | null;
+      to_status: string;
+      trigger: string;
+      actor: string;
+      drop_reason: string | null;
+      at: Date;
+    }>
+  > {
+    return m.query(
+      `SELECT from_status, to_status, trigger, actor, drop_reason, at FROM webhooks.status_history
+       WHERE webhook_id = $1 ORDER BY id`,
+      [webhookId],
+    );
+  }
+}

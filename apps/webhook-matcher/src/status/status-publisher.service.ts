@@ -1,0 +1,121 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { KvBuckets, WebhookStatusEntrySchema, type WebhookStatusEntry } from '@meridian/contracts';
+import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { LOGGER } from '@meridian/platform-observability';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { Clock } from '@meridian/time';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { CLOCK } from '../common/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
+
+/**
+ * Mirrors committed webhook changes into the `webhook-status` KV bucket (WebhookStatusEntry):
+ * right after each commit, and again on a tick for any version that did not get there (NATS
+ * down, a crash between commit and put), so the matcher and delivery-worker converge within
+ * about a second. `published_version` on the row records what the bucket holds.
+ */
+@Injectable()
+export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private bucket: Promise<KV> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksRepository,
+    private readonly client: NatsClient,
+    private readonly namespace: NatsNamespace,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.STATUS_REPUBLISH_MS > 0)
+      this.timer = setInterval(() => void this.republish(), this.config.STATUS_REPUBLISH_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Publishes the current rows of `ids` (after their transaction committed). Never throws. */
+  async publish(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      const rows = await this.webhooks.byIds(this.dataSource.manager, ids);
+      await this.put(rows);
+    } catch (error) {
+      this.logger.warn({ err: error, ids }, 'webhook status not published yet; the tick retries');
+    }
+  }
+
+  /** Everything whose version the bucket does not hold yet. */
+  async republish(): Promise<void> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      try {
+        for (;;) {
+          const rows = await this.webhooks.unpublished(this.dataSource.manager, 200);
+          if (rows.length === 0) return;
+          await this.put(rows);
+          if (rows.length < 200) return;
+        }
+      } catch (error) {
+        this.logger.warn({ err: error }, 'webhook status republish failed; next tick retries');
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async put(rows: readonly WebhookRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const kv = await this.kv();
+    for (const row of rows) {
+      if (row.version <= row.published_version) continue;
+      await kv.put(row.id, JSON.stringify(this.entryOf(row)));
+      await this.webhooks.markPublished(this.dataSource.manager, row.id, row.version);
+    }
+  }
+
+  entryOf(row: WebhookRow): WebhookStatusEntry {
+    const now = this.clock.now().getTime();
+    const secrets: WebhookStatusEntry['secrets'] = [{ sealed: row.secret_sealed, expiresAt: null }];
+    if (
+      row.previous_secret_sealed &&
+      row.previous_secret_expires_at &&
+      row.previous_secret_expires_at.getTime() > now
+    )
+      secrets.push({
+        sealed: row.previous_secret_sealed,
+        expiresAt: row.previous_secret_expires_at.toISOString(),
+      });
+    return WebhookStatusEntrySchema.parse({
+      webhookId: row.id,
+      accountId: row.account_id,
+      status: row.status,
+      version: row.version,
+      targetUrl: row.target_url,
+      secrets,
+      updatedAt: row.updated_at.toISOString(),
+    });
+  }
+
+  private kv(): Promise<KV> {
+    if (!this.bucket) {
+      const opening = (async () =>
+        new Kvm(this.client.jetstream()).open(
+          this.namespace.bucket(KvBuckets.webhookStatus.name),
+        ))();
+      opening.catch(() => (this.bucket = null));
+      this.bucket = opening;
+    }
+    return this.bucket;
+  }
+}

@@ -1,0 +1,232 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { capExceeded, EVERY_PLAN_WEBHOOK_CAPS, planFit, type WebhookCaps } from '@meridian/plans';
+import type { Clock } from '@meridian/time';
+import {
+  DEFAULT_SERVICE_DECISIONS,
+  shouldAutoPause,
+  shouldPauseForNoBalance,
+  transition,
+  webhookNotFound,
+  type ServiceDecisionSettings,
+  type StatusTrigger,
+  type TransitionFacts,
+  type TransitionResult,
+} from '@meridian/webhooks';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { AddressListsRepository } from '../address-lists/address-lists.repository';
+import {
+  CREDENTIAL_SOURCE,
+  type AccountFacts,
+  type CredentialSource,
+} from '../auth/credential-source';
+import { CLOCK } from '../common/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
+import { recordChange } from './change-log';
+import { StatusHistoryRepository, type StatusActor } from './status-history.repository';
+import { StatusPublisher } from './status-publisher.service';
+
+/** billing's resolved caps plus the every-plan body cap (not part of billing's message). */
+export function webhookCapsOf(facts: AccountFacts): WebhookCaps {
+  return { ...facts.caps, maxBodyBytes: EVERY_PLAN_WEBHOOK_CAPS.maxBodyBytes };
+}
+
+/**
+ * Every status change goes through here: the pure status machine decides (libs/domain/webhooks
+ * status-machine), this service gathers the facts it needs, writes the change with its history
+ * and change-feed row in the caller's transaction, and publishes the KV entry after the commit.
+ */
+@Injectable()
+export class StatusService {
+  readonly decisions: ServiceDecisionSettings;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksRepository,
+    private readonly lists: AddressListsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly history: StatusHistoryRepository,
+    private readonly publisher: StatusPublisher,
+    @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.decisions = {
+      ...DEFAULT_SERVICE_DECISIONS,
+      autoPauseAfterMs: config.AUTO_PAUSE_AFTER_MS,
+      autoPauseMinAttempts: config.AUTO_PAUSE_MIN_ATTEMPTS,
+      noBalancePauseAfterMs: config.NO_BALANCE_PAUSE_AFTER_MS,
+    };
+  }
+
+  /** Applies a decided transition to `row` in `m` (history + change feed); refusals throw. */
+  async apply(
+    m: EntityManager,
+    row: WebhookRow,
+    trigger: StatusTrigger,
+    result: TransitionResult,
+    actor: StatusActor,
+  ): Promise<WebhookRow> {
+    if (result.kind === 'refused') throw result.error;
+    if (result.kind === 'unchanged') return row;
+    const now = this.clock.now();
+    const updated = await this.webhooks.setStatus(m, row.id, result.to, now);
+    await this.history.record(m, {
+      webhookId: row.id,
+      accountId: row.account_id,
+      from: result.from,
+      to: result.to,
+      trigger,
+      actor,
+      dropReason: result.dropReason,
+      at: now,
+    });
+    await recordChange(m, { accountId: row.account_id, webhookId: row.id });
+    return updated;
+  }
+
+  /** Whether each non-deleted webhook of the account fits `facts`' plan (newest first). */
+  async planFitOf(
+    m: EntityManager,
+    facts: AccountFacts,
+  ): Promise<Map<string, TransitionFacts['planFit']>> {
+    const caps = webhookCapsOf(facts);
+    const counted = await this.webhooks.counted(m, facts.accountId);
+    const sizes = await this.lists.sizes(m, facts.accountId);
+    const out = new Map<string, TransitionFacts['planFit']>();
+    for (const [id, over] of planFit(caps, counted, sizes))
+      out.set(
+        id,
+        over === null ? { fits: true } : { fits: false, error: capExceeded(over, caps[over], 0) },
+      );
+    return out;
+  }
+
+  /** POST pause / resume, DELETE: one transaction under the account lock. */
+  async ownerAction(
+    accountId: string,
+    webhookId: string,
+    trigger: 'owner_pause' | 'owner_resume' | 'owner_delete',
+  ): Promise<WebhookRow> {
+    // A resume decides on caps and the balance: read them fresh from billing.
+    const fresh =
+      trigger === 'owner_resume' ? await this.credentials.accountFacts(accountId) : null;
+    const row = await this.dataSource.transaction(async (m) => {
+      const facts = fresh
+        ? await this.accounts.lockWith(m, fresh)
+        : await this.accounts.lock(m, accountId);
+      const current = await this.webhooks.find(m, accountId, webhookId, true);
+      if (!current || !facts) throw webhookNotFound();
+      const transitionFacts: TransitionFacts =
+        trigger === 'owner_resume'
+          ? {
+              planFit: (await this.planFitOf(m, facts)).get(current.id),
+              balance: { exhausted: facts.exhausted, topUpClearing: facts.pendingTopUpCu > 0 },
+            }
+          : {};
+      return this.apply(
+        m,
+        current,
+        trigger,
+        transition(current.status, trigger, transitionFacts),
+        'owner',
+      );
+    });
+    await this.publisher.publish([row.id]);
+    return row;
+  }
+
+  /**
+   * A plan change (billing's plan event): under the account lock, active webhooks that no longer
+   * fit go to paused_plan and paused_plan ones that fit again resume, newest first. Owner and
+   * other service pauses are untouched. Idempotent: a redelivered event changes nothing more.
+   */
+  async applyPlan(facts: AccountFacts): Promise<string[]> {
+    const changed = await this.dataSource.transaction(async (m) => {
+      const stored = await this.accounts.lockWith(m, facts);
+      const fit = await this.planFitOf(m, stored);
+      const ids: string[] = [];
+      for (const [id, planFitOfWebhook] of fit) {
+        const row = (await this.webhooks.find(m, stored.accountId, id, true))!;
+        if (row.status !== 'active' && row.status !== 'paused_plan') continue;
+        const result = transition(row.status, 'plan_change', { planFit: planFitOfWebhook });
+        if (result.kind !== 'change') continue;
+        await this.apply(m, row, 'plan_change', result, 'billing');
+        ids.push(id);
+      }
+      return ids;
+    });
+    await this.publisher.publish(changed);
+    return changed;
+  }
+
+  /** Stores balance facts from billing's balance event (newer version wins). */
+  async recordBalance(facts: AccountFacts): Promise<{ planChanged: boolean }> {
+    return this.dataSource.transaction(async (m) => {
+      const before = await this.accounts.lock(m, facts.accountId);
+      const after = await this.accounts.lockWith(m, facts);
+      const planChanged =
+        before === null ||
+        before.planId !== after.planId ||
+        JSON.stringify(before.caps) !== JSON.stringify(after.caps);
+      return { planChanged };
+    });
+  }
+
+  /**
+   * Service decision fed by delivery outcomes: 30 minutes of failing deliveries with at least 20
+   * attempts → paused_auto (queued events dropped as auto_paused). Returns whether it paused.
+   */
+  async applyDeliveryHealth(
+    webhookId: string,
+    facts: { failingSince: Date | null; attemptsSinceFailing: number },
+  ): Promise<boolean> {
+    if (!shouldAutoPause({ ...facts, now: this.clock.now() }, this.decisions)) return false;
+    return this.serviceDecision(webhookId, 'auto_pause');
+  }
+
+  /**
+   * Service decision: 30 minutes at zero balance (billing's exhaustedSince, as last heard) while
+   * the webhook has events to deliver → paused_no_balance (queued events dropped as no_balance).
+   */
+  async applyNoBalance(
+    webhookId: string,
+    facts: { hasEventsToDeliver: boolean },
+  ): Promise<boolean> {
+    const account = await this.dataSource.query(
+      `SELECT a.exhausted_since FROM webhooks.webhooks w JOIN webhooks.accounts a USING (account_id) WHERE w.id = $1`,
+      [webhookId],
+    );
+    const exhaustedSince: Date | null = account[0]?.exhausted_since ?? null;
+    if (
+      !shouldPauseForNoBalance(
+        { exhaustedSince, hasEventsToDeliver: facts.hasEventsToDeliver, now: this.clock.now() },
+        this.decisions,
+      )
+    )
+      return false;
+    return this.serviceDecision(webhookId, 'no_balance');
+  }
+
+  private async serviceDecision(
+    webhookId: string,
+    trigger: 'auto_pause' | 'no_balance',
+  ): Promise<boolean> {
+    const changed = await this.dataSource.transaction(async (m) => {
+      const rows: WebhookRow[] = await m.query(
+        `SELECT * FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`,
+        [webhookId],
+      );
+      const row = rows[0];
+      if (!row) return false;
+      const result = transition(row.status, trigger);
+      if (result.kind !== 'change') return false;
+      await this.apply(m, row, trigger, result, 'service');
+      return true;
+    });
+    if (changed) await this.publisher.publish([webhookId]);
+    return changed;
+  }
+}

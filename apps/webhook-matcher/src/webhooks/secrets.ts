@@ -1,0 +1,9 @@
+import { randomBytes } from 'node:crypto';
+
+/** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The old secret keeps signing this long after a rotation (COMPAT). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,57 @@
+import { CONFIRM_DEPTH_MAX, CONFIRM_DEPTH_MIN, PHASES, TRIGGER_TYPES } from '@meridian/webhooks';
+import { z } from 'zod';
+
+const name = z.string().trim().min(1).max(200);
+const phases = z
+  .array(z.enum(PHASES))
+  .min(1)
+  .max(2)
+  .refine((p) => new Set(p).size === p.length, 'phases are listed once each');
+
+/** Strict: an unknown field is 400 malformed_body. Filters are checked by normalizeFilter. */
+export const createWebhookBody = z.strictObject({
+  name: name.nullable().optional(),
+  chain: z.string().max(64).optional(),
+  network: z.string().max(64),
+  trigger_type: z.enum(TRIGGER_TYPES),
+  filters: z.unknown().optional(),
+  addresses: z.unknown().optional(),
+  list_refs: z.unknown().optional(),
+  confirm_depth: z.number().int().min(CONFIRM_DEPTH_MIN).max(CONFIRM_DEPTH_MAX).optional(),
+  phases: phases.optional(),
+  target_url: z.string().max(4096),
+});
+export type CreateWebhookBody = z.output<typeof createWebhookBody>;
+
+/** chain, network and trigger_type may be repeated unchanged, never changed. */
+export const patchWebhookBody = z.strictObject({
+  name: name.nullable().optional(),
+  chain: z.string().max(64).optional(),
+  network: z.string().max(64).optional(),
+  trigger_type: z.string().max(64).optional(),
+  filters: z.unknown().optional(),
+  addresses: z.unknown().optional(),
+  list_refs: z.unknown().optional(),
+  confirm_depth: z.number().int().min(CONFIRM_DEPTH_MIN).max(CONFIRM_DEPTH_MAX).optional(),
+  phases: phases.optional(),
+  target_url: z.string().max(4096).optional(),
+});
+export type PatchWebhookBody = z.output<typeof patchWebhookBody>;
+
+export const rotateSecretBody = z.strictObject({ expire_previous: z.boolean().default(false) });
+
+export const emptyBody = z.strictObject({});
+
+export const pageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z
+    .string()
+    .regex(/^\d{1,19}$/, 'use next_cursor of the previous page')
+    .optional(),
+});
+
+export const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII');

@@ -1,0 +1,324 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { deliveryJobId, Events, type DeliveryJob } from '@meridian/contracts';
+import { DomainError, quoteInput } from '@meridian/errors';
+import { checkWebhookWrite, isPlanRequired, isPlanId, addressesOfWebhook } from '@meridian/plans';
+import { JetStreamPublisher } from '@meridian/platform-messaging';
+import type { Clock } from '@meridian/time';
+import {
+  checkTargetUrl,
+  DEFAULT_CONFIRM_DEPTH,
+  normalizeFilter,
+  openSecret,
+  parseSecretsKey,
+  PHASES,
+  sealSecret,
+  transition,
+  webhookNotFound,
+  type NormalizedFilter,
+} from '@meridian/webhooks';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { AddressListsRepository } from '../address-lists/address-lists.repository';
+import {
+  CREDENTIAL_SOURCE,
+  type AccountFacts,
+  type CredentialSource,
+} from '../auth/credential-source';
+import { CLOCK } from '../common/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { newId } from '../http/ids';
+import { recordChange } from '../status/change-log';
+import { StatusHistoryRepository } from '../status/status-history.repository';
+import { StatusPublisher } from '../status/status-publisher.service';
+import { StatusService, webhookCapsOf } from '../status/status.service';
+import { chainAndNetwork } from './networks';
+import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
+import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
+import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
+
+@Injectable()
+export class WebhooksService {
+  private readonly secretsKey: Buffer;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksRepository,
+    private readonly lists: AddressListsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly history: StatusHistoryRepository,
+    private readonly status: StatusService,
+    private readonly publisher: StatusPublisher,
+    private readonly jobs: JetStreamPublisher,
+    @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.secretsKey = parseSecretsKey(config.WEBHOOK_SECRETS_KEY);
+  }
+
+  /** 201 + the webhook and its secret (shown once; a repeated Idempotency-Key answers the first). */
+  async create(
+    accountId: string,
+    body: CreateWebhookBody,
+    idempotencyKey: string | null,
+  ): Promise<{ row: WebhookRow; secret: string; replayed: boolean }> {
+    const { chain, network } = chainAndNetwork(body.chain, body.network);
+    const filter = normalizeFilter(body);
+    const targetUrl = checkTargetUrl(body.target_url, {
+      allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
+    });
+    const phases = body.phases ?? [...PHASES];
+    const fresh = await this.credentials.accountFacts(accountId);
+    const secret = newSigningSecret();
+    const result = await this.dataSource.transaction(async (m) => {
+      const facts = await this.accounts.lockWith(m, fresh);
+      if (idempotencyKey !== null) {
+        const first = await this.webhooks.findByIdempotencyKey(m, accountId, idempotencyKey);
+        if (first)
+          return {
+            row: first,
+            secret: openSecret(this.secretsKey, first.secret_sealed),
+            replayed: true,
+          };
+      }
+      await this.checkCaps(m, facts, filter, null);
+      const created = transition(null, 'create', {
+        planRequired: isPlanRequired({
+          plan: isPlanId(facts.planId) ? facts.planId : null,
+          nodeOwner: facts.nodeOwner,
+        }),
+        planFit: { fits: true },
+      });
+      if (created.kind !== 'change') throw (created as { error: DomainError }).error;
+      const now = this.clock.now();
+      const row = await this.webhooks.insert(m, {
+        id: newId('wh'),
+        accountId,
+        name: body.name ?? null,
+        status: created.to,
+        chain,
+        network,
+        triggerType: body.trigger_type,
+        filters: filter.filters,
+        addresses: filter.addresses,
+        listRefs: filter.listRefs,
+        tree: filter.tree,
+        inlineAddresses: filter.inlineAddresses,
+        referencedLists: filter.referencedLists,
+        confirmDepth: body.confirm_depth ?? DEFAULT_CONFIRM_DEPTH,
+        phases,
+        targetUrl,
+        secretSealed: sealSecret(this.secretsKey, secret),
+        idempotencyKey,
+        now,
+      });
+      await this.history.record(m, {
+        webhookId: row.id,
+        accountId,
+        from: null,
+        to: row.status,
+        trigger: 'create',
+        actor: 'owner',
+        dropReason: null,
+        at: now,
+      });
+      await recordChange(m, { accountId, webhookId: row.id });
+      return { row, secret, replayed: false };
+    });
+    if (!result.replayed) await this.publisher.publish([result.row.id]);
+    return result;
+  }
+
+  /**
+   * Plan caps for a create (current = null) or an update: team without a plan first (403), then
+   * the lists must be the account's, then the counting rules of @meridian/plans.
+   */
+  private async checkCaps(
+    m: EntityManager,
+    facts: AccountFacts,
+    filter: NormalizedFilter,
+    current: WebhookRow | null,
+  ): Promise<void> {
+    if (
+      current === null &&
+      isPlanRequired({
+        plan: isPlanId(facts.planId) ? facts.planId : null,
+        nodeOwner: facts.nodeOwner,
+      })
+    )
+      throw transitionError(transition(null, 'create', { planRequired: true }));
+    const known = await this.lists.existing(m, facts.accountId, filter.referencedLists);
+    const unknown = filter.referencedLists.find((l) => !known.has(l));
+    if (unknown !== undefined)
+      throw new DomainError(
+        'unknown_address_list',
+        'invalid',
+        `no address list ${quoteInput(unknown)} in this account`,
+        {
+          details: { path: 'list_refs', list_id: unknown },
+        },
+      );
+    const counted = await this.webhooks.counted(m, facts.accountId);
+    const sizes = await this.lists.sizes(m, facts.accountId);
+    const previous = current ? counted.find((w) => w.id === current.id) : undefined;
+    checkWebhookWrite(webhookCapsOf(facts), {
+      candidate: {
+        id: current?.id ?? '(new)',
+        inlineAddresses: filter.inlineAddresses,
+        listRefs: filter.referencedLists,
+      },
+      others: counted.filter((w) => w.id !== current?.id),
+      lists: sizes,
+      isNew: current === null,
+      previousAddresses: previous ? addressesOfWebhook(previous, sizes) : undefined,
+    });
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookRow> {
+    const row = await this.webhooks.find(this.dataSource.manager, accountId, id);
+    if (!row) throw webhookNotFound();
+    return row;
+  }
+
+  async page(accountId: string, limit: number, cursor: string | undefined) {
+    const rows = await this.webhooks.page(
+      this.dataSource.manager,
+      accountId,
+      limit + 1,
+      cursor ?? null,
+    );
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };
+  }
+
+  async patch(accountId: string, id: string, body: PatchWebhookBody): Promise<WebhookRow> {
+    const fresh = await this.credentials.accountFacts(accountId);
+    const row = await this.dataSource.transaction(async (m) => {
+      const facts = await this.accounts.lockWith(m, fresh);
+      const current = await this.webhooks.find(m, accountId, id, true);
+      if (!current) throw webhookNotFound();
+      for (const field of ['chain', 'network', 'trigger_type'] as const) {
+        const given = body[field];
+        if (given !== undefined && given !== current[field])
+          throw new DomainError(
+            'immutable_field',
+            'invalid',
+            `${field} cannot be changed; create a new webhook`,
+            {
+              details: { path: field },
+            },
+          );
+      }
+      const filterTouched =
+        body.filters !== undefined || body.addresses !== undefined || body.list_refs !== undefined;
+      const filter = normalizeFilter({
+        filters: body.filters !== undefined ? body.filters : current.filters,
+        addresses: body.addresses !== undefined ? body.addresses : current.addresses,
+        list_refs: body.list_refs !== undefined ? body.list_refs : current.list_refs,
+      });
+      if (filterTouched) await this.checkCaps(m, facts, filter, current);
+      const targetUrl =
+        body.target_url !== undefined
+          ? checkTargetUrl(body.target_url, {
+              allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
+            })
+          : current.target_url;
+      const updated = await this.webhooks.update(m, id, {
+        name: body.name !== undefined ? body.name : current.name,
+        filters: filter.filters,
+        addresses: filter.addresses,
+        listRefs: filter.listRefs,
+        tree: filter.tree,
+        inlineAddresses: filter.inlineAddresses,
+        confirmDepth: body.confirm_depth ?? current.confirm_depth,
+        phases: body.phases ?? current.phases,
+        targetUrl,
+        now: this.clock.now(),
+      });
+      if (filterTouched) await this.webhooks.setListRefs(m, id, filter.referencedLists);
+      await recordChange(m, { accountId, webhookId: id });
+      return updated;
+    });
+    await this.publisher.publish([row.id]);
+    return row;
+  }
+
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    expirePrevious: boolean,
+  ): Promise<{ row: WebhookRow; secret: string }> {
+    const secret = newSigningSecret();
+    const row = await this.dataSource.transaction(async (m) => {
+      await this.accounts.lock(m, accountId);
+      const current = await this.webhooks.find(m, accountId, id, true);
+      if (!current) throw webhookNotFound();
+      const now = this.clock.now();
+      const previous = expirePrevious
+        ? null
+        : {
+            sealed: current.secret_sealed,
+            expiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+          };
+      const updated = await this.webhooks.rotateSecret(
+        m,
+        id,
+        sealSecret(this.secretsKey, secret),
+        previous,
+        now,
+      );
+      await recordChange(m, { accountId, webhookId: id });
+      return updated;
+    });
+    await this.publisher.publish([row.id]);
+    return { row, secret };
+  }
+
+  /** A test delivery: free, only while active (spec), a fresh eventId each time. */
+  async sendTest(accountId: string, id: string): Promise<{ eventId: string }> {
+    const row = await this.get(accountId, id);
+    if (row.status !== 'active')
+      throw new DomainError(
+        'webhook_not_active',
+        'conflict',
+        `test deliveries are sent only while active (now ${row.status})`,
+      );
+    // The worker reads target and secrets from the KV entry: make sure it holds this version.
+    await this.publisher.publish([row.id]);
+    const now = this.clock.now();
+    const eventId = `test_${randomBytes(12).toString('hex')}`;
+    const job: DeliveryJob = {
+      id: deliveryJobId(row.id, eventId, 'unconfirmed'),
+      webhookId: row.id,
+      accountId,
+      eventId,
+      phase: 'unconfirmed',
+      test: true,
+      attempt: 1,
+      payload: {
+        webhookId: row.id,
+        eventId,
+        type: row.trigger_type as DeliveryJob['payload']['type'],
+        network: row.network,
+        confirmed: false,
+        removed: false,
+        block: {
+          number: '0x0',
+          hash: `0x${'0'.repeat(64)}`,
+          timestamp: `0x${Math.floor(now.getTime() / 1000).toString(16)}`,
+        },
+        raw: { test: true },
+      },
+      createdAt: now.toISOString(),
+    };
+    await this.jobs.publish(Events.deliveryJob, job);
+    return { eventId };
+  }
+}
+
+function transitionError(result: ReturnType<typeof transition>): DomainError {
+  if (result.kind === 'refused') return result.error;
+  return new DomainError('internal', 'internal');
+}

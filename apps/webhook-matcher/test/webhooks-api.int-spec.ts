@@ -1,0 +1,224 @@
+import { KvBuckets, WebhookStatusEntrySchema } from '@meridian/contracts';
+import { NatsNamespace } from '@meridian/platform-messaging';
+import { testNatsUrl } from '@meridian/testing';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  TARGET,
+  type MatcherTestStack,
+} from './support/matcher-app';
+
+jest.setTimeout(120_000);
+
+describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
+  let s: MatcherTestStack;
+  beforeAll(async () => {
+    s = await startMatcherStack();
+  });
+  afterAll(() => s?.close());
+
+  const create = (
+    key: string,
+    body: Record<string, unknown> = {},
+    headers?: Record<string, string>,
+  ) =>
+    s.call(
+      'POST',
+      '/webhooks',
+      key,
+      {
+        network: 'eth-mainnet',
+        trigger_type: 'address_activity',
+        target_url: TARGET,
+        addresses: [address(1)],
+        ...body,
+      },
+      headers,
+    );
+
+  it('creates a webhook with a whsec_ secret shown once, lists newest first with cursors, reads, patches', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const first = await create(key, { name: 'one', addresses: ['0x' + 'AB'.repeat(20)] });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    expect(first.body).toMatchObject({
+      status: 'active',
+      status_label: 'Active',
+      chain: 'ethereum',
+      confirm_depth: 96,
+      phases: ['unconfirmed', 'confirmed'],
+      version: 1,
+    });
+    expect(first.body.addresses).toEqual(['0x' + 'ab'.repeat(20)]);
+    const second = await create(key, { name: 'two' });
+    const third = await create(key, { name: 'three' });
+    const page1 = await s.call('GET', '/webhooks?limit=2', key);
+    expect(page1.body.items.map((w: { name: string }) => w.name)).toEqual(['three', 'two']);
+    expect(page1.body.items[0].secret).toBeUndefined();
+    const page2 = await s.call('GET', `/webhooks?limit=2&cursor=${page1.body.next_cursor}`, key);
+    expect(page2.body).toMatchObject({ next_cursor: null });
+    expect(page2.body.items.map((w: { name: string }) => w.name)).toEqual(['one']);
+    const got = await s.call('GET', `/webhooks/${second.body.id}`, key);
+    expect(got.body.name).toBe('two');
+    const patched = await s.call('PATCH', `/webhooks/${third.body.id}`, key, {
+      name: 'renamed',
+      confirm_depth: 12,
+      network: 'eth-mainnet',
+    });
+    expect(patched.body).toMatchObject({ name: 'renamed', confirm_depth: 12, version: 2 });
+    for (const field of [
+      { network: 'polygon-mainnet' },
+      { trigger_type: 'log_event' },
+      { chain: 'polygon' },
+    ]) {
+      const refused = await s.call('PATCH', `/webhooks/${third.body.id}`, key, field);
+      expect([refused.status, refused.body.error]).toEqual([400, 'immutable_field']);
+    }
+  });
+
+  it('answers bad input with a 4xx naming the problem, and writes nothing', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const cases: Array<[Record<string, unknown> | string, number, string, string?]> = [
+      [{ bogus: 1 }, 400, 'malformed_body'],
+      [{ addresses: ['0x123'] }, 400, 'invalid_address', 'addresses[0]'],
+      [
+        { addresses: [], filters: { any: [{ address: { in: [address(1), 'nope'] } }] } },
+        400,
+        'invalid_address',
+        'filters.any[0].address.in[1]',
+      ],
+      [{ target_url: 'http://hooks.example.com/' }, 400, 'target_url_not_https'],
+      [{ target_url: 'https://10.1.2.3/' }, 400, 'target_url_private_address'],
+      [{ target_url: 'https://0x0a.1.2.3/' }, 400, 'target_url_private_address'],
+      [{ target_url: 'https://[::ffff:192.168.0.1]/' }, 400, 'target_url_private_address'],
+      [{ target_url: 'https://u:p@hooks.example.com/' }, 400, 'target_url_userinfo'],
+      [{ target_url: 'https://hooks.example.com/#x' }, 400, 'target_url_fragment'],
+      [{ target_url: 'https://svc.internal/' }, 400, 'target_url_reserved_name'],
+      [{ network: 'sui-mainnet' }, 400, 'unsupported_network'],
+      [{ confirm_depth: 1 }, 400, 'malformed_body'],
+      [{ confirm_depth: 97 }, 400, 'malformed_body'],
+      [{ phases: ['removed'] }, 400, 'malformed_body'],
+      [{ list_refs: ['al_' + 'a'.repeat(24)] }, 400, 'unknown_address_list'],
+      ['{"network":', 400, 'malformed_body'],
+    ];
+    for (const [body, status, code, path] of cases) {
+      const answer =
+        typeof body === 'string'
+          ? await s.call('POST', '/webhooks', key, body)
+          : await create(key, body);
+      expect([answer.status, answer.body.error, path ?? null]).toEqual([
+        status,
+        code,
+        path === undefined ? null : answer.body.path,
+      ]);
+      expect(typeof answer.body.request_id).toBe('string');
+    }
+    expect((await s.call('GET', '/webhooks', key)).body.items).toEqual([]);
+    expect((await s.call('GET', '/webhooks/nope', key)).body.error).toBe('invalid_id');
+    expect((await s.call('GET', '/webhooks?cursor=x', key)).body.error).toBe('invalid_cursor');
+    const big = await s.call(
+      'POST',
+      '/webhooks',
+      key,
+      JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }),
+    );
+    expect([big.status, big.body.error]).toEqual([413, 'request_too_large']);
+  });
+
+  it('a repeated Idempotency-Key returns the first webhook and secret', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const a = await create(key, {}, { 'idempotency-key': 'k-1' });
+    const b = await create(key, {}, { 'idempotency-key': 'k-1' });
+    expect(b.status).toBe(201);
+    expect([b.body.id, b.body.secret]).toEqual([a.body.id, a.body.secret]);
+    expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
+  });
+
+  it('address lists: add ignores duplicates, replace, remove, pages entries; a referenced list cannot be deleted', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const list = await s.call('POST', '/address-lists', key, {
+      name: 'hot',
+      addresses: [address(1), address(2).toUpperCase().replace('0X', '0x')],
+    });
+    expect(list.status).toBe(201);
+    expect(list.body.size).toBe(2);
+    const added = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
+      addresses: [address(2), address(3)],
+    });
+    expect(added.body).toMatchObject({ size: 3, added: 1 });
+    const bad = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
+      addresses: [address(4), 'zz'],
+    });
+    expect([bad.status, bad.body.error, bad.body.path]).toEqual([
+      400,
+      'invalid_address',
+      'addresses[1]',
+    ]);
+    const page = await s.call('GET', `/address-lists/${list.body.id}/entries?limit=2`, key);
+    expect(page.body.items).toEqual([address(1), address(2)]);
+    const rest = await s.call(
+      'GET',
+      `/address-lists/${list.body.id}/entries?limit=2&cursor=${page.body.next_cursor}`,
+      key,
+    );
+    expect(rest.body).toEqual({ items: [address(3)], next_cursor: null });
+    const replaced = await s.call('PUT', `/address-lists/${list.body.id}/entries`, key, {
+      addresses: [address(3), address(9)],
+    });
+    expect(replaced.body).toMatchObject({ size: 2, added: 1, removed: 2 });
+    const removed = await s.call('POST', `/address-lists/${list.body.id}/entries/remove`, key, {
+      addresses: [address(9), address(8)],
+    });
+    expect(removed.body).toMatchObject({ size: 1, removed: 1 });
+    const hook = await create(key, { addresses: [], list_refs: [list.body.id] });
+    expect(hook.status).toBe(201);
+    const inUse = await s.call('DELETE', `/address-lists/${list.body.id}`, key);
+    expect([inUse.status, inUse.body.error]).toEqual([409, 'list_in_use']);
+    await s.call('DELETE', `/webhooks/${hook.body.id}`, key);
+    expect((await s.call('DELETE', `/address-lists/${list.body.id}`, key)).status).toBe(204);
+    expect((await s.call('GET', `/address-lists/${list.body.id}`, key)).status).toBe(404);
+  });
+
+  it('every change lands in the change feed and the webhook-status KV bucket with a monotonic version', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const hook = await create(key);
+    await s.call('POST', `/webhooks/${hook.body.id}/pause`, key);
+    const rotated = await s.call('POST', `/webhooks/${hook.body.id}/secret/rotate`, key, {});
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(hook.body.secret);
+    const feed: Array<{ webhook_id: string }> = await s.dataSource.query(
+      `SELECT webhook_id FROM webhooks.change_log WHERE account_id = $1 ORDER BY seq`,
+      [accountId],
+    );
+    expect(feed.map((r) => r.webhook_id)).toEqual([hook.body.id, hook.body.id, hook.body.id]);
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const kv = await new Kvm(nc).open(
+        new NatsNamespace(s.natsPrefix).bucket(KvBuckets.webhookStatus.name),
+      );
+      await eventually(async () => {
+        const entry = await kv.get(hook.body.id);
+        if (!entry) return false;
+        const value = WebhookStatusEntrySchema.parse(entry.json());
+        return (
+          value.version === 3 &&
+          value.status === 'paused' &&
+          value.secrets.length === 2 &&
+          value.secrets[1]!.expiresAt !== null
+        );
+      });
+      await s.call('POST', `/webhooks/${hook.body.id}/secret/rotate`, key, {
+        expire_previous: true,
+      });
+      await eventually(
+        async () =>
+          WebhookStatusEntrySchema.parse((await kv.get(hook.body.id))!.json()).secrets.length === 1,
+      );
+    } finally {
+      await nc.close();
+    }
+  });
+});
