@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ENDPOINTS } from '@meridian/networks';
 
@@ -28,6 +29,12 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
   const root = resolve(__dirname, '../..');
   const base = Number(env['STACK_PORT_BASE'] ?? 7100);
   const port = (offset: number) => base + offset;
+  const dir = resolve(env['STACK_DIR'] ?? join(root, '.stack'));
+  // Seals webhook signing secrets (matcher and worker share it). Local stack only: stable per
+  // stack directory so sealed secrets survive a restart; a deployment sets a random key.
+  const webhookSecretsKey =
+    env['WEBHOOK_SECRETS_KEY'] ??
+    createHash('sha256').update(`meridian-local-stack-webhook-secrets:${dir}`).digest('base64');
   const apps: AppProcess[] = [
     {
       name: 'billing-ledger',
@@ -44,18 +51,23 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       env: { REGION: region },
     })),
     { name: 'chain-indexer', app: 'chain-indexer', httpPort: port(4), env: {} },
-    { name: 'webhook-matcher', app: 'webhook-matcher', httpPort: port(3), env: {} },
+    {
+      name: 'webhook-matcher',
+      app: 'webhook-matcher',
+      httpPort: port(3),
+      env: { WEBHOOK_SECRETS_KEY: webhookSecretsKey, WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true' },
+    },
     {
       name: 'delivery-worker',
       app: 'delivery-worker',
       httpPort: port(5),
-      env: { ALLOW_LOOPBACK_TARGETS: 'true' },
+      env: { ALLOW_LOOPBACK_TARGETS: 'true', WEBHOOK_SECRETS_KEY: webhookSecretsKey },
     },
     { name: 'audit-api', app: 'audit-api', httpPort: port(2), env: {} },
   ];
   return {
     root,
-    dir: resolve(env['STACK_DIR'] ?? join(root, '.stack')),
+    dir,
     host: '127.0.0.1',
     postgresPort: Number(env['STACK_PG_PORT'] ?? 5432),
     natsPort: Number(env['STACK_NATS_PORT'] ?? 4222),
