@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger } from '@meridian/platform-observability';
+import { createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { configSchema } from './config/config';
 
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info({ port: config.HTTP_PORT }, 'audit-api listening');
+  installProcessGuard(logger);
 }
 
 void main();

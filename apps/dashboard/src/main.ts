@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import fastifyCookie from '@fastify/cookie';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger } from '@meridian/platform-observability';
+import { createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { configSchema } from './config/config';
 import { serveSpa } from './spa/serve-spa';
@@ -15,13 +14,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
   const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
-  // Nest's adapter types its own copy of fastify; the plugin is the same at run time.
-  await app.register(fastifyCookie as never);
   const webDir = config.WEB_DIST_DIR ?? DEFAULT_WEB_DIST;
   if (!(await serveSpa(app, webDir)))
     logger.warn({ dir: webDir }, 'the page is not built (vite build); serving the API only');
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info({ port: config.HTTP_PORT }, 'dashboard listening');
+  installProcessGuard(logger);
 }
 
 void main();

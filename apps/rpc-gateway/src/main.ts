@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { loadConfigOrExit } from '@meridian/platform-config';
-import { createLogger } from '@meridian/platform-observability';
+import { createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { SERVICE } from './app.module';
 import { configSchema } from './config/config';
 import { createGatewayApp } from './gateway-app';
@@ -13,8 +13,11 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
   applyGcPolicy(config.HEAP_GROWING_PERCENT);
   const base = createLogger(SERVICE, config.LOG_LEVEL);
-  if (cluster.isPrimary && config.GATEWAY_WORKERS > 1)
-    return runReplicaPrimary(config, base, config.GATEWAY_WORKERS);
+  if (cluster.isPrimary && config.GATEWAY_WORKERS > 1) {
+    runReplicaPrimary(config, base, config.GATEWAY_WORKERS);
+    installProcessGuard(base);
+    return;
+  }
   // Every line of a worker says which process of the replica wrote it.
   const logger = cluster.isWorker ? base.child({ worker: cluster.worker?.id }) : base;
   const replica = cluster.isWorker ? new ReplicaLink(process) : undefined;
@@ -27,6 +30,9 @@ async function main(): Promise<void> {
     { port: config.HTTP_PORT, region: config.REGION, pid: process.pid },
     'rpc-gateway listening',
   );
+  // From here on no request ends the process (a worker that dies anyway is replaced by its
+  // primary); a failed start above still exits.
+  installProcessGuard(logger);
 }
 
 void main();

@@ -95,6 +95,25 @@ describe('status mapping', () => {
     ]);
   });
 
+  it('answers INVALID_ARGUMENT, not INTERNAL, for request bytes that are not the message', async () => {
+    const definition = toGrpcServiceDefinition(bor.BorApi);
+    const outcomes: status[] = [];
+    const handlers = toGrpcHandlers(
+      bor.BorApi,
+      { getVoteOnHash: async () => ({ response: true }) },
+      (_method, code) => outcomes.push(code),
+    );
+    const request = definition['getVoteOnHash']!.requestDeserialize(Buffer.from('57ff33', 'hex'));
+    const answered = await new Promise<{ code?: status }>((resolve) =>
+      (handlers['getVoteOnHash'] as (call: unknown, callback: (e: unknown) => void) => void)(
+        { request, metadata: undefined },
+        (error) => resolve(error as { code?: status }),
+      ),
+    );
+    expect(answered.code).toBe(status.INVALID_ARGUMENT);
+    expect(outcomes).toEqual([status.INVALID_ARGUMENT]);
+  });
+
   it('bounds the status message (it rides in an HTTP/2 trailer)', () => {
     const { details } = toGrpcStatus(new DomainError('x', 'invalid', 'y'.repeat(100_000)));
     expect(details!.length).toBe(MAX_STATUS_DETAILS);

@@ -17,6 +17,7 @@ import type {
   sendUnaryData,
 } from '@grpc/grpc-js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { DomainError } from '@meridian/errors';
 import { toGrpcStatus } from './grpc-status';
 
 /** Called once per finished call with its status (metrics); `method` is the proto method name. */
@@ -37,6 +38,27 @@ export type GrpcServiceImplementation<M extends GenServiceMethods> = {
     call: ServerUnaryCall<MessageShape<M[K]['input']>, MessageShape<M[K]['output']>>,
   ) => Promise<MessageInitShape<M[K]['output']>>;
 };
+
+/**
+ * A request whose bytes are not the method's message. grpc-js answers INTERNAL when the
+ * deserializer throws, but the mistake is the client's: the decoder hands this marker to the
+ * handler instead, which answers INVALID_ARGUMENT.
+ */
+const UNDECODABLE = Symbol('undecodable request');
+
+export const MALFORMED_REQUEST = new DomainError(
+  'malformed_request',
+  'invalid',
+  'the request message is not valid protobuf for this method',
+);
+
+function decodeRequest(method: DescMethod, bytes: Buffer): unknown {
+  try {
+    return fromBinary(method.input, bytes);
+  } catch {
+    return UNDECODABLE;
+  }
+}
 
 /** `/<package>.<Service>/<Method>` */
 export function grpcPath(method: DescMethod): string {
@@ -59,7 +81,7 @@ export function toGrpcServiceDefinition(service: DescService): ServiceDefinition
       responseStream:
         method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming',
       requestSerialize: (message) => Buffer.from(toBinary(method.input, message as never)),
-      requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
+      requestDeserialize: (bytes: Buffer) => decodeRequest(method, bytes),
       responseSerialize: (message) => Buffer.from(toBinary(method.output, message as never)),
       responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
     };
@@ -90,7 +112,9 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
     ) => {
-      impl(call.request, call).then(
+      const answer =
+        call.request === UNDECODABLE ? Promise.reject(MALFORMED_REQUEST) : impl(call.request, call);
+      answer.then(
         (response) => {
           onOutcome?.(method, GrpcStatus.OK);
           callback(null, create(method.output, response as never));

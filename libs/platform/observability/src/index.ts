@@ -3,3 +3,4 @@ export * from './metrics';
 export * from './readiness';
 export * from './health.controller';
 export * from './observability.module';
+export * from './process-guard';
