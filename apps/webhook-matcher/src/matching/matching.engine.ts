@@ -1,0 +1,234 @@
+import type { ChainBlock, ChainBlocksRemoved } from '@meridian/contracts';
+import { PLANS } from '@meridian/plans';
+import type { Clock } from '@meridian/time';
+import { buildPayload, collectListRefs } from '@meridian/webhooks';
+import type { DeliveryJobPublisher, JobRequest } from '../delivery-jobs/delivery-job.publisher';
+import type { EventsBudget } from '../throttling/events-budget';
+import { matchBlock } from './block-matcher';
+import { ChangeFeedCursor } from './change-feed';
+import { MatchIndex } from './match-index';
+import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
+import { owns, type Partition } from './partition';
+
+/** Events of blocks this far below the head are settled and forgotten (> the largest depth). */
+export const KEEP_BLOCKS = 256;
+const CAPS_TTL_MS = 5_000;
+
+interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * From a CHAIN message to delivery jobs (README "Matching"). Called in stream order by one
+ * ordered consumer; every step is idempotent on redelivery: events are recorded with their
+ * budget decision before anything is published, and jobs carry their id as Nats-Msg-Id.
+ */
+export class MatchingEngine {
+  readonly index = new MatchIndex();
+  private cursor: ChangeFeedCursor | undefined;
+  private readonly caps = new Map<string, { rate: number; burst: number; at: number }>();
+  private blocksSincePrune = 0;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly repo: MatchingRepository,
+    private readonly jobs: DeliveryJobPublisher,
+    private readonly budget: EventsBudget,
+    private readonly clock: Clock,
+    private readonly partition: Partition,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Builds the index from Postgres. The feed starts below the load so no change is missed. */
+  async load(): Promise<void> {
+    const start = await this.repo.changeFeedStart();
+    for (const webhook of await this.repo.activeWebhooks()) {
+      if (!owns(this.partition, webhook.accountId)) continue;
+      for (const listId of this.index.upsertWebhook(webhook))
+        this.index.addListEntries(listId, await this.repo.listEntries(listId));
+    }
+    this.cursor = new ChangeFeedCursor(start);
+    await this.applyChanges();
+    this.logger?.info(
+      { webhooks: this.index.webhookCount, addresses: this.index.addressCount },
+      'match index loaded',
+    );
+  }
+
+  /** Applies committed webhook and list changes to the index (before each block, and every ~250 ms). */
+  syncChanges(): Promise<void> {
+    return this.serial(() => this.applyChanges());
+  }
+
+  handleBlock(block: ChainBlock): Promise<void> {
+    return this.serial(() => this.matchAndPublish(block));
+  }
+
+  handleRemoved(message: ChainBlocksRemoved): Promise<void> {
+    return this.serial(() => this.removeEvents(message));
+  }
+
+  /** One thing at a time: the index never changes in the middle of a block. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async applyChanges(): Promise<void> {
+    if (!this.cursor) return;
+    const fresh = this.cursor.accept(await this.repo.changesAfter(this.cursor.position));
+    const webhooks = new Set<string>();
+    const lists = new Set<string>();
+    for (const row of fresh) {
+      if (!owns(this.partition, row.accountId)) continue;
+      if (row.webhookId) webhooks.add(row.webhookId);
+      if (row.listId) lists.add(row.listId);
+    }
+    for (const id of webhooks) await this.reloadWebhook(id);
+    for (const id of lists)
+      if (this.index.isListReferenced(id))
+        this.index.replaceList(id, await this.repo.listEntries(id));
+  }
+
+  private async reloadWebhook(id: string): Promise<void> {
+    const webhook = await this.repo.activeWebhook(id);
+    if (!webhook || !owns(this.partition, webhook.accountId)) {
+      this.index.removeWebhook(id);
+      return;
+    }
+    // Load new lists before the webhook replaces its old version, so a list shared with the
+    // previous version never has a window without members.
+    const staged = new Map<string, string[]>();
+    for (const listId of collectListRefs(webhook.tree))
+      if (!this.index.isListReferenced(listId))
+        staged.set(listId, await this.repo.listEntries(listId));
+    for (const listId of this.index.upsertWebhook(webhook))
+      this.index.addListEntries(
+        listId,
+        staged.get(listId) ?? (await this.repo.listEntries(listId)),
+      );
+  }
+
+  private async matchAndPublish(block: ChainBlock): Promise<void> {
+    await this.applyChanges();
+    const matched = matchBlock(this.index, block);
+    const known = new Map(
+      (await this.repo.eventsOfBlocks(block.network, [block.hash])).map((e) => [
+        `${e.webhookId}:${e.eventId}`,
+        e,
+      ]),
+    );
+    const fresh: NewEvent[] = [];
+    for (const m of matched) {
+      if (known.has(`${m.webhook.id}:${m.eventId}`)) continue;
+      const limit = await this.eventCaps(m.webhook.accountId);
+      fresh.push({
+        webhookId: m.webhook.id,
+        eventId: m.eventId,
+        accountId: m.webhook.accountId,
+        network: block.network,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        phases: m.webhook.phases,
+        confirmDepth: m.webhook.confirmDepth,
+        dropped: !this.budget.admit(m.webhook.accountId, limit),
+        payload: buildPayload({
+          webhookId: m.webhook.id,
+          eventId: m.eventId,
+          type: m.webhook.triggerType,
+          network: block.network,
+          phase: 'unconfirmed',
+          block: { number: block.number, hash: block.hash, timestamp: block.timestamp },
+          activity: m.activity,
+        }),
+      });
+    }
+    await this.repo.recordEvents(fresh);
+    const events = [...known.values(), ...fresh.map(storedOf)].filter(
+      (e) => owns(this.partition, e.accountId) && !e.dropped && e.state !== 'removed',
+    );
+    await this.jobs.publishAll(
+      events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'unconfirmed')),
+    );
+    await this.confirmUpTo(block.network, block.number);
+    if (++this.blocksSincePrune >= 64) {
+      this.blocksSincePrune = 0;
+      await this.repo.prune(block.network, block.number - KEEP_BLOCKS);
+    }
+  }
+
+  /** Publishes the confirmed phase of every pending event the head has buried deep enough. */
+  async confirmUpTo(network: string, head: number): Promise<void> {
+    const due = (await this.repo.dueConfirmations(network, head)).filter((e) =>
+      owns(this.partition, e.accountId),
+    );
+    if (due.length === 0) return;
+    await this.jobs.publishAll(due.map((e) => request(e, 'confirmed')));
+    await this.repo.setState(due, 'confirmed', 'pending');
+  }
+
+  /**
+   * A reorg: every event of the removed blocks gets a `removed` job for webhooks subscribed to
+   * the unconfirmed phase (also one it never received: dropped over budget or failed), and its
+   * pending confirmation is cancelled. Same eventId as the unconfirmed delivery.
+   */
+  private async removeEvents(message: ChainBlocksRemoved): Promise<void> {
+    const events = (
+      await this.repo.eventsOfBlocks(
+        message.network,
+        message.removed.map((b) => b.hash.toLowerCase()),
+      )
+    ).filter((e) => owns(this.partition, e.accountId));
+    await this.jobs.publishAll(
+      events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'removed')),
+    );
+    await this.repo.setState(events, 'removed');
+    this.logger?.info(
+      { network: message.network, blocks: message.removed.length, events: events.length },
+      'reorg: events removed',
+    );
+  }
+
+  private async eventCaps(accountId: string): Promise<{ ratePerSecond: number; burst: number }> {
+    const now = this.clock.now().getTime();
+    let caps = this.caps.get(accountId);
+    if (!caps || now - caps.at > CAPS_TTL_MS) {
+      const read = await this.repo.eventCaps(accountId);
+      const free = PLANS.free.webhooks;
+      caps = {
+        rate: read?.rate ?? free.eventsPerSecond,
+        burst: read?.burst ?? free.eventsBurst,
+        at: now,
+      };
+      this.caps.set(accountId, caps);
+    }
+    return { ratePerSecond: caps.rate, burst: caps.burst };
+  }
+}
+
+function storedOf(e: NewEvent): StoredEvent {
+  return {
+    webhookId: e.webhookId,
+    eventId: e.eventId,
+    accountId: e.accountId,
+    phases: [...e.phases],
+    dropped: e.dropped,
+    state: !e.dropped && e.phases.includes('confirmed') ? 'pending' : 'done',
+    payload: e.payload,
+  };
+}
+
+function request(e: StoredEvent, phase: JobRequest['phase']): JobRequest {
+  return {
+    webhookId: e.webhookId,
+    accountId: e.accountId,
+    eventId: e.eventId,
+    phase,
+    payload: e.payload,
+  };
+}
