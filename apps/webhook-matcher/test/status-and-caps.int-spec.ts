@@ -1,0 +1,255 @@
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  TARGET,
+  type MatcherTestStack,
+} from './support/matcher-app';
+
+jest.setTimeout(180_000);
+
+const MIN = 60_000;
+const addresses = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => address(from + i));
+
+describe('status machine and plan caps through the API (real billing-ledger plan and balance events)', () => {
+  let s: MatcherTestStack;
+  beforeAll(async () => {
+    s = await startMatcherStack();
+  });
+  afterAll(() => s?.close());
+
+  const create = (key: string, body: Record<string, unknown> = {}) =>
+    s.call('POST', '/webhooks', key, {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: TARGET,
+      addresses: [address(1)],
+      ...body,
+    });
+  const statusOf = async (key: string, id: string) =>
+    (await s.call('GET', `/webhooks/${id}`, key)).body.status as string;
+  const post = (key: string, id: string, action: string) =>
+    s.call('POST', `/webhooks/${id}/${action}`, key);
+
+  it('a team without a plan gets 403 plan_required; a node owner without a plan gets the Free limits', async () => {
+    const team = await s.billing.createAccount({ type: 'team', plan: null });
+    const refused = await create(team.key);
+    expect([refused.status, refused.body.error]).toEqual([403, 'plan_required']);
+    const limits = await s.call('GET', '/webhooks/limits', team.key);
+    expect(limits.body).toMatchObject({ plan_required: true, tier: null, account_type: 'team' });
+    const owner = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
+    expect((await create(owner.key)).status).toBe(201);
+    const second = await create(owner.key);
+    expect([second.status, second.body.error]).toEqual([409, 'cap_active_webhooks_exceeded']);
+    const ownerLimits = await s.call('GET', '/webhooks/limits', owner.key);
+    expect(ownerLimits.body).toMatchObject({
+      plan_required: false,
+      caps: { active_webhooks: 1, addresses_per_webhook: 10 },
+    });
+  });
+
+  it('every cap_ code, counted by the spec rules (lists shared between webhooks count twice)', async () => {
+    const free = await s.billing.createAccount({ plan: 'free' });
+    const tooMany = await create(free.key, { addresses: addresses(1, 11) });
+    expect([tooMany.status, tooMany.body.error]).toEqual([409, 'cap_addresses_exceeded']);
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const inline = await create(key, { addresses: addresses(1, 1_001) });
+    expect([inline.status, inline.body.error]).toEqual([409, 'cap_inline_addresses_exceeded']);
+    const big = await s.call('POST', '/address-lists', key, {
+      name: 'big',
+      addresses: addresses(10_000, 60_000),
+    });
+    expect(big.body.size).toBe(60_000);
+    const overList = await s.call('POST', `/address-lists/${big.body.id}/entries`, key, {
+      addresses: addresses(100_000, 40_001),
+    });
+    expect([overList.status, overList.body.error]).toEqual([
+      409,
+      'cap_addresses_per_list_exceeded',
+    ]);
+    expect((await s.call('GET', `/address-lists/${big.body.id}`, key)).body.size).toBe(60_000);
+    const lists: string[] = [big.body.id];
+    for (let i = 1; i < 50; i += 1)
+      lists.push((await s.call('POST', '/address-lists', key, { name: `l${i}` })).body.id);
+    const fifty1 = await s.call('POST', '/address-lists', key, { name: 'one too many' });
+    expect([fifty1.status, fifty1.body.error]).toEqual([409, 'cap_address_lists_exceeded']);
+    const refs = await create(key, { addresses: [], list_refs: lists.slice(1, 12) });
+    expect([refs.status, refs.body.error]).toEqual([409, 'cap_list_refs_exceeded']);
+    const first = await create(key, { addresses: [], list_refs: [big.body.id] });
+    expect(first.status).toBe(201);
+    // The same 60,000-address list referenced twice counts 120,000 > 100,000 for the account.
+    const shared = await create(key, { addresses: [], list_refs: [big.body.id] });
+    expect([shared.status, shared.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
+    // 60,000 + 40,000 + 1 inline: over the account's 100,000.
+    await s.call('POST', `/address-lists/${lists[1]}/entries`, key, {
+      addresses: addresses(200_000, 40_000),
+    });
+    const sum = await create(key, { addresses: [address(7)], list_refs: [lists[1]] });
+    expect([sum.status, sum.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
+    expect((await create(key, { addresses: [], list_refs: [lists[1]] })).status).toBe(201);
+    // A change to a list re-checks every webhook that references it.
+    const grow = await s.call('POST', `/address-lists/${lists[1]}/entries`, key, {
+      addresses: [address(999_999)],
+    });
+    expect([grow.status, grow.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
+    const limits = await s.call('GET', '/webhooks/limits', key);
+    expect(limits.body.usage).toMatchObject({
+      account_addresses: 100_000,
+      webhooks: 2,
+      address_lists: 50,
+    });
+    const perWebhook = await s.billing.createAccount({
+      plan: 'enterprise',
+      contract: { addresses_per_webhook: 5, active_webhooks: 2 },
+    });
+    const overContract = await create(perWebhook.key, { addresses: addresses(1, 6) });
+    expect([overContract.status, overContract.body.error]).toEqual([409, 'cap_addresses_exceeded']);
+    expect((await create(perWebhook.key)).status).toBe(201);
+    expect((await create(perWebhook.key)).status).toBe(201);
+    expect((await create(perWebhook.key)).body.error).toBe('cap_active_webhooks_exceeded');
+    expect((await s.call('GET', '/webhooks/limits', perWebhook.key)).body.caps).toMatchObject({
+      active_webhooks: 2,
+      addresses_per_webhook: 5,
+    });
+  });
+
+  it('20 parallel creates cannot pass the active-webhook cap together', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(key)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((x) => x === 201)).toHaveLength(10);
+    expect(
+      answers
+        .filter((a) => a.status === 409)
+        .every((a) => a.body.error === 'cap_active_webhooks_exceeded'),
+    ).toBe(true);
+    expect((await s.call('GET', '/webhooks?limit=200', key)).body.items).toHaveLength(10);
+  });
+
+  it('owner pause / resume / delete; a deleted webhook frees its slot and answers 404', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'free' });
+    const hook = await create(key);
+    const paused = await post(key, hook.body.id, 'pause');
+    expect(paused.body).toMatchObject({ status: 'paused', status_label: 'Paused' });
+    expect((await post(key, hook.body.id, 'pause')).body.status).toBe('paused');
+    // Paused webhooks still count (rule 1).
+    expect((await create(key)).body.error).toBe('cap_active_webhooks_exceeded');
+    expect((await post(key, hook.body.id, 'resume')).body.status).toBe('active');
+    expect((await s.call('DELETE', `/webhooks/${hook.body.id}`, key)).body.status).toBe('deleted');
+    expect((await s.call('GET', `/webhooks/${hook.body.id}`, key)).status).toBe(404);
+    expect((await post(key, hook.body.id, 'resume')).status).toBe(404);
+    expect((await create(key)).status).toBe(201);
+  });
+
+  it('downgrade keeps the newest that fit active and pauses the rest (paused_plan); upgrade resumes them newest first; an owner pause stays', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i += 1) ids.push((await create(key, { name: `w${i}` })).body.id);
+    await post(key, ids[0]!, 'pause');
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, ids[2]!)) === 'paused_plan');
+    expect(await statusOf(key, ids[3]!)).toBe('active');
+    expect(await statusOf(key, ids[1]!)).toBe('paused_plan');
+    expect(await statusOf(key, ids[0]!)).toBe('paused');
+    expect((await s.call('GET', `/webhooks/${ids[2]}`, key)).body.status_label).toBe(
+      'Paused: over plan limits',
+    );
+    const refused = await post(key, ids[2]!, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'cap_active_webhooks_exceeded']);
+    expect(await statusOf(key, ids[2]!)).toBe('paused_plan');
+    await s.billing.setPlan(accountId, 'starter');
+    await eventually(async () => (await statusOf(key, ids[1]!)) === 'active');
+    expect(await statusOf(key, ids[2]!)).toBe('active');
+    expect(await statusOf(key, ids[0]!)).toBe('paused');
+    const history: Array<{ to_status: string; trigger: string; actor: string }> =
+      await s.dataSource.query(
+        `SELECT to_status, trigger, actor FROM webhooks.status_history WHERE webhook_id = $1 ORDER BY id`,
+        [ids[1]],
+      );
+    expect(history).toEqual([
+      { to_status: 'active', trigger: 'create', actor: 'owner' },
+      { to_status: 'paused_plan', trigger: 'plan_change', actor: 'billing' },
+      { to_status: 'active', trigger: 'plan_change', actor: 'billing' },
+    ]);
+  });
+
+  it('a paused_plan webhook resumes once it fits (after the newer one is deleted)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const older = (await create(key)).body.id;
+    const newer = (await create(key)).body.id;
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, older)) === 'paused_plan');
+    await s.call('DELETE', `/webhooks/${newer}`, key);
+    expect((await post(key, older, 'resume')).body.status).toBe('active');
+  });
+
+  it('paused_auto after 30 minutes of failures with at least 20 attempts (fake clock); owner resume; owner pause over it', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const id = (await create(key)).body.id;
+    const now = s.clock.now().getTime();
+    expect(
+      await s.status.applyDeliveryHealth(id, {
+        failingSince: new Date(now - 30 * MIN + 1),
+        attemptsSinceFailing: 50,
+      }),
+    ).toBe(false);
+    expect(
+      await s.status.applyDeliveryHealth(id, {
+        failingSince: new Date(now - 30 * MIN),
+        attemptsSinceFailing: 19,
+      }),
+    ).toBe(false);
+    expect(await statusOf(key, id)).toBe('active');
+    expect(
+      await s.status.applyDeliveryHealth(id, {
+        failingSince: new Date(now - 30 * MIN),
+        attemptsSinceFailing: 20,
+      }),
+    ).toBe(true);
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body).toMatchObject({
+      status: 'paused_auto',
+      status_label: 'Paused automatically',
+    });
+    expect((await post(key, id, 'resume')).body.status).toBe('active');
+    await s.status.applyDeliveryHealth(id, {
+      failingSince: new Date(now - 40 * MIN),
+      attemptsSinceFailing: 30,
+    });
+    expect((await post(key, id, 'pause')).body.status).toBe('paused');
+    const drops: Array<{ drop_reason: string }> = await s.dataSource.query(
+      `SELECT drop_reason FROM webhooks.status_history WHERE webhook_id = $1 AND drop_reason IS NOT NULL ORDER BY id`,
+      [id],
+    );
+    expect(drops.map((d) => d.drop_reason)).toEqual(['auto_paused', 'auto_paused', 'owner_paused']);
+  });
+
+  it('paused_no_balance after 30 minutes at zero with events; resume at zero is 409 and changes nothing; a plan change does not resume it; accepted while a top-up clears', async () => {
+    // A node owner without a plan has no allowance: its balance is zero from the start.
+    const owner = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
+    const id = (await create(owner.key)).body.id;
+    const test = await post(owner.key, id, 'test');
+    expect([test.status, test.body.queued]).toEqual([202, true]);
+    s.clock.set(new Date(Date.now() + 29 * MIN));
+    expect(await s.status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(false);
+    s.clock.set(new Date(Date.now() + 31 * MIN));
+    expect(await s.status.applyNoBalance(id, { hasEventsToDeliver: false })).toBe(false);
+    expect(await s.status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(true);
+    expect((await s.call('GET', `/webhooks/${id}`, owner.key)).body).toMatchObject({
+      status: 'paused_no_balance',
+      status_label: 'Paused: out of CU',
+    });
+    const notActive = await post(owner.key, id, 'test');
+    expect([notActive.status, notActive.body.error]).toEqual([409, 'webhook_not_active']);
+    const refused = await post(owner.key, id, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'insufficient_balance']);
+    const unchanged = await s.call('GET', `/webhooks/${id}`, owner.key);
+    expect([unchanged.body.status, unchanged.body.version]).toEqual(['paused_no_balance', 2]);
+    await s.billing.setPlan(owner.accountId, 'starter');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await statusOf(owner.key, id)).toBe('paused_no_balance');
+    await s.billing.setPlan(owner.accountId, null);
+    await s.billing.topUp(owner.key, 1_000_000);
+    expect((await post(owner.key, id, 'resume')).body.status).toBe('active');
+  });
+});
