@@ -6,7 +6,8 @@ import { parseBody } from '../http-validation';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { changePasswordBody, signInBody, signUpBody } from './auth.schemas';
 import { AuthService, type CurrentSession, type NewSession } from './auth.service';
-import { AnyUserGuard, Current, SESSION_COOKIE } from './session.guard';
+import { AnyUserGuard, Current } from './session.guard';
+import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './session-cookie';
 import type { UserRow } from './users.repository';
 
 const userView = (user: UserRow) => ({
@@ -30,7 +31,7 @@ export class AuthController {
 
   @Get('session')
   async session(@Req() request: FastifyRequest) {
-    const current = await this.auth.current(request.cookies?.[SESSION_COOKIE]);
+    const current = await this.auth.current(readCookie(request.headers.cookie, SESSION_COOKIE));
     const signup_mode = await this.signupMode.mode();
     if (!current) return { signed_in: false, signup_mode };
     return {
@@ -72,7 +73,7 @@ export class AuthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     await this.auth.signOut(current.session.idHash);
-    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    void reply.header('set-cookie', clearedSessionCookie(this.config.COOKIE_SECURE));
   }
 
   @Post('password')
@@ -84,12 +85,9 @@ export class AuthController {
   }
 
   private setCookie(reply: FastifyReply, session: NewSession): void {
-    void reply.setCookie(SESSION_COOKIE, session.token, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: this.config.COOKIE_SECURE,
-      path: '/',
-      expires: session.expiresAt,
-    });
+    void reply.header(
+      'set-cookie',
+      sessionCookie(session.token, session.expiresAt, this.config.COOKIE_SECURE),
+    );
   }
 }

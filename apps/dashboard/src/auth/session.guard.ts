@@ -9,9 +9,11 @@ import { DomainError } from '@meridian/errors';
 import type { FastifyRequest } from 'fastify';
 import { AuthService, type CurrentSession } from './auth.service';
 import { sameSecret } from './secrets';
+import { readCookie, SESSION_COOKIE } from './session-cookie';
 import type { Role } from './users.repository';
 
-export const SESSION_COOKIE = 'mrd_session';
+export { SESSION_COOKIE };
+
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -28,7 +30,7 @@ function sessionGuard(role: Role): Type<CanActivate> {
 
     async canActivate(context: ExecutionContext): Promise<boolean> {
       const request = context.switchToHttp().getRequest<DashboardRequest>();
-      const current = await this.auth.current(request.cookies?.[SESSION_COOKIE]);
+      const current = await this.auth.current(readCookie(request.headers.cookie, SESSION_COOKIE));
       if (!current)
         throw new DomainError('unauthenticated', 'unauthenticated', 'sign in to continue');
       if (current.user.role !== role)
@@ -55,7 +57,7 @@ export class AnyUserGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<DashboardRequest>();
-    const current = await this.auth.current(request.cookies?.[SESSION_COOKIE]);
+    const current = await this.auth.current(readCookie(request.headers.cookie, SESSION_COOKIE));
     if (!current)
       throw new DomainError('unauthenticated', 'unauthenticated', 'sign in to continue');
     if (!SAFE_METHODS.has(request.method)) {

@@ -69,7 +69,9 @@ export class OperatorController {
     const [account, usage, webhooks, topUps] = await Promise.all([
       this.upstream.json('billing', 'GET', '/account', { bearer }),
       this.upstream.json('billing', 'GET', '/account/usage', { bearer, query: 'group_by=day' }),
-      this.upstream.call('webhooks', 'GET', '/webhooks', { bearer, query: 'limit=200' }),
+      this.upstream
+        .call('webhooks', 'GET', '/webhooks', { bearer, query: 'limit=200' })
+        .catch(() => undefined),
       this.upstream.json('billing', 'GET', '/top-ups', { bearer }),
     ]);
     const user = (await this.users.byAccount(id))!;
@@ -79,7 +81,7 @@ export class OperatorController {
       usage,
       top_ups: topUps,
       // The webhook API may be down or not deployed; the rest of the page still shows.
-      webhooks: webhooks.status === 200 ? webhooks.body : null,
+      webhooks: webhooks?.status === 200 ? webhooks.body : null,
     };
   }
 

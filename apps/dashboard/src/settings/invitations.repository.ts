@@ -15,12 +15,13 @@ export class InvitationsRepository {
 
   /** Marks the invitation used if it is valid for this email; false otherwise (one statement, so it is used once). */
   async consume(codeHash: string, email: string, at: Date): Promise<boolean> {
-    const rows = (await this.db.query(
+    // TypeORM answers an UPDATE … RETURNING as [rows, affected count].
+    const [rows] = (await this.db.query(
       `UPDATE dashboard.invitations SET used_at = $3
         WHERE code_hash = $1 AND lower(email) = lower($2) AND used_at IS NULL AND expires_at > $3
         RETURNING code_hash`,
       [codeHash, email, at],
-    )) as unknown[];
+    )) as [unknown[], number];
     return rows.length === 1;
   }
 

@@ -31,6 +31,7 @@ export function UsageChart(props: { items: UsageItem[] }) {
           <Bar
             dataKey="cu"
             name="CU"
+            maxBarSize={56}
             fill="#4f46e5"
             radius={[4, 4, 0, 0]}
             isAnimationActive={false}

@@ -1,0 +1,323 @@
+import { randomBytes } from 'node:crypto';
+import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import { createHttpApp } from '@meridian/platform-http';
+import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import { FakeClock } from '@meridian/time';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { AppModule } from '../src/app.module';
+import { configSchema } from '../src/config/config';
+import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
+import {
+  OPERATOR_TOKEN,
+  startBillingLedger,
+  type RunningBillingLedger,
+} from './support/billing-ledger.process';
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, unknown>;
+}
+
+/** A browser in miniature: keeps the session cookie and the CSRF token between calls. */
+class Client {
+  cookie = '';
+  csrf = '';
+
+  constructor(private readonly app: NestFastifyApplication) {}
+
+  async call(
+    method: string,
+    url: string,
+    body?: unknown,
+    options: { csrf?: boolean } = {},
+  ): Promise<Answer> {
+    const response = await this.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(options.csrf === false || !this.csrf ? {} : { 'x-csrf-token': this.csrf }),
+      },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const setCookie = response.headers['set-cookie'];
+    const first = Array.isArray(setCookie) ? setCookie[0] : setCookie;
+    if (first) this.cookie = first.split(';')[0]!;
+    const parsed = response.body ? (response.json() as Record<string, unknown>) : {};
+    if (typeof parsed['csrf_token'] === 'string') this.csrf = parsed['csrf_token'];
+    return { status: response.statusCode, body: parsed, headers: response.headers };
+  }
+}
+
+describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
+  let billing: RunningBillingLedger;
+  let db: TestDatabase;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock('2026-03-02T08:00:00.000Z');
+  const password = 'correct horse battery staple';
+
+  beforeAll(async () => {
+    [billing, db] = await Promise.all([
+      startBillingLedger(),
+      createTestDatabase({ prefix: 'dashboard' }),
+    ]);
+    const dataSource = createAppDataSource(dataSourceOptions(db.url));
+    await runMigrations(dataSource, SCHEMA);
+    const config = configSchema.parse({
+      HTTP_PORT: '0',
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      BILLING_API_URL: billing.apiUrl,
+      WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
+      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
+      OPERATOR_TOKEN,
+      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
+      OPERATOR_EMAIL: 'ops@example.com',
+      OPERATOR_PASSWORD: 'operator password 1',
+    });
+    const logger = pino({ level: 'silent' });
+    app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  }, 90_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([billing?.stop(), db?.drop()]);
+  });
+
+  const signUp = async (email: string, extra: Record<string, unknown> = {}) => {
+    const client = new Client(app);
+    return {
+      client,
+      answer: await client.call('POST', '/api/auth/sign-up', { email, password, ...extra }),
+    };
+  };
+
+  it('signs up into a new billing account, with an httpOnly SameSite=Strict Secure session cookie', async () => {
+    const { client, answer } = await signUp('Alice@Example.com');
+    expect(answer.status).toBe(201);
+    expect(answer.body['user']).toMatchObject({ email: 'alice@example.com', role: 'customer' });
+    const cookie = String(answer.headers['set-cookie']);
+    expect(cookie).toMatch(/^mrd_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Secure/);
+    const account = await client.call('GET', '/api/relay/billing/account');
+    expect(account.status).toBe(200);
+    expect(account.body).toMatchObject({
+      id: (answer.body['user'] as { account_id: string }).account_id,
+      plan: 'free',
+    });
+    // The same email again, any case: refused on the field.
+    const again = await signUp('ALICE@example.com');
+    expect([again.answer.status, again.answer.body['error'], again.answer.body['fields']]).toEqual([
+      409,
+      'email_taken',
+      { email: 'an account with this email exists; sign in instead' },
+    ]);
+  });
+
+  it('refuses state-changing calls without the session CSRF token, and anything outside the relay allow-list', async () => {
+    const { client } = await signUp('csrf@example.com');
+    const without = await client.call(
+      'POST',
+      '/api/relay/billing/access-tokens',
+      { network: 'eth-mainnet' },
+      { csrf: false },
+    );
+    expect([without.status, without.body['error']]).toEqual([403, 'csrf_failed']);
+    const forged = new Client(app);
+    forged.cookie = client.cookie;
+    forged.csrf = 'not-the-token';
+    expect(
+      (await forged.call('POST', '/api/relay/billing/access-tokens', { network: 'eth-mainnet' }))
+        .status,
+    ).toBe(403);
+    const made = await client.call('POST', '/api/relay/billing/access-tokens', {
+      network: 'eth-mainnet',
+    });
+    expect([made.status, made.body['network']]).toEqual([201, 'eth-mainnet']);
+    expect((await client.call('GET', '/api/relay/billing/admin/accounts')).status).toBe(404);
+    expect((await client.call('GET', '/api/relay/billing/access-tokens/..%2Fadmin')).status).toBe(
+      404,
+    );
+    expect((await client.call('GET', '/api/operator/accounts')).status).toBe(403);
+    expect((await new Client(app).call('GET', '/api/relay/billing/account')).status).toBe(401);
+  });
+
+  it('hides and protects the key the dashboard itself uses, and shows the keys the customer made', async () => {
+    const { client, answer } = await signUp('keys@example.com');
+    expect((await client.call('GET', '/api/api-keys')).body).toEqual({ items: [] });
+    const made = await client.call('POST', '/api/api-keys', { name: 'audit', scopes: ['audit'] });
+    expect(made.status).toBe(201);
+    expect(String(made.body['key'])).toMatch(/^mrd_/);
+    const list = await client.call('GET', '/api/api-keys');
+    expect((list.body['items'] as Array<{ id: string }>).map((k) => k.id)).toEqual([
+      made.body['id'],
+    ]);
+    void answer;
+    const own = await client.call('GET', '/api/relay/billing/account');
+    expect(own.status).toBe(200);
+    expect((await client.call('DELETE', `/api/api-keys/${String(made.body['id'])}`)).status).toBe(
+      204,
+    );
+  });
+
+  it('throttles failed sign-ins per email until the oldest failure leaves the window', async () => {
+    await signUp('bob@example.com');
+    const client = new Client(app);
+    for (let i = 0; i < 5; i += 1) {
+      const wrong = await client.call('POST', '/api/auth/sign-in', {
+        email: 'bob@example.com',
+        password: `wrong ${i}`,
+      });
+      expect([wrong.status, wrong.body['error']]).toEqual([401, 'invalid_credentials']);
+      clock.advance(1_000);
+    }
+    const limited = await client.call('POST', '/api/auth/sign-in', {
+      email: 'bob@example.com',
+      password,
+    });
+    expect([limited.status, limited.body['error']]).toEqual([429, 'too_many_attempts']);
+    expect(Number(limited.headers['retry-after'])).toBe(15 * 60 - 5);
+    // An unknown email fails the same way (no hint that bob exists and nobody else does).
+    const unknown = await client.call('POST', '/api/auth/sign-in', {
+      email: 'nobody@example.com',
+      password,
+    });
+    expect([unknown.status, unknown.body['error']]).toEqual([401, 'invalid_credentials']);
+    clock.advance(15 * 60_000);
+    const ok = await client.call('POST', '/api/auth/sign-in', {
+      email: 'bob@example.com',
+      password,
+    });
+    expect(ok.status).toBe(200);
+    expect((await client.call('GET', '/api/auth/session')).body).toMatchObject({ signed_in: true });
+  });
+
+  it('ends the other sessions when the password changes, and sign-out ends this one', async () => {
+    const { client: first } = await signUp('carol@example.com');
+    const second = new Client(app);
+    expect(
+      (await second.call('POST', '/api/auth/sign-in', { email: 'carol@example.com', password }))
+        .status,
+    ).toBe(200);
+    const wrong = await first.call('POST', '/api/auth/password', {
+      current_password: 'nope',
+      new_password: 'another good password',
+    });
+    expect([wrong.status, wrong.body['fields']]).toEqual([
+      400,
+      { current_password: 'the current password is wrong' },
+    ]);
+    const short = await first.call('POST', '/api/auth/password', {
+      current_password: password,
+      new_password: 'short',
+    });
+    expect([short.status, short.body['fields']]).toEqual([
+      400,
+      { new_password: 'use at least 10 characters' },
+    ]);
+    expect(
+      (
+        await first.call('POST', '/api/auth/password', {
+          current_password: password,
+          new_password: 'another good password',
+        })
+      ).status,
+    ).toBe(204);
+    expect((await second.call('GET', '/api/auth/session')).body).toMatchObject({
+      signed_in: false,
+    });
+    expect((await first.call('GET', '/api/auth/session')).body).toMatchObject({ signed_in: true });
+    expect((await first.call('POST', '/api/auth/sign-out')).status).toBe(204);
+    expect((await first.call('GET', '/api/auth/session')).body).toMatchObject({ signed_in: false });
+  });
+
+  it('switches to invitation only: a code works once, for its email, until it expires', async () => {
+    const operator = new Client(app);
+    const signedIn = await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(signedIn.body['user']).toMatchObject({ role: 'operator' });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'invite' })).status,
+    ).toBe(200);
+    const none = await signUp('dave@example.com');
+    expect([none.answer.status, none.answer.body['error']]).toEqual([403, 'invitation_required']);
+    const invitation = await operator.call('POST', '/api/operator/invitations', {
+      email: 'dave@example.com',
+    });
+    expect(invitation.status).toBe(201);
+    const code = String(invitation.body['code']);
+    const otherEmail = await signUp('eve@example.com', { invitation: code });
+    expect([otherEmail.answer.status, otherEmail.answer.body['error']]).toEqual([
+      403,
+      'invitation_invalid',
+    ]);
+    const dave = await signUp('dave@example.com', { invitation: code });
+    expect([dave.answer.status, dave.answer.body['error']]).toEqual([201, undefined]);
+    expect((await signUp('dave2@example.com', { invitation: code })).answer.status).toBe(403);
+    const late = await operator.call('POST', '/api/operator/invitations', {
+      email: 'frank@example.com',
+    });
+    clock.advance(8 * 24 * 3_600_000);
+    const expired = await signUp('frank@example.com', { invitation: String(late.body['code']) });
+    expect([expired.answer.status, expired.answer.body['error']]).toEqual([
+      403,
+      'invitation_invalid',
+    ]);
+    // The operator re-signs in (the week also ended the session) and opens sign-up again.
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+  });
+
+  it('lets the operator open an account, change its plan and credit a top-up; a customer sees the plan', async () => {
+    const { client, answer } = await signUp('grace@example.com');
+    const accountId = (answer.body['user'] as { account_id: string }).account_id;
+    const operator = new Client(app);
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    const found = await operator.call('GET', '/api/operator/accounts?q=GRACE');
+    expect(found.body['items']).toEqual([
+      expect.objectContaining({ account_id: accountId, email: 'grace@example.com' }),
+    ]);
+    const detail = await operator.call('GET', `/api/operator/accounts/${accountId}`);
+    expect(detail.body).toMatchObject({
+      email: 'grace@example.com',
+      account: { plan: 'free' },
+      webhooks: null,
+    });
+    const bad = await operator.call('PUT', `/api/operator/accounts/${accountId}/plan`, {
+      plan: 'gold',
+    });
+    expect([bad.status, Object.keys(bad.body['fields'] as object)]).toEqual([400, ['plan']]);
+    expect(
+      (await operator.call('PUT', `/api/operator/accounts/${accountId}/plan`, { plan: 'growth' }))
+        .status,
+    ).toBe(200);
+    const credited = await operator.call('POST', `/api/operator/accounts/${accountId}/top-ups`, {
+      cu: 5_000,
+    });
+    expect(credited.body).toMatchObject({ cu: 5_000, source: 'operator', status: 'pending' });
+    expect((await operator.call('GET', '/api/operator/accounts/acc_unknown')).status).toBe(404);
+    const seen = await client.call('GET', '/api/relay/billing/account');
+    expect(seen.body).toMatchObject({
+      plan: 'growth',
+      caps: { access_tokens: 45 },
+      balance: { pending_top_up_cu: 5_000 },
+    });
+  });
+});

@@ -1,0 +1,296 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium, screenshot, seriousAxeViolations } from './browser';
+
+/**
+ * The dashboard in Debian's chromium against the whole stack (`npm start` on a fresh database and
+ * NATS prefix): a customer signs up, makes an access token, calls the gateway with it and sees
+ * the CU on the usage chart, generates an audit key with the plus icon and runs a check, creates
+ * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
+ * customer sees the new limits. Every page is screenshotted and scanned with axe-core.
+ */
+const ROOT = resolve(__dirname, '../../..');
+const WAIT = 20_000;
+
+interface Endpoints {
+  apps: Record<string, string>;
+  rpc: Record<string, string>;
+  audit: string;
+}
+
+describe('dashboard in a real browser against the local stack', () => {
+  const reuse = process.env['DASHBOARD_E2E_STACK_DIR'];
+  let dir = reuse ?? mkdtempSync(join(tmpdir(), 'meridian-dashboard-'));
+  const base = 20_000 + Math.floor(Math.random() * 120) * 100;
+  let db: TestDatabase | undefined;
+  let launcher: ChildProcess | undefined;
+  let output = '';
+  let browser: Browser;
+  let endpoints: Endpoints;
+  let dashboard: string;
+
+  beforeAll(async () => {
+    // DASHBOARD_E2E_STACK_DIR: a stack already running (`npm start`) instead of a fresh one.
+    if (reuse) {
+      dir = reuse;
+    } else {
+      db = await createTestDatabase({ prefix: 'dashboard_e2e' });
+      launcher = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          STACK_DIR: dir,
+          STACK_PORT_BASE: String(base),
+          DATABASE_URL: db.url,
+          NATS_PREFIX: `dash_e2e_${process.pid}_${Date.now().toString(36)}`,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    }
+    const file = join(dir, 'endpoints.json');
+    const deadline = Date.now() + 240_000;
+    while (!existsSync(file) && (launcher?.exitCode ?? null) === null && Date.now() < deadline)
+      await new Promise((done) => setTimeout(done, 500));
+    if (!existsSync(file)) throw new Error(`the stack did not come up:\n${output.slice(-4000)}`);
+    endpoints = JSON.parse(readFileSync(file, 'utf8')) as Endpoints;
+    dashboard = endpoints.apps['dashboard']!;
+    browser = await launchChromium();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (launcher?.pid && launcher.exitCode === null) {
+      launcher.kill('SIGINT');
+      await new Promise((done) => {
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-launcher!.pid!, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+          done(undefined);
+        }, 15_000);
+        launcher!.on('exit', () => {
+          clearTimeout(timer);
+          done(undefined);
+        });
+      });
+    }
+    await db?.drop().catch(() => undefined);
+    if (!reuse) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  /** Screenshot and axe scan of the page as it is now. */
+  const check = async (page: Page, name: string) => {
+    await screenshot(page, name);
+    expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({
+      page: name,
+      violations: [],
+    });
+  };
+
+  const nav = (page: Page, label: string) =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
+
+  /** Waits until `locator` shows exactly `text` (the page fetches after it renders). */
+  const hasText = async (locator: Locator, text: string) => {
+    await locator.filter({ hasText: text }).first().waitFor();
+    expect((await locator.first().textContent())?.trim()).toBe(text);
+  };
+
+  // One customer walks through the steps in order; each `it` continues where the last stopped.
+  let customer: BrowserContext;
+  let page: Page;
+  const email = `alice-${Date.now().toString(36)}@example.com`;
+
+  it('signs a customer up, makes an access token, shows the gateway call on the usage chart, and generates an audit key with the plus icon', async () => {
+    customer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await customer.newPage();
+    page.setDefaultTimeout(WAIT);
+
+    // Sign up (a too-short password first: the message sits under the password field).
+    await page.goto(`${dashboard}/sign-up`);
+    await check(page, '01-sign-up');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('use at least 10 characters').waitFor();
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await hasText(page.getByTestId('plan-name'), 'Free');
+    await hasText(page.getByTestId('cap-access-tokens'), '2');
+    await check(page, '02-overview-empty');
+
+    // Node access: create a token for network P; its endpoint URLs carry it.
+    await nav(page, 'Node access');
+    await page.getByLabel('Network').selectOption('polygon-mainnet');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('secret-value').textContent())!.trim();
+    expect(token).toMatch(/^[0-9a-f]{40}$/);
+    const urls = await page.locator('code.url').allTextContents();
+    expect(urls).toContain(`${endpoints.rpc['eu']}${token}/`);
+    expect(urls).toContain(`${endpoints.rpc['us']!.replace('http', 'ws')}${token}/`);
+    await page.getByTestId('access-token').first().waitFor();
+    await check(page, '03-node-access');
+
+    // The roll dialog says the old token dies at once (cancelled here).
+    await page.getByRole('button', { name: 'Roll' }).click();
+    await page.getByText('The old token stops working at once').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // A JSON-RPC call through the gateway with that token, as the customer's client makes it.
+    const rpc = await fetch(`${endpoints.rpc['eu']}${token}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    });
+    expect(((await rpc.json()) as { result: string }).result).toMatch(/^0x[0-9a-f]+$/);
+
+    // The usage chart shows its CU (20 = chain multiplier 20 x method 1) once metered.
+    await nav(page, 'Overview');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const total = await page.getByTestId('usage-total-cu').textContent();
+      if (total?.trim() === '20 CU') break;
+      if (Date.now() > deadline)
+        throw new Error(`usage still says ${total}\n${output.slice(-3000)}`);
+      await new Promise((done) => setTimeout(done, 1_000));
+      await page.reload();
+    }
+    await page.getByRole('figure', { name: 'Compute units per day' }).waitFor();
+    const byNetwork = page.getByTestId('usage-by-network');
+    await byNetwork.getByRole('cell', { name: 'polygon-mainnet' }).waitFor();
+    await hasText(
+      page.getByTestId('usage-by-method').locator('tbody td').nth(1),
+      'eth_blockNumber',
+    );
+    await check(page, '04-overview-usage');
+
+    // Address Audit: product menu → Address Audit → API key tab → plus icon.
+    await nav(page, 'Address Audit');
+    await page.getByRole('tab', { name: 'API key' }).click();
+    await page.getByText('No API key yet.').waitFor();
+    await page.getByRole('button', { name: 'Generate API key' }).click();
+    const auditKey = (await page.getByTestId('secret-value').textContent())!.trim();
+    expect(auditKey).toMatch(/^mrd_/);
+    await page.getByTestId('api-keys').waitFor();
+    await check(page, '05-address-audit-key');
+    const audit = await fetch(`${endpoints.audit}/wallet-audit/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${auditKey}` },
+      body: JSON.stringify({
+        network: 'ETH',
+        address: '0x000000000000000000000000000000000000dEaD',
+      }),
+    });
+    expect([
+      audit.status,
+      ((await audit.json()) as { data: { message: string } }).data.message,
+    ]).toEqual([200, 'Success']);
+    await page.getByRole('tab', { name: 'Overview' }).click();
+    // The tab shows the cached count first, then today's from audit-api.
+    await page
+      .locator('[role="progressbar"][aria-label="Checks used today"][aria-valuenow="1"]')
+      .waitFor();
+    await check(page, '06-address-audit-quota');
+  }, 120_000);
+
+  // The webhook management API is built in webhook-matcher (issue 12); until its routes exist
+  // there is nothing for these pages to drive, and the step says so as skipped.
+  const webhookApiBuilt = existsSync(join(ROOT, 'apps/webhook-matcher/src/webhooks'));
+  (webhookApiBuilt ? it : it.skip)(
+    'creates a webhook on an address list, and pause and resume show their labels',
+    async () => {
+      await nav(page, 'Address lists');
+      await page.getByLabel('List name').fill('Treasury');
+      await page
+        .getByLabel('Addresses', { exact: true })
+        .fill(
+          '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01\n0x1111111111111111111111111111111111111111',
+        );
+      await page.getByRole('button', { name: 'Create list' }).click();
+      await page
+        .getByTestId('list-entries')
+        .getByText('0xabcdef0123456789abcdef0123456789abcdef01')
+        .waitFor();
+      await check(page, '07-address-lists');
+      await nav(page, 'Webhooks');
+      await page.getByText('No webhooks yet.').waitFor();
+      await page.getByRole('link', { name: 'Create webhook' }).click();
+      await page.getByLabel('Name').fill('Treasury watch');
+      await page.getByLabel('Network').selectOption('eth-mainnet');
+      await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
+      await page.getByRole('checkbox', { name: 'Treasury' }).check();
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      // The API's own message lands under the field it names.
+      await page.locator('.field-invalid').getByText(/https/i).first().waitFor();
+      await check(page, '08-webhook-form-error');
+      await page.getByLabel('Target URL').fill('https://hooks.example.com/meridian');
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
+      await page.getByRole('link', { name: 'Open the webhook' }).click();
+      await hasText(page.getByTestId('status-label'), 'Active');
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await hasText(page.getByTestId('status-label'), 'Paused');
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await hasText(page.getByTestId('status-label'), 'Active');
+      await check(page, '09-webhook-detail');
+      await nav(page, 'Webhooks');
+      await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
+      await check(page, '10-webhooks');
+    },
+    120_000,
+  );
+
+  it('lets an operator change the plan, and the customer sees the new limits', async () => {
+    const secrets = JSON.parse(readFileSync(join(dir, 'dashboard-secrets.json'), 'utf8')) as {
+      operatorEmail: string;
+      operatorPassword: string;
+    };
+    const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const operator = await operatorContext.newPage();
+    operator.setDefaultTimeout(WAIT);
+    await operator.goto(dashboard);
+    await operator.getByLabel('Email').fill(secrets.operatorEmail);
+    await operator.getByLabel('Password').fill(secrets.operatorPassword);
+    await operator.getByRole('button', { name: 'Sign in' }).click();
+    await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
+    await operator.getByLabel('Search by email or account id').fill(email);
+    await operator.getByRole('link', { name: email }).click();
+    await hasText(operator.getByTestId('operator-plan'), 'Free');
+    await check(operator, '11-operator-account');
+    await operator.getByLabel('Change plan').selectOption('starter');
+    await operator.getByRole('button', { name: 'Apply plan' }).click();
+    await hasText(operator.getByTestId('operator-plan'), 'Starter');
+    await operatorContext.close();
+
+    await nav(page, 'Overview');
+    await page.reload();
+    await hasText(page.getByTestId('plan-name'), 'Starter');
+    await hasText(page.getByTestId('cap-access-tokens'), '30');
+
+    // Nothing of another account: the customer's session cannot reach the operator routes.
+    const refused = await page.evaluate(async () => (await fetch('/api/operator/accounts')).status);
+    expect(refused).toBe(403);
+
+    // Phone width: the same overview, navigation behind the menu button.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Node access' })
+      .waitFor();
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await check(page, '12-overview-phone');
+    await customer.close();
+  }, 120_000);
+});
