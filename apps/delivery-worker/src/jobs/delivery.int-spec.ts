@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { MINUTE, SECOND } from '@meridian/time';
+import { DELIVERY_RETRY_WAITS_MS, verifyXSignature } from '@meridian/webhooks';
+import { Webhook } from 'standardwebhooks';
+import { Receiver, WorkerHarness, stillFalse, until } from '../testing/worker-harness';
+
+const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
+  const h = new WorkerHarness();
+  const receiver = new Receiver();
+
+  beforeAll(async () => {
+    await h.setup();
+    await receiver.start();
+    await h.start({
+      // A fake DNS (named so) for names that would need the internet; everything else is real.
+      resolver: async (hostname) => {
+        if (hostname === 'private.example.com') return [{ address: '10.0.0.7', family: 4 }];
+        if (hostname === 'receiver.example.com') return [{ address: '127.0.0.1', family: 4 }];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await h.teardown();
+    await receiver.stop();
+  });
+
+  it('delivers once, signed so standardwebhooks and a hand-written t=,v1= check verify; bills 25 CU', async () => {
+    const [current, previous] = [secret(), secret()];
+    await h.putWebhook('wh_ok', `${receiver.url}/ok`, [current, previous], 'active', 'acc_ok');
+    const job = await h.publishJob('wh_ok', { accountId: 'acc_ok' });
+    const [got] = await until(() => receiver.at('/ok').length === 1 && receiver.at('/ok'));
+    expect(JSON.parse(got!.body)).toEqual(job.payload);
+    const headers = got!.headers as Record<string, string>;
+    expect(headers['webhook-id']).toBe(job.id);
+    // The harness clock started at the real time and was not moved: timestamps are current.
+    expect(() => new Webhook(current).verify(got!.body, headers)).not.toThrow();
+    expect(() => new Webhook(previous).verify(got!.body, headers)).not.toThrow();
+    const nowS = Math.floor(h.clock.now().getTime() / 1000);
+    expect(verifyXSignature(headers['x-signature']!, got!.body, current, nowS)).toBe(true);
+    expect(verifyXSignature(headers['x-signature']!, got!.body, previous, nowS)).toBe(true);
+    expect(headers['x-signature']!.match(/v1=/g)).toHaveLength(2);
+
+    const health = await until(async () => (await h.health()).find((e) => e.id === `${job.id}:1`));
+    expect(health).toMatchObject({
+      outcome: 'success',
+      billed: true,
+      final: true,
+      statusCode: 200,
+    });
+    expect(await until(async () => (await h.billedCu('acc_ok')) === 25 && 25)).toBe(25);
+    await stillFalse(() => receiver.at('/ok').length > 1);
+  });
+
+  it('honours the schedule on a failing receiver (fake clock), gives up after 8 and bills 8 x 25', async () => {
+    receiver.answer('/down', 500);
+    await h.putWebhook('wh_down', `${receiver.url}/down`, [secret()], 'active', 'acc_down');
+    const job = await h.publishJob('wh_down', { accountId: 'acc_down' });
+    // The attempt is over once its row has an outcome (the receiver sees it a moment earlier).
+    const recorded = (n: number) =>
+      until(async () => {
+        const rows = await h.attemptRows(job.id);
+        return rows.length === n && rows.every((r) => r.outcome !== null);
+      });
+    await recorded(1);
+    for (let attempt = 1; attempt <= 7; attempt += 1) {
+      const wait = DELIVERY_RETRY_WAITS_MS[attempt - 1]!;
+      h.clock.advance(wait - SECOND);
+      await stillFalse(() => receiver.at('/down').length > attempt, 300);
+      h.clock.advance(SECOND);
+      await recorded(attempt + 1);
+    }
+    h.clock.advance(60 * MINUTE);
+    await stillFalse(() => receiver.at('/down').length > 8, 300);
+    const rows = await h.attemptRows(job.id);
+    expect(rows.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(
+      rows.every((r) => r.outcome === 'failure' && r.billed && r.error_class === 'http_status'),
+    ).toBe(true);
+    const events = await until(async () => {
+      const all = (await h.health()).filter((e) => e.webhookId === 'wh_down');
+      return all.length === 8 && all;
+    });
+    expect(events.filter((e) => e.final)).toHaveLength(1);
+    expect(events.find((e) => e.final)).toMatchObject({ attempt: 8, payload: job.payload });
+    expect(events[0]!.responseBody).toBe('answer 500 for /down');
+    expect(await until(async () => (await h.billedCu('acc_down')) === 200 && 200)).toBe(200);
+  });
+
+  it('opens the breaker after 20 failed attempts: skips are failed, not sent, not billed; probes after 5 min', async () => {
+    receiver.answer('/flaky', 503);
+    await h.putWebhook('wh_flaky', `${receiver.url}/flaky`, [secret()], 'active', 'acc_flaky');
+    for (let i = 0; i < 20; i += 1) await h.publishJob('wh_flaky', { accountId: 'acc_flaky' });
+    await until(() => receiver.at('/flaky').length === 20);
+    await until(
+      async () => (await h.health()).filter((e) => e.webhookId === 'wh_flaky').length === 20,
+    );
+    const skipped = await h.publishJob('wh_flaky', { accountId: 'acc_flaky' });
+    const skip = await until(async () =>
+      (await h.health()).find((e) => e.id === `${skipped.id}:1`),
+    );
+    expect(skip).toMatchObject({
+      outcome: 'skipped_breaker_open',
+      billed: false,
+      errorClass: 'breaker_open',
+    });
+    expect(receiver.at('/flaky')).toHaveLength(20);
+    // 5 min later one probe goes out; the endpoint is fixed, so it closes the breaker.
+    receiver.answer('/flaky', 200);
+    h.clock.advance(5 * MINUTE);
+    await until(() => receiver.at('/flaky').length >= 21);
+    await until(async () => (await h.billedCu('acc_flaky')) >= 21 * 25);
+    const billed = (await h.health()).filter((e) => e.webhookId === 'wh_flaky' && e.billed).length;
+    expect(await until(async () => (await h.billedCu('acc_flaky')) === billed * 25 && billed)).toBe(
+      billed,
+    );
+  });
+
+  it('drops jobs of a webhook that is not active, without a request', async () => {
+    await h.putWebhook('wh_paused', `${receiver.url}/paused`, [secret()], 'paused_auto', 'acc_p');
+    const job = await h.publishJob('wh_paused', { accountId: 'acc_p' });
+    await stillFalse(() => receiver.at('/paused').length > 0);
+    expect(await h.attemptRows(job.id)).toEqual([]);
+  });
+
+  it('refuses a name resolving to a private address at send time (failed attempt saying why)', async () => {
+    await h.putWebhook(
+      'wh_private',
+      'https://private.example.com/hook',
+      [secret()],
+      'active',
+      'acc_priv',
+    );
+    const job = await h.publishJob('wh_private', { accountId: 'acc_priv' });
+    const event = await until(async () => (await h.health()).find((e) => e.id === `${job.id}:1`));
+    expect(event).toMatchObject({ outcome: 'failure', errorClass: 'refused_address' });
+    expect(event.error).toMatch(/10\.0\.0\.7 \(private\)/);
+  });
+
+  it('holds deliveries at zero balance, lets them through after a top-up that clears in time', async () => {
+    await h.putWebhook('wh_zero', `${receiver.url}/zero`, [secret()], 'active', 'acc_zero');
+    await h.putBalance('acc_zero', 'exhausted');
+    const job = await h.publishJob('wh_zero', { accountId: 'acc_zero' });
+    h.clock.advance(9 * MINUTE);
+    await stillFalse(() => receiver.at('/zero').length > 0);
+    expect(await h.attemptRows(job.id)).toEqual([]);
+    await h.putBalance('acc_zero', 'ok');
+    await until(() => receiver.at('/zero').length === 1);
+  });
+
+  it('after 10 min at zero, attempts go on the schedule as no_balance failures: not sent, not billed', async () => {
+    await h.putWebhook('wh_broke', `${receiver.url}/broke`, [secret()], 'active', 'acc_broke');
+    await h.putBalance('acc_broke', 'exhausted');
+    const job = await h.publishJob('wh_broke', { accountId: 'acc_broke' });
+    h.clock.advance(10 * MINUTE);
+    const first = await until(async () => (await h.health()).find((e) => e.id === `${job.id}:1`));
+    expect(first).toMatchObject({ outcome: 'failure', errorClass: 'no_balance', billed: false });
+    h.clock.advance(DELIVERY_RETRY_WAITS_MS[0]!);
+    await until(async () => (await h.attemptRows(job.id)).length === 2);
+    expect(receiver.at('/broke')).toHaveLength(0);
+    // A test delivery still goes out at zero balance, free.
+    const test = await h.publishJob('wh_broke', { accountId: 'acc_broke', test: true });
+    await until(() => receiver.at('/broke').length === 1);
+    const testEvent = await until(async () =>
+      (await h.health()).find((e) => e.id === `${test.id}:1`),
+    );
+    expect(testEvent).toMatchObject({ outcome: 'success', billed: false, test: true, final: true });
+    await stillFalse(() => false, 300);
+    expect(await h.billedCu('acc_broke')).toBe(0);
+  });
+});

@@ -1,0 +1,353 @@
+import 'reflect-metadata';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import {
+  Consumers,
+  Events,
+  KvBuckets,
+  Streams,
+  balanceChangedId,
+  deliveryJobId,
+  type BalanceStateChanged,
+  type ConsumerDeclaration,
+  type DeliveryHealth,
+  type DeliveryJob,
+  type DeliveryPhase,
+  type UsageFlushed,
+  type WebhookStatusEntry,
+} from '@meridian/contracts';
+import { parseConfig } from '@meridian/platform-config';
+import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import { createHttpApp } from '@meridian/platform-http';
+import {
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  provisionMessaging,
+} from '@meridian/platform-messaging';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  testNatsUrl,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@meridian/testing';
+import { FakeClock } from '@meridian/time';
+import { sealSecret } from '@meridian/webhooks';
+import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../app.module';
+import { configSchema } from '../config/config';
+import { dataSourceOptions, SCHEMA } from '../db/data-source';
+import { DeliveryRuntime } from '../delivery.runtime';
+import type { Resolver } from '../sending/guarded-lookup';
+
+/** Test consumer: jobs come back quickly (recheck cap) and the poison guard stays out of the way. */
+export const TEST_JOBS_CONSUMER: ConsumerDeclaration = {
+  ...Consumers.workerDeliveryJobs,
+  ackWaitMs: 5_000,
+};
+
+export interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+}
+
+/**
+ * A real HTTP receiver on loopback: answers each request with the status its path's current
+ * behaviour gives (default 200) and records everything it got.
+ */
+export class Receiver {
+  readonly received: Received[] = [];
+  private readonly statuses = new Map<string, number>();
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        this.received.push({
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString(),
+          at: Date.now(),
+        });
+        const status = this.statuses.get(path) ?? 200;
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} for ${path}`);
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  answer(path: string, status: number): void {
+    this.statuses.set(path, status);
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+export async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Real time passes without the condition becoming true (the worker had many chances to act). */
+export async function stillFalse(probe: () => boolean, ms = 400): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (probe()) throw new Error('condition became true');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * One isolated delivery-worker world per test file: its own database (migrated), NATS prefix
+ * (WEBHOOK + BILLING streams, the jobs consumer, the webhook-status and balance buckets), a
+ * FakeClock, the real app, and helpers that publish what the matcher and the ledger would.
+ */
+export class WorkerHarness {
+  readonly clock = new FakeClock(new Date());
+  readonly prefix = uniqueNatsPrefix();
+  readonly secretsKey = randomBytes(32);
+  db!: TestDatabase;
+  dataSource!: DataSource;
+  nc!: NatsConnection;
+  publisher!: JetStreamPublisher;
+  app: NestFastifyApplication | undefined;
+  private client!: NatsClient;
+  private versions = new Map<string, number>();
+  private seq = 0;
+
+  async setup(): Promise<void> {
+    this.db = await createTestDatabase({ prefix: 'deliveries' });
+    await runMigrations(createAppDataSource(dataSourceOptions(this.db.url)), SCHEMA);
+    this.dataSource = createAppDataSource(dataSourceOptions(this.db.url));
+    await this.dataSource.initialize();
+    this.nc = await connect({ servers: testNatsUrl(), name: `worker-test-${this.prefix}` });
+    await provisionMessaging(await jetstreamManager(this.nc), this.prefix, {
+      streams: [Streams.WEBHOOK, Streams.BILLING],
+      consumers: [TEST_JOBS_CONSUMER],
+      buckets: [KvBuckets.webhookStatus, KvBuckets.balanceState],
+    });
+    this.client = new NatsClient({ url: testNatsUrl(), name: `worker-test-pub-${this.prefix}` });
+    await this.client.connection();
+    this.publisher = new JetStreamPublisher(this.client, new NatsNamespace(this.prefix));
+  }
+
+  env(overrides: Record<string, string> = {}): Record<string, string> {
+    return {
+      DATABASE_URL: this.db.url,
+      NATS_URL: testNatsUrl(),
+      NATS_PREFIX: this.prefix,
+      HTTP_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      ALLOW_LOOPBACK_TARGETS: 'true',
+      WEBHOOK_SECRETS_KEY: this.secretsKey.toString('base64'),
+      USAGE_FLUSH_MS: '100',
+      DELIVERY_RECHECK_MAX_MS: '50',
+      ...overrides,
+    };
+  }
+
+  async start(
+    options: { resolver?: Resolver; env?: Record<string, string> } = {},
+  ): Promise<DeliveryRuntime> {
+    const config = parseConfig(configSchema, this.env(options.env));
+    const logger = pino({ level: config.LOG_LEVEL });
+    this.app = await createHttpApp(
+      AppModule.forRoot(config, logger, {
+        clock: this.clock,
+        consumer: TEST_JOBS_CONSUMER,
+        ...(options.resolver ? { resolver: options.resolver } : {}),
+      }),
+      { logger },
+    );
+    await this.app.listen(0, '127.0.0.1');
+    return this.app.get(DeliveryRuntime);
+  }
+
+  async teardown(): Promise<void> {
+    await this.app?.close().catch(() => undefined);
+    await this.client?.close();
+    await this.nc?.close();
+    await this.dataSource?.destroy();
+    await deleteNatsNamespace(testNatsUrl(), this.prefix).catch(() => undefined);
+    await this.db?.drop();
+  }
+
+  /** What webhook-matcher writes after a committed change of the webhook. */
+  async putWebhook(
+    webhookId: string,
+    targetUrl: string,
+    secrets: string[],
+    status: WebhookStatusEntry['status'] = 'active',
+    accountId = 'acc_1',
+  ): Promise<void> {
+    const version = (this.versions.get(webhookId) ?? 0) + 1;
+    this.versions.set(webhookId, version);
+    const entry: WebhookStatusEntry = {
+      webhookId,
+      accountId,
+      status,
+      version,
+      targetUrl,
+      secrets: secrets.map((s, i) => ({
+        sealed: sealSecret(this.secretsKey, s),
+        expiresAt: i === 0 ? null : new Date(Date.now() + 86_400_000).toISOString(),
+      })),
+      updatedAt: new Date().toISOString(),
+    };
+    const kv = await new Kvm(this.nc).open(`${this.prefix}_${KvBuckets.webhookStatus.name}`);
+    await kv.put(webhookId, JSON.stringify(entry));
+  }
+
+  /** What billing-ledger writes when an account's balance state flips. */
+  async putBalance(
+    accountId: string,
+    state: 'ok' | 'exhausted',
+    exhaustedSince?: Date,
+  ): Promise<void> {
+    const version = (this.versions.get(`balance:${accountId}`) ?? 0) + 1;
+    this.versions.set(`balance:${accountId}`, version);
+    const caps = {
+      nodeRps: 25,
+      accessTokens: 5,
+      webhooks: {
+        activeWebhooks: 10,
+        addressesPerWebhook: 100_000,
+        addressesPerAccount: 100_000,
+        eventsPerSecond: 5,
+        eventsBurst: 60,
+        inlineAddresses: 1_000,
+        listRefs: 10,
+        addressLists: 50,
+        addressesPerList: 100_000,
+      },
+      audit: { checksPerPeriod: 0, requestsPerSecond: 0 },
+    };
+    const value: BalanceStateChanged = {
+      id: balanceChangedId(accountId, version),
+      accountId,
+      version,
+      state,
+      exhaustedSince:
+        state === 'exhausted' ? (exhaustedSince ?? this.clock.now()).toISOString() : null,
+      allowanceCu: state === 'ok' ? 1_000 : 0,
+      purchasedCu: 0,
+      pendingTopUpCu: 0,
+      allowanceResetsAt: null,
+      planId: 'starter',
+      accountType: 'individual',
+      nodeOwner: false,
+      caps,
+      at: this.clock.now().toISOString(),
+    };
+    const kv = await new Kvm(this.nc).open(`${this.prefix}_${KvBuckets.balanceState.name}`);
+    await kv.put(accountId, JSON.stringify(value));
+  }
+
+  /** What webhook-matcher publishes for one matched event and phase. */
+  async publishJob(
+    webhookId: string,
+    options: { phase?: DeliveryPhase; test?: boolean; accountId?: string; eventId?: string } = {},
+  ): Promise<DeliveryJob> {
+    this.seq += 1;
+    const phase = options.phase ?? 'unconfirmed';
+    const eventId = options.eventId ?? `ev_${this.prefix}_${this.seq}`;
+    const job: DeliveryJob = {
+      id: deliveryJobId(webhookId, eventId, phase),
+      webhookId,
+      accountId: options.accountId ?? 'acc_1',
+      eventId,
+      phase,
+      test: options.test ?? false,
+      attempt: 1,
+      payload: {
+        webhookId,
+        eventId,
+        type: 'address_activity',
+        network: 'eth-mainnet',
+        confirmed: phase === 'confirmed',
+        removed: phase === 'removed',
+        block: { number: '0x10', hash: `0x${'ab'.repeat(32)}`, timestamp: '0x6789' },
+        raw: { transactionHash: `0x${'cd'.repeat(32)}` },
+      },
+      createdAt: this.clock.now().toISOString(),
+    };
+    await this.publisher.publish(Events.deliveryJob, job);
+    return job;
+  }
+
+  /** Every message stored on a subject filter of a stream, in order. */
+  async stored<T>(stream: string, filter: string): Promise<T[]> {
+    const jsm = await jetstreamManager(this.nc);
+    const js = jsm.jetstream();
+    const name = `${this.prefix}_${stream}`;
+    const info = await jsm.streams.info(name);
+    if (info.state.messages === 0) return [];
+    // An ordered consumer over the whole stream (NATS 2.9: no filter_subjects), filtered here.
+    const consumer = await js.consumers.get(name, { deliver_policy: DeliverPolicy.All });
+    const wanted = `${this.prefix}.${filter.replace(/\.>$/, '.')}`;
+    const out: T[] = [];
+    for (;;) {
+      const msg = await consumer.next({ expires: 1_000 });
+      if (msg === null) break;
+      if (msg.subject.startsWith(wanted)) out.push(msg.json<T>());
+      if (msg.info.pending === 0) break;
+    }
+    return out;
+  }
+
+  health(): Promise<DeliveryHealth[]> {
+    return this.stored<DeliveryHealth>('WEBHOOK', 'webhook.delivery.attempted.v1.>');
+  }
+
+  /** CU the worker billed, as published on the BILLING stream (what the ledger applies). */
+  async billedCu(accountId = 'acc_1'): Promise<number> {
+    const parts = await this.stored<UsageFlushed>('BILLING', 'billing.usage.flushed.v1.>');
+    const seen = new Set<string>();
+    let total = 0;
+    for (const part of parts) {
+      if (seen.has(part.id)) continue;
+      seen.add(part.id);
+      for (const a of part.accounts) if (a.accountId === accountId) total += a.totalCu;
+    }
+    return total;
+  }
+
+  async attemptRows(
+    jobId: string,
+  ): Promise<{ attempt: number; outcome: string; billed: boolean; error_class: string | null }[]> {
+    return this.dataSource.query(
+      `SELECT attempt, outcome, billed, error_class FROM deliveries.attempts WHERE job_id = $1 ORDER BY attempt`,
+      [jobId],
+    );
+  }
+}
