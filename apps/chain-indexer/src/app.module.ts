@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { clockProvider, IndexerService } from './heads/indexer.service';
 
 export const SERVICE = 'chain-indexer';
 
@@ -24,7 +25,7 @@ export class AppModule {
           name: SERVICE,
         }),
       ],
-      providers: [{ provide: APP_CONFIG, useValue: config }],
+      providers: [{ provide: APP_CONFIG, useValue: config }, clockProvider, IndexerService],
       exports: [APP_CONFIG],
     };
   }

@@ -1,0 +1,337 @@
+import {
+  chainRemovedId,
+  Events,
+  type ChainBlocksRemoved,
+  type EventContract,
+  type PayloadOf,
+} from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { fullBucket, take, type Bucket, type BucketLimit } from '@meridian/rate-limits';
+import type { Clock } from '@meridian/time';
+import type { Logger } from 'pino';
+import { blockParts } from '../blocks/block-parts';
+import type { NodeClient, RawBlock } from '../chain/node-client';
+import {
+  LeaseFencedError,
+  type ChainState,
+  type ChainStateRepository,
+  type WindowBlock,
+} from '../cursors/chain-state.repository';
+import type { NetworkLease } from '../leases/network-lease';
+import type { IndexerMetrics } from '../metrics/indexer-metrics';
+import { findCommonAncestor } from '../reorg/common-ancestor';
+import type { HeadWatcher } from './head-watcher';
+
+export type Publish = <C extends EventContract>(
+  contract: C,
+  payload: PayloadOf<C>,
+) => Promise<unknown>;
+
+export interface FollowerOptions {
+  windowBlocks: number;
+  maxMessageBytes: number;
+  backfillBlocksPerSecond: number;
+  startBlocksBehind: number;
+  deepReorgPolicy: 'halt' | 'resync';
+  /** Wait between attempts while another replica leads, and the longest idle wait. */
+  leaseCheckMs: number;
+  /** Wait after a failed step before the next. */
+  errorBackoffMs: number;
+}
+
+export interface FollowerDeps {
+  network: string;
+  node: NodeClient;
+  watcher: HeadWatcher;
+  lease: NetworkLease;
+  repository: ChainStateRepository;
+  publish: Publish;
+  clock: Clock;
+  metrics: IndexerMetrics;
+  logger: Logger;
+  options: FollowerOptions;
+}
+
+type StepResult = 'progressed' | 'idle';
+
+/**
+ * Follows one network while this replica holds its lease: publishes each new block (parts,
+ * then the cursor: publish-then-advance, README "Ordering"), detects a reorg by parent hash and
+ * publishes one removal before the new branch, catches up a gap at a bounded rate.
+ */
+export class NetworkFollower {
+  private state: ChainState | undefined;
+  private fence: number | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = false;
+  private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  private readonly backfillLimit: BucketLimit;
+  private backfillBucket: Bucket | undefined;
+  private deepReorgOpen = false;
+
+  constructor(private readonly deps: FollowerDeps) {
+    const rate = deps.options.backfillBlocksPerSecond;
+    this.backfillLimit = { ratePerSecond: rate, burst: Math.max(1, Math.ceil(rate)) };
+  }
+
+  get network(): string {
+    return this.deps.network;
+  }
+
+  start(): void {
+    this.deps.watcher.start();
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.deps.watcher.stop();
+    if (this.sleeper) {
+      clearTimeout(this.sleeper.timer);
+      this.sleeper.resolve();
+    }
+    await this.loop;
+    await this.deps.lease.release().catch(() => undefined);
+    this.deps.metrics.leader.set({ network: this.network }, 0);
+  }
+
+  private async run(): Promise<void> {
+    const { logger, metrics, options } = this.deps;
+    while (!this.stopped) {
+      try {
+        const fence = await this.leadership();
+        if (fence === undefined) {
+          await this.sleep(options.leaseCheckMs);
+          continue;
+        }
+        if ((await this.step(fence)) === 'idle') await this.deps.watcher.wait(options.leaseCheckMs);
+      } catch (error) {
+        if (error instanceof LeaseFencedError) this.lose('fenced');
+        const code = error instanceof DomainError ? error.code : 'internal';
+        metrics.errors.inc({ network: this.network, code });
+        logger.warn(
+          {
+            network: this.network,
+            code,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          'indexer step failed; retrying',
+        );
+        await this.sleep(options.errorBackoffMs);
+      }
+    }
+  }
+
+  /** Acquires or renews the lease when due; on a new fence claims the cursor and loads state. */
+  private async leadership(): Promise<number | undefined> {
+    const { lease, repository, clock } = this.deps;
+    let fence = lease.token();
+    if (fence === undefined || lease.renewDue()) {
+      try {
+        fence = await lease.tick();
+      } catch (error) {
+        // NATS unreachable: keep leading until the lease runs out on our clock, then stop.
+        fence = lease.token();
+        if (fence === undefined) throw error;
+      }
+    }
+    if (fence === undefined) {
+      if (this.fence !== undefined) this.lose('lease lost');
+      return undefined;
+    }
+    if (fence !== this.fence) {
+      await repository.claim(this.network, fence, clock.now());
+      this.state = await repository.load(this.network);
+      this.fence = fence;
+      this.deps.metrics.leader.set({ network: this.network }, 1);
+      this.deps.logger.info(
+        { network: this.network, fence, cursor: this.state.head?.number },
+        'leading network',
+      );
+    }
+    return fence;
+  }
+
+  private lose(reason: string): void {
+    if (this.fence !== undefined)
+      this.deps.logger.warn({ network: this.network, reason }, 'no longer leading network');
+    this.fence = undefined;
+    this.state = undefined;
+    this.deps.metrics.leader.set({ network: this.network }, 0);
+  }
+
+  /** One unit of work: publish one block, handle one reorg, or find nothing to do. */
+  private async step(fence: number): Promise<StepResult> {
+    const { node, metrics, options } = this.deps;
+    const state = this.state!;
+    const head = await node.blockNumber();
+    metrics.nodeHead.set({ network: this.network }, head);
+
+    if (!state.head) {
+      const start = Math.max(0, head - options.startBlocksBehind);
+      const block = await this.fetch(start);
+      if (!block) return 'idle';
+      await this.publishBlock(block, fence, head);
+      return 'progressed';
+    }
+    const cursor = state.head;
+    if (head <= cursor.number) {
+      // Nothing new, or the node is behind us: check it still agrees with what we published.
+      const ours = state.window.get(head);
+      const theirs = await node.blockByNumber(head, false);
+      if (ours && theirs && theirs.hash.toLowerCase() !== ours.hash.toLowerCase())
+        return this.reorganise(theirs, fence);
+      this.reportLag(head, cursor);
+      return 'idle';
+    }
+    if (head - cursor.number > 1) {
+      // Catching up a gap: bounded, so a long outage does not flood the node or the stream.
+      const nowMs = this.deps.clock.now().getTime();
+      this.backfillBucket ??= fullBucket(this.backfillLimit, nowMs);
+      const taken = take(this.backfillBucket, 1, this.backfillLimit, nowMs);
+      if (!taken.ok) {
+        await this.sleep(taken.retryAfterMs);
+        return 'progressed';
+      }
+    }
+    const block = await this.fetch(cursor.number + 1);
+    if (!block) return 'idle';
+    if (block.parentHash.toLowerCase() !== cursor.hash.toLowerCase())
+      return this.reorganise(block, fence);
+    await this.publishBlock(block, fence, head);
+    return 'progressed';
+  }
+
+  private async fetch(number: number): Promise<RawBlock | undefined> {
+    return this.deps.node.blockByNumber(number, true);
+  }
+
+  private async publishBlock(block: RawBlock, fence: number, head: number): Promise<void> {
+    const { node, repository, clock, metrics, options } = this.deps;
+    const receipts = await node.receiptsOf(block);
+    const state = this.state!;
+    const parts = blockParts(this.network, block, receipts, {
+      maxMessageBytes: options.maxMessageBytes,
+      generation: state.generation,
+      publishedAt: clock.now().toISOString(),
+    });
+    for (const part of parts) await this.publish(Events.chainBlock, part, fence);
+    const published: WindowBlock = {
+      number: Number(block.number),
+      hash: block.hash,
+      parentHash: block.parentHash,
+      timestamp: Number(block.timestamp),
+    };
+    // Only after every part is stored: a crash before this line republishes the same ids.
+    await repository.advance(this.network, published, options.windowBlocks, fence, clock.now());
+    state.window.set(published.number, published);
+    for (const number of state.window.keys())
+      if (number <= published.number - options.windowBlocks) state.window.delete(number);
+    this.state = { head: published, generation: state.generation, window: state.window };
+    const backfilling = head - published.number > 0;
+    metrics.published.inc({ network: this.network, mode: backfilling ? 'backfill' : 'live' });
+    this.reportLag(head, published);
+  }
+
+  /** `newBlock` does not extend what we published: remove the orphaned blocks, then rewind. */
+  private async reorganise(newBlock: RawBlock, fence: number): Promise<StepResult> {
+    const { node, repository, clock, metrics, logger, options } = this.deps;
+    const state = this.state!;
+    const newHead = { number: Number(newBlock.number), hash: newBlock.hash };
+    const search = await findCommonAncestor(state.window, newHead.number, async (n) => {
+      return (await node.blockByNumber(n, false))?.hash;
+    });
+    let ancestor: WindowBlock;
+    if (search.kind === 'found') {
+      ancestor = search.ancestor;
+      this.deepReorgOpen = false;
+      metrics.halted.set({ network: this.network }, 0);
+    } else {
+      if (!this.deepReorgOpen) {
+        this.deepReorgOpen = true;
+        metrics.deepReorgs.inc({ network: this.network });
+      }
+      const oldest = search.removed[search.removed.length - 1];
+      logger.error(
+        {
+          network: this.network,
+          policy: options.deepReorgPolicy,
+          windowFrom: oldest?.number,
+          windowTo: state.head?.number,
+          newHead,
+        },
+        'reorg deeper than the block window: no block of the window is on the node chain',
+      );
+      if (options.deepReorgPolicy === 'halt' || !oldest || oldest.number === 0) {
+        metrics.halted.set({ network: this.network }, 1);
+        return 'idle';
+      }
+      // The documented recovery (README "Deep reorgs"): take the node's block under the window as
+      // the ancestor, remove the whole window, publish the node's chain from there.
+      const below = await node.blockByNumber(oldest.number - 1, false);
+      if (!below) return 'idle';
+      ancestor = {
+        number: Number(below.number),
+        hash: below.hash,
+        parentHash: below.parentHash,
+        timestamp: Number(below.timestamp),
+      };
+      this.deepReorgOpen = false;
+      metrics.halted.set({ network: this.network }, 0);
+    }
+    const removal: ChainBlocksRemoved = {
+      id: chainRemovedId(this.network, newHead.hash, state.generation),
+      network: this.network,
+      removed: search.removed.map((b) => ({ number: b.number, hash: b.hash })),
+      commonAncestor: { number: ancestor.number, hash: ancestor.hash },
+      newHead,
+      detectedAt: clock.now().toISOString(),
+    };
+    if (removal.removed.length === 0) return 'idle';
+    await this.publish(Events.chainBlocksRemoved, removal, fence);
+    await repository.rewind(this.network, ancestor, state.generation + 1, fence, clock.now());
+    this.state = await repository.load(this.network);
+    metrics.reorgs.inc({ network: this.network });
+    metrics.reorgDepth.observe({ network: this.network }, removal.removed.length);
+    logger.warn(
+      { network: this.network, depth: removal.removed.length, ancestor: ancestor.number, newHead },
+      'reorg: removal published',
+    );
+    return 'progressed';
+  }
+
+  private async publish<C extends EventContract>(
+    contract: C,
+    payload: PayloadOf<C>,
+    fence: number,
+  ) {
+    // A replica whose lease ran out on its own clock must not publish another message.
+    if (this.deps.lease.token() !== fence) throw new LeaseFencedError(this.network);
+    await this.deps.publish(contract, payload);
+  }
+
+  private reportLag(head: number, cursor: WindowBlock): void {
+    const { metrics, clock } = this.deps;
+    const behind = Math.max(0, head - cursor.number);
+    metrics.cursor.set({ network: this.network }, cursor.number);
+    metrics.headLagBlocks.set({ network: this.network }, behind);
+    metrics.backfillRemaining.set({ network: this.network }, behind > 1 ? behind : 0);
+    metrics.headLagSeconds.set(
+      { network: this.network },
+      Math.max(0, clock.now().getTime() / 1000 - cursor.timestamp),
+    );
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.sleeper = {
+        timer: setTimeout(() => {
+          this.sleeper = undefined;
+          resolve();
+        }, ms),
+        resolve,
+      };
+    });
+  }
+}
