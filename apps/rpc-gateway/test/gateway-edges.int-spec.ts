@@ -1,6 +1,7 @@
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import {
+  Client,
   credentials,
   loadPackageDefinition,
   Metadata,
@@ -210,6 +211,26 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         > & { close(): void };
       };
     };
+
+    it('request bytes that are not protobuf → INVALID_ARGUMENT (was INTERNAL; H2 fuzz G1)', async () => {
+      const client = new Client(`127.0.0.1:${gateway.grpcPort}`, credentials.createInsecure());
+      try {
+        const error = await new Promise<ServiceError | null>((resolve) =>
+          client.makeUnaryRequest(
+            '/bor.BorApi/GetVoteOnHash',
+            (bytes: Buffer) => bytes,
+            (bytes: Buffer) => bytes,
+            Buffer.from('57ff33', 'hex'),
+            new Metadata(),
+            { deadline: Date.now() + 5_000 },
+            (e) => resolve(e),
+          ),
+        );
+        expect(error?.code).toBe(status.INVALID_ARGUMENT);
+      } finally {
+        client.close();
+      }
+    });
 
     it.each([
       // Echoed into the grpc-message trailer, it hung every later call of the channel.

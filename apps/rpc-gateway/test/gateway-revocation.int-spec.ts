@@ -1,0 +1,147 @@
+import WebSocket from 'ws';
+import {
+  createTestDatabase,
+  startAnvil,
+  type AnvilInstance,
+  type TestDatabase,
+} from '@meridian/testing';
+import { startBillingLedger, type BillingLedgerProcess } from './billing-ledger-process';
+import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
+
+/**
+ * "Revoked means revoked": a token rolled or deleted at the REAL billing-ledger ends its open
+ * WebSocket sessions on every replica within a second, subscriptions included, without the
+ * client sending anything. Two gateways stand for two replicas (each watches the revocation
+ * feed on its own).
+ */
+const OPERATOR_TOKEN = 'op_gateway_revocation_0123456789';
+const WITHIN_MS = 1_000;
+
+interface Session {
+  ws: WebSocket;
+  messages: Record<string, unknown>[];
+  closed: Promise<{ code: number; at: number }>;
+}
+
+describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', () => {
+  let db: TestDatabase;
+  let nats: Awaited<ReturnType<typeof provisionNamespace>>;
+  let anvil: AnvilInstance;
+  let ledger: BillingLedgerProcess;
+  let replicas: RunningGateway[];
+  let apiKey: string;
+
+  beforeAll(async () => {
+    [db, nats, anvil] = await Promise.all([
+      createTestDatabase({ prefix: 'gw_revoke' }),
+      provisionNamespace(),
+      startAnvil({ chainId: 1 }),
+    ]);
+    ledger = await startBillingLedger({
+      databaseUrl: db.url,
+      natsUrl: nats.url,
+      natsPrefix: nats.prefix,
+      operatorToken: OPERATOR_TOKEN,
+    });
+    const created = await ledger.call('POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
+      name: 'gateway revocation',
+      type: 'individual',
+      plan: 'growth',
+    });
+    apiKey = (created['api_key'] as { key: string }).key;
+    const env = {
+      REGION: 'eu',
+      NATS_URL: nats.url,
+      NATS_PREFIX: nats.prefix,
+      BILLING_GRPC_URL: ledger.grpcAddress,
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+      GRPC_ENABLED: 'false',
+    };
+    replicas = [await startGateway(env), await startGateway(env)];
+  }, 400_000);
+
+  afterAll(async () => {
+    await Promise.all((replicas ?? []).map((g) => g.stop().catch(() => undefined)));
+    await ledger?.stop();
+    await anvil?.stop();
+    await nats?.cleanup().catch(() => undefined);
+    await db?.drop().catch(() => undefined);
+  });
+
+  const newToken = async () => {
+    const created = await ledger.call('POST', '/api/v1/access-tokens', apiKey, {
+      network: 'eth-mainnet',
+    });
+    return { id: created['id'] as string, token: created['token'] as string };
+  };
+
+  const open = async (gateway: RunningGateway, token: string): Promise<Session> => {
+    const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${token}`);
+    const messages: Record<string, unknown>[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as never));
+    const closed = new Promise<{ code: number; at: number }>((resolve) =>
+      ws.once('close', (code) => resolve({ code, at: Date.now() })),
+    );
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`${res.statusCode}`)));
+    });
+    // A live subscription: what kept streaming after a roll before.
+    ws.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }),
+    );
+    const deadline = Date.now() + 10_000;
+    while (!messages.some((m) => m['id'] === 1) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(typeof messages.find((m) => m['id'] === 1)?.['result']).toBe('string');
+    return { ws, messages, closed };
+  };
+
+  const endsWithin = async (session: Session, since: number) => {
+    const outcome = await Promise.race([
+      session.closed,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 5_000)),
+    ]);
+    expect(outcome).toBeDefined();
+    expect(outcome!.code).toBe(1008);
+    expect(outcome!.at - since).toBeLessThan(WITHIN_MS);
+    expect(session.messages.at(-1)).toMatchObject({ id: null, error: { code: -32041 } });
+  };
+
+  it('rolling a token closes its sessions on every replica at once; the new token works', async () => {
+    const { id, token } = await newToken();
+    const sessions = [
+      await open(replicas[0]!, token),
+      await open(replicas[1]!, token),
+      await open(replicas[1]!, token),
+    ];
+    const other = await newToken();
+    const bystander = await open(replicas[0]!, other.token);
+
+    const rolled = await ledger.call('POST', `/api/v1/access-tokens/${id}/roll`, apiKey);
+    // Counted from the roll's answer: the change is committed then, and its publication is
+    // billing-ledger's (at once, from its outbox); what follows is the gateways' part.
+    const since = Date.now();
+    await Promise.all(sessions.map((s) => endsWithin(s, since)));
+
+    // Another token of the same account is untouched.
+    expect(bystander.ws.readyState).toBe(WebSocket.OPEN);
+    bystander.ws.close();
+    // The old token is refused on HTTP and on upgrade; the rolled one is served.
+    const call = { jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] };
+    expect((await rpc(`${replicas[0]!.url}/${token}`, call)).status).toBe(401);
+    await expect(open(replicas[1]!, token)).rejects.toThrow('401');
+    const fresh = rolled['token'] as string;
+    expect((await rpc(`${replicas[1]!.url}/${fresh}`, call)).json).toMatchObject({
+      result: expect.stringMatching(/^0x/),
+    });
+  }, 60_000);
+
+  it('deleting a token closes its sessions the same way', async () => {
+    const { id, token } = await newToken();
+    const sessions = [await open(replicas[0]!, token), await open(replicas[1]!, token)];
+    await ledger.call('DELETE', `/api/v1/access-tokens/${id}`, apiKey);
+    const since = Date.now();
+    await Promise.all(sessions.map((s) => endsWithin(s, since)));
+  }, 60_000);
+});
