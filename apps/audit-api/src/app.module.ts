@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
+import { openApiController } from '@meridian/platform-http/openapi';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AuthService } from './auth/auth.service';
@@ -28,6 +29,9 @@ import { WalletAuditService } from './wallet/wallet-audit.service';
 
 export const SERVICE = 'audit-api';
 
+/** Every REST controller; /openapi.json describes exactly these (openapi.spec.ts). */
+export const REST_CONTROLLERS = [WalletAuditController, RugPullController, QuotaController];
+
 /** Ports a test (or another deployment) may replace: where keys, chain reads and time come from. */
 export interface AuditOverrides {
   credentials?: CredentialSource;
@@ -51,7 +55,10 @@ export class AppModule {
           name: SERVICE,
         }),
       ],
-      controllers: [WalletAuditController, RugPullController, QuotaController],
+      controllers: [
+        ...REST_CONTROLLERS,
+        openApiController({ title: 'Meridian address audit API', version: 'v1' }, REST_CONTROLLERS),
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },

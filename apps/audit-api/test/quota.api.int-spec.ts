@@ -59,4 +59,18 @@ describe('audit API: GET /v1/quota (today of the daily check quota)', () => {
     const none = await quota();
     expect([none.status, none.body['error']]).toEqual([401, 'missing_api_key']);
   });
+
+  it('serves its OpenAPI document and a reference page', async () => {
+    const json = await audit.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(json.statusCode).toBe(200);
+    const document = json.json() as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/v1/wallet-audit/check');
+    const page = await audit.app.inject({ method: 'GET', url: '/reference' });
+    expect([page.statusCode, page.headers['content-type']]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+    ]);
+    expect(page.body).toContain('/v1/rug-pull/check');
+  });
 });

@@ -2,6 +2,7 @@ import { Controller, Get, Headers, UseFilters } from '@nestjs/common';
 import { AuthService } from '../auth/auth.service';
 import { AuditErrorFilter } from '../common/audit-error.filter';
 import { QuotaService } from './quota.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 /** `GET /v1/quota`: `{limit, used, resets_at}` of today's audit checks, for the key's account. */
 @Controller('v1/quota')
@@ -13,6 +14,10 @@ export class QuotaController {
   ) {}
 
   @Get()
+  @ApiRoute({
+    summary: "Today's use of the daily check quota (costs no check)",
+    responses: { 200: { description: '{limit, used, resets_at}' } },
+  })
   async today(@Headers('authorization') authorization: string | undefined) {
     return this.quota.today(await this.auth.authenticate(authorization));
   }

@@ -1,6 +1,9 @@
 import { Body, Controller, Headers, HttpCode, Post, UseFilters } from '@nestjs/common';
 import { AuditErrorFilter } from '../common/audit-error.filter';
 import { RugPullService } from './rug-pull.service';
+import { rugPullResponseSchema } from '../wallet/audit-response.schemas';
+import { rugPullRequestSchema } from '../common/audit-request.schemas';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('v1/rug-pull')
 @UseFilters(AuditErrorFilter)
@@ -8,6 +11,11 @@ export class RugPullController {
   constructor(private readonly rugPull: RugPullService) {}
 
   @Post('check')
+  @ApiRoute({
+    summary: 'Rug pull checker: token risk indicators and score',
+    body: rugPullRequestSchema,
+    responses: { 200: { description: 'the verdict', schema: rugPullResponseSchema } },
+  })
   @HttpCode(200)
   check(@Headers('authorization') authorization: string | undefined, @Body() body: unknown) {
     return this.rugPull.check(authorization, body);
