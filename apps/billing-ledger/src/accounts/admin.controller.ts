@@ -1,17 +1,8 @@
-import {
-  Body,
-  Controller,
-  Headers,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Put,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post, Put, UseGuards } from '@nestjs/common';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { OperatorGuard } from '../http/auth.guards';
+import { IdParam } from '../http/ids';
 import type { Created } from '../credentials/credentials.service';
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import {
@@ -74,7 +65,7 @@ export class AdminController {
   }
 
   @Put(':id/plan')
-  async setPlan(@Param('id') id: string, @Body() body: unknown) {
+  async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
     const row = await this.accounts.setPlan(id, input.plan, contractOf(input.contract));
     return accountView(row, await this.accounts.pendingTopUps(id), this.clock.now());
@@ -83,7 +74,7 @@ export class AdminController {
   @Post(':id/top-ups')
   @HttpCode(201)
   async topUp(
-    @Param('id') id: string,
+    @IdParam('acc', 'account not found') id: string,
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {

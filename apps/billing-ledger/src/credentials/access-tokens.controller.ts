@@ -1,15 +1,6 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { IdParam } from '../http/ids';
 import { createAccessTokenBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accessTokenView, page } from '../http/views';
@@ -40,14 +31,14 @@ export class AccessTokensController {
 
   @Post(':id/roll')
   @HttpCode(200)
-  async roll(@AccountId() accountId: string, @Param('id') id: string) {
+  async roll(@AccountId() accountId: string, @IdParam('tok') id: string) {
     const created = await this.credentials.rollAccessToken(accountId, id);
     return accessTokenView(created.row, created.secret);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {
+  async remove(@AccountId() accountId: string, @IdParam('tok') id: string): Promise<void> {
     await this.credentials.deleteAccessToken(accountId, id);
   }
 }

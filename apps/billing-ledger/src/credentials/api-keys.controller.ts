@@ -1,15 +1,6 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { IdParam } from '../http/ids';
 import { createApiKeyBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { apiKeyView, page } from '../http/views';
@@ -38,7 +29,7 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  async revoke(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {
+  async revoke(@AccountId() accountId: string, @IdParam('key') id: string): Promise<void> {
     await this.credentials.revokeApiKey(accountId, id);
   }
 }

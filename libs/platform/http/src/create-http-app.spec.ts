@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { connect, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from './create-http-app';
 
@@ -154,6 +155,28 @@ describe('createHttpApp edge', () => {
       payload: '{"a":1}',
     });
     expect(answer).toMatchObject({ status: 201, body: { body: { a: 1 } } });
+  });
+
+  it('answers bytes that are no HTTP request in our error body, then closes', async () => {
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<
+      string,
+      unknown
+    >;
+    expect(body).toEqual({
+      error: 'malformed_request',
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('logs its routes once at start', () => {

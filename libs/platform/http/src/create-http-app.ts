@@ -1,4 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -36,6 +38,7 @@ export async function createHttpApp(
     genReqId: requestIdOf,
     requestIdHeader: false,
     // Errors fastify answers before any route or hook runs (a URL that does not decode).
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error: unknown, request: { id: unknown }, reply: FrameworkReply) => {
       const requestId = String(request.id);
       const { status, body, headers } = httpAnswerOf(error);
@@ -79,6 +82,30 @@ export async function createHttpApp(
   app.useGlobalFilters(new DomainErrorFilter(options.logger));
   app.enableShutdownHooks();
   return app;
+}
+
+/**
+ * Bytes node's HTTP parser could not read as a request (a body sent without framing, a header
+ * block too large, a request too slow): answered in our error body before the connection closes,
+ * instead of fastify's `{"error":"Bad Request","message":"Client Error"}`.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request took too long to arrive']
+        : [400, 'malformed_request', 'the bytes received are not a valid HTTP request'];
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error: code, message, request_id: requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
