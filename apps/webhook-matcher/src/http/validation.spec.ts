@@ -1,0 +1,53 @@
+import { isDomainError } from '@meridian/errors';
+import { z } from 'zod';
+import { checkId, newId } from './ids';
+import { parseBody, parseQuery } from './validation';
+
+const errorOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    if (isDomainError(error))
+      return { code: error.code, path: error.details?.['path'], message: error.message };
+  }
+  return null;
+};
+
+describe('strict bodies and queries', () => {
+  const schema = z.strictObject({ name: z.string(), tags: z.array(z.number()).optional() });
+
+  it('an unknown field is malformed_body naming the field', () => {
+    expect(errorOf(() => parseBody(schema, { name: 'a', extra: 1 }))).toMatchObject({
+      code: 'malformed_body',
+      message: expect.stringContaining('"extra"'),
+    });
+  });
+
+  it('a wrong type names its path', () => {
+    expect(errorOf(() => parseBody(schema, { name: 'a', tags: [1, 'x'] }))).toMatchObject({
+      code: 'malformed_body',
+      path: 'tags[1]',
+    });
+    expect(errorOf(() => parseBody(schema, undefined))).toMatchObject({
+      code: 'malformed_body',
+      path: '(body)',
+    });
+  });
+
+  it('a bad cursor is invalid_cursor, other bad parameters invalid_query', () => {
+    const query = z.strictObject({
+      cursor: z.string().regex(/^\d+$/).optional(),
+      limit: z.coerce.number().max(5).optional(),
+    });
+    expect(errorOf(() => parseQuery(query, { cursor: 'x' }))?.code).toBe('invalid_cursor');
+    expect(errorOf(() => parseQuery(query, { limit: '9' }))?.code).toBe('invalid_query');
+  });
+});
+
+describe('ids', () => {
+  it('new ids pass their own check; anything else is invalid_id', () => {
+    expect(checkId('wh', newId('wh'))).toMatch(/^wh_[a-z2-7]{24}$/);
+    expect(errorOf(() => checkId('wh', newId('al')))?.code).toBe('invalid_id');
+    expect(errorOf(() => checkId('al', '../etc'))?.code).toBe('invalid_id');
+  });
+});
