@@ -162,13 +162,17 @@ export class StatusService {
     return changed;
   }
 
-  /** Stores balance facts from billing's balance event (newer version wins). */
+  /**
+   * Stores balance facts from billing's balance event (newer version wins). Accounts this app
+   * has never seen are skipped: every account's balance moves every second under load, and an
+   * account without webhooks has nothing here to decide (its first API call stores its facts).
+   */
   async recordBalance(facts: AccountFacts): Promise<{ planChanged: boolean }> {
     return this.dataSource.transaction(async (m) => {
       const before = await this.accounts.lock(m, facts.accountId);
+      if (before === null) return { planChanged: false };
       const after = await this.accounts.lockWith(m, facts);
       const planChanged =
-        before === null ||
         before.planId !== after.planId ||
         JSON.stringify(before.caps) !== JSON.stringify(after.caps);
       return { planChanged };
