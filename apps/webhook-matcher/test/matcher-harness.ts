@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import {
+  Events,
+  Streams,
+  Subjects,
+  chainBlockId,
+  chainRemovedId,
+  DeliveryJobSchema,
+  type ChainBlock,
+  type DeliveryJob,
+} from '@meridian/contracts';
+import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import {
+  ConsumerRunner,
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  provisionMessaging,
+} from '@meridian/platform-messaging';
+import { createTestDatabase, FakeClock, testNatsUrl, type TestDatabase } from '@meridian/testing';
+import { normalizeFilter } from '@meridian/webhooks';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { DataSource } from 'typeorm';
+import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
+import { DeliveryJobPublisher } from '../src/delivery-jobs/delivery-job.publisher';
+import { chainBlocksConsumer, chainBlocksHandler } from '../src/matching/chain-blocks.consumer';
+import { MatchingEngine } from '../src/matching/matching.engine';
+import { MatchingRepository } from '../src/matching/matching.repository';
+import { SINGLE_PARTITION, type Partition } from '../src/matching/partition';
+import { EventsBudget } from '../src/throttling/events-budget';
+
+export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+export async function until<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Stands in for chain-indexer (not committed when these tests were written): builds the CHAIN
+ * messages the indexer publishes from real anvil blocks (eth_getBlockByNumber with
+ * transactions + eth_getBlockReceipts) and publishes them with the indexer's ids.
+ */
+export class ChainFeed {
+  constructor(
+    private readonly anvilUrl: string,
+    private readonly network: string,
+    private readonly publisher: JetStreamPublisher,
+  ) {}
+
+  async block(number: number): Promise<ChainBlock> {
+    const tag = `0x${number.toString(16)}`;
+    const raw = await rpc<Record<string, unknown>>(this.anvilUrl, 'eth_getBlockByNumber', [
+      tag,
+      true,
+    ]);
+    const receipts = await rpc<Record<string, unknown>[]>(this.anvilUrl, 'eth_getBlockReceipts', [
+      tag,
+    ]);
+    return {
+      id: chainBlockId(this.network, raw['hash'] as string),
+      network: this.network,
+      number,
+      hash: raw['hash'] as string,
+      parentHash: raw['parentHash'] as string,
+      timestamp: Number.parseInt(raw['timestamp'] as string, 16),
+      transactions: raw['transactions'] as ChainBlock['transactions'],
+      receipts: receipts as ChainBlock['receipts'],
+      part: { index: 0, count: 1 },
+      publishedAt: new Date().toISOString(),
+    };
+  }
+
+  async head(): Promise<number> {
+    return Number.parseInt(await rpc<string>(this.anvilUrl, 'eth_blockNumber'), 16);
+  }
+
+  /** Publishes blocks from..to (inclusive) as canonical; returns them. */
+  async publishRange(from: number, to: number): Promise<ChainBlock[]> {
+    const out: ChainBlock[] = [];
+    for (let n = from; n <= to; n++) {
+      const block = await this.block(n);
+      await this.publisher.publish(Events.chainBlock, block);
+      out.push(block);
+    }
+    return out;
+  }
+
+  /** A reorg as the indexer reports it: the orphaned blocks newest first, then the new branch. */
+  async publishReorg(orphaned: ChainBlock[], ancestor: ChainBlock): Promise<ChainBlock[]> {
+    const head = await this.head();
+    const newHead = await this.block(head);
+    await this.publisher.publish(Events.chainBlocksRemoved, {
+      id: chainRemovedId(this.network, newHead.hash),
+      network: this.network,
+      removed: [...orphaned].reverse().map((b) => ({ number: b.number, hash: b.hash })),
+      commonAncestor: { number: ancestor.number, hash: ancestor.hash },
+      newHead: { number: newHead.number, hash: newHead.hash },
+      detectedAt: new Date().toISOString(),
+    });
+    return this.publishRange(ancestor.number + 1, head);
+  }
+}
+
+export interface Matcher {
+  engine: MatchingEngine;
+  runner: ConsumerRunner;
+  stop(): Promise<void>;
+}
+
+/** Database, NATS namespace and the matcher's parts, all real. */
+export class MatcherHarness {
+  db!: TestDatabase;
+  ds!: DataSource;
+  client!: NatsClient;
+  jsm!: JetStreamManager;
+  ns!: NatsNamespace;
+  publisher!: JetStreamPublisher;
+  prefix = `t${randomBytes(5).toString('hex')}`;
+  readonly clock = new FakeClock();
+  private readonly matchers: Matcher[] = [];
+
+  async start(partitions: readonly Partition[] = [SINGLE_PARTITION]): Promise<void> {
+    this.db = await createTestDatabase({ prefix: 'wh_matching' });
+    this.ds = createAppDataSource(dataSourceOptions(this.db.url));
+    await this.ds.initialize();
+    await runMigrations(this.ds, SCHEMA);
+    this.client = new NatsClient({ url: testNatsUrl(), name: 'matcher-int-spec' });
+    this.jsm = await jetstreamManager(await this.client.connection());
+    this.ns = new NatsNamespace(this.prefix);
+    this.publisher = new JetStreamPublisher(this.client, this.ns);
+    await provisionMessaging(this.jsm, this.prefix, {
+      streams: [Streams.CHAIN, Streams.WEBHOOK],
+      buckets: [],
+      consumers: partitions.map((p) => ({ ...chainBlocksConsumer(p), ackWaitMs: 10_000 })),
+    });
+  }
+
+  async matcher(partition: Partition = SINGLE_PARTITION): Promise<Matcher> {
+    const engine = new MatchingEngine(
+      new MatchingRepository(this.ds),
+      new DeliveryJobPublisher(this.publisher),
+      new EventsBudget(this.clock),
+      this.clock,
+      partition,
+    );
+    await engine.load();
+    const runner = new ConsumerRunner(
+      { ...chainBlocksConsumer(partition), ackWaitMs: 10_000, backoffMs: [100] },
+      chainBlocksHandler(engine),
+      { client: this.client, namespace: this.ns, publisher: this.publisher, retryDelayMs: 100 },
+    );
+    runner.start();
+    const m: Matcher = { engine, runner, stop: () => runner.stop() };
+    this.matchers.push(m);
+    return m;
+  }
+
+  /** Every delivery job on the WEBHOOK stream, in stream order. */
+  async jobs(): Promise<DeliveryJob[]> {
+    const stream = this.ns.stream('WEBHOOK');
+    const info = await this.jsm.streams.info(stream);
+    const out: DeliveryJob[] = [];
+    const prefix = this.ns.subject(Subjects.webhook.deliveryJob.base);
+    for (let s = info.state.first_seq; s <= info.state.last_seq && info.state.messages > 0; s++) {
+      const m = await this.jsm.streams.getMessage(stream, { seq: s }).catch(() => undefined);
+      if (m && m.subject.startsWith(prefix)) out.push(DeliveryJobSchema.parse(m.json()));
+    }
+    return out;
+  }
+
+  /** Sequence of the last CHAIN message the consumer acked (the matcher caught up to it). */
+  async caughtUp(partition: Partition = SINGLE_PARTITION): Promise<boolean> {
+    const chain = await this.jsm.streams.info(this.ns.stream('CHAIN'));
+    const consumer = await this.jsm.consumers.info(
+      this.ns.stream('CHAIN'),
+      this.ns.consumer(chainBlocksConsumer(partition).durable),
+    );
+    return consumer.ack_floor.stream_seq >= chain.state.last_seq;
+  }
+
+  /** Writes a webhook as the management API stores it (H4's tables) and its change-feed row. */
+  async createWebhook(w: {
+    id: string;
+    accountId: string;
+    network: string;
+    filters?: unknown;
+    addresses?: string[];
+    listRefs?: string[];
+    triggerType?: string;
+    confirmDepth?: number;
+    phases?: string[];
+  }): Promise<void> {
+    const filter = normalizeFilter({
+      filters: w.filters,
+      addresses: w.addresses,
+      list_refs: w.listRefs,
+    });
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO webhooks.webhooks (id, account_id, status, chain, network, trigger_type,
+           filters, addresses, list_refs, filter_tree, inline_address_count, confirm_depth, phases,
+           target_url, secret_sealed, created_at, updated_at)
+         VALUES ($1, $2, 'active', 'evm', $3, $4, $5, $6, $7, $8, $9, $10, $11,
+           'https://hooks.example.org/in', 'sealed', now(), now())`,
+        [
+          w.id,
+          w.accountId,
+          w.network,
+          w.triggerType ?? 'address_activity',
+          filter.filters === null ? null : JSON.stringify(filter.filters),
+          filter.addresses,
+          filter.listRefs,
+          JSON.stringify(filter.tree),
+          filter.inlineAddresses,
+          w.confirmDepth ?? 2,
+          w.phases ?? ['unconfirmed', 'confirmed'],
+        ],
+      );
+      await m.query(`INSERT INTO webhooks.change_log (account_id, webhook_id) VALUES ($1, $2)`, [
+        w.accountId,
+        w.id,
+      ]);
+    });
+  }
+
+  async setStatus(accountId: string, webhookId: string, status: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query(`UPDATE webhooks.webhooks SET status = $2 WHERE id = $1`, [webhookId, status]);
+      await m.query(`INSERT INTO webhooks.change_log (account_id, webhook_id) VALUES ($1, $2)`, [
+        accountId,
+        webhookId,
+      ]);
+    });
+  }
+
+  async createList(accountId: string, listId: string, addresses: string[]): Promise<void> {
+    await this.ds.query(
+      `INSERT INTO webhooks.address_lists (id, account_id, name, created_at, updated_at)
+       VALUES ($1, $2, $1, now(), now())`,
+      [listId, accountId],
+    );
+    await this.addToList(accountId, listId, addresses);
+  }
+
+  async addToList(accountId: string, listId: string, addresses: string[]): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO webhooks.address_list_entries (list_id, address)
+         SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+        [listId, addresses.map((a) => a.toLowerCase())],
+      );
+      await m.query(`INSERT INTO webhooks.change_log (account_id, list_id) VALUES ($1, $2)`, [
+        accountId,
+        listId,
+      ]);
+    });
+  }
+
+  async setEventCaps(
+    accountId: string,
+    eventsPerSecond: number,
+    eventsBurst: number,
+  ): Promise<void> {
+    await this.ds.query(
+      `INSERT INTO webhooks.accounts (account_id, caps) VALUES ($1, $2)
+       ON CONFLICT (account_id) DO UPDATE SET caps = EXCLUDED.caps`,
+      [accountId, JSON.stringify({ eventsPerSecond, eventsBurst })],
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.matchers.splice(0).map((m) => m.stop()));
+    for await (const name of this.jsm.streams.names())
+      if (name.includes(this.prefix)) await this.jsm.streams.delete(name);
+    await this.client.close();
+    await this.ds.destroy();
+    await this.db.drop();
+  }
+}
