@@ -1,4 +1,5 @@
 import { commonEnv } from '@meridian/platform-config';
+import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
 
 const flag = z
@@ -12,7 +13,14 @@ export const configSchema = z.object({
   ...commonEnv,
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
   /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
-  WEBHOOK_SECRETS_KEY: z.string().min(1),
+  WEBHOOK_SECRETS_KEY: z.string().refine((value) => {
+    try {
+      parseSecretsKey(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be 32 bytes, base64'),
   /** Loopback targets (http or https). Only the local stack and tests set it. */
   WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
   /** How long a resolved API key is trusted (revocation takes effect within it). */
@@ -24,6 +32,8 @@ export const configSchema = z.object({
   NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
   /** How often status entries that did not reach the KV bucket are published again (0 = off). */
   STATUS_REPUBLISH_MS: ms(1_000),
+  /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */
+  MATCHER_PARTITION: z.string().default('0/1'),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
