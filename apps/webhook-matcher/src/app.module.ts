@@ -18,6 +18,7 @@ import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { LimitsController } from './limits/limits.controller';
+import { MatchingService } from './matching/matching.service';
 import { StatusHistoryRepository } from './status/status-history.repository';
 import { StatusPublisher } from './status/status-publisher.service';
 import { StatusService } from './status/status.service';
@@ -77,6 +78,7 @@ export class AppModule {
         WebhooksService,
         AddressListsService,
         AccountChangesConsumer,
+        MatchingService,
       ],
       exports: [
         APP_CONFIG,

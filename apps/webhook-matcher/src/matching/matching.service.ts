@@ -1,0 +1,66 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { JetStreamConsumers, JetStreamPublisher } from '@meridian/platform-messaging';
+import type { Clock } from '@meridian/time';
+import { DataSource } from 'typeorm';
+import { CLOCK } from '../common/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { DeliveryJobPublisher } from '../delivery-jobs/delivery-job.publisher';
+import { EventsBudget } from '../throttling/events-budget';
+import { ChangePoller, chainBlocksConsumer, chainBlocksHandler } from './chain-blocks.consumer';
+import { MatchingEngine } from './matching.engine';
+import { MatchingRepository } from './matching.repository';
+import { parsePartition } from './partition';
+
+/**
+ * Runs matching in the app: builds the index from Postgres, then consumes CHAIN in order and
+ * follows the change feed between blocks. The consumer starts only once the index is loaded,
+ * so no block is matched against a partial index.
+ */
+@Injectable()
+export class MatchingService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('matching');
+  readonly engine: MatchingEngine;
+  private readonly poller: ChangePoller;
+  private readonly partition;
+
+  constructor(
+    dataSource: DataSource,
+    publisher: JetStreamPublisher,
+    private readonly consumers: JetStreamConsumers,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.partition = parsePartition(config.MATCHER_PARTITION);
+    this.engine = new MatchingEngine(
+      new MatchingRepository(dataSource),
+      new DeliveryJobPublisher(publisher, () => clock.now()),
+      new EventsBudget(clock),
+      clock,
+      this.partition,
+      {
+        info: (o, m) => this.logger.log({ ...o, msg: m }),
+        warn: (o, m) => this.logger.warn({ ...o, msg: m }),
+      },
+    );
+    this.poller = new ChangePoller(this.engine, (error) =>
+      this.logger.error({ err: error, msg: 'change feed poll failed' }),
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.engine.load();
+    this.consumers.run(chainBlocksConsumer(this.partition), chainBlocksHandler(this.engine));
+    this.poller.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.poller.stop();
+  }
+}
