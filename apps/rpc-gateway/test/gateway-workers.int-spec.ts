@@ -111,6 +111,22 @@ describe('rpc-gateway worker processes', () => {
     expect(after.every((a) => typeof a?.result === 'string')).toBe(true);
   }, 300_000);
 
+  it('every worker killed at once: the primary stays and replaces them all', async () => {
+    const before = listening().length;
+    const pids = listening()
+      .slice(-2)
+      .map((l) => l.pid!);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    const deadline = Date.now() + 240_000;
+    while (listening().length < before + 2 && Date.now() < deadline) {
+      expect(gateway.exitCode).toBeNull();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(listening()).toHaveLength(before + 2);
+    const answers = await Promise.all(Array.from({ length: 10 }, call));
+    expect(answers.every((a) => typeof a?.result === 'string')).toBe(true);
+  }, 300_000);
+
   it('a request that used to end a process (WebSocket upgrade to /%zz) ends none', async () => {
     const pids = listening()
       .slice(-2)
@@ -131,7 +147,7 @@ describe('rpc-gateway worker processes', () => {
       expect(status).toBe(401);
     }
     for (const pid of pids) expect(() => process.kill(pid, 0)).not.toThrow();
-    expect(listening()).toHaveLength(3);
+    expect(listening()).toHaveLength(5);
     expect(typeof (await call())?.result).toBe('string');
   });
 });

@@ -183,7 +183,9 @@ export function runReplicaPrimary(config: AppConfig, logger: Logger, workers: nu
         { worker: worker.process.pid, code, signal },
         'gateway worker died; replacing it',
       );
-      setTimeout(fork, RESTART_DELAY_MS).unref();
+      // Not unref'd: with every worker gone this timer is all that keeps the primary alive, and
+      // an unref'd one let the replica exit when its workers died together.
+      setTimeout(fork, RESTART_DELAY_MS);
     });
   };
 
