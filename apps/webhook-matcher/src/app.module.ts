@@ -17,6 +17,10 @@ import { CLOCK } from './common/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { DeliveriesController } from './deliveries/deliveries.controller';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { DeliveryHealthConsumer } from './deliveries/delivery-health.consumer';
+import { ReplayService } from './deliveries/replay.service';
 import { LimitsController } from './limits/limits.controller';
 import { MatchingService } from './matching/matching.service';
 import { StatusHistoryRepository } from './status/status-history.repository';
@@ -55,7 +59,12 @@ export class AppModule {
         }),
       ],
       // Limits first: its static path sits beside /webhooks/:id.
-      controllers: [LimitsController, WebhooksController, AddressListsController],
+      controllers: [
+        LimitsController,
+        WebhooksController,
+        DeliveriesController,
+        AddressListsController,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
@@ -79,6 +88,9 @@ export class AppModule {
         AddressListsService,
         AccountChangesConsumer,
         MatchingService,
+        DeliveriesRepository,
+        ReplayService,
+        DeliveryHealthConsumer,
       ],
       exports: [
         APP_CONFIG,

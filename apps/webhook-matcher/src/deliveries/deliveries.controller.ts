@@ -1,0 +1,60 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
+import { checkId } from '../http/ids';
+import { parseBody, parseQuery } from '../http/validation';
+import { emptyBody } from '../webhooks/webhook.schemas';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { DeliveriesRepository } from './deliveries.repository';
+import { deliveriesQuery, eventIdParam, replayRangeBody } from './deliveries.schemas';
+import { attemptView, statsView } from './deliveries.view';
+import { ReplayService } from './replay.service';
+
+/** The attempt log, stats and replay of one webhook (someone else's id answers 404). */
+@Controller('api/v1/webhooks')
+@UseGuards(ApiKeyGuard)
+export class DeliveriesController {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly replays: ReplayService,
+  ) {}
+
+  @Get(':id/deliveries')
+  async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(deliveriesQuery, query);
+    const row = await this.webhooks.get(accountId, checkId('wh', id));
+    const page = await this.deliveries.failedPage(row.id, limit, cursor);
+    return { items: page.items.map(attemptView), next_cursor: page.nextCursor };
+  }
+
+  @Get(':id/stats')
+  async stats(@AccountId() accountId: string, @Param('id') id: string) {
+    const row = await this.webhooks.get(accountId, checkId('wh', id));
+    const { stats, rateLimited } = await this.deliveries.stats(row.id);
+    return statsView(stats, rateLimited);
+  }
+
+  @Post(':id/deliveries/:eventId/replay')
+  @HttpCode(202)
+  async replayOne(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Param('eventId') eventId: string,
+    @Body() body: unknown,
+  ) {
+    parseBody(emptyBody.optional(), body);
+    return this.replays.replay(accountId, checkId('wh', id), {
+      eventId: parseBody(eventIdParam, eventId),
+    });
+  }
+
+  @Post(':id/replay')
+  @HttpCode(202)
+  async replayRange(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ) {
+    return this.replays.replay(accountId, checkId('wh', id), parseBody(replayRangeBody, body));
+  }
+}

@@ -1,0 +1,228 @@
+import {
+  Events,
+  deliveryJobId,
+  type DeliveryHealth,
+  type DeliveryJob,
+  type WebhookEventBody,
+} from '@meridian/contracts';
+import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { testNatsUrl } from '@meridian/testing';
+import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  TARGET,
+  type MatcherTestStack,
+} from '../../test/support/matcher-app';
+
+jest.setTimeout(180_000);
+
+const MIN = 60_000;
+
+describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS, Postgres, billing-ledger)', () => {
+  let s: MatcherTestStack;
+  let client: NatsClient;
+  let publisher: JetStreamPublisher;
+  let nc: NatsConnection;
+  let key: string;
+  let accountId: string;
+  let other: string;
+  let seq = 0;
+
+  beforeAll(async () => {
+    s = await startMatcherStack();
+    client = new NatsClient({ url: testNatsUrl(), name: 'deliveries-test' });
+    await client.connection();
+    publisher = new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix));
+    nc = await connect({ servers: testNatsUrl() });
+    ({ key, accountId } = await s.billing.createAccount({ plan: 'starter' }));
+    other = (await s.billing.createAccount({ plan: 'starter' })).key;
+  });
+  afterAll(async () => {
+    await client?.close();
+    await nc?.close();
+    await s?.close();
+  });
+
+  const create = async () => {
+    const answer = await s.call('POST', '/webhooks', key, {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: TARGET,
+      addresses: [address(7)],
+    });
+    expect(answer.status).toBe(201);
+    return answer.body.id as string;
+  };
+
+  const payload = (webhookId: string, eventId: string, block = 100): WebhookEventBody => ({
+    webhookId,
+    eventId,
+    type: 'address_activity',
+    network: 'eth-mainnet',
+    confirmed: false,
+    removed: false,
+    block: { number: `0x${block.toString(16)}`, hash: `0x${'ab'.repeat(32)}`, timestamp: '0x1' },
+    raw: { transactionHash: `0x${'cd'.repeat(32)}` },
+  });
+
+  /** What delivery-worker publishes after an attempt. */
+  const attempt = async (
+    webhookId: string,
+    fields: Partial<DeliveryHealth> & Pick<DeliveryHealth, 'outcome'>,
+  ): Promise<DeliveryHealth> => {
+    seq += 1;
+    const eventId = fields.eventId ?? `ev_${seq}`;
+    const n = fields.attempt ?? 1;
+    const health: DeliveryHealth = {
+      id: `${deliveryJobId(webhookId, eventId, 'unconfirmed')}:${n}`,
+      webhookId,
+      accountId,
+      eventId,
+      phase: 'unconfirmed',
+      attempt: n,
+      billed: fields.outcome !== 'skipped_breaker_open',
+      final: fields.outcome === 'success',
+      at: s.clock.now().toISOString(),
+      ...(fields.outcome === 'failure'
+        ? { statusCode: 500, errorClass: 'http_status' as const }
+        : {}),
+      ...fields,
+    };
+    await publisher.publish(Events.deliveryHealth, health);
+    return health;
+  };
+
+  const stats = async (id: string) => (await s.call('GET', `/webhooks/${id}/stats`, key)).body;
+
+  it('counts delivered and failed attempts once each (breaker skips count as failed) and lists failures newest first', async () => {
+    const id = await create();
+    await attempt(id, { outcome: 'success', statusCode: 200, durationMs: 12 });
+    const f1 = await attempt(id, { outcome: 'failure', responseBody: 'nope', durationMs: 30 });
+    const f2 = await attempt(id, { outcome: 'skipped_breaker_open', errorClass: 'breaker_open' });
+    // A redelivered outcome changes nothing.
+    await publisher.publishJson(`webhook.delivery.attempted.v1.${accountId}`, f1, `${f1.id}-again`);
+    await eventually(async () => (await stats(id)).failed_total === 2);
+    expect(await stats(id)).toEqual({
+      delivered_total: 1,
+      failed_total: 2,
+      rate_limited_total: 0,
+      last_delivered_at: expect.any(String),
+    });
+    const page1 = await s.call('GET', `/webhooks/${id}/deliveries?limit=1`, key);
+    expect(page1.status).toBe(200);
+    expect(page1.body.items).toEqual([
+      expect.objectContaining({
+        event_id: f2.eventId,
+        outcome: 'skipped_breaker_open',
+        error_class: 'breaker_open',
+      }),
+    ]);
+    const page2 = await s.call(
+      'GET',
+      `/webhooks/${id}/deliveries?limit=1&cursor=${page1.body.next_cursor}`,
+      key,
+    );
+    expect(page2.body.items).toEqual([
+      expect.objectContaining({
+        event_id: f1.eventId,
+        attempt: 1,
+        status_code: 500,
+        duration_ms: 30,
+        error_class: 'http_status',
+        response_body: 'nope',
+      }),
+    ]);
+    expect(page2.body.next_cursor).toBeNull();
+    // Someone else's id is a 404 like an unknown one; a bad cursor is a 400.
+    expect((await s.call('GET', `/webhooks/${id}/stats`, other)).status).toBe(404);
+    expect((await s.call('GET', `/webhooks/${id}/deliveries`, other)).status).toBe(404);
+    expect((await s.call('GET', `/webhooks/${id}/deliveries?cursor=x`, key)).status).toBe(400);
+  });
+
+  it('feeds the auto-pause decision: 30 min of failures with ≥ 20 attempts → paused_auto', async () => {
+    const id = await create();
+    await attempt(id, { outcome: 'failure' });
+    s.clock.advance(30 * MIN);
+    for (let i = 0; i < 18; i += 1) await attempt(id, { outcome: 'failure' });
+    await eventually(async () => (await stats(id)).failed_total === 19);
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
+    await attempt(id, { outcome: 'skipped_breaker_open', errorClass: 'breaker_open' });
+    await eventually(
+      async () => (await s.call('GET', `/webhooks/${id}`, key)).body.status === 'paused_auto',
+    );
+  });
+
+  it('a success resets the failing run', async () => {
+    const id = await create();
+    await attempt(id, { outcome: 'failure' });
+    s.clock.advance(30 * MIN);
+    await attempt(id, { outcome: 'success' });
+    for (let i = 0; i < 20; i += 1) await attempt(id, { outcome: 'failure' });
+    await eventually(async () => (await stats(id)).failed_total === 21);
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
+  });
+
+  async function jobsOnStream(): Promise<DeliveryJob[]> {
+    const jsm = await jetstreamManager(nc);
+    const name = `${s.natsPrefix}_WEBHOOK`;
+    const consumer = await jsm
+      .jetstream()
+      .consumers.get(name, { deliver_policy: DeliverPolicy.All });
+    const out: DeliveryJob[] = [];
+    for (;;) {
+      const msg = await consumer.next({ expires: 1_000 });
+      if (msg === null) break;
+      if (msg.subject.startsWith(`${s.natsPrefix}.webhook.delivery.requested.v1.`))
+        out.push(msg.json());
+      if (msg.info.pending === 0) break;
+    }
+    return out;
+  }
+
+  it('replays a given-up event and a block range as new jobs (fresh attempts); 409 unless active', async () => {
+    const id = await create();
+    const gaveUp = await attempt(id, {
+      outcome: 'failure',
+      attempt: 8,
+      final: true,
+      eventId: 'ev_given_up',
+      payload: payload(id, 'ev_given_up', 200),
+    });
+    await attempt(id, {
+      outcome: 'failure',
+      attempt: 8,
+      final: true,
+      eventId: 'ev_other',
+      payload: payload(id, 'ev_other', 300),
+    });
+    await eventually(async () => (await stats(id)).failed_total === 2);
+    const one = await s.call('POST', `/webhooks/${id}/deliveries/ev_given_up/replay`, key);
+    expect(one).toEqual({ status: 202, body: { replayed: 1, event_ids: ['ev_given_up'] } });
+    const range = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 250, to: '0x200' });
+    expect(range.body).toEqual({ replayed: 1, event_ids: ['ev_other'] });
+    const jobs = (await jobsOnStream()).filter((j) => j.webhookId === id);
+    expect(jobs).toHaveLength(2);
+    expect(jobs[0]).toMatchObject({
+      eventId: gaveUp.eventId,
+      attempt: 1,
+      test: false,
+      payload: gaveUp.payload,
+    });
+    expect(jobs[0]!.id).toMatch(new RegExp(`^${id}:ev_given_up:unconfirmed:replay-`));
+    expect((await s.call('POST', `/webhooks/${id}/deliveries/ev_unknown/replay`, key)).status).toBe(
+      404,
+    );
+    expect((await s.call('POST', `/webhooks/${id}/replay`, key, { from: 5, to: 1 })).status).toBe(
+      400,
+    );
+    expect((await s.call('POST', `/webhooks/${id}/replay`, other, { from: 1, to: 5 })).status).toBe(
+      404,
+    );
+    await s.call('POST', `/webhooks/${id}/pause`, key);
+    const refused = await s.call('POST', `/webhooks/${id}/deliveries/ev_given_up/replay`, key);
+    expect([refused.status, refused.body.error]).toEqual([409, 'webhook_not_active']);
+  });
+});

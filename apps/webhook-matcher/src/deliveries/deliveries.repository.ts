@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import type { DeliveryHealth, WebhookEventBody } from '@meridian/contracts';
+import { DataSource } from 'typeorm';
+
+export interface AttemptRow {
+  seq: string;
+  id: string;
+  event_id: string;
+  phase: string;
+  attempt: number;
+  outcome: string;
+  billed: boolean;
+  final: boolean;
+  test: boolean;
+  status_code: number | null;
+  duration_ms: number | null;
+  error_class: string | null;
+  error: string | null;
+  response_body: string | null;
+  at: Date;
+}
+
+export interface StatsRow {
+  delivered_total: string;
+  failed_total: string;
+  last_delivered_at: Date | null;
+  failing_since: Date | null;
+  attempts_since_failing: number;
+}
+
+export interface RecordResult {
+  /** False when this attempt id was recorded before (a redelivered event). */
+  recorded: boolean;
+  stats: StatsRow | undefined;
+}
+
+function blockNumberOf(payload: WebhookEventBody | undefined): string | null {
+  if (!payload) return null;
+  return BigInt(payload.block.number).toString();
+}
+
+/** The attempt log and counters (webhooks.delivery_attempts, webhooks.delivery_stats). */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Records one outcome and moves the counters in one transaction, once per attempt id. Test
+   * deliveries are logged but stay out of the counters and the auto-pause facts. Outcomes are
+   * consumed in parallel, so the failing run is kept by attempt time, not arrival: a success
+   * ends the failures before it, and a failure older than the last success starts no run.
+   */
+  async record(h: DeliveryHealth): Promise<RecordResult> {
+    return this.db.transaction(async (m) => {
+      const inserted: unknown[] = await m.query(
+        `INSERT INTO webhooks.delivery_attempts
+           (id, webhook_id, account_id, event_id, phase, attempt, outcome, billed, final, test,
+            status_code, duration_ms, error_class, error, response_body, block_number, payload, at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)
+         ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [
+          h.id,
+          h.webhookId,
+          h.accountId,
+          h.eventId,
+          h.phase,
+          h.attempt,
+          h.outcome,
+          h.billed,
+          h.final,
+          h.test ?? false,
+          h.statusCode ?? null,
+          h.durationMs ?? null,
+          h.errorClass ?? null,
+          h.error ?? null,
+          h.responseBody ?? null,
+          blockNumberOf(h.payload),
+          h.payload ? JSON.stringify(h.payload) : null,
+          h.at,
+        ],
+      );
+      if (inserted.length === 0) return { recorded: false, stats: undefined };
+      if (h.test) return { recorded: true, stats: undefined };
+      const ok = h.outcome === 'success';
+      const rows: StatsRow[] = await m.query(
+        `INSERT INTO webhooks.delivery_stats AS s
+           (webhook_id, delivered_total, failed_total, last_delivered_at, failing_since, attempts_since_failing)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (webhook_id) DO UPDATE SET
+           delivered_total = s.delivered_total + EXCLUDED.delivered_total,
+           failed_total = s.failed_total + EXCLUDED.failed_total,
+           last_delivered_at = GREATEST(s.last_delivered_at, EXCLUDED.last_delivered_at),
+           failing_since = CASE
+             WHEN $7 THEN CASE WHEN s.failing_since <= $8 THEN NULL ELSE s.failing_since END
+             WHEN s.last_delivered_at >= $8 THEN s.failing_since
+             ELSE LEAST(COALESCE(s.failing_since, $8), $8) END,
+           attempts_since_failing = CASE
+             WHEN $7 THEN CASE WHEN s.failing_since <= $8 THEN 0 ELSE s.attempts_since_failing END
+             WHEN s.last_delivered_at >= $8 THEN s.attempts_since_failing
+             ELSE s.attempts_since_failing + 1 END
+         RETURNING delivered_total, failed_total, last_delivered_at, failing_since, attempts_since_failing`,
+        [
+          h.webhookId,
+          ok ? 1 : 0,
+          ok ? 0 : 1,
+          ok ? h.at : null,
+          ok ? null : h.at,
+          ok ? 0 : 1,
+          ok,
+          h.at,
+        ],
+      );
+      return { recorded: true, stats: rows[0] };
+    });
+  }
+
+  /** Failed attempts, newest first; cursor = the last row's seq. */
+  async failedPage(webhookId: string, limit: number, cursor: string | undefined) {
+    const rows: AttemptRow[] = await this.db.query(
+      `SELECT seq, id, event_id, phase, attempt, outcome, billed, final, test, status_code,
+              duration_ms, error_class, error, response_body, at
+         FROM webhooks.delivery_attempts
+        WHERE webhook_id = $1 AND outcome <> 'success' AND ($2::bigint IS NULL OR seq < $2::bigint)
+        ORDER BY seq DESC LIMIT $3`,
+      [webhookId, cursor ?? null, limit + 1],
+    );
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };
+  }
+
+  async stats(webhookId: string): Promise<{ stats: StatsRow | undefined; rateLimited: string }> {
+    const [stats] = (await this.db.query(
+      `SELECT delivered_total, failed_total, last_delivered_at, failing_since, attempts_since_failing
+         FROM webhooks.delivery_stats WHERE webhook_id = $1`,
+      [webhookId],
+    )) as StatsRow[];
+    const [limited] = (await this.db.query(
+      `SELECT rate_limited_total FROM webhooks.matching_rate_limited WHERE webhook_id = $1`,
+      [webhookId],
+    )) as { rate_limited_total: string }[];
+    return { stats, rateLimited: limited?.rate_limited_total ?? '0' };
+  }
+
+  /** Given-up events (final failure) of one event, or in a time or block range, oldest first. */
+  async givenUp(
+    webhookId: string,
+    range:
+      { eventId: string } | { fromAt: Date; toAt: Date } | { fromBlock: bigint; toBlock: bigint },
+    limit: number,
+  ): Promise<{ event_id: string; phase: string; payload: WebhookEventBody }[]> {
+    const where =
+      'eventId' in range
+        ? 'event_id = $2'
+        : 'fromAt' in range
+          ? 'at >= $2 AND at <= $3'
+          : 'block_number >= $2 AND block_number <= $3';
+    const params =
+      'eventId' in range
+        ? [range.eventId]
+        : 'fromAt' in range
+          ? [range.fromAt, range.toAt]
+          : [range.fromBlock.toString(), range.toBlock.toString()];
+    return this.db.query(
+      `SELECT DISTINCT ON (event_id, phase) event_id, phase, payload
+         FROM webhooks.delivery_attempts
+        WHERE webhook_id = $1 AND final AND outcome <> 'success' AND NOT test AND payload IS NOT NULL
+          AND ${where}
+        ORDER BY event_id, phase, seq DESC
+        LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [webhookId, ...params],
+    );
+  }
+}

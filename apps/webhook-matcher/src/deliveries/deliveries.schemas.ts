@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+export const deliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z
+    .string()
+    .regex(/^\d{1,19}$/, 'use next_cursor of the previous page')
+    .optional(),
+});
+
+const blockNumber = z.union([
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  z.string().regex(/^0x[0-9a-fA-F]{1,16}$/, 'a block number (integer or hex)'),
+]);
+
+/** `{from, to}`: both ISO times, or both block numbers; from ≤ to. */
+export const replayRangeBody = z
+  .strictObject({
+    from: z.union([z.iso.datetime({ offset: true }), blockNumber]),
+    to: z.union([z.iso.datetime({ offset: true }), blockNumber]),
+  })
+  .transform((b, ctx) => {
+    const isTime = (v: unknown) => typeof v === 'string' && !v.startsWith('0x');
+    if (isTime(b.from) !== isTime(b.to)) {
+      ctx.addIssue({ code: 'custom', message: 'from and to are both times or both block numbers' });
+      return z.NEVER;
+    }
+    if (isTime(b.from)) {
+      const fromAt = new Date(b.from as string);
+      const toAt = new Date(b.to as string);
+      if (fromAt > toAt) {
+        ctx.addIssue({ code: 'custom', message: 'from is after to' });
+        return z.NEVER;
+      }
+      return { fromAt, toAt };
+    }
+    const fromBlock = BigInt(b.from);
+    const toBlock = BigInt(b.to);
+    if (fromBlock > toBlock) {
+      ctx.addIssue({ code: 'custom', message: 'from is above to' });
+      return z.NEVER;
+    }
+    return { fromBlock, toBlock };
+  });
+
+export const eventIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'an eventId');

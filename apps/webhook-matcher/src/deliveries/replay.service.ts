@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Events, deliveryJobId, type DeliveryJob, type DeliveryPhase } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import { JetStreamPublisher } from '@meridian/platform-messaging';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../common/clock.token';
+import { StatusPublisher } from '../status/status-publisher.service';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { DeliveriesRepository } from './deliveries.repository';
+
+/** Events replayed by one range request at most (a larger range is cut into several calls). */
+export const REPLAY_LIMIT = 1_000;
+
+/**
+ * Replay (beyond the reference): a given-up event goes out again as a new delivery job of the
+ * same eventId and phase (receivers de-duplicate on eventId + phase, so a receiver that already
+ * has it may ignore it). The job id carries a replay stamp, so the worker starts a fresh run of
+ * 8 attempts, each billed like any other.
+ */
+@Injectable()
+export class ReplayService {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly jobs: JetStreamPublisher,
+    private readonly statusPublisher: StatusPublisher,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async replay(
+    accountId: string,
+    webhookId: string,
+    range: Parameters<DeliveriesRepository['givenUp']>[1],
+  ): Promise<{ replayed: number; event_ids: string[] }> {
+    const row = await this.webhooks.get(accountId, webhookId);
+    if (row.status !== 'active')
+      throw new DomainError(
+        'webhook_not_active',
+        'conflict',
+        `replays are sent only while active (now ${row.status})`,
+      );
+    const events = await this.deliveries.givenUp(webhookId, range, REPLAY_LIMIT);
+    if ('eventId' in range && events.length === 0)
+      throw new DomainError('not_found', 'not_found', 'no given-up delivery of this event');
+    await this.statusPublisher.publish([webhookId]);
+    const now = this.clock.now();
+    const stamp = now.getTime().toString(36);
+    for (const event of events) {
+      const phase = event.phase as DeliveryPhase;
+      const job: DeliveryJob = {
+        id: `${deliveryJobId(webhookId, event.event_id, phase)}:replay-${stamp}`,
+        webhookId,
+        accountId,
+        eventId: event.event_id,
+        phase,
+        test: false,
+        attempt: 1,
+        payload: event.payload,
+        createdAt: now.toISOString(),
+      };
+      await this.jobs.publish(Events.deliveryJob, job);
+    }
+    return { replayed: events.length, event_ids: [...new Set(events.map((e) => e.event_id))] };
+  }
+}
