@@ -1,3 +1,8 @@
+import { Subjects } from '@meridian/contracts';
+import { NatsNamespace } from '@meridian/platform-messaging';
+import { testNatsUrl } from '@meridian/testing';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import {
   address,
   eventually,
@@ -251,5 +256,43 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     await s.billing.setPlan(owner.accountId, null);
     await s.billing.topUp(owner.key, 1_000_000);
     expect((await post(owner.key, id, 'resume')).body.status).toBe('active');
+  });
+
+  it('Free daily exhaustion: the allowance spent (node usage through billing) → paused_no_balance after 30 minutes; resume before the 07:30 top-up is 409', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'free' });
+    const id = (await create(key)).body.id;
+    // Spend the whole daily allowance the way rpc-gateway does: a usage event billing applies.
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const now = new Date();
+      const usage = {
+        id: `h4-test:${accountId}:${now.toISOString()}`,
+        kind: 'node',
+        producerId: 'h4-test',
+        accountId,
+        windowStart: new Date(now.getTime() - 1_000).toISOString(),
+        windowEnd: now.toISOString(),
+        items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 2_500, cu: 50_000 }],
+        totalCu: 50_000,
+      };
+      const subject = new NatsNamespace(s.natsPrefix).subject(Subjects.billing.usage.of(accountId));
+      await jetstream(nc).publish(subject, JSON.stringify(usage), { msgID: usage.id });
+    } finally {
+      await nc.close();
+    }
+    let exhaustedSince: Date | null = null;
+    await eventually(async () => {
+      const rows: Array<{ exhausted_since: Date | null }> = await s.dataSource.query(
+        `SELECT exhausted_since FROM webhooks.accounts WHERE account_id = $1`,
+        [accountId],
+      );
+      exhaustedSince = rows[0]?.exhausted_since ?? null;
+      return exhaustedSince !== null;
+    }, 20_000);
+    s.clock.set(new Date(exhaustedSince!.getTime() + 30 * MIN));
+    expect(await s.status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(true);
+    const refused = await post(key, id, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'insufficient_balance']);
+    expect(await statusOf(key, id)).toBe('paused_no_balance');
   });
 });
