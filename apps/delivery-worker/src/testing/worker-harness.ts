@@ -67,6 +67,7 @@ export interface Received {
 export class Receiver {
   readonly received: Received[] = [];
   private readonly statuses = new Map<string, number>();
+  private readonly delays = new Map<string, number>();
   private server!: Server;
   url = '';
 
@@ -83,7 +84,13 @@ export class Receiver {
           at: Date.now(),
         });
         const status = this.statuses.get(path) ?? 200;
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} for ${path}`);
+        const answer = () =>
+          res
+            .writeHead(status, { 'content-type': 'text/plain' })
+            .end(`answer ${status} for ${path}`);
+        const delay = this.delays.get(path) ?? 0;
+        if (delay > 0) setTimeout(answer, delay);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -92,6 +99,11 @@ export class Receiver {
 
   answer(path: string, status: number): void {
     this.statuses.set(path, status);
+  }
+
+  /** Answers requests to `path` only after `ms` (a slow endpoint). */
+  delay(path: string, ms: number): void {
+    this.delays.set(path, ms);
   }
 
   at(path: string): Received[] {
