@@ -3,7 +3,7 @@
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'e2e',
-  testMatch: ['<rootDir>/tools/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/tools/**/*.e2e-spec.ts', '<rootDir>/apps/dashboard/test/**/*.e2e-spec.ts'],
   testTimeout: 330_000,
   maxWorkers: 1,
 };

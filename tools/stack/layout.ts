@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ENDPOINTS } from '@meridian/networks';
+import { dashboardEnv, dashboardSecrets } from './dashboard';
 
 /** Where everything of the local stack lives and listens. Overridable by env for tests. */
 export interface StackLayout {
@@ -65,10 +66,17 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     },
     { name: 'audit-api', app: 'audit-api', httpPort: port(2), env: {} },
   ];
+  const host = '127.0.0.1';
+  apps.push({
+    name: 'dashboard',
+    app: 'dashboard',
+    httpPort: port(6),
+    env: dashboardEnv(apps, host, root, dashboardSecrets(dir, env)),
+  });
   return {
     root,
     dir,
-    host: '127.0.0.1',
+    host,
     postgresPort: Number(env['STACK_PG_PORT'] ?? 5432),
     natsPort: Number(env['STACK_NATS_PORT'] ?? 4222),
     natsPrefix: env['NATS_PREFIX'] ?? '',

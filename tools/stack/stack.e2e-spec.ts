@@ -81,6 +81,7 @@ describe('local stack launcher', () => {
         'audit-api',
         'billing-ledger',
         'chain-indexer',
+        'dashboard',
         'delivery-worker',
         'rpc-gateway-asia',
         'rpc-gateway-eu',

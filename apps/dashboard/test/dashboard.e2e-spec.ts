@@ -15,6 +15,11 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
+/** The operator the stack creates; a reused stack names its own in the same variables. */
+const OPERATOR = {
+  email: process.env['DASHBOARD_OPERATOR_EMAIL'] ?? 'operator@meridian.example',
+  password: process.env['DASHBOARD_OPERATOR_PASSWORD'] ?? 'operator password for the e2e test',
+};
 
 interface Endpoints {
   apps: Record<string, string>;
@@ -38,6 +43,22 @@ describe('dashboard in a real browser against the local stack', () => {
     if (reuse) {
       dir = reuse;
     } else {
+      // The page as it is in the tree (the launcher builds it too, when missing or stale).
+      await new Promise<void>((done, fail) => {
+        const vite = spawn(
+          process.execPath,
+          [
+            join(ROOT, 'node_modules/vite/bin/vite.js'),
+            'build',
+            '--config',
+            join(ROOT, 'apps/dashboard/web/vite.config.mts'),
+            '--logLevel',
+            'warn',
+          ],
+          { cwd: ROOT, stdio: 'inherit' },
+        );
+        vite.on('exit', (code) => (code === 0 ? done() : fail(new Error(`vite build: ${code}`))));
+      });
       db = await createTestDatabase({ prefix: 'dashboard_e2e' });
       launcher = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
         cwd: ROOT,
@@ -48,6 +69,8 @@ describe('dashboard in a real browser against the local stack', () => {
           DATABASE_URL: db.url,
           NATS_PREFIX: `dash_e2e_${process.pid}_${Date.now().toString(36)}`,
           LOG_LEVEL: 'warn',
+          DASHBOARD_OPERATOR_EMAIL: OPERATOR.email,
+          DASHBOARD_OPERATOR_PASSWORD: OPERATOR.password,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
@@ -252,16 +275,12 @@ describe('dashboard in a real browser against the local stack', () => {
   );
 
   it('lets an operator change the plan, and the customer sees the new limits', async () => {
-    const secrets = JSON.parse(readFileSync(join(dir, 'dashboard-secrets.json'), 'utf8')) as {
-      operatorEmail: string;
-      operatorPassword: string;
-    };
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const operator = await operatorContext.newPage();
     operator.setDefaultTimeout(WAIT);
     await operator.goto(dashboard);
-    await operator.getByLabel('Email').fill(secrets.operatorEmail);
-    await operator.getByLabel('Password').fill(secrets.operatorPassword);
+    await operator.getByLabel('Email').fill(OPERATOR.email);
+    await operator.getByLabel('Password').fill(OPERATOR.password);
     await operator.getByRole('button', { name: 'Sign in' }).click();
     await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
     await operator.getByLabel('Search by email or account id').fill(email);
