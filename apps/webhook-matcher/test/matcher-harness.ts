@@ -122,6 +122,8 @@ export class ChainFeed {
 
 export interface Matcher {
   engine: MatchingEngine;
+  /** Counts what this replica published and what the stream refused as a duplicate id. */
+  jobs: DeliveryJobPublisher;
   runner: ConsumerRunner;
   stop(): Promise<void>;
 }
@@ -155,9 +157,10 @@ export class MatcherHarness {
   }
 
   async matcher(partition: Partition = SINGLE_PARTITION): Promise<Matcher> {
+    const jobs = new DeliveryJobPublisher(this.publisher);
     const engine = new MatchingEngine(
       new MatchingRepository(this.ds),
-      new DeliveryJobPublisher(this.publisher),
+      jobs,
       new EventsBudget(this.clock),
       this.clock,
       partition,
@@ -169,7 +172,7 @@ export class MatcherHarness {
       { client: this.client, namespace: this.ns, publisher: this.publisher, retryDelayMs: 100 },
     );
     runner.start();
-    const m: Matcher = { engine, runner, stop: () => runner.stop() };
+    const m: Matcher = { engine, jobs, runner, stop: () => runner.stop() };
     this.matchers.push(m);
     return m;
   }
