@@ -12,7 +12,7 @@ import {
 import { startAuditApp, type AuditTestApp } from '../test/support/audit-app';
 import { fixture, setUpDevnet, SUPPLY, type Devnet } from '../test/support/devnet';
 import { InTestCredentialSource } from '../test/support/in-test-credentials';
-import { REAL_WORLD_TOKENS } from './real-world-corpus';
+import { deployRealWorldToken, REAL_WORLD_TOKENS } from './real-world-corpus';
 import { sourceOf, TOKEN_VARIANTS, type TokenVariant } from './token-corpus';
 
 const KEY = 'bench-key';
@@ -116,12 +116,7 @@ async function deployCorpus(
   // scam patterns from published datasets and tutorials).
   for (const token of REAL_WORLD_TOKENS) {
     const f = fixture(token.contract as 'CleanToken') as { abi: Abi; bytecode: Hex };
-    const address = await devnet.deploy(f.abi, f.bytecode, [SUPPLY]);
-    if (token.pool) {
-      const pair = await devnet.addLiquidity(address, SUPPLY / 2n, parseEther('10'));
-      if (token.market) await devnet.send(address, OWNER_ABI, 'setMarket', [pair]);
-    }
-    if (token.renounce) await devnet.send(address, OWNER_ABI, 'renounceOwnership', []);
+    const address = await deployRealWorldToken(devnet, token, f, SUPPLY);
     out.push({
       variant: {
         name: token.contract,

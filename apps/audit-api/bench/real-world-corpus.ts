@@ -1,3 +1,5 @@
+import { parseAbi, parseEther, type Abi, type Address, type Hex } from 'viem';
+
 /**
  * Tokens with the shapes of real-world contracts written by other people (canonical tokens,
  * launch tokens with ordinary anti-bot rules, scam patterns from published rug pull datasets and
@@ -67,3 +69,28 @@ export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
     market: true,
   }),
 ];
+
+/** The slice of the test devnet the deployment needs (test/support/devnet.ts). */
+interface DevnetLike {
+  deploy(abi: Abi, bytecode: Hex, args?: readonly unknown[]): Promise<Address>;
+  send(to: Address, abi: Abi, functionName: string, args: readonly unknown[]): Promise<void>;
+  addLiquidity(token: Address, tokenAmount: bigint, ethAmount: bigint): Promise<Address>;
+}
+
+const SET_UP_ABI = parseAbi(['function setMarket(address)', 'function renounceOwnership()']);
+
+/** Deploys one token with `supply`, half of it as liquidity against 10 ETH, as its entry says. */
+export async function deployRealWorldToken(
+  devnet: DevnetLike,
+  token: RealWorldToken,
+  artifact: { abi: Abi; bytecode: Hex },
+  supply: bigint,
+): Promise<Address> {
+  const address = await devnet.deploy(artifact.abi, artifact.bytecode, [supply]);
+  if (token.pool) {
+    const pair = await devnet.addLiquidity(address, supply / 2n, parseEther('10'));
+    if (token.market) await devnet.send(address, SET_UP_ABI, 'setMarket', [pair]);
+  }
+  if (token.renounce) await devnet.send(address, SET_UP_ABI, 'renounceOwnership', []);
+  return address;
+}

@@ -1,13 +1,12 @@
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
-import { parseAbi, parseEther, type Abi, type Address, type Hex } from 'viem';
-import { REAL_WORLD_TOKENS } from '../bench/real-world-corpus';
+import { type Abi, type Address, type Hex } from 'viem';
+import { deployRealWorldToken, REAL_WORLD_TOKENS } from '../bench/real-world-corpus';
 import { rugPullResponseSchema } from '../src/wallet/audit-response.schemas';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { fixture, setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
 import { InTestCredentialSource } from './support/in-test-credentials';
 
 const KEY = 'real-world-key';
-const OWNER_ABI = parseAbi(['function setMarket(address)', 'function renounceOwnership()']);
 
 /**
  * The rug pull checker on tokens shaped like real-world contracts (bench/real-world-corpus.ts):
@@ -27,13 +26,7 @@ describe('rug pull checker on real-world token shapes (anvil + Uniswap V2)', () 
     devnet = await setUpDevnet(anvil.url);
     for (const token of REAL_WORLD_TOKENS) {
       const f = fixture(token.contract as 'CleanToken') as { abi: Abi; bytecode: Hex };
-      const address = await devnet.deploy(f.abi, f.bytecode, [SUPPLY]);
-      if (token.pool) {
-        const pair = await devnet.addLiquidity(address, SUPPLY / 2n, parseEther('10'));
-        if (token.market) await devnet.send(address, OWNER_ABI, 'setMarket', [pair]);
-      }
-      if (token.renounce) await devnet.send(address, OWNER_ABI, 'renounceOwnership', []);
-      tokens[token.contract] = address;
+      tokens[token.contract] = await deployRealWorldToken(devnet, token, f, SUPPLY);
     }
     const credentials = new InTestCredentialSource().add(KEY, {
       planId: 'enterprise',
