@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
+import { openApiController } from '@meridian/platform-http/openapi';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
@@ -36,6 +37,15 @@ export interface AppOptions {
   clock?: Clock;
 }
 
+/** Every REST controller; /openapi.json describes exactly these (openapi.spec.ts). */
+export const REST_CONTROLLERS = [
+  AccountController,
+  AdminController,
+  ApiKeysController,
+  AccessTokensController,
+  TopUpsController,
+];
+
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: Logger, options: AppOptions = {}): DynamicModule {
@@ -52,11 +62,11 @@ export class AppModule {
         }),
       ],
       controllers: [
-        AccountController,
-        AdminController,
-        ApiKeysController,
-        AccessTokensController,
-        TopUpsController,
+        ...REST_CONTROLLERS,
+        openApiController(
+          { title: 'Meridian account and operator API', version: 'v1' },
+          REST_CONTROLLERS,
+        ),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

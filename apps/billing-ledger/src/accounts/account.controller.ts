@@ -8,6 +8,7 @@ import { accountPlanBody, usageQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accountView, balanceView } from '../http/views';
 import { AccountsService } from './accounts.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 const MAX_USAGE_RANGE_MS = 366 * DAY;
 
@@ -20,6 +21,7 @@ export class AccountController {
   ) {}
 
   @Get()
+  @ApiRoute({ summary: 'The account: plan, caps and balance' })
   async get(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
       this.accounts.get(accountId),
@@ -29,6 +31,7 @@ export class AccountController {
   }
 
   @Get('balance')
+  @ApiRoute({ summary: 'CU balance: allowance, purchased, pending top-ups, next reset' })
   async balance(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
       this.accounts.get(accountId),
@@ -38,6 +41,10 @@ export class AccountController {
   }
 
   @Get('usage')
+  @ApiRoute({
+    summary: 'Usage by day, network or method (webhook deliveries as network webhooks)',
+    query: usageQuery,
+  })
   async usage(@AccountId() accountId: string, @Query() query: unknown) {
     const q = parseQuery(usageQuery, query);
     const to = q.to ? new Date(q.to) : this.clock.now();
@@ -61,6 +68,7 @@ export class AccountController {
   }
 
   @Put('plan')
+  @ApiRoute({ summary: 'Change the plan (enterprise: operator only)', body: accountPlanBody })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);
     if (plan === 'enterprise') {

@@ -18,6 +18,7 @@ import { accountView, apiKeyView, topUpView } from '../http/views';
 import { requestKeyOf } from '../ledger/top-ups.controller';
 import { AccountsService, type NewAccount } from './accounts.service';
 import type { z } from 'zod';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
   return {
@@ -40,6 +41,12 @@ export class AdminController {
   ) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Create an account and its first API key',
+    auth: 'operator',
+    body: adminCreateAccountBody,
+    responses: { 201: { description: 'the account and its key' } },
+  })
   @HttpCode(201)
   async create(@Body() body: unknown) {
     const [created] = await this.accounts.createMany([
@@ -50,6 +57,12 @@ export class AdminController {
 
   /** Up to MAX_BULK_ACCOUNTS accounts in one transaction (all or none); answers in input order. */
   @Post('bulk')
+  @ApiRoute({
+    summary: 'Create up to 500 accounts in one transaction',
+    auth: 'operator',
+    body: adminBulkCreateAccountsBody,
+    responses: { 201: { description: 'the accounts and keys, in input order' } },
+  })
   @HttpCode(201)
   async createBulk(@Body() body: unknown) {
     const input = parseBody(adminBulkCreateAccountsBody, body);
@@ -65,6 +78,11 @@ export class AdminController {
   }
 
   @Put(':id/plan')
+  @ApiRoute({
+    summary: 'Set an account plan (and Enterprise contract)',
+    auth: 'operator',
+    body: adminPlanBody,
+  })
   async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
     const row = await this.accounts.setPlan(id, input.plan, contractOf(input.contract));
@@ -72,6 +90,12 @@ export class AdminController {
   }
 
   @Post(':id/top-ups')
+  @ApiRoute({
+    summary: 'Credit a top-up (pending like any other). Header Idempotency-Key',
+    auth: 'operator',
+    body: topUpBody,
+    responses: { 201: { description: 'the pending top-up' } },
+  })
   @HttpCode(201)
   async topUp(
     @IdParam('acc', 'account not found') id: string,

@@ -5,6 +5,7 @@ import { createAccessTokenBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accessTokenView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/access-tokens')
 @UseGuards(AccountKeyGuard)
@@ -12,6 +13,11 @@ export class AccessTokensController {
   constructor(private readonly credentials: CredentialsService) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Create an access token for one network (shown once)',
+    body: createAccessTokenBody,
+    responses: { 201: { description: 'the token, with its secret' } },
+  })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
     const { network, name } = parseBody(createAccessTokenBody, body);
@@ -20,6 +26,7 @@ export class AccessTokensController {
   }
 
   @Get()
+  @ApiRoute({ summary: 'List access tokens (no secrets)', query: listQuery })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(
@@ -30,6 +37,10 @@ export class AccessTokensController {
   }
 
   @Post(':id/roll')
+  @ApiRoute({
+    summary: 'Roll: a new token for the same network; the old one dies at once',
+    noBody: true,
+  })
   @HttpCode(200)
   async roll(@AccountId() accountId: string, @IdParam('tok') id: string) {
     const created = await this.credentials.rollAccessToken(accountId, id);
@@ -37,6 +48,7 @@ export class AccessTokensController {
   }
 
   @Delete(':id')
+  @ApiRoute({ summary: 'Delete an access token', responses: { 204: { description: 'deleted' } } })
   @HttpCode(204)
   async remove(@AccountId() accountId: string, @IdParam('tok') id: string): Promise<void> {
     await this.credentials.deleteAccessToken(accountId, id);

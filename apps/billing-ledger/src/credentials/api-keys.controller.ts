@@ -5,6 +5,7 @@ import { createApiKeyBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { apiKeyView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/api-keys')
 @UseGuards(AccountKeyGuard)
@@ -12,6 +13,11 @@ export class ApiKeysController {
   constructor(private readonly credentials: CredentialsService) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Create an API key (shown once)',
+    body: createApiKeyBody,
+    responses: { 201: { description: 'the key, with its secret' } },
+  })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
     const { name, scopes } = parseBody(createApiKeyBody, body);
@@ -20,6 +26,7 @@ export class ApiKeysController {
   }
 
   @Get()
+  @ApiRoute({ summary: 'List API keys (no secrets)', query: listQuery })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(await this.credentials.listApiKeys(accountId, limit + 1, cursor), limit, (row) =>
@@ -28,6 +35,7 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @ApiRoute({ summary: 'Delete an API key', responses: { 204: { description: 'deleted' } } })
   @HttpCode(204)
   async revoke(@AccountId() accountId: string, @IdParam('key') id: string): Promise<void> {
     await this.credentials.revokeApiKey(accountId, id);

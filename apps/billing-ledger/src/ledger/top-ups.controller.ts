@@ -5,6 +5,7 @@ import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { listQuery, topUpBody } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 /** Optional `Idempotency-Key` header: a retried request answers the top-up it created first. */
 export function requestKeyOf(header: string | undefined): string | null {
@@ -24,6 +25,11 @@ export class TopUpsController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Buy CU (recorded as bought; pending until it clears). Header Idempotency-Key',
+    body: topUpBody,
+    responses: { 201: { description: 'the pending top-up' } },
+  })
   @HttpCode(201)
   async create(
     @AccountId() accountId: string,
@@ -37,6 +43,7 @@ export class TopUpsController {
   }
 
   @Get()
+  @ApiRoute({ summary: 'List top-ups', query: listQuery })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(await this.accounts.listTopUps(accountId, limit + 1, cursor), limit, topUpView);

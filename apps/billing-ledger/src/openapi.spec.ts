@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { buildOpenApiDocument, routesWithoutSpec } from '@meridian/platform-http/openapi';
+import { REST_CONTROLLERS } from './app.module';
+
+describe('billing-ledger OpenAPI', () => {
+  it('has a spec (and a body schema where a body is taken) for every route', () => {
+    expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
+  });
+
+  it('describes the account and operator routes with the zod schemas they validate with', () => {
+    const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
+    const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/account/usage',
+        '/api/v1/access-tokens/{id}/roll',
+        '/api/v1/admin/accounts/{id}/plan',
+      ]),
+    );
+    expect(paths['/api/v1/admin/accounts/{id}/top-ups']!['post']).toMatchObject({
+      security: [{ operator: [] }],
+      requestBody: {
+        content: {
+          'application/json': { schema: { required: ['cu'], additionalProperties: false } },
+        },
+      },
+    });
+    expect(paths['/api/v1/account/usage']!['get']!['parameters']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'group_by', in: 'query' })]),
+    );
+  });
+});
