@@ -29,6 +29,8 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
   readonly engine: MatchingEngine;
   private readonly poller: ChangePoller;
   private readonly partition;
+  private starting: Promise<void> = Promise.resolve();
+  private stopping = false;
 
   constructor(
     dataSource: DataSource,
@@ -54,13 +56,30 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     );
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.engine.load();
-    this.consumers.run(chainBlocksConsumer(this.partition), chainBlocksHandler(this.engine));
-    this.poller.start();
+  /** Loads in the background: the management API serves while a large index loads. */
+  onApplicationBootstrap(): void {
+    this.starting = this.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await this.starting;
     await this.poller.stop();
+  }
+
+  private async start(): Promise<void> {
+    // Postgres may be briefly away at start: retry the load rather than run on a partial index.
+    while (!this.stopping) {
+      try {
+        await this.engine.load();
+        break;
+      } catch (error) {
+        this.logger.error({ err: error, msg: 'match index load failed; retrying' });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+    if (this.stopping) return;
+    this.consumers.run(chainBlocksConsumer(this.partition), chainBlocksHandler(this.engine));
+    this.poller.start();
   }
 }
