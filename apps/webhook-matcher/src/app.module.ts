@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
+import { openApiController } from '@meridian/platform-http/openapi';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
@@ -38,6 +39,14 @@ export interface MatcherOverrides {
   credentials?: CredentialSource;
 }
 
+/** Every REST controller (limits before :id routes); /openapi.json describes exactly these. */
+export const REST_CONTROLLERS = [
+  LimitsController,
+  WebhooksController,
+  DeliveriesController,
+  AddressListsController,
+];
+
 @Module({})
 export class AppModule {
   static forRoot(
@@ -60,10 +69,8 @@ export class AppModule {
       ],
       // Limits first: its static path sits beside /webhooks/:id.
       controllers: [
-        LimitsController,
-        WebhooksController,
-        DeliveriesController,
-        AddressListsController,
+        ...REST_CONTROLLERS,
+        openApiController({ title: 'Meridian webhooks API', version: 'v1' }, REST_CONTROLLERS),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -18,6 +18,7 @@ import { pageQuery } from '../webhooks/webhook.schemas';
 import { createListBody, entriesBody, entriesQuery, patchListBody } from './address-list.schemas';
 import { addressListView } from './address-list.view';
 import { AddressListsService } from './address-lists.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/address-lists')
 @UseGuards(ApiKeyGuard)
@@ -25,6 +26,11 @@ export class AddressListsController {
   constructor(private readonly lists: AddressListsService) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Create an address list',
+    body: createListBody,
+    responses: { 201: { description: 'the list' } },
+  })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
     const { name, addresses } = parseBody(createListBody, body);
@@ -32,6 +38,7 @@ export class AddressListsController {
   }
 
   @Get()
+  @ApiRoute({ summary: 'List address lists', query: pageQuery })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.lists.page(accountId, limit, cursor);
@@ -39,23 +46,30 @@ export class AddressListsController {
   }
 
   @Get(':id')
+  @ApiRoute({ summary: 'One address list' })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return addressListView(await this.lists.get(accountId, checkId('al', id)));
   }
 
   @Patch(':id')
+  @ApiRoute({ summary: 'Rename a list', body: patchListBody })
   async rename(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const { name } = parseBody(patchListBody, body);
     return addressListView(await this.lists.rename(accountId, checkId('al', id), name));
   }
 
   @Delete(':id')
+  @ApiRoute({
+    summary: 'Delete a list (409 list_in_use while a webhook references it)',
+    responses: { 204: { description: 'deleted' } },
+  })
   @HttpCode(204)
   async delete(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {
     await this.lists.delete(accountId, checkId('al', id));
   }
 
   @Get(':id/entries')
+  @ApiRoute({ summary: 'Read entries', query: entriesQuery })
   async entries(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(entriesQuery, query);
     const page = await this.lists.entries(accountId, checkId('al', id), limit, cursor);
@@ -63,17 +77,20 @@ export class AddressListsController {
   }
 
   @Post(':id/entries')
+  @ApiRoute({ summary: 'Add entries (duplicates ignored)', body: entriesBody })
   @HttpCode(200)
   async add(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'add', body);
   }
 
   @Put(':id/entries')
+  @ApiRoute({ summary: 'Replace all entries', body: entriesBody })
   async replace(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'replace', body);
   }
 
   @Post(':id/entries/remove')
+  @ApiRoute({ summary: 'Remove entries', body: entriesBody })
   @HttpCode(200)
   async remove(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'remove', body);

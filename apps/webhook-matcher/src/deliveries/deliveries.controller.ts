@@ -8,6 +8,7 @@ import { DeliveriesRepository } from './deliveries.repository';
 import { deliveriesQuery, eventIdParam, replayRangeBody } from './deliveries.schemas';
 import { attemptView, statsView } from './deliveries.view';
 import { ReplayService } from './replay.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 /** The attempt log, stats and replay of one webhook (someone else's id answers 404). */
 @Controller('api/v1/webhooks')
@@ -20,6 +21,7 @@ export class DeliveriesController {
   ) {}
 
   @Get(':id/deliveries')
+  @ApiRoute({ summary: 'Failed delivery attempts, newest first', query: deliveriesQuery })
   async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(deliveriesQuery, query);
     const row = await this.webhooks.get(accountId, checkId('wh', id));
@@ -28,6 +30,7 @@ export class DeliveriesController {
   }
 
   @Get(':id/stats')
+  @ApiRoute({ summary: 'delivered_total, failed_total, rate_limited_total, last_delivered_at' })
   async stats(@AccountId() accountId: string, @Param('id') id: string) {
     const row = await this.webhooks.get(accountId, checkId('wh', id));
     const { stats, rateLimited } = await this.deliveries.stats(row.id);
@@ -35,6 +38,10 @@ export class DeliveriesController {
   }
 
   @Post(':id/deliveries/:eventId/replay')
+  @ApiRoute({
+    summary: 'Replay one failed or given-up event (billed like any attempt)',
+    body: emptyBody,
+  })
   @HttpCode(202)
   async replayOne(
     @AccountId() accountId: string,
@@ -49,6 +56,10 @@ export class DeliveriesController {
   }
 
   @Post(':id/replay')
+  @ApiRoute({
+    summary: 'Replay failed or given-up events in a time or block range',
+    body: replayRangeBody,
+  })
   @HttpCode(202)
   async replayRange(
     @AccountId() accountId: string,

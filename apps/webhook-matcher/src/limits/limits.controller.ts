@@ -5,6 +5,7 @@ import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CREDENTIAL_SOURCE, type CredentialSource } from '../auth/credential-source';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 /** GET /webhooks/limits: the account's caps (as billing resolved them) and what it uses. */
 @Controller('api/v1/webhooks')
@@ -18,6 +19,7 @@ export class LimitsController {
   ) {}
 
   @Get('limits')
+  @ApiRoute({ summary: 'The plan caps and the account usage that counts against them' })
   async limits(@AccountId() accountId: string) {
     const facts = await this.credentials.accountFacts(accountId);
     const m = this.dataSource.manager;

@@ -25,6 +25,7 @@ import {
 } from './webhook.schemas';
 import { webhookView } from './webhook.view';
 import { WebhooksService } from './webhooks.service';
+import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/webhooks')
 @UseGuards(ApiKeyGuard)
@@ -35,6 +36,12 @@ export class WebhooksController {
   ) {}
 
   @Post()
+  @ApiRoute({
+    summary: 'Create a webhook (201 with its whsec_ secret, shown once). Header Idempotency-Key',
+    auth: 'api-key',
+    body: createWebhookBody,
+    responses: { 201: { description: 'the webhook and its secret' } },
+  })
   @HttpCode(201)
   async create(
     @AccountId() accountId: string,
@@ -51,6 +58,7 @@ export class WebhooksController {
   }
 
   @Get()
+  @ApiRoute({ summary: 'List webhooks, newest first', query: pageQuery })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
@@ -58,22 +66,32 @@ export class WebhooksController {
   }
 
   @Get(':id')
+  @ApiRoute({ summary: 'One webhook' })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return webhookView(await this.webhooks.get(accountId, checkId('wh', id)));
   }
 
   @Patch(':id')
+  @ApiRoute({
+    summary: 'Change a webhook (chain, network and trigger type are immutable)',
+    body: patchWebhookBody,
+  })
   async patch(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const parsed = parseBody(patchWebhookBody, body);
     return webhookView(await this.webhooks.patch(accountId, checkId('wh', id), parsed));
   }
 
   @Delete(':id')
+  @ApiRoute({
+    summary: 'Delete a webhook (frees its slot)',
+    responses: { 204: { description: 'deleted' } },
+  })
   async delete(@AccountId() accountId: string, @Param('id') id: string) {
     return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
   }
 
   @Post(':id/pause')
+  @ApiRoute({ summary: 'Pause (owner)', body: emptyBody })
   @HttpCode(200)
   async pause(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);
@@ -81,6 +99,10 @@ export class WebhooksController {
   }
 
   @Post(':id/resume')
+  @ApiRoute({
+    summary: 'Resume (409 insufficient_balance at zero balance; cap_* when over the plan)',
+    body: emptyBody,
+  })
   @HttpCode(200)
   async resume(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);
@@ -88,6 +110,10 @@ export class WebhooksController {
   }
 
   @Post(':id/secret/rotate')
+  @ApiRoute({
+    summary: 'Rotate the signing secret (the old one signs for 24 h unless expire_previous)',
+    body: rotateSecretBody,
+  })
   @HttpCode(200)
   async rotate(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const { expire_previous } = parseBody(rotateSecretBody, body ?? {});
@@ -104,6 +130,11 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
+  @ApiRoute({
+    summary: 'Queue a free test delivery (only while active)',
+    body: emptyBody,
+    responses: { 202: { description: 'queued' } },
+  })
   @HttpCode(202)
   async test(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);

@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { buildOpenApiDocument, routesWithoutSpec } from '@meridian/platform-http/openapi';
+import { REST_CONTROLLERS } from './app.module';
+
+describe('webhook-matcher OpenAPI', () => {
+  it('has a spec (and a body schema where a body is taken) for every route', () => {
+    expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
+  });
+
+  it('describes the webhook and address-list routes with the zod schemas they validate with', () => {
+    const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS);
+    const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/webhooks',
+        '/api/v1/webhooks/limits',
+        '/api/v1/webhooks/{id}/secret/rotate',
+        '/api/v1/address-lists/{id}/entries/remove',
+      ]),
+    );
+    expect(paths['/api/v1/webhooks']!['post']!['requestBody']).toBeDefined();
+  });
+});
