@@ -179,6 +179,27 @@ describe('createHttpApp edge', () => {
     });
   });
 
+  it('an answer sent before a large body was read still reaches the client (no reset)', async () => {
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const body = Buffer.alloc(8 * 1024 * 1024, 0x61);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /things HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+        );
+        socket.write(body);
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        if (text.includes('request_too_large')) socket.destroy();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it('logs its routes once at start', () => {
     const line = routes.find((entry) => (entry as { msg?: string }).msg === 'http routes') as {
       routes: unknown[];

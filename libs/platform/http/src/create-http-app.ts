@@ -64,6 +64,12 @@ export async function createHttpApp(
     void reply.header('X-Request-Id', request.id);
     refuseNulInUrl(request.url);
   });
+  // An answer sent before the body was read (401, 404, 413, 415…): node would close the
+  // connection with the body's bytes still arriving, the kernel would reset it, and the client
+  // could lose the answer. Keeping the connection lets node read and drop the rest of the body.
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.raw.shouldKeepAlive = true;
+  });
   const routes: HttpRoute[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
