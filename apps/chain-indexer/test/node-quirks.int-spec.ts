@@ -72,7 +72,7 @@ describe('chain-indexer against node quirks', () => {
     } finally {
       await node.close();
     }
-  });
+  }, 120_000);
 
   it('the newHeads socket drops: blocks keep coming by polling', async () => {
     const relay = await startCuttableRelay(anvil.port);
@@ -105,5 +105,5 @@ describe('chain-indexer against node quirks', () => {
     await waitUntil(() => published(head), 10_000, 'blocks by polling');
     const metrics = await (await fetch(`http://127.0.0.1:${indexer.port}/metrics`)).text();
     expect(metrics).toMatch(/chain_indexer_ws_connected\{[^}]*network="eth-mainnet"[^}]*\} 0/);
-  });
+  }, 120_000);
 });

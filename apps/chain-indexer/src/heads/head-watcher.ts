@@ -76,8 +76,19 @@ export class HeadWatcher {
 
   private async connect(): Promise<void> {
     if (this.stopped || !this.wsUrl) return;
+    try {
+      await this.subscribe(this.wsUrl);
+    } catch (error) {
+      // Never an unhandled rejection: a socket that cannot even be set up is polled around.
+      this.events.onError?.(error);
+      if (!this.stopped)
+        this.reconnectTimer = setTimeout(() => void this.connect(), this.options.reconnectMs);
+    }
+  }
+
+  private async subscribe(wsUrl: string): Promise<void> {
     // A fresh key per attempt: viem caches sockets by key, and a closed one must not be reused.
-    const transport = webSocket(this.wsUrl, {
+    const transport = webSocket(wsUrl, {
       key: `head-watcher-${++this.attempt}`,
       reconnect: false,
       keepAlive: { interval: 5_000 },
