@@ -25,7 +25,12 @@ const topicOf = (address: string) => `0x${'0'.repeat(24)}${address.slice(2)}`;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
-function buildIndex(): { index: MatchIndex; watched: string[] } {
+/** 1,000 lists of 1,000 random addresses (generated before the timed build). */
+function generateLists(): string[][] {
+  return Array.from({ length: WEBHOOKS }, () => Array.from({ length: PER_WEBHOOK }, () => hex(20)));
+}
+
+function buildIndex(lists: readonly string[][]): { index: MatchIndex; watched: string[] } {
   const index = new MatchIndex();
   const watched: string[] = [];
   for (let w = 0; w < WEBHOOKS; w++) {
@@ -42,8 +47,7 @@ function buildIndex(): { index: MatchIndex; watched: string[] } {
       confirmDepth: 12,
       phases: ['unconfirmed', 'confirmed'],
     });
-    const members: string[] = [];
-    for (let i = 0; i < PER_WEBHOOK; i++) members.push(hex(20));
+    const members = lists[w]!;
     index.addListEntries(listId, members);
     if (w % 10 === 0) watched.push(...members.slice(0, 5));
   }
@@ -167,8 +171,14 @@ async function latency(): Promise<{ p50: number; p99: number; n: number }> {
       await rpc(anvil.url, 'eth_sendTransaction', [
         { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: watched, value: '0x1' },
       ]);
+      let head = await feed.head();
+      while (head <= last) {
+        await new Promise((r) => setTimeout(r, 1));
+        head = await feed.head();
+      }
+      // From the block existing on the devnet to the job on the WEBHOOK stream.
       const t0 = performance.now();
-      const blocks = await feed.publishRange(last + 1, await feed.head());
+      const blocks = await feed.publishRange(last + 1, head);
       last = blocks.at(-1)!.number;
       const hash = blocks.at(-1)!.hash;
       const deadline = Date.now() + 5_000;
@@ -188,8 +198,9 @@ async function latency(): Promise<{ p50: number; p99: number; n: number }> {
 export async function runBenchmark(): Promise<string> {
   gc();
   const baseRss = process.memoryUsage().rss;
+  const lists = generateLists();
   const loadStart = performance.now();
-  const { index, watched } = buildIndex();
+  const { index, watched } = buildIndex(lists);
   const loadMs = performance.now() - loadStart;
   gc();
   const indexRss = process.memoryUsage().rss;
@@ -210,8 +221,8 @@ export async function runBenchmark(): Promise<string> {
     `| measure | value | goal |`,
     `| --- | --- | --- |`,
     `| watched addresses / webhooks | ${index.addressCount.toLocaleString('en')} / ${index.webhookCount} (lists of ${PER_WEBHOOK}) | 1,000,000 / 1,000 |`,
-    `| index build (in memory) | ${loadMs.toFixed(0)} ms | |`,
-    `| RSS: before the index / with the 1M index | ${mb(baseRss)} MB / ${mb(indexRss)} MB | ≤ 300 MB |`,
+    `| index build from 1,000 lists in memory (addresses generated before) | ${loadMs.toFixed(0)} ms | |`,
+    `| RSS of the bench process: at start / with the 1M index (and the generated address strings) | ${mb(baseRss)} MB / ${mb(indexRss)} MB | ≤ 300 MB |`,
     `| decode-only floor (JSON parse + activities) | ${Math.round(floor.txPerS).toLocaleString('en')} tx/s | |`,
     `| matcher (parse + match + eventIds; ${BLOCKS} blocks × ${TXS_PER_BLOCK} tx, ${matched.out / 3} matches per pass) | ${Math.round(matched.txPerS).toLocaleString('en')} tx/s (${(matched.txPerS / floor.txPerS).toFixed(2)}× floor) | ≥ 100,000 tx/s, ≥ 0.5× |`,
     `| anvil block → job on WEBHOOK (fetch + CHAIN publish + match + record + publish), n=${lat.n} | p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms | p99 < 100 ms |`,
