@@ -19,11 +19,12 @@ export interface MatrixCredentials {
   operatorToken: string;
   /** A's key with every scope, and the ids of A's resources (filled into `:id`). */
   victimKey: string;
-  victimIds: { account: string; api_key: string; access_token: string };
+  victimIds: Record<'account' | 'api_key' | 'access_token' | 'webhook' | 'address_list', string>;
   /** B's key with every scope. */
   otherKey: string;
-  /** B's key with the `webhooks` scope only (neither `account` nor `audit`). */
+  /** B's keys without a scope: `webhooks` only (no account, no audit) and `account` only. */
   otherWebhooksOnlyKey: string;
+  otherAccountOnlyKey: string;
 }
 
 /** `METHOD /url` of every running route without a row, and of every row without a route. */
@@ -52,7 +53,10 @@ export async function checkRoute(
   creds: MatrixCredentials,
 ): Promise<string[]> {
   const [method, template] = key.split(' ') as [string, string];
-  const path = row.id ? template.replace(':id', creds.victimIds[row.id]) : template;
+  const path = (row.id ? template.replace(':id', creds.victimIds[row.id]) : template).replace(
+    ':eventId',
+    'evt_0000000000000000',
+  );
   const problems: string[] = [];
   const expect = async (name: string, authorization: string | undefined, statuses: number[]) => {
     const answer = await send(process, method, path, authorization, row.body);
@@ -77,7 +81,9 @@ export async function checkRoute(
     return problems;
   }
   await expect('with the operator token', `Bearer ${creds.operatorToken}`, [401]);
-  await expect('with a key of the wrong scope', `Bearer ${creds.otherWebhooksOnlyKey}`, [403]);
+  const withoutScope =
+    row.access === 'webhooks' ? creds.otherAccountOnlyKey : creds.otherWebhooksOnlyKey;
+  await expect('with a key of the wrong scope', `Bearer ${withoutScope}`, [403]);
   if (row.id) {
     await expect("with another account's key", `Bearer ${creds.otherKey}`, [404]);
   } else if (method === 'GET') {

@@ -7,20 +7,27 @@
  * - `account`: an API key with the `account` scope; 401 without one or with a bad one, 403 for a
  *   key without the scope; another account's id answers 404 like an unknown one.
  * - `operator`: the OPERATOR_TOKEN; any API key (even with every scope) is 401.
- * - `audit`: an API key with the `audit` scope; 401 / 403 as for `account`.
+ * - `audit`, `webhooks`: an API key with that scope; 401 / 403 / 404 as for `account`.
  * `id` names the kind of `:id` in the path (filled with the other account's resource);
  * `body` is a valid body, so a refusal is about credentials and nothing else.
  */
-export type Access = 'public' | 'account' | 'operator' | 'audit';
+export type Access = 'public' | 'account' | 'operator' | 'audit' | 'webhooks';
 
 export interface MatrixRow {
   access: Access;
-  id?: 'account' | 'api_key' | 'access_token';
+  id?: 'account' | 'api_key' | 'access_token' | 'webhook' | 'address_list';
   body?: unknown;
 }
 
 const PUBLIC: MatrixRow = { access: 'public' };
 const ADDRESS = { network: 'ETH', address: '0x000000000000000000000000000000000000dEaD' };
+export const WEBHOOK = {
+  name: 'matrix',
+  network: 'eth-mainnet',
+  trigger_type: 'address_activity',
+  addresses: [ADDRESS.address],
+  target_url: 'https://hooks.customer-domain.com/meridian',
+};
 
 export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
   'billing-ledger': {
@@ -76,6 +83,56 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'POST /v1/rug-pull/check': {
       access: 'audit',
       body: { network: 'ETH', contract_address: ADDRESS.address },
+    },
+  },
+  'webhook-matcher': {
+    'GET /healthz': PUBLIC,
+    'GET /readyz': PUBLIC,
+    'GET /metrics': PUBLIC,
+    'GET /openapi.json': PUBLIC,
+    'GET /reference': PUBLIC,
+    'GET /api/v1/webhooks/limits': { access: 'webhooks' },
+    'POST /api/v1/webhooks': { access: 'webhooks', body: WEBHOOK },
+    'GET /api/v1/webhooks': { access: 'webhooks' },
+    'GET /api/v1/webhooks/:id': { access: 'webhooks', id: 'webhook' },
+    'PATCH /api/v1/webhooks/:id': { access: 'webhooks', id: 'webhook', body: { name: 'renamed' } },
+    'DELETE /api/v1/webhooks/:id': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/pause': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/resume': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/secret/rotate': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/test': { access: 'webhooks', id: 'webhook' },
+    'GET /api/v1/webhooks/:id/deliveries': { access: 'webhooks', id: 'webhook' },
+    'GET /api/v1/webhooks/:id/stats': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/deliveries/:eventId/replay': { access: 'webhooks', id: 'webhook' },
+    'POST /api/v1/webhooks/:id/replay': {
+      access: 'webhooks',
+      id: 'webhook',
+      body: { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+    },
+    'POST /api/v1/address-lists': { access: 'webhooks', body: { name: 'matrix list' } },
+    'GET /api/v1/address-lists': { access: 'webhooks' },
+    'GET /api/v1/address-lists/:id': { access: 'webhooks', id: 'address_list' },
+    'PATCH /api/v1/address-lists/:id': {
+      access: 'webhooks',
+      id: 'address_list',
+      body: { name: 'renamed' },
+    },
+    'DELETE /api/v1/address-lists/:id': { access: 'webhooks', id: 'address_list' },
+    'GET /api/v1/address-lists/:id/entries': { access: 'webhooks', id: 'address_list' },
+    'POST /api/v1/address-lists/:id/entries': {
+      access: 'webhooks',
+      id: 'address_list',
+      body: { addresses: [ADDRESS.address] },
+    },
+    'PUT /api/v1/address-lists/:id/entries': {
+      access: 'webhooks',
+      id: 'address_list',
+      body: { addresses: [ADDRESS.address] },
+    },
+    'POST /api/v1/address-lists/:id/entries/remove': {
+      access: 'webhooks',
+      id: 'address_list',
+      body: { addresses: [ADDRESS.address] },
     },
   },
 };

@@ -17,7 +17,7 @@ import {
   type MatrixCredentials,
   type Send,
 } from './authorization-checks';
-import { AUTHORIZATION_MATRIX } from './authorization-matrix';
+import { AUTHORIZATION_MATRIX, WEBHOOK } from './authorization-matrix';
 import { fuzzConfig, runBatch } from './fuzz-config';
 import { startFuzzStack, type FuzzStack, type Route } from './fuzz-stack';
 import { lengthDelimited, rawGrpcClient, SERVER_FAILURE_CODES } from './grpc-raw';
@@ -66,8 +66,20 @@ describe('public edges under fuzzing', () => {
       });
       return { status: response.status, text: await response.text() };
     };
-    const call = async <T>(method: string, path: string, bearer: string, body?: unknown) => {
-      const answer = await send('billing-ledger', method, path, `Bearer ${bearer}`, body);
+    const call = async <T>(
+      method: string,
+      path: string,
+      bearer: string,
+      body?: unknown,
+      process = 'billing-ledger',
+    ) => {
+      const answer = await send(
+        process,
+        method,
+        process === 'webhook-matcher' ? `/api/v1${path}` : path,
+        `Bearer ${bearer}`,
+        body,
+      );
       if (answer.status >= 300)
         throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
       return JSON.parse(answer.text) as T;
@@ -91,6 +103,30 @@ describe('public edges under fuzzing', () => {
         name: 'matrix other',
         plan: 'starter',
       });
+      const list = await call<{ id: string }>(
+        'POST',
+        '/address-lists',
+        victim.api_key.key,
+        {
+          name: 'victim list',
+        },
+        'webhook-matcher',
+      );
+      const webhook = await call<{ id: string }>(
+        'POST',
+        '/webhooks',
+        victim.api_key.key,
+        WEBHOOK,
+        'webhook-matcher',
+      );
+      const accountOnly = await call<{ key: string }>(
+        'POST',
+        '/api/v1/api-keys',
+        other.api_key.key,
+        {
+          scopes: ['account'],
+        },
+      );
       const webhooksOnly = await call<{ key: string }>(
         'POST',
         '/api/v1/api-keys',
@@ -106,9 +142,12 @@ describe('public edges under fuzzing', () => {
           account: victim.account.id,
           api_key: victim.api_key.id,
           access_token: token.id,
+          webhook: webhook.id,
+          address_list: list.id,
         },
         otherKey: other.api_key.key,
         otherWebhooksOnlyKey: webhooksOnly.key,
+        otherAccountOnlyKey: accountOnly.key,
       };
     });
 

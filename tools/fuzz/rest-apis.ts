@@ -8,6 +8,7 @@
 export const REST_APIS: readonly RestApi[] = [
   { process: 'billing-ledger' },
   { process: 'audit-api' },
+  { process: 'webhook-matcher' },
 ];
 
 export interface RestApi {

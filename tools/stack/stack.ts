@@ -81,7 +81,8 @@ export async function startStack(
     return waitFor(
       `${app.name} /readyz`,
       () => httpOk(`http://${layout.host}:${app.httpPort}/readyz`),
-      120_000,
+      // Generous: on a busy 2-core machine, nine apps compiling at once took over two minutes.
+      300_000,
     );
   };
 
