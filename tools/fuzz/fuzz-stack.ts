@@ -95,7 +95,9 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     endpoints = await startStack(layout, group, (line) => output.push(`[stack] ${line}`));
   } catch (error) {
     await group.stop();
-    await db.drop();
+    await db.drop().catch(() => undefined);
+    await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
     throw new Error(`fuzz stack did not start: ${String(error)}\n${output.slice(-80).join('\n')}`);
   } finally {
     if (previousLevel === undefined) delete process.env['LOG_LEVEL'];
