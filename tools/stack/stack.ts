@@ -74,10 +74,15 @@ export async function startStack(
       HTTP_PORT: String(app.httpPort),
     };
     if (app.grpcPort) env['GRPC_PORT'] = String(app.grpcPort);
-    group.start(app.name, process.execPath, node(`apps/${app.app}/src/main.ts`), {
-      cwd: layout.root,
-      env: { ...process.env, ...env },
-    });
+    // An app that dies is started again with backoff, as Kubernetes restarts a pod; its death
+    // is still reported (the fuzz suite counts every one as a failure).
+    group.start(
+      app.name,
+      process.execPath,
+      node(`apps/${app.app}/src/main.ts`),
+      { cwd: layout.root, env: { ...process.env, ...env } },
+      { restart: true },
+    );
     return waitFor(
       `${app.name} /readyz`,
       () => httpOk(`http://${layout.host}:${app.httpPort}/readyz`),
