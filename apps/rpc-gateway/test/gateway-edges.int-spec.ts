@@ -9,6 +9,8 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { createHash } from 'node:crypto';
+import WebSocket from 'ws';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
 
@@ -109,6 +111,21 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         await alive();
       },
     );
+
+    it('a session whose token was revoked between its check and its start ends at once', async () => {
+      // Static tokens resolve again after an eviction, so the upgrade passes the check: only
+      // the remembered revocation can end the session (the race the upgrade leaves open).
+      const hash = createHash('sha256').update(TOKENS.eth).digest('hex');
+      gateway.runtime.credentials.revokeHash(hash);
+      const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKENS.eth}`);
+      const messages: unknown[] = [];
+      ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+      const code = await new Promise<number>((resolve) => ws.once('close', resolve));
+      expect(code).toBe(1008);
+      expect(messages).toEqual([
+        { jsonrpc: '2.0', id: null, error: { code: -32041, message: expect.any(String) } },
+      ]);
+    });
 
     it('an upgrade with a valid token but a broken handshake is answered by the WebSocket library, not a crash', async () => {
       const answer = await rawExchange(

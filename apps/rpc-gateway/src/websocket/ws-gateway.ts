@@ -150,9 +150,6 @@ export class WsGateway {
         ws.close(CLOSE_POLICY, 'access token revoked');
       },
     };
-    this.track(hash, session);
-    // A revocation that landed between the token check and now would have found no session.
-    if (this.relay.credentials.wasRevoked(hash)) session.end(ACCESS_TOKEN_REVOKED);
 
     const sink = {
       notify: (subscriptionId: string, resultText: string): boolean =>
@@ -219,6 +216,9 @@ export class WsGateway {
       dropSubscriptions();
     });
     ws.on('error', () => undefined);
+    this.track(hash, session);
+    // A revocation that landed between the token check and now would have found no session.
+    if (this.relay.credentials.wasRevoked(hash)) session.end(ACCESS_TOKEN_REVOKED);
   }
 
   private async message(
