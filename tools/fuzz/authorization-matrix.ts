@@ -60,6 +60,10 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       access: 'operator',
       body: { accounts: [{ name: 'matrix bulk', type: 'individual', plan: 'free' }] },
     },
+    'GET /api/v1/admin/accounts': { access: 'operator' },
+    'GET /api/v1/admin/accounts/:id': { access: 'operator', id: 'account' },
+    'GET /api/v1/admin/accounts/:id/usage': { access: 'operator', id: 'account' },
+    'GET /api/v1/admin/accounts/:id/top-ups': { access: 'operator', id: 'account' },
     'PUT /api/v1/admin/accounts/:id/plan': {
       access: 'operator',
       id: 'account',

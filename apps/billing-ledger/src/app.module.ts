@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AccountController } from './accounts/account.controller';
 import { AccountsService } from './accounts/accounts.service';
+import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminController } from './accounts/admin.controller';
 import { CLOCK } from './clock/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
@@ -73,6 +74,7 @@ export class AppModule {
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         ChangeSignal,
         LedgerRepository,
+        AccountsRepository,
         TopUpsRepository,
         OutboxRepository,
         StateRepository,

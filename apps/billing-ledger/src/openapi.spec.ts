@@ -15,6 +15,7 @@ describe('billing-ledger OpenAPI', () => {
         '/api/v1/account/usage',
         '/api/v1/access-tokens/{id}/roll',
         '/api/v1/admin/accounts/{id}/plan',
+        '/api/v1/admin/accounts/{id}/usage',
       ]),
     );
     expect(paths['/api/v1/admin/accounts/{id}/top-ups']!['post']).toMatchObject({
@@ -22,6 +23,20 @@ describe('billing-ledger OpenAPI', () => {
       requestBody: {
         content: {
           'application/json': { schema: { required: ['cu'], additionalProperties: false } },
+        },
+      },
+    });
+    expect(paths['/api/v1/admin/accounts']!['get']).toMatchObject({
+      security: [{ operator: [] }],
+      parameters: expect.arrayContaining([
+        expect.objectContaining({ name: 'q', in: 'query' }),
+        expect.objectContaining({ name: 'cursor', in: 'query' }),
+      ]),
+      responses: {
+        200: {
+          content: {
+            'application/json': { schema: { required: ['items', 'next_cursor'] } },
+          },
         },
       },
     });

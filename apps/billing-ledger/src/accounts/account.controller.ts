@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Inject, Put, Query, UseGuards } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
-import { DAY } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { accountPlanBody, usageQuery } from '../http/schemas';
@@ -9,8 +8,6 @@ import { parseBody, parseQuery } from '../http/validation';
 import { accountView, balanceView } from '../http/views';
 import { AccountsService } from './accounts.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
-
-const MAX_USAGE_RANGE_MS = 366 * DAY;
 
 @Controller('api/v1/account')
 @UseGuards(AccountKeyGuard)
@@ -42,29 +39,12 @@ export class AccountController {
 
   @Get('usage')
   @ApiRoute({
-    summary: 'Usage by day, network or method (webhook deliveries as network webhooks)',
+    summary:
+      'Usage by day, network, method or day and network (webhook deliveries as network webhooks)',
     query: usageQuery,
   })
   async usage(@AccountId() accountId: string, @Query() query: unknown) {
-    const q = parseQuery(usageQuery, query);
-    const to = q.to ? new Date(q.to) : this.clock.now();
-    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY);
-    if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_USAGE_RANGE_MS) {
-      throw new DomainError(
-        'invalid_query',
-        'invalid',
-        'from must be before to, at most 366 days apart',
-      );
-    }
-    const items = await this.accounts.usage(accountId, from, to, q.group_by);
-    return {
-      from: from.toISOString(),
-      to: to.toISOString(),
-      group_by: q.group_by,
-      items,
-      total_cu: items.reduce((sum, line) => sum + line.cu, 0),
-      total_calls: items.reduce((sum, line) => sum + line.calls, 0),
-    };
+    return this.accounts.usageReport(accountId, parseQuery(usageQuery, query));
   }
 
   @Put('plan')

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import type { ContractOverrides, PlanOrNone } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
+import { DAY } from '@meridian/time';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -23,7 +24,7 @@ export interface NewAccount {
   apiKeyScopes: string[];
 }
 
-export type UsageGrouping = 'day' | 'network' | 'method';
+export type UsageGrouping = 'day' | 'network' | 'method' | 'day_network';
 
 export interface UsageLine {
   day?: string;
@@ -31,6 +32,18 @@ export interface UsageLine {
   method?: string;
   calls: number;
   cu: number;
+}
+
+/** Longest range one usage read may span. */
+const MAX_USAGE_RANGE_MS = 366 * DAY;
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  group_by: UsageGrouping;
+  items: UsageLine[];
+  total_cu: number;
+  total_calls: number;
 }
 
 const notFound = () => new DomainError('not_found', 'not_found', 'account not found');
@@ -131,6 +144,34 @@ export class AccountsService {
     return this.topUps.pendingOf(accountId);
   }
 
+  /**
+   * The usage answer of the account API and the operator API: `from`/`to` default to the last
+   * 30 days and may span at most 366.
+   */
+  async usageReport(
+    accountId: string,
+    query: { from?: string; to?: string; group_by: UsageGrouping },
+  ): Promise<UsageReport> {
+    const to = query.to ? new Date(query.to) : this.clock.now();
+    const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY);
+    if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_USAGE_RANGE_MS) {
+      throw new DomainError(
+        'invalid_query',
+        'invalid',
+        'from must be before to, at most 366 days apart',
+      );
+    }
+    const items = await this.usage(accountId, from, to, query.group_by);
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      group_by: query.group_by,
+      items,
+      total_cu: items.reduce((sum, line) => sum + line.cu, 0),
+      total_calls: items.reduce((sum, line) => sum + line.calls, 0),
+    };
+  }
+
   /** Usage from the hourly rollups; `from`/`to` are rounded to whole hours. */
   async usage(
     accountId: string,
@@ -141,6 +182,11 @@ export class AccountsService {
     const group = {
       day: { select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, by: '1', order: '1' },
       network: { select: 'network', by: 'network', order: 'cu DESC, network' },
+      day_network: {
+        select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, network`,
+        by: '1, network',
+        order: '1, cu DESC, network',
+      },
       method: {
         select: 'network, method',
         by: 'network, method',

@@ -1,4 +1,15 @@
-import { Body, Controller, Headers, HttpCode, Inject, Post, Put, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Post,
+  Put,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { OperatorGuard } from '../http/auth.guards';
@@ -10,13 +21,17 @@ import {
   adminCreateAccountBody,
   adminPlanBody,
   contractOf,
+  listQuery,
   topUpBody,
+  usageQuery,
 } from '../http/schemas';
 import type { BalanceRow } from '../ledger/ledger.repository';
-import { parseBody } from '../http/validation';
-import { accountView, apiKeyView, topUpView } from '../http/views';
+import { parseBody, parseQuery } from '../http/validation';
+import { accountView, apiKeyView, page, topUpView } from '../http/views';
 import { requestKeyOf } from '../ledger/top-ups.controller';
+import { AccountsRepository, type AccountSummaryRow } from './accounts.repository';
 import { AccountsService, type NewAccount } from './accounts.service';
+import { adminAccountsPage, adminAccountsQuery } from './admin.schemas';
 import type { z } from 'zod';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
@@ -31,14 +46,80 @@ function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccoun
   };
 }
 
-/** Operator API (OPERATOR_TOKEN): accounts, plans and credited top-ups. */
+function summaryView(row: AccountSummaryRow): z.output<typeof adminAccountsPage>['items'][number] {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    plan: row.planId,
+    node_owner: row.nodeOwner,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Operator API (OPERATOR_TOKEN): every account, however it was made (one by one, in bulk, by
+ * the dashboard's sign-up): search and read them, set plans, credit top-ups.
+ */
 @Controller('api/v1/admin/accounts')
 @UseGuards(OperatorGuard)
 export class AdminController {
   constructor(
     private readonly accounts: AccountsService,
+    private readonly repository: AccountsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  @Get()
+  @ApiRoute({
+    summary: 'Search accounts by id prefix or name, newest first (keyset pages)',
+    auth: 'operator',
+    query: adminAccountsQuery,
+    responses: { 200: { description: 'a page of accounts', schema: adminAccountsPage } },
+  })
+  async search(@Query() query: unknown) {
+    const { q, limit, cursor } = parseQuery(adminAccountsQuery, query);
+    const rows = await this.repository.search(q, limit + 1, cursor);
+    const items = rows.slice(0, limit);
+    return {
+      items: items.map(summaryView),
+      next_cursor: rows.length > limit ? items[items.length - 1]!.id : null,
+    };
+  }
+
+  @Get(':id')
+  @ApiRoute({ summary: 'One account: plan, caps and balance (as GET /account)', auth: 'operator' })
+  async get(@IdParam('acc', 'account not found') id: string) {
+    const [row, pending] = await Promise.all([
+      this.accounts.get(id),
+      this.accounts.pendingTopUps(id),
+    ]);
+    return accountView(row, pending, this.clock.now());
+  }
+
+  @Get(':id/usage')
+  @ApiRoute({
+    summary: 'One account usage (as GET /account/usage)',
+    auth: 'operator',
+    query: usageQuery,
+  })
+  async usage(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
+    const q = parseQuery(usageQuery, query);
+    await this.accounts.get(id);
+    return this.accounts.usageReport(id, q);
+  }
+
+  @Get(':id/top-ups')
+  @ApiRoute({
+    summary: 'One account top-ups (as GET /top-ups)',
+    auth: 'operator',
+    query: listQuery,
+  })
+  async topUps(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(listQuery, query);
+    await this.accounts.get(id);
+    return page(await this.accounts.listTopUps(id, limit + 1, cursor), limit, topUpView);
+  }
 
   @Post()
   @ApiRoute({

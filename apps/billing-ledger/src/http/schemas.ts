@@ -20,7 +20,8 @@ export const usageQuery = z
   .object({
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),
-    group_by: z.enum(['day', 'network', 'method']).default('day'),
+    /** `day_network`: one line per day and network (a stacked chart's data). */
+    group_by: z.enum(['day', 'network', 'method', 'day_network']).default('day'),
   })
   .strict();
 
