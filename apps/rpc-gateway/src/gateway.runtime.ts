@@ -29,8 +29,7 @@ import {
 } from './credentials/credential-cache';
 import { CredentialService } from './credentials/credential.service';
 import { startBillingFeeds } from './credentials/billing-feeds';
-import { RateLimiter } from './limits/token-bucket';
-import { LeasedRateLimiter } from './limits/leased-rate-limiter';
+import { createPlanLimiter, type PlanLimiter } from './limits/plan-limiter';
 import type { ReplicaLink } from './replica/replica-link';
 import { RemoteSubscriptions } from './websocket/remote-subscriptions';
 import { UsageMeter } from './metering/usage-meter';
@@ -52,8 +51,6 @@ import { BorApiService } from './bor-grpc/bor-api.service';
 
 /** The HTTP edge's body limit (createHttpApp default; COMPAT: about 5 MiB). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
-/** How long a worker may spend rate-limit tokens it leased from the replica primary. */
-const LEASE_MS = 100;
 /** The worker's line to its replica primary, or null when this process is the whole replica. */
 export const REPLICA_LINK = Symbol('REPLICA_LINK');
 
@@ -74,6 +71,7 @@ export class GatewayRuntime
   readonly meter = new UsageMeter();
   private readonly health: HealthChecker;
   private readonly flusher: UsageFlusher;
+  private readonly planLimiter: PlanLimiter;
   private readonly ws: WsGateway;
   private readonly requestLog: RequestLog;
   private feeds: { stop(): Promise<unknown> } | undefined;
@@ -109,13 +107,8 @@ export class GatewayRuntime
       maxEntries: 1_000_000,
     });
     this.credentials = new CredentialService(cache, new AccountStates(), source, logger);
-    // One replica, one bucket per account: in this process, or leased from the primary (ADR 0204).
-    const limiter = replica
-      ? new LeasedRateLimiter(Date.now, (request) => replica.request('lease', request), {
-          leaseMs: LEASE_MS,
-        })
-      : new RateLimiter(Date.now);
-    setInterval(() => limiter.sweep(), replica ? LEASE_MS : 10_000).unref();
+    // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
+    this.planLimiter = createPlanLimiter(config, replica, registry, logger);
     this.relay = new RelayService(
       {
         endpoint: config.REGION,
@@ -126,7 +119,7 @@ export class GatewayRuntime
       this.credentials,
       router,
       new LruCache<string>(config.CACHE_MAX_ENTRIES),
-      limiter,
+      this.planLimiter.limiter,
       this.meter,
       this.metrics,
     );
@@ -196,6 +189,7 @@ export class GatewayRuntime
     await this.grpc?.close(2_000);
     this.health.stop();
     await this.flusher.stop();
+    await this.planLimiter.close();
     await this.feeds?.stop();
     this.requestLog.flush();
   }

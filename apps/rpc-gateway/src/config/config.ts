@@ -47,6 +47,17 @@ export const configSchema = z.object({
   CREDENTIAL_TTL_MS: int(1).default(600_000),
   CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
   USAGE_FLUSH_MS: int(10).default(1_000),
+  /**
+   * Redis holding the plan-RPS buckets shared by every replica and region (ADR 0102); empty =
+   * one bucket per replica (ADR 0204).
+   */
+  RATE_LIMIT_REDIS_URL: z.string().default(''),
+  /** Prefix of the bucket keys in that Redis. */
+  RATE_LIMIT_KEY_PREFIX: z.string().default('meridian:rps:'),
+  /** How long a process may spend tokens leased from the fleet store before the rest goes back. */
+  RATE_LIMIT_LEASE_MS: int(10).max(5_000).default(250),
+  /** A lease the store has not answered in this time is taken from the process's own bucket. */
+  RATE_LIMIT_STORE_TIMEOUT_MS: int(10).max(5_000).default(200),
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: int(1).default(100),
   WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: int(1).default(1_000),
   /** A client whose unsent data exceeds this is disconnected (it is not reading). */
