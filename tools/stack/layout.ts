@@ -11,8 +11,10 @@ export interface StackLayout {
   postgresPort: number;
   natsPort: number;
   natsPrefix: string;
+  redisPort: number;
   databaseUrl?: string;
   natsUrl?: string;
+  redisUrl?: string;
   devnets: Array<{ network: string; chainId: number; port: number }>;
   apps: AppProcess[];
 }
@@ -80,8 +82,10 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     postgresPort: Number(env['STACK_PG_PORT'] ?? 5432),
     natsPort: Number(env['STACK_NATS_PORT'] ?? 4222),
     natsPrefix: env['NATS_PREFIX'] ?? '',
+    redisPort: Number(env['STACK_REDIS_PORT'] ?? 6379),
     databaseUrl: env['DATABASE_URL'],
     natsUrl: env['NATS_URL'],
+    redisUrl: env['REDIS_URL'],
     devnets: [
       { network: 'opbnb-mainnet', chainId: 204, port: port(40) },
       { network: 'polygon-mainnet', chainId: 137, port: port(41) },

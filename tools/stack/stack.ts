@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startDevnet } from './devnet';
 import type { AppProcess, StackLayout } from './layout';
-import { findNatsServer } from './nats-server';
+import { findServerBinary } from './server-binary';
 import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboard';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
@@ -14,8 +14,8 @@ import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meri
 export type StackEndpoints = ReturnType<typeof endpointsOf>;
 
 /**
- * Brings up everything `layout` names, children in `group`: Postgres and NATS (reused where they
- * answer, else embedded), the devnets, migrations, streams, every app (billing-ledger first),
+ * Brings up everything `layout` names, children in `group`: Postgres, NATS and Redis (reused where
+ * they answer, else embedded; without redis-server the gateways keep plan RPS per replica), the devnets, migrations, streams, every app (billing-ledger first),
  * the demo and audit service accounts; writes <dir>/endpoints.json and returns it. The caller
  * owns `group` and stops it.
  */
@@ -27,6 +27,7 @@ export async function startStack(
   mkdirSync(layout.dir, { recursive: true });
   const databaseUrl = await ensurePostgres(layout, group, log);
   const natsUrl = await ensureNats(layout, group, log);
+  const redisUrl = await ensureRedis(layout, group, log);
   const devnets = await Promise.all(
     layout.devnets.map((devnet) => startDevnet(group, layout, devnet)),
   );
@@ -53,7 +54,6 @@ export async function startStack(
   }
 
   const billing = layout.apps.find((app) => app.app === 'billing-ledger')!;
-  const gatewayEu = layout.apps.find((app) => app.name === 'rpc-gateway-eu')!;
   const common = {
     LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info',
     HTTP_HOST: layout.host,
@@ -65,6 +65,13 @@ export async function startStack(
     UPSTREAMS: JSON.stringify(upstreams),
     SUI_UPSTREAM_URLS: process.env['SUI_UPSTREAM_URLS'] ?? '',
     NETWORKS: devnets.map((devnet) => devnet.network).join(','),
+    // Plan RPS shared by the three regions' gateways (ADR 0102); keys apart per stack.
+    ...(redisUrl
+      ? {
+          RATE_LIMIT_REDIS_URL: redisUrl,
+          RATE_LIMIT_KEY_PREFIX: `meridian:rps:${layout.natsPrefix || 'stack'}:`,
+        }
+      : {}),
   };
   const startApp = (app: AppProcess, extra: Record<string, string> = {}) => {
     const env: Record<string, string> = {
@@ -103,9 +110,33 @@ export async function startStack(
   // billing-ledger first: the other apps' credentials (and audit-api's own access tokens) come from it.
   await startApp(billing);
   const demo = await seedDemo(layout, secrets.operatorToken);
+  // A layout may hold a subset of the apps (a test's private stack): audit-api's service
+  // account and chain URLs only when it runs.
+  const auditEnv = layout.apps.some((app) => app.app === 'audit-api')
+    ? await auditApiEnv(layout, secrets.operatorToken, devnets)
+    : {};
+  await Promise.all(
+    layout.apps
+      .filter((app) => app !== billing)
+      .map((app) => startApp(app, app.app === 'audit-api' ? auditEnv : {})),
+  );
+
+  const endpoints = endpointsOf(layout, devnets, demo, secrets.operatorToken);
+  writeFileSync(join(layout.dir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  return endpoints;
+}
+
+/** audit-api's chain reads go through the EU gateway with the audit service account's tokens. */
+async function auditApiEnv(
+  layout: StackLayout,
+  operatorToken: string,
+  devnets: Array<{ network: string }>,
+): Promise<Record<string, string>> {
+  const gatewayEu = layout.apps.find((app) => app.name === 'rpc-gateway-eu');
+  if (!gatewayEu) throw new Error('audit-api needs rpc-gateway-eu in the layout');
   const auditService = await seedAuditService(
     layout,
-    secrets.operatorToken,
+    operatorToken,
     devnets.map((devnet) => devnet.network),
   );
   const auditRpcUrls = Object.fromEntries(
@@ -114,20 +145,7 @@ export async function startStack(
       `http://${layout.host}:${gatewayEu.httpPort}/${auditService.accessTokens[devnet.network]}/`,
     ]),
   );
-  await Promise.all(
-    layout.apps
-      .filter((app) => app !== billing)
-      .map((app) =>
-        startApp(
-          app,
-          app.app === 'audit-api' ? { AUDIT_RPC_URLS: JSON.stringify(auditRpcUrls) } : {},
-        ),
-      ),
-  );
-
-  const endpoints = endpointsOf(layout, devnets, demo, secrets.operatorToken);
-  writeFileSync(join(layout.dir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
-  return endpoints;
+  return { AUDIT_RPC_URLS: JSON.stringify(auditRpcUrls) };
 }
 
 /** Password of the embedded server's `postgres` user; it listens on 127.0.0.1 only. */
@@ -206,7 +224,7 @@ async function ensureNats(
     log(`reusing NATS at ${layout.host}:${layout.natsPort}`);
     return url;
   }
-  const binary = findNatsServer();
+  const binary = findServerBinary('nats-server');
   if (!binary) {
     throw new Error(
       'no NATS answers and nats-server is not on PATH: install it (apt-get install nats-server) or set NATS_URL',
@@ -224,6 +242,47 @@ async function ensureNats(
     storeDir,
   ]);
   await waitFor('NATS', () => answers(layout.host, layout.natsPort), 30_000);
+  return url;
+}
+
+/**
+ * Redis for the fleet-wide plan-RPS buckets (ADR 0102): REDIS_URL, or one answering on the
+ * layout's port, or redis-server from PATH started here (nothing kept on disk: the buckets
+ * refill within a second). Without any, each gateway keeps its own buckets (ADR 0204) and the
+ * stack says so.
+ */
+async function ensureRedis(
+  layout: StackLayout,
+  group: ProcessGroup,
+  log: (line: string) => void,
+): Promise<string | undefined> {
+  if (layout.redisUrl) {
+    log('using Redis at REDIS_URL');
+    return layout.redisUrl;
+  }
+  const url = `redis://${layout.host}:${layout.redisPort}`;
+  if (await answers(layout.host, layout.redisPort)) {
+    log(`reusing Redis at ${layout.host}:${layout.redisPort}`);
+    return url;
+  }
+  const binary = findServerBinary('redis-server');
+  if (!binary) {
+    log(
+      'no Redis answers and redis-server is not on PATH: plan RPS is enforced per gateway, not across regions (apt-get install redis-server, or set REDIS_URL)',
+    );
+    return undefined;
+  }
+  group.start('redis', binary, [
+    '--bind',
+    layout.host,
+    '--port',
+    String(layout.redisPort),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  await waitFor('Redis', () => answers(layout.host, layout.redisPort), 30_000);
   return url;
 }
 
