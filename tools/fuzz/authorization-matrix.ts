@@ -96,6 +96,7 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'GET /openapi.json': PUBLIC,
     'GET /reference': PUBLIC,
     'GET /api/v1/webhooks/limits': { access: 'webhooks' },
+    'GET /api/v1/admin/accounts/:id/webhooks': { access: 'operator', id: 'account' },
     'POST /api/v1/webhooks': { access: 'webhooks', body: WEBHOOK },
     'GET /api/v1/webhooks': { access: 'webhooks' },
     'GET /api/v1/webhooks/:id': { access: 'webhooks', id: 'webhook' },

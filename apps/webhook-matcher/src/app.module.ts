@@ -7,6 +7,8 @@ import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountsRepository } from './accounts/accounts.repository';
+import { AdminWebhooksController } from './admin/admin-webhooks.controller';
+import { OperatorGuard } from './admin/operator.guard';
 import { AddressListsController } from './address-lists/address-lists.controller';
 import { AddressListsRepository } from './address-lists/address-lists.repository';
 import { AddressListsService } from './address-lists/address-lists.service';
@@ -45,6 +47,7 @@ export const REST_CONTROLLERS = [
   WebhooksController,
   DeliveriesController,
   AddressListsController,
+  AdminWebhooksController,
 ];
 
 @Module({})
@@ -85,6 +88,7 @@ export class AppModule {
             ),
         },
         ApiKeyGuard,
+        OperatorGuard,
         AccountsRepository,
         WebhooksRepository,
         AddressListsRepository,

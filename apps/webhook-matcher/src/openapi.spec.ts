@@ -19,5 +19,25 @@ describe('webhook-matcher OpenAPI', () => {
       ]),
     );
     expect(paths['/api/v1/webhooks']!['post']!['requestBody']).toBeDefined();
+    expect(paths['/api/v1/webhooks/{id}/deliveries']!['get']).toMatchObject({
+      responses: {
+        200: {
+          content: {
+            'application/json': {
+              schema: {
+                properties: {
+                  items: {
+                    items: { required: expect.arrayContaining(['at', 'outcome', 'error_class']) },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
+      security: [{ operator: [] }],
+    });
   });
 });

@@ -12,6 +12,8 @@ const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback
 export const configSchema = z.object({
   ...commonEnv,
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+  /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
+  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
   WEBHOOK_SECRETS_KEY: z.string().refine((value) => {
     try {

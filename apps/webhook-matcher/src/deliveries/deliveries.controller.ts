@@ -5,7 +5,13 @@ import { parseBody, parseQuery } from '../http/validation';
 import { emptyBody } from '../webhooks/webhook.schemas';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
-import { deliveriesQuery, eventIdParam, replayRangeBody } from './deliveries.schemas';
+import {
+  deliveriesPage,
+  deliveriesQuery,
+  deliveryStats,
+  eventIdParam,
+  replayRangeBody,
+} from './deliveries.schemas';
 import { attemptView, statsView } from './deliveries.view';
 import { ReplayService } from './replay.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
@@ -21,7 +27,11 @@ export class DeliveriesController {
   ) {}
 
   @Get(':id/deliveries')
-  @ApiRoute({ summary: 'Failed delivery attempts, newest first', query: deliveriesQuery })
+  @ApiRoute({
+    summary: 'Failed delivery attempts, newest first',
+    query: deliveriesQuery,
+    responses: { 200: { description: 'a page of failed attempts', schema: deliveriesPage } },
+  })
   async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(deliveriesQuery, query);
     const row = await this.webhooks.get(accountId, checkId('wh', id));
@@ -30,7 +40,10 @@ export class DeliveriesController {
   }
 
   @Get(':id/stats')
-  @ApiRoute({ summary: 'delivered_total, failed_total, rate_limited_total, last_delivered_at' })
+  @ApiRoute({
+    summary: 'delivered_total, failed_total, rate_limited_total, last_delivered_at',
+    responses: { 200: { description: 'the counters', schema: deliveryStats } },
+  })
   async stats(@AccountId() accountId: string, @Param('id') id: string) {
     const row = await this.webhooks.get(accountId, checkId('wh', id));
     const { stats, rateLimited } = await this.deliveries.stats(row.id);

@@ -44,3 +44,39 @@ export const replayRangeBody = z
   });
 
 export const eventIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'an eventId');
+
+/**
+ * One failed attempt as `GET /webhooks/{id}/deliveries` answers it. The view is typed by it and
+ * the dashboard's page imports its type, so the answer, the OpenAPI document and the page that
+ * reads it cannot drift apart.
+ */
+export const deliveryAttempt = z.object({
+  event_id: z.string(),
+  phase: z.string(),
+  attempt: z.number().int(),
+  at: z.string().describe('when the attempt was made (ISO time)'),
+  outcome: z.string().describe('success, http_error, network_error, timeout, …'),
+  final: z.boolean().describe('no retry follows (given up)'),
+  test: z.boolean(),
+  billed: z.boolean(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number().int().nullable(),
+  error_class: z.string().nullable().describe('dns, tls, timeout, connection, …'),
+  error: z.string().nullable(),
+  response_body: z.string().nullable(),
+});
+
+export const deliveriesPage = z.object({
+  items: z.array(deliveryAttempt),
+  next_cursor: z.string().nullable(),
+});
+
+export const deliveryStats = z.object({
+  delivered_total: z.number().int(),
+  failed_total: z.number().int(),
+  rate_limited_total: z.number().int(),
+  last_delivered_at: z.string().nullable(),
+});
+
+export type DeliveryAttempt = z.output<typeof deliveryAttempt>;
+export type DeliveryStats = z.output<typeof deliveryStats>;

@@ -1,6 +1,7 @@
 import type { AttemptRow, StatsRow } from './deliveries.repository';
+import type { DeliveryAttempt, DeliveryStats } from './deliveries.schemas';
 
-export function attemptView(row: AttemptRow) {
+export function attemptView(row: AttemptRow): DeliveryAttempt {
   return {
     event_id: row.event_id,
     phase: row.phase,
@@ -18,7 +19,7 @@ export function attemptView(row: AttemptRow) {
   };
 }
 
-export function statsView(stats: StatsRow | undefined, rateLimited: string) {
+export function statsView(stats: StatsRow | undefined, rateLimited: string): DeliveryStats {
   return {
     delivered_total: Number(stats?.delivered_total ?? 0),
     failed_total: Number(stats?.failed_total ?? 0),

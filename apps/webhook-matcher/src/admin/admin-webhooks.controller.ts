@@ -1,0 +1,43 @@
+import { Controller, Get, Param, Query, UseGuards, type PipeTransform } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import { ApiRoute } from '@meridian/platform-http/openapi';
+import { parseQuery } from '../http/validation';
+import { pageQuery } from '../webhooks/webhook.schemas';
+import { webhookView } from '../webhooks/webhook.view';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { OperatorGuard } from './operator.guard';
+
+/**
+ * billing-ledger's account id (`acc_` + 24 hex). Anything else is 404 like an unknown account, as
+ * billing-ledger's operator routes answer.
+ */
+const accountIdPipe: PipeTransform<string, string> = {
+  transform: (value) => {
+    if (!/^acc_[0-9a-f]{24}$/.test(value))
+      throw new DomainError('not_found', 'not_found', 'account not found');
+    return value;
+  },
+};
+
+/**
+ * The operator's read of one account's webhooks (the dashboard's operator page): the same list
+ * and view the account's own key gets. An account with no webhooks, or one this service never
+ * heard of, has an empty list (accounts live in billing-ledger).
+ */
+@Controller('api/v1/admin/accounts')
+@UseGuards(OperatorGuard)
+export class AdminWebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get(':id/webhooks')
+  @ApiRoute({
+    summary: 'One account webhooks, newest first (as GET /webhooks)',
+    auth: 'operator',
+    query: pageQuery,
+  })
+  async list(@Param('id', accountIdPipe) accountId: string, @Query() query: unknown) {
+    const { limit, cursor } = parseQuery(pageQuery, query);
+    const page = await this.webhooks.page(accountId, limit, cursor);
+    return { items: page.items.map(webhookView), next_cursor: page.nextCursor };
+  }
+}
