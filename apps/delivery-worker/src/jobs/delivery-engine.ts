@@ -346,9 +346,10 @@ export function attemptId(jobId: string, attempt: number): string {
   return `${jobId}:${attempt}`;
 }
 
-function hostOf(url: string): string {
+/** The destination host of the 200 req/s bucket: the name without the port (one machine). */
+export function hostOf(url: string): string {
   try {
-    return new URL(url).host;
+    return new URL(url).hostname;
   } catch {
     return url;
   }

@@ -30,6 +30,8 @@ describe('send-time SSRF guard', () => {
     'mixed.example.com': ['93.184.216.34', '192.168.1.1'],
     'mapped.example.com': ['::ffff:127.0.0.1'],
     'nat64.example.com': ['64:ff9b::a00:1'],
+    'nat64-local.example.com': ['64:ff9b:1:a00:0:7:808:808'],
+    'v4-compatible.example.com': ['::a00:1'],
     'metadata.example.com': ['169.254.169.254'],
     'v6.example.com': ['2606:4700::1111'],
   });
@@ -49,6 +51,8 @@ describe('send-time SSRF guard', () => {
     ['mixed.example.com', '192.168.1.1', 'private'],
     ['mapped.example.com', '::ffff:127.0.0.1', 'loopback'],
     ['nat64.example.com', '64:ff9b::a00:1', 'rfc6052:private'],
+    ['nat64-local.example.com', '64:ff9b:1:a00:0:7:808:808', 'nat64LocalUse'],
+    ['v4-compatible.example.com', '::a00:1', 'ipv4Compatible'],
     ['metadata.example.com', '169.254.169.254', 'linkLocal'],
   ])('refuses %s (resolves to %s: %s)', async (host, address, reason) => {
     const { error } = await lookupOnce(dns, host, true);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Resolver } from './guarded-lookup';
 import { HttpSender } from './http-sender';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -112,5 +113,70 @@ describe('HttpSender against a real local receiver', () => {
     // Plain HTTP answering a TLS handshake: the handshake fails.
     const result = await sender.send(`https://127.0.0.1:${port}/ok`, {}, '{}');
     expect(result).toMatchObject({ ok: false, errorClass: 'tls' });
+  });
+});
+
+describe('HttpSender against a rebinding DNS', () => {
+  let server: Server;
+  let port: number;
+  const dialed: string[] = [];
+
+  beforeAll(async () => {
+    // The receiver listens on 127.0.0.2 only: a request that reaches it was dialed there.
+    server = createServer((req, res) => {
+      dialed.push(req.socket.localAddress ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Answers `first` to the first question and `later` to every other one, counting them. */
+  function rebinding(first: string, later: string) {
+    const questions: string[] = [];
+    const resolver: Resolver = async (hostname) => {
+      questions.push(hostname);
+      return [{ address: questions.length === 1 ? first : later, family: 4 }];
+    };
+    return { resolver, questions };
+  }
+
+  it('asks once and connects to the address it checked, not to a later answer', async () => {
+    const dns = rebinding('127.0.0.2', '10.0.0.5');
+    const sender = new HttpSender({
+      policy: { allowLoopback: true },
+      resolver: dns.resolver,
+      connectTimeoutMs: 1_500,
+      answerTimeoutMs: 1_500,
+    });
+    try {
+      const result = await sender.send(`http://rebind.test:${port}/hook`, {}, '{}');
+      expect(result).toMatchObject({ ok: true, statusCode: 204 });
+      expect(dns.questions).toEqual(['rebind.test']);
+      expect(dialed).toEqual(['127.0.0.2']);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('a first answer that is refused ends the attempt: no second question, nothing sent', async () => {
+    const dns = rebinding('10.0.0.5', '127.0.0.2');
+    const sender = new HttpSender({ policy: { allowLoopback: true }, resolver: dns.resolver });
+    const before = dialed.length;
+    try {
+      const result = await sender.send(`http://rebind.test:${port}/hook`, {}, '{}');
+      expect(result).toMatchObject({ ok: false, errorClass: 'refused_address' });
+      expect(result.error).toMatch(/10\.0\.0\.5 \(private\)/);
+      expect(dns.questions).toEqual(['rebind.test']);
+      expect(dialed.length).toBe(before);
+    } finally {
+      await sender.close();
+    }
   });
 });

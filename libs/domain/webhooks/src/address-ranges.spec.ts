@@ -26,17 +26,36 @@ describe('refusedAddressReason', () => {
     ['64:ff9b::a00:1', 'rfc6052:private'],
     ['64:ff9b::7f00:1', 'rfc6052:loopback'],
     ['2002:a00:1::', '6to4:private'],
+    // Local-use NAT64 (RFC 8215): a /48 layout puts the IPv4 address elsewhere than the last
+    // 4 bytes, so the tail 8.8.8.8 says nothing; the whole prefix is refused.
+    ['64:ff9b:1:a00:0:7:808:808', 'nat64LocalUse'],
+    ['64:ff9b:1::808:808', 'nat64LocalUse'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'nat64LocalUse'],
+    // Deprecated IPv4-compatible ::/96 (RFC 4291), whatever IPv4 address it carries.
+    ['::a00:1', 'ipv4Compatible'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
+    ['::c0a8:101', 'ipv4Compatible'],
+    // Outside global unicast 2000::/3: reserved by the IETF.
+    ['4000::1', 'reserved'],
+    ['1::1', 'reserved'],
+    ['::1:0:0:1', 'reserved'],
     ['not-an-ip', 'invalid_address'],
   ])('%s is refused as %s', (ip, reason) => {
     expect(refusedAddressReason(ip)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    '%s (globally routable) is allowed',
-    (ip) => {
-      expect(refusedAddressReason(ip)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2a00:1450::1',
+    '3ffe::1',
+  ])('%s (globally routable) is allowed', (ip) => {
+    expect(refusedAddressReason(ip)).toBeNull();
+  });
 
   it('allows loopback only when the policy allow-lists it, never private ranges', () => {
     expect(refusedAddressReason('127.0.0.1', { allowLoopback: true })).toBeNull();

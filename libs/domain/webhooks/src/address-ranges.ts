@@ -6,9 +6,13 @@ import ipaddr from 'ipaddr.js';
  * (webhook-matcher) and at send time on every address the name resolved to (delivery-worker),
  * so the two can never disagree.
  *
- * Forms that embed an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96` and
- * `64:ff9b:1::/48`, 6to4 `2002::/16`) are judged by the IPv4 address they carry: a private
- * target must not slip through a translator. Teredo and every other special range are refused.
+ * Forms that embed an IPv4 address at a known place (IPv4-mapped `::ffff:a.b.c.d`, the
+ * well-known NAT64 prefix `64:ff9b::/96`, 6to4 `2002::/16`) are judged by the IPv4 address they
+ * carry: a private target must not slip through a translator. Refused outright: the local-use
+ * NAT64 prefix `64:ff9b:1::/48` (RFC 8215: the operator picks the prefix length, so where the
+ * IPv4 address sits, and whether the translator reaches private space, cannot be known), the
+ * deprecated IPv4-compatible `::/96` (RFC 4291), Teredo, every other special range, and any IPv6
+ * address outside global unicast `2000::/3` (the rest is reserved by the IETF).
  */
 export interface AddressPolicy {
   /** Loopback is refused unless a deployment allow-lists it (local stack and tests only). */
@@ -23,14 +27,21 @@ export function refusedAddressReason(ip: string, policy: AddressPolicy = {}): st
   const v6 = parsed as ipaddr.IPv6;
   const range = v6.range();
   if (range === 'ipv4Mapped') return judgeIpv4(v6.toIPv4Address(), policy);
+  if (range === 'rfc6052' && !v6.match(NAT64_WELL_KNOWN, 96)) return 'nat64LocalUse';
   if (range === 'rfc6052' || range === '6to4') {
     const embedded = range === '6to4' ? sixToFourIpv4(v6) : lastIpv4(v6);
     const inner = judgeIpv4(embedded, policy);
     return inner === null ? null : `${range}:${inner}`;
   }
   if (range === 'loopback') return policy.allowLoopback ? null : 'loopback';
-  return range === 'unicast' ? null : range;
+  if (range !== 'unicast') return range;
+  if (v6.match(UNSPECIFIED_V6, 96)) return 'ipv4Compatible';
+  return v6.match(GLOBAL_UNICAST, 3) ? null : 'reserved';
 }
+
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parse('64:ff9b::');
+const UNSPECIFIED_V6 = ipaddr.IPv6.parse('::');
+const GLOBAL_UNICAST = ipaddr.IPv6.parse('2000::');
 
 function judgeIpv4(ip: ipaddr.IPv4, policy: AddressPolicy): string | null {
   const range = ip.range();

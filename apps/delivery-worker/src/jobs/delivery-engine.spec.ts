@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto';
+import type { DeliveryHealth, DeliveryJob, WebhookStatusEntry } from '@meridian/contracts';
+import { FakeClock, MINUTE, SECOND } from '@meridian/time';
+import { DELIVERY_WAIT_LIMIT_MS, sealSecret } from '@meridian/webhooks';
+import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
+import { EndpointLimits } from '../protection/endpoint-limits';
+import type { SendResult } from '../sending/http-sender';
+import { DeliveryEngine, hostOf, type Step } from './delivery-engine';
+
+/** The attempt log in memory, with the repository's claim semantics (a row is claimed once). */
+class MemoryAttempts {
+  readonly rows = new Map<string, AttemptRow>();
+
+  async latest(jobId: string): Promise<AttemptRow | undefined> {
+    return [...this.rows.values()]
+      .filter((row) => row.jobId === jobId)
+      .sort((a, b) => b.attempt - a.attempt)[0];
+  }
+
+  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
+    if (this.rows.has(start.id)) return false;
+    this.rows.set(start.id, {
+      id: start.id,
+      jobId: start.jobId,
+      attempt: start.attempt,
+      startedAt: start.startedAt,
+      billed: start.billed,
+      finishedAt: null,
+      outcome: null,
+      errorClass: null,
+      statusCode: null,
+      durationMs: null,
+      error: null,
+      responseBody: null,
+    });
+    if (finish) await this.finish(start.id, finish);
+    return true;
+  }
+
+  async finish(id: string, finish: AttemptFinish): Promise<void> {
+    const row = this.rows.get(id);
+    if (!row || row.outcome !== null) return;
+    Object.assign(row, {
+      outcome: finish.outcome,
+      finishedAt: finish.finishedAt,
+      errorClass: finish.errorClass ?? null,
+      statusCode: finish.statusCode ?? null,
+      durationMs: finish.durationMs ?? null,
+      error: finish.error ?? null,
+      responseBody: finish.responseBody ?? null,
+    });
+  }
+
+  of(jobId: string): AttemptRow[] {
+    return [...this.rows.values()].filter((row) => row.jobId === jobId);
+  }
+}
+
+/** An endpoint whose requests are answered only when the test says so (a slow endpoint). */
+class HeldRequests {
+  private readonly pending: Array<(result: SendResult) => void> = [];
+
+  hold(): Promise<SendResult> {
+    return new Promise((resolve) => this.pending.push(resolve));
+  }
+
+  get count(): number {
+    return this.pending.length;
+  }
+
+  answerOne(): void {
+    this.pending.shift()?.({ ok: true, statusCode: 200, durationMs: 1 });
+  }
+
+  answerAll(): void {
+    while (this.pending.length > 0) this.answerOne();
+  }
+}
+
+const secretsKey = randomBytes(32);
+const SLOW = 'https://slow.example.com/hook';
+const FAST = 'https://fast.example.net/hook';
+
+function world() {
+  const clock = new FakeClock('2026-03-01T12:00:00.000Z');
+  const attempts = new MemoryAttempts();
+  const held = new HeldRequests();
+  const sent: string[] = [];
+  const health: DeliveryHealth[] = [];
+  const entries = new Map<string, WebhookStatusEntry>();
+  const webhook = (webhookId: string, accountId: string, targetUrl: string) =>
+    entries.set(webhookId, {
+      webhookId,
+      accountId,
+      status: 'active',
+      version: 1,
+      targetUrl,
+      secrets: [
+        {
+          sealed: sealSecret(secretsKey, `whsec_${randomBytes(24).toString('base64')}`),
+          expiresAt: null,
+        },
+      ],
+      updatedAt: clock.now().toISOString(),
+    });
+  const engine = new DeliveryEngine({
+    clock,
+    statusOf: (id) => entries.get(id),
+    balanceOf: () => undefined,
+    attempts,
+    send: (url) => {
+      sent.push(url);
+      return url === SLOW || url.includes('slow') ? held.hold() : fastAnswer();
+    },
+    limits: new EndpointLimits(),
+    secretsKey,
+    publishHealth: async (h) => {
+      health.push(h);
+    },
+    recheckMaxMs: 5 * MINUTE,
+  });
+  let seq = 0;
+  const job = (webhookId: string): DeliveryJob => {
+    seq += 1;
+    const entry = entries.get(webhookId)!;
+    return {
+      id: `dj_${webhookId}_${seq}`,
+      webhookId,
+      accountId: entry.accountId,
+      eventId: `ev_${seq}`,
+      phase: 'unconfirmed',
+      test: false,
+      attempt: 1,
+      payload: { seq },
+      createdAt: clock.now().toISOString(),
+    } as unknown as DeliveryJob;
+  };
+  return { clock, attempts, held, sent, health, engine, webhook, job };
+}
+
+const fastAnswer = async (): Promise<SendResult> => ({ ok: true, statusCode: 204, durationMs: 1 });
+
+/** Lets the engine's awaited repository calls run, so held sends are really in flight. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
+  it('a job over the endpoint’s 10 in flight waits: no attempt row, no request, no health, no bill', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', SLOW);
+    const inFlight = Array.from({ length: 10 }, () => w.engine.handle(w.job('wh_a')));
+    await settle();
+    expect(w.held.count).toBe(10);
+
+    const eleventh = w.job('wh_a');
+    const step = await w.engine.handle(eleventh);
+    expect(step).toMatchObject({ action: 'wait', reason: 'endpoint_busy' });
+    expect(w.attempts.of(eleventh.id)).toEqual([]);
+    expect(w.sent).toHaveLength(10);
+    expect(w.health.filter((h) => h.eventId === eleventh.eventId)).toEqual([]);
+
+    // One answer frees a place: the waiting job's attempt 1 goes out (waiting cost nothing).
+    w.held.answerOne();
+    await inFlight[0];
+    const next = w.engine.handle(eleventh);
+    await settle();
+    w.held.answerAll();
+    expect(await next).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(eleventh.id).map((r) => [r.attempt, r.outcome, r.billed])).toEqual([
+      [1, 'success', true],
+    ]);
+    await Promise.all(inFlight);
+  });
+
+  it('over 200 requests/s to one host (ports and paths alike) waits, then goes at the refilled rate', async () => {
+    const w = world();
+    const jobs: DeliveryJob[] = [];
+    for (let i = 0; i < 201; i += 1) {
+      // 201 webhooks on one host under different ports and paths: one destination machine.
+      w.webhook(`wh_${i}`, `acc_${i}`, `https://hooks.example.org:${8000 + (i % 3)}/p/${i}`);
+      jobs.push(w.job(`wh_${i}`));
+    }
+    const steps: Step[] = [];
+    for (const job of jobs.slice(0, 200)) steps.push(await w.engine.handle(job));
+    expect(steps.every((s) => s.action === 'done')).toBe(true);
+
+    const last = jobs[200]!;
+    expect(await w.engine.handle(last)).toMatchObject({ action: 'wait', reason: 'endpoint_busy' });
+    expect(w.attempts.of(last.id)).toEqual([]);
+    expect(w.sent).toHaveLength(200);
+
+    w.clock.advance(10); // 10 ms refill 2 tokens at 200/s
+    expect(await w.engine.handle(last)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(last.id)).toHaveLength(1);
+  });
+
+  it('after 10 minutes of waiting, one attempt is spent as endpoint_busy: not sent, not billed', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', SLOW);
+    const inFlight = Array.from({ length: 10 }, () => w.engine.handle(w.job('wh_a')));
+    await settle();
+    const waiting = w.job('wh_a');
+
+    // The consumer brings the job back after each put-back; the clock stands for the delays.
+    const started = w.clock.now().getTime();
+    let step = await w.engine.handle(waiting);
+    let looks = 1;
+    while (step.action === 'wait' && step.reason === 'endpoint_busy') {
+      expect(w.attempts.of(waiting.id)).toEqual([]);
+      w.clock.advance(Math.max(step.ms, 1));
+      step = await w.engine.handle(waiting);
+      looks += 1;
+    }
+    const waited = w.clock.now().getTime() - started;
+    expect(waited).toBeGreaterThanOrEqual(DELIVERY_WAIT_LIMIT_MS);
+    expect(waited).toBeLessThan(DELIVERY_WAIT_LIMIT_MS + 15 * SECOND);
+    // Backing off: tens of looks in 10 minutes, not one per 250 ms.
+    expect(looks).toBeLessThan(100);
+
+    const rows = w.attempts.of(waiting.id);
+    expect(rows.map((r) => [r.attempt, r.outcome, r.errorClass, r.billed])).toEqual([
+      [1, 'failure', 'endpoint_busy', false],
+    ]);
+    expect(w.sent).toHaveLength(10);
+    expect(w.health.find((h) => h.id === `${waiting.id}:1`)).toMatchObject({
+      attempt: 1,
+      outcome: 'failure',
+      errorClass: 'endpoint_busy',
+      billed: false,
+    });
+    // The schedule goes on: attempt 2 is due 5 s after the spent one.
+    expect(step).toEqual({ action: 'wait', ms: 5 * SECOND, reason: 'not_due' });
+
+    w.held.answerAll();
+    await Promise.all(inFlight);
+  });
+
+  it('a slow endpoint of one customer does not delay another customer’s deliveries', async () => {
+    const w = world();
+    w.webhook('wh_slow', 'acc_slow', SLOW);
+    w.webhook('wh_fast', 'acc_fast', FAST);
+    // 30 events for the slow endpoint: 10 go in flight and hang, the other 20 are put back
+    // at once (each returns without awaiting anything of the slow endpoint).
+    const slow = Array.from({ length: 30 }, () => w.engine.handle(w.job('wh_slow')));
+    await settle();
+    expect(w.held.count).toBe(10);
+    const putBack = await Promise.race([
+      Promise.all(slow.slice(10)),
+      new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 1_000)),
+    ]);
+    expect(putBack).not.toBe('blocked');
+    expect(
+      (putBack as Step[]).every((s) => s.action === 'wait' && s.reason === 'endpoint_busy'),
+    ).toBe(true);
+
+    // The other customer's events go out now, with the clock standing still.
+    // (10 at a time: the fast endpoint has its own 10 in flight.)
+    for (let round = 0; round < 3; round += 1) {
+      const fastJobs = Array.from({ length: 10 }, () => w.job('wh_fast'));
+      const fastSteps = await Promise.all(fastJobs.map((job) => w.engine.handle(job)));
+      expect(fastSteps.every((s) => s.action === 'done' && s.reason === 'delivered')).toBe(true);
+    }
+    expect(w.sent.filter((url) => url === FAST)).toHaveLength(30);
+    expect(w.held.count).toBe(10);
+
+    w.held.answerAll();
+    await Promise.all(slow.slice(0, 10));
+  });
+});
+
+describe('hostOf (the 200 req/s bucket key)', () => {
+  it.each([
+    ['https://a.example.com/x', 'a.example.com'],
+    ['https://a.example.com:8443/x', 'a.example.com'],
+    ['http://a.example.com:8080/y?z=1', 'a.example.com'],
+    ['https://[2606:4700::1111]:8443/x', '[2606:4700::1111]'],
+    ['https://93.184.216.34:9000/', '93.184.216.34'],
+  ])('%s → %s (the port is not part of the host)', (url, host) => {
+    expect(hostOf(url)).toBe(host);
+  });
+});
