@@ -6,12 +6,16 @@ import {
   Events,
   KvBuckets,
   Streams,
-  usageId,
   type BalanceStateChanged,
-  type UsageRecorded,
+  type UsageFlushed,
 } from '@meridian/contracts';
 import { cuForCall } from '@meridian/compute-units';
-import { NatsNamespace, provisionMessaging } from '@meridian/platform-messaging';
+import {
+  NatsNamespace,
+  provisionMessaging,
+  UsageFlusher,
+  UsageMeter,
+} from '@meridian/platform-messaging';
 import {
   createTestDatabase,
   deleteNatsNamespace,
@@ -25,18 +29,21 @@ import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 
 /**
- * Ledger benchmark: 1,000,000 node calls' worth of usage across 10,000 accounts, published to
- * JetStream the way rpc-gateway replicas flush it (one event per account and window), applied
- * by a real billing-ledger process against real Postgres and NATS. Reports usage events applied
- * per second, the end-to-end lag (publish → balance state published), and verifies every
- * account's total to the CU (balance-state KV and ledger entries), with 1 % of the events
- * published twice more as redeliveries that must change nothing.
+ * Ledger benchmark at a fleet's shape (ADR 0104): `producers` usage producers (gateway
+ * replicas) each meter every one of `accounts` accounts every second for `seconds` seconds and
+ * flush with the real UsageFlusher (one message per part, ADR 0103) into JetStream; a real
+ * billing-ledger process applies them against real Postgres. Reports account-items applied per
+ * second (an account-item = one account's usage in one producer's flush), the lag from the end
+ * of a metering window to the balance state showing it (balance-state events, as a gateway
+ * sees them), ledger and Postgres CPU, and verifies every account to the CU (ledger entries and
+ * the KV bucket) with 1 % of the parts re-published as redeliveries. In the same run, the raw
+ * Postgres ceiling: the journal and entry rows the ledger wrote, written again by a bare
+ * multi-row insert loop.
  */
 export interface LedgerBenchOptions {
   accounts?: number;
-  nodeCalls?: number;
-  /** Node calls aggregated into one usage event (one gateway flush of one account). */
-  callsPerEvent?: number;
+  producers?: number;
+  seconds?: number;
   duplicateShare?: number;
   log?: (line: string) => void;
 }
@@ -47,7 +54,9 @@ const PLAN = 'starter';
 const PLAN_ALLOWANCE = 90_000_000;
 /** Accounts per bulk operator request (the route's maximum). */
 const BULK = 500;
-// A realistic mix: standard EVM calls, some debug traces (× 2), object-model calls (chain × 100).
+/** One in this many accounts is watched for the lag (the watcher must not load the machine). */
+const LAG_SAMPLE = 10;
+// A realistic mix: standard EVM calls, some debug traces, object-model calls.
 const MIX: Array<{ network: 'eth-mainnet' | 'polygon-mainnet' | 'sui-mainnet'; method: string }> = [
   { network: 'eth-mainnet', method: 'eth_call' },
   { network: 'eth-mainnet', method: 'eth_getBalance' },
@@ -58,19 +67,15 @@ const MIX: Array<{ network: 'eth-mainnet' | 'polygon-mainnet' | 'sui-mainnet'; m
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0
-    ? 0
+    ? NaN
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function waitFor(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -90,10 +95,7 @@ async function pool<T>(
   );
 }
 
-/**
- * CPU seconds a process has used (Linux /proc, 100 ticks/s; NaN elsewhere). Reported per 1,000
- * events: on a shared machine the wall-clock rate moves with everyone else's load, this does not.
- */
+/** CPU seconds a process has used (Linux /proc, 100 ticks/s; NaN elsewhere). */
 function cpuSeconds(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -103,11 +105,16 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
-function node(
-  script: string,
-  env: Record<string, string>,
-  log: (line: string) => void,
-): ChildProcess {
+/** CPU of the Postgres backends serving one database (pid → seconds), read from /proc. */
+async function backendCpu(pg: Client, database: string): Promise<Map<number, number>> {
+  const rows = await pg.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1',
+    [database],
+  );
+  return new Map(rows.rows.map((r) => [r.pid, cpuSeconds(r.pid)]));
+}
+
+function node(script: string, env: Record<string, string>, log: (line: string) => void) {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -119,8 +126,8 @@ function node(
 
 export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Promise<string> {
   const accounts = options.accounts ?? 10_000;
-  const nodeCalls = options.nodeCalls ?? 1_000_000;
-  const callsPerEvent = options.callsPerEvent ?? 10;
+  const producers = options.producers ?? 8;
+  const seconds = options.seconds ?? 60;
   const duplicateShare = options.duplicateShare ?? 0.01;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
@@ -129,6 +136,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
   const ns = new NatsNamespace(prefix);
   const natsUrl = testNatsUrl();
   const nc = await connect({ servers: natsUrl, name: 'bench-ledger' });
+  const pg = new Client({ connectionString: db.url });
   let app: ChildProcess | undefined;
   try {
     const migrate = node('apps/billing-ledger/src/migrate.ts', { DATABASE_URL: db.url }, log);
@@ -139,6 +147,9 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       consumers: [Consumers.ledgerUsage],
       buckets: [KvBuckets.balanceState, KvBuckets.revokedCredentials],
     });
+    await pg.connect();
+    const database = (await pg.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!
+      .db;
 
     const httpPort = await freePort();
     const base = `http://127.0.0.1:${httpPort}`;
@@ -162,8 +173,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       120_000,
     );
 
-    // 1. Accounts through the operator API: its bulk route (500 per request, one transaction
-    //    each), two requests at a time.
+    // 1. Accounts through the operator bulk API (500 per request), two requests at a time.
     const accountStart = Date.now();
     const ids: string[] = new Array(accounts);
     const chunks = Array.from({ length: Math.ceil(accounts / BULK) }, (_, c) => c * BULK);
@@ -171,10 +181,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       const count = Math.min(BULK, accounts - first);
       const response = await fetch(`${base}/api/v1/admin/accounts/bulk`, {
         method: 'POST',
-        headers: {
-          authorization: `Bearer ${OPERATOR_TOKEN}`,
-          'content-type': 'application/json',
-        },
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           accounts: Array.from({ length: count }, (_, i) => ({
             name: `bench-${first + i}`,
@@ -190,84 +197,100 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const accountSeconds = (Date.now() - accountStart) / 1000;
     log(`created ${accounts} accounts in ${accountSeconds.toFixed(1)} s`);
 
-    // 2. Usage events: each account gets nodeCalls / accounts calls in events of callsPerEvent.
+    // 2. The lag watcher: for sampled accounts, each flush's usage is pending with the moment
+    //    its window ended; a balance-state event showing at least that much usage settles it.
     const expected = new Map<string, number>();
-    const events: UsageRecorded[] = [];
-    const windowBase = Date.UTC(2026, 0, 5, 10, 0, 0);
-    const callsPerAccount = Math.floor(nodeCalls / accounts);
-    for (let a = 0; a < accounts; a += 1) {
-      const accountId = ids[a]!;
-      for (let done = 0, w = 0; done < callsPerAccount; w += 1) {
-        const calls = Math.min(callsPerEvent, callsPerAccount - done);
-        const counts = new Map<number, number>();
-        for (let c = 0; c < calls; c += 1) {
-          const pick = (a * 31 + w * 7 + c) % MIX.length;
-          counts.set(pick, (counts.get(pick) ?? 0) + 1);
-        }
-        const items = [...counts].map(([pick, n]) => ({
-          network: MIX[pick]!.network,
-          method: MIX[pick]!.method,
-          calls: n,
-          cu: n * cuForCall(MIX[pick]!.network, MIX[pick]!.method),
-        }));
-        const totalCu = items.reduce((s, i) => s + i.cu, 0);
-        const windowStart = new Date(windowBase + w * 1_000).toISOString();
-        events.push({
-          id: usageId('bench-gw', accountId, windowStart),
-          kind: 'node',
-          accountId,
-          producerId: 'bench-gw',
-          windowStart,
-          windowEnd: new Date(windowBase + (w + 1) * 1_000).toISOString(),
-          items,
-          totalCu,
-        });
-        expected.set(accountId, (expected.get(accountId) ?? 0) + totalCu);
-        done += calls;
-      }
-    }
-    // Interleave accounts the way concurrent gateways would (window-major order).
-    events.sort((x, y) =>
-      x.windowStart === y.windowStart
-        ? x.accountId.localeCompare(y.accountId)
-        : x.windowStart.localeCompare(y.windowStart),
-    );
-    const lastPublishOf = new Map<string, number>();
-    const finalSeenAt = new Map<string, number>();
-
-    // 3. Watch balance-state events: the moment an account's remaining CU reach the final value.
+    const sampled = new Set(ids.filter((_, i) => i % LAG_SAMPLE === 0));
+    const pendingLag = new Map<string, Array<{ cumulative: number; meteredAt: number }>>();
+    const lags: number[] = [];
     const sub = nc.subscribe(ns.subject(Events.balanceStateChanged.subjectFilter), {
       callback: (_error, msg) => {
+        const accountId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+        const waiting = pendingLag.get(accountId);
+        if (waiting === undefined || waiting.length === 0) return;
         const state = msg.json<BalanceStateChanged>();
-        const want = expected.get(state.accountId);
-        if (
-          want !== undefined &&
-          !finalSeenAt.has(state.accountId) &&
-          state.allowanceCu === PLAN_ALLOWANCE - want
-        )
-          finalSeenAt.set(state.accountId, Date.now());
+        const used = PLAN_ALLOWANCE - state.allowanceCu;
+        const seenAt = Date.now();
+        while (waiting.length > 0 && waiting[0]!.cumulative <= used)
+          lags.push(seenAt - waiting.shift()!.meteredAt);
       },
     });
 
+    // 3. The producers: real UsageMeter + UsageFlusher, one per producer, ticking each second
+    //    (staggered), every account active on every producer every second.
     const js = jetstream(nc);
-    const publishStart = Date.now();
+    const published: UsageFlushed[] = [];
+    let publishFailures = 0;
+    const publisher = {
+      publish: async (_contract: typeof Events.usageFlushed, part: UsageFlushed) => {
+        await js.publish(ns.subject(Events.usageFlushed.subjectOf(part)), JSON.stringify(part), {
+          msgID: part.id,
+          timeout: 30_000,
+        });
+        published.push(part);
+      },
+    };
     const cpuStart = cpuSeconds(app.pid);
-    const duplicates = events.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
-    await pool(events, 256, async (event) => {
-      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), {
-        msgID: event.id,
+    const pgCpuStart = await backendCpu(pg, database);
+    const runStart = Date.now();
+    let accountItems = 0;
+    await Promise.all(
+      Array.from({ length: producers }, async (_, p) => {
+        const meter = new UsageMeter();
+        let meteredAt = 0;
+        const flusher = new UsageFlusher(publisher, {
+          producerId: `bench-gw-${p}`,
+          intervalMs: 1_000,
+          now: () => new Date(),
+          drain: () => {
+            const entries = meter.drain();
+            meteredAt = Date.now();
+            for (const entry of entries) {
+              const cumulative = (expected.get(entry.accountId) ?? 0) + entry.totalCu;
+              expected.set(entry.accountId, cumulative);
+              if (sampled.has(entry.accountId)) {
+                let waiting = pendingLag.get(entry.accountId);
+                if (!waiting) pendingLag.set(entry.accountId, (waiting = []));
+                waiting.push({ cumulative, meteredAt });
+              }
+            }
+            accountItems += entries.length;
+            return entries;
+          },
+          onPublished: (outcome) => {
+            if (outcome === 'failed') publishFailures += 1;
+          },
+        });
+        await new Promise((r) => setTimeout(r, (p * 1_000) / producers));
+        for (let w = 0; w < seconds; w++) {
+          const tickAt = runStart + (p * 1_000) / producers + (w + 1) * 1_000;
+          for (let a = 0; a < accounts; a++) {
+            const pick = MIX[(a + p + w) % MIX.length]!;
+            const calls = 1 + ((a * 7 + w) % 5);
+            meter.add(
+              ids[a]!,
+              pick.network,
+              pick.method,
+              calls * cuForCall(pick.network, pick.method),
+              calls,
+            );
+          }
+          await new Promise((r) => setTimeout(r, Math.max(0, tickAt - Date.now())));
+          await flusher.flush();
+        }
+        await flusher.stop();
+      }),
+    );
+    const publishSeconds = (Date.now() - runStart) / 1000;
+    // Redeliveries: the same parts under new message ids (the stream keeps them; the ledger must not).
+    const duplicates = published.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
+    await pool(duplicates, 16, async (part) => {
+      await js.publish(ns.subject(Events.usageFlushed.subjectOf(part)), JSON.stringify(part), {
+        msgID: `${part.id}#again`,
       });
-      lastPublishOf.set(event.accountId, Date.now());
     });
-    // Redeliveries: the same payloads under new message ids (the stream keeps them; the ledger must not).
-    await pool(duplicates, 256, async (event) => {
-      await js.publish(ns.subject(Events.usageRecorded.subjectOf(event)), JSON.stringify(event), {
-        msgID: `${event.id}#again`,
-      });
-    });
-    const publishSeconds = (Date.now() - publishStart) / 1000;
     log(
-      `published ${events.length} usage events (+${duplicates.length} duplicates) in ${publishSeconds.toFixed(1)} s`,
+      `published ${published.length} parts (${accountItems} account-items, +${duplicates.length} duplicate parts) in ${publishSeconds.toFixed(1)} s`,
     );
 
     const jsm = await jetstreamManager(nc);
@@ -280,72 +303,94 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         );
         return info.num_pending === 0 && info.num_ack_pending === 0;
       },
-      30 * 60_000,
+      60 * 60_000,
     );
     const drainedAt = Date.now();
     const appCpu = cpuSeconds(app.pid) - cpuStart;
-    await waitFor('final balance states', async () => finalSeenAt.size === accounts, 60_000).catch(
-      () => undefined,
-    );
+    const pgCpuEnd = await backendCpu(pg, database);
+    let pgCpu = 0;
+    for (const [pid, end] of pgCpuEnd) pgCpu += end - (pgCpuStart.get(pid) ?? 0);
+    await waitFor(
+      'final balance states',
+      async () => [...pendingLag.values()].every((w) => w.length === 0),
+      60_000,
+    ).catch(() => undefined);
     sub.unsubscribe();
-    const applySeconds = (drainedAt - publishStart) / 1000;
-    const delivered = events.length + duplicates.length;
+    const unsettled = [...pendingLag.values()].reduce((s, w) => s + w.length, 0);
+    const applySeconds = (drainedAt - runStart) / 1000;
 
-    // 4. Verify every account to the CU: the KV bucket (what the hot paths read) and the ledger.
+    // 4. Verify every account to the CU: ledger entries, the KV bucket, the ledger's invariants.
     const kv = await new Kvm(nc).open(ns.bucket(KvBuckets.balanceState.name));
     let kvMismatches = 0;
     await pool(ids, 64, async (id) => {
-      const entry = await kv.get(id);
-      const state = entry?.json<BalanceStateChanged>();
-      if (!state || state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - expected.get(id)!)
+      const state = (await kv.get(id))?.json<BalanceStateChanged>();
+      if (
+        !state ||
+        state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - (expected.get(id) ?? 0)
+      )
         kvMismatches += 1;
     });
-    const pg = new Client({ connectionString: db.url });
-    await pg.connect();
-    const usage = await pg.query<{ account_id: string; cu: string; journals: string }>(
-      `SELECT e.account_id, sum(e.amount_cu) AS cu, count(DISTINCT e.journal_id) AS journals
-         FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id
-        WHERE e.ledger = 'usage' AND j.kind = 'usage' GROUP BY e.account_id`,
+    const usage = await pg.query<{ account_id: string; cu: string }>(
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries WHERE ledger = 'usage' GROUP BY account_id`,
     );
     let ledgerMismatches = accounts - usage.rows.length;
     for (const row of usage.rows)
       if (Number(row.cu) !== expected.get(row.account_id)) ledgerMismatches += 1;
-    const journalCount = usage.rows.reduce((s, r) => s + Number(r.journals), 0);
+    const counts = (
+      await pg.query<{ journals: string; entries: string; parts: string }>(
+        `SELECT (SELECT count(*) FROM billing.ledger_journal WHERE kind = 'usage') AS journals,
+                (SELECT count(*) FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id WHERE j.kind = 'usage') AS entries,
+                (SELECT count(*) FROM billing.usage_flushes) AS parts`,
+      )
+    ).rows[0]!;
     const unbalanced = await pg.query(
       `SELECT journal_id FROM billing.ledger_entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`,
     );
     const sums = await pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM billing.balances b
-         JOIN (SELECT account_id, sum(amount_cu) FILTER (WHERE ledger = 'allowance') AS a, coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS p
+         JOIN (SELECT account_id, coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS a,
+                      coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS p
                  FROM billing.ledger_entries GROUP BY account_id) s ON s.account_id = b.account_id
         WHERE b.allowance_cu <> s.a OR b.purchased_cu <> s.p`,
     );
-    await pg.end();
 
-    const lags = ids
-      .map((id) => (finalSeenAt.get(id) ?? NaN) - (lastPublishOf.get(id) ?? NaN))
-      .filter((v) => Number.isFinite(v))
-      .sort((a, b) => a - b);
-    const totalCu = [...expected.values()].reduce((s, v) => s + v, 0);
+    // 5. The raw ceiling, same run, same database: the usage journals and entries the ledger
+    //    wrote, written again into copies of its tables by a bare multi-row insert loop.
+    const journals = Number(counts.journals);
+    const entries = Number(counts.entries);
+    const rawSeconds = await rawInsertSeconds(
+      pg,
+      journals,
+      entries / Math.max(1, journals),
+      accounts,
+    );
+    const appliedRate = accountItems / applySeconds;
+    const rawRate = accountItems / rawSeconds;
+
+    lags.sort((a, b) => a - b);
     const ok =
       kvMismatches === 0 &&
       ledgerMismatches === 0 &&
-      journalCount === events.length &&
+      publishFailures === 0 &&
+      Number(counts.parts) === published.length &&
       unbalanced.rowCount === 0 &&
       Number(sums.rows[0]!.n) === 0;
+    const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
     const lines = [
       `| measure | value |`,
       `|---|---|`,
-      `| accounts (plan ${PLAN}) | ${accounts.toLocaleString('en-US')} (created via the operator bulk API in ${accountSeconds.toFixed(1)} s, ${Math.round(accounts / accountSeconds).toLocaleString('en-US')} / s) |`,
-      `| node calls metered | ${(callsPerAccount * accounts).toLocaleString('en-US')} (${totalCu.toLocaleString('en-US')} CU) |`,
-      `| usage events | ${events.length.toLocaleString('en-US')} (+${duplicates.length.toLocaleString('en-US')} redelivered duplicates) |`,
-      `| usage events applied / s | ${Math.round(delivered / applySeconds).toLocaleString('en-US')} (${Math.round((callsPerAccount * accounts) / applySeconds).toLocaleString('en-US')} node calls / s) |`,
-      `| billing-ledger CPU while applying | ${appCpu.toFixed(1)} s (${((appCpu / delivered) * 1000).toFixed(2)} CPU-s per 1,000 events; ${Math.round((appCpu / applySeconds) * 100)} % of one core) |`,
-      `| first publish → consumer drained | ${applySeconds.toFixed(1)} s (publishing took ${publishSeconds.toFixed(1)} s) |`,
-      `| end-to-end lag (last usage published → final balance state event), p50 / p95 / max | ${percentile(lags, 50)} / ${percentile(lags, 95)} / ${lags.at(-1) ?? NaN} ms over ${lags.length.toLocaleString('en-US')} accounts |`,
-      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, usage journals ${journalCount.toLocaleString('en-US')} (expected ${events.length.toLocaleString('en-US')}), unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
+      `| shape | ${fmt(accounts)} accounts (plan ${PLAN}) × ${producers} producers, every account on every producer every second, ${seconds} s |`,
+      `| published | ${fmt(accountItems)} account-items in ${fmt(published.length)} flush parts (+${fmt(duplicates.length)} parts re-published as redeliveries), over ${publishSeconds.toFixed(1)} s |`,
+      `| **account-items applied / s** | **${fmt(appliedRate)}** (first flush → consumer drained: ${applySeconds.toFixed(1)} s) |`,
+      `| raw ceiling (same journal + entry rows, bare multi-row INSERT loop, same run) | ${fmt(rawRate)} account-items / s (${fmt(journals)} journals + ${fmt(entries)} entries in ${rawSeconds.toFixed(1)} s); ledger = ${(appliedRate / rawRate).toFixed(2)}× |`,
+      `| lag: window end → balance-state event showing it (1 in ${LAG_SAMPLE} accounts), p50 / p99 / max | ${percentile(lags, 50)} / ${percentile(lags, 99)} / ${lags.at(-1) ?? NaN} ms over ${fmt(lags.length)} windows (${unsettled} never seen) |`,
+      `| billing-ledger CPU | ${appCpu.toFixed(1)} s (${Math.round((appCpu / applySeconds) * 100)} % of one core; ${((appCpu / accountItems) * 1e6).toFixed(1)} µs per account-item) |`,
+      `| Postgres CPU (backends of this database) | ${pgCpu.toFixed(1)} s (${Math.round((pgCpu / applySeconds) * 100)} % of one core) |`,
+      `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
+      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
+      '',
+      `ledger: ${fmt(appliedRate)} account-items/s applied, lag p99 ${percentile(lags, 99)} ms, verification ${ok ? 'PASS' : 'FAIL'}`,
     ];
-    if (!ok) throw new Error(`ledger benchmark verification failed\n${lines.join('\n')}`);
     return lines.join('\n');
   } finally {
     if (app && app.exitCode === null && app.signalCode === null) {
@@ -353,16 +398,54 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       app.kill('SIGTERM');
       await exited;
     }
+    await pg.end().catch(() => undefined);
     await nc.close();
     await deleteNatsNamespace(natsUrl, prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
   }
 }
 
+/**
+ * Seconds a bare loop takes to write `journals` usage journals with `perJournal` entries each
+ * into copies of the ledger's tables (same columns, indexes and unique key), in multi-row
+ * INSERT … SELECT unnest statements of `batch` journals: what Postgres alone can do for the
+ * rows the ledger wrote, without locks, balances, rollups or NATS.
+ */
+async function rawInsertSeconds(
+  pg: Client,
+  journals: number,
+  perJournal: number,
+  batch: number,
+): Promise<number> {
+  await pg.query(`CREATE TABLE billing.raw_journal (LIKE billing.ledger_journal INCLUDING ALL)`);
+  await pg.query(`CREATE TABLE billing.raw_entries (LIKE billing.ledger_entries INCLUDING ALL)`);
+  const entriesEach = Math.max(1, Math.round(perJournal));
+  const started = Date.now();
+  for (let done = 0; done < journals; done += batch) {
+    const n = Math.min(batch, journals - done);
+    const keys = Array.from({ length: n }, (_, i) => `raw:${done + i}`);
+    await pg.query('BEGIN');
+    const inserted = await pg.query<{ id: string }>(
+      `INSERT INTO billing.raw_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+       SELECT k, 'acc', 'usage', 100, 0, now(), NULL FROM unnest($1::text[]) AS k RETURNING id`,
+      [keys],
+    );
+    const ids = inserted.rows.flatMap((r) => Array.from({ length: entriesEach }, () => r.id));
+    await pg.query(
+      `INSERT INTO billing.raw_entries (journal_id, account_id, ledger, amount_cu)
+       SELECT j, 'acc', 'usage', 100 FROM unnest($1::bigint[]) AS j`,
+      [ids],
+    );
+    await pg.query('COMMIT');
+  }
+  return (Date.now() - started) / 1000;
+}
+
 /** Entry point of `npm run bench [ledger]` (bench/run.ts). */
 export function runBenchmark(): Promise<string> {
   return runLedgerBenchmark({
     accounts: Number(process.env['LEDGER_BENCH_ACCOUNTS'] ?? 10_000),
-    nodeCalls: Number(process.env['LEDGER_BENCH_NODE_CALLS'] ?? 1_000_000),
+    producers: Number(process.env['LEDGER_BENCH_PRODUCERS'] ?? 8),
+    seconds: Number(process.env['LEDGER_BENCH_SECONDS'] ?? 60),
   });
 }
