@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
-import { MessagingModule } from '@meridian/platform-messaging';
+import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { systemClock, type Clock } from '@meridian/time';
@@ -64,12 +64,13 @@ export class AppModule {
         { provide: CLOCK, useValue: clock },
         {
           provide: CREDENTIAL_SOURCE,
-          useFactory: () =>
+          inject: [JetStreamConsumers],
+          useFactory: (consumers: JetStreamConsumers) =>
             new CachedCredentialSource(
               overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
               clock,
               config.AUDIT_KEY_CACHE_TTL_MS,
-            ),
+            ).watch(consumers),
         },
         {
           provide: CHAIN_CLIENTS,

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
-import { MessagingModule } from '@meridian/platform-messaging';
+import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -80,12 +80,13 @@ export class AppModule {
         { provide: CLOCK, useValue: clock },
         {
           provide: CREDENTIAL_SOURCE,
-          useFactory: () =>
+          inject: [JetStreamConsumers],
+          useFactory: (consumers: JetStreamConsumers) =>
             new CachedCredentialSource(
               overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
               clock,
               config.WEBHOOK_KEY_CACHE_TTL_MS,
-            ),
+            ).watch(consumers),
         },
         ApiKeyGuard,
         OperatorGuard,

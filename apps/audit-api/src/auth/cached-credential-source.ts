@@ -1,40 +1,31 @@
+import { ApiKeyCache, type JetStreamConsumers } from '@meridian/platform-messaging';
 import type { Clock } from '@meridian/time';
 import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 /**
- * In-memory cache in front of billing-ledger: positive and negative answers are kept for the
- * TTL (a revoked key stops working within it). Concurrent misses of one key share one call.
+ * billing-ledger's key lookups behind an `ApiKeyCache`: answers are kept for the TTL, and a key
+ * deleted or revoked at billing-ledger is evicted as soon as its revocation reaches the
+ * revoked-credentials feed (`watch`), not when the TTL ends.
  */
 export class CachedCredentialSource implements CredentialSource {
-  private readonly entries = new Map<
-    string,
-    { value: ApiKeyPrincipal | null; expiresAt: number }
-  >();
-  private readonly inFlight = new Map<string, Promise<ApiKeyPrincipal | null>>();
+  private readonly cache: ApiKeyCache<ApiKeyPrincipal>;
 
-  constructor(
-    private readonly inner: CredentialSource,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(inner: CredentialSource, clock: Clock, ttlMs: number, maxEntries?: number) {
+    this.cache = new ApiKeyCache(
+      (key) => inner.resolveApiKey(key),
+      () => clock.now().getTime(),
+      ttlMs,
+      maxEntries,
+    );
+  }
 
-  async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
-    const now = this.clock.now().getTime();
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const pending = this.inFlight.get(key);
-    if (pending) return pending;
-    const call = this.inner
-      .resolveApiKey(key)
-      .then((value) => {
-        if (this.entries.size >= this.maxEntries)
-          this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, { value, expiresAt: this.clock.now().getTime() + this.ttlMs });
-        return value;
-      })
-      .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, call);
-    return call;
+  resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
+    return this.cache.get(key);
+  }
+
+  /** Evicts keys as billing-ledger revokes them (KvBuckets.revokedCredentials). */
+  watch(consumers: JetStreamConsumers): this {
+    this.cache.watch(consumers);
+    return this;
   }
 }

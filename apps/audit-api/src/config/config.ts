@@ -63,7 +63,10 @@ export const configSchema = z.object({
     .int()
     .min(0)
     .default(10 * 60_000),
-  /** How long a resolved API key is trusted before asking billing-ledger again. */
+  /**
+   * How long a resolved API key is kept before asking billing-ledger again: a safety net only,
+   * a deleted or revoked key is evicted as soon as billing-ledger's revocation feed names it.
+   */
   AUDIT_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Blocks scanned back from head for mixer events and token transfers (one-hop exposure). */
   AUDIT_LOOKBACK_BLOCKS: z.coerce.number().int().min(1).default(50_000),

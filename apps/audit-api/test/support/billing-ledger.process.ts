@@ -15,6 +15,10 @@ export interface RunningBillingLedger {
   readonly grpcTarget: string;
   createAccount(plan: string): Promise<BillingAccount>;
   createKey(accountKey: string, scopes: string[]): Promise<string>;
+  /** A new key of the account, with its id (to delete it). */
+  createKeyWithId(accountKey: string, scopes: string[]): Promise<{ id: string; key: string }>;
+  /** `DELETE /api/v1/api-keys/:id`: billing publishes the key's revocation. */
+  deleteKey(accountKey: string, keyId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,8 +40,10 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
 /**
  * The real billing-ledger as a child process (never imported: apps share contracts, not code),
  * with its own test database; accounts and keys are made through its operator and account APIs.
+ * `natsPrefix`: a provisioned namespace shared with the app under test (its revocation feed);
+ * by default one of its own.
  */
-export async function startBillingLedger(): Promise<RunningBillingLedger> {
+export async function startBillingLedger(natsPrefix?: string): Promise<RunningBillingLedger> {
   const db: TestDatabase = await createTestDatabase({ prefix: 'audit_billing' });
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
   const env = {
@@ -47,7 +53,7 @@ export async function startBillingLedger(): Promise<RunningBillingLedger> {
     HTTP_HOST: '127.0.0.1',
     GRPC_PORT: String(grpcPort),
     OPERATOR_TOKEN,
-    NATS_PREFIX: `audit_bl_${process.pid}_${Date.now().toString(36)}`,
+    NATS_PREFIX: natsPrefix ?? `audit_bl_${process.pid}_${Date.now().toString(36)}`,
     LEDGER_TICK_MS: '0',
     LOG_LEVEL: 'error',
   };
@@ -100,6 +106,20 @@ export async function startBillingLedger(): Promise<RunningBillingLedger> {
         scopes,
       })) as { key: string };
       return created.key;
+    },
+    async createKeyWithId(accountKey, scopes) {
+      return (await post('/api/v1/api-keys', accountKey, {
+        name: `scopes-${scopes.join('-')}`,
+        scopes,
+      })) as { id: string; key: string };
+    },
+    async deleteKey(accountKey, keyId) {
+      const response = await fetch(`${base}/api/v1/api-keys/${keyId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${accountKey}` },
+      });
+      if (response.status !== 204)
+        throw new Error(`billing-ledger DELETE key: ${response.status} ${await response.text()}`);
     },
     async stop() {
       if (child.exitCode === null) {

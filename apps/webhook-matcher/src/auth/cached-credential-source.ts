@@ -1,45 +1,41 @@
+import { ApiKeyCache, type JetStreamConsumers } from '@meridian/platform-messaging';
 import type { Clock } from '@meridian/time';
 import type { AccountFacts, ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 /**
- * Keys are cached for the TTL (positive and negative, concurrent misses share one call), like
- * audit-api: the management API is called in bursts (dashboards, scripts). Account facts are
- * never cached: caps and the balance decide writes.
+ * Keys are cached like audit-api's (`ApiKeyCache`: kept for the TTL, evicted as soon as
+ * billing-ledger's revoked-credentials feed names them): the management API is called in
+ * bursts (dashboards, scripts). Account facts are never cached: caps and the balance decide
+ * writes.
  */
 export class CachedCredentialSource implements CredentialSource {
-  private readonly entries = new Map<
-    string,
-    { value: ApiKeyPrincipal | null; expiresAt: number }
-  >();
-  private readonly inFlight = new Map<string, Promise<ApiKeyPrincipal | null>>();
+  private readonly cache: ApiKeyCache<ApiKeyPrincipal>;
 
   constructor(
     private readonly inner: CredentialSource,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+    maxEntries?: number,
+  ) {
+    this.cache = new ApiKeyCache(
+      (key) => inner.resolveApiKey(key),
+      () => clock.now().getTime(),
+      ttlMs,
+      maxEntries,
+    );
+  }
 
-  async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
-    const now = this.clock.now().getTime();
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const pending = this.inFlight.get(key);
-    if (pending) return pending;
-    const call = this.inner
-      .resolveApiKey(key)
-      .then((value) => {
-        if (this.entries.size >= this.maxEntries)
-          this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, { value, expiresAt: this.clock.now().getTime() + this.ttlMs });
-        return value;
-      })
-      .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, call);
-    return call;
+  resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
+    return this.cache.get(key);
   }
 
   accountFacts(accountId: string): Promise<AccountFacts> {
     return this.inner.accountFacts(accountId);
+  }
+
+  /** Evicts keys as billing-ledger revokes them (KvBuckets.revokedCredentials). */
+  watch(consumers: JetStreamConsumers): this {
+    this.cache.watch(consumers);
+    return this;
   }
 }

@@ -25,7 +25,7 @@ export const configSchema = z.object({
   }, 'must be 32 bytes, base64'),
   /** Loopback targets (http or https). Only the local stack and tests set it. */
   WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
-  /** How long a resolved API key is trusted (revocation takes effect within it). */
+  /** How long a resolved API key is kept (a safety net: revocations evict it at once). */
   WEBHOOK_KEY_CACHE_TTL_MS: ms(30_000),
   /** Spec: 30 minutes of failing deliveries with at least 20 attempts → paused_auto. */
   AUTO_PAUSE_AFTER_MS: ms(30 * 60_000),

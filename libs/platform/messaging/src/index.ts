@@ -5,6 +5,7 @@ export * from './jetstream-publisher';
 export * from './handler-outcome';
 export * from './consumer-runner';
 export * from './kv-mirror';
+export * from './api-key-cache';
 export * from './jetstream-consumers';
 export * from './provision-messaging';
 export * from './usage-meter';

@@ -29,11 +29,17 @@ export class JetStreamConsumers {
     return runner;
   }
 
-  mirror<S extends z.ZodType>(bucket: string, schema: S): KvMirror<S> {
+  /** `onChange` sees every applied put (value) and delete (undefined), snapshot included. */
+  mirror<S extends z.ZodType>(
+    bucket: string,
+    schema: S,
+    onChange?: (key: string, value: z.output<S> | undefined) => void,
+  ): KvMirror<S> {
     const mirror = new KvMirror(this.deps.client, this.deps.namespace, {
       bucket,
       schema,
       logger: this.deps.logger,
+      onChange,
     });
     this.mirrors.push(mirror as unknown as KvMirror<z.ZodType>);
     this.readiness?.register(`kv:${bucket}`, () => mirror.check());

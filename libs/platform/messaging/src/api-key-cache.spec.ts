@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { FakeClock } from '@meridian/time';
+import { ApiKeyCache } from './api-key-cache';
+
+const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
+
+function cacheOver(answers: Record<string, string | null>, clock = new FakeClock()) {
+  const calls: string[] = [];
+  const cache = new ApiKeyCache<string>(
+    async (key) => (calls.push(key), answers[key] ?? null),
+    () => clock.now().getTime(),
+    30_000,
+  );
+  return { cache, calls, clock };
+}
+
+describe('ApiKeyCache', () => {
+  it('answers from memory within the TTL (positive and negative), shares concurrent misses, asks again after', async () => {
+    const { cache, calls, clock } = cacheOver({ good: 'principal' });
+    expect(await Promise.all([cache.get('good'), cache.get('good')])).toEqual([
+      'principal',
+      'principal',
+    ]);
+    expect(await cache.get('bad')).toBeNull();
+    expect(await cache.get('bad')).toBeNull();
+    expect(calls).toEqual(['good', 'bad']);
+    clock.advance(30_001);
+    expect(await cache.get('good')).toBe('principal');
+    expect(calls).toEqual(['good', 'bad', 'good']);
+  });
+
+  it('forgets a key as soon as its revocation names its sha256 (upper- or lower-case hex)', async () => {
+    const answers: Record<string, string | null> = { good: 'principal', other: 'other' };
+    const { cache, calls } = cacheOver(answers);
+    await cache.get('good');
+    await cache.get('other');
+    answers['good'] = null; // deleted at billing-ledger
+    cache.revokeHash(hashOf('good').toUpperCase());
+    expect(await cache.get('good')).toBeNull();
+    expect(await cache.get('other')).toBe('other');
+    expect(calls).toEqual(['good', 'other', 'good']);
+  });
+
+  it('neither believes nor keeps an answer that was in flight when the revocation arrived', async () => {
+    let release!: (value: string) => void;
+    const calls: string[] = [];
+    const cache = new ApiKeyCache<string>(
+      (key) => (
+        calls.push(key),
+        calls.length === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(null)
+      ),
+      () => 0,
+      30_000,
+    );
+    const first = cache.get('good');
+    cache.revokeHash(hashOf('good'));
+    release('principal'); // billing answered before the delete committed
+    expect(await first).toBeNull();
+    expect(await cache.get('good')).toBeNull();
+    expect(calls).toEqual(['good', 'good']);
+  });
+
+  it('does not cache a failure of billing-ledger and keeps the secret out of memory', async () => {
+    let fail = true;
+    const cache = new ApiKeyCache<string>(
+      async () => {
+        if (fail) throw new Error('down');
+        return 'principal';
+      },
+      () => 0,
+      30_000,
+    );
+    await expect(cache.get('mrd_secret')).rejects.toThrow('down');
+    fail = false;
+    expect(await cache.get('mrd_secret')).toBe('principal');
+    expect(
+      JSON.stringify([...(cache as unknown as { entries: Map<string, unknown> }).entries]),
+    ).not.toContain('mrd_secret');
+  });
+});

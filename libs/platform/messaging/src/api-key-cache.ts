@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { CredentialRevokedSchema, KvBuckets } from '@meridian/contracts';
+import type { JetStreamConsumers } from './jetstream-consumers';
+
+interface Entry<P> {
+  value: P | null;
+  expiresAt: number;
+}
+
+interface Pending<P> {
+  call: Promise<P | null>;
+  /** Set when the key's revocation arrives while billing-ledger is still answering. */
+  revoked: boolean;
+}
+
+/**
+ * API keys resolved by billing-ledger, kept in memory (positive and negative answers, for the
+ * TTL; concurrent misses of one key share one call) and evicted at once when billing-ledger
+ * publishes the key's revocation (`watch`: the revoked-credentials KV bucket, the same feed the
+ * gateway evicts access tokens from). Entries are keyed by the sha256 of the key, as the feed
+ * is; the secret itself is never kept. The TTL is only a safety net for a lost feed.
+ */
+export class ApiKeyCache<P> {
+  private readonly entries = new Map<string, Entry<P>>();
+  private readonly inFlight = new Map<string, Pending<P>>();
+
+  constructor(
+    private readonly load: (key: string) => Promise<P | null>,
+    private readonly now: () => number,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /** null: unknown, deleted or revoked key. Rejects (uncached) when billing-ledger fails. */
+  get(key: string): Promise<P | null> {
+    const hash = sha256Hex(key);
+    const hit = this.entries.get(hash);
+    if (hit !== undefined && hit.expiresAt > this.now()) return Promise.resolve(hit.value);
+    const pending = this.inFlight.get(hash);
+    if (pending !== undefined) return pending.call;
+    const entry: Pending<P> = { call: undefined!, revoked: false };
+    entry.call = this.load(key)
+      .then((value) => {
+        // An answer given before the revocation landed is stale: neither kept nor believed.
+        if (entry.revoked) return null;
+        if (this.entries.size >= this.maxEntries)
+          this.entries.delete(this.entries.keys().next().value!);
+        this.entries.set(hash, { value, expiresAt: this.now() + this.ttlMs });
+        return value;
+      })
+      .finally(() => this.inFlight.delete(hash));
+    this.inFlight.set(hash, entry);
+    return entry.call;
+  }
+
+  /** The key with this sha256 (hex) was deleted or revoked: forget it now. */
+  revokeHash(hash: string): void {
+    const key = hash.toLowerCase();
+    this.entries.delete(key);
+    const pending = this.inFlight.get(key);
+    if (pending !== undefined) pending.revoked = true;
+  }
+
+  /**
+   * Mirrors KvBuckets.revokedCredentials (readiness `kv:billing-revoked-credentials`, stopped
+   * with the app's consumers) and evicts every API key revoked on it.
+   */
+  watch(consumers: JetStreamConsumers): void {
+    consumers.mirror(KvBuckets.revokedCredentials.name, CredentialRevokedSchema, (_key, value) => {
+      if (value?.credentialType === 'api_key') this.revokeHash(value.credentialHash);
+    });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
