@@ -1,10 +1,12 @@
 import type { ChainBlock } from '@meridian/contracts';
-import { blockActivities, eventIdOf, type Activity } from '@meridian/webhooks';
+import { blockActivities, eventIdOf, type Activity, type EventKey } from '@meridian/webhooks';
 import type { IndexedWebhook, MatchIndex } from './match-index';
 
 export interface MatchedEvent {
   readonly webhook: IndexedWebhook;
+  /** The id of the event's first occurrence (the engine moves on when that one was removed). */
   readonly eventId: string;
+  readonly key: EventKey;
   readonly activity: Activity;
 }
 
@@ -16,17 +18,19 @@ export interface MatchedEvent {
 export function matchBlock(index: MatchIndex, block: ChainBlock): MatchedEvent[] {
   const out: MatchedEvent[] = [];
   for (const activity of blockActivities(block)) {
+    let key: EventKey | undefined;
+    let eventId = '';
     index.match(block.network, activity, (webhook) => {
-      out.push({
-        webhook,
-        activity,
-        eventId: eventIdOf({
+      if (key === undefined) {
+        key = {
           network: block.network,
           blockHash: block.hash,
           txHash: activity.txHash,
           logIndex: activity.logIndex,
-        }),
-      });
+        };
+        eventId = eventIdOf(key);
+      }
+      out.push({ webhook, activity, key, eventId });
     });
   }
   return out;

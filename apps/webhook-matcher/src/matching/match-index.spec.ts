@@ -1,4 +1,11 @@
-import { normalizeFilter, txActivity, logActivity, TRANSFER_TOPIC } from '@meridian/webhooks';
+import {
+  normalizeFilter,
+  txActivity,
+  logActivity,
+  TRANSFER_BATCH_TOPIC,
+  TRANSFER_SINGLE_TOPIC,
+  TRANSFER_TOPIC,
+} from '@meridian/webhooks';
 import { pad } from 'viem';
 import { MatchIndex, type IndexedWebhook } from './match-index';
 
@@ -6,6 +13,9 @@ const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const TX = '0x' + '11'.repeat(32);
 const LIST = 'al_' + 'a'.repeat(24);
 const LIST2 = 'al_' + 'b'.repeat(24);
+const R = 'opbnb-mainnet';
+const P = 'polygon-mainnet';
+const topicOf = (address: string) => pad(address as `0x${string}`);
 
 function webhook(
   id: string,
@@ -15,7 +25,7 @@ function webhook(
   return {
     id,
     accountId: 'acc_1',
-    network: 'R',
+    network: R,
     triggerType: 'address_activity',
     tree: normalizeFilter({ filters }).tree,
     confirmDepth: 2,
@@ -27,7 +37,7 @@ function webhook(
 function matches(
   index: MatchIndex,
   activity = txActivity({ hash: TX, from: addr(1), to: addr(2) }),
-  network = 'R',
+  network: string = R,
 ) {
   const out: string[] = [];
   index.match(network, activity, (w) => out.push(w.id));
@@ -41,13 +51,13 @@ describe('MatchIndex', () => {
     expect(
       index.upsertWebhook(webhook('wh_b', { address: { dir: 'in', list_refs: [LIST] } })),
     ).toEqual([LIST]);
-    index.upsertWebhook(webhook('wh_c', { address: { in: [addr(1)] } }, { network: 'P' }));
+    index.upsertWebhook(webhook('wh_c', { address: { in: [addr(1)] } }, { network: P }));
     expect(matches(index)).toEqual(['wh_a']);
     index.addListEntries(LIST, [addr(2), addr(9)]);
     expect(matches(index)).toEqual(['wh_a', 'wh_b']);
     index.removeListEntries(LIST, [addr(2)]);
     expect(matches(index)).toEqual(['wh_a']);
-    expect(matches(index, undefined, 'P')).toEqual(['wh_c']);
+    expect(matches(index, undefined, P)).toEqual(['wh_c']);
   });
 
   it('shares a list between webhooks and forgets it with the last one', () => {
@@ -78,7 +88,7 @@ describe('MatchIndex', () => {
       ),
     );
     index.upsertWebhook(
-      webhook('wh_tx', { address: { in: [token] } }, { triggerType: 'tx_confirmation' }),
+      webhook('wh_tx', { tx_hash: { in: [TX] } }, { triggerType: 'tx_confirmation' }),
     );
     const log = logActivity({
       address: token,
@@ -89,6 +99,54 @@ describe('MatchIndex', () => {
     });
     expect(matches(index, log)).toEqual(['wh_log']);
     expect(matches(index, txActivity({ hash: TX, from: addr(1), to: token }))).toEqual(['wh_tx']);
+  });
+
+  it.each([
+    ['TransferSingle', TRANSFER_SINGLE_TOPIC],
+    ['TransferBatch', TRANSFER_BATCH_TOPIC],
+  ])('finds ERC-1155 %s participants by dir (from = out, to = in)', (_name, topic0) => {
+    const index = new MatchIndex();
+    const [operator, from, to] = [addr(20), addr(21), addr(22)];
+    index.upsertWebhook(webhook('wh_out_from', { address: { dir: 'out', in: [from] } }));
+    index.upsertWebhook(webhook('wh_in_from', { address: { dir: 'in', in: [from] } }));
+    index.upsertWebhook(webhook('wh_in_to', { address: { dir: 'in', in: [to] } }));
+    index.upsertWebhook(webhook('wh_out_to', { address: { dir: 'out', in: [to] } }));
+    index.upsertWebhook(webhook('wh_any_to', { address: { list_refs: [LIST] } }));
+    index.addListEntries(LIST, [to]);
+    index.upsertWebhook(webhook('wh_operator', { address: { in: [operator] } }));
+    const log = logActivity({
+      address: addr(7),
+      topics: [topic0, topicOf(operator), topicOf(from), topicOf(to)],
+      data: '0x',
+      logIndex: '0x1',
+      transactionHash: TX,
+    });
+    expect(matches(index, log)).toEqual(['wh_any_to', 'wh_in_to', 'wh_out_from']);
+  });
+
+  it('finds tx_confirmation webhooks by watched transaction hash, the transaction only', () => {
+    const index = new MatchIndex();
+    const other = '0x' + '22'.repeat(32);
+    index.upsertWebhook(
+      webhook('wh_confirm', { tx_hash: { in: [TX] } }, { triggerType: 'tx_confirmation' }),
+    );
+    index.upsertWebhook(webhook('wh_all_of_tx', { tx_hash: { in: [TX] } }));
+    index.upsertWebhook(
+      webhook('wh_other', { tx_hash: { in: [other] } }, { triggerType: 'tx_confirmation' }),
+    );
+    const tx = txActivity({ hash: TX, from: addr(1), to: addr(2) });
+    expect(matches(index, tx)).toEqual(['wh_all_of_tx', 'wh_confirm']);
+    const log = logActivity({
+      address: addr(7),
+      topics: [TRANSFER_TOPIC],
+      data: '0x',
+      logIndex: '0x0',
+      transactionHash: TX,
+    });
+    expect(matches(index, log)).toEqual(['wh_all_of_tx']);
+    expect(matches(index, tx, P)).toEqual([]);
+    index.removeWebhook('wh_confirm');
+    expect(matches(index, tx)).toEqual(['wh_all_of_tx']);
   });
 
   it('evaluates trees that hold without a positive leaf against every activity', () => {

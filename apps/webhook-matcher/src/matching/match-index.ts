@@ -68,8 +68,9 @@ function wants(trigger: TriggerType, activity: Activity): boolean {
 
 /**
  * The in-memory index of every active webhook of this replica's partition: addresses (inline
- * and through address lists), contracts and topics → webhooks. An activity's candidates come
- * from its keys (from, to, emitter, contract, topics); each candidate's compiled filter tree
+ * and through address lists), contracts, topics and transaction hashes → webhooks. An
+ * activity's candidates come from its keys (from, to, emitter, contract, topics, transaction
+ * hash); each candidate's compiled filter tree
  * decides. Memory: one map entry per watched address (lists shared by webhooks are stored once,
  * with the list ids as the value), so a million addresses stay around 100-150 MB.
  */
@@ -78,6 +79,7 @@ export class MatchIndex {
   private readonly inline = new Map<string, Slots>();
   private readonly contracts = new Map<string, Slots>();
   private readonly topics = new Map<string, Slots>();
+  private readonly txHashes = new Map<string, Slots>();
   private readonly wildcard = new Set<Slot>();
   /** address → the lists that hold it (only lists some indexed webhook references). */
   private readonly listsOf = new Map<string, Lists>();
@@ -126,6 +128,7 @@ export class MatchIndex {
     for (const a of slot.keys.addresses) addTo(this.inline, a, slot);
     for (const c of slot.keys.contracts) addTo(this.contracts, c, slot);
     for (const t of slot.keys.topics) addTo(this.topics, t, slot);
+    for (const h of slot.keys.txHashes) addTo(this.txHashes, h, slot);
     const newLists: string[] = [];
     // A list under `not` still needs its members for the evaluation (a superset of candidates
     // is harmless: the filter decides).
@@ -149,6 +152,7 @@ export class MatchIndex {
     for (const a of slot.keys.addresses) removeFrom(this.inline, a, slot);
     for (const c of slot.keys.contracts) removeFrom(this.contracts, c, slot);
     for (const t of slot.keys.topics) removeFrom(this.topics, t, slot);
+    for (const h of slot.keys.txHashes) removeFrom(this.txHashes, h, slot);
     for (const [listId, list] of this.lists) {
       if (!list.slots.delete(slot) || list.slots.size > 0) continue;
       this.dropListMembers(listId, list);
@@ -231,6 +235,7 @@ export class MatchIndex {
     address(activity.emitter);
     if (activity.contract !== null) visit(this.contracts.get(activity.contract));
     for (const topic of activity.topics) visit(this.topics.get(topic));
+    if (this.txHashes.size > 0) visit(this.txHashes.get(activity.txHash));
     if (this.wildcard.size > 0) this.wildcard.forEach(consider);
   }
 

@@ -8,6 +8,7 @@ import { matchBlock } from './block-matcher';
 import { ChangeFeedCursor } from './change-feed';
 import { MatchIndex } from './match-index';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
+import { occurrenceOf } from './occurrence';
 import { owns, type Partition } from './partition';
 
 /** Events of blocks this far below the head are settled and forgotten (> the largest depth). */
@@ -118,18 +119,19 @@ export class MatchingEngine {
     await this.applyChanges();
     const matched = matchBlock(this.index, block);
     const known = new Map(
-      (await this.repo.eventsOfBlocks(block.network, [block.hash])).map((e) => [
+      (await this.repo.eventsOfBlocks(block.network, [block.hash.toLowerCase()])).map((e) => [
         `${e.webhookId}:${e.eventId}`,
         e,
       ]),
     );
     const fresh: NewEvent[] = [];
     for (const m of matched) {
-      if (known.has(`${m.webhook.id}:${m.eventId}`)) continue;
+      const eventId = occurrenceOf(m.webhook.id, m.eventId, m.key, known);
+      if (eventId === null) continue;
       const limit = await this.eventCaps(m.webhook.accountId);
       fresh.push({
         webhookId: m.webhook.id,
-        eventId: m.eventId,
+        eventId,
         accountId: m.webhook.accountId,
         network: block.network,
         blockNumber: block.number,
@@ -139,7 +141,7 @@ export class MatchingEngine {
         dropped: !this.budget.admit(m.webhook.accountId, limit),
         payload: buildPayload({
           webhookId: m.webhook.id,
-          eventId: m.eventId,
+          eventId,
           type: m.webhook.triggerType,
           network: block.network,
           phase: 'unconfirmed',
@@ -175,7 +177,9 @@ export class MatchingEngine {
   /**
    * A reorg: every event of the removed blocks gets a `removed` job for webhooks subscribed to
    * the unconfirmed phase (also one it never received: dropped over budget or failed), and its
-   * pending confirmation is cancelled. Same eventId as the unconfirmed delivery.
+   * pending confirmation is cancelled. Same eventId as the unconfirmed delivery. Occurrences
+   * removed by an earlier reorg of the same block (it left, came back, leaves again) were
+   * corrected then and are not corrected twice.
    */
   private async removeEvents(message: ChainBlocksRemoved): Promise<void> {
     const events = (
@@ -183,7 +187,7 @@ export class MatchingEngine {
         message.network,
         message.removed.map((b) => b.hash.toLowerCase()),
       )
-    ).filter((e) => owns(this.partition, e.accountId));
+    ).filter((e) => owns(this.partition, e.accountId) && e.state !== 'removed');
     await this.jobs.publishAll(
       events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'removed')),
     );

@@ -217,6 +217,7 @@ export class WebhooksService {
         filters: body.filters !== undefined ? body.filters : current.filters,
         addresses: body.addresses !== undefined ? body.addresses : current.addresses,
         list_refs: body.list_refs !== undefined ? body.list_refs : current.list_refs,
+        trigger_type: current.trigger_type,
       });
       if (filterTouched) await this.checkCaps(m, facts, filter, current);
       const targetUrl =

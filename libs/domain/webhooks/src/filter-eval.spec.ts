@@ -1,6 +1,7 @@
 import { encodeAbiParameters, pad } from 'viem';
 import {
   APPROVAL_TOPIC,
+  TRANSFER_BATCH_TOPIC,
   TRANSFER_SINGLE_TOPIC,
   TRANSFER_TOPIC,
   logActivity,
@@ -16,6 +17,8 @@ const B = '0x' + 'bb'.repeat(20);
 const C = '0x' + 'cc'.repeat(20);
 const TOKEN = '0x' + '70'.repeat(20);
 const TX = '0x' + '11'.repeat(32);
+const OTHER_TX = '0x' + '12'.repeat(32);
+const OPERATOR = '0x' + 'dd'.repeat(20);
 const noLists = () => false;
 const topicOf = (address: string) => pad(address as `0x${string}`, { size: 32 });
 const uint = (n: bigint) => encodeAbiParameters([{ type: 'uint256' }], [n]);
@@ -29,11 +32,38 @@ const erc20Transfer = (from: string, to: string, value: bigint, logIndex = 3) =>
   transactionIndex: '0x0',
 });
 
+/** ERC-1155 TransferSingle / TransferBatch: topics operator, from, to; ids and values in data. */
+const erc1155Single = (from: string, to: string) => ({
+  address: TOKEN,
+  topics: [TRANSFER_SINGLE_TOPIC, topicOf(OPERATOR), topicOf(from), topicOf(to)],
+  data: encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [4n, 2n]),
+  logIndex: '0x5',
+  transactionHash: TX,
+  transactionIndex: '0x0',
+});
+const erc1155Batch = (from: string, to: string) => ({
+  address: TOKEN,
+  topics: [TRANSFER_BATCH_TOPIC, topicOf(OPERATOR), topicOf(from), topicOf(to)],
+  data: encodeAbiParameters(
+    [{ type: 'uint256[]' }, { type: 'uint256[]' }],
+    [
+      [1n, 2n, 300n],
+      [10n, 20n, 30n],
+    ],
+  ),
+  logIndex: '0x6',
+  transactionHash: TX,
+  transactionIndex: '0x0',
+});
+
 const tree = (filters: unknown) => normalizeFilter({ filters }).tree;
 
 describe('filter evaluation', () => {
   const tx = txActivity({ hash: TX, from: A, to: B });
   const log = logActivity(erc20Transfer(B, C, 5n));
+  const single = logActivity(erc1155Single(A, B));
+  const batch = logActivity(erc1155Batch(B, C));
+  const otherTx = txActivity({ hash: OTHER_TX, from: A, to: B });
 
   it.each([
     ['out matches the sender', { address: { dir: 'out', in: [A] } }, tx, true],
@@ -47,6 +77,25 @@ describe('filter evaluation', () => {
     ['topic at its position', { topic: { position: 0, in: [TRANSFER_TOPIC] } }, log, true],
     ['topic at another position', { topic: { position: 1, in: [TRANSFER_TOPIC] } }, log, false],
     ['a transaction has no topics', { topic: { position: 0, in: [TRANSFER_TOPIC] } }, tx, false],
+    ['1155 single: from is out', { address: { dir: 'out', in: [A] } }, single, true],
+    ['1155 single: from is not in', { address: { dir: 'in', in: [A] } }, single, false],
+    ['1155 single: to is in', { address: { dir: 'in', in: [B] } }, single, true],
+    ['1155 single: to is not out', { address: { dir: 'out', in: [B] } }, single, false],
+    ['1155 single: the operator is no participant', { address: { in: [OPERATOR] } }, single, false],
+    ['1155 batch: from is out', { address: { dir: 'out', in: [B] } }, batch, true],
+    ['1155 batch: to is in', { address: { dir: 'in', in: [C] } }, batch, true],
+    ['1155 batch: to is not out', { address: { dir: 'out', in: [C] } }, batch, false],
+    ['1155 batch: any matches a participant', { address: { dir: 'any', in: [C] } }, batch, true],
+    ['tx_hash matches the transaction', { tx_hash: { in: [TX] } }, tx, true],
+    ['tx_hash matches a log of the transaction', { tx_hash: { in: [TX] } }, batch, true],
+    ['tx_hash ignores another transaction', { tx_hash: { in: [TX] } }, otherTx, false],
+    ['tx_hash in any case', { tx_hash: { in: [TX.toUpperCase().replace('0X', '0x')] } }, tx, true],
+    [
+      'tx_hash and sender',
+      { all: [{ tx_hash: { in: [TX, OTHER_TX] } }, { address: { dir: 'out', in: [B] } }] },
+      otherTx,
+      false,
+    ],
     [
       'all needs every child',
       { all: [{ contract: { in: [TOKEN] } }, { address: { dir: 'in', in: [A] } }] },
@@ -86,7 +135,15 @@ describe('filter evaluation', () => {
     ).toBe(false);
     expect(
       positiveKeys(tree({ all: [{ address: { in: [A] } }, { not: { contract: { in: [B] } } }] })),
-    ).toEqual({ addresses: [A], lists: [], contracts: [], topics: [] });
+    ).toEqual({ addresses: [A], lists: [], contracts: [], topics: [], txHashes: [] });
+    expect(needsPositiveLeaf(tree({ tx_hash: { in: [TX] } }))).toBe(true);
+    expect(
+      positiveKeys(
+        tree({
+          any: [{ tx_hash: { in: [TX] } }, { not: { tx_hash: { in: [OTHER_TX] } } }],
+        }),
+      ),
+    ).toEqual({ addresses: [], lists: [], contracts: [], topics: [], txHashes: [TX] });
   });
 });
 
@@ -99,6 +156,16 @@ describe('event ids', () => {
     expect(eventIdOf(key)).toMatch(/^ev_[0-9a-f]{32}$/);
     expect(eventIdOf(key)).not.toBe(eventIdOf({ ...key, logIndex: null }));
     expect(eventIdOf(key)).not.toBe(eventIdOf({ ...key, blockHash: '0x' + '33'.repeat(32) }));
+  });
+
+  it('keep the first occurrence as it was and give each return of a block a new id', () => {
+    const first = eventIdOf(key);
+    expect(eventIdOf({ ...key, occurrence: 0 })).toBe(first);
+    const second = eventIdOf({ ...key, occurrence: 1 });
+    const third = eventIdOf({ ...key, occurrence: 2 });
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect(second).toMatch(/^ev_[0-9a-f]{32}$/);
+    expect(eventIdOf({ ...key, occurrence: 1 })).toBe(second);
   });
 });
 
@@ -158,6 +225,31 @@ describe('payload', () => {
       id: '0x4',
       value: '0x2',
     });
+  });
+
+  it('decodes ERC-1155 TransferBatch (ids and values as hex lists) into the payload', () => {
+    const raw = erc1155Batch(A, B);
+    const body = buildPayload({
+      webhookId: 'wh_1',
+      eventId: 'ev_1',
+      type: 'address_activity',
+      network: 'opbnb-mainnet',
+      phase: 'unconfirmed',
+      block,
+      activity: logActivity(raw),
+    });
+    expect(body.raw).toBe(raw);
+    expect(body.decoded).toEqual({
+      standard: 'erc1155',
+      event: 'TransferBatch',
+      operator: OPERATOR,
+      from: A,
+      to: B,
+      ids: ['0x1', '0x2', '0x12c'],
+      values: ['0xa', '0x14', '0x1e'],
+    });
+    // A batch whose data does not decode (truncated) carries no `decoded`.
+    expect(decodeTokenLog(raw.topics, raw.data.slice(0, 66))).toBeUndefined();
   });
 
   it('leaves out decoded for a log that only shares the topic', () => {

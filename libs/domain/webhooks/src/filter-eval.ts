@@ -13,6 +13,8 @@ export type CompiledFilter = (activity: Activity, inList: ListMembership) => boo
  *   the log. The address is in `in` or in one of `list_refs`.
  * - `contract`: the log's emitter (or the transaction's `to`) is one of `in`.
  * - `topic` {position}: the log's topic at that position is one of `in` (never a transaction).
+ * - `tx_hash`: the activity belongs to one of the transactions `in` (the transaction itself,
+ *   and each of its logs).
  * - `all` / `any` / `not` as in logic.
  */
 export function compileFilter(node: FilterNode): CompiledFilter {
@@ -46,6 +48,10 @@ export function compileFilter(node: FilterNode): CompiledFilter {
     const contracts = new Set(node.contract.in);
     return (a) => a.contract !== null && contracts.has(a.contract);
   }
+  if ('tx_hash' in node) {
+    const hashes = new Set(node.tx_hash.in);
+    return (a) => hashes.has(a.txHash);
+  }
   const { position } = node.topic;
   const topics = new Set(node.topic.in);
   return (a) => {
@@ -55,8 +61,8 @@ export function compileFilter(node: FilterNode): CompiledFilter {
 }
 
 /**
- * True when the tree can only hold if some positive leaf (address, contract, topic) holds, so
- * the index may find its candidates by key. A tree that can hold without one (`not` outside an
+ * True when the tree can only hold if some positive leaf (address, contract, topic, tx_hash)
+ * holds, so the index may find its candidates by key. A tree that can hold without one (`not` outside an
  * `all` with a positive sibling) is evaluated against every activity of its network.
  */
 export function needsPositiveLeaf(node: FilterNode): boolean {
@@ -72,10 +78,11 @@ export interface FilterKeys {
   readonly lists: string[];
   readonly contracts: string[];
   readonly topics: string[];
+  readonly txHashes: string[];
 }
 
 export function positiveKeys(node: FilterNode): FilterKeys {
-  const keys: FilterKeys = { addresses: [], lists: [], contracts: [], topics: [] };
+  const keys: FilterKeys = { addresses: [], lists: [], contracts: [], topics: [], txHashes: [] };
   const visit = (n: FilterNode): void => {
     if ('all' in n) n.all.forEach(visit);
     else if ('any' in n) n.any.forEach(visit);
@@ -84,6 +91,7 @@ export function positiveKeys(node: FilterNode): FilterKeys {
       keys.addresses.push(...n.address.in);
       keys.lists.push(...n.address.list_refs);
     } else if ('contract' in n) keys.contracts.push(...n.contract.in);
+    else if ('tx_hash' in n) keys.txHashes.push(...n.tx_hash.in);
     else keys.topics.push(...n.topic.in);
   };
   visit(node);

@@ -2,6 +2,7 @@ import { isDomainError } from '@meridian/errors';
 import {
   collectAddresses,
   collectListRefs,
+  needsTxHash,
   normalizeFilter,
   type FilterInput,
 } from './filter-model';
@@ -10,6 +11,7 @@ const A = '0x' + 'aB'.repeat(20);
 const B = '0x' + '12'.repeat(20);
 const L = 'al_' + 'a'.repeat(24);
 const T = '0x' + 'dd'.repeat(32);
+const H = '0x' + 'Ee'.repeat(32);
 
 const errorOf = (input: FilterInput): { code: string; path: unknown } => {
   try {
@@ -81,8 +83,90 @@ describe('normalizeFilter', () => {
       'filter_too_large',
       'filters.any[255]',
     ],
+    [
+      { filters: { tx_hash: { in: [H, '0x' + 'e'.repeat(63)] } } },
+      'invalid_tx_hash',
+      'filters.tx_hash.in[1]',
+    ],
+    [
+      { filters: { any: [{ address: { in: [A] } }, { tx_hash: { in: [A] } }] } },
+      'invalid_tx_hash',
+      'filters.any[1].tx_hash.in[0]',
+    ],
+    [{ filters: { tx_hash: { in: [] } } }, 'invalid_filter', 'filters.tx_hash.in'],
+    [{ filters: { tx_hash: { in: [H], dir: 'in' } } }, 'invalid_filter', 'filters.tx_hash'],
+    [
+      {
+        filters: {
+          any: [
+            { tx_hash: { in: Array.from({ length: 600 }, () => H) } },
+            { tx_hash: { in: Array.from({ length: 401 }, () => H) } },
+          ],
+        },
+      },
+      'filter_too_large',
+      'filters.any[1].tx_hash.in[400]',
+    ],
+    [{ trigger_type: 'tx_confirmation', addresses: [A] }, 'tx_hash_required', 'filters'],
+    [
+      {
+        trigger_type: 'tx_confirmation',
+        filters: { any: [{ tx_hash: { in: [H] } }, { address: { in: [A] } }] },
+      },
+      'tx_hash_required',
+      'filters',
+    ],
+    [
+      { trigger_type: 'tx_confirmation', filters: { not: { tx_hash: { in: [H] } } } },
+      'tx_hash_required',
+      'filters',
+    ],
   ])('case %# → %s', (input, code, path) => {
     expect(errorOf(input as FilterInput)).toEqual({ code, path });
+  });
+
+  it('lower-cases watched transaction hashes and counts none of them as addresses', () => {
+    const f = normalizeFilter({
+      trigger_type: 'tx_confirmation',
+      filters: { tx_hash: { in: [H] } },
+      addresses: [A],
+    });
+    expect(f.tree).toEqual({
+      all: [
+        { tx_hash: { in: [H.toLowerCase()] } },
+        { address: { dir: 'any', in: [A.toLowerCase()], list_refs: [] } },
+      ],
+    });
+    expect(f.inlineAddresses).toBe(1);
+    expect(collectAddresses(f.tree)).toEqual([A.toLowerCase()]);
+    // Other trigger types may use the leaf too (every log of a watched transaction).
+    expect(() =>
+      normalizeFilter({ trigger_type: 'address_activity', filters: { tx_hash: { in: [H] } } }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ['a tx_hash leaf', { tx_hash: { in: [H] } }, true],
+    [
+      'all with a tx_hash child',
+      { all: [{ tx_hash: { in: [H] } }, { address: { in: [A] } }] },
+      true,
+    ],
+    ['any of tx_hash leaves', { any: [{ tx_hash: { in: [H] } }, { tx_hash: { in: [T] } }] }, true],
+    [
+      'any with an address child',
+      { any: [{ tx_hash: { in: [H] } }, { address: { in: [A] } }] },
+      false,
+    ],
+    [
+      'all of not and tx_hash',
+      { all: [{ not: { address: { in: [A] } } }, { tx_hash: { in: [H] } }] },
+      true,
+    ],
+    ['not tx_hash', { not: { tx_hash: { in: [H] } } }, false],
+    ['an address leaf', { address: { in: [A] } }, false],
+  ])('needsTxHash: %s → %s', (_name, filters, expected) => {
+    expect(needsTxHash(normalizeFilter({ filters }).tree)).toBe(expected);
   });
 
   it('accepts depth 8 and 256 nodes', () => {

@@ -7,6 +7,8 @@ export const MAX_FILTER_NODES = 256;
 export const CONFIRM_DEPTH_MIN = 2;
 export const CONFIRM_DEPTH_MAX = 96;
 export const DEFAULT_CONFIRM_DEPTH = 96;
+/** Transaction hashes one filter may watch (ours: COMPAT has no such leaf; ADR 0421). */
+export const MAX_TX_HASHES = 1_000;
 
 export const TRIGGER_TYPES = ['address_activity', 'log_event', 'tx_confirmation'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -17,6 +19,7 @@ export type Phase = (typeof PHASES)[number];
 export const LIST_ID_PATTERN = /^al_[a-z2-7]{24}$/;
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 const TOPIC_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+const TX_HASH_PATTERN = TOPIC_PATTERN;
 
 export type AddressDirection = 'in' | 'out' | 'any';
 
@@ -33,7 +36,8 @@ export type FilterNode =
       };
     }
   | { readonly contract: { readonly in: readonly string[] } }
-  | { readonly topic: { readonly position: 0 | 1 | 2 | 3; readonly in: readonly string[] } };
+  | { readonly topic: { readonly position: 0 | 1 | 2 | 3; readonly in: readonly string[] } }
+  | { readonly tx_hash: { readonly in: readonly string[] } };
 
 const stringList = z.array(z.string()).max(100_000);
 
@@ -44,10 +48,11 @@ type RawNode = {
   address?: { dir?: AddressDirection; in?: string[]; list_refs?: string[] };
   contract?: { in: string[] };
   topic?: { position: number; in: string[] };
+  tx_hash?: { in: string[] };
 };
 
 /**
- * Shape of one node: exactly one of the six keys. Values are checked for form (hex, ids) by the
+ * Shape of one node: exactly one of the seven keys. Values are checked for form (hex, ids) by the
  * walk below, so a bad address names itself and the JSON path of its node.
  */
 const nodeSchema: z.ZodType<RawNode> = z.lazy(() =>
@@ -70,9 +75,10 @@ const nodeSchema: z.ZodType<RawNode> = z.lazy(() =>
           in: z.array(z.string()).min(1).max(1_000),
         })
         .optional(),
+      tx_hash: z.strictObject({ in: z.array(z.string()).min(1).max(MAX_TX_HASHES) }).optional(),
     })
     .refine((node) => Object.keys(node).length === 1, {
-      message: 'a filter node has exactly one of all, any, not, address, contract, topic',
+      message: 'a filter node has exactly one of all, any, not, address, contract, topic, tx_hash',
     }),
 );
 
@@ -81,6 +87,8 @@ export interface FilterInput {
   readonly filters?: unknown;
   readonly addresses?: unknown;
   readonly list_refs?: unknown;
+  /** When given, rules of the trigger type are checked too (tx_confirmation needs tx_hash). */
+  readonly trigger_type?: unknown;
 }
 
 export interface NormalizedFilter {
@@ -126,6 +134,7 @@ function normalizeListRef(value: string, path: string): string {
 interface WalkState {
   nodes: number;
   inline: number;
+  txHashes: number;
   lists: Set<string>;
 }
 
@@ -165,6 +174,25 @@ function walk(node: RawNode, path: string, depth: number, state: WalkState): Fil
     state.inline += addresses.length;
     return { contract: { in: addresses } };
   }
+  if (node.tx_hash) {
+    const hashes = node.tx_hash.in.map((h, i) => {
+      const at = `${path}.tx_hash.in[${i}]`;
+      if (!TX_HASH_PATTERN.test(h))
+        throw invalid(
+          'invalid_tx_hash',
+          at,
+          `${quoteInput(h)} is not a 32-byte hex transaction hash`,
+        );
+      if (++state.txHashes > MAX_TX_HASHES)
+        throw invalid(
+          'filter_too_large',
+          at,
+          `filters watch at most ${MAX_TX_HASHES} transaction hashes`,
+        );
+      return h.toLowerCase();
+    });
+    return { tx_hash: { in: hashes } };
+  }
   const topic = node.topic!;
   const topics = topic.in.map((t, i) => {
     if (!TOPIC_PATTERN.test(t))
@@ -184,7 +212,7 @@ function walk(node: RawNode, path: string, depth: number, state: WalkState): Fil
  * plan or on list sizes are checked by @meridian/plans (webhook-counting) on the numbers here.
  */
 export function normalizeFilter(input: FilterInput): NormalizedFilter {
-  const state: WalkState = { nodes: 0, inline: 0, lists: new Set() };
+  const state: WalkState = { nodes: 0, inline: 0, txHashes: 0, lists: new Set() };
   let filters: FilterNode | null = null;
   if (input.filters !== undefined && input.filters !== null) {
     const parsed = nodeSchema.safeParse(input.filters);
@@ -211,6 +239,12 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
     filters && shorthandLeaf ? { all: [filters, shorthandLeaf] } : (filters ?? shorthandLeaf);
   if (tree === null)
     throw invalid('filter_required', 'filters', 'give `filters`, `addresses` or `list_refs`');
+  if (input.trigger_type === 'tx_confirmation' && !needsTxHash(tree))
+    throw invalid(
+      'tx_hash_required',
+      'filters',
+      'a tx_confirmation webhook watches transaction hashes: every way its filter can match needs a `tx_hash` leaf',
+    );
   return {
     filters,
     addresses,
@@ -219,6 +253,16 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
     inlineAddresses: state.inline,
     referencedLists: [...state.lists],
   };
+}
+
+/**
+ * True when the tree can only hold for a watched transaction hash: a `tx_hash` leaf on every
+ * path that can make it true (`all` needs one child so bound, `any` all of them; `not` never).
+ */
+export function needsTxHash(node: FilterNode): boolean {
+  if ('all' in node) return node.all.some(needsTxHash);
+  if ('any' in node) return node.any.every(needsTxHash);
+  return 'tx_hash' in node;
 }
 
 /** Every inline address of a tree (address and contract leaves), lower case, in order. */
