@@ -201,6 +201,39 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
     expect((await grpc.resolveAccessToken({ token: rolled.body.token })).found).toBe(false);
   });
 
+  it('rolls and deletes with content-type: application/json and an empty body, as common HTTP clients send them', async () => {
+    const { key } = await newAccount();
+    const created = await api<{ id: string; token: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/access-tokens',
+      key,
+      { network: 'eth-mainnet' },
+    );
+    expect(created.status).toBe(201);
+    const json = { 'content-type': 'application/json' };
+    const rolled = await api<{ id: string; token: string; network: string }>(
+      billing.url,
+      'POST',
+      `/api/v1/access-tokens/${created.body.id}/roll`,
+      key,
+      undefined,
+      json,
+    );
+    expect(rolled.status).toBe(200);
+    expect(rolled.body).toMatchObject({ network: 'eth-mainnet', token: expect.any(String) });
+    expect(rolled.body.token).not.toBe(created.body.token);
+    const deleted = await api(
+      billing.url,
+      'DELETE',
+      `/api/v1/access-tokens/${rolled.body.id}`,
+      key,
+      undefined,
+      json,
+    );
+    expect(deleted.status).toBe(204);
+  });
+
   it('caps access tokens by plan and lifts the cap on upgrade, publishing the plan change with old and new plan', async () => {
     const { id, key } = await newAccount();
     for (const network of ['eth-mainnet', 'eth-sepolia']) {
