@@ -106,6 +106,36 @@ describe('ProcessGroup restarts a process that dies, like a cluster restarts a p
     await group.stop(1_000);
   });
 
+  it('kill -9 of a running child: get(name) shows the new pid and the restart, logged with the signal', async () => {
+    const timers = new ManualTimers();
+    const lines: string[] = [];
+    const group = new ProcessGroup((l) => lines.push(l), undefined, timers);
+    group.start(
+      'sleeper',
+      process.execPath,
+      ['-e', 'setInterval(() => {}, 1000)'],
+      {},
+      {
+        restart: true,
+      },
+    );
+    const first = group.get('sleeper')!.child.pid!;
+    process.kill(first, 'SIGKILL');
+    await until(() => timers.pending === 1);
+    expect(lines).toContainEqual(
+      expect.stringContaining(
+        '[sleeper] exited (signal SIGKILL); restarting in 1000 ms (restart 1)',
+      ),
+    );
+    timers.fireNext();
+    const managed = group.get('sleeper')!;
+    expect(managed.restarts).toBe(1);
+    expect(managed.child.pid).toEqual(expect.any(Number));
+    expect(managed.child.pid).not.toBe(first);
+    expect(group.get('nobody')).toBeUndefined();
+    await group.stop(1_000);
+  });
+
   it('without restart (the default) a death is only reported', async () => {
     const timers = new ManualTimers();
     const crashes: string[] = [];

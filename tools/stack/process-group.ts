@@ -87,7 +87,7 @@ export class ProcessGroup {
           createInterface({ input: stream }).on('line', (line) => this.write(`${label} ${line}`));
       }
       let ended = false;
-      const onEnd = (code: number | null) => {
+      const onEnd = (code: number | null, signal: NodeJS.Signals | null = null) => {
         if (ended) return;
         ended = true;
         if (this.stopping || oneShot || !restart) {
@@ -98,8 +98,9 @@ export class ProcessGroup {
         this.onUnexpectedExit(name, code);
         crashes = this.timers.now() - startedAt >= RESTART_BACKOFF.healthyAfterMs ? 1 : crashes + 1;
         const delay = restartDelayMs(crashes);
+        const how = signal ? `signal ${signal}` : `code ${code}`;
         this.write(
-          `${label} exited (code ${code}); restarting in ${delay} ms (restart ${managed.restarts + 1})`,
+          `${label} exited (${how}); restarting in ${delay} ms (restart ${managed.restarts + 1})`,
         );
         const handle = this.timers.setTimeout(() => {
           this.pendingRestarts.delete(handle);
@@ -112,7 +113,7 @@ export class ProcessGroup {
         }, delay);
         this.pendingRestarts.set(handle, () => settle(code));
       };
-      child.on('exit', (code) => onEnd(code));
+      child.on('exit', (code, signal) => onEnd(code, signal));
       child.on('error', (error) => {
         this.write(`${label} failed to start: ${error.message}`);
         onEnd(-1);
@@ -122,6 +123,14 @@ export class ProcessGroup {
     const managed: ManagedProcess = { name, child: spawnChild(), exited, restarts: 0 };
     this.processes.push(managed);
     return managed;
+  }
+
+  /**
+   * The process started under that name: its current child (pid) and how often it was restarted,
+   * so a fault test can kill it and see the group bring it back.
+   */
+  get(name: string): ManagedProcess | undefined {
+    return this.processes.find((managed) => managed.name === name);
   }
 
   async stop(graceMs = 10_000): Promise<void> {
