@@ -136,6 +136,29 @@ describe('ProcessGroup restarts a process that dies, like a cluster restarts a p
     await group.stop(1_000);
   });
 
+  it('restart(name) ends a process started without a restart policy and starts it again at once, not reported as a death', async () => {
+    const lines: string[] = [];
+    const deaths: string[] = [];
+    const group = new ProcessGroup(
+      (l) => lines.push(l),
+      (n) => deaths.push(n),
+    );
+    group.start('broker', process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    const first = group.get('broker')!.child.pid;
+    const managed = await group.restart('broker', 'SIGKILL');
+    expect(managed.restarts).toBe(1);
+    expect(managed.child.pid).not.toBe(first);
+    expect(lines).toContainEqual(
+      expect.stringContaining(
+        '[broker] exited (signal SIGKILL); restarting now, as asked (restart 1)',
+      ),
+    );
+    expect(deaths).toEqual([]);
+    await expect(group.restart('nobody')).rejects.toThrow('no process nobody');
+    await group.stop(1_000);
+    await expect(managed.exited).resolves.toBeNull();
+  });
+
   it('without restart (the default) a death is only reported', async () => {
     const timers = new ManualTimers();
     const crashes: string[] = [];

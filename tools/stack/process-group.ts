@@ -46,6 +46,8 @@ export class ProcessGroup {
   private readonly processes: ManagedProcess[] = [];
   /** Restarts waiting for their backoff, with what ends the process if stop() cancels them. */
   private readonly pendingRestarts = new Map<unknown, () => void>();
+  /** Processes that restart() ended: started again at once, whatever their restart policy. */
+  private readonly askedRestarts = new Set<ManagedProcess>();
   private stopping = false;
   private color = 0;
 
@@ -90,18 +92,27 @@ export class ProcessGroup {
       const onEnd = (code: number | null, signal: NodeJS.Signals | null = null) => {
         if (ended) return;
         ended = true;
-        if (this.stopping || oneShot || !restart) {
+        const asked = this.askedRestarts.delete(managed);
+        if (this.stopping || oneShot || (!restart && !asked)) {
           if (!this.stopping && !oneShot) this.onUnexpectedExit(name, code);
           settle(code);
           return;
         }
-        this.onUnexpectedExit(name, code);
-        crashes = this.timers.now() - startedAt >= RESTART_BACKOFF.healthyAfterMs ? 1 : crashes + 1;
-        const delay = restartDelayMs(crashes);
         const how = signal ? `signal ${signal}` : `code ${code}`;
-        this.write(
-          `${label} exited (${how}); restarting in ${delay} ms (restart ${managed.restarts + 1})`,
-        );
+        let delay = 0;
+        if (asked) {
+          this.write(
+            `${label} exited (${how}); restarting now, as asked (restart ${managed.restarts + 1})`,
+          );
+        } else {
+          this.onUnexpectedExit(name, code);
+          crashes =
+            this.timers.now() - startedAt >= RESTART_BACKOFF.healthyAfterMs ? 1 : crashes + 1;
+          delay = restartDelayMs(crashes);
+          this.write(
+            `${label} exited (${how}); restarting in ${delay} ms (restart ${managed.restarts + 1})`,
+          );
+        }
         const handle = this.timers.setTimeout(() => {
           this.pendingRestarts.delete(handle);
           if (this.stopping) {
@@ -131,6 +142,26 @@ export class ProcessGroup {
    */
   get(name: string): ManagedProcess | undefined {
     return this.processes.find((managed) => managed.name === name);
+  }
+
+  /**
+   * Restarts a running process as an operator would (a database or broker restart): sends
+   * `signal` and starts it again as soon as it has exited, without backoff and without
+   * reporting an unexpected exit. Resolves once the new child is spawned.
+   */
+  async restart(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<ManagedProcess> {
+    const managed = this.get(name);
+    if (!managed) throw new Error(`no process ${name}`);
+    const before = managed.child;
+    if (before.exitCode !== null || before.signalCode !== null)
+      throw new Error(`${name} is not running`);
+    this.askedRestarts.add(managed);
+    before.kill(signal);
+    while (managed.child === before) {
+      if (this.stopping) throw new Error(`stopping: ${name} was not restarted`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return managed;
   }
 
   async stop(graceMs = 10_000): Promise<void> {
