@@ -19,6 +19,13 @@ describe('webhook-matcher OpenAPI', () => {
       ]),
     );
     expect(paths['/api/v1/webhooks']!['post']!['requestBody']).toBeDefined();
+    // DELETE answers 200 with the deleted webhook (README), not an empty 204.
+    const deleted = paths['/api/v1/webhooks/{id}']!['delete']!['responses'] as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(deleted)).toContain('200');
+    expect(Object.keys(deleted)).not.toContain('204');
     expect(paths['/api/v1/webhooks/{id}/deliveries']!['get']).toMatchObject({
       responses: {
         200: {

@@ -17,15 +17,10 @@ const MIN = 60_000;
 const addresses = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => address(from + i));
 
-describe('status machine and plan caps through the API (real billing-ledger plan and balance events)', () => {
-  let s: MatcherTestStack;
-  beforeAll(async () => {
-    s = await startMatcherStack();
-  });
-  afterAll(() => s?.close());
-
+/** API helpers over one stack (each describe below has its own). */
+function apiOf(stack: () => MatcherTestStack) {
   const create = (key: string, body: Record<string, unknown> = {}) =>
-    s.call('POST', '/webhooks', key, {
+    stack().call('POST', '/webhooks', key, {
       network: 'eth-mainnet',
       trigger_type: 'address_activity',
       target_url: TARGET,
@@ -33,9 +28,47 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       ...body,
     });
   const statusOf = async (key: string, id: string) =>
-    (await s.call('GET', `/webhooks/${id}`, key)).body.status as string;
+    (await stack().call('GET', `/webhooks/${id}`, key)).body.status as string;
   const post = (key: string, id: string, action: string) =>
-    s.call('POST', `/webhooks/${id}/${action}`, key);
+    stack().call('POST', `/webhooks/${id}/${action}`, key);
+  const usageOf = async (key: string) =>
+    (await stack().call('GET', '/webhooks/limits', key)).body.usage as {
+      webhooks: number;
+      active_webhooks: number;
+      account_addresses: number;
+    };
+  /** The account's balance facts as this app last stored them (from billing's events). */
+  const storedBalance = async (accountId: string) => {
+    const rows: Array<{ exhausted_since: Date | null; pending_top_up_cu: string }> =
+      await stack().dataSource.query(
+        `SELECT exhausted_since, pending_top_up_cu FROM webhooks.accounts WHERE account_id = $1`,
+        [accountId],
+      );
+    return rows[0] ?? null;
+  };
+  /** The no-balance service decision, 30 minutes (fake clock) after billing's exhaustedSince. */
+  const pauseForNoBalance = async (accountId: string, id: string) => {
+    const since = (await storedBalance(accountId))?.exhausted_since;
+    expect(since).toBeInstanceOf(Date);
+    stack().clock.set(new Date(since!.getTime() + 30 * MIN));
+    expect(await stack().status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(true);
+  };
+  const historyOf = async (id: string) =>
+    (await stack().dataSource.query(
+      `SELECT to_status, trigger, actor FROM webhooks.status_history WHERE webhook_id = $1 ORDER BY id`,
+      [id],
+    )) as Array<{ to_status: string; trigger: string; actor: string }>;
+  return { create, statusOf, post, usageOf, storedBalance, pauseForNoBalance, historyOf };
+}
+
+describe('status machine and plan caps through the API (real billing-ledger plan and balance events)', () => {
+  let s: MatcherTestStack;
+  beforeAll(async () => {
+    s = await startMatcherStack();
+  });
+  afterAll(() => s?.close());
+
+  const { create, statusOf, post, usageOf, pauseForNoBalance, historyOf } = apiOf(() => s);
 
   it('a team without a plan gets 403 plan_required; a node owner without a plan gets the Free limits', async () => {
     const team = await s.billing.createAccount({ type: 'team', plan: null });
@@ -117,6 +150,10 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       active_webhooks: 2,
       addresses_per_webhook: 5,
     });
+  });
+
+  it("billing's test clock route does not exist without TEST_CLOCK_CONTROL (production config)", async () => {
+    await expect(s.billing.advanceClock(0)).rejects.toThrow(/ 404 /);
   });
 
   it('20 parallel creates cannot pass the active-webhook cap together', async () => {
@@ -258,20 +295,214 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await post(owner.key, id, 'resume')).body.status).toBe('active');
   });
 
-  it('Free daily exhaustion: the allowance spent (node usage through billing) → paused_no_balance after 30 minutes; resume before the 07:30 top-up is 409', async () => {
+  it('an owner pause over paused_plan is an owner pause: the upgrade that resumes paused_plan webhooks leaves it paused', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const [oldest, middle, newest] = [
+      (await create(key)).body.id as string,
+      (await create(key)).body.id as string,
+      (await create(key)).body.id as string,
+    ];
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, middle)) === 'paused_plan');
+    expect(await statusOf(key, oldest)).toBe('paused_plan');
+    expect((await post(key, oldest, 'pause')).body).toMatchObject({
+      status: 'paused',
+      status_label: 'Paused',
+    });
+    await s.billing.setPlan(accountId, 'starter');
+    // The upgrade was applied once the other paused_plan webhook is back.
+    await eventually(async () => (await statusOf(key, middle)) === 'active');
+    expect(await statusOf(key, newest)).toBe('active');
+    expect(await statusOf(key, oldest)).toBe('paused');
+    expect((await historyOf(oldest)).map((h) => [h.to_status, h.trigger])).toEqual([
+      ['active', 'create'],
+      ['paused_plan', 'plan_change'],
+      ['paused', 'owner_pause'],
+    ]);
+  });
+
+  it('DELETE from every status (active, paused, paused_auto, paused_plan, paused_no_balance) answers 200 with the deleted webhook and frees its slot in GET /webhooks/limits', async () => {
+    const deleteFreesSlot = async (key: string, id: string, status: string) => {
+      expect(await statusOf(key, id)).toBe(status);
+      const before = await usageOf(key);
+      const deleted = await s.call('DELETE', `/webhooks/${id}`, key);
+      expect([status, deleted.status, deleted.body.id, deleted.body.status]).toEqual([
+        status,
+        200,
+        id,
+        'deleted',
+      ]);
+      const after = await usageOf(key);
+      // Each webhook here watches one address.
+      expect([status, after.webhooks, after.account_addresses]).toEqual([
+        status,
+        before.webhooks - 1,
+        before.account_addresses - 1,
+      ]);
+      expect((await s.call('GET', `/webhooks/${id}`, key)).status).toBe(404);
+    };
+    const starter = await s.billing.createAccount({ plan: 'starter' });
+    const active = (await create(starter.key)).body.id as string;
+    const paused = (await create(starter.key)).body.id as string;
+    const auto = (await create(starter.key)).body.id as string;
+    await post(starter.key, paused, 'pause');
+    expect(
+      await s.status.applyDeliveryHealth(auto, {
+        failingSince: new Date(s.clock.now().getTime() - 30 * MIN),
+        attemptsSinceFailing: 20,
+      }),
+    ).toBe(true);
+    expect(await usageOf(starter.key)).toMatchObject({ webhooks: 3, active_webhooks: 1 });
+    await deleteFreesSlot(starter.key, active, 'active');
+    await deleteFreesSlot(starter.key, paused, 'paused');
+    await deleteFreesSlot(starter.key, auto, 'paused_auto');
+
+    const downgraded = await s.billing.createAccount({ plan: 'starter' });
+    const overPlan = (await create(downgraded.key)).body.id as string;
+    const kept = (await create(downgraded.key)).body.id as string;
+    await s.billing.setPlan(downgraded.accountId, 'free');
+    await eventually(async () => (await statusOf(downgraded.key, overPlan)) === 'paused_plan');
+    expect((await create(downgraded.key)).body.error).toBe('cap_active_webhooks_exceeded');
+    await deleteFreesSlot(downgraded.key, overPlan, 'paused_plan');
+    expect(await statusOf(downgraded.key, kept)).toBe('active');
+
+    // A node owner without a plan: Free caps (one webhook) and a zero balance.
+    const owner = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
+    const broke = (await create(owner.key)).body.id as string;
+    await pauseForNoBalance(owner.accountId, broke);
+    expect((await create(owner.key)).body.error).toBe('cap_active_webhooks_exceeded');
+    await deleteFreesSlot(owner.key, broke, 'paused_no_balance');
+    expect((await create(owner.key)).status).toBe(201);
+  });
+
+  it('an upgrade that only partly fits resumes paused_plan webhooks newest first as far as the plan allows (Enterprise contract active_webhooks 2; Free → Starter with 12)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await create(key, { name: `w${i}` })).body.id);
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, ids[3]!)) === 'paused_plan');
+    expect(await Promise.all(ids.map((id) => statusOf(key, id)))).toEqual([
+      'paused_plan',
+      'paused_plan',
+      'paused_plan',
+      'paused_plan',
+      'active',
+    ]);
+    await s.billing.setPlan(accountId, 'enterprise', { active_webhooks: 2 });
+    await eventually(async () => (await statusOf(key, ids[3]!)) === 'active');
+    expect(await Promise.all(ids.map((id) => statusOf(key, id)))).toEqual([
+      'paused_plan',
+      'paused_plan',
+      'paused_plan',
+      'active',
+      'active',
+    ]);
+    const refused = await post(key, ids[2]!, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'cap_active_webhooks_exceeded']);
+
+    const growth = await s.billing.createAccount({ plan: 'growth' });
+    const twelve: string[] = [];
+    for (let i = 0; i < 12; i += 1) twelve.push((await create(growth.key)).body.id);
+    await s.billing.setPlan(growth.accountId, 'free');
+    await eventually(async () => (await statusOf(growth.key, twelve[10]!)) === 'paused_plan');
+    await s.billing.setPlan(growth.accountId, 'starter');
+    await eventually(async () => (await statusOf(growth.key, twelve[2]!)) === 'active');
+    const after = await Promise.all(twelve.map((id) => statusOf(growth.key, id)));
+    // Starter holds 10: the 10 newest are active, the 2 oldest stay paused_plan.
+    expect(after).toEqual([...Array(2).fill('paused_plan'), ...Array(10).fill('active')]);
+    expect(await usageOf(growth.key)).toMatchObject({ webhooks: 12, active_webhooks: 10 });
+  });
+
+  it('a downgrade over an address cap (not the webhook count) pauses the oldest that no longer fits; its resume names the address cap', async () => {
+    // Enterprise keeps 100 webhooks; the contract lowers only the account's addresses to 20.
+    const account = await s.billing.createAccount({ plan: 'starter' });
+    const big = (await create(account.key, { addresses: addresses(100, 20) })).body.id as string;
+    const small = (await create(account.key, { addresses: addresses(200, 5) })).body.id as string;
+    const newest = (await create(account.key, { addresses: addresses(300, 10) })).body.id as string;
+    await s.billing.setPlan(account.accountId, 'enterprise', { addresses_per_account: 20 });
+    await eventually(async () => (await statusOf(account.key, big)) === 'paused_plan');
+    expect([await statusOf(account.key, small), await statusOf(account.key, newest)]).toEqual([
+      'active',
+      'active',
+    ]);
+    expect((await s.call('GET', '/webhooks/limits', account.key)).body.caps).toMatchObject({
+      active_webhooks: 100,
+      addresses_per_account: 20,
+    });
+    const refused = await post(account.key, big, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
+
+    // The same with the per-webhook cap: 20 addresses over a contract's 15.
+    const perWebhook = await s.billing.createAccount({ plan: 'starter' });
+    const wide = (await create(perWebhook.key, { addresses: addresses(100, 20) })).body
+      .id as string;
+    const narrow = (await create(perWebhook.key)).body.id as string;
+    await s.billing.setPlan(perWebhook.accountId, 'enterprise', { addresses_per_webhook: 15 });
+    await eventually(async () => (await statusOf(perWebhook.key, wide)) === 'paused_plan');
+    expect(await statusOf(perWebhook.key, narrow)).toBe('active');
+    const tooWide = await post(perWebhook.key, wide, 'resume');
+    expect([tooWide.status, tooWide.body.error]).toEqual([409, 'cap_addresses_exceeded']);
+  });
+});
+
+describe('balance over billing time (billing-ledger with TEST_CLOCK_CONTROL: top-ups clear and the 07:30 UTC reset happens without waiting)', () => {
+  let s: MatcherTestStack;
+  beforeAll(async () => {
+    s = await startMatcherStack({}, { TEST_CLOCK_CONTROL: 'true' });
+  });
+  afterAll(() => s?.close());
+
+  const { create, statusOf, post, storedBalance, pauseForNoBalance, historyOf } = apiOf(() => s);
+  /** billing's default TOPUP_CLEARING_MS (the harness leaves it as production has it). */
+  const CLEARING_MS = 90_000;
+
+  it('nothing resumes paused_no_balance automatically: after a top-up has cleared (and its balance event was applied) it stays paused_no_balance, and an owner pause over it stays paused; the owner resume then works', async () => {
+    const left = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
+    const pausedOver = await s.billing.createAccount({
+      type: 'team',
+      plan: null,
+      node_owner: true,
+    });
+    const waiting = (await create(left.key)).body.id as string;
+    const owned = (await create(pausedOver.key)).body.id as string;
+    await pauseForNoBalance(left.accountId, waiting);
+    await pauseForNoBalance(pausedOver.accountId, owned);
+    expect((await post(pausedOver.key, owned, 'pause')).body.status).toBe('paused');
+    await s.billing.topUp(left.key, 1_000_000);
+    await s.billing.topUp(pausedOver.key, 1_000_000);
+    await s.billing.advanceClock(CLEARING_MS + 1_000);
+    // The signal: billing's balance event of the cleared top-up reached this app (balance ok,
+    // nothing pending) for both accounts.
+    await eventually(async () => {
+      const balances = await Promise.all([
+        storedBalance(left.accountId),
+        storedBalance(pausedOver.accountId),
+      ]);
+      return balances.every((b) => b?.exhausted_since === null && b.pending_top_up_cu === '0');
+    }, 20_000);
+    expect((await s.call('GET', `/webhooks/${waiting}`, left.key)).body).toMatchObject({
+      status: 'paused_no_balance',
+      version: 2,
+    });
+    expect(await statusOf(pausedOver.key, owned)).toBe('paused');
+    expect((await historyOf(waiting)).map((h) => h.trigger)).toEqual(['create', 'no_balance']);
+    expect((await post(left.key, waiting, 'resume')).body.status).toBe('active');
+  });
+
+  it('Free daily exhaustion: the allowance spent (node usage through billing) → paused_no_balance after 30 minutes; resume before the 07:30 UTC top-up is 409, after it the owner resume succeeds', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'free' });
-    const id = (await create(key)).body.id;
+    const id = (await create(key)).body.id as string;
     // Spend the whole daily allowance the way rpc-gateway does: a usage event billing applies.
     const nc = await connect({ servers: testNatsUrl() });
     try {
-      const now = new Date();
+      const billingNow = await s.billing.advanceClock(0);
       const usage = {
-        id: `h4-test:${accountId}:${now.toISOString()}`,
+        id: `h4-test:${accountId}:${billingNow.toISOString()}`,
         kind: 'node',
         producerId: 'h4-test',
         accountId,
-        windowStart: new Date(now.getTime() - 1_000).toISOString(),
-        windowEnd: now.toISOString(),
+        windowStart: new Date(billingNow.getTime() - 1_000).toISOString(),
+        windowEnd: billingNow.toISOString(),
         items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 2_500, cu: 50_000 }],
         totalCu: 50_000,
       };
@@ -280,19 +511,29 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     } finally {
       await nc.close();
     }
-    let exhaustedSince: Date | null = null;
-    await eventually(async () => {
-      const rows: Array<{ exhausted_since: Date | null }> = await s.dataSource.query(
-        `SELECT exhausted_since FROM webhooks.accounts WHERE account_id = $1`,
-        [accountId],
-      );
-      exhaustedSince = rows[0]?.exhausted_since ?? null;
-      return exhaustedSince !== null;
-    }, 20_000);
-    s.clock.set(new Date(exhaustedSince!.getTime() + 30 * MIN));
-    expect(await s.status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(true);
+    await eventually(async () => (await storedBalance(accountId))?.exhausted_since != null, 20_000);
+    await pauseForNoBalance(accountId, id);
     const refused = await post(key, id, 'resume');
     expect([refused.status, refused.body.error]).toEqual([409, 'insufficient_balance']);
     expect(await statusOf(key, id)).toBe('paused_no_balance');
+    // Move billing to just after the next 07:30 UTC; the answer comes after its reset pass.
+    const billingNow = await s.billing.advanceClock(0);
+    const reset = new Date(billingNow);
+    reset.setUTCHours(7, 30, 0, 0);
+    if (reset.getTime() <= billingNow.getTime()) reset.setUTCDate(reset.getUTCDate() + 1);
+    await s.billing.advanceClock(reset.getTime() - billingNow.getTime() + 5_000);
+    // Nothing resumed it by itself once the reset's balance event arrived.
+    await eventually(
+      async () => (await storedBalance(accountId))?.exhausted_since === null,
+      20_000,
+    );
+    expect(await statusOf(key, id)).toBe('paused_no_balance');
+    const resumed = await post(key, id, 'resume');
+    expect([resumed.status, resumed.body.status]).toEqual([200, 'active']);
+    expect((await historyOf(id)).map((h) => [h.to_status, h.trigger, h.actor])).toEqual([
+      ['active', 'create', 'owner'],
+      ['paused_no_balance', 'no_balance', 'service'],
+      ['active', 'owner_resume', 'owner'],
+    ]);
   });
 });

@@ -16,6 +16,14 @@ export const configSchema = z.object({
    * account go out once, as its latest version (the rule: in KV within 5 s of a change).
    */
   STATE_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(2_000).default(1_000),
+  /**
+   * Tests only: the clock becomes adjustable through the operator route
+   * POST /api/v1/admin/clock/advance (absent unless exactly `true`; nothing else sets it).
+   */
+  TEST_CLOCK_CONTROL: z
+    .enum(['true', 'false', ''])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -83,8 +83,8 @@ export class WebhooksController {
 
   @Delete(':id')
   @ApiRoute({
-    summary: 'Delete a webhook (frees its slot)',
-    responses: { 204: { description: 'deleted' } },
+    summary: 'Delete a webhook (frees its slot); answers the webhook with status deleted',
+    responses: { 200: { description: 'the webhook, status deleted' } },
   })
   async delete(@AccountId() accountId: string, @Param('id') id: string) {
     return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));

@@ -24,6 +24,11 @@ export interface RunningBillingLedger {
   /** Operator plan change: billing publishes plan.changed and balance.changed. */
   setPlan(accountId: string, plan: string | null, contract?: Record<string, number>): Promise<void>;
   topUp(accountKey: string, cu: number): Promise<void>;
+  /**
+   * Moves billing's clock forward and waits for one ledger pass (top-ups due have cleared,
+   * allowances due are reset). Needs `TEST_CLOCK_CONTROL=true` in the billing env.
+   */
+  advanceClock(ms: number): Promise<Date>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +149,18 @@ export async function startBillingLedger(
     },
     async topUp(accountKey, cu) {
       await call('POST', '/api/v1/top-ups', accountKey, { cu }, 201);
+    },
+    async advanceClock(ms) {
+      const moved = (await call(
+        'POST',
+        '/api/v1/admin/clock/advance',
+        OPERATOR_TOKEN,
+        { ms },
+        200,
+      )) as {
+        now: string;
+      };
+      return new Date(moved.now);
     },
     async stop() {
       if (child.exitCode === null) {
