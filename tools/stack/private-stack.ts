@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  freePort,
+  testNatsUrl,
+  uniqueNatsPrefix,
+  type TestDatabase,
+} from '@meridian/testing';
+import { stackLayout, type StackLayout } from './layout';
+import { httpOk } from './probe';
+import { ProcessGroup } from './process-group';
+import { startStack, type StackEndpoints } from './stack';
+
+export interface Route {
+  method: string;
+  url: string;
+}
+
+export interface PrivateStackOptions {
+  /** Names the database (`<name>_stack_…`) and the temp dir; lower case letters. */
+  name: string;
+  /** Process names of tools/stack/layout.ts to run (billing-ledger is always needed). */
+  apps: readonly string[];
+  /** Devnet network keys of the layout to run. */
+  devnets: readonly string[];
+}
+
+export interface PrivateStack {
+  readonly endpoints: StackEndpoints;
+  readonly layout: StackLayout;
+  /** Base URL (`http://host:port`) of a stack process. */
+  urlOf(process: string): string;
+  /** The routes a process logged at start (platform-http "http routes"). */
+  routesOf(process: string): Route[];
+  grpcTargetOf(process: string): string;
+  /** Names of processes that exited since start, with their exit codes; empty when all live. */
+  deaths(): string[];
+  /** Throws naming every process that is dead or whose /healthz is not 200. */
+  assertHealthy(): Promise<void>;
+  /** The last lines the processes printed (for failure messages). */
+  tail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A stack of its own for one test file, started by the stack launcher itself (the code of
+ * `npm start`): the named processes and devnets, each on a free port, on a database and NATS
+ * namespace of its own (libs/testing), in a temp dir; stop() removes all three.
+ */
+export async function startPrivateStack(options: PrivateStackOptions): Promise<PrivateStack> {
+  const db: TestDatabase = await createTestDatabase({ prefix: `${options.name}_stack` });
+  const natsPrefix = uniqueNatsPrefix();
+  const dir = mkdtempSync(join(tmpdir(), `meridian-${options.name}-`));
+  const wanted = new Set(['billing-ledger', ...options.apps]);
+  const base = stackLayout({
+    ...process.env,
+    STACK_DIR: dir,
+    DATABASE_URL: db.url,
+    NATS_URL: testNatsUrl(),
+    NATS_PREFIX: natsPrefix,
+  });
+  const apps = [];
+  for (const app of base.apps.filter((candidate) => wanted.has(candidate.name))) {
+    apps.push({
+      ...app,
+      httpPort: await freePort(),
+      grpcPort: app.grpcPort === undefined ? undefined : await freePort(),
+    });
+  }
+  const devnets = [];
+  for (const devnet of base.devnets.filter((candidate) =>
+    options.devnets.includes(candidate.network),
+  ))
+    devnets.push({ ...devnet, port: await freePort() });
+  const layout: StackLayout = { ...base, apps, devnets };
+
+  const output: string[] = [];
+  const routes = new Map<string, Route[]>();
+  const exits: string[] = [];
+  const group = new ProcessGroup(
+    (line) => {
+      output.push(line);
+      if (output.length > 2_000) output.splice(0, 1_000);
+      const routeLog = /^\S*\[([\w-]+)\]\S* (\{.*"msg":"http routes".*\})$/.exec(line);
+      if (routeLog)
+        routes.set(routeLog[1]!, (JSON.parse(routeLog[2]!) as { routes: Route[] }).routes);
+    },
+    (name, code) => exits.push(`${name} (exit code ${code})`),
+  );
+  const cleanUp = async () => {
+    await group.stop();
+    await db.drop().catch(() => undefined);
+    await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const previousLevel = process.env['LOG_LEVEL'];
+  // info: the route list is logged at info; the apps log no line per request.
+  process.env['LOG_LEVEL'] = 'info';
+  let endpoints: StackEndpoints;
+  try {
+    endpoints = await startStack(layout, group, (line) => output.push(`[stack] ${line}`));
+  } catch (error) {
+    await cleanUp();
+    throw new Error(
+      `${options.name} stack did not start: ${String(error)}\n${output.slice(-80).join('\n')}`,
+    );
+  } finally {
+    if (previousLevel === undefined) delete process.env['LOG_LEVEL'];
+    else process.env['LOG_LEVEL'] = previousLevel;
+  }
+  const appOf = (name: string) => {
+    const app = layout.apps.find((candidate) => candidate.name === name);
+    if (!app) throw new Error(`no process ${name} in the ${options.name} stack`);
+    return app;
+  };
+  const stack: PrivateStack = {
+    endpoints,
+    layout,
+    urlOf: (name) => `http://${layout.host}:${appOf(name).httpPort}`,
+    routesOf: (name) => {
+      const list = routes.get(name);
+      if (!list) throw new Error(`${name} logged no "http routes" line`);
+      return list;
+    },
+    grpcTargetOf: (name) => `${layout.host}:${appOf(name).grpcPort}`,
+    deaths: () => [...exits],
+    async assertHealthy() {
+      const problems = [...exits];
+      for (const app of layout.apps) {
+        const ok = await httpOk(`${stack.urlOf(app.name)}/healthz`).catch(() => false);
+        if (!ok) problems.push(`${app.name}: /healthz did not answer 200`);
+      }
+      if (problems.length > 0)
+        throw new Error(`unhealthy: ${problems.join('; ')}\n${stack.tail()}`);
+    },
+    tail: (lines = 60) => output.slice(-lines).join('\n'),
+    stop: cleanUp,
+  };
+  return stack;
+}
