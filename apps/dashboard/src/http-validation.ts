@@ -18,3 +18,13 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
     .join('; ');
   throw new DomainError('malformed_body', 'invalid', message, { details: { fields } });
 }
+
+/** Strict query strings: 400 `invalid_query` naming each bad parameter. */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
+  const result = schema.safeParse(query ?? {});
+  if (result.success) return result.data;
+  const message = result.error.issues
+    .map((issue) => `${issue.path.map(String).join('.') || '(query)'}: ${issue.message}`)
+    .join('; ');
+  throw new DomainError('invalid_query', 'invalid', message);
+}

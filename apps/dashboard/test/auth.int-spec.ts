@@ -320,4 +320,60 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       balance: { pending_top_up_cu: 5_000 },
     });
   });
+
+  it('lets the operator find and open accounts made outside the dashboard (billing-ledger bulk)', async () => {
+    const bulk = await fetch(`${billing.apiUrl}/admin/accounts/bulk`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        accounts: [{ name: 'Harbor Labs one' }, { name: 'Harbor Labs two', plan: 'starter' }],
+      }),
+    });
+    expect(bulk.status).toBe(201);
+    const made = ((await bulk.json()) as { items: Array<{ account: { id: string } }> }).items.map(
+      (item) => item.account.id,
+    );
+    const operator = new Client(app);
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    const found = await operator.call('GET', '/api/operator/accounts?q=harbor%20labs');
+    expect(found.status).toBe(200);
+    expect(found.body['items']).toEqual(
+      [...made]
+        .sort()
+        .reverse()
+        .map((id) =>
+          expect.objectContaining({
+            account_id: id,
+            email: null,
+            name: expect.stringMatching(/^Harbor Labs/),
+          }),
+        ),
+    );
+    // Every account is listed (no query), in pages the operator can follow.
+    const all = await operator.call('GET', '/api/operator/accounts');
+    expect((all.body['items'] as unknown[]).length).toBeGreaterThanOrEqual(4);
+    const opened = await operator.call('GET', `/api/operator/accounts/${made[1]}`);
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({
+      email: null,
+      account: { id: made[1], plan: 'starter' },
+      usage: { group_by: 'day_network', items: [] },
+      usage_by_method: { group_by: 'method', items: [] },
+      top_ups: { items: [] },
+      webhooks: null,
+    });
+    expect(
+      (await operator.call('PUT', `/api/operator/accounts/${made[1]}/plan`, { plan: 'growth' }))
+        .status,
+    ).toBe(200);
+    const credited = await operator.call('POST', `/api/operator/accounts/${made[0]}/top-ups`, {
+      cu: 1_000,
+    });
+    expect([credited.status, credited.body['source']]).toEqual([201, 'operator']);
+    const bad = await operator.call('GET', '/api/operator/accounts?cursor=x&sort=name');
+    expect([bad.status, bad.body['error']]).toEqual([400, 'invalid_query']);
+  });
 });

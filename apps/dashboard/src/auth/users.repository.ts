@@ -66,6 +66,17 @@ export class UsersRepository {
     return rows[0] && rowOf(rows[0]);
   }
 
+  /** The sign-up email of each of these accounts that has a dashboard user. */
+  async emailsOfAccounts(accountIds: readonly string[]): Promise<Map<string, string>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = (await this.db.query(
+      `SELECT DISTINCT ON (account_id) account_id, email FROM dashboard.users
+        WHERE account_id = ANY($1::text[]) ORDER BY account_id, created_at`,
+      [accountIds],
+    )) as Array<{ account_id: string; email: string }>;
+    return new Map(rows.map((row) => [row.account_id, row.email]));
+  }
+
   /** Customers whose email or account id contains `query` (case-insensitive), newest first. */
   async searchCustomers(query: string, limit: number): Promise<UserRow[]> {
     const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -10,7 +10,6 @@ import {
   Query,
   UseGuards,
 } from '@nestjs/common';
-import { DomainError } from '@meridian/errors';
 import { PLAN_IDS } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import { z } from 'zod';
@@ -21,8 +20,7 @@ import { UsersRepository } from '../auth/users.repository';
 import { CLOCK } from '../clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
-import { AccountKeyService } from '../customer/account-key.service';
-import { parseBody } from '../http-validation';
+import { parseBody, parseQuery } from '../http-validation';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
@@ -31,12 +29,30 @@ const planBody = z.strictObject({ plan: z.enum(PLAN_IDS) });
 const topUpBody = z.strictObject({ cu: z.number().int().min(1).max(1e12) });
 const settingsBody = z.strictObject({ signup_mode: z.enum(['open', 'invite']) });
 const invitationBody = z.strictObject({ email: z.string().trim().toLowerCase().email() });
+const searchQuery = z.strictObject({
+  q: z.string().trim().max(200).default(''),
+  cursor: z.string().max(100).optional(),
+});
 const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
+const PAGE = 50;
+
+/** billing-ledger's `GET /admin/accounts` line (its OpenAPI `adminAccountsPage`). */
+interface AccountSummary {
+  id: string;
+  name: string;
+  type: string;
+  plan: string | null;
+  node_owner: boolean;
+  created_at: string;
+}
+
+const path = (id: string) => `/admin/accounts/${encodeURIComponent(id)}`;
 
 /**
- * The operator's side: accounts of dashboard users (search, open, change plan, credit a top-up,
- * read usage and webhooks). Writes go through billing-ledger's operator API; reads of one
- * account use that account's own key, so no API grows an operator copy of its customer routes.
+ * The operator's side: every account of billing-ledger however it was made (search, open,
+ * change plan, credit a top-up, read usage, top-ups and webhooks), through the operator routes
+ * of billing-ledger and webhook-matcher with the operator token. A dashboard user's email is
+ * added where the account has one.
  */
 @Controller('api/operator')
 @UseGuards(OperatorGuard)
@@ -45,40 +61,84 @@ export class OperatorController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly users: UsersRepository,
-    private readonly keys: AccountKeyService,
     private readonly upstream: UpstreamClient,
     private readonly signupMode: SignupModeService,
     private readonly invitations: InvitationsRepository,
   ) {}
 
+  private get bearer() {
+    return this.config.OPERATOR_TOKEN;
+  }
+
+  /**
+   * billing-ledger's search (id prefix or account name, newest first, its keyset cursor). On the
+   * first page, dashboard users whose email matches come first too: an account's name is the
+   * email it signed up with unless the user chose one.
+   */
   @Get('accounts')
-  async search(@Query('q') q: string | undefined) {
-    const found = await this.users.searchCustomers((q ?? '').trim().slice(0, 100), 50);
+  async search(@Query() query: unknown) {
+    const { q, cursor } = parseQuery(searchQuery, query);
+    const params = new URLSearchParams({ q, limit: String(PAGE) });
+    if (cursor) params.set('cursor', cursor);
+    const [page, byEmail] = await Promise.all([
+      this.upstream.json<{ items: AccountSummary[]; next_cursor: string | null }>(
+        'billing',
+        'GET',
+        '/admin/accounts',
+        { bearer: this.bearer, query: params.toString() },
+      ),
+      q && !cursor ? this.users.searchCustomers(q, 20) : Promise.resolve([]),
+    ]);
+    const listed = new Set(page.items.map((a) => a.id));
+    const extra = await Promise.all(
+      byEmail
+        .filter((user) => user.accountId && !listed.has(user.accountId))
+        .map((user) =>
+          this.upstream.json<AccountSummary>('billing', 'GET', path(user.accountId!), {
+            bearer: this.bearer,
+          }),
+        ),
+    );
+    const accounts = [...extra, ...page.items];
+    const emails = await this.users.emailsOfAccounts(accounts.map((a) => a.id));
     return {
-      items: found.map((user) => ({
-        account_id: user.accountId,
-        email: user.email,
-        created_at: user.createdAt.toISOString(),
+      items: accounts.map((a) => ({
+        account_id: a.id,
+        name: a.name,
+        email: emails.get(a.id) ?? null,
+        type: a.type,
+        plan: a.plan,
+        created_at: a.created_at,
       })),
+      next_cursor: page.next_cursor,
     };
   }
 
   @Get('accounts/:id')
   async account(@Param('id') id: string) {
-    const bearer = await this.keyOfAccount(id);
-    const [account, usage, webhooks, topUps] = await Promise.all([
-      this.upstream.json('billing', 'GET', '/account', { bearer }),
-      this.upstream.json('billing', 'GET', '/account/usage', { bearer, query: 'group_by=day' }),
+    const bearer = this.bearer;
+    // The account first: an unknown id is billing's 404, before anything else is asked.
+    const account = await this.upstream.json('billing', 'GET', path(id), { bearer });
+    const [usage, usageByMethod, topUps, webhooks, user] = await Promise.all([
+      this.upstream.json('billing', 'GET', `${path(id)}/usage`, {
+        bearer,
+        query: 'group_by=day_network',
+      }),
+      this.upstream.json('billing', 'GET', `${path(id)}/usage`, {
+        bearer,
+        query: 'group_by=method',
+      }),
+      this.upstream.json('billing', 'GET', `${path(id)}/top-ups`, { bearer }),
       this.upstream
-        .call('webhooks', 'GET', '/webhooks', { bearer, query: 'limit=200' })
+        .call('webhooks', 'GET', `${path(id)}/webhooks`, { bearer, query: 'limit=200' })
         .catch(() => undefined),
-      this.upstream.json('billing', 'GET', '/top-ups', { bearer }),
+      this.users.byAccount(id),
     ]);
-    const user = (await this.users.byAccount(id))!;
     return {
-      email: user.email,
+      email: user?.email ?? null,
       account,
       usage,
+      usage_by_method: usageByMethod,
       top_ups: topUps,
       // The webhook API may be down or not deployed; the rest of the page still shows.
       webhooks: webhooks?.status === 200 ? webhooks.body : null,
@@ -87,10 +147,9 @@ export class OperatorController {
 
   @Put('accounts/:id/plan')
   async setPlan(@Param('id') id: string, @Body() body: unknown) {
-    await this.keyOfAccount(id);
     const { plan } = parseBody(planBody, body);
-    return this.upstream.json('billing', 'PUT', `/admin/accounts/${encodeURIComponent(id)}/plan`, {
-      bearer: this.config.OPERATOR_TOKEN,
+    return this.upstream.json('billing', 'PUT', `${path(id)}/plan`, {
+      bearer: this.bearer,
       body: { plan },
     });
   }
@@ -98,14 +157,11 @@ export class OperatorController {
   @Post('accounts/:id/top-ups')
   @HttpCode(201)
   async topUp(@Param('id') id: string, @Body() body: unknown) {
-    await this.keyOfAccount(id);
     const { cu } = parseBody(topUpBody, body);
-    return this.upstream.json(
-      'billing',
-      'POST',
-      `/admin/accounts/${encodeURIComponent(id)}/top-ups`,
-      { bearer: this.config.OPERATOR_TOKEN, body: { cu } },
-    );
+    return this.upstream.json('billing', 'POST', `${path(id)}/top-ups`, {
+      bearer: this.bearer,
+      body: { cu },
+    });
   }
 
   @Get('settings')
@@ -130,11 +186,5 @@ export class OperatorController {
     const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
     await this.invitations.insert(sha256(code), email, current.user.id, now, expiresAt);
     return { email, code, expires_at: expiresAt.toISOString() };
-  }
-
-  private async keyOfAccount(accountId: string): Promise<string> {
-    const user = await this.users.byAccount(accountId);
-    if (!user) throw new DomainError('not_found', 'not_found', 'no dashboard account with this id');
-    return this.keys.keyOf(user);
   }
 }

@@ -1,4 +1,14 @@
 /** Shapes of the REST APIs' answers the pages read (billing-ledger README, COMPAT). */
+
+/*
+ * Where an API declares its answer as a zod schema (the one its view is typed by and its
+ * /openapi.json shows), the page takes the type from there: a renamed field breaks the build,
+ * not the page. Type-only imports: nothing of the API is bundled.
+ */
+export type {
+  DeliveryAttempt,
+  DeliveryStats,
+} from '../../../webhook-matcher/src/deliveries/deliveries.schemas';
 export interface Balance {
   state: 'ok' | 'exhausted';
   exhausted_since: string | null;

@@ -1,9 +1,37 @@
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { formatCu, formatNumber } from '../format';
 import type { UsageItem } from '../types';
 import { Empty } from './ui';
 
-/** CU per day as bars; the same numbers are in the tables for screen readers. */
+/** Bar colours by position (networks sorted by CU); 4.5:1 or better against white. */
+const COLORS = [
+  '#4f46e5',
+  '#0f766e',
+  '#b45309',
+  '#be123c',
+  '#1d4ed8',
+  '#6d28d9',
+  '#15803d',
+  '#475569',
+];
+
+export const networkLabel = (network: string | undefined) =>
+  network === 'webhooks' ? 'Webhook deliveries' : (network ?? '');
+
+/**
+ * CU per day, one bar per day stacked by network (billing's `group_by=day_network`; webhook
+ * deliveries are the network `webhooks`). The same numbers are in the caption and tables for
+ * screen readers.
+ */
 export function UsageChart(props: { items: UsageItem[] }) {
   if (props.items.length === 0)
     return (
@@ -11,14 +39,23 @@ export function UsageChart(props: { items: UsageItem[] }) {
         Calls through your access tokens and webhook deliveries appear here within a few seconds.
       </Empty>
     );
-  const data = props.items.map((item) => ({
-    day: item.day?.slice(0, 10) ?? '',
-    cu: item.cu,
-    calls: item.calls,
-  }));
+  const totals = new Map<string, number>();
+  for (const item of props.items)
+    totals.set(item.network ?? '', (totals.get(item.network ?? '') ?? 0) + item.cu);
+  const networks = [...totals.keys()].sort(
+    (a, b) => totals.get(b)! - totals.get(a)! || a.localeCompare(b),
+  );
+  const byDay = new Map<string, Record<string, number | string>>();
+  for (const item of props.items) {
+    const day = item.day?.slice(0, 10) ?? '';
+    const row = byDay.get(day) ?? { day };
+    row[item.network ?? ''] = item.cu;
+    byDay.set(day, row);
+  }
+  const data = [...byDay.values()].sort((a, b) => String(a['day']).localeCompare(String(b['day'])));
   return (
-    <figure className="chart" aria-label="Compute units per day">
-      <ResponsiveContainer width="100%" height={240}>
+    <figure className="chart" aria-label="Compute units per day by network">
+      <ResponsiveContainer width="100%" height={260}>
         <BarChart data={data} margin={{ top: 8, right: 8, left: 8, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e5e7eb" />
           <XAxis dataKey="day" tick={{ fontSize: 12, fill: '#4b5563' }} />
@@ -27,19 +64,31 @@ export function UsageChart(props: { items: UsageItem[] }) {
             tickFormatter={(v: number) => formatNumber(v)}
             width={70}
           />
-          <Tooltip formatter={(value) => formatCu(Number(value))} />
-          <Bar
-            dataKey="cu"
-            name="CU"
-            maxBarSize={56}
-            fill="#4f46e5"
-            radius={[4, 4, 0, 0]}
-            isAnimationActive={false}
-          />
+          <Tooltip formatter={(value, name) => [formatCu(Number(value)), name]} />
+          <Legend wrapperStyle={{ fontSize: 13, color: '#374151' }} />
+          {networks.map((network, i) => (
+            <Bar
+              key={network}
+              dataKey={network}
+              name={networkLabel(network)}
+              stackId="cu"
+              maxBarSize={56}
+              fill={COLORS[i % COLORS.length]}
+              isAnimationActive={false}
+            />
+          ))}
         </BarChart>
       </ResponsiveContainer>
-      <figcaption className="visually-hidden">
-        {data.map((d) => `${d.day}: ${formatCu(d.cu)}`).join('; ')}
+      <figcaption className="visually-hidden" data-testid="usage-chart-caption">
+        {data
+          .map(
+            (row) =>
+              `${String(row['day'])}: ${networks
+                .filter((n) => row[n] !== undefined)
+                .map((n) => `${networkLabel(n)} ${formatCu(Number(row[n]))}`)
+                .join(', ')}`,
+          )
+          .join('; ')}
       </figcaption>
     </figure>
   );
@@ -65,7 +114,7 @@ export function UsageTable(props: { items: UsageItem[]; by: 'network' | 'method'
       <tbody>
         {rows.map((item) => (
           <tr key={`${item.network}/${item.method ?? ''}`}>
-            <td>{item.network === 'webhooks' ? 'Webhook deliveries' : item.network}</td>
+            <td>{networkLabel(item.network)}</td>
             {props.by === 'method' && <td>{item.method}</td>}
             <td className="num">{formatNumber(item.calls)}</td>
             <td className="num">{formatNumber(item.cu)}</td>

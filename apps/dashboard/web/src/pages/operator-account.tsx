@@ -5,14 +5,15 @@ import { api, ApiError } from '../api';
 import { Field } from '../components/field';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { UsageChart } from '../components/usage-chart';
+import { UsageChart, UsageTable } from '../components/usage-chart';
 import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
 
 interface Detail {
-  email: string;
+  email: string | null;
   account: Account;
   usage: Usage;
+  usage_by_method: Usage;
   top_ups: Page<TopUp>;
   webhooks: Page<Webhook> | null;
 }
@@ -39,7 +40,7 @@ export function OperatorAccountPage() {
   if (detail.isPending) return <Loading />;
   if (detail.isError)
     return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
-  const { account, usage, top_ups, webhooks } = detail.data;
+  const { account, usage, usage_by_method, top_ups, webhooks } = detail.data;
   const selected = plan ?? account.plan ?? 'free';
   const submitPlan = (event: FormEvent) => {
     event.preventDefault();
@@ -52,7 +53,10 @@ export function OperatorAccountPage() {
   const creditError = credit.error instanceof ApiError ? credit.error : undefined;
   return (
     <>
-      <PageHeader title={detail.data.email} description={`Account ${account.id}`} />
+      <PageHeader
+        title={detail.data.email ?? account.name}
+        description={`Account ${account.id}${detail.data.email ? '' : ' · not a dashboard user'}`}
+      />
       <div className="grid grid-3">
         <Card title="Plan">
           <p className="metric" data-testid="operator-plan">
@@ -120,6 +124,8 @@ export function OperatorAccountPage() {
           Total {formatCu(usage.total_cu)} in {formatNumber(usage.total_calls)} calls.
         </p>
         <UsageChart items={usage.items} />
+        <h3>By method</h3>
+        <UsageTable items={usage_by_method.items} by="method" />
       </Card>
       <div className="grid grid-2">
         <Card title="Webhooks">

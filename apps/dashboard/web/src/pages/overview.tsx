@@ -13,7 +13,7 @@ export const RANGES = [
   { days: 30, label: 'Last 30 days' },
 ];
 
-export function useUsage(days: number, groupBy: 'day' | 'network' | 'method') {
+export function useUsage(days: number, groupBy: 'day_network' | 'network' | 'method') {
   return useQuery({
     queryKey: ['usage', days, groupBy],
     queryFn: () => {
@@ -39,7 +39,7 @@ export function useAccount() {
 export function OverviewPage() {
   const account = useAccount();
   const [days, setDays] = useState(7);
-  const byDay = useUsage(days, 'day');
+  const byDay = useUsage(days, 'day_network');
   const byNetwork = useUsage(days, 'network');
   const byMethod = useUsage(days, 'method');
   if (account.isPending) return <Loading />;

@@ -7,25 +7,7 @@ import { SecretOnce } from '../components/copy-button';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime, formatNumber } from '../format';
-import type { Page, Webhook } from '../types';
-
-interface Stats {
-  delivered_total: number;
-  failed_total: number;
-  rate_limited_total: number;
-  last_delivered_at: string | null;
-}
-
-interface Delivery {
-  event_id?: string;
-  eventId?: string;
-  attempt?: number;
-  status_code?: number | null;
-  error?: string | null;
-  reason?: string | null;
-  attempted_at?: string;
-  created_at?: string;
-}
+import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 
 function ActionError(props: { error: unknown }) {
   if (!(props.error instanceof ApiError)) return null;
@@ -57,11 +39,12 @@ export function WebhookDetailPage() {
   });
   const stats = useQuery({
     queryKey: ['webhook-stats', id],
-    queryFn: () => api<Stats>('GET', relay('webhooks', `/webhooks/${id}/stats`)),
+    queryFn: () => api<DeliveryStats>('GET', relay('webhooks', `/webhooks/${id}/stats`)),
   });
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', id],
-    queryFn: () => api<Page<Delivery>>('GET', relay('webhooks', `/webhooks/${id}/deliveries`)),
+    queryFn: () =>
+      api<Page<DeliveryAttempt>>('GET', relay('webhooks', `/webhooks/${id}/deliveries`)),
   });
   const [secret, setSecret] = useState<string | undefined>();
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
@@ -218,24 +201,38 @@ export function WebhookDetailPage() {
         ) : deliveries.data.items.length === 0 ? (
           <Empty title="No failed deliveries." />
         ) : (
-          <table className="table">
+          <table className="table" data-testid="failed-deliveries">
             <thead>
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Event</th>
                 <th scope="col">Attempt</th>
+                <th scope="col">Outcome</th>
                 <th scope="col">Answer</th>
               </tr>
             </thead>
             <tbody>
-              {deliveries.data.items.map((d, i) => (
-                <tr key={i}>
-                  <td>{formatDateTime(d.attempted_at ?? d.created_at)}</td>
+              {deliveries.data.items.map((d) => (
+                <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}`}>
+                  <td data-testid="delivery-at">{formatDateTime(d.at)}</td>
                   <td>
-                    <code>{d.event_id ?? d.eventId}</code>
+                    <code>{d.event_id}</code>
+                    {d.test && <span className="muted"> (test)</span>}
                   </td>
-                  <td>{d.attempt ?? '—'}</td>
-                  <td>{d.status_code ?? d.error ?? d.reason ?? '—'}</td>
+                  <td>
+                    {d.attempt}
+                    {d.final && <span className="muted"> (gave up)</span>}
+                  </td>
+                  <td data-testid="delivery-outcome">
+                    {d.outcome.replace(/_/g, ' ')}
+                    {d.error_class && <span className="muted"> · {d.error_class}</span>}
+                  </td>
+                  <td data-testid="delivery-answer">
+                    {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}
+                    {d.duration_ms !== null && (
+                      <span className="muted"> in {formatNumber(d.duration_ms)} ms</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
