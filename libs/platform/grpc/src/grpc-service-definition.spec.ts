@@ -1,5 +1,6 @@
 import { create } from '@bufbuild/protobuf';
-import { status } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
+import { currentRequestId } from '@meridian/platform-observability';
 import { billingV1, bor, borCommon } from '@meridian/contracts';
 import { DomainError, type ErrorKind } from '@meridian/errors';
 import {
@@ -81,7 +82,7 @@ describe('status mapping', () => {
     const call = (name: string) =>
       new Promise<void>((resolve) =>
         (handlers[name] as (call: unknown, callback: () => void) => void)(
-          { request: {}, metadata: undefined },
+          { request: {}, metadata: new Metadata() },
           () => resolve(),
         ),
       );
@@ -106,12 +107,35 @@ describe('status mapping', () => {
     const request = definition['getVoteOnHash']!.requestDeserialize(Buffer.from('57ff33', 'hex'));
     const answered = await new Promise<{ code?: status }>((resolve) =>
       (handlers['getVoteOnHash'] as (call: unknown, callback: (e: unknown) => void) => void)(
-        { request, metadata: undefined },
+        { request, metadata: new Metadata() },
         (error) => resolve(error as { code?: status }),
       ),
     );
     expect(answered.code).toBe(status.INVALID_ARGUMENT);
     expect(outcomes).toEqual([status.INVALID_ARGUMENT]);
+  });
+
+  it("runs each call's work under its request id: the caller's x-request-id when sane, otherwise a new one", async () => {
+    const seen: (string | undefined)[] = [];
+    const handlers = toGrpcHandlers(bor.BorApi, {
+      getAuthor: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        seen.push(currentRequestId());
+        return {};
+      },
+    });
+    const call = (requestId: string) =>
+      new Promise<void>((resolve) => {
+        const metadata = new Metadata();
+        metadata.set('x-request-id', requestId);
+        (handlers['getAuthor'] as (call: unknown, callback: () => void) => void)(
+          { request: {}, metadata },
+          () => resolve(),
+        );
+      });
+    await Promise.all([call('grpc-1'), call('grpc-2'), call('not sane: spaces')]);
+    expect(seen.slice(0, 2)).toEqual(['grpc-1', 'grpc-2']);
+    expect(seen[2]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('bounds the status message (it rides in an HTTP/2 trailer)', () => {

@@ -18,6 +18,7 @@ import type {
 } from '@grpc/grpc-js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { DomainError } from '@meridian/errors';
+import { enterRequest, requestIdFrom } from '@meridian/platform-observability';
 import { toGrpcStatus } from './grpc-status';
 
 /** Called once per finished call with its status (metrics); `method` is the proto method name. */
@@ -112,6 +113,9 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
     ) => {
+      // The call's id for everything it causes (the process guard names it if one fails).
+      const given = call.metadata.get('x-request-id')[0];
+      enterRequest(requestIdFrom(typeof given === 'string' ? given : undefined));
       const answer =
         call.request === UNDECODABLE ? Promise.reject(MALFORMED_REQUEST) : impl(call.request, call);
       answer.then(

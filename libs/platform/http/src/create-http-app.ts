@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PinoNestLogger } from '@meridian/platform-observability';
+import { enterRequest, PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
 import { requestIdOf } from './request-id';
@@ -60,7 +60,10 @@ export async function createHttpApp(
     { parseAs: 'string' },
     async (_request: unknown, body: string) => parseJsonBody(body),
   );
+  // First hook of every request (added before Nest's): the request id becomes the current one
+  // for all this request's work, so the process guard can name it (installProcessGuard).
   fastify.addHook('onRequest', async (request, reply) => {
+    enterRequest(request.id as string);
     void reply.header('X-Request-Id', request.id);
     refuseNulInUrl(request.url);
   });

@@ -2,17 +2,16 @@
 // process-guard.spec.ts starts it, breaks it, and checks that it still answers.
 import { createServer } from 'node:http';
 import pino from 'pino';
-import { installProcessGuard, tagRequestId } from './process-guard';
+import { enterRequest, installProcessGuard } from './process-guard';
 
 const logger = pino({ base: { service: 'guard-fixture' } });
 installProcessGuard(logger);
 const server = createServer((req, res) => {
-  const requestId = String(req.headers['x-request-id'] ?? 'none');
-  if (req.url === '/reject')
-    void Promise.reject(tagRequestId(new Error('rejected and not handled'), requestId));
+  enterRequest(String(req.headers['x-request-id'] ?? 'none'));
+  if (req.url === '/reject') void Promise.reject(new Error('rejected and not handled'));
   if (req.url === '/throw')
     setImmediate(() => {
-      throw tagRequestId(new Error('thrown outside any handler'), requestId);
+      throw new Error('thrown outside any handler');
     });
   res.end('ok');
 });

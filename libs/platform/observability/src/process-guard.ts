@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
 /** What the guard listens on: `process`, or an emitter standing in for it in tests. */
@@ -8,31 +10,39 @@ export interface GuardedProcess {
   off(event: 'uncaughtException', listener: (error: Error) => void): unknown;
 }
 
-const REQUEST_ID = Symbol.for('meridian.requestId');
+/**
+ * The id of the request whose work is running, for everything that request starts, synchronous
+ * or not (timers, promises, stream callbacks). A bare string, no object per request.
+ */
+const requestIds = new AsyncLocalStorage<string>();
 
 /**
- * Marks an error with the id of the request it belongs to, so that if nobody handles it the
- * process guard's log line still says which request it was. Returns the error.
+ * Makes `requestId` the current request's for the rest of the work this request causes. Called
+ * once per request, first thing where the request arrives (platform-http's onRequest hook, the
+ * gateway's relay route, WebSocket message and gRPC handlers). `enterWith`, not `run`: node
+ * emits a request's body events later from the connection's own async context, which `run`
+ * would have left already; the connection's context is re-entered by its next request.
  */
-export function tagRequestId<E>(error: E, requestId: string): E {
-  if (error !== null && typeof error === 'object')
-    (error as Record<symbol, unknown>)[REQUEST_ID] = requestId;
-  return error;
+export function enterRequest(requestId: string): void {
+  requestIds.enterWith(requestId);
 }
 
-/** The request id an error (or one of its causes) was tagged with, if any. */
-export function requestIdOfError(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; depth++) {
-    const tagged = (e as Record<symbol, unknown>)[REQUEST_ID];
-    if (typeof tagged === 'string') return tagged;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id (X-Request-Id, gRPC `x-request-id`) when it is sane, otherwise a new one. */
+export function requestIdFrom(given: string | undefined): string {
+  return given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The id of the request whose work is running now, if any. */
+export function currentRequestId(): string | undefined {
+  return requestIds.getStore();
 }
 
 /**
  * No process dies of a request: an unhandled rejection or an uncaught exception is logged (as an
- * error, with the request id when the error carries one) and the process keeps serving. Each is a
+ * error, with the id of the request whose work failed: node calls both handlers in the async
+ * context of the failed promise or callback) and the process keeps serving. Each is a
  * defect to fix, never a way to stop: Node's default (exit on either) let one malformed request
  * end a gateway process in every region at once. Install it once the app is listening, so that a
  * failed start still exits. Returns the uninstaller.
@@ -40,12 +50,12 @@ export function requestIdOfError(error: unknown): string | undefined {
 export function installProcessGuard(logger: Logger, target: GuardedProcess = process): () => void {
   const onRejection = (reason: unknown) =>
     logger.error(
-      { err: reason, request_id: requestIdOfError(reason), event: 'unhandledRejection' },
+      { err: reason, request_id: currentRequestId(), event: 'unhandledRejection' },
       'unhandled rejection (a defect); the process keeps serving',
     );
   const onException = (error: Error) =>
     logger.error(
-      { err: error, request_id: requestIdOfError(error), event: 'uncaughtException' },
+      { err: error, request_id: currentRequestId(), event: 'uncaughtException' },
       'uncaught exception (a defect); the process keeps serving',
     );
   target.on('unhandledRejection', onRejection);
