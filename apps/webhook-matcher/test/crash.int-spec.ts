@@ -40,11 +40,16 @@ afterAll(async () => {
 
 it('kill -9 of the matcher mid-stream loses no event and publishes none twice', async () => {
   await h.setEventCaps('acc_1', 1_000, 12_000);
-  await h.createWebhook({ id: 'wh_crash', accountId: 'acc_1', network: 'E', addresses: [WATCHED] });
+  await h.createWebhook({
+    id: 'wh_crash',
+    accountId: 'acc_1',
+    network: 'eth-mainnet',
+    addresses: [WATCHED],
+  });
   for (let i = 0; i < TRANSFERS; i++)
     await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: WATCHED, value: '0x1' }]);
   await rpc(anvil.url, 'anvil_mine', ['0x2']);
-  const feed = new ChainFeed(anvil.url, 'E', h.publisher);
+  const feed = new ChainFeed(anvil.url, 'eth-mainnet', h.publisher);
   await feed.publishRange(1, await feed.head());
 
   const first = await startMatcher();

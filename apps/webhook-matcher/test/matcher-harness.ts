@@ -28,6 +28,7 @@ import { MatchingEngine } from '../src/matching/matching.engine';
 import { MatchingRepository } from '../src/matching/matching.repository';
 import { SINGLE_PARTITION, type Partition } from '../src/matching/partition';
 import { EventsBudget } from '../src/throttling/events-budget';
+import { chainAndNetwork } from '../src/webhooks/networks';
 
 export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(url, {
@@ -55,11 +56,15 @@ export async function until<T>(
 }
 
 /**
- * Stands in for chain-indexer (not committed when these tests were written): builds the CHAIN
- * messages the indexer publishes from real anvil blocks (eth_getBlockByNumber with
- * transactions + eth_getBlockReceipts) and publishes them with the indexer's ids.
+ * Stands in for chain-indexer: builds the CHAIN messages the indexer publishes from real anvil
+ * blocks (eth_getBlockByNumber with transactions + eth_getBlockReceipts) and publishes them
+ * with the indexer's ids, the reorg generation included (ADR 0412), under a network key as the
+ * indexer's NETWORKS names it (the webhooks' `network`, never a letter code).
  */
 export class ChainFeed {
+  /** Reorgs published so far: ids carry `:g<n>` from the first on, as the indexer's do. */
+  private generation = 0;
+
   constructor(
     private readonly anvilUrl: string,
     private readonly network: string,
@@ -76,7 +81,7 @@ export class ChainFeed {
       tag,
     ]);
     return {
-      id: chainBlockId(this.network, raw['hash'] as string),
+      id: chainBlockId(this.network, raw['hash'] as string, 0, this.generation),
       network: this.network,
       number,
       hash: raw['hash'] as string,
@@ -96,27 +101,63 @@ export class ChainFeed {
   /** Publishes blocks from..to (inclusive) as canonical; returns them. */
   async publishRange(from: number, to: number): Promise<ChainBlock[]> {
     const out: ChainBlock[] = [];
-    for (let n = from; n <= to; n++) {
-      const block = await this.block(n);
-      await this.publisher.publish(Events.chainBlock, block);
-      out.push(block);
-    }
+    for (let n = from; n <= to; n++) out.push(await this.publishBlock(await this.block(n)));
     return out;
   }
 
-  /** A reorg as the indexer reports it: the orphaned blocks newest first, then the new branch. */
-  async publishReorg(orphaned: ChainBlock[], ancestor: ChainBlock): Promise<ChainBlock[]> {
-    const head = await this.head();
-    const newHead = await this.block(head);
+  /** Publishes a block (again: a branch the chain returns to) under the current generation. */
+  async publishBlock(block: ChainBlock): Promise<ChainBlock> {
+    const message = {
+      ...block,
+      id: chainBlockId(this.network, block.hash, 0, this.generation),
+      publishedAt: new Date().toISOString(),
+    };
+    await this.publisher.publish(Events.chainBlock, message);
+    return message;
+  }
+
+  /** The removal of a reorg: orphaned blocks (given oldest first) listed newest first. */
+  async publishRemoval(
+    orphaned: readonly ChainBlock[],
+    ancestor: ChainBlock,
+    newHead: { number: number; hash: string },
+  ): Promise<void> {
+    this.generation += 1;
     await this.publisher.publish(Events.chainBlocksRemoved, {
-      id: chainRemovedId(this.network, newHead.hash),
+      id: chainRemovedId(this.network, newHead.hash, this.generation),
       network: this.network,
       removed: [...orphaned].reverse().map((b) => ({ number: b.number, hash: b.hash })),
       commonAncestor: { number: ancestor.number, hash: ancestor.hash },
       newHead: { number: newHead.number, hash: newHead.hash },
       detectedAt: new Date().toISOString(),
     });
+  }
+
+  /** A reorg as the indexer reports it: the orphaned blocks newest first, then the new branch. */
+  async publishReorg(orphaned: ChainBlock[], ancestor: ChainBlock): Promise<ChainBlock[]> {
+    const head = await this.head();
+    await this.publishRemoval(orphaned, ancestor, await this.block(head));
     return this.publishRange(ancestor.number + 1, head);
+  }
+
+  /**
+   * An empty block extending `parent` on a branch the node no longer holds (anvil cannot go
+   * back to an orphaned branch; the indexer would publish exactly this when a node does).
+   */
+  childOf(parent: ChainBlock): ChainBlock {
+    const hash = `0x${randomBytes(32).toString('hex')}`;
+    return {
+      id: chainBlockId(this.network, hash, 0, this.generation),
+      network: this.network,
+      number: parent.number + 1,
+      hash,
+      parentHash: parent.hash,
+      timestamp: parent.timestamp + 1,
+      transactions: [],
+      receipts: [],
+      part: { index: 0, count: 1 },
+      publishedAt: new Date().toISOString(),
+    };
   }
 }
 
@@ -200,7 +241,11 @@ export class MatcherHarness {
     return consumer.ack_floor.stream_seq >= chain.state.last_seq;
   }
 
-  /** Writes a webhook as the management API stores it (H4's tables) and its change-feed row. */
+  /**
+   * Writes a webhook as the management API stores it (H4's tables) and its change-feed row,
+   * through the API's own rules for the network key (a code the API refuses fails here too) and
+   * the filter (trigger type included).
+   */
   async createWebhook(w: {
     id: string;
     accountId: string;
@@ -212,23 +257,26 @@ export class MatcherHarness {
     confirmDepth?: number;
     phases?: string[];
   }): Promise<void> {
+    const { chain, network } = chainAndNetwork(undefined, w.network);
+    const triggerType = w.triggerType ?? 'address_activity';
     const filter = normalizeFilter({
       filters: w.filters,
       addresses: w.addresses,
       list_refs: w.listRefs,
+      trigger_type: triggerType,
     });
     await this.ds.transaction(async (m) => {
       await m.query(
         `INSERT INTO webhooks.webhooks (id, account_id, status, chain, network, trigger_type,
            filters, addresses, list_refs, filter_tree, inline_address_count, confirm_depth, phases,
            target_url, secret_sealed, created_at, updated_at)
-         VALUES ($1, $2, 'active', 'evm', $3, $4, $5, $6, $7, $8, $9, $10, $11,
+         VALUES ($1, $2, 'active', $12, $3, $4, $5, $6, $7, $8, $9, $10, $11,
            'https://hooks.example.org/in', 'sealed', now(), now())`,
         [
           w.id,
           w.accountId,
-          w.network,
-          w.triggerType ?? 'address_activity',
+          network,
+          triggerType,
           filter.filters === null ? null : JSON.stringify(filter.filters),
           filter.addresses,
           filter.listRefs,
@@ -236,6 +284,7 @@ export class MatcherHarness {
           filter.inlineAddresses,
           w.confirmDepth ?? 2,
           w.phases ?? ['unconfirmed', 'confirmed'],
+          chain,
         ],
       );
       await m.query(`INSERT INTO webhooks.change_log (account_id, webhook_id) VALUES ($1, $2)`, [

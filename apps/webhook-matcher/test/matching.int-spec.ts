@@ -1,18 +1,23 @@
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { encodeFunctionData, type Abi } from 'viem';
 import artifacts from './fixtures/test-tokens.artifact.json';
-import { ChainFeed, MatcherHarness, rpc, until } from './matcher-harness';
+import { ChainFeed, MatcherHarness, rpc, until, type Matcher } from './matcher-harness';
 
 const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const LISTED = '0x90f79bf6eb2c4f870365e785982e1f87e07fa4c3';
 const BUSY = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
+const TIGHT = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
+const FLIP = '0x976ea74026e726554db657fa54763abd0c3a0aa9';
+const PAYEE = '0x14dc79964da2c08b23698b3d3cc7ca32193d9955';
 const LIST = 'al_' + 'a'.repeat(24);
-const NETWORK = 'R';
+/** Network R of the local stack (chain id 204) under its key, as the indexer publishes it. */
+const NETWORK = 'opbnb-mainnet';
 
 const h = new MatcherHarness();
 let anvil: AnvilInstance;
 let feed: ChainFeed;
+let matcher: Matcher;
 
 async function send(tx: Record<string, string>): Promise<Record<string, unknown>> {
   const hash = await rpc<string>(anvil.url, 'eth_sendTransaction', [tx]);
@@ -55,7 +60,7 @@ beforeAll(async () => {
     network: NETWORK,
     addresses: [WATCHED],
   });
-  await h.matcher();
+  matcher = await h.matcher();
   feed = new ChainFeed(anvil.url, NETWORK, h.publisher);
 }, 60_000);
 
@@ -245,6 +250,180 @@ describe('matching real anvil blocks', () => {
     await send({ from: DEPLOYER, to: BUSY, value: '0x98' });
     await feedNewBlocks();
     expect(await jobsFor('wh_busy')).toHaveLength(13);
+  }, 60_000);
+
+  it('tx_confirmation: a watched transaction hash, unconfirmed when mined, confirmed at its depth, removed on a reorg', async () => {
+    await rpc(anvil.url, 'evm_setAutomine', [false]);
+    const confirmedHash = await rpc<string>(anvil.url, 'eth_sendTransaction', [
+      { from: DEPLOYER, to: token20, data: call('TestToken20', 'transfer', [PAYEE, 1n]) },
+    ]);
+    await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: PAYEE, value: '0x5' }]);
+    // Watched before it is mined: the change feed is read before every block.
+    await h.createWebhook({
+      id: 'wh_txconf',
+      accountId: 'acc_5',
+      network: NETWORK,
+      triggerType: 'tx_confirmation',
+      filters: { tx_hash: { in: [confirmedHash.toUpperCase().replace('0X', '0x')] } },
+      confirmDepth: 3,
+    });
+    await h.createWebhook({
+      id: 'wh_txconf_late',
+      accountId: 'acc_5',
+      network: NETWORK,
+      triggerType: 'tx_confirmation',
+      filters: { tx_hash: { in: [confirmedHash] } },
+      confirmDepth: 3,
+      phases: ['confirmed'],
+    });
+    await rpc(anvil.url, 'evm_mine');
+    await rpc(anvil.url, 'evm_setAutomine', [true]);
+    const [mined] = await feedNewBlocks();
+    let jobs = await jobsFor('wh_txconf');
+    // The transaction only: neither the ERC-20 log it emitted nor the other transaction.
+    expect(jobs.map((j) => [j.phase, j.payload.raw['hash']])).toEqual([
+      ['unconfirmed', confirmedHash],
+    ]);
+    expect(jobs[0]!.payload).toMatchObject({
+      type: 'tx_confirmation',
+      network: NETWORK,
+      block: { hash: mined!.hash },
+    });
+    expect(jobs[0]!.payload).not.toHaveProperty('decoded');
+    expect(await jobsFor('wh_txconf_late')).toEqual([]);
+
+    await rpc(anvil.url, 'anvil_mine', ['0x1']);
+    await feedNewBlocks();
+    expect(await jobsFor('wh_txconf')).toHaveLength(1);
+    await rpc(anvil.url, 'anvil_mine', ['0x1']);
+    await feedNewBlocks();
+    jobs = await jobsFor('wh_txconf');
+    expect(jobs.map((j) => j.phase)).toEqual(['unconfirmed', 'confirmed']);
+    expect(jobs[1]).toMatchObject({ eventId: jobs[0]!.eventId });
+    expect((await jobsFor('wh_txconf_late')).map((j) => [j.phase, j.eventId])).toEqual([
+      ['confirmed', expect.stringMatching(/^ev_/)],
+    ]);
+
+    // A second watched transaction mined and then reorged out: removed, never confirmed.
+    const ancestor = await feed.block(await feed.head());
+    const receipt = await send({ from: DEPLOYER, to: PAYEE, value: '0x6' });
+    await h.ds.query(
+      `UPDATE webhooks.webhooks SET filter_tree = jsonb_build_object('tx_hash',
+         jsonb_build_object('in', jsonb_build_array($2::text, $3::text))) WHERE id = $1`,
+      ['wh_txconf', confirmedHash, receipt['transactionHash']],
+    );
+    await h.ds.query(
+      `INSERT INTO webhooks.change_log (account_id, webhook_id) VALUES ('acc_5', 'wh_txconf')`,
+    );
+    const [orphan] = await feedNewBlocks();
+    const unconfirmed = (await jobsFor('wh_txconf')).at(-1)!;
+    expect(unconfirmed).toMatchObject({ phase: 'unconfirmed' });
+    expect(unconfirmed.payload.raw['hash']).toBe(receipt['transactionHash']);
+    await rpc(anvil.url, 'anvil_reorg', [1, []]);
+    const branch = await feed.publishReorg([orphan!], ancestor);
+    published = branch.at(-1)!.number;
+    await rpc(anvil.url, 'anvil_mine', ['0x3']);
+    await feedNewBlocks();
+    const after = (await jobsFor('wh_txconf')).filter((j) => j.eventId === unconfirmed.eventId);
+    expect(after.map((j) => j.phase)).toEqual(['unconfirmed', 'removed']);
+  }, 90_000);
+
+  it('removed also for an event this webhook never received (dropped by the budget)', async () => {
+    await h.setEventCaps('acc_6', 1, 1);
+    await h.createWebhook({
+      id: 'wh_tight',
+      accountId: 'acc_6',
+      network: NETWORK,
+      addresses: [TIGHT],
+      confirmDepth: 3,
+    });
+    const ancestor = await feed.block(await feed.head());
+    await rpc(anvil.url, 'evm_setAutomine', [false]);
+    for (let i = 0; i < 3; i++)
+      await rpc(anvil.url, 'eth_sendTransaction', [
+        { from: DEPLOYER, to: TIGHT, value: `0x${(i + 1).toString(16)}` },
+      ]);
+    await rpc(anvil.url, 'evm_mine');
+    await rpc(anvil.url, 'evm_setAutomine', [true]);
+    const [orphan] = await feedNewBlocks();
+    const received = await jobsFor('wh_tight');
+    expect(received.map((j) => j.phase)).toEqual(['unconfirmed']);
+    const rows: Array<{ event_id: string; dropped: boolean }> = await h.ds.query(
+      `SELECT event_id, dropped FROM webhooks.matching_events WHERE webhook_id = 'wh_tight'`,
+    );
+    expect(rows.filter((r) => r.dropped)).toHaveLength(2);
+
+    await rpc(anvil.url, 'anvil_reorg', [1, []]);
+    const branch = await feed.publishReorg([orphan!], ancestor);
+    published = branch.at(-1)!.number;
+    await rpc(anvil.url, 'anvil_mine', ['0x3']);
+    await feedNewBlocks();
+    const jobs = await jobsFor('wh_tight');
+    const removed = jobs.filter((j) => j.phase === 'removed');
+    // All three, the two never sent included, with the eventIds they were recorded under.
+    expect(removed.map((j) => j.eventId).sort()).toEqual(rows.map((r) => r.event_id).sort());
+    expect(removed.every((j) => j.payload.removed && !j.payload.confirmed)).toBe(true);
+    expect(jobs.filter((j) => j.phase === 'confirmed')).toEqual([]);
+    expect(
+      await h.ds.query(
+        `SELECT rate_limited_total AS n FROM webhooks.matching_rate_limited WHERE webhook_id = 'wh_tight'`,
+      ),
+    ).toEqual([{ n: '2' }]);
+  }, 60_000);
+
+  it('a block the chain leaves and returns to: its events come back as new occurrences, unconfirmed then confirmed', async () => {
+    await h.createWebhook({
+      id: 'wh_flip',
+      accountId: 'acc_7',
+      network: NETWORK,
+      addresses: [FLIP],
+      confirmDepth: 2,
+    });
+    const ancestor = await feed.block(await feed.head());
+    await send({ from: DEPLOYER, to: FLIP, value: '0x7' });
+    const [b] = await feedNewBlocks();
+    const [first] = await jobsFor('wh_flip');
+    expect(first).toMatchObject({ phase: 'unconfirmed' });
+
+    // The chain moves to b' …
+    await rpc(anvil.url, 'anvil_reorg', [1, []]);
+    const [bPrime] = await feed.publishReorg([b!], ancestor);
+    await until(() => h.caughtUp(), 'reorg to the other branch');
+    // … and back to b (a node flapping between two branches), which then gets a child.
+    await feed.publishRemoval([bPrime!], ancestor, b!);
+    await feed.publishBlock(b!);
+    const child = feed.childOf(b!);
+    await feed.publishBlock(child);
+    await until(() => h.caughtUp(), 'back on the first branch');
+
+    const jobs = await jobsFor('wh_flip');
+    expect(jobs.map((j) => j.phase)).toEqual([
+      'unconfirmed',
+      'removed',
+      'unconfirmed',
+      'confirmed',
+    ]);
+    const [, removed, again, confirmed] = jobs;
+    expect(removed!.eventId).toBe(first!.eventId);
+    // A new occurrence: a new eventId (receivers de-duplicate on eventId + phase), new job ids.
+    expect(again!.eventId).not.toBe(first!.eventId);
+    expect(again!.id).toBe(`wh_flip:${again!.eventId}:unconfirmed`);
+    expect(confirmed!.eventId).toBe(again!.eventId);
+    expect(again!.payload).toMatchObject({
+      block: { hash: b!.hash },
+      raw: { hash: first!.payload.raw['hash'] },
+      confirmed: false,
+      removed: false,
+    });
+
+    // Back to the node's branch: the second occurrence is removed, the first not corrected twice.
+    const duplicatesBefore = matcher.jobs.duplicates;
+    await feed.publishRemoval([b!, child], ancestor, bPrime!);
+    await feed.publishBlock(bPrime!);
+    await until(() => h.caughtUp(), 'back on the node branch');
+    const last = (await jobsFor('wh_flip')).slice(jobs.length);
+    expect(last.map((j) => [j.phase, j.eventId])).toEqual([['removed', again!.eventId]]);
+    expect(matcher.jobs.duplicates).toBe(duplicatesBefore);
   }, 60_000);
 
   it('never publishes a job twice (job ids unique across the whole run)', async () => {

@@ -27,7 +27,7 @@ it('two replicas on one stream share the accounts and publish every job exactly 
     await h.createWebhook({
       id: `wh_${account}`,
       accountId: account,
-      network: 'P',
+      network: 'polygon-mainnet',
       addresses: [WATCHED],
       phases: ['unconfirmed', 'confirmed'],
     });
@@ -36,7 +36,7 @@ it('two replicas on one stream share the accounts and publish every job exactly 
   expect(r0.engine.index.webhookCount).toBeGreaterThan(0);
   expect(r1.engine.index.webhookCount).toBeGreaterThan(0);
 
-  const feed = new ChainFeed(anvil.url, 'P', h.publisher);
+  const feed = new ChainFeed(anvil.url, 'polygon-mainnet', h.publisher);
   for (let i = 0; i < 3; i++)
     await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: WATCHED, value: '0x1' }]);
   await rpc(anvil.url, 'anvil_mine', ['0x2']);
