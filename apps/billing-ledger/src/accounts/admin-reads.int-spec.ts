@@ -145,6 +145,7 @@ describe('billing-ledger operator reads of accounts (real Postgres + NATS)', () 
     );
     expect(credited.status).toBe(201);
 
+    const delivery = nodeUsage(id, 75, '2026-01-06T09:00:00.000Z', 'dw-test');
     const events: UsageRecorded[] = [
       nodeUsage(id, 200, '2026-01-05T10:00:00.000Z'),
       {
@@ -152,9 +153,14 @@ describe('billing-ledger operator reads of accounts (real Postgres + NATS)', () 
         items: [{ network: 'polygon-mainnet', method: 'eth_call', calls: 5, cu: 100 }],
       },
       {
-        ...nodeUsage(id, 75, '2026-01-06T09:00:00.000Z'),
+        id: delivery.id,
         kind: 'webhook_delivery',
+        accountId: id,
+        producerId: delivery.producerId,
+        windowStart: delivery.windowStart,
+        windowEnd: delivery.windowEnd,
         items: [{ webhookId: 'wh_aaaaaaaaaaaaaaaaaaaaaaaa', attempts: 3, cu: 75 }],
+        totalCu: 75,
       },
     ];
     for (const event of events)
