@@ -1,4 +1,5 @@
 import { createServer, request, Agent, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { currentRequestId } from '@meridian/platform-observability';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -10,7 +11,7 @@ import type { RelayService } from './relay.service';
 /**
  * The relay route enters the request id once per request (process guard, ADR 0210): the
  * relay's work sees it, from a body that arrives in parts, request after request on one
- * keep-alive connection.
+ * keep-alive connection. A body over the limit is answered 413 without losing the answer.
  */
 describe('relay route: request id of the work it causes', () => {
   let server: Server;
@@ -67,5 +68,37 @@ describe('relay route: request id of the work it causes', () => {
     expect(await post('relay-2')).toBe(200);
     agent.destroy();
     expect(seen).toEqual(['relay-1', 'relay-2']);
+  });
+
+  it('answers 413 before the body is read without closing: the rest is drained, the connection serves on', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let failed: Error | undefined;
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', (error) => (failed = error));
+    const until = async (condition: () => boolean) => {
+      for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const length = 2 * 1024 * 1024;
+    socket.write(
+      `POST /${'a'.repeat(32)}/ HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(64 * 1024, 0x20));
+    await until(() => text.includes('request_too_large'));
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).not.toContain('connection: close');
+    await new Promise<void>((resolve) =>
+      socket.write(Buffer.alloc(length - 64 * 1024, 0x20), () => resolve()),
+    );
+    const answered = text.length;
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
+    socket.write(
+      `POST /${'a'.repeat(32)}/ HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    await until(() => text.slice(answered).includes('"result"'));
+    socket.destroy();
+    expect(failed).toBeUndefined();
+    expect(text.slice(answered)).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

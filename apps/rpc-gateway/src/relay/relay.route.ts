@@ -81,7 +81,9 @@ export function attachHotPath(
       if (size > options.bodyLimitBytes) {
         tooLarge = true;
         chunks.length = 0;
-        res.shouldKeepAlive = false;
+        // Answered with the body still arriving: closing now would make the kernel reset the
+        // connection and lose the 413, so the rest is read and dropped (as platform-http does).
+        res.shouldKeepAlive = true;
         answer(
           res,
           requestId,

@@ -67,11 +67,15 @@ export async function createHttpApp(
     void reply.header('X-Request-Id', request.id);
     refuseNulInUrl(request.url);
   });
-  // An answer sent before the body was read (401, 404, 413, 415…): node would close the
-  // connection with the body's bytes still arriving, the kernel would reset it, and the client
-  // could lose the answer. Keeping the connection lets node read and drop the rest of the body.
+  // An answer sent before the body was read (404, 413, 415…): closing the connection with the
+  // body's bytes still arriving makes the kernel reset it, and the client can lose the answer.
+  // Keeping it lets node read and drop the rest of the body. fastify itself asks for
+  // `Connection: close` on every body-parser error (a 413 from content-length among them), and
+  // an explicit header beats shouldKeepAlive: that header goes too (the ADR 0501 finding).
   fastify.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.raw.shouldKeepAlive = true;
+    if (request.raw.complete) return;
+    reply.raw.shouldKeepAlive = true;
+    void reply.removeHeader('connection');
   });
   const routes: HttpRoute[] = [];
   fastify.addHook('onRoute', (route) => {
