@@ -8,6 +8,7 @@ import {
   DeliveryJobSchema,
   type ChainBlock,
   type DeliveryJob,
+  type KvBucketDeclaration,
 } from '@meridian/contracts';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import {
@@ -181,7 +182,11 @@ export class MatcherHarness {
   readonly clock = new FakeClock();
   private readonly matchers: Matcher[] = [];
 
-  async start(partitions: readonly Partition[] = [SINGLE_PARTITION]): Promise<void> {
+  /** `buckets`: KV buckets a real neighbour needs (the indexer's leases). */
+  async start(
+    partitions: readonly Partition[] = [SINGLE_PARTITION],
+    buckets: readonly KvBucketDeclaration[] = [],
+  ): Promise<void> {
     this.db = await createTestDatabase({ prefix: 'wh_matching' });
     this.ds = createAppDataSource(dataSourceOptions(this.db.url));
     await this.ds.initialize();
@@ -192,7 +197,7 @@ export class MatcherHarness {
     this.publisher = new JetStreamPublisher(this.client, this.ns);
     await provisionMessaging(this.jsm, this.prefix, {
       streams: [Streams.CHAIN, Streams.WEBHOOK],
-      buckets: [],
+      buckets,
       consumers: partitions.map((p) => ({ ...chainBlocksConsumer(p), ackWaitMs: 10_000 })),
     });
   }
