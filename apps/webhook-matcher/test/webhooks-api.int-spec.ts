@@ -137,6 +137,88 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
   });
 
+  it('Idempotency-Key after DELETE: 409 idempotency_key_reused (never 201 with a deleted webhook, never a second webhook)', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const first = await create(key, {}, { 'idempotency-key': 'k-deleted' });
+    expect((await s.call('DELETE', `/webhooks/${first.body.id}`, key)).status).toBe(200);
+    const replay = await create(key, {}, { 'idempotency-key': 'k-deleted' });
+    expect([replay.status, replay.body.error]).toEqual([409, 'idempotency_key_reused']);
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.secret);
+    expect((await s.call('GET', '/webhooks', key)).body.items).toEqual([]);
+    // Another key creates as usual.
+    expect((await create(key, {}, { 'idempotency-key': 'k-new' })).status).toBe(201);
+  });
+
+  it('Idempotency-Key after a secret rotation: the replay answers the webhook as it is now with the secret that signs now (the rotated one)', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const first = await create(key, {}, { 'idempotency-key': 'k-rotated' });
+    const rotated = await s.call('POST', `/webhooks/${first.body.id}/secret/rotate`, key, {});
+    expect(rotated.body.secret).not.toBe(first.body.secret);
+    const replay = await create(key, {}, { 'idempotency-key': 'k-rotated' });
+    expect(replay.status).toBe(201);
+    expect([replay.body.id, replay.body.secret, replay.body.version]).toEqual([
+      first.body.id,
+      rotated.body.secret,
+      rotated.body.version,
+    ]);
+    expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
+  });
+
+  it("another account's real address-list id, in list_refs or in a filter leaf, is 400 unknown_address_list and tells nothing about that list", async () => {
+    const owner = await s.billing.createAccount({ plan: 'starter' });
+    const other = await s.billing.createAccount({ plan: 'starter' });
+    const theirs = await s.call('POST', '/address-lists', other.key, {
+      name: 'their-private-list-name',
+      addresses: [address(0xbeef), address(0xcafe)],
+    });
+    const foreign = theirs.body.id as string;
+    const mine = await create(owner.key);
+    const attempts = [
+      await create(owner.key, { addresses: [], list_refs: [foreign] }),
+      await create(owner.key, {
+        addresses: [],
+        filters: { any: [{ address: { dir: 'in', list_refs: [foreign] } }] },
+      }),
+      await s.call('PATCH', `/webhooks/${mine.body.id}`, owner.key, { list_refs: [foreign] }),
+      await s.call('PATCH', `/webhooks/${mine.body.id}`, owner.key, {
+        filters: { not: { address: { dir: 'any', list_refs: [foreign] } } },
+      }),
+    ];
+    for (const answer of attempts) {
+      expect([answer.status, answer.body.error]).toEqual([400, 'unknown_address_list']);
+      const text = JSON.stringify(answer.body);
+      for (const secret of ['their-private-list-name', address(0xbeef), address(0xcafe)])
+        expect(text).not.toContain(secret);
+      expect(text).not.toMatch(/"size"|"name"|"addresses"/);
+    }
+    expect((await s.call('GET', '/webhooks', owner.key)).body.items).toHaveLength(1);
+    expect((await s.call('GET', `/webhooks/${mine.body.id}`, owner.key)).body).toMatchObject({
+      version: 1,
+      list_refs: [],
+    });
+  });
+
+  it('entries of a list page like every list route (COMPAT: limit default 50, max 200)', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const list = await s.call('POST', '/address-lists', key, {
+      name: 'paged',
+      addresses: Array.from({ length: 260 }, (_, i) => address(i + 1)),
+    });
+    const first = await s.call('GET', `/address-lists/${list.body.id}/entries`, key);
+    expect(first.body.items).toHaveLength(50);
+    const widest = await s.call('GET', `/address-lists/${list.body.id}/entries?limit=200`, key);
+    expect(widest.body.items).toHaveLength(200);
+    const rest = await s.call(
+      'GET',
+      `/address-lists/${list.body.id}/entries?limit=200&cursor=${widest.body.next_cursor}`,
+      key,
+    );
+    expect(rest.body.items).toHaveLength(60);
+    expect(rest.body.next_cursor).toBeNull();
+    const tooMany = await s.call('GET', `/address-lists/${list.body.id}/entries?limit=201`, key);
+    expect([tooMany.status, tooMany.body.error]).toEqual([400, 'invalid_query']);
+  });
+
   it('address lists: add ignores duplicates, replace, remove, pages entries; a referenced list cannot be deleted', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const list = await s.call('POST', '/address-lists', key, {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from '../webhooks/webhook.schemas';
 
 /** One request carries at most this many addresses (a full list; the body cap is about 5 MiB). */
 export const MAX_ADDRESSES_PER_REQUEST = 100_000;
@@ -15,7 +16,7 @@ export const patchListBody = z.strictObject({ name: z.string().trim().min(1).max
 export const entriesBody = z.strictObject({ addresses });
 
 export const entriesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  limit: pageLimit,
   cursor: z
     .string()
     .regex(/^0x[0-9a-f]{40}$/, 'use next_cursor of the previous page')

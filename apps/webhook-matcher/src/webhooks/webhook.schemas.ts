@@ -42,8 +42,11 @@ export const rotateSecretBody = z.strictObject({ expire_previous: z.boolean().de
 
 export const emptyBody = z.strictObject({});
 
+/** COMPAT: every list route pages with `limit` default 50, max 200 (entries of a list too). */
+export const pageLimit = z.coerce.number().int().min(1).max(200).default(50);
+
 export const pageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: pageLimit,
   cursor: z
     .string()
     .regex(/^\d{1,19}$/, 'use next_cursor of the previous page')

@@ -76,6 +76,9 @@ export class WebhooksService {
       const facts = await this.accounts.lockWith(m, fresh);
       if (idempotencyKey !== null) {
         const first = await this.webhooks.findByIdempotencyKey(m, accountId, idempotencyKey);
+        if (first?.status === 'deleted') throw idempotencyKeyOfDeletedWebhook();
+        // A replay answers the key's webhook as it is now and the secret that signs now (after
+        // a rotation, the rotated one): README "Idempotency-Key".
         if (first)
           return {
             row: first,
@@ -318,6 +321,14 @@ export class WebhooksService {
     return { eventId };
   }
 }
+
+/** README "Idempotency-Key": a replay never answers 201 with a deleted webhook, nor makes a second. */
+const idempotencyKeyOfDeletedWebhook = () =>
+  new DomainError(
+    'idempotency_key_reused',
+    'conflict',
+    'the webhook created with this Idempotency-Key has been deleted; send a new key to create another',
+  );
 
 function transitionError(result: ReturnType<typeof transition>): DomainError {
   if (result.kind === 'refused') return result.error;
