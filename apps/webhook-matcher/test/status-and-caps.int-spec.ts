@@ -288,7 +288,15 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const unchanged = await s.call('GET', `/webhooks/${id}`, owner.key);
     expect([unchanged.body.status, unchanged.body.version]).toEqual(['paused_no_balance', 2]);
     await s.billing.setPlan(owner.accountId, 'starter');
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Billing's plan (or balance) event stored the new plan; the plan event applies it in that
+    // same transaction, a balance event right after (README "Billing events").
+    await eventually(async () => {
+      const rows: Array<{ plan_id: string | null }> = await s.dataSource.query(
+        `SELECT plan_id FROM webhooks.accounts WHERE account_id = $1`,
+        [owner.accountId],
+      );
+      return rows[0]?.plan_id === 'starter';
+    });
     expect(await statusOf(owner.key, id)).toBe('paused_no_balance');
     await s.billing.setPlan(owner.accountId, null);
     await s.billing.topUp(owner.key, 1_000_000);
