@@ -200,40 +200,79 @@ describe('createHttpApp edge', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });
 
-  it('a 413 answered from content-length, before the body arrives, keeps the connection: the body is drained and the next request answered (no reset)', async () => {
-    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as AddressInfo;
-    const length = 6 * 1024 * 1024; // over the limit
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    let failed: Error | undefined;
-    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-    socket.on('error', (error) => (failed = error));
-    const until = async (condition: () => boolean) => {
-      for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-    };
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
-    // Only the head and a first part of the body: the answer comes before the rest is sent.
-    socket.write(
-      `POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`,
-    );
-    socket.write(Buffer.alloc(64 * 1024, 0x61));
-    await until(() => text.includes('request_too_large'));
-    expect(text).toMatch(/^HTTP\/1\.1 413 /);
-    // fastify asks for `Connection: close` on a parser error; closing with the body still
-    // arriving is what made the kernel reset the connection and lose this answer.
-    expect(text.toLowerCase()).not.toContain('connection: close');
-    // The rest of the body is read and dropped, then the connection serves another request.
-    await new Promise<void>((resolve) =>
-      socket.write(Buffer.alloc(length - 64 * 1024, 0x61), () => resolve()),
-    );
-    const answered = text.length;
-    socket.write('GET /things/after HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
-    await until(() => text.slice(answered).includes('"id":"after"'));
-    socket.destroy();
-    expect(failed).toBeUndefined();
-    expect(text.slice(answered)).toMatch(/^HTTP\/1\.1 200 /);
-  });
+  const TOO_LONG = `/things/${'x'.repeat(400)}/roll`;
+  it.each([
+    [
+      'a 413 from content-length (body-parser error), keep-alive',
+      '/things',
+      413,
+      'request_too_large',
+      false,
+    ],
+    [
+      'a 413 from content-length (body-parser error), connection: close',
+      '/things',
+      413,
+      'request_too_large',
+      true,
+    ],
+    [
+      'a 414 for a path parameter too long (framework error), keep-alive',
+      TOO_LONG,
+      414,
+      'bad_request',
+      false,
+    ],
+    [
+      'a 414 for a path parameter too long (framework error), connection: close',
+      TOO_LONG,
+      414,
+      'bad_request',
+      true,
+    ],
+  ])(
+    '%s: answered before the body arrives, the connection stays and the body is drained',
+    async (_name, path, status, code, clientCloses) => {
+      if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+      const { port } = app.getHttpServer().address() as AddressInfo;
+      const length = 6 * 1024 * 1024; // over the limit
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      let failed: Error | undefined;
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('error', (error) => (failed = error));
+      const until = async (condition: () => boolean) => {
+        for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+      };
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      // Only the head and a first part of the body: the answer comes before the rest is sent.
+      const close = clientCloses ? 'connection: close\r\n' : '';
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: x\r\n${close}content-type: application/json\r\ncontent-length: ${length}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(64 * 1024, 0x61));
+      await until(() => text.includes(`"${code}"`));
+      expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      // Closing with the body still arriving is what made the kernel reset the connection and
+      // lose this answer (fastify asks for `Connection: close` on a body-parser error).
+      expect(text.toLowerCase()).not.toContain('connection: close');
+      await new Promise<void>((resolve) =>
+        socket.write(Buffer.alloc(length - 64 * 1024, 0x61), () => resolve()),
+      );
+      const answered = text.length;
+      if (clientCloses) {
+        // No reset while the rest of the body arrives (a closed server would answer it with RST).
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      } else {
+        // The body was read and dropped: the same connection serves the next request.
+        socket.write('GET /things/after HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+        await until(() => text.slice(answered).includes('"id":"after"'));
+        expect(text.slice(answered)).toMatch(/^HTTP\/1\.1 200 /);
+      }
+      socket.destroy();
+      expect(failed).toBeUndefined();
+    },
+  );
 
   it('logs its routes once at start', () => {
     const line = routes.find((entry) => (entry as { msg?: string }).msg === 'http routes') as {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -39,11 +39,17 @@ export async function createHttpApp(
     requestIdHeader: false,
     // Errors fastify answers before any route or hook runs (a URL that does not decode).
     clientErrorHandler: answerClientError,
-    frameworkErrors: (error: unknown, request: { id: unknown }, reply: FrameworkReply) => {
+    frameworkErrors: (
+      error: unknown,
+      request: { id: unknown; raw: IncomingMessage },
+      reply: FrameworkReply,
+    ) => {
       const requestId = String(request.id);
       const { status, body, headers } = httpAnswerOf(error);
       const payload = JSON.stringify({ ...body, request_id: requestId });
       reply.hijack();
+      // Written past the onSend hook below (a 414 for a path parameter too long): the same rule.
+      if (!request.raw.complete) reply.raw.shouldKeepAlive = true;
       reply.raw.writeHead(status, {
         ...headers,
         'content-type': 'application/json; charset=utf-8',
