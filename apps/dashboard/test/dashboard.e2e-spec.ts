@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
@@ -11,7 +13,8 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  * NATS prefix): a customer signs up, makes an access token, calls the gateway with it and sees
  * the CU on the usage chart, generates an audit key with the plus icon and runs a check, creates
  * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
- * customer sees the new limits. Every page is screenshotted and scanned with axe-core.
+ * customer sees the new limits. Every page is screenshotted and scanned with axe-core, at 1280 px
+ * and, for the overview, webhooks and node access, at phone width.
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
@@ -24,8 +27,20 @@ const OPERATOR = {
 interface Endpoints {
   apps: Record<string, string>;
   rpc: Record<string, string>;
+  grpc: Record<string, string>;
   audit: string;
 }
+
+/** What has the keyboard focus (the test's tsconfig has no DOM types, hence globalThis). */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const active = (
+      globalThis as unknown as {
+        document: { activeElement: { id: string; textContent: string | null } | null };
+      }
+    ).document.activeElement;
+    return { id: active?.id ?? '', text: active?.textContent?.trim() ?? '' };
+  });
 
 describe('dashboard in a real browser against the local stack', () => {
   const reuse = process.env['DASHBOARD_E2E_STACK_DIR'];
@@ -123,6 +138,18 @@ describe('dashboard in a real browser against the local stack', () => {
   const nav = (page: Page, label: string) =>
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
 
+  /** The error message shown under the field labelled `label`. */
+  const fieldError = (page: Page, label: string) =>
+    page
+      .locator('.field', { has: page.getByLabel(label, { exact: true }) })
+      .locator('.field-error');
+
+  /** Phone width: the navigation sits behind the menu button. */
+  const phoneNav = async (page: Page, label: string) => {
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
+  };
+
   /** Waits until `locator` shows exactly `text` (the page fetches after it renders). */
   const hasText = async (locator: Locator, text: string) => {
     await locator.filter({ hasText: text }).first().waitFor();
@@ -162,6 +189,8 @@ describe('dashboard in a real browser against the local stack', () => {
     const urls = await page.locator('code.url').allTextContents();
     expect(urls).toContain(`${endpoints.rpc['eu']}${token}/`);
     expect(urls).toContain(`${endpoints.rpc['us']!.replace('http', 'ws')}${token}/`);
+    // gRPC for network P: the region's address (the token travels in metadata, not the URL).
+    expect(urls).toContain(endpoints.grpc['eu']);
     await page.getByTestId('access-token').first().waitFor();
     await check(page, '03-node-access');
 
@@ -189,7 +218,10 @@ describe('dashboard in a real browser against the local stack', () => {
       await new Promise((done) => setTimeout(done, 1_000));
       await page.reload();
     }
-    await page.getByRole('figure', { name: 'Compute units per day' }).waitFor();
+    await page.getByRole('figure', { name: 'Compute units per day by network' }).waitFor();
+    expect(await page.getByTestId('usage-chart-caption').textContent()).toMatch(
+      /^\d{4}-\d\d-\d\d: polygon-mainnet 20 CU$/,
+    );
     const byNetwork = page.getByTestId('usage-by-network');
     await byNetwork.getByRole('cell', { name: 'polygon-mainnet' }).waitFor();
     await hasText(
@@ -197,6 +229,38 @@ describe('dashboard in a real browser against the local stack', () => {
       'eth_blockNumber',
     );
     await check(page, '04-overview-usage');
+
+    // Keyboard only: the skip link is the first stop, it jumps over the navigation to the
+    // page, whose first control (Top up) Enter follows.
+    await page.reload();
+    await page.getByTestId('plan-name').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toMatchObject({ text: 'Skip to content' });
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toMatchObject({ text: 'Top up' });
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Top up', exact: true }).waitFor();
+    await page.getByText('No top-ups yet.').waitFor();
+    await check(page, '04a-top-up-empty');
+
+    // Top up: recorded as bought, pending, with when it clears (one to two minutes).
+    await page.getByLabel('Compute units', { exact: true }).fill('1000000');
+    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await page
+      .getByText(/^1,000,000 CU bought; pending, they clear in \d+ (s|min) \(.+ UTC\)\.$/)
+      .waitFor();
+    const topUpRow = page.getByTestId('top-ups').locator('tbody tr').first();
+    await topUpRow.getByText('Pending').waitFor();
+    expect(await topUpRow.locator('td').nth(3).textContent()).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
+    await check(page, '04b-top-up-pending');
+    await nav(page, 'Overview');
+    await page
+      .getByTestId('pending-top-ups')
+      .getByText(/^clears in \d+ (s|min)$/)
+      .waitFor();
 
     // Address Audit: product menu → Address Audit → API key tab → plus icon.
     await nav(page, 'Address Audit');
@@ -225,71 +289,179 @@ describe('dashboard in a real browser against the local stack', () => {
       .locator('[role="progressbar"][aria-label="Checks used today"][aria-valuenow="1"]')
       .waitFor();
     await check(page, '06-address-audit-quota');
-  }, 120_000);
 
-  // The webhook management API is built in webhook-matcher (issue 12); until its routes exist
-  // there is nothing for these pages to drive, and the step says so as skipped.
-  const webhookApiBuilt = existsSync(join(ROOT, 'apps/webhook-matcher/src/webhooks'));
-  (webhookApiBuilt ? it : it.skip)(
-    'creates a webhook on an address list, and pause and resume show their labels',
-    async () => {
-      await nav(page, 'Address lists');
-      await page.getByLabel('List name').fill('Treasury');
-      await page
-        .getByLabel('Addresses', { exact: true })
-        .fill(
-          '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01\n0x1111111111111111111111111111111111111111',
-        );
-      await page.getByRole('button', { name: 'Create list' }).click();
-      await page
-        .getByTestId('list-entries')
-        .getByText('0xabcdef0123456789abcdef0123456789abcdef01')
-        .waitFor();
-      await check(page, '07-address-lists');
-      await nav(page, 'Webhooks');
-      await page.getByText('No webhooks yet.').waitFor();
-      await page.getByRole('link', { name: 'Create webhook' }).click();
-      await page.getByLabel('Name').fill('Treasury watch');
-      await page.getByLabel('Network').selectOption('eth-mainnet');
-      await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
-      await page.getByRole('checkbox', { name: 'Treasury' }).check();
-      await page.getByRole('button', { name: 'Create webhook' }).click();
-      // The API's own message lands under the field it names.
-      await page.locator('.field-invalid').getByText(/https/i).first().waitFor();
-      await check(page, '08-webhook-form-error');
-      await page.getByLabel('Target URL').fill('https://hooks.example.com/meridian');
-      await page.getByRole('button', { name: 'Create webhook' }).click();
+    // Settings: a wrong current password is named under its field; the change works: signed out,
+    // the old password fails and the new one signs in.
+    await nav(page, 'Settings');
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await check(page, '06a-settings');
+    await page.getByLabel('Current password').fill('not my password');
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await hasText(fieldError(page, 'Current password'), 'the current password is wrong');
+    await page.getByLabel('Current password').fill('correct horse battery staple');
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed. Your other sessions were signed out.').waitFor();
+    await check(page, '06b-settings-changed');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('wrong email or password').waitFor();
+    await page.getByLabel('Password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await hasText(page.getByTestId('signed-in-as'), email);
+  }, 180_000);
+
+  it('creates a webhook on an address list, pause and resume show their labels, an edit error sits on its field, a test delivery shows in the failed log, the secret rotates', async () => {
+    await nav(page, 'Address lists');
+    await page.getByLabel('List name').fill('Treasury');
+    await page
+      .getByLabel('Addresses', { exact: true })
+      .fill(
+        '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01\n0x1111111111111111111111111111111111111111',
+      );
+    await page.getByRole('button', { name: 'Create list' }).click();
+    await page
+      .getByTestId('list-entries')
+      .getByText('0xabcdef0123456789abcdef0123456789abcdef01')
+      .waitFor();
+    await check(page, '07-address-lists');
+    await nav(page, 'Webhooks');
+    await page.getByText('No webhooks yet.').waitFor();
+    await page.getByRole('link', { name: 'Create webhook' }).click();
+    await page.getByLabel('Name').fill('Treasury watch');
+    await page.getByLabel('Network').selectOption('eth-mainnet');
+    await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
+    await page.getByRole('checkbox', { name: 'Treasury' }).check();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    // The API's own message lands under the field it names.
+    await fieldError(page, 'Target URL').filter({ hasText: /https/i }).waitFor();
+    expect(await page.getByLabel('Target URL').getAttribute('aria-invalid')).toBe('true');
+    await check(page, '08-webhook-form-error');
+    await page.getByLabel('Target URL').fill('https://hooks.example.com/meridian');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
+    await page.getByRole('link', { name: 'Open the webhook' }).click();
+    await hasText(page.getByTestId('status-label'), 'Active');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await hasText(page.getByTestId('status-label'), 'Paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await hasText(page.getByTestId('status-label'), 'Active');
+    await check(page, '09-webhook-detail');
+
+    // Edit: the target becomes a local receiver that answers 500; a depth the API refuses
+    // shows its message under Confirmation depth, and nowhere else.
+    const received: string[] = [];
+    const receiver: Server = createServer((request, response) => {
+      received.push(String(request.headers['webhook-id'] ?? request.url));
+      request.resume();
+      response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      await page.getByRole('link', { name: 'Edit' }).click();
+      // The form fills in once the webhook has loaded.
+      await page.locator('input[value="https://hooks.example.com/meridian"]').waitFor();
+      await page.getByLabel('Target URL').fill(target);
+      await page.getByLabel('Confirmation depth').fill('200');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await fieldError(page, 'Confirmation depth').waitFor();
+      expect(await page.getByLabel('Confirmation depth').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('.field-error').count()).toBe(1);
+      await check(page, '09a-webhook-edit-error');
+      await page.getByLabel('Confirmation depth').fill('12');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('button', { name: 'Send test delivery' }).waitFor();
+      await page.locator('dd code').filter({ hasText: target }).waitFor();
+
+      // A test delivery to the failing receiver appears in the failed log with its time,
+      // outcome and status code.
+      await page.getByRole('button', { name: 'Send test delivery' }).click();
+      await page.getByText('Test delivery queued').waitFor();
+      const deadline = Date.now() + 60_000;
+      while (!(await page.getByTestId('failed-deliveries').isVisible())) {
+        if (Date.now() > deadline)
+          throw new Error(`no failed delivery shown (receiver saw ${received.length})`);
+        await new Promise((done) => setTimeout(done, 1_000));
+        await page.reload();
+        await page.getByRole('heading', { name: 'Failed deliveries' }).waitFor();
+      }
+      const attempt = page.getByTestId('failed-deliveries').locator('tbody tr').first();
+      expect(await attempt.getByTestId('delivery-at').textContent()).toMatch(
+        /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+      );
+      expect(await attempt.getByTestId('delivery-answer').textContent()).toMatch(/^HTTP 500/);
+      expect((await attempt.getByTestId('delivery-outcome').textContent())?.trim()).not.toBe('');
+      expect(received.length).toBeGreaterThanOrEqual(1);
+      await check(page, '09b-webhook-detail-test-delivery');
+
+      // Rotate: confirmed in a dialog, the new secret shown once.
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByText('the old one keeps signing alongside it for 24 hours').waitFor();
+      await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
       expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
-      await page.getByRole('link', { name: 'Open the webhook' }).click();
-      await hasText(page.getByTestId('status-label'), 'Active');
-      await page.getByRole('button', { name: 'Pause' }).click();
-      await hasText(page.getByTestId('status-label'), 'Paused');
-      await page.getByRole('button', { name: 'Resume' }).click();
-      await hasText(page.getByTestId('status-label'), 'Active');
-      await check(page, '09-webhook-detail');
-      await nav(page, 'Webhooks');
-      await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
-      await check(page, '10-webhooks');
-    },
-    120_000,
-  );
+      await check(page, '09c-webhook-detail-rotated');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((done) => receiver.close(done));
+    }
+
+    await nav(page, 'Webhooks');
+    await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
+    await check(page, '10-webhooks');
+
+    // Phone width: webhooks and node access through the menu.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
+    await check(page, '10a-webhooks-phone');
+    await phoneNav(page, 'Node access');
+    await page.getByTestId('access-token').first().waitFor();
+    await check(page, '10b-node-access-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 180_000);
 
   it('lets an operator change the plan, and the customer sees the new limits', async () => {
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const operator = await operatorContext.newPage();
     operator.setDefaultTimeout(WAIT);
     await operator.goto(dashboard);
+    await operator.getByRole('button', { name: 'Sign in' }).waitFor();
+    await check(operator, '11-sign-in');
     await operator.getByLabel('Email').fill(OPERATOR.email);
     await operator.getByLabel('Password').fill(OPERATOR.password);
     await operator.getByRole('button', { name: 'Sign in' }).click();
     await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
-    await operator.getByLabel('Search by email or account id').fill(email);
+    await operator.getByRole('link', { name: email }).waitFor();
+    await check(operator, '12-operator-accounts');
+    // Every account, not only dashboard sign-ups: the stack's demo account was made by the
+    // operator API.
+    await operator.getByLabel('Search by email, name or account id').fill('demo');
+    await operator.getByRole('link', { name: 'demo', exact: true }).click();
+    await operator.getByText('not a dashboard user').waitFor();
+    await operator.getByTestId('operator-plan').waitFor();
+    await nav(operator, 'Accounts');
+    await operator.getByLabel('Search by email, name or account id').fill(email);
     await operator.getByRole('link', { name: email }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Free');
-    await check(operator, '11-operator-account');
+    // Its webhooks, read through webhook-matcher's operator route.
+    await operator.getByText('Treasury watch').waitFor();
+    await check(operator, '13-operator-account');
     await operator.getByLabel('Change plan').selectOption('starter');
     await operator.getByRole('button', { name: 'Apply plan' }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Starter');
+
+    // Sign-up and invitations: an invitation link for one email.
+    await nav(operator, 'Sign-up and invitations');
+    await operator.getByRole('radio', { name: 'Invitation only' }).waitFor();
+    await check(operator, '14-operator-settings');
+    await operator.getByLabel('Email').fill('bob@example.com');
+    await operator.getByRole('button', { name: 'Create invitation' }).click();
+    await operator.locator('code.url').filter({ hasText: '/sign-up?invitation=' }).waitFor();
+    await check(operator, '15-operator-invitation');
     await operatorContext.close();
 
     await nav(page, 'Overview');
@@ -309,7 +481,7 @@ describe('dashboard in a real browser against the local stack', () => {
       .getByRole('link', { name: 'Node access' })
       .waitFor();
     await page.getByRole('button', { name: 'Menu' }).click();
-    await check(page, '12-overview-phone');
+    await check(page, '16-overview-phone');
     await customer.close();
   }, 120_000);
 });

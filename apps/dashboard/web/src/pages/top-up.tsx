@@ -72,7 +72,8 @@ export function TopUpPage() {
         </form>
         {buy.isSuccess && (
           <Notice tone="ok">
-            {formatCu(buy.data.cu)} bought; they clear {formatRelative(buy.data.clears_at)}.
+            {formatCu(buy.data.cu)} bought; pending, they clear {formatRelative(buy.data.clears_at)}{' '}
+            ({formatDateTime(buy.data.clears_at)}).
           </Notice>
         )}
         {error && !Object.keys(error.fields).length && <Notice tone="bad">{error.message}</Notice>}
@@ -85,7 +86,7 @@ export function TopUpPage() {
         ) : topUps.data.items.length === 0 ? (
           <Empty title="No top-ups yet." />
         ) : (
-          <table className="table">
+          <table className="table" data-testid="top-ups">
             <thead>
               <tr>
                 <th scope="col">Amount</th>
