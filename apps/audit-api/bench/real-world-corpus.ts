@@ -21,6 +21,17 @@ export interface RealWorldToken {
   readonly renounce: boolean;
   /** What the tokens stands for. */
   readonly pattern: string;
+  /** Constructor arguments; absent: `[supply]`. */
+  readonly args?: (context: DeployContext) => readonly unknown[];
+  /** Run after deployment, before liquidity (e.g. a preset that mints nothing at construction). */
+  readonly setUp?: (devnet: DevnetLike, token: Address, supply: bigint) => Promise<void>;
+}
+
+export interface DeployContext {
+  readonly deployer: Address;
+  readonly supply: bigint;
+  /** Unix seconds, about the devnet's clock. */
+  readonly now: bigint;
 }
 
 const t = (
@@ -52,6 +63,9 @@ export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
   t('NoWalletTransferToken', false, 'pool trades only; wallet transfers return false', {
     market: true,
   }),
+  t('SilentTransferToken', false, 'pool trades only; wallet transfers return true, move nothing', {
+    market: true,
+  }),
   t('WhitelistSellToken', true, 'honeypot tutorial: only whitelisted wallets sell', {
     market: true,
   }),
@@ -71,7 +85,8 @@ export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
 ];
 
 /** The slice of the test devnet the deployment needs (test/support/devnet.ts). */
-interface DevnetLike {
+export interface DevnetLike {
+  readonly deployer: Address;
   deploy(abi: Abi, bytecode: Hex, args?: readonly unknown[]): Promise<Address>;
   send(to: Address, abi: Abi, functionName: string, args: readonly unknown[]): Promise<void>;
   addLiquidity(token: Address, tokenAmount: bigint, ethAmount: bigint): Promise<Address>;
@@ -86,7 +101,17 @@ export async function deployRealWorldToken(
   artifact: { abi: Abi; bytecode: Hex },
   supply: bigint,
 ): Promise<Address> {
-  const address = await devnet.deploy(artifact.abi, artifact.bytecode, [supply]);
+  const context = {
+    deployer: devnet.deployer,
+    supply,
+    now: BigInt(Math.floor(Date.now() / 1000)),
+  };
+  const address = await devnet.deploy(
+    artifact.abi,
+    artifact.bytecode,
+    token.args ? token.args(context) : [supply],
+  );
+  await token.setUp?.(devnet, address, supply);
   if (token.pool) {
     const pair = await devnet.addLiquidity(address, supply / 2n, parseEther('10'));
     if (token.market) await devnet.send(address, SET_UP_ABI, 'setMarket', [pair]);

@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     'OneTradePerBlockToken',
     'SellCooldownToken',
     'NoWalletTransferToken',
+    'SilentTransferToken',
     'WhitelistSellToken',
     'HiddenAdminFeeToken',
     'ArrayBotListToken',

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
-import { DomainError, isDomainError } from '@meridian/errors';
+import { DomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
-import { invalidField, upstreamUnavailable } from '../common/audit-errors';
+import { chainReadFailure, invalidField } from '../common/audit-errors';
 import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
 import { keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -26,6 +26,7 @@ import {
   type RugForensicDetails,
 } from './risk-score';
 import { ForkSimulator } from './fork/fork-simulator';
+import { codeVersion } from './proxy';
 import { analyzeToken, type AnalyzeOptions } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
@@ -104,9 +105,14 @@ export class RugPullService implements OnModuleDestroy {
       {
         // The verdict belongs to the code at the address, not to the address: a contract
         // redeployed there (CREATE2, a devnet restart) must not get the old one's verdict.
+        // Behind a proxy the implementation's code counts too: an upgrade is new code.
         version: async () => {
           code = await this.readCode(client, target);
-          return keccak256(code ?? '0x');
+          try {
+            return await codeVersion(client, target.address.key as Address, code ?? '0x');
+          } catch (error) {
+            throw chainReadFailure(error);
+          }
         },
       },
     );
@@ -139,7 +145,7 @@ export class RugPullService implements OnModuleDestroy {
     try {
       return await client.getCode({ address: target.address.key as Address });
     } catch (error) {
-      throw upstreamUnavailable(error);
+      throw chainReadFailure(error);
     }
   }
 
@@ -158,9 +164,9 @@ export class RugPullService implements OnModuleDestroy {
           ),
       });
     } catch (error) {
-      // A revert of our own simulation is handled inside the analyzer (an inconclusive probe);
-      // what reaches here is the node failing to answer.
-      throw isDomainError(error) ? error : upstreamUnavailable(error);
+      // A revert of our own simulation is handled inside the analyzer (an inconclusive probe).
+      // Only transport trouble and timeouts are the node's (502); anything else is ours (500).
+      throw chainReadFailure(error);
     }
     if (!analysis)
       throw new DomainError(

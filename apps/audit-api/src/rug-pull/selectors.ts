@@ -92,6 +92,9 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'delBot(address)',
     'setBlacklist(address[],bool)',
     'blacklistMany(address[])',
+    // weird-erc20's BlockList (after USDC/USDT): the name says what it does.
+    'block(address)',
+    'allow(address)',
   ],
   pause: [
     'pause()',
@@ -102,6 +105,9 @@ const SIGNATURES: Record<Capability, readonly string[]> = {
     'enableTrading()',
     'openTrading()',
     'setTrading(bool)',
+    // DSStop (DSToken: MKR, Sai), weird-erc20's Pausable.
+    'stop()',
+    'start()',
   ],
   fee_setter: [
     'setFee(uint256)',

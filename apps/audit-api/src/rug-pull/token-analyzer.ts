@@ -16,12 +16,8 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import {
-  analyzeBytecode,
-  EIP1167_PREFIX,
-  EIP1967_BEACON_SLOT,
-  EIP1967_IMPLEMENTATION_SLOT,
-} from './bytecode';
+import { analyzeBytecode } from './bytecode';
+import { readProxy } from './proxy';
 import { type PrivilegeFindings, type TokenFindings, type TradeFindings } from './risk-score';
 import { KNOWN_FUNCTIONS, KNOWN_SELECTORS, NEVER_PROBE, type Capability } from './selectors';
 import probeArtifacts from './simulator/token-probe.artifact.json';
@@ -78,6 +74,7 @@ interface TradeResult {
   sellAmount: bigint;
   expectedSell: bigint;
   sold: bigint;
+  transferDebited: bigint;
 }
 
 interface PrivilegedResult {
@@ -140,7 +137,12 @@ const tradeFindings = (t: TradeResult): TradeFindings => ({
   sellAllOk: t.sellAllOk,
   buyTax: t.buyOk ? ratioLoss(t.expectedBuy, t.bought) : null,
   sellTax: t.sellOk ? ratioLoss(t.expectedSell, t.sold) : null,
-  transferTax: t.transferOk ? ratioLoss(t.transferSent, t.transferReceived) : null,
+  // A tax is what left the sender and did not arrive. A transfer that reports success but
+  // debits nothing moved nothing: no tax to measure (and no sign of a trap: the pool trades say that).
+  transferTax:
+    t.transferOk && t.transferDebited > 0n
+      ? ratioLoss(t.transferDebited, t.transferReceived)
+      : null,
 });
 
 /**
@@ -175,17 +177,7 @@ export async function analyzeToken(
   if (!code || code === '0x') return null;
   const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
   const facts = analyzeBytecode(code);
-  const [implSlot, beaconSlot] = await Promise.all([
-    client.getStorageAt({ address: token, slot: EIP1967_IMPLEMENTATION_SLOT }),
-    client.getStorageAt({ address: token, slot: EIP1967_BEACON_SLOT }),
-  ]);
-  const slotAddress = (slot: Hex | undefined) =>
-    slot && BigInt(slot) !== 0n ? (`0x${slot.slice(-40)}` as Address) : null;
-  const minimalProxy = code.toLowerCase().startsWith(EIP1167_PREFIX)
-    ? (`0x${code.slice(22, 62)}` as Address)
-    : null;
-  const implementation = slotAddress(implSlot) ?? minimalProxy;
-  const isProxy = implementation !== null || slotAddress(beaconSlot) !== null;
+  const { isProxy, implementation } = await readProxy(client, token, code);
   const implFacts = implementation
     ? analyzeBytecode((await client.getCode({ address: implementation })) ?? '0x')
     : null;

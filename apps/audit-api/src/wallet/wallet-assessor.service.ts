@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isDomainError } from '@meridian/errors';
 import type { AuditChain } from '@meridian/networks';
 import type { Clock } from '@meridian/time';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CLOCK } from '../common/clock.token';
-import { upstreamUnavailable } from '../common/audit-errors';
+import { chainReadFailure } from '../common/audit-errors';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
 import {
   gatherWalletEvidence,
@@ -66,7 +65,7 @@ export class WalletAssessor {
           nonceVia: nonceReadFor(chain),
         });
       } catch (error) {
-        throw isDomainError(error) ? error : upstreamUnavailable(error);
+        throw chainReadFailure(error);
       }
     }
     const related = evidence

@@ -71,6 +71,8 @@ contract ProbeTrader {
         uint256 sellAmount;
         uint256 expectedSell;
         uint256 sold;
+        /** What left the sender in the transfer: a transfer that debits nothing moved nothing (no tax). */
+        uint256 transferDebited;
     }
 
     receive() external payable {}
@@ -106,6 +108,8 @@ contract ProbeTrader {
         t.transferOk = TokenCalls.transfer(token, recipient, t.transferSent);
         uint256 recipientAfter = TokenCalls.balanceOf(token, recipient);
         t.transferReceived = recipientAfter > recipientBefore ? recipientAfter - recipientBefore : 0;
+        uint256 senderAfter = TokenCalls.balanceOf(token, address(this));
+        t.transferDebited = afterBuy > senderAfter ? afterBuy - senderAfter : 0;
 
         TokenCalls.approve(token, router, type(uint256).max);
         path[0] = token;
