@@ -1,4 +1,4 @@
-import { AUTHORIZATION_MATRIX, type MatrixRow } from './authorization-matrix';
+import { AUTHORIZATION_MATRIX, BUILT_ROUTES, type MatrixRow } from './authorization-matrix';
 import type { Route } from './fuzz-stack';
 
 export interface MatrixAnswer {
@@ -6,31 +6,57 @@ export interface MatrixAnswer {
   text: string;
 }
 
+/** A dashboard session: the `mrd_session` cookie's value and its CSRF token. */
+export interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+/** An Authorization header value, or a dashboard session (sent with or without its CSRF token). */
+export type Credential = string | { session: Session; withCsrf: boolean };
+
 export type Send = (
   process: string,
   method: string,
   path: string,
-  authorization: string | undefined,
+  credential: Credential | undefined,
   body: unknown,
 ) => Promise<MatrixAnswer>;
+
+/** The request headers a credential stands for. */
+export function credentialHeaders(credential: Credential | undefined): Record<string, string> {
+  if (credential === undefined) return {};
+  if (typeof credential === 'string') return { authorization: credential };
+  return {
+    cookie: `mrd_session=${credential.session.cookie}`,
+    ...(credential.withCsrf ? { 'x-csrf-token': credential.session.csrf } : {}),
+  };
+}
 
 /** Credentials of the matrix: account A is the victim, account B the other customer. */
 export interface MatrixCredentials {
   operatorToken: string;
   /** A's key with every scope, and the ids of A's resources (filled into `:id`). */
   victimKey: string;
-  victimIds: Record<'account' | 'api_key' | 'access_token' | 'webhook' | 'address_list', string>;
+  victimIds: Record<NonNullable<MatrixRow['id']>, string>;
   /** B's key with every scope. */
   otherKey: string;
   /** B's keys without a scope: `webhooks` only (no account, no audit) and `account` only. */
   otherWebhooksOnlyKey: string;
   otherAccountOnlyKey: string;
+  /** Dashboard sessions: the victim customer (owns the dashboard_* ids), another customer, the operator. */
+  sessions: { victim: Session; other: Session; operator: Session };
 }
 
 /** `METHOD /url` of every running route without a row, and of every row without a route. */
 export function matrixCoverage(process: string, routes: Route[]): string[] {
   const rows = AUTHORIZATION_MATRIX[process] ?? {};
-  const running = new Set(routes.map((route) => `${route.method} ${route.url}`));
+  const built = BUILT_ROUTES[process];
+  const running = new Set(
+    routes
+      .map((route) => `${route.method} ${route.url}`)
+      .map((key) => (built?.pattern.test(key) ? built.row : key)),
+  );
   return [
     ...[...running]
       .filter((key) => !(key in rows))
@@ -52,14 +78,15 @@ export async function checkRoute(
   row: MatrixRow,
   creds: MatrixCredentials,
 ): Promise<string[]> {
-  const [method, template] = key.split(' ') as [string, string];
+  const [method, routeTemplate] = key.split(' ') as [string, string];
+  const template = row.path ?? routeTemplate;
   const path = (row.id ? template.replace(':id', creds.victimIds[row.id]) : template).replace(
     ':eventId',
     'evt_0000000000000000',
   );
   const problems: string[] = [];
-  const expect = async (name: string, authorization: string | undefined, statuses: number[]) => {
-    const answer = await send(process, method, path, authorization, row.body);
+  const expect = async (name: string, credential: Credential | undefined, statuses: number[]) => {
+    const answer = await send(process, method, path, credential, row.body);
     if (!statuses.includes(answer.status))
       problems.push(
         `${process} ${key} ${name}: expected ${statuses.join(' or ')}, got ${answer.status} ${answer.text.slice(0, 200)}`,
@@ -70,7 +97,29 @@ export async function checkRoute(
     }
   };
   if (row.access === 'public') {
-    await expect('without credentials', undefined, [200, 503]);
+    await expect('without credentials', undefined, [row.okStatus ?? 200, 503]);
+    return problems;
+  }
+  if (
+    row.access === 'customer_session' ||
+    row.access === 'operator_session' ||
+    row.access === 'session'
+  ) {
+    const session = (s: Session, withCsrf = true): Credential => ({ session: s, withCsrf });
+    const { victim, other, operator } = creds.sessions;
+    await expect('without a session', undefined, [401]);
+    await expect('with an unknown session', session({ cookie: 'x'.repeat(43), csrf: 'x' }), [401]);
+    await expect('with an API key instead', `Bearer ${creds.victimKey}`, [401]);
+    const own = row.access === 'operator_session' ? operator : victim;
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method))
+      await expect('without the CSRF token', session(own, false), [403]);
+    if (row.access === 'session') return problems;
+    const wrongRole = row.access === 'operator_session' ? victim : operator;
+    await expect("with the other role's session", session(wrongRole), [403]);
+    if (row.access === 'operator_session') return problems;
+    if (row.id) await expect("with another customer's session", session(other), [404]);
+    else if (method === 'GET')
+      await expect("with another customer's session", session(other), [200]);
     return problems;
   }
   await expect('without credentials', undefined, [401]);

@@ -11,12 +11,33 @@
  * `id` names the kind of `:id` in the path (filled with the other account's resource);
  * `body` is a valid body, so a refusal is about credentials and nothing else.
  */
-export type Access = 'public' | 'account' | 'operator' | 'audit' | 'webhooks';
+export type Access = 'public' | 'account' | 'operator' | 'audit' | 'webhooks' | DashboardAccess;
+
+/**
+ * The dashboard's access kinds: a session cookie (`mrd_session`) from sign-up or sign-in, and for
+ * every state-changing method its CSRF token in `X-CSRF-Token`. 401 without a session or with an
+ * unknown one; 403 for the other role's session and for a change without the CSRF token; another
+ * customer's id answers 404 (ADR 0601).
+ * - `customer_session`, `operator_session`: a signed-in user of that role;
+ * - `session`: any signed-in user (sign-out, password change).
+ */
+export type DashboardAccess = 'customer_session' | 'operator_session' | 'session';
 
 export interface MatrixRow {
   access: Access;
-  id?: 'account' | 'api_key' | 'access_token' | 'webhook' | 'address_list';
+  id?:
+    | 'account'
+    | 'api_key'
+    | 'access_token'
+    | 'webhook'
+    | 'address_list'
+    | 'dashboard_api_key'
+    | 'dashboard_webhook';
   body?: unknown;
+  /** The path to call when the route's own is a wildcard (`:id` filled as in the route's). */
+  path?: string;
+  /** What a `public` row answers when it works, if not 200. */
+  okStatus?: number;
 }
 
 const PUBLIC: MatrixRow = { access: 'public' };
@@ -27,6 +48,52 @@ export const WEBHOOK = {
   trigger_type: 'address_activity',
   addresses: [ADDRESS.address],
   target_url: 'https://hooks.customer-domain.com/meridian',
+};
+
+/** The dashboard users the matrix signs in as, besides the stack's operator. */
+export const DASHBOARD_USERS = {
+  victim: { email: 'matrix-victim@meridian.example', password: 'matrix victim password' },
+  other: { email: 'matrix-other@meridian.example', password: 'matrix other password' },
+};
+
+/**
+ * Every method the dashboard's relay route (`@All('relay/*')`) is registered for: one row each.
+ * Its path names the victim's webhook, so another customer's session must get 404 whatever the
+ * method (the relay's allow-list refuses the methods it does not know with 404 as well).
+ */
+const DASHBOARD_RELAY_METHODS = [
+  'GET',
+  'TRACE',
+  'DELETE',
+  'OPTIONS',
+  'PATCH',
+  'PUT',
+  'POST',
+  'QUERY',
+];
+const dashboardRelayRows = Object.fromEntries(
+  DASHBOARD_RELAY_METHODS.map((method): [string, MatrixRow] => [
+    `${method} /api/relay/*`,
+    {
+      access: 'customer_session',
+      id: 'dashboard_webhook',
+      path: '/api/relay/webhooks/webhooks/:id',
+      // QUERY without a content-type is a malformed request (400) before any session check.
+      ...(method === 'PATCH'
+        ? { body: { name: 'renamed' } }
+        : method === 'QUERY'
+          ? { body: {} }
+          : {}),
+    },
+  ]),
+);
+
+/**
+ * Routes a build makes rather than a developer: the dashboard page's files (named by content
+ * hash, one route each). One row, named here, stands for all the routes the pattern matches.
+ */
+export const BUILT_ROUTES: Record<string, { pattern: RegExp; row: string }> = {
+  dashboard: { pattern: /^GET \/assets\/[^/]+$/, row: 'GET /assets/:file' },
 };
 
 export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
@@ -138,6 +205,53 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       access: 'webhooks',
       id: 'address_list',
       body: { addresses: [ADDRESS.address] },
+    },
+  },
+  dashboard: {
+    'GET /healthz': PUBLIC,
+    'GET /readyz': PUBLIC,
+    'GET /metrics': PUBLIC,
+    // The page: its files and index.html for every client-side route.
+    'GET /*': PUBLIC,
+    'GET /index.html': PUBLIC,
+    'GET /assets/:file': PUBLIC,
+    'GET /api/auth/session': PUBLIC,
+    'POST /api/auth/sign-up': {
+      access: 'public',
+      okStatus: 201,
+      body: { email: 'matrix-sign-up@meridian.example', password: 'matrix sign-up password' },
+    },
+    'POST /api/auth/sign-in': { access: 'public', body: DASHBOARD_USERS.other },
+    'POST /api/auth/sign-out': { access: 'session' },
+    'POST /api/auth/password': {
+      access: 'session',
+      body: { current_password: 'not the password', new_password: 'matrix new password' },
+    },
+    'GET /api/networks': { access: 'customer_session' },
+    'GET /api/api-keys': { access: 'customer_session' },
+    'POST /api/api-keys': {
+      access: 'customer_session',
+      body: { name: 'matrix', scopes: ['audit'] },
+    },
+    'DELETE /api/api-keys/:id': { access: 'customer_session', id: 'dashboard_api_key' },
+    ...dashboardRelayRows,
+    'GET /api/operator/accounts': { access: 'operator_session' },
+    'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
+    'PUT /api/operator/accounts/:id/plan': {
+      access: 'operator_session',
+      id: 'account',
+      body: { plan: 'growth' },
+    },
+    'POST /api/operator/accounts/:id/top-ups': {
+      access: 'operator_session',
+      id: 'account',
+      body: { cu: 1000 },
+    },
+    'GET /api/operator/settings': { access: 'operator_session' },
+    'PUT /api/operator/settings': { access: 'operator_session', body: { signup_mode: 'invite' } },
+    'POST /api/operator/invitations': {
+      access: 'operator_session',
+      body: { email: 'matrix-invited@meridian.example' },
     },
   },
 };

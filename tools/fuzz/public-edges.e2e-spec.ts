@@ -13,11 +13,13 @@ import {
 } from './arbitraries';
 import {
   checkRoute,
+  credentialHeaders,
   matrixCoverage,
   type MatrixCredentials,
   type Send,
+  type Session,
 } from './authorization-checks';
-import { AUTHORIZATION_MATRIX, WEBHOOK } from './authorization-matrix';
+import { AUTHORIZATION_MATRIX, DASHBOARD_USERS, WEBHOOK } from './authorization-matrix';
 import { fuzzConfig, runBatch } from './fuzz-config';
 import { startFuzzStack, type FuzzStack, type Route } from './fuzz-stack';
 import { lengthDelimited, rawGrpcClient, SERVER_FAILURE_CODES } from './grpc-raw';
@@ -32,8 +34,10 @@ import { GATEWAY_PROCESS, REST_APIS } from './rest-apis';
  * COMPAT's body; per batch: every process alive and /healthz 200.
  */
 const config = fuzzConfig();
+const limit =
+  config.batchTimeLimitMs === undefined ? '' : `, at most ${config.batchTimeLimitMs / 1000} s`;
 process.stdout.write(
-  `fuzz seed ${config.seed}, ${config.runs} cases per batch (replay: FUZZ_SEED=${config.seed} FUZZ_RUNS=${config.runs} npm run fuzz)\n`,
+  `fuzz seed ${config.seed}, ${config.runs} cases per batch${limit} (replay: FUZZ_SEED=${config.seed} FUZZ_RUNS=${config.runs} npm run fuzz)\n`,
 );
 
 describe('public edges under fuzzing', () => {
@@ -42,11 +46,46 @@ describe('public edges under fuzzing', () => {
   let operatorToken: string;
   let polygonToken: string;
 
+  /** Dashboard sessions the REST fuzz sends (a customer's and the operator's). */
+  let fuzzSessions: { customer: Session; operator: Session };
+
+  /** Signs up (or in) at the stack's dashboard: the session cookie and its CSRF token. */
+  const dashboardSession = async (
+    how: 'sign-up' | 'sign-in',
+    user: { email: string; password: string },
+  ): Promise<Session> => {
+    const response = await fetch(`${stack.urlOf('dashboard')}/api/auth/${how}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(user),
+    });
+    const text = await response.text();
+    const cookie = /mrd_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+    if (response.status >= 300 || cookie === undefined)
+      throw new Error(`dashboard ${how} ${user.email}: ${response.status} ${text}`);
+    return {
+      cookie: decodeURIComponent(cookie),
+      csrf: (JSON.parse(text) as { csrf_token: string }).csrf_token,
+    };
+  };
+  const operatorSession = () =>
+    dashboardSession('sign-in', {
+      email: stack.endpoints.dashboard!.operatorEmail,
+      password: stack.endpoints.dashboard!.operatorPassword,
+    });
+
   beforeAll(async () => {
     stack = await startFuzzStack();
     apiKey = stack.endpoints.demo.apiKey;
     operatorToken = stack.endpoints.demo.operatorToken;
     polygonToken = stack.endpoints.demo.accessTokens['polygon-mainnet']!;
+    fuzzSessions = {
+      customer: await dashboardSession('sign-up', {
+        email: 'fuzz-customer@meridian.example',
+        password: 'fuzz customer password',
+      }),
+      operator: await operatorSession(),
+    };
   }, 300_000);
   afterAll(async () => {
     await stack?.stop();
@@ -55,13 +94,25 @@ describe('public edges under fuzzing', () => {
   describe('authorization matrix (every REST route)', () => {
     let creds: MatrixCredentials;
 
-    const send: Send = async (process, method, path, authorization, body) => {
+    const send: Send = async (process, method, path, credential, body) => {
+      const headers = {
+        ...credentialHeaders(credential),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
+      if (process === 'dashboard') {
+        // Byte for byte: the relay route takes every method, TRACE included (fetch refuses it).
+        const outcome = await rawRequest(stack.urlOf(process), {
+          method,
+          path,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        if (outcome.kind !== 'answer') return { status: 0, text: outcome.kind };
+        return { status: outcome.status, text: outcome.body };
+      }
       const response = await fetch(`${stack.urlOf(process)}${path}`, {
         method,
-        headers: {
-          ...(authorization === undefined ? {} : { authorization }),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
+        headers,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       return { status: response.status, text: await response.text() };
@@ -135,8 +186,34 @@ describe('public edges under fuzzing', () => {
           scopes: ['webhooks'],
         },
       );
+      // Dashboard: two customers signed up there, the victim owning a key and a webhook.
+      const victimSession = await dashboardSession('sign-up', DASHBOARD_USERS.victim);
+      await dashboardSession('sign-up', DASHBOARD_USERS.other);
+      const otherSession = await dashboardSession('sign-in', DASHBOARD_USERS.other);
+      const asVictim = async <T>(method: string, path: string, body: unknown) => {
+        const answer = await send(
+          'dashboard',
+          method,
+          path,
+          { session: victimSession, withCsrf: true },
+          body,
+        );
+        if (answer.status >= 300)
+          throw new Error(`dashboard ${method} ${path}: ${answer.status} ${answer.text}`);
+        return JSON.parse(answer.text) as T;
+      };
+      const dashboardKey = await asVictim<{ id: string }>('POST', '/api/api-keys', {
+        name: 'victim key',
+        scopes: ['audit'],
+      });
+      const dashboardWebhook = await asVictim<{ id: string }>(
+        'POST',
+        '/api/relay/webhooks/webhooks',
+        WEBHOOK,
+      );
       creds = {
         operatorToken,
+        sessions: { victim: victimSession, other: otherSession, operator: await operatorSession() },
         victimKey: victim.api_key.key,
         victimIds: {
           account: victim.account.id,
@@ -144,6 +221,8 @@ describe('public edges under fuzzing', () => {
           access_token: token.id,
           webhook: webhook.id,
           address_list: list.id,
+          dashboard_api_key: dashboardKey.id,
+          dashboard_webhook: dashboardWebhook.id,
         },
         otherKey: other.api_key.key,
         otherWebhooksOnlyKey: webhooksOnly.key,
@@ -151,7 +230,7 @@ describe('public edges under fuzzing', () => {
       };
     });
 
-    it('has a row for every route of every REST API, and no row for a route that is gone', () => {
+    it('has a row for every route of every REST API (the dashboard included), and no row for a route that is gone', () => {
       const problems = REST_APIS.flatMap((api) =>
         matrixCoverage(api.process, stack.routesOf(api.process)),
       );
@@ -194,6 +273,8 @@ describe('public edges under fuzzing', () => {
     headerValue,
     fc.constant('__api_key__'),
     fc.constant('__operator__'),
+    fc.constant('__customer_session__'),
+    fc.constant('__operator_session__'),
   );
 
   const fillRoute = (route: Route) =>
@@ -230,7 +311,11 @@ describe('public edges under fuzzing', () => {
           if (c.type !== undefined) headers['content-type'] = c.type;
           if (c.auth === '__api_key__') headers['authorization'] = `Bearer ${apiKey}`;
           else if (c.auth === '__operator__') headers['authorization'] = `Bearer ${operatorToken}`;
-          else if (c.auth !== undefined) headers['authorization'] = c.auth;
+          else if (c.auth === '__customer_session__' || c.auth === '__operator_session__') {
+            const session =
+              c.auth === '__customer_session__' ? fuzzSessions.customer : fuzzSessions.operator;
+            Object.assign(headers, credentialHeaders({ session, withCsrf: true }));
+          } else if (c.auth !== undefined) headers['authorization'] = c.auth;
           const request: RawRequest = {
             method: c.method,
             path: c.query === null ? c.path : `${c.path}?${c.query}`,

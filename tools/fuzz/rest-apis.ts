@@ -9,6 +9,8 @@ export const REST_APIS: readonly RestApi[] = [
   { process: 'billing-ledger' },
   { process: 'audit-api' },
   { process: 'webhook-matcher' },
+  // Cookie sessions and X-CSRF-Token: the matrix's *_session rows, the fuzz's session cases.
+  { process: 'dashboard' },
 ];
 
 export interface RestApi {

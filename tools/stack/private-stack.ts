@@ -9,7 +9,8 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@meridian/testing';
-import { stackLayout, type StackLayout } from './layout';
+import { dashboardEnv, dashboardSecrets } from './dashboard';
+import { stackLayout, type AppProcess, type StackLayout } from './layout';
 import { httpOk } from './probe';
 import { ProcessGroup } from './process-group';
 import { startStack, type StackEndpoints } from './stack';
@@ -62,7 +63,7 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
     NATS_URL: testNatsUrl(),
     NATS_PREFIX: natsPrefix,
   });
-  const apps = [];
+  const apps: AppProcess[] = [];
   for (const app of base.apps.filter((candidate) => wanted.has(candidate.name))) {
     apps.push({
       ...app,
@@ -75,6 +76,11 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
     options.devnets.includes(candidate.network),
   ))
     devnets.push({ ...devnet, port: await freePort() });
+  // The dashboard's env names the other apps' URLs: from their free ports, not the layout's.
+  const ported = base.apps.map((app) => apps.find((mine) => mine.name === app.name) ?? app);
+  for (const app of apps)
+    if (app.app === 'dashboard')
+      app.env = dashboardEnv(ported, base.host, base.root, dashboardSecrets(dir));
   const layout: StackLayout = { ...base, apps, devnets };
 
   const output: string[] = [];
