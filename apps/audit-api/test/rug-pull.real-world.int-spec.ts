@@ -111,6 +111,17 @@ describe('rug pull checker on real-world token shapes (anvil + Uniswap V2)', () 
     expect(data.risk_indicators).toMatchObject({ is_blacklisted: 1, hidden_power: 1 });
   });
 
+  it('a wallet transfer that reports success and moves nothing is no 100 % tax and no honeypot', async () => {
+    const data = await check('SilentTransferToken');
+    expect(data.risk_indicators).toMatchObject({
+      is_honeypot: 0,
+      transfer_tax: null,
+      buy_tax: 0,
+      sell_tax: 0,
+    });
+    expect(data.risk_status).toBe('Low Risk');
+  });
+
   it('Dai-style wards: the mint power is seen (from the creator, a ward) and stays centralisation', async () => {
     const data = await check('DaiLike');
     expect(data.risk_indicators).toMatchObject({
