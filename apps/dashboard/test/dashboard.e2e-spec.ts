@@ -94,14 +94,16 @@ describe('dashboard in a real browser against the local stack', () => {
       launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     }
     const file = join(dir, 'endpoints.json');
-    const deadline = Date.now() + 240_000;
+    // Generous: on a busy 2-core machine nine apps compiling at once take minutes (the stack
+    // itself gives each app 300 s to become ready).
+    const deadline = Date.now() + 540_000;
     while (!existsSync(file) && (launcher?.exitCode ?? null) === null && Date.now() < deadline)
       await new Promise((done) => setTimeout(done, 500));
     if (!existsSync(file)) throw new Error(`the stack did not come up:\n${output.slice(-4000)}`);
     endpoints = JSON.parse(readFileSync(file, 'utf8')) as Endpoints;
     dashboard = endpoints.apps['dashboard']!;
     browser = await launchChromium();
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await browser?.close();
