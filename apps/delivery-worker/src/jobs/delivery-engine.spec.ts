@@ -135,7 +135,9 @@ function world() {
       createdAt: clock.now().toISOString(),
     } as unknown as DeliveryJob;
   };
-  return { clock, attempts, held, sent, health, engine, webhook, job };
+  const setStatus = (webhookId: string, status: WebhookStatusEntry['status']) =>
+    entries.set(webhookId, { ...entries.get(webhookId)!, status });
+  return { clock, attempts, held, sent, health, engine, webhook, job, setStatus };
 }
 
 const fastAnswer = async (): Promise<SendResult> => ({ ok: true, statusCode: 204, durationMs: 1 });
@@ -264,6 +266,72 @@ describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
 
     w.held.answerAll();
     await Promise.all(slow.slice(0, 10));
+  });
+});
+
+describe('DeliveryEngine: queued events of a webhook that is no longer active', () => {
+  it.each([
+    ['paused_auto', 'auto_paused'],
+    ['paused_no_balance', 'no_balance'],
+    ['paused', 'owner_paused'],
+  ] as const)(
+    'status %s: the job is dropped and the drop recorded once (reason %s), not sent, not billed',
+    async (status, reason) => {
+      const w = world();
+      w.webhook('wh_a', 'acc_a', FAST);
+      const job = w.job('wh_a');
+      w.setStatus('wh_a', status);
+      expect(await w.engine.handle(job)).toEqual({ action: 'done', reason });
+      // Brought again (the ack was lost): still dropped, the record is not published twice.
+      expect(await w.engine.handle(job)).toEqual({ action: 'done', reason });
+      expect(w.sent).toEqual([]);
+      expect(w.attempts.of(job.id)).toEqual([]);
+      expect(w.health).toEqual([
+        expect.objectContaining({
+          id: `${job.id}:dropped`,
+          eventId: job.eventId,
+          attempt: 1,
+          outcome: 'dropped',
+          dropReason: reason,
+          billed: false,
+          final: true,
+          payload: job.payload,
+        }),
+      ]);
+    },
+  );
+
+  it('a job already delivered is done, not dropped, when its webhook is paused afterwards', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'delivered' });
+    w.setStatus('wh_a', 'paused');
+    expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.health.map((h) => h.outcome)).toEqual(['success']);
+  });
+
+  it('a job that failed attempt 2 is dropped as attempt 3 (the one not made)', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    for (const n of [1, 2])
+      await w.attempts.claim(
+        {
+          id: `${job.id}:${n}`,
+          jobId: job.id,
+          attempt: n,
+          accountId: 'acc_a',
+          webhookId: 'wh_a',
+          startedAt: w.clock.now(),
+          billed: true,
+        },
+        { outcome: 'failure', finishedAt: w.clock.now(), errorClass: 'http_status' },
+      );
+    w.setStatus('wh_a', 'paused_auto');
+    expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'auto_paused' });
+    expect(w.health.at(-1)).toMatchObject({ outcome: 'dropped', attempt: 3 });
+    expect(w.sent).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type {
   BalanceStateChanged,
+  DeliveryDropReason,
   DeliveryErrorClass,
   DeliveryHealth,
   DeliveryJob,
@@ -108,7 +109,7 @@ export class DeliveryEngine {
         return this.wait(5_000, 'webhook_unknown');
       return this.drop('webhook_unknown');
     }
-    if (entry.status !== 'active') return this.drop(dropReasonOf(entry.status) ?? entry.status);
+    const dropReason = dropReasonOf(entry.status);
 
     let latest = await this.deps.attempts.latest(job.id);
     if (latest && latest.outcome === null) latest = await this.closeInterrupted(job, latest, now);
@@ -118,6 +119,7 @@ export class DeliveryEngine {
       if (job.test || latest.attempt >= MAX_DELIVERY_ATTEMPTS) return this.drop('given_up');
     }
     const attempt = latest ? latest.attempt + 1 : job.attempt;
+    if (dropReason !== null) return this.dropQueued(job, attempt, dropReason);
     const dueAt = latest
       ? afterFailedAttempt(latest.attempt, latest.finishedAt ?? latest.startedAt)
       : undefined;
@@ -282,6 +284,39 @@ export class DeliveryEngine {
     return this.after(job, row);
   }
 
+  /**
+   * A queued event of a webhook that is no longer active is dropped, and the drop is recorded
+   * (spec: drop reasons are recorded for queued events): one health record, outcome `dropped`,
+   * not an attempt (not billed, not counted), with the event so the owner may replay it.
+   */
+  private async dropQueued(
+    job: DeliveryJob,
+    attempt: number,
+    reason: DeliveryDropReason,
+  ): Promise<Step> {
+    const id = `${job.id}:dropped`;
+    if (!this.published.has(id)) {
+      await this.deps.publishHealth({
+        id,
+        webhookId: job.webhookId,
+        accountId: job.accountId,
+        eventId: job.eventId,
+        phase: job.phase,
+        attempt,
+        outcome: 'dropped',
+        dropReason: reason,
+        billed: false,
+        final: true,
+        error: `dropped: ${reason}`,
+        ...(job.test ? { test: true } : {}),
+        payload: job.payload,
+        at: this.deps.clock.now().toISOString(),
+      });
+      this.remember(id);
+    }
+    return this.drop(reason);
+  }
+
   private after(job: DeliveryJob, row: AttemptRow): Step {
     if (row.outcome === 'success') return { action: 'done', reason: 'delivered' };
     if (job.test) return this.drop('given_up');
@@ -328,8 +363,12 @@ export class DeliveryEngine {
       ...(final && row.outcome !== 'success' ? { payload: job.payload } : {}),
       at: (row.finishedAt ?? row.startedAt).toISOString(),
     });
+    this.remember(row.id);
+  }
+
+  private remember(healthId: string): void {
     if (this.published.size >= HEALTH_MEMORY) this.published.clear();
-    this.published.add(row.id);
+    this.published.add(healthId);
   }
 
   private wait(ms: number, reason: string): Step {

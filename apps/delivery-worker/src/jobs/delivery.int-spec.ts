@@ -119,11 +119,24 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
     );
   });
 
-  it('drops jobs of a webhook that is not active, without a request', async () => {
+  it('drops jobs of a webhook that is not active, without a request, and records the drop with its reason', async () => {
     await h.putWebhook('wh_paused', `${receiver.url}/paused`, [secret()], 'paused_auto', 'acc_p');
     const job = await h.publishJob('wh_paused', { accountId: 'acc_p' });
+    const drop = await until(async () =>
+      (await h.health()).find((e) => e.id === `${job.id}:dropped`),
+    );
+    expect(drop).toMatchObject({
+      eventId: job.eventId,
+      outcome: 'dropped',
+      dropReason: 'auto_paused',
+      billed: false,
+      final: true,
+      payload: job.payload,
+    });
     await stillFalse(() => receiver.at('/paused').length > 0);
     expect(await h.attemptRows(job.id)).toEqual([]);
+    expect((await h.health()).filter((e) => e.webhookId === 'wh_paused')).toHaveLength(1);
+    expect(await h.billedCu('acc_p')).toBe(0);
   });
 
   it('refuses a name resolving to a private address at send time (failed attempt saying why)', async () => {

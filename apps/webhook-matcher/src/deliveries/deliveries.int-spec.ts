@@ -165,6 +165,41 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
   });
 
+  it('a dropped queued event is listed with its reason, counted nowhere, and feeds no decision', async () => {
+    const id = await create();
+    const jobId = deliveryJobId(id, 'ev_dropped', 'unconfirmed');
+    await attempt(id, {
+      id: `${jobId}:dropped`,
+      eventId: 'ev_dropped',
+      outcome: 'dropped',
+      dropReason: 'auto_paused',
+      error: 'dropped: auto_paused',
+      billed: false,
+      final: true,
+      payload: payload(id, 'ev_dropped'),
+    });
+    const listed = async () => (await s.call('GET', `/webhooks/${id}/deliveries`, key)).body;
+    await eventually(async () => (await listed()).items.length === 1);
+    expect((await listed()).items).toEqual([
+      expect.objectContaining({
+        event_id: 'ev_dropped',
+        attempt: 1,
+        outcome: 'dropped',
+        error_class: 'auto_paused',
+        error: 'dropped: auto_paused',
+        billed: false,
+        final: true,
+      }),
+    ]);
+    expect(await stats(id)).toEqual({
+      delivered_total: 0,
+      failed_total: 0,
+      rate_limited_total: 0,
+      last_delivered_at: null,
+    });
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
+  });
+
   async function jobsOnStream(): Promise<DeliveryJob[]> {
     const jsm = await jetstreamManager(nc);
     const name = `${s.natsPrefix}_WEBHOOK`;

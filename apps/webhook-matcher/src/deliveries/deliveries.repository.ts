@@ -46,7 +46,8 @@ export class DeliveriesRepository {
 
   /**
    * Records one outcome and moves the counters in one transaction, once per attempt id. Test
-   * deliveries are logged but stay out of the counters and the auto-pause facts. Outcomes are
+   * deliveries and drops of queued events are logged but stay out of the counters and the
+   * auto-pause facts. Outcomes are
    * consumed in parallel, so the failing run is kept by attempt time, not arrival: a success
    * ends the failures before it, and a failure older than the last success starts no run.
    */
@@ -71,7 +72,7 @@ export class DeliveriesRepository {
           h.test ?? false,
           h.statusCode ?? null,
           h.durationMs ?? null,
-          h.errorClass ?? null,
+          h.errorClass ?? h.dropReason ?? null,
           h.error ?? null,
           h.responseBody ?? null,
           blockNumberOf(h.payload),
@@ -80,7 +81,8 @@ export class DeliveriesRepository {
         ],
       );
       if (inserted.length === 0) return { recorded: false, stats: undefined };
-      if (h.test) return { recorded: true, stats: undefined };
+      // A drop is not an attempt: logged (with its reason) but not counted.
+      if (h.test || h.outcome === 'dropped') return { recorded: true, stats: undefined };
       const ok = h.outcome === 'success';
       const rows: StatsRow[] = await m.query(
         `INSERT INTO webhooks.delivery_stats AS s

@@ -55,13 +55,20 @@ export const deliveryAttempt = z.object({
   phase: z.string(),
   attempt: z.number().int(),
   at: z.string().describe('when the attempt was made (ISO time)'),
-  outcome: z.string().describe('success, http_error, network_error, timeout, …'),
+  outcome: z
+    .string()
+    .describe('success, failure, skipped_breaker_open, or dropped (a queued event not sent)'),
   final: z.boolean().describe('no retry follows (given up)'),
   test: z.boolean(),
   billed: z.boolean(),
   status_code: z.number().int().nullable(),
   duration_ms: z.number().int().nullable(),
-  error_class: z.string().nullable().describe('dns, tls, timeout, connection, …'),
+  error_class: z
+    .string()
+    .nullable()
+    .describe(
+      'dns, tls, timeout, connection, …; for a drop its reason (auto_paused, no_balance, …)',
+    ),
   error: z.string().nullable(),
   response_body: z.string().nullable(),
 });

@@ -28,7 +28,7 @@ export class DeliveryHealthConsumer implements OnApplicationBootstrap {
     const health = message.payload;
     const { stats } = await this.deliveries.record(health);
     // Decisions are re-evaluated on redelivery too (they are idempotent transitions).
-    if (health.test || health.outcome === 'success') return;
+    if (health.test || health.outcome === 'success' || health.outcome === 'dropped') return;
     const facts = stats ?? (await this.deliveries.stats(health.webhookId)).stats;
     if (facts)
       await this.status.applyDeliveryHealth(health.webhookId, {

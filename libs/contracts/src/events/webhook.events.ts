@@ -87,9 +87,24 @@ export const DeliveryErrorClassSchema = z.enum([
 export type DeliveryErrorClass = z.infer<typeof DeliveryErrorClassSchema>;
 
 /**
+ * Why a queued event was dropped without an attempt (its webhook is no longer active; the
+ * reason follows from the status, `dropReasonOf` in @meridian/webhooks).
+ */
+export const DeliveryDropReasonSchema = z.enum([
+  'owner_paused',
+  'auto_paused',
+  'no_balance',
+  'plan_paused',
+  'deleted',
+]);
+export type DeliveryDropReason = z.infer<typeof DeliveryDropReasonSchema>;
+
+/**
  * `webhook.delivery.attempted.v1.<account>`: the outcome of one attempt (or of one skip while
- * the circuit breaker was open). webhook-matcher derives stats and the 30-minute auto-pause
- * rule from it. id = the attempt id (unique per attempt).
+ * the circuit breaker was open, or the drop of a queued event: outcome `dropped`, id
+ * `<job id>:dropped`, attempt = the one not made). webhook-matcher derives stats and the
+ * 30-minute auto-pause rule from attempts, and records drops in the attempt log only.
+ * id = the attempt id (unique per attempt).
  */
 export const DeliveryHealthSchema = z.object({
   id: idempotencyId,
@@ -98,7 +113,7 @@ export const DeliveryHealthSchema = z.object({
   eventId: tokenString,
   phase: DeliveryPhaseSchema,
   attempt: z.number().int().min(1),
-  outcome: z.enum(['success', 'failure', 'skipped_breaker_open']),
+  outcome: z.enum(['success', 'failure', 'skipped_breaker_open', 'dropped']),
   /** True when the attempt was made and billed (25 CU); false for skips and test deliveries. */
   billed: z.boolean(),
   /** The attempt was the last one (success, or failure of attempt 8: failed_terminal). */
@@ -120,7 +135,9 @@ export const DeliveryHealthSchema = z.object({
   responseBody: z.string().max(4096).optional(),
   /** A test delivery (free, one attempt). */
   test: z.boolean().optional(),
-  /** The event, on the final failure only (given up), so the matcher can replay it. */
+  /** Why the event was dropped (outcome `dropped` only; additive, issue 15). */
+  dropReason: DeliveryDropReasonSchema.optional(),
+  /** The event, on the final failure or drop only, so the matcher can replay it. */
   payload: WebhookEventBodySchema.optional(),
 });
 export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
