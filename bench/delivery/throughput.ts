@@ -1,0 +1,327 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  Consumers,
+  Events,
+  KvBuckets,
+  Streams,
+  deliveryJobId,
+  type DeliveryJob,
+  type WebhookStatusEntry,
+} from '@meridian/contracts';
+import {
+  JetStreamPublisher,
+  NatsClient,
+  NatsNamespace,
+  provisionMessaging,
+} from '@meridian/platform-messaging';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  freePort,
+  testNatsUrl,
+  uniqueNatsPrefix,
+} from '@meridian/testing';
+import { sealSecret } from '@meridian/webhooks';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { Agent, request } from 'undici';
+import type { ReceiverReport } from './receiver';
+
+const ROOT = resolve(__dirname, '../..');
+/** Destination hosts (127.0.0.2…): one customer endpoint each, so the 200 req/s per host and
+ * 10 in flight per URL of the worker bind no more than they would across real customers. */
+export const HOSTS = 32;
+/** The worker's consumer runs 256 handlers at once (Consumers.workerDeliveryJobs.concurrency). */
+export const CONCURRENCY = Consumers.workerDeliveryJobs.concurrency ?? 256;
+
+export interface Rate {
+  /** Requests per second the receiver saw between the 10th and the 90th percentile arrival. */
+  perSecond: number;
+  count: number;
+  distinctIds: number;
+  unsigned: number;
+  /** CPU of the sending side (bare loop: this process; worker: its process) per request. */
+  cpuMsPerRequest: number;
+}
+
+export interface ThroughputResult {
+  jobs: number;
+  bare: Rate;
+  worker: Rate;
+}
+
+/** User + system CPU of a process so far, in ms (Linux /proc; NaN elsewhere). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A payload the size of a real address_activity event (~1 KB of JSON). */
+function payloadOf(webhookId: string, eventId: string): Record<string, unknown> {
+  return {
+    webhookId,
+    eventId,
+    type: 'address_activity',
+    network: 'eth-mainnet',
+    confirmed: false,
+    removed: false,
+    block: { number: '0x1234', hash: `0x${'ab'.repeat(32)}`, timestamp: '0x6789abcd' },
+    activity: {
+      from: `0x${'11'.repeat(20)}`,
+      to: `0x${'22'.repeat(20)}`,
+      value: '0xde0b6b3a7640000',
+      asset: 'ETH',
+      category: 'external',
+    },
+    raw: {
+      transactionHash: `0x${'cd'.repeat(32)}`,
+      transactionIndex: '0x5',
+      logIndex: null,
+      input: `0x${'00'.repeat(200)}`,
+    },
+  };
+}
+
+/** The receiver process, driven over IPC. */
+class ReceiverProcess {
+  private child!: ChildProcess;
+  urls: string[] = [];
+
+  async start(): Promise<void> {
+    this.child = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', join(__dirname, 'receiver.ts'), String(HOSTS)],
+      { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    this.urls = (await this.next<{ urls: string[] }>('urls')).urls;
+  }
+
+  async reset(): Promise<void> {
+    this.child.send('reset');
+    await this.next('reset');
+  }
+
+  async report(): Promise<ReceiverReport> {
+    this.child.send('report');
+    return (await this.next<{ report: ReceiverReport }>('report')).report;
+  }
+
+  async waitFor(count: number, timeoutMs: number): Promise<ReceiverReport> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const report = await this.report();
+      if (report.count >= count) return report;
+      if (Date.now() > deadline)
+        throw new Error(`receiver got ${report.count} of ${count} requests in time`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  stop(): void {
+    this.child.disconnect();
+  }
+
+  private next<T>(key: string): Promise<T> {
+    return new Promise((resolvePromise, reject) => {
+      const onMessage = (message: Record<string, unknown>) => {
+        if (!(key in message)) return;
+        this.child.off('message', onMessage);
+        this.child.off('exit', onExit);
+        resolvePromise(message as T);
+      };
+      const onExit = (code: number | null) => reject(new Error(`receiver exited (${code})`));
+      this.child.on('message', onMessage);
+      this.child.once('exit', onExit);
+    });
+  }
+}
+
+function rateOf(report: ReceiverReport, cpuMs: number): Rate {
+  const times = [...report.times].sort((a, b) => a - b);
+  const from = Math.floor(times.length * 0.1);
+  const to = Math.floor(times.length * 0.9) - 1;
+  const seconds = (times[to]! - times[from]!) / 1_000;
+  return {
+    perSecond: (to - from) / seconds,
+    count: report.count,
+    distinctIds: report.distinctIds,
+    unsigned: report.unsigned,
+    cpuMsPerRequest: cpuMs / report.count,
+  };
+}
+
+/** The floor: undici POSTs with the same body, the same concurrency, the same 32 endpoints. */
+async function bareLoop(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
+  await receiver.reset();
+  // The worker's sender keeps 10 sockets per origin; so does the floor.
+  const agent = new Agent({ connections: 10 });
+  const body = JSON.stringify(payloadOf('wh_bare', 'ev_bare'));
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const lane = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= jobs) return;
+      const answer = await request(receiver.urls[i % receiver.urls.length]!, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'webhook-id': `bare_${i}` },
+        body,
+      });
+      await answer.body.text();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  const used = process.cpuUsage(cpu);
+  await agent.close();
+  return rateOf(await receiver.report(), (used.user + used.system) / 1_000);
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`delivery-worker exited (${child.exitCode})`);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('delivery-worker did not become ready in time');
+}
+
+function runScript(script: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${script} exited with ${code}`)),
+    );
+  });
+}
+
+/**
+ * The real delivery-worker process (its own database and NATS namespace) delivering `jobs`
+ * published delivery jobs to the receiver: signing, the SSRF check of each target, the
+ * breaker, the endpoint limits, the attempt log in Postgres, health events and billing all on.
+ */
+async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
+  const db = await createTestDatabase({ prefix: 'bench_delivery' });
+  const prefix = uniqueNatsPrefix();
+  const client = new NatsClient({ url: testNatsUrl(), name: `bench-delivery-${prefix}` });
+  let worker: ChildProcess | undefined;
+  try {
+    await runScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: db.url });
+    const nc = await client.connection();
+    await provisionMessaging(await jetstreamManager(nc), prefix, {
+      streams: [Streams.WEBHOOK, Streams.BILLING],
+      consumers: [Consumers.workerDeliveryJobs],
+      buckets: [KvBuckets.webhookStatus, KvBuckets.balanceState],
+    });
+    const secretsKey = randomBytes(32);
+    const kv = await new Kvm(nc).open(`${prefix}_${KvBuckets.webhookStatus.name}`);
+    const webhooks = receiver.urls.map((targetUrl, i) => ({
+      webhookId: `wh_bench_${i}`,
+      accountId: `acc_bench_${i % 8}`,
+      targetUrl,
+    }));
+    for (const w of webhooks) {
+      const entry: WebhookStatusEntry = {
+        ...w,
+        status: 'active',
+        version: 1,
+        secrets: [
+          {
+            sealed: sealSecret(secretsKey, `whsec_${randomBytes(24).toString('base64')}`),
+            expiresAt: null,
+          },
+        ],
+        updatedAt: new Date().toISOString(),
+      };
+      await kv.put(entry.webhookId, JSON.stringify(entry));
+    }
+
+    const port = await freePort();
+    worker = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', join(ROOT, 'apps/delivery-worker/src/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: prefix,
+          HTTP_PORT: String(port),
+          HTTP_HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          ALLOW_LOOPBACK_TARGETS: 'true',
+          WEBHOOK_SECRETS_KEY: secretsKey.toString('base64'),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    await waitReady(`http://127.0.0.1:${port}/readyz`, worker, 180_000);
+    await receiver.reset();
+    const cpuBefore = cpuMsOf(worker.pid);
+
+    const publisher = new JetStreamPublisher(client, new NatsNamespace(prefix));
+    const createdAt = new Date().toISOString();
+    let next = 0;
+    const publishLane = async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= jobs) return;
+        const w = webhooks[i % webhooks.length]!;
+        const eventId = `ev_${i}`;
+        const job: DeliveryJob = {
+          id: deliveryJobId(w.webhookId, eventId, 'unconfirmed'),
+          webhookId: w.webhookId,
+          accountId: w.accountId,
+          eventId,
+          phase: 'unconfirmed',
+          test: false,
+          attempt: 1,
+          payload: payloadOf(w.webhookId, eventId) as DeliveryJob['payload'],
+          createdAt,
+        };
+        await publisher.publish(Events.deliveryJob, job);
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, publishLane));
+    const report = await receiver.waitFor(jobs, 300_000);
+    return rateOf(report, cpuMsOf(worker.pid) - cpuBefore);
+  } finally {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((r) => worker!.once('exit', r));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    await client.close();
+    await deleteNatsNamespace(testNatsUrl(), prefix).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  }
+}
+
+export async function measureThroughput(jobs: number): Promise<ThroughputResult> {
+  const receiver = new ReceiverProcess();
+  await receiver.start();
+  try {
+    await bareLoop(receiver, Math.min(jobs, 2_000)); // warm-up of receiver and loopback
+    const bare = await bareLoop(receiver, jobs);
+    const worker = await workerRun(receiver, jobs);
+    return { jobs, bare, worker };
+  } finally {
+    receiver.stop();
+  }
+}
