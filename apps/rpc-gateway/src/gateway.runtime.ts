@@ -51,6 +51,8 @@ import { BorApiService } from './bor-grpc/bor-api.service';
 
 /** The HTTP edge's body limit (createHttpApp default; COMPAT: about 5 MiB). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/** How long stopping waits for calls in flight before it cuts the connections still open. */
+const HTTP_DRAIN_MS = 10_000;
 /** The worker's line to its replica primary, or null when this process is the whole replica. */
 export const REPLICA_LINK = Symbol('REPLICA_LINK');
 
@@ -71,6 +73,8 @@ export class GatewayRuntime
   readonly meter = new UsageMeter();
   private readonly health: HealthChecker;
   private readonly flusher: UsageFlusher;
+  /** Set when shutdown begins: the hot path answers with `Connection: close` from then on. */
+  private closing = false;
   private readonly planLimiter: PlanLimiter;
   private readonly ws: WsGateway;
   private readonly requestLog: RequestLog;
@@ -153,6 +157,7 @@ export class GatewayRuntime
     const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
     attachHotPath(server, this.relay, this.metrics, this.requestLog, this.logger, {
       bodyLimitBytes: BODY_LIMIT_BYTES,
+      closing: () => this.closing,
     });
     this.ws.attach(server);
     this.readiness.register('upstreams', async () => {
@@ -187,11 +192,37 @@ export class GatewayRuntime
     this.ws.close();
     this.hub.close();
     await this.grpc?.close(2_000);
+    // Every call is answered before the last usage flush (ADR 0103: a graceful stop loses
+    // nothing). Nest closes the HTTP server only after this hook: calls answered on open
+    // keep-alive connections meanwhile were metered into a window nobody flushed, and a client
+    // that kept its connections busy held the shutdown off until SIGKILL (the fault suite, ADR 0504).
+    await this.closeHttp();
     this.health.stop();
     await this.flusher.stop();
     await this.planLimiter.close();
     await this.feeds?.stop();
     this.requestLog.flush();
+  }
+
+  /**
+   * Stops accepting connections, answers what is in flight with `Connection: close`, and waits
+   * for the connections to end (those still open after HTTP_DRAIN_MS are cut).
+   */
+  private async closeHttp(): Promise<void> {
+    this.closing = true;
+    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    if (!server.listening) return;
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, HTTP_DRAIN_MS);
+      server.close(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

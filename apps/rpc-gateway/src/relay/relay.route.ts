@@ -13,6 +13,11 @@ import { TOKEN_PATH, tokenOf } from './token-path';
 export interface HotPathOptions {
   /** Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit. */
   bodyLimitBytes: number;
+  /**
+   * True once the gateway is stopping: every answer then closes its connection, so a client
+   * keeping a connection busy cannot hold the shutdown (and its last usage flush) off.
+   */
+  closing?: () => boolean;
 }
 
 /**
@@ -146,7 +151,9 @@ export function attachHotPath(
     return status;
   };
 
+  const closing = options.closing ?? (() => false);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (closing()) res.shouldKeepAlive = false;
     if (req.method === 'POST') {
       const match = TOKEN_PATH.exec(req.url ?? '');
       if (match !== null) return hot(req, res, match[1]!);
