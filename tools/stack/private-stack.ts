@@ -12,8 +12,8 @@ import {
 import { dashboardEnv, dashboardSecrets } from './dashboard';
 import { stackLayout, type AppProcess, type StackLayout } from './layout';
 import { httpOk } from './probe';
-import { ProcessGroup } from './process-group';
-import { startStack, type StackEndpoints } from './stack';
+import { ProcessGroup, type ManagedProcess } from './process-group';
+import { embeddedDatabaseUrl, startStack, type StackEndpoints } from './stack';
 
 export interface Route {
   method: string;
@@ -27,6 +27,14 @@ export interface PrivateStackOptions {
   apps: readonly string[];
   /** Devnet network keys of the layout to run. */
   devnets: readonly string[];
+  /** Extra environment for a process, by process name (e.g. GATEWAY_WORKERS for one gateway). */
+  env?: Readonly<Record<string, Record<string, string>>>;
+  /**
+   * Postgres and NATS of the stack's own: the launcher's embedded PostgreSQL and nats-server on
+   * free ports, data in the temp dir (the `npm start` fallback), so a test may restart them.
+   * Otherwise the shared servers, with a database and NATS namespace of its own.
+   */
+  ownServers?: boolean;
 }
 
 export interface PrivateStack {
@@ -37,6 +45,14 @@ export interface PrivateStack {
   /** The routes a process logged at start (platform-http "http routes"). */
   routesOf(process: string): Route[];
   grpcTargetOf(process: string): string;
+  /** The database URL the apps use. */
+  readonly databaseUrl: string;
+  /** A process of the stack (app, devnet, nats, postgres): its current child and restarts. */
+  process(name: string): ManagedProcess;
+  /** Restarts a process as an operator would (ProcessGroup.restart). */
+  restart(name: string, signal?: NodeJS.Signals): Promise<ManagedProcess>;
+  /** Every line the launcher logged about a process exiting and restarting (all, not a tail). */
+  restartLog(): string[];
   /** Names of processes that exited since start, with their exit codes; empty when all live. */
   deaths(): string[];
   /** Throws naming every process that is dead or whose /healthz is not 200. */
@@ -52,23 +68,34 @@ export interface PrivateStack {
  * namespace of its own (libs/testing), in a temp dir; stop() removes all three.
  */
 export async function startPrivateStack(options: PrivateStackOptions): Promise<PrivateStack> {
-  const db: TestDatabase = await createTestDatabase({ prefix: `${options.name}_stack` });
+  const db: TestDatabase | undefined = options.ownServers
+    ? undefined
+    : await createTestDatabase({ prefix: `${options.name}_stack` });
   const natsPrefix = uniqueNatsPrefix();
   const dir = mkdtempSync(join(tmpdir(), `meridian-${options.name}-`));
   const wanted = new Set(['billing-ledger', ...options.apps]);
-  const base = stackLayout({
+  const layoutEnv: NodeJS.ProcessEnv = {
     ...process.env,
     STACK_DIR: dir,
-    DATABASE_URL: db.url,
-    NATS_URL: testNatsUrl(),
     NATS_PREFIX: natsPrefix,
-  });
+  };
+  if (db) {
+    layoutEnv['DATABASE_URL'] = db.url;
+    layoutEnv['NATS_URL'] = testNatsUrl();
+  } else {
+    delete layoutEnv['DATABASE_URL'];
+    delete layoutEnv['NATS_URL'];
+    layoutEnv['STACK_PG_PORT'] = String(await freePort());
+    layoutEnv['STACK_NATS_PORT'] = String(await freePort());
+  }
+  const base = stackLayout(layoutEnv);
   const apps: AppProcess[] = [];
   for (const app of base.apps.filter((candidate) => wanted.has(candidate.name))) {
     apps.push({
       ...app,
       httpPort: await freePort(),
       grpcPort: app.grpcPort === undefined ? undefined : await freePort(),
+      env: { ...app.env, ...options.env?.[app.name] },
     });
   }
   const devnets = [];
@@ -80,15 +107,20 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
   const ported = base.apps.map((app) => apps.find((mine) => mine.name === app.name) ?? app);
   for (const app of apps)
     if (app.app === 'dashboard')
-      app.env = dashboardEnv(ported, base.host, base.root, dashboardSecrets(dir));
+      app.env = {
+        ...dashboardEnv(ported, base.host, base.root, dashboardSecrets(dir)),
+        ...options.env?.[app.name],
+      };
   const layout: StackLayout = { ...base, apps, devnets };
 
   const output: string[] = [];
   const routes = new Map<string, Route[]>();
   const exits: string[] = [];
+  const restartLines: string[] = [];
   const group = new ProcessGroup(
     (line) => {
       output.push(line);
+      if (/^\S*\[[\w-]+\]\S* exited \(/.test(line)) restartLines.push(line);
       if (output.length > 2_000) output.splice(0, 1_000);
       const routeLog = /^\S*\[([\w-]+)\]\S* (\{.*"msg":"http routes".*\})$/.exec(line);
       if (routeLog)
@@ -98,8 +130,10 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
   );
   const cleanUp = async () => {
     await group.stop();
-    await db.drop().catch(() => undefined);
-    await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
+    if (db) {
+      await db.drop().catch(() => undefined);
+      await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
+    }
     rmSync(dir, { recursive: true, force: true });
   };
   const previousLevel = process.env['LOG_LEVEL'];
@@ -132,6 +166,14 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
       return list;
     },
     grpcTargetOf: (name) => `${layout.host}:${appOf(name).grpcPort}`,
+    databaseUrl: db?.url ?? embeddedDatabaseUrl(layout),
+    process: (name) => {
+      const managed = group.get(name);
+      if (!managed) throw new Error(`no process ${name} in the ${options.name} stack`);
+      return managed;
+    },
+    restart: (name, signal) => group.restart(name, signal),
+    restartLog: () => [...restartLines],
     deaths: () => [...exits],
     async assertHealthy() {
       const problems = [...exits];

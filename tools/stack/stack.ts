@@ -151,6 +151,11 @@ async function auditApiEnv(
 /** Password of the embedded server's `postgres` user; it listens on 127.0.0.1 only. */
 const EMBEDDED_PASSWORD = 'meridian-local';
 
+/** The `meridian` database on the embedded server ensurePostgres starts (no DATABASE_URL). */
+export function embeddedDatabaseUrl(layout: StackLayout): string {
+  return `postgres://postgres:${EMBEDDED_PASSWORD}@${layout.host}:${layout.postgresPort}/meridian`;
+}
+
 async function ensurePostgres(
   layout: StackLayout,
   group: ProcessGroup,
