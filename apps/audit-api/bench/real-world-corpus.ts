@@ -1,9 +1,10 @@
 import { parseAbi, parseEther, type Abi, type Address, type Hex } from 'viem';
 
 /**
- * Tokens with the shapes of real-world contracts written by other people (canonical tokens,
- * launch tokens with ordinary anti-bot rules, scam patterns from published rug pull datasets and
- * honeypot tutorials), from test/fixtures/contracts/RealWorld*.sol. Ground truth: malicious =
+ * Tokens written by this project after the shapes of real-world contracts (canonical tokens,
+ * launch tokens with ordinary anti-bot rules, scam patterns described in published rug pull
+ * datasets and honeypot tutorials), from test/fixtures/contracts/RealWorld*.sol. They are not
+ * code written by others: that corpus is bench/third-party-corpus.ts. Ground truth: malicious =
  * a buyer can be trapped or robbed today or at one call of an insider (honeypot, blocked sales,
  * a confiscatory fee switch, seizing balances, a power hidden behind a misleading name). Powers
  * held openly by design (a declared mint, a named-address blacklist, a pause for everyone) are a
