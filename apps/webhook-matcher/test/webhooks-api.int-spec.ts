@@ -264,6 +264,130 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await s.call('GET', `/address-lists/${list.body.id}`, key)).status).toBe(404);
   });
 
+  /** A 32-byte transaction hash, as written by a client (any case). */
+  const txHash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+  it('tx_hash leaf: a malformed hash is 400 invalid_tx_hash naming the value and its path; tx_confirmation without a tx_hash on every path is 400 tx_hash_required; more than 1,000 hashes is filter_too_large; nothing is written', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const tx = { trigger_type: 'tx_confirmation' };
+    const malformed = await create(key, {
+      ...tx,
+      addresses: [],
+      filters: { any: [{ tx_hash: { in: [txHash(1), '0xnot-a-hash'] } }] },
+    });
+    expect([malformed.status, malformed.body.error, malformed.body.path]).toEqual([
+      400,
+      'invalid_tx_hash',
+      'filters.any[0].tx_hash.in[1]',
+    ]);
+    expect(malformed.body.message).toContain('0xnot-a-hash');
+    expect(malformed.body.message).toContain('filters.any[0].tx_hash.in[1]');
+    // A hash one byte short is no hash either (checked in every trigger type).
+    const short = await create(key, { filters: { tx_hash: { in: [txHash(1).slice(0, -2)] } } });
+    expect([short.status, short.body.error, short.body.path]).toEqual([
+      400,
+      'invalid_tx_hash',
+      'filters.tx_hash.in[0]',
+    ]);
+    for (const body of [
+      // Addresses only (the shorthand), no filter tree at all.
+      { addresses: [address(1)] },
+      // A tree of an address leaf only.
+      { addresses: [], filters: { address: { dir: 'in', in: [address(2)] } } },
+      // `any` with one branch that needs no hash.
+      {
+        addresses: [],
+        filters: { any: [{ tx_hash: { in: [txHash(2)] } }, { address: { in: [address(3)] } }] },
+      },
+      // `not` of a hash holds for every other transaction.
+      { addresses: [], filters: { not: { tx_hash: { in: [txHash(3)] } } } },
+    ]) {
+      const answer = await create(key, { ...tx, ...body });
+      expect([answer.status, answer.body.error, answer.body.path]).toEqual([
+        400,
+        'tx_hash_required',
+        'filters',
+      ]);
+    }
+    const hashes = (from: number) => Array.from({ length: 600 }, (_, i) => txHash(from + i));
+    const tooMany = await create(key, {
+      ...tx,
+      addresses: [],
+      filters: { any: [{ tx_hash: { in: hashes(1) } }, { tx_hash: { in: hashes(601) } }] },
+    });
+    expect([tooMany.status, tooMany.body.error, tooMany.body.path]).toEqual([
+      400,
+      'filter_too_large',
+      'filters.any[1].tx_hash.in[400]',
+    ]);
+    expect((await s.call('GET', '/webhooks', key)).body.items).toEqual([]);
+  });
+
+  it('PATCH of a tx_confirmation webhook that removes its hashes is 400 tx_hash_required and changes nothing', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const hook = await create(key, {
+      trigger_type: 'tx_confirmation',
+      phases: ['confirmed'],
+      filters: { tx_hash: { in: [txHash(7)] } },
+    });
+    expect(hook.status).toBe(201);
+    const before = (await s.call('GET', `/webhooks/${hook.body.id}`, key)).body;
+    for (const patch of [
+      { filters: null },
+      { filters: { address: { in: [address(2)] } } },
+      { filters: { not: { tx_hash: { in: [txHash(7)] } } }, name: 'renamed' },
+    ]) {
+      const answer = await s.call('PATCH', `/webhooks/${hook.body.id}`, key, patch);
+      expect([answer.status, answer.body.error, answer.body.path]).toEqual([
+        400,
+        'tx_hash_required',
+        'filters',
+      ]);
+    }
+    const after = (await s.call('GET', `/webhooks/${hook.body.id}`, key)).body;
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ version: 1, filters: { tx_hash: { in: [txHash(7)] } } });
+    const feed: unknown[] = await s.dataSource.query(
+      `SELECT 1 FROM webhooks.change_log WHERE account_id = $1`,
+      [accountId],
+    );
+    expect(feed).toHaveLength(1);
+    // A patch that keeps a hash on every path goes through.
+    const kept = await s.call('PATCH', `/webhooks/${hook.body.id}`, key, {
+      filters: { tx_hash: { in: [txHash(7), txHash(8)] } },
+    });
+    expect([kept.status, kept.body.version, kept.body.filters]).toEqual([
+      200,
+      2,
+      { tx_hash: { in: [txHash(7), txHash(8)] } },
+    ]);
+  });
+
+  it('a tx_hash given in mixed case is stored and returned lower case', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const mixed = '0x' + 'aBcD'.repeat(16);
+    const lower = mixed.toLowerCase();
+    const hook = await create(key, {
+      trigger_type: 'tx_confirmation',
+      addresses: [],
+      filters: { tx_hash: { in: [mixed] } },
+    });
+    expect(hook.status).toBe(201);
+    expect(hook.body.filters).toEqual({ tx_hash: { in: [lower] } });
+    expect((await s.call('GET', `/webhooks/${hook.body.id}`, key)).body.filters).toEqual({
+      tx_hash: { in: [lower] },
+    });
+    const [row]: Array<{ filters: unknown; filter_tree: unknown }> = await s.dataSource.query(
+      `SELECT filters, filter_tree FROM webhooks.webhooks WHERE id = $1`,
+      [hook.body.id],
+    );
+    expect(row).toEqual({
+      filters: { tx_hash: { in: [lower] } },
+      filter_tree: { tx_hash: { in: [lower] } },
+    });
+    expect(JSON.stringify(row)).not.toContain(mixed);
+  });
+
   it('every change lands in the change feed and the webhook-status KV bucket with a monotonic version', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const hook = await create(key);
