@@ -202,40 +202,71 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
     expect(data.risk_indicators).toMatchObject({ is_mintable: 1, hidden_power: 0 });
   });
 
-  it('EIP-1967 proxy: an upgrade is new code, so the cached verdict is not served after it', async () => {
-    const cached = await startAuditApp(
-      {
-        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
-        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
-        AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
-      },
-      { clock, credentials: credentials() },
-    );
-    try {
-      // OpenZeppelin 4.9's TransparentUpgradeableProxy in front of Uniswap's ERC20 (no mint).
-      const built = compileFromPackage(
+  /** OpenZeppelin 4.9 proxies in front of Uniswap's ERC20 (no mint); `upgrade` is sent by their admin. */
+  const PROXIES = {
+    transparent: async (logic: Address) => {
+      const proxy = await deployFromPackage(
         '@openzeppelin/contracts-v4/proxy/transparent/TransparentUpgradeableProxy.sol',
         'TransparentUpgradeableProxy',
-        true,
+        [logic, devnet.deployer, '0x'],
       );
-      const proxy = await devnet.deploy(built.abi, built.bytecode, [
-        tokens['UniswapV2ERC20']!,
-        devnet.deployer,
-        '0x',
-      ]);
-      const ask = async () => rugPullResponseSchema.parse((await checkOn(cached, proxy)).body).data;
-      const before = await ask();
-      expect(before.risk_indicators).toMatchObject({ is_proxy: 1, is_mintable: 0 });
-      expect((await ask()).risk_indicators.is_mintable).toBe(0); // served from the cache
-      // The admin upgrades, by a real transaction, to OpenZeppelin's minter/pauser logic; the
-      // proxy's own code is unchanged.
-      await devnet.send(proxy, UPGRADE_ABI, 'upgradeTo', [tokens['ERC20PresetMinterPauser']!]);
-      const after = await ask();
-      expect(after.risk_indicators).toMatchObject({ is_proxy: 1, is_mintable: 1 });
-    } finally {
-      await cached.close();
-    }
-  });
+      // The admin's call goes to the proxy itself (EIP-1967 implementation slot).
+      return {
+        proxy,
+        upgrade: (to: Address) => devnet.send(proxy, UPGRADE_ABI, 'upgradeTo', [to]),
+      };
+    },
+    beacon: async (logic: Address) => {
+      const beacon = await deployFromPackage(
+        '@openzeppelin/contracts-v4/proxy/beacon/UpgradeableBeacon.sol',
+        'UpgradeableBeacon',
+        [logic],
+      );
+      const proxy = await deployFromPackage(
+        '@openzeppelin/contracts-v4/proxy/beacon/BeaconProxy.sol',
+        'BeaconProxy',
+        [beacon, '0x'],
+      );
+      // Neither the proxy's code nor its storage changes: only the beacon's does.
+      return {
+        proxy,
+        upgrade: (to: Address) => devnet.send(beacon, UPGRADE_ABI, 'upgradeTo', [to]),
+      };
+    },
+  };
+  const deployFromPackage = (source: string, name: string, args: readonly unknown[]) => {
+    const built = compileFromPackage(source, name, true);
+    return devnet.deploy(built.abi, built.bytecode, args);
+  };
+
+  it.each(['transparent', 'beacon'] as const)(
+    'EIP-1967 %s proxy: an upgrade is new code, so the cached verdict is not served after it',
+    async (kind) => {
+      const cached = await startAuditApp(
+        {
+          AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+          AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+          AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
+        },
+        { clock, credentials: credentials() },
+      );
+      try {
+        const { proxy, upgrade } = await PROXIES[kind](tokens['UniswapV2ERC20']!);
+        const ask = async () =>
+          rugPullResponseSchema.parse((await checkOn(cached, proxy)).body).data;
+        const before = await ask();
+        expect(before.risk_indicators).toMatchObject({ is_proxy: 1, is_mintable: 0 });
+        expect((await ask()).risk_indicators.is_mintable).toBe(0); // served from the cache
+        // The admin upgrades, by a real transaction, to OpenZeppelin's minter/pauser logic.
+        await upgrade(tokens['ERC20PresetMinterPauser']!);
+        const after = await ask();
+        expect(after.risk_indicators).toMatchObject({ is_proxy: 1, is_mintable: 1 });
+      } finally {
+        await cached.close();
+      }
+    },
+    120_000,
+  );
 
   it.each([
     [
