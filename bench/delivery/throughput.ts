@@ -254,7 +254,15 @@ async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate>
     const port = await freePort();
     worker = spawn(
       process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/delivery-worker/src/main.ts')],
+      [
+        // DELIVERY_BENCH_PROFILE=<dir>: a CPU profile of the worker, written when it stops.
+        ...(process.env['DELIVERY_BENCH_PROFILE']
+          ? ['--cpu-prof', '--cpu-prof-dir', process.env['DELIVERY_BENCH_PROFILE']]
+          : []),
+        '-r',
+        '@swc-node/register',
+        join(ROOT, 'apps/delivery-worker/src/main.ts'),
+      ],
       {
         cwd: ROOT,
         env: {
