@@ -23,8 +23,13 @@ async function main(): Promise<void> {
   const replica = cluster.isWorker ? new ReplicaLink(process) : undefined;
   const gateway = await createGatewayApp(config, logger, { replica });
   // A worker whose primary is gone stops too (flushing its usage): the replica is going down.
-  if (replica)
+  // node:cluster itself exits a worker at once on an unexpected disconnect, before this handler
+  // runs, which lost the worker's unflushed usage (found by the fault suite, ADR 0504): marked
+  // as expected, the worker stops as on SIGTERM.
+  if (replica && cluster.worker) {
+    cluster.worker.exitedAfterDisconnect = true;
     process.once('disconnect', () => void gateway.app.close().finally(() => process.exit(1)));
+  }
   await gateway.app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info(
     { port: config.HTTP_PORT, region: config.REGION, pid: process.pid },
