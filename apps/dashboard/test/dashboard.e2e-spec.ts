@@ -13,8 +13,9 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  * NATS prefix): a customer signs up, makes an access token, calls the gateway with it and sees
  * the CU on the usage chart, generates an audit key with the plus icon and runs a check, creates
  * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
- * customer sees the new limits. Every page is screenshotted and scanned with axe-core, at 1280 px
- * and, for the overview, webhooks and node access, at phone width.
+ * customer sees the new limits, then creates a transaction confirmation webhook (a malformed
+ * hash named under its field first). Every page is screenshotted and scanned with axe-core, at
+ * 1280 px and, for the overview, webhooks and node access, at phone width.
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
@@ -484,6 +485,46 @@ describe('dashboard in a real browser against the local stack', () => {
       .waitFor();
     await page.getByRole('button', { name: 'Menu' }).click();
     await check(page, '16-overview-phone');
+  }, 120_000);
+
+  // After the plan change: Free allows one active webhook, Starter ten.
+  it('creates a transaction confirmation webhook: with no hash, then a malformed one, the API message sits on the hashes field; fixed, it is created and reads back lower case', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await nav(page, 'Webhooks');
+    await page.getByRole('link', { name: 'Create webhook' }).click();
+    await page.getByLabel('Name').waitFor();
+    // Only this trigger watches transaction hashes.
+    expect(await page.getByLabel('Transaction hashes').count()).toBe(0);
+    await page.getByLabel('Name').fill('Payout confirmations');
+    await page.getByLabel('Trigger').selectOption('tx_confirmation');
+    await page.getByLabel('Target URL').fill('https://hooks.example.com/payouts');
+    await page
+      .getByLabel('Addresses', { exact: true })
+      .fill('0xAbCdEf0123456789aBcDeF0123456789AbCdEf01');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await hasText(
+      fieldError(page, 'Transaction hashes'),
+      'filters: a tx_confirmation webhook watches transaction hashes: every way its filter can match needs a `tx_hash` leaf',
+    );
+    const hash = '0x' + 'aB'.repeat(32);
+    await page.getByLabel('Transaction hashes').fill(`${hash}\n0x1234`);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await hasText(
+      fieldError(page, 'Transaction hashes'),
+      'filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash',
+    );
+    expect(await page.getByLabel('Transaction hashes').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('.field-error').count()).toBe(1);
+    await check(page, '08a-webhook-tx-hash-error');
+    await page.getByLabel('Transaction hashes').fill(hash);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
+    await page.getByRole('link', { name: 'Open the webhook' }).click();
+    await hasText(page.getByTestId('tx-hashes'), '1 watched');
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.locator('input[value="https://hooks.example.com/payouts"]').waitFor();
+    expect(await page.getByLabel('Transaction hashes').inputValue()).toBe(hash.toLowerCase());
+    await check(page, '08b-webhook-tx-hash-edit');
     await customer.close();
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
+import { txHashesOf } from './webhook-form';
 
 function ActionError(props: { error: unknown }) {
   if (!(props.error instanceof ApiError)) return null;
@@ -86,6 +87,7 @@ export function WebhookDetailPage() {
   if (webhook.isError)
     return <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />;
   const w = webhook.data;
+  const txHashes = txHashesOf(w.filters);
   const paused = w.status !== 'active';
   return (
     <>
@@ -166,6 +168,16 @@ export function WebhookDetailPage() {
             <dd>{w.phases.join(', ')}</dd>
             <dt>Confirmation depth</dt>
             <dd>{w.confirm_depth} blocks</dd>
+            {w.trigger_type === 'tx_confirmation' && (
+              <>
+                <dt>Transaction hashes</dt>
+                <dd data-testid="tx-hashes">
+                  {txHashes
+                    ? `${formatNumber(txHashes.length)} watched`
+                    : 'in the filter set through the API'}
+                </dd>
+              </>
+            )}
             <dt>Addresses</dt>
             <dd>{formatNumber(w.addresses?.length ?? 0)} inline</dd>
             <dt>Address lists</dt>

@@ -25,11 +25,28 @@ export function errorFor(error: ApiError | undefined, ...fields: string[]): stri
   return undefined;
 }
 
-export const splitAddresses = (text: string) =>
+/** Entries as typed or pasted: one per line, or separated by commas, semicolons or spaces. */
+export const splitEntries = (text: string) =>
   text
     .split(/[\s,;]+/)
     .map((a) => a.trim())
     .filter(Boolean);
+export const splitAddresses = splitEntries;
+
+/** The trigger whose filter must watch transaction hashes (the API's `tx_hash` leaf, ADR 0421). */
+const TX_TRIGGER = 'tx_confirmation';
+
+/**
+ * The hashes of a stored filter this form can edit: none (no tree) or one `tx_hash` leaf, which
+ * is what the form writes. Undefined for any other tree (made through the API), which the form
+ * leaves as it is.
+ */
+export function txHashesOf(filters: unknown): string[] | undefined {
+  if (filters === null || filters === undefined) return [];
+  if (typeof filters !== 'object' || Object.keys(filters).length !== 1) return undefined;
+  const leaf = (filters as { tx_hash?: { in?: unknown } }).tx_hash;
+  return Array.isArray(leaf?.in) ? leaf.in.map(String) : undefined;
+}
 
 export function WebhookFormPage() {
   const { id } = useParams();
@@ -48,6 +65,7 @@ export function WebhookFormPage() {
   const [trigger, setTrigger] = useState('address_activity');
   const [targetUrl, setTargetUrl] = useState('');
   const [addresses, setAddresses] = useState('');
+  const [txHashes, setTxHashes] = useState('');
   const [listRefs, setListRefs] = useState<string[]>([]);
   const [phases, setPhases] = useState<string[]>(['unconfirmed', 'confirmed']);
   const [depth, setDepth] = useState('96');
@@ -61,13 +79,18 @@ export function WebhookFormPage() {
     setTrigger(w.trigger_type);
     setTargetUrl(w.target_url);
     setAddresses((w.addresses ?? []).join('\n'));
+    setTxHashes((txHashesOf(w.filters) ?? []).join('\n'));
     setListRefs(w.list_refs ?? []);
     setPhases(w.phases);
     setDepth(String(w.confirm_depth));
   }, [existing.data]);
 
+  // The hashes field writes the filter tree only where the form owns it (see txHashesOf).
+  const watchesHashes =
+    trigger === TX_TRIGGER && (!editing || txHashesOf(existing.data?.filters) !== undefined);
   const save = useMutation({
     mutationFn: () => {
+      const hashes = splitEntries(txHashes);
       const body: Record<string, unknown> = {
         name: name.trim() || undefined,
         target_url: targetUrl.trim(),
@@ -76,6 +99,9 @@ export function WebhookFormPage() {
         phases,
         confirm_depth: Number(depth),
       };
+      // None given: left out on create and cleared on edit, so the API says what is missing.
+      if (watchesHashes)
+        body['filters'] = hashes.length ? { tx_hash: { in: hashes } } : editing ? null : undefined;
       if (editing) return api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body);
       return api<Webhook>(
         'POST',
@@ -122,12 +148,19 @@ export function WebhookFormPage() {
     'trigger_type',
     'target_url',
     'addresses',
+    'filters',
     'list_refs',
     'phases',
     'confirm_depth',
     'name',
   ]);
   const unplaced = error && !Object.keys(error.fields).some((f) => known.has(f.split(/[.[]/)[0]!));
+  // The API names the filter (`filters`: tx_hash_required, filter_required) or a hash in it
+  // (`filters.tx_hash.in[1]`: invalid_tx_hash); with the hashes field shown, that is its error.
+  const hashesError = watchesHashes ? errorFor(error, 'filters') : undefined;
+  const addressesError = watchesHashes
+    ? errorFor(error, 'addresses')
+    : errorFor(error, 'addresses', 'filters');
   return (
     <>
       <PageHeader title={editing ? 'Edit webhook' : 'Create webhook'} />
@@ -196,10 +229,34 @@ export function WebhookFormPage() {
               placeholder="https://example.com/hooks"
             />
           </Field>
+          {watchesHashes && (
+            <Field
+              label="Transaction hashes"
+              hint="The transactions to watch: one 0x hash (64 hex digits) per line, or paste many at once; any letter case; up to 1,000."
+              error={hashesError}
+            >
+              <textarea
+                rows={4}
+                value={txHashes}
+                onChange={(e) => setTxHashes(e.target.value)}
+                spellCheck={false}
+              />
+            </Field>
+          )}
+          {trigger === TX_TRIGGER && !watchesHashes && (
+            <p className="muted">
+              This webhook&apos;s filter was set through the API; change its transaction hashes
+              there.
+            </p>
+          )}
           <Field
             label="Addresses"
-            hint="One per line (or separated by commas); any letter case."
-            error={errorFor(error, 'addresses', 'filters')}
+            hint={
+              trigger === TX_TRIGGER
+                ? 'Optional: only watched transactions that touch these addresses. One per line; any letter case.'
+                : 'One per line (or separated by commas); any letter case.'
+            }
+            error={addressesError}
           >
             <textarea
               rows={4}
