@@ -107,6 +107,11 @@ describe('normalizeFilter', () => {
       'filter_too_large',
       'filters.any[1].tx_hash.in[400]',
     ],
+    [
+      { filters: { tx_hash: { in: Array.from({ length: 1_001 }, () => H) } } },
+      'filter_too_large',
+      'filters.tx_hash.in[1000]',
+    ],
     [{ trigger_type: 'tx_confirmation', addresses: [A] }, 'tx_hash_required', 'filters'],
     [
       {

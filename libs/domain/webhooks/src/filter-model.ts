@@ -75,7 +75,9 @@ const nodeSchema: z.ZodType<RawNode> = z.lazy(() =>
           in: z.array(z.string()).min(1).max(1_000),
         })
         .optional(),
-      tx_hash: z.strictObject({ in: z.array(z.string()).min(1).max(MAX_TX_HASHES) }).optional(),
+      // The 1,000-hash limit is the walk's (filter_too_large, naming the first hash over it),
+      // as for inline addresses; the schema only bounds the shape.
+      tx_hash: z.strictObject({ in: stringList.min(1) }).optional(),
     })
     .refine((node) => Object.keys(node).length === 1, {
       message: 'a filter node has exactly one of all, any, not, address, contract, topic, tx_hash',
