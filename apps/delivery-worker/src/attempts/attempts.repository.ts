@@ -1,4 +1,5 @@
 import type { DeliveryErrorClass, DeliveryHealth } from '@meridian/contracts';
+import { StatementBatcher, type StatementBatcherOptions } from '@meridian/platform-db';
 import type { DataSource } from 'typeorm';
 
 export interface AttemptRow {
@@ -68,68 +69,132 @@ function toRow(r: RawAttempt): AttemptRow {
   };
 }
 
-/** The attempt log (deliveries.attempts): the record of what was attempted and billed. */
+interface Claim {
+  start: AttemptStart;
+  finish: AttemptFinish | undefined;
+}
+
+interface Finish {
+  id: string;
+  finish: AttemptFinish;
+}
+
+/**
+ * The attempt log (deliveries.attempts): the record of what was attempted and billed.
+ *
+ * The handlers in flight share their statements (StatementBatcher): one SELECT for the latest
+ * attempts of many jobs, one multi-row INSERT … ON CONFLICT DO NOTHING for the claims, one
+ * UPDATE … FROM unnest(…) for the outcomes. A caller's promise settles only once the statement
+ * carrying its row committed, so an attempt is still claimed (and billed) before its request
+ * goes out, and a kill -9 loses nothing a single-row statement would have kept.
+ */
 export class AttemptsRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly latestReads: StatementBatcher<string, AttemptRow | undefined>;
+  private readonly claims: StatementBatcher<Claim, boolean>;
+  private readonly finishes: StatementBatcher<Finish, void>;
+
+  constructor(
+    private readonly db: DataSource,
+    options: StatementBatcherOptions = {},
+  ) {
+    this.latestReads = new StatementBatcher((ids) => this.latestOf(ids), options);
+    this.claims = new StatementBatcher((items) => this.claimAll(items), options);
+    this.finishes = new StatementBatcher((items) => this.finishAll(items), options);
+  }
 
   /** The job's latest attempt, if any. */
-  async latest(jobId: string): Promise<AttemptRow | undefined> {
-    const rows: RawAttempt[] = await this.db.query(
-      `SELECT id, job_id, attempt, started_at, finished_at, outcome, billed, error_class,
-              status_code, duration_ms, error, response_body
-         FROM deliveries.attempts WHERE job_id = $1 ORDER BY attempt DESC LIMIT 1`,
-      [jobId],
-    );
-    return rows[0] ? toRow(rows[0]) : undefined;
+  latest(jobId: string): Promise<AttemptRow | undefined> {
+    return this.latestReads.submit(jobId);
   }
 
   /**
    * Claims an attempt before it is made. False when the row exists (another delivery of the
    * same job claimed it): the caller re-reads instead of attempting (and billing) twice.
    */
-  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
+  claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
+    return this.claims.submit({ start, finish });
+  }
+
+  finish(id: string, finish: AttemptFinish): Promise<void> {
+    return this.finishes.submit({ id, finish });
+  }
+
+  private async latestOf(jobIds: readonly string[]): Promise<(AttemptRow | undefined)[]> {
+    const rows: RawAttempt[] = await this.db.query(
+      `SELECT DISTINCT ON (job_id) id, job_id, attempt, started_at, finished_at, outcome, billed,
+              error_class, status_code, duration_ms, error, response_body
+         FROM deliveries.attempts WHERE job_id = ANY($1::text[])
+        ORDER BY job_id, attempt DESC`,
+      [[...new Set(jobIds)]],
+    );
+    const byJob = new Map(rows.map((r) => [r.job_id, toRow(r)]));
+    return jobIds.map((id) => byJob.get(id));
+  }
+
+  /**
+   * One INSERT for many claims. Two claims of the same id in one statement would both see the
+   * id come back from RETURNING, so only the first of them is inserted; the others lose.
+   */
+  private async claimAll(items: readonly Claim[]): Promise<boolean[]> {
+    const first = new Map<string, number>();
+    items.forEach((c, i) => {
+      if (!first.has(c.start.id)) first.set(c.start.id, i);
+    });
+    const rows = [...first.values()].map((i) => items[i]!);
+    const column = <V>(pick: (c: Claim) => V | undefined) => rows.map((c) => pick(c) ?? null);
+    const inserted: { id: string }[] = await this.db.query(
       `INSERT INTO deliveries.attempts
          (id, job_id, attempt, account_id, webhook_id, started_at, billed,
           outcome, finished_at, error_class, status_code, duration_ms, error, response_body)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[],
+                            $6::timestamptz[], $7::boolean[], $8::text[], $9::timestamptz[],
+                            $10::text[], $11::int[], $12::int[], $13::text[], $14::text[])
        ON CONFLICT DO NOTHING RETURNING id`,
       [
-        start.id,
-        start.jobId,
-        start.attempt,
-        start.accountId,
-        start.webhookId,
-        start.startedAt,
-        start.billed,
-        finish?.outcome ?? null,
-        finish?.finishedAt ?? null,
-        finish?.errorClass ?? null,
-        finish?.statusCode ?? null,
-        finish?.durationMs ?? null,
-        finish?.error ?? null,
-        finish?.responseBody ?? null,
+        column((c) => c.start.id),
+        column((c) => c.start.jobId),
+        column((c) => c.start.attempt),
+        column((c) => c.start.accountId),
+        column((c) => c.start.webhookId),
+        column((c) => c.start.startedAt),
+        column((c) => c.start.billed),
+        column((c) => c.finish?.outcome),
+        column((c) => c.finish?.finishedAt),
+        column((c) => c.finish?.errorClass),
+        column((c) => c.finish?.statusCode),
+        column((c) => c.finish?.durationMs),
+        column((c) => c.finish?.error),
+        column((c) => c.finish?.responseBody),
       ],
     );
-    return rows.length === 1;
+    const won = new Set(inserted.map((r) => r.id));
+    return items.map((c, i) => first.get(c.start.id) === i && won.has(c.start.id));
   }
 
-  async finish(id: string, finish: AttemptFinish): Promise<void> {
+  /** One UPDATE for many outcomes; a row already finished keeps its first outcome. */
+  private async finishAll(items: readonly Finish[]): Promise<void[]> {
+    const column = <V>(pick: (f: Finish) => V | undefined) => items.map((f) => pick(f) ?? null);
     await this.db.query(
-      `UPDATE deliveries.attempts
-          SET outcome = $2, finished_at = $3, error_class = $4, status_code = $5,
-              duration_ms = $6, error = $7, response_body = $8
-        WHERE id = $1 AND outcome IS NULL`,
+      `UPDATE deliveries.attempts a
+          SET outcome = u.outcome, finished_at = u.finished_at, error_class = u.error_class,
+              status_code = u.status_code, duration_ms = u.duration_ms, error = u.error,
+              response_body = u.response_body
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::int[],
+                     $7::text[], $8::text[])
+              AS u(id, outcome, finished_at, error_class, status_code, duration_ms, error,
+                   response_body)
+        WHERE a.id = u.id AND a.outcome IS NULL`,
       [
-        id,
-        finish.outcome,
-        finish.finishedAt,
-        finish.errorClass ?? null,
-        finish.statusCode ?? null,
-        finish.durationMs ?? null,
-        finish.error ?? null,
-        finish.responseBody ?? null,
+        column((f) => f.id),
+        column((f) => f.finish.outcome),
+        column((f) => f.finish.finishedAt),
+        column((f) => f.finish.errorClass),
+        column((f) => f.finish.statusCode),
+        column((f) => f.finish.durationMs),
+        column((f) => f.finish.error),
+        column((f) => f.finish.responseBody),
       ],
     );
+    return items.map(() => undefined);
   }
 }
