@@ -4,6 +4,11 @@ module.exports = {
   ...require('./jest.preset'),
   displayName: 'e2e',
   testMatch: ['<rootDir>/tools/**/*.e2e-spec.ts', '<rootDir>/apps/dashboard/test/**/*.e2e-spec.ts'],
+  // The fault suite is a project of its own (jest.faults.config.js, `npm run test:faults`).
+  testPathIgnorePatterns: [
+    ...require('./jest.preset').testPathIgnorePatterns,
+    '<rootDir>/tools/stack/faults.e2e-spec.ts',
+  ],
   testTimeout: 330_000,
   maxWorkers: 1,
 };
