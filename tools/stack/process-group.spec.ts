@@ -50,6 +50,10 @@ describe('restartDelayMs', () => {
   });
 });
 
+// Each test spawns real node processes, one after another: on a loaded 2-core machine each
+// start took over a second, and three in a row overran jest's default 5 s.
+jest.setTimeout(30_000);
+
 describe('ProcessGroup restarts a process that dies, like a cluster restarts a pod', () => {
   it('restarts with growing backoff, logs each restart, and stop() ends it for good', async () => {
     const timers = new ManualTimers();
