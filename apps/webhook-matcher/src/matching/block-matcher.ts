@@ -17,21 +17,19 @@ export interface MatchedEvent {
  */
 export function matchBlock(index: MatchIndex, block: ChainBlock): MatchedEvent[] {
   const out: MatchedEvent[] = [];
+  const webhooks: IndexedWebhook[] = [];
   for (const activity of blockActivities(block)) {
-    let key: EventKey | undefined;
-    let eventId = '';
-    index.match(block.network, activity, (webhook) => {
-      if (key === undefined) {
-        key = {
-          network: block.network,
-          blockHash: block.hash,
-          txHash: activity.txHash,
-          logIndex: activity.logIndex,
-        };
-        eventId = eventIdOf(key);
-      }
-      out.push({ webhook, activity, key, eventId });
-    });
+    index.matchInto(block.network, activity, webhooks);
+    if (webhooks.length === 0) continue;
+    const key: EventKey = {
+      network: block.network,
+      blockHash: block.hash,
+      txHash: activity.txHash,
+      logIndex: activity.logIndex,
+    };
+    const eventId = eventIdOf(key);
+    for (const webhook of webhooks) out.push({ webhook, activity, key, eventId });
+    webhooks.length = 0;
   }
   return out;
 }

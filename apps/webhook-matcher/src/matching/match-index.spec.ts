@@ -77,6 +77,31 @@ describe('MatchIndex', () => {
     expect(index.addressCount).toBe(1);
   });
 
+  it('keeps an address in several lists apart per list, and a reused list number starts empty', () => {
+    const LIST3 = 'al_' + 'c'.repeat(24);
+    const LIST4 = 'al_' + 'd'.repeat(24);
+    const index = new MatchIndex();
+    index.upsertWebhook(webhook('wh_a', { address: { list_refs: [LIST] } }));
+    index.upsertWebhook(webhook('wh_b', { address: { list_refs: [LIST2] } }));
+    index.upsertWebhook(webhook('wh_c', { address: { list_refs: [LIST3] } }));
+    for (const list of [LIST, LIST2, LIST3]) index.addListEntries(list, [addr(1), addr(1)]);
+    expect(matches(index)).toEqual(['wh_a', 'wh_b', 'wh_c']);
+    expect(index.addressCount).toBe(1);
+    index.removeListEntries(LIST2, [addr(1)]);
+    expect(matches(index)).toEqual(['wh_a', 'wh_c']);
+    index.removeListEntries(LIST, [addr(1)]);
+    expect(matches(index)).toEqual(['wh_c']);
+    expect(index.listMembers(LIST3)).toEqual(new Set([addr(1)]));
+    // wh_b's list is dropped; the next list takes its number and none of its members.
+    index.addListEntries(LIST2, [addr(2)]);
+    index.removeWebhook('wh_b');
+    index.upsertWebhook(webhook('wh_d', { address: { list_refs: [LIST4] } }));
+    expect(matches(index)).toEqual(['wh_c']);
+    expect(index.listMembers(LIST4)).toEqual(new Set());
+    index.addListEntries(LIST4, [addr(2)]);
+    expect(matches(index)).toEqual(['wh_c', 'wh_d']);
+  });
+
   it('matches contracts and topics for log_event webhooks, never transactions', () => {
     const index = new MatchIndex();
     const token = addr(7);

@@ -10,6 +10,7 @@ import {
   type Phase,
   type TriggerType,
 } from '@meridian/webhooks';
+import { AddressTable } from './address-table';
 
 /** What the matcher needs of an active webhook (read from webhooks.webhooks). */
 export interface IndexedWebhook {
@@ -32,7 +33,6 @@ export interface Slot {
 
 /** A key's slots: one slot inline (the common case: an address watched by one webhook). */
 type Slots = Slot | Slot[];
-type Lists = string | string[];
 
 function addTo<V>(map: Map<string, V | V[]>, key: string, value: V): void {
   const current = map.get(key);
@@ -54,11 +54,6 @@ function removeFrom<V>(map: Map<string, V | V[]>, key: string, value: V): void {
   else map.set(key, rest.length === 1 ? rest[0]! : rest);
 }
 
-function includes<V>(entry: V | V[] | undefined, value: V): boolean {
-  if (entry === undefined) return false;
-  return Array.isArray(entry) ? entry.includes(value) : entry === value;
-}
-
 /** Which activities a trigger type looks at (README "Matching"). */
 function wants(trigger: TriggerType, activity: Activity): boolean {
   if (trigger === 'address_activity') return true;
@@ -66,13 +61,23 @@ function wants(trigger: TriggerType, activity: Activity): boolean {
   return activity.kind === 'tx';
 }
 
+interface ListEntry {
+  /** The list's number in the address table's values. */
+  readonly num: number;
+  size: number;
+  readonly slots: Set<Slot>;
+}
+
 /**
  * The in-memory index of every active webhook of this replica's partition: addresses (inline
  * and through address lists), contracts, topics and transaction hashes → webhooks. An
  * activity's candidates come from its keys (from, to, emitter, contract, topics, transaction
- * hash); each candidate's compiled filter tree
- * decides. Memory: one map entry per watched address (lists shared by webhooks are stored once,
- * with the list ids as the value), so a million addresses stay around 100-150 MB.
+ * hash); each candidate's compiled filter tree decides.
+ *
+ * Memory: list members — the bulk, up to a million addresses — live in one `AddressTable`
+ * (20-byte keys in typed arrays) whose value is the list's number, or for an address in several
+ * lists an index into `multi` (a shared address is stored once). Inline addresses, contracts,
+ * topics and hashes (at most a few thousand per webhook) stay in Maps.
  */
 export class MatchIndex {
   private readonly slots = new Map<string, Slot>();
@@ -81,20 +86,27 @@ export class MatchIndex {
   private readonly topics = new Map<string, Slots>();
   private readonly txHashes = new Map<string, Slots>();
   private readonly wildcard = new Set<Slot>();
-  /** address → the lists that hold it (only lists some indexed webhook references). */
-  private readonly listsOf = new Map<string, Lists>();
-  /** list → its members' count and the slots referencing it. */
-  private readonly lists = new Map<string, { size: number; slots: Set<Slot> }>();
+  /** address → list number (≥ 0), or -2 - i for the list numbers in `multi[i]`. */
+  private readonly members = new AddressTable();
+  private readonly multi: (number[] | undefined)[] = [];
+  private readonly freeMulti: number[] = [];
+  /** list id → its number, members' count and the slots referencing it. */
+  private readonly lists = new Map<string, ListEntry>();
+  /** list number → the list (undefined once dropped; numbers are reused). */
+  private readonly byNum: (ListEntry | undefined)[] = [];
+  private readonly freeNums: number[] = [];
   private stampCounter = 0;
-  private readonly membership = (listId: string, address: string): boolean =>
-    includes(this.listsOf.get(address), listId);
+  private readonly membership = (listId: string, address: string): boolean => {
+    const list = this.lists.get(listId);
+    return list !== undefined && this.inList(this.members.get(address), list.num);
+  };
 
   get webhookCount(): number {
     return this.slots.size;
   }
 
   get addressCount(): number {
-    return this.listsOf.size + this.inline.size;
+    return this.members.size + this.inline.size;
   }
 
   has(webhookId: string): boolean {
@@ -105,7 +117,7 @@ export class MatchIndex {
     return this.slots.get(webhookId)?.webhook;
   }
 
-  /** Lists referenced by indexed webhooks that have no members loaded yet. */
+  /** Lists referenced by indexed webhooks. */
   listIds(): string[] {
     return [...this.lists.keys()];
   }
@@ -135,8 +147,10 @@ export class MatchIndex {
     for (const listId of collectListRefs(webhook.tree)) {
       let list = this.lists.get(listId);
       if (!list) {
-        list = { size: 0, slots: new Set() };
+        const num = this.freeNums.pop() ?? this.byNum.length;
+        list = { num, size: 0, slots: new Set() };
         this.lists.set(listId, list);
+        this.byNum[num] = list;
         newLists.push(listId);
       }
       list.slots.add(slot);
@@ -155,7 +169,7 @@ export class MatchIndex {
     for (const h of slot.keys.txHashes) removeFrom(this.txHashes, h, slot);
     for (const [listId, list] of this.lists) {
       if (!list.slots.delete(slot) || list.slots.size > 0) continue;
-      this.dropListMembers(listId, list);
+      this.dropList(listId, list);
     }
   }
 
@@ -164,9 +178,11 @@ export class MatchIndex {
     const list = this.lists.get(listId);
     if (!list) return;
     for (const address of addresses) {
-      const before = this.listsOf.get(address);
-      if (includes(before, listId)) continue;
-      addTo(this.listsOf, address, listId);
+      const value = this.members.get(address);
+      if (value === -1) this.members.set(address, list.num);
+      else if (this.inList(value, list.num)) continue;
+      else if (value >= 0) this.members.set(address, this.newMulti([value, list.num]));
+      else this.multi[-2 - value]!.push(list.num);
       list.size += 1;
     }
   }
@@ -175,8 +191,17 @@ export class MatchIndex {
     const list = this.lists.get(listId);
     if (!list) return;
     for (const address of addresses) {
-      if (!includes(this.listsOf.get(address), listId)) continue;
-      removeFrom(this.listsOf, address, listId);
+      const value = this.members.get(address);
+      if (!this.inList(value, list.num)) continue;
+      if (value >= 0) this.members.delete(address);
+      else {
+        const nums = this.multi[-2 - value]!;
+        nums.splice(nums.indexOf(list.num), 1);
+        if (nums.length === 1) {
+          this.freeMultiAt(-2 - value);
+          this.members.set(address, nums[0]!);
+        }
+      }
       list.size -= 1;
     }
   }
@@ -184,7 +209,10 @@ export class MatchIndex {
   /** Current members of a list (a reload diffs against them). */
   listMembers(listId: string): Set<string> {
     const out = new Set<string>();
-    for (const [address, lists] of this.listsOf) if (includes(lists, listId)) out.add(address);
+    const list = this.lists.get(listId);
+    if (!list || list.size === 0) return out;
+    for (const [address, value] of this.members.entries())
+      if (this.inList(value, list.num)) out.add(address);
     return out;
   }
 
@@ -193,7 +221,7 @@ export class MatchIndex {
     const list = this.lists.get(listId);
     if (!list) return;
     const next = new Set(addresses);
-    const current = list.size === 0 ? new Set<string>() : this.listMembers(listId);
+    const current = this.listMembers(listId);
     this.removeListEntries(
       listId,
       [...current].filter((a) => !next.has(a)),
@@ -209,38 +237,105 @@ export class MatchIndex {
    * activity, each at most once.
    */
   match(network: string, activity: Activity, onMatch: (webhook: IndexedWebhook) => void): void {
-    const stamp = ++this.stampCounter;
-    const consider = (slot: Slot): void => {
-      if (slot.stamp === stamp) return;
-      slot.stamp = stamp;
-      const w = slot.webhook;
-      if (w.network !== network || !wants(w.triggerType, activity)) return;
-      if (slot.filter(activity, this.membership)) onMatch(w);
-    };
-    const visit = (entry: Slots | undefined): void => {
-      if (entry === undefined) return;
-      if (Array.isArray(entry)) entry.forEach(consider);
-      else consider(entry);
-    };
-    const address = (a: string | null): void => {
-      if (a === null) return;
-      visit(this.inline.get(a));
-      const lists = this.listsOf.get(a);
-      if (lists === undefined) return;
-      if (Array.isArray(lists)) for (const l of lists) this.lists.get(l)?.slots.forEach(consider);
-      else this.lists.get(lists)?.slots.forEach(consider);
-    };
-    address(activity.from);
-    address(activity.to);
-    address(activity.emitter);
-    if (activity.contract !== null) visit(this.contracts.get(activity.contract));
-    for (const topic of activity.topics) visit(this.topics.get(topic));
-    if (this.txHashes.size > 0) visit(this.txHashes.get(activity.txHash));
-    if (this.wildcard.size > 0) this.wildcard.forEach(consider);
+    const out: IndexedWebhook[] = [];
+    this.matchInto(network, activity, out);
+    out.forEach((w) => onMatch(w));
   }
 
-  private dropListMembers(listId: string, list: { size: number }): void {
+  /**
+   * `match` for the hot path: appends the accepted webhooks to `out` (no closure or array per
+   * activity; most activities have no candidate at all).
+   */
+  matchInto(network: string, activity: Activity, out: IndexedWebhook[]): void {
+    const stamp = ++this.stampCounter;
+    this.visitAddress(activity.from, stamp, network, activity, out);
+    this.visitAddress(activity.to, stamp, network, activity, out);
+    this.visitAddress(activity.emitter, stamp, network, activity, out);
+    if (activity.contract !== null && this.contracts.size > 0)
+      this.visit(this.contracts.get(activity.contract), stamp, network, activity, out);
+    if (this.topics.size > 0)
+      for (const topic of activity.topics)
+        this.visit(this.topics.get(topic), stamp, network, activity, out);
+    if (this.txHashes.size > 0)
+      this.visit(this.txHashes.get(activity.txHash), stamp, network, activity, out);
+    if (this.wildcard.size > 0)
+      for (const slot of this.wildcard) this.consider(slot, stamp, network, activity, out);
+  }
+
+  private visitAddress(
+    address: string | null,
+    stamp: number,
+    network: string,
+    activity: Activity,
+    out: IndexedWebhook[],
+  ): void {
+    if (address === null) return;
+    if (this.inline.size > 0) this.visit(this.inline.get(address), stamp, network, activity, out);
+    const value = this.members.get(address);
+    if (value === -1) return;
+    if (value >= 0) this.visitList(value, stamp, network, activity, out);
+    else
+      for (const num of this.multi[-2 - value]!) this.visitList(num, stamp, network, activity, out);
+  }
+
+  private visitList(
+    num: number,
+    stamp: number,
+    network: string,
+    activity: Activity,
+    out: IndexedWebhook[],
+  ): void {
+    const list = this.byNum[num];
+    if (list) for (const slot of list.slots) this.consider(slot, stamp, network, activity, out);
+  }
+
+  private visit(
+    entry: Slots | undefined,
+    stamp: number,
+    network: string,
+    activity: Activity,
+    out: IndexedWebhook[],
+  ): void {
+    if (entry === undefined) return;
+    if (Array.isArray(entry))
+      for (const slot of entry) this.consider(slot, stamp, network, activity, out);
+    else this.consider(entry, stamp, network, activity, out);
+  }
+
+  private consider(
+    slot: Slot,
+    stamp: number,
+    network: string,
+    activity: Activity,
+    out: IndexedWebhook[],
+  ): void {
+    if (slot.stamp === stamp) return;
+    slot.stamp = stamp;
+    const w = slot.webhook;
+    if (w.network !== network || !wants(w.triggerType, activity)) return;
+    if (slot.filter(activity, this.membership)) out.push(w);
+  }
+
+  private inList(value: number, num: number): boolean {
+    if (value === -1) return false;
+    return value >= 0 ? value === num : this.multi[-2 - value]!.includes(num);
+  }
+
+  private newMulti(nums: number[]): number {
+    const i = this.freeMulti.pop() ?? this.multi.length;
+    this.multi[i] = nums;
+    return -2 - i;
+  }
+
+  private freeMultiAt(i: number): void {
+    this.multi[i] = undefined;
+    this.freeMulti.push(i);
+  }
+
+  private dropList(listId: string, list: ListEntry): void {
     if (list.size > 0) this.removeListEntries(listId, this.listMembers(listId));
     this.lists.delete(listId);
+    this.byNum[list.num] = undefined;
+    this.freeNums.push(list.num);
   }
 }

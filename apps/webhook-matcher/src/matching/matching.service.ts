@@ -1,12 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JetStreamConsumers, JetStreamPublisher } from '@meridian/platform-messaging';
+import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
+import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -25,7 +21,6 @@ import { parsePartition } from './partition';
  */
 @Injectable()
 export class MatchingService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('matching');
   readonly engine: MatchingEngine;
   private readonly poller: ChangePoller;
   private readonly partition;
@@ -38,6 +33,8 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     private readonly consumers: JetStreamConsumers,
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
+    // pino itself: Nest's Logger printed the structured fields as "[object Object]".
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.partition = parsePartition(config.MATCHER_PARTITION);
     this.engine = new MatchingEngine(
@@ -47,12 +44,12 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
       clock,
       this.partition,
       {
-        info: (o, m) => this.logger.log({ ...o, msg: m }),
-        warn: (o, m) => this.logger.warn({ ...o, msg: m }),
+        info: (o, m) => this.logger.info({ context: 'matching', ...o }, m),
+        warn: (o, m) => this.logger.warn({ context: 'matching', ...o }, m),
       },
     );
     this.poller = new ChangePoller(this.engine, (error) =>
-      this.logger.error({ err: error, msg: 'change feed poll failed' }),
+      this.logger.error({ context: 'matching', err: error }, 'change feed poll failed'),
     );
   }
 
@@ -74,7 +71,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
         await this.engine.load();
         break;
       } catch (error) {
-        this.logger.error({ err: error, msg: 'match index load failed; retrying' });
+        this.logger.error({ context: 'matching', err: error }, 'match index load failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
