@@ -124,6 +124,9 @@ export const Consumers = {
     // An endpoint holds at most 10 of these (per-URL cap; jobs above it are put back at once),
     // so 25 slow endpoints can hang for 15 s each and others still find free slots.
     concurrency: 256,
+    // A lost ack redelivers a job whose attempt the worker finds in its attempt log (claimed
+    // once, health re-sent under the same id): no round trip per job for the ack's confirmation.
+    ackConfirmation: 'fire-and-forget',
   }),
   /**
    * billing-ledger: usage flushes (one message per producer flush part, ADR 0103) and the
