@@ -1,9 +1,10 @@
 /**
- * A hash map from a 20-byte EVM address to an int32 other than -1, in two typed arrays: each key is
- * five 32-bit words (20 bytes, not a 42-character string of ~64 bytes plus a Map entry), open
- * addressing with linear probing and backward-shift deletion (no tombstones). A million
- * addresses take 2^21 slots × 24 bytes = 48 MiB, against ~115–150 MiB as a Map of strings
- * (bench/README.md "## matcher"). Keys are `0x` + 40 hex digits in either case; anything else
+ * A hash map from a 20-byte EVM address to an int32 other than -1, in typed arrays: entries are
+ * dense (each key five 32-bit words — 20 bytes, not a 42-character string of ~64 bytes plus a
+ * Map entry — and its value), found through a table of entry numbers with linear probing and
+ * backward-shift deletion (no tombstones; a deleted entry's place takes the last one). A
+ * million addresses take 2^20 × 24 bytes of entries + 2^21 × 4 bytes of table = 32 MiB, plus
+ * the 4 MiB filter below (bench/README.md "## matcher"). Keys are `0x` + 40 hex digits in either case; anything else
  * is never present (`get` → -1) and refused by `set`.
  *
  * Most lookups are for addresses that are not there (a block's senders, recipients, tokens).
@@ -14,9 +15,11 @@
  * when the table grows or deletions exceed half its size.
  */
 export class AddressTable {
+  /** Power of two; entry number per slot, -1 when empty. */
   private capacity: number;
+  private slots: Int32Array;
+  /** Dense entries 0..count-1: five key words each, and a value. */
   private keys: Uint32Array;
-  /** -1: empty slot; else the value. */
   private values: Int32Array;
   private count = 0;
   private filter: Uint32Array;
@@ -25,12 +28,13 @@ export class AddressTable {
   private readonly words = new Uint32Array(5);
   /** One-entry cache: a block looks the same address up several times in a row. */
   private lastKey: string | undefined;
-  private lastSlot = -1;
+  private lastEntry = -1;
 
   constructor(initialCapacity = 1024) {
     this.capacity = 1 << Math.ceil(Math.log2(Math.max(16, initialCapacity)));
-    this.keys = new Uint32Array(this.capacity * 5);
-    this.values = new Int32Array(this.capacity).fill(-1);
+    this.slots = new Int32Array(this.capacity).fill(-1);
+    this.keys = new Uint32Array((this.capacity / 2) * 5);
+    this.values = new Int32Array(this.capacity / 2);
     this.filterMask = this.capacity * FILTER_BITS_PER_SLOT - 1;
     this.filter = new Uint32Array((this.capacity * FILTER_BITS_PER_SLOT) >>> 5);
   }
@@ -41,8 +45,8 @@ export class AddressTable {
 
   /** The value of `address`, or -1 when absent. */
   get(address: string): number {
-    const slot = this.find(address);
-    return slot < 0 ? -1 : this.values[slot]!;
+    const entry = this.find(address);
+    return entry < 0 ? -1 : this.values[entry]!;
   }
 
   has(address: string): boolean {
@@ -54,81 +58,89 @@ export class AddressTable {
     if (value !== (value | 0) || value === -1) throw new RangeError(`value ${value} out of range`);
     if (!this.parse(address)) throw new RangeError(`not an address: ${address}`);
     this.lastKey = undefined;
-    if ((this.count + 1) * 4 > this.capacity * 3) {
-      this.grow();
-      this.parse(address);
-    }
-    const w = this.words;
     const mask = this.capacity - 1;
-    for (let slot = this.hash() & mask; ; slot = (slot + 1) & mask) {
-      if (this.values[slot] === -1) {
-        this.keys.set(w, slot * 5);
-        this.values[slot] = value;
-        this.count += 1;
-        const bit = w[4]! & 0x0fffffff & this.filterMask;
-        this.filter[bit >>> 5]! |= 1 << (bit & 31);
+    let slot = mix(this.words, 0) & mask;
+    for (let e = this.slots[slot]!; e !== -1; slot = (slot + 1) & mask, e = this.slots[slot]!)
+      if (this.sameKey(e)) {
+        this.values[e] = value;
         return;
       }
-      if (this.sameKey(slot)) {
-        this.values[slot] = value;
-        return;
-      }
-    }
+    if (this.count === this.values.length) this.growEntries();
+    const entry = this.count++;
+    this.keys.set(this.words, entry * 5);
+    this.values[entry] = value;
+    this.slots[slot] = entry;
+    this.mark(entry);
+    if (this.count * 4 > this.capacity * 3) this.growSlots();
   }
 
   /** Removes `address`; false when it was absent. */
   delete(address: string): boolean {
-    let hole = this.find(address);
-    if (hole < 0) return false;
+    const entry = this.find(address);
+    if (entry < 0) return false;
     this.lastKey = undefined;
     const mask = this.capacity - 1;
+    let hole = this.slotOf(entry);
     // Backward-shift: move later entries of the probe run into the hole when their home slot
     // allows it, so lookups never need tombstones.
-    for (let next = (hole + 1) & mask; this.values[next] !== -1; next = (next + 1) & mask) {
-      const home = this.homeOf(next);
-      const distanceNext = (next - home) & mask;
-      const distanceHole = (hole - home) & mask;
-      if (distanceHole <= distanceNext) {
-        this.keys.copyWithin(hole * 5, next * 5, next * 5 + 5);
-        this.values[hole] = this.values[next]!;
+    for (let next = (hole + 1) & mask; this.slots[next] !== -1; next = (next + 1) & mask) {
+      const home = mix(this.keys, this.slots[next]! * 5) & mask;
+      if (((hole - home) & mask) <= ((next - home) & mask)) {
+        this.slots[hole] = this.slots[next]!;
         hole = next;
       }
     }
-    this.values[hole] = -1;
-    this.count -= 1;
+    this.slots[hole] = -1;
+    // The last entry takes the deleted one's place.
+    const last = --this.count;
+    if (entry !== last) {
+      this.keys.copyWithin(entry * 5, last * 5, last * 5 + 5);
+      this.values[entry] = this.values[last]!;
+      this.slots[this.slotOf(last)] = entry;
+    }
     if (++this.deletedSinceFilter > this.count / 2 + 1024) this.rebuildFilter();
     return true;
   }
 
   /** Every (address, value), the address as `0x` + 40 lower-case hex digits. */
   *entries(): Generator<[string, number]> {
-    for (let slot = 0; slot < this.capacity; slot++) {
-      const value = this.values[slot]!;
-      if (value !== -1) yield [this.addressAt(slot), value];
-    }
+    for (let entry = 0; entry < this.count; entry++)
+      yield [this.addressAt(entry), this.values[entry]!];
   }
 
-  private addressAt(slot: number): string {
+  private addressAt(entry: number): string {
     let out = '0x';
-    for (let i = 0; i < 5; i++) out += this.keys[slot * 5 + i]!.toString(16).padStart(8, '0');
+    for (let i = 0; i < 5; i++) out += this.keys[entry * 5 + i]!.toString(16).padStart(8, '0');
     return out;
   }
 
-  /** The slot holding `address`, or -1. */
+  /** The entry of `address`, or -1. */
   private find(address: string): number {
-    if (address === this.lastKey) return this.lastSlot;
+    if (address === this.lastKey) return this.lastEntry;
     let found = -1;
     if (this.mightHave(address) && this.parse(address)) {
       const mask = this.capacity - 1;
-      for (let slot = this.hash() & mask; this.values[slot] !== -1; slot = (slot + 1) & mask)
-        if (this.sameKey(slot)) {
-          found = slot;
+      for (
+        let slot = mix(this.words, 0) & mask, e = this.slots[slot]!;
+        e !== -1;
+        slot = (slot + 1) & mask, e = this.slots[slot]!
+      )
+        if (this.sameKey(e)) {
+          found = e;
           break;
         }
     }
     this.lastKey = address;
-    this.lastSlot = found;
+    this.lastEntry = found;
     return found;
+  }
+
+  /** The slot that holds entry `entry` (present). */
+  private slotOf(entry: number): number {
+    const mask = this.capacity - 1;
+    let slot = mix(this.keys, entry * 5) & mask;
+    while (this.slots[slot] !== entry) slot = (slot + 1) & mask;
+    return slot;
   }
 
   /** False when `address` is surely absent: its last 7 hex digits' bit is not set. */
@@ -168,20 +180,21 @@ export class AddressTable {
     return bad >= 0;
   }
 
+  private mark(entry: number): void {
+    const bit = this.keys[entry * 5 + 4]! & 0x0fffffff & this.filterMask;
+    this.filter[bit >>> 5]! |= 1 << (bit & 31);
+  }
+
   private rebuildFilter(): void {
     this.filter.fill(0);
-    for (let slot = 0; slot < this.capacity; slot++) {
-      if (this.values[slot] === -1) continue;
-      const bit = this.keys[slot * 5 + 4]! & 0x0fffffff & this.filterMask;
-      this.filter[bit >>> 5]! |= 1 << (bit & 31);
-    }
+    for (let entry = 0; entry < this.count; entry++) this.mark(entry);
     this.deletedSinceFilter = 0;
   }
 
-  private sameKey(slot: number): boolean {
+  private sameKey(entry: number): boolean {
     const k = this.keys;
     const w = this.words;
-    const base = slot * 5;
+    const base = entry * 5;
     return (
       k[base] === w[0] &&
       k[base + 1] === w[1] &&
@@ -191,30 +204,24 @@ export class AddressTable {
     );
   }
 
-  /** All 160 bits mixed (vanity addresses share their leading words). */
-  private hash(): number {
-    return mix(this.words, 0);
+  private growEntries(): void {
+    const size = this.values.length * 2;
+    const keys = new Uint32Array(size * 5);
+    keys.set(this.keys);
+    const values = new Int32Array(size);
+    values.set(this.values);
+    this.keys = keys;
+    this.values = values;
   }
 
-  private homeOf(slot: number): number {
-    return mix(this.keys, slot * 5) & (this.capacity - 1);
-  }
-
-  private grow(): void {
-    const oldKeys = this.keys;
-    const oldValues = this.values;
-    const oldCapacity = this.capacity;
+  private growSlots(): void {
     this.capacity *= 2;
-    this.keys = new Uint32Array(this.capacity * 5);
-    this.values = new Int32Array(this.capacity).fill(-1);
+    this.slots = new Int32Array(this.capacity).fill(-1);
     const mask = this.capacity - 1;
-    for (let old = 0; old < oldCapacity; old++) {
-      const value = oldValues[old]!;
-      if (value === -1) continue;
-      let slot = mix(oldKeys, old * 5) & mask;
-      while (this.values[slot] !== -1) slot = (slot + 1) & mask;
-      this.keys.set(oldKeys.subarray(old * 5, old * 5 + 5), slot * 5);
-      this.values[slot] = value;
+    for (let entry = 0; entry < this.count; entry++) {
+      let slot = mix(this.keys, entry * 5) & mask;
+      while (this.slots[slot] !== -1) slot = (slot + 1) & mask;
+      this.slots[slot] = entry;
     }
     this.filterMask = this.capacity * FILTER_BITS_PER_SLOT - 1;
     this.filter = new Uint32Array((this.capacity * FILTER_BITS_PER_SLOT) >>> 5);
