@@ -1,12 +1,11 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WebhookEventBody } from '@meridian/contracts';
+import { Consumers, type WebhookEventBody } from '@meridian/contracts';
 import { CU_PER_DELIVERY_ATTEMPT, cuForCall } from '@meridian/compute-units';
 import { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
-import { checkLedger } from '../../apps/billing-ledger/src/ledger/ledger-check';
 import { startPrivateStack, type PrivateStack } from './private-stack';
 import { httpOk, waitFor } from './probe';
 
@@ -34,6 +33,8 @@ const CALL_EVERY_MS = 125;
 const TRANSFER_EVERY_MS = 1_500;
 /** rpc-gateway's USAGE_FLUSH_MS (ADR 0103): what a killed gateway process may leave unbilled. */
 const USAGE_FLUSH_MS = 1_000;
+/** How late the flush timer of a process on this loaded 2-core machine may fire. */
+const FLUSH_TIMER_SLACK_MS = 500;
 /** How long billing-ledger stays frozen (the issue asks a minute; bounded to keep CI short). */
 const LEDGER_FROZEN_MS = 20_000;
 const CU_PER_CALL = cuForCall(NETWORK, 'eth_blockNumber');
@@ -41,6 +42,8 @@ const CU_PER_CALL = cuForCall(NETWORK, 'eth_blockNumber');
 interface Call {
   phase: string;
   at: number;
+  /** When the answer (or the failure) came. */
+  doneAt: number;
   /** answered: a JSON-RPC result; refused: an HTTP or JSON-RPC error; lost: no answer at all. */
   outcome: 'answered' | 'refused' | 'lost';
 }
@@ -69,7 +72,7 @@ class RpcLoad {
         this.inFlight += 1;
         const phase = this.phase;
         const outcome = await this.call(url, (id += 1));
-        this.calls.push({ phase, at: started, outcome });
+        this.calls.push({ phase, at: started, doneAt: Date.now(), outcome });
         this.inFlight -= 1;
       }
       await sleep(Math.max(0, CALL_EVERY_MS - (Date.now() - started)));
@@ -218,7 +221,10 @@ interface PhaseResult {
   lost: number;
   /** CU the ledger billed for this phase's calls minus CU of the calls answered. */
   rpcCuDifference: number;
-  /** The bound ADR 0103 allows for this fault: CU of the calls answered in one USAGE_FLUSH_MS. */
+  /**
+   * The bound ADR 0103 allows for this fault: CU of the calls answered in the USAGE_FLUSH_MS
+   * (+ FLUSH_TIMER_SLACK_MS) before a gateway worker was killed; 0 for every other fault.
+   */
   rpcCuBound: number;
 }
 
@@ -238,6 +244,7 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
   /** A token made before billing-ledger freezes and used first while it is frozen. */
   let unseenToken: string;
   const results: PhaseResult[] = [];
+  let workerKilledAt = 0;
   const restartLines: string[] = [];
 
   const fail = (error: unknown): never => {
@@ -298,18 +305,17 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
 
   /**
    * The ledger's usage once every flush is applied: at once when it has as many calls as were
-   * answered; when it has fewer, only after it stood still for 10 s (a part redelivered after a
-   * failed apply comes late).
+   * answered (and stood still for 0.5 s); when it has fewer, only once a message the ledger had
+   * taken before it died or froze could have come back (its consumer's ack wait, 30 s).
    */
   async function settledRpcUsage(): Promise<{ calls: number; cu: number }> {
     const answered = rpc.count('answered');
     let last = await ledgerRpcUsage();
     let stableSince = Date.now();
-    const deadline = Date.now() + 40_000;
+    const deadline = Date.now() + Consumers.ledgerUsage.ackWaitMs + 5_000;
     for (;;) {
-      const stableFor = Date.now() - stableSince;
-      if (stableFor >= (last.calls >= answered ? 500 : 10_000) || Date.now() > deadline)
-        return last;
+      if (last.calls >= answered && Date.now() - stableSince >= 500) return last;
+      if (Date.now() > deadline) return last;
       await sleep(500);
       const now = await ledgerRpcUsage();
       if (now.cu !== last.cu) stableSince = Date.now();
@@ -346,6 +352,7 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
         const workers = childrenOf(primary);
         expect(workers).toHaveLength(2);
         process.kill(workers[0]!, 'SIGKILL');
+        workerKilledAt = Date.now();
         // The primary replaces its worker (ADR 0204) and says so; the launcher sees no death.
         await until('a new gateway worker', () => {
           const now = childrenOf(primary);
@@ -487,9 +494,17 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
       const answered = rpc.count('answered') - answeredSoFar;
       answeredSoFar += answered;
       // The bound of ADR 0103: one flush window of the killed process's traffic (here the
-      // whole gateway's, measured from the client, since either worker may have served it).
-      // Only a killed worker meters calls: a primary's workers stop gracefully (ADR 0204).
-      const killedGateway = fault === 'kill -9 gateway worker';
+      // whole gateway's, measured from the client, since either worker may have served it),
+      // with room for a flush timer firing late on a loaded machine, and for answers already
+      // on their way when the kill came. Only a killed worker meters calls: a primary's
+      // workers stop gracefully (ADR 0204).
+      const window = (end: number) =>
+        rpc.calls.filter(
+          (c) =>
+            c.outcome === 'answered' &&
+            c.doneAt <= end + 200 &&
+            c.doneAt >= end - USAGE_FLUSH_MS - FLUSH_TIMER_SLACK_MS,
+        ).length;
       results.push({
         fault,
         recoveredMs,
@@ -497,9 +512,7 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
         refused: rpc.count('refused', fault),
         lost: rpc.count('lost', fault),
         rpcCuDifference: settled.cu - usage.cu - answered * CU_PER_CALL,
-        rpcCuBound: killedGateway
-          ? Math.ceil((2 * USAGE_FLUSH_MS) / CALL_EVERY_MS) * CU_PER_CALL
-          : 0,
+        rpcCuBound: fault === 'kill -9 gateway worker' ? window(workerKilledAt) * CU_PER_CALL : 0,
       });
       usage = settled;
       rpc.resume();
@@ -587,11 +600,21 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
   }, 120_000);
 
   it('state: the ledger balances (checkLedger), no webhook left in a wrong status, no confirmation left pending', async () => {
-    const dataSource = {
-      query: async (sql: string, params?: unknown[]) => (await db.query(sql, params)).rows,
-    } as unknown as DataSource;
-    const report = await checkLedger(dataSource);
-    expect(report).toMatchObject({ unbalancedJournals: [], balanceMismatches: [], total: 0 });
+    // billing-ledger's own invariant check (checkLedger), run as its command.
+    const report = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['-r', '@swc-node/register', 'apps/billing-ledger/src/check-ledger.ts'],
+        { cwd: stack.layout.root, env: { ...process.env, DATABASE_URL: stack.databaseUrl } },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stdout}${stderr}`)) : resolve(stdout),
+      ),
+    );
+    expect(JSON.parse(report)).toMatchObject({
+      unbalancedJournals: [],
+      balanceMismatches: [],
+      total: 0,
+    });
     const statuses = await db.query<{ status: string }>(`SELECT status FROM webhooks.webhooks`);
     expect(statuses.rows.map((row) => row.status)).toEqual(['active']);
     // Events whose block is deep enough to be confirmed (with a margin of blocks in flight).
