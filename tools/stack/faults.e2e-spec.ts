@@ -304,17 +304,16 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
   }
 
   /**
-   * The ledger's usage once every flush is applied: at once when it has as many calls as were
-   * answered (and stood still for 0.5 s); when it has fewer, only once a message the ledger had
-   * taken before it died or froze could have come back (its consumer's ack wait, 30 s).
+   * The ledger's usage once every flush is applied: at once when it has the `expected` calls
+   * (and stood still for 0.5 s); when it has fewer, only once a message the ledger had taken
+   * before it died or froze could have come back (its consumer's ack wait, 30 s).
    */
-  async function settledRpcUsage(): Promise<{ calls: number; cu: number }> {
-    const answered = rpc.count('answered');
+  async function settledRpcUsage(expected: number): Promise<{ calls: number; cu: number }> {
     let last = await ledgerRpcUsage();
     let stableSince = Date.now();
     const deadline = Date.now() + Consumers.ledgerUsage.ackWaitMs + 5_000;
     for (;;) {
-      if (last.calls >= answered && Date.now() - stableSince >= 500) return last;
+      if (last.calls >= expected && Date.now() - stableSince >= 500) return last;
       if (Date.now() > deadline) return last;
       await sleep(500);
       const now = await ledgerRpcUsage();
@@ -490,8 +489,9 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
       await sleep(2_000);
       // A boundary: the calls of this phase are all answered or not, and all flushed.
       await rpc.pause();
-      const settled = await settledRpcUsage();
       const answered = rpc.count('answered') - answeredSoFar;
+      // What the ledger had before, plus this fault's calls (an earlier shortfall stays).
+      const settled = await settledRpcUsage(usage.calls + answered);
       answeredSoFar += answered;
       // The bound of ADR 0103: one flush window of the killed process's traffic (here the
       // whole gateway's, measured from the client, since either worker may have served it),
