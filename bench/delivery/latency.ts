@@ -1,22 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createTestDatabase,
-  deleteNatsNamespace,
-  freePort,
-  testNatsUrl,
-  uniqueNatsPrefix,
-} from '@meridian/testing';
+import { createInterface } from 'node:readline';
 import { Subjects } from '@meridian/contracts';
 import { NatsNamespace } from '@meridian/platform-messaging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import WebSocket from 'ws';
-import { stackLayout, type StackLayout } from '../../tools/stack/layout';
-import { ProcessGroup } from '../../tools/stack/process-group';
-import { startStack } from '../../tools/stack/stack';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** What tools/stack/private-stack-main.ts prints once the stack is up (the parts used here). */
+interface StackStarted {
+  endpoints: {
+    webhooks: string;
+    devnets: Record<string, string>;
+    demo: { apiKey: string };
+  };
+  natsUrl: string;
+  natsPrefix: string;
+}
 
 /** The stack's processes the path block → delivery goes through (the gateway: startStack needs it). */
 const PROCESSES = [
@@ -135,34 +138,19 @@ export async function measureLatency(
   samples: number,
   log: (line: string) => void,
 ): Promise<LatencyResult> {
-  const db = await createTestDatabase({ prefix: 'bench_delivery_stack' });
-  const natsPrefix = uniqueNatsPrefix();
-  const dir = mkdtempSync(join(tmpdir(), 'meridian-bench-delivery-'));
-  const base = stackLayout({
-    ...process.env,
-    STACK_DIR: dir,
-    DATABASE_URL: db.url,
-    NATS_URL: testNatsUrl(),
-    NATS_PREFIX: natsPrefix,
-  });
-  const apps = [];
-  for (const app of base.apps.filter((a) => PROCESSES.includes(a.name)))
-    apps.push({
-      ...app,
-      httpPort: await freePort(),
-      grpcPort: app.grpcPort === undefined ? undefined : await freePort(),
-    });
-  const devnets = [];
-  for (const devnet of base.devnets.filter((d) => d.network === NETWORK))
-    devnets.push({ ...devnet, port: await freePort() });
-  const layout: StackLayout = { ...base, apps, devnets };
-  const output: string[] = [];
-  const group = new ProcessGroup((line) => {
-    output.push(line);
-    if (output.length > 400) output.splice(0, 200);
-  });
-  const previousLevel = process.env['LOG_LEVEL'];
-  process.env['LOG_LEVEL'] = 'warn';
+  // The stack runs in a process of its own (tools/stack/private-stack-main.ts): a benchmark may
+  // not import the launcher (module boundaries).
+  const stack = spawn(
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      join(ROOT, 'tools/stack/private-stack-main.ts'),
+      JSON.stringify({ name: 'benchdelivery', apps: PROCESSES, devnets: [NETWORK] }),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const stackExited = new Promise((resolve) => stack.once('exit', resolve));
   const delivered = new Map<string, number>();
   const heads = new Map<string, number>();
   const jobs = new Map<string, number>();
@@ -171,14 +159,24 @@ export async function measureLatency(
   let ws: WebSocket | undefined;
   try {
     log('delivery bench: starting the local stack (indexer, matcher, worker, ledger, gateway)');
-    const endpoints = await startStack(layout, group, (line) => output.push(`[stack] ${line}`));
+    const started = await new Promise<StackStarted>((resolve, reject) => {
+      stack.once('exit', (code) =>
+        reject(new Error(`the stack exited (${code}) before it was up`)),
+      );
+      createInterface({ input: stack.stdout! }).once('line', (line) => {
+        const answer = JSON.parse(line) as StackStarted & { error?: string };
+        if (answer.error) reject(new Error(`the stack did not start: ${answer.error}`));
+        else resolve(answer);
+      });
+    });
+    const { endpoints, natsUrl, natsPrefix } = started;
     const devnetUrl = endpoints.devnets[NETWORK]!;
     await rpc(devnetUrl, 'evm_setIntervalMining', [0]);
     await rpc(devnetUrl, 'evm_setAutomine', [true]);
     receiver = await startReceiver(delivered);
     ws = await watchHeads(devnetUrl.replace(/^http/, 'ws'), heads);
     // Core NATS sees each job as the stream stores it: the indexer + matcher share of the path.
-    nc = await connect({ servers: testNatsUrl(), name: `bench-delivery-${natsPrefix}` });
+    nc = await connect({ servers: natsUrl, name: `bench-delivery-${natsPrefix}` });
     nc.subscribe(new NatsNamespace(natsPrefix).subject(Subjects.webhook.deliveryJob.all), {
       callback: (_error, message) => {
         const at = performance.now();
@@ -208,7 +206,7 @@ export async function measureLatency(
     const warmDeadline = Date.now() + 120_000;
     while (delivered.size === 0) {
       if (Date.now() > warmDeadline)
-        throw new Error(`no delivery within 120 s of creating the webhook\n${output.join('\n')}`);
+        throw new Error('no delivery within 120 s of creating the webhook');
       await rpc(devnetUrl, 'eth_sendTransaction', [{ from: FUNDED, to: WATCHED, value: '0x1' }]);
       await new Promise((r) => setTimeout(r, 1_000));
     }
@@ -253,11 +251,9 @@ export async function measureLatency(
       receiver.server.closeAllConnections();
       receiver.server.close();
     }
-    await group.stop();
-    if (previousLevel === undefined) delete process.env['LOG_LEVEL'];
-    else process.env['LOG_LEVEL'] = previousLevel;
-    await db.drop().catch(() => undefined);
-    await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    if (stack.exitCode === null && stack.signalCode === null) {
+      stack.kill('SIGTERM');
+      await stackExited;
+    }
   }
 }

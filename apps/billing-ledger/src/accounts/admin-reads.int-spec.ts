@@ -150,6 +150,7 @@ describe('billing-ledger operator reads of accounts (real Postgres + NATS)', () 
       nodeUsage(id, 200, '2026-01-05T10:00:00.000Z'),
       {
         ...nodeUsage(id, 100, '2026-01-05T11:00:00.000Z'),
+        kind: 'node',
         items: [{ network: 'polygon-mainnet', method: 'eth_call', calls: 5, cu: 100 }],
       },
       {
