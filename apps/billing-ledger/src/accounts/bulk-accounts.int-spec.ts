@@ -74,7 +74,7 @@ describe('billing-ledger operator bulk account creation (real Postgres + NATS)',
     for (const item of items) {
       const state = await eventually(
         () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, item.account.id),
-        5_000,
+        10_000,
         'balance state in KV',
       );
       expect(state.accountId).toBe(item.account.id);

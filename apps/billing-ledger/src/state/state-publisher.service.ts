@@ -23,6 +23,9 @@ import { PendingStates } from './pending-states';
 import { StateRepository } from './state.repository';
 
 const BATCH = 500;
+/** After a failed pass the publisher tries again on its own, backing off to this. */
+const RETRY_MIN_MS = 200;
+const RETRY_MAX_MS = 5_000;
 
 /**
  * Gets committed changes out: the outbox (plan changes, revocations, cleared top-ups) in order,
@@ -35,6 +38,8 @@ const BATCH = 500;
  * NATS. Other changes (accounts, plans, top-ups, revocations) signal without rows and are
  * published at once from the database. The periodic tick does a full pass too, so a change NATS
  * could not take (or one lost in a crash) goes out from `published_version < version` later.
+ * A failed pass is also retried on its own after a short backoff (200 ms doubling to 5 s), so a
+ * NATS hiccup delays a state by that much, not by a tick (or forever when ticking is off).
  */
 @Injectable()
 export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
@@ -43,6 +48,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   /** The next pass also relays the outbox and scans the database for unpublished versions. */
   private fullDue = false;
   private timer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_MIN_MS;
+  private closed = false;
   private readonly pending = new PendingStates();
   private readonly buckets = new Map<string, Promise<KV>>();
 
@@ -64,7 +72,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
 
   /** Graceful stop: what waits in memory goes out now (else the next start's tick sends it). */
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.retryTimer);
     this.timer = undefined;
     if (this.pending.size > 0) await this.run().catch(() => undefined);
   }
@@ -115,12 +125,17 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
           if (full) await this.flushOutbox();
           await this.flushPending();
           if (full) await this.flushUnpublished();
+          this.retryMs = RETRY_MIN_MS;
         } catch (error) {
           this.logger.warn(
-            { err: error instanceof Error ? error.message : String(error) },
-            'publishing changes failed; retrying on the next tick',
+            { err: error instanceof Error ? error.message : String(error), retryMs: this.retryMs },
+            'publishing changes failed; retrying',
           );
           this.buckets.clear();
+          // What this pass did not get out stays due: pending rows were put back, and a full
+          // pass (outbox, unpublished versions) is owed again.
+          if (full) this.fullDue = true;
+          this.scheduleRetry();
           break;
         }
       } while (this.again);
@@ -128,6 +143,17 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer) return;
+    const delay = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.run();
+    }, delay);
+    this.retryTimer.unref();
   }
 
   private async flushOutbox(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
-import { NatsNamespace } from '@meridian/platform-messaging';
+import { NatsNamespace, provisionMessaging } from '@meridian/platform-messaging';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import {
   api,
@@ -114,5 +115,40 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       5_000,
       'published_version',
     );
+  });
+
+  it('retries a pass NATS refused on its own (no tick runs here): the state arrives once the bucket is back', async () => {
+    const jsm = await jetstreamManager(h.nc);
+    const stream = `KV_${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}`;
+    await jsm.streams.delete(stream);
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'retried', plan: 'starter' },
+    );
+    expect(created.status).toBe(201);
+    const accountId = created.body.account.id;
+    // Give the first pass (a local round trip) time to fail on the missing bucket.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(
+      Number(
+        (
+          await h.dataSource.query(
+            'SELECT version - published_version AS behind FROM billing.balances WHERE account_id = $1',
+            [accountId],
+          )
+        )[0].behind,
+      ),
+    ).toBeGreaterThan(0);
+
+    await provisionMessaging(jsm, h.prefix, { buckets: [KvBuckets.balanceState] });
+    const state = await eventually(
+      () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
+      10_000,
+      'state in KV after the bucket came back',
+    );
+    expect(state.accountId).toBe(accountId);
   });
 });

@@ -38,7 +38,8 @@ const DEADLINE = 2n ** 40n;
  * contracts); it is asked only to confirm a failed trade before the token is called a honeypot.
  *
  * One anvil process per forked node, started on first use (anvil is an npm dependency), reset to
- * the requested block for every trade, trades serialised.
+ * the requested block for every trade, trades serialised; a trade that fails is run once more on
+ * a new node before the failure is reported.
  */
 export class ForkSimulator {
   private node: Promise<{ child: ChildProcess; url: string }> | null = null;
@@ -52,7 +53,14 @@ export class ForkSimulator {
     value: bigint,
     blockNumber: bigint,
   ): Promise<TradeFindings> {
-    const run = this.queue.then(() => this.tradeOnFork(token, router, value, blockNumber));
+    const run = this.queue.then(() =>
+      // A failed session is tried once more on a fresh node: a fork node that died or stalled
+      // (a loaded host) must not leave a tradable token with the one-call honeypot finding.
+      this.tradeOnFork(token, router, value, blockNumber).catch(async () => {
+        await this.close();
+        return this.tradeOnFork(token, router, value, blockNumber);
+      }),
+    );
     this.queue = run.catch(() => undefined);
     return run;
   }
