@@ -177,6 +177,7 @@ export class GatewayRuntime
       this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), {
         host: this.config.HTTP_HOST,
         port: this.config.GRPC_PORT,
+        logger: this.logger,
       });
       this.grpcPort = this.grpc.port;
       this.logger.info({ port: this.grpc.port }, 'BorApi gRPC listening');

@@ -1,7 +1,11 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { loadConfigOrExit } from '@meridian/platform-config';
-import { createLogger, installProcessGuard } from '@meridian/platform-observability';
+import {
+  createLogger,
+  disableRequestContext,
+  installProcessGuard,
+} from '@meridian/platform-observability';
 import { SERVICE } from './app.module';
 import { configSchema } from './config/config';
 import { createGatewayApp } from './gateway-app';
@@ -10,6 +14,9 @@ import { runReplicaPrimary } from './replica/replica-primary';
 import { applyGcPolicy } from './runtime/gc-policy';
 
 async function main(): Promise<void> {
+  // No AsyncLocalStorage in any gateway process, the primary's and workers' fastify routes
+  // included: it would put promise hooks on every relayed call (ADR 0210).
+  disableRequestContext();
   const config = loadConfigOrExit(configSchema);
   applyGcPolicy(config.HEAP_GROWING_PERCENT);
   const base = createLogger(SERVICE, config.LOG_LEVEL);

@@ -6,6 +6,7 @@ import {
   type GrpcServiceImplementation,
   type RunningGrpcServer,
 } from '@meridian/platform-grpc';
+import type { Logger } from 'pino';
 import type { BorApiService } from './bor-api.service';
 import { fromH256 } from './bor-mapping';
 
@@ -19,7 +20,7 @@ export const MAX_REQUEST_BYTES = 16 * 1024;
  */
 export async function startBorGrpc(
   service: BorApiService,
-  options: { host: string; port: number },
+  options: { host: string; port: number; logger: Logger },
 ): Promise<RunningGrpcServer> {
   const implementation: Partial<GrpcServiceImplementation<typeof bor.BorApi.method>> = {
     headerByNumber: (r, c) => service.headerByNumber(r.number, c.metadata),
@@ -42,10 +43,18 @@ export async function startBorGrpc(
     services: [grpcService(bor.BorApi, implementation)],
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
-    onOutcome: (method, code) =>
+    onOutcome: (method, code, failure) => {
       service.metrics.grpcCalls.inc({
         method: method.name,
         code: GrpcStatus[code] ?? String(code),
-      }),
+      });
+      // Our own failure (not a refusal): logged with the call's id, as the relay route does
+      // (no request context in the gateway, ADR 0210).
+      if (failure && code === GrpcStatus.INTERNAL)
+        options.logger.error(
+          { err: failure.error, request_id: failure.requestId, method: method.name },
+          'gRPC call failed',
+        );
+    },
   });
 }

@@ -1,6 +1,5 @@
 import { createServer, request, Agent, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { currentRequestId } from '@meridian/platform-observability';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { GatewayMetrics } from '../observability/gateway-metrics';
@@ -9,25 +8,29 @@ import { attachHotPath } from './relay.route';
 import type { RelayService } from './relay.service';
 
 /**
- * The relay route enters the request id once per request (process guard, ADR 0210): the
- * relay's work sees it, from a body that arrives in parts, request after request on one
+ * The relay route names the request whose work failed (ADR 0210: the gateway carries no
+ * AsyncLocalStorage, so the route catches its relay's failure itself): logged with the request
+ * id and answered 500, from a body that arrives in parts, request after request on one
  * keep-alive connection. A body over the limit is answered 413 without losing the answer.
  */
-describe('relay route: request id of the work it causes', () => {
+describe('relay route: failures named by their request', () => {
   let server: Server;
   let port: number;
-  const seen: (string | undefined)[] = [];
+  const logged: Array<{ request_id?: string; msg?: string; err?: { message?: string } }> = [];
 
   beforeAll(async () => {
     server = createServer();
     const relay = {
-      handleHttp: async () => {
+      handleHttp: async (_token: string, body: string) => {
         await new Promise((resolve) => setTimeout(resolve, 1));
-        seen.push(currentRequestId());
+        if (body.includes('"fail"')) throw new Error('relay broke');
         return { body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' };
       },
     } as unknown as RelayService;
-    const logger = pino({ level: 'silent' });
+    const logger = pino(
+      { level: 'error' },
+      { write: (line: string) => void logged.push(JSON.parse(line)) },
+    );
     attachHotPath(
       server,
       relay,
@@ -41,11 +44,11 @@ describe('relay route: request id of the work it causes', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  it('sees each request id in the relay, body in parts, over one connection', async () => {
+  it('logs a failed relay with its request id and answers 500, body in parts, over one connection', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const post = (requestId: string) =>
+    const post = (requestId: string, method = 'fail') =>
       new Promise<number>((resolve, reject) => {
-        const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
+        const body = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`;
         const req = request(
           {
             host: '127.0.0.1',
@@ -64,10 +67,14 @@ describe('relay route: request id of the work it causes', () => {
         req.write(body.slice(0, 10));
         setTimeout(() => req.end(body.slice(10)), 10);
       });
-    expect(await post('relay-1')).toBe(200);
-    expect(await post('relay-2')).toBe(200);
+    expect(await post('relay-1')).toBe(500);
+    expect(await post('relay-ok', 'eth_chainId')).toBe(200);
+    expect(await post('relay-2')).toBe(500);
     agent.destroy();
-    expect(seen).toEqual(['relay-1', 'relay-2']);
+    expect(logged.map((l) => [l.request_id, l.msg, l.err?.message])).toEqual([
+      ['relay-1', 'request failed', 'relay broke'],
+      ['relay-2', 'request failed', 'relay broke'],
+    ]);
   });
 
   it('answers 413 before the body is read without closing: the rest is drained, the connection serves on', async () => {

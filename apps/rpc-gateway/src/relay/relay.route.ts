@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { DomainError } from '@meridian/errors';
 import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
-import { enterRequest } from '@meridian/platform-observability';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
 import { gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
@@ -75,8 +74,6 @@ export function attachHotPath(
   const hot = (req: IncomingMessage, res: ServerResponse, rawToken: string) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    // The one ALS entry of this request: its body events and the relay's promises carry the id.
-    enterRequest(requestId);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;

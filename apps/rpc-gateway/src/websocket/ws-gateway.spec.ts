@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import { currentRequestId } from '@meridian/platform-observability';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import WebSocket from 'ws';
@@ -9,13 +8,14 @@ import { WsGateway } from './ws-gateway';
 import type { Subscriptions } from './subscription-hub';
 
 /**
- * The WebSocket edge enters its session's request id (the upgrade's X-Request-Id) for the work
- * of every message, so the process guard can name it (ADR 0210).
+ * The WebSocket edge names the session whose message failed by its id (the upgrade's
+ * X-Request-Id): it catches each message's failure itself (ADR 0210: no AsyncLocalStorage in
+ * the gateway) and the session goes on.
  */
-describe('WebSocket edge: request id of the work a message causes', () => {
+describe("WebSocket edge: a message's failure named by its session", () => {
   let server: Server;
   let port: number;
-  const seen: (string | undefined)[] = [];
+  const logged: Array<{ connection_id?: string; msg?: string; err?: { message?: string } }> = [];
 
   beforeAll(async () => {
     server = createServer();
@@ -23,9 +23,9 @@ describe('WebSocket edge: request id of the work a message causes', () => {
     const relay = {
       credentials: { onRevoked: () => undefined, wasRevoked: () => false },
       authorize: async () => authorized,
-      handle: async () => {
+      handle: async (_token: unknown, _network: unknown, text: string) => {
         await new Promise((resolve) => setTimeout(resolve, 1));
-        seen.push(currentRequestId());
+        if (text.includes('"fail"')) throw new Error('relay broke');
         return { body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' };
       },
     } as unknown as RelayService;
@@ -33,7 +33,7 @@ describe('WebSocket edge: request id of the work a message causes', () => {
       relay,
       {} as Subscriptions,
       new GatewayMetrics(new Registry()),
-      pino({ level: 'silent' }),
+      pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
       {
         maxSubscriptionsPerConnection: 1,
         maxSubscriptionsPerAccount: 1,
@@ -48,7 +48,7 @@ describe('WebSocket edge: request id of the work a message causes', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  it("carries each session's id into the relay's work, message after message", async () => {
+  it("logs each failed message with its session's id, and the session answers the next one", async () => {
     const open = (requestId: string) =>
       new Promise<WebSocket>((resolve, reject) => {
         const ws = new WebSocket(`ws://127.0.0.1:${port}/${'a'.repeat(32)}/`, {
@@ -62,12 +62,22 @@ describe('WebSocket edge: request id of the work a message causes', () => {
         ws.once('message', () => resolve());
         ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}');
       });
+    const fail = (ws: WebSocket) => ws.send('{"jsonrpc":"2.0","id":2,"method":"fail","params":[]}');
     const [a, b] = await Promise.all([open('ws-a'), open('ws-b')]);
+    fail(a);
+    fail(b);
     await call(a);
     await call(b);
-    await call(a);
+    for (let i = 0; i < 100 && logged.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     a.terminate();
     b.terminate();
-    expect(seen).toEqual(['ws-a', 'ws-b', 'ws-a']);
+    expect(
+      logged
+        .map((l) => [l.connection_id, l.msg, l.err?.message])
+        .sort(([x], [y]) => String(x).localeCompare(String(y))),
+    ).toEqual([
+      ['ws-a', 'ws message failed', 'relay broke'],
+      ['ws-b', 'ws message failed', 'relay broke'],
+    ]);
   });
 });

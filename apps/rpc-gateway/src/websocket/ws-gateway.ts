@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import type { DomainError } from '@meridian/errors';
 import type { NetworkKey } from '@meridian/networks';
 import { requestIdOf } from '@meridian/platform-http';
-import { enterRequest } from '@meridian/platform-observability';
 import { jsonRpcErrorOf, type RpcCall, serializeErrorObject } from '@meridian/jsonrpc';
 import { sha256Hex } from '../credentials/credential-cache';
 import type { Authorized, RelayService } from '../relay/relay.service';
@@ -73,7 +72,6 @@ export class WsGateway {
   attach(server: Server): void {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const requestId = requestIdOf(request);
-      enterRequest(requestId);
       this.upgrade(request, socket, head, requestId).catch((error: unknown) => {
         // Nothing a client sends may end the process: answer, log, and drop this socket only.
         this.logger.error({ err: error, request_id: requestId }, 'WebSocket upgrade failed');
@@ -207,8 +205,8 @@ export class WsGateway {
     };
 
     ws.on('message', (data, isBinary) => {
-      // Each message's work carries the session's id (the upgrade request's).
-      enterRequest(connectionId);
+      // A failed message is logged with the session's id (the upgrade request's); no
+      // AsyncLocalStorage in the gateway (ADR 0210).
       this.message(token, connectionId, data, isBinary, connection.send, session, subscribe).catch(
         (error: unknown) =>
           this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),

@@ -138,6 +138,30 @@ describe('status mapping', () => {
     expect(seen[2]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('tells the outcome hook a failed call with its error and request id (an edge without a request context logs it by name)', async () => {
+    const failures: Array<[status, string | undefined, unknown]> = [];
+    const handlers = toGrpcHandlers(
+      bor.BorApi,
+      {
+        getAuthor: async () => {
+          throw new Error('broke');
+        },
+      },
+      (_method, code, failure) =>
+        failures.push([code, failure?.requestId, (failure?.error as Error | undefined)?.message]),
+    );
+    const metadata = new Metadata();
+    metadata.set('x-request-id', 'grpc-failed-1');
+    const answered = await new Promise<{ code?: status }>((resolve) =>
+      (handlers['getAuthor'] as (call: unknown, callback: (e: unknown) => void) => void)(
+        { request: {}, metadata },
+        (error) => resolve(error as { code?: status }),
+      ),
+    );
+    expect(answered.code).toBe(status.INTERNAL);
+    expect(failures).toEqual([[status.INTERNAL, 'grpc-failed-1', 'broke']]);
+  });
+
   it('bounds the status message (it rides in an HTTP/2 trailer)', () => {
     const { details } = toGrpcStatus(new DomainError('x', 'invalid', 'y'.repeat(100_000)));
     expect(details!.length).toBe(MAX_STATUS_DETAILS);

@@ -22,7 +22,15 @@ import { enterRequest, requestIdFrom } from '@meridian/platform-observability';
 import { toGrpcStatus } from './grpc-status';
 
 /** Called once per finished call with its status (metrics); `method` is the proto method name. */
-export type GrpcOutcomeHook = (method: DescMethod, code: GrpcStatus) => void;
+/**
+ * Told how each call ended; a failed call also brings its error and the call's request id (the
+ * caller's `x-request-id` or a new one), so an edge without a request context can log it by name.
+ */
+export type GrpcOutcomeHook = (
+  method: DescMethod,
+  code: GrpcStatus,
+  failure?: { error: unknown; requestId: string },
+) => void;
 
 type UnaryMethods<M extends GenServiceMethods> = {
   [K in keyof M as M[K]['methodKind'] extends 'unary' ? K : never]: M[K];
@@ -115,7 +123,8 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
     ) => {
       // The call's id for everything it causes (the process guard names it if one fails).
       const given = call.metadata.get('x-request-id')[0];
-      enterRequest(requestIdFrom(typeof given === 'string' ? given : undefined));
+      const requestId = requestIdFrom(typeof given === 'string' ? given : undefined);
+      enterRequest(requestId);
       const answer =
         call.request === UNDECODABLE ? Promise.reject(MALFORMED_REQUEST) : impl(call.request, call);
       answer.then(
@@ -125,7 +134,7 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
         },
         (error: unknown) => {
           const status = toGrpcStatus(error);
-          onOutcome?.(method, status.code ?? GrpcStatus.INTERNAL);
+          onOutcome?.(method, status.code ?? GrpcStatus.INTERNAL, { error, requestId });
           callback(status);
         },
       );

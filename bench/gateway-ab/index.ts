@@ -1,0 +1,230 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+
+/**
+ * `npm run bench gateway-ab`: the relay's CPU per request of two gateway checkouts, A/B, in one
+ * run. Both gateways (as deployed: workers `auto`, request logs on, auth + metering + rate limit)
+ * run on one canned upstream (`../gateway/fast-upstream.ts`); wrk drives one at a time, 32
+ * connections, windows interleaved (A, B, then B, A, …) so the host's drift falls on both alike,
+ * each path reported by its median window. CPU = the gateway's process tree, /proc.
+ *
+ * `BENCH_AB_ROOTS` = JSON `{ "<name>": "<checkout root>", … }` (e.g. a `git worktree` of the
+ * commit before a change, with node_modules linked, and `.`); skipped when unset.
+ * `BENCH_AB_ROUNDS` (6), `BENCH_AB_SECONDS` (5 per window).
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const ROUNDS = Number(process.env['BENCH_AB_ROUNDS'] ?? 6);
+const SECONDS = Number(process.env['BENCH_AB_SECONDS'] ?? 5);
+const TOKEN = 'bench_token_000000000001';
+const SLOW_TOKEN = 'bench_token_000000000002';
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function tree(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(' ')
+      .filter(Boolean)
+      .map(Number);
+    return [pid, ...children.flatMap(tree)];
+  } catch {
+    return [pid];
+  }
+}
+
+const treeCpu = (pid: number) => tree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
+
+async function waitHttp(url: string, body: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+interface Window {
+  rps: number;
+  cpuUs: number;
+}
+
+function wrk(url: string, body: string, seconds: number, pid: number): Window {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
+  const script = join(dir, 'post.lua');
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const before = treeCpu(pid);
+  const out = spawnSync('wrk', ['-t1', '-c32', `-d${seconds}s`, '-s', script, url], {
+    encoding: 'utf8',
+  }).stdout;
+  const cpu = treeCpu(pid) - before;
+  if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors from ${url}: ${out}`);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    cpuUs: requests > 0 ? (cpu * 1e6) / requests : NaN,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+
+export async function runBenchmark(): Promise<string> {
+  const roots = process.env['BENCH_AB_ROOTS'];
+  if (!roots) return 'skipped: set BENCH_AB_ROOTS to {"<name>": "<checkout>", …} (see index.ts)';
+  if (spawnSync('wrk', ['--version']).error) return 'skipped: wrk is not installed';
+  const paths = Object.entries(JSON.parse(roots) as Record<string, string>).map(
+    ([name, root]) => [name, resolve(root)] as const,
+  );
+  const children: ChildProcess[] = [];
+  const natsPrefix = uniqueNatsPrefix();
+  const start = (args: string[], env: Record<string, string>, cwd = ROOT) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
+    children.push(child);
+    return child;
+  };
+  try {
+    const [up, upWs, slow] = [await freePort(), await freePort(), await freePort()];
+    const upstream = join(ROOT, 'bench/gateway/fast-upstream.ts');
+    start(['-r', '@swc-node/register', upstream, String(up), String(upWs)], {
+      HEAD_INTERVAL_MS: '200',
+    });
+    start(['-r', '@swc-node/register', upstream, String(slow)], { SERVICE_TIME_MS: '1' });
+    const single = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
+    const batch = JSON.stringify(
+      Array.from({ length: 10 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'eth_blockNumber',
+        params: [],
+      })),
+    );
+    const cacheHit = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`;
+    await waitHttp(`http://127.0.0.1:${up}/`, single);
+    await waitHttp(`http://127.0.0.1:${slow}/`, single);
+
+    const gateways: Array<{ name: string; pid: number; url: string; slowUrl: string }> = [];
+    for (const [name, root] of paths) {
+      const port = await freePort();
+      const child = start(
+        ['-r', '@swc-node/register', join(root, 'apps/rpc-gateway/src/main.ts')],
+        {
+          REGION: 'eu',
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          GRPC_PORT: String(await freePort()),
+          LOG_LEVEL: 'info',
+          REQUEST_LOGS: 'true',
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: `${natsPrefix}_${name}`,
+          UPSTREAMS: JSON.stringify({
+            'eth-mainnet': [{ http: `http://127.0.0.1:${up}/`, ws: `ws://127.0.0.1:${upWs}/` }],
+            'eth-sepolia': [`http://127.0.0.1:${slow}/`],
+          }),
+          STATIC_ACCESS_TOKENS: JSON.stringify({
+            [TOKEN]: {
+              accountId: 'ab-1',
+              network: 'eth-mainnet',
+              planId: 'enterprise',
+              nodeRps: 1e7,
+            },
+            [SLOW_TOKEN]: {
+              accountId: 'ab-2',
+              network: 'eth-sepolia',
+              planId: 'enterprise',
+              nodeRps: 1e7,
+            },
+          }),
+          FINALITY_DEPTH_BLOCKS: '0',
+          NODE_OPTIONS: '--max-semi-space-size=32',
+          GATEWAY_WORKERS: 'auto',
+        },
+        root,
+      );
+      const url = `http://127.0.0.1:${port}/${TOKEN}/`;
+      const slowUrl = `http://127.0.0.1:${port}/${SLOW_TOKEN}/`;
+      await waitHttp(url, single);
+      await waitHttp(slowUrl, cacheHit);
+      gateways.push({ name, pid: child.pid!, url, slowUrl });
+    }
+    // Warm: a fresh process spends milliseconds per request until V8 has optimised the path.
+    for (const g of gateways) {
+      wrk(g.url, single, 8, g.pid);
+      wrk(g.url, batch, 5, g.pid);
+      wrk(g.slowUrl, cacheHit, 3, g.pid);
+    }
+    const rows = [
+      ['single call', 'url', single],
+      ['batch of 10', 'url', batch],
+      ['cache hit (eth_getBlockByHash)', 'slowUrl', cacheHit],
+    ] as const;
+    const windows = new Map<string, Window[]>();
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [row, target, body] of rows)
+        for (const g of round % 2 ? [...gateways].reverse() : gateways) {
+          const key = `${row}\u0000${g.name}`;
+          windows.set(key, [...(windows.get(key) ?? []), wrk(g[target], body, SECONDS, g.pid)]);
+        }
+    const names = gateways.map((g) => g.name);
+    const lines = [
+      `| workload, 32 conns | ${names.map((n) => `${n}: CPU µs/request`).join(' | ')} | ${names.map((n) => `${n}: requests/s`).join(' | ')} | ${names
+        .slice(1)
+        .map((n) => `${n} / ${names[0]}`)
+        .join(' | ')} |`,
+      `|---|${names.map(() => '---|').join('')}${names.map(() => '---|').join('')}${names
+        .slice(1)
+        .map(() => '---|')
+        .join('')}`,
+    ];
+    for (const [row] of rows) {
+      const cpu = names.map((n) => median(windows.get(`${row}\u0000${n}`)!.map((w) => w.cpuUs)));
+      const rps = names.map((n) => median(windows.get(`${row}\u0000${n}`)!.map((w) => w.rps)));
+      lines.push(
+        `| ${row} | ${cpu.map((c) => c.toFixed(1)).join(' | ')} | ${rps.map((r) => r.toFixed(0)).join(' | ')} | ${cpu
+          .slice(1)
+          .map((c) => `${(c / cpu[0]!).toFixed(2)}×`)
+          .join(' | ')} |`,
+      );
+    }
+    return `${lines.join('\n')}\n\n${ROUNDS} interleaved windows of ${SECONDS} s per path and workload; medians.`;
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    for (const [name] of paths)
+      await deleteNatsNamespace(testNatsUrl(), `${natsPrefix}_${name}`).catch(() => undefined);
+  }
+}
