@@ -390,10 +390,14 @@ export class LedgerService {
       const batch = unique.map((f) => f.id).reduce((a, b) => (a < b ? a : b));
       const fresh = await this.flushes.claim(manager, unique, batch, now);
       const parkedOf = new Map<string, number>();
-      const outcomes = deliveries.map((d): FlushOutcome => ({
-        status: fresh.has(d.flush.id) ? 'applied' : 'duplicate',
-        parked: 0,
-      }));
+      // One delivery per new id is the one applied; copies of it in the same batch (a redelivery
+      // or repeat publish that arrived together with it) are duplicates like any later copy.
+      const first = new Set<string>();
+      const outcomes = deliveries.map((d): FlushOutcome => {
+        const applied = fresh.has(d.flush.id) && !first.has(d.flush.id);
+        if (applied) first.add(d.flush.id);
+        return { status: applied ? 'applied' : 'duplicate', parked: 0 };
+      });
       if (fresh.size === 0) return { outcomes, items: 0, accounts: 0 };
       const aggregate = aggregateFlushes(unique.filter((f) => fresh.has(f.id)));
       const rows = await this.ledger.lock(

@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Consumers, Events, type UsageFlushed, type UsageRecorded } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { StatementBatcher } from '@meridian/platform-db';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
 import { Counter, Histogram, Registry } from 'prom-client';
 import {
@@ -9,7 +10,6 @@ import {
   type FlushOutcome,
   type UsageOutcome,
 } from '../ledger/ledger.service';
-import { UsageBatcher } from './usage-batcher';
 
 /** Usage transactions one replica runs at once (each holds up to concurrency / 2 messages). */
 export const USAGE_TRANSACTIONS = 2;
@@ -24,8 +24,8 @@ export const USAGE_TRANSACTIONS = 2;
  */
 @Injectable()
 export class UsageConsumer implements OnApplicationBootstrap {
-  private readonly events: UsageBatcher<UsageRecorded, UsageOutcome>;
-  private readonly flushes: UsageBatcher<FlushDelivery, FlushOutcome>;
+  private readonly events: StatementBatcher<UsageRecorded, UsageOutcome>;
+  private readonly flushes: StatementBatcher<FlushDelivery, FlushOutcome>;
   private readonly applied: Counter<'outcome'>;
   private readonly items: Counter;
   private readonly parked: Counter;
@@ -39,18 +39,15 @@ export class UsageConsumer implements OnApplicationBootstrap {
     registry: Registry,
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
-    // (max_ack_pending is provisioned from it), applied as up to two shared transactions.
-    const perTransaction = Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS);
-    this.events = new UsageBatcher(
-      (events) => this.ledger.applyUsage(events),
-      perTransaction,
-      USAGE_TRANSACTIONS,
-    );
-    this.flushes = new UsageBatcher(
-      (deliveries) => this.applyFlushes(deliveries),
-      perTransaction,
-      USAGE_TRANSACTIONS,
-    );
+    // (max_ack_pending is provisioned from it), applied as up to two shared transactions. A
+    // failed transaction fails its messages (redelivered), not one transaction per message.
+    const batching = {
+      maxBatch: Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS),
+      parallel: USAGE_TRANSACTIONS,
+      retryAlone: false,
+    };
+    this.events = new StatementBatcher((events) => this.ledger.applyUsage(events), batching);
+    this.flushes = new StatementBatcher((deliveries) => this.applyFlushes(deliveries), batching);
     this.applied = new Counter({
       name: 'billing_usage_messages_total',
       help: 'Usage messages handled, by outcome (applied, duplicate)',

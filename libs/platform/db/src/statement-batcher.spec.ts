@@ -60,4 +60,46 @@ describe('StatementBatcher', () => {
     const results = await Promise.allSettled([1, 2].map((n) => batcher.submit(n)));
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
+
+  it('with retryAlone off, fails every caller of a failed statement at once and keeps serving later ones', async () => {
+    let fail = true;
+    const statements: number[][] = [];
+    const batcher = new StatementBatcher<number, number>(
+      async (items) => {
+        statements.push([...items]);
+        if (fail) throw new Error('serialization failure');
+        return [...items];
+      },
+      { retryAlone: false },
+    );
+    const results = await Promise.allSettled([1, 2].map((n) => batcher.submit(n)));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(statements).toEqual([[1, 2]]);
+    fail = false;
+    await expect(batcher.submit(3)).resolves.toBe(3);
+  });
+
+  it('splits a burst into statements of at most maxBatch with at most `parallel` in flight', async () => {
+    const sizes: number[] = [];
+    let running = 0;
+    let peak = 0;
+    const batcher = new StatementBatcher<number, number>(
+      async (items) => {
+        running += 1;
+        peak = Math.max(peak, running);
+        sizes.push(items.length);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return [...items];
+      },
+      { maxBatch: 4, parallel: 2 },
+    );
+    const results = await Promise.all(Array.from({ length: 19 }, (_, i) => batcher.submit(i)));
+    expect(results).toEqual(Array.from({ length: 19 }, (_, i) => i));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(sizes.reduce((sum, n) => sum + n, 0)).toBe(19);
+    expect(peak).toBe(2);
+    // Idle again: a later item is carried by a fresh worker.
+    await expect(batcher.submit(99)).resolves.toBe(99);
+  });
 });

@@ -3,6 +3,12 @@ export interface StatementBatcherOptions {
   maxBatch?: number;
   /** Statements in flight at once (each holds a pool connection while it runs). */
   parallel?: number;
+  /**
+   * Runs each item of a failed statement of several again on its own (default true). Off where
+   * a failure is the batch's, not an item's (a ledger transaction that lost a conflict): every
+   * caller gets the error and its message is redelivered, without one statement per item.
+   */
+  retryAlone?: boolean;
 }
 
 interface Waiting<T, R> {
@@ -20,13 +26,15 @@ interface Waiting<T, R> {
  *
  * `run(items)` returns one result per item, in order. When a statement of several items fails,
  * each item is run again on its own, so one bad item (a constraint it breaks) fails only its
- * own caller; when Postgres is away every caller gets the error.
+ * own caller; when Postgres is away every caller gets the error (`retryAlone: false`: every
+ * caller of a failed statement gets its error at once).
  */
 export class StatementBatcher<T, R> {
   private queue: Waiting<T, R>[] = [];
   private workers = 0;
   private readonly maxBatch: number;
   private readonly parallel: number;
+  private readonly retryAlone: boolean;
 
   constructor(
     private readonly run: (items: readonly T[]) => Promise<R[]>,
@@ -34,6 +42,7 @@ export class StatementBatcher<T, R> {
   ) {
     this.maxBatch = options.maxBatch ?? 256;
     this.parallel = options.parallel ?? 2;
+    this.retryAlone = options.retryAlone ?? true;
   }
 
   submit(item: T): Promise<R> {
@@ -54,7 +63,7 @@ export class StatementBatcher<T, R> {
         const results = await this.run(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(results[i]!));
       } catch (error) {
-        if (batch.length === 1) batch[0]!.reject(error);
+        if (batch.length === 1 || !this.retryAlone) batch.forEach((w) => w.reject(error));
         else await Promise.all(batch.map((w) => this.alone(w)));
       }
     }
