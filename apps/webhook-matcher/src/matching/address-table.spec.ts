@@ -50,4 +50,22 @@ describe('AddressTable', () => {
     table.set(a, 2);
     expect(table.get(a)).toBe(2);
   });
+
+  it('reserve makes room once: what it held stays, and filling the reserved size allocates nothing', () => {
+    const table = new AddressTable(16);
+    const held = Array.from({ length: 20 }, address);
+    held.forEach((a, i) => table.set(a, i));
+    table.reserve(5_000);
+    held.forEach((a, i) => expect(table.get(a)).toBe(i));
+    const arrays = () => [table['slots'], table['keys'], table['values'], table['filter']];
+    const before = arrays();
+    const added = Array.from({ length: 5_000 - held.length }, address);
+    added.forEach((a, i) => table.set(a, i));
+    arrays().forEach((array, i) => expect(array).toBe(before[i]));
+    expect(table.size).toBe(5_000);
+    added.forEach((a, i) => expect(table.get(a)).toBe(i));
+    // Growth past the reserve still works.
+    table.set(address(), 1);
+    expect(table['values']).not.toBe(before[2]);
+  });
 });

@@ -74,6 +74,17 @@ export class AddressTable {
     if (this.count * 4 > this.capacity * 3) this.growSlots();
   }
 
+  /**
+   * Makes room for `entries` entries at once, so a load that knows its size allocates each array
+   * once instead of outgrowing (and leaving behind as garbage) every smaller one on the way.
+   */
+  reserve(entries: number): void {
+    let capacity = this.capacity;
+    while (entries * 4 > capacity * 3) capacity *= 2;
+    if (capacity > this.capacity) this.resizeSlots(capacity);
+    if (entries > this.values.length) this.resizeEntries(entries);
+  }
+
   /** Removes `address`; false when it was absent. */
   delete(address: string): boolean {
     const entry = this.find(address);
@@ -205,17 +216,24 @@ export class AddressTable {
   }
 
   private growEntries(): void {
-    const size = this.values.length * 2;
+    this.resizeEntries(this.values.length * 2);
+  }
+
+  private resizeEntries(size: number): void {
     const keys = new Uint32Array(size * 5);
-    keys.set(this.keys);
+    keys.set(this.keys.subarray(0, this.count * 5));
     const values = new Int32Array(size);
-    values.set(this.values);
+    values.set(this.values.subarray(0, this.count));
     this.keys = keys;
     this.values = values;
   }
 
   private growSlots(): void {
-    this.capacity *= 2;
+    this.resizeSlots(this.capacity * 2);
+  }
+
+  private resizeSlots(capacity: number): void {
+    this.capacity = capacity;
     this.slots = new Int32Array(this.capacity).fill(-1);
     const mask = this.capacity - 1;
     for (let entry = 0; entry < this.count; entry++) {

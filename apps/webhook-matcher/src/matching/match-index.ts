@@ -173,6 +173,11 @@ export class MatchIndex {
     }
   }
 
+  /** Makes room for `count` more list memberships at once (a load that knows its lists' sizes). */
+  reserveListMembers(count: number): void {
+    this.members.reserve(this.members.size + count);
+  }
+
   /** Adds members to a referenced list (ignored for a list no indexed webhook references). */
   addListEntries(listId: string, addresses: Iterable<string>): void {
     const list = this.lists.get(listId);

@@ -6,10 +6,14 @@ import type { DeliveryJobPublisher, JobRequest } from '../delivery-jobs/delivery
 import type { EventsBudget } from '../throttling/events-budget';
 import { matchBlock } from './block-matcher';
 import { ChangeFeedCursor } from './change-feed';
+import { collectGarbage } from './full-gc';
 import { MatchIndex } from './match-index';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
 import { occurrenceOf } from './occurrence';
 import { owns, type Partition } from './partition';
+
+/** List members loaded between two full collections during the index load (full-gc.ts). */
+const LOAD_GC_EVERY = 100_000;
 
 /** Events of blocks this far below the head are settled and forgotten (> the largest depth). */
 export const KEEP_BLOCKS = 256;
@@ -44,13 +48,31 @@ export class MatchingEngine {
   /** Builds the index from Postgres. The feed starts below the load so no change is missed. */
   async load(): Promise<void> {
     const start = await this.repo.changeFeedStart();
+    const lists: string[] = [];
     for (const webhook of await this.repo.activeWebhooks()) {
       if (!owns(this.partition, webhook.accountId)) continue;
-      for (const listId of this.index.upsertWebhook(webhook))
-        this.index.addListEntries(listId, await this.repo.listEntries(listId));
+      lists.push(...this.index.upsertWebhook(webhook));
+    }
+    // Sized once from the lists' counts: a million addresses must not leave every outgrown
+    // table behind as garbage (the matcher's RSS right after the load, bench/README.md).
+    this.index.reserveListMembers(await this.repo.listEntryCount(lists));
+    // The rows read are garbage as soon as they are added, yet V8 let them pile up in old space
+    // through the load (RSS +140 MiB at a million members): a full collection every
+    // LOAD_GC_EVERY members keeps the load's peak near the index's own size.
+    let sinceGc = 0;
+    for (const listId of lists) {
+      const members = await this.repo.listEntries(listId);
+      this.index.addListEntries(listId, members);
+      sinceGc += members.length;
+      if (sinceGc >= LOAD_GC_EVERY) {
+        collectGarbage();
+        sinceGc = 0;
+      }
     }
     this.cursor = new ChangeFeedCursor(start);
     await this.applyChanges();
+    // The load's last rows are garbage now; give the memory back before serving (full-gc.ts).
+    if (lists.length > 0) collectGarbage();
     this.logger?.info(
       { webhooks: this.index.webhookCount, addresses: this.index.addressCount },
       'match index loaded',

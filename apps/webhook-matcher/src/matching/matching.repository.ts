@@ -89,6 +89,16 @@ export class MatchingRepository {
     return rows[0] ? toWebhook(rows[0]) : null;
   }
 
+  /** Members of these lists in all (their stored `entry_count`s summed). */
+  async listEntryCount(listIds: readonly string[]): Promise<number> {
+    if (listIds.length === 0) return 0;
+    const rows: { n: string | null }[] = await this.ds.query(
+      `SELECT sum(entry_count) AS n FROM webhooks.address_lists WHERE id = ANY($1::text[])`,
+      [listIds],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Every member of a list, streamed in key order pages (a list holds up to 100,000). */
   async listEntries(listId: string, pageSize = 50_000): Promise<string[]> {
     const out: string[] = [];
