@@ -64,7 +64,7 @@ function cpuMsOf(pid: number | undefined): number {
 }
 
 /** A payload the size of a real address_activity event (~1 KB of JSON). */
-function payloadOf(webhookId: string, eventId: string): Record<string, unknown> {
+export function payloadOf(webhookId: string, eventId: string): Record<string, unknown> {
   return {
     webhookId,
     eventId,
@@ -89,15 +89,23 @@ function payloadOf(webhookId: string, eventId: string): Record<string, unknown> 
   };
 }
 
-/** The receiver process, driven over IPC. */
-class ReceiverProcess {
+/** The receiver process, driven over IPC (`failEvery` n > 0: every n-th request answered 503). */
+export class ReceiverProcess {
   private child!: ChildProcess;
   urls: string[] = [];
+
+  constructor(private readonly failEvery = 0) {}
 
   async start(): Promise<void> {
     this.child = spawn(
       process.execPath,
-      ['-r', '@swc-node/register', join(__dirname, 'receiver.ts'), String(HOSTS)],
+      [
+        '-r',
+        '@swc-node/register',
+        join(__dirname, 'receiver.ts'),
+        String(HOSTS),
+        String(this.failEvery),
+      ],
       { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
     );
     this.urls = (await this.next<{ urls: string[] }>('urls')).urls;
@@ -210,16 +218,39 @@ function runScript(script: string, env: Record<string, string>): Promise<void> {
   });
 }
 
+export interface DeliveryWorker {
+  process: ChildProcess;
+  client: NatsClient;
+  prefix: string;
+  /** One active webhook per receiver URL, on 8 accounts. */
+  webhooks: { webhookId: string; accountId: string; targetUrl: string }[];
+  publisher: JetStreamPublisher;
+  /** Its health and metrics server (`/metrics`). */
+  httpUrl: string;
+  stop(): Promise<void>;
+}
+
 /**
- * The real delivery-worker process (its own database and NATS namespace) delivering `jobs`
- * published delivery jobs to the receiver: signing, the SSRF check of each target, the
- * breaker, the endpoint limits, the attempt log in Postgres, health events and billing all on.
+ * The real delivery-worker process on a database and NATS namespace of its own, ready, with one
+ * active webhook (in the webhook-status KV, a sealed secret each) per receiver URL: signing, the
+ * SSRF check of each target, the breaker, the endpoint limits, the attempt log in Postgres,
+ * health events and billing all on.
  */
-async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
+export async function startDeliveryWorker(urls: string[]): Promise<DeliveryWorker> {
   const db = await createTestDatabase({ prefix: 'bench_delivery' });
   const prefix = uniqueNatsPrefix();
   const client = new NatsClient({ url: testNatsUrl(), name: `bench-delivery-${prefix}` });
   let worker: ChildProcess | undefined;
+  const stop = async () => {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((r) => worker!.once('exit', r));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    await client.close();
+    await deleteNatsNamespace(testNatsUrl(), prefix).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  };
   try {
     await runScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: db.url });
     const nc = await client.connection();
@@ -230,7 +261,7 @@ async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate>
     });
     const secretsKey = randomBytes(32);
     const kv = await new Kvm(nc).open(`${prefix}_${KvBuckets.webhookStatus.name}`);
-    const webhooks = receiver.urls.map((targetUrl, i) => ({
+    const webhooks = urls.map((targetUrl, i) => ({
       webhookId: `wh_bench_${i}`,
       accountId: `acc_bench_${i % 8}`,
       targetUrl,
@@ -280,44 +311,62 @@ async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate>
       },
     );
     await waitReady(`http://127.0.0.1:${port}/readyz`, worker, 180_000);
-    await receiver.reset();
-    const cpuBefore = cpuMsOf(worker.pid);
-
     const publisher = new JetStreamPublisher(client, new NatsNamespace(prefix));
+    return {
+      process: worker,
+      client,
+      prefix,
+      webhooks,
+      publisher,
+      httpUrl: `http://127.0.0.1:${port}`,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A delivery job of webhook `w` for event `eventId`, attempt 1, unconfirmed phase. */
+export function jobOf(
+  w: DeliveryWorker['webhooks'][number],
+  eventId: string,
+  createdAt: string,
+): DeliveryJob {
+  return {
+    id: deliveryJobId(w.webhookId, eventId, 'unconfirmed'),
+    webhookId: w.webhookId,
+    accountId: w.accountId,
+    eventId,
+    phase: 'unconfirmed',
+    test: false,
+    attempt: 1,
+    payload: payloadOf(w.webhookId, eventId) as DeliveryJob['payload'],
+    createdAt,
+  };
+}
+
+/** The worker (startDeliveryWorker) delivering `jobs` published delivery jobs to the receiver. */
+async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
+  const worker = await startDeliveryWorker(receiver.urls);
+  try {
+    await receiver.reset();
+    const cpuBefore = cpuMsOf(worker.process.pid);
     const createdAt = new Date().toISOString();
     let next = 0;
     const publishLane = async () => {
       for (;;) {
         const i = next++;
         if (i >= jobs) return;
-        const w = webhooks[i % webhooks.length]!;
-        const eventId = `ev_${i}`;
-        const job: DeliveryJob = {
-          id: deliveryJobId(w.webhookId, eventId, 'unconfirmed'),
-          webhookId: w.webhookId,
-          accountId: w.accountId,
-          eventId,
-          phase: 'unconfirmed',
-          test: false,
-          attempt: 1,
-          payload: payloadOf(w.webhookId, eventId) as DeliveryJob['payload'],
-          createdAt,
-        };
-        await publisher.publish(Events.deliveryJob, job);
+        const w = worker.webhooks[i % worker.webhooks.length]!;
+        await worker.publisher.publish(Events.deliveryJob, jobOf(w, `ev_${i}`, createdAt));
       }
     };
     await Promise.all(Array.from({ length: 64 }, publishLane));
     const report = await receiver.waitFor(jobs, 300_000);
-    return rateOf(report, cpuMsOf(worker.pid) - cpuBefore);
+    return rateOf(report, cpuMsOf(worker.process.pid) - cpuBefore);
   } finally {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((r) => worker!.once('exit', r));
-      worker.kill('SIGTERM');
-      await exited;
-    }
-    await client.close();
-    await deleteNatsNamespace(testNatsUrl(), prefix).catch(() => undefined);
-    await db.drop().catch(() => undefined);
+    await worker.stop();
   }
 }
 

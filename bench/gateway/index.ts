@@ -47,7 +47,7 @@ const GATEWAY_WORKERS = process.env['BENCH_GATEWAY_WORKERS'] ?? 'auto';
 /** The V8 setting the Kubernetes deployment gives the gateway (deploy/base/rpc-gateway). */
 const GATEWAY_NODE_OPTIONS = '--max-semi-space-size=32';
 
-interface Result {
+export interface Result {
   rps: number;
   p50: number;
   p99: number;
@@ -68,7 +68,7 @@ function cpuSeconds(pid: number | undefined): number | undefined {
 }
 
 /** A process and its descendants (nginx's workers, the gateway's worker processes). */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
       .trim()
@@ -94,7 +94,7 @@ function onCpu(cpu: string | undefined, command: string, args: string[]): [strin
   return cpu === undefined ? [command, args] : [which('taskset')!, ['-c', cpu, command, ...args]];
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
@@ -104,7 +104,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function which(cmd: string): string | undefined {
+export function which(cmd: string): string | undefined {
   for (const dir of [
     '/usr/sbin',
     '/usr/bin',
@@ -117,7 +117,7 @@ function which(cmd: string): string | undefined {
   return undefined;
 }
 
-async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<void> {
+export async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -135,7 +135,7 @@ async function waitHttp(url: string, body: string, timeoutMs = 60_000): Promise<
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-function wrk(
+export function wrk(
   url: string,
   body: string,
   connections = CONNECTIONS,
@@ -181,7 +181,7 @@ function wrk(
   return { rps, p50: pct('50'), p99: pct('99'), cpuUs };
 }
 
-interface RateResult extends Result {
+export interface RateResult extends Result {
   rate: number;
   achievedRps: number;
   dropped: number;
@@ -263,7 +263,7 @@ function fixedRate(
   }
 }
 
-function startChild(
+export function startChild(
   name: string,
   args: string[],
   env: Record<string, string> = {},

@@ -29,19 +29,20 @@ import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
  * of their own, with an anvil devnet as the indexer's node.
  */
 const ROOT = join(__dirname, '../../..');
-const NETWORK = 'eth-mainnet';
-const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
-const BENCH_ACCOUNT = 'acc_bench';
+export const NETWORK = 'eth-mainnet';
+export const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+/** The address the latency webhook (`wh_latency`, account BENCH_ACCOUNT) watches inline. */
+export const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+export const BENCH_ACCOUNT = 'acc_bench';
 
-interface Child {
+export interface Child {
   readonly process: ChildProcess;
   readonly lines: string[];
   waitFor(text: string, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-function startChild(args: string[], env: Record<string, string>, stdin = false): Child {
+export function startChild(args: string[], env: Record<string, string>, stdin = false): Child {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -88,7 +89,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -108,7 +109,11 @@ const listIdOf = (w: number) =>
  * bench's generated ones), each referenced by one active webhook on 300 accounts, plus the
  * latency webhook watching one address inline (unconfirmed phase only) with a large budget.
  */
-async function loadFixtures(ds: DataSource, webhooks: number, perList: number): Promise<void> {
+export async function loadFixtures(
+  ds: DataSource,
+  webhooks: number,
+  perList: number,
+): Promise<void> {
   await ds.query(
     `INSERT INTO webhooks.address_lists (id, account_id, name, entry_count, created_at, updated_at)
      SELECT 'al_' || translate(lpad(w::text, 24, '0'), '0123456789', 'abcdefghij'), 'acc_' || (w % 300), 'bench ' || w, $2::int, now(), now()
@@ -172,7 +177,7 @@ export interface AppFigures {
 }
 
 /** Starts webhook-matcher's main.ts (with a bench-only preload: a line on stdin runs gc()). */
-function startMatcherApp(db: TestDatabase, prefix: string, port: number): Child {
+export function startMatcherApp(db: TestDatabase, prefix: string, port: number): Child {
   return startChild(
     [
       '--expose-gc',
@@ -213,22 +218,10 @@ export async function measureAppProcess(
   perList: number,
   samples: number,
 ): Promise<AppFigures> {
-  const db = await createTestDatabase({ prefix: 'wh_bench' });
-  const prefix = uniqueNatsPrefix();
-  const nc = await connect({ servers: testNatsUrl() });
-  await provisionMessaging(await jetstreamManager(nc), prefix);
-  const ds = createAppDataSource(dataSourceOptions(db.url));
-  await ds.initialize();
+  const { db, prefix, nc, ds, dispose } = await prepareBenchDatabase();
   let anvil: AnvilInstance | undefined;
   const children: Child[] = [];
   try {
-    await runMigrations(ds, SCHEMA);
-    const migrate = startChild(['-r', '@swc-node/register', 'apps/chain-indexer/src/migrate.ts'], {
-      DATABASE_URL: db.url,
-    });
-    await migrate.waitFor('migration', 120_000);
-    await migrate.stop();
-
     // The app with nothing to index: what the process costs without the index.
     const empty = startMatcherApp(db, prefix, await freePort());
     children.push(empty);
@@ -251,23 +244,7 @@ export async function measureAppProcess(
 
     anvil = await startAnvil({ chainId: 1 });
     await rpc(anvil.url, 'evm_setAutomine', [false]);
-    const indexer = startChild(
-      ['-r', '@swc-node/register', join(ROOT, 'apps/chain-indexer/src/main.ts')],
-      {
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(await freePort()),
-        DATABASE_URL: db.url,
-        NATS_URL: testNatsUrl(),
-        NATS_PREFIX: prefix,
-        LOG_LEVEL: 'info',
-        POLL_INTERVAL_MS: '200',
-        LEASE_TTL_MS: '3000',
-        NETWORKS: NETWORK,
-        UPSTREAMS: JSON.stringify({ [NETWORK]: [anvil.url] }),
-      },
-    );
-    children.push(indexer);
-    await indexer.waitFor('newHeads subscribed', 120_000);
+    children.push(await startIndexer(db, prefix, anvil.url));
     const latency = await measureLatency(anvil.url, nc, prefix, samples);
     const peakRss = memoryOf(app.process.pid!).peak;
     return {
@@ -283,11 +260,70 @@ export async function measureAppProcess(
   } finally {
     for (const child of children.reverse()) await child.stop();
     await anvil?.stop();
+    await dispose();
+  }
+}
+
+/**
+ * A test database with the matcher's and chain-indexer's schemas migrated, and a provisioned
+ * NATS namespace of its own; `dispose` drops both.
+ */
+export async function prepareBenchDatabase(): Promise<{
+  db: TestDatabase;
+  prefix: string;
+  nc: Awaited<ReturnType<typeof connect>>;
+  ds: DataSource;
+  dispose(): Promise<void>;
+}> {
+  const db = await createTestDatabase({ prefix: 'wh_bench' });
+  const prefix = uniqueNatsPrefix();
+  const nc = await connect({ servers: testNatsUrl() });
+  await provisionMessaging(await jetstreamManager(nc), prefix);
+  const ds = createAppDataSource(dataSourceOptions(db.url));
+  await ds.initialize();
+  const dispose = async () => {
     await ds.destroy();
     await nc.close();
     await deleteNatsNamespace(testNatsUrl(), prefix);
     await db.drop();
+  };
+  try {
+    await runMigrations(ds, SCHEMA);
+    const migrate = startChild(['-r', '@swc-node/register', 'apps/chain-indexer/src/migrate.ts'], {
+      DATABASE_URL: db.url,
+    });
+    await migrate.waitFor('migration', 120_000);
+    await migrate.stop();
+  } catch (error) {
+    await dispose();
+    throw error;
   }
+  return { db, prefix, nc, ds, dispose };
+}
+
+/** chain-indexer's main.ts on the devnet at `anvilUrl`, once it has subscribed to newHeads. */
+export async function startIndexer(
+  db: TestDatabase,
+  prefix: string,
+  anvilUrl: string,
+): Promise<Child> {
+  const indexer = startChild(
+    ['-r', '@swc-node/register', join(ROOT, 'apps/chain-indexer/src/main.ts')],
+    {
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: String(await freePort()),
+      DATABASE_URL: db.url,
+      NATS_URL: testNatsUrl(),
+      NATS_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      POLL_INTERVAL_MS: '200',
+      LEASE_TTL_MS: '3000',
+      NETWORKS: NETWORK,
+      UPSTREAMS: JSON.stringify({ [NETWORK]: [anvilUrl] }),
+    },
+  );
+  await indexer.waitFor('newHeads subscribed', 120_000);
+  return indexer;
 }
 
 /**
