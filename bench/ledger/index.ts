@@ -114,12 +114,21 @@ async function backendCpu(pg: Client, database: string): Promise<Map<number, num
   return new Map(rows.rows.map((r) => [r.pid, cpuSeconds(r.pid)]));
 }
 
-function node(script: string, env: Record<string, string>, log: (line: string) => void) {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+function node(
+  script: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+  nodeArgs: string[] = [],
+) {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '-r', '@swc-node/register', join(ROOT, script)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   child.stderr?.on('data', (chunk: Buffer) => log(`[billing-ledger] ${chunk.toString().trim()}`));
   return child;
 }
@@ -166,6 +175,10 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         LOG_LEVEL: 'warn',
       },
       log,
+      // LEDGER_BENCH_PROFILE=<dir>: a CPU profile of billing-ledger, written when it stops.
+      process.env['LEDGER_BENCH_PROFILE']
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env['LEDGER_BENCH_PROFILE']]
+        : [],
     );
     await waitFor(
       'billing-ledger /readyz',

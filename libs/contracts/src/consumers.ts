@@ -141,10 +141,11 @@ export const Consumers = {
     ackWaitMs: 30 * SECOND,
     maxDeliver: 20,
     backoffMs: [500, 1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
-    // A flush part carries up to 256 KiB (about 2,000 accounts): 32 in flight is ~8 MiB and a
-    // whole fleet second (8 producers x 10,000 accounts is ~40 parts) in two or three shared
-    // transactions (billing-ledger groups them, two at a time). max_ack_pending = 16 x this.
-    concurrency: 32,
+    // A flush part carries up to 256 KiB (about 2,000 accounts): 128 in flight is ~32 MiB, and
+    // a transaction of 64 parts (billing-ledger groups half of them, one transaction at a time)
+    // holds about a fleet second and a half (8 producers x 10,000 accounts is ~40 parts), so
+    // each account gets one journal for ~12 items. max_ack_pending = 16 x this.
+    concurrency: 128,
     // Exactly once comes from the ledger's record of applied ids (written in the same
     // transaction as the CU), not from the ack: a lost ack redelivers a message the ledger then
     // finds and acks unchanged. So no round trip per message waiting for the ack's confirmation.

@@ -23,6 +23,6 @@ export function hintOf(secret: string): string {
   return `${secret.slice(0, secret.startsWith(API_KEY_PREFIX) ? API_KEY_PREFIX.length + 4 : 4)}…${secret.slice(-4)}`;
 }
 
-export function newId(prefix: 'acc' | 'key' | 'tok' | 'top'): string {
+export function newId(prefix: 'acc' | 'key' | 'tok' | 'top' | 'bat'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }

@@ -13,6 +13,7 @@ import { currentAllowanceWindow, type ContractOverrides, type PlanOrNone } from 
 import type { Clock } from '@meridian/time';
 import type { EntityManager } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
+import { newId } from '../credentials/secrets';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { allowanceOf, capsOf } from '../state/account-state';
 import { ChangeSignal } from './change-signal';
@@ -387,7 +388,10 @@ export class LedgerService {
       touched.length = 0;
       flipped = false;
       const unique = [...byId.values()].map((d) => d.flush);
-      const batch = unique.map((f) => f.id).reduce((a, b) => (a < b ? a : b));
+      // A new id per attempt: its journal keys cannot meet another transaction's. (It was the
+      // smallest part id of the batch, which repeated a committed batch's keys when a copy of
+      // that part came back with new parts: the transaction failed on every redelivery.)
+      const batch = newId('bat');
       const fresh = await this.flushes.claim(manager, unique, batch, now);
       const parkedOf = new Map<string, number>();
       // One delivery per new id is the one applied; copies of it in the same batch (a redelivery

@@ -4,6 +4,7 @@ import { DeadLetterSchema, Events, KvBuckets, type UsageFlushed } from '@meridia
 import { freePort } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
+import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
   BillingHarness,
@@ -138,6 +139,36 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     );
     expect(await metric(billing, /^billing_usage_messages_total\{.*outcome="duplicate"/)).toBe(5);
     const report = await checkLedger(h.dataSource, [a!, b!, c!]);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  });
+
+  it('applies new parts batched with a copy of an older applied part (the copy adds nothing, the batch does not fail)', async () => {
+    const billing = await start();
+    const [a, b] = await newAccounts(billing, 2);
+    const ledger = billing.app.get(LedgerService);
+    const older = nodeFlush([
+      [a!, 100],
+      [b!, 20],
+    ]);
+    const newer = nodeFlush([
+      [a!, 40],
+      [b!, 60],
+    ]);
+    expect(older.id < newer.id).toBe(true);
+    const delivery = (flush: UsageFlushed) => ({ flush, streamSequence: 1, deliveryCount: 1 });
+    expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
+    // The copy's id is the smaller one; the first version keyed the batch's journals by it and
+    // so repeated the first batch's keys: ledger_conflict on every redelivery.
+    const second = await ledger.applyFlushes([delivery(older), delivery(newer)]);
+    expect(second.outcomes.map((o) => o.status)).toEqual(['duplicate', 'applied']);
+    expect(await usedCu([a!, b!])).toEqual(
+      new Map([
+        [a!, 140],
+        [b!, 80],
+      ]),
+    );
+    const report = await checkLedger(h.dataSource, [a!, b!]);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
   });

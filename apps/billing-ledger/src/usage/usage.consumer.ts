@@ -11,8 +11,14 @@ import {
   type UsageOutcome,
 } from '../ledger/ledger.service';
 
-/** Usage transactions one replica runs at once (each holds up to concurrency / 2 messages). */
-export const USAGE_TRANSACTIONS = 2;
+/**
+ * Usage transactions one replica runs at once: one. Every flush part of a fleet second touches
+ * the same accounts, so two transactions at once only waited on each other's row locks
+ * (pg_stat_activity in the ledger bench: the second one in `Lock: transactionid` most of the
+ * time); one transaction of more parts writes one journal per account for more items instead.
+ * It carries up to half the messages in flight, so the other half is pulled while it runs.
+ */
+export const USAGE_TRANSACTIONS = 1;
 
 /**
  * `billing-ledger-usage`: applies each usage message exactly once. Flush parts (ADR 0103/0104)
@@ -39,10 +45,11 @@ export class UsageConsumer implements OnApplicationBootstrap {
     registry: Registry,
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
-    // (max_ack_pending is provisioned from it), applied as up to two shared transactions. A
-    // failed transaction fails its messages (redelivered), not one transaction per message.
+    // (max_ack_pending is provisioned from it), applied as shared transactions of up to half of
+    // them, one at a time. A failed transaction fails its messages (redelivered), not one
+    // transaction per message.
     const batching = {
-      maxBatch: Math.ceil(Consumers.ledgerUsage.concurrency / USAGE_TRANSACTIONS),
+      maxBatch: Math.ceil(Consumers.ledgerUsage.concurrency / 2),
       parallel: USAGE_TRANSACTIONS,
       retryAlone: false,
     };
