@@ -211,12 +211,14 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     log(`created ${accounts} accounts in ${accountSeconds.toFixed(1)} s`);
 
     // 2. The lag watcher: for sampled accounts, each flush's usage is pending with the moment
-    //    its window ended; a balance-state event showing at least that much usage settles it.
+    //    its window ended; a balance state in KV showing at least that much usage settles it.
     const expected = new Map<string, number>();
     const sampled = new Set(ids.filter((_, i) => i % LAG_SAMPLE === 0));
     const pendingLag = new Map<string, Array<{ cumulative: number; meteredAt: number }>>();
     const lags: number[] = [];
-    const sub = nc.subscribe(ns.subject(Events.balanceStateChanged.subjectFilter), {
+    // What a gateway sees: the puts into the balance-state KV bucket (a charge that flips
+    // nothing is no event since ADR 0104's fleet changes; the bucket has every state).
+    const sub = nc.subscribe(`$KV.${ns.bucket(KvBuckets.balanceState.name)}.>`, {
       callback: (_error, msg) => {
         const accountId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
         const waiting = pendingLag.get(accountId);
@@ -396,7 +398,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| published | ${fmt(accountItems)} account-items in ${fmt(published.length)} flush parts (+${fmt(duplicates.length)} parts re-published as redeliveries), over ${publishSeconds.toFixed(1)} s |`,
       `| **account-items applied / s** | **${fmt(appliedRate)}** (first flush → consumer drained: ${applySeconds.toFixed(1)} s) |`,
       `| raw ceiling (same journal + entry rows, bare multi-row INSERT loop, same run) | ${fmt(rawRate)} account-items / s (${fmt(journals)} journals + ${fmt(entries)} entries in ${rawSeconds.toFixed(1)} s); ledger = ${(appliedRate / rawRate).toFixed(2)}× |`,
-      `| lag: window end → balance-state event showing it (1 in ${LAG_SAMPLE} accounts), p50 / p99 / max | ${percentile(lags, 50)} / ${percentile(lags, 99)} / ${lags.at(-1) ?? NaN} ms over ${fmt(lags.length)} windows (${unsettled} never seen) |`,
+      `| lag: window end → balance state in KV showing it (1 in ${LAG_SAMPLE} accounts), p50 / p99 / max | ${percentile(lags, 50)} / ${percentile(lags, 99)} / ${lags.at(-1) ?? NaN} ms over ${fmt(lags.length)} windows (${unsettled} never seen) |`,
       `| billing-ledger CPU | ${appCpu.toFixed(1)} s (${Math.round((appCpu / applySeconds) * 100)} % of one core; ${((appCpu / accountItems) * 1e6).toFixed(1)} µs per account-item) |`,
       `| Postgres CPU (backends of this database) | ${pgCpu.toFixed(1)} s (${Math.round((pgCpu / applySeconds) * 100)} % of one core) |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,

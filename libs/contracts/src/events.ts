@@ -55,6 +55,11 @@ export const Events = {
     family: Subjects.billing.usageFlushed,
     tokenOf: (p) => p.producerId,
   }),
+  /**
+   * An account's facts changed: created, plan, pending top-ups, or its ok/exhausted state
+   * flipped. A usage charge that flips nothing is not announced (one a second per busy account
+   * at a fleet's shape); every state, CU included, is in the balance-state KV bucket.
+   */
   balanceStateChanged: defineEvent({
     type: 'billing.balance.changed.v1',
     stream: 'BILLING',

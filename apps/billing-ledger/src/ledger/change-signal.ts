@@ -6,16 +6,22 @@ import type { BalanceRow } from './ledger.repository';
  * may carry the committed balance rows (usage does), so the publisher needs no read to publish
  * them; without rows the publisher looks the unpublished ones up in the database.
  */
+type Listener = (rows: readonly BalanceRow[] | undefined, flipped: ReadonlySet<string>) => void;
+const NONE: ReadonlySet<string> = new Set();
+
 @Injectable()
 export class ChangeSignal {
-  private readonly listeners: Array<(rows?: readonly BalanceRow[], urgent?: boolean) => void> = [];
+  private readonly listeners: Array<Listener> = [];
 
-  onChange(listener: (rows?: readonly BalanceRow[], urgent?: boolean) => void): void {
+  onChange(listener: Listener): void {
     this.listeners.push(listener);
   }
 
-  /** `urgent`: some row's ok/exhausted state flipped; it must reach the gateways at once. */
-  changed(rows?: readonly BalanceRow[], urgent = false): void {
-    for (const listener of this.listeners) listener(rows, urgent);
+  /**
+   * `flipped`: the accounts among `rows` whose ok/exhausted state flipped: they must reach the
+   * gateways at once, and their facts changed (an event, besides the KV state).
+   */
+  changed(rows?: readonly BalanceRow[], flipped: ReadonlySet<string> = NONE): void {
+    for (const listener of this.listeners) listener(rows, flipped);
   }
 }

@@ -269,8 +269,10 @@ export class LedgerService {
   async applyUsage(events: readonly UsageRecorded[]): Promise<UsageOutcome[]> {
     const now = this.clock.now();
     const touched = new Set<BalanceRow>();
+    const wasExhausted = new Map<string, boolean>();
     const outcomes = await this.ledger.transaction(async (manager) => {
       touched.clear();
+      wasExhausted.clear();
       const rows = await this.ledger.lock(
         manager,
         events.map((e) => e.accountId),
@@ -298,6 +300,8 @@ export class LedgerService {
         const key = usageKey(event.id);
         if (existing.has(key) || seen.has(key)) return { status: 'duplicate' };
         seen.add(key);
+        if (!wasExhausted.has(row.accountId))
+          wasExhausted.set(row.accountId, row.exhaustedSince !== null);
         this.rollIfDue(row, now, journals);
         const charge = splitCharge(row, event.totalCu);
         Object.assign(row, applyCharge(row, charge));
@@ -365,7 +369,13 @@ export class LedgerService {
       return results;
     });
     // The committed rows go to the balance-state publisher as they are (no read needed).
-    if (touched.size > 0) this.signal.changed([...touched]);
+    if (touched.size > 0) {
+      const flipped = new Set<string>();
+      for (const row of touched)
+        if ((row.exhaustedSince !== null) !== wasExhausted.get(row.accountId))
+          flipped.add(row.accountId);
+      this.signal.changed([...touched], flipped);
+    }
     return outcomes;
   }
 
@@ -381,12 +391,12 @@ export class LedgerService {
   async applyFlushes(deliveries: readonly FlushDelivery[]): Promise<FlushBatchResult> {
     const now = this.clock.now();
     const touched: BalanceRow[] = [];
-    let flipped = false;
+    const flipped = new Set<string>();
     const byId = new Map<string, FlushDelivery>();
     for (const delivery of deliveries) byId.set(delivery.flush.id, delivery);
     const result = await this.ledger.transaction(async (manager) => {
       touched.length = 0;
-      flipped = false;
+      flipped.clear();
       const unique = [...byId.values()].map((d) => d.flush);
       // A new id per attempt: its journal keys cannot meet another transaction's. (It was the
       // smallest part id of the batch, which repeated a committed batch's keys when a copy of
@@ -435,7 +445,7 @@ export class LedgerService {
             postings: usagePostings(split),
           });
         this.settle(row, now);
-        if ((row.exhaustedSince !== null) !== wasExhausted) flipped = true;
+        if ((row.exhaustedSince !== null) !== wasExhausted) flipped.add(row.accountId);
         touched.push(row);
       }
       const known = aggregate.rollups.filter((r) => rows.has(r.accountId));

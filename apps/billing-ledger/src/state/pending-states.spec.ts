@@ -42,4 +42,17 @@ describe('PendingStates', () => {
         .sort(),
     ).toEqual(['a@2', 'b@1']);
   });
+
+  it('keeps an owed event with the account until its row is taken, also across coalescing and a failed try', () => {
+    const pending = new PendingStates();
+    pending.add([row('a', 1), row('b', 1)], new Set(['a']));
+    pending.add([row('a', 2)]); // a later charge that flips nothing: the event is still owed
+    const rows = pending.take(10);
+    const owed = pending.takeAnnounced(rows);
+    expect([...owed]).toEqual(['a']);
+    pending.add(rows, owed); // the try failed: put back with the debt
+    const again = pending.take(10);
+    expect([...pending.takeAnnounced(again)]).toEqual(['a']);
+    expect([...pending.takeAnnounced(again)]).toEqual([]);
+  });
 });

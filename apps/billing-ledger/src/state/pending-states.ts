@@ -1,11 +1,15 @@
 import type { BalanceRow } from '../ledger/ledger.repository';
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Committed balance rows waiting to be published, one per account: the highest version wins,
- * so successive changes of an account coalesce into its latest state.
+ * so successive changes of an account coalesce into its latest state. An account whose facts
+ * changed (its ok/exhausted state flipped) owes an event besides its KV state, until taken.
  */
 export class PendingStates {
   private readonly rows = new Map<string, BalanceRow>();
+  private readonly announced = new Set<string>();
 
   get size(): number {
     return this.rows.size;
@@ -16,8 +20,9 @@ export class PendingStates {
   }
 
   /** Adds committed rows; an older version than the one waiting is ignored. */
-  add(rows: readonly BalanceRow[]): void {
+  add(rows: readonly BalanceRow[], announce: ReadonlySet<string> = NONE): void {
     for (const row of rows) {
+      if (announce.has(row.accountId)) this.announced.add(row.accountId);
       const waiting = this.rows.get(row.accountId);
       if (!waiting || waiting.version < row.version) this.rows.set(row.accountId, { ...row });
     }
@@ -32,5 +37,12 @@ export class PendingStates {
       this.rows.delete(accountId);
     }
     return taken;
+  }
+
+  /** Which of these (taken) rows owe an event; their debt moves to the caller. */
+  takeAnnounced(rows: readonly BalanceRow[]): Set<string> {
+    const out = new Set<string>();
+    for (const row of rows) if (this.announced.delete(row.accountId)) out.add(row.accountId);
+    return out;
   }
 }

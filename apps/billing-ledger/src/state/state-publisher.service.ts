@@ -29,8 +29,8 @@ const RETRY_MAX_MS = 5_000;
 
 /**
  * Gets committed changes out: the outbox (plan changes, revocations, cleared top-ups) in order,
- * then the latest balance state of every changed account, as an event and into the
- * balance-state KV bucket.
+ * then the latest balance state of every changed account into the balance-state KV bucket, and
+ * as an event when the account's facts changed (anything but a charge that flipped nothing).
  *
  * Usage hands its committed rows over (ChangeSignal with rows): they wait in memory for
  * `STATE_PUBLISH_DELAY_MS` so successive changes of an account go out once, as its latest
@@ -67,7 +67,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.signal.onChange((rows, urgent) => this.changed(rows, urgent));
+    this.signal.onChange((rows, flipped) => this.changed(rows, flipped));
   }
 
   /** Graceful stop: what waits in memory goes out now (else the next start's tick sends it). */
@@ -81,16 +81,16 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * A committed change: rows (usage) are coalesced for a moment, unless an account's ok/exhausted
-   * state flipped (`urgent`: the gateways must stop or resume serving it within 2 s, ADR 0104);
+   * state flipped (`flipped`: the gateways must stop or resume serving it within 2 s, ADR 0104);
    * anything else goes out now.
    */
-  changed(rows?: readonly BalanceRow[], urgent = false): void {
+  changed(rows?: readonly BalanceRow[], flipped: ReadonlySet<string> = new Set()): void {
     if (!rows) {
       void this.flush();
       return;
     }
-    this.pending.add(rows);
-    if (urgent) {
+    this.pending.add(rows, flipped);
+    if (flipped.size > 0) {
       clearTimeout(this.timer);
       this.timer = undefined;
       void this.run();
@@ -208,10 +208,11 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   private async flushPending(): Promise<void> {
     while (this.pending.size > 0) {
       const rows = this.pending.take(BATCH);
+      const announced = this.pending.takeAnnounced(rows);
       try {
-        await this.publishStates(rows);
+        await this.publishStates(rows, (accountId) => announced.has(accountId));
       } catch (error) {
-        this.pending.add(rows);
+        this.pending.add(rows, announced);
         throw error;
       }
       await this.states.markPublished(rows);
@@ -229,14 +230,26 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       const todo = ids.filter((id) => !this.pending.has(id));
       if (todo.length > 0) {
         const rows = await this.states.rows(todo);
-        await this.publishStates(rows);
+        // Read from the database: a change other than usage (account, plan, top-up), or a
+        // usage state whose first try failed; each goes out with its event.
+        await this.publishStates(rows, () => true);
         await this.states.markPublished(rows);
       }
       if (ids.length < BATCH) return;
     }
   }
 
-  private async publishStates(rows: readonly BalanceRow[]): Promise<void> {
+  /**
+   * Every row's state into the KV bucket (what gateways and workers read); the event only for
+   * the accounts `announce` names: the webhook-matcher keeps account facts (plan, caps, ok or
+   * exhausted, pending top-ups) from it, which a usage charge that flips nothing leaves as they
+   * were. At a fleet's shape that is one publish per account and second instead of two, and no
+   * matcher write per charge (ADR 0104).
+   */
+  private async publishStates(
+    rows: readonly BalanceRow[],
+    announce: (accountId: string) => boolean,
+  ): Promise<void> {
     if (rows.length === 0) return;
     const kv = await this.bucket(KvBuckets.balanceState.name);
     const now = this.clock.now();
@@ -244,7 +257,8 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       rows.map(async (row) => {
         const state = balanceStateOf(row, now);
         await kv.put(row.accountId, JSON.stringify(state));
-        await this.publisher.publish(Events.balanceStateChanged, state);
+        if (announce(row.accountId))
+          await this.publisher.publish(Events.balanceStateChanged, state);
       }),
     );
   }

@@ -13,14 +13,18 @@ import {
 
 /**
  * Balance-state publishing is coalesced per account (STATE_PUBLISH_DELAY_MS) and off the usage
- * apply path. These cases assert on the KV bucket and the published events (no tick: the
- * harness runs with LEDGER_TICK_MS=0, so only the coalesced publishing can deliver).
+ * apply path; a charge that flips nothing goes to the KV bucket only, an account's changed facts
+ * also as an event. These cases assert on the bucket's puts and the published events (no tick:
+ * the harness runs with LEDGER_TICK_MS=0, so only the coalesced publishing can deliver).
  */
 describe('billing-ledger balance-state publishing (real Postgres + NATS)', () => {
   const h = new BillingHarness();
   let billing: BillingApp;
   let sub: Subscription;
+  let kvSub: Subscription;
   const events: BalanceStateChanged[] = [];
+  /** Every put into the balance-state bucket, as the gateways' watchers see them. */
+  const puts: BalanceStateChanged[] = [];
 
   beforeAll(async () => {
     await h.setup();
@@ -33,9 +37,14 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
         },
       },
     );
+    kvSub = h.nc.subscribe(
+      `$KV.${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}.>`,
+      { callback: (_error, msg) => void puts.push(msg.json<BalanceStateChanged>()) },
+    );
   });
   afterAll(async () => {
     sub.unsubscribe();
+    kvSub.unsubscribe();
     await h.teardown();
   });
 
@@ -90,16 +99,20 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     );
     expect(state.allowanceCu).toBe(expectedCu);
     await eventually(
-      async () => events.some((e) => e.accountId === accountId && e.version === final),
+      async () => puts.some((e) => e.accountId === accountId && e.version === final),
       5_000,
-      'latest balance state event',
+      'latest balance state put',
     );
 
     // Coalesced: fewer states went out than there were changes, and never an older one last.
-    const published = events.filter((e) => e.accountId === accountId && e.version > initial);
+    const published = puts.filter((e) => e.accountId === accountId && e.version > initial);
     expect(published.length).toBeGreaterThan(0);
     expect(published.length).toBeLessThan(8);
     expect(published.at(-1)!.version).toBe(final);
+    // Charges that flipped nothing changed no account fact: no event (the creation had one).
+    expect(events.filter((e) => e.accountId === accountId).map((e) => e.version)).toEqual([
+      initial,
+    ]);
 
     // The durable marker caught up, so the tick's database scan has nothing left to send.
     await eventually(
@@ -115,6 +128,32 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       5_000,
       'published_version',
     );
+  });
+
+  it('announces a flip: the charge that exhausts an account goes out as an event too, at once', async () => {
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'flipping', plan: 'starter' },
+    );
+    const accountId = created.body.account.id;
+    await eventually(
+      () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
+      5_000,
+      'initial state in KV',
+    );
+    await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, 100_000_000));
+    const event = await eventually(
+      async () => events.find((e) => e.accountId === accountId && e.state === 'exhausted'),
+      5_000,
+      'exhausted event',
+    );
+    expect(event.allowanceCu).toBe(0);
+    expect(
+      (await h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId))?.state,
+    ).toBe('exhausted');
   });
 
   it('retries a pass NATS refused on its own (no tick runs here): the state arrives once the bucket is back', async () => {
@@ -146,7 +185,7 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     await provisionMessaging(jsm, h.prefix, { buckets: [KvBuckets.balanceState] });
     const state = await eventually(
       () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
-      10_000,
+      15_000,
       'state in KV after the bucket came back',
     );
     expect(state.accountId).toBe(accountId);
