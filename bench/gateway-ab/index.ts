@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import { deployedGatewayEnv } from '../gateway/deployed-env';
 
 /**
  * `npm run bench gateway-ab`: the relay's CPU per request of two gateway checkouts, A/B, in one
@@ -143,37 +144,20 @@ export async function runBenchmark(): Promise<string> {
       const port = await freePort();
       const child = start(
         ['-r', '@swc-node/register', join(root, 'apps/rpc-gateway/src/main.ts')],
-        {
-          REGION: 'eu',
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          LOG_LEVEL: 'info',
-          REQUEST_LOGS: 'true',
-          NATS_URL: testNatsUrl(),
-          NATS_PREFIX: `${natsPrefix}_${name}`,
-          UPSTREAMS: JSON.stringify({
+        deployedGatewayEnv({
+          port,
+          grpcPort: await freePort(),
+          natsUrl: testNatsUrl(),
+          natsPrefix: `${natsPrefix}_${name}`,
+          upstreams: {
             'eth-mainnet': [{ http: `http://127.0.0.1:${up}/`, ws: `ws://127.0.0.1:${upWs}/` }],
             'eth-sepolia': [`http://127.0.0.1:${slow}/`],
-          }),
-          STATIC_ACCESS_TOKENS: JSON.stringify({
-            [TOKEN]: {
-              accountId: 'ab-1',
-              network: 'eth-mainnet',
-              planId: 'enterprise',
-              nodeRps: 1e7,
-            },
-            [SLOW_TOKEN]: {
-              accountId: 'ab-2',
-              network: 'eth-sepolia',
-              planId: 'enterprise',
-              nodeRps: 1e7,
-            },
-          }),
-          FINALITY_DEPTH_BLOCKS: '0',
-          NODE_OPTIONS: '--max-semi-space-size=32',
-          GATEWAY_WORKERS: 'auto',
-        },
+          },
+          tokens: [
+            { token: TOKEN, accountId: 'ab-1', network: 'eth-mainnet' },
+            { token: SLOW_TOKEN, accountId: 'ab-2', network: 'eth-sepolia' },
+          ],
+        }),
         root,
       );
       const url = `http://127.0.0.1:${port}/${TOKEN}/`;

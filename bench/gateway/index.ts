@@ -16,6 +16,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import { deployedGatewayEnv, GATEWAY_NODE_OPTIONS } from './deployed-env';
 
 /**
  * Gateway benchmark (bench/README.md "gateway"): a fast local upstream reached directly,
@@ -45,7 +46,6 @@ const GATEWAY_ROOT = process.env['BENCH_GATEWAY_ROOT'] ?? ROOT;
 const NGINX_WORKERS = process.env['BENCH_NGINX_WORKERS'] ?? 'auto';
 const GATEWAY_WORKERS = process.env['BENCH_GATEWAY_WORKERS'] ?? 'auto';
 /** The V8 setting the Kubernetes deployment gives the gateway (deploy/base/rpc-gateway). */
-const GATEWAY_NODE_OPTIONS = '--max-semi-space-size=32';
 
 export interface Result {
   rps: number;
@@ -409,37 +409,22 @@ export async function runBenchmark(): Promise<string> {
           'gateway',
           ['-r', '@swc-node/register', join(GATEWAY_ROOT, 'apps/rpc-gateway/src/main.ts')],
           {
-            REGION: 'eu',
-            HTTP_HOST: '127.0.0.1',
-            HTTP_PORT: String(port),
-            GRPC_PORT: String(await freePort()),
-            // Production logging: one info line per request, to a file (as a log shipper reads it).
-            LOG_LEVEL: 'info',
-            REQUEST_LOGS: 'true',
-            NATS_URL: natsUrl,
-            NATS_PREFIX: natsPrefix,
-            UPSTREAMS: JSON.stringify({
-              'eth-mainnet': [{ http: upstream, ws: `ws://127.0.0.1:${upstreamWsPort}/` }],
-              'eth-sepolia': [slowUpstream],
-            }),
-            // Auth, metering and rate limiting stay on; the plan RPS is set above the load.
-            STATIC_ACCESS_TOKENS: JSON.stringify({
-              [TOKEN]: {
-                accountId: 'bench-account',
-                network: 'eth-mainnet',
-                planId: 'enterprise',
-                nodeRps: 10_000_000,
+            // Production logging (one info line per request) goes to a file, as a log shipper
+            // reads it; auth, metering and rate limiting stay on.
+            ...deployedGatewayEnv({
+              port,
+              grpcPort: await freePort(),
+              natsUrl,
+              natsPrefix,
+              upstreams: {
+                'eth-mainnet': [{ http: upstream, ws: `ws://127.0.0.1:${upstreamWsPort}/` }],
+                'eth-sepolia': [slowUpstream],
               },
-              [SLOW_TOKEN]: {
-                accountId: 'bench-account-2',
-                network: 'eth-sepolia',
-                planId: 'enterprise',
-                nodeRps: 10_000_000,
-              },
+              tokens: [
+                { token: TOKEN, accountId: 'bench-account', network: 'eth-mainnet' },
+                { token: SLOW_TOKEN, accountId: 'bench-account-2', network: 'eth-sepolia' },
+              ],
             }),
-            FINALITY_DEPTH_BLOCKS: '0',
-            // As deploy/base/rpc-gateway/deployment.yaml runs it.
-            NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
             ...env,
           },
           gatewayLog,
