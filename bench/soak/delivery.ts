@@ -86,12 +86,14 @@ export async function soakDelivery(minutes: number, log: (line: string) => void)
       maxQueue: 0,
       maxPending: 0,
     }));
-    const minuteNow = () => Math.min(minutes - 1, Math.floor(sampler.elapsedS() / 60));
+    const minuteAt = (atS: number) => Math.min(minutes - 1, Math.max(0, Math.floor(atS / 60)));
+    const minuteNow = () => minuteAt(sampler.elapsedS());
     const queueSamples: QueueSample[] = [];
     let publishErrors = 0;
     let lastFailedAttempts = metricsBefore.get('delivery_attempts_total:failure') ?? 0;
     const observe = async () => {
-      const row = rows[minuteNow()]!;
+      // What the receiver counted since the last sample (≤ 10 s ago) falls in that interval's minute.
+      const row = rows[minuteAt(sampler.elapsedS() - SAMPLE_MS / 2000)]!;
       const report = await receiver.report();
       await receiver.reset();
       row.received += report.count;
