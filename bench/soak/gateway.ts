@@ -8,6 +8,7 @@ import { provisionMessaging } from '@meridian/platform-messaging';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
 import { freePort, startChild, waitHttp, which, wrk, type RateResult } from '../gateway/index';
 import { flatness, flatnessText, renderSoak, SAMPLE_MS, Sampler } from './sampler';
+import { deployedGatewayEnv } from '../gateway/deployed-env';
 
 /**
  * Gateway soak (issue 18): the gateway as deployed (`apps/rpc-gateway/src/main.ts`,
@@ -89,28 +90,14 @@ export async function soakGateway(minutes: number, log: (line: string) => void):
     const gateway = startChild(
       'gateway',
       ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
-      {
-        REGION: 'eu',
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        GRPC_PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-        REQUEST_LOGS: 'true',
-        NATS_URL: natsUrl,
-        NATS_PREFIX: natsPrefix,
-        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
-        STATIC_ACCESS_TOKENS: JSON.stringify({
-          [TOKEN]: {
-            accountId: 'soak-account',
-            network: 'eth-mainnet',
-            planId: 'enterprise',
-            nodeRps: 10_000_000,
-          },
-        }),
-        FINALITY_DEPTH_BLOCKS: '0',
-        GATEWAY_WORKERS: 'auto',
-        NODE_OPTIONS: '--max-semi-space-size=32',
-      },
+      deployedGatewayEnv({
+        port,
+        grpcPort: await freePort(),
+        natsUrl,
+        natsPrefix,
+        upstreams: { 'eth-mainnet': [upstream] },
+        tokens: [{ token: TOKEN, accountId: 'soak-account', network: 'eth-mainnet' }],
+      }),
       join(dir, 'gateway.log'),
     );
     children.push(gateway);
