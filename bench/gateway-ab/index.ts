@@ -1,10 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
 import { deployedGatewayEnv } from '../gateway/deployed-env';
+import { freePort, waitHttp, which, wrk } from '../gateway/index';
 
 /**
  * `npm run bench gateway-ab`: the relay's CPU per request of two gateway checkouts, A/B, in one
@@ -23,80 +21,15 @@ const SECONDS = Number(process.env['BENCH_AB_SECONDS'] ?? 5);
 const TOKEN = 'bench_token_000000000001';
 const SLOW_TOKEN = 'bench_token_000000000002';
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-function tree(pid: number): number[] {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(' ')
-      .filter(Boolean)
-      .map(Number);
-    return [pid, ...children.flatMap(tree)];
-  } catch {
-    return [pid];
-  }
-}
-
-const treeCpu = (pid: number) => tree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
-
-async function waitHttp(url: string, body: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/json' },
-      });
-      if (response.ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no answer from ${url}`);
-}
-
 interface Window {
   rps: number;
   cpuUs: number;
 }
 
-function wrk(url: string, body: string, seconds: number, pid: number): Window {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
-  const script = join(dir, 'post.lua');
-  writeFileSync(
-    script,
-    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
-  );
-  const before = treeCpu(pid);
-  const out = spawnSync('wrk', ['-t1', '-c32', `-d${seconds}s`, '-s', script, url], {
-    encoding: 'utf8',
-  }).stdout;
-  const cpu = treeCpu(pid) - before;
-  if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors from ${url}: ${out}`);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    cpuUs: requests > 0 ? (cpu * 1e6) / requests : NaN,
-  };
+/** One wrk window (bench/gateway's runner, 32 connections) with the gateway tree's CPU per request. */
+function window(url: string, body: string, seconds: number, pid: number): Window {
+  const result = wrk(url, body, 32, seconds, pid);
+  return { rps: result.rps, cpuUs: result.cpuUs ?? NaN };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
@@ -104,7 +37,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 export async function runBenchmark(): Promise<string> {
   const roots = process.env['BENCH_AB_ROOTS'];
   if (!roots) return 'skipped: set BENCH_AB_ROOTS to {"<name>": "<checkout>", …} (see index.ts)';
-  if (spawnSync('wrk', ['--version']).error) return 'skipped: wrk is not installed';
+  if (!which('wrk')) return 'skipped: wrk is not installed';
   const paths = Object.entries(JSON.parse(roots) as Record<string, string>).map(
     ([name, root]) => [name, resolve(root)] as const,
   );
@@ -168,9 +101,9 @@ export async function runBenchmark(): Promise<string> {
     }
     // Warm: a fresh process spends milliseconds per request until V8 has optimised the path.
     for (const g of gateways) {
-      wrk(g.url, single, 8, g.pid);
-      wrk(g.url, batch, 5, g.pid);
-      wrk(g.slowUrl, cacheHit, 3, g.pid);
+      window(g.url, single, 8, g.pid);
+      window(g.url, batch, 5, g.pid);
+      window(g.slowUrl, cacheHit, 3, g.pid);
     }
     const rows = [
       ['single call', 'url', single],
@@ -182,7 +115,7 @@ export async function runBenchmark(): Promise<string> {
       for (const [row, target, body] of rows)
         for (const g of round % 2 ? [...gateways].reverse() : gateways) {
           const key = `${row}\u0000${g.name}`;
-          windows.set(key, [...(windows.get(key) ?? []), wrk(g[target], body, SECONDS, g.pid)]);
+          windows.set(key, [...(windows.get(key) ?? []), window(g[target], body, SECONDS, g.pid)]);
         }
     const names = gateways.map((g) => g.name);
     const lines = [
