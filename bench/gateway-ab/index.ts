@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
-import { deployedGatewayEnv } from '../gateway/deployed-env';
+import { BENCH_REQUESTS, deployedGatewayEnv } from '../gateway/deployed-env';
 import { freePort, waitHttp, which, wrk } from '../gateway/index';
 
 /**
@@ -59,16 +59,7 @@ export async function runBenchmark(): Promise<string> {
       HEAD_INTERVAL_MS: '200',
     });
     start(['-r', '@swc-node/register', upstream, String(slow)], { SERVICE_TIME_MS: '1' });
-    const single = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
-    const batch = JSON.stringify(
-      Array.from({ length: 10 }, (_, i) => ({
-        jsonrpc: '2.0',
-        id: i + 1,
-        method: 'eth_blockNumber',
-        params: [],
-      })),
-    );
-    const cacheHit = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`;
+    const { single, batch, cacheHit } = BENCH_REQUESTS;
     await waitHttp(`http://127.0.0.1:${up}/`, single);
     await waitHttp(`http://127.0.0.1:${slow}/`, single);
 

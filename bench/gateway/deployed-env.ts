@@ -45,3 +45,17 @@ export function deployedGatewayEnv(options: {
     NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
   };
 }
+
+/** The requests the gateway benches send: one call, a batch of ten, and a cacheable call. */
+export const BENCH_REQUESTS = {
+  single: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+  batch: JSON.stringify(
+    Array.from({ length: 10 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'eth_blockNumber',
+      params: [],
+    })),
+  ),
+  cacheHit: `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`,
+} as const;

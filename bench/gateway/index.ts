@@ -16,7 +16,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
-import { deployedGatewayEnv, GATEWAY_NODE_OPTIONS } from './deployed-env';
+import { BENCH_REQUESTS, deployedGatewayEnv, GATEWAY_NODE_OPTIONS } from './deployed-env';
 
 /**
  * Gateway benchmark (bench/README.md "gateway"): a fast local upstream reached directly,
@@ -353,16 +353,7 @@ export async function runBenchmark(): Promise<string> {
     const [upstreamPid, slowPid] = [children[0]?.pid, children[1]?.pid];
     const upstream = `http://127.0.0.1:${upstreamPort}/`;
     const slowUpstream = `http://127.0.0.1:${slowPort}/`;
-    const single = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
-    const batch = JSON.stringify(
-      Array.from({ length: 10 }, (_, i) => ({
-        jsonrpc: '2.0',
-        id: i + 1,
-        method: 'eth_blockNumber',
-        params: [],
-      })),
-    );
-    const cacheHit = `{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByHash","params":["0x${'11'.repeat(32)}",false]}`;
+    const { single, batch, cacheHit } = BENCH_REQUESTS;
     await waitHttp(upstream, single);
     await waitHttp(slowUpstream, single);
 

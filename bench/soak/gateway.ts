@@ -8,7 +8,7 @@ import { provisionMessaging } from '@meridian/platform-messaging';
 import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
 import { freePort, startChild, waitHttp, which, wrk, type RateResult } from '../gateway/index';
 import { flatness, flatnessText, renderSoak, SAMPLE_MS, Sampler } from './sampler';
-import { deployedGatewayEnv } from '../gateway/deployed-env';
+import { BENCH_REQUESTS, deployedGatewayEnv } from '../gateway/deployed-env';
 
 /**
  * Gateway soak (issue 18): the gateway as deployed (`apps/rpc-gateway/src/main.ts`,
@@ -22,7 +22,7 @@ const ROOT = join(__dirname, '..', '..');
 const SHARE = Number(process.env['SOAK_GATEWAY_SHARE'] ?? 0.7);
 const CONNECTIONS = 32;
 const TOKEN = 'bench_token_000000000001';
-const SINGLE = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
+const SINGLE = BENCH_REQUESTS.single;
 
 /** What fixed-rate.ts prints besides bench/gateway's RateResult fields. */
 interface WindowResult extends RateResult {
