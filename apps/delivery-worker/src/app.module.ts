@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { processClock } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
-import { systemClock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
@@ -32,7 +32,10 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: WORKER_OPTIONS, useValue: { clock: systemClock, ...options } },
+        {
+          provide: WORKER_OPTIONS,
+          useValue: { ...options, clock: options.clock ?? processClock(config) },
+        },
         DeliveryRuntime,
       ],
       exports: [APP_CONFIG],

@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { processClock } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
-import { systemClock, type Clock } from '@meridian/time';
+import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountsRepository } from './accounts/accounts.repository';
@@ -57,7 +58,7 @@ export class AppModule {
     logger: Logger,
     overrides: MatcherOverrides = {},
   ): DynamicModule {
-    const clock = overrides.clock ?? systemClock;
+    const clock = overrides.clock ?? processClock(config);
     return {
       module: AppModule,
       global: true,

@@ -1,33 +1,36 @@
-import { commonEnv } from '@meridian/platform-config';
+import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
 
 /** Every variable delivery-worker reads, validated at start; nothing else reads process.env. */
-export const configSchema = z.object({
-  ...commonEnv,
-  /** Local and test deployments may deliver to loopback targets; production refuses them. */
-  ALLOW_LOOPBACK_TARGETS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
-  /** Opens the sealed signing secrets of the webhook-status KV entries (same key as the matcher). */
-  WEBHOOK_SECRETS_KEY: z.string().transform((value, ctx) => {
-    try {
-      return parseSecretsKey(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  }),
-  /** How often billed attempts leave as a usage flush (fleet usage contract). */
-  USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
-  /** Longest put-back of a job before it is looked at again. */
-  DELIVERY_RECHECK_MAX_MS: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(30 * 60_000)
-    .default(5 * 60_000),
-});
+export const configSchema = z
+  .object({
+    ...commonEnv,
+    ...clockEnv,
+    /** Local and test deployments may deliver to loopback targets; production refuses them. */
+    ALLOW_LOOPBACK_TARGETS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+    /** Opens the sealed signing secrets of the webhook-status KV entries (same key as the matcher). */
+    WEBHOOK_SECRETS_KEY: z.string().transform((value, ctx) => {
+      try {
+        return parseSecretsKey(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+    /** How often billed attempts leave as a usage flush (fleet usage contract). */
+    USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+    /** Longest put-back of a job before it is looked at again. */
+    DELIVERY_RECHECK_MAX_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(30 * 60_000)
+      .default(5 * 60_000),
+  })
+  .superRefine(refuseClockOffsetInProduction);
 
 export type AppConfig = z.infer<typeof configSchema>;

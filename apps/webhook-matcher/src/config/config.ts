@@ -1,4 +1,4 @@
-import { commonEnv } from '@meridian/platform-config';
+import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
 
@@ -9,33 +9,36 @@ const flag = z
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** Every variable webhook-matcher reads, validated at start; nothing else reads process.env. */
-export const configSchema = z.object({
-  ...commonEnv,
-  BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
-  /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
-  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
-  WEBHOOK_SECRETS_KEY: z.string().refine((value) => {
-    try {
-      parseSecretsKey(value);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be 32 bytes, base64'),
-  /** Loopback targets (http or https). Only the local stack and tests set it. */
-  WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
-  /** How long a resolved API key is kept (a safety net: revocations evict it at once). */
-  WEBHOOK_KEY_CACHE_TTL_MS: ms(30_000),
-  /** Spec: 30 minutes of failing deliveries with at least 20 attempts → paused_auto. */
-  AUTO_PAUSE_AFTER_MS: ms(30 * 60_000),
-  AUTO_PAUSE_MIN_ATTEMPTS: z.coerce.number().int().min(1).default(20),
-  /** Spec: 30 minutes at zero balance with events to deliver → paused_no_balance. */
-  NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
-  /** How often status entries that did not reach the KV bucket are published again (0 = off). */
-  STATUS_REPUBLISH_MS: ms(1_000),
-  /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */
-  MATCHER_PARTITION: z.string().default('0/1'),
-});
+export const configSchema = z
+  .object({
+    ...commonEnv,
+    ...clockEnv,
+    BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+    /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
+    OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
+    WEBHOOK_SECRETS_KEY: z.string().refine((value) => {
+      try {
+        parseSecretsKey(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be 32 bytes, base64'),
+    /** Loopback targets (http or https). Only the local stack and tests set it. */
+    WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
+    /** How long a resolved API key is kept (a safety net: revocations evict it at once). */
+    WEBHOOK_KEY_CACHE_TTL_MS: ms(30_000),
+    /** Spec: 30 minutes of failing deliveries with at least 20 attempts → paused_auto. */
+    AUTO_PAUSE_AFTER_MS: ms(30 * 60_000),
+    AUTO_PAUSE_MIN_ATTEMPTS: z.coerce.number().int().min(1).default(20),
+    /** Spec: 30 minutes at zero balance with events to deliver → paused_no_balance. */
+    NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
+    /** How often status entries that did not reach the KV bucket are published again (0 = off). */
+    STATUS_REPUBLISH_MS: ms(1_000),
+    /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */
+    MATCHER_PARTITION: z.string().default('0/1'),
+  })
+  .superRefine(refuseClockOffsetInProduction);
 
 export type AppConfig = z.infer<typeof configSchema>;

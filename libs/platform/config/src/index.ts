@@ -1,3 +1,4 @@
 export * from './load-config';
 export * from './common-env';
 export * from './upstreams';
+export * from './clock';
