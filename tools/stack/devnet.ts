@@ -12,12 +12,13 @@ export interface RunningDevnet {
 
 /**
  * One anvil devnet standing in for a relayed network. Its state is dumped to the stack
- * directory on exit and loaded on the next start, so balances and contracts persist.
+ * directory on exit (and every `stateIntervalSeconds` when set) and loaded on the next start,
+ * so balances, contracts and blocks persist.
  */
 export async function startDevnet(
   group: ProcessGroup,
   layout: StackLayout,
-  devnet: { network: string; chainId: number; port: number },
+  devnet: StackLayout['devnets'][number],
 ): Promise<RunningDevnet> {
   const url = `http://${layout.host}:${devnet.port}`;
   if (await answers(layout.host, devnet.port))
@@ -34,6 +35,9 @@ export async function startDevnet(
     '1',
     '--state',
     state,
+    ...(devnet.stateIntervalSeconds === undefined
+      ? []
+      : ['--state-interval', String(devnet.stateIntervalSeconds)]),
     '--silent',
   ]);
   await waitFor(`devnet ${devnet.network}`, () => answers(layout.host, devnet.port), 30_000);

@@ -15,7 +15,13 @@ export interface StackLayout {
   databaseUrl?: string;
   natsUrl?: string;
   redisUrl?: string;
-  devnets: Array<{ network: string; chainId: number; port: number }>;
+  devnets: Array<{
+    network: string;
+    chainId: number;
+    port: number;
+    /** anvil `--state-interval`: dump the state this often, not only on exit. */
+    stateIntervalSeconds?: number | undefined;
+  }>;
   apps: AppProcess[];
 }
 

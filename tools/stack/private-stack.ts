@@ -35,6 +35,11 @@ export interface PrivateStackOptions {
    * Otherwise the shared servers, with a database and NATS namespace of its own.
    */
   ownServers?: boolean;
+  /**
+   * Devnets dump their state this often (anvil `--state-interval`), so one killed with SIGKILL
+   * comes back with its chain up to its last dump, as a node comes back with its database.
+   */
+  devnetStateIntervalSeconds?: number;
 }
 
 export interface PrivateStack {
@@ -49,8 +54,12 @@ export interface PrivateStack {
   readonly databaseUrl: string;
   /** A process of the stack (app, devnet, nats, postgres): its current child and restarts. */
   process(name: string): ManagedProcess;
-  /** Restarts a process as an operator would (ProcessGroup.restart). */
-  restart(name: string, signal?: NodeJS.Signals): Promise<ManagedProcess>;
+  /** Restarts a process as an operator would (ProcessGroup.restart), down `downMs` first. */
+  restart(
+    name: string,
+    signal?: NodeJS.Signals,
+    options?: { downMs?: number },
+  ): Promise<ManagedProcess>;
   /** Every line the launcher logged about a process exiting and restarting (all, not a tail). */
   restartLog(): string[];
   /** Names of processes that exited since start, with their exit codes; empty when all live. */
@@ -102,7 +111,11 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
   for (const devnet of base.devnets.filter((candidate) =>
     options.devnets.includes(candidate.network),
   ))
-    devnets.push({ ...devnet, port: await freePort() });
+    devnets.push({
+      ...devnet,
+      port: await freePort(),
+      stateIntervalSeconds: options.devnetStateIntervalSeconds,
+    });
   // The dashboard's env names the other apps' URLs: from their free ports, not the layout's.
   const ported = base.apps.map((app) => apps.find((mine) => mine.name === app.name) ?? app);
   for (const app of apps)
@@ -172,7 +185,7 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
       if (!managed) throw new Error(`no process ${name} in the ${options.name} stack`);
       return managed;
     },
-    restart: (name, signal) => group.restart(name, signal),
+    restart: (name, signal, restartOptions) => group.restart(name, signal, restartOptions),
     restartLog: () => [...restartLines],
     deaths: () => [...exits],
     async assertHealthy() {

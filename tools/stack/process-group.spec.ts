@@ -163,6 +163,33 @@ describe('ProcessGroup restarts a process that dies, like a cluster restarts a p
     await expect(managed.exited).resolves.toBeNull();
   });
 
+  it('restart(name, signal, { downMs }) keeps the process down that long before starting it again', async () => {
+    const timers = new ManualTimers();
+    const lines: string[] = [];
+    const group = new ProcessGroup(
+      (l) => lines.push(l),
+      () => undefined,
+      timers,
+    );
+    const managed = group.start('node', process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    const first = managed.child;
+    const restarted = group.restart('node', 'SIGKILL', { downMs: 5_000 });
+    await until(() => timers.pending === 1);
+    // Down: the old child is gone and no new one is started until the outage has lasted.
+    expect(first.signalCode).toBe('SIGKILL');
+    expect(managed.child).toBe(first);
+    expect(lines).toContainEqual(
+      expect.stringContaining(
+        '[node] exited (signal SIGKILL); restarting in 5000 ms, as asked (restart 1)',
+      ),
+    );
+    expect(timers.fireNext()).toBe(5_000);
+    await expect(restarted).resolves.toBe(managed);
+    expect(managed.child).not.toBe(first);
+    expect(managed.restarts).toBe(1);
+    await group.stop(1_000);
+  });
+
   it('without restart (the default) a death is only reported', async () => {
     const timers = new ManualTimers();
     const crashes: string[] = [];

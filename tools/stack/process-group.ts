@@ -47,7 +47,8 @@ export class ProcessGroup {
   /** Restarts waiting for their backoff, with what ends the process if stop() cancels them. */
   private readonly pendingRestarts = new Map<unknown, () => void>();
   /** Processes that restart() ended: started again at once, whatever their restart policy. */
-  private readonly askedRestarts = new Set<ManagedProcess>();
+  /** Processes restart() ended, with how long each stays down before it is started again. */
+  private readonly askedRestarts = new Map<ManagedProcess, number>();
   private stopping = false;
   private color = 0;
 
@@ -92,6 +93,7 @@ export class ProcessGroup {
       const onEnd = (code: number | null, signal: NodeJS.Signals | null = null) => {
         if (ended) return;
         ended = true;
+        const downMs = this.askedRestarts.get(managed);
         const asked = this.askedRestarts.delete(managed);
         if (this.stopping || oneShot || (!restart && !asked)) {
           if (!this.stopping && !oneShot) this.onUnexpectedExit(name, code);
@@ -101,8 +103,10 @@ export class ProcessGroup {
         const how = signal ? `signal ${signal}` : `code ${code}`;
         let delay = 0;
         if (asked) {
+          delay = downMs ?? 0;
+          const when = delay === 0 ? 'now' : `in ${delay} ms`;
           this.write(
-            `${label} exited (${how}); restarting now, as asked (restart ${managed.restarts + 1})`,
+            `${label} exited (${how}); restarting ${when}, as asked (restart ${managed.restarts + 1})`,
           );
         } else {
           this.onUnexpectedExit(name, code);
@@ -146,16 +150,21 @@ export class ProcessGroup {
 
   /**
    * Restarts a running process as an operator would (a database or broker restart): sends
-   * `signal` and starts it again as soon as it has exited, without backoff and without
-   * reporting an unexpected exit. Resolves once the new child is spawned.
+   * `signal` and starts it again as soon as it has exited (or `downMs` after, for an outage
+   * of that length), without backoff and without reporting an unexpected exit. Resolves once
+   * the new child is spawned.
    */
-  async restart(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<ManagedProcess> {
+  async restart(
+    name: string,
+    signal: NodeJS.Signals = 'SIGTERM',
+    { downMs = 0 }: { downMs?: number } = {},
+  ): Promise<ManagedProcess> {
     const managed = this.get(name);
     if (!managed) throw new Error(`no process ${name}`);
     const before = managed.child;
     if (before.exitCode !== null || before.signalCode !== null)
       throw new Error(`${name} is not running`);
-    this.askedRestarts.add(managed);
+    this.askedRestarts.set(managed, downMs);
     before.kill(signal);
     while (managed.child === before) {
       if (this.stopping) throw new Error(`stopping: ${name} was not restarted`);
