@@ -1,6 +1,7 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { BillingInitial1763740800000 } from '../migrations/1763740800000-billing-initial';
 import { UsageFlushes1764000000000 } from '../migrations/1764000000000-usage-flushes';
+import { UsageHourlyFillfactor1764100000000 } from '../migrations/1764100000000-usage-hourly-fillfactor';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -14,7 +15,11 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [BillingInitial1763740800000, UsageFlushes1764000000000],
+    migrations: [
+      BillingInitial1763740800000,
+      UsageFlushes1764000000000,
+      UsageHourlyFillfactor1764100000000,
+    ],
     applicationName: 'billing-ledger',
     poolSize: 20,
   };

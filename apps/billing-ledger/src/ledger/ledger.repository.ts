@@ -131,20 +131,41 @@ export class LedgerRepository {
   }
 
   /**
-   * Inserts balanced journals with their entries. Keys already present are skipped (returns the
-   * keys written), so a repeated operation is a no-op even without the caller's pre-check.
+   * Inserts balanced journals with their entries in one statement (the entries join their
+   * journal inside Postgres, so no journal ids travel back to be sent again). Keys already
+   * present are skipped with their entries, so a repeated operation is a no-op even without the
+   * caller's pre-check. Answers how many journals were written.
    */
-  async insertJournals(
-    manager: EntityManager,
-    journals: readonly JournalInput[],
-  ): Promise<Set<string>> {
-    if (journals.length === 0) return new Set();
-    for (const journal of journals) assertBalanced(journal.postings);
-    const inserted: Array<{ id: string; idempotency_key: string }> = await manager.query(
-      `INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING id, idempotency_key`,
+  async insertJournals(manager: EntityManager, journals: readonly JournalInput[]): Promise<number> {
+    if (journals.length === 0) return 0;
+    const postingOf: number[] = [];
+    const ledgers: string[] = [];
+    const amounts: number[] = [];
+    for (const [i, journal] of journals.entries()) {
+      assertBalanced(journal.postings);
+      for (const posting of journal.postings) {
+        postingOf.push(i + 1);
+        ledgers.push(posting.ledger);
+        amounts.push(posting.amount);
+      }
+    }
+    const [row]: Array<{ written: number }> = await manager.query(
+      `WITH v AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
+           WITH ORDINALITY AS v(idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail, n)),
+       j AS (
+         INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+         SELECT idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail FROM v ORDER BY n
+         ON CONFLICT (idempotency_key) DO NOTHING
+         RETURNING id, idempotency_key),
+       e AS (
+         INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
+         SELECT j.id, v.account_id, p.ledger, p.amount_cu
+           FROM unnest($8::int[], $9::text[], $10::bigint[]) AS p(n, ledger, amount_cu)
+           JOIN v ON v.n = p.n
+           JOIN j ON j.idempotency_key = v.idempotency_key
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM j)::int AS written`,
       [
         journals.map((j) => j.key),
         journals.map((j) => j.accountId),
@@ -153,31 +174,12 @@ export class LedgerRepository {
         journals.map((j) => j.overdraft ?? 0),
         journals.map((j) => j.occurredAt.toISOString()),
         journals.map((j) => (j.detail ? JSON.stringify(j.detail) : null)),
+        postingOf,
+        ledgers,
+        amounts,
       ],
     );
-    const idOf = new Map(inserted.map((row) => [row.idempotency_key, row.id]));
-    const journalIds: string[] = [];
-    const accounts: string[] = [];
-    const ledgers: string[] = [];
-    const amounts: number[] = [];
-    for (const journal of journals) {
-      const id = idOf.get(journal.key);
-      if (id === undefined) continue;
-      for (const posting of journal.postings) {
-        journalIds.push(id);
-        accounts.push(journal.accountId);
-        ledgers.push(posting.ledger);
-        amounts.push(posting.amount);
-      }
-    }
-    if (journalIds.length > 0) {
-      await manager.query(
-        `INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])`,
-        [journalIds, accounts, ledgers, amounts],
-      );
-    }
-    return new Set(idOf.keys());
+    return row!.written;
   }
 
   /** Writes the new running sums and bumps the account version (one change = one version). */

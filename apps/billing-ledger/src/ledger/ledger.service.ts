@@ -27,7 +27,7 @@ import {
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
 import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
-import { aggregateFlushes } from '../usage/flush-aggregate';
+import { aggregateFlushes, entriesOf, type FlushAggregate } from '../usage/flush-aggregate';
 import { UsageFlushesRepository, type ParkedEntry } from '../usage/usage-flushes.repository';
 
 export interface UsageOutcome {
@@ -352,7 +352,7 @@ export class LedgerService {
       });
       if (touched.size === 0) return results;
       const written = await this.ledger.insertJournals(manager, journals);
-      if (journals.some((j) => !written.has(j.key))) {
+      if (written !== journals.length) {
         // The pre-check under the lock makes this unreachable; never commit sums without entries.
         throw new DomainError(
           'ledger_conflict',
@@ -387,17 +387,25 @@ export class LedgerService {
    * rollups, each written by one statement for all accounts. Entries of accounts the ledger does
    * not know are parked in the same transaction and dead-lettered through the outbox. Nothing is
    * visible before the commit, so a crash at any point applies all of a part or none of it.
+   *
+   * `prepared`: the unique parts of `deliveries` already summed (the consumer sums them while the
+   * previous transaction runs); used when every part turns out fresh, else the fresh ones are
+   * summed again here.
    */
-  async applyFlushes(deliveries: readonly FlushDelivery[]): Promise<FlushBatchResult> {
+  async applyFlushes(
+    deliveries: readonly FlushDelivery[],
+    prepared?: FlushAggregate,
+  ): Promise<FlushBatchResult> {
     const now = this.clock.now();
     const touched: BalanceRow[] = [];
     const flipped = new Set<string>();
     const byId = new Map<string, FlushDelivery>();
-    for (const delivery of deliveries) byId.set(delivery.flush.id, delivery);
+    for (const delivery of deliveries)
+      if (!byId.has(delivery.flush.id)) byId.set(delivery.flush.id, delivery);
+    const unique = [...byId.values()].map((d) => d.flush);
     const result = await this.ledger.transaction(async (manager) => {
       touched.length = 0;
       flipped.clear();
-      const unique = [...byId.values()].map((d) => d.flush);
       // A new id per attempt: its journal keys cannot meet another transaction's. (It was the
       // smallest part id of the batch, which repeated a committed batch's keys when a copy of
       // that part came back with new parts: the transaction failed on every redelivery.)
@@ -413,20 +421,22 @@ export class LedgerService {
         return { status: applied ? 'applied' : 'duplicate', parked: 0 };
       });
       if (fresh.size === 0) return { outcomes, items: 0, accounts: 0 };
-      const aggregate = aggregateFlushes(unique.filter((f) => fresh.has(f.id)));
+      const aggregate =
+        prepared !== undefined &&
+        fresh.size === unique.length &&
+        prepared.flushes.length === unique.length
+          ? prepared
+          : aggregateFlushes(unique.filter((f) => fresh.has(f.id)));
       const rows = await this.ledger.lock(
         manager,
         aggregate.charges.map((c) => c.accountId),
       );
       const journals: JournalInput[] = [];
-      const parked: ParkedEntry[] = [];
+      const unknown = new Set<string>();
       for (const charge of aggregate.charges) {
         const row = rows.get(charge.accountId);
         if (row === undefined) {
-          for (const { flush, entry } of aggregate.entriesOf.get(charge.accountId) ?? []) {
-            parked.push({ flushId: flush.id, accountId: entry.accountId, kind: entry.kind, entry });
-            parkedOf.set(flush.id, (parkedOf.get(flush.id) ?? 0) + 1);
-          }
+          unknown.add(charge.accountId);
           continue;
         }
         const wasExhausted = row.exhaustedSince !== null;
@@ -448,9 +458,12 @@ export class LedgerService {
         if ((row.exhaustedSince !== null) !== wasExhausted) flipped.add(row.accountId);
         touched.push(row);
       }
-      const known = aggregate.rollups.filter((r) => rows.has(r.accountId));
+      const known =
+        unknown.size === 0
+          ? aggregate.rollups
+          : aggregate.rollups.filter((r) => !unknown.has(r.accountId));
       const written = await this.ledger.insertJournals(manager, journals);
-      if (written.size !== journals.length) {
+      if (written !== journals.length) {
         // Keys are unique to this batch's claimed parts; never commit sums without entries.
         throw new DomainError(
           'ledger_conflict',
@@ -460,11 +473,24 @@ export class LedgerService {
       }
       await this.ledger.saveBalances(manager, touched, now);
       await this.flushes.addHourly(manager, known);
-      if (parked.length > 0) {
+      if (unknown.size > 0) {
+        const parked: ParkedEntry[] = entriesOf(aggregate.flushes, unknown).map(
+          ({ flush, entry }) => ({
+            flushId: flush.id,
+            accountId: entry.accountId,
+            kind: entry.kind,
+            entry,
+          }),
+        );
         await this.flushes.park(manager, parked, now);
         for (const entry of parked) {
-          const delivery = deliveries.find((d) => d.flush.id === entry.flushId)!;
-          await this.outbox.add(manager, 'usageParked', parkedLetter(delivery, entry, now), now);
+          parkedOf.set(entry.flushId, (parkedOf.get(entry.flushId) ?? 0) + 1);
+          await this.outbox.add(
+            manager,
+            'usageParked',
+            parkedLetter(byId.get(entry.flushId)!, entry, now),
+            now,
+          );
         }
       }
       for (const [i, d] of deliveries.entries())

@@ -1,5 +1,5 @@
 import { usageFlushId, type AccountUsage, type UsageFlushed } from '@meridian/contracts';
-import { aggregateFlushes, hourOf } from './flush-aggregate';
+import { aggregateFlushes, entriesOf, FlushAccumulator, hourOf } from './flush-aggregate';
 
 function part(producerId: string, windowStart: string, accounts: AccountUsage[]): UsageFlushed {
   return {
@@ -21,7 +21,7 @@ const node = (accountId: string, method: string, cu: number, calls = 1): Account
 
 describe('aggregateFlushes', () => {
   it('one charge per account across producers and windows, summed to the CU', () => {
-    const agg = aggregateFlushes([
+    const parts = [
       part('gw-a', '2026-01-01T00:59:59.000Z', [
         node('b', 'eth_call', 20),
         node('a', 'eth_call', 40, 2),
@@ -35,13 +35,14 @@ describe('aggregateFlushes', () => {
           totalCu: 75,
         },
       ]),
-    ]);
+    ];
+    const agg = aggregateFlushes(parts);
     expect(agg.charges).toEqual([
       { accountId: 'a', totalCu: 135, lastWindowEnd: '2026-01-01T01:00:01.000Z' },
       { accountId: 'b', totalCu: 20, lastWindowEnd: '2026-01-01T01:00:00.000Z' },
     ]);
     expect(agg.items).toBe(4);
-    expect(agg.entriesOf.get('a')).toHaveLength(3);
+    expect(entriesOf(agg.flushes, new Set(['a']))).toHaveLength(3);
   });
 
   it.each([
@@ -95,6 +96,51 @@ describe('aggregateFlushes', () => {
         calls: 1,
         cu: 20,
       },
+    ]);
+  });
+});
+
+describe('FlushAccumulator', () => {
+  it('parts added one by one as they arrive sum to what aggregateFlushes gives for all of them', () => {
+    const parts = [
+      part('gw-a', '2026-01-01T00:59:59.000Z', [
+        node('c', 'eth_call', 20),
+        node('a', 'eth_call', 40),
+      ]),
+      part('gw-b', '2026-01-01T01:00:00.000Z', [
+        node('b', 'eth_getBalance', 20),
+        node('a', 'eth_chainId', 20),
+      ]),
+      part('gw-a', '2026-01-01T01:00:00.000Z', [node('a', 'eth_call', 60, 3)]),
+    ];
+    const accumulator = new FlushAccumulator();
+    for (const p of parts) accumulator.add(p);
+    expect(accumulator.size).toBe(3);
+    expect(accumulator.result()).toEqual(aggregateFlushes(parts));
+    const { charges, rollups } = accumulator.result();
+    expect(charges.map((c) => c.accountId)).toEqual(['a', 'b', 'c']);
+    // By account (the lock order), then hour, network, method.
+    expect(
+      rollups.map((r) => `${r.accountId} ${r.hour.slice(11, 13)} ${r.method} ${r.cu}`),
+    ).toEqual([
+      'a 00 eth_call 40',
+      'a 01 eth_call 60',
+      'a 01 eth_chainId 20',
+      'b 01 eth_getBalance 20',
+      'c 00 eth_call 20',
+    ]);
+  });
+
+  it('entriesOf finds the entries of the named accounts with their part (what is parked)', () => {
+    const first = part('gw-a', '2026-01-01T00:00:00.000Z', [
+      node('a', 'eth_call', 20),
+      node('x', 'eth_call', 40),
+    ]);
+    const second = part('gw-b', '2026-01-01T00:00:00.000Z', [node('x', 'eth_call', 60)]);
+    const found = entriesOf([first, second], new Set(['x']));
+    expect(found.map((f) => [f.flush.id, f.entry.totalCu])).toEqual([
+      [first.id, 40],
+      [second.id, 60],
     ]);
   });
 });

@@ -26,12 +26,16 @@ export interface SourcedEntry {
 export interface FlushAggregate {
   /** One per account, in account-id order (the lock order). */
   charges: AccountCharge[];
-  /** One per (account, hour, network, method), in key order (the upsert's lock order). */
+  /**
+   * One per (account, hour, network, method), in key order: by account (whose balance row the
+   * transaction holds locked, so no other transaction writes its rollups meanwhile), then hour,
+   * network, method.
+   */
   rollups: HourlyRollup[];
-  /** Every entry by account, to park the entries of accounts the ledger does not know. */
-  entriesOf: Map<string, SourcedEntry[]>;
   /** Account items summed (node lines and webhook lines): what the benchmark counts. */
   items: number;
+  /** The parts summed, in the order they were added. */
+  flushes: UsageFlushed[];
 }
 
 const HOUR_MS = 3_600_000;
@@ -41,60 +45,121 @@ export function hourOf(windowStart: string): string {
   return new Date(Math.floor(Date.parse(windowStart) / HOUR_MS) * HOUR_MS).toISOString();
 }
 
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+interface AccountSum {
+  charge: AccountCharge;
+  /** (hour, network, method) → rollup; few per account. */
+  rollups: Map<string, HourlyRollup>;
+}
+
 /**
- * Sums flush parts into what a set-based apply writes (ADR 0104): one charge per account,
- * one hourly rollup per (account, hour, network, method); webhook deliveries roll up as
- * network `webhooks`, method `webhook_delivery` (the usage API's grouping). Pure.
+ * Sums flush parts as they arrive into what a set-based apply writes (ADR 0104): one charge per
+ * account, one hourly rollup per (account, hour, network, method); webhook deliveries roll up as
+ * network `webhooks`, method `webhook_delivery` (the usage API's grouping). Parts are added one
+ * by one while the previous transaction runs, so the summing overlaps with Postgres instead of
+ * holding the next transaction up; `result()` only sorts the accounts. Pure (no I/O).
  */
-export function aggregateFlushes(flushes: readonly UsageFlushed[]): FlushAggregate {
-  const charges = new Map<string, AccountCharge>();
-  const rollups = new Map<string, HourlyRollup>();
-  const entriesOf = new Map<string, SourcedEntry[]>();
-  let items = 0;
-  const roll = (
-    accountId: string,
-    hour: string,
-    network: string,
-    method: string,
-    calls: number,
-    cu: number,
-  ) => {
-    const key = `${accountId}\u0000${hour}\u0000${network}\u0000${method}`;
-    const rollup = rollups.get(key);
-    if (rollup === undefined) rollups.set(key, { accountId, hour, network, method, calls, cu });
-    else {
-      rollup.calls += calls;
-      rollup.cu += cu;
+export class FlushAccumulator {
+  private readonly accounts = new Map<string, AccountSum>();
+  private readonly hours = new Map<string, string>();
+  private readonly added: UsageFlushed[] = [];
+  private items = 0;
+
+  get size(): number {
+    return this.added.length;
+  }
+
+  add(flush: UsageFlushed): void {
+    this.added.push(flush);
+    let hour = this.hours.get(flush.windowStart);
+    if (hour === undefined) {
+      hour = hourOf(flush.windowStart);
+      this.hours.set(flush.windowStart, hour);
     }
-  };
-  for (const flush of flushes) {
-    const hour = hourOf(flush.windowStart);
     for (const entry of flush.accounts) {
       const { accountId } = entry;
-      const charge = charges.get(accountId);
-      if (charge === undefined)
-        charges.set(accountId, {
-          accountId,
-          totalCu: entry.totalCu,
-          lastWindowEnd: flush.windowEnd,
-        });
-      else {
-        charge.totalCu += entry.totalCu;
-        if (flush.windowEnd > charge.lastWindowEnd) charge.lastWindowEnd = flush.windowEnd;
+      let sum = this.accounts.get(accountId);
+      if (sum === undefined) {
+        sum = {
+          charge: { accountId, totalCu: entry.totalCu, lastWindowEnd: flush.windowEnd },
+          rollups: new Map(),
+        };
+        this.accounts.set(accountId, sum);
+      } else {
+        sum.charge.totalCu += entry.totalCu;
+        if (flush.windowEnd > sum.charge.lastWindowEnd) sum.charge.lastWindowEnd = flush.windowEnd;
       }
-      const sourced = entriesOf.get(accountId);
-      if (sourced === undefined) entriesOf.set(accountId, [{ flush, entry }]);
-      else sourced.push({ flush, entry });
-      items += entry.items.length;
+      this.items += entry.items.length;
       if (entry.kind === 'node')
         for (const item of entry.items)
-          roll(accountId, hour, item.network, item.method, item.calls, item.cu);
+          roll(sum.rollups, accountId, hour, item.network, item.method, item.calls, item.cu);
       else
         for (const item of entry.items)
-          roll(accountId, hour, 'webhooks', 'webhook_delivery', item.attempts, item.cu);
+          roll(
+            sum.rollups,
+            accountId,
+            hour,
+            'webhooks',
+            'webhook_delivery',
+            item.attempts,
+            item.cu,
+          );
     }
   }
-  const byKey = <T>(map: Map<string, T>) =>
-    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  return { charges: byKey(charges), rollups: byKey(rollups), entriesOf, items };
+
+  result(): FlushAggregate {
+    const ids = [...this.accounts.keys()].sort(byString);
+    const charges: AccountCharge[] = new Array(ids.length);
+    const rollups: HourlyRollup[] = [];
+    for (const [i, id] of ids.entries()) {
+      const sum = this.accounts.get(id)!;
+      charges[i] = sum.charge;
+      if (sum.rollups.size === 1) rollups.push(...sum.rollups.values());
+      else
+        for (const key of [...sum.rollups.keys()].sort(byString))
+          rollups.push(sum.rollups.get(key)!);
+    }
+    return { charges, rollups, items: this.items, flushes: this.added };
+  }
+}
+
+function roll(
+  rollups: Map<string, HourlyRollup>,
+  accountId: string,
+  hour: string,
+  network: string,
+  method: string,
+  calls: number,
+  cu: number,
+): void {
+  const key = `${hour}\u0000${network}\u0000${method}`;
+  const rollup = rollups.get(key);
+  if (rollup === undefined) rollups.set(key, { accountId, hour, network, method, calls, cu });
+  else {
+    rollup.calls += calls;
+    rollup.cu += cu;
+  }
+}
+
+/** Sums flush parts at once (see FlushAccumulator). Pure. */
+export function aggregateFlushes(flushes: readonly UsageFlushed[]): FlushAggregate {
+  const accumulator = new FlushAccumulator();
+  for (const flush of flushes) accumulator.add(flush);
+  return accumulator.result();
+}
+
+/**
+ * The entries of the given accounts in these parts, with their part: what is parked when the
+ * ledger does not know an account (rare, so found by a scan instead of kept for every account).
+ */
+export function entriesOf(
+  flushes: readonly UsageFlushed[],
+  accountIds: ReadonlySet<string>,
+): SourcedEntry[] {
+  const found: SourcedEntry[] = [];
+  for (const flush of flushes)
+    for (const entry of flush.accounts)
+      if (accountIds.has(entry.accountId)) found.push({ flush, entry });
+  return found;
 }

@@ -13,6 +13,7 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
+import { aggregateFlushes } from './flush-aggregate';
 import { UsageConsumer } from './usage.consumer';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -166,6 +167,34 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       new Map([
         [a!, 140],
         [b!, 80],
+      ]),
+    );
+    const report = await checkLedger(h.dataSource, [a!, b!]);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  });
+
+  it('sums again when a part of a batch summed ahead of its transaction was applied already (the prepared sum would count it twice)', async () => {
+    const billing = await start();
+    const [a, b] = await newAccounts(billing, 2);
+    const ledger = billing.app.get(LedgerService);
+    const older = nodeFlush([
+      [a!, 100],
+      [b!, 20],
+    ]);
+    const newer = nodeFlush([[a!, 40]]);
+    const delivery = (flush: UsageFlushed) => ({ flush, streamSequence: 1, deliveryCount: 1 });
+    expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
+    // The consumer sums a batch while the previous transaction runs, before the claim says
+    // which parts are new: here the redelivered `older` is in that sum.
+    const prepared = aggregateFlushes([older, newer]);
+    const second = await ledger.applyFlushes([delivery(older), delivery(newer)], prepared);
+    expect(second.outcomes.map((o) => o.status)).toEqual(['duplicate', 'applied']);
+    expect(second.items).toBe(1);
+    expect(await usedCu([a!, b!])).toEqual(
+      new Map([
+        [a!, 140],
+        [b!, 20],
       ]),
     );
     const report = await checkLedger(h.dataSource, [a!, b!]);

@@ -10,13 +10,15 @@ import {
   type FlushOutcome,
   type UsageOutcome,
 } from '../ledger/ledger.service';
+import type { FlushAggregate } from './flush-aggregate';
+import { FlushPipeline } from './flush-pipeline';
 
 /**
  * Usage transactions one replica runs at once: one. Every flush part of a fleet second touches
  * the same accounts, so two transactions at once only waited on each other's row locks
  * (pg_stat_activity in the ledger bench: the second one in `Lock: transactionid` most of the
  * time); one transaction of more parts writes one journal per account for more items instead.
- * It carries up to half the messages in flight, so the other half is pulled while it runs.
+ * Flush parts go through FlushPipeline: the next batch is summed while this one runs.
  */
 export const USAGE_TRANSACTIONS = 1;
 
@@ -31,7 +33,7 @@ export const USAGE_TRANSACTIONS = 1;
 @Injectable()
 export class UsageConsumer implements OnApplicationBootstrap {
   private readonly events: StatementBatcher<UsageRecorded, UsageOutcome>;
-  private readonly flushes: StatementBatcher<FlushDelivery, FlushOutcome>;
+  private readonly flushes: FlushPipeline;
   private readonly applied: Counter<'outcome'>;
   private readonly items: Counter;
   private readonly parked: Counter;
@@ -45,16 +47,17 @@ export class UsageConsumer implements OnApplicationBootstrap {
     registry: Registry,
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
-    // (max_ack_pending is provisioned from it), applied as shared transactions of up to half of
-    // them, one at a time. A failed transaction fails its messages (redelivered), not one
-    // transaction per message.
-    const batching = {
+    // (max_ack_pending is provisioned from it), applied as shared transactions, one at a time.
+    // A failed transaction fails its messages (redelivered), not one transaction per message.
+    // Flush parts: whatever arrived while a transaction ran is the next one, already summed.
+    this.events = new StatementBatcher((events) => this.ledger.applyUsage(events), {
       maxBatch: Math.ceil(Consumers.ledgerUsage.concurrency / 2),
       parallel: USAGE_TRANSACTIONS,
       retryAlone: false,
-    };
-    this.events = new StatementBatcher((events) => this.ledger.applyUsage(events), batching);
-    this.flushes = new StatementBatcher((deliveries) => this.applyFlushes(deliveries), batching);
+    });
+    this.flushes = new FlushPipeline((deliveries, aggregate) =>
+      this.applyFlushes(deliveries, aggregate),
+    );
     this.applied = new Counter({
       name: 'billing_usage_messages_total',
       help: 'Usage messages handled, by outcome (applied, duplicate)',
@@ -117,8 +120,11 @@ export class UsageConsumer implements OnApplicationBootstrap {
     await this.afterApply?.(message.payload);
   }
 
-  private async applyFlushes(deliveries: readonly FlushDelivery[]): Promise<FlushOutcome[]> {
-    const result = await this.ledger.applyFlushes(deliveries);
+  private async applyFlushes(
+    deliveries: readonly FlushDelivery[],
+    aggregate: FlushAggregate,
+  ): Promise<FlushOutcome[]> {
+    const result = await this.ledger.applyFlushes(deliveries, aggregate);
     this.items.inc(result.items);
     const nowMs = Date.now();
     for (const [i, d] of deliveries.entries())

@@ -1,0 +1,100 @@
+import { usageFlushId, type UsageFlushed } from '@meridian/contracts';
+import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
+import type { FlushAggregate } from './flush-aggregate';
+import { FlushPipeline } from './flush-pipeline';
+
+let seq = 0;
+function delivery(accountId: string, cu: number, producerId = 'gw-1'): FlushDelivery {
+  const windowStart = new Date(Date.UTC(2026, 0, 1, 0, 0, seq++)).toISOString();
+  const flush: UsageFlushed = {
+    id: usageFlushId(producerId, windowStart, 0),
+    producerId,
+    windowStart,
+    windowEnd: windowStart,
+    part: 0,
+    parts: 1,
+    accounts: [
+      {
+        kind: 'node',
+        accountId,
+        items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 1, cu }],
+        totalCu: cu,
+      },
+    ],
+  };
+  return { flush, streamSequence: seq, deliveryCount: 1 };
+}
+
+const applied = (): FlushOutcome => ({ status: 'applied', parked: 0 });
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('FlushPipeline', () => {
+  it('sums the parts that arrive while a transaction runs into the next one, one transaction at a time', async () => {
+    const batches: Array<{ ids: string[]; aggregate: FlushAggregate }> = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let running = 0;
+    let peak = 0;
+    const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      batches.push({ ids: deliveries.map((d) => d.flush.id), aggregate });
+      if (batches.length === 1) await gate;
+      running -= 1;
+      return deliveries.map(applied);
+    });
+    const first = pipeline.submit(delivery('a', 10));
+    await turn();
+    // The first transaction runs; these three wait, already summed.
+    const later = [delivery('a', 20), delivery('b', 30), delivery('a', 40)];
+    const outcomes = later.map((d) => pipeline.submit(d));
+    expect(pipeline.pending).toBe(3);
+    release();
+    await Promise.all([first, ...outcomes]);
+    expect(batches.map((b) => b.ids.length)).toEqual([1, 3]);
+    expect(peak).toBe(1);
+    expect(batches[1]!.aggregate.charges).toEqual([
+      expect.objectContaining({ accountId: 'a', totalCu: 60 }),
+      expect.objectContaining({ accountId: 'b', totalCu: 30 }),
+    ]);
+    expect(batches[1]!.aggregate.flushes.map((f) => f.id)).toEqual(later.map((d) => d.flush.id));
+  });
+
+  it('sums a copy of a part that arrives in the same batch once, and answers both callers', async () => {
+    const aggregates: FlushAggregate[] = [];
+    const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
+      aggregates.push(aggregate);
+      return deliveries.map((_, i): FlushOutcome => ({
+        status: i === 0 ? 'applied' : 'duplicate',
+        parked: 0,
+      }));
+    });
+    const part = delivery('a', 25);
+    const outcomes = await Promise.all([
+      pipeline.submit(part),
+      pipeline.submit({ ...part, deliveryCount: 2 }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['applied', 'duplicate']);
+    expect(aggregates).toHaveLength(1);
+    expect(aggregates[0]!.charges).toEqual([
+      expect.objectContaining({ accountId: 'a', totalCu: 25 }),
+    ]);
+    expect(aggregates[0]!.flushes).toHaveLength(1);
+  });
+
+  it('fails every caller of a failed transaction and applies later parts as usual', async () => {
+    let fail = true;
+    const pipeline = new FlushPipeline(async (deliveries) => {
+      if (fail) throw new Error('could not serialize access');
+      return deliveries.map(applied);
+    });
+    const results = await Promise.allSettled([
+      pipeline.submit(delivery('a', 10)),
+      pipeline.submit(delivery('b', 10)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    await expect(pipeline.submit(delivery('a', 10))).resolves.toEqual(applied());
+    expect(pipeline.pending).toBe(0);
+  });
+});

@@ -1,0 +1,74 @@
+import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
+import { FlushAccumulator, type FlushAggregate } from './flush-aggregate';
+
+/** Applies a batch: one outcome per delivery, in order. */
+export type ApplyFlushBatch = (
+  deliveries: readonly FlushDelivery[],
+  aggregate: FlushAggregate,
+) => Promise<FlushOutcome[]>;
+
+interface Waiting {
+  delivery: FlushDelivery;
+  resolve: (outcome: FlushOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * One usage transaction at a time, the next one prepared while it runs (ADR 0104). A flush part
+ * is summed into the next batch the moment it arrives (FlushAccumulator), so by the time the
+ * running transaction commits, the next batch's per-account sums are ready and its transaction
+ * starts at once: the event loop sums while Postgres writes, instead of each waiting for the
+ * other. Everything that arrived during a transaction is the next batch (no size cap: the
+ * consumer's `concurrency` bounds the messages in flight). Each caller's promise settles after
+ * the commit that carried its part; when a transaction fails, every caller of that batch gets
+ * the error (its message is redelivered) and later batches are served as usual.
+ */
+export class FlushPipeline {
+  private waiting: Waiting[] = [];
+  private next = new FlushAccumulator();
+  /** Part ids summed into `next` (a copy arriving in the same batch is summed once). */
+  private ids = new Set<string>();
+  private running = false;
+
+  constructor(private readonly apply: ApplyFlushBatch) {}
+
+  /** Parts waiting for the next transaction. */
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  submit(delivery: FlushDelivery): Promise<FlushOutcome> {
+    return new Promise<FlushOutcome>((resolve, reject) => {
+      this.waiting.push({ delivery, resolve, reject });
+      if (!this.ids.has(delivery.flush.id)) {
+        this.ids.add(delivery.flush.id);
+        this.next.add(delivery.flush);
+      }
+      if (!this.running) {
+        this.running = true;
+        // setImmediate: parts that arrive in the same turn share the first transaction.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      const aggregate = this.next.result();
+      this.waiting = [];
+      this.next = new FlushAccumulator();
+      this.ids = new Set();
+      try {
+        const outcomes = await this.apply(
+          batch.map((w) => w.delivery),
+          aggregate,
+        );
+        batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    this.running = false;
+  }
+}
