@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { WebhookEventBody } from '@meridian/contracts';
-import { checkTargetUrl, refusedAddressReason } from '@meridian/webhooks';
+import { FakeDns } from '@meridian/testing';
 import { Webhook } from 'standardwebhooks';
 import {
   createPublicClient,
@@ -128,36 +128,15 @@ const phaseOf = (payload: WebhookEventBody) =>
   payload.removed ? 'removed' : payload.confirmed ? 'confirmed' : 'unconfirmed';
 
 /**
- * A name in /etc/hosts that a webhook may target (it passes the save-time rule) but that
- * resolves to a private or reserved, non-loopback address: the send-time check must refuse it.
+ * A target name that passes the save-time rule but resolves to a private address: served by a
+ * fake DNS server (the internet's DNS cannot be reached here) that the worker asks through
+ * DELIVERY_DNS_SERVERS; the send-time check must refuse it.
  */
-function privateNameFromHosts(): { name: string; address: string } | undefined {
-  let text = '';
-  try {
-    text = readFileSync('/etc/hosts', 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const line of text.split('\n')) {
-    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
-    if (!address || names.length === 0) continue;
-    const reason = refusedAddressReason(address);
-    if (reason === null || reason === 'loopback') continue;
-    for (const name of names) {
-      try {
-        checkTargetUrl(`https://${name}/hook`);
-        return { name, address };
-      } catch {
-        // reserved or single-label: refused at save time already
-      }
-    }
-  }
-  return undefined;
-}
-const privateName = privateNameFromHosts();
+const privateName = { name: 'hooks.intranet-e2e.com', address: '10.0.0.7' };
 
 describe('webhooks end to end on the local stack (indexer, matcher, worker, billing-ledger, anvil)', () => {
   const receiver = new Receiver();
+  const fakeDns = new FakeDns({ [privateName.name]: [privateName.address] });
   let stack: PrivateStack;
   let receiverUrl: string;
   let apiKey: string;
@@ -254,10 +233,12 @@ describe('webhooks end to end on the local stack (indexer, matcher, worker, bill
 
   beforeAll(async () => {
     receiverUrl = await receiver.start();
+    const dnsServer = await fakeDns.start();
     stack = await startPrivateStack({
       name: 'webhooks_e2e',
       apps: ['billing-ledger', 'chain-indexer', 'webhook-matcher', 'delivery-worker'],
       devnets: [NETWORK],
+      env: { 'delivery-worker': { DELIVERY_DNS_SERVERS: dnsServer } },
     });
     apiKey = stack.endpoints.demo.apiKey;
     devnetUrl = stack.endpoints.devnets[NETWORK]!;
@@ -272,6 +253,7 @@ describe('webhooks end to end on the local stack (indexer, matcher, worker, bill
   afterAll(async () => {
     await stack?.stop();
     await receiver.stop();
+    await fakeDns.stop();
   }, 60_000);
 
   it('a native and an ERC-20 transfer touching a watched address: unconfirmed then confirmed, same eventId, signed so standardwebhooks and a hand-written t=,v1= check verify', async () => {
@@ -443,29 +425,20 @@ describe('webhooks end to end on the local stack (indexer, matcher, worker, bill
     });
   }, 90_000);
 
-  // Needs a name that resolves to a private, non-loopback address without the internet. This
-  // machine's /etc/hosts names only loopback (allowed on the local stack) and there is no DNS for
-  // other names, so the case is covered by delivery-worker's int test (delivery.int-spec.ts,
-  // "refuses a name resolving to a private address at send time"), which runs the same worker
-  // code with a resolver answering 10.0.0.7; here it runs wherever /etc/hosts has such a name.
-  (privateName ? it : it.skip)(
-    `a target name resolving to a private address (${privateName?.name ?? 'none in /etc/hosts'}) is refused at send time`,
-    async () => {
-      const { name, address } = privateName!;
-      const hook = await createWebhook('e2e private', PRIVATE_WATCHED, `https://${name}/hook`);
-      await transfer(PRIVATE_WATCHED, 0x20n);
-      let refused: AttemptView | undefined;
-      await until('the refused attempt', async () => {
-        refused = (await failedAttempts(hook.id))[0];
-        return refused !== undefined;
-      });
-      // Stop its retries before the billing count (pausing drops the queued events unattempted).
-      await webhooksApi('POST', `/webhooks/${hook.id}/pause`);
-      expect(refused).toMatchObject({ outcome: 'failure', error_class: 'refused_address' });
-      expect(refused!.error).toContain(address);
-    },
-    60_000,
-  );
+  it(`a target name resolving to a private address (${privateName.name} → ${privateName.address}) is refused at send time`, async () => {
+    const { name, address } = privateName;
+    const hook = await createWebhook('e2e private', PRIVATE_WATCHED, `https://${name}/hook`);
+    await transfer(PRIVATE_WATCHED, 0x20n);
+    let refused: AttemptView | undefined;
+    await until('the refused attempt', async () => {
+      refused = (await failedAttempts(hook.id))[0];
+      return refused !== undefined;
+    });
+    // Stop its retries before the billing count (pausing drops the queued events unattempted).
+    await webhooksApi('POST', `/webhooks/${hook.id}/pause`);
+    expect(refused).toMatchObject({ outcome: 'failure', error_class: 'refused_address' });
+    expect(refused!.error).toContain(address);
+  }, 60_000);
 
   it('CU billed on the ledger equals 25 × attempts made, exactly (receiver successes + logged failures)', async () => {
     const { items: webhooks } = await webhooksApi<{ items: { id: string }[] }>(
@@ -475,7 +448,7 @@ describe('webhooks end to end on the local stack (indexer, matcher, worker, bill
     const failures: AttemptView[] = [];
     for (const hook of webhooks) failures.push(...(await failedAttempts(hook.id)));
     // Every logged failure here was an attempt made (none skipped by a breaker or for balance):
-    // the receiver's 500s, and the refused address when that case ran.
+    // the receiver's 500s and the refused address.
     expect(failures.every((row) => row.billed && !row.test)).toBe(true);
     const successes = receiver.requests.filter((request) => request.status === 200).length;
     expect(failures.filter((row) => row.error_class !== 'refused_address')).toHaveLength(

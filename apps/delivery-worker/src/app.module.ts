@@ -8,6 +8,7 @@ import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { DeliveryRuntime, WORKER_OPTIONS, type WorkerOptions } from './delivery.runtime';
+import { dnsServersResolver } from './sending/dns-servers-resolver';
 
 export const SERVICE = 'delivery-worker';
 
@@ -34,11 +35,23 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         {
           provide: WORKER_OPTIONS,
-          useValue: { ...options, clock: options.clock ?? processClock(config) },
+          useValue: workerOptions(config, options),
         },
         DeliveryRuntime,
       ],
       exports: [APP_CONFIG],
     };
   }
+}
+
+/** The config's clock and resolver, unless a test or the bench gives its own. */
+function workerOptions(config: AppConfig, options: Partial<WorkerOptions>): WorkerOptions {
+  const resolver =
+    options.resolver ??
+    (config.DELIVERY_DNS_SERVERS ? dnsServersResolver(config.DELIVERY_DNS_SERVERS) : undefined);
+  return {
+    ...options,
+    clock: options.clock ?? processClock(config),
+    ...(resolver ? { resolver } : {}),
+  };
 }

@@ -3,3 +3,4 @@ export * from './free-port';
 export * from './test-database';
 export * from './nats-namespace';
 export * from './anvil';
+export * from './fake-dns';

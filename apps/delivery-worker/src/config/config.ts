@@ -1,6 +1,7 @@
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
+import { parseDnsServers } from '../sending/dns-servers-resolver';
 
 /** Every variable delivery-worker reads, validated at start; nothing else reads process.env. */
 export const configSchema = z
@@ -23,6 +24,23 @@ export const configSchema = z
     }),
     /** How often billed attempts leave as a usage flush (fleet usage contract). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+    /**
+     * DNS servers (`ip` or `ip:port`, comma-separated) that resolve target names instead of the
+     * system's resolver (and /etc/hosts); unset: the system's. Every answer is still judged by
+     * the send-time address rule.
+     */
+    DELIVERY_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        try {
+          return parseDnsServers(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     /** Longest put-back of a job before it is looked at again. */
     DELIVERY_RECHECK_MAX_MS: z.coerce
       .number()
