@@ -19,6 +19,7 @@ import { ChangeSignal } from '../ledger/change-signal';
 import type { BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
 import { balanceStateOf } from './account-state';
+import { KvBatchPut } from './kv-batch-put';
 import { PendingStates } from './pending-states';
 import { StateRepository } from './state.repository';
 
@@ -26,6 +27,8 @@ const BATCH = 500;
 /** After a failed pass the publisher tries again on its own, backing off to this. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 5_000;
+/** A pass of balance states (up to BATCH puts) fails unless every put is acked within this. */
+const KV_PUT_TIMEOUT_MS = 5_000;
 
 /**
  * Gets committed changes out: the outbox (plan changes, revocations, cleared top-ups) in order,
@@ -53,6 +56,12 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   private closed = false;
   private readonly pending = new PendingStates();
   private readonly buckets = new Map<string, Promise<KV>>();
+  private readonly kvPut = new KvBatchPut();
+  /**
+   * Versions this process put into KV whose published marker it could not advance yet (row
+   * locked by a usage transaction): not published again, only marked again.
+   */
+  private readonly unmarked = new Map<string, number>();
 
   constructor(
     private readonly publisher: JetStreamPublisher,
@@ -215,28 +224,49 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
         this.pending.add(rows, announced);
         throw error;
       }
-      await this.states.markPublished(rows);
+      await this.mark(rows);
     }
   }
 
-  /** Versions committed but not published (other changes, failed publishes, a crash), in id order. */
+  /**
+   * Versions committed but not published (other changes, failed publishes, a crash), in id order.
+   * A version this process already put into KV but could not mark (its row was locked by a usage
+   * transaction, which at a fleet's shape is most of the time) is only marked again, not
+   * published again: re-publishing those from the database cost every busy account a second KV
+   * put and an event on every tick (ADR 0104).
+   */
   private async flushUnpublished(): Promise<void> {
     let after = '';
     for (;;) {
-      const ids = await this.states.unpublishedIds(BATCH, after);
-      if (ids.length === 0) return;
-      after = ids.at(-1)!;
-      // Rows waiting in memory go out with the next pass, as their latest version.
-      const todo = ids.filter((id) => !this.pending.has(id));
+      const found = await this.states.unpublished(BATCH, after);
+      if (found.length === 0) return;
+      after = found.at(-1)!.accountId;
+      const todo: string[] = [];
+      const remark: Array<{ accountId: string; version: number }> = [];
+      for (const { accountId, version } of found) {
+        // Rows waiting in memory go out with the next pass, as their latest version.
+        if (this.pending.has(accountId)) continue;
+        if ((this.unmarked.get(accountId) ?? 0) >= version) remark.push({ accountId, version });
+        else todo.push(accountId);
+      }
+      await this.mark(remark);
       if (todo.length > 0) {
         const rows = await this.states.rows(todo);
         // Read from the database: a change other than usage (account, plan, top-up), or a
         // usage state whose first try failed; each goes out with its event.
         await this.publishStates(rows, () => true);
-        await this.states.markPublished(rows);
+        await this.mark(rows);
       }
-      if (ids.length < BATCH) return;
+      if (found.length < BATCH) return;
     }
+  }
+
+  /** Marks published versions; those whose row was locked are remembered as published. */
+  private async mark(rows: ReadonlyArray<{ accountId: string; version: number }>): Promise<void> {
+    if (rows.length === 0) return;
+    for (const { accountId, version } of rows)
+      if ((this.unmarked.get(accountId) ?? 0) < version) this.unmarked.set(accountId, version);
+    for (const accountId of await this.states.markPublished(rows)) this.unmarked.delete(accountId);
   }
 
   /**
@@ -251,16 +281,24 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     announce: (accountId: string) => boolean,
   ): Promise<void> {
     if (rows.length === 0) return;
-    const kv = await this.bucket(KvBuckets.balanceState.name);
     const now = this.clock.now();
-    await Promise.all(
-      rows.map(async (row) => {
-        const state = balanceStateOf(row, now);
-        await kv.put(row.accountId, JSON.stringify(state));
-        if (announce(row.accountId))
-          await this.publisher.publish(Events.balanceStateChanged, state);
-      }),
-    );
+    const entries: Array<readonly [string, string]> = [];
+    const events: Array<Promise<unknown>> = [];
+    for (const row of rows) {
+      const state = balanceStateOf(row, now);
+      entries.push([row.accountId, JSON.stringify(state)]);
+      if (announce(row.accountId))
+        events.push(this.publisher.publish(Events.balanceStateChanged, state));
+    }
+    await Promise.all([
+      this.kvPut.put(
+        this.client.require(),
+        this.namespace.bucket(KvBuckets.balanceState.name),
+        entries,
+        KV_PUT_TIMEOUT_MS,
+      ),
+      ...events,
+    ]);
   }
 
   private bucket(name: string): Promise<KV> {

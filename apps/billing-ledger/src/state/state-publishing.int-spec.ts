@@ -10,6 +10,8 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
+import { LedgerRepository } from '../ledger/ledger.repository';
+import { StatePublisher } from './state-publisher.service';
 
 /**
  * Balance-state publishing is coalesced per account (STATE_PUBLISH_DELAY_MS) and off the usage
@@ -154,6 +156,69 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     expect(
       (await h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId))?.state,
     ).toBe('exhausted');
+  });
+
+  it('does not publish again a state whose marker a usage transaction kept locked: a full pass only marks it', async () => {
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'locked-marker', plan: 'starter' },
+    );
+    const accountId = created.body.account.id;
+    const marker = async () =>
+      Number(
+        (
+          await h.dataSource.query(
+            'SELECT published_version FROM billing.balances WHERE account_id = $1',
+            [accountId],
+          )
+        )[0].published_version,
+      );
+    const initial = await version(accountId);
+    await eventually(async () => (await marker()) === initial, 5_000, 'initial state marked');
+    // A committed change handed to the publisher as usage hands its rows over…
+    await h.dataSource.query(
+      'UPDATE billing.balances SET version = version + 1 WHERE account_id = $1',
+      [accountId],
+    );
+    const row = (await billing.app.get(LedgerRepository).find(accountId))!;
+    // …while the next usage transaction holds the row locked (at a fleet's shape: nearly always).
+    const holder = h.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query('SELECT 1 FROM billing.balances WHERE account_id = $1 FOR UPDATE', [
+      accountId,
+    ]);
+    try {
+      const publisher = billing.app.get(StatePublisher);
+      publisher.changed([row]);
+      await eventually(
+        async () => puts.some((p) => p.accountId === accountId && p.version === row.version),
+        5_000,
+        'state put',
+      );
+      await publisher.flush();
+      expect(await marker()).toBe(initial);
+      // The full pass found the row behind its marker and did not put or announce it again.
+      await publisher.flush();
+      expect(
+        puts.filter((p) => p.accountId === accountId && p.version === row.version),
+      ).toHaveLength(1);
+      expect(events.filter((e) => e.accountId === accountId && e.version === row.version)).toEqual(
+        [],
+      );
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    // Unlocked: the next full pass marks it, still without publishing it again.
+    await billing.app.get(StatePublisher).flush();
+    expect(await marker()).toBe(row.version);
+    expect(puts.filter((p) => p.accountId === accountId && p.version === row.version)).toHaveLength(
+      1,
+    );
   });
 
   it('retries a pass NATS refused on its own (no tick runs here): the state arrives once the bucket is back', async () => {
