@@ -19,6 +19,8 @@ import { MessageSplitter, statusOf } from './http-wire';
  * - The first second runs at the same rate unrecorded (JIT, connection set-up).
  * - Bounded: at most `8 × connections` requests wait for a free connection; beyond that they are
  *   counted as dropped (the target cannot keep up with the rate).
+ * - It reports the CPU it used itself in the recorded window (`generatorCpuPct`, % of one core):
+ *   on shared cores, the generator's share is part of what the path under test did not get.
  * - A host-stall canary (stall-monitor.ts, own process) runs alongside; the stalls it saw during
  *   the recorded window are reported (`hostStalls`), so a window's tail can be read against them.
  *
@@ -138,9 +140,12 @@ async function main(): Promise<void> {
   const end = measureFrom + seconds * 1000;
   let scheduledCount = 0;
   let sent = 0;
+  /** This process's CPU time when the recorded window began (the generator's own cost). */
+  let cpuAtMeasure: NodeJS.CpuUsage | undefined;
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
+      if (cpuAtMeasure === undefined && now >= measureFrom) cpuAtMeasure = process.cpuUsage();
       while (scheduledCount * intervalMs + start <= Math.min(now, end)) {
         const at = start + scheduledCount++ * intervalMs;
         const recorded = at >= measureFrom;
@@ -156,6 +161,7 @@ async function main(): Promise<void> {
     tick();
   });
   running = false;
+  const cpu = process.cpuUsage(cpuAtMeasure);
   const drainDeadline = performance.now() + 5_000;
   while (outstanding > 0 && performance.now() < drainDeadline)
     await new Promise((r) => setTimeout(r, 5));
@@ -181,6 +187,8 @@ async function main(): Promise<void> {
       p99: percentile(latencies, 0.99),
       max: percentile(latencies, 1),
       sendLagP99: percentile(sendLags, 0.99),
+      // CPU the generator itself used in the recorded window (user + system), in % of one core.
+      generatorCpuPct: (cpu.user + cpu.system) / 1e4 / seconds,
       hostStalls: {
         count: stalls.length,
         maxMs: stalls.reduce((m, [, late]) => Math.max(m, late), 0),

@@ -56,7 +56,7 @@ export interface Result {
 }
 
 /** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
-function cpuSeconds(pid: number | undefined): number | undefined {
+export function cpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -82,7 +82,7 @@ export function processTree(pid: number): number[] {
 }
 
 /** CPU seconds used so far by a process and its descendants. */
-function treeCpuSeconds(pid: number | undefined): number | undefined {
+export function treeCpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   let total = 0;
   for (const p of processTree(pid)) total += cpuSeconds(p) ?? 0;
