@@ -1,7 +1,6 @@
 import {
   BalanceStateChangedSchema,
   Consumers,
-  Events,
   KvBuckets,
   WebhookStatusEntrySchema,
   type ConsumerDeclaration,
@@ -31,6 +30,7 @@ import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { DeliveryEngine } from './jobs/delivery-engine';
 import { deliveryJobsHandler } from './jobs/delivery-jobs.consumer';
+import { HealthPublisher } from './jobs/health-publisher';
 import { DeliveryMetrics } from './observability/delivery-metrics';
 import { EndpointLimits } from './protection/endpoint-limits';
 import type { Resolver } from './sending/guarded-lookup';
@@ -55,6 +55,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   readonly engine: DeliveryEngine;
   readonly outbox: UsageOutbox;
   readonly sender: HttpSender;
+  readonly health: HealthPublisher;
   private runner: ConsumerRunner | undefined;
 
   constructor(
@@ -76,6 +77,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
     const declaration = options.consumer ?? Consumers.workerDeliveryJobs;
+    this.health = new HealthPublisher(client, namespace);
     const metrics: DeliveryMetrics = new DeliveryMetrics(registry, {
       queueDepth: async () => {
         const jsm = await client.jetstreamManager();
@@ -95,9 +97,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       send: (url, headers, body) => this.sender.send(url, headers, body),
       limits: new EndpointLimits(),
       secretsKey: config.WEBHOOK_SECRETS_KEY,
-      publishHealth: async (health) => {
-        await publisher.publish(Events.deliveryHealth, health);
-      },
+      publishHealth: (health) => this.health.publish(health),
       recheckMaxMs: config.DELIVERY_RECHECK_MAX_MS,
       onAttempt: (outcome, errorClass, billed, durationMs) => {
         metrics.attempts.inc({ outcome, error_class: errorClass, billed: String(billed) });
@@ -126,6 +126,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.runner?.stop();
+    await this.health.close();
     await this.outbox.stop();
     await this.sender.close();
   }

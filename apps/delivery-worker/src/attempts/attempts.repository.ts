@@ -69,6 +69,27 @@ function toRow(r: RawAttempt): AttemptRow {
   };
 }
 
+/**
+ * The rows of a shared statement travel as one JSON parameter (`json_to_recordset`): one
+ * native JSON.stringify instead of an escaped text array per column, which cost the worker more
+ * CPU than the statement's round trip. Absent keys are NULL; dates are ISO strings.
+ */
+const ROW_TYPE = `id text, job_id text, attempt int, account_id text, webhook_id text,
+  started_at timestamptz, billed boolean, outcome text, finished_at timestamptz,
+  error_class text, status_code int, duration_ms int, error text, response_body text`;
+
+function finishColumns(f: AttemptFinish): Record<string, unknown> {
+  return {
+    outcome: f.outcome,
+    finished_at: f.finishedAt,
+    error_class: f.errorClass,
+    status_code: f.statusCode,
+    duration_ms: f.durationMs,
+    error: f.error,
+    response_body: f.responseBody,
+  };
+}
+
 interface Claim {
   start: AttemptStart;
   finish: AttemptFinish | undefined;
@@ -140,32 +161,29 @@ export class AttemptsRepository {
     items.forEach((c, i) => {
       if (!first.has(c.start.id)) first.set(c.start.id, i);
     });
-    const rows = [...first.values()].map((i) => items[i]!);
-    const column = <V>(pick: (c: Claim) => V | undefined) => rows.map((c) => pick(c) ?? null);
+    const rows: Record<string, unknown>[] = [];
+    for (const i of first.values()) {
+      const { start, finish } = items[i]!;
+      rows.push({
+        id: start.id,
+        job_id: start.jobId,
+        attempt: start.attempt,
+        account_id: start.accountId,
+        webhook_id: start.webhookId,
+        started_at: start.startedAt,
+        billed: start.billed,
+        ...(finish ? finishColumns(finish) : {}),
+      });
+    }
     const inserted: { id: string }[] = await this.db.query(
       `INSERT INTO deliveries.attempts
          (id, job_id, attempt, account_id, webhook_id, started_at, billed,
           outcome, finished_at, error_class, status_code, duration_ms, error, response_body)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[],
-                            $6::timestamptz[], $7::boolean[], $8::text[], $9::timestamptz[],
-                            $10::text[], $11::int[], $12::int[], $13::text[], $14::text[])
+       SELECT id, job_id, attempt, account_id, webhook_id, started_at, billed,
+              outcome, finished_at, error_class, status_code, duration_ms, error, response_body
+         FROM json_to_recordset($1::json) AS x(${ROW_TYPE})
        ON CONFLICT DO NOTHING RETURNING id`,
-      [
-        column((c) => c.start.id),
-        column((c) => c.start.jobId),
-        column((c) => c.start.attempt),
-        column((c) => c.start.accountId),
-        column((c) => c.start.webhookId),
-        column((c) => c.start.startedAt),
-        column((c) => c.start.billed),
-        column((c) => c.finish?.outcome),
-        column((c) => c.finish?.finishedAt),
-        column((c) => c.finish?.errorClass),
-        column((c) => c.finish?.statusCode),
-        column((c) => c.finish?.durationMs),
-        column((c) => c.finish?.error),
-        column((c) => c.finish?.responseBody),
-      ],
+      [JSON.stringify(rows)],
     );
     const won = new Set(inserted.map((r) => r.id));
     return items.map((c, i) => first.get(c.start.id) === i && won.has(c.start.id));
@@ -173,27 +191,15 @@ export class AttemptsRepository {
 
   /** One UPDATE for many outcomes; a row already finished keeps its first outcome. */
   private async finishAll(items: readonly Finish[]): Promise<void[]> {
-    const column = <V>(pick: (f: Finish) => V | undefined) => items.map((f) => pick(f) ?? null);
+    const rows = items.map((f) => ({ id: f.id, ...finishColumns(f.finish) }));
     await this.db.query(
       `UPDATE deliveries.attempts a
           SET outcome = u.outcome, finished_at = u.finished_at, error_class = u.error_class,
               status_code = u.status_code, duration_ms = u.duration_ms, error = u.error,
               response_body = u.response_body
-         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::int[],
-                     $7::text[], $8::text[])
-              AS u(id, outcome, finished_at, error_class, status_code, duration_ms, error,
-                   response_body)
+         FROM json_to_recordset($1::json) AS u(${ROW_TYPE})
         WHERE a.id = u.id AND a.outcome IS NULL`,
-      [
-        column((f) => f.id),
-        column((f) => f.finish.outcome),
-        column((f) => f.finish.finishedAt),
-        column((f) => f.finish.errorClass),
-        column((f) => f.finish.statusCode),
-        column((f) => f.finish.durationMs),
-        column((f) => f.finish.error),
-        column((f) => f.finish.responseBody),
-      ],
+      [JSON.stringify(rows)],
     );
     return items.map(() => undefined);
   }

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import type { DeliveryHealth, DeliveryJob, WebhookStatusEntry } from '@meridian/contracts';
+import {
+  Events,
+  type DeliveryHealth,
+  type DeliveryJob,
+  type WebhookStatusEntry,
+} from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
+import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
 import { DELIVERY_WAIT_LIMIT_MS, sealSecret } from '@meridian/webhooks';
 import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
 import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
 import { DeliveryEngine, hostOf, type Step } from './delivery-engine';
+import { deliveryJobsHandler } from './delivery-jobs.consumer';
 
 /** The attempt log in memory, with the repository's claim semantics (a row is claimed once). */
 class MemoryAttempts {
@@ -87,6 +95,8 @@ function world() {
   const held = new HeldRequests();
   const sent: string[] = [];
   const health: DeliveryHealth[] = [];
+  /** While set, every health publish fails (the stream did not confirm it). */
+  const healthFailure: { error: Error | undefined } = { error: undefined };
   const entries = new Map<string, WebhookStatusEntry>();
   const webhook = (webhookId: string, accountId: string, targetUrl: string) =>
     entries.set(webhookId, {
@@ -115,6 +125,7 @@ function world() {
     limits: new EndpointLimits(),
     secretsKey,
     publishHealth: async (h) => {
+      if (healthFailure.error) throw healthFailure.error;
       health.push(h);
     },
     recheckMaxMs: 5 * MINUTE,
@@ -137,7 +148,7 @@ function world() {
   };
   const setStatus = (webhookId: string, status: WebhookStatusEntry['status']) =>
     entries.set(webhookId, { ...entries.get(webhookId)!, status });
-  return { clock, attempts, held, sent, health, engine, webhook, job, setStatus };
+  return { clock, attempts, held, sent, health, healthFailure, engine, webhook, job, setStatus };
 }
 
 const fastAnswer = async (): Promise<SendResult> => ({ ok: true, statusCode: 204, durationMs: 1 });
@@ -344,5 +355,97 @@ describe('hostOf (the 200 req/s bucket key)', () => {
     ['https://93.184.216.34:9000/', '93.184.216.34'],
   ])('%s → %s (the port is not part of the host)', (url, host) => {
     expect(hostOf(url)).toBe(host);
+  });
+});
+
+/** The message the consumer runner hands the handler (payload already validated). */
+function delivered(job: DeliveryJob, deliveryCount: number): ConsumedMessage {
+  return {
+    event: Events.deliveryJob,
+    payload: job,
+    subject: `webhook.delivery.requested.v1.${job.webhookId}`,
+    deliveryCount,
+    streamSequence: 1,
+    msgId: job.id,
+    working: () => undefined,
+  };
+}
+
+describe('delivery jobs consumer: a job is acked only once its outcome is on the stream', () => {
+  it('a failed health publish puts the job back (retryable, not acked); the next look publishes the outcome without a second request or bill', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    const handler = deliveryJobsHandler(w.engine);
+
+    w.healthFailure.error = new DomainError('messaging_unavailable', 'unavailable', 'no PubAck');
+    const failed = await handler(delivered(job, 1)).catch((error: unknown) => error);
+    // The runner naks a retryable DomainError (outcomeOfError): the job is not acked.
+    expect(failed).toBeInstanceOf(DomainError);
+    expect(failed).toMatchObject({ retryable: true });
+    expect(w.sent).toEqual([FAST]);
+    expect(w.health).toEqual([]);
+
+    w.healthFailure.error = undefined;
+    await expect(handler(delivered(job, 2))).resolves.toBeUndefined();
+    expect(w.sent).toEqual([FAST]);
+    expect(w.attempts.of(job.id).map((r) => [r.attempt, r.outcome, r.billed])).toEqual([
+      [1, 'success', true],
+    ]);
+    expect(w.health.map((h) => [h.id, h.outcome])).toEqual([[`${job.id}:1`, 'success']]);
+  });
+});
+
+describe('DeliveryEngine: the first delivery of a job skips the attempt read', () => {
+  it('a job brought for the first time although it was attempted (published again) is not attempted or billed twice', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    expect(await w.engine.handle(job, true)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.sent).toHaveLength(1);
+
+    // The same job again as a new stream message (deliveryCount 1): the claim of attempt 1
+    // finds the row, nothing is sent; the next look reads the log and is done.
+    const again = await w.engine.handle(job, true);
+    expect(again).toMatchObject({ action: 'wait', reason: 'claimed_elsewhere' });
+    expect(await w.engine.handle(job, false)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.sent).toHaveLength(1);
+    expect(w.attempts.of(job.id).map((r) => [r.attempt, r.billed])).toEqual([[1, true]]);
+    expect(w.health.map((h) => h.id)).toEqual([`${job.id}:1`]);
+  });
+
+  it('a first delivery of a failed job does not start attempt 1 again: the lost claim sends the job to a full look', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    await w.attempts.claim(
+      {
+        id: `${job.id}:1`,
+        jobId: job.id,
+        attempt: 1,
+        accountId: 'acc_a',
+        webhookId: 'wh_a',
+        startedAt: w.clock.now(),
+        billed: true,
+      },
+      { outcome: 'failure', finishedAt: w.clock.now(), errorClass: 'http_status' },
+    );
+    expect(await w.engine.handle(job, true)).toMatchObject({
+      action: 'wait',
+      reason: 'claimed_elsewhere',
+    });
+    expect(w.sent).toEqual([]);
+    // The full look sees attempt 1 failed: attempt 2 is due 5 s after it.
+    expect(await w.engine.handle(job, false)).toEqual({
+      action: 'wait',
+      ms: 5 * SECOND,
+      reason: 'not_due',
+    });
+    w.clock.advance(5 * SECOND);
+    expect(await w.engine.handle(job, false)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(job.id).map((r) => [r.attempt, r.outcome])).toEqual([
+      [1, 'failure'],
+      [2, 'success'],
+    ]);
   });
 });

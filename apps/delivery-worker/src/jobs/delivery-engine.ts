@@ -51,6 +51,9 @@ export interface DeliveryEngineDeps {
 /** How long a job of an unknown webhook (no KV entry yet) is kept before it is dropped. */
 const UNKNOWN_WEBHOOK_WAIT_MS = DELIVERY_WAIT_LIMIT_MS;
 const HEALTH_MEMORY = 50_000;
+/** Opened signing secrets and endpoint hosts kept (a secret keyed by its sealed form, so a
+ * rotation is a new key); cleared when full. */
+const SECRET_MEMORY = 10_000;
 /** A held event looks at the balance again this often: a cleared top-up lets it through soon. */
 const BALANCE_RECHECK_MS = 30_000;
 
@@ -69,6 +72,9 @@ export class DeliveryEngine {
   private readonly held = new Map<string, number>();
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
+  /** Sealed secret → plain secret: opening one (AES-GCM) per attempt cost more than signing. */
+  private readonly opened = new Map<string, string>();
+  private readonly hosts = new Map<string, string>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {}
 
@@ -88,8 +94,15 @@ export class DeliveryEngine {
     return now - oldest;
   }
 
-  async handle(job: DeliveryJob): Promise<Step> {
-    const step = await this.decide(job);
+  /**
+   * `firstDelivery`: JetStream brings this job for the first time. Then the job has no attempt
+   * yet, except when the same job was published again as a new message (a matcher re-publishing
+   * after the stream's duplicate window): the latest-attempt read is skipped, and the claim of
+   * attempt `job.attempt` checks the guess (a job's attempts are numbered on from `job.attempt`,
+   * so any earlier look left that row; a lost claim puts the job back for a full look).
+   */
+  async handle(job: DeliveryJob, firstDelivery = false): Promise<Step> {
+    const step = await this.decide(job, firstDelivery);
     if (step.action === 'done') {
       this.held.delete(job.id);
       this.busySince.delete(job.id);
@@ -100,7 +113,7 @@ export class DeliveryEngine {
     return step;
   }
 
-  private async decide(job: DeliveryJob): Promise<Step> {
+  private async decide(job: DeliveryJob, firstDelivery: boolean): Promise<Step> {
     const { clock } = this.deps;
     const now = clock.now();
     const entry = this.deps.statusOf(job.webhookId);
@@ -111,7 +124,9 @@ export class DeliveryEngine {
     }
     const dropReason = dropReasonOf(entry.status);
 
-    let latest = await this.deps.attempts.latest(job.id);
+    let latest: AttemptRow | undefined;
+    // A drop is recorded from what was attempted, so it always reads the log.
+    if (!firstDelivery || dropReason !== null) latest = await this.deps.attempts.latest(job.id);
     if (latest && latest.outcome === null) latest = await this.closeInterrupted(job, latest, now);
     if (latest) {
       await this.publishOnce(job, latest);
@@ -157,7 +172,7 @@ export class DeliveryEngine {
         'circuit breaker open',
       );
 
-    const host = hostOf(entry.targetUrl);
+    const host = this.hostOfTarget(entry.targetUrl);
     const gate = this.deps.limits.tryAcquire(entry.targetUrl, host, now.getTime());
     if (!gate.ok) {
       breaker?.release(admission);
@@ -197,11 +212,11 @@ export class DeliveryEngine {
   ): Promise<Step> {
     const { clock } = this.deps;
     const startedAt = clock.now();
-    let secrets: string[];
+    const secrets: string[] = [];
     try {
-      secrets = entry.secrets
-        .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
-        .map((s) => openSecret(this.deps.secretsKey, s.sealed));
+      for (const s of entry.secrets)
+        if (s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
+          secrets.push(this.secretOf(s.sealed));
     } catch (error) {
       breaker?.release(admission);
       throw error;
@@ -234,13 +249,11 @@ export class DeliveryEngine {
       outcome: result.ok ? 'success' : 'failure',
       finishedAt,
       durationMs: result.durationMs,
-      ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
-      ...(result.errorClass ? { errorClass: result.errorClass } : {}),
-      ...(result.error ? { error: result.error } : {}),
-      ...(result.responseBody !== undefined && !result.ok
-        ? { responseBody: result.responseBody }
-        : {}),
     };
+    if (result.statusCode !== undefined) finish.statusCode = result.statusCode;
+    if (result.errorClass) finish.errorClass = result.errorClass;
+    if (result.error) finish.error = result.error;
+    if (result.responseBody !== undefined && !result.ok) finish.responseBody = result.responseBody;
     await this.deps.attempts.finish(id, finish);
     this.deps.onAttempt?.(
       finish.outcome,
@@ -364,6 +377,27 @@ export class DeliveryEngine {
       at: (row.finishedAt ?? row.startedAt).toISOString(),
     });
     this.remember(row.id);
+  }
+
+  /** `hostOf` per endpoint URL, parsed once (a URL parse per attempt showed in the profile). */
+  private hostOfTarget(url: string): string {
+    let host = this.hosts.get(url);
+    if (host === undefined) {
+      host = hostOf(url);
+      if (this.hosts.size >= SECRET_MEMORY) this.hosts.clear();
+      this.hosts.set(url, host);
+    }
+    return host;
+  }
+
+  private secretOf(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = openSecret(this.deps.secretsKey, sealed);
+      if (this.opened.size >= SECRET_MEMORY) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
   }
 
   private remember(healthId: string): void {

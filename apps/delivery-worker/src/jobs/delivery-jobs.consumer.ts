@@ -17,7 +17,7 @@ export function deliveryJobsHandler(engine: DeliveryEngine) {
     const job: DeliveryJob = message.payload;
     let step;
     try {
-      step = await engine.handle(job);
+      step = await engine.handle(job, message.deliveryCount === 1);
     } catch (error) {
       throw new DomainError('delivery_failed', 'unavailable', 'delivery job failed; retried', {
         retryable: true,

@@ -102,6 +102,9 @@ export class ConsumerRunner {
   private retryTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
   private lastError: string | undefined;
+  /** Fire-and-forget acks of this turn of the event loop, written together (one socket write). */
+  private acks: JsMsg[] = [];
+  private acksScheduled = false;
   ready = false;
 
   constructor(
@@ -128,6 +131,7 @@ export class ConsumerRunner {
     await this.messages?.close().catch(() => undefined);
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    this.flushAcks();
     this.ready = false;
   }
 
@@ -179,6 +183,20 @@ export class ConsumerRunner {
     }
     if (this.inFlight === 0 && this.idle.length > 0)
       for (const resolve of this.idle.splice(0)) resolve();
+  };
+
+  private readonly flushAcks = (): void => {
+    this.acksScheduled = false;
+    const acks = this.acks;
+    this.acks = [];
+    for (const msg of acks) {
+      try {
+        msg.ack();
+      } catch {
+        // Throws only on a closed connection: lost like any fire-and-forget ack, redelivered
+        // after ack_wait.
+      }
+    }
   };
 
   /** settle() itself threw (e.g. nak/term on a connection that just closed): redelivered after ack_wait. */
@@ -289,12 +307,13 @@ export class ConsumerRunner {
     if (outcome.action === 'ack') {
       if (this.fireAndForget) {
         // Plain ack, no confirmation round trip: if it is lost, the message comes back after
-        // ack_wait and the (idempotent) handler absorbs it. Throws only on a closed connection,
-        // which loses the ack the same way.
-        try {
-          msg.ack();
-        } catch {
-          // redelivered after ack_wait
+        // ack_wait and the (idempotent) handler absorbs it. The acks of handlers that finish in
+        // the same turn of the event loop go out together: the client writes its buffer to the
+        // socket a microtask after the first command, so one ack per write otherwise.
+        this.acks.push(msg);
+        if (!this.acksScheduled) {
+          this.acksScheduled = true;
+          setImmediate(this.flushAcks);
         }
         return outcome;
       }

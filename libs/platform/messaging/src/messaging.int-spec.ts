@@ -334,6 +334,36 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
     expect(deliveries).toEqual([1, 2]);
     expect((await ffInfo()).num_ack_pending).toBe(0);
   });
+
+  it('acks of handlers that finish in the same turn all arrive, also when the runner stops right away', async () => {
+    const events = Array.from({ length: 20 }, () => usage());
+    const handled: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // All 20 in flight at once (the durable's max_ack_pending is 32).
+    const runner = new ConsumerRunner(
+      { ...ffConsumer, concurrency: events.length },
+      async (m) => {
+        if (!isEvent(m, Events.usageRecorded)) return;
+        await gate;
+        handled.push(m.payload.id);
+      },
+      { client, namespace: ffNs, publisher: ffPublisher, retryDelayMs: 100 },
+    );
+    runners.push(runner);
+    runner.start();
+    for (const event of events) await ffPublisher.publish(Events.usageRecorded, event);
+    await until(async () => (await ffInfo()).num_ack_pending === events.length);
+    // Every handler finishes in the same turn; the runner is stopped right away.
+    release();
+    await runner.stop();
+    expect(handled).toHaveLength(events.length);
+    await until(async () => (await ffInfo()).num_ack_pending === 0);
+    await longerThanAckWait();
+    const info = await ffInfo();
+    expect(info.num_redelivered).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
 });
 
 describe('KvMirror', () => {
