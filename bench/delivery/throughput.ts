@@ -49,8 +49,16 @@ export interface Rate {
 
 export interface ThroughputResult {
   jobs: number;
+  /** Interleaved rounds: bare loop, then the warm worker draining a queue of `jobs` jobs. */
+  rounds: { bare: Rate; worker: Rate }[];
+  /** Medians over the rounds (rate and CPU per request each on its own). */
   bare: Rate;
   worker: Rate;
+  /**
+   * The worker's first `jobs` jobs after its start, published while it delivers them (the
+   * measure of the earlier runs: no warm-up, the bench's publishing on the same cores).
+   */
+  cold: Rate;
 }
 
 /** User + system CPU of a process so far, in ms (Linux /proc; NaN elsewhere). */
@@ -346,38 +354,109 @@ export function jobOf(
   };
 }
 
-/** The worker (startDeliveryWorker) delivering `jobs` published delivery jobs to the receiver. */
-async function workerRun(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
-  const worker = await startDeliveryWorker(receiver.urls);
-  try {
-    await receiver.reset();
-    const cpuBefore = cpuMsOf(worker.process.pid);
-    const createdAt = new Date().toISOString();
-    let next = 0;
-    const publishLane = async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= jobs) return;
-        const w = worker.webhooks[i % worker.webhooks.length]!;
-        await worker.publisher.publish(Events.deliveryJob, jobOf(w, `ev_${i}`, createdAt));
-      }
-    };
-    await Promise.all(Array.from({ length: 64 }, publishLane));
-    const report = await receiver.waitFor(jobs, 300_000);
-    return rateOf(report, cpuMsOf(worker.process.pid) - cpuBefore);
-  } finally {
-    await worker.stop();
-  }
+/** Publishes `count` delivery jobs of the worker's webhooks (64 publishes in flight). */
+async function publishJobs(worker: DeliveryWorker, count: number, tag: string): Promise<void> {
+  const createdAt = new Date().toISOString();
+  let next = 0;
+  const publishLane = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= count) return;
+      const w = worker.webhooks[i % worker.webhooks.length]!;
+      await worker.publisher.publish(Events.deliveryJob, jobOf(w, `ev_${tag}_${i}`, createdAt));
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, publishLane));
 }
 
-export async function measureThroughput(jobs: number): Promise<ThroughputResult> {
+/** The worker delivering `jobs` jobs published while it runs (its first ones: cold). */
+async function workerCold(
+  receiver: ReceiverProcess,
+  worker: DeliveryWorker,
+  jobs: number,
+  tag: string,
+): Promise<Rate> {
+  await receiver.reset();
+  const cpuBefore = cpuMsOf(worker.process.pid);
+  await publishJobs(worker, jobs, tag);
+  const report = await receiver.waitFor(jobs, 300_000);
+  return rateOf(report, cpuMsOf(worker.process.pid) - cpuBefore);
+}
+
+/**
+ * The worker draining a queue: it is stopped (SIGSTOP) while the bench publishes the round's
+ * jobs, so neither the publishing nor the bench's CPU falls in the window, then resumed. The
+ * host buckets (200 req/s, burst 200) are full first: the round's jobs per host stay within
+ * the burst, so the limit is checked on every attempt but does not bind.
+ */
+async function workerDrain(
+  receiver: ReceiverProcess,
+  worker: DeliveryWorker,
+  jobs: number,
+  tag: string,
+): Promise<Rate> {
+  await new Promise((r) => setTimeout(r, 1_000));
+  await receiver.reset();
+  const pid = worker.process.pid!;
+  let cpuBefore: number;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await publishJobs(worker, jobs, tag);
+  } finally {
+    cpuBefore = cpuMsOf(pid);
+    process.kill(pid, 'SIGCONT');
+  }
+  const report = await receiver.waitFor(jobs, 300_000);
+  return rateOf(report, cpuMsOf(pid) - cpuBefore);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function medianRate(rates: Rate[]): Rate {
+  return {
+    perSecond: median(rates.map((r) => r.perSecond)),
+    count: Math.min(...rates.map((r) => r.count)),
+    distinctIds: Math.min(...rates.map((r) => r.distinctIds)),
+    unsigned: Math.max(...rates.map((r) => r.unsigned)),
+    cpuMsPerRequest: median(rates.map((r) => r.cpuMsPerRequest)),
+  };
+}
+
+/**
+ * One run: the receiver; the bare loop warmed up (2,000 requests); the worker started, its
+ * first `jobs` jobs measured as they are published (cold), `jobs` more to warm it up; then
+ * `rounds` interleaved rounds of the bare loop and the warm worker draining a queue of `jobs`
+ * (interleaved, so that whatever else the machine does falls on both alike). Each round
+ * counts its own requests: every job delivered once, signed.
+ */
+export async function measureThroughput(jobs: number, rounds = 3): Promise<ThroughputResult> {
   const receiver = new ReceiverProcess();
   await receiver.start();
   try {
     await bareLoop(receiver, Math.min(jobs, 2_000)); // warm-up of receiver and loopback
-    const bare = await bareLoop(receiver, jobs);
-    const worker = await workerRun(receiver, jobs);
-    return { jobs, bare, worker };
+    const worker = await startDeliveryWorker(receiver.urls);
+    try {
+      const cold = await workerCold(receiver, worker, jobs, 'cold');
+      await workerCold(receiver, worker, jobs, 'warm-up');
+      const measured: ThroughputResult['rounds'] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        const bare = await bareLoop(receiver, jobs);
+        measured.push({ bare, worker: await workerDrain(receiver, worker, jobs, `r${round}`) });
+      }
+      return {
+        jobs,
+        rounds: measured,
+        bare: medianRate(measured.map((r) => r.bare)),
+        worker: medianRate(measured.map((r) => r.worker)),
+        cold,
+      };
+    } finally {
+      await worker.stop();
+    }
   } finally {
     receiver.stop();
   }
