@@ -2,6 +2,7 @@ import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { BillingInitial1763740800000 } from '../migrations/1763740800000-billing-initial';
 import { UsageFlushes1764000000000 } from '../migrations/1764000000000-usage-flushes';
 import { UsageHourlyFillfactor1764100000000 } from '../migrations/1764100000000-usage-hourly-fillfactor';
+import { BalancesHotUpdates1764200000000 } from '../migrations/1764200000000-balances-hot-updates';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -19,6 +20,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       BillingInitial1763740800000,
       UsageFlushes1764000000000,
       UsageHourlyFillfactor1764100000000,
+      BalancesHotUpdates1764200000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,
