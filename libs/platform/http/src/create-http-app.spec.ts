@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { connect, type AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from './create-http-app';
 
@@ -198,6 +199,43 @@ describe('createHttpApp edge', () => {
       socket.on('close', () => resolve(text));
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it('a request head over the limit: answered 431 with a FIN, then what the client still sends is read and dropped (lingering close), not met with a reset', async () => {
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const server = app.getHttpServer() as Server;
+    const { port } = server.address() as AddressInfo;
+    let serverSide: Socket | undefined;
+    const onConnection = (socket: Socket) => (serverSide = socket);
+    server.on('connection', onConnection);
+    const more = 256 * 1024;
+    const outcome = await new Promise<{ text: string; readAfterAnswer: number }>((resolve) => {
+      let text = '';
+      let readAtAnswer = 0;
+      // Half-open allowed: the client goes on sending after the server's FIN, as a client still
+      // writing a large head or body does when the answer comes.
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+        // 20 KB of path: over node's 16 KiB limit for a request head.
+        socket.write(`POST /things?q=${'x'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n`),
+      );
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('end', () => {
+        // The answer is in. A server that closed outright resets on these bytes (and a reset can
+        // discard an answer the client has not read yet); a lingering one reads and drops them.
+        readAtAnswer = serverSide!.bytesRead;
+        socket.write(Buffer.alloc(more, 0x61), () =>
+          setTimeout(() => {
+            const readAfterAnswer = serverSide!.bytesRead - readAtAnswer;
+            socket.end();
+            resolve({ text, readAfterAnswer });
+          }, 200),
+        );
+      });
+      socket.on('error', () => undefined);
+    });
+    server.off('connection', onConnection);
+    expect(outcome.text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(outcome.readAfterAnswer).toBe(more);
   });
 
   const TOO_LONG = `/things/${'x'.repeat(400)}/roll`;

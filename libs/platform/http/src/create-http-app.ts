@@ -110,6 +110,8 @@ export async function createHttpApp(
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Answered already: the parser reports the bytes still arriving after its error again.
+  if (socket.writableEnded) return;
   const [status, code, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'headers_too_large', 'the request headers are too large']
@@ -118,14 +120,27 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
         : [400, 'malformed_request', 'the bytes received are not a valid HTTP request'];
   const requestId = randomUUID();
   const body = JSON.stringify({ error: code, message, request_id: requestId });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
   }
-  socket.destroy(error);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // Lingering close (nginx's lingering_close): the answer goes with a FIN, and what the client
+  // still sends (the rest of an oversized head, a body) is read and dropped for a while. Closing
+  // with those bytes unread makes the kernel reset the connection, and a reset can discard the
+  // answer before the client has read it (the fuzz suite's "closed with no bytes").
+  socket.on('data', () => undefined);
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
+
+/** How long a connection answered for bytes that are no request keeps reading before it closes. */
+const LINGER_MS = 2_000;
 
 /**
  * What the framework-error handler needs of fastify's reply: the node response, written directly
