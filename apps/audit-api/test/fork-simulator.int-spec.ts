@@ -1,6 +1,15 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import { createPublicClient, http, parseEther, type Abi, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  http,
+  parseAbi,
+  parseEther,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
 import { deployRealWorldToken, REAL_WORLD_TOKENS } from '../bench/real-world-corpus';
 import { ForkSimulator } from '../src/rug-pull/fork/fork-simulator';
 import { fixture, setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
@@ -33,6 +42,45 @@ function flakyProxy(target: URL, failures: number): Promise<{ server: Server; ur
       resolve({ server, url: `http://127.0.0.1:${port}` });
     }),
   );
+}
+
+/**
+ * A JSON-RPC pass-through to the devnet that answers the first `lies` fetches of `account`'s
+ * code with no code, as a fork node's upstream that served a bad answer would: given the pool's
+ * address, the fork node's buy reverts on a pool that is not there, and the session fails
+ * without throwing.
+ */
+async function lyingProxy(target: string, account: Address, lies: number) {
+  let left = lies;
+  const fetches = { lied: 0, total: 0 };
+  const server = createHttpServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const request = JSON.parse(body) as { method: string; params?: unknown[] };
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await upstream.json()) as { result?: unknown };
+    const asksForAccount =
+      (request.method === 'eth_getCode' || request.method === 'eth_getAccountInfo') &&
+      String(request.params?.[0]).toLowerCase() === account.toLowerCase();
+    if (asksForAccount) {
+      fetches.total += 1;
+      if (left > 0) {
+        left -= 1;
+        fetches.lied += 1;
+        answer.result =
+          request.method === 'eth_getCode' ? '0x' : { ...(answer.result as object), code: '0x' };
+      }
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${port}`, fetches };
 }
 
 describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
@@ -68,5 +116,41 @@ describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
       await simulator.close();
       proxy.server.close();
     }
+  }, 120_000);
+
+  it('runs a trade again on a new fork node when the first session fails without dying: only a second failure is reported', async () => {
+    const client = createPublicClient({ transport: http(anvil.url) });
+    const blockNumber = await client.getBlockNumber();
+    const pool = await client.readContract({
+      address: devnet.uniswap.factory,
+      abi: parseAbi(['function getPair(address, address) view returns (address)']),
+      functionName: 'getPair',
+      args: [token, devnet.uniswap.weth],
+    });
+    const trade = async (lies: number) => {
+      const proxy = await lyingProxy(anvil.url, pool, lies);
+      const simulator = new ForkSimulator(proxy.url);
+      try {
+        const findings = await simulator.trade(
+          token,
+          devnet.uniswap.router as Address,
+          parseEther('0.1'),
+          blockNumber,
+        );
+        return { findings, fetches: { ...proxy.fetches } };
+      } finally {
+        await simulator.close();
+        proxy.server.close();
+      }
+    };
+    // The first node was lied to and failed the buy; the second fetched the pool again.
+    const once = await trade(1);
+    expect(once.fetches.lied).toBe(1);
+    expect(once.fetches.total).toBeGreaterThan(once.fetches.lied);
+    expect(once.findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true });
+    // Lied to every time: both sessions fail, and the failure is what is reported.
+    const always = await trade(Number.MAX_SAFE_INTEGER);
+    expect(always.fetches.lied).toBeGreaterThanOrEqual(2);
+    expect(always.findings).toMatchObject({ buyOk: false, sellOk: false });
   }, 120_000);
 });

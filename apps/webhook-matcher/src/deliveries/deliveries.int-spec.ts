@@ -101,6 +101,10 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     const id = await create();
     await attempt(id, { outcome: 'success', statusCode: 200, durationMs: 12 });
     const f1 = await attempt(id, { outcome: 'failure', responseBody: 'nope', durationMs: 30 });
+    // Outcomes are consumed in parallel and the log lists them in the order they were recorded:
+    // f2 goes out once f1 is in, as a later attempt would.
+    await eventually(async () => (await stats(id)).failed_total === 1);
+    s.clock.advance(1_000);
     const f2 = await attempt(id, { outcome: 'skipped_breaker_open', errorClass: 'breaker_open' });
     // A redelivered outcome changes nothing.
     await publisher.publishJson(`webhook.delivery.attempted.v1.${accountId}`, f1, `${f1.id}-again`);

@@ -116,7 +116,10 @@ export class DeliveriesRepository {
     });
   }
 
-  /** Failed attempts, newest first; cursor = the last row's seq. */
+  /**
+   * Failed attempts, last recorded first; cursor = the last row's seq. Outcomes are consumed in
+   * parallel, so two attempts made within the same few milliseconds may list in either order.
+   */
   async failedPage(webhookId: string, limit: number, cursor: string | undefined) {
     const rows: AttemptRow[] = await this.db.query(
       `SELECT seq, id, event_id, phase, attempt, outcome, billed, final, test, status_code,

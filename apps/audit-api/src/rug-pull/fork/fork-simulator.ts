@@ -30,6 +30,11 @@ const TOKEN_ABI = parseAbi([
 const STEP_SECONDS = 60;
 const DEADLINE = 2n ** 40n;
 
+/** Whether every step of a session went through (what a second session cannot improve). */
+function tradedCleanly(findings: TradeFindings): boolean {
+  return findings.buyOk && findings.transferOk && findings.sellOk;
+}
+
 /**
  * Trades a token the way a real wallet does, on a fork of the chain: a buy, a transfer to
  * another wallet and a sale, each a real transaction in its own block a minute apart, sent from
@@ -39,7 +44,8 @@ const DEADLINE = 2n ** 40n;
  *
  * One anvil process per forked node, started on first use (anvil is an npm dependency), reset to
  * the requested block for every trade, trades serialised; a trade that fails is run once more on
- * a new node before the failure is reported.
+ * a new node before the failure is reported (a session that throws, or one whose buy, transfer
+ * or sale failed).
  */
 export class ForkSimulator {
   private node: Promise<{ child: ChildProcess; url: string }> | null = null;
@@ -53,14 +59,17 @@ export class ForkSimulator {
     value: bigint,
     blockNumber: bigint,
   ): Promise<TradeFindings> {
-    const run = this.queue.then(() =>
-      // A failed session is tried once more on a fresh node: a fork node that died or stalled
-      // (a loaded host) must not leave a tradable token with the one-call honeypot finding.
-      this.tradeOnFork(token, router, value, blockNumber).catch(async () => {
-        await this.close();
-        return this.tradeOnFork(token, router, value, blockNumber);
-      }),
-    );
+    const session = () => this.tradeOnFork(token, router, value, blockNumber);
+    const run = this.queue.then(async () => {
+      // A failed session is tried once more on a fresh node: a fork node that died, stalled or
+      // answered from state it failed to fetch (its upstream blipped on a loaded host) must not
+      // leave a tradable token with the one-call honeypot finding. Only the second session's
+      // failure is reported.
+      const first = await session().catch(() => null);
+      if (first && tradedCleanly(first)) return first;
+      await this.close();
+      return session();
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -72,7 +81,8 @@ export class ForkSimulator {
   }
 
   private start(): Promise<{ child: ChildProcess; url: string }> {
-    this.node ??= new Promise((resolve, reject) => {
+    if (this.node) return this.node;
+    const node = new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
       const child = spawn(anvilBinaryPath(), ['--port', '0', '--fork-url', this.forkUrl], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -88,12 +98,14 @@ export class ForkSimulator {
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);
       child.once('exit', (code) => {
-        this.node = null;
+        // A node killed by close() may exit after its successor started: forget only itself.
+        if (this.node === node) this.node = null;
         reject(new Error(`fork node exited (${code}): ${output.trim().slice(-500)}`));
       });
       child.unref();
     });
-    return this.node;
+    this.node = node;
+    return node;
   }
 
   private async tradeOnFork(
@@ -122,6 +134,8 @@ export class ForkSimulator {
       const receipt = await chain.waitForTransactionReceipt({
         hash: hash as Hex,
         pollingInterval: 20,
+        // A stalled node fails the session (then tried on a fresh node), not the request.
+        timeout: 30_000,
       });
       return { ok: receipt.status === 'success', gas: receipt.gasUsed * receipt.effectiveGasPrice };
     };
