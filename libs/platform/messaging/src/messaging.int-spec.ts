@@ -14,11 +14,13 @@ import {
 import { DomainError } from '@meridian/errors';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
+import { headers } from '@nats-io/transport-node';
 import { ConsumerRunner, isEvent, type ConsumedMessage } from './consumer-runner';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { KvMirror } from './kv-mirror';
 import { NatsClient } from './nats-client';
 import { NatsNamespace } from './nats-namespace';
+import { PubAckBatch } from './pub-ack-batch';
 import { provisionMessaging } from './provision-messaging';
 
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -463,5 +465,64 @@ describe('NatsClient', () => {
 
   it('answers the readiness check when connected', async () => {
     await expect(client.check()).resolves.toBeUndefined();
+  });
+});
+
+describe('PubAckBatch', () => {
+  const batch = new PubAckBatch();
+  afterAll(() => batch.close());
+
+  it('settles each message by its own PubAck: stored ones resolve, a refused one fails alone', async () => {
+    const nc = await client.connection();
+    const bucket = ns.bucket(KvBuckets.revokedCredentials.name);
+    const refused = headers();
+    refused.set('Nats-Expected-Stream', 'NOT_THIS_STREAM');
+    const outcomes: (string | undefined)[] = [];
+    await new Promise<void>((resolve) => {
+      let open = 3;
+      batch.publish(
+        nc,
+        [
+          { subject: `$KV.${bucket}.pab_a`, data: 'a' },
+          { subject: `$KV.${bucket}.pab_b`, data: 'b', headers: refused },
+          { subject: `$KV.${bucket}.pab_c`, data: 'c' },
+        ],
+        5_000,
+        (index, error) => {
+          outcomes[index] = error?.message;
+          if ((open -= 1) === 0) resolve();
+        },
+      );
+    });
+    expect(outcomes[0]).toBeUndefined();
+    expect(outcomes[1]).toMatch(/^refused: /);
+    expect(outcomes[2]).toBeUndefined();
+    const kv = await new Kvm(client.jetstream()).open(bucket);
+    expect((await kv.get('pab_a'))?.string()).toBe('a');
+    expect(await kv.get('pab_b')).toBeNull();
+    expect(batch.inFlight).toBe(0);
+    await expect(
+      batch.publishAll(nc, [{ subject: `$KV.${bucket}.pab_d`, data: 'd' }], 5_000),
+    ).resolves.toBeUndefined();
+  });
+
+  it('nothing takes the subject: fails at once (503); a silent listener: fails on the timeout; close fails what waits', async () => {
+    const nc = await client.connection();
+    await expect(
+      batch.publishAll(nc, [{ subject: `${prefix}-nobody.x`, data: '1' }], 5_000),
+    ).rejects.toThrow(/no stream answered/);
+    const silent = nc.subscribe(`${prefix}-silent.>`);
+    try {
+      await expect(
+        batch.publishAll(nc, [{ subject: `${prefix}-silent.x`, data: '1' }], 100),
+      ).rejects.toThrow('no PubAck within 100 ms');
+      const waiting = batch.publishAll(nc, [{ subject: `${prefix}-silent.y`, data: '1' }], 60_000);
+      expect(batch.inFlight).toBe(1);
+      batch.close();
+      await expect(waiting).rejects.toThrow('publisher closed');
+      expect(batch.inFlight).toBe(0);
+    } finally {
+      silent.unsubscribe();
+    }
   });
 });
