@@ -78,11 +78,17 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
     return { process: child, url: `http://127.0.0.1:${port}` };
   }
 
-  /** Calls as fast as `loops` connections per replica allow, for `ms`; counts answers by status. */
+  /**
+   * Calls as fast as `loops` connections per replica allow, for `ms`; counts answers by status.
+   * `seconds`: from the start to the last admitted answer, the period the admissions fell in
+   * (longer than `ms` by the calls still in flight at the end, more so on a loaded host).
+   */
   async function hammer(targets: readonly Replica[], ms: number, loops = 4) {
     const statuses = new Map<number, number>();
     const perReplica = targets.map(() => 0);
-    const until = Date.now() + ms;
+    const started = Date.now();
+    let lastAdmitted = started;
+    const until = started + ms;
     await Promise.all(
       targets.map(async (replica, r) => {
         const pool = new Pool(replica.url, { connections: loops });
@@ -97,7 +103,10 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
               });
               const body = await answer.body.text();
               statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
-              if (answer.statusCode === 200 && body.includes('"result"')) perReplica[r]! += 1;
+              if (answer.statusCode === 200 && body.includes('"result"')) {
+                perReplica[r]! += 1;
+                lastAdmitted = Date.now();
+              }
               // A refused caller backs off a little, as a client honouring Retry-After would.
               if (answer.statusCode === 429) await new Promise((res) => setTimeout(res, 5 + l));
             }
@@ -106,7 +115,12 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
         await pool.close();
       }),
     );
-    return { admitted: perReplica.reduce((a, b) => a + b, 0), perReplica, statuses };
+    return {
+      admitted: perReplica.reduce((a, b) => a + b, 0),
+      perReplica,
+      statuses,
+      seconds: (lastAdmitted - started) / 1_000,
+    };
   }
 
   beforeAll(async () => {
@@ -126,9 +140,11 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
   });
 
   it('two replicas in two regions hammering one Free account for 10 s admit at most its plan RPS', async () => {
-    const { admitted, perReplica, statuses } = await hammer(replicas, 10_000);
-    // One bucket of one second of the rate, refilled for 10 s: 20 + 200 at most, +10 % slack.
-    expect(admitted).toBeLessThanOrEqual(RPS * 10 * 1.1);
+    const { admitted, perReplica, statuses, seconds } = await hammer(replicas, 10_000);
+    // One bucket of one second of the rate, refilled for the period (ADR 0102's bound): 20 + 200
+    // for 10 s, as 20 × 10 s × 1.1. The period is measured to the last admitted answer: calls in
+    // flight at the end run past 10 s on a loaded host (CI once counted 224 against a fixed 220).
+    expect(admitted).toBeLessThanOrEqual(RPS * Math.max(10, seconds) * 1.1);
     // And the account does get its plan: the leases do not strand tokens for long.
     expect(admitted).toBeGreaterThanOrEqual(RPS * 10 * 0.8);
     expect(perReplica.every((n) => n > 0)).toBe(true);
