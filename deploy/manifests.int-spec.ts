@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { parsePartition } from '@meridian/contracts';
 import { parse, parseAllDocuments } from 'yaml';
 
 const root = join(__dirname, '..');
@@ -164,7 +165,10 @@ async function loadConfig(app: string): Promise<ConfigModule> {
 }
 
 /** Variables that the image, the entrypoint or Node itself reads, not the app config. */
-const RUNTIME_ONLY = new Set(['APP', 'NODE_OPTIONS']);
+/** Read by the image's entrypoint or Kubernetes itself (POD_INDEX: `$(POD_INDEX)` expansion). */
+const RUNTIME_ONLY = new Set(['APP', 'NODE_OPTIONS', 'POD_INDEX']);
+/** A StatefulSet pod's ordinal, as the first pod gets it. */
+const POD_INDEX_FIELD = "metadata.labels['apps.kubernetes.io/pod-index']";
 
 function expectEnvAccepted(
   app: string,
@@ -198,7 +202,14 @@ function containerEnv(container: Obj, objects: Obj[], secrets: Obj[]): Record<st
         env[k] = Buffer.from(v, 'base64').toString('utf8');
     }
   }
-  for (const item of container.env ?? []) env[item.name] = String(item.value);
+  for (const item of container.env ?? []) {
+    if (item.valueFrom?.fieldRef?.fieldPath === POD_INDEX_FIELD) env[item.name] = '0';
+    // Kubernetes expands $(NAME) of a variable defined before it.
+    else
+      env[item.name] = String(item.value).replace(/\$\(([A-Z_]+)\)/g, (ref, name: string) =>
+        name in env ? env[name]! : ref,
+      );
+  }
   return env;
 }
 
@@ -208,11 +219,36 @@ describe('deploy: environment matches the apps config schemas', () => {
 
   it.each(APPS.filter((app) => app !== 'rpc-gateway'))('core overlay: %s', async (app) => {
     const config = await loadConfig(app);
-    const deployment = core.find((o) => o.kind === 'Deployment' && o.metadata.name === app);
+    const deployment = core.find(
+      (o) => (o.kind === 'Deployment' || o.kind === 'StatefulSet') && o.metadata.name === app,
+    );
     expect(deployment).toBeDefined();
     const container = deployment!.spec.template.spec.containers[0];
     expect(container.args).toEqual(['serve']);
     expectEnvAccepted(app, config, containerEnv(container, core, secrets), `overlays/core ${app}`);
+  });
+
+  it('core overlay: webhook-matcher replica i owns partition i/n, n = its replicas = the CHAIN durables provisioned (ADR 0422)', () => {
+    const matcher = core.find(
+      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'webhook-matcher',
+    )!;
+    const replicas: number = matcher.spec.replicas;
+    expect(replicas).toBeGreaterThan(1);
+    const env = (matcher.spec.template.spec.containers[0].env ?? []) as Obj[];
+    expect(env.find((e) => e.name === 'POD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      POD_INDEX_FIELD,
+    );
+    const partition = env.find((e) => e.name === 'MATCHER_PARTITION')!.value as string;
+    for (let i = 0; i < replicas; i++)
+      expect(parsePartition(partition.replace('$(POD_INDEX)', String(i)))).toEqual({
+        index: i,
+        count: replicas,
+      });
+    const provision = core.find(
+      (o) => o.kind === 'Job' && o.metadata.name === 'meridian-provision-streams',
+    )!;
+    const provisionEnv = containerEnv(provision.spec.template.spec.containers[0], core, secrets);
+    expect(Number(provisionEnv.MATCHER_PARTITIONS)).toBe(replicas);
   });
 
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {

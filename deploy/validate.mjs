@@ -257,6 +257,9 @@ function pathAt(source, position) {
 // ---------------------------------------------------------------------------------------------
 // 3. Wiring and house rules
 
+/** The long-running workloads: probed, selected by Services and PodDisruptionBudgets. */
+const WORKLOADS = ['Deployment', 'StatefulSet'];
+
 function podSpecOf(object) {
   if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job'].includes(object.kind))
     return object.spec?.template?.spec;
@@ -307,7 +310,7 @@ function wiringErrors(objects, externalSecrets) {
       if (!(sc.capabilities?.drop ?? []).includes('ALL'))
         add(index, `${where}: capabilities.drop must include ALL`);
     }
-    if (object.kind === 'Deployment') {
+    if (WORKLOADS.includes(object.kind)) {
       for (const c of pod.containers ?? []) {
         if (c.livenessProbe?.httpGet?.path !== '/healthz')
           add(index, `container ${c.name}: livenessProbe must GET /healthz`);
@@ -327,14 +330,14 @@ function wiringErrors(objects, externalSecrets) {
       }
     }
   });
-  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const deployments = objects.filter((o) => WORKLOADS.includes(o.kind));
   const matches = (selector, d) =>
     Object.entries(selector).every(([k, v]) => d.spec?.template?.metadata?.labels?.[k] === v);
   objects.forEach((object, index) => {
     if (object.kind === 'Service' && object.spec?.selector) {
       const targets = deployments.filter((d) => matches(object.spec.selector, d));
       if (targets.length !== 1)
-        add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+        add(index, `selector matches ${targets.length} workloads (expected exactly 1)`);
       for (const port of object.spec.ports ?? []) {
         if (typeof port.targetPort !== 'string') continue;
         const ok = targets.every((d) =>
@@ -351,7 +354,7 @@ function wiringErrors(objects, externalSecrets) {
         matches(object.spec?.selector?.matchLabels ?? {}, d),
       );
       if (targets.length !== 1)
-        add(index, `selector matches ${targets.length} Deployments (expected exactly 1)`);
+        add(index, `selector matches ${targets.length} workloads (expected exactly 1)`);
     }
     if (object.kind === 'HorizontalPodAutoscaler') {
       const ref = object.spec?.scaleTargetRef;

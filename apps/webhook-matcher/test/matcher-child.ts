@@ -1,3 +1,4 @@
+import { SINGLE_PARTITION } from '@meridian/contracts';
 import { createAppDataSource } from '@meridian/platform-db';
 import {
   ConsumerRunner,
@@ -12,7 +13,6 @@ import { DeliveryJobPublisher } from '../src/delivery-jobs/delivery-job.publishe
 import { chainBlocksConsumer, chainBlocksHandler } from '../src/matching/chain-blocks.consumer';
 import { MatchingEngine } from '../src/matching/matching.engine';
 import { MatchingRepository } from '../src/matching/matching.repository';
-import { SINGLE_PARTITION } from '../src/matching/partition';
 import { EventsBudget } from '../src/throttling/events-budget';
 
 /**

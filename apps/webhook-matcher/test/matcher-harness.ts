@@ -9,6 +9,8 @@ import {
   type ChainBlock,
   type DeliveryJob,
   type KvBucketDeclaration,
+  SINGLE_PARTITION,
+  type Partition,
 } from '@meridian/contracts';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import {
@@ -27,7 +29,6 @@ import { DeliveryJobPublisher } from '../src/delivery-jobs/delivery-job.publishe
 import { chainBlocksConsumer, chainBlocksHandler } from '../src/matching/chain-blocks.consumer';
 import { MatchingEngine } from '../src/matching/matching.engine';
 import { MatchingRepository } from '../src/matching/matching.repository';
-import { SINGLE_PARTITION, type Partition } from '../src/matching/partition';
 import { EventsBudget } from '../src/throttling/events-budget';
 import { chainAndNetwork } from '../src/webhooks/networks';
 

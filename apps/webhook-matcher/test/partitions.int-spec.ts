@@ -1,5 +1,5 @@
+import { partitionOf, type Partition } from '@meridian/contracts';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import { partitionOf, type Partition } from '../src/matching/partition';
 import { ChainFeed, MatcherHarness, rpc, until } from './matcher-harness';
 
 const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';

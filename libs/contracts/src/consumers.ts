@@ -47,6 +47,14 @@ export interface ConsumerDeclaration {
   /** Client-side only (not provisioned): wait for the server's ack confirmation or not. */
   readonly ackConfirmation: AckConfirmation;
   readonly deadLetterSubject: string;
+  /**
+   * One partition's durable of the durable named here (`partitionedConsumer`): provisioning
+   * creates it starting after the oldest ack floor of the family's durables that exist (the
+   * declared one and its `-p<i>of<n>` siblings), so a changed replica count neither re-reads the
+   * stream from its start nor skips what was not yet acked, and deletes the family's durables
+   * the deployment no longer declares.
+   */
+  readonly partitionOf?: string;
 }
 
 const SECOND = 1_000;

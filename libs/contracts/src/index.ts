@@ -3,6 +3,7 @@ export * from './subject-token';
 export * from './subjects';
 export * from './streams';
 export * from './consumers';
+export * from './partitions';
 export * from './kv-buckets';
 export * from './event-contract';
 export * from './events';

@@ -1,3 +1,4 @@
+import { parsePartition } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -37,8 +38,20 @@ export const configSchema = z
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */
-    MATCHER_PARTITION: z.string().default('0/1'),
+    MATCHER_PARTITION: z
+      .string()
+      .default('0/1')
+      .refine(isPartition, { message: 'i/n with 0 <= i < n (replica i of n)' }),
   })
   .superRefine(refuseClockOffsetInProduction);
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+function isPartition(value: string): boolean {
+  try {
+    parsePartition(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,12 @@
-import { Consumers, Events, type ConsumerDeclaration } from '@meridian/contracts';
+import {
+  Consumers,
+  Events,
+  partitionedConsumer,
+  type ConsumerDeclaration,
+  type Partition,
+} from '@meridian/contracts';
 import { isEvent, type ConsumedMessage } from '@meridian/platform-messaging';
 import type { MatchingEngine } from './matching.engine';
-import type { Partition } from './partition';
 
 /** How often the index follows the change feed between blocks (a paused webhook stops in < 1 s). */
 export const CHANGE_POLL_MS = 250;
@@ -13,9 +18,7 @@ export const CHANGE_POLL_MS = 250;
  * creates them from MATCHER_PARTITIONS.
  */
 export function chainBlocksConsumer(partition: Partition): ConsumerDeclaration {
-  const base = Consumers.matcherChainBlocks;
-  if (partition.count <= 1) return base;
-  return { ...base, durable: `${base.durable}-p${partition.index}of${partition.count}` };
+  return partitionedConsumer(Consumers.matcherChainBlocks, partition);
 }
 
 /** Routes blocks and removals to the engine (the runner acks after the handler resolved). */

@@ -1,3 +1,4 @@
+import { owns, type Partition } from '@meridian/contracts';
 import type { ChainBlock, ChainBlocksRemoved } from '@meridian/contracts';
 import { PLANS } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
@@ -10,7 +11,6 @@ import { collectGarbage } from './full-gc';
 import { MatchIndex } from './match-index';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
 import { occurrenceOf } from './occurrence';
-import { owns, type Partition } from './partition';
 
 /** List members loaded between two full collections during the index load (full-gc.ts). */
 const LOAD_GC_EVERY = 100_000;

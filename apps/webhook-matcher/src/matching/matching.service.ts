@@ -1,3 +1,4 @@
+import { parsePartition } from '@meridian/contracts';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JetStreamConsumers, JetStreamPublisher } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
@@ -12,7 +13,6 @@ import { EventsBudget } from '../throttling/events-budget';
 import { ChangePoller, chainBlocksConsumer, chainBlocksHandler } from './chain-blocks.consumer';
 import { MatchingEngine } from './matching.engine';
 import { MatchingRepository } from './matching.repository';
-import { parsePartition } from './partition';
 
 /**
  * Runs matching in the app: builds the index from Postgres, then consumes CHAIN in order and
@@ -36,7 +36,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     // pino itself: Nest's Logger printed the structured fields as "[object Object]".
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.partition = parsePartition(config.MATCHER_PARTITION);
+    this.partition = parsePartition(config.MATCHER_PARTITION, 'MATCHER_PARTITION');
     this.engine = new MatchingEngine(
       new MatchingRepository(dataSource),
       new DeliveryJobPublisher(publisher, () => clock.now()),

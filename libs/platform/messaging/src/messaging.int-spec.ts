@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import {
   Consumers,
   DeadLetterSchema,
+  partitionedConsumer,
+  partitionedConsumers,
+  SINGLE_PARTITION,
   Events,
   KvBuckets,
   Streams,
@@ -133,6 +136,49 @@ describe('provisioning', () => {
       expect.objectContaining({ kind: 'consumer', action: 'updated', changes: ['ack_wait'] }),
     ]);
     await provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers });
+  });
+
+  it('a partitioned family: new durables start after the acked floor of the old ones, which are deleted', async () => {
+    // Its own subject on the WEBHOOK stream, so no other test's consumer sees these messages.
+    const family: ConsumerDeclaration = {
+      ...Consumers.workerDeliveryJobs,
+      durable: 'family-test',
+      filterSubject: 'webhook.delivery.requested.v1.family_test',
+    };
+    const subject = ns.subject(family.filterSubject);
+    const stream = ns.stream(family.stream);
+    const provision = (declared: ConsumerDeclaration[]) =>
+      provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers: declared });
+    // Nothing of the family exists yet: the durable reads the stream from its start.
+    await provision([partitionedConsumer(family, SINGLE_PARTITION)]);
+    const js = client.jetstream();
+    const seqs: number[] = [];
+    for (let i = 0; i < 5; i++) seqs.push((await js.publish(subject, `m${i}`)).seq);
+    const one = await js.consumers.get(stream, ns.consumer('family-test'));
+    const batch = await one.fetch({ max_messages: 2, expires: 2_000 });
+    for await (const m of batch) await m.ackAck();
+    expect(
+      (await jsm.consumers.info(stream, ns.consumer('family-test'))).ack_floor.stream_seq,
+    ).toBe(seqs[1]);
+
+    // Two replicas now: both start after what the one durable acked; it is deleted.
+    const report = await provision(partitionedConsumers(family, 2));
+    expect(report).toEqual([
+      expect.objectContaining({ action: 'created', changes: [`starts after ${seqs[1]}`] }),
+      expect.objectContaining({ action: 'created', changes: [`starts after ${seqs[1]}`] }),
+      expect.objectContaining({
+        action: 'deleted',
+        name: `${stream}/${ns.consumer('family-test')}`,
+      }),
+    ]);
+    for (const i of [0, 1]) {
+      const info = await jsm.consumers.info(stream, ns.consumer(`family-test-p${i}of2`));
+      expect(info.num_pending).toBe(3);
+    }
+    // Provisioning again changes nothing.
+    const again = await provision(partitionedConsumers(family, 2));
+    expect(again.map((e) => e.action)).toEqual(['unchanged', 'unchanged']);
+    for (const i of [0, 1]) await jsm.consumers.delete(stream, ns.consumer(`family-test-p${i}of2`));
   });
 });
 

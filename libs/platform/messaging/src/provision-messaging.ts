@@ -18,7 +18,7 @@ import {
 import { Kvm } from '@nats-io/kv';
 import { NatsNamespace } from './nats-namespace';
 
-export type ProvisionAction = 'created' | 'updated' | 'unchanged';
+export type ProvisionAction = 'created' | 'updated' | 'unchanged' | 'deleted';
 
 export interface ProvisionReportEntry {
   kind: 'stream' | 'consumer' | 'kv';
@@ -83,13 +83,21 @@ export async function provisionMessaging(
     });
   }
 
-  for (const consumer of options.consumers ?? allConsumers) {
+  const consumers = options.consumers ?? allConsumers;
+  // Where a partitioned family's new durables start: read before any of them is created.
+  const floors = new Map<string, number | undefined>();
+  for (const { stream, partitionOf } of consumers)
+    if (partitionOf && !floors.has(partitionOf))
+      floors.set(
+        partitionOf,
+        await familyAckFloor(jsm, ns.stream(stream), ns.consumer(partitionOf)),
+      );
+  for (const consumer of consumers) {
     const stream = ns.stream(consumer.stream);
     const durable = ns.consumer(consumer.durable);
     const desired = {
       description: consumer.description,
       ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
       replay_policy: ReplayPolicy.Instant,
       filter_subject: ns.subject(consumer.filterSubject),
       ack_wait: nanos(consumer.ackWaitMs),
@@ -101,8 +109,20 @@ export async function provisionMessaging(
     const existing = await jsm.consumers.info(stream, durable).catch(notFoundAsUndefined);
     const name = `${stream}/${durable}`;
     if (!existing) {
-      await jsm.consumers.add(stream, { durable_name: durable, ...desired });
-      report.push({ kind: 'consumer', name, action: 'created' });
+      const start = consumer.partitionOf ? floors.get(consumer.partitionOf) : undefined;
+      await jsm.consumers.add(stream, {
+        durable_name: durable,
+        ...desired,
+        ...(start === undefined
+          ? { deliver_policy: DeliverPolicy.All }
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start + 1 }),
+      });
+      report.push({
+        kind: 'consumer',
+        name,
+        action: 'created',
+        ...(start === undefined ? {} : { changes: [`starts after ${start}`] }),
+      });
       continue;
     }
     const changes = diff(desired, existing.config);
@@ -113,6 +133,27 @@ export async function provisionMessaging(
       action: changes.length ? 'updated' : 'unchanged',
       ...(changes.length ? { changes } : {}),
     });
+  }
+
+  // A partitioned family keeps only the durables declared now (their replicas were stopped to
+  // change the count, ADR 0422); the new ones started after the old ones' floor above.
+  for (const consumer of consumers) {
+    if (!consumer.partitionOf) continue;
+    const stream = ns.stream(consumer.stream);
+    const declared = new Set(
+      consumers
+        .filter((c) => c.partitionOf === consumer.partitionOf)
+        .map((c) => ns.consumer(c.durable)),
+    );
+    for (const { name: durable } of await familyOf(
+      jsm,
+      stream,
+      ns.consumer(consumer.partitionOf),
+    )) {
+      if (declared.has(durable)) continue;
+      await jsm.consumers.delete(stream, durable);
+      report.push({ kind: 'consumer', name: `${stream}/${durable}`, action: 'deleted' });
+    }
   }
 
   const kvm = new Kvm(jsm.jetstream());
@@ -150,6 +191,35 @@ export async function provisionMessaging(
   }
 
   return report;
+}
+
+/** Whether `name` is `base` or one of its partitions' durables, `base-p<i>of<n>`. */
+function inFamily(name: string, base: string): boolean {
+  return name === base || (name.startsWith(base) && /^-p\d+of\d+$/.test(name.slice(base.length)));
+}
+
+/** The family's durables on `stream`, with the stream sequence each has acked up to. */
+async function familyOf(
+  jsm: JetStreamManager,
+  stream: string,
+  base: string,
+): Promise<{ name: string; ackFloor: number }[]> {
+  const members: { name: string; ackFloor: number }[] = [];
+  for await (const info of jsm.consumers.list(stream)) {
+    const name = info.config.durable_name ?? info.name;
+    if (inFamily(name, base)) members.push({ name, ackFloor: info.ack_floor.stream_seq });
+  }
+  return members;
+}
+
+/** The oldest stream sequence every existing durable of the family acked (undefined: none). */
+async function familyAckFloor(
+  jsm: JetStreamManager,
+  stream: string,
+  base: string,
+): Promise<number | undefined> {
+  const members = await familyOf(jsm, stream, base);
+  return members.length ? Math.min(...members.map((m) => m.ackFloor)) : undefined;
 }
 
 function diff(desired: Record<string, unknown>, actual: object): string[] {
