@@ -251,6 +251,14 @@ describe('deploy: environment matches the apps config schemas', () => {
     expect(Number(provisionEnv.MATCHER_PARTITIONS)).toBe(replicas);
   });
 
+  it('core overlay: one delivery-worker at a time (its endpoint limits and breaker are in memory)', () => {
+    const worker = core.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'delivery-worker',
+    )!;
+    expect(worker.spec.replicas).toBe(1);
+    expect(worker.spec.strategy).toEqual({ type: 'Recreate' });
+  });
+
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
     const steps = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
