@@ -251,12 +251,35 @@ describe('deploy: environment matches the apps config schemas', () => {
     expect(Number(provisionEnv.MATCHER_PARTITIONS)).toBe(replicas);
   });
 
-  it('core overlay: one delivery-worker at a time (its endpoint limits and breaker are in memory)', () => {
+  it("core overlay: delivery-worker i reads route i of n, n = its replicas = the matcher's routes = the durables provisioned (ADR 0432)", () => {
     const worker = core.find(
-      (o) => o.kind === 'Deployment' && o.metadata.name === 'delivery-worker',
+      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'delivery-worker',
     )!;
-    expect(worker.spec.replicas).toBe(1);
-    expect(worker.spec.strategy).toEqual({ type: 'Recreate' });
+    const replicas: number = worker.spec.replicas;
+    expect(replicas).toBeGreaterThan(1);
+    const env = (worker.spec.template.spec.containers[0].env ?? []) as Obj[];
+    expect(env.find((e) => e.name === 'POD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      POD_INDEX_FIELD,
+    );
+    const partition = env.find((e) => e.name === 'DELIVERY_PARTITION')!.value as string;
+    for (let i = 0; i < replicas; i++)
+      expect(parsePartition(partition.replace('$(POD_INDEX)', String(i)))).toEqual({
+        index: i,
+        count: replicas,
+      });
+    const matcher = core.find(
+      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'webhook-matcher',
+    )!;
+    expect(
+      Number(
+        containerEnv(matcher.spec.template.spec.containers[0], core, secrets).DELIVERY_PARTITIONS,
+      ),
+    ).toBe(replicas);
+    const provision = core.find(
+      (o) => o.kind === 'Job' && o.metadata.name === 'meridian-provision-streams',
+    )!;
+    const provisionEnv = containerEnv(provision.spec.template.spec.containers[0], core, secrets);
+    expect(Number(provisionEnv.DELIVERY_PARTITIONS)).toBe(replicas);
   });
 
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {

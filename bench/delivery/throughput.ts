@@ -351,6 +351,7 @@ export function jobOf(
     attempt: 1,
     payload: payloadOf(w.webhookId, eventId) as DeliveryJob['payload'],
     createdAt,
+    route: 0,
   };
 }
 

@@ -6,10 +6,16 @@
  *
  * Env: NATS_URL (default nats://127.0.0.1:4222), NATS_PREFIX (default empty), NATS_REPLICAS
  * (default 1), MATCHER_PARTITIONS (default 1: webhook-matcher replicas, each reading the CHAIN
- * stream through a durable of its own, ADR 0422). Exit code 0 on success, 1 with one line on
- * stderr otherwise.
+ * stream through a durable of its own, ADR 0422), DELIVERY_PARTITIONS (default 1:
+ * delivery-worker replicas, each reading its route's jobs, ADR 0432). Exit code 0 on success, 1
+ * with one line on stderr otherwise.
  */
-import { Consumers, partitionedConsumers } from '@meridian/contracts';
+import {
+  Consumers,
+  deliveryJobsConsumers,
+  partitionCountSetting,
+  partitionedConsumers,
+} from '@meridian/contracts';
 import { commonEnv, loadConfigOrExit } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -20,7 +26,8 @@ const schema = z.object({
   NATS_URL: commonEnv.NATS_URL,
   NATS_PREFIX: commonEnv.NATS_PREFIX,
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  MATCHER_PARTITIONS: z.coerce.number().int().min(1).max(64).default(1),
+  MATCHER_PARTITIONS: partitionCountSetting,
+  DELIVERY_PARTITIONS: partitionCountSetting,
 });
 
 async function main(): Promise<void> {
@@ -28,9 +35,13 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: config.NATS_URL, name: 'provision', timeout: 5_000 });
   try {
     const jsm = await jetstreamManager(nc);
-    // With n matcher replicas the declared CHAIN durable is replaced by one per partition.
+    // The partitioned roles' declared durables are replaced by one per partition.
     const consumers = Object.values(Consumers).flatMap((c) =>
-      c === Consumers.matcherChainBlocks ? partitionedConsumers(c, config.MATCHER_PARTITIONS) : [c],
+      c === Consumers.matcherChainBlocks
+        ? partitionedConsumers(c, config.MATCHER_PARTITIONS)
+        : c === Consumers.workerDeliveryJobs
+          ? deliveryJobsConsumers(config.DELIVERY_PARTITIONS)
+          : [c],
     );
     const report = await provisionMessaging(jsm, config.NATS_PREFIX, {
       replicas: config.NATS_REPLICAS,

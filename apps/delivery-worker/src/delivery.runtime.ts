@@ -1,6 +1,6 @@
 import {
   BalanceStateChangedSchema,
-  Consumers,
+  deliveryJobsConsumer,
   KvBuckets,
   WebhookStatusEntrySchema,
   type ConsumerDeclaration,
@@ -76,7 +76,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       policy: { allowLoopback: config.ALLOW_LOOPBACK_TARGETS },
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
-    const declaration = options.consumer ?? Consumers.workerDeliveryJobs;
+    const declaration = options.consumer ?? deliveryJobsConsumer(config.DELIVERY_PARTITION);
     this.health = new HealthPublisher(client, namespace);
     const metrics: DeliveryMetrics = new DeliveryMetrics(registry, {
       queueDepth: async () => {

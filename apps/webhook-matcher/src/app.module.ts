@@ -19,6 +19,7 @@ import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-sour
 import { GrpcCredentialSource } from './auth/grpc-credential-source';
 import { CLOCK } from './common/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
+import { DeliveryRoutes } from './delivery-jobs/delivery-routes';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { DeliveriesController } from './deliveries/deliveries.controller';
@@ -100,6 +101,7 @@ export class AppModule {
         WebhooksService,
         AddressListsService,
         AccountChangesConsumer,
+        DeliveryRoutes,
         MatchingService,
         DeliveriesRepository,
         ReplayService,

@@ -1,5 +1,11 @@
 import { DELIVERY_RETRY_WAITS_MS } from '@meridian/webhooks';
-import { DeadLetterSubjects, Subjects, type DeadLetterContext } from './subjects';
+import { partitionedConsumer, partitionedConsumers, type Partition } from './partitions';
+import {
+  DeadLetterSubjects,
+  deliveryRouteToken,
+  Subjects,
+  type DeadLetterContext,
+} from './subjects';
 import type { StreamName } from './streams';
 
 /**
@@ -168,4 +174,21 @@ export const allConsumers: readonly ConsumerDeclaration[] = Object.values(Consum
 /** Looks a consumer up by durable name (the `@EventPattern` value). */
 export function consumerByDurable(durable: string): ConsumerDeclaration | undefined {
   return allConsumers.find((c) => c.durable === durable);
+}
+
+/**
+ * The delivery-jobs durable of delivery-worker partition i/n (ADR 0432): with one worker the
+ * declared durable over every route, with n one durable per worker over its route's subject.
+ */
+export function deliveryJobsConsumer(partition: Partition): ConsumerDeclaration {
+  return partitionedConsumer(Consumers.workerDeliveryJobs, partition, deliveryJobsFilter);
+}
+
+/** Every delivery-worker partition's durable for a deployment of `count` workers. */
+export function deliveryJobsConsumers(count: number): ConsumerDeclaration[] {
+  return partitionedConsumers(Consumers.workerDeliveryJobs, count, deliveryJobsFilter);
+}
+
+function deliveryJobsFilter(route: number): string {
+  return Subjects.webhook.deliveryJob.of(deliveryRouteToken(route));
 }

@@ -9,7 +9,7 @@ import {
   UsageRecordedSchema,
 } from './events/billing.events';
 import { DeliveryHealthSchema, DeliveryJobSchema } from './events/webhook.events';
-import { Subjects } from './subjects';
+import { deliveryRouteToken, Subjects } from './subjects';
 
 /** Every event type of the system. Publish with `publisher.publish(Events.x, payload)`. */
 export const Events = {
@@ -32,7 +32,7 @@ export const Events = {
     stream: 'WEBHOOK',
     schema: DeliveryJobSchema,
     family: Subjects.webhook.deliveryJob,
-    tokenOf: (p) => p.accountId,
+    tokenOf: (p) => deliveryRouteToken(p.route),
   }),
   deliveryHealth: defineEvent({
     type: 'webhook.delivery.attempted.v1',

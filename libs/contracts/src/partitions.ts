@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ConsumerDeclaration } from './consumers';
 
 /**
@@ -35,6 +36,22 @@ export function parsePartition(value: string, name = 'partition'): Partition {
   return { index, count };
 }
 
+/** A replica's `i/n` setting (default `0/1`, one replica), parsed and checked at start. */
+export const partitionSetting = z
+  .string()
+  .default('0/1')
+  .transform((value, ctx): Partition => {
+    try {
+      return parsePartition(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/** How many replicas share a partitioned role (default 1). */
+export const partitionCountSetting = z.coerce.number().int().min(1).max(64).default(1);
+
 /**
  * The durable a partition reads through: the declared one with one partition, otherwise
  * `<durable>-p<i>of<n>` over the same subjects. The provisioning command creates these from the
@@ -43,11 +60,14 @@ export function parsePartition(value: string, name = 'partition'): Partition {
 export function partitionedConsumer(
   declaration: ConsumerDeclaration,
   partition: Partition,
+  filterOf?: (index: number) => string,
 ): ConsumerDeclaration {
   if (partition.count <= 1) return { ...declaration, partitionOf: declaration.durable };
   return {
     ...declaration,
     durable: `${declaration.durable}-p${partition.index}of${partition.count}`,
+    // Every partition reads the whole stream (the matcher), or only its own subject.
+    ...(filterOf ? { filterSubject: filterOf(partition.index) } : {}),
     partitionOf: declaration.durable,
   };
 }
@@ -56,8 +76,9 @@ export function partitionedConsumer(
 export function partitionedConsumers(
   declaration: ConsumerDeclaration,
   count: number,
+  filterOf?: (index: number) => string,
 ): ConsumerDeclaration[] {
   return Array.from({ length: count }, (_, index) =>
-    partitionedConsumer(declaration, { index, count }),
+    partitionedConsumer(declaration, { index, count }, filterOf),
   );
 }

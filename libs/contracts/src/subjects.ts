@@ -32,7 +32,10 @@ export const Subjects = {
     blockEvents: 'chain.block.*.v1.*',
   },
   webhook: {
-    /** One delivery job (event × phase) for delivery-worker. Token: account id. */
+    /**
+     * One delivery job (event × phase) for delivery-worker. Token: `r<route>`, the worker
+     * partition of the target's host (deliveryRouteToken; ADR 0432).
+     */
     deliveryJob: family('webhook.delivery.requested.v1'),
     /** Outcome of one delivery attempt, for webhook-matcher (auto-pause, stats). Token: account id. */
     deliveryHealth: family('webhook.delivery.attempted.v1'),
@@ -70,3 +73,8 @@ export const DeadLetterSubjects = {
     `${context}.message.dead-lettered.v1.${subjectToken(durable, 'consumer name')}`,
   all: (context: DeadLetterContext): string => `${context}.message.dead-lettered.v1.*`,
 } as const;
+
+/** The subject token of a delivery route (a delivery-worker partition). */
+export function deliveryRouteToken(route: number): string {
+  return `r${route}`;
+}

@@ -1,3 +1,4 @@
+import { partitionSetting } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -48,6 +49,11 @@ export const configSchema = z
       .min(10)
       .max(30 * 60_000)
       .default(5 * 60_000),
+    /**
+     * This worker's share of the delivery routes, `i/n` (ADR 0432): it reads the jobs of route i,
+     * the destination hosts partition i owns. n must equal webhook-matcher's DELIVERY_PARTITIONS.
+     */
+    DELIVERY_PARTITION: partitionSetting,
   })
   .superRefine(refuseClockOffsetInProduction);
 

@@ -9,11 +9,13 @@ import {
   Streams,
   balanceChangedId,
   deliveryJobId,
+  deliveryJobsConsumer,
   type BalanceStateChanged,
   type ConsumerDeclaration,
   type DeliveryHealth,
   type DeliveryJob,
   type DeliveryPhase,
+  type Partition,
   type UsageFlushed,
   type WebhookStatusEntry,
 } from '@meridian/contracts';
@@ -52,6 +54,11 @@ export const TEST_JOBS_CONSUMER: ConsumerDeclaration = {
   ...Consumers.workerDeliveryJobs,
   ackWaitMs: 5_000,
 };
+
+/** The test consumer of worker partition i/n (ADR 0432). */
+function testJobsConsumer(partition: Partition): ConsumerDeclaration {
+  return { ...deliveryJobsConsumer(partition), ackWaitMs: TEST_JOBS_CONSUMER.ackWaitMs };
+}
 
 export interface Received {
   path: string;
@@ -152,11 +159,14 @@ export class WorkerHarness {
   nc!: NatsConnection;
   publisher!: JetStreamPublisher;
   app: NestFastifyApplication | undefined;
+  /** Every worker started (several when partitioned). */
+  private readonly apps: NestFastifyApplication[] = [];
   private client!: NatsClient;
   private versions = new Map<string, number>();
   private seq = 0;
 
-  async setup(): Promise<void> {
+  /** `partitions`: that many workers, each with its durable over its route (default one). */
+  async setup(partitions = 1): Promise<void> {
     this.db = await createTestDatabase({ prefix: 'deliveries' });
     await runMigrations(createAppDataSource(dataSourceOptions(this.db.url)), SCHEMA);
     this.dataSource = createAppDataSource(dataSourceOptions(this.db.url));
@@ -164,7 +174,12 @@ export class WorkerHarness {
     this.nc = await connect({ servers: testNatsUrl(), name: `worker-test-${this.prefix}` });
     await provisionMessaging(await jetstreamManager(this.nc), this.prefix, {
       streams: [Streams.WEBHOOK, Streams.BILLING],
-      consumers: [TEST_JOBS_CONSUMER],
+      consumers:
+        partitions > 1
+          ? Array.from({ length: partitions }, (_, index) =>
+              testJobsConsumer({ index, count: partitions }),
+            )
+          : [TEST_JOBS_CONSUMER],
       buckets: [KvBuckets.webhookStatus, KvBuckets.balanceState],
     });
     this.client = new NatsClient({ url: testNatsUrl(), name: `worker-test-pub-${this.prefix}` });
@@ -188,25 +203,36 @@ export class WorkerHarness {
     };
   }
 
+  /** Starts a worker; `partition` (`i/n`) makes it worker i of n, reading route i only. */
   async start(
-    options: { resolver?: Resolver; env?: Record<string, string> } = {},
+    options: { resolver?: Resolver; env?: Record<string, string>; partition?: string } = {},
   ): Promise<DeliveryRuntime> {
-    const config = parseConfig(configSchema, this.env(options.env));
+    const config = parseConfig(
+      configSchema,
+      this.env({
+        ...(options.partition ? { DELIVERY_PARTITION: options.partition } : {}),
+        ...options.env,
+      }),
+    );
     const logger = pino({ level: config.LOG_LEVEL });
-    this.app = await createHttpApp(
+    const app = await createHttpApp(
       AppModule.forRoot(config, logger, {
         clock: this.clock,
-        consumer: TEST_JOBS_CONSUMER,
+        consumer: options.partition
+          ? testJobsConsumer(config.DELIVERY_PARTITION)
+          : TEST_JOBS_CONSUMER,
         ...(options.resolver ? { resolver: options.resolver } : {}),
       }),
       { logger },
     );
-    await this.app.listen(0, '127.0.0.1');
-    return this.app.get(DeliveryRuntime);
+    await app.listen(0, '127.0.0.1');
+    this.app = app;
+    this.apps.push(app);
+    return app.get(DeliveryRuntime);
   }
 
   async teardown(): Promise<void> {
-    await this.app?.close().catch(() => undefined);
+    for (const app of this.apps) await app.close().catch(() => undefined);
     await this.client?.close();
     await this.nc?.close();
     await this.dataSource?.destroy();
@@ -288,7 +314,13 @@ export class WorkerHarness {
   /** What webhook-matcher publishes for one matched event and phase. */
   async publishJob(
     webhookId: string,
-    options: { phase?: DeliveryPhase; test?: boolean; accountId?: string; eventId?: string } = {},
+    options: {
+      phase?: DeliveryPhase;
+      test?: boolean;
+      accountId?: string;
+      eventId?: string;
+      route?: number;
+    } = {},
   ): Promise<DeliveryJob> {
     this.seq += 1;
     const phase = options.phase ?? 'unconfirmed';
@@ -312,6 +344,7 @@ export class WorkerHarness {
         raw: { transactionHash: `0x${'cd'.repeat(32)}` },
       },
       createdAt: this.clock.now().toISOString(),
+      route: options.route ?? 0,
     };
     await this.publisher.publish(Events.deliveryJob, job);
     return job;

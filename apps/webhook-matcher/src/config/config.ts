@@ -1,4 +1,4 @@
-import { parsePartition } from '@meridian/contracts';
+import { partitionCountSetting, partitionSetting } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -38,20 +38,13 @@ export const configSchema = z
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */
-    MATCHER_PARTITION: z
-      .string()
-      .default('0/1')
-      .refine(isPartition, { message: 'i/n with 0 <= i < n (replica i of n)' }),
+    MATCHER_PARTITION: partitionSetting,
+    /**
+     * delivery-worker replicas (ADR 0432): each job is published on the route of its target's
+     * host, which the worker of that partition reads. 1: one worker reads every job.
+     */
+    DELIVERY_PARTITIONS: partitionCountSetting,
   })
   .superRefine(refuseClockOffsetInProduction);
 
 export type AppConfig = z.infer<typeof configSchema>;
-
-function isPartition(value: string): boolean {
-  try {
-    parsePartition(value);
-    return true;
-  } catch {
-    return false;
-  }
-}

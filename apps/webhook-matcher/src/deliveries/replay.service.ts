@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { Events, deliveryJobId, type DeliveryJob, type DeliveryPhase } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { JetStreamPublisher } from '@meridian/platform-messaging';
@@ -25,6 +26,7 @@ export class ReplayService {
     private readonly jobs: JetStreamPublisher,
     private readonly statusPublisher: StatusPublisher,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly routes: DeliveryRoutes,
   ) {}
 
   async replay(
@@ -57,6 +59,7 @@ export class ReplayService {
         attempt: 1,
         payload: event.payload,
         createdAt: now.toISOString(),
+        route: this.routes.of(webhookId, row.target_url),
       };
       await this.jobs.publish(Events.deliveryJob, job);
     }

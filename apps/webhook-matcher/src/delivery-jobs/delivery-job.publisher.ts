@@ -25,6 +25,8 @@ export class DeliveryJobPublisher {
   constructor(
     private readonly publisher: JetStreamPublisher,
     private readonly now: () => Date = () => new Date(),
+    /** The job's delivery-worker route (DeliveryRoutes); one worker: 0. */
+    private readonly routeOf: (webhookId: string) => number = () => 0,
   ) {}
 
   async publishAll(requests: readonly JobRequest[]): Promise<void> {
@@ -52,6 +54,7 @@ export class DeliveryJobPublisher {
       attempt: 1,
       payload: payloadInPhase(r.payload, r.phase),
       createdAt: this.now().toISOString(),
+      route: this.routeOf(r.webhookId),
     };
   }
 }

@@ -1,4 +1,3 @@
-import { parsePartition } from '@meridian/contracts';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JetStreamConsumers, JetStreamPublisher } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
@@ -10,6 +9,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { DeliveryJobPublisher } from '../delivery-jobs/delivery-job.publisher';
 import { EventsBudget } from '../throttling/events-budget';
+import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { ChangePoller, chainBlocksConsumer, chainBlocksHandler } from './chain-blocks.consumer';
 import { MatchingEngine } from './matching.engine';
 import { MatchingRepository } from './matching.repository';
@@ -33,13 +33,18 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     private readonly consumers: JetStreamConsumers,
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
+    routes: DeliveryRoutes,
     // pino itself: Nest's Logger printed the structured fields as "[object Object]".
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.partition = parsePartition(config.MATCHER_PARTITION, 'MATCHER_PARTITION');
+    this.partition = config.MATCHER_PARTITION;
     this.engine = new MatchingEngine(
       new MatchingRepository(dataSource),
-      new DeliveryJobPublisher(publisher, () => clock.now()),
+      new DeliveryJobPublisher(
+        publisher,
+        () => clock.now(),
+        (webhookId) => routes.of(webhookId),
+      ),
       new EventsBudget(clock),
       clock,
       this.partition,

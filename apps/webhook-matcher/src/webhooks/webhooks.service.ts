@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { deliveryJobId, Events, type DeliveryJob } from '@meridian/contracts';
+import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { DomainError, quoteInput } from '@meridian/errors';
 import { checkWebhookWrite, isPlanRequired, isPlanId, addressesOfWebhook } from '@meridian/plans';
 import { JetStreamPublisher } from '@meridian/platform-messaging';
@@ -54,6 +55,7 @@ export class WebhooksService {
     @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly routes: DeliveryRoutes,
   ) {
     this.secretsKey = parseSecretsKey(config.WEBHOOK_SECRETS_KEY);
   }
@@ -316,6 +318,7 @@ export class WebhooksService {
         raw: { test: true },
       },
       createdAt: now.toISOString(),
+      route: this.routes.of(row.id, row.target_url),
     };
     await this.jobs.publish(Events.deliveryJob, job);
     return { eventId };

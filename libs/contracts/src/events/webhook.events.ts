@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { partitionOf } from '../partitions';
 import {
   accountId,
   hash32,
@@ -45,13 +46,17 @@ export const WebhookEventBodySchema = z
 export type WebhookEventBody = z.infer<typeof WebhookEventBodySchema>;
 
 /**
- * `webhook.delivery.requested.v1.<account>`: deliver one event in one phase to one webhook.
+ * `webhook.delivery.requested.v1.r<route>`: deliver one event in one phase to one webhook.
  * The job carries the event, not the target: the worker reads the webhook's target URL and
  * sealed signing secrets from the webhook-status KV bucket (WebhookStatusEntry) when it
  * attempts, so no secret is stored in clear text on the WEBHOOK stream, and a customer who
  * fixes the URL or rotates the secret is honoured by the retries already queued.
  * id = `<webhookId>:<eventId>:<phase>` (deliveryJobId) — receivers de-duplicate on eventId +
  * phase, so must we. A test delivery uses a fresh eventId per request.
+ *
+ * `route` is the delivery-worker partition that owns the job's destination host
+ * (`deliveryRouteOf`, ADR 0432): each worker reads only its route's subject, so every endpoint's
+ * limits and circuit breaker live in exactly one worker.
  */
 export const DeliveryJobSchema = z.object({
   id: idempotencyId,
@@ -65,8 +70,26 @@ export const DeliveryJobSchema = z.object({
   attempt: z.number().int().min(1),
   payload: WebhookEventBodySchema,
   createdAt: isoTimestamp,
+  /** The worker partition of the target's host; 0 with one worker. */
+  route: z.number().int().min(0).max(1023).default(0),
 });
 export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
+
+/**
+ * The delivery-worker partition (of `partitions`) that owns a target URL: by its host name, so
+ * the per-URL and the per-host limits both fall in one worker (ADR 0432). An unparsable URL
+ * (never stored: the API refuses it) goes to partition 0.
+ */
+export function deliveryRouteOf(targetUrl: string, partitions: number): number {
+  if (partitions <= 1) return 0;
+  let host: string;
+  try {
+    host = new URL(targetUrl).hostname.toLowerCase();
+  } catch {
+    return 0;
+  }
+  return partitionOf(host, partitions);
+}
 
 export function deliveryJobId(webhookId: string, eventId: string, phase: DeliveryPhase): string {
   return `${webhookId}:${eventId}:${phase}`;

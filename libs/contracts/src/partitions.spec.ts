@@ -1,0 +1,92 @@
+import { Consumers, deliveryJobsConsumer, deliveryJobsConsumers } from './consumers';
+import { Events } from './events';
+import { deliveryRouteOf } from './events/webhook.events';
+import {
+  parsePartition,
+  partitionedConsumers,
+  partitionOf,
+  partitionSetting,
+  SINGLE_PARTITION,
+} from './partitions';
+
+describe('partitions (ADR 0422, 0432)', () => {
+  it('i/n settings: parsed, and nonsense refused with the rule', () => {
+    expect(parsePartition('1/3')).toEqual({ index: 1, count: 3 });
+    expect(partitionSetting.parse(undefined)).toEqual(SINGLE_PARTITION);
+    for (const bad of ['3/3', '1', 'a/b', '-1/2', '0/0']) {
+      const result = partitionSetting.safeParse(bad);
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.message).toMatch(/i\/n with 0 <= i < n/);
+    }
+  });
+
+  it('partitioned durables: one per replica, named -p<i>of<n>; one replica keeps the declared name', () => {
+    const chain = partitionedConsumers(Consumers.matcherChainBlocks, 2);
+    expect(chain.map((c) => c.durable)).toEqual([
+      'webhook-matcher-chain-blocks-p0of2',
+      'webhook-matcher-chain-blocks-p1of2',
+    ]);
+    // The matcher's replicas each read the whole stream.
+    expect(chain.map((c) => c.filterSubject)).toEqual([
+      Consumers.matcherChainBlocks.filterSubject,
+      Consumers.matcherChainBlocks.filterSubject,
+    ]);
+    expect(chain.every((c) => c.partitionOf === 'webhook-matcher-chain-blocks')).toBe(true);
+    expect(partitionedConsumers(Consumers.matcherChainBlocks, 1)[0]!.durable).toBe(
+      'webhook-matcher-chain-blocks',
+    );
+  });
+
+  it('delivery workers: worker i of n reads route i only; one worker reads every route', () => {
+    expect(deliveryJobsConsumers(2).map((c) => [c.durable, c.filterSubject])).toEqual([
+      ['delivery-worker-jobs-p0of2', 'webhook.delivery.requested.v1.r0'],
+      ['delivery-worker-jobs-p1of2', 'webhook.delivery.requested.v1.r1'],
+    ]);
+    expect(deliveryJobsConsumer(SINGLE_PARTITION).filterSubject).toBe(
+      'webhook.delivery.requested.v1.*',
+    );
+  });
+
+  it('a job goes on its route: by the host of the target, whatever its path, port, scheme or case', () => {
+    const route = deliveryRouteOf('https://hooks.example.com/a', 4);
+    expect(route).toBe(partitionOf('hooks.example.com', 4));
+    for (const url of [
+      'https://hooks.example.com/b?x=1',
+      'https://HOOKS.example.com:8443/a',
+      'http://hooks.example.com/',
+    ])
+      expect(deliveryRouteOf(url, 4)).toBe(route);
+    expect(deliveryRouteOf('https://hooks.example.com/a', 1)).toBe(0);
+    expect(deliveryRouteOf('not a url', 4)).toBe(0);
+    // Hosts spread over every route.
+    const routes = new Set(
+      Array.from({ length: 64 }, (_, i) => deliveryRouteOf(`https://h${i}.example.com/`, 4)),
+    );
+    expect([...routes].sort()).toEqual([0, 1, 2, 3]);
+    // The subject carries the route; a job without one (published before routes) is route 0.
+    const job = Events.deliveryJob.schema.parse({
+      id: 'wh_1:ev_1:unconfirmed',
+      webhookId: 'wh_1',
+      accountId: 'acc_1',
+      eventId: 'ev_1',
+      phase: 'unconfirmed',
+      test: false,
+      attempt: 1,
+      payload: {
+        webhookId: 'wh_1',
+        eventId: 'ev_1',
+        type: 'address_activity',
+        network: 'eth-mainnet',
+        confirmed: false,
+        removed: false,
+        block: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, timestamp: '0x1' },
+        raw: {},
+      },
+      createdAt: '2026-11-25T00:00:00.000Z',
+    });
+    expect(job.route).toBe(0);
+    expect(Events.deliveryJob.subjectOf({ ...job, route: 3 })).toBe(
+      'webhook.delivery.requested.v1.r3',
+    );
+  });
+});
