@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   Consumers,
+  deliveryJobsConsumers,
+  deliveryRouteOf,
   Events,
   KvBuckets,
   Streams,
@@ -59,6 +61,11 @@ export interface ThroughputResult {
    * measure of the earlier runs: no warm-up, the bench's publishing on the same cores).
    */
   cold: Rate;
+}
+
+/** User + system CPU of the worker processes so far, summed, in ms. */
+function cpuMsOfAll(processes: readonly ChildProcess[]): number {
+  return processes.reduce((sum, p) => sum + cpuMsOf(p.pid), 0);
 }
 
 /** User + system CPU of a process so far, in ms (Linux /proc; NaN elsewhere). */
@@ -227,13 +234,14 @@ function runScript(script: string, env: Record<string, string>): Promise<void> {
 }
 
 export interface DeliveryWorker {
-  process: ChildProcess;
+  /** One process per partition (ADR 0432): worker i reads the jobs of route i. */
+  processes: ChildProcess[];
   client: NatsClient;
   prefix: string;
-  /** One active webhook per receiver URL, on 8 accounts. */
-  webhooks: { webhookId: string; accountId: string; targetUrl: string }[];
+  /** One active webhook per receiver URL, on 8 accounts; its route among the workers. */
+  webhooks: { webhookId: string; accountId: string; targetUrl: string; route: number }[];
   publisher: JetStreamPublisher;
-  /** Its health and metrics server (`/metrics`). */
+  /** The first worker's health and metrics server (`/metrics`). */
   httpUrl: string;
   stop(): Promise<void>;
 }
@@ -244,17 +252,21 @@ export interface DeliveryWorker {
  * SSRF check of each target, the breaker, the endpoint limits, the attempt log in Postgres,
  * health events and billing all on.
  */
-export async function startDeliveryWorker(urls: string[]): Promise<DeliveryWorker> {
+export async function startDeliveryWorker(urls: string[], workers = 1): Promise<DeliveryWorker> {
   const db = await createTestDatabase({ prefix: 'bench_delivery' });
   const prefix = uniqueNatsPrefix();
   const client = new NatsClient({ url: testNatsUrl(), name: `bench-delivery-${prefix}` });
-  let worker: ChildProcess | undefined;
+  const processes: ChildProcess[] = [];
   const stop = async () => {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((r) => worker!.once('exit', r));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await Promise.all(
+      processes
+        .filter((worker) => worker.exitCode === null)
+        .map((worker) => {
+          const exited = new Promise((r) => worker.once('exit', r));
+          worker.kill('SIGTERM');
+          return exited;
+        }),
+    );
     await client.close();
     await deleteNatsNamespace(testNatsUrl(), prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
@@ -264,7 +276,7 @@ export async function startDeliveryWorker(urls: string[]): Promise<DeliveryWorke
     const nc = await client.connection();
     await provisionMessaging(await jetstreamManager(nc), prefix, {
       streams: [Streams.WEBHOOK, Streams.BILLING],
-      consumers: [Consumers.workerDeliveryJobs],
+      consumers: deliveryJobsConsumers(workers),
       buckets: [KvBuckets.webhookStatus, KvBuckets.balanceState],
     });
     const secretsKey = randomBytes(32);
@@ -273,10 +285,13 @@ export async function startDeliveryWorker(urls: string[]): Promise<DeliveryWorke
       webhookId: `wh_bench_${i}`,
       accountId: `acc_bench_${i % 8}`,
       targetUrl,
+      route: deliveryRouteOf(targetUrl, workers),
     }));
     for (const w of webhooks) {
       const entry: WebhookStatusEntry = {
-        ...w,
+        webhookId: w.webhookId,
+        accountId: w.accountId,
+        targetUrl: w.targetUrl,
         status: 'active',
         version: 1,
         secrets: [
@@ -290,43 +305,53 @@ export async function startDeliveryWorker(urls: string[]): Promise<DeliveryWorke
       await kv.put(entry.webhookId, JSON.stringify(entry));
     }
 
-    const port = await freePort();
-    worker = spawn(
-      process.execPath,
-      [
-        // DELIVERY_BENCH_PROFILE=<dir>: a CPU profile of the worker, written when it stops.
-        ...(process.env['DELIVERY_BENCH_PROFILE']
-          ? ['--cpu-prof', '--cpu-prof-dir', process.env['DELIVERY_BENCH_PROFILE']]
-          : []),
-        '-r',
-        '@swc-node/register',
-        join(ROOT, 'apps/delivery-worker/src/main.ts'),
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          NATS_URL: testNatsUrl(),
-          NATS_PREFIX: prefix,
-          HTTP_PORT: String(port),
-          HTTP_HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
-          ALLOW_LOOPBACK_TARGETS: 'true',
-          WEBHOOK_SECRETS_KEY: secretsKey.toString('base64'),
+    const ports: number[] = [];
+    for (let partition = 0; partition < workers; partition += 1) {
+      const port = await freePort();
+      ports.push(port);
+      const worker = spawn(
+        process.execPath,
+        [
+          // DELIVERY_BENCH_PROFILE=<dir>: a CPU profile of the worker, written when it stops.
+          ...(process.env['DELIVERY_BENCH_PROFILE']
+            ? ['--cpu-prof', '--cpu-prof-dir', process.env['DELIVERY_BENCH_PROFILE']]
+            : []),
+          '-r',
+          '@swc-node/register',
+          join(ROOT, 'apps/delivery-worker/src/main.ts'),
+        ],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            DATABASE_URL: db.url,
+            NATS_URL: testNatsUrl(),
+            NATS_PREFIX: prefix,
+            HTTP_PORT: String(port),
+            HTTP_HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+            ALLOW_LOOPBACK_TARGETS: 'true',
+            WEBHOOK_SECRETS_KEY: secretsKey.toString('base64'),
+            DELIVERY_PARTITION: `${partition}/${workers}`,
+          },
+          stdio: ['ignore', 'ignore', 'inherit'],
         },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
+      );
+      processes.push(worker);
+    }
+    await Promise.all(
+      processes.map((worker, i) =>
+        waitReady(`http://127.0.0.1:${ports[i]}/readyz`, worker, 180_000),
+      ),
     );
-    await waitReady(`http://127.0.0.1:${port}/readyz`, worker, 180_000);
     const publisher = new JetStreamPublisher(client, new NatsNamespace(prefix));
     return {
-      process: worker,
+      processes,
       client,
       prefix,
       webhooks,
       publisher,
-      httpUrl: `http://127.0.0.1:${port}`,
+      httpUrl: `http://127.0.0.1:${ports[0]}`,
       stop,
     };
   } catch (error) {
@@ -351,7 +376,7 @@ export function jobOf(
     attempt: 1,
     payload: payloadOf(w.webhookId, eventId) as DeliveryJob['payload'],
     createdAt,
-    route: 0,
+    route: w.route,
   };
 }
 
@@ -378,10 +403,10 @@ async function workerCold(
   tag: string,
 ): Promise<Rate> {
   await receiver.reset();
-  const cpuBefore = cpuMsOf(worker.process.pid);
+  const cpuBefore = cpuMsOfAll(worker.processes);
   await publishJobs(worker, jobs, tag);
   const report = await receiver.waitFor(jobs, 300_000);
-  return rateOf(report, cpuMsOf(worker.process.pid) - cpuBefore);
+  return rateOf(report, cpuMsOfAll(worker.processes) - cpuBefore);
 }
 
 /**
@@ -398,17 +423,17 @@ async function workerDrain(
 ): Promise<Rate> {
   await new Promise((r) => setTimeout(r, 1_000));
   await receiver.reset();
-  const pid = worker.process.pid!;
+  const pids = worker.processes.map((p) => p.pid!);
   let cpuBefore: number;
-  process.kill(pid, 'SIGSTOP');
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
   try {
     await publishJobs(worker, jobs, tag);
   } finally {
-    cpuBefore = cpuMsOf(pid);
-    process.kill(pid, 'SIGCONT');
+    cpuBefore = cpuMsOfAll(worker.processes);
+    for (const pid of pids) process.kill(pid, 'SIGCONT');
   }
   const report = await receiver.waitFor(jobs, 300_000);
-  return rateOf(report, cpuMsOf(pid) - cpuBefore);
+  return rateOf(report, cpuMsOfAll(worker.processes) - cpuBefore);
 }
 
 function median(values: number[]): number {
@@ -434,12 +459,16 @@ function medianRate(rates: Rate[]): Rate {
  * (interleaved, so that whatever else the machine does falls on both alike). Each round
  * counts its own requests: every job delivered once, signed.
  */
-export async function measureThroughput(jobs: number, rounds = 3): Promise<ThroughputResult> {
+export async function measureThroughput(
+  jobs: number,
+  rounds = 3,
+  workers = 1,
+): Promise<ThroughputResult> {
   const receiver = new ReceiverProcess();
   await receiver.start();
   try {
     await bareLoop(receiver, Math.min(jobs, 2_000)); // warm-up of receiver and loopback
-    const worker = await startDeliveryWorker(receiver.urls);
+    const worker = await startDeliveryWorker(receiver.urls, workers);
     try {
       const cold = await workerCold(receiver, worker, jobs, 'cold');
       await workerCold(receiver, worker, jobs, 'warm-up');

@@ -77,7 +77,8 @@ export async function soakDelivery(minutes: number, log: (line: string) => void)
   try {
     await receiver.reset();
     const metricsBefore = await scrape(worker.httpUrl);
-    const sampler = new Sampler([worker.process.pid!]);
+    const [process0] = worker.processes;
+    const sampler = new Sampler([process0!.pid!]);
     const rows: Minute[] = Array.from({ length: minutes }, () => ({
       published: 0,
       received: 0,
@@ -145,8 +146,8 @@ export async function soakDelivery(minutes: number, log: (line: string) => void)
     await observe();
     sampler.stop();
     const metricsAfter = await scrape(worker.httpUrl);
-    if (worker.process.exitCode !== null)
-      throw new Error(`delivery-worker exited (${worker.process.exitCode})`);
+    if (process0!.exitCode !== null)
+      throw new Error(`delivery-worker exited (${process0!.exitCode})`);
 
     const delta = (key: string) => (metricsAfter.get(key) ?? 0) - (metricsBefore.get(key) ?? 0);
     const succeeded = delta('delivery_attempts_total:success');
