@@ -228,59 +228,54 @@ describe('deploy: environment matches the apps config schemas', () => {
     expectEnvAccepted(app, config, containerEnv(container, core, secrets), `overlays/core ${app}`);
   });
 
-  it('core overlay: webhook-matcher replica i owns partition i/n, n = its replicas = the CHAIN durables provisioned (ADR 0422)', () => {
-    const matcher = core.find(
-      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'webhook-matcher',
-    )!;
-    const replicas: number = matcher.spec.replicas;
-    expect(replicas).toBeGreaterThan(1);
-    const env = (matcher.spec.template.spec.containers[0].env ?? []) as Obj[];
-    expect(env.find((e) => e.name === 'POD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
-      POD_INDEX_FIELD,
-    );
-    const partition = env.find((e) => e.name === 'MATCHER_PARTITION')!.value as string;
-    for (let i = 0; i < replicas; i++)
-      expect(parsePartition(partition.replace('$(POD_INDEX)', String(i)))).toEqual({
-        index: i,
-        count: replicas,
-      });
-    const provision = core.find(
-      (o) => o.kind === 'Job' && o.metadata.name === 'meridian-provision-streams',
-    )!;
-    const provisionEnv = containerEnv(provision.spec.template.spec.containers[0], core, secrets);
-    expect(Number(provisionEnv.MATCHER_PARTITIONS)).toBe(replicas);
-  });
+  /** A partitioned role: its StatefulSet, its `i/n` variable, and who else must know n. */
+  const PARTITIONED = [
+    // ADR 0422: replica i owns the accounts of partition i; one CHAIN durable each.
+    {
+      app: 'webhook-matcher',
+      setting: 'MATCHER_PARTITION',
+      count: [['Job', 'MATCHER_PARTITIONS']],
+    },
+    // ADR 0432: worker i reads route i; the matcher publishes on n routes; one durable each.
+    {
+      app: 'delivery-worker',
+      setting: 'DELIVERY_PARTITION',
+      count: [
+        ['Job', 'DELIVERY_PARTITIONS'],
+        ['webhook-matcher', 'DELIVERY_PARTITIONS'],
+      ],
+    },
+  ] as const;
 
-  it("core overlay: delivery-worker i reads route i of n, n = its replicas = the matcher's routes = the durables provisioned (ADR 0432)", () => {
-    const worker = core.find(
-      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'delivery-worker',
-    )!;
-    const replicas: number = worker.spec.replicas;
-    expect(replicas).toBeGreaterThan(1);
-    const env = (worker.spec.template.spec.containers[0].env ?? []) as Obj[];
-    expect(env.find((e) => e.name === 'POD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
-      POD_INDEX_FIELD,
-    );
-    const partition = env.find((e) => e.name === 'DELIVERY_PARTITION')!.value as string;
-    for (let i = 0; i < replicas; i++)
-      expect(parsePartition(partition.replace('$(POD_INDEX)', String(i)))).toEqual({
-        index: i,
-        count: replicas,
-      });
-    const matcher = core.find(
-      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'webhook-matcher',
-    )!;
-    expect(
-      Number(
-        containerEnv(matcher.spec.template.spec.containers[0], core, secrets).DELIVERY_PARTITIONS,
-      ),
-    ).toBe(replicas);
-    const provision = core.find(
-      (o) => o.kind === 'Job' && o.metadata.name === 'meridian-provision-streams',
-    )!;
-    const provisionEnv = containerEnv(provision.spec.template.spec.containers[0], core, secrets);
-    expect(Number(provisionEnv.DELIVERY_PARTITIONS)).toBe(replicas);
-  });
+  it.each(PARTITIONED)(
+    'core overlay: $app pod i is partition i/n, n = its replicas = what provisioning and publishers use',
+    ({ app, setting, count }) => {
+      const statefulSet = core.find((o) => o.kind === 'StatefulSet' && o.metadata.name === app)!;
+      const replicas: number = statefulSet.spec.replicas;
+      expect(replicas).toBeGreaterThan(1);
+      const env = (statefulSet.spec.template.spec.containers[0].env ?? []) as Obj[];
+      expect(env.find((e) => e.name === 'POD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
+        POD_INDEX_FIELD,
+      );
+      const partition = env.find((e) => e.name === setting)!.value as string;
+      for (let i = 0; i < replicas; i++)
+        expect(parsePartition(partition.replace('$(POD_INDEX)', String(i)))).toEqual({
+          index: i,
+          count: replicas,
+        });
+      for (const [holder, variable] of count) {
+        const object =
+          holder === 'Job'
+            ? core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-provision-streams')
+            : core.find((o) => o.kind === 'StatefulSet' && o.metadata.name === holder);
+        const holderEnv = containerEnv(object!.spec.template.spec.containers[0], core, secrets);
+        expect({ holder, [variable]: Number(holderEnv[variable]) }).toEqual({
+          holder,
+          [variable]: replicas,
+        });
+      }
+    },
+  );
 
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;

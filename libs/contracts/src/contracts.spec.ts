@@ -215,6 +215,12 @@ describe('payload schemas', () => {
     expect(
       Object.keys(Events.deliveryJob.schema.parse({ ...job, secrets: ['whsec_a'] })),
     ).not.toContain('secrets');
+    // Its subject is its route's (ADR 0432); a job without one (published before routes) is 0.
+    const parsed = Events.deliveryJob.schema.parse(job);
+    expect(parsed.route).toBe(0);
+    expect(Events.deliveryJob.subjectOf({ ...parsed, route: 3 })).toBe(
+      'webhook.delivery.requested.v1.r3',
+    );
   });
 
   it('a webhook-status entry carries only sealed secrets, at most two', () => {
