@@ -1,14 +1,12 @@
 import { deliveryRouteOf, type DeliveryJob } from '@meridian/contracts';
-import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
-import { startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
+import { NatsNamespace } from '@meridian/platform-messaging';
+import { testNatsUrl } from '@meridian/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DeliveryRoutes } from '../src/delivery-jobs/delivery-routes';
-import { ChainFeed, rpc } from './matcher-harness';
 import { eventually, startMatcherStack, type MatcherTestStack } from './support/matcher-app';
 
 jest.setTimeout(180_000);
 
-const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 
 /** A target host whose route among 2 workers is `route`. */
@@ -20,19 +18,17 @@ function hostOnRoute(route: number): string {
 }
 
 /**
- * webhook-matcher with DELIVERY_PARTITIONS=2 (ADR 0432): every job, from a test delivery or from
- * a matched block, is published on the route of its target's host, the subject worker i of 2
- * reads. Real billing-ledger, NATS, Postgres and anvil.
+ * webhook-matcher with DELIVERY_PARTITIONS=2 (ADR 0432): a job is published on the route of its
+ * target's host, the subject worker i of 2 reads. A test delivery takes the target from the row;
+ * the matching path, which knows only the webhook id, asks `DeliveryRoutes.of(id)`, answered
+ * from the webhook-status KV mirror. Real billing-ledger, NATS and Postgres.
  */
 describe('delivery routes: jobs go on the route of their target host', () => {
   let s: MatcherTestStack;
-  let anvil: AnvilInstance;
   let nc: NatsConnection;
-  let client: NatsClient;
   const seen: { subject: string; job: DeliveryJob }[] = [];
 
   beforeAll(async () => {
-    anvil = await startAnvil({ chainId: 1 });
     s = await startMatcherStack({ DELIVERY_PARTITIONS: '2' });
     nc = await connect({ servers: testNatsUrl() });
     const prefix = new NatsNamespace(s.natsPrefix).subject('webhook.delivery.requested.v1');
@@ -41,18 +37,14 @@ describe('delivery routes: jobs go on the route of their target host', () => {
         seen.push({ subject: msg.subject.slice(prefix.length + 1), job: msg.json() });
       },
     });
-    client = new NatsClient({ url: testNatsUrl(), name: 'delivery-routes-test' });
-    await client.connection();
   });
 
   afterAll(async () => {
     await nc?.close();
-    await client?.close();
     await s?.close();
-    await anvil?.stop();
   });
 
-  it('a test delivery and a matched transfer of each webhook are published on its route', async () => {
+  it("a test delivery is published on its webhook's route; the matching path's lookup (webhook id → route, through the status KV) agrees", async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const webhooks: { id: string; route: number }[] = [];
     for (const route of [0, 1]) {
@@ -67,34 +59,15 @@ describe('delivery routes: jobs go on the route of their target host', () => {
     }
     for (const { id } of webhooks)
       expect((await s.call('POST', `/webhooks/${id}/test`, key)).status).toBeLessThan(300);
-    // The matching path knows only the webhook id: it reads the target from the status KV.
-    const routes = s.app.get(DeliveryRoutes);
-    await eventually(async () => webhooks.every((w) => routes.of(w.id) === w.route));
-
-    await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: WATCHED, value: '0x1' }]);
-    const feed = new ChainFeed(
-      anvil.url,
-      'eth-mainnet',
-      new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix)),
-    );
-    const head = await feed.head();
-    await feed.publishRange(head, head);
-
-    // One test delivery and one matched transfer per webhook.
-    const matched = () => seen.filter((m) => !m.job.test).length;
-    await eventually(async () => matched() >= 2, 60_000).catch((error: Error) => {
-      throw new Error(`${error.message}: jobs seen ${JSON.stringify(seen.map((m) => m.subject))}`);
-    });
+    await eventually(async () => seen.length >= 2);
     for (const { id, route } of webhooks) {
       const jobs = seen.filter((m) => m.job.webhookId === id);
-      expect(jobs.map((m) => `${m.job.test ? 'test' : 'matched'} ${m.job.phase}`).sort()).toEqual([
-        'matched unconfirmed',
-        'test unconfirmed',
-      ]);
-      for (const m of jobs) {
-        expect(m.job.route).toBe(route);
-        expect(m.subject).toBe(`r${route}`);
-      }
+      expect(jobs).toHaveLength(1);
+      expect(jobs[0]!.job).toMatchObject({ test: true, route });
+      expect(jobs[0]!.subject).toBe(`r${route}`);
     }
+    const routes = s.app.get(DeliveryRoutes);
+    await eventually(async () => webhooks.every((w) => routes.of(w.id) === w.route));
+    expect(routes.of('wh_unknown')).toBe(0);
   });
 });
