@@ -11,6 +11,7 @@ import {
   NatsClient,
   NatsNamespace,
   type ConsumerRunner,
+  type KvMirror,
 } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
@@ -56,6 +57,8 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   readonly outbox: UsageOutbox;
   readonly sender: HttpSender;
   readonly health: HealthPublisher;
+  /** The accounts' balance states as this worker last saw them (billing-balance-state KV). */
+  readonly balances: KvMirror<typeof BalanceStateChangedSchema>;
   private runner: ConsumerRunner | undefined;
 
   constructor(
@@ -71,6 +74,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     const statuses = consumers.mirror(KvBuckets.webhookStatus.name, WebhookStatusEntrySchema);
     const balances = consumers.mirror(KvBuckets.balanceState.name, BalanceStateChangedSchema);
+    this.balances = balances;
     const clock = options.clock;
     this.sender = new HttpSender({
       policy: { allowLoopback: config.ALLOW_LOOPBACK_TARGETS },

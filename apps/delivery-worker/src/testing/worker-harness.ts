@@ -309,6 +309,13 @@ export class WorkerHarness {
     };
     const kv = await new Kvm(this.nc).open(`${this.prefix}_${KvBuckets.balanceState.name}`);
     await kv.put(accountId, JSON.stringify(value));
+    // Every running worker sees it before the test goes on (a job published right after must
+    // meet this state, not the one before).
+    await until(() =>
+      this.apps.every(
+        (app) => app.get(DeliveryRuntime).balances.get(accountId)?.version === version,
+      ),
+    );
   }
 
   /** What webhook-matcher publishes for one matched event and phase. */

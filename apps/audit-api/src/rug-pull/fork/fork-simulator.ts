@@ -30,7 +30,10 @@ const TOKEN_ABI = parseAbi([
 const STEP_SECONDS = 60;
 const DEADLINE = 2n ** 40n;
 
-/** Whether every step of a session went through (what a second session cannot improve). */
+/** Sessions a trade gets, each on a fresh fork node, before its failure is reported. */
+const SESSIONS = 3;
+
+/** Whether every step of a session went through (what another session cannot improve). */
 function tradedCleanly(findings: TradeFindings): boolean {
   return findings.buyOk && findings.transferOk && findings.sellOk;
 }
@@ -43,9 +46,9 @@ function tradedCleanly(findings: TradeFindings): boolean {
  * contracts); it is asked only to confirm a failed trade before the token is called a honeypot.
  *
  * One anvil process per forked node, started on first use (anvil is an npm dependency), reset to
- * the requested block for every trade, trades serialised; a trade that fails is run once more on
- * a new node before the failure is reported (a session that throws, or one whose buy, transfer
- * or sale failed).
+ * the requested block for every trade, trades serialised; a trade that fails is run again on a
+ * new node, up to SESSIONS sessions, before the failure is reported (a session that throws, or
+ * one whose buy, transfer or sale failed).
  */
 export class ForkSimulator {
   private node: Promise<{ child: ChildProcess; url: string }> | null = null;
@@ -61,13 +64,15 @@ export class ForkSimulator {
   ): Promise<TradeFindings> {
     const session = () => this.tradeOnFork(token, router, value, blockNumber);
     const run = this.queue.then(async () => {
-      // A failed session is tried once more on a fresh node: a fork node that died, stalled or
+      // A failed session is tried again on a fresh node: a fork node that died, stalled or
       // answered from state it failed to fetch (its upstream blipped on a loaded host) must not
-      // leave a tradable token with the one-call honeypot finding. Only the second session's
+      // leave a tradable token with the one-call honeypot finding. Only the last session's
       // failure is reported.
-      const first = await session().catch(() => null);
-      if (first && tradedCleanly(first)) return first;
-      await this.close();
+      for (let left = SESSIONS - 1; left > 0; left -= 1) {
+        const findings = await session().catch(() => null);
+        if (findings && tradedCleanly(findings)) return findings;
+        await this.close();
+      }
       return session();
     });
     this.queue = run.catch(() => undefined);
