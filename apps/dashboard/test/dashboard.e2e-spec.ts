@@ -185,7 +185,7 @@ describe('dashboard in a real browser against the local stack', () => {
 
     // Node access: create a token for network P; its endpoint URLs carry it.
     await nav(page, 'Node access');
-    await page.getByLabel('Network').selectOption('polygon-mainnet');
+    await page.getByLabel('Network', { exact: true }).selectOption('polygon-mainnet');
     await page.getByRole('button', { name: 'Create token' }).click();
     const token = (await page.getByTestId('secret-value').textContent())!.trim();
     expect(token).toMatch(/^[0-9a-f]{40}$/);
@@ -335,8 +335,8 @@ describe('dashboard in a real browser against the local stack', () => {
     await nav(page, 'Webhooks');
     await page.getByText('No webhooks yet.').waitFor();
     await page.getByRole('link', { name: 'Create webhook' }).click();
-    await page.getByLabel('Name').fill('Treasury watch');
-    await page.getByLabel('Network').selectOption('eth-mainnet');
+    await page.getByLabel('Name', { exact: true }).fill('Treasury watch');
+    await page.getByLabel('Network', { exact: true }).selectOption('eth-mainnet');
     await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
     await page.getByRole('checkbox', { name: 'Treasury' }).check();
     await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -492,10 +492,10 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await nav(page, 'Webhooks');
     await page.getByRole('link', { name: 'Create webhook' }).click();
-    await page.getByLabel('Name').waitFor();
+    await page.getByLabel('Name', { exact: true }).waitFor();
     // Only this trigger watches transaction hashes.
     expect(await page.getByLabel('Transaction hashes').count()).toBe(0);
-    await page.getByLabel('Name').fill('Payout confirmations');
+    await page.getByLabel('Name', { exact: true }).fill('Payout confirmations');
     await page.getByLabel('Trigger').selectOption('tx_confirmation');
     await page.getByLabel('Target URL').fill('https://hooks.example.com/payouts');
     await page
