@@ -21,6 +21,7 @@ import type {
   AttemptsRepository,
 } from '../attempts/attempts.repository';
 import { CircuitBreaker, type BreakerAdmission } from '../protection/circuit-breaker';
+import { BoundedMemo } from '../common/bounded-memo';
 import type { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
 
@@ -51,9 +52,9 @@ export interface DeliveryEngineDeps {
 /** How long a job of an unknown webhook (no KV entry yet) is kept before it is dropped. */
 const UNKNOWN_WEBHOOK_WAIT_MS = DELIVERY_WAIT_LIMIT_MS;
 const HEALTH_MEMORY = 50_000;
-/** Opened signing secrets and endpoint hosts kept (a secret keyed by its sealed form, so a
- * rotation is a new key); cleared when full. */
-const SECRET_MEMORY = 10_000;
+/** Opened signing secrets (keyed by their sealed form: a rotation is a new key) and endpoint
+ * hosts kept, each up to this many. */
+const MEMO_SIZE = 10_000;
 /** A held event looks at the balance again this often: a cleared top-up lets it through soon. */
 const BALANCE_RECHECK_MS = 30_000;
 
@@ -73,8 +74,9 @@ export class DeliveryEngine {
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
   /** Sealed secret → plain secret: opening one (AES-GCM) per attempt cost more than signing. */
-  private readonly opened = new Map<string, string>();
-  private readonly hosts = new Map<string, string>();
+  private readonly opened = new BoundedMemo<string>(MEMO_SIZE);
+  /** Endpoint URL → `hostOf` (a URL parse per attempt showed in the profile). */
+  private readonly hosts = new BoundedMemo<string>(MEMO_SIZE);
 
   constructor(private readonly deps: DeliveryEngineDeps) {}
 
@@ -172,7 +174,7 @@ export class DeliveryEngine {
         'circuit breaker open',
       );
 
-    const host = this.hostOfTarget(entry.targetUrl);
+    const host = this.hosts.get(entry.targetUrl, hostOf);
     const gate = this.deps.limits.tryAcquire(entry.targetUrl, host, now.getTime());
     if (!gate.ok) {
       breaker?.release(admission);
@@ -216,7 +218,9 @@ export class DeliveryEngine {
     try {
       for (const s of entry.secrets)
         if (s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
-          secrets.push(this.secretOf(s.sealed));
+          secrets.push(
+            this.opened.get(s.sealed, (sealed) => openSecret(this.deps.secretsKey, sealed)),
+          );
     } catch (error) {
       breaker?.release(admission);
       throw error;
@@ -377,27 +381,6 @@ export class DeliveryEngine {
       at: (row.finishedAt ?? row.startedAt).toISOString(),
     });
     this.remember(row.id);
-  }
-
-  /** `hostOf` per endpoint URL, parsed once (a URL parse per attempt showed in the profile). */
-  private hostOfTarget(url: string): string {
-    let host = this.hosts.get(url);
-    if (host === undefined) {
-      host = hostOf(url);
-      if (this.hosts.size >= SECRET_MEMORY) this.hosts.clear();
-      this.hosts.set(url, host);
-    }
-    return host;
-  }
-
-  private secretOf(sealed: string): string {
-    let plain = this.opened.get(sealed);
-    if (plain === undefined) {
-      plain = openSecret(this.deps.secretsKey, sealed);
-      if (this.opened.size >= SECRET_MEMORY) this.opened.clear();
-      this.opened.set(sealed, plain);
-    }
-    return plain;
   }
 
   private remember(healthId: string): void {

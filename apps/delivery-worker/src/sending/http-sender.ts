@@ -2,6 +2,7 @@ import type { DeliveryErrorClass } from '@meridian/contracts';
 import type { AddressPolicy } from '@meridian/webhooks';
 import { Agent } from 'undici';
 import { errorClassOf, isErrorLike } from './error-class';
+import { BoundedMemo } from '../common/bounded-memo';
 import { guardedLookup, refusedLiteral, systemResolver, type Resolver } from './guarded-lookup';
 
 /** COMPAT "Webhook delivery": 5 s to connect, 15 s for the answer, at most 4 KiB read. */
@@ -52,7 +53,7 @@ const TARGET_MEMORY = 10_000;
 export class HttpSender {
   private readonly agent: Agent;
   private readonly answerTimeoutMs: number;
-  private readonly targets = new Map<string, Target>();
+  private readonly targets = new BoundedMemo<Target | null>(TARGET_MEMORY);
 
   constructor(private readonly options: HttpSenderOptions) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
@@ -102,24 +103,23 @@ export class HttpSender {
     await this.agent.close();
   }
 
+  /** The parsed target of an endpoint URL; undefined for one that does not parse. */
   private targetOf(url: string): Target | undefined {
-    let target = this.targets.get(url);
-    if (target === undefined) {
-      let parsed: URL;
-      try {
-        parsed = new URL(url);
-      } catch {
-        return undefined;
-      }
-      target = {
-        origin: parsed.origin,
-        path: `${parsed.pathname}${parsed.search}`,
-        refused: refusedLiteral(parsed.hostname, this.options.policy)?.message,
-      };
-      if (this.targets.size >= TARGET_MEMORY) this.targets.clear();
-      this.targets.set(url, target);
-    }
-    return target;
+    return (
+      this.targets.get(url, (key) => {
+        let parsed: URL;
+        try {
+          parsed = new URL(key);
+        } catch {
+          return null;
+        }
+        return {
+          origin: parsed.origin,
+          path: `${parsed.pathname}${parsed.search}`,
+          refused: refusedLiteral(parsed.hostname, this.options.policy)?.message,
+        };
+      }) ?? undefined
+    );
   }
 }
 

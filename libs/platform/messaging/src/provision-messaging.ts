@@ -137,19 +137,11 @@ export async function provisionMessaging(
 
   // A partitioned family keeps only the durables declared now (their replicas were stopped to
   // change the count, ADR 0422); the new ones started after the old ones' floor above.
-  for (const consumer of consumers) {
-    if (!consumer.partitionOf) continue;
-    const stream = ns.stream(consumer.stream);
-    const declared = new Set(
-      consumers
-        .filter((c) => c.partitionOf === consumer.partitionOf)
-        .map((c) => ns.consumer(c.durable)),
-    );
-    for (const { name: durable } of await familyOf(
-      jsm,
-      stream,
-      ns.consumer(consumer.partitionOf),
-    )) {
+  for (const base of floors.keys()) {
+    const members = consumers.filter((c) => c.partitionOf === base);
+    const stream = ns.stream(members[0]!.stream);
+    const declared = new Set(members.map((c) => ns.consumer(c.durable)));
+    for (const { name: durable } of await familyOf(jsm, stream, ns.consumer(base))) {
       if (declared.has(durable)) continue;
       await jsm.consumers.delete(stream, durable);
       report.push({ kind: 'consumer', name: `${stream}/${durable}`, action: 'deleted' });
