@@ -1,7 +1,7 @@
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { encodeFunctionData, type Abi } from 'viem';
 import artifacts from './fixtures/test-tokens.artifact.json';
-import { ChainFeed, MatcherHarness, rpc, until, type Matcher } from './matcher-harness';
+import { ChainFeed, MatcherHarness, rpc, sendMined, until, type Matcher } from './matcher-harness';
 
 const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -19,16 +19,7 @@ let anvil: AnvilInstance;
 let feed: ChainFeed;
 let matcher: Matcher;
 
-async function send(tx: Record<string, string>): Promise<Record<string, unknown>> {
-  const hash = await rpc<string>(anvil.url, 'eth_sendTransaction', [tx]);
-  return until(
-    () =>
-      rpc<Record<string, unknown> | null>(anvil.url, 'eth_getTransactionReceipt', [hash]).then(
-        (r) => r ?? undefined,
-      ),
-    'receipt',
-  );
-}
+const send = (tx: Record<string, string>) => sendMined(anvil.url, tx);
 
 async function deploy(name: 'TestToken20' | 'TestToken721'): Promise<string> {
   const receipt = await send({ from: DEPLOYER, data: artifacts[name].bytecode });
