@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { fullBucket, perSecond, takeUpTo, type Bucket } from '@meridian/rate-limits';
 import fc from 'fast-check';
-import { FleetBucketStore } from './fleet-bucket-store';
+import { Redis } from 'ioredis';
+import { FleetBucketStore, StoreTimeoutError } from './fleet-bucket-store';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
@@ -88,5 +89,41 @@ describe('fleet bucket store (Redis, ADR 0102)', () => {
     ).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(1_000);
     await down.close();
+  });
+
+  it('an answer that arrived while the process was stalled past the deadline is taken, not thrown away for the fallback', async () => {
+    // CI: a gateway worker descheduled on a loaded host woke with Redis's answer in its socket,
+    // but the command's timer ran first (timers before the poll phase of the same turn): the
+    // lease fell back to the process's own bucket, and the fleet admitted 222 where 220 is the
+    // bound. The stall is made here by blocking the event loop past the deadline.
+    const stalled = new FleetBucketStore({
+      url: REDIS_URL,
+      keyPrefix: prefix,
+      commandTimeoutMs: 50,
+    });
+    await stalled.ready();
+    const lease = stalled.lease(
+      { accountId: 'stalled', ratePerSecond: 20, needed: 1, wanted: 5, returned: 0 },
+      Date.now(),
+    );
+    const until = Date.now() + 300;
+    while (Date.now() < until); // the answer arrives meanwhile; nothing reads it yet
+    await expect(lease).resolves.toEqual({ ok: true, granted: 5 });
+    await stalled.close();
+  });
+
+  it('a store that does not answer within the deadline fails the lease with StoreTimeoutError', async () => {
+    const slow = new FleetBucketStore({ url: REDIS_URL, keyPrefix: prefix, commandTimeoutMs: 50 });
+    await slow.ready();
+    // Another connection pauses every client's commands for 300 ms: Redis is up, but slow.
+    const admin = new Redis(REDIS_URL);
+    await admin.client('PAUSE', 300, 'ALL');
+    await expect(
+      slow.lease(
+        { accountId: 'slow', ratePerSecond: 20, needed: 1, wanted: 1, returned: 0 },
+        Date.now(),
+      ),
+    ).rejects.toBeInstanceOf(StoreTimeoutError);
+    await Promise.all([slow.close(), admin.quit()]);
   });
 });

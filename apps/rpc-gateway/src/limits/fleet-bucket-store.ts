@@ -11,6 +11,55 @@ export interface FleetBucketStoreOptions {
   commandTimeoutMs: number;
 }
 
+/** The store did not answer a lease within `commandTimeoutMs`. */
+export class StoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`rate-limit store did not answer within ${ms} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+/** How much longer than the lease deadline ioredis keeps an unanswered command (a hung server). */
+const ABANDON_AFTER_DEADLINES = 10;
+
+/**
+ * `work` if it settles within `ms`, else a StoreTimeoutError. The deadline is judged after the
+ * process has read what its sockets hold: when the process was stalled past the deadline
+ * (descheduled on a loaded host, a long GC), the timers phase runs before the poll phase of the
+ * same loop turn, so a plain timer fires although the answer is already in the socket, and a
+ * lease the store granted would be thrown away for the fallback's (ADR 0102: a bucket of this
+ * process, on top of the fleet's). One `setImmediate` runs after that poll phase.
+ */
+export function settleWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!settled) {
+            settled = true;
+            reject(new StoreTimeoutError(ms));
+          }
+        }),
+      ms,
+    );
+    work.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 type LeaseCommand = (
   key: string,
   needed: number,
@@ -24,8 +73,9 @@ type LeaseCommand = (
 /**
  * The plan-RPS buckets every replica of the fleet shares (ADR 0102), in Redis: one bucket per
  * account, taken from by leases (`takeUpTo` run atomically as a Lua script), never per call.
- * Commands fail fast while Redis is unreachable (no offline queue, a short timeout) so the
- * caller's fallback answers instead of a call waiting; the client reconnects on its own.
+ * Commands fail fast while Redis is unreachable (no offline queue, a short deadline judged after
+ * the process read its sockets) so the caller's fallback answers instead of a call waiting; the
+ * client reconnects on its own.
  */
 export class FleetBucketStore {
   private readonly redis: Redis;
@@ -35,7 +85,9 @@ export class FleetBucketStore {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
+      // The lease deadline is `settleWithin`'s; this only frees commands a hung server never
+      // answers.
+      commandTimeout: options.commandTimeoutMs * ABANDON_AFTER_DEADLINES,
       connectTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
@@ -66,15 +118,18 @@ export class FleetBucketStore {
   async lease(request: LeaseRequest, nowMs: number): Promise<LeaseAnswer> {
     const limit = planLimit(request.ratePerSecond);
     const command = (this.redis as unknown as { meridianTakeUpTo: LeaseCommand }).meridianTakeUpTo;
-    const [ok, value] = await command.call(
-      this.redis,
-      `${this.options.keyPrefix}${request.accountId}`,
-      request.needed,
-      request.wanted,
-      request.returned,
-      limit.ratePerSecond,
-      limit.burst,
-      nowMs,
+    const [ok, value] = await settleWithin(
+      command.call(
+        this.redis,
+        `${this.options.keyPrefix}${request.accountId}`,
+        request.needed,
+        request.wanted,
+        request.returned,
+        limit.ratePerSecond,
+        limit.burst,
+        nowMs,
+      ),
+      this.options.commandTimeoutMs,
     );
     if (ok === 1) return { ok: true, granted: value };
     return { ok: false, retryAfterMs: value < 0 ? Number.MAX_SAFE_INTEGER : value };
