@@ -1,6 +1,7 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
 import { LedgerTicker } from './ledger-ticker.service';
 import { checkLedger } from './ledger-check';
+import { LedgerRepository } from './ledger.repository';
 import {
   api,
   BillingHarness,
@@ -73,6 +74,19 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
     expect(report.total).toBe(0);
+  });
+
+  it('runs usage transactions without Postgres JIT (their row estimates made it compile every statement)', async () => {
+    const ledger = billing.app.get(LedgerRepository);
+    const inUsage = await ledger.usageTransaction(
+      async (manager) => ((await manager.query('SHOW jit')) as Array<{ jit: string }>)[0]!.jit,
+    );
+    expect(inUsage).toBe('off');
+    // SET LOCAL: the pooled connection is back to the server's setting afterwards.
+    const after = await ledger.transaction(
+      async (manager) => ((await manager.query('SHOW jit')) as Array<{ jit: string }>)[0]!.jit,
+    );
+    expect(after).toBe(((await h.dataSource.query('SHOW jit')) as Array<{ jit: string }>)[0]!.jit);
   });
 
   it('resets the Free allowance at 07:30 UTC to 50,000 CU without rolling the rest over', async () => {

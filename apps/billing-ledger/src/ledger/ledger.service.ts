@@ -270,7 +270,7 @@ export class LedgerService {
     const now = this.clock.now();
     const touched = new Set<BalanceRow>();
     const wasExhausted = new Map<string, boolean>();
-    const outcomes = await this.ledger.transaction(async (manager) => {
+    const outcomes = await this.ledger.usageTransaction(async (manager) => {
       touched.clear();
       wasExhausted.clear();
       const rows = await this.ledger.lock(
@@ -403,7 +403,7 @@ export class LedgerService {
     for (const delivery of deliveries)
       if (!byId.has(delivery.flush.id)) byId.set(delivery.flush.id, delivery);
     const unique = [...byId.values()].map((d) => d.flush);
-    const result = await this.ledger.transaction(async (manager) => {
+    const result = await this.ledger.usageTransaction(async (manager) => {
       touched.length = 0;
       flipped.clear();
       // A new id per attempt: its journal keys cannot meet another transaction's. (It was the

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { numberArray, textArray } from '../db/array-literal';
 import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 
 /** Which account versions still have to reach the balance-state KV bucket and events. */
@@ -45,7 +46,7 @@ export class StateRepository {
          FROM v JOIN free ON free.account_id = v.account_id
         WHERE b.account_id = v.account_id AND b.published_version < v.version
        RETURNING b.account_id`,
-      [rows.map((r) => r.accountId), rows.map((r) => r.version)],
+      [textArray(rows.map((r) => r.accountId)), numberArray(rows.map((r) => r.version))],
     );
     return marked.map((row) => row.account_id);
   }

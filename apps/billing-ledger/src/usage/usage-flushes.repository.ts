@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { UsageFlushed } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { numberArray, textArray } from '../db/array-literal';
 import type { HourlyRollup } from './flush-aggregate';
 
 export interface ParkedEntry {
@@ -57,12 +58,12 @@ export class UsageFlushesRepository {
        ON CONFLICT (account_id, hour, network, method)
        DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu`,
       [
-        rollups.map((r) => r.accountId),
-        rollups.map((r) => r.hour),
-        rollups.map((r) => r.network),
-        rollups.map((r) => r.method),
-        rollups.map((r) => r.calls),
-        rollups.map((r) => r.cu),
+        textArray(rollups.map((r) => r.accountId)),
+        textArray(rollups.map((r) => r.hour)),
+        textArray(rollups.map((r) => r.network)),
+        textArray(rollups.map((r) => r.method)),
+        numberArray(rollups.map((r) => r.calls)),
+        numberArray(rollups.map((r) => r.cu)),
       ],
     );
   }
