@@ -12,8 +12,9 @@ export const configSchema = z.object({
   /** How often top-up clearing, allowance resets and re-publishing run (0 = never; tests tick by hand). */
   LEDGER_TICK_MS: z.coerce.number().int().min(0).default(1_000),
   /**
-   * Balance-state publishing waits this long after a change so that successive changes of an
-   * account go out once, as its latest version (the rule: in KV within 5 s of a change).
+   * Balance states of usage go out at most once per this interval (the first change after a
+   * quiet interval at once), so successive changes of an account go out once, as its latest
+   * version (the rule: in KV within 5 s of a change; a flip at once).
    */
   STATE_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(2_000).default(1_000),
   /**

@@ -20,6 +20,7 @@ import type { BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
 import { balanceStateOf } from './account-state';
 import { KvBatchPut } from './kv-batch-put';
+import { PassThrottle } from './pass-throttle';
 import { PendingStates } from './pending-states';
 import { StateRepository } from './state.repository';
 
@@ -35,10 +36,13 @@ const KV_PUT_TIMEOUT_MS = 5_000;
  * then the latest balance state of every changed account into the balance-state KV bucket, and
  * as an event when the account's facts changed (anything but a charge that flipped nothing).
  *
- * Usage hands its committed rows over (ChangeSignal with rows): they wait in memory for
- * `STATE_PUBLISH_DELAY_MS` so successive changes of an account go out once, as its latest
- * version, and are published without reading the database; the apply path never waits for
- * NATS. Other changes (accounts, plans, top-ups, revocations) signal without rows and are
+ * Usage hands its committed rows over (ChangeSignal with rows): they are published without
+ * reading the database, at most one pass per `STATE_PUBLISH_DELAY_MS` (throttled: rows that
+ * arrive after a quiet interval go out at once, later ones at the end of the interval, as each
+ * account's latest version), so successive changes of an account go out once; the apply path
+ * never waits for NATS. (A plain delay after the first change held every commit's states for
+ * that long at a fleet's shape, where a commit comes about once a second: up to a second of
+ * the lag, ADR 0104.) Other changes (accounts, plans, top-ups, revocations) signal without rows and are
  * published at once from the database. The periodic tick does a full pass too, so a change NATS
  * could not take (or one lost in a crash) goes out from `published_version < version` later.
  * A failed pass is also retried on its own after a short backoff (200 ms doubling to 5 s), so a
@@ -50,7 +54,8 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   private again = false;
   /** The next pass also relays the outbox and scans the database for unpublished versions. */
   private fullDue = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** Usage passes: at most one per STATE_PUBLISH_DELAY_MS, the first at once. */
+  private readonly usage: PassThrottle;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = RETRY_MIN_MS;
   private closed = false;
@@ -73,7 +78,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run());
+  }
 
   onModuleInit(): void {
     this.signal.onChange((rows, flipped) => this.changed(rows, flipped));
@@ -82,14 +89,13 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   /** Graceful stop: what waits in memory goes out now (else the next start's tick sends it). */
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.usage.cancel();
     clearTimeout(this.retryTimer);
-    this.timer = undefined;
     if (this.pending.size > 0) await this.run().catch(() => undefined);
   }
 
   /**
-   * A committed change: rows (usage) are coalesced for a moment, unless an account's ok/exhausted
+   * A committed change: rows (usage) go out with the next throttled pass, unless an account's ok/exhausted
    * state flipped (`flipped`: the gateways must stop or resume serving it within 2 s, ADR 0104);
    * anything else goes out now.
    */
@@ -99,18 +105,8 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     this.pending.add(rows, flipped);
-    if (flipped.size > 0) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      void this.run();
-      return;
-    }
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.run();
-    }, this.config.STATE_PUBLISH_DELAY_MS);
-    this.timer.unref();
+    if (flipped.size > 0) this.usage.runNow();
+    else this.usage.request();
   }
 
   /** Publishes everything pending (outbox, waiting rows, unpublished versions in the database). */
