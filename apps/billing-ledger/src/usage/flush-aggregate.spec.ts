@@ -131,6 +131,35 @@ describe('FlushAccumulator', () => {
     ]);
   });
 
+  it('sums an account with many methods (past the scanned few, a keyed map) like one with few, in key order', () => {
+    const methods = Array.from({ length: 40 }, (_, i) => `m_${String(39 - i).padStart(2, '0')}`);
+    const parts = [0, 1, 2].map((p) =>
+      part(`gw-${p}`, '2026-01-01T00:00:00.000Z', [
+        {
+          kind: 'node',
+          accountId: 'a',
+          items: methods.map((method, i) => ({
+            network: 'eth-mainnet',
+            method,
+            calls: 1,
+            cu: i + 1,
+          })),
+          totalCu: methods.reduce((sum, _, i) => sum + i + 1, 0),
+        },
+      ]),
+    );
+    const agg = aggregateFlushes(parts);
+    expect(agg.rollups).toHaveLength(40);
+    expect(agg.rollups.map((r) => r.method)).toEqual([...methods].sort());
+    for (const rollup of agg.rollups) {
+      const i = methods.indexOf(rollup.method);
+      expect(rollup).toMatchObject({ accountId: 'a', calls: 3, cu: 3 * (i + 1) });
+    }
+    expect(agg.charges).toEqual([
+      { accountId: 'a', totalCu: 3 * 820, lastWindowEnd: '2026-01-01T00:00:01.000Z' },
+    ]);
+  });
+
   it('entriesOf finds the entries of the named accounts with their part (what is parked)', () => {
     const first = part('gw-a', '2026-01-01T00:00:00.000Z', [
       node('a', 'eth_call', 20),

@@ -49,9 +49,16 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 interface AccountSum {
   charge: AccountCharge;
-  /** (hour, network, method) → rollup; few per account. */
-  rollups: Map<string, HourlyRollup>;
+  /**
+   * One per (hour, network, method): a handful per account, found by a scan up to
+   * `SCAN_LIMIT` (no key string built per item), by a keyed map beyond it.
+   */
+  rollups: HourlyRollup[];
+  keyed: Map<string, HourlyRollup> | undefined;
 }
+
+/** Rollups of an account searched by a scan; more than this get a keyed map. */
+const SCAN_LIMIT = 16;
 
 /**
  * Sums flush parts as they arrive into what a set-based apply writes (ADR 0104): one charge per
@@ -83,7 +90,8 @@ export class FlushAccumulator {
       if (sum === undefined) {
         sum = {
           charge: { accountId, totalCu: entry.totalCu, lastWindowEnd: flush.windowEnd },
-          rollups: new Map(),
+          rollups: [],
+          keyed: undefined,
         };
         this.accounts.set(accountId, sum);
       } else {
@@ -93,18 +101,10 @@ export class FlushAccumulator {
       this.items += entry.items.length;
       if (entry.kind === 'node')
         for (const item of entry.items)
-          roll(sum.rollups, accountId, hour, item.network, item.method, item.calls, item.cu);
+          roll(sum, accountId, hour, item.network, item.method, item.calls, item.cu);
       else
         for (const item of entry.items)
-          roll(
-            sum.rollups,
-            accountId,
-            hour,
-            'webhooks',
-            'webhook_delivery',
-            item.attempts,
-            item.cu,
-          );
+          roll(sum, accountId, hour, 'webhooks', 'webhook_delivery', item.attempts, item.cu);
     }
   }
 
@@ -115,17 +115,15 @@ export class FlushAccumulator {
     for (const [i, id] of ids.entries()) {
       const sum = this.accounts.get(id)!;
       charges[i] = sum.charge;
-      if (sum.rollups.size === 1) rollups.push(...sum.rollups.values());
-      else
-        for (const key of [...sum.rollups.keys()].sort(byString))
-          rollups.push(sum.rollups.get(key)!);
+      if (sum.rollups.length > 1) sum.rollups.sort(byRollupKey);
+      for (const rollup of sum.rollups) rollups.push(rollup);
     }
     return { charges, rollups, items: this.items, flushes: this.added };
   }
 }
 
 function roll(
-  rollups: Map<string, HourlyRollup>,
+  sum: AccountSum,
   accountId: string,
   hour: string,
   network: string,
@@ -133,13 +131,32 @@ function roll(
   calls: number,
   cu: number,
 ): void {
-  const key = `${hour}\u0000${network}\u0000${method}`;
-  const rollup = rollups.get(key);
-  if (rollup === undefined) rollups.set(key, { accountId, hour, network, method, calls, cu });
-  else {
+  let rollup: HourlyRollup | undefined;
+  if (sum.keyed === undefined) {
+    for (const r of sum.rollups)
+      if (r.method === method && r.network === network && r.hour === hour) {
+        rollup = r;
+        break;
+      }
+  } else rollup = sum.keyed.get(keyOf(hour, network, method));
+  if (rollup !== undefined) {
     rollup.calls += calls;
     rollup.cu += cu;
+    return;
   }
+  rollup = { accountId, hour, network, method, calls, cu };
+  sum.rollups.push(rollup);
+  if (sum.keyed !== undefined) sum.keyed.set(keyOf(hour, network, method), rollup);
+  else if (sum.rollups.length > SCAN_LIMIT)
+    sum.keyed = new Map(sum.rollups.map((r) => [keyOf(r.hour, r.network, r.method), r]));
+}
+
+const keyOf = (hour: string, network: string, method: string) =>
+  `${hour}\u0000${network}\u0000${method}`;
+
+/** Rollup order within an account: hour, network, method (the upsert's key order). */
+function byRollupKey(a: HourlyRollup, b: HourlyRollup): number {
+  return byString(a.hour, b.hour) || byString(a.network, b.network) || byString(a.method, b.method);
 }
 
 /** Sums flush parts at once (see FlushAccumulator). Pure. */

@@ -96,6 +96,21 @@ export type DeliveryAccountUsage = z.infer<typeof DeliveryAccountUsageSchema>;
  */
 export const USAGE_FLUSH_PART_BYTES = 256 * 1024;
 
+/**
+ * No account twice with the same kind. A set per kind, not one of `${kind}|${accountId}` strings:
+ * a part has ~2,000 accounts and billing-ledger validates ~40 parts a second (ADR 0104).
+ */
+function oncePerKind(f: { accounts: ReadonlyArray<{ kind: string; accountId: string }> }) {
+  const seen = new Map<string, Set<string>>();
+  for (const { kind, accountId } of f.accounts) {
+    let ids = seen.get(kind);
+    if (ids === undefined) seen.set(kind, (ids = new Set()));
+    if (ids.has(accountId)) return false;
+    ids.add(accountId);
+  }
+  return true;
+}
+
 /** `billing.usage.flushed.v1.<producerId>`: one part of one producer's flush. */
 export const UsageFlushedSchema = z
   .object({
@@ -114,10 +129,7 @@ export const UsageFlushedSchema = z
     (f) => f.id === usageFlushId(f.producerId, f.windowStart, f.part),
     'id must be <producerId>:<windowStart>:<part>',
   )
-  .refine(
-    (f) => new Set(f.accounts.map((a) => `${a.kind}|${a.accountId}`)).size === f.accounts.length,
-    'an account appears once per kind in a part',
-  );
+  .refine(oncePerKind, 'an account appears once per kind in a part');
 export type UsageFlushed = z.infer<typeof UsageFlushedSchema>;
 
 export function usageFlushId(producerId: string, windowStart: string, part: number): string {
