@@ -155,11 +155,15 @@ export const Consumers = {
     ackWaitMs: 30 * SECOND,
     maxDeliver: 20,
     backoffMs: [500, 1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
-    // A flush part carries up to 256 KiB (about 2,000 accounts): 128 in flight is ~32 MiB, and
-    // a transaction of 64 parts (billing-ledger groups half of them, one transaction at a time)
-    // holds about a fleet second and a half (8 producers x 10,000 accounts is ~40 parts), so
-    // each account gets one journal for ~12 items. max_ack_pending = 16 x this.
-    concurrency: 128,
+    // A flush part carries up to 256 KiB (about 2,000 accounts): 256 in flight is at most
+    // 64 MiB of bodies. billing-ledger runs one transaction at a time and the next one takes
+    // everything that arrived meanwhile, so this caps a transaction at about 128 parts, three
+    // fleet seconds (8 producers x 10,000 accounts is ~40 parts a second). A ledger that keeps
+    // up never reaches it (its batch is what arrived during one transaction); one that is behind
+    // (a burst, a restart, a stop of the ledger) spreads each account's journal, balance row,
+    // rollups and KV state over twice the items of 128, and catches up instead of falling
+    // further behind (ADR 0104). max_ack_pending = 16 x this.
+    concurrency: 256,
     // Exactly once comes from the ledger's record of applied ids (written in the same
     // transaction as the CU), not from the ack: a lost ack redelivers a message the ledger then
     // finds and acks unchanged. So no round trip per message waiting for the ack's confirmation.
