@@ -48,6 +48,11 @@ export async function runBenchmark(): Promise<string> {
     `| delivery-worker (${workers} process${workers > 1 ? 'es, one per route' : ''}), warm, draining a queue of ${jobs} jobs (each delivered once: ${t.worker.distinctIds} distinct webhook-id, ${t.worker.unsigned} unsigned), median of ${rounds} rounds interleaved with the bare loop's | ${perS(t.worker.perSecond)} (${ratio.toFixed(2)}× bare; ${each((r) => r.worker)}) | ≥ 0.5× |`,
     `| delivery-worker (${workers} process${workers > 1 ? 'es' : ''}), cold: its first ${jobs} jobs after start, published while it delivers them | ${perS(t.cold.perSecond)} (${coldRatio.toFixed(2)}× bare) | |`,
     `| CPU per request of the sending process(es) (user + system): bare loop / worker warm / worker cold | ${cpu(t.bare)} / ${cpu(t.worker)} / ${cpu(t.cold)} | |`,
+    ...(t.worker.during
+      ? [
+          `| warm worker rounds (medians): its event-loop utilisation (1 = its thread is the bound); CPU per attempt of Postgres / NATS / the receiver (every \`postgres\` and \`nats-server\` process) | ${t.worker.during.eventLoopUtilization.toFixed(2)}; ${t.worker.during.postgresMs.toFixed(3)} / ${t.worker.during.natsMs.toFixed(3)} / ${t.worker.during.receiverMs.toFixed(3)} ms | |`,
+        ]
+      : []),
     `| devnet block → first delivery received (indexer → matcher → worker processes), n=${lat.n}, missed ${lat.missed} | ${ms(lat)} | p99 < 250 ms |`,
     `| … of which block → job on WEBHOOK (indexer + matcher) | ${ms(lat.toJob)} | |`,
     `| … of which job → delivery received (worker) | ${ms(lat.jobToReceived)} | |`,

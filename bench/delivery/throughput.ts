@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   Consumers,
@@ -47,6 +47,12 @@ export interface Rate {
   unsigned: number;
   /** CPU of the sending side (bare loop: this process; worker: its process) per request. */
   cpuMsPerRequest: number;
+  /**
+   * Warm worker rounds only: the (first) worker's event-loop utilisation over the drain (near
+   * 1: its thread is the bound, not what it waits for), and the CPU per request of what it
+   * talks to, from /proc: every `postgres` and `nats-server` process, the receiver.
+   */
+  during?: { eventLoopUtilization: number; postgresMs: number; natsMs: number; receiverMs: number };
 }
 
 export interface ThroughputResult {
@@ -76,6 +82,31 @@ function cpuMsOf(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** User + system CPU so far, in ms, of every process whose name (`comm`) is `name`. */
+function cpuMsOfNamed(name: string): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      sum += ((Number(fields[11]) + Number(fields[12])) * 1_000) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
+
+/** The worker's event-loop busy time so far (s) and when it was read (ms, this clock). */
+async function eventLoopBusyOf(httpUrl: string): Promise<{ busyS: number; atMs: number }> {
+  const text = await (await fetch(`${httpUrl}/metrics`)).text();
+  const atMs = performance.now();
+  const line = /^delivery_event_loop_busy_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  return { busyS: line ? Number(line[1]) : NaN, atMs };
 }
 
 /** A payload the size of a real address_activity event (~1 KB of JSON). */
@@ -110,6 +141,10 @@ export class ReceiverProcess {
   urls: string[] = [];
 
   constructor(private readonly failEvery = 0) {}
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
 
   async start(): Promise<void> {
     this.child = spawn(
@@ -426,14 +461,34 @@ async function workerDrain(
   const pids = worker.processes.map((p) => p.pid!);
   let cpuBefore: number;
   for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  const others = () => ({
+    postgres: cpuMsOfNamed('postgres'),
+    nats: cpuMsOfNamed('nats-server'),
+    receiver: cpuMsOf(receiver.pid),
+  });
+  let othersBefore: ReturnType<typeof others>;
   try {
     await publishJobs(worker, jobs, tag);
   } finally {
     cpuBefore = cpuMsOfAll(worker.processes);
+    othersBefore = others();
     for (const pid of pids) process.kill(pid, 'SIGCONT');
   }
+  const loopBefore = await eventLoopBusyOf(worker.httpUrl);
   const report = await receiver.waitFor(jobs, 300_000);
-  return rateOf(report, cpuMsOfAll(worker.processes) - cpuBefore);
+  const loopAfter = await eventLoopBusyOf(worker.httpUrl);
+  const othersAfter = others();
+  const rate = rateOf(report, cpuMsOfAll(worker.processes) - cpuBefore);
+  const per = (key: keyof ReturnType<typeof others>) =>
+    (othersAfter[key] - othersBefore[key]) / report.count;
+  rate.during = {
+    eventLoopUtilization:
+      ((loopAfter.busyS - loopBefore.busyS) * 1_000) / (loopAfter.atMs - loopBefore.atMs),
+    postgresMs: per('postgres'),
+    natsMs: per('nats'),
+    receiverMs: per('receiver'),
+  };
+  return rate;
 }
 
 function median(values: number[]): number {
@@ -443,13 +498,22 @@ function median(values: number[]): number {
 }
 
 function medianRate(rates: Rate[]): Rate {
-  return {
+  const rate: Rate = {
     perSecond: median(rates.map((r) => r.perSecond)),
     count: Math.min(...rates.map((r) => r.count)),
     distinctIds: Math.min(...rates.map((r) => r.distinctIds)),
     unsigned: Math.max(...rates.map((r) => r.unsigned)),
     cpuMsPerRequest: median(rates.map((r) => r.cpuMsPerRequest)),
   };
+  const during = rates.flatMap((r) => (r.during ? [r.during] : []));
+  if (during.length > 0)
+    rate.during = {
+      eventLoopUtilization: median(during.map((d) => d.eventLoopUtilization)),
+      postgresMs: median(during.map((d) => d.postgresMs)),
+      natsMs: median(during.map((d) => d.natsMs)),
+      receiverMs: median(during.map((d) => d.receiverMs)),
+    };
+  return rate;
 }
 
 /**
