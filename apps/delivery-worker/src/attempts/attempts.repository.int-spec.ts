@@ -103,6 +103,71 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
     ]);
   });
 
+  it('writes the claims and outcomes of one turn in one statement, one round trip', async () => {
+    const earlier = Array.from({ length: 10 }, (_, i) => `job_mixed_old_${i}`);
+    const later = Array.from({ length: 10 }, (_, i) => `job_mixed_new_${i}`);
+    await Promise.all(earlier.map((job) => repo.claim(start(job, 1))));
+    const query = jest.spyOn(dataSource, 'query');
+    try {
+      const [claims] = await Promise.all([
+        Promise.all([
+          ...later.map((job) => repo.claim(start(job, 1))),
+          // A claim of a row that exists: lost, whatever the outcomes beside it.
+          repo.claim(start(earlier[0]!, 1)),
+        ]),
+        ...earlier.map((job, i) =>
+          repo.finish(`${job}:1`, {
+            outcome: 'failure',
+            finishedAt: new Date('2026-11-25T10:00:03Z'),
+            statusCode: 500 + i,
+            errorClass: 'http_status',
+            error: `HTTP ${500 + i}`,
+          }),
+        ),
+      ]);
+      expect(query).toHaveBeenCalledTimes(1);
+      expect(claims).toEqual([...later.map(() => true), false]);
+    } finally {
+      query.mockRestore();
+    }
+    for (const [i, job] of earlier.entries())
+      expect(await rowsOf(job)).toEqual([
+        expect.objectContaining({
+          outcome: 'failure',
+          status_code: 500 + i,
+          error_class: 'http_status',
+        }),
+      ]);
+    for (const job of later)
+      expect(await rowsOf(job)).toEqual([expect.objectContaining({ outcome: null, billed: true })]);
+  });
+
+  it('a refused write of a shared statement fails alone; the claims and outcomes beside it are made', async () => {
+    await repo.claim(start('job_mixed_fin', 1));
+    const results = await Promise.allSettled([
+      repo.claim(start('job_mixed_a', 1)),
+      repo.claim(start('job_mixed_bad', 9)),
+      repo.finish('job_mixed_fin:1', {
+        outcome: 'success',
+        finishedAt: new Date(),
+        statusCode: 200,
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await rowsOf('job_mixed_a')).toHaveLength(1);
+    expect(await rowsOf('job_mixed_bad')).toHaveLength(0);
+    expect(await rowsOf('job_mixed_fin')).toEqual([
+      expect.objectContaining({ outcome: 'success', status_code: 200 }),
+    ]);
+  });
+
+  it('keeps 30 % of each page of the attempt log free, so that an outcome is written in place', async () => {
+    const [{ reloptions }] = await dataSource.query(
+      `SELECT reloptions FROM pg_class WHERE oid = 'deliveries.attempts'::regclass`,
+    );
+    expect(reloptions).toEqual(['fillfactor=70']);
+  });
+
   it('reads the latest attempt of many jobs in one statement', async () => {
     await repo.claim(start('job_latest', 1));
     await repo.finish('job_latest:1', {

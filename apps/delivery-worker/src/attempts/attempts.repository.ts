@@ -90,37 +90,54 @@ function finishColumns(f: AttemptFinish): Record<string, unknown> {
   };
 }
 
-interface Claim {
-  start: AttemptStart;
-  finish: AttemptFinish | undefined;
-}
+/** A write of the attempt log: a claim (a new row, maybe with its outcome) or an outcome. */
+type Write =
+  | { claim: AttemptStart; finish: AttemptFinish | undefined }
+  | { claim: undefined; id: string; finish: AttemptFinish };
 
-interface Finish {
-  id: string;
-  finish: AttemptFinish;
-}
+const CLAIM_COLUMNS = `id, job_id, attempt, account_id, webhook_id, started_at, billed,
+  outcome, finished_at, error_class, status_code, duration_ms, error, response_body`;
+
+/** The INSERT of the claims ($1); a claim is won when its id comes back. */
+const INSERT_CLAIMS = `INSERT INTO deliveries.attempts (${CLAIM_COLUMNS})
+  SELECT ${CLAIM_COLUMNS} FROM json_to_recordset($1::json) AS x(${ROW_TYPE})
+  ON CONFLICT DO NOTHING RETURNING id`;
+
+/** The UPDATE of the outcomes ($n); a row already finished keeps its first outcome. */
+const updateFinishes = (param: string) => `UPDATE deliveries.attempts a
+  SET outcome = u.outcome, finished_at = u.finished_at, error_class = u.error_class,
+      status_code = u.status_code, duration_ms = u.duration_ms, error = u.error,
+      response_body = u.response_body
+  FROM json_to_recordset(${param}::json) AS u(${ROW_TYPE})
+  WHERE a.id = u.id AND a.outcome IS NULL`;
+
+/**
+ * Claims and outcomes of one turn in one statement: the UPDATE as a data-modifying CTE (run
+ * once whether or not the INSERT reads it), then the INSERT. They never touch one row: an
+ * outcome is written only after its row's claim committed.
+ */
+const CLAIMS_AND_FINISHES = `WITH finished AS (${updateFinishes('$2')} RETURNING 1) ${INSERT_CLAIMS}`;
 
 /**
  * The attempt log (deliveries.attempts): the record of what was attempted and billed.
  *
  * The handlers in flight share their statements (StatementBatcher): one SELECT for the latest
- * attempts of many jobs, one multi-row INSERT … ON CONFLICT DO NOTHING for the claims, one
- * UPDATE … FROM unnest(…) for the outcomes. A caller's promise settles only once the statement
- * carrying its row committed, so an attempt is still claimed (and billed) before its request
- * goes out, and a kill -9 loses nothing a single-row statement would have kept.
+ * attempts of many jobs; and one statement for the writes, the claims (a multi-row INSERT … ON
+ * CONFLICT DO NOTHING) and the outcomes (an UPDATE … FROM json_to_recordset) submitted while
+ * the last one ran, one round trip and one commit for both. A caller's promise settles only once
+ * the statement carrying its row committed, so an attempt is still claimed (and billed) before
+ * its request goes out, and a kill -9 loses nothing a single-row statement would have kept.
  */
 export class AttemptsRepository {
   private readonly latestReads: StatementBatcher<string, AttemptRow | undefined>;
-  private readonly claims: StatementBatcher<Claim, boolean>;
-  private readonly finishes: StatementBatcher<Finish, void>;
+  private readonly writes: StatementBatcher<Write, boolean>;
 
   constructor(
     private readonly db: DataSource,
     options: StatementBatcherOptions = {},
   ) {
     this.latestReads = new StatementBatcher((ids) => this.latestOf(ids), options);
-    this.claims = new StatementBatcher((items) => this.claimAll(items), options);
-    this.finishes = new StatementBatcher((items) => this.finishAll(items), options);
+    this.writes = new StatementBatcher((items) => this.writeAll(items), options);
   }
 
   /** The job's latest attempt, if any. */
@@ -133,11 +150,16 @@ export class AttemptsRepository {
    * same job claimed it): the caller re-reads instead of attempting (and billing) twice.
    */
   claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
-    return this.claims.submit({ start, finish });
+    return this.writes.submit({ claim: start, finish });
   }
 
+  /** Records an attempt's outcome; a row already finished keeps its first outcome. */
   finish(id: string, finish: AttemptFinish): Promise<void> {
-    return this.finishes.submit({ id, finish });
+    return this.writes.submit({
+      claim: undefined,
+      id,
+      finish,
+    }) as Promise<unknown> as Promise<void>;
   }
 
   private async latestOf(jobIds: readonly string[]): Promise<(AttemptRow | undefined)[]> {
@@ -153,18 +175,23 @@ export class AttemptsRepository {
   }
 
   /**
-   * One INSERT for many claims. Two claims of the same id in one statement would both see the
-   * id come back from RETURNING, so only the first of them is inserted; the others lose.
+   * One statement for the claims and outcomes at hand. Two claims of the same id in one
+   * statement would both see the id come back from RETURNING, so only the first of them is
+   * inserted; the others lose. An outcome's result is `false` (nothing to report).
    */
-  private async claimAll(items: readonly Claim[]): Promise<boolean[]> {
+  private async writeAll(items: readonly Write[]): Promise<boolean[]> {
     const first = new Map<string, number>();
-    items.forEach((c, i) => {
-      if (!first.has(c.start.id)) first.set(c.start.id, i);
-    });
-    const rows: Record<string, unknown>[] = [];
-    for (const i of first.values()) {
-      const { start, finish } = items[i]!;
-      rows.push({
+    const claims: Record<string, unknown>[] = [];
+    const finishes: Record<string, unknown>[] = [];
+    items.forEach((w, i) => {
+      if (w.claim === undefined) {
+        finishes.push({ id: w.id, ...finishColumns(w.finish) });
+        return;
+      }
+      const start = w.claim;
+      if (first.has(start.id)) return;
+      first.set(start.id, i);
+      claims.push({
         id: start.id,
         job_id: start.jobId,
         attempt: start.attempt,
@@ -172,35 +199,21 @@ export class AttemptsRepository {
         webhook_id: start.webhookId,
         started_at: start.startedAt,
         billed: start.billed,
-        ...(finish ? finishColumns(finish) : {}),
+        ...(w.finish ? finishColumns(w.finish) : {}),
       });
-    }
-    const inserted: { id: string }[] = await this.db.query(
-      `INSERT INTO deliveries.attempts
-         (id, job_id, attempt, account_id, webhook_id, started_at, billed,
-          outcome, finished_at, error_class, status_code, duration_ms, error, response_body)
-       SELECT id, job_id, attempt, account_id, webhook_id, started_at, billed,
-              outcome, finished_at, error_class, status_code, duration_ms, error, response_body
-         FROM json_to_recordset($1::json) AS x(${ROW_TYPE})
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [JSON.stringify(rows)],
-    );
+    });
+    let inserted: { id: string }[] = [];
+    if (claims.length === 0) await this.db.query(updateFinishes('$1'), [JSON.stringify(finishes)]);
+    else if (finishes.length === 0)
+      inserted = await this.db.query(INSERT_CLAIMS, [JSON.stringify(claims)]);
+    else
+      inserted = await this.db.query(CLAIMS_AND_FINISHES, [
+        JSON.stringify(claims),
+        JSON.stringify(finishes),
+      ]);
     const won = new Set(inserted.map((r) => r.id));
-    return items.map((c, i) => first.get(c.start.id) === i && won.has(c.start.id));
-  }
-
-  /** One UPDATE for many outcomes; a row already finished keeps its first outcome. */
-  private async finishAll(items: readonly Finish[]): Promise<void[]> {
-    const rows = items.map((f) => ({ id: f.id, ...finishColumns(f.finish) }));
-    await this.db.query(
-      `UPDATE deliveries.attempts a
-          SET outcome = u.outcome, finished_at = u.finished_at, error_class = u.error_class,
-              status_code = u.status_code, duration_ms = u.duration_ms, error = u.error,
-              response_body = u.response_body
-         FROM json_to_recordset($1::json) AS u(${ROW_TYPE})
-        WHERE a.id = u.id AND a.outcome IS NULL`,
-      [JSON.stringify(rows)],
+    return items.map(
+      (w, i) => w.claim !== undefined && first.get(w.claim.id) === i && won.has(w.claim.id),
     );
-    return items.map(() => undefined);
   }
 }

@@ -1,5 +1,6 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { DeliveriesInitial1764200000000 } from '../migrations/1764200000000-deliveries-initial';
+import { AttemptsFillfactor1764300000000 } from '../migrations/1764300000000-attempts-fillfactor';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'deliveries';
@@ -10,7 +11,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [DeliveriesInitial1764200000000],
+    migrations: [DeliveriesInitial1764200000000, AttemptsFillfactor1764300000000],
     applicationName: 'delivery-worker',
   };
 }
