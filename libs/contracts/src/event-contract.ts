@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { compileSchemaCheck, type CompiledCheck } from './schema-check';
 import type { StreamName } from './streams';
 
 /**
@@ -17,6 +18,13 @@ export interface EventContract<S extends z.ZodType = z.ZodType> {
   subjectOf(payload: z.output<S>): string;
   /** Idempotency id (`Nats-Msg-Id`) of one message. */
   messageIdOf(payload: z.output<S>): string;
+  /**
+   * Events with large bodies on a hot consumer (usage flush parts): a check compiled from
+   * `schema` that answers true only for a value the schema accepts unchanged, so a consumer may
+   * take the value as parsed without zod copying it; false means "ask the schema" (which stays
+   * the rule and gives the reason of a rejection). See `compileSchemaCheck`.
+   */
+  readonly accepts?: CompiledCheck;
 }
 
 export type PayloadOf<C extends EventContract> = z.output<C['schema']>;
@@ -27,7 +35,12 @@ export function defineEvent<S extends z.ZodType<{ id: string }>>(definition: {
   schema: S;
   family: { of(token: string): string; all: string };
   tokenOf(payload: z.output<S>): string;
+  /** Compile `accepts` from the schema (large bodies on a hot consumer only). */
+  compiledCheck?: boolean;
 }): EventContract<S> {
+  const accepts = definition.compiledCheck ? compileSchemaCheck(definition.schema) : undefined;
+  if (definition.compiledCheck && accepts === undefined)
+    throw new Error(`${definition.type}: its schema uses what compileSchemaCheck does not compile`);
   return {
     type: definition.type,
     stream: definition.stream,
@@ -35,5 +48,6 @@ export function defineEvent<S extends z.ZodType<{ id: string }>>(definition: {
     subjectFilter: definition.family.all,
     subjectOf: (payload) => definition.family.of(definition.tokenOf(payload)),
     messageIdOf: (payload) => payload.id,
+    ...(accepts ? { accepts } : {}),
   };
 }

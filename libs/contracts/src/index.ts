@@ -6,6 +6,7 @@ export * from './consumers';
 export * from './partitions';
 export * from './kv-buckets';
 export * from './event-contract';
+export * from './schema-check';
 export * from './events';
 export * from './events/common.schema';
 export * from './events/chain.events';

@@ -9,6 +9,7 @@ import {
   KvBuckets,
   Streams,
   balanceChangedId,
+  usageFlushId,
   usageId,
   type BalanceStateChanged,
   type ConsumerDeclaration,
@@ -271,6 +272,58 @@ describe('ConsumerRunner', () => {
     expect(letter.reason).toBe('invalid_payload');
     expect(letter.error.message).toMatch(/totalCu/);
     expect(calls).toBe(0);
+  });
+
+  it('takes a usage flush part through its compiled check, and leaves the rest to the schema (ADR 0104)', async () => {
+    const payloads: unknown[] = [];
+    runner(async (m) => void payloads.push(m.payload));
+    const windowStart = new Date(Date.UTC(2026, 0, 2, 0, 0, ++seq)).toISOString();
+    const flush = {
+      id: usageFlushId('gw-fast', windowStart, 0),
+      producerId: 'gw-fast',
+      windowStart,
+      windowEnd: new Date(Date.parse(windowStart) + 1_000).toISOString(),
+      part: 0,
+      parts: 1,
+      accounts: [
+        {
+          kind: 'node' as const,
+          accountId: 'acc_fast',
+          items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 2, cu: 40 }],
+          totalCu: 40,
+        },
+      ],
+    };
+    // Valid: handled as sent.
+    await publisher.publish(Events.usageFlushed, flush);
+    await until(() => payloads.length === 1 || undefined);
+    expect(payloads[0]).toEqual(flush);
+    // A key the schema strips: the schema parses it (the handler gets it without the key).
+    const extra = {
+      ...flush,
+      id: usageFlushId('gw-fast', windowStart, 1),
+      part: 1,
+      parts: 2,
+      note: 'x',
+    };
+    await publisher.publishJson(Events.usageFlushed.subjectOf(extra), extra, extra.id);
+    await until(() => payloads.length === 2 || undefined);
+    expect(payloads[1]).not.toHaveProperty('note');
+    // Invalid: dead-lettered with the schema's reason, never handled.
+    const bad = {
+      ...flush,
+      id: usageFlushId('gw-fast', windowStart, 2),
+      part: 2,
+      parts: 3,
+      accounts: [{ ...flush.accounts[0]!, totalCu: 41 }],
+    };
+    await publisher.publishJson(Events.usageFlushed.subjectOf(bad), bad, bad.id);
+    const letter = await until(async () => (await deadLetters()).find((l) => l.msgId === bad.id));
+    expect(letter.reason).toBe('invalid_payload');
+    expect(letter.error.message).toMatch(
+      /^accounts\.0: totalCu must equal the sum of items\[\]\.cu/,
+    );
+    expect(payloads).toHaveLength(2);
   });
 
   it('dead-letters a message still failing at maxDeliver', async () => {
