@@ -105,7 +105,7 @@ function cpuMsOfNamed(name: string): number {
 async function eventLoopBusyOf(httpUrl: string): Promise<{ busyS: number; atMs: number }> {
   const text = await (await fetch(`${httpUrl}/metrics`)).text();
   const atMs = performance.now();
-  const line = /^delivery_event_loop_busy_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  const line = /^nodejs_eventloop_busy_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text);
   return { busyS: line ? Number(line[1]) : NaN, atMs };
 }
 

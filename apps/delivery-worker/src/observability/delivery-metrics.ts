@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** Every metric of delivery-worker, registered on the app's Registry (served on /metrics). */
@@ -13,12 +12,6 @@ export class DeliveryMetrics {
   readonly usageParts: Counter<'outcome'>;
   readonly queueDepth: Gauge;
   readonly oldestWaiting: Gauge;
-  /**
-   * Time the event loop spent running callbacks since the process started, rather than waiting
-   * for I/O or timers. Its rate is the loop's utilisation: near 1 while attempts queue, the
-   * worker's one thread is the bound, not Postgres, NATS or the endpoints (bench "## delivery").
-   */
-  readonly eventLoopBusy: Counter;
 
   constructor(
     registry: Registry,
@@ -61,15 +54,6 @@ export class DeliveryMetrics {
       registers: [registry],
       async collect() {
         this.set(await sources.queueDepth().catch(() => Number.NaN));
-      },
-    });
-    this.eventLoopBusy = new Counter({
-      name: 'delivery_event_loop_busy_seconds_total',
-      help: 'Time the event loop spent running callbacks (its rate: the utilisation, 1 = busy)',
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(performance.eventLoopUtilization().active / 1_000);
       },
     });
     this.oldestWaiting = new Gauge({
