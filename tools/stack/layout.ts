@@ -59,7 +59,17 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       grpcPort: region === 'shared' ? undefined : port(60 + index),
       env: { REGION: region },
     })),
-    { name: 'chain-indexer', app: 'chain-indexer', httpPort: port(4), env: {} },
+    {
+      name: 'chain-indexer',
+      app: 'chain-indexer',
+      httpPort: port(4),
+      // The devnets' chains live in this stack's directory, the indexer's window in Postgres,
+      // which a reused server keeps: a new .stack (a fresh clone, a deleted directory) brings new
+      // chains that share no block with the stored window. The local stack takes the indexer's
+      // documented recovery at once (apps/chain-indexer README "Deep reorgs") instead of halting
+      // every network until an operator steps in.
+      env: { DEEP_REORG_POLICY: 'resync' },
+    },
     {
       name: 'webhook-matcher',
       app: 'webhook-matcher',
