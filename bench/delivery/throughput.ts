@@ -69,6 +69,19 @@ export interface ThroughputResult {
   cold: Rate;
 }
 
+/**
+ * The worker's NODE_OPTIONS as deploy/base/core/delivery-worker.yaml sets them (its V8 heap
+ * sizes), so the bench measures the process as it runs in production.
+ */
+export const DEPLOYED_NODE_OPTIONS = deployedNodeOptions();
+
+function deployedNodeOptions(): string {
+  const manifest = readFileSync(join(ROOT, 'deploy/base/core/delivery-worker.yaml'), 'utf8');
+  const match = /- name: NODE_OPTIONS\n\s+value: (.+)\n/.exec(manifest);
+  if (!match) throw new Error('deploy/base/core/delivery-worker.yaml sets no NODE_OPTIONS');
+  return match[1]!.trim();
+}
+
 /** User + system CPU of the worker processes so far, summed, in ms. */
 function cpuMsOfAll(processes: readonly ChildProcess[]): number {
   return processes.reduce((sum, p) => sum + cpuMsOf(p.pid), 0);
@@ -368,6 +381,8 @@ export async function startDeliveryWorker(urls: string[], workers = 1): Promise<
             ALLOW_LOOPBACK_TARGETS: 'true',
             WEBHOOK_SECRETS_KEY: secretsKey.toString('base64'),
             DELIVERY_PARTITION: `${partition}/${workers}`,
+            // As deployed (the StatefulSet's NODE_OPTIONS: the young generation's size).
+            NODE_OPTIONS: DEPLOYED_NODE_OPTIONS,
           },
           stdio: ['ignore', 'ignore', 'inherit'],
         },

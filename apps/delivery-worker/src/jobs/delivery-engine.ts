@@ -13,7 +13,9 @@ import {
   afterFailedAttempt,
   dropReasonOf,
   openSecret,
-  signatureHeaders,
+  signedHeaders,
+  signingKeyOf,
+  type SigningKey,
 } from '@meridian/webhooks';
 import type {
   AttemptFinish,
@@ -33,7 +35,8 @@ export interface DeliveryEngineDeps {
   statusOf: (webhookId: string) => WebhookStatusEntry | undefined;
   balanceOf: (accountId: string) => BalanceStateChanged | undefined;
   attempts: Pick<AttemptsRepository, 'latest' | 'claim' | 'finish'>;
-  send: (url: string, headers: Record<string, string>, body: string) => Promise<SendResult>;
+  /** `body`: the event's JSON as the bytes that were signed. */
+  send: (url: string, headers: Record<string, string>, body: Uint8Array) => Promise<SendResult>;
   limits: EndpointLimits;
   secretsKey: Buffer;
   publishHealth: (health: DeliveryHealth) => Promise<void>;
@@ -73,8 +76,9 @@ export class DeliveryEngine {
   private readonly held = new Map<string, number>();
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
-  /** Sealed secret → plain secret: opening one (AES-GCM) per attempt cost more than signing. */
-  private readonly opened = new BoundedMemo<string>(MEMO_SIZE);
+  /** Sealed secret → its signing keys: opening one (AES-GCM) per attempt cost more than
+   * signing, and deriving the keys (a base64 decode, the secret's bytes) per attempt showed too. */
+  private readonly opened = new BoundedMemo<SigningKey>(MEMO_SIZE);
   /** Endpoint URL → `hostOf` (a URL parse per attempt showed in the profile). */
   private readonly hosts = new BoundedMemo<string>(MEMO_SIZE);
 
@@ -214,12 +218,14 @@ export class DeliveryEngine {
   ): Promise<Step> {
     const { clock } = this.deps;
     const startedAt = clock.now();
-    const secrets: string[] = [];
+    const keys: SigningKey[] = [];
     try {
       for (const s of entry.secrets)
         if (s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
-          secrets.push(
-            this.opened.get(s.sealed, (sealed) => openSecret(this.deps.secretsKey, sealed)),
+          keys.push(
+            this.opened.get(s.sealed, (sealed) =>
+              signingKeyOf(openSecret(this.deps.secretsKey, sealed)),
+            ),
           );
     } catch (error) {
       breaker?.release(admission);
@@ -239,13 +245,9 @@ export class DeliveryEngine {
       breaker?.release(admission);
       return this.wait(1_000, 'claimed_elsewhere');
     }
-    const body = JSON.stringify(job.payload);
-    const headers = signatureHeaders({
-      secrets,
-      messageId: job.id,
-      timestampSeconds: Math.floor(startedAt.getTime() / 1_000),
-      body,
-    });
+    // Encoded once: both HMACs read these bytes and the request sends them.
+    const body = Buffer.from(JSON.stringify(job.payload), 'utf8');
+    const headers = signedHeaders(keys, job.id, Math.floor(startedAt.getTime() / 1_000), body);
     const result = await this.deps.send(entry.targetUrl, headers, body);
     const finishedAt = clock.now();
     if (admission !== 'skip') breaker?.record(finishedAt.getTime(), result.ok, admission);

@@ -68,7 +68,12 @@ export class HttpSender {
     });
   }
 
-  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /** `body`: bytes (as signed) or text, sent as they are. */
+  send(
+    url: string,
+    headers: Record<string, string>,
+    body: Uint8Array | string,
+  ): Promise<SendResult> {
     const target = this.targetOf(url);
     if (target === undefined)
       return Promise.resolve({

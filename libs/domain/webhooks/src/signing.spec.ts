@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { signatureHeaders, verifyXSignature } from './signing';
+import { signatureHeaders, signedHeaders, signingKeyOf, verifyXSignature } from './signing';
 
 function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -83,5 +83,23 @@ describe('delivery signing', () => {
     expect(() =>
       signatureHeaders({ secrets: [], messageId: 'm', timestampSeconds: t, body }),
     ).toThrow();
+  });
+
+  it('signs the same with keys derived once and the body as bytes (non-ASCII body, rotation)', () => {
+    const [a, b] = [newSecret(), newSecret()];
+    const text = JSON.stringify({ eventId: 'ev_ü', note: 'Grüße ✓' });
+    const headers = signedHeaders(
+      [signingKeyOf(a), signingKeyOf(b)],
+      'm1',
+      t,
+      Buffer.from(text, 'utf8'),
+    );
+    expect(headers).toEqual(
+      signatureHeaders({ secrets: [a, b], messageId: 'm1', timestampSeconds: t, body: text }),
+    );
+    expect(verifyXSignature(headers['x-signature'], text, b, t)).toBe(true);
+    const now = Math.floor(Date.now() / 1000);
+    const fresh = signedHeaders([signingKeyOf(a)], 'm1', now, Buffer.from(text, 'utf8'));
+    expect(new Webhook(a).verify(text, fresh)).toEqual(JSON.parse(text));
   });
 });

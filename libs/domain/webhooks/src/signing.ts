@@ -45,19 +45,57 @@ export function standardWebhooksDigest(
     .digest('base64');
 }
 
+/**
+ * A secret's keys for both schemes, derived once: the `whsec_…` string's UTF-8 bytes
+ * (X-Signature) and the base64-decoded part after `whsec_` (Standard Webhooks). A sender that
+ * signs with the same secret many times keeps these instead of deriving them per request.
+ */
+export interface SigningKey {
+  readonly xSignature: Buffer;
+  readonly standardWebhooks: Buffer;
+}
+
+export function signingKeyOf(secret: string): SigningKey {
+  return { xSignature: Buffer.from(secret, 'utf8'), standardWebhooks: standardWebhooksKey(secret) };
+}
+
 /** Header names in lower case (HTTP/1.1 and HTTP/2 alike). */
 export function signatureHeaders(input: SignInput): Record<string, string> {
-  if (input.secrets.length === 0) throw new Error('no signing secret');
-  const t = input.timestampSeconds;
-  const v1 = input.secrets.map((s) => `v1=${xSignatureDigest(s, t, input.body)}`);
-  const std = input.secrets.map(
-    (s) => `v1,${standardWebhooksDigest(s, input.messageId, t, input.body)}`,
+  return signedHeaders(
+    input.secrets.map(signingKeyOf),
+    input.messageId,
+    input.timestampSeconds,
+    Buffer.from(input.body, 'utf8'),
   );
+}
+
+/**
+ * `signatureHeaders` with keys derived beforehand (current first) and the body as the bytes
+ * that are sent: each HMAC reads the same bytes, and nothing is encoded again per scheme.
+ */
+export function signedHeaders(
+  keys: readonly SigningKey[],
+  messageId: string,
+  timestampSeconds: number,
+  body: Uint8Array,
+): Record<string, string> {
+  if (keys.length === 0) throw new Error('no signing secret');
+  const t = timestampSeconds;
+  let x = `t=${t}`;
+  let std = '';
+  for (const key of keys) {
+    x += `,v1=${createHmac('sha256', key.xSignature).update(`${t}.`).update(body).digest('hex')}`;
+    const digest = createHmac('sha256', key.standardWebhooks)
+      .update(`${messageId}.${t}.`)
+      .update(body)
+      .digest('base64');
+    std += `${std === '' ? '' : ' '}v1,${digest}`;
+  }
   return {
-    'x-signature': [`t=${t}`, ...v1].join(','),
-    'webhook-id': input.messageId,
+    'x-signature': x,
+    'webhook-id': messageId,
     'webhook-timestamp': String(t),
-    'webhook-signature': std.join(' '),
+    'webhook-signature': std,
   };
 }
 
