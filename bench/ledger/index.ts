@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   Consumers,
@@ -25,7 +25,7 @@ import {
 } from '@meridian/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
+import { connect, type Msg } from '@nats-io/transport-node';
 import { Client } from 'pg';
 
 /**
@@ -45,6 +45,8 @@ export interface LedgerBenchOptions {
   producers?: number;
   seconds?: number;
   duplicateShare?: number;
+  /** Fleet seconds of the backlog the capacity is measured on. */
+  capacitySeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -105,6 +107,18 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** The local NATS server's pid (its CPU is reported beside the ledger's), if one runs here. */
+function natsServerPid(): number | undefined {
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name)))
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server')
+        return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  return undefined;
+}
+
 /** CPU of the Postgres backends serving one database (pid → seconds), read from /proc. */
 async function backendCpu(pg: Client, database: string): Promise<Map<number, number>> {
   const rows = await pg.query<{ pid: number }>(
@@ -133,11 +147,19 @@ function node(
   return child;
 }
 
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Promise<string> {
   const accounts = options.accounts ?? 10_000;
   const producers = options.producers ?? 8;
   const seconds = options.seconds ?? 60;
   const duplicateShare = options.duplicateShare ?? 0.01;
+  const capacitySeconds = options.capacitySeconds ?? 20;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const db = await createTestDatabase({ prefix: 'bench_ledger' });
@@ -162,29 +184,30 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
 
     const httpPort = await freePort();
     const base = `http://127.0.0.1:${httpPort}`;
-    app = node(
-      'apps/billing-ledger/src/main.ts',
-      {
-        DATABASE_URL: db.url,
-        NATS_URL: natsUrl,
-        NATS_PREFIX: prefix,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(httpPort),
-        GRPC_PORT: String(await freePort()),
-        OPERATOR_TOKEN,
-        LOG_LEVEL: 'warn',
-      },
-      log,
-      // LEDGER_BENCH_PROFILE=<dir>: a CPU profile of billing-ledger, written when it stops.
-      process.env['LEDGER_BENCH_PROFILE']
-        ? ['--cpu-prof', '--cpu-prof-dir', process.env['LEDGER_BENCH_PROFILE']]
-        : [],
-    );
-    await waitFor(
-      'billing-ledger /readyz',
-      async () => (await fetch(`${base}/readyz`)).ok,
-      120_000,
-    );
+    const ledgerEnv = {
+      DATABASE_URL: db.url,
+      NATS_URL: natsUrl,
+      NATS_PREFIX: prefix,
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: String(httpPort),
+      GRPC_PORT: String(await freePort()),
+      OPERATOR_TOKEN,
+      LOG_LEVEL: 'warn',
+    };
+    const spawnLedger = () =>
+      node(
+        'apps/billing-ledger/src/main.ts',
+        ledgerEnv,
+        log,
+        // LEDGER_BENCH_PROFILE=<dir>: a CPU profile of billing-ledger, written when it stops.
+        process.env['LEDGER_BENCH_PROFILE']
+          ? ['--cpu-prof', '--cpu-prof-dir', process.env['LEDGER_BENCH_PROFILE']]
+          : [],
+      );
+    const ledgerReady = () =>
+      waitFor('billing-ledger /readyz', async () => (await fetch(`${base}/readyz`)).ok, 120_000);
+    app = spawnLedger();
+    await ledgerReady();
 
     // 1. Accounts through the operator bulk API (500 per request), two requests at a time.
     const accountStart = Date.now();
@@ -217,19 +240,24 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const pendingLag = new Map<string, Array<{ cumulative: number; meteredAt: number }>>();
     const lags: number[] = [];
     // What a gateway sees: the puts into the balance-state KV bucket (a charge that flips
-    // nothing is no event since ADR 0104's fleet changes; the bucket has every state).
-    const sub = nc.subscribe(`$KV.${ns.bucket(KvBuckets.balanceState.name)}.>`, {
-      callback: (_error, msg) => {
-        const accountId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
-        const waiting = pendingLag.get(accountId);
-        if (waiting === undefined || waiting.length === 0) return;
-        const state = msg.json<BalanceStateChanged>();
-        const used = PLAN_ALLOWANCE - state.allowanceCu;
-        const seenAt = Date.now();
-        while (waiting.length > 0 && waiting[0]!.cumulative <= used)
-          lags.push(seenAt - waiting.shift()!.meteredAt);
-      },
-    });
+    // nothing is no event since ADR 0104's fleet changes; the bucket has every state). Only the
+    // sampled accounts' keys are subscribed: a gateway watching the whole bucket runs on another
+    // machine, and here its 10,000 messages a second would take NATS and this process's CPU
+    // from the two cores the ledger is measured on.
+    const watch = (_error: unknown, msg: Msg) => {
+      const accountId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      const waiting = pendingLag.get(accountId);
+      if (waiting === undefined || waiting.length === 0) return;
+      const state = msg.json<BalanceStateChanged>();
+      const used = PLAN_ALLOWANCE - state.allowanceCu;
+      const seenAt = Date.now();
+      while (waiting.length > 0 && waiting[0]!.cumulative <= used)
+        lags.push(seenAt - waiting.shift()!.meteredAt);
+    };
+    const subs = [...sampled].map((id) =>
+      nc.subscribe(`$KV.${ns.bucket(KvBuckets.balanceState.name)}.${id}`, { callback: watch }),
+    );
+    await nc.flush();
 
     // 3. The producers: real UsageMeter + UsageFlusher, one per producer, ticking each second
     //    (staggered), every account active on every producer every second.
@@ -245,57 +273,72 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         published.push(part);
       },
     };
+    /**
+     * `windows` fleet seconds from every producer. Paced: a flush each second on the wall clock
+     * (the lag is watched). Not paced: a backlog, each producer's windows a second apart on a
+     * clock of its own, published as fast as it goes. Answers the account-items produced.
+     */
+    const produce = async (windows: number, paced: boolean): Promise<number> => {
+      const startedAt = Date.now();
+      let items = 0;
+      await Promise.all(
+        Array.from({ length: producers }, async (_, p) => {
+          const meter = new UsageMeter();
+          let clock = startedAt;
+          const flusher = new UsageFlusher(publisher, {
+            producerId: `bench-gw-${p}${paced ? '' : '-backlog'}`,
+            intervalMs: 1_000,
+            now: paced ? () => new Date() : () => new Date(clock),
+            drain: () => {
+              const entries = meter.drain();
+              const meteredAt = Date.now();
+              for (const entry of entries) {
+                const cumulative = (expected.get(entry.accountId) ?? 0) + entry.totalCu;
+                expected.set(entry.accountId, cumulative);
+                if (paced && sampled.has(entry.accountId)) {
+                  let waiting = pendingLag.get(entry.accountId);
+                  if (!waiting) pendingLag.set(entry.accountId, (waiting = []));
+                  waiting.push({ cumulative, meteredAt });
+                }
+              }
+              items += entries.length;
+              return entries;
+            },
+            onPublished: (outcome) => {
+              if (outcome === 'failed') publishFailures += 1;
+            },
+          });
+          if (paced) await new Promise((r) => setTimeout(r, (p * 1_000) / producers));
+          for (let w = 0; w < windows; w++) {
+            const tickAt = startedAt + (p * 1_000) / producers + (w + 1) * 1_000;
+            for (let a = 0; a < accounts; a++) {
+              const pick = MIX[(a + p + w) % MIX.length]!;
+              const calls = 1 + ((a * 7 + w) % 5);
+              meter.add(
+                ids[a]!,
+                pick.network,
+                pick.method,
+                calls * cuForCall(pick.network, pick.method),
+                calls,
+              );
+            }
+            if (paced) await new Promise((r) => setTimeout(r, Math.max(0, tickAt - Date.now())));
+            else clock += 1_000;
+            await flusher.flush();
+          }
+          await flusher.stop();
+        }),
+      );
+      return items;
+    };
     const cpuStart = cpuSeconds(app.pid);
+    const natsPid = natsServerPid();
+    const natsCpuStart = cpuSeconds(natsPid);
+    const benchCpuStart = process.cpuUsage();
     const pgCpuStart = await backendCpu(pg, database);
     const runStart = Date.now();
-    let accountItems = 0;
-    await Promise.all(
-      Array.from({ length: producers }, async (_, p) => {
-        const meter = new UsageMeter();
-        let meteredAt = 0;
-        const flusher = new UsageFlusher(publisher, {
-          producerId: `bench-gw-${p}`,
-          intervalMs: 1_000,
-          now: () => new Date(),
-          drain: () => {
-            const entries = meter.drain();
-            meteredAt = Date.now();
-            for (const entry of entries) {
-              const cumulative = (expected.get(entry.accountId) ?? 0) + entry.totalCu;
-              expected.set(entry.accountId, cumulative);
-              if (sampled.has(entry.accountId)) {
-                let waiting = pendingLag.get(entry.accountId);
-                if (!waiting) pendingLag.set(entry.accountId, (waiting = []));
-                waiting.push({ cumulative, meteredAt });
-              }
-            }
-            accountItems += entries.length;
-            return entries;
-          },
-          onPublished: (outcome) => {
-            if (outcome === 'failed') publishFailures += 1;
-          },
-        });
-        await new Promise((r) => setTimeout(r, (p * 1_000) / producers));
-        for (let w = 0; w < seconds; w++) {
-          const tickAt = runStart + (p * 1_000) / producers + (w + 1) * 1_000;
-          for (let a = 0; a < accounts; a++) {
-            const pick = MIX[(a + p + w) % MIX.length]!;
-            const calls = 1 + ((a * 7 + w) % 5);
-            meter.add(
-              ids[a]!,
-              pick.network,
-              pick.method,
-              calls * cuForCall(pick.network, pick.method),
-              calls,
-            );
-          }
-          await new Promise((r) => setTimeout(r, Math.max(0, tickAt - Date.now())));
-          await flusher.flush();
-        }
-        await flusher.stop();
-      }),
-    );
+    const accountItems = await produce(seconds, true);
+    const steadyParts = published.length;
     const publishSeconds = (Date.now() - runStart) / 1000;
     // Redeliveries: the same parts under new message ids (the stream keeps them; the ledger must not).
     const duplicates = published.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
@@ -309,19 +352,23 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     );
 
     const jsm = await jetstreamManager(nc);
-    await waitFor(
-      'usage drained',
-      async () => {
-        const info = await jsm.consumers.info(
-          ns.stream('BILLING'),
-          ns.consumer(Consumers.ledgerUsage.durable),
-        );
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      60 * 60_000,
-    );
+    const usageConsumer = () =>
+      jsm.consumers.info(ns.stream('BILLING'), ns.consumer(Consumers.ledgerUsage.durable));
+    const drained = () =>
+      waitFor(
+        'usage drained',
+        async () => {
+          const info = await usageConsumer();
+          return info.num_pending === 0 && info.num_ack_pending === 0;
+        },
+        60 * 60_000,
+      );
+    await drained();
     const drainedAt = Date.now();
     const appCpu = cpuSeconds(app.pid) - cpuStart;
+    const natsCpu = cpuSeconds(natsPid) - natsCpuStart;
+    const benchCpuUsed = process.cpuUsage(benchCpuStart);
+    const benchCpu = (benchCpuUsed.user + benchCpuUsed.system) / 1e6;
     const pgCpuEnd = await backendCpu(pg, database);
     let pgCpu = 0;
     for (const [pid, end] of pgCpuEnd) pgCpu += end - (pgCpuStart.get(pid) ?? 0);
@@ -330,21 +377,76 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       async () => [...pendingLag.values()].every((w) => w.length === 0),
       60_000,
     ).catch(() => undefined);
-    sub.unsubscribe();
+    for (const sub of subs) sub.unsubscribe();
     const unsettled = [...pendingLag.values()].reduce((s, w) => s + w.length, 0);
     const applySeconds = (drainedAt - runStart) / 1000;
 
-    // 4. Verify every account to the CU: ledger entries, the KV bucket, the ledger's invariants.
+    // 4. Capacity: the steady run is bound by the production rate (a ledger that keeps up
+    //    applies what is offered), so the ledger is stopped, `capacitySeconds` fleet seconds are
+    //    published as a backlog, and the ledger is started again: first part delivered → drained
+    //    is what it can apply, with journals of a behind ledger's batches (ADR 0104).
+    const steadyJournals = Number(
+      (
+        await pg.query<{ m: string }>(
+          'SELECT coalesce(max(id), 0) AS m FROM billing.ledger_journal',
+        )
+      ).rows[0]!.m,
+    );
+    await stopProcess(app);
+    // The stopped ledger's pull requests: a message the server hands one of them is stranded
+    // until its ack wait (30 s) ends. They expire with the process gone; wait for that first.
+    await waitFor(
+      'no pull request of the stopped ledger',
+      async () => (await usageConsumer()).num_waiting === 0,
+      60_000,
+    );
+    const backlogStart = Date.now();
+    const backlogItems = await produce(capacitySeconds, false);
+    log(
+      `published a backlog of ${backlogItems} account-items in ${((Date.now() - backlogStart) / 1000).toFixed(1)} s`,
+    );
+    const before = await usageConsumer();
+    const deliveredBefore = before.delivered.stream_seq;
+    app = spawnLedger();
+    await waitFor(
+      'first backlog delivery',
+      async () => (await usageConsumer()).delivered.stream_seq > deliveredBefore,
+      120_000,
+    );
+    const capacityStart = Date.now();
+    const capacityCpuStart = cpuSeconds(app.pid);
+    const capacityPgStart = await backendCpu(pg, database);
+    await drained();
+    const capacityRedelivered = (await usageConsumer()).num_redelivered - before.num_redelivered;
+    const capacityWall = (Date.now() - capacityStart) / 1000;
+    const capacityCpu = cpuSeconds(app.pid) - capacityCpuStart;
+    let capacityPgCpu = 0;
+    for (const [pid, end] of await backendCpu(pg, database))
+      capacityPgCpu += end - (capacityPgStart.get(pid) ?? 0);
+    await ledgerReady();
+
+    // 5. Verify every account to the CU: ledger entries, the KV bucket, the ledger's invariants.
+    //    The backlog's last balance states go out after its last commit: read until they match
+    //    (up to a minute), then count what still does not.
     const kv = await new Kvm(nc).open(ns.bucket(KvBuckets.balanceState.name));
-    let kvMismatches = 0;
-    await pool(ids, 64, async (id) => {
-      const state = (await kv.get(id))?.json<BalanceStateChanged>();
-      if (
-        !state ||
-        state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - (expected.get(id) ?? 0)
-      )
-        kvMismatches += 1;
-    });
+    const kvCheck = async (): Promise<number> => {
+      let mismatches = 0;
+      await pool(ids, 64, async (id) => {
+        const state = (await kv.get(id))?.json<BalanceStateChanged>();
+        if (
+          !state ||
+          state.allowanceCu + state.purchasedCu !== PLAN_ALLOWANCE - (expected.get(id) ?? 0)
+        )
+          mismatches += 1;
+      });
+      return mismatches;
+    };
+    await waitFor(
+      'balance states of the backlog',
+      async () => (await kvCheck()) === 0,
+      60_000,
+    ).catch(() => undefined);
+    const kvMismatches = await kvCheck();
     const usage = await pg.query<{ account_id: string; cu: string }>(
       `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries WHERE ledger = 'usage' GROUP BY account_id`,
     );
@@ -369,23 +471,43 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         WHERE b.allowance_cu <> s.a OR b.purchased_cu <> s.p`,
     );
 
-    // 5. The raw ceiling, same run, same database: the usage journals and entries the ledger
-    //    wrote, written again into copies of its tables by a bare multi-row insert loop.
-    const journals = Number(counts.journals);
-    const entries = Number(counts.entries);
-    const rawSeconds = await rawInsertSeconds(
+    // Hourly usage: what is folded plus what waits to be folded, per account.
+    const hourly = await pg.query<{ account_id: string; cu: string }>(
+      `SELECT account_id, sum(cu) AS cu FROM (
+         SELECT account_id, cu FROM billing.usage_hourly
+         UNION ALL
+         SELECT u.account_id, u.cu FROM billing.usage_hourly_pending p, unnest(p.account_ids::text[], p.cu::bigint[]) AS u(account_id, cu)
+       ) x GROUP BY account_id`,
+    );
+    let hourlyMismatches = accounts - hourly.rows.length;
+    for (const row of hourly.rows)
+      if (Number(row.cu) !== expected.get(row.account_id)) hourlyMismatches += 1;
+
+    // 6. The raw ceiling, same run, same database: the usage journals and entries the ledger
+    //    wrote, the same rows written again into copies of its tables by a bare multi-row insert
+    //    loop, a ledger transaction's journals per statement; for the steady run and the backlog.
+    await pg.query(`CREATE TABLE billing.raw_journal (LIKE billing.ledger_journal INCLUDING ALL)`);
+    await pg.query(`CREATE TABLE billing.raw_entries (LIKE billing.ledger_entries INCLUDING ALL)`);
+    const steadyRaw = await rawInsertSeconds(pg, 0, steadyJournals, accounts);
+    const backlogRaw = await rawInsertSeconds(
       pg,
-      journals,
-      entries / Math.max(1, journals),
+      steadyJournals,
+      Number.MAX_SAFE_INTEGER,
       accounts,
     );
+    const journals = steadyRaw.journals;
+    const entries = steadyRaw.entries;
+    const rawSeconds = steadyRaw.seconds;
     const appliedRate = accountItems / applySeconds;
     const rawRate = accountItems / rawSeconds;
+    const capacityRate = backlogItems / capacityWall;
+    const backlogRawRate = backlogItems / backlogRaw.seconds;
 
     lags.sort((a, b) => a - b);
     const ok =
       kvMismatches === 0 &&
       ledgerMismatches === 0 &&
+      hourlyMismatches === 0 &&
       publishFailures === 0 &&
       Number(counts.parts) === published.length &&
       unbalanced.rowCount === 0 &&
@@ -395,24 +517,23 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| measure | value |`,
       `|---|---|`,
       `| shape | ${fmt(accounts)} accounts (plan ${PLAN}) × ${producers} producers, every account on every producer every second, ${seconds} s |`,
-      `| published | ${fmt(accountItems)} account-items in ${fmt(published.length)} flush parts (+${fmt(duplicates.length)} parts re-published as redeliveries), over ${publishSeconds.toFixed(1)} s |`,
+      `| published | ${fmt(accountItems)} account-items in ${fmt(steadyParts)} flush parts (+${fmt(duplicates.length)} parts re-published as redeliveries), over ${publishSeconds.toFixed(1)} s |`,
       `| **account-items applied / s** | **${fmt(appliedRate)}** (first flush → consumer drained: ${applySeconds.toFixed(1)} s) |`,
       `| raw ceiling (same journal + entry rows, bare multi-row INSERT loop, same run) | ${fmt(rawRate)} account-items / s (${fmt(journals)} journals + ${fmt(entries)} entries in ${rawSeconds.toFixed(1)} s); ledger = ${(appliedRate / rawRate).toFixed(2)}× |`,
+      `| **capacity**: a backlog of ${capacitySeconds} fleet seconds applied by a restarted ledger, first delivery → drained | **${fmt(capacityRate)}** account-items / s (${fmt(backlogItems)} in ${capacityWall.toFixed(1)} s; ${fmt(backlogRaw.journals)} journals, ${(backlogItems / Math.max(1, backlogRaw.journals)).toFixed(1)} items each; ${capacityRedelivered} parts redelivered); billing-ledger ${((capacityCpu / backlogItems) * 1e6).toFixed(1)} µs + Postgres ${((capacityPgCpu / backlogItems) * 1e6).toFixed(1)} µs CPU per account-item |`,
+      `| raw ceiling of the backlog's rows (same loop) | ${fmt(backlogRawRate)} account-items / s (${fmt(backlogRaw.journals)} journals + ${fmt(backlogRaw.entries)} entries in ${backlogRaw.seconds.toFixed(1)} s); capacity = ${(capacityRate / backlogRawRate).toFixed(2)}× |`,
       `| lag: window end → balance state in KV showing it (1 in ${LAG_SAMPLE} accounts), p50 / p99 / max | ${percentile(lags, 50)} / ${percentile(lags, 99)} / ${lags.at(-1) ?? NaN} ms over ${fmt(lags.length)} windows (${unsettled} never seen) |`,
       `| billing-ledger CPU | ${appCpu.toFixed(1)} s (${Math.round((appCpu / applySeconds) * 100)} % of one core; ${((appCpu / accountItems) * 1e6).toFixed(1)} µs per account-item) |`,
       `| Postgres CPU (backends of this database) | ${pgCpu.toFixed(1)} s (${Math.round((pgCpu / applySeconds) * 100)} % of one core) |`,
+      `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
-      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
+      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
       '',
       `ledger: ${fmt(appliedRate)} account-items/s applied, lag p99 ${percentile(lags, 99)} ms, verification ${ok ? 'PASS' : 'FAIL'}`,
     ];
     return lines.join('\n');
   } finally {
-    if (app && app.exitCode === null && app.signalCode === null) {
-      const exited = new Promise((r) => app!.once('exit', r));
-      app.kill('SIGTERM');
-      await exited;
-    }
+    if (app) await stopProcess(app);
     await pg.end().catch(() => undefined);
     await nc.close();
     await deleteNatsNamespace(natsUrl, prefix).catch(() => undefined);
@@ -421,39 +542,77 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
 }
 
 /**
- * Seconds a bare loop takes to write `journals` usage journals with `perJournal` entries each
- * into copies of the ledger's tables (same columns, indexes and unique key), in multi-row
- * INSERT … SELECT unnest statements of `batch` journals: what Postgres alone can do for the
- * rows the ledger wrote, without locks, balances, rollups or NATS.
+ * A bare loop writing the usage journals with ids in (`after`, `upTo`] and their entries again,
+ * the same rows (keys, accounts, amounts, times), into copies of the ledger's tables (same
+ * columns, indexes and unique key; no foreign keys), `batch` journals per transaction by
+ * multi-row INSERT … SELECT unnest statements: what Postgres alone takes for the rows the ledger
+ * wrote, without locks, balances, rollups, claims or NATS. Only the writes are timed.
  */
 async function rawInsertSeconds(
   pg: Client,
-  journals: number,
-  perJournal: number,
+  after: number,
+  upTo: number,
   batch: number,
-): Promise<number> {
-  await pg.query(`CREATE TABLE billing.raw_journal (LIKE billing.ledger_journal INCLUDING ALL)`);
-  await pg.query(`CREATE TABLE billing.raw_entries (LIKE billing.ledger_entries INCLUDING ALL)`);
-  const entriesEach = Math.max(1, Math.round(perJournal));
-  const started = Date.now();
-  for (let done = 0; done < journals; done += batch) {
-    const n = Math.min(batch, journals - done);
-    const keys = Array.from({ length: n }, (_, i) => `raw:${done + i}`);
+): Promise<{ seconds: number; journals: number; entries: number }> {
+  let timed = 0;
+  let journals = 0;
+  let entries = 0;
+  for (let last = after; ;) {
+    const rows = (
+      await pg.query<{
+        id: string;
+        idempotency_key: string;
+        account_id: string;
+        amount_cu: string;
+        overdraft_cu: string;
+        occurred_at: Date;
+      }>(
+        `SELECT id, idempotency_key, account_id, amount_cu, overdraft_cu, occurred_at FROM billing.ledger_journal
+          WHERE id > $1 AND id <= $2 AND kind = 'usage' ORDER BY id LIMIT $3`,
+        [last, upTo, batch],
+      )
+    ).rows;
+    if (rows.length === 0) break;
+    last = Number(rows.at(-1)!.id);
+    const postings = (
+      await pg.query<{ journal_id: string; account_id: string; ledger: string; amount_cu: string }>(
+        `SELECT journal_id, account_id, ledger, amount_cu FROM billing.ledger_entries
+          WHERE journal_id = ANY($1::bigint[]) ORDER BY id`,
+        [rows.map((r) => r.id)],
+      )
+    ).rows;
+    const started = performance.now();
     await pg.query('BEGIN');
-    const inserted = await pg.query<{ id: string }>(
+    const inserted = await pg.query<{ id: string; idempotency_key: string }>(
       `INSERT INTO billing.raw_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
-       SELECT k, 'acc', 'usage', 100, 0, now(), NULL FROM unnest($1::text[]) AS k RETURNING id`,
-      [keys],
+       SELECT k, a, 'usage', c, o, t, NULL FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::timestamptz[]) AS u(k, a, c, o, t)
+       RETURNING id, idempotency_key`,
+      [
+        rows.map((r) => r.idempotency_key),
+        rows.map((r) => r.account_id),
+        rows.map((r) => r.amount_cu),
+        rows.map((r) => r.overdraft_cu),
+        rows.map((r) => r.occurred_at),
+      ],
     );
-    const ids = inserted.rows.flatMap((r) => Array.from({ length: entriesEach }, () => r.id));
+    const newId = new Map(inserted.rows.map((r) => [r.idempotency_key, r.id]));
+    const keyOf = new Map(rows.map((r) => [r.id, r.idempotency_key]));
     await pg.query(
       `INSERT INTO billing.raw_entries (journal_id, account_id, ledger, amount_cu)
-       SELECT j, 'acc', 'usage', 100 FROM unnest($1::bigint[]) AS j`,
-      [ids],
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])`,
+      [
+        postings.map((e) => newId.get(keyOf.get(e.journal_id)!)),
+        postings.map((e) => e.account_id),
+        postings.map((e) => e.ledger),
+        postings.map((e) => e.amount_cu),
+      ],
     );
     await pg.query('COMMIT');
+    timed += performance.now() - started;
+    journals += rows.length;
+    entries += postings.length;
   }
-  return (Date.now() - started) / 1000;
+  return { seconds: timed / 1000, journals, entries };
 }
 
 /** Entry point of `npm run bench [ledger]` (bench/run.ts). */
@@ -462,5 +621,6 @@ export function runBenchmark(): Promise<string> {
     accounts: Number(process.env['LEDGER_BENCH_ACCOUNTS'] ?? 10_000),
     producers: Number(process.env['LEDGER_BENCH_PRODUCERS'] ?? 8),
     seconds: Number(process.env['LEDGER_BENCH_SECONDS'] ?? 60),
+    capacitySeconds: Number(process.env['LEDGER_BENCH_CAPACITY_SECONDS'] ?? 20),
   });
 }

@@ -29,6 +29,7 @@ import { OutboxRepository } from './outbox/outbox.repository';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
 import { UsageConsumer } from './usage/usage.consumer';
+import { HourlyFolder } from './usage/hourly-folder.service';
 import { UsageFlushesRepository } from './usage/usage-flushes.repository';
 
 export const SERVICE = 'billing-ledger';
@@ -85,6 +86,7 @@ export class AppModule {
         AccountsService,
         StatePublisher,
         LedgerTicker,
+        HourlyFolder,
         UsageConsumer,
         BillingGrpcServer,
         AccountKeyGuard,

@@ -14,6 +14,7 @@ import { ChangeSignal } from '../ledger/change-signal';
 import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { TopUpsRepository, type TopUpRow } from '../ledger/top-ups.repository';
+import { HourlyFolder } from '../usage/hourly-folder.service';
 
 export interface NewAccount {
   name: string;
@@ -57,6 +58,7 @@ export class AccountsService {
     private readonly credentials: CredentialsService,
     private readonly topUps: TopUpsRepository,
     private readonly signal: ChangeSignal,
+    private readonly hourly: HourlyFolder,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -172,7 +174,10 @@ export class AccountsService {
     };
   }
 
-  /** Usage from the hourly rollups; `from`/`to` are rounded to whole hours. */
+  /**
+   * Usage from the hourly rollups; `from`/`to` are rounded to whole hours. What usage
+   * transactions recorded is folded first, so every committed charge is in the answer.
+   */
   async usage(
     accountId: string,
     from: Date,
@@ -193,6 +198,7 @@ export class AccountsService {
         order: 'cu DESC, network, method',
       },
     }[groupBy];
+    await this.hourly.fold();
     const rows: Array<{
       day?: string;
       network?: string;

@@ -3,6 +3,7 @@ import { BillingInitial1763740800000 } from '../migrations/1763740800000-billing
 import { UsageFlushes1764000000000 } from '../migrations/1764000000000-usage-flushes';
 import { UsageHourlyFillfactor1764100000000 } from '../migrations/1764100000000-usage-hourly-fillfactor';
 import { BalancesHotUpdates1764200000000 } from '../migrations/1764200000000-balances-hot-updates';
+import { UsageHourlyPending1764300000000 } from '../migrations/1764300000000-usage-hourly-pending';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -21,6 +22,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageFlushes1764000000000,
       UsageHourlyFillfactor1764100000000,
       BalancesHotUpdates1764200000000,
+      UsageHourlyPending1764300000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

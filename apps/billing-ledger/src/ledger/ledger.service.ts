@@ -362,10 +362,7 @@ export class LedgerService {
       }
       for (const row of touched) this.settle(row, now);
       await this.ledger.saveBalances(manager, [...touched], now);
-      await this.flushes.addHourly(
-        manager,
-        [...rollups.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : 1)),
-      );
+      await this.flushes.recordHourly(manager, [...rollups.values()]);
       return results;
     });
     // The committed rows go to the balance-state publisher as they are (no read needed).
@@ -472,7 +469,7 @@ export class LedgerService {
         );
       }
       await this.ledger.saveBalances(manager, touched, now);
-      await this.flushes.addHourly(manager, known);
+      await this.flushes.recordHourly(manager, known);
       if (unknown.size > 0) {
         const parked: ParkedEntry[] = entriesOf(aggregate.flushes, unknown).map(
           ({ flush, entry }) => ({

@@ -52,7 +52,7 @@ describe('aggregateFlushes', () => {
     expect(hourOf(start)).toBe(hour);
   });
 
-  it('rolls up per account, hour, network and method, deliveries as webhooks/webhook_delivery, in key order', () => {
+  it('rolls up per account, hour, network and method, deliveries as webhooks/webhook_delivery, by account', () => {
     const agg = aggregateFlushes([
       part('gw-a', '2026-01-01T00:00:00.000Z', [
         node('a', 'eth_call', 20),
@@ -119,19 +119,19 @@ describe('FlushAccumulator', () => {
     expect(accumulator.result()).toEqual(aggregateFlushes(parts));
     const { charges, rollups } = accumulator.result();
     expect(charges.map((c) => c.accountId)).toEqual(['a', 'b', 'c']);
-    // By account (the lock order), then hour, network, method.
+    // By account (the lock order), an account's rollups as first met (folding sorts: ADR 0104).
     expect(
       rollups.map((r) => `${r.accountId} ${r.hour.slice(11, 13)} ${r.method} ${r.cu}`),
     ).toEqual([
       'a 00 eth_call 40',
-      'a 01 eth_call 60',
       'a 01 eth_chainId 20',
+      'a 01 eth_call 60',
       'b 01 eth_getBalance 20',
       'c 00 eth_call 20',
     ]);
   });
 
-  it('sums an account with many methods (past the scanned few, a keyed map) like one with few, in key order', () => {
+  it('sums an account with many methods (past the scanned few, a keyed map) like one with few', () => {
     const methods = Array.from({ length: 40 }, (_, i) => `m_${String(39 - i).padStart(2, '0')}`);
     const parts = [0, 1, 2].map((p) =>
       part(`gw-${p}`, '2026-01-01T00:00:00.000Z', [
@@ -150,7 +150,7 @@ describe('FlushAccumulator', () => {
     );
     const agg = aggregateFlushes(parts);
     expect(agg.rollups).toHaveLength(40);
-    expect(agg.rollups.map((r) => r.method)).toEqual([...methods].sort());
+    expect(agg.rollups.map((r) => r.method)).toEqual(methods);
     for (const rollup of agg.rollups) {
       const i = methods.indexOf(rollup.method);
       expect(rollup).toMatchObject({ accountId: 'a', calls: 3, cu: 3 * (i + 1) });

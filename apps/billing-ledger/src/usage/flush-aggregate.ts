@@ -26,11 +26,7 @@ export interface SourcedEntry {
 export interface FlushAggregate {
   /** One per account, in account-id order (the lock order). */
   charges: AccountCharge[];
-  /**
-   * One per (account, hour, network, method), in key order: by account (whose balance row the
-   * transaction holds locked, so no other transaction writes its rollups meanwhile), then hour,
-   * network, method.
-   */
+  /** One per (account, hour, network, method), by account (recorded, folded later: ADR 0104). */
   rollups: HourlyRollup[];
   /** Account items summed (node lines and webhook lines): what the benchmark counts. */
   items: number;
@@ -115,7 +111,6 @@ export class FlushAccumulator {
     for (const [i, id] of ids.entries()) {
       const sum = this.accounts.get(id)!;
       charges[i] = sum.charge;
-      if (sum.rollups.length > 1) sum.rollups.sort(byRollupKey);
       for (const rollup of sum.rollups) rollups.push(rollup);
     }
     return { charges, rollups, items: this.items, flushes: this.added };
@@ -153,11 +148,6 @@ function roll(
 
 const keyOf = (hour: string, network: string, method: string) =>
   `${hour}\u0000${network}\u0000${method}`;
-
-/** Rollup order within an account: hour, network, method (the upsert's key order). */
-function byRollupKey(a: HourlyRollup, b: HourlyRollup): number {
-  return byString(a.hour, b.hour) || byString(a.network, b.network) || byString(a.method, b.method);
-}
 
 /** Sums flush parts at once (see FlushAccumulator). Pure. */
 export function aggregateFlushes(flushes: readonly UsageFlushed[]): FlushAggregate {

@@ -49,14 +49,16 @@ export class UsageFlushesRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Adds to the hourly usage rows (in the given order: callers pass them sorted by key). */
-  async addHourly(manager: EntityManager, rollups: readonly HourlyRollup[]): Promise<void> {
+  /**
+   * Records hourly usage in the caller's (usage) transaction as ONE row of arrays, folded into
+   * `usage_hourly` later by `foldHourly` (ADR 0104): no per-row upsert on the usage path. The
+   * arrays are stored as the literals sent (text: nothing is parsed here; the fold casts them).
+   */
+  async recordHourly(manager: EntityManager, rollups: readonly HourlyRollup[]): Promise<void> {
     if (rollups.length === 0) return;
     await manager.query(
-      `INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
-       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
-       ON CONFLICT (account_id, hour, network, method)
-       DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu`,
+      `INSERT INTO billing.usage_hourly_pending (account_ids, hours, networks, methods, calls, cu)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
       [
         textArray(rollups.map((r) => r.accountId)),
         textArray(rollups.map((r) => r.hour)),
@@ -66,6 +68,40 @@ export class UsageFlushesRepository {
         numberArray(rollups.map((r) => r.cu)),
       ],
     );
+  }
+
+  /**
+   * Folds up to `limit` recorded rows into `usage_hourly` in one transaction: they are deleted
+   * and their sums, grouped per (account, hour, network, method), added in key order. Rows are
+   * taken in id order with `FOR UPDATE`, so a concurrent fold (another replica, a read) waits
+   * for this one and then skips what it deleted: each recorded row is added exactly once.
+   * Answers how many recorded rows were folded.
+   */
+  async foldHourly(limit: number): Promise<number> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      // Its unnest estimates would put it far above jit_above_cost, as the usage statements.
+      await manager.query('SET LOCAL jit = off');
+      const [row]: Array<{ folded: number }> = await manager.query(
+        `WITH taken AS (
+           DELETE FROM billing.usage_hourly_pending
+            WHERE id IN (SELECT id FROM billing.usage_hourly_pending ORDER BY id LIMIT $1 FOR UPDATE)
+           RETURNING account_ids, hours, networks, methods, calls, cu),
+         added AS (
+           INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
+           SELECT u.account_id, u.hour, u.network, u.method, sum(u.calls), sum(u.cu)
+             FROM taken t,
+                  unnest(t.account_ids::text[], t.hours::timestamptz[], t.networks::text[], t.methods::text[], t.calls::bigint[], t.cu::bigint[])
+                    AS u(account_id, hour, network, method, calls, cu)
+            GROUP BY 1, 2, 3, 4
+            ORDER BY 1, 2, 3, 4
+           ON CONFLICT (account_id, hour, network, method)
+           DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu
+           RETURNING 1)
+         SELECT (SELECT count(*) FROM taken)::int AS folded, (SELECT count(*) FROM added)::int AS added`,
+        [limit],
+      );
+      return row!.folded;
+    });
   }
 
   async park(manager: EntityManager, parked: readonly ParkedEntry[], now: Date): Promise<void> {

@@ -1,0 +1,144 @@
+import type { UsageFlushed } from '@meridian/contracts';
+import { LedgerService } from '../ledger/ledger.service';
+import {
+  api,
+  BillingHarness,
+  nodeFlush,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
+import { HourlyFolder } from './hourly-folder.service';
+import { UsageFlushesRepository } from './usage-flushes.repository';
+
+/**
+ * Hourly usage is recorded by the usage transaction as one row of arrays and folded into
+ * `usage_hourly` later (ADR 0104): the usage API stays exact, and every recorded row is added
+ * exactly once however many folds run at once.
+ */
+describe('billing-ledger hourly usage folding (real Postgres)', () => {
+  const h = new BillingHarness();
+  let billing: BillingApp;
+
+  beforeAll(async () => {
+    await h.setup();
+    // The fold timer off: only reads (and the test) fold.
+    billing = await h.start({ USAGE_FOLD_MS: '0' });
+  });
+  afterAll(() => h.teardown());
+
+  async function newAccounts(count: number): Promise<string[]> {
+    const created = await api<{ items: Array<{ account: { id: string } }> }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts/bulk',
+      OPERATOR_TOKEN,
+      {
+        accounts: Array.from({ length: count }, (_, i) => ({ name: `fold-${i}`, plan: 'starter' })),
+      },
+    );
+    expect(created.status).toBe(201);
+    return created.body.items.map((i) => i.account.id);
+  }
+
+  const apply = (flush: UsageFlushed) =>
+    billing.app.get(LedgerService).applyFlushes([{ flush, streamSequence: 1, deliveryCount: 1 }]);
+
+  const count = async (table: string): Promise<number> =>
+    Number((await h.dataSource.query(`SELECT count(*) AS n FROM billing.${table}`))[0].n);
+
+  const hourly = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
+    const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
+      `SELECT account_id, sum(cu) AS cu FROM billing.usage_hourly WHERE account_id = ANY($1) GROUP BY 1`,
+      [accountIds],
+    );
+    return new Map(rows.map((r) => [r.account_id, Number(r.cu)]));
+  };
+
+  it('records a transaction as one row; the usage API folds it first and answers every charge', async () => {
+    const [a, b] = await newAccounts(2);
+    await apply(
+      nodeFlush([
+        [a!, 100],
+        [b!, 20],
+      ]),
+    );
+    await apply(nodeFlush([[a!, 40]]));
+    // Two transactions: two recorded rows, nothing in the rollups yet.
+    expect(await count('usage_hourly_pending')).toBe(2);
+    expect(await hourly([a!, b!])).toEqual(new Map());
+
+    const usage = await api<{ items: Array<Record<string, unknown>>; total_cu: number }>(
+      billing.url,
+      'GET',
+      `/api/v1/admin/accounts/${a}/usage?group_by=method&from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
+      OPERATOR_TOKEN,
+    );
+    expect(usage.status).toBe(200);
+    expect(usage.body.items).toEqual([
+      { network: 'eth-mainnet', method: 'eth_blockNumber', calls: 7, cu: 140 },
+    ]);
+    expect(usage.body.total_cu).toBe(140);
+    expect(await count('usage_hourly_pending')).toBe(0);
+    expect(await hourly([a!, b!])).toEqual(
+      new Map([
+        [a!, 140],
+        [b!, 20],
+      ]),
+    );
+  });
+
+  it('adds each recorded row once when folds run at once (two replicas and a read)', async () => {
+    const accounts = await newAccounts(20);
+    const expected = new Map<string, number>();
+    for (let t = 0; t < 40; t++) {
+      const charged = accounts
+        .filter((_, i) => (i + t) % 3 !== 0)
+        .map((id, i) => {
+          const cu = 20 * (1 + ((i + t) % 4));
+          expected.set(id, (expected.get(id) ?? 0) + cu);
+          return [id, cu] as const;
+        });
+      await apply(nodeFlush(charged));
+    }
+    expect(await count('usage_hourly_pending')).toBe(40);
+
+    // Folds of different sizes on their own connections, as replicas would run them, and the
+    // read path's fold: each waits for the rows another has taken and skips what it deleted.
+    const repository = billing.app.get(UsageFlushesRepository);
+    const folded = await Promise.all([
+      repository.foldHourly(3),
+      repository.foldHourly(32),
+      repository.foldHourly(7),
+      billing.app
+        .get(HourlyFolder)
+        .fold()
+        .then(() => 0),
+    ]);
+    await billing.app.get(HourlyFolder).fold();
+    expect(await count('usage_hourly_pending')).toBe(0);
+    expect(folded.reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(40);
+    expect(await hourly(accounts)).toEqual(expected);
+  });
+
+  it('a failed fold adds nothing and leaves its rows for the next one', async () => {
+    const [a] = await newAccounts(1);
+    await apply(nodeFlush([[a!, 60]]));
+    // A column the fold cannot add to: its upsert fails, the delete rolls back with it.
+    await h.dataSource.query(
+      `ALTER TABLE billing.usage_hourly ADD CONSTRAINT fold_test_small_cu CHECK (cu < 50) NOT VALID`,
+    );
+    try {
+      await expect(billing.app.get(UsageFlushesRepository).foldHourly(32)).rejects.toThrow(
+        /fold_test_small_cu/,
+      );
+      expect(await count('usage_hourly_pending')).toBe(1);
+      expect(await hourly([a!])).toEqual(new Map());
+    } finally {
+      await h.dataSource.query(
+        `ALTER TABLE billing.usage_hourly DROP CONSTRAINT fold_test_small_cu`,
+      );
+    }
+    await billing.app.get(HourlyFolder).fold();
+    expect(await hourly([a!])).toEqual(new Map([[a!, 60]]));
+  });
+});

@@ -1,0 +1,65 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { UsageFlushesRepository } from './usage-flushes.repository';
+
+/** Recorded rows folded per transaction (a fleet second records about one). */
+const FOLD_ROWS = 32;
+
+/**
+ * Folds the hourly usage that usage transactions record (one row of arrays each) into
+ * `usage_hourly` (ADR 0104): every `USAGE_FOLD_MS`, and before every read of usage, so what
+ * the usage API answers includes every committed transaction. Folding every few seconds adds
+ * each busy account's rollup rows once for several transactions instead of once per
+ * transaction, and keeps those upserts off the usage transaction (and the balance-state lag).
+ */
+@Injectable()
+export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly flushes: UsageFlushesRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.USAGE_FOLD_MS > 0) {
+      this.timer = setInterval(
+        () =>
+          void this.fold().catch((error: unknown) =>
+            this.logger.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              'hourly usage fold failed; the next one takes it',
+            ),
+          ),
+        this.config.USAGE_FOLD_MS,
+      );
+      this.timer.unref();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * Folds everything committed before this call. A fold already running may have started
+   * before it, so a caller waits for it and then folds again (cheap when nothing is left).
+   */
+  async fold(): Promise<void> {
+    while (this.running) await this.running.catch(() => undefined);
+    this.running = this.foldAll().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async foldAll(): Promise<void> {
+    while ((await this.flushes.foldHourly(FOLD_ROWS)) === FOLD_ROWS);
+  }
+}
