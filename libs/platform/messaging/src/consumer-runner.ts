@@ -146,10 +146,14 @@ export class ConsumerRunner {
           namespace.stream(this.declaration.stream),
           namespace.consumer(this.declaration.durable),
         );
-        this.messages = await consumer.consume({
-          max_messages: this.declaration.concurrency,
-          expires: 30_000,
-        });
+        // A consumer of large messages bounds each pull by bytes (ConsumerDeclaration.pullBytes):
+        // the server's write-ahead to this connection stays under its slow-consumer limit.
+        const { pullBytes } = this.declaration;
+        this.messages = await consumer.consume(
+          pullBytes === undefined
+            ? { max_messages: this.declaration.concurrency, expires: 30_000 }
+            : { max_bytes: pullBytes, expires: 30_000 },
+        );
         this.ready = true;
         this.lastError = undefined;
         this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');

@@ -467,6 +467,86 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
   });
 });
 
+describe('ConsumerRunner with large messages (pullBytes)', () => {
+  // A backlog of ~300 KB usage parts through a handler that holds the event loop, as a ledger
+  // transaction does. Pulled as `concurrency` messages, the server writes ~77 MB ahead of the
+  // reads, past its 64 MiB max_pending: it cuts the connection as a slow consumer and the
+  // parts come back only after ack_wait. Bounded by pullBytes, each is delivered once.
+  const bigPrefix = `${prefix}big`;
+  const bigNs = new NatsNamespace(bigPrefix);
+  const bigConsumer: ConsumerDeclaration = {
+    ...Consumers.ledgerUsage,
+    ackWaitMs: 3_000,
+    maxDeliver: 5,
+    ackConfirmation: 'fire-and-forget',
+  };
+
+  it('a backlog of large parts is delivered once each, the connection kept', async () => {
+    expect(bigConsumer.concurrency).toBe(256);
+    expect(bigConsumer.pullBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+    await provisionMessaging(jsm, bigPrefix, {
+      streams: [Streams.BILLING],
+      consumers: [bigConsumer],
+      buckets: [],
+    });
+    const bigClient = new NatsClient({ url: NATS_URL, name: 'messaging-int-spec-big' });
+    await bigClient.connection();
+    const bigPublisher = new JetStreamPublisher(bigClient, bigNs);
+    const parts = 320;
+    const accounts = Array.from({ length: 2_600 }, (_, a) => ({
+      kind: 'node' as const,
+      accountId: `acc_big_${String(a).padStart(6, '0')}`,
+      items: [{ network: 'eth-mainnet', method: 'eth_getBalance', calls: 3, cu: 60 }],
+      totalCu: 60,
+    }));
+    for (let p = 0; p < parts; p += 1) {
+      const windowStart = new Date(Date.UTC(2026, 0, 3, 0, 0, 0, p)).toISOString();
+      const part = {
+        id: usageFlushId('gw-big', windowStart, 0),
+        producerId: 'gw-big',
+        windowStart,
+        windowEnd: windowStart,
+        part: 0,
+        parts: 1,
+        accounts,
+      };
+      // Valid parts (the consumer checks them); not validated again on the way in.
+      await bigPublisher.publishJson(Events.usageFlushed.subjectOf(part), part, part.id);
+    }
+    const deliveries = new Map<number, number>();
+    let handled = 0;
+    const r = new ConsumerRunner(
+      bigConsumer,
+      async (m) => {
+        deliveries.set(m.streamSequence, (deliveries.get(m.streamSequence) ?? 0) + 1);
+        // Every 16th message holds the event loop for 400 ms (a transaction's work).
+        if ((handled += 1) % 16 === 1) {
+          const busyUntil = Date.now() + 400;
+          while (Date.now() < busyUntil);
+        }
+      },
+      { client: bigClient, namespace: bigNs, publisher: bigPublisher, retryDelayMs: 100 },
+    );
+    runners.push(r);
+    r.start();
+    try {
+      await until(() => deliveries.size === parts || undefined, 60_000);
+      // Past one ack wait: a part the server had dropped would be back by now.
+      await new Promise((resolve) => setTimeout(resolve, bigConsumer.ackWaitMs + 1_000));
+      const info = await jsm.consumers.info(
+        bigNs.stream('BILLING'),
+        bigNs.consumer(bigConsumer.durable),
+      );
+      expect(info.num_redelivered).toBe(0);
+      expect([...deliveries.values()].every((n) => n === 1)).toBe(true);
+      expect(info.num_ack_pending).toBe(0);
+    } finally {
+      await r.stop();
+      await bigClient.close();
+    }
+  }, 120_000);
+});
+
 describe('KvMirror', () => {
   it('loads the snapshot, then follows puts and deletes', async () => {
     const kv = await new Kvm(client.jetstream()).open(ns.bucket(KvBuckets.balanceState.name));
