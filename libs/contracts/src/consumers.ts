@@ -51,14 +51,15 @@ export interface ConsumerDeclaration {
   /** Messages handled in parallel by one replica (max_ack_pending is set from it). */
   readonly concurrency: number;
   /**
-   * Client-side only (not provisioned): the bytes one pull request may bring, for a consumer of
-   * large messages. Without it a pull asks for `concurrency` messages and is refilled as they
-   * arrive, up to max_ack_pending: while the handler keeps the event loop busy the server
-   * writes on, and past its per-connection `max_pending` (64 MiB by default) it drops the
-   * connection as a slow consumer; every unacked message then waits out `ackWaitMs` before it
-   * is redelivered. Keep it well under the server's `max_pending`.
+   * Client-side only (not provisioned): the messages one pull request may bring (default
+   * `concurrency`), for a consumer of large messages. A pull's messages are what the server may
+   * write ahead of the client's reads: while the handler keeps the event loop busy, past the
+   * server's per-connection `max_pending` (64 MiB by default) it drops the connection as a slow
+   * consumer, and every unacked message then waits out `ackWaitMs` before it is redelivered.
+   * Keep `pullBatch` × the largest message well under it. (Pulls bounded by bytes instead,
+   * `max_bytes`, stalled a steady stream of 200 KB parts for up to the pull's 30 s expiry.)
    */
-  readonly pullBytes?: number;
+  readonly pullBatch?: number;
   /** Client-side only (not provisioned): wait for the server's ack confirmation or not. */
   readonly ackConfirmation: AckConfirmation;
   readonly deadLetterSubject: string;
@@ -173,12 +174,12 @@ export const Consumers = {
     // rollups and KV state over twice the items of 128, and catches up instead of falling
     // further behind (ADR 0104). max_ack_pending = 16 x this.
     concurrency: 256,
-    // 256 parts of up to 256 KiB were pulled as 256 messages at a time: a backlog (a restart,
-    // a burst) filled the connection past NATS's 64 MiB max_pending while a transaction held
-    // the event loop, the server cut it as a slow consumer and every unacked part waited 30 s
-    // (the ledger bench's backlog drained at 44,000 account-items/s instead of its rate). A
-    // pull now brings at most 8 MiB (~32 full parts) and the next is asked as they arrive.
-    pullBytes: 8 * 1024 * 1024,
+    // 256 parts of up to 256 KiB were pulled 256 at a time: a backlog (a restart, a burst)
+    // filled the connection past NATS's 64 MiB max_pending while a transaction held the event
+    // loop, the server cut it as a slow consumer and every unacked part waited 30 s (the ledger
+    // bench's backlog drained at 44,000 account-items/s instead of ~150,000). A pull now brings
+    // at most 32 parts (8 MiB); the next is asked as they arrive, up to `concurrency` in flight.
+    pullBatch: 32,
     // Exactly once comes from the ledger's record of applied ids (written in the same
     // transaction as the CU), not from the ack: a lost ack redelivers a message the ledger then
     // finds and acks unchanged. So no round trip per message waiting for the ack's confirmation.

@@ -146,14 +146,12 @@ export class ConsumerRunner {
           namespace.stream(this.declaration.stream),
           namespace.consumer(this.declaration.durable),
         );
-        // A consumer of large messages bounds each pull by bytes (ConsumerDeclaration.pullBytes):
-        // the server's write-ahead to this connection stays under its slow-consumer limit.
-        const { pullBytes } = this.declaration;
-        this.messages = await consumer.consume(
-          pullBytes === undefined
-            ? { max_messages: this.declaration.concurrency, expires: 30_000 }
-            : { max_bytes: pullBytes, expires: 30_000 },
-        );
+        // A consumer of large messages pulls fewer at a time (ConsumerDeclaration.pullBatch):
+        // what the server writes ahead of our reads stays under its slow-consumer limit.
+        this.messages = await consumer.consume({
+          max_messages: this.declaration.pullBatch ?? this.declaration.concurrency,
+          expires: 30_000,
+        });
         this.ready = true;
         this.lastError = undefined;
         this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');

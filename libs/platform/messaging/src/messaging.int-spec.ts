@@ -467,11 +467,11 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
   });
 });
 
-describe('ConsumerRunner with large messages (pullBytes)', () => {
+describe('ConsumerRunner with large messages (pullBatch)', () => {
   // A backlog of ~300 KB usage parts through a handler that holds the event loop, as a ledger
   // transaction does. Pulled as `concurrency` messages, the server writes ~77 MB ahead of the
   // reads, past its 64 MiB max_pending: it cuts the connection as a slow consumer and the
-  // parts come back only after ack_wait. Bounded by pullBytes, each is delivered once.
+  // parts come back only after ack_wait. Pulled `pullBatch` at a time, each is delivered once.
   const bigPrefix = `${prefix}big`;
   const bigNs = new NatsNamespace(bigPrefix);
   const bigConsumer: ConsumerDeclaration = {
@@ -483,7 +483,7 @@ describe('ConsumerRunner with large messages (pullBytes)', () => {
 
   it('a backlog of large parts is delivered once each, the connection kept', async () => {
     expect(bigConsumer.concurrency).toBe(256);
-    expect(bigConsumer.pullBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(bigConsumer.pullBatch! * 256 * 1024).toBeLessThanOrEqual(16 * 1024 * 1024);
     await provisionMessaging(jsm, bigPrefix, {
       streams: [Streams.BILLING],
       consumers: [bigConsumer],
