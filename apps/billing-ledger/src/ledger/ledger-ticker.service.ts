@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { StatePublisher } from '../state/state-publisher.service';
 import { LedgerService } from './ledger.service';
+import { SerialRun } from './serial-run';
 
 /**
  * The periodic work whose timing is a rule: clearing top-ups, allowance resets (07:30 UTC for
@@ -14,7 +15,7 @@ import { LedgerService } from './ledger.service';
 @Injectable()
 export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly serial = new SerialRun(() => this.pass());
 
   constructor(
     private readonly ledger: LedgerService,
@@ -35,16 +36,12 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.serial.idle();
   }
 
   /** One pass; overlapping calls wait for the running one and then run again. */
-  async tick(): Promise<void> {
-    while (this.running) await this.running.catch(() => undefined);
-    this.running = this.pass().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+  tick(): Promise<void> {
+    return this.serial.run();
   }
 
   private async pass(): Promise<void> {

@@ -3,6 +3,7 @@ import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
+import { SerialRun } from '../ledger/serial-run';
 import { UsageFlushesRepository } from './usage-flushes.repository';
 
 /** Recorded rows folded per transaction (a fleet second records about one). */
@@ -18,7 +19,7 @@ const FOLD_ROWS = 32;
 @Injectable()
 export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly serial = new SerialRun(() => this.foldAll());
 
   constructor(
     private readonly flushes: UsageFlushesRepository,
@@ -44,19 +45,15 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.serial.idle();
   }
 
   /**
    * Folds everything committed before this call. A fold already running may have started
    * before it, so a caller waits for it and then folds again (cheap when nothing is left).
    */
-  async fold(): Promise<void> {
-    while (this.running) await this.running.catch(() => undefined);
-    this.running = this.foldAll().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+  fold(): Promise<void> {
+    return this.serial.run();
   }
 
   private async foldAll(): Promise<void> {
