@@ -463,6 +463,13 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const unbalanced = await pg.query(
       `SELECT journal_id FROM billing.ledger_entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`,
     );
+    // References (no foreign-key triggers on the ledger's rows, ADR 0104): proven here.
+    const orphans = (
+      await pg.query<{ n: string }>(
+        `SELECT (SELECT count(*) FROM billing.ledger_entries e WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_journal j WHERE j.id = e.journal_id))
+              + (SELECT count(*) FROM billing.ledger_journal j WHERE NOT EXISTS (SELECT 1 FROM billing.accounts a WHERE a.id = j.account_id)) AS n`,
+      )
+    ).rows[0]!.n;
     const sums = await pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM billing.balances b
          JOIN (SELECT account_id, coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS a,
@@ -511,6 +518,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       publishFailures === 0 &&
       Number(counts.parts) === published.length &&
       unbalanced.rowCount === 0 &&
+      Number(orphans) === 0 &&
       Number(sums.rows[0]!.n) === 0;
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
     const lines = [
@@ -527,7 +535,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| Postgres CPU (backends of this database) | ${pgCpu.toFixed(1)} s (${Math.round((pgCpu / applySeconds) * 100)} % of one core) |`,
       `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
-      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, running-sum mismatches ${sums.rows[0]!.n} |`,
+      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n} |`,
       '',
       `ledger: ${fmt(appliedRate)} account-items/s applied, lag p99 ${percentile(lags, 99)} ms, verification ${ok ? 'PASS' : 'FAIL'}`,
     ];

@@ -886,6 +886,8 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
     expect(JSON.parse(report)).toMatchObject({
       unbalancedJournals: [],
       balanceMismatches: [],
+      orphanEntries: [],
+      orphanJournals: [],
       total: 0,
     });
     const statuses = await db.query<{ status: string }>(`SELECT status FROM webhooks.webhooks`);

@@ -4,6 +4,7 @@ import { UsageFlushes1764000000000 } from '../migrations/1764000000000-usage-flu
 import { UsageHourlyFillfactor1764100000000 } from '../migrations/1764100000000-usage-hourly-fillfactor';
 import { BalancesHotUpdates1764200000000 } from '../migrations/1764200000000-balances-hot-updates';
 import { UsageHourlyPending1764300000000 } from '../migrations/1764300000000-usage-hourly-pending';
+import { LedgerReferencesChecked1764400000000 } from '../migrations/1764400000000-ledger-references-checked';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -23,6 +24,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageHourlyFillfactor1764100000000,
       BalancesHotUpdates1764200000000,
       UsageHourlyPending1764300000000,
+      LedgerReferencesChecked1764400000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -5,15 +5,33 @@ export interface LedgerCheckReport {
   unbalancedJournals: Array<{ journalId: string; sum: number }>;
   /** Accounts whose running sums differ from the sum of their entries (must be empty). */
   balanceMismatches: Array<{ accountId: string; ledger: string; balance: number; entries: number }>;
+  /**
+   * Entries whose journal does not exist, journals whose account does not exist (must be
+   * empty: the references are proven here, not checked by foreign-key triggers, ADR 0104).
+   */
+  orphanEntries: Array<{ entryId: string; journalId: string }>;
+  orphanJournals: Array<{ journalId: string; accountId: string }>;
   /** Sum of every entry of the ledger (must be zero). */
   total: number;
   journals: number;
 }
 
 /**
- * Proves the ledger: every journal balances, the whole ledger sums to zero, and each account's
- * allowance / purchased / pending balance equals the sum of its entries.
+ * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
+ * allowance / purchased / pending balance equals the sum of its entries, every entry has its
+ * journal and every journal its account.
  */
+/** The ledger holds: nothing unbalanced, mismatched or orphaned, and it sums to zero. */
+export function ledgerHolds(report: LedgerCheckReport): boolean {
+  return (
+    report.unbalancedJournals.length === 0 &&
+    report.balanceMismatches.length === 0 &&
+    report.orphanEntries.length === 0 &&
+    report.orphanJournals.length === 0 &&
+    report.total === 0
+  );
+}
+
 export async function checkLedger(
   dataSource: DataSource,
   accountIds?: readonly string[],
@@ -45,6 +63,20 @@ export async function checkLedger(
       LIMIT 100`,
     params,
   );
+  const orphanEntries: Array<{ id: string; journal_id: string }> = await dataSource.query(
+    `SELECT e.id, e.journal_id FROM billing.ledger_entries e
+      WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_journal j WHERE j.id = e.journal_id)
+            ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''}
+      LIMIT 100`,
+    params,
+  );
+  const orphanJournals: Array<{ id: string; account_id: string }> = await dataSource.query(
+    `SELECT j.id, j.account_id FROM billing.ledger_journal j
+      WHERE NOT EXISTS (SELECT 1 FROM billing.accounts a WHERE a.id = j.account_id)
+            ${accountIds ? 'AND j.account_id = ANY($1::text[])' : ''}
+      LIMIT 100`,
+    params,
+  );
   const totals: Array<{ total: string | null; journals: string }> = await dataSource.query(
     `SELECT (SELECT sum(amount_cu) FROM billing.ledger_entries ${filter}) AS total, (SELECT count(*) FROM billing.ledger_journal ${filter}) AS journals`,
     params,
@@ -57,6 +89,8 @@ export async function checkLedger(
       balance: Number(r.balance),
       entries: Number(r.entries),
     })),
+    orphanEntries: orphanEntries.map((r) => ({ entryId: r.id, journalId: r.journal_id })),
+    orphanJournals: orphanJournals.map((r) => ({ journalId: r.id, accountId: r.account_id })),
     total: Number(totals[0]?.total ?? 0),
     journals: Number(totals[0]?.journals ?? 0),
   };

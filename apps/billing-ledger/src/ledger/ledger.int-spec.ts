@@ -1,6 +1,6 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
 import { LedgerTicker } from './ledger-ticker.service';
-import { checkLedger } from './ledger-check';
+import { checkLedger, ledgerHolds } from './ledger-check';
 import { LedgerRepository } from './ledger.repository';
 import {
   api,
@@ -247,5 +247,30 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       'UPDATE billing.balances SET purchased_cu = purchased_cu - 1 WHERE account_id = $1',
       [row.account_id],
     );
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+  });
+
+  it('proves the references no foreign key checks: an entry without its journal, a journal without its account', async () => {
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+    const [orphan] = await h.dataSource.query(
+      `INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
+       VALUES (999999999, 'acc_gone', 'usage', 5), (999999999, 'acc_gone', 'allowance', -5) RETURNING id`,
+    );
+    const [stray] = await h.dataSource.query(
+      `INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, occurred_at)
+       VALUES ('test:stray', 'acc_gone', 'usage', 5, now()) RETURNING id`,
+    );
+    try {
+      const report = await checkLedger(h.dataSource);
+      expect(report.orphanEntries).toEqual(
+        expect.arrayContaining([{ entryId: orphan.id, journalId: '999999999' }]),
+      );
+      expect(report.orphanJournals).toEqual([{ journalId: stray.id, accountId: 'acc_gone' }]);
+      expect(ledgerHolds(report)).toBe(false);
+    } finally {
+      await h.dataSource.query('DELETE FROM billing.ledger_entries WHERE journal_id = 999999999');
+      await h.dataSource.query('DELETE FROM billing.ledger_journal WHERE id = $1', [stray.id]);
+    }
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
   });
 });
