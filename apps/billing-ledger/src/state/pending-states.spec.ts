@@ -55,4 +55,14 @@ describe('PendingStates', () => {
     expect([...pending.takeAnnounced(again)]).toEqual(['a']);
     expect([...pending.takeAnnounced(again)]).toEqual([]);
   });
+
+  it('takes the rows that owe an event (a flip) before the others, however late they came', () => {
+    const pending = new PendingStates();
+    pending.add(Array.from({ length: 5 }, (_, i) => row(`r${i}`, 1)));
+    pending.add([row('flip', 2), row('r5', 1)], new Set(['flip']));
+    const first = pending.take(2);
+    expect(first.map((r) => r.accountId)).toEqual(['flip', 'r0']);
+    expect([...pending.takeAnnounced(first)]).toEqual(['flip']);
+    expect(pending.take(10).map((r) => r.accountId)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+  });
 });

@@ -28,9 +28,20 @@ export class PendingStates {
     }
   }
 
-  /** Removes and returns up to `limit` rows (oldest added first). */
+  /**
+   * Removes and returns up to `limit` rows: those that owe an event first (an ok ↔ exhausted
+   * flip, what replicas act on: it must not wait behind a fleet's worth of charges, ADR 0104),
+   * then the others, oldest added first.
+   */
   take(limit: number): BalanceRow[] {
     const taken: BalanceRow[] = [];
+    for (const accountId of this.announced) {
+      if (taken.length >= limit) return taken;
+      const row = this.rows.get(accountId);
+      if (row === undefined) continue;
+      taken.push(row);
+      this.rows.delete(accountId);
+    }
     for (const [accountId, row] of this.rows) {
       if (taken.length >= limit) break;
       taken.push(row);

@@ -24,7 +24,14 @@ import { PassThrottle } from './pass-throttle';
 import { PendingStates } from './pending-states';
 import { StateRepository } from './state.repository';
 
+/** Rows read from the database per statement (outbox, unpublished versions). */
 const BATCH = 500;
+/**
+ * Committed rows (in memory) per pass: a fleet's usage commit hands over ~10,000; put as one
+ * batch of KV publishes and one marker update instead of 20 sequential round trips, which held
+ * the last accounts of a commit back by the sum of them (ADR 0104).
+ */
+const PASS = 5_000;
 /** After a failed pass the publisher tries again on its own, backing off to this. */
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 5_000;
@@ -212,7 +219,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   /** Rows handed over by usage commits, latest version per account, without a read. */
   private async flushPending(): Promise<void> {
     while (this.pending.size > 0) {
-      const rows = this.pending.take(BATCH);
+      const rows = this.pending.take(PASS);
       const announced = this.pending.takeAnnounced(rows);
       try {
         await this.publishStates(rows, (accountId) => announced.has(accountId));
