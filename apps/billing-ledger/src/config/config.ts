@@ -21,7 +21,7 @@ export const configSchema = z.object({
    * How often hourly usage recorded by usage transactions is folded into the hourly rollups
    * (0 = only when usage is read; a read always folds first, so the usage API is exact). ADR 0104.
    */
-  USAGE_FOLD_MS: z.coerce.number().int().min(0).default(10_000),
+  USAGE_FOLD_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * Tests only: the clock becomes adjustable through the operator route
    * POST /api/v1/admin/clock/advance (absent unless exactly `true`; nothing else sets it).
