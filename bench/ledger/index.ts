@@ -393,8 +393,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       ).rows[0]!.m,
     );
     await stopProcess(app);
-    // The stopped ledger's pull requests: a message the server hands one of them is stranded
-    // until its ack wait (30 s) ends. They expire with the process gone; wait for that first.
+    // No pull request of the stopped ledger left on the server: the whole backlog goes to the
+    // restarted one (a part handed to a gone client would only come back after the ack wait).
     await waitFor(
       'no pull request of the stopped ledger',
       async () => (await usageConsumer()).num_waiting === 0,
