@@ -198,7 +198,17 @@ export class AccountsService {
         order: 'cu DESC, network, method',
       },
     }[groupBy];
-    await this.hourly.fold();
+    try {
+      await this.hourly.fold();
+    } catch (error) {
+      // Never an answer that silently misses committed usage: unavailable, retry later.
+      throw new DomainError(
+        'usage_unavailable',
+        'unavailable',
+        'hourly usage could not be brought up to date; retry later',
+        { cause: error },
+      );
+    }
     const rows: Array<{
       day?: string;
       network?: string;

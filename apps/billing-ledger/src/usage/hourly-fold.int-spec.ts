@@ -120,7 +120,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     expect(await hourly(accounts)).toEqual(expected);
   });
 
-  it('a failed fold adds nothing and leaves its rows for the next one', async () => {
+  it('a failed fold adds nothing and leaves its rows for the next one; the usage API answers 503 meanwhile', async () => {
     const [a] = await newAccounts(1);
     await apply(nodeFlush([[a!, 60]]));
     // A column the fold cannot add to: its upsert fails, the delete rolls back with it.
@@ -133,12 +133,28 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       );
       expect(await count('usage_hourly_pending')).toBe(1);
       expect(await hourly([a!])).toEqual(new Map());
+      // The usage API does not answer without the charge it could not fold: 503, retry later.
+      const refused = await api<{ error: string }>(
+        billing.url,
+        'GET',
+        `/api/v1/admin/accounts/${a}/usage?from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
+        OPERATOR_TOKEN,
+      );
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toBe('usage_unavailable');
     } finally {
       await h.dataSource.query(
         `ALTER TABLE billing.usage_hourly DROP CONSTRAINT fold_test_small_cu`,
       );
     }
-    await billing.app.get(HourlyFolder).fold();
+    const usage = await api<{ total_cu: number }>(
+      billing.url,
+      'GET',
+      `/api/v1/admin/accounts/${a}/usage?from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
+      OPERATOR_TOKEN,
+    );
+    expect(usage.status).toBe(200);
+    expect(usage.body.total_cu).toBe(60);
     expect(await hourly([a!])).toEqual(new Map([[a!, 60]]));
   });
 });
