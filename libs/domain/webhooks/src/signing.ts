@@ -23,8 +23,13 @@ export interface SignInput {
   body: string;
 }
 
-export function xSignatureDigest(secret: string, timestampSeconds: number, body: string): string {
-  return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(body).digest('hex');
+/** `key`: the secret as shown (`whsec_…`) or its UTF-8 bytes (`SigningKey.xSignature`). */
+export function xSignatureDigest(
+  key: string | Buffer,
+  timestampSeconds: number,
+  body: string | Uint8Array,
+): string {
+  return createHmac('sha256', key).update(`${timestampSeconds}.`).update(body).digest('hex');
 }
 
 /** The key bytes Standard Webhooks libraries derive from a `whsec_<base64>` secret. */
@@ -33,13 +38,14 @@ export function standardWebhooksKey(secret: string): Buffer {
   return Buffer.from(raw, 'base64');
 }
 
+/** `key`: the secret as shown (`whsec_…`) or its derived bytes (`SigningKey.standardWebhooks`). */
 export function standardWebhooksDigest(
-  secret: string,
+  key: string | Buffer,
   messageId: string,
   timestampSeconds: number,
-  body: string,
+  body: string | Uint8Array,
 ): string {
-  return createHmac('sha256', standardWebhooksKey(secret))
+  return createHmac('sha256', typeof key === 'string' ? standardWebhooksKey(key) : key)
     .update(`${messageId}.${timestampSeconds}.`)
     .update(body)
     .digest('base64');
@@ -84,12 +90,8 @@ export function signedHeaders(
   let x = `t=${t}`;
   let std = '';
   for (const key of keys) {
-    x += `,v1=${createHmac('sha256', key.xSignature).update(`${t}.`).update(body).digest('hex')}`;
-    const digest = createHmac('sha256', key.standardWebhooks)
-      .update(`${messageId}.${t}.`)
-      .update(body)
-      .digest('base64');
-    std += `${std === '' ? '' : ' '}v1,${digest}`;
+    x += `,v1=${xSignatureDigest(key.xSignature, t, body)}`;
+    std += `${std === '' ? '' : ' '}v1,${standardWebhooksDigest(key.standardWebhooks, messageId, t, body)}`;
   }
   return {
     'x-signature': x,
