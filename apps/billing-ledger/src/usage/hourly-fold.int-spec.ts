@@ -54,6 +54,15 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     return new Map(rows.map((r) => [r.account_id, Number(r.cu)]));
   };
 
+  /** The operator's usage read of one account on the test day (the harness clock's). */
+  const usageOf = <T>(accountId: string, query = '') =>
+    api<T>(
+      billing.url,
+      'GET',
+      `/api/v1/admin/accounts/${accountId}/usage?from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z${query}`,
+      OPERATOR_TOKEN,
+    );
+
   it('records a transaction as one row; the usage API folds it first and answers every charge', async () => {
     const [a, b] = await newAccounts(2);
     await apply(
@@ -67,11 +76,9 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     expect(await count('usage_hourly_pending')).toBe(2);
     expect(await hourly([a!, b!])).toEqual(new Map());
 
-    const usage = await api<{ items: Array<Record<string, unknown>>; total_cu: number }>(
-      billing.url,
-      'GET',
-      `/api/v1/admin/accounts/${a}/usage?group_by=method&from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
-      OPERATOR_TOKEN,
+    const usage = await usageOf<{ items: Array<Record<string, unknown>>; total_cu: number }>(
+      a!,
+      '&group_by=method',
     );
     expect(usage.status).toBe(200);
     expect(usage.body.items).toEqual([
@@ -134,12 +141,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       expect(await count('usage_hourly_pending')).toBe(1);
       expect(await hourly([a!])).toEqual(new Map());
       // The usage API does not answer without the charge it could not fold: 503, retry later.
-      const refused = await api<{ error: string }>(
-        billing.url,
-        'GET',
-        `/api/v1/admin/accounts/${a}/usage?from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
-        OPERATOR_TOKEN,
-      );
+      const refused = await usageOf<{ error: string }>(a!);
       expect(refused.status).toBe(503);
       expect(refused.body.error).toBe('usage_unavailable');
     } finally {
@@ -147,12 +149,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
         `ALTER TABLE billing.usage_hourly DROP CONSTRAINT fold_test_small_cu`,
       );
     }
-    const usage = await api<{ total_cu: number }>(
-      billing.url,
-      'GET',
-      `/api/v1/admin/accounts/${a}/usage?from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z`,
-      OPERATOR_TOKEN,
-    );
+    const usage = await usageOf<{ total_cu: number }>(a!);
     expect(usage.status).toBe(200);
     expect(usage.body.total_cu).toBe(60);
     expect(await hourly([a!])).toEqual(new Map([[a!, 60]]));
