@@ -5,6 +5,7 @@ import { UsageHourlyFillfactor1764100000000 } from '../migrations/1764100000000-
 import { BalancesHotUpdates1764200000000 } from '../migrations/1764200000000-balances-hot-updates';
 import { UsageHourlyPending1764300000000 } from '../migrations/1764300000000-usage-hourly-pending';
 import { LedgerReferencesChecked1764400000000 } from '../migrations/1764400000000-ledger-references-checked';
+import { UsageHourlyShards1764500000000 } from '../migrations/1764500000000-usage-hourly-shards';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -25,6 +26,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       BalancesHotUpdates1764200000000,
       UsageHourlyPending1764300000000,
       LedgerReferencesChecked1764400000000,
+      UsageHourlyShards1764500000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

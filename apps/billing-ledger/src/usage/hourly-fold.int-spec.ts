@@ -8,12 +8,12 @@ import {
   type BillingApp,
 } from '../testing/billing-harness';
 import { HourlyFolder } from './hourly-folder.service';
-import { UsageFlushesRepository } from './usage-flushes.repository';
+import { HOURLY_SHARDS, hourlyShardOf, UsageFlushesRepository } from './usage-flushes.repository';
 
 /**
- * Hourly usage is recorded by the usage transaction as one row of arrays and folded into
- * `usage_hourly` later (ADR 0104): the usage API stays exact, and every recorded row is added
- * exactly once however many folds run at once.
+ * Hourly usage is recorded by the usage transaction as one row of arrays per account shard and
+ * folded into `usage_hourly` later (ADR 0104): the usage API stays exact, every recorded row is
+ * added exactly once however many folds run at once, and the timer folds one shard at a time.
  */
 describe('billing-ledger hourly usage folding (real Postgres)', () => {
   const h = new BillingHarness();
@@ -46,6 +46,9 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
   const count = async (table: string): Promise<number> =>
     Number((await h.dataSource.query(`SELECT count(*) AS n FROM billing.${table}`))[0].n);
 
+  /** Recorded rows a transaction charging these accounts writes: one per shard among them. */
+  const rowsFor = (accountIds: readonly string[]) => new Set(accountIds.map(hourlyShardOf)).size;
+
   const hourly = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
     const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
       `SELECT account_id, sum(cu) AS cu FROM billing.usage_hourly WHERE account_id = ANY($1) GROUP BY 1`,
@@ -63,7 +66,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       OPERATOR_TOKEN,
     );
 
-  it('records a transaction as one row; the usage API folds it first and answers every charge', async () => {
+  it('records a transaction as a row per account shard; the usage API folds first and answers every charge', async () => {
     const [a, b] = await newAccounts(2);
     await apply(
       nodeFlush([
@@ -72,8 +75,8 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       ]),
     );
     await apply(nodeFlush([[a!, 40]]));
-    // Two transactions: two recorded rows, nothing in the rollups yet.
-    expect(await count('usage_hourly_pending')).toBe(2);
+    // Two transactions: a row per shard of each, nothing in the rollups yet.
+    expect(await count('usage_hourly_pending')).toBe(rowsFor([a!, b!]) + 1);
     expect(await hourly([a!, b!])).toEqual(new Map());
 
     const usage = await usageOf<{ items: Array<Record<string, unknown>>; total_cu: number }>(
@@ -97,6 +100,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
   it('adds each recorded row once when folds run at once (two replicas and a read)', async () => {
     const accounts = await newAccounts(20);
     const expected = new Map<string, number>();
+    let recorded = 0;
     for (let t = 0; t < 40; t++) {
       const charged = accounts
         .filter((_, i) => (i + t) % 3 !== 0)
@@ -106,16 +110,20 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
           return [id, cu] as const;
         });
       await apply(nodeFlush(charged));
+      recorded += rowsFor(charged.map(([id]) => id));
     }
-    expect(await count('usage_hourly_pending')).toBe(40);
+    expect(await count('usage_hourly_pending')).toBe(recorded);
 
-    // Folds of different sizes on their own connections, as replicas would run them, and the
-    // read path's fold: each waits for the rows another has taken and skips what it deleted.
+    // Folds of different sizes on their own connections, as replicas would run them (two of the
+    // same shard at once, one of another), and the read path's fold of every shard: each waits
+    // for the rows another has taken and skips what it deleted.
     const repository = billing.app.get(UsageFlushesRepository);
+    const shard = hourlyShardOf(accounts[0]!);
+    const other = (shard + 1) % HOURLY_SHARDS;
     const folded = await Promise.all([
-      repository.foldHourly(3),
-      repository.foldHourly(32),
-      repository.foldHourly(7),
+      repository.foldHourly(shard, 3),
+      repository.foldHourly(shard, 32),
+      repository.foldHourly(other, 7),
       billing.app
         .get(HourlyFolder)
         .fold()
@@ -123,8 +131,42 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     ]);
     await billing.app.get(HourlyFolder).fold();
     expect(await count('usage_hourly_pending')).toBe(0);
-    expect(folded.reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(40);
+    expect(folded.reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(recorded);
     expect(await hourly(accounts)).toEqual(expected);
+  });
+
+  it("the timer's steps fold one shard each, in turn, and every shard within HOURLY_SHARDS steps", async () => {
+    const accounts = await newAccounts(40);
+    const folder = billing.app.get(HourlyFolder);
+    await folder.fold();
+    await apply(nodeFlush(accounts.map((id) => [id, 20] as const)));
+    const shards = [...new Set(accounts.map(hourlyShardOf))].sort((x, y) => x - y);
+    // 40 accounts fall into more than one of the 8 shards (FNV-1a of their ids).
+    expect(shards.length).toBeGreaterThan(1);
+    const pendingShards = async () =>
+      (
+        (await h.dataSource.query(
+          `SELECT DISTINCT shard FROM billing.usage_hourly_pending ORDER BY shard`,
+        )) as Array<{ shard: number }>
+      ).map((r) => r.shard);
+    expect(await pendingShards()).toEqual(shards);
+
+    const folded: number[] = [];
+    for (let step = 0; step < HOURLY_SHARDS; step++) {
+      const before = await pendingShards();
+      await folder.foldStep();
+      const after = await pendingShards();
+      // One step folds at most one shard, and never touches the others.
+      const gone = before.filter((s) => !after.includes(s));
+      expect(gone.length).toBeLessThanOrEqual(1);
+      expect(after.every((s) => before.includes(s))).toBe(true);
+      folded.push(...gone);
+    }
+    expect(await pendingShards()).toEqual([]);
+    // In turn: the shards went in ascending order (the steps started at some shard and wrapped).
+    const rotation = folded.indexOf(Math.min(...folded));
+    expect([...folded.slice(rotation), ...folded.slice(0, rotation)]).toEqual(shards);
+    expect(await hourly(accounts)).toEqual(new Map(accounts.map((id) => [id, 20])));
   });
 
   it('a failed fold adds nothing and leaves its rows for the next one; the usage API answers 503 meanwhile', async () => {
@@ -135,9 +177,9 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       `ALTER TABLE billing.usage_hourly ADD CONSTRAINT fold_test_small_cu CHECK (cu < 50) NOT VALID`,
     );
     try {
-      await expect(billing.app.get(UsageFlushesRepository).foldHourly(32)).rejects.toThrow(
-        /fold_test_small_cu/,
-      );
+      await expect(
+        billing.app.get(UsageFlushesRepository).foldHourly(hourlyShardOf(a!), 32),
+      ).rejects.toThrow(/fold_test_small_cu/);
       expect(await count('usage_hourly_pending')).toBe(1);
       expect(await hourly([a!])).toEqual(new Map());
       // The usage API does not answer without the charge it could not fold: 503, retry later.

@@ -4,26 +4,31 @@ import type { Logger } from 'pino';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { SerialRun } from '../ledger/serial-run';
-import { UsageFlushesRepository } from './usage-flushes.repository';
+import { HOURLY_SHARDS, UsageFlushesRepository } from './usage-flushes.repository';
 
 /**
- * Recorded rows folded per transaction: a usage transaction records one, about one a second at
- * a fleet's shape, so a fold every 30 s takes them all in one statement (its upserts, the cost,
- * are per distinct key, not per row).
+ * Recorded rows of a shard folded per transaction: a usage transaction records one per shard,
+ * about one a second at a fleet's shape, so a shard's fold every 30 s takes them all in one
+ * statement (its upserts, the cost, are per distinct key, not per row).
  */
 const FOLD_ROWS = 64;
 
 /**
- * Folds the hourly usage that usage transactions record (one row of arrays each) into
- * `usage_hourly` (ADR 0104): every `USAGE_FOLD_MS`, and before every read of usage, so what
- * the usage API answers includes every committed transaction. A fold adds each busy account's
- * rollup rows once for all the transactions since the last one instead of once per transaction,
- * and keeps those upserts off the usage transaction (and the balance-state lag).
+ * Folds the hourly usage that usage transactions record (a row of arrays per account shard)
+ * into `usage_hourly` (ADR 0104): one shard every `USAGE_FOLD_MS / HOURLY_SHARDS`, so each shard
+ * every `USAGE_FOLD_MS` and the fold's upserts spread over the interval in small bursts; and
+ * every shard before each read of usage, so what the usage API answers includes every committed
+ * transaction. A fold adds each busy account's rollup rows once for all the transactions since
+ * the last one instead of once per transaction, and keeps those upserts off the usage
+ * transaction (and the balance-state lag).
  */
 @Injectable()
 export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
+  /** The shard the timer folds next. */
+  private nextShard = 0;
   private readonly serial = new SerialRun(() => this.foldAll());
+  private readonly step = new SerialRun(() => this.foldNext());
 
   constructor(
     private readonly flushes: UsageFlushesRepository,
@@ -35,13 +40,15 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.config.USAGE_FOLD_MS > 0) {
       this.timer = setInterval(
         () =>
-          void this.fold().catch((error: unknown) =>
-            this.logger.warn(
-              { err: error instanceof Error ? error.message : String(error) },
-              'hourly usage fold failed; the next one takes it',
+          void this.step
+            .run()
+            .catch((error: unknown) =>
+              this.logger.warn(
+                { err: error instanceof Error ? error.message : String(error) },
+                'hourly usage fold failed; the next one takes it',
+              ),
             ),
-          ),
-        this.config.USAGE_FOLD_MS,
+        Math.max(1, Math.round(this.config.USAGE_FOLD_MS / HOURLY_SHARDS)),
       );
       this.timer.unref();
     }
@@ -49,18 +56,33 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.serial.idle();
+    await Promise.all([this.serial.idle(), this.step.idle()]);
   }
 
   /**
-   * Folds everything committed before this call. A fold already running may have started
-   * before it, so a caller waits for it and then folds again (cheap when nothing is left).
+   * Folds everything committed before this call, every shard. A fold already running may have
+   * started before it, so a caller waits for it and then folds again (cheap when nothing is left).
    */
   fold(): Promise<void> {
     return this.serial.run();
   }
 
+  /** The timer's step: folds the next shard in turn (one at a time). */
+  foldStep(): Promise<void> {
+    return this.step.run();
+  }
+
   private async foldAll(): Promise<void> {
-    while ((await this.flushes.foldHourly(FOLD_ROWS)) === FOLD_ROWS);
+    for (let shard = 0; shard < HOURLY_SHARDS; shard++) await this.foldShard(shard);
+  }
+
+  private async foldNext(): Promise<void> {
+    const shard = this.nextShard;
+    this.nextShard = (shard + 1) % HOURLY_SHARDS;
+    await this.foldShard(shard);
+  }
+
+  private async foldShard(shard: number): Promise<void> {
+    while ((await this.flushes.foldHourly(shard, FOLD_ROWS)) === FOLD_ROWS);
   }
 }

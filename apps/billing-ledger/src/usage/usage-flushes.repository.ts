@@ -11,6 +11,23 @@ export interface ParkedEntry {
   entry: unknown;
 }
 
+/**
+ * Account shards of the recorded hourly usage (ADR 0104): the folder folds one at a time, so a
+ * fold's upserts come in eight small bursts spread over its interval instead of one large one.
+ * Any number folds to the same sums (rows of an earlier count stay in their shard).
+ */
+export const HOURLY_SHARDS = 8;
+
+/** The shard of an account's recorded hourly usage: FNV-1a of its id, modulo HOURLY_SHARDS. */
+export function hourlyShardOf(accountId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < accountId.length; i++) {
+    hash ^= accountId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % HOURLY_SHARDS;
+}
+
 /** SQL of fleet usage (ADR 0104): the applied-flush record, hourly rollups, parked entries. */
 @Injectable()
 export class UsageFlushesRepository {
@@ -50,41 +67,67 @@ export class UsageFlushesRepository {
   }
 
   /**
-   * Records hourly usage in the caller's (usage) transaction as ONE row of arrays, folded into
-   * `usage_hourly` later by `foldHourly` (ADR 0104): no per-row upsert on the usage path. The
-   * arrays are stored as the literals sent (text: nothing is parsed here; the fold casts them).
+   * Records hourly usage in the caller's (usage) transaction as one row of arrays per account
+   * shard (`hourlyShardOf`), folded into `usage_hourly` later by `foldHourly` (ADR 0104): no
+   * per-row upsert on the usage path. The arrays are stored as the literals sent (text: nothing
+   * is parsed here; the fold casts them).
    */
   async recordHourly(manager: EntityManager, rollups: readonly HourlyRollup[]): Promise<void> {
     if (rollups.length === 0) return;
+    const shards = new Map<number, HourlyRollup[]>();
+    let accountId: string | undefined;
+    let into: HourlyRollup[] = [];
+    for (const rollup of rollups) {
+      // Rollups come grouped by account: one hash per account, not per rollup.
+      if (rollup.accountId !== accountId) {
+        accountId = rollup.accountId;
+        const shard = hourlyShardOf(accountId);
+        let list = shards.get(shard);
+        if (list === undefined) shards.set(shard, (list = []));
+        into = list;
+      }
+      into.push(rollup);
+    }
+    const values: string[] = [];
+    const params: unknown[] = [];
+    for (const [shard, rows] of shards) {
+      const at = params.length;
+      values.push(
+        `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7})`,
+      );
+      params.push(
+        shard,
+        textArray(rows.map((r) => r.accountId)),
+        textArray(rows.map((r) => r.hour)),
+        textArray(rows.map((r) => r.network)),
+        textArray(rows.map((r) => r.method)),
+        numberArray(rows.map((r) => r.calls)),
+        numberArray(rows.map((r) => r.cu)),
+      );
+    }
     await manager.query(
-      `INSERT INTO billing.usage_hourly_pending (account_ids, hours, networks, methods, calls, cu)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [
-        textArray(rollups.map((r) => r.accountId)),
-        textArray(rollups.map((r) => r.hour)),
-        textArray(rollups.map((r) => r.network)),
-        textArray(rollups.map((r) => r.method)),
-        numberArray(rollups.map((r) => r.calls)),
-        numberArray(rollups.map((r) => r.cu)),
-      ],
+      `INSERT INTO billing.usage_hourly_pending (shard, account_ids, hours, networks, methods, calls, cu)
+       VALUES ${values.join(', ')}`,
+      params,
     );
   }
 
   /**
-   * Folds up to `limit` recorded rows into `usage_hourly` in one transaction: they are deleted
-   * and their sums, grouped per (account, hour, network, method), added in key order. Rows are
-   * taken in id order with `FOR UPDATE`, so a concurrent fold (another replica, a read) waits
-   * for this one and then skips what it deleted: each recorded row is added exactly once.
-   * Answers how many recorded rows were folded.
+   * Folds up to `limit` recorded rows of one shard into `usage_hourly` in one transaction: they
+   * are deleted and their sums, grouped per (account, hour, network, method), added in key
+   * order. Rows are taken in id order with `FOR UPDATE`, so a concurrent fold of the shard
+   * (another replica, a read) waits for this one and then skips what it deleted: each recorded
+   * row is added exactly once. Shards hold disjoint accounts, so folds of two shards touch no
+   * common row. Answers how many recorded rows were folded.
    */
-  async foldHourly(limit: number): Promise<number> {
+  async foldHourly(shard: number, limit: number): Promise<number> {
     return this.dataSource.transaction('READ COMMITTED', async (manager) => {
       // Its unnest estimates would put it far above jit_above_cost, as the usage statements.
       await manager.query('SET LOCAL jit = off');
       const [row]: Array<{ folded: number }> = await manager.query(
         `WITH taken AS (
            DELETE FROM billing.usage_hourly_pending
-            WHERE id IN (SELECT id FROM billing.usage_hourly_pending ORDER BY id LIMIT $1 FOR UPDATE)
+            WHERE id IN (SELECT id FROM billing.usage_hourly_pending WHERE shard = $1 ORDER BY id LIMIT $2 FOR UPDATE)
            RETURNING account_ids, hours, networks, methods, calls, cu),
          added AS (
            INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
@@ -98,7 +141,7 @@ export class UsageFlushesRepository {
            DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu
            RETURNING 1)
          SELECT (SELECT count(*) FROM taken)::int AS folded, (SELECT count(*) FROM added)::int AS added`,
-        [limit],
+        [shard, limit],
       );
       return row!.folded;
     });
