@@ -31,7 +31,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Agent, request } from 'undici';
 import type { ReceiverReport } from './receiver';
-import { deployedNodeOptions } from '../deployed-node-options';
+import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
 
 const ROOT = resolve(__dirname, '../..');
 /** Destination hosts (127.0.0.2…): one customer endpoint each, so the 200 req/s per host and
@@ -74,7 +74,7 @@ export interface ThroughputResult {
  * The worker's NODE_OPTIONS as deploy/base/core/delivery-worker.yaml sets them (its V8 heap
  * sizes), so the bench measures the process as it runs in production.
  */
-export const DEPLOYED_NODE_OPTIONS = deployedNodeOptions('deploy/base/core/delivery-worker.yaml');
+export const DEPLOYED_NODE_OPTIONS = deployedNodeOptions('delivery-worker') ?? '';
 
 /** User + system CPU of the worker processes so far, summed, in ms. */
 function cpuMsOfAll(processes: readonly ChildProcess[]): number {

@@ -1,5 +1,7 @@
+import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
+
 /** The gateway's NODE_OPTIONS as deploy/base/rpc-gateway/deployment.yaml runs it. */
-export const GATEWAY_NODE_OPTIONS = '--max-semi-space-size=32';
+export const GATEWAY_NODE_OPTIONS = deployedNodeOptions('rpc-gateway') ?? '';
 
 /** A static access token of the benches: its account, network, and a plan RPS above any load. */
 export interface BenchToken {

@@ -27,7 +27,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type Msg } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { deployedNodeOptions } from '../deployed-node-options';
+import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
 
 /**
  * Ledger benchmark at a fleet's shape (ADR 0104): `producers` usage producers (gateway
@@ -53,10 +53,11 @@ export interface LedgerBenchOptions {
 
 const ROOT = resolve(__dirname, '../..');
 /**
- * billing-ledger runs with the NODE_OPTIONS of its Deployment (deploy/base/core), so the bench
- * measures the process as deployed; `LEDGER_BENCH_NODE_OPTIONS` overrides them (a comparison).
+ * billing-ledger runs with the NODE_OPTIONS of its Deployment (deploy/base/core; none today, so
+ * Node's defaults), so the bench measures the process as deployed; `LEDGER_BENCH_NODE_OPTIONS`
+ * overrides them (a comparison, e.g. `--max-semi-space-size=64`).
  */
-const LEDGER_NODE_OPTIONS = deployedNodeOptions('deploy/base/core/billing-ledger.yaml');
+const LEDGER_NODE_OPTIONS = deployedNodeOptions('billing-ledger') ?? '';
 const OPERATOR_TOKEN = 'op_bench_operator_token_0123456789';
 const PLAN = 'starter';
 const PLAN_ALLOWANCE = 90_000_000;
