@@ -27,7 +27,12 @@ import {
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
 import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
-import { aggregateFlushes, entriesOf, type FlushAggregate } from '../usage/flush-aggregate';
+import {
+  aggregateParts,
+  entriesOf,
+  type FlushAggregate,
+  type FlushPart,
+} from '../usage/flush-aggregate';
 import { UsageFlushesRepository, type ParkedEntry } from '../usage/usage-flushes.repository';
 
 export interface UsageOutcome {
@@ -39,7 +44,8 @@ export const usageKey = (usageId: string) => `usage:${usageId}`;
 
 /** One flush part as delivered (the stream position names its dead letters). */
 export interface FlushDelivery {
-  flush: UsageFlushed;
+  /** The part (its header and totals; its entries on demand: `flushPart`). */
+  part: FlushPart;
   streamSequence: number;
   deliveryCount: number;
 }
@@ -398,8 +404,8 @@ export class LedgerService {
     const flipped = new Set<string>();
     const byId = new Map<string, FlushDelivery>();
     for (const delivery of deliveries)
-      if (!byId.has(delivery.flush.id)) byId.set(delivery.flush.id, delivery);
-    const unique = [...byId.values()].map((d) => d.flush);
+      if (!byId.has(delivery.part.id)) byId.set(delivery.part.id, delivery);
+    const unique = [...byId.values()].map((d) => d.part);
     const result = await this.ledger.usageTransaction(async (manager) => {
       touched.length = 0;
       flipped.clear();
@@ -413,17 +419,17 @@ export class LedgerService {
       // or repeat publish that arrived together with it) are duplicates like any later copy.
       const first = new Set<string>();
       const outcomes = deliveries.map((d): FlushOutcome => {
-        const applied = fresh.has(d.flush.id) && !first.has(d.flush.id);
-        if (applied) first.add(d.flush.id);
+        const applied = fresh.has(d.part.id) && !first.has(d.part.id);
+        if (applied) first.add(d.part.id);
         return { status: applied ? 'applied' : 'duplicate', parked: 0 };
       });
       if (fresh.size === 0) return { outcomes, items: 0, accounts: 0 };
       const aggregate =
         prepared !== undefined &&
         fresh.size === unique.length &&
-        prepared.flushes.length === unique.length
+        prepared.parts.length === unique.length
           ? prepared
-          : aggregateFlushes(unique.filter((f) => fresh.has(f.id)));
+          : aggregateParts(unique.filter((p) => fresh.has(p.id)));
       const rows = await this.ledger.lock(
         manager,
         aggregate.charges.map((c) => c.accountId),
@@ -471,7 +477,7 @@ export class LedgerService {
       await this.ledger.saveBalances(manager, touched, now);
       await this.flushes.recordHourly(manager, known);
       if (unknown.size > 0) {
-        const parked: ParkedEntry[] = entriesOf(aggregate.flushes, unknown).map(
+        const parked: ParkedEntry[] = entriesOf(aggregate.parts, unknown).map(
           ({ flush, entry }) => ({
             flushId: flush.id,
             accountId: entry.accountId,
@@ -491,7 +497,7 @@ export class LedgerService {
         }
       }
       for (const [i, d] of deliveries.entries())
-        if (outcomes[i]!.status === 'applied') outcomes[i]!.parked = parkedOf.get(d.flush.id) ?? 0;
+        if (outcomes[i]!.status === 'applied') outcomes[i]!.parked = parkedOf.get(d.part.id) ?? 0;
       return { outcomes, items: aggregate.items, accounts: touched.length };
     });
     // The committed rows go to the balance-state publisher as they are (no read needed).
@@ -559,7 +565,7 @@ export class LedgerService {
  * once: the id is unique to this flush part, kind and account).
  */
 function parkedLetter(delivery: FlushDelivery, entry: ParkedEntry, now: Date): DeadLetter {
-  const { flush } = delivery;
+  const flush = delivery.part;
   const usage = {
     ...(entry.entry as UsageRecorded),
     id: `${flush.id}:${entry.kind}:${entry.accountId}`,

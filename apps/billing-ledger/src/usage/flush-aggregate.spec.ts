@@ -1,5 +1,13 @@
 import { usageFlushId, type AccountUsage, type UsageFlushed } from '@meridian/contracts';
-import { aggregateFlushes, entriesOf, FlushAccumulator, hourOf } from './flush-aggregate';
+import {
+  aggregateFlushes,
+  aggregateParts,
+  entriesOf,
+  FlushAccumulator,
+  flushPart,
+  type FlushAggregate,
+  hourOf,
+} from './flush-aggregate';
 
 function part(producerId: string, windowStart: string, accounts: AccountUsage[]): UsageFlushed {
   return {
@@ -42,7 +50,7 @@ describe('aggregateFlushes', () => {
       { accountId: 'b', totalCu: 20, lastWindowEnd: '2026-01-01T01:00:00.000Z' },
     ]);
     expect(agg.items).toBe(4);
-    expect(entriesOf(agg.flushes, new Set(['a']))).toHaveLength(3);
+    expect(entriesOf(agg.parts, new Set(['a']))).toHaveLength(3);
   });
 
   it.each([
@@ -100,6 +108,46 @@ describe('aggregateFlushes', () => {
   });
 });
 
+/** An aggregate with each part as its header and totals (its `body` is a function). */
+function comparable(aggregate: FlushAggregate) {
+  return { ...aggregate, parts: aggregate.parts.map(({ body: _body, ...header }) => header) };
+}
+
+describe('flushPart / aggregateParts', () => {
+  it("keeps a part's header and totals, and decodes its body again from the message bytes", () => {
+    const flush = part('gw-a', '2026-01-01T00:00:00.000Z', [
+      node('a', 'eth_call', 20, 2),
+      node('b', 'eth_call', 60),
+    ]);
+    const fromBytes = flushPart(flush, new TextEncoder().encode(JSON.stringify(flush)));
+    expect(fromBytes).toMatchObject({
+      id: flush.id,
+      producerId: 'gw-a',
+      windowStart: flush.windowStart,
+      windowEnd: flush.windowEnd,
+      accounts: 2,
+      totalCu: 80,
+    });
+    expect(fromBytes.body()).toEqual(flush);
+    expect(fromBytes.body()).not.toBe(flush);
+    expect(flushPart(flush).body()).toBe(flush);
+  });
+
+  it('sums kept parts again to what their bodies sum to (a batch without its duplicates)', () => {
+    const flushes = [
+      part('gw-a', '2026-01-01T00:00:00.000Z', [node('a', 'eth_call', 20)]),
+      part('gw-b', '2026-01-01T00:00:00.000Z', [
+        node('a', 'eth_call', 40),
+        node('c', 'eth_call', 20),
+      ]),
+    ];
+    const parts = flushes.map((f) => flushPart(f, new TextEncoder().encode(JSON.stringify(f))));
+    const again = aggregateParts(parts);
+    expect(comparable(again)).toEqual(comparable(aggregateFlushes(flushes)));
+    expect(again.parts).toEqual(parts);
+  });
+});
+
 describe('FlushAccumulator', () => {
   it('parts added one by one as they arrive sum to what aggregateFlushes gives for all of them', () => {
     const parts = [
@@ -116,7 +164,7 @@ describe('FlushAccumulator', () => {
     const accumulator = new FlushAccumulator();
     for (const p of parts) accumulator.add(p);
     expect(accumulator.size).toBe(3);
-    expect(accumulator.result()).toEqual(aggregateFlushes(parts));
+    expect(comparable(accumulator.result())).toEqual(comparable(aggregateFlushes(parts)));
     const { charges, rollups } = accumulator.result();
     expect(charges.map((c) => c.accountId)).toEqual(['a', 'b', 'c']);
     // By account (the lock order), an account's rollups as first met (folding sorts: ADR 0104).
@@ -166,7 +214,7 @@ describe('FlushAccumulator', () => {
       node('x', 'eth_call', 40),
     ]);
     const second = part('gw-b', '2026-01-01T00:00:00.000Z', [node('x', 'eth_call', 60)]);
-    const found = entriesOf([first, second], new Set(['x']));
+    const found = entriesOf([flushPart(first), flushPart(second)], new Set(['x']));
     expect(found.map((f) => [f.flush.id, f.entry.totalCu])).toEqual([
       [first.id, 40],
       [second.id, 60],

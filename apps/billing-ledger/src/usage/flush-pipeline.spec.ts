@@ -1,6 +1,8 @@
 import { usageFlushId, type UsageFlushed } from '@meridian/contracts';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
-import type { FlushAggregate } from './flush-aggregate';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { flushPart, type FlushAggregate } from './flush-aggregate';
 import { FlushPipeline } from './flush-pipeline';
 
 let seq = 0;
@@ -22,8 +24,11 @@ function delivery(accountId: string, cu: number, producerId = 'gw-1'): FlushDeli
       },
     ],
   };
-  return { flush, streamSequence: seq, deliveryCount: 1 };
+  return { part: flushPart(flush), streamSequence: seq, deliveryCount: 1 };
 }
+
+/** What the consumer does: the part's body summed now, the delivery kept for the commit. */
+const submit = (pipeline: FlushPipeline, d: FlushDelivery) => pipeline.submit(d, d.part.body());
 
 const applied = (): FlushOutcome => ({ status: 'applied', parked: 0 });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -38,16 +43,16 @@ describe('FlushPipeline', () => {
     const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
       running += 1;
       peak = Math.max(peak, running);
-      batches.push({ ids: deliveries.map((d) => d.flush.id), aggregate });
+      batches.push({ ids: deliveries.map((d) => d.part.id), aggregate });
       if (batches.length === 1) await gate;
       running -= 1;
       return deliveries.map(applied);
     });
-    const first = pipeline.submit(delivery('a', 10));
+    const first = submit(pipeline, delivery('a', 10));
     await turn();
     // The first transaction runs; these three wait, already summed.
     const later = [delivery('a', 20), delivery('b', 30), delivery('a', 40)];
-    const outcomes = later.map((d) => pipeline.submit(d));
+    const outcomes = later.map((d) => submit(pipeline, d));
     expect(pipeline.pending).toBe(3);
     release();
     await Promise.all([first, ...outcomes]);
@@ -57,7 +62,7 @@ describe('FlushPipeline', () => {
       expect.objectContaining({ accountId: 'a', totalCu: 60 }),
       expect.objectContaining({ accountId: 'b', totalCu: 30 }),
     ]);
-    expect(batches[1]!.aggregate.flushes.map((f) => f.id)).toEqual(later.map((d) => d.flush.id));
+    expect(batches[1]!.aggregate.parts.map((p) => p.id)).toEqual(later.map((d) => d.part.id));
   });
 
   it('sums a copy of a part that arrives in the same batch once, and answers both callers', async () => {
@@ -71,15 +76,15 @@ describe('FlushPipeline', () => {
     });
     const part = delivery('a', 25);
     const outcomes = await Promise.all([
-      pipeline.submit(part),
-      pipeline.submit({ ...part, deliveryCount: 2 }),
+      submit(pipeline, part),
+      submit(pipeline, { ...part, deliveryCount: 2 }),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['applied', 'duplicate']);
     expect(aggregates).toHaveLength(1);
     expect(aggregates[0]!.charges).toEqual([
       expect.objectContaining({ accountId: 'a', totalCu: 25 }),
     ]);
-    expect(aggregates[0]!.flushes).toHaveLength(1);
+    expect(aggregates[0]!.parts).toHaveLength(1);
   });
 
   it('fails every caller of a failed transaction and applies later parts as usual', async () => {
@@ -89,12 +94,45 @@ describe('FlushPipeline', () => {
       return deliveries.map(applied);
     });
     const results = await Promise.allSettled([
-      pipeline.submit(delivery('a', 10)),
-      pipeline.submit(delivery('b', 10)),
+      submit(pipeline, delivery('a', 10)),
+      submit(pipeline, delivery('b', 10)),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     fail = false;
-    await expect(pipeline.submit(delivery('a', 10))).resolves.toEqual(applied());
+    await expect(submit(pipeline, delivery('a', 10))).resolves.toEqual(applied());
     expect(pipeline.pending).toBe(0);
+  });
+
+  it('keeps a part sent as bytes, not its decoded body, until the commit (the body dies young)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const batches: FlushAggregate[] = [];
+    const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
+      batches.push(aggregate);
+      await gate;
+      return deliveries.map(applied);
+    });
+    // As the consumer hands a part over: decoded from the message, the bytes kept with it.
+    const sent = delivery('a', 70).part.body();
+    const bytes = new TextEncoder().encode(JSON.stringify(sent));
+    let body: UsageFlushed | undefined = JSON.parse(new TextDecoder().decode(bytes));
+    const alive = new WeakRef(body!);
+    const outcome = submit(pipeline, {
+      part: flushPart(body!, bytes),
+      streamSequence: 9,
+      deliveryCount: 1,
+    });
+    body = undefined;
+    await turn();
+    gc();
+    expect(alive.deref()).toBeUndefined();
+    // Still summed, and its body can be had again from the bytes (a re-sum, parking).
+    expect(batches[0]!.charges).toEqual([expect.objectContaining({ accountId: 'a', totalCu: 70 })]);
+    expect(batches[0]!.parts[0]!.body()).toEqual(sent);
+    expect(batches[0]!.parts[0]).toMatchObject({ id: sent.id, accounts: 1, totalCu: 70 });
+    release();
+    await expect(outcome).resolves.toEqual(applied());
   });
 });

@@ -1,3 +1,4 @@
+import type { UsageFlushed } from '@meridian/contracts';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { FlushAccumulator, type FlushAggregate } from './flush-aggregate';
 
@@ -37,12 +38,16 @@ export class FlushPipeline {
     return this.waiting.length;
   }
 
-  submit(delivery: FlushDelivery): Promise<FlushOutcome> {
+  /**
+   * Sums `flush` (the part's decoded body) into the next batch at once; only `delivery` (its
+   * part: header, totals, bytes) is kept until the commit, so the body's objects die young.
+   */
+  submit(delivery: FlushDelivery, flush: UsageFlushed): Promise<FlushOutcome> {
     return new Promise<FlushOutcome>((resolve, reject) => {
       this.waiting.push({ delivery, resolve, reject });
-      if (!this.ids.has(delivery.flush.id)) {
-        this.ids.add(delivery.flush.id);
-        this.next.add(delivery.flush);
+      if (!this.ids.has(delivery.part.id)) {
+        this.ids.add(delivery.part.id);
+        this.next.add(flush, delivery.part);
       }
       if (!this.running) {
         this.running = true;

@@ -7,6 +7,7 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
+import { flushPart } from './flush-aggregate';
 import { HourlyFolder } from './hourly-folder.service';
 import { HOURLY_SHARDS, hourlyShardOf, UsageFlushesRepository } from './usage-flushes.repository';
 
@@ -41,7 +42,9 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
   }
 
   const apply = (flush: UsageFlushed) =>
-    billing.app.get(LedgerService).applyFlushes([{ flush, streamSequence: 1, deliveryCount: 1 }]);
+    billing.app
+      .get(LedgerService)
+      .applyFlushes([{ part: flushPart(flush), streamSequence: 1, deliveryCount: 1 }]);
 
   const count = async (table: string): Promise<number> =>
     Number((await h.dataSource.query(`SELECT count(*) AS n FROM billing.${table}`))[0].n);

@@ -13,7 +13,7 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
-import { aggregateFlushes } from './flush-aggregate';
+import { aggregateFlushes, flushPart } from './flush-aggregate';
 import { UsageConsumer } from './usage.consumer';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -157,7 +157,11 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 60],
     ]);
     expect(older.id < newer.id).toBe(true);
-    const delivery = (flush: UsageFlushed) => ({ flush, streamSequence: 1, deliveryCount: 1 });
+    const delivery = (flush: UsageFlushed) => ({
+      part: flushPart(flush),
+      streamSequence: 1,
+      deliveryCount: 1,
+    });
     expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
     // The copy's id is the smaller one; the first version keyed the batch's journals by it and
     // so repeated the first batch's keys: ledger_conflict on every redelivery.
@@ -183,7 +187,11 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 20],
     ]);
     const newer = nodeFlush([[a!, 40]]);
-    const delivery = (flush: UsageFlushed) => ({ flush, streamSequence: 1, deliveryCount: 1 });
+    const delivery = (flush: UsageFlushed) => ({
+      part: flushPart(flush),
+      streamSequence: 1,
+      deliveryCount: 1,
+    });
     expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
     // The consumer sums a batch while the previous transaction runs, before the claim says
     // which parts are new: here the redelivered `older` is in that sum.

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { UsageFlushed } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { numberArray, textArray } from '../db/array-literal';
-import type { HourlyRollup } from './flush-aggregate';
+import type { FlushPart, HourlyRollup } from './flush-aggregate';
 
 export interface ParkedEntry {
   flushId: string;
@@ -41,24 +40,24 @@ export class UsageFlushesRepository {
    */
   async claim(
     manager: EntityManager,
-    flushes: readonly UsageFlushed[],
+    parts: readonly FlushPart[],
     batch: string,
     now: Date,
   ): Promise<Set<string>> {
-    if (flushes.length === 0) return new Set();
-    const sorted = [...flushes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (parts.length === 0) return new Set();
+    const sorted = [...parts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const rows: Array<{ id: string }> = await manager.query(
       `INSERT INTO billing.usage_flushes (id, producer_id, window_start, window_end, accounts, total_cu, batch, applied_at)
        SELECT u.*, $7, $8 FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::bigint[]) AS u
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
       [
-        sorted.map((f) => f.id),
-        sorted.map((f) => f.producerId),
-        sorted.map((f) => f.windowStart),
-        sorted.map((f) => f.windowEnd),
-        sorted.map((f) => f.accounts.length),
-        sorted.map((f) => f.accounts.reduce((sum, a) => sum + a.totalCu, 0)),
+        sorted.map((p) => p.id),
+        sorted.map((p) => p.producerId),
+        sorted.map((p) => p.windowStart),
+        sorted.map((p) => p.windowEnd),
+        sorted.map((p) => p.accounts),
+        sorted.map((p) => p.totalCu),
         batch,
         now.toISOString(),
       ],

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Consumers, Events, type UsageFlushed, type UsageRecorded } from '@meridian/contracts';
+import { Consumers, Events, type UsageRecorded } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { StatementBatcher } from '@meridian/platform-db';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
@@ -10,7 +10,7 @@ import {
   type FlushOutcome,
   type UsageOutcome,
 } from '../ledger/ledger.service';
-import type { FlushAggregate } from './flush-aggregate';
+import { flushPart, type FlushAggregate, type FlushPart } from './flush-aggregate';
 import { FlushPipeline } from './flush-pipeline';
 
 /**
@@ -39,7 +39,7 @@ export class UsageConsumer implements OnApplicationBootstrap {
   private readonly parked: Counter;
   private readonly lag: Histogram;
   /** Test seam: runs after the commit and before the ack (a crash there must lose nothing). */
-  afterApply: ((event: UsageRecorded | UsageFlushed) => Promise<void>) | undefined;
+  afterApply: ((applied: { id: string }) => Promise<void>) | undefined;
 
   constructor(
     private readonly consumers: JetStreamConsumers,
@@ -86,18 +86,28 @@ export class UsageConsumer implements OnApplicationBootstrap {
     this.consumers.run(Consumers.ledgerUsage, (message) => this.handle(message));
   }
 
-  async handle(message: ConsumedMessage): Promise<void> {
+  handle(message: ConsumedMessage): Promise<void> {
     if (isEvent(message, Events.usageFlushed)) {
-      const outcome = await this.flushes.submit({
-        flush: message.payload,
+      // Summed now; what waits for the commit is the part (header, totals, the message's
+      // bytes), not `message`, whose decoded entries would outlive every young collection.
+      const delivery: FlushDelivery = {
+        part: flushPart(message.payload, message.data),
         streamSequence: message.streamSequence,
         deliveryCount: message.deliveryCount,
-      });
-      this.applied.inc({ outcome: outcome.status });
-      if (outcome.parked > 0) this.parked.inc(outcome.parked);
-      await this.afterApply?.(message.payload);
-      return;
+      };
+      return this.handleFlush(this.flushes.submit(delivery, message.payload), delivery.part);
     }
+    return this.handleEvent(message);
+  }
+
+  private async handleFlush(submitted: Promise<FlushOutcome>, part: FlushPart): Promise<void> {
+    const outcome = await submitted;
+    this.applied.inc({ outcome: outcome.status });
+    if (outcome.parked > 0) this.parked.inc(outcome.parked);
+    await this.afterApply?.(part);
+  }
+
+  private async handleEvent(message: ConsumedMessage): Promise<void> {
     if (!isEvent(message, Events.usageRecorded)) {
       throw new DomainError(
         'unexpected_event',
@@ -129,7 +139,7 @@ export class UsageConsumer implements OnApplicationBootstrap {
     const nowMs = Date.now();
     for (const [i, d] of deliveries.entries())
       if (result.outcomes[i]!.status === 'applied')
-        this.lag.observe(Math.max(0, nowMs - Date.parse(d.flush.windowEnd)) / 1000);
+        this.lag.observe(Math.max(0, nowMs - Date.parse(d.part.windowEnd)) / 1000);
     return result.outcomes;
   }
 }

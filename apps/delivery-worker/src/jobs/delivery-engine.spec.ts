@@ -367,6 +367,7 @@ function delivered(job: DeliveryJob, deliveryCount: number): ConsumedMessage {
     deliveryCount,
     streamSequence: 1,
     msgId: job.id,
+    data: new TextEncoder().encode(JSON.stringify(job)),
     working: () => undefined,
   };
 }

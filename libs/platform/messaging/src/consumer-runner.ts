@@ -24,6 +24,12 @@ export interface ConsumedMessage<P = unknown> {
   readonly deliveryCount: number;
   readonly streamSequence: number;
   readonly msgId: string | undefined;
+  /**
+   * The message body as received (the bytes `payload` was decoded from): a handler that waits
+   * long for something may keep these instead of `payload`, whose objects would outlive the
+   * young generation.
+   */
+  readonly data: Uint8Array;
   /** Extends the ack deadline for a handler that legitimately runs long. */
   working(): void;
 }
@@ -74,6 +80,10 @@ class Delivery implements ConsumedMessage {
 
   get msgId(): string | undefined {
     return this.msg.headers?.get('Nats-Msg-Id') || undefined;
+  }
+
+  get data(): Uint8Array {
+    return this.msg.data;
   }
 
   working(): void {
@@ -220,26 +230,17 @@ export class ConsumerRunner {
     let outcome: HandlerOutcome;
     try {
       subject = this.deps.namespace.unprefixSubject(msg.subject);
-      const decoded = this.decode(subject, msg);
-      if ('invalid' in decoded) {
+      const started = this.deliver(subject, msg, deliveryCount);
+      if ('invalid' in started) {
         outcome = {
           action: 'dead_letter',
           reason: 'invalid_payload',
           code: 'invalid_payload',
-          message: decoded.invalid,
+          message: started.invalid,
         };
       } else {
         try {
-          await this.handler(
-            new Delivery(
-              decoded.event,
-              decoded.payload,
-              subject,
-              deliveryCount,
-              msg.info.streamSequence,
-              msg,
-            ),
-          );
+          await started.handled;
           outcome = ACK;
         } catch (error) {
           outcome = outcomeOfError(error, deliveryCount, this.declaration);
@@ -264,6 +265,36 @@ export class ConsumerRunner {
       };
     }
     return this.settle(msg, subject, outcome);
+  }
+
+  /**
+   * Decodes the message and starts its handler. Not async, and the decoded payload is not kept
+   * by `handle` while it awaits the handler: a frame suspended at an await keeps its locals
+   * alive, so a payload the handler itself lets go (keeping `data` instead) can die young.
+   */
+  private deliver(
+    subject: string,
+    msg: JsMsg,
+    deliveryCount: number,
+  ): { handled: Promise<void> } | { invalid: string } {
+    const decoded = this.decode(subject, msg);
+    if ('invalid' in decoded) return decoded;
+    try {
+      return {
+        handled: this.handler(
+          new Delivery(
+            decoded.event,
+            decoded.payload,
+            subject,
+            deliveryCount,
+            msg.info.streamSequence,
+            msg,
+          ),
+        ),
+      };
+    } catch (error) {
+      return { handled: Promise.reject(error) };
+    }
   }
 
   /** Decodes the body once and validates it once (the handler gets `parsed.data`). */

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   Consumers,
   DeadLetterSchema,
@@ -365,6 +367,37 @@ describe('ConsumerRunner', () => {
     const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable));
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
+  });
+
+  it('keeps no hold of the decoded payload while the handler waits: a handler keeping only `data` lets it die young', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const event = usage();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let alive: WeakRef<object> | undefined;
+    let kept: Uint8Array | undefined;
+    // Not async: this handler's own frame holds nothing while it waits (the ledger's does the same).
+    runner((m) => {
+      alive = new WeakRef(m.payload as object);
+      kept = m.data;
+      return gate;
+    });
+    await publisher.publish(Events.usageRecorded, event);
+    await until(() => alive !== undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      gc();
+      expect(alive!.deref()).toBeUndefined();
+      expect(JSON.parse(new TextDecoder().decode(kept))).toEqual(event);
+    } finally {
+      release();
+    }
+    await until(
+      async () =>
+        (await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(usageConsumer.durable)))
+          .num_ack_pending === 0,
+    );
   });
 });
 
