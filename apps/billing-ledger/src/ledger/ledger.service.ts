@@ -5,7 +5,6 @@ import {
   planChangedId,
   topUpClearedId,
   type DeadLetter,
-  type UsageFlushed,
   type UsageRecorded,
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
