@@ -108,9 +108,12 @@ describe('aggregateFlushes', () => {
   });
 });
 
-/** An aggregate with each part as its header and totals (its `body` is a function). */
+/** An aggregate with each part as its header and totals (without its functions). */
 function comparable(aggregate: FlushAggregate) {
-  return { ...aggregate, parts: aggregate.parts.map(({ body: _body, ...header }) => header) };
+  return {
+    ...aggregate,
+    parts: aggregate.parts.map(({ body: _body, mayHold: _mayHold, ...header }) => header),
+  };
 }
 
 describe('flushPart / aggregateParts', () => {
@@ -131,6 +134,30 @@ describe('flushPart / aggregateParts', () => {
     expect(fromBytes.body()).toEqual(flush);
     expect(fromBytes.body()).not.toBe(flush);
     expect(flushPart(flush).body()).toBe(flush);
+  });
+
+  it('entriesOf decodes only the parts whose bytes name a parked account', () => {
+    const flushes = [
+      part('gw-a', '2026-01-01T00:00:00.000Z', [
+        node('a', 'eth_call', 20),
+        node('x', 'eth_call', 40),
+      ]),
+      part('gw-b', '2026-01-01T00:00:00.000Z', [node('a', 'eth_call', 60)]),
+      part('gw-c', '2026-01-01T00:00:00.000Z', [node('xa', 'eth_call', 80)]),
+    ];
+    let decoded = 0;
+    const parts = flushes.map((f) => {
+      const kept = flushPart(f, new TextEncoder().encode(JSON.stringify(f)));
+      return { ...kept, body: () => (decoded++, kept.body()) };
+    });
+    expect(parts.map((p) => p.mayHold('x'))).toEqual([true, false, false]);
+    const found = entriesOf(parts, new Set(['x']));
+    expect(found.map((f) => [f.flush.id, f.entry.accountId, f.entry.totalCu])).toEqual([
+      [flushes[0]!.id, 'x', 40],
+    ]);
+    expect(decoded).toBe(1);
+    // A part kept without its bytes may hold anything (its body is in memory anyway).
+    expect(flushPart(flushes[1]!).mayHold('x')).toBe(true);
   });
 
   it('sums kept parts again to what their bodies sum to (a batch without its duplicates)', () => {
