@@ -20,6 +20,7 @@ import {
   provisionMessaging,
 } from '@meridian/platform-messaging';
 import {
+  deployedNodeOptions,
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
@@ -31,7 +32,6 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Agent, request } from 'undici';
 import type { ReceiverReport } from './receiver';
-import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
 
 const ROOT = resolve(__dirname, '../..');
 /** Destination hosts (127.0.0.2…): one customer endpoint each, so the 200 req/s per host and

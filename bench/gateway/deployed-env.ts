@@ -1,4 +1,4 @@
-import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
+import { deployedNodeOptions } from '@meridian/testing';
 
 /** The gateway's NODE_OPTIONS as deploy/base/rpc-gateway/deployment.yaml runs it. */
 export const GATEWAY_NODE_OPTIONS = deployedNodeOptions('rpc-gateway') ?? '';

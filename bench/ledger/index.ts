@@ -17,6 +17,7 @@ import {
   UsageMeter,
 } from '@meridian/platform-messaging';
 import {
+  deployedNodeOptions,
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
@@ -27,7 +28,6 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type Msg } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { deployedNodeOptions } from '../../tools/stack/deployed-node-options';
 
 /**
  * Ledger benchmark at a fleet's shape (ADR 0104): `producers` usage producers (gateway

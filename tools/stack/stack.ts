@@ -8,7 +8,7 @@ import { findServerBinary } from './server-binary';
 import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboard';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
-import { deployedNodeOptions } from './deployed-node-options';
+import { deployedNodeOptions } from '@meridian/testing';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
 import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
 

@@ -4,3 +4,4 @@ export * from './test-database';
 export * from './nats-namespace';
 export * from './anvil';
 export * from './fake-dns';
+export * from './deployed-node-options';

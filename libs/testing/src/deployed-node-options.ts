@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = resolve(__dirname, '../../..');
 
 /** The manifest under `deploy/base` that runs each app (its Deployment or StatefulSet). */
 export const APP_MANIFESTS: Readonly<Record<string, string>> = {

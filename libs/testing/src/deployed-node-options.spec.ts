@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { APP_MANIFESTS, deployedNodeOptions } from './deployed-node-options';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = resolve(__dirname, '../../..');
 
 describe('deployedNodeOptions', () => {
   it("answers the value of the manifest's NODE_OPTIONS entry, or undefined when it sets none", () => {
