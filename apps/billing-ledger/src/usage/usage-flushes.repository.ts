@@ -13,7 +13,8 @@ export interface ParkedEntry {
 /**
  * Account shards of the recorded hourly usage (ADR 0104): the folder folds one at a time, so a
  * fold's upserts come in eight small bursts spread over its interval instead of one large one.
- * Any number folds to the same sums (rows of an earlier count stay in their shard).
+ * Any split folds to the same sums, but only shards below this count are folded: lowering it
+ * needs a migration that moves the rows of the shards it drops (`shard % <new count>`).
  */
 export const HOURLY_SHARDS = 8;
 
