@@ -8,7 +8,6 @@ import { findServerBinary } from './server-binary';
 import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboard';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
-import { deployedNodeOptions } from '@meridian/testing';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
 import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
 
@@ -82,9 +81,6 @@ export async function startStack(
       HTTP_PORT: String(app.httpPort),
     };
     if (app.grpcPort) env['GRPC_PORT'] = String(app.grpcPort);
-    // The heap sizes the app is deployed with (its manifest's NODE_OPTIONS), as in production.
-    const nodeOptions = deployedNodeOptions(app.app);
-    if (nodeOptions !== undefined) env['NODE_OPTIONS'] = nodeOptions;
     // An app that dies is started again with backoff, as Kubernetes restarts a pod; its death
     // is still reported (the fuzz suite counts every one as a failure).
     group.start(

@@ -15,8 +15,8 @@ export const APP_MANIFESTS: Readonly<Record<string, string>> = {
 
 /**
  * The NODE_OPTIONS an app's manifest runs it with (its V8 heap sizes), or `undefined` when the
- * manifest sets none (or the app has no manifest here). The local stack and the benches run the
- * app with them, so it behaves as it does in production; the manifest is the one source.
+ * manifest sets none (or the app has no manifest here). The benches run the app with them, so
+ * it behaves as it does in production; the manifest is the one source.
  */
 export function deployedNodeOptions(app: string): string | undefined {
   const manifest = APP_MANIFESTS[app];
