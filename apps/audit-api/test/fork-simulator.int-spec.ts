@@ -53,9 +53,7 @@ function flakyProxy(target: URL, failures: number): Promise<{ server: Server; ur
 async function lyingProxy(target: string, account: Address, lies: number) {
   let left = lies;
   const fetches = { lied: 0, total: 0 };
-  const server = createHttpServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
+  const relay = async (body: string): Promise<unknown> => {
     const request = JSON.parse(body) as { method: string; params?: unknown[] };
     const upstream = await fetch(target, {
       method: 'POST',
@@ -75,8 +73,21 @@ async function lyingProxy(target: string, account: Address, lies: number) {
           request.method === 'eth_getCode' ? '0x' : { ...(answer.result as object), code: '0x' };
       }
     }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer));
+    return answer;
+  };
+  const server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      // A relay that fails answers 502, so the fork node retries instead of waiting on it.
+      relay(body).then(
+        (answer) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answer));
+        },
+        () => res.writeHead(502).end(),
+      );
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

@@ -88,9 +88,12 @@ export class ForkSimulator {
   private start(): Promise<{ child: ChildProcess; url: string }> {
     if (this.node) return this.node;
     const node = new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-      const child = spawn(anvilBinaryPath(), ['--port', '0', '--fork-url', this.forkUrl], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      // `--no-mining`: the session mines each transaction itself (see tradeOnFork's `send`).
+      const child = spawn(
+        anvilBinaryPath(),
+        ['--port', '0', '--no-mining', '--fork-url', this.forkUrl],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
       const onData = (chunk: Buffer) => {
         output = (output + chunk.toString()).slice(-4_000);
@@ -131,17 +134,17 @@ export class ForkSimulator {
     await test.impersonateAccount({ address: buyer });
     await test.setBalance({ address: buyer, value: value * 2n + 10n ** 18n });
 
+    // Each transaction is mined by the session, in a block of its own, and its receipt read once
+    // the block is mined: nothing waits on the node's own mining and a block watcher, which could
+    // miss a block mined between its first two looks and wait out its timeout on a loaded host.
     const send = async (to: Address, data: Hex, amount = 0n) => {
-      const hash = await chain.request({
+      const hash = (await chain.request({
         method: 'eth_sendTransaction',
         params: [{ from: buyer, to, data, value: toHex(amount) }],
-      } as never);
-      const receipt = await chain.waitForTransactionReceipt({
-        hash: hash as Hex,
-        pollingInterval: 20,
-        // A stalled node fails the session (then tried on a fresh node), not the request.
-        timeout: 30_000,
-      });
+      } as never)) as Hex;
+      await test.mine({ blocks: 1 });
+      // A transaction the mined block left out fails the session (then tried on a fresh node).
+      const receipt = await chain.getTransactionReceipt({ hash });
       return { ok: receipt.status === 'success', gas: receipt.gasUsed * receipt.effectiveGasPrice };
     };
     const later = async () => {
