@@ -7,7 +7,7 @@ import {
   KvBuckets,
   Streams,
   type BalanceStateChanged,
-  type UsageFlushed,
+  type UsageFlushedV2,
 } from '@meridian/contracts';
 import { cuForCall } from '@meridian/compute-units';
 import {
@@ -270,11 +270,11 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     // 3. The producers: real UsageMeter + UsageFlusher, one per producer, ticking each second
     //    (staggered), every account active on every producer every second.
     const js = jetstream(nc);
-    const published: UsageFlushed[] = [];
+    const published: UsageFlushedV2[] = [];
     let publishFailures = 0;
     const publisher = {
-      publish: async (_contract: typeof Events.usageFlushed, part: UsageFlushed) => {
-        await js.publish(ns.subject(Events.usageFlushed.subjectOf(part)), JSON.stringify(part), {
+      publish: async (_contract: typeof Events.usageFlushedV2, part: UsageFlushedV2) => {
+        await js.publish(ns.subject(Events.usageFlushedV2.subjectOf(part)), JSON.stringify(part), {
           msgID: part.id,
           timeout: 30_000,
         });
@@ -351,7 +351,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     // Redeliveries: the same parts under new message ids (the stream keeps them; the ledger must not).
     const duplicates = published.filter((_, i) => i % Math.round(1 / duplicateShare) === 0);
     await pool(duplicates, 16, async (part) => {
-      await js.publish(ns.subject(Events.usageFlushed.subjectOf(part)), JSON.stringify(part), {
+      await js.publish(ns.subject(Events.usageFlushedV2.subjectOf(part)), JSON.stringify(part), {
         msgID: `${part.id}#again`,
       });
     });

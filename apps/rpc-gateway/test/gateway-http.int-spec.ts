@@ -1,6 +1,6 @@
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { cuForCall } from '@meridian/compute-units';
-import { Subjects } from '@meridian/contracts';
+import { Subjects, unpackAccounts, type UsageFlushedV2 } from '@meridian/contracts';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem';
@@ -58,9 +58,9 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
       provisionNamespace(),
     ]);
     nc = await connect({ servers: ns.url });
-    const sub = nc.subscribe(`${ns.prefix}.${Subjects.billing.usageFlushed.all}`);
+    const sub = nc.subscribe(`${ns.prefix}.${Subjects.billing.usageFlushedV2.all}`);
     void (async () => {
-      for await (const m of sub) usage.push(...m.json<{ accounts: typeof usage }>().accounts);
+      for await (const m of sub) usage.push(...unpackAccounts(m.json<UsageFlushedV2>()));
     })();
     env = {
       REGION: 'eu',

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { unpackAccounts, type UsageFlushedV2 } from '@meridian/contracts';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Pool } from 'undici';
@@ -213,8 +214,7 @@ async function recordedUsage(namespace: {
   const recorded = new Map<string, number>();
   const messages = await consumer.fetch({ max_messages: 1_000, expires: 1_000 });
   for await (const m of messages) {
-    const flush = m.json<{ accounts: Array<{ accountId: string; totalCu: number }> }>();
-    for (const account of flush.accounts)
+    for (const account of unpackAccounts(m.json<UsageFlushedV2>()))
       recorded.set(account.accountId, (recorded.get(account.accountId) ?? 0) + account.totalCu);
   }
   await nc.close();

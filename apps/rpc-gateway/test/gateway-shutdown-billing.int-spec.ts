@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { UsageFlushedV2 } from '@meridian/contracts';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Pool } from 'undici';
@@ -170,9 +171,7 @@ async function billedCu(namespace: { url: string; prefix: string }): Promise<num
   const consumer = await jetstream(nc).consumers.get(`${namespace.prefix}_BILLING`);
   let cu = 0;
   const messages = await consumer.fetch({ max_messages: 1_000, expires: 1_000 });
-  for await (const m of messages)
-    for (const account of m.json<{ accounts: Array<{ totalCu: number }> }>().accounts)
-      cu += account.totalCu;
+  for await (const m of messages) cu += m.json<UsageFlushedV2>().totalCu;
   await nc.close();
   return cu;
 }

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 import { Events } from './events';
-import { usageFlushId, UsageFlushedSchema, type UsageFlushed } from './events/billing.events';
+import {
+  compactFlush,
+  usageFlushId,
+  UsageFlushedSchema,
+  UsageFlushedV2Schema,
+  type UsageFlushed,
+} from './events/billing.events';
 import { compileSchemaCheck } from './schema-check';
 
 const accepts = Events.usageFlushed.accepts!;
@@ -108,10 +114,44 @@ function mutate(
 }
 
 /** The rule: accepted by the compiled check ⇒ accepted by the schema, and returned unchanged. */
-function agrees(value: unknown): boolean {
-  if (!accepts(value)) return true;
-  const parsed = UsageFlushedSchema.safeParse(value);
+function agrees(
+  value: unknown,
+  check: (value: unknown) => boolean = accepts,
+  schema: z.ZodType = UsageFlushedSchema,
+): boolean {
+  if (!check(value)) return true;
+  const parsed = schema.safeParse(value);
   return parsed.success && JSON.stringify(parsed.data) === JSON.stringify(value);
+}
+
+/** Random mutations of `base` (1–3, anywhere in it): the compiled check never accepts more. */
+function fuzz(base: unknown, check: (value: unknown) => boolean, schema: z.ZodType) {
+  const paths = pathsOf(base);
+  let accepted = 0;
+  let rejected = 0;
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({
+          path: fc.constantFrom(...paths),
+          op: fc.constantFrom('set' as const, 'delete' as const, 'extra' as const),
+          value: fc.oneof(fc.constantFrom(...oddValues), fc.anything()),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      (mutations) => {
+        let value: unknown = base;
+        for (const m of mutations)
+          if (pathsOf(value).some((p) => JSON.stringify(p) === JSON.stringify(m.path)))
+            value = mutate(value, m.path, m);
+        if (check(value)) accepted += 1;
+        else rejected += 1;
+        return agrees(value, check, schema);
+      },
+    ),
+    { numRuns: 5_000, seed: 1304 },
+  );
+  return { accepted, rejected };
 }
 
 describe('compileSchemaCheck (the usage flush part, ADR 0104)', () => {
@@ -152,32 +192,7 @@ describe('compileSchemaCheck (the usage flush part, ADR 0104)', () => {
   });
 
   it('never accepts what the schema rejects or would change (mutations in every place)', () => {
-    const base = part();
-    const paths = pathsOf(base);
-    let accepted = 0;
-    let rejected = 0;
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.record({
-            path: fc.constantFrom(...paths),
-            op: fc.constantFrom('set' as const, 'delete' as const, 'extra' as const),
-            value: fc.oneof(fc.constantFrom(...oddValues), fc.anything()),
-          }),
-          { minLength: 1, maxLength: 3 },
-        ),
-        (mutations) => {
-          let value: unknown = base;
-          for (const m of mutations)
-            if (pathsOf(value).some((p) => JSON.stringify(p) === JSON.stringify(m.path)))
-              value = mutate(value, m.path, m);
-          if (accepts(value)) accepted += 1;
-          else rejected += 1;
-          return agrees(value);
-        },
-      ),
-      { numRuns: 5_000, seed: 1304 },
-    );
+    const { accepted, rejected } = fuzz(part(), accepts, UsageFlushedSchema);
     // Both sides were exercised.
     expect(accepted).toBeGreaterThan(50);
     expect(rejected).toBeGreaterThan(1_000);
@@ -192,5 +207,44 @@ describe('compileSchemaCheck (the usage flush part, ADR 0104)', () => {
       compileSchemaCheck(z.object({ a: z.string().transform((s) => s.length) })),
     ).toBeUndefined();
     expect(compileSchemaCheck(z.object({ a: z.string() }))).toBeDefined();
+  });
+});
+
+describe('compileSchemaCheck (the compact usage flush part, ADR 0105)', () => {
+  const acceptsV2 = Events.usageFlushedV2.accepts!;
+  const compact = () => compactFlush(part());
+
+  it('accepts valid compact parts as the schema returns them', () => {
+    for (const valid of [compact(), compactFlush(part({ part: 1 }))]) {
+      expect(UsageFlushedV2Schema.safeParse(valid)).toEqual({ success: true, data: valid });
+      expect(acceptsV2(JSON.parse(JSON.stringify(valid)))).toBe(true);
+    }
+  });
+
+  it.each<[string, (p: ReturnType<typeof compact>) => unknown]>([
+    ['rows that are not whole rows', (p) => ({ ...p, usage: p.usage.slice(0, -1) })],
+    ['a line index out of range', (p) => ({ ...p, usage: [0, 9, 1, 369, ...p.usage.slice(4)] })],
+    [
+      'an account out of order (rows not account by account)',
+      (p) => ({ ...p, usage: [...p.usage.slice(8), ...p.usage.slice(0, 8)] }),
+    ],
+    ['an account without rows', (p) => ({ ...p, accounts: [...p.accounts, 'acc_3'] })],
+    ['a total that is not the sum of the rows', (p) => ({ ...p, totalCu: p.totalCu + 1 })],
+    ['an account twice', (p) => ({ ...p, accounts: [p.accounts[0], p.accounts[0]] })],
+    ['fractional calls', (p) => ({ ...p, usage: [0, 0, 1.5, ...p.usage.slice(3)] })],
+    [
+      'a line of an unknown kind',
+      (p) => ({ ...p, lines: [{ kind: 'other' }, ...p.lines.slice(1)] }),
+    ],
+  ])('refuses %s, and leaves it to the schema', (_, change) => {
+    const value = change(compact());
+    expect(UsageFlushedV2Schema.safeParse(value).success).toBe(false);
+    expect(acceptsV2(value)).toBe(false);
+  });
+
+  it('never accepts what the schema rejects or would change (mutations in every place)', () => {
+    const { accepted, rejected } = fuzz(compact(), acceptsV2, UsageFlushedV2Schema);
+    expect(accepted).toBeGreaterThan(50);
+    expect(rejected).toBeGreaterThan(1_000);
   });
 });

@@ -45,8 +45,10 @@ export const Subjects = {
     usage: family('billing.usage.recorded.v1'),
     /** One part of a producer's usage flush, every account of the window (ADR 0103). Token: producer id. */
     usageFlushed: family('billing.usage.flushed.v1'),
-    /** Both usage families (the ledger's one filter during the move to flushes). */
-    usageAll: 'billing.usage.*.v1.*',
+    /** The same, compact (ADR 0105): what producers publish. Token: producer id. */
+    usageFlushedV2: family('billing.usage.flushed.v2'),
+    /** Every usage family and version (the ledger's one filter while producers upgrade). */
+    usageAll: 'billing.usage.>',
     /** New balance state of an account (ok/exhausted, remaining CU, plan caps). Token: account id. */
     balanceChanged: family('billing.balance.changed.v1'),
     /** Plan of an account changed. Token: account id. */

@@ -477,8 +477,8 @@ export class LedgerService {
       await this.flushes.recordHourly(manager, known);
       if (unknown.size > 0) {
         const parked: ParkedEntry[] = entriesOf(aggregate.parts, unknown).map(
-          ({ flush, entry }) => ({
-            flushId: flush.id,
+          ({ flushId, entry }) => ({
+            flushId,
             accountId: entry.accountId,
             kind: entry.kind,
             entry,

@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import {
+  compactFlush,
   Consumers,
   KvBuckets,
   Streams,
   usageFlushId,
   type ConsumerDeclaration,
   type UsageFlushed,
+  type UsageFlushedV2,
   type UsageRecorded,
 } from '@meridian/contracts';
 import { parseConfig } from '@meridian/platform-config';
@@ -211,10 +213,19 @@ export async function api<T = Record<string, unknown>>(
 let flushSeq = 0;
 
 /**
- * One usage flush part of `producerId` carrying node usage for each `[accountId, cu]` (20 CU per
- * call), in a window of its own (ADR 0103).
+ * One compact usage flush part (ADR 0105: what producers publish) of `producerId` carrying node
+ * usage for each `[accountId, cu]` (20 CU per call), in a window of its own.
  */
 export function nodeFlush(
+  accounts: ReadonlyArray<readonly [string, number]>,
+  producerId = 'gw-test',
+  at = '2026-01-05T10:00:00.000Z',
+): UsageFlushedV2 {
+  return compactFlush(nodeFlushV1(accounts, producerId, at));
+}
+
+/** The same as a v1 part (ADR 0103), as a producer not yet upgraded publishes it. */
+export function nodeFlushV1(
   accounts: ReadonlyArray<readonly [string, number]>,
   producerId = 'gw-test',
   at = '2026-01-05T10:00:00.000Z',

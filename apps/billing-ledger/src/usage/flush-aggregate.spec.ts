@@ -1,4 +1,9 @@
-import { usageFlushId, type AccountUsage, type UsageFlushed } from '@meridian/contracts';
+import {
+  compactFlush,
+  usageFlushId,
+  type AccountUsage,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
 import {
   aggregateFlushes,
   aggregateParts,
@@ -9,8 +14,9 @@ import {
   hourOf,
 } from './flush-aggregate';
 
-function part(producerId: string, windowStart: string, accounts: AccountUsage[]): UsageFlushed {
-  return {
+/** A compact part (ADR 0105) of these account entries, packed as a producer packs them. */
+function part(producerId: string, windowStart: string, accounts: AccountUsage[]): UsageFlushedV2 {
+  return compactFlush({
     id: usageFlushId(producerId, windowStart, 0),
     producerId,
     windowStart,
@@ -18,7 +24,7 @@ function part(producerId: string, windowStart: string, accounts: AccountUsage[])
     part: 0,
     parts: 1,
     accounts,
-  };
+  });
 }
 const node = (accountId: string, method: string, cu: number, calls = 1): AccountUsage => ({
   kind: 'node',
@@ -136,6 +142,24 @@ describe('flushPart / aggregateParts', () => {
     expect(flushPart(flush).body()).toBe(flush);
   });
 
+  it('decodes the bytes of a v1 part (a producer not yet upgraded) as the compact part it stands for', () => {
+    const v1 = {
+      id: usageFlushId('gw-old', '2026-01-01T00:00:00.000Z', 0),
+      producerId: 'gw-old',
+      windowStart: '2026-01-01T00:00:00.000Z',
+      windowEnd: '2026-01-01T00:00:01.000Z',
+      part: 0,
+      parts: 1,
+      accounts: [node('a', 'eth_call', 20), node('b', 'eth_getBalance', 40, 2)],
+    };
+    const compact = compactFlush(v1);
+    const kept = flushPart(compact, new TextEncoder().encode(JSON.stringify(v1)), 1);
+    expect(kept).toMatchObject({ id: v1.id, accounts: 2, totalCu: 60 });
+    expect(kept.body()).toEqual(compact);
+    expect(kept.mayHold('b')).toBe(true);
+    expect(kept.mayHold('c')).toBe(false);
+  });
+
   it('entriesOf decodes only the parts whose bytes name a parked account', () => {
     const flushes = [
       part('gw-a', '2026-01-01T00:00:00.000Z', [
@@ -152,7 +176,7 @@ describe('flushPart / aggregateParts', () => {
     });
     expect(parts.map((p) => p.mayHold('x'))).toEqual([true, false, false]);
     const found = entriesOf(parts, new Set(['x']));
-    expect(found.map((f) => [f.flush.id, f.entry.accountId, f.entry.totalCu])).toEqual([
+    expect(found.map((f) => [f.flushId, f.entry.accountId, f.entry.totalCu])).toEqual([
       [flushes[0]!.id, 'x', 40],
     ]);
     expect(decoded).toBe(1);
@@ -206,7 +230,7 @@ describe('FlushAccumulator', () => {
     ]);
   });
 
-  it('sums an account with many methods (past the scanned few, a keyed map) like one with few', () => {
+  it('sums an account with many methods like one with few', () => {
     const methods = Array.from({ length: 40 }, (_, i) => `m_${String(39 - i).padStart(2, '0')}`);
     const parts = [0, 1, 2].map((p) =>
       part(`gw-${p}`, '2026-01-01T00:00:00.000Z', [
@@ -242,7 +266,7 @@ describe('FlushAccumulator', () => {
     ]);
     const second = part('gw-b', '2026-01-01T00:00:00.000Z', [node('x', 'eth_call', 60)]);
     const found = entriesOf([flushPart(first), flushPart(second)], new Set(['x']));
-    expect(found.map((f) => [f.flush.id, f.entry.totalCu])).toEqual([
+    expect(found.map((f) => [f.flushId, f.entry.totalCu])).toEqual([
       [first.id, 40],
       [second.id, 60],
     ]);

@@ -1,4 +1,11 @@
-import type { AccountUsage, UsageFlushed } from '@meridian/contracts';
+import {
+  compactFlush,
+  unpackAccounts,
+  USAGE_ROW,
+  type AccountUsage,
+  type UsageFlushed,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
 
 /** One account's usage across every flush part of one ledger transaction. */
 export interface AccountCharge {
@@ -17,9 +24,9 @@ export interface HourlyRollup {
   cu: number;
 }
 
-/** An account entry of a flush part, with where it came from (for parking). */
+/** An account entry of a flush part (as v1 wrote it), with the part it came from (for parking). */
 export interface SourcedEntry {
-  flush: UsageFlushed;
+  flushId: string;
   entry: AccountUsage;
 }
 
@@ -40,8 +47,11 @@ export interface FlushPart {
   readonly accounts: number;
   /** CU of all its entries. */
   readonly totalCu: number;
-  /** The whole part: for a batch summed again without its duplicates, and for parking. */
-  body(): UsageFlushed;
+  /**
+   * The whole part, compact (a v1 part as `compactFlush` gives it): for a batch summed again
+   * without its duplicates, and for parking.
+   */
+  body(): UsageFlushedV2;
   /**
    * False only when the part surely has no entry of this account (its bytes do not hold the id
    * as a JSON string): parking decodes just the parts that may (`entriesOf`).
@@ -52,28 +62,33 @@ export interface FlushPart {
 const decoder = new TextDecoder();
 
 /**
- * The part of a flush; `bytes` (the message it came in, already validated) makes `body()` decode
- * them again instead of keeping `flush` alive.
+ * The part of a flush; `bytes` (the message it came in, already validated, of `version`) makes
+ * `body()` decode them again instead of keeping `flush` alive.
  */
-export function flushPart(flush: UsageFlushed, bytes?: Uint8Array): FlushPart {
-  let totalCu = 0;
-  for (const entry of flush.accounts) totalCu += entry.totalCu;
+export function flushPart(
+  flush: UsageFlushedV2,
+  bytes?: Uint8Array,
+  version: 1 | 2 = 2,
+): FlushPart {
   return {
     id: flush.id,
     producerId: flush.producerId,
     windowStart: flush.windowStart,
     windowEnd: flush.windowEnd,
     accounts: flush.accounts.length,
-    totalCu,
-    body: bytes === undefined ? kept(flush) : decodedFrom(bytes),
+    totalCu: flush.totalCu,
+    body: bytes === undefined ? kept(flush) : decodedFrom(bytes, version),
     mayHold: bytes === undefined ? always : searchIn(bytes),
   };
 }
 
 // Each closure made in a scope of its own: one made in flushPart would share its scope, which
 // holds `flush`, and keep the body alive through the bytes' closure too.
-const kept = (flush: UsageFlushed) => () => flush;
-const decodedFrom = (bytes: Uint8Array) => () => JSON.parse(decoder.decode(bytes)) as UsageFlushed;
+const kept = (flush: UsageFlushedV2) => () => flush;
+const decodedFrom = (bytes: Uint8Array, version: 1 | 2) =>
+  version === 2
+    ? () => JSON.parse(decoder.decode(bytes)) as UsageFlushedV2
+    : () => compactFlush(JSON.parse(decoder.decode(bytes)) as UsageFlushed);
 const always = () => true;
 /** An account id is a token (`[A-Za-z0-9_-]`): in JSON it is written as is, between quotes. */
 const searchIn = (bytes: Uint8Array) => {
@@ -101,29 +116,34 @@ export function hourOf(windowStart: string): string {
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-interface AccountSum {
-  charge: AccountCharge;
-  /**
-   * One per (hour, network, method): a handful per account, found by a scan up to
-   * `SCAN_LIMIT` (no key string built per item), by a keyed map beyond it.
-   */
-  rollups: HourlyRollup[];
-  keyed: Map<string, HourlyRollup> | undefined;
+/** A usage line of the accumulator: one (hour, network, method), numbered across its parts. */
+interface Line {
+  hour: string;
+  network: string;
+  method: string;
 }
 
-/** Rollups of an account searched by a scan; more than this get a keyed map. */
-const SCAN_LIMIT = 16;
+interface AccountSum {
+  charge: AccountCharge;
+  /** One per line it used (a handful per account): found by a scan over line numbers. */
+  lines: number[];
+  rollups: HourlyRollup[];
+}
 
 /**
  * Sums flush parts as they arrive into what a set-based apply writes (ADR 0104): one charge per
  * account, one hourly rollup per (account, hour, network, method); webhook deliveries roll up as
- * network `webhooks`, method `webhook_delivery` (the usage API's grouping). Parts are added one
- * by one while the previous transaction runs, so the summing overlaps with Postgres instead of
- * holding the next transaction up; `result()` only sorts the accounts. Pure (no I/O).
+ * network `webhooks`, method `webhook_delivery` (the usage API's grouping). A compact part
+ * (ADR 0105) is summed row by row: each of its lines is numbered once per part, so an account's
+ * rollup is found by comparing small integers, not strings. Parts are added one by one while the
+ * previous transaction runs, so the summing overlaps with Postgres instead of holding the next
+ * transaction up; `result()` only sorts the accounts. Pure (no I/O).
  */
 export class FlushAccumulator {
   private readonly accounts = new Map<string, AccountSum>();
   private readonly hours = new Map<string, string>();
+  private readonly lineNumbers = new Map<string, number>();
+  private readonly lines: Line[] = [];
   private readonly added: FlushPart[] = [];
   private items = 0;
 
@@ -131,36 +151,43 @@ export class FlushAccumulator {
     return this.added.length;
   }
 
-  /** Sums a part; only `part` is kept (the entries' objects can die young). */
-  add(flush: UsageFlushed, part: FlushPart = flushPart(flush)): void {
+  /** Sums a compact part; only `part` is kept (the body's objects can die young). */
+  add(flush: UsageFlushedV2, part: FlushPart = flushPart(flush)): void {
     this.added.push(part);
     let hour = this.hours.get(flush.windowStart);
     if (hour === undefined) {
       hour = hourOf(flush.windowStart);
       this.hours.set(flush.windowStart, hour);
     }
-    for (const entry of flush.accounts) {
-      const { accountId } = entry;
-      let sum = this.accounts.get(accountId);
-      if (sum === undefined) {
-        sum = {
-          charge: { accountId, totalCu: entry.totalCu, lastWindowEnd: flush.windowEnd },
-          rollups: [],
-          keyed: undefined,
-        };
-        this.accounts.set(accountId, sum);
-      } else {
-        sum.charge.totalCu += entry.totalCu;
-        if (flush.windowEnd > sum.charge.lastWindowEnd) sum.charge.lastWindowEnd = flush.windowEnd;
+    const numbers = flush.lines.map((line) =>
+      line.kind === 'node'
+        ? this.lineNumber(hour, line.network, line.method)
+        : this.lineNumber(hour, 'webhooks', 'webhook_delivery'),
+    );
+    const { accounts, usage } = flush;
+    let index = -1;
+    let sum: AccountSum | undefined;
+    for (let r = 0; r < usage.length; r += USAGE_ROW) {
+      const a = usage[r]!;
+      const cu = usage[r + 3]!;
+      if (a !== index || sum === undefined) {
+        index = a;
+        const accountId = accounts[a]!;
+        sum = this.accounts.get(accountId);
+        if (sum === undefined) {
+          sum = {
+            charge: { accountId, totalCu: 0, lastWindowEnd: flush.windowEnd },
+            lines: [],
+            rollups: [],
+          };
+          this.accounts.set(accountId, sum);
+        } else if (flush.windowEnd > sum.charge.lastWindowEnd)
+          sum.charge.lastWindowEnd = flush.windowEnd;
       }
-      this.items += entry.items.length;
-      if (entry.kind === 'node')
-        for (const item of entry.items)
-          roll(sum, accountId, hour, item.network, item.method, item.calls, item.cu);
-      else
-        for (const item of entry.items)
-          roll(sum, accountId, hour, 'webhooks', 'webhook_delivery', item.attempts, item.cu);
+      sum.charge.totalCu += cu;
+      this.roll(sum, numbers[usage[r + 1]!]!, usage[r + 2]!, cu);
     }
+    this.items += usage.length / USAGE_ROW;
   }
 
   result(): FlushAggregate {
@@ -174,42 +201,35 @@ export class FlushAccumulator {
     }
     return { charges, rollups, items: this.items, parts: this.added };
   }
-}
 
-function roll(
-  sum: AccountSum,
-  accountId: string,
-  hour: string,
-  network: string,
-  method: string,
-  calls: number,
-  cu: number,
-): void {
-  let rollup: HourlyRollup | undefined;
-  if (sum.keyed === undefined) {
-    for (const r of sum.rollups)
-      if (r.method === method && r.network === network && r.hour === hour) {
-        rollup = r;
-        break;
-      }
-  } else rollup = sum.keyed.get(keyOf(hour, network, method));
-  if (rollup !== undefined) {
-    rollup.calls += calls;
-    rollup.cu += cu;
-    return;
+  private lineNumber(hour: string, network: string, method: string): number {
+    const key = `${hour}\u0000${network}\u0000${method}`;
+    let number = this.lineNumbers.get(key);
+    if (number === undefined) {
+      number = this.lines.length;
+      this.lines.push({ hour, network, method });
+      this.lineNumbers.set(key, number);
+    }
+    return number;
   }
-  rollup = { accountId, hour, network, method, calls, cu };
-  sum.rollups.push(rollup);
-  if (sum.keyed !== undefined) sum.keyed.set(keyOf(hour, network, method), rollup);
-  else if (sum.rollups.length > SCAN_LIMIT)
-    sum.keyed = new Map(sum.rollups.map((r) => [keyOf(r.hour, r.network, r.method), r]));
+
+  private roll(sum: AccountSum, line: number, calls: number, cu: number): void {
+    // An account uses a handful of lines: a scan over small integers finds its rollup.
+    const at = sum.lines.indexOf(line);
+    if (at >= 0) {
+      const rollup = sum.rollups[at]!;
+      rollup.calls += calls;
+      rollup.cu += cu;
+      return;
+    }
+    const { hour, network, method } = this.lines[line]!;
+    sum.lines.push(line);
+    sum.rollups.push({ accountId: sum.charge.accountId, hour, network, method, calls, cu });
+  }
 }
 
-const keyOf = (hour: string, network: string, method: string) =>
-  `${hour}\u0000${network}\u0000${method}`;
-
-/** Sums flush parts at once (see FlushAccumulator). Pure. */
-export function aggregateFlushes(flushes: readonly UsageFlushed[]): FlushAggregate {
+/** Sums compact flush parts at once (see FlushAccumulator). Pure. */
+export function aggregateFlushes(flushes: readonly UsageFlushedV2[]): FlushAggregate {
   const accumulator = new FlushAccumulator();
   for (const flush of flushes) accumulator.add(flush);
   return accumulator.result();
@@ -223,8 +243,9 @@ export function aggregateParts(parts: readonly FlushPart[]): FlushAggregate {
 }
 
 /**
- * The entries of the given accounts in these parts, with their part: what is parked when the
- * ledger does not know an account (rare, so found by a scan instead of kept for every account).
+ * The entries of the given accounts in these parts, as v1 wrote them, with their part: what is
+ * parked when the ledger does not know an account (rare, so found by a scan instead of kept for
+ * every account).
  */
 export function entriesOf(
   parts: readonly FlushPart[],
@@ -236,9 +257,8 @@ export function entriesOf(
     // Parked accounts are rare, but one that keeps being metered is in every batch: decode only
     // the parts whose bytes name it, not every part of the batch.
     if (!ids.some((id) => part.mayHold(id))) continue;
-    const flush = part.body();
-    for (const entry of flush.accounts)
-      if (accountIds.has(entry.accountId)) found.push({ flush, entry });
+    for (const entry of unpackAccounts(part.body()))
+      if (accountIds.has(entry.accountId)) found.push({ flushId: part.id, entry });
   }
   return found;
 }

@@ -1,4 +1,4 @@
-import { usageFlushId, type UsageFlushed } from '@meridian/contracts';
+import { usageFlushId, type UsageFlushedV2 } from '@meridian/contracts';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -8,21 +8,17 @@ import { FlushPipeline } from './flush-pipeline';
 let seq = 0;
 function delivery(accountId: string, cu: number, producerId = 'gw-1'): FlushDelivery {
   const windowStart = new Date(Date.UTC(2026, 0, 1, 0, 0, seq++)).toISOString();
-  const flush: UsageFlushed = {
+  const flush: UsageFlushedV2 = {
     id: usageFlushId(producerId, windowStart, 0),
     producerId,
     windowStart,
     windowEnd: windowStart,
     part: 0,
     parts: 1,
-    accounts: [
-      {
-        kind: 'node',
-        accountId,
-        items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 1, cu }],
-        totalCu: cu,
-      },
-    ],
+    lines: [{ kind: 'node', network: 'eth-mainnet', method: 'eth_call' }],
+    accounts: [accountId],
+    usage: [0, 0, 1, cu],
+    totalCu: cu,
   };
   return { part: flushPart(flush), streamSequence: seq, deliveryCount: 1 };
 }
@@ -117,7 +113,7 @@ describe('FlushPipeline', () => {
     // As the consumer hands a part over: decoded from the message, the bytes kept with it.
     const sent = delivery('a', 70).part.body();
     const bytes = new TextEncoder().encode(JSON.stringify(sent));
-    let body: UsageFlushed | undefined = JSON.parse(new TextDecoder().decode(bytes));
+    let body: UsageFlushedV2 | undefined = JSON.parse(new TextDecoder().decode(bytes));
     const alive = new WeakRef(body!);
     const outcome = submit(pipeline, {
       part: flushPart(body!, bytes),

@@ -1,4 +1,4 @@
-import type { UsageFlushed } from '@meridian/contracts';
+import type { UsageFlushedV2 } from '@meridian/contracts';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { FlushAccumulator, type FlushAggregate } from './flush-aggregate';
 
@@ -39,10 +39,10 @@ export class FlushPipeline {
   }
 
   /**
-   * Sums `flush` (the part's decoded body) into the next batch at once; only `delivery` (its
+   * Sums `flush` (the part's decoded body, compact) into the next batch at once; only `delivery` (its
    * part: header, totals, bytes) is kept until the commit, so the body's objects die young.
    */
-  submit(delivery: FlushDelivery, flush: UsageFlushed): Promise<FlushOutcome> {
+  submit(delivery: FlushDelivery, flush: UsageFlushedV2): Promise<FlushOutcome> {
     return new Promise<FlushOutcome>((resolve, reject) => {
       this.waiting.push({ delivery, resolve, reject });
       if (!this.ids.has(delivery.part.id)) {

@@ -1,4 +1,4 @@
-import type { UsageFlushed } from '@meridian/contracts';
+import type { UsageFlushedV2 } from '@meridian/contracts';
 import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
@@ -41,7 +41,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     return created.body.items.map((i) => i.account.id);
   }
 
-  const apply = (flush: UsageFlushed) =>
+  const apply = (flush: UsageFlushedV2) =>
     billing.app
       .get(LedgerService)
       .applyFlushes([{ part: flushPart(flush), streamSequence: 1, deliveryCount: 1 }]);

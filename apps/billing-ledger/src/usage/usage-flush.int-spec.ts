@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { DeadLetterSchema, Events, KvBuckets, type UsageFlushed } from '@meridian/contracts';
+import { DeadLetterSchema, Events, KvBuckets, type UsageFlushedV2 } from '@meridian/contracts';
 import { freePort } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
@@ -10,6 +10,7 @@ import {
   BillingHarness,
   eventually,
   nodeFlush,
+  nodeFlushV1,
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
@@ -93,7 +94,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     ]);
     for (const copy of ['a', 'b', 'c'])
       await h.publisher.publishJson(
-        Events.usageFlushed.subjectOf(flush),
+        Events.usageFlushedV2.subjectOf(flush),
         flush,
         `${flush.id}#${copy}`,
       );
@@ -106,7 +107,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
         throw new Error('simulated crash before ack');
       }
     };
-    await h.publisher.publishJson(Events.usageFlushed.subjectOf(flush), flush, `${flush.id}#d`);
+    await h.publisher.publishJson(Events.usageFlushedV2.subjectOf(flush), flush, `${flush.id}#d`);
     await eventually(async () => failures === 2 && (await h.usageDrained()), 15_000, 'drained');
     consumer.afterApply = undefined;
 
@@ -157,7 +158,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 60],
     ]);
     expect(older.id < newer.id).toBe(true);
-    const delivery = (flush: UsageFlushed) => ({
+    const delivery = (flush: UsageFlushedV2) => ({
       part: flushPart(flush),
       streamSequence: 1,
       deliveryCount: 1,
@@ -187,7 +188,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 20],
     ]);
     const newer = nodeFlush([[a!, 40]]);
-    const delivery = (flush: UsageFlushed) => ({
+    const delivery = (flush: UsageFlushedV2) => ({
       part: flushPart(flush),
       streamSequence: 1,
       deliveryCount: 1,
@@ -214,14 +215,14 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const billing = await start();
     const ids = await newAccounts(billing, 50);
     const expected = new Map<string, number>();
-    const parts: UsageFlushed[] = [];
+    const parts: UsageFlushedV2[] = [];
     for (let w = 0; w < 10; w++)
       for (const producer of ['gw-eu-1', 'gw-us-1', 'dw-1']) {
         const accounts = ids.map((id, i) => [id, 20 * ((i + w) % 7) + 20] as const);
         for (const [id, cu] of accounts) expected.set(id, (expected.get(id) ?? 0) + cu);
         parts.push(nodeFlush(accounts, producer));
       }
-    await Promise.all(parts.map((p) => h.publisher.publish(Events.usageFlushed, p)));
+    await Promise.all(parts.map((p) => h.publisher.publish(Events.usageFlushedV2, p)));
     await eventually(() => h.usageDrained(), 20_000, 'drained');
     await eventually(async () => (await usedCu(ids)).size === ids.length, 5_000, 'applied');
     expect(await usedCu(ids)).toEqual(expected);
@@ -237,6 +238,31 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     expect(report.balanceMismatches).toEqual([]);
   });
 
+  it('applies v1 parts of a producer not yet upgraded beside compact ones, each exactly once (ADR 0105)', async () => {
+    const billing = await start();
+    const [a, b] = await newAccounts(billing, 2);
+    const old = nodeFlushV1(
+      [
+        [a!, 100],
+        [b!, 40],
+      ],
+      'gw-old',
+    );
+    const compact = nodeFlush([[a!, 60]], 'gw-new');
+    await h.publisher.publish(Events.usageFlushed, old);
+    await h.publisher.publish(Events.usageFlushedV2, compact);
+    // A v1 redelivery under a new message id: the ledger's record of applied ids stops it.
+    await h.publisher.publishJson(Events.usageFlushed.subjectOf(old), old, `${old.id}#again`);
+    await eventually(() => h.usageDrained(), 10_000, 'drained');
+    expect(await usedCu([a!, b!])).toEqual(
+      new Map([
+        [a!, 160],
+        [b!, 40],
+      ]),
+    );
+    expect(await metric(billing, /^billing_usage_messages_total\{.*outcome="duplicate"/)).toBe(1);
+  });
+
   it('parks the entries of an unknown account on the dead-letter subject and applies the rest', async () => {
     const billing = await start();
     const [known] = await newAccounts(billing, 1);
@@ -244,7 +270,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [known!, 200],
       ['acc_unknown_to_ledger', 60],
     ]);
-    await h.publisher.publish(Events.usageFlushed, flush);
+    await h.publisher.publish(Events.usageFlushedV2, flush);
     await eventually(() => h.usageDrained(), 10_000, 'drained');
     expect(await usedCu([known!])).toEqual(new Map([[known!, 200]]));
     const letter = await eventually(
@@ -274,10 +300,10 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const billing = await start();
     const [id] = await newAccounts(billing, 1);
     const bad = nodeFlush([[id!, 100]]);
-    bad.accounts[0]!.totalCu = 99; // not the sum of its items
-    await h.publisher.publishJson(Events.usageFlushed.subjectOf(bad), bad, bad.id);
+    bad.totalCu = 99; // not the sum of its rows
+    await h.publisher.publishJson(Events.usageFlushedV2.subjectOf(bad), bad, bad.id);
     const good = nodeFlush([[id!, 40]]);
-    await h.publisher.publish(Events.usageFlushed, good);
+    await h.publisher.publish(Events.usageFlushedV2, good);
     await eventually(() => h.usageDrained(), 10_000, 'drained');
     expect(await usedCu([id!])).toEqual(new Map([[id!, 40]]));
     const letter = (await deadLetters()).find((l) => l.msgId === bad.id);
@@ -295,7 +321,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const billing = await start({ STATE_PUBLISH_DELAY_MS: '2000' });
     const [id] = await newAccounts(billing, 1, 'free');
     const started = Date.now();
-    await h.publisher.publish(Events.usageFlushed, nodeFlush([[id!, 50_000]]));
+    await h.publisher.publish(Events.usageFlushedV2, nodeFlush([[id!, 50_000]]));
     await eventually(
       async () =>
         (await h.kvJson<{ state: string }>(KvBuckets.balanceState.name, id!))?.state ===
@@ -313,7 +339,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     // Only the ledger processes below consume.
     await setup.app.close();
     const expected = new Map<string, number>();
-    const parts: UsageFlushed[] = [];
+    const parts: UsageFlushedV2[] = [];
     for (let w = 0; w < 600; w++)
       for (const producer of ['gw-a', 'gw-b', 'dw-c']) {
         const accounts = ids.map((id, i) => [id, 20 * ((i * 3 + w) % 11) + 20] as const);
@@ -332,7 +358,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     // Everything is in the stream first, so the process is busy applying when it dies.
     for (let i = 0; i < parts.length; i += 100)
       await Promise.all(
-        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushed, part)),
+        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushedV2, part)),
       );
     const first = await ledgerProcess();
     await eventually(async () => (await appliedParts()) >= 100, 60_000, 'some parts applied');

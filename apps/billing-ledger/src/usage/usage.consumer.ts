@@ -1,5 +1,11 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Consumers, Events, type UsageRecorded } from '@meridian/contracts';
+import {
+  compactFlush,
+  Consumers,
+  Events,
+  type UsageFlushedV2,
+  type UsageRecorded,
+} from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { StatementBatcher } from '@meridian/platform-db';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
@@ -87,17 +93,23 @@ export class UsageConsumer implements OnApplicationBootstrap {
   }
 
   handle(message: ConsumedMessage): Promise<void> {
-    if (isEvent(message, Events.usageFlushed)) {
-      // Summed now; what waits for the commit is the part (header, totals, the message's
-      // bytes), not `message`, whose decoded entries would outlive every young collection.
-      const delivery: FlushDelivery = {
-        part: flushPart(message.payload, message.data),
-        streamSequence: message.streamSequence,
-        deliveryCount: message.deliveryCount,
-      };
-      return this.handleFlush(this.flushes.submit(delivery, message.payload), delivery.part);
-    }
+    // Summed now; what waits for the commit is the part (header, totals, the message's bytes),
+    // not `message`, whose decoded entries would outlive every young collection. A v1 part
+    // (a producer not yet upgraded) is summed as the compact part it stands for (ADR 0105).
+    if (isEvent(message, Events.usageFlushedV2))
+      return this.submitFlush(message, message.payload, 2);
+    if (isEvent(message, Events.usageFlushed))
+      return this.submitFlush(message, compactFlush(message.payload), 1);
     return this.handleEvent(message);
+  }
+
+  private submitFlush(message: ConsumedMessage, flush: UsageFlushedV2, version: 1 | 2) {
+    const delivery: FlushDelivery = {
+      part: flushPart(flush, message.data, version),
+      streamSequence: message.streamSequence,
+      deliveryCount: message.deliveryCount,
+    };
+    return this.handleFlush(this.flushes.submit(delivery, flush), delivery.part);
   }
 
   private async handleFlush(submitted: Promise<FlushOutcome>, part: FlushPart): Promise<void> {

@@ -1,8 +1,14 @@
-import { Events, type UsageFlushed } from '@meridian/contracts';
-import { UsageMeter, flushParts, type UsagePartPublisher } from '@meridian/platform-messaging';
+import { Events, type UsageFlushed, type UsageFlushedV2 } from '@meridian/contracts';
+import { UsageMeter, flushParts } from '@meridian/platform-messaging';
 import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+
+/** Publishes compact parts, and a part stored before ADR 0105 as the v1 part it is. */
+export interface OutboxPublisher {
+  publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
+  publish(contract: typeof Events.usageFlushed, part: UsageFlushed): Promise<unknown>;
+}
 
 export interface UsageOutboxOptions {
   producerId: string;
@@ -29,7 +35,7 @@ export class UsageOutbox {
 
   constructor(
     private readonly db: DataSource,
-    private readonly publisher: UsagePartPublisher,
+    private readonly publisher: OutboxPublisher,
     private readonly options: UsageOutboxOptions,
   ) {}
 
@@ -87,7 +93,7 @@ export class UsageOutbox {
       );
       const partOfAccount = new Map<string, string>();
       for (const part of parts) {
-        for (const account of part.accounts) partOfAccount.set(account.accountId, part.id);
+        for (const account of part.accounts) partOfAccount.set(account, part.id);
         await tx.query(
           `INSERT INTO deliveries.usage_parts (id, body, created_at) VALUES ($1, $2, $3)`,
           [part.id, JSON.stringify(part), end],
@@ -104,13 +110,15 @@ export class UsageOutbox {
   }
 
   private async publishPending(): Promise<void> {
-    const pending: { id: string; body: UsageFlushed }[] = await this.db.query(
+    const pending: { id: string; body: UsageFlushedV2 | UsageFlushed }[] = await this.db.query(
       `SELECT id, body FROM deliveries.usage_parts WHERE published_at IS NULL
         ORDER BY created_at, id LIMIT 100`,
     );
     for (const part of pending) {
       try {
-        await this.publisher.publish(Events.usageFlushed, part.body);
+        // A part stored before the compact contract (ADR 0105) goes out as it was stored.
+        if ('usage' in part.body) await this.publisher.publish(Events.usageFlushedV2, part.body);
+        else await this.publisher.publish(Events.usageFlushed, part.body);
       } catch (error) {
         this.options.onPublished?.('failed');
         throw error;

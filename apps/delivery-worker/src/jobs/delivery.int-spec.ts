@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { usageFlushId, type UsageFlushed } from '@meridian/contracts';
 import { MINUTE, SECOND } from '@meridian/time';
 import { DELIVERY_RETRY_WAITS_MS, verifyXSignature } from '@meridian/webhooks';
 import { Webhook } from 'standardwebhooks';
@@ -187,5 +188,40 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
     expect(testEvent).toMatchObject({ outcome: 'success', billed: false, test: true, final: true });
     await stillFalse(() => false, 300);
     expect(await h.billedCu('acc_broke')).toBe(0);
+  });
+
+  it('publishes a usage part stored before the compact contract as the v1 part it is (ADR 0105)', async () => {
+    const windowStart = '2026-01-01T00:00:00.000Z';
+    const id = usageFlushId('dw-before-upgrade', windowStart, 0);
+    const body: UsageFlushed = {
+      id,
+      producerId: 'dw-before-upgrade',
+      windowStart,
+      windowEnd: '2026-01-01T00:00:01.000Z',
+      part: 0,
+      parts: 1,
+      accounts: [
+        {
+          kind: 'webhook_delivery',
+          accountId: 'acc_old',
+          items: [{ webhookId: 'wh_old', attempts: 2, cu: 50 }],
+          totalCu: 50,
+        },
+      ],
+    };
+    await h.dataSource.query(
+      `INSERT INTO deliveries.usage_parts (id, body, created_at) VALUES ($1, $2, now())`,
+      [id, JSON.stringify(body)],
+    );
+    const [sent] = await until(async () => {
+      const parts = await h.stored<UsageFlushed>('BILLING', 'billing.usage.flushed.v1.>');
+      return parts.length > 0 && parts;
+    });
+    expect(sent).toEqual(body);
+    const [row] = await h.dataSource.query(
+      `SELECT published_at FROM deliveries.usage_parts WHERE id = $1`,
+      [id],
+    );
+    expect(row.published_at).not.toBeNull();
   });
 });

@@ -16,7 +16,8 @@ import {
   type DeliveryJob,
   type DeliveryPhase,
   type Partition,
-  type UsageFlushed,
+  type UsageFlushedV2,
+  unpackAccounts,
   type WebhookStatusEntry,
 } from '@meridian/contracts';
 import { parseConfig } from '@meridian/platform-config';
@@ -383,13 +384,13 @@ export class WorkerHarness {
 
   /** CU the worker billed, as published on the BILLING stream (what the ledger applies). */
   async billedCu(accountId = 'acc_1'): Promise<number> {
-    const parts = await this.stored<UsageFlushed>('BILLING', 'billing.usage.flushed.v1.>');
+    const parts = await this.stored<UsageFlushedV2>('BILLING', 'billing.usage.flushed.v2.>');
     const seen = new Set<string>();
     let total = 0;
     for (const part of parts) {
       if (seen.has(part.id)) continue;
       seen.add(part.id);
-      for (const a of part.accounts) if (a.accountId === accountId) total += a.totalCu;
+      for (const a of unpackAccounts(part)) if (a.accountId === accountId) total += a.totalCu;
     }
     return total;
   }

@@ -1,4 +1,9 @@
-import { Events, UsageFlushedSchema, type UsageFlushed } from '@meridian/contracts';
+import {
+  Events,
+  UsageFlushedV2Schema,
+  unpackAccounts,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -10,10 +15,10 @@ describe('gateway metering', () => {
   it('one window of node calls becomes one flush part carrying every account, counted once', async () => {
     const clock = new FakeClock('2026-01-01T00:00:00Z');
     const meter = new UsageMeter();
-    const parts: UsageFlushed[] = [];
+    const parts: UsageFlushedV2[] = [];
     const publisher = {
-      publish: (_c: typeof Events.usageFlushed, part: UsageFlushed) => {
-        parts.push(UsageFlushedSchema.parse(part));
+      publish: (_c: typeof Events.usageFlushedV2, part: UsageFlushedV2) => {
+        parts.push(UsageFlushedV2Schema.parse(part));
         return Promise.resolve({ stream: 'BILLING', seq: parts.length, duplicate: false });
       },
     };
@@ -33,7 +38,7 @@ describe('gateway metering', () => {
     clock.advance(1_000);
     await flusher.flush();
     expect(parts).toHaveLength(1);
-    expect(parts[0]!.accounts.map((a) => [a.accountId, a.totalCu])).toEqual([
+    expect(unpackAccounts(parts[0]!).map((a) => [a.accountId, a.totalCu])).toEqual([
       ['a1', 40],
       ['a2', 100],
     ]);

@@ -1,5 +1,14 @@
+import fc from 'fast-check';
 import { Events } from '../events';
-import { USAGE_FLUSH_PART_BYTES, usageFlushId, type UsageFlushed } from './billing.events';
+import {
+  packAccounts,
+  unpackAccounts,
+  USAGE_FLUSH_PART_BYTES,
+  usageFlushId,
+  UsagePacker,
+  type AccountUsage,
+  type UsageFlushed,
+} from './billing.events';
 
 const flush = (over: Partial<UsageFlushed> = {}): UsageFlushed => ({
   id: usageFlushId('gw-1', '2026-01-01T00:00:00.000Z', 0),
@@ -94,5 +103,90 @@ describe('usage flush contract (ADR 0103)', () => {
 
   it('a part fits the stream with room to spare', () => {
     expect(USAGE_FLUSH_PART_BYTES * 4).toBeLessThanOrEqual(1024 * 1024);
+  });
+});
+
+describe('compact usage flush contract (ADR 0105)', () => {
+  const header = {
+    id: usageFlushId('gw-1', '2026-01-01T00:00:00.000Z', 0),
+    producerId: 'gw-1',
+    windowStart: '2026-01-01T00:00:00.000Z',
+    windowEnd: '2026-01-01T00:00:01.000Z',
+    part: 0,
+    parts: 1,
+  };
+  const token = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
+  const item = fc.record({ calls: fc.nat(1_000), cu: fc.nat(1_000_000) });
+  const entry: fc.Arbitrary<AccountUsage> = fc
+    .oneof(
+      fc.record({
+        kind: fc.constant('node' as const),
+        accountId: fc.constantFrom('a', 'b', 'c', 'd'),
+        items: fc.array(
+          fc
+            .record({ network: fc.constantFrom('eth-mainnet', 'sui-mainnet'), method: token })
+            .chain((line) => item.map((amounts) => ({ ...line, ...amounts }))),
+          { minLength: 1, maxLength: 4 },
+        ),
+      }),
+      fc.record({
+        kind: fc.constant('webhook_delivery' as const),
+        accountId: fc.constantFrom('a', 'b', 'c', 'd'),
+        items: fc.array(
+          fc
+            .record({ webhookId: token, attempts: fc.nat(10) })
+            .chain((w) => fc.nat(1_000).map((cu) => ({ ...w, cu }))),
+          { minLength: 1, maxLength: 3 },
+        ),
+      }),
+    )
+    .map((e) => ({ ...e, totalCu: e.items.reduce((sum, i) => sum + i.cu, 0) }) as AccountUsage);
+  /** Entries as a meter drains them: an account once per kind. */
+  const entries = fc.uniqueArray(entry, {
+    minLength: 1,
+    maxLength: 12,
+    selector: (e) => `${e.kind}:${e.accountId}`,
+  });
+
+  it('packs account entries into a valid part that unpacks to them, by account, node before webhooks', () => {
+    fc.assert(
+      fc.property(entries, (list) => {
+        const packed = packAccounts(list);
+        expect(Events.usageFlushedV2.schema.safeParse({ ...header, ...packed }).success).toBe(true);
+        expect(Events.usageFlushedV2.accepts!({ ...header, ...packed })).toBe(true);
+        const order = [...new Set(list.map((e) => e.accountId))];
+        const expected = order.flatMap((id) =>
+          ['node', 'webhook_delivery'].flatMap((kind) =>
+            list.filter((e) => e.accountId === id && e.kind === kind),
+          ),
+        );
+        expect(unpackAccounts(packed)).toEqual(expected);
+        expect(packed.totalCu).toBe(list.reduce((sum, e) => sum + e.totalCu, 0));
+      }),
+      { numRuns: 300, seed: 105 },
+    );
+  });
+
+  it('measures a part as it grows, to the byte: each id, line and number with its comma', () => {
+    fc.assert(
+      fc.property(entries, (list) => {
+        const packer = new UsagePacker();
+        for (const e of list) packer.add(e);
+        const { lines, accounts, usage } = packer.result();
+        // The three arrays' elements as serialized, without brackets; one comma more each.
+        const inner = [lines, accounts, usage].reduce(
+          (sum, array) => sum + JSON.stringify(array).length - 2,
+          0,
+        );
+        expect(packer.bytes).toBe(inner + 3);
+      }),
+      { numRuns: 300, seed: 1050 },
+    );
+  });
+
+  it('is a v2 subject of its own, under the ledger usage filter with v1', () => {
+    const part = { ...header, ...packAccounts([flush().accounts[0]!]) };
+    expect(Events.usageFlushedV2.subjectOf(part)).toBe('billing.usage.flushed.v2.gw-1');
+    expect(Events.usageFlushedV2.messageIdOf(part)).toBe(part.id);
   });
 });

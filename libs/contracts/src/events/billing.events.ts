@@ -136,6 +136,240 @@ export function usageFlushId(producerId: string, windowStart: string, part: numb
   return `${producerId}:${windowStart}:${part}`;
 }
 
+/**
+ * A usage line of a compact flush part (v2, ADR 0105): one method of a network, or one webhook's
+ * delivery attempts. A part lists each of its lines once; its rows point at them by index.
+ */
+export const UsageLineSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('node'), network: networkKey, method: z.string().min(1).max(128) }),
+  z.object({ kind: z.literal('webhook_delivery'), webhookId: tokenString }),
+]);
+export type UsageLine = z.infer<typeof UsageLineSchema>;
+
+/** Numbers per row of a compact part's `usage`: account index, line index, calls, CU. */
+export const USAGE_ROW = 4;
+
+/**
+ * Rows of whole numbers, account by account: the first row is account 0, each next row the same
+ * account or the next one, the last the last account (so every account has usage and none is
+ * split); every line index in range; the CU summing to `totalCu`. One pass over numbers.
+ */
+function rowsWellFormed(f: {
+  lines: readonly unknown[];
+  accounts: readonly unknown[];
+  usage: readonly number[];
+  totalCu: number;
+}): boolean {
+  const { usage } = f;
+  if (usage.length % USAGE_ROW !== 0) return false;
+  let account = 0;
+  let total = 0;
+  for (let r = 0; r < usage.length; r += USAGE_ROW) {
+    const a = usage[r]!;
+    if (a !== account && !(a === account + 1 && r > 0)) return false;
+    account = a;
+    if (usage[r + 1]! >= f.lines.length) return false;
+    total += usage[r + 3]!;
+  }
+  return account === f.accounts.length - 1 && total === f.totalCu;
+}
+
+function accountsOnce(f: { accounts: readonly string[] }): boolean {
+  return new Set(f.accounts).size === f.accounts.length;
+}
+
+/**
+ * `billing.usage.flushed.v2.<producerId>`: one part of one producer's flush, compact (ADR 0105).
+ * The header and id are v1's; the usage is columnar: the part's distinct `lines`, its
+ * `accounts`, and `usage`, rows of [account index, line index, calls, CU] flattened, account by
+ * account. A v1 account entry of ~130 bytes, two objects and four strings to parse, check and
+ * collect is here ~35 bytes: one string and four small integers. `packAccounts` builds it from
+ * the meter's account entries; `unpackAccounts` gives them back (parking, tests).
+ */
+export const UsageFlushedV2Schema = z
+  .object({
+    id: idempotencyId,
+    producerId: tokenString,
+    windowStart: isoTimestamp,
+    windowEnd: isoTimestamp,
+    part: count,
+    parts: z.number().int().min(1),
+    lines: z.array(UsageLineSchema).min(1),
+    accounts: z.array(accountId).min(1),
+    usage: z.array(count).min(USAGE_ROW),
+    /** CU of every row: a check the producer's encoding kept every number. */
+    totalCu: cu,
+  })
+  .refine((f) => f.part < f.parts, 'part must be below parts')
+  .refine(
+    (f) => f.id === usageFlushId(f.producerId, f.windowStart, f.part),
+    'id must be <producerId>:<windowStart>:<part>',
+  )
+  .refine(
+    rowsWellFormed,
+    'usage must be rows of [account, line, calls, cu], account by account, every index in range, cu summing to totalCu',
+  )
+  .refine(accountsOnce, 'an account appears once in a part');
+export type UsageFlushedV2 = z.infer<typeof UsageFlushedV2Schema>;
+
+/** What `packAccounts` builds: a compact part without its header. */
+export type PackedUsage = Pick<UsageFlushedV2, 'lines' | 'accounts' | 'usage' | 'totalCu'>;
+
+const utf8 = new TextEncoder();
+
+const lineKey = (line: UsageLine) =>
+  line.kind === 'node' ? `n\u0000${line.network}\u0000${line.method}` : `w\u0000${line.webhookId}`;
+
+/**
+ * Builds a compact part's usage from account entries, and measures it as it grows: `bytesOf`
+ * is what adding an entry adds to the serialized part, at most, so a producer can cut parts
+ * below a size without serializing them. An account's entries (its node and webhook usage) share
+ * its index, its rows kept together.
+ */
+export class UsagePacker {
+  private readonly lines: UsageLine[] = [];
+  private readonly lineIndex = new Map<string, number>();
+  private readonly accounts: string[] = [];
+  private readonly accountIndex = new Map<string, number>();
+  /** Per account: its rows without the account index, [line, calls, cu] flattened. */
+  private readonly rows: number[][] = [];
+  private totalCu = 0;
+  /** Serialized size of what was added so far, at most (the header not included). */
+  bytes = 0;
+
+  /** Accounts added. */
+  get size(): number {
+    return this.accounts.length;
+  }
+
+  bytesOf(entry: AccountUsage): number {
+    let account = this.accountIndex.get(entry.accountId);
+    // A new id (a token: no escapes) quoted, and a comma.
+    let bytes = account === undefined ? entry.accountId.length + 3 : 0;
+    account ??= this.accounts.length;
+    const added = new Map<string, number>();
+    for (const [i, line] of linesOf(entry).entries()) {
+      const key = lineKey(line);
+      let index = this.lineIndex.get(key) ?? added.get(key);
+      if (index === undefined) {
+        index = this.lines.length + added.size;
+        added.set(key, index);
+        bytes += utf8.encode(JSON.stringify(line)).length + 1;
+      }
+      const { calls, cu } = amountsOf(entry, i);
+      // Four numbers, each followed by a comma.
+      bytes += digits(account) + digits(index) + digits(calls) + digits(cu) + USAGE_ROW;
+    }
+    return bytes;
+  }
+
+  add(entry: AccountUsage): void {
+    this.bytes += this.bytesOf(entry);
+    let account = this.accountIndex.get(entry.accountId);
+    if (account === undefined) {
+      account = this.accounts.length;
+      this.accounts.push(entry.accountId);
+      this.accountIndex.set(entry.accountId, account);
+      this.rows.push([]);
+    }
+    const rows = this.rows[account]!;
+    for (const [i, line] of linesOf(entry).entries()) {
+      const key = lineKey(line);
+      let index = this.lineIndex.get(key);
+      if (index === undefined) {
+        index = this.lines.length;
+        this.lines.push(line);
+        this.lineIndex.set(key, index);
+      }
+      const { calls, cu } = amountsOf(entry, i);
+      rows.push(index, calls, cu);
+      this.totalCu += cu;
+    }
+  }
+
+  result(): PackedUsage {
+    const usage: number[] = [];
+    for (const [account, rows] of this.rows.entries())
+      for (let r = 0; r < rows.length; r += 3)
+        usage.push(account, rows[r]!, rows[r + 1]!, rows[r + 2]!);
+    return { lines: this.lines, accounts: this.accounts, usage, totalCu: this.totalCu };
+  }
+}
+
+function linesOf(entry: AccountUsage): UsageLine[] {
+  return entry.kind === 'node'
+    ? entry.items.map(({ network, method }) => ({ kind: 'node', network, method }))
+    : entry.items.map(({ webhookId }) => ({ kind: 'webhook_delivery', webhookId }));
+}
+
+function amountsOf(entry: AccountUsage, i: number): { calls: number; cu: number } {
+  if (entry.kind === 'node') {
+    const { calls, cu } = entry.items[i]!;
+    return { calls, cu };
+  }
+  const { attempts, cu } = entry.items[i]!;
+  return { calls: attempts, cu };
+}
+
+/** Decimal digits of a whole number. */
+function digits(n: number): number {
+  let d = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) d += 1;
+  return d;
+}
+
+/** A compact part's usage from account entries (see UsagePacker). */
+export function packAccounts(entries: readonly AccountUsage[]): PackedUsage {
+  const packer = new UsagePacker();
+  for (const entry of entries) packer.add(entry);
+  return packer.result();
+}
+
+/** A v1 part as the compact part it stands for (a consumer's one code path for both). */
+export function compactFlush(flush: UsageFlushed): UsageFlushedV2 {
+  const { id, producerId, windowStart, windowEnd, part, parts } = flush;
+  return { id, producerId, windowStart, windowEnd, part, parts, ...packAccounts(flush.accounts) };
+}
+
+/**
+ * The account entries of a compact part, as v1 wrote them: per account, its node lines as one
+ * entry and its webhook lines as another, items in row order.
+ */
+export function unpackAccounts(part: PackedUsage): AccountUsage[] {
+  const entries: AccountUsage[] = [];
+  let node: NodeAccountUsage | undefined;
+  let webhook: DeliveryAccountUsage | undefined;
+  let account = -1;
+  const close = () => {
+    if (node) entries.push(node);
+    if (webhook) entries.push(webhook);
+    node = undefined;
+    webhook = undefined;
+  };
+  for (let r = 0; r < part.usage.length; r += USAGE_ROW) {
+    const a = part.usage[r]!;
+    if (a !== account) {
+      close();
+      account = a;
+    }
+    const accountId = part.accounts[a]!;
+    const line = part.lines[part.usage[r + 1]!]!;
+    const calls = part.usage[r + 2]!;
+    const cu = part.usage[r + 3]!;
+    if (line.kind === 'node') {
+      node ??= { kind: 'node', accountId, items: [], totalCu: 0 };
+      node.items.push({ network: line.network, method: line.method, calls, cu });
+      node.totalCu += cu;
+    } else {
+      webhook ??= { kind: 'webhook_delivery', accountId, items: [], totalCu: 0 };
+      webhook.items.push({ webhookId: line.webhookId, attempts: calls, cu });
+      webhook.totalCu += cu;
+    }
+  }
+  close();
+  return entries;
+}
+
 export const AccountTypeSchema = z.enum(['individual', 'team']);
 export const BalanceStatusSchema = z.enum(['ok', 'exhausted']);
 export type BalanceStatus = z.infer<typeof BalanceStatusSchema>;

@@ -1,4 +1,9 @@
-import { Events, UsageFlushedSchema, type UsageFlushed } from '@meridian/contracts';
+import {
+  Events,
+  UsageFlushedV2Schema,
+  unpackAccounts,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
 import { flushParts, UsageFlusher } from './usage-flusher';
 import { UsageMeter } from './usage-meter';
@@ -12,17 +17,21 @@ function meterWith(accounts: number, methods = 1): UsageMeter {
 
 /** A JetStream publisher stand-in that records parts and fails while `down` is set. */
 class RecordingPublisher {
-  readonly stored = new Map<string, UsageFlushed>();
+  readonly stored = new Map<string, UsageFlushedV2>();
   published = 0;
   down = false;
-  publish(_contract: typeof Events.usageFlushed, part: UsageFlushed) {
+  publish(_contract: typeof Events.usageFlushedV2, part: UsageFlushedV2) {
     this.published += 1;
     if (this.down) return Promise.reject(new Error('nats down'));
-    UsageFlushedSchema.parse(part);
+    UsageFlushedV2Schema.parse(part);
     this.stored.set(part.id, part);
     return Promise.resolve({ stream: 'BILLING', seq: this.published, duplicate: false });
   }
 }
+
+/** Compact parts (ADR 0105) a 10,000-account flush takes, with one method each and with three (v1 took 5 and 11). */
+const PARTS_10K = 1;
+const PARTS_10K_3 = 2;
 
 describe('UsageMeter', () => {
   it('sums node CU per account, network and method, and delivery CU per webhook', () => {
@@ -65,31 +74,52 @@ describe('flushParts', () => {
     // accounts, methods each, part bytes, expected parts
     [1, 1, 256 * 1024, 1],
     [2_000, 1, 256 * 1024, 1],
-    [10_000, 1, 256 * 1024, 5],
-    [10_000, 3, 256 * 1024, 11],
+    [10_000, 1, 256 * 1024, PARTS_10K],
+    [10_000, 3, 256 * 1024, PARTS_10K_3],
     [3, 1, 1, 3],
-  ])('%d accounts x %d methods under %d bytes: %d parts', (accounts, methods, bytes, parts) => {
-    const entries = meterWith(accounts, methods).drain();
-    const built = flushParts(
-      'gw-1',
-      '2026-01-01T00:00:00.000Z',
-      '2026-01-01T00:00:01.000Z',
-      entries,
-      bytes,
-    );
-    expect(built).toHaveLength(parts);
-    expect(built.map((p) => p.part)).toEqual([...Array(parts).keys()]);
-    expect(new Set(built.map((p) => p.id)).size).toBe(parts);
-    for (const part of built) {
-      expect(UsageFlushedSchema.safeParse(part).success).toBe(true);
-      expect(part.parts).toBe(parts);
-      if (part.accounts.length > 1)
-        expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(bytes);
-    }
-    // Every account exactly once, to the CU.
-    const cu = built.flatMap((p) => p.accounts).reduce((sum, a) => sum + a.totalCu, 0);
-    expect(cu).toBe(accounts * methods * 20);
-    expect(built.flatMap((p) => p.accounts)).toHaveLength(accounts);
+  ])(
+    '%d accounts x %d methods under %d bytes: %d compact parts',
+    (accounts, methods, bytes, parts) => {
+      const entries = meterWith(accounts, methods).drain();
+      const built = flushParts(
+        'gw-1',
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:01.000Z',
+        entries,
+        bytes,
+      );
+      expect(built).toHaveLength(parts);
+      expect(built.map((p) => p.part)).toEqual([...Array(parts).keys()]);
+      expect(new Set(built.map((p) => p.id)).size).toBe(parts);
+      for (const [i, part] of built.entries()) {
+        expect(UsageFlushedV2Schema.safeParse(part).success).toBe(true);
+        expect(part.parts).toBe(parts);
+        const size = Buffer.byteLength(JSON.stringify(part));
+        if (part.accounts.length > 1) expect(size).toBeLessThanOrEqual(bytes);
+        // The estimate that cuts parts is close: every part but the last is nearly full.
+        if (parts > 1 && i < parts - 1 && bytes > 1) expect(size).toBeGreaterThan(bytes * 0.9);
+      }
+      // Every account exactly once, whole and in order, to the CU.
+      expect(built.flatMap((p) => unpackAccounts(p))).toEqual(entries);
+    },
+  );
+
+  it('keeps an account with node and webhook usage under one index, its rows together', () => {
+    const meter = new UsageMeter();
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    meter.addDelivery('a2', 'wh_1', 25);
+    meter.addDelivery('a1', 'wh_1', 25);
+    const [part] = flushParts('gw-1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', [
+      ...meter.drain(),
+    ]);
+    expect(part!.accounts).toEqual(['a1', 'a2']);
+    expect(part!.lines).toEqual([
+      { kind: 'node', network: 'eth-mainnet', method: 'eth_call' },
+      { kind: 'webhook_delivery', webhookId: 'wh_1' },
+    ]);
+    expect(part!.usage).toEqual([0, 0, 1, 20, 0, 1, 1, 25, 1, 1, 1, 25]);
+    expect(part!.totalCu).toBe(70);
+    expect(UsageFlushedV2Schema.safeParse(part).success).toBe(true);
   });
 });
 
@@ -139,7 +169,7 @@ describe('UsageFlusher', () => {
       'gw-1:2026-01-01T00:00:00.000Z:0',
       'gw-1:2026-01-01T00:00:01.001Z:0',
     ]);
-    expect(parts.map((p) => p.accounts[0]!.totalCu)).toEqual([20, 20]);
+    expect(parts.map((p) => p.totalCu)).toEqual([20, 20]);
     expect(flusher.pendingParts).toBe(0);
   });
 
@@ -163,6 +193,6 @@ describe('UsageFlusher', () => {
     expect(publisher.published).toBe(0);
     meter.addDelivery('a1', 'wh_1', 25);
     await flusher.stop();
-    expect([...publisher.stored.values()][0]!.accounts[0]!.kind).toBe('webhook_delivery');
+    expect(unpackAccounts([...publisher.stored.values()][0]!)[0]!.kind).toBe('webhook_delivery');
   });
 });

@@ -1,19 +1,20 @@
 import {
   Events,
   USAGE_FLUSH_PART_BYTES,
+  UsagePacker,
   usageFlushId,
   type AccountUsage,
-  type UsageFlushed,
+  type UsageFlushedV2,
 } from '@meridian/contracts';
 import type { Logger } from 'pino';
 
-/** Bytes of a part's envelope beside its accounts (ids, times, part numbers), with margin. */
+/** Bytes of a part's envelope beside its usage (ids, times, part numbers, keys), with margin. */
 const ENVELOPE_BYTES = 512;
 
 /**
- * Splits one flush into parts below `partBytes` each (serialized), accounts whole and in
- * order. Deterministic, and the parts are kept as built until published, so a retry re-sends
- * the same ids with the same bodies.
+ * Splits one flush into compact parts (ADR 0105) below `partBytes` each (serialized), accounts
+ * whole and in order. Deterministic, and the parts are kept as built until published, so a retry
+ * re-sends the same ids with the same bodies.
  */
 export function flushParts(
   producerId: string,
@@ -21,35 +22,32 @@ export function flushParts(
   windowEnd: string,
   accounts: readonly AccountUsage[],
   partBytes = USAGE_FLUSH_PART_BYTES,
-): UsageFlushed[] {
-  const groups: AccountUsage[][] = [];
-  let current: AccountUsage[] = [];
-  let size = ENVELOPE_BYTES + producerId.length;
+): UsageFlushedV2[] {
+  const limit = partBytes - ENVELOPE_BYTES - producerId.length;
+  const packers: UsagePacker[] = [];
+  let current = new UsagePacker();
   for (const account of accounts) {
-    const bytes = Buffer.byteLength(JSON.stringify(account)) + 1;
-    if (current.length > 0 && size + bytes > partBytes) {
-      groups.push(current);
-      current = [];
-      size = ENVELOPE_BYTES + producerId.length;
+    if (current.size > 0 && current.bytes + current.bytesOf(account) > limit) {
+      packers.push(current);
+      current = new UsagePacker();
     }
-    current.push(account);
-    size += bytes;
+    current.add(account);
   }
-  if (current.length > 0) groups.push(current);
-  return groups.map((group, part) => ({
+  if (current.size > 0) packers.push(current);
+  return packers.map((packer, part) => ({
     id: usageFlushId(producerId, windowStart, part),
     producerId,
     windowStart,
     windowEnd,
     part,
-    parts: groups.length,
-    accounts: group,
+    parts: packers.length,
+    ...packer.result(),
   }));
 }
 
 /** What the flusher needs of a JetStreamPublisher. */
 export interface UsagePartPublisher {
-  publish(contract: typeof Events.usageFlushed, part: UsageFlushed): Promise<unknown>;
+  publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
 }
 
 export interface UsageFlusherOptions {
@@ -61,7 +59,7 @@ export interface UsageFlusherOptions {
   drain: () => AccountUsage[];
   partBytes?: number;
   /** Told after each part's publish (metrics). */
-  onPublished?: (outcome: 'ok' | 'failed', part: UsageFlushed) => void;
+  onPublished?: (outcome: 'ok' | 'failed', part: UsageFlushedV2) => void;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -76,7 +74,7 @@ export interface UsageFlusherOptions {
 export class UsageFlusher {
   private timer: NodeJS.Timeout | undefined;
   private windowStart: Date;
-  private unsent: UsageFlushed[] = [];
+  private unsent: UsageFlushedV2[] = [];
   private flushing: Promise<void> | undefined;
 
   constructor(
@@ -132,7 +130,7 @@ export class UsageFlusher {
     const batch = this.unsent;
     this.unsent = [];
     const results = await Promise.allSettled(
-      batch.map((part) => this.publisher.publish(Events.usageFlushed, part)),
+      batch.map((part) => this.publisher.publish(Events.usageFlushedV2, part)),
     );
     let failure: unknown;
     results.forEach((result, i) => {
