@@ -88,13 +88,14 @@ export type NodeAccountUsage = z.infer<typeof NodeAccountUsageSchema>;
 export type DeliveryAccountUsage = z.infer<typeof DeliveryAccountUsageSchema>;
 
 /**
- * A part's serialized size stays below this. 256 KiB: a quarter of the BILLING stream's
- * `maxMsgSize` (1 MiB, the NATS default max_payload), so a part always fits with room for
- * headers; about 2,000 accounts with a few methods each, which keeps one part's ledger
- * transaction short (the ledger groups parts, ADR 0104) and a redelivery cheap; and few enough
- * parts that a 10,000-account flush is 5-10 messages.
+ * A part's serialized size stays below this. 64 KiB of compact rows (ADR 0105) is about 2,500
+ * accounts with one method each (a v1 part held ~2,000 in 256 KiB): the ledger's bounds are
+ * counted in parts (`Consumers.ledgerUsage.concurrency`: parts in flight, so parts per
+ * transaction), and they keep their meaning in accounts; a redelivery stays cheap; a
+ * 10,000-account flush is 4-10 messages; and a part is far below the BILLING stream's
+ * `maxMsgSize` (1 MiB, the NATS default max_payload).
  */
-export const USAGE_FLUSH_PART_BYTES = 256 * 1024;
+export const USAGE_FLUSH_PART_BYTES = 64 * 1024;
 
 /**
  * No account twice with the same kind. A set per kind, not one of `${kind}|${accountId}` strings:

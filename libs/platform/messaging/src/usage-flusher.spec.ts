@@ -29,9 +29,12 @@ class RecordingPublisher {
   }
 }
 
-/** Compact parts (ADR 0105) a 10,000-account flush takes, with one method each and with three (v1 took 5 and 11). */
-const PARTS_10K = 1;
-const PARTS_10K_3 = 2;
+/**
+ * Compact parts (ADR 0105) of 64 KiB a 10,000-account flush takes, with one method each and with
+ * three (v1 took 5 and 11 of 256 KiB).
+ */
+const PARTS_10K = 4;
+const PARTS_10K_3 = 7;
 
 describe('UsageMeter', () => {
   it('sums node CU per account, network and method, and delivery CU per webhook', () => {
@@ -73,9 +76,9 @@ describe('flushParts', () => {
   it.each([
     // accounts, methods each, part bytes, expected parts
     [1, 1, 256 * 1024, 1],
-    [2_000, 1, 256 * 1024, 1],
-    [10_000, 1, 256 * 1024, PARTS_10K],
-    [10_000, 3, 256 * 1024, PARTS_10K_3],
+    [2_000, 1, 64 * 1024, 1],
+    [10_000, 1, 64 * 1024, PARTS_10K],
+    [10_000, 3, 64 * 1024, PARTS_10K_3],
     [3, 1, 1, 3],
   ])(
     '%d accounts x %d methods under %d bytes: %d compact parts',
