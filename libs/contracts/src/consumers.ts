@@ -165,14 +165,14 @@ export const Consumers = {
     ackWaitMs: 30 * SECOND,
     maxDeliver: 20,
     backoffMs: [500, 1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND],
-    // A flush part carries up to 64 KiB (about 2,500 accounts, ADR 0105; a v1 part up to
+    // A flush part carries up to 64 KiB (about 1,400 accounts, ADR 0105; a v1 part up to
     // 256 KiB): 256 in flight is at most 16 MiB of bodies (64 MiB of v1 bodies). billing-ledger
     // runs one transaction at a time and the next one takes everything that arrived meanwhile,
-    // so this caps a transaction at about 128 parts, four fleet seconds (8 producers x 10,000
-    // accounts is ~32 parts a second). A ledger that keeps up never reaches it (its batch is
+    // so this caps a transaction at about 128 parts, two fleet seconds (8 producers x 10,000
+    // accounts is ~56 parts a second). A ledger that keeps up never reaches it (its batch is
     // what arrived during one transaction); one that is behind (a burst, a restart, a stop of
     // the ledger) spreads each account's journal, balance row, rollups and KV state over up to
-    // four fleet seconds of usage, and catches up instead of falling further behind (ADR 0104).
+    // two fleet seconds of usage, and catches up instead of falling further behind (ADR 0104).
     // max_ack_pending = 16 x this.
     concurrency: 256,
     // 256 parts of up to 256 KiB were pulled 256 at a time: a backlog (a restart, a burst)

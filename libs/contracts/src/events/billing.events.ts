@@ -88,12 +88,13 @@ export type NodeAccountUsage = z.infer<typeof NodeAccountUsageSchema>;
 export type DeliveryAccountUsage = z.infer<typeof DeliveryAccountUsageSchema>;
 
 /**
- * A part's serialized size stays below this. 64 KiB of compact rows (ADR 0105) is about 2,500
- * accounts with one method each (a v1 part held ~2,000 in 256 KiB): the ledger's bounds are
- * counted in parts (`Consumers.ledgerUsage.concurrency`: parts in flight, so parts per
- * transaction), and they keep their meaning in accounts; a redelivery stays cheap; a
- * 10,000-account flush is 4-10 messages; and a part is far below the BILLING stream's
- * `maxMsgSize` (1 MiB, the NATS default max_payload).
+ * A part's serialized size stays below this. 64 KiB of compact rows (ADR 0105, ~43 bytes an
+ * account-item) is about 1,400 accounts with one method each, as many as a v1 part held in
+ * 256 KiB (~1,650 at ~157 bytes): the ledger's bounds are counted in parts
+ * (`Consumers.ledgerUsage.concurrency`: parts in flight, so parts per transaction), and they
+ * keep their meaning in accounts; a redelivery stays cheap; a 10,000-account flush is 7-20
+ * messages; and a part is far below the BILLING stream's `maxMsgSize` (1 MiB, the NATS default
+ * max_payload).
  */
 export const USAGE_FLUSH_PART_BYTES = 64 * 1024;
 
@@ -183,8 +184,8 @@ function accountsOnce(f: { accounts: readonly string[] }): boolean {
  * `billing.usage.flushed.v2.<producerId>`: one part of one producer's flush, compact (ADR 0105).
  * The header and id are v1's; the usage is columnar: the part's distinct `lines`, its
  * `accounts`, and `usage`, rows of [account index, line index, calls, CU] flattened, account by
- * account. A v1 account entry of ~130 bytes, two objects and four strings to parse, check and
- * collect is here ~35 bytes: one string and four small integers. `packAccounts` builds it from
+ * account. A v1 account entry of ~157 bytes, two objects and four strings to parse, check and
+ * collect is here ~43 bytes: one string and four small integers. `packAccounts` builds it from
  * the meter's account entries; `unpackAccounts` gives them back (parking, tests).
  */
 export const UsageFlushedV2Schema = z
