@@ -113,24 +113,34 @@ function oncePerKind(f: { accounts: ReadonlyArray<{ kind: string; accountId: str
   return true;
 }
 
+/** The header of a flush part, v1 and v2 alike: which producer, window and part it is. */
+const partHeader = {
+  id: idempotencyId,
+  /** Producer instance (pod name / hostname + pid + start): unique across the fleet. */
+  producerId: tokenString,
+  windowStart: isoTimestamp,
+  windowEnd: isoTimestamp,
+  /** 0-based part of this flush, and how many parts it has. */
+  part: count,
+  parts: z.number().int().min(1),
+};
+type PartHeader = {
+  id: string;
+  producerId: string;
+  windowStart: string;
+  part: number;
+  parts: number;
+};
+const partInRange = (f: PartHeader) => f.part < f.parts;
+const idOfPart = (f: PartHeader) => f.id === usageFlushId(f.producerId, f.windowStart, f.part);
+const PART_IN_RANGE = 'part must be below parts';
+const ID_OF_PART = 'id must be <producerId>:<windowStart>:<part>';
+
 /** `billing.usage.flushed.v1.<producerId>`: one part of one producer's flush. */
 export const UsageFlushedSchema = z
-  .object({
-    id: idempotencyId,
-    /** Producer instance (pod name / hostname + pid + start): unique across the fleet. */
-    producerId: tokenString,
-    windowStart: isoTimestamp,
-    windowEnd: isoTimestamp,
-    /** 0-based part of this flush, and how many parts it has. */
-    part: count,
-    parts: z.number().int().min(1),
-    accounts: z.array(AccountUsageSchema).min(1),
-  })
-  .refine((f) => f.part < f.parts, 'part must be below parts')
-  .refine(
-    (f) => f.id === usageFlushId(f.producerId, f.windowStart, f.part),
-    'id must be <producerId>:<windowStart>:<part>',
-  )
+  .object({ ...partHeader, accounts: z.array(AccountUsageSchema).min(1) })
+  .refine(partInRange, PART_IN_RANGE)
+  .refine(idOfPart, ID_OF_PART)
   .refine(oncePerKind, 'an account appears once per kind in a part');
 export type UsageFlushed = z.infer<typeof UsageFlushedSchema>;
 
@@ -190,23 +200,15 @@ function accountsOnce(f: { accounts: readonly string[] }): boolean {
  */
 export const UsageFlushedV2Schema = z
   .object({
-    id: idempotencyId,
-    producerId: tokenString,
-    windowStart: isoTimestamp,
-    windowEnd: isoTimestamp,
-    part: count,
-    parts: z.number().int().min(1),
+    ...partHeader,
     lines: z.array(UsageLineSchema).min(1),
     accounts: z.array(accountId).min(1),
     usage: z.array(count).min(USAGE_ROW),
     /** CU of every row: a check the producer's encoding kept every number. */
     totalCu: cu,
   })
-  .refine((f) => f.part < f.parts, 'part must be below parts')
-  .refine(
-    (f) => f.id === usageFlushId(f.producerId, f.windowStart, f.part),
-    'id must be <producerId>:<windowStart>:<part>',
-  )
+  .refine(partInRange, PART_IN_RANGE)
+  .refine(idOfPart, ID_OF_PART)
   .refine(
     rowsWellFormed,
     'usage must be rows of [account, line, calls, cu], account by account, every index in range, cu summing to totalCu',
