@@ -43,9 +43,9 @@ export interface FlushPart {
   readonly producerId: string;
   readonly windowStart: string;
   readonly windowEnd: string;
-  /** Account entries in the part. */
+  /** Accounts in the part. */
   readonly accounts: number;
-  /** CU of all its entries. */
+  /** CU of all its rows. */
   readonly totalCu: number;
   /**
    * The whole part, compact (a v1 part as `compactFlush` gives it): for a batch summed again

@@ -27,11 +27,13 @@ export function flushParts(
   const packers: UsagePacker[] = [];
   let current = new UsagePacker();
   for (const account of accounts) {
-    if (current.size > 0 && current.bytes + current.bytesOf(account) > limit) {
+    let bytes = current.bytesOf(account);
+    if (current.size > 0 && current.bytes + bytes > limit) {
       packers.push(current);
       current = new UsagePacker();
+      bytes = current.bytesOf(account);
     }
-    current.add(account);
+    current.add(account, bytes);
   }
   if (current.size > 0) packers.push(current);
   return packers.map((packer, part) => ({
