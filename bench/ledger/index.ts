@@ -53,9 +53,9 @@ export interface LedgerBenchOptions {
 
 const ROOT = resolve(__dirname, '../..');
 /**
- * billing-ledger runs with the NODE_OPTIONS of its Deployment (deploy/base/core; none today, so
- * Node's defaults), so the bench measures the process as deployed; `LEDGER_BENCH_NODE_OPTIONS`
- * overrides them (a comparison, e.g. `--max-semi-space-size=64`).
+ * billing-ledger runs with the NODE_OPTIONS of its Deployment (deploy/base/core: a 64 MiB
+ * semi-space), so the bench measures the process as deployed; `LEDGER_BENCH_NODE_OPTIONS`
+ * overrides them (a comparison, e.g. `LEDGER_BENCH_NODE_OPTIONS=` for Node's defaults).
  */
 const LEDGER_NODE_OPTIONS = deployedNodeOptions('billing-ledger') ?? '';
 const OPERATOR_TOKEN = 'op_bench_operator_token_0123456789';

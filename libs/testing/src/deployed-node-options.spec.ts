@@ -17,9 +17,10 @@ describe('deployedNodeOptions', () => {
     }
   });
 
-  it('reads the heap sizes the gateway and the delivery worker are deployed with', () => {
+  it('reads the heap sizes the gateway, the delivery worker and the ledger are deployed with', () => {
     expect(deployedNodeOptions('rpc-gateway')).toMatch(/--max-semi-space-size=\d+/);
     expect(deployedNodeOptions('delivery-worker')).toMatch(/--max-semi-space-size=\d+/);
+    expect(deployedNodeOptions('billing-ledger')).toBe('--max-semi-space-size=64');
   });
 
   it('names a manifest that exists and runs that app for every app it knows', () => {
