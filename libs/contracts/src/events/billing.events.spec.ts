@@ -10,13 +10,18 @@ import {
   type UsageFlushed,
 } from './billing.events';
 
-const flush = (over: Partial<UsageFlushed> = {}): UsageFlushed => ({
+/** A flush part's header (v1 and v2 alike). */
+const header = {
   id: usageFlushId('gw-1', '2026-01-01T00:00:00.000Z', 0),
   producerId: 'gw-1',
   windowStart: '2026-01-01T00:00:00.000Z',
   windowEnd: '2026-01-01T00:00:01.000Z',
   part: 0,
   parts: 1,
+};
+
+const flush = (over: Partial<UsageFlushed> = {}): UsageFlushed => ({
+  ...header,
   accounts: [
     {
       kind: 'node',
@@ -107,14 +112,6 @@ describe('usage flush contract (ADR 0103)', () => {
 });
 
 describe('compact usage flush contract (ADR 0105)', () => {
-  const header = {
-    id: usageFlushId('gw-1', '2026-01-01T00:00:00.000Z', 0),
-    producerId: 'gw-1',
-    windowStart: '2026-01-01T00:00:00.000Z',
-    windowEnd: '2026-01-01T00:00:01.000Z',
-    part: 0,
-    parts: 1,
-  };
   const token = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
   const item = fc.record({ calls: fc.nat(1_000), cu: fc.nat(1_000_000) });
   const entry: fc.Arbitrary<AccountUsage> = fc
