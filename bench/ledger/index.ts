@@ -7,6 +7,7 @@ import {
   KvBuckets,
   Streams,
   type BalanceStateChanged,
+  type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { cuForCall } from '@meridian/compute-units';
@@ -273,7 +274,10 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const published: UsageFlushedV2[] = [];
     let publishFailures = 0;
     const publisher = {
-      publish: async (_contract: typeof Events.usageFlushedV2, part: UsageFlushedV2) => {
+      // The producers publish compact parts (USAGE_FLUSH_VERSION's default).
+      publish: async (_contract: unknown, sent: UsageFlushedV2 | UsageFlushed) => {
+        if (!('usage' in sent)) throw new Error('the bench publishes compact parts only');
+        const part = sent;
         await js.publish(ns.subject(Events.usageFlushedV2.subjectOf(part)), JSON.stringify(part), {
           msgID: part.id,
           timeout: 30_000,

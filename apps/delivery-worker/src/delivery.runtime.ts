@@ -114,6 +114,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
     this.outbox = new UsageOutbox(db, publisher, {
       producerId: `delivery-worker-${hostname()}-${process.pid}-${Date.now()}`,
       intervalMs: config.USAGE_FLUSH_MS,
+      version: config.USAGE_FLUSH_VERSION,
       now: () => clock.now(),
       onPublished: (outcome) => metrics.usageParts.inc({ outcome }),
       logger,

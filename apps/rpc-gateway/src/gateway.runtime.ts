@@ -150,6 +150,7 @@ export class GatewayRuntime
       this.metrics,
       logger,
       config.USAGE_FLUSH_MS,
+      config.USAGE_FLUSH_VERSION,
     );
   }
 

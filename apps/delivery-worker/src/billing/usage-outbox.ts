@@ -1,14 +1,18 @@
-import { Events, type UsageFlushed, type UsageFlushedV2 } from '@meridian/contracts';
-import { UsageMeter, flushParts } from '@meridian/platform-messaging';
+import {
+  Events,
+  type UsageFlushed,
+  type UsageFlushedV2,
+  type UsageFlushVersion,
+} from '@meridian/contracts';
+import {
+  UsageMeter,
+  flushParts,
+  publishUsagePart,
+  type UsagePartPublisher,
+} from '@meridian/platform-messaging';
 import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-
-/** Publishes compact parts, and a part stored before ADR 0105 as the v1 part it is. */
-export interface OutboxPublisher {
-  publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
-  publish(contract: typeof Events.usageFlushed, part: UsageFlushed): Promise<unknown>;
-}
 
 export interface UsageOutboxOptions {
   producerId: string;
@@ -16,6 +20,8 @@ export interface UsageOutboxOptions {
   now: () => Date;
   /** Attempts taken into one flush at most (a flush stays a few parts). */
   batchSize?: number;
+  /** The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact: ADR 0105). */
+  version?: UsageFlushVersion;
   onPublished?: (outcome: 'ok' | 'failed') => void;
   logger?: Pick<Logger, 'warn'>;
 }
@@ -35,7 +41,7 @@ export class UsageOutbox {
 
   constructor(
     private readonly db: DataSource,
-    private readonly publisher: OutboxPublisher,
+    private readonly publisher: UsagePartPublisher,
     private readonly options: UsageOutboxOptions,
   ) {}
 
@@ -116,8 +122,10 @@ export class UsageOutbox {
     );
     for (const part of pending) {
       try {
-        // A part stored before the compact contract (ADR 0105) goes out as it was stored.
-        if ('usage' in part.body) await this.publisher.publish(Events.usageFlushedV2, part.body);
+        // Parts are stored compact; one stored before the compact contract (ADR 0105) goes out
+        // as the v1 part it is.
+        if ('usage' in part.body)
+          await publishUsagePart(this.publisher, part.body, this.options.version);
         else await this.publisher.publish(Events.usageFlushed, part.body);
       } catch (error) {
         this.options.onPublished?.('failed');

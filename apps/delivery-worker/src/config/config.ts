@@ -1,4 +1,4 @@
-import { partitionSetting } from '@meridian/contracts';
+import { partitionSetting, usageFlushVersionSetting } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -25,6 +25,8 @@ export const configSchema = z
     }),
     /** How often billed attempts leave as a usage flush (fleet usage contract). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+    /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */
+    USAGE_FLUSH_VERSION: usageFlushVersionSetting,
     /**
      * DNS servers (`ip` or `ip:port`, comma-separated) that resolve target names instead of the
      * system's resolver (and /etc/hosts); unset: the system's. Every answer is still judged by

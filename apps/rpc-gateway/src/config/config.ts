@@ -1,3 +1,4 @@
+import { usageFlushVersionSetting } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
@@ -47,6 +48,8 @@ export const configSchema = z.object({
   CREDENTIAL_TTL_MS: int(1).default(600_000),
   CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
   USAGE_FLUSH_MS: int(10).default(1_000),
+  /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */
+  USAGE_FLUSH_VERSION: usageFlushVersionSetting,
   /**
    * Redis holding the plan-RPS buckets shared by every replica and region (ADR 0102); empty =
    * one bucket per replica (ADR 0204).

@@ -17,7 +17,8 @@ describe('gateway metering', () => {
     const meter = new UsageMeter();
     const parts: UsageFlushedV2[] = [];
     const publisher = {
-      publish: (_c: typeof Events.usageFlushedV2, part: UsageFlushedV2) => {
+      publish: (contract: { type: string }, part: unknown) => {
+        expect(contract.type).toBe(Events.usageFlushedV2.type);
         parts.push(UsageFlushedV2Schema.parse(part));
         return Promise.resolve({ stream: 'BILLING', seq: parts.length, duplicate: false });
       },

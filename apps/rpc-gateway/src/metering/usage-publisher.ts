@@ -3,6 +3,7 @@ import {
   type UsageMeter,
   type UsagePartPublisher,
 } from '@meridian/platform-messaging';
+import type { UsageFlushVersion } from '@meridian/contracts';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 
@@ -20,10 +21,12 @@ export function gatewayUsageFlusher(
   metrics: GatewayMetrics,
   logger: Logger,
   intervalMs: number,
+  version: UsageFlushVersion = 2,
 ): UsageFlusher {
   return new UsageFlusher(publisher, {
     producerId,
     intervalMs,
+    version,
     now,
     drain: () => meter.drain(),
     onPublished: (outcome) => metrics.usagePublished.inc({ outcome }),

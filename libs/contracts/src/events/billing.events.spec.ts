@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { Events } from '../events';
 import {
+  compactFlush,
+  expandFlush,
   packAccounts,
   unpackAccounts,
   USAGE_FLUSH_PART_BYTES,
   usageFlushId,
   UsagePacker,
+  usageFlushVersionSetting,
   type AccountUsage,
   type UsageFlushed,
 } from './billing.events';
@@ -162,6 +165,27 @@ describe('compact usage flush contract (ADR 0105)', () => {
       }),
       { numRuns: 300, seed: 105 },
     );
+  });
+
+  it('expands a compact part into the v1 part it stands for, and back (USAGE_FLUSH_VERSION=1)', () => {
+    fc.assert(
+      fc.property(entries, (list) => {
+        const compact = { ...header, ...packAccounts(list) };
+        const v1 = expandFlush(compact);
+        expect(Events.usageFlushed.schema.safeParse(v1).success).toBe(true);
+        expect(v1.id).toBe(compact.id);
+        expect(v1.accounts).toEqual(unpackAccounts(compact));
+        expect(unpackAccounts(compactFlush(v1))).toEqual(unpackAccounts(compact));
+      }),
+      { numRuns: 200, seed: 1051 },
+    );
+  });
+
+  it('reads USAGE_FLUSH_VERSION: 2 unless set to 1, and nothing else', () => {
+    expect(usageFlushVersionSetting.parse(undefined)).toBe(2);
+    expect(usageFlushVersionSetting.parse('2')).toBe(2);
+    expect(usageFlushVersionSetting.parse('1')).toBe(1);
+    expect(usageFlushVersionSetting.safeParse('3').success).toBe(false);
   });
 
   it('measures a part as it grows, to the byte: each id, line and number with its comma', () => {

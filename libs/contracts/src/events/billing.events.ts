@@ -337,6 +337,38 @@ export function compactFlush(flush: UsageFlushed): UsageFlushedV2 {
 }
 
 /**
+ * A compact part as the v1 part it stands for: the same header and id, its rows as v1's account
+ * entries. What a producer publishes while `USAGE_FLUSH_VERSION` is 1 (an upgrade whose ledger
+ * does not take compact parts yet, ADR 0105). A 64 KiB compact part is ~240 KiB as v1, far
+ * below the stream's 1 MiB.
+ */
+export function expandFlush(part: UsageFlushedV2): UsageFlushed {
+  const { id, producerId, windowStart, windowEnd, part: index, parts } = part;
+  return {
+    id,
+    producerId,
+    windowStart,
+    windowEnd,
+    part: index,
+    parts,
+    accounts: unpackAccounts(part),
+  };
+}
+
+/** The flush contract versions a producer can publish (`USAGE_FLUSH_VERSION`). */
+export const USAGE_FLUSH_VERSIONS = [1, 2] as const;
+export type UsageFlushVersion = (typeof USAGE_FLUSH_VERSIONS)[number];
+
+/**
+ * A producer's `USAGE_FLUSH_VERSION` setting (rpc-gateway, delivery-worker): `2` (default,
+ * compact), or `1` while billing-ledger is upgraded from a release before ADR 0105.
+ */
+export const usageFlushVersionSetting = z
+  .enum(['1', '2'])
+  .default('2')
+  .transform((value): UsageFlushVersion => (value === '1' ? 1 : 2));
+
+/**
  * The account entries of a compact part, as v1 wrote them: per account, its node lines as one
  * entry and its webhook lines as another, items in row order.
  */

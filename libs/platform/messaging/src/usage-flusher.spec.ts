@@ -2,6 +2,7 @@ import {
   Events,
   UsageFlushedV2Schema,
   unpackAccounts,
+  type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
@@ -18,13 +19,20 @@ function meterWith(accounts: number, methods = 1): UsageMeter {
 /** A JetStream publisher stand-in that records parts and fails while `down` is set. */
 class RecordingPublisher {
   readonly stored = new Map<string, UsageFlushedV2>();
+  /** Parts published as v1 (USAGE_FLUSH_VERSION=1), by id. */
+  readonly storedV1 = new Map<string, UsageFlushed>();
   published = 0;
   down = false;
-  publish(_contract: typeof Events.usageFlushedV2, part: UsageFlushedV2) {
+  publish(contract: { type: string }, part: UsageFlushedV2 | UsageFlushed) {
     this.published += 1;
     if (this.down) return Promise.reject(new Error('nats down'));
+    if (contract.type === Events.usageFlushed.type) {
+      this.storedV1.set(part.id, Events.usageFlushed.schema.parse(part));
+      return Promise.resolve({ stream: 'BILLING', seq: this.published, duplicate: false });
+    }
+    expect(contract.type).toBe(Events.usageFlushedV2.type);
     UsageFlushedV2Schema.parse(part);
-    this.stored.set(part.id, part);
+    this.stored.set(part.id, part as UsageFlushedV2);
     return Promise.resolve({ stream: 'BILLING', seq: this.published, duplicate: false });
   }
 }
@@ -127,7 +135,7 @@ describe('flushParts', () => {
 });
 
 describe('UsageFlusher', () => {
-  function setup(partBytes?: number) {
+  function setup(partBytes?: number, version?: 1 | 2) {
     const clock = new FakeClock('2026-01-01T00:00:00.000Z');
     const meter = new UsageMeter();
     const publisher = new RecordingPublisher();
@@ -138,6 +146,7 @@ describe('UsageFlusher', () => {
       now: () => clock.now(),
       drain: () => meter.drain(),
       partBytes,
+      version,
       onPublished: (outcome) => outcomes.push(outcome),
     });
     return { clock, meter, publisher, flusher, outcomes };
@@ -153,6 +162,24 @@ describe('UsageFlusher', () => {
     expect(parts.flatMap((p) => p.accounts)).toHaveLength(500);
     expect(parts[0]!.windowStart).toBe('2026-01-01T00:00:00.000Z');
     expect(parts[0]!.windowEnd).toBe('2026-01-01T00:00:01.000Z');
+  });
+
+  it('publishes the v1 part each compact part stands for while USAGE_FLUSH_VERSION is 1 (an upgrade, ADR 0105)', async () => {
+    const { clock, meter, publisher, flusher } = setup(4 * 1024, 1);
+    for (let a = 0; a < 300; a++) meter.add(`acc_${a}`, 'eth-mainnet', 'eth_call', 20);
+    meter.addDelivery('acc_0', 'wh_1', 25);
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(publisher.stored.size).toBe(0);
+    const parts = [...publisher.storedV1.values()];
+    expect(parts.length).toBeGreaterThan(1);
+    // Ids as the compact parts have them: `<producer>:<window>:<part>`, every account to the CU.
+    expect(parts.map((p) => p.id)).toEqual(
+      parts.map((_, i) => `gw-1:2026-01-01T00:00:00.000Z:${i}`),
+    );
+    const entries = parts.flatMap((p) => p.accounts);
+    expect(entries).toHaveLength(301);
+    expect(entries.reduce((sum, e) => sum + e.totalCu, 0)).toBe(300 * 20 + 25);
   });
 
   it('keeps parts NATS refused and re-sends them with the same ids and bodies', async () => {

@@ -2,9 +2,12 @@ import {
   Events,
   USAGE_FLUSH_PART_BYTES,
   UsagePacker,
+  expandFlush,
   usageFlushId,
   type AccountUsage,
+  type UsageFlushed,
   type UsageFlushedV2,
+  type UsageFlushVersion,
 } from '@meridian/contracts';
 import type { Logger } from 'pino';
 
@@ -47,9 +50,24 @@ export function flushParts(
   }));
 }
 
-/** What the flusher needs of a JetStreamPublisher. */
+/** What the flusher needs of a JetStreamPublisher: either version of a flush part. */
 export interface UsagePartPublisher {
   publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
+  publish(contract: typeof Events.usageFlushed, part: UsageFlushed): Promise<unknown>;
+}
+
+/**
+ * Publishes a compact part as `version` (ADR 0105): 2, itself; 1, the v1 part it stands for
+ * (same id), for an upgrade whose billing-ledger does not take compact parts yet.
+ */
+export function publishUsagePart(
+  publisher: UsagePartPublisher,
+  part: UsageFlushedV2,
+  version: UsageFlushVersion = 2,
+): Promise<unknown> {
+  return version === 2
+    ? publisher.publish(Events.usageFlushedV2, part)
+    : publisher.publish(Events.usageFlushed, expandFlush(part));
 }
 
 export interface UsageFlusherOptions {
@@ -60,6 +78,8 @@ export interface UsageFlusherOptions {
   /** Drains what was metered since the last call (a UsageMeter's `drain`). */
   drain: () => AccountUsage[];
   partBytes?: number;
+  /** The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact). */
+  version?: UsageFlushVersion;
   /** Told after each part's publish (metrics). */
   onPublished?: (outcome: 'ok' | 'failed', part: UsageFlushedV2) => void;
   logger?: Pick<Logger, 'warn'>;
@@ -132,7 +152,7 @@ export class UsageFlusher {
     const batch = this.unsent;
     this.unsent = [];
     const results = await Promise.allSettled(
-      batch.map((part) => this.publisher.publish(Events.usageFlushedV2, part)),
+      batch.map((part) => publishUsagePart(this.publisher, part, this.options.version)),
     );
     let failure: unknown;
     results.forEach((result, i) => {
