@@ -8,6 +8,7 @@ import {
   UsageMeter,
   flushParts,
   publishUsagePart,
+  usagePartBytes,
   type UsagePartPublisher,
 } from '@meridian/platform-messaging';
 import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
@@ -96,6 +97,7 @@ export class UsageOutbox {
         start.toISOString(),
         end.toISOString(),
         meter.drain(),
+        usagePartBytes(this.options.version),
       );
       const partOfAccount = new Map<string, string>();
       for (const part of parts) {

@@ -339,8 +339,8 @@ export function compactFlush(flush: UsageFlushed): UsageFlushedV2 {
 /**
  * A compact part as the v1 part it stands for: the same header and id, its rows as v1's account
  * entries. What a producer publishes while `USAGE_FLUSH_VERSION` is 1 (an upgrade whose ledger
- * does not take compact parts yet, ADR 0105). A 64 KiB compact part is ~240 KiB as v1, far
- * below the stream's 1 MiB.
+ * does not take compact parts yet, ADR 0105); such parts are cut smaller (`usagePartBytes` of
+ * platform-messaging) to stay below the stream's 1 MiB as v1.
  */
 export function expandFlush(part: UsageFlushedV2): UsageFlushed {
   const { id, producerId, windowStart, windowEnd, part: index, parts } = part;

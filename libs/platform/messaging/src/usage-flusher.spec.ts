@@ -6,7 +6,7 @@ import {
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
-import { flushParts, UsageFlusher } from './usage-flusher';
+import { flushParts, UsageFlusher, usagePartBytes } from './usage-flusher';
 import { UsageMeter } from './usage-meter';
 
 function meterWith(accounts: number, methods = 1): UsageMeter {
@@ -166,6 +166,7 @@ describe('UsageFlusher', () => {
 
   it('publishes the v1 part each compact part stands for while USAGE_FLUSH_VERSION is 1 (an upgrade, ADR 0105)', async () => {
     const { clock, meter, publisher, flusher } = setup(4 * 1024, 1);
+    expect(usagePartBytes(1) * 24).toBeLessThan(1024 * 1024);
     for (let a = 0; a < 300; a++) meter.add(`acc_${a}`, 'eth-mainnet', 'eth_call', 20);
     meter.addDelivery('acc_0', 'wh_1', 25);
     clock.advance(1_000);
@@ -180,6 +181,18 @@ describe('UsageFlusher', () => {
     const entries = parts.flatMap((p) => p.accounts);
     expect(entries).toHaveLength(301);
     expect(entries.reduce((sum, e) => sum + e.totalCu, 0)).toBe(300 * 20 + 25);
+  });
+
+  it('cuts parts published as v1 so that even long method names stay far below 1 MiB', async () => {
+    const { clock, meter, publisher, flusher } = setup(undefined, 1);
+    const method = `eth_${'x'.repeat(124)}`;
+    for (let a = 0; a < 3_000; a++) meter.add(`acc_${a}`, 'eth-mainnet', method, 20);
+    clock.advance(1_000);
+    await flusher.flush();
+    const parts = [...publisher.storedV1.values()];
+    expect(parts.flatMap((p) => p.accounts)).toHaveLength(3_000);
+    for (const part of parts)
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThan(256 * 1024);
   });
 
   it('keeps parts NATS refused and re-sends them with the same ids and bodies', async () => {

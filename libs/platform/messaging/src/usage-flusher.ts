@@ -50,6 +50,16 @@ export function flushParts(
   }));
 }
 
+/**
+ * The compact size a part is cut at for `version`. Published as v1 (`expandFlush`) a part grows
+ * by the ratio of a v1 item to a compact row: ~3.7 at a gateway's usual mix, at most ~24 (a
+ * 128-character method name in every item). So v1 parts are cut at an eighth of the size: at
+ * most ~200 KiB as v1, below the stream's 1 MiB.
+ */
+export function usagePartBytes(version: UsageFlushVersion = 2): number {
+  return version === 1 ? USAGE_FLUSH_PART_BYTES / 8 : USAGE_FLUSH_PART_BYTES;
+}
+
 /** What the flusher needs of a JetStreamPublisher: either version of a flush part. */
 export interface UsagePartPublisher {
   publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
@@ -78,7 +88,10 @@ export interface UsageFlusherOptions {
   /** Drains what was metered since the last call (a UsageMeter's `drain`). */
   drain: () => AccountUsage[];
   partBytes?: number;
-  /** The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact). */
+  /**
+   * The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact); it also sets
+   * the default `partBytes` (`usagePartBytes`).
+   */
   version?: UsageFlushVersion;
   /** Told after each part's publish (metrics). */
   onPublished?: (outcome: 'ok' | 'failed', part: UsageFlushedV2) => void;
@@ -143,7 +156,7 @@ export class UsageFlusher {
           start.toISOString(),
           end.toISOString(),
           accounts,
-          this.options.partBytes,
+          this.options.partBytes ?? usagePartBytes(this.options.version),
         ),
       );
       this.windowStart = new Date(end.getTime() + 1);
