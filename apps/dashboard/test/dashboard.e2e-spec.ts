@@ -4,7 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  testNatsUrl,
+  type TestDatabase,
+} from '@meridian/testing';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, screenshot, seriousAxeViolations } from './browser';
 
@@ -49,6 +54,8 @@ describe('dashboard in a real browser against the local stack', () => {
   const base = 20_000 + Math.floor(Math.random() * 120) * 100;
   let db: TestDatabase | undefined;
   let launcher: ChildProcess | undefined;
+  /** This run's NATS prefix: its streams, consumers and buckets are deleted after it. */
+  const natsPrefix = `dash_e2e_${process.pid}_${Date.now().toString(36)}`;
   let output = '';
   let browser: Browser;
   let endpoints: Endpoints;
@@ -83,7 +90,7 @@ describe('dashboard in a real browser against the local stack', () => {
           STACK_DIR: dir,
           STACK_PORT_BASE: String(base),
           DATABASE_URL: db.url,
-          NATS_PREFIX: `dash_e2e_${process.pid}_${Date.now().toString(36)}`,
+          NATS_PREFIX: natsPrefix,
           LOG_LEVEL: 'warn',
           DASHBOARD_OPERATOR_EMAIL: OPERATOR.email,
           DASHBOARD_OPERATOR_PASSWORD: OPERATOR.password,
@@ -126,7 +133,10 @@ describe('dashboard in a real browser against the local stack', () => {
       });
     }
     await db?.drop().catch(() => undefined);
-    if (!reuse) rmSync(dir, { recursive: true, force: true });
+    if (!reuse) {
+      await deleteNatsNamespace(testNatsUrl(), natsPrefix).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   /** Screenshot and axe scan of the page as it is now. */
