@@ -356,8 +356,7 @@ export function expandFlush(part: UsageFlushedV2): UsageFlushed {
 }
 
 /** The flush contract versions a producer can publish (`USAGE_FLUSH_VERSION`). */
-export const USAGE_FLUSH_VERSIONS = [1, 2] as const;
-export type UsageFlushVersion = (typeof USAGE_FLUSH_VERSIONS)[number];
+export type UsageFlushVersion = 1 | 2;
 
 /**
  * A producer's `USAGE_FLUSH_VERSION` setting (rpc-gateway, delivery-worker): `2` (default,
