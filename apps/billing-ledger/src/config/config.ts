@@ -25,6 +25,12 @@ export const configSchema = z.object({
    */
   USAGE_FOLD_MS: z.coerce.number().int().min(0).default(30_000),
   /**
+   * Balance rows kept in memory by version, so a transaction that locks an account this process
+   * committed last takes its row without reading it (ADR 0106); least recently used first out.
+   * ~0.5 KB an account: 200,000 fit in the pod's 1 GiB beside the rest. 0 = off.
+   */
+  BALANCE_CACHE_ACCOUNTS: z.coerce.number().int().min(0).default(200_000),
+  /**
    * Tests only: the clock becomes adjustable through the operator route
    * POST /api/v1/admin/clock/advance (absent unless exactly `true`; nothing else sets it).
    */

@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ContractOverrides, PlanId } from '@meridian/plans';
 import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import { numberArray, textArray } from '../db/array-literal';
+import { BalanceCache } from './balance-cache';
 import { assertBalanced, type Posting } from './ledger-math';
 
 export type JournalKind =
@@ -86,10 +89,31 @@ function toRow(raw: RawBalance): BalanceRow {
 /** SQL of the ledger tables (journal, entries, balances). Every write takes the caller's transaction. */
 @Injectable()
 export class LedgerRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  /** Committed balance rows by version, so a lock need not read them again (ADR 0106). */
+  readonly cache: BalanceCache;
+  /** Rows each open transaction saved: they enter the cache when it commits. */
+  private readonly saved = new WeakMap<EntityManager, BalanceRow[]>();
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction('READ COMMITTED', work);
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'BALANCE_CACHE_ACCOUNTS'>,
+  ) {
+    this.cache = new BalanceCache(config.BALANCE_CACHE_ACCOUNTS);
+  }
+
+  /**
+   * A READ COMMITTED transaction; the balance rows it saved enter the cache after its commit
+   * (a transaction that fails leaves the cache as it was).
+   */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    let saved: BalanceRow[] = [];
+    const result = await this.dataSource.transaction('READ COMMITTED', (manager) => {
+      saved = [];
+      this.saved.set(manager, saved);
+      return work(manager);
+    });
+    this.cache.remember(saved);
+    return result;
   }
 
   /**
@@ -123,17 +147,36 @@ export class LedgerRepository {
     return rows.map(toRow);
   }
 
-  /** Row locks in account-id order (no deadlocks between concurrent batches). */
+  /**
+   * Locks the balance rows in account-id order (no deadlocks between concurrent batches) and
+   * answers them, in that order, for the caller to change and save. The lock answers each row's
+   * version only: a row this process committed at that version comes from the cache, the others
+   * are read (joined with their account) under the lock just taken (ADR 0106).
+   */
   async lock(
     manager: EntityManager,
     accountIds: readonly string[],
   ): Promise<Map<string, BalanceRow>> {
     const sorted = [...new Set(accountIds)].sort();
-    const rows: RawBalance[] = await manager.query(
-      `${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE OF b`,
+    const locked: Array<{ account_id: string; version: string }> = await manager.query(
+      'SELECT account_id, version FROM billing.balances WHERE account_id = ANY($1::text[]) ORDER BY account_id FOR UPDATE',
       [textArray(sorted)],
     );
-    return new Map(rows.map((raw) => [raw.account_id, toRow(raw)]));
+    const rows = new Map<string, BalanceRow | undefined>();
+    const missing: string[] = [];
+    for (const { account_id: accountId, version } of locked) {
+      const row = this.cache.take(accountId, Number(version));
+      rows.set(accountId, row);
+      if (row === undefined) missing.push(accountId);
+    }
+    if (missing.length > 0) {
+      const read: RawBalance[] = await manager.query(
+        `${SELECT_BALANCE} WHERE b.account_id = ANY($1::text[])`,
+        [textArray(missing)],
+      );
+      for (const raw of read) rows.set(raw.account_id, toRow(raw));
+    }
+    return rows as Map<string, BalanceRow>;
   }
 
   async existingKeys(manager: EntityManager, keys: readonly string[]): Promise<Set<string>> {
@@ -196,13 +239,18 @@ export class LedgerRepository {
     return row!.written;
   }
 
-  /** Writes the new running sums and bumps the account version (one change = one version). */
+  /**
+   * Writes the new running sums and the account's new version. Every change of a row (or of the
+   * account fields it carries) comes here with a version one higher than the one locked: the
+   * balance-state publisher and the cache (ADR 0106) both take a version for the row's content.
+   */
   async saveBalances(
     manager: EntityManager,
     rows: readonly BalanceRow[],
     now: Date,
   ): Promise<void> {
     if (rows.length === 0) return;
+    this.saved.get(manager)?.push(...rows.map((row) => ({ ...row })));
     await manager.query(
       `UPDATE billing.balances b
           SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,

@@ -4,6 +4,7 @@ import { DeadLetterSchema, Events, KvBuckets, type UsageFlushedV2 } from '@merid
 import { freePort } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
+import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
@@ -209,6 +210,90 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const report = await checkLedger(h.dataSource, [a!, b!]);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
+  });
+
+  it('takes a row from the balance cache only at the version it committed: a change by another replica is read (ADR 0106)', async () => {
+    const one = await start();
+    const two = await start();
+    const [a, b] = await newAccounts(one, 2);
+    const delivery = (flush: UsageFlushedV2) => ({
+      part: flushPart(flush),
+      streamSequence: 1,
+      deliveryCount: 1,
+    });
+    const cache = one.app.get(LedgerRepository).cache;
+    const apply = (billing: BillingApp, flush: UsageFlushedV2) =>
+      billing.app.get(LedgerService).applyFlushes([delivery(flush)]);
+
+    await apply(
+      one,
+      nodeFlush([
+        [a!, 100],
+        [b!, 20],
+      ]),
+    ); // first read: both miss, then cached
+    const before = { hits: cache.hits, misses: cache.misses };
+    await apply(
+      one,
+      nodeFlush([
+        [a!, 40],
+        [b!, 20],
+      ]),
+    );
+    expect({ hits: cache.hits - before.hits, misses: cache.misses - before.misses }).toEqual({
+      hits: 2,
+      misses: 0,
+    });
+    // The other replica charges `a`: replica one's cached row of `a` is now a version behind.
+    await apply(two, nodeFlush([[a!, 1_000]]));
+    const again = { hits: cache.hits, misses: cache.misses };
+    await apply(
+      one,
+      nodeFlush([
+        [a!, 60],
+        [b!, 20],
+      ]),
+    );
+    expect({ hits: cache.hits - again.hits, misses: cache.misses - again.misses }).toEqual({
+      hits: 1,
+      misses: 1,
+    });
+    const rows = await one.app.get(LedgerRepository).findMany([a!, b!]);
+    const allowance = rows[0]!.allowanceTotal;
+    expect(new Map(rows.map((r) => [r.accountId, allowance - r.allowance]))).toEqual(
+      new Map([
+        [a!, 1_200],
+        [b!, 60],
+      ]),
+    );
+    const report = await checkLedger(h.dataSource, [a!, b!]);
+    expect(report.balanceMismatches).toEqual([]);
+    expect(report.unbalancedJournals).toEqual([]);
+  });
+
+  it('keeps the balance cache as it was when a transaction that saved rows rolls back', async () => {
+    const billing = await start();
+    const [a] = await newAccounts(billing, 1);
+    const ledger = billing.app.get(LedgerRepository);
+    await billing.app
+      .get(LedgerService)
+      .applyFlushes([
+        { part: flushPart(nodeFlush([[a!, 100]])), streamSequence: 1, deliveryCount: 1 },
+      ]);
+    const committed = (await ledger.find(a!))!;
+    await expect(
+      ledger.transaction(async (manager) => {
+        const row = (await ledger.lock(manager, [a!])).get(a!)!;
+        row.allowance -= 5;
+        row.version += 1;
+        await ledger.saveBalances(manager, [row], new Date());
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // The version the rolled-back transaction saved was never committed: nothing cached under it…
+    expect(ledger.cache.take(a!, committed.version + 1)).toBeUndefined();
+    // …and the committed one is still what the cache answers.
+    expect(ledger.cache.take(a!, committed.version)?.allowance).toBe(committed.allowance);
   });
 
   it('sums parts from several producers into one journal per account per transaction, to the CU', async () => {
