@@ -1,7 +1,7 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
 import { LedgerTicker } from './ledger-ticker.service';
 import { checkLedger, ledgerHolds } from './ledger-check';
-import { LedgerRepository } from './ledger.repository';
+import { LedgerRepository, type JournalInput } from './ledger.repository';
 import {
   api,
   BillingHarness,
@@ -248,6 +248,42 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       [row.account_id],
     );
     expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+  });
+
+  it('writes journals of new keys (usage batches) plainly: an existing key fails the statement, where the default skips it', async () => {
+    const { id } = await newAccount('starter');
+    const ledger = billing.app.get(LedgerRepository);
+    const journal: JournalInput = {
+      key: `test:new-keys:${id}`,
+      accountId: id,
+      kind: 'usage',
+      amount: 5,
+      occurredAt: new Date('2026-01-05T10:00:00.000Z'),
+      postings: [
+        { ledger: 'allowance', amount: -5 },
+        { ledger: 'usage', amount: 5 },
+      ],
+    };
+    const seen: unknown[] = [];
+    await expect(
+      ledger.transaction(async (manager) => {
+        seen.push(await ledger.insertJournals(manager, [journal], 'new'));
+        seen.push(await ledger.insertJournals(manager, [journal])); // may_exist: skipped
+        const [{ n }] = await manager.query(
+          'SELECT count(*)::int AS n FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id WHERE j.idempotency_key = $1',
+          [journal.key],
+        );
+        seen.push(n);
+        await ledger.insertJournals(manager, [journal], 'new');
+      }),
+    ).rejects.toThrow(/duplicate key value/);
+    expect(seen).toEqual([1, 0, 2]);
+    // The failed statement failed its transaction: nothing of it stayed.
+    const [{ n }] = await h.dataSource.query(
+      'SELECT count(*)::int AS n FROM billing.ledger_journal WHERE idempotency_key = $1',
+      [journal.key],
+    );
+    expect(n).toBe(0);
   });
 
   it('proves the references no foreign key checks: an entry without its journal, a journal without its account', async () => {

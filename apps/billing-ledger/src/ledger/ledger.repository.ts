@@ -189,11 +189,21 @@ export class LedgerRepository {
 
   /**
    * Inserts balanced journals with their entries in one statement (the entries join their
-   * journal inside Postgres, so no journal ids travel back to be sent again). Keys already
-   * present are skipped with their entries, so a repeated operation is a no-op even without the
-   * caller's pre-check. Answers how many journals were written.
+   * journal inside Postgres, so no journal ids travel back to be sent again). Answers how many
+   * journals were written.
+   *
+   * `keys`: `'may_exist'` (the default) skips a journal whose key is present, with its entries,
+   * so a repeated operation is a no-op even without the caller's pre-check. `'new'` is for keys
+   * that cannot exist yet (a usage batch's keys carry its fresh batch id): a plain insert, with
+   * the journal ids drawn first so the entries need not join on the returned keys, ~15 % less
+   * of the statement (the speculative insert of ON CONFLICT and that join); a key that exists
+   * after all fails the statement (unique violation) and so the transaction.
    */
-  async insertJournals(manager: EntityManager, journals: readonly JournalInput[]): Promise<number> {
+  async insertJournals(
+    manager: EntityManager,
+    journals: readonly JournalInput[],
+    keys: 'may_exist' | 'new' = 'may_exist',
+  ): Promise<number> {
     if (journals.length === 0) return 0;
     const postingOf: number[] = [];
     const ledgers: string[] = [];
@@ -206,10 +216,36 @@ export class LedgerRepository {
         amounts.push(posting.amount);
       }
     }
+    const params = [
+      textArray(journals.map((j) => j.key)),
+      textArray(journals.map((j) => j.accountId)),
+      textArray(journals.map((j) => j.kind)),
+      numberArray(journals.map((j) => j.amount)),
+      numberArray(journals.map((j) => j.overdraft ?? 0)),
+      textArray(journals.map((j) => j.occurredAt.toISOString())),
+      textArray(journals.map((j) => (j.detail ? JSON.stringify(j.detail) : null))),
+      numberArray(postingOf),
+      textArray(ledgers),
+      numberArray(amounts),
+    ];
+    const columns = `unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
+           WITH ORDINALITY AS u(idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail, n)`;
+    const postings = 'unnest($8::int[], $9::text[], $10::bigint[]) AS p(n, ledger, amount_cu)';
+    if (keys === 'new') {
+      await manager.query(
+        `WITH v AS MATERIALIZED (
+           SELECT nextval('billing.ledger_journal_id_seq') AS id, u.* FROM ${columns}),
+         j AS (
+           INSERT INTO billing.ledger_journal (id, idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+           SELECT id, idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail FROM v ORDER BY n)
+         INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
+         SELECT v.id, v.account_id, p.ledger, p.amount_cu FROM ${postings} JOIN v ON v.n = p.n`,
+        params,
+      );
+      return journals.length;
+    }
     const [row]: Array<{ written: number }> = await manager.query(
-      `WITH v AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
-           WITH ORDINALITY AS v(idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail, n)),
+      `WITH v AS (SELECT * FROM ${columns}),
        j AS (
          INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
          SELECT idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail FROM v ORDER BY n
@@ -218,23 +254,12 @@ export class LedgerRepository {
        e AS (
          INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
          SELECT j.id, v.account_id, p.ledger, p.amount_cu
-           FROM unnest($8::int[], $9::text[], $10::bigint[]) AS p(n, ledger, amount_cu)
+           FROM ${postings}
            JOIN v ON v.n = p.n
            JOIN j ON j.idempotency_key = v.idempotency_key
          RETURNING 1)
        SELECT (SELECT count(*) FROM j)::int AS written`,
-      [
-        textArray(journals.map((j) => j.key)),
-        textArray(journals.map((j) => j.accountId)),
-        textArray(journals.map((j) => j.kind)),
-        numberArray(journals.map((j) => j.amount)),
-        numberArray(journals.map((j) => j.overdraft ?? 0)),
-        textArray(journals.map((j) => j.occurredAt.toISOString())),
-        textArray(journals.map((j) => (j.detail ? JSON.stringify(j.detail) : null))),
-        numberArray(postingOf),
-        textArray(ledgers),
-        numberArray(amounts),
-      ],
+      params,
     );
     return row!.written;
   }

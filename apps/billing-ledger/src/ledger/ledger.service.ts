@@ -29,6 +29,7 @@ import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
 import {
   aggregateParts,
   entriesOf,
+  hourOf,
   type FlushAggregate,
   type FlushPart,
 } from '../usage/flush-aggregate';
@@ -322,9 +323,7 @@ export class LedgerService {
           postings,
         });
         touched.add(row);
-        const hour = new Date(
-          Math.floor(new Date(event.windowStart).getTime() / 3_600_000) * 3_600_000,
-        ).toISOString();
+        const hour = hourOf(event.windowStart);
         const items =
           event.kind === 'node'
             ? event.items.map((i) => ({
@@ -464,15 +463,10 @@ export class LedgerService {
         unknown.size === 0
           ? aggregate.rollups
           : aggregate.rollups.filter((r) => !unknown.has(r.accountId));
-      const written = await this.ledger.insertJournals(manager, journals);
-      if (written !== journals.length) {
-        // Keys are unique to this batch's claimed parts; never commit sums without entries.
-        throw new DomainError(
-          'ledger_conflict',
-          'unavailable',
-          'a usage journal key already existed; retrying',
-        );
-      }
+      // Keys carry this attempt's batch id (and a period's reset is rolled once, under the
+      // row lock): none can exist, and one that did would fail the transaction, never commit
+      // sums without entries (the consumer retries a failed batch).
+      await this.ledger.insertJournals(manager, journals, 'new');
       await this.ledger.saveBalances(manager, touched, now);
       await this.flushes.recordHourly(manager, known);
       if (unknown.size > 0) {

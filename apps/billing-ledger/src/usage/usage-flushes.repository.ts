@@ -115,7 +115,8 @@ export class UsageFlushesRepository {
   /**
    * Folds up to `limit` recorded rows of one shard into `usage_hourly` in one transaction: they
    * are deleted and their sums, grouped per (account, hour, network, method), added in key
-   * order. Rows are taken in id order with `FOR UPDATE`, so a concurrent fold of the shard
+   * order. Hours are grouped as the text recorded (`hourOf`: one ISO form per hour) and cast
+   * once per sum, not once per recorded rollup. Rows are taken in id order with `FOR UPDATE`, so a concurrent fold of the shard
    * (another replica, a read) waits for this one and then skips what it deleted: each recorded
    * row is added exactly once. Shards hold disjoint accounts, so folds of two shards touch no
    * common row. Answers how many recorded rows were folded.
@@ -131,11 +132,12 @@ export class UsageFlushesRepository {
            RETURNING account_ids, hours, networks, methods, calls, cu),
          added AS (
            INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
-           SELECT u.account_id, u.hour, u.network, u.method, sum(u.calls), sum(u.cu)
-             FROM taken t,
-                  unnest(t.account_ids::text[], t.hours::timestamptz[], t.networks::text[], t.methods::text[], t.calls::bigint[], t.cu::bigint[])
-                    AS u(account_id, hour, network, method, calls, cu)
-            GROUP BY 1, 2, 3, 4
+           SELECT g.account_id, g.hour::timestamptz, g.network, g.method, g.calls, g.cu
+             FROM (SELECT u.account_id, u.hour, u.network, u.method, sum(u.calls) AS calls, sum(u.cu) AS cu
+                     FROM taken t,
+                          unnest(t.account_ids::text[], t.hours::text[], t.networks::text[], t.methods::text[], t.calls::bigint[], t.cu::bigint[])
+                            AS u(account_id, hour, network, method, calls, cu)
+                    GROUP BY 1, 2, 3, 4) g
             ORDER BY 1, 2, 3, 4
            ON CONFLICT (account_id, hour, network, method)
            DO UPDATE SET calls = billing.usage_hourly.calls + EXCLUDED.calls, cu = billing.usage_hourly.cu + EXCLUDED.cu
