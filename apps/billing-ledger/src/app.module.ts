@@ -11,6 +11,7 @@ import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminController } from './accounts/admin.controller';
 import { CLOCK } from './clock/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
+import { PublishedMarks } from './state/published-marks';
 import type { AppConfig } from './config/config';
 import { AccessTokensController } from './credentials/access-tokens.controller';
 import { ApiKeysController } from './credentials/api-keys.controller';
@@ -74,6 +75,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         ChangeSignal,
+        PublishedMarks,
         LedgerRepository,
         AccountsRepository,
         TopUpsRepository,

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { numberArray, textArray } from '../db/array-literal';
+import { PublishedMarks } from '../state/published-marks';
 import { BalanceCache } from './balance-cache';
 import { assertBalanced, type Posting } from './ledger-math';
 
@@ -39,6 +40,12 @@ export interface JournalInput {
   occurredAt: Date;
   detail?: Record<string, unknown> | null;
   postings: Posting[];
+}
+
+/** What a transaction saved, applied to the cache and the published marks after its commit. */
+interface Saved {
+  rows: BalanceRow[];
+  marks: Array<{ accountId: string; version: number }>;
 }
 
 interface RawBalance {
@@ -91,28 +98,30 @@ function toRow(raw: RawBalance): BalanceRow {
 export class LedgerRepository {
   /** Committed balance rows by version, so a lock need not read them again (ADR 0106). */
   readonly cache: BalanceCache;
-  /** Rows each open transaction saved: they enter the cache when it commits. */
-  private readonly saved = new WeakMap<EntityManager, BalanceRow[]>();
+  /** What each open transaction saved: rows for the cache, published marks it wrote. */
+  private readonly saved = new WeakMap<EntityManager, Saved>();
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly marks: PublishedMarks,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'BALANCE_CACHE_ACCOUNTS'>,
   ) {
     this.cache = new BalanceCache(config.BALANCE_CACHE_ACCOUNTS);
   }
 
   /**
-   * A READ COMMITTED transaction; the balance rows it saved enter the cache after its commit
-   * (a transaction that fails leaves the cache as it was).
+   * A READ COMMITTED transaction. After its commit the balance rows it saved enter the cache and
+   * the published marks it wrote are done (a transaction that fails changes neither).
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    let saved: BalanceRow[] = [];
+    let saved: Saved = { rows: [], marks: [] };
     const result = await this.dataSource.transaction('READ COMMITTED', (manager) => {
-      saved = [];
+      saved = { rows: [], marks: [] };
       this.saved.set(manager, saved);
       return work(manager);
     });
-    this.cache.remember(saved);
+    this.cache.remember(saved.rows);
+    this.marks.marked(saved.marks);
     return result;
   }
 
@@ -268,6 +277,8 @@ export class LedgerRepository {
    * Writes the new running sums and the account's new version. Every change of a row (or of the
    * account fields it carries) comes here with a version one higher than the one locked: the
    * balance-state publisher and the cache (ADR 0106) both take a version for the row's content.
+   * The row's published marker takes the version this process last put into KV for it, if the
+   * marker is behind that (`PublishedMarks`): the row is locked and written anyway.
    */
   async saveBalances(
     manager: EntityManager,
@@ -275,14 +286,23 @@ export class LedgerRepository {
     now: Date,
   ): Promise<void> {
     if (rows.length === 0) return;
-    this.saved.get(manager)?.push(...rows.map((row) => ({ ...row })));
+    const published = this.marks.forSave(rows.map((row) => row.accountId));
+    const saved = this.saved.get(manager);
+    if (saved !== undefined) {
+      for (const [i, row] of rows.entries()) {
+        saved.rows.push({ ...row });
+        if (published[i]! > 0)
+          saved.marks.push({ accountId: row.accountId, version: published[i]! });
+      }
+    }
     await manager.query(
       `UPDATE billing.balances b
           SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,
               allowance_total_cu = v.total, period_start = v.period_start, period_end = v.period_end,
-              exhausted_since = v.exhausted_since, version = v.version, updated_at = $10
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
-              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version)
+              exhausted_since = v.exhausted_since, version = v.version, updated_at = $10,
+              published_version = GREATEST(b.published_version, v.published)
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[], $11::bigint[])
+              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version, published)
         WHERE b.account_id = v.account_id`,
       [
         textArray(rows.map((r) => r.accountId)),
@@ -295,6 +315,7 @@ export class LedgerRepository {
         textArray(rows.map((r) => r.exhaustedSince?.toISOString() ?? null)),
         numberArray(rows.map((r) => r.version)),
         now.toISOString(),
+        numberArray(published),
       ],
     );
   }

@@ -22,6 +22,7 @@ import { balanceStateOf } from './account-state';
 import { KvBatchPut } from './kv-batch-put';
 import { PassThrottle } from './pass-throttle';
 import { PendingStates } from './pending-states';
+import { PublishedMarks } from './published-marks';
 import { StateRepository } from './state.repository';
 
 /** Rows read from the database per statement (outbox, unpublished versions). */
@@ -69,11 +70,6 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly pending = new PendingStates();
   private readonly buckets = new Map<string, Promise<KV>>();
   private readonly kvPut = new KvBatchPut();
-  /**
-   * Versions this process put into KV whose published marker it could not advance yet (row
-   * locked by a usage transaction): not published again, only marked again.
-   */
-  private readonly unmarked = new Map<string, number>();
 
   constructor(
     private readonly publisher: JetStreamPublisher,
@@ -85,6 +81,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly marks: PublishedMarks,
   ) {
     this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run());
   }
@@ -99,6 +96,8 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     this.usage.cancel();
     clearTimeout(this.retryTimer);
     if (this.pending.size > 0) await this.run().catch(() => undefined);
+    // Marks no usage transaction took: else the next start puts those versions again.
+    await this.mark(this.marks.all()).catch(() => undefined);
   }
 
   /**
@@ -227,19 +226,21 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
         this.pending.add(rows, announced);
         throw error;
       }
-      await this.mark(rows);
+      // Marked by each account's next usage transaction, or by a full pass (PublishedMarks).
+      this.marks.put(rows, this.clock.now().getTime());
     }
   }
 
   /**
    * Versions committed but not published (other changes, failed publishes, a crash), in id order.
-   * A version this process already put into KV but could not mark (its row was locked by a usage
-   * transaction, which at a fleet's shape is most of the time) is only marked again, not
-   * published again: re-publishing those from the database cost every busy account a second KV
-   * put and an event on every tick (ADR 0104).
+   * A version this process already put into KV is not published again: its mark is written by
+   * the account's next usage transaction, or here once it has waited `MARK_BY_TICK_AFTER_MS`
+   * (ADR 0106). Re-publishing those from the database cost every busy account a second KV put
+   * and an event on every tick (ADR 0104).
    */
   private async flushUnpublished(): Promise<void> {
     let after = '';
+    const now = this.clock.now().getTime();
     for (;;) {
       const found = await this.states.unpublished(BATCH, after);
       if (found.length === 0) return;
@@ -249,8 +250,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       for (const { accountId, version } of found) {
         // Rows waiting in memory go out with the next pass, as their latest version.
         if (this.pending.has(accountId)) continue;
-        if ((this.unmarked.get(accountId) ?? 0) >= version) remark.push({ accountId, version });
-        else todo.push(accountId);
+        if ((this.marks.versionOf(accountId) ?? 0) < version) todo.push(accountId);
+        else if (this.marks.dueForPublisher(accountId, version, now))
+          remark.push({ accountId, version });
       }
       await this.mark(remark);
       if (todo.length > 0) {
@@ -258,18 +260,18 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
         // Read from the database: a change other than usage (account, plan, top-up), or a
         // usage state whose first try failed; each goes out with its event.
         await this.publishStates(rows, () => true);
+        this.marks.put(rows, now);
         await this.mark(rows);
       }
       if (found.length < BATCH) return;
     }
   }
 
-  /** Marks published versions; those whose row was locked are remembered as published. */
+  /** Writes published marks; one whose row is locked stays in PublishedMarks for later. */
   private async mark(rows: ReadonlyArray<{ accountId: string; version: number }>): Promise<void> {
     if (rows.length === 0) return;
-    for (const { accountId, version } of rows)
-      if ((this.unmarked.get(accountId) ?? 0) < version) this.unmarked.set(accountId, version);
-    for (const accountId of await this.states.markPublished(rows)) this.unmarked.delete(accountId);
+    const marked = new Set(await this.states.markPublished(rows));
+    this.marks.marked(rows.filter((row) => marked.has(row.accountId)));
   }
 
   /**

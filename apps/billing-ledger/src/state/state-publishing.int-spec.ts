@@ -6,11 +6,15 @@ import {
   api,
   BillingHarness,
   eventually,
+  nodeFlush,
   nodeUsage,
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
 import { LedgerRepository } from '../ledger/ledger.repository';
+import { LedgerService } from '../ledger/ledger.service';
+import { flushPart } from '../usage/flush-aggregate';
+import { MARK_BY_TICK_AFTER_MS } from './published-marks';
 import { StatePublisher } from './state-publisher.service';
 
 /**
@@ -116,7 +120,24 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       initial,
     ]);
 
-    // The durable marker caught up, so the tick's database scan has nothing left to send.
+    // The durable marker catches up (ADR 0106): with no usage transaction of the account to
+    // carry its mark, the publisher's full pass writes it once it has waited long enough, and
+    // the tick's database scan has nothing left to send.
+    const marker = async () =>
+      Number(
+        (
+          await h.dataSource.query(
+            'SELECT published_version FROM billing.balances WHERE account_id = $1',
+            [accountId],
+          )
+        )[0].published_version,
+      );
+    const publisher = billing.app.get(StatePublisher);
+    await publisher.flush();
+    expect(await marker()).toBeLessThan(final);
+    h.clock.advance(MARK_BY_TICK_AFTER_MS);
+    await publisher.flush();
+    expect(puts.filter((e) => e.accountId === accountId && e.version === final)).toHaveLength(1);
     await eventually(
       async () =>
         Number(
@@ -201,8 +222,11 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       );
       await publisher.flush();
       expect(await marker()).toBe(initial);
-      // The full pass found the row behind its marker and did not put or announce it again.
+      // The full pass found the row behind its marker and did not put or announce it again,
+      // also once the mark is due for the publisher to write (the row is still locked).
+      h.clock.advance(MARK_BY_TICK_AFTER_MS);
       await publisher.flush();
+      expect(await marker()).toBe(initial);
       expect(
         puts.filter((p) => p.accountId === accountId && p.version === row.version),
       ).toHaveLength(1);
@@ -219,6 +243,48 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     expect(puts.filter((p) => p.accountId === accountId && p.version === row.version)).toHaveLength(
       1,
     );
+  });
+
+  it("writes a published mark with the account's next usage transaction, not by an update of its own (ADR 0106)", async () => {
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'carried-mark', plan: 'starter' },
+    );
+    const accountId = created.body.account.id;
+    const marker = async () =>
+      (
+        await h.dataSource.query(
+          'SELECT version, published_version FROM billing.balances WHERE account_id = $1',
+          [accountId],
+        )
+      )[0] as { version: string; published_version: string };
+    const ledger = billing.app.get(LedgerService);
+    const apply = (cu: number) =>
+      ledger.applyFlushes([
+        { part: flushPart(nodeFlush([[accountId, cu]])), streamSequence: 1, deliveryCount: 1 },
+      ]);
+    await eventually(
+      async () => Number((await marker()).published_version) === (await version(accountId)),
+      5_000,
+      'initial state marked',
+    );
+    await apply(100);
+    const charged = await version(accountId);
+    await eventually(
+      async () => puts.some((p) => p.accountId === accountId && p.version === charged),
+      5_000,
+      'charged state put',
+    );
+    // In KV, not yet marked: no pass writes marks of usage states…
+    expect(Number((await marker()).published_version)).toBeLessThan(charged);
+    // …the next usage transaction of the account does, with its balance.
+    await apply(100);
+    const after = await marker();
+    expect(Number(after.version)).toBe(charged + 1);
+    expect(Number(after.published_version)).toBe(charged);
   });
 
   it('retries a pass NATS refused on its own (no tick runs here): the state arrives once the bucket is back', async () => {
