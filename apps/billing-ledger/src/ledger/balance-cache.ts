@@ -36,7 +36,10 @@ export class BalanceCache {
     return { ...row };
   }
 
-  /** Rows as a transaction committed them (copies are kept: callers go on using theirs). */
+  /**
+   * Rows as a transaction committed them. The cache keeps these objects: pass copies no one
+   * changes afterwards (`saveBalances` takes them when it writes the rows).
+   */
   remember(rows: readonly BalanceRow[]): void {
     if (this.capacity === 0) return;
     for (const row of rows) {
@@ -45,7 +48,7 @@ export class BalanceCache {
         if (cached.version >= row.version) continue;
         this.rows.delete(row.accountId);
       }
-      this.rows.set(row.accountId, { ...row });
+      this.rows.set(row.accountId, row);
     }
     if (this.rows.size <= this.capacity) return;
     let over = this.rows.size - this.capacity;

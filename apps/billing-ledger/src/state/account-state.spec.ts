@@ -1,5 +1,7 @@
 import type { BalanceRow } from '../ledger/ledger.repository';
-import { allowanceOf, balanceStateOf, capsOf } from './account-state';
+import { PLAN_IDS } from '@meridian/plans';
+import fc from 'fast-check';
+import { allowanceOf, balanceStateJson, balanceStateOf, capsOf } from './account-state';
 import { returning } from '../db/returning';
 
 const row = (overrides: Partial<BalanceRow> = {}): BalanceRow => ({
@@ -67,5 +69,36 @@ describe('returning', () => {
     expect(returning([[{ id: 1 }], 1])).toEqual([{ id: 1 }]);
     expect(returning([[], 0])).toEqual([]);
     expect(returning([{ id: 1 }])).toEqual([{ id: 1 }]);
+  });
+
+  it('writes the balance state JSON byte for byte as JSON.stringify of balanceStateOf', () => {
+    const date = fc.date({
+      min: new Date('2020-01-01T00:00:00Z'),
+      max: new Date('2030-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(
+        fc.record({
+          accountId: fc.stringMatching(/^acc_[0-9a-f]{24}$/),
+          allowance: fc.integer({ min: -1_000_000, max: 1_000_000_000 }),
+          purchased: fc.nat(),
+          pending: fc.nat(),
+          version: fc.nat(),
+          planId: fc.constantFrom(null, ...PLAN_IDS),
+          contract: fc.constantFrom(null, { allowanceCu: 7 }, { nodeRps: 900 }),
+          nodeOwner: fc.boolean(),
+          accountType: fc.constantFrom('individual' as const, 'team' as const),
+          periodEnd: fc.option(date, { nil: null }),
+          exhaustedSince: fc.option(date, { nil: null }),
+        }),
+        date,
+        (fields, now) => {
+          const r = row(fields);
+          expect(balanceStateJson(r, now)).toBe(JSON.stringify(balanceStateOf(r, now)));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

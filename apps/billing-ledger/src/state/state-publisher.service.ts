@@ -18,7 +18,7 @@ import type { AppConfig } from '../config/config';
 import { ChangeSignal } from '../ledger/change-signal';
 import type { BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
-import { balanceStateOf } from './account-state';
+import { balanceStateJson, balanceStateOf } from './account-state';
 import { KvBatchPut } from './kv-batch-put';
 import { PassThrottle } from './pass-throttle';
 import { PendingStates } from './pending-states';
@@ -290,10 +290,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     const entries: Array<readonly [string, string]> = [];
     const events: Array<Promise<unknown>> = [];
     for (const row of rows) {
-      const state = balanceStateOf(row, now);
-      entries.push([row.accountId, JSON.stringify(state)]);
+      entries.push([row.accountId, balanceStateJson(row, now)]);
       if (announce(row.accountId))
-        events.push(this.publisher.publish(Events.balanceStateChanged, state));
+        events.push(this.publisher.publish(Events.balanceStateChanged, balanceStateOf(row, now)));
     }
     await Promise.all([
       this.kvPut.put(
