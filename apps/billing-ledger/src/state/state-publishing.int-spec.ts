@@ -321,4 +321,45 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     );
     expect(state.accountId).toBe(accountId);
   });
+
+  it('retries a pass larger than one turn of puts whole when NATS refuses them: every state arrives once the bucket is back', async () => {
+    const jsm = await jetstreamManager(h.nc);
+    const stream = `KV_${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}`;
+    await jsm.streams.delete(stream);
+    // 2,500 usage rows (more than two turns of puts), as a usage commit hands them over.
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({
+      accountId: `acc_chunked${String(i).padStart(17, '0')}`,
+      allowance: 1_000 - i,
+      purchased: 0,
+      pending: 0,
+      allowanceTotal: 1_000,
+      periodStart: null,
+      periodEnd: null,
+      exhaustedSince: null,
+      version: 2,
+      planId: 'starter' as const,
+      contract: null,
+      planStartedAt: new Date('2026-01-05T10:00:00.000Z'),
+      accountType: 'individual' as const,
+      nodeOwner: false,
+      name: 'chunked',
+      createdAt: new Date('2026-01-05T10:00:00.000Z'),
+    }));
+    billing.app.get(StatePublisher).changed(rows);
+    // Give the first pass (local round trips) time to fail on the missing bucket.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await provisionMessaging(jsm, h.prefix, { buckets: [KvBuckets.balanceState] });
+    for (const i of [0, 999, 1_000, 2_499]) {
+      const state = await eventually(
+        () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, rows[i]!.accountId),
+        15_000,
+        `state ${i} in KV after the bucket came back`,
+      );
+      expect(state.allowanceCu).toBe(1_000 - i);
+    }
+    const kv = await h.kv(KvBuckets.balanceState.name);
+    const keys = new Set<string>();
+    for await (const key of await kv.keys()) if (key.startsWith('acc_chunked')) keys.add(key);
+    expect(keys.size).toBe(2_500);
+  });
 });
