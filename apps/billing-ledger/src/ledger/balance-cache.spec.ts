@@ -1,24 +1,8 @@
 import { BalanceCache } from './balance-cache';
-import type { BalanceRow } from './ledger.repository';
+import { balanceRow } from '../testing/fixtures';
 
-const row = (accountId: string, version: number, allowance = 1_000): BalanceRow => ({
-  accountId,
-  allowance,
-  purchased: 0,
-  pending: 0,
-  allowanceTotal: 1_000,
-  periodStart: null,
-  periodEnd: null,
-  exhaustedSince: null,
-  version,
-  planId: 'starter',
-  contract: null,
-  planStartedAt: new Date('2026-01-01T00:00:00.000Z'),
-  accountType: 'individual',
-  nodeOwner: false,
-  name: accountId,
-  createdAt: new Date('2026-01-01T00:00:00.000Z'),
-});
+const row = (accountId: string, version: number, allowance = 1_000) =>
+  balanceRow({ accountId, version, allowance, name: accountId });
 
 describe('BalanceCache (ADR 0106)', () => {
   it('answers a row only at the version it was committed at', () => {

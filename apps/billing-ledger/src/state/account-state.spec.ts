@@ -3,26 +3,19 @@ import { PLAN_IDS } from '@meridian/plans';
 import fc from 'fast-check';
 import { allowanceOf, balanceStateJson, balanceStateOf, capsOf } from './account-state';
 import { returning } from '../db/returning';
+import { balanceRow } from '../testing/fixtures';
 
-const row = (overrides: Partial<BalanceRow> = {}): BalanceRow => ({
-  accountId: 'acc_1',
-  allowance: 10,
-  purchased: 0,
-  pending: 5,
-  allowanceTotal: 50_000,
-  periodStart: new Date('2026-01-05T07:30:00Z'),
-  periodEnd: new Date('2026-01-06T07:30:00Z'),
-  exhaustedSince: null,
-  version: 3,
-  planId: 'free',
-  contract: null,
-  planStartedAt: new Date('2026-01-01T00:00:00Z'),
-  accountType: 'individual',
-  nodeOwner: false,
-  name: 'a',
-  createdAt: new Date('2026-01-01T00:00:00Z'),
-  ...overrides,
-});
+const row = (overrides: Partial<BalanceRow> = {}): BalanceRow =>
+  balanceRow({
+    allowance: 10,
+    pending: 5,
+    allowanceTotal: 50_000,
+    periodStart: new Date('2026-01-05T07:30:00Z'),
+    periodEnd: new Date('2026-01-06T07:30:00Z'),
+    version: 3,
+    planId: 'free',
+    ...overrides,
+  });
 
 describe('account state', () => {
   it.each([

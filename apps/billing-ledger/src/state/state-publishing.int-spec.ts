@@ -13,7 +13,7 @@ import {
 } from '../testing/billing-harness';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
-import { flushPart } from '../usage/flush-aggregate';
+import { balanceRow, flushDelivery } from '../testing/fixtures';
 import { MARK_BY_TICK_AFTER_MS } from './published-marks';
 import { StatePublisher } from './state-publisher.service';
 
@@ -63,15 +63,30 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       )[0].version,
     );
 
-  it('coalesces successive changes of an account into its latest state, in KV within 5 s of the last change', async () => {
+  const markerOf = async (accountId: string): Promise<number> =>
+    Number(
+      (
+        await h.dataSource.query(
+          'SELECT published_version FROM billing.balances WHERE account_id = $1',
+          [accountId],
+        )
+      )[0].published_version,
+    );
+
+  async function newAccount(name: string): Promise<string> {
     const created = await api<{ account: { id: string } }>(
       billing.url,
       'POST',
       '/api/v1/admin/accounts',
       OPERATOR_TOKEN,
-      { name: 'coalesced', plan: 'starter' },
+      { name, plan: 'starter' },
     );
-    const accountId = created.body.account.id;
+    expect(created.status).toBe(201);
+    return created.body.account.id;
+  }
+
+  it('coalesces successive changes of an account into its latest state, in KV within 5 s of the last change', async () => {
+    const accountId = await newAccount('coalesced');
     await eventually(
       () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
       5_000,
@@ -123,45 +138,17 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     // The durable marker catches up (ADR 0106): with no usage transaction of the account to
     // carry its mark, the publisher's full pass writes it once it has waited long enough, and
     // the tick's database scan has nothing left to send.
-    const marker = async () =>
-      Number(
-        (
-          await h.dataSource.query(
-            'SELECT published_version FROM billing.balances WHERE account_id = $1',
-            [accountId],
-          )
-        )[0].published_version,
-      );
     const publisher = billing.app.get(StatePublisher);
     await publisher.flush();
-    expect(await marker()).toBeLessThan(final);
+    expect(await markerOf(accountId)).toBeLessThan(final);
     h.clock.advance(MARK_BY_TICK_AFTER_MS);
     await publisher.flush();
     expect(puts.filter((e) => e.accountId === accountId && e.version === final)).toHaveLength(1);
-    await eventually(
-      async () =>
-        Number(
-          (
-            await h.dataSource.query(
-              'SELECT published_version FROM billing.balances WHERE account_id = $1',
-              [accountId],
-            )
-          )[0].published_version,
-        ) === final,
-      5_000,
-      'published_version',
-    );
+    await eventually(async () => (await markerOf(accountId)) === final, 5_000, 'marked');
   });
 
   it('announces a flip: the charge that exhausts an account goes out as an event too, at once', async () => {
-    const created = await api<{ account: { id: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'flipping', plan: 'starter' },
-    );
-    const accountId = created.body.account.id;
+    const accountId = await newAccount('flipping');
     await eventually(
       () => h.kvJson<BalanceStateChanged>(KvBuckets.balanceState.name, accountId),
       5_000,
@@ -180,23 +167,8 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
   });
 
   it('does not publish again a state whose marker a usage transaction kept locked: a full pass only marks it', async () => {
-    const created = await api<{ account: { id: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'locked-marker', plan: 'starter' },
-    );
-    const accountId = created.body.account.id;
-    const marker = async () =>
-      Number(
-        (
-          await h.dataSource.query(
-            'SELECT published_version FROM billing.balances WHERE account_id = $1',
-            [accountId],
-          )
-        )[0].published_version,
-      );
+    const accountId = await newAccount('locked-marker');
+    const marker = () => markerOf(accountId);
     const initial = await version(accountId);
     await eventually(async () => (await marker()) === initial, 5_000, 'initial state marked');
     // A committed change handed to the publisher as usage hands its rows over…
@@ -246,28 +218,12 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
   });
 
   it("writes a published mark with the account's next usage transaction, not by an update of its own (ADR 0106)", async () => {
-    const created = await api<{ account: { id: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'carried-mark', plan: 'starter' },
-    );
-    const accountId = created.body.account.id;
-    const marker = async () =>
-      (
-        await h.dataSource.query(
-          'SELECT version, published_version FROM billing.balances WHERE account_id = $1',
-          [accountId],
-        )
-      )[0] as { version: string; published_version: string };
+    const accountId = await newAccount('carried-mark');
     const ledger = billing.app.get(LedgerService);
     const apply = (cu: number) =>
-      ledger.applyFlushes([
-        { part: flushPart(nodeFlush([[accountId, cu]])), streamSequence: 1, deliveryCount: 1 },
-      ]);
+      ledger.applyFlushes([flushDelivery(nodeFlush([[accountId, cu]]))]);
     await eventually(
-      async () => Number((await marker()).published_version) === (await version(accountId)),
+      async () => (await markerOf(accountId)) === (await version(accountId)),
       5_000,
       'initial state marked',
     );
@@ -279,27 +235,18 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
       'charged state put',
     );
     // In KV, not yet marked: no pass writes marks of usage states…
-    expect(Number((await marker()).published_version)).toBeLessThan(charged);
+    expect(await markerOf(accountId)).toBeLessThan(charged);
     // …the next usage transaction of the account does, with its balance.
     await apply(100);
-    const after = await marker();
-    expect(Number(after.version)).toBe(charged + 1);
-    expect(Number(after.published_version)).toBe(charged);
+    expect(await version(accountId)).toBe(charged + 1);
+    expect(await markerOf(accountId)).toBe(charged);
   });
 
   it('retries a pass NATS refused on its own (no tick runs here): the state arrives once the bucket is back', async () => {
     const jsm = await jetstreamManager(h.nc);
     const stream = `KV_${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}`;
     await jsm.streams.delete(stream);
-    const created = await api<{ account: { id: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'retried', plan: 'starter' },
-    );
-    expect(created.status).toBe(201);
-    const accountId = created.body.account.id;
+    const accountId = await newAccount('retried');
     // Give the first pass (a local round trip) time to fail on the missing bucket.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(
@@ -327,24 +274,13 @@ describe('billing-ledger balance-state publishing (real Postgres + NATS)', () =>
     const stream = `KV_${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}`;
     await jsm.streams.delete(stream);
     // 2,500 usage rows (more than two turns of puts), as a usage commit hands them over.
-    const rows = Array.from({ length: 2_500 }, (_, i) => ({
-      accountId: `acc_chunked${String(i).padStart(17, '0')}`,
-      allowance: 1_000 - i,
-      purchased: 0,
-      pending: 0,
-      allowanceTotal: 1_000,
-      periodStart: null,
-      periodEnd: null,
-      exhaustedSince: null,
-      version: 2,
-      planId: 'starter' as const,
-      contract: null,
-      planStartedAt: new Date('2026-01-05T10:00:00.000Z'),
-      accountType: 'individual' as const,
-      nodeOwner: false,
-      name: 'chunked',
-      createdAt: new Date('2026-01-05T10:00:00.000Z'),
-    }));
+    const rows = Array.from({ length: 2_500 }, (_, i) =>
+      balanceRow({
+        accountId: `acc_chunked${String(i).padStart(17, '0')}`,
+        allowance: 1_000 - i,
+        version: 2,
+      }),
+    );
     billing.app.get(StatePublisher).changed(rows);
     // Give the first pass (local round trips) time to fail on the missing bucket.
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -15,7 +15,8 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
-import { aggregateFlushes, flushPart } from './flush-aggregate';
+import { flushDelivery } from '../testing/fixtures';
+import { aggregateFlushes } from './flush-aggregate';
 import { UsageConsumer } from './usage.consumer';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -48,6 +49,13 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     return created.body.items.map((i) => i.account.id);
   }
   const keys = new Map<string, string>();
+
+  /** Every journal of `accountIds` balances and their running sums equal their entries. */
+  async function expectLedgerHolds(accountIds: readonly string[]): Promise<void> {
+    const report = await checkLedger(h.dataSource, accountIds);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  }
 
   const usedCu = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
     const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
@@ -141,9 +149,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       'balance state in KV',
     );
     expect(await metric(billing, /^billing_usage_messages_total\{.*outcome="duplicate"/)).toBe(5);
-    const report = await checkLedger(h.dataSource, [a!, b!, c!]);
-    expect(report.unbalancedJournals).toEqual([]);
-    expect(report.balanceMismatches).toEqual([]);
+    await expectLedgerHolds([a!, b!, c!]);
   });
 
   it('applies new parts batched with a copy of an older applied part (the copy adds nothing, the batch does not fail)', async () => {
@@ -159,15 +165,10 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 60],
     ]);
     expect(older.id < newer.id).toBe(true);
-    const delivery = (flush: UsageFlushedV2) => ({
-      part: flushPart(flush),
-      streamSequence: 1,
-      deliveryCount: 1,
-    });
-    expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
+    expect((await ledger.applyFlushes([flushDelivery(older)])).outcomes[0]!.status).toBe('applied');
     // The copy's id is the smaller one; the first version keyed the batch's journals by it and
     // so repeated the first batch's keys: ledger_conflict on every redelivery.
-    const second = await ledger.applyFlushes([delivery(older), delivery(newer)]);
+    const second = await ledger.applyFlushes([flushDelivery(older), flushDelivery(newer)]);
     expect(second.outcomes.map((o) => o.status)).toEqual(['duplicate', 'applied']);
     expect(await usedCu([a!, b!])).toEqual(
       new Map([
@@ -175,9 +176,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
         [b!, 80],
       ]),
     );
-    const report = await checkLedger(h.dataSource, [a!, b!]);
-    expect(report.unbalancedJournals).toEqual([]);
-    expect(report.balanceMismatches).toEqual([]);
+    await expectLedgerHolds([a!, b!]);
   });
 
   it('sums again when a part of a batch summed ahead of its transaction was applied already (the prepared sum would count it twice)', async () => {
@@ -189,16 +188,14 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       [b!, 20],
     ]);
     const newer = nodeFlush([[a!, 40]]);
-    const delivery = (flush: UsageFlushedV2) => ({
-      part: flushPart(flush),
-      streamSequence: 1,
-      deliveryCount: 1,
-    });
-    expect((await ledger.applyFlushes([delivery(older)])).outcomes[0]!.status).toBe('applied');
+    expect((await ledger.applyFlushes([flushDelivery(older)])).outcomes[0]!.status).toBe('applied');
     // The consumer sums a batch while the previous transaction runs, before the claim says
     // which parts are new: here the redelivered `older` is in that sum.
     const prepared = aggregateFlushes([older, newer]);
-    const second = await ledger.applyFlushes([delivery(older), delivery(newer)], prepared);
+    const second = await ledger.applyFlushes(
+      [flushDelivery(older), flushDelivery(newer)],
+      prepared,
+    );
     expect(second.outcomes.map((o) => o.status)).toEqual(['duplicate', 'applied']);
     expect(second.items).toBe(1);
     expect(await usedCu([a!, b!])).toEqual(
@@ -207,23 +204,16 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
         [b!, 20],
       ]),
     );
-    const report = await checkLedger(h.dataSource, [a!, b!]);
-    expect(report.unbalancedJournals).toEqual([]);
-    expect(report.balanceMismatches).toEqual([]);
+    await expectLedgerHolds([a!, b!]);
   });
 
   it('takes a row from the balance cache only at the version it committed: a change by another replica is read (ADR 0106)', async () => {
     const one = await start();
     const two = await start();
     const [a, b] = await newAccounts(one, 2);
-    const delivery = (flush: UsageFlushedV2) => ({
-      part: flushPart(flush),
-      streamSequence: 1,
-      deliveryCount: 1,
-    });
     const cache = one.app.get(LedgerRepository).cache;
     const apply = (billing: BillingApp, flush: UsageFlushedV2) =>
-      billing.app.get(LedgerService).applyFlushes([delivery(flush)]);
+      billing.app.get(LedgerService).applyFlushes([flushDelivery(flush)]);
 
     await apply(
       one,
@@ -266,20 +256,14 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
         [b!, 60],
       ]),
     );
-    const report = await checkLedger(h.dataSource, [a!, b!]);
-    expect(report.balanceMismatches).toEqual([]);
-    expect(report.unbalancedJournals).toEqual([]);
+    await expectLedgerHolds([a!, b!]);
   });
 
   it('keeps the balance cache as it was when a transaction that saved rows rolls back', async () => {
     const billing = await start();
     const [a] = await newAccounts(billing, 1);
     const ledger = billing.app.get(LedgerRepository);
-    await billing.app
-      .get(LedgerService)
-      .applyFlushes([
-        { part: flushPart(nodeFlush([[a!, 100]])), streamSequence: 1, deliveryCount: 1 },
-      ]);
+    await billing.app.get(LedgerService).applyFlushes([flushDelivery(nodeFlush([[a!, 100]]))]);
     const committed = (await ledger.find(a!))!;
     await expect(
       ledger.transaction(async (manager) => {
@@ -318,9 +302,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     );
     expect(await usageJournals(ids[0]!)).toBe(Number(n));
     expect(Number(n)).toBeLessThan(parts.length);
-    const report = await checkLedger(h.dataSource, ids);
-    expect(report.unbalancedJournals).toEqual([]);
-    expect(report.balanceMismatches).toEqual([]);
+    await expectLedgerHolds(ids);
   });
 
   it('applies v1 parts of a producer not yet upgraded beside compact ones, each exactly once (ADR 0105)', async () => {
