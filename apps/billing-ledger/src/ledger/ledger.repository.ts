@@ -184,6 +184,9 @@ export class LedgerRepository {
         [textArray(missing)],
       );
       for (const raw of read) rows.set(raw.account_id, toRow(raw));
+      // A balance row always has its account (no account is deleted); never answer a hole.
+      for (const accountId of missing)
+        if (rows.get(accountId) === undefined) rows.delete(accountId);
     }
     return rows as Map<string, BalanceRow>;
   }
