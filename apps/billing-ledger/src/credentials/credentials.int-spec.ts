@@ -284,6 +284,11 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       planId: 'starter',
       balance: { allowanceCu: 90_000_000n },
     });
+    // Not our id shape (a NUL byte failed the query as INTERNAL): NOT_FOUND like an unknown id.
+    for (const accountId of ['\u0000', 'acc_x', `${id}'--`, 'acc_000000000000000000000000'])
+      await expect(grpc.getAccountState({ accountId })).rejects.toMatchObject({
+        code: 'not_found', // gRPC NOT_FOUND, as the client reads it
+      });
   });
 
   it('answers the REST edges with stable error codes: strict bodies, auth, operator token, unknown ids', async () => {
