@@ -25,10 +25,6 @@ interface Mark {
 export class PublishedMarks {
   private readonly marks = new Map<string, Mark>();
 
-  get size(): number {
-    return this.marks.size;
-  }
-
   /** Versions now in KV (each replaces an older mark of its account, never a newer one). */
   put(rows: ReadonlyArray<{ accountId: string; version: number }>, at: number): void {
     for (const { accountId, version } of rows) {
