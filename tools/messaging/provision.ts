@@ -7,12 +7,14 @@
  * Env: NATS_URL (default nats://127.0.0.1:4222), NATS_PREFIX (default empty), NATS_REPLICAS
  * (default 1), MATCHER_PARTITIONS (default 1: webhook-matcher replicas, each reading the CHAIN
  * stream through a durable of its own, ADR 0422), DELIVERY_PARTITIONS (default 1:
- * delivery-worker replicas, each reading its route's jobs, ADR 0432). Exit code 0 on success, 1
- * with one line on stderr otherwise.
+ * delivery-worker replicas, each reading its route's jobs, ADR 0432), LEDGER_PARTITIONS (default 1:
+ * billing-ledger partitions, each reading its accounts' usage parts, ADR 0105 step 3). Exit code 0
+ * on success, 1 with one line on stderr otherwise.
  */
 import {
   Consumers,
   deliveryJobsConsumers,
+  ledgerUsageConsumersOf,
   partitionCountSetting,
   partitionedConsumers,
 } from '@meridian/contracts';
@@ -28,6 +30,7 @@ const schema = z.object({
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MATCHER_PARTITIONS: partitionCountSetting,
   DELIVERY_PARTITIONS: partitionCountSetting,
+  LEDGER_PARTITIONS: partitionCountSetting,
 });
 
 async function main(): Promise<void> {
@@ -41,7 +44,9 @@ async function main(): Promise<void> {
         ? partitionedConsumers(c, config.MATCHER_PARTITIONS)
         : c === Consumers.workerDeliveryJobs
           ? deliveryJobsConsumers(config.DELIVERY_PARTITIONS)
-          : [c],
+          : c === Consumers.ledgerUsage
+            ? ledgerUsageConsumersOf(config.LEDGER_PARTITIONS)
+            : [c],
     );
     const report = await provisionMessaging(jsm, config.NATS_PREFIX, {
       replicas: config.NATS_REPLICAS,

@@ -151,6 +151,7 @@ export class GatewayRuntime
       logger,
       config.USAGE_FLUSH_MS,
       config.USAGE_FLUSH_VERSION,
+      config.LEDGER_PARTITIONS,
     );
   }
 

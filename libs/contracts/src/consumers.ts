@@ -1,8 +1,14 @@
 import { DELIVERY_RETRY_WAITS_MS } from '@meridian/webhooks';
-import { partitionedConsumer, partitionedConsumers, type Partition } from './partitions';
+import {
+  partitionedConsumer,
+  partitionedConsumers,
+  SINGLE_PARTITION,
+  type Partition,
+} from './partitions';
 import {
   DeadLetterSubjects,
   deliveryRouteToken,
+  ledgerPartitionToken,
   Subjects,
   type DeadLetterContext,
 } from './subjects';
@@ -208,6 +214,40 @@ export function deliveryJobsConsumer(partition: Partition): ConsumerDeclaration 
 /** Every delivery-worker partition's durable for a deployment of `count` workers. */
 export function deliveryJobsConsumers(count: number): ConsumerDeclaration[] {
   return partitionedConsumers(Consumers.workerDeliveryJobs, count, deliveryJobsFilter);
+}
+
+/**
+ * The usage durables billing-ledger partition i/n reads (ADR 0105 step 3). One partition: the
+ * declared durable over every usage subject. n partitions: one durable per partition over its
+ * compact parts' subject (`billing.usage.flushed.v2.u<i>`, routed by the producers), and
+ * partition 0 also reads the declared durable narrowed to what is not partitioned: per-account
+ * events and v1 parts (producers not yet upgraded).
+ */
+export function ledgerUsageConsumers(partition: Partition): ConsumerDeclaration[] {
+  if (partition.count <= 1) return [partitionedConsumer(Consumers.ledgerUsage, partition)];
+  const own = partitionedConsumer(Consumers.ledgerUsage, partition, ledgerUsageFilter);
+  return partition.index === 0 ? [unpartitionedLedgerUsage(), own] : [own];
+}
+
+/** Every billing-ledger partition's usage durables for a deployment of `count` partitions. */
+export function ledgerUsageConsumersOf(count: number): ConsumerDeclaration[] {
+  if (count <= 1) return ledgerUsageConsumers(SINGLE_PARTITION);
+  return [
+    unpartitionedLedgerUsage(),
+    ...partitionedConsumers(Consumers.ledgerUsage, count, ledgerUsageFilter),
+  ];
+}
+
+function unpartitionedLedgerUsage(): ConsumerDeclaration {
+  return {
+    ...Consumers.ledgerUsage,
+    filterSubject: Subjects.billing.usageV1,
+    partitionOf: Consumers.ledgerUsage.durable,
+  };
+}
+
+function ledgerUsageFilter(partition: number): string {
+  return Subjects.billing.usageFlushedV2.of(ledgerPartitionToken(partition));
 }
 
 function deliveryJobsFilter(route: number): string {

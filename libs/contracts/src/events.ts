@@ -10,7 +10,7 @@ import {
   UsageRecordedSchema,
 } from './events/billing.events';
 import { DeliveryHealthSchema, DeliveryJobSchema } from './events/webhook.events';
-import { deliveryRouteToken, Subjects } from './subjects';
+import { deliveryRouteToken, ledgerPartitionToken, Subjects } from './subjects';
 
 /** Every event type of the system. Publish with `publisher.publish(Events.x, payload)`. */
 export const Events = {
@@ -65,7 +65,7 @@ export const Events = {
     stream: 'BILLING',
     schema: UsageFlushedV2Schema,
     family: Subjects.billing.usageFlushedV2,
-    tokenOf: (p) => p.producerId,
+    tokenOf: (p) => ledgerPartitionToken(p.ledgerPartition ?? 0),
     compiledCheck: true,
   }),
   /**

@@ -1,4 +1,10 @@
-import { Consumers, deliveryJobsConsumer, deliveryJobsConsumers } from './consumers';
+import {
+  Consumers,
+  deliveryJobsConsumer,
+  deliveryJobsConsumers,
+  ledgerUsageConsumers,
+  ledgerUsageConsumersOf,
+} from './consumers';
 import { deliveryRouteOf } from './events/webhook.events';
 import {
   parsePartition,
@@ -7,8 +13,9 @@ import {
   partitionSetting,
   SINGLE_PARTITION,
 } from './partitions';
+import { Subjects } from './subjects';
 
-describe('partitions (ADR 0422, 0432)', () => {
+describe('partitions (ADR 0422, 0432, 0105)', () => {
   it('i/n settings: parsed, and nonsense refused with the rule', () => {
     expect(parsePartition('1/3')).toEqual({ index: 1, count: 3 });
     expect(partitionSetting.parse(undefined)).toEqual(SINGLE_PARTITION);
@@ -44,6 +51,30 @@ describe('partitions (ADR 0422, 0432)', () => {
     expect(deliveryJobsConsumer(SINGLE_PARTITION).filterSubject).toBe(
       'webhook.delivery.requested.v1.*',
     );
+  });
+
+  it('ledger partitions: partition i of n reads its compact parts; partition 0 also the unpartitioned usage (ADR 0105 step 3)', () => {
+    const view = (list: ReturnType<typeof ledgerUsageConsumersOf>) =>
+      list.map((c) => [c.durable, c.filterSubject, c.partitionOf]);
+    expect(view(ledgerUsageConsumersOf(1))).toEqual([
+      ['billing-ledger-usage', 'billing.usage.>', 'billing-ledger-usage'],
+    ]);
+    expect(view(ledgerUsageConsumersOf(2))).toEqual([
+      ['billing-ledger-usage', 'billing.usage.*.v1.*', 'billing-ledger-usage'],
+      ['billing-ledger-usage-p0of2', 'billing.usage.flushed.v2.u0', 'billing-ledger-usage'],
+      ['billing-ledger-usage-p1of2', 'billing.usage.flushed.v2.u1', 'billing-ledger-usage'],
+    ]);
+    expect(view(ledgerUsageConsumers({ index: 0, count: 2 }))).toEqual(
+      view(ledgerUsageConsumersOf(2)).slice(0, 2),
+    );
+    expect(view(ledgerUsageConsumers({ index: 1, count: 2 }))).toEqual(
+      view(ledgerUsageConsumersOf(2)).slice(2),
+    );
+    expect(view(ledgerUsageConsumers(SINGLE_PARTITION))).toEqual(view(ledgerUsageConsumersOf(1)));
+    // The unpartitioned subjects are exactly the v1 families.
+    expect(Subjects.billing.usageV1).toBe('billing.usage.*.v1.*');
+    for (const family of [Subjects.billing.usage, Subjects.billing.usageFlushed])
+      expect(family.of('x')).toMatch(/^billing\.usage\.[a-z]+\.v1\.x$/);
   });
 
   it('a job goes on its route: by the host of the target, whatever its path, port, scheme or case', () => {

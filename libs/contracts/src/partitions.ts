@@ -49,8 +49,11 @@ export const partitionSetting = z
     }
   });
 
+/** The most replicas a partitioned role may have. */
+export const MAX_PARTITIONS = 64;
+
 /** How many replicas share a partitioned role (default 1). */
-export const partitionCountSetting = z.coerce.number().int().min(1).max(64).default(1);
+export const partitionCountSetting = z.coerce.number().int().min(1).max(MAX_PARTITIONS).default(1);
 
 /**
  * The durable a partition reads through: the declared one with one partition, otherwise

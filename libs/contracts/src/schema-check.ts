@@ -85,27 +85,34 @@ function compileType(def: Def): Check {
     }
     case 'object': {
       if (def['catchall'] !== undefined) throw new Unsupported('catchall');
-      const shape = Object.entries(def['shape'] as Record<string, unknown>).map(([key, field]) => {
-        const fieldType = defOf(field).type;
-        // Optional, default, nullable… may change what a missing key becomes: not compiled.
-        if (!['string', 'number', 'literal', 'array', 'object', 'union'].includes(fieldType))
-          throw new Unsupported(fieldType);
-        return [key, compile(field)] as const;
-      });
-      const size = shape.length;
+      const shape = new Map<string, { check: Check; optional: boolean }>();
+      for (const [key, field] of Object.entries(def['shape'] as Record<string, unknown>)) {
+        const fieldDef = defOf(field);
+        // An optional key is absent or holds what its inner schema accepts: zod returns either
+        // unchanged. Default, nullable, … may change what a missing key becomes: not compiled.
+        const optional = fieldDef.type === 'optional';
+        const inner = optional ? fieldDef['innerType'] : field;
+        const innerType = defOf(inner).type;
+        if (!['string', 'number', 'literal', 'array', 'object', 'union'].includes(innerType))
+          throw new Unsupported(innerType);
+        shape.set(key, { check: compile(inner), optional });
+      }
+      const required = [...shape.values()].filter((f) => !f.optional).length;
       return (value: never) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
         const record = value as Record<string, unknown>;
-        let keys = 0;
+        let present = 0;
         for (const key in record) {
           // An inherited or extra key (the schema would strip it): ask the schema.
           if (!Object.prototype.hasOwnProperty.call(record, key)) return false;
-          keys += 1;
+          const field = shape.get(key);
+          if (field === undefined) return false;
+          if (!field.optional) present += 1;
+          else if (record[key] !== undefined && !field.check(record[key] as never)) return false;
         }
-        if (keys !== size) return false;
+        if (present !== required) return false;
         for (const [key, field] of shape)
-          if (!Object.prototype.hasOwnProperty.call(record, key) || !field(record[key] as never))
-            return false;
+          if (!field.optional && !field.check(record[key] as never)) return false;
         return true;
       };
     }

@@ -45,8 +45,13 @@ export const Subjects = {
     usage: family('billing.usage.recorded.v1'),
     /** One part of a producer's usage flush, every account of the window (ADR 0103). Token: producer id. */
     usageFlushed: family('billing.usage.flushed.v1'),
-    /** The same, compact (ADR 0105): what producers publish. Token: producer id. */
+    /**
+     * The same, compact (ADR 0105): what producers publish. Token: `u<i>`, the part's ledger
+     * partition (`ledgerPartitionToken`), so each ledger replica reads its own subject.
+     */
     usageFlushedV2: family('billing.usage.flushed.v2'),
+    /** The per-account events and v1 parts, for the replica that reads them beside its partition. */
+    usageV1: 'billing.usage.*.v1.*',
     /** Every usage family and version (the ledger's one filter while producers upgrade). */
     usageAll: 'billing.usage.>',
     /** New balance state of an account (ok/exhausted, remaining CU, plan caps). Token: account id. */
@@ -75,6 +80,11 @@ export const DeadLetterSubjects = {
     `${context}.message.dead-lettered.v1.${subjectToken(durable, 'consumer name')}`,
   all: (context: DeadLetterContext): string => `${context}.message.dead-lettered.v1.*`,
 } as const;
+
+/** The subject token of a ledger partition's usage parts (ADR 0105 step 3). */
+export function ledgerPartitionToken(partition: number): string {
+  return `u${partition}`;
+}
 
 /** The subject token of a delivery route (a delivery-worker partition). */
 export function deliveryRouteToken(route: number): string {

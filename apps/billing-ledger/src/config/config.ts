@@ -1,3 +1,4 @@
+import { partitionSetting } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
 import { z } from 'zod';
 
@@ -30,6 +31,13 @@ export const configSchema = z.object({
    * ~0.5 KB an account: 200,000 fit in the pod's 1 GiB beside the rest. 0 = off.
    */
   BALANCE_CACHE_ACCOUNTS: z.coerce.number().int().min(0).default(200_000),
+  /**
+   * `i/n`: this replica applies the usage of ledger partition i of n (ADR 0105 step 3), read
+   * through its partition's durable; partition 0 also reads per-account events and v1 parts.
+   * n must be the fleet's LEDGER_PARTITIONS (producers, provisioning). Default `0/1`: one
+   * partition, which every replica reads (they then share the one durable).
+   */
+  LEDGER_PARTITION: partitionSetting,
   /**
    * Tests only: the clock becomes adjustable through the operator route
    * POST /api/v1/admin/clock/advance (absent unless exactly `true`; nothing else sets it).

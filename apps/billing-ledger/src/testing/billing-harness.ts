@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import {
   compactFlush,
   Consumers,
@@ -22,6 +24,7 @@ import {
 import {
   createTestDatabase,
   deleteNatsNamespace,
+  freePort,
   testNatsUrl,
   uniqueNatsPrefix,
   type TestDatabase,
@@ -67,7 +70,10 @@ export class BillingHarness {
   private readonly apps: NestFastifyApplication[] = [];
   private kvs = new Map<string, KV>();
 
-  async setup(consumer: ConsumerDeclaration = TEST_USAGE_CONSUMER): Promise<void> {
+  /** `consumers`: the usage durables to provision (the declared one by default). */
+  async setup(
+    consumers: ConsumerDeclaration | readonly ConsumerDeclaration[] = TEST_USAGE_CONSUMER,
+  ): Promise<void> {
     this.db = await createTestDatabase({ prefix: 'billing' });
     await runMigrations(createAppDataSource(dataSourceOptions(this.db.url)), SCHEMA);
     this.dataSource = createAppDataSource(dataSourceOptions(this.db.url));
@@ -75,7 +81,7 @@ export class BillingHarness {
     this.nc = await connect({ servers: testNatsUrl(), name: `billing-test-${this.prefix}` });
     await provisionMessaging(await jetstreamManager(this.nc), this.prefix, {
       streams: [Streams.BILLING],
-      consumers: [consumer],
+      consumers: Array.isArray(consumers) ? consumers : [consumers],
       buckets: [KvBuckets.balanceState, KvBuckets.revokedCredentials],
     });
     this.client = new NatsClient({ url: testNatsUrl(), name: `billing-test-pub-${this.prefix}` });
@@ -134,15 +140,64 @@ export class BillingHarness {
   }
 
   /** Consumer drained: nothing pending and nothing awaiting an ack. */
-  async usageDrained(): Promise<boolean> {
+  /** Whether the usage durables (the declared one by default) have nothing left to apply. */
+  async usageDrained(
+    durables: readonly string[] = [Consumers.ledgerUsage.durable],
+  ): Promise<boolean> {
     const jsm = await jetstreamManager(this.nc);
     const ns = new NatsNamespace(this.prefix);
-    const info = await jsm.consumers.info(
-      ns.stream('BILLING'),
-      ns.consumer(Consumers.ledgerUsage.durable),
-    );
-    return info.num_pending === 0 && info.num_ack_pending === 0 && info.num_redelivered >= 0;
+    for (const durable of durables) {
+      const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(durable));
+      if (info.num_pending !== 0 || info.num_ack_pending !== 0) return false;
+    }
+    return true;
   }
+
+  /** The real app as its own process (so kill -9 is a real crash), ready; `env` adds settings. */
+  async ledgerProcess(env: Record<string, string> = {}): Promise<ChildProcess> {
+    const port = await freePort();
+    const config = this.config();
+    const child = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', join(ROOT, 'apps/billing-ledger/src/main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: config.DATABASE_URL,
+          NATS_URL: config.NATS_URL,
+          NATS_PREFIX: config.NATS_PREFIX,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          GRPC_PORT: String(await freePort()),
+          OPERATOR_TOKEN,
+          LEDGER_TICK_MS: '0',
+          LOG_LEVEL: 'warn',
+          ...env,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    await eventually(
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+      120_000,
+      'billing-ledger process ready',
+    );
+    return child;
+  }
+}
+
+const ROOT = resolve(__dirname, '../../../..');
+
+/** Stops a child process by `signal` and waits for it to be gone. */
+export async function stopProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
 }
 
 let usageSeq = 0;

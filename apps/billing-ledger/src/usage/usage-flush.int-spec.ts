@@ -1,7 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { DeadLetterSchema, Events, KvBuckets, type UsageFlushedV2 } from '@meridian/contracts';
-import { freePort } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
 import { LedgerRepository } from '../ledger/ledger.repository';
@@ -18,8 +15,6 @@ import {
 import { flushDelivery } from '../testing/fixtures';
 import { aggregateFlushes } from './flush-aggregate';
 import { UsageConsumer } from './usage.consumer';
-
-const ROOT = resolve(__dirname, '../../../..');
 
 describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => {
   const h = new BillingHarness();
@@ -427,7 +422,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       await Promise.all(
         parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushedV2, part)),
       );
-    const first = await ledgerProcess();
+    const first = await h.ledgerProcess();
     await eventually(async () => (await appliedParts()) >= 100, 60_000, 'some parts applied');
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
@@ -435,7 +430,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     expect(atKill).toBeGreaterThanOrEqual(100);
     expect(atKill).toBeLessThan(parts.length);
 
-    const second = await ledgerProcess();
+    const second = await h.ledgerProcess();
     try {
       await eventually(
         async () => (await appliedParts()) === parts.length && (await h.usageDrained()),
@@ -451,36 +446,4 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       await new Promise((r) => second.once('exit', r));
     }
   }, 240_000);
-
-  /** The real app as its own process (so kill -9 is a real crash). */
-  async function ledgerProcess(): Promise<ChildProcess> {
-    const port = await freePort();
-    const config = h.config();
-    const child = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/billing-ledger/src/main.ts')],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: config.DATABASE_URL,
-          NATS_URL: config.NATS_URL,
-          NATS_PREFIX: config.NATS_PREFIX,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          OPERATOR_TOKEN,
-          LEDGER_TICK_MS: '0',
-          LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    await eventually(
-      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
-      120_000,
-      'billing-ledger process ready',
-    );
-    return child;
-  }
 });

@@ -1,8 +1,9 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
   compactFlush,
   Consumers,
   Events,
+  ledgerUsageConsumers,
   type UsageFlushedV2,
   type UsageRecorded,
 } from '@meridian/contracts';
@@ -10,6 +11,8 @@ import { DomainError } from '@meridian/errors';
 import { StatementBatcher } from '@meridian/platform-db';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
 import { Counter, Histogram, Registry } from 'prom-client';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import {
   LedgerService,
   type FlushDelivery,
@@ -51,6 +54,7 @@ export class UsageConsumer implements OnApplicationBootstrap {
     private readonly consumers: JetStreamConsumers,
     private readonly ledger: LedgerService,
     registry: Registry,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'LEDGER_PARTITION'>,
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
     // (max_ack_pending is provisioned from it), applied as shared transactions, one at a time.
@@ -88,8 +92,13 @@ export class UsageConsumer implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * This replica's partition of the usage (ADR 0105 step 3): its durables all feed the one
+   * pipeline, so its transactions still run one at a time.
+   */
   onApplicationBootstrap(): void {
-    this.consumers.run(Consumers.ledgerUsage, (message) => this.handle(message));
+    for (const declaration of ledgerUsageConsumers(this.config.LEDGER_PARTITION))
+      this.consumers.run(declaration, (message) => this.handle(message));
   }
 
   handle(message: ConsumedMessage): Promise<void> {

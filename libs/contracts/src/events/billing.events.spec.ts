@@ -205,9 +205,12 @@ describe('compact usage flush contract (ADR 0105)', () => {
     );
   });
 
-  it('is a v2 subject of its own, under the ledger usage filter with v1', () => {
+  it('is a v2 subject of its own, under the ledger usage filter with v1, by ledger partition', () => {
     const part = { ...header, ...packAccounts([flush().accounts[0]!]) };
-    expect(Events.usageFlushedV2.subjectOf(part)).toBe('billing.usage.flushed.v2.gw-1');
+    expect(Events.usageFlushedV2.subjectOf(part)).toBe('billing.usage.flushed.v2.u0');
+    expect(Events.usageFlushedV2.subjectOf({ ...part, ledgerPartition: 3 })).toBe(
+      'billing.usage.flushed.v2.u3',
+    );
     expect(Events.usageFlushedV2.messageIdOf(part)).toBe(part.id);
   });
 });

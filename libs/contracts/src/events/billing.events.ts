@@ -9,6 +9,7 @@ import {
   signedCu,
   tokenString,
 } from './common.schema';
+import { MAX_PARTITIONS } from '../partitions';
 
 const window = {
   /** Producer instance (pod name / hostname + pid): ids stay unique across replicas. */
@@ -191,7 +192,7 @@ function accountsOnce(f: { accounts: readonly string[] }): boolean {
 }
 
 /**
- * `billing.usage.flushed.v2.<producerId>`: one part of one producer's flush, compact (ADR 0105).
+ * `billing.usage.flushed.v2.u<ledger partition>`: one part of one producer's flush, compact (ADR 0105).
  * The header and id are v1's; the usage is columnar: the part's distinct `lines`, its
  * `accounts`, and `usage`, rows of [account index, line index, calls, CU] flattened, account by
  * account. A v1 account entry of ~157 bytes, two objects and four strings to parse, check and
@@ -201,6 +202,18 @@ function accountsOnce(f: { accounts: readonly string[] }): boolean {
 export const UsageFlushedV2Schema = z
   .object({
     ...partHeader,
+    /**
+     * The ledger partition of every account in the part (`partitionOf(accountId, n)` for the
+     * fleet's LEDGER_PARTITIONS n; ADR 0105 step 3): it routes the part to the subject one ledger
+     * replica reads. Absent: partition 0 (a producer of one partition, or not yet upgraded).
+     * Routing only: a part applies the same wherever it is applied.
+     */
+    ledgerPartition: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_PARTITIONS - 1)
+      .optional(),
     lines: z.array(UsageLineSchema).min(1),
     accounts: z.array(accountId).min(1),
     usage: z.array(count).min(USAGE_ROW),

@@ -183,6 +183,58 @@ describe('provisioning', () => {
     expect(again.map((e) => e.action)).toEqual(['unchanged', 'unchanged']);
     for (const i of [0, 1]) await jsm.consumers.delete(stream, ns.consumer(`family-test-p${i}of2`));
   });
+
+  it('a partitioned family: a durable whose subjects change with the count starts again from the family floor', async () => {
+    // As the ledger's usage durable (ADR 0105 step 3): every subject with one partition; with
+    // two, only the unpartitioned subjects, beside one durable per partition's subject.
+    const base: ConsumerDeclaration = {
+      ...Consumers.workerDeliveryJobs,
+      durable: 'family-narrow',
+      filterSubject: 'webhook.famnarrow.>',
+    };
+    const narrowed = {
+      ...base,
+      filterSubject: 'webhook.famnarrow.v1.*',
+      partitionOf: 'family-narrow',
+    };
+    const partitions = partitionedConsumers(base, 2, (i) => `webhook.famnarrow.v2.u${i}`);
+    const stream = ns.stream(base.stream);
+    const provision = (declared: ConsumerDeclaration[]) =>
+      provisionMessaging(jsm, prefix, { streams: [], buckets: [], consumers: declared });
+    await provision([partitionedConsumer(base, SINGLE_PARTITION)]);
+    const js = client.jetstream();
+    const publish = async (subject: string) => (await js.publish(ns.subject(subject), 'm')).seq;
+    const first = await publish('webhook.famnarrow.v2.u1');
+    await publish('webhook.famnarrow.v1.a');
+    const one = await js.consumers.get(stream, ns.consumer('family-narrow'));
+    for await (const m of await one.fetch({ max_messages: 1, expires: 2_000 })) await m.ackAck();
+
+    // Two partitions: the narrowed durable starts after the family floor, not where it was.
+    const two = await provision([narrowed, ...partitions]);
+    expect(two[0]).toEqual(
+      expect.objectContaining({
+        action: 'updated',
+        changes: ['filter_subject (recreated)', `starts after ${first}`],
+      }),
+    );
+    const pending = async (durable: string) =>
+      (await jsm.consumers.info(stream, ns.consumer(durable))).num_pending;
+    expect(await pending('family-narrow')).toBe(1);
+    expect(await pending('family-narrow-p0of2')).toBe(0);
+    expect(await pending('family-narrow-p1of2')).toBe(0);
+    const late = await publish('webhook.famnarrow.v2.u0');
+
+    // Back to one partition before partition 0 acked its message: the widened durable starts
+    // after the family's floor again, so that message is read (a copy is harmless, lost is not).
+    const back = await provision([partitionedConsumer(base, SINGLE_PARTITION)]);
+    expect(back[0]).toEqual(expect.objectContaining({ action: 'updated' }));
+    expect(back.filter((e) => e.action === 'deleted')).toHaveLength(2);
+    const info = await jsm.consumers.info(stream, ns.consumer('family-narrow'));
+    expect(info.config.filter_subject).toBe(ns.subject('webhook.famnarrow.>'));
+    expect(info.num_pending).toBe(2);
+    expect(late).toBeGreaterThan(first);
+    await jsm.consumers.delete(stream, ns.consumer('family-narrow'));
+  });
 });
 
 describe('JetStreamPublisher', () => {

@@ -106,8 +106,22 @@ export async function provisionMessaging(
       // nak'd message can't be overtaken; others allow every replica its parallelism.
       max_ack_pending: consumer.concurrency === 1 ? 1 : consumer.concurrency * 16,
     };
-    const existing = await jsm.consumers.info(stream, durable).catch(notFoundAsUndefined);
+    let existing = await jsm.consumers.info(stream, durable).catch(notFoundAsUndefined);
     const name = `${stream}/${durable}`;
+    // A partitioned family's durable whose subjects change with the partition count (the
+    // ledger's unpartitioned usage durable, ADR 0105 step 3) starts again from the family's
+    // floor: updated in place it would go on from its own position and never see what its new
+    // subjects hold behind it, which the family's other durables may not have acked yet.
+    let recreated = false;
+    if (
+      existing &&
+      consumer.partitionOf &&
+      existing.config.filter_subject !== desired.filter_subject
+    ) {
+      await jsm.consumers.delete(stream, durable);
+      existing = undefined;
+      recreated = true;
+    }
     if (!existing) {
       const start = consumer.partitionOf ? floors.get(consumer.partitionOf) : undefined;
       await jsm.consumers.add(stream, {
@@ -120,8 +134,15 @@ export async function provisionMessaging(
       report.push({
         kind: 'consumer',
         name,
-        action: 'created',
-        ...(start === undefined ? {} : { changes: [`starts after ${start}`] }),
+        action: recreated ? 'updated' : 'created',
+        ...(recreated || start !== undefined
+          ? {
+              changes: [
+                ...(recreated ? ['filter_subject (recreated)'] : []),
+                ...(start === undefined ? [] : [`starts after ${start}`]),
+              ],
+            }
+          : {}),
       });
       continue;
     }
@@ -199,7 +220,14 @@ async function familyOf(
   const members: { name: string; ackFloor: number }[] = [];
   for await (const info of jsm.consumers.list(stream)) {
     const name = info.config.durable_name ?? info.name;
-    if (inFamily(name, base)) members.push({ name, ackFloor: info.ack_floor.stream_seq });
+    // With nothing delivered and unacked, everything up to the delivered position is done: the
+    // server's ack floor stays 0 on a durable that was created at a start sequence and has not
+    // acked since, or whose filter matched nothing yet (a new family would re-read the stream).
+    const ackFloor =
+      info.num_ack_pending === 0
+        ? Math.max(info.ack_floor.stream_seq, info.delivered.stream_seq)
+        : info.ack_floor.stream_seq;
+    if (inFamily(name, base)) members.push({ name, ackFloor });
   }
   return members;
 }

@@ -1,5 +1,6 @@
 import {
   Events,
+  partitionOf,
   UsageFlushedV2Schema,
   unpackAccounts,
   type UsageFlushed,
@@ -131,6 +132,64 @@ describe('flushParts', () => {
     expect(part!.usage).toEqual([0, 0, 1, 20, 0, 1, 1, 25, 1, 1, 1, 25]);
     expect(part!.totalCu).toBe(70);
     expect(UsageFlushedV2Schema.safeParse(part).success).toBe(true);
+  });
+
+  it('with n ledger partitions, routes each part to one partition holding only its accounts (ADR 0105 step 3)', () => {
+    const meter = meterWith(10_000, 1);
+    meter.addDelivery('acc_7', 'wh_1', 25);
+    const entries = meter.drain();
+    const built = flushParts(
+      'gw-1',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.000Z',
+      entries,
+      64 * 1024,
+      4,
+    );
+    // Parts numbered across the flush, ids unique, each valid and under the size.
+    expect(built.map((p) => p.part)).toEqual([...Array(built.length).keys()]);
+    expect(new Set(built.map((p) => p.id)).size).toBe(built.length);
+    const partitions = new Set<number>();
+    for (const part of built) {
+      expect(UsageFlushedV2Schema.safeParse(part).success).toBe(true);
+      expect(part.parts).toBe(built.length);
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(64 * 1024);
+      partitions.add(part.ledgerPartition!);
+      for (const account of part.accounts)
+        expect(partitionOf(account, 4)).toBe(part.ledgerPartition);
+      expect(Events.usageFlushedV2.subjectOf(part)).toBe(
+        `billing.usage.flushed.v2.u${part.ledgerPartition}`,
+      );
+    }
+    expect([...partitions].sort()).toEqual([0, 1, 2, 3]);
+    // Every account exactly once, to the CU, its node and webhook entries in the same part.
+    const sorted = (list: typeof entries) =>
+      [...list].sort((a, b) => (a.accountId + a.kind < b.accountId + b.kind ? -1 : 1));
+    expect(sorted(built.flatMap((p) => unpackAccounts(p)))).toEqual(sorted(entries));
+    const withDelivery = built.filter((p) => p.accounts.includes('acc_7'));
+    expect(withDelivery).toHaveLength(1);
+    // Deterministic: a retry re-sends the same bodies.
+    expect(
+      flushParts(
+        'gw-1',
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:01.000Z',
+        entries,
+        64 * 1024,
+        4,
+      ),
+    ).toEqual(built);
+  });
+
+  it('with one ledger partition, parts carry no partition (the subject of partition 0)', () => {
+    const [part] = flushParts(
+      'gw-1',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.000Z',
+      meterWith(10, 1).drain(),
+    );
+    expect(part).not.toHaveProperty('ledgerPartition');
+    expect(Events.usageFlushedV2.subjectOf(part!)).toBe('billing.usage.flushed.v2.u0');
   });
 });
 

@@ -1,5 +1,6 @@
 import {
   Events,
+  partitionOf,
   USAGE_FLUSH_PART_BYTES,
   UsagePacker,
   expandFlush,
@@ -16,8 +17,11 @@ const ENVELOPE_BYTES = 512;
 
 /**
  * Splits one flush into compact parts (ADR 0105) below `partBytes` each (serialized), accounts
- * whole and in order. Deterministic, and the parts are kept as built until published, so a retry
- * re-sends the same ids with the same bodies.
+ * whole and in order. With `ledgerPartitions` n > 1 (ADR 0105 step 3) the accounts are grouped by
+ * ledger partition first (`partitionOf(accountId, n)`), each part holds one partition's accounts
+ * and says which (`ledgerPartition`, its subject), and parts are numbered across the whole flush.
+ * Deterministic, and the parts are kept as built until published, so a retry re-sends the same
+ * ids with the same bodies.
  */
 export function flushParts(
   producerId: string,
@@ -25,29 +29,50 @@ export function flushParts(
   windowEnd: string,
   accounts: readonly AccountUsage[],
   partBytes = USAGE_FLUSH_PART_BYTES,
+  ledgerPartitions = 1,
 ): UsageFlushedV2[] {
   const limit = partBytes - ENVELOPE_BYTES - producerId.length;
-  const packers: UsagePacker[] = [];
-  let current = new UsagePacker();
-  for (const account of accounts) {
-    let bytes = current.bytesOf(account);
-    if (current.size > 0 && current.bytes + bytes > limit) {
-      packers.push(current);
-      current = new UsagePacker();
-      bytes = current.bytesOf(account);
+  const packers: Array<{ packer: UsagePacker; partition: number }> = [];
+  for (const [partition, group] of byPartition(accounts, ledgerPartitions)) {
+    let current = new UsagePacker();
+    for (const account of group) {
+      let bytes = current.bytesOf(account);
+      if (current.size > 0 && current.bytes + bytes > limit) {
+        packers.push({ packer: current, partition });
+        current = new UsagePacker();
+        bytes = current.bytesOf(account);
+      }
+      current.add(account, bytes);
     }
-    current.add(account, bytes);
+    if (current.size > 0) packers.push({ packer: current, partition });
   }
-  if (current.size > 0) packers.push(current);
-  return packers.map((packer, part) => ({
+  return packers.map(({ packer, partition }, part) => ({
     id: usageFlushId(producerId, windowStart, part),
     producerId,
     windowStart,
     windowEnd,
     part,
     parts: packers.length,
+    ...(ledgerPartitions > 1 ? { ledgerPartition: partition } : {}),
     ...packer.result(),
   }));
+}
+
+/** The accounts of each ledger partition, in partition order, each in the flush's order. */
+function byPartition(
+  accounts: readonly AccountUsage[],
+  count: number,
+): Array<[number, readonly AccountUsage[]]> {
+  if (count <= 1) return [[0, accounts]];
+  const groups = new Map<number, AccountUsage[]>();
+  // An account's node and webhook entries share its partition (and stay together).
+  for (const account of accounts) {
+    const partition = partitionOf(account.accountId, count);
+    let group = groups.get(partition);
+    if (group === undefined) groups.set(partition, (group = []));
+    group.push(account);
+  }
+  return [...groups.entries()].sort((a, b) => a[0] - b[0]);
 }
 
 /**
@@ -88,6 +113,11 @@ export interface UsageFlusherOptions {
   /** Drains what was metered since the last call (a UsageMeter's `drain`). */
   drain: () => AccountUsage[];
   partBytes?: number;
+  /**
+   * The fleet's billing-ledger partition count (`LEDGER_PARTITIONS`, default 1; ADR 0105 step
+   * 3): every producer and the ledger's provisioning must agree on it.
+   */
+  ledgerPartitions?: number;
   /**
    * The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact); it also sets
    * the default `partBytes` (`usagePartBytes`).
@@ -157,6 +187,7 @@ export class UsageFlusher {
           end.toISOString(),
           accounts,
           this.options.partBytes ?? usagePartBytes(this.options.version),
+          this.options.ledgerPartitions,
         ),
       );
       this.windowStart = new Date(end.getTime() + 1);
