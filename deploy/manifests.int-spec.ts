@@ -245,6 +245,16 @@ describe('deploy: environment matches the apps config schemas', () => {
         ['webhook-matcher', 'DELIVERY_PARTITIONS'],
       ],
     },
+    // ADR 0105 step 3: replica i applies the usage of the accounts of partition i; one usage
+    // durable each; the producers route parts by account (rpc-gateway: per region, below).
+    {
+      app: 'billing-ledger',
+      setting: 'LEDGER_PARTITION',
+      count: [
+        ['Job', 'LEDGER_PARTITIONS'],
+        ['delivery-worker', 'LEDGER_PARTITIONS'],
+      ],
+    },
   ] as const;
 
   it.each(PARTITIONED)(
@@ -274,6 +284,24 @@ describe('deploy: environment matches the apps config schemas', () => {
           [variable]: replicas,
         });
       }
+    },
+  );
+
+  it.each(REGIONS)(
+    'region overlay %s: rpc-gateway routes usage to as many ledger partitions as billing-ledger has replicas',
+    (region) => {
+      const ledger = core.find(
+        (o) => o.kind === 'StatefulSet' && o.metadata.name === 'billing-ledger',
+      )!;
+      const objects = render(join(__dirname, 'overlays', region));
+      const gateway = objects.find(
+        (o) => o.kind === 'Deployment' && o.metadata.name === `rpc-gateway-${region}`,
+      )!;
+      const env = containerEnv(gateway.spec.template.spec.containers[0], objects, secrets);
+      expect({ region, LEDGER_PARTITIONS: Number(env.LEDGER_PARTITIONS) }).toEqual({
+        region,
+        LEDGER_PARTITIONS: ledger.spec.replicas,
+      });
     },
   );
 

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  Consumers,
   Events,
   KvBuckets,
+  ledgerUsageConsumersOf,
   Streams,
   type BalanceStateChanged,
   type UsageFlushed,
@@ -49,6 +49,11 @@ export interface LedgerBenchOptions {
   duplicateShare?: number;
   /** Fleet seconds of the backlog the capacity is measured on. */
   capacitySeconds?: number;
+  /**
+   * billing-ledger processes, process i applying ledger partition i of this many (ADR 0105
+   * step 3; the producers route by it). Default 1.
+   */
+  ledgers?: number;
   log?: (line: string) => void;
 }
 
@@ -168,6 +173,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
   const seconds = options.seconds ?? 60;
   const duplicateShare = options.duplicateShare ?? 0.01;
   const capacitySeconds = options.capacitySeconds ?? 20;
+  const ledgers = options.ledgers ?? 1;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const db = await createTestDatabase({ prefix: 'bench_ledger' });
@@ -176,46 +182,62 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
   const natsUrl = testNatsUrl();
   const nc = await connect({ servers: natsUrl, name: 'bench-ledger' });
   const pg = new Client({ connectionString: db.url });
-  let app: ChildProcess | undefined;
+  /** The billing-ledger processes, replica i applying partition i of `ledgers`. */
+  let apps: ChildProcess[] = [];
   try {
     const migrate = node('apps/billing-ledger/src/migrate.ts', { DATABASE_URL: db.url }, log);
     const code = await new Promise<number | null>((r) => migrate.on('exit', r));
     if (code !== 0) throw new Error(`migrations failed (${code})`);
     await provisionMessaging(await jetstreamManager(nc), prefix, {
       streams: [Streams.BILLING],
-      consumers: [Consumers.ledgerUsage],
+      consumers: ledgerUsageConsumersOf(ledgers),
       buckets: [KvBuckets.balanceState, KvBuckets.revokedCredentials],
     });
     await pg.connect();
     const database = (await pg.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!
       .db;
 
-    const httpPort = await freePort();
-    const base = `http://127.0.0.1:${httpPort}`;
-    const ledgerEnv = {
-      DATABASE_URL: db.url,
-      NATS_URL: natsUrl,
-      NATS_PREFIX: prefix,
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(httpPort),
-      GRPC_PORT: String(await freePort()),
-      OPERATOR_TOKEN,
-      LOG_LEVEL: 'warn',
-      NODE_OPTIONS: process.env['LEDGER_BENCH_NODE_OPTIONS'] ?? LEDGER_NODE_OPTIONS,
-    };
-    const spawnLedger = () =>
-      node(
-        'apps/billing-ledger/src/main.ts',
-        ledgerEnv,
-        log,
-        // LEDGER_BENCH_PROFILE=<dir>: a CPU profile of billing-ledger, written when it stops.
-        process.env['LEDGER_BENCH_PROFILE']
-          ? ['--cpu-prof', '--cpu-prof-dir', process.env['LEDGER_BENCH_PROFILE']]
-          : [],
+    const httpPorts: number[] = [];
+    for (let i = 0; i < ledgers; i++) httpPorts.push(await freePort());
+    const grpcPorts: number[] = [];
+    for (let i = 0; i < ledgers; i++) grpcPorts.push(await freePort());
+    const base = `http://127.0.0.1:${httpPorts[0]}`;
+    const spawnLedgers = () =>
+      httpPorts.map((httpPort, i) =>
+        node(
+          'apps/billing-ledger/src/main.ts',
+          {
+            DATABASE_URL: db.url,
+            NATS_URL: natsUrl,
+            NATS_PREFIX: prefix,
+            HTTP_HOST: '127.0.0.1',
+            HTTP_PORT: String(httpPort),
+            GRPC_PORT: String(grpcPorts[i]),
+            OPERATOR_TOKEN,
+            LOG_LEVEL: 'warn',
+            LEDGER_PARTITION: `${i}/${ledgers}`,
+            NODE_OPTIONS: process.env['LEDGER_BENCH_NODE_OPTIONS'] ?? LEDGER_NODE_OPTIONS,
+          },
+          log,
+          // LEDGER_BENCH_PROFILE=<dir>: a CPU profile of billing-ledger, written when it stops.
+          process.env['LEDGER_BENCH_PROFILE']
+            ? ['--cpu-prof', '--cpu-prof-dir', process.env['LEDGER_BENCH_PROFILE']]
+            : [],
+        ),
       );
     const ledgerReady = () =>
-      waitFor('billing-ledger /readyz', async () => (await fetch(`${base}/readyz`)).ok, 120_000);
-    app = spawnLedger();
+      Promise.all(
+        httpPorts.map((port) =>
+          waitFor(
+            'billing-ledger /readyz',
+            async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+            120_000,
+          ),
+        ),
+      );
+    /** CPU seconds of every ledger process. */
+    const ledgerCpu = () => apps.reduce((sum, child) => sum + cpuSeconds(child.pid), 0);
+    apps = spawnLedgers();
     await ledgerReady();
 
     // 1. Accounts through the operator bulk API (500 per request), two requests at a time.
@@ -316,6 +338,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
               items += entries.length;
               return entries;
             },
+            ledgerPartitions: ledgers,
             onPublished: (outcome) => {
               if (outcome === 'failed') publishFailures += 1;
             },
@@ -343,7 +366,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       );
       return items;
     };
-    const cpuStart = cpuSeconds(app.pid);
+    const cpuStart = ledgerCpu();
     const natsPid = natsServerPid();
     const natsCpuStart = cpuSeconds(natsPid);
     const benchCpuStart = process.cpuUsage();
@@ -364,8 +387,25 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     );
 
     const jsm = await jetstreamManager(nc);
-    const usageConsumer = () =>
-      jsm.consumers.info(ns.stream('BILLING'), ns.consumer(Consumers.ledgerUsage.durable));
+    /** The usage durables of every partition, summed. */
+    const usageConsumer = async () => {
+      const total = {
+        num_pending: 0,
+        num_ack_pending: 0,
+        num_waiting: 0,
+        num_redelivered: 0,
+        delivered: 0,
+      };
+      for (const { durable } of ledgerUsageConsumersOf(ledgers)) {
+        const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(durable));
+        total.num_pending += info.num_pending;
+        total.num_ack_pending += info.num_ack_pending;
+        total.num_waiting += info.num_waiting;
+        total.num_redelivered += info.num_redelivered;
+        total.delivered += info.delivered.stream_seq;
+      }
+      return total;
+    };
     const drained = () =>
       waitFor(
         'usage drained',
@@ -377,7 +417,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       );
     await drained();
     const drainedAt = Date.now();
-    const appCpu = cpuSeconds(app.pid) - cpuStart;
+    const appCpu = ledgerCpu() - cpuStart;
     const natsCpu = cpuSeconds(natsPid) - natsCpuStart;
     const benchCpuUsed = process.cpuUsage(benchCpuStart);
     const benchCpu = (benchCpuUsed.user + benchCpuUsed.system) / 1e6;
@@ -404,7 +444,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         )
       ).rows[0]!.m,
     );
-    await stopProcess(app);
+    await Promise.all(apps.map((child) => stopProcess(child)));
     // No pull request of the stopped ledger left on the server: the whole backlog goes to the
     // restarted one (a part handed to a gone client would only come back after the ack wait).
     await waitFor(
@@ -418,20 +458,20 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `published a backlog of ${backlogItems} account-items in ${((Date.now() - backlogStart) / 1000).toFixed(1)} s`,
     );
     const before = await usageConsumer();
-    const deliveredBefore = before.delivered.stream_seq;
-    app = spawnLedger();
+    const deliveredBefore = before.delivered;
+    apps = spawnLedgers();
     await waitFor(
       'first backlog delivery',
-      async () => (await usageConsumer()).delivered.stream_seq > deliveredBefore,
+      async () => (await usageConsumer()).delivered > deliveredBefore,
       120_000,
     );
     const capacityStart = Date.now();
-    const capacityCpuStart = cpuSeconds(app.pid);
+    const capacityCpuStart = ledgerCpu();
     const capacityPgStart = await backendCpu(pg, database);
     await drained();
     const capacityRedelivered = (await usageConsumer()).num_redelivered - before.num_redelivered;
     const capacityWall = (Date.now() - capacityStart) / 1000;
-    const capacityCpu = cpuSeconds(app.pid) - capacityCpuStart;
+    const capacityCpu = ledgerCpu() - capacityCpuStart;
     let capacityPgCpu = 0;
     for (const [pid, end] of await backendCpu(pg, database))
       capacityPgCpu += end - (capacityPgStart.get(pid) ?? 0);
@@ -553,7 +593,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     ];
     return lines.join('\n');
   } finally {
-    if (app) await stopProcess(app);
+    await Promise.all(apps.map((child) => stopProcess(child)));
     await pg.end().catch(() => undefined);
     await nc.close();
     await deleteNatsNamespace(natsUrl, prefix).catch(() => undefined);
@@ -642,5 +682,6 @@ export function runBenchmark(): Promise<string> {
     producers: Number(process.env['LEDGER_BENCH_PRODUCERS'] ?? 8),
     seconds: Number(process.env['LEDGER_BENCH_SECONDS'] ?? 60),
     capacitySeconds: Number(process.env['LEDGER_BENCH_CAPACITY_SECONDS'] ?? 20),
+    ledgers: Number(process.env['LEDGER_BENCH_LEDGERS'] ?? 1),
   });
 }
