@@ -576,7 +576,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const lines = [
       `| measure | value |`,
       `|---|---|`,
-      `| shape | ${fmt(accounts)} accounts (plan ${PLAN}) × ${producers} producers, every account on every producer every second, ${seconds} s |`,
+      `| shape | ${fmt(accounts)} accounts (plan ${PLAN}) × ${producers} producers, every account on every producer every second, ${seconds} s; ${ledgers === 1 ? 'one billing-ledger process' : `${ledgers} billing-ledger processes, one per ledger partition`} |`,
       `| published | ${fmt(accountItems)} account-items in ${fmt(steadyParts)} flush parts (+${fmt(duplicates.length)} parts re-published as redeliveries), over ${publishSeconds.toFixed(1)} s |`,
       `| **account-items applied / s** | **${fmt(appliedRate)}** (first flush → consumer drained: ${applySeconds.toFixed(1)} s) |`,
       `| raw ceiling (same journal + entry rows, bare multi-row INSERT loop, same run) | ${fmt(rawRate)} account-items / s (${fmt(journals)} journals + ${fmt(entries)} entries in ${rawSeconds.toFixed(1)} s); ledger = ${(appliedRate / rawRate).toFixed(2)}× |`,
