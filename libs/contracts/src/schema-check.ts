@@ -6,9 +6,9 @@ import type { z } from 'zod';
  * no transform), so the value itself can stand for `schema.parse(value)`, without zod building
  * a copy of it. Anything else answers false, and the caller asks the schema, which stays the one
  * source of the rule and of the reason for a rejection. Only the schema kinds and checks the
- * flush contract uses are compiled (object, array, string, number, literal, discriminated union;
- * length, regex and datetime formats, safe integers, bounds, refinements); a schema with
- * anything else compiles to `undefined` (no shortcut).
+ * flush contract uses are compiled (object with required or optional keys, array, string,
+ * number, literal, discriminated union; length, regex and datetime formats, safe integers,
+ * bounds, refinements); a schema with anything else compiles to `undefined` (no shortcut).
  */
 export type CompiledCheck = (value: unknown) => boolean;
 
