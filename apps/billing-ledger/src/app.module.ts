@@ -29,6 +29,7 @@ import { TopUpsRepository } from './ledger/top-ups.repository';
 import { OutboxRepository } from './outbox/outbox.repository';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
+import { UnreadUsageWatch } from './usage/unread-usage.service';
 import { UsageConsumer } from './usage/usage.consumer';
 import { HourlyFolder } from './usage/hourly-folder.service';
 import { UsageFlushesRepository } from './usage/usage-flushes.repository';
@@ -90,6 +91,7 @@ export class AppModule {
         LedgerTicker,
         HourlyFolder,
         UsageConsumer,
+        UnreadUsageWatch,
         BillingGrpcServer,
         AccountKeyGuard,
         OperatorGuard,

@@ -11,10 +11,12 @@ import {
   api,
   BillingHarness,
   eventually,
+  nodeFlush,
   nodeFlushV1,
   OPERATOR_TOKEN,
   stopProcess,
 } from '../testing/billing-harness';
+import { UnreadUsageWatch } from './unread-usage.service';
 
 const PARTITIONS = 2;
 /** The durables of a fleet of two ledger partitions, as provisioned (short ack wait). */
@@ -151,4 +153,24 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       );
     }
   }, 300_000);
+
+  it('partition 0 reports usage published on a subject no partition reads (a producer with another count), while it is recent', async () => {
+    h.clock.set(Date.now());
+    const zero = await h.start({ LEDGER_PARTITION: '0/2' });
+    const one = await h.start({ LEDGER_PARTITION: '1/2' });
+    const watch = zero.app.get(UnreadUsageWatch);
+    expect(watch.active).toBe(true);
+    expect(one.app.get(UnreadUsageWatch).active).toBe(false);
+    expect(await watch.check()).toEqual([]);
+
+    const stray = { ...nodeFlush([['acc_stray', 20]], 'gw-four'), ledgerPartition: 3 };
+    await h.publisher.publish(Events.usageFlushedV2, stray);
+    expect(await watch.check()).toEqual(['billing.usage.flushed.v2.u3']);
+    const metrics = await (await fetch(`${zero.url}/metrics`)).text();
+    expect(metrics).toMatch(/^billing_usage_unread_subjects({[^}]*})? 1$/m);
+    // Its last message is the subject's age: once it is 10 minutes old it is no longer reported.
+    h.clock.advance(10 * 60_000 + 1_000);
+    expect(await watch.check()).toEqual([]);
+    for (const billing of [zero, one]) await billing.app.close();
+  });
 });

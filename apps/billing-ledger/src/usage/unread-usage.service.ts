@@ -1,0 +1,120 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ledgerUsageConsumersOf, Streams, Subjects } from '@meridian/contracts';
+import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Clock } from '@meridian/time';
+import type { Logger } from 'pino';
+import { Gauge, Registry } from 'prom-client';
+import { CLOCK } from '../clock/clock.token';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
+import { SerialRun } from '../ledger/serial-run';
+
+/** How often partition 0 looks (and a subject counts while its last message is this recent). */
+const CHECK_MS = 60_000;
+const RECENT_MS = 10 * 60_000;
+
+/** Whether a NATS subject matches a filter (`*` one token, `>` the rest). */
+export function subjectMatches(subject: string, filter: string): boolean {
+  const tokens = subject.split('.');
+  const wanted = filter.split('.');
+  for (let i = 0; i < wanted.length; i++) {
+    if (wanted[i] === '>') return tokens.length > i;
+    if (i >= tokens.length || (wanted[i] !== '*' && wanted[i] !== tokens[i])) return false;
+  }
+  return tokens.length === wanted.length;
+}
+
+/**
+ * The one way partitioned usage is lost from sight (ADR 0105 step 3): a producer whose
+ * LEDGER_PARTITIONS is not the ledger's publishes on a subject no durable of this deployment
+ * reads (`billing.usage.flushed.v2.u<i>`, i ≥ n, or a producer id from before partitions), and
+ * its usage waits in the stream, never charged. Partition 0 of a partitioned ledger looks for
+ * usage subjects that every durable misses and that had a message in the last 10 minutes: it
+ * logs each as an error and sets `billing_usage_unread_subjects` (alert on > 0). Correct the
+ * count and those parts are read (a new durable starts after the family's floor: provision with
+ * the right count; see deploy/README.md, "Upgrades").
+ */
+@Injectable()
+export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly serial = new SerialRun(() => this.look());
+  private readonly gauge: Gauge;
+  private last: string[] = [];
+
+  constructor(
+    private readonly client: NatsClient,
+    private readonly namespace: NatsNamespace,
+    @Inject(APP_CONFIG)
+    private readonly config: Pick<AppConfig, 'LEDGER_PARTITION' | 'LEDGER_TICK_MS'>,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+    registry: Registry,
+  ) {
+    this.gauge = new Gauge({
+      name: 'billing_usage_unread_subjects',
+      help: 'Usage subjects with recent messages that no usage durable of this deployment reads (a producer with another LEDGER_PARTITIONS)',
+      registers: [registry],
+    });
+  }
+
+  /** Partition 0 of a partitioned ledger is the one that looks. */
+  get active(): boolean {
+    const { index, count } = this.config.LEDGER_PARTITION;
+    return count > 1 && index === 0;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.active || this.config.LEDGER_TICK_MS === 0) return;
+    this.timer = setInterval(
+      () =>
+        void this.check().catch((error: unknown) =>
+          this.logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'unread usage check failed; the next one looks again',
+          ),
+        ),
+      CHECK_MS,
+    );
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.serial.idle().catch(() => undefined);
+  }
+
+  /** One look (tests call it); answers the unread subjects found (unprefixed). */
+  async check(): Promise<string[]> {
+    await this.serial.run();
+    return this.last;
+  }
+
+  private async look(): Promise<void> {
+    if (!this.active) return;
+    const jsm = await this.client.jetstreamManager();
+    const stream = this.namespace.stream(Streams.BILLING.name);
+    const filters = ledgerUsageConsumersOf(this.config.LEDGER_PARTITION.count).map(
+      (c) => c.filterSubject,
+    );
+    const info = await jsm.streams.info(stream, {
+      subjects_filter: this.namespace.subject(Subjects.billing.usageAll),
+    });
+    const since = this.clock.now().getTime() - RECENT_MS;
+    const unread: string[] = [];
+    for (const prefixed of Object.keys(info.state.subjects ?? {})) {
+      const subject = this.namespace.unprefixSubject(prefixed);
+      if (filters.some((filter) => subjectMatches(subject, filter))) continue;
+      const last = await jsm.streams.getMessage(stream, { last_by_subj: prefixed });
+      // Gone meanwhile (the stream's age limit): nothing left to read there.
+      if (last === null || last.time.getTime() < since) continue;
+      unread.push(subject);
+      this.logger.error(
+        { subject, last_message_at: last.time.toISOString(), seq: last.seq },
+        'usage published on a subject no ledger partition reads: LEDGER_PARTITIONS differs between producers and billing-ledger; that usage is not charged until the counts agree',
+      );
+    }
+    this.last = unread.sort();
+    this.gauge.set(unread.length);
+  }
+}

@@ -1,0 +1,29 @@
+import { ledgerUsageConsumersOf } from '@meridian/contracts';
+import { subjectMatches } from './unread-usage.service';
+
+describe('subjectMatches (NATS filters: * one token, > the rest)', () => {
+  it.each<[string, string, boolean]>([
+    ['billing.usage.flushed.v2.u1', 'billing.usage.flushed.v2.u1', true],
+    ['billing.usage.flushed.v2.u1', 'billing.usage.flushed.v2.u0', false],
+    ['billing.usage.flushed.v2.u1', 'billing.usage.>', true],
+    ['billing.usage', 'billing.usage.>', false],
+    ['billing.usage.flushed.v1.gw-1', 'billing.usage.*.v1.*', true],
+    ['billing.usage.recorded.v1.acc_1', 'billing.usage.*.v1.*', true],
+    ['billing.usage.flushed.v2.gw-1', 'billing.usage.*.v1.*', false],
+    ['billing.usage.flushed.v1.gw-1.x', 'billing.usage.*.v1.*', false],
+    ['billing.usage.flushed.v1', 'billing.usage.*.v1.*', false],
+  ])('%s against %s: %s', (subject, filter, matches) => {
+    expect(subjectMatches(subject, filter)).toBe(matches);
+  });
+
+  it('with two partitions, only a v2 subject of no partition is unread', () => {
+    const filters = ledgerUsageConsumersOf(2).map((c) => c.filterSubject);
+    const unread = (subject: string) => !filters.some((f) => subjectMatches(subject, f));
+    expect(unread('billing.usage.flushed.v2.u0')).toBe(false);
+    expect(unread('billing.usage.flushed.v2.u1')).toBe(false);
+    expect(unread('billing.usage.flushed.v1.gw-1')).toBe(false);
+    expect(unread('billing.usage.recorded.v1.acc_1')).toBe(false);
+    expect(unread('billing.usage.flushed.v2.u2')).toBe(true);
+    expect(unread('billing.usage.flushed.v2.gw-old-producer')).toBe(true);
+  });
+});
