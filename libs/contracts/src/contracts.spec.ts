@@ -19,17 +19,10 @@ import {
   type BalanceStateChanged,
   type UsageRecorded,
 } from './index';
+import { subjectMatches } from './subjects';
 
 /** A NATS subject filter match (`*` one token, `>` the rest). */
-function matches(filter: string, subject: string): boolean {
-  const f = filter.split('.');
-  const s = subject.split('.');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '>') return s.length > i;
-    if (i >= s.length || (f[i] !== '*' && f[i] !== s[i])) return false;
-  }
-  return f.length === s.length;
-}
+const matches = (filter: string, subject: string): boolean => subjectMatches(subject, filter);
 
 const caps = {
   nodeRps: 20,

@@ -81,6 +81,17 @@ export const DeadLetterSubjects = {
   all: (context: DeadLetterContext): string => `${context}.message.dead-lettered.v1.*`,
 } as const;
 
+/** Whether a NATS subject matches a filter (`*` one token, `>` the rest, as the server does). */
+export function subjectMatches(subject: string, filter: string): boolean {
+  const tokens = subject.split('.');
+  const wanted = filter.split('.');
+  for (let i = 0; i < wanted.length; i++) {
+    if (wanted[i] === '>') return tokens.length > i;
+    if (i >= tokens.length || (wanted[i] !== '*' && wanted[i] !== tokens[i])) return false;
+  }
+  return tokens.length === wanted.length;
+}
+
 /** The subject token of a ledger partition's usage parts (ADR 0105 step 3). */
 export function ledgerPartitionToken(partition: number): string {
   return `u${partition}`;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ledgerUsageConsumersOf, Streams, Subjects } from '@meridian/contracts';
+import { ledgerUsageConsumersOf, Streams, Subjects, subjectMatches } from '@meridian/contracts';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
@@ -13,17 +13,6 @@ import { SerialRun } from '../ledger/serial-run';
 /** How often partition 0 looks (and a subject counts while its last message is this recent). */
 const CHECK_MS = 60_000;
 const RECENT_MS = 10 * 60_000;
-
-/** Whether a NATS subject matches a filter (`*` one token, `>` the rest). */
-export function subjectMatches(subject: string, filter: string): boolean {
-  const tokens = subject.split('.');
-  const wanted = filter.split('.');
-  for (let i = 0; i < wanted.length; i++) {
-    if (wanted[i] === '>') return tokens.length > i;
-    if (i >= tokens.length || (wanted[i] !== '*' && wanted[i] !== tokens[i])) return false;
-  }
-  return tokens.length === wanted.length;
-}
 
 /**
  * The one way partitioned usage is lost from sight (ADR 0105 step 3): a producer whose

@@ -1,5 +1,5 @@
-import { ledgerUsageConsumersOf } from '@meridian/contracts';
-import { subjectMatches } from './unread-usage.service';
+import { ledgerUsageConsumersOf } from './consumers';
+import { subjectMatches } from './subjects';
 
 describe('subjectMatches (NATS filters: * one token, > the rest)', () => {
   it.each<[string, string, boolean]>([
