@@ -29,6 +29,7 @@ import { TopUpsRepository } from './ledger/top-ups.repository';
 import { OutboxRepository } from './outbox/outbox.repository';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
+import { PartitionTakeover } from './usage/partition-takeover.service';
 import { UnreadUsageWatch } from './usage/unread-usage.service';
 import { UsageConsumer } from './usage/usage.consumer';
 import { HourlyFolder } from './usage/hourly-folder.service';
@@ -92,6 +93,7 @@ export class AppModule {
         HourlyFolder,
         UsageConsumer,
         UnreadUsageWatch,
+        PartitionTakeover,
         BillingGrpcServer,
         AccountKeyGuard,
         OperatorGuard,

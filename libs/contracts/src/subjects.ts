@@ -65,6 +65,15 @@ export const Subjects = {
     /** A top-up cleared and its CU are spendable. Token: account id. */
     topUpCleared: family('billing.topup.cleared.v1'),
   },
+  /** Core NATS request/reply between replicas: in no stream (nothing is stored). */
+  control: {
+    /**
+     * The billing-ledger replica of a ledger partition answers here while it runs; the other
+     * partitions' replicas stand in for it when it stops answering (ADR 0105 step 3). Token:
+     * `u<i>` (`ledgerPartitionToken`).
+     */
+    ledgerPartitionAlive: family('control.ledger.partition.v1'),
+  },
 } as const;
 
 /** Streams (contexts) that own a dead-letter subject. */

@@ -39,6 +39,12 @@ export const configSchema = z.object({
    */
   LEDGER_PARTITION: partitionSetting,
   /**
+   * With partitions: how long a partition's replica may not answer before the other replicas
+   * stand in for it and read its durables, until it answers again (ADR 0105 step 3). It is asked
+   * three times in this interval. 0 = never stand in.
+   */
+  LEDGER_TAKEOVER_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
    * Tests only: the clock becomes adjustable through the operator route
    * POST /api/v1/admin/clock/advance (absent unless exactly `true`; nothing else sets it).
    */

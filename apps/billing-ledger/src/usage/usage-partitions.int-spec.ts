@@ -1,11 +1,14 @@
+import type { ChildProcess } from 'node:child_process';
 import {
   Consumers,
   Events,
+  ledgerPartitionToken,
   ledgerUsageConsumersOf,
+  Subjects,
   type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
-import { flushParts, UsageMeter } from '@meridian/platform-messaging';
+import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messaging';
 import { checkLedger } from '../ledger/ledger-check';
 import {
   api,
@@ -15,37 +18,50 @@ import {
   nodeFlushV1,
   OPERATOR_TOKEN,
   stopProcess,
+  type BillingApp,
 } from '../testing/billing-harness';
+import { PartitionTakeover } from './partition-takeover.service';
 import { UnreadUsageWatch } from './unread-usage.service';
 
 const PARTITIONS = 2;
 /** The durables of a fleet of two ledger partitions, as provisioned (short ack wait). */
 const DURABLES = ledgerUsageConsumersOf(PARTITIONS).map((c) => ({ ...c, ackWaitMs: 2_000 }));
+const durableOf = (partition: number) =>
+  `${Consumers.ledgerUsage.durable}-p${partition}of${PARTITIONS}`;
+const partitionEnv = (partition: number, takeoverMs: number) => ({
+  LEDGER_PARTITION: `${partition}/${PARTITIONS}`,
+  LEDGER_TAKEOVER_MS: String(takeoverMs),
+});
 
 describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledger processes)', () => {
   const h = new BillingHarness();
+  let producerRun = 0;
 
   beforeAll(() => h.setup(DURABLES));
   afterAll(() => h.teardown());
 
-  it('two ledger replicas apply their partitions apart; one killed -9 mid-flush loses nothing and applies nothing twice, to the CU', async () => {
-    const setup = await h.start();
+  async function newAccounts(billing: BillingApp, count: number): Promise<string[]> {
     const created = await api<{ items: Array<{ account: { id: string } }> }>(
-      setup.url,
+      billing.url,
       'POST',
       '/api/v1/admin/accounts/bulk',
       OPERATOR_TOKEN,
-      { accounts: Array.from({ length: 40 }, (_, i) => ({ name: `part-${i}`, plan: 'starter' })) },
+      {
+        accounts: Array.from({ length: count }, (_, i) => ({ name: `part-${i}`, plan: 'starter' })),
+      },
     );
     expect(created.status).toBe(201);
-    const ids = created.body.items.map((i) => i.account.id);
-    // Only the ledger processes below consume.
-    await setup.app.close();
+    return created.body.items.map((i) => i.account.id);
+  }
 
-    // What producers publish (the real meter and part cutting), routed to two partitions.
-    const expected = new Map<string, number>();
+  /**
+   * What three producers publish over `windows` seconds (the real meter and part cutting),
+   * routed to the two partitions, with the CU each account is owed.
+   */
+  function fleetParts(ids: readonly string[], windows: number, expected: Map<string, number>) {
+    producerRun += 1;
     const parts: UsageFlushedV2[] = [];
-    for (let w = 0; w < 300; w++)
+    for (let w = 0; w < windows; w++)
       for (const producer of ['gw-a', 'gw-b', 'dw-c']) {
         const meter = new UsageMeter();
         ids.forEach((id, i) => {
@@ -56,7 +72,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
         const start = new Date(Date.parse('2026-01-05T10:00:00.000Z') + w * 1_000);
         parts.push(
           ...flushParts(
-            producer,
+            `${producer}-${producerRun}`,
             start.toISOString(),
             new Date(start.getTime() + 999).toISOString(),
             meter.drain(),
@@ -65,6 +81,51 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
           ),
         );
       }
+    return parts;
+  }
+
+  async function publishAll(parts: readonly UsageFlushedV2[]): Promise<void> {
+    for (let i = 0; i < parts.length; i += 100)
+      await Promise.all(
+        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushedV2, part)),
+      );
+  }
+
+  /** How many of `parts` are applied (their ids claimed), of one partition or all. */
+  async function applied(parts: readonly UsageFlushedV2[], partition?: number): Promise<number> {
+    const ids = parts
+      .filter((p) => partition === undefined || p.ledgerPartition === partition)
+      .map((p) => p.id);
+    const [{ n }] = await h.dataSource.query(
+      'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    return Number(n);
+  }
+
+  /** Every account owed exactly its CU, and the ledger's invariants hold. */
+  async function expectCharged(ids: readonly string[], expected: Map<string, number>) {
+    const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
+        WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
+      [ids],
+    );
+    expect(new Map(rows.map((r) => [r.account_id, Number(r.cu)]))).toEqual(expected);
+    const report = await checkLedger(h.dataSource, ids);
+    expect(report.unbalancedJournals).toEqual([]);
+    expect(report.balanceMismatches).toEqual([]);
+  }
+
+  const everyDurableDrained = () => h.usageDrained(DURABLES.map((c) => c.durable));
+
+  it('two ledger replicas apply their partitions apart; one killed -9 mid-flush loses nothing and applies nothing twice, to the CU', async () => {
+    const setup = await h.start();
+    const ids = await newAccounts(setup, 40);
+    // Only the ledger processes below consume.
+    await setup.app.close();
+
+    const expected = new Map<string, number>();
+    const parts = fleetParts(ids, 300, expected);
     // A producer not yet upgraded: v1 parts, every account, read by partition 0 (unpartitioned).
     const v1: UsageFlushed[] = [];
     for (let w = 0; w < 20; w++) {
@@ -77,61 +138,41 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     expect(ofPartition(0)).toBeGreaterThan(300);
     expect(ofPartition(1)).toBeGreaterThan(300);
 
-    const applied = async (partition: number): Promise<number> => {
-      const partIds = parts.filter((p) => p.ledgerPartition === partition).map((p) => p.id);
-      const [{ n }] = await h.dataSource.query(
-        'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
-        [partIds],
-      );
-      return Number(n);
-    };
-    const durable = (partition: number) =>
-      `${Consumers.ledgerUsage.durable}-p${partition}of${PARTITIONS}`;
-
     // Everything is in the stream first, so the processes are busy applying when one dies.
-    for (let i = 0; i < parts.length; i += 100)
-      await Promise.all(
-        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushedV2, part)),
-      );
+    await publishAll(parts);
     for (const part of v1) await h.publisher.publish(Events.usageFlushed, part);
 
-    const env = (partition: number) => ({ LEDGER_PARTITION: `${partition}/${PARTITIONS}` });
-    const [zero, one] = await Promise.all([h.ledgerProcess(env(0)), h.ledgerProcess(env(1))]);
-    let zeroAgain: Awaited<ReturnType<typeof h.ledgerProcess>> | undefined;
+    // No stand-in here: a partition's usage waits for its own replica.
+    const [zero, one] = await Promise.all([
+      h.ledgerProcess(partitionEnv(0, 0)),
+      h.ledgerProcess(partitionEnv(1, 0)),
+    ]);
+    let zeroAgain: ChildProcess | undefined;
     try {
-      await eventually(async () => (await applied(0)) >= 100, 60_000, 'partition 0 applying');
+      await eventually(async () => (await applied(parts, 0)) >= 100, 60_000, 'partition 0');
       await stopProcess(zero, 'SIGKILL');
-      const atKill = await applied(0);
+      const atKill = await applied(parts, 0);
       expect(atKill).toBeLessThan(ofPartition(0));
 
       // Partition 1 is applied by its own replica while partition 0's is down; partition 0's
       // parts wait in its durable (nobody else reads them).
       await eventually(
-        async () => (await applied(1)) === ofPartition(1) && (await h.usageDrained([durable(1)])),
+        async () =>
+          (await applied(parts, 1)) === ofPartition(1) && (await h.usageDrained([durableOf(1)])),
         90_000,
         'partition 1 applied while partition 0 is down',
       );
-      expect(await applied(0)).toBe(atKill);
+      expect(await applied(parts, 0)).toBe(atKill);
 
-      zeroAgain = await h.ledgerProcess(env(0));
+      zeroAgain = await h.ledgerProcess(partitionEnv(0, 0));
       await eventually(
-        async () =>
-          (await applied(0)) === ofPartition(0) &&
-          (await h.usageDrained(DURABLES.map((c) => c.durable))),
+        async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
         90_000,
         'every part applied after the restart',
       );
 
       // To the CU: every part (v1 included) once, none twice.
-      const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
-        `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
-          WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
-        [ids],
-      );
-      expect(new Map(rows.map((r) => [r.account_id, Number(r.cu)]))).toEqual(expected);
-      const report = await checkLedger(h.dataSource, ids);
-      expect(report.unbalancedJournals).toEqual([]);
-      expect(report.balanceMismatches).toEqual([]);
+      await expectCharged(ids, expected);
       const [{ n: v1Applied }] = await h.dataSource.query(
         'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
         [v1.map((p) => p.id)],
@@ -154,10 +195,100 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     }
   }, 300_000);
 
+  it('a partition whose replica is killed -9 and stays down is applied by the other replica, to the CU', async () => {
+    const setup = await h.start();
+    const ids = await newAccounts(setup, 40);
+    await setup.app.close();
+    const expected = new Map<string, number>();
+    const parts = fleetParts(ids, 300, expected);
+    await publishAll(parts);
+
+    const [zero, one] = await Promise.all([
+      h.ledgerProcess(partitionEnv(0, 1_500)),
+      h.ledgerProcess(partitionEnv(1, 1_500)),
+    ]);
+    try {
+      await eventually(async () => (await applied(parts, 1)) >= 50, 60_000, 'partition 1');
+      await stopProcess(one, 'SIGKILL');
+      expect(await applied(parts, 1)).toBeLessThan(
+        parts.filter((p) => p.ledgerPartition === 1).length,
+      );
+      // Partition 0's replica stands in once partition 1's has not answered for 1.5 s (its
+      // unacked parts come back after the ack wait).
+      await eventually(
+        async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
+        90_000,
+        'every part applied with partition 1 down',
+      );
+      await expectCharged(ids, expected);
+    } finally {
+      await Promise.all([zero, one].map((child) => stopProcess(child)));
+    }
+  }, 300_000);
+
+  it('stands in for a partition whose replica stopped answering, and gives it back when it answers again', async () => {
+    // A take-over interval so long that only the test's checks ask.
+    const zero = await h.start(partitionEnv(0, 3_600_000));
+    let one = await h.start(partitionEnv(1, 3_600_000));
+    const takeover = zero.app.get(PartitionTakeover);
+    const ids = await newAccounts(zero, 10);
+    const asked = async (times: number) => {
+      let standing: number[] = [];
+      for (let i = 0; i < times; i++) standing = await takeover.check();
+      return standing;
+    };
+    const alive = new NatsNamespace(h.prefix).subject(
+      Subjects.control.ledgerPartitionAlive.of(ledgerPartitionToken(1)),
+    );
+    await eventually(
+      () =>
+        h.nc.request(alive, undefined, { timeout: 500 }).then(
+          () => true,
+          () => false,
+        ),
+      10_000,
+      'partition 1 answers',
+    );
+    expect(await asked(3)).toEqual([]);
+
+    await one.app.close();
+    expect(await asked(2)).toEqual([]);
+    expect(await asked(1)).toEqual([1]);
+    const metrics = await (await fetch(`${zero.url}/metrics`)).text();
+    expect(metrics).toMatch(/^billing_usage_partitions_stood_in({[^}]*})? 1$/m);
+
+    // Partition 1's usage is applied here meanwhile.
+    const expected = new Map<string, number>();
+    const parts = fleetParts(ids, 5, expected).filter((p) => p.ledgerPartition === 1);
+    expect(parts.length).toBeGreaterThan(0);
+    await publishAll(parts);
+    await eventually(
+      async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
+      30_000,
+      'partition 1 applied by partition 0',
+    );
+
+    // Back: the first answer ends the stand-in; its usage is its own again.
+    one = await h.start(partitionEnv(1, 3_600_000));
+    await eventually(async () => (await asked(1)).length === 0, 10_000, 'stand-in released');
+    const later = fleetParts(ids, 5, expected).filter((p) => p.ledgerPartition === 1);
+    await publishAll(later);
+    await eventually(
+      async () => (await applied(later)) === later.length && (await everyDurableDrained()),
+      30_000,
+      'partition 1 applied by its own replica',
+    );
+    const charged = new Map(
+      [...expected].filter(([id]) => parts.some((p) => p.accounts.includes(id))),
+    );
+    await expectCharged([...charged.keys()], charged);
+    for (const billing of [zero, one]) await billing.app.close();
+  });
+
   it('partition 0 reports usage published on a subject no partition reads (a producer with another count), while it is recent', async () => {
     h.clock.set(Date.now());
-    const zero = await h.start({ LEDGER_PARTITION: '0/2' });
-    const one = await h.start({ LEDGER_PARTITION: '1/2' });
+    const zero = await h.start(partitionEnv(0, 0));
+    const one = await h.start(partitionEnv(1, 0));
     const watch = zero.app.get(UnreadUsageWatch);
     expect(watch.active).toBe(true);
     expect(one.app.get(UnreadUsageWatch).active).toBe(false);

@@ -10,9 +10,18 @@ import { KvMirror } from './kv-mirror';
  * (`consumer:<durable>`, `kv:<bucket>`), starts in the background, and is stopped — in-flight
  * handlers drained — before the NATS connection closes at shutdown.
  */
+/** A consumer runner started and stopped by its caller (`JetStreamConsumers.standby`). */
+export interface StandbyRunner {
+  readonly declaration: ConsumerDeclaration;
+  start(): void;
+  /** Stops pulling and waits for in-flight handlers to settle. */
+  stop(): Promise<void>;
+}
+
 export class JetStreamConsumers {
   private readonly runners = new Map<string, ConsumerRunner>();
   private readonly mirrors: KvMirror<z.ZodType>[] = [];
+  private readonly standbys = new Set<ConsumerRunner>();
 
   constructor(
     private readonly deps: ConsumerRunnerDeps,
@@ -27,6 +36,26 @@ export class JetStreamConsumers {
     this.readiness?.register(`consumer:${declaration.durable}`, () => runner.check());
     runner.start();
     return runner;
+  }
+
+  /**
+   * A runner its caller starts and stops (a replica standing in for another replica's durable:
+   * billing-ledger's partition take-over, ADR 0105 step 3). Not a readiness check of this app;
+   * stopped with the others at shutdown if still running.
+   */
+  standby(declaration: ConsumerDeclaration, handler: ConsumerHandler): StandbyRunner {
+    const runner = new ConsumerRunner(declaration, handler, this.deps);
+    return {
+      declaration,
+      start: () => {
+        this.standbys.add(runner);
+        runner.start();
+      },
+      stop: async () => {
+        await runner.stop();
+        this.standbys.delete(runner);
+      },
+    };
   }
 
   /** `onChange` sees every applied put (value) and delete (undefined), snapshot included. */
@@ -50,7 +79,7 @@ export class JetStreamConsumers {
   /** Stops pulling everywhere and waits for in-flight handlers. */
   async stopAll(): Promise<void> {
     await Promise.all([
-      ...[...this.runners.values()].map((r) => r.stop()),
+      ...[...this.runners.values(), ...this.standbys].map((r) => r.stop()),
       ...this.mirrors.map((m) => m.stop()),
     ]);
   }
