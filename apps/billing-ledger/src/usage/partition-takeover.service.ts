@@ -88,7 +88,7 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
     clearInterval(this.timer);
     this.answering?.unsubscribe();
     await this.serial.idle().catch(() => undefined);
-    for (const partition of this.standingIn) await this.release(partition);
+    for (const partition of this.standingIn) await this.release(partition, 'stopping');
   }
 
   /** One round of asks (the timer's; tests call it): answers the partitions stood in for after it. */
@@ -111,7 +111,7 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
         );
       if (answered) {
         this.misses.set(partition, 0);
-        if (this.standing.has(partition)) await this.release(partition);
+        if (this.standing.has(partition)) await this.release(partition, 'answers');
         continue;
       }
       const misses = (this.misses.get(partition) ?? 0) + 1;
@@ -134,14 +134,16 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
     );
   }
 
-  private async release(partition: number): Promise<void> {
+  private async release(partition: number, why: 'answers' | 'stopping'): Promise<void> {
     const runners = this.standing.get(partition) ?? [];
     this.standing.delete(partition);
     await Promise.all(runners.map((runner) => runner.stop()));
     this.gauge.set(this.standing.size);
     this.logger.info(
       { partition: `${partition}/${this.config.LEDGER_PARTITION.count}` },
-      'ledger partition answers again; no longer applying its usage here',
+      why === 'answers'
+        ? 'ledger partition answers again; no longer applying its usage here'
+        : 'stopping; no longer applying the usage of that ledger partition here',
     );
   }
 
