@@ -125,7 +125,8 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     await setup.app.close();
 
     const expected = new Map<string, number>();
-    const parts = fleetParts(ids, 300, expected);
+    // ~3,000 parts a partition: a replica is still applying when the test sees its first commit.
+    const parts = fleetParts(ids, 1_000, expected);
     // A producer not yet upgraded: v1 parts, every account, read by partition 0 (unpartitioned).
     const v1: UsageFlushed[] = [];
     for (let w = 0; w < 20; w++) {
@@ -200,7 +201,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     const ids = await newAccounts(setup, 40);
     await setup.app.close();
     const expected = new Map<string, number>();
-    const parts = fleetParts(ids, 300, expected);
+    const parts = fleetParts(ids, 1_000, expected);
     await publishAll(parts);
 
     const [zero, one] = await Promise.all([
