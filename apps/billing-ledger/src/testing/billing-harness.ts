@@ -139,8 +139,7 @@ export class BillingHarness {
     return entry && entry.operation === 'PUT' ? entry.json<T>() : undefined;
   }
 
-  /** Consumer drained: nothing pending and nothing awaiting an ack. */
-  /** Whether the usage durables (the declared one by default) have nothing left to apply. */
+  /** Whether the usage durables (the declared one by default) have nothing pending and nothing awaiting an ack. */
   async usageDrained(
     durables: readonly string[] = [Consumers.ledgerUsage.durable],
   ): Promise<boolean> {

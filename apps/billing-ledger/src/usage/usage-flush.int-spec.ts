@@ -10,6 +10,7 @@ import {
   nodeFlush,
   nodeFlushV1,
   OPERATOR_TOKEN,
+  stopProcess,
   type BillingApp,
 } from '../testing/billing-harness';
 import { flushDelivery } from '../testing/fixtures';
@@ -424,8 +425,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       );
     const first = await h.ledgerProcess();
     await eventually(async () => (await appliedParts()) >= 100, 60_000, 'some parts applied');
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
+    await stopProcess(first, 'SIGKILL');
     const atKill = await appliedParts();
     expect(atKill).toBeGreaterThanOrEqual(100);
     expect(atKill).toBeLessThan(parts.length);
@@ -442,8 +442,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       expect(report.unbalancedJournals).toEqual([]);
       expect(report.balanceMismatches).toEqual([]);
     } finally {
-      second.kill('SIGTERM');
-      await new Promise((r) => second.once('exit', r));
+      await stopProcess(second);
     }
   }, 240_000);
 });
