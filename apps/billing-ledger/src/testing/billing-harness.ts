@@ -199,6 +199,22 @@ export async function stopProcess(
   await exited;
 }
 
+/** `count` accounts of `plan` made through the operator's bulk API: their ids and API keys. */
+export async function bulkAccounts(
+  url: string,
+  count: number,
+  name: string,
+  plan = 'starter',
+): Promise<Array<{ id: string; key: string }>> {
+  const created = await api<{
+    items: Array<{ account: { id: string }; api_key: { key: string } }>;
+  }>(url, 'POST', '/api/v1/admin/accounts/bulk', OPERATOR_TOKEN, {
+    accounts: Array.from({ length: count }, (_, i) => ({ name: `${name}-${i}`, plan })),
+  });
+  if (created.status !== 201) throw new Error(`bulk accounts: HTTP ${created.status}`);
+  return created.body.items.map((item) => ({ id: item.account.id, key: item.api_key.key }));
+}
+
 let usageSeq = 0;
 
 /** A node usage event of `cu` CU (20 CU per call) for one account. */

@@ -3,6 +3,7 @@ import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
   BillingHarness,
+  bulkAccounts,
   nodeFlush,
   OPERATOR_TOKEN,
   type BillingApp,
@@ -27,19 +28,8 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
   });
   afterAll(() => h.teardown());
 
-  async function newAccounts(count: number): Promise<string[]> {
-    const created = await api<{ items: Array<{ account: { id: string } }> }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts/bulk',
-      OPERATOR_TOKEN,
-      {
-        accounts: Array.from({ length: count }, (_, i) => ({ name: `fold-${i}`, plan: 'starter' })),
-      },
-    );
-    expect(created.status).toBe(201);
-    return created.body.items.map((i) => i.account.id);
-  }
+  const newAccounts = async (count: number): Promise<string[]> =>
+    (await bulkAccounts(billing.url, count, 'fold')).map((a) => a.id);
 
   const apply = (flush: UsageFlushedV2) =>
     billing.app

@@ -6,10 +6,10 @@ import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
   BillingHarness,
+  bulkAccounts,
   eventually,
   nodeFlush,
   nodeFlushV1,
-  OPERATOR_TOKEN,
   stopProcess,
   type BillingApp,
 } from '../testing/billing-harness';
@@ -35,14 +35,9 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
   }
 
   async function newAccounts(billing: BillingApp, count: number, plan = 'starter') {
-    const created = await api<{
-      items: Array<{ account: { id: string }; api_key: { key: string } }>;
-    }>(billing.url, 'POST', '/api/v1/admin/accounts/bulk', OPERATOR_TOKEN, {
-      accounts: Array.from({ length: count }, (_, i) => ({ name: `flush-${i}`, plan })),
-    });
-    expect(created.status).toBe(201);
-    for (const item of created.body.items) keys.set(item.account.id, item.api_key.key);
-    return created.body.items.map((i) => i.account.id);
+    const created = await bulkAccounts(billing.url, count, 'flush', plan);
+    for (const { id, key } of created) keys.set(id, key);
+    return created.map((a) => a.id);
   }
   const keys = new Map<string, string>();
 

@@ -11,12 +11,11 @@ import {
 import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messaging';
 import { checkLedger } from '../ledger/ledger-check';
 import {
-  api,
   BillingHarness,
+  bulkAccounts,
   eventually,
   nodeFlush,
   nodeFlushV1,
-  OPERATOR_TOKEN,
   stopProcess,
   type BillingApp,
 } from '../testing/billing-harness';
@@ -40,19 +39,8 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
   beforeAll(() => h.setup(DURABLES));
   afterAll(() => h.teardown());
 
-  async function newAccounts(billing: BillingApp, count: number): Promise<string[]> {
-    const created = await api<{ items: Array<{ account: { id: string } }> }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts/bulk',
-      OPERATOR_TOKEN,
-      {
-        accounts: Array.from({ length: count }, (_, i) => ({ name: `part-${i}`, plan: 'starter' })),
-      },
-    );
-    expect(created.status).toBe(201);
-    return created.body.items.map((i) => i.account.id);
-  }
+  const newAccounts = async (billing: BillingApp, count: number): Promise<string[]> =>
+    (await bulkAccounts(billing.url, count, 'part')).map((a) => a.id);
 
   /**
    * What three producers publish over `windows` seconds (the real meter and part cutting),
