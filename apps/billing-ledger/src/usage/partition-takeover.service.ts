@@ -67,14 +67,22 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
     const { index, count } = this.config.LEDGER_PARTITION;
     if (count <= 1) return;
     // Not awaited: the app starts while NATS is down, and answers once it is connected.
-    void this.client.connection().then((nc) => {
-      if (this.closed) return;
-      this.answering = nc.subscribe(this.subjectOf(index), {
-        callback: (_error, msg) => {
-          msg.respond();
-        },
-      });
-    });
+    void this.client
+      .connection()
+      .then((nc) => {
+        if (this.closed) return;
+        this.answering = nc.subscribe(this.subjectOf(index), {
+          callback: (_error, msg) => {
+            msg.respond();
+          },
+        });
+      })
+      .catch((error: unknown) =>
+        this.logger.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          'cannot answer for this ledger partition; the others will stand in for it',
+        ),
+      );
     if (this.config.LEDGER_TAKEOVER_MS === 0) return;
     this.timer = setInterval(
       () => void this.check().catch(() => undefined),
@@ -100,7 +108,10 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
   private async look(): Promise<void> {
     const { index, count } = this.config.LEDGER_PARTITION;
     if (count <= 1 || this.config.LEDGER_TAKEOVER_MS === 0 || this.closed) return;
-    const nc = await this.client.connection();
+    // Not connected: no ask can tell anything (and a look must never wait for NATS: the stop
+    // waits for it).
+    const nc = this.client.current();
+    if (nc === undefined) return;
     for (let partition = 0; partition < count; partition++) {
       if (partition === index) continue;
       const answered = await nc

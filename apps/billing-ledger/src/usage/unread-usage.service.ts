@@ -3,6 +3,7 @@ import { ledgerUsageConsumersOf, Streams, Subjects, subjectMatches } from '@meri
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import { CLOCK } from '../clock/clock.token';
@@ -81,7 +82,8 @@ export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationSh
 
   private async look(): Promise<void> {
     if (!this.active) return;
-    const jsm = await this.client.jetstreamManager();
+    // Fails at once while NATS is down (a look must never wait for it: the stop waits for it).
+    const jsm = await jetstreamManager(this.client.require());
     const stream = this.namespace.stream(Streams.BILLING.name);
     const filters = ledgerUsageConsumersOf(this.config.LEDGER_PARTITION.count).map(
       (c) => c.filterSubject,
