@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ContractOverrides, PlanId } from '@meridian/plans';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -105,8 +106,29 @@ export class LedgerRepository {
     private readonly dataSource: DataSource,
     private readonly marks: PublishedMarks,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'BALANCE_CACHE_ACCOUNTS'>,
+    registry: Registry,
   ) {
-    this.cache = new BalanceCache(config.BALANCE_CACHE_ACCOUNTS);
+    const cache = (this.cache = new BalanceCache(config.BALANCE_CACHE_ACCOUNTS));
+    // Read at each scrape: a lock's rows taken from the cache or read again (ADR 0106).
+    new Counter({
+      name: 'billing_balance_cache_lookups_total',
+      help: 'Balance rows a usage lock took from the balance cache (hit) or read from Postgres (miss)',
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'hit' }, cache.hits);
+        this.inc({ outcome: 'miss' }, cache.misses);
+      },
+    });
+    new Gauge({
+      name: 'billing_balance_cache_rows',
+      help: 'Balance rows held by the balance cache (BALANCE_CACHE_ACCOUNTS at most)',
+      registers: [registry],
+      collect() {
+        this.set(cache.size);
+      },
+    });
   }
 
   /**

@@ -239,6 +239,12 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       hits: 1,
       misses: 1,
     });
+    // What an operator sees of it: the same counts at /metrics.
+    expect([
+      await metric(one, /^billing_balance_cache_lookups_total\{outcome="hit"/),
+      await metric(one, /^billing_balance_cache_lookups_total\{outcome="miss"/),
+      await metric(one, /^billing_balance_cache_rows/),
+    ]).toEqual([cache.hits, cache.misses, cache.size]);
     const rows = await one.app.get(LedgerRepository).findMany([a!, b!]);
     const allowance = rows[0]!.allowanceTotal;
     expect(new Map(rows.map((r) => [r.accountId, allowance - r.allowance]))).toEqual(
