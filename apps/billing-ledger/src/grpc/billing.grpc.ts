@@ -15,7 +15,7 @@ import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CredentialsService } from '../credentials/credentials.service';
-import { parseId } from '../http/ids';
+import { parseId } from '../ids';
 import { accountStateMessage } from './account-state.message';
 
 type BillingMethods = (typeof billingV1.BillingService)['method'];

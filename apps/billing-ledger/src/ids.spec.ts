@@ -1,5 +1,5 @@
 import { DomainError } from '@meridian/errors';
-import { newId } from '../credentials/secrets';
+import { newId } from './credentials/secrets';
 import { parseId } from './ids';
 
 describe('parseId', () => {
