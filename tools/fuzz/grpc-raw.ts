@@ -12,6 +12,7 @@ export interface RawGrpcClient {
   call(
     method: string,
     message: Buffer,
+    /** Text values; a key ending in `-bin` sends its value's UTF-8 bytes. */
     metadata: Record<string, string>,
     deadlineMs?: number,
   ): Promise<{ code: number; details: string }>;
@@ -39,7 +40,10 @@ export function rawGrpcClient(target: string, service: string, methods: string[]
   return {
     call(method, message, entries, deadlineMs = 8_000) {
       const metadata = new Metadata();
-      for (const [key, value] of Object.entries(entries)) metadata.set(key, value);
+      // A `-bin` key carries binary by the protocol (grpc-js refuses a string there): the same
+      // text goes as its bytes, so the server still meets binary metadata of any content.
+      for (const [key, value] of Object.entries(entries))
+        metadata.set(key, key.endsWith('-bin') ? Buffer.from(value, 'utf8') : value);
       return new Promise((resolve) => {
         client[method]!(
           message,
