@@ -1,11 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 // Test-only file; see gateway-harness.ts for the boundary rule note.
 import {
   createTestDatabase,
   startAnvil,
+  startBillingLedgerProcess,
   type AnvilInstance,
+  type BillingLedgerProcess,
   type TestDatabase,
 } from '@meridian/testing';
 import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
@@ -17,41 +16,20 @@ import { provisionNamespace, rpc, startGateway, type RunningGateway } from './ga
  * written out by hand from COMPAT (network E: 20 per call, `debug_*` ×2) rather than taken
  * from the library the gateway uses.
  */
-const ROOT = join(__dirname, '..', '..', '..');
 const OPERATOR_TOKEN = 'op_gateway_usage_test_0123456789';
 const E = 20;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('rpc-gateway metering against the real billing-ledger', () => {
   let db: TestDatabase;
   let nats: Awaited<ReturnType<typeof provisionNamespace>>;
   let anvil: AnvilInstance;
-  let ledger: ChildProcess;
-  let ledgerLog = '';
-  let api: string;
+  let ledger: BillingLedgerProcess;
   let gateway: RunningGateway;
   let apiKey: string;
   let token: string;
 
-  const call = async (method: string, path: string, body?: unknown, auth = apiKey) => {
-    const response = await fetch(`${api}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status} ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  };
+  const call = (method: string, path: string, body?: unknown, auth = apiKey) =>
+    ledger.call(method, path, auth, body);
 
   beforeAll(async () => {
     [db, nats, anvil] = await Promise.all([
@@ -59,50 +37,13 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
       provisionNamespace(),
       startAnvil({ chainId: 1 }),
     ]);
-    const env = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      NATS_URL: nats.url,
-      NATS_PREFIX: nats.prefix,
-      LOG_LEVEL: 'warn',
-    };
-    const migrate = spawnSync(
-      process.execPath,
-      ['-r', '@swc-node/register', 'apps/billing-ledger/src/migrate.ts'],
-      { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 },
-    );
-    if (migrate.status !== 0) throw new Error(`migrate failed: ${migrate.stderr}${migrate.stdout}`);
-    const [httpPort, grpcPort] = [await freePort(), await freePort()];
-    ledger = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', 'apps/billing-ledger/src/main.ts'],
-      {
-        cwd: ROOT,
-        env: {
-          ...env,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(httpPort),
-          GRPC_PORT: String(grpcPort),
-          OPERATOR_TOKEN,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const keep = (d: Buffer) => (ledgerLog = (ledgerLog + d.toString()).slice(-20_000));
-    ledger.stdout!.on('data', keep);
-    ledger.stderr!.on('data', keep);
-    api = `http://127.0.0.1:${httpPort}`;
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const ok = await fetch(`${api}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (ledger.exitCode !== null || Date.now() > deadline)
-        throw new Error(`billing-ledger did not start: ${ledgerLog}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    ledger = await startBillingLedgerProcess({
+      databaseUrl: db.url,
+      natsPrefix: nats.prefix,
+      operatorToken: OPERATOR_TOKEN,
+      env: { NATS_URL: nats.url, LOG_LEVEL: 'warn' },
+      startTimeoutMs: 90_000,
+    });
 
     const created = await call(
       'POST',
@@ -119,7 +60,7 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
       REGION: 'eu',
       NATS_URL: nats.url,
       NATS_PREFIX: nats.prefix,
-      BILLING_GRPC_URL: `127.0.0.1:${grpcPort}`,
+      BILLING_GRPC_URL: ledger.grpcTarget,
       UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
       USAGE_FLUSH_MS: '200',
       MAX_LOGS_BLOCK_RANGE: '100',
@@ -128,8 +69,7 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
 
   afterAll(async () => {
     await gateway?.stop().catch(() => undefined);
-    ledger?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await ledger?.stop();
     await anvil?.stop();
     await nats?.cleanup().catch(() => undefined);
     await db?.drop().catch(() => undefined);

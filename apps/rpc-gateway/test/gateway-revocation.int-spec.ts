@@ -2,10 +2,11 @@ import WebSocket from 'ws';
 import {
   createTestDatabase,
   startAnvil,
+  startBillingLedgerProcess,
   type AnvilInstance,
+  type BillingLedgerProcess,
   type TestDatabase,
 } from '@meridian/testing';
-import { startBillingLedger, type BillingLedgerProcess } from './billing-ledger-process';
 import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
 
 /**
@@ -37,11 +38,13 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
       provisionNamespace(),
       startAnvil({ chainId: 1 }),
     ]);
-    ledger = await startBillingLedger({
+    // A slow start is a busy machine, not a failure: only a process that exits fails early.
+    ledger = await startBillingLedgerProcess({
       databaseUrl: db.url,
-      natsUrl: nats.url,
       natsPrefix: nats.prefix,
       operatorToken: OPERATOR_TOKEN,
+      env: { NATS_URL: nats.url, LOG_LEVEL: 'warn' },
+      startTimeoutMs: 240_000,
     });
     const created = await ledger.call('POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
       name: 'gateway revocation',
@@ -53,7 +56,7 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
       REGION: 'eu',
       NATS_URL: nats.url,
       NATS_PREFIX: nats.prefix,
-      BILLING_GRPC_URL: ledger.grpcAddress,
+      BILLING_GRPC_URL: ledger.grpcTarget,
       UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
       GRPC_ENABLED: 'false',
     };

@@ -5,3 +5,5 @@ export * from './nats-namespace';
 export * from './anvil';
 export * from './fake-dns';
 export * from './deployed-node-options';
+export * from './app-process';
+export * from './billing-ledger-process';
