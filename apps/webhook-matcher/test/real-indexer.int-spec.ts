@@ -1,11 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { KvBuckets } from '@meridian/contracts';
-import { freePort, startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
+import {
+  freePort,
+  runAppScript,
+  startAnvil,
+  startAppProcess,
+  testNatsUrl,
+  type AnvilInstance,
+  type AppProcess,
+} from '@meridian/testing';
 import { MatcherHarness, rpc, until } from './matcher-harness';
 
-const ROOT = join(__dirname, '../../..');
 const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 /** Network R of the local stack (chain id 204), as the indexer's NETWORKS and the API name it. */
@@ -13,26 +17,7 @@ const NETWORK = 'opbnb-mainnet';
 
 const h = new MatcherHarness();
 let anvil: AnvilInstance;
-let indexer: ChildProcess | undefined;
-
-function run(script: string, env: Record<string, string>, ready?: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) =>
-      ready === undefined && code === 0
-        ? resolve(child)
-        : reject(new Error(`${script} exited with ${code}`)),
-    );
-    if (ready === undefined) return;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes(ready)) resolve(child);
-    });
-  });
-}
+let indexer: AppProcess | undefined;
 
 const jobsFor = async (webhookId: string) =>
   (await h.jobs()).filter((j) => j.webhookId === webhookId);
@@ -40,7 +25,7 @@ const jobsFor = async (webhookId: string) =>
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: 204 });
   await h.start(undefined, [KvBuckets.indexerLeases]);
-  await run('apps/chain-indexer/src/migrate.ts', { DATABASE_URL: h.db.url });
+  await runAppScript('apps/chain-indexer/src/migrate.ts', { DATABASE_URL: h.db.url });
   await h.createWebhook({
     id: 'wh_real',
     accountId: 'acc_1',
@@ -49,11 +34,12 @@ beforeAll(async () => {
     confirmDepth: 2,
   });
   await h.matcher();
-  indexer = await run(
-    'apps/chain-indexer/src/main.ts',
-    {
+  const port = await freePort();
+  indexer = await startAppProcess({
+    main: 'apps/chain-indexer/src/main.ts',
+    env: {
       HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(await freePort()),
+      HTTP_PORT: String(port),
       DATABASE_URL: h.db.url,
       NATS_URL: testNatsUrl(),
       NATS_PREFIX: h.prefix,
@@ -63,8 +49,10 @@ beforeAll(async () => {
       NETWORKS: NETWORK,
       UPSTREAMS: JSON.stringify({ [NETWORK]: [anvil.url] }),
     },
-    'chain-indexer listening',
-  );
+    // /healthz answers once the app listens (it logs `chain-indexer listening` then).
+    healthUrl: `http://127.0.0.1:${port}/healthz`,
+    startTimeoutMs: 120_000,
+  });
   // A network first seen starts at the node's head: wait until the indexer published it, so
   // the blocks of the test are all followed.
   await until(
@@ -75,11 +63,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (indexer && indexer.exitCode === null) {
-    const exited = new Promise((resolve) => indexer!.once('exit', resolve));
-    indexer.kill('SIGTERM');
-    await exited;
-  }
+  await indexer?.stop();
   await h.stop();
   await anvil.stop();
 });
