@@ -2,12 +2,17 @@
 import {
   createTestDatabase,
   startAnvil,
-  startBillingLedgerProcess,
   type AnvilInstance,
   type BillingLedgerProcess,
   type TestDatabase,
 } from '@meridian/testing';
-import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
+import {
+  provisionNamespace,
+  rpc,
+  startBillingLedger,
+  startGateway,
+  type RunningGateway,
+} from './gateway-harness';
 
 /**
  * "Usage recorded in billing-ledger equals the CU of the calls made, exactly": the REAL
@@ -37,11 +42,10 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
       provisionNamespace(),
       startAnvil({ chainId: 1 }),
     ]);
-    ledger = await startBillingLedgerProcess({
+    ledger = await startBillingLedger({
       databaseUrl: db.url,
-      natsPrefix: nats.prefix,
+      nats,
       operatorToken: OPERATOR_TOKEN,
-      env: { NATS_URL: nats.url, LOG_LEVEL: 'warn' },
       startTimeoutMs: 90_000,
     });
 

@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import { parseConfig } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
-import { deleteNatsNamespace, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import {
+  deleteNatsNamespace,
+  startBillingLedgerProcess,
+  testNatsUrl,
+  uniqueNatsPrefix,
+  type BillingLedgerProcess,
+} from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pino from 'pino';
@@ -27,6 +33,27 @@ export async function provisionNamespace(): Promise<{
   await provisionMessaging(await jetstreamManager(nc), prefix);
   await nc.close();
   return { url, prefix, cleanup: () => deleteNatsNamespace(url, prefix).then(() => undefined) };
+}
+
+/**
+ * The REAL billing-ledger as a child process (none of its code imported) on the test's
+ * database (migrated here, left to the test) and NATS namespace, for gateway tests that need
+ * its credentials, revocations and usage. A slow start is a busy machine, not a failure: only a
+ * process that exits fails before `startTimeoutMs`.
+ */
+export function startBillingLedger(options: {
+  databaseUrl: string;
+  nats: { url: string; prefix: string };
+  operatorToken: string;
+  startTimeoutMs: number;
+}): Promise<BillingLedgerProcess> {
+  return startBillingLedgerProcess({
+    databaseUrl: options.databaseUrl,
+    natsPrefix: options.nats.prefix,
+    operatorToken: options.operatorToken,
+    env: { NATS_URL: options.nats.url, LOG_LEVEL: 'warn' },
+    startTimeoutMs: options.startTimeoutMs,
+  });
 }
 
 /** Boots the gateway in-process (Nest + fastify) on a free port with the given env. */

@@ -2,12 +2,17 @@ import WebSocket from 'ws';
 import {
   createTestDatabase,
   startAnvil,
-  startBillingLedgerProcess,
   type AnvilInstance,
   type BillingLedgerProcess,
   type TestDatabase,
 } from '@meridian/testing';
-import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
+import {
+  provisionNamespace,
+  rpc,
+  startBillingLedger,
+  startGateway,
+  type RunningGateway,
+} from './gateway-harness';
 
 /**
  * "Revoked means revoked": a token rolled or deleted at the REAL billing-ledger ends its open
@@ -38,12 +43,10 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
       provisionNamespace(),
       startAnvil({ chainId: 1 }),
     ]);
-    // A slow start is a busy machine, not a failure: only a process that exits fails early.
-    ledger = await startBillingLedgerProcess({
+    ledger = await startBillingLedger({
       databaseUrl: db.url,
-      natsPrefix: nats.prefix,
+      nats,
       operatorToken: OPERATOR_TOKEN,
-      env: { NATS_URL: nats.url, LOG_LEVEL: 'warn' },
       startTimeoutMs: 240_000,
     });
     const created = await ledger.call('POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
