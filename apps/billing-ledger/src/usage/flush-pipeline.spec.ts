@@ -3,7 +3,8 @@ import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { flushPart, type FlushAggregate } from './flush-aggregate';
-import { FlushPipeline } from './flush-pipeline';
+import { FlushPipeline, isDataException } from './flush-pipeline';
+import { DomainError } from '@meridian/errors';
 
 let seq = 0;
 function delivery(accountId: string, cu: number, producerId = 'gw-1'): FlushDelivery {
@@ -39,7 +40,7 @@ describe('FlushPipeline', () => {
     const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
       running += 1;
       peak = Math.max(peak, running);
-      batches.push({ ids: deliveries.map((d) => d.part.id), aggregate });
+      batches.push({ ids: deliveries.map((d) => d.part.id), aggregate: aggregate! });
       if (batches.length === 1) await gate;
       running -= 1;
       return deliveries.map(applied);
@@ -64,7 +65,7 @@ describe('FlushPipeline', () => {
   it('sums a copy of a part that arrives in the same batch once, and answers both callers', async () => {
     const aggregates: FlushAggregate[] = [];
     const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
-      aggregates.push(aggregate);
+      aggregates.push(aggregate!);
       return deliveries.map((_, i): FlushOutcome => ({
         status: i === 0 ? 'applied' : 'duplicate',
         parked: 0,
@@ -99,6 +100,69 @@ describe('FlushPipeline', () => {
     expect(pipeline.pending).toBe(0);
   });
 
+  it('isolates a part Postgres cannot store: its batch-mates commit at once, it alone is refused for good', async () => {
+    // A time Postgres has not, as its driver reports it (SQLSTATE 22008: datetime field overflow).
+    const overflow = Object.assign(new Error('date/time field value out of range'), {
+      code: '22008',
+    });
+    const attempts: string[][] = [];
+    const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
+      attempts.push(deliveries.map((d) => d.part.id));
+      // The first attempt comes summed; a half being isolated is summed by the apply itself.
+      expect(aggregate === undefined).toBe(attempts.length > 1);
+      if (deliveries.some((d) => d.part.totalCu === 13)) throw overflow;
+      return deliveries.map(applied);
+    });
+    const parts = [10, 20, 13, 30, 40].map((cu, i) => delivery(`acc_${i}`, cu));
+    const results = await Promise.allSettled(parts.map((d) => submit(pipeline, d)));
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const refused = (results[2] as PromiseRejectedResult).reason as DomainError;
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'unappliable_usage', kind: 'invalid', retryable: false });
+    expect(refused.message).toMatch(/date\/time field value out of range/);
+    // The batch; its first half (3 parts) fails, so its halves: 2 (commit) and 1 (refused); then
+    // the batch's second half (2) commits.
+    expect(attempts.map((a) => a.length)).toEqual([5, 3, 2, 1, 2]);
+  });
+
+  it('fails a whole batch without isolating when the failure is not of its data (a lost connection, a conflict)', async () => {
+    for (const error of [
+      Object.assign(new Error('terminating connection'), { code: '57P01' }),
+      Object.assign(new Error('could not serialize access'), { code: '40001' }),
+      new Error('Connection terminated unexpectedly'),
+    ]) {
+      let attempts = 0;
+      const pipeline = new FlushPipeline(async () => {
+        attempts += 1;
+        throw error;
+      });
+      const results = await Promise.allSettled(
+        [1, 2, 3].map((cu) => submit(pipeline, delivery('a', cu))),
+      );
+      expect(results.map((r) => r.status === 'rejected' && r.reason === error)).toEqual([
+        true,
+        true,
+        true,
+      ]);
+      expect(attempts).toBe(1);
+    }
+  });
+
+  it('knows a data exception by its SQLSTATE, on the error or on the driver error it wraps', () => {
+    expect(isDataException({ code: '22003' })).toBe(true);
+    expect(isDataException({ driverError: { code: '22P02' } })).toBe(true);
+    expect(isDataException({ code: '23505' })).toBe(false);
+    expect(isDataException({ code: 22003 })).toBe(false);
+    expect(isDataException(new Error('22008'))).toBe(false);
+    expect(isDataException(undefined)).toBe(false);
+  });
+
   it('keeps a part sent as bytes, not its decoded body, until the commit (the body dies young)', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
@@ -106,7 +170,7 @@ describe('FlushPipeline', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const batches: FlushAggregate[] = [];
     const pipeline = new FlushPipeline(async (deliveries, aggregate) => {
-      batches.push(aggregate);
+      batches.push(aggregate!);
       await gate;
       return deliveries.map(applied);
     });

@@ -1,12 +1,31 @@
 import type { UsageFlushedV2 } from '@meridian/contracts';
+import { DomainError } from '@meridian/errors';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { FlushAccumulator, type FlushAggregate } from './flush-aggregate';
 
-/** Applies a batch: one outcome per delivery, in order. */
+/**
+ * Applies a batch: one outcome per delivery, in order. `aggregate` is the batch's parts already
+ * summed; absent (a part of a batch being isolated), the apply sums them itself.
+ */
 export type ApplyFlushBatch = (
   deliveries: readonly FlushDelivery[],
-  aggregate: FlushAggregate,
+  aggregate?: FlushAggregate,
 ) => Promise<FlushOutcome[]>;
+
+/**
+ * Whether a transaction failed on a value of its data: Postgres's SQLSTATE class 22 (data
+ * exception: a time or number it cannot store). The same parts fail the same way on every
+ * attempt, unlike a lost connection, a conflict or a deadlock (the batch's, not a part's).
+ */
+export function isDataException(error: unknown): boolean {
+  const code = sqlState(error) ?? sqlState((error as { driverError?: unknown })?.driverError);
+  return code !== undefined && code.startsWith('22');
+}
+
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
 
 interface Waiting {
   delivery: FlushDelivery;
@@ -23,6 +42,12 @@ interface Waiting {
  * consumer's `concurrency` bounds the messages in flight). Each caller's promise settles after
  * the commit that carried its part; when a transaction fails, every caller of that batch gets
  * the error (its message is redelivered) and later batches are served as usual.
+ *
+ * Except when it failed on its data (`isDataException`): then one part cannot be stored, and
+ * its batch-mates, redelivered with it on the same backoff, would fail with it on every
+ * delivery until all of them were dead-lettered. The batch is applied again in halves, each
+ * half that fails on its data split again, so the other parts commit at once and the part that
+ * fails alone is refused for good (`unappliable_usage`: dead-lettered with Postgres's reason).
  */
 export class FlushPipeline {
   private waiting: Waiting[] = [];
@@ -64,16 +89,36 @@ export class FlushPipeline {
       this.waiting = [];
       this.next = new FlushAccumulator();
       this.ids = new Set();
-      try {
-        const outcomes = await this.apply(
-          batch.map((w) => w.delivery),
-          aggregate,
-        );
-        batch.forEach((w, i) => w.resolve(outcomes[i]!));
-      } catch (error) {
-        for (const w of batch) w.reject(error);
-      }
+      await this.settle(batch, aggregate);
     }
     this.running = false;
   }
+
+  private async settle(batch: readonly Waiting[], aggregate?: FlushAggregate): Promise<void> {
+    try {
+      const outcomes = await this.apply(
+        batch.map((w) => w.delivery),
+        aggregate,
+      );
+      batch.forEach((w, i) => w.resolve(outcomes[i]!));
+    } catch (error) {
+      if (!isDataException(error)) for (const w of batch) w.reject(error);
+      else if (batch.length === 1) batch[0]!.reject(unappliable(error));
+      else {
+        const half = Math.ceil(batch.length / 2);
+        await this.settle(batch.slice(0, half));
+        await this.settle(batch.slice(half));
+      }
+    }
+  }
+}
+
+function unappliable(error: unknown): DomainError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new DomainError(
+    'unappliable_usage',
+    'invalid',
+    `usage part cannot be applied: ${reason}`,
+    { retryable: false, cause: error },
+  );
 }

@@ -15,6 +15,7 @@ import {
 } from '../testing/billing-harness';
 import { flushDelivery } from '../testing/fixtures';
 import { aggregateFlushes } from './flush-aggregate';
+import { FlushPipeline } from './flush-pipeline';
 import { UsageConsumer } from './usage.consumer';
 
 describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => {
@@ -379,6 +380,41 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
         /^messaging_dead_lettered_total\{.*consumer="billing-ledger-usage".*reason="invalid_payload"/,
       ),
     ).toBe(1);
+  });
+
+  it('isolates a part Postgres cannot store: the parts of its batch commit, it alone is refused', async () => {
+    const billing = await start();
+    const ids = await newAccounts(billing, 3);
+    const ledger = billing.app.get(LedgerService);
+    // The consumer's pipeline over the real ledger; the part is handed over as if it had passed
+    // its schema (the schema refuses this one since: no year 0 in Postgres).
+    const pipeline = new FlushPipeline(
+      async (deliveries, aggregate) => (await ledger.applyFlushes(deliveries, aggregate)).outcomes,
+    );
+    const good = ids.map((id, i) => nodeFlush([[id, 10 * (i + 1)]]));
+    const bad = nodeFlush([[ids[0]!, 7]], 'gw-test', '0000-01-01T00:00:00.000Z');
+    const results = await Promise.allSettled(
+      [good[0]!, bad, good[1]!, good[2]!].map((f) => pipeline.submit(flushDelivery(f), f)),
+    );
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'unappliable_usage',
+      retryable: false,
+      message: expect.stringMatching(/out of range/),
+    });
+    expect(await usedCu(ids)).toEqual(
+      new Map([
+        [ids[0]!, 10],
+        [ids[1]!, 20],
+        [ids[2]!, 30],
+      ]),
+    );
+    await expectLedgerHolds(ids);
   });
 
   it('publishes an ok → exhausted flip at once, not after the coalescing delay', async () => {

@@ -153,7 +153,7 @@ export class UsageConsumer implements OnApplicationBootstrap {
 
   private async applyFlushes(
     deliveries: readonly FlushDelivery[],
-    aggregate: FlushAggregate,
+    aggregate?: FlushAggregate,
   ): Promise<FlushOutcome[]> {
     const result = await this.ledger.applyFlushes(deliveries, aggregate);
     this.items.inc(result.items);

@@ -7,11 +7,22 @@ import { z } from 'zod';
  *   (gRPC uses int64/uint64 for the same amounts; convert with Number() at that edge.)
  * - Chain quantities stay exactly as the node returned them (0x-hex strings); only the block
  *   number and timestamp of our own envelopes are JSON integers (safe for any real chain).
- * - Times are ISO-8601 UTC strings with `Z` (`new Date().toISOString()`).
+ * - Times are ISO-8601 UTC strings with `Z` (`new Date().toISOString()`), from 1970 on.
  * - Every payload has `id`, its idempotency id: the publisher sends it as `Nats-Msg-Id` (the
  *   stream drops a repeat within its duplicate window) and consumers de-duplicate on it.
  */
-export const isoTimestamp = z.iso.datetime();
+export const isoTimestamp = z.iso.datetime().refine(fromUnixEpoch, {
+  message: 'a time from 1970-01-01T00:00:00Z on',
+});
+
+/**
+ * The ISO format admits the year 0000, which Postgres has not (it counts 1 BC): a part of that
+ * time would pass the schema and fail its transaction on every delivery. No event of ours is
+ * older than the Unix epoch.
+ */
+function fromUnixEpoch(timestamp: string): boolean {
+  return timestamp >= '1970';
+}
 
 export const cu = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
