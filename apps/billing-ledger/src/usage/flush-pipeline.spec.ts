@@ -3,7 +3,7 @@ import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { flushPart, type FlushAggregate } from './flush-aggregate';
-import { FlushPipeline, isDataException } from './flush-pipeline';
+import { FlushPipeline } from './flush-pipeline';
 import { DomainError } from '@meridian/errors';
 
 let seq = 0;
@@ -152,15 +152,6 @@ describe('FlushPipeline', () => {
       ]);
       expect(attempts).toBe(1);
     }
-  });
-
-  it('knows a data exception by its SQLSTATE, on the error or on the driver error it wraps', () => {
-    expect(isDataException({ code: '22003' })).toBe(true);
-    expect(isDataException({ driverError: { code: '22P02' } })).toBe(true);
-    expect(isDataException({ code: '23505' })).toBe(false);
-    expect(isDataException({ code: 22003 })).toBe(false);
-    expect(isDataException(new Error('22008'))).toBe(false);
-    expect(isDataException(undefined)).toBe(false);
   });
 
   it('keeps a part sent as bytes, not its decoded body, until the commit (the body dies young)', async () => {

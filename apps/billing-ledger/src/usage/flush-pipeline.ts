@@ -1,5 +1,6 @@
 import type { UsageFlushedV2 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { isDataException } from '@meridian/platform-db';
 import type { FlushDelivery, FlushOutcome } from '../ledger/ledger.service';
 import { FlushAccumulator, type FlushAggregate } from './flush-aggregate';
 
@@ -11,21 +12,6 @@ export type ApplyFlushBatch = (
   deliveries: readonly FlushDelivery[],
   aggregate?: FlushAggregate,
 ) => Promise<FlushOutcome[]>;
-
-/**
- * Whether a transaction failed on a value of its data: Postgres's SQLSTATE class 22 (data
- * exception: a time or number it cannot store). The same parts fail the same way on every
- * attempt, unlike a lost connection, a conflict or a deadlock (the batch's, not a part's).
- */
-export function isDataException(error: unknown): boolean {
-  const code = sqlState(error) ?? sqlState((error as { driverError?: unknown })?.driverError);
-  return code !== undefined && code.startsWith('22');
-}
-
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
 
 interface Waiting {
   delivery: FlushDelivery;
@@ -103,7 +89,7 @@ export class FlushPipeline {
       batch.forEach((w, i) => w.resolve(outcomes[i]!));
     } catch (error) {
       if (!isDataException(error)) for (const w of batch) w.reject(error);
-      else if (batch.length === 1) batch[0]!.reject(unappliable(error));
+      else if (batch.length === 1) batch[0]!.reject(unappliableUsage(error));
       else {
         const half = Math.ceil(batch.length / 2);
         await this.settle(batch.slice(0, half));
@@ -113,7 +99,8 @@ export class FlushPipeline {
   }
 }
 
-function unappliable(error: unknown): DomainError {
+/** A usage message Postgres cannot store, alone: dead-lettered for good with Postgres's reason. */
+export function unappliableUsage(error: unknown): DomainError {
   const reason = error instanceof Error ? error.message : String(error);
   return new DomainError(
     'unappliable_usage',

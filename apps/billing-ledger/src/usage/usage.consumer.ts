@@ -8,7 +8,7 @@ import {
   type UsageRecorded,
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { StatementBatcher } from '@meridian/platform-db';
+import { isDataException, StatementBatcher } from '@meridian/platform-db';
 import { isEvent, JetStreamConsumers, type ConsumedMessage } from '@meridian/platform-messaging';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -20,7 +20,7 @@ import {
   type UsageOutcome,
 } from '../ledger/ledger.service';
 import { flushPart, type FlushAggregate, type FlushPart } from './flush-aggregate';
-import { FlushPipeline } from './flush-pipeline';
+import { FlushPipeline, unappliableUsage } from './flush-pipeline';
 
 /**
  * Usage transactions one replica runs at once: one. Every flush part of a fleet second touches
@@ -58,12 +58,14 @@ export class UsageConsumer implements OnApplicationBootstrap {
   ) {
     // The declaration is the one source of the parallelism: `concurrency` messages in flight
     // (max_ack_pending is provisioned from it), applied as shared transactions, one at a time.
-    // A failed transaction fails its messages (redelivered), not one transaction per message.
+    // A failed transaction fails its messages (redelivered), not one transaction per message,
+    // unless it failed on a value Postgres cannot store (`isDataException`): then each message
+    // runs alone, the rest commit, and the one that fails alone is refused for good.
     // Flush parts: whatever arrived while a transaction ran is the next one, already summed.
     this.events = new StatementBatcher((events) => this.ledger.applyUsage(events), {
       maxBatch: Math.ceil(Consumers.ledgerUsage.concurrency / 2),
       parallel: USAGE_TRANSACTIONS,
-      retryAlone: false,
+      retryAlone: isDataException,
     });
     this.flushes = new FlushPipeline((deliveries, aggregate) =>
       this.applyFlushes(deliveries, aggregate),
@@ -137,7 +139,9 @@ export class UsageConsumer implements OnApplicationBootstrap {
         { retryable: false },
       );
     }
-    const outcome = await this.events.submit(message.payload);
+    const outcome = await this.events.submit(message.payload).catch((error: unknown) => {
+      throw isDataException(error) ? unappliableUsage(error) : error;
+    });
     if (outcome.status === 'unknown_account') {
       // Not retryable: parked on the dead-letter subject, never silently dropped.
       throw new DomainError(

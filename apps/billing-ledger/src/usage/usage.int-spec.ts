@@ -1,5 +1,5 @@
 import { Events, type UsageRecorded } from '@meridian/contracts';
-import { NatsClient } from '@meridian/platform-messaging';
+import { NatsClient, type ConsumedMessage } from '@meridian/platform-messaging';
 import { checkLedger } from '../ledger/ledger-check';
 import {
   api,
@@ -115,6 +115,37 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
     await second.app.close();
     release();
     await first.app.close();
+  });
+
+  it('refuses alone an event Postgres cannot store; the events applied with it commit', async () => {
+    const billing = await h.start();
+    const accountId = await newAccount(billing);
+    const consumer = billing.app.get(UsageConsumer);
+    // Handed over as if it had passed its schema (the schema refuses it since: no year 0).
+    const message = (payload: UsageRecorded, streamSequence: number): ConsumedMessage => ({
+      event: Events.usageRecorded,
+      payload,
+      subject: Events.usageRecorded.subjectOf(payload),
+      deliveryCount: 1,
+      streamSequence,
+      msgId: payload.id,
+      data: new TextEncoder().encode(JSON.stringify(payload)),
+      working: () => undefined,
+    });
+    const events = [
+      nodeUsage(accountId, 100),
+      nodeUsage(accountId, 7, '0000-01-01T00:00:00.000Z'),
+      nodeUsage(accountId, 200),
+    ];
+    const results = await Promise.allSettled(events.map((e, i) => consumer.handle(message(e, i))));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'unappliable_usage',
+      retryable: false,
+    });
+    expect(await usedCu(accountId)).toBe(300);
+    expect(await journals(accountId)).toBe(2);
+    await billing.app.close();
   });
 
   it('dead-letters usage of an unknown account instead of dropping it silently', async () => {

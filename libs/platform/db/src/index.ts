@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './db.module';
 export * from './migrate-command';
 export * from './statement-batcher';
+export * from './pg-errors';

@@ -79,6 +79,28 @@ describe('StatementBatcher', () => {
     await expect(batcher.submit(3)).resolves.toBe(3);
   });
 
+  it('with retryAlone a predicate, runs items alone only for the errors it names', async () => {
+    const overflow = Object.assign(new Error('value out of range'), { code: '22003' });
+    const statements: number[][] = [];
+    let conflict = true;
+    const batcher = new StatementBatcher<number, number>(
+      async (items) => {
+        statements.push([...items]);
+        if (items.includes(13)) throw overflow;
+        if (conflict && items.length > 1) throw new Error('serialization failure');
+        return [...items];
+      },
+      { retryAlone: (error) => error === overflow },
+    );
+    const conflicted = await Promise.allSettled([1, 2].map((n) => batcher.submit(n)));
+    expect(conflicted.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(statements).toEqual([[1, 2]]);
+    conflict = false;
+    const results = await Promise.allSettled([3, 13, 4].map((n) => batcher.submit(n)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(statements.slice(1)).toEqual([[3, 13, 4], [3], [13], [4]]);
+  });
+
   it('splits a burst into statements of at most maxBatch with at most `parallel` in flight', async () => {
     const sizes: number[] = [];
     let running = 0;

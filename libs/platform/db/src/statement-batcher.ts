@@ -6,9 +6,11 @@ export interface StatementBatcherOptions {
   /**
    * Runs each item of a failed statement of several again on its own (default true). Off where
    * a failure is the batch's, not an item's (a ledger transaction that lost a conflict): every
-   * caller gets the error and its message is redelivered, without one statement per item.
+   * caller gets the error and its message is redelivered, without one statement per item. A
+   * predicate decides by the error: e.g. `isDataException`, so an item Postgres cannot store
+   * fails alone while a conflict fails the batch.
    */
-  retryAlone?: boolean;
+  retryAlone?: boolean | ((error: unknown) => boolean);
 }
 
 interface Waiting<T, R> {
@@ -34,7 +36,7 @@ export class StatementBatcher<T, R> {
   private workers = 0;
   private readonly maxBatch: number;
   private readonly parallel: number;
-  private readonly retryAlone: boolean;
+  private readonly retryAlone: (error: unknown) => boolean;
 
   constructor(
     private readonly run: (items: readonly T[]) => Promise<R[]>,
@@ -42,7 +44,8 @@ export class StatementBatcher<T, R> {
   ) {
     this.maxBatch = options.maxBatch ?? 256;
     this.parallel = options.parallel ?? 2;
-    this.retryAlone = options.retryAlone ?? true;
+    const retryAlone = options.retryAlone ?? true;
+    this.retryAlone = typeof retryAlone === 'function' ? retryAlone : () => retryAlone;
   }
 
   submit(item: T): Promise<R> {
@@ -63,7 +66,7 @@ export class StatementBatcher<T, R> {
         const results = await this.run(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(results[i]!));
       } catch (error) {
-        if (batch.length === 1 || !this.retryAlone) batch.forEach((w) => w.reject(error));
+        if (batch.length === 1 || !this.retryAlone(error)) batch.forEach((w) => w.reject(error));
         else await Promise.all(batch.map((w) => this.alone(w)));
       }
     }
