@@ -1,6 +1,4 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import {
   compactFlush,
   Consumers,
@@ -25,8 +23,10 @@ import {
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
+  startAppProcess,
   testNatsUrl,
   uniqueNatsPrefix,
+  type AppProcess,
   type TestDatabase,
 } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
@@ -152,51 +152,31 @@ export class BillingHarness {
     return true;
   }
 
-  /** The real app as its own process (so kill -9 is a real crash), ready; `env` adds settings. */
-  async ledgerProcess(env: Record<string, string> = {}): Promise<ChildProcess> {
+  /**
+   * The real app as its own process (so kill -9 is a real crash: `kill('SIGKILL')`, then
+   * `exited()`), once ready; `env` adds settings.
+   */
+  async ledgerProcess(env: Record<string, string> = {}): Promise<AppProcess> {
     const port = await freePort();
     const config = this.config();
-    const child = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/billing-ledger/src/main.ts')],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: config.DATABASE_URL,
-          NATS_URL: config.NATS_URL,
-          NATS_PREFIX: config.NATS_PREFIX,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          OPERATOR_TOKEN,
-          LEDGER_TICK_MS: '0',
-          LOG_LEVEL: 'warn',
-          ...env,
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    return startAppProcess({
+      main: 'apps/billing-ledger/src/main.ts',
+      env: {
+        DATABASE_URL: config.DATABASE_URL,
+        NATS_URL: config.NATS_URL,
+        NATS_PREFIX: config.NATS_PREFIX,
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        GRPC_PORT: String(await freePort()),
+        OPERATOR_TOKEN,
+        LEDGER_TICK_MS: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
       },
-    );
-    await eventually(
-      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
-      120_000,
-      'billing-ledger process ready',
-    );
-    return child;
+      healthUrl: `http://127.0.0.1:${port}/readyz`,
+      startTimeoutMs: 120_000,
+    });
   }
-}
-
-const ROOT = resolve(__dirname, '../../../..');
-
-/** Stops a child process by `signal` and waits for it to be gone. */
-export async function stopProcess(
-  child: ChildProcess,
-  signal: NodeJS.Signals = 'SIGTERM',
-): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
 }
 
 /** `count` accounts of `plan` made through the operator's bulk API: their ids and API keys. */

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import {
   Consumers,
   Events,
@@ -9,6 +8,7 @@ import {
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messaging';
+import type { AppProcess } from '@meridian/testing';
 import { checkLedger } from '../ledger/ledger-check';
 import {
   BillingHarness,
@@ -16,7 +16,6 @@ import {
   eventually,
   nodeFlush,
   nodeFlushV1,
-  stopProcess,
   type BillingApp,
 } from '../testing/billing-harness';
 import { PartitionTakeover } from './partition-takeover.service';
@@ -140,10 +139,11 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       h.ledgerProcess(partitionEnv(0, 0)),
       h.ledgerProcess(partitionEnv(1, 0)),
     ]);
-    let zeroAgain: ChildProcess | undefined;
+    let zeroAgain: AppProcess | undefined;
     try {
       await eventually(async () => (await applied(parts, 0)) >= 100, 60_000, 'partition 0');
-      await stopProcess(zero, 'SIGKILL');
+      zero.kill('SIGKILL');
+      await zero.exited();
       const atKill = await applied(parts, 0);
       await publishAll(parts.slice(half));
       expect(atKill).toBeLessThan(ofPartition(0));
@@ -183,9 +183,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       for (const batch of batches)
         expect(new Set(batch.ids.map((id) => partitionOfPart.get(id))).size).toBe(1);
     } finally {
-      await Promise.all(
-        [zero, one, zeroAgain].map((child) => (child ? stopProcess(child) : undefined)),
-      );
+      await Promise.all([zero, one, zeroAgain].map((child) => child?.stop()));
     }
   }, 300_000);
 
@@ -207,7 +205,8 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     ]);
     try {
       await eventually(async () => (await applied(parts, 1)) >= 50, 60_000, 'partition 1');
-      await stopProcess(one, 'SIGKILL');
+      one.kill('SIGKILL');
+      await one.exited();
       const atKill = await applied(parts, 1);
       await publishAll(parts.slice(half));
       expect(atKill).toBeLessThan(parts.filter((p) => p.ledgerPartition === 1).length);
@@ -221,7 +220,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       );
       await expectCharged(ids, expected);
     } finally {
-      await Promise.all([zero, one].map((child) => stopProcess(child)));
+      await Promise.all([zero, one].map((child) => child.stop()));
     }
   }, 300_000);
 
