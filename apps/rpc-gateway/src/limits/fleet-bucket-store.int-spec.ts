@@ -3,6 +3,8 @@ import { fullBucket, perSecond, takeUpTo, type Bucket } from '@meridian/rate-lim
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { FleetBucketStore, StoreTimeoutError } from './fleet-bucket-store';
+import { fleetLeases } from './fleet-lease';
+import { RateLimiter } from './token-bucket';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
@@ -26,7 +28,8 @@ describe('fleet bucket store (Redis, ADR 0102)', () => {
             afterMs: fc.integer({ min: 0, max: 1_500 }),
             needed: fc.integer({ min: 0, max: 30 }),
             extra: fc.integer({ min: 0, max: 30 }),
-            returned: fc.integer({ min: 0, max: 10 }),
+            // Negative: tokens owed (a late answer settled against the fallback, ADR 0102).
+            returned: fc.integer({ min: -10, max: 10 }),
           }),
           { minLength: 1, maxLength: 25 },
         ),
@@ -125,5 +128,32 @@ describe('fleet bucket store (Redis, ADR 0102)', () => {
       ),
     ).rejects.toBeInstanceOf(StoreTimeoutError);
     await Promise.all([slow.close(), admin.quit()]);
+  });
+
+  it("a lease that timed out is settled when Redis answers it: the fallback's tokens are owed to the fleet bucket", async () => {
+    // The stall CI met (2 tokens over the bound): Redis slow, the fallback granting from this
+    // process's own bucket what the drained fleet bucket would have refused.
+    const slow = new FleetBucketStore({ url: REDIS_URL, keyPrefix: prefix, commandTimeoutMs: 50 });
+    const admin = new Redis(REDIS_URL);
+    try {
+      await slow.ready();
+      const at = 1_767_225_600_000; // one instant: no refill blurs the count
+      const ask = fleetLeases(slow, new RateLimiter(() => at), () => at);
+      const lease = (needed: number, wanted: number) =>
+        ask({ accountId: 'settled', ratePerSecond: 20, needed, wanted, returned: 0 });
+      await expect(lease(20, 20)).resolves.toEqual({ ok: true, granted: 20 }); // the fleet's all
+      await admin.client('PAUSE', 300, 'ALL');
+      await expect(lease(1, 3)).resolves.toEqual({ ok: true, granted: 3 }); // the fallback's
+      // Once unpaused, Redis refuses the held lease and the settlement charges 3.
+      const key = `${prefix}settled`;
+      const deadline = Date.now() + 5_000;
+      while ((await admin.hget(key, 't')) !== '-3' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await admin.hget(key, 't')).toBe('-3');
+      // The next token is 4 tokens of refill away: 200 ms at 20 per second.
+      await expect(lease(1, 1)).resolves.toEqual({ ok: false, retryAfterMs: 200 });
+    } finally {
+      await Promise.all([slow.close(), admin.quit()]);
+    }
   });
 });

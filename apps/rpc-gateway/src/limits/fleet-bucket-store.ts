@@ -11,9 +11,16 @@ export interface FleetBucketStoreOptions {
   commandTimeoutMs: number;
 }
 
-/** The store did not answer a lease within `commandTimeoutMs`. */
-export class StoreTimeoutError extends Error {
-  constructor(ms: number) {
+/**
+ * The store did not answer within `commandTimeoutMs`. The command may still run: `late` settles
+ * with its answer if one comes (ADR 0102: a late lease is settled against the fallback's), and
+ * is always handled, so leaving it unread is safe.
+ */
+export class StoreTimeoutError<T = unknown> extends Error {
+  constructor(
+    ms: number,
+    readonly late: Promise<T>,
+  ) {
     super(`rate-limit store did not answer within ${ms} ms`);
     this.name = 'StoreTimeoutError';
   }
@@ -38,7 +45,7 @@ export function settleWithin<T>(work: Promise<T>, ms: number): Promise<T> {
         setImmediate(() => {
           if (!settled) {
             settled = true;
-            reject(new StoreTimeoutError(ms));
+            reject(new StoreTimeoutError(ms, work));
           }
         }),
       ms,
@@ -118,8 +125,8 @@ export class FleetBucketStore {
   async lease(request: LeaseRequest, nowMs: number): Promise<LeaseAnswer> {
     const limit = planLimit(request.ratePerSecond);
     const command = (this.redis as unknown as { meridianTakeUpTo: LeaseCommand }).meridianTakeUpTo;
-    const [ok, value] = await settleWithin(
-      command.call(
+    const answer = command
+      .call(
         this.redis,
         `${this.options.keyPrefix}${request.accountId}`,
         request.needed,
@@ -128,11 +135,13 @@ export class FleetBucketStore {
         limit.ratePerSecond,
         limit.burst,
         nowMs,
-      ),
-      this.options.commandTimeoutMs,
-    );
-    if (ok === 1) return { ok: true, granted: value };
-    return { ok: false, retryAfterMs: value < 0 ? Number.MAX_SAFE_INTEGER : value };
+      )
+      .then(([ok, value]): LeaseAnswer =>
+        ok === 1
+          ? { ok: true, granted: value }
+          : { ok: false, retryAfterMs: value < 0 ? Number.MAX_SAFE_INTEGER : value },
+      );
+    return settleWithin(answer, this.options.commandTimeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import { StoreTimeoutError } from './fleet-bucket-store';
 import type { LeaseAnswer, LeaseRequest } from './leased-rate-limiter';
 import type { RateLimiter } from './token-bucket';
 
@@ -5,6 +6,7 @@ import type { RateLimiter } from './token-bucket';
 export type LeaseSource = 'fleet' | 'local';
 
 export interface FleetLeaseStore {
+  /** Rejects with a StoreTimeoutError (carrying the answer, should one come) when slow. */
   lease(request: LeaseRequest, nowMs: number): Promise<LeaseAnswer>;
 }
 
@@ -14,6 +16,10 @@ export interface FleetLeaseStore {
  * process alone (fail open to the per-process limit: the account keeps its plan RPS on each
  * process, never unlimited and never refused because our store is down). `onLease` reports
  * each lease's source (metrics, logs on a change).
+ *
+ * A store that was only slow answers the timed-out lease later; that answer is settled against
+ * the fallback's grant, so a stall spends no tokens the fleet bucket did not give: the fleet's
+ * tokens that nobody spends go back, and tokens the fallback gave beyond them are owed to it.
  */
 export function fleetLeases(
   store: FleetLeaseStore,
@@ -26,9 +32,9 @@ export function fleetLeases(
       const answer = await store.lease(request, now());
       onLease('fleet');
       return answer;
-    } catch {
+    } catch (error) {
       onLease('local');
-      return local.lease(
+      const answer = local.lease(
         request.accountId,
         request.needed,
         request.wanted,
@@ -37,6 +43,40 @@ export function fleetLeases(
         request.returned,
         request.ratePerSecond,
       );
+      if (error instanceof StoreTimeoutError)
+        settleLate(store, request, error.late as Promise<LeaseAnswer>, answer, now);
+      return answer;
     }
   };
+}
+
+/**
+ * When the lease that timed out is answered after all, gives the fleet bucket back what it
+ * granted beyond the fallback's grant, or charges it what the fallback granted beyond its own
+ * (a negative return: `takeUpTo`). A lease never answered (the connection dropped) stays what
+ * the store being unreachable makes it: the per-process allowance.
+ */
+function settleLate(
+  store: FleetLeaseStore,
+  request: LeaseRequest,
+  late: Promise<LeaseAnswer>,
+  fallback: LeaseAnswer,
+  now: () => number,
+): void {
+  late
+    .then((fleet) => {
+      const returned = (fleet.ok ? fleet.granted : 0) - (fallback.ok ? fallback.granted : 0);
+      if (returned === 0) return;
+      return store.lease(
+        {
+          accountId: request.accountId,
+          ratePerSecond: request.ratePerSecond,
+          needed: 0,
+          wanted: 0,
+          returned,
+        },
+        now(),
+      );
+    })
+    .catch(() => undefined);
 }

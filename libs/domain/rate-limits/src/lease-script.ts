@@ -26,7 +26,7 @@ local elapsed = now - updated
 if elapsed < 0 then elapsed = 0 end
 tokens = math.min(cap, tokens + elapsed * rate / 1000)
 if now > updated then updated = now end
-if returned > 0 then tokens = math.min(cap, tokens + returned) end
+if returned ~= 0 then tokens = math.min(cap, tokens + returned) end
 local answer
 if tokens < needed then
   local wait = -1

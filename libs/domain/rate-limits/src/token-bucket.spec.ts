@@ -122,6 +122,18 @@ describe('token bucket', () => {
     expect(bucket.tokens).toBeGreaterThanOrEqual(0);
   });
 
+  it('owed tokens (a negative return) take the bucket below empty until the rate repays them', () => {
+    const limit = perSecond(10);
+    const bucket = { tokens: 2, updatedMs: 0 };
+    // 5 tokens spent elsewhere without this bucket's grant: 2 - 5 = -3 (the bucket is 300 ms
+    // from empty), so even 1 token is 400 ms away at 10 per second.
+    expect(takeUpTo(bucket, 0, 0, -5, limit, 0)).toEqual({ ok: false, retryAfterMs: 300 });
+    expect(bucket.tokens).toBe(-3);
+    expect(takeUpTo(bucket, 1, 4, 0, limit, 0)).toEqual({ ok: false, retryAfterMs: 400 });
+    expect(takeUpTo(bucket, 1, 4, 0, limit, 399)).toMatchObject({ ok: false });
+    expect(takeUpTo(bucket, 1, 4, 0, limit, 400)).toEqual({ ok: true, granted: 1 });
+  });
+
   it.each([
     [1, perSecond(20), 1],
     [50, perSecond(20), 20],

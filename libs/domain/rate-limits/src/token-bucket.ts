@@ -67,7 +67,9 @@ export function take(bucket: Bucket, cost: number, limit: BucketLimit, nowMs: nu
 
 /**
  * A lease (ADR 0204, 0102): after adding back `returned` tokens an earlier lease did not use,
- * takes at least `needed` and up to `wanted` whole tokens.
+ * takes at least `needed` and up to `wanted` whole tokens. A negative `returned` charges tokens
+ * a holder spent without this bucket's grant (a fleet lease that timed out and was answered
+ * late, ADR 0102): they are owed, and may take the bucket below empty until it refills.
  */
 export function takeUpTo(
   bucket: Bucket,
@@ -78,7 +80,7 @@ export function takeUpTo(
   nowMs: number,
 ): LeaseResult {
   refill(bucket, limit, nowMs);
-  bucket.tokens = Math.min(capacityOf(limit), bucket.tokens + Math.max(0, returned));
+  bucket.tokens = Math.min(capacityOf(limit), bucket.tokens + returned);
   if (bucket.tokens < needed) return { ok: false, retryAfterMs: waitFor(bucket, needed, limit) };
   const granted = Math.max(needed, Math.min(wanted, Math.floor(bucket.tokens)));
   bucket.tokens -= granted;
