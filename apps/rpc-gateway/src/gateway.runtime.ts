@@ -215,6 +215,11 @@ export class GatewayRuntime
     this.closing = true;
     const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
     if (!server.listening) return;
+    // Any other answer finished from now on (a metrics scrape, a health probe on keep-alive)
+    // advertises `Keep-Alive: timeout=0` and leaves its connection at most ~1 s idle (Node adds
+    // 1 s to the timeout), instead of fastify's 72 s: `close` ends only idle connections of the
+    // moment it is called, and an answer finishing after it leaves one more.
+    server.keepAliveTimeout = 1;
     await new Promise<void>((resolve) => {
       const cut = setTimeout(() => {
         server.closeAllConnections();

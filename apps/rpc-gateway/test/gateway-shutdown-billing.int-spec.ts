@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { UsageFlushedV2 } from '@meridian/contracts';
@@ -68,17 +69,7 @@ describe('rpc-gateway stopping under load', () => {
   });
 
   it('bills every call answered, including those answered while it shuts down', async () => {
-    const gateway = await startGateway({
-      NATS_URL: namespace.url,
-      NATS_PREFIX: namespace.prefix,
-      REGION: 'eu',
-      GRPC_ENABLED: 'false',
-      USAGE_FLUSH_MS: '1000',
-      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-      STATIC_ACCESS_TOKENS: JSON.stringify({
-        [TOKEN]: { accountId: 'shutdown-billing', network: 'eth-mainnet', nodeRps: 100_000 },
-      }),
-    });
+    const gateway = await startShutdownGateway(namespace, anvil.url);
     const load = keepCalling(gateway.url);
     await new Promise((resolve) => setTimeout(resolve, 500));
     load.state.stopping = true;
@@ -94,6 +85,49 @@ describe('rpc-gateway stopping under load', () => {
     // one the server may close before any) are billed like the others: before the fix they
     // were not, and the stop waited for SIGKILL.
     expect(await billedCu(namespace)).toBe(answered * CU_PER_CALL);
+  }, 60_000);
+
+  it('a call whose request arrived before the stop and whose answer comes after it closes its connection: the stop does not wait for it', async () => {
+    // CI: a keep-alive connection answered after the stop began (its request had arrived before)
+    // was left open and idle, and the stop waited HTTP_DRAIN_MS (10 s) to cut it. Here the body
+    // is held back until the stop has begun, so the call is answered after it, deterministically.
+    const gateway = await startShutdownGateway(namespace, anvil.url);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+    const exchange = await openExchange(
+      gateway.port,
+      `POST /${TOKEN} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+        `content-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    const stopping = gateway.stop();
+    await stopBegan(gateway);
+    exchange.socket.write(body.slice(10));
+    const { head } = await exchange.answer;
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).toContain('connection: close');
+    await exchange.closedByServer;
+    await stopping;
+  }, 60_000);
+
+  it('an answer of another route finished after the stop began leaves its connection idle for about a second at most', async () => {
+    // The same race on a route Nest answers (a metrics scrape on keep-alive, say): the connection
+    // is told `Keep-Alive: timeout=0` and cut by the server soon after, not 72 s (fastify's) or
+    // 10 s (the drain) later. The request is a PUT with a body (Nest answers it: 404), held back like the call above.
+    const gateway = await startShutdownGateway(namespace, anvil.url);
+    const exchange = await openExchange(
+      gateway.port,
+      'PUT /healthz HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\n' +
+        'content-length: 4\r\n\r\nab',
+    );
+    const stopping = gateway.stop();
+    await stopBegan(gateway);
+    exchange.socket.write('cd');
+    const { head, at } = await exchange.answer;
+    expect(head).toMatch(/^HTTP\/1\.1 404 /);
+    expect(head.toLowerCase()).toContain('keep-alive: timeout=0');
+    const closedAt = await exchange.closedByServer;
+    // Node adds 1 s to the server's keep-alive timeout; the drain would have cut it at 10 s.
+    expect(closedAt - at).toBeLessThan(5_000);
+    await stopping;
   }, 60_000);
 
   it('GATEWAY_WORKERS=2, the primary killed (kill -9): its workers stop as on SIGTERM and bill every call they answered', async () => {
@@ -164,6 +198,52 @@ describe('rpc-gateway stopping under load', () => {
     }
   }, 120_000);
 });
+
+/** The gateway in this process, relaying network E to `upstream`, usage flushed every second. */
+function startShutdownGateway(namespace: { url: string; prefix: string }, upstream: string) {
+  return startGateway({
+    NATS_URL: namespace.url,
+    NATS_PREFIX: namespace.prefix,
+    REGION: 'eu',
+    GRPC_ENABLED: 'false',
+    USAGE_FLUSH_MS: '1000',
+    UPSTREAMS: JSON.stringify({ 'eth-mainnet': [upstream] }),
+    STATIC_ACCESS_TOKENS: JSON.stringify({
+      [TOKEN]: { accountId: 'shutdown-billing', network: 'eth-mainnet', nodeRps: 100_000 },
+    }),
+  });
+}
+
+/**
+ * One HTTP/1.1 exchange on a raw socket: `start` is written at once (headers and part of the
+ * body); the caller writes the rest. `answer`: the response head, once complete, and when it
+ * came; `closedByServer`: when the server ended the connection (the client never does).
+ */
+async function openExchange(port: number, start: string) {
+  const socket = createConnection(port, '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  let text = '';
+  const answer = new Promise<{ head: string; at: number }>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end >= 0) resolve({ head: text.slice(0, end), at: Date.now() });
+    });
+  });
+  const closedByServer = new Promise<number>((resolve) => {
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(Date.now()));
+  });
+  socket.write(start);
+  return { socket, answer, closedByServer };
+}
+
+/** Resolves once the gateway's HTTP server stopped listening (its stop has begun). */
+async function stopBegan(gateway: { app: { getHttpServer(): { listening: boolean } } }) {
+  const server = gateway.app.getHttpServer();
+  for (let i = 0; i < 500 && server.listening; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(server.listening).toBe(false);
+}
 
 /** CU in every usage flush published to the namespace's BILLING stream. */
 async function billedCu(namespace: { url: string; prefix: string }): Promise<number> {

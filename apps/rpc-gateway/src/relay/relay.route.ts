@@ -13,8 +13,9 @@ export interface HotPathOptions {
   /** Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit. */
   bodyLimitBytes: number;
   /**
-   * True once the gateway is stopping: every answer then closes its connection, so a client
-   * keeping a connection busy cannot hold the shutdown (and its last usage flush) off.
+   * True once the gateway is stopping: every answer then closes its connection (asked when the
+   * request arrives and again when a relayed call is answered), so a client keeping a
+   * connection busy cannot hold the shutdown (and its last usage flush) off.
    */
   closing?: () => boolean;
 }
@@ -71,6 +72,8 @@ export function attachHotPath(
     res.end(body);
   };
 
+  const closing = options.closing ?? (() => false);
+
   const hot = (req: IncomingMessage, res: ServerResponse, rawToken: string) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
@@ -108,6 +111,9 @@ export function attachHotPath(
         chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       relay.handleHttp(tokenOf(rawToken), body).then(
         (out) => {
+          // A stop that began while the call was relayed closes its connection too: left open,
+          // an idle keep-alive connection held the stop off until HTTP_DRAIN_MS (CI, 10 s).
+          if (closing()) res.shouldKeepAlive = false;
           const status =
             out.refused === undefined ? 200 : refuse(res, requestId, out.refused, out.refusedId);
           if (status === 200) answer(res, requestId, 200, out.body);
@@ -117,6 +123,7 @@ export function attachHotPath(
           requestLog.http(requestId, status, out, seconds);
         },
         (error: unknown) => {
+          if (closing()) res.shouldKeepAlive = false;
           logger.error({ err: error, request_id: requestId }, 'request failed');
           answer(
             res,
@@ -148,7 +155,6 @@ export function attachHotPath(
     return status;
   };
 
-  const closing = options.closing ?? (() => false);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (closing()) res.shouldKeepAlive = false;
     if (req.method === 'POST') {
