@@ -48,9 +48,10 @@ function flakyProxy(target: URL, failures: number): Promise<{ server: Server; ur
  * A JSON-RPC pass-through to the devnet that answers the first `lies` fetches of `account`'s
  * code with no code, as a fork node's upstream that served a bad answer would: given the pool's
  * address, the fork node's buy reverts on a pool that is not there, and the session fails
- * without throwing.
+ * without throwing. With `lateMs`, every fetch of that code is answered so much later, as a
+ * remote upstream or a busy host answers.
  */
-async function lyingProxy(target: string, account: Address, lies: number) {
+async function lyingProxy(target: string, account: Address, lies: number, lateMs = 0) {
   let left = lies;
   const fetches = { lied: 0, total: 0 };
   const relay = async (body: string): Promise<unknown> => {
@@ -72,6 +73,7 @@ async function lyingProxy(target: string, account: Address, lies: number) {
         answer.result =
           request.method === 'eth_getCode' ? '0x' : { ...(answer.result as object), code: '0x' };
       }
+      if (lateMs > 0) await new Promise((resolve) => setTimeout(resolve, lateMs));
     }
     return answer;
   };
@@ -163,5 +165,42 @@ describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
     const always = await trade(Number.MAX_SAFE_INTEGER);
     expect(always.fetches.lied).toBeGreaterThanOrEqual(3);
     expect(always.findings).toMatchObject({ buyOk: false, sellOk: false });
+  }, 120_000);
+
+  it('sends a trade with the gas it may need, not an estimate made in the fork block: a buy mined a second later does not run out of gas', async () => {
+    // A pool funded in the fork block itself and never traded: its price accumulators are zero
+    // and its last update is in the fork block's second. The first trade in a later second
+    // writes both accumulators, 44k gas the fork node's estimate (made in the fork block's
+    // environment) leaves out.
+    const clean = fixture('CleanToken');
+    const fresh = await devnet.deploy(clean.abi, clean.bytecode, [SUPPLY]);
+    const pool = await devnet.addLiquidity(fresh, SUPPLY / 2n, parseEther('10'));
+    const client = createPublicClient({ transport: http(anvil.url) });
+    const blockNumber = await client.getBlockNumber();
+    const [, , poolUpdated] = await client.readContract({
+      address: pool,
+      abi: parseAbi(['function getReserves() view returns (uint112, uint112, uint32)']),
+      functionName: 'getReserves',
+    });
+    const forkBlock = await client.getBlock({ blockNumber });
+    expect(BigInt(poolUpdated)).toBe(forkBlock.timestamp);
+    // The pool's code reaches the fork node a second late (between the node's reset to the fork
+    // block and the buy), so the buy is mined a second or more after the fork block: whatever
+    // the host's load, as a fork node with a remote upstream always does.
+    const proxy = await lyingProxy(anvil.url, pool, 0, 1_100);
+    const simulator = new ForkSimulator(proxy.url);
+    try {
+      const findings = await simulator.trade(
+        fresh,
+        devnet.uniswap.router as Address,
+        parseEther('0.1'),
+        blockNumber,
+      );
+      expect(proxy.fetches.total).toBeGreaterThan(0);
+      expect(findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true, buyTax: 0 });
+    } finally {
+      await simulator.close();
+      proxy.server.close();
+    }
   }, 120_000);
 });

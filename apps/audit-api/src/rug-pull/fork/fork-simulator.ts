@@ -30,6 +30,9 @@ const TOKEN_ABI = parseAbi([
 const STEP_SECONDS = 60;
 const DEADLINE = 2n ** 40n;
 
+/** EIP-7825's cap on one transaction's gas (Osaka): a larger limit is refused where it holds. */
+const MAX_TRANSACTION_GAS = 2n ** 24n;
+
 /** Sessions a trade gets, each on a fresh fork node, before its failure is reported. */
 const SESSIONS = 3;
 
@@ -127,12 +130,24 @@ export class ForkSimulator {
     const chain = createPublicClient({ transport }) as PublicClient;
     const test = createTestClient({ mode: 'anvil', transport });
     await test.reset({ jsonRpcUrl: this.forkUrl, blockNumber });
+    // Every transaction is sent with all the gas one transaction may use, not with the node's
+    // estimate: the node estimates in the latest block's environment (its timestamp), and the
+    // session mines the transaction in a new block, a second or more later whenever the node's
+    // upstream is remote or the host busy. A pair whose last trade is in the fork block's second
+    // writes its price accumulators only then (44k gas more the first time), so the estimated
+    // buy ran out of gas in the swap: a failure of our gas limit, not of the token.
+    const { gasLimit } = await chain.getBlock();
+    const gas = gasLimit < MAX_TRANSACTION_GAS ? gasLimit : MAX_TRANSACTION_GAS;
+    // The node checks that the buyer can pay its fee cap (its gas price) on all of that gas. The
+    // buyer holds twice today's price: the base fee only falls over the session's near-empty
+    // blocks, and the tip the node adds may move.
+    const fees = gas * (await chain.getGasPrice()) * 2n;
     const wallet = (label: string) =>
       `0x${keccak256(toHex(`meridian fork ${label} ${token}`)).slice(26)}` as Address;
     const buyer = wallet('buyer');
     const friend = wallet('friend');
     await test.impersonateAccount({ address: buyer });
-    await test.setBalance({ address: buyer, value: value * 2n + 10n ** 18n });
+    await test.setBalance({ address: buyer, value: value * 2n + 10n ** 18n + fees });
 
     // Each transaction is mined by the session, in a block of its own, and its receipt read once
     // the block is mined: nothing waits on the node's own mining and a block watcher, which could
@@ -140,7 +155,7 @@ export class ForkSimulator {
     const send = async (to: Address, data: Hex, amount = 0n) => {
       const hash = (await chain.request({
         method: 'eth_sendTransaction',
-        params: [{ from: buyer, to, data, value: toHex(amount) }],
+        params: [{ from: buyer, to, data, value: toHex(amount), gas: toHex(gas) }],
       } as never)) as Hex;
       await test.mine({ blocks: 1 });
       // A transaction the mined block left out fails the session (then tried on a fresh node).
