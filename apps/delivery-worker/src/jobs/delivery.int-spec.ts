@@ -218,10 +218,14 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
       return parts.length > 0 && parts;
     });
     expect(sent).toEqual(body);
-    const [row] = await h.dataSource.query(
-      `SELECT published_at FROM deliveries.usage_parts WHERE id = $1`,
-      [id],
-    );
-    expect(row.published_at).not.toBeNull();
+    // The worker marks the part published after the stream stored it: the mark follows.
+    const publishedAt = await until(async () => {
+      const [row] = await h.dataSource.query(
+        `SELECT published_at FROM deliveries.usage_parts WHERE id = $1`,
+        [id],
+      );
+      return (row.published_at as Date | null) ?? undefined;
+    });
+    expect(publishedAt).toBeInstanceOf(Date);
   });
 });
