@@ -561,7 +561,10 @@ describe('ConsumerRunner with large messages (pullBatch)', () => {
   const bigNs = new NatsNamespace(bigPrefix);
   const bigConsumer: ConsumerDeclaration = {
     ...Consumers.ledgerUsage,
-    ackWaitMs: 3_000,
+    // Shorter than the ledger's 30 s, so a cut connection shows within the test; long enough
+    // that a part waiting its turn behind `pullBatch` busy ones on a loaded host is not
+    // redelivered (at 3 s, CI saw a part delivered twice).
+    ackWaitMs: 10_000,
     maxDeliver: 5,
     ackConfirmation: 'fire-and-forget',
   };
