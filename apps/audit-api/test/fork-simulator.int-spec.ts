@@ -113,22 +113,34 @@ describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
     await anvil?.stop();
   });
 
-  it('runs a trade again on a new fork node when the first one dies: a sell cooldown is cleared, not reported as a failure', async () => {
-    const proxy = await flakyProxy(new URL(anvil.url), 1);
+  /** Buys, sells and transfers 0.1 ETH of `asset` on fork nodes behind `proxy`, then closes both. */
+  async function tradeThrough(
+    proxy: { url: string; server: { close(): void } },
+    asset: Address,
+    blockNumber: bigint,
+  ) {
     const simulator = new ForkSimulator(proxy.url);
     try {
-      const blockNumber = await createPublicClient({ transport: http(anvil.url) }).getBlockNumber();
-      const findings = await simulator.trade(
-        token,
+      return await simulator.trade(
+        asset,
         devnet.uniswap.router as Address,
         parseEther('0.1'),
         blockNumber,
       );
-      expect(findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true });
     } finally {
       await simulator.close();
       proxy.server.close();
     }
+  }
+
+  it('runs a trade again on a new fork node when the first one dies: a sell cooldown is cleared, not reported as a failure', async () => {
+    const blockNumber = await createPublicClient({ transport: http(anvil.url) }).getBlockNumber();
+    const findings = await tradeThrough(
+      await flakyProxy(new URL(anvil.url), 1),
+      token,
+      blockNumber,
+    );
+    expect(findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true });
   }, 120_000);
 
   it('runs a trade again on a new fork node when a session fails without dying: only the last session failure is reported', async () => {
@@ -142,19 +154,8 @@ describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
     });
     const trade = async (lies: number) => {
       const proxy = await lyingProxy(anvil.url, pool, lies);
-      const simulator = new ForkSimulator(proxy.url);
-      try {
-        const findings = await simulator.trade(
-          token,
-          devnet.uniswap.router as Address,
-          parseEther('0.1'),
-          blockNumber,
-        );
-        return { findings, fetches: { ...proxy.fetches } };
-      } finally {
-        await simulator.close();
-        proxy.server.close();
-      }
+      const findings = await tradeThrough(proxy, token, blockNumber);
+      return { findings, fetches: { ...proxy.fetches } };
     };
     // The first node was lied to and failed the buy; the second fetched the pool again.
     const once = await trade(1);
@@ -188,19 +189,8 @@ describe('ForkSimulator (anvil fork of an anvil devnet)', () => {
     // block and the buy), so the buy is mined a second or more after the fork block: whatever
     // the host's load, as a fork node with a remote upstream always does.
     const proxy = await lyingProxy(anvil.url, pool, 0, 1_100);
-    const simulator = new ForkSimulator(proxy.url);
-    try {
-      const findings = await simulator.trade(
-        fresh,
-        devnet.uniswap.router as Address,
-        parseEther('0.1'),
-        blockNumber,
-      );
-      expect(proxy.fetches.total).toBeGreaterThan(0);
-      expect(findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true, buyTax: 0 });
-    } finally {
-      await simulator.close();
-      proxy.server.close();
-    }
+    const findings = await tradeThrough(proxy, fresh, blockNumber);
+    expect(proxy.fetches.total).toBeGreaterThan(0);
+    expect(findings).toMatchObject({ buyOk: true, sellOk: true, transferOk: true, buyTax: 0 });
   }, 120_000);
 });
