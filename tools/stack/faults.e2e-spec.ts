@@ -626,6 +626,17 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
         // The attempt log's times are the delivery side's.
         const since = new Date(Date.now() + fromOffset);
         await receiver.stop();
+        // The outage counts from the first attempt it refused: the phase's events may reach the
+        // delivery worker late (the fault before this one restarts the node the indexer
+        // follows), and a clock moved before any of them came saw no failed attempt (CI, once).
+        await until('an attempt refused while the receiver is down', async () => {
+          const { rows } = await db.query(
+            `SELECT 1 FROM deliveries.attempts
+              WHERE started_at >= $1 AND error_class = 'connection' LIMIT 1`,
+            [since],
+          );
+          return rows.length > 0;
+        });
         // Ten minutes of the delivery side's time (5 s a step) while the transfers go on.
         await deliveryClock.run(RECEIVER_DOWN_MS, 5_000, 250);
         await receiver.start();
