@@ -366,7 +366,7 @@ export class LedgerService {
       }
       for (const row of touched) this.settle(row, now);
       await this.ledger.saveBalances(manager, [...touched], now);
-      await this.flushes.recordHourly(manager, [...rollups.values()]);
+      await this.flushes.recordHourly(manager, [...rollups.values()], now);
       return results;
     });
     // The committed rows go to the balance-state publisher as they are (no read needed).
@@ -468,7 +468,7 @@ export class LedgerService {
       // sums without entries (the consumer retries a failed batch).
       await this.ledger.insertJournals(manager, journals, 'new');
       await this.ledger.saveBalances(manager, touched, now);
-      await this.flushes.recordHourly(manager, known);
+      await this.flushes.recordHourly(manager, known, now);
       if (unknown.size > 0) {
         const parked: ParkedEntry[] = entriesOf(aggregate.parts, unknown).map(
           ({ flushId, entry }) => ({

@@ -1,4 +1,8 @@
 import type { UsageFlushedV2 } from '@meridian/contracts';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import { LedgerService } from '../ledger/ledger.service';
 import {
   api,
@@ -159,6 +163,32 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
     // In turn: the shards went in ascending order (the steps started at some shard and wrapped).
     const rotation = folded.indexOf(Math.min(...folded));
     expect([...folded.slice(rotation), ...folded.slice(0, rotation)]).toEqual(shards);
+    expect(await hourly(accounts)).toEqual(new Map(accounts.map((id) => [id, 20])));
+  });
+
+  it('a timer step leaves a shard whose oldest row waited less than half the interval (another replica folded it lately) and folds it once it has', async () => {
+    const accounts = await newAccounts(40);
+    await billing.app.get(HourlyFolder).fold();
+    // A second replica's folder with a 60 s interval, its timer not started: the test steps it.
+    const config = billing.app.get<symbol, AppConfig>(APP_CONFIG);
+    const folder = new HourlyFolder(
+      billing.app.get(UsageFlushesRepository),
+      { ...config, USAGE_FOLD_MS: 60_000 },
+      billing.app.get<symbol, Logger>(LOGGER),
+      h.clock,
+    );
+    await apply(nodeFlush(accounts.map((id) => [id, 20] as const)));
+    const recorded = await count('usage_hourly_pending');
+    expect(recorded).toBe(rowsFor(accounts));
+
+    h.clock.advance(29_999);
+    for (let step = 0; step < HOURLY_SHARDS; step++) await folder.foldStep();
+    expect(await count('usage_hourly_pending')).toBe(recorded);
+    expect(await hourly(accounts)).toEqual(new Map());
+
+    h.clock.advance(1);
+    for (let step = 0; step < HOURLY_SHARDS; step++) await folder.foldStep();
+    expect(await count('usage_hourly_pending')).toBe(0);
     expect(await hourly(accounts)).toEqual(new Map(accounts.map((id) => [id, 20])));
   });
 

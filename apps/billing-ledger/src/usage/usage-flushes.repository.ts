@@ -70,9 +70,14 @@ export class UsageFlushesRepository {
    * Records hourly usage in the caller's (usage) transaction as one row of arrays per account
    * shard (`hourlyShardOf`), folded into `usage_hourly` later by `foldHourly` (ADR 0104): no
    * per-row upsert on the usage path. The arrays are stored as the literals sent (text: nothing
-   * is parsed here; the fold casts them).
+   * is parsed here; the fold casts them). `now` is the transaction's time by the ledger's clock:
+   * the folder's timer compares it with its own (`oldestRecorded`).
    */
-  async recordHourly(manager: EntityManager, rollups: readonly HourlyRollup[]): Promise<void> {
+  async recordHourly(
+    manager: EntityManager,
+    rollups: readonly HourlyRollup[],
+    now: Date,
+  ): Promise<void> {
     if (rollups.length === 0) return;
     const shards = new Map<number, HourlyRollup[]>();
     let accountId: string | undefined;
@@ -90,10 +95,11 @@ export class UsageFlushesRepository {
     }
     const values: string[] = [];
     const params: unknown[] = [];
+    params.push(now.toISOString());
     for (const [shard, rows] of shards) {
       const at = params.length;
       values.push(
-        `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7})`,
+        `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}, $1)`,
       );
       params.push(
         shard,
@@ -106,10 +112,22 @@ export class UsageFlushesRepository {
       );
     }
     await manager.query(
-      `INSERT INTO billing.usage_hourly_pending (shard, account_ids, hours, networks, methods, calls, cu)
+      `INSERT INTO billing.usage_hourly_pending (shard, account_ids, hours, networks, methods, calls, cu, recorded_at)
        VALUES ${values.join(', ')}`,
       params,
     );
+  }
+
+  /**
+   * When the first row still recorded for `shard` (in id order: about its oldest) was recorded,
+   * by the ledger's clock; null when none waits. One index probe.
+   */
+  async oldestRecorded(shard: number): Promise<Date | null> {
+    const rows: Array<{ recorded_at: Date }> = await this.dataSource.query(
+      `SELECT recorded_at FROM billing.usage_hourly_pending WHERE shard = $1 ORDER BY id LIMIT 1`,
+      [shard],
+    );
+    return rows[0]?.recorded_at ?? null;
   }
 
   /**
