@@ -18,6 +18,7 @@ import type { AppConfig } from '../config/config';
 import { ChangeSignal } from '../ledger/change-signal';
 import type { BalanceRow } from '../ledger/ledger.repository';
 import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
+import { PartitionTakeover } from '../usage/partition-takeover.service';
 import { balanceStateJson, balanceStateOf } from './account-state';
 import { KvBatchPut } from './kv-batch-put';
 import { PassThrottle } from './pass-throttle';
@@ -87,6 +88,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly marks: PublishedMarks,
+    private readonly partitions: PartitionTakeover,
   ) {
     this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run());
   }
@@ -242,6 +244,14 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
    * the account's next usage transaction, or here once it has waited `MARK_BY_TICK_AFTER_MS`
    * (ADR 0106). Re-publishing those from the database cost every busy account a second KV put
    * and an event on every tick (ADR 0104).
+   *
+   * Only the accounts whose usage this replica applies (`PartitionTakeover.applies`: its ledger
+   * partition, and any it stands in for) are published from here. Another partition's busy
+   * accounts trail their marker the same way, and this replica, which never put them, took them
+   * for unpublished: with two partitions each replica put the other's ~5,000 busy accounts into
+   * KV, with an event each, on every tick. Their own replica's pass finds what is really missing
+   * there, a change this replica committed for them included (a plan change, a top-up), within a
+   * tick; a replica that is gone is stood in for, and then its accounts are published here.
    */
   private async flushUnpublished(): Promise<void> {
     let after = '';
@@ -255,8 +265,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
       for (const { accountId, version } of found) {
         // Rows waiting in memory go out with the next pass, as their latest version.
         if (this.pending.has(accountId)) continue;
-        if ((this.marks.versionOf(accountId) ?? 0) < version) todo.push(accountId);
-        else if (this.marks.dueForPublisher(accountId, version, now))
+        if ((this.marks.versionOf(accountId) ?? 0) < version) {
+          if (this.partitions.applies(accountId)) todo.push(accountId);
+        } else if (this.marks.dueForPublisher(accountId, version, now))
           remark.push({ accountId, version });
       }
       await this.mark(remark);

@@ -1,5 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ledgerPartitionToken, ledgerUsageConsumers, Subjects } from '@meridian/contracts';
+import {
+  ledgerPartitionToken,
+  ledgerUsageConsumers,
+  partitionOf,
+  Subjects,
+} from '@meridian/contracts';
 import {
   JetStreamConsumers,
   NatsClient,
@@ -61,6 +66,17 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
   /** Partitions this replica stands in for now. */
   get standingIn(): number[] {
     return [...this.standing.keys()].sort((a, b) => a - b);
+  }
+
+  /**
+   * Whether this replica applies the account's usage now: its partition is this replica's own
+   * or one it stands in for (always, with one partition).
+   */
+  applies(accountId: string): boolean {
+    const { index, count } = this.config.LEDGER_PARTITION;
+    if (count <= 1) return true;
+    const partition = partitionOf(accountId, count);
+    return partition === index || this.standing.has(partition);
   }
 
   onApplicationBootstrap(): void {

@@ -1,21 +1,29 @@
 import {
   Consumers,
   Events,
+  KvBuckets,
   ledgerPartitionToken,
   ledgerUsageConsumersOf,
+  partitionOf,
   Subjects,
+  type BalanceStateChanged,
   type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messaging';
 import type { AppProcess } from '@meridian/testing';
 import { checkLedger } from '../ledger/ledger-check';
+import { LedgerService } from '../ledger/ledger.service';
+import { StatePublisher } from '../state/state-publisher.service';
+import { flushDelivery } from '../testing/fixtures';
 import {
+  api,
   BillingHarness,
   bulkAccounts,
   eventually,
   nodeFlush,
   nodeFlushV1,
+  OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
 import { PartitionTakeover } from './partition-takeover.service';
@@ -281,6 +289,72 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     );
     await expectCharged([...charged.keys()], charged);
     for (const billing of [zero, one]) await billing.app.close();
+  });
+
+  it("a replica's full pass publishes the accounts of its own partition only: another's busy accounts are their replica's, a change made here for them included", async () => {
+    const zero = await h.start(partitionEnv(0, 0));
+    const one = await h.start(partitionEnv(1, 0));
+    const ids = await newAccounts(zero, 20);
+    const account = ids.find((id) => partitionOf(id, PARTITIONS) === 1)!;
+    const passOf = (billing: BillingApp) => billing.app.get(StatePublisher).flush();
+    await passOf(one);
+    const puts: BalanceStateChanged[] = [];
+    const kv = h.nc.subscribe(
+      `$KV.${new NatsNamespace(h.prefix).bucket(KvBuckets.balanceState.name)}.${account}`,
+      { callback: (_error, msg) => void puts.push(msg.json<BalanceStateChanged>()) },
+    );
+    const row = async () => {
+      const [r] = await h.dataSource.query(
+        'SELECT version, published_version FROM billing.balances WHERE account_id = $1',
+        [account],
+      );
+      return { version: Number(r.version), published: Number(r.published_version) };
+    };
+    try {
+      // Two charges applied by partition 1: its marker trails the version by one transaction
+      // (ADR 0106), and partition 1 put both versions into KV.
+      for (const cu of [20, 40])
+        await one.app.get(LedgerService).applyFlushes([flushDelivery(nodeFlush([[account, cu]]))]);
+      const charged = await row();
+      expect(charged.published).toBeLessThan(charged.version);
+      await eventually(
+        async () => puts.at(-1)?.version === charged.version,
+        5_000,
+        'partition 1 put its latest version',
+      );
+      const putsBefore = puts.length;
+
+      // Partition 0's pass leaves them to partition 1 (before: it put the account again, with
+      // an event, on every tick).
+      await passOf(zero);
+      await h.nc.flush();
+      expect(puts.length).toBe(putsBefore);
+
+      // A plan change made on partition 0's replica goes out from partition 1's pass.
+      const changed = await api(
+        zero.url,
+        'PUT',
+        `/api/v1/admin/accounts/${account}/plan`,
+        OPERATOR_TOKEN,
+        { plan: 'growth' },
+      );
+      expect(changed.status).toBe(200);
+      await passOf(zero);
+      await h.nc.flush();
+      expect(puts.length).toBe(putsBefore);
+      await passOf(one);
+      const latest = await row();
+      expect(latest.version).toBeGreaterThan(charged.version);
+      await eventually(
+        async () => puts.at(-1)?.version === latest.version,
+        5_000,
+        "partition 1's pass put the plan change",
+      );
+      expect(puts.at(-1)?.planId).toBe('growth');
+    } finally {
+      kv.unsubscribe();
+      for (const billing of [zero, one]) await billing.app.close();
+    }
   });
 
   it('partition 0 reports usage published on a subject no partition reads (a producer with another count), while it is recent', async () => {
