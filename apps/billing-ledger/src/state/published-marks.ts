@@ -51,6 +51,14 @@ export class PublishedMarks {
     }
   }
 
+  /**
+   * Forgets an account's mark unwritten: another replica publishes it now. As a mark lost in a
+   * crash, it only leaves the marker behind, and that replica puts the version again.
+   */
+  drop(accountId: string): void {
+    this.marks.delete(accountId);
+  }
+
   /** True when the mark of `version` has waited long enough for the publisher to write it. */
   dueForPublisher(accountId: string, version: number, now: number): boolean {
     const mark = this.marks.get(accountId);

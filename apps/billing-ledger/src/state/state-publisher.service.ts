@@ -267,6 +267,8 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
         if (this.pending.has(accountId)) continue;
         if ((this.marks.versionOf(accountId) ?? 0) < version) {
           if (this.partitions.applies(accountId)) todo.push(accountId);
+          // A mark left from standing in for its partition: its own replica publishes it now.
+          else this.marks.drop(accountId);
         } else if (this.marks.dueForPublisher(accountId, version, now))
           remark.push({ accountId, version });
       }

@@ -14,6 +14,7 @@ import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messag
 import type { AppProcess } from '@meridian/testing';
 import { checkLedger } from '../ledger/ledger-check';
 import { LedgerService } from '../ledger/ledger.service';
+import { PublishedMarks } from '../state/published-marks';
 import { StatePublisher } from '../state/state-publisher.service';
 import { flushDelivery } from '../testing/fixtures';
 import {
@@ -291,7 +292,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     for (const billing of [zero, one]) await billing.app.close();
   });
 
-  it("a replica's full pass publishes the accounts of its own partition only: another's busy accounts are their replica's, a change made here for them included", async () => {
+  it("a replica's full pass publishes the accounts of its own partition only: another's busy accounts are their replica's (a mark left from applying them is dropped), a change made here for them included", async () => {
     const zero = await h.start(partitionEnv(0, 0));
     const one = await h.start(partitionEnv(1, 0));
     const ids = await newAccounts(zero, 20);
@@ -311,6 +312,15 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       return { version: Number(r.version), published: Number(r.published_version) };
     };
     try {
+      // A charge applied by partition 0's replica, as while it stood in for partition 1: it put
+      // that version into KV and holds its mark.
+      const marks = zero.app.get(PublishedMarks);
+      await zero.app.get(LedgerService).applyFlushes([flushDelivery(nodeFlush([[account, 10]]))]);
+      await eventually(
+        async () => marks.versionOf(account) === (await row()).version,
+        5_000,
+        'partition 0 put its charge',
+      );
       // Two charges applied by partition 1: its marker trails the version by one transaction
       // (ADR 0106), and partition 1 put both versions into KV.
       for (const cu of [20, 40])
@@ -325,10 +335,11 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       const putsBefore = puts.length;
 
       // Partition 0's pass leaves them to partition 1 (before: it put the account again, with
-      // an event, on every tick).
+      // an event, on every tick), and drops its stale mark.
       await passOf(zero);
       await h.nc.flush();
       expect(puts.length).toBe(putsBefore);
+      expect(marks.versionOf(account)).toBeUndefined();
 
       // A plan change made on partition 0's replica goes out from partition 1's pass.
       const changed = await api(
