@@ -311,6 +311,8 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       );
       return { version: Number(r.version), published: Number(r.published_version) };
     };
+    const putSeen = (version: number, what: string) =>
+      eventually(async () => puts.at(-1)?.version === version, 5_000, what);
     try {
       // A charge applied by partition 0's replica, as while it stood in for partition 1: it put
       // that version into KV and holds its mark.
@@ -327,11 +329,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
         await one.app.get(LedgerService).applyFlushes([flushDelivery(nodeFlush([[account, cu]]))]);
       const charged = await row();
       expect(charged.published).toBeLessThan(charged.version);
-      await eventually(
-        async () => puts.at(-1)?.version === charged.version,
-        5_000,
-        'partition 1 put its latest version',
-      );
+      await putSeen(charged.version, 'partition 1 put its latest version');
       const putsBefore = puts.length;
 
       // Partition 0's pass leaves them to partition 1 (before: it put the account again, with
@@ -356,11 +354,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       await passOf(one);
       const latest = await row();
       expect(latest.version).toBeGreaterThan(charged.version);
-      await eventually(
-        async () => puts.at(-1)?.version === latest.version,
-        5_000,
-        "partition 1's pass put the plan change",
-      );
+      await putSeen(latest.version, "partition 1's pass put the plan change");
       expect(puts.at(-1)?.planId).toBe('growth');
     } finally {
       kv.unsubscribe();
