@@ -245,16 +245,9 @@ describe('deploy: environment matches the apps config schemas', () => {
         ['webhook-matcher', 'DELIVERY_PARTITIONS'],
       ],
     },
-    // ADR 0105 step 3: replica i applies the usage of the accounts of partition i; one usage
-    // durable each; the producers route parts by account (rpc-gateway: per region, below).
-    {
-      app: 'billing-ledger',
-      setting: 'LEDGER_PARTITION',
-      count: [
-        ['Job', 'LEDGER_PARTITIONS'],
-        ['delivery-worker', 'LEDGER_PARTITIONS'],
-      ],
-    },
+    // ADR 0107: replica i applies the usage partitions k with k mod n = i; nobody else knows n
+    // (the producers route by the fixed usage partitions; below).
+    { app: 'billing-ledger', setting: 'LEDGER_PARTITION', count: [] },
   ] as const;
 
   it.each(PARTITIONED)(
@@ -288,20 +281,20 @@ describe('deploy: environment matches the apps config schemas', () => {
   );
 
   it.each(REGIONS)(
-    'region overlay %s: rpc-gateway routes usage to as many ledger partitions as billing-ledger has replicas',
+    "region overlay %s: rpc-gateway is not told billing-ledger's replica count (a change of it rolls billing-ledger alone, ADR 0107)",
     (region) => {
-      const ledger = core.find(
-        (o) => o.kind === 'StatefulSet' && o.metadata.name === 'billing-ledger',
-      )!;
       const objects = render(join(__dirname, 'overlays', region));
       const gateway = objects.find(
         (o) => o.kind === 'Deployment' && o.metadata.name === `rpc-gateway-${region}`,
       )!;
       const env = containerEnv(gateway.spec.template.spec.containers[0], objects, secrets);
-      expect({ region, LEDGER_PARTITIONS: Number(env.LEDGER_PARTITIONS) }).toEqual({
-        region,
-        LEDGER_PARTITIONS: ledger.spec.replicas,
-      });
+      expect(env).not.toHaveProperty('LEDGER_PARTITIONS');
+      const worker = core.find(
+        (o) => o.kind === 'StatefulSet' && o.metadata.name === 'delivery-worker',
+      )!;
+      expect(
+        containerEnv(worker.spec.template.spec.containers[0], core, secrets),
+      ).not.toHaveProperty('LEDGER_PARTITIONS');
     },
   );
 

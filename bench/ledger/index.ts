@@ -190,7 +190,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     if (code !== 0) throw new Error(`migrations failed (${code})`);
     await provisionMessaging(await jetstreamManager(nc), prefix, {
       streams: [Streams.BILLING],
-      consumers: ledgerUsageConsumersOf(ledgers),
+      consumers: ledgerUsageConsumersOf(),
       buckets: [KvBuckets.balanceState, KvBuckets.revokedCredentials],
     });
     await pg.connect();
@@ -338,7 +338,6 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
               items += entries.length;
               return entries;
             },
-            ledgerPartitions: ledgers,
             onPublished: (outcome) => {
               if (outcome === 'failed') publishFailures += 1;
             },
@@ -396,7 +395,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         num_redelivered: 0,
         delivered: 0,
       };
-      for (const { durable } of ledgerUsageConsumersOf(ledgers)) {
+      for (const { durable } of ledgerUsageConsumersOf()) {
         const info = await jsm.consumers.info(ns.stream('BILLING'), ns.consumer(durable));
         total.num_pending += info.num_pending;
         total.num_ack_pending += info.num_ack_pending;

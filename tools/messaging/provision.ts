@@ -7,17 +7,11 @@
  * Env: NATS_URL (default nats://127.0.0.1:4222), NATS_PREFIX (default empty), NATS_REPLICAS
  * (default 1), MATCHER_PARTITIONS (default 1: webhook-matcher replicas, each reading the CHAIN
  * stream through a durable of its own, ADR 0422), DELIVERY_PARTITIONS (default 1:
- * delivery-worker replicas, each reading its route's jobs, ADR 0432), LEDGER_PARTITIONS (default 1:
- * billing-ledger partitions, each reading its accounts' usage parts, ADR 0105 step 3). Exit code 0
- * on success, 1 with one line on stderr otherwise.
+ * delivery-worker replicas, each reading its route's jobs, ADR 0432). billing-ledger's usage
+ * durables are one per usage partition whatever its replica count (ADR 0107). Exit code 0 on
+ * success, 1 with one line on stderr otherwise.
  */
-import {
-  Consumers,
-  deliveryJobsConsumers,
-  ledgerUsageConsumersOf,
-  partitionCountSetting,
-  partitionedConsumers,
-} from '@meridian/contracts';
+import { deploymentConsumers, partitionCountSetting } from '@meridian/contracts';
 import { commonEnv, loadConfigOrExit } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -30,7 +24,6 @@ const schema = z.object({
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MATCHER_PARTITIONS: partitionCountSetting,
   DELIVERY_PARTITIONS: partitionCountSetting,
-  LEDGER_PARTITIONS: partitionCountSetting,
 });
 
 async function main(): Promise<void> {
@@ -38,16 +31,10 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: config.NATS_URL, name: 'provision', timeout: 5_000 });
   try {
     const jsm = await jetstreamManager(nc);
-    // The partitioned roles' declared durables are replaced by one per partition.
-    const consumers = Object.values(Consumers).flatMap((c) =>
-      c === Consumers.matcherChainBlocks
-        ? partitionedConsumers(c, config.MATCHER_PARTITIONS)
-        : c === Consumers.workerDeliveryJobs
-          ? deliveryJobsConsumers(config.DELIVERY_PARTITIONS)
-          : c === Consumers.ledgerUsage
-            ? ledgerUsageConsumersOf(config.LEDGER_PARTITIONS)
-            : [c],
-    );
+    const consumers = deploymentConsumers({
+      matcher: config.MATCHER_PARTITIONS,
+      delivery: config.DELIVERY_PARTITIONS,
+    });
     const report = await provisionMessaging(jsm, config.NATS_PREFIX, {
       replicas: config.NATS_REPLICAS,
       consumers,

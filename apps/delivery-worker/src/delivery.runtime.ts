@@ -115,7 +115,6 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       producerId: `delivery-worker-${hostname()}-${process.pid}-${Date.now()}`,
       intervalMs: config.USAGE_FLUSH_MS,
       version: config.USAGE_FLUSH_VERSION,
-      ledgerPartitions: config.LEDGER_PARTITIONS,
       now: () => clock.now(),
       onPublished: (outcome) => metrics.usageParts.inc({ outcome }),
       logger,

@@ -151,7 +151,6 @@ export class GatewayRuntime
       logger,
       config.USAGE_FLUSH_MS,
       config.USAGE_FLUSH_VERSION,
-      config.LEDGER_PARTITIONS,
     );
   }
 

@@ -2,7 +2,7 @@ import { DELIVERY_RETRY_WAITS_MS } from '@meridian/webhooks';
 import {
   partitionedConsumer,
   partitionedConsumers,
-  SINGLE_PARTITION,
+  partitionOf,
   type Partition,
 } from './partitions';
 import {
@@ -217,25 +217,77 @@ export function deliveryJobsConsumers(count: number): ConsumerDeclaration[] {
 }
 
 /**
- * The usage durables billing-ledger partition i/n reads (ADR 0105 step 3). One partition: the
- * declared durable over every usage subject. n partitions: one durable per partition over its
- * compact parts' subject (`billing.usage.flushed.v2.u<i>`, routed by the producers), and
- * partition 0 also reads the declared durable narrowed to what is not partitioned: per-account
- * events and v1 parts (producers not yet upgraded).
+ * The usage partitions (ADR 0107): a fixed count, so that no producer depends on how many
+ * billing-ledger replicas run. A producer puts an account's usage on
+ * `billing.usage.flushed.v2.u<k>`, k = `usagePartitionOf(accountId)`; ledger replica i of n reads
+ * the partitions k with k mod n = i (`ledgerUsageConsumers`). Changing the replica count is then
+ * a rolling change of billing-ledger alone. Changing this constant is a change of the contract
+ * (deploy/README.md, "Upgrades").
  */
-export function ledgerUsageConsumers(partition: Partition): ConsumerDeclaration[] {
-  if (partition.count <= 1) return [partitionedConsumer(Consumers.ledgerUsage, partition)];
-  const own = partitionedConsumer(Consumers.ledgerUsage, partition, ledgerUsageFilter);
-  return partition.index === 0 ? [unpartitionedLedgerUsage(), own] : [own];
+export const USAGE_PARTITIONS = 8;
+
+/** The usage partition of an account: the subject its usage parts go on (ADR 0107). */
+export function usagePartitionOf(accountId: string): number {
+  return partitionOf(accountId, USAGE_PARTITIONS);
 }
 
-/** Every billing-ledger partition's usage durables for a deployment of `count` partitions. */
-export function ledgerUsageConsumersOf(count: number): ConsumerDeclaration[] {
-  if (count <= 1) return ledgerUsageConsumers(SINGLE_PARTITION);
-  return [
-    unpartitionedLedgerUsage(),
-    ...partitionedConsumers(Consumers.ledgerUsage, count, ledgerUsageFilter),
-  ];
+/** The billing-ledger replica i of `count` that applies the account's usage (ADR 0107). */
+export function ledgerPartitionOf(accountId: string, count: number): number {
+  return usagePartitionOf(accountId) % count;
+}
+
+/**
+ * The usage durables billing-ledger replica i of n reads (ADR 0107): the durables of the usage
+ * partitions k with k mod n = i, and for replica 0 the declared durable, narrowed to what is not
+ * partitioned (per-account events and v1 parts of producers not yet upgraded).
+ */
+export function ledgerUsageConsumers(partition: Partition): ConsumerDeclaration[] {
+  const own = usagePartitionConsumers().filter((_, k) => k % partition.count === partition.index);
+  return partition.index === 0 ? [unpartitionedLedgerUsage(), ...own] : own;
+}
+
+/**
+ * Every usage durable of billing-ledger, whatever its replica count: the unpartitioned one and
+ * one per usage partition (`billing-ledger-usage-p<k>of8`). Each usage partition's durable takes
+ * an eighth of the declared parallelism, so one replica reading all of them has the declared
+ * `concurrency` parts in flight, as before partitions.
+ */
+export function ledgerUsageConsumersOf(): ConsumerDeclaration[] {
+  return [unpartitionedLedgerUsage(), ...usagePartitionConsumers()];
+}
+
+function usagePartitionConsumers(): ConsumerDeclaration[] {
+  const { concurrency, pullBatch } = Consumers.ledgerUsage;
+  const share = Math.ceil(concurrency / USAGE_PARTITIONS);
+  return partitionedConsumers(
+    {
+      ...Consumers.ledgerUsage,
+      concurrency: share,
+      pullBatch: Math.min(pullBatch ?? share, share),
+    },
+    USAGE_PARTITIONS,
+    ledgerUsageFilter,
+  );
+}
+
+/**
+ * The durables a deployment provisions (tools/messaging/provision.ts, the test harnesses): the
+ * declared ones, with the partitioned roles' replaced by one per partition. `counts`: the
+ * webhook-matcher and delivery-worker replica counts (default 1); billing-ledger's usage
+ * durables do not depend on its replica count.
+ */
+export function deploymentConsumers(
+  counts: { matcher?: number; delivery?: number } = {},
+): ConsumerDeclaration[] {
+  return Object.values(Consumers).flatMap((c): ConsumerDeclaration[] =>
+    c === Consumers.matcherChainBlocks
+      ? partitionedConsumers(c, counts.matcher ?? 1)
+      : c === Consumers.workerDeliveryJobs
+        ? deliveryJobsConsumers(counts.delivery ?? 1)
+        : c === Consumers.ledgerUsage
+          ? ledgerUsageConsumersOf()
+          : [c],
+  );
 }
 
 function unpartitionedLedgerUsage(): ConsumerDeclaration {

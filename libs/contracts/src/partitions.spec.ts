@@ -2,8 +2,12 @@ import {
   Consumers,
   deliveryJobsConsumer,
   deliveryJobsConsumers,
+  deploymentConsumers,
+  ledgerPartitionOf,
   ledgerUsageConsumers,
   ledgerUsageConsumersOf,
+  USAGE_PARTITIONS,
+  usagePartitionOf,
 } from './consumers';
 import { deliveryRouteOf } from './events/webhook.events';
 import {
@@ -53,24 +57,50 @@ describe('partitions (ADR 0422, 0432, 0105)', () => {
     );
   });
 
-  it('ledger partitions: partition i of n reads its compact parts; partition 0 also the unpartitioned usage (ADR 0105 step 3)', () => {
+  it('ledger replicas: replica i of n reads the usage partitions k with k mod n = i; replica 0 also the unpartitioned usage (ADR 0107)', () => {
     const view = (list: ReturnType<typeof ledgerUsageConsumersOf>) =>
       list.map((c) => [c.durable, c.filterSubject, c.partitionOf]);
-    expect(view(ledgerUsageConsumersOf(1))).toEqual([
-      ['billing-ledger-usage', 'billing.usage.>', 'billing-ledger-usage'],
-    ]);
-    expect(view(ledgerUsageConsumersOf(2))).toEqual([
+    const all = ledgerUsageConsumersOf();
+    expect(view(all)).toEqual([
       ['billing-ledger-usage', 'billing.usage.*.v1.*', 'billing-ledger-usage'],
-      ['billing-ledger-usage-p0of2', 'billing.usage.flushed.v2.u0', 'billing-ledger-usage'],
-      ['billing-ledger-usage-p1of2', 'billing.usage.flushed.v2.u1', 'billing-ledger-usage'],
+      ...Array.from({ length: USAGE_PARTITIONS }, (_, k) => [
+        `billing-ledger-usage-p${k}of8`,
+        `billing.usage.flushed.v2.u${k}`,
+        'billing-ledger-usage',
+      ]),
     ]);
-    expect(view(ledgerUsageConsumers({ index: 0, count: 2 }))).toEqual(
-      view(ledgerUsageConsumersOf(2)).slice(0, 2),
-    );
-    expect(view(ledgerUsageConsumers({ index: 1, count: 2 }))).toEqual(
-      view(ledgerUsageConsumersOf(2)).slice(2),
-    );
-    expect(view(ledgerUsageConsumers(SINGLE_PARTITION))).toEqual(view(ledgerUsageConsumersOf(1)));
+    const names = (partition: { index: number; count: number }) =>
+      ledgerUsageConsumers(partition).map((c) => c.durable.replace('billing-ledger-usage', ''));
+    expect(names(SINGLE_PARTITION)).toEqual(all.map((c) => c.durable.slice(20)));
+    expect(names({ index: 0, count: 2 })).toEqual(['', '-p0of8', '-p2of8', '-p4of8', '-p6of8']);
+    expect(names({ index: 1, count: 2 })).toEqual(['-p1of8', '-p3of8', '-p5of8', '-p7of8']);
+    expect(names({ index: 2, count: 3 })).toEqual(['-p2of8', '-p5of8']);
+    // Every count from 1 to 8: each usage partition read by exactly one replica.
+    for (let count = 1; count <= USAGE_PARTITIONS; count++) {
+      const read = Array.from({ length: count }, (_, index) =>
+        ledgerUsageConsumers({ index, count }).map((c) => c.durable),
+      ).flat();
+      expect(read.sort()).toEqual(all.map((c) => c.durable).sort());
+    }
+    // One replica reading every usage partition has the declared parts in flight, as before.
+    const flight = all.slice(1).reduce((sum, c) => sum + c.concurrency, 0);
+    expect(flight).toBe(Consumers.ledgerUsage.concurrency);
+    for (const c of all.slice(1)) expect(c.pullBatch).toBeLessThanOrEqual(c.concurrency);
+    // An account's replica is its usage partition's, for any count; with a count dividing 8 it
+    // is the replica FNV-1a modulo the count names (the routing of ADR 0105 step 3).
+    for (let i = 0; i < 200; i++) {
+      const id = `acc_${i.toString(16).padStart(24, '0')}`;
+      expect(usagePartitionOf(id)).toBe(partitionOf(id, USAGE_PARTITIONS));
+      for (const count of [1, 2, 3, 5, 8])
+        expect(ledgerPartitionOf(id, count)).toBe(usagePartitionOf(id) % count);
+      for (const count of [1, 2, 4, 8])
+        expect(ledgerPartitionOf(id, count)).toBe(partitionOf(id, count));
+    }
+    // What a deployment provisions: the ledger's durables whatever the other roles' counts.
+    const deployed = deploymentConsumers({ matcher: 2, delivery: 3 }).map((c) => c.durable);
+    for (const c of all) expect(deployed).toContain(c.durable);
+    expect(deployed).toContain('delivery-worker-jobs-p2of3');
+    expect(deployed).toContain('webhook-matcher-chain-blocks-p1of2');
     // The unpartitioned subjects are exactly the v1 families.
     expect(Subjects.billing.usageV1).toBe('billing.usage.*.v1.*');
     for (const family of [Subjects.billing.usage, Subjects.billing.usageFlushed])

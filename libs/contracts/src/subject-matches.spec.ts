@@ -16,14 +16,13 @@ describe('subjectMatches (NATS filters: * one token, > the rest)', () => {
     expect(subjectMatches(subject, filter)).toBe(matches);
   });
 
-  it('with two partitions, only a v2 subject of no partition is unread', () => {
-    const filters = ledgerUsageConsumersOf(2).map((c) => c.filterSubject);
+  it("the ledger's usage durables read every usage partition and v1; a v2 subject of no usage partition is unread", () => {
+    const filters = ledgerUsageConsumersOf().map((c) => c.filterSubject);
     const unread = (subject: string) => !filters.some((f) => subjectMatches(subject, f));
-    expect(unread('billing.usage.flushed.v2.u0')).toBe(false);
-    expect(unread('billing.usage.flushed.v2.u1')).toBe(false);
+    for (let k = 0; k < 8; k++) expect(unread(`billing.usage.flushed.v2.u${k}`)).toBe(false);
     expect(unread('billing.usage.flushed.v1.gw-1')).toBe(false);
     expect(unread('billing.usage.recorded.v1.acc_1')).toBe(false);
-    expect(unread('billing.usage.flushed.v2.u2')).toBe(true);
+    expect(unread('billing.usage.flushed.v2.u8')).toBe(true);
     expect(unread('billing.usage.flushed.v2.gw-old-producer')).toBe(true);
   });
 });

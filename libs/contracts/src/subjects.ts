@@ -46,8 +46,8 @@ export const Subjects = {
     /** One part of a producer's usage flush, every account of the window (ADR 0103). Token: producer id. */
     usageFlushed: family('billing.usage.flushed.v1'),
     /**
-     * The same, compact (ADR 0105): what producers publish. Token: `u<i>`, the part's ledger
-     * partition (`ledgerPartitionToken`), so each ledger replica reads its own subject.
+     * The same, compact (ADR 0105): what producers publish. Token: `u<k>`, the part's usage
+     * partition (`ledgerPartitionToken`, ADR 0107), each read by the ledger replica of it.
      */
     usageFlushedV2: family('billing.usage.flushed.v2'),
     /** The per-account events and v1 parts, for the replica that reads them beside its partition. */
@@ -68,9 +68,8 @@ export const Subjects = {
   /** Core NATS request/reply between replicas: in no stream (nothing is stored). */
   control: {
     /**
-     * The billing-ledger replica of a ledger partition answers here while it runs; the other
-     * partitions' replicas stand in for it when it stops answering (ADR 0105 step 3). Token:
-     * `u<i>` (`ledgerPartitionToken`).
+     * billing-ledger replica i answers here while it runs; the other replicas stand in for it
+     * when it stops answering (ADR 0105 step 3). Token: `u<i>` (`ledgerPartitionToken`).
      */
     ledgerPartitionAlive: family('control.ledger.partition.v1'),
   },
@@ -101,7 +100,10 @@ export function subjectMatches(subject: string, filter: string): boolean {
   return tokens.length === wanted.length;
 }
 
-/** The subject token of a ledger partition's usage parts (ADR 0105 step 3). */
+/**
+ * The subject token `u<i>`: of usage partition i's parts (ADR 0107), and of ledger replica i's
+ * liveness answer (ADR 0105 step 3).
+ */
 export function ledgerPartitionToken(partition: number): string {
   return `u${partition}`;
 }

@@ -1,4 +1,4 @@
-import { partitionSetting } from '@meridian/contracts';
+import { partitionSetting, USAGE_PARTITIONS } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
 import { z } from 'zod';
 
@@ -32,12 +32,16 @@ export const configSchema = z.object({
    */
   BALANCE_CACHE_ACCOUNTS: z.coerce.number().int().min(0).default(200_000),
   /**
-   * `i/n`: this replica applies the usage of ledger partition i of n (ADR 0105 step 3), read
-   * through its partition's durable; partition 0 also reads per-account events and v1 parts.
-   * n must be the fleet's LEDGER_PARTITIONS (producers, provisioning). Default `0/1`: one
-   * partition, which every replica reads (they then share the one durable).
+   * `i/n`: this is replica i of n billing-ledger replicas (the pod's ordinal and the
+   * StatefulSet's replicas), and applies the usage of the usage partitions k with k mod n = i
+   * (ADR 0107), read through their durables; replica 0 also reads per-account events and v1
+   * parts. At most 8 replicas (the usage partitions). Nothing else in the fleet depends on n: a
+   * change is a rolling update of billing-ledger. Default `0/1`: one replica reads everything
+   * (several replicas at `0/1` share every durable).
    */
-  LEDGER_PARTITION: partitionSetting,
+  LEDGER_PARTITION: partitionSetting.refine((p) => p.count <= USAGE_PARTITIONS, {
+    message: `at most ${USAGE_PARTITIONS} replicas: one per usage partition`,
+  }),
   /**
    * With partitions: how long a partition's replica may not answer before the other replicas
    * stand in for it and read its durables, until it answers again (ADR 0105 step 3). It is asked

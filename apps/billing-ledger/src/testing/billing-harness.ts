@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import {
   compactFlush,
-  Consumers,
   KvBuckets,
+  ledgerUsageConsumersOf,
   Streams,
   usageFlushId,
   type ConsumerDeclaration,
@@ -42,11 +42,13 @@ import { dataSourceOptions, SCHEMA } from '../db/data-source';
 
 export const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
 
-/** The usage consumer as provisioned for tests: short ack wait so a lost ack redelivers quickly. */
-export const TEST_USAGE_CONSUMER: ConsumerDeclaration = {
-  ...Consumers.ledgerUsage,
-  ackWaitMs: 2_000,
-};
+/**
+ * The usage durables as provisioned for tests (every one, ADR 0107): short ack wait so a lost ack
+ * redelivers quickly.
+ */
+export const TEST_USAGE_CONSUMERS: readonly ConsumerDeclaration[] = ledgerUsageConsumersOf().map(
+  (c) => ({ ...c, ackWaitMs: 2_000 }),
+);
 
 export interface BillingApp {
   app: NestFastifyApplication;
@@ -70,9 +72,9 @@ export class BillingHarness {
   private readonly apps: NestFastifyApplication[] = [];
   private kvs = new Map<string, KV>();
 
-  /** `consumers`: the usage durables to provision (the declared one by default). */
+  /** `consumers`: the usage durables to provision (every one by default). */
   async setup(
-    consumers: ConsumerDeclaration | readonly ConsumerDeclaration[] = TEST_USAGE_CONSUMER,
+    consumers: ConsumerDeclaration | readonly ConsumerDeclaration[] = TEST_USAGE_CONSUMERS,
   ): Promise<void> {
     this.db = await createTestDatabase({ prefix: 'billing' });
     await runMigrations(createAppDataSource(dataSourceOptions(this.db.url)), SCHEMA);
@@ -139,9 +141,9 @@ export class BillingHarness {
     return entry && entry.operation === 'PUT' ? entry.json<T>() : undefined;
   }
 
-  /** Whether the usage durables (the declared one by default) have nothing pending and nothing awaiting an ack. */
+  /** Whether the usage durables (every one by default) have nothing pending and nothing awaiting an ack. */
   async usageDrained(
-    durables: readonly string[] = [Consumers.ledgerUsage.durable],
+    durables: readonly string[] = TEST_USAGE_CONSUMERS.map((c) => c.durable),
   ): Promise<boolean> {
     const jsm = await jetstreamManager(this.nc);
     const ns = new NatsNamespace(this.prefix);

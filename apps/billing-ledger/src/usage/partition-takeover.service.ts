@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
+  ledgerPartitionOf,
   ledgerPartitionToken,
   ledgerUsageConsumers,
-  partitionOf,
   Subjects,
 } from '@meridian/contracts';
 import {
@@ -75,7 +75,7 @@ export class PartitionTakeover implements OnApplicationBootstrap, OnApplicationS
   applies(accountId: string): boolean {
     const { index, count } = this.config.LEDGER_PARTITION;
     if (count <= 1) return true;
-    const partition = partitionOf(accountId, count);
+    const partition = ledgerPartitionOf(accountId, count);
     return partition === index || this.standing.has(partition);
   }
 

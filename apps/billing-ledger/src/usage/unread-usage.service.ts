@@ -16,14 +16,13 @@ const CHECK_MS = 60_000;
 const RECENT_MS = 10 * 60_000;
 
 /**
- * The one way partitioned usage is lost from sight (ADR 0105 step 3): a producer whose
- * LEDGER_PARTITIONS is not the ledger's publishes on a subject no durable of this deployment
- * reads (`billing.usage.flushed.v2.u<i>`, i ≥ n, or a producer id from before partitions), and
- * its usage waits in the stream, never charged. Partition 0 of a partitioned ledger looks for
- * usage subjects that every durable misses and that had a message in the last 10 minutes: it
- * logs each as an error and sets `billing_usage_unread_subjects` (alert on > 0). Correct the
- * count and those parts are read (a new durable starts after the family's floor: provision with
- * the right count; see deploy/README.md, "Upgrades").
+ * The one way usage is lost from sight: a producer that routes by another rule than this
+ * release's usage partitions (ADR 0107) publishes on a subject no usage durable reads (a v2 part
+ * on `billing.usage.flushed.v2.<producer id>`, from a release before ADR 0105 step 3, or on
+ * `u<k>` with k ≥ 8), and its usage waits in the stream, never charged. Replica 0 looks for usage
+ * subjects that every durable misses and that had a message in the last 10 minutes: it logs each
+ * as an error and sets `billing_usage_unread_subjects` (alert on > 0). See deploy/README.md,
+ * "Upgrades".
  */
 @Injectable()
 export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -43,15 +42,14 @@ export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationSh
   ) {
     this.gauge = new Gauge({
       name: 'billing_usage_unread_subjects',
-      help: 'Usage subjects with recent messages that no usage durable of this deployment reads (a producer with another LEDGER_PARTITIONS)',
+      help: 'Usage subjects with recent messages that no usage durable reads (a producer of another release)',
       registers: [registry],
     });
   }
 
-  /** Partition 0 of a partitioned ledger is the one that looks. */
+  /** Replica 0 is the one that looks. */
   get active(): boolean {
-    const { index, count } = this.config.LEDGER_PARTITION;
-    return count > 1 && index === 0;
+    return this.config.LEDGER_PARTITION.index === 0;
   }
 
   onApplicationBootstrap(): void {
@@ -85,9 +83,7 @@ export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationSh
     // Fails at once while NATS is down (a look must never wait for it: the stop waits for it).
     const jsm = await jetstreamManager(this.client.require());
     const stream = this.namespace.stream(Streams.BILLING.name);
-    const filters = ledgerUsageConsumersOf(this.config.LEDGER_PARTITION.count).map(
-      (c) => c.filterSubject,
-    );
+    const filters = ledgerUsageConsumersOf().map((c) => c.filterSubject);
     const info = await jsm.streams.info(stream, {
       subjects_filter: this.namespace.subject(Subjects.billing.usageAll),
     });
@@ -102,7 +98,7 @@ export class UnreadUsageWatch implements OnApplicationBootstrap, OnApplicationSh
       unread.push(subject);
       this.logger.error(
         { subject, last_message_at: last.time.toISOString(), seq: last.seq },
-        'usage published on a subject no ledger partition reads: LEDGER_PARTITIONS differs between producers and billing-ledger; that usage is not charged until the counts agree',
+        'usage published on a subject no usage durable reads (a producer of another release routes it); that usage is not charged until a durable reads it',
       );
     }
     this.last = unread.sort();

@@ -373,10 +373,14 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const letter = (await deadLetters()).find((l) => l.msgId === bad.id);
     expect(letter?.reason).toBe('invalid_payload');
     expect(letter?.error.message).toMatch(/totalCu/);
+    // Counted under the durable of the part's usage partition (ADR 0107).
+    const durable = `billing-ledger-usage-p${bad.ledgerPartition ?? 0}of8`;
     expect(
       await metric(
         billing,
-        /^messaging_dead_lettered_total\{.*consumer="billing-ledger-usage".*reason="invalid_payload"/,
+        new RegExp(
+          `^messaging_dead_lettered_total\\{.*consumer="${durable}".*reason="invalid_payload"`,
+        ),
       ),
     ).toBe(1);
   });

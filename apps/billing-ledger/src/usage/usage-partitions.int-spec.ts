@@ -1,10 +1,9 @@
 import {
-  Consumers,
   Events,
   KvBuckets,
+  ledgerPartitionOf,
   ledgerPartitionToken,
-  ledgerUsageConsumersOf,
-  partitionOf,
+  ledgerUsageConsumers,
   Subjects,
   type BalanceStateChanged,
   type UsageFlushed,
@@ -30,21 +29,23 @@ import {
 import { PartitionTakeover } from './partition-takeover.service';
 import { UnreadUsageWatch } from './unread-usage.service';
 
+/** Ledger replicas, each applying the usage partitions k with k mod 2 = its index (ADR 0107). */
 const PARTITIONS = 2;
-/** The durables of a fleet of two ledger partitions, as provisioned (short ack wait). */
-const DURABLES = ledgerUsageConsumersOf(PARTITIONS).map((c) => ({ ...c, ackWaitMs: 2_000 }));
-const durableOf = (partition: number) =>
-  `${Consumers.ledgerUsage.durable}-p${partition}of${PARTITIONS}`;
-const partitionEnv = (partition: number, takeoverMs: number) => ({
-  LEDGER_PARTITION: `${partition}/${PARTITIONS}`,
+/** The usage durables ledger replica i of `count` reads. */
+const durablesOf = (partition: number, count = PARTITIONS) =>
+  ledgerUsageConsumers({ index: partition, count }).map((c) => c.durable);
+const partitionEnv = (partition: number, takeoverMs: number, count = PARTITIONS) => ({
+  LEDGER_PARTITION: `${partition}/${count}`,
   LEDGER_TAKEOVER_MS: String(takeoverMs),
 });
+/** The ledger replica of `count` that applies a part (its usage partition's). */
+const replicaOf = (part: UsageFlushedV2, count = PARTITIONS) => part.ledgerPartition! % count;
 
-describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledger processes)', () => {
+describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + NATS, ledger processes)', () => {
   const h = new BillingHarness();
   let producerRun = 0;
 
-  beforeAll(() => h.setup(DURABLES));
+  beforeAll(() => h.setup());
   afterAll(() => h.teardown());
 
   const newAccounts = async (billing: BillingApp, count: number): Promise<string[]> =>
@@ -52,7 +53,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
 
   /**
    * What three producers publish over `windows` seconds (the real meter and part cutting),
-   * routed to the two partitions, with the CU each account is owed.
+   * routed to the usage partitions, with the CU each account is owed.
    */
   function fleetParts(ids: readonly string[], windows: number, expected: Map<string, number>) {
     producerRun += 1;
@@ -73,7 +74,6 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
             new Date(start.getTime() + 999).toISOString(),
             meter.drain(),
             2 * 1024,
-            PARTITIONS,
           ),
         );
       }
@@ -87,10 +87,10 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       );
   }
 
-  /** How many of `parts` are applied (their ids claimed), of one partition or all. */
+  /** How many of `parts` are applied (their ids claimed), of one ledger replica's or all. */
   async function applied(parts: readonly UsageFlushedV2[], partition?: number): Promise<number> {
     const ids = parts
-      .filter((p) => partition === undefined || p.ledgerPartition === partition)
+      .filter((p) => partition === undefined || replicaOf(p) === partition)
       .map((p) => p.id);
     const [{ n }] = await h.dataSource.query(
       'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
@@ -112,7 +112,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     expect(report.balanceMismatches).toEqual([]);
   }
 
-  const everyDurableDrained = () => h.usageDrained(DURABLES.map((c) => c.durable));
+  const everyDurableDrained = () => h.usageDrained();
 
   it('two ledger replicas apply their partitions apart; one killed -9 mid-flush loses nothing and applies nothing twice, to the CU', async () => {
     const setup = await h.start();
@@ -121,18 +121,18 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     await setup.app.close();
 
     const expected = new Map<string, number>();
-    // ~3,000 parts a partition: a replica is mostly still applying when the test sees its first
-    // commit.
-    const parts = fleetParts(ids, 1_000, expected);
-    // A producer not yet upgraded: v1 parts, every account, read by partition 0 (unpartitioned).
+    // ~3,000 parts a replica (a producer's window is 8 parts, one per usage partition): a
+    // replica is mostly still applying when the test sees its first commit.
+    const parts = fleetParts(ids, 250, expected);
+    // A producer not yet upgraded: v1 parts, every account, read by replica 0 (unpartitioned).
     const v1: UsageFlushed[] = [];
     for (let w = 0; w < 20; w++) {
       const accounts = ids.map((id) => [id, 40] as const);
       for (const [id, cu] of accounts) expected.set(id, (expected.get(id) ?? 0) + cu);
       v1.push(nodeFlushV1(accounts, 'gw-old'));
     }
-    const partitionOfPart = new Map(parts.map((p) => [p.id, p.ledgerPartition!]));
-    const ofPartition = (i: number) => parts.filter((p) => p.ledgerPartition === i).length;
+    const partitionOfPart = new Map(parts.map((p) => [p.id, replicaOf(p)]));
+    const ofPartition = (i: number) => parts.filter((p) => replicaOf(p) === i).length;
     expect(ofPartition(0)).toBeGreaterThan(300);
     expect(ofPartition(1)).toBeGreaterThan(300);
 
@@ -161,7 +161,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       // parts wait in its durable (nobody else reads them).
       await eventually(
         async () =>
-          (await applied(parts, 1)) === ofPartition(1) && (await h.usageDrained([durableOf(1)])),
+          (await applied(parts, 1)) === ofPartition(1) && (await h.usageDrained(durablesOf(1))),
         90_000,
         'partition 1 applied while partition 0 is down',
       );
@@ -201,7 +201,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     const ids = await newAccounts(setup, 40);
     await setup.app.close();
     const expected = new Map<string, number>();
-    const parts = fleetParts(ids, 1_000, expected);
+    const parts = fleetParts(ids, 250, expected);
     // Half before the kill, half after it: however late the kill lands (on a quiet machine the
     // replica had applied every part published before it), partition 1 then holds parts only
     // the stand-in can apply.
@@ -218,8 +218,8 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       await one.exited();
       const atKill = await applied(parts, 1);
       await publishAll(parts.slice(half));
-      expect(atKill).toBeLessThan(parts.filter((p) => p.ledgerPartition === 1).length);
-      expect(parts.slice(half).some((p) => p.ledgerPartition === 1)).toBe(true);
+      expect(atKill).toBeLessThan(parts.filter((p) => replicaOf(p) === 1).length);
+      expect(parts.slice(half).some((p) => replicaOf(p) === 1)).toBe(true);
       // Partition 0's replica stands in once partition 1's has not answered for 1.5 s (its
       // unacked parts come back after the ack wait).
       await eventually(
@@ -230,6 +230,61 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
       await expectCharged(ids, expected);
     } finally {
       await Promise.all([zero, one].map((child) => child.stop()));
+    }
+  }, 300_000);
+
+  it('the replica count changes while the producers publish (2 → 3 → 1: a rolling update of billing-ledger alone): every part once, to the CU', async () => {
+    const setup = await h.start();
+    const ids = await newAccounts(setup, 40);
+    await setup.app.close();
+    const expected = new Map<string, number>();
+    // The producers know nothing of the ledger's replica count: they route by usage partition.
+    const parts = fleetParts(ids, 200, expected);
+    const cut = [0, 1, 2, 3].map((i) => Math.floor((parts.length * i) / 3));
+    const third = (i: number) => parts.slice(cut[i], cut[i + 1]);
+    const processes: AppProcess[] = [];
+    // No stand-in: only the roll itself brings every usage partition a reader.
+    const replica = async (index: number, count: number) => {
+      const child = await h.ledgerProcess(partitionEnv(index, 0, count));
+      processes.push(child);
+      return child;
+    };
+    try {
+      let zero = await replica(0, 2);
+      let one = await replica(1, 2);
+      await publishAll(third(0));
+      await eventually(async () => (await applied(parts)) >= 100, 60_000, 'two replicas apply');
+
+      // 2 → 3 as a StatefulSet rolls: the new pod, then the others from the highest ordinal,
+      // each stopped and started again with the new count, while parts keep coming. Meanwhile
+      // some usage partitions have two readers (0/2 and 2/3 both read partition 2), some none.
+      const second = publishAll(third(1));
+      const two = await replica(2, 3);
+      await one.stop();
+      one = await replica(1, 3);
+      await zero.stop();
+      zero = await replica(0, 3);
+      await second;
+      await eventually(
+        async () => (await applied(parts.slice(0, cut[2]))) === cut[2],
+        90_000,
+        'the first two thirds applied by three replicas',
+      );
+
+      // 3 → 1: the two highest ordinals go, the last one is restarted as the only replica.
+      const last = publishAll(third(2));
+      await Promise.all([two.stop(), one.stop()]);
+      await zero.stop();
+      zero = await replica(0, 1);
+      await last;
+      await eventually(
+        async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
+        90_000,
+        'every part applied by one replica',
+      );
+      await expectCharged(ids, expected);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
     }
   }, 300_000);
 
@@ -266,7 +321,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
 
     // Partition 1's usage is applied here meanwhile.
     const expected = new Map<string, number>();
-    const parts = fleetParts(ids, 5, expected).filter((p) => p.ledgerPartition === 1);
+    const parts = fleetParts(ids, 5, expected).filter((p) => replicaOf(p) === 1);
     expect(parts.length).toBeGreaterThan(0);
     await publishAll(parts);
     await eventually(
@@ -278,7 +333,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     // Back: the first answer ends the stand-in; its usage is its own again.
     one = await h.start(partitionEnv(1, 3_600_000));
     await eventually(async () => (await asked(1)).length === 0, 10_000, 'stand-in released');
-    const later = fleetParts(ids, 5, expected).filter((p) => p.ledgerPartition === 1);
+    const later = fleetParts(ids, 5, expected).filter((p) => replicaOf(p) === 1);
     await publishAll(later);
     await eventually(
       async () => (await applied(later)) === later.length && (await everyDurableDrained()),
@@ -296,7 +351,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     const zero = await h.start(partitionEnv(0, 0));
     const one = await h.start(partitionEnv(1, 0));
     const ids = await newAccounts(zero, 20);
-    const account = ids.find((id) => partitionOf(id, PARTITIONS) === 1)!;
+    const account = ids.find((id) => ledgerPartitionOf(id, PARTITIONS) === 1)!;
     const passOf = (billing: BillingApp) => billing.app.get(StatePublisher).flush();
     await passOf(one);
     const puts: BalanceStateChanged[] = [];
@@ -362,7 +417,7 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     }
   });
 
-  it('partition 0 reports usage published on a subject no partition reads (a producer with another count), while it is recent', async () => {
+  it('replica 0 reports usage published on a subject no usage durable reads (a producer of another release), while it is recent', async () => {
     h.clock.set(Date.now());
     const zero = await h.start(partitionEnv(0, 0));
     const one = await h.start(partitionEnv(1, 0));
@@ -371,9 +426,9 @@ describe('billing-ledger partitions (ADR 0105 step 3; real Postgres + NATS, ledg
     expect(one.app.get(UnreadUsageWatch).active).toBe(false);
     expect(await watch.check()).toEqual([]);
 
-    const stray = { ...nodeFlush([['acc_stray', 20]], 'gw-four'), ledgerPartition: 3 };
+    const stray = { ...nodeFlush([['acc_stray', 20]], 'gw-sixteen'), ledgerPartition: 11 };
     await h.publisher.publish(Events.usageFlushedV2, stray);
-    expect(await watch.check()).toEqual(['billing.usage.flushed.v2.u3']);
+    expect(await watch.check()).toEqual(['billing.usage.flushed.v2.u11']);
     const metrics = await (await fetch(`${zero.url}/metrics`)).text();
     expect(metrics).toMatch(/^billing_usage_unread_subjects({[^}]*})? 1$/m);
     // Its last message is the subject's age: once it is 10 minutes old it is no longer reported.

@@ -23,8 +23,6 @@ export interface UsageOutboxOptions {
   batchSize?: number;
   /** The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact: ADR 0105). */
   version?: UsageFlushVersion;
-  /** The fleet's billing-ledger partition count (`LEDGER_PARTITIONS`, ADR 0105 step 3). */
-  ledgerPartitions?: number;
   onPublished?: (outcome: 'ok' | 'failed') => void;
   logger?: Pick<Logger, 'warn'>;
 }
@@ -100,7 +98,6 @@ export class UsageOutbox {
         end.toISOString(),
         meter.drain(),
         usagePartBytes(this.options.version),
-        this.options.ledgerPartitions,
       );
       const partOfAccount = new Map<string, string>();
       for (const part of parts) {

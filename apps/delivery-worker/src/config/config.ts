@@ -1,8 +1,4 @@
-import {
-  partitionCountSetting,
-  partitionSetting,
-  usageFlushVersionSetting,
-} from '@meridian/contracts';
+import { partitionSetting, usageFlushVersionSetting } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -31,11 +27,6 @@ export const configSchema = z
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
     /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */
     USAGE_FLUSH_VERSION: usageFlushVersionSetting,
-    /**
-     * billing-ledger partitions of the fleet (ADR 0105 step 3): usage parts are routed by account
-     * to one ledger replica each. Every producer and the provisioning set the same count.
-     */
-    LEDGER_PARTITIONS: partitionCountSetting,
     /**
      * DNS servers (`ip` or `ip:port`, comma-separated) that resolve target names instead of the
      * system's resolver (and /etc/hosts); unset: the system's. Every answer is still judged by

@@ -1,4 +1,4 @@
-import { partitionCountSetting, usageFlushVersionSetting } from '@meridian/contracts';
+import { usageFlushVersionSetting } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
@@ -50,11 +50,6 @@ export const configSchema = z.object({
   USAGE_FLUSH_MS: int(10).default(1_000),
   /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */
   USAGE_FLUSH_VERSION: usageFlushVersionSetting,
-  /**
-   * billing-ledger partitions of the fleet (ADR 0105 step 3): usage parts are routed by account
-   * to one ledger replica each. Every producer and the provisioning set the same count.
-   */
-  LEDGER_PARTITIONS: partitionCountSetting,
   /**
    * Redis holding the plan-RPS buckets shared by every replica and region (ADR 0102); empty =
    * one bucket per replica (ADR 0204).

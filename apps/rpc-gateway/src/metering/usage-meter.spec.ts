@@ -12,7 +12,7 @@ import { UsageMeter } from './usage-meter';
 import { gatewayUsageFlusher } from './usage-publisher';
 
 describe('gateway metering', () => {
-  it('one window of node calls becomes one flush part carrying every account, counted once', async () => {
+  it('one window of node calls becomes one flush part carrying every account (of one usage partition), counted once', async () => {
     const clock = new FakeClock('2026-01-01T00:00:00Z');
     const meter = new UsageMeter();
     const parts: UsageFlushedV2[] = [];
@@ -35,13 +35,14 @@ describe('gateway metering', () => {
     );
     meter.add('a1', 'eth-mainnet', 'eth_call', 20);
     meter.add('a1', 'eth-mainnet', 'eth_call', 20);
-    meter.add('a2', 'sui-mainnet', 'suix_getLatestSuiSystemState', 100);
+    // a9 shares a1's usage partition (ADR 0107), so the window is one part.
+    meter.add('a9', 'sui-mainnet', 'suix_getLatestSuiSystemState', 100);
     clock.advance(1_000);
     await flusher.flush();
     expect(parts).toHaveLength(1);
     expect(unpackAccounts(parts[0]!).map((a) => [a.accountId, a.totalCu])).toEqual([
       ['a1', 40],
-      ['a2', 100],
+      ['a9', 100],
     ]);
     expect((await metrics.usagePublished.get()).values[0]).toMatchObject({
       labels: { outcome: 'ok' },

@@ -22,13 +22,11 @@ export function gatewayUsageFlusher(
   logger: Logger,
   intervalMs: number,
   version: UsageFlushVersion = 2,
-  ledgerPartitions = 1,
 ): UsageFlusher {
   return new UsageFlusher(publisher, {
     producerId,
     intervalMs,
     version,
-    ledgerPartitions,
     now,
     drain: () => meter.drain(),
     onPublished: (outcome) => metrics.usagePublished.inc({ outcome }),

@@ -192,7 +192,7 @@ function accountsOnce(f: { accounts: readonly string[] }): boolean {
 }
 
 /**
- * `billing.usage.flushed.v2.u<ledger partition>`: one part of one producer's flush, compact (ADR 0105).
+ * `billing.usage.flushed.v2.u<usage partition>`: one part of one producer's flush, compact (ADR 0105).
  * The header and id are v1's; the usage is columnar: the part's distinct `lines`, its
  * `accounts`, and `usage`, rows of [account index, line index, calls, CU] flattened, account by
  * account. A v1 account entry of ~157 bytes, two objects and four strings to parse, check and
@@ -203,10 +203,10 @@ export const UsageFlushedV2Schema = z
   .object({
     ...partHeader,
     /**
-     * The ledger partition of every account in the part (`partitionOf(accountId, n)` for the
-     * fleet's LEDGER_PARTITIONS n; ADR 0105 step 3): it routes the part to the subject one ledger
-     * replica reads. Absent: partition 0 (a producer of one partition, or not yet upgraded).
-     * Routing only: a part applies the same wherever it is applied.
+     * The usage partition of every account in the part (`usagePartitionOf`, one of the fixed
+     * `USAGE_PARTITIONS`; ADR 0107): it routes the part to `u<k>`, which the ledger replica of
+     * that partition reads. Absent: 0 (a producer of a release before ADR 0105 step 3, or of one
+     * ledger partition then). Routing only: a part applies the same wherever it is applied.
      */
     ledgerPartition: z
       .number()

@@ -1,7 +1,7 @@
 import {
-  allConsumers,
   allKvBuckets,
   allStreams,
+  deploymentConsumers,
   type ConsumerDeclaration,
   type KvBucketDeclaration,
   type StreamDeclaration,
@@ -83,7 +83,7 @@ export async function provisionMessaging(
     });
   }
 
-  const consumers = options.consumers ?? allConsumers;
+  const consumers = options.consumers ?? deploymentConsumers();
   // Where a partitioned family's new durables start: read before any of them is created.
   const floors = new Map<string, number | undefined>();
   for (const { stream, partitionOf } of consumers)

@@ -1,7 +1,8 @@
 import {
   Events,
-  partitionOf,
+  USAGE_PARTITIONS,
   UsageFlushedV2Schema,
+  usagePartitionOf,
   unpackAccounts,
   type UsageFlushed,
   type UsageFlushedV2,
@@ -37,13 +38,6 @@ class RecordingPublisher {
     return Promise.resolve({ stream: 'BILLING', seq: this.published, duplicate: false });
   }
 }
-
-/**
- * Compact parts (ADR 0105) of 64 KiB a 10,000-account flush takes, with one method each and with
- * three (v1 took 5 and 11 of 256 KiB).
- */
-const PARTS_10K = 4;
-const PARTS_10K_3 = 7;
 
 describe('UsageMeter', () => {
   it('sums node CU per account, network and method, and delivery CU per webhook', () => {
@@ -83,11 +77,13 @@ describe('UsageMeter', () => {
 
 describe('flushParts', () => {
   it.each([
-    // accounts, methods each, part bytes, expected parts
+    // accounts, methods each, part bytes, expected parts: one per usage partition with usage
+    // (ADR 0107), more where a partition's accounts exceed the part size
     [1, 1, 256 * 1024, 1],
-    [2_000, 1, 64 * 1024, 1],
-    [10_000, 1, 64 * 1024, PARTS_10K],
-    [10_000, 3, 64 * 1024, PARTS_10K_3],
+    [2_000, 1, 64 * 1024, 8],
+    [10_000, 1, 64 * 1024, 8],
+    [10_000, 3, 64 * 1024, 8],
+    [40_000, 1, 64 * 1024, 16],
     [3, 1, 1, 3],
   ])(
     '%d accounts x %d methods under %d bytes: %d compact parts',
@@ -108,23 +104,32 @@ describe('flushParts', () => {
         expect(part.parts).toBe(parts);
         const size = Buffer.byteLength(JSON.stringify(part));
         if (part.accounts.length > 1) expect(size).toBeLessThanOrEqual(bytes);
-        // The estimate that cuts parts is close: every part but the last is nearly full.
-        if (parts > 1 && i < parts - 1 && bytes > 1) expect(size).toBeGreaterThan(bytes * 0.9);
+        // The estimate that cuts parts is close: a part followed by one of its usage partition
+        // is nearly full.
+        const next = built[i + 1];
+        if (next?.ledgerPartition === part.ledgerPartition && bytes > 1)
+          expect(size).toBeGreaterThan(bytes * 0.9);
       }
-      // Every account exactly once, whole and in order, to the CU.
-      expect(built.flatMap((p) => unpackAccounts(p))).toEqual(entries);
+      // Every account exactly once, whole, in the flush's order within its usage partition, to
+      // the CU.
+      const byPartition = [...entries].sort(
+        (a, b) => usagePartitionOf(a.accountId) - usagePartitionOf(b.accountId),
+      );
+      expect(built.flatMap((p) => unpackAccounts(p))).toEqual(byPartition);
     },
   );
 
   it('keeps an account with node and webhook usage under one index, its rows together', () => {
+    // Two accounts of one usage partition, so one part.
+    expect(usagePartitionOf('a9')).toBe(usagePartitionOf('a1'));
     const meter = new UsageMeter();
     meter.add('a1', 'eth-mainnet', 'eth_call', 20);
-    meter.addDelivery('a2', 'wh_1', 25);
+    meter.addDelivery('a9', 'wh_1', 25);
     meter.addDelivery('a1', 'wh_1', 25);
     const [part] = flushParts('gw-1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', [
       ...meter.drain(),
     ]);
-    expect(part!.accounts).toEqual(['a1', 'a2']);
+    expect(part!.accounts).toEqual(['a1', 'a9']);
     expect(part!.lines).toEqual([
       { kind: 'node', network: 'eth-mainnet', method: 'eth_call' },
       { kind: 'webhook_delivery', webhookId: 'wh_1' },
@@ -134,7 +139,7 @@ describe('flushParts', () => {
     expect(UsageFlushedV2Schema.safeParse(part).success).toBe(true);
   });
 
-  it('with n ledger partitions, routes each part to one partition holding only its accounts (ADR 0105 step 3)', () => {
+  it('routes each part to one usage partition holding only its accounts, whatever the ledger runs (ADR 0107)', () => {
     const meter = meterWith(10_000, 1);
     meter.addDelivery('acc_7', 'wh_1', 25);
     const entries = meter.drain();
@@ -144,7 +149,6 @@ describe('flushParts', () => {
       '2026-01-01T00:00:01.000Z',
       entries,
       64 * 1024,
-      4,
     );
     // Parts numbered across the flush, ids unique, each valid and under the size.
     expect(built.map((p) => p.part)).toEqual([...Array(built.length).keys()]);
@@ -156,12 +160,12 @@ describe('flushParts', () => {
       expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(64 * 1024);
       partitions.add(part.ledgerPartition!);
       for (const account of part.accounts)
-        expect(partitionOf(account, 4)).toBe(part.ledgerPartition);
+        expect(usagePartitionOf(account)).toBe(part.ledgerPartition);
       expect(Events.usageFlushedV2.subjectOf(part)).toBe(
         `billing.usage.flushed.v2.u${part.ledgerPartition}`,
       );
     }
-    expect([...partitions].sort()).toEqual([0, 1, 2, 3]);
+    expect([...partitions].sort()).toEqual([...Array(USAGE_PARTITIONS).keys()]);
     // Every account exactly once, to the CU, its node and webhook entries in the same part.
     const sorted = (list: typeof entries) =>
       [...list].sort((a, b) => (a.accountId + a.kind < b.accountId + b.kind ? -1 : 1));
@@ -176,20 +180,24 @@ describe('flushParts', () => {
         '2026-01-01T00:00:01.000Z',
         entries,
         64 * 1024,
-        4,
       ),
     ).toEqual(built);
   });
 
-  it('with one ledger partition, parts carry no partition (the subject of partition 0)', () => {
-    const [part] = flushParts(
+  it("one account's usage is one part on its usage partition's subject", () => {
+    const meter = new UsageMeter();
+    meter.add('acc_1', 'eth-mainnet', 'eth_call', 20, 1);
+    const [part, ...rest] = flushParts(
       'gw-1',
       '2026-01-01T00:00:00.000Z',
       '2026-01-01T00:00:01.000Z',
-      meterWith(10, 1).drain(),
+      meter.drain(),
     );
-    expect(part).not.toHaveProperty('ledgerPartition');
-    expect(Events.usageFlushedV2.subjectOf(part!)).toBe('billing.usage.flushed.v2.u0');
+    expect(rest).toEqual([]);
+    expect(part!.ledgerPartition).toBe(usagePartitionOf('acc_1'));
+    expect(Events.usageFlushedV2.subjectOf(part!)).toBe(
+      `billing.usage.flushed.v2.u${usagePartitionOf('acc_1')}`,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import {
   Events,
-  partitionOf,
   USAGE_FLUSH_PART_BYTES,
+  usagePartitionOf,
   UsagePacker,
   expandFlush,
   usageFlushId,
@@ -17,11 +17,10 @@ const ENVELOPE_BYTES = 512;
 
 /**
  * Splits one flush into compact parts (ADR 0105) below `partBytes` each (serialized), accounts
- * whole and in order. With `ledgerPartitions` n > 1 (ADR 0105 step 3) the accounts are grouped by
- * ledger partition first (`partitionOf(accountId, n)`), each part holds one partition's accounts
- * and says which (`ledgerPartition`, its subject), and parts are numbered across the whole flush.
- * Deterministic, and the parts are kept as built until published, so a retry re-sends the same
- * ids with the same bodies.
+ * whole and in order. The accounts are grouped by usage partition first (`usagePartitionOf`,
+ * ADR 0107): each part holds one usage partition's accounts and says which (`ledgerPartition`,
+ * its subject), and parts are numbered across the whole flush. Deterministic, and the parts are
+ * kept as built until published, so a retry re-sends the same ids with the same bodies.
  */
 export function flushParts(
   producerId: string,
@@ -29,11 +28,10 @@ export function flushParts(
   windowEnd: string,
   accounts: readonly AccountUsage[],
   partBytes = USAGE_FLUSH_PART_BYTES,
-  ledgerPartitions = 1,
 ): UsageFlushedV2[] {
   const limit = partBytes - ENVELOPE_BYTES - producerId.length;
   const packers: Array<{ packer: UsagePacker; partition: number }> = [];
-  for (const [partition, group] of byPartition(accounts, ledgerPartitions)) {
+  for (const [partition, group] of byUsagePartition(accounts)) {
     let current = new UsagePacker();
     for (const account of group) {
       let bytes = current.bytesOf(account);
@@ -53,21 +51,17 @@ export function flushParts(
     windowEnd,
     part,
     parts: packers.length,
-    ...(ledgerPartitions > 1 ? { ledgerPartition: partition } : {}),
+    ledgerPartition: partition,
     ...packer.result(),
   }));
 }
 
-/** The accounts of each ledger partition, in partition order, each in the flush's order. */
-function byPartition(
-  accounts: readonly AccountUsage[],
-  count: number,
-): Array<[number, readonly AccountUsage[]]> {
-  if (count <= 1) return [[0, accounts]];
+/** The accounts of each usage partition, in partition order, each in the flush's order. */
+function byUsagePartition(accounts: readonly AccountUsage[]): Array<[number, AccountUsage[]]> {
   const groups = new Map<number, AccountUsage[]>();
   // An account's node and webhook entries share its partition (and stay together).
   for (const account of accounts) {
-    const partition = partitionOf(account.accountId, count);
+    const partition = usagePartitionOf(account.accountId);
     let group = groups.get(partition);
     if (group === undefined) groups.set(partition, (group = []));
     group.push(account);
@@ -113,11 +107,6 @@ export interface UsageFlusherOptions {
   /** Drains what was metered since the last call (a UsageMeter's `drain`). */
   drain: () => AccountUsage[];
   partBytes?: number;
-  /**
-   * The fleet's billing-ledger partition count (`LEDGER_PARTITIONS`, default 1; ADR 0105 step
-   * 3): every producer and the ledger's provisioning must agree on it.
-   */
-  ledgerPartitions?: number;
   /**
    * The contract version published (`USAGE_FLUSH_VERSION`; default 2, compact); it also sets
    * the default `partBytes` (`usagePartBytes`).
@@ -187,7 +176,6 @@ export class UsageFlusher {
           end.toISOString(),
           accounts,
           this.options.partBytes ?? usagePartBytes(this.options.version),
-          this.options.ledgerPartitions,
         ),
       );
       this.windowStart = new Date(end.getTime() + 1);
