@@ -4,13 +4,20 @@ import {
   ledgerPartitionOf,
   ledgerPartitionToken,
   ledgerUsageConsumers,
+  partitionedConsumers,
   Subjects,
   type BalanceStateChanged,
   type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
-import { flushParts, NatsNamespace, UsageMeter } from '@meridian/platform-messaging';
+import {
+  flushParts,
+  NatsNamespace,
+  provisionMessaging,
+  UsageMeter,
+} from '@meridian/platform-messaging';
 import type { AppProcess } from '@meridian/testing';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
 import { LedgerService } from '../ledger/ledger.service';
 import { PublishedMarks } from '../state/published-marks';
@@ -24,6 +31,7 @@ import {
   nodeFlush,
   nodeFlushV1,
   OPERATOR_TOKEN,
+  TEST_USAGE_CONSUMERS,
   type BillingApp,
 } from '../testing/billing-harness';
 import { PartitionTakeover } from './partition-takeover.service';
@@ -80,19 +88,25 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
     return parts;
   }
 
-  async function publishAll(parts: readonly UsageFlushedV2[]): Promise<void> {
+  async function publishAll(parts: readonly UsageFlushedV2[], harness = h): Promise<void> {
     for (let i = 0; i < parts.length; i += 100)
       await Promise.all(
-        parts.slice(i, i + 100).map((part) => h.publisher.publish(Events.usageFlushedV2, part)),
+        parts
+          .slice(i, i + 100)
+          .map((part) => harness.publisher.publish(Events.usageFlushedV2, part)),
       );
   }
 
   /** How many of `parts` are applied (their ids claimed), of one ledger replica's or all. */
-  async function applied(parts: readonly UsageFlushedV2[], partition?: number): Promise<number> {
+  async function applied(
+    parts: readonly UsageFlushedV2[],
+    partition?: number,
+    harness = h,
+  ): Promise<number> {
     const ids = parts
       .filter((p) => partition === undefined || replicaOf(p) === partition)
       .map((p) => p.id);
-    const [{ n }] = await h.dataSource.query(
+    const [{ n }] = await harness.dataSource.query(
       'SELECT count(*) AS n FROM billing.usage_flushes WHERE id = ANY($1::text[])',
       [ids],
     );
@@ -100,14 +114,14 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
   }
 
   /** Every account owed exactly its CU, and the ledger's invariants hold. */
-  async function expectCharged(ids: readonly string[], expected: Map<string, number>) {
-    const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
+  async function expectCharged(ids: readonly string[], expected: Map<string, number>, harness = h) {
+    const rows: Array<{ account_id: string; cu: string }> = await harness.dataSource.query(
       `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
         WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
       [ids],
     );
     expect(new Map(rows.map((r) => [r.account_id, Number(r.cu)]))).toEqual(expected);
-    const report = await checkLedger(h.dataSource, ids);
+    const report = await checkLedger(harness.dataSource, ids);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
   }
@@ -287,6 +301,82 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
       await Promise.all(processes.map((child) => child.stop()));
     }
   }, 300_000);
+
+  it("upgrading from ADR 0105 step 3's layout (durables per replica, producers routing by n = 2) with parts in flight: every part once, to the CU", async () => {
+    // The previous release's durables: the declared one narrowed to v1 (as now), and one per
+    // replica over u0 / u1.
+    const previous = [
+      TEST_USAGE_CONSUMERS[0]!,
+      ...partitionedConsumers(
+        TEST_USAGE_CONSUMERS[0]!,
+        2,
+        (i) => `billing.usage.flushed.v2.${ledgerPartitionToken(i)}`,
+      ),
+    ];
+    const old = new BillingHarness();
+    await old.setup(previous);
+    try {
+      const setup = await old.start();
+      const ids = await newAccounts(setup, 40);
+      const expected = new Map<string, number>();
+      // Routed as that release did: partition = FNV-1a mod 2, which is the usage partition mod 2.
+      const parts = fleetParts(ids, 20, expected).map((p) => ({
+        ...p,
+        ledgerPartition: p.ledgerPartition! % 2,
+      }));
+      await publishAll(parts, old);
+      // The old replicas applied and acked a third of each durable's parts, and hold five more
+      // unacked when the upgrade comes.
+      const jsm = await jetstreamManager(old.nc);
+      const ns = new NatsNamespace(old.prefix);
+      for (const durable of previous.slice(1).map((c) => c.durable)) {
+        const consumer = await jetstream(old.nc).consumers.get(
+          ns.stream('BILLING'),
+          ns.consumer(durable),
+        );
+        const batch = await consumer.fetch({ max_messages: 40, expires: 5_000 });
+        let n = 0;
+        for await (const m of batch) {
+          n += 1;
+          if (n > 35) continue;
+          const part = m.json<UsageFlushedV2>();
+          await setup.app.get(LedgerService).applyFlushes([flushDelivery(part)]);
+          m.ack();
+        }
+        expect(n).toBe(40);
+      }
+      await old.nc.flush();
+      await setup.app.close();
+      expect(await applied(parts, undefined, old)).toBe(70);
+
+      // The upgrade: provisioning creates the usage partitions' durables after the family's
+      // floor and deletes the old ones; then the new release's replicas start.
+      const report = await provisionMessaging(jsm, old.prefix, {
+        streams: [],
+        buckets: [],
+        consumers: TEST_USAGE_CONSUMERS,
+      });
+      expect(report.filter((e) => e.action === 'deleted')).toHaveLength(2);
+      expect(report.filter((e) => e.action === 'created')).toHaveLength(8);
+      const replicas = await Promise.all([
+        old.ledgerProcess(partitionEnv(0, 0)),
+        old.ledgerProcess(partitionEnv(1, 0)),
+      ]);
+      try {
+        await eventually(
+          async () =>
+            (await applied(parts, undefined, old)) === parts.length && (await old.usageDrained()),
+          60_000,
+          'every part applied after the upgrade',
+        );
+        await expectCharged(ids, expected, old);
+      } finally {
+        await Promise.all(replicas.map((child) => child.stop()));
+      }
+    } finally {
+      await old.teardown();
+    }
+  }, 120_000);
 
   it('stands in for a partition whose replica stopped answering, and gives it back when it answers again', async () => {
     // A take-over interval so long that only the test's checks ask.
