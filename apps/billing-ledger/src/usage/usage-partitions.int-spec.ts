@@ -5,6 +5,7 @@ import {
   ledgerPartitionToken,
   ledgerUsageConsumers,
   partitionedConsumers,
+  partitionOf,
   Subjects,
   type BalanceStateChanged,
   type UsageFlushed,
@@ -46,8 +47,9 @@ const partitionEnv = (partition: number, takeoverMs: number, count = PARTITIONS)
   LEDGER_PARTITION: `${partition}/${count}`,
   LEDGER_TAKEOVER_MS: String(takeoverMs),
 });
-/** The ledger replica of `count` that applies a part (its usage partition's). */
-const replicaOf = (part: UsageFlushedV2, count = PARTITIONS) => part.ledgerPartition! % count;
+/** The ledger replica of `count` that applies a part (its accounts', all of one usage partition). */
+const replicaOf = (part: UsageFlushedV2, count = PARTITIONS) =>
+  ledgerPartitionOf(part.accounts[0]!, count);
 
 describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + NATS, ledger processes)', () => {
   const h = new BillingHarness();
@@ -319,10 +321,11 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
       const setup = await old.start();
       const ids = await newAccounts(setup, 40);
       const expected = new Map<string, number>();
-      // Routed as that release did: partition = FNV-1a mod 2, which is the usage partition mod 2.
+      // Routed as that release did: its accounts' partitionOf(accountId, 2) (a part of one usage
+      // partition has one such partition).
       const parts = fleetParts(ids, 20, expected).map((p) => ({
         ...p,
-        ledgerPartition: p.ledgerPartition! % 2,
+        ledgerPartition: partitionOf(p.accounts[0]!, 2),
       }));
       await publishAll(parts, old);
       // The old replicas applied and acked a third of each durable's parts, and hold five more
