@@ -130,11 +130,34 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
 
   const everyDurableDrained = () => h.usageDrained();
 
-  it('two ledger replicas apply their partitions apart; one killed -9 mid-flush loses nothing and applies nothing twice, to the CU', async () => {
+  /** Every part applied and every durable drained (waited for), then every account to the CU. */
+  async function expectEveryPartOnce(
+    parts: readonly UsageFlushedV2[],
+    ids: readonly string[],
+    expected: Map<string, number>,
+    what: string,
+    harness = h,
+  ) {
+    await eventually(
+      async () =>
+        (await applied(parts, undefined, harness)) === parts.length &&
+        (await harness.usageDrained()),
+      90_000,
+      what,
+    );
+    await expectCharged(ids, expected, harness);
+  }
+
+  /** `count` new accounts, made through an app closed again: only the test's ledger processes consume. */
+  async function accountsOnly(count: number): Promise<string[]> {
     const setup = await h.start();
-    const ids = await newAccounts(setup, 40);
-    // Only the ledger processes below consume.
+    const ids = await newAccounts(setup, count);
     await setup.app.close();
+    return ids;
+  }
+
+  it('two ledger replicas apply their partitions apart; one killed -9 mid-flush loses nothing and applies nothing twice, to the CU', async () => {
+    const ids = await accountsOnly(40);
 
     const expected = new Map<string, number>();
     // ~3,000 parts a replica (a producer's window is 8 parts, one per usage partition): a
@@ -213,9 +236,7 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
   }, 300_000);
 
   it('a partition whose replica is killed -9 and stays down is applied by the other replica, to the CU', async () => {
-    const setup = await h.start();
-    const ids = await newAccounts(setup, 40);
-    await setup.app.close();
+    const ids = await accountsOnly(40);
     const expected = new Map<string, number>();
     const parts = fleetParts(ids, 250, expected);
     // Half before the kill, half after it: however late the kill lands (on a quiet machine the
@@ -238,21 +259,14 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
       expect(parts.slice(half).some((p) => replicaOf(p) === 1)).toBe(true);
       // Partition 0's replica stands in once partition 1's has not answered for 1.5 s (its
       // unacked parts come back after the ack wait).
-      await eventually(
-        async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
-        90_000,
-        'every part applied with partition 1 down',
-      );
-      await expectCharged(ids, expected);
+      await expectEveryPartOnce(parts, ids, expected, 'every part applied with partition 1 down');
     } finally {
       await Promise.all([zero, one].map((child) => child.stop()));
     }
   }, 300_000);
 
   it('the replica count changes while the producers publish (2 → 3 → 1: a rolling update of billing-ledger alone): every part once, to the CU', async () => {
-    const setup = await h.start();
-    const ids = await newAccounts(setup, 40);
-    await setup.app.close();
+    const ids = await accountsOnly(40);
     const expected = new Map<string, number>();
     // The producers know nothing of the ledger's replica count: they route by usage partition.
     const parts = fleetParts(ids, 200, expected);
@@ -293,12 +307,7 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
       await zero.stop();
       zero = await replica(0, 1);
       await last;
-      await eventually(
-        async () => (await applied(parts)) === parts.length && (await everyDurableDrained()),
-        90_000,
-        'every part applied by one replica',
-      );
-      await expectCharged(ids, expected);
+      await expectEveryPartOnce(parts, ids, expected, 'every part applied by one replica');
     } finally {
       await Promise.all(processes.map((child) => child.stop()));
     }
@@ -366,13 +375,13 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
         old.ledgerProcess(partitionEnv(1, 0)),
       ]);
       try {
-        await eventually(
-          async () =>
-            (await applied(parts, undefined, old)) === parts.length && (await old.usageDrained()),
-          60_000,
+        await expectEveryPartOnce(
+          parts,
+          ids,
+          expected,
           'every part applied after the upgrade',
+          old,
         );
-        await expectCharged(ids, expected, old);
       } finally {
         await Promise.all(replicas.map((child) => child.stop()));
       }
