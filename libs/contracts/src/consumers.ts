@@ -239,35 +239,33 @@ export function ledgerPartitionOf(accountId: string, count: number): number {
 /**
  * The usage durables billing-ledger replica i of n reads (ADR 0107): the durables of the usage
  * partitions k with k mod n = i, and for replica 0 the declared durable, narrowed to what is not
- * partitioned (per-account events and v1 parts of producers not yet upgraded).
+ * partitioned (per-account events and v1 parts of producers not yet upgraded). The replica's
+ * usage partitions share the declared parallelism (`concurrency` parts in flight, which bounds
+ * its memory and its transactions, ADR 0104), whatever n: 32 a durable for one replica of all
+ * eight, 64 for one of two.
  */
 export function ledgerUsageConsumers(partition: Partition): ConsumerDeclaration[] {
   const own = usagePartitionConsumers().filter((_, k) => k % partition.count === partition.index);
-  return partition.index === 0 ? [unpartitionedLedgerUsage(), ...own] : own;
+  const share = Math.ceil(Consumers.ledgerUsage.concurrency / own.length);
+  const shared = own.map((c) => ({
+    ...c,
+    concurrency: share,
+    pullBatch: Math.min(c.pullBatch ?? share, share),
+  }));
+  return partition.index === 0 ? [unpartitionedLedgerUsage(), ...shared] : shared;
 }
 
 /**
  * Every usage durable of billing-ledger, whatever its replica count: the unpartitioned one and
- * one per usage partition (`billing-ledger-usage-p<k>of8`). Each usage partition's durable takes
- * an eighth of the declared parallelism, so one replica reading all of them has the declared
- * `concurrency` parts in flight, as before partitions.
+ * one per usage partition (`billing-ledger-usage-p<k>of8`), as provisioned: each with the
+ * declared parallelism, so its `max_ack_pending` admits a replica that reads it alone.
  */
 export function ledgerUsageConsumersOf(): ConsumerDeclaration[] {
   return [unpartitionedLedgerUsage(), ...usagePartitionConsumers()];
 }
 
 function usagePartitionConsumers(): ConsumerDeclaration[] {
-  const { concurrency, pullBatch } = Consumers.ledgerUsage;
-  const share = Math.ceil(concurrency / USAGE_PARTITIONS);
-  return partitionedConsumers(
-    {
-      ...Consumers.ledgerUsage,
-      concurrency: share,
-      pullBatch: Math.min(pullBatch ?? share, share),
-    },
-    USAGE_PARTITIONS,
-    ledgerUsageFilter,
-  );
+  return partitionedConsumers(Consumers.ledgerUsage, USAGE_PARTITIONS, ledgerUsageFilter);
 }
 
 /**

@@ -82,10 +82,21 @@ describe('partitions (ADR 0422, 0432, 0105)', () => {
       ).flat();
       expect(read.sort()).toEqual(all.map((c) => c.durable).sort());
     }
-    // One replica reading every usage partition has the declared parts in flight, as before.
-    const flight = all.slice(1).reduce((sum, c) => sum + c.concurrency, 0);
-    expect(flight).toBe(Consumers.ledgerUsage.concurrency);
-    for (const c of all.slice(1)) expect(c.pullBatch).toBeLessThanOrEqual(c.concurrency);
+    // Whatever the count, a replica's usage partitions share the declared parts in flight; each
+    // durable is provisioned for a replica that reads it alone.
+    for (let count = 1; count <= USAGE_PARTITIONS; count++) {
+      const mine = ledgerUsageConsumers({ index: count - 1, count }).filter(
+        (c) => c.durable !== Consumers.ledgerUsage.durable,
+      );
+      const flight = mine.reduce((sum, c) => sum + c.concurrency, 0);
+      expect(flight).toBeGreaterThanOrEqual(Consumers.ledgerUsage.concurrency);
+      expect(flight).toBeLessThan(Consumers.ledgerUsage.concurrency + mine.length);
+      for (const c of mine) expect(c.pullBatch).toBeLessThanOrEqual(c.concurrency);
+    }
+    expect(
+      ledgerUsageConsumers({ index: 1, count: 2 }).map((c) => [c.concurrency, c.pullBatch]),
+    ).toEqual(Array(4).fill([64, 32]));
+    for (const c of all) expect(c.concurrency).toBe(Consumers.ledgerUsage.concurrency);
     // An account's replica is its usage partition's, for any count; with a count dividing 8 it
     // is the replica FNV-1a modulo the count names (the routing of ADR 0105 step 3).
     for (let i = 0; i < 200; i++) {
