@@ -53,6 +53,12 @@ export async function startMissingMethodUpstream(
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // close() alone waits for kept-alive connections, and a process that keeps polling (the
+    // indexer) never lets its connection go idle: end them too, or close() can hang for good.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

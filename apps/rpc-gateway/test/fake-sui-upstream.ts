@@ -94,6 +94,11 @@ export async function startFakeSuiUpstream(): Promise<FakeSuiUpstream> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
   state.url = `http://127.0.0.1:${address.port}`;
-  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  // Ends kept-alive connections too: a gateway that keeps probing would hold close() open.
+  state.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return state;
 }
