@@ -16,11 +16,6 @@ export interface LedgerCheckReport {
   journals: number;
 }
 
-/**
- * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
- * allowance / purchased / pending balance equals the sum of its entries, every entry has its
- * journal and every journal its account.
- */
 /** The ledger holds: nothing unbalanced, mismatched or orphaned, and it sums to zero. */
 export function ledgerHolds(report: LedgerCheckReport): boolean {
   return (
@@ -32,6 +27,11 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
   );
 }
 
+/**
+ * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
+ * allowance / purchased / pending balance equals the sum of its entries, every entry has its
+ * journal and every journal its account.
+ */
 export async function checkLedger(
   dataSource: DataSource,
   accountIds?: readonly string[],
