@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { answers, httpOk, waitFor } from './probe';
 
 /**
@@ -11,6 +12,22 @@ import { answers, httpOk, waitFor } from './probe';
  * app to ready and write endpoints.json; then a JSON-RPC call, its ledger charge and an audit
  * check go through; SIGINT must stop every child.
  */
+/** The metric names the PromQL expressions of a Prometheus rules file read. */
+function metricsRead(rulesYaml: string): string[] {
+  const { groups } = parse(rulesYaml) as { groups: Array<{ rules: Array<{ expr: string }> }> };
+  const names = new Set<string>();
+  for (const { expr } of groups.flatMap((g) => g.rules)) {
+    const bare = expr
+      .replace(/"[^"]*"/g, '') // label values
+      .replace(/\{[^}]*\}/g, '') // label matchers
+      .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '')
+      .replace(/\[[^\]]*\]|\boffset\s+\w+/g, '');
+    for (const m of bare.matchAll(/\b([a-zA-Z_:][\w:]*)\b(?!\s*\()/g))
+      if (m[1]!.includes('_')) names.add(m[1]!);
+  }
+  return [...names].sort();
+}
+
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
@@ -152,6 +169,21 @@ describe('local stack launcher', () => {
         JSON.parse(auditText) as { data: { walletAddress: string } }
       ).data.walletAddress.toLowerCase(),
     ).toBe('0x000000000000000000000000000000000000dead');
+
+    // Every metric the alerting rules read is served by a running app (deploy/README.md,
+    // "Alerts"): a renamed metric would leave its alert silent for good.
+    const served = new Set<string>();
+    for (const url of Object.values(endpoints.apps) as string[]) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      for (const m of text.matchAll(/^# TYPE (\S+) (\w+)$/gm)) {
+        served.add(m[1]!);
+        if (m[2] === 'histogram')
+          for (const s of ['_bucket', '_sum', '_count']) served.add(m[1]! + s);
+      }
+    }
+    const alerting = metricsRead(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8'));
+    expect(alerting.length).toBeGreaterThanOrEqual(10);
+    expect(alerting.filter((name) => !served.has(name))).toEqual([]);
 
     launcher.kill('SIGINT');
     expect(await exited).toBe(0);

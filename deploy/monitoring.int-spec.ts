@@ -1,0 +1,121 @@
+// The alerting rules (deploy/monitoring/alerts.yaml) through Prometheus's own promtool: they
+// load, their unit tests pass, and those tests bite; every alert is tested firing and quiet, has
+// a severity, a text and a runbook that exists, and is explained in deploy/README.md. That the
+// metrics they name are served by the apps is checked on the running stack (tools/stack).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+const root = join(__dirname, '..');
+const dir = join(__dirname, 'monitoring');
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+interface RuleTests {
+  tests: Array<{ alert_rule_test: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
+}
+
+const rulesText = readFileSync(join(dir, 'alerts.yaml'), 'utf8');
+const rules = (parse(rulesText) as { groups: Array<{ rules: AlertRule[] }> }).groups.flatMap(
+  (g) => g.rules,
+);
+const ruleTests = parse(readFileSync(join(dir, 'alerts.test.yaml'), 'utf8')) as RuleTests;
+
+function promtool(cwd: string, ...args: string[]): { status: number | null; out: string } {
+  const result = spawnSync('promtool', args, { cwd, encoding: 'utf8', timeout: 60_000 });
+  if (result.error)
+    throw new Error(
+      `promtool: ${result.error.message} (Debian package prometheus; .ci/run installs it)`,
+    );
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+/** A Markdown heading's anchor, as GitHub makes it. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+describe('deploy: alerting rules', () => {
+  it('load, and pass their unit tests', () => {
+    const check = promtool(dir, 'check', 'rules', 'alerts.yaml');
+    expect(check.out).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(check.status).toBe(0);
+    const test = promtool(dir, 'test', 'rules', 'alerts.test.yaml');
+    expect(test.out).toContain('SUCCESS');
+    expect(test.status).toBe(0);
+  });
+
+  it('fail their unit tests when a rule is wrong', () => {
+    // The same tests against rules with the lag goal moved and the dead-letter rule blind to a
+    // durable's first dead letter: promtool names both alerts.
+    const tmp = mkdtempSync(join(tmpdir(), 'meridian-alerts-'));
+    try {
+      const broken = rulesText
+        .replace('[5m]))) > 2', '[5m]))) > 5')
+        .replace(/ {10}or\n {10}sum by \(consumer, reason\) \(\n[^]*?\) > 0\n/, '');
+      expect(broken).not.toContain('unless messaging_dead_lettered_total');
+      writeFileSync(join(tmp, 'alerts.yaml'), broken);
+      copyFileSync(join(dir, 'alerts.test.yaml'), join(tmp, 'alerts.test.yaml'));
+      const test = promtool(tmp, 'test', 'rules', 'alerts.test.yaml');
+      expect(test.status).toBe(1);
+      expect(test.out).toMatch(/alertname: MeridianUsageApplyLagHigh, time: 20m/);
+      expect(test.out).toMatch(/alertname: MeridianUsageDeadLettered, time: 22m/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('test every alert both firing and quiet', () => {
+    const firing = new Set<string>();
+    const quiet = new Set<string>();
+    for (const test of ruleTests.tests)
+      for (const c of test.alert_rule_test)
+        (c.exp_alerts?.length ? firing : quiet).add(c.alertname);
+    const names = rules.map((r) => r.alert).sort();
+    expect(new Set(names).size).toBe(names.length);
+    expect([...firing].sort()).toEqual(names);
+    expect([...quiet].sort()).toEqual(names);
+  });
+
+  it('give each alert a severity, a text and a runbook that exists', () => {
+    for (const rule of rules) {
+      expect({ alert: rule.alert, severity: rule.labels.severity }).toEqual({
+        alert: rule.alert,
+        severity: expect.stringMatching(/^(critical|warning)$/),
+      });
+      expect(rule.annotations.summary).toEqual(expect.any(String));
+      expect(rule.annotations.description).toEqual(expect.any(String));
+      const [file, anchor] = rule.annotations.runbook!.split('#');
+      const anchors = readFileSync(join(root, file!), 'utf8')
+        .split('\n')
+        .filter((line) => /^#{1,6} /.test(line))
+        .map((line) => anchorOf(line.replace(/^#+ /, '')));
+      expect({ alert: rule.alert, runbook: anchors.includes(anchor!) }).toEqual({
+        alert: rule.alert,
+        runbook: true,
+      });
+    }
+  });
+
+  it('explain every alert in deploy/README.md, "Alerts"', () => {
+    const readme = readFileSync(join(__dirname, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('### Alerts'),
+      readme.indexOf('\n## ', readme.indexOf('### Alerts')),
+    );
+    const explained = [...section.matchAll(/^- `(\w+)` \(|; `(\w+)` \(/gm)].map(
+      (m) => m[1] ?? m[2],
+    );
+    expect(explained.sort()).toEqual(rules.map((r) => r.alert).sort());
+  });
+});
