@@ -4,6 +4,7 @@ import {
   Events,
   planChangedId,
   topUpClearedId,
+  usageHourOf,
   type DeadLetter,
   type UsageRecorded,
 } from '@meridian/contracts';
@@ -29,7 +30,6 @@ import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
 import {
   aggregateParts,
   entriesOf,
-  hourOf,
   type FlushAggregate,
   type FlushPart,
 } from '../usage/flush-aggregate';
@@ -323,7 +323,7 @@ export class LedgerService {
           postings,
         });
         touched.add(row);
-        const hour = hourOf(event.windowStart);
+        const hour = usageHourOf(event.windowStart);
         const items =
           event.kind === 'node'
             ? event.items.map((i) => ({

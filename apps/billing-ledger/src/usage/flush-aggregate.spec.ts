@@ -11,7 +11,6 @@ import {
   FlushAccumulator,
   flushPart,
   type FlushAggregate,
-  hourOf,
 } from './flush-aggregate';
 
 /** A compact part (ADR 0105) of these account entries, packed as a producer packs them. */
@@ -57,13 +56,6 @@ describe('aggregateFlushes', () => {
     ]);
     expect(agg.items).toBe(4);
     expect(entriesOf(agg.parts, new Set(['a']))).toHaveLength(3);
-  });
-
-  it.each([
-    ['2026-01-01T00:59:59.999Z', '2026-01-01T00:00:00.000Z'],
-    ['2026-01-01T01:00:00.000Z', '2026-01-01T01:00:00.000Z'],
-  ])('window start %s reports in hour %s', (start, hour) => {
-    expect(hourOf(start)).toBe(hour);
   });
 
   it('rolls up per account, hour, network and method, deliveries as webhooks/webhook_delivery, by account', () => {

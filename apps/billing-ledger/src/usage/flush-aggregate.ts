@@ -2,6 +2,7 @@ import {
   compactFlush,
   unpackAccounts,
   USAGE_ROW,
+  usageHourOf,
   type AccountUsage,
   type UsageFlushed,
   type UsageFlushedV2,
@@ -107,13 +108,6 @@ export interface FlushAggregate {
   parts: FlushPart[];
 }
 
-const HOUR_MS = 3_600_000;
-
-/** The hour a window's usage is reported in (by window start, like the per-account events). */
-export function hourOf(windowStart: string): string {
-  return new Date(Math.floor(Date.parse(windowStart) / HOUR_MS) * HOUR_MS).toISOString();
-}
-
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A usage line of the accumulator: one (hour, network, method), numbered across its parts. */
@@ -156,7 +150,7 @@ export class FlushAccumulator {
     this.added.push(part);
     let hour = this.hours.get(flush.windowStart);
     if (hour === undefined) {
-      hour = hourOf(flush.windowStart);
+      hour = usageHourOf(flush.windowStart);
       this.hours.set(flush.windowStart, hour);
     }
     const numbers = flush.lines.map((line) =>

@@ -133,7 +133,7 @@ export class UsageFlushesRepository {
   /**
    * Folds up to `limit` recorded rows of one shard into `usage_hourly` in one transaction: they
    * are deleted and their sums, grouped per (account, hour, network, method), added in key
-   * order. Hours are grouped as the text recorded (`hourOf`: one ISO form per hour) and cast
+   * order. Hours are grouped as the text recorded (`usageHourOf`: one ISO form per hour) and cast
    * once per sum, not once per recorded rollup. Rows are taken in id order with `FOR UPDATE`, so a concurrent fold of the shard
    * (another replica, a read) waits for this one and then skips what it deleted: each recorded
    * row is added exactly once. Shards hold disjoint accounts, so folds of two shards touch no

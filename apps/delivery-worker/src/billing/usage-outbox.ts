@@ -15,6 +15,22 @@ import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 
+/**
+ * The window of a cut at `nowMs` whose first attempt started at `firstAttemptMs`. Window starts
+ * strictly increase per producer (they are the part ids' uniqueness) and windows never overlap,
+ * even with a clock that stood still or stepped back. A window starts no earlier than its first
+ * attempt: the attempts of a cut after an idle spell are reported in the hour they were made
+ * (`usageHourOf`), not in the hour the spell began.
+ */
+export function nextUsageWindow(
+  lastEndMs: number,
+  firstAttemptMs: number,
+  nowMs: number,
+): { start: Date; end: Date } {
+  const start = Math.max(lastEndMs + 1, Math.min(firstAttemptMs, nowMs));
+  return { start: new Date(start), end: new Date(Math.max(nowMs, start)) };
+}
+
 export interface UsageOutboxOptions {
   producerId: string;
   intervalMs: number;
@@ -77,20 +93,22 @@ export class UsageOutbox {
 
   private async cut(): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const rows: { id: string; account_id: string; webhook_id: string }[] = await tx.query(
-        `SELECT id, account_id, webhook_id FROM deliveries.attempts
+      const rows: { id: string; account_id: string; webhook_id: string; started_at: Date }[] =
+        await tx.query(
+          `SELECT id, account_id, webhook_id, started_at FROM deliveries.attempts
           WHERE billed AND usage_part IS NULL
           ORDER BY started_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? 20_000],
-      );
+          [this.options.batchSize ?? 20_000],
+        );
       if (rows.length === 0) return;
       const meter = new UsageMeter();
       for (const row of rows)
         meter.addDelivery(row.account_id, row.webhook_id, DELIVERY_ATTEMPT_CU);
-      // Window starts strictly increase per producer: they are the part ids' uniqueness.
-      const nowMs = Math.max(this.options.now().getTime(), this.lastWindowEndMs + 1);
-      const start = new Date(this.lastWindowEndMs === 0 ? nowMs : this.lastWindowEndMs + 1);
-      const end = new Date(Math.max(nowMs, start.getTime()));
+      const { start, end } = nextUsageWindow(
+        this.lastWindowEndMs,
+        rows[0]!.started_at.getTime(),
+        this.options.now().getTime(),
+      );
       this.lastWindowEndMs = end.getTime();
       const parts = flushParts(
         this.options.producerId,

@@ -7,6 +7,7 @@ import {
   unpackAccounts,
   USAGE_FLUSH_PART_BYTES,
   usageFlushId,
+  usageHourOf,
   UsagePacker,
   usageFlushVersionSetting,
   type AccountUsage,
@@ -212,5 +213,15 @@ describe('compact usage flush contract (ADR 0105)', () => {
       'billing.usage.flushed.v2.u3',
     );
     expect(Events.usageFlushedV2.messageIdOf(part)).toBe(part.id);
+  });
+});
+
+describe('usageHourOf', () => {
+  it.each([
+    ['2026-01-01T00:59:59.999Z', '2026-01-01T00:00:00.000Z'],
+    ['2026-01-01T01:00:00.000Z', '2026-01-01T01:00:00.000Z'],
+  ])('window start %s reports in hour %s, as text or as a Date', (start, hour) => {
+    expect(usageHourOf(start)).toBe(hour);
+    expect(usageHourOf(new Date(start))).toBe(hour);
   });
 });

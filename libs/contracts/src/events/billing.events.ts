@@ -99,6 +99,18 @@ export type DeliveryAccountUsage = z.infer<typeof DeliveryAccountUsageSchema>;
  */
 export const USAGE_FLUSH_PART_BYTES = 64 * 1024;
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The hour a usage window is reported in (hourly rollups, the usage API): the UTC hour of its
+ * start, in one ISO form per hour. Producers close a window at an hour's end at the latest, so
+ * a window's usage belongs to its hour even when a NATS outage held the window open.
+ */
+export function usageHourOf(windowStart: string | Date): string {
+  const ms = typeof windowStart === 'string' ? Date.parse(windowStart) : windowStart.getTime();
+  return new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString();
+}
+
 /**
  * No account twice with the same kind. A set per kind, not one of `${kind}|${accountId}` strings:
  * a part has ~2,000 accounts and billing-ledger validates ~40 parts a second (ADR 0104).

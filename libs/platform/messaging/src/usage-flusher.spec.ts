@@ -2,6 +2,7 @@ import {
   Events,
   USAGE_PARTITIONS,
   UsageFlushedV2Schema,
+  usageHourOf,
   usagePartitionOf,
   unpackAccounts,
   type UsageFlushed,
@@ -281,6 +282,79 @@ describe('UsageFlusher', () => {
     ]);
     expect(parts.map((p) => p.totalCu)).toEqual([20, 20]);
     expect(flusher.pendingParts).toBe(0);
+  });
+
+  it('holds the window open while NATS refuses parts: memory and work stay bounded, nothing lost', async () => {
+    const { clock, meter, publisher, flusher } = setup(4 * 1024);
+    const tick = async () => {
+      for (let a = 0; a < 200; a++) meter.add(`acc_${a}`, 'eth-mainnet', 'eth_call', 20);
+      clock.advance(1_000);
+      await flusher.flush();
+    };
+    publisher.down = true;
+    await tick();
+    const held = flusher.pendingParts;
+    expect(held).toBeGreaterThan(1);
+    // Ten minutes of outage: the same parts are tried each second, no new ones are cut, and the
+    // meter holds one line per account and method.
+    for (let i = 0; i < 600; i++) await tick();
+    expect(flusher.pendingParts).toBe(held);
+    expect(meter.pendingAccounts).toBe(200);
+    expect(publisher.published).toBe(601 * held);
+
+    publisher.down = false;
+    clock.advance(1_000);
+    await flusher.flush();
+    expect(flusher.pendingParts).toBe(0);
+    const parts = [...publisher.stored.values()];
+    // The first window's parts as built, then the window held open for the outage.
+    expect(new Set(parts.map((p) => p.windowStart))).toEqual(
+      new Set(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.001Z']),
+    );
+    expect(parts.find((p) => p.windowStart === '2026-01-01T00:00:01.001Z')!.windowEnd).toBe(
+      '2026-01-01T00:10:02.000Z',
+    );
+    const cuOf = new Map<string, number>();
+    for (const entry of parts.flatMap((p) => unpackAccounts(p)))
+      cuOf.set(entry.accountId, (cuOf.get(entry.accountId) ?? 0) + entry.totalCu);
+    expect(cuOf.size).toBe(200);
+    for (const cu of cuOf.values()) expect(cu).toBe(601 * 20);
+  });
+
+  it('closes a held window where its hour ends, so its usage keeps its hour', async () => {
+    const { clock, meter, publisher, flusher } = setup();
+    clock.set('2026-01-01T00:59:58.000Z');
+    publisher.down = true;
+    for (let i = 0; i < 5; i++) {
+      meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+      clock.advance(1_000);
+      await flusher.flush();
+    }
+    // 00:59:59 (cut, refused), 01:00:00 (the hour ended: cut), 01:00:01-01:00:03 (held).
+    expect(flusher.pendingParts).toBe(2);
+    publisher.down = false;
+    clock.advance(1_000);
+    await flusher.flush();
+    const parts = [...publisher.stored.values()];
+    expect(parts.map((p) => [usageHourOf(p.windowStart), p.totalCu])).toEqual([
+      ['2026-01-01T00:00:00.000Z', 20],
+      ['2026-01-01T00:00:00.000Z', 20],
+      ['2026-01-01T01:00:00.000Z', 60],
+    ]);
+  });
+
+  it('reports usage after an idle spell in its own hour, not in the hour the spell began', async () => {
+    const { clock, meter, publisher, flusher } = setup();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(3_600_000);
+      await flusher.flush();
+    }
+    meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+    clock.advance(1_000);
+    await flusher.flush();
+    const [part] = [...publisher.stored.values()];
+    expect(part!.windowStart).toBe('2026-01-01T03:00:00.001Z');
+    expect(usageHourOf(part!.windowStart)).toBe('2026-01-01T03:00:00.000Z');
   });
 
   it('gives every window its own id even when the clock stands still or steps back', async () => {

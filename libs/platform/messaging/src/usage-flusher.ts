@@ -5,6 +5,7 @@ import {
   UsagePacker,
   expandFlush,
   usageFlushId,
+  usageHourOf,
   type AccountUsage,
   type UsageFlushed,
   type UsageFlushedV2,
@@ -118,12 +119,19 @@ export interface UsageFlusherOptions {
 }
 
 /**
- * The producer side of fleet usage (ADR 0103), shared by rpc-gateway and delivery-worker: every
- * `intervalMs`, the window just closed becomes one flush (split into parts above the size
- * limit), and the parts are published together, not one awaited publish per account. A part
+ * The producer side of fleet usage (ADR 0103), rpc-gateway's (delivery-worker cuts its windows
+ * from its attempt log with the same `flushParts`, ADR 0431): every `intervalMs`, the window
+ * just closed becomes one flush (split into parts above the size limit), and the parts are
+ * published together, not one awaited publish per account. A part
  * whose publish fails is kept and re-sent with the same id on the next tick (billing-ledger
  * applies an id once; the stream also drops a repeat within its duplicate window), so nothing
  * metered is lost or counted twice; `stop` flushes what is left (graceful shutdown).
+ *
+ * While parts are unsent the window stays open: the meter goes on adding up, one line per
+ * account and method, and no new parts are cut until the stream has taken the old ones, or
+ * until the window's hour ends (`usageHourOf`: a window's usage belongs to its start's hour).
+ * So a NATS outage holds at most one window an hour in parts, and the memory it takes is bounded
+ * by the accounts served, not by how long the outage lasts.
  */
 export class UsageFlusher {
   private timer: NodeJS.Timeout | undefined;
@@ -163,23 +171,43 @@ export class UsageFlusher {
   }
 
   private async flushOnce(): Promise<void> {
-    const accounts = this.options.drain();
-    if (accounts.length > 0) {
-      // Windows never overlap and each starts after the last one ended, even with a clock that
-      // stood still or stepped back: the window start is the part ids' uniqueness.
-      const start = this.windowStart;
-      const end = new Date(Math.max(this.options.now().getTime(), start.getTime()));
-      this.unsent.push(
-        ...flushParts(
-          this.options.producerId,
-          start.toISOString(),
-          end.toISOString(),
-          accounts,
-          this.options.partBytes ?? usagePartBytes(this.options.version),
-        ),
-      );
-      this.windowStart = new Date(end.getTime() + 1);
+    // Parts a failed publish left go first; while the stream refuses them the window stays
+    // open, up to the end of its hour.
+    if (
+      this.unsent.length > 0 &&
+      usageHourOf(this.options.now()) === usageHourOf(this.windowStart)
+    ) {
+      await this.publishUnsent();
+      if (this.unsent.length > 0) return;
     }
+    this.closeWindow();
+    await this.publishUnsent();
+  }
+
+  /** Cuts what the meter holds into parts of the window that ends now, and opens the next. */
+  private closeWindow(): void {
+    const accounts = this.options.drain();
+    // Windows never overlap and each starts after the last one ended, even with a clock that
+    // stood still or stepped back: the window start is the part ids' uniqueness. An empty
+    // window ends too, or the usage after an idle spell would be reported in the hour the spell
+    // began (`usageHourOf`).
+    const start = this.windowStart;
+    const end = new Date(Math.max(this.options.now().getTime(), start.getTime()));
+    this.windowStart = new Date(end.getTime() + 1);
+    if (accounts.length === 0) return;
+    this.unsent.push(
+      ...flushParts(
+        this.options.producerId,
+        start.toISOString(),
+        end.toISOString(),
+        accounts,
+        this.options.partBytes ?? usagePartBytes(this.options.version),
+      ),
+    );
+  }
+
+  /** Publishes every unsent part together; the ones the stream refused stay unsent. */
+  private async publishUnsent(): Promise<void> {
     if (this.unsent.length === 0) return;
     const batch = this.unsent;
     this.unsent = [];
