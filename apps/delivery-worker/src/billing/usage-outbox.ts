@@ -96,8 +96,8 @@ export class UsageOutbox {
       const rows: { id: string; account_id: string; webhook_id: string; started_at: Date }[] =
         await tx.query(
           `SELECT id, account_id, webhook_id, started_at FROM deliveries.attempts
-          WHERE billed AND usage_part IS NULL
-          ORDER BY started_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+            WHERE billed AND usage_part IS NULL
+            ORDER BY started_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
           [this.options.batchSize ?? 20_000],
         );
       if (rows.length === 0) return;

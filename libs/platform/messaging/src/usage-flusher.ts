@@ -122,10 +122,10 @@ export interface UsageFlusherOptions {
  * The producer side of fleet usage (ADR 0103), rpc-gateway's (delivery-worker cuts its windows
  * from its attempt log with the same `flushParts`, ADR 0431): every `intervalMs`, the window
  * just closed becomes one flush (split into parts above the size limit), and the parts are
- * published together, not one awaited publish per account. A part
- * whose publish fails is kept and re-sent with the same id on the next tick (billing-ledger
- * applies an id once; the stream also drops a repeat within its duplicate window), so nothing
- * metered is lost or counted twice; `stop` flushes what is left (graceful shutdown).
+ * published together, not one awaited publish per account. A part whose publish fails is kept
+ * and re-sent with the same id on the next tick (billing-ledger applies an id once; the stream
+ * also drops a repeat within its duplicate window), so nothing metered is lost or counted
+ * twice; `stop` flushes what is left (graceful shutdown).
  *
  * While parts are unsent the window stays open: the meter goes on adding up, one line per
  * account and method, and no new parts are cut until the stream has taken the old ones, or
