@@ -1,7 +1,8 @@
 // The alerting rules (deploy/monitoring/alerts.yaml) through Prometheus's own promtool: they
 // load, their unit tests pass, and those tests bite; every alert is tested firing and quiet, has
-// a severity, a text and a runbook that exists, and is explained in deploy/README.md. That the
-// metrics they name are served by the apps is checked on the running stack (tools/stack).
+// a severity, a text and a runbook that exists, and is explained in deploy/README.md; the
+// Grafana dashboard's queries parse. That the metrics both name are served by the apps is
+// checked on the running stack (tools/stack).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,38 @@ describe('deploy: alerting rules', () => {
         alert: rule.alert,
         runbook: true,
       });
+    }
+  });
+
+  it('come with a Grafana dashboard whose every query is PromQL that promtool accepts', () => {
+    const dashboard = JSON.parse(readFileSync(join(dir, 'grafana-usage.json'), 'utf8')) as {
+      uid: string;
+      panels: Array<{ id: number; type: string; targets?: Array<{ expr: string }> }>;
+    };
+    expect(dashboard.uid).toBe('meridian-usage');
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
+    // Each query as a recording rule: promtool parses it as Prometheus would.
+    const tmp = mkdtempSync(join(tmpdir(), 'meridian-dashboard-'));
+    try {
+      const recording = exprs.map((expr, i) => ({ record: `dashboard:query_${i}`, expr }));
+      writeFileSync(
+        join(tmp, 'queries.yaml'),
+        JSON.stringify({ groups: [{ name: 'dashboard', rules: recording }] }),
+      );
+      const check = promtool(tmp, 'check', 'rules', 'queries.yaml');
+      expect(check.out).toContain(`SUCCESS: ${exprs.length} rules found`);
+      // And a broken query is caught the same way.
+      writeFileSync(
+        join(tmp, 'broken.yaml'),
+        JSON.stringify({
+          groups: [{ name: 'd', rules: [{ record: 'd:q', expr: 'sum(rate(x[1m])' }] }],
+        }),
+      );
+      expect(promtool(tmp, 'check', 'rules', 'broken.yaml').status).toBe(1);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 

