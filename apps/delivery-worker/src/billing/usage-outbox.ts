@@ -7,6 +7,7 @@ import {
 import {
   UsageMeter,
   flushParts,
+  nextUsageWindow,
   publishUsagePart,
   usagePartBytes,
   type UsagePartPublisher,
@@ -14,22 +15,6 @@ import {
 import { DELIVERY_ATTEMPT_CU } from '@meridian/webhooks';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-
-/**
- * The window of a cut at `nowMs` whose first attempt started at `firstAttemptMs`. Window starts
- * strictly increase per producer (they are the part ids' uniqueness) and windows never overlap,
- * even with a clock that stood still or stepped back. A window starts no earlier than its first
- * attempt: the attempts of a cut after an idle spell are reported in the hour they were made
- * (`usageHourOf`), not in the hour the spell began.
- */
-export function nextUsageWindow(
-  lastEndMs: number,
-  firstAttemptMs: number,
-  nowMs: number,
-): { start: Date; end: Date } {
-  const start = Math.max(lastEndMs + 1, Math.min(firstAttemptMs, nowMs));
-  return { start: new Date(start), end: new Date(Math.max(nowMs, start)) };
-}
 
 export interface UsageOutboxOptions {
   producerId: string;

@@ -9,7 +9,7 @@ import {
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
-import { flushParts, UsageFlusher, usagePartBytes } from './usage-flusher';
+import { flushParts, nextUsageWindow, UsageFlusher, usagePartBytes } from './usage-flusher';
 import { UsageMeter } from './usage-meter';
 
 function meterWith(accounts: number, methods = 1): UsageMeter {
@@ -378,5 +378,61 @@ describe('UsageFlusher', () => {
     meter.addDelivery('a1', 'wh_1', 25);
     await flusher.stop();
     expect(unpackAccounts([...publisher.stored.values()][0]!)[0]!.kind).toBe('webhook_delivery');
+  });
+});
+
+describe('nextUsageWindow', () => {
+  const at = (iso: string) => Date.parse(iso);
+
+  it('starts at its first usage, or just after the last window when that usage is older', () => {
+    const last = at('2026-01-01T00:00:01.000Z');
+    const now = at('2026-01-01T00:00:02.000Z');
+    const window = (first: string) =>
+      Object.values(nextUsageWindow(last, at(first), now)).map((d) => d.toISOString());
+    expect(window('2026-01-01T00:00:01.300Z')).toEqual([
+      '2026-01-01T00:00:01.300Z',
+      '2026-01-01T00:00:02.000Z',
+    ]);
+    // Left behind by the last cut (its batch limit, or a row locked then).
+    expect(window('2026-01-01T00:00:00.700Z')).toEqual([
+      '2026-01-01T00:00:01.001Z',
+      '2026-01-01T00:00:02.000Z',
+    ]);
+  });
+
+  it('starts at the first usage after an idle spell: the hour it was metered in', () => {
+    const { start, end } = nextUsageWindow(
+      at('2026-01-01T00:10:00.000Z'),
+      at('2026-01-01T02:59:59.800Z'),
+      at('2026-01-01T03:00:00.500Z'),
+    );
+    expect([start.toISOString(), end.toISOString()]).toEqual([
+      '2026-01-01T02:59:59.800Z',
+      '2026-01-01T03:00:00.500Z',
+    ]);
+    expect(usageHourOf(start)).toBe('2026-01-01T02:00:00.000Z');
+    // A producer's first window.
+    const first = nextUsageWindow(
+      0,
+      at('2026-01-01T03:00:01.000Z'),
+      at('2026-01-01T03:00:02.000Z'),
+    );
+    expect(usageHourOf(first.start)).toBe('2026-01-01T03:00:00.000Z');
+  });
+
+  it('never overlaps the last window, even when the clock stands still or steps back', () => {
+    let last = at('2026-01-01T00:00:05.000Z');
+    for (const now of [
+      '2026-01-01T00:00:05.000Z',
+      '2026-01-01T00:00:01.000Z',
+      '2026-01-01T00:00:05.000Z',
+    ]) {
+      // Usage stamped later than the cut (a clock that stepped back) starts it no later.
+      const { start, end } = nextUsageWindow(last, at(now) + 500, at(now));
+      expect(start.getTime()).toBeGreaterThan(last);
+      expect(start.getTime()).toBeLessThanOrEqual(Math.max(at(now), last + 1));
+      expect(end.getTime()).toBeGreaterThanOrEqual(start.getTime());
+      last = end.getTime();
+    }
   });
 });

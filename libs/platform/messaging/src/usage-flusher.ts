@@ -80,6 +80,24 @@ export function usagePartBytes(version: UsageFlushVersion = 2): number {
   return version === 1 ? USAGE_FLUSH_PART_BYTES / 8 : USAGE_FLUSH_PART_BYTES;
 }
 
+/**
+ * A producer's next usage window, closed at `nowMs`, after the last one ended at `lastEndMs`
+ * (ADR 0103): its start strictly above the last end (window starts are the part ids'
+ * uniqueness) and the windows never overlap, even with a clock that stood still or stepped
+ * back. A window starts no earlier than its first usage (`firstUsageMs`): usage after an idle
+ * spell is reported in the hour it was metered (`usageHourOf`), not in the hour the spell began.
+ * The flusher's window opens when the last one closes; delivery-worker's outbox starts at its
+ * cut's first attempt.
+ */
+export function nextUsageWindow(
+  lastEndMs: number,
+  firstUsageMs: number,
+  nowMs: number,
+): { start: Date; end: Date } {
+  const start = Math.max(lastEndMs + 1, Math.min(firstUsageMs, nowMs));
+  return { start: new Date(start), end: new Date(Math.max(nowMs, start)) };
+}
+
 /** What the flusher needs of a JetStreamPublisher: either version of a flush part. */
 export interface UsagePartPublisher {
   publish(contract: typeof Events.usageFlushedV2, part: UsageFlushedV2): Promise<unknown>;
@@ -135,7 +153,8 @@ export interface UsageFlusherOptions {
  */
 export class UsageFlusher {
   private timer: NodeJS.Timeout | undefined;
-  private windowStart: Date;
+  /** When the current window opened: the last one's end + 1 ms. */
+  private windowOpensMs: number;
   private unsent: UsageFlushedV2[] = [];
   private flushing: Promise<void> | undefined;
 
@@ -143,7 +162,7 @@ export class UsageFlusher {
     private readonly publisher: UsagePartPublisher,
     private readonly options: UsageFlusherOptions,
   ) {
-    this.windowStart = options.now();
+    this.windowOpensMs = options.now().getTime();
   }
 
   /** Parts built but not yet stored by the stream (a publish failed). */
@@ -175,7 +194,7 @@ export class UsageFlusher {
     // open, up to the end of its hour.
     if (
       this.unsent.length > 0 &&
-      usageHourOf(this.options.now()) === usageHourOf(this.windowStart)
+      usageHourOf(this.options.now()) === usageHourOf(new Date(this.windowOpensMs))
     ) {
       await this.publishUnsent();
       if (this.unsent.length > 0) return;
@@ -187,13 +206,14 @@ export class UsageFlusher {
   /** Cuts what the meter holds into parts of the window that ends now, and opens the next. */
   private closeWindow(): void {
     const accounts = this.options.drain();
-    // Windows never overlap and each starts after the last one ended, even with a clock that
-    // stood still or stepped back: the window start is the part ids' uniqueness. An empty
-    // window ends too, or the usage after an idle spell would be reported in the hour the spell
-    // began (`usageHourOf`).
-    const start = this.windowStart;
-    const end = new Date(Math.max(this.options.now().getTime(), start.getTime()));
-    this.windowStart = new Date(end.getTime() + 1);
+    // An empty window ends too, or the usage after an idle spell would be reported in the hour
+    // the spell began.
+    const { start, end } = nextUsageWindow(
+      this.windowOpensMs - 1,
+      this.windowOpensMs,
+      this.options.now().getTime(),
+    );
+    this.windowOpensMs = end.getTime() + 1;
     if (accounts.length === 0) return;
     this.unsent.push(
       ...flushParts(
