@@ -897,6 +897,7 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
     expect(JSON.parse(report)).toMatchObject({
       unbalancedJournals: [],
       balanceMismatches: [],
+      priorMismatches: [],
       orphanEntries: [],
       orphanJournals: [],
       total: 0,

@@ -82,6 +82,7 @@ describe('billing-ledger operator bulk account creation (real Postgres + NATS)',
     const report = await checkLedger(h.dataSource);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
     expect(report.total).toBe(0);
   });
 
@@ -106,6 +107,7 @@ describe('billing-ledger operator bulk account creation (real Postgres + NATS)',
     expect(await accountCount()).toBe(before + MAX_BULK_ACCOUNTS);
     const report = await checkLedger(h.dataSource);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
     expect(report.unbalancedJournals).toEqual([]);
   });
 

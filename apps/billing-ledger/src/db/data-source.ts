@@ -6,6 +6,7 @@ import { BalancesHotUpdates1764200000000 } from '../migrations/1764200000000-bal
 import { UsageHourlyPending1764300000000 } from '../migrations/1764300000000-usage-hourly-pending';
 import { LedgerReferencesChecked1764400000000 } from '../migrations/1764400000000-ledger-references-checked';
 import { UsageHourlyShards1764500000000 } from '../migrations/1764500000000-usage-hourly-shards';
+import { BalancesPriorAllowance1764600000000 } from '../migrations/1764600000000-balances-prior-allowance';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -27,6 +28,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageHourlyPending1764300000000,
       LedgerReferencesChecked1764400000000,
       UsageHourlyShards1764500000000,
+      BalancesPriorAllowance1764600000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -6,6 +6,11 @@ export interface LedgerCheckReport {
   /** Accounts whose running sums differ from the sum of their entries (must be empty). */
   balanceMismatches: Array<{ accountId: string; ledger: string; balance: number; entries: number }>;
   /**
+   * Accounts whose prior-period remainder (ADR 0108) differs from its entries: what the roll
+   * into the current period expired, less the late usage taken back from it (must be empty).
+   */
+  priorMismatches: Array<{ accountId: string; balance: number; entries: number }>;
+  /**
    * Entries whose journal does not exist, journals whose account does not exist (must be
    * empty: the references are proven here, not checked by foreign-key triggers, ADR 0104).
    */
@@ -21,6 +26,7 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
   return (
     report.unbalancedJournals.length === 0 &&
     report.balanceMismatches.length === 0 &&
+    report.priorMismatches.length === 0 &&
     report.orphanEntries.length === 0 &&
     report.orphanJournals.length === 0 &&
     report.total === 0
@@ -29,8 +35,10 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
 
 /**
  * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
- * allowance / purchased / pending balance equals the sum of its entries, every entry has its
- * journal and every journal its account.
+ * allowance / purchased / pending balance equals the sum of its entries, so does what its prior
+ * period left (the `allowance_expired` entries of journals of its current period's start: the
+ * roll's expiry and the late usage's take-backs), every entry has its journal and every journal
+ * its account.
  */
 export async function checkLedger(
   dataSource: DataSource,
@@ -63,6 +71,22 @@ export async function checkLedger(
       LIMIT 100`,
     params,
   );
+  const priorMismatches: Array<{ account_id: string; balance: string; entries: string }> =
+    await dataSource.query(
+      `WITH tagged AS (
+         SELECT j.account_id, e.amount_cu,
+                coalesce(j.detail->>'periodStart', j.detail->>'priorOf')::timestamptz AS period
+           FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id
+          WHERE e.ledger = 'allowance_expired' ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''})
+       SELECT b.account_id, b.prior_allowance_cu AS balance, coalesce(sum(t.amount_cu), 0) AS entries
+         FROM billing.balances b
+         LEFT JOIN tagged t ON t.account_id = b.account_id AND t.period = b.period_start
+        WHERE b.prior_allowance_cu IS NOT NULL ${accountIds ? 'AND b.account_id = ANY($1::text[])' : ''}
+        GROUP BY b.account_id, b.prior_allowance_cu
+       HAVING b.prior_allowance_cu <> coalesce(sum(t.amount_cu), 0)
+        LIMIT 100`,
+      params,
+    );
   const orphanEntries: Array<{ id: string; journal_id: string }> = await dataSource.query(
     `SELECT e.id, e.journal_id FROM billing.ledger_entries e
       WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_journal j WHERE j.id = e.journal_id)
@@ -86,6 +110,11 @@ export async function checkLedger(
     balanceMismatches: mismatches.map((r) => ({
       accountId: r.account_id,
       ledger: r.ledger,
+      balance: Number(r.balance),
+      entries: Number(r.entries),
+    })),
+    priorMismatches: priorMismatches.map((r) => ({
+      accountId: r.account_id,
       balance: Number(r.balance),
       entries: Number(r.entries),
     })),

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import {
   allowanceResetPostings,
   applyCharge,
+  applyUsageCharge,
+  chargeUsage,
   assertBalanced,
   isExhausted,
   nextExhaustedSince,
@@ -76,5 +79,88 @@ describe('postings', () => {
     );
     expect(() => assertBalanced(reset)).not.toThrow();
     expect(() => assertBalanced([{ ledger: 'allowance', amount: 1 }])).toThrow(/unbalanced/);
+  });
+});
+
+describe('chargeUsage (late usage is charged to the period it was metered in, ADR 0108)', () => {
+  const sum = (postings: ReturnType<typeof usagePostings>, ledger: string) =>
+    postings.filter((p) => p.ledger === ledger).reduce((s, p) => s + p.amount, 0);
+
+  it('without a prior period every CU is current, late or not', () => {
+    const pools = { allowance: 1_000, purchased: 0, prior: null };
+    const charge = chargeUsage(pools, 300, 300);
+    expect(charge.late).toEqual({ fromAllowance: 0, fromPurchased: 0, overdraft: 0 });
+    expect(charge.current.fromAllowance).toBe(300);
+    expect(applyUsageCharge(pools, charge)).toEqual({ allowance: 700, purchased: 0, prior: null });
+  });
+
+  it('takes late CU back from what the prior period left; the current allowance is untouched', () => {
+    const pools = { allowance: 50_000, purchased: 0, prior: 30_000 };
+    const charge = chargeUsage(pools, 1_000, 1_400);
+    expect(charge.postings).toEqual([
+      { ledger: 'allowance_expired', amount: -1_000 },
+      { ledger: 'usage', amount: 1_000 },
+      { ledger: 'allowance', amount: -400 },
+      { ledger: 'usage', amount: 400 },
+    ]);
+    expect(applyUsageCharge(pools, charge)).toEqual({
+      allowance: 49_600,
+      purchased: 0,
+      prior: 29_000,
+    });
+  });
+
+  it('late CU beyond what the prior left go to purchased as they would have then, overdraft included', () => {
+    const pools = { allowance: 50_000, purchased: 500, prior: 100 };
+    const charge = chargeUsage(pools, 1_000, 1_000);
+    expect(charge.late).toEqual({ fromAllowance: 100, fromPurchased: 900, overdraft: 400 });
+    expect(charge.overdraft).toBe(400);
+    expect(applyUsageCharge(pools, charge)).toEqual({
+      allowance: 50_000,
+      purchased: -400,
+      prior: 0,
+    });
+  });
+
+  it('late usage spends purchased CU before current usage does (it is older)', () => {
+    const pools = { allowance: 10, purchased: 100, prior: 0 };
+    const charge = chargeUsage(pools, 100, 150);
+    expect(charge.late.fromPurchased).toBe(100);
+    expect(charge.current).toEqual({ fromAllowance: 10, fromPurchased: 40, overdraft: 40 });
+    expect(applyUsageCharge(pools, charge)).toEqual({ allowance: 0, purchased: -40, prior: 0 });
+  });
+
+  it('refuses late CU that are not part of the charge', () => {
+    const pools = { allowance: 1, purchased: 1, prior: 1 };
+    expect(() => chargeUsage(pools, 2, 1)).toThrow(RangeError);
+    expect(() => chargeUsage(pools, -1, 1)).toThrow(RangeError);
+    expect(() => chargeUsage(pools, 0.5, 1)).toThrow(RangeError);
+  });
+
+  it('for any pools and split: balanced, every CU charged once, no allowance below zero', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(1_000_000),
+        fc.integer({ min: -1_000, max: 1_000_000 }),
+        fc.option(fc.nat(1_000_000), { nil: null }),
+        fc.nat(1_000_000),
+        fc.nat(1_000_000),
+        (allowance, purchased, prior, a, b) => {
+          const [lateCu, totalCu] = a <= b ? [a, b] : [b, a];
+          const pools = { allowance, purchased, prior };
+          const charge = chargeUsage(pools, lateCu, totalCu);
+          const after = applyUsageCharge(pools, charge);
+          assertBalanced(charge.postings);
+          expect(sum(charge.postings, 'usage')).toBe(totalCu);
+          expect(after.allowance).toBeGreaterThanOrEqual(0);
+          if (after.prior !== null) expect(after.prior).toBeGreaterThanOrEqual(0);
+          // What left the pools is what the postings say left them.
+          expect(after.allowance - allowance).toBe(sum(charge.postings, 'allowance'));
+          expect(after.purchased - purchased).toBe(sum(charge.postings, 'purchased'));
+          expect((after.prior ?? 0) - (prior ?? 0)).toBe(sum(charge.postings, 'allowance_expired'));
+          if (prior === null) expect(charge.late.fromAllowance + charge.late.fromPurchased).toBe(0);
+        },
+      ),
+    );
   });
 });

@@ -60,11 +60,18 @@ export type LedgerName =
   | 'topup_source'
   | 'usage';
 
-export function usagePostings(charge: Charge): Posting[] {
+/**
+ * Postings of a charge. `allowance`: what it took of an allowance comes from the current one;
+ * `allowance_expired`: from what the prior period left, expired at the roll and taken back.
+ */
+export function usagePostings(
+  charge: Charge,
+  allowance: 'allowance' | 'allowance_expired' = 'allowance',
+): Posting[] {
   const postings: Posting[] = [];
   if (charge.fromAllowance > 0)
     postings.push(
-      { ledger: 'allowance', amount: -charge.fromAllowance },
+      { ledger: allowance, amount: -charge.fromAllowance },
       { ledger: 'usage', amount: charge.fromAllowance },
     );
   if (charge.fromPurchased > 0)
@@ -73,6 +80,57 @@ export function usagePostings(charge: Charge): Posting[] {
       { ledger: 'usage', amount: charge.fromPurchased },
     );
   return postings;
+}
+
+/** The pools a usage charge draws on: the current ones and what the prior period left. */
+export interface UsagePools extends Pools {
+  /**
+   * What the prior period's allowance left when the current period began (expired then), less
+   * the late usage charged to it since; null when the current period has no prior one (the
+   * account's first, or no plan).
+   */
+  prior: number | null;
+}
+
+export interface UsageCharge {
+  /** Late usage: metered in the prior period, charged from what it left, then purchased. */
+  late: Charge;
+  /** The rest, charged to the current period. */
+  current: Charge;
+  overdraft: number;
+  postings: Posting[];
+}
+
+/**
+ * Charges usage to the period it was metered in (ADR 0108). `lateCu` of `totalCu` is usage
+ * whose window ended by the start of the current period: it is charged as the prior period
+ * would have charged it before its end (from the allowance it left, then purchased CU), and
+ * goes first, being older. The rest is charged to the current period. Without a prior period
+ * all of it is current.
+ */
+export function chargeUsage(pools: UsagePools, lateCu: number, totalCu: number): UsageCharge {
+  if (!Number.isSafeInteger(lateCu) || lateCu < 0 || lateCu > totalCu)
+    throw new RangeError(`late usage must be an integer from 0 to ${totalCu}, got ${lateCu}`);
+  const lateOf = pools.prior === null ? 0 : lateCu;
+  const late = splitCharge({ allowance: pools.prior ?? 0, purchased: pools.purchased }, lateOf);
+  const current = splitCharge(
+    { allowance: pools.allowance, purchased: pools.purchased - late.fromPurchased },
+    totalCu - lateOf,
+  );
+  return {
+    late,
+    current,
+    overdraft: late.overdraft + current.overdraft,
+    postings: [...usagePostings(late, 'allowance_expired'), ...usagePostings(current)],
+  };
+}
+
+export function applyUsageCharge(pools: UsagePools, charge: UsageCharge): UsagePools {
+  return {
+    allowance: pools.allowance - charge.current.fromAllowance,
+    purchased: pools.purchased - charge.late.fromPurchased - charge.current.fromPurchased,
+    prior: pools.prior === null ? null : pools.prior - charge.late.fromAllowance,
+  };
 }
 
 /** Expire what is left of the old allowance (no rollover) and grant the new one. */

@@ -56,9 +56,10 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
   const balance = async (key: string) =>
     (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
 
-  async function spend(accountId: string, key: string, cu: number): Promise<Balance> {
+  /** Publishes usage of a window starting at `at` and waits for its new balance. */
+  async function spend(accountId: string, key: string, cu: number, at?: string): Promise<Balance> {
     const before = await balance(key);
-    await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, cu));
+    await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, cu, at));
     return eventually(
       async () => {
         const now = await balance(key);
@@ -73,6 +74,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     const report = await checkLedger(h.dataSource);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
     expect(report.total).toBe(0);
   });
 
@@ -116,6 +118,63 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     h.clock.set('2026-01-06T12:00:00.000Z');
     await tick();
     expect((await balance(key)).allowance_cu).toBe(50_000);
+  });
+
+  it('charges usage metered before the 07:30 reset but applied after it to the day it was metered in (ADR 0108)', async () => {
+    h.clock.set('2026-02-02T10:00:00.000Z');
+    const { id, key } = await newAccount('free');
+    expect((await spend(id, key, 20_000, '2026-02-02T10:00:00.000Z')).allowance_cu).toBe(30_000);
+
+    h.clock.set('2026-02-03T07:30:00.000Z');
+    await tick();
+    expect(await balance(key)).toMatchObject({ allowance_cu: 50_000, purchased_cu: 0 });
+
+    // Metered in the window ending at 07:29:59, applied after the reset: the 30,000 CU that
+    // day left pay for it, not today's allowance.
+    expect(await spend(id, key, 1_000, '2026-02-03T07:29:58.000Z')).toMatchObject({
+      allowance_cu: 50_000,
+      purchased_cu: 0,
+    });
+    // Metered today: today's allowance.
+    expect((await spend(id, key, 400, '2026-02-03T07:30:00.000Z')).allowance_cu).toBe(49_600);
+    // More late usage than yesterday left (29,000): the rest is what it would have been
+    // yesterday, an overdraft of purchased CU (paid by the next top-up); today's allowance stays.
+    expect(await spend(id, key, 40_000, '2026-02-03T07:29:57.000Z')).toMatchObject({
+      allowance_cu: 49_600,
+      purchased_cu: -11_000,
+      state: 'ok',
+    });
+    const journals: Array<{ amount_cu: string; overdraft_cu: string; detail: unknown }> =
+      await h.dataSource.query(
+        `SELECT amount_cu, overdraft_cu, detail FROM billing.ledger_journal
+          WHERE account_id = $1 AND kind = 'usage' ORDER BY id`,
+        [id],
+      );
+    expect(journals.map((j) => [Number(j.amount_cu), Number(j.overdraft_cu), j.detail])).toEqual([
+      [20_000, 0, expect.not.objectContaining({ lateCu: expect.anything() })],
+      [1_000, 0, expect.objectContaining({ lateCu: 1_000, priorOf: '2026-02-03T07:30:00.000Z' })],
+      [400, 0, expect.not.objectContaining({ lateCu: expect.anything() })],
+      [40_000, 11_000, expect.objectContaining({ lateCu: 40_000 })],
+    ]);
+    const [expired] = await h.dataSource.query(
+      `SELECT sum(amount_cu) AS cu FROM billing.ledger_entries
+        WHERE account_id = $1 AND ledger = 'allowance_expired'`,
+      [id],
+    );
+    expect(Number(expired.cu)).toBe(0);
+
+    // Tamper with what the prior period left: the ledger check must notice.
+    await h.dataSource.query(
+      'UPDATE billing.balances SET prior_allowance_cu = prior_allowance_cu + 1 WHERE account_id = $1',
+      [id],
+    );
+    expect((await checkLedger(h.dataSource, [id])).priorMismatches).toEqual([
+      { accountId: id, balance: 1, entries: 0 },
+    ]);
+    await h.dataSource.query(
+      'UPDATE billing.balances SET prior_allowance_cu = prior_allowance_cu - 1 WHERE account_id = $1',
+      [id],
+    );
   });
 
   it('keeps a top-up pending until TOPUP_CLEARING_MS has passed on the clock, then makes it spendable', async () => {

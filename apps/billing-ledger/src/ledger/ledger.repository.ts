@@ -19,6 +19,8 @@ export interface BalanceRow {
   purchased: number;
   pending: number;
   allowanceTotal: number;
+  /** What the prior period left for late usage (ADR 0108); null: no prior period. */
+  prior: number | null;
   periodStart: Date | null;
   periodEnd: Date | null;
   exhaustedSince: Date | null;
@@ -55,6 +57,7 @@ interface RawBalance {
   purchased_cu: string;
   pending_cu: string;
   allowance_total_cu: string;
+  prior_allowance_cu: string | null;
   period_start: Date | null;
   period_end: Date | null;
   exhausted_since: Date | null;
@@ -69,7 +72,7 @@ interface RawBalance {
 }
 
 const SELECT_BALANCE = `
-  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.period_start, b.period_end,
+  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.period_start, b.period_end,
          b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.type, a.node_owner, a.name, a.created_at
     FROM billing.balances b JOIN billing.accounts a ON a.id = b.account_id`;
 
@@ -80,6 +83,7 @@ function toRow(raw: RawBalance): BalanceRow {
     purchased: Number(raw.purchased_cu),
     pending: Number(raw.pending_cu),
     allowanceTotal: Number(raw.allowance_total_cu),
+    prior: raw.prior_allowance_cu === null ? null : Number(raw.prior_allowance_cu),
     periodStart: raw.period_start,
     periodEnd: raw.period_end,
     exhaustedSince: raw.exhausted_since,
@@ -323,11 +327,12 @@ export class LedgerRepository {
     await manager.query(
       `UPDATE billing.balances b
           SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,
-              allowance_total_cu = v.total, period_start = v.period_start, period_end = v.period_end,
+              allowance_total_cu = v.total, prior_allowance_cu = v.prior,
+              period_start = v.period_start, period_end = v.period_end,
               exhausted_since = v.exhausted_since, version = v.version, updated_at = $10,
               published_version = GREATEST(b.published_version, v.published)
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[], $11::bigint[])
-              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version, published)
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[], $11::bigint[], $12::bigint[])
+              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version, published, prior)
         WHERE b.account_id = v.account_id`,
       [
         textArray(rows.map((r) => r.accountId)),
@@ -341,6 +346,7 @@ export class LedgerRepository {
         numberArray(rows.map((r) => r.version)),
         now.toISOString(),
         numberArray(published),
+        numberArray(rows.map((r) => r.prior)),
       ],
     );
   }

@@ -19,17 +19,18 @@ import { allowanceOf, capsOf } from '../state/account-state';
 import { ChangeSignal } from './change-signal';
 import {
   allowanceResetPostings,
-  applyCharge,
+  applyUsageCharge,
+  chargeUsage,
   nextExhaustedSince,
-  splitCharge,
-  usagePostings,
-  type Posting,
+  type UsageCharge,
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
 import { TopUpsRepository, type TopUpRow } from './top-ups.repository';
 import {
   aggregateParts,
+  cuEndedBy,
   entriesOf,
+  type AccountCharge,
   type FlushAggregate,
   type FlushPart,
 } from '../usage/flush-aggregate';
@@ -309,9 +310,9 @@ export class LedgerService {
         if (!wasExhausted.has(row.accountId))
           wasExhausted.set(row.accountId, row.exhaustedSince !== null);
         this.rollIfDue(row, now, journals);
-        const charge = splitCharge(row, event.totalCu);
-        Object.assign(row, applyCharge(row, charge));
-        const postings: Posting[] = usagePostings(charge);
+        const late = endedBy(event.windowEnd, row) ? event.totalCu : 0;
+        const charge = chargeUsage(row, late, event.totalCu);
+        Object.assign(row, applyUsageCharge(row, charge));
         journals.push({
           key,
           accountId: event.accountId,
@@ -319,8 +320,8 @@ export class LedgerService {
           amount: event.totalCu,
           overdraft: charge.overdraft,
           occurredAt: new Date(event.windowEnd),
-          detail: { kind: event.kind, producerId: event.producerId },
-          postings,
+          detail: { kind: event.kind, producerId: event.producerId, ...lateDetail(row, charge) },
+          postings: charge.postings,
         });
         touched.add(row);
         const hour = usageHourOf(event.windowStart);
@@ -434,16 +435,32 @@ export class LedgerService {
       );
       const journals: JournalInput[] = [];
       const unknown = new Set<string>();
+      const wasExhausted: boolean[] = [];
+      // Periods first: what is late depends on the period each row is in once rolled (ADR 0108).
+      const known: Array<{ charge: AccountCharge; row: BalanceRow; late: number }> = [];
+      const straddling = new Map<string, number>();
       for (const charge of aggregate.charges) {
         const row = rows.get(charge.accountId);
         if (row === undefined) {
           unknown.add(charge.accountId);
           continue;
         }
-        const wasExhausted = row.exhaustedSince !== null;
+        wasExhausted.push(row.exhaustedSince !== null);
         this.rollIfDue(row, now, journals);
-        const split = splitCharge(row, charge.totalCu);
-        Object.assign(row, applyCharge(row, split));
+        let late = 0;
+        if (endedBy(charge.firstWindowEnd, row)) {
+          if (endedBy(charge.lastWindowEnd, row)) late = charge.totalCu;
+          else straddling.set(charge.accountId, row.periodStart!.getTime());
+        }
+        known.push({ charge, row, late });
+      }
+      // An account whose parts in this batch lie on both sides of its period's start (rare: the
+      // batches at the start): its parts are read again for the CU on the prior side.
+      const lateOf = straddling.size === 0 ? undefined : cuEndedBy(aggregate.parts, straddling);
+      for (const [i, { charge, row, late: whole }] of known.entries()) {
+        const late = lateOf?.get(charge.accountId) ?? whole;
+        const split = chargeUsage(row, late, charge.totalCu);
+        Object.assign(row, applyUsageCharge(row, split));
         if (charge.totalCu > 0)
           journals.push({
             key: `flush:${batch}:${charge.accountId}`,
@@ -452,14 +469,14 @@ export class LedgerService {
             amount: charge.totalCu,
             overdraft: split.overdraft,
             occurredAt: new Date(charge.lastWindowEnd),
-            detail: null,
-            postings: usagePostings(split),
+            detail: lateDetail(row, split),
+            postings: split.postings,
           });
         this.settle(row, now);
-        if ((row.exhaustedSince !== null) !== wasExhausted) flipped.add(row.accountId);
+        if ((row.exhaustedSince !== null) !== wasExhausted[i]) flipped.add(row.accountId);
         touched.push(row);
       }
-      const known =
+      const rollups =
         unknown.size === 0
           ? aggregate.rollups
           : aggregate.rollups.filter((r) => !unknown.has(r.accountId));
@@ -468,7 +485,7 @@ export class LedgerService {
       // sums without entries (the consumer retries a failed batch).
       await this.ledger.insertJournals(manager, journals, 'new');
       await this.ledger.saveBalances(manager, touched, now);
-      await this.flushes.recordHourly(manager, known, now);
+      await this.flushes.recordHourly(manager, rollups, now);
       if (unknown.size > 0) {
         const parked: ParkedEntry[] = entriesOf(aggregate.parts, unknown).map(
           ({ flushId, entry }) => ({
@@ -529,6 +546,9 @@ export class LedgerService {
       ? currentAllowanceWindow(row.planId, now, row.planStartedAt)
       : undefined;
     const postings = allowanceResetPostings(row.allowance, grant);
+    // What the ending period left stays for its late usage (ADR 0108), if there was one.
+    row.prior =
+      window !== undefined && row.periodStart !== null ? Math.max(row.allowance, 0) : null;
     row.allowance = grant;
     row.allowanceTotal = grant;
     row.periodStart = window?.start ?? null;
@@ -550,6 +570,25 @@ export class LedgerService {
       postings,
     };
   }
+}
+
+/**
+ * Usage whose window ended at `windowEnd` is late: metered in the prior period of `row`,
+ * which has one (ADR 0108). A window ending at the very start of the period is the prior's.
+ */
+function endedBy(windowEnd: string, row: BalanceRow): boolean {
+  return (
+    row.prior !== null &&
+    row.periodStart !== null &&
+    Date.parse(windowEnd) <= row.periodStart.getTime()
+  );
+}
+
+/** The journal's note of late usage: how much, and the period whose prior paid it. */
+function lateDetail(row: BalanceRow, charge: UsageCharge): Record<string, unknown> | null {
+  const lateCu = charge.late.fromAllowance + charge.late.fromPurchased;
+  if (lateCu === 0) return null;
+  return { lateCu, priorOf: row.periodStart!.toISOString() };
 }
 
 /**

@@ -11,6 +11,7 @@ export function balanceRow(overrides: Partial<BalanceRow> = {}): BalanceRow {
     purchased: 0,
     pending: 0,
     allowanceTotal: 1_000,
+    prior: null,
     periodStart: null,
     periodEnd: null,
     exhaustedSince: null,

@@ -7,6 +7,7 @@ import {
 import {
   aggregateFlushes,
   aggregateParts,
+  cuEndedBy,
   entriesOf,
   FlushAccumulator,
   flushPart,
@@ -51,11 +52,59 @@ describe('aggregateFlushes', () => {
     ];
     const agg = aggregateFlushes(parts);
     expect(agg.charges).toEqual([
-      { accountId: 'a', totalCu: 135, lastWindowEnd: '2026-01-01T01:00:01.000Z' },
-      { accountId: 'b', totalCu: 20, lastWindowEnd: '2026-01-01T01:00:00.000Z' },
+      {
+        accountId: 'a',
+        totalCu: 135,
+        firstWindowEnd: '2026-01-01T01:00:00.000Z',
+        lastWindowEnd: '2026-01-01T01:00:01.000Z',
+      },
+      {
+        accountId: 'b',
+        totalCu: 20,
+        firstWindowEnd: '2026-01-01T01:00:00.000Z',
+        lastWindowEnd: '2026-01-01T01:00:00.000Z',
+      },
     ]);
     expect(agg.items).toBe(4);
     expect(entriesOf(agg.parts, new Set(['a']))).toHaveLength(3);
+    // Parts arriving out of window order (a producer re-sending a held part) span the same.
+    const reversed = aggregateFlushes([...parts].reverse());
+    expect(reversed.charges).toEqual(agg.charges);
+  });
+
+  it("cuEndedBy: each account's CU in the parts whose window ended by its own moment (late usage, ADR 0108)", () => {
+    const parts = [
+      part('gw-a', '2026-01-06T07:29:58.000Z', [
+        node('a', 'eth_call', 300),
+        node('b', 'eth_call', 7),
+      ]),
+      part('gw-b', '2026-01-06T07:29:59.000Z', [
+        node('a', 'eth_call', 40),
+        node('b', 'eth_call', 5),
+      ]),
+      part('gw-a', '2026-01-06T07:29:59.500Z', [
+        node('a', 'eth_call', 200),
+        node('b', 'eth_call', 3),
+      ]),
+    ].map((p) => flushPart(p));
+    // Window ends: 07:29:59.000, 07:30:00.000 (at the boundary: the prior's), 07:30:00.500.
+    const late = cuEndedBy(
+      parts,
+      new Map([
+        ['a', Date.parse('2026-01-06T07:30:00.000Z')],
+        ['b', Date.parse('2026-01-06T07:29:59.500Z')],
+      ]),
+    );
+    expect(late).toEqual(
+      new Map([
+        ['a', 340],
+        ['b', 7],
+      ]),
+    );
+    // An account of the map in no part ending by its moment: 0, not missing.
+    expect(cuEndedBy(parts, new Map([['c', Date.parse('2026-01-07T00:00:00.000Z')]]))).toEqual(
+      new Map([['c', 0]]),
+    );
   });
 
   it('rolls up per account, hour, network and method, deliveries as webhooks/webhook_delivery, by account', () => {
@@ -247,7 +296,12 @@ describe('FlushAccumulator', () => {
       expect(rollup).toMatchObject({ accountId: 'a', calls: 3, cu: 3 * (i + 1) });
     }
     expect(agg.charges).toEqual([
-      { accountId: 'a', totalCu: 3 * 820, lastWindowEnd: '2026-01-01T00:00:01.000Z' },
+      {
+        accountId: 'a',
+        totalCu: 3 * 820,
+        firstWindowEnd: '2026-01-01T00:00:01.000Z',
+        lastWindowEnd: '2026-01-01T00:00:01.000Z',
+      },
     ]);
   });
 

@@ -12,6 +12,8 @@ import {
 export interface AccountCharge {
   accountId: string;
   totalCu: number;
+  /** End of the earliest window the charge covers. */
+  firstWindowEnd: string;
   /** End of the latest window the charge covers (the journal's occurred_at). */
   lastWindowEnd: string;
 }
@@ -170,13 +172,20 @@ export class FlushAccumulator {
         sum = this.accounts.get(accountId);
         if (sum === undefined) {
           sum = {
-            charge: { accountId, totalCu: 0, lastWindowEnd: flush.windowEnd },
+            charge: {
+              accountId,
+              totalCu: 0,
+              firstWindowEnd: flush.windowEnd,
+              lastWindowEnd: flush.windowEnd,
+            },
             lines: [],
             rollups: [],
           };
           this.accounts.set(accountId, sum);
         } else if (flush.windowEnd > sum.charge.lastWindowEnd)
           sum.charge.lastWindowEnd = flush.windowEnd;
+        else if (flush.windowEnd < sum.charge.firstWindowEnd)
+          sum.charge.firstWindowEnd = flush.windowEnd;
       }
       sum.charge.totalCu += cu;
       this.roll(sum, numbers[usage[r + 1]!]!, usage[r + 2]!, cu);
@@ -253,6 +262,33 @@ export function entriesOf(
     if (!ids.some((id) => part.mayHold(id))) continue;
     for (const entry of unpackAccounts(part.body()))
       if (accountIds.has(entry.accountId)) found.push({ flushId: part.id, entry });
+  }
+  return found;
+}
+
+/**
+ * For each account of `boundaries` (account id → a moment, ms), its CU in the parts whose
+ * window ended by that moment: the late usage of an account whose parts lie on both sides of
+ * its period's start (ADR 0108). Rare (the batches at a period's start), so found by reading
+ * the parts again, each once, instead of kept for every account.
+ */
+export function cuEndedBy(
+  parts: readonly FlushPart[],
+  boundaries: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const id of boundaries.keys()) found.set(id, 0);
+  const latest = Math.max(...boundaries.values());
+  for (const part of parts) {
+    const end = Date.parse(part.windowEnd);
+    if (end > latest) continue;
+    const { accounts, usage } = part.body();
+    for (let r = 0; r < usage.length; r += USAGE_ROW) {
+      const accountId = accounts[usage[r]!]!;
+      const boundary = boundaries.get(accountId);
+      if (boundary !== undefined && end <= boundary)
+        found.set(accountId, found.get(accountId)! + usage[r + 3]!);
+    }
   }
   return found;
 }

@@ -46,6 +46,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     const report = await checkLedger(h.dataSource, accountIds);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
   }
 
   const usedCu = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
@@ -302,6 +303,84 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     await expectLedgerHolds(ids);
   });
 
+  it("charges a batch whose parts lie on both sides of a period's start to both periods, each account to the CU (ADR 0108)", async () => {
+    const billing = await start();
+    const [a, b, c] = await newAccounts(billing, 3, 'free');
+    const ledger = billing.app.get(LedgerService);
+    const allowances = async () =>
+      Promise.all(
+        [a!, b!, c!].map(async (id) => {
+          const body = (
+            await api<{ allowance_cu: number; purchased_cu: number }>(
+              billing.url,
+              'GET',
+              '/api/v1/account/balance',
+              keys.get(id)!,
+            )
+          ).body;
+          return [body.allowance_cu, body.purchased_cu];
+        }),
+      );
+    try {
+      // The day before: a spends 10,000 of its 50,000.
+      await ledger.applyFlushes([
+        flushDelivery(nodeFlush([[a!, 10_000]], 'gw-eu-1', '2026-01-05T10:00:00.000Z')),
+      ]);
+      // Half a second after 07:30, before any tick: the batch rolls the period itself. Its parts
+      // from before 07:30 are the prior day's, those after it today's; c has only today's and b
+      // only the prior day's.
+      h.clock.set('2026-01-06T07:30:00.500Z');
+      const batch = [
+        nodeFlush(
+          [
+            [a!, 300],
+            [b!, 100],
+          ],
+          'gw-eu-1',
+          '2026-01-06T07:29:00.000Z',
+        ),
+        nodeFlush(
+          [
+            [a!, 200],
+            [c!, 70],
+          ],
+          'gw-us-1',
+          '2026-01-06T07:30:00.000Z',
+        ),
+        nodeFlush([[a!, 40]], 'gw-us-1', '2026-01-06T07:29:30.000Z'),
+      ];
+      const result = await ledger.applyFlushes(batch.map((f) => flushDelivery(f)));
+      expect(result.outcomes.map((o) => o.status)).toEqual(['applied', 'applied', 'applied']);
+      expect(await allowances()).toEqual([
+        [49_800, 0],
+        [50_000, 0],
+        [49_930, 0],
+      ]);
+      expect(await usedCu([a!, b!, c!])).toEqual(
+        new Map([
+          [a!, 10_540],
+          [b!, 100],
+          [c!, 70],
+        ]),
+      );
+      const priors: Array<{ account_id: string; prior: string }> = await h.dataSource.query(
+        `SELECT account_id, prior_allowance_cu AS prior FROM billing.balances
+          WHERE account_id = ANY($1::text[])`,
+        [[a!, b!, c!]],
+      );
+      expect(new Map(priors.map((r) => [r.account_id, Number(r.prior)]))).toEqual(
+        new Map([
+          [a!, 50_000 - 10_000 - 340],
+          [b!, 50_000 - 100],
+          [c!, 50_000],
+        ]),
+      );
+      await expectLedgerHolds([a!, b!, c!]);
+    } finally {
+      h.clock.set('2026-01-05T10:00:00.000Z');
+    }
+  });
+
   it('applies v1 parts of a producer not yet upgraded beside compact ones, each exactly once (ADR 0105)', async () => {
     const billing = await start();
     const [a, b] = await newAccounts(billing, 2);
@@ -489,6 +568,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       const report = await checkLedger(h.dataSource, ids);
       expect(report.unbalancedJournals).toEqual([]);
       expect(report.balanceMismatches).toEqual([]);
+      expect(report.priorMismatches).toEqual([]);
     } finally {
       await second.stop();
     }

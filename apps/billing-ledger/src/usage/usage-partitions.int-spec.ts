@@ -126,6 +126,7 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
     const report = await checkLedger(harness.dataSource, ids);
     expect(report.unbalancedJournals).toEqual([]);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
   }
 
   const everyDurableDrained = () => h.usageDrained();

@@ -111,6 +111,7 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
     expect(await journals(accountId)).toBe(events.length);
     const report = await checkLedger(h.dataSource, [accountId]);
     expect(report.balanceMismatches).toEqual([]);
+    expect(report.priorMismatches).toEqual([]);
     expect(report.unbalancedJournals).toEqual([]);
     await second.app.close();
     release();

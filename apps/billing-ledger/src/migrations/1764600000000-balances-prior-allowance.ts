@@ -1,0 +1,19 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * What the prior period's allowance left when the current period began, less the late usage
+ * charged to it since (ADR 0108): usage metered before a reset but applied after it is charged
+ * to the period it was metered in. NULL: the current period has no prior one (rows of this
+ * migration's time included, so nothing changes for them until their next period).
+ */
+export class BalancesPriorAllowance1764600000000 implements MigrationInterface {
+  name = 'BalancesPriorAllowance1764600000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE billing.balances ADD COLUMN prior_allowance_cu bigint NULL`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE billing.balances DROP COLUMN prior_allowance_cu`);
+  }
+}
