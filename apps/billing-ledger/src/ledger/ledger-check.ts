@@ -7,7 +7,8 @@ export interface LedgerCheckReport {
   balanceMismatches: Array<{ accountId: string; ledger: string; balance: number; entries: number }>;
   /**
    * Accounts whose prior-period remainder (ADR 0108) differs from its entries: what the roll
-   * into the current period expired, less the late usage taken back from it (must be empty).
+   * into the period it is kept for expired, less the late usage taken back from it (must be
+   * empty).
    */
   priorMismatches: Array<{ accountId: string; balance: number; entries: number }>;
   /**
@@ -36,9 +37,9 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
 /**
  * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
  * allowance / purchased / pending balance equals the sum of its entries, so does what its prior
- * period left (the `allowance_expired` entries of journals of its current period's start: the
- * roll's expiry and the late usage's take-backs), every entry has its journal and every journal
- * its account.
+ * period left (the `allowance_expired` entries of the journals tagged with the period start it
+ * is kept for: the roll's expiry and the late usage's take-backs), every entry has its journal
+ * and every journal its account.
  */
 export async function checkLedger(
   dataSource: DataSource,
@@ -80,7 +81,7 @@ export async function checkLedger(
           WHERE e.ledger = 'allowance_expired' ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''})
        SELECT b.account_id, b.prior_allowance_cu AS balance, coalesce(sum(t.amount_cu), 0) AS entries
          FROM billing.balances b
-         LEFT JOIN tagged t ON t.account_id = b.account_id AND t.period = b.period_start
+         LEFT JOIN tagged t ON t.account_id = b.account_id AND t.period = b.prior_of
         WHERE b.prior_allowance_cu IS NOT NULL ${accountIds ? 'AND b.account_id = ANY($1::text[])' : ''}
         GROUP BY b.account_id, b.prior_allowance_cu
        HAVING b.prior_allowance_cu <> coalesce(sum(t.amount_cu), 0)

@@ -177,6 +177,30 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     );
   });
 
+  it('keeps no prior period for late usage once the period moved on without one (a roll by a replica of an older release)', async () => {
+    h.clock.set('2026-02-02T10:00:00.000Z');
+    const { id, key } = await newAccount('free');
+    await spend(id, key, 20_000, '2026-02-02T10:00:00.000Z');
+    h.clock.set('2026-02-03T07:30:00.000Z');
+    await tick();
+    // An older release's roll to the next day: the period moves (a new version of the row),
+    // what was kept for 02-03 stays.
+    await h.dataSource.query(
+      `UPDATE billing.balances SET period_start = period_start + interval '1 day',
+              period_end = period_end + interval '1 day', version = version + 1
+        WHERE account_id = $1`,
+      [id],
+    );
+    h.clock.set('2026-02-04T07:30:00.500Z');
+    // Metered on 02-03, late for 02-04's period: there is no remainder of 02-03 to charge
+    // (the one kept is 02-02's), so it is charged to the current allowance as before ADR 0108.
+    expect(await spend(id, key, 1_000, '2026-02-04T07:29:58.000Z')).toMatchObject({
+      allowance_cu: 49_000,
+      purchased_cu: 0,
+    });
+    expect(await checkLedger(h.dataSource, [id])).toMatchObject({ priorMismatches: [] });
+  });
+
   it('keeps a top-up pending until TOPUP_CLEARING_MS has passed on the clock, then makes it spendable', async () => {
     h.clock.set('2026-01-05T10:00:00.000Z');
     const { key } = await newAccount('free');

@@ -19,7 +19,11 @@ export interface BalanceRow {
   purchased: number;
   pending: number;
   allowanceTotal: number;
-  /** What the prior period left for late usage (ADR 0108); null: no prior period. */
+  /**
+   * What the prior period left for late usage (ADR 0108); null: no prior period. Stored with the
+   * period start it is the prior of (`prior_of`): read as null when the period has moved on
+   * without it.
+   */
   prior: number | null;
   periodStart: Date | null;
   periodEnd: Date | null;
@@ -58,6 +62,7 @@ interface RawBalance {
   pending_cu: string;
   allowance_total_cu: string;
   prior_allowance_cu: string | null;
+  prior_of: Date | null;
   period_start: Date | null;
   period_end: Date | null;
   exhausted_since: Date | null;
@@ -72,7 +77,7 @@ interface RawBalance {
 }
 
 const SELECT_BALANCE = `
-  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.period_start, b.period_end,
+  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.prior_of, b.period_start, b.period_end,
          b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.type, a.node_owner, a.name, a.created_at
     FROM billing.balances b JOIN billing.accounts a ON a.id = b.account_id`;
 
@@ -83,7 +88,12 @@ function toRow(raw: RawBalance): BalanceRow {
     purchased: Number(raw.purchased_cu),
     pending: Number(raw.pending_cu),
     allowanceTotal: Number(raw.allowance_total_cu),
-    prior: raw.prior_allowance_cu === null ? null : Number(raw.prior_allowance_cu),
+    prior:
+      raw.prior_allowance_cu !== null &&
+      raw.prior_of !== null &&
+      raw.prior_of.getTime() === raw.period_start?.getTime()
+        ? Number(raw.prior_allowance_cu)
+        : null,
     periodStart: raw.period_start,
     periodEnd: raw.period_end,
     exhaustedSince: raw.exhausted_since,
@@ -328,6 +338,7 @@ export class LedgerRepository {
       `UPDATE billing.balances b
           SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,
               allowance_total_cu = v.total, prior_allowance_cu = v.prior,
+              prior_of = CASE WHEN v.prior IS NULL THEN NULL ELSE v.period_start END,
               period_start = v.period_start, period_end = v.period_end,
               exhausted_since = v.exhausted_since, version = v.version, updated_at = $10,
               published_version = GREATEST(b.published_version, v.published)
