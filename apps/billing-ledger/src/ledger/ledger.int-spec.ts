@@ -177,6 +177,22 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     );
   });
 
+  it("charges usage metered before a plan change but applied after it to the old plan's allowance (ADR 0108)", async () => {
+    h.clock.set('2026-03-02T10:00:00.000Z');
+    const { id, key } = await newAccount('starter');
+    expect((await spend(id, key, 1_000, '2026-03-02T10:00:00.000Z')).allowance_cu).toBe(89_999_000);
+    h.clock.set('2026-03-02T12:00:00.000Z');
+    const changed = await api(billing.url, 'PUT', '/api/v1/account/plan', key, { plan: 'growth' });
+    expect(changed.status).toBe(200);
+    expect(await balance(key)).toMatchObject({ allowance_cu: 185_000_000 });
+    // Metered on Starter in the window ending 11:59:59, applied after the change.
+    expect(await spend(id, key, 500, '2026-03-02T11:59:58.000Z')).toMatchObject({
+      allowance_cu: 185_000_000,
+      purchased_cu: 0,
+    });
+    expect((await spend(id, key, 200, '2026-03-02T12:00:00.000Z')).allowance_cu).toBe(184_999_800);
+  });
+
   it('keeps no prior period for late usage once the period moved on without one (a roll by a replica of an older release)', async () => {
     h.clock.set('2026-02-02T10:00:00.000Z');
     const { id, key } = await newAccount('free');
