@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import {
   allowanceResetPostings,
-  applyCharge,
   applyUsageCharge,
-  chargeUsage,
   assertBalanced,
+  chargeUsage,
   isExhausted,
+  isLateUsage,
   nextExhaustedSince,
   splitCharge,
   usagePostings,
@@ -34,11 +34,9 @@ describe('splitCharge', () => {
   );
 
   it('never lets the allowance go below zero; only purchased carries the debt', () => {
-    const after = applyCharge(
-      { allowance: 10, purchased: 0 },
-      splitCharge({ allowance: 10, purchased: 0 }, 35),
-    );
-    expect(after).toEqual({ allowance: 0, purchased: -25 });
+    const pools = { allowance: 10, purchased: 0, prior: null };
+    const after = applyUsageCharge(pools, chargeUsage(pools, 0, 35));
+    expect(after).toEqual({ allowance: 0, purchased: -25, prior: null });
   });
 
   it('refuses negative or fractional charges', () => {
@@ -162,5 +160,20 @@ describe('chargeUsage (late usage is charged to the period it was metered in, AD
         },
       ),
     );
+  });
+});
+
+describe('isLateUsage (ADR 0108)', () => {
+  const periodStart = new Date('2026-01-06T07:30:00.000Z');
+  it.each([
+    ['2026-01-06T07:29:59.999Z', 0, true],
+    ['2026-01-06T07:30:00.000Z', 0, true],
+    ['2026-01-06T07:30:00.001Z', 0, false],
+    ['2026-01-06T07:29:59.999Z', null, false],
+  ] as const)('window ending %s with prior %s: late %s', (windowEnd, prior, late) => {
+    expect(isLateUsage(windowEnd, { prior, periodStart })).toBe(late);
+  });
+  it('is never late without a period', () => {
+    expect(isLateUsage('2026-01-01T00:00:00.000Z', { prior: 5, periodStart: null })).toBe(false);
   });
 });

@@ -25,13 +25,6 @@ export function splitCharge(pools: Pools, cu: number): Charge {
   return { fromAllowance, fromPurchased, overdraft };
 }
 
-export function applyCharge(pools: Pools, charge: Charge): Pools {
-  return {
-    allowance: pools.allowance - charge.fromAllowance,
-    purchased: pools.purchased - charge.fromPurchased,
-  };
-}
-
 /** Nothing left to spend in either pool. */
 export function isExhausted(pools: Pools): boolean {
   return pools.allowance <= 0 && pools.purchased <= 0;
@@ -99,6 +92,22 @@ export interface UsageCharge {
   current: Charge;
   overdraft: number;
   postings: Posting[];
+}
+
+/**
+ * Usage whose window ended at `windowEnd` is late: metered in the prior period of an account in
+ * the period starting `periodStart`, which has one (`prior` not null; ADR 0108). A window ending
+ * at the very start of the period is the prior's: nothing of it was metered in the new one.
+ */
+export function isLateUsage(
+  windowEnd: string,
+  account: { prior: number | null; periodStart: Date | null },
+): boolean {
+  return (
+    account.prior !== null &&
+    account.periodStart !== null &&
+    Date.parse(windowEnd) <= account.periodStart.getTime()
+  );
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   allowanceResetPostings,
   applyUsageCharge,
   chargeUsage,
+  isLateUsage,
   nextExhaustedSince,
   type UsageCharge,
 } from './ledger-math';
@@ -310,7 +311,7 @@ export class LedgerService {
         if (!wasExhausted.has(row.accountId))
           wasExhausted.set(row.accountId, row.exhaustedSince !== null);
         this.rollIfDue(row, now, journals);
-        const late = endedBy(event.windowEnd, row) ? event.totalCu : 0;
+        const late = isLateUsage(event.windowEnd, row) ? event.totalCu : 0;
         const charge = chargeUsage(row, late, event.totalCu);
         Object.assign(row, applyUsageCharge(row, charge));
         journals.push({
@@ -435,9 +436,13 @@ export class LedgerService {
       );
       const journals: JournalInput[] = [];
       const unknown = new Set<string>();
-      const wasExhausted: boolean[] = [];
       // Periods first: what is late depends on the period each row is in once rolled (ADR 0108).
-      const known: Array<{ charge: AccountCharge; row: BalanceRow; late: number }> = [];
+      const known: Array<{
+        charge: AccountCharge;
+        row: BalanceRow;
+        late: number;
+        wasExhausted: boolean;
+      }> = [];
       const straddling = new Map<string, number>();
       for (const charge of aggregate.charges) {
         const row = rows.get(charge.accountId);
@@ -445,19 +450,19 @@ export class LedgerService {
           unknown.add(charge.accountId);
           continue;
         }
-        wasExhausted.push(row.exhaustedSince !== null);
+        const wasExhausted = row.exhaustedSince !== null;
         this.rollIfDue(row, now, journals);
         let late = 0;
-        if (endedBy(charge.firstWindowEnd, row)) {
-          if (endedBy(charge.lastWindowEnd, row)) late = charge.totalCu;
+        if (isLateUsage(charge.firstWindowEnd, row)) {
+          if (isLateUsage(charge.lastWindowEnd, row)) late = charge.totalCu;
           else straddling.set(charge.accountId, row.periodStart!.getTime());
         }
-        known.push({ charge, row, late });
+        known.push({ charge, row, late, wasExhausted });
       }
       // An account whose parts in this batch lie on both sides of its period's start (rare: the
       // batches at the start): its parts are read again for the CU on the prior side.
       const lateOf = straddling.size === 0 ? undefined : cuEndedBy(aggregate.parts, straddling);
-      for (const [i, { charge, row, late: whole }] of known.entries()) {
+      for (const { charge, row, late: whole, wasExhausted } of known) {
         const late = lateOf?.get(charge.accountId) ?? whole;
         const split = chargeUsage(row, late, charge.totalCu);
         Object.assign(row, applyUsageCharge(row, split));
@@ -473,7 +478,7 @@ export class LedgerService {
             postings: split.postings,
           });
         this.settle(row, now);
-        if ((row.exhaustedSince !== null) !== wasExhausted[i]) flipped.add(row.accountId);
+        if ((row.exhaustedSince !== null) !== wasExhausted) flipped.add(row.accountId);
         touched.push(row);
       }
       const rollups =
@@ -570,18 +575,6 @@ export class LedgerService {
       postings,
     };
   }
-}
-
-/**
- * Usage whose window ended at `windowEnd` is late: metered in the prior period of `row`,
- * which has one (ADR 0108). A window ending at the very start of the period is the prior's.
- */
-function endedBy(windowEnd: string, row: BalanceRow): boolean {
-  return (
-    row.prior !== null &&
-    row.periodStart !== null &&
-    Date.parse(windowEnd) <= row.periodStart.getTime()
-  );
 }
 
 /** The journal's note of late usage: how much, and the period whose prior paid it. */
