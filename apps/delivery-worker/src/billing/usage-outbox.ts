@@ -1,5 +1,6 @@
 import {
   Events,
+  nextUsageCut,
   type UsageFlushed,
   type UsageFlushedV2,
   type UsageFlushVersion,
@@ -34,7 +35,9 @@ export interface UsageOutboxOptions {
  * is cut from the attempt log, not from memory: in one transaction the unbilled attempts are
  * grouped into parts, the parts stored with their ids and the attempts stamped with their part.
  * Only then are the parts published (same id on every retry, including after a kill -9; the
- * ledger applies an id once). An attempt row is billed by exactly one part.
+ * ledger applies an id once). An attempt row is billed by exactly one part, of the window holding
+ * its start: windows end at usage cuts (`nextUsageWindow`), so an attempt made before the Free
+ * reset is charged to the day before even when it is billed after (ADR 0108).
  */
 export class UsageOutbox {
   private timer: NodeJS.Timeout | undefined;
@@ -78,7 +81,7 @@ export class UsageOutbox {
 
   private async cut(): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const rows: { id: string; account_id: string; webhook_id: string; started_at: Date }[] =
+      let rows: { id: string; account_id: string; webhook_id: string; started_at: Date }[] =
         await tx.query(
           `SELECT id, account_id, webhook_id, started_at FROM deliveries.attempts
             WHERE billed AND usage_part IS NULL
@@ -86,15 +89,20 @@ export class UsageOutbox {
           [this.options.batchSize ?? 20_000],
         );
       if (rows.length === 0) return;
-      const meter = new UsageMeter();
-      for (const row of rows)
-        meter.addDelivery(row.account_id, row.webhook_id, DELIVERY_ATTEMPT_CU);
       const { start, end } = nextUsageWindow(
         this.lastWindowEndMs,
         rows[0]!.started_at.getTime(),
         this.options.now().getTime(),
       );
+      // The window ends before the next usage cut (an hour's start, the Free reset): the
+      // attempts made from the cut on are the next window's.
+      const cut = nextUsageCut(start.getTime());
+      rows = rows.filter((row) => row.started_at.getTime() < cut);
+      if (rows.length === 0) return;
       this.lastWindowEndMs = end.getTime();
+      const meter = new UsageMeter();
+      for (const row of rows)
+        meter.addDelivery(row.account_id, row.webhook_id, DELIVERY_ATTEMPT_CU);
       const parts = flushParts(
         this.options.producerId,
         start.toISOString(),

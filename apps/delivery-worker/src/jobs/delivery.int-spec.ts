@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { usageFlushId, type UsageFlushed } from '@meridian/contracts';
+import {
+  unpackAccounts,
+  usageFlushId,
+  type UsageFlushed,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
+import { dailyWindow } from '@meridian/plans';
 import { MINUTE, SECOND } from '@meridian/time';
 import { DELIVERY_RETRY_WAITS_MS, verifyXSignature } from '@meridian/webhooks';
 import { Webhook } from 'standardwebhooks';
@@ -227,5 +233,35 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
       return (row.published_at as Date | null) ?? undefined;
     });
     expect(publishedAt).toBeInstanceOf(Date);
+  });
+
+  it('bills attempts made before the 07:30 UTC reset in a window that ends before it (ADR 0108)', async () => {
+    // Three attempts around the next reset, billed together after it: the window is cut at the
+    // reset by the attempts' start times, not by when the outbox ran.
+    const reset = dailyWindow(h.clock.now()).end.getTime();
+    h.clock.set(reset + 400);
+    await h.dataSource.query(
+      `INSERT INTO deliveries.attempts (id, job_id, attempt, account_id, webhook_id, started_at, billed, outcome)
+       SELECT 'job_reset:' || n, 'job_reset', n, 'acc_reset', 'wh_reset', to_timestamp(t / 1000.0), true, 'success'
+         FROM unnest($1::int[], $2::float8[]) AS a(n, t)`,
+      [
+        [1, 2, 3],
+        [reset - 400, reset - 100, reset + 200],
+      ],
+    );
+    const windows = await until(async () => {
+      const parts = await h.stored<UsageFlushedV2>('BILLING', 'billing.usage.flushed.v2.>');
+      const mine = parts.flatMap((part) =>
+        unpackAccounts(part)
+          .filter((a) => a.accountId === 'acc_reset')
+          .map((a) => [part.windowStart, part.windowEnd, a.totalCu]),
+      );
+      return mine.length === 2 && mine;
+    });
+    expect(windows).toEqual([
+      [new Date(reset - 400).toISOString(), new Date(reset - 1).toISOString(), 50],
+      // The next window starts at its first attempt.
+      [new Date(reset + 200).toISOString(), new Date(reset + 400).toISOString(), 25],
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   unpackAccounts,
   USAGE_FLUSH_PART_BYTES,
   usageFlushId,
+  nextUsageCut,
   usageHourOf,
   UsagePacker,
   usageFlushVersionSetting,
@@ -223,5 +224,38 @@ describe('usageHourOf', () => {
   ])('window start %s reports in hour %s, as text or as a Date', (start, hour) => {
     expect(usageHourOf(start)).toBe(hour);
     expect(usageHourOf(new Date(start))).toBe(hour);
+  });
+});
+
+describe('nextUsageCut', () => {
+  const at = (iso: string) => Date.parse(iso);
+  it.each([
+    ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z'],
+    ['2026-01-01T07:00:00.000Z', '2026-01-01T07:30:00.000Z'],
+    ['2026-01-01T07:29:59.999Z', '2026-01-01T07:30:00.000Z'],
+    ['2026-01-01T07:30:00.000Z', '2026-01-01T08:00:00.000Z'],
+    ['2026-01-01T23:59:59.999Z', '2026-01-02T00:00:00.000Z'],
+  ])('after %s the next cut is %s', (from, cut) => {
+    expect(new Date(nextUsageCut(at(from))).toISOString()).toBe(cut);
+  });
+
+  it('is the first hour start or 07:30 UTC strictly after the moment, over any moment', () => {
+    const HOUR = 3_600_000;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: at('2020-01-01T00:00:00Z'), max: at('2040-01-01T00:00:00Z') }),
+        (ms) => {
+          const cut = nextUsageCut(ms);
+          const isCut = (t: number) => t % HOUR === 0 || (t - 7.5 * HOUR) % (24 * HOUR) === 0;
+          expect(cut).toBeGreaterThan(ms);
+          expect(isCut(cut)).toBe(true);
+          // No cut in between: every half hour after `ms` and before `cut` is not one.
+          for (let t = Math.floor(ms / (HOUR / 2)) * (HOUR / 2) + HOUR / 2; t < cut; t += HOUR / 2)
+            expect(isCut(t)).toBe(false);
+          // The window a cut closes lies in one hour.
+          expect(usageHourOf(new Date(ms))).toBe(usageHourOf(new Date(cut - 1)));
+        },
+      ),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { dailyWindow } from '@meridian/plans';
 import { z } from 'zod';
 import {
   accountId,
@@ -103,12 +104,26 @@ const HOUR_MS = 3_600_000;
 
 /**
  * The hour a usage window is reported in (hourly rollups, the usage API): the UTC hour of its
- * start, in one ISO form per hour. Producers close a window at an hour's end at the latest, so
- * a window's usage belongs to its hour even when a NATS outage held the window open.
+ * start, in one ISO form per hour. A window never spans an hour's start (`nextUsageCut`), so a
+ * window's usage belongs to its hour even when a NATS outage held the window open.
  */
 export function usageHourOf(windowStart: string | Date): string {
   const ms = typeof windowStart === 'string' ? Date.parse(windowStart) : windowStart.getTime();
   return new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString();
+}
+
+/**
+ * The first usage cut after `ms`: the next hour's start or the Free allowance's daily reset
+ * (07:30 UTC), whichever comes first. No producer's window spans a cut (`nextUsageWindow` of
+ * platform-messaging ends it 1 ms before), so a window's usage lies in one hour (`usageHourOf`)
+ * and on one side of every Free account's period start: billing-ledger charges a window that
+ * ended by the reset to the day before (ADR 0108), even one a NATS outage held open for up to
+ * half an hour. Paid plans' periods start at their own renewal moments, which no fleet-wide cut
+ * can follow: a window spanning one is charged whole to the new period.
+ */
+export function nextUsageCut(ms: number): number {
+  const nextHour = Math.floor(ms / HOUR_MS) * HOUR_MS + HOUR_MS;
+  return Math.min(nextHour, dailyWindow(new Date(ms)).end.getTime());
 }
 
 /**

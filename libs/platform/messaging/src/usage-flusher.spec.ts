@@ -2,6 +2,7 @@ import {
   Events,
   USAGE_PARTITIONS,
   UsageFlushedV2Schema,
+  nextUsageCut,
   usageHourOf,
   usagePartitionOf,
   unpackAccounts,
@@ -9,6 +10,7 @@ import {
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { FakeClock } from '@meridian/time';
+import fc from 'fast-check';
 import { flushParts, nextUsageWindow, UsageFlusher, usagePartBytes } from './usage-flusher';
 import { UsageMeter } from './usage-meter';
 
@@ -203,8 +205,8 @@ describe('flushParts', () => {
 });
 
 describe('UsageFlusher', () => {
-  function setup(partBytes?: number, version?: 1 | 2) {
-    const clock = new FakeClock('2026-01-01T00:00:00.000Z');
+  function setup(partBytes?: number, version?: 1 | 2, startAt = '2026-01-01T00:00:00.000Z') {
+    const clock = new FakeClock(startAt);
     const meter = new UsageMeter();
     const publisher = new RecordingPublisher();
     const outcomes: string[] = [];
@@ -343,6 +345,55 @@ describe('UsageFlusher', () => {
     ]);
   });
 
+  it('closes a held window at the 07:30 UTC reset: its usage is the Free day it was metered in (ADR 0108)', async () => {
+    const { clock, meter, publisher, flusher } = setup(
+      undefined,
+      undefined,
+      '2026-01-01T07:05:00.000Z',
+    );
+    publisher.down = true;
+    // A minute a tick, 07:06 to 07:35, with the stream refusing parts until 07:35.
+    for (let i = 0; i < 30; i++) {
+      meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+      clock.advance(60_000);
+      if (i === 29) publisher.down = false;
+      await flusher.flush();
+    }
+    const parts = [...publisher.stored.values()];
+    expect(parts.map((p) => [p.windowStart, p.windowEnd, p.totalCu])).toEqual([
+      // Cut at 07:06 and refused; held to the reset; usage metered up to 07:30 is before it.
+      ['2026-01-01T07:05:00.000Z', '2026-01-01T07:06:00.000Z', 20],
+      ['2026-01-01T07:06:00.001Z', '2026-01-01T07:29:59.999Z', 24 * 20],
+      // From the reset, held until the stream took the parts at 07:35.
+      ['2026-01-01T07:30:00.000Z', '2026-01-01T07:35:00.000Z', 5 * 20],
+    ]);
+  });
+
+  it('closes its window at each usage cut, not up to an interval later', async () => {
+    jest.useFakeTimers({ doNotFake: ['Date'] });
+    try {
+      const { clock, meter, publisher, flusher } = setup(
+        undefined,
+        undefined,
+        '2026-01-01T07:29:59.700Z',
+      );
+      flusher.start();
+      meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+      clock.set('2026-01-01T07:30:00.000Z');
+      await jest.advanceTimersByTimeAsync(300);
+      const parts = [...publisher.stored.values()];
+      expect(parts.map((p) => [p.windowStart, p.windowEnd, p.totalCu])).toEqual([
+        ['2026-01-01T07:29:59.700Z', '2026-01-01T07:29:59.999Z', 20],
+      ]);
+      // Armed again for the next cut, beside the interval; stop clears both.
+      expect(jest.getTimerCount()).toBe(2);
+      await flusher.stop();
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reports usage after an idle spell in its own hour, not in the hour the spell began', async () => {
     const { clock, meter, publisher, flusher } = setup();
     for (let i = 0; i < 3; i++) {
@@ -353,7 +404,8 @@ describe('UsageFlusher', () => {
     clock.advance(1_000);
     await flusher.flush();
     const [part] = [...publisher.stored.values()];
-    expect(part!.windowStart).toBe('2026-01-01T03:00:00.001Z');
+    // The empty windows ended 1 ms before each hour's start: this one opened at 03:00.
+    expect(part!.windowStart).toBe('2026-01-01T03:00:00.000Z');
     expect(usageHourOf(part!.windowStart)).toBe('2026-01-01T03:00:00.000Z');
   });
 
@@ -406,9 +458,10 @@ describe('nextUsageWindow', () => {
       at('2026-01-01T02:59:59.800Z'),
       at('2026-01-01T03:00:00.500Z'),
     );
+    // It ends before the hour's start (the next window starts there).
     expect([start.toISOString(), end.toISOString()]).toEqual([
       '2026-01-01T02:59:59.800Z',
-      '2026-01-01T03:00:00.500Z',
+      '2026-01-01T02:59:59.999Z',
     ]);
     expect(usageHourOf(start)).toBe('2026-01-01T02:00:00.000Z');
     // A producer's first window.
@@ -418,6 +471,36 @@ describe('nextUsageWindow', () => {
       at('2026-01-01T03:00:02.000Z'),
     );
     expect(usageHourOf(first.start)).toBe('2026-01-01T03:00:00.000Z');
+  });
+
+  it("never spans a usage cut (an hour's start, the 07:30 UTC Free reset): it ends 1 ms before", () => {
+    const window = (last: string, now: string) =>
+      Object.values(nextUsageWindow(at(last), at(last) + 1, at(now))).map((d) => d.toISOString());
+    expect(window('2026-01-01T07:10:00.000Z', '2026-01-01T07:30:00.400Z')).toEqual([
+      '2026-01-01T07:10:00.001Z',
+      '2026-01-01T07:29:59.999Z',
+    ]);
+    expect(window('2026-01-01T07:29:59.999Z', '2026-01-01T07:30:00.400Z')).toEqual([
+      '2026-01-01T07:30:00.000Z',
+      '2026-01-01T07:30:00.400Z',
+    ]);
+    // Successive windows, whatever the ticks: they tile time and none holds a cut.
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2 * 3_600_000 }), { maxLength: 30 }),
+        (steps) => {
+          let last = at('2026-01-01T06:00:00.000Z');
+          let now = last;
+          for (const step of steps) {
+            now += step;
+            const { start, end } = nextUsageWindow(last, last + 1, now);
+            expect(start.getTime()).toBe(last + 1);
+            expect(end.getTime()).toBeLessThan(nextUsageCut(start.getTime()));
+            last = end.getTime();
+          }
+        },
+      ),
+    );
   });
 
   it('never overlaps the last window, even when the clock stands still or steps back', () => {

@@ -5,7 +5,7 @@ import {
   UsagePacker,
   expandFlush,
   usageFlushId,
-  usageHourOf,
+  nextUsageCut,
   type AccountUsage,
   type UsageFlushed,
   type UsageFlushedV2,
@@ -86,8 +86,10 @@ export function usagePartBytes(version: UsageFlushVersion = 2): number {
  * uniqueness) and the windows never overlap, even with a clock that stood still or stepped
  * back. A window starts no earlier than its first usage (`firstUsageMs`): usage after an idle
  * spell is reported in the hour it was metered (`usageHourOf`), not in the hour the spell began.
- * The flusher's window opens when the last one closes; delivery-worker's outbox starts at its
- * cut's first attempt.
+ * It ends 1 ms before the next usage cut at the latest (`nextUsageCut`: an hour's start, the
+ * Free reset at 07:30 UTC), so the next window starts at the cut. The flusher's window opens when
+ * the last one closes, and it also closes one at each cut; delivery-worker's outbox starts at its
+ * first attempt and takes the attempts before the cut.
  */
 export function nextUsageWindow(
   lastEndMs: number,
@@ -95,7 +97,8 @@ export function nextUsageWindow(
   nowMs: number,
 ): { start: Date; end: Date } {
   const start = Math.max(lastEndMs + 1, Math.min(firstUsageMs, nowMs));
-  return { start: new Date(start), end: new Date(Math.max(nowMs, start)) };
+  const end = Math.min(Math.max(nowMs, start), nextUsageCut(start) - 1);
+  return { start: new Date(start), end: new Date(end) };
 }
 
 /** What the flusher needs of a JetStreamPublisher: either version of a flush part. */
@@ -138,21 +141,24 @@ export interface UsageFlusherOptions {
 
 /**
  * The producer side of fleet usage (ADR 0103), rpc-gateway's (delivery-worker cuts its windows
- * from its attempt log with the same `flushParts`, ADR 0431): every `intervalMs`, the window
- * just closed becomes one flush (split into parts above the size limit), and the parts are
- * published together, not one awaited publish per account. A part whose publish fails is kept
+ * from its attempt log with the same `flushParts`, ADR 0431): every `intervalMs`, and at every
+ * usage cut (`nextUsageCut`: an hour's start, the Free reset), the window just closed becomes
+ * one flush (split into parts above the size limit), and the parts are published together, not
+ * one awaited publish per account. A part whose publish fails is kept
  * and re-sent with the same id on the next tick (billing-ledger applies an id once; the stream
  * also drops a repeat within its duplicate window), so nothing metered is lost or counted
  * twice; `stop` flushes what is left (graceful shutdown).
  *
  * While parts are unsent the window stays open: the meter goes on adding up, one line per
  * account and method, and no new parts are cut until the stream has taken the old ones, or
- * until the window's hour ends (`usageHourOf`: a window's usage belongs to its start's hour).
- * So a NATS outage holds at most one window an hour in parts, and the memory it takes is bounded
- * by the accounts served, not by how long the outage lasts.
+ * until the next usage cut: a window's usage belongs to its start's hour (`usageHourOf`) and, for
+ * a Free account, to the day it was metered in (ADR 0108). So a NATS outage holds at most one
+ * window per cut in parts, and the memory it takes is bounded by the accounts served, not by how
+ * long the outage lasts.
  */
 export class UsageFlusher {
   private timer: NodeJS.Timeout | undefined;
+  private cutTimer: NodeJS.Timeout | undefined;
   /** When the current window opened: the last one's end + 1 ms. */
   private windowOpensMs: number;
   private unsent: UsageFlushedV2[] = [];
@@ -173,10 +179,12 @@ export class UsageFlusher {
   start(): void {
     this.timer = setInterval(() => void this.flush(), this.options.intervalMs);
     this.timer.unref();
+    this.closeAtNextCut();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.cutTimer);
     await this.flush();
     // One more attempt for anything a failed publish left behind.
     if (this.unsent.length > 0) await this.flush();
@@ -189,13 +197,26 @@ export class UsageFlusher {
     return next;
   }
 
+  /**
+   * A tick at every usage cut, besides the interval's: the window then ends at the cut, not up
+   * to an interval later, and the usage metered in that interval is not reported before it.
+   */
+  private closeAtNextCut(): void {
+    const nowMs = this.options.now().getTime();
+    this.cutTimer = setTimeout(
+      () => {
+        void this.flush();
+        this.closeAtNextCut();
+      },
+      nextUsageCut(nowMs) - nowMs,
+    );
+    this.cutTimer.unref();
+  }
+
   private async flushOnce(): Promise<void> {
     // Parts a failed publish left go first; while the stream refuses them the window stays
-    // open, up to the end of its hour.
-    if (
-      this.unsent.length > 0 &&
-      usageHourOf(this.options.now()) === usageHourOf(new Date(this.windowOpensMs))
-    ) {
+    // open, up to the next usage cut.
+    if (this.unsent.length > 0 && this.options.now().getTime() < nextUsageCut(this.windowOpensMs)) {
       await this.publishUnsent();
       if (this.unsent.length > 0) return;
     }
