@@ -1,16 +1,24 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { USAGE_PART_RETENTION_MS } from '@meridian/contracts';
 import { LOGGER } from '@meridian/platform-observability';
+import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { StatePublisher } from '../state/state-publisher.service';
+import { UsageFlushesRepository } from '../usage/usage-flushes.repository';
 import { LedgerService } from './ledger.service';
 import { SerialRun } from './serial-run';
 
+/** Applied-part records forgotten per pass at most (the fleet applies ~64 parts a second). */
+const PRUNE_BATCH = 5_000;
+
 /**
  * The periodic work whose timing is a rule: clearing top-ups, allowance resets (07:30 UTC for
- * Free, renewal for paid plans), and re-publishing anything NATS did not take. Every rule reads
- * the injected Clock; the interval only decides how often we look (tests call `tick()`).
+ * Free, renewal for paid plans), forgetting applied usage parts the stream can no longer
+ * deliver (`USAGE_PART_RETENTION_MS`), and re-publishing anything NATS did not take. Every rule
+ * reads the injected Clock; the interval only decides how often we look (tests call `tick()`).
  */
 @Injectable()
 export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -20,6 +28,8 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     private readonly ledger: LedgerService,
     private readonly publisher: StatePublisher,
+    private readonly flushes: UsageFlushesRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -48,6 +58,10 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       await this.ledger.clearDueTopUps();
       await this.ledger.resetDueAllowances();
+      await this.flushes.prune(
+        new Date(this.clock.now().getTime() - USAGE_PART_RETENTION_MS),
+        PRUNE_BATCH,
+      );
     } catch (error) {
       this.logger.warn(
         { err: error instanceof Error ? error.message : String(error) },

@@ -1,6 +1,13 @@
-import { DeadLetterSchema, Events, KvBuckets, type UsageFlushedV2 } from '@meridian/contracts';
+import {
+  DeadLetterSchema,
+  Events,
+  KvBuckets,
+  USAGE_PART_RETENTION_MS,
+  type UsageFlushedV2,
+} from '@meridian/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
+import { LedgerTicker } from '../ledger/ledger-ticker.service';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import {
@@ -573,4 +580,40 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       await second.stop();
     }
   }, 240_000);
+
+  it('forgets an applied part once the stream can no longer deliver it again, not before (USAGE_PART_RETENTION_MS)', async () => {
+    const billing = await start();
+    const [a] = await newAccounts(billing, 1);
+    const ledger = billing.app.get(LedgerService);
+    const remembered = async (ids: readonly string[]): Promise<string[]> =>
+      (
+        (await h.dataSource.query(
+          'SELECT id FROM billing.usage_flushes WHERE id = ANY($1::text[]) ORDER BY applied_at',
+          [ids],
+        )) as Array<{ id: string }>
+      ).map((r) => r.id);
+    const appliedAt = Date.parse('2026-03-01T00:00:00.000Z');
+    h.clock.set(appliedAt);
+    const old = nodeFlush([[a!, 20]], 'gw-retention', '2026-02-28T23:59:58.000Z');
+    await ledger.applyFlushes([flushDelivery(old)]);
+    h.clock.set(appliedAt + USAGE_PART_RETENTION_MS - 1_000);
+    const recent = nodeFlush([[a!, 40]], 'gw-retention', '2026-03-08T23:59:58.000Z');
+    await ledger.applyFlushes([flushDelivery(recent)]);
+    const tick = () => billing.app.get(LedgerTicker).tick();
+
+    // The stream (7 days) could still hold it: a redelivery must find it applied.
+    h.clock.set(appliedAt + USAGE_PART_RETENTION_MS);
+    await tick();
+    expect(await remembered([old.id, recent.id])).toEqual([old.id, recent.id]);
+    await ledger.applyFlushes([flushDelivery(old)]);
+    expect(await usedCu([a!])).toEqual(new Map([[a!, 60]]));
+
+    h.clock.advance(1);
+    await tick();
+    expect(await remembered([old.id, recent.id])).toEqual([recent.id]);
+    // Only the record of the id goes: the usage, its journals and the rollups stay.
+    expect(await usedCu([a!])).toEqual(new Map([[a!, 60]]));
+    expect(await usageJournals(a!)).toBe(2);
+    await expectLedgerHolds([a!]);
+  });
 });

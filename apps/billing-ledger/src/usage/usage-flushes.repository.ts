@@ -184,13 +184,16 @@ export class UsageFlushesRepository {
   }
 
   /**
-   * Forgets applied-flush records older than `before`: once the BILLING stream no longer holds
-   * a message (7 days) it cannot be redelivered. Bounded per call so the tick stays short.
+   * Forgets applied-part records older than `before` (the ticker passes now −
+   * `USAGE_PART_RETENTION_MS`): once the BILLING stream no longer holds a part it cannot be
+   * delivered again. Bounded per call so the tick stays short; rows another replica is deleting
+   * are skipped, not waited for.
    */
   async prune(before: Date, limit: number): Promise<number> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
       `DELETE FROM billing.usage_flushes WHERE id IN (
-         SELECT id FROM billing.usage_flushes WHERE applied_at < $1 ORDER BY applied_at LIMIT $2)
+         SELECT id FROM billing.usage_flushes WHERE applied_at < $1 ORDER BY applied_at LIMIT $2
+            FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [before.toISOString(), limit],
     );

@@ -1,6 +1,7 @@
 import {
   Events,
   nextUsageCut,
+  USAGE_PART_RETENTION_MS,
   type UsageFlushed,
   type UsageFlushedV2,
   type UsageFlushVersion,
@@ -77,6 +78,7 @@ export class UsageOutbox {
   private async flushOnce(): Promise<void> {
     await this.cut();
     await this.publishPending();
+    await this.forgetPublished();
   }
 
   private async cut(): Promise<void> {
@@ -150,5 +152,20 @@ export class UsageOutbox {
       ]);
       this.options.onPublished?.('ok');
     }
+  }
+
+  /**
+   * Deletes parts published more than `USAGE_PART_RETENTION_MS` ago, a bounded batch a tick (the
+   * outbox stores at most one window a tick): the stream no longer holds them, so nothing can
+   * ask for them again. Attempts keep the id of the part that billed them.
+   */
+  private async forgetPublished(): Promise<void> {
+    const before = new Date(this.options.now().getTime() - USAGE_PART_RETENTION_MS);
+    await this.db.query(
+      `DELETE FROM deliveries.usage_parts WHERE id IN (
+         SELECT id FROM deliveries.usage_parts WHERE published_at < $1
+          ORDER BY published_at LIMIT 1000 FOR UPDATE SKIP LOCKED)`,
+      [before],
+    );
   }
 }

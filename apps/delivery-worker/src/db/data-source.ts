@@ -1,6 +1,7 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { DeliveriesInitial1764200000000 } from '../migrations/1764200000000-deliveries-initial';
 import { AttemptsFillfactor1764300000000 } from '../migrations/1764300000000-attempts-fillfactor';
+import { UsagePartsPublishedIndex1764700000000 } from '../migrations/1764700000000-usage-parts-published-index';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'deliveries';
@@ -11,7 +12,11 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [DeliveriesInitial1764200000000, AttemptsFillfactor1764300000000],
+    migrations: [
+      DeliveriesInitial1764200000000,
+      AttemptsFillfactor1764300000000,
+      UsagePartsPublishedIndex1764700000000,
+    ],
     applicationName: 'delivery-worker',
   };
 }

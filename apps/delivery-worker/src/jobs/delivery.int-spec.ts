@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   unpackAccounts,
+  USAGE_PART_RETENTION_MS,
   usageFlushId,
   type UsageFlushed,
   type UsageFlushedV2,
@@ -263,5 +264,25 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
       // The next window starts at its first attempt.
       [new Date(reset + 200).toISOString(), new Date(reset + 400).toISOString(), 25],
     ]);
+  });
+
+  it('deletes a usage part published longer ago than the stream keeps it, and only such parts', async () => {
+    const now = h.clock.now().getTime();
+    await h.dataSource.query(
+      `INSERT INTO deliveries.usage_parts (id, body, created_at, published_at)
+       SELECT id, '{}', to_timestamp(t / 1000.0), to_timestamp(t / 1000.0)
+         FROM unnest($1::text[], $2::float8[]) AS p(id, t)`,
+      [
+        ['dw-retention:expired', 'dw-retention:kept'],
+        [now - USAGE_PART_RETENTION_MS - 1_000, now - USAGE_PART_RETENTION_MS + 60_000],
+      ],
+    );
+    const left = await until(async () => {
+      const rows: { id: string }[] = await h.dataSource.query(
+        `SELECT id FROM deliveries.usage_parts WHERE id LIKE 'dw-retention:%'`,
+      );
+      return rows.length === 1 && rows.map((r) => r.id);
+    });
+    expect(left).toEqual(['dw-retention:kept']);
   });
 });
