@@ -365,6 +365,18 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       );
       return items;
     };
+    /** What the ledger's usage rows take on disk, indexes included (journals, entries, part ids). */
+    const ledgerBytes = async () =>
+      Number(
+        (
+          await pg.query<{ b: string }>(
+            `SELECT pg_total_relation_size('billing.ledger_journal')
+                  + pg_total_relation_size('billing.ledger_entries')
+                  + pg_total_relation_size('billing.usage_flushes') AS b`,
+          )
+        ).rows[0]!.b,
+      );
+    const bytesStart = await ledgerBytes();
     const cpuStart = ledgerCpu();
     const natsPid = natsServerPid();
     const natsCpuStart = cpuSeconds(natsPid);
@@ -431,6 +443,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     for (const sub of subs) sub.unsubscribe();
     const unsettled = [...pendingLag.values()].reduce((s, w) => s + w.length, 0);
     const applySeconds = (drainedAt - runStart) / 1000;
+    const bytesPerItem = ((await ledgerBytes()) - bytesStart) / accountItems;
 
     // 4. Capacity: the steady run is bound by the production rate (a ledger that keeps up
     //    applies what is offered), so the ledger is stopped, `capacitySeconds` fleet seconds are
@@ -586,6 +599,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| Postgres CPU (backends of this database) | ${pgCpu.toFixed(1)} s (${Math.round((pgCpu / applySeconds) * 100)} % of one core) |`,
       `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
+      `| ledger storage, steady run (journals, entries, applied part ids; indexes included) | ${bytesPerItem.toFixed(0)} bytes per account-item: ${((bytesPerItem * appliedRate * 86_400) / 1e9).toFixed(0)} GB a day at this rate |`,
       `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n} |`,
       '',
       `ledger: ${fmt(appliedRate)} account-items/s applied, lag p99 ${percentile(lags, 99)} ms, verification ${ok ? 'PASS' : 'FAIL'}`,
