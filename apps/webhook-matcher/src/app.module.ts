@@ -25,6 +25,7 @@ import { dataSourceOptions } from './db/data-source';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { DeliveryHealthConsumer } from './deliveries/delivery-health.consumer';
+import { DeliveryLogRetention } from './deliveries/delivery-log-retention.service';
 import { ReplayService } from './deliveries/replay.service';
 import { LimitsController } from './limits/limits.controller';
 import { MatchingService } from './matching/matching.service';
@@ -105,6 +106,7 @@ export class AppModule {
         MatchingService,
         DeliveriesRepository,
         ReplayService,
+        DeliveryLogRetention,
         DeliveryHealthConsumer,
       ],
       exports: [

@@ -1,4 +1,8 @@
-import { partitionCountSetting, partitionSetting } from '@meridian/contracts';
+import {
+  DELIVERY_LOG_MIN_RETENTION_MS,
+  partitionCountSetting,
+  partitionSetting,
+} from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -35,6 +39,19 @@ export const configSchema = z
     AUTO_PAUSE_MIN_ATTEMPTS: z.coerce.number().int().min(1).default(20),
     /** Spec: 30 minutes at zero balance with events to deliver → paused_no_balance. */
     NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
+    /**
+     * Days an attempt stays in the delivery log (`GET /webhooks/{id}/deliveries`, replays of
+     * given-up events); older ones are deleted. The counters (`/stats`) are kept. At least
+     * `DELIVERY_LOG_MIN_RETENTION_MS` (4 days): a row de-duplicates its outcome's redeliveries.
+     */
+    DELIVERY_LOG_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / 86_400_000))
+      .max(3_650)
+      .default(30),
+    /** How often the delivery log's expired attempts are deleted (0 = off). */
+    DELIVERY_LOG_PRUNE_MS: ms(60_000),
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */

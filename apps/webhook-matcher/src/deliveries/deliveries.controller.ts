@@ -28,7 +28,8 @@ export class DeliveriesController {
 
   @Get(':id/deliveries')
   @ApiRoute({
-    summary: 'Failed delivery attempts, newest first',
+    summary:
+      'Failed delivery attempts, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default)',
     query: deliveriesQuery,
     responses: { 200: { description: 'a page of failed attempts', schema: deliveriesPage } },
   })

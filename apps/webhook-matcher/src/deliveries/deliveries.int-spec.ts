@@ -16,6 +16,7 @@ import {
   TARGET,
   type MatcherTestStack,
 } from '../../test/support/matcher-app';
+import { DeliveryLogRetention } from './delivery-log-retention.service';
 
 jest.setTimeout(180_000);
 
@@ -144,6 +145,37 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     expect((await s.call('GET', `/webhooks/${id}/stats`, other)).status).toBe(404);
     expect((await s.call('GET', `/webhooks/${id}/deliveries`, other)).status).toBe(404);
     expect((await s.call('GET', `/webhooks/${id}/deliveries?cursor=x`, key)).status).toBe(400);
+  });
+
+  it('deletes attempts older than DELIVERY_LOG_RETENTION_DAYS from the log and keeps the counters', async () => {
+    const id = await create();
+    const retention = s.config.DELIVERY_LOG_RETENTION_DAYS * 24 * 60 * MIN;
+    const now = s.clock.now().getTime();
+    const expired = await attempt(id, {
+      outcome: 'failure',
+      at: new Date(now - retention - MIN).toISOString(),
+    });
+    await eventually(async () => (await stats(id)).failed_total === 1);
+    const kept = await attempt(id, {
+      outcome: 'failure',
+      at: new Date(now - retention + MIN).toISOString(),
+    });
+    await eventually(async () => (await stats(id)).failed_total === 2);
+    const listed = async () =>
+      (
+        (await s.call('GET', `/webhooks/${id}/deliveries`, key)).body.items as {
+          event_id: string;
+        }[]
+      ).map((i) => i.event_id);
+    expect(await listed()).toEqual([kept.eventId, expired.eventId]);
+
+    expect(await s.app.get(DeliveryLogRetention).prune()).toBeGreaterThanOrEqual(1);
+    expect(await listed()).toEqual([kept.eventId]);
+    expect((await stats(id)).failed_total).toBe(2);
+    // A minute later the other one has expired too.
+    s.clock.advance(2 * MIN);
+    await s.app.get(DeliveryLogRetention).prune();
+    expect(await listed()).toEqual([]);
   });
 
   it('feeds the auto-pause decision: 30 min of failures with ≥ 20 attempts → paused_auto', async () => {

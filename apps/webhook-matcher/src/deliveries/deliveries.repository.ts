@@ -117,6 +117,23 @@ export class DeliveriesRepository {
   }
 
   /**
+   * Deletes up to `limit` attempts recorded before `before`, oldest first (by `seq`, the order
+   * they were recorded in, through its unique index: the statement reads `limit` rows, not the
+   * table). Rows another replica is deleting are skipped. The counters stay as they are.
+   */
+  async prune(before: Date, limit: number): Promise<number> {
+    const rows: unknown[] = await this.db.query(
+      `DELETE FROM webhooks.delivery_attempts WHERE seq IN (
+         SELECT seq FROM (
+           SELECT seq, at FROM webhooks.delivery_attempts ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) oldest WHERE at < $1)
+       RETURNING seq`,
+      [before, limit],
+    );
+    return rows.length;
+  }
+
+  /**
    * Failed attempts, last recorded first; cursor = the last row's seq. Outcomes are consumed in
    * parallel, so two attempts made within the same few milliseconds may list in either order.
    */

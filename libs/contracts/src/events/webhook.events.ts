@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { partitionOf } from '../partitions';
+import { Streams } from '../streams';
 import {
   accountId,
   hash32,
@@ -121,6 +122,13 @@ export const DeliveryDropReasonSchema = z.enum([
   'deleted',
 ]);
 export type DeliveryDropReason = z.infer<typeof DeliveryDropReasonSchema>;
+
+/**
+ * The shortest time an attempt outcome may stay in webhook-matcher's delivery log: a day longer
+ * than the WEBHOOK stream keeps a message. The log's row is what makes a redelivered outcome
+ * count once (its id), so a row must outlive every copy of its message.
+ */
+export const DELIVERY_LOG_MIN_RETENTION_MS = Streams.WEBHOOK.maxAgeMs + 24 * 3_600_000;
 
 /**
  * `webhook.delivery.attempted.v1.<account>`: the outcome of one attempt (or of one skip while
