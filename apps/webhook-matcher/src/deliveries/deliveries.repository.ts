@@ -117,16 +117,19 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Deletes up to `limit` attempts recorded before `before`, oldest first (by `seq`, the order
-   * they were recorded in, through its unique index: the statement reads `limit` rows, not the
-   * table). Rows another replica is deleting are skipped. The counters stay as they are.
+   * Deletes the attempts recorded before `before` among the `limit` oldest (by `seq`, the order
+   * they were recorded in, through its unique index: the statement reads those rows, not the
+   * table, and locks only the ones it deletes). Rows another replica is deleting are skipped.
+   * The counters stay as they are.
    */
   async prune(before: Date, limit: number): Promise<number> {
     const rows: unknown[] = await this.db.query(
       `DELETE FROM webhooks.delivery_attempts WHERE seq IN (
-         SELECT seq FROM (
-           SELECT seq, at FROM webhooks.delivery_attempts ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
-         ) oldest WHERE at < $1)
+         SELECT seq FROM webhooks.delivery_attempts
+          WHERE seq <= (SELECT max(seq) FROM (
+                  SELECT seq FROM webhooks.delivery_attempts ORDER BY seq LIMIT $2) oldest)
+            AND at < $1
+          FOR UPDATE SKIP LOCKED)
        RETURNING seq`,
       [before, limit],
     );
