@@ -107,6 +107,18 @@ describe('aggregateFlushes', () => {
     );
   });
 
+  it('cuEndedBy takes a batch in which 300,000 accounts straddle one reset', () => {
+    const parts = [
+      flushPart(part('gw-a', '2026-01-06T07:29:58.000Z', [node('a', 'eth_call', 300)])),
+    ];
+    const reset = Date.parse('2026-01-06T07:30:00.000Z');
+    const boundaries = new Map([['a', reset]]);
+    for (let i = 0; i < 300_000; i++) boundaries.set(`acc_${i}`, reset);
+    const late = cuEndedBy(parts, boundaries);
+    expect(late.size).toBe(300_001);
+    expect(late.get('a')).toBe(300);
+  });
+
   it('rolls up per account, hour, network and method, deliveries as webhooks/webhook_delivery, by account', () => {
     const agg = aggregateFlushes([
       part('gw-a', '2026-01-01T00:00:00.000Z', [

@@ -277,8 +277,13 @@ export function cuEndedBy(
   boundaries: ReadonlyMap<string, number>,
 ): Map<string, number> {
   const found = new Map<string, number>();
-  for (const id of boundaries.keys()) found.set(id, 0);
-  const latest = Math.max(...boundaries.values());
+  // A loop, not Math.max(...values): at a Free reset every busy Free account straddles, and a
+  // spread of ~150,000 or more arguments overflows the stack.
+  let latest = -Infinity;
+  for (const [id, boundary] of boundaries) {
+    found.set(id, 0);
+    if (boundary > latest) latest = boundary;
+  }
   for (const part of parts) {
     const end = Date.parse(part.windowEnd);
     if (end > latest) continue;
