@@ -370,8 +370,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       Number(
         (
           await pg.query<{ b: string }>(
-            `SELECT pg_total_relation_size('billing.ledger_journal')
-                  + pg_total_relation_size('billing.ledger_entries')
+            `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('billing.usage_journal'))
+                  + (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('billing.usage_entries'))
                   + pg_total_relation_size('billing.usage_flushes') AS b`,
           )
         ).rows[0]!.b,
@@ -450,11 +450,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     //    published as a backlog, and the ledger is started again: first part delivered → drained
     //    is what it can apply, with journals of a behind ledger's batches (ADR 0104).
     const steadyJournals = Number(
-      (
-        await pg.query<{ m: string }>(
-          'SELECT coalesce(max(id), 0) AS m FROM billing.ledger_journal',
-        )
-      ).rows[0]!.m,
+      (await pg.query<{ m: string }>('SELECT coalesce(max(id), 0) AS m FROM billing.usage_journal'))
+        .rows[0]!.m,
     );
     await Promise.all(apps.map((child) => stopProcess(child)));
     // No pull request of the stopped ledger left on the server: the whole backlog goes to the
@@ -512,33 +509,33 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     ).catch(() => undefined);
     const kvMismatches = await kvCheck();
     const usage = await pg.query<{ account_id: string; cu: string }>(
-      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries WHERE ledger = 'usage' GROUP BY account_id`,
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.usage_entries WHERE ledger = 'usage' GROUP BY account_id`,
     );
     let ledgerMismatches = accounts - usage.rows.length;
     for (const row of usage.rows)
       if (Number(row.cu) !== expected.get(row.account_id)) ledgerMismatches += 1;
     const counts = (
       await pg.query<{ journals: string; entries: string; parts: string }>(
-        `SELECT (SELECT count(*) FROM billing.ledger_journal WHERE kind = 'usage') AS journals,
-                (SELECT count(*) FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id WHERE j.kind = 'usage') AS entries,
+        `SELECT (SELECT count(*) FROM billing.usage_journal) AS journals,
+                (SELECT count(*) FROM billing.usage_entries) AS entries,
                 (SELECT count(*) FROM billing.usage_flushes) AS parts`,
       )
     ).rows[0]!;
     const unbalanced = await pg.query(
-      `SELECT journal_id FROM billing.ledger_entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`,
+      `SELECT journal_id FROM billing.entries GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 1`,
     );
     // References (no foreign-key triggers on the ledger's rows, ADR 0104): proven here.
     const orphans = (
       await pg.query<{ n: string }>(
-        `SELECT (SELECT count(*) FROM billing.ledger_entries e WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_journal j WHERE j.id = e.journal_id))
-              + (SELECT count(*) FROM billing.ledger_journal j WHERE NOT EXISTS (SELECT 1 FROM billing.accounts a WHERE a.id = j.account_id)) AS n`,
+        `SELECT (SELECT count(*) FROM billing.entries e WHERE NOT EXISTS (SELECT 1 FROM billing.journals j WHERE j.id = e.journal_id))
+              + (SELECT count(*) FROM billing.journals j WHERE NOT EXISTS (SELECT 1 FROM billing.accounts a WHERE a.id = j.account_id)) AS n`,
       )
     ).rows[0]!.n;
     const sums = await pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM billing.balances b
          JOIN (SELECT account_id, coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS a,
                       coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS p
-                 FROM billing.ledger_entries GROUP BY account_id) s ON s.account_id = b.account_id
+                 FROM billing.entries GROUP BY account_id) s ON s.account_id = b.account_id
         WHERE b.allowance_cu <> s.a OR b.purchased_cu <> s.p`,
     );
 
@@ -557,8 +554,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     // 6. The raw ceiling, same run, same database: the usage journals and entries the ledger
     //    wrote, the same rows written again into copies of its tables by a bare multi-row insert
     //    loop, a ledger transaction's journals per statement; for the steady run and the backlog.
-    await pg.query(`CREATE TABLE billing.raw_journal (LIKE billing.ledger_journal INCLUDING ALL)`);
-    await pg.query(`CREATE TABLE billing.raw_entries (LIKE billing.ledger_entries INCLUDING ALL)`);
+    await pg.query(`CREATE TABLE billing.raw_journal (LIKE billing.usage_journal INCLUDING ALL)`);
+    await pg.query(`CREATE TABLE billing.raw_entries (LIKE billing.usage_entries INCLUDING ALL)`);
     const steadyRaw = await rawInsertSeconds(pg, 0, steadyJournals, accounts);
     const backlogRaw = await rawInsertSeconds(
       pg,
@@ -640,16 +637,22 @@ async function rawInsertSeconds(
         overdraft_cu: string;
         occurred_at: Date;
       }>(
-        `SELECT id, idempotency_key, account_id, amount_cu, overdraft_cu, occurred_at FROM billing.ledger_journal
-          WHERE id > $1 AND id <= $2 AND kind = 'usage' ORDER BY id LIMIT $3`,
+        `SELECT id, idempotency_key, account_id, amount_cu, overdraft_cu, occurred_at FROM billing.usage_journal
+          WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`,
         [last, upTo, batch],
       )
     ).rows;
     if (rows.length === 0) break;
     last = Number(rows.at(-1)!.id);
     const postings = (
-      await pg.query<{ journal_id: string; account_id: string; ledger: string; amount_cu: string }>(
-        `SELECT journal_id, account_id, ledger, amount_cu FROM billing.ledger_entries
+      await pg.query<{
+        journal_id: string;
+        account_id: string;
+        ledger: string;
+        amount_cu: string;
+        occurred_at: Date;
+      }>(
+        `SELECT journal_id, account_id, ledger, amount_cu, occurred_at FROM billing.usage_entries
           WHERE journal_id = ANY($1::bigint[]) ORDER BY id`,
         [rows.map((r) => r.id)],
       )
@@ -671,13 +674,14 @@ async function rawInsertSeconds(
     const newId = new Map(inserted.rows.map((r) => [r.idempotency_key, r.id]));
     const keyOf = new Map(rows.map((r) => [r.id, r.idempotency_key]));
     await pg.query(
-      `INSERT INTO billing.raw_entries (journal_id, account_id, ledger, amount_cu)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])`,
+      `INSERT INTO billing.raw_entries (journal_id, account_id, ledger, amount_cu, occurred_at)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[])`,
       [
         postings.map((e) => newId.get(keyOf.get(e.journal_id)!)),
         postings.map((e) => e.account_id),
         postings.map((e) => e.ledger),
         postings.map((e) => e.amount_cu),
+        postings.map((e) => e.occurred_at),
       ],
     );
     await pg.query('COMMIT');

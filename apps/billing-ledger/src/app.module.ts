@@ -22,6 +22,7 @@ import { BillingGrpcServer } from './grpc/billing.grpc';
 import { AccountKeyGuard, OperatorGuard } from './http/auth.guards';
 import { ChangeSignal } from './ledger/change-signal';
 import { LedgerTicker } from './ledger/ledger-ticker.service';
+import { UsageJournalRetention } from './ledger/usage-journal-retention';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
 import { TopUpsController } from './ledger/top-ups.controller';
@@ -90,6 +91,7 @@ export class AppModule {
         AccountsService,
         StatePublisher,
         LedgerTicker,
+        UsageJournalRetention,
         HourlyFolder,
         UsageConsumer,
         UnreadUsageWatch,

@@ -1,4 +1,4 @@
-import { partitionSetting, USAGE_PARTITIONS } from '@meridian/contracts';
+import { partitionSetting, USAGE_PART_RETENTION_MS, USAGE_PARTITIONS } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
 import { z } from 'zod';
 
@@ -10,7 +10,10 @@ export const configSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** How long a top-up stays pending before it clears (spec: one to two minutes). */
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
-  /** How often top-up clearing, allowance resets and re-publishing run (0 = never; tests tick by hand). */
+  /**
+   * How often top-up clearing, allowance resets and re-publishing run, and how often the usage
+   * journals' retention looks whether its hour came (0 = never; tests tick by hand).
+   */
   LEDGER_TICK_MS: z.coerce.number().int().min(0).default(1_000),
   /**
    * Balance states of usage go out at most once per this interval (the first change after a
@@ -31,6 +34,20 @@ export const configSchema = z.object({
    * ~0.5 KB an account: 200,000 fit in the pod's 1 GiB beside the rest. 0 = off.
    */
   BALANCE_CACHE_ACCOUNTS: z.coerce.number().int().min(0).default(200_000),
+  /**
+   * Days of usage journals kept with their entries (ADR 0104 "Storage"); older days are summed
+   * per account and ledger into `usage_summaries` and their partitions dropped. 0 = kept
+   * forever. At least the days the BILLING stream may deliver a usage event again
+   * (`USAGE_PART_RETENTION_MS`): a per-account event's journal key is what makes it count once.
+   */
+  USAGE_JOURNAL_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(35)
+    .refine((days) => days === 0 || days * 86_400_000 >= USAGE_PART_RETENTION_MS, {
+      message: `0 (kept forever) or at least ${Math.ceil(USAGE_PART_RETENTION_MS / 86_400_000)} days: the BILLING stream may deliver a usage event again until then`,
+    }),
   /**
    * `i/n`: this is replica i of n billing-ledger replicas (the pod's ordinal and the
    * StatefulSet's replicas), and applies the usage of the usage partitions k with k mod n = i

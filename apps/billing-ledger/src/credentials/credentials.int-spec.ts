@@ -93,7 +93,7 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       'accounts',
       'api_keys',
       'access_tokens',
-      'ledger_journal',
+      'journals',
       'outbox',
       'balances',
     ]) {

@@ -7,6 +7,7 @@ import { UsageHourlyPending1764300000000 } from '../migrations/1764300000000-usa
 import { LedgerReferencesChecked1764400000000 } from '../migrations/1764400000000-ledger-references-checked';
 import { UsageHourlyShards1764500000000 } from '../migrations/1764500000000-usage-hourly-shards';
 import { BalancesPriorAllowance1764600000000 } from '../migrations/1764600000000-balances-prior-allowance';
+import { UsageJournalPartitions1764800000000 } from '../migrations/1764800000000-usage-journal-partitions';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -29,6 +30,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       LedgerReferencesChecked1764400000000,
       UsageHourlyShards1764500000000,
       BalancesPriorAllowance1764600000000,
+      UsageJournalPartitions1764800000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -1,7 +1,10 @@
 import type { DataSource } from 'typeorm';
 
 export interface LedgerCheckReport {
-  /** Journals whose entries do not sum to zero (must be empty). */
+  /**
+   * Journals whose entries do not sum to zero, and retired days whose summary of an account
+   * does not (`summary:<account>:<day>`) (must be empty).
+   */
   unbalancedJournals: Array<{ journalId: string; sum: number }>;
   /** Accounts whose running sums differ from the sum of their entries (must be empty). */
   balanceMismatches: Array<{ accountId: string; ledger: string; balance: number; entries: number }>;
@@ -17,8 +20,9 @@ export interface LedgerCheckReport {
    */
   orphanEntries: Array<{ entryId: string; journalId: string }>;
   orphanJournals: Array<{ journalId: string; accountId: string }>;
-  /** Sum of every entry of the ledger (must be zero). */
+  /** Sum of every entry of the ledger, retired days' summaries included (must be zero). */
   total: number;
+  /** Journals kept (a retired day's journals are summarised, not counted). */
   journals: number;
 }
 
@@ -35,7 +39,8 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
 }
 
 /**
- * Proves the ledger: every journal balances, the whole ledger sums to zero, each account's
+ * Proves the ledger (`billing.journals` and `billing.entries`: every kind, usage included, and
+ * the summaries of retired usage days, ADR 0104 "Storage"): every journal balances, the whole ledger sums to zero, each account's
  * allowance / purchased / pending balance equals the sum of its entries, so does what its prior
  * period left (the `allowance_expired` entries of the journals tagged with the period start it
  * is kept for: the roll's expiry and the late usage's take-backs), every entry has its journal
@@ -47,8 +52,13 @@ export async function checkLedger(
 ): Promise<LedgerCheckReport> {
   const filter = accountIds ? 'WHERE account_id = ANY($1::text[])' : '';
   const params = accountIds ? [accountIds] : [];
+  const accountFilter = accountIds ? 'AND account_id = ANY($1::text[])' : '';
+  // A retired day's summary rows of one account stand for journals that each balanced: they
+  // must sum to zero per account and day, and are reported like an unbalanced journal if not.
   const unbalanced: Array<{ journal_id: string; sum: string }> = await dataSource.query(
-    `SELECT journal_id, sum(amount_cu) AS sum FROM billing.ledger_entries ${filter} GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 100`,
+    `(SELECT journal_id::text, sum(amount_cu) AS sum FROM billing.entries ${filter} GROUP BY journal_id HAVING sum(amount_cu) <> 0 LIMIT 100)
+     UNION ALL
+     (SELECT 'summary:' || account_id || ':' || day, sum(amount_cu) FROM billing.usage_summaries ${filter} GROUP BY account_id, day HAVING sum(amount_cu) <> 0 LIMIT 100)`,
     params,
   );
   const mismatches: Array<{
@@ -62,7 +72,10 @@ export async function checkLedger(
               coalesce(sum(amount_cu) FILTER (WHERE ledger = 'allowance'), 0) AS allowance,
               coalesce(sum(amount_cu) FILTER (WHERE ledger = 'purchased'), 0) AS purchased,
               coalesce(sum(amount_cu) FILTER (WHERE ledger = 'pending'), 0) AS pending
-         FROM billing.ledger_entries ${filter} GROUP BY account_id)
+         FROM (SELECT account_id, ledger, amount_cu FROM billing.entries ${filter}
+               UNION ALL
+               SELECT account_id, ledger, amount_cu FROM billing.usage_summaries ${filter}) x
+        GROUP BY account_id)
      SELECT b.account_id, l.ledger, l.balance, l.entries
        FROM billing.balances b LEFT JOIN sums s ON s.account_id = b.account_id,
             LATERAL (VALUES ('allowance', b.allowance_cu, coalesce(s.allowance, 0)),
@@ -77,8 +90,11 @@ export async function checkLedger(
       `WITH tagged AS (
          SELECT j.account_id, e.amount_cu,
                 coalesce(j.detail->>'periodStart', j.detail->>'priorOf')::timestamptz AS period
-           FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id
-          WHERE e.ledger = 'allowance_expired' ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''})
+           FROM billing.entries e JOIN billing.journals j ON j.id = e.journal_id
+          WHERE e.ledger = 'allowance_expired' ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''}
+         UNION ALL
+         SELECT account_id, amount_cu, prior_of FROM billing.usage_summaries
+          WHERE ledger = 'allowance_expired' ${accountFilter})
        SELECT b.account_id, b.prior_allowance_cu AS balance, coalesce(sum(t.amount_cu), 0) AS entries
          FROM billing.balances b
          LEFT JOIN tagged t ON t.account_id = b.account_id AND t.period = b.prior_of
@@ -89,21 +105,23 @@ export async function checkLedger(
       params,
     );
   const orphanEntries: Array<{ id: string; journal_id: string }> = await dataSource.query(
-    `SELECT e.id, e.journal_id FROM billing.ledger_entries e
-      WHERE NOT EXISTS (SELECT 1 FROM billing.ledger_journal j WHERE j.id = e.journal_id)
+    `SELECT e.id, e.journal_id FROM billing.entries e
+      WHERE NOT EXISTS (SELECT 1 FROM billing.journals j WHERE j.id = e.journal_id)
             ${accountIds ? 'AND e.account_id = ANY($1::text[])' : ''}
       LIMIT 100`,
     params,
   );
   const orphanJournals: Array<{ id: string; account_id: string }> = await dataSource.query(
-    `SELECT j.id, j.account_id FROM billing.ledger_journal j
+    `SELECT j.id, j.account_id FROM billing.journals j
       WHERE NOT EXISTS (SELECT 1 FROM billing.accounts a WHERE a.id = j.account_id)
             ${accountIds ? 'AND j.account_id = ANY($1::text[])' : ''}
       LIMIT 100`,
     params,
   );
   const totals: Array<{ total: string | null; journals: string }> = await dataSource.query(
-    `SELECT (SELECT sum(amount_cu) FROM billing.ledger_entries ${filter}) AS total, (SELECT count(*) FROM billing.ledger_journal ${filter}) AS journals`,
+    `SELECT (SELECT coalesce(sum(amount_cu), 0) FROM billing.entries ${filter})
+              + (SELECT coalesce(sum(amount_cu), 0) FROM billing.usage_summaries ${filter}) AS total,
+            (SELECT count(*) FROM billing.journals ${filter}) AS journals`,
     params,
   );
   return {

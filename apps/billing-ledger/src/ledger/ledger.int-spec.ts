@@ -146,7 +146,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     });
     const journals: Array<{ amount_cu: string; overdraft_cu: string; detail: unknown }> =
       await h.dataSource.query(
-        `SELECT amount_cu, overdraft_cu, detail FROM billing.ledger_journal
+        `SELECT amount_cu, overdraft_cu, detail FROM billing.journals
           WHERE account_id = $1 AND kind = 'usage' ORDER BY id`,
         [id],
       );
@@ -157,7 +157,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       [40_000, 11_000, expect.objectContaining({ lateCu: 40_000 })],
     ]);
     const [expired] = await h.dataSource.query(
-      `SELECT sum(amount_cu) AS cu FROM billing.ledger_entries
+      `SELECT sum(amount_cu) AS cu FROM billing.entries
         WHERE account_id = $1 AND ledger = 'allowance_expired'`,
       [id],
     );
@@ -279,7 +279,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     const overdrawn = await spend(id, key, 9_000);
     expect(overdrawn).toMatchObject({ allowance_cu: 0, purchased_cu: -2_000, state: 'exhausted' });
     const [journal] = await h.dataSource.query(
-      `SELECT overdraft_cu FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage' ORDER BY id DESC LIMIT 1`,
+      `SELECT overdraft_cu FROM billing.journals WHERE account_id = $1 AND kind = 'usage' ORDER BY id DESC LIMIT 1`,
       [id],
     );
     expect(Number(journal.overdraft_cu)).toBe(2_000);
@@ -369,7 +369,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
         seen.push(await ledger.insertJournals(manager, [journal], 'new'));
         seen.push(await ledger.insertJournals(manager, [journal])); // may_exist: skipped
         const [{ n }] = await manager.query(
-          'SELECT count(*)::int AS n FROM billing.ledger_entries e JOIN billing.ledger_journal j ON j.id = e.journal_id WHERE j.idempotency_key = $1',
+          'SELECT count(*)::int AS n FROM billing.entries e JOIN billing.journals j ON j.id = e.journal_id WHERE j.idempotency_key = $1',
           [journal.key],
         );
         seen.push(n);
@@ -379,7 +379,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     expect(seen).toEqual([1, 0, 2]);
     // The failed statement failed its transaction: nothing of it stayed.
     const [{ n }] = await h.dataSource.query(
-      'SELECT count(*)::int AS n FROM billing.ledger_journal WHERE idempotency_key = $1',
+      'SELECT count(*)::int AS n FROM billing.journals WHERE idempotency_key = $1',
       [journal.key],
     );
     expect(n).toBe(0);
@@ -388,12 +388,12 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
   it('proves the references no foreign key checks: an entry without its journal, a journal without its account', async () => {
     expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
     const [orphan] = await h.dataSource.query(
-      `INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
-       VALUES (999999999, 'acc_gone', 'usage', 5), (999999999, 'acc_gone', 'allowance', -5) RETURNING id`,
+      `INSERT INTO billing.usage_entries (journal_id, account_id, ledger, amount_cu, occurred_at)
+       VALUES (999999999, 'acc_gone', 'usage', 5, now()), (999999999, 'acc_gone', 'allowance', -5, now()) RETURNING id`,
     );
     const [stray] = await h.dataSource.query(
       `INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, occurred_at)
-       VALUES ('test:stray', 'acc_gone', 'usage', 5, now()) RETURNING id`,
+       VALUES ('test:stray', 'acc_gone', 'topup_created', 5, now()) RETURNING id`,
     );
     try {
       const report = await checkLedger(h.dataSource);
@@ -403,7 +403,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       expect(report.orphanJournals).toEqual([{ journalId: stray.id, accountId: 'acc_gone' }]);
       expect(ledgerHolds(report)).toBe(false);
     } finally {
-      await h.dataSource.query('DELETE FROM billing.ledger_entries WHERE journal_id = 999999999');
+      await h.dataSource.query('DELETE FROM billing.usage_entries WHERE journal_id = 999999999');
       await h.dataSource.query('DELETE FROM billing.ledger_journal WHERE id = $1', [stray.id]);
     }
     expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);

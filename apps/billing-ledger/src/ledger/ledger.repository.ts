@@ -108,6 +108,28 @@ function toRow(raw: RawBalance): BalanceRow {
   };
 }
 
+/** Where a journal kind is written: its journal table, entry table and unique key. */
+interface JournalTables {
+  journal: string;
+  entries: string;
+  conflict: string;
+  partitioned: boolean;
+}
+
+const LEDGER_TABLES: JournalTables = {
+  journal: 'billing.ledger_journal',
+  entries: 'billing.ledger_entries',
+  conflict: 'idempotency_key',
+  partitioned: false,
+};
+
+const USAGE_TABLES: JournalTables = {
+  journal: 'billing.usage_journal',
+  entries: 'billing.usage_entries',
+  conflict: 'idempotency_key, occurred_at',
+  partitioned: true,
+};
+
 /** SQL of the ledger tables (journal, entries, balances). Every write takes the caller's transaction. */
 @Injectable()
 export class LedgerRepository {
@@ -229,28 +251,46 @@ export class LedgerRepository {
 
   async existingKeys(manager: EntityManager, keys: readonly string[]): Promise<Set<string>> {
     const rows: Array<{ idempotency_key: string }> = await manager.query(
-      'SELECT idempotency_key FROM billing.ledger_journal WHERE idempotency_key = ANY($1::text[])',
+      'SELECT idempotency_key FROM billing.journals WHERE idempotency_key = ANY($1::text[])',
       [keys],
     );
     return new Set(rows.map((row) => row.idempotency_key));
   }
 
   /**
-   * Inserts balanced journals with their entries in one statement (the entries join their
-   * journal inside Postgres, so no journal ids travel back to be sent again). Answers how many
-   * journals were written.
+   * Inserts balanced journals with their entries, one statement per table pair (the entries
+   * join their journal inside Postgres, so no journal ids travel back to be sent again). Usage
+   * journals go to `usage_journal` / `usage_entries`, partitioned by the day they occurred and
+   * kept `USAGE_JOURNAL_RETENTION_DAYS` (ADR 0104 "Storage"); every other kind to
+   * `ledger_journal` / `ledger_entries`, kept. Answers how many journals were written.
    *
    * `keys`: `'may_exist'` (the default) skips a journal whose key is present, with its entries,
-   * so a repeated operation is a no-op even without the caller's pre-check. `'new'` is for keys
-   * that cannot exist yet (a usage batch's keys carry its fresh batch id): a plain insert, with
-   * the journal ids drawn first so the entries need not join on the returned keys, ~15 % less
-   * of the statement (the speculative insert of ON CONFLICT and that join); a key that exists
-   * after all fails the statement (unique violation) and so the transaction.
+   * so a repeated operation is a no-op even without the caller's pre-check (a usage journal's
+   * key is unique with the moment it occurred, which a repeat of the same event repeats). `'new'`
+   * is for keys that cannot exist yet (a usage batch's keys carry its fresh batch id): a plain
+   * insert, with the journal ids drawn first so the entries need not join on the returned keys,
+   * ~15 % less of the statement (the speculative insert of ON CONFLICT and that join); a key that
+   * exists after all fails the statement (unique violation) and so the transaction.
    */
   async insertJournals(
     manager: EntityManager,
     journals: readonly JournalInput[],
     keys: 'may_exist' | 'new' = 'may_exist',
+  ): Promise<number> {
+    const usage: JournalInput[] = [];
+    const other: JournalInput[] = [];
+    for (const journal of journals) (journal.kind === 'usage' ? usage : other).push(journal);
+    return (
+      (await this.insertInto(manager, USAGE_TABLES, usage, keys)) +
+      (await this.insertInto(manager, LEDGER_TABLES, other, keys))
+    );
+  }
+
+  private async insertInto(
+    manager: EntityManager,
+    tables: JournalTables,
+    journals: readonly JournalInput[],
+    keys: 'may_exist' | 'new',
   ): Promise<number> {
     if (journals.length === 0) return 0;
     const postingOf: number[] = [];
@@ -276,6 +316,10 @@ export class LedgerRepository {
       textArray(ledgers),
       numberArray(amounts),
     ];
+    const { journal, entries, conflict } = tables;
+    // Usage entries carry their journal's moment: it is their partition key.
+    const dayColumn = tables.partitioned ? ', occurred_at' : '';
+    const dayValue = tables.partitioned ? ', v.occurred_at' : '';
     const columns = `unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::jsonb[])
            WITH ORDINALITY AS u(idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail, n)`;
     const postings = 'unnest($8::int[], $9::text[], $10::bigint[]) AS p(n, ledger, amount_cu)';
@@ -284,10 +328,10 @@ export class LedgerRepository {
         `WITH v AS MATERIALIZED (
            SELECT nextval('billing.ledger_journal_id_seq') AS id, u.* FROM ${columns}),
          j AS (
-           INSERT INTO billing.ledger_journal (id, idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+           INSERT INTO ${journal} (id, idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
            SELECT id, idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail FROM v ORDER BY n)
-         INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
-         SELECT v.id, v.account_id, p.ledger, p.amount_cu FROM ${postings} JOIN v ON v.n = p.n`,
+         INSERT INTO ${entries} (journal_id, account_id, ledger, amount_cu${dayColumn})
+         SELECT v.id, v.account_id, p.ledger, p.amount_cu${dayValue} FROM ${postings} JOIN v ON v.n = p.n`,
         params,
       );
       return journals.length;
@@ -295,13 +339,13 @@ export class LedgerRepository {
     const [row]: Array<{ written: number }> = await manager.query(
       `WITH v AS (SELECT * FROM ${columns}),
        j AS (
-         INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
+         INSERT INTO ${journal} (idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail)
          SELECT idempotency_key, account_id, kind, amount_cu, overdraft_cu, occurred_at, detail FROM v ORDER BY n
-         ON CONFLICT (idempotency_key) DO NOTHING
+         ON CONFLICT (${conflict}) DO NOTHING
          RETURNING id, idempotency_key),
        e AS (
-         INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
-         SELECT j.id, v.account_id, p.ledger, p.amount_cu
+         INSERT INTO ${entries} (journal_id, account_id, ledger, amount_cu${dayColumn})
+         SELECT j.id, v.account_id, p.ledger, p.amount_cu${dayValue}
            FROM ${postings}
            JOIN v ON v.n = p.n
            JOIN j ON j.idempotency_key = v.idempotency_key

@@ -58,7 +58,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
 
   const usedCu = async (accountIds: readonly string[]): Promise<Map<string, number>> => {
     const rows: Array<{ account_id: string; cu: string }> = await h.dataSource.query(
-      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.entries
         WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
       [accountIds],
     );
@@ -67,7 +67,7 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
 
   const usageJournals = async (accountId: string): Promise<number> => {
     const [row] = await h.dataSource.query(
-      `SELECT count(*) AS n FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage'`,
+      `SELECT count(*) AS n FROM billing.journals WHERE account_id = $1 AND kind = 'usage'`,
       [accountId],
     );
     return Number(row.n);

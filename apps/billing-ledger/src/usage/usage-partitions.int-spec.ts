@@ -118,7 +118,7 @@ describe('billing-ledger partitions (ADR 0105 step 3, ADR 0107; real Postgres + 
   /** Every account owed exactly its CU, and the ledger's invariants hold. */
   async function expectCharged(ids: readonly string[], expected: Map<string, number>, harness = h) {
     const rows: Array<{ account_id: string; cu: string }> = await harness.dataSource.query(
-      `SELECT account_id, sum(amount_cu) AS cu FROM billing.ledger_entries
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.entries
         WHERE account_id = ANY($1::text[]) AND ledger = 'usage' GROUP BY account_id`,
       [ids],
     );

@@ -31,7 +31,7 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
 
   const usedCu = async (accountId: string): Promise<number> => {
     const [row] = await h.dataSource.query(
-      `SELECT coalesce(sum(amount_cu), 0) AS cu FROM billing.ledger_entries WHERE account_id = $1 AND ledger = 'usage'`,
+      `SELECT coalesce(sum(amount_cu), 0) AS cu FROM billing.entries WHERE account_id = $1 AND ledger = 'usage'`,
       [accountId],
     );
     return Number(row.cu);
@@ -39,7 +39,7 @@ describe('billing-ledger usage consumer (real Postgres + NATS)', () => {
 
   const journals = async (accountId: string): Promise<number> => {
     const [row] = await h.dataSource.query(
-      `SELECT count(*) AS n FROM billing.ledger_journal WHERE account_id = $1 AND kind = 'usage'`,
+      `SELECT count(*) AS n FROM billing.journals WHERE account_id = $1 AND kind = 'usage'`,
       [accountId],
     );
     return Number(row.n);

@@ -1,0 +1,230 @@
+import { Events } from '@meridian/contracts';
+import { checkLedger, ledgerHolds } from './ledger-check';
+import { LedgerTicker } from './ledger-ticker.service';
+import { UsageJournalRetention } from './usage-journal-retention';
+import {
+  api,
+  BillingHarness,
+  eventually,
+  nodeFlush,
+  nodeUsage,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
+
+interface Balance {
+  allowance_cu: number;
+  purchased_cu: number;
+  version: number;
+}
+
+describe('usage journal retention: day partitions, summarised and dropped (real Postgres + NATS, fake clock)', () => {
+  const h = new BillingHarness();
+  let billing: BillingApp;
+
+  beforeAll(async () => {
+    await h.setup();
+    billing = await h.start({ USAGE_JOURNAL_RETENTION_DAYS: '8' });
+  });
+  afterAll(() => h.teardown());
+
+  /** The ledger's periodic work at the clock's time: its ticker and the retention beside it. */
+  const tick = async () => {
+    await billing.app.get(LedgerTicker).tick();
+    await billing.app.get(UsageJournalRetention).maintain(h.clock.now());
+  };
+
+  const balance = async (key: string) =>
+    (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
+
+  async function applied(key: string, publish: () => Promise<unknown>): Promise<Balance> {
+    const before = await balance(key);
+    await publish();
+    return eventually(
+      async () => {
+        const now = await balance(key);
+        return now.version > before.version ? now : undefined;
+      },
+      10_000,
+      'usage applied',
+    );
+  }
+
+  const partitions = async (): Promise<string[]> =>
+    (
+      (await h.dataSource.query(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'billing.usage_journal'::regclass ORDER BY c.relname`,
+      )) as Array<{ name: string }>
+    ).map((r) => r.name);
+
+  const usageTotal = async (key: string): Promise<number> =>
+    (
+      await api<{ total_cu: number }>(
+        billing.url,
+        'GET',
+        '/api/v1/account/usage?from=2026-03-01T00:00:00.000Z&to=2026-03-31T00:00:00.000Z',
+        key,
+      )
+    ).body.total_cu;
+
+  it('makes day partitions ahead, retires days past the retention into summaries that keep the sums and the proof, and summarises the default partition too', async () => {
+    h.clock.set('2026-03-02T10:00:00.000Z');
+    await tick();
+    expect(await partitions()).toEqual([
+      'usage_journal_default',
+      'usage_journal_p20260302',
+      'usage_journal_p20260303',
+      'usage_journal_p20260304',
+    ]);
+
+    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'retention', plan: 'starter' },
+    );
+    const id = created.body.account.id;
+    const key = created.body.api_key.key;
+    // A per-account event and a flush part (the two usage paths), on 03-02.
+    await applied(key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(id, 1_000, '2026-03-02T10:00:00.000Z')),
+    );
+    await applied(key, () =>
+      h.publisher.publish(
+        Events.usageFlushedV2,
+        nodeFlush([[id, 2_000]], 'gw-test', '2026-03-02T10:00:10.000Z'),
+      ),
+    );
+    // A plan change at 12:00, then usage metered before it: charged to what Starter left
+    // (ADR 0108), its take-back tagged with the period it is kept for.
+    h.clock.set('2026-03-02T12:00:00.000Z');
+    expect(
+      (await api(billing.url, 'PUT', '/api/v1/account/plan', key, { plan: 'growth' })).status,
+    ).toBe(200);
+    await applied(key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(id, 500, '2026-03-02T11:59:58.000Z')),
+    );
+    expect(
+      await h.dataSource.query(
+        `SELECT count(*)::int AS n FROM billing.usage_journal_p20260302 WHERE account_id = $1`,
+        [id],
+      ),
+    ).toEqual([{ n: 3 }]);
+
+    // 03-20 has no partition yet: its usage goes to the default partition, and Postgres then
+    // refuses that day's partition (the default holds its rows); the day goes on there. The
+    // tick also retires 03-02 to 03-04, eight days old or more.
+    h.clock.set('2026-03-20T12:00:00.000Z');
+    await applied(key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(id, 200, '2026-03-20T12:00:00.000Z')),
+    );
+    const before = await balance(key);
+    expect(await usageTotal(key)).toBe(3_700);
+    await tick();
+    expect(await partitions()).toEqual([
+      'usage_journal_default',
+      'usage_journal_p20260321',
+      'usage_journal_p20260322',
+    ]);
+    expect(await balance(key)).toEqual(before);
+    expect(await usageTotal(key)).toBe(3_700);
+    await applied(key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(id, 100, '2026-03-20T12:30:00.000Z')),
+    );
+    expect(
+      await h.dataSource.query(
+        `SELECT count(*)::int AS n FROM billing.usage_journal_default WHERE account_id = $1`,
+        [id],
+      ),
+    ).toEqual([{ n: 2 }]);
+    const kept = await balance(key);
+    const usage = await usageTotal(key);
+    expect(usage).toBe(3_800);
+
+    // Nine days on: every day before 03-21 is retired, the default partition's 03-20 too. 03-21 stays (its whole day is not yet
+    // eight days old), and the next days get their partitions.
+    h.clock.set('2026-03-29T12:00:00.000Z');
+    await tick();
+    expect(await partitions()).toEqual([
+      'usage_journal_default',
+      'usage_journal_p20260321',
+      'usage_journal_p20260322',
+      'usage_journal_p20260329',
+      'usage_journal_p20260330',
+      'usage_journal_p20260331',
+    ]);
+    expect(
+      await h.dataSource.query(
+        `SELECT count(*)::int AS n FROM billing.usage_journal WHERE account_id = $1`,
+        [id],
+      ),
+    ).toEqual([{ n: 0 }]);
+    const summaries: Array<{ day: string; ledger: string; prior_of: Date | null; cu: string }> =
+      await h.dataSource.query(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, ledger, prior_of, sum(amount_cu) AS cu
+           FROM billing.usage_summaries WHERE account_id = $1 GROUP BY 1, 2, 3 ORDER BY 1, 2`,
+        [id],
+      );
+    expect(
+      summaries.map((s) => [s.day, s.ledger, s.prior_of?.toISOString() ?? null, Number(s.cu)]),
+    ).toEqual([
+      ['2026-03-02', 'allowance', null, -3_000],
+      ['2026-03-02', 'allowance_expired', '2026-03-02T12:00:00.000Z', -500],
+      ['2026-03-02', 'usage', null, 3_500],
+      ['2026-03-20', 'allowance', null, -300],
+      ['2026-03-20', 'usage', null, 300],
+    ]);
+    // What the account has, what it used and the proof of both are as before.
+    expect(await balance(key)).toEqual(kept);
+    expect(await usageTotal(key)).toBe(usage);
+    const report = await checkLedger(h.dataSource, [id]);
+    expect(report.priorMismatches).toEqual([]);
+    expect(ledgerHolds(report)).toBe(true);
+
+    // The proof reads the summaries: one changed by 1 CU is found.
+    await h.dataSource.query(
+      `UPDATE billing.usage_summaries SET amount_cu = amount_cu + 1
+        WHERE account_id = $1 AND day = '2026-03-20' AND ledger = 'usage'`,
+      [id],
+    );
+    const tampered = await checkLedger(h.dataSource, [id]);
+    expect(tampered.unbalancedJournals).toEqual([
+      { journalId: `summary:${id}:2026-03-20`, sum: 1 },
+    ]);
+    expect(tampered.total).toBe(1);
+    await h.dataSource.query(
+      `UPDATE billing.usage_summaries SET amount_cu = amount_cu - 1
+        WHERE account_id = $1 AND day = '2026-03-20' AND ledger = 'usage'`,
+      [id],
+    );
+    // A prior-period take-back summarised under another period is found as well.
+    await h.dataSource.query(
+      `UPDATE billing.usage_summaries SET prior_of = prior_of + interval '1 day'
+        WHERE account_id = $1 AND ledger = 'allowance_expired'`,
+      [id],
+    );
+    expect((await checkLedger(h.dataSource, [id])).priorMismatches).toEqual([
+      expect.objectContaining({ accountId: id }),
+    ]);
+    await h.dataSource.query(
+      `UPDATE billing.usage_summaries SET prior_of = prior_of - interval '1 day'
+        WHERE account_id = $1 AND ledger = 'allowance_expired'`,
+      [id],
+    );
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+
+    // Usage of a kept day still lands in its partition after all this.
+    await applied(key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(id, 40, '2026-03-29T11:00:00.000Z')),
+    );
+    expect(
+      await h.dataSource.query(
+        `SELECT count(*)::int AS n FROM billing.usage_journal_p20260329 WHERE account_id = $1`,
+        [id],
+      ),
+    ).toEqual([{ n: 1 }]);
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+  });
+});
