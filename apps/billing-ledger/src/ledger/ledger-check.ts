@@ -40,8 +40,9 @@ export function ledgerHolds(report: LedgerCheckReport): boolean {
 
 /**
  * Proves the ledger (`billing.journals` and `billing.entries`: every kind, usage included, and
- * the summaries of retired usage days, ADR 0104 "Storage"): every journal balances, the whole ledger sums to zero, each account's
- * allowance / purchased / pending balance equals the sum of its entries, so does what its prior
+ * the summaries of retired usage days, ADR 0104 "Storage"): every journal balances, the whole
+ * ledger sums to zero, each account's allowance / purchased / pending balance equals the sum of
+ * its entries, so does what its prior
  * period left (the `allowance_expired` entries of the journals tagged with the period start it
  * is kept for: the roll's expiry and the late usage's take-backs), every entry has its journal
  * and every journal its account.

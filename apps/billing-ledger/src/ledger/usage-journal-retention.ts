@@ -92,8 +92,8 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
   }
 
   /**
-   * Runs `ensurePartitions` and `retire` once per clock hour (the ticker calls it each pass). A
-   * run that fails (a lock not had within `LOCK_TIMEOUT`) is tried again the next hour, not the
+   * Runs `ensurePartitions` and `retire` once per clock hour (its timer calls it every
+   * `LEDGER_TICK_MS`). A run that fails (a lock not had within `LOCK_TIMEOUT`) is tried again the next hour, not the
    * next pass: each try may hold usage up to that long.
    */
   async maintain(now: Date): Promise<void> {
@@ -179,6 +179,12 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
                ON e.ledger = 'allowance_expired' AND j.id = e.journal_id
             GROUP BY 1, 2, 3, 4`,
           [day.toISOString().slice(0, 10)],
+        );
+        // The parents in the order a usage transaction's statement takes them (journal, then
+        // entries): dropping a partition locks its parent, and the other order could deadlock
+        // with a usage transaction holding the journal table and waiting for the entries.
+        await run(
+          `LOCK TABLE billing.usage_journal, billing.usage_entries IN ACCESS EXCLUSIVE MODE`,
         );
         await run(`DROP TABLE billing.usage_entries_${suffix}, billing.usage_journal_${suffix}`);
         return true;
