@@ -59,8 +59,17 @@ export const configSchema = z.object({
   RATE_LIMIT_KEY_PREFIX: z.string().default('meridian:rps:'),
   /** How long a process may spend tokens leased from the fleet store before the rest goes back. */
   RATE_LIMIT_LEASE_MS: int(10).max(5_000).default(250),
-  /** A lease the store has not answered in this time is taken from the process's own bucket. */
+  /**
+   * A lease the store has not answered in this time is taken from the process's own bucket,
+   * while the store is degraded (it missed a deadline and has met none since).
+   */
   RATE_LIMIT_STORE_TIMEOUT_MS: int(10).max(5_000).default(200),
+  /**
+   * The same deadline while the store is healthy (at least the timeout): a moment's slowness
+   * of Redis or of this process is waited out, not answered from the process's own bucket on
+   * top of the fleet's (ADR 0102, "Patience").
+   */
+  RATE_LIMIT_STORE_PATIENCE_MS: int(10).max(10_000).default(1_000),
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: int(1).default(100),
   WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: int(1).default(1_000),
   /** A client whose unsent data exceeds this is disconnected (it is not reading). */

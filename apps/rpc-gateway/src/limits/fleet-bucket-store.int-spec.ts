@@ -130,6 +130,43 @@ describe('fleet bucket store (Redis, ADR 0102)', () => {
     await Promise.all([slow.close(), admin.quit()]);
   });
 
+  it('a healthy store is given its patience, a degraded one the short deadline, until it meets one again', async () => {
+    // CI counted 224 where 220 is the bound: a moment's slowness answered from the process's own
+    // bucket admits on top of the fleet's. A healthy store's slowness is waited out now.
+    const store = new FleetBucketStore({
+      url: REDIS_URL,
+      keyPrefix: prefix,
+      commandTimeoutMs: 50,
+      patienceMs: 600,
+    });
+    const admin = new Redis(REDIS_URL);
+    const lease = () =>
+      store.lease(
+        { accountId: 'patient', ratePerSecond: 20, needed: 1, wanted: 1, returned: 0 },
+        Date.now(),
+      );
+    try {
+      await store.ready();
+      // Healthy: 200 ms of slowness is waited out, and the fleet grants the lease.
+      await admin.client('PAUSE', 200, 'ALL');
+      await expect(lease()).resolves.toEqual({ ok: true, granted: 1 });
+      // Slower than the patience: the lease fails, and the store is degraded.
+      await admin.client('PAUSE', 900, 'ALL');
+      await expect(lease()).rejects.toBeInstanceOf(StoreTimeoutError);
+      await new Promise((r) => setTimeout(r, 900));
+      // Degraded: the same 200 ms now fails at the short deadline.
+      await admin.client('PAUSE', 200, 'ALL');
+      await expect(lease()).rejects.toBeInstanceOf(StoreTimeoutError);
+      await new Promise((r) => setTimeout(r, 250));
+      // An answer in time makes it healthy again: patience again.
+      await expect(lease()).resolves.toEqual({ ok: true, granted: 1 });
+      await admin.client('PAUSE', 200, 'ALL');
+      await expect(lease()).resolves.toEqual({ ok: true, granted: 1 });
+    } finally {
+      await Promise.all([store.close(), admin.quit()]);
+    }
+  });
+
   it("a lease that timed out is settled when Redis answers it: the fallback's tokens are owed to the fleet bucket", async () => {
     // The stall CI met (2 tokens over the bound): Redis slow, the fallback granting from this
     // process's own bucket what the drained fleet bucket would have refused.

@@ -7,8 +7,17 @@ export interface FleetBucketStoreOptions {
   url: string;
   /** Prepended to every bucket key (one Redis may serve several deployments or tests). */
   keyPrefix: string;
-  /** A lease the store has not answered in this time fails (the caller falls back). */
+  /**
+   * A lease the store has not answered in this time fails (the caller falls back), while the
+   * store is degraded: it missed a deadline and has not met one since.
+   */
   commandTimeoutMs: number;
+  /**
+   * The deadline while the store is healthy (default: `commandTimeoutMs`). Longer, so a
+   * moment's slowness is waited out instead of answered from the process's own bucket, which
+   * would admit on top of the fleet's (ADR 0102, "Patience").
+   */
+  patienceMs?: number;
 }
 
 /**
@@ -82,19 +91,25 @@ type LeaseCommand = (
  * account, taken from by leases (`takeUpTo` run atomically as a Lua script), never per call.
  * Commands fail fast while Redis is unreachable (no offline queue, a short deadline judged after
  * the process read its sockets) so the caller's fallback answers instead of a call waiting; the
- * client reconnects on its own.
+ * client reconnects on its own. A healthy store is given `patienceMs` before a lease fails, a
+ * degraded one (it missed that deadline, and has met none since) `commandTimeoutMs`: a moment's
+ * slowness is waited out once, a store that stays slow costs each lease the short deadline.
  */
 export class FleetBucketStore {
   private readonly redis: Redis;
+  private readonly patienceMs: number;
+  /** Missed a deadline and met none since: leases get `commandTimeoutMs`, not the patience. */
+  private degraded = false;
 
   constructor(private readonly options: FleetBucketStoreOptions) {
+    this.patienceMs = Math.max(options.patienceMs ?? 0, options.commandTimeoutMs);
     this.redis = new Redis(options.url, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       // The lease deadline is `settleWithin`'s; this only frees commands a hung server never
       // answers.
-      commandTimeout: options.commandTimeoutMs * ABANDON_AFTER_DEADLINES,
+      commandTimeout: this.patienceMs * ABANDON_AFTER_DEADLINES,
       connectTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
@@ -141,7 +156,17 @@ export class FleetBucketStore {
           ? { ok: true, granted: value }
           : { ok: false, retryAfterMs: value < 0 ? Number.MAX_SAFE_INTEGER : value },
       );
-    return settleWithin(answer, this.options.commandTimeoutMs);
+    try {
+      const answered = await settleWithin(
+        answer,
+        this.degraded ? this.options.commandTimeoutMs : this.patienceMs,
+      );
+      this.degraded = false;
+      return answered;
+    } catch (error) {
+      if (error instanceof StoreTimeoutError) this.degraded = true;
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,7 @@ export function createPlanLimiter(
       url: config.RATE_LIMIT_REDIS_URL,
       keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
       commandTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
+      patienceMs: config.RATE_LIMIT_STORE_PATIENCE_MS,
     });
     const local = new RateLimiter(Date.now);
     const up = new Gauge({
