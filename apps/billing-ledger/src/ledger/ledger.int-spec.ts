@@ -3,24 +3,18 @@ import { LedgerTicker } from './ledger-ticker.service';
 import { checkLedger, ledgerHolds } from './ledger-check';
 import { LedgerRepository, type JournalInput } from './ledger.repository';
 import {
+  accountBalance,
   api,
+  balanceAfter,
   BillingHarness,
+  type AccountBalance,
   eventually,
   nodeUsage,
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
 
-interface Balance {
-  state: 'ok' | 'exhausted';
-  allowance_cu: number;
-  purchased_cu: number;
-  pending_top_up_cu: number;
-  total_cu: number;
-  allowance_resets_at: string | null;
-  exhausted_since: string | null;
-  version: number;
-}
+type Balance = AccountBalance;
 
 describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
   const h = new BillingHarness();
@@ -53,22 +47,13 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     return { id: created.body.account.id, key: created.body.api_key.key };
   }
 
-  const balance = async (key: string) =>
-    (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
+  const balance = (key: string) => accountBalance(billing.url, key);
 
   /** Publishes usage of a window starting at `at` and waits for its new balance. */
-  async function spend(accountId: string, key: string, cu: number, at?: string): Promise<Balance> {
-    const before = await balance(key);
-    await h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, cu, at));
-    return eventually(
-      async () => {
-        const now = await balance(key);
-        return now.version > before.version ? now : undefined;
-      },
-      10_000,
-      'usage applied',
+  const spend = (accountId: string, key: string, cu: number, at?: string): Promise<Balance> =>
+    balanceAfter(billing.url, key, () =>
+      h.publisher.publish(Events.usageRecorded, nodeUsage(accountId, cu, at)),
     );
-  }
 
   afterEach(async () => {
     const report = await checkLedger(h.dataSource);

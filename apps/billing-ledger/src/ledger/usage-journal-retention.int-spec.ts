@@ -3,20 +3,15 @@ import { checkLedger, ledgerHolds } from './ledger-check';
 import { LedgerTicker } from './ledger-ticker.service';
 import { UsageJournalRetention } from './usage-journal-retention';
 import {
+  accountBalance,
   api,
+  balanceAfter,
   BillingHarness,
-  eventually,
   nodeFlush,
   nodeUsage,
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
-
-interface Balance {
-  allowance_cu: number;
-  purchased_cu: number;
-  version: number;
-}
 
 describe('usage journal retention: day partitions, summarised and dropped (real Postgres + NATS, fake clock)', () => {
   const h = new BillingHarness();
@@ -34,21 +29,9 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
     await billing.app.get(UsageJournalRetention).maintain(h.clock.now());
   };
 
-  const balance = async (key: string) =>
-    (await api<Balance>(billing.url, 'GET', '/api/v1/account/balance', key)).body;
-
-  async function applied(key: string, publish: () => Promise<unknown>): Promise<Balance> {
-    const before = await balance(key);
-    await publish();
-    return eventually(
-      async () => {
-        const now = await balance(key);
-        return now.version > before.version ? now : undefined;
-      },
-      10_000,
-      'usage applied',
-    );
-  }
+  const balance = (key: string) => accountBalance(billing.url, key);
+  const applied = (key: string, publish: () => Promise<unknown>) =>
+    balanceAfter(billing.url, key, publish);
 
   const partitions = async (): Promise<string[]> =>
     (

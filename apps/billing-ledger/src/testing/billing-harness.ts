@@ -262,6 +262,41 @@ export async function api<T = Record<string, unknown>>(
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
+/** What `GET /api/v1/account/balance` answers (the fields the tests read). */
+export interface AccountBalance {
+  state: 'ok' | 'exhausted';
+  allowance_cu: number;
+  purchased_cu: number;
+  pending_top_up_cu: number;
+  total_cu: number;
+  allowance_resets_at: string | null;
+  exhausted_since: string | null;
+  version: number;
+}
+
+/** The balance of the account an API key belongs to. */
+export async function accountBalance(url: string, key: string): Promise<AccountBalance> {
+  return (await api<AccountBalance>(url, 'GET', '/api/v1/account/balance', key)).body;
+}
+
+/** Runs `act` (a publish of usage) and waits for the account's balance at a later version. */
+export async function balanceAfter(
+  url: string,
+  key: string,
+  act: () => Promise<unknown>,
+): Promise<AccountBalance> {
+  const before = await accountBalance(url, key);
+  await act();
+  return eventually(
+    async () => {
+      const now = await accountBalance(url, key);
+      return now.version > before.version ? now : undefined;
+    },
+    10_000,
+    'usage applied',
+  );
+}
+
 let flushSeq = 0;
 
 /**
