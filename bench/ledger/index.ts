@@ -160,6 +160,31 @@ function node(
   return child;
 }
 
+/** Runs an app command to its end; answers its exit status and what it printed. */
+function outputWithStatus(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string }> {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout }));
+  });
+}
+
+/** What an app command printed; it must exit with status 0. */
+async function output(script: string, env: Record<string, string>): Promise<string> {
+  const { status, stdout } = await outputWithStatus(script, env);
+  if (status !== 0) throw new Error(`${script} exited with ${status}`);
+  return stdout;
+}
+
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -566,6 +591,37 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const journals = steadyRaw.journals;
     const entries = steadyRaw.entries;
     const rawSeconds = steadyRaw.seconds;
+
+    // 7. Retention (ADR 0104 "Storage"): the run's day retired as it will be once it is older
+    //    than the retention, by the app's own command, with the ledger stopped; then the proof
+    //    again (`check-ledger`: running sums, totals and usage from entries plus summaries).
+    await Promise.all(apps.map((child) => stopProcess(child)));
+    const usageEntries = Number(
+      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_entries')).rows[0]!.n,
+    );
+    const retired = JSON.parse(
+      await output('apps/billing-ledger/src/retire-usage-journals.ts', {
+        DATABASE_URL: db.url,
+        USAGE_JOURNAL_RETENTION_DAYS: '35',
+        RETIRE_AS_OF: new Date(Date.now() + 36 * 86_400_000).toISOString(),
+      }),
+    ) as { dropped: string[]; deleted: number; seconds: number };
+    const summaries = Number(
+      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_summaries')).rows[0]!
+        .n,
+    );
+    const left = Number(
+      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_entries')).rows[0]!.n,
+    );
+    const summarised = await pg.query<{ account_id: string; cu: string }>(
+      `SELECT account_id, sum(amount_cu) AS cu FROM billing.usage_summaries WHERE ledger = 'usage' GROUP BY account_id`,
+    );
+    let retiredMismatches = accounts - summarised.rows.length;
+    for (const row of summarised.rows)
+      if (Number(row.cu) !== expected.get(row.account_id)) retiredMismatches += 1;
+    const provenAfter = (
+      await outputWithStatus('apps/billing-ledger/src/check-ledger.ts', { DATABASE_URL: db.url })
+    ).status;
     const appliedRate = accountItems / applySeconds;
     const rawRate = accountItems / rawSeconds;
     const capacityRate = backlogItems / capacityWall;
@@ -580,7 +636,10 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       Number(counts.parts) === published.length &&
       unbalanced.rowCount === 0 &&
       Number(orphans) === 0 &&
-      Number(sums.rows[0]!.n) === 0;
+      Number(sums.rows[0]!.n) === 0 &&
+      left === 0 &&
+      retiredMismatches === 0 &&
+      provenAfter === 0;
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
     const lines = [
       `| measure | value |`,
@@ -597,7 +656,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
       `| ledger storage, steady run (journals, entries, applied part ids; indexes included) | ${bytesPerItem.toFixed(0)} bytes per account-item: ${((bytesPerItem * appliedRate * 86_400) / 1e9).toFixed(0)} GB a day at this rate |`,
-      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n} |`,
+      `| retention: the run's day retired (summed per account and ledger, partitions dropped; ledger stopped) | ${fmt(usageEntries)} entries into ${fmt(summaries)} summary rows in ${retired.seconds.toFixed(1)} s (${fmt(usageEntries / retired.seconds)} entries / s; dropped ${retired.dropped.join(', ') || 'none'}, ${fmt(retired.deleted)} default-partition journals); ${fmt(left)} entries left |`,
+      `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n}; after retiring: usage mismatches ${retiredMismatches}, checkLedger ${provenAfter === 0 ? 'holds' : `fails (${provenAfter})`} |`,
       '',
       `ledger: ${fmt(appliedRate)} account-items/s applied, lag p99 ${percentile(lags, 99)} ms, verification ${ok ? 'PASS' : 'FAIL'}`,
     ];

@@ -8,6 +8,7 @@ import { LedgerReferencesChecked1764400000000 } from '../migrations/176440000000
 import { UsageHourlyShards1764500000000 } from '../migrations/1764500000000-usage-hourly-shards';
 import { BalancesPriorAllowance1764600000000 } from '../migrations/1764600000000-balances-prior-allowance';
 import { UsageJournalPartitions1764800000000 } from '../migrations/1764800000000-usage-journal-partitions';
+import { UsageRetirementChunks1764900000000 } from '../migrations/1764900000000-usage-retirement-chunks';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -31,6 +32,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageHourlyShards1764500000000,
       BalancesPriorAllowance1764600000000,
       UsageJournalPartitions1764800000000,
+      UsageRetirementChunks1764900000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -23,10 +23,15 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
   });
   afterAll(() => h.teardown());
 
-  /** The ledger's periodic work at the clock's time: its ticker and the retention beside it. */
+  /**
+   * The ledger's periodic work at the clock's time: its ticker and the retention beside it, the
+   * latter summing one journal a transaction, so a day is retired in several chunks.
+   */
   const tick = async () => {
     await billing.app.get(LedgerTicker).tick();
-    await billing.app.get(UsageJournalRetention).maintain(h.clock.now());
+    const retention = billing.app.get(UsageJournalRetention);
+    await retention.ensurePartitions(h.clock.now());
+    await retention.retire(h.clock.now(), 1);
   };
 
   const balance = (key: string) => accountBalance(billing.url, key);
@@ -159,6 +164,13 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
       ['2026-03-20', 'allowance', null, -300],
       ['2026-03-20', 'usage', null, 300],
     ]);
+    // Nothing of the chunks' bookkeeping is left once the days are dropped.
+    expect(
+      await h.dataSource.query(
+        `SELECT (SELECT count(*) FROM billing.usage_summaries_pending)::int AS pending,
+                (SELECT count(*) FROM billing.usage_retirements)::int AS progress`,
+      ),
+    ).toEqual([{ pending: 0, progress: 0 }]);
     // What the account has, what it used and the proof of both are as before.
     expect(await balance(key)).toEqual(kept);
     expect(await usageTotal(key)).toBe(usage);
@@ -208,6 +220,60 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
         [id],
       ),
     ).toEqual([{ n: 1 }]);
+    expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
+  });
+
+  it('resumes a day whose retirement stopped between chunks (a crash), and counts each journal once', async () => {
+    // 03-29 to 03-31 exist from the case above; 03-30 is retired once the clock is past 04-07.
+    h.clock.set('2026-03-30T12:00:00.000Z');
+    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'resumed', plan: 'starter' },
+    );
+    const id = created.body.account.id;
+    const key = created.body.api_key.key;
+    for (const [cu, at] of [
+      [100, '2026-03-30T10:00:00.000Z'],
+      [200, '2026-03-30T11:00:00.000Z'],
+      [300, '2026-03-30T12:00:00.000Z'],
+    ] as const)
+      await applied(key, () => h.publisher.publish(Events.usageRecorded, nodeUsage(id, cu, at)));
+    const ids = (
+      (await h.dataSource.query(
+        `SELECT id FROM billing.usage_journal_p20260330 WHERE account_id = $1 ORDER BY id`,
+        [id],
+      )) as Array<{ id: string }>
+    ).map((r) => r.id);
+    expect(ids).toHaveLength(3);
+    // What a run that committed the first journal's chunk and then died leaves behind.
+    await h.dataSource.query(
+      `INSERT INTO billing.usage_summaries_pending (day, account_id, ledger, prior_of, amount_cu, entries)
+       VALUES ('2026-03-30', $1, 'allowance', NULL, -100, 1), ('2026-03-30', $1, 'usage', NULL, 100, 1)`,
+      [id],
+    );
+    await h.dataSource.query(
+      `INSERT INTO billing.usage_retirements (day, next_journal_id) VALUES ('2026-03-30', $1)`,
+      [Number(ids[0]) + 1],
+    );
+    // The pending sums stay out of the proof until the day is dropped.
+    expect(ledgerHolds(await checkLedger(h.dataSource, [id]))).toBe(true);
+
+    h.clock.set('2026-04-08T12:00:00.000Z');
+    await billing.app.get(UsageJournalRetention).retire(h.clock.now(), 1);
+    expect(
+      await h.dataSource.query(
+        `SELECT ledger, sum(amount_cu)::int AS cu FROM billing.usage_summaries
+          WHERE account_id = $1 GROUP BY ledger ORDER BY ledger`,
+        [id],
+      ),
+    ).toEqual([
+      { ledger: 'allowance', cu: -600 },
+      { ledger: 'usage', cu: 600 },
+    ]);
+    expect(await usageTotal(key)).toBe(600);
     expect(ledgerHolds(await checkLedger(h.dataSource))).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { UsageJournalPartitions1764800000000 } from './1764800000000-usage-journal-partitions';
+import { UsageRetirementChunks1764900000000 } from './1764900000000-usage-retirement-chunks';
 
 describe('billing migration: usage journals move to day partitions (real Postgres)', () => {
   let db: TestDatabase;
@@ -15,7 +16,10 @@ describe('billing migration: usage journals move to day partitions (real Postgre
     const all = options.migrations as Function[]; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
     const before = createAppDataSource({
       ...options,
-      migrations: all.filter((m) => m !== UsageJournalPartitions1764800000000),
+      migrations: all.filter(
+        (m) =>
+          m !== UsageJournalPartitions1764800000000 && m !== UsageRetirementChunks1764900000000,
+      ),
     });
     await before.initialize();
     const ledger = `SELECT j.id::text, j.idempotency_key, j.kind, e.ledger, e.amount_cu::int
@@ -46,7 +50,10 @@ describe('billing migration: usage journals move to day partitions (real Postgre
     const after = createAppDataSource(options);
     await after.initialize();
     try {
-      expect(await runMigrations(after, SCHEMA)).toEqual(['UsageJournalPartitions1764800000000']);
+      expect(await runMigrations(after, SCHEMA)).toEqual([
+        'UsageJournalPartitions1764800000000',
+        'UsageRetirementChunks1764900000000',
+      ]);
       expect(await after.query(ledger.replace('%J', 'journals').replace('%E', 'entries'))).toEqual(
         old,
       );
