@@ -533,12 +533,18 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       60_000,
     ).catch(() => undefined);
     const kvMismatches = await kvCheck();
-    const usage = await pg.query<{ account_id: string; cu: string }>(
+    /** Accounts whose CU in the answer of `sql` is not what was published for them. */
+    const mismatchesOf = async (sql: string): Promise<number> => {
+      const rows = (await pg.query<{ account_id: string; cu: string }>(sql)).rows;
+      let n = accounts - rows.length;
+      for (const row of rows) if (Number(row.cu) !== expected.get(row.account_id)) n += 1;
+      return n;
+    };
+    const count = async (table: string): Promise<number> =>
+      Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+    const ledgerMismatches = await mismatchesOf(
       `SELECT account_id, sum(amount_cu) AS cu FROM billing.usage_entries WHERE ledger = 'usage' GROUP BY account_id`,
     );
-    let ledgerMismatches = accounts - usage.rows.length;
-    for (const row of usage.rows)
-      if (Number(row.cu) !== expected.get(row.account_id)) ledgerMismatches += 1;
     const counts = (
       await pg.query<{ journals: string; entries: string; parts: string }>(
         `SELECT (SELECT count(*) FROM billing.usage_journal) AS journals,
@@ -565,16 +571,13 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     );
 
     // Hourly usage: what is folded plus what waits to be folded, per account.
-    const hourly = await pg.query<{ account_id: string; cu: string }>(
+    const hourlyMismatches = await mismatchesOf(
       `SELECT account_id, sum(cu) AS cu FROM (
          SELECT account_id, cu FROM billing.usage_hourly
          UNION ALL
          SELECT u.account_id, u.cu FROM billing.usage_hourly_pending p, unnest(p.account_ids::text[], p.cu::bigint[]) AS u(account_id, cu)
        ) x GROUP BY account_id`,
     );
-    let hourlyMismatches = accounts - hourly.rows.length;
-    for (const row of hourly.rows)
-      if (Number(row.cu) !== expected.get(row.account_id)) hourlyMismatches += 1;
 
     // 6. The raw ceiling, same run, same database: the usage journals and entries the ledger
     //    wrote, the same rows written again into copies of its tables by a bare multi-row insert
@@ -596,9 +599,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     //    than the retention, by the app's own command, with the ledger stopped; then the proof
     //    again (`check-ledger`: running sums, totals and usage from entries plus summaries).
     await Promise.all(apps.map((child) => stopProcess(child)));
-    const usageEntries = Number(
-      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_entries')).rows[0]!.n,
-    );
+    const usageEntries = await count('billing.usage_entries');
     const retired = JSON.parse(
       await output('apps/billing-ledger/src/retire-usage-journals.ts', {
         DATABASE_URL: db.url,
@@ -606,19 +607,11 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
         RETIRE_AS_OF: new Date(Date.now() + 36 * 86_400_000).toISOString(),
       }),
     ) as { dropped: string[]; deleted: number; seconds: number };
-    const summaries = Number(
-      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_summaries')).rows[0]!
-        .n,
-    );
-    const left = Number(
-      (await pg.query<{ n: string }>('SELECT count(*) AS n FROM billing.usage_entries')).rows[0]!.n,
-    );
-    const summarised = await pg.query<{ account_id: string; cu: string }>(
+    const summaries = await count('billing.usage_summaries');
+    const left = await count('billing.usage_entries');
+    const retiredMismatches = await mismatchesOf(
       `SELECT account_id, sum(amount_cu) AS cu FROM billing.usage_summaries WHERE ledger = 'usage' GROUP BY account_id`,
     );
-    let retiredMismatches = accounts - summarised.rows.length;
-    for (const row of summarised.rows)
-      if (Number(row.cu) !== expected.get(row.account_id)) retiredMismatches += 1;
     const provenAfter = (
       await outputWithStatus('apps/billing-ledger/src/check-ledger.ts', { DATABASE_URL: db.url })
     ).status;

@@ -13,15 +13,9 @@ export class UsageRetirementChunks1764900000000 implements MigrationInterface {
   name = 'UsageRetirementChunks1764900000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE TABLE billing.usage_summaries_pending (
-        day date NOT NULL,
-        account_id text NOT NULL,
-        ledger text NOT NULL,
-        prior_of timestamptz NULL,
-        amount_cu bigint NOT NULL,
-        entries bigint NOT NULL
-      )`);
+    await q.query(
+      `CREATE TABLE billing.usage_summaries_pending (LIKE billing.usage_summaries INCLUDING DEFAULTS)`,
+    );
     await q.query(
       `CREATE INDEX usage_summaries_pending_day ON billing.usage_summaries_pending (day)`,
     );
