@@ -38,6 +38,19 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
   const applied = (key: string, publish: () => Promise<unknown>) =>
     balanceAfter(billing.url, key, publish);
 
+  /** A Starter account made by the operator API: its id and API key. */
+  async function newAccount(name: string): Promise<{ id: string; key: string }> {
+    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name, plan: 'starter' },
+    );
+    expect(created.status).toBe(201);
+    return { id: created.body.account.id, key: created.body.api_key.key };
+  }
+
   const partitions = async (): Promise<string[]> =>
     (
       (await h.dataSource.query(
@@ -66,15 +79,7 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
       'usage_journal_p20260304',
     ]);
 
-    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'retention', plan: 'starter' },
-    );
-    const id = created.body.account.id;
-    const key = created.body.api_key.key;
+    const { id, key } = await newAccount('retention');
     // A per-account event and a flush part (the two usage paths), on 03-02.
     await applied(key, () =>
       h.publisher.publish(Events.usageRecorded, nodeUsage(id, 1_000, '2026-03-02T10:00:00.000Z')),
@@ -226,15 +231,7 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
   it('resumes a day whose retirement stopped between chunks (a crash), and counts each journal once', async () => {
     // 03-29 to 03-31 exist from the case above; 03-30 is retired once the clock is past 04-07.
     h.clock.set('2026-03-30T12:00:00.000Z');
-    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'resumed', plan: 'starter' },
-    );
-    const id = created.body.account.id;
-    const key = created.body.api_key.key;
+    const { id, key } = await newAccount('resumed');
     for (const [cu, at] of [
       [100, '2026-03-30T10:00:00.000Z'],
       [200, '2026-03-30T11:00:00.000Z'],
