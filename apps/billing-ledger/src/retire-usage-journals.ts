@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { z } from 'zod';
 import { parseConfig } from '@meridian/platform-config';
 import { createAppDataSource } from '@meridian/platform-db';
-import { FakeClock } from '@meridian/time';
+import { systemClock } from '@meridian/time';
 import pino from 'pino';
 import { configSchema } from './config/config';
 import { dataSourceOptions } from './db/data-source';
@@ -33,9 +33,10 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     const at = env.RETIRE_AS_OF === undefined ? new Date() : new Date(env.RETIRE_AS_OF);
+    // `retire` takes its moment; the clock only drives the app's timer, which this never starts.
     const retention = new UsageJournalRetention(
       dataSource,
-      new FakeClock(at),
+      systemClock,
       config,
       pino({ level: 'warn' }, pino.destination(2)),
     );

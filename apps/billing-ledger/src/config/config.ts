@@ -1,5 +1,6 @@
 import { partitionSetting, USAGE_PART_RETENTION_MS, USAGE_PARTITIONS } from '@meridian/contracts';
 import { commonEnv, port } from '@meridian/platform-config';
+import { DAY } from '@meridian/time';
 import { z } from 'zod';
 
 /** Every variable billing-ledger reads, validated at start; nothing else reads process.env. */
@@ -45,8 +46,8 @@ export const configSchema = z.object({
     .int()
     .min(0)
     .default(35)
-    .refine((days) => days === 0 || days * 86_400_000 >= USAGE_PART_RETENTION_MS, {
-      message: `0 (kept forever) or at least ${Math.ceil(USAGE_PART_RETENTION_MS / 86_400_000)} days: the BILLING stream may deliver a usage event again until then`,
+    .refine((days) => days === 0 || days * DAY >= USAGE_PART_RETENTION_MS, {
+      message: `0 (kept forever) or at least ${Math.ceil(USAGE_PART_RETENTION_MS / DAY)} days: the BILLING stream may deliver a usage event again until then`,
     }),
   /**
    * `i/n`: this is replica i of n billing-ledger replicas (the pod's ordinal and the

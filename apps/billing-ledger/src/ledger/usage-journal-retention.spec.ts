@@ -1,9 +1,8 @@
 import { parseConfig } from '@meridian/platform-config';
+import { DAY } from '@meridian/time';
 import fc from 'fast-check';
 import { configSchema } from '../config/config';
 import { dayOf, firstKeptDay, partitionSuffix } from './usage-journal-retention';
-
-const DAY_MS = 86_400_000;
 
 describe('usage journal days (ADR 0104 "Storage")', () => {
   it('names a day partition by its UTC date', () => {
@@ -24,10 +23,10 @@ describe('usage journal days (ADR 0104 "Storage")', () => {
           const now = new Date(ms);
           const kept = firstKeptDay(now, days)!;
           // Every moment of a retired day (before `kept`) is more than `days` old ...
-          expect(kept.getTime()).toBeLessThanOrEqual(now.getTime() - days * DAY_MS);
+          expect(kept.getTime()).toBeLessThanOrEqual(now.getTime() - days * DAY);
           // ... and no day is kept longer than one day past it.
-          expect(kept.getTime()).toBeGreaterThan(now.getTime() - (days + 1) * DAY_MS);
-          expect(Math.abs(kept.getTime() % DAY_MS)).toBe(0);
+          expect(kept.getTime()).toBeGreaterThan(now.getTime() - (days + 1) * DAY);
+          expect(Math.abs(kept.getTime() % DAY)).toBe(0);
         },
       ),
     );

@@ -1,13 +1,12 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { LOGGER } from '@meridian/platform-observability';
-import type { Clock } from '@meridian/time';
+import { DAY, HOUR, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 
-const DAY_MS = 86_400_000;
 /** Day partitions made ahead of the clock's day, so a day's first usage never waits for one. */
 const DAYS_AHEAD = 2;
 /**
@@ -26,7 +25,7 @@ const PARTITION = /^usage_journal_p(\d{4})(\d{2})(\d{2})$/;
 
 /** The UTC day a moment lies in, as its start. */
 export function dayOf(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+  return new Date(Math.floor(at.getTime() / DAY) * DAY);
 }
 
 /** `usage_journal_p20261128` / `usage_entries_p20261128`: a day partition's suffix. */
@@ -40,7 +39,7 @@ export function partitionSuffix(day: Date): string {
  */
 export function firstKeptDay(now: Date, retentionDays: number): Date | null {
   if (retentionDays === 0) return null;
-  return dayOf(new Date(now.getTime() - retentionDays * DAY_MS));
+  return dayOf(new Date(now.getTime() - retentionDays * DAY));
 }
 
 /**
@@ -103,7 +102,7 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
    * next pass: each try may hold usage up to that long.
    */
   async maintain(now: Date): Promise<void> {
-    const hour = Math.floor(now.getTime() / 3_600_000);
+    const hour = Math.floor(now.getTime() / HOUR);
     if (this.lastRun === hour) return;
     this.lastRun = hour;
     await this.ensurePartitions(now);
@@ -119,9 +118,9 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
     const made: string[] = [];
     const today = dayOf(now);
     for (let ahead = 0; ahead <= DAYS_AHEAD; ahead += 1) {
-      const day = new Date(today.getTime() + ahead * DAY_MS);
+      const day = new Date(today.getTime() + ahead * DAY);
       const suffix = partitionSuffix(day);
-      const bounds = `FROM ('${day.toISOString()}') TO ('${new Date(day.getTime() + DAY_MS).toISOString()}')`;
+      const bounds = `FROM ('${day.toISOString()}') TO ('${new Date(day.getTime() + DAY).toISOString()}')`;
       try {
         const created = await this.exclusive(async (run) => {
           const [exists] = await run(
@@ -171,7 +170,7 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
       const match = PARTITION.exec(name);
       if (match === null) continue;
       const day = new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`);
-      if (day.getTime() + DAY_MS > keep.getTime()) continue;
+      if (day.getTime() + DAY > keep.getTime()) continue;
       if (await this.retireDay(day, chunkJournals)) dropped.push(partitionSuffix(day));
     }
     for (let batch = 0; batch < DEFAULT_BATCHES; batch += 1) {
@@ -189,9 +188,8 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
            s AS (
              INSERT INTO billing.usage_summaries (day, account_id, ledger, prior_of, amount_cu, entries)
              SELECT (occurred_at AT TIME ZONE 'UTC')::date, account_id, ledger, prior_of, sum(amount_cu), count(*)
-               FROM e GROUP BY 1, 2, 3, 4
-             RETURNING 1)
-           SELECT (SELECT count(*) FROM j)::int AS journals, (SELECT count(*) FROM s)::int AS summaries`,
+               FROM e GROUP BY 1, 2, 3, 4)
+           SELECT count(*)::int AS journals FROM j`,
           [keep.toISOString(), DEFAULT_BATCH],
         );
         return (row as { journals: number }).journals;

@@ -4,6 +4,7 @@ import {
   partitionSetting,
 } from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
+import { DAY } from '@meridian/time';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
 
@@ -47,7 +48,7 @@ export const configSchema = z
     DELIVERY_LOG_RETENTION_DAYS: z.coerce
       .number()
       .int()
-      .min(Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / 86_400_000))
+      .min(Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / DAY))
       .max(3_650)
       .default(30),
     /** How often the delivery log's expired attempts are deleted (0 = off). */
