@@ -25,6 +25,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { AttemptLogRetention } from './attempts/attempt-log-retention';
 import { AttemptsRepository } from './attempts/attempts.repository';
 import { UsageOutbox } from './billing/usage-outbox';
 import { APP_CONFIG } from './config/app-config.token';
@@ -48,13 +49,14 @@ export interface WorkerOptions {
 
 /**
  * Starts the worker at bootstrap: the two KV mirrors (webhook status + sealed secrets, balance
- * state), the delivery-jobs consumer and the usage outbox; stops them in reverse at shutdown
- * (in-flight attempts finish, the last usage is flushed).
+ * state), the delivery-jobs consumer, the usage outbox and the attempt log's retention; stops
+ * them at shutdown (in-flight attempts finish, the last usage is flushed).
  */
 @Injectable()
 export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly engine: DeliveryEngine;
   readonly outbox: UsageOutbox;
+  readonly retention: AttemptLogRetention;
   readonly sender: HttpSender;
   readonly health: HealthPublisher;
   /** The accounts' balance states as this worker last saw them (billing-balance-state KV). */
@@ -93,11 +95,12 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       },
       oldestWaitingMs: () => this.engine.oldestHeldMs(),
     });
+    const attempts = new AttemptsRepository(db);
     this.engine = new DeliveryEngine({
       clock,
       statusOf: (id) => statuses.get(id),
       balanceOf: (id) => balances.get(id),
-      attempts: new AttemptsRepository(db),
+      attempts,
       send: (url, headers, body) => this.sender.send(url, headers, body),
       limits: new EndpointLimits(),
       secretsKey: config.WEBHOOK_SECRETS_KEY,
@@ -119,6 +122,13 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       onPublished: (outcome) => metrics.usageParts.inc({ outcome }),
       logger,
     });
+    this.retention = new AttemptLogRetention(attempts, {
+      clock,
+      retentionDays: config.ATTEMPT_LOG_RETENTION_DAYS,
+      intervalMs: config.ATTEMPT_LOG_PRUNE_MS,
+      onPruned: (count) => metrics.attemptsPruned.inc(count),
+      logger,
+    });
     this.declaration = declaration;
   }
 
@@ -127,11 +137,13 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   onApplicationBootstrap(): void {
     this.runner = this.consumers.run(this.declaration, deliveryJobsHandler(this.engine));
     this.outbox.start();
+    this.retention.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.runner?.stop();
     await this.health.close();
+    await this.retention.stop();
     await this.outbox.stop();
     await this.sender.close();
   }

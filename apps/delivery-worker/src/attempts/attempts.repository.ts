@@ -162,6 +162,25 @@ export class AttemptsRepository {
     }) as Promise<unknown> as Promise<void>;
   }
 
+  /**
+   * Deletes up to `limit` attempts that started before `before`, oldest first; the count
+   * deleted. An attempt still waiting for its usage part (billed, not yet stamped) is kept
+   * whatever its age: the row is its bill. Rows another replica is deleting are skipped.
+   */
+  async prune(before: Date, limit: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.db.query(
+      `WITH gone AS (
+         DELETE FROM deliveries.attempts WHERE id IN (
+           SELECT id FROM deliveries.attempts
+            WHERE started_at < $1 AND NOT (billed AND usage_part IS NULL)
+            ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT count(*)::int AS deleted FROM gone`,
+      [before, limit],
+    );
+    return deleted;
+  }
+
   private async latestOf(jobIds: readonly string[]): Promise<(AttemptRow | undefined)[]> {
     const rows: RawAttempt[] = await this.db.query(
       `SELECT DISTINCT ON (job_id) id, job_id, attempt, started_at, finished_at, outcome, billed,

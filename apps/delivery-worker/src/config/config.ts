@@ -1,5 +1,11 @@
-import { partitionSetting, usageFlushVersionSetting } from '@meridian/contracts';
+import {
+  DELIVERY_LOG_MIN_RETENTION_MS,
+  partitionSetting,
+  USAGE_PART_RETENTION_MS,
+  usageFlushVersionSetting,
+} from '@meridian/contracts';
 import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
+import { DAY } from '@meridian/time';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
 import { parseDnsServers } from '../sending/dns-servers-resolver';
@@ -56,6 +62,22 @@ export const configSchema = z
      * the destination hosts partition i owns. n must equal webhook-matcher's DELIVERY_PARTITIONS.
      */
     DELIVERY_PARTITION: partitionSetting,
+    /**
+     * Days an attempt stays in the attempt log; older ones are deleted once billed. At least
+     * `DELIVERY_LOG_MIN_RETENTION_MS` (4 days: the row keeps a redelivered job from attempting
+     * its number again); by default as long as the part that billed it is kept (8 days). The
+     * history customers read is webhook-matcher's delivery log, kept on its own.
+     */
+    ATTEMPT_LOG_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / DAY), {
+        message: `at least ${Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / DAY)} days: the WEBHOOK stream may deliver a job again until then`,
+      })
+      .max(3_650)
+      .default(Math.ceil(USAGE_PART_RETENTION_MS / DAY)),
+    /** How often the attempt log's expired attempts are deleted (0 = off). */
+    ATTEMPT_LOG_PRUNE_MS: z.coerce.number().int().min(0).default(10_000),
   })
   .superRefine(refuseClockOffsetInProduction);
 

@@ -2,6 +2,7 @@ import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { DeliveriesInitial1764200000000 } from '../migrations/1764200000000-deliveries-initial';
 import { AttemptsFillfactor1764300000000 } from '../migrations/1764300000000-attempts-fillfactor';
 import { UsagePartsPublishedIndex1764700000000 } from '../migrations/1764700000000-usage-parts-published-index';
+import { AttemptsStartedIndex1765000000000 } from '../migrations/1765000000000-attempts-started-index';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'deliveries';
@@ -16,6 +17,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DeliveriesInitial1764200000000,
       AttemptsFillfactor1764300000000,
       UsagePartsPublishedIndex1764700000000,
+      AttemptsStartedIndex1765000000000,
     ],
     applicationName: 'delivery-worker',
   };

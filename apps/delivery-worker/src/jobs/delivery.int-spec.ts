@@ -7,9 +7,10 @@ import {
   type UsageFlushedV2,
 } from '@meridian/contracts';
 import { dailyWindow } from '@meridian/plans';
-import { MINUTE, SECOND } from '@meridian/time';
+import { DAY, MINUTE, SECOND } from '@meridian/time';
 import { DELIVERY_RETRY_WAITS_MS, verifyXSignature } from '@meridian/webhooks';
 import { Webhook } from 'standardwebhooks';
+import type { DeliveryRuntime } from '../delivery.runtime';
 import { Receiver, WorkerHarness, stillFalse, until } from '../testing/worker-harness';
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
@@ -17,11 +18,12 @@ const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
 describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
   const h = new WorkerHarness();
   const receiver = new Receiver();
+  let runtime: DeliveryRuntime;
 
   beforeAll(async () => {
     await h.setup();
     await receiver.start();
-    await h.start({
+    runtime = await h.start({
       // A fake DNS (named so) for names that would need the internet; everything else is real.
       resolver: async (hostname) => {
         if (hostname === 'private.example.com') return [{ address: '10.0.0.7', family: 4 }];
@@ -284,5 +286,22 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
       return rows.length === 1 && rows.map((r) => r.id);
     });
     expect(left).toEqual(['dw-retention:kept']);
+  });
+
+  it('forgets a delivered and billed attempt once ATTEMPT_LOG_RETENTION_DAYS old, counted at /metrics', async () => {
+    await h.putWebhook('wh_aged', `${receiver.url}/aged`, [secret()], 'active', 'acc_aged');
+    const job = await h.publishJob('wh_aged', { accountId: 'acc_aged' });
+    expect(await until(async () => (await h.billedCu('acc_aged')) === 25 && 25)).toBe(25);
+    const [row] = await h.attemptRows(job.id);
+    expect(row).toMatchObject({ attempt: 1, outcome: 'success', billed: true });
+    // Older than the retention (8 days by default) by a second, as if the clock had moved on.
+    await h.dataSource.query(`UPDATE deliveries.attempts SET started_at = $2 WHERE job_id = $1`, [
+      job.id,
+      new Date(h.clock.now().getTime() - 8 * DAY - SECOND),
+    ]);
+    expect(await runtime.retention.prune()).toBe(1);
+    expect(await h.attemptRows(job.id)).toEqual([]);
+    const metrics = await (await fetch(`${await h.app!.getUrl()}/metrics`)).text();
+    expect(metrics).toMatch(/^delivery_attempt_log_pruned_total{service="delivery-worker"} 1$/m);
   });
 });

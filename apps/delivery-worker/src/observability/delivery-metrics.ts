@@ -10,6 +10,8 @@ export class DeliveryMetrics {
   /** A due attempt put back without being made (schedule, balance, concurrency, rate). */
   readonly waits: Counter<'reason'>;
   readonly usageParts: Counter<'outcome'>;
+  /** Attempts deleted from the attempt log once older than ATTEMPT_LOG_RETENTION_DAYS. */
+  readonly attemptsPruned: Counter;
   readonly queueDepth: Gauge;
   readonly oldestWaiting: Gauge;
 
@@ -46,6 +48,11 @@ export class DeliveryMetrics {
       name: 'delivery_usage_parts_published_total',
       help: 'Usage flush parts published to billing, by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.attemptsPruned = new Counter({
+      name: 'delivery_attempt_log_pruned_total',
+      help: 'Attempts deleted from the attempt log, older than its retention and billed',
       registers: [registry],
     });
     this.queueDepth = new Gauge({

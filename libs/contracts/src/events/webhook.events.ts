@@ -124,9 +124,10 @@ export const DeliveryDropReasonSchema = z.enum([
 export type DeliveryDropReason = z.infer<typeof DeliveryDropReasonSchema>;
 
 /**
- * The shortest time an attempt outcome may stay in webhook-matcher's delivery log: a day longer
- * than the WEBHOOK stream keeps a message. The log's row is what makes a redelivered outcome
- * count once (its id), so a row must outlive every copy of its message.
+ * The shortest time an attempt may stay in webhook-matcher's delivery log and in delivery-worker's
+ * attempt log: a day longer than the WEBHOOK stream keeps a message. The matcher's row is what
+ * makes a redelivered outcome count once (its id); the worker's is what keeps a redelivered job
+ * from attempting (and billing) its number again. So a row must outlive every copy of its message.
  */
 export const DELIVERY_LOG_MIN_RETENTION_MS = Streams.WEBHOOK.maxAgeMs + 24 * 3_600_000;
 
