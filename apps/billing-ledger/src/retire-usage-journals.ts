@@ -4,16 +4,19 @@ import { parseConfig } from '@meridian/platform-config';
 import { createAppDataSource } from '@meridian/platform-db';
 import { systemClock } from '@meridian/time';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { configSchema } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { UsageJournalRetention } from './ledger/usage-journal-retention';
 
 /**
- * One retirement of usage journal days against DATABASE_URL, as the app runs it hourly (ADR
- * 0104 "Storage"): for an operator who lowered `USAGE_JOURNAL_RETENTION_DAYS` and wants the disk
- * back now, and for the ledger bench, which retires its own run's day as at `RETIRE_AS_OF` (an
- * ISO time; default now). Prints `{dropped, deleted, seconds}` as JSON; exit status 0, or 2 on
- * an error (nothing half-done: each day is one transaction).
+ * One run of the usage journals' retention against DATABASE_URL, as the app runs it hourly (ADR
+ * 0104 "Storage"): the partitions of today and the next days where missing, then the
+ * retirement of the expired days. For an operator who lowered `USAGE_JOURNAL_RETENTION_DAYS` and
+ * wants the disk back now, or whose storage alert fired, and for the ledger bench, which retires
+ * its own run's day as at `RETIRE_AS_OF` (an ISO time; default now; the partitions are made for
+ * the real today). Prints `{made, dropped, deleted, seconds}` (seconds: the retirement) as JSON;
+ * exit status 0, or 2 on an error (nothing half-done: a day stopped between chunks resumes).
  */
 async function main(): Promise<void> {
   const env = z
@@ -39,11 +42,15 @@ async function main(): Promise<void> {
       systemClock,
       config,
       pino({ level: 'warn' }, pino.destination(2)),
+      // No one scrapes a command: its gauge goes to a registry of its own.
+      new Registry(),
     );
+    // The app's hourly run makes the coming days' partitions first; so does this, for today.
+    const made = await retention.ensurePartitions(new Date());
     const started = performance.now();
     const result = await retention.retire(at);
     const seconds = (performance.now() - started) / 1000;
-    process.stdout.write(`${JSON.stringify({ ...result, seconds })}\n`);
+    process.stdout.write(`${JSON.stringify({ made, ...result, seconds })}\n`);
   } finally {
     await dataSource.destroy();
   }

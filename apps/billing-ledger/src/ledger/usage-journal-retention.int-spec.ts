@@ -59,6 +59,17 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
       )) as Array<{ name: string }>
     ).map((r) => r.name);
 
+  /** The day partitions by state, as an operator's Prometheus scrapes them from /metrics. */
+  async function daysGauge(): Promise<Record<string, number>> {
+    const text = await (await fetch(`${billing.url}/metrics`)).text();
+    return Object.fromEntries(
+      [...text.matchAll(/^billing_usage_journal_days\{state="(\w+)"[^}]*\} (\S+)$/gm)].map((m) => [
+        m[1]!,
+        Number(m[2]),
+      ]),
+    );
+  }
+
   const usageTotal = async (key: string): Promise<number> =>
     (
       await api<{ total_cu: number }>(
@@ -78,6 +89,7 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
       'usage_journal_p20260303',
       'usage_journal_p20260304',
     ]);
+    expect(await daysGauge()).toEqual({ ahead: 2, kept: 1, overdue: 0 });
 
     const { id, key } = await newAccount('retention');
     // A per-account event and a flush part (the two usage paths), on 03-02.
@@ -115,7 +127,11 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
     );
     const before = await balance(key);
     expect(await usageTotal(key)).toBe(3_700);
+    // Before the hour's run: three days past the retention, none made ahead (what the storage
+    // alerts watch).
+    expect(await daysGauge()).toEqual({ ahead: 0, kept: 0, overdue: 3 });
     await tick();
+    expect(await daysGauge()).toEqual({ ahead: 2, kept: 0, overdue: 0 });
     expect(await partitions()).toEqual([
       'usage_journal_default',
       'usage_journal_p20260321',

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, HOUR, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -69,7 +70,24 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    registry: Registry,
+  ) {
+    // Read at each scrape from the catalogue (no table is read): what the alerts on storage
+    // watch, since a retention that fails only logs, and the disk grows by a fleet's day a day.
+    const days = (now: Date) => this.days(now);
+    const clockNow = () => this.clock.now();
+    new Gauge({
+      name: 'billing_usage_journal_days',
+      help: 'Day partitions of the usage journals: ahead (after today), kept (today and the retention), overdue (past USAGE_JOURNAL_RETENTION_DAYS, not yet retired)',
+      labelNames: ['state'],
+      registers: [registry],
+      async collect() {
+        const counts = await days(clockNow()).catch(() => undefined);
+        for (const state of ['ahead', 'kept', 'overdue'] as const)
+          this.set({ state }, counts?.[state] ?? Number.NaN);
+      },
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (this.config.LEDGER_TICK_MS === 0) return;
@@ -161,15 +179,7 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
     let deleted = 0;
     const keep = firstKeptDay(now, this.config.USAGE_JOURNAL_RETENTION_DAYS);
     if (keep === null) return { dropped, deleted };
-    const partitions: Array<{ name: string }> = await this.dataSource.query(
-      `SELECT c.relname AS name FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'billing.usage_journal'::regclass ORDER BY c.relname`,
-    );
-    for (const { name } of partitions) {
-      const match = PARTITION.exec(name);
-      if (match === null) continue;
-      const day = new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`);
+    for (const day of await this.dayPartitions()) {
       if (day.getTime() + DAY > keep.getTime()) continue;
       if (await this.retireDay(day, chunkJournals)) dropped.push(partitionSuffix(day));
     }
@@ -203,6 +213,36 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
         'usage journals past their retention summarised',
       );
     return { dropped, deleted };
+  }
+
+  /**
+   * The day partitions at `now`: after today (`DAYS_AHEAD` when the hourly run made them), today
+   * and the days kept, and those past the retention that a run has not retired yet (0 but for
+   * the hour or so a day takes). The default partition's rows are not counted.
+   */
+  async days(now: Date): Promise<{ ahead: number; kept: number; overdue: number }> {
+    const tomorrow = dayOf(now).getTime() + DAY;
+    const keep = firstKeptDay(now, this.config.USAGE_JOURNAL_RETENTION_DAYS);
+    const counts = { ahead: 0, kept: 0, overdue: 0 };
+    for (const day of await this.dayPartitions()) {
+      if (day.getTime() >= tomorrow) counts.ahead += 1;
+      else if (keep !== null && day.getTime() < keep.getTime()) counts.overdue += 1;
+      else counts.kept += 1;
+    }
+    return counts;
+  }
+
+  /** The days of the usage journal's day partitions, oldest first. */
+  private async dayPartitions(): Promise<Date[]> {
+    const partitions: Array<{ name: string }> = await this.dataSource.query(
+      `SELECT c.relname AS name FROM pg_inherits i
+         JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'billing.usage_journal'::regclass ORDER BY c.relname`,
+    );
+    return partitions.flatMap(({ name }) => {
+      const match = PARTITION.exec(name);
+      return match === null ? [] : [new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`)];
+    });
   }
 
   /**
