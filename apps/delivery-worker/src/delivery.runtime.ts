@@ -13,8 +13,9 @@ import {
   type ConsumerRunner,
   type KvMirror,
 } from '@meridian/platform-messaging';
+import { RetentionPruner } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
-import type { Clock } from '@meridian/time';
+import { DAY, type Clock } from '@meridian/time';
 import {
   Inject,
   Injectable,
@@ -25,7 +26,6 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { AttemptLogRetention } from './attempts/attempt-log-retention';
 import { AttemptsRepository } from './attempts/attempts.repository';
 import { UsageOutbox } from './billing/usage-outbox';
 import { APP_CONFIG } from './config/app-config.token';
@@ -56,7 +56,8 @@ export interface WorkerOptions {
 export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly engine: DeliveryEngine;
   readonly outbox: UsageOutbox;
-  readonly retention: AttemptLogRetention;
+  /** The attempt log's retention (ADR 0431 "Retention"). */
+  readonly retention: RetentionPruner;
   readonly sender: HttpSender;
   readonly health: HealthPublisher;
   /** The accounts' balance states as this worker last saw them (billing-balance-state KV). */
@@ -122,9 +123,10 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       onPublished: (outcome) => metrics.usageParts.inc({ outcome }),
       logger,
     });
-    this.retention = new AttemptLogRetention(attempts, {
+    this.retention = new RetentionPruner((before, limit) => attempts.prune(before, limit), {
+      name: 'attempt log',
       clock,
-      retentionDays: config.ATTEMPT_LOG_RETENTION_DAYS,
+      retentionMs: config.ATTEMPT_LOG_RETENTION_DAYS * DAY,
       intervalMs: config.ATTEMPT_LOG_PRUNE_MS,
       onPruned: (count) => metrics.attemptsPruned.inc(count),
       logger,

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The attempt log keeps `ATTEMPT_LOG_RETENTION_DAYS` (AttemptLogRetention): this index finds
+ * The attempt log keeps `ATTEMPT_LOG_RETENTION_DAYS` (ADR 0431 "Retention"): this index finds
  * the oldest attempts without reading the table. Built CONCURRENTLY (outside a transaction), so
  * a worker upgraded onto a log that grew for months keeps claiming attempts while it is built;
  * an invalid index left by a build that failed is dropped and built again.

@@ -52,7 +52,7 @@ export const configSchema = z
       .max(3_650)
       .default(30),
     /** How often the delivery log's expired attempts are deleted (0 = off). */
-    DELIVERY_LOG_PRUNE_MS: ms(60_000),
+    DELIVERY_LOG_PRUNE_MS: ms(10_000),
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */

@@ -3,3 +3,4 @@ export * from './db.module';
 export * from './migrate-command';
 export * from './statement-batcher';
 export * from './pg-errors';
+export * from './retention-pruner';

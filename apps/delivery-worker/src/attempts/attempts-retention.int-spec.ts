@@ -1,14 +1,16 @@
-import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import { createAppDataSource, RetentionPruner, runMigrations } from '@meridian/platform-db';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { DAY, FakeClock } from '@meridian/time';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { AttemptsStartedIndex1765000000000 } from '../migrations/1765000000000-attempts-started-index';
-import { AttemptLogRetention } from './attempt-log-retention';
 import { AttemptsRepository } from './attempts.repository';
 
-/** The attempt log's retention against the real Postgres, with an injected clock. */
-describe('AttemptLogRetention', () => {
+/**
+ * The attempt log's retention (ADR 0431 "Retention") against the real Postgres, with an injected
+ * clock: what `AttemptsRepository.prune` may delete, run by the shared `RetentionPruner`.
+ */
+describe('attempt log retention', () => {
   const now = new Date('2026-12-10T00:00:00Z');
   const retentionDays = 8;
   const before = now.getTime() - retentionDays * DAY;
@@ -61,9 +63,10 @@ describe('AttemptLogRetention', () => {
     await insert('at_the_limit', before, 'stamped');
     await insert('young', before + DAY, 'stamped');
     const pruned: number[] = [];
-    const retention = new AttemptLogRetention(repo, {
+    const retention = new RetentionPruner((b, limit) => repo.prune(b, limit), {
+      name: 'attempt log',
       clock: new FakeClock(now),
-      retentionDays,
+      retentionMs: retentionDays * DAY,
       intervalMs: 0,
       batch: 2,
       batchesPerRun: 2,
@@ -84,25 +87,6 @@ describe('AttemptLogRetention', () => {
     expect(await retention.prune()).toBe(1);
     expect(await ids()).toEqual(['at_the_limit', 'young']);
     expect(pruned).toEqual([4, 1, 1]);
-  });
-
-  it('a run that fails is logged and resolves; nothing is deleted', async () => {
-    const closed = createAppDataSource(dataSourceOptions(db.url));
-    await closed.initialize();
-    await closed.destroy();
-    const warn = jest.fn();
-    const retention = new AttemptLogRetention(new AttemptsRepository(closed), {
-      clock: new FakeClock(new Date(now.getTime() + 30 * DAY)),
-      retentionDays,
-      intervalMs: 0,
-      logger: { warn },
-    });
-    await expect(retention.prune()).resolves.toBe(0);
-    expect(warn).toHaveBeenCalledWith(
-      expect.objectContaining({ err: expect.any(String) }),
-      'attempt log retention failed; the next run retries',
-    );
-    expect(await ids()).toEqual(['at_the_limit', 'young']);
   });
 
   it('finds old attempts by an index on their start, rebuilt if a concurrent build left it invalid', async () => {
