@@ -25,6 +25,7 @@ import {
   testNatsUrl,
   uniqueNatsPrefix,
 } from '@meridian/testing';
+import { DAY } from '@meridian/time';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type Msg } from '@nats-io/transport-node';
@@ -295,6 +296,8 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const sampled = new Set(ids.filter((_, i) => i % LAG_SAMPLE === 0));
     const pendingLag = new Map<string, Array<{ cumulative: number; meteredAt: number }>>();
     const lags: number[] = [];
+    /** When each watched window ended (its lag is in `lags` at the same index). */
+    const lagWindows: number[] = [];
     // What a gateway sees: the puts into the balance-state KV bucket (a charge that flips
     // nothing is no event since ADR 0104's fleet changes; the bucket has every state). Only the
     // sampled accounts' keys are subscribed: a gateway watching the whole bucket runs on another
@@ -307,8 +310,11 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       const state = msg.json<BalanceStateChanged>();
       const used = PLAN_ALLOWANCE - state.allowanceCu;
       const seenAt = Date.now();
-      while (waiting.length > 0 && waiting[0]!.cumulative <= used)
-        lags.push(seenAt - waiting.shift()!.meteredAt);
+      while (waiting.length > 0 && waiting[0]!.cumulative <= used) {
+        const { meteredAt } = waiting.shift()!;
+        lags.push(seenAt - meteredAt);
+        lagWindows.push(meteredAt);
+      }
     };
     const subs = [...sampled].map((id) =>
       nc.subscribe(`$KV.${ns.bucket(KvBuckets.balanceState.name)}.${id}`, { callback: watch }),
@@ -407,8 +413,37 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const natsCpuStart = cpuSeconds(natsPid);
     const benchCpuStart = process.cpuUsage();
     const pgCpuStart = await backendCpu(pg, database);
+    // The retention's DDL under load (ADR 0104 "Storage"), mid-run while the ledger applies:
+    // a day's two partitions made (as the hourly run makes the coming days'; both take the
+    // parents' lock), then a day past the retention dropped by the app's own command. The day is
+    // empty, so its lock is what is measured (a full day's files are unlinked in step 7, unloaded).
+    const expiredDay = new Date(Math.floor(Date.now() / DAY - 40) * DAY);
+    const expiredSuffix = `p${expiredDay.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const expiredBounds = `FROM ('${expiredDay.toISOString()}') TO ('${new Date(expiredDay.getTime() + DAY).toISOString()}')`;
     const runStart = Date.now();
+    const retiringUnderLoad = (async () => {
+      await new Promise((r) => setTimeout(r, (seconds * 1_000) / 2));
+      const from = Date.now();
+      for (const table of ['usage_journal', 'usage_entries'])
+        await pg.query(
+          `CREATE TABLE billing.${table}_${expiredSuffix} PARTITION OF billing.${table} FOR VALUES ${expiredBounds}`,
+        );
+      const madeMs = Date.now() - from;
+      const result = JSON.parse(
+        await output('apps/billing-ledger/src/retire-usage-journals.ts', {
+          DATABASE_URL: db.url,
+          USAGE_JOURNAL_RETENTION_DAYS: '35',
+        }),
+      ) as { dropped: string[]; heldMs: number };
+      return { ...result, madeMs, from, to: Date.now() };
+    })().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
     const accountItems = await produce(seconds, true);
+    const retiredUnderLoad = await retiringUnderLoad;
+    if ('error' in retiredUnderLoad) throw retiredUnderLoad.error;
+    const underLoad = retiredUnderLoad.value;
     const steadyParts = published.length;
     const publishSeconds = (Date.now() - runStart) / 1000;
     // Redeliveries: the same parts under new message ids (the stream keeps them; the ledger must not).
@@ -604,7 +639,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       await output('apps/billing-ledger/src/retire-usage-journals.ts', {
         DATABASE_URL: db.url,
         USAGE_JOURNAL_RETENTION_DAYS: '35',
-        RETIRE_AS_OF: new Date(Date.now() + 36 * 86_400_000).toISOString(),
+        RETIRE_AS_OF: new Date(Date.now() + 36 * DAY).toISOString(),
       }),
     ) as { dropped: string[]; deleted: number; seconds: number };
     const summaries = await count('billing.usage_summaries');
@@ -620,7 +655,25 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const capacityRate = backlogItems / capacityWall;
     const backlogRawRate = backlogItems / backlogRaw.seconds;
 
+    // Windows that ended from the partitions' making to the command's end (its start included:
+    // a process compiling TypeScript on these two cores) or the second after: what the DDL could
+    // delay.
+    const duringDrop = lags
+      .filter((_, i) => lagWindows[i]! >= underLoad.from && lagWindows[i]! <= underLoad.to + 1_000)
+      .sort((a, b) => a - b);
     lags.sort((a, b) => a - b);
+    // The ledger's own hourly run may retire the day first when the run spans an hour's start.
+    const expiredLeft = Number(
+      (
+        await pg.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_class WHERE relname = ANY($1)`,
+          [[`usage_journal_${expiredSuffix}`, `usage_entries_${expiredSuffix}`]],
+        )
+      ).rows[0]!.n,
+    );
+    const droppedBy = underLoad.dropped.includes(expiredSuffix)
+      ? 'the command'
+      : "the ledger's run";
     const ok =
       kvMismatches === 0 &&
       ledgerMismatches === 0 &&
@@ -631,6 +684,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       Number(orphans) === 0 &&
       Number(sums.rows[0]!.n) === 0 &&
       left === 0 &&
+      expiredLeft === 0 &&
       retiredMismatches === 0 &&
       provenAfter === 0;
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -649,6 +703,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
       `| ledger storage, steady run (journals, entries, applied part ids; indexes included) | ${bytesPerItem.toFixed(0)} bytes per account-item: ${((bytesPerItem * appliedRate * 86_400) / 1e9).toFixed(0)} GB a day at this rate |`,
+      `| retention's DDL under load, mid-run: a day's partitions made, then a day past the retention dropped by the app's command (empty: the locks are measured) | made in ${underLoad.madeMs} ms; ${expiredLeft === 0 ? `${expiredSuffix} dropped by ${droppedBy}` : `${expiredSuffix} NOT dropped`}, the usage tables held ${underLoad.heldMs.toFixed(0)} ms (lock asked → commit); windows ending in those ${((underLoad.to - underLoad.from) / 1000).toFixed(1)} s (the command's start included) and the second after: lag max ${duringDrop.at(-1) ?? NaN} ms over ${fmt(duringDrop.length)} (run p99 ${percentile(lags, 99)} ms) |`,
       `| retention: the run's day retired (summed per account and ledger, partitions dropped; ledger stopped) | ${fmt(usageEntries)} entries into ${fmt(summaries)} summary rows in ${retired.seconds.toFixed(1)} s (${fmt(usageEntries / retired.seconds)} entries / s; dropped ${retired.dropped.join(', ') || 'none'}, ${fmt(retired.deleted)} default-partition journals); ${fmt(left)} entries left |`,
       `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n}; after retiring: usage mismatches ${retiredMismatches}, checkLedger ${provenAfter === 0 ? 'holds' : `fails (${provenAfter})`} |`,
       '',

@@ -15,8 +15,9 @@ import { UsageJournalRetention } from './ledger/usage-journal-retention';
  * retirement of the expired days. For an operator who lowered `USAGE_JOURNAL_RETENTION_DAYS` and
  * wants the disk back now, or whose storage alert fired, and for the ledger bench, which retires
  * its own run's day as at `RETIRE_AS_OF` (an ISO time; default now; the partitions are made for
- * the real today). Prints `{made, dropped, deleted, seconds}` (seconds: the retirement) as JSON;
- * exit status 0, or 2 on an error (nothing half-done: a day stopped between chunks resumes).
+ * the real today). Prints `{made, dropped, deleted, heldMs, seconds}` as JSON (seconds: the
+ * retirement; heldMs: the longest a drop held the usage tables); exit status 0, or 2 on an error
+ * (nothing half-done: a day stopped between chunks resumes).
  */
 async function main(): Promise<void> {
   const env = z

@@ -31,7 +31,7 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
     await billing.app.get(LedgerTicker).tick();
     const retention = billing.app.get(UsageJournalRetention);
     await retention.ensurePartitions(h.clock.now());
-    await retention.retire(h.clock.now(), 1);
+    return retention.retire(h.clock.now(), 1);
   };
 
   const balance = (key: string) => accountBalance(billing.url, key);
@@ -130,7 +130,10 @@ describe('usage journal retention: day partitions, summarised and dropped (real 
     // Before the hour's run: three days past the retention, none made ahead (what the storage
     // alerts watch).
     expect(await daysGauge()).toEqual({ ahead: 0, kept: 0, overdue: 3 });
-    await tick();
+    const retired = await tick();
+    expect(retired.dropped).toEqual(['p20260302', 'p20260303', 'p20260304']);
+    // How long a drop held the usage tables (lock asked → commit), what the log reports.
+    expect(retired.heldMs).toBeGreaterThan(0);
     expect(await daysGauge()).toEqual({ ahead: 2, kept: 0, overdue: 0 });
     expect(await partitions()).toEqual([
       'usage_journal_default',

@@ -168,20 +168,26 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
 
   /**
    * Retires every day before `firstKeptDay`: summarised and dropped (day partitions), summarised
-   * and deleted (the default partition's rows, in batches). Answers the partitions dropped and
-   * the default partition's journals deleted. `chunkJournals`: journal ids a transaction sums.
+   * and deleted (the default partition's rows, in batches). Answers the partitions dropped, the
+   * default partition's journals deleted, and the longest a drop held the usage tables (`heldMs`:
+   * from asking for their lock to the commit; usage transactions wait that long). `chunkJournals`:
+   * journal ids a transaction sums.
    */
   async retire(
     now: Date,
     chunkJournals = CHUNK_JOURNALS,
-  ): Promise<{ dropped: string[]; deleted: number }> {
+  ): Promise<{ dropped: string[]; deleted: number; heldMs: number }> {
     const dropped: string[] = [];
     let deleted = 0;
+    let heldMs = 0;
     const keep = firstKeptDay(now, this.config.USAGE_JOURNAL_RETENTION_DAYS);
-    if (keep === null) return { dropped, deleted };
+    if (keep === null) return { dropped, deleted, heldMs };
     for (const day of await this.dayPartitions()) {
       if (day.getTime() + DAY > keep.getTime()) continue;
-      if (await this.retireDay(day, chunkJournals)) dropped.push(partitionSuffix(day));
+      const held = await this.retireDay(day, chunkJournals);
+      if (held === undefined) continue;
+      dropped.push(partitionSuffix(day));
+      heldMs = Math.max(heldMs, held);
     }
     for (let batch = 0; batch < DEFAULT_BATCHES; batch += 1) {
       const count = await this.exclusive(async (run) => {
@@ -209,10 +215,10 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
     }
     if (dropped.length > 0 || deleted > 0)
       this.logger.info(
-        { dropped, deleted, keptFrom: keep.toISOString() },
+        { dropped, deleted, heldMs: Math.round(heldMs), keptFrom: keep.toISOString() },
         'usage journals past their retention summarised',
       );
-    return { dropped, deleted };
+    return { dropped, deleted, heldMs };
   }
 
   /**
@@ -251,9 +257,10 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
    * `usage_retirements` says the day got; then, in one transaction, moves the day's sums into
    * `usage_summaries` and drops its two partitions. No usage reaches a day this old (the
    * retention outlasts the BILLING stream); should a journal have come after all, the day is
-   * not dropped, and the next run sums it too. Answers whether the day was dropped.
+   * not dropped, and the next run sums it too. Answers how long the drop held the usage tables
+   * (ms), or undefined when the day was not dropped.
    */
-  private async retireDay(day: Date, chunkJournals: number): Promise<boolean> {
+  private async retireDay(day: Date, chunkJournals: number): Promise<number | undefined> {
     const suffix = partitionSuffix(day);
     const date = day.toISOString().slice(0, 10);
     const journal = `billing.usage_journal_${suffix}`;
@@ -292,9 +299,10 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
         ]);
         return true;
       });
-      if (more === undefined) return false; // another replica is retiring
+      if (more === undefined) return undefined; // another replica is retiring
       if (!more) break;
     }
+    let holding = 0;
     const done = await this.exclusive(async (run) => {
       // Nothing may reach the day while it is moved and dropped; a journal that came after its
       // sums began leaves it for the next run.
@@ -316,11 +324,12 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
       // The parents in the order a usage transaction's statement takes them (journal, then
       // entries): dropping a partition locks its parent, and the other order could deadlock
       // with a usage transaction holding the journal table and waiting for the entries.
+      holding = performance.now();
       await run(`LOCK TABLE billing.usage_journal, billing.usage_entries IN ACCESS EXCLUSIVE MODE`);
       await run(`DROP TABLE ${entries}, ${journal}`);
       return true;
     });
-    return done === true;
+    return done === true ? performance.now() - holding : undefined;
   }
 
   /**
