@@ -265,6 +265,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const ledgerCpu = () => apps.reduce((sum, child) => sum + cpuSeconds(child.pid), 0);
     apps = spawnLedgers();
     await ledgerReady();
+    const readyAt = Date.now();
 
     // 1. Accounts through the operator bulk API (500 per request), two requests at a time.
     const accountStart = Date.now();
@@ -413,29 +414,38 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const natsCpuStart = cpuSeconds(natsPid);
     const benchCpuStart = process.cpuUsage();
     const pgCpuStart = await backendCpu(pg, database);
-    // The retention's DDL under load (ADR 0104 "Storage"), mid-run while the ledger applies:
-    // a day's two partitions made (as the hourly run makes the coming days'; both take the
-    // parents' lock), then a day past the retention dropped by the app's own command. The day is
-    // empty, so its lock is what is measured (a full day's files are unlinked in step 7, unloaded).
-    const expiredDay = new Date(Math.floor(Date.now() / DAY - 40) * DAY);
-    const expiredSuffix = `p${expiredDay.toISOString().slice(0, 10).replaceAll('-', '')}`;
-    const expiredBounds = `FROM ('${expiredDay.toISOString()}') TO ('${new Date(expiredDay.getTime() + DAY).toISOString()}')`;
+    // The retention's DDL under load (ADR 0104 "Storage"), by the app's own command mid-run
+    // while the ledger applies: the last of the days made ahead is made again (its partitions
+    // are dropped here first, empty), as the hourly run makes the coming days', and a day past
+    // the retention, made here, is dropped. Both take the usage tables' lock. The days are empty,
+    // so the locks are what is measured (a full day's files are unlinked in step 7, unloaded).
+    const suffixOf = (day: number) =>
+      `p${new Date(day).toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const aheadSuffix = suffixOf((Math.floor(Date.now() / DAY) + 2) * DAY);
+    const expiredDay = (Math.floor(Date.now() / DAY) - 40) * DAY;
+    const expiredSuffix = suffixOf(expiredDay);
+    // After the ledger's own first hourly run (at its first tick, a second after its start),
+    // which would otherwise make and drop these days itself.
+    await new Promise((r) => setTimeout(r, Math.max(0, readyAt + 3_000 - Date.now())));
+    await pg.query(
+      `DROP TABLE billing.usage_entries_${aheadSuffix}, billing.usage_journal_${aheadSuffix}`,
+    );
+    for (const table of ['usage_journal', 'usage_entries'])
+      await pg.query(
+        `CREATE TABLE billing.${table}_${expiredSuffix} PARTITION OF billing.${table}
+           FOR VALUES FROM ('${new Date(expiredDay).toISOString()}') TO ('${new Date(expiredDay + DAY).toISOString()}')`,
+      );
     const runStart = Date.now();
     const retiringUnderLoad = (async () => {
       await new Promise((r) => setTimeout(r, (seconds * 1_000) / 2));
       const from = Date.now();
-      for (const table of ['usage_journal', 'usage_entries'])
-        await pg.query(
-          `CREATE TABLE billing.${table}_${expiredSuffix} PARTITION OF billing.${table} FOR VALUES ${expiredBounds}`,
-        );
-      const madeMs = Date.now() - from;
       const result = JSON.parse(
         await output('apps/billing-ledger/src/retire-usage-journals.ts', {
           DATABASE_URL: db.url,
           USAGE_JOURNAL_RETENTION_DAYS: '35',
         }),
-      ) as { dropped: string[]; heldMs: number };
-      return { ...result, madeMs, from, to: Date.now() };
+      ) as { made: string[]; madeMs: number; dropped: string[]; heldMs: number };
+      return { ...result, from, to: Date.now() };
     })().then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
@@ -444,6 +454,19 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const retiredUnderLoad = await retiringUnderLoad;
     if ('error' in retiredUnderLoad) throw retiredUnderLoad.error;
     const underLoad = retiredUnderLoad.value;
+    // The partitions as the command left them (the ledger's own hourly run may have made or
+    // dropped them first, when the run spans an hour's start).
+    const tablesOf = async (suffix: string) =>
+      Number(
+        (
+          await pg.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_class WHERE relname = ANY($1)`,
+            [[`usage_journal_${suffix}`, `usage_entries_${suffix}`]],
+          )
+        ).rows[0]!.n,
+      );
+    const expiredLeft = await tablesOf(expiredSuffix);
+    const aheadThere = await tablesOf(aheadSuffix);
     const steadyParts = published.length;
     const publishSeconds = (Date.now() - runStart) / 1000;
     // Redeliveries: the same parts under new message ids (the stream keeps them; the ledger must not).
@@ -655,22 +678,12 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
     const capacityRate = backlogItems / capacityWall;
     const backlogRawRate = backlogItems / backlogRaw.seconds;
 
-    // Windows that ended from the partitions' making to the command's end (its start included:
-    // a process compiling TypeScript on these two cores) or the second after: what the DDL could
-    // delay.
+    // Windows that ended while the command ran (its start included: a process compiling
+    // TypeScript on these two cores) or in the second after: what its DDL could delay.
     const duringDrop = lags
       .filter((_, i) => lagWindows[i]! >= underLoad.from && lagWindows[i]! <= underLoad.to + 1_000)
       .sort((a, b) => a - b);
     lags.sort((a, b) => a - b);
-    // The ledger's own hourly run may retire the day first when the run spans an hour's start.
-    const expiredLeft = Number(
-      (
-        await pg.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_class WHERE relname = ANY($1)`,
-          [[`usage_journal_${expiredSuffix}`, `usage_entries_${expiredSuffix}`]],
-        )
-      ).rows[0]!.n,
-    );
     const droppedBy = underLoad.dropped.includes(expiredSuffix)
       ? 'the command'
       : "the ledger's run";
@@ -685,6 +698,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       Number(sums.rows[0]!.n) === 0 &&
       left === 0 &&
       expiredLeft === 0 &&
+      aheadThere === 2 &&
       retiredMismatches === 0 &&
       provenAfter === 0;
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -703,7 +717,7 @@ export async function runLedgerBenchmark(options: LedgerBenchOptions = {}): Prom
       `| NATS server CPU / this bench process (8 producers, lag watcher) | ${natsCpu.toFixed(1)} s / ${benchCpu.toFixed(1)} s |`,
       `| usage journals written | ${fmt(journals)} for ${fmt(accountItems)} account-items (one per account per transaction) |`,
       `| ledger storage, steady run (journals, entries, applied part ids; indexes included) | ${bytesPerItem.toFixed(0)} bytes per account-item: ${((bytesPerItem * appliedRate * 86_400) / 1e9).toFixed(0)} GB a day at this rate |`,
-      `| retention's DDL under load, mid-run: a day's partitions made, then a day past the retention dropped by the app's command (empty: the locks are measured) | made in ${underLoad.madeMs} ms; ${expiredLeft === 0 ? `${expiredSuffix} dropped by ${droppedBy}` : `${expiredSuffix} NOT dropped`}, the usage tables held ${underLoad.heldMs.toFixed(0)} ms (lock asked → commit); windows ending in those ${((underLoad.to - underLoad.from) / 1000).toFixed(1)} s (the command's start included) and the second after: lag max ${duringDrop.at(-1) ?? NaN} ms over ${fmt(duringDrop.length)} (run p99 ${percentile(lags, 99)} ms) |`,
+      `| retention's DDL under load, mid-run, by the app's command: a day's partitions made ahead, a day past the retention dropped (empty: the locks are measured) | ${underLoad.made.includes(aheadSuffix) ? `${aheadSuffix} made in ${underLoad.madeMs.toFixed(0)} ms` : `${aheadSuffix} made by the ledger's run`}; ${expiredLeft === 0 ? `${expiredSuffix} dropped by ${droppedBy}` : `${expiredSuffix} NOT dropped`}, the usage tables held ${underLoad.heldMs.toFixed(0)} ms (lock asked → commit); windows ending in the command's ${((underLoad.to - underLoad.from) / 1000).toFixed(1)} s (its start included) and the second after: lag max ${duringDrop.at(-1) ?? NaN} ms over ${fmt(duringDrop.length)} (run p99 ${percentile(lags, 99)} ms) |`,
       `| retention: the run's day retired (summed per account and ledger, partitions dropped; ledger stopped) | ${fmt(usageEntries)} entries into ${fmt(summaries)} summary rows in ${retired.seconds.toFixed(1)} s (${fmt(usageEntries / retired.seconds)} entries / s; dropped ${retired.dropped.join(', ') || 'none'}, ${fmt(retired.deleted)} default-partition journals); ${fmt(left)} entries left |`,
       `| verification | ${ok ? 'PASS' : 'FAIL'}: KV mismatches ${kvMismatches}, ledger mismatches ${ledgerMismatches}, hourly usage mismatches ${hourlyMismatches}, parts applied ${counts.parts} of ${published.length}, publish failures ${publishFailures}, unbalanced journals ${unbalanced.rowCount}, orphaned entries or journals ${orphans}, running-sum mismatches ${sums.rows[0]!.n}; after retiring: usage mismatches ${retiredMismatches}, checkLedger ${provenAfter === 0 ? 'holds' : `fails (${provenAfter})`} |`,
       '',
