@@ -1,10 +1,9 @@
-import { createAppDataSource, RetentionPruner, runMigrations } from '@meridian/platform-db';
-import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import { RetentionPruner } from '@meridian/platform-db';
 import { DAY, FakeClock } from '@meridian/time';
 import type { DataSource } from 'typeorm';
-import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { AttemptsStartedIndex1765000000000 } from '../migrations/1765000000000-attempts-started-index';
-import { AttemptsRepository } from './attempts.repository';
+import { attemptLogDatabase, type AttemptLogDatabase } from '../testing/attempt-log-database';
+import type { AttemptsRepository } from './attempts.repository';
 
 /**
  * The attempt log's retention (ADR 0431 "Retention") against the real Postgres, with an injected
@@ -14,22 +13,16 @@ describe('attempt log retention', () => {
   const now = new Date('2026-12-10T00:00:00Z');
   const retentionDays = 8;
   const before = now.getTime() - retentionDays * DAY;
-  let db: TestDatabase;
+  let log: AttemptLogDatabase;
   let dataSource: DataSource;
   let repo: AttemptsRepository;
 
   beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'attempt_retention' });
-    await runMigrations(createAppDataSource(dataSourceOptions(db.url)), SCHEMA);
-    dataSource = createAppDataSource(dataSourceOptions(db.url));
-    await dataSource.initialize();
-    repo = new AttemptsRepository(dataSource);
+    log = await attemptLogDatabase('attempt_retention');
+    ({ dataSource, repo } = log);
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await db?.drop();
-  });
+  afterAll(() => log?.close());
 
   /** An attempt row as the worker leaves it: billed with a part, a free one, or still unbilled. */
   async function insert(

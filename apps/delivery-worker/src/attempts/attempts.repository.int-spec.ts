@@ -1,27 +1,19 @@
-import { createAppDataSource, runMigrations } from '@meridian/platform-db';
-import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import type { DataSource } from 'typeorm';
-import { dataSourceOptions, SCHEMA } from '../db/data-source';
-import { AttemptsRepository, type AttemptStart } from './attempts.repository';
+import { attemptLogDatabase, type AttemptLogDatabase } from '../testing/attempt-log-database';
+import type { AttemptsRepository, AttemptStart } from './attempts.repository';
 
 /** The shared statements of the attempt log against the real Postgres. */
 describe('AttemptsRepository (statements shared by the handlers in flight)', () => {
-  let db: TestDatabase;
+  let log: AttemptLogDatabase;
   let dataSource: DataSource;
   let repo: AttemptsRepository;
 
   beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'attempts' });
-    await runMigrations(createAppDataSource(dataSourceOptions(db.url)), SCHEMA);
-    dataSource = createAppDataSource(dataSourceOptions(db.url));
-    await dataSource.initialize();
-    repo = new AttemptsRepository(dataSource);
+    log = await attemptLogDatabase('attempts');
+    ({ dataSource, repo } = log);
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await db?.drop();
-  });
+  afterAll(() => log?.close());
 
   const start = (jobId: string, attempt: number, billed = true): AttemptStart => ({
     id: `${jobId}:${attempt}`,
