@@ -72,6 +72,29 @@ describe('RetentionPruner', () => {
     expect(log.statements).toHaveLength(1);
   });
 
+  it('a stop during a run ends it after the statement in flight', async () => {
+    const log = memoryLog([start, start + 1, start + 2, start + 3]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow: PruneBatch = async (before, limit) => {
+      await gate;
+      return log.deleteBatch(before, limit);
+    };
+    const pruner = new RetentionPruner(slow, {
+      name: 'test log',
+      clock: new FakeClock(new Date(start + MINUTE)),
+      retentionMs: SECOND,
+      intervalMs: 0,
+      batch: 1,
+    });
+    const running = pruner.prune();
+    const stopped = pruner.stop();
+    release();
+    await stopped;
+    expect(await running).toBe(1);
+    expect(log.rows).toEqual([start + 1, start + 2, start + 3]);
+  });
+
   it('logs a run that fails with what it deleted before, and never throws', async () => {
     const log = memoryLog([start, start + 1, start + 2]);
     let calls = 0;

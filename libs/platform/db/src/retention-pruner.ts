@@ -34,6 +34,7 @@ export interface RetentionPrunerOptions {
 export class RetentionPruner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly deleteBatch: PruneBatch,
@@ -41,12 +42,18 @@ export class RetentionPruner {
   ) {}
 
   start(): void {
+    this.stopping = false;
     if (this.options.intervalMs <= 0 || this.timer !== undefined) return;
     this.timer = setInterval(() => void this.prune(), this.options.intervalMs);
     this.timer.unref();
   }
 
+  /**
+   * Stops the timer; a run in progress ends after its current statement, so that a catch-up of
+   * many statements never holds a shutdown.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
@@ -66,7 +73,7 @@ export class RetentionPruner {
       for (let i = 0; i < batchesPerRun; i++) {
         const n = await this.deleteBatch(before, batch);
         deleted += n;
-        if (n < batch) break;
+        if (n < batch || this.stopping) break;
       }
     } catch (error) {
       this.options.logger?.warn(
