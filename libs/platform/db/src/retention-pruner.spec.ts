@@ -52,8 +52,8 @@ describe('RetentionPruner', () => {
     expect(pruned).toEqual([4, 1, 1]);
   });
 
-  it('runs one prune at a time: a call during a run joins it', async () => {
-    const log = memoryLog([start]);
+  /** A pruner of `log` whose statements wait until `release` is called. */
+  function gatedPruner(log: ReturnType<typeof memoryLog>, batch?: number) {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow: PruneBatch = async (before, limit) => {
@@ -65,7 +65,14 @@ describe('RetentionPruner', () => {
       clock: new FakeClock(new Date(start + MINUTE)),
       retentionMs: SECOND,
       intervalMs: 0,
+      ...(batch === undefined ? {} : { batch }),
     });
+    return { pruner, release };
+  }
+
+  it('runs one prune at a time: a call during a run joins it', async () => {
+    const log = memoryLog([start]);
+    const { pruner, release } = gatedPruner(log);
     const [first, second] = [pruner.prune(), pruner.prune()];
     release();
     expect(await Promise.all([first, second])).toEqual([1, 1]);
@@ -74,19 +81,7 @@ describe('RetentionPruner', () => {
 
   it('a stop during a run ends it after the statement in flight', async () => {
     const log = memoryLog([start, start + 1, start + 2, start + 3]);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const slow: PruneBatch = async (before, limit) => {
-      await gate;
-      return log.deleteBatch(before, limit);
-    };
-    const pruner = new RetentionPruner(slow, {
-      name: 'test log',
-      clock: new FakeClock(new Date(start + MINUTE)),
-      retentionMs: SECOND,
-      intervalMs: 0,
-      batch: 1,
-    });
+    const { pruner, release } = gatedPruner(log, 1);
     const running = pruner.prune();
     const stopped = pruner.stop();
     release();
