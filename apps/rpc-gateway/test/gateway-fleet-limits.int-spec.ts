@@ -83,7 +83,8 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
    * `seconds`: from the start to the last admitted answer, the period the admissions fell in
    * (longer than `ms` by the calls still in flight at the end, more so on a loaded host).
    */
-  async function hammer(targets: readonly Replica[], ms: number, loops = 4) {
+  async function hammer(targets: readonly Replica[], ms: number, loops = 4, batch = 0) {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] });
     const statuses = new Map<number, number>();
     const perReplica = targets.map(() => 0);
     const started = Date.now();
@@ -99,12 +100,14 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
                 path: `/${TOKEN}`,
                 method: 'POST',
                 headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }),
+                body: JSON.stringify(
+                  batch === 0 ? call(i) : Array.from({ length: batch }, (_, b) => call(b)),
+                ),
               });
               const body = await answer.body.text();
               statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
               if (answer.statusCode === 200 && body.includes('"result"')) {
-                perReplica[r]! += 1;
+                perReplica[r]! += body.split('"result"').length - 1;
                 lastAdmitted = Date.now();
               }
               // A refused caller backs off a little, as a client honouring Retry-After would.
@@ -156,6 +159,16 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
     const { admitted } = await hammer([replicas[0]!], 5_000);
     expect(admitted).toBeGreaterThanOrEqual(RPS * 5 * 0.9);
     expect(admitted).toBeLessThanOrEqual(RPS * 6 * 1.1);
+  }, 60_000);
+
+  it('batches larger than the plan RPS are charged whole: they do not multiply it', async () => {
+    await new Promise((r) => setTimeout(r, 1_000)); // the bucket refills; leases expire
+    const { admitted, seconds } = await hammer(replicas, 6_000, 2, 100);
+    // A 100-call batch is admitted on a full bucket (20) and leaves 80 owed, repaid at 20 a
+    // second before the next: calls admitted never exceed one bucket and the period's rate by
+    // more than the last batch's excess (two batches in 6 s; a batch per second before).
+    expect(admitted).toBeLessThanOrEqual(RPS + RPS * Math.max(6, seconds) + (100 - RPS));
+    expect(admitted).toBeGreaterThanOrEqual(100);
   }, 60_000);
 
   it('with the store killed, every process enforces the plan RPS on its own (fail open to per-process limits), then the fleet limit returns', async () => {

@@ -105,7 +105,22 @@ describe('leased rate limiter (one bucket per account, shared by the processes o
     const { clock, limiters } = replica(2);
     expect((await limiters[0]!.take('acct', 50, 20)).ok).toBe(true);
     expect((await limiters[1]!.take('acct', 50, 20)).ok).toBe(false);
-    clock.advance(1_000);
+    clock.advance(2_500);
     expect((await limiters[1]!.take('acct', 50, 20)).ok).toBe(true);
+  });
+
+  it('charges a batch larger than the bucket whole: the replica holds the plan RPS on average', async () => {
+    const { clock, limiters, asked } = replica(2);
+    // 100-call batches on a 20 RPS plan from two processes, every 100 ms for 10 s.
+    let calls = 0;
+    for (let at = 0; at < 10_000; at += 100) {
+      for (const limiter of limiters) if ((await limiter.take('acct', 100, 20)).ok) calls += 100;
+      clock.advance(100);
+    }
+    // A full bucket (20) plus 10 s of the rate: 220 calls, i.e. two batches (not one per second).
+    expect(calls).toBeLessThanOrEqual(20 + 20 * 10);
+    expect(calls).toBeGreaterThanOrEqual(100);
+    // The excess went to the primary's bucket as owed tokens, once per batch.
+    expect(asked.filter((r) => r.returned === -80)).toHaveLength(calls / 100);
   });
 });

@@ -1,4 +1,4 @@
-import { tokensNeeded, type RateLimit, type TakeResult } from './token-bucket';
+import { tokensNeeded, tokensOwed, type RateLimit, type TakeResult } from './token-bucket';
 
 /** A request to the replica's token buckets (held by the primary process, ADR 0204). */
 export interface LeaseRequest {
@@ -50,10 +50,18 @@ export class LeasedRateLimiter implements RateLimit {
 
   take(accountId: string, cost: number, ratePerSecond: number): TakeResult | Promise<TakeResult> {
     const needed = tokensNeeded(cost, ratePerSecond);
+    const owed = tokensOwed(cost, ratePerSecond);
     const lease = this.leases.get(accountId);
-    if (lease !== undefined && this.spend(lease, needed, ratePerSecond, accountId))
+    if (lease !== undefined && this.spend(lease, needed, ratePerSecond, accountId)) {
+      if (owed > 0) this.charge(accountId, owed, ratePerSecond);
       return { ok: true };
-    return this.takeAfterRefill(accountId, needed, ratePerSecond);
+    }
+    const taking = this.takeAfterRefill(accountId, needed, ratePerSecond);
+    if (owed === 0) return taking;
+    return taking.then((taken) => {
+      if (taken.ok) this.charge(accountId, owed, ratePerSecond);
+      return taken;
+    });
   }
 
   /** Gives back what expired leases did not use (runs periodically; idle accounts are forgotten). */
@@ -72,6 +80,17 @@ export class LeasedRateLimiter implements RateLimit {
           returned,
         }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Charges the bucket tokens a call spent beyond its grant (a batch larger than the bucket,
+   * admitted on a full one): a negative return takes the bucket below empty, so every process
+   * waits until the rate has repaid them (`takeUpTo`), as one process's own bucket would.
+   */
+  private charge(accountId: string, owed: number, ratePerSecond: number): void {
+    void this.ask({ accountId, ratePerSecond, needed: 0, wanted: 0, returned: -owed }).catch(
+      () => undefined,
+    );
   }
 
   /** Spends from the lease if it covers the call, topping it up ahead of need. */

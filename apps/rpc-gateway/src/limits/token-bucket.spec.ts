@@ -23,13 +23,16 @@ describe('plan RPS limiter (the @meridian/rate-limits bucket holding one second 
     expect(limiter.take('a', 1, 2).ok).toBe(true);
   });
 
-  it('a batch larger than one second of the rate needs a full bucket, not an impossible one', () => {
+  it('a batch larger than one second of the rate needs a full bucket and is charged whole', () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter(() => clock.now().getTime());
     expect(tokensNeeded(50, 20)).toBe(20);
     expect(limiter.take('a', 50, 20).ok).toBe(true);
+    // 30 owed and 20 to refill: 2.5 s at 20 a second.
+    expect(limiter.take('a', 50, 20)).toEqual({ ok: false, retryAfterMs: 2_500 });
+    clock.advance(2_400);
     expect(limiter.take('a', 50, 20).ok).toBe(false);
-    clock.advance(1_000);
+    clock.advance(100);
     expect(limiter.take('a', 50, 20).ok).toBe(true);
   });
 

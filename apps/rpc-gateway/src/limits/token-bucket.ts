@@ -2,6 +2,7 @@ import {
   perSecond,
   TokenBuckets,
   tokensNeeded as bucketTokensNeeded,
+  tokensOwed as bucketTokensOwed,
   type BucketLimit,
   type LeaseResult,
   type TakeResult,
@@ -31,6 +32,11 @@ const LIMITS = new Map<number, BucketLimit>();
 /** The tokens a call of `cost` needs under the plan RPS. */
 export function tokensNeeded(cost: number, ratePerSecond: number): number {
   return bucketTokensNeeded(cost, planLimit(ratePerSecond));
+}
+
+/** What a call of `cost` owes beyond what it needs: the excess of a batch larger than the bucket. */
+export function tokensOwed(cost: number, ratePerSecond: number): number {
+  return bucketTokensOwed(cost, planLimit(ratePerSecond));
 }
 
 /** Buckets of every account seen by this process (the @meridian/rate-limits bucket). */

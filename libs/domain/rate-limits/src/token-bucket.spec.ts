@@ -5,6 +5,7 @@ import {
   take,
   takeUpTo,
   tokensNeeded,
+  tokensOwed,
   type BucketLimit,
   type TakeResult,
 } from './token-bucket';
@@ -57,14 +58,18 @@ describe('token bucket', () => {
       [true, true, 100, true],
     ],
     [
-      'a batch larger than the bucket needs a full bucket',
+      // Admitted on a full bucket, charged whole: 20 - 50 = -30, so the next one waits for
+      // the rate to repay 30 and refill 20 (2.5 s at 20/s). The average stays 20 a second.
+      'a batch larger than the bucket needs a full bucket and leaves the excess as debt',
       perSecond(20),
       [
         [0, 50],
-        [0, 50],
+        [0, 1],
         [1_000, 50],
+        [2_500, 50],
+        [2_500, 1],
       ],
-      [true, 1_000, true],
+      [true, 1_550, 1_500, true, 1_550],
     ],
     [
       'idle time never fills above the burst',
@@ -132,6 +137,15 @@ describe('token bucket', () => {
     expect(takeUpTo(bucket, 1, 4, 0, limit, 0)).toEqual({ ok: false, retryAfterMs: 400 });
     expect(takeUpTo(bucket, 1, 4, 0, limit, 399)).toMatchObject({ ok: false });
     expect(takeUpTo(bucket, 1, 4, 0, limit, 400)).toEqual({ ok: true, granted: 1 });
+  });
+
+  it.each([
+    [1, perSecond(20), 0],
+    [20, perSecond(20), 0],
+    [50, perSecond(20), 30],
+    [50, { ratePerSecond: 1, burst: 12 }, 38],
+  ])('a call of cost %d under %o owes %d tokens beyond its need', (cost, limit, owed) => {
+    expect(tokensOwed(cost, limit)).toBe(owed);
   });
 
   it.each([

@@ -29,9 +29,18 @@ export function perSecond(ratePerSecond: number): BucketLimit {
   return { ratePerSecond, burst: Math.max(ratePerSecond, 1) };
 }
 
-/** The tokens a call of `cost` needs: a batch larger than the bucket needs a full bucket, not an impossible one. */
+/**
+ * The tokens a call of `cost` needs in the bucket to be admitted: a batch larger than the bucket
+ * needs a full bucket, not an impossible one. It is then charged its whole cost (`take`): the
+ * excess is debt the rate repays before the next call, so the average never exceeds the rate.
+ */
 export function tokensNeeded(cost: number, limit: BucketLimit): number {
   return Math.min(cost, capacityOf(limit));
+}
+
+/** What a call of `cost` owes beyond the tokens it needed (`tokensNeeded`): a batch larger than the bucket. */
+export function tokensOwed(cost: number, limit: BucketLimit): number {
+  return Math.max(0, cost - capacityOf(limit));
 }
 
 /** A new bucket starts full: an account's first second is not throttled. */
@@ -59,7 +68,8 @@ export function take(bucket: Bucket, cost: number, limit: BucketLimit, nowMs: nu
   refill(bucket, limit, nowMs);
   const needed = tokensNeeded(cost, limit);
   if (bucket.tokens >= needed) {
-    bucket.tokens -= needed;
+    // The whole cost: a batch larger than the bucket leaves it below empty (see tokensNeeded).
+    bucket.tokens -= cost;
     return { ok: true };
   }
   return { ok: false, retryAfterMs: waitFor(bucket, needed, limit) };
