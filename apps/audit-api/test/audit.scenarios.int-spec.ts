@@ -1,6 +1,7 @@
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   encodeFunctionData,
+  getAddress,
   keccak256,
   parseAbi,
   parseEther,
@@ -130,7 +131,9 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     expect([data.risk_score, data.risk_status, data.status]).toEqual([0, 'Low Risk', 'Not Fraud']);
     expect(data.centralization_risk).toEqual({ score: 0, status: 'Low' });
     expect(Number(data.probabilityFraud)).toBeLessThan(0.2);
-    expect(data.contractCreatorAddress?.toLowerCase()).toBe(devnet.deployer.toLowerCase());
+    // EIP-55, like contractAddress.
+    expect(data.contractCreatorAddress).toBe(getAddress(devnet.deployer));
+    expect(data.contractAddress).toBe(getAddress(tokens['clean']!));
     expect(data.contractCreationTime).toEqual(expect.stringMatching(/Z$/));
     expect(data.checked_times).toBe(1);
   });

@@ -75,6 +75,17 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
       { network: 'TRON', address: 'T0000000000000000000000000000000000' },
       'invalid_address',
     ],
+    [
+      'a TRON address with a wrong base58check checksum',
+      { network: 'TRON', address: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m8' },
+      'invalid_address_checksum',
+    ],
+    ['a 20-byte EVM address sent as SUI', { network: 'SUI', address: FRESH }, 'invalid_address'],
+    [
+      'an address with a leading space',
+      { network: 'ETH', address: ` ${FRESH}` },
+      'invalid_address',
+    ],
   ])('answers 400 for %s', async (_name, body, code) => {
     tick();
     const response = await audit.post('/v1/wallet-audit/check', body, premium);
@@ -255,6 +266,45 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
         (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free))
           .status,
       ).toBe(200);
+    }
+    tick();
+    expect(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status,
+    ).toBe(402);
+  });
+
+  it('refuses malformed TRON, SUI and padded addresses without spending a check (QA report)', async () => {
+    const free = (await billing.createAccount('free')).key;
+    clock.set('2026-03-06T09:00:00.000Z');
+    const refused: Array<[string, string, string]> = [
+      ['TRON', 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m8', 'invalid_address_checksum'],
+      ['TRON', 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9 ', 'invalid_address'],
+      ['SUI', FRESH, 'invalid_address'],
+      ['ETH', `${FRESH}\n`, 'invalid_address'],
+    ];
+    for (const [network, address, code] of refused) {
+      tick();
+      const response = await audit.post('/v1/wallet-audit/check', { network, address }, free);
+      expect([network, address, response.status, response.body.error]).toEqual([
+        network,
+        address,
+        400,
+        code,
+      ]);
+    }
+    // The whole daily quota (Free: 5) is still there; the valid TRON address is checked.
+    for (let i = 0; i < 5; i += 1) {
+      tick();
+      const response = await audit.post(
+        '/v1/wallet-audit/check',
+        { network: 'tron', address: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9' },
+        free,
+      );
+      expect(response.status).toBe(200);
+      expect(walletCheckResponseSchema.parse(response.body).data).toMatchObject({
+        walletAddress: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
+        chain: 'TRON',
+      });
     }
     tick();
     expect(

@@ -57,10 +57,81 @@ describe('parseAddress', () => {
       null,
       'invalid_address',
     ],
-    ['SUI short form padded', '0x2', 'sui', `0x${'0'.repeat(63)}2`, undefined],
+    [
+      'TRON from the QA report (valid ...m9)',
+      'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
+      'tron',
+      'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
+      undefined,
+    ],
+    [
+      'TRON with its last character changed (base58check fails)',
+      'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m8',
+      'tron',
+      null,
+      'invalid_address_checksum',
+    ],
+    [
+      'TRON with one middle character changed',
+      'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb4m9',
+      'tron',
+      null,
+      'invalid_address_checksum',
+    ],
+    [
+      // A valid base58check string starting with T whose version byte is 0x42, not 0x41.
+      'TRON-looking base58check of another version byte',
+      'TZwy8nZDEjdqgwYW1vqvTkTZW7SEYfoe8d',
+      'tron',
+      null,
+      'invalid_address',
+    ],
+    ['SUI full 32 bytes', `0x${'Ab'.repeat(32)}`, 'sui', `0x${'ab'.repeat(32)}`, undefined],
+    ['SUI short form (not a 32-byte address)', '0x2', 'sui', null, 'invalid_address'],
+    [
+      'a 20-byte EVM address sent as SUI (was zero-padded)',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      'sui',
+      null,
+      'invalid_address',
+    ],
+    ['SUI of 65 hex digits', `0x${'a'.repeat(65)}`, 'sui', null, 'invalid_address'],
+    [
+      'EVM with a leading space (refused, not trimmed)',
+      ' 0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      'evm',
+      null,
+      'invalid_address',
+    ],
+    [
+      'EVM with a trailing newline',
+      '0x098b716b8aaf21512996dc57eb0615e2383e2f96\n',
+      'evm',
+      null,
+      'invalid_address',
+    ],
+    [
+      'TRON with a trailing space',
+      'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9 ',
+      'tron',
+      null,
+      'invalid_address',
+    ],
   ] as const)('%s', (_name, input, format, key, code) => {
     expect(codeOf(() => parseAddress(input, format, 'address'))).toBe(code);
     if (key) expect(parseAddress(input, format, 'address').key).toBe(key);
+  });
+
+  it('shows EVM addresses as EIP-55 and names the field in the codes', () => {
+    expect(
+      parseAddress('0x098b716b8aaf21512996dc57eb0615e2383e2f96', 'evm', 'contract_address'),
+    ).toEqual({
+      key: '0x098b716b8aaf21512996dc57eb0615e2383e2f96',
+      display: '0x098B716B8Aaf21512996dC57EB0615e2383E2f96',
+    });
+    expect(
+      codeOf(() => parseAddress('TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m8', 'tron', 'contract_address')),
+    ).toBe('invalid_contract_address_checksum');
   });
 });
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
 import { chainReadFailure, invalidField } from '../common/audit-errors';
+import { evmDisplay } from '../common/address';
 import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
 import { keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -121,7 +122,8 @@ export class RugPullService implements OnModuleDestroy {
         message: SUCCESS,
         contractAddress: target.address.display,
         chain: target.chain.code,
-        contractCreatorAddress: verdict.creator,
+        // EIP-55 like contractAddress (verdicts cached before this stored it lower case).
+        contractCreatorAddress: verdict.creator ? evmDisplay(verdict.creator) : null,
         contractCreationTime: verdict.createdAt,
         status: verdict.status,
         probabilityFraud: formatProbability(verdict.probability),
