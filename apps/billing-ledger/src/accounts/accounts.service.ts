@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import type { ContractOverrides, PlanOrNone } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
-import { DAY } from '@meridian/time';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -15,6 +14,7 @@ import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { TopUpsRepository, type TopUpRow } from '../ledger/top-ups.repository';
 import { HourlyFolder } from '../usage/hourly-folder.service';
+import { usageWindowOf } from './usage-window';
 
 export interface NewAccount {
   name: string;
@@ -34,9 +34,6 @@ export interface UsageLine {
   calls: number;
   cu: number;
 }
-
-/** Longest range one usage read may span. */
-const MAX_USAGE_RANGE_MS = 366 * DAY;
 
 export interface UsageReport {
   from: string;
@@ -148,21 +145,14 @@ export class AccountsService {
 
   /**
    * The usage answer of the account API and the operator API: `from`/`to` default to the last
-   * 30 days and may span at most 366.
+   * 30 days, may span at most 366 and are snapped to whole hours (`usageWindowOf`); the answer
+   * states the snapped bounds it counted.
    */
   async usageReport(
     accountId: string,
     query: { from?: string; to?: string; group_by: UsageGrouping },
   ): Promise<UsageReport> {
-    const to = query.to ? new Date(query.to) : this.clock.now();
-    const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY);
-    if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_USAGE_RANGE_MS) {
-      throw new DomainError(
-        'invalid_query',
-        'invalid',
-        'from must be before to, at most 366 days apart',
-      );
-    }
+    const { from, to } = usageWindowOf(query, this.clock.now());
     const items = await this.usage(accountId, from, to, query.group_by);
     return {
       from: from.toISOString(),
@@ -175,8 +165,9 @@ export class AccountsService {
   }
 
   /**
-   * Usage from the hourly rollups; `from`/`to` are rounded to whole hours. What usage
-   * transactions recorded is folded first, so every committed charge is in the answer.
+   * Usage from the hourly rollups of the hours starting in [from, to) (whole hours: see
+   * `usageWindowOf`). What usage transactions recorded is folded first, so every committed
+   * charge is in the answer.
    */
   async usage(
     accountId: string,
