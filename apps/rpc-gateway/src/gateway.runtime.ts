@@ -100,6 +100,7 @@ export class GatewayRuntime
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
       batchMax: config.UPSTREAM_BATCH_MAX,
+      maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,

@@ -455,6 +455,16 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
         -32005,
       ],
       [
+        '-32005 eth_getLogs range one block over the cap (0x0..0x2710 is 10,001 blocks)',
+        '{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x0","toBlock":"0x2710"}]}',
+        -32005,
+      ],
+      [
+        '-32005 eth_getLogs from earliest to a number beyond the cap',
+        '{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"earliest","toBlock":"0x186a0"}]}',
+        -32005,
+      ],
+      [
         '-32005 batch above the cap',
         JSON.stringify(
           Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId' })),

@@ -6,7 +6,7 @@ describe('planCalls (the relay sorts every call before any I/O)', () => {
   const network = NETWORKS['eth-mainnet'];
   const hash = `0x${'ab'.repeat(32)}`;
   const cache = new Map([[`eth-mainnet|eth_getBlockByHash|["${hash}",false]`, '{"number":"0x1"}']]);
-  const rules = planRules(100, { get: (key) => cache.get(key) });
+  const rules = planRules(100, 64, { get: (key) => cache.get(key) });
   const items = (text: string) => {
     const parsed = parseRequest(text, { maxBatchSize: 100 });
     return parsed.kind === 'single' ? [parsed.item] : parsed.items;
@@ -79,5 +79,17 @@ describe('planCalls (the relay sorts every call before any I/O)', () => {
     );
     expect(plan.sorts).toEqual([SORT.REFUSED]);
     expect(JSON.parse(plan.answers[0]!)).toMatchObject({ error: { code: -32601 } });
+  });
+
+  it("an eth_getLogs range ending at the head is judged against the pool's head (ADR 0211)", () => {
+    const open = items(
+      '{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{"fromBlock":"0x0"}]}',
+    );
+    const at = (head: number | undefined) => planCalls(network, open, rules, 'http', head, false);
+    expect(at(1_000).sorts).toEqual([SORT.REFUSED]);
+    expect(at(1_000).statuses).toEqual(['-32005']);
+    expect(at(99).sorts).toEqual([SORT.RELAYED]);
+    expect(at(100).statuses).toEqual(['-32005']);
+    expect(at(undefined).statuses).toEqual(['-32000']);
   });
 });

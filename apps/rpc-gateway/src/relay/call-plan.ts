@@ -32,10 +32,13 @@ export const SORT = Object.freeze({
 export interface PlanRules {
   readonly checks: Readonly<Record<Transport, CallCheckOptions>>;
   readonly cache: { get(key: string): string | undefined };
+  /** Blocks below the head that count as final (cacheable by number). */
+  readonly finalityDepth: number;
 }
 
 export function planRules(
   maxLogsBlockRange: number,
+  finalityDepth: number,
   cache: { get(key: string): string | undefined },
 ): PlanRules {
   return {
@@ -44,6 +47,7 @@ export function planRules(
       websocket: { transport: 'websocket', maxLogsBlockRange },
     },
     cache,
+    finalityDepth,
   };
 }
 
@@ -68,7 +72,7 @@ export interface CallPlan {
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
 /**
- * @param finalized highest block number that counts as final, when the pool knows its head
+ * @param head the network's head height, when the pool knows it (log ranges, what is final)
  * @param sessionMethods whether a WebSocket session answers eth_subscribe / eth_unsubscribe
  */
 export function planCalls(
@@ -76,11 +80,12 @@ export function planCalls(
   items: readonly RpcRequestItem[],
   rules: PlanRules,
   transport: Transport,
-  finalized: number | undefined,
+  head: number | undefined,
   sessionMethods: boolean,
 ): CallPlan {
   const count = items.length;
   const checks = rules.checks[transport];
+  const finalized = head === undefined ? undefined : head - rules.finalityDepth;
   const plan: CallPlan = {
     sorts: new Array<number>(count),
     answers: new Array<string | undefined>(count),
@@ -99,7 +104,7 @@ export function planCalls(
       continue;
     }
     const idRaw = item.idRaw ?? 'null';
-    const refused = checkCall(network, item, checks);
+    const refused = checkCall(network, item, checks, head);
     if (refused !== null) {
       plan.sorts[i] = SORT.REFUSED;
       const error = jsonRpcErrorOf(refused);

@@ -85,7 +85,7 @@ export class RelayService {
     private readonly meter: UsageMeter,
     private readonly metrics: GatewayMetrics,
   ) {
-    this.rules = planRules(options.maxLogsBlockRange, cache);
+    this.rules = planRules(options.maxLogsBlockRange, options.finalityDepth, cache);
   }
 
   /** The token's account and network on this interface, or why not. */
@@ -121,13 +121,12 @@ export class RelayService {
     const refused = admitting instanceof Promise ? await admitting : admitting;
     if (refused !== undefined) return relayAnswer(refused, firstId, '', network, token, 0);
 
-    const head = this.router.pool(network.key)?.headHeight;
     const plan = planCalls(
       network,
       items,
       this.rules,
       transport,
-      head === undefined ? undefined : head - this.options.finalityDepth,
+      this.router.pool(network.key)?.headHeight,
       sessionMethods !== undefined,
     );
     const acting = this.act(plan, items, network, sessionMethods);

@@ -1,6 +1,6 @@
 import { parseUpstreams as parseUpstreamUrls } from '@meridian/platform-config';
 import type { NetworkKey } from '@meridian/networks';
-import { upstreamTag } from './filter-id';
+import { upstreamFloorTag, upstreamTag } from './filter-id';
 
 export interface UpstreamSpec {
   readonly url: string;
@@ -8,6 +8,8 @@ export interface UpstreamSpec {
   readonly wsUrl: string;
   /** Stable short tag used in filter ids (sha256 of the URL). */
   readonly tag: string;
+  /** The tag of its log filters that carry their fromBlock (ADR 0211). */
+  readonly floorTag: string;
 }
 
 /**
@@ -22,7 +24,12 @@ export function parseUpstreams(
   for (const [network, list] of parseUpstreamUrls(upstreamsJson, suiUrls))
     result.set(
       network,
-      list.map((u) => ({ url: u.url, wsUrl: u.wsUrl, tag: upstreamTag(u.url) })),
+      list.map((u) => ({
+        url: u.url,
+        wsUrl: u.wsUrl,
+        tag: upstreamTag(u.url),
+        floorTag: upstreamFloorTag(u.url),
+      })),
     );
   return result;
 }

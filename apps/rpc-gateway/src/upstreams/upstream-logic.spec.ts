@@ -1,4 +1,11 @@
-import { decodeFilterId, encodeFilterId, upstreamTag } from './filter-id';
+import {
+  decodeFilterId,
+  encodeFilterId,
+  encodeFloorFilterId,
+  splitFloor,
+  upstreamFloorTag,
+  upstreamTag,
+} from './filter-id';
 import { isAlreadyKnown, mayRetry } from './send-policy';
 import { selectUpstream } from './upstream-selector';
 
@@ -13,6 +20,18 @@ describe('filter ids carry their upstream', () => {
   );
   it('tags differ per URL', () =>
     expect(upstreamTag('http://a')).not.toBe(upstreamTag('http://b')));
+  it('a growing log filter carries its fromBlock under the floor tag of its node (ADR 0211)', () => {
+    const floorTag = upstreamFloorTag('http://node-a:8545');
+    expect(floorTag).not.toBe(tag);
+    const encoded = encodeFloorFilterId(floorTag, 0x1234, '0xabc')!;
+    const decoded = decodeFilterId(encoded)!;
+    expect(decoded.tag).toBe(floorTag);
+    expect(splitFloor(decoded.upstreamFilterId)).toEqual({
+      fromBlock: 0x1234,
+      upstreamFilterId: '0xabc',
+    });
+    expect(encodeFloorFilterId(floorTag, -1, '0xabc')).toBeUndefined();
+  });
 });
 
 describe('selectUpstream', () => {

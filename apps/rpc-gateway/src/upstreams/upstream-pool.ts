@@ -132,6 +132,10 @@ export class UpstreamPool {
     return this.upstreams.find((u) => u.spec.tag === tag);
   }
 
+  byFloorTag(tag: string): Upstream | undefined {
+    return this.upstreams.find((u) => u.spec.floorTag === tag);
+  }
+
   /** Best height among healthy nodes. */
   get headHeight(): number | undefined {
     let best: number | undefined;

@@ -15,7 +15,7 @@ function fakeNode(index: number) {
   const node = {
     index,
     label: `${index}:node`,
-    spec: { tag: `0000000${index}` },
+    spec: { tag: `0000000${index}`, floorTag: `f000000${index}` },
     healthy: true,
     height: undefined,
     inFlight: 0,
@@ -28,7 +28,8 @@ function fakeNode(index: number) {
       const answer = (c: { id: unknown; method: string; params: unknown[] }) => ({
         jsonrpc: '2.0',
         id: c.id,
-        result: `${c.method}(${c.params.join(',')})`,
+        // A node's filter id is a quantity; everything else echoes the call.
+        result: c.method === 'eth_newFilter' ? '0xf1' : `${c.method}(${c.params.join(',')})`,
       });
       const parsed = JSON.parse(body);
       return {
@@ -40,7 +41,7 @@ function fakeNode(index: number) {
   return node;
 }
 
-function setup(batchMax: number, nodesPerPool = 1) {
+function setup(batchMax: number, nodesPerPool = 1, maxLogsBlockRange?: number) {
   const nodes = new Map<NetworkKey, ReturnType<typeof fakeNode>[]>();
   const pools = new Map<NetworkKey, UpstreamPool>();
   for (const network of ['eth-mainnet', 'sui-mainnet'] as const) {
@@ -51,6 +52,8 @@ function setup(batchMax: number, nodesPerPool = 1) {
       upstreams,
       pick: (tried: ReadonlySet<number>) => upstreams.find((u) => !tried.has(u.index)),
       byTag: (tag: string) => upstreams.find((u) => u.spec.tag === tag),
+      byFloorTag: (tag: string) => upstreams.find((u) => u.spec.floorTag === tag),
+      headHeight: undefined as number | undefined,
     } as never);
   }
   const metrics = new GatewayMetrics(new Registry());
@@ -58,9 +61,14 @@ function setup(batchMax: number, nodesPerPool = 1) {
   jest
     .spyOn(metrics, 'observeUpstreamBatch')
     .mockImplementation((network, size) => void batchSizes.push([network, size]));
-  const router = new UpstreamRouter(pools, metrics, { timeoutMs: 1_000, maxAttempts: 3, batchMax });
+  const router = new UpstreamRouter(pools, metrics, {
+    timeoutMs: 1_000,
+    maxAttempts: 3,
+    batchMax,
+    maxLogsBlockRange,
+  });
   const bodies = (network: NetworkKey, node = 0) => nodes.get(network)![node]!.bodies;
-  return { router, nodes, bodies, batchSizes };
+  return { router, nodes, pools, bodies, batchSizes };
 }
 
 const call = (method: string, ...params: string[]): OutCall => ({
@@ -189,5 +197,57 @@ describe('UpstreamRouter: same-turn coalescing', () => {
     expect(answers.map(results)).toEqual([['eth_getBalance(0xa)'], ['eth_blockNumber()']]);
     expect(shapes(bodies('eth-mainnet', 0))).toEqual([['eth_getBalance', 'eth_blockNumber']]);
     expect(shapes(bodies('eth-mainnet', 1))).toEqual([['eth_getBalance', 'eth_blockNumber']]);
+  });
+});
+
+describe('UpstreamRouter: a log filter whose range grows with the chain (ADR 0211)', () => {
+  const newFilter = (filter: unknown): OutCall => ({
+    method: 'eth_newFilter',
+    params: [filter],
+    paramsRaw: JSON.stringify([filter]),
+  });
+  const setHead = (pools: Map<NetworkKey, UpstreamPool>, head: number | undefined) =>
+    ((pools.get('eth-mainnet') as { headHeight: number | undefined }).headHeight = head);
+
+  it('carries its fromBlock in its id; eth_getFilterLogs is refused once fromBlock..head passes the cap', async () => {
+    const { router, pools, bodies } = setup(1, 1, 100);
+    const [created] = await router.send('eth-mainnet', [newFilter({ fromBlock: '0x10' })]);
+    const id = JSON.parse((created as { resultText: string }).resultText) as string;
+    expect(id).toBe(`0xf0000000${'10'.padStart(12, '0')}f1`);
+    setHead(pools, 0x10 + 99);
+    expect(results(await router.send('eth-mainnet', [call('eth_getFilterLogs', id)]))).toEqual([
+      'eth_getFilterLogs(0xf1)',
+    ]);
+    setHead(pools, 0x10 + 100);
+    const [refused] = await router.send('eth-mainnet', [call('eth_getFilterLogs', id)]);
+    expect(refused).toMatchObject({ kind: 'gateway_error', error: { code: 'limit_exceeded' } });
+    // Its changes are not ranged, and it can still be removed.
+    expect(
+      results(
+        await router.send('eth-mainnet', [
+          call('eth_getFilterChanges', id),
+          call('eth_uninstallFilter', id),
+        ]),
+      ),
+    ).toEqual(['eth_getFilterChanges(0xf1)', 'eth_uninstallFilter(0xf1)']);
+    setHead(pools, undefined);
+    const [unknown] = await router.send('eth-mainnet', [call('eth_getFilterLogs', id)]);
+    expect(unknown).toMatchObject({ kind: 'gateway_error', error: { code: 'head_unknown' } });
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      'eth_newFilter',
+      'eth_getFilterLogs',
+      'eth_getFilterChanges',
+      'eth_uninstallFilter',
+    ]);
+  });
+
+  it.each([
+    ['both ends fixed', { fromBlock: '0x10', toBlock: '0x20' }],
+    ['both ends at the head', { fromBlock: 'latest' }],
+    ['a block hash', { blockHash: `0x${'ab'.repeat(32)}` }],
+  ])('a filter with %s keeps the plain id', async (_name, filter) => {
+    const { router } = setup(1, 1, 100);
+    const [created] = await router.send('eth-mainnet', [newFilter(filter)]);
+    expect(JSON.parse((created as { resultText: string }).resultText)).toBe('0x00000000f1');
   });
 });

@@ -9,8 +9,9 @@ import {
 } from '@meridian/jsonrpc';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { FILTER_NOT_FOUND, NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
+import { checkGrowingFilterLogs, growingFloorOf } from '../relay/logs-range';
 import { CallCoalescer } from './call-coalescer';
-import { decodeFilterId, encodeFilterId } from './filter-id';
+import { decodeFilterId, encodeFilterId, encodeFloorFilterId, splitFloor } from './filter-id';
 import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
 import type { Upstream, UpstreamPool } from './upstream-pool';
 
@@ -42,6 +43,11 @@ export interface RouterOptions {
   maxAttempts: number;
   /** Most calls per upstream batch of same-turn calls (UPSTREAM_BATCH_MAX); 1 turns it off. */
   batchMax: number;
+  /**
+   * MAX_LOGS_BLOCK_RANGE: eth_getFilterLogs of a filter whose range grows with the chain is
+   * refused once fromBlock..head passes it (ADR 0211). Unset: not checked.
+   */
+  maxLogsBlockRange?: number;
 }
 
 /**
@@ -112,17 +118,35 @@ export class UpstreamRouter {
       const answer = answers[0]!;
       if (answer.kind !== 'result' || upstream === undefined) return answer;
       const upstreamId = safeParse(answer.resultText);
+      const floor = call.method === 'eth_newFilter' ? growingFloorOf(call.params) : undefined;
       const id =
-        typeof upstreamId === 'string' ? encodeFilterId(upstream.spec.tag, upstreamId) : undefined;
+        typeof upstreamId !== 'string'
+          ? undefined
+          : floor === undefined
+            ? encodeFilterId(upstream.spec.tag, upstreamId)
+            : encodeFloorFilterId(upstream.spec.floorTag, floor, upstreamId);
       if (id === undefined) return { kind: 'gateway_error', error: NODE_TROUBLE };
       return { kind: 'result', resultText: JSON.stringify(id) };
     }
     if (FILTER_USE.has(call.method)) {
       const decoded = decodeFilterId(call.params[0]);
-      const upstream = decoded && pool.byTag(decoded.tag);
-      if (decoded === undefined || upstream === undefined)
-        return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
-      const params = [decoded.upstreamFilterId, ...call.params.slice(1)];
+      if (decoded === undefined) return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+      let upstream = pool.byTag(decoded.tag);
+      let upstreamFilterId = decoded.upstreamFilterId;
+      if (upstream === undefined) {
+        // A filter whose range grows with the chain: its id carries its fromBlock (ADR 0211).
+        upstream = pool.byFloorTag(decoded.tag);
+        const floored = upstream && splitFloor(decoded.upstreamFilterId);
+        if (upstream === undefined || floored === undefined)
+          return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+        upstreamFilterId = floored.upstreamFilterId;
+        const cap = this.options.maxLogsBlockRange;
+        if (call.method === 'eth_getFilterLogs' && cap !== undefined) {
+          const refused = checkGrowingFilterLogs(floored.fromBlock, cap, pool.headHeight);
+          if (refused !== null) return { kind: 'gateway_error', error: refused };
+        }
+      }
+      const params = [upstreamFilterId, ...call.params.slice(1)];
       const { answers } = await this.exchange(
         pool,
         [{ method: call.method, params, paramsRaw: JSON.stringify(params) }],

@@ -1,0 +1,119 @@
+import { DomainError } from '@meridian/errors';
+import { invalidParams, limitExceeded } from './gateway-errors';
+
+/**
+ * The block range of a log query (eth_getLogs, and the filter eth_newFilter makes, which is the
+ * range eth_getFilterLogs reads), counted the way the node will read it: both ends inclusive,
+ * `earliest` = 0, and `latest`, `safe`, `finalized`, `pending` or an omitted end = the network's
+ * head (the best height the health checks saw). A `blockHash` query is one block: not ranged.
+ * ADR 0211.
+ */
+
+/** Methods whose one parameter is a log filter with a block range. */
+export const RANGED_LOG_METHODS: ReadonlySet<string> = new Set(['eth_getLogs', 'eth_newFilter']);
+
+/** An end of the range that follows the head. Numbers, not objects: nothing allocated per call. */
+const HEAD = -1;
+/** An end that is neither a 0x quantity nor a tag (go-ethereum refuses these too, -32602). */
+const MALFORMED = -2;
+
+const HEAD_TAGS: ReadonlySet<string> = new Set(['latest', 'safe', 'finalized', 'pending']);
+
+const FILTER_NOT_AN_OBJECT: Readonly<Record<string, DomainError>> = {
+  eth_getLogs: invalidParams('eth_getLogs takes one filter object'),
+  eth_newFilter: invalidParams('eth_newFilter takes one filter object'),
+};
+const MALFORMED_BOUND = invalidParams(
+  'fromBlock and toBlock are a 0x-hex block number or one of earliest, latest, safe, finalized, pending',
+);
+
+/**
+ * A range that follows the head while the head is not known (no health check has answered yet,
+ * or no node is healthy): its size cannot be told, so it is not sent. Retryable, like every
+ * -32000: the next health check (HEALTH_INTERVAL_MS) brings the head back.
+ */
+export const HEAD_UNKNOWN = new DomainError(
+  'head_unknown',
+  'unavailable',
+  'server error: the head block of this network is not known yet; retry, or give fromBlock and toBlock as block numbers',
+);
+
+/**
+ * Null when the filter may be sent; otherwise why not. `head` is the network's head height, when
+ * known.
+ */
+export function checkLogsRange(
+  method: string,
+  params: readonly unknown[],
+  maxRange: number,
+  head: number | undefined,
+): DomainError | null {
+  const filter = params[0];
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter))
+    return FILTER_NOT_AN_OBJECT[method] ?? invalidParams(`${method} takes one filter object`);
+  const { fromBlock, toBlock, blockHash } = filter as {
+    fromBlock?: unknown;
+    toBlock?: unknown;
+    blockHash?: unknown;
+  };
+  if (blockHash !== undefined && blockHash !== null) return null;
+  let from = boundOf(fromBlock);
+  let to = boundOf(toBlock);
+  if (from === MALFORMED || to === MALFORMED) return MALFORMED_BOUND;
+  // Both ends at the head: one block, whatever the head is.
+  if (from === HEAD && to === HEAD) return null;
+  if (from === HEAD || to === HEAD) {
+    if (head === undefined) return HEAD_UNKNOWN;
+    if (from === HEAD) from = head;
+    if (to === HEAD) to = head;
+  }
+  const count = to - from + 1;
+  if (!(count > maxRange)) return null;
+  // A range from a 400-digit number is no number to print ("Infinity").
+  const size = Number.isSafeInteger(count) ? `${count} ` : '';
+  return limitExceeded(
+    `${method} block range ${size}is larger than ${maxRange} blocks (both ends count)`,
+  );
+}
+
+/**
+ * The fixed fromBlock of an eth_newFilter filter whose range grows with the chain (toBlock at the
+ * head: latest, safe, finalized, pending or omitted); undefined for any other filter. Its
+ * eth_getFilterLogs reads fromBlock..head, which passes the cap as the chain grows: the filter id
+ * carries fromBlock so that the read can be refused then (`checkGrowingFilterLogs`).
+ */
+export function growingFloorOf(params: readonly unknown[]): number | undefined {
+  const filter = params[0];
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) return undefined;
+  const { fromBlock, toBlock, blockHash } = filter as {
+    fromBlock?: unknown;
+    toBlock?: unknown;
+    blockHash?: unknown;
+  };
+  if (blockHash !== undefined && blockHash !== null) return undefined;
+  const from = boundOf(fromBlock);
+  return from >= 0 && boundOf(toBlock) === HEAD ? from : undefined;
+}
+
+/** eth_getFilterLogs of a growing filter (fromBlock..head): null while within the cap. */
+export function checkGrowingFilterLogs(
+  fromBlock: number,
+  maxRange: number,
+  head: number | undefined,
+): DomainError | null {
+  if (head === undefined) return HEAD_UNKNOWN;
+  const count = head - fromBlock + 1;
+  if (!(count > maxRange)) return null;
+  return limitExceeded(
+    `eth_getFilterLogs block range ${count} is larger than ${maxRange} blocks (both ends count): the filter's fromBlock is now too far behind the head; read its logs with eth_getLogs in ranges, or make a new filter`,
+  );
+}
+
+/** A block number (≥ 0, possibly beyond 2^53), HEAD or MALFORMED. */
+function boundOf(value: unknown): number {
+  if (value === undefined || value === null) return HEAD;
+  if (typeof value !== 'string') return MALFORMED;
+  if (value === 'earliest') return 0;
+  if (HEAD_TAGS.has(value)) return HEAD;
+  return /^0x[0-9a-fA-F]+$/.test(value) ? Number.parseInt(value, 16) : MALFORMED;
+}
