@@ -17,6 +17,8 @@ import { AccessTokensController } from './credentials/access-tokens.controller';
 import { ApiKeysController } from './credentials/api-keys.controller';
 import { CredentialsRepository } from './credentials/credentials.repository';
 import { CredentialsService } from './credentials/credentials.service';
+import { IdempotencyKeys } from './idempotency/idempotency-keys.service';
+import { IdempotencyKeysRepository } from './idempotency/idempotency-keys.repository';
 import { dataSourceOptions } from './db/data-source';
 import { BillingGrpcServer } from './grpc/billing.grpc';
 import { AccountKeyGuard, OperatorGuard } from './http/auth.guards';
@@ -86,6 +88,8 @@ export class AppModule {
         StateRepository,
         UsageFlushesRepository,
         CredentialsRepository,
+        IdempotencyKeysRepository,
+        IdempotencyKeys,
         LedgerService,
         CredentialsService,
         AccountsService,

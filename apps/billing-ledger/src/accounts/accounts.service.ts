@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/config';
 import { CredentialsService, type Created } from '../credentials/credentials.service';
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import { newId } from '../credentials/secrets';
+import { IdempotencyKeys } from '../idempotency/idempotency-keys.service';
 import { ChangeSignal } from '../ledger/change-signal';
 import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
@@ -56,6 +57,7 @@ export class AccountsService {
     private readonly topUps: TopUpsRepository,
     private readonly signal: ChangeSignal,
     private readonly hourly: HourlyFolder,
+    private readonly idempotency: IdempotencyKeys,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -126,6 +128,9 @@ export class AccountsService {
     requestKey: string | null,
   ): Promise<TopUpRow> {
     await this.get(accountId);
+    // The key binds to this request first: reused with another amount or by the other top-up
+    // route it is refused; a retry of the same request answers the top-up it created first.
+    if (requestKey) await this.idempotency.claim(accountId, requestKey, `top-up:${source}`, { cu });
     return this.ledger.createTopUp(
       accountId,
       cu,

@@ -1,0 +1,33 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../clock/clock.token';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { requestFingerprint } from './request-fingerprint';
+
+export const IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
+
+/**
+ * `Idempotency-Key` as Stripe and draft-ietf-httpapi-idempotency-key-header have it: a key
+ * names one request. Its first use binds it to that request's fingerprint; a retry of the same
+ * request goes on (and the operation answers its first result), a different request with the
+ * key is refused with 409 `idempotency_key_reused` (README, "REST API").
+ */
+@Injectable()
+export class IdempotencyKeys {
+  constructor(
+    private readonly repository: IdempotencyKeysRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async claim(accountId: string, key: string, operation: string, request: unknown): Promise<void> {
+    const fingerprint = requestFingerprint(operation, request);
+    const bound = await this.repository.bind(accountId, key, fingerprint, this.clock.now());
+    if (bound !== fingerprint)
+      throw new DomainError(
+        IDEMPOTENCY_KEY_REUSED,
+        'conflict',
+        'this Idempotency-Key was already used with a different request; use a new key',
+      );
+  }
+}

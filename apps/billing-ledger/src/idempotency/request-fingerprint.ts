@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+/** JSON with object keys sorted, so two spellings of one request give one text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * What an `Idempotency-Key` is bound to: sha256 (hex) of the operation and the request as
+ * validated (`<operation>\n<canonical JSON>`), so whitespace and key order do not matter and a
+ * different amount or route does. The migration `1765000000000-idempotency-keys` computes the
+ * same for top-ups made before it; keep them in step.
+ */
+export function requestFingerprint(operation: string, request: unknown): string {
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(request)}`)
+    .digest('hex');
+}
