@@ -128,6 +128,56 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([big.status, big.body.error]).toEqual([413, 'request_too_large']);
   });
 
+  it('a filter nested at any depth is 400 filter_too_deep on POST and PATCH (a 1,000-deep chain was a 500: stack overflow in the recursive parse); deep JSON elsewhere is a 4xx', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const leaf = `{"address":{"dir":"any","in":["${address(0xe0001)}"]}}`;
+    const chain = (d: number, open: string, close: string) =>
+      open.repeat(d) + leaf + close.repeat(d);
+    const body = (filters: string) =>
+      `{"network":"eth-mainnet","trigger_type":"address_activity","target_url":"${TARGET}","filters":${filters}}`;
+    const mine = await create(key);
+    for (const depth of [9, 500, 1_000, 10_000, 500_000]) {
+      for (const [open, close, step] of [
+        ['{"not":', '}', '.not'],
+        ['{"all":[', ']}', '.all[0]'],
+      ] as const) {
+        const filters = chain(depth, open, close);
+        const posted = await s.call('POST', '/webhooks', key, body(filters));
+        const patched = await s.call(
+          'PATCH',
+          `/webhooks/${mine.body.id}`,
+          key,
+          `{"filters":${filters}}`,
+        );
+        for (const answer of [posted, patched])
+          expect([depth, answer.status, answer.body.error, answer.body.path]).toEqual([
+            depth,
+            400,
+            'filter_too_deep',
+            'filters' + step.repeat(8),
+          ]);
+      }
+    }
+    // No route answers deep JSON with a 500 (JSON.parse is iterative; no schema recurses into it).
+    const deepArray = '['.repeat(500_000) + ']'.repeat(500_000);
+    const list = await s.call('POST', '/address-lists', key, { name: 'deep' });
+    for (const [method, path, text] of [
+      ['POST', '/webhooks', `{"name":${deepArray}}`],
+      ['POST', '/webhooks', body('{}').replace('"filters":{}', `"addresses":${deepArray}`)],
+      ['PATCH', `/webhooks/${mine.body.id}`, `{"list_refs":${deepArray}}`],
+      ['POST', `/webhooks/${mine.body.id}/pause`, deepArray],
+      ['POST', `/webhooks/${mine.body.id}/replay`, `{"from":${deepArray},"to":1}`],
+      ['POST', '/address-lists', `{"name":"x","addresses":${deepArray}}`],
+      ['POST', `/address-lists/${list.body.id}/entries`, `{"addresses":${deepArray}}`],
+    ] as const) {
+      const answer = await s.call(method, path, key, text);
+      expect([path, answer.status, answer.body.error]).toEqual([path, 400, 'malformed_body']);
+    }
+    const after = await s.call('GET', `/webhooks/${mine.body.id}`, key);
+    expect([after.body.version, after.body.status]).toEqual([1, 'active']);
+    expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
+  });
+
   it('a repeated Idempotency-Key returns the first webhook and secret', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const a = await create(key, {}, { 'idempotency-key': 'k-1' });

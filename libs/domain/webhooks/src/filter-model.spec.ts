@@ -174,6 +174,36 @@ describe('normalizeFilter', () => {
     expect(needsTxHash(normalizeFilter({ filters }).tree)).toBe(expected);
   });
 
+  // As a client sends it: JSON text parsed by JSON.parse (iterative), never built by recursion.
+  const deep = (depth: number, open: string, close: string): unknown =>
+    JSON.parse(
+      open.repeat(depth) +
+        '{"address":{"dir":"any","in":["0x00000000000000000000000000000000000e0001"]}}' +
+        close.repeat(depth),
+    );
+
+  it.each([
+    ['not', 1_000, '{"not":', '}', 'filters' + '.not'.repeat(8)],
+    ['not', 100_000, '{"not":', '}', 'filters' + '.not'.repeat(8)],
+    ['all', 1_000, '{"all":[', ']}', 'filters' + '.all[0]'.repeat(8)],
+    ['any', 200_000, '{"any":[', ']}', 'filters' + '.any[0]'.repeat(8)],
+  ])('a %s chain %i deep is filter_too_deep, before any recursive parse', (_k, d, o, c, path) => {
+    expect(errorOf({ filters: deep(d, o, c) })).toEqual({ code: 'filter_too_deep', path });
+  });
+
+  it('names the first node over the depth in the order the walk visits them', () => {
+    const filters = { any: [{ address: { in: [A] } }, nest(8), { not: nest(7) }] };
+    expect(errorOf({ filters })).toEqual({
+      code: 'filter_too_deep',
+      path: 'filters.any[1]' + '.not'.repeat(7),
+    });
+  });
+
+  it('a node list wider than the schema allows is filter_too_large, not a schema error', () => {
+    const filters = { all: Array.from({ length: 300 }, () => ({ address: { in: [A] } })) };
+    expect(errorOf({ filters })).toEqual({ code: 'filter_too_large', path: 'filters.all[255]' });
+  });
+
   it('accepts depth 8 and 256 nodes', () => {
     expect(() => normalizeFilter({ filters: nest(8) })).not.toThrow();
     expect(

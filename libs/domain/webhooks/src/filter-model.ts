@@ -133,6 +133,39 @@ function normalizeListRef(value: string, path: string): string {
   return value;
 }
 
+/**
+ * The tree's size and depth, checked before any recursive step (the zod schema and `walk` both
+ * recurse once per level): iteratively, in the order `walk` visits nodes, so the first node over
+ * a limit is the one `walk` would name. A 5 MiB body nests `{"not":…}` some 650,000 deep; the
+ * recursive parse overflowed the stack (a 500) somewhere between 500 and 1,000 levels. Only the
+ * structural keys are followed and at most MAX_FILTER_NODES + 1 nodes are counted whatever the
+ * body holds; anything of the wrong shape is left for the schema to report.
+ */
+export function checkFilterBounds(raw: unknown, base = 'filters'): void {
+  const stack: Array<{ node: unknown; path: string; depth: number }> = [
+    { node: raw, path: base, depth: 1 },
+  ];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const { node, path, depth } = stack.pop()!;
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+    nodes += 1;
+    if (depth > MAX_FILTER_DEPTH)
+      throw invalid('filter_too_deep', path, `filters are at most ${MAX_FILTER_DEPTH} levels deep`);
+    if (nodes > MAX_FILTER_NODES)
+      throw invalid('filter_too_large', path, `filters have at most ${MAX_FILTER_NODES} nodes`);
+    const { all, any, not } = node as { all?: unknown; any?: unknown; not?: unknown };
+    const key = all !== undefined ? 'all' : any !== undefined ? 'any' : 'not';
+    const children = key === 'all' ? all : any;
+    if (Array.isArray(children)) {
+      // Reversed onto the stack, so children are visited first to last as `walk` does.
+      for (let i = children.length - 1; i >= 0; i--)
+        stack.push({ node: children[i], path: `${path}.${key}[${i}]`, depth: depth + 1 });
+    } else if (key === 'not' && not !== undefined)
+      stack.push({ node: not, path: `${path}.not`, depth: depth + 1 });
+  }
+}
+
 interface WalkState {
   nodes: number;
   inline: number;
@@ -217,6 +250,7 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
   const state: WalkState = { nodes: 0, inline: 0, txHashes: 0, lists: new Set() };
   let filters: FilterNode | null = null;
   if (input.filters !== undefined && input.filters !== null) {
+    checkFilterBounds(input.filters);
     const parsed = nodeSchema.safeParse(input.filters);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
