@@ -97,6 +97,8 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       [{ target_url: 'https://u:p@hooks.example.com/' }, 400, 'target_url_userinfo'],
       [{ target_url: 'https://hooks.example.com/#x' }, 400, 'target_url_fragment'],
       [{ target_url: 'https://svc.internal/' }, 400, 'target_url_reserved_name'],
+      [{ target_url: 'https://a.com:0/' }, 400, 'target_url_invalid'],
+      [{ target_url: 'https://a.com:99999/' }, 400, 'target_url_invalid'],
       [{ network: 'sui-mainnet' }, 400, 'unsupported_network'],
       [{ confirm_depth: 1 }, 400, 'malformed_body'],
       [{ confirm_depth: 97 }, 400, 'malformed_body'],

@@ -18,6 +18,12 @@ describe('checkTargetUrl', () => {
     ['http://hooks.example.com/in', 'target_url_not_https'],
     ['ftp://hooks.example.com/in', 'target_url_not_https'],
     ['not a url', 'target_url_invalid'],
+    ['https://a.com:0/', 'target_url_invalid'],
+    ['https://a.com:00000/x', 'target_url_invalid'],
+    ['https://93.184.216.34:0/', 'target_url_invalid'],
+    ['https://a.com:99999/', 'target_url_invalid'],
+    ['https://a.com:1/', 'ok'],
+    ['https://a.com:65535/', 'ok'],
     ['https://user:pw@hooks.example.com/', 'target_url_userinfo'],
     ['https://user@hooks.example.com/', 'target_url_userinfo'],
     ['https://hooks.example.com/#frag', 'target_url_fragment'],
@@ -58,6 +64,7 @@ describe('checkTargetUrl', () => {
     expect(codeOf('https://10.0.0.1/', true)).toBe('target_url_private_address');
     expect(codeOf('http://hooks.example.com/', true)).toBe('target_url_not_https');
     expect(codeOf('http://127.0.0.1:9000/hook')).toBe('target_url_not_https');
+    expect(codeOf('http://127.0.0.1:0/hook', true)).toBe('target_url_invalid');
   });
 
   it('returns the normalised URL', () => {

@@ -52,6 +52,10 @@ export function checkTargetUrl(input: string, policy: TargetUrlPolicy = {}): str
   } catch {
     throw refuse('target_url_invalid', `target_url ${quoteInput(input)} is not an absolute URL`);
   }
+  // Port 0 parses (the parser refuses only > 65535) but no connection can be made to it: every
+  // delivery would fail and be billed, so it is refused like a port out of range.
+  if (url.port === '0')
+    throw refuse('target_url_invalid', 'target_url port must be between 1 and 65535');
   if (url.username !== '' || url.password !== '')
     throw refuse('target_url_userinfo', 'target_url must not carry a user name or password');
   if (url.hash !== '' || input.includes('#'))
