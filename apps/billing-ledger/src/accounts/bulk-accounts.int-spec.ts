@@ -122,7 +122,7 @@ describe('billing-ledger operator bulk account creation (real Postgres + NATS)',
     );
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toBe('malformed_body');
-    expect(invalid.body.message).toContain('accounts.1.plan');
+    expect(invalid.body.message).toContain('body.accounts[1].plan');
 
     const tooMany = await api<{ error: string }>(
       billing.url,

@@ -85,6 +85,28 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
     });
   });
 
+  it('names a bad query parameter as a query parameter (QA: it said "(body)")', async () => {
+    const unknown = await api<{ error: string; message: string }>(
+      billing.url,
+      'GET',
+      '/api/v1/account/usage?group_by=day&form=2026-11-29T08:00:00Z',
+      key,
+    );
+    expect([unknown.status, unknown.body.error, unknown.body.message]).toEqual([
+      400,
+      'invalid_query',
+      'query: unknown parameter "form"',
+    ]);
+    const bad = await api<{ error: string; message: string }>(
+      billing.url,
+      'GET',
+      '/api/v1/account/usage?group_by=week',
+      key,
+    );
+    expect([bad.status, bad.body.error]).toEqual([400, 'invalid_query']);
+    expect(bad.body.message).toMatch(/^query\.group_by: /);
+  });
+
   it('whole-hour pages add up to the whole range', async () => {
     const pages = [];
     for (const [from, to] of [

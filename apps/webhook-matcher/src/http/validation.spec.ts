@@ -34,6 +34,18 @@ describe('strict bodies and queries', () => {
     });
   });
 
+  it('an unknown query parameter is named as a query parameter, not as the body', () => {
+    const query = z.strictObject({ limit: z.coerce.number().optional() });
+    expect(errorOf(() => parseQuery(query, { sort: 'x' }))).toEqual({
+      code: 'invalid_query',
+      path: '(query)',
+      message: 'query: unknown parameter "sort"',
+    });
+    expect(errorOf(() => parseBody(schema, { name: 'a', extra: 1 }))?.message).toBe(
+      'body: unknown field "extra"',
+    );
+  });
+
   it('a bad cursor is invalid_cursor, other bad parameters invalid_query', () => {
     const query = z.strictObject({
       cursor: z.string().regex(/^\d+$/).optional(),

@@ -1,11 +1,13 @@
 import { DomainError } from '@meridian/errors';
+import { describeIssue, type RequestPart } from '@meridian/platform-http';
 import type { z } from 'zod';
 
-function pathOf(segments: readonly PropertyKey[]): string {
+/** The issue's path inside its part (`details.path`); `(body)` / `(query)` for the whole part. */
+function pathOf(segments: readonly PropertyKey[], part: RequestPart): string {
   let out = '';
   for (const s of segments)
     out += typeof s === 'number' ? `[${s}]` : out === '' ? String(s) : `.${String(s)}`;
-  return out || '(body)';
+  return out || `(${part})`;
 }
 
 /** Strict request bodies: anything the schema does not allow (unknown fields included) is 400 malformed_body. */
@@ -13,13 +15,8 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const result = schema.safeParse(body ?? undefined);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const path = pathOf(issue.path);
-    const keys = (issue as { keys?: string[] }).keys;
-    const message = keys
-      ? `unknown field ${keys.map((k) => JSON.stringify(k).slice(0, 66)).join(', ')}`
-      : issue.message;
-    throw new DomainError('malformed_body', 'invalid', `${path}: ${message}`, {
-      details: { path },
+    throw new DomainError('malformed_body', 'invalid', describeIssue('body', issue), {
+      details: { path: pathOf(issue.path, 'body') },
     });
   }
   return result.data;
@@ -29,9 +26,9 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.ou
   const result = schema.safeParse(query ?? {});
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const path = pathOf(issue.path);
+    const path = pathOf(issue.path, 'query');
     const code = path === 'cursor' ? 'invalid_cursor' : 'invalid_query';
-    throw new DomainError(code, 'invalid', `${path}: ${issue.message}`, { details: { path } });
+    throw new DomainError(code, 'invalid', describeIssue('query', issue), { details: { path } });
   }
   return result.data;
 }

@@ -2,3 +2,4 @@ export * from './create-http-app';
 export * from './domain-error.filter';
 export * from './request-id';
 export * from './request-text';
+export * from './request-validation';

@@ -1,0 +1,75 @@
+import { isDomainError } from '@meridian/errors';
+import { z } from 'zod';
+import { parseBody, parseQuery, parseRequestPart, type RequestPart } from './request-validation';
+
+const errorOf = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    if (isDomainError(error))
+      return { code: error.code, message: error.message, details: error.details };
+  }
+  return null;
+};
+
+describe('request validation names where a problem is', () => {
+  const query = z.strictObject({ limit: z.coerce.number().int().max(200).optional() });
+  const body = z.strictObject({
+    name: z.string(),
+    accounts: z.array(z.strictObject({ plan: z.enum(['free']) })).optional(),
+  });
+
+  it('an unknown query parameter is in the query, not the body (QA report)', () => {
+    expect(errorOf(() => parseQuery(query, { limit: '5', sort: 'name' }))).toEqual({
+      code: 'invalid_query',
+      message: 'query: unknown parameter "sort"',
+      details: { location: 'query', path: 'query' },
+    });
+    expect(errorOf(() => parseQuery(query, { a: '1', b: '2' }))?.message).toBe(
+      'query: unknown parameters "a", "b"',
+    );
+    expect(errorOf(() => parseQuery(query, { limit: '900' }))).toMatchObject({
+      code: 'invalid_query',
+      message: expect.stringMatching(/^query\.limit: /),
+      details: { location: 'query', path: 'query.limit' },
+    });
+  });
+
+  it('body problems say body, with the path of nested fields', () => {
+    expect(errorOf(() => parseBody(body, { name: 'a', extra: 1 }))).toMatchObject({
+      code: 'malformed_body',
+      message: 'body: unknown field "extra"',
+    });
+    expect(
+      errorOf(() => parseBody(body, { name: 'a', accounts: [{ plan: 'free' }, { plan: 'x' }] })),
+    ).toMatchObject({
+      code: 'malformed_body',
+      message: expect.stringMatching(/^body\.accounts\[1\]\.plan: /),
+      details: { location: 'body', path: 'body.accounts[1].plan' },
+    });
+    expect(errorOf(() => parseBody(body, undefined))?.message).toMatch(/^body: /);
+  });
+
+  it.each([
+    ['params', 'invalid_params', 'path parameter'],
+    ['headers', 'invalid_headers', 'header'],
+  ] as const)('%s: code %s, unknown keys called %s', (part: RequestPart, code, keyName) => {
+    const schema = z.strictObject({ id: z.string().regex(/^acc_/) });
+    expect(errorOf(() => parseRequestPart(part, schema, { id: 'x' }))).toMatchObject({
+      code,
+      message: expect.stringMatching(new RegExp(`^${part}\\.id: `)),
+    });
+    expect(errorOf(() => parseRequestPart(part, schema, { id: 'acc_1', other: '1' }))).toEqual({
+      code,
+      message: `${part}: unknown ${keyName} "other"`,
+      details: { location: part, path: part },
+    });
+    expect(parseRequestPart(part, schema, { id: 'acc_1' })).toEqual({ id: 'acc_1' });
+  });
+
+  it('a caller may give the part its own code', () => {
+    expect(errorOf(() => parseRequestPart('query', query, { x: 1 }, 'invalid_cursor'))?.code).toBe(
+      'invalid_cursor',
+    );
+  });
+});

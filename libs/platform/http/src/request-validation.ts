@@ -1,0 +1,84 @@
+import { DomainError } from '@meridian/errors';
+import type { z } from 'zod';
+
+/** The part of a request a value came from; every validation message starts with it. */
+export type RequestPart = 'body' | 'query' | 'params' | 'headers';
+
+/** The 400 code of each part when the caller names none. */
+export const INVALID_PART_CODE: Record<RequestPart, string> = {
+  body: 'malformed_body',
+  query: 'invalid_query',
+  params: 'invalid_params',
+  headers: 'invalid_headers',
+};
+
+/** What one key of each part is called in a message. */
+const KEY_NAME: Record<RequestPart, string> = {
+  body: 'field',
+  query: 'parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+/**
+ * Where an issue is, from its part: `query.limit`, `body.accounts[1].plan`, or the part alone
+ * (`query`) for a problem of the whole part, such as an unknown key.
+ */
+export function issueWhere(part: RequestPart, path: readonly PropertyKey[]): string {
+  let out: string = part;
+  for (const segment of path)
+    out += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
+  return out;
+}
+
+/** One issue as `<where>: <what>`; unknown keys are named (`query: unknown parameter "sort"`). */
+export function describeIssue(part: RequestPart, issue: z.core.$ZodIssue): string {
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
+  const what = keys
+    ? `unknown ${KEY_NAME[part]}${keys.length > 1 ? 's' : ''} ${keys
+        .map((key) => JSON.stringify(key).slice(0, 66))
+        .join(', ')}`
+    : issue.message;
+  return `${issueWhere(part, issue.path)}: ${what}`;
+}
+
+/** The 400 for a value of one part that its schema refused: up to three issues, each located. */
+export function requestPartError(
+  part: RequestPart,
+  error: z.ZodError,
+  code: string = INVALID_PART_CODE[part],
+): DomainError {
+  const first = error.issues[0];
+  return new DomainError(
+    code,
+    'invalid',
+    error.issues
+      .slice(0, 3)
+      .map((issue) => describeIssue(part, issue))
+      .join('; '),
+    { details: { location: part, path: first ? issueWhere(part, first.path) : part } },
+  );
+}
+
+/**
+ * Validates one part of a request with its (strict) schema: anything it does not allow, unknown
+ * keys included, is a 400 whose message says where (`requestPartError`).
+ */
+export function parseRequestPart<S extends z.ZodType>(
+  part: RequestPart,
+  schema: S,
+  value: unknown,
+  code?: string,
+): z.output<S> {
+  const result = schema.safeParse(part === 'body' ? (value ?? undefined) : (value ?? {}));
+  if (!result.success) throw requestPartError(part, result.error, code);
+  return result.data;
+}
+
+/** Strict JSON bodies: 400 `malformed_body`. */
+export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.output<S> =>
+  parseRequestPart('body', schema, body);
+
+/** Strict query strings: 400 `invalid_query`. */
+export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> =>
+  parseRequestPart('query', schema, query);
