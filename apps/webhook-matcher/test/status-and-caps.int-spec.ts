@@ -303,6 +303,33 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await post(owner.key, id, 'resume')).body.status).toBe('active');
   });
 
+  it('a resume at an empty balance is 409 insufficient_balance from every paused status, not only paused_no_balance (spec endpoint table), and changes nothing; accepted once a top-up is clearing (rule 2)', async () => {
+    // A node owner without a plan has no allowance: its balance is zero from the start.
+    const owner = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
+    const paused = (await create(owner.key)).body.id;
+    expect((await post(owner.key, paused, 'pause')).body.status).toBe('paused');
+    const refusedPaused = await post(owner.key, paused, 'resume');
+    expect([refusedPaused.status, refusedPaused.body.error]).toEqual([409, 'insufficient_balance']);
+    const afterPaused = (await s.call('GET', `/webhooks/${paused}`, owner.key)).body;
+    expect([afterPaused.status, afterPaused.version]).toEqual(['paused', 2]);
+    // Free caps (one slot): the paused_auto case takes the slot this one frees.
+    expect((await s.call('DELETE', `/webhooks/${paused}`, owner.key)).status).toBe(200);
+    const failing = (await create(owner.key)).body.id;
+    const now = s.clock.now().getTime();
+    expect(
+      await s.status.applyDeliveryHealth(failing, {
+        failingSince: new Date(now - 30 * MIN),
+        attemptsSinceFailing: 20,
+      }),
+    ).toBe(true);
+    const refusedAuto = await post(owner.key, failing, 'resume');
+    expect([refusedAuto.status, refusedAuto.body.error]).toEqual([409, 'insufficient_balance']);
+    expect(await statusOf(owner.key, failing)).toBe('paused_auto');
+    expect((await historyOf(failing)).map((h) => h.to_status)).toEqual(['active', 'paused_auto']);
+    await s.billing.topUp(owner.key, 1_000_000);
+    expect((await post(owner.key, failing, 'resume')).body.status).toBe('active');
+  });
+
   it('an owner pause over paused_plan is an owner pause: the upgrade that resumes paused_plan webhooks leaves it paused', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const [oldest, middle, newest] = [

@@ -35,19 +35,34 @@ describe('transition: every row of the spec table', () => {
     [null, 'create', { ...fits, planRequired: true }, 'refused plan_required'],
     [null, 'create', over, 'refused cap_active_webhooks_exceeded'],
     ['active', 'owner_pause', {}, 'paused (drop owner_paused)'],
-    ['paused', 'owner_resume', fits, 'active'],
+    ['paused', 'owner_resume', { ...fits, ...funded }, 'active'],
     ['active', 'auto_pause', {}, 'paused_auto (drop auto_paused)'],
-    ['paused_auto', 'owner_resume', fits, 'active'],
+    ['paused_auto', 'owner_resume', { ...fits, ...funded }, 'active'],
     ['active', 'plan_change', over, 'paused_plan (drop plan_paused)'],
     ['active', 'plan_change', fits, 'unchanged'],
     ['paused_plan', 'plan_change', fits, 'active'],
     ['paused_plan', 'plan_change', over, 'unchanged'],
-    ['paused_plan', 'owner_resume', fits, 'active'],
-    ['paused_plan', 'owner_resume', over, 'refused cap_active_webhooks_exceeded'],
+    ['paused_plan', 'owner_resume', { ...fits, ...funded }, 'active'],
+    ['paused_plan', 'owner_resume', { ...over, ...funded }, 'refused cap_active_webhooks_exceeded'],
     ['active', 'no_balance', {}, 'paused_no_balance (drop no_balance)'],
     ['paused_no_balance', 'owner_resume', { ...fits, ...funded }, 'active'],
     ['paused_no_balance', 'owner_resume', { ...fits, ...clearing }, 'active'],
     ['paused_no_balance', 'owner_resume', { ...fits, ...empty }, 'refused insufficient_balance'],
+    // Endpoint table: resume "refused with 409 insufficient_balance when the balance is empty",
+    // from every paused status; rule 2's clearing top-up lets it through from each of them.
+    ...((['paused', 'paused_auto', 'paused_plan'] as const).flatMap((s) => [
+      [s, 'owner_resume', { ...fits, ...empty }, 'refused insufficient_balance'],
+      [s, 'owner_resume', { ...fits, ...clearing }, 'active'],
+    ]) as Array<[WebhookStatus, StatusTrigger, TransitionFacts, string]>),
+    // The balance is judged first: an empty balance is the refusal even over a cap.
+    ['paused_plan', 'owner_resume', { ...over, ...empty }, 'refused insufficient_balance'],
+    [
+      'paused_plan',
+      'owner_resume',
+      { ...over, ...clearing },
+      'refused cap_active_webhooks_exceeded',
+    ],
+    ['active', 'owner_resume', { ...fits, ...empty }, 'unchanged'],
     ['paused_auto', 'owner_pause', {}, 'paused (drop owner_paused)'],
     ['paused_plan', 'owner_pause', {}, 'paused (drop owner_paused)'],
     ['paused_no_balance', 'owner_pause', {}, 'paused (drop owner_paused)'],
@@ -64,7 +79,7 @@ describe('transition: every row of the spec table', () => {
           string,
         ],
     ),
-    ['deleted', 'owner_resume', fits, 'refused not_found'],
+    ['deleted', 'owner_resume', { ...fits, ...empty }, 'refused not_found'],
     ['deleted', 'owner_delete', {}, 'refused not_found'],
     ['paused', 'owner_pause', {}, 'unchanged'],
     ['active', 'owner_resume', fits, 'unchanged'],
@@ -73,6 +88,13 @@ describe('transition: every row of the spec table', () => {
   ])('%s + %s → case %#', (from, trigger, facts, expected) => {
     expect(outcome(from, trigger, facts)).toBe(expected);
   });
+
+  it.each(['paused', 'paused_auto', 'paused_plan', 'paused_no_balance'] as const)(
+    'a resume of %s without balance facts is a programming error, never a silent accept',
+    (from) => {
+      expect(() => transition(from, 'owner_resume', fits)).toThrow(/balance facts/);
+    },
+  );
 
   it('labels are the dashboard column; drop reasons follow the status', () => {
     expect(statusLabel('paused_plan')).toBe('Paused: over plan limits');

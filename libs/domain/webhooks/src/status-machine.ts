@@ -81,7 +81,7 @@ export interface TransitionFacts {
     { readonly fits: true } | { readonly fits: false; readonly error: DomainError };
   /** Team account without a plan (403 plan_required on create). */
   readonly planRequired?: boolean;
-  /** Balance facts for a resume of paused_no_balance. */
+  /** Balance facts for a resume from any paused status (spec: refused while the balance is empty). */
   readonly balance?: { readonly exhausted: boolean; readonly topUpClearing: boolean };
 }
 
@@ -147,14 +147,14 @@ export function transition(
       // Over a service pause this becomes an owner pause: no upgrade or top-up undoes it.
       return from === 'paused' ? unchanged(from) : change(from, 'paused');
     case 'owner_resume': {
+      // Already active: nothing to resume, whatever the balance (an idempotent repeat).
       if (from === 'active') return unchanged(from);
-      if (from === 'paused_no_balance') {
-        const balance = facts.balance;
-        if (balance === undefined)
-          throw new Error('balance facts are required to resume paused_no_balance');
-        // Rule 2: a resume while a top-up clears is accepted; deliveries begin when it clears.
-        if (balance.exhausted && !balance.topUpClearing) return refused(insufficientBalance());
-      }
+      // The spec's endpoint table refuses a resume at an empty balance from every paused status,
+      // not only paused_no_balance (README "Statuses"); the balance is judged before the plan.
+      const balance = facts.balance;
+      if (balance === undefined) throw new Error('balance facts are required for a resume');
+      // Rule 2: a resume while a top-up clears is accepted; deliveries begin when it clears.
+      if (balance.exhausted && !balance.topUpClearing) return refused(insufficientBalance());
       const over = requireFit(facts);
       return over ? refused(over) : change(from, 'active');
     }
