@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, UseFilters } from '@nestjs/common';
 import { AuthService } from '../auth/auth.service';
 import { AuditErrorFilter } from '../common/audit-error.filter';
+import { quotaResponseSchema } from '../wallet/audit-response.schemas';
 import { QuotaService } from './quota.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
@@ -16,7 +17,7 @@ export class QuotaController {
   @Get()
   @ApiRoute({
     summary: "Today's use of the daily check quota (costs no check)",
-    responses: { 200: { description: '{limit, used, resets_at}' } },
+    responses: { 200: { description: '{limit, used, resets_at}', schema: quotaResponseSchema } },
   })
   async today(@Headers('authorization') authorization: string | undefined) {
     return this.quota.today(await this.auth.authenticate(authorization));

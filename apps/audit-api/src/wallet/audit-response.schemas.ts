@@ -116,6 +116,13 @@ export const rugPullResponseSchema = z.strictObject({
   }),
 });
 
+/** `GET /v1/quota`: today's use of the daily check quota. */
+export const quotaResponseSchema = z.strictObject({
+  limit: z.number().int().min(0),
+  used: z.number().int().min(0),
+  resets_at: isoMs,
+});
+
 export const errorResponseSchema = z.object({
   error: z.string(),
   message: z.string(),

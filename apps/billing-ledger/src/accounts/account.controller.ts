@@ -7,6 +7,7 @@ import { accountPlanBody, usageQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accountView, balanceView } from '../http/views';
 import { AccountsService } from './accounts.service';
+import { accountResponse, balanceResponse, usageResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/account')
@@ -18,7 +19,10 @@ export class AccountController {
   ) {}
 
   @Get()
-  @ApiRoute({ summary: 'The account: plan, caps and balance' })
+  @ApiRoute({
+    summary: 'The account: plan, caps and balance',
+    responses: { 200: { description: 'the account', schema: accountResponse } },
+  })
   async get(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
       this.accounts.get(accountId),
@@ -28,7 +32,10 @@ export class AccountController {
   }
 
   @Get('balance')
-  @ApiRoute({ summary: 'CU balance: allowance, purchased, pending top-ups, next reset' })
+  @ApiRoute({
+    summary: 'CU balance: allowance, purchased, pending top-ups, next reset',
+    responses: { 200: { description: 'the balance', schema: balanceResponse } },
+  })
   async balance(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
       this.accounts.get(accountId),
@@ -42,13 +49,20 @@ export class AccountController {
     summary:
       'Usage by day, network, method or day and network (webhook deliveries as network webhooks)',
     query: usageQuery,
+    responses: {
+      200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
+    },
   })
   async usage(@AccountId() accountId: string, @Query() query: unknown) {
     return this.accounts.usageReport(accountId, parseQuery(usageQuery, query));
   }
 
   @Put('plan')
-  @ApiRoute({ summary: 'Change the plan (enterprise: operator only)', body: accountPlanBody })
+  @ApiRoute({
+    summary: 'Change the plan (enterprise: operator only)',
+    body: accountPlanBody,
+    responses: { 200: { description: 'the account', schema: accountResponse } },
+  })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);
     if (plan === 'enterprise') {

@@ -33,6 +33,14 @@ import { AccountsRepository, type AccountSummaryRow } from './accounts.repositor
 import { AccountsService, type NewAccount } from './accounts.service';
 import { adminAccountsPage, adminAccountsQuery } from './admin.schemas';
 import type { z } from 'zod';
+import {
+  accountResponse,
+  createdAccountResponse,
+  createdAccountsResponse,
+  topUpResponse,
+  topUpsPage,
+  usageResponse,
+} from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
@@ -88,7 +96,11 @@ export class AdminController {
   }
 
   @Get(':id')
-  @ApiRoute({ summary: 'One account: plan, caps and balance (as GET /account)', auth: 'operator' })
+  @ApiRoute({
+    summary: 'One account: plan, caps and balance (as GET /account)',
+    auth: 'operator',
+    responses: { 200: { description: 'the account', schema: accountResponse } },
+  })
   async get(@IdParam('acc', 'account not found') id: string) {
     const [row, pending] = await Promise.all([
       this.accounts.get(id),
@@ -102,6 +114,9 @@ export class AdminController {
     summary: 'One account usage (as GET /account/usage)',
     auth: 'operator',
     query: usageQuery,
+    responses: {
+      200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
+    },
   })
   async usage(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const q = parseQuery(usageQuery, query);
@@ -114,6 +129,7 @@ export class AdminController {
     summary: 'One account top-ups (as GET /top-ups)',
     auth: 'operator',
     query: listQuery,
+    responses: { 200: { description: 'a page of top-ups', schema: topUpsPage } },
   })
   async topUps(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -126,7 +142,7 @@ export class AdminController {
     summary: 'Create an account and its first API key',
     auth: 'operator',
     body: adminCreateAccountBody,
-    responses: { 201: { description: 'the account and its key' } },
+    responses: { 201: { description: 'the account and its key', schema: createdAccountResponse } },
   })
   @HttpCode(201)
   async create(@Body() body: unknown) {
@@ -142,7 +158,12 @@ export class AdminController {
     summary: 'Create up to 500 accounts in one transaction',
     auth: 'operator',
     body: adminBulkCreateAccountsBody,
-    responses: { 201: { description: 'the accounts and keys, in input order' } },
+    responses: {
+      201: {
+        description: 'the accounts and keys, in input order',
+        schema: createdAccountsResponse,
+      },
+    },
   })
   @HttpCode(201)
   async createBulk(@Body() body: unknown) {
@@ -163,6 +184,7 @@ export class AdminController {
     summary: 'Set an account plan (and Enterprise contract)',
     auth: 'operator',
     body: adminPlanBody,
+    responses: { 200: { description: 'the account', schema: accountResponse } },
   })
   async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
@@ -175,7 +197,10 @@ export class AdminController {
     summary: 'Credit a top-up (pending like any other). Header Idempotency-Key',
     auth: 'operator',
     body: topUpBody,
-    responses: { 201: { description: 'the pending top-up' } },
+    responses: {
+      201: { description: 'the pending top-up', schema: topUpResponse },
+      409: { description: 'idempotency_key_reused: the key was used with another request' },
+    },
   })
   @HttpCode(201)
   async topUp(

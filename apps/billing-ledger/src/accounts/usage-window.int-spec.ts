@@ -7,6 +7,7 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
+import { createdAccountResponse, usageResponse } from '../http/response.schemas';
 
 interface Usage {
   from: string;
@@ -31,6 +32,7 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
       OPERATOR_TOKEN,
       { name: 'Usage pager', plan: 'starter' },
     );
+    expect(createdAccountResponse.safeParse(created.body).error).toBeUndefined();
     key = created.body.api_key.key;
     const id = created.body.account.id;
     // 20 CU at 07:59, 200 CU in the 08:00 hour, 2,000 CU at 09:00 sharp.
@@ -52,7 +54,8 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
       key,
     );
     expect(answer.status).toBe(200);
-    return answer.body;
+    // The answer is what /openapi.json says it is.
+    return usageResponse.parse(answer.body) as Usage;
   };
 
   it('answers a 10-minute window with the whole hour it counted, and says so', async () => {

@@ -5,6 +5,7 @@ import { createAccessTokenBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accessTokenView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
+import { accessTokensPage, createdAccessTokenResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/access-tokens')
@@ -16,7 +17,9 @@ export class AccessTokensController {
   @ApiRoute({
     summary: 'Create an access token for one network (shown once)',
     body: createAccessTokenBody,
-    responses: { 201: { description: 'the token, with its secret' } },
+    responses: {
+      201: { description: 'the token, with its secret', schema: createdAccessTokenResponse },
+    },
   })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
@@ -26,7 +29,11 @@ export class AccessTokensController {
   }
 
   @Get()
-  @ApiRoute({ summary: 'List access tokens (no secrets)', query: listQuery })
+  @ApiRoute({
+    summary: 'List access tokens (no secrets)',
+    query: listQuery,
+    responses: { 200: { description: 'a page of tokens', schema: accessTokensPage } },
+  })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(
@@ -40,6 +47,9 @@ export class AccessTokensController {
   @ApiRoute({
     summary: 'Roll: a new token for the same network; the old one dies at once',
     noBody: true,
+    responses: {
+      200: { description: 'the new token, with its secret', schema: createdAccessTokenResponse },
+    },
   })
   @HttpCode(200)
   async roll(@AccountId() accountId: string, @IdParam('tok') id: string) {

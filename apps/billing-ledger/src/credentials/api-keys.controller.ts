@@ -5,6 +5,7 @@ import { createApiKeyBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { apiKeyView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
+import { apiKeysPage, createdApiKeyResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/api-keys')
@@ -16,7 +17,7 @@ export class ApiKeysController {
   @ApiRoute({
     summary: 'Create an API key (shown once)',
     body: createApiKeyBody,
-    responses: { 201: { description: 'the key, with its secret' } },
+    responses: { 201: { description: 'the key, with its secret', schema: createdApiKeyResponse } },
   })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
@@ -26,7 +27,11 @@ export class ApiKeysController {
   }
 
   @Get()
-  @ApiRoute({ summary: 'List API keys (no secrets)', query: listQuery })
+  @ApiRoute({
+    summary: 'List API keys (no secrets)',
+    query: listQuery,
+    responses: { 200: { description: 'a page of keys', schema: apiKeysPage } },
+  })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(await this.credentials.listApiKeys(accountId, limit + 1, cursor), limit, (row) =>

@@ -1,4 +1,5 @@
 import { api, BillingHarness, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
+import { topUpResponse } from '../http/response.schemas';
 
 interface TopUp {
   id: string;
@@ -71,6 +72,7 @@ describe('billing-ledger Idempotency-Key binds to its request (real Postgres + N
     expect([credited.status, credited.body.error]).toEqual([409, 'idempotency_key_reused']);
     const own = await credit('operator-1', { cu: 300 });
     expect([own.status, own.body.source]).toEqual([201, 'operator']);
+    expect(topUpResponse.safeParse(own.body).error).toBeUndefined();
     expect((await credit('operator-1', { cu: 300 })).body.id).toBe(own.body.id);
     expect((await credit('operator-1', { cu: 301 })).body.error).toBe('idempotency_key_reused');
   });

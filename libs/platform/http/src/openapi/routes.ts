@@ -67,3 +67,22 @@ export function routesWithoutSpec(controllers: readonly Type<unknown>[]): string
         `${route.method.toUpperCase()} ${route.path} (${route.controller}.${route.handler})`,
     );
 }
+
+/**
+ * Routes whose success answer has no schema in the document (clients generating SDKs need one):
+ * every route needs a 2xx response with a `schema`, unless its only success is a 204 (no body).
+ */
+export function routesWithoutResponseSchema(controllers: readonly Type<unknown>[]): string[] {
+  return declaredRoutes(controllers)
+    .filter((route) => {
+      const success = Object.entries(route.spec?.responses ?? {}).filter(
+        ([status]) => Number(status) >= 200 && Number(status) < 300,
+      );
+      if (success.length === 1 && success[0]![0] === '204') return false;
+      return !success.some(([, response]) => response.schema);
+    })
+    .map(
+      (route) =>
+        `${route.method.toUpperCase()} ${route.path} (${route.controller}.${route.handler})`,
+    );
+}
