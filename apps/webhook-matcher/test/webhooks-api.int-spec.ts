@@ -189,6 +189,47 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
   });
 
+  it('Idempotency-Key with a different body: 409 idempotency_key_reused, nothing created or changed; the same body in another spelling still replays the first webhook', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const first = await create(key, { name: 'first' }, { 'idempotency-key': 'k-body' });
+    expect(first.status).toBe(201);
+    for (const other of [
+      { name: 'second' },
+      { name: 'first', addresses: [address(2)] },
+      { name: 'first', target_url: 'https://other.example.com/in' },
+      { name: 'first', confirm_depth: 12 },
+    ]) {
+      const reused = await create(key, other, { 'idempotency-key': 'k-body' });
+      expect([reused.status, reused.body.error]).toEqual([409, 'idempotency_key_reused']);
+      expect(JSON.stringify(reused.body)).not.toContain(first.body.secret);
+    }
+    // Same fields, other key order and spacing: the same request.
+    const respelled = await s.call(
+      'POST',
+      '/webhooks',
+      key,
+      `{ "addresses": ["${address(1)}"], "target_url": "${TARGET}", "name": "first",
+         "trigger_type": "address_activity", "network": "eth-mainnet" }`,
+      { 'idempotency-key': 'k-body' },
+    );
+    expect([respelled.status, respelled.body.id, respelled.body.secret]).toEqual([
+      201,
+      first.body.id,
+      first.body.secret,
+    ]);
+    const listed = (await s.call('GET', '/webhooks', key)).body.items;
+    expect(listed.map((w: { id: string; version: number }) => [w.id, w.version])).toEqual([
+      [first.body.id, 1],
+    ]);
+    // A key stored before its fingerprint (migration 1764400000000) replays as it did.
+    await s.dataSource.query(
+      `UPDATE webhooks.webhooks SET idempotency_request_hash = NULL WHERE id = $1`,
+      [first.body.id],
+    );
+    const old = await create(key, { name: 'second' }, { 'idempotency-key': 'k-body' });
+    expect([old.status, old.body.id]).toEqual([201, first.body.id]);
+  });
+
   it('Idempotency-Key after DELETE: 409 idempotency_key_reused (never 201 with a deleted webhook, never a second webhook)', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const first = await create(key, {}, { 'idempotency-key': 'k-deleted' });

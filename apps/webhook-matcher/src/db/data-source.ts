@@ -2,6 +2,7 @@ import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { WebhooksInitial1764100000000 } from '../migrations/1764100000000-webhooks-initial';
 import { MatchingEvents1764200000000 } from '../migrations/1764200000000-matching-events';
 import { DeliveriesAttempts1764300000000 } from '../migrations/1764300000000-deliveries-attempts';
+import { IdempotencyRequestHash1764400000000 } from '../migrations/1764400000000-idempotency-request-hash';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   WebhooksInitial1764100000000,
   MatchingEvents1764200000000,
   DeliveriesAttempts1764300000000,
+  IdempotencyRequestHash1764400000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

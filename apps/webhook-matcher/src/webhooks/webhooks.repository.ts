@@ -27,6 +27,8 @@ export interface WebhookRow {
   version: number;
   published_version: number;
   idempotency_key: string | null;
+  /** requestFingerprint of the create that used idempotency_key (null before the migration). */
+  idempotency_request_hash: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -50,6 +52,7 @@ export interface NewWebhook {
   targetUrl: string;
   secretSealed: string;
   idempotencyKey: string | null;
+  idempotencyRequestHash: string | null;
   now: Date;
 }
 
@@ -59,8 +62,8 @@ export class WebhooksRepository {
     const rows: WebhookRow[] = await m.query(
       `INSERT INTO webhooks.webhooks (id, account_id, name, status, chain, network, trigger_type, filters, addresses,
          list_refs, filter_tree, inline_address_count, confirm_depth, phases, target_url, secret_sealed,
-         idempotency_key, created_at, updated_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$18) RETURNING *`,
+         idempotency_key, idempotency_request_hash, created_at, updated_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$19) RETURNING *`,
       [
         w.id,
         w.accountId,
@@ -79,6 +82,7 @@ export class WebhooksRepository {
         w.targetUrl,
         w.secretSealed,
         w.idempotencyKey,
+        w.idempotencyRequestHash,
         w.now,
       ],
     );

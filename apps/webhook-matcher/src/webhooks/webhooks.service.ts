@@ -35,6 +35,7 @@ import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
 import { StatusService, webhookCapsOf } from '../status/status.service';
 import { chainAndNetwork } from './networks';
+import { requestFingerprint } from './request-fingerprint';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
@@ -72,12 +73,23 @@ export class WebhooksService {
       allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
     });
     const phases = body.phases ?? [...PHASES];
+    // After the filter's checks: the fingerprint's canonical JSON recurses over a bounded body.
+    const requestHash = idempotencyKey === null ? null : requestFingerprint('create-webhook', body);
     const fresh = await this.credentials.accountFacts(accountId);
     const secret = newSigningSecret();
     const result = await this.dataSource.transaction(async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       if (idempotencyKey !== null) {
         const first = await this.webhooks.findByIdempotencyKey(m, accountId, idempotencyKey);
+        // A key names one request (IETF idempotency-key draft, Stripe): another body with it is
+        // refused, never answered with the first webhook. Keys stored before their fingerprint
+        // (null) replay as before. README "Idempotency-Key".
+        if (
+          first &&
+          first.idempotency_request_hash !== null &&
+          first.idempotency_request_hash !== requestHash
+        )
+          throw idempotencyKeyOfAnotherRequest();
         if (first?.status === 'deleted') throw idempotencyKeyOfDeletedWebhook();
         // A replay answers the key's webhook as it is now and the secret that signs now (after
         // a rotation, the rotated one): README "Idempotency-Key".
@@ -117,6 +129,7 @@ export class WebhooksService {
         targetUrl,
         secretSealed: sealSecret(this.secretsKey, secret),
         idempotencyKey,
+        idempotencyRequestHash: requestHash,
         now,
       });
       await this.history.record(m, {
@@ -331,6 +344,17 @@ const idempotencyKeyOfDeletedWebhook = () =>
     'idempotency_key_reused',
     'conflict',
     'the webhook created with this Idempotency-Key has been deleted; send a new key to create another',
+  );
+
+/**
+ * README "Idempotency-Key": the key with a different request. 409 like billing-ledger's top-up
+ * keys and the deleted webhook's key above: the draft suggests 422, which no error kind maps to.
+ */
+const idempotencyKeyOfAnotherRequest = () =>
+  new DomainError(
+    'idempotency_key_reused',
+    'conflict',
+    'this Idempotency-Key was used with a different request; send a new key for a new webhook',
   );
 
 function transitionError(result: ReturnType<typeof transition>): DomainError {

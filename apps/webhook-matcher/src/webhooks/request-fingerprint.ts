@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * JSON with object keys sorted, so two spellings of one request give one text. Recursive: call
+ * it on a validated body only (the filter tree at most 8 levels, the rest flat).
+ */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * What an `Idempotency-Key` is bound to: sha256 (hex) of the operation and the request as
+ * validated (`<operation>\n<canonical JSON>`), so whitespace and key order do not matter and any
+ * other field value does. The same form as billing-ledger's top-up keys (its
+ * `src/idempotency/request-fingerprint.ts`).
+ */
+export function requestFingerprint(operation: string, request: unknown): string {
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(request)}`)
+    .digest('hex');
+}
