@@ -2,6 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, UseGuards } from
 import { DomainError } from '@meridian/errors';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { topUpResponse, topUpsPage } from '../http/response.schemas';
 import { listQuery, topUpBody } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
@@ -28,7 +29,7 @@ export class TopUpsController {
   @ApiRoute({
     summary: 'Buy CU (recorded as bought; pending until it clears). Header Idempotency-Key',
     body: topUpBody,
-    responses: { 201: { description: 'the pending top-up' } },
+    responses: { 201: { description: 'the pending top-up', schema: topUpResponse } },
   })
   @HttpCode(201)
   async create(
@@ -43,7 +44,11 @@ export class TopUpsController {
   }
 
   @Get()
-  @ApiRoute({ summary: 'List top-ups', query: listQuery })
+  @ApiRoute({
+    summary: 'List top-ups',
+    query: listQuery,
+    responses: { 200: { description: 'a page of top-ups', schema: topUpsPage } },
+  })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(await this.accounts.listTopUps(accountId, limit + 1, cursor), limit, topUpView);
