@@ -152,6 +152,73 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     });
   });
 
+  it('every plan limit is a 409 with its cap_ code whatever the route, counted on distinct addresses; only a body over 5 MiB is 413 (QA: 100,001 addresses were 400 malformed_body on POST /address-lists and PUT entries)', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const over = addresses(0x100000, 100_001);
+    const expectCap = (answer: { status: number; body: Record<string, unknown> }, code: string) =>
+      expect([answer.status, answer.body.error]).toEqual([409, code]);
+    const created = await s.call('POST', '/address-lists', key, { name: 'big', addresses: over });
+    expectCap(created, 'cap_addresses_per_list_exceeded');
+    expect(created.body).toMatchObject({ limit: 100_000, requested: 100_001 });
+    expect((await s.call('GET', '/address-lists', key)).body.items).toEqual([]);
+    const list = (
+      await s.call('POST', '/address-lists', key, { name: 'l', addresses: [address(1)] })
+    ).body.id as string;
+    const before = (await s.call('GET', `/address-lists/${list}`, key)).body;
+    expectCap(
+      await s.call('PUT', `/address-lists/${list}/entries`, key, { addresses: over }),
+      'cap_addresses_per_list_exceeded',
+    );
+    expectCap(
+      await s.call('POST', `/address-lists/${list}/entries`, key, { addresses: over }),
+      'cap_addresses_per_list_exceeded',
+    );
+    expect((await s.call('GET', `/address-lists/${list}`, key)).body).toEqual(before);
+    // Duplicates collapse before the count: 100,001 strings naming 100,000 addresses fit.
+    const replaced = await s.call('PUT', `/address-lists/${list}/entries`, key, {
+      addresses: [...over.slice(0, 100_000), over[0]],
+    });
+    expect([replaced.status, replaced.body.size]).toEqual([200, 100_000]);
+    // Addresses written directly in a filter: the shorthand, a leaf, and a PATCH.
+    const inline = (body: Record<string, unknown>) => create(key, { addresses: [], ...body });
+    expectCap(await inline({ addresses: over }), 'cap_inline_addresses_exceeded');
+    expectCap(
+      await inline({ filters: { address: { dir: 'in', in: over } } }),
+      'cap_inline_addresses_exceeded',
+    );
+    const mine = (await create(key)).body.id as string;
+    expectCap(
+      await s.call('PATCH', `/webhooks/${mine}`, key, { addresses: over }),
+      'cap_inline_addresses_exceeded',
+    );
+    // Lists per webhook: counted before the lists are looked up, however many are named.
+    const ids = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `al_${[...i.toString(32).padStart(24, '0')].map((c) => 'abcdefghijklmnopqrstuvwxyz234567'[parseInt(c, 32)]).join('')}`,
+      );
+    expectCap(await inline({ list_refs: ids(11) }), 'cap_list_refs_exceeded');
+    expectCap(
+      await inline({ filters: { address: { dir: 'any', list_refs: ids(1_001) } } }),
+      'cap_list_refs_exceeded',
+    );
+    expectCap(
+      await s.call('PATCH', `/webhooks/${mine}`, key, { list_refs: ids(5_000) }),
+      'cap_list_refs_exceeded',
+    );
+    // Within the caps, a list that is not the account's is still 400 unknown_address_list.
+    const unknown = await inline({ list_refs: ids(1) });
+    expect([unknown.status, unknown.body.error]).toEqual([400, 'unknown_address_list']);
+    // Only the body's size is 413: 120,000 addresses are about 5.4 MB.
+    const tooBig = await s.call('POST', '/address-lists', key, {
+      name: 'too big',
+      addresses: addresses(0x200000, 120_000),
+    });
+    expect([tooBig.status, tooBig.body.error]).toEqual([413, 'request_too_large']);
+    expect((await s.call('GET', `/webhooks/${mine}`, key)).body.version).toBe(1);
+  });
+
   it("billing's test clock route does not exist without TEST_CLOCK_CONTROL (production config)", async () => {
     await expect(s.billing.advanceClock(0)).rejects.toThrow(/ 404 /);
   });

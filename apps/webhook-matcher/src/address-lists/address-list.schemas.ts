@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { pageLimit } from '../webhooks/webhook.schemas';
 
-/** One request carries at most this many addresses (a full list; the body cap is about 5 MiB). */
-export const MAX_ADDRESSES_PER_REQUEST = 100_000;
-
-const addresses = z.array(z.string().max(100)).max(MAX_ADDRESSES_PER_REQUEST);
+/**
+ * No count here: the plan's addresses-per-list cap is a 409 cap_addresses_per_list_exceeded on
+ * every route (spec limits rule 6), counted after duplicates collapse; the body's 5 MiB (413)
+ * bounds the array.
+ */
+const addresses = z.array(z.string().max(100));
 
 export const createListBody = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -75,19 +75,6 @@ export class AddressListsRepository {
     return new Map(rows.map((r) => [r.id, r.entry_count]));
   }
 
-  /** Ids of `ids` that are lists of the account. */
-  async existing(
-    m: EntityManager,
-    accountId: string,
-    ids: readonly string[],
-  ): Promise<Set<string>> {
-    const rows: Array<{ id: string }> = await m.query(
-      `SELECT id FROM webhooks.address_lists WHERE account_id = $1 AND id = ANY($2::text[])`,
-      [accountId, ids],
-    );
-    return new Set(rows.map((r) => r.id));
-  }
-
   /** Adds addresses (duplicates ignored); returns how many were new. */
   async addEntries(
     m: EntityManager,

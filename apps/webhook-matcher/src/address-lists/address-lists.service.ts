@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { checkListCreate, checkListResize } from '@meridian/plans';
+import { checkListCreate, checkListResize, checkListSize } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import { normalizeAddress } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -47,6 +47,8 @@ export class AddressListsService {
     return this.dataSource.transaction(async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       checkListCreate(webhookCapsOf(facts), await this.lists.count(m, accountId));
+      // Known before any row is written: a list over the cap is refused without inserting it.
+      checkListSize(webhookCapsOf(facts), entries.length);
       const list = await this.lists.insert(m, {
         id: newId('al'),
         accountId,
@@ -129,6 +131,7 @@ export class AddressListsService {
       if (!list || !facts) throw listNotFound();
       let added = 0;
       let removed = 0;
+      if (mode === 'replace') checkListSize(webhookCapsOf(facts), entries.length);
       if (mode === 'remove') removed = await this.lists.removeEntries(m, id, entries);
       else {
         if (mode === 'replace') removed = await this.lists.removeAllExcept(m, id, entries);

@@ -151,7 +151,7 @@ export class WebhooksService {
 
   /**
    * Plan caps for a create (current = null) or an update: team without a plan first (403), then
-   * the lists must be the account's, then the counting rules of @meridian/plans.
+   * the counting rules of @meridian/plans (409), then the lists must be the account's (400).
    */
   private async checkCaps(
     m: EntityManager,
@@ -167,20 +167,12 @@ export class WebhooksService {
       })
     )
       throw transitionError(transition(null, 'create', { planRequired: true }));
-    const known = await this.lists.existing(m, facts.accountId, filter.referencedLists);
-    const unknown = filter.referencedLists.find((l) => !known.has(l));
-    if (unknown !== undefined)
-      throw new DomainError(
-        'unknown_address_list',
-        'invalid',
-        `no address list ${quoteInput(unknown)} in this account`,
-        {
-          details: { path: 'list_refs', list_id: unknown },
-        },
-      );
     const counted = await this.webhooks.counted(m, facts.accountId);
     const sizes = await this.lists.sizes(m, facts.accountId);
     const previous = current ? counted.find((w) => w.id === current.id) : undefined;
+    // The caps first (spec limits rule 6: a request over a limit is a 409 with its cap_ code,
+    // also when it names lists that do not exist; a list unknown here counts 0 addresses, so
+    // no cap is reached through one), then the lists must be the account's.
     checkWebhookWrite(webhookCapsOf(facts), {
       candidate: {
         id: current?.id ?? '(new)',
@@ -192,6 +184,16 @@ export class WebhooksService {
       isNew: current === null,
       previousAddresses: previous ? addressesOfWebhook(previous, sizes) : undefined,
     });
+    const unknown = filter.referencedLists.find((l) => !sizes.has(l));
+    if (unknown !== undefined)
+      throw new DomainError(
+        'unknown_address_list',
+        'invalid',
+        `no address list ${quoteInput(unknown)} in this account`,
+        {
+          details: { path: 'list_refs', list_id: unknown },
+        },
+      );
   }
 
   async get(accountId: string, id: string): Promise<WebhookRow> {

@@ -5,6 +5,7 @@ import {
   addressesOfWebhook,
   checkListCreate,
   checkListResize,
+  checkListSize,
   checkWebhookWrite,
   fittingWebhooks,
   planFit,
@@ -115,6 +116,20 @@ describe('checkWebhookWrite (every webhook cap code)', () => {
     );
     // An unreferenced list only meets the per-list cap.
     expect(codeOf(() => checkListResize(free, 'L9', 100_000, users, lists))).toBe('ok');
+  });
+
+  it('checkListSize: the per-list cap alone (a create or replace, before any row is written)', () => {
+    expect(codeOf(() => checkListSize(starter, 100_000))).toBe('ok');
+    expect(codeOf(() => checkListSize(starter, 100_001))).toBe('cap_addresses_per_list_exceeded');
+    try {
+      checkListSize(free, 250_000);
+    } catch (error) {
+      expect((error as { details?: unknown }).details).toEqual({
+        cap: 'addressesPerList',
+        limit: 100_000,
+        requested: 250_000,
+      });
+    }
   });
 });
 

@@ -70,6 +70,12 @@ export function checkListCreate(caps: WebhookCaps, existingLists: number): void 
     throw capExceeded('addressLists', caps.addressLists, existingLists + 1);
 }
 
+/** Rule 5: one list holds at most `addressesPerList` addresses (409 cap_addresses_per_list_exceeded). */
+export function checkListSize(caps: WebhookCaps, size: number): void {
+  if (size > caps.addressesPerList)
+    throw capExceeded('addressesPerList', caps.addressesPerList, size);
+}
+
 /**
  * A change of one list's size: the list cap (rule 5), then every webhook that references it is
  * checked again (addresses per webhook, rule 2) and the account total (rule 3).
@@ -81,8 +87,7 @@ export function checkListResize(
   webhooks: readonly CountedWebhook[],
   lists: ListSizes,
 ): void {
-  if (newSize > caps.addressesPerList)
-    throw capExceeded('addressesPerList', caps.addressesPerList, newSize);
+  checkListSize(caps, newSize);
   const after = new Map(lists);
   after.set(listId, newSize);
   for (const webhook of webhooks) {

@@ -204,6 +204,20 @@ describe('normalizeFilter', () => {
     expect(errorOf({ filters })).toEqual({ code: 'filter_too_large', path: 'filters.all[255]' });
   });
 
+  it('counts any number of inline addresses and list references: their limits are plan caps (409), not shape errors', () => {
+    const many = Array.from({ length: 100_001 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+    const b32 = 'abcdefghijklmnopqrstuvwxyz234567';
+    const lists = Array.from(
+      { length: 1_001 },
+      (_, i) => `al_${'a'.repeat(22)}${b32[i % 32]}${b32[Math.floor(i / 32)]}`,
+    );
+    expect(normalizeFilter({ addresses: many }).inlineAddresses).toBe(100_001);
+    expect(normalizeFilter({ filters: { contract: { in: many } } }).inlineAddresses).toBe(100_001);
+    const leaf = normalizeFilter({ filters: { address: { list_refs: lists } } });
+    expect(leaf.referencedLists).toHaveLength(1_001);
+    expect(normalizeFilter({ list_refs: lists }).referencedLists).toHaveLength(1_001);
+  });
+
   it('accepts depth 8 and 256 nodes', () => {
     expect(() => normalizeFilter({ filters: nest(8) })).not.toThrow();
     expect(

@@ -39,7 +39,12 @@ export type FilterNode =
   | { readonly topic: { readonly position: 0 | 1 | 2 | 3; readonly in: readonly string[] } }
   | { readonly tx_hash: { readonly in: readonly string[] } };
 
-const stringList = z.array(z.string()).max(100_000);
+/**
+ * Unbounded here on purpose: how many addresses and lists a filter holds are plan caps (409
+ * cap_inline_addresses_exceeded, cap_list_refs_exceeded, …, counted by @meridian/plans on the
+ * walk's numbers) and hashes are the walk's filter_too_large; the 5 MiB body (413) bounds them.
+ */
+const stringList = z.array(z.string());
 
 type RawNode = {
   all?: RawNode[];
@@ -65,7 +70,7 @@ const nodeSchema: z.ZodType<RawNode> = z.lazy(() =>
         .strictObject({
           dir: z.enum(['in', 'out', 'any']).optional(),
           in: stringList.optional(),
-          list_refs: z.array(z.string()).max(1_000).optional(),
+          list_refs: stringList.optional(),
         })
         .optional(),
       contract: z.strictObject({ in: stringList.min(1) }).optional(),
@@ -258,7 +263,7 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
     }
     filters = walk(parsed.data, 'filters', 1, state);
   }
-  const shorthand = z.array(z.string()).max(100_000).optional();
+  const shorthand = stringList.optional();
   const rawAddresses = shorthand.safeParse(input.addresses ?? undefined);
   if (!rawAddresses.success) throw invalid('malformed_body', 'addresses', 'a list of addresses');
   const rawLists = shorthand.safeParse(input.list_refs ?? undefined);
