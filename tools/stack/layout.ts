@@ -50,7 +50,9 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       app: 'billing-ledger',
       httpPort: port(1),
       grpcPort: port(51),
-      env: {},
+      // The demo's users top up and change plans themselves (a deployment lets only the
+      // operator, or its payment integration, do that: apps/billing-ledger README).
+      env: { SELF_SERVICE_BILLING: 'true' },
     },
     ...ENDPOINTS.map((region, index) => ({
       name: `rpc-gateway-${region}`,

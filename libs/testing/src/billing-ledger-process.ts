@@ -76,6 +76,8 @@ export async function startBillingLedgerProcess(
     GRPC_PORT: String(grpcPort),
     OPERATOR_TOKEN: options.operatorToken,
     NATS_PREFIX: options.natsPrefix,
+    // Tests top up through the account route, as the local stack's demo users do.
+    SELF_SERVICE_BILLING: 'true',
     ...options.env,
   };
   const url = `http://127.0.0.1:${httpPort}`;

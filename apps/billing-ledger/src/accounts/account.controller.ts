@@ -28,7 +28,7 @@ export class AccountController {
       this.accounts.get(accountId),
       this.accounts.pendingTopUps(accountId),
     ]);
-    return accountView(row, pending, this.clock.now());
+    return accountView(row, pending, this.clock.now(), this.accounts.selfServiceBilling);
   }
 
   @Get('balance')
@@ -59,12 +59,14 @@ export class AccountController {
 
   @Put('plan')
   @ApiRoute({
-    summary: 'Change the plan (enterprise: operator only)',
+    summary:
+      'Change the plan (403 self_service_disabled unless SELF_SERVICE_BILLING; enterprise: operator only)',
     body: accountPlanBody,
     responses: { 200: { description: 'the account', schema: accountResponse } },
   })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);
+    this.accounts.requireSelfService();
     if (plan === 'enterprise') {
       throw new DomainError(
         'contract_required',
@@ -78,6 +80,11 @@ export class AccountController {
       plan,
       plan === current.planId ? current.contract : null,
     );
-    return accountView(row, await this.accounts.pendingTopUps(accountId), this.clock.now());
+    return accountView(
+      row,
+      await this.accounts.pendingTopUps(accountId),
+      this.clock.now(),
+      this.accounts.selfServiceBilling,
+    );
   }
 }

@@ -121,12 +121,31 @@ export class AccountsService {
     return this.get(accountId);
   }
 
+  /** Whether accounts buy their own top-ups and change their own plan (`SELF_SERVICE_BILLING`). */
+  get selfServiceBilling(): boolean {
+    return this.config.SELF_SERVICE_BILLING;
+  }
+
+  /**
+   * The account's own top-ups and plan changes, refused unless the deployment lets accounts
+   * pay for themselves: otherwise the operator API is the only way CU and plans are granted.
+   */
+  requireSelfService(): void {
+    if (!this.config.SELF_SERVICE_BILLING)
+      throw new DomainError(
+        'self_service_disabled',
+        'forbidden',
+        'top-ups and plan changes are made by the operator of this service',
+      );
+  }
+
   async topUp(
     accountId: string,
     cu: number,
     source: 'account' | 'operator',
     requestKey: string | null,
   ): Promise<TopUpRow> {
+    if (source === 'account') this.requireSelfService();
     await this.get(accountId);
     // The key binds to this request first: reused with another amount or by the other top-up
     // route it is refused; a retry of the same request answers the top-up it created first.

@@ -106,7 +106,7 @@ export class AdminController {
       this.accounts.get(id),
       this.accounts.pendingTopUps(id),
     ]);
-    return accountView(row, pending, this.clock.now());
+    return accountView(row, pending, this.clock.now(), this.accounts.selfServiceBilling);
   }
 
   @Get(':id/usage')
@@ -174,7 +174,7 @@ export class AdminController {
 
   private createdView({ account, apiKey }: { account: BalanceRow; apiKey: Created<ApiKeyRow> }) {
     return {
-      account: accountView(account, [], this.clock.now()),
+      account: accountView(account, [], this.clock.now(), this.accounts.selfServiceBilling),
       api_key: apiKeyView(apiKey.row, apiKey.secret),
     };
   }
@@ -189,7 +189,12 @@ export class AdminController {
   async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
     const row = await this.accounts.setPlan(id, input.plan, contractOf(input.contract));
-    return accountView(row, await this.accounts.pendingTopUps(id), this.clock.now());
+    return accountView(
+      row,
+      await this.accounts.pendingTopUps(id),
+      this.clock.now(),
+      this.accounts.selfServiceBilling,
+    );
   }
 
   @Post(':id/top-ups')

@@ -12,6 +12,17 @@ export const configSchema = z.object({
   /** How long a top-up stays pending before it clears (spec: one to two minutes). */
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
   /**
+   * Whether an account buys its own top-ups (`POST /top-ups`) and changes its own plan
+   * (`PUT /account/plan`). `false` (the default): only the operator does, through the operator
+   * API, which is where a deployment's payment integration credits what its users paid; the two
+   * account routes answer 403 `self_service_disabled`. `true`: recorded as bought (payment is
+   * outside this service), as the local stack's demo does.
+   */
+  SELF_SERVICE_BILLING: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /**
    * How often top-up clearing, allowance resets and re-publishing run, and how often the usage
    * journals' retention looks whether its hour came (0 = never; tests tick by hand).
    */

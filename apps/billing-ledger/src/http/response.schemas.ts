@@ -38,6 +38,8 @@ export const accountResponse = z.strictObject({
   plan: z.enum(PLAN_IDS).nullable(),
   plan_required: z.boolean(),
   node_owner: z.boolean(),
+  /** Whether the account may top up and change its plan itself (`SELF_SERVICE_BILLING`). */
+  self_service_billing: z.boolean(),
   plan_started_at: iso,
   created_at: iso,
   caps: z.strictObject({

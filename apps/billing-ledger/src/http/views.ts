@@ -24,7 +24,13 @@ export function balanceView(row: BalanceRow, pending: TopUpRow[], now: Date) {
   };
 }
 
-export function accountView(row: BalanceRow, pending: TopUpRow[], now: Date) {
+/** `selfServiceBilling`: whether this deployment lets the account top up and change its plan. */
+export function accountView(
+  row: BalanceRow,
+  pending: TopUpRow[],
+  now: Date,
+  selfServiceBilling: boolean,
+) {
   const caps = capsOf(row);
   return {
     id: row.accountId,
@@ -33,6 +39,7 @@ export function accountView(row: BalanceRow, pending: TopUpRow[], now: Date) {
     plan: row.planId,
     plan_required: row.planId === null && !row.nodeOwner,
     node_owner: row.nodeOwner,
+    self_service_billing: selfServiceBilling,
     plan_started_at: row.planStartedAt.toISOString(),
     created_at: row.createdAt.toISOString(),
     caps: {

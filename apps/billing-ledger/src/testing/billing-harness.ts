@@ -102,6 +102,8 @@ export class BillingHarness {
       OPERATOR_TOKEN,
       LEDGER_TICK_MS: '0',
       LOG_LEVEL: 'silent',
+      // Tests buy top-ups through the account route; the refusal is tested with 'false'.
+      SELF_SERVICE_BILLING: 'true',
       ...overrides,
     });
   }
@@ -173,6 +175,7 @@ export class BillingHarness {
         OPERATOR_TOKEN,
         LEDGER_TICK_MS: '0',
         LOG_LEVEL: 'warn',
+        SELF_SERVICE_BILLING: 'true',
         ...env,
       },
       healthUrl: `http://127.0.0.1:${port}/readyz`,

@@ -27,6 +27,8 @@ export interface Account {
   type: string;
   plan: string | null;
   plan_required: boolean;
+  /** Whether this deployment lets the account top up (and change plan) itself. */
+  self_service_billing: boolean;
   caps: {
     node_rps: number;
     access_tokens: number;
