@@ -35,6 +35,7 @@ function apiOf(stack: () => MatcherTestStack) {
     (await stack().call('GET', '/webhooks/limits', key)).body.usage as {
       webhooks: number;
       active_webhooks: number;
+      webhooks_status_active: number;
       account_addresses: number;
     };
   /** The account's balance facts as this app last stored them (from billing's events). */
@@ -289,6 +290,14 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const newer = (await create(key)).body.id;
     await s.billing.setPlan(accountId, 'free');
     await eventually(async () => (await statusOf(key, older)) === 'paused_plan');
+    // While the newer one holds Free's one slot, the resume would make 2 active webhooks.
+    const refused = await post(key, older, 'resume');
+    expect([
+      refused.status,
+      refused.body.error,
+      refused.body.limit,
+      refused.body.requested,
+    ]).toEqual([409, 'cap_active_webhooks_exceeded', 1, 2]);
     await s.call('DELETE', `/webhooks/${newer}`, key);
     expect((await post(key, older, 'resume')).body.status).toBe('active');
   });
@@ -454,7 +463,12 @@ describe('status machine and plan caps through the API (real billing-ledger plan
         attemptsSinceFailing: 20,
       }),
     ).toBe(true);
-    expect(await usageOf(starter.key)).toMatchObject({ webhooks: 3, active_webhooks: 1 });
+    // The usage beside caps.active_webhooks counts what the cap counts: paused ones too (rule 1).
+    expect(await usageOf(starter.key)).toMatchObject({
+      webhooks: 3,
+      active_webhooks: 3,
+      webhooks_status_active: 1,
+    });
     await deleteFreesSlot(starter.key, active, 'active');
     await deleteFreesSlot(starter.key, paused, 'paused');
     await deleteFreesSlot(starter.key, auto, 'paused_auto');
@@ -512,7 +526,11 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const after = await Promise.all(twelve.map((id) => statusOf(growth.key, id)));
     // Starter holds 10: the 10 newest are active, the 2 oldest stay paused_plan.
     expect(after).toEqual([...Array(2).fill('paused_plan'), ...Array(10).fill('active')]);
-    expect(await usageOf(growth.key)).toMatchObject({ webhooks: 12, active_webhooks: 10 });
+    expect(await usageOf(growth.key)).toMatchObject({
+      webhooks: 12,
+      active_webhooks: 12,
+      webhooks_status_active: 10,
+    });
   });
 
   it('a downgrade over an address cap (not the webhook count) pauses the oldest that no longer fits; its resume names the address cap', async () => {
@@ -533,6 +551,8 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     });
     const refused = await post(account.key, big, 'resume');
     expect([refused.status, refused.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
+    // What the resume would bring the account to: the 15 of the active ones and its own 20.
+    expect([refused.body.limit, refused.body.requested]).toEqual([20, 35]);
 
     // The same with the per-webhook cap: 20 addresses over a contract's 15.
     const perWebhook = await s.billing.createAccount({ plan: 'starter' });
@@ -544,6 +564,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect(await statusOf(perWebhook.key, narrow)).toBe('active');
     const tooWide = await post(perWebhook.key, wide, 'resume');
     expect([tooWide.status, tooWide.body.error]).toEqual([409, 'cap_addresses_exceeded']);
+    expect([tooWide.body.limit, tooWide.body.requested]).toEqual([15, 20]);
   });
 });
 

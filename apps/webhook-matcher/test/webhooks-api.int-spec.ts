@@ -357,6 +357,68 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await s.call('GET', `/address-lists/${list.body.id}`, key)).status).toBe(404);
   });
 
+  it('an address list moves version and updated_at only on a real change: a new list is version 1 (empty or not); an add of nothing new, a replace by the same set, a remove of nothing and a rename to the same name change nothing and write no change-feed row', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const empty = await s.call('POST', '/address-lists', key, { name: 'empty' });
+    expect([empty.status, empty.body.version, empty.body.size]).toEqual([201, 1, 0]);
+    const list = await s.call('POST', '/address-lists', key, {
+      name: 'one',
+      addresses: [address(1)],
+    });
+    expect([list.body.version, list.body.size]).toEqual([1, 1]);
+    expect(list.body.updated_at).toBe(list.body.created_at);
+    const feed = async () =>
+      (
+        await s.dataSource.query(
+          `SELECT count(*)::int AS n FROM webhooks.change_log WHERE account_id = $1`,
+          [accountId],
+        )
+      )[0].n as number;
+    const rowsBefore = await feed();
+    s.clock.advance(60_000);
+    const id = list.body.id as string;
+    const noops = [
+      await s.call('POST', `/address-lists/${id}/entries`, key, { addresses: [address(1)] }),
+      await s.call('POST', `/address-lists/${id}/entries`, key, { addresses: [] }),
+      await s.call('PUT', `/address-lists/${id}/entries`, key, {
+        addresses: [address(1).toUpperCase().replace('0X', '0x')],
+      }),
+      await s.call('POST', `/address-lists/${id}/entries/remove`, key, {
+        addresses: [address(2)],
+      }),
+      await s.call('PATCH', `/address-lists/${id}`, key, { name: 'one' }),
+    ];
+    for (const answer of noops) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ version: 1, size: 1, updated_at: list.body.updated_at });
+    }
+    expect(await feed()).toBe(rowsBefore);
+    // A real change moves both, once each.
+    const added = await s.call('POST', `/address-lists/${id}/entries`, key, {
+      addresses: [address(2)],
+    });
+    expect(added.body).toMatchObject({ version: 2, size: 2, added: 1 });
+    expect(added.body.updated_at).not.toBe(list.body.updated_at);
+    const renamed = await s.call('PATCH', `/address-lists/${id}`, key, { name: 'two' });
+    expect(renamed.body).toMatchObject({ version: 3, name: 'two' });
+    expect(await feed()).toBe(rowsBefore + 1);
+  });
+
+  it('a replay of a malformed event id is 400 invalid_id like a malformed webhook id; a well-formed unknown one is 404', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const hook = (await create(key)).body.id as string;
+    for (const eventId of ['zzz', 'ev_123', `ev_${'A'.repeat(32)}`, `ev_${'0'.repeat(33)}`]) {
+      const answer = await s.call('POST', `/webhooks/${hook}/deliveries/${eventId}/replay`, key);
+      expect([eventId, answer.status, answer.body.error]).toEqual([eventId, 400, 'invalid_id']);
+    }
+    for (const eventId of [`ev_${'0'.repeat(32)}`, `test_${'a'.repeat(24)}`]) {
+      const answer = await s.call('POST', `/webhooks/${hook}/deliveries/${eventId}/replay`, key);
+      expect([eventId, answer.status, answer.body.error]).toEqual([eventId, 404, 'not_found']);
+    }
+    const badHook = await s.call('POST', `/webhooks/nope/deliveries/zzz/replay`, key);
+    expect([badHook.status, badHook.body.error]).toEqual([400, 'invalid_id']);
+  });
+
   /** A 32-byte transaction hash, as written by a client (any case). */
   const txHash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 

@@ -137,6 +137,7 @@ export class AddressListsRepository {
     return rows.map((r) => r.address);
   }
 
+  /** A change of the entries: the new count, version + 1, updated_at. */
   async setCount(
     m: EntityManager,
     listId: string,
@@ -147,6 +148,17 @@ export class AddressListsRepository {
       await m.query(
         `UPDATE webhooks.address_lists SET entry_count = $2, version = version + 1, updated_at = $3 WHERE id = $1 RETURNING *`,
         [listId, count, now],
+      ),
+    );
+    return rows[0]!;
+  }
+
+  /** A new list's first entries: part of its creation, so its version stays the first (1). */
+  async setInitialCount(m: EntityManager, listId: string, count: number): Promise<AddressListRow> {
+    const rows = returning<AddressListRow>(
+      await m.query(
+        `UPDATE webhooks.address_lists SET entry_count = $2 WHERE id = $1 RETURNING *`,
+        [listId, count],
       ),
     );
     return rows[0]!;

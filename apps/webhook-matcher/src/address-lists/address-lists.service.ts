@@ -58,7 +58,7 @@ export class AddressListsService {
       const added = await this.lists.addEntries(m, list.id, entries);
       await this.checkResize(m, facts, list.id, added);
       await recordChange(m, { accountId, listId: list.id });
-      return this.lists.setCount(m, list.id, added, this.clock.now());
+      return this.lists.setInitialCount(m, list.id, added);
     });
   }
 
@@ -83,6 +83,8 @@ export class AddressListsService {
     return this.dataSource.transaction(async (m) => {
       const list = await this.lists.find(m, accountId, id, true);
       if (!list) throw listNotFound();
+      // A rename to the name it has changes nothing: version and updated_at stay.
+      if (list.name === name) return list;
       return this.lists.rename(m, id, name, this.clock.now());
     });
   }
@@ -137,6 +139,9 @@ export class AddressListsService {
         if (mode === 'replace') removed = await this.lists.removeAllExcept(m, id, entries);
         added = await this.lists.addEntries(m, id, entries);
       }
+      // Nothing added or removed (duplicates only, a replace by the same set): no write, so
+      // version and updated_at move only on a real change, and the matcher's feed stays quiet.
+      if (added === 0 && removed === 0) return { list, added, removed };
       const size = list.entry_count + added - removed;
       if (added > 0) await this.checkResize(m, facts, id, size);
       const updated = await this.lists.setCount(m, id, size, this.clock.now());

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
-import { checkId } from '../http/ids';
+import { checkEventId, checkId } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { emptyBody } from '../webhooks/webhook.schemas';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -9,7 +9,6 @@ import {
   deliveriesPage,
   deliveriesQuery,
   deliveryStats,
-  eventIdParam,
   replayRangeBody,
 } from './deliveries.schemas';
 import { attemptView, statsView } from './deliveries.view';
@@ -65,7 +64,7 @@ export class DeliveriesController {
   ) {
     parseBody(emptyBody.optional(), body);
     return this.replays.replay(accountId, checkId('wh', id), {
-      eventId: parseBody(eventIdParam, eventId),
+      eventId: checkEventId(eventId),
     });
   }
 

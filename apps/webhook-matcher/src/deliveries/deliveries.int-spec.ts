@@ -22,6 +22,9 @@ jest.setTimeout(180_000);
 
 const MIN = 60_000;
 
+/** Event ids as the matcher makes them (eventIdOf: `ev_` + 32 hex); replay checks the form. */
+const GIVEN_UP = `ev_${'a1'.padStart(32, '0')}`;
+const OTHER = `ev_${'b2'.padStart(32, '0')}`;
 describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS, Postgres, billing-ledger)', () => {
   let s: MatcherTestStack;
   let client: NatsClient;
@@ -259,21 +262,21 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       outcome: 'failure',
       attempt: 8,
       final: true,
-      eventId: 'ev_given_up',
-      payload: payload(id, 'ev_given_up', 200),
+      eventId: GIVEN_UP,
+      payload: payload(id, GIVEN_UP, 200),
     });
     await attempt(id, {
       outcome: 'failure',
       attempt: 8,
       final: true,
-      eventId: 'ev_other',
-      payload: payload(id, 'ev_other', 300),
+      eventId: OTHER,
+      payload: payload(id, OTHER, 300),
     });
     await eventually(async () => (await stats(id)).failed_total === 2);
-    const one = await s.call('POST', `/webhooks/${id}/deliveries/ev_given_up/replay`, key);
-    expect(one).toEqual({ status: 202, body: { replayed: 1, event_ids: ['ev_given_up'] } });
+    const one = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
+    expect(one).toEqual({ status: 202, body: { replayed: 1, event_ids: [GIVEN_UP] } });
     const range = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 250, to: '0x200' });
-    expect(range.body).toEqual({ replayed: 1, event_ids: ['ev_other'] });
+    expect(range.body).toEqual({ replayed: 1, event_ids: [OTHER] });
     const jobs = (await jobsOnStream()).filter((j) => j.webhookId === id);
     expect(jobs).toHaveLength(2);
     expect(jobs[0]).toMatchObject({
@@ -282,10 +285,11 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       test: false,
       payload: gaveUp.payload,
     });
-    expect(jobs[0]!.id).toMatch(new RegExp(`^${id}:ev_given_up:unconfirmed:replay-`));
-    expect((await s.call('POST', `/webhooks/${id}/deliveries/ev_unknown/replay`, key)).status).toBe(
-      404,
-    );
+    expect(jobs[0]!.id).toMatch(new RegExp(`^${id}:${GIVEN_UP}:unconfirmed:replay-`));
+    expect(
+      (await s.call('POST', `/webhooks/${id}/deliveries/ev_${'c3'.padStart(32, '0')}/replay`, key))
+        .status,
+    ).toBe(404);
     expect((await s.call('POST', `/webhooks/${id}/replay`, key, { from: 5, to: 1 })).status).toBe(
       400,
     );
@@ -293,7 +297,7 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       404,
     );
     await s.call('POST', `/webhooks/${id}/pause`, key);
-    const refused = await s.call('POST', `/webhooks/${id}/deliveries/ev_given_up/replay`, key);
+    const refused = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
     expect([refused.status, refused.body.error]).toEqual([409, 'webhook_not_active']);
   });
 });

@@ -43,8 +43,6 @@ export const replayRangeBody = z
     return { fromBlock, toBlock };
   });
 
-export const eventIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'an eventId');
-
 /**
  * One failed attempt as `GET /webhooks/{id}/deliveries` answers it. The view is typed by it and
  * the dashboard's page imports its type, so the answer, the OpenAPI document and the page that

@@ -48,7 +48,10 @@ export class LimitsController {
       usage: {
         account_addresses: accountAddresses(counted, sizes),
         webhooks: counted.length,
-        active_webhooks: counted.filter((w) => w.status === 'active').length,
+        // What caps.active_webhooks counts: every non-deleted webhook, paused ones included
+        // (spec plan limits rule 1); those in status active are webhooks_status_active.
+        active_webhooks: counted.length,
+        webhooks_status_active: counted.filter((w) => w.status === 'active').length,
         address_lists: sizes.size,
       },
     };

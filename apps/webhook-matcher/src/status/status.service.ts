@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { capExceeded, EVERY_PLAN_WEBHOOK_CAPS, planFit, type WebhookCaps } from '@meridian/plans';
+import {
+  capExceeded,
+  EVERY_PLAN_WEBHOOK_CAPS,
+  planFitCounts,
+  type WebhookCaps,
+} from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import {
   DEFAULT_SERVICE_DECISIONS,
@@ -96,10 +101,12 @@ export class StatusService {
     const counted = await this.webhooks.counted(m, facts.accountId);
     const sizes = await this.lists.sizes(m, facts.accountId);
     const out = new Map<string, TransitionFacts['planFit']>();
-    for (const [id, over] of planFit(caps, counted, sizes))
+    for (const [id, over] of planFitCounts(caps, counted, sizes))
       out.set(
         id,
-        over === null ? { fits: true } : { fits: false, error: capExceeded(over, caps[over], 0) },
+        over === null
+          ? { fits: true }
+          : { fits: false, error: capExceeded(over.cap, caps[over.cap], over.requested) },
       );
     return out;
   }

@@ -9,6 +9,7 @@ import {
   checkWebhookWrite,
   fittingWebhooks,
   planFit,
+  planFitCounts,
   type CountedWebhook,
 } from './webhook-counting';
 
@@ -165,6 +166,30 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
     expect(codeOf(() => checkWebhookWrite(caps, { ...write, previousAddresses: 40_000 }))).toBe(
       'cap_account_addresses_exceeded',
     );
+  });
+
+  it('planFitCounts: what making each non-fitting webhook active would bring its cap to', () => {
+    const caps = { ...starter, activeWebhooks: 2, addressesPerAccount: 79_999 };
+    const counts = planFitCounts(
+      caps,
+      [
+        wh('c', 0, ['L1']),
+        wh('b', 0, ['L1']),
+        wh('a', 0, ['L2']),
+        wh('z', 1),
+        wh('y', 1_001),
+        wh('x', 0, ['L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7', 'L8', 'L9', 'L10', 'L11']),
+      ],
+      lists,
+    );
+    expect(Object.fromEntries(counts)).toEqual({
+      c: null,
+      b: { cap: 'addressesPerAccount', requested: 80_000 },
+      a: null,
+      z: { cap: 'activeWebhooks', requested: 3 },
+      y: { cap: 'inlineAddresses', requested: 1_001 },
+      x: { cap: 'listRefs', requested: 11 },
+    });
   });
 
   it('keeps the account total within its cap, newest first', () => {

@@ -130,16 +130,41 @@ export function planFit(
   lists: ListSizes,
 ): Map<string, CapName | null> {
   const result = new Map<string, CapName | null>();
+  for (const [id, over] of planFitCounts(caps, newestFirst, lists))
+    result.set(id, over === null ? null : over.cap);
+  return result;
+}
+
+/** The cap a webhook is over and the count it would bring that cap to (capExceeded's requested). */
+export interface OverCap {
+  readonly cap: CapName;
+  readonly requested: number;
+}
+
+/**
+ * planFit's walk with, for a webhook that does not fit, what making it active would bring the
+ * count to: its lists or inline addresses, its own addresses, the slots of the newer fitting
+ * webhooks plus its own, or their addresses plus its own (a refused resume reports it).
+ */
+export function planFitCounts(
+  caps: WebhookCaps,
+  newestFirst: readonly CountedWebhook[],
+  lists: ListSizes,
+): Map<string, OverCap | null> {
+  const result = new Map<string, OverCap | null>();
   let slots = 0;
   let addresses = 0;
   for (const webhook of newestFirst) {
     const own = addressesOfWebhook(webhook, lists);
-    let over: CapName | null = null;
-    if (webhook.listRefs.length > caps.listRefs) over = 'listRefs';
-    else if (webhook.inlineAddresses > caps.inlineAddresses) over = 'inlineAddresses';
-    else if (own > caps.addressesPerWebhook) over = 'addressesPerWebhook';
-    else if (slots >= caps.activeWebhooks) over = 'activeWebhooks';
-    else if (addresses + own > caps.addressesPerAccount) over = 'addressesPerAccount';
+    let over: OverCap | null = null;
+    if (webhook.listRefs.length > caps.listRefs)
+      over = { cap: 'listRefs', requested: webhook.listRefs.length };
+    else if (webhook.inlineAddresses > caps.inlineAddresses)
+      over = { cap: 'inlineAddresses', requested: webhook.inlineAddresses };
+    else if (own > caps.addressesPerWebhook) over = { cap: 'addressesPerWebhook', requested: own };
+    else if (slots >= caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: slots + 1 };
+    else if (addresses + own > caps.addressesPerAccount)
+      over = { cap: 'addressesPerAccount', requested: addresses + own };
     if (over === null) {
       slots += 1;
       addresses += own;
