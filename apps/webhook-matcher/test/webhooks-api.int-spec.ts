@@ -417,6 +417,10 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     }
     const badHook = await s.call('POST', `/webhooks/nope/deliveries/zzz/replay`, key);
     expect([badHook.status, badHook.body.error]).toEqual([400, 'invalid_id']);
+    // Another account's webhook is 404 whatever the event id: nothing tells it from an unknown one.
+    const other = await s.billing.createAccount({ plan: 'starter' });
+    const foreign = await s.call('POST', `/webhooks/${hook}/deliveries/zzz/replay`, other.key);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
   });
 
   /** A 32-byte transaction hash, as written by a client (any case). */

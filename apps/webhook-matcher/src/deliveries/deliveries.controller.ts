@@ -63,9 +63,9 @@ export class DeliveriesController {
     @Body() body: unknown,
   ) {
     parseBody(emptyBody.optional(), body);
-    return this.replays.replay(accountId, checkId('wh', id), {
-      eventId: checkEventId(eventId),
-    });
+    // The webhook first: someone else's answers 404 whatever the event id (README "Event ids").
+    const row = await this.webhooks.get(accountId, checkId('wh', id));
+    return this.replays.replay(accountId, row.id, { eventId: checkEventId(eventId) });
   }
 
   @Post(':id/replay')
