@@ -3,7 +3,7 @@ import { DomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
-import { requestFingerprint } from './request-fingerprint';
+import { requestFingerprint } from '@meridian/platform-http';
 
 export const IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused';
 

@@ -1,7 +1,7 @@
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
-import { requestFingerprint } from '../idempotency/request-fingerprint';
+import { requestFingerprint } from '@meridian/platform-http';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 
 describe('billing migration: idempotency keys get the fingerprint of their request (real Postgres)', () => {

@@ -35,7 +35,7 @@ import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
 import { StatusService, webhookCapsOf } from '../status/status.service';
 import { chainAndNetwork } from './networks';
-import { requestFingerprint } from './request-fingerprint';
+import { requestFingerprint } from '@meridian/platform-http';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 
-/** JSON with object keys sorted, so two spellings of one request give one text. */
+/**
+ * JSON with object keys sorted, so two spellings of one request give one text. Recursive: call
+ * it on a validated body only (a webhook's filter tree is at most 8 levels, the rest flat).
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -13,10 +16,12 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * What an `Idempotency-Key` is bound to: sha256 (hex) of the operation and the request as
- * validated (`<operation>\n<canonical JSON>`), so whitespace and key order do not matter and a
- * different amount or route does. The migration `1765000000000-idempotency-keys` computes the
- * same for top-ups made before it; keep them in step.
+ * What an `Idempotency-Key` is bound to (billing-ledger's top-ups, webhook-matcher's webhook
+ * create): sha256 (hex) of the operation and the request as validated
+ * (`<operation>\n<canonical JSON>`), so whitespace, key order and absent fields do not matter and
+ * any other value does. A reuse with another fingerprint is 409 `idempotency_key_reused`.
+ * billing-ledger's migration `1765000000000-idempotency-keys` computes the same in SQL for
+ * top-ups made before it; keep them in step.
  */
 export function requestFingerprint(operation: string, request: unknown): string {
   return createHash('sha256')
