@@ -5,6 +5,7 @@ describe('relayRuleFor', () => {
     ['billing', 'GET', '/account/usage'],
     ['billing', 'POST', '/access-tokens/tok_1/roll'],
     ['webhooks', 'POST', '/webhooks/wh_abc/resume'],
+    ['webhooks', 'POST', '/webhooks/wh_abc/deliveries/ev_0123abcdef/replay'],
     ['webhooks', 'POST', '/address-lists/al_1/entries/remove'],
     ['audit', 'GET', '/quota'],
   ] as const)('lets %s %s %s through', (upstream, method, path) => {
@@ -18,6 +19,9 @@ describe('relayRuleFor', () => {
     ['billing', 'DELETE', '/account'],
     ['billing', 'GET', '/access-tokens/../admin/accounts'],
     ['webhooks', 'GET', '/webhooks/wh_1/../../admin'],
+    ['webhooks', 'GET', '/webhooks/wh_1/deliveries/ev_1/replay'],
+    ['webhooks', 'POST', '/webhooks/wh_1/deliveries/../../replay'],
+    ['webhooks', 'POST', '/webhooks/wh_1/replay'],
     ['audit', 'GET', '/wallet-audit/check'],
   ] as const)('refuses %s %s %s', (upstream, method, path) => {
     expect(relayRuleFor(upstream, method, path)).toBeUndefined();

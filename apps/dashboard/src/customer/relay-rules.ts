@@ -37,6 +37,11 @@ export const RELAY_RULES: readonly RelayRule[] = [
     methods: ['GET'],
     path: new RegExp(`^/webhooks/${ID}/(deliveries|stats)$`),
   },
+  {
+    upstream: 'webhooks',
+    methods: ['POST'],
+    path: new RegExp(`^/webhooks/${ID}/deliveries/[A-Za-z0-9_-]{1,128}/replay$`),
+  },
   { upstream: 'webhooks', methods: ['GET', 'POST'], path: /^\/address-lists$/ },
   {
     upstream: 'webhooks',
