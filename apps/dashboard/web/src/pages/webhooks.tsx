@@ -100,7 +100,7 @@ export function WebhooksPage() {
             <Link to="/webhooks/new">Create one</Link> to watch addresses on a network.
           </Empty>
         ) : (
-          <table className="table" data-testid="webhooks">
+          <table className="table table-stack" data-testid="webhooks">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -114,18 +114,20 @@ export function WebhooksPage() {
             <tbody>
               {webhooks.data.items.map((w) => (
                 <tr key={w.id}>
-                  <td>
+                  <td data-label="Name">
                     <Link to={`/webhooks/${w.id}`}>{w.name || w.id}</Link>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge webhook={w} />
                   </td>
-                  <td>{w.network}</td>
-                  <td>{w.trigger_type.replace(/_/g, ' ')}</td>
-                  <td className="truncate">
+                  <td data-label="Network">{w.network}</td>
+                  <td data-label="Trigger">{w.trigger_type.replace(/_/g, ' ')}</td>
+                  {/* Cut with an ellipsis in the table (the full URL on hover and on the
+                      webhook's page); written out whole, wrapped, in the phone layout. */}
+                  <td data-label="Target" className="truncate target-cell" title={w.target_url}>
                     <code>{w.target_url}</code>
                   </td>
-                  <td>{formatDateTime(w.created_at)}</td>
+                  <td data-label="Created">{formatDateTime(w.created_at)}</td>
                 </tr>
               ))}
             </tbody>
