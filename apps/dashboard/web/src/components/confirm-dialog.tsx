@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /** A modal confirmation on the native <dialog> (focus trap, Escape to cancel for free). */
 export function ConfirmDialog(props: {
@@ -12,6 +12,8 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // One page may hold several dialogs (address lists: replace and delete): ids must differ.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -19,8 +21,8 @@ export function ConfirmDialog(props: {
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onCancel={props.onCancel}>
+      <h2 id={titleId}>{props.title}</h2>
       <div className="dialog-body">{props.children}</div>
       <div className="dialog-actions">
         <button type="button" className="button button-secondary" onClick={props.onCancel}>

@@ -1,13 +1,23 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { checkAddresses } from '../addresses';
 import { api, ApiError, relay } from '../api';
+import { isCapError } from '../cap-errors';
+import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime, formatNumber } from '../format';
 import type { AddressList, Page } from '../types';
-import { splitAddresses } from './webhook-form';
-import { useAddressLists } from './webhooks';
+import { errorFor, splitAddresses } from './webhook-form';
+import { useAddressLists, useWebhooks } from './webhooks';
+
+const plural = (n: number, one: string, many: string) =>
+  `${formatNumber(n)} ${n === 1 ? one : many}`;
+
+/** Invalid entries shown by name, this many at most. */
+const SHOWN_INVALID = 5;
 
 /** Addresses out of a CSV file: every 0x-and-40-hex token in any column, in order. */
 export function addressesOfCsv(text: string): string[] {
@@ -47,8 +57,61 @@ function AddressInput(props: {
       >
         <input type="file" accept=".csv,text/csv,text/plain" onChange={(e) => void onFile(e)} />
       </Field>
-      <p className="muted">{formatNumber(splitAddresses(props.value).length)} addresses entered.</p>
+      <AddressCount text={props.value} />
     </>
+  );
+}
+
+/** Only valid addresses count (distinct, as the API stores them); the rest are named. */
+function AddressCount(props: { text: string }) {
+  const { valid, invalid, duplicates } = checkAddresses(props.text);
+  return (
+    <>
+      <p className="muted" data-testid="address-count">
+        {plural(valid.length, 'valid address', 'valid addresses')} entered
+        {duplicates > 0 && ` (${plural(duplicates, 'repeat', 'repeats')} counted once)`}.
+      </p>
+      {invalid.length > 0 && (
+        <Notice tone="warn">
+          <span data-testid="invalid-addresses">
+            {invalid.length === 1
+              ? '1 entry is not an address'
+              : `${formatNumber(invalid.length)} entries are not addresses`}{' '}
+            (0x and 40 hex digits):{' '}
+            {invalid.slice(0, SHOWN_INVALID).map((entry, i) => (
+              <span key={`${i}-${entry}`}>
+                {i > 0 && ', '}
+                <code>{entry}</code>
+              </span>
+            ))}
+            {invalid.length > SHOWN_INVALID &&
+              ` and ${formatNumber(invalid.length - SHOWN_INVALID)} more`}
+            . The API refuses the whole request while one is there.
+          </span>
+        </Notice>
+      )}
+    </>
+  );
+}
+
+/** The webhooks a refused delete names (409 list_in_use answers their ids), by name and linked. */
+function ListInUse(props: { webhookIds: string[] }) {
+  const webhooks = useWebhooks();
+  const nameOf = (id: string) => webhooks.data?.items.find((w) => w.id === id)?.name || id;
+  return (
+    <Notice tone="bad">
+      <span data-testid="list-in-use">
+        This list cannot be deleted while{' '}
+        {props.webhookIds.length === 1 ? 'a webhook uses' : 'these webhooks use'} it:{' '}
+        {props.webhookIds.map((id, i) => (
+          <span key={id}>
+            {i > 0 && ', '}
+            <Link to={`/webhooks/${id}`}>{nameOf(id)}</Link>
+          </span>
+        ))}
+        . Remove the list from {props.webhookIds.length === 1 ? 'that webhook' : 'them'} first.
+      </span>
+    </Notice>
   );
 }
 
@@ -64,6 +127,7 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
   });
   const [text, setText] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [confirmReplace, setConfirmReplace] = useState(false);
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['list-entries', props.list.id] });
     void client.invalidateQueries({ queryKey: ['address-lists'] });
@@ -79,8 +143,10 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
     },
     onSuccess: () => {
       setText('');
+      setConfirmReplace(false);
       refresh();
     },
+    onError: () => setConfirmReplace(false),
   });
   const remove = useMutation({
     mutationFn: () => api('DELETE', relay('webhooks', `/address-lists/${props.list.id}`)),
@@ -89,8 +155,17 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
       refresh();
       props.onDeleted();
     },
+    // The refusal (a webhook uses the list) is shown on the page, not behind the modal.
+    onError: () => setConfirmDelete(false),
   });
   const error = change.error instanceof ApiError ? change.error : undefined;
+  const capError = error && isCapError(error.code) ? error : undefined;
+  const inUse =
+    remove.error instanceof ApiError && remove.error.code === 'list_in_use'
+      ? (remove.error.body['webhook_ids'] as unknown)
+      : undefined;
+  const size = props.list.size ?? props.list.address_count ?? 0;
+  const replacing = checkAddresses(text).valid.length;
   return (
     <Card
       title={`List: ${props.list.name}`}
@@ -104,18 +179,18 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
         </button>
       }
     >
-      {remove.error && (
-        <Notice tone="bad">
-          {remove.error instanceof ApiError && remove.error.code === 'list_in_use'
-            ? 'A webhook uses this list; remove it from the webhook first.'
-            : remove.error.message}
-        </Notice>
-      )}
+      {remove.error &&
+        (Array.isArray(inUse) && inUse.length > 0 ? (
+          <ListInUse webhookIds={inUse.map(String)} />
+        ) : (
+          <Notice tone="bad">{remove.error.message}</Notice>
+        ))}
+      {capError && <CapNotice error={capError} />}
       <AddressInput
         label="Addresses to change"
         value={text}
         onChange={setText}
-        error={error?.fields['addresses'] ?? (error ? error.message : undefined)}
+        error={errorFor(error, 'addresses') ?? (error && !capError ? error.message : undefined)}
       />
       <div className="actions">
         <button
@@ -137,8 +212,8 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
         <button
           type="button"
           className="button button-secondary"
-          disabled={change.isPending}
-          onClick={() => change.mutate('replace')}
+          disabled={!text.trim() || change.isPending}
+          onClick={() => setConfirmReplace(true)}
         >
           Replace all with these
         </button>
@@ -164,6 +239,24 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
       )}
       {entries.data?.next_cursor && <p className="muted">Showing the first 200.</p>}
       <ConfirmDialog
+        open={confirmReplace}
+        title="Replace every address of this list?"
+        confirmLabel="Replace all"
+        danger
+        busy={change.isPending}
+        onCancel={() => setConfirmReplace(false)}
+        onConfirm={() => change.mutate('replace')}
+      >
+        <p>
+          The {plural(size, 'address', 'addresses')} of “{props.list.name}” are removed and replaced
+          by{' '}
+          {replacing === 0
+            ? 'what is in the box, which holds no valid address'
+            : `the ${plural(replacing, 'address', 'addresses')} in the box`}
+          . Every webhook using the list watches only these from then on.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
         open={confirmDelete}
         title="Delete this address list?"
         confirmLabel="Delete list"
@@ -181,19 +274,21 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
 export function AddressListsPage() {
   const client = useQueryClient();
   const lists = useAddressLists();
-  const [selected, setSelected] = useState<string | undefined>();
+  // The open list is in the address (?list=al_…): a webhook's page links to it, a reload keeps it.
+  const [params, setParams] = useSearchParams();
+  const selected = params.get('list') ?? undefined;
+  const setSelected = (id: string | undefined) =>
+    setParams(id ? { list: id } : {}, { replace: true });
   const [name, setName] = useState('');
   const [text, setText] = useState('');
   const create = useMutation({
-    mutationFn: async () => {
-      const list = await api<AddressList>('POST', relay('webhooks', '/address-lists'), {
+    // One request, name and addresses together: a refused one (a bad address, a cap) makes
+    // nothing, where a create followed by an add left an empty list behind.
+    mutationFn: () =>
+      api<AddressList>('POST', relay('webhooks', '/address-lists'), {
         name: name.trim(),
-      });
-      const addresses = splitAddresses(text);
-      if (addresses.length)
-        await api('POST', relay('webhooks', `/address-lists/${list.id}/entries`), { addresses });
-      return list;
-    },
+        addresses: splitAddresses(text),
+      }),
     onSuccess: (list) => {
       setName('');
       setText('');
@@ -207,6 +302,7 @@ export function AddressListsPage() {
     create.mutate();
   };
   const error = create.error instanceof ApiError ? create.error : undefined;
+  const addressesError = errorFor(error, 'addresses');
   const current = lists.data?.items.find((l) => l.id === selected);
   return (
     <>
@@ -217,18 +313,23 @@ export function AddressListsPage() {
       <div className="grid grid-2">
         <Card title="Create a list">
           <form onSubmit={submit} noValidate>
-            <Field label="List name" error={error?.fields['name']}>
+            <Field label="List name" error={errorFor(error, 'name')}>
               <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
             </Field>
             <AddressInput
               label="Addresses"
               value={text}
               onChange={setText}
-              error={error?.fields['addresses']}
+              error={addressesError}
             />
-            {error && !error.fields['name'] && !error.fields['addresses'] && (
-              <Notice tone="bad">{error.message}</Notice>
-            )}
+            {error &&
+              !errorFor(error, 'name') &&
+              !addressesError &&
+              (isCapError(error.code) ? (
+                <CapNotice error={error} />
+              ) : (
+                <Notice tone="bad">{error.message}</Notice>
+              ))}
             <button type="submit" className="button" disabled={!name.trim() || create.isPending}>
               Create list
             </button>

@@ -1,0 +1,31 @@
+import { checkAddresses, splitEntries } from './addresses';
+
+const A = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+const B = '0x1111111111111111111111111111111111111111';
+
+describe('splitEntries', () => {
+  it('splits on lines, commas, semicolons and spaces', () => {
+    expect(splitEntries(` ${A},${B};\n\n0x12  x `)).toEqual([A, B, '0x12', 'x']);
+  });
+});
+
+describe('checkAddresses', () => {
+  it.each([
+    ['', { valid: [], invalid: [], duplicates: 0 }],
+    [`${A}\n${B}`, { valid: [A.toLowerCase(), B], invalid: [], duplicates: 0 }],
+    // The QA case: three entries, one of them not an address, count two.
+    [`${A}\n0x1234\n${B}`, { valid: [A.toLowerCase(), B], invalid: ['0x1234'], duplicates: 0 }],
+    [`${A} ${A.toLowerCase()}`, { valid: [A.toLowerCase()], invalid: [], duplicates: 1 }],
+    [`${A}0`, { valid: [], invalid: [`${A}0`], duplicates: 0 }],
+    [
+      '1111111111111111111111111111111111111111',
+      {
+        valid: [],
+        invalid: ['1111111111111111111111111111111111111111'],
+        duplicates: 0,
+      },
+    ],
+  ])('%j', (text, expected) => {
+    expect(checkAddresses(text)).toEqual(expected);
+  });
+});
