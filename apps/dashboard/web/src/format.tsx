@@ -13,6 +13,12 @@ export function formatDateTime(iso: string | null | undefined): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** To the second: attempts of one event are seconds apart. */
+export function formatDateTimeSeconds(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 export function formatRelative(iso: string, now = Date.now()): string {
   const ms = new Date(iso).getTime() - now;
   const abs = Math.abs(ms);

@@ -23,7 +23,8 @@ export function CopyButton(props: { value: string; label: string }) {
       type="button"
       className="button button-small button-secondary"
       onClick={() => void copy()}
-      aria-label={props.label}
+      // The name starts with what the button shows (WCAG 2.5.3), "Copied" included.
+      aria-label={copied ? `Copied: ${props.label}` : props.label}
     >
       <span aria-live="polite">{copied ? 'Copied' : 'Copy'}</span>
     </button>
@@ -35,7 +36,8 @@ export function SecretOnce(props: { label: string; value: string; onDone?: () =>
   return (
     <div className="secret-once" role="status">
       <p>
-        <strong>{props.label}</strong> — copy it now; it is shown only once.
+        <strong>{props.label}</strong> — copy it now: it is shown only this once and won&apos;t be
+        shown again.
       </p>
       <div className="copy-row">
         <code className="secret-value" data-testid="secret-value">

@@ -1,14 +1,97 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useEffect, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
+import { isCapError } from '../cap-errors';
+import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { SecretOnce } from '../components/copy-button';
+import { CopyButton, SecretOnce } from '../components/copy-button';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { formatDateTime, formatNumber } from '../format';
+import { replayRows } from '../failed-deliveries';
+import { describeFilter, type FilterLine } from '../filter-tree';
+import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
-import { txHashesOf } from './webhook-form';
+import { txHashesOf, type newSecretState } from './webhook-form';
+import { useAddressLists } from './webhooks';
+
+/** Inline addresses shown before the rest fold away. */
+const SHOWN_ADDRESSES = 10;
+
+function AddressesFact(props: { addresses: string[]; hasTree: boolean }) {
+  const { addresses } = props;
+  if (addresses.length === 0) return <>{props.hasTree ? 'none outside the filter' : 'none'}</>;
+  const item = (a: string) => (
+    <li key={a}>
+      <code>{a}</code>
+    </li>
+  );
+  return (
+    <>
+      <ul className="plain-list fact-list" data-testid="inline-addresses">
+        {addresses.slice(0, SHOWN_ADDRESSES).map(item)}
+      </ul>
+      {addresses.length > SHOWN_ADDRESSES && (
+        <details>
+          <summary>Show all {formatNumber(addresses.length)}</summary>
+          <ul className="plain-list fact-list">{addresses.slice(SHOWN_ADDRESSES).map(item)}</ul>
+        </details>
+      )}
+    </>
+  );
+}
+
+/** The filter tree set through the API, one node a line, nested as the tree is (read-only). */
+function FilterTree(props: { line: FilterLine }) {
+  const { line } = props;
+  return (
+    <li>
+      <span>{line.text}</span>
+      {line.values.length > 0 && (
+        <ul className="filter-values">
+          {line.values.map((v, i) => (
+            <li key={`${i}-${v.text}`}>
+              {v.listId ? (
+                <>
+                  list <Link to={`/address-lists?list=${v.listId}`}>{v.text}</Link>
+                </>
+              ) : (
+                <code>{v.text}</code>
+              )}
+            </li>
+          ))}
+          {line.more > 0 && <li className="muted">and {formatNumber(line.more)} more</li>}
+        </ul>
+      )}
+      {line.children.length > 0 && (
+        <ul className="filter-tree">
+          {line.children.map((child, i) => (
+            <FilterTree key={i} line={child} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** A replay the API refused: while not active (409 webhook_not_active) it says what to do. */
+function ReplayError(props: { error: unknown; statusLabel: string }) {
+  if (props.error instanceof ApiError && props.error.code === 'webhook_not_active')
+    return (
+      <Notice tone="bad">
+        <span data-testid="replay-error">
+          Nothing was replayed: this webhook is {props.statusLabel.toLowerCase()}, and replays go
+          out only while it is active. Resume it, then replay the event.
+        </span>
+      </Notice>
+    );
+  const message = props.error instanceof Error ? props.error.message : 'the replay failed';
+  return (
+    <Notice tone="bad">
+      <span data-testid="replay-error">Nothing was replayed: {message}.</span>
+    </Notice>
+  );
+}
 
 function ActionError(props: { error: unknown }) {
   if (!(props.error instanceof ApiError)) return null;
@@ -20,13 +103,7 @@ function ActionError(props: { error: unknown }) {
         enough.
       </Notice>
     );
-  if (props.error.code.startsWith('cap_'))
-    return (
-      <Notice tone="bad">
-        {props.error.message} Pause or delete another webhook, or{' '}
-        <Link to="/">upgrade your plan</Link>.
-      </Notice>
-    );
+  if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
   return <Notice tone="bad">{props.error.message}</Notice>;
 }
 
@@ -47,6 +124,17 @@ export function WebhookDetailPage() {
     queryFn: () =>
       api<Page<DeliveryAttempt>>('GET', relay('webhooks', `/webhooks/${id}/deliveries`)),
   });
+  const location = useLocation();
+  // The secret of a webhook just created (the form navigates here with it): shown once, and
+  // dropped from the history entry at once so a reload shows the webhook without it.
+  const [created, setCreated] = useState(
+    () => (location.state as ReturnType<typeof newSecretState> | null)?.newSecret,
+  );
+  useEffect(() => {
+    if ((location.state as ReturnType<typeof newSecretState> | null)?.newSecret)
+      navigate('.', { replace: true, state: null });
+  }, [location.state, navigate]);
+  const lists = useAddressLists();
   const [secret, setSecret] = useState<string | undefined>();
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
   const [info, setInfo] = useState<string | undefined>();
@@ -82,6 +170,20 @@ export function WebhookDetailPage() {
       if (kind === 'test') setInfo('Test delivery queued; it is free and arrives within seconds.');
       refresh();
     },
+    // A refused delete or rotate is shown on the page, not behind the modal.
+    onError: () => setConfirm(undefined),
+  });
+  const replay = useMutation({
+    mutationFn: (eventId: string) =>
+      api<{ replayed: number; event_ids: string[] }>(
+        'POST',
+        relay('webhooks', `/webhooks/${id}/deliveries/${encodeURIComponent(eventId)}/replay`),
+        {},
+      ),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['webhook-deliveries', id] });
+      void client.invalidateQueries({ queryKey: ['webhook-stats', id] });
+    },
   });
   if (webhook.isPending) return <Loading />;
   if (webhook.isError)
@@ -89,6 +191,9 @@ export function WebhookDetailPage() {
   const w = webhook.data;
   const txHashes = txHashesOf(w.filters);
   const paused = w.status !== 'active';
+  const hasTree = w.filters !== null && w.filters !== undefined;
+  const listName = (ref: string) => lists.data?.items.find((l) => l.id === ref)?.name;
+  const replayable = deliveries.data ? replayRows(deliveries.data.items) : new Set<number>();
   return (
     <>
       <PageHeader
@@ -103,6 +208,15 @@ export function WebhookDetailPage() {
           </>
         }
       />
+      {created && (
+        <Card title="Webhook created">
+          <SecretOnce label="Signing secret" value={created} onDone={() => setCreated(undefined)} />
+          <p>
+            Verify each delivery&apos;s <code>X-Signature</code> (or the Standard Webhooks headers)
+            with this secret. Rotate it below if it is lost.
+          </p>
+        </Card>
+      )}
       <Card title="Actions">
         <div className="actions">
           {paused ? (
@@ -160,6 +274,16 @@ export function WebhookDetailPage() {
       <div className="grid grid-2">
         <Card title="Settings">
           <dl className="facts">
+            <dt>Webhook id</dt>
+            <dd>
+              <span className="copy-inline">
+                <code data-testid="webhook-id">{w.id}</code>
+                <CopyButton value={w.id} label="Copy webhook id" />
+              </span>
+              <span className="muted hint">
+                <code>webhookId</code> in every delivery
+              </span>
+            </dd>
             <dt>Target URL</dt>
             <dd>
               <code>{w.target_url}</code>
@@ -179,9 +303,32 @@ export function WebhookDetailPage() {
               </>
             )}
             <dt>Addresses</dt>
-            <dd>{formatNumber(w.addresses?.length ?? 0)} inline</dd>
+            <dd>
+              <AddressesFact addresses={w.addresses ?? []} hasTree={hasTree} />
+            </dd>
             <dt>Address lists</dt>
-            <dd>{w.list_refs?.length ? w.list_refs.join(', ') : 'none'}</dd>
+            <dd data-testid="list-refs">
+              {w.list_refs?.length
+                ? w.list_refs.map((ref, i) => (
+                    <span key={ref}>
+                      {i > 0 && ', '}
+                      <Link to={`/address-lists?list=${ref}`}>{listName(ref) ?? ref}</Link>
+                    </span>
+                  ))
+                : hasTree
+                  ? 'none outside the filter'
+                  : 'none'}
+            </dd>
+            {hasTree && (
+              <>
+                <dt>Filter</dt>
+                <dd>
+                  <ul className="filter-tree filter-root" data-testid="filter-tree">
+                    <FilterTree line={describeFilter(w.filters, listName)} />
+                  </ul>
+                </dd>
+              </>
+            )}
             <dt>Created</dt>
             <dd>{formatDateTime(w.created_at)}</dd>
           </dl>
@@ -206,6 +353,16 @@ export function WebhookDetailPage() {
         </Card>
       </div>
       <Card title="Failed deliveries">
+        {replay.error && <ReplayError error={replay.error} statusLabel={w.status_label} />}
+        {replay.data && (
+          <Notice tone="ok">
+            <span data-testid="replay-queued">
+              Replay queued: {formatNumber(replay.data.replayed)}{' '}
+              {replay.data.replayed === 1 ? 'delivery goes' : 'deliveries go'} out again for{' '}
+              {replay.data.event_ids.join(', ')}, each attempt billed like any other.
+            </span>
+          </Notice>
+        )}
         {deliveries.isPending ? (
           <Loading />
         ) : deliveries.isError ? (
@@ -213,36 +370,62 @@ export function WebhookDetailPage() {
         ) : deliveries.data.items.length === 0 ? (
           <Empty title="No failed deliveries." />
         ) : (
-          <table className="table" data-testid="failed-deliveries">
+          <table className="table table-stack" data-testid="failed-deliveries">
             <thead>
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Event</th>
+                <th scope="col">Phase</th>
                 <th scope="col">Attempt</th>
                 <th scope="col">Outcome</th>
                 <th scope="col">Answer</th>
+                <th scope="col">
+                  <span className="visually-hidden">Replay</span>
+                </th>
               </tr>
             </thead>
             <tbody>
-              {deliveries.data.items.map((d) => (
-                <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}`}>
-                  <td data-testid="delivery-at">{formatDateTime(d.at)}</td>
-                  <td>
-                    <code>{d.event_id}</code>
+              {deliveries.data.items.map((d, i) => (
+                <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}/${d.outcome}`}>
+                  <td data-label="When" data-testid="delivery-at">
+                    {formatDateTimeSeconds(d.at)}
+                  </td>
+                  <td data-label="Event">
+                    <code data-testid="delivery-event">{d.event_id}</code>
                     {d.test && <span className="muted"> (test)</span>}
                   </td>
-                  <td>
-                    {d.attempt}
-                    {d.final && <span className="muted"> (gave up)</span>}
+                  <td data-label="Phase" data-testid="delivery-phase">
+                    {d.phase}
                   </td>
-                  <td data-testid="delivery-outcome">
+                  <td data-label="Attempt">
+                    {d.attempt}
+                    {d.final && (
+                      <span className="muted">
+                        {d.outcome === 'dropped' ? ' (dropped)' : ' (gave up)'}
+                      </span>
+                    )}
+                  </td>
+                  <td data-label="Outcome" data-testid="delivery-outcome">
                     {d.outcome.replace(/_/g, ' ')}
                     {d.error_class && <span className="muted"> · {d.error_class}</span>}
                   </td>
-                  <td data-testid="delivery-answer">
+                  <td data-label="Answer" data-testid="delivery-answer">
                     {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}
                     {d.duration_ms !== null && (
                       <span className="muted"> in {formatNumber(d.duration_ms)} ms</span>
+                    )}
+                  </td>
+                  <td className={replayable.has(i) ? undefined : 'stack-empty'}>
+                    {replayable.has(i) && (
+                      <button
+                        type="button"
+                        className="button button-small button-secondary"
+                        aria-label={`Replay event ${d.event_id}`}
+                        disabled={replay.isPending}
+                        onClick={() => replay.mutate(d.event_id)}
+                      >
+                        Replay
+                      </button>
                     )}
                   </td>
                 </tr>

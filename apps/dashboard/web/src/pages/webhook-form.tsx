@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
+import { splitEntries } from '../addresses';
 import { api, ApiError, relay } from '../api';
-import { SecretOnce } from '../components/copy-button';
+import { isCapError } from '../cap-errors';
+import { CapNotice } from '../components/cap-notice';
 import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import type { Webhook } from '../types';
@@ -25,12 +27,7 @@ export function errorFor(error: ApiError | undefined, ...fields: string[]): stri
   return undefined;
 }
 
-/** Entries as typed or pasted: one per line, or separated by commas, semicolons or spaces. */
-export const splitEntries = (text: string) =>
-  text
-    .split(/[\s,;]+/)
-    .map((a) => a.trim())
-    .filter(Boolean);
+export { splitEntries };
 export const splitAddresses = splitEntries;
 
 /** The trigger whose filter must watch transaction hashes (the API's `tx_hash` leaf, ADR 0421). */
@@ -47,6 +44,13 @@ export function txHashesOf(filters: unknown): string[] | undefined {
   const leaf = (filters as { tx_hash?: { in?: unknown } }).tx_hash;
   return Array.isArray(leaf?.in) ? leaf.in.map(String) : undefined;
 }
+
+/**
+ * The router state that carries a new webhook's signing secret to its page, the only time the
+ * API hands it out. The page takes it and clears it from the history entry at once, so a reload
+ * or a return to the entry does not show it again.
+ */
+export const newSecretState = (secret: string | undefined) => ({ newSecret: secret });
 
 export function WebhookFormPage() {
   const { id } = useParams();
@@ -69,7 +73,6 @@ export function WebhookFormPage() {
   const [listRefs, setListRefs] = useState<string[]>([]);
   const [phases, setPhases] = useState<string[]>(['unconfirmed', 'confirmed']);
   const [depth, setDepth] = useState('96');
-  const [created, setCreated] = useState<Webhook | undefined>();
 
   useEffect(() => {
     const w = existing.data;
@@ -115,7 +118,9 @@ export function WebhookFormPage() {
       void client.invalidateQueries({ queryKey: ['webhook-limits'] });
       void client.invalidateQueries({ queryKey: ['webhook', webhook.id] });
       if (editing) navigate(`/webhooks/${webhook.id}`);
-      else setCreated(webhook);
+      // To the webhook's own page, which shows the secret once (newSecretState): a reload
+      // there shows the webhook, not a blank form with the secret gone.
+      else navigate(`/webhooks/${webhook.id}`, { state: newSecretState(webhook.secret) });
     },
   });
   const error = save.error instanceof ApiError ? save.error : undefined;
@@ -126,22 +131,6 @@ export function WebhookFormPage() {
 
   if (editing && existing.isPending) return <Loading />;
   if (editing && existing.isError) return <ErrorState error={existing.error} />;
-  if (created)
-    return (
-      <>
-        <PageHeader title="Webhook created" />
-        <Card>
-          {created.secret && <SecretOnce label="Signing secret" value={created.secret} />}
-          <p>
-            Verify each delivery's <code>X-Signature</code> (or the Standard Webhooks headers) with
-            this secret.
-          </p>
-          <Link className="button" to={`/webhooks/${created.id}`}>
-            Open the webhook
-          </Link>
-        </Card>
-      </>
-    );
   const evm = networks.data?.items.filter((n) => n.key !== 'sui-mainnet') ?? [];
   const known = new Set([
     'network',
@@ -166,17 +155,12 @@ export function WebhookFormPage() {
       <PageHeader title={editing ? 'Edit webhook' : 'Create webhook'} />
       <Card>
         <form onSubmit={submit} className="form" noValidate>
-          {unplaced && (
-            <Notice tone="bad">
-              {error.message}
-              {error.code.startsWith('cap_') && (
-                <>
-                  {' '}
-                  <Link to="/">See your plan</Link>.
-                </>
-              )}
-            </Notice>
-          )}
+          {unplaced &&
+            (isCapError(error.code) ? (
+              <CapNotice error={error} />
+            ) : (
+              <Notice tone="bad">{error.message}</Notice>
+            ))}
           <Field label="Name" error={errorFor(error, 'name')}>
             <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
           </Field>
