@@ -72,8 +72,13 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
     });
 
   it('viem webSocket transport: plain calls, newHeads and logs subscriptions; many clients share one upstream subscription', async () => {
-    const clients = Array.from({ length: 10 }, () =>
-      createPublicClient({ transport: webSocket(wsUrl(TOKENS.eth)) }),
+    // Ten clients on ten connections, as ten dApps would be: viem shares one socket among the
+    // clients of one URL and options (its cache key includes keepAlive), and one connection may
+    // hold only WS_MAX_SUBSCRIPTIONS_PER_CONNECTION (3 here) subscriptions.
+    const clients = Array.from({ length: 10 }, (_, i) =>
+      createPublicClient({
+        transport: webSocket(wsUrl(TOKENS.eth), { keepAlive: { interval: 30_000 + i } }),
+      }),
     );
     expect(await clients[0]!.getChainId()).toBe(1);
     expect(await clients[0]!.getBlockNumber()).toBeGreaterThanOrEqual(0n);
@@ -156,6 +161,26 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
     expect((await ask(5, 'eth_subscribe', ['newHeads'])).error?.code).toBe(-32005);
     expect((await ask(6, 'eth_unsubscribe', [a.result])).result).toBe(true);
     expect((await ask(7, 'eth_unsubscribe', [a.result])).result).toBe(false);
+    ws.close();
+  });
+
+  it('per-connection limit holds for eth_subscribe frames sent at once, without waiting for answers', async () => {
+    const ws = new WebSocket(wsUrl(TOKENS.eth));
+    await new Promise((r) => ws.once('open', r));
+    const answers: { id: number; result?: unknown; error?: { code: number } }[] = [];
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.id !== undefined) answers.push(m);
+    });
+    // WS_MAX_SUBSCRIPTIONS_PER_CONNECTION is 3 here; 8 frames in one write burst.
+    for (let id = 1; id <= 8; id++)
+      ws.send(
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_subscribe', params: ['newHeads'] }),
+      );
+    const deadline = Date.now() + 10_000;
+    while (answers.length < 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(answers.filter((a) => typeof a.result === 'string')).toHaveLength(3);
+    expect(answers.filter((a) => a.error?.code === -32005)).toHaveLength(5);
     ws.close();
   });
 

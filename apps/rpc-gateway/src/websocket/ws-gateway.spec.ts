@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RelayService } from '../relay/relay.service';
 import { WsGateway } from './ws-gateway';
-import type { Subscriptions } from './subscription-hub';
+import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
 /**
  * The WebSocket edge names the session whose message failed by its id (the upgrade's
@@ -79,5 +79,131 @@ describe("WebSocket edge: a message's failure named by its session", () => {
       ['ws-a', 'ws message failed', 'relay broke'],
       ['ws-b', 'ws message failed', 'relay broke'],
     ]);
+  });
+});
+
+/**
+ * The per-connection subscription limit with eth_subscribe frames sent without waiting for their
+ * answers: a slot is held from the check on, before the first await, and given back when
+ * subscribing fails.
+ */
+describe('WebSocket edge: per-connection subscription limit under frames sent at once', () => {
+  const LIMIT = 3;
+  let server: Server;
+  let port: number;
+  let failNext = 0;
+  let held = 0;
+
+  beforeAll(async () => {
+    server = createServer();
+    const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
+    const relay = {
+      credentials: { onRevoked: () => undefined, wasRevoked: () => false },
+      authorize: async () => authorized,
+      // The relay hands eth_subscribe to the session, as RelayService.handle does.
+      handle: async (
+        _token: unknown,
+        _network: unknown,
+        text: string,
+        _transport: unknown,
+        session: (call: unknown) => Promise<{ result?: unknown; error?: { message: string } }>,
+      ) => {
+        const call = JSON.parse(text) as { id: number; method: string; params: unknown[] };
+        const outcome = await session(call);
+        const error = outcome.error
+          ? { code: outcome.error.message.startsWith('limit') ? -32005 : -32602 }
+          : undefined;
+        return {
+          body: JSON.stringify(
+            error
+              ? { jsonrpc: '2.0', id: call.id, error }
+              : { jsonrpc: '2.0', id: call.id, result: outcome.result },
+          ),
+        };
+      },
+    } as unknown as RelayService;
+    let next = 0;
+    const hub = {
+      of: () => ({
+        subscribe: async () => {
+          // Subscribing takes a while, as an upstream subscription does.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (failNext > 0) {
+            failNext--;
+            throw new UpstreamSubscribeError('node refused');
+          }
+          held++;
+          return `0x${(++next).toString(16)}`;
+        },
+        unsubscribe: () => {
+          held--;
+          return true;
+        },
+      }),
+      reserve: () => true,
+      release: () => undefined,
+      close: () => undefined,
+    } as unknown as Subscriptions;
+    const gateway = new WsGateway(
+      relay,
+      hub,
+      new GatewayMetrics(new Registry()),
+      pino({ level: 'silent' }),
+      {
+        maxSubscriptionsPerConnection: LIMIT,
+        maxSubscriptionsPerAccount: 1_000,
+        maxBufferedBytes: 1024 * 1024,
+        maxMessageBytes: 1024 * 1024,
+        requestLogs: false,
+      },
+    );
+    gateway.attach(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const burst = async (ws: WebSocket, ids: number[]) => {
+    const answers: { id: number; result?: unknown; error?: { code: number } }[] = [];
+    const done = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        answers.push(JSON.parse(data.toString()));
+        if (answers.length === ids.length) resolve();
+      }),
+    );
+    for (const id of ids)
+      ws.send(
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_subscribe', params: ['newHeads'] }),
+      );
+    await done;
+    ws.removeAllListeners('message');
+    return answers;
+  };
+
+  it('105 frames at once: LIMIT subscribed, the rest refused; a failed subscribe gives its slot back', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/${'b'.repeat(32)}/`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const first = await burst(
+      ws,
+      Array.from({ length: 105 }, (_, i) => i + 1),
+    );
+    expect(first.filter((a) => typeof a.result === 'string')).toHaveLength(LIMIT);
+    expect(first.filter((a) => a.error?.code === -32005)).toHaveLength(105 - LIMIT);
+    expect(held).toBe(LIMIT);
+    ws.close();
+    for (let i = 0; i < 100 && held > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(held).toBe(0);
+
+    const again = new WebSocket(`ws://127.0.0.1:${port}/${'b'.repeat(32)}/`);
+    await new Promise((resolve) => again.once('open', resolve));
+    failNext = 1;
+    const withFailure = await burst(again, [1, 2, 3]);
+    expect(withFailure.filter((a) => typeof a.result === 'string')).toHaveLength(LIMIT - 1);
+    expect(withFailure.filter((a) => a.error?.code === -32602)).toHaveLength(1);
+    // The failed one's slot is free again: one more fits, the next does not.
+    const more = await burst(again, [4, 5]);
+    expect(more.filter((a) => typeof a.result === 'string')).toHaveLength(1);
+    expect(more.filter((a) => a.error?.code === -32005)).toHaveLength(1);
+    again.close();
   });
 });
