@@ -20,7 +20,8 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
  * customer sees the new limits, then creates a transaction confirmation webhook (a malformed
  * hash named under its field first). Every page is screenshotted and scanned with axe-core, at
- * 1280 px and, for the overview, webhooks and node access, at phone width.
+ * 1280 px and, for the overview, webhooks (a long https target among them), a webhook's page,
+ * address lists and node access, at phone width, where nothing may scroll sideways.
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
@@ -35,7 +36,45 @@ interface Endpoints {
   rpc: Record<string, string>;
   grpc: Record<string, string>;
   audit: string;
+  devnets: Record<string, string>;
 }
+
+const TREASURY_A = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+const TREASURY_B = '0x1111111111111111111111111111111111111111';
+/** Anvil's funded account 0, unlocked on every devnet. */
+const ANVIL_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+/** A target as long as real ones get: the webhooks table must still fit a phone. */
+const LONG_TARGET =
+  'https://hooks.example.com/meridian/v1/customers/acme-corporation/webhooks/incoming-address-activity?source=meridian&token=0123456789abcdef0123456789abcdef';
+
+/** The page's own calls through the BFF, as the page makes them (session cookie, CSRF token). */
+const pageApi = (page: Page, method: string, path: string, body?: unknown) =>
+  page.evaluate(
+    async ({ method, path, body }) => {
+      const session = (await (await fetch('/api/auth/session')).json()) as { csrf_token: string };
+      const response = await fetch(path, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          'x-csrf-token': session.csrf_token,
+          'idempotency-key': `e2e-${Date.now()}-${Math.random()}`,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    { method, path, body },
+  );
+
+/** How wide the page is against the window (the test's tsconfig has no DOM types). */
+const widths = (page: Page) =>
+  page.evaluate(() => {
+    const g = globalThis as unknown as {
+      innerWidth: number;
+      document: { documentElement: { scrollWidth: number } };
+    };
+    return { scrollWidth: g.document.documentElement.scrollWidth, innerWidth: g.innerWidth };
+  });
 
 /** What has the keyboard focus (the test's tsconfig has no DOM types, hence globalThis). */
 const focused = (page: Page) =>
@@ -156,6 +195,17 @@ describe('dashboard in a real browser against the local stack', () => {
     page
       .locator('.field', { has: page.getByLabel(label, { exact: true }) })
       .locator('.field-error');
+
+  /** Phone width: the check, and nothing scrolls sideways (the page is no wider than 390 px). */
+  const phoneCheck = async (page: Page, name: string) => {
+    const { scrollWidth, innerWidth } = await widths(page);
+    expect({ page: name, innerWidth, scrollWidth: Math.max(scrollWidth, innerWidth) }).toEqual({
+      page: name,
+      innerWidth: 390,
+      scrollWidth: 390,
+    });
+    await check(page, name);
+  };
 
   /** Phone width: the navigation sits behind the menu button. */
   const phoneNav = async (page: Page, label: string) => {
@@ -330,12 +380,30 @@ describe('dashboard in a real browser against the local stack', () => {
 
   it('creates a webhook on an address list, pause and resume show their labels, an edit error sits on its field, a test delivery shows in the failed log, the secret rotates', async () => {
     await nav(page, 'Address lists');
-    await page.getByLabel('List name').fill('Treasury');
+    // One bad address among good ones: counted apart, refused whole, and nothing is made (the
+    // list is created with its addresses in one request, not as an empty list first).
+    await page.getByLabel('List name').fill('Broken');
     await page
       .getByLabel('Addresses', { exact: true })
-      .fill(
-        '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01\n0x1111111111111111111111111111111111111111',
-      );
+      .fill(`${TREASURY_A}\n0x1234\n${TREASURY_B}`);
+    await hasText(page.getByTestId('address-count'), '2 valid addresses entered.');
+    await page
+      .getByTestId('invalid-addresses')
+      .filter({ hasText: '1 entry is not an address' })
+      .waitFor();
+    expect(await page.getByTestId('invalid-addresses').locator('code').allTextContents()).toEqual([
+      '0x1234',
+    ]);
+    await page.getByRole('button', { name: 'Create list' }).click();
+    await fieldError(page, 'Addresses').filter({ hasText: '"0x1234"' }).waitFor();
+    const afterRefusal = await pageApi(page, 'GET', '/api/relay/webhooks/address-lists?limit=200');
+    expect(afterRefusal).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    await page.getByText('No lists yet.').waitFor();
+    await check(page, '07a-address-list-refused');
+    await page.getByLabel('List name').fill('Treasury');
+    await page.getByLabel('Addresses', { exact: true }).fill(`${TREASURY_A}\n${TREASURY_B}`);
+    await hasText(page.getByTestId('address-count'), '2 valid addresses entered.');
+    expect(await page.getByTestId('invalid-addresses').count()).toBe(0);
     await page.getByRole('button', { name: 'Create list' }).click();
     await page
       .getByTestId('list-entries')
@@ -355,9 +423,56 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await page.getByLabel('Target URL').getAttribute('aria-invalid')).toBe('true');
     await check(page, '08-webhook-form-error');
     await page.getByLabel('Target URL').fill('https://hooks.example.com/meridian');
+    await page
+      .getByLabel('Addresses', { exact: true })
+      .fill('0x2222222222222222222222222222222222222222');
     await page.getByRole('button', { name: 'Create webhook' }).click();
+    // Created: the webhook's own page, with the secret shown this once.
+    await page.waitForURL(/\/webhooks\/wh_[A-Za-z0-9_-]+$/);
+    const webhookId = new URL(page.url()).pathname.split('/').pop()!;
+    await page
+      .getByText("copy it now: it is shown only this once and won't be shown again")
+      .waitFor();
     expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
-    await page.getByRole('link', { name: 'Open the webhook' }).click();
+    // Its id (webhookId in every delivery) with a copy button, its addresses and lists by name.
+    await hasText(page.getByTestId('webhook-id'), webhookId);
+    await page.getByRole('button', { name: 'Copy webhook id' }).click();
+    await page.getByRole('button', { name: 'Copy webhook id' }).getByText('Copied').waitFor();
+    expect(await page.getByTestId('inline-addresses').locator('code').allTextContents()).toEqual([
+      '0x2222222222222222222222222222222222222222',
+    ]);
+    await hasText(page.getByTestId('list-refs'), 'Treasury');
+    await check(page, '08c-webhook-created');
+    // A reload lands on the webhook, and the secret is not shown again.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Treasury watch' }).waitFor();
+    await hasText(page.getByTestId('webhook-id'), webhookId);
+    expect(await page.getByTestId('secret-value').count()).toBe(0);
+
+    // The list's page: replacing every address asks first (and cannot with an empty box); a
+    // delete while the webhook uses the list names that webhook, linked.
+    await page.getByTestId('list-refs').getByRole('link', { name: 'Treasury' }).click();
+    await page.getByRole('heading', { name: 'List: Treasury' }).waitFor();
+    const replace = page.getByRole('button', { name: 'Replace all with these' });
+    expect(await replace.isDisabled()).toBe(true);
+    await page.getByLabel('Addresses to change').fill('0x3333333333333333333333333333333333333333');
+    await replace.click();
+    await page.getByRole('dialog').getByText('The 2 addresses of “Treasury” are removed').waitFor();
+    await check(page, '07b-address-list-replace-confirm');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByLabel('Addresses to change').fill('');
+    expect(
+      (await page.getByTestId('list-entries').locator('code').allTextContents()).sort(),
+    ).toEqual([TREASURY_B, TREASURY_A.toLowerCase()]);
+    await page.getByRole('button', { name: 'Delete list' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete list' }).click();
+    await hasText(
+      page.getByTestId('list-in-use'),
+      'This list cannot be deleted while a webhook uses it: Treasury watch. Remove the list from that webhook first.',
+    );
+    await check(page, '07c-address-list-in-use');
+    await page.getByTestId('list-in-use').getByRole('link', { name: 'Treasury watch' }).click();
+    await hasText(page.getByTestId('webhook-id'), webhookId);
     await hasText(page.getByTestId('status-label'), 'Active');
     await page.getByRole('button', { name: 'Pause' }).click();
     await hasText(page.getByTestId('status-label'), 'Paused');
@@ -405,8 +520,11 @@ describe('dashboard in a real browser against the local stack', () => {
       }
       const attempt = page.getByTestId('failed-deliveries').locator('tbody tr').first();
       expect(await attempt.getByTestId('delivery-at').textContent()).toMatch(
-        /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
       );
+      await hasText(attempt.getByTestId('delivery-phase'), 'unconfirmed');
+      // A test delivery is never replayed.
+      expect(await attempt.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
       expect(await attempt.getByTestId('delivery-answer').textContent()).toMatch(/^HTTP 500/);
       expect((await attempt.getByTestId('delivery-outcome').textContent())?.trim()).not.toBe('');
       expect(received.length).toBeGreaterThanOrEqual(1);
@@ -418,24 +536,109 @@ describe('dashboard in a real browser against the local stack', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
       expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
       await check(page, '09c-webhook-detail-rotated');
+
+      // A real event: a transfer to a watched address on devnet E. Its attempt fails (500);
+      // paused, the queued event is dropped, and that dropped event is what Replay sends again:
+      // refused while paused (the reason said), accepted once active.
+      const sent = await fetch(endpoints.devnets['eth-mainnet']!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_sendTransaction',
+          params: [{ from: ANVIL_0, to: TREASURY_B, value: '0x1' }],
+        }),
+      });
+      expect(((await sent.json()) as { result?: string }).result).toMatch(/^0x[0-9a-f]{64}$/);
+      const realRows = page
+        .getByTestId('failed-deliveries')
+        .locator('tbody tr')
+        .filter({ has: page.locator('[data-testid="delivery-event"]', { hasText: /^ev_/ }) });
+      const until = async (what: string, done: () => Promise<boolean>) => {
+        const end = Date.now() + 90_000;
+        while (!(await done())) {
+          if (Date.now() > end) throw new Error(`${what} (receiver saw ${received.length})`);
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          await page.reload();
+          await page.getByRole('heading', { name: 'Failed deliveries' }).waitFor();
+        }
+      };
+      await until(
+        'no failed attempt of the transfer shown',
+        async () => (await realRows.count()) > 0,
+      );
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await hasText(page.getByTestId('status-label'), 'Paused');
+      const replayButton = page.getByRole('button', { name: /^Replay event ev_/ });
+      await until(
+        "the paused webhook's queued event was not dropped",
+        async () => (await replayButton.count()) > 0,
+      );
+      expect(await replayButton.count()).toBe(1);
+      const dropped = realRows.filter({ has: replayButton });
+      expect(['unconfirmed', 'confirmed']).toContain(
+        (await dropped.getByTestId('delivery-phase').textContent())?.trim(),
+      );
+      expect(await dropped.getByTestId('delivery-at').textContent()).toMatch(
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+      );
+      await replayButton.click();
+      await hasText(
+        page.getByTestId('replay-error'),
+        'Nothing was replayed: this webhook is paused, and replays go out only while it is active. Resume it, then replay the event.',
+      );
+      await check(page, '09d-webhook-detail-replay-refused');
+      const before = received.length;
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await hasText(page.getByTestId('status-label'), 'Active');
+      await replayButton.click();
+      await page
+        .getByTestId('replay-queued')
+        .filter({ hasText: /^Replay queued: [12] deliver(y goes|ies go) out again for ev_/ })
+        .waitFor();
+      expect(await page.getByTestId('replay-error').count()).toBe(0);
+      const end = Date.now() + 30_000;
+      while (received.length === before && Date.now() < end)
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(received.length).toBeGreaterThan(before);
     } finally {
       receiver.closeAllConnections();
       await new Promise((done) => receiver.close(done));
     }
 
+    // Free allows one active webhook: a second is refused in words, with the way to the limits.
     await nav(page, 'Webhooks');
+    await page.getByRole('link', { name: 'Create webhook' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Second');
+    await page.getByLabel('Target URL').fill('https://hooks.example.com/second');
+    await page
+      .getByLabel('Addresses', { exact: true })
+      .fill('0x4444444444444444444444444444444444444444');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await hasText(
+      page.getByTestId('cap-message'),
+      'Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room.',
+    );
+    await check(page, '08d-webhook-form-cap');
+    await page.getByRole('link', { name: "See your plan's limits" }).click();
+    await page.getByRole('heading', { name: 'Plan limits' }).waitFor();
+    await page
+      .locator('[role="progressbar"][aria-label="Active webhooks"][aria-valuenow="1"]')
+      .waitFor();
+
     await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
     await check(page, '10-webhooks');
 
     // Phone width: webhooks and node access through the menu.
     await page.setViewportSize({ width: 390, height: 844 });
     await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
-    await check(page, '10a-webhooks-phone');
+    await phoneCheck(page, '10a-webhooks-phone');
     await phoneNav(page, 'Node access');
     await page.getByTestId('access-token').first().waitFor();
-    await check(page, '10b-node-access-phone');
+    await phoneCheck(page, '10b-node-access-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
-  }, 180_000);
+  }, 300_000);
 
   it('lets an operator change the plan, and the customer sees the new limits', async () => {
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -494,7 +697,7 @@ describe('dashboard in a real browser against the local stack', () => {
       .getByRole('link', { name: 'Node access' })
       .waitFor();
     await page.getByRole('button', { name: 'Menu' }).click();
-    await check(page, '16-overview-phone');
+    await phoneCheck(page, '16-overview-phone');
   }, 120_000);
 
   // After the plan change: Free allows one active webhook, Starter ten.
@@ -529,12 +732,64 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByLabel('Transaction hashes').fill(hash);
     await page.getByRole('button', { name: 'Create webhook' }).click();
     expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
-    await page.getByRole('link', { name: 'Open the webhook' }).click();
+    await page.getByRole('heading', { name: 'Payout confirmations' }).waitFor();
     await hasText(page.getByTestId('tx-hashes'), '1 watched');
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.locator('input[value="https://hooks.example.com/payouts"]').waitFor();
     expect(await page.getByLabel('Transaction hashes').inputValue()).toBe(hash.toLowerCase());
     await check(page, '08b-webhook-tx-hash-edit');
+  }, 120_000);
+
+  it('shows a filter tree set through the API readably, lists by name; at 390 px every page fits, a long https target included', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const lists = await pageApi(page, 'GET', '/api/relay/webhooks/address-lists?limit=200');
+    const treasury = (lists.body['items'] as Array<{ id: string; name: string }>).find(
+      (l) => l.name === 'Treasury',
+    )!;
+    const made = await pageApi(page, 'POST', '/api/relay/webhooks/webhooks', {
+      name: 'API filter',
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: LONG_TARGET,
+      confirm_depth: 12,
+      filters: {
+        any: [
+          { address: { dir: 'in', in: ['0x5555555555555555555555555555555555555555'] } },
+          { not: { address: { dir: 'out', list_refs: [treasury.id] } } },
+        ],
+      },
+    });
+    expect(made.status).toBe(201);
+    await page.goto(`${dashboard}/webhooks/${String(made.body['id'])}`);
+    const tree = page.getByTestId('filter-tree');
+    await tree.waitFor();
+    expect(
+      (await tree.locator(':scope > li > span, li li > span').allTextContents()).map((t) =>
+        t.trim(),
+      ),
+    ).toEqual([
+      'Any of these matches:',
+      'Address receiving is one of:',
+      'Not this:',
+      'Address sending is in these lists:',
+    ]);
+    await tree.getByText('0x5555555555555555555555555555555555555555').waitFor();
+    await tree.getByRole('link', { name: 'Treasury' }).waitFor();
+    expect(await tree.textContent()).not.toContain('al_');
+    await check(page, '09e-webhook-detail-filter');
+
+    // Phone width, with that long https target in the list: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await phoneCheck(page, '17a-webhook-detail-phone');
+    await phoneNav(page, 'Webhooks');
+    await page.getByTestId('webhooks').getByText(LONG_TARGET).waitFor();
+    await phoneCheck(page, '17b-webhooks-long-target-phone');
+    await phoneNav(page, 'Address lists');
+    await page.getByTestId('address-lists').waitFor();
+    await phoneCheck(page, '17c-address-lists-phone');
+    await phoneNav(page, 'Overview');
+    await page.getByTestId('plan-name').waitFor();
+    await phoneCheck(page, '17d-overview-phone');
     await customer.close();
   }, 120_000);
 });
