@@ -164,10 +164,46 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         const answer = await rpc(`${shared.url}/${TOKENS.eth}`, call);
         expect(answer.status).toBe(404);
         expect(answer.json).toMatchObject({
-          error: { message: expect.stringContaining('not offered over JSON-RPC') },
+          error: { code: -32000, message: expect.stringContaining('not offered over JSON-RPC') },
         });
       } finally {
         await shared.stop();
+      }
+    });
+
+    it('a polygon-amoy token at asia (not offered there) → 404 with -32000, told apart from a bad token (401, -32041)', async () => {
+      const amoy = 'tok_edges_amoy_00001';
+      const asia = await startGateway({
+        REGION: 'asia',
+        NATS_URL: ns.url,
+        NATS_PREFIX: ns.prefix,
+        GRPC_ENABLED: 'false',
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [amoy]: { accountId: 'acct-edges-amoy', network: 'polygon-amoy' },
+        }),
+      });
+      try {
+        const answer = await rpc(`${asia.url}/${amoy}`, call);
+        expect(answer.status).toBe(404);
+        expect(answer.json).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32000,
+            message:
+              'not found: network polygon-amoy is not offered over JSON-RPC at this endpoint',
+          },
+        });
+        const upgrade = await rawExchange(asia.port, upgradeRequest(`/${amoy}`));
+        expect(upgrade).toMatch(/^HTTP\/1.1 404 /);
+        expect(JSON.parse(upgrade.slice(upgrade.indexOf('\r\n\r\n') + 4))).toMatchObject({
+          error: { code: -32000 },
+        });
+        const unknown = await rpc(`${asia.url}/tok_edges_nobody_001`, call);
+        expect(unknown.status).toBe(401);
+        expect(unknown.json).toMatchObject({ error: { code: -32041 } });
+      } finally {
+        await asia.stop();
       }
     });
 

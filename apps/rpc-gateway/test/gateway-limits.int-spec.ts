@@ -155,16 +155,19 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
     expect(unknown.error?.code).toBe(-32000);
   });
 
-  it('a body over the 5 MiB limit → 413 JSON with the request id (hot path keeps the edge limit)', async () => {
+  it('a body over the 5 MiB limit → 413 with a JSON-RPC error object (id null, -32005) and the request id', async () => {
     const answer = await rpc(url(TOKENS.eth), `"${'x'.repeat(5 * 1024 * 1024 + 10)}"`, {
       'x-request-id': 'big-body-1',
     });
     expect(answer.status).toBe(413);
+    expect(answer.headers.get('x-request-id')).toBe('big-body-1');
     expect(answer.json).toEqual({
-      error: 'request_too_large',
-      message: 'Request body is too large',
-      request_id: 'big-body-1',
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32005, message: 'limit exceeded: the request body is larger than 5 MiB' },
     });
+    // The connection is still good for the next call.
+    expect((await result('eth_chainId', [])).result).toBe('0x1');
   });
 
   it('per-account subscription limit: counted across connections of the account → -32005', async () => {

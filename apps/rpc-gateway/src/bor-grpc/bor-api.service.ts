@@ -3,7 +3,11 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { bor } from '@meridian/contracts';
 import { DomainError, quoteInput } from '@meridian/errors';
 import { JSONRPC_ERROR } from '@meridian/jsonrpc';
-import { NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
+import {
+  NETWORK_NOT_OFFERED_CODE,
+  NODE_TROUBLE,
+  UPSTREAM_UNAVAILABLE,
+} from '../relay/gateway-errors';
 import type { Authorized, RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
@@ -225,7 +229,7 @@ export class BorApiService {
     if (!(auth instanceof Error)) return auth;
     // The relay's refusal, in COMPAT's words for this interface.
     if (auth.kind === 'unauthenticated') throw INVALID_TOKEN;
-    if (auth.kind === 'forbidden') throw NETWORK_NOT_OFFERED;
+    if (auth.code === NETWORK_NOT_OFFERED_CODE) throw NETWORK_NOT_OFFERED;
     throw auth;
   }
 

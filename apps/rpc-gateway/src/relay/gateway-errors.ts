@@ -63,16 +63,24 @@ export const SUBSCRIPTION_LIMIT_UNAVAILABLE = new DomainError(
 
 export type Interface = 'http' | 'websocket' | 'grpc';
 
+export const NETWORK_NOT_OFFERED_CODE = 'network_not_offered';
+
 const INTERFACE_NAME: Readonly<Record<Interface, string>> = {
   http: 'JSON-RPC',
   websocket: 'WebSocket',
   grpc: 'gRPC',
 };
 
+/**
+ * A valid token for a network this endpoint does not offer on this interface (e.g. polygon-amoy
+ * at asia). `not_found`, not `forbidden`: COMPAT's "unknown network path or host" (HTTP 404), and
+ * JSON-RPC -32000, which a client tells apart from a bad token (401, -32041): the token is fine,
+ * the endpoint is the wrong one. BorApi answers PERMISSION_DENIED for it (bor-api.service.ts).
+ */
 export function networkNotOffered(network: Network, where: Interface): DomainError {
   return new DomainError(
-    'network_not_offered',
-    'forbidden',
+    NETWORK_NOT_OFFERED_CODE,
+    'not_found',
     `not found: network ${network.key} is not offered over ${INTERFACE_NAME[where]} at this endpoint`,
   );
 }
@@ -106,6 +114,20 @@ export function invalidParams(what: string): DomainError {
   return new DomainError('invalid_params', 'invalid', `invalid params: ${what}`);
 }
 
+/**
+ * A request body over the HTTP edge's limit: HTTP 413 (the kind's status) with the JSON-RPC
+ * error object every other refusal of the edge has (-32005, id null: the body was not read).
+ */
+export function bodyTooLarge(limitBytes: number): DomainError {
+  const size =
+    limitBytes % (1024 * 1024) === 0 ? `${limitBytes / (1024 * 1024)} MiB` : `${limitBytes} bytes`;
+  return new DomainError(
+    'request_too_large',
+    'too_large',
+    `limit exceeded: the request body is larger than ${size}`,
+  );
+}
+
 export function limitExceeded(what: string): DomainError {
   return new DomainError('limit_exceeded', 'too_large', `limit exceeded: ${what}`);
 }
@@ -120,11 +142,11 @@ function quoteMethod(method: string): string {
 }
 
 /**
- * HTTP status of a request-level refusal on the JSON-RPC edge. REST's table, except that a token
- * for a network this endpoint does not offer is 404 (COMPAT "unknown network path or host").
+ * HTTP status of a request-level refusal on the JSON-RPC edge: REST's table (a network not
+ * offered here is `not_found`: 404, COMPAT "unknown network path or host").
  */
 export function gatewayHttpStatusOf(error: DomainError): number {
-  return error.kind === 'forbidden' ? 404 : httpStatusOf[error.kind];
+  return httpStatusOf[error.kind];
 }
 
 /** `Retry-After` (whole seconds, at least 1) for a refusal that says when to come back. */

@@ -5,12 +5,15 @@ import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
-import { gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
+import { bodyTooLarge, gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
 import type { RelayService } from './relay.service';
 import { TOKEN_PATH, tokenOf } from './token-path';
 
 export interface HotPathOptions {
-  /** Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit. */
+  /**
+   * Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit, with a JSON-RPC
+   * error object (-32005, id null) like every other refusal of this edge.
+   */
   bodyLimitBytes: number;
   /**
    * True once the gateway is stopping: every answer then closes its connection (asked when the
@@ -73,6 +76,7 @@ export function attachHotPath(
   };
 
   const closing = options.closing ?? (() => false);
+  const tooLargeError = bodyTooLarge(options.bodyLimitBytes);
 
   const hot = (req: IncomingMessage, res: ServerResponse, rawToken: string) => {
     const started = performance.now();
@@ -89,17 +93,7 @@ export function attachHotPath(
         // Answered with the body still arriving: closing now would make the kernel reset the
         // connection and lose the 413, so the rest is read and dropped (as platform-http does).
         res.shouldKeepAlive = true;
-        answer(
-          res,
-          requestId,
-          413,
-          JSON.stringify({
-            error: 'request_too_large',
-            message: 'Request body is too large',
-            request_id: requestId,
-          }),
-        );
-        requestsOf(413).inc();
+        requestsOf(refuse(res, requestId, tooLargeError, 'null')).inc();
         return;
       }
       chunks.push(chunk);
