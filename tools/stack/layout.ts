@@ -59,7 +59,9 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       app: 'rpc-gateway',
       httpPort: port(10 + index),
       grpcPort: region === 'shared' ? undefined : port(60 + index),
-      env: { REGION: region },
+      // BorApi is network P's, which the shared endpoint (network S) does not serve: without
+      // this it would listen on the default gRPC port, 9090, beside any other stack's.
+      env: region === 'shared' ? { REGION: region, GRPC_ENABLED: 'false' } : { REGION: region },
     })),
     {
       name: 'chain-indexer',
