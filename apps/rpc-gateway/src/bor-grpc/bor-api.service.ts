@@ -47,6 +47,17 @@ const RANGE_TOO_LARGE = new DomainError(
   'invalid',
   `at most ${MAX_BATCH_BLOCKS} blocks per batch`,
 );
+const HASH_REQUIRED = new DomainError('invalid_hash', 'invalid', 'hash is required');
+const VOTE_HASH_REQUIRED = new DomainError(
+  'invalid_hash',
+  'invalid',
+  'hash is required: the 0x-hex hash of the end block of the range',
+);
+const MILESTONE_ID_REQUIRED = new DomainError(
+  'invalid_milestone_id',
+  'invalid',
+  'milestoneId is required',
+);
 const NO_TOTAL_DIFFICULTY = new DomainError(
   'total_difficulty_not_reported',
   'unimplemented',
@@ -56,6 +67,8 @@ const NO_TOTAL_DIFFICULTY = new DomainError(
 type Out<K extends keyof typeof bor.BorApi.method> = MessageInitShape<
   (typeof bor.BorApi.method)[K]['output']
 >;
+/** A `common.H256` as decoded: undefined when the request left the field out. */
+export type H256Arg = Parameters<typeof fromH256>[0];
 
 const call = (method: string, params: unknown[]): OutCall => ({
   method,
@@ -86,21 +99,21 @@ export class BorApiService {
     return { block: { header: toHeader(block) } };
   }
 
-  async transactionReceipt(hash: string, metadata: Metadata): Promise<Out<'transactionReceipt'>> {
-    const receipt = await this.one(metadata, call('eth_getTransactionReceipt', [hash]));
+  async transactionReceipt(hash: H256Arg, metadata: Metadata): Promise<Out<'transactionReceipt'>> {
+    const receipt = await this.one(metadata, call('eth_getTransactionReceipt', [hashOf(hash)]));
     if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
-  async borBlockReceipt(hash: string, metadata: Metadata): Promise<Out<'borBlockReceipt'>> {
-    const receipt = await this.one(metadata, call('eth_getBorBlockReceipt', [hash]));
+  async borBlockReceipt(hash: H256Arg, metadata: Metadata): Promise<Out<'borBlockReceipt'>> {
+    const receipt = await this.one(metadata, call('eth_getBorBlockReceipt', [hashOf(hash)]));
     if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
   async getRootHash(start: bigint, end: bigint, metadata: Metadata): Promise<Out<'getRootHash'>> {
-    if (end < start) throw INVALID_RANGE;
-    const root = await this.one(metadata, call('bor_getRootHash', [Number(start), Number(end)]));
+    const [from, to] = range(start, end);
+    const root = await this.one(metadata, call('bor_getRootHash', [from, to]));
     return { rootHash: String(root) };
   }
 
@@ -108,14 +121,12 @@ export class BorApiService {
     r: { startBlockNumber: bigint; endBlockNumber: bigint; hash: string; milestoneId: string },
     metadata: Metadata,
   ): Promise<Out<'getVoteOnHash'>> {
+    const [from, to] = range(r.startBlockNumber, r.endBlockNumber);
+    if (!/^0x[0-9a-fA-F]{1,64}$/.test(r.hash)) throw VOTE_HASH_REQUIRED;
+    if (r.milestoneId === '') throw MILESTONE_ID_REQUIRED;
     const vote = await this.one(
       metadata,
-      call('bor_getVoteOnHash', [
-        Number(r.startBlockNumber),
-        Number(r.endBlockNumber),
-        r.hash,
-        r.milestoneId,
-      ]),
+      call('bor_getVoteOnHash', [from, to, r.hash, r.milestoneId]),
     );
     return { response: vote === true };
   }
@@ -126,7 +137,7 @@ export class BorApiService {
   ): Promise<Out<'getStartBlockHeimdallSpanID'>> {
     const span = await this.one(
       metadata,
-      call('bor_getStartBlockHeimdallSpanID', [Number(startBlock)]),
+      call('bor_getStartBlockHeimdallSpanID', [blockNumber('StartBlock', startBlock)]),
     );
     return { StartBlock: startBlock, HeimdallSpanID: BigInt(Number(span) || 0) };
   }
@@ -151,8 +162,8 @@ export class BorApiService {
     throw this.errorOf(author);
   }
 
-  async getTdByHash(hash: string, metadata: Metadata): Promise<Out<'getTdByHash'>> {
-    const block = await this.one(metadata, call('eth_getBlockByHash', [hash, false]));
+  async getTdByHash(hash: H256Arg, metadata: Metadata): Promise<Out<'getTdByHash'>> {
+    const block = await this.one(metadata, call('eth_getBlockByHash', [hashOf(hash), false]));
     if (block === null) throw BLOCK_NOT_FOUND;
     return { totalDifficulty: this.td(block as Record<string, unknown>) };
   }
@@ -167,7 +178,7 @@ export class BorApiService {
     end: bigint,
     metadata: Metadata,
   ): Promise<Out<'getBlockInfoInBatch'>> {
-    if (end < start) throw INVALID_RANGE;
+    range(start, end);
     if (end - start + 1n > BigInt(MAX_BATCH_BLOCKS)) throw RANGE_TOO_LARGE;
     const auth = await this.auth(metadata);
     const calls: OutCall[] = [];
@@ -185,10 +196,6 @@ export class BorApiService {
       };
     });
     return { blocks };
-  }
-
-  static hashOf(h: Parameters<typeof fromH256>[0]): string {
-    return fromH256(h);
   }
 
   private td(block: Record<string, unknown>): bigint {
@@ -259,6 +266,34 @@ export class BorApiService {
       `upstream node error: ${nodeMessage(answer.error.message)}`,
     );
   }
+}
+
+/**
+ * A required `common.H256` argument as 0x-hex. A request without the field is INVALID_ARGUMENT
+ * (it read as the zero hash and answered NOT_FOUND); an all-zero hash that was sent is a hash.
+ */
+function hashOf(hash: H256Arg): string {
+  if (hash === undefined) throw HASH_REQUIRED;
+  return fromH256(hash);
+}
+
+/** A uint64 block number the JSON-RPC upstream can take exactly (a JSON number below 2^53). */
+function blockNumber(field: string, value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new DomainError(
+      'invalid_block_number',
+      'invalid',
+      `${field} ${value} is beyond the largest block number (${Number.MAX_SAFE_INTEGER})`,
+    );
+  return Number(value);
+}
+
+/** startBlockNumber..endBlockNumber, in order and each a block number. */
+function range(start: bigint, end: bigint): [number, number] {
+  const from = blockNumber('startBlockNumber', start);
+  const to = blockNumber('endBlockNumber', end);
+  if (to < from) throw INVALID_RANGE;
+  return [from, to];
 }
 
 /** A node's error message, cut: it may repeat our (bounded) input, but nodes are not ours. */

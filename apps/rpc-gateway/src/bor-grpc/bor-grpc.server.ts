@@ -8,7 +8,6 @@ import {
 } from '@meridian/platform-grpc';
 import type { Logger } from 'pino';
 import type { BorApiService } from './bor-api.service';
-import { fromH256 } from './bor-mapping';
 
 /** Largest BorApi request accepted (the largest real one is under 100 bytes). */
 export const MAX_REQUEST_BYTES = 16 * 1024;
@@ -25,14 +24,14 @@ export async function startBorGrpc(
   const implementation: Partial<GrpcServiceImplementation<typeof bor.BorApi.method>> = {
     headerByNumber: (r, c) => service.headerByNumber(r.number, c.metadata),
     blockByNumber: (r, c) => service.blockByNumber(r.number, c.metadata),
-    transactionReceipt: (r, c) => service.transactionReceipt(fromH256(r.hash), c.metadata),
-    borBlockReceipt: (r, c) => service.borBlockReceipt(fromH256(r.hash), c.metadata),
+    transactionReceipt: (r, c) => service.transactionReceipt(r.hash, c.metadata),
+    borBlockReceipt: (r, c) => service.borBlockReceipt(r.hash, c.metadata),
     getRootHash: (r, c) => service.getRootHash(r.startBlockNumber, r.endBlockNumber, c.metadata),
     getVoteOnHash: (r, c) => service.getVoteOnHash(r, c.metadata),
     getStartBlockHeimdallSpanID: (r, c) =>
       service.getStartBlockHeimdallSpanID(r.StartBlock, c.metadata),
     getAuthor: (r, c) => service.getAuthor(r.number, c.metadata),
-    getTdByHash: (r, c) => service.getTdByHash(fromH256(r.hash), c.metadata),
+    getTdByHash: (r, c) => service.getTdByHash(r.hash, c.metadata),
     getTdByNumber: (r, c) => service.getTdByNumber(r.number, c.metadata),
     getBlockInfoInBatch: (r, c) =>
       service.getBlockInfoInBatch(r.startBlockNumber, r.endBlockNumber, c.metadata),

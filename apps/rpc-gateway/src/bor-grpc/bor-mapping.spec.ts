@@ -12,7 +12,8 @@ describe('bor mapping', () => {
   });
   it.each([
     ['latest', 'latest'],
-    ['', 'latest'],
+    ['', undefined],
+    ['  ', undefined],
     ['finalized', 'finalized'],
     ['100', '0x64'],
     ['0x0064', '0x64'],

@@ -61,11 +61,12 @@ function quantityBytes(value: unknown): Uint8Array {
 
 /**
  * A block-number argument of BorApi: decimal or 0x-hex, or a tag ("latest", "earliest",
- * "pending", "safe", "finalized"; empty = latest). undefined when malformed.
+ * "pending", "safe", "finalized"). undefined when malformed, empty included: Bor answers an
+ * empty number "invalid block number", and reading it as latest answered a client that forgot
+ * the field with the head.
  */
 export function toBlockTag(number: string): string | undefined {
   const text = number.trim();
-  if (text === '') return 'latest';
   if (['latest', 'earliest', 'pending', 'safe', 'finalized'].includes(text)) return text;
   if (/^0x[0-9a-fA-F]+$/.test(text)) return `0x${BigInt(text).toString(16)}`;
   if (/^[0-9]+$/.test(text)) return `0x${BigInt(text).toString(16)}`;
