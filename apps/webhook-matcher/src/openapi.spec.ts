@@ -1,10 +1,63 @@
 import 'reflect-metadata';
-import { buildOpenApiDocument, routesWithoutSpec } from '@meridian/platform-http/openapi';
+import {
+  buildOpenApiDocument,
+  declaredRoutes,
+  routesWithoutResponseSchema,
+  routesWithoutSpec,
+} from '@meridian/platform-http/openapi';
 import { REST_CONTROLLERS } from './app.module';
 
 describe('webhook-matcher OpenAPI', () => {
   it('has a spec (and a body schema where a body is taken) for every route', () => {
     expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
+  });
+
+  it('has a success response schema for every route that answers a body', () => {
+    expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
+    // 24 routes: 23 answer a body, DELETE /address-lists/{id} is 204 without one.
+    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(24);
+    const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS);
+    const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    const schemaOf = (path: string, method: string, status: number) =>
+      (
+        paths[path]![method]!['responses'] as Record<
+          string,
+          { content?: Record<string, { schema: Record<string, unknown> }> }
+        >
+      )[status]!.content?.['application/json']!.schema;
+    expect(schemaOf('/api/v1/webhooks/limits', 'get', 200)).toMatchObject({
+      additionalProperties: false,
+      required: expect.arrayContaining(['tier', 'caps', 'usage']),
+    });
+    expect(schemaOf('/api/v1/address-lists/{id}', 'delete', 204)).toBeUndefined();
+    // The filter tree is recursive: its references resolve inside the answer's own schema
+    // resource ($id), not against the OpenAPI document's root.
+    const created = schemaOf('/api/v1/webhooks', 'post', 201)!;
+    expect(created).toMatchObject({
+      $id: expect.stringMatching(/^urn:meridian:webhook-matcher:/),
+      required: expect.arrayContaining(['id', 'status', 'status_label', 'filters', 'secret']),
+      properties: { status: { enum: expect.arrayContaining(['active', 'paused_no_balance']) } },
+    });
+    const refs = [...JSON.stringify(created).matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const [, name] of refs) expect(created['$defs']).toHaveProperty([name!]);
+    // One $id names one schema wherever it is used (GET and PATCH share the webhook's).
+    const byId = new Map<string, Set<string>>();
+    for (const op of Object.values(paths).flatMap((ops) => Object.values(ops)))
+      for (const response of Object.values(op['responses'] as Record<string, unknown>)) {
+        const schema = (response as { content?: Record<string, { schema: { $id?: string } }> })
+          .content?.['application/json']?.schema;
+        if (schema?.$id)
+          (byId.get(schema.$id) ?? byId.set(schema.$id, new Set()).get(schema.$id)!).add(
+            JSON.stringify(schema),
+          );
+      }
+    expect([...byId.keys()].sort()).toEqual(
+      ['created-webhook', 'rotated-webhook', 'webhook', 'webhooks-page'].map(
+        (name) => `urn:meridian:webhook-matcher:${name}`,
+      ),
+    );
+    for (const schemas of byId.values()) expect(schemas.size).toBe(1);
   });
 
   it('describes the webhook and address-list routes with the zod schemas they validate with', () => {

@@ -1,3 +1,4 @@
+import { webhooksPage } from '../src/webhooks/webhook-response.schemas';
 import { address, startMatcherStack, TARGET, type MatcherTestStack } from './support/matcher-app';
 
 jest.setTimeout(120_000);
@@ -39,6 +40,7 @@ describe('webhook-matcher operator read of an account webhooks (real billing-led
       expect.objectContaining({ id: second.body.id, status: 'active', status_label: 'Active' }),
     ]);
     expect(page1.body.items[0].secret).toBeUndefined();
+    expect(webhooksPage.safeParse(page1.body).error).toBeUndefined();
     const page2 = await s.call(
       'GET',
       `/admin/accounts/${owner.accountId}/webhooks?limit=1&cursor=${page1.body.next_cursor}`,
@@ -48,6 +50,7 @@ describe('webhook-matcher operator read of an account webhooks (real billing-led
       items: [expect.objectContaining({ id: first.body.id, status_label: 'Paused' })],
       next_cursor: null,
     });
+    expect(webhooksPage.safeParse(page2.body).error).toBeUndefined();
 
     // The same view the owner's key reads.
     const own = await s.call('GET', '/webhooks', owner.key);
@@ -60,6 +63,7 @@ describe('webhook-matcher operator read of an account webhooks (real billing-led
       OPERATOR_TOKEN,
     );
     expect(empty.body).toEqual({ items: [], next_cursor: null });
+    expect(webhooksPage.safeParse(empty.body).error).toBeUndefined();
   });
 
   it('refuses API keys (even with every scope), and answers 404 for a malformed account id and 400 for a bad page', async () => {

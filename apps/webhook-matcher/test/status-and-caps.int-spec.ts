@@ -3,6 +3,9 @@ import { NatsNamespace } from '@meridian/platform-messaging';
 import { testNatsUrl } from '@meridian/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { statusLabel, type WebhookStatus } from '@meridian/webhooks';
+import { limitsResponse } from '../src/limits/limits.schemas';
+import { webhookResponse } from '../src/webhooks/webhook-response.schemas';
 import {
   address,
   eventually,
@@ -77,6 +80,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect([refused.status, refused.body.error]).toEqual([403, 'plan_required']);
     const limits = await s.call('GET', '/webhooks/limits', team.key);
     expect(limits.body).toMatchObject({ plan_required: true, tier: null, account_type: 'team' });
+    expect(limitsResponse.safeParse(limits.body).error).toBeUndefined();
     const owner = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
     expect((await create(owner.key)).status).toBe(201);
     const second = await create(owner.key);
@@ -86,6 +90,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       plan_required: false,
       caps: { active_webhooks: 1, addresses_per_webhook: 10 },
     });
+    expect(limitsResponse.safeParse(ownerLimits.body).error).toBeUndefined();
   });
 
   it('every cap_ code, counted by the spec rules (lists shared between webhooks count twice)', async () => {
@@ -433,10 +438,13 @@ describe('status machine and plan caps through the API (real billing-ledger plan
   });
 
   it('DELETE from every status (active, paused, paused_auto, paused_plan, paused_no_balance) answers 200 with the deleted webhook and frees its slot in GET /webhooks/limits', async () => {
-    const deleteFreesSlot = async (key: string, id: string, status: string) => {
-      expect(await statusOf(key, id)).toBe(status);
+    const deleteFreesSlot = async (key: string, id: string, status: WebhookStatus) => {
+      const got = await s.call('GET', `/webhooks/${id}`, key);
+      expect([got.body.status, got.body.status_label]).toEqual([status, statusLabel(status)]);
+      expect(webhookResponse.safeParse(got.body).error).toBeUndefined();
       const before = await usageOf(key);
       const deleted = await s.call('DELETE', `/webhooks/${id}`, key);
+      expect(webhookResponse.safeParse(deleted.body).error).toBeUndefined();
       expect([status, deleted.status, deleted.body.id, deleted.body.status]).toEqual([
         status,
         200,

@@ -4,6 +4,20 @@ import { testNatsUrl } from '@meridian/testing';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import {
+  addressListResponse,
+  addressListsPage,
+  entriesChangeResponse,
+  entriesPage,
+} from '../src/address-lists/address-list-response.schemas';
+import { limitsResponse } from '../src/limits/limits.schemas';
+import {
+  createdWebhookResponse,
+  rotatedWebhookResponse,
+  testDeliveryResponse,
+  webhookResponse,
+  webhooksPage,
+} from '../src/webhooks/webhook-response.schemas';
+import {
   address,
   eventually,
   startMatcherStack,
@@ -53,22 +67,27 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       version: 1,
     });
     expect(first.body.addresses).toEqual(['0x' + 'ab'.repeat(20)]);
+    expect(createdWebhookResponse.safeParse(first.body).error).toBeUndefined();
     const second = await create(key, { name: 'two' });
     const third = await create(key, { name: 'three' });
     const page1 = await s.call('GET', '/webhooks?limit=2', key);
     expect(page1.body.items.map((w: { name: string }) => w.name)).toEqual(['three', 'two']);
     expect(page1.body.items[0].secret).toBeUndefined();
+    expect(webhooksPage.safeParse(page1.body).error).toBeUndefined();
     const page2 = await s.call('GET', `/webhooks?limit=2&cursor=${page1.body.next_cursor}`, key);
     expect(page2.body).toMatchObject({ next_cursor: null });
+    expect(webhooksPage.safeParse(page2.body).error).toBeUndefined();
     expect(page2.body.items.map((w: { name: string }) => w.name)).toEqual(['one']);
     const got = await s.call('GET', `/webhooks/${second.body.id}`, key);
     expect(got.body.name).toBe('two');
+    expect(webhookResponse.safeParse(got.body).error).toBeUndefined();
     const patched = await s.call('PATCH', `/webhooks/${third.body.id}`, key, {
       name: 'renamed',
       confirm_depth: 12,
       network: 'eth-mainnet',
     });
     expect(patched.body).toMatchObject({ name: 'renamed', confirm_depth: 12, version: 2 });
+    expect(webhookResponse.safeParse(patched.body).error).toBeUndefined();
     for (const field of [
       { network: 'polygon-mainnet' },
       { trigger_type: 'log_event' },
@@ -247,8 +266,10 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     const first = await create(key, {}, { 'idempotency-key': 'k-rotated' });
     const rotated = await s.call('POST', `/webhooks/${first.body.id}/secret/rotate`, key, {});
     expect(rotated.body.secret).not.toBe(first.body.secret);
+    expect(rotatedWebhookResponse.safeParse(rotated.body).error).toBeUndefined();
     const replay = await create(key, {}, { 'idempotency-key': 'k-rotated' });
     expect(replay.status).toBe(201);
+    expect(createdWebhookResponse.safeParse(replay.body).error).toBeUndefined();
     expect([replay.body.id, replay.body.secret, replay.body.version]).toEqual([
       first.body.id,
       rotated.body.secret,
@@ -299,6 +320,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     });
     const first = await s.call('GET', `/address-lists/${list.body.id}/entries`, key);
     expect(first.body.items).toHaveLength(50);
+    expect(entriesPage.safeParse(first.body).error).toBeUndefined();
     const widest = await s.call('GET', `/address-lists/${list.body.id}/entries?limit=200`, key);
     expect(widest.body.items).toHaveLength(200);
     const rest = await s.call(
@@ -320,10 +342,12 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     });
     expect(list.status).toBe(201);
     expect(list.body.size).toBe(2);
+    expect(addressListResponse.safeParse(list.body).error).toBeUndefined();
     const added = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
       addresses: [address(2), address(3)],
     });
     expect(added.body).toMatchObject({ size: 3, added: 1 });
+    expect(entriesChangeResponse.safeParse(added.body).error).toBeUndefined();
     const bad = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
       addresses: [address(4), 'zz'],
     });
@@ -340,14 +364,18 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       key,
     );
     expect(rest.body).toEqual({ items: [address(3)], next_cursor: null });
+    expect(entriesPage.safeParse(page.body).error).toBeUndefined();
     const replaced = await s.call('PUT', `/address-lists/${list.body.id}/entries`, key, {
       addresses: [address(3), address(9)],
     });
     expect(replaced.body).toMatchObject({ size: 2, added: 1, removed: 2 });
+    expect(entriesChangeResponse.safeParse(replaced.body).error).toBeUndefined();
     const removed = await s.call('POST', `/address-lists/${list.body.id}/entries/remove`, key, {
       addresses: [address(9), address(8)],
     });
-    expect(removed.body).toMatchObject({ size: 1, removed: 1 });
+    // The list with both counts, added 0 (the README said "list + removed").
+    expect(removed.body).toMatchObject({ size: 1, added: 0, removed: 1 });
+    expect(entriesChangeResponse.safeParse(removed.body).error).toBeUndefined();
     const hook = await create(key, { addresses: [], list_refs: [list.body.id] });
     expect(hook.status).toBe(201);
     const inUse = await s.call('DELETE', `/address-lists/${list.body.id}`, key);
@@ -401,6 +429,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect(added.body.updated_at).not.toBe(list.body.updated_at);
     const renamed = await s.call('PATCH', `/address-lists/${id}`, key, { name: 'two' });
     expect(renamed.body).toMatchObject({ version: 3, name: 'two' });
+    expect(addressListResponse.safeParse(renamed.body).error).toBeUndefined();
     expect(await feed()).toBe(rowsBefore + 1);
   });
 
@@ -533,6 +562,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     });
     expect(hook.status).toBe(201);
     expect(hook.body.filters).toEqual({ tx_hash: { in: [lower] } });
+    expect(createdWebhookResponse.safeParse(hook.body).error).toBeUndefined();
     expect((await s.call('GET', `/webhooks/${hook.body.id}`, key)).body.filters).toEqual({
       tx_hash: { in: [lower] },
     });
@@ -545,6 +575,114 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       filter_tree: { tx_hash: { in: [lower] } },
     });
     expect(JSON.stringify(row)).not.toContain(mixed);
+  });
+
+  it('every answer parses with its response schema (ADR 0602): a filter tree of every node kind with list refs, paused, resumed, rotated, tested, deleted; lists; the limits', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const watched = await s.call('POST', '/address-lists', key, {
+      name: 'watched',
+      addresses: [address(0x51)],
+    });
+    const shorthand = await s.call('POST', '/address-lists', key, { name: 'shorthand' });
+    for (const list of [watched, shorthand])
+      expect(addressListResponse.safeParse(list.body).error).toBeUndefined();
+    const gotList = await s.call('GET', `/address-lists/${watched.body.id}`, key);
+    expect(addressListResponse.safeParse(gotList.body).error).toBeUndefined();
+    const lists = await s.call('GET', '/address-lists', key);
+    expect(lists.body.items).toHaveLength(2);
+    expect(addressListsPage.safeParse(lists.body).error).toBeUndefined();
+
+    const topic = `0x${'DD'.repeat(32)}`;
+    const tx = `0x${'Ee'.repeat(32)}`;
+    const created = await create(key, {
+      name: null,
+      trigger_type: 'log_event',
+      addresses: [address(0x54)],
+      list_refs: [shorthand.body.id],
+      confirm_depth: 12,
+      phases: ['confirmed'],
+      filters: {
+        all: [
+          {
+            any: [
+              {
+                address: {
+                  dir: 'in',
+                  in: [address(0xabc52).toUpperCase().replace('0X', '0x')],
+                  list_refs: [watched.body.id],
+                },
+              },
+              { contract: { in: [address(0x53)] } },
+              { tx_hash: { in: [tx] } },
+            ],
+          },
+          { topic: { position: 0, in: [topic] } },
+          { not: { address: { list_refs: [watched.body.id] } } },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(createdWebhookResponse.safeParse(created.body).error).toBeUndefined();
+    expect(created.body).toMatchObject({
+      name: null,
+      trigger_type: 'log_event',
+      addresses: [address(0x54)],
+      list_refs: [shorthand.body.id],
+      phases: ['confirmed'],
+      filters: {
+        all: [
+          {
+            any: [
+              { address: { dir: 'in', in: [address(0xabc52)], list_refs: [watched.body.id] } },
+              { contract: { in: [address(0x53)] } },
+              { tx_hash: { in: [tx.toLowerCase()] } },
+            ],
+          },
+          { topic: { position: 0, in: [topic.toLowerCase()] } },
+          { not: { address: { dir: 'any', in: [], list_refs: [watched.body.id] } } },
+        ],
+      },
+    });
+    const id = created.body.id as string;
+
+    const paused = await s.call('POST', `/webhooks/${id}/pause`, key);
+    expect(paused.body).toMatchObject({ status: 'paused', status_label: 'Paused' });
+    expect(webhookResponse.safeParse(paused.body).error).toBeUndefined();
+    // Strict, and the label must be the status's: the schemas refuse what the view never sends.
+    expect(webhookResponse.safeParse({ ...paused.body, extra: 1 }).success).toBe(false);
+    expect(webhookResponse.safeParse({ ...paused.body, status_label: 'Active' }).success).toBe(
+      false,
+    );
+    const listed = await s.call('GET', '/webhooks', key);
+    expect(listed.body.items).toEqual([expect.objectContaining({ id, status: 'paused' })]);
+    expect(webhooksPage.safeParse(listed.body).error).toBeUndefined();
+
+    const resumed = await s.call('POST', `/webhooks/${id}/resume`, key);
+    expect(resumed.body).toMatchObject({ status: 'active', status_label: 'Active' });
+    expect(webhookResponse.safeParse(resumed.body).error).toBeUndefined();
+    const tested = await s.call('POST', `/webhooks/${id}/test`, key);
+    expect(tested.status).toBe(202);
+    expect(testDeliveryResponse.safeParse(tested.body).error).toBeUndefined();
+
+    const rotated = await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {});
+    expect(rotated.body.previous_secret_expires_at).toEqual(expect.any(String));
+    expect(rotatedWebhookResponse.safeParse(rotated.body).error).toBeUndefined();
+    const expired = await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {
+      expire_previous: true,
+    });
+    expect(expired.body.previous_secret_expires_at).toBeNull();
+    expect(rotatedWebhookResponse.safeParse(expired.body).error).toBeUndefined();
+
+    const limits = await s.call('GET', '/webhooks/limits', key);
+    expect(limits.body).toMatchObject({
+      tier: 'starter',
+      usage: { active_webhooks: 1, address_lists: 2 },
+    });
+    expect(limitsResponse.safeParse(limits.body).error).toBeUndefined();
+
+    const deleted = await s.call('DELETE', `/webhooks/${id}`, key);
+    expect(deleted.body).toMatchObject({ status: 'deleted', status_label: null });
+    expect(webhookResponse.safeParse(deleted.body).error).toBeUndefined();
   });
 
   it('every change lands in the change feed and the webhook-status KV bucket with a monotonic version', async () => {

@@ -1,6 +1,8 @@
+import type { AddressListResponse } from './address-list-response.schemas';
 import type { AddressListRow } from './address-lists.repository';
 
-export function addressListView(row: AddressListRow) {
+/** An address list as the API answers it; its schema is `addressListResponse`. */
+export function addressListView(row: AddressListRow): AddressListResponse {
   return {
     id: row.id,
     name: row.name,

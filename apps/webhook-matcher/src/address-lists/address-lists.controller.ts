@@ -16,6 +16,12 @@ import { checkId } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { createListBody, entriesBody, entriesQuery, patchListBody } from './address-list.schemas';
+import {
+  addressListResponse,
+  addressListsPage,
+  entriesChangeResponse,
+  entriesPage,
+} from './address-list-response.schemas';
 import { addressListView } from './address-list.view';
 import { AddressListsService } from './address-lists.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
@@ -29,7 +35,7 @@ export class AddressListsController {
   @ApiRoute({
     summary: 'Create an address list',
     body: createListBody,
-    responses: { 201: { description: 'the list' } },
+    responses: { 201: { description: 'the list', schema: addressListResponse } },
   })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
@@ -38,7 +44,11 @@ export class AddressListsController {
   }
 
   @Get()
-  @ApiRoute({ summary: 'List address lists', query: pageQuery })
+  @ApiRoute({
+    summary: 'List address lists',
+    query: pageQuery,
+    responses: { 200: { description: 'a page of lists', schema: addressListsPage } },
+  })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.lists.page(accountId, limit, cursor);
@@ -46,13 +56,20 @@ export class AddressListsController {
   }
 
   @Get(':id')
-  @ApiRoute({ summary: 'One address list' })
+  @ApiRoute({
+    summary: 'One address list',
+    responses: { 200: { description: 'the list', schema: addressListResponse } },
+  })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return addressListView(await this.lists.get(accountId, checkId('al', id)));
   }
 
   @Patch(':id')
-  @ApiRoute({ summary: 'Rename a list', body: patchListBody })
+  @ApiRoute({
+    summary: 'Rename a list',
+    body: patchListBody,
+    responses: { 200: { description: 'the list', schema: addressListResponse } },
+  })
   async rename(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const { name } = parseBody(patchListBody, body);
     return addressListView(await this.lists.rename(accountId, checkId('al', id), name));
@@ -69,7 +86,11 @@ export class AddressListsController {
   }
 
   @Get(':id/entries')
-  @ApiRoute({ summary: 'Read entries', query: entriesQuery })
+  @ApiRoute({
+    summary: 'Read entries, in address order',
+    query: entriesQuery,
+    responses: { 200: { description: 'a page of addresses', schema: entriesPage } },
+  })
   async entries(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(entriesQuery, query);
     const page = await this.lists.entries(accountId, checkId('al', id), limit, cursor);
@@ -77,20 +98,38 @@ export class AddressListsController {
   }
 
   @Post(':id/entries')
-  @ApiRoute({ summary: 'Add entries (duplicates ignored)', body: entriesBody })
+  @ApiRoute({
+    summary: 'Add entries (duplicates ignored)',
+    body: entriesBody,
+    responses: {
+      200: { description: 'the list, added and removed', schema: entriesChangeResponse },
+    },
+  })
   @HttpCode(200)
   async add(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'add', body);
   }
 
   @Put(':id/entries')
-  @ApiRoute({ summary: 'Replace all entries', body: entriesBody })
+  @ApiRoute({
+    summary: 'Replace all entries',
+    body: entriesBody,
+    responses: {
+      200: { description: 'the list, added and removed', schema: entriesChangeResponse },
+    },
+  })
   async replace(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'replace', body);
   }
 
   @Post(':id/entries/remove')
-  @ApiRoute({ summary: 'Remove entries', body: entriesBody })
+  @ApiRoute({
+    summary: 'Remove entries',
+    body: entriesBody,
+    responses: {
+      200: { description: 'the list, added (0) and removed', schema: entriesChangeResponse },
+    },
+  })
   @HttpCode(200)
   async remove(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.change(accountId, id, 'remove', body);

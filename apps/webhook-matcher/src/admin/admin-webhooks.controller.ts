@@ -3,6 +3,7 @@ import { DomainError } from '@meridian/errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
+import { webhooksPage } from '../webhooks/webhook-response.schemas';
 import { webhookView } from '../webhooks/webhook.view';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { OperatorGuard } from './operator.guard';
@@ -34,6 +35,7 @@ export class AdminWebhooksController {
     summary: 'One account webhooks, newest first (as GET /webhooks)',
     auth: 'operator',
     query: pageQuery,
+    responses: { 200: { description: 'a page of webhooks', schema: webhooksPage } },
   })
   async list(@Param('id', accountIdPipe) accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);

@@ -10,6 +10,7 @@ import {
   deliveriesQuery,
   deliveryStats,
   replayRangeBody,
+  replayResponse,
 } from './deliveries.schemas';
 import { attemptView, statsView } from './deliveries.view';
 import { ReplayService } from './replay.service';
@@ -54,6 +55,7 @@ export class DeliveriesController {
   @ApiRoute({
     summary: 'Replay one failed or given-up event (billed like any attempt)',
     body: emptyBody,
+    responses: { 202: { description: 'the jobs sent out again', schema: replayResponse } },
   })
   @HttpCode(202)
   async replayOne(
@@ -72,6 +74,7 @@ export class DeliveriesController {
   @ApiRoute({
     summary: 'Replay failed or given-up events in a time or block range',
     body: replayRangeBody,
+    responses: { 202: { description: 'the jobs sent out again', schema: replayResponse } },
   })
   @HttpCode(202)
   async replayRange(

@@ -16,6 +16,7 @@ import {
   TARGET,
   type MatcherTestStack,
 } from '../../test/support/matcher-app';
+import { deliveriesPage, deliveryStats, replayResponse } from './deliveries.schemas';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 
 jest.setTimeout(180_000);
@@ -119,8 +120,10 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       rate_limited_total: 0,
       last_delivered_at: expect.any(String),
     });
+    expect(deliveryStats.safeParse(await stats(id)).error).toBeUndefined();
     const page1 = await s.call('GET', `/webhooks/${id}/deliveries?limit=1`, key);
     expect(page1.status).toBe(200);
+    expect(deliveriesPage.safeParse(page1.body).error).toBeUndefined();
     expect(page1.body.items).toEqual([
       expect.objectContaining({
         event_id: f2.eventId,
@@ -144,6 +147,7 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       }),
     ]);
     expect(page2.body.next_cursor).toBeNull();
+    expect(deliveriesPage.safeParse(page2.body).error).toBeUndefined();
     // Someone else's id is a 404 like an unknown one; a bad cursor is a 400.
     expect((await s.call('GET', `/webhooks/${id}/stats`, other)).status).toBe(404);
     expect((await s.call('GET', `/webhooks/${id}/deliveries`, other)).status).toBe(404);
@@ -230,12 +234,14 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
         final: true,
       }),
     ]);
+    expect(deliveriesPage.safeParse(await listed()).error).toBeUndefined();
     expect(await stats(id)).toEqual({
       delivered_total: 0,
       failed_total: 0,
       rate_limited_total: 0,
       last_delivered_at: null,
     });
+    expect(deliveryStats.safeParse(await stats(id)).error).toBeUndefined();
     expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
   });
 
@@ -275,8 +281,20 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     await eventually(async () => (await stats(id)).failed_total === 2);
     const one = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
     expect(one).toEqual({ status: 202, body: { replayed: 1, event_ids: [GIVEN_UP] } });
+    expect(replayResponse.safeParse(one.body).error).toBeUndefined();
     const range = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 250, to: '0x200' });
     expect(range.body).toEqual({ replayed: 1, event_ids: [OTHER] });
+    expect(replayResponse.safeParse(range.body).error).toBeUndefined();
+    // Both given-up attempts in the log (recorded in parallel: either order).
+    const log = await s.call('GET', `/webhooks/${id}/deliveries`, key);
+    expect(log.body.items).toHaveLength(2);
+    expect(log.body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event_id: OTHER, attempt: 8, final: true }),
+        expect.objectContaining({ event_id: GIVEN_UP, attempt: 8, final: true }),
+      ]),
+    );
+    expect(deliveriesPage.safeParse(log.body).error).toBeUndefined();
     const jobs = (await jobsOnStream()).filter((j) => j.webhookId === id);
     expect(jobs).toHaveLength(2);
     expect(jobs[0]).toMatchObject({

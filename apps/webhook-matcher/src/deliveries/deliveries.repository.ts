@@ -1,20 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import type { DeliveryHealth, WebhookEventBody } from '@meridian/contracts';
+import type {
+  DeliveryDropReason,
+  DeliveryErrorClass,
+  DeliveryHealth,
+  DeliveryPhase,
+  WebhookEventBody,
+} from '@meridian/contracts';
 import { DataSource } from 'typeorm';
 
+/** A row of the failed-attempt log (`failedPage`: every outcome but success). */
 export interface AttemptRow {
   seq: string;
   id: string;
   event_id: string;
-  phase: string;
+  phase: DeliveryPhase;
   attempt: number;
-  outcome: string;
+  outcome: Exclude<DeliveryHealth['outcome'], 'success'>;
   billed: boolean;
   final: boolean;
   test: boolean;
   status_code: number | null;
   duration_ms: number | null;
-  error_class: string | null;
+  /** The attempt's errorClass, or a drop's dropReason. */
+  error_class: DeliveryErrorClass | DeliveryDropReason | null;
   error: string | null;
   response_body: string | null;
   at: Date;

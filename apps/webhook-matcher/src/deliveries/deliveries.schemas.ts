@@ -1,4 +1,11 @@
+import {
+  DeliveryDropReasonSchema,
+  DeliveryErrorClassSchema,
+  DeliveryHealthSchema,
+  DeliveryPhaseSchema,
+} from '@meridian/contracts';
 import { z } from 'zod';
+import { count, isoTime, pageOf } from '../http/response-shapes';
 
 export const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -46,42 +53,48 @@ export const replayRangeBody = z
 /**
  * One failed attempt as `GET /webhooks/{id}/deliveries` answers it. The view is typed by it and
  * the dashboard's page imports its type, so the answer, the OpenAPI document and the page that
- * reads it cannot drift apart.
+ * reads it cannot drift apart. Strict, like every response schema (ADR 0602): the integration
+ * tests parse real answers with it.
  */
-export const deliveryAttempt = z.object({
-  event_id: z.string(),
-  phase: z.string(),
-  attempt: z.number().int(),
-  at: z.string().describe('when the attempt was made (ISO time)'),
-  outcome: z
-    .string()
-    .describe('success, failure, skipped_breaker_open, or dropped (a queued event not sent)'),
+export const deliveryAttempt = z.strictObject({
+  event_id: z.string().describe('ev_ + 32 hex; test_ + 24 hex for a test delivery'),
+  phase: DeliveryPhaseSchema,
+  attempt: z.number().int().min(1),
+  at: isoTime.describe('when the attempt was made'),
+  // The log lists what did not succeed (the query leaves success out).
+  outcome: DeliveryHealthSchema.shape.outcome
+    .exclude(['success'])
+    .describe('failure, skipped_breaker_open, or dropped (a queued event not sent)'),
   final: z.boolean().describe('no retry follows (given up)'),
   test: z.boolean(),
   billed: z.boolean(),
   status_code: z.number().int().nullable(),
-  duration_ms: z.number().int().nullable(),
+  duration_ms: z.number().int().min(0).nullable(),
   error_class: z
-    .string()
+    .enum([...new Set([...DeliveryErrorClassSchema.options, ...DeliveryDropReasonSchema.options])])
     .nullable()
     .describe(
-      'dns, tls, timeout, connection, …; for a drop its reason (auto_paused, no_balance, …)',
+      'why the attempt failed (http_status, timeout, connection, dns, tls, …); for a drop its reason (auto_paused, no_balance, …)',
     ),
   error: z.string().nullable(),
-  response_body: z.string().nullable(),
+  response_body: z.string().nullable().describe("the first 4 KiB of the endpoint's answer"),
 });
 
-export const deliveriesPage = z.object({
-  items: z.array(deliveryAttempt),
-  next_cursor: z.string().nullable(),
+export const deliveriesPage = pageOf(deliveryAttempt);
+
+export const deliveryStats = z.strictObject({
+  delivered_total: count,
+  failed_total: count,
+  rate_limited_total: count.describe('events dropped by the events-per-second budget'),
+  last_delivered_at: isoTime.nullable(),
 });
 
-export const deliveryStats = z.object({
-  delivered_total: z.number().int(),
-  failed_total: z.number().int(),
-  rate_limited_total: z.number().int(),
-  last_delivered_at: z.string().nullable(),
+/** Both replay routes (202): the events sent out again as new delivery jobs. */
+export const replayResponse = z.strictObject({
+  replayed: count.describe('delivery jobs published (one per given-up event and phase)'),
+  event_ids: z.array(z.string()).describe('the distinct events replayed'),
 });
 
 export type DeliveryAttempt = z.output<typeof deliveryAttempt>;
 export type DeliveryStats = z.output<typeof deliveryStats>;
+export type ReplayResponse = z.output<typeof replayResponse>;

@@ -5,6 +5,7 @@ import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CREDENTIAL_SOURCE, type CredentialSource } from '../auth/credential-source';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { limitsResponse } from './limits.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 /** GET /webhooks/limits: the account's caps (as billing resolved them) and what it uses. */
@@ -19,7 +20,10 @@ export class LimitsController {
   ) {}
 
   @Get('limits')
-  @ApiRoute({ summary: 'The plan caps and the account usage that counts against them' })
+  @ApiRoute({
+    summary: 'The plan caps and the account usage that counts against them',
+    responses: { 200: { description: 'caps and usage', schema: limitsResponse } },
+  })
   async limits(@AccountId() accountId: string) {
     const facts = await this.credentials.accountFacts(accountId);
     const m = this.dataSource.manager;

@@ -1,8 +1,11 @@
 import { DomainError, quoteInput } from '@meridian/errors';
 import { NETWORK_KEYS } from '@meridian/networks';
 
+export const WEBHOOK_CHAINS = ['ethereum', 'polygon', 'opbnb'] as const;
+export type WebhookChain = (typeof WEBHOOK_CHAINS)[number];
+
 /** Webhooks watch EVM networks; the chain is the network's family name (COMPAT network keys). */
-const CHAIN_OF: Record<string, string> = {
+const CHAIN_OF: Record<string, WebhookChain> = {
   'eth-mainnet': 'ethereum',
   'eth-sepolia': 'ethereum',
   'eth-hoodi': 'ethereum',
@@ -11,6 +14,9 @@ const CHAIN_OF: Record<string, string> = {
   'opbnb-mainnet': 'opbnb',
   'opbnb-testnet': 'opbnb',
 };
+
+/** The network keys a webhook may watch (every EVM key of COMPAT; not sui-mainnet). */
+export const WEBHOOK_NETWORKS = Object.keys(CHAIN_OF) as [string, ...string[]];
 
 /** `{chain, network}` of a create body: network required, chain optional but consistent. */
 export function chainAndNetwork(

@@ -1,8 +1,9 @@
 import { statusLabel } from '@meridian/webhooks';
+import type { WebhookResponse } from './webhook-response.schemas';
 import type { WebhookRow } from './webhooks.repository';
 
-/** The webhook object of the API (COMPAT), snake_case. */
-export function webhookView(row: WebhookRow) {
+/** The webhook object of the API (COMPAT), snake_case; its schema is `webhookResponse`. */
+export function webhookView(row: WebhookRow): WebhookResponse {
   return {
     id: row.id,
     name: row.name,

@@ -23,6 +23,13 @@ import {
   patchWebhookBody,
   rotateSecretBody,
 } from './webhook.schemas';
+import {
+  createdWebhookResponse,
+  rotatedWebhookResponse,
+  testDeliveryResponse,
+  webhookResponse,
+  webhooksPage,
+} from './webhook-response.schemas';
 import { webhookView } from './webhook.view';
 import { WebhooksService } from './webhooks.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
@@ -40,7 +47,9 @@ export class WebhooksController {
     summary: 'Create a webhook (201 with its whsec_ secret, shown once). Header Idempotency-Key',
     auth: 'api-key',
     body: createWebhookBody,
-    responses: { 201: { description: 'the webhook and its secret' } },
+    responses: {
+      201: { description: 'the webhook and its secret', schema: createdWebhookResponse },
+    },
   })
   @HttpCode(201)
   async create(
@@ -58,7 +67,11 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiRoute({ summary: 'List webhooks, newest first', query: pageQuery })
+  @ApiRoute({
+    summary: 'List webhooks, newest first',
+    query: pageQuery,
+    responses: { 200: { description: 'a page of webhooks', schema: webhooksPage } },
+  })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
@@ -66,7 +79,10 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @ApiRoute({ summary: 'One webhook' })
+  @ApiRoute({
+    summary: 'One webhook',
+    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
+  })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return webhookView(await this.webhooks.get(accountId, checkId('wh', id)));
   }
@@ -75,6 +91,7 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Change a webhook (chain, network and trigger type are immutable)',
     body: patchWebhookBody,
+    responses: { 200: { description: 'the webhook as changed', schema: webhookResponse } },
   })
   async patch(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const parsed = parseBody(patchWebhookBody, body);
@@ -84,14 +101,18 @@ export class WebhooksController {
   @Delete(':id')
   @ApiRoute({
     summary: 'Delete a webhook (frees its slot); answers the webhook with status deleted',
-    responses: { 200: { description: 'the webhook, status deleted' } },
+    responses: { 200: { description: 'the webhook, status deleted', schema: webhookResponse } },
   })
   async delete(@AccountId() accountId: string, @Param('id') id: string) {
     return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
   }
 
   @Post(':id/pause')
-  @ApiRoute({ summary: 'Pause (owner)', body: emptyBody })
+  @ApiRoute({
+    summary: 'Pause (owner)',
+    body: emptyBody,
+    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
+  })
   @HttpCode(200)
   async pause(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);
@@ -102,6 +123,7 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Resume (409 insufficient_balance at zero balance; cap_* when over the plan)',
     body: emptyBody,
+    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
   })
   @HttpCode(200)
   async resume(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
@@ -113,6 +135,12 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Rotate the signing secret (the old one signs for 24 h unless expire_previous)',
     body: rotateSecretBody,
+    responses: {
+      200: {
+        description: 'the webhook, its new secret and until when the previous one signs',
+        schema: rotatedWebhookResponse,
+      },
+    },
   })
   @HttpCode(200)
   async rotate(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
@@ -133,7 +161,7 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Queue a free test delivery (only while active)',
     body: emptyBody,
-    responses: { 202: { description: 'queued' } },
+    responses: { 202: { description: 'queued', schema: testDeliveryResponse } },
   })
   @HttpCode(202)
   async test(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { CountedWebhook } from '@meridian/plans';
-import type { FilterNode, WebhookStatus } from '@meridian/webhooks';
+import type { FilterNode, Phase, TriggerType, WebhookStatus } from '@meridian/webhooks';
 import type { EntityManager } from 'typeorm';
 import { returning } from '../db/returning';
+import type { WebhookChain } from './networks';
 
 export interface WebhookRow {
   id: string;
@@ -10,16 +11,16 @@ export interface WebhookRow {
   account_id: string;
   name: string | null;
   status: WebhookStatus;
-  chain: string;
+  chain: WebhookChain;
   network: string;
-  trigger_type: string;
+  trigger_type: TriggerType;
   filters: FilterNode | null;
   addresses: string[];
   list_refs: string[];
   filter_tree: FilterNode;
   inline_address_count: number;
   confirm_depth: number;
-  phases: string[];
+  phases: Phase[];
   target_url: string;
   secret_sealed: string;
   previous_secret_sealed: string | null;
