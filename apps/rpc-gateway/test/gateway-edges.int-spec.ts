@@ -233,6 +233,57 @@ describe('rpc-gateway edges: requests that once broke it', () => {
     });
   });
 
+  describe('CORS for browser dApps on the JSON-RPC endpoint', () => {
+    const call = { jsonrpc: '2.0', id: 42, method: 'eth_blockNumber', params: [] };
+    const origin = { origin: 'https://dapp.example' };
+
+    it('a preflight on the token path → 204 allowing any origin, POST and the asked headers', async () => {
+      const answer = await fetch(`${gateway.url}/${TOKENS.eth}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://dapp.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(answer.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+      expect(answer.headers.get('access-control-allow-headers')).toBe('content-type');
+      expect(Number(answer.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+    });
+
+    it('every POST answer carries Access-Control-Allow-Origin: *, refusals included', async () => {
+      const answers = [
+        await rpc(`${gateway.url}/${TOKENS.eth}/`, call, origin),
+        await rpc(`${gateway.url}/tok_unknown_000001`, call, origin),
+        await rpc(`${gateway.url}/${TOKENS.exhausted}`, call, origin),
+        ...(await Promise.all(
+          Array.from({ length: 3 }, () => rpc(`${gateway.url}/${TOKENS.slow}`, call, origin)),
+        )),
+      ];
+      expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200, 401, 402, 429]));
+      for (const answer of answers)
+        expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    });
+
+    it("the gateway's other routes are not opened: GET /healthz, /metrics and sub-paths carry no CORS header", async () => {
+      // (`/healthz` is also a one-segment path: a POST or OPTIONS there is the JSON-RPC endpoint's,
+      // for a token named "healthz", answered 401 like any unknown token.)
+      for (const path of ['/healthz', '/metrics']) {
+        const answer = await fetch(`${gateway.url}${path}`, { headers: origin });
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+      }
+      const sub = await fetch(`${gateway.url}/${TOKENS.eth}/more`, {
+        method: 'OPTIONS',
+        headers: origin,
+      });
+      expect(sub.status).not.toBe(204);
+      expect(sub.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
   it('a malformed URL on a framework route is answered in our JSON form', async () => {
     const answer = await fetch(`${gateway.url}/%zz`);
     expect(answer.status).toBe(400);

@@ -92,8 +92,9 @@ describe('relay route: failures named by their request', () => {
       `POST /${'a'.repeat(32)}/ HTTP/1.1\r\nhost: x\r\ncontent-length: ${length}\r\n\r\n`,
     );
     socket.write(Buffer.alloc(64 * 1024, 0x20));
-    await until(() => text.includes('request_too_large'));
+    await until(() => text.includes('-32005'));
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('access-control-allow-origin: *');
     expect(text.toLowerCase()).not.toContain('connection: close');
     await new Promise<void>((resolve) =>
       socket.write(Buffer.alloc(length - 64 * 1024, 0x20), () => resolve()),
@@ -107,5 +108,59 @@ describe('relay route: failures named by their request', () => {
     socket.destroy();
     expect(failed).toBeUndefined();
     expect(text.slice(answered)).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  describe('CORS: browser dApps may call the endpoint from any origin', () => {
+    const exchange = (method: string, path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
+        });
+        req.on('error', reject);
+        req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' : undefined);
+      });
+    const token = `/${'a'.repeat(32)}`;
+
+    it('a preflight on the token path → 204, any origin, POST, the asked headers echoed, max age', async () => {
+      const answer = await exchange('OPTIONS', `${token}/`, {
+        origin: 'https://dapp.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-custom-header',
+      });
+      expect(answer.status).toBe(204);
+      expect(answer.headers).toMatchObject({
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'content-type, x-custom-header',
+        'access-control-max-age': '86400',
+      });
+      expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+
+    it('a preflight without (or with garbled) asked headers allows content-type', async () => {
+      expect((await exchange('OPTIONS', token)).headers['access-control-allow-headers']).toBe(
+        'content-type',
+      );
+      const garbled = await exchange('OPTIONS', token, {
+        'access-control-request-headers': 'content-type, <script>',
+      });
+      expect(garbled.headers['access-control-allow-headers']).toBe('content-type');
+    });
+
+    it('every POST answer carries the origin header: 200 and 500 alike', async () => {
+      const ok = await exchange('POST', token, { origin: 'https://dapp.example' });
+      expect(ok.status).toBe(200);
+      expect(ok.headers['access-control-allow-origin']).toBe('*');
+      expect(ok.headers['access-control-expose-headers']).toBe('x-request-id, retry-after');
+      const failed = await new Promise<Record<string, unknown>>((resolve) => {
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: token }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers));
+        });
+        req.end('{"jsonrpc":"2.0","id":1,"method":"fail"}');
+      });
+      expect(failed['access-control-allow-origin']).toBe('*');
+    });
   });
 });

@@ -9,6 +9,23 @@ import { bodyTooLarge, gatewayHttpStatusOf, retryAfterSecondsOf } from './gatewa
 import type { RelayService } from './relay.service';
 import { TOKEN_PATH, tokenOf } from './token-path';
 
+/**
+ * CORS of the JSON-RPC endpoint: any origin may call it (a dApp's page calls it from the browser;
+ * the token in the path is the credential, no cookies are read, so `*` and no credentials), as
+ * the commercial node providers allow. Constants: the answer's header list gets two more entries,
+ * nothing is built per request (ADR 0201, 0207).
+ */
+const CORS_ORIGIN = 'access-control-allow-origin';
+const CORS_ANY = '*';
+const CORS_EXPOSE = 'access-control-expose-headers';
+/** What a page's script may read of an answer besides the simple headers. */
+const CORS_EXPOSED = 'x-request-id, retry-after';
+/** How long a browser may reuse a preflight (browsers cap it: Chromium 2 h, Firefox 24 h). */
+const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
+/** Requested header names echoed back: a comma list of tokens, bounded. */
+const REQUESTED_HEADERS = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+const MAX_REQUESTED_HEADERS_CHARS = 1_024;
+
 export interface HotPathOptions {
   /**
    * Larger bodies get 413 (COMPAT: about 5 MiB), like the HTTP edge's body limit, with a JSON-RPC
@@ -69,6 +86,10 @@ export function attachHotPath(
       Buffer.byteLength(body),
       'x-request-id',
       requestId,
+      CORS_ORIGIN,
+      CORS_ANY,
+      CORS_EXPOSE,
+      CORS_EXPOSED,
     ];
     if (retryAfterSeconds !== undefined) headers.push('retry-after', retryAfterSeconds);
     res.writeHead(status, headers);
@@ -154,7 +175,42 @@ export function attachHotPath(
     if (req.method === 'POST') {
       const match = TOKEN_PATH.exec(req.url ?? '');
       if (match !== null) return hot(req, res, match[1]!);
+    } else if (req.method === 'OPTIONS' && TOKEN_PATH.test(req.url ?? '')) {
+      requestsOf(204).inc();
+      return preflight(req, res);
     }
     for (const fallback of fallbacks) fallback.call(server, req, res);
   });
+}
+
+/**
+ * A browser's CORS preflight for the JSON-RPC endpoint: 204, any origin, POST (the endpoint has
+ * no GET form), the headers the page asked for (or content-type). No token lookup: a preflight
+ * carries no credential, and the POST that follows is checked as any other.
+ */
+function preflight(req: IncomingMessage, res: ServerResponse): void {
+  const asked = req.headers['access-control-request-headers'];
+  const allowHeaders =
+    typeof asked === 'string' &&
+    asked.length <= MAX_REQUESTED_HEADERS_CHARS &&
+    REQUESTED_HEADERS.test(asked)
+      ? asked
+      : 'content-type';
+  res.writeHead(204, [
+    CORS_ORIGIN,
+    CORS_ANY,
+    'access-control-allow-methods',
+    'POST, OPTIONS',
+    'access-control-allow-headers',
+    allowHeaders,
+    'access-control-max-age',
+    PREFLIGHT_MAX_AGE_SECONDS,
+    'vary',
+    'access-control-request-headers',
+    'x-request-id',
+    requestIdOf(req),
+  ]);
+  res.end();
+  // The body of an OPTIONS request, if any, is not read.
+  req.resume();
 }
