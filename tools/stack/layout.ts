@@ -54,14 +54,14 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       // operator, or its payment integration, do that: apps/billing-ledger README).
       env: { SELF_SERVICE_BILLING: 'true' },
     },
-    ...ENDPOINTS.map((region, index) => ({
+    ...ENDPOINTS.map((region, index): AppProcess => ({
       name: `rpc-gateway-${region}`,
       app: 'rpc-gateway',
       httpPort: port(10 + index),
       grpcPort: region === 'shared' ? undefined : port(60 + index),
       // BorApi is network P's, which the shared endpoint (network S) does not serve: without
       // this it would listen on the default gRPC port, 9090, beside any other stack's.
-      env: region === 'shared' ? { REGION: region, GRPC_ENABLED: 'false' } : { REGION: region },
+      env: { REGION: region, GRPC_ENABLED: String(region !== 'shared') },
     })),
     {
       name: 'chain-indexer',
