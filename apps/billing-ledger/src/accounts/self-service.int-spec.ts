@@ -1,4 +1,10 @@
-import { api, BillingHarness, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
+import {
+  api,
+  BillingHarness,
+  bulkAccounts,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
 import { accountResponse } from '../http/response.schemas';
 
 interface Account {
@@ -16,16 +22,8 @@ describe('billing-ledger: top-ups and plan changes by the account only where the
   let closed: BillingApp;
   let open: BillingApp;
 
-  async function newAccount(billing: BillingApp) {
-    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'Self-service', plan: 'free' },
-    );
-    return { id: created.body.account.id, key: created.body.api_key.key };
-  }
+  const newAccount = async (billing: BillingApp) =>
+    (await bulkAccounts(billing.url, 1, 'Self-service', 'free'))[0]!;
 
   beforeAll(async () => {
     await h.setup();

@@ -1,4 +1,10 @@
-import { api, BillingHarness, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
+import {
+  api,
+  BillingHarness,
+  bulkAccounts,
+  OPERATOR_TOKEN,
+  type BillingApp,
+} from '../testing/billing-harness';
 import { topUpResponse } from '../http/response.schemas';
 
 interface TopUp {
@@ -17,15 +23,7 @@ describe('billing-ledger Idempotency-Key binds to its request (real Postgres + N
   beforeAll(async () => {
     await h.setup();
     billing = await h.start();
-    const created = await api<{ account: { id: string }; api_key: { key: string } }>(
-      billing.url,
-      'POST',
-      '/api/v1/admin/accounts',
-      OPERATOR_TOKEN,
-      { name: 'Idempotent buyer', plan: 'starter' },
-    );
-    id = created.body.account.id;
-    key = created.body.api_key.key;
+    ({ id, key } = (await bulkAccounts(billing.url, 1, 'Idempotent buyer'))[0]!);
   });
   afterAll(() => h.teardown());
 

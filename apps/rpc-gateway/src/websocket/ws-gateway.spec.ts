@@ -7,6 +7,26 @@ import type { RelayService } from '../relay/relay.service';
 import { WsGateway } from './ws-gateway';
 import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
+/** A WsGateway on a server of its own, listening on a free port. */
+async function listen(
+  relay: RelayService,
+  hub: Subscriptions,
+  logger: pino.Logger,
+  maxSubscriptionsPerConnection: number,
+  maxSubscriptionsPerAccount: number,
+): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  new WsGateway(relay, hub, new GatewayMetrics(new Registry()), logger, {
+    maxSubscriptionsPerConnection,
+    maxSubscriptionsPerAccount,
+    maxBufferedBytes: 1024 * 1024,
+    maxMessageBytes: 1024 * 1024,
+    requestLogs: false,
+  }).attach(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
 /**
  * The WebSocket edge names the session whose message failed by its id (the upgrade's
  * X-Request-Id): it catches each message's failure itself (ADR 0210: no AsyncLocalStorage in
@@ -18,7 +38,6 @@ describe("WebSocket edge: a message's failure named by its session", () => {
   const logged: Array<{ connection_id?: string; msg?: string; err?: { message?: string } }> = [];
 
   beforeAll(async () => {
-    server = createServer();
     const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
     const relay = {
       credentials: { onRevoked: () => undefined, wasRevoked: () => false },
@@ -29,22 +48,13 @@ describe("WebSocket edge: a message's failure named by its session", () => {
         return { body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' };
       },
     } as unknown as RelayService;
-    const gateway = new WsGateway(
+    ({ server, port } = await listen(
       relay,
       {} as Subscriptions,
-      new GatewayMetrics(new Registry()),
       pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
-      {
-        maxSubscriptionsPerConnection: 1,
-        maxSubscriptionsPerAccount: 1,
-        maxBufferedBytes: 1024 * 1024,
-        maxMessageBytes: 1024 * 1024,
-        requestLogs: false,
-      },
-    );
-    gateway.attach(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
+      1,
+      1,
+    ));
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
@@ -95,7 +105,6 @@ describe('WebSocket edge: per-connection subscription limit under frames sent at
   let held = 0;
 
   beforeAll(async () => {
-    server = createServer();
     const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
     const relay = {
       credentials: { onRevoked: () => undefined, wasRevoked: () => false },
@@ -144,22 +153,7 @@ describe('WebSocket edge: per-connection subscription limit under frames sent at
       release: () => undefined,
       close: () => undefined,
     } as unknown as Subscriptions;
-    const gateway = new WsGateway(
-      relay,
-      hub,
-      new GatewayMetrics(new Registry()),
-      pino({ level: 'silent' }),
-      {
-        maxSubscriptionsPerConnection: LIMIT,
-        maxSubscriptionsPerAccount: 1_000,
-        maxBufferedBytes: 1024 * 1024,
-        maxMessageBytes: 1024 * 1024,
-        requestLogs: false,
-      },
-    );
-    gateway.attach(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await listen(relay, hub, pino({ level: 'silent' }), LIMIT, 1_000));
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
