@@ -76,6 +76,21 @@ describe('deploy: manifests and compose file', () => {
     expect(status).toBe(0);
   });
 
+  it('the example secrets bring their Namespace (a first apply on an empty cluster), the same one the overlays apply', () => {
+    const objects = render(join(__dirname, 'secrets', 'example'));
+    const namespaces = objects.filter((o) => o.kind === 'Namespace');
+    expect(namespaces.map((o) => o.metadata.name)).toEqual(['meridian']);
+    expect(objects[0]!.kind).toBe('Namespace');
+    for (const secret of objects.filter((o) => o.kind === 'Secret'))
+      expect(secret.metadata.namespace).toBe('meridian');
+    for (const overlay of overlayDirs()) {
+      const same = render(join(__dirname, 'overlays', overlay)).filter(
+        (o) => o.kind === 'Namespace',
+      );
+      expect({ overlay, namespaces: same }).toEqual({ overlay, namespaces });
+    }
+  });
+
   it('fails on a broken manifest: wrong type, unknown field, dangling reference', () => {
     // The real eu overlay with a patch that breaks it in three independent ways.
     const dir = join(tmp, 'broken-overlay');
