@@ -315,15 +315,34 @@ describe('deploy: environment matches the apps config schemas', () => {
 
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
-    const steps = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
+    const all = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
+    const steps = all.filter((c: Obj) => c.args[0] === 'migrate');
     const owners = APPS.filter((app) => existsSync(join(root, 'apps', app, 'src', 'migrate.ts')));
     expect(steps.map((c: Obj) => c.args[1]).sort()).toEqual([...owners].sort());
+    expect(steps.map((c: Obj) => c.args[1])).toEqual([...owners].sort(byMigrationOrder));
     for (const step of steps) {
       expect(step.args[0]).toBe('migrate');
       const env = containerEnv(step, core, secrets);
       expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
       expect(step.envFrom).toEqual([{ secretRef: { name: `${step.args[1]}-secrets` } }]);
     }
+  });
+
+  it("core overlay: the migration Job loads audit-api's label packs last, after audit-api's migration", () => {
+    const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
+    const all = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
+    const names = all.map((c: Obj) => c.name as string);
+    // Init containers run in order and the main container after all of them.
+    expect(job.spec.template.spec.containers.map((c: Obj) => c.name)).toEqual([
+      'load-audit-api-labels',
+    ]);
+    expect(names.indexOf('load-audit-api-labels')).toBeGreaterThan(
+      names.indexOf('migrate-audit-api'),
+    );
+    const load = all.find((c: Obj) => c.name === 'load-audit-api-labels')!;
+    expect(load.args).toEqual(['load-labels']);
+    expect(load.envFrom).toEqual([{ secretRef: { name: 'audit-api-secrets' } }]);
+    expect(containerEnv(load, core, secrets).DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
   });
 
   it.each(REGIONS)(
@@ -370,6 +389,14 @@ describe('deploy: environment matches the apps config schemas', () => {
       'migrate',
       ...APPS.filter((a) => a !== 'rpc-gateway').sort(byMigrationOrder),
     ]);
+    // audit-api's label packs: loaded after the migrations, before audit-api starts.
+    expect(services.labels!.command).toEqual(['load-labels']);
+    expect(services.labels!.depends_on.migrate).toEqual({
+      condition: 'service_completed_successfully',
+    });
+    expect(services['audit-api']!.depends_on.labels).toEqual({
+      condition: 'service_completed_successfully',
+    });
   });
 });
 
@@ -384,3 +411,68 @@ function byMigrationOrder(a: string, b: string): number {
   ];
   return order.indexOf(a) - order.indexOf(b);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The image: what its commands read is in the build context (.dockerignore), and the entrypoint
+// runs it.
+
+/**
+ * Docker's .dockerignore rules: patterns relative to the context root (Go filepath.Match plus
+ * `**`), a path excluded when it or a parent matches, later `!` patterns re-including.
+ */
+function dockerIgnored(path: string, rules: string[]): boolean {
+  const toRegExp = (pattern: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/^\/+|\/+$/g, '')
+        .split('**')
+        .map((part) =>
+          part
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]'),
+        )
+        .join('.*')}$`,
+    );
+  const prefixes = path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+  let ignored = false;
+  for (const rule of rules) {
+    const negated = rule.startsWith('!');
+    const re = toRegExp(negated ? rule.slice(1) : rule);
+    if (prefixes.some((prefix) => re.test(prefix))) ignored = !negated;
+  }
+  return ignored;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(`${dir}/${entry.name}`) : [`${dir}/${entry.name}`],
+  );
+}
+
+describe('deploy: the image', () => {
+  const rules = readFileSync(join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const entrypoint = readFileSync(join(__dirname, 'docker', 'entrypoint.sh'), 'utf8');
+
+  it('the matcher reads .dockerignore as Docker does', () => {
+    expect(dockerIgnored('dist/apps/x.js', rules)).toBe(true);
+    expect(dockerIgnored('apps/x/node_modules/y.js', rules)).toBe(true);
+    expect(dockerIgnored('deploy/base/core/kustomization.yaml', rules)).toBe(true);
+    expect(dockerIgnored('deploy/docker/entrypoint.sh', rules)).toBe(false);
+    expect(dockerIgnored('apps/audit-api/src/main.ts', rules)).toBe(false);
+  });
+
+  it("holds every label pack file audit-api's loader reads, and the entrypoint runs the loader", () => {
+    const files = filesUnder('data/labels').filter((f) => !f.endsWith('.md'));
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((f) => dockerIgnored(f, rules))).toEqual([]);
+    const loader = 'apps/audit-api/src/labels/load-labels.ts';
+    expect(existsSync(join(root, loader))).toBe(true);
+    // The entrypoint's `load-labels` command runs that loader.
+    const command = /^\s*load-labels\)\n(?:\s*#.*\n)*\s*exec node -r @swc-node\/register (\S+)/m;
+    expect(command.exec(entrypoint)?.[1]).toBe(loader);
+  });
+});

@@ -24,6 +24,11 @@ case "$command" in
       run_ts "apps/${app}/src/migrate.ts"
     done
     ;;
+  load-labels)
+    # audit-api's label packs (data/labels, shipped in the image) into its schema; idempotent,
+    # applies audit-api's pending migrations first. Needs audit-api's DATABASE_URL.
+    exec node -r @swc-node/register apps/audit-api/src/labels/load-labels.ts
+    ;;
   provision)
     exec node -r @swc-node/register tools/messaging/provision.ts
     ;;
