@@ -328,6 +328,31 @@ describe('deploy: environment matches the apps config schemas', () => {
     }
   });
 
+  /** Apps serving client HTTP behind a Service (chain-indexer and delivery-worker serve probes and metrics only). */
+  const SERVING = ['billing-ledger', 'webhook-matcher', 'audit-api'] as const;
+  /** What each app's own stop may take after SIGTERM: answering in-flight work, draining, flushing. */
+  const APP_STOP_SECONDS = 30;
+
+  it.each([
+    ...SERVING.map((app) => ['core', app] as const),
+    ...REGIONS.map((region) => [region, `rpc-gateway-${region}`] as const),
+  ])(
+    'overlay %s: %s keeps serving while its endpoint removal spreads (preStop sleep), and its grace period covers the sleep and its own stop',
+    (overlay, name) => {
+      const objects = overlay === 'core' ? core : render(join(__dirname, 'overlays', overlay));
+      const workload = objects.find(
+        (o) => (o.kind === 'Deployment' || o.kind === 'StatefulSet') && o.metadata.name === name,
+      )!;
+      expect(workload).toBeDefined();
+      const pod = workload.spec.template.spec;
+      const command = pod.containers[0].lifecycle?.preStop?.exec?.command as string[] | undefined;
+      expect(command?.[0]).toBe('sleep');
+      const sleep = Number(command![1]);
+      expect(sleep).toBeGreaterThanOrEqual(5);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(sleep + APP_STOP_SECONDS);
+    },
+  );
+
   it("core overlay: the migration Job loads audit-api's label packs last, after audit-api's migration", () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
     const all = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
