@@ -328,6 +328,28 @@ describe('deploy: environment matches the apps config schemas', () => {
     }
   });
 
+  it('core overlay: chain-indexer runs 2 replicas side by side (the per-network lease of ADR 0411), rolled and disrupted one at a time', () => {
+    const indexer = core.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'chain-indexer',
+    )!;
+    expect(indexer.spec.replicas).toBe(2);
+    expect(indexer.spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
+    });
+    // Replicas tell themselves apart in the lease by host:pid unless REPLICA_ID is set: a fixed
+    // REPLICA_ID shared by both pods would make them one holder.
+    const env = containerEnv(indexer.spec.template.spec.containers[0], core, secrets);
+    expect(env).not.toHaveProperty('REPLICA_ID');
+    const pdb = core.find(
+      (o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === 'chain-indexer',
+    )!;
+    expect(pdb.spec).toEqual({
+      minAvailable: 1,
+      selector: { matchLabels: { 'app.kubernetes.io/name': 'chain-indexer' } },
+    });
+  });
+
   /** Apps serving client HTTP behind a Service (chain-indexer and delivery-worker serve probes and metrics only). */
   const SERVING = ['billing-ledger', 'webhook-matcher', 'audit-api'] as const;
   /** What each app's own stop may take after SIGTERM: answering in-flight work, draining, flushing. */
