@@ -45,6 +45,9 @@ export class AppModule {
           url: config.NATS_URL,
           prefix: config.NATS_PREFIX,
           name: SERVICE,
+          // NATS trouble degrades the gateway (rpc_gateway_nats_connected), it does not stop
+          // it serving: not part of /readyz (ADR 0212).
+          readiness: false,
         }),
       ],
       providers: [

@@ -35,10 +35,12 @@ import { RemoteSubscriptions } from './websocket/remote-subscriptions';
 import { UsageMeter } from './metering/usage-meter';
 import { gatewayUsageFlusher } from './metering/usage-publisher';
 import { GatewayMetrics } from './observability/gateway-metrics';
+import { NatsProbe } from './observability/nats-probe';
 import { attachHotPath } from './relay/relay.route';
 import { RequestLog } from './observability/request-log';
 import { RelayService } from './relay/relay.service';
 import { HealthChecker } from './upstreams/health-checker';
+import { notServingReason } from './upstreams/serving-readiness';
 import type { NetworkKey } from '@meridian/networks';
 import type { UpstreamPool } from './upstreams/upstream-pool';
 import { poolsFromConfig } from './upstreams/pools-from-config';
@@ -72,6 +74,7 @@ export class GatewayRuntime
   readonly hub: Subscriptions;
   readonly meter = new UsageMeter();
   private readonly health: HealthChecker;
+  private readonly natsProbe: NatsProbe;
   private readonly flusher: UsageFlusher;
   /** Set when shutdown begins: the hot path answers with `Connection: close` from then on. */
   private closing = false;
@@ -103,6 +106,10 @@ export class GatewayRuntime
       maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
+      intervalMs: config.HEALTH_INTERVAL_MS,
+      timeoutMs: config.HEALTH_TIMEOUT_MS,
+    });
+    this.natsProbe = new NatsProbe(nats, registry, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,
       timeoutMs: config.HEALTH_TIMEOUT_MS,
     });
@@ -162,16 +169,24 @@ export class GatewayRuntime
       closing: () => this.closing,
     });
     this.ws.attach(server);
-    this.readiness.register('upstreams', async () => {
-      const down = [...this.pools.values()]
-        .filter((p) => p.upstreams.length > 0 && !p.upstreams.some((u) => u.healthy))
-        .map((p) => p.network);
-      if (down.length > 0) throw new Error(`no healthy upstream for ${down.join(', ')}`);
+    // Readiness is "can this process serve at all" (ADR 0212): not one network's nodes, not NATS.
+    this.readiness.register('serving', async () => {
+      const reason = notServingReason({
+        listening: server.listening,
+        closing: this.closing,
+        networks: [...this.pools.values()].map((p) => ({
+          network: p.network,
+          upstreams: p.upstreams.length,
+          healthy: p.upstreams.filter((u) => u.healthy).length,
+        })),
+      });
+      if (reason) throw new Error(reason);
     });
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.health.start();
+    this.natsProbe.start();
     this.flusher.start();
     if (!this.config.STATIC_ACCESS_TOKENS)
       this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
@@ -191,6 +206,11 @@ export class GatewayRuntime
     return this.health.checkAll();
   }
 
+  /** Probes NATS once now (tests). */
+  natsCheckNow(): Promise<void> {
+    return this.natsProbe.probe();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.ws.close();
     this.hub.close();
@@ -201,6 +221,7 @@ export class GatewayRuntime
     // that kept its connections busy held the shutdown off until SIGKILL (the fault suite, ADR 0504).
     await this.closeHttp();
     this.health.stop();
+    this.natsProbe.stop();
     await this.flusher.stop();
     await this.planLimiter.close();
     await this.feeds?.stop();

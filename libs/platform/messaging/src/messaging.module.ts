@@ -2,6 +2,7 @@ import {
   BeforeApplicationShutdown,
   DynamicModule,
   Global,
+  Inject,
   Module,
   OnApplicationShutdown,
   OnModuleInit,
@@ -22,13 +23,20 @@ export interface MessagingOptions {
   prefix: string;
   /** Connection name shown by the server (the app name). */
   name: string;
+  /**
+   * Whether NATS (the connection, and the app's consumers and KV mirrors) is part of `/readyz`;
+   * default true. False only for an app that serves without NATS and reports it otherwise
+   * (rpc-gateway: usage waits in memory, ADR 0212).
+   */
+  readiness?: boolean;
 }
 
 /**
  * NATS for an app: inject `NatsClient` (the connection, opened in the background so app start
  * never waits for NATS), `JetStreamPublisher`, `JetStreamConsumers` (durable consumers and KV
- * mirrors) and `NatsNamespace`. Registers the `nats` readiness check. Shutdown order: consumers
- * stop and drain (beforeApplicationShutdown), then the connection drains.
+ * mirrors) and `NatsNamespace`. Registers the `nats` readiness check (unless `readiness` is
+ * false). Shutdown order: consumers stop and drain (beforeApplicationShutdown), then the
+ * connection drains.
  */
 @Global()
 @Module({})
@@ -39,6 +47,7 @@ export class MessagingModule
     private readonly client: NatsClient,
     private readonly consumers: JetStreamConsumers,
     private readonly readiness: ReadinessRegistry,
+    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
   ) {}
 
   static forRoot(options: MessagingOptions): DynamicModule {
@@ -92,7 +101,7 @@ export class MessagingModule
                     })
                   : undefined,
               },
-              readiness,
+              options.readiness === false ? undefined : readiness,
             ),
         },
       ],
@@ -107,7 +116,8 @@ export class MessagingModule
   }
 
   onModuleInit(): void {
-    this.readiness.register('nats', () => this.client.check());
+    if (this.options.readiness !== false)
+      this.readiness.register('nats', () => this.client.check());
     this.client.start();
   }
 
