@@ -3,10 +3,12 @@
 # APP build arg), and the command selects what to run (deploy/docker/entrypoint.sh):
 #   serve (default)      node -r @swc-node/register apps/$APP/src/main.ts
 #   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
+#   load-labels          audit-api's label packs (data/labels) into its schema
 #   provision            tools/messaging/provision.ts (JetStream streams and consumers)
-# Apps run from TypeScript source through @swc-node/register, so there is no build step and the
-# dev dependencies (swc, typescript) are runtime needs: `npm install` installs them (not `npm ci`:
-# the lockfile holds only the Linux builds of per-platform packages, docs/adr/0001).
+# Apps run from TypeScript source through @swc-node/register, so the only build step is the
+# dashboard's web page (vite), and the dev dependencies (swc, typescript, vite) are runtime or
+# build needs: `npm install` installs them (not `npm ci`: the lockfile holds only the Linux
+# builds of per-platform packages, docs/adr/0001).
 #
 #   docker build -t meridian .                       # generic image, APP set per container
 #   docker build --build-arg APP=rpc-gateway -t meridian-rpc-gateway .
@@ -29,6 +31,10 @@ RUN npm install --no-audit --no-fund && npm cache clean --force
 
 COPY . .
 RUN chmod 0755 deploy/docker/entrypoint.sh
+# The dashboard's page (React, vite) into dist/apps/dashboard-web, where the dashboard serves it
+# from (its DEFAULT_WEB_DIST; .dockerignore keeps a local dist/ out of the context).
+RUN node node_modules/vite/bin/vite.js build --config apps/dashboard/web/vite.config.mts --logLevel warn \
+ && test -f dist/apps/dashboard-web/index.html
 
 ENV NODE_ENV=production
 # Numeric user (the image's `node` user) so Kubernetes can verify runAsNonRoot.

@@ -27,6 +27,7 @@ const APPS = [
   'webhook-matcher',
   'delivery-worker',
   'billing-ledger',
+  'dashboard',
 ] as const;
 const REGIONS = ['eu', 'us', 'asia', 'shared'] as const;
 
@@ -91,8 +92,8 @@ describe('deploy: manifests and compose file', () => {
     }
   });
 
-  it('fails on a broken manifest: wrong type, unknown field, dangling reference', () => {
-    // The real eu overlay with a patch that breaks it in three independent ways.
+  it('fails on a broken manifest: wrong type, unknown field, dangling references', () => {
+    // The real eu overlay with a patch that breaks it in four independent ways.
     const dir = join(tmp, 'broken-overlay');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
@@ -115,6 +116,9 @@ describe('deploy: manifests and compose file', () => {
         '                readinessProbe: {httpGett: {path: /readyz, port: http}}',
         '                envFrom:',
         '                  - configMapRef: {name: no-such-config}',
+        '                env:',
+        '                  - name: LOG_LEVEL_COPY',
+        '                    valueFrom: {configMapKeyRef: {name: meridian-common, key: NO_SUCH_KEY}}',
       ].join('\n'),
     );
     const { status, out } = runValidator('--kustomize', dir);
@@ -122,6 +126,7 @@ describe('deploy: manifests and compose file', () => {
     expect(out).toMatch(/containerPort must be integer/);
     expect(out).toMatch(/'"httpGett"' does not exist in type 'IProbe'/);
     expect(out).toMatch(/ConfigMap no-such-config is not in the rendered set/);
+    expect(out).toMatch(/key NO_SUCH_KEY is not in ConfigMap meridian-common/);
     expect(out).toMatch(/^0 passed, 1 failed$/m);
     expect(status).toBe(1);
   });
@@ -245,7 +250,11 @@ function containerEnv(container: Obj, objects: Obj[], secrets: Obj[]): Record<st
     }
   }
   for (const item of container.env ?? []) {
+    const key = item.valueFrom?.configMapKeyRef;
     if (item.valueFrom?.fieldRef?.fieldPath === POD_INDEX_FIELD) env[item.name] = '0';
+    else if (key)
+      env[item.name] = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === key.name)
+        ?.data?.[key.key];
     // Kubernetes expands $(NAME) of a variable defined before it.
     else
       env[item.name] = String(item.value).replace(/\$\(([A-Z_]+)\)/g, (ref, name: string) =>
@@ -372,6 +381,37 @@ describe('deploy: environment matches the apps config schemas', () => {
     expect(Object.keys(JSON.parse(indexer.UPSTREAMS!))).toEqual(expect.arrayContaining(networks));
   });
 
+  it('core overlay: the dashboard calls the three REST APIs through their Services, by invitation only, with an operator', () => {
+    const dashboard = core.find((o) => o.kind === 'Deployment' && o.metadata.name === 'dashboard')!;
+    const env = containerEnv(dashboard.spec.template.spec.containers[0], core, secrets);
+    const services = core.filter((o) => o.kind === 'Service');
+    for (const [variable, app, path] of [
+      ['BILLING_API_URL', 'billing-ledger', '/api/v1'],
+      ['WEBHOOKS_API_URL', 'webhook-matcher', '/api/v1'],
+      ['AUDIT_API_URL', 'audit-api', '/v1'],
+    ] as const) {
+      const url = new URL(env[variable]!);
+      const service = services.find((s) => s.metadata.name === url.hostname);
+      expect({ variable, service: service?.spec.selector }).toEqual({
+        variable,
+        service: { 'app.kubernetes.io/name': app },
+      });
+      expect(service!.spec.ports.map((p: Obj) => String(p.port))).toContain(url.port);
+      expect(url.pathname).toBe(path);
+    }
+    expect(env.SIGNUP_MODE).toBe('invite');
+    expect(env.OPERATOR_EMAIL).toBeDefined();
+    expect(env.OPERATOR_PASSWORD).toBeDefined();
+    expect(env).not.toHaveProperty('COOKIE_SECURE'); // default true: served over HTTPS
+    // One operator token: what billing-ledger checks is what the dashboard sends.
+    const billing = core.find(
+      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'billing-ledger',
+    )!;
+    expect(env.OPERATOR_TOKEN).toBe(
+      containerEnv(billing.spec.template.spec.containers[0], core, secrets).OPERATOR_TOKEN,
+    );
+  });
+
   it('core overlay: chain-indexer runs 2 replicas side by side (the per-network lease of ADR 0411), rolled and disrupted one at a time', () => {
     const indexer = core.find(
       (o) => o.kind === 'Deployment' && o.metadata.name === 'chain-indexer',
@@ -395,7 +435,7 @@ describe('deploy: environment matches the apps config schemas', () => {
   });
 
   /** Apps serving client HTTP behind a Service (chain-indexer and delivery-worker serve probes and metrics only). */
-  const SERVING = ['billing-ledger', 'webhook-matcher', 'audit-api'] as const;
+  const SERVING = ['billing-ledger', 'webhook-matcher', 'audit-api', 'dashboard'] as const;
   /** What each app's own stop may take after SIGTERM: answering in-flight work, draining, flushing. */
   const APP_STOP_SECONDS = 30;
 
@@ -503,6 +543,7 @@ function byMigrationOrder(a: string, b: string): number {
     'webhook-matcher',
     'delivery-worker',
     'audit-api',
+    'dashboard',
   ];
   return order.indexOf(a) - order.indexOf(b);
 }
@@ -558,6 +599,23 @@ describe('deploy: the image', () => {
     expect(dockerIgnored('deploy/base/core/kustomization.yaml', rules)).toBe(true);
     expect(dockerIgnored('deploy/docker/entrypoint.sh', rules)).toBe(false);
     expect(dockerIgnored('apps/audit-api/src/main.ts', rules)).toBe(false);
+  });
+
+  it("builds the dashboard's page where the dashboard serves it from", () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const build = /^RUN node node_modules\/vite\/bin\/vite\.js build --config (\S+)/m.exec(
+      dockerfile,
+    );
+    expect(build?.[1]).toBe('apps/dashboard/web/vite.config.mts');
+    // After the sources are copied in.
+    expect(dockerfile.indexOf('COPY . .')).toBeLessThan(build!.index);
+    expect(filesUnder('apps/dashboard/web').filter((f) => dockerIgnored(f, rules))).toEqual([]);
+    // vite's outDir is the dashboard's DEFAULT_WEB_DIST, and the deployment does not move it.
+    const vite = readFileSync(join(root, 'apps/dashboard/web/vite.config.mts'), 'utf8');
+    expect(vite).toContain("'../../../dist/apps/dashboard-web'");
+    const main = readFileSync(join(root, 'apps/dashboard/src/main.ts'), 'utf8');
+    expect(main).toContain("'../../../dist/apps/dashboard-web'");
+    expect(dockerfile).toContain('test -f dist/apps/dashboard-web/index.html');
   });
 
   it("holds every label pack file audit-api's loader reads, and the entrypoint runs the loader", () => {

@@ -298,6 +298,21 @@ function wiringErrors(objects, externalSecrets) {
             `${where}: Secret ${source.secretRef.name} is neither rendered nor a documented external Secret`,
           );
       }
+      for (const item of c.env ?? []) {
+        const cmKey = item.valueFrom?.configMapKeyRef;
+        if (cmKey && !cmKey.optional) {
+          const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === cmKey.name);
+          if (!cm) add(index, `${where}: ConfigMap ${cmKey.name} is not in the rendered set`);
+          else if (!(cmKey.key in (cm.data ?? {})))
+            add(index, `${where}: key ${cmKey.key} is not in ConfigMap ${cmKey.name}`);
+        }
+        const secretKey = item.valueFrom?.secretKeyRef;
+        if (secretKey && !secretKey.optional && !secrets.has(secretKey.name))
+          add(
+            index,
+            `${where}: Secret ${secretKey.name} is neither rendered nor a documented external Secret`,
+          );
+      }
       if (!c.resources?.requests || !c.resources?.limits)
         add(index, `${where}: resources.requests and resources.limits are required`);
       const sc = c.securityContext ?? {};
