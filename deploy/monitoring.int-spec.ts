@@ -57,20 +57,27 @@ describe('deploy: alerting rules', () => {
   });
 
   it('fail their unit tests when a rule is wrong', () => {
-    // The same tests against rules with the lag goal moved and the dead-letter rule blind to a
-    // durable's first dead letter: promtool names both alerts.
+    // The same tests against rules with the lag goal moved, the dead-letter rule blind to a
+    // durable's first dead letter, the head-lag threshold moved and the failing-scrape rule
+    // reading healthy targets: promtool names each alert.
     const tmp = mkdtempSync(join(tmpdir(), 'meridian-alerts-'));
     try {
       const broken = rulesText
         .replace('[5m]))) > 2', '[5m]))) > 5')
-        .replace(/ {10}or\n {10}sum by \(consumer, reason, code\) \(\n[^]*?\) > 0\n/, '');
+        .replace(/ {10}or\n {10}sum by \(consumer, reason, code\) \(\n[^]*?\) > 0\n/, '')
+        .replace(') > 120\n', ') > 900\n')
+        .replace('(up == 0)', '(up == 1)');
       expect(broken).not.toContain('unless messaging_dead_lettered_total');
+      expect(broken).not.toContain(') > 120\n');
+      expect(broken).not.toContain('(up == 0)');
       writeFileSync(join(tmp, 'alerts.yaml'), broken);
       copyFileSync(join(dir, 'alerts.test.yaml'), join(tmp, 'alerts.test.yaml'));
       const test = promtool(tmp, 'test', 'rules', 'alerts.test.yaml');
       expect(test.status).toBe(1);
       expect(test.out).toMatch(/alertname: MeridianUsageApplyLagHigh, time: 20m/);
       expect(test.out).toMatch(/alertname: MeridianUsageDeadLettered, time: 22m/);
+      expect(test.out).toMatch(/alertname: MeridianChainHeadLagHigh, time: 20m/);
+      expect(test.out).toMatch(/alertname: MeridianScrapeFailing, time: 40m/);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
