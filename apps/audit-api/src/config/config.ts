@@ -1,23 +1,20 @@
-import { commonEnv, urlOf } from '@meridian/platform-config';
+import { commonEnv, secretSetting, urlOf } from '@meridian/platform-config';
 import { z } from 'zod';
 
-const rpcUrlMap = z
-  .string()
-  .default('{}')
-  .transform((text, ctx) => {
-    try {
-      const parsed = z.record(z.string(), z.string().url()).parse(JSON.parse(text));
-      return Object.fromEntries(
-        Object.entries(parsed).map(([code, url]) => [code.toUpperCase(), url]),
-      );
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be a JSON object of chain code -> http(s) URL',
-      });
-      return z.NEVER;
-    }
-  });
+const rpcUrlMap = z.string().transform((text, ctx) => {
+  try {
+    const parsed = z.record(z.string(), z.string().url()).parse(JSON.parse(text));
+    return Object.fromEntries(
+      Object.entries(parsed).map(([code, url]) => [code.toUpperCase(), url]),
+    );
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a JSON object of chain code -> http(s) URL',
+    });
+    return z.NEVER;
+  }
+});
 
 const DEFAULT_ROUTERS: Record<string, string[]> = {
   // Uniswap V2 Router02, PancakeSwap V2, QuickSwap, Uniswap V2 on Base.
@@ -54,9 +51,9 @@ export const configSchema = z.object({
   /** billing-ledger gRPC (credential resolution, plan and quota). */
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
   /** JSON-RPC base used for chain reads (the rpc-gateway, or any node while it is absent). Used for ETH when no map entry. */
-  AUDIT_RPC_URL: urlOf(['http:', 'https:']).optional(),
+  AUDIT_RPC_URL: secretSetting(urlOf(['http:', 'https:'])).optional(),
   /** Per-chain JSON-RPC URLs, e.g. {"ETH":"http://gw/<token>/","POLY":"…"}; wins over AUDIT_RPC_URL. */
-  AUDIT_RPC_URLS: rpcUrlMap,
+  AUDIT_RPC_URLS: secretSetting(rpcUrlMap).prefault('{}'),
   /** How long a verdict is reused (checked_times still counts every check). */
   AUDIT_VERDICT_TTL_MS: z.coerce
     .number()

@@ -1,5 +1,5 @@
 import { partitionSetting, USAGE_PART_RETENTION_MS, USAGE_PARTITIONS } from '@meridian/contracts';
-import { commonEnv, port } from '@meridian/platform-config';
+import { commonEnv, port, secretSetting } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
 import { z } from 'zod';
 
@@ -8,7 +8,7 @@ export const configSchema = z.object({
   ...commonEnv,
   GRPC_PORT: port.default(9090),
   /** Guards the operator (admin) API. */
-  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')),
   /** How long a top-up stays pending before it clears (spec: one to two minutes). */
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
   /**

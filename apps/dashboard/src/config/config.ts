@@ -1,4 +1,4 @@
-import { commonEnv, urlOf } from '@meridian/platform-config';
+import { commonEnv, secretSetting, urlOf } from '@meridian/platform-config';
 import { ENDPOINTS, REGIONS } from '@meridian/networks';
 import { z } from 'zod';
 
@@ -30,16 +30,18 @@ export const configSchema = z.object({
   /** audit-api base ending in /v1. */
   AUDIT_API_URL: httpUrl,
   /** billing-ledger's operator token: sign-up creates accounts and operators act through it. */
-  OPERATOR_TOKEN: z.string().min(16),
+  OPERATOR_TOKEN: secretSetting(z.string().min(16)),
   /** 32 bytes, base64: seals each account's API key at rest (AES-256-GCM). */
-  DASHBOARD_SECRETS_KEY: z
-    .string()
-    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  DASHBOARD_SECRETS_KEY: secretSetting(
+    z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  ),
   /** Default sign-up mode until an operator changes it on the settings page. */
   SIGNUP_MODE: z.enum(['open', 'invite']).default('open'),
   /** The operator user made (once) at start; without both, no operator exists. */
   OPERATOR_EMAIL: z.string().email().optional(),
-  OPERATOR_PASSWORD: z.string().min(12).optional(),
+  OPERATOR_PASSWORD: secretSetting(z.string().min(12)).optional(),
   /** Public node-access bases shown on the node-access page: {"eu": "https://…/", …, "shared": …}. */
   PUBLIC_RPC_URLS: jsonOf(
     z.partialRecord(z.enum(ENDPOINTS), httpUrl),

@@ -4,7 +4,12 @@ import {
   USAGE_PART_RETENTION_MS,
   usageFlushVersionSetting,
 } from '@meridian/contracts';
-import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
+import {
+  clockEnv,
+  commonEnv,
+  refuseClockOffsetInProduction,
+  secretSetting,
+} from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -21,14 +26,16 @@ export const configSchema = z
       .default('false')
       .transform((value) => value === 'true'),
     /** Opens the sealed signing secrets of the webhook-status KV entries (same key as the matcher). */
-    WEBHOOK_SECRETS_KEY: z.string().transform((value, ctx) => {
-      try {
-        return parseSecretsKey(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+    WEBHOOK_SECRETS_KEY: secretSetting(
+      z.string().transform((value, ctx) => {
+        try {
+          return parseSecretsKey(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+    ),
     /** How often billed attempts leave as a usage flush (fleet usage contract). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
     /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */

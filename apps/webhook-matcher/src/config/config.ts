@@ -3,7 +3,12 @@ import {
   partitionCountSetting,
   partitionSetting,
 } from '@meridian/contracts';
-import { clockEnv, commonEnv, refuseClockOffsetInProduction } from '@meridian/platform-config';
+import {
+  clockEnv,
+  commonEnv,
+  refuseClockOffsetInProduction,
+  secretSetting,
+} from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
@@ -21,16 +26,18 @@ export const configSchema = z
     ...clockEnv,
     BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
     /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
-    OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')).optional(),
     /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
-    WEBHOOK_SECRETS_KEY: z.string().refine((value) => {
-      try {
-        parseSecretsKey(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be 32 bytes, base64'),
+    WEBHOOK_SECRETS_KEY: secretSetting(
+      z.string().refine((value) => {
+        try {
+          parseSecretsKey(value);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be 32 bytes, base64'),
+    ),
     /** Loopback targets (http or https). Only the local stack and tests set it. */
     WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
     /** How long a resolved API key is kept (a safety net: revocations evict it at once). */

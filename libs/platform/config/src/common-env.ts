@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { holdsPlaceholder, PLACEHOLDER_MARK } from './secret-setting';
 
 const url = (protocols: string[]) =>
   z.string().refine(
@@ -12,6 +13,14 @@ const url = (protocols: string[]) =>
     `must be a URL with scheme ${protocols.join(' or ')}`,
   );
 
+function passwordOf(value: string): string {
+  try {
+    return decodeURIComponent(new URL(value).password);
+  } catch {
+    return '';
+  }
+}
+
 export const port = z.coerce.number().int().min(0).max(65_535);
 
 /** Variables every app reads. Apps extend this with their own. */
@@ -19,7 +28,15 @@ export const commonEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: port,
-  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  /**
+   * Its password is a secret: a placeholder there (`postgres://app:CHANGE-ME@…`, as the example
+   * Secrets ship it) is refused like any `secretSetting`. Only the password: host and database
+   * names are no secrets.
+   */
+  DATABASE_URL: url(['postgres:', 'postgresql:']).refine(
+    (value) => !holdsPlaceholder(passwordOf(value)),
+    `its password holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`,
+  ),
   NATS_URL: url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
   /** Prefix applied to every subject, stream, consumer and KV bucket (test isolation, multi-tenant brokers). */
   NATS_PREFIX: z

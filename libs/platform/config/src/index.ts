@@ -2,3 +2,4 @@ export * from './load-config';
 export * from './common-env';
 export * from './upstreams';
 export * from './clock';
+export * from './secret-setting';

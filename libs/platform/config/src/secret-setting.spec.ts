@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ConfigError, parseConfig } from './load-config';
+import { holdsPlaceholder, isSecretSetting, secretSetting } from './secret-setting';
+
+/** deploy/secrets/example's values, as a trial cluster gets them. */
+const EXAMPLE_TOKEN = 'CHANGE-ME-operator-token-0000';
+const EXAMPLE_KEY = 'Q0hBTkdFLU1FLXdlYmhvb2stc2VjcmV0cy1rZXktMzI=';
+
+describe('holdsPlaceholder', () => {
+  it.each([
+    ['the example operator token', EXAMPLE_TOKEN],
+    ['the mark in any case, anywhere', 'my-token-change-me-please'],
+    ['the example key (base64 of the mark)', EXAMPLE_KEY],
+    ['base64url', Buffer.from('xx?CHANGE-ME>>').toString('base64url')],
+    ['base64 of the mark in lower case', Buffer.from('key change-me 123').toString('base64')],
+    ['hex', Buffer.from('CHANGE-ME-0123456789').toString('hex')],
+  ])('refuses %s', (_, value) => {
+    expect(holdsPlaceholder(value)).toBe(true);
+  });
+
+  it.each([
+    ['a random token', `op_${randomBytes(24).toString('hex')}`],
+    ['a random 32-byte key', randomBytes(32).toString('base64')],
+    ['a word that merely starts alike', 'change-management-token'],
+    ['the letters inside a word', 'http://exchange-meridian.internal:8080/0123456789abcdef/'],
+  ])('accepts %s', (_, value) => {
+    expect(holdsPlaceholder(value)).toBe(false);
+  });
+
+  it('finds no mark in 10,000 random keys', () => {
+    for (let i = 0; i < 10_000; i++)
+      expect(holdsPlaceholder(randomBytes(32).toString('base64'))).toBe(false);
+  });
+});
+
+describe('secretSetting', () => {
+  const schema = z.object({
+    TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')),
+    KEY: secretSetting(
+      z.string().transform((value, ctx) => {
+        const bytes = Buffer.from(value, 'base64');
+        if (bytes.length !== 32) ctx.addIssue({ code: 'custom', message: 'must be 32 bytes' });
+        return bytes;
+      }),
+    ).optional(),
+  });
+  const good = { TOKEN: 'a-real-token-0123456789', KEY: randomBytes(32).toString('base64') };
+
+  it('refuses a placeholder with one line naming the variable', () => {
+    expect(() => parseConfig(schema, { ...good, TOKEN: EXAMPLE_TOKEN })).toThrow(
+      new ConfigError(
+        'TOKEN',
+        'is invalid: holds the placeholder CHANGE-ME; set a secret of your own',
+      ),
+    );
+    expect(() => parseConfig(schema, { ...good, KEY: EXAMPLE_KEY })).toThrow(
+      /^config error: KEY is invalid: holds the placeholder CHANGE-ME/,
+    );
+  });
+
+  it('keeps the inner rule and its output', () => {
+    expect(() => parseConfig(schema, { ...good, TOKEN: 'short' })).toThrow(
+      /TOKEN is invalid: must be at least 16 characters/,
+    );
+    expect(() => parseConfig(schema, { TOKEN: good.TOKEN, KEY: 'AAAA' })).toThrow(
+      /KEY is invalid: must be 32 bytes/,
+    );
+    const config = parseConfig(schema, good);
+    expect(config.TOKEN).toBe(good.TOKEN);
+    expect(config.KEY).toEqual(Buffer.from(good.KEY, 'base64'));
+    expect(parseConfig(schema, { TOKEN: good.TOKEN }).KEY).toBeUndefined();
+  });
+
+  it('is recognisable, optional or not', () => {
+    expect(isSecretSetting(schema.shape.TOKEN)).toBe(true);
+    expect(isSecretSetting(schema.shape.KEY)).toBe(true);
+    expect(isSecretSetting(z.string().min(16))).toBe(false);
+  });
+});
