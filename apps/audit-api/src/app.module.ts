@@ -15,6 +15,7 @@ import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { CHAIN_CLIENTS, UrlChainClients, type ChainClients } from './evidence/chain-clients';
+import { LabelsReadiness } from './labels/labels-readiness';
 import { LabelsRepository } from './labels/labels.repository';
 import { QuotaController } from './quota/quota.controller';
 import { QuotaService } from './quota/quota.service';
@@ -86,6 +87,7 @@ export class AppModule {
         AuthService,
         QuotaService,
         LabelsRepository,
+        LabelsReadiness,
         AddressRecordsRepository,
         VerdictCacheRepository,
         CheckRunner,

@@ -69,6 +69,17 @@ export class LabelsRepository {
     return rows.map((row) => row.address);
   }
 
+  /** The packs, of these names, that have no row (each probe one index lookup). */
+  async packsWithoutRows(packs: readonly string[]): Promise<string[]> {
+    if (!this.dataSource.isInitialized) throw new Error('waiting for postgres');
+    const rows = (await this.dataSource.query(
+      `SELECT name FROM unnest($1::text[]) WITH ORDINALITY AS p(name, n)
+        WHERE NOT EXISTS (SELECT 1 FROM audit.labels WHERE pack = p.name) ORDER BY n`,
+      [packs],
+    )) as Array<{ name: string }>;
+    return rows.map((row) => row.name);
+  }
+
   /** Canonical tokens sharing a symbol or a name (case-insensitive) with a contract. */
   async canonicalTokensNamed(
     chain: string,

@@ -23,16 +23,20 @@ export interface AuditTestApp {
   close(): Promise<void>;
 }
 
-/** audit-api in-process (fastify inject, no port) on a fresh database with migrations and every label pack loaded. */
+/**
+ * audit-api in-process (fastify inject, no port) on a fresh database with migrations and every
+ * label pack loaded (`labels: false`: none, as a deployment that never ran the loader).
+ */
 export async function startAuditApp(
   env: Record<string, string>,
   overrides: AuditOverrides,
+  options: { labels?: boolean } = {},
 ): Promise<AuditTestApp> {
   const db = await createTestDatabase({ prefix: 'audit_api' });
   const dataSource = createAppDataSource(dataSourceOptions(db.url));
   await dataSource.initialize();
   await runMigrations(dataSource, SCHEMA);
-  await loadLabelPacks(dataSource, LABELS_DIR, LABEL_PACKS);
+  if (options.labels !== false) await loadLabelPacks(dataSource, LABELS_DIR, LABEL_PACKS);
   await dataSource.destroy();
   const config: AppConfig = configSchema.parse({
     HTTP_PORT: '0',
