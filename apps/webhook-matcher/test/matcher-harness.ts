@@ -30,7 +30,7 @@ import { chainBlocksConsumer, chainBlocksHandler } from '../src/matching/chain-b
 import { MatchingEngine } from '../src/matching/matching.engine';
 import { MatchingRepository } from '../src/matching/matching.repository';
 import { EventsBudget } from '../src/throttling/events-budget';
-import { chainAndNetwork } from '../src/webhooks/networks';
+import { chainAndNetwork, WEBHOOK_NETWORKS } from '../src/webhooks/networks';
 
 export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(url, {
@@ -277,7 +277,7 @@ export class MatcherHarness {
     confirmDepth?: number;
     phases?: string[];
   }): Promise<void> {
-    const { chain, network } = chainAndNetwork(undefined, w.network);
+    const { chain, network } = chainAndNetwork(undefined, w.network, WEBHOOK_NETWORKS);
     const triggerType = w.triggerType ?? 'address_activity';
     const filter = normalizeFilter({
       filters: w.filters,

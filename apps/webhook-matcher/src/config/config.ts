@@ -6,12 +6,14 @@ import {
 import {
   clockEnv,
   commonEnv,
+  networkKeysSetting,
   refuseClockOffsetInProduction,
   secretSetting,
 } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
 import { parseSecretsKey } from '@meridian/webhooks';
 import { z } from 'zod';
+import { WEBHOOK_NETWORKS } from '../webhooks/networks';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -25,6 +27,12 @@ export const configSchema = z
     ...commonEnv,
     ...clockEnv,
     BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+    /**
+     * The networks this deployment indexes, as chain-indexer's NETWORKS (comma-separated network
+     * keys; set but empty: none): a webhook on another network would never fire, so it is
+     * refused (`network_not_indexed`). Unset: every network webhooks support.
+     */
+    NETWORKS: networkKeysSetting(WEBHOOK_NETWORKS),
     /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
     OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')).optional(),
     /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */

@@ -3,12 +3,18 @@ import { accountAddresses, isPlanId, isPlanRequired } from '@meridian/plans';
 import { DataSource } from 'typeorm';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CREDENTIAL_SOURCE, type CredentialSource } from '../auth/credential-source';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
+import { servedWebhookNetworks } from '../webhooks/networks';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { limitsResponse } from './limits.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
-/** GET /webhooks/limits: the account's caps (as billing resolved them) and what it uses. */
+/**
+ * GET /webhooks/limits: the account's caps (as billing resolved them), what it uses, and the
+ * networks a webhook may watch here.
+ */
 @Controller('api/v1/webhooks')
 @UseGuards(ApiKeyGuard)
 export class LimitsController {
@@ -17,6 +23,7 @@ export class LimitsController {
     private readonly webhooks: WebhooksRepository,
     private readonly lists: AddressListsRepository,
     @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('limits')
@@ -58,6 +65,7 @@ export class LimitsController {
         webhooks_status_active: counted.filter((w) => w.status === 'active').length,
         address_lists: sizes.size,
       },
+      networks: servedWebhookNetworks(this.config.NETWORKS),
     };
   }
 }

@@ -2,6 +2,7 @@ import { AccountTypeSchema } from '@meridian/contracts';
 import { PLAN_IDS } from '@meridian/plans';
 import { z } from 'zod';
 import { count } from '../http/response-shapes';
+import { WEBHOOK_NETWORKS } from '../webhooks/networks';
 
 /** GET /webhooks/limits: the caps billing resolved for the account and what counts against them. */
 export const limitsResponse = z.strictObject({
@@ -27,4 +28,10 @@ export const limitsResponse = z.strictObject({
     webhooks_status_active: count.describe('webhooks in status active'),
     address_lists: count,
   }),
+  networks: z
+    .array(z.enum(WEBHOOK_NETWORKS))
+    .describe(
+      'network keys a webhook may watch here: the networks this deployment indexes (NETWORKS); ' +
+        'a create on another is 400 network_not_indexed',
+    ),
 });

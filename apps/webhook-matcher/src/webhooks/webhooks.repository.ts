@@ -3,6 +3,7 @@ import type { CountedWebhook } from '@meridian/plans';
 import type { FilterNode, Phase, TriggerType, WebhookStatus } from '@meridian/webhooks';
 import type { EntityManager } from 'typeorm';
 import { returning } from '../db/returning';
+import type { NetworkKey } from '@meridian/networks';
 import type { WebhookChain } from './networks';
 
 export interface WebhookRow {
@@ -12,7 +13,7 @@ export interface WebhookRow {
   name: string | null;
   status: WebhookStatus;
   chain: WebhookChain;
-  network: string;
+  network: NetworkKey;
   trigger_type: TriggerType;
   filters: FilterNode | null;
   addresses: string[];

@@ -34,15 +34,18 @@ import { recordChange } from '../status/change-log';
 import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
 import { StatusService, webhookCapsOf } from '../status/status.service';
-import { chainAndNetwork } from './networks';
+import { chainAndNetwork, checkNetworkServed, servedWebhookNetworks } from './networks';
 import { requestFingerprint } from '@meridian/platform-http';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
+import type { NetworkKey } from '@meridian/networks';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
 
 @Injectable()
 export class WebhooksService {
   private readonly secretsKey: Buffer;
+  /** The networks webhooks are accepted on: those the deployment indexes (NETWORKS). */
+  private readonly networks: NetworkKey[];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -59,6 +62,7 @@ export class WebhooksService {
     private readonly routes: DeliveryRoutes,
   ) {
     this.secretsKey = parseSecretsKey(config.WEBHOOK_SECRETS_KEY);
+    this.networks = servedWebhookNetworks(config.NETWORKS);
   }
 
   /** 201 + the webhook and its secret (shown once; a repeated Idempotency-Key answers the first). */
@@ -67,7 +71,7 @@ export class WebhooksService {
     body: CreateWebhookBody,
     idempotencyKey: string | null,
   ): Promise<{ row: WebhookRow; secret: string; replayed: boolean }> {
-    const { chain, network } = chainAndNetwork(body.chain, body.network);
+    const { chain, network } = chainAndNetwork(body.chain, body.network, this.networks);
     const filter = normalizeFilter(body);
     const targetUrl = checkTargetUrl(body.target_url, {
       allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
@@ -231,6 +235,9 @@ export class WebhooksService {
             },
           );
       }
+      // A webhook made before the deployment stopped indexing its network: updating it is
+      // refused like a create (it would still never fire); pause, delete and rotate still work.
+      checkNetworkServed(current.network, this.networks);
       const filterTouched =
         body.filters !== undefined || body.addresses !== undefined || body.list_refs !== undefined;
       const filter = normalizeFilter({

@@ -3,3 +3,4 @@ export * from './common-env';
 export * from './upstreams';
 export * from './clock';
 export * from './secret-setting';
+export * from './networks-setting';
