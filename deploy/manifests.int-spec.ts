@@ -187,31 +187,17 @@ async function loadConfig(app: string): Promise<ConfigModule> {
 /** Variables that the image, the entrypoint or Node itself reads, not the app config. */
 /** Read by the image's entrypoint or Kubernetes itself (POD_INDEX: `$(POD_INDEX)` expansion). */
 const RUNTIME_ONLY = new Set(['APP', 'NODE_OPTIONS', 'POD_INDEX']);
-/**
- * Variables the deployment already sets for an app whose config schema does not read them yet
- * (being added in the app): webhook-matcher's NETWORKS, the networks it accepts webhooks on.
- * Once the schema has it, it is checked like any other variable; then drop it from here.
- */
-const PENDING: Record<string, string[]> = { 'webhook-matcher': ['NETWORKS'] };
 /** A StatefulSet pod's ordinal, as the first pod gets it. */
 const POD_INDEX_FIELD = "metadata.labels['apps.kubernetes.io/pod-index']";
 
-function expectEnvAccepted(
-  app: string,
-  config: ConfigModule,
-  env: Record<string, string>,
-  where: string,
-): void {
+function expectEnvAccepted(config: ConfigModule, env: Record<string, string>, where: string): void {
   const result = config.configSchema.safeParse(env);
   const issues = result.success
     ? []
     : result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   expect({ where, issues }).toEqual({ where, issues: [] });
   const unknown = Object.keys(env).filter(
-    (name) =>
-      !(name in config.configSchema.shape) &&
-      !RUNTIME_ONLY.has(name) &&
-      !(PENDING[app] ?? []).includes(name),
+    (name) => !(name in config.configSchema.shape) && !RUNTIME_ONLY.has(name),
   );
   expect({ where, unknown }).toEqual({ where, unknown: [] });
 }
@@ -276,7 +262,7 @@ describe('deploy: environment matches the apps config schemas', () => {
     expect(deployment).toBeDefined();
     const container = deployment!.spec.template.spec.containers[0];
     expect(container.args).toEqual(['serve']);
-    expectEnvAccepted(app, config, containerEnv(container, core, secrets), `overlays/core ${app}`);
+    expectEnvAccepted(config, containerEnv(container, core, secrets), `overlays/core ${app}`);
   });
 
   /** A partitioned role: its StatefulSet, its `i/n` variable, and who else must know n. */
@@ -486,7 +472,7 @@ describe('deploy: environment matches the apps config schemas', () => {
       const container = deployments[0]!.spec.template.spec.containers[0];
       const env = containerEnv(container, objects, secrets);
       expect(env.REGION).toBe(region);
-      expectEnvAccepted('rpc-gateway', config, env, `overlays/${region} rpc-gateway`);
+      expectEnvAccepted(config, env, `overlays/${region} rpc-gateway`);
       const grpc = (container.ports as Obj[]).some((p) => p.name === 'grpc');
       expect(grpc).toBe(region !== 'shared');
       expect(env.GRPC_ENABLED ?? 'true').toBe(region === 'shared' ? 'false' : 'true');
@@ -511,7 +497,7 @@ describe('deploy: environment matches the apps config schemas', () => {
           String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1'),
         ]),
       );
-      expectEnvAccepted(app, await loadConfig(app), env, `compose ${name}`);
+      expectEnvAccepted(await loadConfig(app), env, `compose ${name}`);
     }
     expect([...seen].sort()).toEqual([...APPS].sort());
     const gateways = Object.values(services).filter((s) => s.environment?.APP === 'rpc-gateway');

@@ -1,5 +1,4 @@
-import { commonEnv, upstreamsEnv } from '@meridian/platform-config';
-import { isNetworkKey, type NetworkKey } from '@meridian/networks';
+import { commonEnv, networkKeysSetting, upstreamsEnv } from '@meridian/platform-config';
 import { z } from 'zod';
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -9,22 +8,7 @@ export const configSchema = z
   .object({
     ...commonEnv,
     /** Network keys to follow, comma separated (empty: none). Each needs UPSTREAMS entries. */
-    NETWORKS: z
-      .string()
-      .default('')
-      .transform((text, ctx) => {
-        const keys = text
-          .split(',')
-          .map((k) => k.trim())
-          .filter(Boolean);
-        for (const key of keys) {
-          if (!isNetworkKey(key)) {
-            ctx.addIssue({ code: 'custom', message: `unknown network key "${key}"` });
-            return z.NEVER;
-          }
-        }
-        return [...new Set(keys)] as NetworkKey[];
-      }),
+    NETWORKS: networkKeysSetting(),
     /** JSON object: network key → upstream node URLs (the parser shared with rpc-gateway). */
     UPSTREAMS: upstreamsEnv,
     /**
