@@ -414,6 +414,24 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByText('No webhooks yet.').waitFor();
     await page.getByRole('link', { name: 'Create webhook' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Treasury watch');
+    // Only the networks the stack indexes (its devnets) are offered: a webhook on another one
+    // would be refused (network_not_indexed).
+    await page
+      .getByLabel('Network', { exact: true })
+      .locator('option[value="eth-mainnet"]')
+      .waitFor({ state: 'attached' });
+    await page
+      .getByLabel('Network', { exact: true })
+      .locator('option[value="eth-sepolia"]')
+      .waitFor({ state: 'detached' });
+    expect(
+      (
+        await page
+          .getByLabel('Network', { exact: true })
+          .locator('option')
+          .evaluateAll((options) => options.map((o) => o.getAttribute('value')))
+      ).sort(),
+    ).toEqual(Object.keys(endpoints.devnets).sort());
     await page.getByLabel('Network', { exact: true }).selectOption('eth-mainnet');
     await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
     await page.getByRole('checkbox', { name: 'Treasury' }).check();

@@ -9,7 +9,7 @@ import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import type { Webhook } from '../types';
 import { useNetworks } from './node-access';
-import { useAddressLists } from './webhooks';
+import { useAddressLists, useWebhookLimits } from './webhooks';
 
 const TRIGGERS = [
   { id: 'address_activity', label: 'Address activity (transactions and token transfers)' },
@@ -58,6 +58,7 @@ export function WebhookFormPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const networks = useNetworks();
+  const limits = useWebhookLimits();
   const lists = useAddressLists();
   const existing = useQuery({
     queryKey: ['webhook', id],
@@ -87,6 +88,14 @@ export function WebhookFormPage() {
     setPhases(w.phases);
     setDepth(String(w.confirm_depth));
   }, [existing.data]);
+
+  // A new webhook starts on a network the deployment watches.
+  const served = limits.data?.networks;
+  useEffect(() => {
+    if (editing || served === undefined || served.includes(network)) return;
+    const first = served.find((key) => key !== 'sui-mainnet');
+    if (first !== undefined) setNetwork(first);
+  }, [editing, served, network]);
 
   // The hashes field writes the filter tree only where the form owns it (see txHashesOf).
   const watchesHashes =
@@ -131,7 +140,14 @@ export function WebhookFormPage() {
 
   if (editing && existing.isPending) return <Loading />;
   if (editing && existing.isError) return <ErrorState error={existing.error} />;
-  const evm = networks.data?.items.filter((n) => n.key !== 'sui-mainnet') ?? [];
+  // Only the networks this deployment watches (a webhook on another one is refused, 400
+  // network_not_indexed), and the edited webhook's own.
+  const evm =
+    networks.data?.items.filter(
+      (n) =>
+        n.key !== 'sui-mainnet' &&
+        (served === undefined || served.includes(n.key) || n.key === network),
+    ) ?? [];
   const known = new Set([
     'network',
     'trigger_type',

@@ -12,6 +12,8 @@ export interface WebhookLimits {
   plan_required: boolean;
   caps: Record<string, number>;
   usage: Record<string, number>;
+  /** Networks this deployment watches for webhooks (the indexer's NETWORKS). */
+  networks: string[];
 }
 
 export function useWebhookLimits() {
