@@ -44,9 +44,13 @@ export class AuthController {
 
   @Post('sign-up')
   @HttpCode(201)
-  async signUp(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+  async signUp(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const input = parseBody(signUpBody, body);
-    const { user, session } = await this.auth.signUp(input);
+    const { user, session } = await this.auth.signUp(input, request.ip);
     this.setCookie(reply, session);
     return { user: userView(user), csrf_token: session.csrfToken };
   }

@@ -9,7 +9,7 @@ import { SignupModeService } from '../settings/signup-mode.service';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { UpstreamClient } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
-import { retryAfterMs } from './login-throttle';
+import { retryAfterMs, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
@@ -56,13 +56,33 @@ export class AuthService {
    * A new user is a new billing account (operator API) whose every-scope key the dashboard keeps
    * sealed and uses server-side; the browser never holds it.
    */
-  async signUp(input: {
-    email: string;
-    password: string;
-    name?: string;
-    invitation?: string;
-  }): Promise<{ user: UserRow; session: NewSession }> {
+  async signUp(
+    input: {
+      email: string;
+      password: string;
+      name?: string;
+      invitation?: string;
+    },
+    clientIp: string,
+  ): Promise<{ user: UserRow; session: NewSession }> {
     const now = this.clock.now();
+    // Each sign-up is a billing account with a daily allowance: a client address may try
+    // SIGNUP_MAX_PER_ADDRESS times in SIGNUP_WINDOW_MS, whatever the outcome, so the 409 that
+    // tells a taken email is throttled with it.
+    const signupKey = `signup-ip:${clientIp}`;
+    const signupRule = {
+      limit: this.config.SIGNUP_MAX_PER_ADDRESS,
+      windowMs: this.config.SIGNUP_WINDOW_MS,
+    };
+    const signupWait = await this.throttleWait(signupKey, signupRule, now);
+    if (signupWait > 0)
+      throw new DomainError(
+        'too_many_sign_ups',
+        'rate_limited',
+        `too many sign-ups from this address; try again in ${Math.ceil(signupWait / 60_000)} min`,
+        { details: { retryAfterMs: signupWait } },
+      );
+    await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
     let invitationHash: string | undefined;
     if ((await this.signupMode.mode()) === 'invite') {
       if (!input.invitation)
@@ -126,15 +146,10 @@ export class AuthService {
     const ipKey = `ip:${clientIp}`;
     const since = new Date(now.getTime() - this.config.LOGIN_WINDOW_MS);
     const limit = this.config.LOGIN_MAX_FAILURES;
+    const windowMs = this.config.LOGIN_WINDOW_MS;
     const wait = Math.max(
-      retryAfterMs(await this.failures.recent(emailKey, since), now, {
-        limit,
-        windowMs: this.config.LOGIN_WINDOW_MS,
-      }),
-      retryAfterMs(await this.failures.recent(ipKey, since), now, {
-        limit: limit * IP_FACTOR,
-        windowMs: this.config.LOGIN_WINDOW_MS,
-      }),
+      await this.throttleWait(emailKey, { limit, windowMs }, now),
+      await this.throttleWait(ipKey, { limit: limit * IP_FACTOR, windowMs }, now),
     );
     if (wait > 0)
       throw new DomainError(
@@ -208,6 +223,12 @@ export class AuthService {
       sealedApiKey: null,
       createdAt: this.clock.now(),
     });
+  }
+
+  /** How long `key` must wait under `rule` (0: go ahead), from its rows in the window. */
+  private async throttleWait(key: string, rule: ThrottleRule, now: Date): Promise<number> {
+    const since = new Date(now.getTime() - rule.windowMs);
+    return retryAfterMs(await this.failures.recent(key, since), now, rule);
   }
 
   private async startSession(user: UserRow, now: Date): Promise<NewSession> {

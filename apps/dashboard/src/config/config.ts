@@ -73,6 +73,9 @@ export const configSchema = z.object({
     .int()
     .min(1_000)
     .default(15 * 60_000),
+  /** Sign-ups allowed per client address in SIGNUP_WINDOW_MS (each is a Free billing account). */
+  SIGNUP_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  SIGNUP_WINDOW_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   /** Cookies marked Secure (off only for plain-http local stacks). */
   COOKIE_SECURE: z
     .enum(['true', 'false'])
