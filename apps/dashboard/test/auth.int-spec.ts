@@ -25,21 +25,27 @@ class Client {
   cookie = '';
   csrf = '';
 
-  constructor(private readonly app: NestFastifyApplication) {}
+  constructor(
+    private readonly app: NestFastifyApplication,
+    /** The client's address (sign-in and sign-up are throttled per address). */
+    private readonly remoteAddress = '127.0.0.1',
+  ) {}
 
   async call(
     method: string,
     url: string,
     body?: unknown,
-    options: { csrf?: boolean } = {},
+    options: { csrf?: boolean; headers?: Record<string, string> } = {},
   ): Promise<Answer> {
     const response = await this.app.inject({
       method: method as 'GET',
       url,
+      remoteAddress: this.remoteAddress,
       headers: {
         ...(this.cookie ? { cookie: this.cookie } : {}),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(options.csrf === false || !this.csrf ? {} : { 'x-csrf-token': this.csrf }),
+        ...options.headers,
       },
       payload: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -89,8 +95,12 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     await Promise.all([billing?.stop(), db?.drop()]);
   });
 
+  // Each sign-up from its own address, as different people's would be: sign-up is throttled per
+  // address (tested on its own below).
+  let addresses = 0;
   const signUp = async (email: string, extra: Record<string, unknown> = {}) => {
-    const client = new Client(app);
+    addresses += 1;
+    const client = new Client(app, `10.0.${Math.floor(addresses / 250)}.${(addresses % 250) + 1}`);
     return {
       client,
       answer: await client.call('POST', '/api/auth/sign-up', { email, password, ...extra }),
@@ -304,6 +314,14 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       plan: 'gold',
     });
     expect([bad.status, Object.keys(bad.body['fields'] as object)]).toEqual([400, ['plan']]);
+    // Enterprise comes with a contract this route does not carry: refused, nothing changed.
+    const enterprise = await operator.call('PUT', `/api/operator/accounts/${accountId}/plan`, {
+      plan: 'enterprise',
+    });
+    expect([enterprise.status, enterprise.body['fields']]).toEqual([
+      400,
+      { plan: "enterprise is set with its contract through billing-ledger's operator API" },
+    ]);
     expect(
       (await operator.call('PUT', `/api/operator/accounts/${accountId}/plan`, { plan: 'growth' }))
         .status,
@@ -312,12 +330,36 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       cu: 5_000,
     });
     expect(credited.body).toMatchObject({ cu: 5_000, source: 'operator', status: 'pending' });
+    // The page sends one Idempotency-Key per press; a retry of that request credits nothing more.
+    const key = { 'idempotency-key': `press-${accountId}` };
+    const first = await operator.call(
+      'POST',
+      `/api/operator/accounts/${accountId}/top-ups`,
+      { cu: 700 },
+      { headers: key },
+    );
+    const retried = await operator.call(
+      'POST',
+      `/api/operator/accounts/${accountId}/top-ups`,
+      { cu: 700 },
+      { headers: key },
+    );
+    expect([first.status, retried.status, retried.body['id']]).toEqual([
+      201,
+      201,
+      first.body['id'],
+    ]);
+    const listed = await fetch(`${billing.apiUrl}/admin/accounts/${accountId}/top-ups`, {
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    const topUps = ((await listed.json()) as { items: Array<{ cu: number }> }).items;
+    expect(topUps.map((t) => t.cu).sort((a, b) => a - b)).toEqual([700, 5_000]);
     expect((await operator.call('GET', '/api/operator/accounts/acc_unknown')).status).toBe(404);
     const seen = await client.call('GET', '/api/relay/billing/account');
     expect(seen.body).toMatchObject({
       plan: 'growth',
       caps: { access_tokens: 45 },
-      balance: { pending_top_up_cu: 5_000 },
+      balance: { pending_top_up_cu: 5_700 }, // 5 000, then 700 once (the retry credited nothing)
     });
   });
 
@@ -375,5 +417,41 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     expect([credited.status, credited.body['source']]).toEqual([201, 'operator']);
     const bad = await operator.call('GET', '/api/operator/accounts?cursor=x&sort=name');
     expect([bad.status, bad.body['error']]).toEqual([400, 'invalid_query']);
+  });
+
+  it('throttles sign-ups per client address, a taken email counted too, until the oldest leaves the window', async () => {
+    const from = () => new Client(app, '203.0.113.77');
+    const attempt = (email: string) =>
+      from().call('POST', '/api/auth/sign-up', { email, password });
+    const statuses = [];
+    for (const n of [1, 2, 3, 4]) statuses.push((await attempt(`burst${n}@example.com`)).status);
+    // Telling a taken email is what the throttle slows down: the 409 counts as an attempt.
+    statuses.push((await attempt('burst1@example.com')).status);
+    expect(statuses).toEqual([201, 201, 201, 201, 409]);
+    clock.advance(10 * 60_000);
+    const refused = await attempt('burst5@example.com');
+    expect(refused.status).toBe(429);
+    expect(refused.body['error']).toBe('too_many_sign_ups');
+    // The oldest of the five leaves the one-hour window in 50 min.
+    expect(refused.headers['retry-after']).toBe(String(50 * 60));
+    // Nothing was made for the refused one, and another address is not held back.
+    expect(
+      (
+        await new Client(app, '203.0.113.78').call('POST', '/api/auth/sign-in', {
+          email: 'burst5@example.com',
+          password,
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await new Client(app, '203.0.113.78').call('POST', '/api/auth/sign-up', {
+          email: 'elsewhere@example.com',
+          password,
+        })
+      ).status,
+    ).toBe(201);
+    clock.advance(50 * 60_000);
+    expect((await attempt('burst5@example.com')).status).toBe(201);
   });
 });

@@ -2,6 +2,7 @@ import {
   Body,
   Controller,
   Get,
+  Headers,
   HttpCode,
   Inject,
   Param,
@@ -25,7 +26,19 @@ import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
 
-const planBody = z.strictObject({ plan: z.enum(PLAN_IDS) });
+/**
+ * null: no plan (billing-ledger allows it for a team only). Enterprise is refused here: it comes
+ * with a contract this route does not carry, and a contract-less enterprise would get the plan's
+ * defaults instead of what was agreed (billing-ledger's operator API sets it with one).
+ */
+const planBody = z.strictObject({
+  plan: z
+    .enum(PLAN_IDS)
+    .nullable()
+    .refine((plan) => plan !== 'enterprise', {
+      message: "enterprise is set with its contract through billing-ledger's operator API",
+    }),
+});
 const topUpBody = z.strictObject({ cu: z.number().int().min(1).max(1e12) });
 const settingsBody = z.strictObject({ signup_mode: z.enum(['open', 'invite']) });
 const invitationBody = z.strictObject({ email: z.string().trim().toLowerCase().email() });
@@ -156,11 +169,17 @@ export class OperatorController {
 
   @Post('accounts/:id/top-ups')
   @HttpCode(201)
-  async topUp(@Param('id') id: string, @Body() body: unknown) {
+  async topUp(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
     const { cu } = parseBody(topUpBody, body);
+    // Passed through: billing-ledger answers a repeat of the key with the first top-up.
     return this.upstream.json('billing', 'POST', `${path(id)}/top-ups`, {
       bearer: this.bearer,
       body: { cu },
+      headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
     });
   }
 

@@ -7,6 +7,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
+import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
 
 interface Detail {
@@ -29,22 +30,29 @@ export function OperatorAccountPage() {
   const [cu, setCu] = useState('1000000');
   const refresh = () => client.invalidateQueries({ queryKey: ['operator-account', id] });
   const changePlan = useMutation({
-    mutationFn: (next: string) => api('PUT', `/api/operator/accounts/${id}/plan`, { plan: next }),
+    mutationFn: (next: string) =>
+      api('PUT', `/api/operator/accounts/${id}/plan`, { plan: planOfValue(next) }),
     onSuccess: () => void refresh(),
   });
   const credit = useMutation({
+    // One key per press: a retried request (a flaky network, a proxy) credits once.
     mutationFn: () =>
-      api<TopUp>('POST', `/api/operator/accounts/${id}/top-ups`, { cu: Number(cu) }),
+      api<TopUp>(
+        'POST',
+        `/api/operator/accounts/${id}/top-ups`,
+        { cu: Number(cu) },
+        { 'idempotency-key': crypto.randomUUID() },
+      ),
     onSuccess: () => void refresh(),
   });
   if (detail.isPending) return <Loading />;
   if (detail.isError)
     return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
   const { account, usage, usage_by_method, top_ups, webhooks } = detail.data;
-  const selected = plan ?? account.plan ?? 'free';
+  const picker = planPicker(account, plan, PLAN_NAMES);
   const submitPlan = (event: FormEvent) => {
     event.preventDefault();
-    changePlan.mutate(selected);
+    if (picker.canApply) changePlan.mutate(picker.value);
   };
   const submitCredit = (event: FormEvent) => {
     event.preventDefault();
@@ -62,26 +70,32 @@ export function OperatorAccountPage() {
           <p className="metric" data-testid="operator-plan">
             {planName(account.plan)}
           </p>
-          <form onSubmit={submitPlan} className="form-row">
-            <Field label="Change plan">
-              <select value={selected} onChange={(e) => setPlan(e.target.value)}>
-                {Object.entries(PLAN_NAMES)
-                  .filter(([key]) => key !== 'enterprise')
-                  .map(([key, label]) => (
-                    <option key={key} value={key}>
-                      {label}
+          {picker.editable ? (
+            <form onSubmit={submitPlan} className="form-row">
+              <Field label="Change plan">
+                <select value={picker.value} onChange={(e) => setPlan(e.target.value)}>
+                  {picker.options.map((option) => (
+                    <option key={option.value} value={option.value}>
+                      {option.label}
                     </option>
                   ))}
-              </select>
-            </Field>
-            <button
-              type="submit"
-              className="button"
-              disabled={changePlan.isPending || selected === account.plan}
-            >
-              Apply plan
-            </button>
-          </form>
+                </select>
+              </Field>
+              <button
+                type="submit"
+                className="button"
+                disabled={changePlan.isPending || !picker.canApply}
+              >
+                Apply plan
+              </button>
+            </form>
+          ) : (
+            <p className="muted" data-testid="enterprise-note">
+              Enterprise comes with a contract (its limits and allowance), which this page cannot
+              edit: change it with billing-ledger&apos;s operator API,{' '}
+              <code>PUT /admin/accounts/{account.id}/plan</code>.
+            </p>
+          )}
           {changePlan.isSuccess && (
             <Notice tone="ok">Plan changed; the customer sees the new limits now.</Notice>
           )}
