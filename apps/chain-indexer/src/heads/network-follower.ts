@@ -68,6 +68,8 @@ export class NetworkFollower {
   private readonly backfillLimit: BucketLimit;
   private backfillBucket: Bucket | undefined;
   private deepReorgOpen = false;
+  /** The node's head is below the window, under `halt`: warned once until it is back. */
+  private behindOpen = false;
 
   constructor(private readonly deps: FollowerDeps) {
     const rate = deps.options.backfillBlocksPerSecond;
@@ -175,15 +177,19 @@ export class NetworkFollower {
       return 'progressed';
     }
     const cursor = state.head;
+    metrics.nodeBehind.set({ network: this.network }, Math.max(0, cursor.number - head));
     if (head <= cursor.number) {
       // Nothing new, or the node is behind us: check it still agrees with what we published.
       const ours = state.window.get(head);
+      if (!ours && head < cursor.number) return this.behindTheWindow(head, cursor, fence);
+      this.endBehindEpisode(head, cursor);
       const theirs = await node.blockByNumber(head, false);
       if (ours && theirs && theirs.hash.toLowerCase() !== ours.hash.toLowerCase())
         return this.reorganise(theirs, fence);
       this.reportLag(head, cursor);
       return 'idle';
     }
+    this.endBehindEpisode(head, cursor);
     if (head - cursor.number > 1) {
       // Catching up a gap: bounded, so a long outage does not flood the node or the stream.
       const nowMs = this.deps.clock.now().getTime();
@@ -200,6 +206,50 @@ export class NetworkFollower {
       return this.reorganise(block, fence);
     await this.publishBlock(block, fence, head);
     return 'progressed';
+  }
+
+  /**
+   * The node's head is below our window: its hashes cannot tell a lagging node (restarted,
+   * catching up, a failover to one behind) from another chain (a devnet reset, a deep reorg).
+   * `resync` trusts the node: the deep-reorg path. `halt` waits without halting (a lagging node
+   * must not stop the network) and shows it: `chain_indexer_node_behind_blocks`, one warning
+   * per episode (README "A node behind the cursor").
+   */
+  private async behindTheWindow(
+    head: number,
+    cursor: WindowBlock,
+    fence: number,
+  ): Promise<StepResult> {
+    const { node, logger, options } = this.deps;
+    if (options.deepReorgPolicy === 'resync') {
+      const theirs = await node.blockByNumber(head, false);
+      if (theirs) return this.reorganise(theirs, fence);
+    } else if (!this.behindOpen) {
+      this.behindOpen = true;
+      const oldest = Math.min(...this.state!.window.keys());
+      logger.warn(
+        {
+          network: this.network,
+          policy: options.deepReorgPolicy,
+          nodeHead: head,
+          cursor: cursor.number,
+          behind: cursor.number - head,
+          windowFrom: oldest,
+        },
+        'node head below the block window: waiting for the node to pass the cursor',
+      );
+    }
+    this.reportLag(head, cursor);
+    return 'idle';
+  }
+
+  private endBehindEpisode(head: number, cursor: WindowBlock): void {
+    if (!this.behindOpen) return;
+    this.behindOpen = false;
+    this.deps.logger.info(
+      { network: this.network, nodeHead: head, cursor: cursor.number },
+      'node head back within the block window',
+    );
   }
 
   private async fetch(number: number): Promise<RawBlock | undefined> {
@@ -268,7 +318,15 @@ export class NetworkFollower {
       }
       // The documented recovery (README "Deep reorgs"): take the node's block under the window as
       // the ancestor, remove the whole window, publish the node's chain from there.
-      const below = await node.blockByNumber(oldest.number - 1, false);
+      // A node whose head is below the window (README "A node behind the cursor") has no block
+      // at `oldest - 1`: start one window below its head instead, so its recent blocks are
+      // published, as a deep reorg above the cursor publishes at least the window's heights.
+      const below = await node.blockByNumber(
+        newHead.number < oldest.number
+          ? Math.max(0, newHead.number - options.windowBlocks)
+          : oldest.number - 1,
+        false,
+      );
       if (!below) return 'idle';
       ancestor = {
         number: Number(below.number),
@@ -312,6 +370,8 @@ export class NetworkFollower {
 
   private reportLag(head: number, cursor: WindowBlock): void {
     const { metrics, clock } = this.deps;
+    // Lag stays ≥ 0 (blocks to publish); a node behind the cursor has its own gauge
+    // (`nodeBehind`, set in `step`), so no alert has to read a sign.
     const behind = Math.max(0, head - cursor.number);
     metrics.cursor.set({ network: this.network }, cursor.number);
     metrics.headLagBlocks.set({ network: this.network }, behind);

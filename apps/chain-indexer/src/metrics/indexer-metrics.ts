@@ -6,6 +6,7 @@ export class IndexerMetrics {
   readonly headLagSeconds: Gauge<'network'>;
   readonly nodeHead: Gauge<'network'>;
   readonly cursor: Gauge<'network'>;
+  readonly nodeBehind: Gauge<'network'>;
   readonly published: Counter<'network' | 'mode'>;
   readonly reorgs: Counter<'network'>;
   readonly reorgDepth: Histogram<'network'>;
@@ -40,6 +41,12 @@ export class IndexerMetrics {
     this.cursor = new Gauge({
       name: 'chain_indexer_cursor',
       help: 'Number of the last block published (the persisted cursor)',
+      labelNames: ['network'],
+      registers,
+    });
+    this.nodeBehind = new Gauge({
+      name: 'chain_indexer_node_behind_blocks',
+      help: "Blocks the node's head is below the cursor (0 when it is not behind)",
       labelNames: ['network'],
       registers,
     });
