@@ -1,8 +1,17 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
+import { isSessionGone } from './session-gone';
+
 let csrfToken = '';
 
 export function setCsrfToken(token: string): void {
   csrfToken = token;
+}
+
+/** Called when the BFF says the session is gone (set by the session provider). */
+let onSessionGone: () => void = () => undefined;
+
+export function setSessionGoneHandler(handler: () => void): void {
+  onSessionGone = handler;
 }
 
 export class ApiError extends Error {
@@ -73,6 +82,7 @@ export async function api<T>(
     typeof errorBody['message'] === 'string' && errorBody['message']
       ? errorBody['message']
       : `request failed (${response.status})`;
+  if (isSessionGone(response.status, code)) onSessionGone();
   throw new ApiError(response.status, code, message, fieldsOf(errorBody), errorBody);
 }
 

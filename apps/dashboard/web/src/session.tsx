@@ -1,6 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { createContext, useContext, type ReactNode } from 'react';
-import { api, setCsrfToken } from './api';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import { api, setCsrfToken, setSessionGoneHandler } from './api';
 
 export interface SessionUser {
   id: string;
@@ -19,6 +19,8 @@ export interface SessionState {
 const SessionContext = createContext<{
   session: SessionState;
   refresh: () => Promise<void>;
+  /** Back to the sign-in screen at once, whatever the server said; cached data dropped. */
+  signedOut: () => void;
 } | null>(null);
 
 export function SessionProvider(props: {
@@ -35,16 +37,34 @@ export function SessionProvider(props: {
     },
     staleTime: 60_000,
   });
+  // Any call answered "session gone" ends the signed-in page: the sign-in screen, no stale data.
+  useEffect(() => {
+    setSessionGoneHandler(() => signedOutIn(client));
+    return () => setSessionGoneHandler(() => undefined);
+  }, [client]);
   if (!query.data) return <>{props.fallback}</>;
   const refresh = async () => {
     client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
     await client.invalidateQueries({ queryKey: ['session'] });
   };
   return (
-    <SessionContext.Provider value={{ session: query.data, refresh }}>
+    <SessionContext.Provider
+      value={{ session: query.data, refresh, signedOut: () => signedOutIn(client) }}
+    >
       {props.children(query.data)}
     </SessionContext.Provider>
   );
+}
+
+function signedOutIn(client: QueryClient): void {
+  setCsrfToken('');
+  client.cancelQueries({ predicate: (q) => q.queryKey[0] !== 'session' }).catch(() => undefined);
+  client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+  const previous = client.getQueryData<SessionState>(['session']);
+  client.setQueryData<SessionState>(['session'], {
+    signed_in: false,
+    signup_mode: previous?.signup_mode ?? 'open',
+  });
 }
 
 export function useSession() {

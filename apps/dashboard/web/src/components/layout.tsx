@@ -41,13 +41,19 @@ const OPERATOR_NAV: Array<{ heading: string; items: NavItem[] }> = [
 
 /** Sidebar navigation (a drawer on narrow screens), a skip link, and the page. */
 export function Layout(props: { children: ReactNode }) {
-  const { session, refresh } = useSession();
+  const { session, signedOut } = useSession();
   const [open, setOpen] = useState(false);
   const location = useLocation();
   const nav = session.user?.role === 'operator' ? OPERATOR_NAV : CUSTOMER_NAV;
+  // Whatever the server answers (204, or 401 when the session already ended elsewhere), the
+  // page ends on the sign-in screen.
   const signOut = async () => {
-    await api('POST', '/api/auth/sign-out');
-    await refresh();
+    try {
+      await api('POST', '/api/auth/sign-out');
+    } catch {
+      // nothing to tell: signed out either way
+    }
+    signedOut();
   };
   return (
     <div className="shell">
