@@ -808,6 +808,66 @@ describe('dashboard in a real browser against the local stack', () => {
     await phoneNav(page, 'Overview');
     await page.getByTestId('plan-name').waitFor();
     await phoneCheck(page, '17d-overview-phone');
+
+    // A webhook without a name is titled by its id, one long word; the Address Audit page has a
+    // curl command in a code block. Neither may widen the page.
+    const unnamed = await pageApi(page, 'POST', '/api/relay/webhooks/webhooks', {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: 'https://hooks.example.com/unnamed',
+      filters: { address: { dir: 'any', in: [TREASURY_B] } },
+    });
+    expect(unnamed.status).toBe(201);
+    const unnamedId = String(unnamed.body['id']);
+    await page.goto(`${dashboard}/webhooks/${unnamedId}`);
+    await page.getByRole('heading', { name: unnamedId }).waitFor();
+    await phoneCheck(page, '17e-unnamed-webhook-phone');
+    await phoneNav(page, 'Address Audit');
+    await page.locator('pre.code-block').waitFor();
+    await phoneCheck(page, '17f-address-audit-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 120_000);
+
+  it('returns to the sign-in screen when the session ends elsewhere, and Sign out then works too', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const password = 'a brand new passphrase';
+    /** Ends the page's session from outside the page, as a sign-out in another tab would. */
+    const endSessionElsewhere = async () => {
+      const cookie = (await customer.cookies(dashboard))
+        .map((c) => `${c.name}=${c.value}`)
+        .join('; ');
+      const session = (await (
+        await fetch(`${dashboard}/api/auth/session`, { headers: { cookie } })
+      ).json()) as { signed_in: boolean; csrf_token: string };
+      expect(session.signed_in).toBe(true);
+      const out = await fetch(`${dashboard}/api/auth/sign-out`, {
+        method: 'POST',
+        headers: { cookie, 'x-csrf-token': session.csrf_token },
+      });
+      expect(out.status).toBe(204);
+    };
+
+    // The page still shows the user; the next panel's call finds the session gone.
+    await nav(page, 'Overview');
+    await page.getByTestId('plan-name').waitFor();
+    await endSessionElsewhere();
+    await nav(page, 'Address Audit');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByTestId('signed-in-as').count()).toBe(0);
+    expect(await page.getByText('sign in to continue').count()).toBe(0);
+
+    // Signed in again, the session ends elsewhere once more: Sign out still lands on sign-in.
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await hasText(page.getByTestId('signed-in-as'), email);
+    await endSessionElsewhere();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByTestId('signed-in-as').count()).toBe(0);
+    expect(errors).toEqual([]);
     await customer.close();
   }, 120_000);
 });

@@ -190,7 +190,8 @@ export function AddressAuditPage() {
             <QuotaCard />
             <Card title="Run a check">
               <p>Send your API key as a bearer token:</p>
-              <pre className="code-block">
+              {/* Focusable: on a narrow screen the command scrolls inside its block. */}
+              <pre className="code-block" tabIndex={0} role="region" aria-label="Example check">
                 {`curl -X POST ${networks.data?.audit_url ?? '<audit url>'}/wallet-audit/check \\
   -H "authorization: Bearer <API key>" -H 'content-type: application/json' \\
   -d '{"network":"ETH","address":"0x000000000000000000000000000000000000dEaD"}'`}
