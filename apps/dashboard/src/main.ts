@@ -13,7 +13,10 @@ export const DEFAULT_WEB_DIST = resolve(__dirname, '../../../dist/apps/dashboard
 async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
-  const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
+  const app = await createHttpApp(AppModule.forRoot(config, logger), {
+    logger,
+    trustProxy: config.TRUST_PROXY,
+  });
   const webDir = config.WEB_DIST_DIR ?? DEFAULT_WEB_DIST;
   if (!(await serveSpa(app, webDir)))
     logger.warn({ dir: webDir }, 'the page is not built (vite build); serving the API only');

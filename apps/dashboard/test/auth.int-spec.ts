@@ -62,6 +62,7 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
   let billing: RunningBillingLedger;
   let db: TestDatabase;
   let app: NestFastifyApplication;
+  let env: Record<string, string>;
   const clock = new FakeClock('2026-03-02T08:00:00.000Z');
   const password = 'correct horse battery staple';
 
@@ -72,7 +73,7 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     ]);
     const dataSource = createAppDataSource(dataSourceOptions(db.url));
     await runMigrations(dataSource, SCHEMA);
-    const config = configSchema.parse({
+    env = {
       HTTP_PORT: '0',
       DATABASE_URL: db.url,
       LOG_LEVEL: 'silent',
@@ -83,7 +84,8 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
       OPERATOR_EMAIL: 'ops@example.com',
       OPERATOR_PASSWORD: 'operator password 1',
-    });
+    };
+    const config = configSchema.parse(env);
     const logger = pino({ level: 'silent' });
     app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
     await app.init();
@@ -417,6 +419,38 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     expect([credited.status, credited.body['source']]).toEqual([201, 'operator']);
     const bad = await operator.call('GET', '/api/operator/accounts?cursor=x&sort=name');
     expect([bad.status, bad.body['error']]).toEqual([400, 'invalid_query']);
+  });
+
+  it('behind an ingress (TRUST_PROXY=1) the throttles count the address it forwards, not its own', async () => {
+    const logger = pino({ level: 'silent' });
+    // As main.ts builds it: the setting parsed, then given to the HTTP edge.
+    const proxiedConfig = configSchema.parse({ ...env, TRUST_PROXY: '1' });
+    const proxied = await createHttpApp(AppModule.forRoot(proxiedConfig, logger, { clock }), {
+      logger,
+      trustProxy: proxiedConfig.TRUST_PROXY,
+    });
+    await proxied.init();
+    await proxied.getHttpAdapter().getInstance().ready();
+    const viaIngress = (client: string, n: number) =>
+      proxied.inject({
+        method: 'POST',
+        url: '/api/auth/sign-up',
+        remoteAddress: '10.96.0.9', // the ingress controller, for every client
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+        payload: JSON.stringify({ email: `ingress-${client}-${n}@example.com`, password }),
+      });
+    try {
+      // Six people behind one ingress: none is held back by the others' sign-ups.
+      const others = [];
+      for (let n = 1; n <= 6; n++) others.push((await viaIngress(`198.51.100.${n}`, n)).statusCode);
+      expect(others).toEqual([201, 201, 201, 201, 201, 201]);
+      // One client past its own limit is.
+      const one = [];
+      for (let n = 1; n <= 6; n++) one.push((await viaIngress('198.51.100.200', n)).statusCode);
+      expect(one).toEqual([201, 201, 201, 201, 201, 429]);
+    } finally {
+      await proxied.close();
+    }
   });
 
   it('throttles sign-ups per client address, a taken email counted too, until the oldest leaves the window', async () => {

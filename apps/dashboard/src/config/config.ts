@@ -76,6 +76,22 @@ export const configSchema = z.object({
   /** Sign-ups allowed per client address in SIGNUP_WINDOW_MS (each is a Free billing account). */
   SIGNUP_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
   SIGNUP_WINDOW_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  /**
+   * The proxies in front of the dashboard whose X-Forwarded-For gives the client's address, which
+   * the sign-in and sign-up throttles count by: a number of hops (1: one ingress) or a comma list
+   * of addresses and CIDRs. Empty: none (the peer's address; behind an ingress that is the
+   * ingress for everyone, so every client would share one throttle).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v === '' || /^\d+$/.test(v) || /^[0-9a-fA-F.:/]+(,\s*[0-9a-fA-F.:/]+)*$/.test(v),
+      {
+        message: 'a hop count or a comma list of addresses/CIDRs',
+      },
+    )
+    .transform((v) => (v === '' ? undefined : /^\d+$/.test(v) ? Number(v) : v)),
   /** Cookies marked Secure (off only for plain-http local stacks). */
   COOKIE_SECURE: z
     .enum(['true', 'false'])

@@ -14,6 +14,11 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Largest accepted request body; COMPAT: about 5 MiB. */
   bodyLimitBytes?: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for `request.ip` (fastify's `trustProxy`: a hop
+   * count, or addresses and CIDRs). Unset: none, `request.ip` is the peer's address.
+   */
+  trustProxy?: number | string;
 }
 
 /** One route as the router knows it, e.g. `{method: 'POST', url: '/api/v1/access-tokens/:id/roll'}`. */
@@ -35,6 +40,7 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     genReqId: requestIdOf,
     requestIdHeader: false,
     // Errors fastify answers before any route or hook runs (a URL that does not decode).
