@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Streams } from '@meridian/contracts';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
@@ -10,6 +10,7 @@ import {
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
+  storedMessages,
   testNatsUrl,
   uniqueNatsPrefix,
   type TestDatabase,
@@ -147,31 +148,23 @@ export class ChainStream {
   }
 
   async all(): Promise<StreamMessage[]> {
-    const jsm = await jetstreamManager(this.nc);
-    const stream = `${this.prefix}_${Streams.CHAIN.name}`;
-    const info = await jsm.streams.info(stream);
-    const out: StreamMessage[] = [];
-    for (
-      let seq = info.state.first_seq;
-      seq <= info.state.last_seq && info.state.messages > 0;
-      seq++
-    ) {
-      const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
-      if (!message) continue;
+    const stored = await storedMessages(
+      await jetstreamManager(this.nc),
+      `${this.prefix}_${Streams.CHAIN.name}`,
+    );
+    return stored.map((message) => {
       const subject = message.subject.slice(this.prefix.length + 1);
-      out.push({
-        seq,
+      return {
+        seq: message.seq,
         subject,
         msgId: message.header.get('Nats-Msg-Id'),
         kind: subject.startsWith('chain.block.removed') ? 'removed' : 'block',
         body: message.json(),
-      });
-    }
-    return out;
+      };
+    });
   }
 
   async close(): Promise<void> {
-    void jetstream; // the manager's getMessage reads the stream directly
     await this.nc.close();
   }
 }

@@ -20,7 +20,13 @@ import {
   NatsNamespace,
   provisionMessaging,
 } from '@meridian/platform-messaging';
-import { createTestDatabase, FakeClock, testNatsUrl, type TestDatabase } from '@meridian/testing';
+import {
+  createTestDatabase,
+  FakeClock,
+  storedMessages,
+  testNatsUrl,
+  type TestDatabase,
+} from '@meridian/testing';
 import { normalizeFilter } from '@meridian/webhooks';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { DataSource } from 'typeorm';
@@ -240,15 +246,11 @@ export class MatcherHarness {
 
   /** Every delivery job on the WEBHOOK stream, in stream order. */
   async jobs(): Promise<DeliveryJob[]> {
-    const stream = this.ns.stream('WEBHOOK');
-    const info = await this.jsm.streams.info(stream);
-    const out: DeliveryJob[] = [];
     const prefix = this.ns.subject(Subjects.webhook.deliveryJob.base);
-    for (let s = info.state.first_seq; s <= info.state.last_seq && info.state.messages > 0; s++) {
-      const m = await this.jsm.streams.getMessage(stream, { seq: s }).catch(() => undefined);
-      if (m && m.subject.startsWith(prefix)) out.push(DeliveryJobSchema.parse(m.json()));
-    }
-    return out;
+    const stored = await storedMessages(this.jsm, this.ns.stream('WEBHOOK'));
+    return stored
+      .filter((m) => m.subject.startsWith(prefix))
+      .map((m) => DeliveryJobSchema.parse(m.json()));
   }
 
   /** Sequence of the last CHAIN message the consumer acked (the matcher caught up to it). */

@@ -2,6 +2,7 @@ export { FakeClock } from '@meridian/time';
 export * from './free-port';
 export * from './test-database';
 export * from './nats-namespace';
+export * from './stored-messages';
 export * from './anvil';
 export * from './fake-dns';
 export * from './deployed-node-options';

@@ -5,6 +5,7 @@ import {
   USAGE_PART_RETENTION_MS,
   type UsageFlushedV2,
 } from '@meridian/contracts';
+import { storedMessages } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
 import { LedgerTicker } from '../ledger/ledger-ticker.service';
@@ -74,16 +75,12 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
   };
 
   async function deadLetters() {
-    const jsm = await jetstreamManager(h.nc);
-    const stream = `${h.prefix}_BILLING`;
-    const info = await jsm.streams.info(stream);
-    const letters = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-      const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
-      if (m?.subject === `${h.prefix}.billing.message.dead-lettered.v1.billing-ledger-usage`)
-        letters.push(DeadLetterSchema.parse(m.json()));
-    }
-    return letters;
+    const stored = await storedMessages(await jetstreamManager(h.nc), `${h.prefix}_BILLING`);
+    return stored
+      .filter(
+        (m) => m.subject === `${h.prefix}.billing.message.dead-lettered.v1.billing-ledger-usage`,
+      )
+      .map((m) => DeadLetterSchema.parse(m.json()));
   }
 
   const metric = async (billing: BillingApp, line: RegExp): Promise<number> => {

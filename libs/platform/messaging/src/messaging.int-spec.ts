@@ -94,7 +94,8 @@ async function deadLetters() {
   const letters = [];
   const info = await jsm.streams.info(ns.stream('BILLING'));
   for (let s = info.state.first_seq; s <= info.state.last_seq; s++) {
-    const m = await jsm.streams.getMessage(ns.stream('BILLING'), { seq: s }).catch(() => undefined);
+    // null for a deleted sequence; a failed read throws (a skipped letter would pass silently)
+    const m = await jsm.streams.getMessage(ns.stream('BILLING'), { seq: s });
     if (m && m.subject === ns.subject(usageConsumer.deadLetterSubject))
       letters.push(DeadLetterSchema.parse(m.json()));
   }
