@@ -3,8 +3,10 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 /**
  * Signing secrets at rest (webhook-matcher's table, the webhook-status KV bucket) are sealed
  * with AES-256-GCM under the deployment's WEBHOOK_SECRETS_KEY (32 bytes, base64 in config).
- * Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`; the `v1` leaves room for
- * a key rotation scheme. Opening with the wrong key or a tampered value throws.
+ * Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`. Opening with the wrong key
+ * or a tampered value throws. Webhook signing secrets are sealed through the key ring of
+ * `secret-box-ring.ts` (format `v2`, naming its key, so the key can rotate: ADR 0424), which
+ * still opens these `v1` values; the dashboard's single-key use stays on these two functions.
  */
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -39,3 +41,5 @@ export function openSecret(key: Buffer, sealed: string): string {
     decipher.final(),
   ]).toString('utf8');
 }
+
+export * from './secret-box-ring';
