@@ -16,6 +16,7 @@ import {
 import { RetentionPruner } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, type Clock } from '@meridian/time';
+import { SecretKeyRing } from '@meridian/webhooks';
 import {
   Inject,
   Injectable,
@@ -104,7 +105,10 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       attempts,
       send: (url, headers, body) => this.sender.send(url, headers, body),
       limits: new EndpointLimits(),
-      secretsKey: config.WEBHOOK_SECRETS_KEY,
+      secrets: new SecretKeyRing(
+        config.WEBHOOK_SECRETS_KEY,
+        config.WEBHOOK_SECRETS_PREVIOUS_KEYS ?? [],
+      ),
       publishHealth: (health) => this.health.publish(health),
       recheckMaxMs: config.DELIVERY_RECHECK_MAX_MS,
       onAttempt: (outcome, errorClass, billed, durationMs) => {
@@ -114,6 +118,20 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       },
       onWait: (reason) => metrics.waits.inc({ reason }),
       onDropped: (reason) => metrics.dropped.inc({ reason }),
+      onSecretRefused: (error, job) => {
+        metrics.secretsRefused.inc({ reason: error.reason });
+        // Error, not warn: deliveries of this webhook stop until its key is back in the ring.
+        logger.error(
+          {
+            webhookId: job.webhookId,
+            jobId: job.id,
+            reason: error.reason,
+            keyId: error.keyId,
+            err: error.message,
+          },
+          'signing secret cannot be opened; the job is retried',
+        );
+      },
     });
     this.outbox = new UsageOutbox(db, publisher, {
       producerId: `delivery-worker-${hostname()}-${process.pid}-${Date.now()}`,

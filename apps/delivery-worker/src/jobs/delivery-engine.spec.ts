@@ -8,7 +8,7 @@ import {
 import { DomainError } from '@meridian/errors';
 import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
-import { DELIVERY_WAIT_LIMIT_MS, sealSecret } from '@meridian/webhooks';
+import { DELIVERY_WAIT_LIMIT_MS, SecretKeyRing } from '@meridian/webhooks';
 import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
 import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
@@ -86,6 +86,7 @@ class HeldRequests {
 }
 
 const secretsKey = randomBytes(32);
+const secrets = new SecretKeyRing(secretsKey);
 const SLOW = 'https://slow.example.com/hook';
 const FAST = 'https://fast.example.net/hook';
 
@@ -107,12 +108,13 @@ function world() {
       targetUrl,
       secrets: [
         {
-          sealed: sealSecret(secretsKey, `whsec_${randomBytes(24).toString('base64')}`),
+          sealed: secrets.seal(`whsec_${randomBytes(24).toString('base64')}`),
           expiresAt: null,
         },
       ],
       updatedAt: clock.now().toISOString(),
     });
+  const refused: Array<[string, string | null, string]> = [];
   const engine = new DeliveryEngine({
     clock,
     statusOf: (id) => entries.get(id),
@@ -123,12 +125,13 @@ function world() {
       return url === SLOW || url.includes('slow') ? held.hold() : fastAnswer();
     },
     limits: new EndpointLimits(),
-    secretsKey,
+    secrets,
     publishHealth: async (h) => {
       if (healthFailure.error) throw healthFailure.error;
       health.push(h);
     },
     recheckMaxMs: 5 * MINUTE,
+    onSecretRefused: (error, job) => refused.push([error.reason, error.keyId, job.id]),
   });
   let seq = 0;
   const job = (webhookId: string): DeliveryJob => {
@@ -148,7 +151,22 @@ function world() {
   };
   const setStatus = (webhookId: string, status: WebhookStatusEntry['status']) =>
     entries.set(webhookId, { ...entries.get(webhookId)!, status });
-  return { clock, attempts, held, sent, health, healthFailure, engine, webhook, job, setStatus };
+  const setSealed = (webhookId: string, sealed: string) =>
+    entries.set(webhookId, { ...entries.get(webhookId)!, secrets: [{ sealed, expiresAt: null }] });
+  return {
+    clock,
+    attempts,
+    held,
+    sent,
+    health,
+    healthFailure,
+    engine,
+    webhook,
+    job,
+    setStatus,
+    setSealed,
+    refused,
+  };
 }
 
 const fastAnswer = async (): Promise<SendResult> => ({ ok: true, statusCode: 204, durationMs: 1 });
@@ -448,5 +466,42 @@ describe('DeliveryEngine: the first delivery of a job skips the attempt read', (
       [1, 'failure'],
       [2, 'success'],
     ]);
+  });
+});
+
+describe('DeliveryEngine: a secret the key ring cannot open (ADR 0424)', () => {
+  it('a secret sealed under a key the ring does not hold: reported, no attempt, no request, the job comes back', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const other = new SecretKeyRing(randomBytes(32));
+    w.setSealed('wh_a', other.seal('whsec_elsewhere'));
+    const job = w.job('wh_a');
+    const handler = deliveryJobsHandler(w.engine);
+
+    const failed = await handler(delivered(job, 1)).catch((error: unknown) => error);
+    // As any failure to open: a retryable DomainError the runner naks after 5 s.
+    expect(failed).toBeInstanceOf(DomainError);
+    expect(failed).toMatchObject({ retryable: true, details: { retryAfterMs: 5_000 } });
+    expect(w.refused).toEqual([['unknown_key', other.currentKeyId, job.id]]);
+    expect(w.sent).toEqual([]);
+    expect(w.attempts.of(job.id)).toEqual([]);
+    expect(w.health).toEqual([]);
+
+    // The ring's own key again (the entry resealed): the same job is delivered.
+    w.setSealed('wh_a', secrets.seal('whsec_here'));
+    await expect(handler(delivered(job, 2))).resolves.toBeUndefined();
+    expect(w.sent).toEqual([FAST]);
+    expect(w.refused).toHaveLength(1);
+  });
+
+  it('a tampered secret is refused as not_opened', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const parts = secrets.seal('whsec_x').split('.');
+    parts[4] = Buffer.from('whsec_evil').toString('base64url');
+    w.setSealed('wh_a', parts.join('.'));
+    await expect(w.engine.handle(w.job('wh_a'))).rejects.toThrow('integrity');
+    expect(w.refused.map(([reason]) => reason)).toEqual(['not_opened']);
+    expect(w.sent).toEqual([]);
   });
 });

@@ -12,9 +12,11 @@ import {
   MAX_DELIVERY_ATTEMPTS,
   afterFailedAttempt,
   dropReasonOf,
-  openSecret,
+  isSealedSecretError,
   signedHeaders,
   signingKeyOf,
+  type SealedSecretError,
+  type SecretKeyRing,
   type SigningKey,
 } from '@meridian/webhooks';
 import type {
@@ -38,7 +40,8 @@ export interface DeliveryEngineDeps {
   /** `body`: the event's JSON as the bytes that were signed. */
   send: (url: string, headers: Record<string, string>, body: Uint8Array) => Promise<SendResult>;
   limits: EndpointLimits;
-  secretsKey: Buffer;
+  /** Opens the entries' sealed secrets: WEBHOOK_SECRETS_KEY and the previous keys (ADR 0424). */
+  secrets: SecretKeyRing;
   publishHealth: (health: DeliveryHealth) => Promise<void>;
   /** Longest single put-back: the job is looked at again after at most this (clock changes, top-ups). */
   recheckMaxMs: number;
@@ -50,6 +53,11 @@ export interface DeliveryEngineDeps {
   ) => void;
   onWait?: (reason: string) => void;
   onDropped?: (reason: string) => void;
+  /**
+   * A secret of the webhook's entry the ring cannot open (a key it does not hold, tampered):
+   * the attempt is not made and the job comes back, as any failure to open has always done.
+   */
+  onSecretRefused?: (error: SealedSecretError, job: DeliveryJob) => void;
 }
 
 /** How long a job of an unknown webhook (no KV entry yet) is kept before it is dropped. */
@@ -223,12 +231,11 @@ export class DeliveryEngine {
       for (const s of entry.secrets)
         if (s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
           keys.push(
-            this.opened.get(s.sealed, (sealed) =>
-              signingKeyOf(openSecret(this.deps.secretsKey, sealed)),
-            ),
+            this.opened.get(s.sealed, (sealed) => signingKeyOf(this.deps.secrets.open(sealed))),
           );
     } catch (error) {
       breaker?.release(admission);
+      if (isSealedSecretError(error)) this.deps.onSecretRefused?.(error, job);
       throw error;
     }
     const id = attemptId(job.id, attempt);

@@ -10,6 +10,8 @@ export class DeliveryMetrics {
   /** A due attempt put back without being made (schedule, balance, concurrency, rate). */
   readonly waits: Counter<'reason'>;
   readonly usageParts: Counter<'outcome'>;
+  /** A webhook's sealed secret the key ring could not open (ADR 0424), by reason. */
+  readonly secretsRefused: Counter<'reason'>;
   /** Attempts deleted from the attempt log once older than ATTEMPT_LOG_RETENTION_DAYS. */
   readonly attemptsPruned: Counter;
   readonly queueDepth: Gauge;
@@ -48,6 +50,12 @@ export class DeliveryMetrics {
       name: 'delivery_usage_parts_published_total',
       help: 'Usage flush parts published to billing, by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.secretsRefused = new Counter({
+      name: 'delivery_secret_open_failures_total',
+      help: 'Signing secrets the key ring could not open (unknown_key, not_opened, malformed); the job is retried',
+      labelNames: ['reason'],
       registers: [registry],
     });
     this.attemptsPruned = new Counter({

@@ -1,0 +1,50 @@
+import { isSecretSetting, parseConfig } from '@meridian/platform-config';
+import { SecretKeyRing } from '@meridian/webhooks';
+import { configSchema } from './config';
+
+describe('webhook-matcher config: the secrets key ring', () => {
+  const current = Buffer.alloc(32, 7);
+  const env = {
+    DATABASE_URL: 'postgres://x@127.0.0.1/x',
+    HTTP_PORT: '0',
+    WEBHOOK_SECRETS_KEY: current.toString('base64'),
+  };
+  const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+  const placeholder = Buffer.from('CHANGE-ME-webhook-secrets-key-32').toString('base64');
+
+  it('declares the previous keys as a secret setting, optional', () => {
+    expect(isSecretSetting(configSchema.shape.WEBHOOK_SECRETS_PREVIOUS_KEYS)).toBe(true);
+    expect(parseConfig(configSchema, env).WEBHOOK_SECRETS_PREVIOUS_KEYS).toBeUndefined();
+  });
+
+  it('takes a comma-separated list of 32-byte base64 keys: the ring holds them after the current', () => {
+    const list = previous.map((k) => k.toString('base64')).join(',');
+    const config = parseConfig(configSchema, { ...env, WEBHOOK_SECRETS_PREVIOUS_KEYS: list });
+    const ring = SecretKeyRing.fromSettings(
+      config.WEBHOOK_SECRETS_KEY,
+      config.WEBHOOK_SECRETS_PREVIOUS_KEYS,
+    );
+    expect(ring.keyIds).toEqual(
+      [current, ...previous].map((k) => new SecretKeyRing(k).currentKeyId),
+    );
+  });
+
+  it('refuses a short key and a placeholder anywhere in the list, naming the variable', () => {
+    const good = previous[0]!.toString('base64');
+    expect(() =>
+      parseConfig(configSchema, {
+        ...env,
+        WEBHOOK_SECRETS_PREVIOUS_KEYS: `${good},${Buffer.alloc(16).toString('base64')}`,
+      }),
+    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*key 2 of the list must be 32 bytes/);
+    expect(() =>
+      parseConfig(configSchema, { ...env, WEBHOOK_SECRETS_PREVIOUS_KEYS: placeholder }),
+    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*placeholder CHANGE-ME/);
+    expect(() =>
+      parseConfig(configSchema, {
+        ...env,
+        WEBHOOK_SECRETS_PREVIOUS_KEYS: `${good}, ${placeholder}`,
+      }),
+    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*key 2 of the list holds the placeholder CHANGE-ME/);
+  });
+});
