@@ -241,13 +241,17 @@ export class WorkerHarness {
     await this.db?.drop();
   }
 
-  /** What webhook-matcher writes after a committed change of the webhook. */
+  /**
+   * What webhook-matcher writes after a committed change of the webhook; `seal` seals each
+   * secret (default: `v1` under `secretsKey`, as before the key ring).
+   */
   async putWebhook(
     webhookId: string,
     targetUrl: string,
     secrets: string[],
     status: WebhookStatusEntry['status'] = 'active',
     accountId = 'acc_1',
+    seal: (secret: string) => string = (secret) => sealSecret(this.secretsKey, secret),
   ): Promise<void> {
     const version = (this.versions.get(webhookId) ?? 0) + 1;
     this.versions.set(webhookId, version);
@@ -258,7 +262,7 @@ export class WorkerHarness {
       version,
       targetUrl,
       secrets: secrets.map((s, i) => ({
-        sealed: sealSecret(this.secretsKey, s),
+        sealed: seal(s),
         expiresAt: i === 0 ? null : new Date(Date.now() + 86_400_000).toISOString(),
       })),
       updatedAt: new Date().toISOString(),
