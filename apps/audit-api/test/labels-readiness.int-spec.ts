@@ -1,5 +1,8 @@
 import { createAppDataSource } from '@meridian/platform-db';
-import { FakeClock } from '@meridian/testing';
+import { provisionMessaging } from '@meridian/platform-messaging';
+import { deleteNatsNamespace, FakeClock, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/db/data-source';
 import { loadLabelPacks } from '../src/labels/label-loader';
@@ -14,10 +17,17 @@ import { InTestCredentialSource } from './support/in-test-credentials';
 describe('audit-api /readyz: the label packs', () => {
   let audit: AuditTestApp;
   let db: DataSource;
+  // Its own NATS namespace: readiness also needs the revoked-credentials bucket, which must not
+  // depend on what another run left on the shared server.
+  const natsUrl = testNatsUrl();
+  const natsPrefix = uniqueNatsPrefix();
 
   beforeAll(async () => {
+    const nc = await connect({ servers: natsUrl });
+    await provisionMessaging(await jetstreamManager(nc), natsPrefix);
+    await nc.close();
     audit = await startAuditApp(
-      {},
+      { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix },
       { credentials: new InTestCredentialSource(), clock: new FakeClock(new Date()) },
       { labels: false },
     );
@@ -28,6 +38,7 @@ describe('audit-api /readyz: the label packs', () => {
   afterAll(async () => {
     await db?.destroy();
     await audit?.close();
+    await deleteNatsNamespace(natsUrl, natsPrefix);
   });
 
   const readyz = async () => {
