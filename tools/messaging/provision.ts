@@ -4,7 +4,9 @@
  *
  *   NATS_URL=nats://127.0.0.1:4222 NATS_PREFIX= node -r @swc-node/register tools/messaging/provision.ts
  *
- * Env: NATS_URL (default nats://127.0.0.1:4222), NATS_PREFIX (default empty), NATS_REPLICAS
+ * Env: NATS_URL (default nats://127.0.0.1:4222) and the NATS credential and TLS files of
+ * every app (NATS_CREDS_FILE, NATS_NKEY_SEED_FILE, NATS_TLS_*; ADR 0506), NATS_PREFIX (default
+ * empty), NATS_REPLICAS
  * (default 1), MATCHER_PARTITIONS (default 1: webhook-matcher replicas, each reading the CHAIN
  * stream through a durable of its own, ADR 0422), DELIVERY_PARTITIONS (default 1:
  * delivery-worker replicas, each reading its route's jobs, ADR 0432). billing-ledger's usage
@@ -12,8 +14,17 @@
  * success, 1 with one line on stderr otherwise.
  */
 import { deploymentConsumers, partitionCountSetting } from '@meridian/contracts';
-import { commonEnv, loadConfigOrExit } from '@meridian/platform-config';
-import { provisionMessaging } from '@meridian/platform-messaging';
+import {
+  commonEnv,
+  loadConfigOrExit,
+  natsSettingsOf,
+  transportEnv,
+} from '@meridian/platform-config';
+import {
+  natsConnectOptions,
+  provisionMessaging,
+  redactedNatsUrl,
+} from '@meridian/platform-messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { z } from 'zod';
@@ -21,6 +32,11 @@ import { z } from 'zod';
 const schema = z.object({
   NATS_URL: commonEnv.NATS_URL,
   NATS_PREFIX: commonEnv.NATS_PREFIX,
+  NATS_CREDS_FILE: transportEnv.NATS_CREDS_FILE,
+  NATS_NKEY_SEED_FILE: transportEnv.NATS_NKEY_SEED_FILE,
+  NATS_TLS_CA_FILE: transportEnv.NATS_TLS_CA_FILE,
+  NATS_TLS_CERT_FILE: transportEnv.NATS_TLS_CERT_FILE,
+  NATS_TLS_KEY_FILE: transportEnv.NATS_TLS_KEY_FILE,
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MATCHER_PARTITIONS: partitionCountSetting,
   DELIVERY_PARTITIONS: partitionCountSetting,
@@ -28,7 +44,11 @@ const schema = z.object({
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(schema);
-  const nc = await connect({ servers: config.NATS_URL, name: 'provision', timeout: 5_000 });
+  const nc = await connect({
+    ...natsConnectOptions(natsSettingsOf(config)),
+    name: 'provision',
+    timeout: 5_000,
+  });
   try {
     const jsm = await jetstreamManager(nc);
     const consumers = deploymentConsumers({
@@ -40,7 +60,7 @@ async function main(): Promise<void> {
       consumers,
     });
     const prefix = config.NATS_PREFIX ? ` (prefix ${config.NATS_PREFIX})` : '';
-    process.stdout.write(`provisioned JetStream at ${config.NATS_URL}${prefix}\n`);
+    process.stdout.write(`provisioned JetStream at ${redactedNatsUrl(config.NATS_URL)}${prefix}\n`);
     for (const entry of report) {
       const changes = entry.changes ? ` [${entry.changes.join(', ')}]` : '';
       process.stdout.write(

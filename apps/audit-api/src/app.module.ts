@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -51,7 +52,7 @@ export class AppModule {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({
-          url: config.NATS_URL,
+          connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
         }),
@@ -68,7 +69,8 @@ export class AppModule {
           inject: [JetStreamConsumers],
           useFactory: (consumers: JetStreamConsumers) =>
             new CachedCredentialSource(
-              overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
+              overrides.credentials ??
+                new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
               clock,
               config.AUDIT_KEY_CACHE_TTL_MS,
             ).watch(consumers),

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { natsSettingsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -20,7 +21,7 @@ export class AppModule {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({
-          url: config.NATS_URL,
+          connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
         }),

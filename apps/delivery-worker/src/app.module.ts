@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { processClock } from '@meridian/platform-config';
+import { processClock, natsSettingsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -26,7 +26,7 @@ export class AppModule {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({
-          url: config.NATS_URL,
+          connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
         }),

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
@@ -21,7 +22,7 @@ export interface AppModuleOverrides {
 
 function credentialSourceOf(config: AppConfig): CredentialSource {
   if (config.STATIC_ACCESS_TOKENS) return new StaticCredentialSource(config.STATIC_ACCESS_TOKENS);
-  return new BillingCredentialSource(config.BILLING_GRPC_URL);
+  return new BillingCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config));
 }
 
 @Module({})
@@ -42,7 +43,7 @@ export class AppModule {
           metricsText: overrides.replica && (() => overrides.replica!.request('metrics', {})),
         }),
         MessagingModule.forRoot({
-          url: config.NATS_URL,
+          connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
           // NATS trouble degrades the gateway (rpc_gateway_nats_connected), it does not stop

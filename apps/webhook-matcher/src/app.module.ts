@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { processClock } from '@meridian/platform-config';
+import { processClock, natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
@@ -68,7 +68,7 @@ export class AppModule {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
         MessagingModule.forRoot({
-          url: config.NATS_URL,
+          connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
         }),
@@ -86,7 +86,8 @@ export class AppModule {
           inject: [JetStreamConsumers],
           useFactory: (consumers: JetStreamConsumers) =>
             new CachedCredentialSource(
-              overrides.credentials ?? new GrpcCredentialSource(config.BILLING_GRPC_URL),
+              overrides.credentials ??
+                new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
               clock,
               config.WEBHOOK_KEY_CACHE_TTL_MS,
             ).watch(consumers),

@@ -8,3 +8,4 @@ export * from './fake-dns';
 export * from './deployed-node-options';
 export * from './app-process';
 export * from './billing-ledger-process';
+export * from './test-pki';

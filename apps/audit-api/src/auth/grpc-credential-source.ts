@@ -1,13 +1,15 @@
 import { billingV1 } from '@meridian/contracts';
-import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
 import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 /** billing.v1 ResolveApiKey on billing-ledger. */
 export class GrpcCredentialSource implements CredentialSource {
   private readonly client: GrpcClient<(typeof billingV1.BillingService)['method']>;
 
-  constructor(target: string, timeoutMs = 3_000) {
+  /** `tls`: the GRPC_TLS_* files (`grpcTlsOf(config)`); plaintext without. */
+  constructor(target: string, tls?: GrpcTls, timeoutMs = 3_000) {
     this.client = createGrpcClient(billingV1.BillingService, target, {
+      tls,
       defaultTimeoutMs: timeoutMs,
     });
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { grpcTlsOf } from '@meridian/platform-config';
 import {
   grpcService,
   startGrpcServer,
@@ -79,12 +80,13 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       host: this.config.HTTP_HOST,
       port: this.config.GRPC_PORT,
       services: [grpcService(billingV1.BillingService, this.implementation)],
+      tls: grpcTlsOf(this.config),
     });
     this.port = this.server.port;
     this.readiness.register('grpc', async () => {
       if (!this.server) throw new Error('gRPC server not running');
     });
-    this.logger.info({ port: this.port }, 'billing.v1 gRPC listening');
+    this.logger.info({ port: this.port, tls: tlsModeOf(this.config) }, 'billing.v1 gRPC listening');
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -92,4 +94,10 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
     this.server = undefined;
     await server?.close(2_000);
   }
+}
+
+/** What the log says about the transport: plaintext, TLS, or mutual TLS. */
+function tlsModeOf(config: AppConfig): 'plaintext' | 'tls' | 'mutual-tls' {
+  if (!config.GRPC_TLS_CERT_FILE) return 'plaintext';
+  return config.GRPC_TLS_CLIENT_AUTH === 'require' ? 'mutual-tls' : 'tls';
 }

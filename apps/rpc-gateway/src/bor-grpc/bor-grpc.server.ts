@@ -4,6 +4,7 @@ import {
   grpcService,
   startGrpcServer,
   type GrpcServiceImplementation,
+  type GrpcTls,
   type RunningGrpcServer,
 } from '@meridian/platform-grpc';
 import type { Logger } from 'pino';
@@ -19,7 +20,13 @@ export const MAX_REQUEST_BYTES = 16 * 1024;
  */
 export async function startBorGrpc(
   service: BorApiService,
-  options: { host: string; port: number; logger: Logger },
+  options: {
+    host: string;
+    port: number;
+    logger: Logger;
+    /** TLS of the public server (a certificate and key; no client certificates). */
+    tls?: GrpcTls;
+  },
 ): Promise<RunningGrpcServer> {
   const implementation: Partial<GrpcServiceImplementation<typeof bor.BorApi.method>> = {
     headerByNumber: (r, c) => service.headerByNumber(r.number, c.metadata),
@@ -40,6 +47,7 @@ export async function startBorGrpc(
     host: options.host,
     port: options.port,
     services: [grpcService(bor.BorApi, implementation)],
+    tls: options.tls,
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
     onOutcome: (method, code, failure) => {

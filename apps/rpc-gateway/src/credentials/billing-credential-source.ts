@@ -1,6 +1,6 @@
 import { billingV1 } from '@meridian/contracts';
 import { isNetworkKey } from '@meridian/networks';
-import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
 import type { CredentialSource, ResolvedToken } from './credential-cache';
 
 /**
@@ -10,8 +10,10 @@ import type { CredentialSource, ResolvedToken } from './credential-cache';
 export class BillingCredentialSource implements CredentialSource {
   private readonly client: GrpcClient<typeof billingV1.BillingService.method>;
 
-  constructor(address: string, timeoutMs = 3_000) {
+  /** `tls`: the GRPC_TLS_* files (`grpcTlsOf(config)`); plaintext without. */
+  constructor(address: string, tls?: GrpcTls, timeoutMs = 3_000) {
     this.client = createGrpcClient(billingV1.BillingService, address, {
+      tls,
       defaultTimeoutMs: timeoutMs,
     });
   }

@@ -1,6 +1,6 @@
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { createGrpcClient, type GrpcClient } from '@meridian/platform-grpc';
+import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
 import type { AccountFacts, ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 type AccountState = billingV1.AccountState;
@@ -9,8 +9,10 @@ type AccountState = billingV1.AccountState;
 export class GrpcCredentialSource implements CredentialSource {
   private readonly client: GrpcClient<(typeof billingV1.BillingService)['method']>;
 
-  constructor(target: string, timeoutMs = 3_000) {
+  /** `tls`: the GRPC_TLS_* files (`grpcTlsOf(config)`); plaintext without. */
+  constructor(target: string, tls?: GrpcTls, timeoutMs = 3_000) {
     this.client = createGrpcClient(billingV1.BillingService, target, {
+      tls,
       defaultTimeoutMs: timeoutMs,
     });
   }

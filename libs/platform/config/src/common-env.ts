@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { holdsPlaceholder, PLACEHOLDER_MARK } from './secret-setting';
+import {
+  natsUrlCredentialsAreReal,
+  natsUrlPlaceholderMessage,
+  transportEnv,
+} from './transport-settings';
 
 const url = (protocols: string[]) =>
   z.string().refine(
@@ -37,12 +42,20 @@ export const commonEnv = {
     (value) => !holdsPlaceholder(passwordOf(value)),
     `its password holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`,
   ),
-  NATS_URL: url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
+  /**
+   * `nats://` or `tls://` (TLS required). A user and password (`nats://user:pass@host`) or a
+   * token (`nats://token@host`) in it are sent as such (nats.js itself ignores them in a URL);
+   * a placeholder there is refused like DATABASE_URL's. More in `transportEnv` (ADR 0506).
+   */
+  NATS_URL: url(['nats:', 'tls:'])
+    .refine(natsUrlCredentialsAreReal, natsUrlPlaceholderMessage)
+    .default('nats://127.0.0.1:4222'),
   /** Prefix applied to every subject, stream, consumer and KV bucket (test isolation, multi-tenant brokers). */
   NATS_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9_-]*$/, 'letters, digits, _ and - only')
     .default(''),
+  ...transportEnv,
 };
 
 export const urlOf = url;

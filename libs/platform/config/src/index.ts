@@ -4,3 +4,4 @@ export * from './upstreams';
 export * from './clock';
 export * from './secret-setting';
 export * from './networks-setting';
+export * from './transport-settings';

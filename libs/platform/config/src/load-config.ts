@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transportSettingsProblem } from './transport-settings';
 
 export class ConfigError extends Error {
   constructor(
@@ -19,7 +20,12 @@ export function parseConfig<S extends z.ZodObject>(
   env: Record<string, string | undefined> = process.env,
 ): z.infer<S> {
   const result = schema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    // Settings checked together (a certificate and its key); each alone passed the schema.
+    const problem = transportSettingsProblem(result.data);
+    if (problem) throw new ConfigError(problem.variable, problem.problem);
+    return result.data;
+  }
   const issue = result.error.issues[0]!;
   const variable = issue.path.map(String).join('.') || '(environment)';
   const given = issue.path.length > 0 ? env[String(issue.path[0])] : undefined;

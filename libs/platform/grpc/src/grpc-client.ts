@@ -10,6 +10,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { toGrpcServiceDefinition } from './grpc-service-definition';
+import { grpcChannelCredentials, grpcTlsChannelOptions, type GrpcTls } from './grpc-tls';
 import { fromGrpcError } from './grpc-status';
 
 export interface GrpcCallOptions {
@@ -32,6 +33,9 @@ export type GrpcClient<M extends GenServiceMethods> = {
 };
 
 export interface CreateGrpcClientOptions {
+  /** TLS to the server (a CA; a client certificate for mutual TLS); plaintext without. */
+  tls?: GrpcTls;
+  /** Overrides `tls`. */
   credentials?: ChannelCredentials;
   channelOptions?: ChannelOptions;
   /** Applied when a call gives none. */
@@ -51,8 +55,8 @@ export function createGrpcClient<M extends GenServiceMethods>(
   const Ctor = makeGenericClientConstructor(toGrpcServiceDefinition(service), service.typeName);
   const client = new Ctor(
     address,
-    options.credentials ?? grpcCredentials.createInsecure(),
-    options.channelOptions,
+    options.credentials ?? (options.tls ? grpcChannelCredentials(options.tls) : insecure()),
+    { ...grpcTlsChannelOptions(options.tls), ...options.channelOptions },
   );
   const typed: Record<string, unknown> = { $client: client, close: () => client.close() };
   for (const method of service.methods) {
@@ -79,6 +83,8 @@ export function createGrpcClient<M extends GenServiceMethods>(
   }
   return typed as GrpcClient<M>;
 }
+
+const insecure = () => grpcCredentials.createInsecure();
 
 function toMetadata(values: Record<string, string> = {}): Metadata {
   const metadata = new Metadata();

@@ -1,7 +1,7 @@
 import { toBinary, type DescFile, type DescService } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Server, type ChannelOptions, type ServerCredentials } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import {
   toGrpcHandlers,
@@ -9,6 +9,7 @@ import {
   type GrpcOutcomeHook,
   type GrpcServiceImplementation,
 } from './grpc-service-definition';
+import { grpcServerCredentials, type GrpcTls } from './grpc-tls';
 
 export interface GrpcServiceBinding<M extends GenServiceMethods = GenServiceMethods> {
   service: GenService<M>;
@@ -30,6 +31,9 @@ export interface StartGrpcServerOptions {
   services: GrpcServiceBinding[];
   /** gRPC server reflection (grpcurl, Postman) for the given services; on by default. */
   reflection?: boolean;
+  /** TLS (mutual with `requireClientCert`) with a certificate and key; plaintext without. */
+  tls?: GrpcTls;
+  /** Overrides `tls`. */
   credentials?: ServerCredentials;
   channelOptions?: ChannelOptions;
   /** Status of every finished call (per-method metrics). */
@@ -89,7 +93,7 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       address,
-      options.credentials ?? ServerCredentials.createInsecure(),
+      options.credentials ?? grpcServerCredentials(options.tls),
       (error, bound) => (error ? reject(error) : resolve(bound)),
     ),
   );

@@ -2,3 +2,4 @@ export * from './grpc-status';
 export * from './grpc-service-definition';
 export * from './grpc-server';
 export * from './grpc-client';
+export * from './grpc-tls';

@@ -1,6 +1,7 @@
 export * from './messaging.module';
 export * from './nats-namespace';
 export * from './nats-client';
+export * from './nats-connect-options';
 export * from './jetstream-publisher';
 export * from './pub-ack-batch';
 export * from './handler-outcome';

@@ -10,7 +10,12 @@ function moduleWith(readiness: boolean | undefined) {
     start: jest.fn(),
     check: () => Promise.reject(new Error('not connected')),
   } as unknown as NatsClient;
-  const options: MessagingOptions = { url: 'nats://127.0.0.1:1', prefix: '', name: 'x', readiness };
+  const options: MessagingOptions = {
+    connection: { url: 'nats://127.0.0.1:1' },
+    prefix: '',
+    name: 'x',
+    readiness,
+  };
   new MessagingModule(client, {} as JetStreamConsumers, registry, options).onModuleInit();
   return { registry, client };
 }

@@ -13,12 +13,14 @@ import { Counter, Registry } from 'prom-client';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsClient } from './nats-client';
+import type { NatsConnectionSettings } from './nats-connect-options';
 import { NatsNamespace } from './nats-namespace';
 
 export const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
 
 export interface MessagingOptions {
-  url: string;
+  /** NATS_URL and the NATS credential and TLS files: `natsSettingsOf(config)`. */
+  connection: NatsConnectionSettings;
   /** NATS_PREFIX: prepended to every subject, stream, consumer and bucket name. */
   prefix: string;
   /** Connection name shown by the server (the app name). */
@@ -60,7 +62,16 @@ export class MessagingModule
           provide: NatsClient,
           inject: [{ token: LOGGER, optional: true }],
           useFactory: (logger?: Logger) =>
-            new NatsClient({ url: options.url, name: options.name }, logger),
+            new NatsClient(
+              {
+                url: options.connection.url,
+                credsFile: options.connection.credsFile,
+                nkeySeedFile: options.connection.nkeySeedFile,
+                tls: options.connection.tls,
+                name: options.name,
+              },
+              logger,
+            ),
         },
         {
           provide: JetStreamPublisher,

@@ -6,9 +6,14 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { DomainError } from '@meridian/errors';
+import {
+  natsConnectOptions,
+  redactedNatsUrl,
+  type NatsConnectionSettings,
+} from './nats-connect-options';
 
-export interface NatsClientOptions {
-  url: string;
+/** `url` and the credential and TLS files (`natsSettingsOf(config)` of @meridian/platform-config). */
+export interface NatsClientOptions extends NatsConnectionSettings {
   /** Connection name shown by the server (the app name). */
   name: string;
   /** Wait between first-connect attempts while the server is down. */
@@ -114,7 +119,7 @@ export class NatsClient {
       // stack ends in the client's timer instead of our call site (the error message and our
       // DomainError wrapping say which subject failed).
       const nc = await connect({
-        servers: this.options.url,
+        ...natsConnectOptions(this.options),
         name: this.options.name,
         maxReconnectAttempts: -1,
         timeout: 2_000,
@@ -133,7 +138,10 @@ export class NatsClient {
       this.resolveConnected(nc);
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ err: this.lastError }, 'nats not reachable; retrying');
+      this.logger.warn(
+        { err: this.lastError, server: redactedNatsUrl(this.options.url) },
+        'nats not reachable; retrying',
+      );
       this.retryTimer = setTimeout(() => void this.attempt(), this.options.retryDelayMs ?? 2_000);
     }
   }

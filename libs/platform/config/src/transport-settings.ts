@@ -1,0 +1,217 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { holdsPlaceholder, PLACEHOLDER_MARK } from './secret-setting';
+
+/**
+ * Settings of the transports between the apps: TLS (optionally mutual) of the internal gRPC
+ * (billing.v1) and credentials and TLS of NATS. Every one is a file path, as Kubernetes mounts a
+ * Secret; every one is optional, and without them everything stays plaintext (local runs). A file
+ * is read and its PEM checked when the config loads, and the pairs are checked together
+ * (`transportSettingsProblem`, run by `parseConfig`), so a misconfigured app stops at start with
+ * one line naming the variable instead of failing its first call. ADR 0506.
+ */
+
+type Kind = 'certificate' | 'private key' | 'NATS credentials' | 'NKEY seed';
+
+function read(path: string): string {
+  return readFileSync(path, 'utf8');
+}
+
+/** Why the file at `path` does not hold a `kind`, or undefined when it does. */
+export function pemFileProblem(path: string, kind: Kind): string | undefined {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return `cannot be read (${path}: ${code})`;
+  }
+  try {
+    switch (kind) {
+      case 'certificate':
+        if (!text.includes('-----BEGIN CERTIFICATE-----'))
+          return `holds no PEM certificate (${path})`;
+        new X509Certificate(text);
+        return undefined;
+      case 'private key':
+        if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text))
+          return `holds no PEM private key (${path})`;
+        createPrivateKey(text);
+        return undefined;
+      case 'NATS credentials':
+        if (!text.includes('BEGIN NATS USER JWT') || !text.includes('BEGIN USER NKEY SEED'))
+          return `is no NATS .creds file (a user JWT and its NKEY seed) (${path})`;
+        return undefined;
+      case 'NKEY seed':
+        if (!/^\s*SU[A-Z2-7]{50,}\s*$/.test(text))
+          return `holds no NKEY user seed (one line starting with SU) (${path})`;
+        return undefined;
+    }
+  } catch (error) {
+    return `holds an unreadable ${kind} (${path}: ${(error as Error).message})`;
+  }
+}
+
+/** A file setting; empty is unset (a ConfigMap key left blank). */
+const file = (kind: Kind) =>
+  z
+    .string()
+    .superRefine((path, ctx) => {
+      const problem = path ? pemFileProblem(path, kind) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((path) => path || undefined)
+    .optional();
+
+function userinfoOf(value: string): { user: string; pass: string } {
+  try {
+    const url = new URL(value);
+    return { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+  } catch {
+    return { user: '', pass: '' };
+  }
+}
+
+export const transportEnv = {
+  /**
+   * The private CA of the internal gRPC: a client verifies billing-ledger's certificate with it
+   * (and turns TLS on when it is set); billing-ledger verifies client certificates with it
+   * (GRPC_TLS_CLIENT_AUTH=require).
+   */
+  GRPC_TLS_CA_FILE: file('certificate'),
+  /** This app's certificate: billing-ledger's server certificate, a client's certificate. */
+  GRPC_TLS_CERT_FILE: file('certificate'),
+  GRPC_TLS_KEY_FILE: file('private key'),
+  /** billing-ledger: `require` refuses a client without a certificate of GRPC_TLS_CA_FILE. */
+  GRPC_TLS_CLIENT_AUTH: z.enum(['none', 'require']).default('none'),
+  /** A client: the name billing-ledger's certificate carries, when not the host it dials. */
+  GRPC_TLS_SERVER_NAME: z
+    .string()
+    .transform((name) => name || undefined)
+    .optional(),
+  /** A `.creds` file (user JWT + NKEY seed, decentralised auth); or NATS_NKEY_SEED_FILE. */
+  NATS_CREDS_FILE: file('NATS credentials'),
+  /** A file holding an NKEY user seed (`SU…`). */
+  NATS_NKEY_SEED_FILE: file('NKEY seed'),
+  /** The CA NATS's certificate is verified with; turns TLS on (required), as `tls://` does. */
+  NATS_TLS_CA_FILE: file('certificate'),
+  /** A client certificate, when NATS verifies clients (`verify: true`). */
+  NATS_TLS_CERT_FILE: file('certificate'),
+  NATS_TLS_KEY_FILE: file('private key'),
+};
+
+/** A NATS_URL whose password (or token: a user alone) is a placeholder is refused. */
+export const natsUrlCredentialsAreReal = (value: string) => {
+  const { user, pass } = userinfoOf(value);
+  return !holdsPlaceholder(pass || user);
+};
+export const natsUrlPlaceholderMessage = `its password or token holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`;
+
+type TransportConfig = Partial<Record<keyof typeof transportEnv, string>> & { NATS_URL?: string };
+
+export interface SettingProblem {
+  variable: string;
+  problem: string;
+}
+
+function pairProblem(
+  config: TransportConfig,
+  certVar: 'GRPC_TLS_CERT_FILE' | 'NATS_TLS_CERT_FILE',
+  keyVar: 'GRPC_TLS_KEY_FILE' | 'NATS_TLS_KEY_FILE',
+): SettingProblem | undefined {
+  const cert = config[certVar];
+  const key = config[keyVar];
+  if (cert && !key) return { variable: keyVar, problem: `is required: ${certVar} is set` };
+  if (key && !cert) return { variable: certVar, problem: `is required: ${keyVar} is set` };
+  if (!cert || !key) return undefined;
+  const matches = new X509Certificate(read(cert)).checkPrivateKey(createPrivateKey(read(key)));
+  return matches
+    ? undefined
+    : { variable: keyVar, problem: `is invalid: not the key of ${certVar}'s certificate` };
+}
+
+/**
+ * What no single variable can say: a certificate without its key (or a key of another
+ * certificate), client authentication without a CA, two NATS identities at once. Undefined for a
+ * config without these settings (apps that do not read them).
+ */
+export function transportSettingsProblem(config: object): SettingProblem | undefined {
+  const c = config as TransportConfig;
+  const problem =
+    pairProblem(c, 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE') ??
+    pairProblem(c, 'NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE');
+  if (problem) return problem;
+  if (c.GRPC_TLS_CLIENT_AUTH === 'require')
+    for (const variable of ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE'] as const)
+      if (!c[variable]) return { variable, problem: 'is required: GRPC_TLS_CLIENT_AUTH=require' };
+  if (c.NATS_CREDS_FILE && c.NATS_NKEY_SEED_FILE)
+    return {
+      variable: 'NATS_NKEY_SEED_FILE',
+      problem: 'is invalid: NATS_CREDS_FILE is set too (one NATS identity)',
+    };
+  if ((c.NATS_CREDS_FILE || c.NATS_NKEY_SEED_FILE) && c.NATS_URL) {
+    const { user } = userinfoOf(c.NATS_URL);
+    if (user)
+      return {
+        variable: 'NATS_URL',
+        problem: `is invalid: carries a user or token while ${c.NATS_CREDS_FILE ? 'NATS_CREDS_FILE' : 'NATS_NKEY_SEED_FILE'} is set (one NATS identity)`,
+      };
+  }
+  return undefined;
+}
+
+/** The internal gRPC's TLS files of an app's config (`@meridian/platform-grpc` `GrpcTls`). */
+export interface GrpcTlsFiles {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  requireClientCert: boolean;
+  serverName?: string;
+}
+
+export function grpcTlsOf(config: {
+  GRPC_TLS_CA_FILE?: string;
+  GRPC_TLS_CERT_FILE?: string;
+  GRPC_TLS_KEY_FILE?: string;
+  GRPC_TLS_CLIENT_AUTH?: 'none' | 'require';
+  GRPC_TLS_SERVER_NAME?: string;
+}): GrpcTlsFiles {
+  return {
+    caFile: config.GRPC_TLS_CA_FILE,
+    certFile: config.GRPC_TLS_CERT_FILE,
+    keyFile: config.GRPC_TLS_KEY_FILE,
+    requireClientCert: config.GRPC_TLS_CLIENT_AUTH === 'require',
+    serverName: config.GRPC_TLS_SERVER_NAME,
+  };
+}
+
+/** NATS connection settings of an app's config (`@meridian/platform-messaging` NatsClient). */
+export interface NatsConnectionSettings {
+  url: string;
+  credsFile?: string;
+  nkeySeedFile?: string;
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
+export function natsSettingsOf(config: {
+  NATS_URL: string;
+  NATS_CREDS_FILE?: string;
+  NATS_NKEY_SEED_FILE?: string;
+  NATS_TLS_CA_FILE?: string;
+  NATS_TLS_CERT_FILE?: string;
+  NATS_TLS_KEY_FILE?: string;
+}): NatsConnectionSettings {
+  const tlsFiles = {
+    caFile: config.NATS_TLS_CA_FILE,
+    certFile: config.NATS_TLS_CERT_FILE,
+    keyFile: config.NATS_TLS_KEY_FILE,
+  };
+  const anyTlsFile = Object.values(tlsFiles).some(Boolean);
+  return {
+    url: config.NATS_URL,
+    credsFile: config.NATS_CREDS_FILE,
+    nkeySeedFile: config.NATS_NKEY_SEED_FILE,
+    tls: anyTlsFile ? tlsFiles : undefined,
+  };
+}

@@ -1,0 +1,169 @@
+import {
+  commonEnv,
+  ConfigError,
+  grpcTlsOf,
+  natsSettingsOf,
+  parseConfig,
+  transportEnv,
+} from '@meridian/platform-config';
+import { z } from 'zod';
+import { TestPki, type TestCa, type TestIdentity } from '../test-pki';
+
+/** The transport settings of every app (commonEnv), checked at start with real PEM files. */
+
+const schema = z.object({ NATS_URL: commonEnv.NATS_URL, ...transportEnv });
+const parse = (env: Record<string, string>) => parseConfig(schema, env);
+const refused = (env: Record<string, string>) => {
+  try {
+    parse(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  return 'accepted';
+};
+
+let pki: TestPki;
+let ca: TestCa;
+let a: TestIdentity;
+let b: TestIdentity;
+
+beforeAll(async () => {
+  pki = new TestPki();
+  ca = await pki.ca();
+  a = await ca.issue('billing-ledger');
+  b = await ca.issue('rpc-gateway');
+});
+
+afterAll(() => pki.remove());
+
+describe('gRPC TLS settings', () => {
+  it('are all optional: none set is plaintext, and empty is unset', () => {
+    expect(grpcTlsOf(parse({}))).toEqual({ requireClientCert: false });
+    expect(grpcTlsOf(parse({ GRPC_TLS_CA_FILE: '', GRPC_TLS_SERVER_NAME: '' }))).toEqual({
+      requireClientCert: false,
+    });
+  });
+
+  it('take a CA, a certificate with its key, client auth and a server name', () => {
+    const config = parse({
+      GRPC_TLS_CA_FILE: ca.certFile,
+      GRPC_TLS_CERT_FILE: a.certFile,
+      GRPC_TLS_KEY_FILE: a.keyFile,
+      GRPC_TLS_CLIENT_AUTH: 'require',
+      GRPC_TLS_SERVER_NAME: 'billing-ledger',
+    });
+    expect(grpcTlsOf(config)).toEqual({
+      caFile: ca.certFile,
+      certFile: a.certFile,
+      keyFile: a.keyFile,
+      requireClientCert: true,
+      serverName: 'billing-ledger',
+    });
+  });
+
+  it('refuse an unreadable file, naming the variable and the path', () => {
+    expect(refused({ GRPC_TLS_CA_FILE: `${pki.dir}/missing.crt` })).toBe(
+      `config error: GRPC_TLS_CA_FILE is invalid: cannot be read (${pki.dir}/missing.crt: ENOENT)`,
+    );
+  });
+
+  it('refuse a file of the wrong kind (a key given as the certificate, a broken PEM)', () => {
+    expect(refused({ GRPC_TLS_CERT_FILE: a.keyFile, GRPC_TLS_KEY_FILE: a.keyFile })).toMatch(
+      /^config error: GRPC_TLS_CERT_FILE is invalid: holds no PEM certificate/,
+    );
+    const broken = pki.file(
+      'broken.crt',
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
+    );
+    expect(refused({ GRPC_TLS_CA_FILE: broken })).toMatch(
+      /^config error: GRPC_TLS_CA_FILE is invalid: holds an unreadable certificate/,
+    );
+  });
+
+  it('refuse a certificate without its key, a key without its certificate', () => {
+    expect(refused({ GRPC_TLS_CERT_FILE: a.certFile })).toBe(
+      'config error: GRPC_TLS_KEY_FILE is required: GRPC_TLS_CERT_FILE is set',
+    );
+    expect(refused({ GRPC_TLS_KEY_FILE: a.keyFile })).toBe(
+      'config error: GRPC_TLS_CERT_FILE is required: GRPC_TLS_KEY_FILE is set',
+    );
+  });
+
+  it('refuse the key of another certificate', () => {
+    expect(refused({ GRPC_TLS_CERT_FILE: a.certFile, GRPC_TLS_KEY_FILE: b.keyFile })).toBe(
+      "config error: GRPC_TLS_KEY_FILE is invalid: not the key of GRPC_TLS_CERT_FILE's certificate",
+    );
+  });
+
+  it('refuse client authentication without a CA or without a server certificate', () => {
+    expect(
+      refused({
+        GRPC_TLS_CERT_FILE: a.certFile,
+        GRPC_TLS_KEY_FILE: a.keyFile,
+        GRPC_TLS_CLIENT_AUTH: 'require',
+      }),
+    ).toBe('config error: GRPC_TLS_CA_FILE is required: GRPC_TLS_CLIENT_AUTH=require');
+    expect(refused({ GRPC_TLS_CA_FILE: ca.certFile, GRPC_TLS_CLIENT_AUTH: 'require' })).toBe(
+      'config error: GRPC_TLS_CERT_FILE is required: GRPC_TLS_CLIENT_AUTH=require',
+    );
+  });
+});
+
+describe('NATS settings', () => {
+  const seed = () => pki.file('u.nk', `SU${'A'.repeat(56)}\n`);
+  const creds = () =>
+    pki.file(
+      'u.creds',
+      '-----BEGIN NATS USER JWT-----\neyJ0\n------END NATS USER JWT------\n' +
+        '-----BEGIN USER NKEY SEED-----\nSUAAA\n------END USER NKEY SEED------\n',
+    );
+
+  it('map to the client: TLS files turn TLS on, none leave it off', () => {
+    expect(natsSettingsOf(parse({ NATS_URL: 'nats://n:4222' }))).toEqual({
+      url: 'nats://n:4222',
+    });
+    const withTls = natsSettingsOf(
+      parse({
+        NATS_URL: 'tls://ledger:pw@n:4222',
+        NATS_TLS_CA_FILE: ca.certFile,
+        NATS_TLS_CERT_FILE: a.certFile,
+        NATS_TLS_KEY_FILE: a.keyFile,
+      }),
+    );
+    expect(withTls).toEqual({
+      url: 'tls://ledger:pw@n:4222',
+      tls: { caFile: ca.certFile, certFile: a.certFile, keyFile: a.keyFile },
+    });
+  });
+
+  it('refuse a placeholder password or token in NATS_URL, like DATABASE_URL', () => {
+    for (const url of ['nats://ledger:CHANGE-ME@n:4222', 'nats://change-me-token@n:4222'])
+      expect(refused({ NATS_URL: url })).toBe(
+        'config error: NATS_URL is invalid: its password or token holds the placeholder CHANGE-ME; set a secret of your own',
+      );
+    expect(refused({ NATS_URL: 'nats://ledger:s3cret@exchange-nats:4222' })).toBe('accepted');
+  });
+
+  it('refuse files that are no creds or seed, and two identities at once', () => {
+    expect(refused({ NATS_CREDS_FILE: a.certFile })).toMatch(
+      /^config error: NATS_CREDS_FILE is invalid: is no NATS \.creds file/,
+    );
+    expect(refused({ NATS_NKEY_SEED_FILE: a.keyFile })).toMatch(
+      /^config error: NATS_NKEY_SEED_FILE is invalid: holds no NKEY user seed/,
+    );
+    expect(refused({ NATS_CREDS_FILE: creds(), NATS_NKEY_SEED_FILE: seed() })).toBe(
+      'config error: NATS_NKEY_SEED_FILE is invalid: NATS_CREDS_FILE is set too (one NATS identity)',
+    );
+    expect(refused({ NATS_URL: 'nats://ledger:pw@n:4222', NATS_NKEY_SEED_FILE: seed() })).toBe(
+      'config error: NATS_URL is invalid: carries a user or token while NATS_NKEY_SEED_FILE is set (one NATS identity)',
+    );
+    expect(refused({ NATS_CREDS_FILE: creds() })).toBe('accepted');
+  });
+
+  it('refuse a client certificate without its key', () => {
+    expect(refused({ NATS_TLS_CERT_FILE: a.certFile })).toBe(
+      'config error: NATS_TLS_KEY_FILE is required: NATS_TLS_CERT_FILE is set',
+    );
+  });
+});
