@@ -83,6 +83,22 @@ export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
   t('MaxTxTrapToken', true, 'owner-exempt max transaction that can stop every sale', {
     market: true,
   }),
+  // tx.origin and code checks (RealWorldTxOrigin.sol): a real wallet is tx.origin, without code.
+  t('OriginSellTrapToken', true, 'honeypot: a sale fails when the seller is tx.origin', {
+    market: true,
+  }),
+  t('CodelessSellTrapToken', true, 'honeypot: a sale fails when the seller has no code', {
+    market: true,
+  }),
+  t('CodelessBuyerTrapToken', true, 'only accounts without code buy; tx.origin cannot sell', {
+    market: true,
+  }),
+  t('OriginExemptFeeToken', true, 'uncapped sell fee, 0 today, the owner exempt by tx.origin', {
+    market: true,
+  }),
+  t('OriginOnlyTradeToken', false, 'launch anti-bot: only tx.origin trades with the pool', {
+    market: true,
+  }),
 ];
 
 /** The slice of the test devnet the deployment needs (test/support/devnet.ts). */

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     'TokenProbe',
     'ProbeHolder',
     'ProbeTrader',
+    'ProbeNewborn',
   ]);
   await write(join(app, 'src/rug-pull/simulator/token-probe.artifact.json'), probe);
   const fixtures = compileDir(join(app, 'test/fixtures/contracts'), [
@@ -58,6 +59,12 @@ async function main(): Promise<void> {
     'ArrayBotListToken',
     'RenouncedTaxWalletToken',
     'MaxTxTrapToken',
+    // tx.origin (RealWorldTxOrigin.sol).
+    'OriginSellTrapToken',
+    'CodelessBuyerTrapToken',
+    'OriginExemptFeeToken',
+    'OriginOnlyTradeToken',
+    'CodelessSellTrapToken',
   ]);
   await write(join(app, 'test/fixtures/contracts/artifacts.json'), fixtures);
   process.stdout.write(

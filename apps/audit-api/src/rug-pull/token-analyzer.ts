@@ -23,7 +23,11 @@ import { KNOWN_FUNCTIONS, KNOWN_SELECTORS, NEVER_PROBE, type Capability } from '
 import probeArtifacts from './simulator/token-probe.artifact.json';
 
 const PROBE = probeArtifacts.TokenProbe as { abi: Abi; deployedBytecode: Hex };
-/** Unused addresses the simulation runs from: nobody holds keys to them and no state exists there. */
+/**
+ * Unused addresses the simulation runs from: nobody holds keys to them and no state exists there.
+ * PROBE_ADDRESS holds the probe's code and is the `from` of the trade calls, so the wallet that
+ * trades is tx.origin, as a real wallet is; PROBE_CALLER is a plain account.
+ */
 const PROBE_ADDRESS = '0x00000000000000000000000000000000a0d17001' as Address;
 const PROBE_CALLER = '0x00000000000000000000000000000000a0d17002' as Address;
 const FRESH_RECIPIENT = '0x00000000000000000000000000000000a0d17003' as Address;
@@ -210,9 +214,13 @@ export async function analyzeToken(
   if (market && failed && options.confirmTrade) {
     try {
       const confirmed = await options.confirmTrade(token, market.router, market.value, blockNumber);
-      // The fork can only clear a failure: a real wallet that bought and sold across blocks
-      // shows the token is tradable. A fork that fails too leaves the one-call finding.
-      if (confirmed.buyOk && confirmed.sellOk) trade = confirmed;
+      // A fork session that bought is what a real wallet meets (a plain account, tx.origin of
+      // its own transactions, one step per block): its result stands either way. It clears an
+      // anti-bot rule the one-call trade tripped, and it shows a sale that fails for real wallets
+      // where the one-call buy was refused (a token that lets only accounts without code buy
+      // and traps them at the sale is a honeypot, not just "cannot buy"). A fork that could not
+      // buy leaves the one-call finding.
+      if (confirmed.buyOk) trade = confirmed;
     } catch (error) {
       options.onConfirmFailed?.(error);
     }
@@ -291,30 +299,67 @@ async function findMarket(
   return null;
 }
 
-/** Buy → transfer → sell from a fresh wallet, in one eth_call. null: the probe itself reverted. */
+/**
+ * Buy → transfer → sell, each in one eth_call, by the two wallets a token could tell from a real
+ * one: the wallet that is tx.origin (the probe's code at the call's `from`; it has code) and a
+ * wallet without code (a contract trading in its constructor; it is not tx.origin). A real wallet
+ * is both, so the trade found is the worse of the two (`worseTrade`). null: a probe reverted.
+ */
 async function simulateTrade(
   client: PublicClient,
   token: Address,
   market: Market,
 ): Promise<TradeFindings | null> {
-  const t = await simulated(async () => {
-    const { data } = await client.call({
-      account: PROBE_CALLER,
-      to: PROBE_ADDRESS,
-      data: encodeFunctionData({
-        abi: PROBE.abi,
-        functionName: 'trade',
-        args: [token, market.router, FRESH_RECIPIENT],
-      }),
-      value: market.value,
-      stateOverride: [
-        { address: PROBE_ADDRESS, code: PROBE.deployedBytecode, balance: 0n },
-        { address: PROBE_CALLER, balance: market.value * 2n + 10n ** 18n },
-      ],
+  const run = (functionName: 'tradeHere' | 'tradeCodeless', from: Address) =>
+    simulated(async () => {
+      const { data } = await client.call({
+        account: from,
+        to: PROBE_ADDRESS,
+        data: encodeFunctionData({
+          abi: PROBE.abi,
+          functionName,
+          args: [token, market.router, FRESH_RECIPIENT],
+        }),
+        value: market.value,
+        stateOverride: [
+          {
+            address: PROBE_ADDRESS,
+            code: PROBE.deployedBytecode,
+            balance: market.value * 2n + 10n ** 18n,
+          },
+          { address: PROBE_CALLER, balance: market.value * 2n + 10n ** 18n },
+        ],
+      });
+      return decodeFunctionResult({ abi: PROBE.abi, functionName, data: data! }) as TradeResult;
     });
-    return decodeFunctionResult({ abi: PROBE.abi, functionName: 'trade', data: data! });
-  });
-  return t ? tradeFindings(t as TradeResult) : null;
+  const [asOrigin, codeless] = await Promise.all([
+    run('tradeHere', PROBE_ADDRESS),
+    run('tradeCodeless', PROBE_CALLER),
+  ]);
+  if (!asOrigin || !codeless) {
+    const one = asOrigin ?? codeless;
+    return one ? tradeFindings(one) : null;
+  }
+  return worseTrade(tradeFindings(asOrigin), tradeFindings(codeless));
+}
+
+const maxTax = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.max(a, b);
+
+/**
+ * What a wallet that is both tx.origin and without code meets: each step only if both probe
+ * wallets passed it, each tax the higher one.
+ */
+export function worseTrade(a: TradeFindings, b: TradeFindings): TradeFindings {
+  return {
+    buyOk: a.buyOk && b.buyOk,
+    transferOk: a.transferOk && b.transferOk,
+    sellOk: a.sellOk && b.sellOk,
+    sellAllOk: a.sellAllOk && b.sellAllOk,
+    buyTax: maxTax(a.buyTax, b.buyTax),
+    sellTax: maxTax(a.sellTax, b.sellTax),
+    transferTax: maxTax(a.transferTax, b.transferTax),
+  };
 }
 
 /**
@@ -475,11 +520,18 @@ async function probePrivileges(
       }),
   );
 
-  const run = (caller: Address, data: Hex) =>
+  /**
+   * One privileged call from `caller`. With `origin` unset the caller is tx.origin too, as when
+   * the owner signs: powers gated by `tx.origin == owner` answer. With `origin` (a plain account
+   * as the call's `from`), msg.sender is still the caller but tx.origin is not: a fee the owner
+   * raised and exempts its own transactions from (`tx.origin == owner`) shows on the trade after.
+   */
+  const run = (caller: Address, data: Hex, origin?: Address) =>
     simulated(async () => {
       const value = market?.value ?? 0n;
+      const funds = value * 2n + 10n ** 18n;
       const { data: output } = await client.call({
-        account: caller,
+        account: origin ?? caller,
         to: caller,
         value,
         data: encodeFunctionData({
@@ -488,7 +540,8 @@ async function probePrivileges(
           args: [token, data, market?.router ?? zeroAddress, FRESH_RECIPIENT],
         }),
         stateOverride: [
-          { address: caller, code: PROBE.deployedBytecode, balance: value * 2n + 10n ** 18n },
+          { address: caller, code: PROBE.deployedBytecode, balance: funds },
+          ...(origin ? [{ address: origin, balance: funds }] : []),
         ],
       });
       return decodeFunctionResult({
@@ -509,19 +562,35 @@ async function probePrivileges(
   };
   let privilegeHeld = false;
   for (const caller of callers) {
-    const baseline = await run(caller, '0xdeadbeef');
+    const calls = candidates.flatMap((selector) =>
+      calldataFor(selector).map((data) => ({ selector, data })),
+    );
+    // As the caller first (every call); then, with a pool, the calls that went through again
+    // from a plain account, so the trade after each runs with another tx.origin than the caller.
+    const answered = await probeFrom(caller, calls);
+    if (market) await probeFrom(caller, answered, PROBE_CALLER);
+  }
+  return { privileges: found, privilegeHeld, publicSelectors };
+
+  /** Runs `calls` from `caller` (tx.origin: `origin`, else the caller); returns those that went through. */
+  async function probeFrom(
+    caller: Address,
+    calls: readonly { selector: string; data: Hex }[],
+    origin?: Address,
+  ): Promise<{ selector: string; data: Hex }[]> {
+    if (calls.length === 0) return [];
+    const baseline = await run(caller, '0xdeadbeef', origin);
     const transfersWork =
       baseline !== null && baseline.funded && baseline.holderSendOk && baseline.otherSendOk;
     const baseTrade = baseline?.traded ? tradeFindings(baseline.after_) : null;
     const tradesWork = baseTrade !== null && baseTrade.buyOk && baseTrade.sellOk;
-    const calls = candidates.flatMap((selector) =>
-      calldataFor(selector).map((data) => ({ selector, data })),
-    );
     const results = await Promise.all(
-      calls.map(async (c) => ({ ...c, r: await run(caller, c.data) })),
+      calls.map(async (c) => ({ ...c, r: await run(caller, c.data, origin) })),
     );
-    for (const { selector, r } of results) {
+    const wentThrough: { selector: string; data: Hex }[] = [];
+    for (const { selector, data, r } of results) {
       if (!r || !r.callOk) continue;
+      wentThrough.push({ selector, data });
       const declared = KNOWN_SELECTORS.get(selector);
       if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
         privilegeHeld = true;
@@ -563,8 +632,8 @@ async function probePrivileges(
       // The power was proven; does the function's name declare it?
       if (!declared || !proven.includes(declared)) found.hiddenPowerProven = true;
     }
+    return wentThrough;
   }
-  return { privileges: found, privilegeHeld, publicSelectors };
 }
 
 /** Creation block by binary search on eth_getCode (needs historical state), then the creating transaction in it. */

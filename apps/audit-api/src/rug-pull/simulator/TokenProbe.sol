@@ -57,8 +57,13 @@ contract ProbeHolder {
     }
 }
 
-/** A fresh wallet that buys, passes a tenth on, and sells the rest (all, else half). */
-contract ProbeTrader {
+/**
+ * A wallet that buys, passes a tenth on, and sells the rest (all, else half), from the address
+ * the code runs at: the probe's own (tx.origin when the call's `from` holds the probe's code, as
+ * a real wallet is), a fresh ProbeTrader's (a contract) or a ProbeNewborn's (no code yet), the
+ * last two running this code by delegatecall.
+ */
+abstract contract Trading {
     struct Trade {
         bool buyOk;
         bool transferOk;
@@ -89,14 +94,14 @@ contract ProbeTrader {
         } catch {}
     }
 
-    function trade(address token, address router, address recipient) external payable returns (Trade memory t) {
+    function _trade(address token, address router, address recipient, uint256 value) internal returns (Trade memory t) {
         address weth = IRouterV2(router).WETH();
         address[] memory path = new address[](2);
         path[0] = weth;
         path[1] = token;
-        t.expectedBuy = _quote(router, msg.value, path);
+        t.expectedBuy = _quote(router, value, path);
         uint256 before = TokenCalls.balanceOf(token, address(this));
-        try IRouterV2(router).swapExactETHForTokensSupportingFeeOnTransferTokens{value: msg.value}(0, path, address(this), block.timestamp + 600) {
+        try IRouterV2(router).swapExactETHForTokensSupportingFeeOnTransferTokens{value: value}(0, path, address(this), block.timestamp + 600) {
             t.buyOk = true;
         } catch {}
         uint256 afterBuy = TokenCalls.balanceOf(token, address(this));
@@ -130,7 +135,51 @@ contract ProbeTrader {
     }
 }
 
-contract TokenProbe {
+/**
+ * A fresh wallet created inside the call (a contract, not tx.origin). It runs the probe's own
+ * code (delegatecall to its creator), so the trading code is in the probe once: the probe's code
+ * travels in every state override, and nodes cap a request's size.
+ */
+contract ProbeTrader {
+    address private immutable _probe;
+
+    constructor() {
+        _probe = msg.sender;
+    }
+
+    receive() external payable {}
+
+    fallback() external payable {
+        address probe = _probe;
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), probe, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) {
+                revert(0, returndatasize())
+            }
+            return(0, returndatasize())
+        }
+    }
+}
+
+/**
+ * A fresh wallet that trades in its constructor, while its address has no code yet: a token that
+ * treats accounts without code apart (every real wallet has none) shows here what it does to
+ * them. It runs the probe's trading code by delegatecall and leaves the encoded result as its
+ * runtime code for the probe to read.
+ */
+contract ProbeNewborn {
+    constructor(bytes memory call) payable {
+        (bool ok, bytes memory result) = msg.sender.delegatecall(call);
+        require(ok);
+        assembly {
+            return(add(result, 32), mload(result))
+        }
+    }
+}
+
+contract TokenProbe is Trading {
     /** Word the analyzer writes where the call should name the first fresh holder. */
     address private constant HOLDER_PLACEHOLDER = 0x00000000000000000000000000000000a0d1700F;
 
@@ -147,15 +196,29 @@ contract TokenProbe {
         bool callerSendOk;
         /** A fresh wallet traded after the call (only when a router was given). */
         bool traded;
-        ProbeTrader.Trade after_;
+        Trade after_;
     }
 
-    receive() external payable {}
-
     /** Buy → transfer → sell from a fresh wallet created here; msg.value pays the buy. */
-    function trade(address token, address router, address recipient) public payable returns (ProbeTrader.Trade memory) {
-        ProbeTrader trader = new ProbeTrader();
-        return trader.trade{value: msg.value}(token, router, recipient);
+    function trade(address token, address router, address recipient) public payable returns (Trade memory) {
+        address trader = address(new ProbeTrader());
+        return TokenProbe(payable(trader)).tradeHere{value: msg.value}(token, router, recipient);
+    }
+
+    /** Buy → transfer → sell from a fresh wallet that has no code while it trades. */
+    function tradeCodeless(address token, address router, address recipient) external payable returns (Trade memory) {
+        bytes memory call = abi.encodeCall(this.tradeHere, (token, router, recipient));
+        return abi.decode(address(new ProbeNewborn{value: msg.value}(call)).code, (Trade));
+    }
+
+    /**
+     * Buy → transfer → sell from this address. Called with `from` = this address (its code placed
+     * by state override), the trading wallet is tx.origin, as a real wallet is: a token that
+     * treats `tx.origin` apart in its trades (refuses a sale when the seller is tx.origin, lets
+     * only tx.origin buy) shows here what it does to real wallets.
+     */
+    function tradeHere(address token, address router, address recipient) external payable returns (Trade memory) {
+        return _trade(token, router, recipient, msg.value);
     }
 
     /** Replaces every 32-byte word equal to the placeholder with `holder`, from byte 4 on. */
