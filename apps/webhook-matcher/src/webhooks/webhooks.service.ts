@@ -5,15 +5,15 @@ import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { DomainError, quoteInput } from '@meridian/errors';
 import { checkWebhookWrite, isPlanRequired, isPlanId, addressesOfWebhook } from '@meridian/plans';
 import { JetStreamPublisher } from '@meridian/platform-messaging';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import type { Clock } from '@meridian/time';
 import {
   checkTargetUrl,
   DEFAULT_CONFIRM_DEPTH,
   normalizeFilter,
-  openSecret,
-  parseSecretsKey,
   PHASES,
-  sealSecret,
   transition,
   webhookNotFound,
   type NormalizedFilter,
@@ -40,10 +40,12 @@ import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
 import type { NetworkKey } from '@meridian/networks';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
+import { WebhookSecrets } from './webhook-secrets';
 
 @Injectable()
 export class WebhooksService {
-  private readonly secretsKey: Buffer;
+  /** Seals under WEBHOOK_SECRETS_KEY, opens under it or a previous key (ADR 0424). */
+  private readonly secrets: WebhookSecrets;
   /** The networks webhooks are accepted on: those the deployment indexes (NETWORKS). */
   private readonly networks: NetworkKey[];
 
@@ -60,8 +62,10 @@ export class WebhooksService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly routes: DeliveryRoutes,
+    @Inject(LOGGER) logger: Logger,
+    registry: Registry,
   ) {
-    this.secretsKey = parseSecretsKey(config.WEBHOOK_SECRETS_KEY);
+    this.secrets = new WebhookSecrets(config, logger, registry);
     this.networks = servedWebhookNetworks(config.NETWORKS);
   }
 
@@ -100,7 +104,7 @@ export class WebhooksService {
         if (first)
           return {
             row: first,
-            secret: openSecret(this.secretsKey, first.secret_sealed),
+            secret: this.secrets.open(first.id, first.secret_sealed),
             replayed: true,
           };
       }
@@ -131,7 +135,7 @@ export class WebhooksService {
         confirmDepth: body.confirm_depth ?? DEFAULT_CONFIRM_DEPTH,
         phases,
         targetUrl,
-        secretSealed: sealSecret(this.secretsKey, secret),
+        secretSealed: this.secrets.seal(secret),
         idempotencyKey,
         idempotencyRequestHash: requestHash,
         now,
@@ -293,7 +297,7 @@ export class WebhooksService {
       const updated = await this.webhooks.rotateSecret(
         m,
         id,
-        sealSecret(this.secretsKey, secret),
+        this.secrets.seal(secret),
         previous,
         now,
       );

@@ -1,0 +1,100 @@
+import type { EntityManager } from 'typeorm';
+import { returning } from '../db/returning';
+
+/** The sealed secrets of one webhook row, as the reseal pass reads them. */
+export interface SealedSecretsRow {
+  id: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** A row holds a secret not sealed under the current key (`$1`: its `v2.<key id>.` prefix). */
+const STALE = `(NOT starts_with(secret_sealed, $1)
+  OR (previous_secret_sealed IS NOT NULL AND NOT starts_with(previous_secret_sealed, $1)))`;
+
+/** SQL of the reseal pass (ADR 0424): rows sealed under another key than the current one. */
+export class SecretResealRepository {
+  /**
+   * Up to `limit` stale rows after `afterId` (id order), locked until the transaction ends;
+   * rows another transaction holds (a rotation, another replica's pass) are skipped, not waited
+   * for: several passes at once each take their own rows.
+   */
+  async lockStale(
+    m: EntityManager,
+    currentPrefix: string,
+    afterId: string,
+    limit: number,
+  ): Promise<SealedSecretsRow[]> {
+    return m.query(
+      `SELECT id, secret_sealed, previous_secret_sealed, previous_secret_expires_at
+         FROM webhooks.webhooks
+        WHERE ${STALE} AND id > $2
+        ORDER BY id
+        LIMIT $3
+          FOR UPDATE SKIP LOCKED`,
+      [currentPrefix, afterId, limit],
+    );
+  }
+
+  /**
+   * Stores the resealed values. The version stays (nothing the customer sees changed), but the
+   * bucket's entry is now stale: `published_version` drops below `version`, so the status
+   * publisher puts the entry again (right after, or on its tick after a crash).
+   */
+  async store(
+    m: EntityManager,
+    id: string,
+    secretSealed: string,
+    previousSealed: string | null,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE webhooks.webhooks
+          SET secret_sealed = $2,
+              previous_secret_sealed = $3,
+              previous_secret_expires_at = CASE WHEN $3::text IS NULL THEN NULL
+                                                ELSE previous_secret_expires_at END,
+              published_version = LEAST(published_version, version - 1)
+        WHERE id = $1`,
+      [id, secretSealed, previousSealed],
+    );
+  }
+
+  /** How many rows still hold a secret not sealed under the current key. */
+  async countStale(m: EntityManager, currentPrefix: string): Promise<number> {
+    const rows: Array<{ n: string }> = await m.query(
+      `SELECT count(*) AS n FROM webhooks.webhooks WHERE ${STALE}`,
+      [currentPrefix],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  /** How many of `ids` the bucket does not hold at their version yet. */
+  async countUnpublished(m: EntityManager, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows: Array<{ n: string }> = await m.query(
+      `SELECT count(*) AS n FROM webhooks.webhooks
+        WHERE id = ANY($1::text[]) AND version > published_version`,
+      [ids],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  /**
+   * Of `ids`, the rows already sealed under the current key are marked for publishing again
+   * (their bucket entry still holds an older value). Returns how many were marked.
+   */
+  async markUnpublishedIfFresh(
+    m: EntityManager,
+    currentPrefix: string,
+    ids: readonly string[],
+  ): Promise<number> {
+    const result: unknown = await m.query(
+      `UPDATE webhooks.webhooks SET published_version = LEAST(published_version, version - 1)
+        WHERE id = ANY($2::text[]) AND NOT ${STALE}
+        RETURNING id`,
+      [currentPrefix, ids],
+    );
+    return returning<{ id: string }>(result).length;
+  }
+}
