@@ -116,9 +116,12 @@ export class GatewayRuntime
     const cache = new CredentialCache(Date.now, {
       positiveTtlMs: config.CREDENTIAL_TTL_MS,
       negativeTtlMs: config.CREDENTIAL_NEGATIVE_TTL_MS,
+      staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_MS,
       maxEntries: 1_000_000,
     });
-    this.credentials = new CredentialService(cache, new AccountStates(), source, logger);
+    this.credentials = new CredentialService(cache, new AccountStates(), source, logger, () =>
+      this.metrics.credentialsKept.inc(),
+    );
     // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
     this.planLimiter = createPlanLimiter(config, replica, registry, logger);
     this.relay = new RelayService(

@@ -47,6 +47,11 @@ export const configSchema = z.object({
   MAX_LOGS_BLOCK_RANGE: int(1).default(10_000),
   CREDENTIAL_TTL_MS: int(1).default(600_000),
   CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
+  /**
+   * How long past CREDENTIAL_TTL_MS a token resolved before is still served while billing-ledger
+   * cannot be asked (stale-if-error; a region cut from the core). 0 = never (ADR 0213).
+   */
+  CREDENTIAL_STALE_IF_ERROR_MS: int(0).default(21_600_000),
   USAGE_FLUSH_MS: int(10).default(1_000),
   /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */
   USAGE_FLUSH_VERSION: usageFlushVersionSetting,

@@ -9,6 +9,7 @@ describe('CredentialCache', () => {
     const cache = new CredentialCache(() => clock.now().getTime(), {
       positiveTtlMs: 60_000,
       negativeTtlMs: 5_000,
+      staleIfErrorMs: 3_600_000,
       maxEntries: 2,
     });
     return { clock, cache };
@@ -25,6 +26,53 @@ describe('CredentialCache', () => {
     expect(cache.get('good')).toEqual(token);
     clock.advance(55_000);
     expect(cache.get('good')).toBeUndefined();
+  });
+
+  it('keeps a known token past its freshness for stale-if-error, never an unknown one', () => {
+    const { clock, cache } = setup();
+    cache.put('good', token);
+    cache.put('bad', null);
+    clock.advance(60_000);
+    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    expect(cache.get('good')).toBeUndefined();
+    expect(cache.read('bad')).toBeUndefined();
+    clock.advance(3_600_000 - 1);
+    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    clock.advance(1);
+    expect(cache.read('good')).toBeUndefined();
+  });
+
+  it('holds a kept token as fresh for a retry interval, never past its keeping', () => {
+    const { clock, cache } = setup();
+    cache.put('good', token);
+    expect(cache.hold('good', 5_000)).toBe(true); // a fresh entry keeps its own freshness
+    clock.advance(59_999);
+    expect(cache.read('good')).toEqual({ fresh: true, value: token });
+    clock.advance(1);
+    expect(cache.hold('good', 5_000)).toBe(true);
+    expect(cache.read('good')).toEqual({ fresh: true, value: token });
+    clock.advance(5_000);
+    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    clock.advance(3_600_000 - 5_000 - 1_000);
+    expect(cache.hold('good', 5_000)).toBe(true);
+    clock.advance(1_000);
+    expect(cache.read('good')).toBeUndefined();
+    expect(cache.hold('good', 5_000)).toBe(false);
+    expect(cache.hold('never-seen', 5_000)).toBe(false);
+  });
+
+  it('with stale-if-error off, a token past its freshness is gone', () => {
+    const clock = new FakeClock();
+    const cache = new CredentialCache(() => clock.now().getTime(), {
+      positiveTtlMs: 60_000,
+      negativeTtlMs: 5_000,
+      staleIfErrorMs: 0,
+      maxEntries: 2,
+    });
+    cache.put('good', token);
+    clock.advance(60_000);
+    expect(cache.read('good')).toBeUndefined();
+    expect(cache.hold('good', 5_000)).toBe(false);
   });
 
   it('a revocation (by sha256 of the secret) evicts at once', () => {

@@ -33,14 +33,34 @@ export function sha256Hex(value: string): string {
 
 interface Entry {
   value: ResolvedToken | null;
-  expiresMs: number;
+  /** Served as is until then; after it the token is resolved again. */
+  freshUntilMs: number;
+  /** A known token past its freshness is still served until then if the source cannot answer. */
+  keepUntilMs: number;
   hash: string;
 }
 
+export interface CredentialCacheOptions {
+  positiveTtlMs: number;
+  negativeTtlMs: number;
+  /**
+   * How long past `positiveTtlMs` a known token is still served while its resolution fails
+   * (stale-if-error): a region cut from billing-ledger keeps serving the tokens it knows. 0 = never.
+   */
+  staleIfErrorMs: number;
+  maxEntries: number;
+}
+
+/** What the cache holds for a token: fresh, or a known token kept for when the source fails. */
+export type CachedCredential =
+  { fresh: true; value: ResolvedToken | null } | { fresh: false; value: ResolvedToken };
+
 /**
- * Token → account/network, in memory. Positive entries live `positiveTtlMs` (a safety net; the
- * revocation feed evicts them at once), unknown tokens `negativeTtlMs` (brief, so a token created
- * a moment ago starts working quickly while a scan of random tokens does not reach billing).
+ * Token → account/network, in memory. Positive entries are fresh `positiveTtlMs` (a safety net;
+ * the revocation feed evicts them at once), unknown tokens `negativeTtlMs` (brief, so a token
+ * created a moment ago starts working quickly while a scan of random tokens does not reach
+ * billing). A known token stays `staleIfErrorMs` longer, served only while it cannot be resolved
+ * again (stale-if-error, ADR 0213).
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
@@ -48,29 +68,53 @@ export class CredentialCache {
 
   constructor(
     private readonly now: () => number,
-    private readonly options: { positiveTtlMs: number; negativeTtlMs: number; maxEntries: number },
+    private readonly options: CredentialCacheOptions,
   ) {}
 
-  /** undefined = not cached; null = cached as unknown. */
+  /** undefined = not cached; null = cached as unknown. Fresh entries only. */
   get(token: string): ResolvedToken | null | undefined {
+    const cached = this.read(token);
+    return cached?.fresh ? cached.value : undefined;
+  }
+
+  /** The entry for `token`, fresh or kept; undefined when there is none or it is past keeping. */
+  read(token: string): CachedCredential | undefined {
     const entry = this.entries.get(token);
     if (entry === undefined) return undefined;
-    if (entry.expiresMs <= this.now()) {
-      this.delete(token, entry.hash);
-      return undefined;
-    }
-    return entry.value;
+    const now = this.now();
+    if (entry.freshUntilMs > now) return { fresh: true, value: entry.value };
+    if (entry.value !== null && entry.keepUntilMs > now)
+      return { fresh: false, value: entry.value };
+    this.delete(token, entry.hash);
+    return undefined;
   }
 
   put(token: string, value: ResolvedToken | null): void {
-    if (this.entries.size >= this.options.maxEntries) {
+    if (this.entries.size >= this.options.maxEntries && !this.entries.has(token)) {
       const oldest = this.entries.keys().next().value as string;
       this.delete(oldest, this.entries.get(oldest)!.hash);
     }
     const hash = sha256Hex(token);
-    const ttl = value === null ? this.options.negativeTtlMs : this.options.positiveTtlMs;
-    this.entries.set(token, { value, expiresMs: this.now() + ttl, hash });
+    const now = this.now();
+    const freshUntilMs =
+      now + (value === null ? this.options.negativeTtlMs : this.options.positiveTtlMs);
+    const keepUntilMs = value === null ? freshUntilMs : freshUntilMs + this.options.staleIfErrorMs;
+    this.entries.set(token, { value, freshUntilMs, keepUntilMs, hash });
     this.byHash.set(hash, token);
+  }
+
+  /**
+   * A kept token's resolution failed: serve it as fresh for `retryMs` more (not past its
+   * keeping), so the calls in between are answered from memory instead of each waiting on a
+   * source that is down. False when there is no kept entry to hold.
+   */
+  hold(token: string, retryMs: number): boolean {
+    const entry = this.entries.get(token);
+    if (entry === undefined || entry.value === null) return false;
+    const now = this.now();
+    if (entry.keepUntilMs <= now) return false;
+    entry.freshUntilMs = Math.max(entry.freshUntilMs, Math.min(now + retryMs, entry.keepUntilMs));
+    return true;
   }
 
   /** A credential was rolled, deleted or revoked (keyed by sha256 of the secret). */

@@ -13,10 +13,15 @@ const MAX_RECENTLY_REVOKED = 100_000;
 export type Lookup =
   { found: true; token: ResolvedToken } | { found: false } | { unavailable: true };
 
+/** How long a kept token is served from memory after a failed refresh before the next try. */
+export const KEPT_RETRY_MS = 5_000;
+
 /**
  * Hot-path credential checks from memory: a token is resolved at billing-ledger once, then
  * served from the cache until revoked (KV feed) or expired. Concurrent first sightings of one
- * token share one resolution.
+ * token share one resolution. A known token past its freshness but still kept (stale-if-error)
+ * is served at once while it is resolved again in the background: the answer replaces it, a
+ * failure keeps serving it (a region cut from the core keeps its known tokens working).
  */
 export class CredentialService {
   private readonly inFlight = new Map<string, Promise<Lookup>>();
@@ -29,13 +34,21 @@ export class CredentialService {
     readonly accounts: AccountStates,
     private readonly source: CredentialSource,
     private readonly logger: Logger,
+    /** Called each time a failed refresh leaves a kept token in service. */
+    private readonly onKept: () => void = () => undefined,
   ) {}
 
   /** Synchronous when cached (the common case), so the hot path awaits nothing. */
   lookup(token: string): Lookup | Promise<Lookup> {
-    const cached = this.cache.get(token);
-    if (cached !== undefined)
-      return cached === null ? { found: false } : { found: true, token: cached };
+    const cached = this.cache.read(token);
+    if (cached?.fresh)
+      return cached.value === null ? { found: false } : { found: true, token: cached.value };
+    const pending = this.resolveOnce(token);
+    if (cached === undefined) return pending;
+    return { found: true, token: cached.value };
+  }
+
+  private resolveOnce(token: string): Promise<Lookup> {
     let pending = this.inFlight.get(token);
     if (pending === undefined) {
       pending = this.resolve(token).finally(() => this.inFlight.delete(token));
@@ -72,6 +85,7 @@ export class CredentialService {
     return this.recentlyRevoked.has(hash);
   }
 
+  /** Never rejects: a failure is `unavailable`, or the kept token held for another while. */
   private async resolve(token: string): Promise<Lookup> {
     try {
       const resolved = await this.source.resolve(token);
@@ -79,6 +93,15 @@ export class CredentialService {
       if (resolved?.account) this.accounts.apply(resolved.account);
       return resolved === null ? { found: false } : { found: true, token: resolved };
     } catch (error) {
+      if (this.cache.hold(token, KEPT_RETRY_MS)) {
+        const held = this.cache.get(token)!;
+        this.onKept();
+        this.logger.warn(
+          { err: error, token_id: held.tokenId },
+          'credential source unavailable: serving the token resolved before',
+        );
+        return { found: true, token: held };
+      }
       this.logger.error({ err: error }, 'credential source unavailable');
       return { unavailable: true };
     }

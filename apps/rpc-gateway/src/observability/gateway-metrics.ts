@@ -19,6 +19,7 @@ export class GatewayMetrics {
   readonly upstreamSubscribes: Counter<'network' | 'type'>;
   readonly wsSlowClientsCut: Counter;
   readonly grpcCalls: Counter<'method' | 'code'>;
+  readonly credentialsKept: Counter;
 
   /**
    * Label children resolved once per label combination: prom-client's `inc(labels)` validates
@@ -166,6 +167,11 @@ export class GatewayMetrics {
     this.wsSlowClientsCut = new Counter({
       name: 'rpc_gateway_ws_slow_clients_cut_total',
       help: 'Client connections closed because they did not read fast enough',
+      registers,
+    });
+    this.credentialsKept = new Counter({
+      name: 'rpc_gateway_credentials_kept_total',
+      help: 'Token refreshes that failed (credential source unavailable) and left the token resolved before in service (stale-if-error)',
       registers,
     });
     this.grpcCalls = new Counter({
