@@ -16,6 +16,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parsePartition } from '@meridian/contracts';
+import { transportSettingsProblem } from '@meridian/platform-config';
+import { TestPki } from '@meridian/testing';
 import { parse, parseAllDocuments } from 'yaml';
 
 const root = join(__dirname, '..');
@@ -613,5 +615,273 @@ describe('deploy: the image', () => {
     // The entrypoint's `load-labels` command runs that loader.
     const command = /^\s*load-labels\)\n(?:\s*#.*\n)*\s*exec node -r @swc-node\/register (\S+)/m;
     expect(command.exec(entrypoint)?.[1]).toBe(loader);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// NetworkPolicies: who may connect to whom (ADR 0506).
+
+type Labels = Record<string, string>;
+interface Selector {
+  matchLabels?: Labels;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+function selects(selector: Selector | undefined, labels: Labels): boolean {
+  if (!selector) return false;
+  const byLabel = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const byExpression = (selector.matchExpressions ?? []).every(({ key, operator, values }) => {
+    switch (operator) {
+      case 'In':
+        return key in labels && values!.includes(labels[key]!);
+      case 'NotIn':
+        return !(key in labels) || !values!.includes(labels[key]!);
+      case 'Exists':
+        return key in labels;
+      case 'DoesNotExist':
+        return !(key in labels);
+      default:
+        throw new Error(`unknown operator ${operator}`);
+    }
+  });
+  return byLabel && byExpression;
+}
+
+/** Where a connection comes from: a pod of the namespace, or any pod of another namespace. */
+interface Source {
+  name: string;
+  namespace: string;
+  namespaceLabels: Labels;
+  podLabels: Labels;
+}
+/** A pod of meridian and its named container ports. */
+interface Target {
+  name: string;
+  labels: Labels;
+  ports: Array<{ name: string; containerPort: number }>;
+}
+
+/** Whether Kubernetes admits a TCP connection from `source` to `port` (a name) of `target`. */
+function admitted(policies: Obj[], source: Source, target: Target, port: string): boolean {
+  const number = target.ports.find((p) => p.name === port)!.containerPort;
+  const selecting = policies.filter(
+    (p) =>
+      (p.spec.policyTypes ?? ['Ingress']).includes('Ingress') &&
+      selects(p.spec.podSelector, target.labels),
+  );
+  if (selecting.length === 0) return true;
+  const peerMatches = (peer: Obj) => {
+    if (peer.ipBlock) return false;
+    const nsOk = peer.namespaceSelector
+      ? selects(peer.namespaceSelector, source.namespaceLabels)
+      : source.namespace === 'meridian';
+    const podOk = peer.podSelector ? selects(peer.podSelector, source.podLabels) : true;
+    return nsOk && podOk;
+  };
+  const portMatches = (p: Obj) =>
+    (p.protocol ?? 'TCP') === 'TCP' && (p.port === port || p.port === number);
+  return selecting.some((policy) =>
+    (policy.spec.ingress ?? []).some(
+      (rule: Obj) =>
+        (!rule.ports?.length || rule.ports.some(portMatches)) &&
+        (!rule.from?.length || rule.from.some(peerMatches)),
+    ),
+  );
+}
+
+describe('deploy: NetworkPolicies', () => {
+  const core = render(join(__dirname, 'overlays', 'core'));
+  const regions = Object.fromEntries(
+    REGIONS.map((region) => [region, render(join(__dirname, 'overlays', region))]),
+  );
+  const policiesOf = (objects: Obj[]) => objects.filter((o) => o.kind === 'NetworkPolicy');
+  const policies = policiesOf(core);
+  const workloads = [core, regions['eu']!, regions['shared']!]
+    .flat()
+    .filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind));
+  const meridianNs = { 'kubernetes.io/metadata.name': 'meridian' };
+  const sources: Source[] = [
+    ...workloads.map((w) => ({
+      name: w.metadata.name as string,
+      namespace: 'meridian',
+      namespaceLabels: meridianNs,
+      podLabels: w.spec.template.metadata.labels as Labels,
+    })),
+    ...[
+      ['ingress', { 'meridian.dev/ingress': 'true' }],
+      ['monitoring', { 'meridian.dev/monitoring': 'true' }],
+      ['operator', { 'meridian.dev/operator': 'true' }],
+      ['other-namespace', {}],
+    ].map(([name, labels]) => ({
+      name: `ns:${name as string}`,
+      namespace: name as string,
+      namespaceLabels: labels as Labels,
+      // A pod there that happens to look like one of ours is still not one of ours.
+      podLabels: { 'app.kubernetes.io/name': 'rpc-gateway' },
+    })),
+  ];
+  const targets: Target[] = workloads
+    .filter((w) => w.kind !== 'Job')
+    .map((w) => ({
+      name: w.metadata.name,
+      labels: w.spec.template.metadata.labels,
+      ports: w.spec.template.spec.containers[0].ports ?? [],
+    }));
+
+  it('every overlay renders the same policies, a default deny of ingress among them', () => {
+    expect(policies.length).toBeGreaterThan(1);
+    const deny = policies.find((p) => p.metadata.name === 'default-deny-ingress')!;
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    for (const policy of policies) expect(policy.metadata.namespace).toBe('meridian');
+    for (const region of REGIONS) expect(policiesOf(regions[region]!)).toEqual(policies);
+  });
+
+  it('allow exactly the flows of the architecture, nothing else', () => {
+    const allowed: string[] = [];
+    for (const target of targets)
+      for (const { name: port } of target.ports)
+        for (const source of sources)
+          if (admitted(policies, source, target, port))
+            allowed.push(`${source.name} -> ${target.name}:${port}`);
+    const apps = ['billing-ledger', 'webhook-matcher', 'audit-api', 'dashboard'];
+    const gateways = ['rpc-gateway-eu', 'rpc-gateway-shared'];
+    const expected = [
+      // billing.v1: the credential lookups of the gateways, the matcher and audit-api.
+      ...['rpc-gateway-eu', 'rpc-gateway-shared', 'webhook-matcher', 'audit-api'].map(
+        (s) => `${s} -> billing-ledger:grpc`,
+      ),
+      // Public ports through the Ingress controller.
+      ...apps.map((t) => `ns:ingress -> ${t}:http`),
+      ...gateways.map((t) => `ns:ingress -> ${t}:http`),
+      'ns:ingress -> rpc-gateway-eu:grpc',
+      // The dashboard calls the three REST APIs; the payment integration the operator API.
+      ...['billing-ledger', 'webhook-matcher', 'audit-api'].map((t) => `dashboard -> ${t}:http`),
+      'ns:operator -> billing-ledger:http',
+      // audit-api's chain reads through a gateway.
+      ...gateways.map((t) => `audit-api -> ${t}:http`),
+      // Prometheus scrapes /metrics of every app, on its http port.
+      ...targets.map((t) => `ns:monitoring -> ${t.name}:http`),
+    ];
+    expect(allowed.sort()).toEqual([...new Set(expected)].sort());
+  });
+
+  it('the flow evaluator bites: without the policies everything is open', () => {
+    const target = targets.find((t) => t.name === 'billing-ledger')!;
+    const stranger = sources.find((s) => s.name === 'ns:other-namespace')!;
+    expect(admitted([], stranger, target, 'grpc')).toBe(true);
+    expect(admitted(policies, stranger, target, 'grpc')).toBe(false);
+  });
+
+  it('leave egress open (Postgres, NATS, Redis, nodes and webhook targets are outside them)', () => {
+    for (const policy of policies) expect(policy.spec.policyTypes).toEqual(['Ingress']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Transport security components (optional): the TLS files the apps are told are where the
+// Secrets are mounted, and the apps accept them.
+
+describe('deploy: the grpc-tls and nats-tls components', () => {
+  let tmp: string;
+  let pki: TestPki;
+  /** An overlay with both components on top of `overlay`. */
+  const withComponents = (overlay: string) => {
+    const dir = join(tmp, `tls-${overlay}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'resources:',
+        `  - ${relative(dir, join(__dirname, 'overlays', overlay))}`,
+        'components:',
+        `  - ${relative(dir, join(__dirname, 'components', 'grpc-tls'))}`,
+        `  - ${relative(dir, join(__dirname, 'components', 'nats-tls'))}`,
+      ].join('\n'),
+    );
+    return dir;
+  };
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'meridian-deploy-tls-'));
+    pki = new TestPki();
+  });
+  afterAll(() => {
+    rmSync(tmp, { recursive: true, force: true });
+    pki.remove();
+  });
+
+  it('render and validate on the core overlay and a region', () => {
+    const { status, out } = runValidator(
+      '--kustomize',
+      withComponents('core'),
+      '--kustomize',
+      withComponents('eu'),
+    );
+    expect(out).toMatch(/^2 passed, 0 failed$/m);
+    expect(status).toBe(0);
+  });
+
+  it('give every NATS user the CA, billing-ledger and its clients their certificates, in mounted Secrets the apps accept', async () => {
+    const ca = await pki.ca('meridian internal CA');
+    const secrets = render(join(__dirname, 'secrets', 'example')).filter(
+      (o) => o.kind === 'Secret',
+    );
+    const objects = [
+      ...render(withComponents('core')),
+      ...render(withComponents('eu')).filter((o) => o.kind !== 'Namespace'),
+    ];
+    const told: Record<string, string[]> = {};
+    for (const workload of objects.filter((o) =>
+      ['Deployment', 'StatefulSet', 'Job'].includes(o.kind),
+    )) {
+      const pod = workload.spec.template.spec;
+      const container = pod.containers[0];
+      const env = containerEnv(container, objects, secrets);
+      const files = Object.keys(env).filter((k) => /^(GRPC|NATS)_TLS_.*_FILE$/.test(k));
+      if (files.length === 0) continue;
+      told[workload.metadata.name] = files.sort();
+      // Each file is a key of a Secret mounted read-only where the variable points.
+      for (const variable of files) {
+        const path = env[variable]!;
+        const mount = (container.volumeMounts as Obj[]).find((m) =>
+          path.startsWith(`${m.mountPath}/`),
+        )!;
+        expect({ variable, readOnly: mount?.readOnly }).toEqual({ variable, readOnly: true });
+        const volume = (pod.volumes as Obj[]).find((v) => v.name === mount.name)!;
+        expect(volume.secret?.secretName).toMatch(/-tls$/);
+        expect(['ca.crt', 'tls.crt', 'tls.key']).toContain(path.slice(mount.mountPath.length + 1));
+      }
+      if (workload.kind === 'Job') continue;
+      // The app's own schema takes the settings, with the Secrets' files in place.
+      const app = workload.metadata.name.replace(/-eu$/, '');
+      const config = await loadConfig(app);
+      const id = await ca.issue(app, [app, `${app}.meridian.svc.cluster.local`]);
+      const local = { 'ca.crt': ca.certFile, 'tls.crt': id.certFile, 'tls.key': id.keyFile };
+      for (const variable of files)
+        env[variable] = local[env[variable]!.split('/').pop() as keyof typeof local];
+      expectEnvAccepted(config, env, `tls components: ${app}`);
+      const parsed = config.configSchema.safeParse(env) as { data?: object };
+      expect({ app, problem: transportSettingsProblem(parsed.data!) }).toEqual({
+        app,
+        problem: undefined,
+      });
+    }
+    const grpc = ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE'];
+    expect(told).toEqual({
+      'billing-ledger': [...grpc, 'NATS_TLS_CA_FILE'].sort(),
+      'webhook-matcher': [...grpc, 'NATS_TLS_CA_FILE'].sort(),
+      'audit-api': [...grpc, 'NATS_TLS_CA_FILE'].sort(),
+      'rpc-gateway-eu': [...grpc, 'NATS_TLS_CA_FILE'].sort(),
+      'chain-indexer': ['NATS_TLS_CA_FILE'],
+      'delivery-worker': ['NATS_TLS_CA_FILE'],
+      'meridian-provision-streams': ['NATS_TLS_CA_FILE'],
+    });
+    const ledger = objects.find(
+      (o) => o.metadata.name === 'billing-ledger' && o.kind === 'StatefulSet',
+    )!;
+    expect(
+      containerEnv(ledger.spec.template.spec.containers[0], objects, secrets)[
+        'GRPC_TLS_CLIENT_AUTH'
+      ],
+    ).toBe('require');
   });
 });
