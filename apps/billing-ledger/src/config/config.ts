@@ -9,6 +9,10 @@ export const configSchema = z.object({
   GRPC_PORT: port.default(9090),
   /** Guards the operator (admin) API. */
   OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')),
+  /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */
+  OPERATOR_TOKEN_PREVIOUS: secretSetting(
+    z.string().min(16, 'must be at least 16 characters'),
+  ).optional(),
   /** How long a top-up stays pending before it clears (spec: one to two minutes). */
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
   /**

@@ -6,7 +6,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { bearerOf, SharedSecrets } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -14,12 +14,6 @@ import { CredentialsService } from '../credentials/credentials.service';
 
 interface AuthenticatedRequest extends FastifyRequest {
   accountId?: string;
-}
-
-function bearerOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1];
 }
 
 const unauthorized = () =>
@@ -32,7 +26,7 @@ export class AccountKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const key = bearerOf(request);
+    const key = bearerOf(request.headers.authorization);
     if (!key) throw unauthorized();
     const resolved = await this.credentials.resolveApiKey(key);
     if (!resolved) throw unauthorized();
@@ -44,18 +38,21 @@ export class AccountKeyGuard implements CanActivate {
   }
 }
 
-/** `Authorization: Bearer <OPERATOR_TOKEN>` (compared in constant time). */
+/**
+ * `Authorization: Bearer <OPERATOR_TOKEN>`, or OPERATOR_TOKEN_PREVIOUS while the token is rotated
+ * (compared in constant time).
+ */
 @Injectable()
 export class OperatorGuard implements CanActivate {
-  private readonly expected: Buffer;
+  private readonly tokens: SharedSecrets;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = createHash('sha256').update(config.OPERATOR_TOKEN).digest();
+    this.tokens = new SharedSecrets([config.OPERATOR_TOKEN, config.OPERATOR_TOKEN_PREVIOUS]);
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const token = bearerOf(context.switchToHttp().getRequest<FastifyRequest>());
-    if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), this.expected)) {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!this.tokens.matches(bearerOf(request.headers.authorization))) {
       throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid operator token');
     }
     return true;

@@ -19,10 +19,30 @@ describe('OperatorGuard', () => {
       );
   });
 
-  it('refuses everyone when no OPERATOR_TOKEN is configured', () => {
-    const guard = new OperatorGuard({} as AppConfig);
-    for (const header of [undefined, 'Bearer ', `Bearer ${token}`])
+  it('also lets the previous token through while it is rotated', () => {
+    const previous = 'the-previous-operator-token';
+    const guard = new OperatorGuard({
+      OPERATOR_TOKEN: token,
+      OPERATOR_TOKEN_PREVIOUS: previous,
+    } as AppConfig);
+    expect(guard.canActivate(contextWith(`Bearer ${token}`))).toBe(true);
+    expect(guard.canActivate(contextWith(`Bearer ${previous}`))).toBe(true);
+    expect(() => guard.canActivate(contextWith('Bearer some-other-token-entirely'))).toThrow(
+      expect.objectContaining({ code: 'unauthorized' }),
+    );
+  });
+
+  it('refuses everyone when no OPERATOR_TOKEN is configured (a previous one alone opens nothing)', () => {
+    const guard = new OperatorGuard({
+      OPERATOR_TOKEN_PREVIOUS: 'the-previous-operator-token',
+    } as AppConfig);
+    for (const header of [undefined, 'Bearer ', 'Bearer the-previous-operator-token'])
       expect(() => guard.canActivate(contextWith(header))).toThrow(
+        expect.objectContaining({ code: 'unauthorized' }),
+      );
+    const none = new OperatorGuard({} as AppConfig);
+    for (const header of [undefined, 'Bearer ', `Bearer ${token}`])
+      expect(() => none.canActivate(contextWith(header))).toThrow(
         expect.objectContaining({ code: 'unauthorized' }),
       );
   });

@@ -1,29 +1,29 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerOf, SharedSecrets } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
-
 /**
- * `Authorization: Bearer <OPERATOR_TOKEN>`, billing-ledger's operator token, compared in constant
- * time (as billing-ledger's OperatorGuard). Without OPERATOR_TOKEN the operator routes refuse
- * everyone: a deployment opts in by giving the token.
+ * `Authorization: Bearer <OPERATOR_TOKEN>`, billing-ledger's operator token (or
+ * OPERATOR_TOKEN_PREVIOUS while it is rotated), compared in constant time as billing-ledger's
+ * OperatorGuard does. Without OPERATOR_TOKEN the operator routes refuse everyone: a deployment
+ * opts in by giving the token.
  */
 @Injectable()
 export class OperatorGuard implements CanActivate {
-  private readonly expected: Buffer | undefined;
+  private readonly tokens: SharedSecrets;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = config.OPERATOR_TOKEN ? sha256(config.OPERATOR_TOKEN) : undefined;
+    this.tokens = new SharedSecrets(
+      config.OPERATOR_TOKEN ? [config.OPERATOR_TOKEN, config.OPERATOR_TOKEN_PREVIOUS] : [],
+    );
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})\s*$/i.exec(header) : null;
-    if (!this.expected || !match || !timingSafeEqual(sha256(match[1]!), this.expected))
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!this.tokens.matches(bearerOf(request.headers.authorization)))
       throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid operator token');
     return true;
   }

@@ -37,6 +37,10 @@ export const configSchema = z
     NETWORKS: networkKeysSetting(WEBHOOK_NETWORKS),
     /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
     OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')).optional(),
+    /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */
+    OPERATOR_TOKEN_PREVIOUS: secretSetting(
+      z.string().min(16, 'must be at least 16 characters'),
+    ).optional(),
     /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
     WEBHOOK_SECRETS_KEY: secretSetting(
       z.string().refine((value) => {

@@ -27,7 +27,10 @@ const SECRETS: Record<string, Record<string, { placeholder: string; real: string
       real: JSON.stringify({ ETH: 'http://gw:8080/0123456789abcdef/' }),
     },
   },
-  'billing-ledger': { OPERATOR_TOKEN: { placeholder: EXAMPLE_TOKEN, real: token } },
+  'billing-ledger': {
+    OPERATOR_TOKEN: { placeholder: EXAMPLE_TOKEN, real: token },
+    OPERATOR_TOKEN_PREVIOUS: { placeholder: EXAMPLE_TOKEN, real: token },
+  },
   'chain-indexer': {},
   dashboard: {
     OPERATOR_TOKEN: { placeholder: EXAMPLE_TOKEN, real: token },
@@ -37,10 +40,15 @@ const SECRETS: Record<string, Record<string, { placeholder: string; real: string
     },
     OPERATOR_PASSWORD: { placeholder: 'change-me-password', real: 'a-long-real-password' },
   },
-  'delivery-worker': { WEBHOOK_SECRETS_KEY: { placeholder: EXAMPLE_KEY, real: key } },
+  'delivery-worker': {
+    WEBHOOK_SECRETS_KEY: { placeholder: EXAMPLE_KEY, real: key },
+    WEBHOOK_SECRETS_PREVIOUS_KEYS: { placeholder: EXAMPLE_KEY, real: key },
+  },
   'webhook-matcher': {
     OPERATOR_TOKEN: { placeholder: EXAMPLE_TOKEN, real: token },
+    OPERATOR_TOKEN_PREVIOUS: { placeholder: EXAMPLE_TOKEN, real: token },
     WEBHOOK_SECRETS_KEY: { placeholder: EXAMPLE_KEY, real: key },
+    WEBHOOK_SECRETS_PREVIOUS_KEYS: { placeholder: EXAMPLE_KEY, real: key },
   },
 };
 

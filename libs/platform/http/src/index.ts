@@ -4,3 +4,4 @@ export * from './request-fingerprint';
 export * from './request-id';
 export * from './request-text';
 export * from './request-validation';
+export * from './shared-secrets';
