@@ -197,6 +197,10 @@ export class GatewayRuntime
       this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), {
         host: this.config.HTTP_HOST,
         port: this.config.GRPC_PORT,
+        tls: {
+          certFile: this.config.PUBLIC_GRPC_TLS_CERT_FILE,
+          keyFile: this.config.PUBLIC_GRPC_TLS_KEY_FILE,
+        },
         logger: this.logger,
       });
       this.grpcPort = this.grpc.port;

@@ -1,5 +1,5 @@
 import { usageFlushVersionSetting } from '@meridian/contracts';
-import { commonEnv, port } from '@meridian/platform-config';
+import { certificateFile, commonEnv, port, privateKeyFile } from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -16,6 +16,13 @@ export const configSchema = z.object({
   GRPC_PORT: port.default(9090),
   /** Set false to run without the BorApi gRPC server (e.g. the shared endpoint). */
   GRPC_ENABLED: bool.default(true),
+  /**
+   * TLS of the BorApi server itself (a certificate and its key; clients need none), for an edge
+   * that passes gRPC through instead of terminating TLS. Unset: plaintext, TLS at the Ingress.
+   * Not GRPC_TLS_*: those are this gateway's identity towards billing-ledger (ADR 0506).
+   */
+  PUBLIC_GRPC_TLS_CERT_FILE: certificateFile,
+  PUBLIC_GRPC_TLS_KEY_FILE: privateKeyFile,
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
   /**
    * Dev/test only: JSON object token → {accountId, network, planId?, nodeRps?, status?}. When

@@ -73,6 +73,11 @@ function userinfoOf(value: string): { user: string; pass: string } {
   }
 }
 
+/** A PEM certificate file, checked at start (unset or empty: none). */
+export const certificateFile = file('certificate');
+/** A PEM private key file, checked at start; `transportSettingsProblem` pairs it. */
+export const privateKeyFile = file('private key');
+
 export const transportEnv = {
   /**
    * The private CA of the internal gRPC: a client verifies billing-ledger's certificate with it
@@ -115,13 +120,11 @@ export interface SettingProblem {
   problem: string;
 }
 
-function pairProblem(
-  config: TransportConfig,
-  certVar: 'GRPC_TLS_CERT_FILE' | 'NATS_TLS_CERT_FILE',
-  keyVar: 'GRPC_TLS_KEY_FILE' | 'NATS_TLS_KEY_FILE',
-): SettingProblem | undefined {
-  const cert = config[certVar];
-  const key = config[keyVar];
+/** `<X>_TLS_CERT_FILE` and `<X>_TLS_KEY_FILE`: both or neither, the key of that certificate. */
+function pairProblem(config: Record<string, unknown>, certVar: string): SettingProblem | undefined {
+  const keyVar = certVar.replace(/_CERT_FILE$/, '_KEY_FILE');
+  const cert = config[certVar] as string | undefined;
+  const key = config[keyVar] as string | undefined;
   if (cert && !key) return { variable: keyVar, problem: `is required: ${certVar} is set` };
   if (key && !cert) return { variable: certVar, problem: `is required: ${keyVar} is set` };
   if (!cert || !key) return undefined;
@@ -133,15 +136,21 @@ function pairProblem(
 
 /**
  * What no single variable can say: a certificate without its key (or a key of another
- * certificate), client authentication without a CA, two NATS identities at once. Undefined for a
+ * certificate; every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config), client authentication without a CA, two NATS identities at once. Undefined for a
  * config without these settings (apps that do not read them).
  */
 export function transportSettingsProblem(config: object): SettingProblem | undefined {
   const c = config as TransportConfig;
-  const problem =
-    pairProblem(c, 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE') ??
-    pairProblem(c, 'NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE');
-  if (problem) return problem;
+  const all = config as Record<string, unknown>;
+  const pairs = new Set(
+    Object.keys(all)
+      .filter((name) => /_TLS_(CERT|KEY)_FILE$/.test(name))
+      .map((name) => name.replace(/_KEY_FILE$/, '_CERT_FILE')),
+  );
+  for (const certVar of [...pairs].sort()) {
+    const problem = pairProblem(all, certVar);
+    if (problem) return problem;
+  }
   if (c.GRPC_TLS_CLIENT_AUTH === 'require')
     for (const variable of ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE'] as const)
       if (!c[variable]) return { variable, problem: 'is required: GRPC_TLS_CLIENT_AUTH=require' };

@@ -1,9 +1,11 @@
 import {
+  certificateFile,
   commonEnv,
   ConfigError,
   grpcTlsOf,
   natsSettingsOf,
   parseConfig,
+  privateKeyFile,
   transportEnv,
 } from '@meridian/platform-config';
 import { z } from 'zod';
@@ -107,6 +109,33 @@ describe('gRPC TLS settings', () => {
     expect(refused({ GRPC_TLS_CA_FILE: ca.certFile, GRPC_TLS_CLIENT_AUTH: 'require' })).toBe(
       'config error: GRPC_TLS_CERT_FILE is required: GRPC_TLS_CLIENT_AUTH=require',
     );
+  });
+});
+
+describe("an app's own TLS pair (rpc-gateway's PUBLIC_GRPC_TLS_*)", () => {
+  const own = z.object({
+    PUBLIC_GRPC_TLS_CERT_FILE: certificateFile,
+    PUBLIC_GRPC_TLS_KEY_FILE: privateKeyFile,
+  });
+  const refusedOwn = (env: Record<string, string>) => {
+    try {
+      parseConfig(own, env);
+      return 'accepted';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('is checked like the common pairs: both or neither, the key of that certificate', () => {
+    expect(refusedOwn({ PUBLIC_GRPC_TLS_CERT_FILE: a.certFile })).toBe(
+      'config error: PUBLIC_GRPC_TLS_KEY_FILE is required: PUBLIC_GRPC_TLS_CERT_FILE is set',
+    );
+    expect(
+      refusedOwn({ PUBLIC_GRPC_TLS_CERT_FILE: a.certFile, PUBLIC_GRPC_TLS_KEY_FILE: b.keyFile }),
+    ).toMatch(/PUBLIC_GRPC_TLS_KEY_FILE is invalid: not the key/);
+    expect(
+      refusedOwn({ PUBLIC_GRPC_TLS_CERT_FILE: a.certFile, PUBLIC_GRPC_TLS_KEY_FILE: a.keyFile }),
+    ).toBe('accepted');
   });
 });
 
