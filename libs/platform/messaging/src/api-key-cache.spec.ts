@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FakeClock } from '@meridian/time';
-import { ApiKeyCache } from './api-key-cache';
+import { API_KEY_STALE_IF_ERROR_MS, ApiKeyCache } from './api-key-cache';
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -58,6 +58,48 @@ describe('ApiKeyCache', () => {
     expect(await first).toBeNull();
     expect(await cache.get('good')).toBeNull();
     expect(calls).toEqual(['good', 'good']);
+  });
+
+  it('while billing-ledger fails, answers a key it knew for up to an hour past its TTL, never an unknown one', async () => {
+    const clock = new FakeClock();
+    let fail = false;
+    const cache = new ApiKeyCache<string>(
+      async (key) => {
+        if (fail) throw new Error('14 UNAVAILABLE');
+        return key === 'good' ? 'principal' : null;
+      },
+      () => clock.now().getTime(),
+      30_000,
+    );
+    expect(await cache.get('good')).toBe('principal');
+    expect(await cache.get('bad')).toBeNull();
+    fail = true;
+    clock.advance(30_000);
+    expect(await cache.get('good')).toBe('principal');
+    await expect(cache.get('bad')).rejects.toThrow('UNAVAILABLE');
+    await expect(cache.get('never-seen')).rejects.toThrow('UNAVAILABLE');
+    clock.advance(API_KEY_STALE_IF_ERROR_MS - 1);
+    expect(await cache.get('good')).toBe('principal');
+    clock.advance(1);
+    await expect(cache.get('good')).rejects.toThrow('UNAVAILABLE');
+  });
+
+  it('a revocation ends a kept key at once, even while billing-ledger fails', async () => {
+    const clock = new FakeClock();
+    let fail = false;
+    const cache = new ApiKeyCache<string>(
+      async () => {
+        if (fail) throw new Error('down');
+        return 'principal';
+      },
+      () => clock.now().getTime(),
+      30_000,
+    );
+    await cache.get('good');
+    fail = true;
+    clock.advance(30_000);
+    cache.revokeHash(hashOf('good'));
+    await expect(cache.get('good')).rejects.toThrow('down');
   });
 
   it('does not cache a failure of billing-ledger and keeps the secret out of memory', async () => {

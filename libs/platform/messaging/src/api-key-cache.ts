@@ -5,7 +5,12 @@ import type { JetStreamConsumers } from './jetstream-consumers';
 interface Entry<P> {
   value: P | null;
   expiresAt: number;
+  /** A known key is still answered until then while billing-ledger cannot be asked. */
+  keepUntil: number;
 }
+
+/** How long past its TTL a known key is answered while billing-ledger fails (stale-if-error). */
+export const API_KEY_STALE_IF_ERROR_MS = 3_600_000;
 
 interface Pending<P> {
   call: Promise<P | null>;
@@ -19,6 +24,10 @@ interface Pending<P> {
  * publishes the key's revocation (`watch`: the revoked-credentials KV bucket, the same feed the
  * gateway evicts access tokens from). Entries are keyed by the sha256 of the key, as the feed
  * is; the secret itself is never kept. The TTL is only a safety net for a lost feed.
+ *
+ * A key known before (a positive answer) is still answered `staleIfErrorMs` past its TTL while
+ * billing-ledger fails to answer (restarting, unreachable): stale-if-error, as the gateway keeps
+ * access tokens (ADR 0213). Unknown keys and failures are never answered from memory.
  */
 export class ApiKeyCache<P> {
   private readonly entries = new Map<string, Entry<P>>();
@@ -29,9 +38,13 @@ export class ApiKeyCache<P> {
     private readonly now: () => number,
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
+    private readonly staleIfErrorMs = API_KEY_STALE_IF_ERROR_MS,
   ) {}
 
-  /** null: unknown, deleted or revoked key. Rejects (uncached) when billing-ledger fails. */
+  /**
+   * null: unknown, deleted or revoked key. Rejects (uncached) when billing-ledger fails, unless
+   * the key was known within `staleIfErrorMs` past its TTL: then that answer.
+   */
   get(key: string): Promise<P | null> {
     const hash = sha256Hex(key);
     const hit = this.entries.get(hash);
@@ -40,14 +53,25 @@ export class ApiKeyCache<P> {
     if (pending !== undefined) return pending.call;
     const entry: Pending<P> = { call: undefined!, revoked: false };
     entry.call = this.load(key)
-      .then((value) => {
-        // An answer given before the revocation landed is stale: neither kept nor believed.
-        if (entry.revoked) return null;
-        if (this.entries.size >= this.maxEntries)
-          this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(hash, { value, expiresAt: this.now() + this.ttlMs });
-        return value;
-      })
+      .then(
+        (value) => {
+          // An answer given before the revocation landed is stale: neither kept nor believed.
+          if (entry.revoked) return null;
+          if (this.entries.size >= this.maxEntries && !this.entries.has(hash))
+            this.entries.delete(this.entries.keys().next().value!);
+          const expiresAt = this.now() + this.ttlMs;
+          const keepUntil = value === null ? expiresAt : expiresAt + this.staleIfErrorMs;
+          this.entries.set(hash, { value, expiresAt, keepUntil });
+          return value;
+        },
+        (error: unknown) => {
+          // Read again: a revocation that landed meanwhile has removed the entry.
+          const known = this.entries.get(hash);
+          if (known !== undefined && known.value !== null && known.keepUntil > this.now())
+            return known.value;
+          throw error;
+        },
+      )
       .finally(() => this.inFlight.delete(hash));
     this.inFlight.set(hash, entry);
     return entry.call;
