@@ -175,8 +175,8 @@ export const DeliveryHealthSchema = z.object({
 export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
 
 /**
- * A signing secret sealed with the deployment's WEBHOOK_SECRETS_KEY (AES-256-GCM, see
- * `sealSecret` in @meridian/webhooks). `expiresAt` is null for the current secret and the end
+ * A signing secret sealed with the deployment's WEBHOOK_SECRETS_KEY (AES-256-GCM; the key ring
+ * of @meridian/webhooks, `secret-box-ring.ts`, ADR 0424). `expiresAt` is null for the current secret and the end
  * of the 24 h overlap for the previous one after a rotation.
  */
 export const SealedSecretSchema = z.object({
