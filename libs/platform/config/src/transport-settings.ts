@@ -128,16 +128,22 @@ function pairProblem(config: Record<string, unknown>, certVar: string): SettingP
   if (cert && !key) return { variable: keyVar, problem: `is required: ${certVar} is set` };
   if (key && !cert) return { variable: certVar, problem: `is required: ${keyVar} is set` };
   if (!cert || !key) return undefined;
-  const matches = new X509Certificate(read(cert)).checkPrivateKey(createPrivateKey(read(key)));
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(read(cert)).checkPrivateKey(createPrivateKey(read(key)));
+  } catch (error) {
+    return { variable: certVar, problem: `is invalid: ${(error as Error).message}` };
+  }
   return matches
     ? undefined
     : { variable: keyVar, problem: `is invalid: not the key of ${certVar}'s certificate` };
 }
 
 /**
- * What no single variable can say: a certificate without its key (or a key of another
- * certificate; every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config), client authentication without a CA, two NATS identities at once. Undefined for a
- * config without these settings (apps that do not read them).
+ * What no single variable can say: a certificate without its key, or a key of another
+ * certificate (every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config); client
+ * authentication without a CA; two NATS identities at once. Undefined for a config without
+ * these settings (apps that do not read them).
  */
 export function transportSettingsProblem(config: object): SettingProblem | undefined {
   const c = config as TransportConfig;
