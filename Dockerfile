@@ -5,6 +5,7 @@
 #   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
 #   load-labels          audit-api's label packs (data/labels) into its schema
 #   provision            tools/messaging/provision.ts (JetStream streams and consumers)
+#   reseal               webhook-matcher's signing secrets under the current key (ADR 0424)
 # Apps run from TypeScript source through @swc-node/register, so the only build step is the
 # dashboard's web page (vite), and the dev dependencies (swc, typescript, vite) are runtime or
 # build needs: `npm install` installs them (not `npm ci`: the lockfile holds only the Linux

@@ -222,6 +222,13 @@ function filledIn(value: string): string {
   return value;
 }
 
+/** The pod template's spec of a workload (a CronJob's is inside its job template). */
+function podSpecOf(workload: Obj): Obj {
+  return workload.kind === 'CronJob'
+    ? workload.spec.jobTemplate.spec.template.spec
+    : workload.spec.template.spec;
+}
+
 function containerEnv(container: Obj, objects: Obj[], secrets: Obj[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
@@ -336,6 +343,30 @@ describe('deploy: environment matches the apps config schemas', () => {
       ).not.toHaveProperty('LEDGER_PARTITIONS');
     },
   );
+
+  it("core overlay: the reseal of webhook signing secrets runs only on demand, as webhook-matcher's reseal command with its configuration", async () => {
+    const cron = core.find(
+      (o) => o.kind === 'CronJob' && o.metadata.name === 'meridian-reseal-webhook-secrets',
+    )!;
+    expect(cron.spec.suspend).toBe(true);
+    expect(cron.spec.jobTemplate.spec.backoffLimit).toBe(0);
+    const container = podSpecOf(cron).containers[0];
+    expect(container.args).toEqual(['reseal']);
+    const env = containerEnv(container, core, secrets);
+    expect(env.APP).toBe('webhook-matcher');
+    const matcher = core.find(
+      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'webhook-matcher',
+    )!;
+    const served = containerEnv(matcher.spec.template.spec.containers[0], core, secrets);
+    // The same key ring, database and NATS as the pods whose secrets it re-seals.
+    for (const name of ['DATABASE_URL', 'WEBHOOK_SECRETS_KEY', 'NATS_URL', 'NATS_PREFIX'])
+      expect({ name, value: env[name] }).toEqual({ name, value: served[name] });
+    // The command reads the app's schema with no HTTP server (HTTP_PORT defaults there).
+    expectEnvAccepted(await loadConfig('webhook-matcher'), { ...env, HTTP_PORT: '0' }, 'reseal');
+    expect(readFileSync(join(__dirname, 'docker', 'entrypoint.sh'), 'utf8')).toContain(
+      'apps/webhook-matcher/src/reseal.ts',
+    );
+  });
 
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
@@ -831,9 +862,9 @@ describe('deploy: the grpc-tls and nats-tls components', () => {
     ];
     const told: Record<string, string[]> = {};
     for (const workload of objects.filter((o) =>
-      ['Deployment', 'StatefulSet', 'Job'].includes(o.kind),
+      ['Deployment', 'StatefulSet', 'Job', 'CronJob'].includes(o.kind),
     )) {
-      const pod = workload.spec.template.spec;
+      const pod = podSpecOf(workload);
       const container = pod.containers[0];
       const env = containerEnv(container, objects, secrets);
       const files = Object.keys(env).filter((k) => /^(GRPC|NATS)_TLS_.*_FILE$/.test(k));
@@ -850,7 +881,7 @@ describe('deploy: the grpc-tls and nats-tls components', () => {
         expect(volume.secret?.secretName).toMatch(/-tls$/);
         expect(['ca.crt', 'tls.crt', 'tls.key']).toContain(path.slice(mount.mountPath.length + 1));
       }
-      if (workload.kind === 'Job') continue;
+      if (workload.kind === 'Job' || workload.kind === 'CronJob') continue;
       // The app's own schema takes the settings, with the Secrets' files in place.
       const app = workload.metadata.name.replace(/-eu$/, '');
       const config = await loadConfig(app);
@@ -874,6 +905,7 @@ describe('deploy: the grpc-tls and nats-tls components', () => {
       'chain-indexer': ['NATS_TLS_CA_FILE'],
       'delivery-worker': ['NATS_TLS_CA_FILE'],
       'meridian-provision-streams': ['NATS_TLS_CA_FILE'],
+      'meridian-reseal-webhook-secrets': ['NATS_TLS_CA_FILE'],
     });
     const ledger = objects.find(
       (o) => o.metadata.name === 'billing-ledger' && o.kind === 'StatefulSet',

@@ -32,6 +32,11 @@ case "$command" in
   provision)
     exec node -r @swc-node/register tools/messaging/provision.ts
     ;;
+  reseal)
+    # webhook-matcher's signing secrets re-sealed under the current WEBHOOK_SECRETS_KEY (ADR
+    # 0424); needs webhook-matcher's configuration. One JSON report; exit 1 while any is left.
+    exec node -r @swc-node/register apps/webhook-matcher/src/reseal.ts
+    ;;
   *)
     exec "$@"
     ;;
