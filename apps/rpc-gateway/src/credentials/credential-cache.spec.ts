@@ -33,13 +33,13 @@ describe('CredentialCache', () => {
     cache.put('good', token);
     cache.put('bad', null);
     clock.advance(60_000);
-    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    expect(cache.kept('good')).toEqual(token);
     expect(cache.get('good')).toBeUndefined();
-    expect(cache.read('bad')).toBeUndefined();
+    expect(cache.kept('bad')).toBeUndefined();
     clock.advance(3_600_000 - 1);
-    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    expect(cache.kept('good')).toEqual(token);
     clock.advance(1);
-    expect(cache.read('good')).toBeUndefined();
+    expect(cache.kept('good')).toBeUndefined();
   });
 
   it('holds a kept token as fresh for a retry interval, never past its keeping', () => {
@@ -47,16 +47,16 @@ describe('CredentialCache', () => {
     cache.put('good', token);
     expect(cache.hold('good', 5_000)).toBe(true); // a fresh entry keeps its own freshness
     clock.advance(59_999);
-    expect(cache.read('good')).toEqual({ fresh: true, value: token });
+    expect(cache.get('good')).toEqual(token);
     clock.advance(1);
     expect(cache.hold('good', 5_000)).toBe(true);
-    expect(cache.read('good')).toEqual({ fresh: true, value: token });
+    expect(cache.get('good')).toEqual(token);
     clock.advance(5_000);
-    expect(cache.read('good')).toEqual({ fresh: false, value: token });
+    expect(cache.kept('good')).toEqual(token);
     clock.advance(3_600_000 - 5_000 - 1_000);
     expect(cache.hold('good', 5_000)).toBe(true);
     clock.advance(1_000);
-    expect(cache.read('good')).toBeUndefined();
+    expect(cache.kept('good')).toBeUndefined();
     expect(cache.hold('good', 5_000)).toBe(false);
     expect(cache.hold('never-seen', 5_000)).toBe(false);
   });
@@ -71,7 +71,7 @@ describe('CredentialCache', () => {
     });
     cache.put('good', token);
     clock.advance(60_000);
-    expect(cache.read('good')).toBeUndefined();
+    expect(cache.kept('good')).toBeUndefined();
     expect(cache.hold('good', 5_000)).toBe(false);
   });
 

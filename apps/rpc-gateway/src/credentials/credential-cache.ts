@@ -51,10 +51,6 @@ export interface CredentialCacheOptions {
   maxEntries: number;
 }
 
-/** What the cache holds for a token: fresh, or a known token kept for when the source fails. */
-export type CachedCredential =
-  { fresh: true; value: ResolvedToken | null } | { fresh: false; value: ResolvedToken };
-
 /**
  * Token → account/network, in memory. Positive entries are fresh `positiveTtlMs` (a safety net;
  * the revocation feed evicts them at once), unknown tokens `negativeTtlMs` (brief, so a token
@@ -71,20 +67,25 @@ export class CredentialCache {
     private readonly options: CredentialCacheOptions,
   ) {}
 
-  /** undefined = not cached; null = cached as unknown. Fresh entries only. */
+  /**
+   * undefined = not cached or past its freshness; null = cached as unknown. Allocates nothing:
+   * it is asked on every request (ADR 0207).
+   */
   get(token: string): ResolvedToken | null | undefined {
-    const cached = this.read(token);
-    return cached?.fresh ? cached.value : undefined;
+    const entry = this.entries.get(token);
+    return entry !== undefined && entry.freshUntilMs > this.now() ? entry.value : undefined;
   }
 
-  /** The entry for `token`, fresh or kept; undefined when there is none or it is past keeping. */
-  read(token: string): CachedCredential | undefined {
+  /**
+   * A known token past its freshness and still kept (stale-if-error); undefined when there is
+   * none, and an entry past its keeping is dropped.
+   */
+  kept(token: string): ResolvedToken | undefined {
     const entry = this.entries.get(token);
     if (entry === undefined) return undefined;
     const now = this.now();
-    if (entry.freshUntilMs > now) return { fresh: true, value: entry.value };
-    if (entry.value !== null && entry.keepUntilMs > now)
-      return { fresh: false, value: entry.value };
+    if (entry.freshUntilMs > now) return undefined;
+    if (entry.value !== null && entry.keepUntilMs > now) return entry.value;
     this.delete(token, entry.hash);
     return undefined;
   }

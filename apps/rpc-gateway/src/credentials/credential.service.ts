@@ -13,6 +13,8 @@ const MAX_RECENTLY_REVOKED = 100_000;
 export type Lookup =
   { found: true; token: ResolvedToken } | { found: false } | { unavailable: true };
 
+const NOT_FOUND: Lookup = { found: false };
+
 /** How long a kept token is served from memory after a failed refresh before the next try. */
 export const KEPT_RETRY_MS = 5_000;
 
@@ -40,12 +42,11 @@ export class CredentialService {
 
   /** Synchronous when cached (the common case), so the hot path awaits nothing. */
   lookup(token: string): Lookup | Promise<Lookup> {
-    const cached = this.cache.read(token);
-    if (cached?.fresh)
-      return cached.value === null ? { found: false } : { found: true, token: cached.value };
+    const fresh = this.cache.get(token);
+    if (fresh !== undefined) return fresh === null ? NOT_FOUND : { found: true, token: fresh };
+    const kept = this.cache.kept(token);
     const pending = this.resolveOnce(token);
-    if (cached === undefined) return pending;
-    return { found: true, token: cached.value };
+    return kept === undefined ? pending : { found: true, token: kept };
   }
 
   private resolveOnce(token: string): Promise<Lookup> {
