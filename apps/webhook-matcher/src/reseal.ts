@@ -8,7 +8,7 @@ import {
 import { createAppDataSource } from '@meridian/platform-db';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { createLogger } from '@meridian/platform-observability';
-import { SecretKeyRing } from '@meridian/webhooks';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/webhooks';
 import { z } from 'zod';
 import { configSchema, type AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
@@ -33,8 +33,8 @@ const NATS_WAIT_MS = 30_000;
 async function main(): Promise<number> {
   const config: AppConfig = loadConfigOrExit(resealConfigSchema);
   const logger = createLogger('webhook-matcher-reseal', config.LOG_LEVEL);
-  const ring = SecretKeyRing.fromSettings(
-    config.WEBHOOK_SECRETS_KEY,
+  const ring = new SecretKeyRing(
+    parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
     config.WEBHOOK_SECRETS_PREVIOUS_KEYS,
   );
   const dataSource = createAppDataSource(dataSourceOptions(config.DATABASE_URL));

@@ -56,6 +56,6 @@ describe('delivery-worker config: the secrets key ring', () => {
         ...env,
         WEBHOOK_SECRETS_PREVIOUS_KEYS: `${good}, ${placeholder}`,
       }),
-    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*key 2 of the list holds the placeholder CHANGE-ME/);
+    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*item 2 of the list holds the placeholder CHANGE-ME/);
   });
 });

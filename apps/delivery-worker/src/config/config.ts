@@ -7,9 +7,8 @@ import {
 import {
   clockEnv,
   commonEnv,
-  holdsPlaceholder,
-  PLACEHOLDER_MARK,
   refuseClockOffsetInProduction,
+  secretListSetting,
   secretSetting,
 } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
@@ -43,24 +42,7 @@ export const configSchema = z
      * each; the same list as webhook-matcher's): they still open (ADR 0424, README "Rotating
      * WEBHOOK_SECRETS_KEY").
      */
-    WEBHOOK_SECRETS_PREVIOUS_KEYS: secretSetting(
-      z.string().transform((value, ctx) => {
-        const placeholder = value.split(',').findIndex((item) => holdsPlaceholder(item.trim()));
-        if (placeholder >= 0) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `key ${placeholder + 1} of the list holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`,
-          });
-          return z.NEVER;
-        }
-        try {
-          return parseSecretsKeyList(value);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      }),
-    ).optional(),
+    WEBHOOK_SECRETS_PREVIOUS_KEYS: secretListSetting(parseSecretsKeyList).optional(),
     /** How often billed attempts leave as a usage flush (fleet usage contract). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
     /** Usage flush contract published: 2 (compact), or 1 during an upgrade (ADR 0105). */

@@ -1,5 +1,5 @@
 import { isSecretSetting, parseConfig } from '@meridian/platform-config';
-import { SecretKeyRing } from '@meridian/webhooks';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/webhooks';
 import { configSchema } from './config';
 
 describe('webhook-matcher config: the secrets key ring', () => {
@@ -10,7 +10,6 @@ describe('webhook-matcher config: the secrets key ring', () => {
     WEBHOOK_SECRETS_KEY: current.toString('base64'),
   };
   const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
-  const placeholder = Buffer.from('CHANGE-ME-webhook-secrets-key-32').toString('base64');
 
   it('declares the previous keys as a secret setting, optional', () => {
     expect(isSecretSetting(configSchema.shape.WEBHOOK_SECRETS_PREVIOUS_KEYS)).toBe(true);
@@ -20,31 +19,12 @@ describe('webhook-matcher config: the secrets key ring', () => {
   it('takes a comma-separated list of 32-byte base64 keys: the ring holds them after the current', () => {
     const list = previous.map((k) => k.toString('base64')).join(',');
     const config = parseConfig(configSchema, { ...env, WEBHOOK_SECRETS_PREVIOUS_KEYS: list });
-    const ring = SecretKeyRing.fromSettings(
-      config.WEBHOOK_SECRETS_KEY,
+    const ring = new SecretKeyRing(
+      parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
       config.WEBHOOK_SECRETS_PREVIOUS_KEYS,
     );
     expect(ring.keyIds).toEqual(
       [current, ...previous].map((k) => new SecretKeyRing(k).currentKeyId),
     );
-  });
-
-  it('refuses a short key and a placeholder anywhere in the list, naming the variable', () => {
-    const good = previous[0]!.toString('base64');
-    expect(() =>
-      parseConfig(configSchema, {
-        ...env,
-        WEBHOOK_SECRETS_PREVIOUS_KEYS: `${good},${Buffer.alloc(16).toString('base64')}`,
-      }),
-    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*key 2 of the list must be 32 bytes/);
-    expect(() =>
-      parseConfig(configSchema, { ...env, WEBHOOK_SECRETS_PREVIOUS_KEYS: placeholder }),
-    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*placeholder CHANGE-ME/);
-    expect(() =>
-      parseConfig(configSchema, {
-        ...env,
-        WEBHOOK_SECRETS_PREVIOUS_KEYS: `${good}, ${placeholder}`,
-      }),
-    ).toThrow(/WEBHOOK_SECRETS_PREVIOUS_KEYS.*key 2 of the list holds the placeholder CHANGE-ME/);
   });
 });

@@ -6,10 +6,9 @@ import {
 import {
   clockEnv,
   commonEnv,
-  holdsPlaceholder,
   networkKeysSetting,
-  PLACEHOLDER_MARK,
   refuseClockOffsetInProduction,
+  secretListSetting,
   secretSetting,
 } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
@@ -56,24 +55,7 @@ export const configSchema = z
      * Keys that sealed secrets before WEBHOOK_SECRETS_KEY (comma-separated, 32 bytes base64
      * each): they still open, never seal (ADR 0424, README "Rotating WEBHOOK_SECRETS_KEY").
      */
-    WEBHOOK_SECRETS_PREVIOUS_KEYS: secretSetting(
-      z.string().superRefine((value, ctx) => {
-        const items = value.split(',');
-        const placeholder = items.findIndex((item) => holdsPlaceholder(item.trim()));
-        if (placeholder >= 0) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `key ${placeholder + 1} of the list holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`,
-          });
-          return;
-        }
-        try {
-          parseSecretsKeyList(value);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        }
-      }),
-    ).optional(),
+    WEBHOOK_SECRETS_PREVIOUS_KEYS: secretListSetting(parseSecretsKeyList).optional(),
     /** Loopback targets (http or https). Only the local stack and tests set it. */
     WEBHOOK_ALLOW_LOOPBACK_TARGETS: flag,
     /** How long a resolved API key is kept (a safety net: revocations evict it at once). */

@@ -1,5 +1,5 @@
 import { DomainError } from '@meridian/errors';
-import { isSealedSecretError, SecretKeyRing } from '@meridian/webhooks';
+import { isSealedSecretError, parseSecretsKey, SecretKeyRing } from '@meridian/webhooks';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { AppConfig } from '../config/config';
@@ -18,8 +18,8 @@ export class WebhookSecrets {
     private readonly logger: Logger,
     registry: Registry,
   ) {
-    this.ring = SecretKeyRing.fromSettings(
-      config.WEBHOOK_SECRETS_KEY,
+    this.ring = new SecretKeyRing(
+      parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
       config.WEBHOOK_SECRETS_PREVIOUS_KEYS,
     );
     this.refused =

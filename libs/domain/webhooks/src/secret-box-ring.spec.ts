@@ -122,7 +122,7 @@ describe('secret key ring', () => {
     expect(() =>
       parseSecretsKeyList(`${keyA.toString('base64')},${randomBytes(16).toString('base64')}`),
     ).toThrow('key 2 of the list must be 32 bytes, base64-encoded');
-    const ring = SecretKeyRing.fromSettings(keyB.toString('base64'), keyA.toString('base64'));
+    const ring = new SecretKeyRing(keyB, parseSecretsKeyList(keyA.toString('base64')));
     expect(ring.keyIds).toEqual([secretsKeyId(keyB), secretsKeyId(keyA)]);
   });
 });

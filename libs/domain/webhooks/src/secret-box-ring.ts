@@ -89,11 +89,6 @@ export class SecretKeyRing {
     this.keyIds = [...this.keys.keys()];
   }
 
-  /** From config values: the current key and the previous keys list (both base64). */
-  static fromSettings(current: string, previous: string | undefined): SecretKeyRing {
-    return new SecretKeyRing(parseSecretsKey(current), parseSecretsKeyList(previous ?? ''));
-  }
-
   /** The prefix every value sealed under the current key starts with (for a SQL LIKE). */
   get currentPrefix(): string {
     return `${V2}.${this.currentKeyId}.`;

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, parseConfig } from './load-config';
-import { holdsPlaceholder, isSecretSetting, secretSetting } from './secret-setting';
+import {
+  holdsPlaceholder,
+  isSecretSetting,
+  secretListSetting,
+  secretSetting,
+} from './secret-setting';
 
 /** deploy/secrets/example's values, as a trial cluster gets them. */
 const EXAMPLE_TOKEN = 'CHANGE-ME-operator-token-0000';
@@ -76,5 +81,39 @@ describe('secretSetting', () => {
     expect(isSecretSetting(schema.shape.TOKEN)).toBe(true);
     expect(isSecretSetting(schema.shape.KEY)).toBe(true);
     expect(isSecretSetting(z.string().min(16))).toBe(false);
+  });
+});
+
+describe('secretListSetting', () => {
+  const parseList = (value: string) =>
+    value.split(',').map((item, index) => {
+      if (item.trim().length < 16) throw new Error(`item ${index + 1} is shorter than 16`);
+      return item.trim();
+    });
+  const schema = z.object({ KEYS: secretListSetting(parseList).optional() });
+  const a = 'a-real-secret-0123456789';
+  const b = 'another-real-secret-0123';
+
+  it("reads the list with the given parser, and that parser's error names the item", () => {
+    expect(parseConfig(schema, { KEYS: `${a}, ${b}` }).KEYS).toEqual([a, b]);
+    expect(parseConfig(schema, {}).KEYS).toBeUndefined();
+    expect(() => parseConfig(schema, { KEYS: `${a},short` })).toThrow(
+      /KEYS is invalid: item 2 is shorter than 16/,
+    );
+  });
+
+  it('refuses a placeholder in any item (an encoded one the whole text hides: by its position); the whole list is a secret', () => {
+    // Base64 items one after another decode, as one text, out of step: the item check finds it.
+    expect(() => parseConfig(schema, { KEYS: `${a}, ${EXAMPLE_KEY}` })).toThrow(
+      /KEYS is invalid: (item 2 of the list )?holds the placeholder CHANGE-ME/,
+    );
+    const key = randomBytes(32).toString('base64');
+    expect(() => parseConfig(schema, { KEYS: `${key},${EXAMPLE_KEY}` })).toThrow(
+      /KEYS is invalid: item 2 of the list holds the placeholder CHANGE-ME/,
+    );
+    expect(() => parseConfig(schema, { KEYS: EXAMPLE_TOKEN })).toThrow(
+      /KEYS is invalid: holds the placeholder CHANGE-ME/,
+    );
+    expect(isSecretSetting(schema.shape.KEYS)).toBe(true);
   });
 });

@@ -43,6 +43,32 @@ export function secretSetting<T extends z.ZodType<unknown, string>>(inner: T) {
   return schema;
 }
 
+/**
+ * A comma-separated list of secrets (the earlier keys of a key ring): a placeholder in any item
+ * is refused naming its position, then `parse` reads the list and its error, if it throws, is
+ * the message. Declared through `secretSetting`, so it is one of the app's secrets.
+ */
+export function secretListSetting<T>(parse: (value: string) => T) {
+  return secretSetting(
+    z.string().transform((value, ctx) => {
+      const placeholder = value.split(',').findIndex((item) => holdsPlaceholder(item.trim()));
+      if (placeholder >= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `item ${placeholder + 1} of the list holds the placeholder ${PLACEHOLDER_MARK}; set a secret of your own`,
+        });
+        return z.NEVER;
+      }
+      try {
+        return parse(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  );
+}
+
 /** Whether a schema (optional or defaulted included) was declared with `secretSetting`. */
 export function isSecretSetting(schema: z.ZodType): boolean {
   let current: z.ZodType = schema;
