@@ -1,5 +1,5 @@
 import { partitionSetting, USAGE_PART_RETENTION_MS, USAGE_PARTITIONS } from '@meridian/contracts';
-import { commonEnv, port, secretSetting } from '@meridian/platform-config';
+import { commonEnv, optionalTokenSetting, port, secretSetting } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
 import { z } from 'zod';
 
@@ -10,9 +10,7 @@ export const configSchema = z.object({
   /** Guards the operator (admin) API. */
   OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')),
   /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */
-  OPERATOR_TOKEN_PREVIOUS: secretSetting(
-    z.string().min(16, 'must be at least 16 characters'),
-  ).optional(),
+  OPERATOR_TOKEN_PREVIOUS: optionalTokenSetting(),
   /** How long a top-up stays pending before it clears (spec: one to two minutes). */
   TOPUP_CLEARING_MS: z.coerce.number().int().min(0).default(90_000),
   /**

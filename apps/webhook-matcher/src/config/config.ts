@@ -9,6 +9,7 @@ import {
   networkKeysSetting,
   refuseClockOffsetInProduction,
   secretListSetting,
+  optionalTokenSetting,
   secretSetting,
 } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
@@ -37,9 +38,7 @@ export const configSchema = z
     /** billing-ledger's operator token; unset: the operator routes refuse everyone. */
     OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')).optional(),
     /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */
-    OPERATOR_TOKEN_PREVIOUS: secretSetting(
-      z.string().min(16, 'must be at least 16 characters'),
-    ).optional(),
+    OPERATOR_TOKEN_PREVIOUS: optionalTokenSetting(),
     /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
     WEBHOOK_SECRETS_KEY: secretSetting(
       z.string().refine((value) => {

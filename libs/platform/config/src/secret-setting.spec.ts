@@ -4,6 +4,7 @@ import { ConfigError, parseConfig } from './load-config';
 import {
   holdsPlaceholder,
   isSecretSetting,
+  optionalTokenSetting,
   secretListSetting,
   secretSetting,
 } from './secret-setting';
@@ -115,5 +116,27 @@ describe('secretListSetting', () => {
       /KEYS is invalid: holds the placeholder CHANGE-ME/,
     );
     expect(isSecretSetting(schema.shape.KEYS)).toBe(true);
+  });
+});
+
+describe('optionalTokenSetting', () => {
+  const schema = z.object({ TOKEN_PREVIOUS: optionalTokenSetting() });
+
+  it('takes a token of 16 characters or more; unset and empty are both no token', () => {
+    expect(parseConfig(schema, { TOKEN_PREVIOUS: 'a-real-token-0123456789' }).TOKEN_PREVIOUS).toBe(
+      'a-real-token-0123456789',
+    );
+    expect(parseConfig(schema, {}).TOKEN_PREVIOUS).toBeUndefined();
+    expect(parseConfig(schema, { TOKEN_PREVIOUS: '' }).TOKEN_PREVIOUS).toBeUndefined();
+  });
+
+  it('refuses a short token and a placeholder; it is a secret', () => {
+    expect(() => parseConfig(schema, { TOKEN_PREVIOUS: 'short' })).toThrow(
+      /TOKEN_PREVIOUS is invalid: must be at least 16 characters/,
+    );
+    expect(() => parseConfig(schema, { TOKEN_PREVIOUS: EXAMPLE_TOKEN })).toThrow(
+      /TOKEN_PREVIOUS is invalid: holds the placeholder CHANGE-ME/,
+    );
+    expect(isSecretSetting(schema.shape.TOKEN_PREVIOUS)).toBe(true);
   });
 });

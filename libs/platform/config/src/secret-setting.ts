@@ -69,6 +69,20 @@ export function secretListSetting<T>(parse: (value: string) => T) {
   );
 }
 
+/**
+ * An optional bearer token shared with callers (at least 16 characters), such as the operator
+ * token's previous value during a rotation: empty is the same as unset, so a Secret whose key is
+ * emptied rather than removed does not stop the app.
+ */
+export function optionalTokenSetting() {
+  return secretSetting(
+    z
+      .string()
+      .refine((value) => value === '' || value.length >= 16, 'must be at least 16 characters')
+      .transform((value) => (value === '' ? undefined : value)),
+  ).optional();
+}
+
 /** Whether a schema (optional or defaulted included) was declared with `secretSetting`. */
 export function isSecretSetting(schema: z.ZodType): boolean {
   let current: z.ZodType = schema;
