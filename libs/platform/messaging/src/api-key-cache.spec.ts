@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FakeClock } from '@meridian/time';
-import { API_KEY_STALE_IF_ERROR_MS, ApiKeyCache } from './api-key-cache';
+import { API_KEY_KEPT_RETRY_MS, API_KEY_STALE_IF_ERROR_MS, ApiKeyCache } from './api-key-cache';
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -63,8 +63,11 @@ describe('ApiKeyCache', () => {
   it('while billing-ledger fails, answers a key it knew for up to an hour past its TTL, never an unknown one', async () => {
     const clock = new FakeClock();
     let fail = false;
+    let count = 0;
+    const calls = () => count;
     const cache = new ApiKeyCache<string>(
       async (key) => {
+        count++;
         if (fail) throw new Error('14 UNAVAILABLE');
         return key === 'good' ? 'principal' : null;
       },
@@ -75,12 +78,21 @@ describe('ApiKeyCache', () => {
     expect(await cache.get('bad')).toBeNull();
     fail = true;
     clock.advance(30_000);
+    const before = calls();
     expect(await cache.get('good')).toBe('principal');
+    expect(calls() - before).toBe(1);
+    // Held: the next calls within the retry interval do not wait on billing-ledger again.
+    clock.advance(API_KEY_KEPT_RETRY_MS - 1);
+    expect(await cache.get('good')).toBe('principal');
+    expect(calls() - before).toBe(1);
+    clock.advance(1);
+    expect(await cache.get('good')).toBe('principal');
+    expect(calls() - before).toBe(2);
     await expect(cache.get('bad')).rejects.toThrow('UNAVAILABLE');
     await expect(cache.get('never-seen')).rejects.toThrow('UNAVAILABLE');
-    clock.advance(API_KEY_STALE_IF_ERROR_MS - 1);
+    clock.advance(API_KEY_STALE_IF_ERROR_MS - API_KEY_KEPT_RETRY_MS - 1);
     expect(await cache.get('good')).toBe('principal');
-    clock.advance(1);
+    clock.advance(API_KEY_KEPT_RETRY_MS + 1);
     await expect(cache.get('good')).rejects.toThrow('UNAVAILABLE');
   });
 

@@ -11,6 +11,11 @@ interface Entry<P> {
 
 /** How long past its TTL a known key is answered while billing-ledger fails (stale-if-error). */
 export const API_KEY_STALE_IF_ERROR_MS = 3_600_000;
+/**
+ * After a failed lookup a kept key is answered from memory this long before billing-ledger is
+ * asked again: a hung billing-ledger costs one call the lookup's timeout, not every call.
+ */
+export const API_KEY_KEPT_RETRY_MS = 5_000;
 
 interface Pending<P> {
   call: Promise<P | null>;
@@ -67,8 +72,11 @@ export class ApiKeyCache<P> {
         (error: unknown) => {
           // Read again: a revocation that landed meanwhile has removed the entry.
           const known = this.entries.get(hash);
-          if (known !== undefined && known.value !== null && known.keepUntil > this.now())
+          const now = this.now();
+          if (known !== undefined && known.value !== null && known.keepUntil > now) {
+            known.expiresAt = Math.min(now + API_KEY_KEPT_RETRY_MS, known.keepUntil);
             return known.value;
+          }
           throw error;
         },
       )
