@@ -99,6 +99,9 @@ export const REAL_WORLD_TOKENS: readonly RealWorldToken[] = [
   t('OriginOnlyTradeToken', false, 'launch anti-bot: only tx.origin trades with the pool', {
     market: true,
   }),
+  t('ContractSellerBlockToken', false, 'launch anti-bot: contracts cannot sell to the pool', {
+    market: true,
+  }),
 ];
 
 /** The slice of the test devnet the deployment needs (test/support/devnet.ts). */

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     'OriginExemptFeeToken',
     'OriginOnlyTradeToken',
     'CodelessSellTrapToken',
+    'ContractSellerBlockToken',
   ]);
   await write(join(app, 'test/fixtures/contracts/artifacts.json'), fixtures);
   process.stdout.write(

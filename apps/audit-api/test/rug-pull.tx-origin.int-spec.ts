@@ -13,6 +13,7 @@ const CONTRACTS = [
   'CodelessBuyerTrapToken',
   'OriginExemptFeeToken',
   'OriginOnlyTradeToken',
+  'ContractSellerBlockToken',
 ] as const;
 type Contract = (typeof CONTRACTS)[number];
 
@@ -79,20 +80,44 @@ describe('rug pull checker on tokens that treat tx.origin apart (anvil + Uniswap
     return rugPullResponseSchema.parse(response.body).data;
   };
 
-  it('a sale refused when the seller is tx.origin is a honeypot, without the fork', async () => {
-    const data = await check(oneCall, 'OriginSellTrapToken');
-    expect(data.risk_indicators).toMatchObject({ is_honeypot: 1, cannot_buy: 0 });
-    expect({ status: data.status, risk: data.risk_status }).toEqual({
-      status: 'Fraud',
-      risk: 'High Risk',
-    });
-  });
+  // One call's two stand-in wallets cannot tell these two honeypots from the anti-bot rules that
+  // mirror them (ContractSellerBlockToken below; a sale only tx.origin may make): alone, the
+  // one-call trade reports a restriction; the fork trade, a real wallet's, shows the trap.
+  it.each(['OriginSellTrapToken', 'CodelessSellTrapToken'] as const)(
+    '%s: a sale refused to real wallets is a restriction without the fork, a honeypot with it',
+    async (contract) => {
+      const alone = await check(oneCall, contract);
+      expect(alone.risk_indicators).toMatchObject({
+        is_honeypot: 0,
+        cannot_sell_all: 1,
+        cannot_buy: 0,
+      });
+      expect({ status: alone.status, risk: alone.risk_status }).toEqual({
+        status: 'Not Fraud',
+        risk: 'Medium Risk',
+      });
+      const data = await check(withFork, contract);
+      expect(data.risk_indicators).toMatchObject({ is_honeypot: 1, cannot_buy: 0 });
+      expect({ status: data.status, risk: data.risk_status }).toEqual({
+        status: 'Fraud',
+        risk: 'High Risk',
+      });
+    },
+    120_000,
+  );
 
-  it('a sale refused when the seller has no code is a honeypot, without the fork', async () => {
-    const data = await check(oneCall, 'CodelessSellTrapToken');
-    expect(data.risk_indicators).toMatchObject({ is_honeypot: 1, cannot_buy: 0 });
-    expect(data.status).toBe('Fraud');
-  });
+  it('an anti-bot rule that refuses contracts a sale is no honeypot: a restriction alone, cleared by the fork', async () => {
+    const alone = await check(oneCall, 'ContractSellerBlockToken');
+    expect(alone.risk_indicators).toMatchObject({ is_honeypot: 0, cannot_sell_all: 1 });
+    expect(alone.status).toBe('Not Fraud');
+    const data = await check(withFork, 'ContractSellerBlockToken');
+    expect({
+      honeypot: data.risk_indicators.is_honeypot,
+      restricted: data.risk_indicators.cannot_sell_all,
+      risk: data.risk_status,
+      status: data.status,
+    }).toEqual({ honeypot: 0, restricted: 0, risk: 'Low Risk', status: 'Not Fraud' });
+  }, 120_000);
 
   it('only codeless buyers, and tx.origin cannot sell: the fork trade that bought shows the honeypot', async () => {
     // One call alone: every probe wallet is either a contract or not tx.origin.

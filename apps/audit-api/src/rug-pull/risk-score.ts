@@ -10,7 +10,17 @@ export interface TradeFindings {
   readonly buyTax: number | null;
   readonly sellTax: number | null;
   readonly transferTax: number | null;
+  /**
+   * The one-call trade's two stand-in wallets (tx.origin with code, no code and not tx.origin)
+   * met different trades: the token treats callers apart, and which of them a real wallet (both
+   * tx.origin and without code) meets, only a fork trade shows. Until one does, a failed step or
+   * a tax seen by one wallet alone counts as a restriction, never as a trap (ADR 0303).
+   */
+  readonly callerDependent?: boolean;
 }
+
+/** Trade points a caller-dependent finding counts at most: a restriction (Medium), not Fraud. */
+export const CALLER_DEPENDENT_MAX_POINTS = 40;
 
 /** What privileged calls did when simulated from the address of a privileged caller. */
 export interface PrivilegeFindings {
@@ -135,11 +145,15 @@ export function riskIndicators(f: TokenFindings): RiskIndicators {
     p.sellBlockProven;
   const raisedTax =
     p.maxSellTaxAfterCall !== null && p.maxSellTaxAfterCall > (f.trade?.sellTax ?? 0) + 0.01;
+  const dependent = f.trade?.callerDependent === true;
   return {
     // A honeypot is a token bought that cannot be sold; a wallet-to-wallet transfer that does
     // nothing is not one (it is reported in transfer_tax).
-    is_honeypot: bit(f.trade !== null && f.trade.buyOk && !f.trade.sellOk),
-    cannot_sell_all: bit(f.trade !== null && f.trade.sellOk && !f.trade.sellAllOk),
+    is_honeypot: bit(f.trade !== null && f.trade.buyOk && !f.trade.sellOk && !dependent),
+    // A sale refused to one stand-in wallet only is a restriction until a fork trade says more.
+    cannot_sell_all: bit(
+      f.trade !== null && f.trade.buyOk && !f.trade.sellAllOk && (f.trade.sellOk || dependent),
+    ),
     cannot_buy: bit(f.trade !== null && !f.trade.buyOk),
     is_mintable: bit(has('mint') || p.mintProven),
     buy_tax: round4(f.trade?.buyTax ?? null),
@@ -218,18 +232,20 @@ export function taxPoints(tax: number | null): number {
   return 0;
 }
 
-export function riskScore(_f: TokenFindings, r: RiskIndicators, d: RugForensicDetails): number {
+export function riskScore(f: TokenFindings, r: RiskIndicators, d: RugForensicDetails): number {
   const w = MALICE_WEIGHTS;
-  const points =
+  const trade =
     w.is_honeypot * r.is_honeypot +
     w.cannot_buy * r.cannot_buy +
     w.cannot_sell_all * r.cannot_sell_all +
+    Math.max(taxPoints(r.buy_tax), taxPoints(r.sell_tax), taxPoints(r.transfer_tax));
+  const points =
+    (f.trade?.callerDependent ? Math.min(trade, CALLER_DEPENDENT_MAX_POINTS) : trade) +
     w.approval_abuse * d.approval_abuse +
     w.owner_can_block_sells * r.owner_can_block_sells +
     w.hidden_power * r.hidden_power +
     w.selfdestruct * r.selfdestruct +
-    w.external_call * r.external_call +
-    Math.max(taxPoints(r.buy_tax), taxPoints(r.sell_tax), taxPoints(r.transfer_tax));
+    w.external_call * r.external_call;
   return Math.min(100, Math.round(points));
 }
 

@@ -170,6 +170,31 @@ describe('risk score: malice and centralisation apart', () => {
     expect([result.malice, result.centralisation]).toEqual([malice, centralisation]);
   });
 
+  it('a sale refused to one stand-in wallet only is a restriction (Medium), not a honeypot, until a fork trade shows more', () => {
+    const refusedToOne = {
+      ...clean,
+      trade: { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null },
+    };
+    const trap = scored(refusedToOne);
+    expect(trap.indicators).toMatchObject({ is_honeypot: 1, cannot_sell_all: 0 });
+    expect(riskStatus(trap.malice)).toBe('High Risk');
+    const dependent = scored({
+      ...refusedToOne,
+      trade: { ...refusedToOne.trade, callerDependent: true },
+    });
+    expect(dependent.indicators).toMatchObject({ is_honeypot: 0, cannot_sell_all: 1 });
+    expect(dependent.malice).toBe(40);
+    expect(riskStatus(dependent.malice)).toBe('Medium Risk');
+  });
+
+  it('a tax one stand-in wallet alone pays counts at most as a restriction', () => {
+    const taxed = { ...clean, trade: { ...clean.trade!, sellTax: 0.95 } };
+    expect(scored(taxed).malice).toBe(60);
+    const dependent = scored({ ...taxed, trade: { ...taxed.trade, callerDependent: true } });
+    expect(dependent.indicators.sell_tax).toBe(0.95);
+    expect(dependent.malice).toBe(40);
+  });
+
   it('a proven mint is is_mintable, not owner_change_balance (one power, counted once)', () => {
     const { indicators } = scored({
       ...owned,

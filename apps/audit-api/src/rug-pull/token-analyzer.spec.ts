@@ -15,18 +15,35 @@ describe('worseTrade: what a wallet that is tx.origin and has no code meets', ()
   it.each<[string, Partial<TradeFindings>, Partial<TradeFindings>, Partial<TradeFindings>]>([
     ['both clean', {}, {}, {}],
     [
-      'a sale refused to one wallet is refused',
+      'a sale refused to one wallet is refused, and depends on the caller',
       { sellOk: false, sellAllOk: false },
       {},
+      { sellOk: false, sellAllOk: false, callerDependent: true },
+    ],
+    [
+      'a sale refused to both wallets is refused, whoever calls',
+      { sellOk: false, sellAllOk: false },
+      { sellOk: false, sellAllOk: false },
       { sellOk: false, sellAllOk: false },
     ],
     [
-      'a buy refused to the other wallet is refused',
+      'a buy refused to the other wallet is refused, and depends on the caller',
       {},
       { buyOk: false, buyTax: null },
-      { buyOk: false, buyTax: 0 },
+      { buyOk: false, buyTax: 0, callerDependent: true },
     ],
-    ['the higher tax counts', { sellTax: 0.02 }, { sellTax: 0.6 }, { sellTax: 0.6 }],
+    [
+      'the higher tax counts; taxes apart depend on the caller',
+      { sellTax: 0.02 },
+      { sellTax: 0.6 },
+      { sellTax: 0.6, callerDependent: true },
+    ],
+    [
+      'taxes within rounding are the same trade',
+      { sellTax: 0.05 },
+      { sellTax: 0.055 },
+      { sellTax: 0.055 },
+    ],
     [
       'an unmeasured tax takes the measured one',
       { sellTax: null },

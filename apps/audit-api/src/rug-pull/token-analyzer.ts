@@ -210,7 +210,9 @@ export async function analyzeToken(
     probePrivileges(client, token, callers, selectors, market),
   ]);
   let trade = oneCallTrade;
-  const failed = trade !== null && (!trade.buyOk || !trade.sellOk || !trade.sellAllOk);
+  const failed =
+    trade !== null &&
+    (!trade.buyOk || !trade.sellOk || !trade.sellAllOk || trade.callerDependent === true);
   if (market && failed && options.confirmTrade) {
     try {
       const confirmed = await options.confirmTrade(token, market.router, market.value, blockNumber);
@@ -346,11 +348,28 @@ async function simulateTrade(
 const maxTax = (a: number | null, b: number | null): number | null =>
   a === null ? b : b === null ? a : Math.max(a, b);
 
+/** Taxes further apart than this are a difference between the wallets, not rounding. */
+const TAX_TOLERANCE = 0.01;
+
+const taxesDiffer = (a: number | null, b: number | null): boolean =>
+  a !== null && b !== null && Math.abs(a - b) > TAX_TOLERANCE;
+
 /**
- * What a wallet that is both tx.origin and without code meets: each step only if both probe
- * wallets passed it, each tax the higher one.
+ * The two probe wallets' trades as one: each step passed only if both passed it, each tax the
+ * higher one, and `callerDependent` when they met different trades. A real wallet is both
+ * tx.origin and without code, but neither probe is: a sale refused to one of them alone is what
+ * a honeypot that refuses tx.origin shows, and what an anti-bot rule that refuses contracts
+ * shows too, so it counts as a restriction until a fork trade shows which (ADR 0303).
  */
 export function worseTrade(a: TradeFindings, b: TradeFindings): TradeFindings {
+  const callerDependent =
+    a.buyOk !== b.buyOk ||
+    a.transferOk !== b.transferOk ||
+    a.sellOk !== b.sellOk ||
+    a.sellAllOk !== b.sellAllOk ||
+    taxesDiffer(a.buyTax, b.buyTax) ||
+    taxesDiffer(a.sellTax, b.sellTax) ||
+    taxesDiffer(a.transferTax, b.transferTax);
   return {
     buyOk: a.buyOk && b.buyOk,
     transferOk: a.transferOk && b.transferOk,
@@ -359,6 +378,7 @@ export function worseTrade(a: TradeFindings, b: TradeFindings): TradeFindings {
     buyTax: maxTax(a.buyTax, b.buyTax),
     sellTax: maxTax(a.sellTax, b.sellTax),
     transferTax: maxTax(a.transferTax, b.transferTax),
+    ...(callerDependent ? { callerDependent } : {}),
   };
 }
 
