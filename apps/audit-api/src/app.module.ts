@@ -6,6 +6,7 @@ import { ObservabilityModule } from '@meridian/platform-observability';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { AuthService } from './auth/auth.service';
 import { CachedCredentialSource } from './auth/cached-credential-source';
 import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
@@ -66,14 +67,16 @@ export class AppModule {
         { provide: CLOCK, useValue: clock },
         {
           provide: CREDENTIAL_SOURCE,
-          inject: [JetStreamConsumers],
-          useFactory: (consumers: JetStreamConsumers) =>
+          inject: [JetStreamConsumers, Registry],
+          useFactory: (consumers: JetStreamConsumers, registry: Registry) =>
             new CachedCredentialSource(
               overrides.credentials ??
                 new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
               clock,
               config.AUDIT_KEY_CACHE_TTL_MS,
-            ).watch(consumers),
+            )
+              .watch(consumers)
+              .count(registry),
         },
         {
           provide: CHAIN_CLIENTS,

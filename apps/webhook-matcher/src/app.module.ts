@@ -6,6 +6,7 @@ import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messagin
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminWebhooksController } from './admin/admin-webhooks.controller';
@@ -83,14 +84,16 @@ export class AppModule {
         { provide: CLOCK, useValue: clock },
         {
           provide: CREDENTIAL_SOURCE,
-          inject: [JetStreamConsumers],
-          useFactory: (consumers: JetStreamConsumers) =>
+          inject: [JetStreamConsumers, Registry],
+          useFactory: (consumers: JetStreamConsumers, registry: Registry) =>
             new CachedCredentialSource(
               overrides.credentials ??
                 new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
               clock,
               config.WEBHOOK_KEY_CACHE_TTL_MS,
-            ).watch(consumers),
+            )
+              .watch(consumers)
+              .count(registry),
         },
         ApiKeyGuard,
         OperatorGuard,

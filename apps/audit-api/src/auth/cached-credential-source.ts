@@ -1,5 +1,6 @@
 import { ApiKeyCache, type JetStreamConsumers } from '@meridian/platform-messaging';
 import type { Clock } from '@meridian/time';
+import type { Registry } from 'prom-client';
 import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 /**
@@ -26,6 +27,12 @@ export class CachedCredentialSource implements CredentialSource {
   /** Evicts keys as billing-ledger revokes them (KvBuckets.revokedCredentials). */
   watch(consumers: JetStreamConsumers): this {
     this.cache.watch(consumers);
+    return this;
+  }
+
+  /** Counts the lookups answered from a key known before while billing-ledger failed. */
+  count(registry: Registry): this {
+    this.cache.count(registry);
     return this;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FakeClock } from '@meridian/time';
+import { Registry } from 'prom-client';
 import { API_KEY_KEPT_RETRY_MS, API_KEY_STALE_IF_ERROR_MS, ApiKeyCache } from './api-key-cache';
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -74,8 +75,13 @@ describe('ApiKeyCache', () => {
       () => clock.now().getTime(),
       30_000,
     );
+    const registry = new Registry();
+    cache.count(registry);
+    const kept = async () =>
+      (await registry.getSingleMetric('api_key_cache_kept_total')!.get()).values[0]?.value ?? 0;
     expect(await cache.get('good')).toBe('principal');
     expect(await cache.get('bad')).toBeNull();
+    expect(await kept()).toBe(0);
     fail = true;
     clock.advance(30_000);
     const before = calls();
@@ -88,6 +94,7 @@ describe('ApiKeyCache', () => {
     clock.advance(1);
     expect(await cache.get('good')).toBe('principal');
     expect(calls() - before).toBe(2);
+    expect(await kept()).toBe(2);
     await expect(cache.get('bad')).rejects.toThrow('UNAVAILABLE');
     await expect(cache.get('never-seen')).rejects.toThrow('UNAVAILABLE');
     clock.advance(API_KEY_STALE_IF_ERROR_MS - API_KEY_KEPT_RETRY_MS - 1);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CredentialRevokedSchema, KvBuckets } from '@meridian/contracts';
+import { Counter, type Registry } from 'prom-client';
 import type { JetStreamConsumers } from './jetstream-consumers';
 
 interface Entry<P> {
@@ -37,6 +38,7 @@ interface Pending<P> {
 export class ApiKeyCache<P> {
   private readonly entries = new Map<string, Entry<P>>();
   private readonly inFlight = new Map<string, Pending<P>>();
+  private kept: { inc(): void } | undefined;
 
   constructor(
     private readonly load: (key: string) => Promise<P | null>,
@@ -75,6 +77,7 @@ export class ApiKeyCache<P> {
           const now = this.now();
           if (known !== undefined && known.value !== null && known.keepUntil > now) {
             known.expiresAt = Math.min(now + API_KEY_KEPT_RETRY_MS, known.keepUntil);
+            this.kept?.inc();
             return known.value;
           }
           throw error;
@@ -101,6 +104,21 @@ export class ApiKeyCache<P> {
     consumers.mirror(KvBuckets.revokedCredentials.name, CredentialRevokedSchema, (_key, value) => {
       if (value?.credentialType === 'api_key') this.revokeHash(value.credentialHash);
     });
+  }
+
+  /**
+   * Counts on `registry` every failed lookup answered from a key known before
+   * (`api_key_cache_kept_total`): billing-ledger unreachable while callers are still served.
+   */
+  count(registry: Registry): this {
+    this.kept =
+      (registry.getSingleMetric('api_key_cache_kept_total') as Counter | undefined) ??
+      new Counter({
+        name: 'api_key_cache_kept_total',
+        help: 'API key lookups that failed at billing-ledger and were answered from a key known before (stale-if-error)',
+        registers: [registry],
+      });
+    return this;
   }
 
   get size(): number {
