@@ -33,12 +33,15 @@ export function httpAnswerOf(exception: unknown): {
 } {
   if (exception instanceof DomainError) {
     const headers: Record<string, string> = {};
+    const status = httpStatusOf[exception.kind];
     const retryAfterMs = exception.details?.['retryAfterMs'];
     if (typeof retryAfterMs === 'number')
       headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    // A dependency out of reach (503): come back in a second, as the gateway says (RFC 9110).
+    else if (status === 503) headers['Retry-After'] = '1';
     const { retryAfterMs: _omit, ...details } = exception.details ?? {};
     return {
-      status: httpStatusOf[exception.kind],
+      status,
       body: { error: exception.code, message: exception.message, ...details },
       headers,
     };
