@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { parseSecretsKey } from './secret-box';
 
 /**
  * A key ring for sealed signing secrets (ADR 0424): the current key seals, every key of the
@@ -46,6 +45,13 @@ export function secretsKeyId(key: Buffer): string {
     .digest()
     .subarray(0, KEY_ID_BYTES)
     .toString('base64url');
+}
+
+/** WEBHOOK_SECRETS_KEY: 32 bytes, base64. */
+export function parseSecretsKey(base64: string): Buffer {
+  const key = Buffer.from(base64, 'base64');
+  if (key.length !== 32) throw new Error('WEBHOOK_SECRETS_KEY must be 32 bytes, base64-encoded');
+  return key;
 }
 
 /**

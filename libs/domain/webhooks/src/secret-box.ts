@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { SecretKeyRing } from './secret-box-ring';
 
 /**
  * Signing secrets at rest (webhook-matcher's table, the webhook-status KV bucket) are sealed
@@ -10,12 +11,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  */
 const VERSION = 'v1';
 const IV_BYTES = 12;
-
-export function parseSecretsKey(base64: string): Buffer {
-  const key = Buffer.from(base64, 'base64');
-  if (key.length !== 32) throw new Error('WEBHOOK_SECRETS_KEY must be 32 bytes, base64-encoded');
-  return key;
-}
 
 export function sealSecret(key: Buffer, plaintext: string): string {
   const iv = randomBytes(IV_BYTES);
@@ -30,16 +25,9 @@ export function sealSecret(key: Buffer, plaintext: string): string {
   ].join('.');
 }
 
+/** A value of `sealSecret` (or of the key ring under this key) opened; throws if it does not open. */
 export function openSecret(key: Buffer, sealed: string): string {
-  const [version, iv, tag, body] = sealed.split('.');
-  if (version !== VERSION || !iv || !tag || body === undefined)
-    throw new Error('not a sealed secret');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([
-    decipher.update(Buffer.from(body, 'base64url')),
-    decipher.final(),
-  ]).toString('utf8');
+  return new SecretKeyRing(key).open(sealed);
 }
 
 export * from './secret-box-ring';
