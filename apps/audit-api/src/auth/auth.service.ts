@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
+import { bearerOf } from '@meridian/platform-http';
 import {
   AUDIT_SCOPE,
   CREDENTIAL_SOURCE,
@@ -13,8 +14,8 @@ export class AuthService {
 
   /** `Authorization: Bearer <API_KEY>` → principal with the audit scope, or 401/403. */
   async authenticate(header: string | undefined): Promise<ApiKeyPrincipal> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match)
+    const key = bearerOf(header);
+    if (key === undefined)
       throw new DomainError(
         'missing_api_key',
         'unauthenticated',
@@ -22,7 +23,7 @@ export class AuthService {
       );
     let principal: ApiKeyPrincipal | null;
     try {
-      principal = await this.credentials.resolveApiKey(match[1]!);
+      principal = await this.credentials.resolveApiKey(key);
     } catch (cause) {
       throw new DomainError(
         'credentials_unavailable',

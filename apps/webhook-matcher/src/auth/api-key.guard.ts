@@ -6,6 +6,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
+import { bearerOf } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
 import { CREDENTIAL_SOURCE, WEBHOOKS_SCOPE, type CredentialSource } from './credential-source';
 
@@ -23,12 +24,11 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})\s*$/i.exec(header) : null;
-    if (!match) throw unauthorized();
+    const key = bearerOf(request.headers.authorization);
+    if (key === undefined) throw unauthorized();
     let principal;
     try {
-      principal = await this.credentials.resolveApiKey(match[1]!);
+      principal = await this.credentials.resolveApiKey(key);
     } catch (cause) {
       throw new DomainError(
         'credentials_unavailable',
