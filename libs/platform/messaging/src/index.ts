@@ -2,6 +2,7 @@ export * from './messaging.module';
 export * from './nats-namespace';
 export * from './nats-client';
 export * from './nats-connect-options';
+export * from './nats-permissions';
 export * from './jetstream-publisher';
 export * from './pub-ack-batch';
 export * from './handler-outcome';

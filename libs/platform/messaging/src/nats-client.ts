@@ -11,6 +11,7 @@ import {
   redactedNatsUrl,
   type NatsConnectionSettings,
 } from './nats-connect-options';
+import { natsInboxPrefix } from './nats-permissions';
 
 /** `url` and the credential and TLS files (`natsSettingsOf(config)` of @meridian/platform-config). */
 export interface NatsClientOptions extends NatsConnectionSettings {
@@ -121,6 +122,8 @@ export class NatsClient {
       const nc = await connect({
         ...natsConnectOptions(this.options),
         name: this.options.name,
+        // Replies to this connection only (ADR 0507): its NATS user may subscribe to its own.
+        inboxPrefix: natsInboxPrefix(this.options.name),
         maxReconnectAttempts: -1,
         timeout: 2_000,
         noAsyncTraces: true,

@@ -6,6 +6,15 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 
+/**
+ * The connection's `inboxPrefix` (NatsClient sets one per app, ADR 0507), which nats.js keeps
+ * in its options but not in the NatsConnection type; its own requests and consumers read it
+ * there too. A PubAck must come to an inbox the app's NATS user may subscribe to.
+ */
+function inboxPrefixOf(nc: NatsConnection): string | undefined {
+  return (nc as NatsConnection & { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
+}
+
 /** One message for a stream: what `js.publish` would send, without its per-message request. */
 export interface StreamMessage {
   subject: string;
@@ -115,7 +124,7 @@ export class PubAckBatch {
   private attach(nc: NatsConnection): void {
     if (this.subscription && this.connection === nc && !this.subscription.isClosed()) return;
     this.connection = nc;
-    this.inbox = createInbox();
+    this.inbox = createInbox(inboxPrefixOf(nc));
     this.subscription = nc.subscribe(`${this.inbox}.*`, {
       // An error closes the subscription: the open batches fail on their timers.
       callback: (error, msg) => {
