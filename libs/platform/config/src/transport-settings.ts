@@ -18,15 +18,8 @@ function read(path: string): string {
   return readFileSync(path, 'utf8');
 }
 
-/** Why the file at `path` does not hold a `kind`, or undefined when it does. */
-export function pemFileProblem(path: string, kind: Kind): string | undefined {
-  let text: string;
-  try {
-    text = read(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return `cannot be read (${path}: ${code})`;
-  }
+/** Why `text` (read from `path`) does not hold a `kind`, or undefined when it does. */
+function pemTextProblem(text: string, path: string, kind: Kind): string | undefined {
   try {
     switch (kind) {
       case 'certificate':
@@ -51,6 +44,53 @@ export function pemFileProblem(path: string, kind: Kind): string | undefined {
   } catch (error) {
     return `holds an unreadable ${kind} (${path}: ${(error as Error).message})`;
   }
+}
+
+/** Why the file at `path` does not hold a `kind`, or undefined when it does. */
+export function pemFileProblem(path: string, kind: Kind): string | undefined {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return `cannot be read (${path}: ${code})`;
+  }
+  return pemTextProblem(text, path, kind);
+}
+
+/** Whether the key is that of the certificate (the first of a chain). */
+function keyMatches(certPem: string, keyPem: string): boolean {
+  return new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+}
+
+/** A certificate and its key as PEM text, with the paths they were read from. */
+export interface TlsPemFiles {
+  ca?: { path: string; text: string };
+  cert?: { path: string; text: string };
+  key?: { path: string; text: string };
+}
+
+/**
+ * Why a set of TLS files read together does not make a usable identity, or undefined: each file
+ * of its kind, the key that of the certificate. The same checks as at start (`pemFileProblem`,
+ * the pairs of `transportSettingsProblem`), for files read again later: a renewed certificate is
+ * taken only when this passes (`@meridian/platform-grpc` TlsFilesProvider, ADR 0506).
+ */
+export function tlsPemProblem(files: TlsPemFiles): string | undefined {
+  if (Boolean(files.cert) !== Boolean(files.key))
+    return 'a certificate and its key must be given together';
+  for (const [label, kind, file] of [
+    ['the CA', 'certificate', files.ca],
+    ['the certificate', 'certificate', files.cert],
+    ['the key', 'private key', files.key],
+  ] as const) {
+    const problem = file ? pemTextProblem(file.text, file.path, kind) : undefined;
+    if (problem) return `${label} ${problem}`;
+  }
+  if (!files.cert || !files.key) return undefined;
+  return keyMatches(files.cert.text, files.key.text)
+    ? undefined
+    : `the key (${files.key.path}) is not the key of the certificate (${files.cert.path})`;
 }
 
 /** A file setting; empty is unset (a ConfigMap key left blank). */
@@ -95,6 +135,13 @@ export const transportEnv = {
     .string()
     .transform((name) => name || undefined)
     .optional(),
+  /**
+   * How often the gRPC TLS files (GRPC_TLS_*, and rpc-gateway's PUBLIC_GRPC_TLS_*) are read
+   * again: a renewed certificate, key or CA is taken without a restart; a broken one is refused
+   * and the last good one kept (ADR 0506). cert-manager renews at 2/3 of a lifetime of weeks,
+   * so an hour is plenty.
+   */
+  GRPC_TLS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),
   /** A `.creds` file (user JWT + NKEY seed, decentralised auth); or NATS_NKEY_SEED_FILE. */
   NATS_CREDS_FILE: file('NATS credentials'),
   /** A file holding an NKEY user seed (`SU…`). */
@@ -130,7 +177,7 @@ function pairProblem(config: Record<string, unknown>, certVar: string): SettingP
   if (!cert || !key) return undefined;
   let matches: boolean;
   try {
-    matches = new X509Certificate(read(cert)).checkPrivateKey(createPrivateKey(read(key)));
+    matches = keyMatches(read(cert), read(key));
   } catch (error) {
     return { variable: certVar, problem: `is invalid: ${(error as Error).message}` };
   }
@@ -183,6 +230,8 @@ export interface GrpcTlsFiles {
   keyFile?: string;
   requireClientCert: boolean;
   serverName?: string;
+  /** How often the files are read again (GRPC_TLS_REFRESH_SECONDS). */
+  refreshIntervalMs: number;
 }
 
 export function grpcTlsOf(config: {
@@ -191,6 +240,7 @@ export function grpcTlsOf(config: {
   GRPC_TLS_KEY_FILE?: string;
   GRPC_TLS_CLIENT_AUTH?: 'none' | 'require';
   GRPC_TLS_SERVER_NAME?: string;
+  GRPC_TLS_REFRESH_SECONDS: number;
 }): GrpcTlsFiles {
   return {
     caFile: config.GRPC_TLS_CA_FILE,
@@ -198,6 +248,7 @@ export function grpcTlsOf(config: {
     keyFile: config.GRPC_TLS_KEY_FILE,
     requireClientCert: config.GRPC_TLS_CLIENT_AUTH === 'require',
     serverName: config.GRPC_TLS_SERVER_NAME,
+    refreshIntervalMs: config.GRPC_TLS_REFRESH_SECONDS * 1_000,
   };
 }
 

@@ -1,10 +1,16 @@
-import { readFileSync } from 'node:fs';
 import {
   credentials,
+  experimental,
   ServerCredentials,
   type ChannelCredentials,
   type ChannelOptions,
 } from '@grpc/grpc-js';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import {
+  TlsFilesProvider,
+  type TlsReloadEvent,
+  type TlsReloadListener,
+} from './tls-files-provider';
 
 /**
  * TLS files of the internal gRPC (`grpcTlsOf(config)` of @meridian/platform-config, which
@@ -20,9 +26,24 @@ export interface GrpcTls {
   requireClientCert?: boolean;
   /** Client: the name in the server's certificate, when not the host dialled. */
   serverName?: string;
+  /**
+   * How often the files are read again while in use (GRPC_TLS_REFRESH_SECONDS; default an
+   * hour): a renewed certificate, key or CA is taken, a broken one refused (TlsFilesProvider).
+   */
+  refreshIntervalMs?: number;
+  /** Told of every read that found the files changed (log, metric: `reportTlsReloads`). */
+  onReload?: TlsReloadListener;
 }
 
-const read = (path: string | undefined) => (path ? readFileSync(path) : null);
+/** GRPC_TLS_REFRESH_SECONDS's default, for callers that give no interval. */
+export const DEFAULT_TLS_REFRESH_MS = 3_600_000;
+
+function providerOf(tls: GrpcTls, files: { caFile?: string; certFile?: string; keyFile?: string }) {
+  return new TlsFilesProvider(files, {
+    refreshIntervalMs: tls.refreshIntervalMs ?? DEFAULT_TLS_REFRESH_MS,
+    onReload: tls.onReload ?? defaultReloadLog,
+  });
+}
 
 /** Whether a server serves TLS: a certificate and its key. */
 export function serverUsesTls(tls: GrpcTls | undefined): boolean {
@@ -34,30 +55,49 @@ export function clientUsesTls(tls: GrpcTls | undefined): boolean {
   return Boolean(tls?.caFile);
 }
 
-/** TLS (mutual with `requireClientCert`) with a certificate and key; plaintext without. */
+/**
+ * TLS (mutual with `requireClientCert`) with a certificate and key; plaintext without. The files
+ * are read again every `refreshIntervalMs` while the server runs: new connections get a renewed
+ * certificate (and a renewed CA checks their certificates); open ones keep theirs.
+ */
 export function grpcServerCredentials(tls: GrpcTls | undefined): ServerCredentials {
   if (!tls || !serverUsesTls(tls)) {
     if (tls?.requireClientCert)
       throw new Error('gRPC client authentication needs a server certificate and key');
     return ServerCredentials.createInsecure();
   }
-  const ca = read(tls.caFile);
-  if (tls.requireClientCert && !ca) throw new Error('gRPC client authentication needs a CA');
-  return ServerCredentials.createSsl(
-    ca,
-    [{ cert_chain: read(tls.certFile)!, private_key: read(tls.keyFile)! }],
+  if (tls.requireClientCert && !tls.caFile)
+    throw new Error('gRPC client authentication needs a CA');
+  const provider = providerOf(tls, {
+    certFile: tls.certFile,
+    keyFile: tls.keyFile,
+    caFile: tls.requireClientCert ? tls.caFile : undefined,
+  });
+  // grpc-js 1.14 declares (ca, identity) but hands its first argument to the server as the
+  // identity and its second as the CA; one provider serves both, and null means no client check.
+  return experimental.createCertificateProviderServerCredentials(
+    provider,
+    tls.requireClientCert ? provider : null,
     tls.requireClientCert ?? false,
   );
 }
 
-/** TLS with the private CA (and the client's certificate, when given); plaintext without a CA. */
+/**
+ * TLS with the private CA (and the client's certificate, when given); plaintext without a CA.
+ * The files are read again every `refreshIntervalMs`: a renewed CA or client certificate is used
+ * for the next connection the channel makes.
+ */
 export function grpcChannelCredentials(tls: GrpcTls | undefined): ChannelCredentials {
   if (!tls || !clientUsesTls(tls)) return credentials.createInsecure();
-  const certFile = tls.certFile && tls.keyFile ? tls.certFile : undefined;
-  return credentials.createSsl(
-    read(tls.caFile),
-    certFile ? read(tls.keyFile) : null,
-    certFile ? read(certFile) : null,
+  const identity = Boolean(tls.certFile && tls.keyFile);
+  const provider = providerOf(tls, {
+    caFile: tls.caFile,
+    certFile: identity ? tls.certFile : undefined,
+    keyFile: identity ? tls.keyFile : undefined,
+  });
+  return experimental.createCertificateProviderChannelCredentials(
+    provider,
+    identity ? provider : null,
   );
 }
 
@@ -68,4 +108,80 @@ export function grpcTlsChannelOptions(tls: GrpcTls | undefined): ChannelOptions 
     'grpc.ssl_target_name_override': tls.serverName,
     'grpc.default_authority': tls.serverName,
   };
+}
+
+/** A pino logger fits. */
+export interface TlsReloadLogger {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+const RELOADS = 'grpc_tls_reloads_total';
+const NOT_AFTER = 'grpc_tls_certificate_not_after_seconds';
+
+/**
+ * A reload listener that logs the files read at start and every changed read (a refused one as an error naming why, the
+ * last good certificate kept) and, given a registry, counts them in `grpc_tls_reloads_total`
+ * {tls, outcome} and sets `grpc_tls_certificate_not_after_seconds` {tls}: the end of the served
+ * certificate's validity (an alert before it passes catches a renewal that never arrives).
+ * `tls` names the server or client (`billing.v1-server`).
+ */
+export function reportTlsReloads(options: {
+  tls: string;
+  logger: TlsReloadLogger;
+  registry?: Registry;
+}): TlsReloadListener {
+  const reloads =
+    options.registry &&
+    metricOf(
+      options.registry,
+      RELOADS,
+      (registers) =>
+        new Counter({
+          name: RELOADS,
+          help: 'Reads of changed gRPC TLS files: loaded (served from now on) or rejected (the last good ones kept)',
+          labelNames: ['tls', 'outcome'],
+          registers,
+        }),
+    );
+  const notAfter =
+    options.registry &&
+    metricOf(
+      options.registry,
+      NOT_AFTER,
+      (registers) =>
+        new Gauge({
+          name: NOT_AFTER,
+          help: 'End of validity of the gRPC TLS certificate served (unix seconds)',
+          labelNames: ['tls'],
+          registers,
+        }),
+    );
+  const setNotAfter = (iso?: string) => {
+    if (iso) notAfter?.set({ tls: options.tls }, Math.floor(Date.parse(iso) / 1_000));
+  };
+  const { logger } = options;
+  return (event: TlsReloadEvent) => {
+    setNotAfter(event.certificate?.notAfter);
+    const fields = { tls: options.tls, files: event.files, certificate: event.certificate };
+    if (event.outcome === 'initial') return logger.info(fields, 'gRPC TLS files loaded');
+    reloads?.inc({ tls: options.tls, outcome: event.outcome });
+    if (event.outcome === 'loaded')
+      logger.info(fields, 'gRPC TLS files renewed: serving the new ones');
+    else
+      logger.error(
+        { ...fields, problem: event.problem },
+        'gRPC TLS files changed but refused: still serving the last good ones',
+      );
+  };
+}
+
+function metricOf<M>(registry: Registry, name: string, make: (registers: Registry[]) => M): M {
+  return (registry.getSingleMetric(name) as M | undefined) ?? make([registry]);
+}
+
+/** Without a listener of the app's: one JSON line on stderr per changed read. */
+function defaultReloadLog(event: TlsReloadEvent): void {
+  if (event.outcome === 'initial') return;
+  process.stderr.write(`${JSON.stringify({ msg: 'gRPC TLS files changed', ...event })}\n`);
 }

@@ -3,3 +3,4 @@ export * from './grpc-service-definition';
 export * from './grpc-server';
 export * from './grpc-client';
 export * from './grpc-tls';
+export * from './tls-files-provider';

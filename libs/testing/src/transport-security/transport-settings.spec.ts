@@ -41,9 +41,13 @@ afterAll(() => pki.remove());
 
 describe('gRPC TLS settings', () => {
   it('are all optional: none set is plaintext, and empty is unset', () => {
-    expect(grpcTlsOf(parse({}))).toEqual({ requireClientCert: false });
+    expect(grpcTlsOf(parse({}))).toEqual({
+      requireClientCert: false,
+      refreshIntervalMs: 3_600_000,
+    });
     expect(grpcTlsOf(parse({ GRPC_TLS_CA_FILE: '', GRPC_TLS_SERVER_NAME: '' }))).toEqual({
       requireClientCert: false,
+      refreshIntervalMs: 3_600_000,
     });
   });
 
@@ -54,6 +58,7 @@ describe('gRPC TLS settings', () => {
       GRPC_TLS_KEY_FILE: a.keyFile,
       GRPC_TLS_CLIENT_AUTH: 'require',
       GRPC_TLS_SERVER_NAME: 'billing-ledger',
+      GRPC_TLS_REFRESH_SECONDS: '600',
     });
     expect(grpcTlsOf(config)).toEqual({
       caFile: ca.certFile,
@@ -61,7 +66,15 @@ describe('gRPC TLS settings', () => {
       keyFile: a.keyFile,
       requireClientCert: true,
       serverName: 'billing-ledger',
+      refreshIntervalMs: 600_000,
     });
+  });
+
+  it('refuse a refresh interval that is no whole number of seconds from 1 to a day', () => {
+    for (const value of ['0', '1.5', '86401', 'hourly'])
+      expect(refused({ GRPC_TLS_REFRESH_SECONDS: value })).toMatch(
+        /^config error: GRPC_TLS_REFRESH_SECONDS is invalid: /,
+      );
   });
 
   it('refuse an unreadable file, naming the variable and the path', () => {
