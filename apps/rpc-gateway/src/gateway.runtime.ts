@@ -200,6 +200,7 @@ export class GatewayRuntime
         tls: {
           certFile: this.config.PUBLIC_GRPC_TLS_CERT_FILE,
           keyFile: this.config.PUBLIC_GRPC_TLS_KEY_FILE,
+          refreshIntervalMs: this.config.GRPC_TLS_REFRESH_SECONDS * 1_000,
         },
         logger: this.logger,
       });

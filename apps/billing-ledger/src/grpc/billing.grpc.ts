@@ -4,6 +4,7 @@ import { DomainError } from '@meridian/errors';
 import { grpcTlsOf } from '@meridian/platform-config';
 import {
   grpcService,
+  reportTlsReloads,
   startGrpcServer,
   type GrpcServiceImplementation,
   type RunningGrpcServer,
@@ -11,6 +12,7 @@ import {
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { AccountsService } from '../accounts/accounts.service';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -38,6 +40,7 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly registry: Registry,
   ) {}
 
   readonly implementation: GrpcServiceImplementation<BillingMethods> = {
@@ -80,7 +83,15 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       host: this.config.HTTP_HOST,
       port: this.config.GRPC_PORT,
       services: [grpcService(billingV1.BillingService, this.implementation)],
-      tls: grpcTlsOf(this.config),
+      tls: {
+        ...grpcTlsOf(this.config),
+        // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).
+        onReload: reportTlsReloads({
+          tls: 'billing.v1-server',
+          logger: this.logger,
+          registry: this.registry,
+        }),
+      },
     });
     this.port = this.server.port;
     this.readiness.register('grpc', async () => {

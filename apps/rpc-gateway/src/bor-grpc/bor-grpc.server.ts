@@ -2,6 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { bor } from '@meridian/contracts';
 import {
   grpcService,
+  reportTlsReloads,
   startGrpcServer,
   type GrpcServiceImplementation,
   type GrpcTls,
@@ -47,7 +48,13 @@ export async function startBorGrpc(
     host: options.host,
     port: options.port,
     services: [grpcService(bor.BorApi, implementation)],
-    tls: options.tls,
+    // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).
+    tls: options.tls && {
+      certFile: options.tls.certFile,
+      keyFile: options.tls.keyFile,
+      refreshIntervalMs: options.tls.refreshIntervalMs,
+      onReload: reportTlsReloads({ tls: 'bor-server', logger: options.logger }),
+    },
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
     onOutcome: (method, code, failure) => {
