@@ -30,7 +30,16 @@ import {
   type NatsDeployment,
   type NatsRole,
 } from '@meridian/platform-messaging';
-import { freePort, runAppScript } from '@meridian/testing';
+import {
+  freePort,
+  runAppScript,
+  startAnvil,
+  startAppProcess,
+  startBillingLedgerProcess,
+  type AnvilInstance,
+  type AppProcess,
+  type BillingLedgerProcess,
+} from '@meridian/testing';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, errors, type NatsConnection } from '@nats-io/transport-node';
@@ -89,6 +98,8 @@ const passwords = Object.fromEntries(
 
 let dir: string;
 let server: ChildProcess;
+/** Everything nats-server wrote: it logs each violation with the user (`Publish Violation - User "…"`). */
+let serverLog = '';
 let port: number;
 let admin: NatsConnection;
 let adminJsm: JetStreamManager;
@@ -208,13 +219,12 @@ beforeAll(async () => {
   const env = { ...process.env };
   for (const role of natsRoles) env[natsPasswordVariable(role)] = passwords[role];
   server = spawn(NATS_SERVER, ['-c', conf], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
   await new Promise<void>((resolve, reject) => {
     server.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('Server is ready')) resolve();
+      serverLog += chunk.toString();
+      if (serverLog.includes('Server is ready')) resolve();
     });
-    server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${log}`)));
+    server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${serverLog}`)));
   });
   // The provisioning command itself, as the provisioning Job runs it.
   await runAppScript('tools/messaging/provision.ts', {
@@ -516,6 +526,129 @@ describe('every app does on the bus what its code does', () => {
     }
   });
 });
+
+describe('the real billing-ledger and rpc-gateway processes, each as its NATS user', () => {
+  const OPERATOR = `op-${randomBytes(8).toString('hex')}`;
+  const TOKEN = 'tok_nats_permissions_000001';
+  let anvil: AnvilInstance;
+  let ledger: BillingLedgerProcess;
+  let gateway: AppProcess;
+  let gatewayUrl: string;
+  let logFrom: number;
+
+  beforeAll(async () => {
+    logFrom = serverLog.length;
+    anvil = await startAnvil({ chainId: 1 });
+    ledger = await startBillingLedgerProcess({
+      operatorToken: OPERATOR,
+      natsPrefix: deployment.prefix,
+      databasePrefix: 'nats_permissions',
+      env: { NATS_URL: urlOf('billing-ledger'), LOG_LEVEL: 'warn' },
+    });
+    await ready(`${ledger.url}/readyz`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await ledger?.stop();
+    await anvil?.stop();
+  });
+
+  it('a call through the gateway is metered, published, applied by the ledger and its balance state mirrored', async () => {
+    const account = await ledger.createAccount({
+      name: 'nats-permissions',
+      type: 'individual',
+      plan: 'starter',
+    });
+    const balance = async () =>
+      (await ledger.call('GET', '/api/v1/account/balance', account.key)) as {
+        total_cu: number;
+        version: number;
+      };
+    const before = await balance();
+    const httpPort = await freePort();
+    gatewayUrl = `http://127.0.0.1:${httpPort}`;
+    gateway = await startAppProcess({
+      main: 'apps/rpc-gateway/src/main.ts',
+      healthUrl: `${gatewayUrl}/healthz`,
+      env: {
+        NATS_URL: urlOf('rpc-gateway'),
+        NATS_PREFIX: deployment.prefix,
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(httpPort),
+        GRPC_ENABLED: 'false',
+        REGION: 'eu',
+        LOG_LEVEL: 'warn',
+        USAGE_FLUSH_MS: '200',
+        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [TOKEN]: { accountId: account.accountId, network: 'eth-mainnet' },
+        }),
+      },
+    });
+    await ready(`${gatewayUrl}/readyz`);
+    const calls = 3;
+    for (let i = 0; i < calls; i++) {
+      const answer = await fetch(`${gatewayUrl}/${TOKEN}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_blockNumber', params: [] }),
+      });
+      expect(answer.status).toBe(200);
+    }
+    // 20 CU a call on network E: billed once the ledger applied the gateway's part.
+    const deadline = Date.now() + 20_000;
+    while ((await balance()).total_cu !== before.total_cu - calls * 20) {
+      if (Date.now() > deadline) throw new Error('the usage never reached the ledger');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // The ledger's state publisher put the new state in KV: an rpc-gateway connection reads it.
+    const reader = new AppClient('rpc-gateway');
+    await reader.connect();
+    const seen = new Map<string, unknown>();
+    const mirror = reader.consumers.mirror(
+      KvBuckets.balanceState.name,
+      z.object({ version: z.number() }).passthrough(),
+      (key, value) => seen.set(key, value),
+    );
+    await mirror.initialized;
+    await reader.until('the applied balance state', () => {
+      const state = seen.get(account.accountId) as { version: number } | undefined;
+      return state !== undefined && state.version > before.version;
+    });
+    // A revoked key: its KV entry and its event, by the ledger's own code.
+    const extra = await ledger.createKey(account.key, 'revoked', ['webhooks']);
+    await ledger.call('DELETE', `/api/v1/api-keys/${extra.id}`, account.key);
+    expect(reader.violations).toEqual([]);
+  }, 120_000);
+
+  it('nats-server refused nothing of theirs (its log names every violation and its user)', async () => {
+    // Both stopped (SIGTERM: consumers drained, last usage flushed, KV watches stopped) first.
+    await gateway.stop();
+    await ledger.process.stop();
+    const violations = serverLog
+      .slice(logFrom)
+      .split('\n')
+      .filter((line) => /Violation/.test(line));
+    expect(violations).toEqual([]);
+  }, 60_000);
+});
+
+/** Polls `url` until it answers 200 (an app's /readyz: its consumers and KV mirrors are up). */
+async function ready(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    const answer = await fetch(url).catch((error: Error) => ({
+      status: 0,
+      text: async () => error.message,
+    }));
+    if (answer.status === 200) return;
+    last = `${answer.status} ${await answer.text()}`;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} not ready: ${last}`);
+}
 
 describe('cross-app operations are refused with a permissions violation', () => {
   const cases: Array<{
