@@ -17,8 +17,9 @@ import {
 /**
  * "Revoked means revoked": a token rolled or deleted at the REAL billing-ledger ends its open
  * WebSocket sessions on every replica within a second, subscriptions included, without the
- * client sending anything. Two gateways stand for two replicas (each watches the revocation
- * feed on its own).
+ * client sending anything. An account that runs out of CU ends its sessions that hold
+ * subscriptions the same way (notifications are not billed: no feed runs on unpaid). Two
+ * gateways stand for two replicas (each watches the feeds on its own).
  */
 const OPERATOR_TOKEN = 'op_gateway_revocation_0123456789';
 const WITHIN_MS = 1_000;
@@ -81,7 +82,11 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
     return { id: created['id'] as string, token: created['token'] as string };
   };
 
-  const open = async (gateway: RunningGateway, token: string): Promise<Session> => {
+  const open = async (
+    gateway: RunningGateway,
+    token: string,
+    subscribe = true,
+  ): Promise<Session> => {
     const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${token}`);
     const messages: Record<string, unknown>[] = [];
     ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as never));
@@ -92,6 +97,7 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
       ws.once('open', resolve);
       ws.once('unexpected-response', (_req, res) => reject(new Error(`${res.statusCode}`)));
     });
+    if (!subscribe) return { ws, messages, closed };
     // A live subscription: what kept streaming after a roll before.
     ws.send(
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }),
@@ -149,5 +155,55 @@ describe('rpc-gateway: revocation reaches live sessions (real billing-ledger)', 
     await ledger.call('DELETE', `/api/v1/access-tokens/${id}`, apiKey);
     const since = Date.now();
     await Promise.all(sessions.map((s) => endsWithin(s, since)));
+  }, 60_000);
+
+  it('an account that runs out of CU ends its sessions that hold subscriptions on every replica (-32040, 1008); a session without one stays and is answered -32040', async () => {
+    const created = await ledger.call('POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
+      name: 'runs out',
+      type: 'team',
+      plan: 'enterprise',
+      contract: { allowance_cu: 100, node_rps: 1_000 },
+    });
+    const key = (created['api_key'] as { key: string }).key;
+    const token = (
+      await ledger.call('POST', '/api/v1/access-tokens', key, { network: 'eth-mainnet' })
+    )['token'] as string;
+    // 2 × 20 CU for the subscriptions: 60 CU left.
+    const subscribed = [await open(replicas[0]!, token), await open(replicas[1]!, token)];
+    const plain = await open(replicas[1]!, token, false);
+
+    // Spend the rest over HTTP until the flip reaches a replica (usage flush, ledger, feed).
+    const call = { jsonrpc: '2.0', id: 9, method: 'eth_blockNumber', params: [] };
+    const deadline = Date.now() + 20_000;
+    let refused = false;
+    while (!refused && Date.now() < deadline) {
+      refused = (await rpc(`${replicas[0]!.url}/${token}`, call)).status === 402;
+      if (!refused) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toBe(true);
+
+    for (const session of subscribed) {
+      const outcome = await Promise.race([
+        session.closed,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 5_000)),
+      ]);
+      expect(outcome?.code).toBe(1008);
+      expect(session.messages.at(-1)).toMatchObject({ id: null, error: { code: -32040 } });
+    }
+    // The session without a subscription is still open; its calls are refused like HTTP's.
+    expect(plain.ws.readyState).toBe(WebSocket.OPEN);
+    plain.ws.send(JSON.stringify(call));
+    const answerDeadline = Date.now() + 5_000;
+    while (!plain.messages.some((m) => m['id'] === 9) && Date.now() < answerDeadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(plain.messages.find((m) => m['id'] === 9)).toMatchObject({ error: { code: -32040 } });
+    // A new subscription is refused too.
+    plain.ws.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'eth_subscribe', params: ['newHeads'] }),
+    );
+    while (!plain.messages.some((m) => m['id'] === 10) && Date.now() < answerDeadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(plain.messages.find((m) => m['id'] === 10)).toMatchObject({ error: { code: -32040 } });
+    plain.ws.close();
   }, 60_000);
 });

@@ -28,7 +28,7 @@ export function startBillingFeeds(
     logger,
     onChange: (key, value) => {
       if (value === undefined) return;
-      credentials.accounts.apply({
+      credentials.applyAccount({
         accountId: key,
         status: value.state,
         nodeRps: value.caps.nodeRps,

@@ -28,6 +28,7 @@ export const KEPT_RETRY_MS = 5_000;
 export class CredentialService {
   private readonly inFlight = new Map<string, Promise<Lookup>>();
   private readonly revokedListeners: ((hash: string) => void)[] = [];
+  private readonly exhaustedListeners: ((accountId: string) => void)[] = [];
   /** Hashes revoked lately, oldest first: a session opened around a revocation checks here. */
   private readonly recentlyRevoked = new Set<string>();
 
@@ -63,6 +64,23 @@ export class CredentialService {
   }
 
   /**
+   * A newer state of an account (the balance feed, or a token's resolution); the highest
+   * version wins. An account that turns exhausted is told to its open sessions: subscription
+   * notifications are not billed, so a feed opened before must not run on unpaid (ADR 0210).
+   */
+  applyAccount(snapshot: AccountSnapshot): void {
+    const before = this.accounts.get(snapshot.accountId)?.status;
+    if (!this.accounts.apply(snapshot)) return;
+    if (snapshot.status === 'exhausted' && before !== 'exhausted')
+      for (const listener of this.exhaustedListeners) listener(snapshot.accountId);
+  }
+
+  /** Calls `listener` with every account that turns exhausted from now on. */
+  onExhausted(listener: (accountId: string) => void): void {
+    this.exhaustedListeners.push(listener);
+  }
+
+  /**
    * A credential was rolled, deleted or revoked (sha256 of the secret, from the revocation
    * feed): its cache entry goes, and every open session of it is told (WebSocket, ADR 0210).
    */
@@ -91,7 +109,7 @@ export class CredentialService {
     try {
       const resolved = await this.source.resolve(token);
       this.cache.put(token, resolved);
-      if (resolved?.account) this.accounts.apply(resolved.account);
+      if (resolved?.account) this.applyAccount(resolved.account);
       return resolved === null ? { found: false } : { found: true, token: resolved };
     } catch (error) {
       if (this.cache.hold(token, KEPT_RETRY_MS)) {

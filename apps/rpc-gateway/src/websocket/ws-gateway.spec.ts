@@ -40,7 +40,12 @@ describe("WebSocket edge: a message's failure named by its session", () => {
   beforeAll(async () => {
     const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
     const relay = {
-      credentials: { onRevoked: () => undefined, wasRevoked: () => false },
+      credentials: {
+        onRevoked: () => undefined,
+        onExhausted: () => undefined,
+        wasRevoked: () => false,
+        account: () => undefined,
+      },
       authorize: async () => authorized,
       handle: async (_token: unknown, _network: unknown, text: string) => {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -107,7 +112,12 @@ describe('WebSocket edge: per-connection subscription limit under frames sent at
   beforeAll(async () => {
     const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
     const relay = {
-      credentials: { onRevoked: () => undefined, wasRevoked: () => false },
+      credentials: {
+        onRevoked: () => undefined,
+        onExhausted: () => undefined,
+        wasRevoked: () => false,
+        account: () => undefined,
+      },
       authorize: async () => authorized,
       // The relay hands eth_subscribe to the session, as RelayService.handle does.
       handle: async (

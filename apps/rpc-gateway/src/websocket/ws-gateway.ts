@@ -10,6 +10,7 @@ import { sha256Hex } from '../credentials/credential-cache';
 import type { Authorized, RelayService } from '../relay/relay.service';
 import {
   ACCESS_TOKEN_REVOKED,
+  CU_EXHAUSTED,
   gatewayHttpStatusOf,
   invalidParams,
   limitExceeded,
@@ -29,7 +30,7 @@ const BAD_SUBSCRIPTION_TYPE = invalidParams(
 const BAD_LOGS_FILTER = invalidParams(
   'logs subscription takes a filter object {address?, topics?}',
 );
-/** Close code of a session whose credential stopped being valid (RFC 6455 policy violation). */
+/** Close code of a session whose access ended (RFC 6455 policy violation). */
 const CLOSE_POLICY = 1008;
 const NOT_FOUND_BODY = '{"error":"not_found","message":"not found"}';
 
@@ -41,9 +42,12 @@ export interface WsOptions {
   requestLogs: boolean;
 }
 
-/** An open session, as the revocation feed reaches it. */
+/** An open session, as the revocation and balance feeds reach it. */
 interface Session {
-  end(error: DomainError): void;
+  /** Sends `error` (id null) and closes the socket with `reason`. */
+  end(error: DomainError, reason: string): void;
+  /** Whether it holds a subscription now. */
+  subscribed(): boolean;
 }
 
 /**
@@ -51,12 +55,17 @@ interface Session {
  * (401/404 as plain HTTP answers), then every message goes through the same relay as HTTP, with
  * eth_subscribe/eth_unsubscribe answered here from the shared subscription hub. A token revoked
  * while its sessions are open (rolled, deleted) ends them at once: the revocation feed calls
- * `revoked` with the token's hash (ADR 0210).
+ * `revoked` with the token's hash. An account that runs out of CU ends its sessions that hold
+ * subscriptions the same way (-32040): notifications are not billed, so a feed opened while it
+ * could pay must not run on unpaid; sessions without one stay, their calls answered -32040
+ * (ADR 0210).
  */
 export class WsGateway {
   private readonly wss: WebSocketServer;
   /** Open sessions by sha256 of their token (what revocations name). */
   private readonly sessions = new Map<string, Set<Session>>();
+  /** The same sessions by account (what the balance feed names). */
+  private readonly accounts = new Map<string, Set<Session>>();
 
   constructor(
     private readonly relay: RelayService,
@@ -67,6 +76,7 @@ export class WsGateway {
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
     relay.credentials.onRevoked((hash) => this.revoked(hash));
+    relay.credentials.onExhausted((accountId) => this.exhausted(accountId));
   }
 
   attach(server: Server): void {
@@ -90,8 +100,19 @@ export class WsGateway {
     const open = this.sessions.get(hash);
     if (open === undefined) return 0;
     this.sessions.delete(hash);
-    for (const session of open) session.end(ACCESS_TOKEN_REVOKED);
+    for (const session of open) session.end(ACCESS_TOKEN_REVOKED, 'access token revoked');
     return open.size;
+  }
+
+  /** Ends the sessions of an account out of CU that hold subscriptions; returns how many. */
+  exhausted(accountId: string): number {
+    let ended = 0;
+    for (const session of this.accounts.get(accountId) ?? [])
+      if (session.subscribed()) {
+        session.end(CU_EXHAUSTED, 'compute units exhausted');
+        ended++;
+      }
+    return ended;
   }
 
   private async upgrade(
@@ -148,13 +169,14 @@ export class WsGateway {
     const session: Session = {
       // The one place a session-level DomainError reaches the client: a JSON-RPC error (id
       // null), and the socket closed when the credential is no longer valid.
-      end: (error: DomainError) => {
+      end: (error: DomainError, reason: string) => {
         if (ended) return;
         connection.send(serializeErrorObject('null', jsonRpcErrorOf(error)));
         ended = true;
         dropSubscriptions();
-        ws.close(CLOSE_POLICY, 'access token revoked');
+        ws.close(CLOSE_POLICY, reason);
       },
+      subscribed: () => mine.size > 0,
     };
 
     const sink = {
@@ -203,6 +225,11 @@ export class WsGateway {
           mine.set(id, { network: auth.network.key, type });
           this.metrics.clientSubscriptions.inc({ network: auth.network.key, type });
           if (cut || ended || ws.readyState !== WebSocket.OPEN) forget(id);
+          // The account ran out while the node subscribed: its feed would outlive the flip.
+          else if (this.relay.credentials.account(accountId)?.status === 'exhausted') {
+            forget(id);
+            return { error: CU_EXHAUSTED };
+          }
           return { result: id };
         } catch (error) {
           this.hub.release(accountId);
@@ -226,13 +253,16 @@ export class WsGateway {
     });
     ws.on('close', () => {
       this.metrics.wsConnections.dec();
-      this.untrack(hash, session);
+      this.untrack(this.sessions, hash, session);
+      this.untrack(this.accounts, accountId, session);
       dropSubscriptions();
     });
     ws.on('error', () => undefined);
-    this.track(hash, session);
+    this.track(this.sessions, hash, session);
+    this.track(this.accounts, accountId, session);
     // A revocation that landed between the token check and now would have found no session.
-    if (this.relay.credentials.wasRevoked(hash)) session.end(ACCESS_TOKEN_REVOKED);
+    if (this.relay.credentials.wasRevoked(hash))
+      session.end(ACCESS_TOKEN_REVOKED, 'access token revoked');
   }
 
   private async message(
@@ -250,7 +280,8 @@ export class WsGateway {
     const started = performance.now();
     const auth = await this.relay.authorize(token, 'websocket');
     if (auth instanceof Error) {
-      if (auth.kind === 'unauthenticated') return session.end(ACCESS_TOKEN_REVOKED);
+      if (auth.kind === 'unauthenticated')
+        return session.end(ACCESS_TOKEN_REVOKED, 'access token revoked');
       send(serializeErrorObject('null', jsonRpcErrorOf(auth)));
       return;
     }
@@ -284,20 +315,20 @@ export class WsGateway {
       );
   }
 
-  private track(hash: string, session: Session): void {
-    let open = this.sessions.get(hash);
+  private track(index: Map<string, Set<Session>>, key: string, session: Session): void {
+    let open = index.get(key);
     if (open === undefined) {
       open = new Set();
-      this.sessions.set(hash, open);
+      index.set(key, open);
     }
     open.add(session);
   }
 
-  private untrack(hash: string, session: Session): void {
-    const open = this.sessions.get(hash);
+  private untrack(index: Map<string, Set<Session>>, key: string, session: Session): void {
+    const open = index.get(key);
     if (open === undefined) return;
     open.delete(session);
-    if (open.size === 0) this.sessions.delete(hash);
+    if (open.size === 0) index.delete(key);
   }
 
   private checkSubscribe(call: RpcCall, connectionCount: number): DomainError | undefined {
