@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  deliveryRouteOf,
   deploymentConsumers,
   Events,
   KvBuckets,
+  partitionOf,
   Streams,
   Subjects,
   type ConsumerDeclaration,
@@ -31,6 +34,7 @@ import {
   type NatsRole,
 } from '@meridian/platform-messaging';
 import {
+  createTestDatabase,
   freePort,
   runAppScript,
   startAnvil,
@@ -39,6 +43,7 @@ import {
   type AnvilInstance,
   type AppProcess,
   type BillingLedgerProcess,
+  type TestDatabase,
 } from '@meridian/testing';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -53,9 +58,11 @@ type PermissionViolationError = InstanceType<typeof errors.PermissionViolationEr
  * running exactly that block lets every app do what its code does on the bus, and refuses the
  * cross-app operations a compromised app would try.
  *
- * What runs here is the project's own code wherever it can be called from outside an app: the
- * provisioning command itself (tools/messaging/provision.ts, as the `provision` user), and
- * platform-messaging's NatsClient (the app's inbox prefix), JetStreamPublisher, ConsumerRunner
+ * The apps themselves run as processes (their main.ts), each as its NATS user: a node call and
+ * a webhook delivery go through all six, and nats-server's log must hold no violation. Beside
+ * that, each app's operations one by one, through the project's own code wherever it can be
+ * called from outside an app: the provisioning command itself (tools/messaging/provision.ts,
+ * as the `provision` user), and platform-messaging's NatsClient (the app's inbox prefix), JetStreamPublisher, ConsumerRunner
  * (through JetStreamConsumers: pulls, acks, terms, dead letters), KvMirror, PubAckBatch,
  * UsageFlusher and publishUsagePart. What lives in an app (billing-ledger's KvBatchPut and
  * PartitionTakeover and UnreadUsage, chain-indexer's NetworkLease, webhook-matcher's
@@ -527,14 +534,19 @@ describe('every app does on the bus what its code does', () => {
   });
 });
 
-describe('the real billing-ledger and rpc-gateway processes, each as its NATS user', () => {
+describe('the real apps, each process as its NATS user', () => {
   const OPERATOR = `op-${randomBytes(8).toString('hex')}`;
   const TOKEN = 'tok_nats_permissions_000001';
+  const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+  const WATCHED = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
   let anvil: AnvilInstance;
   let ledger: BillingLedgerProcess;
   let gateway: AppProcess;
   let gatewayUrl: string;
   let logFrom: number;
+  let db: TestDatabase | undefined;
+  let receiver: Server | undefined;
+  const processes: AppProcess[] = [];
 
   beforeAll(async () => {
     logFrom = serverLog.length;
@@ -549,10 +561,16 @@ describe('the real billing-ledger and rpc-gateway processes, each as its NATS us
   }, 120_000);
 
   afterAll(async () => {
+    for (const app of processes) await app.stop();
     await gateway?.stop();
     await ledger?.stop();
     await anvil?.stop();
+    receiver?.close();
+    await db?.drop();
   });
+
+  const balanceOf = async (key: string) =>
+    ((await ledger.call('GET', '/api/v1/account/balance', key)) as { total_cu: number }).total_cu;
 
   it('a call through the gateway is metered, published, applied by the ledger and its balance state mirrored', async () => {
     const account = await ledger.createAccount({
@@ -622,8 +640,104 @@ describe('the real billing-ledger and rpc-gateway processes, each as its NATS us
     expect(reader.violations).toEqual([]);
   }, 120_000);
 
+  it('a transfer to a watched address: indexed, matched, delivered and billed by chain-indexer, webhook-matcher and delivery-worker, each as its user (audit-api beside them)', async () => {
+    db = await createTestDatabase({ prefix: 'nats_permissions_apps' });
+    for (const app of ['chain-indexer', 'webhook-matcher', 'delivery-worker', 'audit-api'])
+      await runAppScript(`apps/${app}/src/migrate.ts`, { DATABASE_URL: db.url });
+    await runAppScript('apps/audit-api/src/labels/load-labels.ts', { DATABASE_URL: db.url });
+    const received: string[] = [];
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push(body);
+        response.end();
+      });
+    });
+    const receiverPort = await freePort();
+    await new Promise<void>((resolve) => receiver!.listen(receiverPort, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${receiverPort}/hook`;
+    const account = await ledger.createAccount({
+      name: 'nats-permissions-webhooks',
+      type: 'individual',
+      plan: 'starter',
+    });
+    const secretsKey = randomBytes(32).toString('base64');
+    const start = async (app: string, user: NatsRole, env: Record<string, string>) => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      processes.push(
+        await startAppProcess({
+          main: `apps/${app}/src/main.ts`,
+          healthUrl: `${url}/healthz`,
+          env: {
+            NATS_URL: urlOf(user),
+            NATS_PREFIX: deployment.prefix,
+            DATABASE_URL: db!.url,
+            HTTP_HOST: '127.0.0.1',
+            HTTP_PORT: String(port),
+            LOG_LEVEL: 'warn',
+            BILLING_GRPC_URL: ledger.grpcTarget,
+            ...env,
+          },
+          startTimeoutMs: 120_000,
+        }),
+      );
+      await ready(`${url}/readyz`);
+      return url;
+    };
+    const matcherUrl = await start('webhook-matcher', 'webhook-matcher', {
+      NETWORKS: 'eth-mainnet',
+      WEBHOOK_SECRETS_KEY: secretsKey,
+      WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true',
+      // The replica that owns the account, of the deployment's count (ADR 0422, 0432).
+      MATCHER_PARTITION: `${partitionOf(account.accountId, deployment.matcherPartitions)}/${deployment.matcherPartitions}`,
+      DELIVERY_PARTITIONS: String(deployment.deliveryPartitions),
+    });
+    await start('delivery-worker', 'delivery-worker', {
+      WEBHOOK_SECRETS_KEY: secretsKey,
+      ALLOW_LOOPBACK_TARGETS: 'true',
+      USAGE_FLUSH_MS: '200',
+      DELIVERY_PARTITION: `${deliveryRouteOf(target, deployment.deliveryPartitions)}/${deployment.deliveryPartitions}`,
+    });
+    await start('chain-indexer', 'chain-indexer', {
+      NETWORKS: 'eth-mainnet',
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+      POLL_INTERVAL_MS: '200',
+    });
+    // audit-api: ready means its revocation mirror loaded as its user.
+    await start('audit-api', 'audit-api', {});
+    const created = await fetch(`${matcherUrl}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${account.key}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'nats-permissions',
+      },
+      body: JSON.stringify({
+        network: 'eth-mainnet',
+        trigger_type: 'address_activity',
+        addresses: [WATCHED],
+        confirm_depth: 2,
+        target_url: target,
+      }),
+    });
+    expect([created.status, await created.text()]).toEqual([201, expect.any(String)]);
+    const billedBefore = await balanceOf(account.key);
+    await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: WATCHED, value: '0x1' }]);
+    await waitFor('a delivery at the receiver', () => received.length > 0, 60_000);
+    expect(received[0]).toContain(WATCHED);
+    // Every attempt is billed 25 CU: the worker's usage part applied by the ledger.
+    await waitFor(
+      'the delivery billed',
+      async () => (await balanceOf(account.key)) <= billedBefore - 25,
+      30_000,
+    );
+  }, 300_000);
+
   it('nats-server refused nothing of theirs (its log names every violation and its user)', async () => {
-    // Both stopped (SIGTERM: consumers drained, last usage flushed, KV watches stopped) first.
+    // All stopped (SIGTERM: consumers drained, last usage flushed, KV watches stopped) first.
+    for (const app of processes) await app.stop();
     await gateway.stop();
     await ledger.process.stop();
     const violations = serverLog
@@ -633,6 +747,31 @@ describe('the real billing-ledger and rpc-gateway processes, each as its NATS us
     expect(violations).toEqual([]);
   }, 60_000);
 });
+
+/** Polls `check` until it holds (a state of another process: no event to wait on). */
+async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A JSON-RPC call to a devnet. */
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await answer.json()) as { result?: unknown; error?: unknown };
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
 
 /** Polls `url` until it answers 200 (an app's /readyz: its consumers and KV mirrors are up). */
 async function ready(url: string): Promise<void> {
