@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     'OriginOnlyTradeToken',
     'CodelessSellTrapToken',
     'ContractSellerBlockToken',
+    // Holders who cannot pass tokens on, without a pool (HolderTransfers.sol).
+    'OwnerOnlyTransferToken',
+    'LaunchLockedToken',
   ]);
   await write(join(app, 'test/fixtures/contracts/artifacts.json'), fixtures);
   process.stdout.write(

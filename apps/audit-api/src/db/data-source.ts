@@ -1,6 +1,7 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { AuditInitial1763740000000 } from '../migrations/1763740000000-audit-initial';
 import { AuditVerdictVersion1795900000000 } from '../migrations/1795900000000-audit-verdict-version';
+import { AuditHoneypotCreators1796000000000 } from '../migrations/1796000000000-audit-honeypot-creators';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'audit';
@@ -14,7 +15,11 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [AuditInitial1763740000000, AuditVerdictVersion1795900000000],
+    migrations: [
+      AuditInitial1763740000000,
+      AuditVerdictVersion1795900000000,
+      AuditHoneypotCreators1796000000000,
+    ],
     applicationName: 'audit-api',
   };
 }

@@ -22,6 +22,17 @@ export interface TradeFindings {
 /** Trade points a caller-dependent finding counts at most: a restriction (Medium), not Fraud. */
 export const CALLER_DEPENDENT_MAX_POINTS = 40;
 
+/**
+ * Where there is no pool: a privileged caller gave tokens to the two stand-in wallets (the one
+ * that is tx.origin, with code; one without code, not tx.origin) and each tried to pass them on.
+ */
+export interface HolderTransfers {
+  readonly originOk: boolean;
+  readonly codelessOk: boolean;
+  /** Holders were stuck until one privileged call, after which they could transfer (a launch switch). */
+  readonly opened: boolean;
+}
+
 /** What privileged calls did when simulated from the address of a privileged caller. */
 export interface PrivilegeFindings {
   readonly mintProven: boolean;
@@ -76,15 +87,21 @@ export interface TokenFindings {
   /** null: no pool with liquidity was found. */
   readonly trade: TradeFindings | null;
   readonly privileges: PrivilegeFindings;
+  /**
+   * Measured only without a pool; null or absent: not measured (a pool exists, or no privileged
+   * caller could give tokens away).
+   */
+  readonly holders?: HolderTransfers | null;
 }
 
 type Flag = 0 | 1;
 const bit = (value: boolean): Flag => (value ? 1 : 0);
 
 export interface RiskIndicators {
-  is_honeypot: Flag;
-  cannot_sell_all: Flag;
-  cannot_buy: Flag;
+  /** null (with cannot_sell_all, cannot_buy): not measured, no pool and nothing the holders showed. */
+  is_honeypot: Flag | null;
+  cannot_sell_all: Flag | null;
+  cannot_buy: Flag | null;
   is_mintable: Flag;
   buy_tax: number | null;
   sell_tax: number | null;
@@ -133,6 +150,49 @@ const OWNER_GATED = [
 
 const CONFISCATORY_TAX = 0.5;
 
+/** What a buyer meets: is_honeypot, cannot_sell_all, cannot_buy (null when nothing was measured). */
+interface Exit {
+  readonly is_honeypot: Flag | null;
+  readonly cannot_sell_all: Flag | null;
+  readonly cannot_buy: Flag | null;
+  /** The finding depends on which stand-in wallet met it: a restriction, at most 40 points. */
+  readonly callerDependent: boolean;
+}
+
+/**
+ * With a pool the trade (one call, then the fork) says it. Without one no sale or buy can be
+ * tried: the holders' transfers say whether tokens once held can move at all. Stuck for both
+ * stand-in wallets while the privileged caller gave tokens away is a honeypot (only the insider
+ * gets out), unless one privileged call frees them (a launch lock: a restriction, and a pause
+ * power); stuck for one wallet only is a restriction, as in the trade; free, or not measured,
+ * tells nothing about a sale: unknown (null), as GoPlus leaves a token outside any DEX.
+ */
+export function exitOf(f: TokenFindings): Exit {
+  const t = f.trade;
+  if (t !== null) {
+    const dependent = t.callerDependent === true;
+    return {
+      // A honeypot is a token bought that cannot be sold; a wallet-to-wallet transfer that does
+      // nothing is not one (it is reported in transfer_tax).
+      is_honeypot: bit(t.buyOk && !t.sellOk && !dependent),
+      // A sale refused to one stand-in wallet only is a restriction until a fork trade says more.
+      cannot_sell_all: bit(t.buyOk && !t.sellAllOk && (t.sellOk || dependent)),
+      cannot_buy: bit(!t.buyOk),
+      callerDependent: dependent,
+    };
+  }
+  const h = f.holders;
+  if (!h || (h.originOk && h.codelessOk))
+    return { is_honeypot: null, cannot_sell_all: null, cannot_buy: null, callerDependent: false };
+  const stuck = !h.originOk && !h.codelessOk;
+  return {
+    is_honeypot: bit(stuck && !h.opened),
+    cannot_sell_all: bit(!stuck || h.opened),
+    cannot_buy: null,
+    callerDependent: !stuck,
+  };
+}
+
 export function riskIndicators(f: TokenFindings): RiskIndicators {
   const has = (capability: Capability) => f.capabilities.has(capability);
   const p = f.privileges;
@@ -145,16 +205,11 @@ export function riskIndicators(f: TokenFindings): RiskIndicators {
     p.sellBlockProven;
   const raisedTax =
     p.maxSellTaxAfterCall !== null && p.maxSellTaxAfterCall > (f.trade?.sellTax ?? 0) + 0.01;
-  const dependent = f.trade?.callerDependent === true;
+  const exit = exitOf(f);
   return {
-    // A honeypot is a token bought that cannot be sold; a wallet-to-wallet transfer that does
-    // nothing is not one (it is reported in transfer_tax).
-    is_honeypot: bit(f.trade !== null && f.trade.buyOk && !f.trade.sellOk && !dependent),
-    // A sale refused to one stand-in wallet only is a restriction until a fork trade says more.
-    cannot_sell_all: bit(
-      f.trade !== null && f.trade.buyOk && !f.trade.sellAllOk && (f.trade.sellOk || dependent),
-    ),
-    cannot_buy: bit(f.trade !== null && !f.trade.buyOk),
+    is_honeypot: exit.is_honeypot,
+    cannot_sell_all: exit.cannot_sell_all,
+    cannot_buy: exit.cannot_buy,
     is_mintable: bit(has('mint') || p.mintProven),
     buy_tax: round4(f.trade?.buyTax ?? null),
     sell_tax: round4(f.trade?.sellTax ?? null),
@@ -163,7 +218,7 @@ export function riskIndicators(f: TokenFindings): RiskIndicators {
     can_take_back_ownership: bit(has('take_back_ownership')),
     // Minting changes the supply, not a holder's balance: it is is_mintable alone.
     owner_change_balance: bit(has('balance_setter') || p.seizeProven),
-    transfer_pausable: bit(has('pause') || p.pauseProven),
+    transfer_pausable: bit(has('pause') || p.pauseProven || f.holders?.opened === true),
     slippage_modifiable: bit(has('fee_setter') || raisedTax),
     is_blacklisted: bit(has('blacklist') || p.blacklistProven),
     is_proxy: bit(f.isProxy),
@@ -235,12 +290,12 @@ export function taxPoints(tax: number | null): number {
 export function riskScore(f: TokenFindings, r: RiskIndicators, d: RugForensicDetails): number {
   const w = MALICE_WEIGHTS;
   const trade =
-    w.is_honeypot * r.is_honeypot +
-    w.cannot_buy * r.cannot_buy +
-    w.cannot_sell_all * r.cannot_sell_all +
+    w.is_honeypot * (r.is_honeypot ?? 0) +
+    w.cannot_buy * (r.cannot_buy ?? 0) +
+    w.cannot_sell_all * (r.cannot_sell_all ?? 0) +
     Math.max(taxPoints(r.buy_tax), taxPoints(r.sell_tax), taxPoints(r.transfer_tax));
   const points =
-    (f.trade?.callerDependent ? Math.min(trade, CALLER_DEPENDENT_MAX_POINTS) : trade) +
+    (exitOf(f).callerDependent ? Math.min(trade, CALLER_DEPENDENT_MAX_POINTS) : trade) +
     w.approval_abuse * d.approval_abuse +
     w.owner_can_block_sells * r.owner_can_block_sells +
     w.hidden_power * r.hidden_power +

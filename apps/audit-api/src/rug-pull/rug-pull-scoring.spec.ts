@@ -187,6 +187,42 @@ describe('risk score: malice and centralisation apart', () => {
     expect(riskStatus(dependent.malice)).toBe('Medium Risk');
   });
 
+  describe('without a pool: what the holders given tokens could do with them', () => {
+    const noPool = { ...owned, trade: null };
+    it.each([
+      // [name, holders, is_honeypot, cannot_sell_all, transfer_pausable, malice]
+      ['not measured (no caller could give tokens away)', null, null, null, 0, 0],
+      [
+        'both stand-in wallets passed tokens on: a sale is unknown',
+        [true, true, false],
+        null,
+        null,
+        0,
+        0,
+      ],
+      ['both stuck, only the insider moves tokens: honeypot', [false, false, false], 1, 0, 0, 80],
+      ['both stuck until one privileged call (a launch lock)', [false, false, true], 0, 1, 1, 40],
+      ['stuck for one stand-in wallet only: a restriction', [true, false, false], 0, 1, 0, 40],
+    ] as const)('%s', (_name, holders, honeypot, sellAll, pausable, malice) => {
+      const result = scored({
+        ...noPool,
+        holders: holders && {
+          originOk: holders[0],
+          codelessOk: holders[1],
+          opened: holders[2],
+        },
+      });
+      expect(result.indicators).toMatchObject({
+        is_honeypot: honeypot,
+        cannot_sell_all: sellAll,
+        cannot_buy: null,
+        transfer_pausable: pausable,
+        has_liquidity_pool: 0,
+      });
+      expect(result.malice).toBe(malice);
+    });
+  });
+
   it('a tax one stand-in wallet alone pays counts at most as a restriction', () => {
     const taxed = { ...clean, trade: { ...clean.trade!, sellTax: 0.95 } };
     expect(scored(taxed).malice).toBe(60);

@@ -12,6 +12,7 @@ import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
 import { LabelsRepository } from '../labels/labels.repository';
 import { CheckRunner } from '../records/check-runner.service';
+import { VerdictCacheRepository } from '../records/verdict-cache.repository';
 import { formatProbability } from '../scoring/wallet-score';
 import { WalletAssessor } from '../wallet/wallet-assessor.service';
 import { SUCCESS } from '../wallet/wallet-responses';
@@ -62,6 +63,7 @@ export class RugPullService implements OnModuleDestroy {
     private readonly runner: CheckRunner,
     private readonly labels: LabelsRepository,
     private readonly wallets: WalletAssessor,
+    private readonly verdicts: VerdictCacheRepository,
     @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -98,7 +100,7 @@ export class RugPullService implements OnModuleDestroy {
     }
     const client = this.chains.clientFor(target.chain)!;
     let code: Hex | undefined;
-    const { verdict, record } = await this.runner.run<RugPullVerdict>(
+    const { verdict, record, cached } = await this.runner.run<RugPullVerdict>(
       'rug-pull',
       principal,
       target,
@@ -117,6 +119,14 @@ export class RugPullService implements OnModuleDestroy {
         },
       },
     );
+    // The creator's wallet verdict may name this token as its honeypot (or did, and must stop):
+    // a cached one is dropped, so the creator's next wallet check reads the new verdict at once
+    // instead of after the reuse TTL.
+    if (!cached && verdict.creator)
+      await this.verdicts.forget(target.chain.code, verdict.creator.toLowerCase(), [
+        'wallet-check',
+        'wallet-audit',
+      ]);
     return {
       data: {
         message: SUCCESS,
@@ -185,7 +195,9 @@ export class RugPullService implements OnModuleDestroy {
     const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
     // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
     const creator = analysis.creator
-      ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase())
+      ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase(), {
+          exceptToken: target.address.key,
+        })
       : null;
     const creatorFlagged = creator?.status === 'Fraud' && creator.probability === 1;
     const probability =

@@ -18,7 +18,12 @@ import {
 } from 'viem';
 import { analyzeBytecode } from './bytecode';
 import { readProxy } from './proxy';
-import { type PrivilegeFindings, type TokenFindings, type TradeFindings } from './risk-score';
+import {
+  type HolderTransfers,
+  type PrivilegeFindings,
+  type TokenFindings,
+  type TradeFindings,
+} from './risk-score';
 import { KNOWN_FUNCTIONS, KNOWN_SELECTORS, NEVER_PROBE, type Capability } from './selectors';
 import probeArtifacts from './simulator/token-probe.artifact.json';
 
@@ -79,6 +84,12 @@ interface TradeResult {
   expectedSell: bigint;
   sold: bigint;
   transferDebited: bigint;
+}
+
+interface PassingResult {
+  funded: boolean;
+  originOk: boolean;
+  codelessOk: boolean;
 }
 
 interface PrivilegedResult {
@@ -205,9 +216,12 @@ export async function analyzeToken(
     addresses: [...facts.callerCheckedAddresses, ...(implFacts?.callerCheckedAddresses ?? [])],
   });
 
-  const [oneCallTrade, probed] = await Promise.all([
+  // Without a pool no sale can be simulated; what a holder can do with tokens is then measured
+  // by giving some to the two stand-in wallets from a privileged caller (ADR 0303, 2nd amendment).
+  const [oneCallTrade, probed, passing] = await Promise.all([
     market ? simulateTrade(client, token, market) : Promise.resolve(null),
     probePrivileges(client, token, callers, selectors, market),
+    market ? Promise.resolve(null) : passOn(client, token, callers),
   ]);
   let trade = oneCallTrade;
   const failed =
@@ -250,6 +264,7 @@ export async function analyzeToken(
     holdsEth: balance > 0n,
     trade,
     privileges: probed.privileges,
+    holders: passing && { ...passing, opened: probed.holdersFreed },
   };
   return { findings, creator, symbol };
 }
@@ -383,6 +398,39 @@ export function worseTrade(a: TradeFindings, b: TradeFindings): TradeFindings {
 }
 
 /**
+ * What holders can do with tokens where there is no pool: from each privileged caller in turn
+ * (the first that can give tokens away), tokens go to the wallet that is tx.origin (the call's
+ * `from`, holding the probe's code) and to one without code, and each passes half of them on.
+ * null: no caller could give both of them tokens (nothing measured).
+ */
+async function passOn(
+  client: PublicClient,
+  token: Address,
+  callers: readonly Address[],
+): Promise<Omit<HolderTransfers, 'opened'> | null> {
+  for (const caller of callers) {
+    const result = await simulated(async () => {
+      const { data } = await client.call({
+        account: PROBE_ADDRESS,
+        to: caller,
+        data: encodeFunctionData({ abi: PROBE.abi, functionName: 'passOn', args: [token] }),
+        stateOverride: [
+          { address: caller, code: PROBE.deployedBytecode },
+          { address: PROBE_ADDRESS, code: PROBE.deployedBytecode },
+        ],
+      });
+      return decodeFunctionResult({
+        abi: PROBE.abi,
+        functionName: 'passOn',
+        data: data!,
+      }) as PassingResult;
+    });
+    if (result?.funded) return { originOk: result.originOk, codelessOk: result.codelessOk };
+  }
+  return null;
+}
+
+/**
  * Who may hold powers over the token: the owner, any non-zero address stored in a slot the code
  * compares with CALLER or embedded in such a comparison, and the creator (who keeps roles in
  * `wards`/AccessControl-style tokens). Contracts are kept too: the probe stands in for them.
@@ -498,6 +546,8 @@ interface ProbeOutcome {
   readonly privilegeHeld: boolean;
   /** Known owner-gated selectors a stranger may call (not privileges). */
   readonly publicSelectors: ReadonlySet<string>;
+  /** Holders could not transfer before a privileged call and could after it (a launch switch). */
+  readonly holdersFreed: boolean;
 }
 
 /**
@@ -581,6 +631,7 @@ async function probePrivileges(
     hiddenPowerProven: false,
   };
   let privilegeHeld = false;
+  let holdersFreed = false;
   for (const caller of callers) {
     const calls = candidates.flatMap((selector) =>
       calldataFor(selector).map((data) => ({ selector, data })),
@@ -590,7 +641,7 @@ async function probePrivileges(
     const answered = await probeFrom(caller, calls);
     if (market) await probeFrom(caller, answered, PROBE_CALLER);
   }
-  return { privileges: found, privilegeHeld, publicSelectors };
+  return { privileges: found, privilegeHeld, publicSelectors, holdersFreed };
 
   /** Runs `calls` from `caller` (tx.origin: `origin`, else the caller); returns those that went through. */
   async function probeFrom(
@@ -602,6 +653,8 @@ async function probePrivileges(
     const baseline = await run(caller, '0xdeadbeef', origin);
     const transfersWork =
       baseline !== null && baseline.funded && baseline.holderSendOk && baseline.otherSendOk;
+    const transfersStuck =
+      baseline !== null && baseline.funded && !baseline.holderSendOk && !baseline.otherSendOk;
     const baseTrade = baseline?.traded ? tradeFindings(baseline.after_) : null;
     const tradesWork = baseTrade !== null && baseTrade.buyOk && baseTrade.sellOk;
     const results = await Promise.all(
@@ -611,6 +664,7 @@ async function probePrivileges(
     for (const { selector, data, r } of results) {
       if (!r || !r.callOk) continue;
       wentThrough.push({ selector, data });
+      if (transfersStuck && r.funded && r.holderSendOk && r.otherSendOk) holdersFreed = true;
       const declared = KNOWN_SELECTORS.get(selector);
       if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
         privilegeHeld = true;

@@ -13,6 +13,8 @@ export interface OnChainFlags {
   readonly maliciousContractsCreated: readonly string[];
   /** This contract reuses a canonical token's symbol or name at another address. */
   readonly impersonatesToken: boolean;
+  /** Tokens this address created that the rug pull checker found to be honeypots (stored verdicts). */
+  readonly honeypotsCreated?: readonly string[];
 }
 
 export const NO_CHAIN_FLAGS: OnChainFlags = {
@@ -31,6 +33,9 @@ const CATEGORY_FIELDS: Record<string, readonly WalletForensicCounter[]> = {
   blacklisted: ['blacklist_doubt'],
   spam_token: ['fake_token'],
 };
+
+/** data_source of a flag that comes from this service's own rug pull verdicts. */
+export const RUG_PULL_SOURCE = 'rug-pull-checker';
 
 export interface ForensicResult {
   readonly counts: WalletForensicCounts;
@@ -71,6 +76,10 @@ export function forensicFlags(labels: readonly StoredLabel[], chain: OnChainFlag
   if (chain.impersonatesToken) {
     counts.fake_token = 1;
     sources.add('onchain');
+  }
+  if ((chain.honeypotsCreated?.length ?? 0) > 0) {
+    counts.honeypot_related_address = 1;
+    sources.add(RUG_PULL_SOURCE);
   }
   const flagged = Object.values(counts).some((value) => value > 0);
   return { counts, sources: [...sources].sort(), flagged };

@@ -89,6 +89,13 @@ describe('forensicFlags', () => {
       ['onchain'],
     ],
     [
+      'created a token the rug pull checker stored as a honeypot (one flag, however many)',
+      [],
+      { ...NO_CHAIN_FLAGS, honeypotsCreated: ['0xa', '0xb'] },
+      { honeypot_related_address: 1 },
+      ['rug-pull-checker'],
+    ],
+    [
       'canonical token itself is no flag',
       [label('uniswap-default-token-list', 'canonical_token')],
       NO_CHAIN_FLAGS,

@@ -74,9 +74,10 @@ export const rugPullResponseSchema = z.strictObject({
     risk_score: z.number().int().min(0).max(100),
     risk_status: z.enum(['Low Risk', 'Medium Risk', 'High Risk']),
     risk_indicators: z.strictObject({
-      is_honeypot: flag,
-      cannot_sell_all: flag,
-      cannot_buy: flag,
+      // null: not measured (no pool, and nothing the holders' own transfers showed; ADR 0303).
+      is_honeypot: flag.nullable(),
+      cannot_sell_all: flag.nullable(),
+      cannot_buy: flag.nullable(),
       is_mintable: flag,
       buy_tax: z.number().min(0).max(1).nullable(),
       sell_tax: z.number().min(0).max(1).nullable(),

@@ -13,6 +13,7 @@ import {
 } from '../evidence/wallet-evidence';
 import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
 import type { SanctionRecordInput } from '../records/address-records.repository';
+import { VerdictCacheRepository } from '../records/verdict-cache.repository';
 import { forensicFlags } from '../scoring/forensic-flags';
 import type { WalletForensicCounts } from '../scoring/forensic-fields';
 import { walletVerdict, type WalletFeatures, type WalletStatus } from '../scoring/wallet-score';
@@ -46,14 +47,29 @@ const EXPOSURE_CATEGORIES = new Set([
 export class WalletAssessor {
   constructor(
     private readonly labels: LabelsRepository,
+    private readonly verdicts: VerdictCacheRepository,
     @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async assess(chain: AuditChain, address: string): Promise<WalletAssessment> {
+  /**
+   * `exceptToken`: a token whose own stored verdict must not count as this creator's honeypot
+   * (the rug pull check of that token, which would otherwise confirm its last verdict).
+   */
+  async assess(
+    chain: AuditChain,
+    address: string,
+    options: { exceptToken?: string } = {},
+  ): Promise<WalletAssessment> {
     const evm = chain.addressFormat === 'evm';
-    const own = await this.labels.forAddresses(chain.code, evm, [address]);
+    const [own, honeypotsCreated] = await Promise.all([
+      this.labels.forAddresses(chain.code, evm, [address]),
+      // Tokens of this creator the rug pull checker found to be honeypots (ADR 0302 amendment).
+      evm
+        ? this.verdicts.honeypotsCreatedBy(chain.code, address, options.exceptToken)
+        : Promise.resolve([]),
+    ]);
     const client = this.chains.clientFor(chain);
     let evidence: WalletEvidence | null = null;
     if (client) {
@@ -98,6 +114,7 @@ export class WalletAssessor {
       mixerInteractions: evidence?.mixerInteractions.length ?? 0,
       maliciousContractsCreated: maliciousCreated,
       impersonatesToken,
+      honeypotsCreated,
     });
     const now = this.clock.now().getTime();
     const features: WalletFeatures = {

@@ -54,6 +54,8 @@ function experience(a: WalletAssessment): string {
 
 function recommendation(a: WalletAssessment): string {
   if (a.counts.sanctioned > 0) return 'Do not interact: the address is on a sanctions list.';
+  if (a.counts.honeypot_related_address > 0)
+    return 'Avoid: the address created a token the rug pull checker found to be a honeypot.';
   if (a.status === 'Fraud')
     return 'Avoid: the address carries fraud flags; see forensic_details and data_source.';
   if (a.status === 'New Address') return 'Caution: the address has no history yet.';

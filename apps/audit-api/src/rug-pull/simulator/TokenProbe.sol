@@ -199,6 +199,70 @@ contract TokenProbe is Trading {
         Trade after_;
     }
 
+    /** Where the holders' own transfers send tokens: an address nobody holds keys to. */
+    address private constant SINK = 0x000000000000000000000000000000000000bEEF;
+
+    /**
+     * What holders given tokens by a privileged caller can do with them, measured where there is
+     * no pool to trade through: the two wallets a token can tell from a real one, as in the trade.
+     */
+    struct Passing {
+        /** The caller could give tokens to both holders. */
+        bool funded;
+        /** The holder that is tx.origin (the call's `from`, holding the probe's code) passed some on. */
+        bool originOk;
+        /** A holder without code (a contract in its constructor, not tx.origin) passed some on. */
+        bool codelessOk;
+    }
+
+    /** Moved = the recipient's balance rose; a transfer's return value is not trusted either way. */
+    function _moved(address token, address to, uint256 amount) private returns (bool) {
+        uint256 before = TokenCalls.balanceOf(token, to);
+        TokenCalls.transfer(token, to, amount);
+        return TokenCalls.balanceOf(token, to) > before;
+    }
+
+    /** Half of this address's tokens to `to` (all when there is one unit). */
+    function _passHalf(address token, address to) private returns (bool) {
+        uint256 held = TokenCalls.balanceOf(token, address(this));
+        if (held == 0) return false;
+        return _moved(token, to, held / 2 > 0 ? held / 2 : held);
+    }
+
+    /**
+     * Runs at a privileged caller's address with the call's `from` (tx.origin) holding the probe's
+     * code too: gives a thousandth of the caller's tokens to the tx.origin wallet and to a wallet
+     * without code, and asks each to pass half of them on.
+     */
+    function passOn(address token) external returns (Passing memory p) {
+        uint256 amount = TokenCalls.balanceOf(token, address(this)) / 1000;
+        if (amount == 0) return p;
+        address origin = tx.origin;
+        bool toOrigin = _moved(token, origin, amount);
+        bytes memory call = abi.encodeCall(this.receiveAndPass, (token, amount));
+        (bool toCodeless, bool codelessOk) = abi.decode(address(new ProbeNewborn(call)).code, (bool, bool));
+        p.funded = toOrigin && toCodeless;
+        if (!p.funded) return p;
+        p.originOk = TokenProbe(payable(origin)).passHalf(token);
+        p.codelessOk = codelessOk;
+    }
+
+    /** At the tx.origin wallet: passes half its tokens on (msg.sender = tx.origin for the token). */
+    function passHalf(address token) external returns (bool) {
+        return _passHalf(token, SINK);
+    }
+
+    /** In a ProbeNewborn's constructor (by delegatecall): asks its creator for tokens, passes half on. */
+    function receiveAndPass(address token, uint256 amount) external returns (bool funded, bool passed) {
+        funded = TokenProbe(payable(msg.sender)).give(token, amount);
+        if (funded) passed = _passHalf(token, SINK);
+    }
+
+    /** At the privileged caller: gives `amount` of its tokens to the wallet asking. */
+    function give(address token, uint256 amount) external returns (bool) {
+        return _moved(token, msg.sender, amount);
+    }
+
     /** Buy → transfer → sell from a fresh wallet created here; msg.value pays the buy. */
     function trade(address token, address router, address recipient) public payable returns (Trade memory) {
         address trader = address(new ProbeTrader());

@@ -1,0 +1,235 @@
+import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
+import {
+  createWalletClient,
+  getAddress,
+  http,
+  parseAbi,
+  parseEther,
+  type Address,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  rugPullResponseSchema,
+  walletAuditResponseSchema,
+  walletCheckResponseSchema,
+} from '../src/wallet/audit-response.schemas';
+import { startAuditApp, type AuditTestApp } from './support/audit-app';
+import { fixture, setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
+import { InTestCredentialSource } from './support/in-test-credentials';
+
+const KEY = 'honeypot-links-key';
+/** anvil's default accounts 1–3 (public test mnemonic); account 0 is the devnet's deployer. */
+const ACCOUNT_KEYS = [
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+] as const satisfies readonly Hex[];
+/** Whom the creator makes the honeypot's owner: anyone it likes, e.g. a stranger's wallet. */
+const NAMED_OWNER = '0x000000000000000000000000000000000000a11c' as Address;
+const OWNABLE_ABI = parseAbi([
+  'function setMarket(address)',
+  'function transferOwnership(address)',
+]);
+
+type NoPoolToken = 'OwnerOnlyTransferToken' | 'LaunchLockedToken' | 'CleanToken';
+
+/**
+ * Two gaps a QA tester found (docs/adr/0302 and 0303, amendments of 2026-11-29):
+ * 1. the creator of a token the rug pull checker calls a honeypot is `honeypot_related_address`
+ *    in wallet risk and wallet audit, at once, also when the creator was checked (and its
+ *    verdict cached) before the token; the owner the token names is not;
+ * 2. without a pool, a token whose holders cannot pass tokens on is no Low Risk / is_honeypot 0,
+ *    and a sale nobody could try is unknown (null), not 0.
+ */
+describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)', () => {
+  let anvil: AnvilInstance;
+  let devnet: Devnet;
+  let audit: AuditTestApp;
+  let honeypot: Address;
+  const noPool = {} as Record<NoPoolToken, Address>;
+  const clock = new FakeClock(new Date());
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 1 });
+    devnet = await setUpDevnet(anvil.url);
+    const chain = {
+      id: 1,
+      name: 'anvil',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [anvil.url] } },
+    };
+    // Each no-pool token has its own creator, so one's verdict cannot colour another's.
+    const deployFrom = async (key: Hex, name: NoPoolToken) => {
+      const account = privateKeyToAccount(key);
+      const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
+      const hash = await wallet.deployContract({
+        abi: fixture(name).abi,
+        bytecode: fixture(name).bytecode,
+        args: [SUPPLY],
+      });
+      const receipt = await devnet.publicClient.waitForTransactionReceipt({
+        hash,
+        pollingInterval: 50,
+      });
+      return receipt.contractAddress!;
+    };
+    noPool.OwnerOnlyTransferToken = await deployFrom(ACCOUNT_KEYS[0], 'OwnerOnlyTransferToken');
+    noPool.LaunchLockedToken = await deployFrom(ACCOUNT_KEYS[1], 'LaunchLockedToken');
+    noPool.CleanToken = await deployFrom(ACCOUNT_KEYS[2], 'CleanToken');
+    // The tester's QaSellTrap: deployed from account 0, a Uniswap V2 pool, buys work, sales revert.
+    honeypot = await devnet.deploy(
+      fixture('HoneypotToken').abi,
+      fixture('HoneypotToken').bytecode,
+      [SUPPLY],
+    );
+    const pair = await devnet.addLiquidity(honeypot, SUPPLY / 2n, parseEther('10'));
+    await devnet.send(honeypot, OWNABLE_ABI, 'setMarket', [pair]);
+    await devnet.send(honeypot, OWNABLE_ABI, 'transferOwnership', [NAMED_OWNER]);
+    audit = await startAuditApp(
+      {
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+        // The default reuse TTL: a creator checked before its token keeps a cached verdict.
+        AUDIT_VERDICT_TTL_MS: '600000',
+      },
+      {
+        clock,
+        credentials: new InTestCredentialSource().add(KEY, {
+          planId: 'enterprise',
+          auditQuota: { checksPerDay: 1e6, requestsPerSecond: 1e6 },
+        }),
+      },
+    );
+  }, 240_000);
+
+  afterAll(async () => {
+    await audit?.close();
+    await anvil?.stop();
+  });
+
+  const rugPull = async (address: Address) => {
+    clock.advance(1_000);
+    const response = await audit.post(
+      '/v1/rug-pull/check',
+      { network: 'ETH', contract_address: address },
+      KEY,
+    );
+    if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+    return rugPullResponseSchema.parse(response.body).data;
+  };
+  const walletCheck = async (address: Address) => {
+    clock.advance(1_000);
+    const response = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, KEY);
+    if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+    return walletCheckResponseSchema.parse(response.body).data;
+  };
+  const walletAudit = async (address: Address) => {
+    clock.advance(1_000);
+    const response = await audit.post('/v1/wallet-audit/audit', { network: 'ETH', address }, KEY);
+    if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+    return walletAuditResponseSchema.parse(response.body).data;
+  };
+
+  describe('without a pool: the holders given tokens say what a sale cannot', () => {
+    it('QaHoneypot (only the owner moves tokens): is_honeypot, High Risk, Fraud', async () => {
+      const data = await rugPull(noPool.OwnerOnlyTransferToken);
+      expect(data.risk_indicators).toMatchObject({
+        has_liquidity_pool: 0,
+        is_honeypot: 1,
+        cannot_sell_all: 0,
+        cannot_buy: null,
+        buy_tax: null,
+        sell_tax: null,
+        transfer_pausable: 0,
+      });
+      expect([data.risk_score, data.risk_status, data.status]).toEqual([80, 'High Risk', 'Fraud']);
+    });
+
+    it('a launch lock one owner call lifts: a restriction and a pause power, Medium, Not Fraud', async () => {
+      const data = await rugPull(noPool.LaunchLockedToken);
+      expect(data.risk_indicators).toMatchObject({
+        has_liquidity_pool: 0,
+        is_honeypot: 0,
+        cannot_sell_all: 1,
+        cannot_buy: null,
+        transfer_pausable: 1,
+      });
+      expect([data.risk_score, data.risk_status, data.status]).toEqual([
+        40,
+        'Medium Risk',
+        'Not Fraud',
+      ]);
+    });
+
+    it('a token holders pass on freely: a sale nobody could try is unknown (null), Low Risk', async () => {
+      const data = await rugPull(noPool.CleanToken);
+      expect(data.risk_indicators).toMatchObject({
+        has_liquidity_pool: 0,
+        is_honeypot: null,
+        cannot_sell_all: null,
+        cannot_buy: null,
+        buy_tax: null,
+        sell_tax: null,
+        transfer_tax: null,
+      });
+      expect([data.risk_score, data.risk_status, data.status]).toEqual([
+        0,
+        'Low Risk',
+        'Not Fraud',
+      ]);
+    });
+
+    it("the QaHoneypot's creator is honeypot_related_address; the clean token's is not", async () => {
+      const trapper = await walletCheck(privateKeyToAccount(ACCOUNT_KEYS[0]).address);
+      expect(trapper.forensic_details['honeypot_related_address']).toBe('1');
+      expect([trapper.status, trapper.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+      const clean = await walletCheck(privateKeyToAccount(ACCOUNT_KEYS[2]).address);
+      expect(clean.forensic_details['honeypot_related_address']).toBe('0');
+      expect(clean.status).toBe('Not Fraud');
+    });
+  });
+
+  describe("a honeypot's creator in wallet risk and wallet audit", () => {
+    it('the creator checked before its token: not flagged, the verdict cached', async () => {
+      const data = await walletCheck(devnet.deployer);
+      expect(data.forensic_details['honeypot_related_address']).toBe('0');
+      expect(data.status).toBe('Not Fraud');
+    });
+
+    it('the token checked: a honeypot (Fraud), its creator named', async () => {
+      const data = await rugPull(honeypot);
+      expect(data.risk_indicators).toMatchObject({ is_honeypot: 1, has_liquidity_pool: 1 });
+      expect([data.risk_score, data.status]).toEqual([80, 'Fraud']);
+      expect(data.contractCreatorAddress).toBe(getAddress(devnet.deployer));
+    });
+
+    it('the creator checked again within the reuse TTL: honeypot_related_address at once, Fraud 1.0', async () => {
+      const check = await walletCheck(devnet.deployer);
+      expect(check.forensic_details['honeypot_related_address']).toBe('1');
+      expect(check.forensic_details['data_source']).toBe('rug-pull-checker');
+      expect([check.status, check.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+      const profile = await walletAudit(devnet.deployer);
+      expect(profile.forensic_details['honeypot_related_address']).toBe('1');
+      expect(profile.categories).toContain('honeypot_related_address');
+      expect([profile.status, profile.riskProfile]).toEqual(['Fraud', 'High']);
+      expect(profile.recommendation).toBe(
+        'Avoid: the address created a token the rug pull checker found to be a honeypot.',
+      );
+    });
+
+    it('the owner the token names (the scammer can name anyone) is not flagged', async () => {
+      const data = await walletCheck(NAMED_OWNER);
+      expect(data.forensic_details['honeypot_related_address']).toBe('0');
+      expect(data.status).not.toBe('Fraud');
+    });
+
+    it("the token checked again after the TTL keeps its own verdict, not its creator's echo", async () => {
+      clock.advance(600_001);
+      const data = await rugPull(honeypot);
+      expect([data.risk_score, data.status]).toEqual([80, 'Fraud']);
+      // Its own stored verdict is left out of its creator's link: 1 − (1 − 0.8)(1 − p_creator).
+      expect(Number(data.probabilityFraud)).toBeLessThan(1);
+    });
+  });
+});
