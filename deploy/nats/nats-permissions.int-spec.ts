@@ -525,6 +525,32 @@ describe('every app does on the bus what its code does', () => {
     expect(last?.subject).toBe(subjects[0]);
   });
 
+  it('a balance-state snapshot of megabytes loads in a new mirror (flow control answered)', async () => {
+    // A watch is a push consumer with flow control: past about 2 MiB unread the server waits
+    // for the client's answer on $JS.FC.<stream>.…; without that grant the watch stalls.
+    const nc = await ledger().client.connection();
+    const value = JSON.stringify({ pad: 'x'.repeat(8_000) });
+    const keys = Array.from({ length: 600 }, (_, i) => `fc-${i}`);
+    await new PubAckBatch().publishAll(
+      nc,
+      keys.map((key) => ({
+        subject: `$KV.${ns.bucket(KvBuckets.balanceState.name)}.${key}`,
+        data: value,
+      })),
+      10_000,
+    );
+    const reader = new AppClient('rpc-gateway');
+    await reader.connect();
+    const fresh = reader.consumers.mirror(KvBuckets.balanceState.name, z.unknown());
+    await reader.until('the whole snapshot', () => keys.every((key) => fresh.has(key)), 20_000);
+    expect(reader.violations).toEqual([]);
+    await reader.consumers.stopAll();
+    const kv = await new Kvm(ledger().client.jetstream()).open(
+      ns.bucket(KvBuckets.balanceState.name),
+    );
+    for (const key of keys) await kv.delete(key);
+  });
+
   it('shutdown (consumers drained, KV watches stopped) is allowed too', async () => {
     for (const app of Object.values(apps)) {
       await app.consumers.stopAll();
