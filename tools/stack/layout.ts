@@ -22,6 +22,8 @@ export interface StackLayout {
     /** anvil `--state-interval`: dump the state this often, not only on exit. */
     stateIntervalSeconds?: number | undefined;
   }>;
+  /** Where fake-sui-upstream listens when SUI_UPSTREAM_URLS is unset (network S). */
+  fakeSuiPort: number;
   apps: AppProcess[];
 }
 
@@ -111,6 +113,7 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       { network: 'polygon-mainnet', chainId: 137, port: port(41) },
       { network: 'eth-mainnet', chainId: 1, port: port(42) },
     ],
+    fakeSuiPort: port(43),
     apps,
   };
 }

@@ -167,6 +167,20 @@ describe('local stack launcher', () => {
       60_000,
       500,
     );
+    // Network S at the shared endpoint, relayed to fake-sui-upstream (no S node runs here).
+    expect(endpoints.fakes).toEqual({ 'sui-mainnet': expect.stringMatching(/^http:/) });
+    expect(output).toContain('recorded network S responses, not a node');
+    const sui = await fetch(`${endpoints.rpc.shared}${demo.accessTokens['sui-mainnet']}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'suix_getLatestSuiSystemState',
+        params: [],
+      }),
+    });
+    expect(await sui.json()).toMatchObject({ id: 8, result: { epoch: expect.any(String) } });
     const audit = await fetch(`${endpoints.audit}/wallet-audit/check`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.apiKey}` },

@@ -32,6 +32,7 @@ export async function startStack(
     layout.devnets.map((devnet) => startDevnet(group, layout, devnet)),
   );
   const upstreams = Object.fromEntries(devnets.map((devnet) => [devnet.network, [devnet.url]]));
+  const suiUpstream = await ensureSuiUpstream(layout, group, log);
   const secrets = loadSecrets(layout);
   const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
   const runOnce = async (name: string, script: string, env: Record<string, string>) => {
@@ -63,7 +64,7 @@ export async function startStack(
     BILLING_GRPC_URL: `${layout.host}:${billing.grpcPort}`,
     OPERATOR_TOKEN: secrets.operatorToken,
     UPSTREAMS: JSON.stringify(upstreams),
-    SUI_UPSTREAM_URLS: process.env['SUI_UPSTREAM_URLS'] ?? '',
+    SUI_UPSTREAM_URLS: suiUpstream.urls,
     NETWORKS: devnets.map((devnet) => devnet.network).join(','),
     // Plan RPS shared by the three regions' gateways (ADR 0102); keys apart per stack.
     ...(redisUrl
@@ -121,9 +122,43 @@ export async function startStack(
       .map((app) => startApp(app, app.app === 'audit-api' ? auditEnv : {})),
   );
 
-  const endpoints = endpointsOf(layout, devnets, demo, secrets.operatorToken);
+  const endpoints = endpointsOf(layout, devnets, suiUpstream.fake, demo, secrets.operatorToken);
   writeFileSync(join(layout.dir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   return endpoints;
+}
+
+/**
+ * Network S's upstream for the shared endpoint: SUI_UPSTREAM_URLS when set; otherwise, when the
+ * layout runs the shared gateway, fake-sui-upstream (recorded responses; there is no S node to
+ * run here), so S calls answer and are billed like any other instead of -32000 for every call.
+ */
+async function ensureSuiUpstream(
+  layout: StackLayout,
+  group: ProcessGroup,
+  log: (line: string) => void,
+): Promise<{ urls: string; fake?: string }> {
+  const given = process.env['SUI_UPSTREAM_URLS'];
+  if (given) return { urls: given };
+  if (!layout.apps.some((app) => app.name === 'rpc-gateway-shared')) return { urls: '' };
+  if (await answers(layout.host, layout.fakeSuiPort))
+    throw new Error(`port ${layout.fakeSuiPort} for fake-sui-upstream is taken`);
+  group.start(
+    'fake-sui-upstream',
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      join(layout.root, 'tools/stack/fake-sui-upstream.ts'),
+      layout.host,
+      String(layout.fakeSuiPort),
+    ],
+    { cwd: layout.root, env: process.env },
+    { restart: true },
+  );
+  await waitFor('fake-sui-upstream', () => answers(layout.host, layout.fakeSuiPort), 60_000);
+  const url = `http://${layout.host}:${layout.fakeSuiPort}`;
+  log(`network S: no SUI_UPSTREAM_URLS, the shared endpoint relays to fake-sui-upstream at ${url}`);
+  return { urls: url, fake: url };
 }
 
 /** audit-api's chain reads go through the EU gateway with the audit service account's tokens. */
@@ -307,6 +342,7 @@ function loadSecrets(layout: StackLayout): Secrets {
 function endpointsOf(
   layout: StackLayout,
   devnets: Array<{ network: string; url: string }>,
+  fakeSui: string | undefined,
   demo: DemoCredentials,
   operatorToken: string,
 ) {
@@ -331,6 +367,8 @@ function endpointsOf(
     webhooks: url('webhook-matcher', '/api/v1'),
     account: url('billing-ledger', '/api/v1'),
     devnets: Object.fromEntries(devnets.map((devnet) => [devnet.network, devnet.url])),
+    /** Stand-ins named as such: recorded responses, not nodes. */
+    fakes: fakeSui ? { 'sui-mainnet': fakeSui } : {},
     demo: { ...demo, operatorToken },
     dashboard: dashboardEndpoint(layout),
   };
@@ -368,6 +406,9 @@ export function printSummary(endpoints: StackEndpoints, log: (line: string) => v
       : []),
     ...Object.entries(endpoints.devnets).map(
       ([network, url]) => `  devnet ${network.padEnd(13)} ${url}`,
+    ),
+    ...Object.entries(endpoints.fakes).map(
+      ([network, url]) => `  fake ${network.padEnd(15)} ${url}  (recorded responses, not a node)`,
     ),
     ...(endpoints.demo.apiKey ? [`  demo API key         ${endpoints.demo.apiKey}`] : []),
     'Ctrl-C stops everything.',

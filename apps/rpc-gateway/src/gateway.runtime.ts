@@ -98,7 +98,12 @@ export class GatewayRuntime
     @Inject(REPLICA_LINK) replica: ReplicaLink | null,
   ) {
     this.metrics = new GatewayMetrics(registry);
-    this.pools = poolsFromConfig(config);
+    this.pools = poolsFromConfig(config, (networks) =>
+      logger.warn(
+        { networks, endpoint: config.REGION },
+        'upstreams configured for networks this endpoint does not offer: ignored',
+      ),
+    );
     const router = new UpstreamRouter(this.pools, this.metrics, {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,

@@ -1,4 +1,9 @@
-import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import {
+  startAnvil,
+  startFakeSuiUpstream,
+  type AnvilInstance,
+  type FakeSuiUpstream,
+} from '@meridian/testing';
 import { cuForCall } from '@meridian/compute-units';
 import { Subjects, unpackAccounts, type UsageFlushedV2 } from '@meridian/contracts';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -12,7 +17,6 @@ import {
   startGateway,
   type RunningGateway,
 } from './gateway-harness';
-import { startFakeSuiUpstream, type FakeSuiUpstream } from './fake-sui-upstream';
 
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
 const TOPIC = `0x${'ab'.repeat(32)}`;

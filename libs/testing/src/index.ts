@@ -9,3 +9,4 @@ export * from './deployed-node-options';
 export * from './app-process';
 export * from './billing-ledger-process';
 export * from './test-pki';
+export * from './fake-sui-upstream';

@@ -1,18 +1,32 @@
-import type { NetworkKey } from '@meridian/networks';
+import { networksAt, type NetworkKey } from '@meridian/networks';
 import type { AppConfig } from '../config/config';
 import { parseUpstreams } from './upstream-config';
 import { UpstreamPool } from './upstream-pool';
 
-/** The upstream pool of every configured network (each process of a replica builds its own). */
-export function poolsFromConfig(config: AppConfig): Map<NetworkKey, UpstreamPool> {
-  const specs = parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS);
+/**
+ * The upstream pool of every configured network this endpoint offers (each process of a replica
+ * builds its own). A network the endpoint does not offer (S outside the shared endpoint, the EVM
+ * networks at it, Amoy in asia) gets no pool: its tokens are refused before any node, so its
+ * nodes would only be health-checked, counted healthy in /metrics and in readiness (ADR 0212).
+ * `ignored` hears which configured networks were left out.
+ */
+export function poolsFromConfig(
+  config: AppConfig,
+  ignored: (networks: NetworkKey[]) => void = () => undefined,
+): Map<NetworkKey, UpstreamPool> {
+  const offered = new Set<NetworkKey>(networksAt(config.REGION).map((network) => network.key));
+  const specs = [...parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS)];
+  const left = specs.filter(([network]) => !offered.has(network)).map(([network]) => network);
+  if (left.length > 0) ignored(left);
   return new Map(
-    [...specs].map(([network, list]) => [
-      network,
-      new UpstreamPool(network, list, {
-        maxLagBlocks: config.MAX_LAG_BLOCKS,
-        connections: config.UPSTREAM_CONNECTIONS,
-      }),
-    ]),
+    specs
+      .filter(([network]) => offered.has(network))
+      .map(([network, list]) => [
+        network,
+        new UpstreamPool(network, list, {
+          maxLagBlocks: config.MAX_LAG_BLOCKS,
+          connections: config.UPSTREAM_CONNECTIONS,
+        }),
+      ]),
   );
 }
