@@ -113,6 +113,7 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     owner_can_block_sells: 0,
     max_sell_tax_by_owner: null,
     hidden_power: 0,
+    honeypot_with_same_creator: 0,
   };
   const noForensics = {
     owner: 0,

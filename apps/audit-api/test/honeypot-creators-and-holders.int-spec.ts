@@ -218,6 +218,16 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       );
     });
 
+    it("the creator's next token: Fraud through its creator, and the answer says why", async () => {
+      const next = await devnet.deploy(fixture('CleanToken').abi, fixture('CleanToken').bytecode, [
+        SUPPLY,
+      ]);
+      const data = await rugPull(next);
+      expect(data.risk_indicators.honeypot_with_same_creator).toBe(1);
+      expect([data.risk_score, data.risk_status]).toEqual([0, 'Low Risk']);
+      expect([data.status, data.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+    });
+
     it('the owner the token names (the scammer can name anyone) is not flagged', async () => {
       const data = await walletCheck(NAMED_OWNER);
       expect(data.forensic_details['honeypot_related_address']).toBe('0');
@@ -228,6 +238,7 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       clock.advance(600_001);
       const data = await rugPull(honeypot);
       expect([data.risk_score, data.status]).toEqual([80, 'Fraud']);
+      expect(data.risk_indicators.honeypot_with_same_creator).toBe(0);
       // Its own stored verdict is left out of its creator's link: 1 − (1 − 0.8)(1 − p_creator).
       expect(Number(data.probabilityFraud)).toBeLessThan(1);
     });

@@ -42,7 +42,8 @@ export interface RugPullVerdict {
   readonly riskScore: number;
   readonly riskStatus: RiskStatus;
   readonly centralisationScore: number;
-  readonly indicators: RiskIndicators;
+  /** Verdicts cached before honeypot_with_same_creator existed lack it (answered 0). */
+  readonly indicators: RiskIndicators & { honeypot_with_same_creator?: 0 | 1 };
   readonly forensic: RugForensicDetails;
 }
 
@@ -139,7 +140,10 @@ export class RugPullService implements OnModuleDestroy {
         probabilityFraud: formatProbability(verdict.probability),
         risk_score: verdict.riskScore,
         risk_status: verdict.riskStatus,
-        risk_indicators: verdict.indicators,
+        risk_indicators: {
+          ...verdict.indicators,
+          honeypot_with_same_creator: verdict.indicators.honeypot_with_same_creator ?? 0,
+        },
         centralization_risk: {
           score: verdict.centralisationScore,
           status: centralisationLabel(verdict.centralisationScore),
@@ -211,7 +215,11 @@ export class RugPullService implements OnModuleDestroy {
       riskScore: score,
       riskStatus: riskStatus(score),
       centralisationScore: centralisation,
-      indicators,
+      // Why a token that scores low can still be Fraud: its creator made another honeypot.
+      indicators: {
+        ...indicators,
+        honeypot_with_same_creator: (creator?.counts.honeypot_related_address ?? 0) > 0 ? 1 : 0,
+      },
       forensic,
     };
   }

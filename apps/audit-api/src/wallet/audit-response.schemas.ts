@@ -96,6 +96,8 @@ export const rugPullResponseSchema = z.strictObject({
       owner_can_block_sells: flag,
       max_sell_tax_by_owner: z.number().min(0).max(1).nullable(),
       hidden_power: flag,
+      /** The creator made another token this checker found to be a honeypot (GoPlus' name). */
+      honeypot_with_same_creator: flag,
     }),
     centralization_risk: z.strictObject({
       score: z.number().int().min(0).max(100),
