@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { connect as connectTcp } from 'node:net';
+import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import {
   Client,
@@ -41,6 +43,29 @@ function rawExchange(port: number, request: string, waitMs = 3_000): Promise<str
       clearTimeout(timer);
       resolve(out);
     });
+  });
+}
+
+/** A POST as it went on the wire and came back: no client-side decoding of the answer. */
+function rawPost(
+  port: number,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -374,5 +399,90 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         }
       },
     );
+  });
+
+  describe('content codings (README "Compression")', () => {
+    /** 40 genesis blocks in one batch: about 40 KiB of JSON, over the gzip threshold. */
+    const bigBatch = Buffer.from(
+      JSON.stringify(
+        Array.from({ length: 40 }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'eth_getBlockByNumber',
+          params: ['0x0', false],
+        })),
+      ),
+    );
+    const small = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}');
+    const post = (body: Buffer, headers: Record<string, string>) =>
+      rawPost(gateway.port, `/${TOKENS.eth}`, body, {
+        'content-type': 'application/json',
+        ...headers,
+      });
+
+    it('a large answer is gzipped for a client that admits gzip, and is the same JSON', async () => {
+      const plain = await post(bigBatch, {});
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.length).toBeGreaterThan(16 * 1024);
+      const zipped = await post(bigBatch, { 'accept-encoding': 'br;q=1, gzip;q=0.8' });
+      expect([zipped.status, zipped.headers['content-encoding'], zipped.headers['vary']]).toEqual([
+        200,
+        'gzip',
+        'accept-encoding',
+      ]);
+      expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+      expect(zipped.body.length * 3).toBeLessThan(plain.body.length);
+      expect(JSON.parse(gunzipSync(zipped.body).toString())).toEqual(
+        JSON.parse(plain.body.toString()),
+      );
+    });
+
+    it.each([
+      ['gzip refused with q=0', 'gzip;q=0, identity'],
+      ['only br offered', 'br'],
+      ['anything but gzip', '*, gzip;q=0'],
+    ])('not gzipped when %s', async (_name, accept) => {
+      const answer = await post(bigBatch, { 'accept-encoding': accept });
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(Array.isArray(JSON.parse(answer.body.toString()))).toBe(true);
+    });
+
+    it('a small answer is sent as it is even when gzip is admitted', async () => {
+      const answer = await post(small, { 'accept-encoding': 'gzip' });
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(answer.body.toString())).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' });
+    });
+
+    it.each([
+      ['gzip', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const)('a %s-encoded request body is decoded and answered', async (coding, encode) => {
+      const answer = await post(encode(small), { 'content-encoding': coding });
+      expect([answer.status, JSON.parse(answer.body.toString())]).toEqual([
+        200,
+        { jsonrpc: '2.0', id: 1, result: '0x1' },
+      ]);
+    });
+
+    it('a body that decodes beyond the limit → 413 -32005; one that does not decode → -32700; an unknown coding → 400', async () => {
+      // 6 MiB of spaces around a call: a few KiB on the wire.
+      const bomb = gzipSync(Buffer.concat([small, Buffer.alloc(6 * 1024 * 1024, 0x20)]));
+      expect(bomb.length).toBeLessThan(64 * 1024);
+      const tooLarge = await post(bomb, { 'content-encoding': 'gzip' });
+      expect([tooLarge.status, JSON.parse(tooLarge.body.toString())]).toEqual([
+        413,
+        { jsonrpc: '2.0', id: null, error: { code: -32005, message: expect.any(String) } },
+      ]);
+      const broken = await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' });
+      expect(JSON.parse(broken.body.toString())).toMatchObject({ error: { code: -32700 } });
+      const unknown = await post(small, { 'content-encoding': 'compress' });
+      expect(unknown.status).toBe(400);
+      expect(JSON.parse(unknown.body.toString())).toMatchObject({
+        id: null,
+        error: { message: expect.stringContaining('Content-Encoding') },
+      });
+      await alive();
+    });
   });
 });

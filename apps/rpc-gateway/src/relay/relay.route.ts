@@ -5,6 +5,7 @@ import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
+import { acceptsGzip, decodeBody, GZIP_MIN_BYTES, gzipped } from './content-coding';
 import { bodyTooLarge, gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
 import type { RelayService } from './relay.service';
 import { TOKEN_PATH, tokenOf } from './token-path';
@@ -96,6 +97,37 @@ export function attachHotPath(
     res.end(body);
   };
 
+  /** A relayed answer: gzipped when large and the client admits it (content-coding.ts). */
+  const answerRelayed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    body: string,
+  ) => {
+    if (body.length < GZIP_MIN_BYTES || !acceptsGzip(req.headers['accept-encoding']))
+      return answer(res, requestId, 200, body);
+    void gzipped(body).then((zipped) => {
+      if (zipped === undefined) return answer(res, requestId, 200, body);
+      res.writeHead(200, [
+        'content-type',
+        'application/json',
+        'content-encoding',
+        'gzip',
+        'vary',
+        'accept-encoding',
+        'content-length',
+        zipped.length,
+        'x-request-id',
+        requestId,
+        CORS_ORIGIN,
+        CORS_ANY,
+        CORS_EXPOSE,
+        CORS_EXPOSED,
+      ]);
+      res.end(zipped);
+    });
+  };
+
   const closing = options.closing ?? (() => false);
   const tooLargeError = bodyTooLarge(options.bodyLimitBytes);
 
@@ -122,35 +154,62 @@ export function attachHotPath(
     req.on('error', () => undefined);
     req.on('end', () => {
       if (tooLarge) return;
-      const body =
-        chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      relay.handleHttp(tokenOf(rawToken), body).then(
-        (out) => {
-          // A stop that began while the call was relayed closes its connection too: left open,
-          // an idle keep-alive connection held the stop off until HTTP_DRAIN_MS (CI, 10 s).
-          if (closing()) res.shouldKeepAlive = false;
-          const status =
-            out.refused === undefined ? 200 : refuse(res, requestId, out.refused, out.refusedId);
-          if (status === 200) answer(res, requestId, 200, out.body);
-          const seconds = (performance.now() - started) / 1000;
-          requestsOf(status).inc();
-          httpDuration.observe(seconds);
-          requestLog.http(requestId, status, out, seconds);
-        },
-        (error: unknown) => {
-          if (closing()) res.shouldKeepAlive = false;
-          logger.error({ err: error, request_id: requestId }, 'request failed');
-          answer(
-            res,
-            requestId,
-            500,
-            JSON.stringify({ error: 'internal', message: 'internal error', request_id: requestId }),
-          );
-          requestsOf(500).inc();
-        },
-      );
+      const coding = req.headers['content-encoding'];
+      if (coding === undefined)
+        return relayHttp(
+          req,
+          res,
+          rawToken,
+          requestId,
+          started,
+          chunks.length === 1
+            ? chunks[0]!.toString('utf8')
+            : Buffer.concat(chunks).toString('utf8'),
+        );
+      void decodeBody(coding, Buffer.concat(chunks), options.bodyLimitBytes).then((decoded) => {
+        if (typeof decoded === 'object') {
+          requestsOf(refuse(res, requestId, decoded, 'null')).inc();
+          return;
+        }
+        // A body that does not decode is a malformed body: -32700 once its token is checked.
+        relayHttp(req, res, rawToken, requestId, started, decoded ?? '');
+      });
     });
   };
+
+  const relayHttp = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawToken: string,
+    requestId: string,
+    started: number,
+    body: string,
+  ) =>
+    relay.handleHttp(tokenOf(rawToken), body).then(
+      (out) => {
+        // A stop that began while the call was relayed closes its connection too: left open,
+        // an idle keep-alive connection held the stop off until HTTP_DRAIN_MS (CI, 10 s).
+        if (closing()) res.shouldKeepAlive = false;
+        const status =
+          out.refused === undefined ? 200 : refuse(res, requestId, out.refused, out.refusedId);
+        if (status === 200) answerRelayed(req, res, requestId, out.body);
+        const seconds = (performance.now() - started) / 1000;
+        requestsOf(status).inc();
+        httpDuration.observe(seconds);
+        requestLog.http(requestId, status, out, seconds);
+      },
+      (error: unknown) => {
+        if (closing()) res.shouldKeepAlive = false;
+        logger.error({ err: error, request_id: requestId }, 'request failed');
+        answer(
+          res,
+          requestId,
+          500,
+          JSON.stringify({ error: 'internal', message: 'internal error', request_id: requestId }),
+        );
+        requestsOf(500).inc();
+      },
+    );
 
   /** The one place a request-level DomainError becomes an HTTP answer on this edge. */
   const refuse = (
