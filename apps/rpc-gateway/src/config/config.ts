@@ -67,6 +67,14 @@ export const configSchema = z.object({
    * one bucket per replica (ADR 0204).
    */
   RATE_LIMIT_REDIS_URL: z.string().default(''),
+  /**
+   * A `rediss://` RATE_LIMIT_REDIS_URL whose certificate a private CA signed: that CA (PEM).
+   * Unset: the system's CAs. A client certificate and its key when Redis verifies clients
+   * (`tls-auth-clients`). Checked at start; read once (a renewal takes a restart; ADR 0506).
+   */
+  RATE_LIMIT_REDIS_TLS_CA_FILE: certificateFile,
+  RATE_LIMIT_REDIS_TLS_CERT_FILE: certificateFile,
+  RATE_LIMIT_REDIS_TLS_KEY_FILE: privateKeyFile,
   /** Prefix of the bucket keys in that Redis. */
   RATE_LIMIT_KEY_PREFIX: z.string().default('meridian:rps:'),
   /** How long a process may spend tokens leased from the fleet store before the rest goes back. */

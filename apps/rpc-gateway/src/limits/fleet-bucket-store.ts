@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
 import { TAKE_UP_TO_LUA } from '@meridian/rate-limits';
 import type { LeaseAnswer, LeaseRequest } from './leased-rate-limiter';
@@ -18,6 +20,30 @@ export interface FleetBucketStoreOptions {
    * would admit on top of the fleet's (ADR 0102, "Patience").
    */
   patienceMs?: number;
+  /** TLS files for a `rediss://` URL (RATE_LIMIT_REDIS_TLS_*); none: the system's CAs. */
+  tls?: RedisTlsFiles;
+}
+
+/** A private CA, and a client certificate when Redis verifies clients (`tls-auth-clients`). */
+export interface RedisTlsFiles {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/**
+ * ioredis's `tls` option from the files (checked at start by the config: PEM of the right kind,
+ * the key that of the certificate, a `rediss://` URL): undefined when none is set, so a
+ * `rediss://` URL alone verifies against the system's CAs. Read once: a renewed file takes a
+ * restart (ADR 0506). The name checked is the URL's host, as for any TLS client.
+ */
+export function redisTlsOptions(files: RedisTlsFiles | undefined): ConnectionOptions | undefined {
+  if (!files?.caFile && !files?.certFile) return undefined;
+  return {
+    ca: files.caFile ? readFileSync(files.caFile) : undefined,
+    cert: files.certFile ? readFileSync(files.certFile) : undefined,
+    key: files.keyFile ? readFileSync(files.keyFile) : undefined,
+  };
 }
 
 /**
@@ -34,6 +60,8 @@ export class StoreTimeoutError<T = unknown> extends Error {
     this.name = 'StoreTimeoutError';
   }
 }
+
+const namesTls = (message: string) => /certificate|SSL|TLS/i.test(message);
 
 /** How much longer than the lease deadline ioredis keeps an unanswered command (a hung server). */
 const ABANDON_AFTER_DEADLINES = 10;
@@ -100,6 +128,11 @@ export class FleetBucketStore {
   private readonly patienceMs: number;
   /** Missed a deadline and met none since: leases get `commandTimeoutMs`, not the patience. */
   private degraded = false;
+  /**
+   * Why the store is not connected: the first connection error since it last was (a refused
+   * certificate, a refused connection), not what followed from it (commands refused).
+   */
+  connectionError: string | undefined;
 
   constructor(private readonly options: FleetBucketStoreOptions) {
     this.patienceMs = Math.max(options.patienceMs ?? 0, options.commandTimeoutMs);
@@ -112,9 +145,20 @@ export class FleetBucketStore {
       commandTimeout: this.patienceMs * ABANDON_AFTER_DEADLINES,
       connectTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      // Closing a store that never connected: a stream left half open is dropped soon.
+      disconnectTimeout: 200,
+      tls: redisTlsOptions(options.tls),
     });
-    // Connection errors surface as failed commands (and the fallback); nothing to crash on.
-    this.redis.on('error', () => undefined);
+    // Connection errors surface as failed commands (and the fallback); nothing to crash on. The
+    // first is kept for the log that says the store is unreachable, or a later one naming TLS
+    // (a refused client certificate may show first as a reset: TLS 1.3 reports it after the
+    // handshake). A command refused while not connected is a consequence, not the cause.
+    this.redis.on('error', (error: Error) => {
+      if (/enableOfflineQueue/.test(error.message)) return;
+      if (!this.connectionError || (!namesTls(this.connectionError) && namesTls(error.message)))
+        this.connectionError = error.message;
+    });
+    this.redis.on('ready', () => (this.connectionError = undefined));
     this.redis.defineCommand('meridianTakeUpTo', { numberOfKeys: 1, lua: TAKE_UP_TO_LUA });
   }
 
@@ -127,7 +171,12 @@ export class FleetBucketStore {
     if (this.connected) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error('rate-limit store not reachable')),
+        () =>
+          reject(
+            new Error(
+              `rate-limit store not reachable${this.connectionError ? `: ${this.connectionError}` : ''}`,
+            ),
+          ),
         timeoutMs,
       );
       this.redis.once('ready', () => {

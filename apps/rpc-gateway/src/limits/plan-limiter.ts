@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config';
 import type { ReplicaLink } from '../replica/replica-link';
-import { FleetBucketStore } from './fleet-bucket-store';
+import { FleetBucketStore, type FleetBucketStoreOptions } from './fleet-bucket-store';
 import { fleetLeases, type LeaseSource } from './fleet-lease';
 import { LeasedRateLimiter } from './leased-rate-limiter';
 import { RateLimiter, type RateLimit } from './token-bucket';
@@ -13,6 +13,21 @@ const REPLICA_LEASE_MS = 100;
 export interface PlanLimiter {
   readonly limiter: RateLimit;
   close(): Promise<void>;
+}
+
+/** The fleet store of RATE_LIMIT_REDIS_URL and its settings (TLS: RATE_LIMIT_REDIS_TLS_*). */
+export function fleetStoreOptionsOf(config: AppConfig): FleetBucketStoreOptions {
+  return {
+    url: config.RATE_LIMIT_REDIS_URL,
+    keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
+    commandTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
+    patienceMs: config.RATE_LIMIT_STORE_PATIENCE_MS,
+    tls: {
+      caFile: config.RATE_LIMIT_REDIS_TLS_CA_FILE,
+      certFile: config.RATE_LIMIT_REDIS_TLS_CERT_FILE,
+      keyFile: config.RATE_LIMIT_REDIS_TLS_KEY_FILE,
+    },
+  };
 }
 
 /**
@@ -29,12 +44,7 @@ export function createPlanLimiter(
   logger: Logger,
 ): PlanLimiter {
   if (config.RATE_LIMIT_REDIS_URL) {
-    const store = new FleetBucketStore({
-      url: config.RATE_LIMIT_REDIS_URL,
-      keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
-      commandTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
-      patienceMs: config.RATE_LIMIT_STORE_PATIENCE_MS,
-    });
+    const store = new FleetBucketStore(fleetStoreOptionsOf(config));
     const local = new RateLimiter(Date.now);
     const up = new Gauge({
       name: 'rate_limit_store_up',
@@ -56,6 +66,7 @@ export function createPlanLimiter(
       up.set(source === 'fleet' ? 1 : 0);
       if (source === 'local')
         logger.warn(
+          { reason: store.connectionError },
           'rate-limit store unreachable: enforcing plan RPS per process until it is back',
         );
       else logger.info('rate-limit store reachable again: plan RPS is fleet-wide');

@@ -188,7 +188,8 @@ function pairProblem(config: Record<string, unknown>, certVar: string): SettingP
 
 /**
  * What no single variable can say: a certificate without its key, or a key of another
- * certificate (every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config); client
+ * certificate (every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config); TLS files of
+ * a Redis (`<X>_REDIS_TLS_*_FILE`) without a `rediss://` `<X>_REDIS_URL`; client
  * authentication without a CA; two NATS identities at once. Undefined for a config without
  * these settings (apps that do not read them).
  */
@@ -203,6 +204,18 @@ export function transportSettingsProblem(config: object): SettingProblem | undef
   for (const certVar of [...pairs].sort()) {
     const problem = pairProblem(all, certVar);
     if (problem) return problem;
+  }
+  const redisTls = Object.keys(all)
+    .filter((name) => /_REDIS_TLS_(CA|CERT|KEY)_FILE$/.test(name) && all[name])
+    .sort();
+  for (const variable of redisTls) {
+    const urlVar = variable.replace(/_TLS_(CA|CERT|KEY)_FILE$/, '_URL');
+    const url = all[urlVar];
+    if (typeof url !== 'string' || !url.startsWith('rediss://'))
+      return {
+        variable: urlVar,
+        problem: `is invalid: not a rediss:// URL while ${variable} is set`,
+      };
   }
   if (c.GRPC_TLS_CLIENT_AUTH === 'require')
     for (const variable of ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE'] as const)
