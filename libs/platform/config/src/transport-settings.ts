@@ -186,10 +186,48 @@ function pairProblem(config: Record<string, unknown>, certVar: string): SettingP
     : { variable: keyVar, problem: `is invalid: not the key of ${certVar}'s certificate` };
 }
 
+/** The sslmode values node-postgres (pg-connection-string 2) knows. */
+const SSL_MODES = ['disable', 'no-verify', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/**
+ * The TLS parameters of a DATABASE_URL, which node-postgres reads itself (at each new
+ * connection): `sslmode` one it knows, and the files of `sslrootcert`, `sslcert`, `sslkey`
+ * readable PEM of their kind, the key that of the certificate. Checked at start, as the other
+ * TLS files are, instead of at the first connection (deploy/README.md, "Transport security").
+ */
+export function databaseUrlTlsProblem(value: string): string | undefined {
+  let params: URLSearchParams;
+  try {
+    params = new URL(value).searchParams;
+  } catch {
+    return undefined; // the URL itself is DATABASE_URL's own check
+  }
+  const mode = params.get('sslmode');
+  if (mode !== null && !SSL_MODES.includes(mode))
+    return `sslmode=${mode} is none of ${SSL_MODES.join(', ')}`;
+  for (const [param, kind] of [
+    ['sslrootcert', 'certificate'],
+    ['sslcert', 'certificate'],
+    ['sslkey', 'private key'],
+  ] as const) {
+    const path = params.get(param);
+    const problem = path ? pemFileProblem(path, kind) : undefined;
+    if (problem) return `its ${param} ${problem}`;
+  }
+  const cert = params.get('sslcert');
+  const key = params.get('sslkey');
+  if (Boolean(cert) !== Boolean(key))
+    return `its ${cert ? 'sslcert' : 'sslkey'} is given without its ${cert ? 'sslkey' : 'sslcert'}`;
+  if (cert && key && !keyMatches(read(cert), read(key)))
+    return `its sslkey is not the key of its sslcert's certificate`;
+  return undefined;
+}
+
 /**
  * What no single variable can say: a certificate without its key, or a key of another
  * certificate (every `<X>_TLS_CERT_FILE` / `<X>_TLS_KEY_FILE` pair of the config); TLS files of
- * a Redis (`<X>_REDIS_TLS_*_FILE`) without a `rediss://` `<X>_REDIS_URL`; client
+ * a Redis (`<X>_REDIS_TLS_*_FILE`) without a `rediss://` `<X>_REDIS_URL`; DATABASE_URL's TLS
+ * parameters (`databaseUrlTlsProblem`); client
  * authentication without a CA; two NATS identities at once. Undefined for a config without
  * these settings (apps that do not read them).
  */
@@ -204,6 +242,10 @@ export function transportSettingsProblem(config: object): SettingProblem | undef
   for (const certVar of [...pairs].sort()) {
     const problem = pairProblem(all, certVar);
     if (problem) return problem;
+  }
+  if (typeof all['DATABASE_URL'] === 'string') {
+    const problem = databaseUrlTlsProblem(all['DATABASE_URL']);
+    if (problem) return { variable: 'DATABASE_URL', problem: `is invalid: ${problem}` };
   }
   const redisTls = Object.keys(all)
     .filter((name) => /_REDIS_TLS_(CA|CERT|KEY)_FILE$/.test(name) && all[name])

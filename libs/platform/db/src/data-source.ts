@@ -1,4 +1,5 @@
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+import { initializeDataSource } from './pg-errors';
 
 export interface AppDataSourceOptions {
   url: string;
@@ -35,7 +36,7 @@ export function createAppDataSource(options: AppDataSourceOptions): DataSource {
 /** Creates the app's schema when missing, then applies pending migrations in order. Idempotent. */
 export async function runMigrations(dataSource: DataSource, schema: string): Promise<string[]> {
   const wasInitialized = dataSource.isInitialized;
-  if (!wasInitialized) await dataSource.initialize();
+  if (!wasInitialized) await initializeDataSource(dataSource);
   try {
     await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });

@@ -9,6 +9,7 @@ import {
 import { ReadinessRegistry } from '@meridian/platform-observability';
 import { DataSource } from 'typeorm';
 import { checkSchemaReady, createAppDataSource, type AppDataSourceOptions } from './data-source';
+import { initializeDataSource } from './pg-errors';
 
 const DB_OPTIONS = Symbol('DB_OPTIONS');
 
@@ -44,7 +45,8 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.readiness.register('postgres', async () => {
-      if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      // A TLS failure reads "Postgres TLS: …" on /readyz, saying what to fix.
+      if (!this.dataSource.isInitialized) await initializeDataSource(this.dataSource);
       await checkSchemaReady(this.dataSource, this.options.schema);
     });
   }

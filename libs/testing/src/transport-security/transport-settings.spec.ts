@@ -209,3 +209,45 @@ describe('NATS settings', () => {
     );
   });
 });
+
+describe("DATABASE_URL's TLS parameters (read by node-postgres itself)", () => {
+  const db = z.object({ DATABASE_URL: commonEnv.DATABASE_URL });
+  const refusedDb = (query: string) => {
+    try {
+      parseConfig(db, { DATABASE_URL: `postgres://app:pw@db:5432/meridian?${query}` });
+      return 'accepted';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('accept verify-full with a CA file, and a client certificate with its key', () => {
+    expect(refusedDb(`sslmode=verify-full&sslrootcert=${ca.certFile}`)).toBe('accepted');
+    expect(
+      refusedDb(
+        `sslmode=verify-full&sslrootcert=${ca.certFile}&sslcert=${a.certFile}&sslkey=${a.keyFile}`,
+      ),
+    ).toBe('accepted');
+  });
+
+  it('refuse an sslmode node-postgres does not know, naming the ones it does', () => {
+    expect(refusedDb('sslmode=verify_full')).toBe(
+      'config error: DATABASE_URL is invalid: sslmode=verify_full is none of disable, no-verify, prefer, require, verify-ca, verify-full',
+    );
+  });
+
+  it('refuse an unreadable or wrong sslrootcert, and a client certificate without its key', () => {
+    expect(refusedDb(`sslmode=verify-full&sslrootcert=${pki.dir}/missing.crt`)).toBe(
+      `config error: DATABASE_URL is invalid: its sslrootcert cannot be read (${pki.dir}/missing.crt: ENOENT)`,
+    );
+    expect(refusedDb(`sslrootcert=${a.keyFile}`)).toMatch(
+      /^config error: DATABASE_URL is invalid: its sslrootcert holds no PEM certificate/,
+    );
+    expect(refusedDb(`sslcert=${a.certFile}`)).toBe(
+      'config error: DATABASE_URL is invalid: its sslcert is given without its sslkey',
+    );
+    expect(refusedDb(`sslcert=${a.certFile}&sslkey=${b.keyFile}`)).toBe(
+      "config error: DATABASE_URL is invalid: its sslkey is not the key of its sslcert's certificate",
+    );
+  });
+});
