@@ -148,3 +148,35 @@ describe("node-postgres's sslmode, as the README states it", () => {
     );
   });
 });
+
+describe('a renewed sslrootcert', () => {
+  it('is read by each new connection: no restart, open connections keep theirs', async () => {
+    const caFile = pki.file('rotating-ca.crt', ca.cert);
+    const dataSource = createAppDataSource({
+      url: url('localhost', { sslmode: 'verify-full', sslrootcert: caFile }),
+      schema: 'public',
+      entities: [],
+      migrations: [],
+      poolSize: 2,
+    });
+    await initializeDataSource(dataSource);
+    try {
+      // One connection open (idle in the pool), then the file replaced by another CA's.
+      await dataSource.query('SELECT 1');
+      pki.file('rotating-ca.crt', otherCa.cert);
+      // Two at once: one takes the open connection, the other opens one and reads the file.
+      const [open, fresh] = await Promise.allSettled([
+        dataSource.query('SELECT pg_sleep(0.2)'),
+        dataSource.query('SELECT pg_sleep(0.2)'),
+      ]);
+      expect([open.status, fresh.status].sort()).toEqual(['fulfilled', 'rejected']);
+      // The CA back: new connections verify again.
+      pki.file('rotating-ca.crt', ca.cert);
+      await expect(
+        Promise.all([dataSource.query('SELECT 1'), dataSource.query('SELECT 1')]),
+      ).resolves.toHaveLength(2);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
