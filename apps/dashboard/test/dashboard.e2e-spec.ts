@@ -10,6 +10,7 @@ import {
   testNatsUrl,
   type TestDatabase,
 } from '@meridian/testing';
+import { verifyXSignature } from '@meridian/webhooks';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, screenshot, seriousAxeViolations } from './browser';
 
@@ -36,6 +37,8 @@ interface Endpoints {
   rpc: Record<string, string>;
   grpc: Record<string, string>;
   audit: string;
+  webhooks: string;
+  account: string;
   devnets: Record<string, string>;
 }
 
@@ -353,6 +356,40 @@ describe('dashboard in a real browser against the local stack', () => {
       .waitFor();
     await check(page, '06-address-audit-quota');
 
+    // API keys: a key with the scopes the customer picks (webhooks is ticked, account added),
+    // shown once, listed with its scopes; it works on the webhooks and account APIs, whose base
+    // URLs the page shows, where the audit key is refused. Deleted, it stops working.
+    await nav(page, 'API keys');
+    await hasText(page.getByTestId('base-url-webhooks'), endpoints.webhooks);
+    await hasText(page.getByTestId('base-url-account'), endpoints.account);
+    await hasText(page.getByTestId('base-url-audit'), endpoints.audit);
+    await page.getByLabel('Key name').fill('CI deploys');
+    expect(await page.getByRole('checkbox', { name: /^Webhooks:/ }).isChecked()).toBe(true);
+    await page.getByRole('checkbox', { name: /^Account:/ }).check();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const restKey = (await page.getByTestId('secret-value').textContent())!.trim();
+    expect(restKey).toMatch(/^mrd_/);
+    const restRow = page.getByTestId('all-api-keys').locator('tbody tr', { hasText: 'CI deploys' });
+    await hasText(restRow.getByTestId('key-scopes'), 'account, webhooks');
+    await check(page, '05a-api-keys');
+    const withKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    const hooks = await fetch(`${endpoints.webhooks}/webhooks`, withKey(restKey));
+    expect([hooks.status, await hooks.json()]).toEqual([200, { items: [], next_cursor: null }]);
+    const balance = await fetch(`${endpoints.account}/account/balance`, withKey(restKey));
+    expect(balance.status).toBe(200);
+    const auditOnHooks = await fetch(`${endpoints.webhooks}/webhooks`, withKey(auditKey));
+    expect([auditOnHooks.status, ((await auditOnHooks.json()) as { error: string }).error]).toEqual(
+      [403, 'insufficient_scope'],
+    );
+    await restRow.getByRole('button', { name: /^Delete/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+    await restRow.waitFor({ state: 'detached' });
+    const gone = Date.now() + 20_000;
+    while ((await fetch(`${endpoints.webhooks}/webhooks`, withKey(restKey))).status !== 401) {
+      if (Date.now() > gone) throw new Error('a deleted key still works on the webhooks API');
+      await new Promise((done) => setTimeout(done, 500));
+    }
+
     // Settings: a wrong current password is named under its field; the change works: signed out,
     // the old password fails and the new one signs in.
     await nav(page, 'Settings');
@@ -501,10 +538,22 @@ describe('dashboard in a real browser against the local stack', () => {
     // Edit: the target becomes a local receiver that answers 500; a depth the API refuses
     // shows its message under Confirmation depth, and nowhere else.
     const received: string[] = [];
+    /** Each request's body and X-Signature, by the payload's eventId. */
+    const signed = new Map<string, { body: string; signature: string }>();
     const receiver: Server = createServer((request, response) => {
       received.push(String(request.headers['webhook-id'] ?? request.url));
-      request.resume();
-      response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        try {
+          const eventId = (JSON.parse(body) as { eventId?: string }).eventId;
+          if (eventId)
+            signed.set(eventId, { body, signature: String(request.headers['x-signature']) });
+        } catch {
+          // not a delivery
+        }
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+      });
     });
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
     const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -548,12 +597,50 @@ describe('dashboard in a real browser against the local stack', () => {
       expect(received.length).toBeGreaterThanOrEqual(1);
       await check(page, '09b-webhook-detail-test-delivery');
 
-      // Rotate: confirmed in a dialog, the new secret shown once.
+      // Rotate: confirmed in a dialog, the new secret shown once; the old one signs for 24 h.
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       await page.getByText('the old one keeps signing alongside it for 24 hours').waitFor();
       await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
-      expect((await page.getByTestId('secret-value').textContent())!.trim()).toMatch(/^whsec_/);
+      const overlapping = (await page.getByTestId('secret-value').textContent())!.trim();
+      expect(overlapping).toMatch(/^whsec_/);
+      await page
+        .getByTestId('previous-secret')
+        .getByText(
+          /^The old secret keeps signing alongside it until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
+        )
+        .waitFor();
       await check(page, '09c-webhook-detail-rotated');
+
+      // A leaked secret: rotated with "stop the old secret now", the API says the old one no
+      // longer signs, and the next delivery carries one signature, made with the new secret.
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('checkbox', { name: 'Stop the old secret now (it leaked)' }).check();
+      await check(page, '09c1-webhook-rotate-expire-dialog');
+      await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+      await hasText(
+        page.getByTestId('previous-secret'),
+        'The old secret no longer signs: deliveries carry only the new signature.',
+      );
+      const fresh = (await page.getByTestId('secret-value').textContent())!.trim();
+      expect(fresh).toMatch(/^whsec_/);
+      expect(fresh).not.toBe(overlapping);
+      await page.getByRole('button', { name: 'Send test delivery' }).click();
+      const queued = await page
+        .getByText(/^Test delivery queued \(test_[0-9a-f]{24}\)/)
+        .textContent();
+      const testEventId = /test_[0-9a-f]{24}/.exec(queued!)![0];
+      const arrived = Date.now() + 30_000;
+      while (!signed.has(testEventId)) {
+        if (Date.now() > arrived) throw new Error(`test delivery ${testEventId} never arrived`);
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      const delivery = signed.get(testEventId)!;
+      expect(delivery.signature.match(/v1=/g)).toHaveLength(1);
+      const nowSeconds = Math.floor(Date.now() / 1000);
+      expect([
+        verifyXSignature(delivery.signature, delivery.body, fresh, nowSeconds),
+        verifyXSignature(delivery.signature, delivery.body, overlapping, nowSeconds),
+      ]).toEqual([true, false]);
 
       // A real event: a transfer to a watched address on devnet E. Its attempt fails (500);
       // paused, the queued event is dropped, and that dropped event is what Replay sends again:
@@ -827,6 +914,64 @@ describe('dashboard in a real browser against the local stack', () => {
     await phoneCheck(page, '17f-address-audit-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
   }, 120_000);
+
+  it('pages the failed deliveries: past the newest 50, Load older shows the older attempts', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const receiver: Server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    try {
+      const made = await pageApi(page, 'POST', '/api/relay/webhooks/webhooks', {
+        name: 'Paging',
+        network: 'eth-mainnet',
+        trigger_type: 'address_activity',
+        target_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        addresses: ['0x6666666666666666666666666666666666666666'],
+      });
+      expect(made.status).toBe(201);
+      const hookId = String(made.body['id']);
+      // 55 test deliveries, each one failed attempt (a test is not retried): 55 rows.
+      const total = 55;
+      const eventIds: string[] = [];
+      for (let i = 0; i < total; i++) {
+        const test = await pageApi(page, 'POST', `/api/relay/webhooks/webhooks/${hookId}/test`, {});
+        expect(test.status).toBe(202);
+        eventIds.push(String(test.body['event_id']));
+      }
+      const logged = Date.now() + 60_000;
+      for (;;) {
+        const log = await pageApi(
+          page,
+          'GET',
+          `/api/relay/webhooks/webhooks/${hookId}/deliveries?limit=200`,
+        );
+        if ((log.body['items'] as unknown[]).length >= total) break;
+        if (Date.now() > logged) throw new Error('the test deliveries were not all logged');
+        await new Promise((done) => setTimeout(done, 1_000));
+      }
+      await page.goto(`${dashboard}/webhooks/${hookId}`);
+      const rows = page.getByTestId('failed-deliveries').locator('tbody tr');
+      await hasText(page.getByTestId('deliveries-shown'), '50 attempts shown; older ones follow.');
+      expect(await rows.count()).toBe(50);
+      await page.getByRole('button', { name: 'Load older' }).click();
+      await hasText(
+        page.getByTestId('deliveries-shown'),
+        `${total} attempts shown, the oldest included.`,
+      );
+      expect(await rows.count()).toBe(total);
+      expect(await page.getByRole('button', { name: 'Load older' }).count()).toBe(0);
+      // Every attempt once across both pages (the worker sends them in any order).
+      expect((await page.getByTestId('delivery-event').allTextContents()).sort()).toEqual(
+        [...eventIds].sort(),
+      );
+      await check(page, '09f-webhook-detail-older-deliveries');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((done) => receiver.close(done));
+    }
+  }, 180_000);
 
   it('returns to the sign-in screen when the session ends elsewhere, and Sign out then works too', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });

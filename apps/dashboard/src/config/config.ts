@@ -52,7 +52,8 @@ export const configSchema = z.object({
     z.partialRecord(z.enum(REGIONS), z.string().min(1)),
     'must be a JSON object of region (eu, us, asia) -> host:port',
   ),
-  /** Public bases shown next to API keys (webhooks and audit), defaults to the upstream URLs. */
+  /** Public bases shown next to API keys (account, webhooks, audit); default: the upstream URLs. */
+  PUBLIC_ACCOUNT_URL: httpUrl.optional(),
   PUBLIC_WEBHOOKS_URL: httpUrl.optional(),
   PUBLIC_AUDIT_URL: httpUrl.optional(),
   /** Session lifetime (idle sessions end sooner: SESSION_IDLE_MS). */

@@ -56,6 +56,7 @@ export class CustomerController {
   networks() {
     return {
       items: networkEndpoints(this.config.PUBLIC_RPC_URLS, this.config.PUBLIC_GRPC_ADDRESSES),
+      account_url: this.config.PUBLIC_ACCOUNT_URL ?? this.config.BILLING_API_URL,
       webhooks_url: this.config.PUBLIC_WEBHOOKS_URL ?? this.config.WEBHOOKS_API_URL,
       audit_url: this.config.PUBLIC_AUDIT_URL ?? this.config.AUDIT_API_URL,
     };

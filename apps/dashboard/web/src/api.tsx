@@ -1,4 +1,5 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
+import { plainFieldMessage } from './field-messages';
 import { isSessionGone } from './session-gone';
 
 let csrfToken = '';
@@ -33,11 +34,11 @@ export function fieldsOf(body: Record<string, unknown>): Record<string, string> 
   const message = typeof body['message'] === 'string' ? body['message'] : '';
   if (body['fields'] && typeof body['fields'] === 'object')
     for (const [key, value] of Object.entries(body['fields'] as Record<string, unknown>))
-      out[key] = String(value);
+      out[key] = plainFieldMessage(String(value));
   for (const key of ['field', 'path', 'pointer'] as const) {
     const value = body[key];
     if (typeof value === 'string' && value)
-      out[value.replace(/^\//, '').replace(/\//g, '.')] = message;
+      out[value.replace(/^\//, '').replace(/\//g, '.')] = plainFieldMessage(message);
   }
   const details = body['details'];
   if (Array.isArray(details))
@@ -45,7 +46,7 @@ export function fieldsOf(body: Record<string, unknown>): Record<string, string> 
       const path = item['path'] ?? item['field'];
       const text = item['message'];
       if (path !== undefined && typeof text === 'string')
-        out[Array.isArray(path) ? path.join('.') : String(path)] = text;
+        out[Array.isArray(path) ? path.join('.') : String(path)] = plainFieldMessage(text);
     }
   return out;
 }

@@ -3,6 +3,7 @@ import { Layout } from './components/layout';
 import { Loading } from './components/ui';
 import { AddressAuditPage } from './pages/address-audit';
 import { AddressListsPage } from './pages/address-lists';
+import { ApiKeysPage } from './pages/api-keys';
 import { NodeAccessPage } from './pages/node-access';
 import { OperatorAccountPage } from './pages/operator-account';
 import { OperatorAccountsPage } from './pages/operator-accounts';
@@ -43,6 +44,7 @@ export function App() {
           <Layout>
             <Routes>
               <Route path="/" element={<OverviewPage />} />
+              <Route path="/api-keys" element={<ApiKeysPage />} />
               <Route path="/node-access" element={<NodeAccessPage />} />
               <Route path="/address-audit" element={<AddressAuditPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />

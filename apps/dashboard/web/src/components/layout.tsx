@@ -9,7 +9,13 @@ interface NavItem {
 }
 
 const CUSTOMER_NAV: Array<{ heading: string; items: NavItem[] }> = [
-  { heading: 'Account', items: [{ to: '/', label: 'Overview' }] },
+  {
+    heading: 'Account',
+    items: [
+      { to: '/', label: 'Overview' },
+      { to: '/api-keys', label: 'API keys' },
+    ],
+  },
   {
     heading: 'Products',
     items: [

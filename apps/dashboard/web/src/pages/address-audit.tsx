@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type KeyboardEvent } from 'react';
+import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { SecretOnce } from '../components/copy-button';
@@ -134,6 +135,10 @@ function ApiKeyTab() {
           </tbody>
         </table>
       )}
+      <p className="muted">
+        Keys made here are for Address Audit only. For the webhooks or account APIs, choose the
+        scopes on <Link to="/api-keys">API keys</Link>.
+      </p>
       <ConfirmDialog
         open={doomed !== undefined}
         title="Delete this API key?"

@@ -355,7 +355,7 @@ export function AddressListsPage() {
                     {l.name}
                   </button>{' '}
                   <span className="muted">
-                    {formatNumber(l.size ?? l.address_count ?? 0)} addresses ·{' '}
+                    {plural(l.size ?? l.address_count ?? 0, 'address', 'addresses')} ·{' '}
                     {formatDateTime(l.created_at)}
                   </span>
                 </li>

@@ -25,10 +25,12 @@ export function useNetworks() {
   return useQuery({
     queryKey: ['networks'],
     queryFn: () =>
-      api<{ items: NetworkEndpoints[]; webhooks_url: string; audit_url: string }>(
-        'GET',
-        '/api/networks',
-      ),
+      api<{
+        items: NetworkEndpoints[];
+        account_url: string;
+        webhooks_url: string;
+        audit_url: string;
+      }>('GET', '/api/networks'),
     staleTime: Infinity,
   });
 }

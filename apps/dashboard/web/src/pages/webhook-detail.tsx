@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
@@ -14,6 +14,13 @@ import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useAddressLists } from './webhooks';
+
+/** What `POST …/secret/rotate` answers besides the webhook. */
+interface RotatedSecret {
+  secret?: string;
+  /** When the old secret stops signing; null: it stopped at once (`expire_previous`). */
+  previous_secret_expires_at?: string | null;
+}
 
 /** Inline addresses shown before the rest fold away. */
 const SHOWN_ADDRESSES = 10;
@@ -119,11 +126,21 @@ export function WebhookDetailPage() {
     queryKey: ['webhook-stats', id],
     queryFn: () => api<DeliveryStats>('GET', relay('webhooks', `/webhooks/${id}/stats`)),
   });
-  const deliveries = useQuery({
+  // The failed-attempt log, newest first, a page at a time: "Load older" follows next_cursor.
+  const deliveries = useInfiniteQuery({
     queryKey: ['webhook-deliveries', id],
-    queryFn: () =>
-      api<Page<DeliveryAttempt>>('GET', relay('webhooks', `/webhooks/${id}/deliveries`)),
+    queryFn: ({ pageParam }) =>
+      api<Page<DeliveryAttempt>>(
+        'GET',
+        relay(
+          'webhooks',
+          `/webhooks/${id}/deliveries${pageParam ? `?cursor=${encodeURIComponent(pageParam)}` : ''}`,
+        ),
+      ),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
+  const attempts = deliveries.data?.pages.flatMap((p) => p.items) ?? [];
   const location = useLocation();
   // The secret of a webhook just created (the form navigates here with it): shown once, and
   // dropped from the history entry at once so a reload shows the webhook without it.
@@ -135,7 +152,9 @@ export function WebhookDetailPage() {
       navigate('.', { replace: true, state: null });
   }, [location.state, navigate]);
   const lists = useAddressLists();
-  const [secret, setSecret] = useState<string | undefined>();
+  const [secret, setSecret] = useState<RotatedSecret | undefined>();
+  /** The rotation dialog's choice: the old secret stops at once (it leaked) instead of in 24 h. */
+  const [expireNow, setExpireNow] = useState(false);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
   const [info, setInfo] = useState<string | undefined>();
   const refresh = () => {
@@ -147,10 +166,10 @@ export function WebhookDetailPage() {
     mutationFn: async (kind: 'pause' | 'resume' | 'test' | 'rotate' | 'delete') => {
       if (kind === 'delete') return api('DELETE', relay('webhooks', `/webhooks/${id}`));
       if (kind === 'rotate')
-        return api<{ secret?: string }>(
+        return api<RotatedSecret>(
           'POST',
           relay('webhooks', `/webhooks/${id}/secret/rotate`),
-          {},
+          expireNow ? { expire_previous: true } : {},
         );
       return api(
         'POST',
@@ -166,8 +185,15 @@ export function WebhookDetailPage() {
         navigate('/webhooks');
         return;
       }
-      if (kind === 'rotate') setSecret((result as { secret?: string } | null)?.secret);
-      if (kind === 'test') setInfo('Test delivery queued; it is free and arrives within seconds.');
+      if (kind === 'rotate') setSecret(result as RotatedSecret);
+      if (kind === 'test') {
+        const eventId = (result as { event_id?: string } | null)?.event_id;
+        setInfo(
+          `Test delivery queued${eventId ? ` (${eventId})` : ''}; it is free and arrives within ` +
+            'seconds. If your endpoint refuses it, it appears under Failed deliveries; a ' +
+            'successful one is not listed (the API keeps only failed attempts to read).',
+        );
+      }
       refresh();
     },
     // A refused delete or rotate is shown on the page, not behind the modal.
@@ -193,7 +219,7 @@ export function WebhookDetailPage() {
   const paused = w.status !== 'active';
   const hasTree = w.filters !== null && w.filters !== undefined;
   const listName = (ref: string) => lists.data?.items.find((l) => l.id === ref)?.name;
-  const replayable = deliveries.data ? replayRows(deliveries.data.items) : new Set<number>();
+  const replayable = replayRows(attempts);
   return (
     <>
       <PageHeader
@@ -249,7 +275,10 @@ export function WebhookDetailPage() {
           <button
             type="button"
             className="button button-secondary"
-            onClick={() => setConfirm('rotate')}
+            onClick={() => {
+              setExpireNow(false);
+              setConfirm('rotate');
+            }}
           >
             Rotate secret
           </button>
@@ -263,12 +292,19 @@ export function WebhookDetailPage() {
         </div>
         {action.error && <ActionError error={action.error} />}
         {info && <Notice tone="ok">{info}</Notice>}
-        {secret && (
-          <SecretOnce
-            label="New signing secret"
-            value={secret}
-            onDone={() => setSecret(undefined)}
-          />
+        {secret?.secret && (
+          <>
+            <SecretOnce
+              label="New signing secret"
+              value={secret.secret}
+              onDone={() => setSecret(undefined)}
+            />
+            <p data-testid="previous-secret">
+              {secret.previous_secret_expires_at
+                ? `The old secret keeps signing alongside it until ${formatDateTime(secret.previous_secret_expires_at)}.`
+                : 'The old secret no longer signs: deliveries carry only the new signature.'}
+            </p>
+          </>
         )}
       </Card>
       <div className="grid grid-2">
@@ -365,73 +401,96 @@ export function WebhookDetailPage() {
         )}
         {deliveries.isPending ? (
           <Loading />
-        ) : deliveries.isError ? (
+        ) : deliveries.isError && !deliveries.data ? (
           <ErrorState error={deliveries.error} />
-        ) : deliveries.data.items.length === 0 ? (
+        ) : attempts.length === 0 ? (
           <Empty title="No failed deliveries." />
         ) : (
-          <table className="table table-stack" data-testid="failed-deliveries">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Phase</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Answer</th>
-                <th scope="col">
-                  <span className="visually-hidden">Replay</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.items.map((d, i) => (
-                <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}/${d.outcome}`}>
-                  <td data-label="When" data-testid="delivery-at">
-                    {formatDateTimeSeconds(d.at)}
-                  </td>
-                  <td data-label="Event">
-                    <code data-testid="delivery-event">{d.event_id}</code>
-                    {d.test && <span className="muted"> (test)</span>}
-                  </td>
-                  <td data-label="Phase" data-testid="delivery-phase">
-                    {d.phase}
-                  </td>
-                  <td data-label="Attempt">
-                    {d.attempt}
-                    {d.final && (
-                      <span className="muted">
-                        {d.outcome === 'dropped' ? ' (dropped)' : ' (gave up)'}
-                      </span>
-                    )}
-                  </td>
-                  <td data-label="Outcome" data-testid="delivery-outcome">
-                    {d.outcome.replace(/_/g, ' ')}
-                    {d.error_class && <span className="muted"> · {d.error_class}</span>}
-                  </td>
-                  <td data-label="Answer" data-testid="delivery-answer">
-                    {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}
-                    {d.duration_ms !== null && (
-                      <span className="muted"> in {formatNumber(d.duration_ms)} ms</span>
-                    )}
-                  </td>
-                  <td className={replayable.has(i) ? undefined : 'stack-empty'}>
-                    {replayable.has(i) && (
-                      <button
-                        type="button"
-                        className="button button-small button-secondary"
-                        aria-label={`Replay event ${d.event_id}`}
-                        disabled={replay.isPending}
-                        onClick={() => replay.mutate(d.event_id)}
-                      >
-                        Replay
-                      </button>
-                    )}
-                  </td>
+          <>
+            <table className="table table-stack" data-testid="failed-deliveries">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Phase</th>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Answer</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Replay</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {attempts.map((d, i) => (
+                  <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}/${d.outcome}`}>
+                    <td data-label="When" data-testid="delivery-at">
+                      {formatDateTimeSeconds(d.at)}
+                    </td>
+                    <td data-label="Event">
+                      <code data-testid="delivery-event">{d.event_id}</code>
+                      {d.test && <span className="muted"> (test)</span>}
+                    </td>
+                    <td data-label="Phase" data-testid="delivery-phase">
+                      {d.phase}
+                    </td>
+                    <td data-label="Attempt">
+                      {d.attempt}
+                      {d.final && (
+                        <span className="muted">
+                          {d.outcome === 'dropped' ? ' (dropped)' : ' (gave up)'}
+                        </span>
+                      )}
+                    </td>
+                    <td data-label="Outcome" data-testid="delivery-outcome">
+                      {d.outcome.replace(/_/g, ' ')}
+                      {d.error_class && <span className="muted"> · {d.error_class}</span>}
+                    </td>
+                    <td data-label="Answer" data-testid="delivery-answer">
+                      {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}
+                      {d.duration_ms !== null && (
+                        <span className="muted"> in {formatNumber(d.duration_ms)} ms</span>
+                      )}
+                    </td>
+                    <td className={replayable.has(i) ? undefined : 'stack-empty'}>
+                      {replayable.has(i) && (
+                        <button
+                          type="button"
+                          className="button button-small button-secondary"
+                          aria-label={`Replay event ${d.event_id}`}
+                          disabled={replay.isPending}
+                          onClick={() => replay.mutate(d.event_id)}
+                        >
+                          Replay
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div className="actions table-footer">
+              <span className="muted" data-testid="deliveries-shown">
+                {formatNumber(attempts.length)} {attempts.length === 1 ? 'attempt' : 'attempts'}{' '}
+                shown{deliveries.hasNextPage ? '; older ones follow' : ', the oldest included'}.
+              </span>
+              {deliveries.hasNextPage && (
+                <button
+                  type="button"
+                  className="button button-secondary button-small"
+                  disabled={deliveries.isFetchingNextPage}
+                  onClick={() => void deliveries.fetchNextPage()}
+                >
+                  {deliveries.isFetchingNextPage ? 'Loading…' : 'Load older'}
+                </button>
+              )}
+            </div>
+            {deliveries.isFetchNextPageError && (
+              <Notice tone="bad">
+                Older attempts could not be loaded: {deliveries.error.message}
+              </Notice>
+            )}
+          </>
         )}
       </Card>
       <ConfirmDialog
@@ -446,9 +505,24 @@ export function WebhookDetailPage() {
         {confirm === 'delete' ? (
           <p>Deliveries stop and its slot is freed. This cannot be undone.</p>
         ) : (
-          <p>
-            A new secret signs from now on; the old one keeps signing alongside it for 24 hours.
-          </p>
+          <>
+            <p>
+              A new secret signs from now on; the old one keeps signing alongside it for 24 hours,
+              so your endpoint can switch without refusing a delivery.
+            </p>
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={expireNow}
+                onChange={(e) => setExpireNow(e.target.checked)}
+              />
+              Stop the old secret now (it leaked)
+            </label>
+            <p className="muted hint">
+              Deliveries then carry only the new signature: anyone holding the old secret can no
+              longer forge one, and your endpoint refuses deliveries until it has the new secret.
+            </p>
+          </>
         )}
       </ConfirmDialog>
     </>

@@ -3,7 +3,9 @@ import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { Card, Empty, ErrorState, Loading, PageHeader, UsageBar } from '../components/ui';
 import { StatusBadge } from '../components/status-badge';
-import { formatDateTime } from '../format';
+import { formatDateTime, formatNumber } from '../format';
+import { useNetworks } from './node-access';
+import { CopyButton } from '../components/copy-button';
 import type { AddressList, Page, Webhook } from '../types';
 
 export interface WebhookLimits {
@@ -69,9 +71,32 @@ export function WebhookLimitsCard(props: { webhooks?: Webhook[]; lists?: Address
         </div>
       )}
       <p className="muted">
-        Events per second: {caps['events_per_second'] ?? '—'} (bursts up to{' '}
-        {caps['events_burst'] ?? '—'}); up to {caps['addresses_per_webhook'] ?? '—'} addresses per
-        webhook.
+        Events per second: {formatNumber(caps['events_per_second'])} (bursts up to{' '}
+        {formatNumber(caps['events_burst'])}); up to {formatNumber(caps['addresses_per_webhook'])}{' '}
+        addresses per webhook.
+      </p>
+    </Card>
+  );
+}
+
+/** Where the webhooks REST API is, and the key it needs (an audit key is refused there). */
+function WebhooksApiCard() {
+  const networks = useNetworks();
+  const base = networks.data?.webhooks_url;
+  return (
+    <Card title="Webhooks REST API">
+      <p>
+        <span className="copy-inline rest-api-base">
+          <code className="url" data-testid="webhooks-api-url">
+            {base ?? '…'}
+          </code>
+          {base && <CopyButton value={base} label="Copy the Webhooks API base URL" />}
+        </span>
+      </p>
+      <p className="muted">
+        Call it with an API key that has the webhooks scope: make one on{' '}
+        <Link to="/api-keys">API keys</Link>. An Address Audit key is refused there (403
+        insufficient_scope).
       </p>
     </Card>
   );
@@ -92,6 +117,7 @@ export function WebhooksPage() {
         }
       />
       <WebhookLimitsCard webhooks={webhooks.data?.items} lists={lists.data?.items} />
+      <WebhooksApiCard />
       <Card title="Your webhooks">
         {webhooks.isPending ? (
           <Loading />

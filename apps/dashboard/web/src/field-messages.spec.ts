@@ -1,0 +1,28 @@
+import { plainFieldMessage } from './field-messages';
+
+describe('plainFieldMessage', () => {
+  it.each([
+    ['body.confirm_depth: Too big: expected number to be <=96', 'must be at most 96'],
+    ['body.confirm_depth: Too small: expected number to be >=2', 'must be at least 2'],
+    ['body.count: Too big: expected number to be <100000', 'must be less than 100,000'],
+    [
+      'body.name: Too big: expected string to have <=200 characters',
+      'must be at most 200 characters',
+    ],
+    ['body.addresses: Too small: expected array to have >=1 items', 'must be at least 1 item'],
+    ['body.list_refs[2]: Too small: expected number to be >0', 'must be more than 0'],
+    ['body.confirm_depth: Invalid input: expected number, received string', 'must be a number'],
+    ['Too big: expected number to be <=96', 'must be at most 96'],
+  ])('%s → %s', (raw, plain) => {
+    expect(plainFieldMessage(raw)).toBe(plain);
+  });
+
+  it('leaves the messages the APIs wrote for people as they are', () => {
+    for (const text of [
+      'filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash',
+      'the current password is wrong',
+      'body.target_url: use https',
+    ])
+      expect(plainFieldMessage(text)).toBe(text);
+  });
+});

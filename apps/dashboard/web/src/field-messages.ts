@@ -1,0 +1,34 @@
+/**
+ * A field message in words. The APIs validate with zod and pass its wording on, located
+ * (`body.confirm_depth: Too big: expected number to be <=96`); under the field the location says
+ * nothing and the comparison reads like code, so those are said plainly ("must be at most 96").
+ * Any other message (the APIs' own, written for people) is left as it is.
+ */
+const BOUND: Record<string, string> = {
+  '<=': 'at most',
+  '<': 'less than',
+  '>=': 'at least',
+  '>': 'more than',
+};
+
+const UNIT: Record<string, [string, string]> = {
+  string: ['character', 'characters'],
+  array: ['item', 'items'],
+  set: ['item', 'items'],
+};
+
+export function plainFieldMessage(message: string): string {
+  const located = /^(?:body|query|params)(?:[.[][^:]*)?: (.*)$/s.exec(message);
+  const rest = located ? located[1]! : message;
+  const size =
+    /^Too (?:big|small): expected (\w+) to (?:be|have) (<=|<|>=|>)(-?[\d.]+)(?: \w+)?$/.exec(rest);
+  if (size) {
+    const [, kind, op, limit] = size;
+    const n = Number(limit);
+    const unit = UNIT[kind!]?.[n === 1 ? 0 : 1];
+    return `must be ${BOUND[op!]} ${n.toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
+  }
+  const type = /^Invalid input: expected (\w+), received \w+$/.exec(rest);
+  if (type) return `must be ${type[1] === 'int' ? 'a whole number' : `a ${type[1]}`}`;
+  return message;
+}

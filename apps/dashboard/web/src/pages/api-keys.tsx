@@ -1,0 +1,215 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api';
+import { API_KEY_SCOPES, curlExampleOf, type ApiKeyScope } from '../api-keys';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { CopyButton, SecretOnce } from '../components/copy-button';
+import { Field } from '../components/field';
+import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { formatDateTime } from '../format';
+import type { ApiKey } from '../types';
+import { errorFor } from './webhook-form';
+import { useNetworks } from './node-access';
+
+/** The REST APIs' public bases, each with the scope a key needs and a one-line curl example. */
+function RestApisCard() {
+  const networks = useNetworks();
+  return (
+    <Card title="REST APIs">
+      <p>
+        Send an API key as a bearer token (<code>authorization: Bearer &lt;API key&gt;</code>). A
+        key works only with the APIs its scopes name; another answers 403{' '}
+        <code>insufficient_scope</code>.
+      </p>
+      {networks.isPending ? (
+        <Loading />
+      ) : networks.isError ? (
+        <ErrorState error={networks.error} retry={() => void networks.refetch()} />
+      ) : (
+        <ul className="plain-list rest-apis" data-testid="rest-apis">
+          {API_KEY_SCOPES.map((scope) => {
+            const base = networks.data[`${scope.id}_url`];
+            return (
+              <li key={scope.id}>
+                <h3 className="rest-api-title">
+                  {scope.label} API <span className="muted">(scope {scope.id})</span>
+                </h3>
+                <span className="copy-inline">
+                  <code className="url" data-testid={`base-url-${scope.id}`}>
+                    {base}
+                  </code>
+                  <CopyButton value={base} label={`Copy the ${scope.label} API base URL`} />
+                </span>
+                <pre
+                  className="code-block"
+                  tabIndex={0}
+                  role="region"
+                  aria-label={`Example: ${scope.label} API`}
+                >
+                  {curlExampleOf(scope.id, base)}
+                </pre>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+/** A customer's API keys: made with the scopes they choose, shown once, listed, deleted. */
+export function ApiKeysPage() {
+  const client = useQueryClient();
+  const keys = useQuery({
+    queryKey: ['api-keys'],
+    queryFn: () => api<{ items: ApiKey[] }>('GET', '/api/api-keys'),
+  });
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['webhooks']);
+  const [fresh, setFresh] = useState<ApiKey | undefined>();
+  const [doomed, setDoomed] = useState<ApiKey | undefined>();
+  const create = useMutation<ApiKey, ApiError>({
+    mutationFn: () =>
+      api<ApiKey>('POST', '/api/api-keys', {
+        ...(name.trim() ? { name: name.trim() } : {}),
+        scopes,
+      }),
+    onSuccess: (key) => {
+      setFresh(key);
+      setName('');
+      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (key: ApiKey) => api('DELETE', `/api/api-keys/${key.id}`),
+    onSuccess: () => {
+      setDoomed(undefined);
+      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const error = create.error ?? undefined;
+  const scopesError = scopes.length === 0 ? 'Choose at least one scope.' : undefined;
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys for the REST APIs: webhooks, your account, Address Audit."
+      />
+      <Card title="Create an API key">
+        <form onSubmit={submit} className="form" noValidate>
+          {error && !errorFor(error, 'name', 'scopes') && (
+            <Notice tone="bad">{error.message}</Notice>
+          )}
+          <Field
+            label="Key name"
+            hint="Optional; helps you tell keys apart."
+            error={errorFor(error, 'name')}
+          >
+            <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <fieldset className="fieldset">
+            <legend>Scopes: what the key may call</legend>
+            {API_KEY_SCOPES.map((scope) => (
+              <label key={scope.id} className="check">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope.id)}
+                  onChange={(e) =>
+                    setScopes(
+                      e.target.checked
+                        ? API_KEY_SCOPES.map((s) => s.id).filter(
+                            (id) => id === scope.id || scopes.includes(id),
+                          )
+                        : scopes.filter((s) => s !== scope.id),
+                    )
+                  }
+                />
+                {scope.label}: {scope.description}
+              </label>
+            ))}
+            {(scopesError ?? errorFor(error, 'scopes')) && (
+              <p className="field-error">{scopesError ?? errorFor(error, 'scopes')}</p>
+            )}
+          </fieldset>
+          <div className="actions">
+            <button
+              type="submit"
+              className="button"
+              disabled={create.isPending || scopes.length === 0}
+            >
+              Create API key
+            </button>
+          </div>
+        </form>
+        {fresh?.key && (
+          <SecretOnce label="API key" value={fresh.key} onDone={() => setFresh(undefined)} />
+        )}
+      </Card>
+      <Card title="Your API keys">
+        {keys.isPending ? (
+          <Loading />
+        ) : keys.isError ? (
+          <ErrorState error={keys.error} retry={() => void keys.refetch()} />
+        ) : keys.data.items.length === 0 ? (
+          <Empty title="No API keys yet." />
+        ) : (
+          <table className="table table-stack" data-testid="all-api-keys">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Name</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.items.map((k) => (
+                <tr key={k.id}>
+                  <td data-label="Key">
+                    <code>{k.hint}</code>
+                  </td>
+                  <td data-label="Name">{k.name ?? '—'}</td>
+                  <td data-label="Scopes" data-testid="key-scopes">
+                    {k.scopes.join(', ')}
+                  </td>
+                  <td data-label="Created">{formatDateTime(k.created_at)}</td>
+                  <td className="num">
+                    <button
+                      type="button"
+                      className="button button-danger button-small"
+                      onClick={() => setDoomed(k)}
+                    >
+                      Delete<span className="visually-hidden"> key {k.hint}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {remove.error && <Notice tone="bad">{remove.error.message}</Notice>}
+      </Card>
+      <RestApisCard />
+      <ConfirmDialog
+        open={doomed !== undefined}
+        title="Delete this API key?"
+        confirmLabel="Delete key"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setDoomed(undefined)}
+        onConfirm={() => doomed && remove.mutate(doomed)}
+      >
+        <p>
+          Requests with key <code>{doomed?.hint}</code> are refused from now on.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
