@@ -423,6 +423,18 @@ describe('webhooks end to end on the local stack (indexer, matcher, worker, bill
       rate_limited_total: 0,
       last_delivered_at: expect.any(String),
     });
+    // The spec's record members, the same counters (one webhook, and in the list).
+    expect(await webhooksApi('GET', `/webhooks/${hook.id}`)).toMatchObject({
+      stats: { failed_total: 2, rate_limited_total: 0 },
+    });
+    const listed = await webhooksApi<{ items: { id: string; stats: unknown }[] }>(
+      'GET',
+      '/webhooks?limit=100',
+    );
+    expect(listed.items.find((item) => item.id === hook.id)?.stats).toEqual({
+      failed_total: 2,
+      rate_limited_total: 0,
+    });
   }, 90_000);
 
   it(`a target name resolving to a private address (${privateName.name} → ${privateName.address}) is refused at send time`, async () => {

@@ -25,6 +25,7 @@ import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { RecordStatsRepository } from './webhooks/record-stats.repository';
 import { DeliveryHealthConsumer } from './deliveries/delivery-health.consumer';
 import { DeliveryLogRetention } from './deliveries/delivery-log-retention.service';
 import { ReplayService } from './deliveries/replay.service';
@@ -109,6 +110,7 @@ export class AppModule {
         DeliveryRoutes,
         MatchingService,
         DeliveriesRepository,
+        RecordStatsRepository,
         ReplayService,
         DeliveryLogRetention,
         DeliveryHealthConsumer,

@@ -205,8 +205,26 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     const b = await create(key, {}, { 'idempotency-key': 'k-1' });
     expect(b.status).toBe(201);
     expect([b.body.id, b.body.secret]).toEqual([a.body.id, a.body.secret]);
+    // The spec's record members: nothing attempted or dropped yet.
+    expect(a.body.stats).toEqual({ failed_total: 0, rate_limited_total: 0 });
     expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(1);
   });
+
+  it.each([
+    ['empty', ''],
+    ['201 characters', 'k'.repeat(201)],
+    ['a space', 'two words'],
+    ['non-ASCII', 'clé'],
+  ])(
+    'an Idempotency-Key header that is %s → 400 invalid_idempotency_key, named as a header; nothing created',
+    async (_name, header) => {
+      const { key } = await s.billing.createAccount({ plan: 'starter' });
+      const answer = await create(key, {}, { 'idempotency-key': header });
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_idempotency_key']);
+      expect(answer.body.message).toMatch(/^headers\.idempotency-key: /);
+      expect((await s.call('GET', '/webhooks', key)).body.items).toHaveLength(0);
+    },
+  );
 
   it('Idempotency-Key with a different body: 409 idempotency_key_reused, nothing created or changed; the same body in another spelling still replays the first webhook', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });

@@ -28,7 +28,6 @@ import {
 import type { BalanceRow } from '../ledger/ledger.repository';
 import { parseBody, parseQuery } from '../http/validation';
 import { accountView, apiKeyView, page, topUpView } from '../http/views';
-import { requestKeyOf } from '../ledger/top-ups.controller';
 import { AccountsRepository, type AccountSummaryRow } from './accounts.repository';
 import { AccountsService, type NewAccount } from './accounts.service';
 import { adminAccountsPage, adminAccountsQuery } from './admin.schemas';
@@ -41,6 +40,7 @@ import {
   topUpsPage,
   usageResponse,
 } from '../http/response.schemas';
+import { idempotencyKeyOf } from '@meridian/platform-http';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
@@ -214,6 +214,8 @@ export class AdminController {
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
     const { cu } = parseBody(topUpBody, body);
-    return topUpView(await this.accounts.topUp(id, cu, 'operator', requestKeyOf(idempotencyKey)));
+    return topUpView(
+      await this.accounts.topUp(id, cu, 'operator', idempotencyKeyOf(idempotencyKey)),
+    );
   }
 }

@@ -63,6 +63,17 @@ describe('billing-ledger Idempotency-Key binds to its request (real Postgres + N
     expect(await topUpCount()).toBe(2);
   });
 
+  it('a malformed key is 400 invalid_idempotency_key on both routes (the rule webhook-matcher uses) and buys nothing; a key of any printable ASCII is taken', async () => {
+    const before = await topUpCount();
+    for (const bad of ['two words', 'k'.repeat(201)])
+      for (const send of [topUp, credit]) {
+        const refused = await send(bad, { cu: 100 });
+        expect([refused.status, refused.body.error]).toEqual([400, 'invalid_idempotency_key']);
+      }
+    expect(await topUpCount()).toBe(before);
+    expect((await topUp('order/7#a+b', { cu: 100 })).status).toBe(201);
+  });
+
   it('the account and operator routes share the account’s keys: one route’s key is not the other’s', async () => {
     const bought = await topUp('shared-1', { cu: 300 });
     expect(bought.status).toBe(201);

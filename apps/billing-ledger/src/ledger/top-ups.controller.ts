@@ -1,24 +1,12 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
-import { DomainError } from '@meridian/errors';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { topUpResponse, topUpsPage } from '../http/response.schemas';
 import { listQuery, topUpBody } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
+import { idempotencyKeyOf } from '@meridian/platform-http';
 import { ApiRoute } from '@meridian/platform-http/openapi';
-
-/** Optional `Idempotency-Key` header: a retried request answers the top-up it created first. */
-export function requestKeyOf(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(header))
-    throw new DomainError(
-      'invalid_idempotency_key',
-      'invalid',
-      'Idempotency-Key: 1-128 of A-Z a-z 0-9 . _ : -',
-    );
-  return header;
-}
 
 @Controller('api/v1/top-ups')
 @UseGuards(AccountKeyGuard)
@@ -39,7 +27,7 @@ export class TopUpsController {
   ) {
     const { cu } = parseBody(topUpBody, body);
     return topUpView(
-      await this.accounts.topUp(accountId, cu, 'account', requestKeyOf(idempotencyKey)),
+      await this.accounts.topUp(accountId, cu, 'account', idempotencyKeyOf(idempotencyKey)),
     );
   }
 

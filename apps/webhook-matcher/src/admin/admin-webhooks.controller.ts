@@ -4,7 +4,8 @@ import { ApiRoute } from '@meridian/platform-http/openapi';
 import { parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { webhooksPage } from '../webhooks/webhook-response.schemas';
-import { webhookView } from '../webhooks/webhook.view';
+import { RecordStatsRepository } from '../webhooks/record-stats.repository';
+import { webhookViews } from '../webhooks/webhook.view';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { OperatorGuard } from './operator.guard';
 
@@ -28,7 +29,10 @@ const accountIdPipe: PipeTransform<string, string> = {
 @Controller('api/v1/admin/accounts')
 @UseGuards(OperatorGuard)
 export class AdminWebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly recordStats: RecordStatsRepository,
+  ) {}
 
   @Get(':id/webhooks')
   @ApiRoute({
@@ -40,6 +44,9 @@ export class AdminWebhooksController {
   async list(@Param('id', accountIdPipe) accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
-    return { items: page.items.map(webhookView), next_cursor: page.nextCursor };
+    return {
+      items: await webhookViews(page.items, this.recordStats),
+      next_cursor: page.nextCursor,
+    };
   }
 }

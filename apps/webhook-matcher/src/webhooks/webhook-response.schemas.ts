@@ -71,6 +71,20 @@ const webhookFields = {
   version: z.number().int().min(1).describe('+1 on every change'),
   created_at: isoTime,
   updated_at: isoTime,
+  stats: z
+    .strictObject({
+      failed_total: z
+        .number()
+        .int()
+        .min(0)
+        .describe('failed attempts, attempts skipped while the circuit breaker is open included'),
+      rate_limited_total: z
+        .number()
+        .int()
+        .min(0)
+        .describe('events dropped above the events-per-second limit'),
+    })
+    .describe("the spec's record members; GET /webhooks/{id}/stats has these and more"),
 };
 
 /** Not in the JSON Schema (a refinement): the label is the one of the status. */

@@ -52,9 +52,3 @@ export const pageQuery = z.strictObject({
     .regex(/^\d{1,19}$/, 'use next_cursor of the previous page')
     .optional(),
 });
-
-export const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII');

@@ -1,9 +1,21 @@
 import { statusLabel } from '@meridian/webhooks';
 import type { WebhookResponse } from './webhook-response.schemas';
+import type { RecordStatsRepository } from './record-stats.repository';
 import type { WebhookRow } from './webhooks.repository';
 
-/** The webhook object of the API (COMPAT), snake_case; its schema is `webhookResponse`. */
-export function webhookView(row: WebhookRow): WebhookResponse {
+/** The spec's `stats` members of a webhook record (DeliveriesRepository.recordStats). */
+export interface RecordStats {
+  failed_total: number;
+  rate_limited_total: number;
+}
+
+const NO_STATS: RecordStats = { failed_total: 0, rate_limited_total: 0 };
+
+/**
+ * The webhook object of the API (COMPAT, and the spec's `stats` members), snake_case; its schema
+ * is `webhookResponse`.
+ */
+export function webhookView(row: WebhookRow, stats: RecordStats = NO_STATS): WebhookResponse {
   return {
     id: row.id,
     name: row.name,
@@ -21,5 +33,15 @@ export function webhookView(row: WebhookRow): WebhookResponse {
     version: row.version,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    stats: { failed_total: stats.failed_total, rate_limited_total: stats.rate_limited_total },
   };
+}
+
+/** Records with their `stats` (one query for all): every route that answers webhooks uses it. */
+export async function webhookViews(
+  rows: readonly WebhookRow[],
+  recordStats: Pick<RecordStatsRepository, 'of'>,
+): Promise<WebhookResponse[]> {
+  const stats = await recordStats.of(rows.map((row) => row.id));
+  return rows.map((row) => webhookView(row, stats.get(row.id)));
 }

@@ -18,7 +18,6 @@ import { StatusService } from '../status/status.service';
 import {
   createWebhookBody,
   emptyBody,
-  idempotencyKey,
   pageQuery,
   patchWebhookBody,
   rotateSecretBody,
@@ -29,9 +28,13 @@ import {
   testDeliveryResponse,
   webhookResponse,
   webhooksPage,
+  type WebhookResponse,
 } from './webhook-response.schemas';
-import { webhookView } from './webhook.view';
+import { RecordStatsRepository } from './record-stats.repository';
+import { webhookViews } from './webhook.view';
+import type { WebhookRow } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { idempotencyKeyOf } from '@meridian/platform-http';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/webhooks')
@@ -40,7 +43,13 @@ export class WebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly status: StatusService,
+    private readonly recordStats: RecordStatsRepository,
   ) {}
+
+  /** The record with its `stats` members (spec "Webhook record"). */
+  private async view(row: WebhookRow): Promise<WebhookResponse> {
+    return (await webhookViews([row], this.recordStats))[0]!;
+  }
 
   @Post()
   @ApiRoute({
@@ -57,13 +66,12 @@ export class WebhooksController {
     @Body() body: unknown,
     @Headers('idempotency-key') key: string | undefined,
   ) {
-    const parsedKey = key === undefined ? null : parseBody(idempotencyKey, key);
     const { row, secret } = await this.webhooks.create(
       accountId,
       parseBody(createWebhookBody, body),
-      parsedKey,
+      idempotencyKeyOf(key),
     );
-    return { ...webhookView(row), secret };
+    return { ...(await this.view(row)), secret };
   }
 
   @Get()
@@ -75,7 +83,10 @@ export class WebhooksController {
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
-    return { items: page.items.map(webhookView), next_cursor: page.nextCursor };
+    return {
+      items: await webhookViews(page.items, this.recordStats),
+      next_cursor: page.nextCursor,
+    };
   }
 
   @Get(':id')
@@ -84,7 +95,7 @@ export class WebhooksController {
     responses: { 200: { description: 'the webhook', schema: webhookResponse } },
   })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
-    return webhookView(await this.webhooks.get(accountId, checkId('wh', id)));
+    return this.view(await this.webhooks.get(accountId, checkId('wh', id)));
   }
 
   @Patch(':id')
@@ -95,7 +106,7 @@ export class WebhooksController {
   })
   async patch(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const parsed = parseBody(patchWebhookBody, body);
-    return webhookView(await this.webhooks.patch(accountId, checkId('wh', id), parsed));
+    return this.view(await this.webhooks.patch(accountId, checkId('wh', id), parsed));
   }
 
   @Delete(':id')
@@ -104,7 +115,7 @@ export class WebhooksController {
     responses: { 200: { description: 'the webhook, status deleted', schema: webhookResponse } },
   })
   async delete(@AccountId() accountId: string, @Param('id') id: string) {
-    return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
+    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
   }
 
   @Post(':id/pause')
@@ -116,7 +127,7 @@ export class WebhooksController {
   @HttpCode(200)
   async pause(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);
-    return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_pause'));
+    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_pause'));
   }
 
   @Post(':id/resume')
@@ -128,7 +139,7 @@ export class WebhooksController {
   @HttpCode(200)
   async resume(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     parseBody(emptyBody.optional(), body);
-    return webhookView(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_resume'));
+    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_resume'));
   }
 
   @Post(':id/secret/rotate')
@@ -151,7 +162,7 @@ export class WebhooksController {
       expire_previous,
     );
     return {
-      ...webhookView(row),
+      ...(await this.view(row)),
       secret,
       previous_secret_expires_at: row.previous_secret_expires_at?.toISOString() ?? null,
     };

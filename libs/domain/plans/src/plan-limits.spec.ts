@@ -138,7 +138,10 @@ describe('cap codes', () => {
     const error = capExceeded(cap as keyof typeof CAP_CODES, 10, 11);
     expect(error.code).toBe(code);
     expect(error.kind).toBe('conflict');
-    expect(error.details).toEqual({ cap, limit: 10, requested: 11 });
+    // Named as GET /webhooks/limits names it (snake_case), in the body and the message.
+    const name = cap.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    expect(error.details).toEqual({ cap: name, limit: 10, requested: 11 });
+    expect(error.message).toBe(`plan limit ${name} (10) would be exceeded`);
     expect(code.startsWith('cap_')).toBe(true);
   });
 });

@@ -129,14 +129,26 @@ export const CAP_CODES = Object.freeze({
 
 export type CapName = keyof typeof CAP_CODES;
 
+/** Each cap as the API names it (`GET /webhooks/limits` `caps`, a 409's `cap`): snake_case. */
+export const CAP_API_NAMES = Object.freeze({
+  activeWebhooks: 'active_webhooks',
+  addressesPerWebhook: 'addresses_per_webhook',
+  addressesPerAccount: 'addresses_per_account',
+  inlineAddresses: 'inline_addresses',
+  listRefs: 'list_refs',
+  addressesPerList: 'addresses_per_list',
+  addressLists: 'address_lists',
+} as const satisfies Record<CapName, string>);
+
 /** The DomainError a service throws when a request would go past a cap. */
 export function capExceeded(cap: CapName, limit: number, requested: number): DomainError {
+  const name = CAP_API_NAMES[cap];
   return new DomainError(
     CAP_CODES[cap],
     'conflict',
-    `plan limit ${cap} (${limit}) would be exceeded`,
+    `plan limit ${name} (${limit}) would be exceeded`,
     {
-      details: { cap, limit, requested },
+      details: { cap: name, limit, requested },
     },
   );
 }

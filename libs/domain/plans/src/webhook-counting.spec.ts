@@ -126,7 +126,7 @@ describe('checkWebhookWrite (every webhook cap code)', () => {
       checkListSize(free, 250_000);
     } catch (error) {
       expect((error as { details?: unknown }).details).toEqual({
-        cap: 'addressesPerList',
+        cap: 'addresses_per_list',
         limit: 100_000,
         requested: 250_000,
       });

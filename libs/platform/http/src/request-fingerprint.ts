@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DomainError } from '@meridian/errors';
 
 /**
  * JSON with object keys sorted, so two spellings of one request give one text. Recursive: call
@@ -27,4 +28,24 @@ export function requestFingerprint(operation: string, request: unknown): string 
   return createHash('sha256')
     .update(`${operation}\n${canonicalJson(request)}`)
     .digest('hex');
+}
+
+/** 1 to 200 printable ASCII characters, no spaces: a UUID, a ULID, a Stripe-style key. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The `Idempotency-Key` header of every API that takes one (billing-ledger's top-ups,
+ * webhook-matcher's webhook create): absent is null; anything else must be 1 to 200 printable
+ * ASCII characters, or the request is 400 `invalid_idempotency_key`, named as a header.
+ */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header))
+    throw new DomainError(
+      'invalid_idempotency_key',
+      'invalid',
+      'headers.idempotency-key: 1 to 200 printable ASCII characters, no spaces',
+      { details: { location: 'headers', path: 'headers.idempotency-key' } },
+    );
+  return header;
 }
