@@ -175,6 +175,9 @@ export class DeliveryEngine {
     }
 
     const breaker = job.test ? undefined : this.breakerOf(entry.targetUrl);
+    // The owner says the endpoint is fixed: the next attempt is the breaker's probe.
+    if (breaker && entry.resumedAt !== undefined && breaker.stateAt(now.getTime()) !== 'closed')
+      breaker.resumed(Date.parse(entry.resumedAt));
     const admission: BreakerAdmission = breaker?.admit(now.getTime()) ?? 'send';
     if (admission === 'skip')
       return this.recordUnsent(

@@ -77,4 +77,34 @@ describe('CircuitBreaker (COMPAT: >90 % failed over 2 min with â‰¥ 20 attempts â
     breaker.release('probe');
     expect(breaker.admit(clock.now().getTime())).toBe('probe');
   });
+
+  it('an owner resume after the opening makes the next attempt the probe, once per resume', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    fail(breaker, clock, 20);
+    const openedAt = clock.now().getTime() - 100;
+    clock.advance(MINUTE);
+    // A resume before the breaker opened says nothing about the failures since.
+    breaker.resumed(openedAt - 1);
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    const resumedAt = clock.now().getTime();
+    breaker.resumed(resumedAt);
+    expect(breaker.stateAt(clock.now().getTime())).toBe('half_open');
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    // The probe fails: open for 5 min as usual; the same resume seen again gives no second probe,
+    // even when the matcher's clock was ahead of the worker's (resume after the reopening).
+    breaker.record(clock.now().getTime() - 10, false, 'probe');
+    breaker.resumed(resumedAt);
+    expect(breaker.admit(clock.now().getTime())).toBe('skip');
+    // A new resume does.
+    clock.advance(SECOND);
+    breaker.resumed(clock.now().getTime());
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    breaker.record(clock.now().getTime(), true, 'probe');
+    expect(breaker.stateAt(clock.now().getTime())).toBe('closed');
+    // Closed: a resume changes nothing.
+    breaker.resumed(clock.now().getTime() + SECOND);
+    expect(breaker.admit(clock.now().getTime())).toBe('send');
+  });
 });

@@ -3,7 +3,9 @@
  * the last 2 minutes with at least 20 attempts opens it for 5 minutes; then one probe is let
  * through (half-open): its success closes the breaker with a clean window, its failure opens
  * it for another 5 minutes. Attempts skipped while open are not attempts and stay out of the
- * window. Time comes from the caller (an injected clock).
+ * window. An owner resume of a webhook of this endpoint after the breaker opened says the
+ * endpoint is fixed: the breaker goes half-open at once, so the next attempt is the probe
+ * (`resumed`). Time comes from the caller (an injected clock).
  */
 export interface BreakerSettings {
   windowMs: number;
@@ -29,6 +31,9 @@ export class CircuitBreaker {
   private failed = 0;
   private state: BreakerState = 'closed';
   private openUntilMs = 0;
+  private openedAtMs = 0;
+  /** The latest resume that made this breaker half-open (each resume gives one probe). */
+  private resumeHonoredMs = 0;
   private probing = false;
 
   constructor(private readonly settings: BreakerSettings = COMPAT_BREAKER) {}
@@ -46,6 +51,19 @@ export class CircuitBreaker {
     if (this.probing) return 'skip';
     this.probing = true;
     return 'probe';
+  }
+
+  /**
+   * The owner resumed a webhook of this endpoint at `resumedAtMs` (its status entry's
+   * `resumedAt`, the matcher's clock). A resume later than the opening ends the open period
+   * now: the next attempt is the probe, and a failed probe opens the breaker for 5 minutes as
+   * usual. Each resume counts once (a clock skew between the apps cannot give a second probe).
+   */
+  resumed(resumedAtMs: number): void {
+    if (this.state === 'closed') return;
+    if (resumedAtMs <= this.openedAtMs || resumedAtMs <= this.resumeHonoredMs) return;
+    this.resumeHonoredMs = resumedAtMs;
+    this.openUntilMs = 0;
   }
 
   /** The outcome of an attempt admitted with `admission`. */
@@ -76,6 +94,7 @@ export class CircuitBreaker {
 
   private open(nowMs: number): void {
     this.state = 'open';
+    this.openedAtMs = nowMs;
     this.openUntilMs = nowMs + this.settings.openMs;
     this.reset();
   }

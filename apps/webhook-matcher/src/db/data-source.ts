@@ -3,6 +3,7 @@ import { WebhooksInitial1764100000000 } from '../migrations/1764100000000-webhoo
 import { MatchingEvents1764200000000 } from '../migrations/1764200000000-matching-events';
 import { DeliveriesAttempts1764300000000 } from '../migrations/1764300000000-deliveries-attempts';
 import { IdempotencyRequestHash1764400000000 } from '../migrations/1764400000000-idempotency-request-hash';
+import { ResumedAt1765100000000 } from '../migrations/1765100000000-resumed-at';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   MatchingEvents1764200000000,
   DeliveriesAttempts1764300000000,
   IdempotencyRequestHash1764400000000,
+  ResumedAt1765100000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

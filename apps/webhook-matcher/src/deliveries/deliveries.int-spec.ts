@@ -208,6 +208,36 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
   });
 
+  it('a resume from paused_auto starts a new failing run: the next auto-pause needs 30 new minutes of failures', async () => {
+    const id = await create();
+    const statusOf = async () => (await s.call('GET', `/webhooks/${id}`, key)).body.status;
+    await attempt(id, { outcome: 'failure' });
+    s.clock.advance(30 * MIN);
+    for (let i = 0; i < 19; i += 1) await attempt(id, { outcome: 'failure' });
+    await eventually(async () => (await statusOf()) === 'paused_auto');
+
+    // The owner fixed the endpoint and resumes (spec: "paused_auto | resume | endpoint fixed first").
+    s.clock.advance(MIN);
+    const resumedAt = s.clock.now().getTime();
+    const resumed = await s.call('POST', `/webhooks/${id}/resume`, key);
+    expect(resumed.body.status).toBe('active');
+    // An outcome of an attempt made before the resume, arriving after it, starts no run.
+    await attempt(id, { outcome: 'failure', at: new Date(resumedAt - 10_000).toISOString() });
+    await eventually(async () => (await stats(id)).failed_total === 21);
+    expect(await statusOf()).toBe('active');
+    // Failures after the resume: 20 of them over 29 minutes are not yet 30 minutes of failing.
+    s.clock.advance(1_000);
+    for (let i = 0; i < 20; i += 1) await attempt(id, { outcome: 'skipped_breaker_open' });
+    s.clock.advance(29 * MIN);
+    await attempt(id, { outcome: 'failure' });
+    await eventually(async () => (await stats(id)).failed_total === 42);
+    expect(await statusOf()).toBe('active');
+    // 30 minutes after the first failure that followed the resume: paused again.
+    s.clock.advance(MIN);
+    await attempt(id, { outcome: 'failure' });
+    await eventually(async () => (await statusOf()) === 'paused_auto');
+  });
+
   it('a dropped queued event is listed with its reason, counted nowhere, and feeds no decision', async () => {
     const id = await create();
     const jobId = deliveryJobId(id, 'ev_dropped', 'unconfirmed');

@@ -6,7 +6,7 @@ import type {
   DeliveryPhase,
   WebhookEventBody,
 } from '@meridian/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /** A row of the failed-attempt log (`failedPage`: every outcome but success). */
 export interface AttemptRow {
@@ -57,7 +57,8 @@ export class DeliveriesRepository {
    * deliveries and drops of queued events are logged but stay out of the counters and the
    * auto-pause facts. Outcomes are
    * consumed in parallel, so the failing run is kept by attempt time, not arrival: a success
-   * ends the failures before it, and a failure older than the last success starts no run.
+   * ends the failures before it, and a failure older than the last success, or than the last
+   * owner resume (`restartFailingRun`), starts no run and extends none.
    */
   async record(h: DeliveryHealth): Promise<RecordResult> {
     return this.db.transaction(async (m) => {
@@ -103,10 +104,14 @@ export class DeliveriesRepository {
            failing_since = CASE
              WHEN $7 THEN CASE WHEN s.failing_since <= $8 THEN NULL ELSE s.failing_since END
              WHEN s.last_delivered_at >= $8 THEN s.failing_since
+             WHEN $8 < (SELECT w.resumed_at FROM webhooks.webhooks w WHERE w.id = $1)
+               THEN s.failing_since
              ELSE LEAST(COALESCE(s.failing_since, $8), $8) END,
            attempts_since_failing = CASE
              WHEN $7 THEN CASE WHEN s.failing_since <= $8 THEN 0 ELSE s.attempts_since_failing END
              WHEN s.last_delivered_at >= $8 THEN s.attempts_since_failing
+             WHEN $8 < (SELECT w.resumed_at FROM webhooks.webhooks w WHERE w.id = $1)
+               THEN s.attempts_since_failing
              ELSE s.attempts_since_failing + 1 END
          RETURNING delivered_total, failed_total, last_delivered_at, failing_since, attempts_since_failing`,
         [
@@ -122,6 +127,21 @@ export class DeliveriesRepository {
       );
       return { recorded: true, stats: rows[0] };
     });
+  }
+
+  /**
+   * An owner resume says the endpoint is fixed: the failing run that led to the pause is over,
+   * so the next auto-pause needs 30 new minutes of failures (and ≥ 20 attempts) after it. Runs
+   * in the resume's transaction; the counters shown in `stats` are untouched.
+   */
+  async restartFailingRun(m: EntityManager, webhookId: string): Promise<void> {
+    await m.query(
+      `INSERT INTO webhooks.delivery_stats AS s
+         (webhook_id, delivered_total, failed_total, last_delivered_at, failing_since, attempts_since_failing)
+       VALUES ($1, 0, 0, NULL, NULL, 0)
+       ON CONFLICT (webhook_id) DO UPDATE SET failing_since = NULL, attempts_since_failing = 0`,
+      [webhookId],
+    );
   }
 
   /**

@@ -104,6 +104,7 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
       targetUrl: row.target_url,
       secrets,
       updatedAt: row.updated_at.toISOString(),
+      ...(row.resumed_at ? { resumedAt: row.resumed_at.toISOString() } : {}),
     });
   }
 

@@ -29,6 +29,7 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { recordChange } from './change-log';
 import { StatusHistoryRepository, type StatusActor } from './status-history.repository';
 import { StatusPublisher } from './status-publisher.service';
@@ -54,6 +55,7 @@ export class StatusService {
     private readonly accounts: AccountsRepository,
     private readonly history: StatusHistoryRepository,
     private readonly publisher: StatusPublisher,
+    private readonly deliveries: DeliveriesRepository,
     @Inject(CREDENTIAL_SOURCE) private readonly credentials: CredentialSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -77,7 +79,11 @@ export class StatusService {
     if (result.kind === 'refused') throw result.error;
     if (result.kind === 'unchanged') return row;
     const now = this.clock.now();
-    const updated = await this.webhooks.setStatus(m, row.id, result.to, now);
+    // An owner resume says the endpoint is fixed (spec: "paused_auto | resume | endpoint fixed
+    // first"): the failing run that led to a pause does not carry over (ADR 0401 amendment).
+    const resumed = trigger === 'owner_resume' && result.to === 'active';
+    const updated = await this.webhooks.setStatus(m, row.id, result.to, now, resumed);
+    if (resumed) await this.deliveries.restartFailingRun(m, row.id);
     await this.history.record(m, {
       webhookId: row.id,
       accountId: row.account_id,

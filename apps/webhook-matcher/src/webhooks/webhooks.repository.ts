@@ -31,6 +31,8 @@ export interface WebhookRow {
   idempotency_key: string | null;
   /** requestFingerprint of the create that used idempotency_key (null before the migration). */
   idempotency_request_hash: string | null;
+  /** The last owner resume (null before the first): the endpoint is said to be fixed then. */
+  resumed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -211,13 +213,16 @@ export class WebhooksRepository {
     id: string,
     status: WebhookStatus,
     now: Date,
+    /** An owner resume: stamps resumed_at (the endpoint is said to be fixed). */
+    resumed = false,
   ): Promise<WebhookRow> {
     const rows = returning<WebhookRow>(
       await m.query(
         `UPDATE webhooks.webhooks SET status = $2, updated_at = $3, version = version + 1,
-         deleted_at = CASE WHEN $2 = 'deleted' THEN $3 ELSE deleted_at END
+         deleted_at = CASE WHEN $2 = 'deleted' THEN $3 ELSE deleted_at END,
+         resumed_at = CASE WHEN $4 THEN $3 ELSE resumed_at END
        WHERE id = $1 RETURNING *`,
-        [id, status, now],
+        [id, status, now, resumed],
       ),
     );
     if (status === 'deleted')

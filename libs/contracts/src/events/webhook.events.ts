@@ -201,5 +201,10 @@ export const WebhookStatusEntrySchema = z.object({
   /** Current secret first; the previous one while its rotation overlap lasts (two v1). */
   secrets: z.array(SealedSecretSchema).min(1).max(2),
   updatedAt: isoTimestamp,
+  /**
+   * The last owner resume (additive; absent before the first): the owner says the endpoint is
+   * fixed, so delivery-worker lets the next attempt through an open breaker as its probe.
+   */
+  resumedAt: isoTimestamp.optional(),
 });
 export type WebhookStatusEntry = z.infer<typeof WebhookStatusEntrySchema>;

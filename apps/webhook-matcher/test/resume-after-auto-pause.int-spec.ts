@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Events, deliveryJobId, type DeliveryJob } from '@meridian/contracts';
+import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import {
+  createTestDatabase,
+  freePort,
+  runAppScript,
+  startAppProcess,
+  testNatsUrl,
+  type AppProcess,
+  type TestDatabase,
+} from '@meridian/testing';
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  type MatcherTestStack,
+} from './support/matcher-app';
+
+jest.setTimeout(240_000);
+
+const MINUTE = 60_000;
+
+/** A loopback receiver answering every request with `status` (500 until the owner fixes it). */
+class Receiver {
+  status = 500;
+  /** The eventId of every request, in arrival order. */
+  readonly got: string[] = [];
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.got.push(
+          (JSON.parse(Buffer.concat(chunks).toString()) as { eventId: string }).eventId,
+        );
+        res.writeHead(this.status).end(`answer ${this.status}`);
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/**
+ * The QA report "resume after fixing the endpoint re-pauses at once and drops the event":
+ * webhook-matcher (in process) and the real delivery-worker (a child process) on one moved
+ * clock (ADR 0505: the worker reads CLOCK_OFFSET_FILE, the matcher's FakeClock is set to the
+ * same time). The endpoint fails, the worker's breaker opens, 30 minutes later the matcher
+ * pauses the webhook (paused_auto); the owner fixes the endpoint and resumes while the breaker
+ * is still open: the next event is delivered (the breaker's probe) and the webhook stays active.
+ */
+describe('resume from paused_auto: webhook-matcher + delivery-worker, real Postgres and NATS', () => {
+  let s: MatcherTestStack;
+  let workerDb: TestDatabase;
+  let worker: AppProcess | undefined;
+  let client: NatsClient;
+  let publisher: JetStreamPublisher;
+  const receiver = new Receiver();
+  const dir = mkdtempSync(join(tmpdir(), 'resume-clock-'));
+  const offsetFile = join(dir, 'offset');
+  let offsetMs = 0;
+  let key: string;
+  let accountId: string;
+  let seq = 0;
+
+  /** Moves the delivery side's clock (worker file, matcher FakeClock) forward by `ms`. */
+  function advance(ms: number): void {
+    offsetMs += ms;
+    writeFileSync(`${offsetFile}.next`, String(offsetMs));
+    renameSync(`${offsetFile}.next`, offsetFile);
+    syncMatcher();
+  }
+
+  function syncMatcher(): void {
+    s.clock.set(new Date(Date.now() + offsetMs));
+  }
+
+  beforeAll(async () => {
+    writeFileSync(offsetFile, '0');
+    s = await startMatcherStack();
+    syncMatcher();
+    await receiver.start();
+    client = new NatsClient({ url: testNatsUrl(), name: 'resume-test' });
+    await client.connection();
+    publisher = new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix));
+    workerDb = await createTestDatabase({ prefix: 'wh_resume_worker' });
+    await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
+    const port = await freePort();
+    worker = await startAppProcess({
+      main: 'apps/delivery-worker/src/main.ts',
+      env: {
+        DATABASE_URL: workerDb.url,
+        NATS_URL: testNatsUrl(),
+        NATS_PREFIX: s.natsPrefix,
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        ALLOW_LOOPBACK_TARGETS: 'true',
+        LOG_LEVEL: 'error',
+        WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
+        CLOCK_OFFSET_FILE: offsetFile,
+        // A held job looks again within half a second of real time and sees the moved clock.
+        DELIVERY_RECHECK_MAX_MS: '500',
+        USAGE_FLUSH_MS: '200',
+      },
+      healthUrl: `http://127.0.0.1:${port}/readyz`,
+    });
+    ({ key, accountId } = await s.billing.createAccount({ plan: 'starter' }));
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await client?.close();
+    await receiver.stop();
+    await workerDb?.drop();
+    await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One matched event of `webhookId`, as the matcher publishes its delivery job. */
+  async function event(webhookId: string): Promise<DeliveryJob> {
+    seq += 1;
+    const eventId = `ev_${randomBytes(16).toString('hex')}`;
+    const job: DeliveryJob = {
+      id: deliveryJobId(webhookId, eventId, 'unconfirmed'),
+      webhookId,
+      accountId,
+      eventId,
+      phase: 'unconfirmed',
+      test: false,
+      attempt: 1,
+      payload: {
+        webhookId,
+        eventId,
+        type: 'address_activity',
+        network: 'eth-mainnet',
+        confirmed: false,
+        removed: false,
+        block: { number: `0x${seq.toString(16)}`, hash: `0x${'ab'.repeat(32)}`, timestamp: '0x1' },
+        raw: { transactionHash: `0x${'cd'.repeat(32)}` },
+      },
+      createdAt: s.clock.now().toISOString(),
+      route: 0,
+    };
+    await publisher.publish(Events.deliveryJob, job);
+    return job;
+  }
+
+  const status = async (id: string) =>
+    (await s.call('GET', `/webhooks/${id}`, key)).body.status as string;
+  const log = async (id: string) =>
+    (await s.call('GET', `/webhooks/${id}/deliveries?limit=200`, key)).body.items as Array<{
+      event_id: string;
+      outcome: string;
+      error_class: string | null;
+    }>;
+
+  it('the next event after the resume is delivered as the breaker probe; the webhook stays active', async () => {
+    const created = await s.call('POST', '/webhooks', key, {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: `${receiver.url}/idem`,
+      addresses: [address(7)],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    // 20 failing events: the breaker of the endpoint opens (> 90 % of ≥ 20 failed in 2 min).
+    for (let i = 0; i < 20; i += 1) await event(id);
+    await eventually(
+      async () => (await s.call('GET', `/webhooks/${id}/stats`, key)).body.failed_total >= 20,
+      60_000,
+    );
+
+    // 30 minutes of failures later (retries due, the breaker probes and fails again): paused_auto.
+    advance(30 * MINUTE);
+    await eventually(async () => (await status(id)) === 'paused_auto', 60_000);
+    // Every queued event is dropped as auto_paused (spec), once each.
+    await eventually(
+      async () => (await log(id)).filter((r) => r.error_class === 'auto_paused').length === 20,
+      30_000,
+    );
+
+    // The owner fixes the endpoint and resumes, within the breaker's 5 minutes.
+    receiver.status = 200;
+    advance(30_000);
+    const resumed = await s.call('POST', `/webhooks/${id}/resume`, key);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.status).toBe('active');
+    const next = await event(id);
+    await eventually(async () => receiver.got.includes(next.eventId), 30_000);
+    await eventually(
+      async () => (await s.call('GET', `/webhooks/${id}/stats`, key)).body.delivered_total === 1,
+      30_000,
+    );
+    expect(receiver.got.filter((e) => e === next.eventId)).toHaveLength(1);
+    const attempts = (await log(id)).filter((r) => r.event_id === next.eventId);
+    // Nothing of the new event failed, was skipped or dropped.
+    expect(attempts).toEqual([]);
+    // A few seconds of delivery time later, still active.
+    advance(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    syncMatcher();
+    expect(await status(id)).toBe('active');
+  });
+});
