@@ -472,7 +472,7 @@ export function WebhookDetailPage() {
             <div className="actions table-footer">
               <span className="muted" data-testid="deliveries-shown">
                 {formatNumber(attempts.length)} {attempts.length === 1 ? 'attempt' : 'attempts'}{' '}
-                shown{deliveries.hasNextPage ? '; older ones follow' : ', the oldest included'}.
+                shown{deliveries.hasNextPage ? '; older ones follow' : '; no older ones'}.
               </span>
               {deliveries.hasNextPage && (
                 <button
