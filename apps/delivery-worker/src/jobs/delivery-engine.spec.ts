@@ -8,11 +8,16 @@ import {
 import { DomainError } from '@meridian/errors';
 import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
-import { DELIVERY_WAIT_LIMIT_MS, SecretKeyRing } from '@meridian/webhooks';
-import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
+import { DELIVERY_WAIT_LIMIT_MS, MAX_DELIVERY_ATTEMPTS, SecretKeyRing } from '@meridian/webhooks';
+import type {
+  AttemptFinish,
+  AttemptRow,
+  AttemptStart,
+  Claim,
+} from '../attempts/attempts.repository';
 import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
-import { DeliveryEngine, hostOf, type Step } from './delivery-engine';
+import { DeliveryEngine, eventAttemptsKey, hostOf, type Step } from './delivery-engine';
 import { deliveryJobsHandler } from './delivery-jobs.consumer';
 
 /** The attempt log in memory, with the repository's claim semantics (a row is claimed once). */
@@ -25,8 +30,14 @@ class MemoryAttempts {
       .sort((a, b) => b.attempt - a.attempt)[0];
   }
 
-  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
-    if (this.rows.has(start.id)) return false;
+  /** Slots taken per event (the repository's unique event_key + event_attempt). */
+  readonly spent = new Map<string, number>();
+
+  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<Claim> {
+    if (this.rows.has(start.id)) return 'lost';
+    const taken = this.spent.get(start.eventKey) ?? 0;
+    if (taken >= MAX_DELIVERY_ATTEMPTS) return 'spent';
+    this.spent.set(start.eventKey, taken + 1);
     this.rows.set(start.id, {
       id: start.id,
       jobId: start.jobId,
@@ -42,7 +53,7 @@ class MemoryAttempts {
       responseBody: null,
     });
     if (finish) await this.finish(start.id, finish);
-    return true;
+    return 'won';
   }
 
   async finish(id: string, finish: AttemptFinish): Promise<void> {
@@ -350,6 +361,7 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
           id: `${job.id}:${n}`,
           jobId: job.id,
           attempt: n,
+          eventKey: eventAttemptsKey(job),
           accountId: 'acc_a',
           webhookId: 'wh_a',
           startedAt: w.clock.now(),
@@ -442,6 +454,7 @@ describe('DeliveryEngine: the first delivery of a job skips the attempt read', (
         id: `${job.id}:1`,
         jobId: job.id,
         attempt: 1,
+        eventKey: eventAttemptsKey(job),
         accountId: 'acc_a',
         webhookId: 'wh_a',
         startedAt: w.clock.now(),
