@@ -71,6 +71,8 @@ describe('HttpSender against a real local receiver', () => {
   it('no answer in time is a timeout', async () => {
     const result = await sender.send(`${base}/slow`, {}, '{}');
     expect(result).toMatchObject({ ok: false, errorClass: 'timeout' });
+    // Said once (QA: "no answer within the time limit: no answer in time").
+    expect(result.error).toMatch(/^no answer within [\d.]+ s$/);
   });
 
   it('a refused connection is class connection', async () => {

@@ -146,7 +146,7 @@ class AttemptHandler {
 
   constructor(
     private readonly resolve: (result: SendResult) => void,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
   ) {
     this.timer = setTimeout(this.onTimeout, timeoutMs);
   }
@@ -184,10 +184,9 @@ class AttemptHandler {
     this.finish({
       ok: false,
       errorClass,
-      error: (this.timedOut
-        ? `no answer within the time limit: ${describe(error)}`
-        : describe(error)
-      ).slice(0, 1024),
+      // Timed out: whatever the abort surfaced as (our reason, or undici's wrapping of it), the
+      // text is said once, here.
+      error: (this.timedOut ? timeoutText(this.timeoutMs) : describe(error)).slice(0, 1024),
       durationMs: this.elapsed(),
     });
   }
@@ -198,7 +197,7 @@ class AttemptHandler {
 
   private readonly onTimeout = (): void => {
     this.timedOut = true;
-    const error = Object.assign(new Error('no answer in time'), { name: 'TimeoutError' });
+    const error = Object.assign(new Error(timeoutText(this.timeoutMs)), { name: 'TimeoutError' });
     if (this.abort) this.abort(error);
     else this.onError(error);
   };
@@ -231,6 +230,11 @@ class AttemptHandler {
   private elapsed(): number {
     return Math.round(performance.now() - this.started);
   }
+}
+
+/** The one wording of a timed-out attempt (QA: it read "… time limit: no answer in time"). */
+export function timeoutText(timeoutMs: number): string {
+  return `no answer within ${timeoutMs / 1_000} s`;
 }
 
 function describe(error: unknown): string {
