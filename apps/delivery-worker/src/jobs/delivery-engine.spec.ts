@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   Events,
+  deliveryJobId,
   type DeliveryHealth,
   type DeliveryJob,
   type WebhookStatusEntry,
@@ -373,6 +374,39 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
     expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'auto_paused' });
     expect(w.health.at(-1)).toMatchObject({ outcome: 'dropped', attempt: 3 });
     expect(w.sent).toEqual([]);
+  });
+});
+
+describe('8 attempts per event across its deliveries', () => {
+  it('the phases of one event share a budget; a replay is a run of its own', () => {
+    const of = (id: string, phase: DeliveryJob['phase']) =>
+      eventAttemptsKey({ id, webhookId: 'wh_a', eventId: 'ev_1', phase } as DeliveryJob);
+    const unconfirmed = of(deliveryJobId('wh_a', 'ev_1', 'unconfirmed'), 'unconfirmed');
+    expect(of(deliveryJobId('wh_a', 'ev_1', 'confirmed'), 'confirmed')).toBe(unconfirmed);
+    expect(of(deliveryJobId('wh_a', 'ev_1', 'removed'), 'removed')).toBe(unconfirmed);
+    const replay = of(`${deliveryJobId('wh_a', 'ev_1', 'confirmed')}:replay-7`, 'confirmed');
+    expect(replay).not.toBe(unconfirmed);
+    expect(of(`${deliveryJobId('wh_a', 'ev_1', 'unconfirmed')}:replay-7`, 'unconfirmed')).toBe(
+      replay,
+    );
+  });
+
+  it('a delivery whose event has spent its 8 is given up unsent, recorded as attempts_spent', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const job = w.job('wh_a');
+    w.attempts.spent.set(eventAttemptsKey(job), MAX_DELIVERY_ATTEMPTS);
+    expect(await w.engine.handle(job, true)).toEqual({ action: 'done', reason: 'attempts_spent' });
+    expect(w.sent).toEqual([]);
+    expect(w.health).toEqual([
+      expect.objectContaining({
+        outcome: 'dropped',
+        dropReason: 'attempts_spent',
+        billed: false,
+        final: true,
+        payload: job.payload,
+      }),
+    ]);
   });
 });
 
