@@ -76,8 +76,9 @@ export function attachHotPath(
     res: ServerResponse,
     requestId: string,
     status: number,
-    body: string,
+    body: string | Buffer,
     retryAfterSeconds?: number,
+    gzip?: boolean,
   ) => {
     // A flat [name, value, …] list: node:http takes it as is, without building a header object.
     const headers: (string | number)[] = [
@@ -93,6 +94,7 @@ export function attachHotPath(
       CORS_EXPOSED,
     ];
     if (retryAfterSeconds !== undefined) headers.push('retry-after', retryAfterSeconds);
+    if (gzip) headers.push('content-encoding', 'gzip', 'vary', 'accept-encoding');
     res.writeHead(status, headers);
     res.end(body);
   };
@@ -106,26 +108,11 @@ export function attachHotPath(
   ) => {
     if (body.length < GZIP_MIN_BYTES || !acceptsGzip(req.headers['accept-encoding']))
       return answer(res, requestId, 200, body);
-    void gzipped(body).then((zipped) => {
-      if (zipped === undefined) return answer(res, requestId, 200, body);
-      res.writeHead(200, [
-        'content-type',
-        'application/json',
-        'content-encoding',
-        'gzip',
-        'vary',
-        'accept-encoding',
-        'content-length',
-        zipped.length,
-        'x-request-id',
-        requestId,
-        CORS_ORIGIN,
-        CORS_ANY,
-        CORS_EXPOSE,
-        CORS_EXPOSED,
-      ]);
-      res.end(zipped);
-    });
+    void gzipped(body).then((zipped) =>
+      zipped === undefined
+        ? answer(res, requestId, 200, body)
+        : answer(res, requestId, 200, zipped, undefined, true),
+    );
   };
 
   const closing = options.closing ?? (() => false);
