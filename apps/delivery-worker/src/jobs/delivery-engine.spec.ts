@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   Events,
-  deliveryJobId,
   type DeliveryHealth,
   type DeliveryJob,
   type WebhookStatusEntry,
@@ -9,16 +8,11 @@ import {
 import { DomainError } from '@meridian/errors';
 import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
-import { DELIVERY_WAIT_LIMIT_MS, MAX_DELIVERY_ATTEMPTS, SecretKeyRing } from '@meridian/webhooks';
-import type {
-  AttemptFinish,
-  AttemptRow,
-  AttemptStart,
-  Claim,
-} from '../attempts/attempts.repository';
+import { DELIVERY_WAIT_LIMIT_MS, SecretKeyRing } from '@meridian/webhooks';
+import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
 import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
-import { DeliveryEngine, eventAttemptsKey, hostOf, type Step } from './delivery-engine';
+import { DeliveryEngine, hostOf, type Step } from './delivery-engine';
 import { deliveryJobsHandler } from './delivery-jobs.consumer';
 
 /** The attempt log in memory, with the repository's claim semantics (a row is claimed once). */
@@ -31,14 +25,8 @@ class MemoryAttempts {
       .sort((a, b) => b.attempt - a.attempt)[0];
   }
 
-  /** Slots taken per event (the repository's unique event_key + event_attempt). */
-  readonly spent = new Map<string, number>();
-
-  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<Claim> {
-    if (this.rows.has(start.id)) return 'lost';
-    const taken = this.spent.get(start.eventKey) ?? 0;
-    if (taken >= MAX_DELIVERY_ATTEMPTS) return 'spent';
-    this.spent.set(start.eventKey, taken + 1);
+  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
+    if (this.rows.has(start.id)) return false;
     this.rows.set(start.id, {
       id: start.id,
       jobId: start.jobId,
@@ -54,7 +42,7 @@ class MemoryAttempts {
       responseBody: null,
     });
     if (finish) await this.finish(start.id, finish);
-    return 'won';
+    return true;
   }
 
   async finish(id: string, finish: AttemptFinish): Promise<void> {
@@ -362,7 +350,6 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
           id: `${job.id}:${n}`,
           jobId: job.id,
           attempt: n,
-          eventKey: eventAttemptsKey(job),
           accountId: 'acc_a',
           webhookId: 'wh_a',
           startedAt: w.clock.now(),
@@ -374,39 +361,6 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
     expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'auto_paused' });
     expect(w.health.at(-1)).toMatchObject({ outcome: 'dropped', attempt: 3 });
     expect(w.sent).toEqual([]);
-  });
-});
-
-describe('8 attempts per event across its deliveries', () => {
-  it('the phases of one event share a budget; a replay is a run of its own', () => {
-    const of = (id: string, phase: DeliveryJob['phase']) =>
-      eventAttemptsKey({ id, webhookId: 'wh_a', eventId: 'ev_1', phase } as DeliveryJob);
-    const unconfirmed = of(deliveryJobId('wh_a', 'ev_1', 'unconfirmed'), 'unconfirmed');
-    expect(of(deliveryJobId('wh_a', 'ev_1', 'confirmed'), 'confirmed')).toBe(unconfirmed);
-    expect(of(deliveryJobId('wh_a', 'ev_1', 'removed'), 'removed')).toBe(unconfirmed);
-    const replay = of(`${deliveryJobId('wh_a', 'ev_1', 'confirmed')}:replay-7`, 'confirmed');
-    expect(replay).not.toBe(unconfirmed);
-    expect(of(`${deliveryJobId('wh_a', 'ev_1', 'unconfirmed')}:replay-7`, 'unconfirmed')).toBe(
-      replay,
-    );
-  });
-
-  it('a delivery whose event has spent its 8 is given up unsent, recorded as attempts_spent', async () => {
-    const w = world();
-    w.webhook('wh_a', 'acc_a', FAST);
-    const job = w.job('wh_a');
-    w.attempts.spent.set(eventAttemptsKey(job), MAX_DELIVERY_ATTEMPTS);
-    expect(await w.engine.handle(job, true)).toEqual({ action: 'done', reason: 'attempts_spent' });
-    expect(w.sent).toEqual([]);
-    expect(w.health).toEqual([
-      expect.objectContaining({
-        outcome: 'dropped',
-        dropReason: 'attempts_spent',
-        billed: false,
-        final: true,
-        payload: job.payload,
-      }),
-    ]);
   });
 });
 
@@ -488,7 +442,6 @@ describe('DeliveryEngine: the first delivery of a job skips the attempt read', (
         id: `${job.id}:1`,
         jobId: job.id,
         attempt: 1,
-        eventKey: eventAttemptsKey(job),
         accountId: 'acc_a',
         webhookId: 'wh_a',
         startedAt: w.clock.now(),

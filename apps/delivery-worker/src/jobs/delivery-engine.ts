@@ -1,4 +1,3 @@
-import { deliveryJobId } from '@meridian/contracts';
 import type {
   BalanceStateChanged,
   DeliveryDropReason,
@@ -247,15 +246,13 @@ export class DeliveryEngine {
       id,
       jobId: job.id,
       attempt,
-      eventKey: eventAttemptsKey(job),
       accountId: job.accountId,
       webhookId: job.webhookId,
       startedAt,
       billed: !job.test,
     });
-    if (claimed !== 'won') {
+    if (!claimed) {
       breaker?.release(admission);
-      if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
       return this.wait(1_000, 'claimed_elsewhere');
     }
     // Encoded once: both HMACs read these bytes and the request sends them.
@@ -302,7 +299,6 @@ export class DeliveryEngine {
         id: attemptId(job.id, attempt),
         jobId: job.id,
         attempt,
-        eventKey: eventAttemptsKey(job),
         accountId: job.accountId,
         webhookId: job.webhookId,
         startedAt: now,
@@ -310,8 +306,7 @@ export class DeliveryEngine {
       },
       finish,
     );
-    if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
-    if (claimed === 'lost') return this.wait(1_000, 'claimed_elsewhere');
+    if (!claimed) return this.wait(1_000, 'claimed_elsewhere');
     this.deps.onAttempt?.(outcome, errorClass, false);
     const row = rowOf(job, attempt, now, false, finish);
     await this.publishOnce(job, row);
@@ -327,7 +322,6 @@ export class DeliveryEngine {
     job: DeliveryJob,
     attempt: number,
     reason: DeliveryDropReason,
-    error = `dropped: ${reason}`,
   ): Promise<Step> {
     const id = `${job.id}:dropped`;
     if (!this.published.has(id)) {
@@ -342,7 +336,7 @@ export class DeliveryEngine {
         dropReason: reason,
         billed: false,
         final: true,
-        error,
+        error: `dropped: ${reason}`,
         ...(job.test ? { test: true } : {}),
         payload: job.payload,
         at: this.deps.clock.now().toISOString(),
@@ -350,20 +344,6 @@ export class DeliveryEngine {
       this.remember(id);
     }
     return this.drop(reason);
-  }
-
-  /**
-   * The event's 8 attempts (spec: "one event is attempted at most 8 times") are spent by its
-   * deliveries: this one is given up without a request, recorded as a drop with the event (not
-   * an attempt: not billed, not in `failed_total`; listed and replayable like a given-up event).
-   */
-  private eventAttemptsSpent(job: DeliveryJob, attempt: number): Promise<Step> {
-    return this.dropQueued(
-      job,
-      attempt,
-      'attempts_spent',
-      `given up: the event's ${MAX_DELIVERY_ATTEMPTS} attempts are spent (by all its deliveries)`,
-    );
   }
 
   private after(job: DeliveryJob, row: AttemptRow): Step {
@@ -432,17 +412,6 @@ export class DeliveryEngine {
 
 export function attemptId(jobId: string, attempt: number): string {
   return `${jobId}:${attempt}`;
-}
-
-/**
- * The attempt budget a job spends from: its webhook and event, whatever the phase (unconfirmed,
- * confirmed and a removal correction share the event's 8), plus what follows the phase in the
- * job id (a replay's `:replay-<stamp>`: a replay the owner asked for is a fresh run of 8).
- */
-export function eventAttemptsKey(job: DeliveryJob): string {
-  const base = deliveryJobId(job.webhookId, job.eventId, job.phase);
-  const rest = job.id.startsWith(base) ? job.id.slice(base.length) : `:${job.id}`;
-  return `${job.webhookId}:${job.eventId}${rest}`;
 }
 
 /** The destination host of the 200 req/s bucket: the name without the port (one machine). */

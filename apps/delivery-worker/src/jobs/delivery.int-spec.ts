@@ -100,51 +100,6 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
     expect(await until(async () => (await h.billedCu('acc_down')) === 200 && 200)).toBe(200);
   });
 
-  it('attempts one event at most 8 times across its deliveries (both phases): 200 CU, then given up unsent', async () => {
-    receiver.answer('/both', 500);
-    await h.putWebhook('wh_both', `${receiver.url}/both`, [secret()], 'active', 'acc_both');
-    const eventId = `ev_both_${h.prefix}`;
-    const jobs = [
-      await h.publishJob('wh_both', { accountId: 'acc_both', eventId, phase: 'unconfirmed' }),
-      await h.publishJob('wh_both', { accountId: 'acc_both', eventId, phase: 'confirmed' }),
-    ];
-    const rows = async () => (await Promise.all(jobs.map((j) => h.attemptRows(j.id)))).flat();
-    const finals = async () =>
-      (await h.health()).filter((e) => e.webhookId === 'wh_both' && e.final);
-    // Each step moves the clock past the longest wait: every job due looks and spends one.
-    for (let step = 0; step < 12 && (await finals()).length < 2; step += 1) {
-      const before = await until(async () => {
-        const now = await rows();
-        return now.every((r) => r.outcome !== null) && now;
-      });
-      h.clock.advance(31 * MINUTE);
-      await until(
-        async () => (await rows()).length > before.length || (await finals()).length === 2,
-      );
-    }
-    await until(async () => (await finals()).length === 2);
-    const all = await rows();
-    expect(all).toHaveLength(8);
-    expect(all.every((r) => r.billed && r.outcome === 'failure')).toBe(true);
-    // Both phases took part: two chains sharing the event's 8.
-    for (const job of jobs) expect((await h.attemptRows(job.id)).length).toBeGreaterThan(0);
-    expect(receiver.at('/both')).toHaveLength(8);
-    // The delivery that found the budget spent is given up: recorded with the event, unsent.
-    const spent = (await finals()).filter((e) => e.outcome === 'dropped');
-    expect(spent.length).toBeGreaterThanOrEqual(1);
-    for (const e of spent)
-      expect(e).toMatchObject({
-        dropReason: 'attempts_spent',
-        billed: false,
-        error: "given up: the event's 8 attempts are spent (by all its deliveries)",
-        payload: expect.objectContaining({ eventId }),
-      });
-    expect(await until(async () => (await h.billedCu('acc_both')) === 200 && 200)).toBe(200);
-    h.clock.advance(60 * MINUTE);
-    await stillFalse(() => receiver.at('/both').length > 8, 300);
-    expect(await h.billedCu('acc_both')).toBe(200);
-  });
-
   it('opens the breaker after 20 failed attempts: skips are failed, not sent, not billed; probes after 5 min', async () => {
     receiver.answer('/flaky', 503);
     await h.putWebhook('wh_flaky', `${receiver.url}/flaky`, [secret()], 'active', 'acc_flaky');

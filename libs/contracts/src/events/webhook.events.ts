@@ -120,8 +120,6 @@ export const DeliveryDropReasonSchema = z.enum([
   'no_balance',
   'plan_paused',
   'deleted',
-  /** The event's 8 attempts are spent by its other deliveries (spec: at most 8 per event). */
-  'attempts_spent',
 ]);
 export type DeliveryDropReason = z.infer<typeof DeliveryDropReasonSchema>;
 
