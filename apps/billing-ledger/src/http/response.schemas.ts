@@ -24,7 +24,10 @@ export const balanceResponse = z.strictObject({
   allowance_cu: cu,
   allowance_total_cu: cu,
   allowance_resets_at: iso.nullable(),
-  purchased_cu: cu.describe('below zero while usage in flight overdrew it'),
+  purchased_cu: count.describe('compute units bought and not yet spent; never below zero'),
+  overdraft_cu: count.describe(
+    'compute units that usage in flight spent past zero: a debt the next top-up pays first',
+  ),
   pending_top_up_cu: cu,
   pending_top_ups: z.array(z.strictObject({ id: z.string(), cu, clears_at: iso })),
   total_cu: cu.describe('allowance + purchased: spendable now'),

@@ -1,4 +1,5 @@
 import type { AccessTokenRow, ApiKeyRow } from '../credentials/credentials.repository';
+import { purchasedAndOverdraft } from '../ledger/ledger-math';
 import type { BalanceRow } from '../ledger/ledger.repository';
 import type { TopUpRow } from '../ledger/top-ups.repository';
 import { balanceStateOf, capsOf } from '../state/account-state';
@@ -6,20 +7,22 @@ import { balanceStateOf, capsOf } from '../state/account-state';
 /** JSON shapes of the REST API (snake_case, like the other REST APIs of the service). */
 export function balanceView(row: BalanceRow, pending: TopUpRow[], now: Date) {
   const state = balanceStateOf(row, now);
+  const { purchased, overdraft } = purchasedAndOverdraft(row.purchased);
   return {
     state: state.state,
     exhausted_since: state.exhaustedSince,
     allowance_cu: row.allowance,
     allowance_total_cu: row.allowanceTotal,
     allowance_resets_at: row.periodEnd?.toISOString() ?? null,
-    purchased_cu: row.purchased,
+    purchased_cu: purchased,
+    overdraft_cu: overdraft,
     pending_top_up_cu: row.pending,
     pending_top_ups: pending.map((t) => ({
       id: t.id,
       cu: t.cu,
       clears_at: t.clearsAt.toISOString(),
     })),
-    total_cu: row.allowance + row.purchased,
+    total_cu: row.allowance + purchased,
     version: row.version,
   };
 }

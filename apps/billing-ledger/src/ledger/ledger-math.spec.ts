@@ -7,6 +7,7 @@ import {
   isExhausted,
   isLateUsage,
   nextExhaustedSince,
+  purchasedAndOverdraft,
   splitCharge,
   usagePostings,
 } from './ledger-math';
@@ -42,6 +43,22 @@ describe('splitCharge', () => {
   it('refuses negative or fractional charges', () => {
     expect(() => splitCharge({ allowance: 1, purchased: 1 }, -1)).toThrow(RangeError);
     expect(() => splitCharge({ allowance: 1, purchased: 1 }, 1.5)).toThrow(RangeError);
+  });
+});
+
+describe('purchasedAndOverdraft (the views of the signed purchased pool)', () => {
+  it('shows purchased CU never below zero and what was spent past zero as the overdraft', () => {
+    expect(purchasedAndOverdraft(7_000)).toEqual({ purchased: 7_000, overdraft: 0 });
+    expect(purchasedAndOverdraft(0)).toEqual({ purchased: 0, overdraft: 0 });
+    expect(purchasedAndOverdraft(-2_000)).toEqual({ purchased: 0, overdraft: 2_000 });
+  });
+  it('loses nothing: purchased - overdraft is the pool', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), (pool) => {
+        const { purchased, overdraft } = purchasedAndOverdraft(pool);
+        return purchased >= 0 && overdraft >= 0 && purchased - overdraft === pool;
+      }),
+    );
   });
 });
 

@@ -31,6 +31,16 @@ export function isExhausted(pools: Pools): boolean {
 }
 
 /**
+ * Purchased CU as an account is shown them: the pool itself never below zero, and what usage in
+ * flight took past zero (ADR 0103's flush bound) as its own debt, which the next top-up pays
+ * first. The ledger keeps the one signed `purchased` pool (its invariants are on that); only the
+ * views split it. CU spendable now = allowance + `purchased` here.
+ */
+export function purchasedAndOverdraft(purchased: number): { purchased: number; overdraft: number } {
+  return purchased < 0 ? { purchased: 0, overdraft: -purchased } : { purchased, overdraft: 0 };
+}
+
+/**
  * exhausted_since after a change: set at the moment the balance reaches zero, kept while it
  * stays there, cleared when CU are spendable again.
  */

@@ -1,4 +1,5 @@
 import { Events, KvBuckets, type BalanceStateChanged } from '@meridian/contracts';
+import { balanceResponse } from '../http/response.schemas';
 import { LedgerTicker } from './ledger-ticker.service';
 import { checkLedger, ledgerHolds } from './ledger-check';
 import { LedgerRepository, type JournalInput } from './ledger.repository';
@@ -262,7 +263,32 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       state: 'ok',
     });
     const overdrawn = await spend(id, key, 9_000);
-    expect(overdrawn).toMatchObject({ allowance_cu: 0, purchased_cu: -2_000, state: 'exhausted' });
+    // The pool is -2,000; the view shows no purchased CU and the debt as its own member.
+    expect(overdrawn).toMatchObject({
+      allowance_cu: 0,
+      purchased_cu: 0,
+      overdraft_cu: 2_000,
+      total_cu: 0,
+      state: 'exhausted',
+    });
+    expect(balanceResponse.safeParse(overdrawn).error).toBeUndefined();
+    const [pool] = await h.dataSource.query(
+      'SELECT purchased_cu FROM billing.balances WHERE account_id = $1',
+      [id],
+    );
+    expect(Number(pool.purchased_cu)).toBe(-2_000);
+    const account = await api<{ balance: Balance }>(billing.url, 'GET', '/api/v1/account', key);
+    expect(account.body.balance).toMatchObject({ purchased_cu: 0, overdraft_cu: 2_000 });
+    // The next top-up pays the debt first.
+    await api(billing.url, 'POST', '/api/v1/top-ups', key, { cu: 5_000 });
+    h.clock.advance(90_000);
+    await tick();
+    expect(await balance(key)).toMatchObject({
+      purchased_cu: 3_000,
+      overdraft_cu: 0,
+      total_cu: 3_000,
+      state: 'ok',
+    });
     const [journal] = await h.dataSource.query(
       `SELECT overdraft_cu FROM billing.journals WHERE account_id = $1 AND kind = 'usage' ORDER BY id DESC LIMIT 1`,
       [id],

@@ -270,6 +270,7 @@ export interface AccountBalance {
   state: 'ok' | 'exhausted';
   allowance_cu: number;
   purchased_cu: number;
+  overdraft_cu: number;
   pending_top_up_cu: number;
   total_cu: number;
   allowance_resets_at: string | null;
