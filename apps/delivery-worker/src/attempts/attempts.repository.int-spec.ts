@@ -1,6 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { attemptLogDatabase, type AttemptLogDatabase } from '../testing/attempt-log-database';
-import type { AttemptsRepository, AttemptStart } from './attempts.repository';
+import { createAppDataSource } from '@meridian/platform-db';
+import { dataSourceOptions } from '../db/data-source';
+import { AttemptsRepository, type AttemptStart, type Claim } from './attempts.repository';
+
+const won = (claim: Claim): claim is { slot: number } => typeof claim === 'object';
 
 /** The shared statements of the attempt log against the real Postgres. */
 describe('AttemptsRepository (statements shared by the handlers in flight)', () => {
@@ -19,6 +23,7 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
     id: `${jobId}:${attempt}`,
     jobId,
     attempt,
+    eventKey: jobId,
     accountId: 'acc_1',
     webhookId: 'wh_1',
     startedAt: new Date('2026-11-25T10:00:00.123Z'),
@@ -39,13 +44,67 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
       ...jobs.map((job) => repo.claim(start(job, 1))),
       ...jobs.map((job) => repo.claim(start(job, 1))),
     ]);
-    expect(claims.filter(Boolean)).toHaveLength(40);
-    for (let i = 0; i < 40; i += 1) expect([claims[i], claims[i + 40]]).toContain(true);
-    expect(await repo.claim(start(jobs[0]!, 1))).toBe(false);
+    expect(claims.filter(won)).toHaveLength(40);
+    for (let i = 0; i < 40; i += 1) expect([claims[i], claims[i + 40]]).toContainEqual({ slot: 1 });
+    expect(await repo.claim(start(jobs[0]!, 1))).toBe('lost');
     const [{ count }] = await dataSource.query(
       `SELECT count(*)::int AS count FROM deliveries.attempts WHERE job_id LIKE 'job_claim_%'`,
     );
     expect(count).toBe(40);
+  });
+
+  it('gives an event 8 attempts across its deliveries, also when two workers claim at once', async () => {
+    // Two workers (two pools, as two processes) attempt the two phases of one event at once,
+    // each going on until its claim finds the event's budget spent (a lost claim looks again).
+    const other = createAppDataSource(dataSourceOptions(log.url));
+    await other.initialize();
+    try {
+      const workers = [repo, new AttemptsRepository(other)] as const;
+      const phase = async (worker: AttemptsRepository, jobId: string, eventKey: string) => {
+        let won = 0;
+        for (let n = 1; n <= 8; n += 1) {
+          let claim: Claim;
+          do claim = await worker.claim({ ...start(jobId, n), eventKey });
+          while (claim === 'lost');
+          if (claim === 'spent') break;
+          won += 1;
+        }
+        return won;
+      };
+      for (let round = 0; round < 5; round += 1) {
+        const eventKey = `wh_budget:ev_${round}`;
+        const won = await Promise.all([
+          phase(workers[0], `${eventKey}:unconfirmed`, eventKey),
+          phase(workers[1], `${eventKey}:confirmed`, eventKey),
+        ]);
+        expect(won[0] + won[1]).toBe(8);
+        const slots: { event_attempt: number }[] = await dataSource.query(
+          `SELECT event_attempt FROM deliveries.attempts WHERE event_key = $1 ORDER BY 1`,
+          [eventKey],
+        );
+        expect(slots.map((r) => r.event_attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      }
+      // A burst: 10 claims of one event from each worker at once (one statement each, running
+      // side by side): 8 are won in all, whichever worker wins them.
+      const eventKey = 'wh_budget:ev_burst';
+      const claims = await Promise.all(
+        workers.flatMap((worker, w) =>
+          Array.from({ length: 10 }, (_, i) =>
+            worker.claim({ ...start(`${eventKey}:w${w}:${i}`, 1), eventKey }),
+          ),
+        ),
+      );
+      expect(claims.filter(won)).toHaveLength(8);
+      expect(
+        claims
+          .filter(won)
+          .map((c) => c.slot)
+          .sort((a, b) => a - b),
+      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(claims.filter((c) => c === 'spent').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await other.destroy();
+    }
   });
 
   it('stores a claim with its outcome (an attempt recorded without sending) as given', async () => {
@@ -118,7 +177,7 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
         ),
       ]);
       expect(query).toHaveBeenCalledTimes(1);
-      expect(claims).toEqual([...later.map(() => true), false]);
+      expect(claims).toEqual([...later.map(() => ({ slot: 1 })), 'lost']);
     } finally {
       query.mockRestore();
     }

@@ -1,11 +1,17 @@
 import type { DeliveryErrorClass, DeliveryHealth } from '@meridian/contracts';
 import { StatementBatcher, type StatementBatcherOptions } from '@meridian/platform-db';
+import { MAX_DELIVERY_ATTEMPTS } from '@meridian/webhooks';
 import type { DataSource } from 'typeorm';
 
 export interface AttemptRow {
   id: string;
   jobId: string;
   attempt: number;
+  /**
+   * The slot of its event's budget this attempt took (`event_attempt`, 1–8, counted across the
+   * event's deliveries); null for an attempt made before the budget existed.
+   */
+  slot: number | null;
   startedAt: Date;
   finishedAt: Date | null;
   outcome: DeliveryHealth['outcome'] | null;
@@ -21,6 +27,11 @@ export interface AttemptStart {
   id: string;
   jobId: string;
   attempt: number;
+  /**
+   * The event's attempt budget this attempt spends (`eventAttemptsKey`: webhook + event, and a
+   * replay's stamp): spec "one event is attempted at most 8 times", across its deliveries.
+   */
+  eventKey: string;
   accountId: string;
   webhookId: string;
   startedAt: Date;
@@ -41,6 +52,7 @@ interface RawAttempt {
   id: string;
   job_id: string;
   attempt: number;
+  event_attempt: number | null;
   started_at: Date;
   finished_at: Date | null;
   outcome: DeliveryHealth['outcome'] | null;
@@ -57,6 +69,7 @@ function toRow(r: RawAttempt): AttemptRow {
     id: r.id,
     jobId: r.job_id,
     attempt: r.attempt,
+    slot: r.event_attempt,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     outcome: r.outcome,
@@ -90,6 +103,14 @@ function finishColumns(f: AttemptFinish): Record<string, unknown> {
   };
 }
 
+/**
+ * A claim's result: `{slot}` (won: the row is in with that slot of its event, attempt it),
+ * `lost` (another delivery of the job, or of the same event at the same moment, took the id or
+ * the event's slot: look again), `spent` (the event's 8 attempts are taken by its deliveries:
+ * give up, nothing recorded or billed).
+ */
+export type Claim = { slot: number } | 'lost' | 'spent';
+
 /** A write of the attempt log: a claim (a new row, maybe with its outcome) or an outcome. */
 type Write =
   | { claim: AttemptStart; finish: AttemptFinish | undefined }
@@ -98,10 +119,28 @@ type Write =
 const CLAIM_COLUMNS = `id, job_id, attempt, account_id, webhook_id, started_at, billed,
   outcome, finished_at, error_class, status_code, duration_ms, error, response_body`;
 
-/** The INSERT of the claims ($1); a claim is won when its id comes back. */
-const INSERT_CLAIMS = `INSERT INTO deliveries.attempts (${CLAIM_COLUMNS})
-  SELECT ${CLAIM_COLUMNS} FROM json_to_recordset($1::json) AS x(${ROW_TYPE})
-  ON CONFLICT DO NOTHING RETURNING id`;
+/**
+ * The INSERT of the claims ($1), each with the event's next attempt slot (`event_attempt`, 1–8,
+ * unique per `event_key`): the highest slot taken plus the claim's rank among this statement's
+ * claims of the event. A claim past slot 8 is not inserted (`spent`). Two statements taking the
+ * same slot at once (two deliveries of one event in two workers) meet on the unique index: the
+ * second waits for the first and inserts nothing (`lost`), so an event never has more than 8.
+ * A claim is won when its id comes back.
+ */
+const claimsStatement = (param: string) => `WITH x AS (
+    SELECT c.*, COALESCE((SELECT max(a.event_attempt) FROM deliveries.attempts a
+                           WHERE a.event_key = c.event_key), 0)
+                + row_number() OVER (PARTITION BY c.event_key ORDER BY c.ord) AS slot
+      FROM json_to_recordset(${param}::json) AS c(${ROW_TYPE}, event_key text, ord int)
+     WHERE NOT EXISTS (SELECT 1 FROM deliveries.attempts a WHERE a.id = c.id)),
+  won AS (
+    INSERT INTO deliveries.attempts (${CLAIM_COLUMNS}, event_key, event_attempt)
+    SELECT ${CLAIM_COLUMNS}, event_key, slot FROM x WHERE slot <= ${MAX_DELIVERY_ATTEMPTS}
+    ON CONFLICT DO NOTHING RETURNING id)
+  SELECT x.id, x.slot::int AS slot, won.id IS NOT NULL AS won,
+         x.slot > ${MAX_DELIVERY_ATTEMPTS} AS spent
+    FROM x LEFT JOIN won ON won.id = x.id`;
+const INSERT_CLAIMS = claimsStatement('$1');
 
 /** The UPDATE of the outcomes ($n); a row already finished keeps its first outcome. */
 const updateFinishes = (param: string) => `UPDATE deliveries.attempts a
@@ -116,7 +155,10 @@ const updateFinishes = (param: string) => `UPDATE deliveries.attempts a
  * once whether or not the INSERT reads it), then the INSERT. They never touch one row: an
  * outcome is written only after its row's claim committed.
  */
-const CLAIMS_AND_FINISHES = `WITH finished AS (${updateFinishes('$2')} RETURNING 1) ${INSERT_CLAIMS}`;
+const CLAIMS_AND_FINISHES = claimsStatement('$1').replace(
+  'WITH x AS (',
+  `WITH finished AS (${updateFinishes('$2')} RETURNING 1), x AS (`,
+);
 
 /**
  * The attempt log (deliveries.attempts): the record of what was attempted and billed.
@@ -130,7 +172,7 @@ const CLAIMS_AND_FINISHES = `WITH finished AS (${updateFinishes('$2')} RETURNING
  */
 export class AttemptsRepository {
   private readonly latestReads: StatementBatcher<string, AttemptRow | undefined>;
-  private readonly writes: StatementBatcher<Write, boolean>;
+  private readonly writes: StatementBatcher<Write, Claim | undefined>;
 
   constructor(
     private readonly db: DataSource,
@@ -146,11 +188,13 @@ export class AttemptsRepository {
   }
 
   /**
-   * Claims an attempt before it is made. False when the row exists (another delivery of the
-   * same job claimed it): the caller re-reads instead of attempting (and billing) twice.
+   * Claims an attempt before it is made, in its event's budget of 8. `lost` when the row exists
+   * (another delivery of the same job claimed it) or the event's slot was taken at the same
+   * moment: the caller re-reads instead of attempting (and billing) twice. `spent` when the
+   * event's 8 attempts are taken (by this or its other deliveries).
    */
-  claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
-    return this.writes.submit({ claim: start, finish });
+  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<Claim> {
+    return (await this.writes.submit({ claim: start, finish }))!;
   }
 
   /** Records an attempt's outcome; a row already finished keeps its first outcome. */
@@ -183,7 +227,8 @@ export class AttemptsRepository {
 
   private async latestOf(jobIds: readonly string[]): Promise<(AttemptRow | undefined)[]> {
     const rows: RawAttempt[] = await this.db.query(
-      `SELECT DISTINCT ON (job_id) id, job_id, attempt, started_at, finished_at, outcome, billed,
+      `SELECT DISTINCT ON (job_id) id, job_id, attempt, event_attempt, started_at, finished_at,
+              outcome, billed,
               error_class, status_code, duration_ms, error, response_body
          FROM deliveries.attempts WHERE job_id = ANY($1::text[])
         ORDER BY job_id, attempt DESC`,
@@ -196,9 +241,9 @@ export class AttemptsRepository {
   /**
    * One statement for the claims and outcomes at hand. Two claims of the same id in one
    * statement would both see the id come back from RETURNING, so only the first of them is
-   * inserted; the others lose. An outcome's result is `false` (nothing to report).
+   * inserted; the others lose. An outcome's result is `undefined` (nothing to report).
    */
-  private async writeAll(items: readonly Write[]): Promise<boolean[]> {
+  private async writeAll(items: readonly Write[]): Promise<(Claim | undefined)[]> {
     const first = new Map<string, number>();
     const claims: Record<string, unknown>[] = [];
     const finishes: Record<string, unknown>[] = [];
@@ -218,10 +263,12 @@ export class AttemptsRepository {
         webhook_id: start.webhookId,
         started_at: start.startedAt,
         billed: start.billed,
+        event_key: start.eventKey,
+        ord: i,
         ...(w.finish ? finishColumns(w.finish) : {}),
       });
     });
-    let inserted: { id: string }[] = [];
+    let inserted: { id: string; slot: number; won: boolean; spent: boolean }[] = [];
     if (claims.length === 0) await this.db.query(updateFinishes('$1'), [JSON.stringify(finishes)]);
     else if (finishes.length === 0)
       inserted = await this.db.query(INSERT_CLAIMS, [JSON.stringify(claims)]);
@@ -230,9 +277,12 @@ export class AttemptsRepository {
         JSON.stringify(claims),
         JSON.stringify(finishes),
       ]);
-    const won = new Set(inserted.map((r) => r.id));
-    return items.map(
-      (w, i) => w.claim !== undefined && first.get(w.claim.id) === i && won.has(w.claim.id),
-    );
+    const results = new Map(inserted.map((r) => [r.id, r]));
+    return items.map((w, i): Claim | undefined => {
+      if (w.claim === undefined) return undefined;
+      const result = results.get(w.claim.id);
+      if (first.get(w.claim.id) !== i || result === undefined) return 'lost';
+      return result.won ? { slot: result.slot } : result.spent ? 'spent' : 'lost';
+    });
   }
 }

@@ -3,6 +3,7 @@ import { DeliveriesInitial1764200000000 } from '../migrations/1764200000000-deli
 import { AttemptsFillfactor1764300000000 } from '../migrations/1764300000000-attempts-fillfactor';
 import { UsagePartsPublishedIndex1764700000000 } from '../migrations/1764700000000-usage-parts-published-index';
 import { AttemptsStartedIndex1765000000000 } from '../migrations/1765000000000-attempts-started-index';
+import { EventAttempts1765200000000 } from '../migrations/1765200000000-event-attempts';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'deliveries';
@@ -18,6 +19,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       AttemptsFillfactor1764300000000,
       UsagePartsPublishedIndex1764700000000,
       AttemptsStartedIndex1765000000000,
+      EventAttempts1765200000000,
     ],
     applicationName: 'delivery-worker',
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   Events,
+  deliveryJobId,
   type DeliveryHealth,
   type DeliveryJob,
   type WebhookStatusEntry,
@@ -8,16 +9,37 @@ import {
 import { DomainError } from '@meridian/errors';
 import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
-import { DELIVERY_WAIT_LIMIT_MS, SecretKeyRing } from '@meridian/webhooks';
-import type { AttemptFinish, AttemptRow, AttemptStart } from '../attempts/attempts.repository';
+import {
+  DELIVERY_RETRY_WAITS_MS,
+  DELIVERY_WAIT_LIMIT_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  SecretKeyRing,
+} from '@meridian/webhooks';
+import type {
+  AttemptFinish,
+  AttemptRow,
+  AttemptStart,
+  Claim,
+} from '../attempts/attempts.repository';
 import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
-import { DeliveryEngine, hostOf, type Step } from './delivery-engine';
+import {
+  DeliveryEngine,
+  earlierDeliveriesOf,
+  eventAttemptsKey,
+  hostOf,
+  type Step,
+} from './delivery-engine';
 import { deliveryJobsHandler } from './delivery-jobs.consumer';
 
-/** The attempt log in memory, with the repository's claim semantics (a row is claimed once). */
+/**
+ * The attempt log in memory, with the repository's claim semantics (a row is claimed once; it
+ * takes the next slot of its event, 8 at most: the unique event_key + event_attempt).
+ */
 class MemoryAttempts {
   readonly rows = new Map<string, AttemptRow>();
+  /** Slots taken per event. */
+  readonly spent = new Map<string, number>();
 
   async latest(jobId: string): Promise<AttemptRow | undefined> {
     return [...this.rows.values()]
@@ -25,12 +47,16 @@ class MemoryAttempts {
       .sort((a, b) => b.attempt - a.attempt)[0];
   }
 
-  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<boolean> {
-    if (this.rows.has(start.id)) return false;
+  async claim(start: AttemptStart, finish?: AttemptFinish): Promise<Claim> {
+    if (this.rows.has(start.id)) return 'lost';
+    const slot = (this.spent.get(start.eventKey) ?? 0) + 1;
+    if (slot > MAX_DELIVERY_ATTEMPTS) return 'spent';
+    this.spent.set(start.eventKey, slot);
     this.rows.set(start.id, {
       id: start.id,
       jobId: start.jobId,
       attempt: start.attempt,
+      slot,
       startedAt: start.startedAt,
       billed: start.billed,
       finishedAt: null,
@@ -42,7 +68,7 @@ class MemoryAttempts {
       responseBody: null,
     });
     if (finish) await this.finish(start.id, finish);
-    return true;
+    return { slot };
   }
 
   async finish(id: string, finish: AttemptFinish): Promise<void> {
@@ -89,12 +115,16 @@ const secretsKey = randomBytes(32);
 const secrets = new SecretKeyRing(secretsKey);
 const SLOW = 'https://slow.example.com/hook';
 const FAST = 'https://fast.example.net/hook';
+/** Answers 500 while `down.on` of its world is set, 200 after. */
+const DOWN = 'https://down.example.org/hook';
 
 function world() {
   const clock = new FakeClock('2026-03-01T12:00:00.000Z');
   const attempts = new MemoryAttempts();
   const held = new HeldRequests();
   const sent: string[] = [];
+  /** The webhook-id (job id) of each request to DOWN, in order. */
+  const sentIds: string[] = [];
   const health: DeliveryHealth[] = [];
   /** While set, every health publish fails (the stream did not confirm it). */
   const healthFailure: { error: Error | undefined } = { error: undefined };
@@ -115,13 +145,23 @@ function world() {
       updatedAt: clock.now().toISOString(),
     });
   const refused: Array<[string, string | null, string]> = [];
+  const down = { on: true };
   const engine = new DeliveryEngine({
     clock,
     statusOf: (id) => entries.get(id),
     balanceOf: () => undefined,
     attempts,
-    send: (url) => {
+    send: (url, headers) => {
       sent.push(url);
+      if (url === DOWN) sentIds.push(headers['webhook-id']!);
+      if (url === DOWN && down.on)
+        return Promise.resolve({
+          ok: false,
+          statusCode: 500,
+          errorClass: 'http_status',
+          error: 'HTTP 500',
+          durationMs: 1,
+        });
       return url === SLOW || url.includes('slow') ? held.hold() : fastAnswer();
     },
     limits: new EndpointLimits(),
@@ -149,6 +189,14 @@ function world() {
       createdAt: clock.now().toISOString(),
     } as unknown as DeliveryJob;
   };
+  /** A job of one event's phase, its id as webhook-matcher makes it. */
+  const phaseJob = (webhookId: string, eventId: string, phase: DeliveryJob['phase']) =>
+    ({
+      ...job(webhookId),
+      id: deliveryJobId(webhookId, eventId, phase),
+      eventId,
+      phase,
+    }) as DeliveryJob;
   const setStatus = (webhookId: string, status: WebhookStatusEntry['status']) =>
     entries.set(webhookId, { ...entries.get(webhookId)!, status });
   const setSealed = (webhookId: string, sealed: string) =>
@@ -163,6 +211,9 @@ function world() {
     engine,
     webhook,
     job,
+    phaseJob,
+    down,
+    sentIds,
     setStatus,
     setSealed,
     refused,
@@ -350,6 +401,7 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
           id: `${job.id}:${n}`,
           jobId: job.id,
           attempt: n,
+          eventKey: eventAttemptsKey(job),
           accountId: 'acc_a',
           webhookId: 'wh_a',
           startedAt: w.clock.now(),
@@ -361,6 +413,182 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
     expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'auto_paused' });
     expect(w.health.at(-1)).toMatchObject({ outcome: 'dropped', attempt: 3 });
     expect(w.sent).toEqual([]);
+  });
+});
+
+describe('8 attempts per event across its deliveries, in order (spec "Webhook deliveries")', () => {
+  it('the phases of one event share a budget; a replay is a run of its own', () => {
+    const of = (id: string, phase: DeliveryJob['phase']) =>
+      eventAttemptsKey({ id, webhookId: 'wh_a', eventId: 'ev_1', phase } as DeliveryJob);
+    const unconfirmed = of(deliveryJobId('wh_a', 'ev_1', 'unconfirmed'), 'unconfirmed');
+    expect(of(deliveryJobId('wh_a', 'ev_1', 'confirmed'), 'confirmed')).toBe(unconfirmed);
+    expect(of(deliveryJobId('wh_a', 'ev_1', 'removed'), 'removed')).toBe(unconfirmed);
+    const replay = of(`${deliveryJobId('wh_a', 'ev_1', 'confirmed')}:replay-7`, 'confirmed');
+    expect(replay).not.toBe(unconfirmed);
+    expect(of(`${deliveryJobId('wh_a', 'ev_1', 'unconfirmed')}:replay-7`, 'unconfirmed')).toBe(
+      replay,
+    );
+  });
+
+  it('a later delivery goes after the earlier ones of its event (same replay stamp)', () => {
+    const of = (id: string, phase: DeliveryJob['phase']) =>
+      earlierDeliveriesOf({ id, webhookId: 'wh_a', eventId: 'ev_1', phase } as DeliveryJob);
+    const id = (phase: DeliveryJob['phase']) => deliveryJobId('wh_a', 'ev_1', phase);
+    expect(of(id('unconfirmed'), 'unconfirmed')).toEqual([]);
+    expect(of(id('confirmed'), 'confirmed')).toEqual([id('unconfirmed')]);
+    expect(of(id('removed'), 'removed')).toEqual([id('unconfirmed'), id('confirmed')]);
+    expect(of(`${id('confirmed')}:replay-7`, 'confirmed')).toEqual([
+      `${id('unconfirmed')}:replay-7`,
+    ]);
+  });
+
+  it('the confirmed delivery waits (unsent, unbilled, no row) while the unconfirmed one fails, and goes at once when it succeeds; retries follow the event’s slots', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const first = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const second = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    expect(await w.engine.handle(first, true)).toEqual({
+      action: 'wait',
+      ms: 5 * SECOND,
+      reason: 'not_due',
+    });
+    // Waiting looks again about when the earlier delivery's next attempt is due.
+    expect(await w.engine.handle(second, true)).toEqual({
+      action: 'wait',
+      ms: 6 * SECOND,
+      reason: 'earlier_delivery',
+    });
+    for (const slot of [2, 3]) {
+      w.clock.advance(DELIVERY_RETRY_WAITS_MS[slot - 2]!);
+      expect(await w.engine.handle(first)).toMatchObject({ action: 'wait', reason: 'not_due' });
+      expect(await w.engine.handle(second)).toMatchObject({
+        action: 'wait',
+        reason: 'earlier_delivery',
+      });
+    }
+    expect(w.attempts.of(second.id)).toEqual([]);
+    expect(w.health.filter((h) => h.phase === 'confirmed')).toEqual([]);
+    w.down.on = false;
+    w.clock.advance(DELIVERY_RETRY_WAITS_MS[2]!);
+    expect(await w.engine.handle(first)).toEqual({ action: 'done', reason: 'delivered' });
+    w.down.on = true;
+    // The earlier one delivered at slot 4: the confirmed one goes at once, as slot 5 …
+    expect(await w.engine.handle(second)).toEqual({
+      action: 'wait',
+      ms: DELIVERY_RETRY_WAITS_MS[4]!,
+      reason: 'not_due',
+    });
+    // … and, failing, waits what the schedule gives after slot 5 (5 min), not after attempt 1.
+    expect(w.attempts.of(second.id).map((r) => [r.attempt, r.slot, r.outcome])).toEqual([
+      [1, 5, 'failure'],
+    ]);
+    expect(w.sentIds).toEqual([first.id, first.id, first.id, first.id, second.id]);
+  });
+
+  it('both phases to a failing endpoint: 8 attempts in all (all the unconfirmed one’s), then the confirmed one is given up unsent as attempts_spent', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const first = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const second = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    let step = await w.engine.handle(first, true);
+    expect(await w.engine.handle(second, true)).toMatchObject({ reason: 'earlier_delivery' });
+    while (step.action === 'wait') {
+      w.clock.advance(step.ms);
+      step = await w.engine.handle(first);
+      expect(await w.engine.handle(second)).toMatchObject({
+        action: step.action === 'wait' ? 'wait' : 'done',
+      });
+    }
+    expect(step).toEqual({ action: 'done', reason: 'given_up' });
+    expect(await w.engine.handle(second)).toEqual({ action: 'done', reason: 'attempts_spent' });
+    expect(w.sentIds).toEqual(Array.from({ length: 8 }, () => first.id));
+    const rows = [...w.attempts.rows.values()];
+    expect(rows.map((r) => [r.jobId, r.slot, r.billed])).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((slot) => [first.id, slot, true]),
+    );
+    expect(w.health.filter((h) => h.phase === 'confirmed')).toEqual([
+      expect.objectContaining({
+        outcome: 'dropped',
+        dropReason: 'attempts_spent',
+        billed: false,
+        final: true,
+        payload: second.payload,
+        error: "given up: the event's 8 attempts are spent (by all its deliveries)",
+      }),
+    ]);
+    expect(w.health.filter((h) => h.final).map((h) => [h.phase, h.outcome])).toEqual([
+      ['unconfirmed', 'failure'],
+      ['confirmed', 'dropped'],
+    ]);
+  });
+
+  it('an earlier delivery in flight holds the later one; one with no attempt does not', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', SLOW);
+    const first = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const second = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    const inFlight = w.engine.handle(first, true);
+    await settle();
+    expect(w.held.count).toBe(1);
+    expect(await w.engine.handle(second, true)).toEqual({
+      action: 'wait',
+      ms: SECOND,
+      reason: 'earlier_delivery',
+    });
+    w.held.answerOne();
+    expect(await inFlight).toEqual({ action: 'done', reason: 'delivered' });
+    const next = w.engine.handle(second);
+    await settle();
+    w.held.answerOne();
+    expect(await next).toEqual({ action: 'done', reason: 'delivered' });
+
+    // Both phases brought at once: the confirmed one does not go while the unconfirmed one is
+    // in this worker's hands, before its first attempt's row is there.
+    w.webhook('wh_c', 'acc_a', DOWN);
+    w.down.on = false;
+    const [a, b] = [
+      w.phaseJob('wh_c', 'ev_z', 'unconfirmed'),
+      w.phaseJob('wh_c', 'ev_z', 'confirmed'),
+    ];
+    expect(await Promise.all([w.engine.handle(a, true), w.engine.handle(b, true)])).toEqual([
+      { action: 'done', reason: 'delivered' },
+      { action: 'wait', ms: SECOND, reason: 'earlier_delivery' },
+    ]);
+    expect(await w.engine.handle(b)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.sentIds).toEqual([a.id, b.id]);
+
+    // No attempt of the unconfirmed phase (dropped, not subscribed, not started): no wait.
+    w.webhook('wh_b', 'acc_a', FAST);
+    const alone = w.phaseJob('wh_b', 'ev_y', 'confirmed');
+    expect(await w.engine.handle(alone, true)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(alone.id).map((r) => [r.attempt, r.slot])).toEqual([[1, 1]]);
+  });
+
+  it('a removal correction waits for the confirmed delivery too; a delivery whose event spent its 8 is given up unsent', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const confirmed = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    const removed = w.phaseJob('wh_a', 'ev_x', 'removed');
+    await w.engine.handle(confirmed, true);
+    expect(await w.engine.handle(removed, true)).toMatchObject({ reason: 'earlier_delivery' });
+    w.attempts.spent.set(eventAttemptsKey(confirmed), MAX_DELIVERY_ATTEMPTS);
+    w.clock.advance(5 * SECOND);
+    expect(await w.engine.handle(confirmed)).toEqual({ action: 'done', reason: 'attempts_spent' });
+    expect(w.sentIds).toEqual([confirmed.id]);
+  });
+
+  it('an earlier delivery silent long past its due time (its job gone) no longer holds the later one', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const first = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const second = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    await w.engine.handle(first, true);
+    w.clock.advance(5 * SECOND + DELIVERY_WAIT_LIMIT_MS);
+    expect(await w.engine.handle(second, true)).toMatchObject({ reason: 'earlier_delivery' });
+    w.clock.advance(MINUTE);
+    w.down.on = false;
+    expect(await w.engine.handle(second)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(second.id).map((r) => r.slot)).toEqual([2]);
   });
 });
 
@@ -442,6 +670,7 @@ describe('DeliveryEngine: the first delivery of a job skips the attempt read', (
         id: `${job.id}:1`,
         jobId: job.id,
         attempt: 1,
+        eventKey: eventAttemptsKey(job),
         accountId: 'acc_a',
         webhookId: 'wh_a',
         startedAt: w.clock.now(),

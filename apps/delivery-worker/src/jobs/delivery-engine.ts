@@ -1,9 +1,11 @@
+import { deliveryJobId } from '@meridian/contracts';
 import type {
   BalanceStateChanged,
   DeliveryDropReason,
   DeliveryErrorClass,
   DeliveryHealth,
   DeliveryJob,
+  DeliveryPhase,
   WebhookStatusEntry,
 } from '@meridian/contracts';
 import type { Clock } from '@meridian/time';
@@ -68,6 +70,16 @@ const HEALTH_MEMORY = 50_000;
 const MEMO_SIZE = 10_000;
 /** A held event looks at the balance again this often: a cleared top-up lets it through soon. */
 const BALANCE_RECHECK_MS = 30_000;
+/** The deliveries of one event, in the order the receiver must get them. */
+const PHASE_ORDER: readonly DeliveryPhase[] = ['unconfirmed', 'confirmed', 'removed'];
+/** A later delivery looks again this long after its earlier one's attempt is due (or in flight). */
+const EARLIER_RECHECK_MS = 1_000;
+/**
+ * An earlier delivery that made no attempt for this long after its next one was due is taken as
+ * gone (its job acked by a drop, or lost): an alive one attempts within the 10-minute wait limit
+ * of a due attempt (balance, endpoint busy), plus a look. The later delivery then goes on alone.
+ */
+const EARLIER_SILENT_MS = DELIVERY_WAIT_LIMIT_MS + 60_000;
 
 /**
  * One delivery job, one decision per look (ADR 0432): drop (webhook not active), wait (not
@@ -82,6 +94,8 @@ export class DeliveryEngine {
   private readonly busySince = new Map<string, number>();
   /** Jobs held back on this replica and since when (for the oldest-waiting gauge). */
   private readonly held = new Map<string, number>();
+  /** Jobs being looked at by this process now (a later delivery of the event waits for them). */
+  private readonly inHand = new Set<string>();
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
   /** Sealed secret → its signing keys: opening one (AES-GCM) per attempt cost more than
@@ -116,7 +130,13 @@ export class DeliveryEngine {
    * so any earlier look left that row; a lost claim puts the job back for a full look).
    */
   async handle(job: DeliveryJob, firstDelivery = false): Promise<Step> {
-    const step = await this.decide(job, firstDelivery);
+    let step: Step;
+    this.inHand.add(job.id);
+    try {
+      step = await this.decide(job, firstDelivery);
+    } finally {
+      this.inHand.delete(job.id);
+    }
     if (step.action === 'done') {
       this.held.delete(job.id);
       this.busySince.delete(job.id);
@@ -138,19 +158,36 @@ export class DeliveryEngine {
     }
     const dropReason = dropReasonOf(entry.status);
 
-    let latest: AttemptRow | undefined;
+    // The event's earlier deliveries (the unconfirmed one before the confirmed one, both before
+    // a correction), read in the same shared statement as this job's own latest attempt.
+    const earlierIds = dropReason === null && !job.test ? earlierDeliveriesOf(job) : [];
+    // One being looked at here may be claiming its first attempt: its row is not there yet.
+    if (earlierIds.some((id) => this.inHand.has(id)))
+      return this.wait(EARLIER_RECHECK_MS, 'earlier_delivery');
     // A drop is recorded from what was attempted, so it always reads the log.
-    if (!firstDelivery || dropReason !== null) latest = await this.deps.attempts.latest(job.id);
+    const readOwn = !firstDelivery || dropReason !== null;
+    const [own, ...earlier] = await Promise.all([
+      readOwn ? this.deps.attempts.latest(job.id) : undefined,
+      ...earlierIds.map((id) => this.deps.attempts.latest(id)),
+    ]);
+    let latest = own;
     if (latest && latest.outcome === null) latest = await this.closeInterrupted(job, latest, now);
     if (latest) {
       await this.publishOnce(job, latest);
       if (latest.outcome === 'success') return { action: 'done', reason: 'delivered' };
-      if (job.test || latest.attempt >= MAX_DELIVERY_ATTEMPTS) return this.drop('given_up');
+      if (job.test || slotOf(latest) >= MAX_DELIVERY_ATTEMPTS) return this.drop('given_up');
     }
     const attempt = latest ? latest.attempt + 1 : job.attempt;
     if (dropReason !== null) return this.dropQueued(job, attempt, dropReason);
+    const before = this.earlierState(earlier, now.getTime());
+    if (before.kind === 'spent') return this.eventAttemptsSpent(job, attempt);
+    if (before.kind === 'unfinished') {
+      // Not an attempt: no wait limit runs meanwhile (the endpoint's starts when it is due).
+      this.busySince.delete(job.id);
+      return this.wait(before.recheckMs, 'earlier_delivery');
+    }
     const dueAt = latest
-      ? afterFailedAttempt(latest.attempt, latest.finishedAt ?? latest.startedAt)
+      ? afterFailedAttempt(slotOf(latest), latest.finishedAt ?? latest.startedAt)
       : undefined;
     const dueMs = dueAt?.kind === 'retry' ? dueAt.dueAt.getTime() : Date.parse(job.createdAt);
     if (now.getTime() < dueMs) return this.wait(dueMs - now.getTime(), 'not_due');
@@ -163,6 +200,7 @@ export class DeliveryEngine {
         const since = Math.max(
           Date.parse(balance.exhaustedSince ?? balance.at),
           Date.parse(job.createdAt),
+          before.readyAt,
         );
         const waited = now.getTime() - since;
         if (waited < DELIVERY_WAIT_LIMIT_MS)
@@ -246,13 +284,15 @@ export class DeliveryEngine {
       id,
       jobId: job.id,
       attempt,
+      eventKey: eventAttemptsKey(job),
       accountId: job.accountId,
       webhookId: job.webhookId,
       startedAt,
       billed: !job.test,
     });
-    if (!claimed) {
+    if (typeof claimed !== 'object') {
       breaker?.release(admission);
+      if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
       return this.wait(1_000, 'claimed_elsewhere');
     }
     // Encoded once: both HMACs read these bytes and the request sends them.
@@ -277,7 +317,7 @@ export class DeliveryEngine {
       !job.test,
       result.durationMs,
     );
-    const row = rowOf(job, attempt, startedAt, !job.test, finish);
+    const row = rowOf(job, attempt, claimed.slot, startedAt, !job.test, finish);
     await this.publishOnce(job, row);
     return this.after(job, row);
   }
@@ -299,6 +339,7 @@ export class DeliveryEngine {
         id: attemptId(job.id, attempt),
         jobId: job.id,
         attempt,
+        eventKey: eventAttemptsKey(job),
         accountId: job.accountId,
         webhookId: job.webhookId,
         startedAt: now,
@@ -306,9 +347,10 @@ export class DeliveryEngine {
       },
       finish,
     );
-    if (!claimed) return this.wait(1_000, 'claimed_elsewhere');
+    if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
+    if (claimed === 'lost') return this.wait(1_000, 'claimed_elsewhere');
     this.deps.onAttempt?.(outcome, errorClass, false);
-    const row = rowOf(job, attempt, now, false, finish);
+    const row = rowOf(job, attempt, claimed.slot, now, false, finish);
     await this.publishOnce(job, row);
     return this.after(job, row);
   }
@@ -322,6 +364,7 @@ export class DeliveryEngine {
     job: DeliveryJob,
     attempt: number,
     reason: DeliveryDropReason,
+    error = `dropped: ${reason}`,
   ): Promise<Step> {
     const id = `${job.id}:dropped`;
     if (!this.published.has(id)) {
@@ -336,7 +379,7 @@ export class DeliveryEngine {
         dropReason: reason,
         billed: false,
         final: true,
-        error: `dropped: ${reason}`,
+        error,
         ...(job.test ? { test: true } : {}),
         payload: job.payload,
         at: this.deps.clock.now().toISOString(),
@@ -346,10 +389,58 @@ export class DeliveryEngine {
     return this.drop(reason);
   }
 
+  /**
+   * The event's 8 attempts (spec: "one event is attempted at most 8 times") are spent by its
+   * deliveries: this one is given up without a request, recorded as a drop with the event (not
+   * an attempt: not billed, not in `failed_total`; listed and replayable like a given-up event).
+   */
+  private eventAttemptsSpent(job: DeliveryJob, attempt: number): Promise<Step> {
+    return this.dropQueued(
+      job,
+      attempt,
+      'attempts_spent',
+      `given up: the event's ${MAX_DELIVERY_ATTEMPTS} attempts are spent (by all its deliveries)`,
+    );
+  }
+
+  /**
+   * Where the event's earlier deliveries stand (their latest attempts): one is `unfinished` when
+   * it is in flight, or its latest attempt failed and the event has slots left (it will try
+   * again: this one looks again about when that attempt is due); `spent` when a failed one took
+   * the event's last slot; else `clear` (none attempted, delivered, or silent long past its due
+   * time), `readyAt` being when the last of them finished (the balance wait counts from it).
+   */
+  private earlierState(
+    rows: readonly (AttemptRow | undefined)[],
+    nowMs: number,
+  ):
+    | { kind: 'unfinished'; recheckMs: number }
+    | { kind: 'spent' }
+    | { kind: 'clear'; readyAt: number } {
+    let readyAt = 0;
+    for (const row of rows) {
+      // No attempt (dropped, never matched, not started) or one made before the shared budget.
+      if (row === undefined || row.slot === null) continue;
+      if (row.outcome === null) return { kind: 'unfinished', recheckMs: EARLIER_RECHECK_MS };
+      const finishedMs = (row.finishedAt ?? row.startedAt).getTime();
+      readyAt = Math.max(readyAt, finishedMs);
+      if (row.outcome === 'success') continue;
+      const next = afterFailedAttempt(row.slot, row.finishedAt ?? row.startedAt);
+      if (next.kind === 'given_up') return { kind: 'spent' };
+      const dueMs = next.dueAt.getTime();
+      if (nowMs - dueMs < EARLIER_SILENT_MS)
+        return {
+          kind: 'unfinished',
+          recheckMs: Math.max(dueMs - nowMs, 0) + EARLIER_RECHECK_MS,
+        };
+    }
+    return { kind: 'clear', readyAt };
+  }
+
   private after(job: DeliveryJob, row: AttemptRow): Step {
     if (row.outcome === 'success') return { action: 'done', reason: 'delivered' };
     if (job.test) return this.drop('given_up');
-    const next = afterFailedAttempt(row.attempt, row.finishedAt ?? row.startedAt);
+    const next = afterFailedAttempt(slotOf(row), row.finishedAt ?? row.startedAt);
     if (next.kind === 'given_up') return this.drop('given_up');
     return this.wait(next.dueAt.getTime() - this.deps.clock.now().getTime(), 'not_due');
   }
@@ -372,7 +463,7 @@ export class DeliveryEngine {
 
   private async publishOnce(job: DeliveryJob, row: AttemptRow): Promise<void> {
     if (this.published.has(row.id) || row.outcome === null) return;
-    const final = row.outcome === 'success' || job.test || row.attempt >= MAX_DELIVERY_ATTEMPTS;
+    const final = row.outcome === 'success' || job.test || slotOf(row) >= MAX_DELIVERY_ATTEMPTS;
     await this.deps.publishHealth({
       id: row.id,
       webhookId: job.webhookId,
@@ -414,6 +505,39 @@ export function attemptId(jobId: string, attempt: number): string {
   return `${jobId}:${attempt}`;
 }
 
+/**
+ * The attempt budget a job spends from: its webhook and event, whatever the phase (unconfirmed,
+ * confirmed and a removal correction share the event's 8), plus what follows the phase in the
+ * job id (a replay's `:replay-<stamp>`: a replay the owner asked for is a fresh run of 8).
+ */
+export function eventAttemptsKey(job: DeliveryJob): string {
+  const base = deliveryJobId(job.webhookId, job.eventId, job.phase);
+  const rest = job.id.startsWith(base) ? job.id.slice(base.length) : `:${job.id}`;
+  return `${job.webhookId}:${job.eventId}${rest}`;
+}
+
+/**
+ * The job ids of the event's deliveries that go before this one (same webhook, event and replay
+ * stamp): none for an unconfirmed delivery, the unconfirmed one for the confirmed one, both for
+ * a correction. A job id of another form has none.
+ */
+export function earlierDeliveriesOf(job: DeliveryJob): string[] {
+  const base = deliveryJobId(job.webhookId, job.eventId, job.phase);
+  if (!job.id.startsWith(base)) return [];
+  const rest = job.id.slice(base.length);
+  return PHASE_ORDER.slice(0, PHASE_ORDER.indexOf(job.phase)).map(
+    (phase) => `${deliveryJobId(job.webhookId, job.eventId, phase)}${rest}`,
+  );
+}
+
+/**
+ * The attempt's number on the schedule: its slot of the event's 8 (spec: one event is attempted
+ * at most 8 times), or, made before the shared budget, its number within its delivery.
+ */
+function slotOf(row: AttemptRow): number {
+  return row.slot ?? row.attempt;
+}
+
 /** The destination host of the 200 req/s bucket: the name without the port (one machine). */
 export function hostOf(url: string): string {
   try {
@@ -426,6 +550,7 @@ export function hostOf(url: string): string {
 function rowOf(
   job: DeliveryJob,
   attempt: number,
+  slot: number,
   startedAt: Date,
   billed: boolean,
   finish: AttemptFinish,
@@ -434,6 +559,7 @@ function rowOf(
     id: attemptId(job.id, attempt),
     jobId: job.id,
     attempt,
+    slot,
     startedAt,
     finishedAt: finish.finishedAt,
     outcome: finish.outcome,

@@ -5,6 +5,8 @@ import { AttemptsRepository } from '../attempts/attempts.repository';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 
 export interface AttemptLogDatabase {
+  /** The database's URL (a second pool: another worker process). */
+  url: string;
   dataSource: DataSource;
   repo: AttemptsRepository;
   close(): Promise<void>;
@@ -17,6 +19,7 @@ export async function attemptLogDatabase(prefix: string): Promise<AttemptLogData
   const dataSource = createAppDataSource(dataSourceOptions(db.url));
   await dataSource.initialize();
   return {
+    url: db.url,
     dataSource,
     repo: new AttemptsRepository(dataSource),
     close: async () => {

@@ -120,6 +120,8 @@ export const DeliveryDropReasonSchema = z.enum([
   'no_balance',
   'plan_paused',
   'deleted',
+  /** The event's 8 attempts are spent by its earlier deliveries (spec: at most 8 per event). */
+  'attempts_spent',
 ]);
 export type DeliveryDropReason = z.infer<typeof DeliveryDropReasonSchema>;
 
