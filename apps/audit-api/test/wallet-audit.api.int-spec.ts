@@ -93,6 +93,65 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(errorResponseSchema.parse(response.body).error).toBe(code);
   });
 
+  it('refuses an unknown body field or any query parameter on every route, naming it, without spending a check', async () => {
+    const free = (await billing.createAccount('free')).key;
+    const routes = [
+      ['/v1/wallet-audit/check', { network: 'ETH', address: FRESH }],
+      ['/v1/wallet-audit/audit', { network: 'ETH', address: FRESH }],
+      ['/v1/rug-pull/check', { network: 'ETH', contract_address: FRESH }],
+    ] as const;
+    for (const [path, body] of routes) {
+      const extra = await audit.post(path, { ...body, chain_id: 1 }, free);
+      expect([path, extra.status, errorResponseSchema.parse(extra.body)]).toEqual([
+        path,
+        400,
+        {
+          error: 'malformed_body',
+          message: 'body: unknown field "chain_id"',
+          request_id: expect.any(String),
+        },
+      ]);
+      // The other product's address field is not taken for this one's.
+      const other = 'address' in body ? 'contract_address' : 'address';
+      const swapped = await audit.post(path, { ...body, [other]: FRESH }, free);
+      expect([swapped.status, swapped.body.error, swapped.body.message]).toEqual([
+        400,
+        'malformed_body',
+        `body: unknown field "${other}"`,
+      ]);
+      const query = await audit.post(`${path}?network=ETH&debug=1`, body, free);
+      expect([path, query.status, errorResponseSchema.parse(query.body)]).toEqual([
+        path,
+        400,
+        {
+          error: 'invalid_query',
+          message: 'query: unknown parameters "network", "debug"',
+          request_id: expect.any(String),
+        },
+      ]);
+    }
+    const quota = (url: string) =>
+      audit.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${free}` } });
+    const refused = await quota('/v1/quota?day=today');
+    expect([refused.statusCode, refused.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_query',
+        message: 'query: unknown parameter "day"',
+        location: 'query',
+        path: 'query',
+        request_id: expect.any(String),
+      },
+    ]);
+    // Without a key the answer is still 401: the key is read first.
+    const anonymous = await audit.app.inject({ method: 'GET', url: '/v1/quota?day=today' });
+    expect(anonymous.statusCode).toBe(401);
+    // Nothing above spent a check or a request of the Free plan's 1 per second.
+    expect((await quota('/v1/quota')).json()).toMatchObject({ used: 0 });
+    const valid = await audit.post('/v1/wallet-audit/check', routes[0][1], free);
+    expect(valid.status).toBe(200);
+  });
+
   it('flags an OFAC-sanctioned address with its sanctionData', async () => {
     tick();
     const response = await audit.post(

@@ -147,14 +147,41 @@ describe('parseAuditRequest', () => {
     [{ network: 'ETH', address: 5 }, 'invalid_address'],
     [{ network: 'eth', address: A }, undefined],
     [{ network: 'Bsc', address: A }, undefined],
+    [{ network: 'ETH', address: A, chain: 'x' }, 'malformed_body'],
+    [{ netwrok: 'ETH', address: A }, 'malformed_body'],
+    [{ network: 'ETH', contract_address: A }, 'malformed_body'],
   ])('%j → %s', (body, code) => {
-    expect(codeOf(() => parseAuditRequest(body, 'address'))).toBe(code);
+    expect(codeOf(() => parseAuditRequest({ body, query: {} }, 'address'))).toBe(code);
   });
 
   it('maps BSC to BNB and keeps the field name of rug pull requests in its codes', () => {
-    expect(parseAuditRequest({ network: 'bsc', address: A }, 'address').chain.code).toBe('BNB');
-    expect(codeOf(() => parseAuditRequest({ network: 'ETH' }, 'contract_address'))).toBe(
+    const request = (body: unknown) => ({ body, query: {} });
+    expect(parseAuditRequest(request({ network: 'bsc', address: A }), 'address').chain.code).toBe(
+      'BNB',
+    );
+    expect(codeOf(() => parseAuditRequest(request({ network: 'ETH' }), 'contract_address'))).toBe(
       'missing_contract_address',
     );
+  });
+
+  it('names an unknown field or query parameter, as billing-ledger and webhook-matcher do', () => {
+    const errorOf = (request: { body: unknown; query: unknown }) => {
+      try {
+        parseAuditRequest(request, 'contract_address');
+      } catch (error) {
+        return [(error as DomainError).code, (error as DomainError).message];
+      }
+      return undefined;
+    };
+    const body = { network: 'ETH', contract_address: A };
+    expect(errorOf({ body: { ...body, address: A }, query: {} })).toEqual([
+      'malformed_body',
+      'body: unknown field "address"',
+    ]);
+    expect(errorOf({ body, query: { network: 'ETH' } })).toEqual([
+      'invalid_query',
+      'query: unknown parameter "network"',
+    ]);
+    expect(errorOf({ body, query: undefined })).toBeUndefined();
   });
 });

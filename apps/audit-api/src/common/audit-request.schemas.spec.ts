@@ -14,11 +14,12 @@ describe('audit request schemas agree with parseAuditRequest', () => {
     ['null', null],
     ['an array', []],
     ['a string', 'ETH'],
+    ['an unknown field', { network: 'ETH', address: ADDRESS, tag: 'x' }],
   ])('wallet: %s', (_name, body) => {
     const schemaOk = walletRequestSchema.safeParse(body).success;
     const parserOk = (() => {
       try {
-        parseAuditRequest(body, 'address');
+        parseAuditRequest({ body, query: {} }, 'address');
         return true;
       } catch {
         return false;
@@ -32,9 +33,11 @@ describe('audit request schemas agree with parseAuditRequest', () => {
     ['a valid body', { network: 'ETH', contract_address: ADDRESS }, true],
     ['the wallet field instead', { network: 'ETH', address: ADDRESS }, false],
     ['an empty contract', { network: 'ETH', contract_address: '' }, false],
+    ['both fields', { network: 'ETH', contract_address: ADDRESS, address: ADDRESS }, false],
   ])('rug pull: %s', (_name, body, valid) => {
     expect(rugPullRequestSchema.safeParse(body).success).toBe(valid);
-    if (!valid) expect(() => parseAuditRequest(body, 'contract_address')).toThrow();
-    else expect(() => parseAuditRequest(body, 'contract_address')).not.toThrow();
+    const request = { body, query: {} };
+    if (!valid) expect(() => parseAuditRequest(request, 'contract_address')).toThrow();
+    else expect(() => parseAuditRequest(request, 'contract_address')).not.toThrow();
   });
 });

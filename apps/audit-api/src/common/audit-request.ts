@@ -1,7 +1,16 @@
 import { DomainError } from '@meridian/errors';
 import { parseAuditChainCode, type AuditChain } from '@meridian/networks';
+import { parseBody, parseQuery } from '@meridian/platform-http';
+import { z } from 'zod';
 import { parseAddress, type ParsedAddress } from './address';
 import { invalidField } from './audit-errors';
+import { noQuerySchema, rugPullRequestSchema, walletRequestSchema } from './audit-request.schemas';
+
+/** What a product route reads from the request: the JSON body and the query parameters. */
+export interface AuditRequest {
+  readonly body: unknown;
+  readonly query: unknown;
+}
 
 export interface AuditTarget {
   readonly chain: AuditChain;
@@ -9,16 +18,39 @@ export interface AuditTarget {
 }
 
 /**
- * Validates `{network, <field>}`. Order of checks: body is an object, network present and a
- * string, network known, address present and a string, address well-formed for that chain.
+ * The fields each body may have, from its (strict) schema, every value let through: the values
+ * are checked below, each problem with its own code.
+ */
+const knownFields = (schema: z.ZodObject) =>
+  z.strictObject(
+    Object.fromEntries(Object.keys(schema.shape).map((key) => [key, z.unknown().optional()])),
+  );
+const FIELDS = {
+  address: knownFields(walletRequestSchema),
+  contract_address: knownFields(rugPullRequestSchema),
+};
+
+/** The audit routes take no query parameters (`GET /v1/quota` included). */
+export function refuseQuery(query: unknown): void {
+  parseQuery(noQuerySchema, query);
+}
+
+/**
+ * Validates `{network, <field>}` and an empty query. Order of checks: no query parameter
+ * (`invalid_query`), body is an object, no unknown field (`malformed_body`, as billing-ledger and
+ * webhook-matcher say it: `body: unknown field "x"`), network present and a string, network known,
+ * address present and a string, address well-formed for that chain.
  */
 export function parseAuditRequest(
-  body: unknown,
+  request: AuditRequest,
   addressField: 'address' | 'contract_address',
 ): AuditTarget {
+  refuseQuery(request.query);
+  const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new DomainError('malformed_body', 'invalid', 'the body must be a JSON object');
   }
+  parseBody(FIELDS[addressField], body);
   const record = body as Record<string, unknown>;
   const network = record['network'];
   if (network === undefined || network === null || network === '')

@@ -1,6 +1,7 @@
-import { Controller, Get, Headers, UseFilters } from '@nestjs/common';
+import { Controller, Get, Headers, Query, UseFilters } from '@nestjs/common';
 import { AuthService } from '../auth/auth.service';
 import { AuditErrorFilter } from '../common/audit-error.filter';
+import { refuseQuery } from '../common/audit-request';
 import { quotaResponseSchema } from '../wallet/audit-response.schemas';
 import { QuotaService } from './quota.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
@@ -19,7 +20,12 @@ export class QuotaController {
     summary: "Today's use of the daily check quota (costs no check)",
     responses: { 200: { description: '{limit, used, resets_at}', schema: quotaResponseSchema } },
   })
-  async today(@Headers('authorization') authorization: string | undefined) {
-    return this.quota.today(await this.auth.authenticate(authorization));
+  async today(
+    @Headers('authorization') authorization: string | undefined,
+    @Query() query: unknown,
+  ) {
+    const principal = await this.auth.authenticate(authorization);
+    refuseQuery(query);
+    return this.quota.today(principal);
   }
 }

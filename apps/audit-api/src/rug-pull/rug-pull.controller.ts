@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, UseFilters } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { AuditErrorFilter } from '../common/audit-error.filter';
 import { RugPullService } from './rug-pull.service';
 import { rugPullResponseSchema } from '../wallet/audit-response.schemas';
@@ -17,7 +17,11 @@ export class RugPullController {
     responses: { 200: { description: 'the verdict', schema: rugPullResponseSchema } },
   })
   @HttpCode(200)
-  check(@Headers('authorization') authorization: string | undefined, @Body() body: unknown) {
-    return this.rugPull.check(authorization, body);
+  check(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: unknown,
+    @Query() query: unknown,
+  ) {
+    return this.rugPull.check(authorization, { body, query });
   }
 }

@@ -5,7 +5,7 @@ import { DomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
 import { chainReadFailure, invalidField } from '../common/audit-errors';
 import { evmDisplay } from '../common/address';
-import { parseAuditRequest, type AuditTarget } from '../common/audit-request';
+import { parseAuditRequest, type AuditRequest, type AuditTarget } from '../common/audit-request';
 import { keccak256, type Address, type Hex, type PublicClient } from 'viem';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -89,9 +89,9 @@ export class RugPullService implements OnModuleDestroy {
       simulator.trade(token, router, value, blockNumber);
   }
 
-  async check(authorization: string | undefined, body: unknown) {
+  async check(authorization: string | undefined, request: AuditRequest) {
     const principal = await this.auth.authenticate(authorization);
-    const target = parseAuditRequest(body, 'contract_address');
+    const target = parseAuditRequest(request, 'contract_address');
     if (target.chain.addressFormat !== 'evm' || !this.chains.clientFor(target.chain)) {
       throw invalidField(
         'unsupported_network',

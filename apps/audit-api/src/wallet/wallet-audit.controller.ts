@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, UseFilters } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { AuditErrorFilter } from '../common/audit-error.filter';
 import { WalletAuditService } from './wallet-audit.service';
 import { walletAuditResponseSchema, walletCheckResponseSchema } from './audit-response.schemas';
@@ -17,8 +17,12 @@ export class WalletAuditController {
     responses: { 200: { description: 'the verdict', schema: walletCheckResponseSchema } },
   })
   @HttpCode(200)
-  check(@Headers('authorization') authorization: string | undefined, @Body() body: unknown) {
-    return this.wallets.check(authorization, body);
+  check(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: unknown,
+    @Query() query: unknown,
+  ) {
+    return this.wallets.check(authorization, { body, query });
   }
 
   @Post('audit')
@@ -28,7 +32,11 @@ export class WalletAuditController {
     responses: { 200: { description: 'the profile', schema: walletAuditResponseSchema } },
   })
   @HttpCode(200)
-  audit(@Headers('authorization') authorization: string | undefined, @Body() body: unknown) {
-    return this.wallets.audit(authorization, body);
+  audit(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: unknown,
+    @Query() query: unknown,
+  ) {
+    return this.wallets.audit(authorization, { body, query });
   }
 }

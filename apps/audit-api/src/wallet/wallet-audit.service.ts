@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Clock } from '@meridian/time';
 import { AuthService } from '../auth/auth.service';
 import { CLOCK } from '../common/clock.token';
-import { parseAuditRequest } from '../common/audit-request';
+import { parseAuditRequest, type AuditRequest } from '../common/audit-request';
 import { AddressRecordsRepository } from '../records/address-records.repository';
 import { CheckRunner } from '../records/check-runner.service';
 import { WalletAssessor, type WalletAssessment } from './wallet-assessor.service';
@@ -19,21 +19,21 @@ export class WalletAuditService {
   ) {}
 
   /** Wallet risk (quick): the spec's audit result. */
-  async check(authorization: string | undefined, body: unknown) {
+  async check(authorization: string | undefined, request: AuditRequest) {
     const { display, chain, assessment, record, sanctions } = await this.evaluate(
       'wallet-check',
       authorization,
-      body,
+      request,
     );
     return { data: walletCheckData(display, chain, assessment, record, sanctions) };
   }
 
   /** Wallet audit (full profile): the check plus behavioural fields. */
-  async audit(authorization: string | undefined, body: unknown) {
+  async audit(authorization: string | undefined, request: AuditRequest) {
     const { display, chain, assessment, record, sanctions } = await this.evaluate(
       'wallet-audit',
       authorization,
-      body,
+      request,
     );
     return { data: walletAuditData(display, chain, assessment, record, sanctions) };
   }
@@ -41,10 +41,10 @@ export class WalletAuditService {
   private async evaluate(
     product: 'wallet-check' | 'wallet-audit',
     authorization: string | undefined,
-    body: unknown,
+    request: AuditRequest,
   ) {
     const principal = await this.auth.authenticate(authorization);
-    const target = parseAuditRequest(body, 'address');
+    const target = parseAuditRequest(request, 'address');
     const { verdict, record } = await this.runner.run<WalletAssessment>(
       product,
       principal,
