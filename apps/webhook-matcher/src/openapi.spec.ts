@@ -87,7 +87,11 @@ describe('webhook-matcher OpenAPI', () => {
               schema: {
                 properties: {
                   items: {
-                    items: { required: expect.arrayContaining(['at', 'outcome', 'error_class']) },
+                    items: {
+                      required: expect.arrayContaining(['at', 'outcome', 'error_class']),
+                      // One event's attempts (?event_id=) include its success.
+                      properties: { outcome: { enum: expect.arrayContaining(['success']) } },
+                    },
                   },
                 },
               },
@@ -95,6 +99,14 @@ describe('webhook-matcher OpenAPI', () => {
           },
         },
       },
+      parameters: expect.arrayContaining([
+        expect.objectContaining({
+          name: 'event_id',
+          in: 'query',
+          required: false,
+          schema: expect.objectContaining({ pattern: expect.stringContaining('test_') }),
+        }),
+      ]),
     });
     expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
       security: [{ operator: [] }],

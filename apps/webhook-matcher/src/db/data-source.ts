@@ -4,6 +4,7 @@ import { MatchingEvents1764200000000 } from '../migrations/1764200000000-matchin
 import { DeliveriesAttempts1764300000000 } from '../migrations/1764300000000-deliveries-attempts';
 import { IdempotencyRequestHash1764400000000 } from '../migrations/1764400000000-idempotency-request-hash';
 import { ResumedAt1765100000000 } from '../migrations/1765100000000-resumed-at';
+import { DeliveryAttemptsByEvent1765200000000 } from '../migrations/1765200000000-delivery-attempts-by-event';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -15,6 +16,7 @@ export const MIGRATIONS = [
   DeliveriesAttempts1764300000000,
   IdempotencyRequestHash1764400000000,
   ResumedAt1765100000000,
+  DeliveryAttemptsByEvent1765200000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

@@ -29,14 +29,19 @@ export class DeliveriesController {
   @Get(':id/deliveries')
   @ApiRoute({
     summary:
-      'Failed delivery attempts, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default)',
+      "Failed delivery attempts, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default); with event_id, every attempt of that event (a test delivery's outcome)",
     query: deliveriesQuery,
-    responses: { 200: { description: 'a page of failed attempts', schema: deliveriesPage } },
+    responses: {
+      200: {
+        description: 'a page of failed attempts, or of the attempts of one event',
+        schema: deliveriesPage,
+      },
+    },
   })
   async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
-    const { limit, cursor } = parseQuery(deliveriesQuery, query);
+    const { limit, cursor, event_id } = parseQuery(deliveriesQuery, query);
     const row = await this.webhooks.get(accountId, checkId('wh', id));
-    const page = await this.deliveries.failedPage(row.id, limit, cursor);
+    const page = await this.deliveries.attemptsPage(row.id, { eventId: event_id }, limit, cursor);
     return { items: page.items.map(attemptView), next_cursor: page.nextCursor };
   }
 

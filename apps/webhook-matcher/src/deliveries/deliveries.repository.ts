@@ -8,14 +8,14 @@ import type {
 } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 
-/** A row of the failed-attempt log (`failedPage`: every outcome but success). */
+/** A row of the attempt log (`attemptsPage`: every outcome but success, or one event's all). */
 export interface AttemptRow {
   seq: string;
   id: string;
   event_id: string;
   phase: DeliveryPhase;
   attempt: number;
-  outcome: Exclude<DeliveryHealth['outcome'], 'success'>;
+  outcome: DeliveryHealth['outcome'];
   billed: boolean;
   final: boolean;
   test: boolean;
@@ -165,17 +165,30 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Failed attempts, last recorded first; cursor = the last row's seq. Outcomes are consumed in
-   * parallel, so two attempts made within the same few milliseconds may list in either order.
+   * Failed attempts, last recorded first; cursor = the last row's seq. With `eventId`, that
+   * event's attempts of every outcome (successes too), through `delivery_attempts_event`.
+   * Outcomes are consumed in parallel, so two attempts made within the same few milliseconds may
+   * list in either order.
    */
-  async failedPage(webhookId: string, limit: number, cursor: string | undefined) {
+  async attemptsPage(
+    webhookId: string,
+    filter: { eventId?: string | undefined },
+    limit: number,
+    cursor: string | undefined,
+  ) {
     const rows: AttemptRow[] = await this.db.query(
       `SELECT seq, id, event_id, phase, attempt, outcome, billed, final, test, status_code,
               duration_ms, error_class, error, response_body, at
          FROM webhooks.delivery_attempts
-        WHERE webhook_id = $1 AND outcome <> 'success' AND ($2::bigint IS NULL OR seq < $2::bigint)
+        WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
+          AND ${filter.eventId === undefined ? `outcome <> 'success'` : 'event_id = $4'}
         ORDER BY seq DESC LIMIT $3`,
-      [webhookId, cursor ?? null, limit + 1],
+      [
+        webhookId,
+        cursor ?? null,
+        limit + 1,
+        ...(filter.eventId === undefined ? [] : [filter.eventId]),
+      ],
     );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };

@@ -5,14 +5,27 @@ import {
   DeliveryPhaseSchema,
 } from '@meridian/contracts';
 import { z } from 'zod';
+import { EVENT_ID } from '../http/ids';
 import { count, isoTime, pageOf } from '../http/response-shapes';
 
+/**
+ * `GET /webhooks/{id}/deliveries`: without `event_id` the failed attempts (every outcome but
+ * success); with it every attempt of that one event, successes included (Svix's attempts of a
+ * message), so the outcome of a test delivery can be read.
+ */
 export const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z
     .string()
     .regex(/^\d{1,19}$/, 'use next_cursor of the previous page')
     .optional(),
+  event_id: z
+    .string()
+    .regex(EVENT_ID, 'an event id: ev_ + 32 hex, or test_ + 24 hex for a test delivery')
+    .optional()
+    .describe(
+      "one event's attempts of every outcome, successes included (none yet: an empty page)",
+    ),
 });
 
 const blockNumber = z.union([
@@ -51,7 +64,8 @@ export const replayRangeBody = z
   });
 
 /**
- * One failed attempt as `GET /webhooks/{id}/deliveries` answers it. The view is typed by it and
+ * One attempt as `GET /webhooks/{id}/deliveries` answers it (a failed one, or with `event_id`
+ * any). The view is typed by it and
  * the dashboard's page imports its type, so the answer, the OpenAPI document and the page that
  * reads it cannot drift apart. Strict, like every response schema (ADR 0602): the integration
  * tests parse real answers with it.
@@ -61,10 +75,10 @@ export const deliveryAttempt = z.strictObject({
   phase: DeliveryPhaseSchema,
   attempt: z.number().int().min(1),
   at: isoTime.describe('when the attempt was made'),
-  // The log lists what did not succeed (the query leaves success out).
-  outcome: DeliveryHealthSchema.shape.outcome
-    .exclude(['success'])
-    .describe('failure, skipped_breaker_open, or dropped (a queued event not sent)'),
+  // The log lists what did not succeed; one event's attempts (`?event_id=`) include successes.
+  outcome: DeliveryHealthSchema.shape.outcome.describe(
+    'failure, skipped_breaker_open, or dropped (a queued event not sent); success only with ?event_id=',
+  ),
   final: z.boolean().describe('no retry follows (given up)'),
   test: z.boolean(),
   billed: z.boolean(),

@@ -24,12 +24,14 @@ export function checkId(prefix: 'wh' | 'al', id: string): string {
   return id;
 }
 
+/** An event id: `ev_` + 32 hex (eventIdOf) or a test delivery's `test_` + 24 hex. */
+export const EVENT_ID = /^(?:ev_[0-9a-f]{32}|test_[0-9a-f]{24})$/;
+
 /**
- * An event id in a path: `ev_` + 32 hex (eventIdOf) or a test delivery's `test_` + 24 hex. Any
- * other form is 400 invalid_id like a malformed webhook id; a well-formed unknown one is 404.
+ * An event id in a path (`EVENT_ID`). Any other form is 400 invalid_id like a malformed webhook id; a well-formed unknown one is 404.
  */
 export function checkEventId(id: string): string {
-  if (!/^(?:ev_[0-9a-f]{32}|test_[0-9a-f]{24})$/.test(id))
+  if (!EVENT_ID.test(id))
     throw new DomainError('invalid_id', 'invalid', `${quoteInput(id)} is not an event id`);
   return id;
 }
