@@ -45,6 +45,7 @@ import type { NetworkKey } from '@meridian/networks';
 import type { UpstreamPool } from './upstreams/upstream-pool';
 import { poolsFromConfig } from './upstreams/pools-from-config';
 import { UpstreamRouter } from './upstreams/upstream-router';
+import { FilterIdSeal, randomFilterIdKey } from './upstreams/filter-id';
 import { SubscriptionHub, type Subscriptions } from './websocket/subscription-hub';
 import { WsGateway } from './websocket/ws-gateway';
 import type { RunningGrpcServer } from '@meridian/platform-grpc';
@@ -109,6 +110,7 @@ export class GatewayRuntime
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
       batchMax: config.UPSTREAM_BATCH_MAX,
       maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
+      filterIds: new FilterIdSeal(config.FILTER_ID_KEY ?? randomFilterIdKey(logger), config.REGION),
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,

@@ -23,6 +23,8 @@ import {
 const TOKENS = {
   eth: 'tok_lim_eth_000000001',
   polygon: 'tok_lim_polygon_00001',
+  /** Another account on the same network. */
+  otherEth: 'tok_lim_eth_other_001',
 };
 const TOPIC = `0x${'cd'.repeat(32)}`;
 /** Init code that emits one log with TOPIC and deploys nothing. */
@@ -94,19 +96,24 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
       provisionNamespace(),
     ]);
     bor = await startBorLikeUpstream(polygon.url);
-    gateway = await startGateway({
-      REGION: 'eu',
-      NATS_URL: ns.url,
-      NATS_PREFIX: ns.prefix,
-      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [eth.url], 'polygon-mainnet': [bor.url] }),
-      WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '100',
-      WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '2',
-      WS_MAX_BUFFERED_BYTES: '1024',
-      STATIC_ACCESS_TOKENS: JSON.stringify({
-        [TOKENS.eth]: { accountId: 'acct-lim', network: 'eth-mainnet', planId: 'pro' },
-        [TOKENS.polygon]: { accountId: 'acct-lim-p', network: 'polygon-mainnet', planId: 'pro' },
-      }),
-    });
+    gateway = await startGateway(gatewayEnv());
+  });
+
+  /** One replica's settings: every replica of an endpoint has the same FILTER_ID_KEY. */
+  const gatewayEnv = () => ({
+    REGION: 'eu',
+    NATS_URL: ns.url,
+    NATS_PREFIX: ns.prefix,
+    UPSTREAMS: JSON.stringify({ 'eth-mainnet': [eth.url], 'polygon-mainnet': [bor.url] }),
+    WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '100',
+    WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '2',
+    WS_MAX_BUFFERED_BYTES: '1024',
+    STATIC_ACCESS_TOKENS: JSON.stringify({
+      [TOKENS.eth]: { accountId: 'acct-lim', network: 'eth-mainnet', planId: 'pro' },
+      [TOKENS.polygon]: { accountId: 'acct-lim-p', network: 'polygon-mainnet', planId: 'pro' },
+      [TOKENS.otherEth]: { accountId: 'acct-lim-2', network: 'eth-mainnet', planId: 'pro' },
+    }),
+    FILTER_ID_KEY: 'filter-id-key-of-the-limits-suite-0001',
   });
 
   afterAll(async () => {
@@ -154,6 +161,58 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
     const unknown = await result('eth_getFilterLogs', ['0xdeadbeef']);
     expect(unknown.error?.code).toBe(-32000);
   });
+
+  it.each([
+    ['eth_newFilter', [{ fromBlock: 'latest' }]],
+    ['eth_newBlockFilter', []],
+    ['eth_newPendingTransactionFilter', []],
+  ])(
+    '%s: the filter belongs to its account; another account gets the answer of an unknown id, on any replica',
+    async (create, params) => {
+      const replica = await startGateway(gatewayEnv());
+      try {
+        const made = await result(create, params);
+        expect(made.error).toBeUndefined();
+        const id = made.result as string;
+        // An id of the same form that no one was given: its last digit changed.
+        const unknownId = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
+        for (const at of [gateway.url, replica.url])
+          for (const method of [
+            'eth_getFilterChanges',
+            'eth_getFilterLogs',
+            'eth_uninstallFilter',
+          ]) {
+            const ask = (filterId: string) =>
+              rpc(`${at}/${TOKENS.otherEth}/`, {
+                jsonrpc: '2.0',
+                id: 7,
+                method,
+                params: [filterId],
+              });
+            const other = await ask(id);
+            const unknown = await ask(unknownId);
+            expect(other.json).toEqual({
+              jsonrpc: '2.0',
+              id: 7,
+              error: { code: -32000, message: 'filter not found' },
+            });
+            // Indistinguishable from an id no filter has: status, body, every byte.
+            expect([other.status, other.text]).toEqual([unknown.status, unknown.text]);
+          }
+        // Its own account reads and removes it on the other replica (same key, stateless).
+        const mine = (method: string) =>
+          rpc(`${replica.url}/${TOKENS.eth}/`, { jsonrpc: '2.0', id: 8, method, params: [id] });
+        expect(((await mine('eth_getFilterChanges')).json as { result?: unknown }).result).toEqual(
+          expect.any(Array),
+        );
+        expect(((await mine('eth_uninstallFilter')).json as { result?: unknown }).result).toBe(
+          true,
+        );
+      } finally {
+        await replica.stop();
+      }
+    },
+  );
 
   it('a body over the 5 MiB limit → 413 with a JSON-RPC error object (id null, -32005) and the request id', async () => {
     const answer = await rpc(url(TOKENS.eth), `"${'x'.repeat(5 * 1024 * 1024 + 10)}"`, {

@@ -1,5 +1,11 @@
 import { usageFlushVersionSetting } from '@meridian/contracts';
-import { certificateFile, commonEnv, port, privateKeyFile } from '@meridian/platform-config';
+import {
+  certificateFile,
+  commonEnv,
+  port,
+  privateKeyFile,
+  secretSetting,
+} from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -29,6 +35,13 @@ export const configSchema = z.object({
    * set, tokens are resolved from it instead of billing-ledger (running the gateway alone).
    */
   STATIC_ACCESS_TOKENS: z.string().default(''),
+  /**
+   * Key of the seal that binds each filter id to the account, network and endpoint that made it
+   * (at least 32 characters; ADR 0202). The same on every replica of an endpoint, so a filter
+   * made on one is read on another. Unset: a random key per replica (its workers share it),
+   * and a filter works only on the replica that made it, until its restart.
+   */
+  FILTER_ID_KEY: secretSetting(z.string().min(32, 'must be at least 32 characters')).optional(),
   /** JSON object: network key → array of upstream node URLs (or {http, ws} objects). */
   UPSTREAMS: z.string().default('{}'),
   /** Upstreams of network S, comma separated (ARCHITECTURE). */

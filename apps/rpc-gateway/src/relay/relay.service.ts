@@ -129,7 +129,7 @@ export class RelayService {
       this.router.pool(network.key)?.headHeight,
       sessionMethods !== undefined,
     );
-    const acting = this.act(plan, items, network, sessionMethods);
+    const acting = this.act(plan, items, network, token, sessionMethods);
     if (acting !== undefined) await acting;
     this.count(plan, items, network, token);
 
@@ -159,7 +159,7 @@ export class RelayService {
     const taking = this.take(token, 1);
     const refused = taking instanceof Promise ? await taking : taking;
     if (refused !== undefined) throw refused;
-    const answers = await this.router.send(network.key, calls);
+    const answers = await this.router.send(network.key, token.accountId, calls);
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
@@ -206,6 +206,7 @@ export class RelayService {
     plan: CallPlan,
     items: readonly RpcRequestItem[],
     network: Network,
+    token: ResolvedToken,
     sessionMethods: SessionMethodHandler | undefined,
   ): Promise<unknown> | undefined {
     const session =
@@ -214,7 +215,7 @@ export class RelayService {
         : Promise.all(plan.sessionAt.map((i) => this.askSession(plan, i, items, sessionMethods)));
     if (plan.relayed.length === 0) return session;
     const relaying = this.router
-      .send(network.key, plan.relayed)
+      .send(network.key, token.accountId, plan.relayed)
       .then((relayed) => this.fill(plan, items, relayed));
     return session === undefined ? relaying : Promise.all([relaying, session]);
   }

@@ -6,6 +6,7 @@ import { createMetricsRegistry } from '@meridian/platform-observability';
 import type { AppConfig } from '../config/config';
 import { RateLimiter } from '../limits/token-bucket';
 import { GatewayMetrics } from '../observability/gateway-metrics';
+import { randomFilterIdKey } from '../upstreams/filter-id';
 import { HealthChecker } from '../upstreams/health-checker';
 import { poolsFromConfig } from '../upstreams/pools-from-config';
 import { SubscriptionHub, UpstreamSubscribeError } from '../websocket/subscription-hub';
@@ -162,8 +163,11 @@ export function runReplicaPrimary(config: AppConfig, logger: Logger, workers: nu
     hub.of(network)?.unsubscribe(id);
   };
 
+  // Every worker seals filter ids with one key (a filter made on one is read on another): the
+  // configured one, else one made here for this replica's life.
+  const filterIdKey = config.FILTER_ID_KEY ?? randomFilterIdKey(logger);
   const fork = () => {
-    const worker = cluster.fork();
+    const worker = cluster.fork({ FILTER_ID_KEY: filterIdKey });
     const state: WorkerState = { worker, subscriptions: new Map(), reservations: new Map() };
     states.set(worker.id, state);
     worker.on('message', (message: unknown) => {

@@ -11,7 +11,13 @@ import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { FILTER_NOT_FOUND, NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
 import { checkGrowingFilterLogs, growingFloorOf } from '../relay/logs-range';
 import { CallCoalescer } from './call-coalescer';
-import { decodeFilterId, encodeFilterId, encodeFloorFilterId, splitFloor } from './filter-id';
+import {
+  decodeFilterId,
+  encodeFilterId,
+  encodeFloorFilterId,
+  type FilterIdSeal,
+  splitFloor,
+} from './filter-id';
 import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
 import type { Upstream, UpstreamPool } from './upstream-pool';
 
@@ -48,6 +54,8 @@ export interface RouterOptions {
    * refused once fromBlock..head passes it (ADR 0211). Unset: not checked.
    */
   maxLogsBlockRange?: number;
+  /** Binds every filter id to the account, network and endpoint that made it. */
+  filterIds: FilterIdSeal;
 }
 
 /**
@@ -80,7 +88,15 @@ export class UpstreamRouter {
     return this.pools.get(network);
   }
 
-  async send(network: NetworkKey, calls: readonly OutCall[]): Promise<CallAnswer[]> {
+  /**
+   * `accountId`: whose calls these are. A filter call is answered only with a filter that
+   * account made on this network here; any other id is "filter not found".
+   */
+  async send(
+    network: NetworkKey,
+    accountId: string,
+    calls: readonly OutCall[],
+  ): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
     if (pool === undefined || pool.upstreams.length === 0)
       return calls.map(() => ({ kind: 'gateway_error', error: UPSTREAM_UNAVAILABLE }));
@@ -89,7 +105,7 @@ export class UpstreamRouter {
     const work: Promise<void>[] = [];
     calls.forEach((call, i) => {
       if (isFilterMethod(call.method)) {
-        work.push(this.sendFilterCall(pool, call).then((a) => void (answers[i] = a)));
+        work.push(this.sendFilterCall(pool, accountId, call).then((a) => void (answers[i] = a)));
       } else {
         plain.push(i);
       }
@@ -112,7 +128,11 @@ export class UpstreamRouter {
     return answers;
   }
 
-  private async sendFilterCall(pool: UpstreamPool, call: OutCall): Promise<CallAnswer> {
+  private async sendFilterCall(
+    pool: UpstreamPool,
+    accountId: string,
+    call: OutCall,
+  ): Promise<CallAnswer> {
     if (FILTER_CREATE.has(call.method)) {
       const { answers, upstream } = await this.exchange(pool, [call], undefined);
       const answer = answers[0]!;
@@ -126,10 +146,13 @@ export class UpstreamRouter {
             ? encodeFilterId(upstream.spec.tag, upstreamId)
             : encodeFloorFilterId(upstream.spec.floorTag, floor, upstreamId);
       if (id === undefined) return { kind: 'gateway_error', error: NODE_TROUBLE };
-      return { kind: 'result', resultText: JSON.stringify(id) };
+      const sealed = this.options.filterIds.seal(id, pool.network, accountId);
+      return { kind: 'result', resultText: JSON.stringify(sealed) };
     }
     if (FILTER_USE.has(call.method)) {
-      const decoded = decodeFilterId(call.params[0]);
+      // Not this account's filter (here, on this network): the answer of an unknown id.
+      const opened = this.options.filterIds.open(call.params[0], pool.network, accountId);
+      const decoded = opened === undefined ? undefined : decodeFilterId(opened);
       if (decoded === undefined) return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
       let upstream = pool.byTag(decoded.tag);
       let upstreamFilterId = decoded.upstreamFilterId;
