@@ -76,10 +76,11 @@ const PHASE_ORDER: readonly DeliveryPhase[] = ['unconfirmed', 'confirmed', 'remo
 const EARLIER_RECHECK_MS = 1_000;
 /**
  * An earlier delivery that made no attempt for this long after its next one was due is taken as
- * gone (its job acked by a drop, or lost): an alive one attempts within the 10-minute wait limit
- * of a due attempt (balance, endpoint busy), plus a look. The later delivery then goes on alone.
+ * gone (its job acked by a drop, or lost): an alive one attempts within the 10-minute wait limits
+ * of a due attempt (endpoint busy, then a balance exhausted meanwhile: twice), plus a minute.
+ * The later delivery then goes on alone.
  */
-const EARLIER_SILENT_MS = DELIVERY_WAIT_LIMIT_MS + 60_000;
+const EARLIER_SILENT_MS = 2 * DELIVERY_WAIT_LIMIT_MS + 60_000;
 
 /**
  * One delivery job, one decision per look (ADR 0432): drop (webhook not active), wait (not
