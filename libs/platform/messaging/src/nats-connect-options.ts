@@ -35,8 +35,10 @@ export function redactedNatsUrl(url: string): string {
  * its userinfo (checked against a nats-server with auth: a URL's user and password alone end in
  * "Authorization Violation"), so the user and password, or a token given as the user alone,
  * are passed as options. `tls://` or any TLS file makes TLS required (nats.js refuses a server
- * that does not offer it). The creds or seed file is read here, when the client connects;
- * nats.js keeps it for its reconnects, so a rotated Secret takes a restart of the app.
+ * that does not offer it). The creds or seed file is read here, so a missing one fails at start,
+ * and again at each connection nats.js opens (it takes a function for this), as it reads the TLS
+ * files: a rotated Secret is used from the next reconnect without a restart (ADR 0506). A read
+ * that fails then (the file mid-swap) keeps the last one read.
  */
 export function natsConnectOptions(settings: NatsConnectionSettings): NodeConnectionOptions {
   const url = new URL(settings.url);
@@ -50,11 +52,26 @@ export function natsConnectOptions(settings: NatsConnectionSettings): NodeConnec
     options.token = user;
   }
   if (settings.credsFile)
-    options.authenticator = credsAuthenticator(readFileSync(settings.credsFile));
+    options.authenticator = credsAuthenticator(rereading(settings.credsFile, (bytes) => bytes));
   else if (settings.nkeySeedFile)
     options.authenticator = nkeyAuthenticator(
-      new TextEncoder().encode(readFileSync(settings.nkeySeedFile, 'utf8').trim()),
+      rereading(settings.nkeySeedFile, (bytes) =>
+        new TextEncoder().encode(new TextDecoder().decode(bytes).trim()),
+      ),
     );
   if (settings.tls || url.protocol === 'tls:') options.tls = { ...settings.tls };
   return options;
+}
+
+/** The file's bytes now (read once here), then read again at each call, the last good kept. */
+function rereading(file: string, parse: (bytes: Uint8Array) => Uint8Array): () => Uint8Array {
+  let last = parse(readFileSync(file));
+  return () => {
+    try {
+      last = parse(readFileSync(file));
+    } catch {
+      // Keep the last one read: a Secret's files are swapped at once, so this is rare.
+    }
+    return last;
+  };
 }

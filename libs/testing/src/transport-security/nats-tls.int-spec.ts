@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, nkeys } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
 import {
   NatsClient,
   natsConnectOptions,
@@ -66,6 +67,40 @@ async function roundTrip(settings: NatsConnectionSettings): Promise<string> {
   } finally {
     await nc.close();
   }
+}
+
+/** The connection's status events from now on, and a wait for the next one of a type. */
+function statuses(nc: NatsConnection) {
+  const seen: string[] = [];
+  const waiting: { type: string; resolve: () => void }[] = [];
+  void (async () => {
+    for await (const status of nc.status()) {
+      seen.push(status.type);
+      for (const waiter of waiting.splice(0))
+        if (waiter.type === status.type) waiter.resolve();
+        else waiting.push(waiter);
+    }
+  })();
+  const next = (type: string) => new Promise<void>((resolve) => waiting.push({ type, resolve }));
+  return { seen, next };
+}
+
+/** Forces a reconnect and waits until its first attempt is refused (no `reconnect` event). */
+async function refusedReconnect(nc: NatsConnection): Promise<void> {
+  const { seen, next } = statuses(nc);
+  const attempt = next('reconnecting');
+  await nc.reconnect();
+  await attempt;
+  await next('disconnect');
+  expect(seen).not.toContain('reconnect');
+}
+
+/** Waits for a later attempt to connect, then round-trips a request over it. */
+async function reconnected(nc: NatsConnection): Promise<void> {
+  await statuses(nc).next('reconnect');
+  const sub = nc.subscribe('echo', { callback: (_e, m) => void m.respond(m.data) });
+  expect((await nc.request('echo', 'hello', { timeout: 2_000 })).string()).toBe('hello');
+  sub.unsubscribe();
 }
 
 beforeAll(async () => {
@@ -232,6 +267,61 @@ describe('NKEY seed file, over mutual TLS (verify: true)', () => {
         tls: { caFile: ca.certFile },
       }),
     ).not.toBe('connected');
+  });
+
+  it('reads the TLS files again at each reconnect: a renewed client certificate needs no restart', async () => {
+    // The paths stay, the files are replaced, as a mounted Secret is renewed.
+    const certFile = pki.file('renewing.crt', readFileSync(clientId.certFile, 'utf8'));
+    const keyFile = pki.file('renewing.key', readFileSync(clientId.keyFile, 'utf8'));
+    const replaceWith = (identity: TestIdentity) => {
+      pki.file('renewing.crt', readFileSync(identity.certFile, 'utf8'));
+      pki.file('renewing.key', readFileSync(identity.keyFile, 'utf8'));
+    };
+    const nc = await connect({
+      ...natsConnectOptions({
+        url: `tls://127.0.0.1:${port}`,
+        nkeySeedFile: seedFile(),
+        tls: { caFile: ca.certFile, certFile, keyFile },
+      }),
+      // A refused client certificate shows only after the handshake (TLS 1.3): the attempt then
+      // waits this long for its PONG before the next one.
+      timeout: 2_000,
+      reconnectTimeWait: 100,
+      maxReconnectAttempts: -1,
+    });
+    try {
+      // A certificate the server does not trust: the reconnect is refused, so the file was read.
+      replaceWith(await otherCa.issue('billing-ledger'));
+      await refusedReconnect(nc);
+      // The renewed certificate of the right CA: a later attempt connects.
+      replaceWith(await ca.issue('billing-ledger'));
+      await reconnected(nc);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('reads the seed file again at each reconnect: a rotated NKEY needs no restart', async () => {
+    const seed = pki.file('rotating.nk', new TextDecoder().decode(user.getSeed()));
+    const nc = await connect({
+      ...natsConnectOptions({
+        url: `tls://127.0.0.1:${port}`,
+        nkeySeedFile: seed,
+        tls: { caFile: ca.certFile, certFile: clientId.certFile, keyFile: clientId.keyFile },
+      }),
+      timeout: 2_000,
+      reconnectTimeWait: 100,
+      maxReconnectAttempts: -1,
+    });
+    try {
+      // Another user's seed at the same path: the next connection authenticates with it.
+      pki.file('rotating.nk', new TextDecoder().decode(nkeys.createUser().getSeed()));
+      await refusedReconnect(nc);
+      pki.file('rotating.nk', new TextDecoder().decode(user.getSeed()));
+      await reconnected(nc);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('is refused with the seed of another user', async () => {
