@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
-import { ConfirmDialog } from '../components/confirm-dialog';
+import { ApiKeysTable } from '../components/api-keys-table';
 import { SecretOnce } from '../components/copy-button';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader, UsageBar } from '../components/ui';
 import { formatDateTime, formatRelative } from '../format';
@@ -51,19 +51,11 @@ function ApiKeyTab() {
     queryFn: () => api<{ items: ApiKey[] }>('GET', '/api/api-keys'),
   });
   const [fresh, setFresh] = useState<ApiKey | undefined>();
-  const [doomed, setDoomed] = useState<ApiKey | undefined>();
   const generate = useMutation({
     mutationFn: () =>
       api<ApiKey>('POST', '/api/api-keys', { name: 'Address Audit', scopes: ['audit'] }),
     onSuccess: (key) => {
       setFresh(key);
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (key: ApiKey) => api('DELETE', `/api/api-keys/${key.id}`),
-    onSuccess: () => {
-      setDoomed(undefined);
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
@@ -102,56 +94,12 @@ function ApiKeyTab() {
       ) : auditKeys.length === 0 ? (
         <Empty title="No API key yet.">Press the plus icon to generate one.</Empty>
       ) : (
-        <table className="table" data-testid="api-keys">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Name</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {auditKeys.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <code>{k.hint}</code>
-                </td>
-                <td>{k.name ?? '—'}</td>
-                <td>{formatDateTime(k.created_at)}</td>
-                <td className="num">
-                  <button
-                    type="button"
-                    className="button button-danger button-small"
-                    onClick={() => setDoomed(k)}
-                  >
-                    Delete<span className="visually-hidden"> key {k.hint}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ApiKeysTable keys={auditKeys} testId="api-keys" />
       )}
       <p className="muted">
         Keys made here are for Address Audit only. For the webhooks or account APIs, choose the
         scopes on <Link to="/api-keys">API keys</Link>.
       </p>
-      <ConfirmDialog
-        open={doomed !== undefined}
-        title="Delete this API key?"
-        confirmLabel="Delete key"
-        danger
-        busy={remove.isPending}
-        onCancel={() => setDoomed(undefined)}
-        onConfirm={() => doomed && remove.mutate(doomed)}
-      >
-        <p>
-          Requests with key <code>{doomed?.hint}</code> are refused from now on.
-        </p>
-      </ConfirmDialog>
     </Card>
   );
 }

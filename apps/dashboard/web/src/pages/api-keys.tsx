@@ -2,11 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
 import { API_KEY_SCOPES, curlExampleOf, type ApiKeyScope } from '../api-keys';
-import { ConfirmDialog } from '../components/confirm-dialog';
+import { ApiKeysTable } from '../components/api-keys-table';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { formatDateTime } from '../format';
 import type { ApiKey } from '../types';
 import { errorFor } from './webhook-form';
 import { useNetworks } from './node-access';
@@ -67,7 +66,6 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['webhooks']);
   const [fresh, setFresh] = useState<ApiKey | undefined>();
-  const [doomed, setDoomed] = useState<ApiKey | undefined>();
   const create = useMutation<ApiKey, ApiError>({
     mutationFn: () =>
       api<ApiKey>('POST', '/api/api-keys', {
@@ -77,13 +75,6 @@ export function ApiKeysPage() {
     onSuccess: (key) => {
       setFresh(key);
       setName('');
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (key: ApiKey) => api('DELETE', `/api/api-keys/${key.id}`),
-    onSuccess: () => {
-      setDoomed(undefined);
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
@@ -157,59 +148,10 @@ export function ApiKeysPage() {
         ) : keys.data.items.length === 0 ? (
           <Empty title="No API keys yet." />
         ) : (
-          <table className="table table-stack" data-testid="all-api-keys">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((k) => (
-                <tr key={k.id}>
-                  <td data-label="Key">
-                    <code>{k.hint}</code>
-                  </td>
-                  <td data-label="Name">{k.name ?? '—'}</td>
-                  <td data-label="Scopes" data-testid="key-scopes">
-                    {k.scopes.join(', ')}
-                  </td>
-                  <td data-label="Created">{formatDateTime(k.created_at)}</td>
-                  <td className="num">
-                    <button
-                      type="button"
-                      className="button button-danger button-small"
-                      onClick={() => setDoomed(k)}
-                    >
-                      Delete<span className="visually-hidden"> key {k.hint}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ApiKeysTable keys={keys.data.items} showScopes testId="all-api-keys" />
         )}
-        {remove.error && <Notice tone="bad">{remove.error.message}</Notice>}
       </Card>
       <RestApisCard />
-      <ConfirmDialog
-        open={doomed !== undefined}
-        title="Delete this API key?"
-        confirmLabel="Delete key"
-        danger
-        busy={remove.isPending}
-        onCancel={() => setDoomed(undefined)}
-        onConfirm={() => doomed && remove.mutate(doomed)}
-      >
-        <p>
-          Requests with key <code>{doomed?.hint}</code> are refused from now on.
-        </p>
-      </ConfirmDialog>
     </>
   );
 }
