@@ -538,6 +538,8 @@ describe('dashboard in a real browser against the local stack', () => {
     // Edit: the target becomes a local receiver that answers 500; a depth the API refuses
     // shows its message under Confirmation depth, and nowhere else.
     const received: string[] = [];
+    /** What the receiver answers: 500 (down), except where a step needs it to accept. */
+    let answer = 500;
     /** Each request's body and X-Signature, by the payload's eventId. */
     const signed = new Map<string, { body: string; signature: string }>();
     const receiver: Server = createServer((request, response) => {
@@ -552,7 +554,9 @@ describe('dashboard in a real browser against the local stack', () => {
         } catch {
           // not a delivery
         }
-        response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+        if (answer === 500)
+          response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
+        else response.writeHead(answer).end('ok');
       });
     });
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
@@ -574,10 +578,24 @@ describe('dashboard in a real browser against the local stack', () => {
       await page.getByRole('button', { name: 'Send test delivery' }).waitFor();
       await page.locator('dd code').filter({ hasText: target }).waitFor();
 
-      // A test delivery to the failing receiver appears in the failed log with its time,
-      // outcome and status code.
+      // A test delivery to the failing receiver: the page follows it from pending to failed,
+      // with the status and the receiver's answer, and it appears in the failed log with its
+      // time, outcome and status code.
       await page.getByRole('button', { name: 'Send test delivery' }).click();
-      await page.getByText('Test delivery queued').waitFor();
+      const testResult = page.getByTestId('test-delivery');
+      await testResult.waitFor();
+      expect(['pending', 'failed']).toContain(await testResult.getAttribute('data-state'));
+      await page.locator('[data-testid="test-delivery"][data-state="failed"]').waitFor({
+        timeout: 60_000,
+      });
+      const refusedTest = (await page.getByTestId('test-delivery-event').textContent())!.trim();
+      expect(refusedTest).toMatch(/^test_[0-9a-f]{24}$/);
+      expect((await testResult.textContent())?.trim()).toMatch(
+        new RegExp(
+          `^Test delivery ${refusedTest} failed: your endpoint answered HTTP 500 in [\\d,]+ ms: “receiver is down”\\.$`,
+        ),
+      );
+      await check(page, '09a1-webhook-test-delivery-failed');
       const deadline = Date.now() + 60_000;
       while (!(await page.getByTestId('failed-deliveries').isVisible())) {
         if (Date.now() > deadline)
@@ -625,11 +643,22 @@ describe('dashboard in a real browser against the local stack', () => {
       const fresh = (await page.getByTestId('secret-value').textContent())!.trim();
       expect(fresh).toMatch(/^whsec_/);
       expect(fresh).not.toBe(overlapping);
+      // This time the receiver accepts: the page shows the test delivered, with the status.
+      answer = 200;
       await page.getByRole('button', { name: 'Send test delivery' }).click();
-      const queued = await page
-        .getByText(/^Test delivery queued \(test_[0-9a-f]{24}\)/)
-        .textContent();
-      const testEventId = /test_[0-9a-f]{24}/.exec(queued!)![0];
+      await page.locator('[data-testid="test-delivery"][data-state="delivered"]').waitFor({
+        timeout: 60_000,
+      });
+      const testEventId = (await page.getByTestId('test-delivery-event').textContent())!.trim();
+      expect(testEventId).toMatch(/^test_[0-9a-f]{24}$/);
+      expect(testEventId).not.toBe(refusedTest);
+      expect((await page.getByTestId('test-delivery').textContent())?.trim()).toMatch(
+        new RegExp(
+          `^Test delivery ${testEventId} delivered: your endpoint answered HTTP 200 in [\\d,]+ ms\\.$`,
+        ),
+      );
+      await check(page, '09c2-webhook-test-delivery-delivered');
+      answer = 500;
       const arrived = Date.now() + 30_000;
       while (!signed.has(testEventId)) {
         if (Date.now() > arrived) throw new Error(`test delivery ${testEventId} never arrived`);
@@ -913,6 +942,15 @@ describe('dashboard in a real browser against the local stack', () => {
     await phoneNav(page, 'Address Audit');
     await page.locator('pre.code-block').waitFor();
     await phoneCheck(page, '17f-address-audit-phone');
+    // Its API key tab: the audit key in the keys table (one component with the API keys page's).
+    await page.getByRole('tab', { name: 'API key' }).click();
+    await page.getByTestId('api-keys').locator('tbody tr').first().waitFor();
+    await phoneCheck(page, '17g-address-audit-key-phone');
+    // The API keys page: the keys with their scopes, the REST bases and their curl lines.
+    await phoneNav(page, 'API keys');
+    await page.getByTestId('all-api-keys').getByTestId('key-scopes').first().waitFor();
+    await hasText(page.getByTestId('base-url-webhooks'), endpoints.webhooks);
+    await phoneCheck(page, '17h-api-keys-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
   }, 120_000);
 

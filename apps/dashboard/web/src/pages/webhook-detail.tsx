@@ -12,6 +12,7 @@ import { replayRows } from '../failed-deliveries';
 import { describeFilter, type FilterLine } from '../filter-tree';
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
+import { testDeliveryOutcome } from '../test-delivery';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useAddressLists } from './webhooks';
 
@@ -114,6 +115,73 @@ function ActionError(props: { error: unknown }) {
   return <Notice tone="bad">{props.error.message}</Notice>;
 }
 
+/** How long the page polls for a test delivery's outcome (it arrives within seconds). */
+const TEST_POLL_MS = 1_000;
+const TEST_POLL_FOR_MS = 120_000;
+
+/**
+ * A test delivery just queued: pending, then delivered (with the endpoint's status) or failed
+ * (with the status or the error), read from that event's attempts, polled until one is final.
+ */
+function TestDeliveryResult(props: { webhookId: string; eventId: string; queuedAt: number }) {
+  const { webhookId, eventId, queuedAt } = props;
+  const client = useQueryClient();
+  const attempts = useQuery({
+    queryKey: ['test-delivery', webhookId, eventId],
+    queryFn: () =>
+      api<Page<DeliveryAttempt>>(
+        'GET',
+        relay(
+          'webhooks',
+          `/webhooks/${webhookId}/deliveries?event_id=${encodeURIComponent(eventId)}`,
+        ),
+      ),
+    refetchInterval: (query) =>
+      testDeliveryOutcome(query.state.data?.items ?? []).state === 'pending' &&
+      Date.now() - queuedAt < TEST_POLL_FOR_MS
+        ? TEST_POLL_MS
+        : false,
+  });
+  const outcome = testDeliveryOutcome(attempts.data?.items ?? []);
+  // A refused test joins the failed log below without a reload.
+  useEffect(() => {
+    if (outcome.state === 'failed')
+      void client.invalidateQueries({ queryKey: ['webhook-deliveries', webhookId] });
+  }, [outcome.state, client, webhookId]);
+  const id = <code data-testid="test-delivery-event">{eventId}</code>;
+  if (outcome.state === 'pending') {
+    const late = Date.now() - queuedAt >= TEST_POLL_FOR_MS && !attempts.isFetching;
+    return (
+      <Notice tone={attempts.isError ? 'bad' : 'info'}>
+        <span data-testid="test-delivery" data-state="pending">
+          Test delivery {id} queued (free):{' '}
+          {attempts.isError
+            ? `its outcome could not be read: ${attempts.error.message}`
+            : late
+              ? 'no outcome recorded yet.'
+              : "waiting for your endpoint's answer…"}
+        </span>{' '}
+        {(late || attempts.isError) && (
+          <button
+            type="button"
+            className="button button-small button-secondary"
+            onClick={() => void attempts.refetch()}
+          >
+            Check again
+          </button>
+        )}
+      </Notice>
+    );
+  }
+  return (
+    <Notice tone={outcome.state === 'delivered' ? 'ok' : 'bad'}>
+      <span data-testid="test-delivery" data-state={outcome.state}>
+        Test delivery {id} {outcome.text}.
+      </span>
+    </Notice>
+  );
+}
+
 export function WebhookDetailPage() {
   const { id } = useParams();
   const navigate = useNavigate();
@@ -156,7 +224,8 @@ export function WebhookDetailPage() {
   /** The rotation dialog's choice: the old secret stops at once (it leaked) instead of in 24 h. */
   const [expireNow, setExpireNow] = useState(false);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
-  const [info, setInfo] = useState<string | undefined>();
+  /** The test delivery sent last from this page, whose outcome is shown under the actions. */
+  const [sentTest, setSentTest] = useState<{ eventId: string; queuedAt: number } | undefined>();
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['webhook', id] });
     void client.invalidateQueries({ queryKey: ['webhooks'] });
@@ -179,7 +248,7 @@ export function WebhookDetailPage() {
     },
     onSuccess: (result, kind) => {
       setConfirm(undefined);
-      setInfo(undefined);
+      setSentTest(undefined);
       if (kind === 'delete') {
         refresh();
         navigate('/webhooks');
@@ -188,11 +257,7 @@ export function WebhookDetailPage() {
       if (kind === 'rotate') setSecret(result as RotatedSecret);
       if (kind === 'test') {
         const eventId = (result as { event_id?: string } | null)?.event_id;
-        setInfo(
-          `Test delivery queued${eventId ? ` (${eventId})` : ''}; it is free and arrives within ` +
-            'seconds. If your endpoint refuses it, it appears under Failed deliveries; a ' +
-            'successful one is not listed (the API keeps only failed attempts to read).',
-        );
+        if (eventId) setSentTest({ eventId, queuedAt: Date.now() });
       }
       refresh();
     },
@@ -291,7 +356,14 @@ export function WebhookDetailPage() {
           </button>
         </div>
         {action.error && <ActionError error={action.error} />}
-        {info && <Notice tone="ok">{info}</Notice>}
+        {sentTest && (
+          <TestDeliveryResult
+            key={sentTest.eventId}
+            webhookId={w.id}
+            eventId={sentTest.eventId}
+            queuedAt={sentTest.queuedAt}
+          />
+        )}
         {secret?.secret && (
           <>
             <SecretOnce

@@ -1,0 +1,60 @@
+import { testDeliveryOutcome } from './test-delivery';
+
+const attempt = (fields: Partial<Parameters<typeof testDeliveryOutcome>[0][number]>) => ({
+  outcome: 'failure',
+  final: true,
+  status_code: null,
+  duration_ms: null,
+  error_class: null,
+  error: null,
+  response_body: null,
+  ...fields,
+});
+
+describe('testDeliveryOutcome', () => {
+  it('is pending until an attempt is listed, and while one is retried', () => {
+    expect(testDeliveryOutcome([])).toEqual({ state: 'pending' });
+    expect(testDeliveryOutcome([attempt({ final: false, status_code: 500 })])).toEqual({
+      state: 'pending',
+    });
+  });
+
+  it('a success is delivered with the status and the time taken', () => {
+    expect(
+      testDeliveryOutcome([
+        attempt({ outcome: 'success', status_code: 204, duration_ms: 1234, response_body: '' }),
+      ]),
+    ).toEqual({
+      state: 'delivered',
+      text: 'delivered: your endpoint answered HTTP 204 in 1,234 ms',
+    });
+  });
+
+  it('a refusal names the status and the start of the answer', () => {
+    expect(
+      testDeliveryOutcome([
+        attempt({
+          status_code: 500,
+          duration_ms: 3,
+          error_class: 'http_status',
+          error: 'HTTP 500',
+          response_body: ` ${'x'.repeat(120)} `,
+        }),
+      ]),
+    ).toEqual({
+      state: 'failed',
+      text: `failed: your endpoint answered HTTP 500 in 3 ms: “${'x'.repeat(100)}…”`,
+    });
+  });
+
+  it('no answer: the error, else its class', () => {
+    expect(
+      testDeliveryOutcome([attempt({ error_class: 'connection', error: 'connection refused' })]),
+    ).toEqual({ state: 'failed', text: 'failed: connection refused' });
+    expect(
+      testDeliveryOutcome([
+        attempt({ outcome: 'skipped_breaker_open', error_class: 'breaker_open' }),
+      ]),
+    ).toEqual({ state: 'failed', text: 'failed: breaker_open' });
+  });
+});

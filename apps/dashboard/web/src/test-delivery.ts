@@ -1,0 +1,40 @@
+/** What the outcome is read from: fields of the API's attempt (`DeliveryAttempt`). */
+interface Attempt {
+  outcome: string;
+  final: boolean;
+  status_code: number | null;
+  duration_ms: number | null;
+  error_class: string | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+/** Where a test delivery stands, from its attempts (`…/deliveries?event_id=`, newest first). */
+export type TestDeliveryOutcome =
+  { state: 'pending' } | { state: 'delivered'; text: string } | { state: 'failed'; text: string };
+
+/** The first characters of the endpoint's answer shown after a refusal. */
+const SHOWN_ANSWER = 100;
+
+/** `HTTP 500 in 12 ms`, or the error when no answer came (`connection refused`). */
+function answerOf(a: Attempt): string {
+  const took = a.duration_ms !== null ? ` in ${a.duration_ms.toLocaleString('en-US')} ms` : '';
+  if (a.status_code !== null) return `your endpoint answered HTTP ${a.status_code}${took}`;
+  return a.error ?? a.error_class ?? a.outcome.replace(/_/g, ' ');
+}
+
+/**
+ * A test delivery is one attempt, never retried: none listed yet is pending; a success is
+ * delivered, with the endpoint's status; any other final outcome failed, with the status and the
+ * start of the answer, or the error when none came. A non-final attempt (a retry would follow)
+ * leaves it pending.
+ */
+export function testDeliveryOutcome(attempts: readonly Attempt[]): TestDeliveryOutcome {
+  const success = attempts.find((a) => a.outcome === 'success');
+  if (success) return { state: 'delivered', text: `delivered: ${answerOf(success)}` };
+  const last = attempts.find((a) => a.final);
+  if (!last) return { state: 'pending' };
+  const body = last.status_code !== null ? (last.response_body ?? '').trim() : '';
+  const shown = body.length > SHOWN_ANSWER ? `${body.slice(0, SHOWN_ANSWER)}…` : body;
+  return { state: 'failed', text: `failed: ${answerOf(last)}${shown ? `: “${shown}”` : ''}` };
+}
