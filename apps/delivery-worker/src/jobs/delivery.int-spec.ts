@@ -3,6 +3,7 @@ import {
   unpackAccounts,
   USAGE_PART_RETENTION_MS,
   usageFlushId,
+  type DeliveryJob,
   type UsageFlushed,
   type UsageFlushedV2,
 } from '@meridian/contracts';
@@ -98,6 +99,92 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
     expect(events.find((e) => e.final)).toMatchObject({ attempt: 8, payload: job.payload });
     expect(events[0]!.responseBody).toBe('answer 500 for /down');
     expect(await until(async () => (await h.billedCu('acc_down')) === 200 && 200)).toBe(200);
+  });
+
+  it('attempts one event at most 8 times across its phases, in order: both phases to a failing receiver make 8 requests (none confirmed), 200 CU, the confirmed one given up unsent', async () => {
+    receiver.answer('/both', 500);
+    await h.putWebhook('wh_both', `${receiver.url}/both`, [secret()], 'active', 'acc_both');
+    const eventId = `ev_both_${h.prefix}`;
+    const first = await h.publishJob('wh_both', { accountId: 'acc_both', eventId });
+    const second = await h.publishJob('wh_both', {
+      accountId: 'acc_both',
+      eventId,
+      phase: 'confirmed',
+    });
+    for (let slot = 1; slot <= 8; slot += 1) {
+      await until(async () => {
+        const rows = await h.attemptRows(first.id);
+        return rows.length === slot && rows.every((r) => r.outcome !== null);
+      });
+      // The confirmed phase waits while the unconfirmed one fails: no row, no request.
+      expect(await h.attemptRows(second.id)).toEqual([]);
+      if (slot < 8) h.clock.advance(DELIVERY_RETRY_WAITS_MS[slot - 1]!);
+    }
+    const finals = await until(async () => {
+      const all = (await h.health()).filter((e) => e.webhookId === 'wh_both' && e.final);
+      return all.length === 2 && all;
+    });
+    expect(finals.find((e) => e.phase === 'unconfirmed')).toMatchObject({
+      attempt: 8,
+      outcome: 'failure',
+    });
+    expect(finals.find((e) => e.phase === 'confirmed')).toMatchObject({
+      outcome: 'dropped',
+      dropReason: 'attempts_spent',
+      billed: false,
+      error: "given up: the event's 8 attempts are spent (by all its deliveries)",
+      payload: second.payload,
+    });
+    const got = receiver.at('/both');
+    expect(got).toHaveLength(8);
+    expect(got.every((r) => JSON.parse(r.body).confirmed === false)).toBe(true);
+    expect(await until(async () => (await h.billedCu('acc_both')) === 200 && 200)).toBe(200);
+    h.clock.advance(60 * MINUTE);
+    await stillFalse(() => receiver.at('/both').length > 8, 300);
+    expect(await h.attemptRows(second.id)).toEqual([]);
+    expect(await h.billedCu('acc_both')).toBe(200);
+  });
+
+  it('an outage shorter than the schedule delivers both phases after it, in order (the confirmed one at once, as the event’s next slot)', async () => {
+    receiver.answer('/outage', 500);
+    await h.putWebhook('wh_outage', `${receiver.url}/outage`, [secret()], 'active', 'acc_out');
+    const eventId = `ev_outage_${h.prefix}`;
+    const first = await h.publishJob('wh_outage', { accountId: 'acc_out', eventId });
+    const second = await h.publishJob('wh_outage', {
+      accountId: 'acc_out',
+      eventId,
+      phase: 'confirmed',
+    });
+    for (let slot = 1; slot <= 3; slot += 1) {
+      await until(async () => {
+        const rows = await h.attemptRows(first.id);
+        return rows.length === slot && rows.every((r) => r.outcome !== null);
+      });
+      if (slot === 3) receiver.answer('/outage', 200);
+      h.clock.advance(DELIVERY_RETRY_WAITS_MS[slot - 1]!);
+    }
+    await until(() => receiver.at('/outage').length === 5);
+    expect(receiver.at('/outage').map((r) => JSON.parse(r.body).confirmed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
+    const slots: { job_id: string; attempt: number; event_attempt: number; outcome: string }[] =
+      await h.dataSource.query(
+        `SELECT job_id, attempt, event_attempt, outcome FROM deliveries.attempts
+          WHERE job_id = ANY($1) ORDER BY event_attempt`,
+        [[first.id, second.id]],
+      );
+    expect(slots.map((r) => [r.job_id, r.attempt, r.event_attempt, r.outcome])).toEqual([
+      [first.id, 1, 1, 'failure'],
+      [first.id, 2, 2, 'failure'],
+      [first.id, 3, 3, 'failure'],
+      [first.id, 4, 4, 'success'],
+      [second.id, 1, 5, 'success'],
+    ]);
+    expect(await until(async () => (await h.billedCu('acc_out')) === 125 && 125)).toBe(125);
   });
 
   it('opens the breaker after 20 failed attempts: skips are failed, not sent, not billed; probes after 5 min', async () => {
@@ -303,5 +390,63 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
     expect(await h.attemptRows(job.id)).toEqual([]);
     const metrics = await (await fetch(`${await h.app!.getUrl()}/metrics`)).text();
     expect(metrics).toMatch(/^delivery_attempt_log_pruned_total{service="delivery-worker"} 1$/m);
+  });
+});
+
+describe('delivery-worker: two workers racing on the phases of one event', () => {
+  const h = new WorkerHarness();
+  const receiver = new Receiver();
+
+  beforeAll(async () => {
+    await h.setup();
+    await receiver.start();
+    // Two workers (two processes' pools) read the same durable: a job may go to either.
+    await h.start();
+    await h.start();
+  });
+
+  afterAll(async () => {
+    await h.teardown();
+    await receiver.stop();
+  });
+
+  it('never attempt one event more than 8 times, nor bill more than 200 CU for it', async () => {
+    const events = [1, 2, 3].map((n) => ({ webhookId: `wh_race${n}`, path: `/race${n}` }));
+    const jobs: DeliveryJob[] = [];
+    for (const { webhookId, path } of events) {
+      receiver.answer(path, 500);
+      await h.putWebhook(webhookId, `${receiver.url}${path}`, [secret()], 'active', 'acc_race');
+      // Both phases at once: their first deliveries may be claimed by the two workers together.
+      for (const phase of ['unconfirmed', 'confirmed', 'removed'] as const)
+        jobs.push(
+          await h.publishJob(webhookId, {
+            accountId: 'acc_race',
+            eventId: `ev_${webhookId}`,
+            phase,
+          }),
+        );
+    }
+    const finals = async () => (await h.health()).filter((e) => e.final).length;
+    for (let step = 0; step < 40 && (await finals()) < jobs.length; step += 1) {
+      await until(async () =>
+        (await Promise.all(jobs.map((j) => h.attemptRows(j.id))))
+          .flat()
+          .every((r) => r.outcome !== null),
+      );
+      h.clock.advance(5 * MINUTE);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await finals()).toBe(jobs.length);
+    for (const { path } of events) expect(receiver.at(path)).toHaveLength(8);
+    const slots: { event_key: string; n: number; max: number }[] = await h.dataSource.query(
+      `SELECT event_key, count(*)::int AS n, max(event_attempt) AS max FROM deliveries.attempts
+        GROUP BY event_key ORDER BY event_key`,
+    );
+    expect(slots.map((r) => [r.n, r.max])).toEqual([
+      [8, 8],
+      [8, 8],
+      [8, 8],
+    ]);
+    expect(await until(async () => (await h.billedCu('acc_race')) === 600 && 600)).toBe(600);
   });
 });
