@@ -60,16 +60,18 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
       'token'
     ] as string;
 
-    gateway = await startGateway({
-      REGION: 'eu',
-      NATS_URL: nats.url,
-      NATS_PREFIX: nats.prefix,
-      BILLING_GRPC_URL: ledger.grpcTarget,
-      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-      USAGE_FLUSH_MS: '200',
-      MAX_LOGS_BLOCK_RANGE: '100',
-    });
+    gateway = await startGateway(gatewayEnv());
   }, 180_000);
+
+  const gatewayEnv = () => ({
+    REGION: 'eu',
+    NATS_URL: nats.url,
+    NATS_PREFIX: nats.prefix,
+    BILLING_GRPC_URL: ledger.grpcTarget,
+    UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+    USAGE_FLUSH_MS: '200',
+    MAX_LOGS_BLOCK_RANGE: '100',
+  });
 
   afterAll(async () => {
     await gateway?.stop().catch(() => undefined);
@@ -205,4 +207,58 @@ describe('rpc-gateway metering against the real billing-ledger', () => {
       total,
     );
   }, 90_000);
+
+  it('a team account without a plan is told it has no plan (402, -32040, data.code plan_required), not that its CU are exhausted', async () => {
+    const team = await call(
+      'POST',
+      '/api/v1/admin/accounts',
+      { name: 'team without a plan', type: 'team', plan: null },
+      OPERATOR_TOKEN,
+    );
+    const teamKey = (team['api_key'] as { key: string }).key;
+    // What billing-ledger says of it: no plan, no CU, so "exhausted" in its balance state.
+    expect(await call('GET', '/api/v1/account', undefined, teamKey)).toMatchObject({
+      type: 'team',
+      plan: null,
+      plan_required: true,
+      balance: { state: 'exhausted', total_cu: 0 },
+    });
+    const teamToken = (
+      await call('POST', '/api/v1/access-tokens', { network: 'eth-mainnet' }, teamKey)
+    )['token'] as string;
+    // The first test stopped its gateway (to flush its usage): a gateway of its own.
+    const gw = await startGateway(gatewayEnv());
+    try {
+      await check(gw.url, teamToken);
+    } finally {
+      await gw.stop();
+    }
+  }, 60_000);
+
+  async function check(gatewayUrl: string, teamToken: string): Promise<void> {
+    const single = await rpc(`${gatewayUrl}/${teamToken}/`, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'eth_blockNumber',
+      params: [],
+    });
+    expect(single.status).toBe(402);
+    expect(single.json).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32040,
+        message: expect.stringContaining('this account has no plan'),
+        data: { code: 'plan_required' },
+      },
+    });
+    expect(single.text).not.toContain('exhausted');
+    // The account with a plan on the same gateway still answers as before.
+    const paying = await rpc(`${gatewayUrl}/${token}/`, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'eth_chainId',
+    });
+    expect(paying.json).toEqual({ jsonrpc: '2.0', id: 4, result: '0x1' });
+  }
 });

@@ -1,5 +1,6 @@
 import { billingV1 } from '@meridian/contracts';
 import { isNetworkKey } from '@meridian/networks';
+import { isPlanRequired, type PlanId } from '@meridian/plans';
 import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
 import type { CredentialSource, ResolvedToken } from './credential-cache';
 
@@ -32,6 +33,11 @@ export class BillingCredentialSource implements CredentialSource {
             status:
               account.balance?.status === billingV1.BalanceStatus.EXHAUSTED ? 'exhausted' : 'ok',
             nodeRps: account.caps?.nodeRps ?? 0,
+            // planId is '' for an account without a plan (billing.v1 AccountState).
+            planRequired: isPlanRequired({
+              plan: account.planId === '' ? null : (account.planId as PlanId),
+              nodeOwner: account.nodeOwner,
+            }),
             version: Number(account.version),
           }
         : undefined,

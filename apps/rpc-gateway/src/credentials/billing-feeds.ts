@@ -1,5 +1,6 @@
 import { BalanceStateChangedSchema, CredentialRevokedSchema, KvBuckets } from '@meridian/contracts';
 import { KvMirror, type NatsClient, type NatsNamespace } from '@meridian/platform-messaging';
+import { isPlanRequired, type PlanId } from '@meridian/plans';
 import type { Logger } from 'pino';
 import type { CredentialService } from './credential.service';
 
@@ -32,6 +33,10 @@ export function startBillingFeeds(
         accountId: key,
         status: value.state,
         nodeRps: value.caps.nodeRps,
+        planRequired: isPlanRequired({
+          plan: value.planId as PlanId | null,
+          nodeOwner: value.nodeOwner,
+        }),
         version: value.version,
       });
     },

@@ -8,6 +8,11 @@ export interface AccountSnapshot {
   readonly accountId: string;
   readonly status: BalanceStatus;
   readonly nodeRps: number;
+  /**
+   * No plan (a team that has not picked one) and no node of its own (`isPlanRequired`): when
+   * such an account cannot spend, the missing plan is why (402 plan_required, not exhausted).
+   */
+  readonly planRequired?: boolean;
   /** Monotonic per account (billing-ledger); the higher version wins. */
   readonly version: number;
 }

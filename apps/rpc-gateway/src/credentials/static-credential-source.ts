@@ -6,7 +6,8 @@ import type { CredentialSource, ResolvedToken } from './credential-cache';
 const entry = z.object({
   accountId: z.string().min(1),
   network: z.string().refine(isNetworkKey, 'unknown network key'),
-  planId: z.string().optional(),
+  /** null: an account without a plan (a team that has not picked one). */
+  planId: z.string().nullable().optional(),
   nodeRps: z.number().int().positive().optional(),
   status: z.enum(['ok', 'exhausted']).optional(),
 });
@@ -31,6 +32,7 @@ export class StaticCredentialSource implements CredentialSource {
             accountId: e.accountId,
             status: e.status ?? 'ok',
             nodeRps: e.nodeRps ?? plan.nodeRps,
+            planRequired: e.planId === null,
             version: 0,
           },
         };

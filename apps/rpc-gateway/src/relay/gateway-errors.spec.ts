@@ -1,9 +1,12 @@
 import { NETWORKS } from '@meridian/networks';
 import { jsonRpcErrorOf } from '@meridian/jsonrpc';
 import {
+  balanceRefusal,
   bodyTooLarge,
+  CU_EXHAUSTED,
   gatewayHttpStatusOf,
   networkNotOffered,
+  PLAN_REQUIRED,
   UNKNOWN_ACCESS_TOKEN,
 } from './gateway-errors';
 
@@ -29,5 +32,41 @@ describe('gateway refusals on the JSON-RPC HTTP edge', () => {
     expect(bodyTooLarge(1000).message).toBe(
       'limit exceeded: the request body is larger than 1000 bytes',
     );
+  });
+});
+
+describe('the balance refusal names its cause', () => {
+  const account = (status: 'ok' | 'exhausted', planRequired?: boolean) => ({
+    accountId: 'a',
+    status,
+    nodeRps: 20,
+    planRequired,
+    version: 1,
+  });
+
+  it('an account that may spend is not refused, with a plan or without', () => {
+    expect(balanceRefusal(undefined)).toBeUndefined();
+    expect(balanceRefusal(account('ok'))).toBeUndefined();
+    // A team without a plan that bought CU spends them (billing-ledger capsOf).
+    expect(balanceRefusal(account('ok', true))).toBeUndefined();
+  });
+
+  it('an exhausted account with a plan: CU exhausted (402, -32040)', () => {
+    expect(balanceRefusal(account('exhausted', false))).toBe(CU_EXHAUSTED);
+    expect(balanceRefusal(account('exhausted'))).toBe(CU_EXHAUSTED);
+    expect(jsonRpcErrorOf(CU_EXHAUSTED)).not.toHaveProperty('data');
+  });
+
+  it('an account without a plan that cannot spend: plan_required, in data, not "exhausted"', () => {
+    const refusal = balanceRefusal(account('exhausted', true));
+    expect(refusal).toBe(PLAN_REQUIRED);
+    expect(gatewayHttpStatusOf(PLAN_REQUIRED)).toBe(402);
+    const error = jsonRpcErrorOf(PLAN_REQUIRED);
+    expect(error).toEqual({
+      code: -32040,
+      message: expect.stringContaining('this account has no plan'),
+      data: { code: 'plan_required' },
+    });
+    expect(error.message).not.toContain('exhausted');
   });
 });

@@ -1,5 +1,6 @@
 import { DomainError, httpStatusOf, quoteInput } from '@meridian/errors';
 import type { Network } from '@meridian/networks';
+import type { AccountSnapshot } from '../credentials/credential-cache';
 
 /**
  * Every refusal the gateway makes, as a DomainError. The relay, the credential check and the
@@ -54,6 +55,29 @@ export const CU_EXHAUSTED = new DomainError(
   'payment_required',
   'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
 );
+
+/**
+ * An account that cannot spend because it has no plan (a team that has not picked one, without
+ * a node of its own): the webhook API's 403 plan_required names that cause, and so does node
+ * access, under the status and code of a balance it cannot spend (402, -32040; a client treats
+ * both alike: nothing but the owner's action helps), with `data.code` telling them apart.
+ */
+export const PLAN_REQUIRED = new DomainError(
+  'plan_required',
+  'payment_required',
+  'payment required: this account has no plan; choose a plan (or top up compute units) to use node access',
+  { details: { jsonRpcData: { code: 'plan_required' } } },
+);
+
+/**
+ * Why an account may not spend now, or undefined when it may: its balance is exhausted, and
+ * when it has no plan that is the cause named (PLAN_REQUIRED), else CU_EXHAUSTED. The one place
+ * the balance refusal is chosen, for every interface.
+ */
+export function balanceRefusal(account: AccountSnapshot | undefined): DomainError | undefined {
+  if (account?.status !== 'exhausted') return undefined;
+  return account.planRequired === true ? PLAN_REQUIRED : CU_EXHAUSTED;
+}
 
 export const SUBSCRIPTION_LIMIT_UNAVAILABLE = new DomainError(
   'subscription_limit_unavailable',

@@ -23,8 +23,8 @@ import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-
 import { safeParse } from '../upstreams/upstream-router';
 import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
 import {
+  balanceRefusal,
   CREDENTIALS_UNAVAILABLE,
-  CU_EXHAUSTED,
   type Interface,
   networkNotOffered,
   rateLimited,
@@ -177,10 +177,7 @@ export class RelayService {
   ): DomainError | undefined | Promise<DomainError | undefined> {
     let valid = 0;
     for (const item of items) if (item.valid) valid++;
-    if (valid === 0)
-      return this.credentials.account(token.accountId)?.status === 'exhausted'
-        ? CU_EXHAUSTED
-        : undefined;
+    if (valid === 0) return balanceRefusal(this.credentials.account(token.accountId));
     return this.take(token, valid);
   }
 
@@ -190,7 +187,8 @@ export class RelayService {
     calls: number,
   ): DomainError | undefined | Promise<DomainError | undefined> {
     const account = this.credentials.account(token.accountId);
-    if (account?.status === 'exhausted') return CU_EXHAUSTED;
+    const unpaid = balanceRefusal(account);
+    if (unpaid !== undefined) return unpaid;
     const rps = account?.nodeRps ?? this.fallbackRps;
     const taking = this.limiter.take(token.accountId, calls, rps);
     if (taking instanceof Promise)

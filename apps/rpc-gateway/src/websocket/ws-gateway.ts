@@ -10,6 +10,7 @@ import { sha256Hex } from '../credentials/credential-cache';
 import type { Authorized, RelayService } from '../relay/relay.service';
 import {
   ACCESS_TOKEN_REVOKED,
+  balanceRefusal,
   CU_EXHAUSTED,
   gatewayHttpStatusOf,
   invalidParams,
@@ -109,7 +110,11 @@ export class WsGateway {
     let ended = 0;
     for (const session of this.accounts.get(accountId) ?? [])
       if (session.subscribed()) {
-        session.end(CU_EXHAUSTED, 'compute units exhausted');
+        const refusal = balanceRefusal(this.relay.credentials.account(accountId)) ?? CU_EXHAUSTED;
+        session.end(
+          refusal,
+          refusal.code === 'plan_required' ? 'no plan' : 'compute units exhausted',
+        );
         ended++;
       }
     return ended;
@@ -226,9 +231,12 @@ export class WsGateway {
           this.metrics.clientSubscriptions.inc({ network: auth.network.key, type });
           if (cut || ended || ws.readyState !== WebSocket.OPEN) forget(id);
           // The account ran out while the node subscribed: its feed would outlive the flip.
-          else if (this.relay.credentials.account(accountId)?.status === 'exhausted') {
-            forget(id);
-            return { error: CU_EXHAUSTED };
+          else {
+            const unpaid = balanceRefusal(this.relay.credentials.account(accountId));
+            if (unpaid !== undefined) {
+              forget(id);
+              return { error: unpaid };
+            }
           }
           return { result: id };
         } catch (error) {

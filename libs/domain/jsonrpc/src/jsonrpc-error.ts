@@ -70,7 +70,14 @@ export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.
   internal: JSONRPC_ERROR.INTERNAL_ERROR,
 });
 
-/** A DomainError as the error object of a JSON-RPC answer (its message is safe for clients). */
+/**
+ * A DomainError as the error object of a JSON-RPC answer (its message is safe for clients);
+ * `details.jsonRpcData`, when the error has it, is the object's `data` (a machine-readable
+ * cause, e.g. `{code: 'plan_required'}` under the code -32040 of an exhausted balance).
+ */
 export function jsonRpcErrorOf(error: DomainError): JsonRpcErrorObject {
-  return { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message };
+  const data = error.details?.['jsonRpcData'];
+  return data === undefined
+    ? { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message }
+    : { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message, data };
 }
