@@ -36,21 +36,21 @@ export function refuseQuery(query: unknown): void {
 }
 
 /**
- * Validates `{network, <field>}` and an empty query. Order of checks: no query parameter
- * (`invalid_query`), body is an object, no unknown field (`malformed_body`, as billing-ledger and
- * webhook-matcher say it: `body: unknown field "x"`), network present and a string, network known,
- * address present and a string, address well-formed for that chain.
+ * Validates `{network, <field>}` and an empty query. Order of checks: body is an object, network
+ * present and a string, network known, address present and a string, address well-formed for
+ * that chain; then no unknown field (`malformed_body`, as billing-ledger and webhook-matcher say
+ * it: `body: unknown field "x"`) and no query parameter (`invalid_query`). Last, so a body
+ * refused before these two checks existed keeps its code (`{network, address}` sent to the rug
+ * pull checker is still `missing_contract_address`); only what used to be taken is refused.
  */
 export function parseAuditRequest(
   request: AuditRequest,
   addressField: 'address' | 'contract_address',
 ): AuditTarget {
-  refuseQuery(request.query);
   const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new DomainError('malformed_body', 'invalid', 'the body must be a JSON object');
   }
-  parseBody(FIELDS[addressField], body);
   const record = body as Record<string, unknown>;
   const network = record['network'];
   if (network === undefined || network === null || network === '')
@@ -70,5 +70,8 @@ export function parseAuditRequest(
   }
   if (typeof address !== 'string')
     throw invalidField(`invalid_${addressField}`, `${addressField} must be a string`, addressField);
-  return { chain, address: parseAddress(address, chain.addressFormat, addressField) };
+  const parsed = parseAddress(address, chain.addressFormat, addressField);
+  parseBody(FIELDS[addressField], body);
+  refuseQuery(request.query);
+  return { chain, address: parsed };
 }
