@@ -24,6 +24,7 @@ import { QuotaService } from './quota/quota.service';
 import { AddressRecordsRepository } from './records/address-records.repository';
 import { CheckRunner } from './records/check-runner.service';
 import { VerdictCacheRepository } from './records/verdict-cache.repository';
+import { HoneypotTokensRepository } from './records/honeypot-tokens.repository';
 import { RugPullController } from './rug-pull/rug-pull.controller';
 import { RugPullService } from './rug-pull/rug-pull.service';
 import { WalletAssessor } from './wallet/wallet-assessor.service';
@@ -95,6 +96,7 @@ export class AppModule {
         LabelsReadiness,
         AddressRecordsRepository,
         VerdictCacheRepository,
+        HoneypotTokensRepository,
         CheckRunner,
         WalletAssessor,
         WalletAuditService,

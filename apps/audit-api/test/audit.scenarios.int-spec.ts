@@ -69,6 +69,9 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
         AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
         AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
         AUDIT_VERDICT_TTL_MS: '0',
+        // Tokens of one deployer are checked each on its own (a honeypot's creator would make
+        // the others Fraud, ADR 0302 amendment).
+        AUDIT_HONEYPOT_CREATOR_LINK: 'false',
       },
       { clock },
     );

@@ -1,14 +1,18 @@
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   createWalletClient,
+  encodeFunctionData,
   getAddress,
   http,
   parseAbi,
   parseEther,
+  toHex,
+  zeroAddress,
   type Address,
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { DataSource } from 'typeorm';
 import {
   rugPullResponseSchema,
   walletAuditResponseSchema,
@@ -241,6 +245,90 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       expect(data.risk_indicators.honeypot_with_same_creator).toBe(0);
       // Its own stored verdict is left out of its creator's link: 1 − (1 − 0.8)(1 − p_creator).
       expect(Number(data.probabilityFraud)).toBeLessThan(1);
+    });
+  });
+
+  describe('with AUDIT_VERDICT_TTL_MS=0 (no verdict kept): the link is kept all the same', () => {
+    let uncached: AuditTestApp;
+
+    beforeAll(async () => {
+      uncached = await startAuditApp(
+        {
+          AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+          AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+          AUDIT_VERDICT_TTL_MS: '0',
+        },
+        {
+          clock,
+          credentials: new InTestCredentialSource().add(KEY, {
+            planId: 'enterprise',
+            auditQuota: { checksPerDay: 1e6, requestsPerSecond: 1e6 },
+          }),
+        },
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      await uncached?.close();
+    });
+
+    const post = async (path: string, body: Record<string, string>) => {
+      clock.advance(1_000);
+      const response = await uncached.post(path, body, KEY);
+      if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+      return response.body;
+    };
+    const creatorFlag = async () =>
+      walletCheckResponseSchema.parse(
+        await post('/v1/wallet-audit/check', { network: 'ETH', address: devnet.deployer }),
+      ).data.forensic_details['honeypot_related_address'];
+    const tokenCheck = async (address: Address) =>
+      rugPullResponseSchema.parse(
+        await post('/v1/rug-pull/check', { network: 'ETH', contract_address: address }),
+      ).data;
+
+    it('the honeypot checked: its creator is honeypot_related_address, its next token Fraud', async () => {
+      expect(await creatorFlag()).toBe('0');
+      expect((await tokenCheck(honeypot)).risk_indicators.is_honeypot).toBe(1);
+      const rows: unknown = await uncached.app
+        .get(DataSource)
+        .query('SELECT token, creator FROM audit.honeypot_tokens');
+      expect(rows).toEqual([
+        { token: honeypot.toLowerCase(), creator: devnet.deployer.toLowerCase() },
+      ]);
+      expect(await creatorFlag()).toBe('1');
+      const next = await devnet.deploy(fixture('CleanToken').abi, fixture('CleanToken').bytecode, [
+        SUPPLY,
+      ]);
+      const data = await tokenCheck(next);
+      expect(data.risk_indicators.honeypot_with_same_creator).toBe(1);
+      expect(data.status).toBe('Fraud');
+    });
+
+    it('the honeypot checked again once sales work: the link is gone', async () => {
+      // The owner it names points the sale trap at no pair (an impersonated account on anvil).
+      const request = (method: string, params: unknown[]) =>
+        devnet.publicClient.request({ method: method as never, params: params as never });
+      await request('anvil_setBalance', [NAMED_OWNER, toHex(parseEther('1'))]);
+      await request('anvil_impersonateAccount', [NAMED_OWNER]);
+      const hash = (await request('eth_sendTransaction', [
+        {
+          from: NAMED_OWNER,
+          to: honeypot,
+          data: encodeFunctionData({
+            abi: OWNABLE_ABI,
+            functionName: 'setMarket',
+            args: [zeroAddress],
+          }),
+        },
+      ])) as Hex;
+      const receipt = await devnet.publicClient.waitForTransactionReceipt({
+        hash,
+        pollingInterval: 50,
+      });
+      expect(receipt.status).toBe('success');
+      expect((await tokenCheck(honeypot)).risk_indicators.is_honeypot).toBe(0);
+      expect(await creatorFlag()).toBe('0');
     });
   });
 });

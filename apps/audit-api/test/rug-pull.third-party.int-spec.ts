@@ -107,6 +107,9 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
         AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
         AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
         AUDIT_VERDICT_TTL_MS: '0',
+        // Tokens of one deployer are checked each on its own (a honeypot's creator would make
+        // the others Fraud, ADR 0302 amendment).
+        AUDIT_HONEYPOT_CREATOR_LINK: 'false',
       },
       { clock, credentials: credentials() },
     );
@@ -286,6 +289,9 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
           AUDIT_RPC_URLS: JSON.stringify({ ETH: node.url }),
           AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
           AUDIT_VERDICT_TTL_MS: '0',
+          // Tokens of one deployer are checked each on its own (a honeypot's creator would make
+          // the others Fraud, ADR 0302 amendment).
+          AUDIT_HONEYPOT_CREATOR_LINK: 'false',
           AUDIT_RPC_TIMEOUT_MS: '500',
           AUDIT_FORK_SIMULATION: 'false',
         },

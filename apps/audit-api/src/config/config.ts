@@ -79,6 +79,16 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * Link the creator of a token found to be a honeypot to it (ADR 0302, amendment): the creator
+   * is `honeypot_related_address`, its other tokens `honeypot_with_same_creator`. Honeypots are
+   * recorded either way; `false` only stops reading them (the tests and the bench, which check
+   * many tokens of one deployer, each on its own).
+   */
+  AUDIT_HONEYPOT_CREATOR_LINK: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -25,24 +25,6 @@ export class VerdictCacheRepository {
     return rows[0]?.verdict;
   }
 
-  /**
-   * Tokens of the chain whose stored rug pull verdict is a honeypot (status Fraud, is_honeypot 1)
-   * and names `creator` as their creator, but `except` (the token being checked). The latest
-   * verdict of each token counts, however old: the reuse TTL is about recomputing, not about
-   * whether the finding still describes the code that was checked. Lower-case EVM addresses.
-   */
-  async honeypotsCreatedBy(chain: string, creator: string, except?: string): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT address FROM audit.verdicts
-        WHERE product = 'rug-pull' AND chain = $1 AND lower(verdict->>'creator') = $2
-          AND verdict->>'status' = 'Fraud' AND verdict->'indicators'->>'is_honeypot' = '1'
-          AND address <> $3
-        ORDER BY address`,
-      [chain, creator.toLowerCase(), except ?? ''],
-    )) as Array<{ address: string }>;
-    return rows.map((row) => row.address);
-  }
-
   /** Drops the cached verdicts of an address for these products (they are computed again). */
   async forget(chain: string, address: string, products: readonly AuditProduct[]): Promise<void> {
     await this.dataSource.query(

@@ -7,11 +7,14 @@ import { chainReadFailure, invalidField } from '../common/audit-errors';
 import { evmDisplay } from '../common/address';
 import { parseAuditRequest, type AuditRequest, type AuditTarget } from '../common/audit-request';
 import { keccak256, type Address, type Hex, type PublicClient } from 'viem';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
 import { LabelsRepository } from '../labels/labels.repository';
 import { CheckRunner } from '../records/check-runner.service';
+import { HoneypotTokensRepository } from '../records/honeypot-tokens.repository';
 import { VerdictCacheRepository } from '../records/verdict-cache.repository';
 import { formatProbability } from '../scoring/wallet-score';
 import { WalletAssessor } from '../wallet/wallet-assessor.service';
@@ -47,6 +50,10 @@ export interface RugPullVerdict {
   readonly forensic: RugForensicDetails;
 }
 
+/** A verdict that links its creator to the token (honeypot_related_address, ADR 0302 amendment). */
+export const isHoneypotVerdict = (verdict: RugPullVerdict): boolean =>
+  verdict.status === 'Fraud' && verdict.indicators.is_honeypot === 1;
+
 const FLAG_CATEGORIES = new Set([
   'malicious_contract',
   'spam_token',
@@ -65,9 +72,11 @@ export class RugPullService implements OnModuleDestroy {
     private readonly labels: LabelsRepository,
     private readonly wallets: WalletAssessor,
     private readonly verdicts: VerdictCacheRepository,
+    private readonly honeypots: HoneypotTokensRepository,
     @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onModuleDestroy(): Promise<void> {
@@ -101,11 +110,24 @@ export class RugPullService implements OnModuleDestroy {
     }
     const client = this.chains.clientFor(target.chain)!;
     let code: Hex | undefined;
+    let version = '';
     const { verdict, record, cached } = await this.runner.run<RugPullVerdict>(
       'rug-pull',
       principal,
       target,
-      () => this.evaluate(target, code),
+      async () => {
+        const computed = await this.evaluate(target, code);
+        // Every computed verdict, whatever the cache keeps (AUDIT_VERDICT_TTL_MS=0 keeps none),
+        // says whether the token is a honeypot of its creator (ADR 0302 amendment).
+        await this.honeypots.record(
+          target.chain.code,
+          target.address.key,
+          { honeypot: isHoneypotVerdict(computed), creator: computed.creator },
+          version,
+          this.clock.now(),
+        );
+        return computed;
+      },
       {
         // The verdict belongs to the code at the address, not to the address: a contract
         // redeployed there (CREATE2, a devnet restart) must not get the old one's verdict.
@@ -113,7 +135,8 @@ export class RugPullService implements OnModuleDestroy {
         version: async () => {
           code = await this.readCode(client, target);
           try {
-            return await codeVersion(client, target.address.key as Address, code ?? '0x');
+            version = await codeVersion(client, target.address.key as Address, code ?? '0x');
+            return version;
           } catch (error) {
             throw chainReadFailure(error);
           }

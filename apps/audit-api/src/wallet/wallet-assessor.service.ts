@@ -13,7 +13,7 @@ import {
 } from '../evidence/wallet-evidence';
 import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
 import type { SanctionRecordInput } from '../records/address-records.repository';
-import { VerdictCacheRepository } from '../records/verdict-cache.repository';
+import { HoneypotTokensRepository } from '../records/honeypot-tokens.repository';
 import { forensicFlags } from '../scoring/forensic-flags';
 import type { WalletForensicCounts } from '../scoring/forensic-fields';
 import { walletVerdict, type WalletFeatures, type WalletStatus } from '../scoring/wallet-score';
@@ -47,7 +47,7 @@ const EXPOSURE_CATEGORIES = new Set([
 export class WalletAssessor {
   constructor(
     private readonly labels: LabelsRepository,
-    private readonly verdicts: VerdictCacheRepository,
+    private readonly honeypots: HoneypotTokensRepository,
     @Inject(CHAIN_CLIENTS) private readonly chains: ChainClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -66,8 +66,8 @@ export class WalletAssessor {
     const [own, honeypotsCreated] = await Promise.all([
       this.labels.forAddresses(chain.code, evm, [address]),
       // Tokens of this creator the rug pull checker found to be honeypots (ADR 0302 amendment).
-      evm
-        ? this.verdicts.honeypotsCreatedBy(chain.code, address, options.exceptToken)
+      evm && this.config.AUDIT_HONEYPOT_CREATOR_LINK
+        ? this.honeypots.createdBy(chain.code, address, options.exceptToken)
         : Promise.resolve([]),
     ]);
     const client = this.chains.clientFor(chain);
