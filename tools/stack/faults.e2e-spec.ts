@@ -734,51 +734,60 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
     rpc.start();
     transfers.start();
     let answeredSoFar = 0;
-    for (const { fault, act } of faults) {
-      rpc.phase = fault;
-      transfers.phase = fault;
-      await sleep(1_000);
-      const started = Date.now();
-      await act();
-      await until(`every app ready after "${fault}"`, allReady, 120_000);
-      const recoveredMs = Date.now() - started;
-      process.stderr.write(`faults: "${fault}" recovered in ${recoveredMs} ms\n`);
-      await sleep(2_000);
-      // A boundary: the calls of this phase are all answered or not, and all flushed.
-      await rpc.pause();
-      const answered = rpc.count('answered') - answeredSoFar;
-      // What the ledger had before, plus this fault's calls (an earlier shortfall stays).
-      const settled = await settledRpcUsage(usage.calls + answered);
-      answeredSoFar += answered;
-      // The bound of ADR 0103: one flush window of the killed process's traffic (here the
-      // whole gateway's, measured from the client, since either worker may have served it),
-      // with room for a flush timer firing late on a loaded machine, and for answers already
-      // on their way when the kill came. Only a killed worker meters calls: a primary's
-      // workers stop gracefully (ADR 0204).
-      const window = (end: number) =>
-        rpc.calls.filter(
-          (c) =>
-            c.outcome === 'answered' &&
-            c.doneAt <= end + 200 &&
-            c.doneAt >= end - USAGE_FLUSH_MS - FLUSH_TIMER_SLACK_MS,
-        ).length;
-      results.push({
-        fault,
-        recoveredMs,
-        answered,
-        refused: rpc.count('refused', fault),
-        lost: rpc.count('lost', fault),
-        rpcCuDifference: settled.cu - usage.cu - answered * CU_PER_CALL,
-        rpcCuBound: fault === 'kill -9 gateway worker' ? window(workerKilledAt) * CU_PER_CALL : 0,
-      });
-      usage = settled;
-      rpc.resume();
+    // The later tests count what the loads made: a failure here must not leave them running
+    // (transfers would keep making deliveries while the billing test counts attempt rows).
+    try {
+      await runFaults();
+    } finally {
+      rpc.phase = 'drain';
+      transfers.phase = 'drain';
+      await rpc.stop();
+      await transfers.stop();
+      restartLines.push(...stack.restartLog());
     }
-    rpc.phase = 'drain';
-    transfers.phase = 'drain';
-    await rpc.stop();
-    await transfers.stop();
-    restartLines.push(...stack.restartLog());
+
+    async function runFaults(): Promise<void> {
+      for (const { fault, act } of faults) {
+        rpc.phase = fault;
+        transfers.phase = fault;
+        await sleep(1_000);
+        const started = Date.now();
+        await act();
+        await until(`every app ready after "${fault}"`, allReady, 120_000);
+        const recoveredMs = Date.now() - started;
+        process.stderr.write(`faults: "${fault}" recovered in ${recoveredMs} ms\n`);
+        await sleep(2_000);
+        // A boundary: the calls of this phase are all answered or not, and all flushed.
+        await rpc.pause();
+        const answered = rpc.count('answered') - answeredSoFar;
+        // What the ledger had before, plus this fault's calls (an earlier shortfall stays).
+        const settled = await settledRpcUsage(usage.calls + answered);
+        answeredSoFar += answered;
+        // The bound of ADR 0103: one flush window of the killed process's traffic (here the
+        // whole gateway's, measured from the client, since either worker may have served it),
+        // with room for a flush timer firing late on a loaded machine, and for answers already
+        // on their way when the kill came. Only a killed worker meters calls: a primary's
+        // workers stop gracefully (ADR 0204).
+        const window = (end: number) =>
+          rpc.calls.filter(
+            (c) =>
+              c.outcome === 'answered' &&
+              c.doneAt <= end + 200 &&
+              c.doneAt >= end - USAGE_FLUSH_MS - FLUSH_TIMER_SLACK_MS,
+          ).length;
+        results.push({
+          fault,
+          recoveredMs,
+          answered,
+          refused: rpc.count('refused', fault),
+          lost: rpc.count('lost', fault),
+          rpcCuDifference: settled.cu - usage.cu - answered * CU_PER_CALL,
+          rpcCuBound: fault === 'kill -9 gateway worker' ? window(workerKilledAt) * CU_PER_CALL : 0,
+        });
+        usage = settled;
+        rpc.resume();
+      }
+    }
   }, 900_000);
 
   it('RPC: CU on the ledger equal the calls answered, less at most one flush window of a killed gateway process; never more', () => {
