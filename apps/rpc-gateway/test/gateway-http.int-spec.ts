@@ -77,6 +77,8 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
       }),
       SUI_UPSTREAM_URLS: sui.url,
       USAGE_FLUSH_MS: '100',
+      // Filter ids are sealed with it: the same key after a restart opens them (ADR 0202).
+      FILTER_ID_KEY: 'filter-id-key-of-the-http-suite-00001',
       STATIC_ACCESS_TOKENS: JSON.stringify({
         [TOKENS.eth]: { accountId: 'acct-eth', network: 'eth-mainnet', planId: 'pro' },
         [TOKENS.opbnb]: { accountId: 'acct-opbnb', network: 'opbnb-mainnet', planId: 'pro' },
@@ -217,7 +219,7 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
     expect(items[3]!.result).toBe('204');
   });
 
-  it('filters survive a gateway restart: the filter id routes to the node that created it', async () => {
+  it('filters survive a gateway restart (same FILTER_ID_KEY): the filter id routes to the node that created it', async () => {
     const created = await rpc(url(TOKENS.eth), {
       jsonrpc: '2.0',
       id: 1,
