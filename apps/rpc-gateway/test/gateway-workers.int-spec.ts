@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -87,6 +88,32 @@ describe('rpc-gateway worker processes', () => {
       (r) => r.json() as Promise<{ result?: string }>,
       () => undefined,
     );
+
+  /** One call on a connection of its own, so the primary hands each to the next worker. */
+  const callAlone = (method: string, params: unknown[]) =>
+    new Promise<{ result?: unknown; error?: { message: string } }>((resolve, reject) => {
+      const req = request(
+        `${url}/${TOKEN}`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(JSON.parse(text) as { result?: unknown }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+    });
+
+  it('a filter made on one worker is read on the other: the workers share one filter-id key', async () => {
+    // FILTER_ID_KEY is unset here: the primary made one key for its workers, and said so.
+    expect(lines.some((l) => l.msg?.startsWith('FILTER_ID_KEY is not set'))).toBe(true);
+    const made = await callAlone('eth_newBlockFilter', []);
+    expect(typeof made.result).toBe('string');
+    const polls = [];
+    for (let i = 0; i < 8; i++) polls.push(await callAlone('eth_getFilterChanges', [made.result]));
+    expect(polls.map((p) => p.error?.message)).toEqual(new Array(8).fill(undefined));
+  });
 
   it('a killed worker is replaced by its primary; the replica keeps answering', async () => {
     const [victim, survivor] = listening();

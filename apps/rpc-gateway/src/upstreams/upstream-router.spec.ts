@@ -277,6 +277,12 @@ describe('UpstreamRouter: a log filter whose range grows with the chain (ADR 021
       results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getFilterLogs', id)])),
     ).toEqual(['eth_getFilterLogs(0xf1)']);
     setHead(pools, 0x10 + 100);
+    // A fromBlock edited to pass the cap breaks the seal: an unknown id, not a read.
+    const edited = id.replace(`${'10'.padStart(12, '0')}f1`, `${'20'.padStart(12, '0')}f1`);
+    expect(edited).not.toBe(id);
+    expect(
+      await router.send('eth-mainnet', ACCOUNT, [call('eth_getFilterLogs', edited)]),
+    ).toMatchObject([{ kind: 'gateway_error', error: { code: 'filter_not_found' } }]);
     const [refused] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getFilterLogs', id)]);
     expect(refused).toMatchObject({ kind: 'gateway_error', error: { code: 'limit_exceeded' } });
     // Its changes are not ranged, and it can still be removed.
