@@ -127,7 +127,9 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     // yesterday, an overdraft of purchased CU (paid by the next top-up); today's allowance stays.
     expect(await spend(id, key, 40_000, '2026-02-03T07:29:57.000Z')).toMatchObject({
       allowance_cu: 49_600,
-      purchased_cu: -11_000,
+      purchased_cu: 0,
+      overdraft_cu: 11_000,
+      total_cu: 49_600,
       state: 'ok',
     });
     const journals: Array<{ amount_cu: string; overdraft_cu: string; detail: unknown }> =
