@@ -10,6 +10,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import WebSocket from 'ws';
 import {
   metricValue,
   provisionNamespace,
@@ -38,6 +39,7 @@ const TOKENS = {
   sui: 'tok_sui_000000000001',
   slow: 'tok_ratelimited_0001',
   broke: 'tok_exhausted_000001',
+  noPlan: 'tok_no_plan_00000001',
 };
 
 describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
@@ -86,6 +88,13 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
         [TOKENS.sui]: { accountId: 'acct-sui', network: 'sui-mainnet', planId: 'pro' },
         [TOKENS.slow]: { accountId: 'acct-slow', network: 'eth-mainnet', nodeRps: 2 },
         [TOKENS.broke]: { accountId: 'acct-broke', network: 'eth-mainnet', status: 'exhausted' },
+        // A team without a plan and no CU: billing-ledger's balance state says exhausted.
+        [TOKENS.noPlan]: {
+          accountId: 'acct-no-plan',
+          network: 'eth-mainnet',
+          planId: null,
+          status: 'exhausted',
+        },
       }),
     };
     gateway = await startGateway(env);
@@ -435,6 +444,28 @@ describe('rpc-gateway over HTTP (anvil devnets, real clients)', () => {
         id: 7,
         error: { message: expect.stringContaining('exhausted') },
       });
+    });
+
+    it('no plan → 402 naming it (data.code plan_required), over HTTP and in a WebSocket message', async () => {
+      const expected = {
+        code: -32040,
+        message: expect.stringContaining('this account has no plan'),
+        data: { code: 'plan_required' },
+      };
+      const answer = await rpc(url(TOKENS.noPlan), call);
+      expect(answer.status).toBe(402);
+      expect(answer.json).toEqual({ jsonrpc: '2.0', id: 7, error: expected });
+      const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKENS.noPlan}/`);
+      try {
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+        const message = new Promise<unknown>((resolve) =>
+          ws.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))),
+        );
+        ws.send(JSON.stringify(call));
+        expect(await message).toEqual({ jsonrpc: '2.0', id: 7, error: expected });
+      } finally {
+        ws.close();
+      }
     });
 
     it.each([
