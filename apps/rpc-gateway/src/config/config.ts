@@ -15,7 +15,7 @@ const int = (min: number) => z.coerce.number().int().min(min);
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** Every variable rpc-gateway reads, validated at start; nothing else reads process.env. */
-export const configSchema = z.object({
+const settings = z.object({
   ...withoutDatabase,
   /** Which endpoint this deployment serves: a region, or the shared endpoint of network S. */
   REGION: z.enum(['eu', 'us', 'asia', 'shared']),
@@ -38,10 +38,13 @@ export const configSchema = z.object({
   /**
    * Key of the seal that binds each filter id to the account, network and endpoint that made it
    * (at least 32 characters; ADR 0202). The same on every replica of an endpoint, so a filter
-   * made on one is read on another. Unset: a random key per replica (its workers share it),
-   * and a filter works only on the replica that made it, until its restart.
+   * made on one is read on another. Required with NODE_ENV=production (the image sets it): a
+   * fleet behind a load balancer would otherwise answer "filter not found" at random. Unset
+   * elsewhere (the local stack, tests): a random key per replica (its workers share it), and a
+   * filter works only on the replica that made it, until its restart.
    */
   FILTER_ID_KEY: secretSetting(z.string().min(32, 'must be at least 32 characters')).optional(),
+  NODE_ENV: z.string().optional(),
   /** JSON object: network key → array of upstream node URLs (or {http, ws} objects). */
   UPSTREAMS: z.string().default('{}'),
   /** Upstreams of network S, comma separated (ARCHITECTURE). */
@@ -124,6 +127,16 @@ export const configSchema = z.object({
    * heuristics. Fewer full collections, each a stall of tens of ms, for more memory.
    */
   HEAP_GROWING_PERCENT: int(0).max(1_000).default(300),
+});
+
+export const configSchema = settings.superRefine((config, ctx) => {
+  if (config.NODE_ENV === 'production' && config.FILTER_ID_KEY === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['FILTER_ID_KEY'],
+      message:
+        'is required with NODE_ENV=production: the same key on every replica of an endpoint, or a filter made on one replica is "filter not found" on the others (deploy/README.md, Secrets)',
+    });
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

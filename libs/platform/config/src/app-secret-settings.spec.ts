@@ -7,8 +7,8 @@ import { isSecretSetting } from './secret-setting';
 /**
  * Every app's secrets are declared with `secretSetting`, so each refuses the placeholders of
  * deploy/secrets/example at start. The schemas are loaded by path, as deploy's own contract test
- * does: a platform lib imports no app, but this checks that every app uses it. rpc-gateway's one
- * token setting (STATIC_ACCESS_TOKENS) is a dev/test map, not a deployment secret.
+ * does: a platform lib imports no app, but this checks that every app uses it. rpc-gateway's
+ * token setting STATIC_ACCESS_TOKENS is a dev/test map, not a deployment secret.
  */
 const EXAMPLE_TOKEN = 'CHANGE-ME-operator-token-0000';
 const EXAMPLE_KEY = 'Q0hBTkdFLU1FLXdlYmhvb2stc2VjcmV0cy1rZXktMzI=';
@@ -43,6 +43,9 @@ const SECRETS: Record<string, Record<string, { placeholder: string; real: string
   'delivery-worker': {
     WEBHOOK_SECRETS_KEY: { placeholder: EXAMPLE_KEY, real: key },
     WEBHOOK_SECRETS_PREVIOUS_KEYS: { placeholder: EXAMPLE_KEY, real: key },
+  },
+  'rpc-gateway': {
+    FILTER_ID_KEY: { placeholder: 'CHANGE-ME-filter-id-key-0000000000000', real: key },
   },
   'webhook-matcher': {
     OPERATOR_TOKEN: { placeholder: EXAMPLE_TOKEN, real: token },

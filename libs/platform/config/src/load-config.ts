@@ -29,7 +29,9 @@ export function parseConfig<S extends z.ZodObject>(
   const issue = result.error.issues[0]!;
   const variable = issue.path.map(String).join('.') || '(environment)';
   const given = issue.path.length > 0 ? env[String(issue.path[0])] : undefined;
-  const problem = given === undefined ? 'is required' : `is invalid: ${issue.message}`;
+  // A rule of the app's own (`custom`) says why a missing variable is needed there.
+  const missing = issue.code === 'custom' ? issue.message : 'is required';
+  const problem = given === undefined ? missing : `is invalid: ${issue.message}`;
   throw new ConfigError(variable, problem);
 }
 
