@@ -16,6 +16,8 @@ export interface Balance {
   allowance_total_cu: number;
   allowance_resets_at: string | null;
   purchased_cu: number;
+  /** CU spent past zero (usage in flight when the balance ran out), owed from the next top-up. */
+  overdraft_cu: number;
   pending_top_up_cu: number;
   pending_top_ups: Array<{ id: string; cu: number; clears_at: string }>;
   total_cu: number;

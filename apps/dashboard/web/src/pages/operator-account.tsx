@@ -108,6 +108,12 @@ export function OperatorAccountPage() {
             <dd>{formatNumber(account.balance.allowance_cu)}</dd>
             <dt>Purchased</dt>
             <dd>{formatNumber(account.balance.purchased_cu)}</dd>
+            {account.balance.overdraft_cu > 0 && (
+              <>
+                <dt>Overdraft</dt>
+                <dd>{formatNumber(account.balance.overdraft_cu)}</dd>
+              </>
+            )}
             <dt>Pending</dt>
             <dd>{formatNumber(account.balance.pending_top_up_cu)}</dd>
           </dl>

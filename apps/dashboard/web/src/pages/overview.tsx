@@ -94,6 +94,14 @@ export function OverviewPage() {
             </dd>
             <dt>Purchased</dt>
             <dd>{formatCu(b.purchased_cu)}</dd>
+            {b.overdraft_cu > 0 && (
+              <>
+                <dt>Overdraft</dt>
+                <dd data-testid="balance-overdraft">
+                  {formatCu(b.overdraft_cu)}, taken from your next top-up
+                </dd>
+              </>
+            )}
             <dt>Next allowance reset</dt>
             <dd data-testid="allowance-reset">
               {b.allowance_resets_at
