@@ -86,7 +86,7 @@ const settings = z.object({
   /**
    * A `rediss://` RATE_LIMIT_REDIS_URL whose certificate a private CA signed: that CA (PEM).
    * Unset: the system's CAs. A client certificate and its key when Redis verifies clients
-   * (`tls-auth-clients`). Checked at start; read once (a renewal takes a restart; ADR 0506).
+   * (`tls-auth-clients`). Checked at start; read again at each connection (ADR 0506).
    */
   RATE_LIMIT_REDIS_TLS_CA_FILE: certificateFile,
   RATE_LIMIT_REDIS_TLS_CERT_FILE: certificateFile,

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
 import { ConfigError, parseConfig } from '@meridian/platform-config';
 import { freePort, TestPki, type TestCa, type TestIdentity } from '@meridian/testing';
 import { configSchema } from '../config/config';
@@ -115,6 +117,49 @@ describe('a Redis that verifies clients (tls-auth-clients yes)', () => {
     });
     await store.ready();
     await expect(lease(store)).resolves.toMatchObject({ ok: true });
+  });
+
+  it('reads the files again at each reconnect: a renewed certificate needs no restart', async () => {
+    // The paths stay, the files are replaced, as a mounted Secret is renewed.
+    const certFile = pki.file('renewing.crt', readFileSync(gateway.certFile, 'utf8'));
+    const keyFile = pki.file('renewing.key', readFileSync(gateway.keyFile, 'utf8'));
+    const replaceWith = (identity: TestIdentity) => {
+      pki.file('renewing.crt', readFileSync(identity.certFile, 'utf8'));
+      pki.file('renewing.key', readFileSync(identity.keyFile, 'utf8'));
+    };
+    const store = storeOf({
+      RATE_LIMIT_REDIS_URL: url,
+      RATE_LIMIT_REDIS_TLS_CA_FILE: ca.certFile,
+      RATE_LIMIT_REDIS_TLS_CERT_FILE: certFile,
+      RATE_LIMIT_REDIS_TLS_KEY_FILE: keyFile,
+    });
+    await store.ready();
+    // Redis drops the store's connection; ioredis reconnects with what the files hold now.
+    const admin = new Redis(url, {
+      tls: {
+        ca: readFileSync(ca.certFile),
+        cert: readFileSync(gateway.certFile),
+        key: readFileSync(gateway.keyFile),
+      },
+    });
+    const dropClients = () => admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    try {
+      // A certificate of another CA: refused, so the file was read again.
+      replaceWith(await otherCa.issue('rpc-gateway'));
+      await dropClients();
+      const deadline = Date.now() + 10_000;
+      while (!/alert|ECONNRESET|certificate/i.test(store.connectionError ?? '')) {
+        if (Date.now() > deadline) throw new Error(`not refused: ${store.connectionError}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(store.connected).toBe(false);
+      // The renewed certificate of the right CA: the next attempt connects and leases.
+      replaceWith(await ca.issue('rpc-gateway'));
+      await store.ready(10_000);
+      await expect(lease(store)).resolves.toMatchObject({ ok: true });
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('refuses the gateway without a certificate', async () => {

@@ -34,16 +34,33 @@ export interface RedisTlsFiles {
 /**
  * ioredis's `tls` option from the files (checked at start by the config: PEM of the right kind,
  * the key that of the certificate, a `rediss://` URL): undefined when none is set, so a
- * `rediss://` URL alone verifies against the system's CAs. Read once: a renewed file takes a
- * restart (ADR 0506). The name checked is the URL's host, as for any TLS client.
+ * `rediss://` URL alone verifies against the system's CAs. The files are read here, so a missing
+ * one fails at start, and again at each connection: ioredis copies its `tls` option into every
+ * connection's options (`Object.assign`), which calls these getters, so a renewed certificate is
+ * used from the next reconnect without a restart; an open connection keeps its own (ADR 0506).
+ * A read that fails then (the file mid-swap) keeps the last one read. The name checked is the
+ * URL's host, as for any TLS client.
  */
 export function redisTlsOptions(files: RedisTlsFiles | undefined): ConnectionOptions | undefined {
   if (!files?.caFile && !files?.certFile) return undefined;
-  return {
-    ca: files.caFile ? readFileSync(files.caFile) : undefined,
-    cert: files.certFile ? readFileSync(files.certFile) : undefined,
-    key: files.keyFile ? readFileSync(files.keyFile) : undefined,
-  };
+  const options: ConnectionOptions = {};
+  const read = { ca: files.caFile, cert: files.certFile, key: files.keyFile };
+  for (const [name, file] of Object.entries(read)) {
+    if (!file) continue;
+    let last = readFileSync(file);
+    Object.defineProperty(options, name, {
+      enumerable: true,
+      get: () => {
+        try {
+          last = readFileSync(file);
+        } catch {
+          // Keep the last one read: a Secret's files are swapped at once, so this is rare.
+        }
+        return last;
+      },
+    });
+  }
+  return options;
 }
 
 /**
