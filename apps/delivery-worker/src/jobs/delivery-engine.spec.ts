@@ -577,6 +577,36 @@ describe('8 attempts per event across its deliveries, in order (spec "Webhook de
     expect(w.sentIds).toEqual([confirmed.id]);
   });
 
+  it('a later delivery waits for an earlier one held before its first attempt (endpoint busy), then follows it (QA)', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', SLOW);
+    // The endpoint's 10 places taken by other events.
+    const inFlight = Array.from({ length: 10 }, () => w.engine.handle(w.job('wh_a')));
+    await settle();
+    const unconfirmed = w.phaseJob('wh_a', 'ev_busy', 'unconfirmed');
+    const confirmed = w.phaseJob('wh_a', 'ev_busy', 'confirmed');
+    expect(await w.engine.handle(unconfirmed, true)).toMatchObject({ reason: 'endpoint_busy' });
+    expect(w.attempts.of(unconfirmed.id)).toEqual([]);
+    // A place frees: the confirmed one, looking first, does not take it.
+    w.held.answerOne();
+    await inFlight[0];
+    expect(await w.engine.handle(confirmed, true)).toMatchObject({
+      action: 'wait',
+      reason: 'earlier_delivery',
+    });
+    expect(w.attempts.of(confirmed.id)).toEqual([]);
+    const first = w.engine.handle(unconfirmed);
+    await settle();
+    w.held.answerAll();
+    expect(await first).toEqual({ action: 'done', reason: 'delivered' });
+    const second = w.engine.handle(confirmed);
+    await settle();
+    w.held.answerAll();
+    expect(await second).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(confirmed.id).map((r) => r.slot)).toEqual([2]);
+    await Promise.all(inFlight);
+  });
+
   it('an earlier delivery silent long past its due time (its job gone) no longer holds the later one', async () => {
     const w = world();
     w.webhook('wh_a', 'acc_a', DOWN);

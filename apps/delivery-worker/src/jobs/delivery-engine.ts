@@ -74,6 +74,8 @@ const BALANCE_RECHECK_MS = 30_000;
 const PHASE_ORDER: readonly DeliveryPhase[] = ['unconfirmed', 'confirmed', 'removed'];
 /** A later delivery looks again this long after its earlier one's attempt is due (or in flight). */
 const EARLIER_RECHECK_MS = 1_000;
+/** ... and this often while its earlier one waits here before its first attempt (up to 10 min). */
+const EARLIER_HELD_RECHECK_MS = 2_000;
 /**
  * An earlier delivery that made no attempt for this long after its next one was due is taken as
  * gone (its job acked by a drop, or lost): an alive one attempts within the 10-minute wait limits
@@ -97,6 +99,13 @@ export class DeliveryEngine {
   private readonly held = new Map<string, number>();
   /** Jobs being looked at by this process now (a later delivery of the event waits for them). */
   private readonly inHand = new Set<string>();
+  /**
+   * Jobs waiting on this replica and when they were last looked at: one held before its first
+   * attempt (its endpoint busy, the balance) has no row, and a later delivery of its event waits
+   * for it all the same (QA: a busy endpoint got confirmed before unconfirmed). The phases of an
+   * event go to one worker (routes are by target host), so this process is where it waits.
+   */
+  private readonly waitingHere = new Map<string, number>();
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
   /** Sealed secret → its signing keys: opening one (AES-GCM) per attempt cost more than
@@ -141,8 +150,10 @@ export class DeliveryEngine {
     if (step.action === 'done') {
       this.held.delete(job.id);
       this.busySince.delete(job.id);
+      this.waitingHere.delete(job.id);
     } else {
       if (!this.held.has(job.id)) this.held.set(job.id, Date.parse(job.createdAt));
+      this.waitingHere.set(job.id, this.deps.clock.now().getTime());
       this.deps.onWait?.(step.reason);
     }
     return step;
@@ -180,7 +191,7 @@ export class DeliveryEngine {
     }
     const attempt = latest ? latest.attempt + 1 : job.attempt;
     if (dropReason !== null) return this.dropQueued(job, attempt, dropReason);
-    const before = this.earlierState(earlier, now.getTime());
+    const before = this.earlierState(earlierIds, earlier, now.getTime());
     if (before.kind === 'spent') return this.eventAttemptsSpent(job, attempt);
     if (before.kind === 'unfinished') {
       // Not an attempt: no wait limit runs meanwhile (the endpoint's starts when it is due).
@@ -412,6 +423,7 @@ export class DeliveryEngine {
    * time), `readyAt` being when the last of them finished (the balance wait counts from it).
    */
   private earlierState(
+    ids: readonly string[],
     rows: readonly (AttemptRow | undefined)[],
     nowMs: number,
   ):
@@ -419,7 +431,11 @@ export class DeliveryEngine {
     | { kind: 'spent' }
     | { kind: 'clear'; readyAt: number } {
     let readyAt = 0;
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      // No attempt yet, but waiting here (endpoint busy, balance): it goes first.
+      const lookedAt = this.waitingHere.get(ids[i]!);
+      if (row === undefined && lookedAt !== undefined && nowMs - lookedAt < EARLIER_SILENT_MS)
+        return { kind: 'unfinished', recheckMs: EARLIER_HELD_RECHECK_MS };
       // No attempt (dropped, never matched, not started) or one made before the shared budget.
       if (row === undefined || row.slot === null) continue;
       if (row.outcome === null) return { kind: 'unfinished', recheckMs: EARLIER_RECHECK_MS };
