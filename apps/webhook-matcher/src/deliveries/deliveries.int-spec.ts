@@ -334,6 +334,42 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       payload: gaveUp.payload,
     });
     expect(jobs[0]!.id).toMatch(new RegExp(`^${id}:${GIVEN_UP}:unconfirmed:replay-`));
+
+    // The replay delivered: the event is no longer given up (QA: it was replayed, and billed,
+    // again and again), by its id nor in a range.
+    s.clock.advance(1_000);
+    await attempt(id, {
+      id: `${jobs[0]!.id}:1`,
+      outcome: 'success',
+      statusCode: 200,
+      final: true,
+      eventId: GIVEN_UP,
+      payload: gaveUp.payload,
+    });
+    await eventually(async () => (await stats(id)).delivered_total === 1);
+    const again = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
+    expect([again.status, again.body.error]).toEqual([404, 'not_found']);
+    const rangeAgain = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 1, to: 1000 });
+    expect(rangeAgain.body).toEqual({ replayed: 1, event_ids: [OTHER] });
+
+    // Both phases of an event given up: replayed in the order they are sent, unconfirmed first
+    // (QA: 'confirmed' sorted first and reached the receiver first).
+    const BOTH = `ev_${'d4'.padStart(32, '0')}`;
+    for (const phase of ['confirmed', 'unconfirmed'] as const)
+      await attempt(id, {
+        id: `${deliveryJobId(id, BOTH, phase)}:8`,
+        phase,
+        outcome: 'failure',
+        attempt: 8,
+        final: true,
+        eventId: BOTH,
+        payload: payload(id, BOTH, 400),
+      });
+    await eventually(async () => (await stats(id)).failed_total === 4);
+    const both = await s.call('POST', `/webhooks/${id}/deliveries/${BOTH}/replay`, key);
+    expect(both.body).toEqual({ replayed: 2, event_ids: [BOTH] });
+    const bothJobs = (await jobsOnStream()).filter((j) => j.eventId === BOTH);
+    expect(bothJobs.map((j) => j.phase)).toEqual(['unconfirmed', 'confirmed']);
     expect(
       (await s.call('POST', `/webhooks/${id}/deliveries/ev_${'c3'.padStart(32, '0')}/replay`, key))
         .status,

@@ -207,7 +207,10 @@ export class DeliveriesRepository {
     return { stats, rateLimited: limited?.rate_limited_total ?? '0' };
   }
 
-  /** Given-up events (final failure) of one event, or in a time or block range, oldest first. */
+  /**
+   * Given-up deliveries (a final failure or drop not delivered by a later replay) of one event, or
+   * in a time or block range, by event and then phase in the order they are sent.
+   */
   async givenUp(
     webhookId: string,
     range:
@@ -226,12 +229,21 @@ export class DeliveriesRepository {
         : 'fromAt' in range
           ? [range.fromAt, range.toAt]
           : [range.fromBlock.toString(), range.toBlock.toString()];
+    // A phase given up in the range, unless a later run of it (a replay) was delivered since; in
+    // the order the worker sends an event's phases (a replay publishes them so).
     return this.db.query(
-      `SELECT DISTINCT ON (event_id, phase) event_id, phase, payload
-         FROM webhooks.delivery_attempts
-        WHERE webhook_id = $1 AND final AND outcome <> 'success' AND NOT test AND payload IS NOT NULL
-          AND ${where}
-        ORDER BY event_id, phase, seq DESC
+      `SELECT event_id, phase, payload FROM (
+         SELECT DISTINCT ON (event_id, phase) event_id, phase, payload, seq
+           FROM webhooks.delivery_attempts
+          WHERE webhook_id = $1 AND final AND outcome <> 'success' AND NOT test
+            AND payload IS NOT NULL AND ${where}
+          ORDER BY event_id, phase, seq DESC) given_up
+        WHERE NOT EXISTS (
+          SELECT 1 FROM webhooks.delivery_attempts later
+           WHERE later.webhook_id = $1 AND later.event_id = given_up.event_id
+             AND later.phase = given_up.phase AND later.seq > given_up.seq
+             AND later.outcome = 'success' AND NOT later.test)
+        ORDER BY event_id, array_position(ARRAY['unconfirmed', 'confirmed', 'removed'], phase)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
       [webhookId, ...params],
     );

@@ -19,7 +19,7 @@ export function checkId(prefix: 'wh' | 'al', id: string): string {
     throw new DomainError(
       'invalid_id',
       'invalid',
-      `${quoteInput(id)} is not a ${prefix === 'wh' ? 'webhook' : 'address list'} id`,
+      `${quoteInput(id)} is not ${prefix === 'wh' ? 'a webhook' : 'an address list'} id`,
     );
   return id;
 }
