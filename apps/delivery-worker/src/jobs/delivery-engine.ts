@@ -95,17 +95,16 @@ export class DeliveryEngine {
   private readonly breakers = new Map<string, CircuitBreaker>();
   /** Since when a due job has been waiting for its endpoint's concurrency or host rate. */
   private readonly busySince = new Map<string, number>();
-  /** Jobs held back on this replica and since when (for the oldest-waiting gauge). */
-  private readonly held = new Map<string, number>();
+  /**
+   * Jobs held back (waiting) on this replica: since when (the job's creation, for the
+   * oldest-waiting gauge) and when last looked at. One held before its first attempt (its
+   * endpoint busy, the balance) has no row, and a later delivery of its event waits for it all
+   * the same (QA: a busy endpoint got confirmed before unconfirmed). The phases of an event go to
+   * one worker (routes are by target host), so this process is where it waits.
+   */
+  private readonly held = new Map<string, { since: number; lookedAt: number }>();
   /** Jobs being looked at by this process now (a later delivery of the event waits for them). */
   private readonly inHand = new Set<string>();
-  /**
-   * Jobs waiting on this replica and when they were last looked at: one held before its first
-   * attempt (its endpoint busy, the balance) has no row, and a later delivery of its event waits
-   * for it all the same (QA: a busy endpoint got confirmed before unconfirmed). The phases of an
-   * event go to one worker (routes are by target host), so this process is where it waits.
-   */
-  private readonly waitingHere = new Map<string, number>();
   /** Health events this process already published (a restart re-publishes once; ids dedupe). */
   private readonly published = new Set<string>();
   /** Sealed secret → its signing keys: opening one (AES-GCM) per attempt cost more than
@@ -128,7 +127,7 @@ export class DeliveryEngine {
   oldestHeldMs(): number {
     const now = this.deps.clock.now().getTime();
     let oldest = now;
-    for (const since of this.held.values()) if (since < oldest) oldest = since;
+    for (const { since } of this.held.values()) if (since < oldest) oldest = since;
     return now - oldest;
   }
 
@@ -150,10 +149,9 @@ export class DeliveryEngine {
     if (step.action === 'done') {
       this.held.delete(job.id);
       this.busySince.delete(job.id);
-      this.waitingHere.delete(job.id);
     } else {
-      if (!this.held.has(job.id)) this.held.set(job.id, Date.parse(job.createdAt));
-      this.waitingHere.set(job.id, this.deps.clock.now().getTime());
+      const since = this.held.get(job.id)?.since ?? Date.parse(job.createdAt);
+      this.held.set(job.id, { since, lookedAt: this.deps.clock.now().getTime() });
       this.deps.onWait?.(step.reason);
     }
     return step;
@@ -433,7 +431,7 @@ export class DeliveryEngine {
     let readyAt = 0;
     for (const [i, row] of rows.entries()) {
       // No attempt yet, but waiting here (endpoint busy, balance): it goes first.
-      const lookedAt = this.waitingHere.get(ids[i]!);
+      const lookedAt = this.held.get(ids[i]!)?.lookedAt;
       if (row === undefined && lookedAt !== undefined && nowMs - lookedAt < EARLIER_SILENT_MS)
         return { kind: 'unfinished', recheckMs: EARLIER_HELD_RECHECK_MS };
       // No attempt (dropped, never matched, not started) or one made before the shared budget.

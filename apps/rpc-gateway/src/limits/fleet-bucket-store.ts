@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
+import { fileReadEachTime } from '@meridian/platform-config';
 import { TAKE_UP_TO_LUA } from '@meridian/rate-limits';
 import type { LeaseAnswer, LeaseRequest } from './leased-rate-limiter';
 import { planLimit } from './token-bucket';
@@ -37,29 +37,17 @@ export interface RedisTlsFiles {
  * `rediss://` URL alone verifies against the system's CAs. The files are read here, so a missing
  * one fails at start, and again at each connection: ioredis copies its `tls` option into every
  * connection's options (`Object.assign`), which calls these getters, so a renewed certificate is
- * used from the next reconnect without a restart; an open connection keeps its own (ADR 0506).
- * A read that fails then (the file mid-swap) keeps the last one read. The name checked is the
- * URL's host, as for any TLS client.
+ * used from the next reconnect without a restart; an open connection keeps its own (ADR 0506;
+ * `fileReadEachTime`: a read that fails keeps the last one). The name checked is the URL's host,
+ * as for any TLS client.
  */
 export function redisTlsOptions(files: RedisTlsFiles | undefined): ConnectionOptions | undefined {
   if (!files?.caFile && !files?.certFile) return undefined;
   const options: ConnectionOptions = {};
-  const read = { ca: files.caFile, cert: files.certFile, key: files.keyFile };
-  for (const [name, file] of Object.entries(read)) {
-    if (!file) continue;
-    let last = readFileSync(file);
-    Object.defineProperty(options, name, {
-      enumerable: true,
-      get: () => {
-        try {
-          last = readFileSync(file);
-        } catch {
-          // Keep the last one read: a Secret's files are swapped at once, so this is rare.
-        }
-        return last;
-      },
-    });
-  }
+  const paths = { ca: files.caFile, cert: files.certFile, key: files.keyFile };
+  for (const [name, file] of Object.entries(paths))
+    if (file)
+      Object.defineProperty(options, name, { enumerable: true, get: fileReadEachTime(file) });
   return options;
 }
 

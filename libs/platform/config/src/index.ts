@@ -5,3 +5,4 @@ export * from './clock';
 export * from './secret-setting';
 export * from './networks-setting';
 export * from './transport-settings';
+export * from './file-read-each-time';

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import {
   credsAuthenticator,
   nkeyAuthenticator,
   type NodeConnectionOptions,
 } from '@nats-io/transport-node';
+import { fileReadEachTime } from '@meridian/platform-config';
 
 /** Where and as whom to connect: `NATS_URL` and the `NATS_*_FILE` settings (ADR 0506). */
 export interface NatsConnectionSettings {
@@ -37,8 +37,8 @@ export function redactedNatsUrl(url: string): string {
  * are passed as options. `tls://` or any TLS file makes TLS required (nats.js refuses a server
  * that does not offer it). The creds or seed file is read here, so a missing one fails at start,
  * and again at each connection nats.js opens (it takes a function for this), as it reads the TLS
- * files: a rotated Secret is used from the next reconnect without a restart (ADR 0506). A read
- * that fails then (the file mid-swap) keeps the last one read.
+ * files: a rotated Secret is used from the next reconnect without a restart (ADR 0506;
+ * `fileReadEachTime`: a read that fails, the file mid-swap, keeps the last one).
  */
 export function natsConnectOptions(settings: NatsConnectionSettings): NodeConnectionOptions {
   const url = new URL(settings.url);
@@ -52,26 +52,13 @@ export function natsConnectOptions(settings: NatsConnectionSettings): NodeConnec
     options.token = user;
   }
   if (settings.credsFile)
-    options.authenticator = credsAuthenticator(rereading(settings.credsFile, (bytes) => bytes));
-  else if (settings.nkeySeedFile)
-    options.authenticator = nkeyAuthenticator(
-      rereading(settings.nkeySeedFile, (bytes) =>
-        new TextEncoder().encode(new TextDecoder().decode(bytes).trim()),
-      ),
+    options.authenticator = credsAuthenticator(fileReadEachTime(settings.credsFile));
+  else if (settings.nkeySeedFile) {
+    const seed = fileReadEachTime(settings.nkeySeedFile);
+    options.authenticator = nkeyAuthenticator(() =>
+      new TextEncoder().encode(seed().toString('utf8').trim()),
     );
+  }
   if (settings.tls || url.protocol === 'tls:') options.tls = { ...settings.tls };
   return options;
-}
-
-/** The file's bytes now (read once here), then read again at each call, the last good kept. */
-function rereading(file: string, parse: (bytes: Uint8Array) => Uint8Array): () => Uint8Array {
-  let last = parse(readFileSync(file));
-  return () => {
-    try {
-      last = parse(readFileSync(file));
-    } catch {
-      // Keep the last one read: a Secret's files are swapped at once, so this is rare.
-    }
-    return last;
-  };
 }
