@@ -1,4 +1,4 @@
-import { deliveryJobId } from '@meridian/contracts';
+import { DeliveryPhaseSchema, deliveryJobId } from '@meridian/contracts';
 import type {
   BalanceStateChanged,
   DeliveryDropReason,
@@ -71,7 +71,7 @@ const MEMO_SIZE = 10_000;
 /** A held event looks at the balance again this often: a cleared top-up lets it through soon. */
 const BALANCE_RECHECK_MS = 30_000;
 /** The deliveries of one event, in the order the receiver must get them. */
-const PHASE_ORDER: readonly DeliveryPhase[] = ['unconfirmed', 'confirmed', 'removed'];
+const PHASE_ORDER: readonly DeliveryPhase[] = DeliveryPhaseSchema.options;
 /** A later delivery looks again this long after its earlier one's attempt is due (or in flight). */
 const EARLIER_RECHECK_MS = 1_000;
 /** ... and this often while its earlier one waits here before its first attempt (up to 10 min). */

@@ -6,6 +6,7 @@ import type {
   DeliveryPhase,
   WebhookEventBody,
 } from '@meridian/contracts';
+import { DeliveryPhaseSchema } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** A row of the attempt log (`attemptsPage`: every outcome but success, or one event's all). */
@@ -243,9 +244,9 @@ export class DeliveriesRepository {
            WHERE later.webhook_id = $1 AND later.event_id = given_up.event_id
              AND later.phase = given_up.phase AND later.seq > given_up.seq
              AND later.outcome = 'success' AND NOT later.test)
-        ORDER BY event_id, array_position(ARRAY['unconfirmed', 'confirmed', 'removed'], phase)
+        ORDER BY event_id, array_position($${params.length + 2}::text[], phase)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
-      [webhookId, ...params],
+      [webhookId, ...params, DeliveryPhaseSchema.options],
     );
   }
 }

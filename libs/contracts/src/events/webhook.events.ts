@@ -11,6 +11,7 @@ import {
   tokenString,
 } from './common.schema';
 
+/** The deliveries of one event, in the order a receiver gets them (delivery-worker, replays). */
 export const DeliveryPhaseSchema = z.enum(['unconfirmed', 'confirmed', 'removed']);
 export type DeliveryPhase = z.infer<typeof DeliveryPhaseSchema>;
 
