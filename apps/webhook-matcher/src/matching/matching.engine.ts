@@ -1,5 +1,9 @@
-import { owns, type Partition } from '@meridian/contracts';
-import type { ChainBlock, ChainBlocksRemoved } from '@meridian/contracts';
+import {
+  owns,
+  type ChainBlock,
+  type ChainBlocksRemoved,
+  type Partition,
+} from '@meridian/contracts';
 import { PLANS } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import { buildPayload, collectListRefs } from '@meridian/webhooks';
