@@ -25,6 +25,10 @@ const TOKENS = {
   eth: 'tok_ws_eth_0000000001',
   polygon: 'tok_ws_polygon_000001',
   opbnb: 'tok_ws_opbnb_00000001',
+  /** Network P, an account with a plan whose CU are spent (balance state exhausted). */
+  polygonSpent: 'tok_grpc_spent_000001',
+  /** Network P, a team without a plan and no CU: billing-ledger publishes it exhausted too. */
+  polygonNoPlan: 'tok_grpc_no_plan_0001',
 };
 
 describe('rpc-gateway WebSocket and BorApi gRPC', () => {
@@ -54,6 +58,18 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
         [TOKENS.eth]: { accountId: 'acct-ws', network: 'eth-mainnet', planId: 'pro' },
         [TOKENS.polygon]: { accountId: 'acct-grpc', network: 'polygon-mainnet', planId: 'pro' },
         [TOKENS.opbnb]: { accountId: 'acct-opbnb', network: 'opbnb-mainnet', planId: 'pro' },
+        [TOKENS.polygonSpent]: {
+          accountId: 'acct-grpc-spent',
+          network: 'polygon-mainnet',
+          planId: 'pro',
+          status: 'exhausted',
+        },
+        [TOKENS.polygonNoPlan]: {
+          accountId: 'acct-grpc-no-plan',
+          network: 'polygon-mainnet',
+          planId: null,
+          status: 'exhausted',
+        },
       }),
     });
   });
@@ -340,6 +356,45 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
     ])('%s', async (_name, method, request, token, code) => {
       const { error } = await callBor(method, request, token);
       expect(error?.code).toBe(code);
+    });
+
+    /** What a refusal carries: status, message, and the trailers toGrpcStatus adds. */
+    const refusal = (error: ServiceError | null) => ({
+      code: error?.code,
+      details: error?.details,
+      errorCode: error?.metadata.get('error-code'),
+      retryable: error?.metadata.get('error-retryable'),
+    });
+
+    it('a balance that cannot be spent is RESOURCE_EXHAUSTED, its cause in the error-code trailer: cu_exhausted, or plan_required for an account without a plan (ADR 0210 amendment)', async () => {
+      const spent = await callBor('HeaderByNumber', { number: 'latest' }, TOKENS.polygonSpent);
+      expect(refusal(spent.error)).toEqual({
+        code: status.RESOURCE_EXHAUSTED,
+        details: expect.stringContaining('compute units (CU) balance of this account is exhausted'),
+        errorCode: ['cu_exhausted'],
+        retryable: ['false'],
+      });
+      // The same status and trailers, the missing plan named instead of "exhausted" (as the HTTP
+      // edge names it in data.code, gateway-http.int-spec.ts), on each way a BorApi method
+      // reaches the relay: one call, a batch of blocks, GetAuthor's own.
+      for (const [method, request] of [
+        ['HeaderByNumber', { number: 'latest' }],
+        ['GetBlockInfoInBatch', { startBlockNumber: 0, endBlockNumber: 0 }],
+        ['GetAuthor', { number: '0x0' }],
+      ] as const) {
+        const noPlan = await callBor(method, request, TOKENS.polygonNoPlan);
+        expect({ method, ...refusal(noPlan.error) }).toEqual({
+          method,
+          code: status.RESOURCE_EXHAUSTED,
+          details: expect.stringContaining('this account has no plan'),
+          errorCode: ['plan_required'],
+          retryable: ['false'],
+        });
+        expect(noPlan.error?.details).not.toContain('exhausted');
+      }
+      // An account with a plan and CU on the same server is still answered.
+      const paying = await callBor('HeaderByNumber', { number: 'latest' }, TOKENS.polygon);
+      expect(paying.error).toBeNull();
     });
   });
 });
