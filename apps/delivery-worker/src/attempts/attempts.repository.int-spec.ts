@@ -2,7 +2,13 @@ import type { DataSource } from 'typeorm';
 import { attemptLogDatabase, type AttemptLogDatabase } from '../testing/attempt-log-database';
 import { createAppDataSource } from '@meridian/platform-db';
 import { dataSourceOptions } from '../db/data-source';
-import { AttemptsRepository, type AttemptStart, type Claim } from './attempts.repository';
+import {
+  AttemptsRepository,
+  IN_FLIGHT_AT_MOST_MS,
+  type AttemptFinish,
+  type AttemptStart,
+  type Claim,
+} from './attempts.repository';
 
 const won = (claim: Claim): claim is { slot: number } => typeof claim === 'object';
 
@@ -28,6 +34,13 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
     webhookId: 'wh_1',
     startedAt: new Date('2026-11-25T10:00:00.123Z'),
     billed,
+  });
+
+  const failed = (): AttemptFinish => ({
+    outcome: 'failure',
+    finishedAt: new Date('2026-11-25T10:00:01Z'),
+    errorClass: 'http_status',
+    statusCode: 500,
   });
 
   async function rowsOf(jobId: string) {
@@ -60,14 +73,17 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
     await other.initialize();
     try {
       const workers = [repo, new AttemptsRepository(other)] as const;
+      // Each attempt fails at once; a claim lost or refused (the other phase attempting) looks
+      // again.
       const phase = async (worker: AttemptsRepository, jobId: string, eventKey: string) => {
         let won = 0;
         for (let n = 1; n <= 8; n += 1) {
           let claim: Claim;
           do claim = await worker.claim({ ...start(jobId, n), eventKey });
-          while (claim === 'lost');
+          while (claim === 'lost' || claim === 'busy');
           if (claim === 'spent') break;
           won += 1;
+          await worker.finish(`${jobId}:${n}`, failed());
         }
         return won;
       };
@@ -84,14 +100,22 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
         );
         expect(slots.map((r) => r.event_attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       }
-      // A burst: 10 claims of one event from each worker at once (one statement each, running
-      // side by side): 8 are won in all, whichever worker wins them.
+      // A burst: 10 deliveries of one event on each worker claim at once, each an attempt
+      // recorded without sending (a claim with its outcome), again while lost or refused: 8 are
+      // won in all, whichever worker wins them.
       const eventKey = 'wh_budget:ev_burst';
       const claims = await Promise.all(
         workers.flatMap((worker, w) =>
-          Array.from({ length: 10 }, (_, i) =>
-            worker.claim({ ...start(`${eventKey}:w${w}:${i}`, 1), eventKey }),
-          ),
+          Array.from({ length: 10 }, async (_, i) => {
+            let claim: Claim;
+            do
+              claim = await worker.claim(
+                { ...start(`${eventKey}:w${w}:${i}`, 1), eventKey },
+                failed(),
+              );
+            while (claim === 'lost' || claim === 'busy');
+            return claim;
+          }),
         ),
       );
       expect(claims.filter(won)).toHaveLength(8);
@@ -101,7 +125,88 @@ describe('AttemptsRepository (statements shared by the handlers in flight)', () 
           .map((c) => c.slot)
           .sort((a, b) => a - b),
       ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(claims.filter((c) => c === 'spent').length).toBeGreaterThanOrEqual(2);
+      expect(claims.filter((c) => c === 'spent')).toHaveLength(12);
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('lets one delivery of an event attempt at a time, also across two workers (ADR 0431 amendment)', async () => {
+    // Two pools, as two worker processes. The unconfirmed delivery (U) on one, the confirmed one
+    // (C) on the other; C passes the job ids of its earlier deliveries and the highest slot of
+    // theirs it read before deciding (`earlierSlot`), as DeliveryEngine does.
+    const other = createAppDataSource(dataSourceOptions(log.url));
+    await other.initialize();
+    const [a, b] = [repo, new AttemptsRepository(other)] as const;
+    let n = 0;
+    const event = () => {
+      n += 1;
+      const eventKey = `wh_order:ev_${n}`;
+      const u = `${eventKey}:unconfirmed`;
+      const c = `${eventKey}:confirmed`;
+      return {
+        eventKey,
+        u,
+        c,
+        claimU: (worker: AttemptsRepository, attempt = 1, at?: Date) =>
+          worker.claim({
+            ...start(u, attempt),
+            eventKey,
+            ...(at ? { startedAt: at } : {}),
+          }),
+        claimC: (worker: AttemptsRepository, earlierSlot: number, attempt = 1) =>
+          worker.claim({ ...start(c, attempt), eventKey, earlierJobIds: [u], earlierSlot }),
+      };
+    };
+    try {
+      // C read U before U's first claim committed (no row: earlierSlot 0), then claims while
+      // U's attempt is in flight: refused, nothing recorded.
+      let e = event();
+      expect(await e.claimU(a)).toEqual({ slot: 1 });
+      expect(await e.claimC(b, 0)).toBe('busy');
+      // ... and once U's attempt failed, its read is still stale (U took slot 1 since): refused;
+      // a fresh read (slot 1 seen) lets it claim, should the schedule let it go.
+      await a.finish(`${e.u}:1`, failed());
+      expect(await e.claimC(b, 0)).toBe('busy');
+      expect(await e.claimC(b, 1)).toEqual({ slot: 2 });
+      expect(await rowsOf(e.c)).toHaveLength(1);
+
+      // C claimed first (U had no row: not waited for); U, claiming while C's attempt is in
+      // flight, is refused until that attempt ended; then it takes the next slot.
+      e = event();
+      expect(await e.claimC(b, 0)).toEqual({ slot: 1 });
+      expect(await e.claimU(a)).toBe('busy');
+      await b.finish(`${e.c}:1`, failed());
+      expect(await e.claimU(a)).toEqual({ slot: 2 });
+
+      // A row left without an outcome by a stopped worker holds the other deliveries back only
+      // while its request could still be in flight.
+      e = event();
+      expect(await e.claimC(b, 0)).toEqual({ slot: 1 });
+      const later = new Date(
+        Date.parse(start(e.u, 1).startedAt.toISOString()) + IN_FLIGHT_AT_MOST_MS + 1,
+      );
+      expect(await e.claimU(a, 1, later)).toEqual({ slot: 2 });
+
+      // Both in one statement (one worker, one turn): the earlier phase goes, whichever was
+      // submitted first.
+      e = event();
+      expect(await Promise.all([e.claimC(a, 0), e.claimU(a)])).toEqual(['busy', { slot: 1 }]);
+
+      // Both at the same instant on the two workers, many times: never both attempting.
+      for (let round = 0; round < 60; round += 1) {
+        e = event();
+        const [u, c] = await Promise.all([e.claimU(a), e.claimC(b, 0)]);
+        expect([u, c].filter(won)).toHaveLength(1);
+        expect(
+          [u, c].filter((claim) => !won(claim)).every((x) => x === 'busy' || x === 'lost'),
+        ).toBe(true);
+        const [{ count }] = await dataSource.query(
+          `SELECT count(*)::int AS count FROM deliveries.attempts WHERE event_key = $1`,
+          [e.eventKey],
+        );
+        expect(count).toBe(1);
+      }
     } finally {
       await other.destroy();
     }

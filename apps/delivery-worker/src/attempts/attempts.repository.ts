@@ -36,6 +36,14 @@ export interface AttemptStart {
   webhookId: string;
   startedAt: Date;
   billed: boolean;
+  /**
+   * The job ids of the event's deliveries that go before this one (`earlierDeliveriesOf`) and the
+   * highest slot among their attempts the caller read before deciding to claim (0: none). The
+   * claim is refused (`busy`) when one of them took a higher slot since: the decision was made on
+   * a stale read (another worker's attempt of the earlier delivery), and the caller looks again.
+   */
+  earlierJobIds?: readonly string[];
+  earlierSlot?: number;
 }
 
 export interface AttemptFinish {
@@ -107,9 +115,18 @@ function finishColumns(f: AttemptFinish): Record<string, unknown> {
  * A claim's result: `{slot}` (won: the row is in with that slot of its event, attempt it),
  * `lost` (another delivery of the job, or of the same event at the same moment, took the id or
  * the event's slot: look again), `spent` (the event's 8 attempts are taken by its deliveries:
- * give up, nothing recorded or billed).
+ * give up, nothing recorded or billed), `busy` (another delivery of the event has an attempt in
+ * flight, or an earlier one attempted since the caller read it: nothing recorded, look again).
  */
-export type Claim = { slot: number } | 'lost' | 'spent';
+export type Claim = { slot: number } | 'lost' | 'spent' | 'busy';
+
+/**
+ * An attempt row without an outcome this long after it started is no longer a request in flight
+ * (a request ends within CONNECT_TIMEOUT_MS + ANSWER_TIMEOUT_MS, 20 s): its worker stopped, and
+ * the row waits for its job's next look to be closed as `interrupted`. It holds no other
+ * delivery of its event back.
+ */
+export const IN_FLIGHT_AT_MOST_MS = 60_000;
 
 /** A write of the attempt log: a claim (a new row, maybe with its outcome) or an outcome. */
 type Write =
@@ -121,24 +138,43 @@ const CLAIM_COLUMNS = `id, job_id, attempt, account_id, webhook_id, started_at, 
 
 /**
  * The INSERT of the claims ($1), each with the event's next attempt slot (`event_attempt`, 1–8,
- * unique per `event_key`): the highest slot taken plus the claim's rank among this statement's
- * claims of the event. A claim past slot 8 is not inserted (`spent`). Two statements taking the
- * same slot at once (two deliveries of one event in two workers) meet on the unique index: the
- * second waits for the first and inserts nothing (`lost`), so an event never has more than 8.
+ * unique per `event_key`): the highest slot taken plus one. A claim past slot 8 is not inserted
+ * (`spent`). One delivery of an event attempts at a time (ADR 0431 amendment, "Two workers"): a
+ * claim is refused (`busy`) while another delivery of its event has an attempt in flight (a row
+ * without outcome, started less than IN_FLIGHT_AT_MOST_MS before this claim), or when one of its
+ * earlier deliveries took a slot above the one the caller read (`earlier_slot`), or when a claim
+ * of another delivery of the event goes before it in this statement (the earlier phase first).
+ *
+ * The unique slot index serializes the claims of one event across workers: two statements that
+ * do not see each other's rows compute the same slot (slots are dense), so the second waits for
+ * the first on the index and inserts nothing (`lost`: its job looks again and then sees the
+ * first). So a claim that is inserted saw every row of its event, and its checks were exact.
  * A claim is won when its id comes back.
  */
-const claimsStatement = (param: string) => `WITH x AS (
-    SELECT c.*, COALESCE((SELECT max(a.event_attempt) FROM deliveries.attempts a
-                           WHERE a.event_key = c.event_key), 0)
-                + row_number() OVER (PARTITION BY c.event_key ORDER BY c.ord) AS slot
-      FROM json_to_recordset(${param}::json) AS c(${ROW_TYPE}, event_key text, ord int)
+const claimsStatement = (param: string) => `WITH c AS (
+    SELECT c.*, row_number() OVER (PARTITION BY c.event_key
+                                   ORDER BY cardinality(c.earlier), c.ord) AS event_rank
+      FROM json_to_recordset(${param}::json)
+           AS c(${ROW_TYPE}, event_key text, ord int, earlier text[], earlier_slot int)
      WHERE NOT EXISTS (SELECT 1 FROM deliveries.attempts a WHERE a.id = c.id)),
+  e AS (
+    SELECT c.*, t.taken,
+           t.taken >= ${MAX_DELIVERY_ATTEMPTS} AS spent,
+           c.event_rank > 1 OR t.in_flight OR t.earlier_moved AS busy
+      FROM c CROSS JOIN LATERAL (
+        SELECT COALESCE(max(a.event_attempt), 0) AS taken,
+               COALESCE(bool_or(a.outcome IS NULL AND a.job_id <> c.job_id
+                   AND a.started_at > c.started_at - interval '${IN_FLIGHT_AT_MOST_MS} milliseconds'),
+                 false) AS in_flight,
+               COALESCE(bool_or(a.job_id = ANY(c.earlier)
+                   AND a.event_attempt > COALESCE(c.earlier_slot, 0)), false) AS earlier_moved
+          FROM deliveries.attempts a WHERE a.event_key = c.event_key) t),
+  x AS (SELECT e.*, e.taken + 1 AS slot, NOT e.spent AND e.busy AS refused FROM e),
   won AS (
     INSERT INTO deliveries.attempts (${CLAIM_COLUMNS}, event_key, event_attempt)
-    SELECT ${CLAIM_COLUMNS}, event_key, slot FROM x WHERE slot <= ${MAX_DELIVERY_ATTEMPTS}
+    SELECT ${CLAIM_COLUMNS}, event_key, slot FROM x WHERE NOT spent AND NOT refused
     ON CONFLICT DO NOTHING RETURNING id)
-  SELECT x.id, x.slot::int AS slot, won.id IS NOT NULL AS won,
-         x.slot > ${MAX_DELIVERY_ATTEMPTS} AS spent
+  SELECT x.id, x.slot::int AS slot, won.id IS NOT NULL AS won, x.spent, x.refused AS busy
     FROM x LEFT JOIN won ON won.id = x.id`;
 const INSERT_CLAIMS = claimsStatement('$1');
 
@@ -156,8 +192,8 @@ const updateFinishes = (param: string) => `UPDATE deliveries.attempts a
  * outcome is written only after its row's claim committed.
  */
 const CLAIMS_AND_FINISHES = claimsStatement('$1').replace(
-  'WITH x AS (',
-  `WITH finished AS (${updateFinishes('$2')} RETURNING 1), x AS (`,
+  'WITH c AS (',
+  `WITH finished AS (${updateFinishes('$2')} RETURNING 1), c AS (`,
 );
 
 /**
@@ -191,7 +227,8 @@ export class AttemptsRepository {
    * Claims an attempt before it is made, in its event's budget of 8. `lost` when the row exists
    * (another delivery of the same job claimed it) or the event's slot was taken at the same
    * moment: the caller re-reads instead of attempting (and billing) twice. `spent` when the
-   * event's 8 attempts are taken (by this or its other deliveries).
+   * event's 8 attempts are taken (by this or its other deliveries). `busy` when another delivery
+   * of the event is attempting, or an earlier one attempted since `start.earlierSlot` was read.
    */
   async claim(start: AttemptStart, finish?: AttemptFinish): Promise<Claim> {
     return (await this.writes.submit({ claim: start, finish }))!;
@@ -265,10 +302,12 @@ export class AttemptsRepository {
         billed: start.billed,
         event_key: start.eventKey,
         ord: i,
+        earlier: start.earlierJobIds ?? [],
+        earlier_slot: start.earlierSlot ?? 0,
         ...(w.finish ? finishColumns(w.finish) : {}),
       });
     });
-    let inserted: { id: string; slot: number; won: boolean; spent: boolean }[] = [];
+    let inserted: { id: string; slot: number; won: boolean; spent: boolean; busy: boolean }[] = [];
     if (claims.length === 0) await this.db.query(updateFinishes('$1'), [JSON.stringify(finishes)]);
     else if (finishes.length === 0)
       inserted = await this.db.query(INSERT_CLAIMS, [JSON.stringify(claims)]);
@@ -282,7 +321,8 @@ export class AttemptsRepository {
       if (w.claim === undefined) return undefined;
       const result = results.get(w.claim.id);
       if (first.get(w.claim.id) !== i || result === undefined) return 'lost';
-      return result.won ? { slot: result.slot } : result.spent ? 'spent' : 'lost';
+      if (result.won) return { slot: result.slot };
+      return result.spent ? 'spent' : result.busy ? 'busy' : 'lost';
     });
   }
 }

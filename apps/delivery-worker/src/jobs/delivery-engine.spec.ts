@@ -34,12 +34,16 @@ import { deliveryJobsHandler } from './delivery-jobs.consumer';
 
 /**
  * The attempt log in memory, with the repository's claim semantics (a row is claimed once; it
- * takes the next slot of its event, 8 at most: the unique event_key + event_attempt).
+ * takes the next slot of its event, 8 at most: the unique event_key + event_attempt; `busy`
+ * while another delivery of the event is in flight, or an earlier one took a slot above the one
+ * the caller read).
  */
 class MemoryAttempts {
   readonly rows = new Map<string, AttemptRow>();
   /** Slots taken per event. */
   readonly spent = new Map<string, number>();
+  /** Attempt id → its event key. */
+  private readonly eventOf = new Map<string, string>();
 
   async latest(jobId: string): Promise<AttemptRow | undefined> {
     return [...this.rows.values()]
@@ -51,6 +55,18 @@ class MemoryAttempts {
     if (this.rows.has(start.id)) return 'lost';
     const slot = (this.spent.get(start.eventKey) ?? 0) + 1;
     if (slot > MAX_DELIVERY_ATTEMPTS) return 'spent';
+    const others = [...this.rows.values()].filter(
+      (row) => this.eventOf.get(row.id) === start.eventKey && row.jobId !== start.jobId,
+    );
+    if (
+      others.some((row) => row.outcome === null) ||
+      others.some(
+        (row) =>
+          start.earlierJobIds?.includes(row.jobId) && (row.slot ?? 0) > (start.earlierSlot ?? 0),
+      )
+    )
+      return 'busy';
+    this.eventOf.set(start.id, start.eventKey);
     this.spent.set(start.eventKey, slot);
     this.rows.set(start.id, {
       id: start.id,
@@ -562,6 +578,47 @@ describe('8 attempts per event across its deliveries, in order (spec "Webhook de
     const alone = w.phaseJob('wh_b', 'ev_y', 'confirmed');
     expect(await w.engine.handle(alone, true)).toEqual({ action: 'done', reason: 'delivered' });
     expect(w.attempts.of(alone.id).map((r) => [r.attempt, r.slot])).toEqual([[1, 1]]);
+  });
+
+  it('one delivery of an event attempts at a time: an earlier one claiming while a later one is in flight waits (the claim says busy); the claim carries what was read of the earlier ones', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', SLOW);
+    const unconfirmed = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const confirmed = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    const claims: AttemptStart[] = [];
+    const claim = w.attempts.claim.bind(w.attempts);
+    w.attempts.claim = (start, finish) => {
+      claims.push(start);
+      return claim(start, finish);
+    };
+    // The confirmed delivery first (the unconfirmed one had no attempt: not waited for).
+    const inFlight = w.engine.handle(confirmed, true);
+    await settle();
+    expect(w.held.count).toBe(1);
+    expect(await w.engine.handle(unconfirmed, true)).toEqual({
+      action: 'wait',
+      ms: SECOND,
+      reason: 'event_busy',
+    });
+    expect(w.attempts.of(unconfirmed.id)).toEqual([]);
+    expect(w.held.count).toBe(1);
+    w.held.answerOne();
+    expect(await inFlight).toEqual({ action: 'done', reason: 'delivered' });
+    const next = w.engine.handle(unconfirmed);
+    await settle();
+    w.held.answerOne();
+    expect(await next).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.attempts.of(unconfirmed.id).map((r) => r.slot)).toEqual([2]);
+    expect(claims.map((c) => [c.jobId, c.earlierJobIds, c.earlierSlot])).toEqual([
+      [confirmed.id, [unconfirmed.id], 0],
+      [unconfirmed.id, [], 0],
+      [unconfirmed.id, [], 0],
+    ]);
+    // The health event of each attempt carries its slot of the event.
+    expect(w.health.map((h) => [h.phase, h.attempt, h.eventAttempt])).toEqual([
+      ['confirmed', 1, 1],
+      ['unconfirmed', 1, 2],
+    ]);
   });
 
   it('a removal correction waits for the confirmed delivery too; a delivery whose event spent its 8 is given up unsent', async () => {

@@ -24,12 +24,17 @@ import {
 import type {
   AttemptFinish,
   AttemptRow,
+  AttemptStart,
   AttemptsRepository,
+  Claim,
 } from '../attempts/attempts.repository';
 import { CircuitBreaker, type BreakerAdmission } from '../protection/circuit-breaker';
 import { BoundedMemo } from '../common/bounded-memo';
 import type { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
+
+/** The earlier deliveries of the event as this look read them; the claim refuses a stale read. */
+type EarlierSeen = Required<Pick<AttemptStart, 'earlierJobIds' | 'earlierSlot'>>;
 
 export type Step =
   { action: 'done'; reason: string } | { action: 'wait'; ms: number; reason: string };
@@ -190,6 +195,11 @@ export class DeliveryEngine {
     const attempt = latest ? latest.attempt + 1 : job.attempt;
     if (dropReason !== null) return this.dropQueued(job, attempt, dropReason);
     const before = this.earlierState(earlierIds, earlier, now.getTime());
+    // What the claim checks against (a stale read is refused, `busy`): the slots seen taken.
+    const seen: EarlierSeen = {
+      earlierJobIds: earlierIds,
+      earlierSlot: Math.max(0, ...earlier.map((row) => row?.slot ?? 0)),
+    };
     if (before.kind === 'spent') return this.eventAttemptsSpent(job, attempt);
     if (before.kind === 'unfinished') {
       // Not an attempt: no wait limit runs meanwhile (the endpoint's starts when it is due).
@@ -218,7 +228,7 @@ export class DeliveryEngine {
             Math.min(DELIVERY_WAIT_LIMIT_MS - waited, BALANCE_RECHECK_MS),
             'no_balance',
           );
-        return this.recordUnsent(job, entry, attempt, 'failure', 'no_balance', 'balance exhausted');
+        return this.recordUnsent(job, seen, attempt, 'failure', 'no_balance', 'balance exhausted');
       }
     }
 
@@ -230,7 +240,7 @@ export class DeliveryEngine {
     if (admission === 'skip')
       return this.recordUnsent(
         job,
-        entry,
+        seen,
         attempt,
         'skipped_breaker_open',
         'breaker_open',
@@ -253,7 +263,7 @@ export class DeliveryEngine {
       this.busySince.delete(job.id);
       return this.recordUnsent(
         job,
-        entry,
+        seen,
         attempt,
         'failure',
         'endpoint_busy',
@@ -262,7 +272,7 @@ export class DeliveryEngine {
     }
     this.busySince.delete(job.id);
     try {
-      return await this.attempt(job, entry, attempt, breaker, admission);
+      return await this.attempt(job, entry, seen, attempt, breaker, admission);
     } finally {
       gate.release();
     }
@@ -271,6 +281,7 @@ export class DeliveryEngine {
   private async attempt(
     job: DeliveryJob,
     entry: WebhookStatusEntry,
+    seen: EarlierSeen,
     attempt: number,
     breaker: CircuitBreaker | undefined,
     admission: BreakerAdmission,
@@ -299,11 +310,11 @@ export class DeliveryEngine {
       webhookId: job.webhookId,
       startedAt,
       billed: !job.test,
+      ...seen,
     });
     if (typeof claimed !== 'object') {
       breaker?.release(admission);
-      if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
-      return this.wait(1_000, 'claimed_elsewhere');
+      return this.notClaimed(job, attempt, claimed);
     }
     // Encoded once: both HMACs read these bytes and the request sends them.
     const body = Buffer.from(JSON.stringify(job.payload), 'utf8');
@@ -335,13 +346,12 @@ export class DeliveryEngine {
   /** An attempt spent without a request (no balance, breaker open, endpoint busy): not billed. */
   private async recordUnsent(
     job: DeliveryJob,
-    entry: WebhookStatusEntry,
+    seen: EarlierSeen,
     attempt: number,
     outcome: DeliveryHealth['outcome'],
     errorClass: DeliveryErrorClass,
     error: string,
   ): Promise<Step> {
-    void entry;
     const now = this.deps.clock.now();
     const finish: AttemptFinish = { outcome, finishedAt: now, errorClass, error };
     const claimed = await this.deps.attempts.claim(
@@ -354,15 +364,31 @@ export class DeliveryEngine {
         webhookId: job.webhookId,
         startedAt: now,
         billed: false,
+        ...seen,
       },
       finish,
     );
-    if (claimed === 'spent') return this.eventAttemptsSpent(job, attempt);
-    if (claimed === 'lost') return this.wait(1_000, 'claimed_elsewhere');
+    if (typeof claimed !== 'object') return this.notClaimed(job, attempt, claimed);
     this.deps.onAttempt?.(outcome, errorClass, false);
     const row = rowOf(job, attempt, claimed.slot, now, false, finish);
     await this.publishOnce(job, row);
     return this.after(job, row);
+  }
+
+  /**
+   * A claim refused: the event's 8 are spent (given up unsent); another delivery of the event is
+   * attempting, or an earlier one attempted since this look read it (`busy`: one delivery of an
+   * event attempts at a time, also across workers; look again, as after an earlier delivery's
+   * attempt in flight); or the row or slot was taken at the same moment (look again).
+   */
+  private notClaimed(
+    job: DeliveryJob,
+    attempt: number,
+    claim: Exclude<Claim, object>,
+  ): Promise<Step> | Step {
+    if (claim === 'spent') return this.eventAttemptsSpent(job, attempt);
+    if (claim === 'busy') return this.wait(EARLIER_RECHECK_MS, 'event_busy');
+    return this.wait(1_000, 'claimed_elsewhere');
   }
 
   /**
@@ -486,6 +512,7 @@ export class DeliveryEngine {
       eventId: job.eventId,
       phase: job.phase,
       attempt: row.attempt,
+      ...(row.slot !== null ? { eventAttempt: row.slot } : {}),
       outcome: row.outcome,
       billed: row.billed,
       final,

@@ -148,6 +148,13 @@ export const DeliveryHealthSchema = z.object({
   eventId: tokenString,
   phase: DeliveryPhaseSchema,
   attempt: z.number().int().min(1),
+  /**
+   * The slot of its event's budget the attempt took (additive, ADR 0431 amendment): 1–8, counted
+   * across the event's deliveries (unconfirmed, confirmed, a removal correction; a replay is a
+   * run of its own), where `attempt` counts within this delivery. Absent on a drop (not an
+   * attempt) and on an attempt made before the shared budget (no slot).
+   */
+  eventAttempt: z.number().int().min(1).max(8).optional(),
   outcome: z.enum(['success', 'failure', 'skipped_breaker_open', 'dropped']),
   /** True when the attempt was made and billed (25 CU); false for skips and test deliveries. */
   billed: z.boolean(),
