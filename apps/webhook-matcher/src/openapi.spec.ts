@@ -88,9 +88,24 @@ describe('webhook-matcher OpenAPI', () => {
                 properties: {
                   items: {
                     items: {
-                      required: expect.arrayContaining(['at', 'outcome', 'error_class']),
+                      required: expect.arrayContaining([
+                        'at',
+                        'outcome',
+                        'error_class',
+                        'event_attempt',
+                        'event_attempts_left',
+                      ]),
                       // One event's attempts (?event_id=) include its success.
-                      properties: { outcome: { enum: expect.arrayContaining(['success']) } },
+                      properties: {
+                        outcome: { enum: expect.arrayContaining(['success']) },
+                        // The event's budget of 8, across its deliveries (ADR 0431 amendment).
+                        event_attempt: {
+                          anyOf: [{ type: 'integer', minimum: 1, maximum: 8 }, { type: 'null' }],
+                        },
+                        event_attempts_left: {
+                          anyOf: [{ type: 'integer', minimum: 0, maximum: 7 }, { type: 'null' }],
+                        },
+                      },
                     },
                   },
                 },

@@ -5,6 +5,7 @@ import { DeliveriesAttempts1764300000000 } from '../migrations/1764300000000-del
 import { IdempotencyRequestHash1764400000000 } from '../migrations/1764400000000-idempotency-request-hash';
 import { ResumedAt1765100000000 } from '../migrations/1765100000000-resumed-at';
 import { DeliveryAttemptsByEvent1765200000000 } from '../migrations/1765200000000-delivery-attempts-by-event';
+import { DeliveryAttemptsEventSlot1765300000000 } from '../migrations/1765300000000-delivery-attempts-event-slot';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -17,6 +18,7 @@ export const MIGRATIONS = [
   IdempotencyRequestHash1764400000000,
   ResumedAt1765100000000,
   DeliveryAttemptsByEvent1765200000000,
+  DeliveryAttemptsEventSlot1765300000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

@@ -257,6 +257,9 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
       expect.objectContaining({
         event_id: 'ev_dropped',
         attempt: 1,
+        // A drop is not an attempt: no slot, and what is left of the budget is not known here.
+        event_attempt: null,
+        event_attempts_left: null,
         outcome: 'dropped',
         error_class: 'auto_paused',
         error: 'dropped: auto_paused',
@@ -273,6 +276,81 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     });
     expect(deliveryStats.safeParse(await stats(id)).error).toBeUndefined();
     expect((await s.call('GET', `/webhooks/${id}`, key)).body.status).toBe('active');
+  });
+
+  it("shows each attempt's slot of its event's 8 and the attempts left, across the event's phases", async () => {
+    const id = await create();
+    const eventId = `ev_${'c3'.padStart(32, '0')}`;
+    const phaseAttempt = (
+      phase: DeliveryHealth['phase'],
+      n: number,
+      eventAttempt: number | undefined,
+      outcome: DeliveryHealth['outcome'] = 'failure',
+    ) =>
+      attempt(id, {
+        id: `${deliveryJobId(id, eventId, phase)}:${n}`,
+        eventId,
+        phase,
+        attempt: n,
+        ...(eventAttempt === undefined ? {} : { eventAttempt }),
+        outcome,
+        ...(outcome === 'success' ? { statusCode: 200, final: true } : {}),
+      });
+    // The unconfirmed delivery fails slots 1 and 2 and succeeds at 3; the confirmed one then
+    // fails its attempts 1 and 2, the event's slots 4 and 5. One attempt of the event made
+    // before the worker kept the budget carries no slot.
+    await phaseAttempt('unconfirmed', 1, 1);
+    await phaseAttempt('unconfirmed', 2, 2);
+    await phaseAttempt('unconfirmed', 3, 3, 'success');
+    await phaseAttempt('confirmed', 1, 4);
+    await phaseAttempt('confirmed', 2, 5);
+    const legacy = `ev_${'d4'.padStart(32, '0')}`;
+    await attempt(id, { eventId: legacy, outcome: 'failure' });
+    const page = async (query: string) =>
+      (await s.call('GET', `/webhooks/${id}/deliveries?${query}`, key)).body;
+    await eventually(async () => (await page(`event_id=${eventId}`)).items.length === 5);
+    const ofEvent = await page(`event_id=${eventId}`);
+    expect(deliveriesPage.safeParse(ofEvent).error).toBeUndefined();
+    const rows = (
+      ofEvent.items as Array<{
+        phase: string;
+        attempt: number;
+        outcome: string;
+        event_attempt: number | null;
+        event_attempts_left: number | null;
+      }>
+    )
+      .map((i) => [i.phase, i.attempt, i.outcome, i.event_attempt, i.event_attempts_left])
+      .sort((a, b) => Number(a[3]) - Number(b[3]));
+    expect(rows).toEqual([
+      ['unconfirmed', 1, 'failure', 1, 7],
+      ['unconfirmed', 2, 'failure', 2, 6],
+      ['unconfirmed', 3, 'success', 3, 5],
+      ['confirmed', 1, 'failure', 4, 4],
+      ['confirmed', 2, 'failure', 5, 3],
+    ]);
+    // The failed-attempt log (no event_id) carries the same fields; the attempt without a slot
+    // answers null for both.
+    await eventually(async () => (await page('limit=10')).items.length === 5);
+    const failed = await page('limit=10');
+    expect(deliveriesPage.safeParse(failed).error).toBeUndefined();
+    expect(failed.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          event_id: eventId,
+          phase: 'confirmed',
+          attempt: 2,
+          event_attempt: 5,
+          event_attempts_left: 3,
+        }),
+        expect.objectContaining({
+          event_id: legacy,
+          attempt: 1,
+          event_attempt: null,
+          event_attempts_left: null,
+        }),
+      ]),
+    );
   });
 
   async function jobsOnStream(): Promise<DeliveryJob[]> {

@@ -16,6 +16,8 @@ export interface AttemptRow {
   event_id: string;
   phase: DeliveryPhase;
   attempt: number;
+  /** The slot of its event's 8 the attempt took (DeliveryHealth `eventAttempt`), if known. */
+  event_attempt: number | null;
   outcome: DeliveryHealth['outcome'];
   billed: boolean;
   final: boolean;
@@ -66,8 +68,9 @@ export class DeliveriesRepository {
       const inserted: unknown[] = await m.query(
         `INSERT INTO webhooks.delivery_attempts
            (id, webhook_id, account_id, event_id, phase, attempt, outcome, billed, final, test,
-            status_code, duration_ms, error_class, error, response_body, block_number, payload, at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)
+            status_code, duration_ms, error_class, error, response_body, block_number, payload, at,
+            event_attempt)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           h.id,
@@ -88,6 +91,7 @@ export class DeliveriesRepository {
           blockNumberOf(h.payload),
           h.payload ? JSON.stringify(h.payload) : null,
           h.at,
+          h.eventAttempt ?? null,
         ],
       );
       if (inserted.length === 0) return { recorded: false, stats: undefined };
@@ -178,8 +182,8 @@ export class DeliveriesRepository {
     cursor: string | undefined,
   ) {
     const rows: AttemptRow[] = await this.db.query(
-      `SELECT seq, id, event_id, phase, attempt, outcome, billed, final, test, status_code,
-              duration_ms, error_class, error, response_body, at
+      `SELECT seq, id, event_id, phase, attempt, event_attempt, outcome, billed, final, test,
+              status_code, duration_ms, error_class, error, response_body, at
          FROM webhooks.delivery_attempts
         WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
           AND ${filter.eventId === undefined ? `outcome <> 'success'` : 'event_id = $4'}

@@ -4,6 +4,7 @@ import {
   DeliveryHealthSchema,
   DeliveryPhaseSchema,
 } from '@meridian/contracts';
+import { MAX_DELIVERY_ATTEMPTS } from '@meridian/webhooks';
 import { z } from 'zod';
 import { EVENT_ID } from '../http/ids';
 import { count, isoTime, pageOf } from '../http/response-shapes';
@@ -73,7 +74,29 @@ export const replayRangeBody = z
 export const deliveryAttempt = z.strictObject({
   event_id: z.string().describe('ev_ + 32 hex; test_ + 24 hex for a test delivery'),
   phase: DeliveryPhaseSchema,
-  attempt: z.number().int().min(1),
+  attempt: z
+    .number()
+    .int()
+    .min(1)
+    .describe("the attempt's number within this delivery (this event and phase)"),
+  event_attempt: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DELIVERY_ATTEMPTS)
+    .nullable()
+    .describe(
+      `which of the event's ${MAX_DELIVERY_ATTEMPTS} attempts this was, counted across its deliveries (unconfirmed, confirmed, removed; a replay counts from 1 again); null for a drop and for attempts made before this was recorded`,
+    ),
+  event_attempts_left: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_DELIVERY_ATTEMPTS - 1)
+    .nullable()
+    .describe(
+      `the event's attempts left after this one (${MAX_DELIVERY_ATTEMPTS} − event_attempt; 0 for a test delivery, attempted once, and for a drop as attempts_spent); null when event_attempt is`,
+    ),
   at: isoTime.describe('when the attempt was made'),
   // The log lists what did not succeed; one event's attempts (`?event_id=`) include successes.
   outcome: DeliveryHealthSchema.shape.outcome.describe(

@@ -1,11 +1,26 @@
+import { MAX_DELIVERY_ATTEMPTS } from '@meridian/webhooks';
 import type { AttemptRow, StatsRow } from './deliveries.repository';
 import type { DeliveryAttempt, DeliveryStats } from './deliveries.schemas';
+
+/**
+ * The event's attempts left after this row (spec: "one event is attempted at most 8 times",
+ * across its deliveries; ADR 0431 amendment): 8 − its slot; none after a test delivery (one
+ * attempt) or a drop for a spent budget; unknown for other drops (not attempts) and for attempts
+ * recorded without a slot.
+ */
+function eventAttemptsLeft(row: AttemptRow): number | null {
+  if (row.test) return 0;
+  if (row.outcome === 'dropped') return row.error_class === 'attempts_spent' ? 0 : null;
+  return row.event_attempt === null ? null : MAX_DELIVERY_ATTEMPTS - row.event_attempt;
+}
 
 export function attemptView(row: AttemptRow): DeliveryAttempt {
   return {
     event_id: row.event_id,
     phase: row.phase,
     attempt: row.attempt,
+    event_attempt: row.outcome === 'dropped' ? null : row.event_attempt,
+    event_attempts_left: eventAttemptsLeft(row),
     at: row.at.toISOString(),
     outcome: row.outcome,
     final: row.final,
