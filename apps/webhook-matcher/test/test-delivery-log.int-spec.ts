@@ -137,6 +137,9 @@ describe('test deliveries: their outcome through the real delivery-worker', () =
         event_id: eventId,
         phase: 'unconfirmed',
         attempt: 1,
+        // The worker's slot of the event, through its health event; a test has one attempt.
+        event_attempt: 1,
+        event_attempts_left: 0,
         at: expect.any(String),
         outcome: 'success',
         final: true,
