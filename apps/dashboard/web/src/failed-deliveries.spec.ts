@@ -1,4 +1,4 @@
-import { replayRows } from './failed-deliveries';
+import { eventBudget, replayRows } from './failed-deliveries';
 
 const row = (event_id: string, final: boolean, test = false, outcome = 'failure') => ({
   event_id,
@@ -22,5 +22,29 @@ describe('replayRows', () => {
 
   it('none for an empty log', () => {
     expect(replayRows([]).size).toBe(0);
+  });
+});
+
+describe('eventBudget', () => {
+  const attempt = (
+    event_attempt: number | null,
+    event_attempts_left: number | null,
+    test = false,
+  ) => ({
+    test,
+    event_attempt,
+    event_attempts_left,
+  });
+
+  it("reads an attempt against its event's 8, whichever phase made it", () => {
+    expect(eventBudget(attempt(1, 7))).toBe('event 1 of 8, 7 left');
+    expect(eventBudget(attempt(5, 3))).toBe('event 5 of 8, 3 left');
+    expect(eventBudget(attempt(8, 0))).toBe('event 8 of 8, 0 left');
+  });
+
+  it('nothing for a test delivery, a drop or an attempt without a slot', () => {
+    expect(eventBudget(attempt(1, 0, true))).toBeNull();
+    expect(eventBudget(attempt(null, 0))).toBeNull();
+    expect(eventBudget(attempt(null, null))).toBeNull();
   });
 });

@@ -18,3 +18,19 @@ export function replayRows(
   });
   return out;
 }
+
+/**
+ * Where an attempt stands in its event's budget (webhook-matcher's `event_attempt` and
+ * `event_attempts_left`: an event is attempted at most 8 times across its deliveries, so the
+ * confirmed phase's attempt 1 may be the event's 5th): "event 5 of 8, 3 left". None for a test
+ * delivery (one attempt), a drop, or an attempt recorded before the slot was kept.
+ */
+export function eventBudget(row: {
+  test: boolean;
+  event_attempt: number | null;
+  event_attempts_left: number | null;
+}): string | null {
+  if (row.test || row.event_attempt === null || row.event_attempts_left === null) return null;
+  const total = row.event_attempt + row.event_attempts_left;
+  return `event ${row.event_attempt} of ${total}, ${row.event_attempts_left} left`;
+}

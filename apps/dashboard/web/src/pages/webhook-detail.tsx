@@ -8,7 +8,7 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { replayRows } from '../failed-deliveries';
+import { eventBudget, replayRows } from '../failed-deliveries';
 import { describeFilter, type FilterLine } from '../filter-tree';
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
@@ -511,6 +511,12 @@ export function WebhookDetailPage() {
                       {d.final && (
                         <span className="muted">
                           {d.outcome === 'dropped' ? ' (dropped)' : ' (gave up)'}
+                        </span>
+                      )}
+                      {eventBudget(d) !== null && (
+                        <span className="muted" data-testid="delivery-event-budget">
+                          {' '}
+                          · {eventBudget(d)}
                         </span>
                       )}
                     </td>
