@@ -93,7 +93,8 @@ export function OperatorAccountPage() {
             <p className="muted" data-testid="enterprise-note">
               Enterprise comes with a contract (its limits and allowance), which this page cannot
               edit: change it with billing-ledger&apos;s operator API,{' '}
-              <code>PUT /admin/accounts/{account.id}/plan</code>.
+              {/* One long word: it wraps, else it runs out of the card (and past 390 px). */}
+              <code className="url">PUT /admin/accounts/{account.id}/plan</code>.
             </p>
           )}
           {changePlan.isSuccess && (
@@ -107,11 +108,13 @@ export function OperatorAccountPage() {
             <dt>Allowance left</dt>
             <dd>{formatNumber(account.balance.allowance_cu)}</dd>
             <dt>Purchased</dt>
-            <dd>{formatNumber(account.balance.purchased_cu)}</dd>
+            <dd data-testid="operator-purchased">{formatNumber(account.balance.purchased_cu)}</dd>
             {account.balance.overdraft_cu > 0 && (
               <>
                 <dt>Overdraft</dt>
-                <dd>{formatNumber(account.balance.overdraft_cu)}</dd>
+                <dd data-testid="operator-overdraft">
+                  {formatNumber(account.balance.overdraft_cu)}
+                </dd>
               </>
             )}
             <dt>Pending</dt>

@@ -93,7 +93,7 @@ export function OverviewPage() {
               {formatNumber(b.allowance_cu)} of {formatNumber(b.allowance_total_cu)}
             </dd>
             <dt>Purchased</dt>
-            <dd>{formatCu(b.purchased_cu)}</dd>
+            <dd data-testid="balance-purchased">{formatCu(b.purchased_cu)}</dd>
             {b.overdraft_cu > 0 && (
               <>
                 <dt>Overdraft</dt>
