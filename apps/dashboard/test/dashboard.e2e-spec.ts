@@ -20,9 +20,11 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  * the CU on the usage chart, generates an audit key with the plus icon and runs a check, creates
  * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
  * customer sees the new limits, then creates a transaction confirmation webhook (a malformed
- * hash named under its field first). Every page is screenshotted and scanned with axe-core, at
- * 1280 px and, for the overview, webhooks (a long https target among them), a webhook's page,
- * address lists and node access, at phone width, where nothing may scroll sideways.
+ * hash named under its field first). A second customer's calls overdraw a 100 CU contract: the
+ * overview and the operator's page of the account show the overdraft, Purchased 0. Every page is
+ * screenshotted and scanned with axe-core, at 1280 px and, for the overview (an overdraft's
+ * too), webhooks (a long https target among them), a webhook's page, address lists, node access
+ * and the operator's account page, at phone width, where nothing may scroll sideways.
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
@@ -40,6 +42,8 @@ interface Endpoints {
   webhooks: string;
   account: string;
   devnets: Record<string, string>;
+  /** The stack's operator token (billing-ledger's operator API). */
+  demo: { operatorToken: string };
 }
 
 const TREASURY_A = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
@@ -1053,5 +1057,91 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await page.getByTestId('signed-in-as').count()).toBe(0);
     expect(errors).toEqual([]);
     await customer.close();
+  }, 120_000);
+
+  it('shows an overdraft: usage past the balance leaves Purchased at 0 CU and the debt apart, on the overview and the operator account page, at 1280 and 390 px', async () => {
+    // A second customer whose contract allows 100 CU (an Enterprise contract, set through
+    // billing-ledger's operator API as a deployment's sales side would). The gateway admits a
+    // request while the balance is spendable, and the ledger charges all of it (usage is never
+    // dropped, ADR 0101): a batch of 10 calls (200 CU) leaves a debt of 100 CU.
+    const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const owner = await ownerContext.newPage();
+      owner.setDefaultTimeout(WAIT);
+      await owner.goto(`${dashboard}/sign-up`);
+      await owner.getByLabel('Email').fill(`olga-${Date.now().toString(36)}@example.com`);
+      await owner.getByLabel('Password').fill('correct horse battery staple');
+      await owner.getByRole('button', { name: 'Create account' }).click();
+      await owner.getByRole('heading', { name: 'Overview' }).waitFor();
+      const accountId = String(
+        (await pageApi(owner, 'GET', '/api/relay/billing/account')).body['id'],
+      );
+      const contract = await fetch(`${endpoints.account}/admin/accounts/${accountId}/plan`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${endpoints.demo.operatorToken}`,
+        },
+        body: JSON.stringify({ plan: 'enterprise', contract: { allowance_cu: 100 } }),
+      });
+      expect(contract.status).toBe(200);
+      const made = await pageApi(owner, 'POST', '/api/relay/billing/access-tokens', {
+        network: 'polygon-mainnet',
+      });
+      expect(made.status).toBe(201);
+      const batch = await fetch(`${endpoints.rpc['eu']}${String(made.body['token'])}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          Array.from({ length: 10 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
+        ),
+      });
+      // Network P's devnet, chain id 137: every call served (and billed 20 CU).
+      expect(((await batch.json()) as Array<{ result?: string }>).map((a) => a.result)).toEqual(
+        Array.from({ length: 10 }, () => '0x89'),
+      );
+
+      // The overview once the ledger has applied the usage (the gateway flushes every second).
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await owner.reload();
+        await hasText(owner.getByTestId('plan-name'), 'Enterprise');
+        if ((await owner.getByTestId('balance-overdraft').count()) > 0) break;
+        if (Date.now() > deadline)
+          throw new Error(`no overdraft shown after 200 CU of usage\n${output.slice(-3000)}`);
+        await new Promise((done) => setTimeout(done, 1_000));
+      }
+      await hasText(owner.getByTestId('balance-overdraft'), '100 CU, taken from your next top-up');
+      await hasText(owner.getByTestId('balance-purchased'), '0 CU');
+      await hasText(owner.getByTestId('balance-total'), '0 CU');
+      await owner.getByText('Exhausted', { exact: true }).first().waitFor();
+      await check(owner, '18-overview-overdraft');
+      // Phone width, opened there (the usage chart measures its width when it renders).
+      await owner.setViewportSize({ width: 390, height: 844 });
+      await owner.reload();
+      await hasText(owner.getByTestId('balance-overdraft'), '100 CU, taken from your next top-up');
+      await phoneCheck(owner, '18a-overview-overdraft-phone');
+
+      // The operator's page of that account says the same.
+      const operator = await operatorContext.newPage();
+      operator.setDefaultTimeout(WAIT);
+      await operator.goto(dashboard);
+      await operator.getByLabel('Email').fill(OPERATOR.email);
+      await operator.getByLabel('Password').fill(OPERATOR.password);
+      await operator.getByRole('button', { name: 'Sign in' }).click();
+      await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
+      await operator.goto(`${dashboard}/operator/accounts/${accountId}`);
+      await hasText(operator.getByTestId('operator-overdraft'), '100');
+      await hasText(operator.getByTestId('operator-purchased'), '0');
+      await check(operator, '19-operator-account-overdraft');
+      await operator.setViewportSize({ width: 390, height: 844 });
+      await operator.reload();
+      await hasText(operator.getByTestId('operator-overdraft'), '100');
+      await phoneCheck(operator, '19a-operator-account-overdraft-phone');
+    } finally {
+      await ownerContext.close();
+      await operatorContext.close();
+    }
   }, 120_000);
 });
