@@ -18,7 +18,7 @@ function RestApisCard() {
       <p>
         Send an API key as a bearer token (<code>authorization: Bearer &lt;API key&gt;</code>). A
         key works only with the APIs its scopes name; another answers 403{' '}
-        <code>insufficient_scope</code>.
+        <code>insufficient_scope</code> (the address audit API: <code>audit_scope_required</code>).
       </p>
       {networks.isPending ? (
         <Loading />
