@@ -244,6 +244,23 @@ describe('UpstreamRouter: a filter belongs to the account that made it (ADR 0202
     },
   );
 
+  it('on a network without nodes here, a filter call is "filter not found" (not "upstream unavailable"), unbilled', async () => {
+    const { router, pools } = setup(1);
+    const [created] = await router.send('eth-mainnet', ACCOUNT, [call('eth_newBlockFilter')]);
+    const id = JSON.parse((created as { resultText: string }).resultText) as string;
+    // QA: a filter made with one network's token, read with the token of a network whose
+    // pool has no node at this endpoint.
+    pools.delete('polygon-mainnet');
+    const notFound = { kind: 'gateway_error', error: { code: 'filter_not_found' } };
+    for (const method of ['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter'])
+      expect(await router.send('polygon-mainnet', ACCOUNT, [call(method, id)])).toMatchObject([
+        notFound,
+      ]);
+    expect(await router.send('polygon-mainnet', ACCOUNT, [call('eth_blockNumber')])).toMatchObject([
+      { kind: 'gateway_error', error: { code: 'upstream_unavailable' } },
+    ]);
+  });
+
   it('the seal is made with the key: another key (a replica configured otherwise) opens none', async () => {
     const { router } = setup(1);
     const [created] = await router.send('eth-mainnet', ACCOUNT, [call('eth_newBlockFilter')]);

@@ -44,6 +44,16 @@ const FILTER_CREATE = new Set([
 ]);
 const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
 
+/**
+ * A call on a network with no node here: no node answers it, and no filter of it exists here
+ * (filters live in a node of this endpoint), so a filter call is "filter not found", byte for
+ * byte what an id no filter has gets, whoever sealed it (QA: another network's filter id, used
+ * with a token of a network without nodes, was answered "upstream node unavailable").
+ */
+function withoutNodes(call: OutCall): DomainError {
+  return FILTER_USE.has(call.method) ? FILTER_NOT_FOUND : UPSTREAM_UNAVAILABLE;
+}
+
 export interface RouterOptions {
   timeoutMs: number;
   maxAttempts: number;
@@ -99,7 +109,7 @@ export class UpstreamRouter {
   ): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
     if (pool === undefined || pool.upstreams.length === 0)
-      return calls.map(() => ({ kind: 'gateway_error', error: UPSTREAM_UNAVAILABLE }));
+      return calls.map((call) => ({ kind: 'gateway_error', error: withoutNodes(call) }));
     const answers: CallAnswer[] = new Array(calls.length);
     const plain: number[] = [];
     const work: Promise<void>[] = [];
