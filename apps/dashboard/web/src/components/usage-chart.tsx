@@ -98,7 +98,11 @@ export function UsageTable(props: { items: UsageItem[]; by: 'network' | 'method'
   if (props.items.length === 0) return <p className="muted">Nothing yet.</p>;
   const rows = [...props.items].sort((a, b) => b.cu - a.cu);
   return (
-    <table className="table" data-testid={`usage-by-${props.by}`}>
+    // By method has four columns: at phone width each row becomes a card (`table-stack`).
+    <table
+      className={props.by === 'method' ? 'table table-stack' : 'table'}
+      data-testid={`usage-by-${props.by}`}
+    >
       <thead>
         <tr>
           <th scope="col">Network</th>
@@ -114,10 +118,14 @@ export function UsageTable(props: { items: UsageItem[]; by: 'network' | 'method'
       <tbody>
         {rows.map((item) => (
           <tr key={`${item.network}/${item.method ?? ''}`}>
-            <td>{networkLabel(item.network)}</td>
-            {props.by === 'method' && <td>{item.method}</td>}
-            <td className="num">{formatNumber(item.calls)}</td>
-            <td className="num">{formatNumber(item.cu)}</td>
+            <td data-label="Network">{networkLabel(item.network)}</td>
+            {props.by === 'method' && <td data-label="Method">{item.method}</td>}
+            <td className="num" data-label="Calls">
+              {formatNumber(item.calls)}
+            </td>
+            <td className="num" data-label="CU">
+              {formatNumber(item.cu)}
+            </td>
           </tr>
         ))}
       </tbody>
