@@ -5,6 +5,25 @@ export interface PackLoadResult {
   readonly pack: string;
   readonly rows: number;
   readonly removed: number;
+  /** Rows the pack's dataset holds but the pack left out, by reason (`LabelPack.exclusions`). */
+  readonly excluded: Readonly<Record<string, number>>;
+}
+
+/** A pack's rows after its exclusions, with the count of rows left out per reason. */
+export async function packRows(
+  pack: LabelPack,
+  root: string,
+): Promise<{ rows: LabelRow[]; excluded: Record<string, number> }> {
+  const all = await pack.load(root);
+  const excluded: Record<string, number> = {};
+  if (!pack.exclusions) return { rows: all, excluded };
+  const reasonFor = await pack.exclusions(root);
+  const rows = all.filter((row) => {
+    const reason = reasonFor(row);
+    if (reason !== null) excluded[reason] = (excluded[reason] ?? 0) + 1;
+    return reason === null;
+  });
+  return { rows, excluded };
 }
 
 const CHUNK = 5_000;
@@ -20,7 +39,8 @@ export async function loadLabelPacks(
 ): Promise<PackLoadResult[]> {
   const results: PackLoadResult[] = [];
   for (const pack of packs) {
-    const rows = dedupe(await pack.load(root));
+    const { rows: packed, excluded } = await packRows(pack, root);
+    const rows = dedupe(packed);
     const removed = await dataSource.transaction(async (manager) => {
       const [{ now }] = (await manager.query('SELECT now() AS now')) as Array<{ now: Date }>;
       for (let i = 0; i < rows.length; i += CHUNK) {
@@ -49,7 +69,7 @@ export async function loadLabelPacks(
       )) as [unknown, number];
       return deleted[1] ?? 0;
     });
-    results.push({ pack: pack.name, rows: rows.length, removed });
+    results.push({ pack: pack.name, rows: rows.length, removed, excluded });
   }
   return results;
 }

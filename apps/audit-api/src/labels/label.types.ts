@@ -36,4 +36,10 @@ export interface LabelPack {
   readonly dir: string;
   readonly license: string;
   load(root: string): Promise<LabelRow[]>;
+  /**
+   * Rows of the dataset that are not what the pack means (e.g. token contracts in a list of
+   * blocked holders): `exclusions(root)` answers, per row, the reason it is left out or null to
+   * keep it. The loader applies it (`packRows`) and counts each reason in the load log.
+   */
+  exclusions?(root: string): Promise<(row: LabelRow) => string | null>;
 }

@@ -24,10 +24,14 @@ async function main(): Promise<void> {
     await runMigrations(dataSource, SCHEMA);
     const started = Date.now();
     const results = await loadLabelPacks(dataSource, env.AUDIT_LABELS_DIR, LABEL_PACKS);
-    for (const r of results)
+    for (const r of results) {
+      const excluded = Object.entries(r.excluded)
+        .map(([reason, n]) => `${n} ${reason}`)
+        .join(', ');
       process.stdout.write(
-        `audit-api labels: ${r.pack}: ${r.rows} rows (${r.removed} stale removed)\n`,
+        `audit-api labels: ${r.pack}: ${r.rows} rows (${r.removed} stale removed${excluded ? `; excluded: ${excluded}` : ''})\n`,
       );
+    }
     process.stdout.write(
       `audit-api labels: ${results.length} packs loaded in ${Date.now() - started} ms\n`,
     );

@@ -1,5 +1,6 @@
 import type { LabelCategory, LabelPack, LabelRow } from '../label.types';
 import { evmKey, isEvmAddress, readJson } from './pack-files';
+import { uniswapTokenListPack } from './uniswap-token-list.pack';
 
 const ROOT = 'etherscan-labels-brianleect';
 const SCANS: Record<string, { chain: string; site: string }> = {
@@ -32,7 +33,7 @@ async function fromFiles(
         name: name || null,
         url: site + evmKey(address),
         sourceDate: '2023-06-18',
-        extra: { tag: path.split('/').pop()!.replace('.json', '') },
+        extra: { tag: path.split('/').pop()!.replace('.json', ''), list: path.split('/')[0] },
       });
     }
   }
@@ -69,7 +70,19 @@ export const etherscanMaliciousPack: LabelPack = {
   },
 };
 
-/** Addresses blocked by stablecoin issuers (USDT/USDC freeze lists as tagged on the scan sites). */
+/** Zero, 0x…01, the precompiles (0x…01-0x…11, P-256 at 0x…0100): all below 0x10000, no key. */
+const NULL_OR_PRECOMPILE = /^0x0{36}[0-9a-f]{4}$/;
+/** Etherscan's name tags of token contracts ("Curve.fi: CRV Token", "Tether: USDT Stablecoin"). */
+const TOKEN_NAME = /(?:\bToken|\bStablecoin|^Evolution Land: Kryptonite)$/;
+/** Name tags of DEX pools ("Uniswap V2: USD-USDT"). */
+const PAIR_NAME = /^(?:Uniswap V[23]|SushiSwap|Sushiswap|PancakeSwap V2): /;
+
+/**
+ * Addresses blocked by stablecoin issuers (USDT/USDC freeze lists as tagged on the scan sites).
+ * The scan sites' `blocked` tag also sits on token contracts, the null addresses and a pool
+ * (USDT, CRV, YFI, 0x0, "Uniswap V2: USD-USDT"): an address a stablecoin refuses to receive
+ * funds, not a holder whose funds were frozen, so those rows are excluded (ADR 0301, amendment).
+ */
 export const etherscanBlockedPack: LabelPack = {
   name: 'etherscan-blocked',
   dir: ROOT,
@@ -81,7 +94,23 @@ export const etherscanBlockedPack: LabelPack = {
       { scan: 'bscscan', path: 'tokens/blocked.json', category: 'blacklisted' },
     ]);
   },
+  async exclusions(root) {
+    const tokens = new Set(
+      (await uniswapTokenListPack.load(root)).map((row) => `${row.chain}|${row.address}`),
+    );
+    return (row) => blockedExclusion(row, tokens);
+  },
 };
+
+/** Why a row of the blocked lists is not a blocked holder, or null: it is one. */
+export function blockedExclusion(row: LabelRow, tokenList: ReadonlySet<string>): string | null {
+  if (NULL_OR_PRECOMPILE.test(row.address)) return 'null or precompile-range address';
+  if (tokenList.has(`${row.chain}|${row.address}`)) return 'token of the shipped token list';
+  if (row.extra?.['list'] === 'tokens') return 'token contract (a token page of the scan site)';
+  if (row.name && PAIR_NAME.test(row.name)) return 'DEX pair (name tag)';
+  if (row.name && TOKEN_NAME.test(row.name)) return 'token contract (name tag)';
+  return null;
+}
 
 /** Spam / fake token contracts. */
 export const etherscanSpamTokenPack: LabelPack = {
