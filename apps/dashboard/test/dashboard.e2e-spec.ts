@@ -613,8 +613,9 @@ describe('dashboard in a real browser against the local stack', () => {
         /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
       );
       await hasText(attempt.getByTestId('delivery-phase'), 'unconfirmed');
-      // A test delivery is never replayed.
+      // A test delivery is never replayed, and has one attempt: no event budget to read.
       expect(await attempt.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
+      expect(await attempt.getByTestId('delivery-event-budget').count()).toBe(0);
       expect(await attempt.getByTestId('delivery-answer').textContent()).toMatch(/^HTTP 500/);
       expect((await attempt.getByTestId('delivery-outcome').textContent())?.trim()).not.toBe('');
       expect(received.length).toBeGreaterThanOrEqual(1);
@@ -707,6 +708,18 @@ describe('dashboard in a real browser against the local stack', () => {
         'no failed attempt of the transfer shown',
         async () => (await realRows.count()) > 0,
       );
+      // Each failed attempt of the transfer reads against its event's 8, counted across the
+      // event's phases (webhook-matcher's event_attempt and event_attempts_left): the first
+      // is the event's 1st, and no two attempts of one event share a place.
+      const places: string[] = [];
+      for (const row of await realRows.all()) {
+        const budget = (await row.getByTestId('delivery-event-budget').textContent())?.trim();
+        const [, n, left] = /^· event (\d) of 8, (\d) left$/.exec(budget ?? '') ?? [];
+        expect([budget, Number(n) + Number(left)]).toEqual([budget, 8]);
+        places.push(`${await row.getByTestId('delivery-event').textContent()} ${n}`);
+      }
+      expect(new Set(places).size).toBe(places.length);
+      expect(places.some((place) => place.endsWith(' 1'))).toBe(true);
       await page.getByRole('button', { name: 'Pause' }).click();
       await hasText(page.getByTestId('status-label'), 'Paused');
       const replayButton = page.getByRole('button', { name: /^Replay event ev_/ });
