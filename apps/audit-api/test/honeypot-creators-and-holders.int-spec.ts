@@ -331,4 +331,34 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       expect(await creatorFlag()).toBe('0');
     });
   });
+
+  describe('a sale trap armed with the pair after a check (QA: Not Fraud for 10 minutes)', () => {
+    it('the unarmed switch is found by calling it with the pair; armed, the next check says so', async () => {
+      const token = await devnet.deploy(
+        fixture('HoneypotToken').abi,
+        fixture('HoneypotToken').bytecode,
+        [SUPPLY],
+      );
+      const pair = await devnet.addLiquidity(token, SUPPLY / 2n, parseEther('10'));
+      // setMarket not called: sales work today; the owner's setMarket(pair) makes them revert.
+      const before = await rugPull(token);
+      expect(before.risk_indicators).toMatchObject({
+        is_honeypot: 0,
+        sell_tax: 0,
+        owner_can_block_sells: 1,
+        hidden_power: 1,
+      });
+      expect([before.risk_status, before.status]).toEqual(['High Risk', 'Fraud']);
+      await devnet.send(token, OWNABLE_ABI, 'setMarket', [pair]);
+      // At once (the clock moved a second): not the verdict cached a second ago.
+      const armed = await rugPull(token);
+      expect(armed.risk_indicators.is_honeypot).toBe(1);
+      expect(armed.status).toBe('Fraud');
+      // Nine minutes on, inside the reuse TTL: the armed verdict, now from the cache.
+      clock.advance(9 * 60_000);
+      const later = await rugPull(token);
+      expect(later.risk_indicators.is_honeypot).toBe(1);
+      expect(later.checked_times).toBe(3);
+    });
+  });
 });

@@ -16,12 +16,17 @@ const rpcUrlMap = z.string().transform((text, ctx) => {
   }
 });
 
-const DEFAULT_ROUTERS: Record<string, string[]> = {
-  // Uniswap V2 Router02, PancakeSwap V2, QuickSwap, Uniswap V2 on Base.
+/**
+ * Uniswap V2 Router02, PancakeSwap V2, QuickSwap, Uniswap V2 on Base, PancakeSwap V2 on opBNB
+ * (the main DEX there; PancakeRouter address from developer.pancakeswap.finance/contracts/v2/addresses).
+ * A chain without an entry answers `has_liquidity_pool` null (unknown), not 0.
+ */
+export const DEFAULT_ROUTERS: Record<string, string[]> = {
   ETH: ['0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D'],
   BNB: ['0x10ED43C718714eb63d5aA57B78B54704E256024E'],
   POLY: ['0xa5E0829CaCEd8fFDD4De3c43696c57F7D7A678ff'],
   BASE: ['0x4752ba5DBc23f44D87826276BF6Fd6b1C372aD24'],
+  OPBNB: ['0x8cFe327CEc66d1C090Dd72bd0FF11d690C33a2Eb'],
 };
 
 const routerMap = z
@@ -67,7 +72,7 @@ export const configSchema = z.object({
   AUDIT_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Blocks scanned back from head for mixer events and token transfers (one-hop exposure). */
   AUDIT_LOOKBACK_BLOCKS: z.coerce.number().int().min(1).default(50_000),
-  /** Uniswap-V2-style routers per chain for the rug pull trade simulation (defaults: the main V2 DEX of ETH, BNB, POLY, BASE). */
+  /** Uniswap-V2-style routers per chain for the rug pull trade simulation (defaults: the main V2 DEX of ETH, BNB, POLY, BASE, OPBNB). */
   AUDIT_DEX_ROUTERS: routerMap,
   /** Per-call timeout of chain reads; a timeout answers 502. */
   AUDIT_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

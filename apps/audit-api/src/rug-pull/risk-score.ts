@@ -86,6 +86,11 @@ export interface TokenFindings {
   readonly holdsEth: boolean;
   /** null: no pool with liquidity was found. */
   readonly trade: TradeFindings | null;
+  /**
+   * A pool with liquidity was found (true), the routers answered and hold none (false), or no
+   * router is configured for the chain or none answered (null: unknown). Absent: `trade` says it.
+   */
+  readonly liquidityPool?: boolean | null;
   readonly privileges: PrivilegeFindings;
   /**
    * Measured only without a pool; null or absent: not measured (a pool exists, or no privileged
@@ -116,7 +121,8 @@ export interface RiskIndicators {
   selfdestruct: Flag;
   external_call: Flag;
   owner_renounced: Flag;
-  has_liquidity_pool: Flag;
+  /** null: no DEX router known for the chain, so whether a pool exists is unknown. */
+  has_liquidity_pool: Flag | null;
   /** A privileged call can stop others buying or selling while the caller keeps trading. */
   owner_can_block_sells: Flag;
   /** Highest sell tax a privileged call could set, measured by a trade after it. */
@@ -225,7 +231,7 @@ export function riskIndicators(f: TokenFindings): RiskIndicators {
     selfdestruct: bit(f.selfdestruct),
     external_call: bit(f.externalCall),
     owner_renounced: bit(f.hasOwnerFunction && !f.ownerActive),
-    has_liquidity_pool: bit(f.trade !== null),
+    has_liquidity_pool: f.liquidityPool === null ? null : bit(f.liquidityPool ?? f.trade !== null),
     owner_can_block_sells: bit(
       p.sellBlockProven || (p.maxSellTaxAfterCall ?? 0) >= CONFISCATORY_TAX,
     ),

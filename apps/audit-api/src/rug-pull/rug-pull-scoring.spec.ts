@@ -1,3 +1,4 @@
+import { configSchema, DEFAULT_ROUTERS } from '../config/config';
 import { analyzeBytecode } from './bytecode';
 import {
   centralisationLabel,
@@ -58,6 +59,7 @@ const clean: TokenFindings = {
   privileges: NO_PRIVILEGES,
 };
 const owned = { ...clean, hasOwnerFunction: true, ownerActive: true, privilegeHeld: true };
+const noPool: TokenFindings = { ...owned, trade: null };
 
 const scored = (findings: TokenFindings) => {
   const indicators = riskIndicators(findings);
@@ -284,5 +286,21 @@ describe('risk score: malice and centralisation apart', () => {
       is_proxy: 0,
       approval_abuse: 1,
     });
+  });
+
+  it('has_liquidity_pool: 1 found, 0 when the routers hold none, null when no router is known', () => {
+    expect(scored(clean).indicators.has_liquidity_pool).toBe(1);
+    expect(scored({ ...noPool, liquidityPool: false }).indicators.has_liquidity_pool).toBe(0);
+    // No router for the network (QA: opBNB answered 0 where nothing was known).
+    const unknown = scored({ ...noPool, liquidityPool: null });
+    expect(unknown.indicators.has_liquidity_pool).toBeNull();
+    expect(unknown.indicators.is_honeypot).toBeNull();
+  });
+
+  it('opBNB has a default router (PancakeSwap V2), as ETH, BNB, POLY and BASE', () => {
+    // AUDIT_DEX_ROUTERS unset, as on the local stack.
+    const routers = configSchema.shape.AUDIT_DEX_ROUTERS.parse(undefined);
+    expect(routers['OPBNB']).toEqual(['0x8cFe327CEc66d1C090Dd72bd0FF11d690C33a2Eb']);
+    expect(Object.keys(DEFAULT_ROUTERS).sort()).toEqual(['BASE', 'BNB', 'ETH', 'OPBNB', 'POLY']);
   });
 });

@@ -32,7 +32,7 @@ import {
 } from './risk-score';
 import { ForkSimulator } from './fork/fork-simulator';
 import { codeVersion } from './proxy';
-import { analyzeToken, type AnalyzeOptions } from './token-analyzer';
+import { analyzeToken, tokenState, type AnalyzeOptions } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
 export interface RugPullVerdict {
@@ -131,11 +131,18 @@ export class RugPullService implements OnModuleDestroy {
       {
         // The verdict belongs to the code at the address, not to the address: a contract
         // redeployed there (CREATE2, a devnet restart) must not get the old one's verdict.
-        // Behind a proxy the implementation's code counts too: an upgrade is new code.
+        // Behind a proxy the implementation's code counts too: an upgrade is new code. And to
+        // the state it read (owner, pool, today's one-call trade): a switch armed or a fee
+        // raised after a check is seen at the next one (ADR 0303, third amendment).
         version: async () => {
           code = await this.readCode(client, target);
           try {
-            version = await codeVersion(client, target.address.key as Address, code ?? '0x');
+            const token = target.address.key as Address;
+            const [ofCode, ofState] = await Promise.all([
+              codeVersion(client, token, code ?? '0x'),
+              code && code !== '0x' ? tokenState(client, token, this.routersFor(target)) : '',
+            ]);
+            version = `${ofCode}|${ofState}`;
             return version;
           } catch (error) {
             throw chainReadFailure(error);
@@ -180,6 +187,10 @@ export class RugPullService implements OnModuleDestroy {
     };
   }
 
+  private routersFor(target: AuditTarget): Address[] {
+    return (this.config.AUDIT_DEX_ROUTERS[target.chain.code] ?? []) as Address[];
+  }
+
   private async readCode(client: PublicClient, target: AuditTarget): Promise<Hex | undefined> {
     try {
       return await client.getCode({ address: target.address.key as Address });
@@ -190,7 +201,7 @@ export class RugPullService implements OnModuleDestroy {
 
   private async evaluate(target: AuditTarget, code: Hex | undefined): Promise<RugPullVerdict> {
     const client = this.chains.clientFor(target.chain)!;
-    const routers = (this.config.AUDIT_DEX_ROUTERS[target.chain.code] ?? []) as Address[];
+    const routers = this.routersFor(target);
     let analysis;
     try {
       analysis = await analyzeToken(client, target.address.key as Address, routers, {

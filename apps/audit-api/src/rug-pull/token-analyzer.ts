@@ -105,9 +105,11 @@ interface PrivilegedResult {
   after_: TradeResult;
 }
 
-/** A pool to trade through: the router, and how much ETH a probe trade spends. */
+/** A pool to trade through: the router, the pair, and how much ETH a probe trade spends. */
 interface Market {
   readonly router: Address;
+  /** The token/WETH pair: also tried as the address argument of privileged calls. */
+  readonly pair: Address;
   readonly value: bigint;
 }
 
@@ -198,14 +200,15 @@ export async function analyzeToken(
     : null;
   const selectors = new Set([...facts.selectors, ...(implFacts?.selectors ?? [])]);
 
-  const [ownerA, ownerB, symbol, balance, creator, market] = await Promise.all([
-    orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'owner' })),
-    orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'getOwner' })),
-    orNull(client.readContract({ address: token, abi: META_ABI, functionName: 'symbol' })),
-    client.getBalance({ address: token }),
-    findCreation(client, token),
-    findMarket(client, token, routers),
-  ]);
+  const [ownerA, ownerB, symbol, balance, creator, { market, known: poolKnown }] =
+    await Promise.all([
+      orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'owner' })),
+      orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'getOwner' })),
+      orNull(client.readContract({ address: token, abi: META_ABI, functionName: 'symbol' })),
+      client.getBalance({ address: token }),
+      findCreation(client, token),
+      findMarket(client, token, routers),
+    ]);
   const owner = ownerA ?? ownerB;
   const hasOwnerFunction = owner !== null;
   const ownerActive = owner !== null && !DEAD.has(owner.toLowerCase());
@@ -263,6 +266,7 @@ export async function analyzeToken(
       ((!isProxy && facts.hasDelegatecall) || (implFacts?.hasDelegatecall ?? false)),
     holdsEth: balance > 0n,
     trade,
+    liquidityPool: market ? true : poolKnown ? false : null,
     privileges: probed.privileges,
     holders: passing && { ...passing, opened: probed.holdersFreed },
   };
@@ -279,18 +283,23 @@ const OWNER_GATED_KINDS: ReadonlySet<Capability> = new Set([
   'admin_transfer',
 ]);
 
-/** Finds a V2 pool of token/WETH with liquidity on one of the routers. */
+/**
+ * A V2 pool of token/WETH with liquidity on one of the routers; `known` false when no router is
+ * configured for the chain or none answered as a router (whether there is a pool is unknown).
+ */
 async function findMarket(
   client: PublicClient,
   token: Address,
   routers: readonly Address[],
-): Promise<Market | null> {
+): Promise<{ market: Market | null; known: boolean }> {
+  let known = false;
   for (const router of routers) {
     const [factory, weth] = await Promise.all([
       orNull(client.readContract({ address: router, abi: ROUTER_ABI, functionName: 'factory' })),
       orNull(client.readContract({ address: router, abi: ROUTER_ABI, functionName: 'WETH' })),
     ]);
     if (!factory || !weth) continue;
+    known = true;
     const pair = await orNull(
       client.readContract({
         address: factory,
@@ -311,9 +320,38 @@ async function findMarket(
     let value = wethReserve / 200n;
     if (value > 10n ** 18n) value = 10n ** 18n;
     if (value === 0n) value = 1n;
-    return { router, value };
+    return { market: { router, pair, value }, known };
   }
-  return null;
+  return { market: null, known };
+}
+
+/**
+ * What a verdict read from the chain's state rather than from the code: the owner, the pool, and
+ * the one-call trade a fresh wallet makes today. The rug pull verdict cache is keyed by it beside
+ * the code (ADR 0303, third amendment), so an owner who arms a trading switch or raises a fee
+ * after a check, adds or pulls liquidity, or hands over ownership gets a fresh verdict at the
+ * next check instead of the cached one. About 10 reads and two eth_calls per check.
+ */
+export async function tokenState(
+  client: PublicClient,
+  token: Address,
+  routers: readonly Address[],
+): Promise<string> {
+  const [ownerA, ownerB, { market, known }] = await Promise.all([
+    orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'owner' })),
+    orNull(client.readContract({ address: token, abi: OWNER_ABI, functionName: 'getOwner' })),
+    findMarket(client, token, routers),
+  ]);
+  const owner = (ownerA ?? ownerB ?? 'none').toLowerCase();
+  if (!market) return `owner=${owner};pool=${known ? 'none' : 'unknown'}`;
+  const trade = await simulateTrade(client, token, market);
+  const bit = (b: boolean) => (b ? '1' : '0');
+  const tax = (t: number | null) => (t === null ? '-' : t.toFixed(2));
+  const shown = trade
+    ? `${bit(trade.buyOk)}${bit(trade.transferOk)}${bit(trade.sellOk)}${bit(trade.sellAllOk)}` +
+      `${trade.callerDependent ? 'c' : ''}:${tax(trade.buyTax)}/${tax(trade.sellTax)}/${tax(trade.transferTax)}`
+    : 'reverted';
+  return `owner=${owner};pool=${market.pair.toLowerCase()};trade=${shown}`;
 }
 
 /**
@@ -464,13 +502,32 @@ async function privilegedCallers(
   return unique.filter((a) => a.toLowerCase() !== token.toLowerCase()).slice(0, MAX_CALLERS);
 }
 
-/** Argument lists to try for a selector: its known parameters, else the common shapes. */
-function calldataFor(selector: string): Hex[] {
+/**
+ * Argument lists to try for a selector: its known parameters, else the common shapes. Wherever
+ * an address goes, the holder; and, with a pool, the pair too (`pairArgument`): a trading switch
+ * that takes the pool's address (`setMarket(pair)`: every sale to it reverts) is armed only by
+ * the pair, never by a wallet.
+ */
+function calldataFor(selector: string, pair: Address | null): ProbeCall[] {
   const known = KNOWN_FUNCTIONS.get(selector);
   const shapes = known ? [known.params] : COMMON_SHAPES;
-  return shapes.flatMap((params) =>
-    argumentSets(params).map((args) => encodeCall(selector, params, args)),
-  );
+  return shapes.flatMap((params) => {
+    const takesAddress = params.some((p) => p === 'address' || p === 'address[]');
+    return [HOLDER_PLACEHOLDER, ...(pair && takesAddress ? [pair] : [])].flatMap((address) =>
+      argumentSets(params, address).map((args) => ({
+        selector,
+        data: encodeCall(selector, params, args),
+        pairArgument: address !== HOLDER_PLACEHOLDER,
+      })),
+    );
+  });
+}
+
+interface ProbeCall {
+  readonly selector: string;
+  readonly data: Hex;
+  /** The pool's pair was the address argument (not the holder). */
+  readonly pairArgument: boolean;
 }
 
 const COMMON_SHAPES: readonly (readonly string[])[] = [
@@ -485,14 +542,14 @@ const COMMON_SHAPES: readonly (readonly string[])[] = [
   ['bool'],
 ];
 
-/** Values for one shape: the holder wherever an address goes, 1 as an amount, rates as rates. */
-function argumentSets(params: readonly string[]): unknown[][] {
+/** Values for one shape: `address` wherever an address goes, 1 as an amount, rates as rates. */
+function argumentSets(params: readonly string[], address: Address): unknown[][] {
   const rateOnly = params.length > 0 && params.every((p) => p === 'uint256');
   const values = rateOnly ? RATE_VALUES : [1n];
   return values.map((n) =>
     params.map((p) => {
-      if (p === 'address') return HOLDER_PLACEHOLDER;
-      if (p === 'address[]') return [HOLDER_PLACEHOLDER];
+      if (p === 'address') return address;
+      if (p === 'address[]') return [address];
       if (p === 'bool') return true;
       if (p === 'uint256[]') return [n];
       if (p === 'bytes32') return `0x${'00'.repeat(32)}`;
@@ -633,9 +690,7 @@ async function probePrivileges(
   let privilegeHeld = false;
   let holdersFreed = false;
   for (const caller of callers) {
-    const calls = candidates.flatMap((selector) =>
-      calldataFor(selector).map((data) => ({ selector, data })),
-    );
+    const calls = candidates.flatMap((selector) => calldataFor(selector, market?.pair ?? null));
     // As the caller first (every call); then, with a pool, the calls that went through again
     // from a plain account, so the trade after each runs with another tx.origin than the caller.
     const answered = await probeFrom(caller, calls);
@@ -646,9 +701,9 @@ async function probePrivileges(
   /** Runs `calls` from `caller` (tx.origin: `origin`, else the caller); returns those that went through. */
   async function probeFrom(
     caller: Address,
-    calls: readonly { selector: string; data: Hex }[],
+    calls: readonly ProbeCall[],
     origin?: Address,
-  ): Promise<{ selector: string; data: Hex }[]> {
+  ): Promise<ProbeCall[]> {
     if (calls.length === 0) return [];
     const baseline = await run(caller, '0xdeadbeef', origin);
     const transfersWork =
@@ -660,14 +715,29 @@ async function probePrivileges(
     const results = await Promise.all(
       calls.map(async (c) => ({ ...c, r: await run(caller, c.data, origin) })),
     );
-    const wentThrough: { selector: string; data: Hex }[] = [];
-    for (const { selector, data, r } of results) {
+    const wentThrough: ProbeCall[] = [];
+    for (const { selector, data, pairArgument, r } of results) {
       if (!r || !r.callOk) continue;
-      wentThrough.push({ selector, data });
+      wentThrough.push({ selector, data, pairArgument });
       if (transfersStuck && r.funded && r.holderSendOk && r.otherSendOk) holdersFreed = true;
       const declared = KNOWN_SELECTORS.get(selector);
       if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
         privilegeHeld = true;
+      // A call given the pair is asked one thing: does it stop sales while buys go on (a switch
+      // that makes the pool a trap)? A blacklist or pause that stops the pool both ways stops
+      // everyone, the power a holder-address call already shows (ADR 0303, third amendment).
+      if (pairArgument) {
+        if (tradesWork && r.traded) {
+          const after = tradeFindings(r.after_);
+          if (after.buyOk && !after.sellOk) {
+            found.sellBlockProven = true;
+            privilegeHeld = true;
+            if (!declared || !['pause', 'blacklist', 'fee_setter'].includes(declared))
+              found.hiddenPowerProven = true;
+          }
+        }
+        continue;
+      }
       const proven: Capability[] = [];
       // Credited from nowhere: new supply, or a balance raised that the caller did not pay for.
       if (

@@ -92,7 +92,8 @@ export const rugPullResponseSchema = z.strictObject({
       selfdestruct: flag,
       external_call: flag,
       owner_renounced: flag,
-      has_liquidity_pool: flag,
+      /** null: no DEX router is known for the network, so whether a pool exists is unknown. */
+      has_liquidity_pool: flag.nullable(),
       owner_can_block_sells: flag,
       max_sell_tax_by_owner: z.number().min(0).max(1).nullable(),
       hidden_power: flag,
