@@ -69,6 +69,11 @@ interface Shared {
   readonly type: string;
   readonly paramsJson: string;
   upstreamId: string | undefined;
+  /**
+   * The upstream eth_subscribe in flight for this entry (the first caller's, or a resubscribe):
+   * callers with the same params wait on it and get its outcome, the node's refusal included.
+   */
+  established: Promise<void> | undefined;
   readonly sinks: Map<string, SubscriberSink>;
 }
 
@@ -108,11 +113,18 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     const key = JSON.stringify(params);
     let entry = this.shared.get(key);
     if (entry === undefined) {
-      entry = { key, type, paramsJson: key, upstreamId: undefined, sinks: new Map() };
+      entry = {
+        key,
+        type,
+        paramsJson: key,
+        upstreamId: undefined,
+        established: undefined,
+        sinks: new Map(),
+      };
       this.shared.set(key, entry);
       this.metrics.upstreamSubscriptions.inc({ network: this.network, type });
       try {
-        await this.subscribeUpstream(entry);
+        await this.establish(entry);
       } catch (error) {
         if (entry.sinks.size === 0) this.drop(entry);
         throw error;
@@ -121,6 +133,13 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       await this.waitForUpstreamId(entry);
     }
     return this.clients.add(entry, sink);
+  }
+
+  /** The entry's upstream eth_subscribe, shared with every caller that waits for it. */
+  private establish(entry: Shared): Promise<void> {
+    const established = this.subscribeUpstream(entry);
+    entry.established = established;
+    return established;
   }
 
   unsubscribe(clientId: string): boolean {
@@ -153,9 +172,21 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     this.metrics.upstreamSubscriptions.dec({ network: this.network, type: entry.type });
   }
 
+  /**
+   * A caller whose params an entry already has waits for that entry's eth_subscribe and gets
+   * its outcome: the node's refusal (UpstreamSubscribeError, -32602 to the client, unbilled)
+   * as the first caller gets it. It polled for the id and failed with a plain Error once the
+   * first caller's refusal dropped the entry, which the edge answered "upstream node
+   * unavailable" (QA: 93 of 100 identical bad subscriptions).
+   */
   private async waitForUpstreamId(entry: Shared): Promise<void> {
-    for (let i = 0; i < 100 && entry.upstreamId === undefined && this.shared.has(entry.key); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    let established = entry.established;
+    while (entry.upstreamId === undefined && established !== undefined) {
+      await established;
+      // A resubscribe may have begun meanwhile (the socket closed): wait for that one.
+      if (entry.established === established) break;
+      established = entry.established;
+    }
     if (entry.upstreamId === undefined) throw new Error('upstream subscription not established');
   }
 
@@ -269,7 +300,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       try {
         for (const entry of this.shared.values()) {
           entry.upstreamId = undefined;
-          await this.subscribeUpstream(entry);
+          await this.establish(entry);
         }
         return;
       } catch (error) {

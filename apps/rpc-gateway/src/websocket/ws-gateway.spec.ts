@@ -128,7 +128,8 @@ describe('WebSocket edge: per-connection subscription limit under frames sent at
         session: (call: unknown) => Promise<{ result?: unknown; error?: { message: string } }>,
       ) => {
         const call = JSON.parse(text) as { id: number; method: string; params: unknown[] };
-        const outcome = await session(call);
+        // An RpcCall as @meridian/jsonrpc parses it: its params' text too.
+        const outcome = await session({ ...call, paramsRaw: JSON.stringify(call.params) });
         const error = outcome.error
           ? { code: outcome.error.message.startsWith('limit') ? -32005 : -32602 }
           : undefined;

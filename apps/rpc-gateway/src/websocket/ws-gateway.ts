@@ -22,15 +22,9 @@ import {
 } from '../relay/gateway-errors';
 import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { checkSubscribeParams, checkUnsubscribeParams } from './subscribe-params';
 import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
-const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs', 'newPendingTransactions']);
-const BAD_SUBSCRIPTION_TYPE = invalidParams(
-  'subscription type must be one of newHeads, logs, newPendingTransactions',
-);
-const BAD_LOGS_FILTER = invalidParams(
-  'logs subscription takes a filter object {address?, topics?}',
-);
 /** Close code of a session whose access ended (RFC 6455 policy violation). */
 const CLOSE_POLICY = 1008;
 const NOT_FOUND_BODY = '{"error":"not_found","message":"not found"}';
@@ -207,8 +201,11 @@ export class WsGateway {
       auth: Authorized,
     ): Promise<{ result: unknown } | { error: DomainError }> => {
       if (call.method === 'eth_unsubscribe') {
-        const id = call.params[0];
-        return { result: typeof id === 'string' && forget(id) };
+        // Malformed params are refused (-32602, unbilled); an id this session does not hold
+        // is `false` (billed, as geth answers it).
+        const malformed = checkUnsubscribeParams(call.params);
+        if (malformed !== null) return { error: malformed };
+        return { result: forget(call.params[0] as string) };
       }
       const refused = this.checkSubscribe(call, mine.size + pending);
       if (refused) return { error: refused };
@@ -340,14 +337,8 @@ export class WsGateway {
   }
 
   private checkSubscribe(call: RpcCall, connectionCount: number): DomainError | undefined {
-    const type = call.params[0];
-    if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) return BAD_SUBSCRIPTION_TYPE;
-    if (
-      type === 'logs' &&
-      call.params[1] !== undefined &&
-      (call.params[1] === null || typeof call.params[1] !== 'object')
-    )
-      return BAD_LOGS_FILTER;
+    const malformed = checkSubscribeParams(call.params, call.paramsRaw);
+    if (malformed !== null) return malformed;
     if (connectionCount >= this.options.maxSubscriptionsPerConnection)
       return limitExceeded(
         `at most ${this.options.maxSubscriptionsPerConnection} subscriptions per connection`,
