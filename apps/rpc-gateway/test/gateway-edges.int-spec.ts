@@ -465,7 +465,7 @@ describe('rpc-gateway edges: requests that once broke it', () => {
       ]);
     });
 
-    it('a body that decodes beyond the limit → 413 -32005; one that does not decode → -32700; an unknown coding → 400', async () => {
+    it('a body that decodes beyond the limit → 413 -32005; one that does not decode → -32700; an unknown coding → 415 -32600', async () => {
       // 6 MiB of spaces around a call: a few KiB on the wire.
       const bomb = gzipSync(Buffer.concat([small, Buffer.alloc(6 * 1024 * 1024, 0x20)]));
       expect(bomb.length).toBeLessThan(64 * 1024);
@@ -476,12 +476,21 @@ describe('rpc-gateway edges: requests that once broke it', () => {
       ]);
       const broken = await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' });
       expect(JSON.parse(broken.body.toString())).toMatchObject({ error: { code: -32700 } });
-      const unknown = await post(small, { 'content-encoding': 'compress' });
-      expect(unknown.status).toBe(400);
-      expect(JSON.parse(unknown.body.toString())).toMatchObject({
-        id: null,
-        error: { message: expect.stringContaining('Content-Encoding') },
-      });
+      // QA: 400 with -32602 under the message "invalid request". Now code and message agree:
+      // 415 (RFC 9110: an unsupported Content-Encoding), -32600 "invalid request".
+      for (const coding of ['compress', 'zstd']) {
+        const unknown = await post(small, { 'content-encoding': coding });
+        expect(unknown.status).toBe(415);
+        expect(JSON.parse(unknown.body.toString())).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message:
+              'invalid request: unsupported Content-Encoding; send the body as is, or gzip, deflate or br',
+          },
+        });
+      }
       await alive();
     });
   });

@@ -1,5 +1,6 @@
 import { brotliDecompress, gunzip, gzip, inflate, type InputType } from 'node:zlib';
 import { DomainError } from '@meridian/errors';
+import { JSONRPC_ERROR } from '@meridian/jsonrpc';
 
 /**
  * Content codings of the JSON-RPC edge over HTTP (rpc-gateway README "Compression"). An answer
@@ -45,10 +46,17 @@ export function decodedTooLarge(limitBytes: number, coding: string): DomainError
   );
 }
 
+/**
+ * A body in a coding the edge cannot read: the request as a whole cannot be read, so HTTP 415
+ * (RFC 9110 §15.5.16 names Content-Encoding among its causes) with -32600 "invalid request",
+ * code and message agreeing (QA: it was 400 with -32602 "invalid params" under the message
+ * "invalid request"). Answered before the token is checked, id null, like the other body checks.
+ */
 export const UNSUPPORTED_CONTENT_ENCODING = new DomainError(
   'unsupported_content_encoding',
   'invalid',
   'invalid request: unsupported Content-Encoding; send the body as is, or gzip, deflate or br',
+  { details: { httpStatus: 415, jsonRpcCode: JSONRPC_ERROR.INVALID_REQUEST } },
 );
 
 type Decoder = (

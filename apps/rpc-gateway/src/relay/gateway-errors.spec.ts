@@ -9,6 +9,7 @@ import {
   PLAN_REQUIRED,
   UNKNOWN_ACCESS_TOKEN,
 } from './gateway-errors';
+import { UNSUPPORTED_CONTENT_ENCODING } from './content-coding';
 
 describe('gateway refusals on the JSON-RPC HTTP edge', () => {
   it('a network not offered here: 404 and -32000, told apart from a bad token (401, -32041)', () => {
@@ -20,6 +21,13 @@ describe('gateway refusals on the JSON-RPC HTTP edge', () => {
     });
     expect(gatewayHttpStatusOf(UNKNOWN_ACCESS_TOKEN)).toBe(401);
     expect(jsonRpcErrorOf(UNKNOWN_ACCESS_TOKEN).code).toBe(-32041);
+  });
+
+  it('an unsupported Content-Encoding: 415 and -32600, code and message agreeing', () => {
+    expect(gatewayHttpStatusOf(UNSUPPORTED_CONTENT_ENCODING)).toBe(415);
+    const error = jsonRpcErrorOf(UNSUPPORTED_CONTENT_ENCODING);
+    expect(error.code).toBe(-32600);
+    expect(error.message).toMatch(/^invalid request: unsupported Content-Encoding/);
   });
 
   it('a body over the limit: 413 with a JSON-RPC error object (-32005)', () => {

@@ -167,10 +167,13 @@ function quoteMethod(method: string): string {
 
 /**
  * HTTP status of a request-level refusal on the JSON-RPC edge: REST's table (a network not
- * offered here is `not_found`: 404, COMPAT "unknown network path or host").
+ * offered here is `not_found`: 404, COMPAT "unknown network path or host"), or the error's own
+ * `details.httpStatus` where the kind's status is not the one HTTP has for it (415 for an
+ * unsupported Content-Encoding, RFC 9110 §15.5.16).
  */
 export function gatewayHttpStatusOf(error: DomainError): number {
-  return httpStatusOf[error.kind];
+  const own = error.details?.['httpStatus'];
+  return typeof own === 'number' ? own : httpStatusOf[error.kind];
 }
 
 /** `Retry-After` (whole seconds, at least 1) for a refusal that says when to come back. */

@@ -52,4 +52,11 @@ describe('JSON-RPC error codes (COMPAT)', () => {
       message: 'safe message',
     });
   });
+
+  it("details.jsonRpcCode replaces the kind's code (an invalid request, not invalid params)", () => {
+    const error = new DomainError('x', 'invalid', 'invalid request: y', {
+      details: { jsonRpcCode: JSONRPC_ERROR.INVALID_REQUEST },
+    });
+    expect(jsonRpcErrorOf(error)).toEqual({ code: -32600, message: 'invalid request: y' });
+  });
 });

@@ -74,10 +74,15 @@ export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.
  * A DomainError as the error object of a JSON-RPC answer (its message is safe for clients);
  * `details.jsonRpcData`, when the error has it, is the object's `data` (a machine-readable
  * cause, e.g. `{code: 'plan_required'}` under the code -32040 of an exhausted balance).
+ * `details.jsonRpcCode` replaces its kind's code for an error whose kind does not say it: a
+ * request the edge cannot read as sent (an unsupported Content-Encoding) is `invalid`, and
+ * -32600 "invalid request", not the kind's -32602 "invalid params".
  */
 export function jsonRpcErrorOf(error: DomainError): JsonRpcErrorObject {
   const data = error.details?.['jsonRpcData'];
+  const own = error.details?.['jsonRpcCode'];
+  const code = typeof own === 'number' ? own : JSONRPC_CODE_OF_KIND[error.kind];
   return data === undefined
-    ? { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message }
-    : { code: JSONRPC_CODE_OF_KIND[error.kind], message: error.message, data };
+    ? { code, message: error.message }
+    : { code, message: error.message, data };
 }
