@@ -228,7 +228,8 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       ]);
       const data = await rugPull(next);
       expect(data.risk_indicators.honeypot_with_same_creator).toBe(1);
-      expect([data.risk_score, data.risk_status]).toEqual([0, 'Low Risk']);
+      // Score and risk status agree with the status (QA: it read 0, Low Risk, Fraud 1.0).
+      expect([data.risk_score, data.risk_status]).toEqual([100, 'High Risk']);
       expect([data.status, data.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
     });
 
@@ -341,6 +342,7 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       );
       const pair = await devnet.addLiquidity(token, SUPPLY / 2n, parseEther('10'));
       // setMarket not called: sales work today; the owner's setMarket(pair) makes them revert.
+      expect((await walletCheck(token)).forensic_details['honeypot_related_address']).toBe('0');
       const before = await rugPull(token);
       expect(before.risk_indicators).toMatchObject({
         is_honeypot: 0,
@@ -358,7 +360,45 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       clock.advance(9 * 60_000);
       const later = await rugPull(token);
       expect(later.risk_indicators.is_honeypot).toBe(1);
-      expect(later.checked_times).toBe(3);
+      expect(later.checked_times).toBe(4);
+      // The wallet check of the token's own address uses the same finding (its cached verdict
+      // from before was dropped when the token's verdict was computed).
+      const own = await walletCheck(token);
+      expect(own.forensic_details['honeypot_related_address']).toBe('1');
+      expect(own.forensic_details.data_source).toContain('rug-pull-checker');
+      expect([own.status, own.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+    });
+
+    it('a token posing as USDT: fake_token in the wallet check, Fraud in the rug pull checker', async () => {
+      const preset =
+        (await import('@openzeppelin/contracts-v4/build/contracts/ERC20PresetFixedSupply.json')) as {
+          abi: unknown[];
+          bytecode: Hex;
+        };
+      // From account 3, whose tokens are no honeypots: the creator does not decide here.
+      const account = privateKeyToAccount(ACCOUNT_KEYS[2]);
+      const chain = {
+        id: 1,
+        name: 'anvil',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [anvil.url] } },
+      };
+      const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
+      const hash = await wallet.deployContract({
+        abi: preset.abi,
+        bytecode: preset.bytecode,
+        args: ['Tether USD', 'USDT', parseEther('1000'), account.address],
+      });
+      const fake = (
+        await devnet.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+      ).contractAddress!;
+      const asWallet = await walletCheck(fake);
+      expect(asWallet.forensic_details['fake_token']).toBe('1');
+      expect(asWallet.status).toBe('Fraud');
+      const asToken = await rugPull(fake);
+      expect([asToken.status, asToken.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+      expect([asToken.risk_score, asToken.risk_status]).toEqual([100, 'High Risk']);
+      expect(asToken.risk_indicators.honeypot_with_same_creator).toBe(0);
     });
   });
 });

@@ -245,7 +245,7 @@ async function firstActivity(
   }
 }
 
-async function tokenMeta(
+export async function tokenMeta(
   client: PublicClient,
   address: Address,
 ): Promise<{ symbol: string | null; name: string | null } | null> {

@@ -39,6 +39,15 @@ export class HoneypotTokensRepository {
     );
   }
 
+  /** Whether the latest computed rug pull verdict of `token` is a honeypot (with a known creator). */
+  async isHoneypot(chain: string, token: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      'SELECT 1 FROM audit.honeypot_tokens WHERE chain = $1 AND token = $2',
+      [chain, token.toLowerCase()],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   /** Honeypots of the chain created by `creator`, but `except` (the token being checked). */
   async createdBy(chain: string, creator: string, except?: string): Promise<string[]> {
     const rows = (await this.dataSource.query(

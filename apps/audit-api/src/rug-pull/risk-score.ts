@@ -337,6 +337,23 @@ export function centralisationScore(
 
 export type RiskStatus = 'Low Risk' | 'Medium Risk' | 'High Risk';
 
+/**
+ * The token's answer in one rule: `status` from the fraud probability (Fraud at 0.5), and
+ * `risk_score` / `risk_status` agreeing with it. The score is the malice score of the token's own
+ * findings; a token Fraud through something else (its creator's honeypot or flags, a label of
+ * its own; ADR 0302) shows its probability as its score instead (at least 50: High Risk), so a
+ * Fraud is never "Low Risk" and a High Risk never Not Fraud (ADR 0304, amendment).
+ */
+export function tokenVerdict(
+  malice: number,
+  probability: number,
+): { status: 'Fraud' | 'Not Fraud'; riskScore: number; riskStatus: RiskStatus } {
+  const fraud = probability >= 0.5;
+  const riskScore =
+    fraud && malice < 50 ? Math.max(50, Math.min(100, Math.round(probability * 100))) : malice;
+  return { status: fraud ? 'Fraud' : 'Not Fraud', riskScore, riskStatus: riskStatus(riskScore) };
+}
+
 export const riskStatus = (score: number): RiskStatus =>
   score >= 50 ? 'High Risk' : score >= 20 ? 'Medium Risk' : 'Low Risk';
 

@@ -9,6 +9,7 @@ import {
   riskStatus,
   rugForensicDetails,
   taxPoints,
+  tokenVerdict,
   type TokenFindings,
 } from './risk-score';
 import { KNOWN_SELECTORS } from './selectors';
@@ -303,4 +304,23 @@ describe('risk score: malice and centralisation apart', () => {
     expect(routers['OPBNB']).toEqual(['0x8cFe327CEc66d1C090Dd72bd0FF11d690C33a2Eb']);
     expect(Object.keys(DEFAULT_ROUTERS).sort()).toEqual(['BASE', 'BNB', 'ETH', 'OPBNB', 'POLY']);
   });
+
+  it.each([
+    // [malice, probability] → status, risk_score, risk_status
+    [0, 0.04, 'Not Fraud', 0, 'Low Risk'],
+    [80, 0.81, 'Fraud', 80, 'High Risk'],
+    [45, 0.49, 'Not Fraud', 45, 'Medium Risk'],
+    // Fraud through the creator or a label (QA: Fraud 1.0 with risk_score 0, Low Risk).
+    [0, 1, 'Fraud', 100, 'High Risk'],
+    [45, 0.52, 'Fraud', 52, 'High Risk'],
+  ] as const)(
+    'malice %d, probability %p: %s, %d, %s (score and status agree)',
+    (malice, probability, status, score, label) => {
+      expect(tokenVerdict(malice, probability)).toEqual({
+        status,
+        riskScore: score,
+        riskStatus: label,
+      });
+    },
+  );
 });

@@ -12,6 +12,7 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
+import { tokenMeta } from '../evidence/wallet-evidence';
 import { LabelsRepository } from '../labels/labels.repository';
 import { CheckRunner } from '../records/check-runner.service';
 import { HoneypotTokensRepository } from '../records/honeypot-tokens.repository';
@@ -24,8 +25,8 @@ import {
   centralisationScore,
   riskIndicators,
   riskScore,
-  riskStatus,
   rugForensicDetails,
+  tokenVerdict,
   type RiskIndicators,
   type RiskStatus,
   type RugForensicDetails,
@@ -158,6 +159,12 @@ export class RugPullService implements OnModuleDestroy {
         'wallet-check',
         'wallet-audit',
       ]);
+    // So may the token's own wallet verdict (a honeypot is honeypot_related_address there too).
+    if (!cached)
+      await this.verdicts.forget(target.chain.code, target.address.key, [
+        'wallet-check',
+        'wallet-audit',
+      ]);
     return {
       data: {
         message: SUCCESS,
@@ -229,8 +236,16 @@ export class RugPullService implements OnModuleDestroy {
     const forensic = rugForensicDetails(analysis.findings, indicators);
     const score = riskScore(analysis.findings, indicators, forensic);
     const centralisation = centralisationScore(analysis.findings, indicators, forensic);
-    const ownLabels = await this.labels.forAddresses(target.chain.code, true, [target.address.key]);
-    const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
+    const [ownLabels, impersonates] = await Promise.all([
+      this.labels.forAddresses(target.chain.code, true, [target.address.key]),
+      // The wallet check's fake_token, by the same rule: a token posing as a canonical one.
+      tokenMeta(client, target.address.key as Address)
+        .then((meta) => this.wallets.impersonates(target.chain, target.address.key, meta))
+        .catch((error: unknown) => {
+          throw chainReadFailure(error);
+        }),
+    ]);
+    const labelled = impersonates || ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
     // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
     const creator = analysis.creator
       ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase(), {
@@ -240,14 +255,15 @@ export class RugPullService implements OnModuleDestroy {
     const creatorFlagged = creator?.status === 'Fraud' && creator.probability === 1;
     const probability =
       labelled || creatorFlagged ? 1 : 1 - (1 - score / 100) * (1 - (creator?.probability ?? 0));
+    const { status, riskScore: shownScore, riskStatus } = tokenVerdict(score, probability);
     return {
       codeHash: keccak256(code ?? '0x'),
       creator: analysis.creator?.address ?? null,
       createdAt: analysis.creator?.createdAt.toISOString() ?? null,
-      status: probability >= 0.5 ? 'Fraud' : 'Not Fraud',
+      status,
       probability,
-      riskScore: score,
-      riskStatus: riskStatus(score),
+      riskScore: shownScore,
+      riskStatus,
       centralisationScore: centralisation,
       // Why a token that scores low can still be Fraud: its creator made another honeypot.
       indicators: {

@@ -15,6 +15,8 @@ export interface OnChainFlags {
   readonly impersonatesToken: boolean;
   /** Tokens this address created that the rug pull checker found to be honeypots (stored verdicts). */
   readonly honeypotsCreated?: readonly string[];
+  /** This address is a token the rug pull checker found to be a honeypot (its stored verdict). */
+  readonly isHoneypotToken?: boolean;
 }
 
 export const NO_CHAIN_FLAGS: OnChainFlags = {
@@ -77,7 +79,7 @@ export function forensicFlags(labels: readonly StoredLabel[], chain: OnChainFlag
     counts.fake_token = 1;
     sources.add('onchain');
   }
-  if ((chain.honeypotsCreated?.length ?? 0) > 0) {
+  if ((chain.honeypotsCreated?.length ?? 0) > 0 || chain.isHoneypotToken === true) {
     counts.honeypot_related_address = 1;
     sources.add(RUG_PULL_SOURCE);
   }

@@ -54,6 +54,21 @@ export class WalletAssessor {
   ) {}
 
   /**
+   * `fake_token` from the chain: a contract whose symbol or name is a canonical token's of this
+   * chain at another address. The one rule for both products: the wallet check's `fake_token`
+   * and the rug pull checker's Fraud of an impersonating token (ADR 0302, amendment).
+   */
+  async impersonates(
+    chain: AuditChain,
+    address: string,
+    token: { readonly symbol: string | null; readonly name: string | null } | null,
+  ): Promise<boolean> {
+    if (!token) return false;
+    const canonical = await this.labels.canonicalTokensNamed(chain.code, token.symbol, token.name);
+    return canonical.some((t) => t.address !== address);
+  }
+
+  /**
    * `exceptToken`: a token whose own stored verdict must not count as this creator's honeypot
    * (the rug pull check of that token, which would otherwise confirm its last verdict).
    */
@@ -63,12 +78,17 @@ export class WalletAssessor {
     options: { exceptToken?: string } = {},
   ): Promise<WalletAssessment> {
     const evm = chain.addressFormat === 'evm';
-    const [own, honeypotsCreated] = await Promise.all([
+    const link = evm && this.config.AUDIT_HONEYPOT_CREATOR_LINK;
+    const [own, honeypotsCreated, isHoneypotToken] = await Promise.all([
       this.labels.forAddresses(chain.code, evm, [address]),
       // Tokens of this creator the rug pull checker found to be honeypots (ADR 0302 amendment).
-      evm && this.config.AUDIT_HONEYPOT_CREATOR_LINK
+      link
         ? this.honeypots.createdBy(chain.code, address, options.exceptToken)
         : Promise.resolve([]),
+      // The address is itself such a token (ADR 0302, amendment: one finding, both products).
+      link && address !== options.exceptToken
+        ? this.honeypots.isHoneypot(chain.code, address)
+        : Promise.resolve(false),
     ]);
     const client = this.chains.clientFor(chain);
     let evidence: WalletEvidence | null = null;
@@ -101,20 +121,13 @@ export class WalletAssessor {
     const flaggedCounterparties = (evidence?.counterparties ?? []).filter((c) =>
       byAddress.get(c)?.some((l) => EXPOSURE_CATEGORIES.has(l.category)),
     ).length;
-    let impersonatesToken = false;
-    if (evidence?.token) {
-      const canonical = await this.labels.canonicalTokensNamed(
-        chain.code,
-        evidence.token.symbol,
-        evidence.token.name,
-      );
-      impersonatesToken = canonical.some((t) => t.address !== address);
-    }
+    const impersonatesToken = await this.impersonates(chain, address, evidence?.token ?? null);
     const forensic = forensicFlags(own, {
       mixerInteractions: evidence?.mixerInteractions.length ?? 0,
       maliciousContractsCreated: maliciousCreated,
       impersonatesToken,
       honeypotsCreated,
+      isHoneypotToken,
     });
     const now = this.clock.now().getTime();
     const features: WalletFeatures = {
