@@ -8,7 +8,7 @@ import {
   NODE_TROUBLE,
   UPSTREAM_UNAVAILABLE,
 } from '../relay/gateway-errors';
-import type { Authorized, RelayService } from '../relay/relay.service';
+import type { Authorized, InternalCallOptions, RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
 import {
@@ -63,6 +63,9 @@ const NO_TOTAL_DIFFICULTY = new DomainError(
   'unimplemented',
   'the upstream nodes of this network do not report totalDifficulty',
 );
+
+/** GetAuthor's second try on a non-Bor node: admitted with the first, billed as the one call. */
+const AUTHOR_FALLBACK: InternalCallOptions = { admitted: true };
 
 type Out<K extends keyof typeof bor.BorApi.method> = MessageInitShape<
   (typeof bor.BorApi.method)[K]['output']
@@ -142,12 +145,20 @@ export class BorApiService {
     return { StartBlock: startBlock, HeimdallSpanID: BigInt(Number(span) || 0) };
   }
 
+  /**
+   * One GetAuthor is billed as one call, and takes one plan-RPS token: bor_getAuthor, or on a
+   * non-Bor node (which answers it -32601, unbilled) the block's miner from eth_getBlockByNumber,
+   * sent without a second token (ADR 0203 amendment).
+   */
   async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relay.relayInternal(auth.token, auth.network, [
-      call('bor_getAuthor', [tag]),
-    ]);
+    const answers = await this.relay.relayInternal(
+      auth.token,
+      auth.network,
+      [call('bor_getAuthor', [tag])],
+      { unbilledNodeError: JSONRPC_ERROR.METHOD_NOT_FOUND },
+    );
     const author = answers[0]!;
     if (author.kind === 'result') {
       const value = safeParse(author.resultText);
@@ -156,7 +167,7 @@ export class BorApiService {
     }
     if (author.kind === 'node_error' && author.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
       // Not a Bor node: the sealer is the block's coinbase.
-      const block = await this.block(number, metadata);
+      const block = await this.block(number, metadata, AUTHOR_FALLBACK);
       return { author: toH160(block['miner']) };
     }
     throw this.errorOf(author);
@@ -215,15 +226,27 @@ export class BorApiService {
     return tag;
   }
 
-  private async block(number: string, metadata: Metadata): Promise<Record<string, unknown>> {
-    const block = await this.one(metadata, call('eth_getBlockByNumber', [this.tag(number), false]));
+  private async block(
+    number: string,
+    metadata: Metadata,
+    options?: InternalCallOptions,
+  ): Promise<Record<string, unknown>> {
+    const block = await this.one(
+      metadata,
+      call('eth_getBlockByNumber', [this.tag(number), false]),
+      options,
+    );
     if (block === null || typeof block !== 'object') throw BLOCK_NOT_FOUND;
     return block as Record<string, unknown>;
   }
 
-  private async one(metadata: Metadata, out: OutCall): Promise<unknown> {
+  private async one(
+    metadata: Metadata,
+    out: OutCall,
+    options?: InternalCallOptions,
+  ): Promise<unknown> {
     const auth = await this.auth(metadata);
-    const answer = (await this.relay.relayInternal(auth.token, auth.network, [out]))[0]!;
+    const answer = (await this.relay.relayInternal(auth.token, auth.network, [out], options))[0]!;
     if (answer.kind === 'result') return safeParse(answer.resultText);
     throw this.errorOf(answer, out.method);
   }

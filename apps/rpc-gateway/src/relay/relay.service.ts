@@ -59,6 +59,24 @@ export interface Authorized {
   network: Network;
 }
 
+/**
+ * How `relayInternal` treats calls a gRPC method makes beyond its first (one customer call is
+ * billed as the one call the CU table prices, ADR 0203 amendment).
+ */
+export interface InternalCallOptions {
+  /**
+   * The gRPC call already took its plan-RPS token and passed the balance check (an earlier
+   * relayInternal of the same call): a second try takes no second token.
+   */
+  readonly admitted?: boolean;
+  /**
+   * A node error with this JSON-RPC code is not billed: the method answers it with a second
+   * try, which is billed instead (GetAuthor: bor_getAuthor unknown to a non-Bor node, -32601,
+   * then the block's miner). Counted in the metrics all the same.
+   */
+  readonly unbilledNodeError?: number;
+}
+
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
 export type SessionMethodHandler = (
   call: RpcCall,
@@ -148,24 +166,34 @@ export class RelayService {
 
   /**
    * Calls made on behalf of another protocol (gRPC BorApi): the same balance and rate checks
-   * (one request), relayed without the method table (Bor-specific methods), each answered call
-   * metered under its JSON-RPC method. Throws the refusal as a DomainError.
+   * as an HTTP request of as many calls (one plan-RPS token per call, so a GetBlockInfoInBatch
+   * of 100 blocks takes 100, as an HTTP batch of 100 does, debt included: `take`), relayed
+   * without the method table (Bor-specific methods), each answered call metered under its
+   * JSON-RPC method. Throws the refusal as a DomainError. `options` (a gRPC method answered by
+   * a second try, GetAuthor): see InternalCallOptions.
    */
   async relayInternal(
     token: ResolvedToken,
     network: Network,
     calls: readonly OutCall[],
+    options?: InternalCallOptions,
   ): Promise<CallAnswer[]> {
-    const taking = this.take(token, 1);
-    const refused = taking instanceof Promise ? await taking : taking;
-    if (refused !== undefined) throw refused;
+    if (options?.admitted !== true) {
+      const taking = this.take(token, calls.length);
+      const refused = taking instanceof Promise ? await taking : taking;
+      if (refused !== undefined) throw refused;
+    }
     const answers = await this.router.send(network.key, token.accountId, calls);
+    const unbilled = options?.unbilledNodeError;
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
       if (answer.kind === 'result') this.served(token, network, method, 'ok');
-      else if (answer.kind === 'node_error')
-        this.served(token, network, method, String(answer.error.code));
+      else if (answer.kind === 'node_error') {
+        const status = String(answer.error.code);
+        if (answer.error.code === unbilled) this.metrics.countCall(network.key, method, status);
+        else this.served(token, network, method, status);
+      }
     }
     return answers;
   }
