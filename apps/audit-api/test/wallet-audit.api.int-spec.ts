@@ -261,6 +261,19 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(data.recommendation).toMatch(/sanctions/);
   });
 
+  it('answers unknown where no node was read (BNB here): transaction_count null, Limited', async () => {
+    tick();
+    const response = await audit.post(
+      '/v1/wallet-audit/audit',
+      { network: 'BNB', address: FRESH },
+      premium,
+    );
+    const { data } = walletAuditResponseSchema.parse(response.body);
+    expect(data.userDetails.transaction_count).toBeNull();
+    expect([data.experience, data.riskCapability]).toEqual(['Unknown', 'Limited']);
+    expect(data.recommendation).not.toBe('No known risk.');
+  });
+
   it('answers 502 when the node of the network is down, and gives the check back', async () => {
     tick();
     const response = await audit.post(

@@ -216,4 +216,25 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
     });
     expect([audit.riskProfile, audit.experience]).toEqual(['Low', 'Beginner']);
   });
+
+  it('without chain evidence (no node for the network): transaction_count null, capability Limited', () => {
+    const labelsOnly: WalletAssessment = {
+      ...assessment,
+      features: { ...assessment.features, txCount: 0, transferCount: 0, ageDays: null },
+      chainRead: false,
+      balanceWei: null,
+    };
+    const audit = walletAuditResponseSchema.parse({
+      data: walletAuditData('0xA', 'AMOY', labelsOnly, record, [sanction]),
+    }).data;
+    expect(audit.userDetails.transaction_count).toBeNull();
+    expect([audit.experience, audit.riskCapability]).toEqual(['Unknown', 'Limited']);
+    expect(audit.recommendation).toBe(
+      'No known risk in the label packs; no chain evidence was read for this network.',
+    );
+    // With evidence read the same low score is Full.
+    expect(walletAuditData('0xA', 'ETH', assessment, record, [sanction]).riskCapability).toBe(
+      'Full',
+    );
+  });
 });

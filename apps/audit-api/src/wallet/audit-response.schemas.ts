@@ -53,7 +53,8 @@ export const walletAuditResponseSchema = z.strictObject({
     userDetails: z.strictObject({
       wallet_age_days: z.number().int().min(0).nullable(),
       total_balance_usd: z.number().nullable(),
-      transaction_count: z.number().int().min(0),
+      /** null: no node was read for the network (unknown, not 0). */
+      transaction_count: z.number().int().min(0).nullable(),
     }),
     riskCapability: z.string(),
     recommendation: z.string(),

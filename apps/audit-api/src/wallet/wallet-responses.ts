@@ -52,6 +52,16 @@ function experience(a: WalletAssessment): string {
   return 'Experienced';
 }
 
+/**
+ * Full only on the evidence of labels and the chain: an address scored from the labels alone (no
+ * node for the network) is at most Limited, however low its probability (ADR 0302, amendment).
+ */
+function riskCapability(a: WalletAssessment, profile: 'Low' | 'Medium' | 'High'): string {
+  if (profile === 'High') return 'Restricted';
+  if (profile === 'Medium' || !a.chainRead) return 'Limited';
+  return 'Full';
+}
+
 function recommendation(a: WalletAssessment): string {
   if (a.counts.sanctioned > 0) return 'Do not interact: the address is on a sanctions list.';
   if (a.counts.honeypot_related_address > 0)
@@ -61,6 +71,8 @@ function recommendation(a: WalletAssessment): string {
   if (a.status === 'New Address') return 'Caution: the address has no history yet.';
   if (a.features.flaggedCounterparties > 0)
     return 'Caution: the address transacted with flagged addresses.';
+  if (!a.chainRead)
+    return 'No known risk in the label packs; no chain evidence was read for this network.';
   return 'No known risk.';
 }
 
@@ -86,9 +98,10 @@ export function walletAuditData(
       wallet_age_days: a.features.ageDays,
       // No price feed is shipped (no internet at run time): null rather than a made-up figure.
       total_balance_usd: null as number | null,
-      transaction_count: a.features.txCount,
+      // Unknown (null) where no node was read, not 0 (ADR 0302 amendment).
+      transaction_count: a.chainRead ? a.features.txCount : null,
     },
-    riskCapability: profile === 'High' ? 'Restricted' : profile === 'Medium' ? 'Limited' : 'Full',
+    riskCapability: riskCapability(a, profile),
     recommendation: recommendation(a),
   };
 }
