@@ -142,7 +142,7 @@ describe('rpc-gateway replica with several worker processes', () => {
     expect(ids).toHaveLength(3);
     expect(answers.find((a) => a.error)?.error).toEqual({
       code: -32005,
-      message: 'limit exceeded: at most 3 subscriptions per account',
+      message: 'limit exceeded: at most 3 subscriptions per account on this gateway replica',
     });
     bill('replica-ws', 3);
     // The request lines reach this test through the workers' stdout after the answers do.

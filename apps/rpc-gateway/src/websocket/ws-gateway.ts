@@ -219,8 +219,13 @@ export class WsGateway {
           () => undefined,
         );
         if (reserved === undefined) return { error: SUBSCRIPTION_LIMIT_UNAVAILABLE };
+        // The count is this replica's (ADR 0203 amendment): the message says so.
         if (!reserved)
-          return { error: planLimitExceeded(`at most ${limit} subscriptions per account`) };
+          return {
+            error: planLimitExceeded(
+              `at most ${limit} subscriptions per account on this gateway replica`,
+            ),
+          };
         try {
           const id = await subs.subscribe(call.params, sink);
           const type = String(call.params[0]);
