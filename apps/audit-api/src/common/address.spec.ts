@@ -147,6 +147,10 @@ describe('parseAuditRequest', () => {
     [{ network: 'ETH', address: 5 }, 'invalid_address'],
     [{ network: 'eth', address: A }, undefined],
     [{ network: 'Bsc', address: A }, undefined],
+    // Whitespace around the network is refused as around the address (QA: " ETH" was taken).
+    [{ network: ' ETH', address: A }, 'invalid_network'],
+    [{ network: 'ETH\n', address: A }, 'invalid_network'],
+    [{ network: 'ETH', address: ` ${A}` }, 'invalid_address'],
     [{ network: 'ETH', address: A, chain: 'x' }, 'malformed_body'],
     [{ network: 'ETH', address: A, contract_address: A }, 'malformed_body'],
     // A body refused before strictness keeps its code: the field checks come first.

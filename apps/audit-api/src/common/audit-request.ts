@@ -57,6 +57,13 @@ export function parseAuditRequest(
     throw invalidField('missing_network', 'network is required', 'network');
   if (typeof network !== 'string')
     throw invalidField('invalid_network', 'network must be a string', 'network');
+  // Refused, not trimmed, as whitespace around the address is (README "Addresses").
+  if (network !== network.trim())
+    throw invalidField(
+      'invalid_network',
+      'network must not have leading or trailing whitespace',
+      'network',
+    );
   const chain = parseAuditChainCode(network);
   if (!chain)
     throw invalidField(
