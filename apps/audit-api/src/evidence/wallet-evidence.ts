@@ -245,7 +245,7 @@ async function firstActivity(
   }
 }
 
-export async function tokenMeta(
+async function tokenMeta(
   client: PublicClient,
   address: Address,
 ): Promise<{ symbol: string | null; name: string | null } | null> {

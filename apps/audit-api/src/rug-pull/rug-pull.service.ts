@@ -12,7 +12,6 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
-import { tokenMeta } from '../evidence/wallet-evidence';
 import { LabelsRepository } from '../labels/labels.repository';
 import { CheckRunner } from '../records/check-runner.service';
 import { HoneypotTokensRepository } from '../records/honeypot-tokens.repository';
@@ -236,16 +235,11 @@ export class RugPullService implements OnModuleDestroy {
     const forensic = rugForensicDetails(analysis.findings, indicators);
     const score = riskScore(analysis.findings, indicators, forensic);
     const centralisation = centralisationScore(analysis.findings, indicators, forensic);
-    const [ownLabels, impersonates] = await Promise.all([
-      this.labels.forAddresses(target.chain.code, true, [target.address.key]),
-      // The wallet check's fake_token, by the same rule: a token posing as a canonical one.
-      tokenMeta(client, target.address.key as Address)
-        .then((meta) => this.wallets.impersonates(target.chain, target.address.key, meta))
-        .catch((error: unknown) => {
-          throw chainReadFailure(error);
-        }),
-    ]);
-    const labelled = impersonates || ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
+    // The token's own labels make it Fraud; a name or symbol copied from a canonical token (the
+    // wallet check's fake_token) does not: the verdict is the code's behaviour, and the spec's
+    // rug pull fields could not say why (ADR 0302, third amendment).
+    const ownLabels = await this.labels.forAddresses(target.chain.code, true, [target.address.key]);
+    const labelled = ownLabels.some((l) => FLAG_CATEGORIES.has(l.category));
     // The creator's wallet verdict feeds the token's: a flagged creator makes the token Fraud.
     const creator = analysis.creator
       ? await this.wallets.assess(target.chain, analysis.creator.address.toLowerCase(), {

@@ -55,8 +55,7 @@ export class WalletAssessor {
 
   /**
    * `fake_token` from the chain: a contract whose symbol or name is a canonical token's of this
-   * chain at another address. The one rule for both products: the wallet check's `fake_token`
-   * and the rug pull checker's Fraud of an impersonating token (ADR 0302, amendment).
+   * chain at another address. The rug pull checker does not use it (ADR 0302, third amendment).
    */
   async impersonates(
     chain: AuditChain,
