@@ -1,19 +1,12 @@
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import {
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  status,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { join } from 'node:path';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import {
   metricValue,
   provisionNamespace,
   startGateway,
   type RunningGateway,
+  borApiClientClass,
 } from './gateway-harness';
 
 const TOKENS = {
@@ -73,23 +66,7 @@ describe('rpc-gateway: tokens and CU per customer call (gRPC multi-call, GetAuth
     metricValue(gateway.url, 'rpc_gateway_usage_cu_total', { network });
 
   describe('BorApi gRPC', () => {
-    const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
-      includeDirs: [join(__dirname, '../../../proto')],
-      longs: String,
-      keepCase: true,
-      defaults: true,
-    });
-    const proto = loadPackageDefinition(definition) as unknown as {
-      bor: {
-        BorApi: new (
-          address: string,
-          creds: ReturnType<typeof credentials.createInsecure>,
-        ) => Record<
-          string,
-          (req: unknown, md: Metadata, cb: (e: ServiceError | null, r: unknown) => void) => void
-        > & { close(): void };
-      };
-    };
+    const proto = { bor: { BorApi: borApiClientClass() } };
     const callBor = (
       client: InstanceType<typeof proto.bor.BorApi>,
       method: string,

@@ -1,20 +1,17 @@
 import { request as httpRequest } from 'node:http';
 import { connect as connectTcp } from 'node:net';
 import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { join } from 'node:path';
-import {
-  Client,
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  status,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import { provisionNamespace, rpc, startGateway, type RunningGateway } from './gateway-harness';
+import {
+  provisionNamespace,
+  rpc,
+  startGateway,
+  type RunningGateway,
+  borApiClientClass,
+} from './gateway-harness';
 
 /**
  * Regression tests for the defects found by probing the gateway from outside (issue "Edges that
@@ -318,28 +315,7 @@ describe('rpc-gateway edges: requests that once broke it', () => {
   });
 
   describe('BorApi gRPC: an oversized field never hangs the channel', () => {
-    const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
-      includeDirs: [join(__dirname, '../../../proto')],
-      longs: String,
-      keepCase: true,
-      defaults: true,
-    });
-    const proto = loadPackageDefinition(definition) as unknown as {
-      bor: {
-        BorApi: new (
-          address: string,
-          creds: ReturnType<typeof credentials.createInsecure>,
-        ) => Record<
-          string,
-          (
-            req: unknown,
-            md: Metadata,
-            options: { deadline: number },
-            cb: (e: ServiceError | null, r: unknown) => void,
-          ) => void
-        > & { close(): void };
-      };
-    };
+    const proto = { bor: { BorApi: borApiClientClass() } };
 
     it('request bytes that are not protobuf → INVALID_ARGUMENT (was INTERNAL; H2 fuzz G1)', async () => {
       const client = new Client(`127.0.0.1:${gateway.grpcPort}`, credentials.createInsecure());

@@ -1,4 +1,12 @@
 import 'reflect-metadata';
+import {
+  credentials,
+  loadPackageDefinition,
+  type Metadata,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { join } from 'node:path';
 import { parseConfig } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import {
@@ -115,4 +123,31 @@ export async function metricValue(
     if (want.every((w) => line.includes(w))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
+}
+
+/** A plain @grpc/grpc-js client of network P's BorApi, built from the proto as a customer would. */
+export type BorApiClient = Record<
+  string,
+  {
+    (req: unknown, md: Metadata, cb: BorApiCallback): void;
+    (req: unknown, md: Metadata, options: { deadline?: number }, cb: BorApiCallback): void;
+  }
+> & { close(): void };
+type BorApiCallback = (e: ServiceError | null, r: unknown) => void;
+
+/** The BorApi client class of `proto/bor/v1/bor.proto`, the proto read at each call. */
+export function borApiClientClass(): new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+) => BorApiClient {
+  const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
+    includeDirs: [join(__dirname, '../../../proto')],
+    longs: String,
+    keepCase: true,
+    defaults: true,
+  });
+  const proto = loadPackageDefinition(definition) as unknown as {
+    bor: { BorApi: ReturnType<typeof borApiClientClass> };
+  };
+  return proto.bor.BorApi;
 }

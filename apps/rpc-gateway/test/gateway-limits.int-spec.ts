@@ -1,15 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import {
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  status,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { toH256 } from '../src/bor-grpc/bor-mapping';
 import {
@@ -18,6 +10,7 @@ import {
   rpc,
   startGateway,
   type RunningGateway,
+  borApiClientClass,
 } from './gateway-harness';
 
 const TOKENS = {
@@ -295,28 +288,7 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
   }, 60_000);
 
   describe('BorApi gRPC', () => {
-    const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
-      includeDirs: [join(__dirname, '../../../proto')],
-      longs: String,
-      keepCase: true,
-      defaults: true,
-    });
-    const proto = loadPackageDefinition(definition) as unknown as {
-      bor: {
-        BorApi: new (
-          address: string,
-          creds: ReturnType<typeof credentials.createInsecure>,
-        ) => Record<
-          string,
-          (
-            req: unknown,
-            md: Metadata,
-            options: { deadline?: number },
-            cb: (e: ServiceError | null, r: unknown) => void,
-          ) => void
-        > & { close(): void };
-      };
-    };
+    const proto = { bor: { BorApi: borApiClientClass() } };
     const callBor = (method: string, request: unknown, deadlineMs?: number) =>
       new Promise<{ error: ServiceError | null; response: unknown }>((resolve) => {
         const client = new proto.bor.BorApi(

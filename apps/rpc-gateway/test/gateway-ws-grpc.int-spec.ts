@@ -1,13 +1,5 @@
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
-import {
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  status,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { join } from 'node:path';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { createPublicClient, createWalletClient, http, webSocket, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
@@ -16,6 +8,7 @@ import {
   provisionNamespace,
   startGateway,
   type RunningGateway,
+  borApiClientClass,
 } from './gateway-harness';
 
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
@@ -234,23 +227,7 @@ describe('rpc-gateway WebSocket and BorApi gRPC', () => {
   });
 
   describe('BorApi gRPC (plain @grpc/grpc-js client from the proto)', () => {
-    const definition = loadSync(join(__dirname, '../../../proto/bor/v1/bor.proto'), {
-      includeDirs: [join(__dirname, '../../../proto')],
-      longs: String,
-      keepCase: true,
-      defaults: true,
-    });
-    const proto = loadPackageDefinition(definition) as unknown as {
-      bor: {
-        BorApi: new (
-          address: string,
-          creds: ReturnType<typeof credentials.createInsecure>,
-        ) => Record<
-          string,
-          (req: unknown, md: Metadata, cb: (e: ServiceError | null, r: unknown) => void) => void
-        > & { close(): void };
-      };
-    };
+    const proto = { bor: { BorApi: borApiClientClass() } };
     const callBor = (method: string, request: unknown, token?: string) =>
       new Promise<{ error: ServiceError | null; response: unknown }>((resolve) => {
         const client = new proto.bor.BorApi(
