@@ -68,8 +68,7 @@ export async function startBillingLedgerProcess(
     options.databaseUrl === undefined
       ? await createTestDatabase({ prefix: options.databasePrefix ?? 'billing_process' })
       : undefined;
-  const [httpPort, grpcPort] = [await freePort(), await freePort()];
-  const env: AppEnv = {
+  const envOn = (httpPort: number, grpcPort: number): AppEnv => ({
     DATABASE_URL: options.databaseUrl ?? db!.url,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: String(httpPort),
@@ -79,21 +78,33 @@ export async function startBillingLedgerProcess(
     // Tests top up through the account route, as the local stack's demo users do.
     SELF_SERVICE_BILLING: 'true',
     ...options.env,
-  };
-  const url = `http://127.0.0.1:${httpPort}`;
+  });
+  let env = envOn(await freePort(), await freePort());
   let app: AppProcess;
   try {
     await runAppScript('apps/billing-ledger/src/migrate.ts', env);
-    app = await startAppProcess({
-      main: 'apps/billing-ledger/src/main.ts',
-      env,
-      healthUrl: `${url}/healthz`,
-      startTimeoutMs: options.startTimeoutMs,
-    });
+    // A free port can be taken by another test process before the app binds it (freePort):
+    // started again on two fresh ports, at most three times.
+    for (let tries = 1; ; tries++) {
+      try {
+        app = await startAppProcess({
+          main: 'apps/billing-ledger/src/main.ts',
+          env,
+          healthUrl: `http://127.0.0.1:${env['HTTP_PORT']}/healthz`,
+          startTimeoutMs: options.startTimeoutMs,
+        });
+        break;
+      } catch (error) {
+        if (tries >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+        env = envOn(await freePort(), await freePort());
+      }
+    }
   } catch (error) {
     await db?.drop();
     throw error;
   }
+  const url = `http://127.0.0.1:${env['HTTP_PORT']}`;
+  const grpcPort = Number(env['GRPC_PORT']);
 
   const call: BillingLedgerProcess['call'] = async (method, path, bearer, body, expected) => {
     const response = await fetch(url + path, {
