@@ -49,7 +49,7 @@ describe('createHttpApp edge', () => {
   afterAll(() => app.close());
 
   const send = async (options: {
-    method: 'GET' | 'POST' | 'PATCH';
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT';
     url: string;
     type?: string;
     payload?: string;
@@ -127,7 +127,8 @@ describe('createHttpApp edge', () => {
       413,
       'request_too_large',
     ],
-    ['an unknown route', { method: 'PATCH', url: '/things' }, 404, 'not_found'],
+    ['an unknown path', { method: 'PATCH', url: '/nothing/here' }, 404, 'not_found'],
+    ['a method not allowed', { method: 'PATCH', url: '/things' }, 405, 'method_not_allowed'],
   ] as const)('%s: answered in our error body', async (_name, request, status, code) => {
     const answer = await send(request);
     expect(answer.status).toBe(status);
@@ -135,6 +136,70 @@ describe('createHttpApp edge', () => {
       error: code,
       message: expect.any(String),
       request_id: answer.requestId,
+    });
+  });
+
+  describe('a path that is a route, with a method it does not have (RFC 9110 §15.5.6)', () => {
+    const ask = async (
+      method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',
+      url: string,
+    ) => {
+      const response = await app.inject({ method, url });
+      return {
+        status: response.statusCode,
+        allow: response.headers['allow'],
+        text: response.body,
+        requestId: response.headers['x-request-id'],
+      };
+    };
+
+    it.each([
+      ['GET on a POST-only route', 'GET', '/things', 'POST'],
+      ['DELETE on a GET-only route', 'DELETE', '/things/a1', 'GET, HEAD'],
+      ['PUT on an action route', 'PUT', '/things/a1/roll', 'POST'],
+      ['OPTIONS (no route has it)', 'OPTIONS', '/things/a1', 'GET, HEAD'],
+      ['the query string is not part of the path', 'GET', '/things?x=1', 'POST'],
+    ] as const)('%s: 405 with Allow in our error body', async (_name, method, url, allow) => {
+      const answer = await ask(method, url);
+      expect([answer.status, answer.allow]).toEqual([405, allow]);
+      expect(JSON.parse(answer.text)).toEqual({
+        error: 'method_not_allowed',
+        message: `${method} is not a method of this route; it allows ${allow}`,
+        request_id: answer.requestId,
+      });
+    });
+
+    it('HEAD on a POST-only route: 405 with Allow and no body on the wire; HEAD on a GET route is served', async () => {
+      if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+      const { port } = app.getHttpServer().address() as AddressInfo;
+      const wire = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write('HEAD /things HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'),
+        );
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(wire).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+      expect(wire).toMatch(/\r\nallow: POST\r\n/i);
+      expect(wire.endsWith('\r\n\r\n')).toBe(true);
+      expect((await ask('HEAD', '/things/a1')).status).toBe(200);
+    });
+
+    it.each([
+      ['an unknown path', 'GET', '/nothing'],
+      ['a path one segment past a route', 'POST', '/things/a1/roll/more'],
+      ['a URL that does not decode, no route of that method', 'PUT', '/things/%E0%A4%A'],
+      [
+        'a parameter over the length limit, no route of that method',
+        'DELETE',
+        `/things/${'x'.repeat(400)}`,
+      ],
+    ] as const)('%s: still 404 not_found, no Allow', async (_name, method, url) => {
+      const answer = await ask(method, url);
+      expect([answer.status, answer.allow]).toEqual([404, undefined]);
+      expect(JSON.parse(answer.text)).toMatchObject({ error: 'not_found' });
     });
   });
 
@@ -159,7 +224,7 @@ describe('createHttpApp edge', () => {
   });
 
   it('answers bytes that are no HTTP request in our error body, then closes', async () => {
-    await app.listen(0, '127.0.0.1');
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
@@ -323,5 +388,37 @@ describe('createHttpApp edge', () => {
         { method: 'POST', url: '/things/:id/roll' },
       ]),
     );
+  });
+});
+
+@Module({})
+class EmptyModule {}
+
+describe('createHttpApp 405 rule: routes added on fastify itself, and a catch-all', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createHttpApp(EmptyModule, { logger: pino({ level: 'silent' }) });
+    const fastify = app.getHttpAdapter().getInstance();
+    // As the dashboard serves its page: one route straight on fastify, and a catch-all that
+    // answers its own 404 for some paths.
+    fastify.put('/raw/:id', async () => ({ ok: true }));
+    fastify.get('/pages/*', async () => ({ page: true }));
+    await app.init();
+    await fastify.ready();
+  });
+  afterAll(() => app.close());
+
+  it('a route registered on fastify counts: 405 with its Allow', async () => {
+    const response = await app.inject({ method: 'POST', url: '/raw/7' });
+    expect([response.statusCode, response.headers['allow']]).toEqual([405, 'PUT']);
+    expect(response.json()).toMatchObject({ error: 'method_not_allowed' });
+  });
+
+  it('a path matched only by a catch-all `*` is no route: another method stays 404', async () => {
+    expect((await app.inject({ method: 'GET', url: '/pages/any/thing' })).statusCode).toBe(200);
+    const response = await app.inject({ method: 'POST', url: '/pages/any/thing' });
+    expect([response.statusCode, response.headers['allow']]).toEqual([404, undefined]);
+    expect(response.json()).toMatchObject({ error: 'not_found' });
   });
 });

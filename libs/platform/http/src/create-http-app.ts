@@ -7,6 +7,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { enterRequest, PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
+import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
 import { requestIdOf } from './request-id';
 import { parseJsonBody, refuseNulInUrl } from './request-text';
 
@@ -30,7 +31,7 @@ export interface HttpRoute {
 /**
  * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP, and
  * every answer the framework makes by itself (malformed URL, bad JSON, wrong media type, body too
- * large, unknown route) in the same body `{"error", "message", "request_id"}`. Bodies are JSON
+ * large, unknown route; 405 with Allow for a route's path with another method) in the same body `{"error", "message", "request_id"}`. Bodies are JSON
  * only. The routes are logged once at start ("http routes"), which also lets the fuzz suite and
  * the authorization matrix find every route of a running process. Call `listen` on the result.
  */
@@ -78,6 +79,12 @@ export async function createHttpApp(
     enterRequest(request.id as string);
     void reply.header('X-Request-Id', request.id);
     refuseNulInUrl(request.url);
+    // No route for this method: 405 with Allow when the path is a route under other methods
+    // (RFC 9110 §15.5.6), asked of the router itself; an unknown path goes on to the 404.
+    if (request.is404) {
+      const allow = allowedMethodsOf(fastify, methods, request.url);
+      if (allow.length > 0) throw new MethodNotAllowedError(request.method, allow);
+    }
   });
   // An answer sent before the body was read (404, 413, 415…): closing the connection with the
   // body's bytes still arriving makes the kernel reset it, and the client can lose the answer.
@@ -90,8 +97,11 @@ export async function createHttpApp(
     void reply.removeHeader('connection');
   });
   const routes: HttpRoute[] = [];
+  /** Every method some route registered (HEAD too): the methods the 405 rule asks the router. */
+  const methods = new Set<string>();
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
+      methods.add(method);
       if (method !== 'HEAD') routes.push({ method, url: route.url });
     }
   });

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import { DomainError, httpStatusOf } from '@meridian/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { MethodNotAllowedError } from './method-not-allowed';
 
 /**
  * The one place a REST app maps errors to HTTP: `{"error": code, "message", "request_id"}`.
@@ -44,6 +45,13 @@ export function httpAnswerOf(exception: unknown): {
       status,
       body: { error: exception.code, message: exception.message, ...details },
       headers,
+    };
+  }
+  if (exception instanceof MethodNotAllowedError) {
+    return {
+      status: 405,
+      body: { error: 'method_not_allowed', message: messageOf(exception) },
+      headers: { Allow: exception.allow.join(', ') },
     };
   }
   const frameworkStatus = statusOfFrameworkError(exception);
