@@ -47,11 +47,18 @@ describe('checkLogsRange (eth_getLogs and eth_newFilter block ranges, ADR 0211)'
     ],
     ['nothing given: latest..latest', {}, null],
     ['latest..pending', { fromBlock: 'latest', toBlock: 'pending' }, null],
+    ['a blockHash query is one block', { blockHash: `0x${'ab'.repeat(32)}` }, null],
     [
-      'a blockHash query is one block',
+      'blockHash with a fromBlock (geth and anvil refuse both)',
       { blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x0' },
-      null,
+      'invalid_params',
     ],
+    [
+      'tags in any case (anvil takes them)',
+      { fromBlock: 'EARLIEST', toBlock: 'Latest' },
+      'limit_exceeded',
+    ],
+    ['a 0X prefix (geth and anvil take it)', { fromBlock: '0X0', toBlock: '0X10' }, null],
     [
       'a 400-digit block number',
       { fromBlock: '0x0', toBlock: `0x${'f'.repeat(400)}` },

@@ -1,31 +1,23 @@
 import { DomainError } from '@meridian/errors';
 import { invalidParams, limitExceeded } from './gateway-errors';
+import { blockBoundOf, checkLogFilter, HEAD_BOUND as HEAD } from './log-filter';
 
 /**
  * The block range of a log query (eth_getLogs, and the filter eth_newFilter makes, which is the
  * range eth_getFilterLogs reads), counted the way the node will read it: both ends inclusive,
  * `earliest` = 0, and `latest`, `safe`, `finalized`, `pending` or an omitted end = the network's
  * head (the best height the health checks saw). A `blockHash` query is one block: not ranged.
- * ADR 0211.
+ * ADR 0211. The filter's shape (address, topics, block bounds) is log-filter.ts's rule, checked
+ * first.
  */
 
 /** Methods whose one parameter is a log filter with a block range. */
 export const RANGED_LOG_METHODS: ReadonlySet<string> = new Set(['eth_getLogs', 'eth_newFilter']);
 
-/** An end of the range that follows the head. Numbers, not objects: nothing allocated per call. */
-const HEAD = -1;
-/** An end that is neither a 0x quantity nor a tag (go-ethereum refuses these too, -32602). */
-const MALFORMED = -2;
-
-const HEAD_TAGS: ReadonlySet<string> = new Set(['latest', 'safe', 'finalized', 'pending']);
-
 const FILTER_NOT_AN_OBJECT: Readonly<Record<string, DomainError>> = {
   eth_getLogs: invalidParams('eth_getLogs takes one filter object'),
   eth_newFilter: invalidParams('eth_newFilter takes one filter object'),
 };
-const MALFORMED_BOUND = invalidParams(
-  'fromBlock and toBlock are a 0x-hex block number or one of earliest, latest, safe, finalized, pending',
-);
 
 /**
  * A range that follows the head while the head is not known (no health check has answered yet,
@@ -39,8 +31,8 @@ export const HEAD_UNKNOWN = new DomainError(
 );
 
 /**
- * Null when the filter may be sent; otherwise why not. `head` is the network's head height, when
- * known.
+ * Null when the filter may be sent; otherwise why not: a malformed filter (log-filter.ts, -32602),
+ * then a range over the cap. `head` is the network's head height, when known.
  */
 export function checkLogsRange(
   method: string,
@@ -49,17 +41,19 @@ export function checkLogsRange(
   head: number | undefined,
 ): DomainError | null {
   const filter = params[0];
-  if (filter === null || typeof filter !== 'object' || Array.isArray(filter))
-    return FILTER_NOT_AN_OBJECT[method] ?? invalidParams(`${method} takes one filter object`);
+  const malformed = checkLogFilter(
+    filter,
+    FILTER_NOT_AN_OBJECT[method] ?? invalidParams(`${method} takes one filter object`),
+  );
+  if (malformed !== null) return malformed;
   const { fromBlock, toBlock, blockHash } = filter as {
     fromBlock?: unknown;
     toBlock?: unknown;
     blockHash?: unknown;
   };
   if (blockHash !== undefined && blockHash !== null) return null;
-  let from = boundOf(fromBlock);
-  let to = boundOf(toBlock);
-  if (from === MALFORMED || to === MALFORMED) return MALFORMED_BOUND;
+  let from = blockBoundOf(fromBlock);
+  let to = blockBoundOf(toBlock);
   // Both ends at the head: one block, whatever the head is.
   if (from === HEAD && to === HEAD) return null;
   if (from === HEAD || to === HEAD) {
@@ -91,8 +85,8 @@ export function growingFloorOf(params: readonly unknown[]): number | undefined {
     blockHash?: unknown;
   };
   if (blockHash !== undefined && blockHash !== null) return undefined;
-  const from = boundOf(fromBlock);
-  return from >= 0 && boundOf(toBlock) === HEAD ? from : undefined;
+  const from = blockBoundOf(fromBlock);
+  return from >= 0 && blockBoundOf(toBlock) === HEAD ? from : undefined;
 }
 
 /** eth_getFilterLogs of a growing filter (fromBlock..head): null while within the cap. */
@@ -107,13 +101,4 @@ export function checkGrowingFilterLogs(
   return limitExceeded(
     `eth_getFilterLogs block range ${count} is larger than ${maxRange} blocks (both ends count): the filter's fromBlock is now too far behind the head; read its logs with eth_getLogs in ranges, or make a new filter`,
   );
-}
-
-/** A block number (≥ 0, possibly beyond 2^53), HEAD or MALFORMED. */
-function boundOf(value: unknown): number {
-  if (value === undefined || value === null) return HEAD;
-  if (typeof value !== 'string') return MALFORMED;
-  if (value === 'earliest') return 0;
-  if (HEAD_TAGS.has(value)) return HEAD;
-  return /^0x[0-9a-fA-F]+$/.test(value) ? Number.parseInt(value, 16) : MALFORMED;
 }

@@ -35,6 +35,9 @@ describe('eth_subscribe params, checked before a subscription is shared', () => 
     [['logs', { topics: [TOPIC, TOPIC, TOPIC, TOPIC, TOPIC] }], 'topics'],
     [['logs', { topics: [[[TOPIC]]] }], 'topics'],
     [['logs', { topics: [[5]] }], 'topics'],
+    // The rule of eth_getLogs filters (log-filter.ts): block bounds and blockHash too.
+    [['logs', { fromBlock: 'garbage' }], 'fromBlock'],
+    [['logs', { blockHash: '0x12' }], 'blockHash'],
   ])('%j is invalid params (%s)', (params, what) => {
     const error = check(params);
     expect(error).toMatchObject({ kind: 'invalid', code: 'invalid_params' });

@@ -1,12 +1,14 @@
 import type { DomainError } from '@meridian/errors';
 import { invalidParams } from '../relay/gateway-errors';
+import { checkLogFilter } from '../relay/log-filter';
 
 /**
  * The params of eth_subscribe and eth_unsubscribe, checked before anything is shared or asked:
  * identical eth_subscribe calls share one upstream subscription (ADR 0203), so a malformed one
  * refused here is refused alike for every caller, at once and unbilled, instead of each waiting
- * on the node's answer to the first. What the node checks beyond this (block bounds, fields we
- * do not know) is its own answer, which every waiter then gets (subscription-hub.ts).
+ * on the node's answer to the first. A logs filter's shape is the rule of every log filter
+ * (log-filter.ts). What the node checks beyond this (which blocks a subscription may name,
+ * fields we do not know) is its own answer, which every waiter then gets (subscription-hub.ts).
  */
 
 export const SUBSCRIPTION_TYPES: ReadonlySet<string> = new Set([
@@ -21,18 +23,7 @@ const BAD_SUBSCRIPTION_TYPE = invalidParams(
 const BAD_LOGS_FILTER = invalidParams(
   'logs subscription takes a filter object {address?, topics?}',
 );
-const BAD_ADDRESS = invalidParams(
-  'logs filter address is a 0x-hex 20-byte address or a list of them',
-);
-const BAD_TOPICS = invalidParams(
-  'logs filter topics is a list of at most 4 positions, each null, a 0x-hex 32-byte topic or a list of those',
-);
 const BAD_UNSUBSCRIBE = invalidParams('eth_unsubscribe takes one subscription id (a string)');
-
-/** Topic positions a log has (go-ethereum refuses more, as does every client library). */
-const MAX_TOPIC_POSITIONS = 4;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const TOPIC = /^0x[0-9a-fA-F]{64}$/;
 
 /**
  * Deepest nesting of arrays and objects eth_subscribe params may have: `["logs", {"topics":
@@ -54,40 +45,14 @@ export function checkSubscribeParams(
   const type = params[0];
   if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) return BAD_SUBSCRIPTION_TYPE;
   if (type !== 'logs' || params[1] === undefined) return null;
-  return checkLogsFilter(params[1]);
+  // The rule of eth_getLogs and eth_newFilter filters too: one rule (log-filter.ts).
+  return checkLogFilter(params[1], BAD_LOGS_FILTER);
 }
 
 /** Null for `[<subscription id>]`; eth_unsubscribe with other params is invalid (-32602). */
 export function checkUnsubscribeParams(params: readonly unknown[]): DomainError | null {
   return params.length === 1 && typeof params[0] === 'string' ? null : BAD_UNSUBSCRIBE;
 }
-
-/**
- * A logs subscription's filter: `address` one address or a list, `topics` up to 4 positions of
- * null, a topic or a list of topics (one level: a deeper list is no topic, however deep it goes,
- * and is refused without walking it). Loops, no recursion.
- */
-function checkLogsFilter(filter: unknown): DomainError | null {
-  if (filter === null || typeof filter !== 'object' || Array.isArray(filter))
-    return BAD_LOGS_FILTER;
-  const { address, topics } = filter as { address?: unknown; topics?: unknown };
-  if (address !== undefined && address !== null) {
-    if (Array.isArray(address)) {
-      for (const one of address as unknown[]) if (!isAddress(one)) return BAD_ADDRESS;
-    } else if (!isAddress(address)) return BAD_ADDRESS;
-  }
-  if (topics === undefined || topics === null) return null;
-  if (!Array.isArray(topics) || topics.length > MAX_TOPIC_POSITIONS) return BAD_TOPICS;
-  for (const position of topics as unknown[]) {
-    if (position === null || isTopic(position)) continue;
-    if (!Array.isArray(position)) return BAD_TOPICS;
-    for (const one of position as unknown[]) if (one !== null && !isTopic(one)) return BAD_TOPICS;
-  }
-  return null;
-}
-
-const isAddress = (value: unknown): boolean => typeof value === 'string' && ADDRESS.test(value);
-const isTopic = (value: unknown): boolean => typeof value === 'string' && TOPIC.test(value);
 
 /** Whether JSON text nests arrays and objects deeper than `max` (strings skipped). */
 function nestsDeeper(json: string, max: number): boolean {
