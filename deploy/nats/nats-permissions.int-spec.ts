@@ -610,25 +610,27 @@ describe('the real apps, each process as its NATS user', () => {
         version: number;
       };
     const before = await balance();
-    const httpPort = await freePort();
-    gatewayUrl = `http://127.0.0.1:${httpPort}`;
-    gateway = await startAppProcess({
-      main: 'apps/rpc-gateway/src/main.ts',
-      healthUrl: `${gatewayUrl}/healthz`,
-      env: {
-        NATS_URL: urlOf('rpc-gateway'),
-        NATS_PREFIX: deployment.prefix,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(httpPort),
-        GRPC_ENABLED: 'false',
-        REGION: 'eu',
-        LOG_LEVEL: 'warn',
-        USAGE_FLUSH_MS: '200',
-        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-        STATIC_ACCESS_TOKENS: JSON.stringify({
-          [TOKEN]: { accountId: account.accountId, network: 'eth-mainnet' },
-        }),
-      },
+    gateway = await startAppProcess(async () => {
+      const httpPort = await freePort();
+      gatewayUrl = `http://127.0.0.1:${httpPort}`;
+      return {
+        main: 'apps/rpc-gateway/src/main.ts',
+        healthUrl: `${gatewayUrl}/healthz`,
+        env: {
+          NATS_URL: urlOf('rpc-gateway'),
+          NATS_PREFIX: deployment.prefix,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(httpPort),
+          GRPC_ENABLED: 'false',
+          REGION: 'eu',
+          LOG_LEVEL: 'warn',
+          USAGE_FLUSH_MS: '200',
+          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+          STATIC_ACCESS_TOKENS: JSON.stringify({
+            [TOKEN]: { accountId: account.accountId, network: 'eth-mainnet' },
+          }),
+        },
+      };
     });
     await ready(`${gatewayUrl}/readyz`);
     const calls = 3;
@@ -690,23 +692,26 @@ describe('the real apps, each process as its NATS user', () => {
     });
     const secretsKey = randomBytes(32).toString('base64');
     const start = async (app: string, user: NatsRole, env: Record<string, string>) => {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
+      let url = '';
       processes.push(
-        await startAppProcess({
-          main: `apps/${app}/src/main.ts`,
-          healthUrl: `${url}/healthz`,
-          env: {
-            NATS_URL: urlOf(user),
-            NATS_PREFIX: deployment.prefix,
-            DATABASE_URL: db!.url,
-            HTTP_HOST: '127.0.0.1',
-            HTTP_PORT: String(port),
-            LOG_LEVEL: 'warn',
-            BILLING_GRPC_URL: ledger.grpcTarget,
-            ...env,
-          },
-          startTimeoutMs: 120_000,
+        await startAppProcess(async () => {
+          const port = await freePort();
+          url = `http://127.0.0.1:${port}`;
+          return {
+            main: `apps/${app}/src/main.ts`,
+            healthUrl: `${url}/healthz`,
+            env: {
+              NATS_URL: urlOf(user),
+              NATS_PREFIX: deployment.prefix,
+              DATABASE_URL: db!.url,
+              HTTP_HOST: '127.0.0.1',
+              HTTP_PORT: String(port),
+              LOG_LEVEL: 'warn',
+              BILLING_GRPC_URL: ledger.grpcTarget,
+              ...env,
+            },
+            startTimeoutMs: 120_000,
+          };
         }),
       );
       await ready(`${url}/readyz`);

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -10,14 +9,13 @@ import {
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
+  startAppProcess,
   storedMessages,
   testNatsUrl,
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@meridian/testing';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
-
-const ROOT = join(__dirname, '..', '..', '..');
 
 export interface World {
   db: TestDatabase;
@@ -65,14 +63,13 @@ export async function startIndexer(
   world: World,
   env: Record<string, string>,
 ): Promise<IndexerProcess> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', join(ROOT, 'apps/chain-indexer/src/main.ts')],
-    {
-      cwd: ROOT,
+  const lines: LogLine[] = [];
+  let latest: ChildProcess | undefined;
+  const app = await startAppProcess(async () => {
+    const port = await freePort();
+    return {
+      main: 'apps/chain-indexer/src/main.ts',
       env: {
-        ...process.env,
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: String(port),
         DATABASE_URL: world.db.url,
@@ -83,30 +80,35 @@ export async function startIndexer(
         LEASE_TTL_MS: '3000',
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const lines: LogLine[] = [];
-  createInterface({ input: child.stdout! }).on('line', (text) => {
-    try {
-      lines.push(JSON.parse(text) as LogLine);
-    } catch {
-      // not a log line
-    }
+      healthUrl: `http://127.0.0.1:${port}/healthz`,
+      onSpawn: (child) => {
+        // The lines of the child that comes up, not of one that found its port taken.
+        latest = child;
+        lines.length = 0;
+        child.stderr!.pipe(process.stderr);
+        createInterface({ input: child.stdout! }).on('line', (text) => {
+          if (child !== latest) return;
+          try {
+            lines.push(JSON.parse(text) as LogLine);
+          } catch {
+            // not a log line
+          }
+        });
+      },
+    };
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitUntil(
     () => lines.some((l) => l.msg === 'chain-indexer listening'),
-    60_000,
+    10_000,
     'indexer start',
   );
   return {
-    child,
+    child: app.child,
     lines,
-    port,
+    port: Number(app.options.env!['HTTP_PORT']),
     kill: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      app.kill(signal);
+      await app.exited();
     },
   };
 }

@@ -57,23 +57,25 @@ describe('dashboard: self-service billing off, in a real browser', () => {
       createTestDatabase({ prefix: 'dashboard_selfserve' }),
     ]);
     await runAppScript('apps/dashboard/src/migrate.ts', { DATABASE_URL: db.url });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    dashboard = await startAppProcess({
-      main: 'apps/dashboard/src/main.ts',
-      env: {
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'error',
-        BILLING_API_URL: billing.apiUrl,
-        WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
-        AUDIT_API_URL: 'http://127.0.0.1:1/v1',
-        OPERATOR_TOKEN,
-        DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
-        COOKIE_SECURE: 'false',
-      },
-      healthUrl: `${url}/healthz`,
+    dashboard = await startAppProcess(async () => {
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      return {
+        main: 'apps/dashboard/src/main.ts',
+        env: {
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'error',
+          BILLING_API_URL: billing.apiUrl,
+          WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
+          AUDIT_API_URL: 'http://127.0.0.1:1/v1',
+          OPERATOR_TOKEN,
+          DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
+          COOKIE_SECURE: 'false',
+        },
+        healthUrl: `${url}/healthz`,
+      };
     });
     browser = await launchChromium();
   }, 300_000);

@@ -34,24 +34,26 @@ beforeAll(async () => {
     confirmDepth: 2,
   });
   await h.matcher();
-  const port = await freePort();
-  indexer = await startAppProcess({
-    main: 'apps/chain-indexer/src/main.ts',
-    env: {
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(port),
-      DATABASE_URL: h.db.url,
-      NATS_URL: testNatsUrl(),
-      NATS_PREFIX: h.prefix,
-      LOG_LEVEL: 'info',
-      POLL_INTERVAL_MS: '200',
-      LEASE_TTL_MS: '3000',
-      NETWORKS: NETWORK,
-      UPSTREAMS: JSON.stringify({ [NETWORK]: [anvil.url] }),
-    },
-    // /healthz answers once the app listens (it logs `chain-indexer listening` then).
-    healthUrl: `http://127.0.0.1:${port}/healthz`,
-    startTimeoutMs: 120_000,
+  indexer = await startAppProcess(async () => {
+    const port = await freePort();
+    return {
+      main: 'apps/chain-indexer/src/main.ts',
+      env: {
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        DATABASE_URL: h.db.url,
+        NATS_URL: testNatsUrl(),
+        NATS_PREFIX: h.prefix,
+        LOG_LEVEL: 'info',
+        POLL_INTERVAL_MS: '200',
+        LEASE_TTL_MS: '3000',
+        NETWORKS: NETWORK,
+        UPSTREAMS: JSON.stringify({ [NETWORK]: [anvil.url] }),
+      },
+      // /healthz answers once the app listens (it logs `chain-indexer listening` then).
+      healthUrl: `http://127.0.0.1:${port}/healthz`,
+      startTimeoutMs: 120_000,
+    };
   });
   // A network first seen starts at the node's head: wait until the indexer published it, so
   // the blocks of the test are all followed.

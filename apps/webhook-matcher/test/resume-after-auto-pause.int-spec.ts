@@ -99,24 +99,26 @@ describe('resume from paused_auto: webhook-matcher + delivery-worker, real Postg
     publisher = new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix));
     workerDb = await createTestDatabase({ prefix: 'wh_resume_worker' });
     await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
-    const port = await freePort();
-    worker = await startAppProcess({
-      main: 'apps/delivery-worker/src/main.ts',
-      env: {
-        DATABASE_URL: workerDb.url,
-        NATS_URL: testNatsUrl(),
-        NATS_PREFIX: s.natsPrefix,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        ALLOW_LOOPBACK_TARGETS: 'true',
-        LOG_LEVEL: 'error',
-        WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-        CLOCK_OFFSET_FILE: offsetFile,
-        // A held job looks again within half a second of real time and sees the moved clock.
-        DELIVERY_RECHECK_MAX_MS: '500',
-        USAGE_FLUSH_MS: '200',
-      },
-      healthUrl: `http://127.0.0.1:${port}/readyz`,
+    worker = await startAppProcess(async () => {
+      const port = await freePort();
+      return {
+        main: 'apps/delivery-worker/src/main.ts',
+        env: {
+          DATABASE_URL: workerDb.url,
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: s.natsPrefix,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          ALLOW_LOOPBACK_TARGETS: 'true',
+          LOG_LEVEL: 'error',
+          WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
+          CLOCK_OFFSET_FILE: offsetFile,
+          // A held job looks again within half a second of real time and sees the moved clock.
+          DELIVERY_RECHECK_MAX_MS: '500',
+          USAGE_FLUSH_MS: '200',
+        },
+        healthUrl: `http://127.0.0.1:${port}/readyz`,
+      };
     });
     ({ key, accountId } = await s.billing.createAccount({ plan: 'starter' }));
   });

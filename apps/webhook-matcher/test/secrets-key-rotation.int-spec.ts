@@ -101,23 +101,25 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
 
   async function startWorker(keys: Record<string, string | undefined>): Promise<void> {
     await worker?.stop();
-    const port = await freePort();
-    workerUrl = `http://127.0.0.1:${port}`;
-    worker = await startAppProcess({
-      main: 'apps/delivery-worker/src/main.ts',
-      env: {
-        DATABASE_URL: workerDb.url,
-        NATS_URL: testNatsUrl(),
-        NATS_PREFIX: s.natsPrefix,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        ALLOW_LOOPBACK_TARGETS: 'true',
-        LOG_LEVEL: 'error',
-        WEBHOOK_SECRETS_PREVIOUS_KEYS: undefined,
-        ...keys,
-      },
-      // Ready: the webhook-status mirror has loaded.
-      healthUrl: `${workerUrl}/readyz`,
+    worker = await startAppProcess(async () => {
+      const port = await freePort();
+      workerUrl = `http://127.0.0.1:${port}`;
+      return {
+        main: 'apps/delivery-worker/src/main.ts',
+        env: {
+          DATABASE_URL: workerDb.url,
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: s.natsPrefix,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          ALLOW_LOOPBACK_TARGETS: 'true',
+          LOG_LEVEL: 'error',
+          WEBHOOK_SECRETS_PREVIOUS_KEYS: undefined,
+          ...keys,
+        },
+        // Ready: the webhook-status mirror has loaded.
+        healthUrl: `${workerUrl}/readyz`,
+      };
     });
   }
 

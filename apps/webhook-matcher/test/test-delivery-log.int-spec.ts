@@ -65,21 +65,23 @@ describe('test deliveries: their outcome through the real delivery-worker', () =
     await receiver.start();
     workerDb = await createTestDatabase({ prefix: 'wh_testlog_worker' });
     await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
-    const port = await freePort();
-    worker = await startAppProcess({
-      main: 'apps/delivery-worker/src/main.ts',
-      env: {
-        DATABASE_URL: workerDb.url,
-        NATS_URL: testNatsUrl(),
-        NATS_PREFIX: s.natsPrefix,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        ALLOW_LOOPBACK_TARGETS: 'true',
-        LOG_LEVEL: 'error',
-        WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-      },
-      // Ready: the webhook-status mirror has loaded.
-      healthUrl: `http://127.0.0.1:${port}/readyz`,
+    worker = await startAppProcess(async () => {
+      const port = await freePort();
+      return {
+        main: 'apps/delivery-worker/src/main.ts',
+        env: {
+          DATABASE_URL: workerDb.url,
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: s.natsPrefix,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          ALLOW_LOOPBACK_TARGETS: 'true',
+          LOG_LEVEL: 'error',
+          WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
+        },
+        // Ready: the webhook-status mirror has loaded.
+        healthUrl: `http://127.0.0.1:${port}/readyz`,
+      };
     });
     ({ key } = await s.billing.createAccount({ plan: 'starter' }));
     other = (await s.billing.createAccount({ plan: 'starter' })).key;

@@ -24,16 +24,22 @@ function findRepositoryRoot(from: string): string {
 
 const DEFAULT_LOG_CHARS = 20_000;
 
-function spawnScript(script: string, env: AppEnv, args: readonly string[] = []): ChildProcess {
+function spawnScript(
+  script: string,
+  env: AppEnv,
+  args: readonly string[] = [],
+  nodeArgs: readonly string[] = [],
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
   const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];
     else merged[name] = value;
   }
-  return spawn(process.execPath, ['-r', '@swc-node/register', script, ...args], {
+  return spawn(process.execPath, ['-r', '@swc-node/register', ...nodeArgs, script, ...args], {
     cwd: REPOSITORY_ROOT,
     env: merged,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   });
 }
 
@@ -108,9 +114,29 @@ export interface StartAppProcessOptions {
   readonly logChars?: number;
   /** Arguments after `main`. */
   readonly args?: readonly string[];
+  /** Node's own arguments (flags, `-r` preloads), after `-r @swc-node/register`. */
+  readonly nodeArgs?: readonly string[];
+  /** Whether the child's stdin is a pipe (`child.stdin`); else it reads nothing. */
+  readonly stdin?: boolean;
+  /** Called with each child as it is spawned, before it is up (to read all its output). */
+  readonly onSpawn?: (child: ChildProcess) => void;
 }
 
+/**
+ * Options built on ports chosen now (with `freePort`), called again before every start. A port
+ * `freePort` gave can be taken by another process before the child binds it (parallel test
+ * workers): a child that exits with EADDRINUSE before it is up is started again on the ports of a
+ * new choice, at most `START_ATTEMPTS` times in all.
+ */
+export type ChooseAppProcessOptions = () =>
+  StartAppProcessOptions | Promise<StartAppProcessOptions>;
+
+/** How many times `startAppProcess` starts a child whose port was taken (EADDRINUSE). */
+export const START_ATTEMPTS = 3;
+
 export interface AppProcess {
+  /** The options it was started with (those of the last choice, when chosen). */
+  readonly options: StartAppProcessOptions;
   readonly child: ChildProcess;
   readonly pid: number;
   /** The last characters the child wrote to stdout and stderr. */
@@ -132,19 +158,61 @@ export interface AppProcess {
  * Starts `main` as a child process from the repository root and resolves once `healthUrl`
  * answers 2xx. Rejects, with the tail of the child's output, when the child exits first or
  * the deadline passes (the child is then killed).
+ *
+ * Given a function instead (`ChooseAppProcessOptions`: options on ports it chooses), starts
+ * again on a new choice when the child exits with EADDRINUSE before it is up, at most
+ * `START_ATTEMPTS` times, and says so on stderr.
  */
-export async function startAppProcess(options: StartAppProcessOptions): Promise<AppProcess> {
+export async function startAppProcess(
+  options: StartAppProcessOptions | ChooseAppProcessOptions,
+): Promise<AppProcess> {
+  if (typeof options !== 'function') return startOnce(options);
+  for (let attempt = 1; ; attempt++) {
+    const chosen = await options();
+    try {
+      return await startOnce(chosen);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= START_ATTEMPTS) throw error;
+      process.stderr.write(
+        `startAppProcess: ${chosen.main} found a port taken (${error.line}), attempt ` +
+          `${attempt} of ${START_ATTEMPTS}; starting it again on newly chosen ports\n`,
+      );
+    }
+  }
+}
+
+/** The child exited before it was up, having found a port taken (`line`: where it said so). */
+class PortTakenError extends Error {
+  constructor(
+    message: string,
+    readonly line: string,
+  ) {
+    super(message);
+  }
+}
+
+async function startOnce(options: StartAppProcessOptions): Promise<AppProcess> {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const pollMs = options.pollMs ?? 250;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
-  const child = spawnScript(options.main, options.env ?? {}, options.args);
+  const child = spawnScript(
+    options.main,
+    options.env ?? {},
+    options.args,
+    options.nodeArgs,
+    options.stdin === true ? 'pipe' : 'ignore',
+  );
   const log = keepTail(child, options.logChars ?? DEFAULT_LOG_CHARS);
+  options.onSpawn?.(child);
   const exit = exitOf(child);
+  // After the exit, stdout and stderr may still hold the child's last words (as EADDRINUSE).
+  const outputRead = new Promise((resolve) => child.once('close', resolve));
   let exitStatus: ExitStatus | undefined;
   void exit.then((status) => (exitStatus = status));
   const running = () => exitStatus === undefined && child.exitCode === null && !child.signalCode;
   let stopping: Promise<ExitStatus> | undefined;
   const handle: AppProcess = {
+    options,
     child,
     pid: child.pid ?? -1,
     log,
@@ -172,10 +240,20 @@ export async function startAppProcess(options: StartAppProcessOptions): Promise<
       (r) => r.ok,
       () => false,
     );
-    if (up) return handle;
+    // Up while the child is running: another process holding its port may answer too.
+    if (up && running()) return handle;
     if (!running()) {
       const status = await exit;
-      throw new Error(`${options.main} ${describeExit(status)} before it was up:\n${log()}`);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([outputRead, new Promise((r) => (timer = setTimeout(r, 2_000)))]);
+      clearTimeout(timer);
+      const message = `${options.main} ${describeExit(status)} before it was up:\n${log()}`;
+      const taken = log()
+        .split('\n')
+        .find((line) => line.includes('EADDRINUSE'));
+      throw taken === undefined
+        ? new Error(message)
+        : new PortTakenError(message, taken.trim().slice(0, 200));
     }
     if (Date.now() > deadline) {
       await handle.stop(0);

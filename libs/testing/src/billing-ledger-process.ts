@@ -79,32 +79,24 @@ export async function startBillingLedgerProcess(
     SELF_SERVICE_BILLING: 'true',
     ...options.env,
   });
-  let env = envOn(await freePort(), await freePort());
   let app: AppProcess;
   try {
-    await runAppScript('apps/billing-ledger/src/migrate.ts', env);
-    // A free port can be taken by another test process before the app binds it (freePort):
-    // started again on two fresh ports, at most three times.
-    for (let tries = 1; ; tries++) {
-      try {
-        app = await startAppProcess({
-          main: 'apps/billing-ledger/src/main.ts',
-          env,
-          healthUrl: `http://127.0.0.1:${env['HTTP_PORT']}/healthz`,
-          startTimeoutMs: options.startTimeoutMs,
-        });
-        break;
-      } catch (error) {
-        if (tries >= 3 || !String(error).includes('EADDRINUSE')) throw error;
-        env = envOn(await freePort(), await freePort());
-      }
-    }
+    await runAppScript('apps/billing-ledger/src/migrate.ts', envOn(0, 0)); // binds no port
+    app = await startAppProcess(async () => {
+      const env = envOn(await freePort(), await freePort());
+      return {
+        main: 'apps/billing-ledger/src/main.ts',
+        env,
+        healthUrl: `http://127.0.0.1:${env['HTTP_PORT']}/healthz`,
+        startTimeoutMs: options.startTimeoutMs,
+      };
+    });
   } catch (error) {
     await db?.drop();
     throw error;
   }
-  const url = `http://127.0.0.1:${env['HTTP_PORT']}`;
-  const grpcPort = Number(env['GRPC_PORT']);
+  const url = `http://127.0.0.1:${app.options.env!['HTTP_PORT']}`;
+  const grpcPort = Number(app.options.env!['GRPC_PORT']);
 
   const call: BillingLedgerProcess['call'] = async (method, path, bearer, body, expected) => {
     const response = await fetch(url + path, {

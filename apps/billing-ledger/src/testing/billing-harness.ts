@@ -161,25 +161,27 @@ export class BillingHarness {
    * `exited()`), once ready; `env` adds settings.
    */
   async ledgerProcess(env: Record<string, string> = {}): Promise<AppProcess> {
-    const port = await freePort();
     const config = this.config();
-    return startAppProcess({
-      main: 'apps/billing-ledger/src/main.ts',
-      env: {
-        DATABASE_URL: config.DATABASE_URL,
-        NATS_URL: config.NATS_URL,
-        NATS_PREFIX: config.NATS_PREFIX,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        GRPC_PORT: String(await freePort()),
-        OPERATOR_TOKEN,
-        LEDGER_TICK_MS: '0',
-        LOG_LEVEL: 'warn',
-        SELF_SERVICE_BILLING: 'true',
-        ...env,
-      },
-      healthUrl: `http://127.0.0.1:${port}/readyz`,
-      startTimeoutMs: 120_000,
+    return startAppProcess(async () => {
+      const port = await freePort();
+      return {
+        main: 'apps/billing-ledger/src/main.ts',
+        env: {
+          DATABASE_URL: config.DATABASE_URL,
+          NATS_URL: config.NATS_URL,
+          NATS_PREFIX: config.NATS_PREFIX,
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          GRPC_PORT: String(await freePort()),
+          OPERATOR_TOKEN,
+          LEDGER_TICK_MS: '0',
+          LOG_LEVEL: 'warn',
+          SELF_SERVICE_BILLING: 'true',
+          ...env,
+        },
+        healthUrl: `http://127.0.0.1:${port}/readyz`,
+        startTimeoutMs: 120_000,
+      };
     });
   }
 }
