@@ -457,6 +457,8 @@ describe('rpc-gateway edges: requests that once broke it', () => {
       for (const coding of ['compress', 'zstd']) {
         const unknown = await post(small, { 'content-encoding': coding });
         expect(unknown.status).toBe(415);
+        // RFC 9110 §12.5.3: the 415 lists the codings the gateway reads.
+        expect(unknown.headers['accept-encoding']).toBe('gzip, deflate, br');
         expect(JSON.parse(unknown.body.toString())).toEqual({
           jsonrpc: '2.0',
           id: null,

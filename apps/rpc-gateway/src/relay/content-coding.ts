@@ -47,10 +47,18 @@ export function decodedTooLarge(limitBytes: number, coding: string): DomainError
 }
 
 /**
+ * The codings a request body may come in (DECODE; x-gzip is gzip's alias), as a 415 for another
+ * coding lists them in its `Accept-Encoding` (RFC 9110 §12.5.3: a server SHOULD send it with a
+ * 415 for an unsupported Content-Encoding, §15.5.16). A body without a coding is always read.
+ */
+export const REQUEST_CODINGS = 'gzip, deflate, br';
+
+/**
  * A body in a coding the edge cannot read: the request as a whole cannot be read, so HTTP 415
  * (RFC 9110 §15.5.16 names Content-Encoding among its causes) with -32600 "invalid request",
  * code and message agreeing (QA: it was 400 with -32602 "invalid params" under the message
- * "invalid request"). Answered before the token is checked, id null, like the other body checks.
+ * "invalid request"), and `Accept-Encoding: gzip, deflate, br` (relay.route.ts). Answered before
+ * the token is checked, id null, like the other body checks.
  */
 export const UNSUPPORTED_CONTENT_ENCODING = new DomainError(
   'unsupported_content_encoding',

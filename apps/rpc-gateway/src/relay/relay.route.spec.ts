@@ -110,6 +110,44 @@ describe('relay route: failures named by their request', () => {
     expect(text.slice(answered)).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('a body in a coding the edge does not read → 415 listing the codings it reads (RFC 9110 §12.5.3)', async () => {
+    const answer = await new Promise<{ status: number; headers: Record<string, unknown> }>(
+      (resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: `/${'a'.repeat(32)}/`,
+            headers: { 'content-encoding': 'zstd' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
+          },
+        );
+        req.on('error', reject);
+        req.end('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}');
+      },
+    );
+    expect(answer.status).toBe(415);
+    expect(answer.headers['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it('no other answer carries Accept-Encoding', async () => {
+    const headers = await new Promise<Record<string, unknown>>((resolve) => {
+      const req = request(
+        { host: '127.0.0.1', port, method: 'POST', path: `/${'a'.repeat(32)}/` },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers));
+        },
+      );
+      req.end('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}');
+    });
+    expect(headers['accept-encoding']).toBeUndefined();
+  });
+
   describe('CORS: browser dApps may call the endpoint from any origin', () => {
     const exchange = (method: string, path: string, headers: Record<string, string> = {}) =>
       new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {

@@ -5,7 +5,14 @@ import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
-import { acceptsGzip, decodeBody, GZIP_MIN_BYTES, gzipped } from './content-coding';
+import {
+  acceptsGzip,
+  decodeBody,
+  GZIP_MIN_BYTES,
+  gzipped,
+  REQUEST_CODINGS,
+  UNSUPPORTED_CONTENT_ENCODING,
+} from './content-coding';
 import { bodyTooLarge, gatewayHttpStatusOf, retryAfterSecondsOf } from './gateway-errors';
 import type { RelayService } from './relay.service';
 import { TOKEN_PATH, tokenOf } from './token-path';
@@ -79,6 +86,7 @@ export function attachHotPath(
     body: string | Buffer,
     retryAfterSeconds?: number,
     gzip?: boolean,
+    acceptEncoding?: string,
   ) => {
     // A flat [name, value, …] list: node:http takes it as is, without building a header object.
     const headers: (string | number)[] = [
@@ -95,6 +103,7 @@ export function attachHotPath(
     ];
     if (retryAfterSeconds !== undefined) headers.push('retry-after', retryAfterSeconds);
     if (gzip) headers.push('content-encoding', 'gzip', 'vary', 'accept-encoding');
+    if (acceptEncoding !== undefined) headers.push('accept-encoding', acceptEncoding);
     res.writeHead(status, headers);
     res.end(body);
   };
@@ -198,7 +207,10 @@ export function attachHotPath(
       },
     );
 
-  /** The one place a request-level DomainError becomes an HTTP answer on this edge. */
+  /**
+   * The one place a request-level DomainError becomes an HTTP answer on this edge. A 415 for an
+   * unsupported Content-Encoding lists the codings the edge reads (RFC 9110 §12.5.3).
+   */
   const refuse = (
     res: ServerResponse,
     requestId: string,
@@ -212,6 +224,8 @@ export function attachHotPath(
       status,
       serializeErrorObject(idRaw, jsonRpcErrorOf(error)),
       retryAfterSecondsOf(error),
+      false,
+      error === UNSUPPORTED_CONTENT_ENCODING ? REQUEST_CODINGS : undefined,
     );
     return status;
   };
