@@ -333,6 +333,20 @@ describe('createHttpApp edge', () => {
       'bad_request',
       true,
     ],
+    [
+      'a 405 for a method the route lacks, keep-alive',
+      '/things/a1',
+      405,
+      'method_not_allowed',
+      false,
+    ],
+    [
+      'a 405 for a method the route lacks, connection: close',
+      '/things/a1',
+      405,
+      'method_not_allowed',
+      true,
+    ],
   ])(
     '%s: answered before the body arrives, the connection stays and the body is drained',
     async (_name, path, status, code, clientCloses) => {

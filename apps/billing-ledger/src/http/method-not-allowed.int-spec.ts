@@ -1,0 +1,86 @@
+import { BillingHarness, type BillingApp } from '../testing/billing-harness';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** An OpenAPI path template as a pattern of concrete paths (`{id}`: one segment). */
+const patternOf = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+
+/**
+ * A method a route does not take is 405 with `Allow` (RFC 9110 §15.5.6), in the COMPAT error
+ * body; an unknown path stays 404 (the rule of every REST app: platform-http, ADR 0502).
+ */
+describe('billing-ledger account API: 405 for a method a route does not take, 404 for an unknown path', () => {
+  const h = new BillingHarness();
+  let billing: BillingApp;
+
+  beforeAll(async () => {
+    await h.setup();
+    billing = await h.start();
+  });
+  afterAll(() => h.teardown());
+
+  const ask = async (method: string, path: string) => {
+    const response = await fetch(`${billing.url}${path}`, {
+      method,
+      headers: { authorization: 'Bearer any' },
+    });
+    return {
+      status: response.status,
+      allow: response.headers.get('allow'),
+      body: (await response.json()) as Record<string, unknown>,
+      requestId: response.headers.get('x-request-id'),
+    };
+  };
+
+  it.each([
+    ['GET', '/api/v1/access-tokens/tok_000000000000000000000001/roll', 'POST'],
+    ['DELETE', '/api/v1/account', 'GET, HEAD'],
+    ['POST', '/api/v1/account/plan', 'PUT'],
+    ['PATCH', '/api/v1/api-keys', 'GET, HEAD, POST'],
+  ])('%s %s: 405, Allow: %s, in the COMPAT body', async (method, path, allow) => {
+    const answer = await ask(method, path);
+    expect([answer.status, answer.allow]).toEqual([405, allow]);
+    expect(answer.body).toEqual({
+      error: 'method_not_allowed',
+      message: `${method} is not a method of this route; it allows ${allow}`,
+      request_id: answer.requestId,
+    });
+  });
+
+  it('every documented route: each method no route of its path takes is 405 naming the ones they do', async () => {
+    const doc = (await (await fetch(`${billing.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const templates = Object.entries(doc.paths).map(([template, operations]) => ({
+      template,
+      pattern: patternOf(template),
+      own: Object.keys(operations).map((m) => m.toUpperCase()),
+    }));
+    expect(templates.length).toBeGreaterThan(5);
+    for (const { template } of templates) {
+      const path = template.replace(/\{[^}]+\}/g, 'x1');
+      // Every template matching this path counts: `GET /admin/accounts/{id}` routes
+      // `GET /admin/accounts/bulk` too, so it is allowed there.
+      const routed = templates.filter((t) => t.pattern.test(path)).flatMap((t) => t.own);
+      const allow = [...new Set(routed.includes('GET') ? [...routed, 'HEAD'] : routed)];
+      for (const method of METHODS.filter((m) => !routed.includes(m))) {
+        const answer = await ask(method, path);
+        expect([`${method} ${path}`, answer.status, answer.body['error']]).toEqual([
+          `${method} ${path}`,
+          405,
+          'method_not_allowed',
+        ]);
+        expect(String(answer.allow).split(', ').sort()).toEqual(allow.sort());
+      }
+    }
+  });
+
+  it.each([
+    ['GET', '/api/v1/nothing'],
+    ['POST', '/api/v1/account/plan/now'],
+    ['DELETE', '/api/v2/account'],
+  ])('%s %s (no such path): still 404 not_found, no Allow', async (method, path) => {
+    const answer = await ask(method, path);
+    expect([answer.status, answer.allow, answer.body['error']]).toEqual([404, null, 'not_found']);
+  });
+});
