@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +10,13 @@ import {
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
+  runAppScript,
   startAnvil,
+  startAppProcess,
   testNatsUrl,
   uniqueNatsPrefix,
   type AnvilInstance,
+  type AppProcess,
   type TestDatabase,
 } from '@meridian/testing';
 import { normalizeFilter } from '@meridian/webhooks';
@@ -28,7 +31,6 @@ import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
  * addresses (direct SQL fixtures, as the API's bulk list writes store them) and a NATS namespace
  * of their own, with an anvil devnet as the indexer's node.
  */
-const ROOT = join(__dirname, '../../..');
 export const NETWORK = 'eth-mainnet';
 export const DEPLOYER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 /** The address the latency webhook (`wh_latency`, account BENCH_ACCOUNT) watches inline. */
@@ -42,31 +44,54 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export function startChild(args: string[], env: Record<string, string>, stdin = false): Child {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'inherit'],
-  });
+/**
+ * An app's `main` (relative to the repository root) as a child on 127.0.0.1, once it listens:
+ * startAppProcess on a free HTTP port, started again on another when the port was taken first.
+ * Its stdout lines are kept from the first; its stderr goes to this process's.
+ */
+async function startApp(
+  main: string,
+  env: Record<string, string>,
+  extra: { nodeArgs?: string[]; stdin?: boolean } = {},
+): Promise<Child> {
   const lines: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  let latest: ChildProcess | undefined;
   let stopping = false;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (!stopping)
-        process.stderr.write(
-          `${args.at(-1)} exited (${code ?? signal}); last lines:\n${lines.slice(-20).join('\n')}\n`,
-        );
-      resolve();
-    }),
-  );
+  const app: AppProcess = await startAppProcess(async () => {
+    const port = await freePort();
+    return {
+      main,
+      ...extra,
+      env: { HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...env },
+      healthUrl: `http://127.0.0.1:${port}/healthz`,
+      // Listening only (the matcher loads its index afterwards; `waitFor` its line).
+      startTimeoutMs: 120_000,
+      pollMs: 50,
+      // SIGTERM, as before (SIGKILL only after this long): a large index takes its time to stop.
+      stopGraceMs: 120_000,
+      onSpawn: (child) => {
+        latest = child;
+        lines.length = 0;
+        child.stderr!.pipe(process.stderr);
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          if (child === latest) lines.push(line);
+        });
+      },
+    };
+  });
+  void app.exited().then(({ code, signal }) => {
+    if (!stopping)
+      process.stderr.write(
+        `${main} exited (${code ?? signal}); last lines:\n${lines.slice(-20).join('\n')}\n`,
+      );
+  });
   return {
-    process: child,
+    process: app.child,
     lines,
     async waitFor(text, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (!lines.some((l) => l.includes(text))) {
-        if (child.exitCode !== null) throw new Error(`${args.at(-1)} exited (${child.exitCode})`);
+        if (!app.running()) throw new Error(`${main} exited (${app.child.exitCode})`);
         if (Date.now() > deadline)
           throw new Error(
             `timed out waiting for "${text}"; last lines: ${lines.slice(-5).join('\n')}`,
@@ -76,8 +101,7 @@ export function startChild(args: string[], env: Record<string, string>, stdin = 
     },
     async stop() {
       stopping = true;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+      await app.stop();
     },
   };
 }
@@ -176,20 +200,14 @@ export interface AppFigures {
   latency: { p50: number; p99: number; max: number; n: number; lost: number };
 }
 
-/** Starts webhook-matcher's main.ts (with a bench-only preload: a line on stdin runs gc()). */
-export function startMatcherApp(db: TestDatabase, prefix: string, port: number): Child {
-  return startChild(
-    [
-      '--expose-gc',
-      '-r',
-      '@swc-node/register',
-      '-r',
-      join(__dirname, 'gc-on-stdin.ts'),
-      join(ROOT, 'apps/webhook-matcher/src/main.ts'),
-    ],
+/**
+ * Starts webhook-matcher's main.ts (with a bench-only preload: a line on stdin runs gc()), once
+ * it listens.
+ */
+export function startMatcherApp(db: TestDatabase, prefix: string): Promise<Child> {
+  return startApp(
+    'apps/webhook-matcher/src/main.ts',
     {
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(port),
       DATABASE_URL: db.url,
       NATS_URL: testNatsUrl(),
       NATS_PREFIX: prefix,
@@ -197,7 +215,7 @@ export function startMatcherApp(db: TestDatabase, prefix: string, port: number):
       BILLING_GRPC_URL: '127.0.0.1:1',
       LOG_LEVEL: 'info',
     },
-    true,
+    { nodeArgs: ['--expose-gc', '-r', join(__dirname, 'gc-on-stdin.ts')], stdin: true },
   );
 }
 
@@ -223,16 +241,16 @@ export async function measureAppProcess(
   const children: Child[] = [];
   try {
     // The app with nothing to index: what the process costs without the index.
-    const empty = startMatcherApp(db, prefix, await freePort());
+    const empty = await startMatcherApp(db, prefix);
     children.push(empty);
     await empty.waitFor('match index loaded', 120_000);
     const emptyRss = await rssAfterGc(empty);
     await empty.stop();
 
     await loadFixtures(ds, webhooks, perList);
-    const app = startMatcherApp(db, prefix, await freePort());
-    children.push(app);
     const started = performance.now();
+    const app = await startMatcherApp(db, prefix);
+    children.push(app);
     await app.waitFor('match index loaded', 600_000);
     const loadMs = performance.now() - started;
     const loadedLine = JSON.parse(app.lines.find((l) => l.includes('match index loaded'))!) as {
@@ -289,11 +307,7 @@ export async function prepareBenchDatabase(): Promise<{
   };
   try {
     await runMigrations(ds, SCHEMA);
-    const migrate = startChild(['-r', '@swc-node/register', 'apps/chain-indexer/src/migrate.ts'], {
-      DATABASE_URL: db.url,
-    });
-    await migrate.waitFor('migration', 120_000);
-    await migrate.stop();
+    await runAppScript('apps/chain-indexer/src/migrate.ts', { DATABASE_URL: db.url });
   } catch (error) {
     await dispose();
     throw error;
@@ -307,21 +321,16 @@ export async function startIndexer(
   prefix: string,
   anvilUrl: string,
 ): Promise<Child> {
-  const indexer = startChild(
-    ['-r', '@swc-node/register', join(ROOT, 'apps/chain-indexer/src/main.ts')],
-    {
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(await freePort()),
-      DATABASE_URL: db.url,
-      NATS_URL: testNatsUrl(),
-      NATS_PREFIX: prefix,
-      LOG_LEVEL: 'info',
-      POLL_INTERVAL_MS: '200',
-      LEASE_TTL_MS: '3000',
-      NETWORKS: NETWORK,
-      UPSTREAMS: JSON.stringify({ [NETWORK]: [anvilUrl] }),
-    },
-  );
+  const indexer = await startApp('apps/chain-indexer/src/main.ts', {
+    DATABASE_URL: db.url,
+    NATS_URL: testNatsUrl(),
+    NATS_PREFIX: prefix,
+    LOG_LEVEL: 'info',
+    POLL_INTERVAL_MS: '200',
+    LEASE_TTL_MS: '3000',
+    NETWORKS: NETWORK,
+    UPSTREAMS: JSON.stringify({ [NETWORK]: [anvilUrl] }),
+  });
   await indexer.waitFor('newHeads subscribed', 120_000);
   return indexer;
 }

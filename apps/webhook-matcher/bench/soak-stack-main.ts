@@ -1,4 +1,4 @@
-import { freePort, startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
+import { startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
 import {
   BENCH_ACCOUNT,
   loadFixtures,
@@ -37,9 +37,9 @@ async function main(): Promise<void> {
   process.stdin.resume();
   try {
     await loadFixtures(ds, WEBHOOKS, PER_LIST);
-    const app = startMatcherApp(db, prefix, await freePort());
-    children.push(app);
     const started = performance.now();
+    const app = await startMatcherApp(db, prefix);
+    children.push(app);
     await app.waitFor('match index loaded', 600_000);
     const loadMs = performance.now() - started;
     const loaded = JSON.parse(app.lines.find((l) => l.includes('match index loaded'))!) as {
