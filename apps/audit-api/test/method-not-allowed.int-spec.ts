@@ -1,0 +1,106 @@
+import { provisionMessaging } from '@meridian/platform-messaging';
+import { deleteNatsNamespace, FakeClock, testNatsUrl, uniqueNatsPrefix } from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { startAuditApp, type AuditTestApp } from './support/audit-app';
+import { InTestCredentialSource } from './support/in-test-credentials';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * A method a route does not take is 405 with `Allow` (RFC 9110 §15.5.6), in the COMPAT error
+ * body; an unknown path stays 404 (the rule of every REST app: platform-http, ADR 0502).
+ */
+describe('audit API: 405 for a method a route does not take, 404 for an unknown path', () => {
+  let audit: AuditTestApp;
+  const natsUrl = testNatsUrl();
+  const natsPrefix = uniqueNatsPrefix();
+
+  beforeAll(async () => {
+    const nc = await connect({ servers: natsUrl });
+    await provisionMessaging(await jetstreamManager(nc), natsPrefix);
+    await nc.close();
+    audit = await startAuditApp(
+      { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix },
+      { credentials: new InTestCredentialSource(), clock: new FakeClock(new Date()) },
+    );
+    // Ready before the tests: closing the app while its KV watch is still opening can leave the
+    // watch running (app.close() then never returns).
+    const deadline = Date.now() + 30_000;
+    while ((await audit.app.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200) {
+      if (Date.now() > deadline) throw new Error('audit-api not ready in 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await audit?.close();
+    await deleteNatsNamespace(natsUrl, natsPrefix);
+  });
+
+  const ask = async (method: string, url: string) => {
+    const response = await audit.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: 'Bearer any' },
+    });
+    return {
+      status: response.statusCode,
+      allow: response.headers['allow'],
+      body: response.json() as Record<string, unknown>,
+      requestId: response.headers['x-request-id'],
+    };
+  };
+
+  it('GET on POST /v1/wallet-audit/check: 405, Allow: POST, in the COMPAT body', async () => {
+    const answer = await ask('GET', '/v1/wallet-audit/check');
+    expect([answer.status, answer.allow]).toEqual([405, 'POST']);
+    expect(answer.body).toEqual({
+      error: 'method_not_allowed',
+      message: 'GET is not a method of this route; it allows POST',
+      request_id: answer.requestId,
+    });
+  });
+
+  it('DELETE on GET /v1/quota: 405, Allow: GET, HEAD', async () => {
+    const answer = await ask('DELETE', '/v1/quota');
+    expect([answer.status, answer.allow, answer.body['error']]).toEqual([
+      405,
+      'GET, HEAD',
+      'method_not_allowed',
+    ]);
+  });
+
+  it('every documented route: each method it does not take is 405 naming the ones it does', async () => {
+    const doc = (await audit.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const own = Object.keys(operations).map((m) => m.toUpperCase());
+      const allow = own.includes('GET') ? [...own, 'HEAD'] : own;
+      for (const method of METHODS.filter((m) => !own.includes(m))) {
+        const answer = await ask(method, path);
+        expect([`${method} ${path}`, answer.status, answer.body['error']]).toEqual([
+          `${method} ${path}`,
+          405,
+          'method_not_allowed',
+        ]);
+        expect(String(answer.allow).split(', ').sort()).toEqual(allow.sort());
+      }
+    }
+  });
+
+  it.each([
+    ['GET', '/v1/wallet-audit/nope'],
+    ['POST', '/v1/wallet-audit/check/extra'],
+    ['DELETE', '/v2/quota'],
+  ])('%s %s (no such path): still 404 not_found, no Allow', async (method, url) => {
+    const answer = await ask(method, url);
+    expect([answer.status, answer.allow, answer.body['error']]).toEqual([
+      404,
+      undefined,
+      'not_found',
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+import { startMatcherStack, type MatcherTestStack } from './support/matcher-app';
+
+jest.setTimeout(120_000);
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** An OpenAPI path template as a pattern of concrete paths (`{id}`: one segment). */
+const patternOf = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+
+/**
+ * A method a route does not take is 405 with `Allow` (RFC 9110 §15.5.6), in the COMPAT error
+ * body; an unknown path stays 404 (the rule of every REST app: platform-http, ADR 0502).
+ */
+describe('webhooks API: 405 for a method a route does not take, 404 for an unknown path', () => {
+  let s: MatcherTestStack;
+  beforeAll(async () => {
+    s = await startMatcherStack();
+    // Ready before the tests: closing the app while its KV watches are still opening can leave
+    // a watch running (app.close() then never returns).
+    const deadline = Date.now() + 60_000;
+    while ((await s.app.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200) {
+      if (Date.now() > deadline) throw new Error('webhook-matcher not ready in 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  afterAll(() => s?.close());
+
+  const ask = async (method: string, url: string) => {
+    const response = await s.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: 'Bearer any' },
+    });
+    return {
+      status: response.statusCode,
+      allow: response.headers['allow'],
+      body: response.json() as Record<string, unknown>,
+      requestId: response.headers['x-request-id'],
+    };
+  };
+
+  it.each([
+    ['GET', '/api/v1/webhooks/wh_1/pause', 'POST'],
+    ['PUT', '/api/v1/webhooks/wh_1', 'GET, HEAD, PATCH, DELETE'],
+    ['DELETE', '/api/v1/webhooks', 'GET, HEAD, POST'],
+    ['GET', '/api/v1/address-lists/al_1/entries/remove', 'POST'],
+  ])('%s %s: 405, Allow: %s, in the COMPAT body', async (method, url, allow) => {
+    const answer = await ask(method, url);
+    expect([answer.status, answer.allow]).toEqual([405, allow]);
+    expect(answer.body).toEqual({
+      error: 'method_not_allowed',
+      message: `${method} is not a method of this route; it allows ${allow}`,
+      request_id: answer.requestId,
+    });
+  });
+
+  it('every documented route: each method no route of its path takes is 405 naming the ones they do', async () => {
+    const doc = (await s.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const templates = Object.entries(doc.paths).map(([template, operations]) => ({
+      template,
+      pattern: patternOf(template),
+      own: Object.keys(operations).map((m) => m.toUpperCase()),
+    }));
+    expect(templates.length).toBeGreaterThan(5);
+    for (const { template } of templates) {
+      const path = template.replace(/\{[^}]+\}/g, 'x1');
+      // Every template matching this path counts: `DELETE /webhooks/{id}` routes
+      // `DELETE /webhooks/limits` too, so it is allowed there.
+      const routed = templates.filter((t) => t.pattern.test(path)).flatMap((t) => t.own);
+      const allow = [...new Set(routed.includes('GET') ? [...routed, 'HEAD'] : routed)];
+      for (const method of METHODS.filter((m) => !routed.includes(m))) {
+        const answer = await ask(method, path);
+        expect([`${method} ${path}`, answer.status, answer.body['error']]).toEqual([
+          `${method} ${path}`,
+          405,
+          'method_not_allowed',
+        ]);
+        expect(String(answer.allow).split(', ').sort()).toEqual(allow.sort());
+      }
+    }
+  });
+
+  it.each([
+    ['GET', '/api/v1/nothing'],
+    ['POST', '/api/v1/webhooks/wh_1/pause/now'],
+    ['DELETE', '/api/v2/webhooks'],
+  ])('%s %s (no such path): still 404 not_found, no Allow', async (method, url) => {
+    const answer = await ask(method, url);
+    expect([answer.status, answer.allow, answer.body['error']]).toEqual([
+      404,
+      undefined,
+      'not_found',
+    ]);
+  });
+});
