@@ -113,6 +113,8 @@ export class KvMirror<S extends z.ZodType> {
     const status = await kv.status();
     const seen = new Set<string>();
     this.watcher = await kv.watch();
+    // A stop that came while the bucket or the watch was being opened found no watcher to stop.
+    if (this.stopping) this.watcher.stop();
     if (status.values === 0) this.finishSnapshot(seen);
     for await (const entry of this.watcher) {
       if (!this.isInitialized || !entry.isUpdate) seen.add(entry.key);

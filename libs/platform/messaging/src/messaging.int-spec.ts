@@ -715,6 +715,27 @@ describe('KvMirror', () => {
     expect(mirror.size).toBe(0);
     await mirror.stop();
   });
+
+  it('a stop while the watch is being opened ends it (an app closed just after it started)', async () => {
+    // Stops at every point of the start-up: before the connection, while the bucket is being
+    // opened, while the watch is being created, after the snapshot.
+    for (let delayMs = 0; delayMs <= 40; delayMs += 2) {
+      const mirror = new KvMirror(client, ns, {
+        bucket: KvBuckets.balanceState.name,
+        schema: Events.balanceStateChanged.schema,
+        retryDelayMs: 100,
+      });
+      mirror.start();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        mirror.stop().then(() => 'stopped'),
+        new Promise((resolve) => (timer = setTimeout(() => resolve('still running'), 3_000))),
+      ]);
+      clearTimeout(timer);
+      expect({ delayMs, outcome }).toEqual({ delayMs, outcome: 'stopped' });
+    }
+  });
 });
 
 describe('NatsClient', () => {
