@@ -63,7 +63,7 @@ class Receiver {
  * pauses the webhook (paused_auto); the owner fixes the endpoint and resumes while the breaker
  * is still open: the next event is delivered (the breaker's probe) and the webhook stays active.
  */
-describe('resume from paused_auto: webhook-matcher + delivery-worker, real Postgres and NATS', () => {
+describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and NATS', () => {
   let s: MatcherTestStack;
   let workerDb: TestDatabase;
   let worker: AppProcess | undefined;
@@ -216,5 +216,56 @@ describe('resume from paused_auto: webhook-matcher + delivery-worker, real Postg
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     syncMatcher();
     expect(await status(id)).toBe('active');
+  });
+
+  it('QA "flip": an owner pause and resume between attempts 2 and 3 drops the event (owner_paused), unsent, unbilled; an event after the resume is delivered', async () => {
+    const flip = new Receiver();
+    await flip.start();
+    try {
+      const created = await s.call('POST', '/webhooks', key, {
+        network: 'eth-mainnet',
+        trigger_type: 'address_activity',
+        target_url: `${flip.url}/flip`,
+        addresses: [address(8)],
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const queued = await event(id);
+      const sent = () => flip.got.filter((e) => e === queued.eventId).length;
+      await eventually(async () => sent() === 1, 30_000);
+      advance(5_000);
+      await eventually(async () => sent() === 2, 30_000);
+      // 00:13:27 pause, 00:13:28 resume; the endpoint is fixed; attempt 3 falls due at 00:13:40.
+      advance(2_000);
+      expect((await s.call('POST', `/webhooks/${id}/pause`, key)).status).toBe(200);
+      advance(1_000);
+      expect((await s.call('POST', `/webhooks/${id}/resume`, key)).status).toBe(200);
+      flip.status = 200;
+      advance(15_000);
+      await eventually(
+        async () =>
+          (await log(id)).some(
+            (r) => r.event_id === queued.eventId && r.error_class === 'owner_paused',
+          ),
+        30_000,
+      );
+      const next = await event(id);
+      await eventually(async () => flip.got.includes(next.eventId), 30_000);
+      expect(sent()).toBe(2);
+      expect(
+        (await log(id))
+          .filter((r) => r.event_id === queued.eventId)
+          .map((r) => [r.outcome, r.error_class])
+          .sort(),
+      ).toEqual([
+        ['dropped', 'owner_paused'],
+        ['failure', 'http_status'],
+        ['failure', 'http_status'],
+      ]);
+      const stats = (await s.call('GET', `/webhooks/${id}/stats`, key)).body;
+      expect(stats).toMatchObject({ failed_total: 2, delivered_total: 1 });
+    } finally {
+      await flip.stop();
+    }
   });
 });

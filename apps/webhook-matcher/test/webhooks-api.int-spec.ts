@@ -703,6 +703,42 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect(webhookResponse.safeParse(deleted.body).error).toBeUndefined();
   });
 
+  it('the webhook-status entry carries the latest return to active (when, from which status) from the resume on, also after later changes; none before', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const hook = await create(key);
+    const id: string = hook.body.id;
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const kv = await new Kvm(nc).open(
+        new NatsNamespace(s.natsPrefix).bucket(KvBuckets.webhookStatus.name),
+      );
+      const entryAt = async (version: number) => {
+        let value: ReturnType<typeof WebhookStatusEntrySchema.parse> | undefined;
+        await eventually(async () => {
+          const entry = await kv.get(id);
+          value = entry ? WebhookStatusEntrySchema.parse(entry.json()) : undefined;
+          return value?.version === version;
+        });
+        return value!;
+      };
+      expect((await entryAt(1)).reactivated).toBeUndefined();
+      expect((await s.call('POST', `/webhooks/${id}/pause`, key)).status).toBe(200);
+      expect((await entryAt(2)).reactivated).toBeUndefined();
+      expect((await s.call('POST', `/webhooks/${id}/resume`, key)).status).toBe(200);
+      const [resume] = await s.dataSource.query(
+        `SELECT at FROM webhooks.status_history WHERE webhook_id = $1 AND to_status = 'active'
+         ORDER BY id DESC LIMIT 1`,
+        [id],
+      );
+      const reactivated = { at: (resume.at as Date).toISOString(), from: 'paused' };
+      expect(await entryAt(3)).toMatchObject({ status: 'active', reactivated });
+      await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {});
+      expect(await entryAt(4)).toMatchObject({ status: 'active', reactivated });
+    } finally {
+      await nc.close();
+    }
+  });
+
   it('every change lands in the change feed and the webhook-status KV bucket with a monotonic version', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const hook = await create(key);

@@ -215,6 +215,18 @@ function world() {
     }) as DeliveryJob;
   const setStatus = (webhookId: string, status: WebhookStatusEntry['status']) =>
     entries.set(webhookId, { ...entries.get(webhookId)!, status });
+  /** Paused as `from` and active again now, as webhook-matcher publishes it (`reactivated`). */
+  const pauseAndResume = (
+    webhookId: string,
+    from: NonNullable<WebhookStatusEntry['reactivated']>['from'],
+  ) => {
+    setStatus(webhookId, from);
+    entries.set(webhookId, {
+      ...entries.get(webhookId)!,
+      status: 'active',
+      reactivated: { at: clock.now().toISOString(), from },
+    });
+  };
   const setSealed = (webhookId: string, sealed: string) =>
     entries.set(webhookId, { ...entries.get(webhookId)!, secrets: [{ sealed, expiresAt: null }] });
   return {
@@ -231,6 +243,7 @@ function world() {
     down,
     sentIds,
     setStatus,
+    pauseAndResume,
     setSealed,
     refused,
   };
@@ -429,6 +442,88 @@ describe('DeliveryEngine: queued events of a webhook that is no longer active', 
     expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'auto_paused' });
     expect(w.health.at(-1)).toMatchObject({ outcome: 'dropped', attempt: 3 });
     expect(w.sent).toEqual([]);
+  });
+});
+
+describe('DeliveryEngine: a pause drops the jobs queued before it, also once resumed', () => {
+  /** Attempts 1 and 2 fail (DOWN answers 500); returns the wait before attempt 3. */
+  async function twoFailures(w: ReturnType<typeof world>, job: DeliveryJob): Promise<number> {
+    expect(await w.engine.handle(job)).toMatchObject({ action: 'wait', reason: 'not_due' });
+    w.clock.advance(DELIVERY_RETRY_WAITS_MS[0]!);
+    const step = await w.engine.handle(job);
+    expect(step).toMatchObject({ action: 'wait', reason: 'not_due' });
+    expect(w.sentIds).toEqual([job.id, job.id]);
+    return step.action === 'wait' ? step.ms : 0;
+  }
+
+  it.each([
+    ['paused', 'owner_paused'],
+    ['paused_plan', 'plan_paused'],
+    ['paused_auto', 'auto_paused'],
+    ['paused_no_balance', 'no_balance'],
+  ] as const)(
+    'paused (%s) and resumed between attempts 2 and 3: attempt 3 is not made, the job is dropped (%s), not sent, not billed (QA "flip")',
+    async (from, reason) => {
+      const w = world();
+      w.webhook('wh_a', 'acc_a', DOWN);
+      const job = w.job('wh_a');
+      const wait = await twoFailures(w, job);
+      w.clock.advance(2 * SECOND);
+      w.pauseAndResume('wh_a', from);
+      w.down.on = false;
+      w.clock.advance(wait);
+      expect(await w.engine.handle(job)).toEqual({ action: 'done', reason });
+      expect(await w.engine.handle(job)).toEqual({ action: 'done', reason });
+      expect(w.sentIds).toEqual([job.id, job.id]);
+      expect(w.attempts.of(job.id).map((row) => [row.attempt, row.billed])).toEqual([
+        [1, true],
+        [2, true],
+      ]);
+      expect(w.health.map((h) => [h.outcome, h.attempt, h.billed, h.dropReason])).toEqual([
+        ['failure', 1, true, undefined],
+        ['failure', 2, true, undefined],
+        ['dropped', 3, false, reason],
+      ]);
+      expect(w.health.at(-1)).toMatchObject({ final: true, payload: job.payload });
+    },
+  );
+
+  it('a job queued after the resume is delivered; one that was delivered before the pause stays delivered', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const before = w.job('wh_a');
+    expect(await w.engine.handle(before)).toEqual({ action: 'done', reason: 'delivered' });
+    w.clock.advance(MINUTE);
+    w.pauseAndResume('wh_a', 'paused');
+    expect(await w.engine.handle(before)).toEqual({ action: 'done', reason: 'delivered' });
+    const after = w.job('wh_a');
+    expect(await w.engine.handle(after)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.health.map((h) => [h.outcome, h.eventId])).toEqual([
+      ['success', before.eventId],
+      ['success', after.eventId],
+    ]);
+  });
+
+  it('an entry without `reactivated` (an older matcher) keeps dropping by the status only', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const job = w.job('wh_a');
+    const wait = await twoFailures(w, job);
+    w.setStatus('wh_a', 'paused');
+    w.setStatus('wh_a', 'active');
+    w.down.on = false;
+    w.clock.advance(wait);
+    expect(await w.engine.handle(job)).toEqual({ action: 'done', reason: 'delivered' });
+  });
+
+  it('a test delivery queued before the pause is sent once resumed (the owner asked for it)', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const test = { ...w.job('wh_a'), test: true };
+    w.clock.advance(SECOND);
+    w.pauseAndResume('wh_a', 'paused');
+    expect(await w.engine.handle(test)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.health).toEqual([expect.objectContaining({ outcome: 'success', billed: false })]);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   afterFailedAttempt,
   dropReasonOf,
   isSealedSecretError,
+  queuedEventDropReason,
   signedHeaders,
   signingKeyOf,
   type SealedSecretError,
@@ -90,7 +91,8 @@ const EARLIER_HELD_RECHECK_MS = 2_000;
 const EARLIER_SILENT_MS = 2 * DELIVERY_WAIT_LIMIT_MS + 60_000;
 
 /**
- * One delivery job, one decision per look (ADR 0432): drop (webhook not active), wait (not
+ * One delivery job, one decision per look (ADR 0432): drop (webhook not active, or paused since
+ * the job was queued: `dropReasonFor`), wait (not
  * due, balance exhausted, endpoint busy: not attempts), or spend attempt n: sent (billed,
  * unless a test), or recorded without sending (breaker open, 10 min at zero balance, 10 min
  * busy; not billed). The attempt log in Postgres is the truth about attempts; JetStream only
@@ -171,7 +173,7 @@ export class DeliveryEngine {
         return this.wait(5_000, 'webhook_unknown');
       return this.drop('webhook_unknown');
     }
-    const dropReason = dropReasonOf(entry.status);
+    const dropReason = dropReasonFor(job, entry);
 
     // The event's earlier deliveries (the unconfirmed one before the confirmed one, both before
     // a correction), read in the same shared statement as this job's own latest attempt.
@@ -541,6 +543,26 @@ export class DeliveryEngine {
     this.deps.onDropped?.(reason);
     return { action: 'done', reason };
   }
+}
+
+/**
+ * Why the job is dropped now (null: go on). A webhook not active drops it; an active one also
+ * drops a job queued before its latest pause (a pause and resume between two looks; spec: paused
+ * webhooks' events are not sent after the resume), by the entry's `reactivated`, which the
+ * matcher stamps with the clock that stamped the job's `createdAt`. An entry without it (an older
+ * matcher) drops by the status only. A test delivery (one request the owner asked for) is not
+ * dropped for a pause that has ended.
+ */
+export function dropReasonFor(
+  job: DeliveryJob,
+  entry: WebhookStatusEntry,
+): DeliveryDropReason | null {
+  const { reactivated } = entry;
+  if (job.test || reactivated === undefined) return dropReasonOf(entry.status);
+  return queuedEventDropReason(entry.status, new Date(job.createdAt), {
+    at: new Date(reactivated.at),
+    from: reactivated.from,
+  });
 }
 
 export function attemptId(jobId: string, attempt: number): string {

@@ -36,6 +36,28 @@ export class StatusHistoryRepository {
     );
   }
 
+  /**
+   * Each webhook's latest return to `active` from a paused status (a row from a non-null status
+   * to `active`: an owner resume or a plan change; a create has none): when, and what it left.
+   * Read with the index on (webhook_id, id DESC).
+   */
+  async lastReactivations(
+    m: EntityManager,
+    webhookIds: readonly string[],
+  ): Promise<Map<string, { at: Date; from: WebhookStatus }>> {
+    const out = new Map<string, { at: Date; from: WebhookStatus }>();
+    if (webhookIds.length === 0) return out;
+    const rows: Array<{ webhook_id: string; from_status: WebhookStatus; at: Date }> = await m.query(
+      `SELECT DISTINCT ON (webhook_id) webhook_id, from_status, at FROM webhooks.status_history
+         WHERE webhook_id = ANY($1::text[]) AND to_status = 'active' AND from_status IS NOT NULL
+           AND from_status <> 'active'
+         ORDER BY webhook_id, id DESC`,
+      [webhookIds],
+    );
+    for (const row of rows) out.set(row.webhook_id, { at: row.at, from: row.from_status });
+    return out;
+  }
+
   async of(
     m: EntityManager,
     webhookId: string,

@@ -10,6 +10,9 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
+import { StatusHistoryRepository } from './status-history.repository';
+
+type Reactivation = { at: Date; from: WebhookRow['status'] };
 
 /**
  * Mirrors committed webhook changes into the `webhook-status` KV bucket (WebhookStatusEntry):
@@ -22,6 +25,8 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
   private bucket: Promise<KV> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** Stateless (no dependencies): built here, so the reseal command's publisher has it too. */
+  private readonly history = new StatusHistoryRepository();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -77,14 +82,24 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
   private async put(rows: readonly WebhookRow[]): Promise<void> {
     if (rows.length === 0) return;
     const kv = await this.kv();
+    const reactivations = await this.history.lastReactivations(
+      this.dataSource.manager,
+      rows.filter((row) => row.version > row.published_version).map((row) => row.id),
+    );
     for (const row of rows) {
       if (row.version <= row.published_version) continue;
-      await kv.put(row.id, JSON.stringify(this.entryOf(row)));
+      await kv.put(row.id, JSON.stringify(this.entryOf(row, reactivations.get(row.id))));
       await this.webhooks.markPublished(this.dataSource.manager, row.id, row.version);
     }
   }
 
-  entryOf(row: WebhookRow): WebhookStatusEntry {
+  /**
+   * `reactivated`: the webhook's latest return to active from a paused status (status history,
+   * written in the transaction of the row's change, with the clock that stamps delivery jobs'
+   * `createdAt`): delivery-worker drops the jobs queued before it (spec: paused webhooks' events
+   * are not sent after the resume).
+   */
+  entryOf(row: WebhookRow, reactivated?: Reactivation): WebhookStatusEntry {
     const now = this.clock.now().getTime();
     const secrets: WebhookStatusEntry['secrets'] = [{ sealed: row.secret_sealed, expiresAt: null }];
     if (
@@ -105,6 +120,9 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
       secrets,
       updatedAt: row.updated_at.toISOString(),
       ...(row.resumed_at ? { resumedAt: row.resumed_at.toISOString() } : {}),
+      ...(reactivated
+        ? { reactivated: { at: reactivated.at.toISOString(), from: reactivated.from } }
+        : {}),
     });
   }
 

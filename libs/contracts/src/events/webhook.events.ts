@@ -198,8 +198,9 @@ export type SealedSecret = z.infer<typeof SealedSecretSchema>;
 /**
  * Value of the webhook-status KV bucket (key: webhook id), written by webhook-matcher after
  * every committed change of the webhook. delivery-worker drops queued jobs of a webhook that is
- * not active (the drop reason follows from the status, see `dropReasonOf` in
- * @meridian/webhooks) and reads the target and secrets from here at attempt time.
+ * not active, and those queued before its latest pause once it is active again (`reactivated`;
+ * the drop reason follows from the status, see `queuedEventDropReason` in @meridian/webhooks)
+ * and reads the target and secrets from here at attempt time.
  */
 export const WebhookStatusEntrySchema = z.object({
   webhookId: tokenString,
@@ -216,5 +217,18 @@ export const WebhookStatusEntrySchema = z.object({
    * fixed, so delivery-worker lets the next attempt through an open breaker as its probe.
    */
   resumedAt: isoTimestamp.optional(),
+  /**
+   * The webhook's latest return to `active` from a paused status (additive; absent before the
+   * first): `at` (the matcher's clock, as a delivery job's `createdAt`) and the status it left.
+   * An owner resume, or a plan change ending `paused_plan`. delivery-worker drops a job queued
+   * before `at` even though the webhook is active again (spec: events are not sent after the
+   * resume), with the drop reason of `from` (`queuedEventDropReason` in @meridian/webhooks).
+   */
+  reactivated: z
+    .object({
+      at: isoTimestamp,
+      from: WebhookStatusSchema.exclude(['active', 'deleted']),
+    })
+    .optional(),
 });
 export type WebhookStatusEntry = z.infer<typeof WebhookStatusEntrySchema>;

@@ -1,6 +1,7 @@
 import { DomainError } from '@meridian/errors';
 import {
   dropReasonOf,
+  queuedEventDropReason,
   shouldAutoPause,
   shouldPauseForNoBalance,
   statusLabel,
@@ -147,4 +148,37 @@ describe('service decisions', () => {
       );
     },
   );
+});
+
+describe('queuedEventDropReason: a pause drops the events queued before it, resumed or not', () => {
+  const at = (time: string) => new Date(`2026-03-01T00:${time}.000Z`);
+  // QA "flip": attempts 1 and 2 failed at 13:20 and 13:25, paused 13:27, resumed 13:28.
+  const queued = at('13:19');
+  const resumed = { at: at('13:28'), from: 'paused' } as const;
+
+  it('active, queued before the latest resume: dropped with the reason of the status it left', () => {
+    expect(queuedEventDropReason('active', queued, resumed)).toBe('owner_paused');
+    expect(queuedEventDropReason('active', queued, { ...resumed, from: 'paused_plan' })).toBe(
+      'plan_paused',
+    );
+    expect(queuedEventDropReason('active', queued, { ...resumed, from: 'paused_auto' })).toBe(
+      'auto_paused',
+    );
+    expect(queuedEventDropReason('active', queued, { ...resumed, from: 'paused_no_balance' })).toBe(
+      'no_balance',
+    );
+  });
+
+  it('active, queued at or after the resume, or never paused: delivered', () => {
+    expect(queuedEventDropReason('active', at('13:28'), resumed)).toBeNull();
+    expect(queuedEventDropReason('active', at('13:40'), resumed)).toBeNull();
+    expect(queuedEventDropReason('active', queued)).toBeNull();
+  });
+
+  it('not active: the current status decides, as dropReasonOf', () => {
+    for (const status of ['paused', 'paused_auto', 'paused_plan', 'deleted'] as const) {
+      expect(queuedEventDropReason(status, queued, resumed)).toBe(dropReasonOf(status));
+      expect(queuedEventDropReason(status, at('13:40'), resumed)).toBe(dropReasonOf(status));
+    }
+  });
 });

@@ -63,6 +63,32 @@ export function dropReasonOf(status: WebhookStatus): DropReason | null {
   }
 }
 
+/** The webhook's latest return to `active` from a paused status: when, and the status it left. */
+export interface Reactivation {
+  readonly at: Date;
+  readonly from: WebhookStatus;
+}
+
+/**
+ * Why a queued event (a delivery job created at `queuedAt`) is dropped now, or null to deliver
+ * it. A webhook that is not active drops it (`dropReasonOf`). An active one drops it too when it
+ * was queued before the webhook's latest `reactivation`, with the reason of the status then left
+ * (spec, rule 1 of the states: in every paused status events "are not queued and are not sent
+ * after the resume"; the table's "paused | queued events dropped"): the pause dropped it, even if
+ * no look happened while paused (QA: pause and resume between two retries, attempt 3 was sent).
+ * `queuedAt` and `reactivation.at` must come from one clock (both are webhook-matcher's).
+ * An earlier pause than the latest one is not known here: its events take the latest one's reason.
+ */
+export function queuedEventDropReason(
+  status: WebhookStatus,
+  queuedAt: Date,
+  reactivation?: Reactivation,
+): DropReason | null {
+  const now = dropReasonOf(status);
+  if (now !== null || reactivation === undefined) return now;
+  return queuedAt.getTime() < reactivation.at.getTime() ? dropReasonOf(reactivation.from) : null;
+}
+
 export type StatusTrigger =
   | 'create'
   | 'owner_pause'
