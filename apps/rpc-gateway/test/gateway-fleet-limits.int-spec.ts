@@ -1,21 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
-import { freePort, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { freePort, startAnvil, type AnvilInstance, type AppProcess } from '@meridian/testing';
 import { metricValue, provisionNamespace } from './gateway-harness';
+import { startGatewayProcess } from './gateway-process';
 
 /**
  * Plan RPS across the fleet (ADR 0102): two replicas in two regions, each a primary with two
  * worker processes as `main.ts` runs in production, lease one Free account's tokens from one
  * Redis (a redis-server of this test's own, so it can be killed). Counts what each side admits.
  */
-const ROOT = join(__dirname, '..', '..', '..');
 const TOKEN = 'tok_fleet_free_00000001';
 const RPS = 20; // Free
 
 interface Replica {
-  process: ChildProcess;
+  process: AppProcess;
   url: string;
 }
 
@@ -41,41 +40,25 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
   const replicas: Replica[] = [];
 
   async function startReplica(region: string): Promise<Replica> {
-    const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
+    const { app, url } = await startGatewayProcess(
       {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          REGION: region,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_ENABLED: 'false',
-          GATEWAY_WORKERS: '2',
-          LOG_LEVEL: 'info',
-          REQUEST_LOGS: 'false',
-          NATS_URL: namespace.url,
-          NATS_PREFIX: namespace.prefix,
-          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-          STATIC_ACCESS_TOKENS: JSON.stringify({
-            [TOKEN]: { accountId: 'fleet-free', network: 'eth-mainnet', planId: 'free' },
-          }),
-          RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-          RATE_LIMIT_KEY_PREFIX: `${namespace.prefix}:rps:`,
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        REGION: region,
+        GRPC_ENABLED: 'false',
+        GATEWAY_WORKERS: '2',
+        LOG_LEVEL: 'info',
+        REQUEST_LOGS: 'false',
+        NATS_URL: namespace.url,
+        NATS_PREFIX: namespace.prefix,
+        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [TOKEN]: { accountId: 'fleet-free', network: 'eth-mainnet', planId: 'free' },
+        }),
+        RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        RATE_LIMIT_KEY_PREFIX: `${namespace.prefix}:rps:`,
       },
+      { workers: 2, startTimeoutMs: 75_000 },
     );
-    await new Promise<void>((resolve, reject) => {
-      let workers = 0;
-      child.once('exit', (code) => reject(new Error(`gateway exited early (${code})`)));
-      createInterface({ input: child.stdout! }).on('line', (text) => {
-        if (text.includes('"rpc-gateway listening"') && ++workers === 2) resolve();
-      });
-    });
-    return { process: child, url: `http://127.0.0.1:${port}` };
+    return { process: app, url };
   }
 
   /**
@@ -135,8 +118,7 @@ describe('plan RPS held across replicas and regions (Redis leases)', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const replica of replicas)
-      if (replica.process.exitCode === null) replica.process.kill('SIGKILL');
+    for (const replica of replicas) replica.process.kill('SIGKILL');
     if (redis?.exitCode === null) redis.kill('SIGKILL');
     await anvil?.stop();
     await namespace?.cleanup();

@@ -1,20 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { unpackAccounts, type UsageFlushedV2 } from '@meridian/contracts';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
-import { freePort, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { startAnvil, type AnvilInstance, type AppProcess } from '@meridian/testing';
 import { metricValue, provisionNamespace } from './gateway-harness';
+import { startGatewayProcess, type GatewayLogLine } from './gateway-process';
 
 /**
  * One replica as several processes (GATEWAY_WORKERS=2, ADR 0204), run as `main.ts` is run in
  * production: node:cluster spreads connections over the workers, while the plan RPS, the
  * upstream subscriptions, the per-account subscription count and the metrics stay the replica's.
  */
-const ROOT = join(__dirname, '..', '..', '..');
 const LIMITED = 'tok_replica_limited_000001';
 const WS_TOKEN = 'tok_replica_ws_0000000001';
 const RPS = 20;
@@ -25,20 +22,12 @@ interface RpcAnswer {
   error?: { code: number; message: string };
 }
 
-interface LogLine {
-  msg?: string;
-  pid?: number;
-  worker?: number;
-  status?: number;
-  account?: string;
-}
-
 describe('rpc-gateway replica with several worker processes', () => {
   let anvil: AnvilInstance;
   let namespace: Awaited<ReturnType<typeof provisionNamespace>>;
-  let gateway: ChildProcess;
+  let gateway: AppProcess;
   let url: string;
-  const lines: LogLine[] = [];
+  let lines: GatewayLogLine[];
   const billed = new Map<string, number>();
 
   const bill = (account: string, calls: number) =>
@@ -47,55 +36,33 @@ describe('rpc-gateway replica with several worker processes', () => {
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: 1 });
     namespace = await provisionNamespace();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    gateway = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
+    ({
+      app: gateway,
+      url,
+      lines,
+    } = await startGatewayProcess(
       {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          REGION: 'eu',
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          GATEWAY_WORKERS: '2',
-          LOG_LEVEL: 'info',
-          REQUEST_LOGS: 'true',
-          HEALTH_INTERVAL_MS: '300',
-          USAGE_FLUSH_MS: '200',
-          WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '3',
-          NATS_URL: namespace.url,
-          NATS_PREFIX: namespace.prefix,
-          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-          STATIC_ACCESS_TOKENS: JSON.stringify({
-            [LIMITED]: { accountId: 'replica-limited', network: 'eth-mainnet', nodeRps: RPS },
-            [WS_TOKEN]: { accountId: 'replica-ws', network: 'eth-mainnet', nodeRps: 1_000 },
-          }),
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        REGION: 'eu',
+        GATEWAY_WORKERS: '2',
+        LOG_LEVEL: 'info',
+        REQUEST_LOGS: 'true',
+        HEALTH_INTERVAL_MS: '300',
+        USAGE_FLUSH_MS: '200',
+        WS_MAX_SUBSCRIPTIONS_PER_ACCOUNT: '3',
+        NATS_URL: namespace.url,
+        NATS_PREFIX: namespace.prefix,
+        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [LIMITED]: { accountId: 'replica-limited', network: 'eth-mainnet', nodeRps: RPS },
+          [WS_TOKEN]: { accountId: 'replica-ws', network: 'eth-mainnet', nodeRps: 1_000 },
+        }),
       },
-    );
-    const listening = new Promise<void>((resolve, reject) => {
-      let workers = 0;
-      gateway.once('exit', (code) => reject(new Error(`gateway exited early (${code})`)));
-      createInterface({ input: gateway.stdout! }).on('line', (text) => {
-        let line: LogLine;
-        try {
-          line = JSON.parse(text) as LogLine;
-        } catch {
-          return;
-        }
-        lines.push(line);
-        if (line.msg === 'rpc-gateway listening' && ++workers === 2) resolve();
-      });
-    });
-    await listening;
+      { workers: 2, startTimeoutMs: 100_000 },
+    ));
   }, 120_000);
 
   afterAll(async () => {
-    if (gateway.exitCode === null) gateway.kill('SIGKILL');
+    gateway?.kill('SIGKILL');
     await anvil?.stop();
     await namespace?.cleanup();
   });
@@ -196,9 +163,8 @@ describe('rpc-gateway replica with several worker processes', () => {
   }, 60_000);
 
   it('on SIGTERM every worker flushes its usage before the replica exits: billed CU equal the calls answered', async () => {
-    const exited = new Promise<number | null>((resolve) => gateway.once('exit', resolve));
     gateway.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect((await gateway.exited()).code).toBe(0);
 
     expect(await recordedUsage(namespace)).toEqual(billed);
   });

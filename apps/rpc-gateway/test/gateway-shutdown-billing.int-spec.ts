@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { UsageFlushedV2 } from '@meridian/contracts';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Pool } from 'undici';
-import { freePort, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { startAnvil, type AnvilInstance, type AppProcess } from '@meridian/testing';
 import { provisionNamespace, startGateway } from './gateway-harness';
+import { startGatewayProcess } from './gateway-process';
 
 /**
  * A gateway that stops while calls keep arriving (SIGTERM, or a worker whose primary died) bills
@@ -18,7 +16,6 @@ import { provisionNamespace, startGateway } from './gateway-harness';
  */
 const TOKEN = 'tok_shutdown_billing_0000001';
 const CU_PER_CALL = 20; // network E
-const ROOT = join(__dirname, '..', '..', '..');
 
 /** Calls `eth_blockNumber` on 16 loops over keep-alive connections until told to stop. */
 function keepCalling(url: string) {
@@ -132,17 +129,11 @@ describe('rpc-gateway stopping under load', () => {
 
   it('GATEWAY_WORKERS=2, the primary killed (kill -9): its workers stop as on SIGTERM and bill every call they answered', async () => {
     const replica = await provisionNamespace();
-    const port = await freePort();
-    const gateway = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
+    let gateway: AppProcess | undefined;
+    try {
+      const replicaProcess = await startGatewayProcess(
+        {
           REGION: 'eu',
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
           GRPC_ENABLED: 'false',
           GATEWAY_WORKERS: '2',
           LOG_LEVEL: 'info',
@@ -154,25 +145,11 @@ describe('rpc-gateway stopping under load', () => {
             [TOKEN]: { accountId: 'shutdown-billing', network: 'eth-mainnet', nodeRps: 100_000 },
           }),
         },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    try {
-      const workers: number[] = [];
-      await new Promise<void>((resolve, reject) => {
-        gateway.once('exit', (code) => reject(new Error(`gateway exited early (${code})`)));
-        createInterface({ input: gateway.stdout! }).on('line', (text) => {
-          const line = (() => {
-            try {
-              return JSON.parse(text) as { msg?: string; pid?: number };
-            } catch {
-              return {};
-            }
-          })();
-          if (line.msg === 'rpc-gateway listening' && workers.push(line.pid!) === 2) resolve();
-        });
-      });
-      const load = keepCalling(`http://127.0.0.1:${port}`);
+        { workers: 2, startTimeoutMs: 60_000 },
+      );
+      gateway = replicaProcess.app;
+      const workers = replicaProcess.listening().map((line) => line.pid!);
+      const load = keepCalling(replicaProcess.url);
       await new Promise((resolve) => setTimeout(resolve, 500));
       load.state.stopping = true;
       gateway.kill('SIGKILL');
@@ -193,7 +170,7 @@ describe('rpc-gateway stopping under load', () => {
       expect(load.state.answered).toBeGreaterThan(0);
       expect(await billedCu(replica)).toBe(load.state.answered * CU_PER_CALL);
     } finally {
-      if (gateway.exitCode === null) gateway.kill('SIGKILL');
+      gateway?.kill('SIGKILL');
       await replica.cleanup();
     }
   }, 120_000);

@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { freePort, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { startAnvil, type AnvilInstance, type AppProcess } from '@meridian/testing';
 import { provisionNamespace } from './gateway-harness';
+import { startGatewayProcess, type GatewayLogLine } from './gateway-process';
 
 /**
  * No process dies of a request, and a worker that dies anyway is replaced: the gateway as it is
@@ -13,66 +11,42 @@ import { provisionNamespace } from './gateway-harness';
  * workers. The guard's own behaviour (log with the request id, keep serving) is proven on a real
  * process in libs/platform/observability (process-guard.spec.ts).
  */
-const ROOT = join(__dirname, '..', '..', '..');
 const TOKEN = 'tok_workers_0000000001';
-
-interface LogLine {
-  msg?: string;
-  pid?: number;
-  worker?: number;
-}
 
 describe('rpc-gateway worker processes', () => {
   let anvil: AnvilInstance;
   let namespace: Awaited<ReturnType<typeof provisionNamespace>>;
-  let gateway: ChildProcess;
+  let gateway: AppProcess;
   let url: string;
-  const lines: LogLine[] = [];
-  const listening = () => lines.filter((l) => l.msg === 'rpc-gateway listening');
+  let lines: GatewayLogLine[];
+  let listening: () => GatewayLogLine[];
 
   beforeAll(async () => {
     [anvil, namespace] = await Promise.all([startAnvil({ chainId: 1 }), provisionNamespace()]);
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    gateway = spawn(
-      process.execPath,
-      ['-r', '@swc-node/register', join(ROOT, 'apps/rpc-gateway/src/main.ts')],
+    ({
+      app: gateway,
+      url,
+      lines,
+      listening,
+    } = await startGatewayProcess(
       {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          REGION: 'eu',
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          GRPC_PORT: String(await freePort()),
-          GATEWAY_WORKERS: '2',
-          LOG_LEVEL: 'info',
-          REQUEST_LOGS: 'false',
-          NATS_URL: namespace.url,
-          NATS_PREFIX: namespace.prefix,
-          UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
-          STATIC_ACCESS_TOKENS: JSON.stringify({
-            [TOKEN]: { accountId: 'workers', network: 'eth-mainnet', nodeRps: 10_000 },
-          }),
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+        REGION: 'eu',
+        GATEWAY_WORKERS: '2',
+        LOG_LEVEL: 'info',
+        REQUEST_LOGS: 'false',
+        NATS_URL: namespace.url,
+        NATS_PREFIX: namespace.prefix,
+        UPSTREAMS: JSON.stringify({ 'eth-mainnet': [anvil.url] }),
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [TOKEN]: { accountId: 'workers', network: 'eth-mainnet', nodeRps: 10_000 },
+        }),
       },
-    );
-    await new Promise<void>((resolve, reject) => {
-      gateway.once('exit', (code) => reject(new Error(`gateway exited early (${code})`)));
-      createInterface({ input: gateway.stdout! }).on('line', (text) => {
-        try {
-          lines.push(JSON.parse(text) as LogLine);
-        } catch {
-          return;
-        }
-        if (listening().length === 2) resolve();
-      });
-    });
+      { workers: 2, startTimeoutMs: 240_000 },
+    ));
   }, 300_000);
 
   afterAll(async () => {
-    if (gateway.exitCode === null) gateway.kill('SIGKILL');
+    gateway?.kill('SIGKILL');
     await anvil?.stop();
     await namespace?.cleanup();
   });
@@ -146,7 +120,7 @@ describe('rpc-gateway worker processes', () => {
     for (const pid of pids) process.kill(pid, 'SIGKILL');
     const deadline = Date.now() + 240_000;
     while (listening().length < before + 2 && Date.now() < deadline) {
-      expect(gateway.exitCode).toBeNull();
+      expect(gateway.child.exitCode).toBeNull();
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(listening()).toHaveLength(before + 2);
