@@ -16,6 +16,10 @@ import {
   TARGET,
   type MatcherTestStack,
 } from '../../test/support/matcher-app';
+import { createHttpApp } from '@meridian/platform-http';
+import pino from 'pino';
+import { AppModule } from '../app.module';
+import { REPLAY_HOLD_MS } from './deliveries.repository';
 import { deliveriesPage, deliveryStats, replayResponse } from './deliveries.schemas';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 
@@ -427,8 +431,9 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     await eventually(async () => (await stats(id)).delivered_total === 1);
     const again = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
     expect([again.status, again.body.error]).toEqual([404, 'not_found']);
+    // OTHER's replay has no outcome yet: still running, so left out too.
     const rangeAgain = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 1, to: 1000 });
-    expect(rangeAgain.body).toEqual({ replayed: 1, event_ids: [OTHER] });
+    expect(rangeAgain.body).toEqual({ replayed: 0, event_ids: [] });
 
     // Both phases of an event given up: replayed in the order they are sent, unconfirmed first
     // (QA: 'confirmed' sorted first and reached the receiver first).
@@ -461,5 +466,98 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     await s.call('POST', `/webhooks/${id}/pause`, key);
     const refused = await s.call('POST', `/webhooks/${id}/deliveries/${GIVEN_UP}/replay`, key);
     expect([refused.status, refused.body.error]).toEqual([409, 'webhook_not_active']);
+  });
+
+  it('a replay still running holds its event: replayed once across racing requests and replicas, again only once it ends (or its job is gone)', async () => {
+    // A second matcher replica on the same database and NATS namespace.
+    const replica = await createHttpApp(
+      AppModule.forRoot(s.config, pino({ level: 'silent' }), { clock: s.clock }),
+      { logger: pino({ level: 'silent' }) },
+    );
+    await replica.init();
+    await replica.getHttpAdapter().getInstance().ready();
+    const onReplica = async (path: string, body: unknown = {}) => {
+      const r = await replica.inject({
+        method: 'POST',
+        url: `/api/v1${path}`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        payload: JSON.stringify(body),
+      });
+      return { status: r.statusCode, body: r.json() as Record<string, unknown> };
+    };
+    try {
+      const id = await create();
+      const EV = `ev_${'e5'.padStart(32, '0')}`;
+      const gaveUp = await attempt(id, {
+        outcome: 'failure',
+        attempt: 8,
+        final: true,
+        eventId: EV,
+        payload: payload(id, EV, 600),
+      });
+      await eventually(async () => (await stats(id)).failed_total === 1);
+      const byId = `/webhooks/${id}/deliveries/${EV}/replay`;
+      // QA: replays within the same moment, on one replica and on two.
+      const racing = await Promise.all([
+        s.call('POST', byId, key, {}),
+        onReplica(byId),
+        s.call('POST', byId, key, {}),
+        onReplica(byId),
+      ]);
+      expect(racing.map((a) => a.status).sort()).toEqual([202, 404, 404, 404]);
+      expect(racing.find((a) => a.status === 202)!.body).toEqual({ replayed: 1, event_ids: [EV] });
+      const jobsOf = async () => (await jobsOnStream()).filter((j) => j.eventId === EV);
+      const [job] = await jobsOf();
+      expect(await jobsOf()).toHaveLength(1);
+
+      // The replay's first attempt fails (the receiver answers 503) and it retries: still
+      // running, so not given up (QA: a replay 2 s later started a second run).
+      s.clock.advance(1_000);
+      await attempt(id, {
+        id: `${job!.id}:1`,
+        outcome: 'failure',
+        statusCode: 503,
+        attempt: 1,
+        final: false,
+        eventId: EV,
+        payload: gaveUp.payload,
+      });
+      await eventually(async () => (await stats(id)).failed_total === 2);
+      s.clock.advance(1_000);
+      const again = await s.call('POST', byId, key, {});
+      expect([again.status, again.body.error]).toEqual([404, 'not_found']);
+      expect((await onReplica(byId)).status).toBe(404);
+      const range = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 1, to: 1000 });
+      expect([range.status, range.body]).toEqual([202, { replayed: 0, event_ids: [] }]);
+      expect(await jobsOf()).toHaveLength(1);
+
+      // The replay run gives up (its 8th attempt, final): given up again, replayable once more.
+      s.clock.advance(MIN);
+      await attempt(id, {
+        id: `${job!.id}:8`,
+        outcome: 'failure',
+        statusCode: 503,
+        attempt: 8,
+        final: true,
+        eventId: EV,
+        payload: gaveUp.payload,
+      });
+      await eventually(async () => (await stats(id)).failed_total === 3);
+      const third = await onReplica(`/webhooks/${id}/replay`, { from: 1, to: 1000 });
+      expect([third.status, third.body]).toEqual([202, { replayed: 1, event_ids: [EV] }]);
+      expect(await jobsOf()).toHaveLength(2);
+      expect((await s.call('POST', byId, key, {})).status).toBe(404);
+
+      // A replay whose job never ran holds the event as long as the WEBHOOK stream keeps jobs.
+      s.clock.advance(REPLAY_HOLD_MS - MIN);
+      expect((await s.call('POST', byId, key, {})).status).toBe(404);
+      s.clock.advance(2 * MIN);
+      expect(await s.call('POST', byId, key, {})).toEqual({
+        status: 202,
+        body: { replayed: 1, event_ids: [EV] },
+      });
+    } finally {
+      await replica.close();
+    }
   });
 });

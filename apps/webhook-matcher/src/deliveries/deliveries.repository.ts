@@ -6,7 +6,7 @@ import type {
   DeliveryPhase,
   WebhookEventBody,
 } from '@meridian/contracts';
-import { DeliveryPhaseSchema } from '@meridian/contracts';
+import { DeliveryPhaseSchema, Streams } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** A row of the attempt log (`attemptsPage`: every outcome but success, or one event's all). */
@@ -213,15 +213,23 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Given-up deliveries (a final failure or drop not delivered by a later replay) of one event, or
-   * in a time or block range, by event and then phase in the order they are sent.
+   * Given-up deliveries of one event, or in a time or block range, by event and then phase in
+   * the order they are sent: the one rule of "given up" (README "Delivery log, stats and
+   * replay"). A phase is given up when its last final outcome (a failure or a drop) is not a
+   * success, no later run of it (a replay) was delivered since, and no replay of it is still
+   * running: a replay claimed that final outcome (`delivery_replays.given_up_seq`) and was
+   * asked for less than `replayHoldMs` ago. A replay run ends with its own final outcome, which
+   * is recorded after the one it replayed; a replay whose job never ran (the WEBHOOK stream keeps
+   * a job for `replayHoldMs`) stops holding the phase when its job can no longer be delivered.
+   * `seq` is the given-up attempt's, the key `claimReplays` takes.
    */
   async givenUp(
     webhookId: string,
     range:
       { eventId: string } | { fromAt: Date; toAt: Date } | { fromBlock: bigint; toBlock: bigint },
     limit: number,
-  ): Promise<{ event_id: string; phase: string; payload: WebhookEventBody }[]> {
+    now: Date,
+  ): Promise<GivenUpRow[]> {
     const where =
       'eventId' in range
         ? 'event_id = $2'
@@ -234,10 +242,12 @@ export class DeliveriesRepository {
         : 'fromAt' in range
           ? [range.fromAt, range.toAt]
           : [range.fromBlock.toString(), range.toBlock.toString()];
-    // A phase given up in the range, unless a later run of it (a replay) was delivered since; in
-    // the order the worker sends an event's phases (a replay publishes them so).
+    const n = params.length;
+    // A phase given up in the range, unless a later run of it (a replay) was delivered since or
+    // is still running; in the order the worker sends an event's phases (a replay publishes them
+    // so).
     return this.db.query(
-      `SELECT event_id, phase, payload FROM (
+      `SELECT event_id, phase, payload, seq FROM (
          SELECT DISTINCT ON (event_id, phase) event_id, phase, payload, seq
            FROM webhooks.delivery_attempts
           WHERE webhook_id = $1 AND final AND outcome <> 'success' AND NOT test
@@ -248,9 +258,89 @@ export class DeliveriesRepository {
            WHERE later.webhook_id = $1 AND later.event_id = given_up.event_id
              AND later.phase = given_up.phase AND later.seq > given_up.seq
              AND later.outcome = 'success' AND NOT later.test)
-        ORDER BY event_id, array_position($${params.length + 2}::text[], phase)
+          AND NOT EXISTS (
+          SELECT 1 FROM webhooks.delivery_replays r
+           WHERE r.webhook_id = $1 AND r.event_id = given_up.event_id
+             AND r.phase = given_up.phase AND ${replayRunning('r', `$${n + 3}`)})
+        ORDER BY event_id, array_position($${n + 2}::text[], phase)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
-      [webhookId, ...params, DeliveryPhaseSchema.options],
+      [webhookId, ...params, DeliveryPhaseSchema.options, replayHoldCutoff(now)],
     );
   }
+
+  /**
+   * Claims given-up phases for one replay, atomically: a phase is claimed unless a replay of the
+   * same given-up attempt is still running (`givenUp`'s rule, re-checked under the row's lock),
+   * so of two requests racing, on one replica or several, one claims it and the other gets
+   * nothing. Answers the claimed ones, in the order given. `release` undoes a claim whose job
+   * could not be published.
+   */
+  async claimReplays(
+    webhookId: string,
+    rows: readonly GivenUpRow[],
+    jobIdOf: (row: GivenUpRow) => string,
+    now: Date,
+  ): Promise<GivenUpRow[]> {
+    if (rows.length === 0) return [];
+    const claimed: { event_id: string; phase: string }[] = await this.db.query(
+      `INSERT INTO webhooks.delivery_replays AS r
+         (webhook_id, event_id, phase, given_up_seq, job_id, requested_at)
+       SELECT $1, c.event_id, c.phase, c.seq, c.job_id, $6
+         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])
+           AS c(event_id, phase, seq, job_id)
+       ON CONFLICT (webhook_id, event_id, phase) DO UPDATE
+         SET given_up_seq = EXCLUDED.given_up_seq, job_id = EXCLUDED.job_id,
+             requested_at = EXCLUDED.requested_at
+         WHERE NOT (${replayRunning('r', '$7', 'EXCLUDED.given_up_seq')})
+       RETURNING event_id, phase`,
+      [
+        webhookId,
+        rows.map((r) => r.event_id),
+        rows.map((r) => r.phase),
+        rows.map((r) => r.seq),
+        rows.map(jobIdOf),
+        now,
+        replayHoldCutoff(now),
+      ],
+    );
+    const won = new Set(claimed.map((c) => `${c.event_id} ${c.phase}`));
+    return rows.filter((r) => won.has(`${r.event_id} ${r.phase}`));
+  }
+
+  /** Drops the claims of these replay jobs (their jobs were not published). */
+  async releaseReplays(webhookId: string, jobIds: readonly string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.db.query(
+      `DELETE FROM webhooks.delivery_replays WHERE webhook_id = $1 AND job_id = ANY($2::text[])`,
+      [webhookId, jobIds],
+    );
+  }
+}
+
+/** A given-up phase: its last final outcome's seq, the replay's claim key. */
+export interface GivenUpRow {
+  event_id: string;
+  phase: string;
+  payload: WebhookEventBody;
+  seq: string;
+}
+
+/**
+ * How long a replay may hold its phase without a final outcome: the WEBHOOK stream's max age,
+ * after which its job is gone from the stream and can no longer run (a run of 8 attempts takes
+ * about an hour, waits included).
+ */
+export const REPLAY_HOLD_MS = Streams.WEBHOOK.maxAgeMs;
+
+function replayHoldCutoff(now: Date): Date {
+  return new Date(now.getTime() - REPLAY_HOLD_MS);
+}
+
+/**
+ * SQL: replay `r` is still running against the given-up attempt `givenUpSeq` (the phase's last
+ * final outcome): it replayed that very outcome (none is recorded after it yet) and its job may
+ * still be on the stream (asked for after `cutoff`).
+ */
+function replayRunning(r: string, cutoff: string, givenUpSeq = 'given_up.seq'): string {
+  return `${r}.given_up_seq >= ${givenUpSeq} AND ${r}.requested_at > ${cutoff}`;
 }

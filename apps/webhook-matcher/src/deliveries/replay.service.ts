@@ -16,7 +16,9 @@ export const REPLAY_LIMIT = 1_000;
  * Replay (beyond the reference): a given-up event goes out again as a new delivery job of the
  * same eventId and phase (receivers de-duplicate on eventId + phase, so a receiver that already
  * has it may ignore it). The job id carries a replay stamp, so the worker starts a fresh run of
- * 8 attempts, each billed like any other.
+ * 8 attempts, each billed like any other. Only what is still given up is replayed: not a phase
+ * delivered since, nor one whose replay is still running (`DeliveriesRepository.givenUp`, claimed
+ * atomically by `claimReplays`).
  */
 @Injectable()
 export class ReplayService {
@@ -41,27 +43,45 @@ export class ReplayService {
         'conflict',
         `replays are sent only while active (now ${row.status})`,
       );
-    const events = await this.deliveries.givenUp(webhookId, range, REPLAY_LIMIT);
-    if ('eventId' in range && events.length === 0)
-      throw new DomainError('not_found', 'not_found', 'no given-up delivery of this event');
-    await this.statusPublisher.publish([webhookId]);
     const now = this.clock.now();
     const stamp = now.getTime().toString(36);
-    for (const event of events) {
-      const phase = event.phase as DeliveryPhase;
-      const job: DeliveryJob = {
-        id: `${deliveryJobId(webhookId, event.event_id, phase)}:replay-${stamp}`,
-        webhookId,
-        accountId,
-        eventId: event.event_id,
-        phase,
-        test: false,
-        attempt: 1,
-        payload: event.payload,
-        createdAt: now.toISOString(),
-        route: this.routes.of(webhookId, row.target_url),
-      };
-      await this.jobs.publish(Events.deliveryJob, job);
+    const jobIdOf = (e: { event_id: string; phase: string }) =>
+      `${deliveryJobId(webhookId, e.event_id, e.phase as DeliveryPhase)}:replay-${stamp}`;
+    // Claimed in the database, so a replay still running is not replayed again by a request
+    // racing this one, here or on another replica (README "Delivery log, stats and replay").
+    const events = await this.deliveries.claimReplays(
+      webhookId,
+      await this.deliveries.givenUp(webhookId, range, REPLAY_LIMIT, now),
+      jobIdOf,
+      now,
+    );
+    if ('eventId' in range && events.length === 0)
+      throw new DomainError('not_found', 'not_found', 'no given-up delivery of this event');
+    let sent = 0;
+    try {
+      await this.statusPublisher.publish([webhookId]);
+      for (const event of events) {
+        const phase = event.phase as DeliveryPhase;
+        const job: DeliveryJob = {
+          id: jobIdOf(event),
+          webhookId,
+          accountId,
+          eventId: event.event_id,
+          phase,
+          test: false,
+          attempt: 1,
+          payload: event.payload,
+          createdAt: now.toISOString(),
+          route: this.routes.of(webhookId, row.target_url),
+        };
+        await this.jobs.publish(Events.deliveryJob, job);
+        sent += 1;
+      }
+    } catch (err) {
+      // The claims of the jobs not published go, so the owner may ask again for those; the ones
+      // published run and keep theirs.
+      await this.deliveries.releaseReplays(webhookId, events.slice(sent).map(jobIdOf));
+      throw err;
     }
     return { replayed: events.length, event_ids: [...new Set(events.map((e) => e.event_id))] };
   }
