@@ -120,8 +120,63 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect([fifty1.status, fifty1.body.error]).toEqual([409, 'cap_address_lists_exceeded']);
     const refs = await create(key, { addresses: [], list_refs: lists.slice(1, 12) });
     expect([refs.status, refs.body.error]).toEqual([409, 'cap_list_refs_exceeded']);
+    // A list twice in one list_refs is refused, not counted once (QA: [t, t, big] was counted
+    // 100,001 and 11 references to one list passed the 10-list cap).
+    const duplicate = (answer: { status: number; body: Record<string, unknown> }, path: string) =>
+      expect([answer.status, answer.body.error, answer.body.path]).toEqual([
+        400,
+        'duplicate_list_ref',
+        path,
+      ]);
+    const twice = await create(key, {
+      addresses: [],
+      list_refs: [lists[1], lists[1], big.body.id],
+    });
+    duplicate(twice, 'list_refs[1]');
+    expect(twice.body.list_id).toBe(lists[1]);
+    duplicate(
+      await create(key, { addresses: [], list_refs: Array(11).fill(lists[2]) }),
+      'list_refs[1]',
+    );
+    // One list in two leaves is two references, each counted (no de-duplication): 2 × 60,000.
+    const twoLeaves = await create(key, {
+      addresses: [],
+      filters: { address: { dir: 'in', list_refs: [big.body.id] } },
+      list_refs: [big.body.id],
+    });
+    expect([twoLeaves.status, twoLeaves.body.error, twoLeaves.body.requested]).toEqual([
+      409,
+      'cap_addresses_exceeded',
+      120_000,
+    ]);
+    // Stored, such a webhook counts each reference in usage and for later checks too.
+    const small = await s.billing.createAccount({ plan: 'starter' });
+    const three = await s.call('POST', '/address-lists', small.key, {
+      name: 'three',
+      addresses: addresses(1, 3),
+    });
+    const inAndNot = await create(small.key, {
+      addresses: [],
+      filters: {
+        any: [
+          { address: { dir: 'in', list_refs: [three.body.id] } },
+          { not: { address: { list_refs: [three.body.id] } } },
+        ],
+      },
+    });
+    expect(inAndNot.status).toBe(201);
+    expect((await s.call('GET', '/webhooks/limits', small.key)).body.usage).toMatchObject({
+      account_addresses: 6,
+    });
     const first = await create(key, { addresses: [], list_refs: [big.body.id] });
     expect(first.status).toBe(201);
+    const patched = await s.call('PATCH', `/webhooks/${first.body.id}`, key, {
+      filters: { not: { address: { list_refs: [lists[4], lists[4]] } } },
+    });
+    duplicate(patched, 'filters.not.address.list_refs[1]');
+    expect((await s.call('GET', `/webhooks/${first.body.id}`, key)).body.version).toBe(
+      first.body.version,
+    );
     // The same 60,000-address list referenced twice counts 120,000 > 100,000 for the account.
     const shared = await create(key, { addresses: [], list_refs: [big.body.id] });
     expect([shared.status, shared.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);

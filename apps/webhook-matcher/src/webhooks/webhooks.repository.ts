@@ -143,7 +143,11 @@ export class WebhooksRepository {
     );
   }
 
-  /** The account's non-deleted webhooks as the cap rules count them, newest first. */
+  /**
+   * The account's non-deleted webhooks as the cap rules count them, newest first. A webhook's
+   * list references are read from its stored tree, every one (a list in two leaves twice: the
+   * spec's rules 2 and 3, no de-duplication; `webhook_list_refs` holds each list once).
+   */
   async counted(
     m: EntityManager,
     accountId: string,
@@ -155,9 +159,11 @@ export class WebhooksRepository {
       refs: string[];
     }> = await m.query(
       `SELECT w.id, w.status, w.inline_address_count,
-           coalesce(array_agg(r.list_id) FILTER (WHERE r.list_id IS NOT NULL), '{}') AS refs
-         FROM webhooks.webhooks w LEFT JOIN webhooks.webhook_list_refs r ON r.webhook_id = w.id
-         WHERE w.account_id = $1 AND w.status <> 'deleted' GROUP BY w.id ORDER BY w.seq DESC`,
+           coalesce((SELECT array_agg(ref #>> '{}')
+                       FROM jsonb_path_query(w.filter_tree, 'strict $.**.list_refs[*]', '{}', true)
+                         AS ref), '{}') AS refs
+         FROM webhooks.webhooks w
+         WHERE w.account_id = $1 AND w.status <> 'deleted' ORDER BY w.seq DESC`,
       [accountId],
     );
     return rows.map((r) => ({

@@ -185,7 +185,8 @@ export class WebhooksService {
       candidate: {
         id: current?.id ?? '(new)',
         inlineAddresses: filter.inlineAddresses,
-        listRefs: filter.referencedLists,
+        // Every reference: a list in two leaves counts twice (no de-duplication, like `counted`).
+        listRefs: filter.listReferences,
       },
       others: counted.filter((w) => w.id !== current?.id),
       lists: sizes,

@@ -10,6 +10,7 @@ import {
 const A = '0x' + 'aB'.repeat(20);
 const B = '0x' + '12'.repeat(20);
 const L = 'al_' + 'a'.repeat(24);
+const L2 = 'al_' + 'b'.repeat(24);
 const T = '0x' + 'dd'.repeat(32);
 const H = '0x' + 'Ee'.repeat(32);
 
@@ -45,6 +46,8 @@ describe('normalizeFilter', () => {
     });
     expect(f.inlineAddresses).toBe(3);
     expect(f.referencedLists).toEqual([L]);
+    // The list in a leaf and in the shorthand: two references, each counted by the caps.
+    expect(f.listReferences).toEqual([L, L]);
     expect(f.addresses).toEqual([B]);
     expect(collectAddresses(f.tree)).toEqual([A.toLowerCase(), B, B]);
     expect(collectListRefs(f.tree)).toEqual([L]);
@@ -216,6 +219,44 @@ describe('normalizeFilter', () => {
     const leaf = normalizeFilter({ filters: { address: { list_refs: lists } } });
     expect(leaf.referencedLists).toHaveLength(1_001);
     expect(normalizeFilter({ list_refs: lists }).referencedLists).toHaveLength(1_001);
+  });
+
+  it.each([
+    ['the shorthand', { list_refs: [L, L, L2] }, 'list_refs[1]', L],
+    [
+      'a leaf',
+      { filters: { address: { dir: 'in', list_refs: [L, L2, L2] } } },
+      'filters.address.list_refs[2]',
+      L2,
+    ],
+    [
+      'a nested leaf',
+      { filters: { not: { address: { list_refs: Array(11).fill(L) } } } },
+      'filters.not.address.list_refs[1]',
+      L,
+    ],
+  ])(
+    'a list twice in one list_refs of %s: 400 duplicate_list_ref naming it',
+    (_, input, path, id) => {
+      expect(errorOf(input)).toEqual({ code: 'duplicate_list_ref', path });
+      expect(() => normalizeFilter(input)).toThrow(
+        `address list ${id} is already in this list_refs`,
+      );
+    },
+  );
+
+  it('one list in two leaves is two references: kept, each counted (no de-duplication)', () => {
+    const f = normalizeFilter({
+      filters: {
+        all: [
+          { address: { dir: 'in', list_refs: [L, L2] } },
+          { not: { address: { dir: 'out', list_refs: [L] } } },
+        ],
+      },
+      list_refs: [L2],
+    });
+    expect(f.referencedLists).toEqual([L, L2]);
+    expect(f.listReferences).toEqual([L, L2, L, L2]);
   });
 
   it('accepts depth 8 and 256 nodes', () => {

@@ -109,6 +109,11 @@ export interface NormalizedFilter {
   readonly inlineAddresses: number;
   /** Distinct address lists referenced anywhere, in first-seen order. */
   readonly referencedLists: readonly string[];
+  /**
+   * Every list reference, in tree order then the shorthand's: a list in two leaves is here twice
+   * (what the caps count, no de-duplication); never twice from one `list_refs`.
+   */
+  readonly listReferences: readonly string[];
 }
 
 const invalid = (code: string, path: string, message: string) =>
@@ -176,6 +181,31 @@ interface WalkState {
   inline: number;
   txHashes: number;
   lists: Set<string>;
+  references: string[];
+}
+
+/**
+ * The list references of one `list_refs` (a leaf's or the shorthand's): each must name another
+ * list, else 400 `duplicate_list_ref` naming the list and the path of the repeat (QA: `[t, t,
+ * big]` counted t once; a repeat in one array matches nothing more, so it is a mistake, not a
+ * second watch). The same list in two leaves (`dir: in` here, a `not` there) means something
+ * each time, so it is kept, and the caps count every reference with no de-duplication (spec
+ * plan limits rules 2, 3 and 5): `listReferences`.
+ */
+function referenceLists(state: WalkState, lists: readonly string[], path: string): void {
+  const seen = new Set<string>();
+  lists.forEach((list, i) => {
+    if (seen.has(list))
+      throw new DomainError(
+        'duplicate_list_ref',
+        'invalid',
+        `${path}[${i}]: address list ${list} is already in this list_refs; reference a list once`,
+        { details: { path: `${path}[${i}]`, list_id: list } },
+      );
+    seen.add(list);
+    state.lists.add(list);
+    state.references.push(list);
+  });
 }
 
 function walk(node: RawNode, path: string, depth: number, state: WalkState): FilterNode {
@@ -204,7 +234,7 @@ function walk(node: RawNode, path: string, depth: number, state: WalkState): Fil
         'an address leaf needs `in` or `list_refs`',
       );
     state.inline += addresses.length;
-    for (const list of lists) state.lists.add(list);
+    referenceLists(state, lists, `${path}.address.list_refs`);
     return { address: { dir: leaf.dir ?? 'any', in: addresses, list_refs: lists } };
   }
   if (node.contract) {
@@ -252,7 +282,13 @@ function walk(node: RawNode, path: string, depth: number, state: WalkState): Fil
  * plan or on list sizes are checked by @meridian/plans (webhook-counting) on the numbers here.
  */
 export function normalizeFilter(input: FilterInput): NormalizedFilter {
-  const state: WalkState = { nodes: 0, inline: 0, txHashes: 0, lists: new Set() };
+  const state: WalkState = {
+    nodes: 0,
+    inline: 0,
+    txHashes: 0,
+    lists: new Set(),
+    references: [],
+  };
   let filters: FilterNode | null = null;
   if (input.filters !== undefined && input.filters !== null) {
     checkFilterBounds(input.filters);
@@ -271,7 +307,7 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
   const addresses = (rawAddresses.data ?? []).map((a, i) => normalizeAddress(a, `addresses[${i}]`));
   const listRefs = (rawLists.data ?? []).map((l, i) => normalizeListRef(l, `list_refs[${i}]`));
   state.inline += addresses.length;
-  for (const list of listRefs) state.lists.add(list);
+  referenceLists(state, listRefs, 'list_refs');
   const shorthandLeaf: FilterNode | null =
     addresses.length > 0 || listRefs.length > 0
       ? { address: { dir: 'any', in: addresses, list_refs: listRefs } }
@@ -293,6 +329,7 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
     tree,
     inlineAddresses: state.inline,
     referencedLists: [...state.lists],
+    listReferences: state.references,
   };
 }
 
