@@ -1,4 +1,5 @@
 import { KvBuckets, WebhookStatusEntrySchema } from '@meridian/contracts';
+import { requestFingerprint } from '@meridian/platform-http';
 import { NatsNamespace } from '@meridian/platform-messaging';
 import { testNatsUrl } from '@meridian/testing';
 import { Kvm } from '@nats-io/kv';
@@ -254,10 +255,48 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       first.body.id,
       first.body.secret,
     ]);
+    // The validated, normalised body counts, not its raw values (QA: an address in another
+    // case, or `phases` left out vs given as the default, were 409): the same webhook.
+    for (const same of [
+      { name: ' first ', addresses: [address(1).toUpperCase().replace('0X', '0x')] },
+      { name: 'first', phases: ['confirmed', 'unconfirmed'], confirm_depth: 96 },
+      {
+        name: 'first',
+        chain: 'ethereum',
+        filters: null,
+        target_url: TARGET.replace('hooks.', 'HOOKS.'),
+      },
+    ]) {
+      const again = await create(key, same, { 'idempotency-key': 'k-body' });
+      expect([again.status, again.body.id, again.body.secret]).toEqual([
+        201,
+        first.body.id,
+        first.body.secret,
+      ]);
+    }
     const listed = (await s.call('GET', '/webhooks', key)).body.items;
     expect(listed.map((w: { id: string; version: number }) => [w.id, w.version])).toEqual([
       [first.body.id, 1],
     ]);
+    // A key stored with the raw body's fingerprint (before it was normalised) still replays for
+    // that body, and is still refused another.
+    const raw = {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: TARGET,
+      addresses: [address(1)],
+      name: 'first',
+    };
+    await s.dataSource.query(
+      `UPDATE webhooks.webhooks SET idempotency_request_hash = $2 WHERE id = $1`,
+      [first.body.id, requestFingerprint('create-webhook', raw)],
+    );
+    expect((await create(key, { name: 'first' }, { 'idempotency-key': 'k-body' })).body.id).toBe(
+      first.body.id,
+    );
+    expect((await create(key, { name: 'second' }, { 'idempotency-key': 'k-body' })).status).toBe(
+      409,
+    );
     // A key stored before its fingerprint (migration 1764400000000) replays as it did.
     await s.dataSource.query(
       `UPDATE webhooks.webhooks SET idempotency_request_hash = NULL WHERE id = $1`,

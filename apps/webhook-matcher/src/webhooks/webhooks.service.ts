@@ -42,6 +42,16 @@ import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
 import { WebhookSecrets } from './webhook-secrets';
 
+/**
+ * The operation of a create's Idempotency-Key fingerprint: the webhook the body asks for, as
+ * validated and normalised (addresses lower case, the filter as stored, chain derived, defaults
+ * of `confirm_depth` and `phases` filled in, phases in delivery order, the target URL as the
+ * WHATWG parser writes it), so two spellings of one create are one request.
+ */
+const CREATE_FINGERPRINT = 'create-webhook:normalised';
+/** Keys stored before it hold the fingerprint of the body as zod parsed it, under this name. */
+const LEGACY_CREATE_FINGERPRINT = 'create-webhook';
+
 @Injectable()
 export class WebhooksService {
   /** Seals under WEBHOOK_SECRETS_KEY, opens under it or a previous key (ADR 0424). */
@@ -81,8 +91,24 @@ export class WebhooksService {
       allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
     });
     const phases = body.phases ?? [...PHASES];
+    const confirmDepth = body.confirm_depth ?? DEFAULT_CONFIRM_DEPTH;
     // After the filter's checks: the fingerprint's canonical JSON recurses over a bounded body.
-    const requestHash = idempotencyKey === null ? null : requestFingerprint('create-webhook', body);
+    // The body as validated and normalised, defaults filled in (README "Idempotency-Key").
+    const requestHash =
+      idempotencyKey === null
+        ? null
+        : requestFingerprint(CREATE_FINGERPRINT, {
+            name: body.name ?? null,
+            chain,
+            network,
+            trigger_type: body.trigger_type,
+            filters: filter.filters,
+            addresses: filter.addresses,
+            list_refs: filter.listRefs,
+            confirm_depth: confirmDepth,
+            phases: PHASES.filter((p) => phases.includes(p)),
+            target_url: targetUrl,
+          });
     const fresh = await this.credentials.accountFacts(accountId);
     const secret = newSigningSecret();
     const result = await this.dataSource.transaction(async (m) => {
@@ -92,10 +118,13 @@ export class WebhooksService {
         // A key names one request (IETF idempotency-key draft, Stripe): another body with it is
         // refused, never answered with the first webhook. Keys stored before their fingerprint
         // (null) replay as before. README "Idempotency-Key".
+        // A key stored before the normalised fingerprint holds the raw body's (LEGACY_…): that
+        // exact body still matches it.
         if (
           first &&
           first.idempotency_request_hash !== null &&
-          first.idempotency_request_hash !== requestHash
+          first.idempotency_request_hash !== requestHash &&
+          first.idempotency_request_hash !== requestFingerprint(LEGACY_CREATE_FINGERPRINT, body)
         )
           throw idempotencyKeyOfAnotherRequest();
         if (first?.status === 'deleted') throw idempotencyKeyOfDeletedWebhook();
@@ -132,7 +161,7 @@ export class WebhooksService {
         tree: filter.tree,
         inlineAddresses: filter.inlineAddresses,
         referencedLists: filter.referencedLists,
-        confirmDepth: body.confirm_depth ?? DEFAULT_CONFIRM_DEPTH,
+        confirmDepth,
         phases,
         targetUrl,
         secretSealed: this.secrets.seal(secret),
