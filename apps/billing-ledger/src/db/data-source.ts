@@ -9,6 +9,7 @@ import { UsageHourlyShards1764500000000 } from '../migrations/1764500000000-usag
 import { BalancesPriorAllowance1764600000000 } from '../migrations/1764600000000-balances-prior-allowance';
 import { UsageJournalPartitions1764800000000 } from '../migrations/1764800000000-usage-journal-partitions';
 import { UsageRetirementChunks1764900000000 } from '../migrations/1764900000000-usage-retirement-chunks';
+import { BalancesAllowanceChain1765500000000 } from '../migrations/1765500000000-balances-allowance-chain';
 import { IdempotencyKeys1765000000000 } from '../migrations/1765000000000-idempotency-keys';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
@@ -35,6 +36,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageJournalPartitions1764800000000,
       UsageRetirementChunks1764900000000,
       IdempotencyKeys1765000000000,
+      BalancesAllowanceChain1765500000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -3,10 +3,12 @@ import {
   allowanceResetPostings,
   applyUsageCharge,
   assertBalanced,
+  chainSpendOf,
   chargeUsage,
   isExhausted,
   isLateUsage,
   nextExhaustedSince,
+  planChangeGrant,
   purchasedAndOverdraft,
   splitCharge,
   usagePostings,
@@ -192,5 +194,51 @@ describe('isLateUsage (ADR 0108)', () => {
   });
   it('is never late without a period', () => {
     expect(isLateUsage('2026-01-01T00:00:00.000Z', { prior: 5, periodStart: null })).toBe(false);
+  });
+});
+
+describe('isLateUsage after a plan change into a period that started before it (ADR 0109)', () => {
+  // A change to Free at 11:00: Free's day window began at 07:30, the account's period at 11:00.
+  const account = {
+    prior: 1_000,
+    periodStart: new Date('2026-01-06T07:30:00.000Z'),
+    planStartedAt: new Date('2026-01-06T11:00:00.000Z'),
+  };
+  it.each([
+    ['2026-01-06T10:59:59.000Z', true],
+    ['2026-01-06T11:00:00.000Z', true],
+    ['2026-01-06T11:00:00.001Z', false],
+  ] as const)('window ending %s: late %s', (windowEnd, late) => {
+    expect(isLateUsage(windowEnd, account)).toBe(late);
+  });
+  it('a natural roll after the change: the period start is the boundary', () => {
+    const rolled = { ...account, periodStart: new Date('2026-01-07T07:30:00.000Z') };
+    expect(isLateUsage('2026-01-07T07:29:59.000Z', rolled)).toBe(true);
+    expect(isLateUsage('2026-01-07T07:30:00.001Z', rolled)).toBe(false);
+  });
+});
+
+describe('planChangeGrant (ADR 0109)', () => {
+  it.each([
+    [90_000_000, 0, 90_000_000],
+    [90_000_000, 3_000_000, 87_000_000],
+    [185_000_000, 40_000_000, 145_000_000],
+    [50_000, 3_000_000, 0],
+    [90_000_000, 90_000_000, 0],
+    [0, 5, 0],
+  ])('allowance %d, chain spent %d: grants %d', (allowance, spent, grant) => {
+    expect(planChangeGrant(allowance, spent)).toBe(grant);
+  });
+});
+
+describe('chainSpendOf (ADR 0109)', () => {
+  const charge = chargeUsage({ allowance: 100, purchased: 50, prior: 30 }, 40, 140);
+  it('counts what the charge took of the current allowance', () => {
+    expect(charge.current.fromAllowance).toBe(100);
+    expect(chainSpendOf(charge, false)).toBe(100);
+  });
+  it("and of the prior period's remainder when that period is of the same chain", () => {
+    expect(charge.late.fromAllowance).toBe(30);
+    expect(chainSpendOf(charge, true)).toBe(130);
   });
 });

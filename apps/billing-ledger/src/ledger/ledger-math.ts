@@ -105,19 +105,31 @@ export interface UsageCharge {
 }
 
 /**
+ * When the account's current period began for it: the period's start, or the plan change that
+ * began it when later (a change to Free begins Free's day at the change, while the day's window
+ * started at 07:30; ADR 0109). Null without a period.
+ */
+export function periodBeganAt(account: {
+  periodStart: Date | null;
+  planStartedAt?: Date;
+}): number | null {
+  if (account.periodStart === null) return null;
+  const start = account.periodStart.getTime();
+  return Math.max(start, account.planStartedAt?.getTime() ?? start);
+}
+
+/**
  * Usage whose window ended at `windowEnd` is late: metered in the prior period of an account in
- * the period starting `periodStart`, which has one (`prior` not null; ADR 0108). A window ending
- * at the very start of the period is the prior's: nothing of it was metered in the new one.
+ * the period that began at `periodBeganAt`, which has one (`prior` not null; ADR 0108). A
+ * window ending at the very start of the period is the prior's: nothing of it was metered in
+ * the new one.
  */
 export function isLateUsage(
   windowEnd: string,
-  account: { prior: number | null; periodStart: Date | null },
+  account: { prior: number | null; periodStart: Date | null; planStartedAt?: Date },
 ): boolean {
-  return (
-    account.prior !== null &&
-    account.periodStart !== null &&
-    Date.parse(windowEnd) <= account.periodStart.getTime()
-  );
+  const began = periodBeganAt(account);
+  return account.prior !== null && began !== null && Date.parse(windowEnd) <= began;
 }
 
 /**
@@ -150,6 +162,25 @@ export function applyUsageCharge(pools: UsagePools, charge: UsageCharge): UsageP
     purchased: pools.purchased - charge.late.fromPurchased - charge.current.fromPurchased,
     prior: pools.prior === null ? null : pools.prior - charge.late.fromAllowance,
   };
+}
+
+/**
+ * The allowance a plan change grants (ADR 0109): the new plan's allowance less what the
+ * account's allowance chain has spent, never below zero. A chain is the periods since the last
+ * natural roll (a renewal, Free's 07:30), linked by plan changes: so changing plans never grants
+ * again what was spent, and a natural roll starts a new chain with the full allowance.
+ */
+export function planChangeGrant(allowance: number, chainSpent: number): number {
+  return Math.max(allowance - Math.max(chainSpent, 0), 0);
+}
+
+/**
+ * Allowance CU a usage charge spends of the account's allowance chain (ADR 0109): what it took
+ * of the current allowance, and what it took of the prior period's remainder when that period
+ * is of the same chain (the current one began with a plan change, not a natural roll).
+ */
+export function chainSpendOf(charge: UsageCharge, priorInChain: boolean): number {
+  return charge.current.fromAllowance + (priorInChain ? charge.late.fromAllowance : 0);
 }
 
 /** Expire what is left of the old allowance (no rollover) and grant the new one. */

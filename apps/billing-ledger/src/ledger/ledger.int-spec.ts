@@ -172,13 +172,169 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
     h.clock.set('2026-03-02T12:00:00.000Z');
     const changed = await api(billing.url, 'PUT', '/api/v1/account/plan', key, { plan: 'growth' });
     expect(changed.status).toBe(200);
-    expect(await balance(key)).toMatchObject({ allowance_cu: 185_000_000 });
+    // Growth's allowance less what Starter's period spent (ADR 0109).
+    expect(await balance(key)).toMatchObject({ allowance_cu: 184_999_000 });
     // Metered on Starter in the window ending 11:59:59, applied after the change.
     expect(await spend(id, key, 500, '2026-03-02T11:59:58.000Z')).toMatchObject({
-      allowance_cu: 185_000_000,
+      allowance_cu: 184_999_000,
       purchased_cu: 0,
     });
-    expect((await spend(id, key, 200, '2026-03-02T12:00:00.000Z')).allowance_cu).toBe(184_999_800);
+    expect((await spend(id, key, 200, '2026-03-02T12:00:00.000Z')).allowance_cu).toBe(184_998_800);
+  });
+
+  describe('a plan change grants the new allowance less what the allowance chain spent (ADR 0109)', () => {
+    const setPlan = async (key: string, plan: string): Promise<Balance> => {
+      const changed = await api<{ plan: string }>(billing.url, 'PUT', '/api/v1/account/plan', key, {
+        plan,
+      });
+      expect([changed.status, changed.body.plan]).toEqual([200, plan]);
+      return balance(key);
+    };
+    const allowanceJournals = async (id: string) =>
+      (
+        (await h.dataSource.query(
+          `SELECT kind, amount_cu FROM billing.journals
+            WHERE account_id = $1 AND kind IN ('allowance_reset', 'plan_change') ORDER BY id`,
+          [id],
+        )) as Array<{ kind: string; amount_cu: string }>
+      ).map((j) => [j.kind, Number(j.amount_cu)]);
+
+    it('Starter -> Free -> Starter in one period refills nothing, however often; purchased CU are kept', async () => {
+      h.clock.set('2026-04-02T10:00:00.000Z');
+      const { id, key } = await newAccount('starter');
+      const topUp = await api(billing.url, 'POST', '/api/v1/top-ups', key, { cu: 7_000 });
+      expect(topUp.status).toBe(201);
+      h.clock.set('2026-04-02T10:05:00.000Z');
+      await tick();
+      expect(await spend(id, key, 3_000_000, '2026-04-02T10:05:00.000Z')).toMatchObject({
+        allowance_cu: 87_000_000,
+        purchased_cu: 7_000,
+      });
+
+      h.clock.set('2026-04-02T11:00:00.000Z');
+      // Free's 50,000 a day less the 3,000,000 spent: nothing; purchased CU still spendable.
+      expect(await setPlan(key, 'free')).toMatchObject({
+        allowance_cu: 0,
+        allowance_total_cu: 50_000,
+        purchased_cu: 7_000,
+        total_cu: 7_000,
+        state: 'ok',
+      });
+      // Metered on Starter before the change, applied after it: Starter's remainder pays
+      // (ADR 0108), and it is spent of the same chain.
+      expect(await spend(id, key, 500, '2026-04-02T10:59:58.000Z')).toMatchObject({
+        allowance_cu: 0,
+        purchased_cu: 7_000,
+      });
+
+      h.clock.set('2026-04-02T11:30:00.000Z');
+      expect(await setPlan(key, 'starter')).toMatchObject({
+        allowance_cu: 90_000_000 - 3_000_500,
+        allowance_total_cu: 90_000_000,
+        purchased_cu: 7_000,
+        allowance_resets_at: '2026-05-02T11:30:00.000Z',
+      });
+      // Flipping again gives back nothing either.
+      h.clock.set('2026-04-02T11:40:00.000Z');
+      expect((await setPlan(key, 'free')).allowance_cu).toBe(0);
+      h.clock.set('2026-04-02T11:50:00.000Z');
+      expect(await setPlan(key, 'starter')).toMatchObject({
+        allowance_cu: 86_999_500,
+        purchased_cu: 7_000,
+      });
+      // No plan and back: the same chain.
+      expect((await setPlan(key, 'growth')).allowance_cu).toBe(185_000_000 - 3_000_500);
+      const none = await api(
+        billing.url,
+        'PUT',
+        `/api/v1/admin/accounts/${id}/plan`,
+        OPERATOR_TOKEN,
+        {
+          plan: null,
+        },
+      );
+      expect(none.status).toBe(200);
+      expect((await setPlan(key, 'starter')).allowance_cu).toBe(86_999_500);
+      expect(await allowanceJournals(id)).toEqual([
+        ['plan_change', 90_000_000],
+        ['plan_change', 0],
+        ['plan_change', 86_999_500],
+        ['plan_change', 0],
+        ['plan_change', 86_999_500],
+        ['plan_change', 181_999_500],
+        ['plan_change', 0],
+        ['plan_change', 86_999_500],
+      ]);
+    });
+
+    it('an upgrade after spending grants the new allowance less the spend; the next renewal grants it in full', async () => {
+      h.clock.set('2026-04-02T10:00:00.000Z');
+      const { id, key } = await newAccount('starter');
+      expect((await spend(id, key, 40_000_000, '2026-04-02T10:00:00.000Z')).allowance_cu).toBe(
+        50_000_000,
+      );
+      h.clock.set('2026-04-10T12:00:00.000Z');
+      expect(await setPlan(key, 'growth')).toMatchObject({
+        allowance_cu: 145_000_000,
+        allowance_total_cu: 185_000_000,
+        allowance_resets_at: '2026-05-10T12:00:00.000Z',
+      });
+      expect((await spend(id, key, 5_000_000, '2026-04-10T12:00:00.000Z')).allowance_cu).toBe(
+        140_000_000,
+      );
+      // A downgrade in the same chain: Starter's 90,000,000 less the 45,000,000 spent.
+      h.clock.set('2026-04-11T12:00:00.000Z');
+      expect((await setPlan(key, 'starter')).allowance_cu).toBe(45_000_000);
+      // The monthly renewal (from the last change) is a natural roll: the full allowance.
+      h.clock.set('2026-05-11T12:00:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 90_000_000,
+        allowance_total_cu: 90_000_000,
+      });
+      // And a new chain: a change now deducts only what was spent since the renewal.
+      await spend(id, key, 1_000, '2026-05-11T12:00:00.000Z');
+      h.clock.set('2026-05-11T13:00:00.000Z');
+      expect((await setPlan(key, 'growth')).allowance_cu).toBe(184_999_000);
+    });
+
+    it('a Free 07:30 roll after a change grants the full 50,000; a roll the tick has not reached yet comes before a change', async () => {
+      h.clock.set('2026-04-02T10:00:00.000Z');
+      const { id, key } = await newAccount('starter');
+      await spend(id, key, 60_000, '2026-04-02T10:00:00.000Z');
+      h.clock.set('2026-04-02T11:00:00.000Z');
+      expect(await setPlan(key, 'free')).toMatchObject({ allowance_cu: 0, state: 'exhausted' });
+      h.clock.set('2026-04-03T07:30:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({ allowance_cu: 50_000, state: 'ok' });
+      await spend(id, key, 2_000, '2026-04-03T07:30:00.000Z');
+      // 04-04 07:30 passed without a tick: the change rolls the Free day first (a new chain,
+      // nothing of it spent), then grants Starter's allowance in full.
+      h.clock.set('2026-04-04T08:00:00.000Z');
+      expect((await setPlan(key, 'starter')).allowance_cu).toBe(90_000_000);
+      expect(await allowanceJournals(id)).toEqual([
+        ['plan_change', 90_000_000],
+        ['plan_change', 0],
+        ['allowance_reset', 50_000],
+        ['allowance_reset', 50_000],
+        ['plan_change', 90_000_000],
+      ]);
+    });
+
+    it('counts, for a row written before the chain was stored, what its current period spent', async () => {
+      h.clock.set('2026-04-02T10:00:00.000Z');
+      const { id, key } = await newAccount('starter');
+      await spend(id, key, 1_000_000, '2026-04-02T10:00:00.000Z');
+      // As the migration leaves a row (or a roll by a replica of an older release): no count.
+      await h.dataSource.query(
+        `UPDATE billing.balances SET chain_spent_cu = 0, chain_of = NULL, version = version + 1
+          WHERE account_id = $1`,
+        [id],
+      );
+      h.clock.set('2026-04-02T11:00:00.000Z');
+      expect((await setPlan(key, 'free')).allowance_cu).toBe(0);
+      expect((await setPlan(key, 'starter')).allowance_cu).toBe(89_000_000);
+    });
   });
 
   it('keeps no prior period for late usage once the period moved on without one (a roll by a replica of an older release)', async () => {

@@ -25,6 +25,14 @@ export interface BalanceRow {
    * without it.
    */
   prior: number | null;
+  /**
+   * Allowance CU spent in the account's allowance chain: the periods since its last natural
+   * roll, linked by plan changes (ADR 0109). A plan change grants the new allowance less this.
+   * Stored with the period start it counts for (`chain_of`); a row whose period moved on without
+   * it (written before the column, or a roll by an older release) counts what its current
+   * allowance spent: `allowance_total_cu - allowance_cu`.
+   */
+  chainSpent: number;
   periodStart: Date | null;
   periodEnd: Date | null;
   exhaustedSince: Date | null;
@@ -63,6 +71,8 @@ interface RawBalance {
   allowance_total_cu: string;
   prior_allowance_cu: string | null;
   prior_of: Date | null;
+  chain_spent_cu: string;
+  chain_of: Date | null;
   period_start: Date | null;
   period_end: Date | null;
   exhausted_since: Date | null;
@@ -77,7 +87,7 @@ interface RawBalance {
 }
 
 const SELECT_BALANCE = `
-  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.prior_of, b.period_start, b.period_end,
+  SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.prior_of, b.chain_spent_cu, b.chain_of, b.period_start, b.period_end,
          b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.type, a.node_owner, a.name, a.created_at
     FROM billing.balances b JOIN billing.accounts a ON a.id = b.account_id`;
 
@@ -94,6 +104,10 @@ function toRow(raw: RawBalance): BalanceRow {
       raw.prior_of.getTime() === raw.period_start?.getTime()
         ? Number(raw.prior_allowance_cu)
         : null,
+    chainSpent:
+      raw.chain_of?.getTime() === raw.period_start?.getTime()
+        ? Number(raw.chain_spent_cu)
+        : Math.max(Number(raw.allowance_total_cu) - Number(raw.allowance_cu), 0),
     periodStart: raw.period_start,
     periodEnd: raw.period_end,
     exhaustedSince: raw.exhausted_since,
@@ -383,11 +397,12 @@ export class LedgerRepository {
           SET allowance_cu = v.allowance, purchased_cu = v.purchased, pending_cu = v.pending,
               allowance_total_cu = v.total, prior_allowance_cu = v.prior,
               prior_of = CASE WHEN v.prior IS NULL THEN NULL ELSE v.period_start END,
+              chain_spent_cu = v.chain_spent, chain_of = v.period_start,
               period_start = v.period_start, period_end = v.period_end,
               exhausted_since = v.exhausted_since, version = v.version, updated_at = $10,
               published_version = GREATEST(b.published_version, v.published)
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[], $11::bigint[], $12::bigint[])
-              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version, published, prior)
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
+              AS v(account_id, allowance, purchased, pending, total, period_start, period_end, exhausted_since, version, published, prior, chain_spent)
         WHERE b.account_id = v.account_id`,
       [
         textArray(rows.map((r) => r.accountId)),
@@ -402,6 +417,7 @@ export class LedgerRepository {
         now.toISOString(),
         numberArray(published),
         numberArray(rows.map((r) => r.prior)),
+        numberArray(rows.map((r) => r.chainSpent)),
       ],
     );
   }

@@ -20,9 +20,12 @@ import { ChangeSignal } from './change-signal';
 import {
   allowanceResetPostings,
   applyUsageCharge,
+  chainSpendOf,
   chargeUsage,
   isLateUsage,
   nextExhaustedSince,
+  periodBeganAt,
+  planChangeGrant,
   type UsageCharge,
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
@@ -115,6 +118,10 @@ export class LedgerService {
       if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
       const oldPlan = row.planId;
       if (oldPlan === plan && JSON.stringify(row.contract) === JSON.stringify(contract)) return row;
+      // A period that ended before the change rolls first, at its own moment's rule (a new
+      // chain, ADR 0109): the tick may not have reached it yet.
+      const journals: JournalInput[] = [];
+      this.rollIfDue(row, now, journals);
       await manager.query(
         'UPDATE billing.accounts SET plan_id = $2, contract = $3, plan_started_at = $4, updated_at = $4 WHERE id = $1',
         [accountId, plan, contract ? JSON.stringify(contract) : null, now.toISOString()],
@@ -129,7 +136,8 @@ export class LedgerService {
         `plan:${accountId}:${row.version}`,
         'plan_change',
       );
-      await this.ledger.insertJournals(manager, journal ? [journal] : []);
+      if (journal) journals.push(journal);
+      await this.ledger.insertJournals(manager, journals);
       this.settle(row, now, false);
       await this.ledger.saveBalances(manager, [row], now);
       await this.outbox.add(
@@ -312,8 +320,7 @@ export class LedgerService {
           wasExhausted.set(row.accountId, row.exhaustedSince !== null);
         this.rollIfDue(row, now, journals);
         const late = isLateUsage(event.windowEnd, row) ? event.totalCu : 0;
-        const charge = chargeUsage(row, late, event.totalCu);
-        Object.assign(row, applyUsageCharge(row, charge));
+        const charge = charged(row, late, event.totalCu);
         journals.push({
           key,
           accountId: event.accountId,
@@ -455,7 +462,7 @@ export class LedgerService {
         let late = 0;
         if (isLateUsage(charge.firstWindowEnd, row)) {
           if (isLateUsage(charge.lastWindowEnd, row)) late = charge.totalCu;
-          else straddling.set(charge.accountId, row.periodStart!.getTime());
+          else straddling.set(charge.accountId, periodBeganAt(row)!);
         }
         known.push({ charge, row, late, wasExhausted });
       }
@@ -464,8 +471,7 @@ export class LedgerService {
       const lateOf = straddling.size === 0 ? undefined : cuEndedBy(aggregate.parts, straddling);
       for (const { charge, row, late: whole, wasExhausted } of known) {
         const late = lateOf?.get(charge.accountId) ?? whole;
-        const split = chargeUsage(row, late, charge.totalCu);
-        Object.assign(row, applyUsageCharge(row, split));
+        const split = charged(row, late, charge.totalCu);
         if (charge.totalCu > 0)
           journals.push({
             key: `flush:${batch}:${charge.accountId}`,
@@ -537,8 +543,11 @@ export class LedgerService {
   }
 
   /**
-   * Expires what is left of the allowance (no rollover) and grants the full allowance of the
-   * period holding `now`; mutates `row`. The key defaults to the period, so one period is granted once.
+   * Expires what is left of the allowance (no rollover) and grants the allowance of the period
+   * holding `now`; mutates `row`. The key defaults to the period, so one period is granted once.
+   * A natural roll (`allowance_reset`) grants the full allowance and starts a new allowance
+   * chain; a plan change (and an account's opening) grants the allowance less what the chain
+   * spent (`planChangeGrant`, ADR 0109) and continues it.
    */
   private resetAllowance(
     row: BalanceRow,
@@ -546,7 +555,9 @@ export class LedgerService {
     key: string | undefined,
     kind: 'allowance_reset' | 'plan_change',
   ): JournalInput | undefined {
-    const grant = allowanceOf(row);
+    const allowance = allowanceOf(row);
+    const spent = kind === 'plan_change' ? row.chainSpent : 0;
+    const grant = planChangeGrant(allowance, spent);
     const window = row.planId
       ? currentAllowanceWindow(row.planId, now, row.planStartedAt)
       : undefined;
@@ -555,7 +566,9 @@ export class LedgerService {
     row.prior =
       window !== undefined && row.periodStart !== null ? Math.max(row.allowance, 0) : null;
     row.allowance = grant;
-    row.allowanceTotal = grant;
+    // The period's allowance as the plan states it; what the chain spent shows as spent of it.
+    row.allowanceTotal = allowance;
+    row.chainSpent = spent;
     row.periodStart = window?.start ?? null;
     row.periodEnd = window?.end ?? null;
     if (postings.length === 0) return undefined;
@@ -571,10 +584,26 @@ export class LedgerService {
         planId: row.planId,
         periodStart: window?.start.toISOString() ?? null,
         periodEnd: window?.end.toISOString() ?? null,
+        ...(spent > 0 ? { allowanceCu: allowance, chainSpentCu: spent } : {}),
       },
       postings,
     };
   }
+}
+
+/**
+ * Charges usage to `row` (ADR 0108) and counts what it spent of the allowance chain (ADR 0109):
+ * late usage charged to a prior period counts when that period is of the same chain, i.e. the
+ * current one began with a plan change (`plan_started_at` within it), not a natural roll.
+ */
+function charged(row: BalanceRow, lateCu: number, totalCu: number): UsageCharge {
+  const charge = chargeUsage(row, lateCu, totalCu);
+  const priorInChain =
+    row.periodStart !== null && periodBeganAt(row) === row.planStartedAt.getTime();
+  const spent = chainSpendOf(charge, priorInChain);
+  Object.assign(row, applyUsageCharge(row, charge));
+  row.chainSpent += spent;
+  return charge;
 }
 
 /** The journal's note of late usage: how much, and the period whose prior paid it. */

@@ -12,6 +12,7 @@ export function balanceRow(overrides: Partial<BalanceRow> = {}): BalanceRow {
     pending: 0,
     allowanceTotal: 1_000,
     prior: null,
+    chainSpent: 0,
     periodStart: null,
     periodEnd: null,
     exhaustedSince: null,

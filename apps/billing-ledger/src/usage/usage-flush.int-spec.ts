@@ -385,6 +385,57 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     }
   });
 
+  it("charges a batch straddling a change to Free at the change, not Free's 07:30 window start, and counts the late part in the chain (ADR 0109)", async () => {
+    const billing = await start();
+    const [a] = await newAccounts(billing, 1, 'starter');
+    const ledger = billing.app.get(LedgerService);
+    const balance = async () =>
+      (
+        await api<{ allowance_cu: number; purchased_cu: number; overdraft_cu: number }>(
+          billing.url,
+          'GET',
+          '/api/v1/account/balance',
+          keys.get(a!)!,
+        )
+      ).body;
+    const setPlan = async (plan: string) =>
+      expect(
+        (await api(billing.url, 'PUT', '/api/v1/account/plan', keys.get(a!)!, { plan })).status,
+      ).toBe(200);
+    try {
+      h.clock.set('2026-04-02T10:00:00.000Z');
+      // The account was opened at the clock of an earlier case: a change starts its period now.
+      await setPlan('growth');
+      await setPlan('starter');
+      await ledger.applyFlushes([
+        flushDelivery(nodeFlush([[a!, 3_000_000]], 'gw-eu-1', '2026-04-02T10:00:00.000Z')),
+      ]);
+      h.clock.set('2026-04-02T11:00:00.000Z');
+      await setPlan('free');
+      expect(await balance()).toMatchObject({ allowance_cu: 0, purchased_cu: 0 });
+      // One batch: 500 CU metered on Starter before 11:00 (late: Starter's remainder pays),
+      // 100 CU after it (Free's allowance, none: an overdraft).
+      h.clock.set('2026-04-02T11:00:00.500Z');
+      await ledger.applyFlushes(
+        [
+          nodeFlush([[a!, 500]], 'gw-eu-1', '2026-04-02T10:59:58.000Z'),
+          nodeFlush([[a!, 100]], 'gw-us-1', '2026-04-02T11:00:00.000Z'),
+        ].map((f) => flushDelivery(f)),
+      );
+      expect(await balance()).toMatchObject({
+        allowance_cu: 0,
+        purchased_cu: 0,
+        overdraft_cu: 100,
+      });
+      h.clock.set('2026-04-02T11:30:00.000Z');
+      await setPlan('starter');
+      expect((await balance()).allowance_cu).toBe(90_000_000 - 3_000_500);
+      await expectLedgerHolds([a!]);
+    } finally {
+      h.clock.set('2026-01-05T10:00:00.000Z');
+    }
+  });
+
   it('applies v1 parts of a producer not yet upgraded beside compact ones, each exactly once (ADR 0105)', async () => {
     const billing = await start();
     const [a, b] = await newAccounts(billing, 2);
