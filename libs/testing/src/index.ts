@@ -10,3 +10,4 @@ export * from './app-process';
 export * from './billing-ledger-process';
 export * from './test-pki';
 export * from './fake-sui-upstream';
+export * from './openapi-routes';
