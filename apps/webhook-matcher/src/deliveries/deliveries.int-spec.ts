@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import {
   Events,
   deliveryJobId,
@@ -187,6 +188,34 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     s.clock.advance(2 * MIN);
     await s.app.get(DeliveryLogRetention).prune();
     expect(await listed()).toEqual([]);
+  });
+
+  it('deletes replay claims asked for before the retention with the attempts, keeps later ones', async () => {
+    const id = await create();
+    const retention = s.config.DELIVERY_LOG_RETENTION_DAYS * 24 * 60 * MIN;
+    const now = s.clock.now().getTime();
+    const db = s.app.get(DataSource);
+    const claim = (eventId: string, at: number) =>
+      db.query(
+        `INSERT INTO webhooks.delivery_replays
+           (webhook_id, event_id, phase, given_up_seq, job_id, requested_at)
+         VALUES ($1, $2, 'unconfirmed', 1, $3, $4)`,
+        [id, eventId, `${id}:${eventId}:unconfirmed:replay-x`, new Date(at)],
+      );
+    const OLD = `ev_${'e1'.padStart(32, '0')}`;
+    const NEW = `ev_${'e2'.padStart(32, '0')}`;
+    await claim(OLD, now - retention - MIN);
+    await claim(NEW, now - retention + MIN);
+    const left = async () =>
+      (
+        (await db.query(
+          'SELECT event_id FROM webhooks.delivery_replays WHERE webhook_id = $1 ORDER BY event_id',
+          [id],
+        )) as { event_id: string }[]
+      ).map((r) => r.event_id);
+    expect(await left()).toEqual([OLD, NEW]);
+    expect(await s.app.get(DeliveryLogRetention).prune()).toBeGreaterThanOrEqual(1);
+    expect(await left()).toEqual([NEW]);
   });
 
   it('feeds the auto-pause decision: 30 min of failures with ≥ 20 attempts → paused_auto', async () => {

@@ -153,20 +153,30 @@ export class DeliveriesRepository {
    * Deletes the attempts recorded before `before` among the `limit` oldest (by `seq`, the order
    * they were recorded in, through its unique index: the statement reads those rows, not the
    * table, and locks only the ones it deletes). Rows another replica is deleting are skipped.
-   * The counters stay as they are.
+   * The counters stay as they are. Replay claims asked for before `before` go too (as many; the
+   * larger count is answered): the retention, at least `DELIVERY_LOG_MIN_RETENTION_MS`, is
+   * longer than a claim holds its phase (`REPLAY_HOLD_MS`).
    */
   async prune(before: Date, limit: number): Promise<number> {
-    const rows: unknown[] = await this.db.query(
-      `DELETE FROM webhooks.delivery_attempts WHERE seq IN (
-         SELECT seq FROM webhooks.delivery_attempts
-          WHERE seq <= (SELECT max(seq) FROM (
-                  SELECT seq FROM webhooks.delivery_attempts ORDER BY seq LIMIT $2) oldest)
-            AND at < $1
-          FOR UPDATE SKIP LOCKED)
-       RETURNING seq`,
+    const [counts]: { attempts: number; replays: number }[] = await this.db.query(
+      `WITH attempts AS (
+         DELETE FROM webhooks.delivery_attempts WHERE seq IN (
+           SELECT seq FROM webhooks.delivery_attempts
+            WHERE seq <= (SELECT max(seq) FROM (
+                    SELECT seq FROM webhooks.delivery_attempts ORDER BY seq LIMIT $2) oldest)
+              AND at < $1
+            FOR UPDATE SKIP LOCKED)
+         RETURNING 1),
+       replays AS (
+         DELETE FROM webhooks.delivery_replays WHERE ctid IN (
+           SELECT ctid FROM webhooks.delivery_replays WHERE requested_at < $1
+            LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM attempts)::int AS attempts,
+              (SELECT count(*) FROM replays)::int AS replays`,
       [before, limit],
     );
-    return rows.length;
+    return Math.max(counts?.attempts ?? 0, counts?.replays ?? 0);
   }
 
   /**
