@@ -34,3 +34,28 @@ export function methodNotAllowedCases(doc: OpenApiPaths): MethodNotAllowedCase[]
     return METHODS.filter((m) => !routed.includes(m)).map((method) => ({ method, path, allow }));
   });
 }
+
+/** What an app answered to a request: its status, `Allow` header and error code. */
+export interface MethodAnswer {
+  readonly status: number;
+  readonly allow: string | null | undefined;
+  readonly error: unknown;
+}
+
+/**
+ * Asks every `methodNotAllowedCases` request of `doc` and answers those not answered 405
+ * `method_not_allowed` with the expected `Allow` (empty when every one was): a spec expects `[]`.
+ */
+export async function methodNotAllowedMismatches(
+  doc: OpenApiPaths,
+  ask: (method: string, path: string) => Promise<MethodAnswer>,
+): Promise<{ method: string; path: string; expected: string; got: string }[]> {
+  const mismatches = [];
+  for (const { method, path, allow } of methodNotAllowedCases(doc)) {
+    const answer = await ask(method, path);
+    const got = `${answer.status} ${String(answer.error)} ${String(answer.allow).split(', ').sort().join(', ')}`;
+    const expected = `405 method_not_allowed ${allow.join(', ')}`;
+    if (got !== expected) mismatches.push({ method, path, expected, got });
+  }
+  return mismatches;
+}
