@@ -31,9 +31,10 @@ export interface HttpRoute {
 /**
  * Every app's HTTP edge: fastify, JSON logs, X-Request-Id in and out, DomainError → HTTP, and
  * every answer the framework makes by itself (malformed URL, bad JSON, wrong media type, body too
- * large, unknown route; 405 with Allow for a route's path with another method) in the same body `{"error", "message", "request_id"}`. Bodies are JSON
- * only. The routes are logged once at start ("http routes"), which also lets the fuzz suite and
- * the authorization matrix find every route of a running process. Call `listen` on the result.
+ * large, unknown route; 405 with Allow for a route's path with another method) in the same
+ * body `{"error", "message", "request_id"}`. Bodies are JSON only. The routes are logged once at
+ * start ("http routes"), which also lets the fuzz suite and the authorization matrix find every
+ * route of a running process. Call `listen` on the result.
  */
 export async function createHttpApp(
   module: Type<unknown> | DynamicModule,
