@@ -15,6 +15,11 @@ export interface StackLayout {
   databaseUrl?: string;
   natsUrl?: string;
   redisUrl?: string;
+  /**
+   * The user's UPSTREAMS (JSON, network key → node URLs): those networks go to the given nodes
+   * instead of a devnet (tools/stack/upstreams.ts). Unset: every network on its devnet.
+   */
+  upstreams?: string | undefined;
   devnets: Array<{
     network: string;
     chainId: number;
@@ -108,6 +113,7 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     databaseUrl: env['DATABASE_URL'],
     natsUrl: env['NATS_URL'],
     redisUrl: env['REDIS_URL'],
+    upstreams: env['UPSTREAMS'],
     devnets: [
       { network: 'opbnb-mainnet', chainId: 204, port: port(40) },
       { network: 'polygon-mainnet', chainId: 137, port: port(41) },

@@ -88,6 +88,8 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
     STACK_DIR: dir,
     NATS_PREFIX: natsPrefix,
   };
+  // A test's stack runs on its devnets, whatever UPSTREAMS the shell exports.
+  delete layoutEnv['UPSTREAMS'];
   if (db) {
     layoutEnv['DATABASE_URL'] = db.url;
     layoutEnv['NATS_URL'] = testNatsUrl();

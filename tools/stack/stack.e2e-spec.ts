@@ -81,6 +81,7 @@ describe('local stack launcher', () => {
     delete env['DATABASE_URL'];
     delete env['NATS_URL'];
     delete env['NATS_PREFIX'];
+    delete env['UPSTREAMS']; // every network on its devnet, as the assertions below expect
     launcher = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
       cwd: root,
       env,

@@ -9,6 +9,7 @@ import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboa
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
+import { mergeUpstreams, parseGivenUpstreams } from './upstreams';
 import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
 
 export type StackEndpoints = ReturnType<typeof endpointsOf>;
@@ -17,7 +18,8 @@ export type StackEndpoints = ReturnType<typeof endpointsOf>;
  * Brings up everything `layout` names, children in `group`: Postgres, NATS and Redis (reused where
  * they answer, else embedded; without redis-server the gateways keep plan RPS per replica), the devnets, migrations, streams, every app (billing-ledger first),
  * the demo and audit service accounts; writes <dir>/endpoints.json and returns it. The caller
- * owns `group` and stops it.
+ * owns `group` and stops it. An exported UPSTREAMS (`layout.upstreams`) replaces the devnets for
+ * the network keys it names (mergeUpstreams).
  */
 export async function startStack(
   layout: StackLayout,
@@ -25,14 +27,23 @@ export async function startStack(
   log: (line: string) => void,
 ): Promise<StackEndpoints> {
   mkdirSync(layout.dir, { recursive: true });
+  const given = parseGivenUpstreams(layout.upstreams);
   const databaseUrl = await ensurePostgres(layout, group, log);
   const natsUrl = await ensureNats(layout, group, log);
   const redisUrl = await ensureRedis(layout, group, log);
   const devnets = await Promise.all(
-    layout.devnets.map((devnet) => startDevnet(group, layout, devnet)),
+    layout.devnets
+      .filter((devnet) => !(devnet.network in given))
+      .map((devnet) => startDevnet(group, layout, devnet)),
   );
-  const upstreams = Object.fromEntries(devnets.map((devnet) => [devnet.network, [devnet.url]]));
-  const suiUpstream = await ensureSuiUpstream(layout, group, log);
+  const { upstreams, networks } = mergeUpstreams(devnets, given);
+  if (Object.keys(given).length > 0)
+    log(
+      `UPSTREAMS: your nodes for ${Object.keys(given).join(', ')}; devnets for ${
+        devnets.map((devnet) => devnet.network).join(', ') || 'none'
+      }`,
+    );
+  const suiUpstream = await ensureSuiUpstream(layout, group, log, 'sui-mainnet' in given);
   const secrets = loadSecrets(layout);
   const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
   const runOnce = async (name: string, script: string, env: Record<string, string>) => {
@@ -65,7 +76,7 @@ export async function startStack(
     OPERATOR_TOKEN: secrets.operatorToken,
     UPSTREAMS: JSON.stringify(upstreams),
     SUI_UPSTREAM_URLS: suiUpstream.urls,
-    NETWORKS: devnets.map((devnet) => devnet.network).join(','),
+    NETWORKS: networks.join(','),
     // Plan RPS shared by the three regions' gateways (ADR 0102); keys apart per stack.
     ...(redisUrl
       ? {
@@ -114,7 +125,7 @@ export async function startStack(
   // A layout may hold a subset of the apps (a test's private stack): audit-api's service
   // account and chain URLs only when it runs.
   const auditEnv = layout.apps.some((app) => app.app === 'audit-api')
-    ? await auditApiEnv(layout, secrets.operatorToken, devnets)
+    ? await auditApiEnv(layout, secrets.operatorToken, layout.devnets)
     : {};
   await Promise.all(
     layout.apps
@@ -128,17 +139,19 @@ export async function startStack(
 }
 
 /**
- * Network S's upstream for the shared endpoint: SUI_UPSTREAM_URLS when set; otherwise, when the
- * layout runs the shared gateway, fake-sui-upstream (recorded responses; there is no S node to
+ * Network S's upstream for the shared endpoint: SUI_UPSTREAM_URLS when set (or nothing more when
+ * the user's UPSTREAMS names sui-mainnet, `inUpstreams`: the gateway reads both); otherwise, when
+ * the layout runs the shared gateway, fake-sui-upstream (recorded responses; there is no S node to
  * run here), so S calls answer and are billed like any other instead of -32000 for every call.
  */
 async function ensureSuiUpstream(
   layout: StackLayout,
   group: ProcessGroup,
   log: (line: string) => void,
+  inUpstreams: boolean,
 ): Promise<{ urls: string; fake?: string }> {
   const given = process.env['SUI_UPSTREAM_URLS'];
-  if (given) return { urls: given };
+  if (given || inUpstreams) return { urls: given ?? '' };
   if (!layout.apps.some((app) => app.name === 'rpc-gateway-shared')) return { urls: '' };
   if (await answers(layout.host, layout.fakeSuiPort))
     throw new Error(`port ${layout.fakeSuiPort} for fake-sui-upstream is taken`);
@@ -161,7 +174,11 @@ async function ensureSuiUpstream(
   return { urls: url, fake: url };
 }
 
-/** audit-api's chain reads go through the EU gateway with the audit service account's tokens. */
+/**
+ * audit-api's chain reads go through the EU gateway with the audit service account's tokens, for
+ * every devnet network of the layout (the gateway relays to the user's nodes where UPSTREAMS
+ * replaced a devnet).
+ */
 async function auditApiEnv(
   layout: StackLayout,
   operatorToken: string,
