@@ -8,11 +8,8 @@ import { Events, deliveryJobId, type DeliveryJob } from '@meridian/contracts';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import {
   createTestDatabase,
-  freePort,
   runAppScript,
-  startAppProcess,
   testNatsUrl,
-  type AppProcess,
   type TestDatabase,
 } from '@meridian/testing';
 import {
@@ -21,6 +18,10 @@ import {
   startMatcherStack,
   type MatcherTestStack,
 } from './support/matcher-app';
+import {
+  startDeliveryWorkerProcess,
+  type RunningDeliveryWorker,
+} from './support/delivery-worker.process';
 
 jest.setTimeout(240_000);
 
@@ -66,7 +67,7 @@ class Receiver {
 describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and NATS', () => {
   let s: MatcherTestStack;
   let workerDb: TestDatabase;
-  let worker: AppProcess | undefined;
+  let worker: RunningDeliveryWorker | undefined;
   let client: NatsClient;
   let publisher: JetStreamPublisher;
   const receiver = new Receiver();
@@ -99,26 +100,16 @@ describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and
     publisher = new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix));
     workerDb = await createTestDatabase({ prefix: 'wh_resume_worker' });
     await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
-    worker = await startAppProcess(async () => {
-      const port = await freePort();
-      return {
-        main: 'apps/delivery-worker/src/main.ts',
-        env: {
-          DATABASE_URL: workerDb.url,
-          NATS_URL: testNatsUrl(),
-          NATS_PREFIX: s.natsPrefix,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          ALLOW_LOOPBACK_TARGETS: 'true',
-          LOG_LEVEL: 'error',
-          WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-          CLOCK_OFFSET_FILE: offsetFile,
-          // A held job looks again within half a second of real time and sees the moved clock.
-          DELIVERY_RECHECK_MAX_MS: '500',
-          USAGE_FLUSH_MS: '200',
-        },
-        healthUrl: `http://127.0.0.1:${port}/readyz`,
-      };
+    worker = await startDeliveryWorkerProcess({
+      databaseUrl: workerDb.url,
+      natsPrefix: s.natsPrefix,
+      env: {
+        WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
+        CLOCK_OFFSET_FILE: offsetFile,
+        // A held job looks again within half a second of real time and sees the moved clock.
+        DELIVERY_RECHECK_MAX_MS: '500',
+        USAGE_FLUSH_MS: '200',
+      },
     });
     ({ key, accountId } = await s.billing.createAccount({ plan: 'starter' }));
   });

@@ -5,11 +5,8 @@ import { KvBuckets, WebhookStatusEntrySchema } from '@meridian/contracts';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import {
   createTestDatabase,
-  freePort,
   runAppScript,
-  startAppProcess,
   testNatsUrl,
-  type AppProcess,
   type TestDatabase,
 } from '@meridian/testing';
 import { sealSecret, SecretKeyRing, verifyXSignature } from '@meridian/webhooks';
@@ -23,6 +20,10 @@ import {
   startMatcherStack,
   type MatcherTestStack,
 } from './support/matcher-app';
+import {
+  startDeliveryWorkerProcess,
+  type RunningDeliveryWorker,
+} from './support/delivery-worker.process';
 
 jest.setTimeout(240_000);
 
@@ -71,8 +72,7 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
   const b64 = (key: Buffer) => key.toString('base64');
   let s: MatcherTestStack;
   let workerDb: TestDatabase;
-  let worker: AppProcess | undefined;
-  let workerUrl = '';
+  let worker: RunningDeliveryWorker | undefined;
   const receiver = new Receiver();
   const logger = pino({ level: 'silent' });
 
@@ -101,25 +101,10 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
 
   async function startWorker(keys: Record<string, string | undefined>): Promise<void> {
     await worker?.stop();
-    worker = await startAppProcess(async () => {
-      const port = await freePort();
-      workerUrl = `http://127.0.0.1:${port}`;
-      return {
-        main: 'apps/delivery-worker/src/main.ts',
-        env: {
-          DATABASE_URL: workerDb.url,
-          NATS_URL: testNatsUrl(),
-          NATS_PREFIX: s.natsPrefix,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          ALLOW_LOOPBACK_TARGETS: 'true',
-          LOG_LEVEL: 'error',
-          WEBHOOK_SECRETS_PREVIOUS_KEYS: undefined,
-          ...keys,
-        },
-        // Ready: the webhook-status mirror has loaded.
-        healthUrl: `${workerUrl}/readyz`,
-      };
+    worker = await startDeliveryWorkerProcess({
+      databaseUrl: workerDb.url,
+      natsPrefix: s.natsPrefix,
+      env: { WEBHOOK_SECRETS_PREVIOUS_KEYS: undefined, ...keys },
     });
   }
 
@@ -279,7 +264,7 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
     const stray = await create(key, '/stray', { 'idempotency-key': 'k-stray' });
     expect((await s.call('POST', `/webhooks/${stray.id}/test`, key)).status).toBe(202);
     const refusals = async () => {
-      const text = await (await fetch(`${workerUrl}/metrics`)).text();
+      const text = await (await fetch(`${worker!.url}/metrics`)).text();
       const line = text
         .split('\n')
         .find(
@@ -290,8 +275,8 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
     };
     await eventually(async () => (await refusals()) >= 1, 30_000);
     expect(receiver.at('/stray')).toEqual([]);
-    expect(worker!.running()).toBe(true);
-    expect(worker!.log()).toContain('signing secret cannot be opened');
+    expect(worker!.app.running()).toBe(true);
+    expect(worker!.app.log()).toContain('signing secret cannot be opened');
     await deliversSignedWith(key, hooks['plain']!.id, '/plain', [hooks['plain']!.secret]);
 
     // The reseal with B alone cannot open it: reported, the rest untouched, no crash.

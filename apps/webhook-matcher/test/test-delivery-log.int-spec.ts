@@ -1,14 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createTestDatabase,
-  freePort,
-  runAppScript,
-  startAppProcess,
-  testNatsUrl,
-  type AppProcess,
-  type TestDatabase,
-} from '@meridian/testing';
+import { createTestDatabase, runAppScript, type TestDatabase } from '@meridian/testing';
 import { deliveriesPage, type DeliveryAttempt } from '../src/deliveries/deliveries.schemas';
 import {
   address,
@@ -16,6 +8,10 @@ import {
   startMatcherStack,
   type MatcherTestStack,
 } from './support/matcher-app';
+import {
+  startDeliveryWorkerProcess,
+  type RunningDeliveryWorker,
+} from './support/delivery-worker.process';
 
 jest.setTimeout(240_000);
 
@@ -55,7 +51,7 @@ class Receiver {
 describe('test deliveries: their outcome through the real delivery-worker', () => {
   let s: MatcherTestStack;
   let workerDb: TestDatabase;
-  let worker: AppProcess | undefined;
+  let worker: RunningDeliveryWorker | undefined;
   const receiver = new Receiver();
   let key: string;
   let other: string;
@@ -65,23 +61,10 @@ describe('test deliveries: their outcome through the real delivery-worker', () =
     await receiver.start();
     workerDb = await createTestDatabase({ prefix: 'wh_testlog_worker' });
     await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
-    worker = await startAppProcess(async () => {
-      const port = await freePort();
-      return {
-        main: 'apps/delivery-worker/src/main.ts',
-        env: {
-          DATABASE_URL: workerDb.url,
-          NATS_URL: testNatsUrl(),
-          NATS_PREFIX: s.natsPrefix,
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: String(port),
-          ALLOW_LOOPBACK_TARGETS: 'true',
-          LOG_LEVEL: 'error',
-          WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-        },
-        // Ready: the webhook-status mirror has loaded.
-        healthUrl: `http://127.0.0.1:${port}/readyz`,
-      };
+    worker = await startDeliveryWorkerProcess({
+      databaseUrl: workerDb.url,
+      natsPrefix: s.natsPrefix,
+      env: { WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY },
     });
     ({ key } = await s.billing.createAccount({ plan: 'starter' }));
     other = (await s.billing.createAccount({ plan: 'starter' })).key;
