@@ -28,8 +28,8 @@ export interface RouteFinder {
 /**
  * The methods of the route at `url` (path and query, as received), asked of the app's own router
  * for every method any route of the app registered (`methods`; HEAD included, fastify adds it for
- * every GET), in RFC 9110 §9's order (PATCH after PUT), others after. So the rule follows whatever routes the app
- * registers, with the router's own matching (trailing slash, parameters, decoding).
+ * every GET), in RFC 9110 §9's order (PATCH after PUT), others after. So the rule follows whatever
+ * routes the app registers, with the router's own matching (trailing slash, parameters, decoding).
  *
  * Not counted: a match only through a catch-all `*` (the dashboard's `GET /*` serves its page and
  * answers 404 itself for unknown /api paths: it says nothing about which paths exist), and the
