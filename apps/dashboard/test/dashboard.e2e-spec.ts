@@ -16,15 +16,17 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
 
 /**
  * The dashboard in Debian's chromium against the whole stack (`npm start` on a fresh database and
- * NATS prefix): a customer signs up, makes an access token, calls the gateway with it and sees
- * the CU on the usage chart, generates an audit key with the plus icon and runs a check, creates
- * a webhook on an address list, pauses and resumes it; an operator changes the plan and the
- * customer sees the new limits, then creates a transaction confirmation webhook (a malformed
- * hash named under its field first). A second customer's calls overdraw a 100 CU contract: the
- * overview and the operator's page of the account show the overdraft, Purchased 0. Every page is
- * screenshotted and scanned with axe-core, at 1280 px and, for the overview (an overdraft's
- * too), webhooks (a long https target among them), a webhook's page, address lists, node access
- * and the operator's account page, at phone width, where nothing may scroll sideways.
+ * NATS prefix): a customer signs up, makes an access token (a listed one offers no copy of its
+ * hinted URLs), calls the gateway with it and sees the CU on the usage chart, tops up (0 refused
+ * under the field; a double click buys once), generates an audit key and runs a check, creates
+ * a webhook on an address list, pauses and resumes it; an operator changes the plan (and a
+ * double-clicked Credit credits once) and the customer sees the new limits, then creates a
+ * transaction confirmation webhook (a malformed hash named under its field first). A second
+ * customer's calls overdraw a 100 CU contract: the overview and the operator's page of the
+ * account show the overdraft, Purchased 0. Every page is screenshotted and scanned with
+ * axe-core, at 1280 px and, for the overview (an overdraft's too), webhooks (a long https
+ * target among them), a webhook's page, address lists, node access and the operator's account
+ * page, at phone width, where nothing may scroll sideways.
  */
 const ROOT = resolve(__dirname, '../../..');
 const WAIT = 20_000;
@@ -263,6 +265,19 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(urls).toContain(endpoints.grpc['eu']);
     await page.getByTestId('access-token').first().waitFor();
     await check(page, '03-node-access');
+    // A listed token shows only its hint: its URLs say so and offer no copy of a URL that
+    // cannot work (gRPC's carries no token, so it can be copied).
+    const listedToken = page.getByTestId('access-token').first();
+    await listedToken.getByText('Endpoints', { exact: true }).click();
+    await listedToken.getByTestId('token-hidden-note').waitFor();
+    expect(await listedToken.getByRole('button', { name: /^Copy JSON-RPC URL/ }).count()).toBe(0);
+    expect(await listedToken.getByRole('button', { name: /^Copy WebSocket URL/ }).count()).toBe(0);
+    expect(
+      await listedToken.getByRole('button', { name: /^Copy gRPC URL/ }).count(),
+    ).toBeGreaterThan(0);
+    expect(await page.getByRole('button', { name: /^Copy JSON-RPC URL/ }).count()).toBeGreaterThan(
+      0,
+    );
 
     // The roll dialog says the old token dies at once (cancelled here).
     await page.getByRole('button', { name: 'Roll' }).click();
@@ -314,12 +329,40 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByText('No top-ups yet.').waitFor();
     await check(page, '04a-top-up-empty');
 
-    // Top up: recorded as bought, pending, with when it clears (one to two minutes).
+    // The API's refusals sit under the field (it answers `path: "body.cu"`): 0, and more than
+    // the API takes (said as the tightest bound, not zod's two).
+    const topUpButton = page.getByRole('button', { name: 'Top up', exact: true });
+    await page.getByLabel('Compute units', { exact: true }).fill('0');
+    await topUpButton.click();
+    await hasText(fieldError(page, 'Compute units'), 'must be at least 1');
+    expect(
+      await page.getByLabel('Compute units', { exact: true }).getAttribute('aria-invalid'),
+    ).toBe('true');
+    await check(page, '04a-top-up-refused');
+    await page.getByLabel('Compute units', { exact: true }).fill('99999999999999999999');
+    await topUpButton.click();
+    await hasText(fieldError(page, 'Compute units'), 'must be at most 1,000,000,000,000');
+
+    // Top up, with a double click: one request, so one top-up (one Idempotency-Key per
+    // submission, the button disabled while it is in flight). Recorded as bought, pending, with
+    // when it clears (one to two minutes).
+    const topUpPosts: string[] = [];
+    const countTopUp = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/relay/billing/top-ups'))
+        topUpPosts.push(request.url());
+    };
+    page.on('request', countTopUp);
     await page.getByLabel('Compute units', { exact: true }).fill('1000000');
-    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await topUpButton.dblclick();
     await page
       .getByText(/^1,000,000 CU bought; pending, they clear in \d+ (s|min) \(.+ UTC\)\.$/)
       .waitFor();
+    await page.getByTestId('top-ups').locator('tbody tr').first().waitFor();
+    page.off('request', countTopUp);
+    expect(topUpPosts).toHaveLength(1);
+    expect(await page.getByTestId('top-ups').locator('tbody tr').count()).toBe(1);
+    const listed = await pageApi(page, 'GET', '/api/relay/billing/top-ups');
+    expect((listed.body['items'] as Array<{ cu: number }>).map((t) => t.cu)).toEqual([1_000_000]);
     const topUpRow = page.getByTestId('top-ups').locator('tbody tr').first();
     await topUpRow.getByText('Pending').waitFor();
     expect(await topUpRow.locator('td').nth(3).textContent()).toMatch(
@@ -821,6 +864,22 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByLabel('Change plan').selectOption('starter');
     await operator.getByRole('button', { name: 'Apply plan' }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Starter');
+
+    // Credit with a double click: one request, one credit (the money forms' one submission).
+    const creditPosts: string[] = [];
+    operator.on('request', (request) => {
+      if (
+        request.method() === 'POST' &&
+        /\/api\/operator\/accounts\/[^/]+\/top-ups$/.test(request.url())
+      )
+        creditPosts.push(request.url());
+    });
+    await operator.getByLabel('Compute units', { exact: true }).fill('777');
+    await operator.getByRole('button', { name: 'Credit', exact: true }).dblclick();
+    await operator.getByText('777 CU credited; pending until it clears.').waitFor();
+    await operator.getByText(/^777 CU \(operator, /).waitFor();
+    expect(creditPosts).toHaveLength(1);
+    expect(await operator.getByText(/^777 CU \(operator, /).count()).toBe(1);
 
     // Sign-up and invitations: an invitation link for one email.
     await nav(operator, 'Sign-up and invitations');

@@ -1,5 +1,5 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
-import { plainFieldMessage } from './field-messages';
+import { fieldsOf } from './form-errors';
 import { isSessionGone } from './session-gone';
 
 let csrfToken = '';
@@ -20,35 +20,12 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    /** Field path → message, when the server named the field at fault. */
+    /** Field path as the form names it (`cu`, `accounts[1].plan`) → message (fieldsOf). */
     readonly fields: Record<string, string>,
     readonly body: Record<string, unknown>,
   ) {
     super(message);
   }
-}
-
-/** Field messages in any of the shapes our APIs answer: `fields`, `field`/`path`, `details[]`. */
-export function fieldsOf(body: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  const message = typeof body['message'] === 'string' ? body['message'] : '';
-  if (body['fields'] && typeof body['fields'] === 'object')
-    for (const [key, value] of Object.entries(body['fields'] as Record<string, unknown>))
-      out[key] = plainFieldMessage(String(value));
-  for (const key of ['field', 'path', 'pointer'] as const) {
-    const value = body[key];
-    if (typeof value === 'string' && value)
-      out[value.replace(/^\//, '').replace(/\//g, '.')] = plainFieldMessage(message);
-  }
-  const details = body['details'];
-  if (Array.isArray(details))
-    for (const item of details as Array<Record<string, unknown>>) {
-      const path = item['path'] ?? item['field'];
-      const text = item['message'];
-      if (path !== undefined && typeof text === 'string')
-        out[Array.isArray(path) ? path.join('.') : String(path)] = plainFieldMessage(text);
-    }
-  return out;
 }
 
 export async function api<T>(

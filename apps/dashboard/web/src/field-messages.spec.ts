@@ -17,6 +17,20 @@ describe('plainFieldMessage', () => {
     expect(plainFieldMessage(raw)).toBe(plain);
   });
 
+  it('says several issues of one value once each, the tightest bound only', () => {
+    // A top-up of 99999999999999999999 CU (billing-ledger's cu: int, at most 10^12).
+    expect(
+      plainFieldMessage(
+        'body.cu: Too big: expected int to be <=9007199254740991; body.cu: Too big: expected number to be <=1000000000000',
+      ),
+    ).toBe('must be at most 1,000,000,000,000');
+    expect(
+      plainFieldMessage(
+        'body.name: Too small: expected string to have >=1 characters; body.name: Invalid input: expected string, received number',
+      ),
+    ).toBe('must be at least 1 character; must be a string');
+  });
+
   it('leaves the messages the APIs wrote for people as they are', () => {
     for (const text of [
       'filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash',

@@ -18,6 +18,19 @@ const UNIT: Record<string, [string, string]> = {
 };
 
 export function plainFieldMessage(message: string): string {
+  // zod may report several issues of one value (`body.cu: Too big: expected int to be <=…;
+  // body.cu: Too big: expected number to be <=…`): each said plainly, the tightest bound kept.
+  const parts = message.split(/; (?=(?:body|query|params)[.[:])/).map(plainIssue);
+  if (parts.length === 1) return parts[0]!.text;
+  const tightest = (upper: boolean) =>
+    parts
+      .filter((p) => p.bound?.upper === upper)
+      .sort((a, b) => (upper ? a.bound!.n - b.bound!.n : b.bound!.n - a.bound!.n))[0];
+  const kept = parts.filter((p) => !p.bound || p === tightest(p.bound.upper));
+  return [...new Set(kept.map((p) => p.text))].join('; ');
+}
+
+function plainIssue(message: string): { text: string; bound?: { upper: boolean; n: number } } {
   const located = /^(?:body|query|params)(?:[.[][^:]*)?: (.*)$/s.exec(message);
   const rest = located ? located[1]! : message;
   const size =
@@ -26,9 +39,12 @@ export function plainFieldMessage(message: string): string {
     const [, kind, op, limit] = size;
     const n = Number(limit);
     const unit = UNIT[kind!]?.[n === 1 ? 0 : 1];
-    return `must be ${BOUND[op!]} ${n.toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
+    return {
+      text: `must be ${BOUND[op!]} ${n.toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`,
+      bound: { upper: op!.startsWith('<'), n },
+    };
   }
   const type = /^Invalid input: expected (\w+), received \w+$/.exec(rest);
-  if (type) return `must be ${type[1] === 'int' ? 'a whole number' : `a ${type[1]}`}`;
-  return message;
+  if (type) return { text: `must be ${type[1] === 'int' ? 'a whole number' : `a ${type[1]}`}` };
+  return { text: message };
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
@@ -7,6 +7,7 @@ import { SecretOnce } from '../components/copy-button';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader, UsageBar } from '../components/ui';
 import { formatDateTime, formatRelative } from '../format';
 import type { ApiKey } from '../types';
+import { useSubmission } from '../use-submission';
 import { useNetworks } from './node-access';
 
 interface Quota {
@@ -51,9 +52,10 @@ function ApiKeyTab() {
     queryFn: () => api<{ items: ApiKey[] }>('GET', '/api/api-keys'),
   });
   const [fresh, setFresh] = useState<ApiKey | undefined>();
-  const generate = useMutation({
-    mutationFn: () =>
-      api<ApiKey>('POST', '/api/api-keys', { name: 'Address Audit', scopes: ['audit'] }),
+  // One key per press: a double click sends one request (useSubmission).
+  const generate = useSubmission({
+    values: { name: 'Address Audit', scopes: ['audit'] },
+    send: (body) => api<ApiKey>('POST', '/api/api-keys', body),
     onSuccess: (key) => {
       setFresh(key);
       void client.invalidateQueries({ queryKey: ['api-keys'] });
@@ -69,8 +71,8 @@ function ApiKeyTab() {
           className="icon-button"
           aria-label="Generate API key"
           title="Generate API key"
-          disabled={generate.isPending}
-          onClick={() => generate.mutate()}
+          disabled={generate.pending}
+          onClick={() => generate.submit()}
         >
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
             <path

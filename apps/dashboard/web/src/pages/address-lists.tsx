@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type ChangeEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { checkAddresses } from '../addresses';
 import { api, ApiError, relay } from '../api';
@@ -9,8 +9,10 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime, formatNumber } from '../format';
+import { placeErrors } from '../form-errors';
 import type { AddressList, Page } from '../types';
-import { errorFor, splitAddresses } from './webhook-form';
+import { useSubmission } from '../use-submission';
+import { splitAddresses } from './webhook-form';
 import { useAddressLists, useWebhooks } from './webhooks';
 
 const plural = (n: number, one: string, many: string) =>
@@ -160,6 +162,8 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
   });
   const error = change.error instanceof ApiError ? change.error : undefined;
   const capError = error && isCapError(error.code) ? error : undefined;
+  // A message for the addresses or for none of the box's fields: under the box (its only field).
+  const changeErrors = placeErrors(change.error, { addresses: ['addresses'] });
   const inUse =
     remove.error instanceof ApiError && remove.error.code === 'list_in_use'
       ? (remove.error.body['webhook_ids'] as unknown)
@@ -190,7 +194,7 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
         label="Addresses to change"
         value={text}
         onChange={setText}
-        error={errorFor(error, 'addresses') ?? (error && !capError ? error.message : undefined)}
+        error={capError ? undefined : (changeErrors.fields.addresses ?? changeErrors.notice)}
       />
       <div className="actions">
         <button
@@ -281,14 +285,11 @@ export function AddressListsPage() {
     setParams(id ? { list: id } : {}, { replace: true });
   const [name, setName] = useState('');
   const [text, setText] = useState('');
-  const create = useMutation({
+  const create = useSubmission({
     // One request, name and addresses together: a refused one (a bad address, a cap) makes
     // nothing, where a create followed by an add left an empty list behind.
-    mutationFn: () =>
-      api<AddressList>('POST', relay('webhooks', '/address-lists'), {
-        name: name.trim(),
-        addresses: splitAddresses(text),
-      }),
+    values: { name: name.trim(), addresses: splitAddresses(text) },
+    send: (body) => api<AddressList>('POST', relay('webhooks', '/address-lists'), body),
     onSuccess: (list) => {
       setName('');
       setText('');
@@ -297,12 +298,8 @@ export function AddressListsPage() {
       void client.invalidateQueries({ queryKey: ['webhook-limits'] });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const error = create.error instanceof ApiError ? create.error : undefined;
-  const addressesError = errorFor(error, 'addresses');
+  const errors = placeErrors(create.error, { name: ['name'], addresses: ['addresses'] });
   const current = lists.data?.items.find((l) => l.id === selected);
   return (
     <>
@@ -312,25 +309,23 @@ export function AddressListsPage() {
       />
       <div className="grid grid-2">
         <Card title="Create a list">
-          <form onSubmit={submit} noValidate>
-            <Field label="List name" error={errorFor(error, 'name')}>
+          <form onSubmit={create.submit} noValidate>
+            <Field label="List name" error={errors.fields.name}>
               <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
             </Field>
             <AddressInput
               label="Addresses"
               value={text}
               onChange={setText}
-              error={addressesError}
+              error={errors.fields.addresses}
             />
-            {error &&
-              !errorFor(error, 'name') &&
-              !addressesError &&
-              (isCapError(error.code) ? (
+            {errors.notice &&
+              (error && isCapError(error.code) ? (
                 <CapNotice error={error} />
               ) : (
-                <Notice tone="bad">{error.message}</Notice>
+                <Notice tone="bad">{errors.notice}</Notice>
               ))}
-            <button type="submit" className="button" disabled={!name.trim() || create.isPending}>
+            <button type="submit" className="button" disabled={!name.trim() || create.pending}>
               Create list
             </button>
           </form>

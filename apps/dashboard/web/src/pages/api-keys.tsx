@@ -1,13 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api';
 import { API_KEY_SCOPES, curlExampleOf, type ApiKeyScope } from '../api-keys';
 import { ApiKeysTable } from '../components/api-keys-table';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { placeErrors } from '../form-errors';
 import type { ApiKey } from '../types';
-import { errorFor } from './webhook-form';
+import { useSubmission } from '../use-submission';
 import { useNetworks } from './node-access';
 
 /** The REST APIs' public bases, each with the scope a key needs and a one-line curl example. */
@@ -66,23 +67,18 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['webhooks']);
   const [fresh, setFresh] = useState<ApiKey | undefined>();
-  const create = useMutation<ApiKey, ApiError>({
-    mutationFn: () =>
-      api<ApiKey>('POST', '/api/api-keys', {
-        ...(name.trim() ? { name: name.trim() } : {}),
-        scopes,
-      }),
+  // No Idempotency-Key on this route: useSubmission's one request at a time is what keeps a
+  // double click from making two keys.
+  const create = useSubmission({
+    values: { ...(name.trim() ? { name: name.trim() } : {}), scopes },
+    send: (body) => api<ApiKey>('POST', '/api/api-keys', body),
     onSuccess: (key) => {
       setFresh(key);
       setName('');
       void client.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
-  const error = create.error ?? undefined;
+  const errors = placeErrors(create.error, { name: ['name'], scopes: ['scopes'] });
   const scopesError = scopes.length === 0 ? 'Choose at least one scope.' : undefined;
   return (
     <>
@@ -91,14 +87,12 @@ export function ApiKeysPage() {
         description="Keys for the REST APIs: webhooks, your account, Address Audit."
       />
       <Card title="Create an API key">
-        <form onSubmit={submit} className="form" noValidate>
-          {error && !errorFor(error, 'name', 'scopes') && (
-            <Notice tone="bad">{error.message}</Notice>
-          )}
+        <form onSubmit={create.submit} className="form" noValidate>
+          {errors.notice && <Notice tone="bad">{errors.notice}</Notice>}
           <Field
             label="Key name"
             hint="Optional; helps you tell keys apart."
-            error={errorFor(error, 'name')}
+            error={errors.fields.name}
           >
             <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
           </Field>
@@ -122,15 +116,15 @@ export function ApiKeysPage() {
                 {scope.label}: {scope.description}
               </label>
             ))}
-            {(scopesError ?? errorFor(error, 'scopes')) && (
-              <p className="field-error">{scopesError ?? errorFor(error, 'scopes')}</p>
+            {(scopesError ?? errors.fields.scopes) && (
+              <p className="field-error">{scopesError ?? errors.fields.scopes}</p>
             )}
           </fieldset>
           <div className="actions">
             <button
               type="submit"
               className="button"
-              disabled={create.isPending || scopes.length === 0}
+              disabled={create.pending || scopes.length === 0}
             >
               Create API key
             </button>

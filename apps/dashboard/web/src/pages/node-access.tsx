@@ -1,12 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiError, relay } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader, UsageBar } from '../components/ui';
 import { formatDateTime } from '../format';
+import { placeErrors } from '../form-errors';
 import type { AccessToken, NetworkEndpoints, Page } from '../types';
+import { useSubmission } from '../use-submission';
 import { useAccount } from './overview';
 
 const REGION_NAMES: Record<string, string> = {
@@ -48,44 +50,55 @@ function urlWith(
 function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint: string }) {
   if (!props.network) return null;
   return (
-    <table className="table table-compact">
-      <caption className="visually-hidden">Endpoints of {props.network.display_name}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Region</th>
-          <th scope="col">Interface</th>
-          <th scope="col">URL</th>
-          <th scope="col">
-            <span className="visually-hidden">Copy</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.network.endpoints.map((e) => {
-          const url = urlWith(e, props.token, props.hint);
-          return (
-            <tr key={`${e.endpoint}-${e.interface}`}>
-              <td>{REGION_NAMES[e.endpoint] ?? e.endpoint}</td>
-              <td>
-                {INTERFACE_NAMES[e.interface] ?? e.interface}
-                {e.interface === 'grpc' && (
-                  <span className="muted"> (token in x-access-token)</span>
-                )}
-              </td>
-              <td>
-                <code className="url">{url}</code>
-              </td>
-              <td>
-                <CopyButton
-                  value={url}
-                  label={`Copy ${INTERFACE_NAMES[e.interface]} URL for ${REGION_NAMES[e.endpoint]}`}
-                />
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <>
+      {props.token === undefined && (
+        <p className="muted" data-testid="token-hidden-note">
+          The token is shown only when it is created or rolled, so these URLs end with its hint and
+          cannot be copied: paste your saved token in its place, or roll the token for a new one.
+        </p>
+      )}
+      <table className="table table-compact">
+        <caption className="visually-hidden">Endpoints of {props.network.display_name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Region</th>
+            <th scope="col">Interface</th>
+            <th scope="col">URL</th>
+            <th scope="col">
+              <span className="visually-hidden">Copy</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.network.endpoints.map((e) => {
+            const url = urlWith(e, props.token, props.hint);
+            return (
+              <tr key={`${e.endpoint}-${e.interface}`}>
+                <td>{REGION_NAMES[e.endpoint] ?? e.endpoint}</td>
+                <td>
+                  {INTERFACE_NAMES[e.interface] ?? e.interface}
+                  {e.interface === 'grpc' && (
+                    <span className="muted"> (token in x-access-token)</span>
+                  )}
+                </td>
+                <td>
+                  <code className="url">{url}</code>
+                </td>
+                <td>
+                  {/* Only a URL that works: a listed token shows its hint, not the token. */}
+                  {(props.token !== undefined || e.interface === 'grpc') && (
+                    <CopyButton
+                      value={url}
+                      label={`Copy ${INTERFACE_NAMES[e.interface]} URL for ${REGION_NAMES[e.endpoint]}`}
+                    />
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
   );
 }
 
@@ -105,12 +118,11 @@ export function NodeAccessPage() {
   >();
   const refresh = () => client.invalidateQueries({ queryKey: ['access-tokens'] });
 
-  const create = useMutation({
-    mutationFn: () =>
-      api<AccessToken>('POST', relay('billing', '/access-tokens'), {
-        network,
-        name: name.trim() || undefined,
-      }),
+  // No Idempotency-Key on this route: useSubmission's one request at a time is what keeps a
+  // double click from making two tokens.
+  const create = useSubmission({
+    values: { network, name: name.trim() || undefined },
+    send: (body) => api<AccessToken>('POST', relay('billing', '/access-tokens'), body),
     onSuccess: (token) => {
       setFresh(token);
       setName('');
@@ -129,17 +141,15 @@ export function NodeAccessPage() {
     },
   });
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   if (tokens.isPending || networks.isPending) return <Loading />;
   if (tokens.isError)
     return <ErrorState error={tokens.error} retry={() => void tokens.refetch()} />;
   if (networks.isError) return <ErrorState error={networks.error} />;
   const byKey = new Map(networks.data.items.map((n) => [n.key, n]));
   const cap = account.data?.caps.access_tokens;
-  const createError = create.error instanceof ApiError ? create.error : undefined;
+  const createErrors = placeErrors(create.error, { network: ['network'], name: ['name'] });
+  const capped =
+    create.error instanceof ApiError && create.error.code === 'cap_access_tokens_exceeded';
   return (
     <>
       <PageHeader
@@ -162,8 +172,8 @@ export function NodeAccessPage() {
         </Card>
       )}
       <Card title="Create an access token">
-        <form className="form-row" onSubmit={submit}>
-          <Field label="Network" error={createError?.fields['network']}>
+        <form className="form-row" onSubmit={create.submit}>
+          <Field label="Network" error={createErrors.fields.network}>
             <select value={network} onChange={(e) => setNetwork(e.target.value)}>
               {networks.data.items.map((n) => (
                 <option key={n.key} value={n.key}>
@@ -172,18 +182,18 @@ export function NodeAccessPage() {
               ))}
             </select>
           </Field>
-          <Field label="Name (optional)" error={createError?.fields['name']}>
+          <Field label="Name (optional)" error={createErrors.fields.name}>
             <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
           </Field>
-          <button type="submit" className="button" disabled={create.isPending}>
+          <button type="submit" className="button" disabled={create.pending}>
             Create token
           </button>
         </form>
-        {createError && !Object.keys(createError.fields).length && (
+        {createErrors.notice && (
           <Notice tone="bad">
-            {createError.code === 'cap_access_tokens_exceeded'
+            {capped
               ? `Your plan allows ${cap ?? 'no more'} access tokens. Delete one or upgrade your plan.`
-              : createError.message}
+              : createErrors.notice}
           </Notice>
         )}
       </Card>

@@ -1,14 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router-dom';
-import { api, ApiError } from '../api';
+import { api } from '../api';
 import { Field } from '../components/field';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
+import { placeErrors } from '../form-errors';
 import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
+import { useSubmission } from '../use-submission';
 
 interface Detail {
   email: string | null;
@@ -34,17 +36,16 @@ export function OperatorAccountPage() {
       api('PUT', `/api/operator/accounts/${id}/plan`, { plan: planOfValue(next) }),
     onSuccess: () => void refresh(),
   });
-  const credit = useMutation({
-    // One key per press: a retried request (a flaky network, a proxy) credits once.
-    mutationFn: () =>
-      api<TopUp>(
-        'POST',
-        `/api/operator/accounts/${id}/top-ups`,
-        { cu: Number(cu) },
-        { 'idempotency-key': crypto.randomUUID() },
-      ),
+  const credit = useSubmission({
+    values: { cu: Number(cu) },
+    // The submission's key: a retry, a double click, a lost answer credit once (useSubmission).
+    send: (body, key) =>
+      api<TopUp>('POST', `/api/operator/accounts/${id}/top-ups`, body, {
+        'idempotency-key': key,
+      }),
     onSuccess: () => void refresh(),
   });
+  const creditErrors = placeErrors(credit.error, { cu: ['cu'] });
   if (detail.isPending) return <Loading />;
   if (detail.isError)
     return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
@@ -54,11 +55,6 @@ export function OperatorAccountPage() {
     event.preventDefault();
     if (picker.canApply) changePlan.mutate(picker.value);
   };
-  const submitCredit = (event: FormEvent) => {
-    event.preventDefault();
-    credit.mutate();
-  };
-  const creditError = credit.error instanceof ApiError ? credit.error : undefined;
   return (
     <>
       <PageHeader
@@ -122,24 +118,22 @@ export function OperatorAccountPage() {
           </dl>
         </Card>
         <Card title="Credit a top-up">
-          <form onSubmit={submitCredit} noValidate>
-            <Field label="Compute units" error={creditError?.fields['cu']}>
+          <form onSubmit={credit.submit} noValidate>
+            <Field label="Compute units" error={creditErrors.fields.cu}>
               <input
                 inputMode="numeric"
                 value={cu}
                 onChange={(e) => setCu(e.target.value.replace(/[^0-9]/g, ''))}
               />
             </Field>
-            <button type="submit" className="button" disabled={credit.isPending || !cu}>
+            <button type="submit" className="button" disabled={credit.pending || !cu}>
               Credit
             </button>
           </form>
-          {credit.isSuccess && (
+          {credit.succeeded && credit.data && (
             <Notice tone="ok">{formatCu(credit.data.cu)} credited; pending until it clears.</Notice>
           )}
-          {creditError && !creditError.fields['cu'] && (
-            <Notice tone="bad">{creditError.message}</Notice>
-          )}
+          {creditErrors.notice && <Notice tone="bad">{creditErrors.notice}</Notice>}
         </Card>
       </div>
       <Card title="Usage (last 30 days)">

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api';
+import { useState } from 'react';
+import { api } from '../api';
 import { CopyButton } from '../components/copy-button';
 import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime } from '../format';
+import { placeErrors } from '../form-errors';
+import { useSubmission } from '../use-submission';
 
 export function OperatorSettingsPage() {
   const client = useQueryClient();
@@ -17,20 +19,17 @@ export function OperatorSettingsPage() {
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-settings'] }),
   });
   const [email, setEmail] = useState('');
-  const invite = useMutation({
-    mutationFn: () =>
+  const invite = useSubmission({
+    values: { email },
+    send: (body) =>
       api<{ email: string; code: string; expires_at: string }>(
         'POST',
         '/api/operator/invitations',
-        { email },
+        body,
       ),
     onSuccess: () => setEmail(''),
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    invite.mutate();
-  };
-  const inviteError = invite.error instanceof ApiError ? invite.error : undefined;
+  const inviteErrors = placeErrors(invite.error, { email: ['email'] });
   const link = invite.data
     ? `${window.location.origin}/sign-up?invitation=${encodeURIComponent(invite.data.code)}`
     : '';
@@ -60,15 +59,16 @@ export function OperatorSettingsPage() {
         )}
       </Card>
       <Card title="Invite someone">
-        <form onSubmit={submit} className="form-row" noValidate>
-          <Field label="Email" error={inviteError?.fields['email']}>
+        <form onSubmit={invite.submit} className="form-row" noValidate>
+          <Field label="Email" error={inviteErrors.fields.email}>
             <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
           </Field>
-          <button type="submit" className="button" disabled={invite.isPending}>
+          <button type="submit" className="button" disabled={invite.pending}>
             Create invitation
           </button>
         </form>
-        {invite.data && (
+        {inviteErrors.notice && <Notice tone="bad">{inviteErrors.notice}</Notice>}
+        {invite.succeeded && invite.data && (
           <Notice tone="ok">
             Send this link to {invite.data.email} (valid until{' '}
             {formatDateTime(invite.data.expires_at)}, shown once):{' '}

@@ -1,44 +1,37 @@
-import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api';
+import { useState } from 'react';
+import { api } from '../api';
 import { Field } from '../components/field';
 import { Card, Notice, PageHeader } from '../components/ui';
+import { placeErrors } from '../form-errors';
 import { useSession } from '../session';
+import { useSubmission } from '../use-submission';
 
 export function SettingsPage() {
   const { session } = useSession();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [error, setError] = useState<ApiError | undefined>();
-  const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setDone(false);
-    try {
-      await api('POST', '/api/auth/password', { current_password: current, new_password: next });
-      setDone(true);
+  const change = useSubmission({
+    values: { current_password: current, new_password: next },
+    send: (body) => api('POST', '/api/auth/password', body),
+    onSuccess: () => {
       setCurrent('');
       setNext('');
-    } catch (caught) {
-      if (caught instanceof ApiError) setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
+  const errors = placeErrors(change.error, {
+    current: ['current_password'],
+    next: ['new_password'],
+  });
   return (
     <>
       <PageHeader title="Settings" description={`Signed in as ${session.user?.email ?? ''}`} />
       <Card title="Change password">
-        <form onSubmit={(e) => void submit(e)} className="form-narrow" noValidate>
-          {done && (
+        <form onSubmit={change.submit} className="form-narrow" noValidate>
+          {change.succeeded && (
             <Notice tone="ok">Password changed. Your other sessions were signed out.</Notice>
           )}
-          {error && !Object.keys(error.fields).length && (
-            <Notice tone="bad">{error.message}</Notice>
-          )}
-          <Field label="Current password" error={error?.fields['current_password']}>
+          {errors.notice && <Notice tone="bad">{errors.notice}</Notice>}
+          <Field label="Current password" error={errors.fields.current}>
             <input
               type="password"
               autoComplete="current-password"
@@ -46,11 +39,7 @@ export function SettingsPage() {
               onChange={(e) => setCurrent(e.target.value)}
             />
           </Field>
-          <Field
-            label="New password"
-            hint="At least 10 characters."
-            error={error?.fields['new_password']}
-          >
+          <Field label="New password" hint="At least 10 characters." error={errors.fields.next}>
             <input
               type="password"
               autoComplete="new-password"
@@ -58,7 +47,7 @@ export function SettingsPage() {
               onChange={(e) => setNext(e.target.value)}
             />
           </Field>
-          <button type="submit" className="button" disabled={busy}>
+          <button type="submit" className="button" disabled={change.pending}>
             Change password
           </button>
         </form>

@@ -1,9 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, ApiError } from '../api';
 import { Field } from '../components/field';
 import { Notice } from '../components/ui';
+import { placeErrors } from '../form-errors';
 import { useSession } from '../session';
+import { useSubmission } from '../use-submission';
 
 function AuthFrame(props: { title: string; children: React.ReactNode }) {
   return (
@@ -22,30 +24,45 @@ function AuthFrame(props: { title: string; children: React.ReactNode }) {
   );
 }
 
-function useAuthForm(path: string, extra: () => Record<string, string | undefined>) {
+/**
+ * Sign-in and sign-up: one request at a time (useSubmission; a double click or a second Enter
+ * sends nothing more), its messages under the fields they name, the rest in the notice.
+ */
+function useAuthForm(
+  path: string,
+  extra: () => Record<string, string | undefined>,
+  withName = false,
+) {
   const { refresh } = useSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<ApiError | undefined>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('POST', path, { email, password, ...extra() });
-      await refresh();
-    } catch (caught) {
-      setError(
-        caught instanceof ApiError
+  const submission = useSubmission({
+    values: { email, password, ...extra() },
+    send: async (body) => {
+      try {
+        await api('POST', path, body);
+      } catch (caught) {
+        throw caught instanceof ApiError
           ? caught
-          : new ApiError(0, 'network', 'the server is not reachable', {}, {}),
-      );
-    } finally {
-      setBusy(false);
-    }
+          : new ApiError(0, 'network', 'the server is not reachable', {}, {});
+      }
+      await refresh();
+    },
+  });
+  const errors = placeErrors(submission.error, {
+    email: ['email'],
+    password: ['password'],
+    name: withName ? ['name'] : [],
+  });
+  return {
+    email,
+    setEmail,
+    password,
+    setPassword,
+    errors,
+    busy: submission.pending,
+    submit: submission.submit,
   };
-  return { email, setEmail, password, setPassword, error, busy, submit };
 }
 
 export function SignInPage() {
@@ -53,11 +70,9 @@ export function SignInPage() {
   const form = useAuthForm('/api/auth/sign-in', () => ({}));
   return (
     <AuthFrame title="Sign in">
-      <form onSubmit={(e) => void form.submit(e)} noValidate>
-        {form.error && !Object.keys(form.error.fields).length && (
-          <Notice tone="bad">{form.error.message}</Notice>
-        )}
-        <Field label="Email" error={form.error?.fields['email']}>
+      <form onSubmit={form.submit} noValidate>
+        {form.errors.notice && <Notice tone="bad">{form.errors.notice}</Notice>}
+        <Field label="Email" error={form.errors.fields.email}>
           <input
             type="email"
             autoComplete="email"
@@ -66,7 +81,7 @@ export function SignInPage() {
             onChange={(e) => form.setEmail(e.target.value)}
           />
         </Field>
-        <Field label="Password" error={form.error?.fields['password']}>
+        <Field label="Password" error={form.errors.fields.password}>
           <input
             type="password"
             autoComplete="current-password"
@@ -96,17 +111,23 @@ export function SignUpPage() {
   const [params] = useSearchParams();
   const invitation = params.get('invitation') ?? undefined;
   const [name, setName] = useState('');
-  const form = useAuthForm('/api/auth/sign-up', () => ({
-    invitation,
-    name: name.trim() || undefined,
-  }));
+  const form = useAuthForm(
+    '/api/auth/sign-up',
+    () => ({
+      invitation,
+      name: name.trim() || undefined,
+    }),
+    true,
+  );
   return (
     <AuthFrame title="Create your account">
-      <form onSubmit={(e) => void form.submit(e)} noValidate>
-        {form.error && !Object.keys(form.error.fields).length && (
-          <Notice tone="bad">{form.error.message}</Notice>
-        )}
-        <Field label="Name (optional)" hint="Shown to operators; your email is used when empty.">
+      <form onSubmit={form.submit} noValidate>
+        {form.errors.notice && <Notice tone="bad">{form.errors.notice}</Notice>}
+        <Field
+          label="Name (optional)"
+          hint="Shown to operators; your email is used when empty."
+          error={form.errors.fields.name}
+        >
           <input
             type="text"
             autoComplete="organization"
@@ -114,7 +135,7 @@ export function SignUpPage() {
             onChange={(e) => setName(e.target.value)}
           />
         </Field>
-        <Field label="Email" error={form.error?.fields['email']}>
+        <Field label="Email" error={form.errors.fields.email}>
           <input
             type="email"
             autoComplete="email"
@@ -123,11 +144,7 @@ export function SignUpPage() {
             onChange={(e) => form.setEmail(e.target.value)}
           />
         </Field>
-        <Field
-          label="Password"
-          hint="At least 10 characters."
-          error={form.error?.fields['password']}
-        >
+        <Field label="Password" hint="At least 10 characters." error={form.errors.fields.password}>
           <input
             type="password"
             autoComplete="new-password"

@@ -1,10 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ApiError, relay } from '../api';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, relay } from '../api';
 import { Field } from '../components/field';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatRelative } from '../format';
+import { placeErrors } from '../form-errors';
 import type { Page, TopUp } from '../types';
+import { useSubmission } from '../use-submission';
 import { useAccount } from './overview';
 
 const PRESETS = [1_000_000, 10_000_000, 100_000_000];
@@ -17,25 +19,17 @@ export function TopUpPage() {
     queryFn: () => api<Page<TopUp>>('GET', relay('billing', '/top-ups')),
   });
   const [cu, setCu] = useState('10000000');
-  const buy = useMutation({
-    // One key per press: a retried request answers the same top-up instead of buying twice.
-    mutationFn: () =>
-      api<TopUp>(
-        'POST',
-        relay('billing', '/top-ups'),
-        { cu: Number(cu) },
-        { 'idempotency-key': crypto.randomUUID() },
-      ),
+  const buy = useSubmission({
+    values: { cu: Number(cu) },
+    // The submission's key: a retry, a double click, a lost answer buy once (useSubmission).
+    send: (body, key) =>
+      api<TopUp>('POST', relay('billing', '/top-ups'), body, { 'idempotency-key': key }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ['top-ups'] });
       void client.invalidateQueries({ queryKey: ['account'] });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    buy.mutate();
-  };
-  const error = buy.error instanceof ApiError ? buy.error : undefined;
+  const errors = placeErrors(buy.error, { cu: ['cu'] });
   return (
     <>
       <PageHeader
@@ -51,11 +45,11 @@ export function TopUpPage() {
         </Card>
       ) : (
         <Card title="Buy compute units">
-          <form onSubmit={submit} className="form-row">
+          <form onSubmit={buy.submit} className="form-row">
             <Field
               label="Compute units"
               hint="Recorded as bought; payment is handled outside this service."
-              error={error?.fields['cu']}
+              error={errors.fields.cu}
             >
               <input
                 inputMode="numeric"
@@ -76,19 +70,17 @@ export function TopUpPage() {
                 </button>
               ))}
             </div>
-            <button type="submit" className="button" disabled={buy.isPending || !cu}>
+            <button type="submit" className="button" disabled={buy.pending || !cu}>
               Top up
             </button>
           </form>
-          {buy.isSuccess && (
+          {buy.succeeded && buy.data && (
             <Notice tone="ok">
               {formatCu(buy.data.cu)} bought; pending, they clear{' '}
               {formatRelative(buy.data.clears_at)} ({formatDateTime(buy.data.clears_at)}).
             </Notice>
           )}
-          {error && !Object.keys(error.fields).length && (
-            <Notice tone="bad">{error.message}</Notice>
-          )}
+          {errors.notice && <Notice tone="bad">{errors.notice}</Notice>}
         </Card>
       )}
       <Card title="Top-ups">

@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { splitEntries } from '../addresses';
 import { api, ApiError, relay } from '../api';
@@ -7,7 +7,9 @@ import { isCapError } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
 import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { placeErrors } from '../form-errors';
 import type { Webhook } from '../types';
+import { useSubmission } from '../use-submission';
 import { useNetworks } from './node-access';
 import { useAddressLists, useWebhookLimits } from './webhooks';
 
@@ -17,15 +19,6 @@ const TRIGGERS = [
   { id: 'tx_confirmation', label: 'Transaction confirmation' },
 ];
 const PHASES = ['unconfirmed', 'confirmed'] as const;
-
-/** The first message the API gave for `field` or anything under it (`addresses.3`, `filters.any.0`). */
-export function errorFor(error: ApiError | undefined, ...fields: string[]): string | undefined {
-  if (!error) return undefined;
-  for (const [path, message] of Object.entries(error.fields))
-    if (fields.some((f) => path === f || path.startsWith(`${f}.`) || path.startsWith(`${f}[`)))
-      return message || error.message;
-  return undefined;
-}
 
 export { splitEntries };
 export const splitAddresses = splitEntries;
@@ -100,28 +93,26 @@ export function WebhookFormPage() {
   // The hashes field writes the filter tree only where the form owns it (see txHashesOf).
   const watchesHashes =
     trigger === TX_TRIGGER && (!editing || txHashesOf(existing.data?.filters) !== undefined);
-  const save = useMutation({
-    mutationFn: () => {
-      const hashes = splitEntries(txHashes);
-      const body: Record<string, unknown> = {
-        name: name.trim() || undefined,
-        target_url: targetUrl.trim(),
-        addresses: splitAddresses(addresses),
-        list_refs: listRefs,
-        phases,
-        confirm_depth: Number(depth),
-      };
-      // None given: left out on create and cleared on edit, so the API says what is missing.
-      if (watchesHashes)
-        body['filters'] = hashes.length ? { tx_hash: { in: hashes } } : editing ? null : undefined;
-      if (editing) return api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body);
-      return api<Webhook>(
-        'POST',
-        relay('webhooks', '/webhooks'),
-        { ...body, network, trigger_type: trigger },
-        { 'idempotency-key': crypto.randomUUID() },
-      );
-    },
+  const hashes = splitEntries(txHashes);
+  const fields: Record<string, unknown> = {
+    name: name.trim() || undefined,
+    target_url: targetUrl.trim(),
+    addresses: splitAddresses(addresses),
+    list_refs: listRefs,
+    phases,
+    confirm_depth: Number(depth),
+  };
+  // None given: left out on create and cleared on edit, so the API says what is missing.
+  if (watchesHashes)
+    fields['filters'] = hashes.length ? { tx_hash: { in: hashes } } : editing ? null : undefined;
+  // A create carries its submission's Idempotency-Key (useSubmission): a retry or a double
+  // click makes one webhook.
+  const save = useSubmission({
+    values: editing ? fields : { ...fields, network, trigger_type: trigger },
+    send: (body, key) =>
+      editing
+        ? api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body)
+        : api<Webhook>('POST', relay('webhooks', '/webhooks'), body, { 'idempotency-key': key }),
     onSuccess: (webhook) => {
       void client.invalidateQueries({ queryKey: ['webhooks'] });
       void client.invalidateQueries({ queryKey: ['webhook-limits'] });
@@ -133,10 +124,6 @@ export function WebhookFormPage() {
     },
   });
   const error = save.error instanceof ApiError ? save.error : undefined;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
 
   if (editing && existing.isPending) return <Loading />;
   if (editing && existing.isError) return <ErrorState error={existing.error} />;
@@ -148,43 +135,39 @@ export function WebhookFormPage() {
         n.key !== 'sui-mainnet' &&
         (served === undefined || served.includes(n.key) || n.key === network),
     ) ?? [];
-  const known = new Set([
-    'network',
-    'trigger_type',
-    'target_url',
-    'addresses',
-    'filters',
-    'list_refs',
-    'phases',
-    'confirm_depth',
-    'name',
-  ]);
-  const unplaced = error && !Object.keys(error.fields).some((f) => known.has(f.split(/[.[]/)[0]!));
   // The API names the filter (`filters`: tx_hash_required, filter_required) or a hash in it
-  // (`filters.tx_hash.in[1]`: invalid_tx_hash); with the hashes field shown, that is its error.
-  const hashesError = watchesHashes ? errorFor(error, 'filters') : undefined;
-  const addressesError = watchesHashes
-    ? errorFor(error, 'addresses')
-    : errorFor(error, 'addresses', 'filters');
+  // (`filters.tx_hash.in[1]`: invalid_tx_hash); with the hashes field shown, that is its error,
+  // else the addresses field's (the filter a webhook made through the API may hold addresses).
+  const errors = placeErrors(save.error, {
+    name: ['name'],
+    network: ['network', 'chain'],
+    trigger: ['trigger_type'],
+    target: ['target_url'],
+    hashes: watchesHashes ? ['filters'] : [],
+    addresses: watchesHashes ? ['addresses'] : ['addresses', 'filters'],
+    lists: ['list_refs'],
+    phases: ['phases'],
+    depth: ['confirm_depth'],
+  });
   return (
     <>
       <PageHeader title={editing ? 'Edit webhook' : 'Create webhook'} />
       <Card>
-        <form onSubmit={submit} className="form" noValidate>
-          {unplaced &&
-            (isCapError(error.code) ? (
+        <form onSubmit={save.submit} className="form" noValidate>
+          {errors.notice &&
+            (error && isCapError(error.code) ? (
               <CapNotice error={error} />
             ) : (
-              <Notice tone="bad">{error.message}</Notice>
+              <Notice tone="bad">{errors.notice}</Notice>
             ))}
-          <Field label="Name" error={errorFor(error, 'name')}>
+          <Field label="Name" error={errors.fields.name}>
             <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
           </Field>
           <div className="grid grid-2">
             <Field
               label="Network"
               hint={editing ? 'Cannot change after creation.' : undefined}
-              error={errorFor(error, 'network', 'chain')}
+              error={errors.fields.network}
             >
               <select
                 value={network}
@@ -201,7 +184,7 @@ export function WebhookFormPage() {
             <Field
               label="Trigger"
               hint={editing ? 'Cannot change after creation.' : undefined}
-              error={errorFor(error, 'trigger_type')}
+              error={errors.fields.trigger}
             >
               <select
                 value={trigger}
@@ -219,7 +202,7 @@ export function WebhookFormPage() {
           <Field
             label="Target URL"
             hint="https only; we POST each event here."
-            error={errorFor(error, 'target_url')}
+            error={errors.fields.target}
           >
             <input
               type="url"
@@ -233,7 +216,7 @@ export function WebhookFormPage() {
             <Field
               label="Transaction hashes"
               hint="The transactions to watch: one 0x hash (64 hex digits) per line, or paste many at once; any letter case; up to 1,000."
-              error={hashesError}
+              error={errors.fields.hashes}
             >
               <textarea
                 rows={4}
@@ -256,7 +239,7 @@ export function WebhookFormPage() {
                 ? 'Optional: only watched transactions that touch these addresses. One per line; any letter case.'
                 : 'One per line (or separated by commas); any letter case.'
             }
-            error={addressesError}
+            error={errors.fields.addresses}
           >
             <textarea
               rows={4}
@@ -288,9 +271,7 @@ export function WebhookFormPage() {
                 addresses.
               </p>
             )}
-            {errorFor(error, 'list_refs') && (
-              <p className="field-error">{errorFor(error, 'list_refs')}</p>
-            )}
+            {errors.fields.lists && <p className="field-error">{errors.fields.lists}</p>}
           </fieldset>
           <div className="grid grid-2">
             <fieldset className="fieldset">
@@ -307,15 +288,9 @@ export function WebhookFormPage() {
                   {p === 'unconfirmed' ? 'Unconfirmed (at once)' : 'Confirmed (after the depth)'}
                 </label>
               ))}
-              {errorFor(error, 'phases') && (
-                <p className="field-error">{errorFor(error, 'phases')}</p>
-              )}
+              {errors.fields.phases && <p className="field-error">{errors.fields.phases}</p>}
             </fieldset>
-            <Field
-              label="Confirmation depth"
-              hint="Blocks, 2 to 96."
-              error={errorFor(error, 'confirm_depth')}
-            >
+            <Field label="Confirmation depth" hint="Blocks, 2 to 96." error={errors.fields.depth}>
               <input
                 type="number"
                 min={2}
@@ -326,7 +301,7 @@ export function WebhookFormPage() {
             </Field>
           </div>
           <div className="actions">
-            <button type="submit" className="button" disabled={save.isPending}>
+            <button type="submit" className="button" disabled={save.pending}>
               {editing ? 'Save changes' : 'Create webhook'}
             </button>
             <Link

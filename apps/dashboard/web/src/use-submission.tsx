@@ -1,0 +1,47 @@
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { SubmissionKeys } from './submission-keys';
+
+/**
+ * A form's submission: `submit` sends `values` once at a time (a press while one is in flight
+ * sends nothing, and `pending` turns true in the same event, so the button is disabled before a
+ * second click lands), with the Idempotency-Key of this submission (`SubmissionKeys`: kept until
+ * the values change or it succeeds). Every form that creates something, money above all, goes
+ * through it; `send` puts the key in the `idempotency-key` header where the API takes one.
+ */
+export function useSubmission<T, V>(options: {
+  values: V;
+  send: (values: V, idempotencyKey: string) => Promise<T>;
+  onSuccess?: (data: T, values: V) => void;
+}) {
+  const keys = useRef<SubmissionKeys | null>(null);
+  keys.current ??= new SubmissionKeys();
+  const [busy, setBusy] = useState(false);
+  const mutation = useMutation<T, Error, { values: V; key: string }>({
+    mutationFn: ({ values, key }) => options.send(values, key),
+    onSuccess: (data, { values }) => {
+      keys.current!.settled(true);
+      setBusy(false);
+      options.onSuccess?.(data, values);
+    },
+    onError: () => {
+      keys.current!.settled(false);
+      setBusy(false);
+    },
+  });
+  const submit = (event?: FormEvent) => {
+    event?.preventDefault();
+    const key = keys.current!.begin(JSON.stringify(options.values));
+    if (key === undefined) return;
+    setBusy(true);
+    mutation.mutate({ values: options.values, key });
+  };
+  return {
+    submit,
+    pending: busy || mutation.isPending,
+    error: busy ? null : mutation.error,
+    data: mutation.data,
+    succeeded: !busy && mutation.isSuccess,
+    reset: mutation.reset,
+  };
+}
