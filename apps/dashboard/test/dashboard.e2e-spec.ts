@@ -140,6 +140,7 @@ describe('dashboard in a real browser against the local stack', () => {
           DATABASE_URL: db.url,
           NATS_PREFIX: natsPrefix,
           LOG_LEVEL: 'warn',
+          UPSTREAMS: undefined, // every network on its devnet, whatever the shell exports
           DASHBOARD_OPERATOR_EMAIL: OPERATOR.email,
           DASHBOARD_OPERATOR_PASSWORD: OPERATOR.password,
         },
