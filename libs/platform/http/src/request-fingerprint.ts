@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '@meridian/errors';
+import { z } from 'zod';
 
 /**
  * JSON with object keys sorted, so two spellings of one request give one text. Recursive: call
@@ -32,6 +33,18 @@ export function requestFingerprint(operation: string, request: unknown): string 
 
 /** 1 to 200 printable ASCII characters, no spaces: a UUID, a ULID, a Stripe-style key. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * The `Idempotency-Key` header as a route documents it (`@ApiRoute({ headers })`): the rule
+ * `idempotencyKeyOf` enforces.
+ */
+export const idempotencyKeyHeader = {
+  description:
+    'Optional. Retrying with the same key and the same request answers what the first answered; ' +
+    'the same key with another request is 409 idempotency_key_reused. 1 to 200 printable ASCII ' +
+    'characters, no spaces (else 400 invalid_idempotency_key).',
+  schema: z.string().regex(IDEMPOTENCY_KEY),
+};
 
 /**
  * The `Idempotency-Key` header of every API that takes one (billing-ledger's top-ups,

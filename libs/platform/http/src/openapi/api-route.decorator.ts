@@ -10,6 +10,13 @@ export interface ApiResponseSpec {
   schema?: z.ZodType;
 }
 
+/** A request header a route reads (`Idempotency-Key`): an OpenAPI `in: header` parameter. */
+export interface ApiHeaderSpec {
+  description: string;
+  schema?: z.ZodType;
+  required?: boolean;
+}
+
 /**
  * What `/openapi.json` says about one route. The schemas are the very objects the handler
  * validates with (`parseBody(schema, body)`), so the document cannot drift from the code.
@@ -20,8 +27,14 @@ export interface ApiRouteSpec {
   body?: z.ZodType;
   noBody?: true;
   query?: z.ZodType;
+  /** Request headers the route reads, by name (not the auth header: `auth` says that). */
+  headers?: Record<string, ApiHeaderSpec>;
   auth?: ApiAuth;
-  /** Success and notable error answers by status. */
+  /**
+   * Success and notable error answers by status. An error status (4xx, 5xx) without a schema is
+   * documented with the error body (`{"error", "message", "request_id"}`); its description names
+   * the codes it may carry.
+   */
   responses?: Record<number, ApiResponseSpec>;
   tags?: string[];
 }

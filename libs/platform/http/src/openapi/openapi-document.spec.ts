@@ -28,7 +28,13 @@ class DescribedController {
   @ApiRoute({
     summary: 'Delete a thing',
     auth: 'operator',
-    responses: { 204: { description: 'gone' } },
+    headers: {
+      'Idempotency-Key': { description: 'retry key', schema: z.string().min(1).max(200) },
+    },
+    responses: {
+      204: { description: 'gone' },
+      409: { description: 'thing_busy: someone holds it' },
+    },
   })
   remove(@Param('id') _id: string) {}
 }
@@ -81,9 +87,26 @@ describe('OpenAPI from the routes and their zod schemas', () => {
       },
     ]);
     expect(paths['/api/v1/things/{id}']!['delete']).toMatchObject({
-      parameters: [{ name: 'id', in: 'path', required: true }],
+      parameters: [
+        { name: 'id', in: 'path', required: true },
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'retry key',
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+      ],
       security: [{ operator: [] }],
+      responses: {
+        // A declared error status carries the error body, like `default`.
+        409: {
+          description: 'thing_busy: someone holds it',
+          content: { 'application/json': { schema: { required: ['error', 'request_id'] } } },
+        },
+      },
     });
+    expect(paths['/api/v1/things/{id}']!['delete']!['responses']).not.toHaveProperty('204.content');
     expect(document['components']).toEqual({
       securitySchemes: { 'api-key': expect.any(Object), operator: expect.any(Object) },
     });

@@ -82,6 +82,14 @@ export function buildOpenApiDocument(
       schema: { type: 'string' },
     }));
     if (spec.query) parameters.push(...queryParameters(spec.query));
+    for (const [name, header] of Object.entries(spec.headers ?? {}))
+      parameters.push({
+        name,
+        in: 'header',
+        required: header.required ?? false,
+        description: header.description,
+        schema: header.schema ? inputSchema(header.schema) : { type: 'string' },
+      });
     const responses: Record<string, JsonSchema> = {};
     for (const [status, response] of Object.entries(
       spec.responses ?? { 200: { description: 'OK' } },
@@ -90,7 +98,9 @@ export function buildOpenApiDocument(
         description: response.description,
         ...(response.schema
           ? { content: { 'application/json': { schema: outputSchema(response.schema) } } }
-          : {}),
+          : Number(status) >= 400
+            ? { content: { 'application/json': { schema: ERROR_SCHEMA } } }
+            : {}),
       };
     responses['default'] = {
       description: 'Error: `{"error", "message", "request_id"}`',
