@@ -14,8 +14,8 @@ describe('billing-ledger OpenAPI', () => {
 
   it('has a success response schema for every route that answers a body', () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
-    // 21 routes: 19 answer a body, the two DELETEs 204 without one.
-    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(21);
+    // 23 routes: 20 answer a body, the three DELETEs 204 without one.
+    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(23);
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(paths['/api/v1/account/usage']!['get']).toMatchObject({
@@ -70,5 +70,51 @@ describe('billing-ledger OpenAPI', () => {
     expect(paths['/api/v1/account/usage']!['get']!['parameters']).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'group_by', in: 'query' })]),
     );
+  });
+
+  it('declares the Idempotency-Key header and the error answers of the top-ups and token create (QA)', () => {
+    const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
+    const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    const idempotencyKey = expect.objectContaining({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', pattern: expect.any(String) },
+    });
+    const error = (code: string) => ({
+      description: expect.stringContaining(code),
+      content: { 'application/json': { schema: { required: ['error', 'request_id'] } } },
+    });
+    expect(paths['/api/v1/top-ups']!['post']).toMatchObject({
+      parameters: [idempotencyKey],
+      responses: {
+        400: error('invalid_idempotency_key'),
+        403: error('self_service_disabled'),
+        409: error('idempotency_key_reused'),
+      },
+    });
+    expect(paths['/api/v1/admin/accounts/{id}/top-ups']!['post']).toMatchObject({
+      parameters: expect.arrayContaining([idempotencyKey]),
+      responses: { 404: error('not_found'), 409: error('idempotency_key_reused') },
+    });
+    expect(paths['/api/v1/access-tokens']!['post']!['responses']).toMatchObject({
+      400: error('malformed_body'),
+      409: error('cap_access_tokens_exceeded'),
+    });
+    expect(paths['/api/v1/api-keys/{id}']!['delete']!['responses']).toMatchObject({
+      403: error('managed_key'),
+    });
+    expect(paths['/api/v1/admin/accounts/{id}/plan']!['put']!['responses']).toMatchObject({
+      400: error('an individual account'),
+    });
+    // The header's pattern is the rule idempotencyKeyOf enforces.
+    const [header] = paths['/api/v1/top-ups']!['post']!['parameters'] as Array<{
+      schema: { pattern: string };
+    }>;
+    const pattern = new RegExp(header!.schema.pattern);
+    expect(
+      ['0d9c6b2e-1f3a-4c57-9a0e-3b1d2f4e5a6c', 'x'.repeat(200)].every((k) => pattern.test(k)),
+    ).toBe(true);
+    expect(['', 'with space', 'x'.repeat(201)].some((k) => pattern.test(k))).toBe(false);
   });
 });

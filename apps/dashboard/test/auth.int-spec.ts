@@ -5,7 +5,9 @@ import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
+import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
+import { AuthService } from '../src/auth/auth.service';
 import { configSchema } from '../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
 import {
@@ -63,6 +65,8 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
   let db: TestDatabase;
   let app: NestFastifyApplication;
   let env: Record<string, string>;
+  /** The dashboard's own database, to read what a user row holds. */
+  let dashboardDb: DataSource;
   const clock = new FakeClock('2026-03-02T08:00:00.000Z');
   const password = 'correct horse battery staple';
 
@@ -90,6 +94,7 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
+    dashboardDb = app.get(DataSource);
   }, 90_000);
 
   afterAll(async () => {
@@ -177,6 +182,81 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     expect((await client.call('DELETE', `/api/api-keys/${String(made.body['id'])}`)).status).toBe(
       204,
     );
+    // Billing itself hides and keeps the dashboard's key from any key of the account (QA: a
+    // customer deleted it through billing's API and was locked out of the dashboard).
+    const account = await client.call('POST', '/api/api-keys', { scopes: ['account'] });
+    const key = String(account.body['key']);
+    const [{ api_key_id: dashboardKey }] = (await dashboardDb.query(
+      'SELECT api_key_id FROM dashboard.users WHERE email = $1',
+      ['keys@example.com'],
+    )) as [{ api_key_id: string }];
+    const billingCall = async (method: string, path: string) => {
+      const response = await fetch(`${billing.apiUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const listed = await billingCall('GET', '/api-keys');
+    expect((listed.body['items'] as Array<{ id: string }>).map((k) => k.id)).toEqual([
+      account.body['id'],
+    ]);
+    const refused = await billingCall('DELETE', `/api-keys/${dashboardKey}`);
+    expect([refused.status, refused.body['error']]).toEqual([403, 'managed_key']);
+    expect((await client.call('GET', '/api/relay/billing/account')).status).toBe(200);
+  });
+
+  it('flags the keys of users who signed up before the managed flag, so billing protects them too', async () => {
+    // A user of an older release: its billing key was made without `api_key_managed`.
+    const made = await fetch(`${billing.apiUrl}/admin/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'older@example.com', type: 'individual' }),
+    });
+    const created = (await made.json()) as {
+      account: { id: string };
+      api_key: { id: string; key: string };
+    };
+    await dashboardDb.query(
+      `INSERT INTO dashboard.users (id, email, password_hash, role, account_id, api_key_id,
+         sealed_api_key, created_at, password_changed_at)
+       VALUES ('usr_older', 'older@example.com', 'x', 'customer', $1, $2, 'sealed', now(), now())`,
+      [created.account.id, created.api_key.id],
+    );
+    const deleteOwn = () =>
+      fetch(`${billing.apiUrl}/api-keys/${created.api_key.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${created.api_key.key}` },
+      });
+    expect(await app.get(AuthService).flagManagedKeys()).toBe(1);
+    expect(await app.get(AuthService).flagManagedKeys()).toBe(0);
+    const refused = await deleteOwn();
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([
+      403,
+      'managed_key',
+    ]);
+  });
+
+  it('racing sign-ups with one email make one user and one billing account (QA: one each)', async () => {
+    const email = 'race@example.com';
+    const answers = await Promise.all([signUp(email), signUp(email), signUp(email)]);
+    const statuses = answers.map(({ answer }) => answer.status).sort();
+    expect(statuses).toEqual([201, 409, 409]);
+    for (const { answer } of answers.filter(({ answer }) => answer.status === 409))
+      expect(['email_taken', 'sign_up_in_progress']).toContain(answer.body['error']);
+    const accounts = await fetch(`${billing.apiUrl}/admin/accounts?q=${email}`, {
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    const items = ((await accounts.json()) as { items: Array<{ id: string; name: string }> }).items;
+    const users = (await dashboardDb.query(
+      'SELECT account_id FROM dashboard.users WHERE email = $1',
+      [email],
+    )) as Array<{ account_id: string }>;
+    expect(users).toHaveLength(1);
+    expect(items.map((item) => item.id)).toEqual([users[0]!.account_id]);
+    // Once the first is done, the email is taken as before.
+    const later = await signUp(email);
+    expect([later.answer.status, later.answer.body['error']]).toEqual([409, 'email_taken']);
   });
 
   it('throttles failed sign-ins per email until the oldest failure leaves the window', async () => {

@@ -24,6 +24,8 @@ export interface NewAccount {
   nodeOwner: boolean;
   contract: ContractOverrides | null;
   apiKeyScopes: string[];
+  /** The first key is held by the operator's side (the dashboard): `ApiKeyRow.managed`. */
+  apiKeyManaged: boolean;
 }
 
 export type UsageGrouping = 'day' | 'network' | 'method' | 'day_network';
@@ -96,7 +98,11 @@ export class AccountsService {
       await this.ledger.openAccounts(manager, ids, now);
       return this.credentials.createInitialApiKeys(
         manager,
-        inputs.map((input, i) => ({ accountId: ids[i]!, scopes: input.apiKeyScopes })),
+        inputs.map((input, i) => ({
+          accountId: ids[i]!,
+          scopes: input.apiKeyScopes,
+          managed: input.apiKeyManaged,
+        })),
       );
     });
     this.signal.changed();

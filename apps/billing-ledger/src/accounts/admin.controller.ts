@@ -1,6 +1,7 @@
 import {
   Body,
   Controller,
+  Delete,
   Get,
   Headers,
   HttpCode,
@@ -14,14 +15,16 @@ import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { OperatorGuard } from '../http/auth.guards';
 import { IdParam } from '../http/ids';
-import type { Created } from '../credentials/credentials.service';
+import { CredentialsService, type Created } from '../credentials/credentials.service';
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import {
   adminBulkCreateAccountsBody,
   adminCreateAccountBody,
+  adminManagedKeysBody,
   adminPlanBody,
   contractOf,
   listQuery,
+  planOfAccountType,
   topUpBody,
   usageQuery,
 } from '../http/schemas';
@@ -36,11 +39,13 @@ import {
   accountResponse,
   createdAccountResponse,
   createdAccountsResponse,
+  managedKeysResponse,
   topUpResponse,
   topUpsPage,
   usageResponse,
 } from '../http/response.schemas';
-import { idempotencyKeyOf } from '@meridian/platform-http';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import { ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
@@ -51,6 +56,7 @@ function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccoun
     nodeOwner: input.node_owner,
     contract: contractOf(input.contract),
     apiKeyScopes: input.api_key_scopes,
+    apiKeyManaged: input.api_key_managed,
   };
 }
 
@@ -75,6 +81,7 @@ export class AdminController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly repository: AccountsRepository,
+    private readonly credentials: CredentialsService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -172,6 +179,25 @@ export class AdminController {
     return { items: created.map((c) => this.createdView(c)) };
   }
 
+  /**
+   * The keys the operator's side (the dashboard) holds, made before `api_key_managed` existed:
+   * flagged managed like the ones made with it. Idempotent; revoked or unknown ids are skipped.
+   */
+  @Post('managed-keys')
+  @ApiRoute({
+    summary: 'Flag API keys as managed by the operator (the dashboard keys made before the flag)',
+    auth: 'operator',
+    body: adminManagedKeysBody,
+    responses: {
+      200: { description: 'how many keys were newly flagged', schema: managedKeysResponse },
+    },
+  })
+  @HttpCode(200)
+  async markManaged(@Body() body: unknown) {
+    const { api_key_ids } = parseBody(adminManagedKeysBody, body);
+    return { flagged: await this.credentials.markManaged(api_key_ids) };
+  }
+
   private createdView({ account, apiKey }: { account: BalanceRow; apiKey: Created<ApiKeyRow> }) {
     return {
       account: accountView(account, [], this.clock.now(), this.accounts.selfServiceBilling),
@@ -184,10 +210,20 @@ export class AdminController {
     summary: 'Set an account plan (and Enterprise contract)',
     auth: 'operator',
     body: adminPlanBody,
-    responses: { 200: { description: 'the account', schema: accountResponse } },
+    responses: {
+      200: { description: 'the account', schema: accountResponse },
+      400: {
+        description:
+          'malformed_body: the body does not fit, or plan is null for an individual account ' +
+          '(only a team may have none)',
+      },
+      404: ROUTE_ERRORS.accountNotFound,
+    },
   })
   async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
+    const { accountType } = await this.accounts.get(id);
+    parseBody(planOfAccountType, { type: accountType, plan: input.plan });
     const row = await this.accounts.setPlan(id, input.plan, contractOf(input.contract));
     return accountView(
       row,
@@ -197,14 +233,35 @@ export class AdminController {
     );
   }
 
+  /** Any key of the account, managed ones included (the account API may not revoke those). */
+  @Delete(':id/api-keys/:keyId')
+  @ApiRoute({
+    summary: 'Revoke an API key of the account, a managed one (the dashboard key) included',
+    auth: 'operator',
+    responses: {
+      204: { description: 'revoked' },
+      404: { description: 'not_found: no such account, or no active key of it with this id' },
+    },
+  })
+  @HttpCode(204)
+  async revokeApiKey(
+    @IdParam('acc', 'account not found') id: string,
+    @IdParam('key', 'not found', 'keyId') keyId: string,
+  ): Promise<void> {
+    await this.credentials.revokeApiKey(id, keyId, 'operator');
+  }
+
   @Post(':id/top-ups')
   @ApiRoute({
     summary: 'Credit a top-up (pending like any other). Header Idempotency-Key',
     auth: 'operator',
     body: topUpBody,
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       201: { description: 'the pending top-up', schema: topUpResponse },
-      409: { description: 'idempotency_key_reused: the key was used with another request' },
+      400: ROUTE_ERRORS.topUpBody,
+      404: ROUTE_ERRORS.accountNotFound,
+      409: ROUTE_ERRORS.idempotencyKeyReused,
     },
   })
   @HttpCode(201)

@@ -21,6 +21,7 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
   const h = new BillingHarness();
   let billing: BillingApp;
   let key: string;
+  let accountId: string;
 
   beforeAll(async () => {
     await h.setup();
@@ -35,6 +36,7 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
     expect(createdAccountResponse.safeParse(created.body).error).toBeUndefined();
     key = created.body.api_key.key;
     const id = created.body.account.id;
+    accountId = id;
     // 20 CU at 07:59, 200 CU in the 08:00 hour, 2,000 CU at 09:00 sharp.
     for (const event of [
       nodeUsage(id, 20, '2026-11-29T07:59:00.000Z'),
@@ -108,6 +110,39 @@ describe('billing-ledger usage bounds snap to whole hours (real Postgres + NATS)
     );
     expect([bad.status, bad.body.error]).toEqual([400, 'invalid_query']);
     expect(bad.body.message).toMatch(/^query\.group_by: /);
+  });
+
+  it('refuses bounds Postgres cannot hold with 400 invalid_query, on both routes (QA: a 500)', async () => {
+    for (const [path, token] of [
+      ['/api/v1/account/usage', key],
+      [`/api/v1/admin/accounts/${accountId}/usage`, OPERATOR_TOKEN],
+    ] as const) {
+      for (const [query, where] of [
+        ['to=9999-12-31T23:59:59Z', 'query.to'],
+        ['from=0000-01-01T00:00:00Z&to=0000-02-01T00:00:00Z', 'query.from'],
+      ]) {
+        const answer = await api<{ error: string; message: string }>(
+          billing.url,
+          'GET',
+          `${path}?${query}`,
+          token,
+        );
+        expect([path, answer.status, answer.body.error]).toEqual([path, 400, 'invalid_query']);
+        expect(answer.body.message).toContain(`${where}: a time from 1970-01-01T00:00:00Z`);
+      }
+      // The latest bound allowed is read as it is: Postgres takes it.
+      const latest = await api<Usage>(
+        billing.url,
+        'GET',
+        `${path}?from=9999-12-01T00:00:00Z&to=9999-12-31T23:00:00Z`,
+        token,
+      );
+      expect([latest.status, latest.body.to, latest.body.total_cu]).toEqual([
+        200,
+        '9999-12-31T23:00:00.000Z',
+        0,
+      ]);
+    }
   });
 
   it('whole-hour pages add up to the whole range', async () => {

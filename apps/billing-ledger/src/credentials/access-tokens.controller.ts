@@ -19,6 +19,14 @@ export class AccessTokensController {
     body: createAccessTokenBody,
     responses: {
       201: { description: 'the token, with its secret', schema: createdAccessTokenResponse },
+      400: {
+        description:
+          'malformed_body: network is not a known network, or name is not 1 to 100 characters',
+      },
+      409: {
+        description:
+          'cap_access_tokens_exceeded: the plan allows no more active tokens (details.limit)',
+      },
     },
   })
   @HttpCode(201)

@@ -28,7 +28,7 @@ export class ApiKeysController {
 
   @Get()
   @ApiRoute({
-    summary: 'List API keys (no secrets)',
+    summary: 'List API keys (no secrets; keys managed by the operator are not listed)',
     query: listQuery,
     responses: { 200: { description: 'a page of keys', schema: apiKeysPage } },
   })
@@ -40,9 +40,16 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
-  @ApiRoute({ summary: 'Delete an API key', responses: { 204: { description: 'deleted' } } })
+  @ApiRoute({
+    summary: 'Delete an API key',
+    responses: {
+      204: { description: 'deleted' },
+      403: { description: 'managed_key: the key is managed by the operator (the dashboard)' },
+      404: { description: 'not_found: no active key of the account with this id' },
+    },
+  })
   @HttpCode(204)
   async revoke(@AccountId() accountId: string, @IdParam('key') id: string): Promise<void> {
-    await this.credentials.revokeApiKey(accountId, id);
+    await this.credentials.revokeApiKey(accountId, id, 'account');
   }
 }

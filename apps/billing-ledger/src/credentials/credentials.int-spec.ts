@@ -346,6 +346,158 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
     }
   });
 
+  it('never lists a managed key (the dashboard one) nor deletes it through the account API; the operator revokes it (QA: lock-out)', async () => {
+    const managed = await newAccount({ name: 'dash@example.com', api_key_managed: true });
+    const other = await api<{ id: string; key: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/api-keys',
+      managed.key,
+      { name: 'mine', scopes: ['account'] },
+    );
+    expect(other.status).toBe(201);
+    for (const key of [managed.key, other.body.key]) {
+      const listed = await api<{ items: Array<{ id: string }> }>(
+        billing.url,
+        'GET',
+        '/api/v1/api-keys',
+        key,
+      );
+      expect(listed.body.items.map((item) => item.id)).toEqual([other.body.id]);
+      const refused = await api<{ error: string }>(
+        billing.url,
+        'DELETE',
+        `/api/v1/api-keys/${managed.keyId}`,
+        key,
+      );
+      expect([refused.status, refused.body.error]).toEqual([403, 'managed_key']);
+    }
+    const still = await api(billing.url, 'GET', '/api/v1/account', managed.key);
+    expect(still.status).toBe(200);
+    // The account's own keys are still the account's to delete.
+    const own = await api(billing.url, 'DELETE', `/api/v1/api-keys/${other.body.id}`, managed.key);
+    expect(own.status).toBe(204);
+    // An operator's first key (not managed) is listed and deletable as before.
+    const plain = await newAccount({ name: 'plain', plan: 'free' });
+    const plainList = await api<{ items: Array<{ id: string }> }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      plain.key,
+    );
+    expect(plainList.body.items.map((item) => item.id)).toEqual([plain.keyId]);
+
+    // The operator revokes it: another account's key id is not found, then the key stops.
+    const wrongAccount = await api<{ error: string }>(
+      billing.url,
+      'DELETE',
+      `/api/v1/admin/accounts/${plain.id}/api-keys/${managed.keyId}`,
+      OPERATOR_TOKEN,
+    );
+    expect([wrongAccount.status, wrongAccount.body.error]).toEqual([404, 'not_found']);
+    const revoked = await api(
+      billing.url,
+      'DELETE',
+      `/api/v1/admin/accounts/${managed.id}/api-keys/${managed.keyId}`,
+      OPERATOR_TOKEN,
+    );
+    expect(revoked.status).toBe(204);
+    const gone = await api<{ error: string }>(billing.url, 'GET', '/api/v1/account', managed.key);
+    expect([gone.status, gone.body.error]).toEqual([401, 'unauthorized']);
+    // Its revocation reaches every cache like any other (after the account's own key's).
+    const event = await eventually(
+      async () => {
+        const last = await lastMessage<CredentialRevoked>(
+          `billing.credential.revoked.v1.${managed.id}`,
+        );
+        return last?.credentialId === managed.keyId ? last : undefined;
+      },
+      5_000,
+      'credential revoked event',
+    );
+    expect(event).toMatchObject({ credentialType: 'api_key', reason: 'revoked' });
+  });
+
+  it("flags keys made before the managed flag as managed on the operator's word (the dashboard names its own)", async () => {
+    const before = await newAccount({ name: 'old-dash@example.com', plan: 'free' });
+    const mark = (ids: string[]) =>
+      api<{ flagged: number; error?: string }>(
+        billing.url,
+        'POST',
+        '/api/v1/admin/accounts/managed-keys',
+        OPERATOR_TOKEN,
+        { api_key_ids: ids },
+      );
+    const first = await mark([before.keyId, 'key_000000000000000000000000']);
+    expect([first.status, first.body.flagged]).toEqual([200, 1]);
+    expect((await mark([before.keyId])).body.flagged).toBe(0);
+    const listed = await api<{ items: unknown[] }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      before.key,
+    );
+    expect(listed.body.items).toEqual([]);
+    const refused = await api<{ error: string }>(
+      billing.url,
+      'DELETE',
+      `/api/v1/api-keys/${before.keyId}`,
+      before.key,
+    );
+    expect([refused.status, refused.body.error]).toEqual([403, 'managed_key']);
+    const bad = await mark(['acc_000000000000000000000000']);
+    expect([bad.status, bad.body.error]).toEqual([400, 'malformed_body']);
+  });
+
+  it('refuses to leave an individual account without a plan as account creation does (QA: 200 with plan null)', async () => {
+    const refused = await api<{ error: string; message: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'x', type: 'individual', plan: null },
+    );
+    const individual = await newAccount({ name: 'individual', plan: 'starter' });
+    const put = await api<{ error: string; message: string }>(
+      billing.url,
+      'PUT',
+      `/api/v1/admin/accounts/${individual.id}/plan`,
+      OPERATOR_TOKEN,
+      { plan: null },
+    );
+    expect([put.status, put.body.error, put.body.message]).toEqual([
+      400,
+      'malformed_body',
+      'body.plan: an individual account needs a plan',
+    ]);
+    expect([refused.status, refused.body.error, refused.body.message]).toEqual([
+      put.status,
+      put.body.error,
+      put.body.message,
+    ]);
+    const account = await api<{ plan: string | null }>(
+      billing.url,
+      'GET',
+      `/api/v1/admin/accounts/${individual.id}`,
+      OPERATOR_TOKEN,
+    );
+    expect(account.body.plan).toBe('starter');
+    // A team may go without one.
+    const team = await newAccount({ name: 'team', type: 'team', plan: 'pro' });
+    const cleared = await api<{ plan: string | null; plan_required: boolean }>(
+      billing.url,
+      'PUT',
+      `/api/v1/admin/accounts/${team.id}/plan`,
+      OPERATOR_TOKEN,
+      { plan: null },
+    );
+    expect([cleared.status, cleared.body.plan, cleared.body.plan_required]).toEqual([
+      200,
+      null,
+      true,
+    ]);
+  });
+
   it('creates a team account without a plan (plan_required) and lets the operator set an enterprise contract', async () => {
     const team = await newAccount({ name: 'team', type: 'team' });
     const account = await api<{

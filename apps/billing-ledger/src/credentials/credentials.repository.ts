@@ -11,6 +11,11 @@ export interface ApiKeyRow {
   keyHash: string;
   keyHint: string;
   scopes: string[];
+  /**
+   * Held by the operator's side for the account (the dashboard's own key): never listed by the
+   * account API and never deleted through it, only revoked by the operator.
+   */
+  managed: boolean;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -35,6 +40,7 @@ interface RawApiKey {
   key_hash: string;
   key_hint: string;
   scopes: string[];
+  managed: boolean;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -51,7 +57,8 @@ interface RawAccessToken {
   revoked_at: Date | null;
 }
 
-const KEY_COLUMNS = 'seq, id, account_id, name, key_hash, key_hint, scopes, created_at, revoked_at';
+const KEY_COLUMNS =
+  'seq, id, account_id, name, key_hash, key_hint, scopes, managed, created_at, revoked_at';
 const TOKEN_COLUMNS =
   'seq, id, account_id, network, name, token_hash, token_hint, created_at, revoked_at';
 
@@ -63,6 +70,7 @@ const apiKeyOf = (r: RawApiKey): ApiKeyRow => ({
   keyHash: r.key_hash,
   keyHint: r.key_hint,
   scopes: r.scopes,
+  managed: r.managed,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });
@@ -93,6 +101,7 @@ export class CredentialsRepository {
       keyHash: string;
       keyHint: string;
       scopes: string[];
+      managed: boolean;
       now: Date;
     }>,
   ): Promise<ApiKeyRow[]> {
@@ -100,10 +109,10 @@ export class CredentialsRepository {
     const ids = inputs.map(() => newId('key'));
     // Scopes are enum words (no commas), joined per key because unnest flattens text[][].
     const rows: RawApiKey[] = await manager.query(
-      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, created_at)
-       SELECT v.id, v.account_id, v.name, v.key_hash, v.key_hint, string_to_array(v.scopes, ','), v.created_at
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-              WITH ORDINALITY AS v(id, account_id, name, key_hash, key_hint, scopes, created_at, n)
+      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, managed, created_at)
+       SELECT v.id, v.account_id, v.name, v.key_hash, v.key_hint, string_to_array(v.scopes, ','), v.managed, v.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $8::boolean[], $7::timestamptz[])
+              WITH ORDINALITY AS v(id, account_id, name, key_hash, key_hint, scopes, managed, created_at, n)
         ORDER BY v.n
        RETURNING ${KEY_COLUMNS}`,
       [
@@ -114,6 +123,7 @@ export class CredentialsRepository {
         inputs.map((i) => i.keyHint),
         inputs.map((i) => i.scopes.join(',')),
         inputs.map((i) => i.now.toISOString()),
+        inputs.map((i) => i.managed),
       ],
     );
     const byId = new Map(rows.map((r) => [r.id, apiKeyOf(r)]));
@@ -155,13 +165,39 @@ export class CredentialsRepository {
     return rows[0] ? apiKeyOf(rows[0]) : undefined;
   }
 
+  /** The account's keys as the account API lists them: active, managed keys left out. */
   async listApiKeys(accountId: string, limit: number, cursor?: string): Promise<ApiKeyRow[]> {
     const rows: RawApiKey[] = await this.dataSource.query(
-      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE account_id = $1 AND revoked_at IS NULL AND ($2::bigint IS NULL OR seq < $2::bigint)
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE account_id = $1 AND revoked_at IS NULL AND NOT managed AND ($2::bigint IS NULL OR seq < $2::bigint)
         ORDER BY seq DESC LIMIT $3`,
       [accountId, cursor ?? null, limit],
     );
     return rows.map(apiKeyOf);
+  }
+
+  /** Flags these active keys managed (`ApiKeyRow.managed`); how many were not before. */
+  async markManaged(ids: readonly string[]): Promise<number> {
+    const rows = returning<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE billing.api_keys SET managed = true
+          WHERE id = ANY($1::text[]) AND revoked_at IS NULL AND NOT managed RETURNING id`,
+        [ids],
+      ),
+    );
+    return rows.length;
+  }
+
+  /** The active key `id` of the account, locked until the caller's transaction ends. */
+  async lockActiveApiKey(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+  ): Promise<ApiKeyRow | undefined> {
+    const rows: RawApiKey[] = await manager.query(
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL FOR UPDATE`,
+      [id, accountId],
+    );
+    return rows[0] ? apiKeyOf(rows[0]) : undefined;
   }
 
   async revokeApiKey(

@@ -59,10 +59,13 @@ export class CredentialsService {
     return { row, secret };
   }
 
-  /** The initial keys of new accounts, one per account (caller's transaction), in input order. */
+  /**
+   * The initial keys of new accounts, one per account (caller's transaction), in input order;
+   * `managed`: held by the operator's side (the dashboard's own key, `ApiKeyRow.managed`).
+   */
   async createInitialApiKeys(
     manager: EntityManager,
-    keys: ReadonlyArray<{ accountId: string; scopes: string[] }>,
+    keys: ReadonlyArray<{ accountId: string; scopes: string[]; managed: boolean }>,
   ): Promise<Array<Created<ApiKeyRow>>> {
     const now = this.clock.now();
     const secrets = keys.map(() => newApiKey());
@@ -74,6 +77,7 @@ export class CredentialsService {
         keyHash: hashSecret(secrets[i]!),
         keyHint: hintOf(secrets[i]!),
         scopes: [...new Set(key.scopes)].sort(),
+        managed: key.managed,
         now,
       })),
     );
@@ -84,9 +88,28 @@ export class CredentialsService {
     return this.credentials.listApiKeys(accountId, limit, cursor);
   }
 
-  async revokeApiKey(accountId: string, id: string): Promise<void> {
+  /** Operator: flags keys the operator's side holds as managed (made before the flag). */
+  markManaged(ids: readonly string[]): Promise<number> {
+    return this.credentials.markManaged(ids);
+  }
+
+  /**
+   * Revokes a key of the account. The account API (`by: 'account'`) may not revoke a managed
+   * key: it is the one the operator's side (the dashboard) signs the account's calls with, and
+   * losing it would lock the customer out with no way back (QA). 403 managed_key; the operator
+   * API revokes any key.
+   */
+  async revokeApiKey(accountId: string, id: string, by: 'account' | 'operator'): Promise<void> {
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
+      const active = await this.credentials.lockActiveApiKey(manager, accountId, id);
+      if (!active) throw notFound();
+      if (active.managed && by === 'account')
+        throw new DomainError(
+          'managed_key',
+          'forbidden',
+          'this key is managed by the operator (the dashboard signs in with it); it cannot be deleted through the account API',
+        );
       const row = await this.credentials.revokeApiKey(manager, accountId, id, now);
       if (!row) throw notFound();
       await this.outbox.add(

@@ -11,6 +11,7 @@ import { UsageJournalPartitions1764800000000 } from '../migrations/1764800000000
 import { UsageRetirementChunks1764900000000 } from '../migrations/1764900000000-usage-retirement-chunks';
 import { BalancesAllowanceChain1765500000000 } from '../migrations/1765500000000-balances-allowance-chain';
 import { IdempotencyKeys1765000000000 } from '../migrations/1765000000000-idempotency-keys';
+import { ApiKeysManaged1765600000000 } from '../migrations/1765600000000-api-keys-managed';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -37,6 +38,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       UsageRetirementChunks1764900000000,
       IdempotencyKeys1765000000000,
       BalancesAllowanceChain1765500000000,
+      ApiKeysManaged1765600000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

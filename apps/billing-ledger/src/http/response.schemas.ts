@@ -127,3 +127,6 @@ export const createdAccountResponse = z.strictObject({
   api_key: createdApiKeyResponse,
 });
 export const createdAccountsResponse = z.strictObject({ items: z.array(createdAccountResponse) });
+
+/** `POST /admin/accounts/managed-keys`: how many of the named keys were not flagged before. */
+export const managedKeysResponse = z.strictObject({ flagged: z.number().int() });

@@ -16,10 +16,28 @@ export const listQuery = z
   })
   .strict();
 
+/**
+ * Earliest and latest instant a usage bound may name. Bounds snap to whole hours
+ * (`usageWindowOf`) and go to Postgres, which has no year 0 and reads no year 10000: the latest
+ * is the last hour start of year 9999, so even `to` rounded up stays in it (QA: a 500).
+ */
+export const USAGE_BOUND_MIN = '1970-01-01T00:00:00Z';
+export const USAGE_BOUND_MAX = '9999-12-31T23:00:00Z';
+
+/** One usage bound: an ISO 8601 time with an offset, from USAGE_BOUND_MIN to USAGE_BOUND_MAX. */
+const usageBound = z.iso.datetime({ offset: true }).refine(
+  (value) => {
+    const ms = new Date(value).getTime();
+    return ms >= Date.parse(USAGE_BOUND_MIN) && ms <= Date.parse(USAGE_BOUND_MAX);
+  },
+  { message: `a time from ${USAGE_BOUND_MIN} to ${USAGE_BOUND_MAX}` },
+);
+
+/** The usage read of the account API and the operator API (and the dashboard, which relays). */
 export const usageQuery = z
   .object({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    from: usageBound.optional(),
+    to: usageBound.optional(),
     /** `day_network`: one line per day and network (a stacked chart's data). */
     group_by: z.enum(['day', 'network', 'method', 'day_network']).default('day'),
   })
@@ -91,10 +109,28 @@ export function contractOf(
   };
 }
 
+const accountType = z.enum(['individual', 'team']);
+
+/**
+ * The one rule of an account's plan by its type, on both operator routes that set one: an
+ * individual account always has a plan; a team may have none until the operator sets one.
+ */
+const individualHasPlan = (b: { type: string; plan?: string | null }) =>
+  !(b.type === 'individual' && b.plan === null);
+const INDIVIDUAL_HAS_PLAN = { message: 'an individual account needs a plan', path: ['plan'] };
+
+/**
+ * `PUT /admin/accounts/{id}/plan` checks its plan with the account's type through this, so it
+ * answers what `POST /admin/accounts` answers (400 malformed_body, `body.plan: …`).
+ */
+export const planOfAccountType = z
+  .object({ type: accountType, plan: z.enum(PLAN_IDS).nullable() })
+  .refine(individualHasPlan, INDIVIDUAL_HAS_PLAN);
+
 export const adminCreateAccountBody = z
   .object({
     name: z.string().trim().min(1).max(200),
-    type: z.enum(['individual', 'team']).default('individual'),
+    type: accountType.default('individual'),
     /** Omitted: Free for an individual, none for a team. null: none (teams only). */
     plan: z.enum(PLAN_IDS).nullable().optional(),
     node_owner: z.boolean().default(false),
@@ -103,18 +139,36 @@ export const adminCreateAccountBody = z
       .array(z.enum(API_KEY_SCOPES))
       .min(1)
       .default([...API_KEY_SCOPES]),
+    /**
+     * The first key is held by the operator's side (the dashboard's own key): the account API
+     * neither lists it nor deletes it (403 managed_key); the operator API revokes it.
+     */
+    api_key_managed: z.boolean().default(false),
   })
   .strict()
-  .refine((b) => !(b.type === 'individual' && b.plan === null), {
-    message: 'an individual account needs a plan',
-    path: ['plan'],
-  });
+  .refine(individualHasPlan, INDIVIDUAL_HAS_PLAN);
 
 /** Most accounts one bulk request may create (one transaction). */
 export const MAX_BULK_ACCOUNTS = 500;
 
 export const adminBulkCreateAccountsBody = z
   .object({ accounts: z.array(adminCreateAccountBody).min(1).max(MAX_BULK_ACCOUNTS) })
+  .strict();
+
+/** Most keys one `POST /admin/accounts/managed-keys` may flag. */
+export const MAX_MANAGED_KEYS = 500;
+
+/**
+ * Keys the operator's side holds, made before `api_key_managed` existed: the dashboard names
+ * the keys of its users (billing cannot tell them from an operator's first key).
+ */
+export const adminManagedKeysBody = z
+  .object({
+    api_key_ids: z
+      .array(z.string().regex(/^key_[0-9a-f]{24}$/, 'an API key id'))
+      .min(1)
+      .max(MAX_MANAGED_KEYS),
+  })
   .strict();
 
 export const adminPlanBody = z

@@ -5,7 +5,8 @@ import { topUpResponse, topUpsPage } from '../http/response.schemas';
 import { listQuery, topUpBody } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
-import { idempotencyKeyOf } from '@meridian/platform-http';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import { ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/top-ups')
@@ -17,7 +18,13 @@ export class TopUpsController {
   @ApiRoute({
     summary: 'Buy CU (recorded as bought; pending until it clears). Header Idempotency-Key',
     body: topUpBody,
-    responses: { 201: { description: 'the pending top-up', schema: topUpResponse } },
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
+    responses: {
+      201: { description: 'the pending top-up', schema: topUpResponse },
+      400: ROUTE_ERRORS.topUpBody,
+      403: ROUTE_ERRORS.selfServiceDisabled,
+      409: ROUTE_ERRORS.idempotencyKeyReused,
+    },
   })
   @HttpCode(201)
   async create(

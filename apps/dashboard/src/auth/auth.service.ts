@@ -1,4 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { LOGGER } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
 import { DomainError } from '@meridian/errors';
 import { sealSecret } from '@meridian/webhooks';
 import type { Clock } from '@meridian/time';
@@ -35,8 +37,11 @@ interface CreatedAccount {
   api_key: { id: string; key: string };
 }
 
+/** Most key ids one `POST /admin/accounts/managed-keys` names (billing's MAX_MANAGED_KEYS). */
+const MANAGED_KEYS_PAGE = 500;
+
 @Injectable()
-export class AuthService {
+export class AuthService implements OnApplicationBootstrap {
   private readonly sealKey: Buffer;
 
   constructor(
@@ -48,8 +53,47 @@ export class AuthService {
     private readonly invitations: InvitationsRepository,
     private readonly signupMode: SignupModeService,
     private readonly upstream: UpstreamClient,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.sealKey = Buffer.from(config.DASHBOARD_SECRETS_KEY, 'base64');
+  }
+
+  /** At each start, in the background: `flagManagedKeys` (billing may come up later). */
+  onApplicationBootstrap(): void {
+    void this.flagManagedKeys().then(
+      (flagged) => {
+        if (flagged > 0) this.logger.info({ flagged }, 'flagged older dashboard keys as managed');
+      },
+      (error: unknown) =>
+        this.logger.warn(
+          { err: error },
+          'could not flag the dashboard keys as managed in billing; retried at the next start',
+        ),
+    );
+  }
+
+  /**
+   * Tells billing which keys are this dashboard's own (the ones users signed up with before
+   * sign-up passed `api_key_managed`): billing cannot tell them from an operator's first key,
+   * the dashboard can. Idempotent; how many billing flagged now.
+   */
+  async flagManagedKeys(): Promise<number> {
+    let flagged = 0;
+    for (let after: string | null = null; ;) {
+      const page = await this.users.customerKeyIds(after, MANAGED_KEYS_PAGE);
+      if (page.length === 0) return flagged;
+      const answer = await this.upstream.json<{ flagged: number }>(
+        'billing',
+        'POST',
+        '/admin/accounts/managed-keys',
+        {
+          bearer: this.config.OPERATOR_TOKEN,
+          body: { api_key_ids: page.map((row) => row.apiKeyId) },
+        },
+      );
+      flagged += answer.flagged;
+      after = page[page.length - 1]!.id;
+    }
   }
 
   /**
@@ -100,39 +144,58 @@ export class AuthService {
         );
     }
     try {
-      if (await this.users.byEmail(input.email))
-        throw new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+      const emailTaken = () =>
+        new DomainError('email_taken', 'conflict', 'an account with this email exists', {
           details: { fields: { email: 'an account with this email exists; sign in instead' } },
         });
+      if (await this.users.byEmail(input.email)) throw emailTaken();
       const passwordHash = await hashPassword(input.password);
-      const created = await this.upstream.json<CreatedAccount>(
-        'billing',
-        'POST',
-        '/admin/accounts',
-        {
-          bearer: this.config.OPERATOR_TOKEN,
-          body: {
-            name: input.name ?? input.email,
-            type: 'individual',
-            api_key_scopes: ['account', 'webhooks', 'audit'],
+      // The email is claimed before billing is asked for an account, and the user row is
+      // written under the claim: sign-ups racing with one email (a double submit) make one
+      // billing account; the others answer 409 at once (QA: one orphan account each).
+      const user = await this.users.withEmailClaimed(input.email, async (db) => {
+        if (await this.users.byEmail(input.email, db)) throw emailTaken();
+        const created = await this.upstream.json<CreatedAccount>(
+          'billing',
+          'POST',
+          '/admin/accounts',
+          {
+            bearer: this.config.OPERATOR_TOKEN,
+            body: {
+              name: input.name ?? input.email,
+              type: 'individual',
+              api_key_scopes: ['account', 'webhooks', 'audit'],
+              // The key this dashboard signs the account's calls with: billing never lists it
+              // to the account nor lets the account delete it (no lock-out; billing README).
+              api_key_managed: true,
+            },
           },
-        },
-      );
-      const user: UserRow = {
-        id: newId('usr'),
-        email: input.email,
-        passwordHash,
-        role: 'customer',
-        accountId: created.account.id,
-        apiKeyId: created.api_key.id,
-        sealedApiKey: sealSecret(this.sealKey, created.api_key.key),
-        createdAt: now,
-      };
-      // A racing sign-up with the same email loses here; its billing account stays unused.
-      if (!(await this.users.insert(user)))
-        throw new DomainError('email_taken', 'conflict', 'an account with this email exists', {
-          details: { fields: { email: 'an account with this email exists; sign in instead' } },
-        });
+        );
+        const row: UserRow = {
+          id: newId('usr'),
+          email: input.email,
+          passwordHash,
+          role: 'customer',
+          accountId: created.account.id,
+          apiKeyId: created.api_key.id,
+          sealedApiKey: sealSecret(this.sealKey, created.api_key.key),
+          createdAt: now,
+        };
+        // Under the claim only the operator's own row (OPERATOR_EMAIL) could take the email.
+        if (!(await this.users.insert(row, db))) throw emailTaken();
+        return row;
+      });
+      if (!user)
+        throw new DomainError(
+          'sign_up_in_progress',
+          'conflict',
+          'a sign-up with this email is under way',
+          {
+            details: {
+              fields: { email: 'a sign-up with this email is under way; sign in in a moment' },
+            },
+          },
+        );
       return { user, session: await this.startSession(user, now) };
     } catch (error) {
       if (invitationHash) await this.invitations.release(invitationHash);

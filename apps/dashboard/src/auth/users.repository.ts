@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 export type Role = 'customer' | 'operator';
 
@@ -36,6 +36,9 @@ const rowOf = (raw: Raw): UserRow => ({
   createdAt: raw.created_at,
 });
 
+/** Where a query runs: the pool or one connection's transaction. */
+export type Queryable = Pick<DataSource | EntityManager, 'query'>;
+
 const COLUMNS =
   'id, email, password_hash, role, account_id, api_key_id, sealed_api_key, created_at';
 
@@ -43,8 +46,9 @@ const COLUMNS =
 export class UsersRepository {
   constructor(private readonly db: DataSource) {}
 
-  async byEmail(email: string): Promise<UserRow | undefined> {
-    const rows = (await this.db.query(
+  /** `db`: the pool, or the sign-up's claim (`withEmailClaimed`). */
+  async byEmail(email: string, db: Queryable = this.db): Promise<UserRow | undefined> {
+    const rows = (await db.query(
       `SELECT ${COLUMNS} FROM dashboard.users WHERE lower(email) = lower($1)`,
       [email],
     )) as Raw[];
@@ -89,9 +93,43 @@ export class UsersRepository {
     return rows.map(rowOf);
   }
 
-  /** Inserts unless the email is taken; false when it was. */
-  async insert(user: UserRow): Promise<boolean> {
+  /**
+   * Runs `work` holding the sign-up claim of `email` (case-insensitive), on one connection: the
+   * claim is a transaction-scoped advisory lock, released when `work` ends (its queries, given
+   * the claim's connection, commit then). Undefined, at once, when another sign-up of the email
+   * holds it: racing sign-ups make one billing account, not one each (QA). Never waits, so
+   * racers hold no pool connection; the holder holds one for the billing call.
+   */
+  async withEmailClaimed<T>(
+    email: string,
+    work: (db: Queryable) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.db.transaction(async (manager) => {
+      const [row] = (await manager.query(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended('dashboard.sign-up:' || lower($1), 0)) AS claimed`,
+        [email],
+      )) as Array<{ claimed: boolean }>;
+      return row?.claimed ? work(manager) : undefined;
+    });
+  }
+
+  /** A page of customers' billing key ids, by user id after `after` (null: from the first). */
+  async customerKeyIds(
+    after: string | null,
+    limit: number,
+  ): Promise<Array<{ id: string; apiKeyId: string }>> {
     const rows = (await this.db.query(
+      `SELECT id, api_key_id FROM dashboard.users
+        WHERE role = 'customer' AND api_key_id IS NOT NULL AND ($1::text IS NULL OR id > $1)
+        ORDER BY id LIMIT $2`,
+      [after, limit],
+    )) as Array<{ id: string; api_key_id: string }>;
+    return rows.map((row) => ({ id: row.id, apiKeyId: row.api_key_id }));
+  }
+
+  /** Inserts unless the email is taken; false when it was. */
+  async insert(user: UserRow, db: Queryable = this.db): Promise<boolean> {
+    const rows = (await db.query(
       `INSERT INTO dashboard.users (${COLUMNS}, password_changed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
        ON CONFLICT DO NOTHING RETURNING id`,
