@@ -201,7 +201,8 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
 
     it('Starter -> Free -> Starter in one period refills nothing, however often; purchased CU are kept', async () => {
       h.clock.set('2026-04-02T10:00:00.000Z');
-      const { id, key } = await newAccount('starter');
+      // A team: its plan may also be none (an individual account needs one), tried below.
+      const { id, key } = await newAccount('starter', 'team');
       const topUp = await api(billing.url, 'POST', '/api/v1/top-ups', key, { cu: 7_000 });
       expect(topUp.status).toBe(201);
       h.clock.set('2026-04-02T10:05:00.000Z');
@@ -242,7 +243,7 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
         allowance_cu: 86_999_500,
         purchased_cu: 7_000,
       });
-      // No plan and back: the same chain.
+      // No plan (a team's choice) and back: the same chain.
       expect((await setPlan(key, 'growth')).allowance_cu).toBe(185_000_000 - 3_000_500);
       const none = await api(
         billing.url,
