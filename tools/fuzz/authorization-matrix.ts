@@ -141,6 +141,15 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       id: 'account',
       body: { cu: 1000 },
     },
+    'POST /api/v1/admin/accounts/managed-keys': {
+      access: 'operator',
+      body: { api_key_ids: ['key_000000000000000000000000'] },
+    },
+    'DELETE /api/v1/admin/accounts/:id/api-keys/:keyId': {
+      access: 'operator',
+      id: 'account',
+      path: '/api/v1/admin/accounts/:id/api-keys/key_000000000000000000000000',
+    },
   },
   'audit-api': {
     'GET /healthz': PUBLIC,
