@@ -94,8 +94,8 @@ describe('deploy: manifests and compose file', () => {
     }
   });
 
-  it('fails on a broken manifest: wrong type, unknown field, dangling references', () => {
-    // The real eu overlay with a patch that breaks it in four independent ways.
+  it('fails on a broken manifest: wrong type, unknown field, dangling references, pods not spread', () => {
+    // The real eu overlay with a patch that breaks it in five independent ways.
     const dir = join(tmp, 'broken-overlay');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
@@ -111,6 +111,7 @@ describe('deploy: manifests and compose file', () => {
         '      spec:',
         '        template:',
         '          spec:',
+        '            topologySpreadConstraints: null',
         '            containers:',
         '              - name: rpc-gateway',
         '                ports:',
@@ -129,6 +130,12 @@ describe('deploy: manifests and compose file', () => {
     expect(out).toMatch(/'"httpGett"' does not exist in type 'IProbe'/);
     expect(out).toMatch(/ConfigMap no-such-config is not in the rendered set/);
     expect(out).toMatch(/key NO_SUCH_KEY is not in ConfigMap meridian-common/);
+    expect(out).toMatch(
+      /topologySpreadConstraints must spread the pods over kubernetes.io\/hostname/,
+    );
+    expect(out).toMatch(
+      /topologySpreadConstraints must spread the pods over topology.kubernetes.io\/zone/,
+    );
     expect(out).toMatch(/^0 passed, 1 failed$/m);
     expect(status).toBe(1);
   });

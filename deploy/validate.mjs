@@ -259,6 +259,7 @@ function pathAt(source, position) {
 
 /** The long-running workloads: probed, selected by Services and PodDisruptionBudgets. */
 const WORKLOADS = ['Deployment', 'StatefulSet'];
+const SPREAD_KEYS = ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'];
 
 function podSpecOf(object) {
   if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job'].includes(object.kind))
@@ -342,6 +343,19 @@ function wiringErrors(objects, externalSecrets) {
       for (const [k, v] of Object.entries(selector)) {
         if (labels[k] !== v)
           add(index, `selector ${k}=${v} does not match the pod template labels`);
+      }
+      // Every workload runs several pods: they spread over nodes and zones (one node or zone lost
+      // must not take them all), each constraint counting the workload's own pods.
+      for (const topologyKey of SPREAD_KEYS) {
+        const spread = (pod.topologySpreadConstraints ?? []).find(
+          (t) => t.topologyKey === topologyKey,
+        );
+        const counted = Object.entries(spread?.labelSelector?.matchLabels ?? {});
+        if (!spread || counted.length === 0 || counted.some(([k, v]) => labels[k] !== v))
+          add(
+            index,
+            `topologySpreadConstraints must spread the pods over ${topologyKey}, selecting them by their labels`,
+          );
       }
     }
   });
