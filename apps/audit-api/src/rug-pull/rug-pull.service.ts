@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { LOGGER } from '@meridian/platform-observability';
+import { LOGGER, loggableError } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { DomainError } from '@meridian/errors';
 import { AuthService } from '../auth/auth.service';
@@ -215,7 +215,8 @@ export class RugPullService implements OnModuleDestroy {
         confirmTrade: this.forkFor(target),
         onConfirmFailed: (error) =>
           this.logger.warn(
-            { err: error, token: target.address.key },
+            // Cleaned: a viem error's message and stack quote the node URL and its token.
+            { error: loggableError(error), token: target.address.key },
             'fork trade confirmation failed; the one-call trade result stands',
           ),
       });

@@ -7,7 +7,7 @@ import {
 import { hostname } from 'node:os';
 import { Streams } from '@meridian/contracts';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
-import { LOGGER } from '@meridian/platform-observability';
+import { LOGGER, urlOrigin } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -51,7 +51,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
           onReceiptsFallback: (url) => {
             metrics.receiptsFallback.inc({ network });
             this.logger.warn(
-              { network, url },
+              { network, upstream: urlOrigin(url) },
               'node lacks eth_getBlockReceipts; receipts per transaction',
             );
           },

@@ -4,3 +4,4 @@ export * from './readiness';
 export * from './health.controller';
 export * from './observability.module';
 export * from './process-guard';
+export * from './log-safe';
