@@ -106,7 +106,9 @@ export class NetworkFollower {
           await this.sleep(options.leaseCheckMs);
           continue;
         }
-        if ((await this.step(fence)) === 'idle') await this.deps.watcher.wait(options.leaseCheckMs);
+        const result = await this.step(fence);
+        this.markStepSuccess();
+        if (result === 'idle') await this.deps.watcher.wait(options.leaseCheckMs);
       } catch (error) {
         if (error instanceof LeaseFencedError) this.lose('fenced');
         const code = error instanceof DomainError ? error.code : 'internal';
@@ -146,6 +148,8 @@ export class NetworkFollower {
       this.state = await repository.load(this.network);
       this.fence = fence;
       this.deps.metrics.leader.set({ network: this.network }, 1);
+      // A new leader's stall is counted from its takeover, not from a step it made long ago.
+      this.markStepSuccess();
       this.deps.logger.info(
         { network: this.network, fence, cursor: this.state.head?.number },
         'leading network',
@@ -366,6 +370,19 @@ export class NetworkFollower {
     // A replica whose lease ran out on its own clock must not publish another message.
     if (this.deps.lease.token() !== fence) throw new LeaseFencedError(this.network);
     await this.deps.publish(contract, payload);
+  }
+
+  /**
+   * `chain_indexer_last_step_success_timestamp_seconds`: only a step that finished moves it, so
+   * a node (or Postgres, NATS) that fails or hangs leaves it frozen and the leader's
+   * `time() - …` grows (alert MeridianChainIndexerStalled; the lag gauges are only set by a
+   * step that worked, README "Metrics").
+   */
+  private markStepSuccess(): void {
+    this.deps.metrics.lastStepSuccess.set(
+      { network: this.network },
+      this.deps.clock.now().getTime() / 1000,
+    );
   }
 
   private reportLag(head: number, cursor: WindowBlock): void {

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export class IndexerMetrics {
   readonly headLagBlocks: Gauge<'network'>;
   readonly headLagSeconds: Gauge<'network'>;
+  readonly lastStepSuccess: Gauge<'network'>;
   readonly nodeHead: Gauge<'network'>;
   readonly cursor: Gauge<'network'>;
   readonly nodeBehind: Gauge<'network'>;
@@ -29,6 +30,15 @@ export class IndexerMetrics {
     this.headLagSeconds = new Gauge({
       name: 'chain_indexer_head_lag_seconds',
       help: 'Seconds between now and the timestamp of the last block published',
+      labelNames: ['network'],
+      registers,
+    });
+    this.lastStepSuccess = new Gauge({
+      name: 'chain_indexer_last_step_success_timestamp_seconds',
+      help:
+        'Unix time of the last follower step that worked while leading (a block published, a ' +
+        'reorg handled or the head found unchanged), or of taking the lead; frozen while the ' +
+        'node, Postgres or NATS fails or hangs',
       labelNames: ['network'],
       registers,
     });
