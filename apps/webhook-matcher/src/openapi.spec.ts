@@ -72,6 +72,16 @@ describe('webhook-matcher OpenAPI', () => {
       ]),
     );
     expect(paths['/api/v1/webhooks']!['post']!['requestBody']).toBeDefined();
+    // The create takes an Idempotency-Key and may answer 409 for a cap or a reused key.
+    expect(paths['/api/v1/webhooks']!['post']).toMatchObject({
+      parameters: [expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })],
+      responses: {
+        409: {
+          description: expect.stringContaining('idempotency_key_reused'),
+          content: { 'application/json': { schema: { required: ['error', 'request_id'] } } },
+        },
+      },
+    });
     // DELETE answers 200 with the deleted webhook (README), not an empty 204.
     const deleted = paths['/api/v1/webhooks/{id}']!['delete']!['responses'] as Record<
       string,

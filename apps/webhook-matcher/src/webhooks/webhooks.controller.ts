@@ -34,7 +34,7 @@ import { RecordStatsRepository } from './record-stats.repository';
 import { webhookViews } from './webhook.view';
 import type { WebhookRow } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
-import { idempotencyKeyOf } from '@meridian/platform-http';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/webhooks')
@@ -56,8 +56,14 @@ export class WebhooksController {
     summary: 'Create a webhook (201 with its whsec_ secret, shown once). Header Idempotency-Key',
     auth: 'api-key',
     body: createWebhookBody,
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       201: { description: 'the webhook and its secret', schema: createdWebhookResponse },
+      409: {
+        description:
+          'cap_…: a plan limit (the code names it, as /webhooks/limits does); ' +
+          'idempotency_key_reused: the Idempotency-Key was used with another request',
+      },
     },
   })
   @HttpCode(201)
