@@ -3,7 +3,7 @@ import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createHttpApp } from '@meridian/platform-http';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { AppModule, type AuditOverrides } from '../../src/app.module';
 import { configSchema, type AppConfig } from '../../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../../src/db/data-source';
@@ -25,12 +25,13 @@ export interface AuditTestApp {
 
 /**
  * audit-api in-process (fastify inject, no port) on a fresh database with migrations and every
- * label pack loaded (`labels: false`: none, as a deployment that never ran the loader).
+ * label pack loaded (`labels: false`: none, as a deployment that never ran the loader); `logger`:
+ * where its log lines go (none by default).
  */
 export async function startAuditApp(
   env: Record<string, string>,
   overrides: AuditOverrides,
-  options: { labels?: boolean } = {},
+  options: { labels?: boolean; logger?: Logger } = {},
 ): Promise<AuditTestApp> {
   const db = await createTestDatabase({ prefix: 'audit_api' });
   const dataSource = createAppDataSource(dataSourceOptions(db.url));
@@ -44,7 +45,7 @@ export async function startAuditApp(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const app = await createHttpApp(AppModule.forRoot(config, logger, overrides), { logger });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
