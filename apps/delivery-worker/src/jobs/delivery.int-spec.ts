@@ -171,12 +171,16 @@ describe('delivery-worker on real NATS, Postgres and an HTTP receiver', () => {
       false,
       true,
     ]);
-    const slots: { job_id: string; attempt: number; event_attempt: number; outcome: string }[] =
-      await h.dataSource.query(
-        `SELECT job_id, attempt, event_attempt, outcome FROM deliveries.attempts
-          WHERE job_id = ANY($1) ORDER BY event_attempt`,
-        [[first.id, second.id]],
-      );
+    // The receiver answered the fifth before the worker recorded its outcome: wait for it.
+    const slots = await until(async () => {
+      const rows: { job_id: string; attempt: number; event_attempt: number; outcome: string }[] =
+        await h.dataSource.query(
+          `SELECT job_id, attempt, event_attempt, outcome FROM deliveries.attempts
+            WHERE job_id = ANY($1) ORDER BY event_attempt`,
+          [[first.id, second.id]],
+        );
+      return rows.length === 5 && rows.every((r) => r.outcome !== null) && rows;
+    });
     expect(slots.map((r) => [r.job_id, r.attempt, r.event_attempt, r.outcome])).toEqual([
       [first.id, 1, 1, 'failure'],
       [first.id, 2, 2, 'failure'],
