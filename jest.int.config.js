@@ -7,6 +7,6 @@ module.exports = {
   testTimeout: 60_000,
   // Two files at a time, one per core. Three measured faster on a clean clone (426 s against
   // 573 s, 2026-11-30), but the CPU is then saturated and tests that wait for a child process
-  // within a bound missed it in two of four full runs: not until those waits are made robust.
+  // within a bound missed it in two of five full runs: not until those waits are made robust.
   maxWorkers: 2,
 };

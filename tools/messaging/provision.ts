@@ -20,11 +20,8 @@ import {
   natsSettingsOf,
   transportEnv,
 } from '@meridian/platform-config';
-import {
-  natsConnectOptions,
-  provisionMessaging,
-  redactedNatsUrl,
-} from '@meridian/platform-messaging';
+import { natsConnectOptions, provisionMessaging } from '@meridian/platform-messaging';
+import { urlOrigin } from '@meridian/platform-observability';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { z } from 'zod';
@@ -60,7 +57,7 @@ async function main(): Promise<void> {
       consumers,
     });
     const prefix = config.NATS_PREFIX ? ` (prefix ${config.NATS_PREFIX})` : '';
-    process.stdout.write(`provisioned JetStream at ${redactedNatsUrl(config.NATS_URL)}${prefix}\n`);
+    process.stdout.write(`provisioned JetStream at ${urlOrigin(config.NATS_URL)}${prefix}\n`);
     for (const entry of report) {
       const changes = entry.changes ? ` [${entry.changes.join(', ')}]` : '';
       process.stdout.write(

@@ -6,9 +6,9 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { DomainError } from '@meridian/errors';
+import { urlOrigin } from '@meridian/platform-observability';
 import {
   natsConnectOptions,
-  redactedNatsUrl,
   type NatsConnectionSettings,
 } from './nats-connect-options';
 import { natsInboxPrefix } from './nats-permissions';
@@ -142,7 +142,7 @@ export class NatsClient {
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       this.logger.warn(
-        { err: this.lastError, server: redactedNatsUrl(this.options.url) },
+        { err: this.lastError, server: urlOrigin(this.options.url) },
         'nats not reachable; retrying',
       );
       this.retryTimer = setTimeout(() => void this.attempt(), this.options.retryDelayMs ?? 2_000);

@@ -1,4 +1,5 @@
-import { natsConnectOptions, redactedNatsUrl } from './nats-connect-options';
+import { urlOrigin } from '@meridian/platform-observability';
+import { natsConnectOptions } from './nats-connect-options';
 
 describe('natsConnectOptions', () => {
   it('passes a URL user and password as options (nats.js drops them from a server URL)', () => {
@@ -37,12 +38,12 @@ describe('natsConnectOptions', () => {
   });
 });
 
-describe('redactedNatsUrl', () => {
+describe('a NATS URL in a log (urlOrigin)', () => {
   it('drops the user, password and token, keeps the rest', () => {
-    expect(redactedNatsUrl('tls://ledger:s3cret@nats.example:4222')).toBe(
+    expect(urlOrigin('tls://ledger:s3cret@nats.example:4222')).toBe(
       'tls://nats.example:4222',
     );
-    expect(redactedNatsUrl('nats://t0ken@nats:4222')).toBe('nats://nats:4222');
-    expect(redactedNatsUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+    expect(urlOrigin('nats://t0ken@nats:4222')).toBe('nats://nats:4222');
+    expect(urlOrigin('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
   });
 });

@@ -17,19 +17,6 @@ export interface NatsConnectionSettings {
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
-/** The URL without its user, password or token: safe to log. */
-export function redactedNatsUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return '(unparseable NATS_URL)';
-  }
-}
-
 /**
  * nats.js options for the settings. nats.js reads host and port from a server URL and drops
  * its userinfo (checked against a nats-server with auth: a URL's user and password alone end in

@@ -1,8 +1,8 @@
 /**
- * How a configured upstream URL appears in logs: its origin (scheme, host, port) and nothing
- * else. A node provider's access token often sits in the path (`/v2/<key>`), the query
- * (`?apikey=`) or the userinfo, so none of them is ever logged (QA E D1/D2; the gateway's
- * `<index>:<host>` labels follow the same rule).
+ * How a configured URL (a node, NATS) appears in logs: its origin (scheme, host, port) and
+ * nothing else. A node provider's access token often sits in the path (`/v2/<key>`), the query
+ * (`?apikey=`) or the userinfo, NATS credentials in the userinfo, so none of them is ever logged
+ * (QA E D1/D2; the gateway's `<index>:<host>` labels follow the same rule).
  */
 export function urlOrigin(url: string): string {
   try {
