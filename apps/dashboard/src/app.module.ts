@@ -15,6 +15,9 @@ import { AccountKeyService } from './customer/account-key.service';
 import { CustomerController } from './customer/customer.controller';
 import { dataSourceOptions } from './db/data-source';
 import { OperatorController } from './operator/operator.controller';
+import { AccountSecrets } from './secrets/account-secrets';
+import { SealedKeysGauge } from './secrets/sealed-keys-gauge';
+import { SealedKeysRepository } from './secrets/sealed-keys.repository';
 import { InvitationsRepository } from './settings/invitations.repository';
 import { SettingsRepository } from './settings/settings.repository';
 import { SignupModeService } from './settings/signup-mode.service';
@@ -52,6 +55,9 @@ export class AppModule implements OnApplicationBootstrap {
         InvitationsRepository,
         SignupModeService,
         UpstreamClient,
+        AccountSecrets,
+        SealedKeysRepository,
+        SealedKeysGauge,
         AccountKeyService,
         AuthService,
       ],

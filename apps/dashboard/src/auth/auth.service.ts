@@ -2,13 +2,13 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { DomainError } from '@meridian/errors';
-import { sealSecret } from '@meridian/webhooks';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { InvitationsRepository } from '../settings/invitations.repository';
+import { AccountSecrets } from '../secrets/account-secrets';
 import { UpstreamClient } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
 import { retryAfterMs, type ThrottleRule } from './login-throttle';
@@ -42,8 +42,6 @@ const MANAGED_KEYS_PAGE = 500;
 
 @Injectable()
 export class AuthService implements OnApplicationBootstrap {
-  private readonly sealKey: Buffer;
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -53,10 +51,9 @@ export class AuthService implements OnApplicationBootstrap {
     private readonly invitations: InvitationsRepository,
     private readonly signupMode: SignupModeService,
     private readonly upstream: UpstreamClient,
+    private readonly secrets: AccountSecrets,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {
-    this.sealKey = Buffer.from(config.DASHBOARD_SECRETS_KEY, 'base64');
-  }
+  ) {}
 
   /** At each start, in the background: `flagManagedKeys` (billing may come up later). */
   onApplicationBootstrap(): void {
@@ -178,7 +175,7 @@ export class AuthService implements OnApplicationBootstrap {
           role: 'customer',
           accountId: created.account.id,
           apiKeyId: created.api_key.id,
-          sealedApiKey: sealSecret(this.sealKey, created.api_key.key),
+          sealedApiKey: this.secrets.seal(created.api_key.key),
           createdAt: now,
         };
         // Under the claim only the operator's own row (OPERATOR_EMAIL) could take the email.

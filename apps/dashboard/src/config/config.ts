@@ -1,5 +1,6 @@
-import { commonEnv, secretSetting, urlOf } from '@meridian/platform-config';
+import { commonEnv, secretListSetting, secretSetting, urlOf } from '@meridian/platform-config';
 import { ENDPOINTS, REGIONS } from '@meridian/networks';
+import { parseSecretsKey, parseSecretsKeyList } from '@meridian/webhooks';
 import { z } from 'zod';
 
 const jsonOf = <S extends z.ZodType>(schema: S, hint: string) =>
@@ -22,6 +23,7 @@ export const configSchema = z.object({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   HTTP_HOST: commonEnv.HTTP_HOST,
   HTTP_PORT: commonEnv.HTTP_PORT,
+  HTTP_ACCESS_LOG: commonEnv.HTTP_ACCESS_LOG,
   DATABASE_URL: commonEnv.DATABASE_URL,
   /** billing-ledger REST base, e.g. http://billing:7101/api/v1 (account + operator API). */
   BILLING_API_URL: httpUrl,
@@ -31,12 +33,22 @@ export const configSchema = z.object({
   AUDIT_API_URL: httpUrl,
   /** billing-ledger's operator token: sign-up creates accounts and operators act through it. */
   OPERATOR_TOKEN: secretSetting(z.string().min(16)),
-  /** 32 bytes, base64: seals each account's API key at rest (AES-256-GCM). */
+  /** 32 bytes, base64: seals each account's API key at rest (AES-256-GCM, a key ring, ADR 0603). */
   DASHBOARD_SECRETS_KEY: secretSetting(
-    z
-      .string()
-      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+    z.string().refine((value) => {
+      try {
+        parseSecretsKey(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be 32 bytes, base64-encoded'),
   ),
+  /**
+   * Keys that open API keys sealed before DASHBOARD_SECRETS_KEY (comma-separated, 32 bytes base64
+   * each); they never seal. Set only during a rotation (README "Rotating DASHBOARD_SECRETS_KEY").
+   */
+  DASHBOARD_SECRETS_PREVIOUS_KEYS: secretListSetting(parseSecretsKeyList).optional(),
   /** Default sign-up mode until an operator changes it on the settings page. */
   SIGNUP_MODE: z.enum(['open', 'invite']).default('open'),
   /** The operator user made (once) at start; without both, no operator exists. */

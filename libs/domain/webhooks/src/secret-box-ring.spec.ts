@@ -79,6 +79,13 @@ describe('secret key ring', () => {
     expect(error.message).toContain(secretsKeyId(keyC));
     expect(error.message).toContain('WEBHOOK_SECRETS_PREVIOUS_KEYS');
     expect(error.message).not.toContain(keyC.toString('base64'));
+    // Another ring's setting (the dashboard's) is the one named there.
+    const named = failureOf(() =>
+      new SecretKeyRing(keyB, [], { previousKeysSetting: 'DASHBOARD_SECRETS_PREVIOUS_KEYS' }).open(
+        sealed,
+      ),
+    );
+    expect(named.message).toContain('add that key to DASHBOARD_SECRETS_PREVIOUS_KEYS');
     const v1 = failureOf(() => new SecretKeyRing(keyB).open(sealSecret(keyA, 'whsec_x')));
     expect(v1.reason).toBe('not_opened');
     expect(v1.keyId).toBeNull();

@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * A key ring for sealed signing secrets (ADR 0424): the current key seals, every key of the
- * ring opens. A value sealed here names its key:
+ * A key ring for sealed secrets (ADR 0424): the current key seals, every key of the ring opens.
+ * Webhook signing secrets (WEBHOOK_SECRETS_KEY) and the dashboard's accounts' API keys
+ * (DASHBOARD_SECRETS_KEY, ADR 0603) are sealed through it, each under its own keys. A value sealed here names its key:
  * `v2.<key id>.<base64url iv>.<base64url tag>.<base64url ciphertext>`, the `v2.<key id>`
  * prefix bound into the tag as associated data. `v1` values (`sealSecret`, no key id) stay
  * readable: each key of the ring is tried, current first.
@@ -78,14 +79,25 @@ export function sealedKeyId(sealed: string): string | null {
   return parse(sealed).keyId;
 }
 
+export interface SecretKeyRingOptions {
+  /** The setting that holds the previous keys, named when a value's key is missing. */
+  previousKeysSetting?: string;
+}
+
 export class SecretKeyRing {
   readonly currentKeyId: string;
   /** Every key id the ring opens, current first. */
   readonly keyIds: readonly string[];
   private readonly keys = new Map<string, Buffer>();
+  private readonly previousKeysSetting: string;
 
   /** `previous` may repeat the current key or each other: each key is held once. */
-  constructor(current: Buffer, previous: readonly Buffer[] = []) {
+  constructor(
+    current: Buffer,
+    previous: readonly Buffer[] = [],
+    options: SecretKeyRingOptions = {},
+  ) {
+    this.previousKeysSetting = options.previousKeysSetting ?? 'WEBHOOK_SECRETS_PREVIOUS_KEYS';
     for (const key of [current, ...previous]) {
       if (key.length !== 32) throw new Error('a secrets key must be 32 bytes');
       const id = secretsKeyId(key);
@@ -136,7 +148,7 @@ export class SecretKeyRing {
         'unknown_key',
         parsed.keyId,
         `sealed under key ${parsed.keyId}, which the ring (${this.keyIds.join(', ')}) does not ` +
-          'hold: add that key to WEBHOOK_SECRETS_PREVIOUS_KEYS',
+          `hold: add that key to ${this.previousKeysSetting}`,
       );
     const opened = tryOpen(key, parsed, `${V2}.${parsed.keyId}`);
     if (opened === null)

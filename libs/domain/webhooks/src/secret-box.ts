@@ -7,7 +7,8 @@ import { SecretKeyRing } from './secret-box-ring';
  * Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`. Opening with the wrong key
  * or a tampered value throws. Webhook signing secrets are sealed through the key ring of
  * `secret-box-ring.ts` (format `v2`, naming its key, so the key can rotate: ADR 0424), which
- * still opens these `v1` values; the dashboard's single-key use stays on these two functions.
+ * still opens these `v1` values, as the dashboard's ring does the values it sealed here before
+ * ADR 0603.
  */
 const VERSION = 'v1';
 const IV_BYTES = 12;
