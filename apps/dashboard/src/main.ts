@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   const app = await createHttpApp(AppModule.forRoot(config, logger), {
     logger,
     trustProxy: config.TRUST_PROXY,
+    accessLog: config.HTTP_ACCESS_LOG,
   });
   const webDir = config.WEB_DIST_DIR ?? DEFAULT_WEB_DIST;
   if (!(await serveSpa(app, webDir)))

@@ -18,6 +18,10 @@ export async function createGatewayApp(
 ): Promise<GatewayApp> {
   const app = (await createHttpApp(AppModule.forRoot(config, logger, overrides), {
     logger,
+    // The relay route is the hot path (ADR 0210): no per-request hook; it counts its own
+    // requests (rpc_gateway_requests_total, rpc_gateway_request_duration_seconds).
+    requestMetrics: false,
+    accessLog: false,
   })) as NestFastifyApplication;
   return { app, runtime: app.get(GatewayRuntime) };
 }

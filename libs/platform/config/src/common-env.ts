@@ -34,6 +34,15 @@ export const commonEnv = {
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: port,
   /**
+   * The REST edge's access log (platform-http `createHttpApp`): one info line per request with
+   * method, route template, status, duration and request id. `false` turns it off; the request
+   * metrics stay. The gateway never writes one (its relay route is the hot path).
+   */
+  HTTP_ACCESS_LOG: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /**
    * Its password is a secret: a placeholder there (`postgres://app:CHANGE-ME@…`, as the example
    * Secrets ship it) is refused like any `secretSetting`. Only the password: host and database
    * names are no secrets.

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { enterRequest, PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
 import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
 import { requestIdOf } from './request-id';
+import { RequestTelemetry } from './request-telemetry';
 import { parseJsonBody, refuseNulInUrl } from './request-text';
 
 export interface HttpAppOptions {
@@ -20,6 +22,14 @@ export interface HttpAppOptions {
    * count, or addresses and CIDRs). Unset: none, `request.ip` is the peer's address.
    */
   trustProxy?: number | string;
+  /**
+   * `http_server_requests_total` and `http_server_request_duration_seconds` on the app's
+   * Registry (ObservabilityModule), by method, route template and status; on by default. The
+   * gateway turns it off: its relay route counts its own requests, without a per-request hook.
+   */
+  requestMetrics?: boolean;
+  /** One info line per request ("request": method, route template, status, ms, request id). */
+  accessLog?: boolean;
 }
 
 /** One route as the router knows it, e.g. `{method: 'POST', url: '/api/v1/access-tokens/:id/roll'}`. */
@@ -49,11 +59,19 @@ export async function createHttpApp(
     clientErrorHandler: answerClientError,
     frameworkErrors: (
       error: unknown,
-      request: { id: unknown; raw: IncomingMessage },
+      request: { id: unknown; method: string; raw: IncomingMessage },
       reply: FrameworkReply,
     ) => {
       const requestId = String(request.id);
       const { status, body, headers } = httpAnswerOf(error);
+      // Answered past fastify's hooks (hijacked), so past onResponse below: recorded here.
+      telemetry?.record({
+        method: request.method,
+        route: undefined,
+        status,
+        durationMs: reply.elapsedTime,
+        requestId,
+      });
       const payload = JSON.stringify({ ...body, request_id: requestId });
       reply.hijack();
       // Written past the onSend hook below (a 414 for a path parameter too long): the same rule.
@@ -109,12 +127,34 @@ export async function createHttpApp(
   fastify.addHook('onReady', async () => {
     options.logger.info({ routes }, 'http routes');
   });
+  // Request metrics and the access log, in a fastify hook rather than a Nest interceptor: an
+  // interceptor runs only once a route matched and its guards passed, so it never sees a 404, a
+  // 401 from a guard, nor a 400/413/415 from the body parser; onResponse sees every answer
+  // fastify sends (the frameworkErrors answers above, written past it, record themselves).
+  let telemetry: RequestTelemetry | undefined;
+  if (options.requestMetrics !== false || options.accessLog !== false) {
+    fastify.addHook('onResponse', async (request, reply) => {
+      telemetry?.record({
+        method: request.method,
+        route: request.is404 ? undefined : request.routeOptions.url,
+        status: reply.statusCode,
+        durationMs: reply.elapsedTime,
+        requestId: String(request.id),
+      });
+    });
+  }
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new PinoNestLogger(options.logger),
     bufferLogs: false,
     // Ours (above) instead of Nest's, which refuses an empty body sent as application/json.
     bodyParser: false,
   });
+  if (options.requestMetrics !== false || options.accessLog !== false) {
+    telemetry = new RequestTelemetry({
+      ...(options.requestMetrics !== false ? { registry: registryOf(app) } : {}),
+      ...(options.accessLog !== false ? { logger: options.logger } : {}),
+    });
+  }
   app.useGlobalFilters(new DomainErrorFilter(options.logger));
   app.enableShutdownHooks();
   return app;
@@ -166,6 +206,18 @@ const LINGER_MS = 2_000;
 interface FrameworkReply {
   hijack(): void;
   raw: ServerResponse;
+  /** Milliseconds since the request arrived. */
+  readonly elapsedTime: number;
+}
+
+/** The app's metrics registry (ObservabilityModule's), or none in a module without it. */
+function registryOf(app: INestApplication): Registry | undefined {
+  try {
+    // Through ModuleRef: the app's own `get` ends the process when the token is unknown.
+    return app.get(ModuleRef).get(Registry, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 export type HttpApp = INestApplication;
