@@ -1,10 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { DomainErrorFilter } from '@meridian/platform-http';
-import { LOGGER, loggableError, redactUrls } from '@meridian/platform-observability';
+import { LOGGER, loggableError } from '@meridian/platform-observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { BaseError } from 'viem';
 import { UPSTREAM_UNAVAILABLE } from './audit-errors';
 
 /**
@@ -40,34 +39,7 @@ export class AuditErrorFilter implements ExceptionFilter {
         });
       return;
     }
-    this.platform.catch(withoutNodeUrls(exception), host);
+    // The platform filter logs a 5xx cleaned (loggableError): node URLs as origins, no stack.
+    this.platform.catch(exception, host);
   }
-}
-
-/**
- * The exception the platform filter answers and logs (5xx with `err`), with the node URL gone from
- * what it logs: a DomainError keeps code, kind, message and details (so the same answer) with its
- * cause cleaned; a viem error that escaped (500 either way) becomes a plain Error with every URL in
- * its message and stack reduced to the origin. Anything else is passed as it is.
- */
-function withoutNodeUrls(exception: unknown): unknown {
-  if (exception instanceof DomainError) {
-    if (exception.cause === undefined) return exception;
-    const clean = new DomainError(exception.code, exception.kind, exception.message, {
-      retryable: exception.retryable,
-      ...(exception.details ? { details: exception.details } : {}),
-      cause: loggableError(exception.cause),
-    });
-    clean.stack = exception.stack;
-    return clean;
-  }
-  if (exception instanceof BaseError) {
-    const clean = new Error(redactUrls(exception.message), {
-      cause: exception.cause === undefined ? undefined : loggableError(exception.cause),
-    });
-    clean.name = exception.name;
-    clean.stack = redactUrls(exception.stack ?? '');
-    return clean;
-  }
-  return exception;
 }

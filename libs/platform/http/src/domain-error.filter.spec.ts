@@ -1,5 +1,7 @@
+import type { ArgumentsHost } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { httpAnswerOf } from './domain-error.filter';
+import pino from 'pino';
+import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
 
 describe('httpAnswerOf', () => {
   it('a dependency out of reach is 503 with Retry-After: 1', () => {
@@ -20,5 +22,69 @@ describe('httpAnswerOf', () => {
     expect(httpAnswerOf(limited).headers).toEqual({ 'Retry-After': '3' });
     expect(httpAnswerOf(limited).body).not.toHaveProperty('retryAfterMs');
     expect(httpAnswerOf(new DomainError('not_found', 'not_found')).headers).toEqual({});
+  });
+});
+
+describe('DomainErrorFilter: what a 5xx logs', () => {
+  const TOKEN = 'NODEACCESSTOKEN0123456789abcdef';
+  const NODE = `https://user:${TOKEN}@node.example.com/v2/${TOKEN}?apikey=${TOKEN}`;
+
+  /** The filter against a pino logger writing to `lines`, and what it answered. */
+  function run(exception: unknown) {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino(
+      { level: 'trace' },
+      { write: (line: string) => void lines.push(JSON.parse(line)) },
+    );
+    const sent: { status?: number; body?: unknown } = {};
+    const reply = {
+      status: (code: number) => ((sent.status = code), reply),
+      header: () => reply,
+      send: (body: unknown) => ((sent.body = body), reply),
+    };
+    const host = {
+      switchToHttp: () => ({ getRequest: () => ({ id: 'req-1' }), getResponse: () => reply }),
+    } as unknown as ArgumentsHost;
+    new DomainErrorFilter(logger).catch(exception, host);
+    return { lines, sent };
+  }
+
+  it('an error whose message, stack and cause quote a node URL logs origins only, no stack, not as err', () => {
+    const failure = new Error(`request to ${NODE} failed`, {
+      cause: Object.assign(new TypeError(`fetch failed: ${NODE}`), { code: 'ECONNREFUSED' }),
+    });
+    const { lines, sent } = run(failure);
+    expect(sent).toEqual({
+      status: 500,
+      body: { error: 'internal', message: 'internal error', request_id: 'req-1' },
+    });
+    expect(lines).toHaveLength(1);
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
+    expect(lines[0]).not.toHaveProperty('err');
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'request failed',
+      request_id: 'req-1',
+      error: {
+        type: 'Error',
+        message: 'request to https://node.example.com failed',
+        cause: {
+          type: 'TypeError',
+          message: 'fetch failed: https://node.example.com',
+          code: 'ECONNREFUSED',
+        },
+      },
+    });
+    expect(JSON.stringify(lines[0])).not.toContain('stack');
+  });
+
+  it('a DomainError 5xx keeps its code in the log; a 4xx is not logged', () => {
+    const unavailable = new DomainError('node_down', 'unavailable', 'no node', {
+      cause: new Error(`connect ${NODE}`),
+    });
+    const { lines } = run(unavailable);
+    expect(lines[0]).toMatchObject({ error: { type: 'DomainError', code: 'node_down' } });
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
+    expect(run(new DomainError('bad', 'invalid', 'bad')).lines).toEqual([]);
   });
 });

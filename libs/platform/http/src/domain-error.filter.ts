@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { DomainError, httpStatusOf } from '@meridian/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loggableError } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError } from './method-not-allowed';
 
@@ -19,8 +20,13 @@ export class DomainErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const requestId = String(request.id);
     const { status, body, headers } = httpAnswerOf(exception);
+    // Cleaned, never as `err`: an error's message, stack or cause can quote a node URL with its
+    // access token (viem's HttpRequestError does); loggableError keeps origins only, no stack.
     if (status >= 500)
-      this.logger.error({ err: exception, request_id: requestId }, 'request failed');
+      this.logger.error(
+        { error: loggableError(exception), request_id: requestId },
+        'request failed',
+      );
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send({ ...body, request_id: requestId });
   }
