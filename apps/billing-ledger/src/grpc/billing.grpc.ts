@@ -83,6 +83,8 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       host: this.config.HTTP_HOST,
       port: this.config.GRPC_PORT,
       services: [grpcService(billingV1.BillingService, this.implementation)],
+      // grpc_server_handled_total, grpc_server_handling_seconds (deploy/README.md, "Alerts").
+      registry: this.registry,
       tls: {
         ...grpcTlsOf(this.config),
         // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).

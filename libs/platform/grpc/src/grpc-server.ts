@@ -9,6 +9,8 @@ import {
   type GrpcOutcomeHook,
   type GrpcServiceImplementation,
 } from './grpc-service-definition';
+import type { Registry } from 'prom-client';
+import { GrpcServerMetrics } from './grpc-server-metrics';
 import { grpcServerCredentials, type GrpcTls } from './grpc-tls';
 
 export interface GrpcServiceBinding<M extends GenServiceMethods = GenServiceMethods> {
@@ -38,6 +40,11 @@ export interface StartGrpcServerOptions {
   channelOptions?: ChannelOptions;
   /** Status of every finished call (per-method metrics). */
   onOutcome?: GrpcOutcomeHook;
+  /**
+   * Where `grpc_server_handled_total` and `grpc_server_handling_seconds` register (the app's
+   * Registry, served on /metrics): every unary call counted and timed by service, method and code.
+   */
+  registry?: Registry;
 }
 
 export interface RunningGrpcServer {
@@ -78,10 +85,11 @@ export function reflectionPackageDefinition(services: DescService[]) {
 /** Starts a grpc-js server with the given services (and reflection on them). */
 export async function startGrpcServer(options: StartGrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server(options.channelOptions);
+  const onOutcome = withMetrics(options.onOutcome, options.registry);
   for (const { service, implementation } of options.services) {
     server.addService(
       toGrpcServiceDefinition(service),
-      toGrpcHandlers(service, implementation, options.onOutcome),
+      toGrpcHandlers(service, implementation, onOutcome),
     );
   }
   if (options.reflection ?? true) {
@@ -111,5 +119,18 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
           resolve();
         });
       }),
+  };
+}
+
+/** The caller's outcome hook, after the metrics when a registry was given. */
+function withMetrics(
+  onOutcome: GrpcOutcomeHook | undefined,
+  registry: Registry | undefined,
+): GrpcOutcomeHook | undefined {
+  if (!registry) return onOutcome;
+  const metrics = new GrpcServerMetrics(registry);
+  return (method, code, failure, seconds) => {
+    metrics.record(method, code, seconds);
+    onOutcome?.(method, code, failure, seconds);
   };
 }

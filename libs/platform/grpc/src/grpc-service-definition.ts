@@ -17,19 +17,21 @@ import type {
   sendUnaryData,
 } from '@grpc/grpc-js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { performance } from 'node:perf_hooks';
 import { DomainError } from '@meridian/errors';
 import { enterRequest, requestIdFrom } from '@meridian/platform-observability';
 import { toGrpcStatus } from './grpc-status';
 
-/** Called once per finished call with its status (metrics); `method` is the proto method name. */
 /**
  * Told how each call ended; a failed call also brings its error and the call's request id (the
- * caller's `x-request-id` or a new one), so an edge without a request context can log it by name.
+ * caller's `x-request-id` or a new one), so an edge without a request context can log it by name;
+ * `seconds`: from the decoded request to the answer.
  */
 export type GrpcOutcomeHook = (
   method: DescMethod,
   code: GrpcStatus,
-  failure?: { error: unknown; requestId: string },
+  failure: { error: unknown; requestId: string } | undefined,
+  seconds: number,
 ) => void;
 
 type UnaryMethods<M extends GenServiceMethods> = {
@@ -121,6 +123,7 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
     ) => {
+      const started = performance.now();
       // The call's id for everything it causes (the process guard names it if one fails).
       const given = call.metadata.get('x-request-id')[0];
       const requestId = requestIdFrom(typeof given === 'string' ? given : undefined);
@@ -129,12 +132,17 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
         call.request === UNDECODABLE ? Promise.reject(MALFORMED_REQUEST) : impl(call.request, call);
       answer.then(
         (response) => {
-          onOutcome?.(method, GrpcStatus.OK);
+          onOutcome?.(method, GrpcStatus.OK, undefined, (performance.now() - started) / 1_000);
           callback(null, create(method.output, response as never));
         },
         (error: unknown) => {
           const status = toGrpcStatus(error);
-          onOutcome?.(method, status.code ?? GrpcStatus.INTERNAL, { error, requestId });
+          onOutcome?.(
+            method,
+            status.code ?? GrpcStatus.INTERNAL,
+            { error, requestId },
+            (performance.now() - started) / 1_000,
+          );
           callback(status);
         },
       );

@@ -12,6 +12,7 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { billingV1, bor } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { Registry } from 'prom-client';
 import {
   createGrpcClient,
   grpcService,
@@ -22,6 +23,7 @@ import {
 
 let running: RunningGrpcServer;
 let address: string;
+const registry = new Registry();
 
 const billing = grpcService(billingV1.BillingService, {
   async resolveAccessToken(request, call) {
@@ -49,6 +51,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     services: [billing, grpcService(bor.BorApi, {})],
+    registry,
   });
   address = `127.0.0.1:${running.port}`;
 });
@@ -130,6 +133,23 @@ describe('gRPC adapter', () => {
       details: 'The server does not implement the method headerByNumber',
     });
     client.close();
+  });
+});
+
+describe('server metrics (the calls above)', () => {
+  it('counts and times every answered call by service, method and status code', async () => {
+    const text = await registry.metrics();
+    const line = (name: string, method: string, code: string) =>
+      new RegExp(
+        `^${name}\\{grpc_service="billing\\.v1\\.BillingService",grpc_method="${method}",grpc_code="${code}"\\} (\\d+)$`,
+        'm',
+      ).exec(text)?.[1];
+    // tok_good, nope: OK twice; boom: INTERNAL; acc_x: NOT_FOUND.
+    expect(line('grpc_server_handled_total', 'ResolveAccessToken', 'OK')).toBe('2');
+    expect(line('grpc_server_handled_total', 'ResolveAccessToken', 'INTERNAL')).toBe('1');
+    expect(line('grpc_server_handled_total', 'GetAccountState', 'NOT_FOUND')).toBe('1');
+    expect(line('grpc_server_handling_seconds_count', 'ResolveAccessToken', 'OK')).toBe('2');
+    expect(text).toContain('# TYPE grpc_server_handling_seconds histogram');
   });
 });
 
