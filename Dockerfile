@@ -5,7 +5,8 @@
 #   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
 #   load-labels          audit-api's label packs (data/labels) into its schema
 #   provision            tools/messaging/provision.ts (JetStream streams and consumers)
-#   reseal               webhook-matcher's signing secrets under the current key (ADR 0424)
+#   reseal               sealed values under the current key: APP=webhook-matcher (default) its
+#                        signing secrets (ADR 0424), APP=dashboard the accounts' API keys (0603)
 # Apps run from TypeScript source through @swc-node/register, so the only build step is the
 # dashboard's web page (vite), and the dev dependencies (swc, typescript, vite) are runtime or
 # build needs: `npm install` installs them (not `npm ci`: the lockfile holds only the Linux

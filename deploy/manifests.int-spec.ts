@@ -376,6 +376,29 @@ describe('deploy: environment matches the apps config schemas', () => {
     );
   });
 
+  it("core overlay: the reseal of the dashboard's API keys runs only on demand, as the dashboard's reseal command with its configuration", async () => {
+    const cron = core.find(
+      (o) => o.kind === 'CronJob' && o.metadata.name === 'meridian-reseal-dashboard-secrets',
+    )!;
+    expect(cron.spec.suspend).toBe(true);
+    expect(cron.spec.jobTemplate.spec.backoffLimit).toBe(0);
+    const container = podSpecOf(cron).containers[0];
+    expect(container.args).toEqual(['reseal']);
+    const env = containerEnv(container, core, secrets);
+    expect(env.APP).toBe('dashboard');
+    const dashboard = core.find((o) => o.kind === 'Deployment' && o.metadata.name === 'dashboard')!;
+    const served = containerEnv(dashboard.spec.template.spec.containers[0], core, secrets);
+    // The same key ring and database as the pods whose API keys it re-seals.
+    for (const name of ['DATABASE_URL', 'DASHBOARD_SECRETS_KEY', 'DASHBOARD_SECRETS_PREVIOUS_KEYS'])
+      expect({ name, value: env[name] }).toEqual({ name, value: served[name] });
+    expect(env.DASHBOARD_SECRETS_KEY).toBeDefined();
+    // The command reads the app's schema with no HTTP server (HTTP_PORT defaults there).
+    expectEnvAccepted(await loadConfig('dashboard'), { ...env, HTTP_PORT: '0' }, 'reseal');
+    expect(readFileSync(join(__dirname, 'docker', 'entrypoint.sh'), 'utf8')).toContain(
+      'apps/dashboard/src/reseal.ts',
+    );
+  });
+
   it('core overlay: the migration Job migrates every app that owns a schema, each with its own DATABASE_URL', () => {
     const job = core.find((o) => o.kind === 'Job' && o.metadata.name === 'meridian-migrate')!;
     const all = [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];

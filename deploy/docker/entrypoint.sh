@@ -33,9 +33,15 @@ case "$command" in
     exec node -r @swc-node/register tools/messaging/provision.ts
     ;;
   reseal)
-    # webhook-matcher's signing secrets re-sealed under the current WEBHOOK_SECRETS_KEY (ADR
-    # 0424); needs webhook-matcher's configuration. One JSON report; exit 1 while any is left.
-    exec node -r @swc-node/register apps/webhook-matcher/src/reseal.ts
+    # Sealed values re-sealed under the current key, with the app's own configuration; one JSON
+    # report, exit 1 while any is left under another key. APP=webhook-matcher (the default): the
+    # signing secrets, WEBHOOK_SECRETS_KEY (ADR 0424). APP=dashboard: the accounts' API keys,
+    # DASHBOARD_SECRETS_KEY (ADR 0603).
+    case "${APP:-webhook-matcher}" in
+      webhook-matcher) exec node -r @swc-node/register apps/webhook-matcher/src/reseal.ts ;;
+      dashboard) exec node -r @swc-node/register apps/dashboard/src/reseal.ts ;;
+      *) echo "reseal: APP must be webhook-matcher or dashboard" >&2; exit 2 ;;
+    esac
     ;;
   *)
     exec "$@"
