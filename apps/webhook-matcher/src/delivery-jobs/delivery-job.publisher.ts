@@ -1,6 +1,7 @@
 import { deliveryJobId, Events, type DeliveryJob, type DeliveryPhase } from '@meridian/contracts';
 import type { JetStreamPublisher } from '@meridian/platform-messaging';
 import { payloadInPhase, type EventBody } from '@meridian/webhooks';
+import type { PublishTally } from '../matching/matching-metrics';
 
 export interface JobRequest {
   readonly webhookId: string;
@@ -29,18 +30,36 @@ export class DeliveryJobPublisher {
     private readonly routeOf: (webhookId: string) => number = () => 0,
   ) {}
 
-  async publishAll(requests: readonly JobRequest[]): Promise<void> {
-    for (let i = 0; i < requests.length; i += PARALLEL) {
-      const results = await Promise.all(
+  /**
+   * Publishes every job; `settled` hears what the batch came to, also when some jobs were not
+   * taken: then every publish of the failed slice is awaited and the first failure is thrown as
+   * it came (a DomainError of the publisher: the consumer's retry decision stays its own).
+   */
+  async publishAll(
+    requests: readonly JobRequest[],
+    settled?: (tally: PublishTally) => void,
+  ): Promise<void> {
+    let published = 0;
+    let duplicates = 0;
+    let failed = 0;
+    let firstFailure: unknown;
+    for (let i = 0; i < requests.length && failed === 0; i += PARALLEL) {
+      const results = await Promise.allSettled(
         requests
           .slice(i, i + PARALLEL)
           .map((r) => this.publisher.publish(Events.deliveryJob, this.jobOf(r))),
       );
       for (const r of results) {
-        if (r.duplicate) this.duplicates += 1;
-        else this.published += 1;
+        if (r.status === 'rejected') {
+          if (failed++ === 0) firstFailure = r.reason;
+        } else if (r.value.duplicate) duplicates += 1;
+        else published += 1;
       }
     }
+    this.published += published;
+    this.duplicates += duplicates;
+    settled?.({ published, duplicates, failed });
+    if (failed > 0) throw firstFailure;
   }
 
   private jobOf(r: JobRequest): DeliveryJob {

@@ -13,6 +13,7 @@ import { matchBlock } from './block-matcher';
 import { ChangeFeedCursor } from './change-feed';
 import { collectGarbage } from './full-gc';
 import { MatchIndex } from './match-index';
+import type { MatchingMetrics } from './matching-metrics';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
 import { occurrenceOf } from './occurrence';
 
@@ -47,6 +48,7 @@ export class MatchingEngine {
     private readonly clock: Clock,
     private readonly partition: Partition,
     private readonly logger?: Logger,
+    private readonly metrics?: MatchingMetrics,
   ) {}
 
   /** Builds the index from Postgres. The feed starts below the load so no change is missed. */
@@ -150,10 +152,13 @@ export class MatchingEngine {
     const matched = matchBlock(this.index, block);
     const known = new Map(recorded.map((e) => [`${e.webhookId}:${e.eventId}`, e]));
     const fresh: NewEvent[] = [];
+    let rateLimited = 0;
     for (const m of matched) {
       const eventId = occurrenceOf(m.webhook.id, m.eventId, m.key, known);
       if (eventId === null) continue;
       const limit = await this.eventCaps(m.webhook.accountId);
+      const dropped = !this.budget.admit(m.webhook.accountId, limit);
+      if (dropped) rateLimited += 1;
       fresh.push({
         webhookId: m.webhook.id,
         eventId,
@@ -163,7 +168,7 @@ export class MatchingEngine {
         blockHash: block.hash,
         phases: m.webhook.phases,
         confirmDepth: m.webhook.confirmDepth,
-        dropped: !this.budget.admit(m.webhook.accountId, limit),
+        dropped,
         payload: buildPayload({
           webhookId: m.webhook.id,
           eventId,
@@ -176,10 +181,13 @@ export class MatchingEngine {
       });
     }
     await this.repo.recordEvents(fresh);
+    // Counted once recorded: a retry of this block finds them known and does not count them.
+    this.metrics?.eventsRecorded(block.network, { matched: fresh.length, rateLimited });
     const events = [...known.values(), ...fresh.map(storedOf)].filter(
       (e) => owns(this.partition, e.accountId) && !e.dropped && e.state !== 'removed',
     );
-    await this.jobs.publishAll(
+    await this.publish(
+      block.network,
       events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'unconfirmed')),
     );
     await this.confirmUpTo(block.network, block.number);
@@ -187,6 +195,12 @@ export class MatchingEngine {
       this.blocksSincePrune = 0;
       await this.repo.prune(block.network, block.number - KEEP_BLOCKS);
     }
+    this.metrics?.blockMatched(block);
+  }
+
+  /** Publishes a batch of one network's jobs and counts what it came to (README "Metrics"). */
+  private publish(network: string, requests: readonly JobRequest[]): Promise<void> {
+    return this.jobs.publishAll(requests, (tally) => this.metrics?.jobsSettled(network, tally));
   }
 
   /** Publishes the confirmed phase of every pending event the head has buried deep enough. */
@@ -195,7 +209,10 @@ export class MatchingEngine {
       owns(this.partition, e.accountId),
     );
     if (due.length === 0) return;
-    await this.jobs.publishAll(due.map((e) => request(e, 'confirmed')));
+    await this.publish(
+      network,
+      due.map((e) => request(e, 'confirmed')),
+    );
     await this.repo.setState(due, 'confirmed', 'pending');
   }
 
@@ -213,10 +230,12 @@ export class MatchingEngine {
         message.removed.map((b) => b.hash.toLowerCase()),
       )
     ).filter((e) => owns(this.partition, e.accountId) && e.state !== 'removed');
-    await this.jobs.publishAll(
+    await this.publish(
+      message.network,
       events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'removed')),
     );
     await this.repo.setState(events, 'removed');
+    this.metrics?.removalHandled(message.network);
     this.logger?.info(
       { network: message.network, blocks: message.removed.length, events: events.length },
       'reorg: events removed',

@@ -1,16 +1,23 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { JetStreamConsumers, JetStreamPublisher } from '@meridian/platform-messaging';
+import {
+  JetStreamConsumers,
+  JetStreamPublisher,
+  type ConsumerRunner,
+} from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { DeliveryJobPublisher } from '../delivery-jobs/delivery-job.publisher';
 import { EventsBudget } from '../throttling/events-budget';
+import { servedWebhookNetworks } from '../webhooks/networks';
 import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { ChangePoller, chainBlocksConsumer, chainBlocksHandler } from './chain-blocks.consumer';
+import { MatchingMetrics } from './matching-metrics';
 import { MatchingEngine } from './matching.engine';
 import { MatchingRepository } from './matching.repository';
 
@@ -24,6 +31,9 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
   readonly engine: MatchingEngine;
   private readonly poller: ChangePoller;
   private readonly partition;
+  private readonly metrics: MatchingMetrics;
+  private readonly networks: readonly string[];
+  private runner: ConsumerRunner | undefined;
   private starting: Promise<void> = Promise.resolve();
   private stopping = false;
 
@@ -34,10 +44,13 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
     routes: DeliveryRoutes,
+    registry: Registry,
     // pino itself: Nest's Logger printed the structured fields as "[object Object]".
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.partition = config.MATCHER_PARTITION;
+    this.networks = servedWebhookNetworks(config.NETWORKS);
+    this.metrics = new MatchingMetrics(registry, clock, this.partition, () => !!this.runner?.ready);
     this.engine = new MatchingEngine(
       new MatchingRepository(dataSource),
       new DeliveryJobPublisher(
@@ -52,6 +65,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
         info: (o, m) => this.logger.info({ context: 'matching', ...o }, m),
         warn: (o, m) => this.logger.warn({ context: 'matching', ...o }, m),
       },
+      this.metrics,
     );
     this.poller = new ChangePoller(this.engine, (error) =>
       this.logger.error({ context: 'matching', err: error }, 'change feed poll failed'),
@@ -60,6 +74,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
 
   /** Loads in the background: the management API serves while a large index loads. */
   onApplicationBootstrap(): void {
+    this.metrics.started(this.networks);
     this.starting = this.start();
   }
 
@@ -81,7 +96,10 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
       }
     }
     if (this.stopping) return;
-    this.consumers.run(chainBlocksConsumer(this.partition), chainBlocksHandler(this.engine));
+    this.runner = this.consumers.run(
+      chainBlocksConsumer(this.partition),
+      chainBlocksHandler(this.engine),
+    );
     this.poller.start();
   }
 }
