@@ -11,3 +11,4 @@ export * from './billing-ledger-process';
 export * from './test-pki';
 export * from './fake-sui-upstream';
 export * from './openapi-routes';
+export * from './prometheus-text';

@@ -7,6 +7,8 @@ export type BillingAccount = BillingLedgerAccount;
 
 export interface RunningBillingLedger {
   readonly grpcTarget: string;
+  /** Its HTTP base (`/metrics` among others). */
+  readonly url: string;
   createAccount(plan: string): Promise<BillingAccount>;
   createKey(accountKey: string, scopes: string[]): Promise<string>;
   /** A new key of the account, with its id (to delete it). */
@@ -33,6 +35,7 @@ export async function startBillingLedger(natsPrefix?: string): Promise<RunningBi
   const keyName = (scopes: string[]) => `scopes-${scopes.join('-')}`;
   return {
     grpcTarget: billing.grpcTarget,
+    url: billing.url,
     createAccount: (plan) =>
       billing.createAccount({ name: `audit-${plan}`, type: 'individual', plan }),
     createKey: async (accountKey, scopes) =>
