@@ -5,7 +5,7 @@ import {
   NatsNamespace,
   provisionMessaging,
 } from '@meridian/platform-messaging';
-import { startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
+import { sampleOf, startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { ChainFeed, rpc, sendMined } from './matcher-harness';
 import { eventually, startMatcherStack, type MatcherTestStack } from './support/matcher-app';
@@ -31,16 +31,10 @@ describe('pipeline metrics on /metrics', () => {
   let publisher: JetStreamPublisher;
   let feed: ChainFeed;
 
-  /** One sample of the app's /metrics: the value of `name` whose labels include `labels`. */
+  /** One sample of the app's /metrics (`sampleOf`: exactly these labels), NaN when there is none. */
   async function sample(name: string, labels: Record<string, string> = {}): Promise<number> {
     const text = (await s.app.inject({ method: 'GET', url: '/metrics' })).body;
-    for (const line of text.split('\n')) {
-      const m = /^(\w+)\{([^}]*)\} (\S+)$/.exec(line);
-      if (!m || m[1] !== name) continue;
-      const has = Object.entries(labels).every(([k, v]) => m[2]!.includes(`${k}="${v}"`));
-      if (has) return Number(m[3]);
-    }
-    return NaN;
+    return sampleOf(text, name, { service: 'webhook-matcher', ...labels }) ?? NaN;
   }
   const net = { network: NETWORK };
 
