@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
   const app = await createHttpApp(AppModule.forRoot(config, logger), {
     logger,
-    accessLog: config.HTTP_ACCESS_LOG,
+    accessLog: config.REQUEST_LOGS,
   });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info({ port: config.HTTP_PORT }, 'audit-api listening');

@@ -96,7 +96,7 @@ describe('audit-api: request metrics and access log (real billing-ledger)', () =
       expect(line).toEqual(
         expect.objectContaining({
           level: 30,
-          duration_ms: expect.any(Number),
+          ms: expect.any(Number),
           request_id: expect.any(String),
         }),
       );

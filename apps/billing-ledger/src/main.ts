@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const root = AppModule.forRoot(config, logger, testClock ? { clock: testClock } : {});
   const app = await createHttpApp(testClock ? TestClockModule.around(root, testClock) : root, {
     logger,
-    accessLog: config.HTTP_ACCESS_LOG,
+    accessLog: config.REQUEST_LOGS,
   });
   if (testClock) logger.warn('TEST_CLOCK_CONTROL: the clock can be moved by the operator API');
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const app = await createHttpApp(AppModule.forRoot(config, logger), {
     logger,
     trustProxy: config.TRUST_PROXY,
-    accessLog: config.HTTP_ACCESS_LOG,
+    accessLog: config.REQUEST_LOGS,
   });
   const webDir = config.WEB_DIST_DIR ?? DEFAULT_WEB_DIST;
   if (!(await serveSpa(app, webDir)))

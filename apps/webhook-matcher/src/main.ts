@@ -8,7 +8,10 @@ import { configSchema } from './config/config';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
-  const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
+  const app = await createHttpApp(AppModule.forRoot(config, logger), {
+    logger,
+    accessLog: config.REQUEST_LOGS,
+  });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info({ port: config.HTTP_PORT }, 'webhook-matcher listening');
   installProcessGuard(logger);

@@ -23,7 +23,7 @@ export const configSchema = z.object({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   HTTP_HOST: commonEnv.HTTP_HOST,
   HTTP_PORT: commonEnv.HTTP_PORT,
-  HTTP_ACCESS_LOG: commonEnv.HTTP_ACCESS_LOG,
+  REQUEST_LOGS: commonEnv.REQUEST_LOGS,
   DATABASE_URL: commonEnv.DATABASE_URL,
   /** billing-ledger REST base, e.g. http://billing:7101/api/v1 (account + operator API). */
   BILLING_API_URL: httpUrl,

@@ -25,3 +25,16 @@ describe('DATABASE_URL', () => {
       expect(parse(url)).toBe(url);
   });
 });
+
+describe('REQUEST_LOGS', () => {
+  const schema = z.object({ REQUEST_LOGS: commonEnv.REQUEST_LOGS });
+  const parse = (env: Record<string, string>) => parseConfig(schema, env).REQUEST_LOGS;
+
+  it('is on unless set to false; anything else stops the app naming it', () => {
+    expect(parse({})).toBe(true);
+    expect(parse({ REQUEST_LOGS: 'true' })).toBe(true);
+    expect(parse({ REQUEST_LOGS: 'false' })).toBe(false);
+    expect(() => parse({ REQUEST_LOGS: 'off' })).toThrow(ConfigError);
+    expect(() => parse({ REQUEST_LOGS: 'off' })).toThrow(/REQUEST_LOGS/);
+  });
+});

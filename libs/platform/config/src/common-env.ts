@@ -34,11 +34,11 @@ export const commonEnv = {
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: port,
   /**
-   * The REST edge's access log (platform-http `createHttpApp`): one info line per request with
-   * method, route template, status, duration and request id. `false` turns it off; the request
-   * metrics stay. The gateway never writes one (its relay route is the hot path).
+   * One info line per HTTP request: a REST app's access log (platform-http `createHttpApp`:
+   * method, route template, status, ms, request id); the gateway's own request log (its config).
+   * `false` turns it off; the request metrics stay.
    */
-  HTTP_ACCESS_LOG: z
+  REQUEST_LOGS: z
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),

@@ -28,7 +28,10 @@ export interface HttpAppOptions {
    * gateway turns it off: its relay route counts its own requests, without a per-request hook.
    */
   requestMetrics?: boolean;
-  /** One info line per request ("request": method, route template, status, ms, request id). */
+  /**
+   * One info line per request ("request": method, route template, status, ms, request id); on
+   * by default, `REQUEST_LOGS` in the apps.
+   */
   accessLog?: boolean;
 }
 

@@ -123,7 +123,7 @@ describe('request metrics and access log (createHttpApp)', () => {
         method: 'GET',
         route: '/api/v1/things/:id',
         status: 200,
-        duration_ms: expect.any(Number),
+        ms: expect.any(Number),
         request_id: answer.headers['x-request-id'],
       }),
     ]);
