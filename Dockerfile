@@ -3,6 +3,8 @@
 # APP build arg), and the command selects what to run (deploy/docker/entrypoint.sh):
 #   serve (default)      node -r @swc-node/register apps/$APP/src/main.ts
 #   migrate [app…]       each app's apps/<app>/src/migrate.ts in turn (default: $APP)
+#   revert [--count N | --to <migration>]
+#                        $APP's last applied migrations reverted, newest first (one by default)
 #   load-labels          audit-api's label packs (data/labels) into its schema
 #   provision            tools/messaging/provision.ts (JetStream streams and consumers)
 #   reseal               sealed values under the current key: APP=webhook-matcher (default) its

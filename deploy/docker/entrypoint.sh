@@ -24,6 +24,18 @@ case "$command" in
       run_ts "apps/${app}/src/migrate.ts"
     done
     ;;
+  revert)
+    # APP's last applied migrations reverted, newest first, each down() in the transaction mode
+    # its class asks for: revert [--count N | --to <migration name>], one by default. Run it with
+    # the image that applied them (it holds their down()); deploy/README.md "Rollback".
+    shift
+    [ -n "${APP:-}" ] || { echo "revert: set APP to the app whose migrations to revert" >&2; exit 2; }
+    if [ ! -f "apps/${APP}/src/migrate.ts" ]; then
+      echo "revert: ${APP} has no migrate.ts" >&2
+      exit 2
+    fi
+    exec node -r @swc-node/register "apps/${APP}/src/migrate.ts" revert "$@"
+    ;;
   load-labels)
     # audit-api's label packs (data/labels, shipped in the image) into its schema; idempotent,
     # applies audit-api's pending migrations first. Needs audit-api's DATABASE_URL.

@@ -4,3 +4,4 @@ export * from './migrate-command';
 export * from './statement-batcher';
 export * from './pg-errors';
 export * from './retention-pruner';
+export * from './revert-migrations';
