@@ -1,32 +1,11 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINTS, REGIONS } from '@meridian/networks';
 import type { AppProcess } from './layout';
 
-/**
- * The dashboard's secrets on the local stack: derived from the stack directory (like the webhook
- * secrets key), so a restart keeps users signed up and the operator's password is stable. Local
- * only: a deployment sets random values.
- */
-export interface DashboardSecrets {
-  secretsKey: string;
-  operatorEmail: string;
-  operatorPassword: string;
-}
-
-export function dashboardSecrets(
-  dir: string,
-  env: NodeJS.ProcessEnv = process.env,
-): DashboardSecrets {
-  const derive = (purpose: string) =>
-    createHash('sha256').update(`meridian-local-stack-dashboard-${purpose}:${dir}`).digest();
-  return {
-    secretsKey: env['DASHBOARD_SECRETS_KEY'] ?? derive('secrets').toString('base64'),
-    operatorEmail: env['DASHBOARD_OPERATOR_EMAIL'] ?? 'operator@meridian.example',
-    operatorPassword:
-      env['DASHBOARD_OPERATOR_PASSWORD'] ?? derive('operator').toString('base64url').slice(0, 20),
-  };
+/** The operator the dashboard makes at its first start (its password: tools/stack/secrets.ts). */
+export function dashboardOperatorEmail(env: NodeJS.ProcessEnv = process.env): string {
+  return env['DASHBOARD_OPERATOR_EMAIL'] ?? 'operator@meridian.example';
 }
 
 const WEB_DIR = 'apps/dashboard/web';
@@ -56,12 +35,15 @@ export function viteBuildArgs(root: string): string[] {
   ];
 }
 
-/** What the dashboard process needs beyond the common env: the APIs it calls and what it shows. */
+/**
+ * What the dashboard process needs beyond the common env: the APIs it calls and what it shows
+ * (its secrets key and the operator's password come from the stack's secrets, secretsEnvOf).
+ */
 export function dashboardEnv(
   apps: readonly AppProcess[],
   host: string,
   root: string,
-  secrets: DashboardSecrets,
+  operatorEmail: string,
 ): Record<string, string> {
   const byName = (name: string) => apps.find((app) => app.name === name)!;
   const http = (name: string) => `http://${host}:${byName(name).httpPort}`;
@@ -69,9 +51,7 @@ export function dashboardEnv(
     BILLING_API_URL: `${http('billing-ledger')}/api/v1`,
     WEBHOOKS_API_URL: `${http('webhook-matcher')}/api/v1`,
     AUDIT_API_URL: `${http('audit-api')}/v1`,
-    DASHBOARD_SECRETS_KEY: secrets.secretsKey,
-    OPERATOR_EMAIL: secrets.operatorEmail,
-    OPERATOR_PASSWORD: secrets.operatorPassword,
+    OPERATOR_EMAIL: operatorEmail,
     // Plain http on 127.0.0.1: a Secure cookie would never come back.
     COOKIE_SECURE: 'false',
     PUBLIC_RPC_URLS: JSON.stringify(

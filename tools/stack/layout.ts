@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ENDPOINTS } from '@meridian/networks';
-import { dashboardEnv, dashboardSecrets } from './dashboard';
+import { dashboardEnv, dashboardOperatorEmail } from './dashboard';
+import { exportedSecrets, type StackSecrets } from './secrets';
 
 /** Where everything of the local stack lives and listens. Overridable by env for tests. */
 export interface StackLayout {
@@ -30,6 +30,12 @@ export interface StackLayout {
   /** Where fake-sui-upstream listens when SUI_UPSTREAM_URLS is unset (network S). */
   fakeSuiPort: number;
   apps: AppProcess[];
+  /**
+   * Secrets exported before `npm start` (WEBHOOK_SECRETS_KEY, DASHBOARD_SECRETS_KEY,
+   * DASHBOARD_OPERATOR_PASSWORD, FILTER_ID_KEY): they win over the stack's stored ones
+   * (tools/stack/secrets.ts), which the stack passes to the apps otherwise.
+   */
+  exportedSecrets: Partial<StackSecrets>;
 }
 
 export interface AppProcess {
@@ -46,11 +52,6 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
   const base = Number(env['STACK_PORT_BASE'] ?? 7100);
   const port = (offset: number) => base + offset;
   const dir = resolve(env['STACK_DIR'] ?? join(root, '.stack'));
-  // Seals webhook signing secrets (matcher and worker share it). Local stack only: stable per
-  // stack directory so sealed secrets survive a restart; a deployment sets a random key.
-  const webhookSecretsKey =
-    env['WEBHOOK_SECRETS_KEY'] ??
-    createHash('sha256').update(`meridian-local-stack-webhook-secrets:${dir}`).digest('base64');
   const apps: AppProcess[] = [
     {
       name: 'billing-ledger',
@@ -85,13 +86,13 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
       name: 'webhook-matcher',
       app: 'webhook-matcher',
       httpPort: port(3),
-      env: { WEBHOOK_SECRETS_KEY: webhookSecretsKey, WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true' },
+      env: { WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true' },
     },
     {
       name: 'delivery-worker',
       app: 'delivery-worker',
       httpPort: port(5),
-      env: { ALLOW_LOOPBACK_TARGETS: 'true', WEBHOOK_SECRETS_KEY: webhookSecretsKey },
+      env: { ALLOW_LOOPBACK_TARGETS: 'true' },
     },
     { name: 'audit-api', app: 'audit-api', httpPort: port(2), env: {} },
   ];
@@ -100,7 +101,7 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     name: 'dashboard',
     app: 'dashboard',
     httpPort: port(6),
-    env: dashboardEnv(apps, host, root, dashboardSecrets(dir, env)),
+    env: dashboardEnv(apps, host, root, dashboardOperatorEmail(env)),
   });
   return {
     root,
@@ -121,5 +122,6 @@ export function stackLayout(env: NodeJS.ProcessEnv = process.env): StackLayout {
     ],
     fakeSuiPort: port(43),
     apps,
+    exportedSecrets: exportedSecrets(env),
   };
 }

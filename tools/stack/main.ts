@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   try {
-    printSummary(await startStack(layout, group, log), log);
+    printSummary(await startStack(layout, group, log), layout, log);
   } catch (error) {
     log(`failed: ${error instanceof Error ? error.message : String(error)}`);
     await group.stop();

@@ -9,7 +9,7 @@ import {
   uniqueNatsPrefix,
   type TestDatabase,
 } from '@meridian/testing';
-import { dashboardEnv, dashboardSecrets } from './dashboard';
+import { dashboardEnv, dashboardOperatorEmail } from './dashboard';
 import { stackLayout, type AppProcess, type StackLayout } from './layout';
 import { httpOk } from './probe';
 import { ProcessGroup, type ManagedProcess } from './process-group';
@@ -123,7 +123,7 @@ export async function startPrivateStack(options: PrivateStackOptions): Promise<P
   for (const app of apps)
     if (app.app === 'dashboard')
       app.env = {
-        ...dashboardEnv(ported, base.host, base.root, dashboardSecrets(dir)),
+        ...dashboardEnv(ported, base.host, base.root, dashboardOperatorEmail(layoutEnv)),
         ...options.env?.[app.name],
       };
   const layout: StackLayout = { ...base, apps, devnets };

@@ -1,16 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startDevnet } from './devnet';
 import type { AppProcess, StackLayout } from './layout';
 import { findServerBinary } from './server-binary';
-import { dashboardBuildNeeded, dashboardSecrets, viteBuildArgs } from './dashboard';
+import { dashboardBuildNeeded, dashboardOperatorEmail, viteBuildArgs } from './dashboard';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
-import { mergeUpstreams, parseGivenUpstreams } from './upstreams';
-import { auditChainForNetwork, ENDPOINTS, REGIONS, type NetworkKey } from '@meridian/networks';
+import { loadStackSecrets, secretsEnvOf, type StackSecrets } from './secrets';
+import { mergeUpstreams, parseGivenUpstreams, upstreamsAt } from './upstreams';
+import {
+  auditChainForNetwork,
+  ENDPOINTS,
+  networksAt,
+  REGIONS,
+  type Endpoint,
+  type NetworkKey,
+} from '@meridian/networks';
 
 export type StackEndpoints = ReturnType<typeof endpointsOf>;
 
@@ -29,6 +36,8 @@ export async function startStack(
   mkdirSync(layout.dir, { recursive: true });
   const given = parseGivenUpstreams(layout.upstreams);
   const databaseUrl = await ensurePostgres(layout, group, log);
+  // Before the migrations: a database that already holds sealed data keeps its legacy keys.
+  const secrets = await stackSecrets(layout, databaseUrl, log);
   const natsUrl = await ensureNats(layout, group, log);
   const redisUrl = await ensureRedis(layout, group, log);
   const devnets = await Promise.all(
@@ -44,7 +53,6 @@ export async function startStack(
       }`,
     );
   const suiUpstream = await ensureSuiUpstream(layout, group, log, 'sui-mainnet' in given);
-  const secrets = loadSecrets(layout);
   const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
   const runOnce = async (name: string, script: string, env: Record<string, string>) => {
     const code = await group.run(name, process.execPath, node(script), {
@@ -73,7 +81,7 @@ export async function startStack(
     NATS_URL: natsUrl,
     NATS_PREFIX: layout.natsPrefix,
     BILLING_GRPC_URL: `${layout.host}:${billing.grpcPort}`,
-    OPERATOR_TOKEN: secrets.operatorToken,
+    OPERATOR_TOKEN: secrets.operator_token,
     UPSTREAMS: JSON.stringify(upstreams),
     SUI_UPSTREAM_URLS: suiUpstream.urls,
     NETWORKS: networks.join(','),
@@ -88,6 +96,8 @@ export async function startStack(
   const startApp = (app: AppProcess, extra: Record<string, string> = {}) => {
     const env: Record<string, string> = {
       ...common,
+      ...secretsEnvOf(app.app, secrets),
+      ...(app.app === 'rpc-gateway' ? gatewayUpstreams(app, upstreams, suiUpstream.urls) : {}),
       ...extra,
       ...app.env,
       HTTP_PORT: String(app.httpPort),
@@ -121,11 +131,11 @@ export async function startStack(
 
   // billing-ledger first: the other apps' credentials (and audit-api's own access tokens) come from it.
   await startApp(billing);
-  const demo = await seedDemo(layout, secrets.operatorToken);
+  const demo = await seedDemo(layout, secrets.operator_token);
   // A layout may hold a subset of the apps (a test's private stack): audit-api's service
   // account and chain URLs only when it runs.
   const auditEnv = layout.apps.some((app) => app.app === 'audit-api')
-    ? await auditApiEnv(layout, secrets.operatorToken, layout.devnets)
+    ? await auditApiEnv(layout, secrets.operator_token, layout.devnets)
     : {};
   await Promise.all(
     layout.apps
@@ -133,7 +143,7 @@ export async function startStack(
       .map((app) => startApp(app, app.app === 'audit-api' ? auditEnv : {})),
   );
 
-  const endpoints = endpointsOf(layout, devnets, suiUpstream.fake, demo, secrets.operatorToken);
+  const endpoints = endpointsOf(layout, devnets, suiUpstream.fake, demo, secrets);
   writeFileSync(join(layout.dir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   return endpoints;
 }
@@ -343,17 +353,49 @@ async function ensureRedis(
   return url;
 }
 
-interface Secrets {
-  operatorToken: string;
+/** The stack's secrets, kept in its database (tools/stack/secrets.ts); says where each came from. */
+async function stackSecrets(
+  layout: StackLayout,
+  databaseUrl: string,
+  log: (line: string) => void,
+): Promise<StackSecrets> {
+  const { values, sources } = await loadStackSecrets(
+    databaseUrl,
+    layout.dir,
+    layout.exportedSecrets,
+  );
+  const said: Record<string, string[]> = {};
+  for (const [name, source] of Object.entries(sources)) (said[source] ??= []).push(name);
+  const what = {
+    stored: 'stored',
+    generated: 'generated and stored',
+    legacy: `derived from ${layout.dir} as before the store, and stored`,
+    exported: 'exported (not stored)',
+  };
+  log(
+    `secrets in the stack's database (local_stack.secrets): ${Object.entries(said)
+      .map(([source, names]) => `${names.join(', ')} ${what[source as keyof typeof what]}`)
+      .join('; ')}`,
+  );
+  return values;
 }
 
-/** Generated once per stack directory, so restarts keep working credentials. */
-function loadSecrets(layout: StackLayout): Secrets {
-  const file = join(layout.dir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
-  const secrets = { operatorToken: `op_${randomBytes(24).toString('hex')}` };
-  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-  return secrets;
+/**
+ * A gateway's UPSTREAMS and SUI_UPSTREAM_URLS: only the networks its endpoint offers, as each
+ * region's deploy/overlays upstreams.json, so it logs no "networks this endpoint does not offer"
+ * warning (which a deployment's misplaced node should still raise).
+ */
+function gatewayUpstreams(
+  app: AppProcess,
+  upstreams: Parameters<typeof upstreamsAt>[1],
+  suiUrls: string,
+): Record<string, string> {
+  const endpoint = app.env['REGION'] as Endpoint;
+  const offersSui = networksAt(endpoint).some((network) => network.key === 'sui-mainnet');
+  return {
+    UPSTREAMS: JSON.stringify(upstreamsAt(endpoint, upstreams)),
+    SUI_UPSTREAM_URLS: offersSui ? suiUrls : '',
+  };
 }
 
 function endpointsOf(
@@ -361,7 +403,7 @@ function endpointsOf(
   devnets: Array<{ network: string; url: string }>,
   fakeSui: string | undefined,
   demo: DemoCredentials,
-  operatorToken: string,
+  secrets: StackSecrets,
 ) {
   const http = (app: AppProcess) => `http://${layout.host}:${app.httpPort}`;
   // A layout may hold a subset of the apps (the fuzz suite runs only the public edges).
@@ -386,26 +428,29 @@ function endpointsOf(
     devnets: Object.fromEntries(devnets.map((devnet) => [devnet.network, devnet.url])),
     /** Stand-ins named as such: recorded responses, not nodes. */
     fakes: fakeSui ? { 'sui-mainnet': fakeSui } : {},
-    demo: { ...demo, operatorToken },
-    dashboard: dashboardEndpoint(layout),
+    demo: { ...demo, operatorToken: secrets.operator_token },
+    dashboard: dashboardEndpoint(layout, secrets),
   };
 }
 
 /** The dashboard's URL and its operator sign-in, when the layout runs it. */
-function dashboardEndpoint(layout: StackLayout) {
+function dashboardEndpoint(layout: StackLayout, secrets: StackSecrets) {
   const app = layout.apps.find((candidate) => candidate.app === 'dashboard');
   if (!app) return undefined;
-  const secrets = dashboardSecrets(layout.dir);
   return {
     url: `http://${layout.host}:${app.httpPort}`,
-    operatorEmail: secrets.operatorEmail,
-    operatorPassword: secrets.operatorPassword,
+    operatorEmail: app.env['OPERATOR_EMAIL'] ?? dashboardOperatorEmail(),
+    operatorPassword: app.env['OPERATOR_PASSWORD'] ?? secrets.dashboard_operator_password,
   };
 }
 
-export function printSummary(endpoints: StackEndpoints, log: (line: string) => void): void {
+export function printSummary(
+  endpoints: StackEndpoints,
+  layout: StackLayout,
+  log: (line: string) => void,
+): void {
   const lines = [
-    'stack is up. Endpoints (also in .stack/endpoints.json):',
+    `stack is up. Endpoints (also in ${join(layout.dir, 'endpoints.json')}):`,
     ...Object.entries(endpoints.apps).map(([name, url]) => `  ${name.padEnd(20)} ${url}`),
     ...Object.entries(endpoints.rpc).map(
       ([region, url]) => `  rpc ${region.padEnd(16)} ${url}<ACCESS_TOKEN>/`,

@@ -1,4 +1,4 @@
-import { mergeUpstreams, parseGivenUpstreams } from './upstreams';
+import { mergeUpstreams, parseGivenUpstreams, upstreamsAt } from './upstreams';
 
 const devnets = [
   { network: 'opbnb-mainnet', url: 'http://127.0.0.1:7140' },
@@ -64,5 +64,27 @@ describe('the local stack UPSTREAMS', () => {
     ['an empty list', '{"eth-mainnet":[]}', 'UPSTREAMS: eth-mainnet: needs at least one node URL'],
   ])('refuses %s with a line naming UPSTREAMS', (_, text, message) => {
     expect(() => parseGivenUpstreams(text)).toThrow(message);
+  });
+});
+
+describe("a gateway's share of the stack UPSTREAMS", () => {
+  const upstreams = {
+    'opbnb-mainnet': ['http://127.0.0.1:7140'],
+    'polygon-mainnet': ['http://127.0.0.1:7141'],
+    'polygon-amoy': ['https://amoy.example'],
+    'eth-mainnet': ['http://127.0.0.1:7142'],
+    'sui-mainnet': ['https://sui.example'],
+  };
+
+  it('gives each endpoint only the networks it offers', () => {
+    expect(Object.keys(upstreamsAt('eu', upstreams))).toEqual([
+      'opbnb-mainnet',
+      'polygon-mainnet',
+      'polygon-amoy',
+      'eth-mainnet',
+    ]);
+    // Amoy is not offered in asia (network-lookup), S only at the shared endpoint.
+    expect(Object.keys(upstreamsAt('asia', upstreams))).not.toContain('polygon-amoy');
+    expect(upstreamsAt('shared', upstreams)).toEqual({ 'sui-mainnet': ['https://sui.example'] });
   });
 });

@@ -1,4 +1,4 @@
-import { NETWORKS, type NetworkKey } from '@meridian/networks';
+import { NETWORKS, networksAt, type Endpoint, type NetworkKey } from '@meridian/networks';
 import { upstreamsJsonSchema } from '@meridian/platform-config';
 
 /** One network's nodes as UPSTREAMS writes them: URL strings or `{http, ws}` objects. */
@@ -47,4 +47,16 @@ export function mergeUpstreams(
     (key) => NETWORKS[key as NetworkKey].family === 'evm',
   );
   return { upstreams, networks };
+}
+
+/**
+ * The entries of the stack's UPSTREAMS for the networks `endpoint` offers: what its gateway is
+ * given, as a deployment gives each region's gateway its own upstreams.json.
+ */
+export function upstreamsAt(
+  endpoint: Endpoint,
+  upstreams: Readonly<Record<string, UpstreamEntries>>,
+): Record<string, UpstreamEntries> {
+  const offered = new Set<string>(networksAt(endpoint).map((network) => network.key));
+  return Object.fromEntries(Object.entries(upstreams).filter(([key]) => offered.has(key)));
 }
