@@ -136,7 +136,9 @@ export async function createHttpApp(
   // fastify sends (the frameworkErrors answers above, written past it, record themselves).
   let telemetry: RequestTelemetry | undefined;
   if (options.requestMetrics !== false || options.accessLog !== false) {
-    fastify.addHook('onResponse', async (request, reply) => {
+    // A callback hook, not an async one: no promise per request (the request context's promise
+    // hooks would run for it).
+    fastify.addHook('onResponse', (request, reply, done) => {
       telemetry?.record({
         method: request.method,
         route: request.is404 ? undefined : request.routeOptions.url,
@@ -144,6 +146,7 @@ export async function createHttpApp(
         durationMs: reply.elapsedTime,
         requestId: String(request.id),
       });
+      done();
     });
   }
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
