@@ -164,3 +164,192 @@ describe.each(APPS_WITH_DATABASE)('%s migrations reverted (real Postgres)', (app
     }
   });
 });
+
+/** A data source of the app on a fresh database, every migration applied. */
+async function migrated(app: string, db: TestDatabase) {
+  const { SCHEMA, dataSourceOptions } = await appDatabase(app);
+  const ds = createAppDataSource(dataSourceOptions(db.url));
+  await ds.initialize();
+  await runMigrations(ds, SCHEMA);
+  return { ds, schema: SCHEMA };
+}
+
+describe('downs that keep data (real Postgres)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'revert_data' });
+  });
+  afterAll(() => db.drop());
+
+  it("delivery-worker: the attempt log survives reverting its CONCURRENTLY indexes and the event budget; applied again, an event's earlier attempts hold no slot", async () => {
+    const { ds, schema } = await migrated('delivery-worker', db);
+    try {
+      await ds.query(`
+        INSERT INTO deliveries.attempts (id, job_id, attempt, account_id, webhook_id, started_at,
+                                         finished_at, outcome, billed, usage_part, event_key, event_attempt)
+        VALUES ('job_1:1', 'job_1', 1, 'acc_1', 'wh_1', '2026-11-30T06:00:00Z', '2026-11-30T06:00:01Z',
+                'failure', true, 'part_1', 'wh_1:evt_1', 1),
+               ('job_1:2', 'job_1', 2, 'acc_1', 'wh_1', '2026-11-30T06:01:00Z', NULL, NULL, true, NULL,
+                'wh_1:evt_1', 2)`);
+      await ds.query(`
+        INSERT INTO deliveries.usage_parts (id, body, created_at, published_at)
+        VALUES ('part_1', '{"cu":25}', '2026-11-30T06:00:02Z', '2026-11-30T06:00:03Z')`);
+      const log = `SELECT id, job_id, attempt, outcome, billed, usage_part, started_at::text
+                     FROM deliveries.attempts ORDER BY id`;
+      const before = await ds.query(log);
+
+      // Back to before the started-at index: both CONCURRENTLY migrations and the usage-part index.
+      expect(await revertMigrations(ds, schema, { to: 'AttemptsFillfactor1764300000000' })).toEqual(
+        [
+          'EventAttempts1765200000000',
+          'AttemptsStartedIndex1765000000000',
+          'UsagePartsPublishedIndex1764700000000',
+        ],
+      );
+      expect(await ds.query(log)).toEqual(before);
+      expect(await ds.query(`SELECT id FROM deliveries.usage_parts`)).toEqual([{ id: 'part_1' }]);
+
+      expect(await runMigrations(ds, schema)).toHaveLength(3);
+      expect(await ds.query(log)).toEqual(before);
+      // The budget's slots went with the down: the event counts its 8 from its next attempt.
+      expect(
+        await ds.query(
+          `SELECT count(*)::int AS n FROM deliveries.attempts WHERE event_key IS NULL`,
+        ),
+      ).toEqual([{ n: 2 }]);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('billing-ledger: usage journals go back to the ledger tables and pending hourly usage is folded, ids and sums kept; applied again, the ledger reads the same', async () => {
+    const { ds, schema } = await migrated('billing-ledger', db);
+    try {
+      await ds.query(`
+        INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, plan_started_at, created_at, updated_at)
+        VALUES ('acc_a', 'a', 'individual', 'free', false, now(), now(), now())`);
+      await ds.query(
+        `INSERT INTO billing.balances (account_id, updated_at) VALUES ('acc_a', now())`,
+      );
+      const [{ id: topUp }] = await ds.query(`
+        INSERT INTO billing.ledger_journal (idempotency_key, account_id, kind, amount_cu, occurred_at)
+        VALUES ('topup:1', 'acc_a', 'topup_created', 1000, '2026-11-29T10:00:00Z') RETURNING id`);
+      await ds.query(
+        `INSERT INTO billing.ledger_entries (journal_id, account_id, ledger, amount_cu)
+         VALUES ($1, 'acc_a', 'pending', 1000), ($1, 'acc_a', 'topup_source', -1000)`,
+        [topUp],
+      );
+      const [{ id: usage }] = await ds.query(`
+        INSERT INTO billing.usage_journal (idempotency_key, account_id, kind, amount_cu, occurred_at)
+        VALUES ('usage:b1:acc_a', 'acc_a', 'usage', 30, '2026-11-30T10:00:00Z') RETURNING id`);
+      await ds.query(
+        `INSERT INTO billing.usage_entries (journal_id, account_id, ledger, amount_cu, occurred_at)
+         VALUES ($1, 'acc_a', 'allowance', -30, '2026-11-30T10:00:00Z'),
+                ($1, 'acc_a', 'usage', 30, '2026-11-30T10:00:00Z')`,
+        [usage],
+      );
+      await ds.query(`
+        INSERT INTO billing.usage_hourly (account_id, hour, network, method, calls, cu)
+        VALUES ('acc_a', '2026-11-30T10:00:00Z', 'eth-mainnet', 'eth_call', 5, 50)`);
+      await ds.query(`
+        INSERT INTO billing.usage_hourly_pending (account_ids, hours, networks, methods, calls, cu, shard)
+        VALUES ('{acc_a,acc_a}', '{2026-11-30T10:00:00Z,2026-11-30T10:00:00Z}', '{eth-mainnet,eth-mainnet}',
+                '{eth_call,eth_call}', '{1,2}', '{10,20}', 3)`);
+      const ledger = (journals: string, entries: string) =>
+        ds.query(`SELECT j.id::text, j.idempotency_key, j.kind, j.amount_cu::int, e.id::text AS entry,
+                         e.ledger, e.amount_cu::int AS entry_cu
+                    FROM billing.${journals} j JOIN billing.${entries} e ON e.journal_id = j.id
+                   ORDER BY e.id`);
+      const before = await ledger('journals', 'entries');
+      expect(before).toHaveLength(4);
+
+      // Back before the pending rollups: through the partitions' down and the foreign keys' down.
+      const reverted = await revertMigrations(ds, schema, {
+        to: 'BalancesHotUpdates1764200000000',
+      });
+      expect(reverted).toHaveLength(9);
+      expect(reverted.at(-1)).toBe('UsageHourlyPending1764300000000');
+      expect(await ledger('ledger_journal', 'ledger_entries')).toEqual(before);
+      expect(
+        await ds.query(
+          `SELECT calls::int, cu::int FROM billing.usage_hourly WHERE account_id = 'acc_a'`,
+        ),
+      ).toEqual([{ calls: 8, cu: 80 }]);
+      expect(await ds.query(`SELECT id FROM billing.accounts`)).toEqual([{ id: 'acc_a' }]);
+
+      expect(await runMigrations(ds, schema)).toHaveLength(9);
+      expect(await ledger('journals', 'entries')).toEqual(before);
+      expect(await ds.query(`SELECT id::text FROM billing.usage_journal`)).toEqual([
+        { id: String(usage) },
+      ]);
+    } finally {
+      await ds.destroy();
+    }
+  });
+});
+
+describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'revert_command' });
+    const { ds } = await migrated('webhook-matcher', db);
+    await ds.destroy();
+  });
+  afterAll(() => db.drop());
+
+  const image = (args: string[], env: Record<string, string | undefined> = {}) =>
+    spawnSync('sh', [join(root, 'deploy/docker/entrypoint.sh'), ...args], {
+      cwd: root,
+      env: { ...process.env, APP: 'webhook-matcher', DATABASE_URL: db.url, ...env },
+      encoding: 'utf8',
+    });
+
+  it('reverts what it is asked, a line per migration; refuses more than is applied and bad arguments with exit 2, reverting nothing', () => {
+    const three = image(['revert', '--count', '3']);
+    expect({ status: three.status, stderr: three.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(three.stdout.split('\n')).toEqual([
+      'webhook-matcher: reverted DeliveryReplays1765400000000 (in its own transaction)',
+      'webhook-matcher: reverted DeliveryAttemptsEventSlot1765300000000 (in its own transaction)',
+      'webhook-matcher: reverted DeliveryAttemptsByEvent1765200000000 (without a transaction)',
+      'webhook-matcher: schema webhooks, 3 migration(s) reverted: DeliveryReplays1765400000000, ' +
+        'DeliveryAttemptsEventSlot1765300000000, DeliveryAttemptsByEvent1765200000000',
+      '',
+    ]);
+
+    const past = image(['revert', '--count', '6']);
+    expect({ status: past.status, stdout: past.stdout, stderr: past.stderr }).toEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        'webhook-matcher: revert refused: asked to revert 6, but 5 applied (newest first: ' +
+        'ResumedAt1765100000000, IdempotencyRequestHash1764400000000, DeliveriesAttempts1764300000000, ' +
+        'MatchingEvents1764200000000, WebhooksInitial1764100000000)\n',
+    });
+    const notApplied = image(['revert', '--to', 'DeliveryReplays1765400000000']);
+    expect({ status: notApplied.status, stderr: notApplied.stderr }).toEqual({
+      status: 2,
+      stderr: expect.stringContaining(
+        'webhook-matcher: revert refused: DeliveryReplays1765400000000 is not applied',
+      ),
+    });
+    const bad = image(['revert', '--count', 'all']);
+    expect({ status: bad.status, stderr: bad.stderr }).toEqual({
+      status: 2,
+      stderr:
+        'webhook-matcher: revert refused: --count takes a whole number from 1 to 9999, not "all"\n',
+    });
+    const noApp = image(['revert'], { APP: '' });
+    expect({ status: noApp.status, stderr: noApp.stderr }).toEqual({
+      status: 2,
+      stderr: 'revert: set APP to the app whose migrations to revert\n',
+    });
+
+    const again = image(['migrate']);
+    expect({ status: again.status, stdout: again.stdout }).toEqual({
+      status: 0,
+      stdout:
+        'webhook-matcher: schema webhooks, 3 migration(s) applied: DeliveryAttemptsByEvent1765200000000, ' +
+        'DeliveryAttemptsEventSlot1765300000000, DeliveryReplays1765400000000\n',
+    });
+  });
+});
