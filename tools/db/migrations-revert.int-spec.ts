@@ -304,7 +304,7 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
       encoding: 'utf8',
     });
 
-  it('reverts what it is asked, a line per migration; refuses more than is applied and bad arguments with exit 2, reverting nothing', () => {
+  it('reverts what it is asked, a line per migration; refuses more than is applied, bad arguments and an unknown command with exit 2, reverting nothing', () => {
     const three = image(['revert', '--count', '3']);
     expect({ status: three.status, stderr: three.stderr }).toEqual({ status: 0, stderr: '' });
     expect(three.stdout.split('\n')).toEqual([
@@ -344,6 +344,18 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
       stderr: 'revert: set APP to the app whose migrations to revert\n',
     });
 
+    const unknown = spawnSync(
+      process.execPath,
+      ['-r', '@swc-node/register', 'apps/webhook-matcher/src/migrate.ts', 'down'],
+      { cwd: root, env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8' },
+    );
+    expect({ status: unknown.status, stderr: unknown.stderr }).toEqual({
+      status: 2,
+      stderr:
+        'webhook-matcher: unknown command "down"; usage: migrate.ts [revert [--count N | --to ' +
+        '<migration name>] (default: --count 1)]\n',
+    });
+
     const again = image(['migrate']);
     expect({ status: again.status, stdout: again.stdout }).toEqual({
       status: 0,
@@ -351,5 +363,36 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
         'webhook-matcher: schema webhooks, 3 migration(s) applied: DeliveryAttemptsByEvent1765200000000, ' +
         'DeliveryAttemptsEventSlot1765300000000, DeliveryReplays1765400000000\n',
     });
+  });
+});
+
+describe('two reverts of one schema (real Postgres)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'revert_lock' });
+  });
+  afterAll(() => db.drop());
+
+  it('the second is refused while the first holds the schema, and reverts nothing', async () => {
+    const { ds, schema } = await migrated('dashboard', db);
+    const first = ds.createQueryRunner();
+    try {
+      await first.query('SELECT pg_advisory_lock(hashtext($1))', [
+        `meridian migrations revert ${schema}`,
+      ]);
+      await expect(revertMigrations(ds, schema, { count: 1 })).rejects.toThrow(
+        'another revert of schema dashboard is running',
+      );
+      expect(await ds.query(`SELECT name FROM dashboard.migrations`)).toEqual([
+        { name: 'DashboardInitial1764000000000' },
+      ]);
+      await first.query('SELECT pg_advisory_unlock_all()');
+      expect(await revertMigrations(ds, schema, { count: 1 })).toEqual([
+        'DashboardInitial1764000000000',
+      ]);
+    } finally {
+      await first.release();
+      await ds.destroy();
+    }
   });
 });
