@@ -38,6 +38,10 @@ const SECRETS: Record<string, Record<string, { placeholder: string; real: string
       placeholder: Buffer.from('CHANGE-ME-dashboard-secrets-key!').toString('base64'),
       real: key,
     },
+    DASHBOARD_SECRETS_PREVIOUS_KEYS: {
+      placeholder: Buffer.from('CHANGE-ME-dashboard-secrets-key!').toString('base64'),
+      real: key,
+    },
     OPERATOR_PASSWORD: { placeholder: 'change-me-password', real: 'a-long-real-password' },
   },
   'delivery-worker': {
