@@ -52,11 +52,11 @@ export function randomSecrets(): StackSecrets {
 }
 
 /**
- * What a stack made before the store existed would have used: the keys and the operator's
- * password derived from the stack directory's absolute path, and the operator token of
- * `<dir>/secrets.json`. Only for a stack whose database already holds data (`existingData`):
- * that data is sealed under these, so they are stored instead of random ones. No FILTER_ID_KEY
- * was ever set (each gateway made its own).
+ * What a stack made before the store existed used: the operator token of `<dir>/secrets.json`
+ * when that file is there, and, when its database already holds data (`existingData`: the data
+ * is sealed under them), the keys and the operator's password derived from the stack
+ * directory's absolute path. They are stored instead of random ones. No FILTER_ID_KEY was ever
+ * set (each gateway made its own).
  */
 export function legacySecrets(dir: string, existingData: boolean): Partial<StackSecrets> {
   const legacy: Partial<StackSecrets> = {};
