@@ -7,10 +7,7 @@ import {
 } from '@nats-io/jetstream';
 import { DomainError } from '@meridian/errors';
 import { urlOrigin } from '@meridian/platform-observability';
-import {
-  natsConnectOptions,
-  type NatsConnectionSettings,
-} from './nats-connect-options';
+import { natsConnectOptions, type NatsConnectionSettings } from './nats-connect-options';
 import { natsInboxPrefix } from './nats-permissions';
 
 /** `url` and the credential and TLS files (`natsSettingsOf(config)` of @meridian/platform-config). */

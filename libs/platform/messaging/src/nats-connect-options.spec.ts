@@ -40,9 +40,7 @@ describe('natsConnectOptions', () => {
 
 describe('a NATS URL in a log (urlOrigin)', () => {
   it('drops the user, password and token, keeps the rest', () => {
-    expect(urlOrigin('tls://ledger:s3cret@nats.example:4222')).toBe(
-      'tls://nats.example:4222',
-    );
+    expect(urlOrigin('tls://ledger:s3cret@nats.example:4222')).toBe('tls://nats.example:4222');
     expect(urlOrigin('nats://t0ken@nats:4222')).toBe('nats://nats:4222');
     expect(urlOrigin('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
   });
