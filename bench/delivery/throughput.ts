@@ -27,7 +27,7 @@ import {
   testNatsUrl,
   uniqueNatsPrefix,
 } from '@meridian/testing';
-import { sealSecret } from '@meridian/webhooks';
+import { sealSecret } from '@meridian/platform-secrets';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Agent, request } from 'undici';

@@ -3,7 +3,7 @@ import { createAppDataSource, initializeDataSource, runMigrations } from '@merid
 import { createHttpApp } from '@meridian/platform-http';
 import { createTestDatabase, runAppScript, type TestDatabase } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
-import { sealSecret, SecretKeyRing, secretsKeyId } from '@meridian/webhooks';
+import { sealSecret, SecretKeyRing, secretsKeyId } from '@meridian/platform-secrets';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';

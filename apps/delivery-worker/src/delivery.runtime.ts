@@ -16,7 +16,7 @@ import {
 import { RetentionPruner } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, type Clock } from '@meridian/time';
-import { SecretKeyRing } from '@meridian/webhooks';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
 import {
   Inject,
   Injectable,
@@ -106,7 +106,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       send: (url, headers, body) => this.sender.send(url, headers, body),
       limits: new EndpointLimits(),
       secrets: new SecretKeyRing(
-        config.WEBHOOK_SECRETS_KEY,
+        parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
         config.WEBHOOK_SECRETS_PREVIOUS_KEYS ?? [],
       ),
       publishHealth: (health) => this.health.publish(health),

@@ -8,7 +8,7 @@ import {
 import { createAppDataSource } from '@meridian/platform-db';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { createLogger } from '@meridian/platform-observability';
-import { parseSecretsKey, SecretKeyRing } from '@meridian/webhooks';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
 import { z } from 'zod';
 import { configSchema, type AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';

@@ -9,7 +9,8 @@ import {
   testNatsUrl,
   type TestDatabase,
 } from '@meridian/testing';
-import { sealSecret, SecretKeyRing, verifyXSignature } from '@meridian/webhooks';
+import { sealSecret, SecretKeyRing } from '@meridian/platform-secrets';
+import { verifyXSignature } from '@meridian/webhooks';
 import { Kvm } from '@nats-io/kv';
 import pino from 'pino';
 import { StatusPublisher } from '../src/status/status-publisher.service';

@@ -1,6 +1,6 @@
 import { commonEnv, secretListSetting, secretSetting, urlOf } from '@meridian/platform-config';
 import { ENDPOINTS, REGIONS } from '@meridian/networks';
-import { parseSecretsKey, parseSecretsKeyList } from '@meridian/webhooks';
+import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secrets';
 import { z } from 'zod';
 
 const jsonOf = <S extends z.ZodType>(schema: S, hint: string) =>
@@ -34,16 +34,7 @@ export const configSchema = z.object({
   /** billing-ledger's operator token: sign-up creates accounts and operators act through it. */
   OPERATOR_TOKEN: secretSetting(z.string().min(16)),
   /** 32 bytes, base64: seals each account's API key at rest (AES-256-GCM, a key ring, ADR 0603). */
-  DASHBOARD_SECRETS_KEY: secretSetting(
-    z.string().refine((value) => {
-      try {
-        parseSecretsKey(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be 32 bytes, base64-encoded'),
-  ),
+  DASHBOARD_SECRETS_KEY: secretsKeySetting(),
   /**
    * Keys that open API keys sealed before DASHBOARD_SECRETS_KEY (comma-separated, 32 bytes base64
    * each); they never seal. Set only during a rotation (README "Rotating DASHBOARD_SECRETS_KEY").

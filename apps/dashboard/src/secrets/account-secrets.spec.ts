@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { DomainError } from '@meridian/errors';
 import { isSecretSetting, parseConfig } from '@meridian/platform-config';
-import { sealedKeyId, sealSecret, secretsKeyId } from '@meridian/webhooks';
+import { sealedKeyId, sealSecret, secretsKeyId } from '@meridian/platform-secrets';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { configSchema, type AppConfig } from '../config/config';

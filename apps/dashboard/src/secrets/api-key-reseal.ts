@@ -1,7 +1,7 @@
-import { isSealedSecretError, type SecretKeyRing } from '@meridian/webhooks';
+import { isSealedSecretError, resealPasses, type SecretKeyRing } from '@meridian/platform-secrets';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { SealedKeysRepository } from './sealed-keys.repository';
+import { SealedKeysRepository, type SealedKeyRow } from './sealed-keys.repository';
 
 /** What one reseal run did (ADR 0603); the command prints it as one JSON line. */
 export interface ApiKeyResealReport {
@@ -61,36 +61,19 @@ export class ApiKeyReseal {
 
   /** Passes over the table until one reseals nothing more (rows skipped while locked come back). */
   private async resealAll(report: ApiKeyResealReport): Promise<void> {
-    const failed = new Set<string>();
-    for (;;) {
-      let progressed = 0;
-      let after = '';
-      for (;;) {
-        const batch = await this.deps.dataSource.transaction(async (m) => {
-          const rows = await this.repository.lockStale(
-            m,
-            this.deps.ring.currentPrefix,
-            after,
-            this.deps.batchSize ?? BATCH,
-          );
-          for (const row of rows) {
-            if (failed.has(row.id)) continue;
-            const sealed = this.resealed(row.id, row.sealed_api_key, report);
-            if (sealed === null) {
-              failed.add(row.id);
-              continue;
-            }
-            await this.repository.store(m, row.id, sealed);
-            report.resealed += 1;
-            progressed += 1;
-          }
-          return rows;
-        });
-        if (batch.length === 0) break;
-        after = batch.at(-1)!.id;
-      }
-      if (progressed === 0) return;
-    }
+    await resealPasses<SealedKeyRow>({
+      dataSource: this.deps.dataSource,
+      currentPrefix: this.deps.ring.currentPrefix,
+      staleRows: this.repository.staleRows,
+      batchSize: this.deps.batchSize ?? BATCH,
+      reseal: async (m, row) => {
+        const sealed = this.resealed(row.id, row.sealed_api_key, report);
+        if (sealed === null) return false;
+        await this.repository.store(m, row.id, sealed);
+        report.resealed += 1;
+        return true;
+      },
+    });
   }
 
   /** The value under the current key, or null (and a report line) if the ring cannot open it. */

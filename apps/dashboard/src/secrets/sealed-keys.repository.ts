@@ -1,3 +1,4 @@
+import type { StaleRowsQuery } from '@meridian/platform-secrets';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
@@ -17,25 +18,14 @@ export class SealedKeysRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Up to `limit` users after `afterId` (id order) whose key is not sealed under the current key
-   * (`currentPrefix`: `v2.<key id>.`), locked until the transaction ends. Rows another
-   * transaction holds are skipped, not waited for: runs at once take disjoint rows.
+   * Users whose key is not sealed under the current key (`$1`: its `v2.<key id>.` prefix), as
+   * the reseal passes lock them (`resealPasses`).
    */
-  async lockStale(
-    m: EntityManager,
-    currentPrefix: string,
-    afterId: string,
-    limit: number,
-  ): Promise<SealedKeyRow[]> {
-    return m.query(
-      `SELECT id, sealed_api_key FROM dashboard.users
-        WHERE sealed_api_key IS NOT NULL AND NOT starts_with(sealed_api_key, $1) AND id > $2
-        ORDER BY id
-        LIMIT $3
-          FOR UPDATE SKIP LOCKED`,
-      [currentPrefix, afterId, limit],
-    );
-  }
+  readonly staleRows: StaleRowsQuery = {
+    table: 'dashboard.users',
+    columns: 'id, sealed_api_key',
+    stale: 'sealed_api_key IS NOT NULL AND NOT starts_with(sealed_api_key, $1)',
+  };
 
   async store(m: EntityManager, id: string, sealed: string): Promise<void> {
     await m.query('UPDATE dashboard.users SET sealed_api_key = $2 WHERE id = $1', [id, sealed]);

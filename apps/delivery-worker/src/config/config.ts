@@ -9,10 +9,9 @@ import {
   commonEnv,
   refuseClockOffsetInProduction,
   secretListSetting,
-  secretSetting,
 } from '@meridian/platform-config';
 import { DAY } from '@meridian/time';
-import { parseSecretsKey, parseSecretsKeyList } from '@meridian/webhooks';
+import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secrets';
 import { z } from 'zod';
 import { parseDnsServers } from '../sending/dns-servers-resolver';
 
@@ -27,16 +26,7 @@ export const configSchema = z
       .default('false')
       .transform((value) => value === 'true'),
     /** Opens the sealed signing secrets of the webhook-status KV entries (same key as the matcher). */
-    WEBHOOK_SECRETS_KEY: secretSetting(
-      z.string().transform((value, ctx) => {
-        try {
-          return parseSecretsKey(value);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      }),
-    ),
+    WEBHOOK_SECRETS_KEY: secretsKeySetting('WEBHOOK_SECRETS_KEY must be 32 bytes, base64-encoded'),
     /**
      * Keys that sealed secrets before WEBHOOK_SECRETS_KEY (comma-separated, 32 bytes base64
      * each; the same list as webhook-matcher's): they still open (ADR 0424, README "Rotating

@@ -9,11 +9,11 @@ import {
 import { DomainError } from '@meridian/errors';
 import type { ConsumedMessage } from '@meridian/platform-messaging';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
+import { SecretKeyRing } from '@meridian/platform-secrets';
 import {
   DELIVERY_RETRY_WAITS_MS,
   DELIVERY_WAIT_LIMIT_MS,
   MAX_DELIVERY_ATTEMPTS,
-  SecretKeyRing,
 } from '@meridian/webhooks';
 import type {
   AttemptFinish,

@@ -10,16 +10,18 @@ import type {
 } from '@meridian/contracts';
 import type { Clock } from '@meridian/time';
 import {
+  isSealedSecretError,
+  type SealedSecretError,
+  type SecretKeyRing,
+} from '@meridian/platform-secrets';
+import {
   DELIVERY_WAIT_LIMIT_MS,
   MAX_DELIVERY_ATTEMPTS,
   afterFailedAttempt,
   dropReasonOf,
-  isSealedSecretError,
   queuedEventDropReason,
   signedHeaders,
   signingKeyOf,
-  type SealedSecretError,
-  type SecretKeyRing,
   type SigningKey,
 } from '@meridian/webhooks';
 import type {

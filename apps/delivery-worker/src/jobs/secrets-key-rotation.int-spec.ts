@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SecretKeyRing, verifyXSignature } from '@meridian/webhooks';
+import { SecretKeyRing } from '@meridian/platform-secrets';
+import { verifyXSignature } from '@meridian/webhooks';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { Receiver, WorkerHarness, stillFalse, until } from '../testing/worker-harness';

@@ -37,7 +37,7 @@ import {
   type TestDatabase,
 } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
-import { sealSecret } from '@meridian/webhooks';
+import { sealSecret } from '@meridian/platform-secrets';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';

@@ -1,5 +1,5 @@
 import { isSecretSetting, parseConfig } from '@meridian/platform-config';
-import { parseSecretsKey, SecretKeyRing } from '@meridian/webhooks';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
 import { configSchema } from './config';
 
 describe('webhook-matcher config: the secrets key ring', () => {

@@ -12,8 +12,8 @@ import {
   optionalTokenSetting,
   secretSetting,
 } from '@meridian/platform-config';
+import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secrets';
 import { DAY } from '@meridian/time';
-import { parseSecretsKey, parseSecretsKeyList } from '@meridian/webhooks';
 import { z } from 'zod';
 import { WEBHOOK_NETWORKS } from '../webhooks/networks';
 
@@ -40,16 +40,7 @@ export const configSchema = z
     /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */
     OPERATOR_TOKEN_PREVIOUS: optionalTokenSetting(),
     /** 32 bytes, base64: seals signing secrets (same key in delivery-worker). */
-    WEBHOOK_SECRETS_KEY: secretSetting(
-      z.string().refine((value) => {
-        try {
-          parseSecretsKey(value);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be 32 bytes, base64'),
-    ),
+    WEBHOOK_SECRETS_KEY: secretsKeySetting('must be 32 bytes, base64'),
     /**
      * Keys that sealed secrets before WEBHOOK_SECRETS_KEY (comma-separated, 32 bytes base64
      * each): they still open, never seal (ADR 0424, README "Rotating WEBHOOK_SECRETS_KEY").

@@ -1,3 +1,4 @@
+import type { StaleRowsQuery } from '@meridian/platform-secrets';
 import type { EntityManager } from 'typeorm';
 import { returning } from '../db/returning';
 
@@ -15,27 +16,12 @@ const STALE = `(NOT starts_with(secret_sealed, $1)
 
 /** SQL of the reseal pass (ADR 0424): rows sealed under another key than the current one. */
 export class SecretResealRepository {
-  /**
-   * Up to `limit` stale rows after `afterId` (id order), locked until the transaction ends;
-   * rows another transaction holds (a rotation, another replica's pass) are skipped, not waited
-   * for: several passes at once each take their own rows.
-   */
-  async lockStale(
-    m: EntityManager,
-    currentPrefix: string,
-    afterId: string,
-    limit: number,
-  ): Promise<SealedSecretsRow[]> {
-    return m.query(
-      `SELECT id, secret_sealed, previous_secret_sealed, previous_secret_expires_at
-         FROM webhooks.webhooks
-        WHERE ${STALE} AND id > $2
-        ORDER BY id
-        LIMIT $3
-          FOR UPDATE SKIP LOCKED`,
-      [currentPrefix, afterId, limit],
-    );
-  }
+  /** The stale rows as the reseal passes lock them (`resealPasses`). */
+  readonly staleRows: StaleRowsQuery = {
+    table: 'webhooks.webhooks',
+    columns: 'id, secret_sealed, previous_secret_sealed, previous_secret_expires_at',
+    stale: STALE,
+  };
 
   /**
    * Stores the resealed values. The version stays (nothing the customer sees changed), but the

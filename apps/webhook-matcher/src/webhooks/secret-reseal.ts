@@ -1,7 +1,7 @@
 import { KvBuckets } from '@meridian/contracts';
 import type { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { isSealedSecretError, resealPasses, type SecretKeyRing } from '@meridian/platform-secrets';
 import type { Clock } from '@meridian/time';
-import { isSealedSecretError, type SecretKeyRing } from '@meridian/webhooks';
 import { Kvm } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -89,36 +89,20 @@ export class SecretReseal {
   /** Passes over the table until one reseals nothing more (rows skipped while locked come back). */
   private async resealTable(report: ResealReport): Promise<string[]> {
     const ids: string[] = [];
-    const failed = new Set<string>();
-    for (;;) {
-      let progressed = 0;
-      let after = '';
-      for (;;) {
-        const batch = await this.deps.dataSource.transaction(async (m) => {
-          const rows = await this.repository.lockStale(
-            m,
-            this.deps.ring.currentPrefix,
-            after,
-            this.deps.batchSize ?? BATCH,
-          );
-          for (const row of rows) {
-            if (failed.has(row.id)) continue;
-            const next = this.resealed(row, report);
-            if (next === null) {
-              failed.add(row.id);
-              continue;
-            }
-            await this.repository.store(m, row.id, next.secret, next.previous);
-            ids.push(row.id);
-            progressed += 1;
-          }
-          return rows;
-        });
-        if (batch.length === 0) break;
-        after = batch.at(-1)!.id;
-      }
-      if (progressed === 0) return ids;
-    }
+    await resealPasses<SealedSecretsRow>({
+      dataSource: this.deps.dataSource,
+      currentPrefix: this.deps.ring.currentPrefix,
+      staleRows: this.repository.staleRows,
+      batchSize: this.deps.batchSize ?? BATCH,
+      reseal: async (m, row) => {
+        const next = this.resealed(row, report);
+        if (next === null) return false;
+        await this.repository.store(m, row.id, next.secret, next.previous);
+        ids.push(row.id);
+        return true;
+      },
+    });
+    return ids;
   }
 
   /** The row's values under the current key, or null (and a report line) if one cannot open. */

@@ -1,7 +1,6 @@
 // Webhook rules of the spec's part (C), pure: the status machine, the filter model and its
 // evaluation, the delivery schedule, payload shape and signing, the address rules of targets.
 export * from './address-ranges';
-export * from './secret-box';
 export * from './target-url';
 export * from './filter-model';
 export * from './status-machine';

@@ -1,0 +1,114 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { resealPasses, type StaleRowsQuery } from './reseal-passes';
+
+interface Row {
+  id: string;
+  sealed: string;
+}
+
+const query: StaleRowsQuery = {
+  table: 'app.things',
+  columns: 'id, sealed',
+  stale: 'NOT starts_with(sealed, $1)',
+};
+const CURRENT = 'v2.current.';
+
+/**
+ * A table in memory behind the one statement the passes send: stale rows after an id, in id
+ * order, skipping rows `locked` says another transaction holds.
+ */
+function tableOf(ids: string[], locked: (id: string, pass: number) => boolean) {
+  const rows = new Map(ids.map((id) => [id, { id, sealed: 'v2.old.x' }]));
+  const statements: Array<{ sql: string; params: unknown[] }> = [];
+  let pass = 0;
+  const m = {
+    query: async (sql: string, params: [string, string, number]) => {
+      statements.push({ sql, params });
+      const [prefix, after, limit] = params;
+      if (after === '') pass += 1;
+      return [...rows.values()]
+        .filter((r) => !r.sealed.startsWith(prefix) && r.id > after && !locked(r.id, pass))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .slice(0, limit)
+        .map((r) => ({ ...r }));
+    },
+  } as unknown as EntityManager;
+  let transactions = 0;
+  const dataSource = {
+    transaction: async <T>(work: (m: EntityManager) => Promise<T>) => {
+      transactions += 1;
+      return work(m);
+    },
+  } as unknown as DataSource;
+  return { rows, statements, dataSource, transactions: () => transactions, passes: () => pass };
+}
+
+describe('resealPasses', () => {
+  it('locks stale rows in batches, in id order, with SKIP LOCKED', async () => {
+    const t = tableOf(['a', 'b', 'c', 'd', 'e'], () => false);
+    const seen: string[] = [];
+    await resealPasses<Row>({
+      dataSource: t.dataSource,
+      currentPrefix: CURRENT,
+      staleRows: query,
+      batchSize: 2,
+      reseal: async (_m, row) => {
+        seen.push(row.id);
+        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
+        return true;
+      },
+    });
+    expect(seen).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(t.statements[0]!.sql).toMatch(
+      /SELECT id, sealed FROM app\.things\s+WHERE \(NOT starts_with\(sealed, \$1\)\) AND id > \$2\s+ORDER BY id\s+LIMIT \$3\s+FOR UPDATE SKIP LOCKED/,
+    );
+    expect(t.statements.map((s) => s.params)).toEqual([
+      [CURRENT, '', 2],
+      [CURRENT, 'b', 2],
+      [CURRENT, 'd', 2],
+      [CURRENT, 'e', 2],
+      [CURRENT, '', 2], // the second pass finds nothing: done
+    ]);
+    expect(t.passes()).toBe(2);
+  });
+
+  it('passes again while a pass resealed something: rows another run held come back', async () => {
+    const t = tableOf(['a', 'b', 'c'], (id, pass) => id === 'b' && pass === 1);
+    const seen: string[] = [];
+    await resealPasses<Row>({
+      dataSource: t.dataSource,
+      currentPrefix: CURRENT,
+      staleRows: query,
+      batchSize: 10,
+      reseal: async (_m, row) => {
+        seen.push(row.id);
+        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
+        return true;
+      },
+    });
+    expect(seen).toEqual(['a', 'c', 'b']);
+    expect(t.passes()).toBe(3);
+  });
+
+  it('tries a row that does not open once, and ends though it stays stale', async () => {
+    const t = tableOf(['a', 'b', 'c'], () => false);
+    const seen: string[] = [];
+    await resealPasses<Row>({
+      dataSource: t.dataSource,
+      currentPrefix: CURRENT,
+      staleRows: query,
+      batchSize: 1,
+      reseal: async (_m, row) => {
+        seen.push(row.id);
+        if (row.id === 'b') return false;
+        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
+        return true;
+      },
+    });
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(t.passes()).toBe(2);
+    expect([...t.rows.values()].filter((r) => !r.sealed.startsWith(CURRENT))).toEqual([
+      { id: 'b', sealed: 'v2.old.x' },
+    ]);
+  });
+});

@@ -1,0 +1,80 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * The rows of one table holding a value not sealed under the current key. `stale` is a SQL
+ * condition over the row in which `$1` is the current key's prefix (`v2.<key id>.`).
+ */
+export interface StaleRowsQuery {
+  /** The table, schema-qualified; its key column is `id` (text, ordered). */
+  table: string;
+  /** The columns a reseal reads, `id` first. */
+  columns: string;
+  stale: string;
+}
+
+export interface ResealPassesOptions<Row extends { id: string }> {
+  dataSource: DataSource;
+  /** The current key's prefix, `SecretKeyRing.currentPrefix`. */
+  currentPrefix: string;
+  staleRows: StaleRowsQuery;
+  /** Rows per transaction. */
+  batchSize: number;
+  /**
+   * Seals one locked row again and stores it through `m`; false when the ring cannot open it
+   * (the caller reports it): the row is not tried again in this run.
+   */
+  reseal: (m: EntityManager, row: Row) => Promise<boolean>;
+}
+
+/**
+ * Up to `limit` stale rows after `afterId` (id order), locked until the transaction ends. Rows
+ * another transaction holds (a rotation, another run) are skipped, not waited for: runs at once
+ * take disjoint rows.
+ */
+export function lockStaleRows<Row>(
+  m: EntityManager,
+  query: StaleRowsQuery,
+  currentPrefix: string,
+  afterId: string,
+  limit: number,
+): Promise<Row[]> {
+  return m.query(
+    `SELECT ${query.columns} FROM ${query.table}
+      WHERE (${query.stale}) AND id > $2
+      ORDER BY id
+      LIMIT $3
+        FOR UPDATE SKIP LOCKED`,
+    [currentPrefix, afterId, limit],
+  );
+}
+
+/**
+ * The reseal command's loop (ADR 0424, 0603): passes over the table in transactions of
+ * `batchSize` locked rows, each row handed to `reseal`, until a pass reseals nothing more (rows
+ * skipped while another held them come back in the next pass). A row `reseal` could not open
+ * is remembered and skipped, so a run ends however many such rows there are.
+ */
+export async function resealPasses<Row extends { id: string }>(
+  options: ResealPassesOptions<Row>,
+): Promise<void> {
+  const { dataSource, currentPrefix, staleRows, batchSize, reseal } = options;
+  const failed = new Set<string>();
+  for (;;) {
+    let progressed = 0;
+    let after = '';
+    for (;;) {
+      const batch = await dataSource.transaction(async (m) => {
+        const rows = await lockStaleRows<Row>(m, staleRows, currentPrefix, after, batchSize);
+        for (const row of rows) {
+          if (failed.has(row.id)) continue;
+          if (await reseal(m, row)) progressed += 1;
+          else failed.add(row.id);
+        }
+        return rows;
+      });
+      if (batch.length === 0) break;
+      after = batch.at(-1)!.id;
+    }
+    if (progressed === 0) return;
+  }
+}
