@@ -25,8 +25,6 @@ export interface ApiKeyResealDeps {
   batchSize?: number;
 }
 
-const BATCH = 200;
-
 /**
  * Seals again, under the current key, every account's API key another key of the ring sealed.
  * Each batch is one transaction over rows it locks (`FOR UPDATE SKIP LOCKED`): a row is either
@@ -61,18 +59,12 @@ export class ApiKeyReseal {
 
   /** Passes over the table until one reseals nothing more (rows skipped while locked come back). */
   private async resealAll(report: ApiKeyResealReport): Promise<void> {
-    await resealPasses<SealedKeyRow>({
-      dataSource: this.deps.dataSource,
-      currentPrefix: this.deps.ring.currentPrefix,
-      staleRows: this.repository.staleRows,
-      batchSize: this.deps.batchSize ?? BATCH,
-      reseal: async (m, row) => {
-        const sealed = this.resealed(row.id, row.sealed_api_key, report);
-        if (sealed === null) return false;
-        await this.repository.store(m, row.id, sealed);
-        report.resealed += 1;
-        return true;
-      },
+    await resealPasses<SealedKeyRow>(this.deps, this.repository.staleRows, async (m, row) => {
+      const sealed = this.resealed(row.id, row.sealed_api_key, report);
+      if (sealed === null) return false;
+      await this.repository.store(m, row.id, sealed);
+      report.resealed += 1;
+      return true;
     });
   }
 

@@ -44,7 +44,6 @@ export interface ResealDeps {
   batchSize?: number;
 }
 
-const BATCH = 200;
 /** Rounds of "find entries still under an old key, publish them again" before giving up. */
 const BUCKET_ROUNDS = 3;
 
@@ -89,18 +88,12 @@ export class SecretReseal {
   /** Passes over the table until one reseals nothing more (rows skipped while locked come back). */
   private async resealTable(report: ResealReport): Promise<string[]> {
     const ids: string[] = [];
-    await resealPasses<SealedSecretsRow>({
-      dataSource: this.deps.dataSource,
-      currentPrefix: this.deps.ring.currentPrefix,
-      staleRows: this.repository.staleRows,
-      batchSize: this.deps.batchSize ?? BATCH,
-      reseal: async (m, row) => {
-        const next = this.resealed(row, report);
-        if (next === null) return false;
-        await this.repository.store(m, row.id, next.secret, next.previous);
-        ids.push(row.id);
-        return true;
-      },
+    await resealPasses<SealedSecretsRow>(this.deps, this.repository.staleRows, async (m, row) => {
+      const next = this.resealed(row, report);
+      if (next === null) return false;
+      await this.repository.store(m, row.id, next.secret, next.previous);
+      ids.push(row.id);
+      return true;
     });
     return ids;
   }

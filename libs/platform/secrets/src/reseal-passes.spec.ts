@@ -43,22 +43,27 @@ function tableOf(ids: string[], locked: (id: string, pass: number) => boolean) {
   return { rows, statements, dataSource, transactions: () => transactions, passes: () => pass };
 }
 
+/** The passes over `t`, sealing each row under the current key unless `opens` says no. */
+async function passesOver(
+  t: ReturnType<typeof tableOf>,
+  batchSize: number,
+  opens: (id: string) => boolean = () => true,
+): Promise<string[]> {
+  const seen: string[] = [];
+  const deps = { dataSource: t.dataSource, ring: { currentPrefix: CURRENT }, batchSize };
+  await resealPasses<Row>(deps, query, async (_m, row) => {
+    seen.push(row.id);
+    if (!opens(row.id)) return false;
+    t.rows.get(row.id)!.sealed = `${CURRENT}x`;
+    return true;
+  });
+  return seen;
+}
+
 describe('resealPasses', () => {
   it('locks stale rows in batches, in id order, with SKIP LOCKED', async () => {
     const t = tableOf(['a', 'b', 'c', 'd', 'e'], () => false);
-    const seen: string[] = [];
-    await resealPasses<Row>({
-      dataSource: t.dataSource,
-      currentPrefix: CURRENT,
-      staleRows: query,
-      batchSize: 2,
-      reseal: async (_m, row) => {
-        seen.push(row.id);
-        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
-        return true;
-      },
-    });
-    expect(seen).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(await passesOver(t, 2)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(t.statements[0]!.sql).toMatch(
       /SELECT id, sealed FROM app\.things\s+WHERE \(NOT starts_with\(sealed, \$1\)\) AND id > \$2\s+ORDER BY id\s+LIMIT \$3\s+FOR UPDATE SKIP LOCKED/,
     );
@@ -72,40 +77,25 @@ describe('resealPasses', () => {
     expect(t.passes()).toBe(2);
   });
 
+  it('takes 200 rows a transaction unless told otherwise', async () => {
+    const t = tableOf(['a'], () => false);
+    await resealPasses<Row>(
+      { dataSource: t.dataSource, ring: { currentPrefix: CURRENT } },
+      query,
+      async () => false,
+    );
+    expect(t.statements[0]!.params).toEqual([CURRENT, '', 200]);
+  });
+
   it('passes again while a pass resealed something: rows another run held come back', async () => {
     const t = tableOf(['a', 'b', 'c'], (id, pass) => id === 'b' && pass === 1);
-    const seen: string[] = [];
-    await resealPasses<Row>({
-      dataSource: t.dataSource,
-      currentPrefix: CURRENT,
-      staleRows: query,
-      batchSize: 10,
-      reseal: async (_m, row) => {
-        seen.push(row.id);
-        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
-        return true;
-      },
-    });
-    expect(seen).toEqual(['a', 'c', 'b']);
+    expect(await passesOver(t, 10)).toEqual(['a', 'c', 'b']);
     expect(t.passes()).toBe(3);
   });
 
   it('tries a row that does not open once, and ends though it stays stale', async () => {
     const t = tableOf(['a', 'b', 'c'], () => false);
-    const seen: string[] = [];
-    await resealPasses<Row>({
-      dataSource: t.dataSource,
-      currentPrefix: CURRENT,
-      staleRows: query,
-      batchSize: 1,
-      reseal: async (_m, row) => {
-        seen.push(row.id);
-        if (row.id === 'b') return false;
-        t.rows.get(row.id)!.sealed = `${CURRENT}x`;
-        return true;
-      },
-    });
-    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(await passesOver(t, 1, (id) => id !== 'b')).toEqual(['a', 'b', 'c']);
     expect(t.passes()).toBe(2);
     expect([...t.rows.values()].filter((r) => !r.sealed.startsWith(CURRENT))).toEqual([
       { id: 'b', sealed: 'v2.old.x' },

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { SecretKeyRing } from './secret-box-ring';
 
 /**
  * The rows of one table holding a value not sealed under the current key. `stale` is a SQL
@@ -12,19 +13,22 @@ export interface StaleRowsQuery {
   stale: string;
 }
 
-export interface ResealPassesOptions<Row extends { id: string }> {
+/** What the passes run against: a reseal command's own dependencies. */
+export interface ResealPassesDeps {
   dataSource: DataSource;
-  /** The current key's prefix, `SecretKeyRing.currentPrefix`. */
-  currentPrefix: string;
-  staleRows: StaleRowsQuery;
-  /** Rows per transaction. */
-  batchSize: number;
-  /**
-   * Seals one locked row again and stores it through `m`; false when the ring cannot open it
-   * (the caller reports it): the row is not tried again in this run.
-   */
-  reseal: (m: EntityManager, row: Row) => Promise<boolean>;
+  /** Values under its current key (`currentPrefix`) are not read. */
+  ring: Pick<SecretKeyRing, 'currentPrefix'>;
+  /** Rows per transaction (default 200). */
+  batchSize?: number;
 }
+
+/**
+ * Seals one locked row again and stores it through `m`; false when the ring cannot open it (the
+ * caller reports it): the row is not tried again in this run.
+ */
+export type ResealRow<Row> = (m: EntityManager, row: Row) => Promise<boolean>;
+
+const BATCH = 200;
 
 /**
  * Up to `limit` stale rows after `afterId` (id order), locked until the transaction ends. Rows
@@ -50,21 +54,23 @@ export function lockStaleRows<Row>(
 
 /**
  * The reseal command's loop (ADR 0424, 0603): passes over the table in transactions of
- * `batchSize` locked rows, each row handed to `reseal`, until a pass reseals nothing more (rows
+ * `batchSize` locked rows (`staleRows`), each row handed to `reseal`, until a pass reseals nothing more (rows
  * skipped while another held them come back in the next pass). A row `reseal` could not open
  * is remembered and skipped, so a run ends however many such rows there are.
  */
 export async function resealPasses<Row extends { id: string }>(
-  options: ResealPassesOptions<Row>,
+  deps: ResealPassesDeps,
+  staleRows: StaleRowsQuery,
+  reseal: ResealRow<Row>,
 ): Promise<void> {
-  const { dataSource, currentPrefix, staleRows, batchSize, reseal } = options;
+  const { dataSource, ring, batchSize = BATCH } = deps;
   const failed = new Set<string>();
   for (;;) {
     let progressed = 0;
     let after = '';
     for (;;) {
       const batch = await dataSource.transaction(async (m) => {
-        const rows = await lockStaleRows<Row>(m, staleRows, currentPrefix, after, batchSize);
+        const rows = await lockStaleRows<Row>(m, staleRows, ring.currentPrefix, after, batchSize);
         for (const row of rows) {
           if (failed.has(row.id)) continue;
           if (await reseal(m, row)) progressed += 1;

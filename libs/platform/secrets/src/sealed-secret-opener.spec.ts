@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { DomainError } from '@meridian/errors';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -15,24 +14,19 @@ const options: SealedSecretOpenerOptions = {
 
 function openerOf(ring: SecretKeyRing, registry = new Registry()) {
   const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  const opener = new SealedSecretOpener(ring, pino({ level: 'info' }, sink), registry, options);
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const opener = new SealedSecretOpener(ring, logger, registry, options);
   return { opener, lines, registry };
 }
 
-const failureOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('did not throw');
-};
+/** What `fn` throws (a rejection), or a failure when it does not throw. */
+const failureOf = (fn: () => unknown): Promise<unknown> =>
+  Promise.resolve()
+    .then(fn)
+    .then(
+      () => Promise.reject(new Error('did not throw')),
+      (error: unknown) => error,
+    );
 
 describe('SealedSecretOpener', () => {
   const keyA = randomBytes(32);
@@ -50,7 +44,7 @@ describe('SealedSecretOpener', () => {
   it('answers a value under a key the ring lacks with a retryable 503, logged and counted', async () => {
     const { opener: other } = openerOf(new SecretKeyRing(keyA));
     const { opener, lines, registry } = openerOf(new SecretKeyRing(keyB));
-    const error = failureOf(() => opener.open('t7', other.seal('x')));
+    const error = await failureOf(() => opener.open('t7', other.seal('x')));
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toMatchObject({
       code: 'secret_unavailable',
@@ -66,7 +60,7 @@ describe('SealedSecretOpener', () => {
         msg: options.logMessage,
       }),
     ]);
-    failureOf(() => opener.open('t8', 'v2.garbage'));
+    await failureOf(() => opener.open('t8', 'v2.garbage'));
     const metrics = await registry.getSingleMetricAsString(options.metric.name);
     expect(metrics).toContain(`# HELP ${options.metric.name} ${options.metric.help}`);
     expect(metrics).toContain(`${options.metric.name}{reason="unknown_key"} 1`);
@@ -77,8 +71,8 @@ describe('SealedSecretOpener', () => {
     const { opener: first, registry } = openerOf(new SecretKeyRing(keyB));
     const { opener: second } = openerOf(new SecretKeyRing(keyB), registry);
     const sealed = openerOf(new SecretKeyRing(keyA)).opener.seal('x');
-    failureOf(() => first.open('a', sealed));
-    failureOf(() => second.open('b', sealed));
+    await failureOf(() => first.open('a', sealed));
+    await failureOf(() => second.open('b', sealed));
     expect(await registry.getSingleMetricAsString(options.metric.name)).toContain(
       `${options.metric.name}{reason="unknown_key"} 2`,
     );
