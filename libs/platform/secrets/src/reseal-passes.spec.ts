@@ -15,7 +15,8 @@ const CURRENT = 'v2.current.';
 
 /**
  * A table in memory behind the one statement the passes send: stale rows after an id, in id
- * order, skipping rows `locked` says another transaction holds.
+ * order. A row `locked` says another run holds is skipped by a SKIP LOCKED statement; a
+ * statement that waits sees it after that run committed it, resealed, so not stale.
  */
 function tableOf(ids: string[], locked: (id: string, pass: number) => boolean) {
   const rows = new Map(ids.map((id) => [id, { id, sealed: 'v2.old.x' }]));
@@ -26,6 +27,9 @@ function tableOf(ids: string[], locked: (id: string, pass: number) => boolean) {
       statements.push({ sql, params });
       const [prefix, after, limit] = params;
       if (after === '') pass += 1;
+      const waits = !sql.includes('SKIP LOCKED');
+      for (const r of rows.values())
+        if (waits && locked(r.id, pass)) r.sealed = `${prefix}by-the-other-run`;
       return [...rows.values()]
         .filter((r) => !r.sealed.startsWith(prefix) && r.id > after && !locked(r.id, pass))
         .sort((a, b) => a.id.localeCompare(b.id))
@@ -72,9 +76,11 @@ describe('resealPasses', () => {
       [CURRENT, 'b', 2],
       [CURRENT, 'd', 2],
       [CURRENT, 'e', 2],
-      [CURRENT, '', 2], // the second pass finds nothing: done
+      [CURRENT, '', 2], // the second pass finds nothing,
+      [CURRENT, '', 2], // nor the last, which waits for rows another run holds: done
     ]);
-    expect(t.passes()).toBe(2);
+    expect(t.statements.at(-1)!.sql).toMatch(/FOR UPDATE\s*$/);
+    expect(t.passes()).toBe(3);
   });
 
   it('takes 200 rows a transaction unless told otherwise', async () => {
@@ -90,13 +96,21 @@ describe('resealPasses', () => {
   it('passes again while a pass resealed something: rows another run held come back', async () => {
     const t = tableOf(['a', 'b', 'c'], (id, pass) => id === 'b' && pass === 1);
     expect(await passesOver(t, 10)).toEqual(['a', 'c', 'b']);
+    expect(t.passes()).toBe(4);
+  });
+
+  it('ends only when the rows another run held are done: the last pass waits for them', async () => {
+    // 'b' is held by another run for as long as this one skips it; that run reseals it.
+    const t = tableOf(['a', 'b', 'c'], (id) => id === 'b');
+    expect(await passesOver(t, 10)).toEqual(['a', 'c']);
+    expect([...t.rows.values()].filter((r) => !r.sealed.startsWith(CURRENT))).toEqual([]);
     expect(t.passes()).toBe(3);
   });
 
   it('tries a row that does not open once, and ends though it stays stale', async () => {
     const t = tableOf(['a', 'b', 'c'], () => false);
     expect(await passesOver(t, 1, (id) => id !== 'b')).toEqual(['a', 'b', 'c']);
-    expect(t.passes()).toBe(2);
+    expect(t.passes()).toBe(3);
     expect([...t.rows.values()].filter((r) => !r.sealed.startsWith(CURRENT))).toEqual([
       { id: 'b', sealed: 'v2.old.x' },
     ]);

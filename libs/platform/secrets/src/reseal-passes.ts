@@ -32,8 +32,10 @@ const BATCH = 200;
 
 /**
  * Up to `limit` stale rows after `afterId` (id order), locked until the transaction ends. Rows
- * another transaction holds (a rotation, another run) are skipped, not waited for: runs at once
- * take disjoint rows.
+ * another transaction holds (a rotation, another run) are skipped, not waited for, so runs at
+ * once take disjoint rows; with `waitForHeld` they are waited for instead, and a row that other
+ * transaction resealed is stale no more when it commits (Postgres checks the condition again on
+ * the row it then locks), so it is not returned.
  */
 export function lockStaleRows<Row>(
   m: EntityManager,
@@ -41,22 +43,26 @@ export function lockStaleRows<Row>(
   currentPrefix: string,
   afterId: string,
   limit: number,
+  waitForHeld = false,
 ): Promise<Row[]> {
   return m.query(
     `SELECT ${query.columns} FROM ${query.table}
       WHERE (${query.stale}) AND id > $2
       ORDER BY id
       LIMIT $3
-        FOR UPDATE SKIP LOCKED`,
+        FOR UPDATE${waitForHeld ? '' : ' SKIP LOCKED'}`,
     [currentPrefix, afterId, limit],
   );
 }
 
 /**
  * The reseal command's loop (ADR 0424, 0603): passes over the table in transactions of
- * `batchSize` locked rows (`staleRows`), each row handed to `reseal`, until a pass reseals nothing more (rows
- * skipped while another held them come back in the next pass). A row `reseal` could not open
- * is remembered and skipped, so a run ends however many such rows there are.
+ * `batchSize` locked rows (`staleRows`), each row handed to `reseal`, until a pass reseals
+ * nothing more (rows skipped while another held them come back in the next pass). That last pass
+ * waits for the rows another run still holds rather than skipping them, so when the loop ends no
+ * stale row is left in flight: a run that finished first would otherwise count, as left, a row
+ * the other run was resealing (seen: two runs at once, one reported `left: 1`). A row `reseal`
+ * could not open is remembered and skipped, so a run ends however many such rows there are.
  */
 export async function resealPasses<Row extends { id: string }>(
   deps: ResealPassesDeps,
@@ -65,12 +71,20 @@ export async function resealPasses<Row extends { id: string }>(
 ): Promise<void> {
   const { dataSource, ring, batchSize = BATCH } = deps;
   const failed = new Set<string>();
+  let waitForHeld = false;
   for (;;) {
     let progressed = 0;
     let after = '';
     for (;;) {
       const batch = await dataSource.transaction(async (m) => {
-        const rows = await lockStaleRows<Row>(m, staleRows, ring.currentPrefix, after, batchSize);
+        const rows = await lockStaleRows<Row>(
+          m,
+          staleRows,
+          ring.currentPrefix,
+          after,
+          batchSize,
+          waitForHeld,
+        );
         for (const row of rows) {
           if (failed.has(row.id)) continue;
           if (await reseal(m, row)) progressed += 1;
@@ -81,6 +95,8 @@ export async function resealPasses<Row extends { id: string }>(
       if (batch.length === 0) break;
       after = batch.at(-1)!.id;
     }
-    if (progressed === 0) return;
+    if (progressed > 0) waitForHeld = false;
+    else if (waitForHeld) return;
+    else waitForHeld = true;
   }
 }
