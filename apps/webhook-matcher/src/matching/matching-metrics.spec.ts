@@ -138,6 +138,12 @@ describe('MatchingMetrics', () => {
       'webhook_matcher_partition_consuming{partition="1/3"} 1',
     ]);
   });
+
+  it('says how many partitions there are, so a partition nobody consumes shows', async () => {
+    expect(await lines(registry, 'webhook_matcher_partitions')).toEqual([
+      'webhook_matcher_partitions 3',
+    ]);
+  });
 });
 
 describe('DeliveryJobPublisher.publishAll: what a batch came to', () => {

@@ -135,6 +135,13 @@ export class MatchingMetrics {
         this.set({ partition: label }, consuming() ? 1 : 0);
       },
     });
+    // How many partitions the accounts are split into (MATCHER_PARTITION's n): against the
+    // partitions consumed, a partition no replica consumes, its pod gone with its series, shows.
+    new Gauge({
+      name: 'webhook_matcher_partitions',
+      help: 'Partitions the accounts are split into (MATCHER_PARTITION i/n: n)',
+      registers,
+    }).set(partition.count);
   }
 
   /**
