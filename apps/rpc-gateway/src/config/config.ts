@@ -119,8 +119,6 @@ const settings = z.object({
     .union([z.literal('auto'), int(1).max(64)])
     .default(1)
     .transform((value) => (value === 'auto' ? availableParallelism() : value)),
-  /** Log one line per HTTP request / WebSocket message at info level. */
-  REQUEST_LOGS: bool.default(true),
   /**
    * How far V8 lets the old generation grow past the live heap before the next full
    * (mark-compact) collection, in percent (ADR 0206): 300 = to 4× the live heap; 0 = V8's own

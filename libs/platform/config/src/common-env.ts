@@ -35,8 +35,9 @@ export const commonEnv = {
   HTTP_PORT: port,
   /**
    * One info line per HTTP request: a REST app's access log (platform-http `createHttpApp`:
-   * method, route template, status, ms, request id); the gateway's own request log (its config).
-   * `false` turns it off; the request metrics stay.
+   * method, route template, status, ms, request id); rpc-gateway's request log, one line per
+   * HTTP request and WebSocket message (its `RequestLog`). `false` turns it off; the request
+   * metrics stay.
    */
   REQUEST_LOGS: z
     .enum(['true', 'false'])
