@@ -145,6 +145,11 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       access: 'operator',
       body: { api_key_ids: ['key_000000000000000000000000'] },
     },
+    'POST /api/v1/admin/accounts/:id/api-keys': {
+      access: 'operator',
+      id: 'account',
+      body: { name: 'matrix', scopes: ['audit'] },
+    },
     'DELETE /api/v1/admin/accounts/:id/api-keys/:keyId': {
       access: 'operator',
       id: 'account',

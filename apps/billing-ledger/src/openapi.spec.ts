@@ -14,8 +14,8 @@ describe('billing-ledger OpenAPI', () => {
 
   it('has a success response schema for every route that answers a body', () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
-    // 23 routes: 20 answer a body, the three DELETEs 204 without one.
-    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(23);
+    // 24 routes: 21 answer a body, the three DELETEs 204 without one.
+    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(24);
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(paths['/api/v1/account/usage']!['get']).toMatchObject({
@@ -106,6 +106,28 @@ describe('billing-ledger OpenAPI', () => {
     });
     expect(paths['/api/v1/admin/accounts/{id}/plan']!['put']!['responses']).toMatchObject({
       400: error('an individual account'),
+    });
+    expect(paths['/api/v1/admin/accounts/{id}/api-keys']!['post']).toMatchObject({
+      security: [{ operator: [] }],
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: {
+              additionalProperties: false,
+              properties: { managed: { type: 'boolean' }, scopes: { type: 'array' } },
+            },
+          },
+        },
+      },
+      responses: {
+        201: {
+          content: {
+            'application/json': { schema: { required: expect.arrayContaining(['key']) } },
+          },
+        },
+        400: error('malformed_body'),
+        404: error('not_found'),
+      },
     });
     // The header's pattern is the rule idempotencyKeyOf enforces.
     const [header] = paths['/api/v1/top-ups']!['post']!['parameters'] as Array<{

@@ -19,6 +19,7 @@ import { CredentialsService, type Created } from '../credentials/credentials.ser
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import {
   adminBulkCreateAccountsBody,
+  adminCreateApiKeyBody,
   adminCreateAccountBody,
   adminManagedKeysBody,
   adminPlanBody,
@@ -39,6 +40,7 @@ import {
   accountResponse,
   createdAccountResponse,
   createdAccountsResponse,
+  createdApiKeyResponse,
   managedKeysResponse,
   topUpResponse,
   topUpsPage,
@@ -231,6 +233,32 @@ export class AdminController {
       this.clock.now(),
       this.accounts.selfServiceBilling,
     );
+  }
+
+  /**
+   * A new key of the account, its secret shown once. Every account may get one: billing has no
+   * closed or suspended account (a spent or plan-less one still reads its balance and tops up).
+   * `managed: true` is the dashboard's replacement for the managed key the operator revoked
+   * (ADR 0110 amendment): billing does not limit how many keys an account holds.
+   */
+  @Post(':id/api-keys')
+  @ApiRoute({
+    summary: 'Create an API key of the account (shown once), managed (a dashboard key) or not',
+    auth: 'operator',
+    body: adminCreateApiKeyBody,
+    responses: {
+      201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
+      400: { description: 'malformed_body: the body does not fit (name, scopes, managed)' },
+      404: ROUTE_ERRORS.accountNotFound,
+    },
+  })
+  @HttpCode(201)
+  async createApiKey(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
+    const input = parseBody(adminCreateApiKeyBody, body);
+    // Accounts are never deleted: one that exists now still exists at the insert.
+    await this.accounts.get(id);
+    const created = await this.credentials.createApiKey(id, input);
+    return apiKeyView(created.row, created.secret);
   }
 
   /** Any key of the account, managed ones included (the account API may not revoke those). */

@@ -22,7 +22,7 @@ export class ApiKeysController {
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
     const { name, scopes } = parseBody(createApiKeyBody, body);
-    const created = await this.credentials.createApiKey(accountId, name, scopes);
+    const created = await this.credentials.createApiKey(accountId, { name, scopes });
     return apiKeyView(created.row, created.secret);
   }
 

@@ -418,6 +418,99 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
     expect(event).toMatchObject({ credentialType: 'api_key', reason: 'revoked' });
   });
 
+  it('lets the operator make a new key for an account, a managed one to replace a revoked dashboard key (ADR 0110 amendment)', async () => {
+    const account = await newAccount({ name: 'renewed@example.com', api_key_managed: true });
+    const make = (id: string, body: unknown, token = OPERATOR_TOKEN) =>
+      api<{
+        id: string;
+        name: string;
+        scopes: string[];
+        hint: string;
+        created_at: string;
+        key: string;
+        error: string;
+        request_id: string;
+      }>(billing.url, 'POST', `/api/v1/admin/accounts/${id}/api-keys`, token, body);
+    const revoked = await api(
+      billing.url,
+      'DELETE',
+      `/api/v1/admin/accounts/${account.id}/api-keys/${account.keyId}`,
+      OPERATOR_TOKEN,
+    );
+    expect(revoked.status).toBe(204);
+
+    // A managed key with every scope by default, its secret shown once; the old key stays dead.
+    const renewed = await make(account.id, { name: 'dashboard', managed: true });
+    expect(renewed.status).toBe(201);
+    expect(renewed.body).toEqual({
+      id: expect.stringMatching(/^key_[0-9a-f]{24}$/),
+      name: 'dashboard',
+      scopes: ['account', 'audit', 'webhooks'],
+      hint: expect.any(String),
+      created_at: expect.any(String),
+      key: expect.stringMatching(/^mrd_/),
+    });
+    const own = await api<{ id: string }>(billing.url, 'GET', '/api/v1/account', renewed.body.key);
+    expect([own.status, own.body.id]).toEqual([200, account.id]);
+    const old = await api<{ error: string }>(billing.url, 'GET', '/api/v1/account', account.key);
+    expect([old.status, old.body.error]).toEqual([401, 'unauthorized']);
+    // Managed: never listed to the account, not the account's to delete.
+    const listed = await api<{ items: unknown[] }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      renewed.body.key,
+    );
+    expect(listed.body.items).toEqual([]);
+    const refused = await api<{ error: string }>(
+      billing.url,
+      'DELETE',
+      `/api/v1/api-keys/${renewed.body.id}`,
+      renewed.body.key,
+    );
+    expect([refused.status, refused.body.error]).toEqual([403, 'managed_key']);
+
+    // Not managed, with the scopes named: an ordinary key of the account, listed and deletable.
+    const plain = await make(account.id, { scopes: ['audit', 'audit'] });
+    expect([plain.status, plain.body.name, plain.body.scopes]).toEqual([201, 'api key', ['audit']]);
+    const listedAgain = await api<{ items: Array<{ id: string }> }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      renewed.body.key,
+    );
+    expect(listedAgain.body.items.map((item) => item.id)).toEqual([plain.body.id]);
+
+    // Errors in the house form, and none of them makes a key.
+    const cases: Array<[string, unknown, string, number, string]> = [
+      ['acc_000000000000000000000000', { managed: true }, OPERATOR_TOKEN, 404, 'not_found'],
+      ['not-an-id', {}, OPERATOR_TOKEN, 404, 'not_found'],
+      [account.id, { scopes: [] }, OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, { scopes: ['admin'] }, OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, { managed: 'yes' }, OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, { name: '' }, OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, { managed: true, owner: 'x' }, OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, [], OPERATOR_TOKEN, 400, 'malformed_body'],
+      [account.id, { managed: true }, renewed.body.key, 401, 'unauthorized'],
+      [account.id, { managed: true }, '', 401, 'unauthorized'], // no Authorization header
+    ];
+    for (const [id, body, token, status, code] of cases) {
+      const answer = await make(id, body, token);
+      expect({ id, body, status: answer.status, error: answer.body.error }).toEqual({
+        id,
+        body,
+        status,
+        error: code,
+      });
+      expect(answer.body.request_id).toEqual(expect.any(String));
+    }
+    const keys = (await h.dataSource.query(
+      'SELECT count(*)::int AS n FROM billing.api_keys WHERE account_id = $1',
+      [account.id],
+    )) as Array<{ n: number }>;
+    expect(keys[0]!.n).toBe(3);
+  });
+
   it("flags keys made before the managed flag as managed on the operator's word (the dashboard names its own)", async () => {
     const before = await newAccount({ name: 'old-dash@example.com', plan: 'free' });
     const mark = (ids: string[]) =>

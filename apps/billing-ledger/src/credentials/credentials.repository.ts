@@ -92,7 +92,7 @@ const tokenOf = (r: RawAccessToken): AccessTokenRow => ({
 export class CredentialsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Several keys in one statement (the operator's bulk account creation), in input order. */
+  /** Keys in one statement (one, or a bulk account creation's first keys), in input order. */
   async insertApiKeys(
     manager: EntityManager,
     inputs: ReadonlyArray<{
@@ -128,33 +128,6 @@ export class CredentialsRepository {
     );
     const byId = new Map(rows.map((r) => [r.id, apiKeyOf(r)]));
     return ids.map((id) => byId.get(id)!);
-  }
-
-  async insertApiKey(
-    manager: EntityManager,
-    input: {
-      accountId: string;
-      name: string;
-      keyHash: string;
-      keyHint: string;
-      scopes: string[];
-      now: Date;
-    },
-  ): Promise<ApiKeyRow> {
-    const rows: RawApiKey[] = await manager.query(
-      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
-      [
-        newId('key'),
-        input.accountId,
-        input.name,
-        input.keyHash,
-        input.keyHint,
-        input.scopes,
-        input.now.toISOString(),
-      ],
-    );
-    return apiKeyOf(rows[0]!);
   }
 
   async activeApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {

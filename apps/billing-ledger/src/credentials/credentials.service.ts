@@ -39,33 +39,41 @@ export class CredentialsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /**
+   * One key of the account (the account API's `POST /api-keys`, the operator's
+   * `POST /admin/accounts/{id}/api-keys`); `managed`: held by the operator's side (the
+   * dashboard's own key, ADR 0110), never listed to the account nor deleted by it.
+   */
   async createApiKey(
     accountId: string,
-    name: string,
-    scopes: string[],
-    manager?: EntityManager,
+    key: { name: string; scopes: string[]; managed?: boolean },
   ): Promise<Created<ApiKeyRow>> {
-    const secret = newApiKey();
-    const work = (m: EntityManager) =>
-      this.credentials.insertApiKey(m, {
-        accountId,
-        name,
-        keyHash: hashSecret(secret),
-        keyHint: hintOf(secret),
-        scopes: [...new Set(scopes)].sort(),
-        now: this.clock.now(),
-      });
-    const row = manager ? await work(manager) : await this.dataSource.transaction(work);
-    return { row, secret };
+    const [created] = await this.dataSource.transaction((manager) =>
+      this.makeApiKeys(manager, [
+        { accountId, name: key.name, scopes: key.scopes, managed: key.managed ?? false },
+      ]),
+    );
+    return created!;
   }
 
   /**
    * The initial keys of new accounts, one per account (caller's transaction), in input order;
    * `managed`: held by the operator's side (the dashboard's own key, `ApiKeyRow.managed`).
    */
-  async createInitialApiKeys(
+  createInitialApiKeys(
     manager: EntityManager,
     keys: ReadonlyArray<{ accountId: string; scopes: string[]; managed: boolean }>,
+  ): Promise<Array<Created<ApiKeyRow>>> {
+    return this.makeApiKeys(
+      manager,
+      keys.map((key) => ({ ...key, name: 'initial' })),
+    );
+  }
+
+  /** Where every API key is made: its secret (returned once), hash, hint and sorted scopes. */
+  private async makeApiKeys(
+    manager: EntityManager,
+    keys: ReadonlyArray<{ accountId: string; name: string; scopes: string[]; managed: boolean }>,
   ): Promise<Array<Created<ApiKeyRow>>> {
     const now = this.clock.now();
     const secrets = keys.map(() => newApiKey());
@@ -73,7 +81,7 @@ export class CredentialsService {
       manager,
       keys.map((key, i) => ({
         accountId: key.accountId,
-        name: 'initial',
+        name: key.name,
         keyHash: hashSecret(secrets[i]!),
         keyHint: hintOf(secrets[i]!),
         scopes: [...new Set(key.scopes)].sort(),

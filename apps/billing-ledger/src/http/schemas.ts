@@ -171,6 +171,22 @@ export const adminManagedKeysBody = z
   })
   .strict();
 
+/**
+ * `POST /admin/accounts/{id}/api-keys`: a key the operator makes for an account (shown once):
+ * every scope unless named; `managed`: held by the operator's side, as `api_key_managed` (the
+ * dashboard's replacement for a key the operator revoked, ADR 0110 amendment).
+ */
+export const adminCreateApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100).default('api key'),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .default([...API_KEY_SCOPES]),
+    managed: z.boolean().default(false),
+  })
+  .strict();
+
 export const adminPlanBody = z
   .object({
     plan: z.enum(PLAN_IDS).nullable(),
