@@ -8,6 +8,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { InvitationsRepository } from '../settings/invitations.repository';
+import { ACCOUNT_KEY_SCOPES } from '../customer/account-key.service';
 import { AccountSecrets } from '../secrets/account-secrets';
 import { UpstreamClient } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
@@ -161,7 +162,7 @@ export class AuthService implements OnApplicationBootstrap {
             body: {
               name: input.name ?? input.email,
               type: 'individual',
-              api_key_scopes: ['account', 'webhooks', 'audit'],
+              api_key_scopes: ACCOUNT_KEY_SCOPES,
               // The key this dashboard signs the account's calls with: billing never lists it
               // to the account nor lets the account delete it (no lock-out; billing README).
               api_key_managed: true,

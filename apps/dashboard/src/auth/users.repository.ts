@@ -113,6 +113,32 @@ export class UsersRepository {
     });
   }
 
+  /**
+   * Runs `work` holding the user's row lock (`FOR UPDATE`, one connection): one renewal of the
+   * account's key at a time across replicas; a racer waits, then reads the key the holder stored
+   * (`row`: the user as locked, undefined when gone). Its queries, given `db`, commit with it.
+   */
+  async withUserLocked<T>(
+    id: string,
+    work: (db: Queryable, row: UserRow | undefined) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      const rows = (await manager.query(
+        `SELECT ${COLUMNS} FROM dashboard.users WHERE id = $1 FOR UPDATE`,
+        [id],
+      )) as Raw[];
+      return work(manager, rows[0] && rowOf(rows[0]));
+    });
+  }
+
+  /** The account's key the dashboard signs the user's calls with: its billing id, sealed. */
+  async setApiKey(db: Queryable, id: string, apiKeyId: string, sealed: string): Promise<void> {
+    await db.query(
+      'UPDATE dashboard.users SET api_key_id = $2, sealed_api_key = $3 WHERE id = $1',
+      [id, apiKeyId, sealed],
+    );
+  }
+
   /** A page of customers' billing key ids, by user id after `after` (null: from the first). */
   async customerKeyIds(
     after: string | null,

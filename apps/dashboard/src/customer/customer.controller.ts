@@ -20,7 +20,7 @@ import { Current, CustomerGuard } from '../auth/session.guard';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { parseBody } from '../http-validation';
-import { UpstreamClient, type Upstream } from '../upstream/upstream.client';
+import type { Upstream } from '../upstream/upstream.client';
 import { AccountKeyService } from './account-key.service';
 import { networkEndpoints } from './endpoints';
 import { relayRuleFor } from './relay-rules';
@@ -48,7 +48,6 @@ interface ApiKeyView {
 export class CustomerController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly upstream: UpstreamClient,
     private readonly keys: AccountKeyService,
   ) {}
 
@@ -65,18 +64,20 @@ export class CustomerController {
   /** The account's API keys except the one the dashboard itself uses. */
   @Get('api-keys')
   async listKeys(@Current() current: CurrentSession) {
-    const list = await this.upstream.json<{ items: ApiKeyView[] }>('billing', 'GET', '/api-keys', {
-      bearer: this.keys.keyOf(current.user),
-      query: 'limit=200',
-    });
+    const list = await this.keys.json<{ items: ApiKeyView[] }>(
+      current.user,
+      'billing',
+      'GET',
+      '/api-keys',
+      { query: 'limit=200' },
+    );
     return { items: list.items.filter((key) => key.id !== current.user.apiKeyId) };
   }
 
   @Post('api-keys')
   @HttpCode(201)
   async createKey(@Current() current: CurrentSession, @Body() body: unknown) {
-    return this.upstream.json('billing', 'POST', '/api-keys', {
-      bearer: this.keys.keyOf(current.user),
+    return this.keys.json(current.user, 'billing', 'POST', '/api-keys', {
       body: parseBody(apiKeyBody, body),
     });
   }
@@ -86,9 +87,7 @@ export class CustomerController {
   async deleteKey(@Current() current: CurrentSession, @Param('id') id: string) {
     if (id === current.user.apiKeyId)
       throw new DomainError('not_found', 'not_found', 'no such API key');
-    await this.upstream.json('billing', 'DELETE', `/api-keys/${encodeURIComponent(id)}`, {
-      bearer: this.keys.keyOf(current.user),
-    });
+    await this.keys.json(current.user, 'billing', 'DELETE', `/api-keys/${encodeURIComponent(id)}`);
   }
 
   /** `/api/relay/<upstream>/<path>` → that API's `<path>`, if RELAY_RULES allow it. */
@@ -110,19 +109,12 @@ export class CustomerController {
     )
       throw new DomainError('not_found', 'not_found', 'no such route');
     const idempotencyKey = request.headers['idempotency-key'];
-    const answer = await this.upstream.call(upstream, request.method, path, {
-      bearer: this.keys.keyOf(current.user),
+    // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.
+    const answer = await this.keys.call(current.user, upstream, request.method, path, {
       query,
       body: ['POST', 'PUT', 'PATCH'].includes(request.method) ? (request.body ?? {}) : undefined,
       headers: typeof idempotencyKey === 'string' ? { 'idempotency-key': idempotencyKey } : {},
     });
-    // The browser's session is fine; a 401 here means the account's stored key was refused.
-    if (answer.status === 401)
-      throw new DomainError(
-        'account_key_rejected',
-        'unavailable',
-        `${upstream} refused the account's key`,
-      );
     void reply.status(answer.status);
     if (answer.status === 204 || answer.body === null) return reply.send();
     return reply.send(answer.body);
