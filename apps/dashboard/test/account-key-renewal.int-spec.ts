@@ -16,7 +16,7 @@ import { AppModule } from '../src/app.module';
 import { configSchema } from '../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
 import { OPERATOR_TOKEN } from './support/billing-ledger.process';
-import { Browser } from './support/browser';
+import { BffClient } from './support/bff-client';
 
 jest.setTimeout(180_000);
 
@@ -98,9 +98,9 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
     await Promise.all([billingDb?.drop(), db?.drop()]);
   });
 
-  async function signUp(email: string): Promise<{ browser: Browser; accountId: string }> {
+  async function signUp(email: string): Promise<{ browser: BffClient; accountId: string }> {
     addresses += 1;
-    const browser = new Browser(replicas[0]!, `10.7.0.${addresses}`);
+    const browser = new BffClient(replicas[0]!, `10.7.0.${addresses}`);
     const answer = await browser.call('POST', '/api/auth/sign-up', { email, password });
     expect(answer.status).toBe(201);
     return { browser, accountId: (answer.body['user'] as { account_id: string }).account_id };
@@ -206,13 +206,10 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         i % 2 === 0
-          ? browser.call(
-              'GET',
-              '/api/relay/billing/account/balance',
-              undefined,
-              replicas[i % 4 < 2 ? 0 : 1],
-            )
-          : browser.call('GET', '/api/api-keys', undefined, replicas[i % 4 < 2 ? 0 : 1]),
+          ? browser.call('GET', '/api/relay/billing/account/balance', undefined, {
+              via: replicas[i % 4 < 2 ? 0 : 1],
+            })
+          : browser.call('GET', '/api/api-keys', undefined, { via: replicas[i % 4 < 2 ? 0 : 1] }),
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));

@@ -15,50 +15,7 @@ import {
   startBillingLedger,
   type RunningBillingLedger,
 } from './support/billing-ledger.process';
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Record<string, unknown>;
-}
-
-/** A browser in miniature: keeps the session cookie and the CSRF token between calls. */
-class Client {
-  cookie = '';
-  csrf = '';
-
-  constructor(
-    private readonly app: NestFastifyApplication,
-    /** The client's address (sign-in and sign-up are throttled per address). */
-    private readonly remoteAddress = '127.0.0.1',
-  ) {}
-
-  async call(
-    method: string,
-    url: string,
-    body?: unknown,
-    options: { csrf?: boolean; headers?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    const response = await this.app.inject({
-      method: method as 'GET',
-      url,
-      remoteAddress: this.remoteAddress,
-      headers: {
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(options.csrf === false || !this.csrf ? {} : { 'x-csrf-token': this.csrf }),
-        ...options.headers,
-      },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const setCookie = response.headers['set-cookie'];
-    const first = Array.isArray(setCookie) ? setCookie[0] : setCookie;
-    if (first) this.cookie = first.split(';')[0]!;
-    const parsed = response.body ? (response.json() as Record<string, unknown>) : {};
-    if (typeof parsed['csrf_token'] === 'string') this.csrf = parsed['csrf_token'];
-    return { status: response.statusCode, body: parsed, headers: response.headers };
-  }
-}
+import { BffClient as Client } from './support/bff-client';
 
 describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
   let billing: RunningBillingLedger;

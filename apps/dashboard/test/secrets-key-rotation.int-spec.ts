@@ -16,44 +16,9 @@ import {
   startBillingLedger,
   type RunningBillingLedger,
 } from './support/billing-ledger.process';
+import { BffClient as Client, type BffAnswer } from './support/bff-client';
 
 jest.setTimeout(180_000);
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-/** One browser: its session cookie and CSRF token, from its own address. */
-class Client {
-  private cookie = '';
-  private csrf = '';
-
-  constructor(
-    private readonly app: () => NestFastifyApplication,
-    private readonly remoteAddress: string,
-  ) {}
-
-  async call(method: string, url: string, body?: unknown): Promise<Answer> {
-    const response = await this.app().inject({
-      method: method as 'GET',
-      url,
-      remoteAddress: this.remoteAddress,
-      headers: {
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.csrf ? { 'x-csrf-token': this.csrf } : {}),
-      },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const setCookie = response.headers['set-cookie'];
-    const first = Array.isArray(setCookie) ? setCookie[0] : setCookie;
-    if (first) this.cookie = first.split(';')[0]!;
-    const parsed = response.body ? (response.json() as Record<string, unknown>) : {};
-    if (typeof parsed['csrf_token'] === 'string') this.csrf = parsed['csrf_token'];
-    return { status: response.statusCode, body: parsed };
-  }
-}
 
 /**
  * ADR 0603 end to end, on real Postgres and the real billing-ledger: users signed up under key A
@@ -131,7 +96,7 @@ describe('rotating DASHBOARD_SECRETS_KEY (real Postgres, real billing-ledger)', 
   }
 
   /** Signs in and calls billing-ledger through the relay with the account's sealed key. */
-  async function billingAnswer(user: { email: string }): Promise<Answer> {
+  async function billingAnswer(user: { email: string }): Promise<BffAnswer> {
     const c = client();
     const signIn = await c.call('POST', '/api/auth/sign-in', { email: user.email, password });
     expect(signIn.status).toBe(200);
