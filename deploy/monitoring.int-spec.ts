@@ -58,18 +58,21 @@ describe('deploy: alerting rules', () => {
 
   it('fail their unit tests when a rule is wrong', () => {
     // The same tests against rules with the lag goal moved, the dead-letter rule blind to a
-    // durable's first dead letter, the head-lag threshold moved and the failing-scrape rule
-    // reading healthy targets: promtool names each alert.
+    // durable's first dead letter, the head-lag threshold moved, the failing-scrape rule
+    // reading healthy targets and the detachment rule blind to NATS being gone: promtool names
+    // each alert.
     const tmp = mkdtempSync(join(tmpdir(), 'meridian-alerts-'));
     try {
       const broken = rulesText
         .replace('[5m]))) > 2', '[5m]))) > 5')
         .replace(/ {10}or\n {10}sum by \(consumer, reason, code\) \(\n[^]*?\) > 0\n/, '')
         .replace(') > 120\n', ') > 900\n')
-        .replace('(up == 0)', '(up == 1)');
+        .replace('(up == 0)', '(up == 1)')
+        .replace('          unless on (instance) (min by (instance) (nats_connected) == 0)\n', '');
       expect(broken).not.toContain('unless messaging_dead_lettered_total');
       expect(broken).not.toContain(') > 120\n');
       expect(broken).not.toContain('(up == 0)');
+      expect(broken).not.toContain('unless on (instance)');
       writeFileSync(join(tmp, 'alerts.yaml'), broken);
       copyFileSync(join(dir, 'alerts.test.yaml'), join(tmp, 'alerts.test.yaml'));
       const test = promtool(tmp, 'test', 'rules', 'alerts.test.yaml');
@@ -78,6 +81,7 @@ describe('deploy: alerting rules', () => {
       expect(test.out).toMatch(/alertname: MeridianUsageDeadLettered, time: 22m/);
       expect(test.out).toMatch(/alertname: MeridianChainHeadLagHigh, time: 20m/);
       expect(test.out).toMatch(/alertname: MeridianScrapeFailing, time: 40m/);
+      expect(test.out).toMatch(/alertname: MeridianNatsConsumerDetached, time: 25m/);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Consumers, type WebhookEventBody } from '@meridian/contracts';
 import { CU_PER_DELIVERY_ATTEMPT, cuForCall } from '@meridian/compute-units';
+import { messagingAttached } from '@meridian/testing';
 import { HOUR, MINUTE } from '@meridian/time';
 import { afterFailedAttempt } from '@meridian/webhooks';
 import { Pool } from 'pg';
@@ -471,8 +472,11 @@ describe('faults survived: the whole pipeline under kill -9 and restarts (issue 
 
   const appNames = () => stack.layout.apps.map((app) => app.name);
   const allReady = async () => {
-    for (const name of appNames())
+    for (const name of appNames()) {
       if (!(await httpOk(`${stack.urlOf(name)}/readyz`).catch(() => false))) return false;
+      // Working again too: /readyz leaves NATS out (ADR 0212).
+      if (!(await messagingAttached(stack.urlOf(name)))) return false;
+    }
     return true;
   };
 

@@ -5,6 +5,7 @@ import { startDevnet } from './devnet';
 import type { AppProcess, StackLayout } from './layout';
 import { findServerBinary } from './server-binary';
 import { dashboardBuildNeeded, dashboardOperatorEmail, viteBuildArgs } from './dashboard';
+import { messagingAttached } from '@meridian/testing';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
 import { seedAuditService, seedDemo, type DemoCredentials } from './seed';
@@ -112,9 +113,12 @@ export async function startStack(
       { cwd: layout.root, env: { ...process.env, ...env } },
       { restart: true },
     );
+    // Ready (serving) and working: its consumers attached and KV mirrors loaded, which /readyz
+    // does not say (NATS is not part of readiness, ADR 0212).
+    const base = `http://${layout.host}:${app.httpPort}`;
     return waitFor(
-      `${app.name} /readyz`,
-      () => httpOk(`http://${layout.host}:${app.httpPort}/readyz`),
+      `${app.name} /readyz and its NATS consumers`,
+      async () => (await httpOk(`${base}/readyz`)) && (await messagingAttached(base)),
       // Generous: on a busy 2-core machine, nine apps compiling at once took over two minutes.
       300_000,
     );

@@ -1,4 +1,4 @@
-import { provisionMessaging } from '@meridian/platform-messaging';
+import { JetStreamConsumers, provisionMessaging } from '@meridian/platform-messaging';
 import {
   deleteNatsNamespace,
   FakeClock,
@@ -30,11 +30,11 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
       { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix },
       { credentials: new InTestCredentialSource(), clock: new FakeClock(new Date()) },
     );
-    // Ready before the tests: closing the app while its KV watch is still opening can leave the
+    // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app while its KV watch is still opening can leave the
     // watch running (app.close() then never returns).
     const deadline = Date.now() + 30_000;
-    while ((await audit.app.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200) {
-      if (Date.now() > deadline) throw new Error('audit-api not ready in 30 s');
+    while (!audit.app.get(JetStreamConsumers).attached()) {
+      if (Date.now() > deadline) throw new Error('audit-api: KV watches not open in 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }, 90_000);

@@ -46,9 +46,9 @@ export class AppModule {
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
-          // NATS trouble degrades the gateway (rpc_gateway_nats_connected), it does not stop
-          // it serving: not part of /readyz (ADR 0212).
-          readiness: false,
+          // NATS trouble degrades the gateway (nats_connected), it does not stop it serving:
+          // not part of /readyz (ADR 0212). Probed as often as the upstreams.
+          probe: { intervalMs: config.HEALTH_INTERVAL_MS, timeoutMs: config.HEALTH_TIMEOUT_MS },
         }),
       ],
       providers: [

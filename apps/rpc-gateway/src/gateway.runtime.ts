@@ -13,6 +13,7 @@ import {
   JetStreamPublisher,
   NatsClient,
   NatsNamespace,
+  NatsProbe,
   type UsageFlusher,
 } from '@meridian/platform-messaging';
 import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
@@ -35,7 +36,6 @@ import { RemoteSubscriptions } from './websocket/remote-subscriptions';
 import { UsageMeter } from './metering/usage-meter';
 import { gatewayUsageFlusher } from './metering/usage-publisher';
 import { GatewayMetrics } from './observability/gateway-metrics';
-import { NatsProbe } from './observability/nats-probe';
 import { attachHotPath } from './relay/relay.route';
 import { RequestLog } from './observability/request-log';
 import { RelayService } from './relay/relay.service';
@@ -75,7 +75,6 @@ export class GatewayRuntime
   readonly hub: Subscriptions;
   readonly meter = new UsageMeter();
   private readonly health: HealthChecker;
-  private readonly natsProbe: NatsProbe;
   private readonly flusher: UsageFlusher;
   /** Set when shutdown begins: the hot path answers with `Connection: close` from then on. */
   private closing = false;
@@ -97,6 +96,7 @@ export class GatewayRuntime
     private readonly namespace: NatsNamespace,
     publisher: JetStreamPublisher,
     @Inject(REPLICA_LINK) replica: ReplicaLink | null,
+    private readonly natsProbe: NatsProbe,
   ) {
     this.metrics = new GatewayMetrics(registry);
     this.pools = poolsFromConfig(config, (networks) =>
@@ -113,10 +113,6 @@ export class GatewayRuntime
       filterIds: new FilterIdSeal(config.FILTER_ID_KEY ?? randomFilterIdKey(logger), config.REGION),
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
-      intervalMs: config.HEALTH_INTERVAL_MS,
-      timeoutMs: config.HEALTH_TIMEOUT_MS,
-    });
-    this.natsProbe = new NatsProbe(nats, registry, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,
       timeoutMs: config.HEALTH_TIMEOUT_MS,
     });
@@ -196,7 +192,6 @@ export class GatewayRuntime
 
   async onApplicationBootstrap(): Promise<void> {
     this.health.start();
-    this.natsProbe.start();
     this.flusher.start();
     if (!this.config.STATIC_ACCESS_TOKENS)
       this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
@@ -236,7 +231,6 @@ export class GatewayRuntime
     // that kept its connections busy held the shutdown off until SIGKILL (the fault suite, ADR 0504).
     await this.closeHttp();
     this.health.stop();
-    this.natsProbe.stop();
     await this.flusher.stop();
     await this.planLimiter.close();
     await this.feeds?.stop();

@@ -97,7 +97,7 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
         metricValue(gateway.url, 'rpc_gateway_upstream_healthy', { network });
       expect(await healthy('eth-mainnet')).toBe(1);
       expect(await healthy('polygon-mainnet')).toBe(0);
-      expect(await metricValue(gateway.url, 'rpc_gateway_nats_connected', {})).toBe(0);
+      expect(await metricValue(gateway.url, 'nats_connected', {})).toBe(0);
     } finally {
       await gateway.stop();
     }
@@ -147,13 +147,13 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
     });
     const natsConnected = async () => {
       await gateway.runtime.natsCheckNow();
-      return (await metricValue(gateway.url, 'rpc_gateway_nats_connected', {})) === 1;
+      return (await metricValue(gateway.url, 'nats_connected', {})) === 1;
     };
     try {
       await until('the gateway connected to NATS', natsConnected);
 
       await stopNats(nats);
-      await until('rpc_gateway_nats_connected 0', async () => !(await natsConnected()));
+      await until('nats_connected 0', async () => !(await natsConnected()));
       expect(await readyz(gateway.url)).toEqual({
         status: 200,
         body: { status: 'ready', checks: { serving: 'ok' } },
@@ -164,7 +164,7 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
 
       // Back on the same port: the client reconnects by itself and the gauge follows.
       nats = startNats(natsPort);
-      await until('rpc_gateway_nats_connected 1 again', natsConnected, 30_000);
+      await until('nats_connected 1 again', natsConnected, 30_000);
     } finally {
       await gateway.stop();
       await stopNats(nats);

@@ -1,3 +1,4 @@
+import { JetStreamConsumers } from '@meridian/platform-messaging';
 import {
   methodNotAllowedCases,
   methodNotAllowedMismatches,
@@ -15,11 +16,11 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
   let s: MatcherTestStack;
   beforeAll(async () => {
     s = await startMatcherStack();
-    // Ready before the tests: closing the app while its KV watches are still opening can leave
+    // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app while its KV watches are still opening can leave
     // a watch running (app.close() then never returns).
     const deadline = Date.now() + 60_000;
-    while ((await s.app.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200) {
-      if (Date.now() > deadline) throw new Error('webhook-matcher not ready in 60 s');
+    while (!s.app.get(JetStreamConsumers).attached()) {
+      if (Date.now() > deadline) throw new Error('webhook-matcher: KV watches not open in 60 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });

@@ -12,3 +12,5 @@ export * from './test-pki';
 export * from './fake-sui-upstream';
 export * from './openapi-routes';
 export * from './prometheus-text';
+export * from './tcp-relay';
+export * from './messaging-attached';

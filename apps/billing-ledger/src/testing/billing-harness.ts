@@ -23,6 +23,7 @@ import {
   createTestDatabase,
   deleteNatsNamespace,
   freePort,
+  messagingAttached,
   startAppProcess,
   testNatsUrl,
   uniqueNatsPrefix,
@@ -162,8 +163,10 @@ export class BillingHarness {
    */
   async ledgerProcess(env: Record<string, string> = {}): Promise<AppProcess> {
     const config = this.config();
-    return startAppProcess(async () => {
+    let url = '';
+    const ledger = await startAppProcess(async () => {
       const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
       return {
         main: 'apps/billing-ledger/src/main.ts',
         env: {
@@ -183,6 +186,9 @@ export class BillingHarness {
         startTimeoutMs: 120_000,
       };
     });
+    // Its usage durables attached too: /readyz leaves NATS out (ADR 0212).
+    await eventually(() => messagingAttached(url), 60_000, 'billing-ledger consumers attached');
+    return ledger;
   }
 }
 

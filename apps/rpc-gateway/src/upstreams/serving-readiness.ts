@@ -14,7 +14,7 @@ export interface ServingState {
  * other network too, and the network's own calls get -32000 either way. Only when no offered
  * network has a healthy node, which from one pod among healthy ones means its own egress or DNS
  * is broken, does it stop being ready. A network with no upstream configured is not offered;
- * NATS is not looked at (usage waits in memory; `rpc_gateway_nats_connected` reports it).
+ * NATS is not looked at (usage waits in memory; `nats_connected` reports it).
  */
 export function notServingReason(state: ServingState): string | undefined {
   if (state.closing) return 'shutting down';

@@ -48,9 +48,14 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
     await this.running;
   }
 
-  /** Publishes the current rows of `ids` (after their transaction committed). Never throws. */
+  /**
+   * Publishes the current rows of `ids` (after their transaction committed). Never throws. While
+   * NATS is away it leaves them to the tick at once: the API's answer does not wait for a KV put
+   * that can only time out (ADR 0212 amendment: the API serves without NATS).
+   */
   async publish(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
+    if (!this.client.connectedNow()) return;
     try {
       const rows = await this.webhooks.byIds(this.dataSource.manager, ids);
       await this.put(rows);

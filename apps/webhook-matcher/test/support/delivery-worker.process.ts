@@ -1,5 +1,6 @@
 import {
   freePort,
+  messagingAttached,
   startAppProcess,
   testNatsUrl,
   type AppEnv,
@@ -17,7 +18,8 @@ export interface RunningDeliveryWorker {
  * The real delivery-worker as a child process (never imported: apps share contracts, not code),
  * on the matcher test stack's NATS prefix, with its own migrated database, sending to loopback
  * receivers. `env` adds to or overrides the defaults (an `undefined` value removes a variable).
- * Ready when its webhook-status mirror has loaded (`/readyz`).
+ * Ready when it serves (`/readyz`) and its consumer is attached and its KV mirrors (webhook
+ * statuses, balances) loaded (`/metrics`: NATS is not part of `/readyz`, ADR 0212).
  */
 export async function startDeliveryWorkerProcess(options: {
   databaseUrl: string;
@@ -43,6 +45,14 @@ export async function startDeliveryWorkerProcess(options: {
       healthUrl: `${url}/readyz`,
     };
   });
+  const deadline = Date.now() + 60_000;
+  while (!(await messagingAttached(url))) {
+    if (Date.now() > deadline) {
+      await app.stop();
+      throw new Error(`delivery-worker: NATS consumers not attached in 60 s:\n${app.log()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return {
     app,
     url,

@@ -97,8 +97,8 @@ export class ApiKeyCache<P> {
   }
 
   /**
-   * Mirrors KvBuckets.revokedCredentials (readiness `kv:billing-revoked-credentials`, stopped
-   * with the app's consumers) and evicts every API key revoked on it.
+   * Mirrors KvBuckets.revokedCredentials (stopped with the app's consumers; not part of
+   * `/readyz`, ADR 0212 amendment) and evicts every API key revoked on it.
    */
   watch(consumers: JetStreamConsumers): void {
     consumers.mirror(KvBuckets.revokedCredentials.name, CredentialRevokedSchema, (_key, value) => {

@@ -129,7 +129,7 @@ export class ConsumerRunner {
     this.loop ??= this.run();
   }
 
-  /** Readiness: throws unless attached to the consumer. */
+  /** Throws unless attached to the consumer (`messaging_consumer_attached` reads `ready`). */
   async check(): Promise<void> {
     if (!this.ready) throw new Error(this.lastError ?? 'not consuming yet');
   }

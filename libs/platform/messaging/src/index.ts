@@ -13,3 +13,4 @@ export * from './jetstream-consumers';
 export * from './provision-messaging';
 export * from './usage-meter';
 export * from './usage-flusher';
+export * from './nats-probe';

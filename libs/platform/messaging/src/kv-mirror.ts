@@ -66,7 +66,17 @@ export class KvMirror<S extends z.ZodType> {
     return this.values.entries();
   }
 
-  /** Readiness: fails until the initial snapshot has loaded. */
+  /** Unprefixed bucket name. */
+  get bucket(): string {
+    return this.options.bucket;
+  }
+
+  /** Whether the initial snapshot is in memory (`messaging_kv_mirror_loaded`). */
+  get loaded(): boolean {
+    return this.isInitialized;
+  }
+
+  /** Fails until the initial snapshot has loaded (`initialized`). */
   async check(): Promise<void> {
     if (!this.isInitialized) throw new Error(`kv ${this.options.bucket}: snapshot not loaded`);
   }

@@ -1,39 +1,60 @@
-import { ReadinessRegistry } from '@meridian/platform-observability';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ObservabilityModule, ReadinessRegistry } from '@meridian/platform-observability';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { Consumers } from '@meridian/contracts';
 import { JetStreamConsumers } from './jetstream-consumers';
-import { MessagingModule, type MessagingOptions } from './messaging.module';
-import type { NatsClient } from './nats-client';
+import { MessagingModule } from './messaging.module';
+import { NatsProbe } from './nats-probe';
 
-/** NATS down: the connection's check fails as the real client's does while disconnected. */
-function moduleWith(readiness: boolean | undefined) {
-  const registry = new ReadinessRegistry(100);
-  const client = {
-    start: jest.fn(),
-    check: () => Promise.reject(new Error('not connected')),
-  } as unknown as NatsClient;
-  const options: MessagingOptions = {
-    connection: { url: 'nats://127.0.0.1:1' },
-    prefix: '',
-    name: 'x',
-    readiness,
-  };
-  new MessagingModule(client, {} as JetStreamConsumers, registry, options).onModuleInit();
-  return { registry, client };
+/** NATS down: nothing listens on port 1. */
+async function appWithNatsDown() {
+  @Module({
+    imports: [
+      ObservabilityModule.forRoot({ service: 'x', logger: pino({ level: 'silent' }) }),
+      MessagingModule.forRoot({
+        connection: { url: 'nats://127.0.0.1:1' },
+        prefix: '',
+        name: 'x',
+        probe: { intervalMs: 60_000, timeoutMs: 1_000 },
+      }),
+    ],
+  })
+  class App {}
+  return NestFactory.createApplicationContext(App, { logger: false });
 }
 
-describe('MessagingModule readiness', () => {
-  it('makes the app unready while NATS is down (the default)', async () => {
-    const { registry, client } = moduleWith(undefined);
-    expect(await registry.report()).toEqual({
-      ready: false,
-      checks: { nats: 'not connected' },
-      failing: ['nats'],
-    });
-    expect(client.start).toHaveBeenCalled();
+describe('MessagingModule: NATS is a metric, never readiness (ADR 0212 amendment)', () => {
+  it('leaves /readyz ready while NATS is down and reports nats_connected 0', async () => {
+    const module = await appWithNatsDown();
+    try {
+      expect(await module.get(ReadinessRegistry).report()).toEqual({
+        ready: true,
+        checks: {},
+        failing: [],
+      });
+      await module.get(NatsProbe).probe();
+      const metric = await module.get(Registry).getSingleMetric('nats_connected')?.get();
+      expect(metric?.values.map((v) => v.value)).toEqual([0]);
+    } finally {
+      await module.close();
+    }
   });
+});
 
-  it('leaves NATS out of /readyz when the app opts out (rpc-gateway), still connecting', async () => {
-    const { registry, client } = moduleWith(false);
-    expect(await registry.report()).toEqual({ ready: true, checks: {}, failing: [] });
-    expect(client.start).toHaveBeenCalled();
+describe('messaging_consumer_attached', () => {
+  it("reads each running consumer's attachment at scrape (0 while NATS is down)", async () => {
+    const app = await appWithNatsDown();
+    try {
+      const consumers = app.get(JetStreamConsumers);
+      consumers.run(Consumers.matcherAccountChanges, () => Promise.resolve());
+      const metric = await app.get(Registry).getSingleMetric('messaging_consumer_attached')?.get();
+      expect(metric?.values).toEqual([
+        { labels: { consumer: Consumers.matcherAccountChanges.durable }, value: 0 },
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -2,12 +2,11 @@ import {
   BeforeApplicationShutdown,
   DynamicModule,
   Global,
-  Inject,
   Module,
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
-import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
+import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { JetStreamConsumers } from './jetstream-consumers';
@@ -15,8 +14,11 @@ import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsClient } from './nats-client';
 import type { NatsConnectionSettings } from './nats-connect-options';
 import { NatsNamespace } from './nats-namespace';
+import { DEFAULT_NATS_PROBE, NatsProbe, type NatsProbeOptions } from './nats-probe';
 
 export const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
+
+const silentLogger = { info: () => undefined, warn: () => undefined };
 
 export interface MessagingOptions {
   /** NATS_URL and the NATS credential and TLS files: `natsSettingsOf(config)`. */
@@ -25,20 +27,17 @@ export interface MessagingOptions {
   prefix: string;
   /** Connection name shown by the server (the app name). */
   name: string;
-  /**
-   * Whether NATS (the connection, and the app's consumers and KV mirrors) is part of `/readyz`;
-   * default true. False only for an app that serves without NATS and reports it otherwise
-   * (rpc-gateway: usage waits in memory, ADR 0212).
-   */
-  readiness?: boolean;
+  /** How often `nats_connected` is probed (default every 5 s, a 2 s timeout). */
+  probe?: NatsProbeOptions;
 }
 
 /**
  * NATS for an app: inject `NatsClient` (the connection, opened in the background so app start
  * never waits for NATS), `JetStreamPublisher`, `JetStreamConsumers` (durable consumers and KV
- * mirrors) and `NatsNamespace`. Registers the `nats` readiness check (unless `readiness` is
- * false). Shutdown order: consumers stop and drain (beforeApplicationShutdown), then the
- * connection drains.
+ * mirrors), `NatsNamespace` and `NatsProbe`. NATS is never part of `/readyz` (ADR 0212 and its
+ * amendment of 2026-11-30: a NATS blip would unready every replica of every app at once); it is
+ * reported by `nats_connected` and `messaging_consumer_attached` on `/metrics` instead. Shutdown
+ * order: consumers stop and drain (beforeApplicationShutdown), then the connection drains.
  */
 @Global()
 @Module({})
@@ -48,8 +47,7 @@ export class MessagingModule
   constructor(
     private readonly client: NatsClient,
     private readonly consumers: JetStreamConsumers,
-    private readonly readiness: ReadinessRegistry,
-    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
+    private readonly probe: NatsProbe,
   ) {}
 
   static forRoot(options: MessagingOptions): DynamicModule {
@@ -85,7 +83,6 @@ export class MessagingModule
             NatsClient,
             NatsNamespace,
             JetStreamPublisher,
-            ReadinessRegistry,
             { token: LOGGER, optional: true },
             { token: Registry, optional: true },
           ],
@@ -93,7 +90,6 @@ export class MessagingModule
             client: NatsClient,
             namespace: NatsNamespace,
             publisher: JetStreamPublisher,
-            readiness: ReadinessRegistry,
             logger?: Logger,
             registry?: Registry,
           ) =>
@@ -112,7 +108,23 @@ export class MessagingModule
                     })
                   : undefined,
               },
-              options.readiness === false ? undefined : readiness,
+              registry,
+            ),
+        },
+        {
+          provide: NatsProbe,
+          inject: [
+            NatsClient,
+            { token: LOGGER, optional: true },
+            { token: Registry, optional: true },
+          ],
+          // Without the app's registry (a test module) the gauge goes to one of its own.
+          useFactory: (client: NatsClient, logger?: Logger, registry?: Registry) =>
+            new NatsProbe(
+              client,
+              registry ?? new Registry(),
+              logger ?? silentLogger,
+              options.probe ?? DEFAULT_NATS_PROBE,
             ),
         },
       ],
@@ -122,17 +134,18 @@ export class MessagingModule
         NatsClient,
         JetStreamPublisher,
         JetStreamConsumers,
+        NatsProbe,
       ],
     };
   }
 
   onModuleInit(): void {
-    if (this.options.readiness !== false)
-      this.readiness.register('nats', () => this.client.check());
     this.client.start();
+    this.probe.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.probe.stop();
     await this.consumers.stopAll();
   }
 

@@ -27,7 +27,7 @@ const silent: NatsClientLogger = { info: () => undefined, warn: () => undefined 
 
 /**
  * The app's one NATS connection, opened in the background: app start never waits for NATS, so
- * /healthz answers and /readyz reports `nats` failing while the server is down. Once connected
+ * /healthz and /readyz answer while the server is down (`nats_connected` reports it, NatsProbe). Once connected
  * the client reconnects forever on its own. Code that needs the connection either awaits
  * `connection()` (consumers, KV mirrors) or calls `current()` and fails fast with a retryable
  * `messaging_unavailable` DomainError (publishers on a request path).
@@ -41,6 +41,8 @@ export class NatsClient {
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private lastError: string | undefined;
+  /** Between a `disconnect` status and the `reconnect` after it. */
+  private away = false;
 
   constructor(
     private readonly options: NatsClientOptions,
@@ -70,6 +72,15 @@ export class NatsClient {
     return this.nc && !this.nc.isClosed() ? this.nc : undefined;
   }
 
+  /**
+   * Whether the connection is up right now (not closed, not between a disconnect and its
+   * reconnect). A request path that would only wait for a timeout while NATS is away asks this
+   * first and leaves the work to its retry (webhook-matcher's status tick).
+   */
+  connectedNow(): boolean {
+    return this.current() !== undefined && !this.away;
+  }
+
   /** The connection or a retryable DomainError, for callers that must not wait. */
   require(): NatsConnection {
     const nc = this.current();
@@ -91,7 +102,7 @@ export class NatsClient {
     return jetstreamManager(await this.connection());
   }
 
-  /** Readiness: throws while disconnected, otherwise round-trips a PING. */
+  /** Throws while disconnected, otherwise round-trips a PING (NatsProbe: `nats_connected`). */
   async check(): Promise<void> {
     const nc = this.current();
     if (!nc) throw new Error(this.lastError ? `not connected: ${this.lastError}` : 'not connected');
@@ -104,6 +115,13 @@ export class NatsClient {
     clearTimeout(this.retryTimer);
     const nc = this.nc;
     if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+  }
+
+  private async watchStatus(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') this.away = true;
+      else if (status.type === 'reconnect') this.away = false;
+    }
   }
 
   private async attempt(): Promise<void> {
@@ -135,9 +153,12 @@ export class NatsClient {
       void nc.closed().then((error) => {
         if (error) this.lastError = error.message;
       });
+      void this.watchStatus(nc);
       this.resolveConnected(nc);
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
+      // Closed while this attempt was under way: no more attempts.
+      if (this.closed) return;
       this.logger.warn(
         { err: this.lastError, server: urlOrigin(this.options.url) },
         'nats not reachable; retrying',

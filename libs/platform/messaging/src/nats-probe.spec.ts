@@ -3,14 +3,14 @@ import { Registry } from 'prom-client';
 import { NatsProbe } from './nats-probe';
 
 async function gauge(registry: Registry): Promise<number | undefined> {
-  const metric = await registry.getSingleMetric('rpc_gateway_nats_connected')?.get();
+  const metric = await registry.getSingleMetric('nats_connected')?.get();
   return metric?.values[0]?.value;
 }
 
 describe('NatsProbe', () => {
   const logger = pino({ level: 'silent' });
 
-  it('sets rpc_gateway_nats_connected from each round trip', async () => {
+  it('sets nats_connected from each round trip', async () => {
     const registry = new Registry();
     let up = true;
     const nats = { check: () => (up ? Promise.resolve() : Promise.reject(new Error('down'))) };

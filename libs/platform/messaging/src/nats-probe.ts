@@ -1,12 +1,21 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Logger } from 'pino';
+import type { NatsClientLogger } from './nats-client';
+
+/** How often the connection is probed, and how long a round trip may take. */
+export interface NatsProbeOptions {
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_NATS_PROBE: NatsProbeOptions = { intervalMs: 5_000, timeoutMs: 2_000 };
 
 /**
- * NATS seen from the gateway, as a metric and a log line instead of a readiness check (ADR
- * 0212): while it is unreachable the gateway keeps serving from cached credentials and balance
- * state, its usage waits in memory (ADR 0103) and revocations arrive late, so it is a degraded
- * state to alert on, not a reason to leave the Service. One round trip (PING) per interval, never
- * two at once.
+ * NATS seen from an app, as a metric (`nats_connected`) and a log line instead of a readiness
+ * check (ADR 0212 and its amendment): every app serves its requests without NATS (the gateway
+ * from cached credentials and balance state, the REST APIs and billing's gRPC from Postgres),
+ * while what NATS carries (usage, blocks, delivery jobs, state changes) waits in JetStream or in
+ * memory. It is a degraded state to alert on, not a reason to leave the Service. One round trip
+ * (PING) per interval, never two at once.
  */
 export class NatsProbe {
   private readonly gauge: Gauge;
@@ -17,14 +26,14 @@ export class NatsProbe {
   constructor(
     private readonly nats: { check(): Promise<void> },
     registry: Registry,
-    private readonly logger: Logger,
-    private readonly options: { intervalMs: number; timeoutMs: number },
+    private readonly logger: NatsClientLogger,
+    private readonly options: NatsProbeOptions = DEFAULT_NATS_PROBE,
   ) {
-    // Created here, not in GatewayMetrics: a multi-process replica's primary has no NATS
-    // connection, and its never-set 0 would win the `min` over its workers.
+    // `min`: a multi-process replica (rpc-gateway, ADR 0204) is connected when all its workers
+    // are. Made by the app's MessagingModule, so a primary without a connection has none.
     this.gauge = new Gauge({
-      name: 'rpc_gateway_nats_connected',
-      help: '1 when the last round trip to NATS answered in time; 0 while usage waits in memory',
+      name: 'nats_connected',
+      help: '1 when the last round trip to NATS answered in time; 0 while what NATS carries waits',
       aggregator: 'min',
       registers: [registry],
     });
@@ -32,12 +41,14 @@ export class NatsProbe {
 
   /** The first round trip one interval after start: the connection opens in the background. */
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => void this.probe(), this.options.intervalMs);
     this.timer.unref();
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /**
@@ -72,8 +83,11 @@ export class NatsProbe {
     if (connected === this.connected) return;
     // The first answer is logged only when it is bad; every change after it.
     if (!connected)
-      this.logger.warn({ err: error }, 'NATS unreachable: serving on, usage held in memory');
-    else if (this.connected === false) this.logger.info('NATS reachable again');
+      this.logger.warn(
+        { err: error },
+        'NATS unreachable: serving on without it (nats_connected 0)',
+      );
+    else if (this.connected === false) this.logger.info({}, 'NATS reachable again');
     this.connected = connected;
   }
 }
