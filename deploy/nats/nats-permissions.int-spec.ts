@@ -36,6 +36,7 @@ import {
 import {
   createTestDatabase,
   freePort,
+  messagingAttached,
   runAppScript,
   startAnvil,
   startAppProcess,
@@ -804,7 +805,10 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
   return body.result;
 }
 
-/** Polls `url` until it answers 200 (an app's /readyz: its consumers and KV mirrors are up). */
+/**
+ * Polls `url` (an app's /readyz) until it answers 200 and the app's /metrics shows its consumers
+ * attached and its KV mirrors loaded (`messagingAttached`: /readyz leaves NATS out, ADR 0212).
+ */
 async function ready(url: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last = '';
@@ -813,8 +817,10 @@ async function ready(url: string): Promise<void> {
       status: 0,
       text: async () => error.message,
     }));
-    if (answer.status === 200) return;
-    last = `${answer.status} ${await answer.text()}`;
+    if (answer.status === 200) {
+      if (await messagingAttached(url.replace(/\/readyz$/, ''))) return;
+      last = 'ready, but a consumer or KV mirror is not attached (its /metrics)';
+    } else last = `${answer.status} ${await answer.text()}`;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${url} not ready: ${last}`);

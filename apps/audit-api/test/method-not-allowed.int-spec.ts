@@ -30,8 +30,9 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
       { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix },
       { credentials: new InTestCredentialSource(), clock: new FakeClock(new Date()) },
     );
-    // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app while its KV watch is still opening can leave the
-    // watch running (app.close() then never returns).
+    // Its KV watch open before the tests (/readyz leaves NATS out, ADR 0212): closing the app
+    // while its KV watch is still opening can leave the watch running (app.close() then never
+    // returns).
     const deadline = Date.now() + 30_000;
     while (!audit.app.get(JetStreamConsumers).attached()) {
       if (Date.now() > deadline) throw new Error('audit-api: KV watches not open in 30 s');

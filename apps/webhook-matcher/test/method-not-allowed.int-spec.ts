@@ -16,8 +16,9 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
   let s: MatcherTestStack;
   beforeAll(async () => {
     s = await startMatcherStack();
-    // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app while its KV watches are still opening can leave
-    // a watch running (app.close() then never returns).
+    // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app
+    // while its KV watches are still opening can leave a watch running (app.close() then never
+    // returns).
     const deadline = Date.now() + 60_000;
     while (!s.app.get(JetStreamConsumers).attached()) {
       if (Date.now() > deadline) throw new Error('webhook-matcher: KV watches not open in 60 s');

@@ -70,7 +70,8 @@ export class JetStreamConsumers {
   /**
    * A runner its caller starts and stops (a replica standing in for another replica's durable:
    * billing-ledger's partition take-over, ADR 0105 step 3). Not in `messaging_consumer_attached`
-   * (it is meant to be stopped most of the time); stopped with the others at shutdown if still running.
+   * (it is meant to be stopped most of the time); stopped with the others at shutdown if still
+   * running.
    */
   standby(declaration: ConsumerDeclaration, handler: ConsumerHandler): StandbyRunner {
     const runner = new ConsumerRunner(declaration, handler, this.deps);

@@ -27,8 +27,8 @@ const silent: NatsClientLogger = { info: () => undefined, warn: () => undefined 
 
 /**
  * The app's one NATS connection, opened in the background: app start never waits for NATS, so
- * /healthz and /readyz answer while the server is down (`nats_connected` reports it, NatsProbe). Once connected
- * the client reconnects forever on its own. Code that needs the connection either awaits
+ * /healthz and /readyz answer while the server is down (`nats_connected` reports it, NatsProbe).
+ * Once connected the client reconnects forever on its own. Code that needs the connection either awaits
  * `connection()` (consumers, KV mirrors) or calls `current()` and fails fast with a retryable
  * `messaging_unavailable` DomainError (publishers on a request path).
  */
@@ -98,8 +98,13 @@ export class NatsClient {
     return this.js;
   }
 
+  /**
+   * Without the client's `$JS.API.INFO` round trip up front (`checkAPI`): an app's NATS user
+   * may lack that grant (ADR 0507: delivery-worker's queue depth, read at every /metrics scrape,
+   * was refused there with a permissions violation each time).
+   */
   async jetstreamManager(): Promise<JetStreamManager> {
-    return jetstreamManager(await this.connection());
+    return jetstreamManager(await this.connection(), { checkAPI: false });
   }
 
   /** Throws while disconnected, otherwise round-trips a PING (NatsProbe: `nats_connected`). */
