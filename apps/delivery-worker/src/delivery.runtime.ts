@@ -50,8 +50,9 @@ export interface WorkerOptions {
 
 /**
  * Starts the worker at bootstrap: the two KV mirrors (webhook status + sealed secrets, balance
- * state), the delivery-jobs consumer, the usage outbox and the attempt log's retention; stops
- * them at shutdown (in-flight attempts finish, the last usage is flushed).
+ * state), the delivery-jobs consumer once both hold their first snapshot, the usage outbox and
+ * the attempt log's retention; stops them at shutdown (in-flight attempts finish, the last usage
+ * is flushed).
  */
 @Injectable()
 export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -64,6 +65,9 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   /** The accounts' balance states as this worker last saw them (billing-balance-state KV). */
   readonly balances: KvMirror<typeof BalanceStateChangedSchema>;
   private runner: ConsumerRunner | undefined;
+  /** Both mirrors hold their first snapshot. */
+  private readonly mirrorsLoaded: Promise<void>;
+  private stopping = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,6 +83,9 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
     const statuses = consumers.mirror(KvBuckets.webhookStatus.name, WebhookStatusEntrySchema);
     const balances = consumers.mirror(KvBuckets.balanceState.name, BalanceStateChangedSchema);
     this.balances = balances;
+    this.mirrorsLoaded = Promise.all([statuses.initialized, balances.initialized]).then(
+      () => undefined,
+    );
     const clock = options.clock;
     this.sender = new HttpSender({
       policy: { allowLoopback: config.ALLOW_LOOPBACK_TARGETS },
@@ -155,12 +162,19 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
   private readonly declaration: ConsumerDeclaration;
 
   onApplicationBootstrap(): void {
-    this.runner = this.consumers.run(this.declaration, deliveryJobsHandler(this.engine));
+    // Jobs are taken once the webhook statuses and balance states are in memory: a job decided
+    // before would find its webhook unknown and, older than the unknown-webhook wait (a backlog
+    // met by a pod started while NATS was away), be dropped (ADR 0212 amendment).
+    void this.mirrorsLoaded.then(() => {
+      if (!this.stopping)
+        this.runner = this.consumers.run(this.declaration, deliveryJobsHandler(this.engine));
+    });
     this.outbox.start();
     this.retention.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.runner?.stop();
     await this.health.close();
     await this.retention.stop();

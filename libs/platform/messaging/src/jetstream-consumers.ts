@@ -23,6 +23,7 @@ export class JetStreamConsumers {
   private readonly runners = new Map<string, ConsumerRunner>();
   private readonly mirrors: KvMirror<z.ZodType>[] = [];
   private readonly standbys = new Set<ConsumerRunner>();
+  private stopped = false;
 
   constructor(
     private readonly deps: ConsumerRunnerDeps,
@@ -63,7 +64,8 @@ export class JetStreamConsumers {
       throw new Error(`consumer ${declaration.durable} is already running`);
     const runner = new ConsumerRunner(declaration, handler, this.deps);
     this.runners.set(declaration.durable, runner);
-    runner.start();
+    // One asked for while the app shuts down (started once something loaded) is never started.
+    if (!this.stopped) runner.start();
     return runner;
   }
 
@@ -115,6 +117,7 @@ export class JetStreamConsumers {
 
   /** Stops pulling everywhere and waits for in-flight handlers. */
   async stopAll(): Promise<void> {
+    this.stopped = true;
     await Promise.all([
       ...[...this.runners.values(), ...this.standbys].map((r) => r.stop()),
       ...this.mirrors.map((m) => m.stop()),
