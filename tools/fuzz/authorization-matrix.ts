@@ -145,6 +145,7 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       access: 'operator',
       body: { api_key_ids: ['key_000000000000000000000000'] },
     },
+    'GET /api/v1/admin/accounts/:id/api-keys': { access: 'operator', id: 'account' },
     'POST /api/v1/admin/accounts/:id/api-keys': {
       access: 'operator',
       id: 'account',

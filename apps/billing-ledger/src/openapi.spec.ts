@@ -14,8 +14,8 @@ describe('billing-ledger OpenAPI', () => {
 
   it('has a success response schema for every route that answers a body', () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
-    // 24 routes: 21 answer a body, the three DELETEs 204 without one.
-    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(24);
+    // 25 routes: 22 answer a body, the three DELETEs 204 without one.
+    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(25);
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(paths['/api/v1/account/usage']!['get']).toMatchObject({
@@ -31,6 +31,33 @@ describe('billing-ledger OpenAPI', () => {
     });
     expect(paths['/api/v1/api-keys/{id}']!['delete']!['responses']).toMatchObject({
       204: { description: 'deleted' },
+    });
+    // The operator's key list: the account's pages plus state, managed and revoked_at in each.
+    expect(paths['/api/v1/admin/accounts/{id}/api-keys']!['get']).toMatchObject({
+      security: [{ operator: [] }],
+      parameters: expect.arrayContaining([
+        expect.objectContaining({ name: 'state', in: 'query' }),
+        expect.objectContaining({ name: 'cursor', in: 'query' }),
+      ]),
+      responses: {
+        200: {
+          content: {
+            'application/json': {
+              schema: {
+                properties: {
+                  items: {
+                    items: {
+                      required: expect.arrayContaining(['id', 'managed', 'revoked_at']),
+                      additionalProperties: false,
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        404: { description: 'not_found: no account with this id' },
+      },
     });
   });
 

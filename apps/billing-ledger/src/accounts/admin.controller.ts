@@ -31,10 +31,15 @@ import {
 } from '../http/schemas';
 import type { BalanceRow } from '../ledger/ledger.repository';
 import { parseBody, parseQuery } from '../http/validation';
-import { accountView, apiKeyView, page, topUpView } from '../http/views';
+import { accountView, adminApiKeyView, apiKeyView, page, topUpView } from '../http/views';
 import { AccountsRepository, type AccountSummaryRow } from './accounts.repository';
 import { AccountsService, type NewAccount } from './accounts.service';
-import { adminAccountsPage, adminAccountsQuery } from './admin.schemas';
+import {
+  adminAccountsPage,
+  adminAccountsQuery,
+  adminApiKeysPage,
+  adminApiKeysQuery,
+} from './admin.schemas';
 import type { z } from 'zod';
 import {
   accountResponse,
@@ -232,6 +237,32 @@ export class AdminController {
       await this.accounts.pendingTopUps(id),
       this.clock.now(),
       this.accounts.selfServiceBilling,
+    );
+  }
+
+  /**
+   * Every key of the account, managed ones (the dashboard's) and revoked ones included unless
+   * `state` narrows them: how an operator finds the id of a key to revoke. The account API's
+   * pages (`GET /api-keys`), newest first; never a secret nor its hash.
+   */
+  @Get(':id/api-keys')
+  @ApiRoute({
+    summary: 'List the API keys of the account, managed (dashboard) and revoked ones included',
+    auth: 'operator',
+    query: adminApiKeysQuery,
+    responses: {
+      200: { description: 'a page of keys, newest first', schema: adminApiKeysPage },
+      400: { description: 'invalid_query: limit, cursor or state does not fit' },
+      404: ROUTE_ERRORS.accountNotFound,
+    },
+  })
+  async listApiKeys(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
+    const { limit, cursor, state } = parseQuery(adminApiKeysQuery, query);
+    await this.accounts.get(id);
+    return page(
+      await this.credentials.listApiKeysForOperator(id, limit + 1, cursor, state),
+      limit,
+      adminApiKeyView,
     );
   }
 

@@ -15,6 +15,8 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
+import type { z } from 'zod';
+import { adminApiKeysPage } from '../accounts/admin.schemas';
 import { hashSecret } from './secrets';
 
 type Billing = GrpcClient<(typeof billingV1.BillingService)['method']>;
@@ -416,6 +418,107 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       'credential revoked event',
     );
     expect(event).toMatchObject({ credentialType: 'api_key', reason: 'revoked' });
+  });
+
+  it('lists every key of an account to the operator, managed and revoked ones marked, so a leaked one can be found and revoked (QA: ids only in Postgres)', async () => {
+    const account = await newAccount({ name: 'listed@example.com', api_key_managed: true });
+    const other = await newAccount({ name: 'not-listed', plan: 'free' });
+    const own = await api<{ id: string; key: string }>(
+      billing.url,
+      'POST',
+      '/api/v1/api-keys',
+      account.key,
+      { name: 'ci', scopes: ['audit'] },
+    );
+    const leaked = await api<{ id: string }>(billing.url, 'POST', '/api/v1/api-keys', account.key, {
+      name: 'leaked',
+      scopes: ['webhooks'],
+    });
+    expect([own.status, leaked.status]).toEqual([201, 201]);
+    const gone = await api(
+      billing.url,
+      'DELETE',
+      `/api/v1/admin/accounts/${account.id}/api-keys/${leaked.body.id}`,
+      OPERATOR_TOKEN,
+    );
+    expect(gone.status).toBe(204);
+    const list = (query = '', token = OPERATOR_TOKEN, id = account.id) =>
+      api<z.output<typeof adminApiKeysPage> & { error: string; request_id: string }>(
+        billing.url,
+        'GET',
+        `/api/v1/admin/accounts/${id}/api-keys${query}`,
+        token,
+      );
+
+    // Every key by default, newest first, in the page schema the route declares (strict: no
+    // secret, no hash); the dashboard's key marked managed, the revoked one with its time.
+    const all = await list();
+    expect(all.status).toBe(200);
+    expect(adminApiKeysPage.parse(all.body)).toEqual(all.body);
+    expect(all.body.items).toEqual([
+      expect.objectContaining({ id: leaked.body.id, name: 'leaked', managed: false }),
+      expect.objectContaining({ id: own.body.id, name: 'ci', managed: false, revoked_at: null }),
+      expect.objectContaining({
+        id: account.keyId,
+        name: 'initial',
+        scopes: ['account', 'audit', 'webhooks'],
+        managed: true,
+        revoked_at: null,
+      }),
+    ]);
+    expect(all.body.items[0]!.revoked_at).toEqual(expect.any(String));
+    expect(all.body.next_cursor).toBeNull();
+    expect(JSON.stringify(all.body)).not.toContain(hashSecret(account.key).trim());
+    // The account's own list is unchanged: its active, unmanaged keys only.
+    const accountList = await api<{ items: Array<{ id: string }> }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      account.key,
+    );
+    expect(accountList.body.items.map((k) => k.id)).toEqual([own.body.id]);
+
+    const ids = async (query: string) => (await list(query)).body.items.map((k) => k.id);
+    expect(await ids('?state=active')).toEqual([own.body.id, account.keyId]);
+    expect(await ids('?state=revoked')).toEqual([leaked.body.id]);
+    // The account API's keyset pages.
+    const first = await list('?limit=2');
+    expect(first.body.items.map((k) => k.id)).toEqual([leaked.body.id, own.body.id]);
+    expect(await ids(`?limit=2&cursor=${first.body.next_cursor}`)).toEqual([account.keyId]);
+    expect(await ids('')).not.toContain(other.keyId);
+
+    // Found by the list, the dashboard's key is revoked like any other.
+    const revoked = await api(
+      billing.url,
+      'DELETE',
+      `/api/v1/admin/accounts/${account.id}/api-keys/${account.keyId}`,
+      OPERATOR_TOKEN,
+    );
+    expect(revoked.status).toBe(204);
+    expect((await api(billing.url, 'GET', '/api/v1/account', account.key)).status).toBe(401);
+    expect(await ids('?state=active')).toEqual([own.body.id]);
+
+    // Errors in the house form.
+    const cases: Array<[string, string, string, number, string]> = [
+      [account.id, '?state=leaked', OPERATOR_TOKEN, 400, 'invalid_query'],
+      [account.id, '?limit=0', OPERATOR_TOKEN, 400, 'invalid_query'],
+      [account.id, '?cursor=key_1', OPERATOR_TOKEN, 400, 'invalid_query'],
+      [account.id, '?managed=true', OPERATOR_TOKEN, 400, 'invalid_query'],
+      ['acc_000000000000000000000000', '', OPERATOR_TOKEN, 404, 'not_found'],
+      ['not-an-id', '', OPERATOR_TOKEN, 404, 'not_found'],
+      [account.id, '', own.body.key, 401, 'unauthorized'],
+      [account.id, '', '', 401, 'unauthorized'],
+    ];
+    for (const [id, query, token, status, code] of cases) {
+      const answer = await list(query, token, id);
+      expect({ id, query, status: answer.status, error: answer.body.error }).toEqual({
+        id,
+        query,
+        status,
+        error: code,
+      });
+      expect(answer.body.request_id).toEqual(expect.any(String));
+    }
   });
 
   it('lets the operator make a new key for an account, a managed one to replace a revoked dashboard key (ADR 0110 amendment)', async () => {

@@ -32,6 +32,12 @@ export interface AccessTokenRow {
   revokedAt: Date | null;
 }
 
+/** Which keys a list holds: managed ones or not, active, revoked or both. */
+export interface ApiKeyFilter {
+  managed: boolean;
+  state: 'active' | 'revoked' | 'all';
+}
+
 interface RawApiKey {
   seq: string;
   id: string;
@@ -138,12 +144,24 @@ export class CredentialsRepository {
     return rows[0] ? apiKeyOf(rows[0]) : undefined;
   }
 
-  /** The account's keys as the account API lists them: active, managed keys left out. */
-  async listApiKeys(accountId: string, limit: number, cursor?: string): Promise<ApiKeyRow[]> {
+  /**
+   * The account's keys, newest first (keyset on seq). The account API lists its own active keys
+   * (`{ managed: false, state: 'active' }`: managed keys left out); the operator every key,
+   * managed and revoked ones included unless `state` narrows them.
+   */
+  async listApiKeys(
+    accountId: string,
+    limit: number,
+    cursor: string | undefined,
+    which: ApiKeyFilter,
+  ): Promise<ApiKeyRow[]> {
     const rows: RawApiKey[] = await this.dataSource.query(
-      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE account_id = $1 AND revoked_at IS NULL AND NOT managed AND ($2::bigint IS NULL OR seq < $2::bigint)
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys
+        WHERE account_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
+          AND ($4::boolean OR NOT managed)
+          AND ($5::text = 'all' OR ($5::text = 'active') = (revoked_at IS NULL))
         ORDER BY seq DESC LIMIT $3`,
-      [accountId, cursor ?? null, limit],
+      [accountId, cursor ?? null, limit, which.managed, which.state],
     );
     return rows.map(apiKeyOf);
   }

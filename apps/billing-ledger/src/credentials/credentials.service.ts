@@ -11,6 +11,7 @@ import { capsOf } from '../state/account-state';
 import {
   CredentialsRepository,
   type AccessTokenRow,
+  type ApiKeyFilter,
   type ApiKeyRow,
 } from './credentials.repository';
 import { hashSecret, hintOf, newAccessToken, newApiKey } from './secrets';
@@ -92,8 +93,25 @@ export class CredentialsService {
     return rows.map((row, i) => ({ row, secret: secrets[i]! }));
   }
 
+  /** The account API's list: its active keys, managed ones left out (ADR 0110). */
   listApiKeys(accountId: string, limit: number, cursor?: string): Promise<ApiKeyRow[]> {
-    return this.credentials.listApiKeys(accountId, limit, cursor);
+    return this.credentials.listApiKeys(accountId, limit, cursor, {
+      managed: false,
+      state: 'active',
+    });
+  }
+
+  /**
+   * The operator's list: every key of the account, managed ones (the dashboard's) included, so
+   * one can be found and revoked; `state` narrows it to active or revoked keys.
+   */
+  listApiKeysForOperator(
+    accountId: string,
+    limit: number,
+    cursor: string | undefined,
+    state: ApiKeyFilter['state'],
+  ): Promise<ApiKeyRow[]> {
+    return this.credentials.listApiKeys(accountId, limit, cursor, { managed: true, state });
   }
 
   /** Operator: flags keys the operator's side holds as managed (made before the flag). */

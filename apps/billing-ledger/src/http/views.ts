@@ -80,6 +80,19 @@ export function apiKeyView(row: ApiKeyRow, secret?: string) {
   };
 }
 
+/**
+ * A key as the operator lists it (`GET /admin/accounts/{id}/api-keys`): the account API's view,
+ * plus whether the operator's side holds it and when it was revoked. Never the secret nor its
+ * hash.
+ */
+export function adminApiKeyView(row: ApiKeyRow) {
+  return {
+    ...apiKeyView(row),
+    managed: row.managed,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
 export function accessTokenView(row: AccessTokenRow, secret?: string) {
   return {
     id: row.id,
