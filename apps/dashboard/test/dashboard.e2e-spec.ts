@@ -17,10 +17,12 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
 /**
  * The dashboard in Debian's chromium against the whole stack (`npm start` on a fresh database and
  * NATS prefix): a customer signs up, makes an access token (a listed one offers no copy of its
- * hinted URLs), calls the gateway with it and sees the CU on the usage chart, tops up (0 refused
- * under the field; a double click buys once), generates an audit key and runs a check, creates
- * a webhook on an address list, pauses and resumes it; an operator changes the plan (and a
- * double-clicked Credit credits once) and the customer sees the new limits, then creates a
+ * hinted URLs), calls the gateway with it and sees the CU on the usage chart, tops up (amounts
+ * it cannot read exactly refused under the field, a confirmation naming the amount, a double
+ * click buys once, the top-up turns cleared on the open pages without a reload), generates an
+ * audit key and runs a check, creates a webhook on an address list, pauses and resumes it; an
+ * operator changes the plan (and a confirmed, double-clicked Credit credits once) and the
+ * customer sees the new limits, then creates a
  * transaction confirmation webhook (a malformed hash named under its field first). A second
  * customer's calls overdraw a 100 CU contract: the overview and the operator's page of the
  * account show the overdraft, Purchased 0. Every page is screenshotted and scanned with
@@ -143,6 +145,8 @@ describe('dashboard in a real browser against the local stack', () => {
           UPSTREAMS: undefined, // every network on its devnet, whatever the shell exports
           DASHBOARD_OPERATOR_EMAIL: OPERATOR.email,
           DASHBOARD_OPERATOR_PASSWORD: OPERATOR.password,
+          // billing-ledger's: top-ups clear in 20 s, so the test sees one clear on an open page.
+          TOPUP_CLEARING_MS: '20000',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
@@ -330,51 +334,105 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByText('No top-ups yet.').waitFor();
     await check(page, '04a-top-up-empty');
 
-    // The API's refusals sit under the field (it answers `path: "body.cu"`): 0, and more than
-    // the API takes (said as the tightest bound, not zod's two).
+    // The amount is read exactly or refused under the field, as typed (nothing stripped: 1e6
+    // once bought 16 CU), and nothing is sent: 0 and more than the API takes in its words.
     const topUpButton = page.getByRole('button', { name: 'Top up', exact: true });
-    await page.getByLabel('Compute units', { exact: true }).fill('0');
-    await topUpButton.click();
-    await hasText(fieldError(page, 'Compute units'), 'must be at least 1');
-    expect(
-      await page.getByLabel('Compute units', { exact: true }).getAttribute('aria-invalid'),
-    ).toBe('true');
-    await check(page, '04a-top-up-refused');
-    await page.getByLabel('Compute units', { exact: true }).fill('99999999999999999999');
-    await topUpButton.click();
-    await hasText(fieldError(page, 'Compute units'), 'must be at most 1,000,000,000,000');
-
-    // Top up, with a double click: one request, so one top-up (one Idempotency-Key per
-    // submission, the button disabled while it is in flight). Recorded as bought, pending, with
-    // when it clears (one to two minutes).
-    const topUpPosts: string[] = [];
-    const countTopUp = (request: { method(): string; url(): string }) => {
+    const amount = page.getByLabel('Compute units', { exact: true });
+    const topUpPosts: Array<string | null> = [];
+    const countTopUp = (request: {
+      method(): string;
+      url(): string;
+      postData(): string | null;
+    }) => {
       if (request.method() === 'POST' && request.url().endsWith('/api/relay/billing/top-ups'))
-        topUpPosts.push(request.url());
+        topUpPosts.push(request.postData());
     };
     page.on('request', countTopUp);
-    await page.getByLabel('Compute units', { exact: true }).fill('1000000');
-    await topUpButton.dblclick();
+    const refusals: Array<[string, string]> = [
+      ['1e6', 'write the number out in digits (no exponent such as 1e6)'],
+      ['12.5', 'must be a whole number (no decimals; group thousands with commas: 10,000,000)'],
+      ['-5', 'must be a positive whole number'],
+      ['2,500.75', 'must be a whole number (no decimals; group thousands with commas: 10,000,000)'],
+      ['25,00', 'group digits in threes with commas (10,000,000) or leave the commas out'],
+      ['0', 'must be at least 1'],
+      ['99999999999999999999', 'must be at most 1,000,000,000,000'],
+    ];
+    for (const [typed, message] of refusals) {
+      await amount.fill(typed);
+      await topUpButton.click();
+      await hasText(fieldError(page, 'Compute units'), message);
+      expect(await amount.inputValue()).toBe(typed);
+      expect(await amount.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('dialog[open]').count()).toBe(0);
+      if (typed === '0') await check(page, '04a-top-up-refused');
+    }
+    expect(topUpPosts).toEqual([]);
+
+    // A valid amount is read back under the field and asked for before it is sent: Cancel
+    // sends nothing; Enter asks again; a double click on the confirmation buys once (one
+    // Idempotency-Key per submission, the button disabled while it is in flight). Recorded as
+    // bought, pending, with when it clears.
+    await amount.fill('1,000,000');
+    await page.getByText(/^Reads as 1,000,000 CU\./).waitFor();
+    await topUpButton.click();
+    const confirmation = page.getByRole('dialog', { name: 'Buy 1,000,000 CU?' });
+    await hasText(confirmation.getByTestId('confirm-amount'), '1,000,000 CU');
+    await check(page, '04a-top-up-confirm');
+    await confirmation.getByRole('button', { name: 'Cancel' }).click();
+    await confirmation.waitFor({ state: 'hidden' });
+    expect(topUpPosts).toEqual([]);
+    await amount.press('Enter');
+    await confirmation.getByRole('button', { name: 'Buy 1,000,000 CU' }).dblclick();
     await page
       .getByText(/^1,000,000 CU bought; pending, they clear in \d+ (s|min) \(.+ UTC\)\.$/)
       .waitFor();
+    await confirmation.waitFor({ state: 'hidden' });
     await page.getByTestId('top-ups').locator('tbody tr').first().waitFor();
     page.off('request', countTopUp);
-    expect(topUpPosts).toHaveLength(1);
+    expect(topUpPosts.map((body) => JSON.parse(body ?? 'null') as unknown)).toEqual([
+      { cu: 1_000_000 },
+    ]);
     expect(await page.getByTestId('top-ups').locator('tbody tr').count()).toBe(1);
     const listed = await pageApi(page, 'GET', '/api/relay/billing/top-ups');
-    expect((listed.body['items'] as Array<{ cu: number }>).map((t) => t.cu)).toEqual([1_000_000]);
+    const items = listed.body['items'] as Array<{ cu: number; clears_at: string }>;
+    expect(items.map((t) => t.cu)).toEqual([1_000_000]);
     const topUpRow = page.getByTestId('top-ups').locator('tbody tr').first();
     await topUpRow.getByText('Pending').waitFor();
     expect(await topUpRow.locator('td').nth(3).textContent()).toMatch(
       /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
     );
     await check(page, '04b-top-up-pending');
-    await nav(page, 'Overview');
-    await page
+
+    // Pending turns cleared on the open pages without a reload (they ask again when it clears:
+    // useAutoRefresh). The stack's top-ups clear after TOPUP_CLEARING_MS (20 s here, 90 s on a
+    // reused stack): waited for in real time, as the usage above.
+    const cleared = Math.max(0, Date.parse(items[0]!.clears_at) - Date.now()) + 45_000;
+    const overview = await customer.newPage();
+    overview.setDefaultTimeout(WAIT);
+    await overview.goto(dashboard);
+    await overview
       .getByTestId('pending-top-ups')
       .getByText(/^clears in \d+ (s|min)$/)
       .waitFor();
+    const unloaded = (p: Page) =>
+      p.evaluate(() => {
+        (globalThis as unknown as { unreloaded: boolean }).unreloaded = true;
+      });
+    const stillUnloaded = (p: Page) =>
+      p.evaluate(() => (globalThis as unknown as { unreloaded?: boolean }).unreloaded === true);
+    await unloaded(page);
+    await unloaded(overview);
+    await page.bringToFront();
+    await topUpRow.getByText('Cleared').waitFor({ timeout: cleared });
+    expect(await stillUnloaded(page)).toBe(true);
+    await overview.bringToFront();
+    await overview
+      .getByText('No top-up is clearing. Bought CU clear in one to two minutes.')
+      .waitFor({ timeout: 45_000 });
+    await hasText(overview.getByTestId('balance-purchased'), '1,000,000 CU');
+    expect(await stillUnloaded(overview)).toBe(true);
+    await overview.close();
+    await page.bringToFront();
 
     // Address Audit: product menu → Address Audit → API key tab → plus icon.
     await nav(page, 'Address Audit');
@@ -866,7 +924,8 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByRole('button', { name: 'Apply plan' }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Starter');
 
-    // Credit with a double click: one request, one credit (the money forms' one submission).
+    // Credit, confirmed with a double click: one request, one credit (the money forms' one
+    // submission).
     const creditPosts: string[] = [];
     operator.on('request', (request) => {
       if (
@@ -875,8 +934,21 @@ describe('dashboard in a real browser against the local stack', () => {
       )
         creditPosts.push(request.url());
     });
-    await operator.getByLabel('Compute units', { exact: true }).fill('777');
-    await operator.getByRole('button', { name: 'Credit', exact: true }).dblclick();
+    // An amount it cannot read exactly is refused under the field (1e3 once credited 13 CU);
+    // a valid one is credited after a confirmation naming it and the account.
+    const credited = operator.getByLabel('Compute units', { exact: true });
+    await credited.fill('1e3');
+    await operator.getByRole('button', { name: 'Credit', exact: true }).click();
+    await hasText(
+      fieldError(operator, 'Compute units'),
+      'write the number out in digits (no exponent such as 1e6)',
+    );
+    expect(creditPosts).toEqual([]);
+    await credited.fill('777');
+    await operator.getByRole('button', { name: 'Credit', exact: true }).click();
+    const creditConfirmation = operator.getByRole('dialog', { name: 'Credit 777 CU?' });
+    await creditConfirmation.getByText(email).waitFor();
+    await creditConfirmation.getByRole('button', { name: 'Credit 777 CU' }).dblclick();
     await operator.getByText('777 CU credited; pending until it clears.').waitFor();
     await operator.getByText(/^777 CU \(operator, /).waitFor();
     expect(creditPosts).toHaveLength(1);

@@ -49,19 +49,24 @@ export class UpstreamClient {
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
+    let text: string;
     try {
+      // The whole answer within UPSTREAM_TIMEOUT_MS (the body too): the page reports a hung
+      // API after this one wait and does not ask again (web/src/waits.ts).
       response = await fetch(url, {
         method,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
         signal: AbortSignal.timeout(this.config.UPSTREAM_TIMEOUT_MS),
       });
+      text = await response.text();
     } catch (error) {
-      throw new DomainError('upstream_unavailable', 'unavailable', `${upstream} is not reachable`, {
-        cause: error,
-      });
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const message = timedOut
+        ? `${upstream} did not answer within ${this.config.UPSTREAM_TIMEOUT_MS / 1000} s`
+        : `${upstream} is not reachable`;
+      throw new DomainError('upstream_unavailable', 'unavailable', message, { cause: error });
     }
-    const text = await response.text();
     let body: unknown = null;
     if (text) {
       try {

@@ -1,6 +1,7 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
 import { fieldsOf } from './form-errors';
 import { isSessionGone } from './session-gone';
+import { CLIENT_TIMEOUT_MS, RequestsInFlight, waitedFor } from './waits';
 
 let csrfToken = '';
 
@@ -23,10 +24,15 @@ export class ApiError extends Error {
     /** Field path as the form names it (`cu`, `accounts[1].plan`) → message (fieldsOf). */
     readonly fields: Record<string, string>,
     readonly body: Record<string, unknown>,
+    /** How long the request took (the retry rule, waits.ts). */
+    readonly elapsedMs = 0,
   ) {
     super(message);
   }
 }
+
+/** The requests waiting for an answer (a loading state says what it waits for: waits.ts). */
+export const requestsInFlight = new RequestsInFlight();
 
 export async function api<T>(
   method: string,
@@ -34,18 +40,40 @@ export async function api<T>(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<T> {
-  const response = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    headers: {
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(method === 'GET' ? {} : { 'x-csrf-token': csrfToken }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
+  const started = Date.now();
+  const done = requestsInFlight.begin(waitedFor(path), started);
+  let response: Response;
+  let text: string;
+  try {
+    // The BFF answers 503 after its UPSTREAM_TIMEOUT_MS; this bounds a BFF that does not answer.
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'GET' ? {} : { 'x-csrf-token': csrfToken }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    text = await response.text();
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    throw new ApiError(
+      0,
+      timedOut ? 'timeout' : 'network_error',
+      timedOut
+        ? `no answer from the dashboard server within ${CLIENT_TIMEOUT_MS / 1000} s`
+        : 'the dashboard server could not be reached',
+      {},
+      {},
+      Date.now() - started,
+    );
+  } finally {
+    done();
+  }
   let parsed: unknown = null;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -61,7 +89,14 @@ export async function api<T>(
       ? errorBody['message']
       : `request failed (${response.status})`;
   if (isSessionGone(response.status, code)) onSessionGone();
-  throw new ApiError(response.status, code, message, fieldsOf(errorBody), errorBody);
+  throw new ApiError(
+    response.status,
+    code,
+    message,
+    fieldsOf(errorBody),
+    errorBody,
+    Date.now() - started,
+  );
 }
 
 /** Path of a REST API route through the BFF relay. */

@@ -5,12 +5,14 @@ import { BrowserRouter } from 'react-router-dom';
 import { ApiError } from './api';
 import { App } from './app';
 import './styles.css';
+import { retryRead } from './waits';
 
 const client = new QueryClient({
   defaultOptions: {
     queries: {
-      // A 4xx will not change by asking again; a network blip or a 5xx may.
-      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+      // Once, after a fast failure only: a 4xx will not change by asking again, a timed-out API
+      // would only time out again (waits.ts: the total wait is bounded).
+      retry: (count, error) => retryRead(count, error instanceof ApiError ? error : undefined),
       refetchOnWindowFocus: false,
     },
   },

@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
-import { ApiError } from '../api';
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { ApiError, requestsInFlight } from '../api';
+import { SLOW_AFTER_MS } from '../waits';
 
 export function PageHeader(props: { title: string; description?: string; actions?: ReactNode }) {
   return (
@@ -36,11 +37,35 @@ export function Card(props: {
 
 export const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
+/**
+ * Loading; after a few seconds (SLOW_AFTER_MS) it says it is taking long, what it waits for
+ * (the API of the slowest request in flight) and for how long (waits.ts bounds the wait).
+ */
 export function Loading(props: { label?: string }) {
+  useSyncExternalStore(requestsInFlight.subscribe, requestsInFlight.snapshot);
+  const [since] = useState(() => Date.now());
+  const [now, setNow] = useState(since);
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1_000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const slow = now - since >= SLOW_AFTER_MS;
+  const waits = slow ? requestsInFlight.slow(now) : [];
   return (
-    <div className="state" role="status" aria-live="polite">
+    <div className="state" role="status" aria-live="polite" data-testid="loading">
       <span className="spinner" aria-hidden="true" />
       {props.label ?? 'Loading…'}
+      {slow && (
+        <span className="muted" data-testid="loading-slow">
+          {' '}
+          Taking longer than usual: still waiting for{' '}
+          {waits.length > 0 ? waits.map((w) => w.what).join(' and ') : 'the server'}
+          {waits.length > 0 && (
+            <span aria-hidden="true"> ({Math.round(waits[0]!.ms / 1000)} s)</span>
+          )}
+          .
+        </span>
+      )}
     </div>
   );
 }

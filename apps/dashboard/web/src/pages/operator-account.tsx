@@ -2,15 +2,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router-dom';
 import { api } from '../api';
+import { pendingTopUpDelay } from '../auto-refresh';
+import { CuAmountForm } from '../components/cu-amount-form';
 import { Field } from '../components/field';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
-import { placeErrors } from '../form-errors';
 import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
-import { useSubmission } from '../use-submission';
+import { useAutoRefresh } from '../use-auto-refresh';
 
 interface Detail {
   email: string | null;
@@ -29,23 +30,19 @@ export function OperatorAccountPage() {
     queryFn: () => api<Detail>('GET', `/api/operator/accounts/${id}`),
   });
   const [plan, setPlan] = useState<string | undefined>();
-  const [cu, setCu] = useState('1000000');
   const refresh = () => client.invalidateQueries({ queryKey: ['operator-account', id] });
   const changePlan = useMutation({
     mutationFn: (next: string) =>
       api('PUT', `/api/operator/accounts/${id}/plan`, { plan: planOfValue(next) }),
     onSuccess: () => void refresh(),
   });
-  const credit = useSubmission({
-    values: { cu: Number(cu) },
-    // The submission's key: a retry, a double click, a lost answer credit once (useSubmission).
-    send: (body, key) =>
-      api<TopUp>('POST', `/api/operator/accounts/${id}/top-ups`, body, {
-        'idempotency-key': key,
-      }),
-    onSuccess: () => void refresh(),
+  const pending = (detail.data?.top_ups.items ?? []).filter((t) => t.status !== 'cleared');
+  // Its pending top-ups asked again until they clear (useAutoRefresh, as the customer's pages).
+  useAutoRefresh({
+    refresh,
+    nextDelay: pendingTopUpDelay(pending.map((t) => t.clears_at)),
+    policyKey: pending.map((t) => `${t.id}@${t.clears_at}`).join(','),
   });
-  const creditErrors = placeErrors(credit.error, { cu: ['cu'] });
   if (detail.isPending) return <Loading />;
   if (detail.isError)
     return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
@@ -118,22 +115,29 @@ export function OperatorAccountPage() {
           </dl>
         </Card>
         <Card title="Credit a top-up">
-          <form onSubmit={credit.submit} noValidate>
-            <Field label="Compute units" error={creditErrors.fields.cu}>
-              <input
-                inputMode="numeric"
-                value={cu}
-                onChange={(e) => setCu(e.target.value.replace(/[^0-9]/g, ''))}
-              />
-            </Field>
-            <button type="submit" className="button" disabled={credit.pending || !cu}>
-              Credit
-            </button>
-          </form>
-          {credit.succeeded && credit.data && (
-            <Notice tone="ok">{formatCu(credit.data.cu)} credited; pending until it clears.</Notice>
-          )}
-          {creditErrors.notice && <Notice tone="bad">{creditErrors.notice}</Notice>}
+          <CuAmountForm<TopUp>
+            initial={1_000_000}
+            submitLabel="Credit"
+            hint="Whole CU; commas may group thousands."
+            confirmTitle={(cu) => `Credit ${formatCu(cu)}?`}
+            confirmLabel={(cu) => `Credit ${formatCu(cu)}`}
+            confirmBody={(cu) => (
+              <p>
+                <strong data-testid="confirm-amount">{formatCu(cu)}</strong> will be credited to{' '}
+                {detail.data.email ?? account.name} (account {account.id}), pending until it clears.
+              </p>
+            )}
+            // The submission's key: a retry, a double click, a lost answer credit once.
+            send={(body, key) =>
+              api<TopUp>('POST', `/api/operator/accounts/${id}/top-ups`, body, {
+                'idempotency-key': key,
+              })
+            }
+            onSuccess={() => void refresh()}
+            succeeded={(data) => (
+              <Notice tone="ok">{formatCu(data.cu)} credited; pending until it clears.</Notice>
+            )}
+          />
         </Card>
       </div>
       <Card title="Usage (last 30 days)">

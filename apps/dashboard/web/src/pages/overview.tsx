@@ -1,11 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
+import { pendingTopUpDelay } from '../auto-refresh';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { Badge, Card, ErrorState, Loading, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatNumber, formatRelative, planName } from '../format';
 import type { Account, Usage } from '../types';
+import { useAutoRefresh } from '../use-auto-refresh';
 
 export const RANGES = [
   { days: 1, label: 'Last 24 hours' },
@@ -42,6 +44,19 @@ export function OverviewPage() {
   const byDay = useUsage(days, 'day_network');
   const byNetwork = useUsage(days, 'network');
   const byMethod = useUsage(days, 'method');
+  const client = useQueryClient();
+  const pending = account.data?.balance.pending_top_ups ?? [];
+  // The balance asked again when a pending top-up clears (then with backoff) until none is,
+  // the usage with it; on focus too (useAutoRefresh: only while the tab is visible).
+  useAutoRefresh({
+    refresh: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ['account'] }),
+        client.invalidateQueries({ queryKey: ['usage'] }),
+      ]),
+    nextDelay: pendingTopUpDelay(pending.map((t) => t.clears_at)),
+    policyKey: pending.map((t) => `${t.id}@${t.clears_at}`).join(','),
+  });
   if (account.isPending) return <Loading />;
   if (account.isError)
     return <ErrorState error={account.error} retry={() => void account.refetch()} />;

@@ -1,12 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { api, relay } from '../api';
-import { Field } from '../components/field';
+import { pendingTopUpDelay } from '../auto-refresh';
+import { CuAmountForm } from '../components/cu-amount-form';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatRelative } from '../format';
-import { placeErrors } from '../form-errors';
 import type { Page, TopUp } from '../types';
-import { useSubmission } from '../use-submission';
+import { useAutoRefresh } from '../use-auto-refresh';
 import { useAccount } from './overview';
 
 const PRESETS = [1_000_000, 10_000_000, 100_000_000];
@@ -18,18 +17,18 @@ export function TopUpPage() {
     queryKey: ['top-ups'],
     queryFn: () => api<Page<TopUp>>('GET', relay('billing', '/top-ups')),
   });
-  const [cu, setCu] = useState('10000000');
-  const buy = useSubmission({
-    values: { cu: Number(cu) },
-    // The submission's key: a retry, a double click, a lost answer buy once (useSubmission).
-    send: (body, key) =>
-      api<TopUp>('POST', relay('billing', '/top-ups'), body, { 'idempotency-key': key }),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['top-ups'] });
-      void client.invalidateQueries({ queryKey: ['account'] });
-    },
+  const pending = (topUps.data?.items ?? []).filter((t) => t.status !== 'cleared');
+  // Pending top-ups: asked again when they clear (then with backoff) until none is; the
+  // balance with them (useAutoRefresh: only while the tab is visible, and on focus).
+  useAutoRefresh({
+    refresh: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ['top-ups'] }),
+        client.invalidateQueries({ queryKey: ['account'] }),
+      ]),
+    nextDelay: pendingTopUpDelay(pending.map((t) => t.clears_at)),
+    policyKey: pending.map((t) => `${t.id}@${t.clears_at}`).join(','),
   });
-  const errors = placeErrors(buy.error, { cu: ['cu'] });
   return (
     <>
       <PageHeader
@@ -45,42 +44,36 @@ export function TopUpPage() {
         </Card>
       ) : (
         <Card title="Buy compute units">
-          <form onSubmit={buy.submit} className="form-row">
-            <Field
-              label="Compute units"
-              hint="Recorded as bought; payment is handled outside this service."
-              error={errors.fields.cu}
-            >
-              <input
-                inputMode="numeric"
-                pattern="[0-9]*"
-                value={cu}
-                onChange={(e) => setCu(e.target.value.replace(/[^0-9]/g, ''))}
-              />
-            </Field>
-            <div className="preset-row" role="group" aria-label="Amount presets">
-              {PRESETS.map((p) => (
-                <button
-                  key={p}
-                  type="button"
-                  className="button button-secondary button-small"
-                  onClick={() => setCu(String(p))}
-                >
-                  {formatCu(p)}
-                </button>
-              ))}
-            </div>
-            <button type="submit" className="button" disabled={buy.pending || !cu}>
-              Top up
-            </button>
-          </form>
-          {buy.succeeded && buy.data && (
-            <Notice tone="ok">
-              {formatCu(buy.data.cu)} bought; pending, they clear{' '}
-              {formatRelative(buy.data.clears_at)} ({formatDateTime(buy.data.clears_at)}).
-            </Notice>
-          )}
-          {errors.notice && <Notice tone="bad">{errors.notice}</Notice>}
+          <CuAmountForm<TopUp>
+            initial={10_000_000}
+            submitLabel="Top up"
+            hint="Whole CU; commas may group thousands. Recorded as bought; payment is handled outside this service."
+            presets={PRESETS}
+            className="form-row"
+            confirmTitle={(cu) => `Buy ${formatCu(cu)}?`}
+            confirmLabel={(cu) => `Buy ${formatCu(cu)}`}
+            confirmBody={(cu) => (
+              <p>
+                <strong data-testid="confirm-amount">{formatCu(cu)}</strong> will be recorded as
+                bought for this account, pending for one to two minutes. No price is shown here:
+                payment is handled outside this service.
+              </p>
+            )}
+            // The submission's key: a retry, a double click, a lost answer buy once.
+            send={(body, key) =>
+              api<TopUp>('POST', relay('billing', '/top-ups'), body, { 'idempotency-key': key })
+            }
+            onSuccess={() => {
+              void client.invalidateQueries({ queryKey: ['top-ups'] });
+              void client.invalidateQueries({ queryKey: ['account'] });
+            }}
+            succeeded={(data) => (
+              <Notice tone="ok">
+                {formatCu(data.cu)} bought; pending, they clear {formatRelative(data.clears_at)} (
+                {formatDateTime(data.clears_at)}).
+              </Notice>
+            )}
+          />
         </Card>
       )}
       <Card title="Top-ups">

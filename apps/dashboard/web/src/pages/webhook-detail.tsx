@@ -2,6 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
+import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
 import { isCapError } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
@@ -13,6 +14,7 @@ import { describeFilter, type FilterLine } from '../filter-tree';
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome } from '../test-delivery';
+import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useAddressLists } from './webhooks';
 
@@ -209,6 +211,17 @@ export function WebhookDetailPage() {
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const attempts = deliveries.data?.pages.flatMap((p) => p.items) ?? [];
+  // Its stats and failed deliveries asked again while the page is open and the tab visible, and
+  // on focus (useAutoRefresh).
+  useAutoRefresh({
+    refresh: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ['webhook-stats', id] }),
+        client.invalidateQueries({ queryKey: ['webhook-deliveries', id] }),
+      ]),
+    nextDelay: every(WEBHOOK_VIEW_REFRESH_MS),
+    policyKey: id ?? '',
+  });
   const location = useLocation();
   // The secret of a webhook just created (the form navigates here with it): shown once, and
   // dropped from the history entry at once so a reload shows the webhook without it.
