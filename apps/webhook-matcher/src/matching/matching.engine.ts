@@ -16,6 +16,7 @@ import { MatchIndex } from './match-index';
 import type { MatchingMetrics } from './matching-metrics';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
 import { occurrenceOf } from './occurrence';
+import { receivesRemoval } from './removal';
 
 /** List members loaded between two full collections during the index load (full-gc.ts). */
 const LOAD_GC_EVERY = 100_000;
@@ -218,10 +219,11 @@ export class MatchingEngine {
 
   /**
    * A reorg: every event of the removed blocks gets a `removed` job for webhooks subscribed to
-   * the unconfirmed phase (also one it never received: dropped over budget or failed), and its
-   * pending confirmation is cancelled. Same eventId as the unconfirmed delivery. Occurrences
-   * removed by an earlier reorg of the same block (it left, came back, leaves again) were
-   * corrected then and are not corrected twice.
+   * the unconfirmed phase (also one it never received: dropped over budget or failed) and for
+   * confirmed-only webhooks whose confirmed delivery was published (`receivesRemoval`, ADR 0421
+   * amendment); every pending confirmation is cancelled. Same eventId as the event's other
+   * deliveries. Occurrences removed by an earlier reorg of the same block (it left, came back,
+   * leaves again) were corrected then and are not corrected twice.
    */
   private async removeEvents(message: ChainBlocksRemoved): Promise<void> {
     const events = (
@@ -232,7 +234,7 @@ export class MatchingEngine {
     ).filter((e) => owns(this.partition, e.accountId) && e.state !== 'removed');
     await this.publish(
       message.network,
-      events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'removed')),
+      events.filter(receivesRemoval).map((e) => request(e, 'removed')),
     );
     await this.repo.setState(events, 'removed');
     this.metrics?.removalHandled(message.network);
