@@ -24,6 +24,8 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
     '0x',
     '0x' + 'f'.repeat(40),
     '0x000000000000000000000000000000000000dEaD',
+    // The same address with a wrong EIP-55 checksum: refused by every API (ADR 0403).
+    '0x000000000000000000000000000000000000DeaD',
     'acc_000000000000000000000000',
     'tok_000000000000000000000000',
     'key_000000000000000000000000',

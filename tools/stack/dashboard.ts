@@ -9,6 +9,8 @@ export function dashboardOperatorEmail(env: NodeJS.ProcessEnv = process.env): st
 }
 
 const WEB_DIR = 'apps/dashboard/web';
+/** Libraries the page bundles (vite.config.mts `resolve.alias`): a change there rebuilds it too. */
+const BUNDLED_LIBS = ['libs/domain/networks/src'];
 export const WEB_DIST = 'dist/apps/dashboard-web';
 
 function newestMtime(path: string): number {
@@ -20,7 +22,9 @@ function newestMtime(path: string): number {
 /** True when the page was never built or a source file changed after the last build. */
 export function dashboardBuildNeeded(root: string): boolean {
   const index = join(root, WEB_DIST, 'index.html');
-  return !existsSync(index) || newestMtime(join(root, WEB_DIR)) > statSync(index).mtimeMs;
+  if (!existsSync(index)) return true;
+  const built = statSync(index).mtimeMs;
+  return [WEB_DIR, ...BUNDLED_LIBS].some((dir) => newestMtime(join(root, dir)) > built);
 }
 
 /** Arguments of `vite build` for the page, run with this Node. */

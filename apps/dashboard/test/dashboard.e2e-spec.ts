@@ -50,7 +50,8 @@ interface Endpoints {
   demo: { operatorToken: string };
 }
 
-const TREASURY_A = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+/** Mixed case with its EIP-55 checksum (a wrong one is refused as a typo, ADR 0403). */
+const TREASURY_A = '0xabCDeF0123456789AbcdEf0123456789aBCDEF01';
 const TREASURY_B = '0x1111111111111111111111111111111111111111';
 /** Anvil's funded account 0, unlocked on every devnet. */
 const ANVIL_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -995,9 +996,7 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByLabel('Name', { exact: true }).fill('Payout confirmations');
     await page.getByLabel('Trigger').selectOption('tx_confirmation');
     await page.getByLabel('Target URL').fill('https://hooks.example.com/payouts');
-    await page
-      .getByLabel('Addresses', { exact: true })
-      .fill('0xAbCdEf0123456789aBcDeF0123456789AbCdEf01');
+    await page.getByLabel('Addresses', { exact: true }).fill(TREASURY_A);
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await hasText(
       fieldError(page, 'Transaction hashes'),

@@ -9,6 +9,14 @@ export default defineConfig({
   root: here,
   base: '/',
   plugins: [react()],
+  // The page checks addresses by the API's own rule (ADR 0403): the one domain module, pure.
+  resolve: {
+    alias: {
+      '@meridian/networks': fileURLToPath(
+        new URL('../../../libs/domain/networks/src/index.ts', import.meta.url),
+      ),
+    },
+  },
   build: {
     outDir: fileURLToPath(new URL('../../../dist/apps/dashboard-web', import.meta.url)),
     emptyOutDir: true,

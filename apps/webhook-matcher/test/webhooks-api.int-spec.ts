@@ -442,6 +442,101 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await s.call('GET', `/address-lists/${list.body.id}`, key)).status).toBe(404);
   });
 
+  it('EVM addresses (ADR 0403): all lower, all upper and a right EIP-55 checksum are stored lower case; mixed case with a wrong checksum is 400 invalid_address_checksum naming the checksummed form, on a webhook (shorthand, address and contract leaves, PATCH) and an address list (create, add, replace, remove), and nothing is written', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    // anvil's account 1, and the README walkthrough's old typo of it (…dC79C8 for …dc79C8).
+    const RIGHT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const TYPO = '0x70997970C51812dc3A010C7d01b50e0d17dC79C8';
+    const LOWER = RIGHT.toLowerCase();
+    const UPPER = `0x${RIGHT.slice(2).toUpperCase()}`;
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ addresses: [address(1), TYPO] }, 'addresses[1]'],
+      [
+        {
+          addresses: [],
+          filters: { any: [{ address: { in: [RIGHT] } }, { address: { in: [TYPO] } }] },
+        },
+        'filters.any[1].address.in[0]',
+      ],
+      [
+        {
+          trigger_type: 'log_event',
+          addresses: [],
+          filters: { all: [{ address: { in: [RIGHT] } }, { contract: { in: [TYPO] } }] },
+        },
+        'filters.all[1].contract.in[0]',
+      ],
+    ];
+    for (const [body, path] of refusals) {
+      const answer = await create(key, body);
+      expect([answer.status, answer.body.error, answer.body.path, answer.body.expected]).toEqual([
+        400,
+        'invalid_address_checksum',
+        path,
+        RIGHT,
+      ]);
+      expect(answer.body.message).toContain(RIGHT);
+    }
+    expect((await s.call('GET', '/webhooks', key)).body.items).toEqual([]);
+    const hook = await create(key, { addresses: [LOWER, UPPER, RIGHT] });
+    expect(hook.status).toBe(201);
+    expect(hook.body.addresses).toEqual([LOWER, LOWER, LOWER]);
+    const patch = await s.call('PATCH', `/webhooks/${hook.body.id}`, key, { addresses: [TYPO] });
+    expect([patch.status, patch.body.error, patch.body.path]).toEqual([
+      400,
+      'invalid_address_checksum',
+      'addresses[0]',
+    ]);
+    expect((await s.call('GET', `/webhooks/${hook.body.id}`, key)).body.version).toBe(1);
+
+    const refusedList = await s.call('POST', '/address-lists', key, {
+      name: 'typo',
+      addresses: [RIGHT, TYPO],
+    });
+    expect([refusedList.status, refusedList.body.error, refusedList.body.path]).toEqual([
+      400,
+      'invalid_address_checksum',
+      'addresses[1]',
+    ]);
+    expect((await s.call('GET', '/address-lists', key)).body.items).toEqual([]);
+    const list = await s.call('POST', '/address-lists', key, {
+      name: 'treasury',
+      addresses: [UPPER, address(1)],
+    });
+    expect([list.status, list.body.size]).toEqual([201, 2]);
+    // A bulk add names the first refused entry (code, path) and lists every refused one.
+    const add = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
+      addresses: [address(2), TYPO, 'zz', RIGHT, TYPO],
+    });
+    expect(add.status).toBe(400);
+    expect(add.body).toMatchObject({
+      error: 'invalid_address_checksum',
+      path: 'addresses[1]',
+      expected: RIGHT,
+      refused: [
+        { path: 'addresses[1]', error: 'invalid_address_checksum', expected: RIGHT },
+        { path: 'addresses[2]', error: 'invalid_address' },
+        { path: 'addresses[4]', error: 'invalid_address_checksum', expected: RIGHT },
+      ],
+      refused_total: 3,
+    });
+    for (const [method, route] of [
+      ['PUT', 'entries'],
+      ['POST', 'entries/remove'],
+    ]) {
+      const answer = await s.call(method, `/address-lists/${list.body.id}/${route}`, key, {
+        addresses: [TYPO],
+      });
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_address_checksum']);
+    }
+    const entries = await s.call('GET', `/address-lists/${list.body.id}/entries`, key);
+    expect(entries.body.items).toEqual([address(1), LOWER]);
+    const added = await s.call('POST', `/address-lists/${list.body.id}/entries`, key, {
+      addresses: [RIGHT, address(2)],
+    });
+    expect(added.body).toMatchObject({ size: 3, added: 1, version: 2 });
+  });
+
   it('an address list moves version and updated_at only on a real change: a new list is version 1 (empty or not); an add of nothing new, a replace by the same set, a remove of nothing and a rename to the same name change nothing and write no change-feed row', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const empty = await s.call('POST', '/address-lists', key, { name: 'empty' });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AddressFormat } from '@meridian/networks';
+import { checkEvmAddress, evmChecksumOf, type AddressFormat } from '@meridian/networks';
 import { createBase58check } from '@scure/base';
-import { getAddress } from 'viem';
 import { invalidField } from './audit-errors';
 
 export interface ParsedAddress {
@@ -11,7 +10,6 @@ export interface ParsedAddress {
   readonly display: string;
 }
 
-const EVM = /^0x[0-9a-fA-F]{40}$/;
 const SUI = /^0x[0-9a-fA-F]{64}$/;
 const TRON = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 
@@ -24,7 +22,7 @@ const TRON_VERSION = 0x41;
 const TRON_PAYLOAD_BYTES = 21;
 
 /** The address as the answer shows it: EIP-55 for EVM (also for addresses read on chain). */
-export const evmDisplay = (address: string): string => getAddress(address.toLowerCase());
+export const evmDisplay = evmChecksumOf;
 
 /** The base58check payload, or null when the checksum does not match. */
 function tronPayloadOf(value: string): Uint8Array | null {
@@ -41,7 +39,7 @@ function tronPayloadOf(value: string): Uint8Array | null {
  *
  * - Surrounding whitespace is refused, not trimmed (README "Addresses").
  * - EVM: a mixed-case address must carry a valid EIP-55 checksum; all-lower or all-upper hex has
- *   none to check.
+ *   none to check (`checkEvmAddress` of @meridian/networks, the rule webhooks share; ADR 0403).
  * - TRON: base58check, 25 bytes (version 0x41, 20-byte id, 4-byte double-sha256 checksum); a
  *   wrong checksum is `invalid_<field>_checksum`, like EVM's; another version byte or length is
  *   `invalid_<field>`.
@@ -57,23 +55,20 @@ export function parseAddress(input: string, format: AddressFormat, field: string
     );
   const value = input;
   if (format === 'evm') {
-    if (!EVM.test(value))
+    const evm = checkEvmAddress(value);
+    if (!evm.ok && evm.reason === 'format')
       throw invalidField(
         `invalid_${field}`,
         `${field} must be 0x followed by 40 hex digits`,
         field,
       );
-    const hex = value.slice(2);
-    const mixed = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
-    const checksummed = evmDisplay(value);
-    if (mixed && checksummed !== value) {
+    if (!evm.ok)
       throw invalidField(
         `invalid_${field}_checksum`,
         `${field} has mixed case but an invalid EIP-55 checksum`,
         field,
       );
-    }
-    return { key: checksummed.toLowerCase(), display: checksummed };
+    return { key: evm.lower, display: evm.checksummed };
   }
   if (format === 'tron') {
     if (!TRON.test(value))

@@ -1,3 +1,5 @@
+import { checkEvmAddress } from '@meridian/networks';
+
 /** Entries as typed or pasted: one per line, or separated by commas, semicolons or spaces. */
 export const splitEntries = (text: string): string[] =>
   text
@@ -5,12 +7,13 @@ export const splitEntries = (text: string): string[] =>
     .map((a) => a.trim())
     .filter(Boolean);
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
 export interface CheckedAddresses {
   /** Distinct addresses (any letter case in, lower case out), in the order first typed. */
   valid: string[];
-  /** Entries that are not a 0x-prefixed 20-byte hex address, as typed. */
+  /**
+   * Entries the API refuses, as typed: not a 0x-prefixed 20-byte hex address, or mixed case with
+   * a wrong EIP-55 checksum (the API's rule, `checkEvmAddress`; ADR 0403).
+   */
   invalid: string[];
   /** Entries that repeat an address already counted (the API collapses them too). */
   duplicates: number;
@@ -22,9 +25,10 @@ export function checkAddresses(text: string): CheckedAddresses {
   const invalid: string[] = [];
   let duplicates = 0;
   for (const entry of splitEntries(text)) {
-    if (!ADDRESS.test(entry)) invalid.push(entry);
-    else if (seen.has(entry.toLowerCase())) duplicates += 1;
-    else seen.add(entry.toLowerCase());
+    const address = checkEvmAddress(entry);
+    if (!address.ok) invalid.push(entry);
+    else if (seen.has(address.lower)) duplicates += 1;
+    else seen.add(address.lower);
   }
   return { valid: [...seen], invalid, duplicates };
 }

@@ -6,7 +6,14 @@ import { pageLimit } from '../webhooks/webhook.schemas';
  * every route (spec limits rule 6), counted after duplicates collapse; the body's 5 MiB (413)
  * bounds the array.
  */
-const addresses = z.array(z.string().max(100));
+const addresses = z
+  .array(z.string().max(100))
+  .describe(
+    'EVM addresses: 0x and 40 hex digits, all lower case, all upper case or with a right EIP-55 ' +
+      'checksum (mixed case with a wrong one is 400 invalid_address_checksum, a malformed one ' +
+      '400 invalid_address; the 400 names the first with `path` and lists every refused entry ' +
+      'in `refused`); stored and returned lower case (ADR 0403)',
+  );
 
 export const createListBody = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { checkListCreate, checkListResize, checkListSize } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
-import { normalizeAddress } from '@meridian/webhooks';
+import { normalizeAddresses } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import {
@@ -19,12 +19,12 @@ import { AddressListsRepository, type AddressListRow } from './address-lists.rep
 
 const listNotFound = () => new DomainError('not_found', 'not_found', 'no such address list');
 
-/** Any case in, lower case stored; duplicates inside one request collapse. */
-function normalizeAll(addresses: readonly string[]): string[] {
-  const out = new Set<string>();
-  addresses.forEach((a, i) => out.add(normalizeAddress(a, `addresses[${i}]`)));
-  return [...out];
-}
+/**
+ * All lower, all upper or EIP-55 in (ADR 0403), lower case stored; duplicates inside one request
+ * collapse; a refused entry refuses the request, the 400 naming every refused one.
+ */
+const normalizeAll = (addresses: readonly string[]): string[] =>
+  normalizeAddresses(addresses, 'addresses');
 
 @Injectable()
 export class AddressListsService {

@@ -10,7 +10,10 @@ export const isoTime = z.iso.datetime().describe('ISO 8601 time, UTC');
 export const count = z.number().int().min(0);
 
 /** An EVM address as the API stores and returns it: lower case. */
-export const lowerCaseAddress = z.string().regex(/^0x[0-9a-f]{40}$/);
+export const lowerCaseAddress = z
+  .string()
+  .regex(/^0x[0-9a-f]{40}$/)
+  .describe('an EVM address, lower case (as stored, whatever case it was given in)');
 
 /** Every list route of the API (COMPAT): `{items, next_cursor}`. */
 export const pageOf = <T extends z.ZodType>(item: T) =>

@@ -4,3 +4,4 @@ export * from './method-traits';
 export * from './network.table';
 export * from './network-lookup';
 export * from './audit-chain.table';
+export * from './evm-address';

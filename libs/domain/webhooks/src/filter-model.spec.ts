@@ -3,11 +3,17 @@ import {
   collectAddresses,
   collectListRefs,
   needsTxHash,
+  normalizeAddresses,
   normalizeFilter,
   type FilterInput,
 } from './filter-model';
 
-const A = '0x' + 'aB'.repeat(20);
+/** Mixed case with its right EIP-55 checksum (`0x` + `ab` × 20). */
+const A = '0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB';
+/** A with one letter's case flipped: a wrong checksum (ADR 0403). */
+const A_TYPO = '0xABaBaBaBABabABabAbAbABAbABabababaBaBABab';
+/** anvil's account 1 as the README walkthrough once mistyped it (…dC79C8 for …dc79C8). */
+const README_TYPO = '0x70997970C51812dc3A010C7d01b50e0d17dC79C8';
 const B = '0x' + '12'.repeat(20);
 const L = 'al_' + 'a'.repeat(24);
 const L2 = 'al_' + 'b'.repeat(24);
@@ -64,6 +70,18 @@ describe('normalizeFilter', () => {
     [{}, 'filter_required', 'filters'],
     [{ addresses: ['0x12'] }, 'invalid_address', 'addresses[0]'],
     [{ addresses: [A, 'zz'] }, 'invalid_address', 'addresses[1]'],
+    [{ addresses: [A, A_TYPO] }, 'invalid_address_checksum', 'addresses[1]'],
+    [{ addresses: [README_TYPO] }, 'invalid_address_checksum', 'addresses[0]'],
+    [
+      { filters: { any: [{ address: { in: [A] } }, { address: { in: [B, A_TYPO] } }] } },
+      'invalid_address_checksum',
+      'filters.any[1].address.in[1]',
+    ],
+    [
+      { filters: { all: [{ address: { in: [A] } }, { contract: { in: [A_TYPO] } }] } },
+      'invalid_address_checksum',
+      'filters.all[1].contract.in[0]',
+    ],
     [{ list_refs: ['nope'] }, 'invalid_list_ref', 'list_refs[0]'],
     [
       { filters: { any: [{ address: { in: [A] } }, { address: { in: [A, '0xzz'] } }] } },
@@ -266,5 +284,71 @@ describe('normalizeFilter', () => {
         filters: { any: Array.from({ length: 255 }, () => ({ address: { in: [A] } })) },
       }).inlineAddresses,
     ).toBe(255);
+  });
+});
+
+describe('EVM addresses in any case (ADR 0403)', () => {
+  const lower = A.toLowerCase();
+  const upper = `0x${A.slice(2).toUpperCase()}`;
+
+  it('accepts all lower, all upper and a right checksum, storing lower case', () => {
+    const f = normalizeFilter({ addresses: [lower, upper, A] });
+    expect(f.addresses).toEqual([lower, lower, lower]);
+    expect(normalizeAddresses([lower, upper, A, B], 'addresses')).toEqual([lower, B]);
+  });
+
+  it('names the address checksummed in a wrong checksum refusal', () => {
+    try {
+      normalizeFilter({ addresses: [README_TYPO] });
+      throw new Error('accepted');
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      expect(error.kind).toBe('invalid');
+      expect(error.details).toEqual({
+        path: 'addresses[0]',
+        expected: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      });
+      expect(error.message).toContain('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+    }
+  });
+
+  it('a bulk change refuses all, with the first refused entry and every one listed', () => {
+    try {
+      normalizeAddresses([B, A_TYPO, A, 'zz', README_TYPO], 'addresses');
+      throw new Error('accepted');
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      expect(error.code).toBe('invalid_address_checksum');
+      expect(error.details).toEqual({
+        path: 'addresses[1]',
+        expected: A,
+        refused: [
+          { path: 'addresses[1]', error: 'invalid_address_checksum', expected: A },
+          { path: 'addresses[3]', error: 'invalid_address' },
+          {
+            path: 'addresses[4]',
+            error: 'invalid_address_checksum',
+            expected: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+          },
+        ],
+        refused_total: 3,
+      });
+    }
+  });
+
+  it('lists at most 100 refused entries and counts them all', () => {
+    try {
+      normalizeAddresses(
+        Array.from({ length: 150 }, () => 'zz'),
+        'addresses',
+      );
+      throw new Error('accepted');
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      expect(error.code).toBe('invalid_address');
+      expect(error.details?.['path']).toBe('addresses[0]');
+      expect(error.details?.['refused']).toHaveLength(100);
+      expect(error.details?.['refused_total']).toBe(150);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { DomainError, quoteInput } from '@meridian/errors';
+import { checkEvmAddress } from '@meridian/networks';
 import { z } from 'zod';
 
 /** COMPAT: a filter tree is at most 8 levels deep and 256 nodes large. */
@@ -17,7 +18,6 @@ export type Phase = (typeof PHASES)[number];
 
 /** Address list ids as the API hands them out (`al_` + 24 lower-case base32 characters). */
 export const LIST_ID_PATTERN = /^al_[a-z2-7]{24}$/;
-const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 const TOPIC_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 const TX_HASH_PATTERN = TOPIC_PATTERN;
 
@@ -126,15 +126,81 @@ function pathOf(base: string, segments: readonly PropertyKey[]): string {
   return out;
 }
 
-/** `0x…` (any case) → lower case, or a 400 invalid_address naming the value and its path. */
+/**
+ * An EVM address as given → lower case (ADR 0403: all lower, all upper or a right EIP-55
+ * checksum, `checkEvmAddress` of @meridian/networks, the rule audit-api applies too). Malformed:
+ * 400 invalid_address; mixed case with a wrong checksum: 400 invalid_address_checksum with the
+ * address checksummed as `expected`. Both name the value and its path.
+ */
 export function normalizeAddress(value: string, path: string): string {
-  if (!ADDRESS_PATTERN.test(value))
-    throw invalid(
+  const evm = checkEvmAddress(value);
+  if (evm.ok) return evm.lower;
+  throw addressError(value, path, evm);
+}
+
+/** The 400 of an address `checkEvmAddress` refused. */
+function addressError(
+  value: string,
+  path: string,
+  evm: { reason: 'format' } | { reason: 'checksum'; expected: string },
+): DomainError {
+  if (evm.reason === 'format')
+    return invalid(
       'invalid_address',
       path,
       `${quoteInput(value)} is not a 0x-prefixed 20-byte hex address`,
     );
-  return value.toLowerCase();
+  return new DomainError(
+    'invalid_address_checksum',
+    'invalid',
+    `${path}: ${quoteInput(value)} has mixed case but a wrong EIP-55 checksum (a typo?); ` +
+      `checksummed it is ${evm.expected}, or give it all lower case`,
+    { details: { path, expected: evm.expected } },
+  );
+}
+
+/** One entry of a list's bulk change refused: its path, code and, for a checksum, the form. */
+export interface RefusedAddress {
+  readonly path: string;
+  readonly error: 'invalid_address' | 'invalid_address_checksum';
+  readonly expected?: string;
+}
+
+/** How many refused entries a bulk change's 400 lists (`refused`; `refused_total` counts all). */
+export const MAX_REFUSED_LISTED = 100;
+
+/**
+ * Every address of a bulk change (an address list's create, add, replace or remove) → lower case,
+ * duplicates collapsed; or one 400 for the first refused entry (its code, message and `path`, as
+ * `normalizeAddress`) that also lists every refused entry (`refused`, at most
+ * MAX_REFUSED_LISTED, `refused_total`), so a pasted file's typos show in one answer.
+ */
+export function normalizeAddresses(values: readonly string[], base: string): string[] {
+  const out = new Set<string>();
+  const refused: RefusedAddress[] = [];
+  let first: DomainError | null = null;
+  let total = 0;
+  for (const [i, value] of values.entries()) {
+    const evm = checkEvmAddress(value);
+    if (evm.ok) {
+      out.add(evm.lower);
+      continue;
+    }
+    const path = `${base}[${i}]`;
+    total += 1;
+    first ??= addressError(value, path, evm);
+    if (refused.length < MAX_REFUSED_LISTED)
+      refused.push(
+        evm.reason === 'format'
+          ? { path, error: 'invalid_address' }
+          : { path, error: 'invalid_address_checksum', expected: evm.expected },
+      );
+  }
+  if (first)
+    throw new DomainError(first.code, first.kind, first.message, {
+      details: { ...first.details, refused, refused_total: total },
+    });
+  return [...out];
 }
 
 function normalizeListRef(value: string, path: string): string {

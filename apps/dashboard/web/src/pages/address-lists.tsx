@@ -79,7 +79,7 @@ function AddressCount(props: { text: string }) {
             {invalid.length === 1
               ? '1 entry is not an address'
               : `${formatNumber(invalid.length)} entries are not addresses`}{' '}
-            (0x and 40 hex digits):{' '}
+            (0x and 40 hex digits, in mixed case only with its EIP-55 checksum):{' '}
             {invalid.slice(0, SHOWN_INVALID).map((entry, i) => (
               <span key={`${i}-${entry}`}>
                 {i > 0 && ', '}
