@@ -362,6 +362,65 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await post(key, older, 'resume')).body.status).toBe('active');
   });
 
+  it('one active-webhook count: /limits, a refused create and a refused resume name the same number (QA: 4, 5 and 2)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i += 1) ids.push((await create(key, { name: `c${i}` })).body.id);
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, ids[0]!)) === 'paused_plan');
+    expect(await Promise.all(ids.map((id) => statusOf(key, id)))).toEqual([
+      'paused_plan',
+      'paused_plan',
+      'paused_plan',
+      'active',
+    ]);
+    const limits = await s.call('GET', '/webhooks/limits', key);
+    expect([limits.body.caps.active_webhooks, limits.body.usage.active_webhooks]).toEqual([1, 4]);
+    const created = await create(key);
+    expect([
+      created.status,
+      created.body.error,
+      created.body.limit,
+      created.body.requested,
+    ]).toEqual([409, 'cap_active_webhooks_exceeded', 1, 5]);
+    // Every paused_plan webhook is counted already: the resume names the count /limits shows.
+    for (const id of [ids[2]!, ids[0]!]) {
+      const refused = await post(key, id, 'resume');
+      expect([
+        refused.status,
+        refused.body.error,
+        refused.body.cap,
+        refused.body.limit,
+        refused.body.requested,
+      ]).toEqual([409, 'cap_active_webhooks_exceeded', 'active_webhooks', 1, 4]);
+    }
+    expect((await usageOf(key)).active_webhooks).toBe(4);
+  });
+
+  it('a team whose plan the operator removed: resuming its paused_plan webhook is 403 plan_required (not insufficient_balance), so is a PATCH of its filter; a rename passes', async () => {
+    const team = await s.billing.createAccount({ type: 'team', plan: 'starter' });
+    const id = (await create(team.key, { addresses: [address(1), address(2)] })).body.id;
+    await s.billing.setPlan(team.accountId, null);
+    await eventually(async () => (await statusOf(team.key, id)) === 'paused_plan');
+    const resumed = await post(team.key, id, 'resume');
+    expect([resumed.status, resumed.body.error]).toEqual([403, 'plan_required']);
+    expect(await statusOf(team.key, id)).toBe('paused_plan');
+    // An owner pause over it and a resume from there: the same cause, the same answer.
+    expect((await post(team.key, id, 'pause')).body.status).toBe('paused');
+    const fromPaused = await post(team.key, id, 'resume');
+    expect([fromPaused.status, fromPaused.body.error]).toEqual([403, 'plan_required']);
+    const grown = await s.call('PATCH', `/webhooks/${id}`, team.key, {
+      addresses: [address(1), address(2), address(3)],
+    });
+    expect([grown.status, grown.body.error]).toEqual([403, 'plan_required']);
+    const renamed = await s.call('PATCH', `/webhooks/${id}`, team.key, { name: 'kept' });
+    expect([renamed.status, renamed.body.name, renamed.body.status]).toEqual([
+      200,
+      'kept',
+      'paused',
+    ]);
+  });
+
   it('paused_auto after 30 minutes of failures with at least 20 attempts (fake clock); owner resume; owner pause over it', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const id = (await create(key)).body.id;

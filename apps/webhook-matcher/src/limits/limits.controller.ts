@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { accountAddresses, isPlanId, isPlanRequired } from '@meridian/plans';
+import { accountAddresses, activeWebhookCount } from '@meridian/plans';
 import { DataSource } from 'typeorm';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CREDENTIAL_SOURCE, type CredentialSource } from '../auth/credential-source';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
+import { planRequiredOf } from '../status/status.service';
 import { servedWebhookNetworks } from '../webhooks/networks';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { limitsResponse } from './limits.schemas';
@@ -40,10 +41,7 @@ export class LimitsController {
     return {
       tier: facts.planId,
       account_type: facts.accountType,
-      plan_required: isPlanRequired({
-        plan: isPlanId(facts.planId) ? facts.planId : null,
-        nodeOwner: facts.nodeOwner,
-      }),
+      plan_required: planRequiredOf(facts),
       node_owner: facts.nodeOwner,
       caps: {
         active_webhooks: c.activeWebhooks,
@@ -58,10 +56,11 @@ export class LimitsController {
       },
       usage: {
         account_addresses: accountAddresses(counted, sizes),
-        webhooks: counted.length,
+        webhooks: activeWebhookCount(counted),
         // What caps.active_webhooks counts: every non-deleted webhook, paused ones included
-        // (spec plan limits rule 1); those in status active are webhooks_status_active.
-        active_webhooks: counted.length,
+        // (spec plan limits rule 1), the count a create's or a resume's refusal names; those in
+        // status active are webhooks_status_active.
+        active_webhooks: activeWebhookCount(counted),
         webhooks_status_active: counted.filter((w) => w.status === 'active').length,
         address_lists: sizes.size,
       },

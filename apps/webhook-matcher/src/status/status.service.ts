@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   capExceeded,
   EVERY_PLAN_WEBHOOK_CAPS,
+  isPlanId,
+  isPlanRequired,
   planFitCounts,
   type WebhookCaps,
 } from '@meridian/plans';
@@ -37,6 +39,17 @@ import { StatusPublisher } from './status-publisher.service';
 /** billing's resolved caps plus the every-plan body cap (not part of billing's message). */
 export function webhookCapsOf(facts: AccountFacts): WebhookCaps {
   return { ...facts.caps, maxBodyBytes: EVERY_PLAN_WEBHOOK_CAPS.maxBodyBytes };
+}
+
+/**
+ * A team account without a plan (403 plan_required): the one reading of billing's facts that
+ * create, resume, update and `GET /webhooks/limits` share (`isPlanRequired` of @meridian/plans).
+ */
+export function planRequiredOf(facts: AccountFacts): boolean {
+  return isPlanRequired({
+    plan: isPlanId(facts.planId) ? facts.planId : null,
+    nodeOwner: facts.nodeOwner,
+  });
 }
 
 /**
@@ -135,6 +148,7 @@ export class StatusService {
       const transitionFacts: TransitionFacts =
         trigger === 'owner_resume'
           ? {
+              planRequired: planRequiredOf(facts),
               planFit: (await this.planFitOf(m, facts)).get(current.id),
               balance: { exhausted: facts.exhausted, topUpClearing: facts.pendingTopUpCu > 0 },
             }

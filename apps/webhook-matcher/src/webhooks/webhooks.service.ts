@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { deliveryJobId, Events, type DeliveryJob } from '@meridian/contracts';
 import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
 import { DomainError, quoteInput } from '@meridian/errors';
-import { checkWebhookWrite, isPlanRequired, isPlanId, addressesOfWebhook } from '@meridian/plans';
+import { checkWebhookWrite, addressesOfWebhook } from '@meridian/plans';
 import { JetStreamPublisher } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
@@ -14,6 +14,7 @@ import {
   DEFAULT_CONFIRM_DEPTH,
   normalizeFilter,
   PHASES,
+  refusalWithoutPlan,
   transition,
   webhookNotFound,
   type NormalizedFilter,
@@ -33,7 +34,7 @@ import { newId } from '../http/ids';
 import { recordChange } from '../status/change-log';
 import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
-import { StatusService, webhookCapsOf } from '../status/status.service';
+import { planRequiredOf, StatusService, webhookCapsOf } from '../status/status.service';
 import { chainAndNetwork, checkNetworkServed, servedWebhookNetworks } from './networks';
 import { requestFingerprint } from '@meridian/platform-http';
 import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
@@ -139,10 +140,7 @@ export class WebhooksService {
       }
       await this.checkCaps(m, facts, filter, null);
       const created = transition(null, 'create', {
-        planRequired: isPlanRequired({
-          plan: isPlanId(facts.planId) ? facts.planId : null,
-          nodeOwner: facts.nodeOwner,
-        }),
+        planRequired: planRequiredOf(facts),
         planFit: { fits: true },
       });
       if (created.kind !== 'change') throw (created as { error: DomainError }).error;
@@ -196,13 +194,8 @@ export class WebhooksService {
     filter: NormalizedFilter,
     current: WebhookRow | null,
   ): Promise<void> {
-    if (
-      current === null &&
-      isPlanRequired({
-        plan: isPlanId(facts.planId) ? facts.planId : null,
-        nodeOwner: facts.nodeOwner,
-      })
-    )
+    const planRequired = planRequiredOf(facts);
+    if (current === null && planRequired)
       throw transitionError(transition(null, 'create', { planRequired: true }));
     const counted = await this.webhooks.counted(m, facts.accountId);
     const sizes = await this.lists.sizes(m, facts.accountId);
@@ -210,18 +203,23 @@ export class WebhooksService {
     // The caps first (spec limits rule 6: a request over a limit is a 409 with its cap_ code,
     // also when it names lists that do not exist; a list unknown here counts 0 addresses, so
     // no cap is reached through one), then the lists must be the account's.
-    checkWebhookWrite(webhookCapsOf(facts), {
-      candidate: {
-        id: current?.id ?? '(new)',
-        inlineAddresses: filter.inlineAddresses,
-        // Every reference: a list in two leaves counts twice (no de-duplication, like `counted`).
-        listRefs: filter.listReferences,
-      },
-      others: counted.filter((w) => w.id !== current?.id),
-      lists: sizes,
-      isNew: current === null,
-      previousAddresses: previous ? addressesOfWebhook(previous, sizes) : undefined,
-    });
+    try {
+      checkWebhookWrite(webhookCapsOf(facts), {
+        candidate: {
+          id: current?.id ?? '(new)',
+          inlineAddresses: filter.inlineAddresses,
+          // Every reference: a list in two leaves counts twice (no de-duplication, like `counted`).
+          listRefs: filter.listReferences,
+        },
+        others: counted.filter((w) => w.id !== current?.id),
+        lists: sizes,
+        isNew: current === null,
+        previousAddresses: previous ? addressesOfWebhook(previous, sizes) : undefined,
+      });
+    } catch (error) {
+      // An update a cap refuses on a team without a plan: the missing plan is the cause (403).
+      throw refusalWithoutPlan(planRequired, error);
+    }
     const unknown = filter.referencedLists.find((l) => !sizes.has(l));
     if (unknown !== undefined)
       throw new DomainError(

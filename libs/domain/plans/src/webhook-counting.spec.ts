@@ -2,6 +2,7 @@ import { isDomainError } from '@meridian/errors';
 import { PLANS } from './plan.table';
 import {
   accountAddresses,
+  activeWebhookCount,
   addressesOfWebhook,
   checkListCreate,
   checkListResize,
@@ -139,8 +140,34 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
     expect([...fittingWebhooks(free, [wh('c', 1), wh('b', 1), wh('a', 1)], lists)]).toEqual(['c']);
   });
 
-  it('skips a webhook too large for the plan without using its slot', () => {
-    expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
+  it('a webhook too large for the plan still holds its slot (rule 1: paused ones count)', () => {
+    // It was skipped without a slot before, so the walk counted fewer webhooks than /limits.
+    expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual([]);
+    const two = { ...free, activeWebhooks: 2 };
+    expect([...fittingWebhooks(two, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
+  });
+
+  it('one active-webhook count (QA: /limits 4, create 5, resume 2): a resume names the count as /limits shows it', () => {
+    // Downgraded to Free: the newest stays active, three are paused_plan, all four counted.
+    const four = [wh('d', 1), wh('c', 1), wh('b', 1), wh('a', 1)];
+    expect(activeWebhookCount(four)).toBe(4);
+    const counts = planFitCounts(free, four, lists);
+    expect(Object.fromEntries(counts)).toEqual({
+      d: null,
+      c: { cap: 'activeWebhooks', requested: 4 },
+      b: { cap: 'activeWebhooks', requested: 4 },
+      a: { cap: 'activeWebhooks', requested: 4 },
+    });
+    let create: unknown;
+    try {
+      checkWebhookWrite(free, { candidate: wh('new', 1), others: four, lists, isNew: true });
+    } catch (error) {
+      create = error;
+    }
+    expect(create).toMatchObject({
+      code: 'cap_active_webhooks_exceeded',
+      details: { limit: 1, requested: 5 },
+    });
   });
 
   it('names the cap each webhook is over', () => {
@@ -182,11 +209,13 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
       ],
       lists,
     );
+    // b is over the account's addresses but holds its slot (rule 1), so a, third, is over the
+    // two slots; the count named is the account's, 6, as /limits shows it.
     expect(Object.fromEntries(counts)).toEqual({
       c: null,
       b: { cap: 'addressesPerAccount', requested: 80_000 },
-      a: null,
-      z: { cap: 'activeWebhooks', requested: 3 },
+      a: { cap: 'activeWebhooks', requested: 6 },
+      z: { cap: 'activeWebhooks', requested: 6 },
       y: { cap: 'inlineAddresses', requested: 1_001 },
       x: { cap: 'listRefs', requested: 11 },
     });

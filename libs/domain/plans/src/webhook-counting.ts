@@ -20,6 +20,17 @@ export interface CountedWebhook {
 /** Entries per list id; a list missing here counts 0. */
 export type ListSizes = ReadonlyMap<string, number>;
 
+/**
+ * Rule 1, the one count of the active-webhook cap: every non-deleted webhook, paused ones
+ * included (whatever paused them, fitting the plan or not). `GET /webhooks/limits` shows it as
+ * `usage.active_webhooks`; a create refused on the cap names it + 1, a resume refused on it names
+ * it as is (the webhook is counted already); the fit walk below gives every one of them a slot.
+ * Callers pass the account's non-deleted webhooks.
+ */
+export function activeWebhookCount(nonDeleted: readonly CountedWebhook[]): number {
+  return nonDeleted.length;
+}
+
 /** Rule 2: own addresses plus each referenced list's entries. */
 export function addressesOfWebhook(webhook: CountedWebhook, lists: ListSizes): number {
   let total = webhook.inlineAddresses;
@@ -49,8 +60,9 @@ export interface WebhookWrite {
 /** Throws the first cap a create or update of a webhook would exceed (409 cap_…). */
 export function checkWebhookWrite(caps: WebhookCaps, write: WebhookWrite): void {
   const { candidate, others, lists, isNew } = write;
-  if (isNew && others.length + 1 > caps.activeWebhooks)
-    throw capExceeded('activeWebhooks', caps.activeWebhooks, others.length + 1);
+  const slots = activeWebhookCount(others) + 1;
+  if (isNew && slots > caps.activeWebhooks)
+    throw capExceeded('activeWebhooks', caps.activeWebhooks, slots);
   if (candidate.listRefs.length > caps.listRefs)
     throw capExceeded('listRefs', caps.listRefs, candidate.listRefs.length);
   if (candidate.inlineAddresses > caps.inlineAddresses)
@@ -107,8 +119,10 @@ export function checkListResize(
  * Which webhooks fit the plan (status table: a downgrade keeps the newest that fit active; an
  * upgrade resumes paused_plan ones newest first as far as the plan allows; a resume of a
  * paused_plan webhook needs it to fit). Walks newest first: a webhook fits when its own
- * addresses are within the per-webhook cap, a slot is left and the account's addresses so far
- * plus its own stay within the account cap; one that does not fit takes no slot.
+ * addresses are within the per-webhook cap, it is among the first `activeWebhooks` of the walk
+ * (every newer non-deleted webhook holds a slot, fitting or not: rule 1, `activeWebhookCount`)
+ * and the account's addresses so far plus its own stay within the account cap; one that does not
+ * fit adds no addresses to that total.
  */
 export function fittingWebhooks(
   caps: WebhookCaps,
@@ -143,8 +157,9 @@ export interface OverCap {
 
 /**
  * planFit's walk with, for a webhook that does not fit, what making it active would bring the
- * count to: its lists or inline addresses, its own addresses, the slots of the newer fitting
- * webhooks plus its own, or their addresses plus its own (a refused resume reports it).
+ * count to: its lists or inline addresses, its own addresses, the account's active-webhook count
+ * (`activeWebhookCount`, as `GET /webhooks/limits` shows it: the webhook holds its slot already),
+ * or the newer fitting webhooks' addresses plus its own (a refused resume reports it).
  */
 export function planFitCounts(
   caps: WebhookCaps,
@@ -152,9 +167,12 @@ export function planFitCounts(
   lists: ListSizes,
 ): Map<string, OverCap | null> {
   const result = new Map<string, OverCap | null>();
+  const count = activeWebhookCount(newestFirst);
   let slots = 0;
   let addresses = 0;
   for (const webhook of newestFirst) {
+    // Rule 1: this webhook holds a slot whether or not it fits (paused ones count).
+    slots += 1;
     const own = addressesOfWebhook(webhook, lists);
     let over: OverCap | null = null;
     if (webhook.listRefs.length > caps.listRefs)
@@ -162,13 +180,10 @@ export function planFitCounts(
     else if (webhook.inlineAddresses > caps.inlineAddresses)
       over = { cap: 'inlineAddresses', requested: webhook.inlineAddresses };
     else if (own > caps.addressesPerWebhook) over = { cap: 'addressesPerWebhook', requested: own };
-    else if (slots >= caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: slots + 1 };
+    else if (slots > caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: count };
     else if (addresses + own > caps.addressesPerAccount)
       over = { cap: 'addressesPerAccount', requested: addresses + own };
-    if (over === null) {
-      slots += 1;
-      addresses += own;
-    }
+    if (over === null) addresses += own;
     result.set(webhook.id, over);
   }
   return result;

@@ -2,6 +2,7 @@ import { DomainError } from '@meridian/errors';
 import {
   dropReasonOf,
   queuedEventDropReason,
+  refusalWithoutPlan,
   shouldAutoPause,
   shouldPauseForNoBalance,
   statusLabel,
@@ -64,6 +65,14 @@ describe('transition: every row of the spec table', () => {
       'refused cap_active_webhooks_exceeded',
     ],
     ['active', 'owner_resume', { ...fits, ...empty }, 'unchanged'],
+    // A team without a plan (QA: its paused_plan resume was told insufficient_balance): the
+    // create row's 403 plan_required, judged before the balance and the plan fit, from every
+    // paused status.
+    ...((['paused', 'paused_auto', 'paused_plan', 'paused_no_balance'] as const).flatMap((s) => [
+      [s, 'owner_resume', { ...over, ...empty, planRequired: true }, 'refused plan_required'],
+      [s, 'owner_resume', { ...fits, ...funded, planRequired: true }, 'refused plan_required'],
+    ]) as Array<[WebhookStatus, StatusTrigger, TransitionFacts, string]>),
+    ['active', 'owner_resume', { ...fits, ...empty, planRequired: true }, 'unchanged'],
     ['paused_auto', 'owner_pause', {}, 'paused (drop owner_paused)'],
     ['paused_plan', 'owner_pause', {}, 'paused (drop owner_paused)'],
     ['paused_no_balance', 'owner_pause', {}, 'paused (drop owner_paused)'],
@@ -96,6 +105,17 @@ describe('transition: every row of the spec table', () => {
       expect(() => transition(from, 'owner_resume', fits)).toThrow(/balance facts/);
     },
   );
+
+  it('refusalWithoutPlan: a cap refusal of a team without a plan is 403 plan_required', () => {
+    const cap = new DomainError('cap_addresses_exceeded', 'conflict');
+    const other = new DomainError('unknown_address_list', 'invalid');
+    expect(refusalWithoutPlan(true, cap)).toMatchObject({
+      code: 'plan_required',
+      kind: 'forbidden',
+    });
+    expect(refusalWithoutPlan(false, cap)).toBe(cap);
+    expect(refusalWithoutPlan(true, other)).toBe(other);
+  });
 
   it('labels are the dashboard column; drop reasons follow the status', () => {
     expect(statusLabel('paused_plan')).toBe('Paused: over plan limits');

@@ -105,7 +105,12 @@ export interface TransitionFacts {
    */
   readonly planFit?:
     { readonly fits: true } | { readonly fits: false; readonly error: DomainError };
-  /** Team account without a plan (403 plan_required on create). */
+  /**
+   * Team account without a plan: 403 plan_required on create and on a resume, judged before the
+   * balance and the plan fit (its caps are all 0 and its balance often empty, so a 409 would name
+   * a symptom, not the missing plan). An update that a cap would refuse says the same
+   * (`refusalWithoutPlan`).
+   */
   readonly planRequired?: boolean;
   /** Balance facts for a resume from any paused status (spec: refused while the balance is empty). */
   readonly balance?: { readonly exhausted: boolean; readonly topUpClearing: boolean };
@@ -140,7 +145,22 @@ export const insufficientBalance = () =>
   );
 
 export const planRequiredError = () =>
-  new DomainError('plan_required', 'forbidden', 'a team account needs a plan to create webhooks');
+  new DomainError(
+    'plan_required',
+    'forbidden',
+    'a team account needs a plan to create or resume webhooks or change their filters',
+  );
+
+/**
+ * The refusal of a write that a cap (`cap_…`) refuses: for a team account without a plan it is
+ * 403 plan_required instead (the caps of no plan are 0: the missing plan is the cause). Other
+ * refusals, and every write of an account with a plan, stay as they are.
+ */
+export function refusalWithoutPlan(planRequired: boolean, error: unknown): unknown {
+  return planRequired && error instanceof DomainError && error.code.startsWith('cap_')
+    ? planRequiredError()
+    : error;
+}
 
 function requireFit(facts: TransitionFacts): DomainError | null {
   const fit = facts.planFit;
@@ -175,6 +195,9 @@ export function transition(
     case 'owner_resume': {
       // Already active: nothing to resume, whatever the balance (an idempotent repeat).
       if (from === 'active') return unchanged(from);
+      // The missing plan first: the spec's create row answers a team without a plan 403
+      // plan_required, and an empty balance or a cap of 0 would hide that cause (QA).
+      if (facts.planRequired) return refused(planRequiredError());
       // The spec's endpoint table refuses a resume at an empty balance from every paused status,
       // not only paused_no_balance (README "Statuses"); the balance is judged before the plan.
       const balance = facts.balance;
