@@ -68,7 +68,7 @@ export function parseAddress(input: string, format: AddressFormat, field: string
         `${field} has mixed case but an invalid EIP-55 checksum`,
         field,
       );
-    return { key: evm.lower, display: evm.checksummed };
+    return { key: evm.lower, display: evmChecksumOf(evm.lower) };
   }
   if (format === 'tron') {
     if (!TRON.test(value))

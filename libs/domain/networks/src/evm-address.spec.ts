@@ -13,17 +13,16 @@ describe('checkEvmAddress (ADR 0403)', () => {
     ['all upper case', UPPER],
     ['a valid EIP-55 checksum', CHECKSUMMED],
     ['digits only (no letters, no case)', '0x0000000000000000000000000000000000000001'],
-  ])('accepts %s, lower case to store and its checksummed form', (_, value) => {
+  ])('accepts %s, lower case to store', (_, value) => {
     expect(checkEvmAddress(value)).toEqual({
       ok: true,
       lower: value.toLowerCase(),
-      checksummed: evmChecksumOf(value),
     });
     expect(isEvmAddress(value)).toBe(true);
   });
 
   it('gives the EIP-55 form whatever the case given', () => {
-    expect(checkEvmAddress(UPPER)).toMatchObject({ lower: LOWER, checksummed: CHECKSUMMED });
+    for (const value of [LOWER, UPPER, CHECKSUMMED]) expect(evmChecksumOf(value)).toBe(CHECKSUMMED);
   });
 
   it('refuses one flipped letter as a checksum error naming the checksummed form', () => {
