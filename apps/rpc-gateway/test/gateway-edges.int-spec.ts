@@ -162,10 +162,10 @@ describe('rpc-gateway edges: requests that once broke it', () => {
   describe('HTTP refusals, each mapped once from its DomainError', () => {
     const call = { jsonrpc: '2.0', id: 42, method: 'eth_blockNumber', params: [] };
 
-    it('unknown token → 401, JSON-RPC -32041', async () => {
+    it('unknown token → 401, JSON-RPC -32041 under the request id', async () => {
       const answer = await rpc(`${gateway.url}/tok_unknown_000001`, call);
       expect(answer.status).toBe(401);
-      expect(answer.json).toMatchObject({ id: null, error: { code: -32041 } });
+      expect(answer.json).toMatchObject({ id: 42, error: { code: -32041 } });
     });
 
     it('malformed percent-encoding in the token → 401 like any unknown token', async () => {
@@ -209,7 +209,7 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         expect(answer.status).toBe(404);
         expect(answer.json).toEqual({
           jsonrpc: '2.0',
-          id: null,
+          id: 42,
           error: {
             code: -32000,
             message:

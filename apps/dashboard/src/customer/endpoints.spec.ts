@@ -35,6 +35,14 @@ describe('networkEndpoints', () => {
     ]);
   });
 
+  it("names network S's deprecated methods, and none of another network", () => {
+    expect(of('sui-mainnet').deprecated_methods).toEqual([
+      'suix_getLatestSuiSystemState',
+      'sui_tryMultiGetPastObjects',
+    ]);
+    expect(of('eth-mainnet').deprecated_methods).toEqual([]);
+  });
+
   it('leaves out endpoints this deployment has no base for', () => {
     const onlyEu = networkEndpoints({ eu: 'http://127.0.0.1:1/' }, {});
     expect(onlyEu.find((n) => n.key === 'eth-mainnet')!.endpoints).toEqual([

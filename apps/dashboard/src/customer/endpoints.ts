@@ -13,6 +13,8 @@ export interface NetworkEndpoints {
   display_name: string;
   testnet: boolean;
   endpoints: EndpointUrl[];
+  /** Its methods the spec deprecates (still served; network S's two): told on the page. */
+  deprecated_methods: string[];
 }
 
 const wsOf = (url: string) => url.replace(/^http/, 'ws');
@@ -51,6 +53,7 @@ export function networkEndpoints(
       display_name: network.displayName,
       testnet: network.testnet,
       endpoints,
+      deprecated_methods: [...(network.deprecatedMethods ?? [])],
     };
   });
 }

@@ -91,6 +91,8 @@ export interface NetworkEndpoints {
   display_name: string;
   testnet: boolean;
   endpoints: Array<{ endpoint: string; interface: string; url: string }>;
+  /** Still served, deprecated by the spec (network S's two methods). */
+  deprecated_methods: string[];
 }
 
 export interface Webhook {

@@ -24,7 +24,7 @@ describe('relay route: failures named by their request', () => {
       handleHttp: async (_token: string, body: string) => {
         await new Promise((resolve) => setTimeout(resolve, 1));
         if (body.includes('"fail"')) throw new Error('relay broke');
-        return { body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' };
+        return { body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}', deprecated: false };
       },
     } as unknown as RelayService;
     const logger = pino(
@@ -190,7 +190,9 @@ describe('relay route: failures named by their request', () => {
       const ok = await exchange('POST', token, { origin: 'https://dapp.example' });
       expect(ok.status).toBe(200);
       expect(ok.headers['access-control-allow-origin']).toBe('*');
-      expect(ok.headers['access-control-expose-headers']).toBe('x-request-id, retry-after');
+      expect(ok.headers['access-control-expose-headers']).toBe(
+        'x-request-id, retry-after, deprecation',
+      );
       const failed = await new Promise<Record<string, unknown>>((resolve) => {
         const req = request({ host: '127.0.0.1', port, method: 'POST', path: token }, (res) => {
           res.resume();

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { DomainError } from '@meridian/errors';
-import { jsonRpcErrorOf, serializeErrorObject } from '@meridian/jsonrpc';
+import { jsonRpcErrorOf, NULL_ID, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
@@ -27,7 +27,17 @@ const CORS_ORIGIN = 'access-control-allow-origin';
 const CORS_ANY = '*';
 const CORS_EXPOSE = 'access-control-expose-headers';
 /** What a page's script may read of an answer besides the simple headers. */
-const CORS_EXPOSED = 'x-request-id, retry-after';
+const CORS_EXPOSED = 'x-request-id, retry-after, deprecation';
+/**
+ * RFC 9745's `Deprecation` field, on an answer to a request that calls a deprecated method
+ * (`DEPRECATED_METHODS`, @meridian/networks). Its value must be a date (a Structured Field Date,
+ * `@` and Unix seconds; the drafts' `true` is gone). The spec names none, so this is the day the
+ * spec declaring them reached this service, 2026-11-21 00:00 UTC: in the past, which says "is
+ * deprecated" (RFC 9745 §2.1). No `Sunset` (RFC 8594): the removal date is not known either.
+ * README "Deprecated methods".
+ */
+const DEPRECATION = 'deprecation';
+const DEPRECATION_DATE = '@1795219200';
 /** How long a browser may reuse a preflight (browsers cap it: Chromium 2 h, Firefox 24 h). */
 const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
 /** Requested header names echoed back: a comma list of tokens, bounded. */
@@ -87,6 +97,7 @@ export function attachHotPath(
     retryAfterSeconds?: number,
     gzip?: boolean,
     acceptEncoding?: string,
+    deprecated?: boolean,
   ) => {
     // A flat [name, value, …] list: node:http takes it as is, without building a header object.
     const headers: (string | number)[] = [
@@ -104,6 +115,7 @@ export function attachHotPath(
     if (retryAfterSeconds !== undefined) headers.push('retry-after', retryAfterSeconds);
     if (gzip) headers.push('content-encoding', 'gzip', 'vary', 'accept-encoding');
     if (acceptEncoding !== undefined) headers.push('accept-encoding', acceptEncoding);
+    if (deprecated === true) headers.push(DEPRECATION, DEPRECATION_DATE);
     res.writeHead(status, headers);
     res.end(body);
   };
@@ -114,18 +126,21 @@ export function attachHotPath(
     res: ServerResponse,
     requestId: string,
     body: string,
+    deprecated: boolean,
   ) => {
     if (body.length < GZIP_MIN_BYTES || !acceptsGzip(req.headers['accept-encoding']))
-      return answer(res, requestId, 200, body);
+      return answer(res, requestId, 200, body, undefined, false, undefined, deprecated);
     void gzipped(body).then((zipped) =>
       zipped === undefined
-        ? answer(res, requestId, 200, body)
-        : answer(res, requestId, 200, zipped, undefined, true),
+        ? answer(res, requestId, 200, body, undefined, false, undefined, deprecated)
+        : answer(res, requestId, 200, zipped, undefined, true, undefined, deprecated),
     );
   };
 
   const closing = options.closing ?? (() => false);
   const tooLargeError = bodyTooLarge(options.bodyLimitBytes);
+  // A body not read (too large, not decoded) has no id to echo: id null (JSON-RPC 2.0 §5).
+  const tooLargeBody = unreadRefusal(tooLargeError);
 
   const hot = (req: IncomingMessage, res: ServerResponse, rawToken: string) => {
     const started = performance.now();
@@ -142,7 +157,7 @@ export function attachHotPath(
         // Answered with the body still arriving: closing now would make the kernel reset the
         // connection and lose the 413, so the rest is read and dropped (as platform-http does).
         res.shouldKeepAlive = true;
-        requestsOf(refuse(res, requestId, tooLargeError, 'null')).inc();
+        requestsOf(refuse(res, requestId, tooLargeError, tooLargeBody)).inc();
         return;
       }
       chunks.push(chunk);
@@ -164,7 +179,7 @@ export function attachHotPath(
         );
       void decodeBody(coding, Buffer.concat(chunks), options.bodyLimitBytes).then((decoded) => {
         if (typeof decoded === 'object') {
-          requestsOf(refuse(res, requestId, decoded, 'null')).inc();
+          requestsOf(refuse(res, requestId, decoded, unreadRefusal(decoded))).inc();
           return;
         }
         // A body that does not decode is a malformed body: -32700 once its token is checked.
@@ -187,8 +202,10 @@ export function attachHotPath(
         // an idle keep-alive connection held the stop off until HTTP_DRAIN_MS (CI, 10 s).
         if (closing()) res.shouldKeepAlive = false;
         const status =
-          out.refused === undefined ? 200 : refuse(res, requestId, out.refused, out.refusedId);
-        if (status === 200) answerRelayed(req, res, requestId, out.body);
+          out.refused === undefined
+            ? 200
+            : refuse(res, requestId, out.refused, out.body, out.deprecated);
+        if (status === 200) answerRelayed(req, res, requestId, out.body, out.deprecated);
         const seconds = (performance.now() - started) / 1000;
         requestsOf(status).inc();
         httpDuration.observe(seconds);
@@ -208,24 +225,27 @@ export function attachHotPath(
     );
 
   /**
-   * The one place a request-level DomainError becomes an HTTP answer on this edge. A 415 for an
-   * unsupported Content-Encoding lists the codings the edge reads (RFC 9110 §12.5.3).
+   * The one place a request-level DomainError becomes an HTTP answer on this edge: its status,
+   * and `body`, its JSON-RPC answer (under the request's ids: `RelayService.refusal`). A 415 for
+   * an unsupported Content-Encoding lists the codings the edge reads (RFC 9110 §12.5.3).
    */
   const refuse = (
     res: ServerResponse,
     requestId: string,
     error: DomainError,
-    idRaw: string,
+    body: string,
+    deprecated?: boolean,
   ): number => {
     const status = gatewayHttpStatusOf(error);
     answer(
       res,
       requestId,
       status,
-      serializeErrorObject(idRaw, jsonRpcErrorOf(error)),
+      body,
       retryAfterSecondsOf(error),
       false,
       error === UNSUPPORTED_CONTENT_ENCODING ? REQUEST_CODINGS : undefined,
+      deprecated,
     );
     return status;
   };
@@ -241,6 +261,11 @@ export function attachHotPath(
     }
     for (const fallback of fallbacks) fallback.call(server, req, res);
   });
+}
+
+/** The JSON-RPC answer to a refusal made before the body could be read: id null. */
+function unreadRefusal(error: DomainError): string {
+  return serializeErrorObject(NULL_ID, jsonRpcErrorOf(error));
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   serializeBatch,
   serializeErrorObject,
   serializeErrorRaw,
+  serializeRefusal,
   serializeSuccess,
 } from '@meridian/jsonrpc';
 import { isCacheableResult } from '../cache/cache-policy';
@@ -33,17 +34,18 @@ import {
 import type { Transport } from './request-checks';
 
 /**
- * The relay's answer to one request. `refused` is a request-level refusal (credentials, balance,
- * rate limit) that the edge maps to its protocol (HTTP status, WebSocket message), echoing
- * `refusedId`; otherwise `body` is the JSON-RPC answer ('' when only notifications were sent).
+ * The relay's answer to one request. `refused` is a request-level refusal (credentials, network
+ * not offered, balance, rate limit) whose status (HTTP) the edge maps, and `body` its JSON-RPC
+ * answer under the request's ids (`refusal`); otherwise `body` is the JSON-RPC answer ('' when
+ * only notifications were sent). `deprecated`: a call names a method the spec deprecates.
  */
 export interface RelayAnswer {
   refused: DomainError | undefined;
-  refusedId: string;
   body: string;
   network: string | undefined;
   account: string | undefined;
   calls: number;
+  deprecated: boolean;
 }
 
 export interface RelayOptions {
@@ -120,8 +122,21 @@ export class RelayService {
 
   async handleHttp(token: string, body: string): Promise<RelayAnswer> {
     const auth = await this.authorize(token, 'http');
-    if (auth instanceof Error) return relayAnswer(auth, 'null', '', undefined, undefined, 0);
+    if (auth instanceof Error)
+      return relayAnswer(auth, this.refusal(auth, body), undefined, undefined, 0, false);
     return this.handle(auth.token, auth.network, body, 'http');
+  }
+
+  /**
+   * The JSON-RPC answer to a request refused before its body was read (its credential, the
+   * network not offered here): the body is parsed only now, on the refusal's path, so the answer
+   * carries the request's ids (`serializeRefusal`; null where none can be read).
+   */
+  refusal(error: DomainError, text: string): string {
+    return serializeRefusal(
+      parseRequest(text, { maxBatchSize: this.options.maxBatch }),
+      jsonRpcErrorOf(error),
+    );
   }
 
   async handle(
@@ -134,10 +149,19 @@ export class RelayService {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
-    const firstId = parsed.kind === 'single' ? (parsed.item.idRaw ?? 'null') : 'null';
+    const deprecated =
+      network.deprecatedMethods !== null && namesAny(items, network.deprecatedMethods);
     const admitting = this.admit(token, items);
     const refused = admitting instanceof Promise ? await admitting : admitting;
-    if (refused !== undefined) return relayAnswer(refused, firstId, '', network, token, 0);
+    if (refused !== undefined)
+      return relayAnswer(
+        refused,
+        serializeRefusal(parsed, jsonRpcErrorOf(refused)),
+        network,
+        token,
+        0,
+        deprecated,
+      );
 
     const plan = planCalls(
       network,
@@ -161,7 +185,7 @@ export class RelayService {
         if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
       body = serializeBatch(sent) ?? '';
     }
-    return relayAnswer(undefined, firstId, body, network, token, items.length);
+    return relayAnswer(undefined, body, network, token, items.length, deprecated);
   }
 
   /**
@@ -336,18 +360,24 @@ export class RelayService {
  */
 function relayAnswer(
   refused: DomainError | undefined,
-  refusedId: string,
   body: string,
   network: Network | undefined,
   token: ResolvedToken | undefined,
   calls: number,
+  deprecated: boolean,
 ): RelayAnswer {
   return {
     refused,
-    refusedId,
     body,
     network: network?.key,
     account: token?.accountId,
     calls,
+    deprecated,
   };
+}
+
+/** Whether a call of the request names one of `methods` (asked only of a network that has any). */
+function namesAny(items: readonly RpcRequestItem[], methods: ReadonlySet<string>): boolean {
+  for (const item of items) if (item.valid && methods.has(item.method)) return true;
+  return false;
 }

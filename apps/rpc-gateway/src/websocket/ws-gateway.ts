@@ -39,8 +39,11 @@ export interface WsOptions {
 
 /** An open session, as the revocation and balance feeds reach it. */
 interface Session {
-  /** Sends `error` (id null) and closes the socket with `reason`. */
-  end(error: DomainError, reason: string): void;
+  /**
+   * Sends `error` and closes the socket with `reason`: under id null when a feed ended it, or as
+   * `answer` (the error under the ids of the message it answers) when a message found it ended.
+   */
+  end(error: DomainError, reason: string, answer?: string): void;
   /** Whether it holds a subscription now. */
   subscribed(): boolean;
 }
@@ -166,11 +169,12 @@ export class WsGateway {
       },
     };
     const session: Session = {
-      // The one place a session-level DomainError reaches the client: a JSON-RPC error (id
-      // null), and the socket closed when the credential is no longer valid.
-      end: (error: DomainError, reason: string) => {
+      // The one place a session-level DomainError reaches the client: a JSON-RPC error (id null
+      // unless it answers a message), and the socket closed when the credential is no longer
+      // valid.
+      end: (error: DomainError, reason: string, answer?: string) => {
         if (ended) return;
-        connection.send(serializeErrorObject('null', jsonRpcErrorOf(error)));
+        connection.send(answer ?? serializeErrorObject('null', jsonRpcErrorOf(error)));
         ended = true;
         dropSubscriptions();
         ws.close(CLOSE_POLICY, reason);
@@ -288,23 +292,26 @@ export class WsGateway {
     ) => Promise<{ result: unknown } | { error: DomainError }>,
   ): Promise<void> {
     const started = performance.now();
-    const auth = await this.relay.authorize(token, 'websocket');
-    if (auth instanceof Error) {
-      if (auth.kind === 'unauthenticated')
-        return session.end(ACCESS_TOKEN_REVOKED, 'access token revoked');
-      send(serializeErrorObject('null', jsonRpcErrorOf(auth)));
-      return;
-    }
     const text = isBinary
       ? Buffer.from(data as Buffer).toString('utf8')
       : (data as Buffer).toString();
+    const auth = await this.relay.authorize(token, 'websocket');
+    if (auth instanceof Error) {
+      // Refused before the message was read: read now, so the answer carries its ids.
+      if (auth.kind === 'unauthenticated')
+        return session.end(
+          ACCESS_TOKEN_REVOKED,
+          'access token revoked',
+          this.relay.refusal(ACCESS_TOKEN_REVOKED, text),
+        );
+      send(this.relay.refusal(auth, text));
+      return;
+    }
     const answer = await this.relay.handle(auth.token, auth.network, text, 'websocket', (call) =>
       subscribe(call, auth),
     );
-    const body =
-      answer.refused === undefined
-        ? answer.body
-        : serializeErrorObject(answer.refusedId, jsonRpcErrorOf(answer.refused));
+    // A refusal's body is its JSON-RPC answer under the message's ids (RelayAnswer).
+    const body = answer.body;
     if (body) send(body);
     const status = answer.refused === undefined ? 200 : gatewayHttpStatusOf(answer.refused);
     this.metrics.requests.inc({ transport: 'websocket', status: String(status) });

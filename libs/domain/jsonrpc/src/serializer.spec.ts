@@ -6,6 +6,7 @@ import {
   serializeError,
   serializeErrorObject,
   serializeErrorRaw,
+  serializeRefusal,
   serializeRequest,
   serializeSuccess,
 } from './serializer';
@@ -128,5 +129,32 @@ describe('round trip: client request → upstream → client answer', () => {
     expect(
       serializeBatch(parts.filter((part): part is string => part !== undefined)),
     ).toBeUndefined();
+  });
+
+  describe('serializeRefusal: a request refused whole answers under its own ids', () => {
+    const refusal = { code: -32041, message: 'unauthorized' };
+    const refuse = (text: string) =>
+      serializeRefusal(parseRequest(text, { maxBatchSize: 3 }), refusal);
+    const error = ',"error":{"code":-32041,"message":"unauthorized"}}';
+
+    it.each([
+      ['a single call: its id, as written', '{"jsonrpc":"2.0","id":1.50,"method":"m"}', '1.50'],
+      ['a single invalid request: its id', '{"jsonrpc":"1.0","id":"a"}', '"a"'],
+      ['a notification: null', '{"jsonrpc":"2.0","method":"m"}', 'null'],
+      ['not JSON: null', '{"jsonrpc":', 'null'],
+      ['an empty batch: null', '[]', 'null'],
+      ['a batch over the cap: null', '[1,2,3,4]', 'null'],
+      ['a batch of notifications only: null', '[{"jsonrpc":"2.0","method":"m"}]', 'null'],
+    ])('%s', (_what, text, idRaw) => {
+      expect(refuse(text)).toBe('{"jsonrpc":"2.0","id":' + idRaw + error);
+    });
+
+    it('a batch: one error per element that expects an answer, in order, notifications left out', () => {
+      expect(
+        refuse(
+          '[{"jsonrpc":"2.0","id":7,"method":"m"},{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":"x","method":"m"}]',
+        ),
+      ).toBe('[{"jsonrpc":"2.0","id":7' + error + ',{"jsonrpc":"2.0","id":"x"' + error + ']');
+    });
   });
 });

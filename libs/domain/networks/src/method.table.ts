@@ -175,3 +175,10 @@ export const S_METHODS: readonly string[] = [
   'suix_getLatestSuiSystemState',
   'sui_tryMultiGetPastObjects',
 ];
+
+/**
+ * Methods the spec marks deprecated (its "Versioning" 4: both of network S's; their removal date
+ * and replacements: not shown). Still relayed; the gateway tells callers so (rpc-gateway README,
+ * "Deprecated methods").
+ */
+export const DEPRECATED_METHODS: ReadonlySet<string> = new Set(S_METHODS);

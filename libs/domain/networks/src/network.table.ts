@@ -1,5 +1,5 @@
 import { DAY } from '@meridian/time';
-import { E_METHODS, P_METHODS, R_METHODS, S_METHODS } from './method.table';
+import { DEPRECATED_METHODS, E_METHODS, P_METHODS, R_METHODS, S_METHODS } from './method.table';
 import type { Endpoint, Interface, Network, NetworkKey } from './network.types';
 
 type Availability = Network['availability'];
@@ -10,10 +10,19 @@ const everyRegion = (interfaces: readonly Interface[]): Availability => ({
   asia: interfaces,
 });
 
+/** The deprecated ones of a network's methods, or null: the relay asks only when there are any. */
+const deprecatedOf = (methods: readonly string[]): ReadonlySet<string> | null => {
+  const deprecated = methods.filter((method) => DEPRECATED_METHODS.has(method));
+  return deprecated.length === 0 ? null : new Set(deprecated);
+};
+
 const hex = (chainId: number): string => `0x${chainId.toString(16)}`;
 
 const evm = (
-  fields: Omit<Network, 'family' | 'chainIdHex' | 'netVersion' | 'chainId' | 'methods'> & {
+  fields: Omit<
+    Network,
+    'family' | 'chainIdHex' | 'netVersion' | 'chainId' | 'methods' | 'deprecatedMethods'
+  > & {
     chainId: number;
     methods: readonly string[];
   },
@@ -24,6 +33,7 @@ const evm = (
     chainIdHex: hex(fields.chainId),
     netVersion: String(fields.chainId),
     methods: new Set(fields.methods),
+    deprecatedMethods: deprecatedOf(fields.methods),
   });
 
 /**
@@ -149,5 +159,6 @@ export const NETWORKS: Readonly<Record<NetworkKey, Network>> = Object.freeze({
     challengePeriodMs: null,
     availability: { shared: ['jsonrpc'] } satisfies Partial<Record<Endpoint, readonly Interface[]>>,
     methods: new Set(S_METHODS),
+    deprecatedMethods: deprecatedOf(S_METHODS),
   }),
 });

@@ -52,4 +52,6 @@ export interface Network {
   readonly availability: Readonly<Partial<Record<Endpoint, readonly Interface[]>>>;
   /** The exact method set relayed for this network (the spec's method table). */
   readonly methods: ReadonlySet<string>;
+  /** Its methods that are deprecated (`DEPRECATED_METHODS`); null when none is. */
+  readonly deprecatedMethods: ReadonlySet<string> | null;
 }

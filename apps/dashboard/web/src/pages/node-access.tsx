@@ -98,6 +98,18 @@ function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint
           })}
         </tbody>
       </table>
+      {props.network.deprecated_methods.length > 0 && (
+        <p className="muted" data-testid="deprecated-methods">
+          Deprecated, still served (removal date not announced):{' '}
+          {props.network.deprecated_methods.map((m, i) => (
+            <span key={m}>
+              {i > 0 && ', '}
+              <code>{m}</code>
+            </span>
+          ))}
+          .
+        </p>
+      )}
     </>
   );
 }
