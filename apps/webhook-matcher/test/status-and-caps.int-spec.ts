@@ -397,9 +397,16 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await usageOf(key)).active_webhooks).toBe(4);
   });
 
-  it('a team whose plan the operator removed: resuming its paused_plan webhook is 403 plan_required (not insufficient_balance), so is a PATCH of its filter; a rename passes', async () => {
+  it('a team whose plan the operator removed: resuming its paused_plan webhook is 403 plan_required (not insufficient_balance), so is growing its filter (PATCH or its list); a rename passes', async () => {
     const team = await s.billing.createAccount({ type: 'team', plan: 'starter' });
-    const id = (await create(team.key, { addresses: [address(1), address(2)] })).body.id;
+    const list = await s.call('POST', '/address-lists', team.key, {
+      name: 'watched',
+      addresses: [address(10)],
+    });
+    const spare = await s.call('POST', '/address-lists', team.key, { name: 'spare' });
+    const id = (
+      await create(team.key, { addresses: [address(1), address(2)], list_refs: [list.body.id] })
+    ).body.id;
     await s.billing.setPlan(team.accountId, null);
     await eventually(async () => (await statusOf(team.key, id)) === 'paused_plan');
     const resumed = await post(team.key, id, 'resume');
@@ -413,6 +420,15 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       addresses: [address(1), address(2), address(3)],
     });
     expect([grown.status, grown.body.error]).toEqual([403, 'plan_required']);
+    // Growing it through its list is the same write; a list no webhook uses is not capped.
+    const listGrown = await s.call('POST', `/address-lists/${list.body.id}/entries`, team.key, {
+      addresses: [address(11)],
+    });
+    expect([listGrown.status, listGrown.body.error]).toEqual([403, 'plan_required']);
+    const spareGrown = await s.call('POST', `/address-lists/${spare.body.id}/entries`, team.key, {
+      addresses: [address(11)],
+    });
+    expect([spareGrown.status, spareGrown.body.added]).toEqual([200, 1]);
     const renamed = await s.call('PATCH', `/webhooks/${id}`, team.key, { name: 'kept' });
     expect([renamed.status, renamed.body.name, renamed.body.status]).toEqual([
       200,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { checkListCreate, checkListResize, checkListSize } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
-import { normalizeAddresses } from '@meridian/webhooks';
+import { normalizeAddresses, refusalWithoutPlan } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import {
@@ -13,7 +13,7 @@ import {
 import { CLOCK } from '../common/clock.token';
 import { newId } from '../http/ids';
 import { recordChange } from '../status/change-log';
-import { webhookCapsOf } from '../status/status.service';
+import { planRequiredOf, webhookCapsOf } from '../status/status.service';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { AddressListsRepository, type AddressListRow } from './address-lists.repository';
 
@@ -158,6 +158,12 @@ export class AddressListsService {
   ): Promise<void> {
     const counted = await this.webhooks.counted(m, facts.accountId);
     const sizes = await this.lists.sizes(m, facts.accountId);
-    checkListResize(webhookCapsOf(facts), listId, size, counted, sizes);
+    try {
+      checkListResize(webhookCapsOf(facts), listId, size, counted, sizes);
+    } catch (error) {
+      // A list that grows a webhook of a team without a plan: the missing plan is the cause, as
+      // for a PATCH of the webhook's own filter (403 plan_required).
+      throw refusalWithoutPlan(planRequiredOf(facts), error);
+    }
   }
 }
