@@ -331,6 +331,69 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     ).toBe(200);
   });
 
+  it('invitation only: a link says on load what it is, refusals cost no sign-up attempt, an existing account is not invited', async () => {
+    const operator = new Client(app);
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'invite' })).status,
+    ).toBe(200);
+    const guest = new Client(app, '203.0.113.90');
+    const attempt = (email: string, invitation?: string) =>
+      guest.call('POST', '/api/auth/sign-up', { email, password, invitation });
+    // Beyond SIGNUP_MAX_PER_ADDRESS (5) refusals, none counted: no 429.
+    const refused = [];
+    for (let n = 1; n <= 6; n++)
+      refused.push((await attempt(`closed${n}@example.com`)).body['error']);
+    for (let n = 1; n <= 6; n++)
+      refused.push((await attempt(`closed${n}@example.com`, `not-a-code-${n}`)).body['error']);
+    expect(refused).toEqual([
+      ...Array<string>(6).fill('invitation_required'),
+      ...Array<string>(6).fill('invitation_invalid'),
+    ]);
+    // The operator cannot invite an email that has an account (dave signed up above).
+    const taken = await operator.call('POST', '/api/operator/invitations', {
+      email: 'Dave@example.com',
+    });
+    expect([taken.status, taken.body['error'], taken.body['fields']]).toEqual([
+      409,
+      'email_taken',
+      { email: 'this email already has an account; they can sign in as they are' },
+    ]);
+    const invited = await operator.call('POST', '/api/operator/invitations', {
+      email: 'ivy@example.com',
+    });
+    const code = String(invited.body['code']);
+    const look = (c: string) => guest.call('GET', `/api/auth/invitations/${c}`);
+    expect((await look(code)).body).toEqual({
+      status: 'valid',
+      email: 'ivy@example.com',
+      expires_at: invited.body['expires_at'],
+    });
+    const unknown = await look('never-issued');
+    expect([unknown.status, unknown.body['error']]).toEqual([404, 'invitation_unknown']);
+    // After twelve refusals the address still signs up with its invitation.
+    expect((await attempt('ivy@example.com', code)).status).toBe(201);
+    expect((await look(code)).body).toEqual({
+      status: 'used',
+      expires_at: invited.body['expires_at'],
+    });
+    const late = await operator.call('POST', '/api/operator/invitations', {
+      email: 'heidi@example.com',
+    });
+    clock.advance(8 * 24 * 3_600_000);
+    expect((await look(String(late.body['code']))).body).toMatchObject({ status: 'expired' });
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+  });
+
   it('lets the operator open an account, change its plan and credit a top-up; a customer sees the plan', async () => {
     const { client, answer } = await signUp('grace@example.com');
     const accountId = (answer.body['user'] as { account_id: string }).account_id;

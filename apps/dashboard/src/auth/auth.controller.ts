@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { DomainError } from '@meridian/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -40,6 +52,14 @@ export class AuthController {
       user: userView(current.user),
       csrf_token: current.session.csrfToken,
     };
+  }
+
+  /** An invitation link's page, on load: the invited email, or that the link is used or expired. */
+  @Get('invitations/:code')
+  async invitation(@Param('code') code: string) {
+    if (code.length > 200)
+      throw new DomainError('invitation_unknown', 'not_found', 'this invitation link is unknown');
+    return this.auth.invitation(code);
   }
 
   @Post('sign-up')

@@ -108,6 +108,16 @@ export class AuthService implements OnApplicationBootstrap {
     clientIp: string,
   ): Promise<{ user: UserRow; session: NewSession }> {
     const now = this.clock.now();
+    const invite = (await this.signupMode.mode()) === 'invite';
+    // Refused before the throttle counts (README "Sign-up by invitation"): a closed sign-up
+    // without an invitation makes nothing, and an invitation code is a 192-bit secret that no
+    // number of tries guesses, so neither costs an attempt of the address's budget.
+    if (invite && !input.invitation)
+      throw new DomainError(
+        'invitation_required',
+        'forbidden',
+        'sign-up is by invitation only; ask an operator for an invitation link',
+      );
     // Each sign-up is a billing account with a daily allowance: a client address may try
     // SIGNUP_MAX_PER_ADDRESS times in SIGNUP_WINDOW_MS, whatever the outcome, so the 409 that
     // tells a taken email is throttled with it.
@@ -124,16 +134,9 @@ export class AuthService implements OnApplicationBootstrap {
         `too many sign-ups from this address; try again in ${Math.ceil(signupWait / 60_000)} min`,
         { details: { retryAfterMs: signupWait } },
       );
-    await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
     let invitationHash: string | undefined;
-    if ((await this.signupMode.mode()) === 'invite') {
-      if (!input.invitation)
-        throw new DomainError(
-          'invitation_required',
-          'forbidden',
-          'sign-up is by invitation only; ask an operator for an invitation link',
-        );
-      invitationHash = sha256(input.invitation);
+    if (invite) {
+      invitationHash = sha256(input.invitation!);
       if (!(await this.invitations.consume(invitationHash, input.email, now)))
         throw new DomainError(
           'invitation_invalid',
@@ -141,6 +144,7 @@ export class AuthService implements OnApplicationBootstrap {
           'this invitation is unknown, used, expired or for another email',
         );
     }
+    await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
     try {
       const emailTaken = () =>
         new DomainError('email_taken', 'conflict', 'an account with this email exists', {
@@ -199,6 +203,26 @@ export class AuthService implements OnApplicationBootstrap {
       if (invitationHash) await this.invitations.release(invitationHash);
       throw error;
     }
+  }
+
+  /**
+   * What an invitation link's page shows on load: the invited email while the invitation may
+   * still be used, else why not. 404 `invitation_unknown` for a code never issued.
+   */
+  async invitation(
+    code: string,
+  ): Promise<{ status: 'valid' | 'used' | 'expired'; email?: string; expires_at: string }> {
+    const found = await this.invitations.byHash(sha256(code));
+    if (!found)
+      throw new DomainError(
+        'invitation_unknown',
+        'not_found',
+        'this invitation link is unknown; check that it was copied whole, or ask for a new one',
+      );
+    const expires_at = found.expiresAt.toISOString();
+    if (found.usedAt) return { status: 'used', expires_at };
+    if (found.expiresAt <= this.clock.now()) return { status: 'expired', expires_at };
+    return { status: 'valid', email: found.email, expires_at };
   }
 
   async signIn(email: string, password: string, clientIp: string): Promise<NewSession> {

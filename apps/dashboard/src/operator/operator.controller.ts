@@ -1,3 +1,4 @@
+import { DomainError } from '@meridian/errors';
 import {
   Body,
   Controller,
@@ -200,6 +201,14 @@ export class OperatorController {
   @HttpCode(201)
   async invite(@Current() current: CurrentSession, @Body() body: unknown) {
     const { email } = parseBody(invitationBody, body);
+    // An invitation for an email that has an account could never be used (sign-up answers
+    // email_taken): refused here, where the operator can act on it.
+    if (await this.users.byEmail(email))
+      throw new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+        details: {
+          fields: { email: 'this email already has an account; they can sign in as they are' },
+        },
+      });
     const code = newSecret(24);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);

@@ -13,6 +13,18 @@ export class InvitationsRepository {
     );
   }
 
+  /** An invitation as it stands, or undefined for a code never issued. */
+  async byHash(
+    codeHash: string,
+  ): Promise<{ email: string; usedAt: Date | null; expiresAt: Date } | undefined> {
+    const rows = (await this.db.query(
+      'SELECT email, used_at, expires_at FROM dashboard.invitations WHERE code_hash = $1',
+      [codeHash],
+    )) as Array<{ email: string; used_at: Date | null; expires_at: Date }>;
+    const row = rows[0];
+    return row && { email: row.email, usedAt: row.used_at, expiresAt: row.expires_at };
+  }
+
   /** Marks the invitation used if it is valid for this email; false otherwise (one statement, so it is used once). */
   async consume(codeHash: string, email: string, at: Date): Promise<boolean> {
     // TypeORM answers an UPDATE … RETURNING as [rows, affected count].
