@@ -88,6 +88,52 @@ const widths = (page: Page) =>
     return { scrollWidth: g.document.documentElement.scrollWidth, innerWidth: g.innerWidth };
   });
 
+/**
+ * At phone width, what does not read well (QA: 'C/o/p/y' one letter a line, 'Fran kfurt', a
+ * long token name widening the page to 986 px): elements wider than the window (their
+ * scrollWidth, or their box past its edge; a block that scrolls inside itself may be wider
+ * inside), and words (letters and digits, up to 24) broken across lines. Hidden elements (a
+ * visually hidden table head, a closed details) are skipped. A string: the test's tsconfig has
+ * no DOM types.
+ */
+const LAYOUT_PROBLEMS = `(() => {
+  const vw = window.innerWidth;
+  const hidden = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const r = e.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return true;
+    }
+    return false;
+  };
+  const name = (el) =>
+    el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  const wide = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (hidden(el)) continue;
+    const r = el.getBoundingClientRect();
+    const overflow = getComputedStyle(el).overflowX;
+    if (r.right > vw + 1 || (overflow === 'visible' && el.scrollWidth > vw))
+      wide.push(name(el) + ' ' + Math.round(Math.max(r.right, el.scrollWidth)));
+  }
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement || hidden(node.parentElement)) continue;
+    const text = node.textContent || '';
+    for (const match of text.matchAll(/[^\\s]+/g)) {
+      const word = match[0].replace(/^[("'“]+|[)"'”.,:;!?…]+$/g, '');
+      if (!/^[A-Za-z0-9]{2,24}$/.test(word)) continue;
+      const start = match.index + match[0].indexOf(word);
+      const range = document.createRange();
+      range.setStart(node, start);
+      range.setEnd(node, start + word.length);
+      const tops = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+      if (tops.size > 1) broken.push(word);
+    }
+  }
+  return { wide, broken };
+})()`;
+
 /** What has the keyboard focus (the test's tsconfig has no DOM types, hence globalThis). */
 const focused = (page: Page) =>
   page.evaluate(() => {
@@ -220,6 +266,13 @@ describe('dashboard in a real browser against the local stack', () => {
       scrollWidth: 390,
     });
     await check(page, name);
+  };
+
+  /** Phone width: nothing wider than the window, no word broken inside, then phoneCheck. */
+  const phoneReads = async (page: Page, name: string) => {
+    const problems = await page.evaluate<{ wide: string[]; broken: string[] }>(LAYOUT_PROBLEMS);
+    expect({ page: name, ...problems }).toEqual({ page: name, wide: [], broken: [] });
+    await phoneCheck(page, name);
   };
 
   /** Phone width: the navigation sits behind the menu button. */
@@ -444,6 +497,12 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(auditKey).toMatch(/^mrd_/);
     await page.getByTestId('api-keys').waitFor();
     await check(page, '05-address-audit-key');
+    // The tab is in the URL: a reload stays on it (QA: it went back to Overview).
+    await page.reload();
+    await page.getByTestId('api-keys').waitFor();
+    expect(await page.getByRole('tab', { name: 'API key' }).getAttribute('aria-selected')).toBe(
+      'true',
+    );
     const audit = await fetch(`${endpoints.audit}/wallet-audit/check`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${auditKey}` },
@@ -577,6 +636,34 @@ describe('dashboard in a real browser against the local stack', () => {
       ).sort(),
     ).toEqual(Object.keys(endpoints.devnets).sort());
     await page.getByLabel('Network', { exact: true }).selectOption('eth-mainnet');
+    // The form's own checks: an empty submit names the missing target and what to watch, in
+    // words; then every bad field at once (QA: only the API's first, in schema words).
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await hasText(fieldError(page, 'Target URL'), 'Enter the URL we send events to.');
+    await hasText(
+      fieldError(page, 'Addresses'),
+      'Enter at least one address, or pick an address list below.',
+    );
+    await page.getByLabel('Target URL').fill('ftp://🦄.example/hook');
+    await page.getByLabel('Addresses', { exact: true }).fill('0x1234');
+    await page.getByLabel('Confirmation depth').fill('1');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await hasText(
+      fieldError(page, 'Target URL'),
+      'Use an https:// URL: events are sent over TLS only.',
+    );
+    await hasText(
+      fieldError(page, 'Addresses'),
+      '"0x1234" is not an address: an address is 0x and 40 hex digits, in mixed case only with its EIP-55 checksum.',
+    );
+    await hasText(
+      fieldError(page, 'Confirmation depth'),
+      'Enter a whole number of blocks from 2 to 96.',
+    );
+    expect(await page.locator('.field-error').count()).toBe(3);
+    await check(page, '08-webhook-form-checks');
+    await page.getByLabel('Addresses', { exact: true }).fill('');
+    await page.getByLabel('Confirmation depth').fill('96');
     await page.getByLabel('Target URL').fill('http://hooks.example.com/meridian');
     await page.getByRole('checkbox', { name: 'Treasury' }).check();
     await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -675,8 +762,12 @@ describe('dashboard in a real browser against the local stack', () => {
       await page.getByLabel('Target URL').fill(target);
       await page.getByLabel('Confirmation depth').fill('200');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      // In words, not the schema's "body.confirm_depth: Too big: expected number to be <=96".
-      await hasText(fieldError(page, 'Confirmation depth'), 'must be at most 96');
+      // In words, before any request (the API's "body.confirm_depth: Too big: expected number
+      // to be <=96" never shown).
+      await hasText(
+        fieldError(page, 'Confirmation depth'),
+        'Enter a whole number of blocks from 2 to 96.',
+      );
       expect(await page.getByLabel('Confirmation depth').getAttribute('aria-invalid')).toBe('true');
       expect(await page.locator('.field-error').count()).toBe(1);
       await check(page, '09a-webhook-edit-error');
@@ -892,7 +983,34 @@ describe('dashboard in a real browser against the local stack', () => {
     await phoneNav(page, 'Node access');
     await page.getByTestId('access-token').first().waitFor();
     await phoneCheck(page, '10b-node-access-phone');
+    // A new token (its endpoint table with copy buttons) named with one long word: every
+    // element fits, no word is broken inside (QA: 'C/o/p/y', 'Fran kfurt', 986 px wide).
+    expect(await page.title()).toBe('Node access · Meridian dashboard');
+    const longName = 'treasury-signer-production-frankfurt-primary-0123456789abcdefghijklmnop';
+    await page.getByLabel('Name (optional)').fill(longName);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('secret-value').waitFor();
+    await page.getByTestId('token-name').filter({ hasText: longName }).waitFor();
+    await phoneReads(page, '10c-node-access-new-token-phone');
+    // The drawer closes with Escape.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Overview' })
+      .waitFor();
+    await page.keyboard.press('Escape');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Overview' })
+      .waitFor({ state: 'hidden' });
+    expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe(
+      'false',
+    );
     await page.setViewportSize({ width: 1280, height: 900 });
+    // At desktop width the long name stays inside its card.
+    const nameBox = (await page.getByTestId('token-name').first().boundingBox())!;
+    const itemBox = (await page.getByTestId('access-token').first().boundingBox())!;
+    expect(nameBox.x + nameBox.width).toBeLessThanOrEqual(itemBox.x + itemBox.width + 1);
   }, 300_000);
 
   it('lets an operator change the plan, and the customer sees the new limits', async () => {
@@ -908,6 +1026,11 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
     await operator.getByRole('link', { name: email }).waitFor();
     await check(operator, '12-operator-accounts');
+    // Phone width: the accounts become cards, no word broken ('Fre e', 'CREATE D').
+    await operator.setViewportSize({ width: 390, height: 844 });
+    await operator.getByRole('link', { name: email }).waitFor();
+    await phoneReads(operator, '12a-operator-accounts-phone');
+    await operator.setViewportSize({ width: 1280, height: 900 });
     // Every account, not only dashboard sign-ups: the stack's demo account was made by the
     // operator API.
     await operator.getByLabel('Search by email, name or account id').fill('demo');
@@ -963,6 +1086,44 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByRole('button', { name: 'Create invitation' }).click();
     await operator.locator('code.url').filter({ hasText: '/sign-up?invitation=' }).waitFor();
     await check(operator, '15-operator-invitation');
+    const inviteLink = (await operator
+      .locator('code.url')
+      .filter({ hasText: '/sign-up?invitation=' })
+      .textContent())!.trim();
+    // An email that has an account is not invited, and the operator is told why.
+    await operator.getByLabel('Email').fill(email);
+    await operator.getByRole('button', { name: 'Create invitation' }).click();
+    await hasText(
+      fieldError(operator, 'Email'),
+      'this email already has an account; they can sign in as they are',
+    );
+    // Invitation only: the sign-up page says so on load, the link pre-fills and locks its
+    // email, and an unknown link says so before anyone types.
+    await operator.getByRole('radio', { name: 'Invitation only' }).click();
+    await operator.getByRole('radio', { name: 'Invitation only', checked: true }).waitFor();
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const visitor = await stranger.newPage();
+      visitor.setDefaultTimeout(WAIT);
+      await visitor.goto(`${dashboard}/sign-up`);
+      await visitor.getByText(/^Sign-up is by invitation\./).waitFor();
+      expect(await visitor.getByRole('button', { name: 'Create account' }).count()).toBe(0);
+      expect(await visitor.title()).toBe('Create your account · Meridian dashboard');
+      await check(visitor, '15a-sign-up-invitation-only');
+      await visitor.goto(inviteLink);
+      await visitor.getByText("You're invited: create the account for bob@example.com.").waitFor();
+      expect(await visitor.getByLabel('Email').inputValue()).toBe('bob@example.com');
+      expect(await visitor.getByLabel('Email').getAttribute('readonly')).not.toBeNull();
+      await check(visitor, '15b-sign-up-invited');
+      await visitor.goto(`${dashboard}/sign-up?invitation=not-a-real-code`);
+      await visitor.getByText(/^This invitation link is unknown/).waitFor();
+    } finally {
+      await stranger.close();
+    }
+    await operator.getByRole('radio', { name: 'Open: anyone can create an account' }).click();
+    await operator
+      .getByRole('radio', { name: 'Open: anyone can create an account', checked: true })
+      .waitFor();
     await operatorContext.close();
 
     await nav(page, 'Overview');
@@ -998,16 +1159,17 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByLabel('Target URL').fill('https://hooks.example.com/payouts');
     await page.getByLabel('Addresses', { exact: true }).fill(TREASURY_A);
     await page.getByRole('button', { name: 'Create webhook' }).click();
+    // The form's own checks, in words (the API's `tx_hash` leaf and located paths never shown).
     await hasText(
       fieldError(page, 'Transaction hashes'),
-      'filters: a tx_confirmation webhook watches transaction hashes: every way its filter can match needs a `tx_hash` leaf',
+      'Enter at least one transaction hash to watch.',
     );
     const hash = '0x' + 'aB'.repeat(32);
     await page.getByLabel('Transaction hashes').fill(`${hash}\n0x1234`);
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await hasText(
       fieldError(page, 'Transaction hashes'),
-      'filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash',
+      '"0x1234" is not a transaction hash: a hash is 0x and 64 hex digits.',
     );
     expect(await page.getByLabel('Transaction hashes').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.field-error').count()).toBe(1);
@@ -1021,6 +1183,19 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.locator('input[value="https://hooks.example.com/payouts"]').waitFor();
     expect(await page.getByLabel('Transaction hashes').inputValue()).toBe(hash.toLowerCase());
     await check(page, '08b-webhook-tx-hash-edit');
+
+    // A route the dashboard lacks: a not-found page with the way home (QA: Overview, silently).
+    await page.goto(`${dashboard}/no-such-page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    expect(await page.title()).toBe('Page not found · Meridian dashboard');
+    await check(page, '08d-not-found');
+    await page.getByRole('link', { name: 'Go to Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // A webhook that does not exist (deleted, a stale link): said so, with the list linked.
+    await page.goto(`${dashboard}/webhooks/wh_aaaaaaaaaaaaaaaaaaaaaaaa`);
+    await page.getByText('This webhook does not exist').waitFor();
+    await page.getByRole('link', { name: 'Back to your webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
   }, 120_000);
 
   it('shows a filter tree set through the API readably, lists by name; at 390 px every page fits, a long https target included', async () => {

@@ -1,4 +1,4 @@
-import { checkAddresses, splitEntries } from './addresses';
+import { checkAddresses, entriesChangeOutcome, splitEntries } from './addresses';
 
 /** Mixed case with its right EIP-55 checksum. */
 const A = '0xabCDeF0123456789AbcdEf0123456789aBCDEF01';
@@ -35,5 +35,31 @@ describe('checkAddresses', () => {
     ],
   ])('%j', (text, expected) => {
     expect(checkAddresses(text)).toEqual(expected);
+  });
+});
+
+describe('entriesChangeOutcome', () => {
+  it('says that a remove of addresses the list lacks changed nothing (QA: no feedback)', () => {
+    expect(entriesChangeOutcome('remove', 1, { added: 0, removed: 0 })).toEqual({
+      tone: 'warn',
+      text: 'That address is not in this list: nothing was removed.',
+    });
+    expect(entriesChangeOutcome('remove', 3, { added: 0, removed: 0 }).text).toBe(
+      'None of these 3 addresses is in this list: nothing was removed.',
+    );
+    expect(entriesChangeOutcome('remove', 3, { added: 0, removed: 2 })).toEqual({
+      tone: 'ok',
+      text: 'Removed 2 addresses. 1 address was not in the list.',
+    });
+  });
+
+  it('says what an add and a replace did', () => {
+    expect(entriesChangeOutcome('add', 2, { added: 2, removed: 0 }).text).toBe(
+      'Added 2 addresses.',
+    );
+    expect(entriesChangeOutcome('add', 1, { added: 0, removed: 0 }).tone).toBe('warn');
+    expect(entriesChangeOutcome('replace', 2, { added: 1, removed: 3 }).text).toBe(
+      'The list now holds these 2 addresses: 1 added, 3 removed.',
+    );
   });
 });

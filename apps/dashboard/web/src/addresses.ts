@@ -32,3 +32,50 @@ export function checkAddresses(text: string): CheckedAddresses {
   }
   return { valid: [...seen], invalid, duplicates };
 }
+
+const count = (n: number) => `${n} ${n === 1 ? 'address' : 'addresses'}`;
+
+/**
+ * What a change of a list's entries did, in words, from the API's `added` and `removed`: a
+ * remove of addresses the list does not hold changes nothing and must say so (QA: no feedback).
+ */
+export function entriesChangeOutcome(
+  kind: 'add' | 'remove' | 'replace',
+  asked: number,
+  answer: { added: number; removed: number },
+): { tone: 'ok' | 'warn'; text: string } {
+  if (kind === 'remove') {
+    if (answer.removed === 0)
+      return {
+        tone: 'warn',
+        text:
+          asked === 1
+            ? 'That address is not in this list: nothing was removed.'
+            : `None of these ${count(asked)} is in this list: nothing was removed.`,
+      };
+    const missing = asked - answer.removed;
+    return {
+      tone: 'ok',
+      text: `Removed ${count(answer.removed)}.${missing > 0 ? ` ${count(missing)} ${missing === 1 ? 'was' : 'were'} not in the list.` : ''}`,
+    };
+  }
+  if (kind === 'add') {
+    const already = asked - answer.added;
+    if (answer.added === 0)
+      return {
+        tone: 'warn',
+        text:
+          asked === 1
+            ? 'That address is already in this list: nothing was added.'
+            : `All ${count(asked)} are already in this list: nothing was added.`,
+      };
+    return {
+      tone: 'ok',
+      text: `Added ${count(answer.added)}.${already > 0 ? ` ${count(already)} ${already === 1 ? 'was' : 'were'} already in the list.` : ''}`,
+    };
+  }
+  return {
+    tone: 'ok',
+    text: `The list now holds these ${count(asked)}: ${answer.added} added, ${answer.removed} removed.`,
+  };
+}

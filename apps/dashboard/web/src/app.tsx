@@ -1,6 +1,6 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { Layout } from './components/layout';
-import { Loading } from './components/ui';
+import { Loading, NotFound } from './components/ui';
 import { AddressAuditPage } from './pages/address-audit';
 import { AddressListsPage } from './pages/address-lists';
 import { ApiKeysPage } from './pages/api-keys';
@@ -36,7 +36,12 @@ export function App() {
                 <Route path="/operator/accounts/:id" element={<OperatorAccountPage />} />
                 <Route path="/operator/settings" element={<OperatorSettingsPage />} />
                 <Route path="/settings" element={<SettingsPage />} />
-                <Route path="*" element={<Navigate to="/operator/accounts" replace />} />
+                <Route path="/" element={<Navigate to="/operator/accounts" replace />} />
+                <Route path="/sign-up" element={<Navigate to="/operator/accounts" replace />} />
+                <Route
+                  path="*"
+                  element={<NotFound home="/operator/accounts" homeLabel="Go to Accounts" />}
+                />
               </Routes>
             </Layout>
           );
@@ -54,7 +59,9 @@ export function App() {
               <Route path="/address-lists" element={<AddressListsPage />} />
               <Route path="/top-up" element={<TopUpPage />} />
               <Route path="/settings" element={<SettingsPage />} />
-              <Route path="*" element={<Navigate to="/" replace />} />
+              {/* Just signed up: the sign-up page's address leads on to the overview. */}
+              <Route path="/sign-up" element={<Navigate to="/" replace />} />
+              <Route path="*" element={<NotFound home="/" homeLabel="Go to Overview" />} />
             </Routes>
           </Layout>
         );

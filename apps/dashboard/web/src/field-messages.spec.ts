@@ -31,12 +31,27 @@ describe('plainFieldMessage', () => {
     ).toBe('must be at least 1 character; must be a string');
   });
 
-  it('leaves the messages the APIs wrote for people as they are', () => {
-    for (const text of [
-      'filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash',
+  it('leaves the messages the APIs wrote for people as they are, without their location', () => {
+    expect(plainFieldMessage('the current password is wrong')).toBe(
       'the current password is wrong',
-      'body.target_url: use https',
-    ])
-      expect(plainFieldMessage(text)).toBe(text);
+    );
+    expect(
+      plainFieldMessage('filters.tx_hash.in[1]: "0x1234" is not a 32-byte hex transaction hash'),
+    ).toBe('"0x1234" is not a 32-byte hex transaction hash');
+    expect(plainFieldMessage('body.target_url: use https')).toBe('use https');
+    expect(plainFieldMessage('q: Too big: expected string to have <=200 characters')).toBe(
+      'must be at most 200 characters',
+    );
+  });
+
+  it('says the messages that name request fields in code as the form does (QA: `list_refs`)', () => {
+    expect(plainFieldMessage('filters: give `filters`, `addresses` or `list_refs`')).toBe(
+      'enter at least one address, or pick an address list',
+    );
+    expect(
+      plainFieldMessage(
+        'filters: a tx_confirmation webhook watches transaction hashes: every way its filter can match needs a `tx_hash` leaf',
+      ),
+    ).toBe('enter at least one transaction hash to watch');
   });
 });

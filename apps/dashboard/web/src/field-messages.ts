@@ -17,6 +17,22 @@ const UNIT: Record<string, [string, string]> = {
   set: ['item', 'items'],
 };
 
+/**
+ * The APIs' own messages that name their request fields in code (`filters`, `list_refs`): said
+ * as the form says them. Matched on the message after its location.
+ */
+const JARGON: Array<[RegExp, string]> = [
+  [
+    /^give `filters`, `addresses` or `list_refs`$/,
+    'enter at least one address, or pick an address list',
+  ],
+  [/needs a `tx_hash` leaf$/, 'enter at least one transaction hash to watch'],
+];
+
+/** A location before the message (`filters: …`, `filters.tx_hash.in[1]: …`, `q: …`). */
+const LOCATION =
+  /^(?:(?:body|query|params)(?:[.[][^:]*)?|[a-z][a-z0-9_]*(?:\.[a-z0-9_]+|\[\d+\])*): (.*)$/s;
+
 export function plainFieldMessage(message: string): string {
   // zod may report several issues of one value (`body.cu: Too big: expected int to be <=…;
   // body.cu: Too big: expected number to be <=…`): each said plainly, the tightest bound kept.
@@ -31,8 +47,10 @@ export function plainFieldMessage(message: string): string {
 }
 
 function plainIssue(message: string): { text: string; bound?: { upper: boolean; n: number } } {
-  const located = /^(?:body|query|params)(?:[.[][^:]*)?: (.*)$/s.exec(message);
+  // Under its field a location says nothing: it is left out.
+  const located = LOCATION.exec(message);
   const rest = located ? located[1]! : message;
+  for (const [pattern, words] of JARGON) if (pattern.test(rest)) return { text: words };
   const size =
     /^Too (?:big|small): expected (\w+) to (?:be|have) (<=|<|>=|>)(-?[\d.]+)(?: \w+)?$/.exec(rest);
   if (size) {
@@ -46,5 +64,5 @@ function plainIssue(message: string): { text: string; bound?: { upper: boolean; 
   }
   const type = /^Invalid input: expected (\w+), received \w+$/.exec(rest);
   if (type) return { text: `must be ${type[1] === 'int' ? 'a whole number' : `a ${type[1]}`}` };
-  return { text: message };
+  return { text: rest };
 }

@@ -47,8 +47,9 @@ describe('fieldsOf', () => {
 describe('placeErrors', () => {
   it('puts a message under the field it names', () => {
     const error = apiError({ message: 'body.cu: too small', path: 'body.cu' });
+    // Under its field the message goes without its location.
     expect(placeErrors(error, { cu: ['cu'] })).toEqual({
-      fields: { cu: 'body.cu: too small' },
+      fields: { cu: 'too small' },
       notice: undefined,
     });
   });

@@ -1,6 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { ApiError } from './api';
 import { SubmissionKeys } from './submission-keys';
+
+/** The error of a submission its form's own check stopped: every problem, under its field. */
+export const checkedError = (fields: Record<string, string>) =>
+  new ApiError(0, 'form_invalid', 'Check the fields marked below.', fields, {});
 
 /**
  * A form's submission: `submit` sends `values` once at a time (a press while one is in flight
@@ -13,10 +18,16 @@ export function useSubmission<T, V>(options: {
   values: V;
   send: (values: V, idempotencyKey: string) => Promise<T>;
   onSuccess?: (data: T, values: V) => void;
+  /**
+   * The form's own checks (required fields, obvious formats): each problem by the API's name of
+   * its field. Any at all and nothing is sent; they are the submission's error, all at once.
+   */
+  check?: (values: V) => Record<string, string>;
 }) {
   const keys = useRef<SubmissionKeys | null>(null);
   keys.current ??= new SubmissionKeys();
   const [busy, setBusy] = useState(false);
+  const [checked, setChecked] = useState<ApiError | null>(null);
   const mutation = useMutation<T, Error, { values: V; key: string }>({
     mutationFn: ({ values, key }) => options.send(values, key),
     onSuccess: (data, { values }) => {
@@ -31,6 +42,12 @@ export function useSubmission<T, V>(options: {
   });
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
+    const problems = options.check?.(options.values) ?? {};
+    if (Object.keys(problems).length > 0) {
+      setChecked(checkedError(problems));
+      return;
+    }
+    setChecked(null);
     const key = keys.current!.begin(JSON.stringify(options.values));
     if (key === undefined) return;
     setBusy(true);
@@ -39,9 +56,9 @@ export function useSubmission<T, V>(options: {
   return {
     submit,
     pending: busy || mutation.isPending,
-    error: busy ? null : mutation.error,
+    error: busy ? null : (checked ?? mutation.error),
     data: mutation.data,
-    succeeded: !busy && mutation.isSuccess,
+    succeeded: !busy && !checked && mutation.isSuccess,
     reset: mutation.reset,
   };
 }

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { api } from '../api';
 import { useSession } from '../session';
@@ -51,6 +51,17 @@ export function Layout(props: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const location = useLocation();
   const nav = session.user?.role === 'operator' ? OPERATOR_NAV : CUSTOMER_NAV;
+  // Escape closes the drawer and gives the focus back to its button, as a menu does.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      document.querySelector<HTMLElement>('.menu-button')?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   // Whatever the server answers (204, or 401 when the session already ended elsewhere), the
   // page ends on the sign-in screen.
   const signOut = async () => {

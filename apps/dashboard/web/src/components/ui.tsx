@@ -1,8 +1,18 @@
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
 import { ApiError, requestsInFlight } from '../api';
+import { pageTitle } from '../page-title';
 import { SLOW_AFTER_MS } from '../waits';
 
+/** Sets the browser tab's title while the page is shown. */
+export function usePageTitle(title: string | undefined): void {
+  useEffect(() => {
+    document.title = pageTitle(title);
+  }, [title]);
+}
+
 export function PageHeader(props: { title: string; description?: string; actions?: ReactNode }) {
+  usePageTitle(props.title);
   return (
     <header className="page-header">
       <div>
@@ -136,5 +146,23 @@ export function UsageBar(props: { label: string; used: number; limit: number }) 
         <div className={`usage-bar-fill tone-${tone}`} style={{ width: `${ratio * 100}%` }} />
       </div>
     </div>
+  );
+}
+
+/** A route the app does not have (QA: it went to Overview silently). */
+export function NotFound(props: { home: string; homeLabel: string }) {
+  return (
+    <>
+      <PageHeader title="Page not found" />
+      <Card>
+        <p data-testid="not-found">
+          There is no page at <code>{window.location.pathname}</code>. It may have moved, or the
+          link may be mistyped.
+        </p>
+        <Link className="button" to={props.home}>
+          {props.homeLabel}
+        </Link>
+      </Card>
+    </>
   );
 }

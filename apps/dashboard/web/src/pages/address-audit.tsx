@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type KeyboardEvent } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { api, relay } from '../api';
 import { ApiKeysTable } from '../components/api-keys-table';
 import { SecretOnce } from '../components/copy-button';
@@ -107,7 +107,11 @@ function ApiKeyTab() {
 }
 
 export function AddressAuditPage() {
-  const [tab, setTab] = useState<Tab>('overview');
+  // The tab is kept in the URL (`?tab=api-key`): a reload or a shared link opens it again.
+  const [params, setParams] = useSearchParams();
+  const tab: Tab = TABS.find((t) => t.id === params.get('tab'))?.id ?? 'overview';
+  const setTab = (next: Tab) =>
+    setParams(next === 'overview' ? {} : { tab: next }, { replace: true });
   const networks = useNetworks();
   const onKey = (event: KeyboardEvent) => {
     if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ChangeEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { checkAddresses } from '../addresses';
+import { checkAddresses, entriesChangeOutcome } from '../addresses';
 import { api, ApiError, relay } from '../api';
 import { isCapError } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
@@ -130,6 +130,8 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
   const [text, setText] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [confirmReplace, setConfirmReplace] = useState(false);
+  /** What the last change did, in words (a remove of absent addresses changes nothing). */
+  const [outcome, setOutcome] = useState<ReturnType<typeof entriesChangeOutcome> | undefined>();
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['list-entries', props.list.id] });
     void client.invalidateQueries({ queryKey: ['address-lists'] });
@@ -139,11 +141,19 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
     mutationFn: (kind: 'add' | 'remove' | 'replace') => {
       const body = { addresses: splitAddresses(text) };
       const base = relay('webhooks', `/address-lists/${props.list.id}/entries`);
-      if (kind === 'add') return api('POST', base, body);
-      if (kind === 'remove') return api('POST', `${base}/remove`, body);
-      return api('PUT', base, body);
+      type Changed = { added: number; removed: number };
+      const asked = checkAddresses(text).valid.length;
+      const sent =
+        kind === 'add'
+          ? api<Changed>('POST', base, body)
+          : kind === 'remove'
+            ? api<Changed>('POST', `${base}/remove`, body)
+            : api<Changed>('PUT', base, body);
+      return sent.then((answer) => entriesChangeOutcome(kind, asked, answer));
     },
-    onSuccess: () => {
+    onMutate: () => setOutcome(undefined),
+    onSuccess: (said) => {
+      setOutcome(said);
       setText('');
       setConfirmReplace(false);
       refresh();
@@ -222,6 +232,11 @@ function ListEntries(props: { list: AddressList; onDeleted: () => void }) {
           Replace all with these
         </button>
       </div>
+      {outcome && (
+        <div data-testid="entries-outcome">
+          <Notice tone={outcome.tone}>{outcome.text}</Notice>
+        </div>
+      )}
       <h3>Entries</h3>
       {entries.isPending ? (
         <Loading />

@@ -57,7 +57,7 @@ function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint
           cannot be copied: paste your saved token in its place, or roll the token for a new one.
         </p>
       )}
-      <table className="table table-compact">
+      <table className="table table-compact table-stack" data-testid="endpoint-table">
         <caption className="visually-hidden">Endpoints of {props.network.display_name}</caption>
         <thead>
           <tr>
@@ -74,14 +74,14 @@ function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint
             const url = urlWith(e, props.token, props.hint);
             return (
               <tr key={`${e.endpoint}-${e.interface}`}>
-                <td>{REGION_NAMES[e.endpoint] ?? e.endpoint}</td>
-                <td>
+                <td data-label="Region">{REGION_NAMES[e.endpoint] ?? e.endpoint}</td>
+                <td data-label="Interface">
                   {INTERFACE_NAMES[e.interface] ?? e.interface}
                   {e.interface === 'grpc' && (
                     <span className="muted"> (token in x-access-token)</span>
                   )}
                 </td>
-                <td>
+                <td data-label="URL">
                   <code className="url">{url}</code>
                 </td>
                 <td>
@@ -166,7 +166,7 @@ export function NodeAccessPage() {
     <>
       <PageHeader
         title="Node access"
-        description="Access tokens: one per network, put at the end of the endpoint URL."
+        description="Access tokens: put one at the end of its network's endpoint URL. A network may have several; your plan sets how many tokens you hold in all."
       />
       {cap !== undefined && (
         <Card>
@@ -222,7 +222,14 @@ export function NodeAccessPage() {
                   <div>
                     <strong>{byKey.get(t.network)?.display_name ?? t.network}</strong>{' '}
                     <span className="muted">
-                      {t.name ? `${t.name} · ` : ''}
+                      {t.name && (
+                        <>
+                          <span className="long-name" data-testid="token-name">
+                            {t.name}
+                          </span>
+                          {' · '}
+                        </>
+                      )}
                       {t.hint} · created {formatDateTime(t.created_at)}
                     </span>
                   </div>

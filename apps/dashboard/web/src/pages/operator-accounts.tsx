@@ -43,6 +43,7 @@ export function OperatorAccountsPage() {
           <span>Search by email, name or account id</span>
           <input
             type="search"
+            maxLength={200}
             value={q}
             onChange={(e) => setQ(e.target.value)}
             placeholder="alice@example.com"
@@ -56,7 +57,7 @@ export function OperatorAccountsPage() {
           <Empty title={q ? 'No account matches.' : 'No accounts yet.'} />
         ) : (
           <>
-            <table className="table" data-testid="operator-accounts">
+            <table className="table table-stack" data-testid="operator-accounts">
               <thead>
                 <tr>
                   <th scope="col">Account</th>
@@ -68,16 +69,16 @@ export function OperatorAccountsPage() {
               <tbody>
                 {items.map((a) => (
                   <tr key={a.account_id}>
-                    <td>
+                    <td data-label="Account">
                       <Link to={`/operator/accounts/${a.account_id}`}>{a.email ?? a.name}</Link>
                       {a.email && a.email !== a.name && <span className="muted"> ({a.name})</span>}
                       {a.type === 'team' && <span className="muted"> · team</span>}
                     </td>
-                    <td>{planName(a.plan)}</td>
-                    <td>
+                    <td data-label="Plan">{planName(a.plan)}</td>
+                    <td data-label="Id">
                       <code>{a.account_id}</code>
                     </td>
-                    <td>{formatDateTime(a.created_at)}</td>
+                    <td data-label="Created">{formatDateTime(a.created_at)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
+import { GetStarted } from '../components/get-started';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { Badge, Card, ErrorState, Loading, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatNumber, formatRelative, planName } from '../format';
@@ -73,6 +74,7 @@ export function OverviewPage() {
           </Link>
         }
       />
+      <GetStarted />
       <div className="grid grid-3">
         <Card title="Plan">
           <p className="metric" data-testid="plan-name">

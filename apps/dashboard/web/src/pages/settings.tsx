@@ -13,6 +13,10 @@ export function SettingsPage() {
   const change = useSubmission({
     values: { current_password: current, new_password: next },
     send: (body) => api('POST', '/api/auth/password', body),
+    check: (values) => ({
+      ...(values.current_password ? {} : { current_password: 'Enter your current password.' }),
+      ...(values.new_password.length >= 10 ? {} : { new_password: 'Use at least 10 characters.' }),
+    }),
     onSuccess: () => {
       setCurrent('');
       setNext('');

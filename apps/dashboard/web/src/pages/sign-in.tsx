@@ -1,13 +1,16 @@
-import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, ApiError } from '../api';
 import { Field } from '../components/field';
-import { Notice } from '../components/ui';
+import { Loading, Notice, usePageTitle } from '../components/ui';
 import { placeErrors } from '../form-errors';
+import { signUpView, type InvitationLookup } from '../invitation';
 import { useSession } from '../session';
 import { useSubmission } from '../use-submission';
 
 function AuthFrame(props: { title: string; children: React.ReactNode }) {
+  usePageTitle(props.title);
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">
@@ -108,6 +111,7 @@ export function SignInPage() {
 }
 
 export function SignUpPage() {
+  const { session } = useSession();
   const [params] = useSearchParams();
   const invitation = params.get('invitation') ?? undefined;
   const [name, setName] = useState('');
@@ -119,9 +123,59 @@ export function SignUpPage() {
     }),
     true,
   );
+  // An invitation link is checked on load: its email pre-filled and locked, or why it cannot
+  // be used, before anyone types (and before a submit counts against the sign-up throttle).
+  const lookup = useQuery({
+    queryKey: ['invitation', invitation],
+    queryFn: () =>
+      api<InvitationLookup>('GET', `/api/auth/invitations/${encodeURIComponent(invitation!)}`),
+    enabled: invitation !== undefined,
+    retry: false,
+    staleTime: Infinity,
+  });
+  const view = signUpView(
+    session.signup_mode,
+    invitation,
+    lookup.isPending
+      ? { state: 'pending' }
+      : lookup.isError
+        ? {
+            state: 'failed',
+            status: lookup.error instanceof ApiError ? lookup.error.status : 0,
+            message: lookup.error.message,
+          }
+        : { state: 'found', invitation: lookup.data },
+  );
+  const invitedEmail = view.kind === 'invited' ? view.email : undefined;
+  const { setEmail } = form;
+  useEffect(() => {
+    if (invitedEmail !== undefined) setEmail(invitedEmail);
+  }, [invitedEmail, setEmail]);
+  if (view.kind === 'checking')
+    return (
+      <AuthFrame title="Create your account">
+        <Loading label="Checking your invitation…" />
+      </AuthFrame>
+    );
+  if (view.kind === 'closed' || view.kind === 'refused')
+    return (
+      <AuthFrame title="Create your account">
+        <div data-testid="sign-up-closed">
+          <Notice tone={view.kind === 'closed' ? 'info' : 'bad'}>{view.message}</Notice>
+        </div>
+        <p className="muted auth-switch">
+          Have an account? <Link to="/">Sign in</Link>
+        </p>
+      </AuthFrame>
+    );
   return (
     <AuthFrame title="Create your account">
       <form onSubmit={form.submit} noValidate>
+        {view.kind === 'invited' && (
+          <div data-testid="invited">
+            <Notice tone="info">{view.message}</Notice>
+          </div>
+        )}
         {form.errors.notice && <Notice tone="bad">{form.errors.notice}</Notice>}
         <Field
           label="Name (optional)"
@@ -135,11 +189,16 @@ export function SignUpPage() {
             onChange={(e) => setName(e.target.value)}
           />
         </Field>
-        <Field label="Email" error={form.errors.fields.email}>
+        <Field
+          label="Email"
+          hint={view.kind === 'invited' ? 'The invitation is for this email.' : undefined}
+          error={form.errors.fields.email}
+        >
           <input
             type="email"
             autoComplete="email"
             required
+            readOnly={view.kind === 'invited'}
             value={form.email}
             onChange={(e) => form.setEmail(e.target.value)}
           />

@@ -184,6 +184,23 @@ function TestDeliveryResult(props: { webhookId: string; eventId: string; queuedA
   );
 }
 
+/** A deleted or unknown webhook (a stale link): said so, with the way back to the list. */
+function WebhookGone() {
+  return (
+    <>
+      <PageHeader title="Webhook not found" />
+      <Card>
+        <p data-testid="webhook-gone">
+          This webhook does not exist: it was deleted, or the link is mistyped.
+        </p>
+        <Link className="button" to="/webhooks">
+          Back to your webhooks
+        </Link>
+      </Card>
+    </>
+  );
+}
+
 export function WebhookDetailPage() {
   const { id } = useParams();
   const navigate = useNavigate();
@@ -291,7 +308,11 @@ export function WebhookDetailPage() {
   });
   if (webhook.isPending) return <Loading />;
   if (webhook.isError)
-    return <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />;
+    return webhook.error instanceof ApiError && webhook.error.status === 404 ? (
+      <WebhookGone />
+    ) : (
+      <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />
+    );
   const w = webhook.data;
   const txHashes = txHashesOf(w.filters);
   const paused = w.status !== 'active';

@@ -10,6 +10,7 @@ import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui'
 import { placeErrors } from '../form-errors';
 import type { Webhook } from '../types';
 import { useSubmission } from '../use-submission';
+import { checkWebhookForm } from '../webhook-checks';
 import { useNetworks } from './node-access';
 import { useAddressLists, useWebhookLimits } from './webhooks';
 
@@ -109,6 +110,17 @@ export function WebhookFormPage() {
   // click makes one webhook.
   const save = useSubmission({
     values: editing ? fields : { ...fields, network, trigger_type: trigger },
+    // Every problem the form can see, at once and in words, before anything is sent.
+    check: () =>
+      checkWebhookForm({
+        target_url: targetUrl,
+        addresses,
+        tx_hashes: watchesHashes ? txHashes : undefined,
+        list_refs: listRefs,
+        phases,
+        confirm_depth: depth,
+        trigger_type: trigger,
+      }),
     send: (body, key) =>
       editing
         ? api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body)

@@ -1,0 +1,41 @@
+import { CLOSED_MESSAGE, signUpView } from './invitation';
+
+const found = (status: 'valid' | 'used' | 'expired', email?: string) =>
+  ({
+    state: 'found',
+    invitation: { status, email, expires_at: '2026-12-01T00:00:00.000Z' },
+  }) as const;
+
+describe('signUpView', () => {
+  it('open sign-up shows the form; invitation only says so before anyone types', () => {
+    expect(signUpView('open', undefined, { state: 'pending' })).toEqual({ kind: 'open' });
+    expect(signUpView('invite', undefined, { state: 'pending' })).toEqual({
+      kind: 'closed',
+      message: CLOSED_MESSAGE,
+    });
+    expect(CLOSED_MESSAGE).toMatch(/^Sign-up is by invitation/);
+  });
+
+  it('an invitation link names the invited email, which the form takes', () => {
+    expect(signUpView('invite', 'c', { state: 'pending' })).toEqual({ kind: 'checking' });
+    expect(signUpView('invite', 'c', found('valid', 'bob@example.com'))).toEqual({
+      kind: 'invited',
+      email: 'bob@example.com',
+      message: "You're invited: create the account for bob@example.com.",
+    });
+  });
+
+  it('a used, expired or unknown link says so on load', () => {
+    expect(signUpView('invite', 'c', found('used'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(/has been used/),
+    });
+    expect(signUpView('invite', 'c', found('expired'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(/has expired/),
+    });
+    expect(
+      signUpView('invite', 'c', { state: 'failed', status: 404, message: 'unknown' }),
+    ).toMatchObject({ kind: 'refused', message: expect.stringMatching(/is unknown/) });
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * What the sign-up page shows before anyone types (ADR 0601, README "Sign-up by invitation"):
+ * open sign-up, the invitation-only hint, an invitation link's invited email (pre-filled and
+ * locked), or why a link can no longer be used. Refusals the server would give after a submit
+ * are said on load instead.
+ */
+
+/** `GET /api/auth/invitations/{code}`: a known code's state (404 `invitation_unknown` else). */
+export interface InvitationLookup {
+  status: 'valid' | 'used' | 'expired';
+  email?: string;
+  expires_at: string;
+}
+
+export type SignUpView =
+  | { kind: 'open' }
+  | { kind: 'closed'; message: string }
+  | { kind: 'checking' }
+  | { kind: 'invited'; email: string; message: string }
+  | { kind: 'refused'; message: string };
+
+export const CLOSED_MESSAGE =
+  'Sign-up is by invitation. Ask an operator for an invitation link and open it to create your account.';
+
+export function signUpView(
+  mode: 'open' | 'invite',
+  code: string | undefined,
+  lookup:
+    | { state: 'pending' }
+    | { state: 'found'; invitation: InvitationLookup }
+    | { state: 'failed'; status: number; message: string },
+): SignUpView {
+  if (code === undefined)
+    return mode === 'open' ? { kind: 'open' } : { kind: 'closed', message: CLOSED_MESSAGE };
+  if (lookup.state === 'pending') return { kind: 'checking' };
+  if (lookup.state === 'failed')
+    return {
+      kind: 'refused',
+      message:
+        lookup.status === 404
+          ? 'This invitation link is unknown: check that it was copied whole, or ask an operator for a new one.'
+          : `This invitation link could not be checked (${lookup.message}). Reload to try again.`,
+    };
+  const { invitation } = lookup;
+  if (invitation.status === 'used')
+    return {
+      kind: 'refused',
+      message:
+        'This invitation link has been used. If you made the account, sign in; else ask an operator for a new link.',
+    };
+  if (invitation.status === 'expired')
+    return {
+      kind: 'refused',
+      message:
+        'This invitation link has expired (links last 7 days). Ask an operator for a new one.',
+    };
+  const email = invitation.email ?? '';
+  return {
+    kind: 'invited',
+    email,
+    message: `You're invited: create the account for ${email}.`,
+  };
+}
