@@ -252,6 +252,12 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     ...dashboardRelayRows,
     'GET /api/operator/accounts': { access: 'operator_session' },
     'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
+    'GET /api/operator/accounts/:id/api-keys': { access: 'operator_session', id: 'account' },
+    'DELETE /api/operator/accounts/:id/api-keys/:keyId': {
+      access: 'operator_session',
+      id: 'account',
+      path: '/api/operator/accounts/:id/api-keys/key_000000000000000000000000',
+    },
     'PUT /api/operator/accounts/:id/plan': {
       access: 'operator_session',
       id: 'account',

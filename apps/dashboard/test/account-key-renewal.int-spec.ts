@@ -20,6 +20,9 @@ import { BffClient } from './support/bff-client';
 
 jest.setTimeout(180_000);
 
+/** The dashboard's operator, made at start (the account page's key list). */
+const OPERATOR = { email: 'ops@example.com', password: 'operator password 1' };
+
 interface UserKey {
   accountId: string;
   apiKeyId: string;
@@ -80,6 +83,8 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
       AUDIT_API_URL: 'http://127.0.0.1:1/v1',
       OPERATOR_TOKEN,
       DASHBOARD_SECRETS_KEY: secretsKey.toString('base64'),
+      OPERATOR_EMAIL: OPERATOR.email,
+      OPERATOR_PASSWORD: OPERATOR.password,
     });
     for (let i = 0; i < 2; i += 1) {
       const logger = pino({ level: 'silent' });
@@ -246,5 +251,84 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
     expect(await billingKeys(gone)).toEqual([]);
     const after = await userKey(email);
     expect([after.apiKeyId, after.sealed]).toEqual([before.apiKeyId, before.sealed]);
+  });
+
+  it("lists the account's keys on the operator's page, the user's dashboard key named; revoked from there, it is renewed at the user's next call (QA: ids only in Postgres)", async () => {
+    const email = 'listed@example.com';
+    const { browser, accountId } = await signUp(email);
+    const dashboardKey = await userKey(email);
+    const made = await browser.call('POST', '/api/api-keys', {
+      name: 'laptop',
+      scopes: ['account'],
+    });
+    expect(made.status).toBe(201);
+    const laptop = { id: String(made.body['id']), key: String(made.body['key']) };
+    const operator = new BffClient(replicas[0]!, '10.7.1.1');
+    expect((await operator.call('POST', '/api/auth/sign-in', OPERATOR)).status).toBe(200);
+    const keysPath = `/api/operator/accounts/${accountId}/api-keys`;
+    const list = async (query = '') => {
+      const answer = await operator.call('GET', `${keysPath}${query}`);
+      expect(answer.status).toBe(200);
+      return answer.body['items'] as Array<Record<string, unknown>>;
+    };
+    const holders = (items: Array<Record<string, unknown>>) =>
+      items.map((k) => [k['id'], k['managed'], k['dashboard_key'], k['dashboard_user']]);
+
+    expect(holders(await list())).toEqual([
+      [laptop.id, false, false, null],
+      [dashboardKey.apiKeyId, true, true, email],
+    ]);
+    // Never a secret: billing's view, the dashboard's two fields added.
+    expect(Object.keys((await list())[0]!).sort()).toEqual(
+      [
+        'created_at',
+        'dashboard_key',
+        'dashboard_user',
+        'hint',
+        'id',
+        'managed',
+        'name',
+        'revoked_at',
+        'scopes',
+      ].sort(),
+    );
+    // The customer's session cannot reach it, nor revoke through it.
+    expect((await browser.call('GET', keysPath)).status).toBe(403);
+    expect((await browser.call('DELETE', `${keysPath}/${laptop.id}`)).status).toBe(403);
+
+    // The operator revokes the leaked laptop key: billing refuses it at once.
+    expect((await operator.call('DELETE', `${keysPath}/${laptop.id}`)).status).toBe(204);
+    expect((await billingCall('GET', '/account', laptop.key)).status).toBe(401);
+    const again = await operator.call('DELETE', `${keysPath}/${laptop.id}`);
+    expect([again.status, again.body['error']]).toEqual([404, 'not_found']);
+    // The dashboard's key: the user's next call renews it.
+    const oldKey = openSecret(secretsKey, dashboardKey.sealed);
+    expect((await operator.call('DELETE', `${keysPath}/${dashboardKey.apiKeyId}`)).status).toBe(
+      204,
+    );
+    expect((await billingCall('GET', '/account', oldKey)).status).toBe(401);
+    const page = await browser.call('GET', '/api/relay/billing/account');
+    expect([page.status, page.body['id']]).toEqual([200, accountId]);
+    const renewed = await userKey(email);
+    expect(renewed.apiKeyId).not.toBe(dashboardKey.apiKeyId);
+
+    // Active keys by default: the renewed one, the user's; all: the revoked old one, no user.
+    expect(holders(await list())).toEqual([[renewed.apiKeyId, true, true, email]]);
+    const all = await list('?state=all');
+    expect(holders(all)).toEqual([
+      [renewed.apiKeyId, true, true, email],
+      [laptop.id, false, false, null],
+      [dashboardKey.apiKeyId, true, true, null],
+    ]);
+    expect(all.map((k) => k['revoked_at'] !== null)).toEqual([false, true, true]);
+
+    // Errors: the BFF's query check, billing's 404 for an account it does not know.
+    const bad = await operator.call('GET', `${keysPath}?state=leaked`);
+    expect([bad.status, bad.body['error']]).toEqual([400, 'invalid_query']);
+    const unknown = await operator.call(
+      'GET',
+      '/api/operator/accounts/acc_000000000000000000000000/api-keys',
+    );
+    expect([unknown.status, unknown.body['error']]).toEqual([404, 'not_found']);
   });
 });

@@ -1146,6 +1146,82 @@ describe('dashboard in a real browser against the local stack', () => {
     await phoneCheck(page, '16-overview-phone');
   }, 120_000);
 
+  it("lets an operator find and revoke the customer's keys on the account page: a leaked key is refused, the dashboard's own key is renewed at the customer's next visit (ADR 0110)", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // A key of the customer's, leaked: the operator finds it on the account page, not in Postgres.
+    const made = await pageApi(page, 'POST', '/api/api-keys', {
+      name: 'leaked laptop',
+      scopes: ['account'],
+    });
+    expect(made.status).toBe(201);
+    const leaked = String(made.body['key']);
+    const balanceWith = async (key: string) =>
+      (
+        await fetch(`${endpoints.account}/account/balance`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).status;
+    expect(await balanceWith(leaked)).toBe(200);
+
+    const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const operator = await operatorContext.newPage();
+    operator.setDefaultTimeout(WAIT);
+    await operator.goto(dashboard);
+    await operator.getByLabel('Email').fill(OPERATOR.email);
+    await operator.getByLabel('Password').fill(OPERATOR.password);
+    await operator.getByRole('button', { name: 'Sign in' }).click();
+    await operator.getByLabel('Search by email, name or account id').fill(email);
+    await operator.getByRole('link', { name: email }).click();
+    const keys = operator.getByTestId('operator-api-keys');
+    const row = (text: string) => keys.locator('tbody tr', { hasText: text });
+    await hasText(row('leaked laptop').getByTestId('key-holder'), "The account's key");
+    const dashboardRow = row(`Dashboard key of ${email}`);
+    const idOf = async (locator: Locator) =>
+      /key_[0-9a-f]{24}/.exec((await locator.locator('td').first().textContent()) ?? '')![0];
+    const dashboardKeyId = await idOf(dashboardRow);
+    await check(operator, '13a-operator-api-keys');
+
+    // The leaked key, behind the confirmation: refused by the API from then on.
+    await row('leaked laptop')
+      .getByRole('button', { name: /^Revoke/ })
+      .click();
+    await operator.getByRole('dialog').getByText('are refused from now on.').waitFor();
+    await operator.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await operator.getByText(/^Key .* is revoked: requests with it are refused\.$/).waitFor();
+    await row('leaked laptop').waitFor({ state: 'detached' });
+    expect(await balanceWith(leaked)).toBe(401);
+
+    // The dashboard's own key: the operator is told the dashboard makes the customer a new one.
+    await dashboardRow.getByRole('button', { name: /^Revoke/ }).click();
+    await operator
+      .getByRole('dialog')
+      .getByText(`the dashboard makes ${email} a new one at their next visit`, { exact: false })
+      .waitFor();
+    await check(operator, '13b-operator-revoke-dashboard-key');
+    await operator.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await operator
+      .getByText(`The dashboard makes ${email} a new key at their next visit.`, { exact: false })
+      .waitFor();
+    await dashboardRow.waitFor({ state: 'detached' });
+
+    // The customer's dashboard still works: its next call renews the key (no 503
+    // account_key_rejected: the overview shows the account's plan).
+    await nav(page, 'Overview');
+    await page.reload();
+    await page.getByTestId('plan-name').waitFor();
+    await nav(page, 'API keys');
+    await page.getByTestId('all-api-keys').waitFor();
+
+    // The operator sees the new dashboard key, and the revoked one with the revoked keys.
+    await operator.reload();
+    const renewedId = await idOf(dashboardRow);
+    expect(renewedId).not.toBe(dashboardKeyId);
+    await operator.getByLabel('Show revoked keys too').check();
+    await row(dashboardKeyId).getByText('Revoked').waitFor();
+    await hasText(row(dashboardKeyId).getByTestId('key-holder'), 'Dashboard key');
+    await operatorContext.close();
+  }, 120_000);
+
   // After the plan change: Free allows one active webhook, Starter ten.
   it('creates a transaction confirmation webhook: with no hash, then a malformed one, the API message sits on the hashes field; fixed, it is created and reads back lower case', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -70,6 +70,16 @@ export class UsersRepository {
     return rows[0] && rowOf(rows[0]);
   }
 
+  /** The account's dashboard users and the key the dashboard holds for each now. */
+  async keyHoldersOf(accountId: string): Promise<Array<{ email: string; apiKeyId: string }>> {
+    const rows = (await this.db.query(
+      `SELECT email, api_key_id FROM dashboard.users
+        WHERE account_id = $1 AND api_key_id IS NOT NULL ORDER BY created_at`,
+      [accountId],
+    )) as Array<{ email: string; api_key_id: string }>;
+    return rows.map((row) => ({ email: row.email, apiKeyId: row.api_key_id }));
+  }
+
   /** The sign-up email of each of these accounts that has a dashboard user. */
   async emailsOfAccounts(accountIds: readonly string[]): Promise<Map<string, string>> {
     if (accountIds.length === 0) return new Map();

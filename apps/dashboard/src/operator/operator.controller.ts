@@ -2,6 +2,7 @@ import { DomainError } from '@meridian/errors';
 import {
   Body,
   Controller,
+  Delete,
   Get,
   Headers,
   HttpCode,
@@ -26,6 +27,7 @@ import { parseBody, parseQuery } from '../http-validation';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
+import { withKeyHolders, type BillingAccountKey } from './account-keys';
 
 /**
  * null: no plan (billing-ledger allows it for a team only). Enterprise is refused here: it comes
@@ -45,6 +47,11 @@ const settingsBody = z.strictObject({ signup_mode: z.enum(['open', 'invite']) })
 const invitationBody = z.strictObject({ email: z.string().trim().toLowerCase().email() });
 const searchQuery = z.strictObject({
   q: z.string().trim().max(200).default(''),
+  cursor: z.string().max(100).optional(),
+});
+/** The account's keys: active ones unless asked (each renewal leaves a revoked dashboard key). */
+const keysQuery = z.strictObject({
+  state: z.enum(['active', 'revoked', 'all']).default('active'),
   cursor: z.string().max(100).optional(),
 });
 const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
@@ -182,6 +189,40 @@ export class OperatorController {
       body: { cu },
       headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
     });
+  }
+
+  /**
+   * The account's API keys from billing (managed ones included), each marked when it is the
+   * dashboard's own key of a user and with that user's email where the dashboard holds it: how
+   * an operator finds a leaked key, the dashboard's included, to revoke it (ADR 0110).
+   */
+  @Get('accounts/:id/api-keys')
+  async apiKeys(@Param('id') id: string, @Query() query: unknown) {
+    const { state, cursor } = parseQuery(keysQuery, query);
+    const params = new URLSearchParams({ state, limit: String(PAGE) });
+    if (cursor) params.set('cursor', cursor);
+    const [page, holders] = await Promise.all([
+      this.upstream.json<{ items: BillingAccountKey[]; next_cursor: string | null }>(
+        'billing',
+        'GET',
+        `${path(id)}/api-keys`,
+        { bearer: this.bearer, query: params.toString() },
+      ),
+      this.users.keyHoldersOf(id),
+    ]);
+    return { items: withKeyHolders(page.items, holders), next_cursor: page.next_cursor };
+  }
+
+  /**
+   * Revokes any key of the account, the dashboard's own included: the dashboard then makes the
+   * user a new one at their next call (ADR 0110 amendment). billing's 404 for an unknown or
+   * already revoked key passes through.
+   */
+  @Delete('accounts/:id/api-keys/:keyId')
+  @HttpCode(204)
+  async revokeApiKey(@Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
+    const key = `${path(id)}/api-keys/${encodeURIComponent(keyId)}`;
+    await this.upstream.json('billing', 'DELETE', key, { bearer: this.bearer });
   }
 
   @Get('settings')

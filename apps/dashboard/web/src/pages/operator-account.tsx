@@ -5,6 +5,7 @@ import { api } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
 import { CuAmountForm } from '../components/cu-amount-form';
 import { Field } from '../components/field';
+import { OperatorApiKeys } from '../components/operator-api-keys';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
@@ -182,6 +183,9 @@ export function OperatorAccountPage() {
           )}
         </Card>
       </div>
+      <Card title="API keys">
+        <OperatorApiKeys accountId={account.id} />
+      </Card>
     </>
   );
 }
