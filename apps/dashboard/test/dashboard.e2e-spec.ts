@@ -986,7 +986,7 @@ describe('dashboard in a real browser against the local stack', () => {
     // A new token (its endpoint table with copy buttons) named with one long word: every
     // element fits, no word is broken inside (QA: 'C/o/p/y', 'Fran kfurt', 986 px wide).
     expect(await page.title()).toBe('Node access · Meridian dashboard');
-    const longName = 'treasury-signer-production-frankfurt-primary-0123456789abcdefghijklmnop';
+    const longName = 'treasurysignerproductionfrankfurtprimary0123456789abcdefghijklmnopqrstuv';
     await page.getByLabel('Name (optional)').fill(longName);
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByTestId('secret-value').waitFor();
