@@ -689,7 +689,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     });
     const refused = await post(account.key, big, 'resume');
     expect([refused.status, refused.body.error]).toEqual([409, 'cap_account_addresses_exceeded']);
-    // What the resume would bring the account to: the 15 of the active ones and its own 20.
+    // The account's addresses as /limits shows them (rule 3: the paused one's 20 count already).
     expect([refused.body.limit, refused.body.requested]).toEqual([20, 35]);
 
     // The same with the per-webhook cap: 20 addresses over a contract's 15.
@@ -703,6 +703,56 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const tooWide = await post(perWebhook.key, wide, 'resume');
     expect([tooWide.status, tooWide.body.error]).toEqual([409, 'cap_addresses_exceeded']);
     expect([tooWide.body.limit, tooWide.body.requested]).toEqual([15, 20]);
+  });
+
+  it('one account-address count (rule 3, paused webhooks included): a downgrade keeps no older webhook behind a newer one over the cap; /limits, a refused create, PATCH, list add and resume name the same number; pausing frees nothing, deleting does', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const list = (
+      await s.call('POST', '/address-lists', key, { name: 'ten', addresses: addresses(300, 10) })
+    ).body.id as string;
+    const small = (await create(key, { addresses: addresses(200, 5) })).body.id as string;
+    const big = (await create(key, { addresses: addresses(100, 20) })).body.id as string;
+    const newest = (await create(key, { addresses: [], list_refs: [list] })).body.id as string;
+    // The contract lowers only the account's addresses: 35 counted, 20 allowed.
+    await s.billing.setPlan(accountId, 'enterprise', { addresses_per_account: 20 });
+    await eventually(async () => (await statusOf(key, big)) === 'paused_plan');
+    // newest's 10 fit; big's 20 do not and, paused, still count (35 > 20 whatever is paused),
+    // so small fits no better behind it (before: small stayed active, "fitting" at 15).
+    expect(await Promise.all([small, big, newest].map((id) => statusOf(key, id)))).toEqual([
+      'paused_plan',
+      'paused_plan',
+      'active',
+    ]);
+    expect(await usageOf(key)).toMatchObject({ account_addresses: 35, webhooks_status_active: 1 });
+    const over = (answer: { status: number; body: Record<string, unknown> }, requested: number) =>
+      expect([
+        answer.status,
+        answer.body.error,
+        answer.body.cap,
+        answer.body.limit,
+        answer.body.requested,
+      ]).toEqual([409, 'cap_account_addresses_exceeded', 'addresses_per_account', 20, requested]);
+    // A resume names the count /limits shows (the paused webhook's addresses are in it already;
+    // before: big 30, the newer fitting ones plus its own).
+    over(await post(key, big, 'resume'), 35);
+    over(await post(key, small, 'resume'), 35);
+    // A write that grows the account names what /limits would show after it: 35 + 1.
+    over(await create(key, { addresses: [address(900)] }), 36);
+    over(await s.call('PATCH', `/webhooks/${newest}`, key, { addresses: [address(900)] }), 36);
+    over(
+      await s.call('POST', `/address-lists/${list}/entries`, key, { addresses: [address(900)] }),
+      36,
+    );
+    // Pausing the active one frees nothing: its 10 still count.
+    expect((await post(key, newest, 'pause')).body.status).toBe('paused');
+    expect((await usageOf(key)).account_addresses).toBe(35);
+    over(await post(key, small, 'resume'), 35);
+    // Deleting big does: 15 ≤ 20, and small and newest resume.
+    await s.call('DELETE', `/webhooks/${big}`, key);
+    expect((await usageOf(key)).account_addresses).toBe(15);
+    expect((await post(key, small, 'resume')).body.status).toBe('active');
+    expect((await post(key, newest, 'resume')).body.status).toBe('active');
+    expect(await usageOf(key)).toMatchObject({ account_addresses: 15, webhooks_status_active: 2 });
   });
 });
 

@@ -143,7 +143,9 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
   it('a webhook too large for the plan still holds its slot (rule 1: paused ones count)', () => {
     // It was skipped without a slot before, so the walk counted fewer webhooks than /limits.
     expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual([]);
-    const two = { ...free, activeWebhooks: 2 };
+    // Room for big's 11 addresses too (rule 3 counts them, fitting or not), so only the slot
+    // decides here.
+    const two = { ...free, activeWebhooks: 2, addressesPerAccount: 14 };
     expect([...fittingWebhooks(two, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
   });
 
@@ -210,10 +212,11 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
       lists,
     );
     // b is over the account's addresses but holds its slot (rule 1), so a, third, is over the
-    // two slots; the count named is the account's, 6, as /limits shows it.
+    // two slots; the counts named are the account's, 6 webhooks and 181,002 addresses (40,000 +
+    // 40,000 + 30,000 + 1 + 1,001 + 70,000), as /limits shows them.
     expect(Object.fromEntries(counts)).toEqual({
       c: null,
-      b: { cap: 'addressesPerAccount', requested: 80_000 },
+      b: { cap: 'addressesPerAccount', requested: 181_002 },
       a: { cap: 'activeWebhooks', requested: 6 },
       z: { cap: 'activeWebhooks', requested: 6 },
       y: { cap: 'inlineAddresses', requested: 1_001 },
@@ -221,11 +224,60 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
     });
   });
 
-  it('keeps the account total within its cap, newest first', () => {
+  it('keeps the account total within its cap, newest first; a newer webhook that does not fit still uses its addresses (rule 3: paused ones count)', () => {
     const caps = { ...starter, addressesPerAccount: 79_999 };
-    // b (40,000 more) does not fit and takes nothing; a (30,000) still does.
-    expect([
-      ...fittingWebhooks(caps, [wh('c', 0, ['L1']), wh('b', 0, ['L1']), wh('a', 0, ['L2'])], lists),
-    ]).toEqual(['c', 'a']);
+    // b (40,000 more) does not fit, and paused it still counts: a (30,000 more) does not fit
+    // behind it either (it did before: a downgrade kept a active, and the account over).
+    const three = [wh('c', 0, ['L1']), wh('b', 0, ['L1']), wh('a', 0, ['L2'])];
+    expect([...fittingWebhooks(caps, three, lists)]).toEqual(['c']);
+    // Only deleting b (or an upgrade) makes room for a.
+    expect([...fittingWebhooks(caps, [three[0]!, three[2]!], lists)]).toEqual(['c', 'a']);
+  });
+
+  it('one account-address count (rule 3): /limits, a refused create, PATCH, list add and resume name the same number', () => {
+    // Downgraded to 20 addresses: newest (10) stays, big (20) and small (5) are paused_plan.
+    const caps = { ...starter, addressesPerAccount: 20 };
+    const sizes = new Map([['L', 10]]);
+    const newest = wh('newest', 0, ['L']);
+    const account = [newest, wh('big', 20), wh('small', 5)];
+    expect(accountAddresses(account, sizes)).toBe(35);
+    // A resume of either paused one names the account's 35 (old: big 30, small fitted at 15).
+    expect(Object.fromEntries(planFitCounts(caps, account, sizes))).toEqual({
+      newest: null,
+      big: { cap: 'addressesPerAccount', requested: 35 },
+      small: { cap: 'addressesPerAccount', requested: 35 },
+    });
+    const refusal = (fn: () => void) => {
+      try {
+        fn();
+      } catch (error) {
+        return (error as { details?: unknown }).details;
+      }
+      return 'ok';
+    };
+    const over = (requested: number) => ({ cap: 'addresses_per_account', limit: 20, requested });
+    // A create, a PATCH growing newest by one, one more entry in L: 35 + 1 each.
+    expect(
+      refusal(() =>
+        checkWebhookWrite(caps, {
+          candidate: wh('new', 1),
+          others: account,
+          lists: sizes,
+          isNew: true,
+        }),
+      ),
+    ).toEqual(over(36));
+    expect(
+      refusal(() =>
+        checkWebhookWrite(caps, {
+          candidate: wh('newest', 1, ['L']),
+          others: account.slice(1),
+          lists: sizes,
+          isNew: false,
+          previousAddresses: 10,
+        }),
+      ),
+    ).toEqual(over(36));
+    expect(refusal(() => checkListResize(caps, 'L', 11, account, sizes))).toEqual(over(36));
   });
 });

@@ -38,7 +38,16 @@ export function addressesOfWebhook(webhook: CountedWebhook, lists: ListSizes): n
   return total;
 }
 
-/** Rule 3: the sum over the account's non-deleted webhooks. */
+/**
+ * Rule 3, the one count of the addresses-per-account cap: the addresses (rule 2) of every
+ * non-deleted webhook summed, paused ones included (whatever paused them, fitting the plan or
+ * not), with no de-duplication (a list referenced by two webhooks counts twice). `GET
+ * /webhooks/limits` shows it as `usage.account_addresses`; a create, a PATCH of the filter or an
+ * add to a referenced list refused on the cap names it as the write would leave it, a resume
+ * refused on it names it as is (a paused webhook's addresses are counted already); the fit walk
+ * below adds every webhook's addresses, fitting or not. Callers pass the account's non-deleted
+ * webhooks.
+ */
 export function accountAddresses(webhooks: readonly CountedWebhook[], lists: ListSizes): number {
   let total = 0;
   for (const webhook of webhooks) total += addressesOfWebhook(webhook, lists);
@@ -121,8 +130,9 @@ export function checkListResize(
  * paused_plan webhook needs it to fit). Walks newest first: a webhook fits when its own
  * addresses are within the per-webhook cap, it is among the first `activeWebhooks` of the walk
  * (every newer non-deleted webhook holds a slot, fitting or not: rule 1, `activeWebhookCount`)
- * and the account's addresses so far plus its own stay within the account cap; one that does not
- * fit adds no addresses to that total.
+ * and the addresses of every newer non-deleted webhook plus its own stay within the account cap
+ * (fitting or not, as rule 3 counts them: `accountAddresses`). Pausing a webhook frees neither a
+ * slot nor addresses, so a newer webhook that does not fit still uses its share of both.
  */
 export function fittingWebhooks(
   caps: WebhookCaps,
@@ -157,9 +167,10 @@ export interface OverCap {
 
 /**
  * planFit's walk with, for a webhook that does not fit, what making it active would bring the
- * count to: its lists or inline addresses, its own addresses, the account's active-webhook count
- * (`activeWebhookCount`, as `GET /webhooks/limits` shows it: the webhook holds its slot already),
- * or the newer fitting webhooks' addresses plus its own (a refused resume reports it).
+ * count to (a refused resume reports it): its lists or inline addresses, its own addresses, the
+ * account's active-webhook count (`activeWebhookCount`) or the account's addresses
+ * (`accountAddresses`), each as `GET /webhooks/limits` shows it, since a paused webhook holds its
+ * slot and its addresses already.
  */
 export function planFitCounts(
   caps: WebhookCaps,
@@ -168,12 +179,17 @@ export function planFitCounts(
 ): Map<string, OverCap | null> {
   const result = new Map<string, OverCap | null>();
   const count = activeWebhookCount(newestFirst);
+  const total = accountAddresses(newestFirst, lists);
   let slots = 0;
   let addresses = 0;
   for (const webhook of newestFirst) {
     // Rule 1: this webhook holds a slot whether or not it fits (paused ones count).
     slots += 1;
     const own = addressesOfWebhook(webhook, lists);
+    // Rule 3: its addresses count whether or not it fits (paused ones count), so an older
+    // webhook gains no room from a newer one being paused; after the last webhook this running
+    // sum is `total`.
+    addresses += own;
     let over: OverCap | null = null;
     if (webhook.listRefs.length > caps.listRefs)
       over = { cap: 'listRefs', requested: webhook.listRefs.length };
@@ -181,9 +197,8 @@ export function planFitCounts(
       over = { cap: 'inlineAddresses', requested: webhook.inlineAddresses };
     else if (own > caps.addressesPerWebhook) over = { cap: 'addressesPerWebhook', requested: own };
     else if (slots > caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: count };
-    else if (addresses + own > caps.addressesPerAccount)
-      over = { cap: 'addressesPerAccount', requested: addresses + own };
-    if (over === null) addresses += own;
+    else if (addresses > caps.addressesPerAccount)
+      over = { cap: 'addressesPerAccount', requested: total };
     result.set(webhook.id, over);
   }
   return result;
