@@ -231,6 +231,12 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'GET /index.html': PUBLIC,
     'GET /assets/:file': PUBLIC,
     'GET /api/auth/session': PUBLIC,
+    // A link's state before a sign-up; no credentials. An unknown code answers 404.
+    'GET /api/auth/invitations/:code': {
+      access: 'public',
+      path: '/api/auth/invitations/not-an-invitation-code',
+      okStatus: 404,
+    },
     'POST /api/auth/sign-up': {
       access: 'public',
       okStatus: 201,
