@@ -1,4 +1,4 @@
-import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { startAnvil, startCuttableTcpRelay, type AnvilInstance } from '@meridian/testing';
 import {
   ChainStream,
   createWorld,
@@ -9,7 +9,6 @@ import {
   type World,
 } from './indexer-harness';
 import { startMissingMethodUpstream } from './missing-method-upstream';
-import { startCuttableRelay } from './ws-cut-proxy';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const BOB = '0x70997970c51812dc3a635b855187f9447955c4f2';
@@ -75,10 +74,12 @@ describe('chain-indexer against node quirks', () => {
   }, 120_000);
 
   it('the newHeads socket drops: blocks keep coming by polling', async () => {
-    const relay = await startCuttableRelay(anvil.port);
+    const relay = await startCuttableTcpRelay(anvil.port);
     indexer = await startIndexer(world, {
       NETWORKS: 'eth-mainnet',
-      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [{ http: anvil.url, ws: relay.wsUrl }] }),
+      UPSTREAMS: JSON.stringify({
+        'eth-mainnet': [{ http: anvil.url, ws: `ws://127.0.0.1:${relay.port}` }],
+      }),
       // While the socket is up only its notifications wake the follower (no safety poll in
       // this test's time), so a block published after the cut proves the polling fallback.
       SAFETY_POLL_MS: '600000',
