@@ -44,8 +44,11 @@ export interface MatrixCredentials {
   /** B's keys without a scope: `webhooks` only (no account, no audit) and `account` only. */
   otherWebhooksOnlyKey: string;
   otherAccountOnlyKey: string;
-  /** Dashboard sessions: the victim customer (owns the dashboard_* ids), another customer, the operator. */
-  sessions: { victim: Session; other: Session; operator: Session };
+  /**
+   * Dashboard sessions: the victim customer (owns the dashboard_* ids), another customer, the
+   * operator, and a member of the victim's account.
+   */
+  sessions: { victim: Session; other: Session; operator: Session; member: Session };
 }
 
 /** `METHOD /url` of every running route without a row, and of every row without a route. */
@@ -103,6 +106,7 @@ export async function checkRoute(
   if (
     row.access === 'customer_session' ||
     row.access === 'operator_session' ||
+    row.access === 'owner_session' ||
     row.access === 'session'
   ) {
     const session = (s: Session, withCsrf = true): Credential => ({ session: s, withCsrf });
@@ -117,6 +121,8 @@ export async function checkRoute(
     const wrongRole = row.access === 'operator_session' ? victim : operator;
     await expect("with the other role's session", session(wrongRole), [403]);
     if (row.access === 'operator_session') return problems;
+    if (row.access === 'owner_session')
+      await expect("with a member's session of the account", session(creds.sessions.member), [403]);
     if (row.id) await expect("with another customer's session", session(other), [404]);
     else if (method === 'GET')
       await expect("with another customer's session", session(other), [200]);

@@ -19,9 +19,11 @@ export type Access = 'public' | 'account' | 'operator' | 'audit' | 'webhooks' | 
  * unknown one; 403 for the other role's session and for a change without the CSRF token; another
  * customer's id answers 404 (ADR 0601).
  * - `customer_session`, `operator_session`: a signed-in user of that role;
- * - `session`: any signed-in user (sign-out, password change).
+ * - `session`: any signed-in user (sign-out, password change);
+ * - `owner_session`: a customer who owns their account (the team's changes, ADR 0604): as
+ *   `customer_session`, and a member of the victim's account gets 403.
  */
-export type DashboardAccess = 'customer_session' | 'operator_session' | 'session';
+export type DashboardAccess = 'customer_session' | 'operator_session' | 'owner_session' | 'session';
 
 export interface MatrixRow {
   access: Access;
@@ -32,7 +34,9 @@ export interface MatrixRow {
     | 'webhook'
     | 'address_list'
     | 'dashboard_api_key'
-    | 'dashboard_webhook';
+    | 'dashboard_webhook'
+    | 'dashboard_member'
+    | 'dashboard_team_invitation';
   body?: unknown;
   /** The path to call when the route's own is a wildcard (`:id` filled as in the route's). */
   path?: string;
@@ -54,6 +58,8 @@ export const WEBHOOK = {
 export const DASHBOARD_USERS = {
   victim: { email: 'matrix-victim@meridian.example', password: 'matrix victim password' },
   other: { email: 'matrix-other@meridian.example', password: 'matrix other password' },
+  /** A member of the victim's account (a team invitation's sign-up). */
+  member: { email: 'matrix-member@meridian.example', password: 'matrix member password' },
 };
 
 /**
@@ -256,6 +262,17 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     },
     'DELETE /api/api-keys/:id': { access: 'customer_session', id: 'dashboard_api_key' },
     ...dashboardRelayRows,
+    // Teams (ADR 0604): any user of the account reads; only an owner changes.
+    'GET /api/team': { access: 'customer_session' },
+    'POST /api/team/invitations': {
+      access: 'owner_session',
+      body: { email: 'matrix-invitee@meridian.example' },
+    },
+    'DELETE /api/team/invitations/:id': {
+      access: 'owner_session',
+      id: 'dashboard_team_invitation',
+    },
+    'DELETE /api/team/members/:id': { access: 'owner_session', id: 'dashboard_member' },
     'GET /api/operator/accounts': { access: 'operator_session' },
     'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
     'GET /api/operator/accounts/:id/api-keys': { access: 'operator_session', id: 'account' },

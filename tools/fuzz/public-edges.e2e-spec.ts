@@ -52,7 +52,7 @@ describe('public edges under fuzzing', () => {
   /** Signs up (or in) at the stack's dashboard: the session cookie and its CSRF token. */
   const dashboardSession = async (
     how: 'sign-up' | 'sign-in',
-    user: { email: string; password: string },
+    user: { email: string; password: string; invitation?: string },
   ): Promise<Session> => {
     const response = await fetch(`${stack.urlOf('dashboard')}/api/auth/${how}`, {
       method: 'POST',
@@ -211,9 +211,33 @@ describe('public edges under fuzzing', () => {
         '/api/relay/webhooks/webhooks',
         WEBHOOK,
       );
+      // A member of the victim's account, and a pending team invitation of it (ADR 0604).
+      const memberInvitation = await asVictim<{ code: string }>('POST', '/api/team/invitations', {
+        email: DASHBOARD_USERS.member.email,
+      });
+      const memberSession = await dashboardSession('sign-up', {
+        ...DASHBOARD_USERS.member,
+        invitation: memberInvitation.code,
+      });
+      const teamInvitation = await asVictim<{ id: string }>('POST', '/api/team/invitations', {
+        email: 'matrix-pending@meridian.example',
+      });
+      const victimUser = await send(
+        'dashboard',
+        'GET',
+        '/api/auth/session',
+        { session: victimSession, withCsrf: true },
+        undefined,
+      );
+      const victimUserId = (JSON.parse(victimUser.text) as { user: { id: string } }).user.id;
       creds = {
         operatorToken,
-        sessions: { victim: victimSession, other: otherSession, operator: await operatorSession() },
+        sessions: {
+          victim: victimSession,
+          other: otherSession,
+          operator: await operatorSession(),
+          member: memberSession,
+        },
         victimKey: victim.api_key.key,
         victimIds: {
           account: victim.account.id,
@@ -223,6 +247,8 @@ describe('public edges under fuzzing', () => {
           address_list: list.id,
           dashboard_api_key: dashboardKey.id,
           dashboard_webhook: dashboardWebhook.id,
+          dashboard_member: victimUserId,
+          dashboard_team_invitation: teamInvitation.id,
         },
         otherKey: other.api_key.key,
         otherWebhooksOnlyKey: webhooksOnly.key,

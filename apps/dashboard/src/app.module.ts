@@ -15,6 +15,8 @@ import { AccountKeyService } from './customer/account-key.service';
 import { CustomerController } from './customer/customer.controller';
 import { dataSourceOptions } from './db/data-source';
 import { OperatorController } from './operator/operator.controller';
+import { TeamController } from './team/team.controller';
+import { TeamService } from './team/team.service';
 import { AccountSecrets } from './secrets/account-secrets';
 import { SealedKeysGauge } from './secrets/sealed-keys-gauge';
 import { SealedKeysRepository } from './secrets/sealed-keys.repository';
@@ -44,7 +46,7 @@ export class AppModule implements OnApplicationBootstrap {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
       ],
-      controllers: [AuthController, CustomerController, OperatorController],
+      controllers: [AuthController, CustomerController, OperatorController, TeamController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: overrides.clock ?? systemClock },
@@ -60,6 +62,7 @@ export class AppModule implements OnApplicationBootstrap {
         SealedKeysGauge,
         AccountKeyService,
         AuthService,
+        TeamService,
       ],
       exports: [APP_CONFIG],
     };

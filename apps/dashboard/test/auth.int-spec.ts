@@ -175,9 +175,10 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       api_key: { id: string; key: string };
     };
     await dashboardDb.query(
-      `INSERT INTO dashboard.users (id, email, password_hash, role, account_id, api_key_id,
-         sealed_api_key, created_at, password_changed_at)
-       VALUES ('usr_older', 'older@example.com', 'x', 'customer', $1, $2, 'sealed', now(), now())`,
+      `INSERT INTO dashboard.users (id, email, password_hash, role, account_id, account_role,
+         api_key_id, sealed_api_key, created_at, password_changed_at)
+       VALUES ('usr_older', 'older@example.com', 'x', 'customer', $1, 'owner', $2, 'sealed',
+         now(), now())`,
       [created.account.id, created.api_key.id],
     );
     const deleteOwn = () =>

@@ -27,6 +27,7 @@ const userView = (user: UserRow) => ({
   email: user.email,
   role: user.role,
   account_id: user.accountId,
+  account_role: user.accountRole,
 });
 
 /**

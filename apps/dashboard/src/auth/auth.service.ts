@@ -8,9 +8,9 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { InvitationsRepository } from '../settings/invitations.repository';
-import { ACCOUNT_KEY_SCOPES } from '../customer/account-key.service';
+import { ACCOUNT_KEY_SCOPES, RENEWED_KEY_NAME } from '../customer/account-key.service';
 import { AccountSecrets } from '../secrets/account-secrets';
-import { UpstreamClient } from '../upstream/upstream.client';
+import { UpstreamClient, upstreamError } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
 import { retryAfterMs, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
@@ -108,7 +108,12 @@ export class AuthService implements OnApplicationBootstrap {
     clientIp: string,
   ): Promise<{ user: UserRow; session: NewSession }> {
     const now = this.clock.now();
-    const invite = (await this.signupMode.mode()) === 'invite';
+    // A team invitation joins an existing account whatever the sign-up mode (ADR 0604): it is
+    // not a self-service sign-up, and it makes no billing account.
+    const team = input.invitation
+      ? (await this.invitations.byHash(sha256(input.invitation)))?.team
+      : undefined;
+    const invite = team !== undefined || (await this.signupMode.mode()) === 'invite';
     // Refused before the throttle counts (README "Sign-up by invitation"): a closed sign-up
     // without an invitation makes nothing, and an invitation code is a 192-bit secret that no
     // number of tries guesses, so neither costs an attempt of the address's budget.
@@ -126,7 +131,9 @@ export class AuthService implements OnApplicationBootstrap {
       limit: this.config.SIGNUP_MAX_PER_ADDRESS,
       windowMs: this.config.SIGNUP_WINDOW_MS,
     };
-    const signupWait = await this.throttleWait(signupKey, signupRule, now);
+    // A team invitation's sign-up is not counted (ADR 0604): it makes no billing account, only a
+    // key on the inviter's, and it can tell only about the one email an owner invited.
+    const signupWait = team ? 0 : await this.throttleWait(signupKey, signupRule, now);
     if (signupWait > 0)
       throw new DomainError(
         'too_many_sign_ups',
@@ -137,19 +144,37 @@ export class AuthService implements OnApplicationBootstrap {
     let invitationHash: string | undefined;
     if (invite) {
       invitationHash = sha256(input.invitation!);
-      if (!(await this.invitations.consume(invitationHash, input.email, now)))
+      const consumed = await this.invitations.consume(invitationHash, input.email, now);
+      // A team invitation must still be the team invitation it was read as above.
+      if (!consumed || consumed.team?.accountId !== team?.accountId)
         throw new DomainError(
           'invitation_invalid',
           'forbidden',
           'this invitation is unknown, used, expired or for another email',
         );
     }
-    await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
+    if (!team)
+      await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
     try {
       const emailTaken = () =>
-        new DomainError('email_taken', 'conflict', 'an account with this email exists', {
-          details: { fields: { email: 'an account with this email exists; sign in instead' } },
-        });
+        team
+          ? // One account per user (ADR 0604): an email with a user cannot join another account.
+            new DomainError(
+              'email_taken',
+              'conflict',
+              'this email already has a dashboard user, which belongs to its own account; a user belongs to one account, so join with another email',
+              {
+                details: {
+                  fields: {
+                    email:
+                      'this email already has a dashboard user of another account; join with another email',
+                  },
+                },
+              },
+            )
+          : new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+              details: { fields: { email: 'an account with this email exists; sign in instead' } },
+            });
       if (await this.users.byEmail(input.email)) throw emailTaken();
       const passwordHash = await hashPassword(input.password);
       // The email is claimed before billing is asked for an account, and the user row is
@@ -157,34 +182,38 @@ export class AuthService implements OnApplicationBootstrap {
       // billing account; the others answer 409 at once (QA: one orphan account each).
       const user = await this.users.withEmailClaimed(input.email, async (db) => {
         if (await this.users.byEmail(input.email, db)) throw emailTaken();
-        const created = await this.upstream.json<CreatedAccount>(
-          'billing',
-          'POST',
-          '/admin/accounts',
-          {
-            bearer: this.config.OPERATOR_TOKEN,
-            body: {
-              name: input.name ?? input.email,
-              type: 'individual',
-              api_key_scopes: ACCOUNT_KEY_SCOPES,
-              // The key this dashboard signs the account's calls with: billing never lists it
-              // to the account nor lets the account delete it (no lock-out; billing README).
-              api_key_managed: true,
-            },
-          },
-        );
+        const created = team
+          ? await this.teamKey(team.accountId)
+          : await this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
+              bearer: this.config.OPERATOR_TOKEN,
+              body: {
+                name: input.name ?? input.email,
+                type: 'individual',
+                api_key_scopes: ACCOUNT_KEY_SCOPES,
+                // The key this dashboard signs the account's calls with: billing never lists it
+                // to the account nor lets the account delete it (no lock-out; billing README).
+                api_key_managed: true,
+              },
+            });
         const row: UserRow = {
           id: newId('usr'),
           email: input.email,
           passwordHash,
           role: 'customer',
           accountId: created.account.id,
+          accountRole: team?.accountRole ?? 'owner',
           apiKeyId: created.api_key.id,
           sealedApiKey: this.secrets.seal(created.api_key.key),
           createdAt: now,
         };
         // Under the claim only the operator's own row (OPERATOR_EMAIL) could take the email.
-        if (!(await this.users.insert(row, db))) throw emailTaken();
+        try {
+          if (!(await this.users.insert(row, db))) throw emailTaken();
+        } catch (error) {
+          // A member's key made for the existing account but not stored is revoked again.
+          if (team) await this.revokeKey(team.accountId, created.api_key.id);
+          throw error;
+        }
         return row;
       });
       if (!user)
@@ -304,10 +333,55 @@ export class AuthService implements OnApplicationBootstrap {
       passwordHash: await hashPassword(password),
       role: 'operator',
       accountId: null,
+      accountRole: null,
       apiKeyId: null,
       sealedApiKey: null,
       createdAt: this.clock.now(),
     });
+  }
+
+  /**
+   * A new member's key on the account they join (ADR 0604): a managed key of every scope from
+   * billing's operator API, as a renewal makes (ADR 0110 amendment). 503
+   * `account_key_rejected` when billing will not make one (the account gone from billing).
+   */
+  private async teamKey(accountId: string): Promise<CreatedAccount> {
+    const answer = await this.upstream.call(
+      'billing',
+      'POST',
+      `/admin/accounts/${encodeURIComponent(accountId)}/api-keys`,
+      {
+        bearer: this.config.OPERATOR_TOKEN,
+        body: { name: RENEWED_KEY_NAME, scopes: ACCOUNT_KEY_SCOPES, managed: true },
+      },
+    );
+    const created = answer.body as { id?: unknown; key?: unknown } | null;
+    if (answer.status >= 500) throw upstreamError('billing', answer);
+    if (answer.status !== 201 || typeof created?.id !== 'string' || typeof created.key !== 'string')
+      throw new DomainError(
+        'account_key_rejected',
+        'unavailable',
+        'billing would not make a key for the account of this invitation',
+      );
+    return { account: { id: accountId }, api_key: { id: created.id, key: created.key } };
+  }
+
+  /**
+   * Revokes a key of the account in billing (a removed member's, or one made and not stored);
+   * an answer of 404 (no such active key) is as good as revoked. False when billing refused.
+   */
+  async revokeKey(accountId: string, keyId: string): Promise<boolean> {
+    const path = `/admin/accounts/${encodeURIComponent(accountId)}/api-keys/${encodeURIComponent(keyId)}`;
+    const answer = await this.upstream
+      .call('billing', 'DELETE', path, { bearer: this.config.OPERATOR_TOKEN })
+      .catch(() => undefined);
+    const done = answer?.status === 204 || answer?.status === 404;
+    if (!done)
+      this.logger.error(
+        { accountId, keyId, status: answer?.status },
+        'could not revoke a dashboard key in billing',
+      );
+    return done;
   }
 
   /** How long `key` must wait under `rule` (0: go ahead), from its rows in the window. */

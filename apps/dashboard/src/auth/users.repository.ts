@@ -3,12 +3,16 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 export type Role = 'customer' | 'operator';
 
+/** A customer's place in their billing account (ADR 0604); null for the operator. */
+export type AccountRole = 'owner' | 'member';
+
 export interface UserRow {
   id: string;
   email: string;
   passwordHash: string;
   role: Role;
   accountId: string | null;
+  accountRole: AccountRole | null;
   apiKeyId: string | null;
   sealedApiKey: string | null;
   createdAt: Date;
@@ -20,6 +24,7 @@ interface Raw {
   password_hash: string;
   role: Role;
   account_id: string | null;
+  account_role: AccountRole | null;
   api_key_id: string | null;
   sealed_api_key: string | null;
   created_at: Date;
@@ -31,6 +36,7 @@ const rowOf = (raw: Raw): UserRow => ({
   passwordHash: raw.password_hash,
   role: raw.role,
   accountId: raw.account_id,
+  accountRole: raw.account_role,
   apiKeyId: raw.api_key_id,
   sealedApiKey: raw.sealed_api_key,
   createdAt: raw.created_at,
@@ -40,7 +46,7 @@ const rowOf = (raw: Raw): UserRow => ({
 export type Queryable = Pick<DataSource | EntityManager, 'query'>;
 
 const COLUMNS =
-  'id, email, password_hash, role, account_id, api_key_id, sealed_api_key, created_at';
+  'id, email, password_hash, role, account_id, account_role, api_key_id, sealed_api_key, created_at';
 
 @Injectable()
 export class UsersRepository {
@@ -167,7 +173,7 @@ export class UsersRepository {
   async insert(user: UserRow, db: Queryable = this.db): Promise<boolean> {
     const rows = (await db.query(
       `INSERT INTO dashboard.users (${COLUMNS}, password_changed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
        ON CONFLICT DO NOTHING RETURNING id`,
       [
         user.id,
@@ -175,6 +181,7 @@ export class UsersRepository {
         user.passwordHash,
         user.role,
         user.accountId,
+        user.accountRole,
         user.apiKeyId,
         user.sealedApiKey,
         user.createdAt,
@@ -188,5 +195,38 @@ export class UsersRepository {
       'UPDATE dashboard.users SET password_hash = $2, password_changed_at = $3 WHERE id = $1',
       [id, passwordHash, at],
     );
+  }
+
+  /** The account's users, owners first, then by when they joined (the Team page). */
+  async ofAccount(accountId: string, db: Queryable = this.db): Promise<UserRow[]> {
+    const rows = (await db.query(
+      `SELECT ${COLUMNS} FROM dashboard.users WHERE account_id = $1
+        ORDER BY account_role = 'member', created_at, email`,
+      [accountId],
+    )) as Raw[];
+    return rows.map(rowOf);
+  }
+
+  /**
+   * Runs `work` holding every user row of the account locked (`FOR UPDATE`, one connection):
+   * two removals of the account's owners at once cannot leave it without one (ADR 0604).
+   */
+  async withAccountLocked<T>(
+    accountId: string,
+    work: (db: Queryable, rows: UserRow[]) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      const rows = (await manager.query(
+        `SELECT ${COLUMNS} FROM dashboard.users WHERE account_id = $1
+          ORDER BY created_at, id FOR UPDATE`,
+        [accountId],
+      )) as Raw[];
+      return work(manager, rows.map(rowOf));
+    });
+  }
+
+  /** Removes the user; their sessions go with the row (ON DELETE CASCADE). */
+  async delete(db: Queryable, id: string): Promise<void> {
+    await db.query('DELETE FROM dashboard.users WHERE id = $1', [id]);
   }
 }

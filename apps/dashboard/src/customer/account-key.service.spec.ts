@@ -107,6 +107,7 @@ function setUp() {
     passwordHash: 'x',
     role: 'customer',
     accountId: 'acc_1',
+    accountRole: 'owner',
     apiKeyId: 'key_first',
     sealedApiKey: secrets.seal('mrd_first'),
     createdAt: new Date(0),

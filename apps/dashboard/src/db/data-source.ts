@@ -1,5 +1,6 @@
 import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { DashboardInitial1764000000000 } from '../migrations/1764000000000-dashboard-initial';
+import { DashboardTeams1764100000000 } from '../migrations/1764100000000-dashboard-teams';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -9,7 +10,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [DashboardInitial1764000000000],
+    migrations: [DashboardInitial1764000000000, DashboardTeams1764100000000],
     applicationName: 'dashboard',
     poolSize: 5,
   };

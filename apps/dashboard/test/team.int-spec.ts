@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { createAppDataSource, runMigrations } from '@meridian/platform-db';
+import { createHttpApp } from '@meridian/platform-http';
+import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import { FakeClock } from '@meridian/time';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../src/app.module';
+import { configSchema } from '../src/config/config';
+import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
+import {
+  OPERATOR_TOKEN,
+  startBillingLedger,
+  type RunningBillingLedger,
+} from './support/billing-ledger.process';
+import { BffClient } from './support/bff-client';
+
+jest.setTimeout(180_000);
+
+/**
+ * Teams (ADR 0604) on real Postgres and the real billing-ledger: an owner invites a colleague,
+ * who joins the same billing account with a managed key of their own (whatever the sign-up
+ * mode), a member reads the team but manages nothing, another account's ids answer 404, a
+ * removed member's key is revoked in billing and their session ends, the last owner stays.
+ */
+describe('dashboard teams (real Postgres, real billing-ledger)', () => {
+  let billing: RunningBillingLedger;
+  let db: TestDatabase;
+  let app: NestFastifyApplication;
+  let rows: DataSource;
+  const clock = new FakeClock('2026-03-02T08:00:00.000Z');
+  const password = 'correct horse battery staple';
+  let addresses = 0;
+
+  beforeAll(async () => {
+    [billing, db] = await Promise.all([
+      startBillingLedger(),
+      createTestDatabase({ prefix: 'dashboard_team' }),
+    ]);
+    await runMigrations(createAppDataSource(dataSourceOptions(db.url)), SCHEMA);
+    const config = configSchema.parse({
+      HTTP_PORT: '0',
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      BILLING_API_URL: billing.apiUrl,
+      WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
+      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
+      OPERATOR_TOKEN,
+      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
+      OPERATOR_EMAIL: 'ops@example.com',
+      OPERATOR_PASSWORD: 'operator password 1',
+    });
+    const logger = pino({ level: 'silent' });
+    app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    rows = app.get(DataSource);
+  }, 90_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([billing?.stop(), db?.drop()]);
+  });
+
+  const browser = () => {
+    addresses += 1;
+    return new BffClient(app, `10.9.0.${addresses}`);
+  };
+
+  const signUp = async (email: string, invitation?: string) => {
+    const client = browser();
+    const answer = await client.call('POST', '/api/auth/sign-up', {
+      email,
+      password,
+      ...(invitation ? { invitation } : {}),
+    });
+    return { client, answer, user: answer.body['user'] as Record<string, string> | undefined };
+  };
+
+  const keyIdOf = async (email: string): Promise<string> => {
+    const [row] = (await rows.query('SELECT api_key_id FROM dashboard.users WHERE email = $1', [
+      email,
+    ])) as Array<{ api_key_id: string }>;
+    return row!.api_key_id;
+  };
+
+  const activeKeyIds = async (accountId: string): Promise<string[]> => {
+    const answer = await fetch(
+      `${billing.apiUrl}/admin/accounts/${accountId}/api-keys?state=active&limit=100`,
+      { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } },
+    );
+    expect(answer.status).toBe(200);
+    return ((await answer.json()) as { items: Array<{ id: string }> }).items.map((key) => key.id);
+  };
+
+  it('an owner invites a colleague who joins the same billing account; members manage nothing; removal revokes and signs out; the last owner stays', async () => {
+    const alice = await signUp('alice@example.com');
+    expect(alice.answer.status).toBe(201);
+    const accountId = alice.user!['account_id']!;
+    expect(alice.user!['account_role']).toBe('owner');
+    const carol = await signUp('carol@example.com');
+    expect(carol.answer.status).toBe(201);
+    // An invitation for an email that signs up on its own first (open mode, below).
+    const forDave = await alice.client.call('POST', '/api/team/invitations', {
+      email: 'dave@example.com',
+    });
+    expect(forDave.status).toBe(201);
+    expect((await signUp('dave@example.com')).answer.status).toBe(201);
+
+    // Team invitations work whatever the sign-up mode: closed from here on.
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'invite' })).status,
+    ).toBe(200);
+    const credited = await operator.call('POST', `/api/operator/accounts/${accountId}/top-ups`, {
+      cu: 4_321,
+    });
+    expect(credited.status).toBe(201);
+
+    // The owner's invitation: CSRF as every change, a valid body, one account per user.
+    expect(
+      (
+        await alice.client.call(
+          'POST',
+          '/api/team/invitations',
+          { email: 'bob@example.com' },
+          { csrf: false },
+        )
+      ).status,
+    ).toBe(403);
+    const malformed = await alice.client.call('POST', '/api/team/invitations', {
+      email: 'not an email',
+      role: 'admin',
+    });
+    expect([malformed.status, malformed.body['error']]).toEqual([400, 'malformed_body']);
+    const taken = await alice.client.call('POST', '/api/team/invitations', {
+      email: 'Carol@Example.com',
+    });
+    expect([taken.status, taken.body['error']]).toEqual([409, 'email_taken']);
+    const invited = await alice.client.call('POST', '/api/team/invitations', {
+      email: 'bob@example.com',
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ email: 'bob@example.com', role: 'member' });
+    const code = invited.body['code'] as string;
+    expect(Buffer.from(code, 'base64url')).toHaveLength(24); // 192 bits
+    expect((await browser().call('GET', `/api/auth/invitations/${code}`)).body).toMatchObject({
+      status: 'valid',
+      email: 'bob@example.com',
+    });
+
+    clock.advance(60_000);
+    // Bob joins Alice's account: no new billing account, a managed key of his own on it.
+    const accountsBefore = await fetch(`${billing.apiUrl}/admin/accounts?limit=100`, {
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    }).then(async (answer) => ((await answer.json()) as { items: unknown[] }).items.length);
+    const bob = await signUp('bob@example.com', code);
+    expect(bob.answer.status).toBe(201);
+    expect(bob.user).toMatchObject({ account_id: accountId, account_role: 'member' });
+    const accountsAfter = await fetch(`${billing.apiUrl}/admin/accounts?limit=100`, {
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    }).then(async (answer) => ((await answer.json()) as { items: unknown[] }).items.length);
+    expect(accountsAfter).toBe(accountsBefore);
+    const bobKey = await keyIdOf('bob@example.com');
+    expect(bobKey).not.toBe(await keyIdOf('alice@example.com'));
+    expect(await activeKeyIds(accountId)).toEqual(
+      expect.arrayContaining([bobKey, await keyIdOf('alice@example.com')]),
+    );
+    const aliceAccount = await alice.client.call('GET', '/api/relay/billing/account');
+    const bobAccount = await bob.client.call('GET', '/api/relay/billing/account');
+    expect(bobAccount.status).toBe(200);
+    expect(bobAccount.body).toMatchObject({ id: accountId, balance: { pending_top_up_cu: 4_321 } });
+    expect(bobAccount.body['balance']).toEqual(aliceAccount.body['balance']);
+    // Used once.
+    expect((await signUp('bob@example.com', code)).answer.status).toBe(403);
+
+    // The team as each sees it: a member reads it and manages nothing.
+    const team = await bob.client.call('GET', '/api/team');
+    expect(team.status).toBe(200);
+    expect(team.body['your_role']).toBe('member');
+    const members = team.body['members'] as Array<Record<string, unknown>>;
+    expect(members.map((m) => [m['email'], m['role']])).toEqual([
+      ['alice@example.com', 'owner'],
+      ['bob@example.com', 'member'],
+    ]);
+    const aliceId = members[0]!['id'] as string;
+    const bobId = members[1]!['id'] as string;
+    for (const [method, url, body] of [
+      ['POST', '/api/team/invitations', { email: 'eve@example.com' }],
+      ['DELETE', `/api/team/members/${aliceId}`, undefined],
+      ['DELETE', `/api/team/invitations/${forDave.body['id'] as string}`, undefined],
+    ] as const) {
+      const refused = await bob.client.call(method, url, body);
+      expect([refused.status, refused.body['error']]).toEqual([403, 'owner_required']);
+    }
+
+    // The link of an email that has a user of its own: refused in words, nothing joined.
+    const daveJoin = await signUp('dave@example.com', forDave.body['code'] as string);
+    expect([daveJoin.answer.status, daveJoin.answer.body['error']]).toEqual([409, 'email_taken']);
+    expect(daveJoin.answer.body['message']).toMatch(/belongs to one account/);
+
+    // A pending invitation is listed (newest first) and revoked; its link no longer works.
+    clock.advance(60_000);
+    const forErin = await alice.client.call('POST', '/api/team/invitations', {
+      email: 'erin@example.com',
+      role: 'owner',
+    });
+    const listed = (await alice.client.call('GET', '/api/team')).body['invitations'] as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.map((i) => [i['email'], i['role']])).toEqual([
+      ['erin@example.com', 'owner'],
+      ['dave@example.com', 'member'],
+    ]);
+    // Another account's ids answer 404, like unknown ones.
+    for (const url of [
+      `/api/team/members/${bobId}`,
+      `/api/team/invitations/${forErin.body['id'] as string}`,
+    ]) {
+      const other = await carol.client.call('DELETE', url);
+      expect([other.status, other.body['error']]).toEqual([
+        404,
+        url.includes('members') ? 'member_not_found' : 'invitation_not_found',
+      ]);
+    }
+    expect(
+      (await alice.client.call('DELETE', `/api/team/invitations/${forErin.body['id'] as string}`))
+        .status,
+    ).toBe(204);
+    expect(
+      (await alice.client.call('DELETE', `/api/team/invitations/${forErin.body['id'] as string}`))
+        .status,
+    ).toBe(404);
+    const erin = await signUp('erin@example.com', forErin.body['code'] as string);
+    expect([erin.answer.status, erin.answer.body['error']]).toEqual([403, 'invitation_invalid']);
+
+    // Removal: Bob's key revoked in billing, his session ended, his row gone.
+    expect((await alice.client.call('DELETE', `/api/team/members/${bobId}`)).status).toBe(204);
+    expect(await activeKeyIds(accountId)).not.toContain(bobKey);
+    expect((await bob.client.call('GET', '/api/auth/session')).body['signed_in']).toBe(false);
+    expect((await bob.client.call('GET', '/api/relay/billing/account')).status).toBe(401);
+    const signIn = await browser().call('POST', '/api/auth/sign-in', {
+      email: 'bob@example.com',
+      password,
+    });
+    expect(signIn.status).toBe(401);
+    expect((await alice.client.call('DELETE', `/api/team/members/${bobId}`)).status).toBe(404);
+
+    // The last owner cannot leave; the account keeps working.
+    const last = await alice.client.call('DELETE', `/api/team/members/${aliceId}`);
+    expect([last.status, last.body['error']]).toEqual([409, 'last_owner']);
+    expect((await alice.client.call('GET', '/api/relay/billing/account')).status).toBe(200);
+  });
+});
