@@ -152,6 +152,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     expect((await browser().call('GET', `/api/auth/invitations/${code}`)).body).toMatchObject({
       status: 'valid',
       email: 'bob@example.com',
+      team: { role: 'member' },
     });
 
     clock.advance(60_000);

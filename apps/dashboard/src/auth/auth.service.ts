@@ -16,7 +16,7 @@ import { retryAfterMs, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
-import { UsersRepository, type UserRow } from './users.repository';
+import { UsersRepository, type AccountRole, type UserRow } from './users.repository';
 
 export interface NewSession {
   /** The cookie value; only its sha256 is stored. */
@@ -238,9 +238,12 @@ export class AuthService implements OnApplicationBootstrap {
    * What an invitation link's page shows on load: the invited email while the invitation may
    * still be used, else why not. 404 `invitation_unknown` for a code never issued.
    */
-  async invitation(
-    code: string,
-  ): Promise<{ status: 'valid' | 'used' | 'expired'; email?: string; expires_at: string }> {
+  async invitation(code: string): Promise<{
+    status: 'valid' | 'used' | 'expired';
+    email?: string;
+    expires_at: string;
+    team?: { role: AccountRole };
+  }> {
     const found = await this.invitations.byHash(sha256(code));
     if (!found)
       throw new DomainError(
@@ -251,7 +254,13 @@ export class AuthService implements OnApplicationBootstrap {
     const expires_at = found.expiresAt.toISOString();
     if (found.usedAt) return { status: 'used', expires_at };
     if (found.expiresAt <= this.clock.now()) return { status: 'expired', expires_at };
-    return { status: 'valid', email: found.email, expires_at };
+    // A team invitation's link says it joins an account (ADR 0604).
+    return {
+      status: 'valid',
+      email: found.email,
+      expires_at,
+      ...(found.team ? { team: { role: found.team.accountRole } } : {}),
+    };
   }
 
   async signIn(email: string, password: string, clientIp: string): Promise<NewSession> {

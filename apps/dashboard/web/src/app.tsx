@@ -10,6 +10,7 @@ import { OperatorAccountsPage } from './pages/operator-accounts';
 import { OperatorSettingsPage } from './pages/operator-settings';
 import { OverviewPage } from './pages/overview';
 import { SettingsPage } from './pages/settings';
+import { TeamPage } from './pages/team';
 import { SignInPage, SignUpPage } from './pages/sign-in';
 import { TopUpPage } from './pages/top-up';
 import { WebhookDetailPage } from './pages/webhook-detail';
@@ -58,6 +59,7 @@ export function App() {
               <Route path="/webhooks/:id/edit" element={<WebhookFormPage />} />
               <Route path="/address-lists" element={<AddressListsPage />} />
               <Route path="/top-up" element={<TopUpPage />} />
+              <Route path="/team" element={<TeamPage />} />
               <Route path="/settings" element={<SettingsPage />} />
               {/* Just signed up: the sign-up page's address leads on to the overview. */}
               <Route path="/sign-up" element={<Navigate to="/" replace />} />

@@ -23,6 +23,21 @@ describe('signUpView', () => {
       email: 'bob@example.com',
       message: "You're invited: create the account for bob@example.com.",
     });
+    // A team invitation (ADR 0604) joins an account rather than making one.
+    const team = {
+      state: 'found' as const,
+      invitation: {
+        status: 'valid' as const,
+        email: 'bob@example.com',
+        expires_at: '2026-03-09T08:00:00.000Z',
+        team: { role: 'member' as const },
+      },
+    };
+    expect(signUpView('open', 'c', team)).toMatchObject({
+      kind: 'invited',
+      message:
+        "You're invited to join a team's account as a member: create the user for bob@example.com.",
+    });
   });
 
   it('a used, expired or unknown link says so on load', () => {

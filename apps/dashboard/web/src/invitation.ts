@@ -10,6 +10,8 @@ export interface InvitationLookup {
   status: 'valid' | 'used' | 'expired';
   email?: string;
   expires_at: string;
+  /** A team invitation (ADR 0604): the sign-up joins an existing account with this role. */
+  team?: { role: 'owner' | 'member' };
 }
 
 export type SignUpView =
@@ -58,6 +60,8 @@ export function signUpView(
   return {
     kind: 'invited',
     email,
-    message: `You're invited: create the account for ${email}.`,
+    message: invitation.team
+      ? `You're invited to join a team's account as ${invitation.team.role === 'owner' ? 'an owner' : 'a member'}: create the user for ${email}.`
+      : `You're invited: create the account for ${email}.`,
   };
 }

@@ -7,6 +7,8 @@ export interface SessionUser {
   email: string;
   role: 'customer' | 'operator';
   account_id: string | null;
+  /** The customer's place in their account (ADR 0604); null for the operator. */
+  account_role: 'owner' | 'member' | null;
 }
 
 export interface SessionState {
