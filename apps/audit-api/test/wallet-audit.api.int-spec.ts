@@ -93,6 +93,33 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(errorResponseSchema.parse(response.body).error).toBe(code);
   });
 
+  it('names the checksummed form of a wrong EIP-55 checksum on every route (`expected`, as the webhook API)', async () => {
+    const typo = '0x70997970C51812dc3A010C7d01b50e0d17dC79C8';
+    const expected = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const routes = [
+      ['/v1/wallet-audit/check', 'address'],
+      ['/v1/wallet-audit/audit', 'address'],
+      ['/v1/rug-pull/check', 'contract_address'],
+    ] as const;
+    for (const [path, field] of routes) {
+      tick();
+      const response = await audit.post(path, { network: 'ETH', [field]: typo }, premium);
+      expect([path, response.status, response.body]).toEqual([
+        path,
+        400,
+        {
+          error: `invalid_${field}_checksum`,
+          message:
+            `${field} has mixed case but an invalid EIP-55 checksum (a typo?); ` +
+            `checksummed it is ${expected}, or give it all lower case`,
+          field,
+          expected,
+          request_id: expect.any(String),
+        },
+      ]);
+    }
+  });
+
   it('refuses an unknown body field or any query parameter on every route, naming it, without spending a check', async () => {
     const free = (await billing.createAccount('free')).key;
     const routes = [

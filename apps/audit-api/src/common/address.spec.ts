@@ -135,6 +135,39 @@ describe('parseAddress', () => {
   });
 });
 
+describe('parseAddress: a wrong EIP-55 checksum', () => {
+  const errorOf = (field: string): DomainError => {
+    try {
+      parseAddress('0x70997970C51812dc3A010C7d01b50e0d17dC79C8', 'evm', field);
+    } catch (error) {
+      return error as DomainError;
+    }
+    throw new Error('not refused');
+  };
+
+  it.each(['address', 'contract_address'])(
+    'names the checksummed form in %s’s message and `expected`, as the webhook API does',
+    (field) => {
+      const error = errorOf(field);
+      expect([error.code, error.message, error.details]).toEqual([
+        `invalid_${field}_checksum`,
+        `${field} has mixed case but an invalid EIP-55 checksum (a typo?); checksummed it is ` +
+          '0x70997970C51812dc3A010C7d01b50e0d17dc79C8, or give it all lower case',
+        { field, expected: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+      ]);
+    },
+  );
+
+  it('TRON keeps its base58check message with no expected form', () => {
+    try {
+      parseAddress('TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m8', 'tron', 'address');
+      throw new Error('not refused');
+    } catch (error) {
+      expect((error as DomainError).details).toEqual({ field: 'address' });
+    }
+  });
+});
+
 describe('parseAuditRequest', () => {
   const A = '0x098b716b8aaf21512996dc57eb0615e2383e2f96';
   it.each([

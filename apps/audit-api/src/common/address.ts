@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DomainError } from '@meridian/errors';
 import { checkEvmAddress, evmChecksumOf, type AddressFormat } from '@meridian/networks';
 import { createBase58check } from '@scure/base';
 import { invalidField } from './audit-errors';
@@ -38,8 +39,8 @@ function tronPayloadOf(value: string): Uint8Array | null {
  * checked (and a daily check spent) as a different, valid-looking address.
  *
  * - Surrounding whitespace is refused, not trimmed (README "Addresses").
- * - EVM: a mixed-case address must carry a valid EIP-55 checksum; all-lower or all-upper hex has
- *   none to check (`checkEvmAddress` of @meridian/networks, the rule webhooks share; ADR 0403).
+ * - EVM: a mixed-case address must carry a valid EIP-55 checksum (refused with the address
+ *   checksummed, `expected`, as the webhook API does); all-lower or all-upper hex has none to check (`checkEvmAddress` of @meridian/networks, the rule webhooks share; ADR 0403).
  * - TRON: base58check, 25 bytes (version 0x41, 20-byte id, 4-byte double-sha256 checksum); a
  *   wrong checksum is `invalid_<field>_checksum`, like EVM's; another version byte or length is
  *   `invalid_<field>`.
@@ -62,11 +63,14 @@ export function parseAddress(input: string, format: AddressFormat, field: string
         `${field} must be 0x followed by 40 hex digits`,
         field,
       );
+    // As the webhook API answers it (ADR 0403): the checksummed form named and in `expected`.
     if (!evm.ok)
-      throw invalidField(
+      throw new DomainError(
         `invalid_${field}_checksum`,
-        `${field} has mixed case but an invalid EIP-55 checksum`,
-        field,
+        'invalid',
+        `${field} has mixed case but an invalid EIP-55 checksum (a typo?); ` +
+          `checksummed it is ${evm.expected}, or give it all lower case`,
+        { details: { field, expected: evm.expected } },
       );
     return { key: evm.lower, display: evmChecksumOf(evm.lower) };
   }
