@@ -14,22 +14,37 @@ describe('splitEntries', () => {
 
 describe('checkAddresses', () => {
   it.each([
-    ['', { valid: [], invalid: [], duplicates: 0 }],
-    [`${A}\n${B}`, { valid: [A.toLowerCase(), B], invalid: [], duplicates: 0 }],
+    ['', { valid: [], invalid: [], wrongChecksum: [], duplicates: 0 }],
+    [`${A}\n${B}`, { valid: [A.toLowerCase(), B], invalid: [], wrongChecksum: [], duplicates: 0 }],
     // The QA case: three entries, one of them not an address, count two.
-    [`${A}\n0x1234\n${B}`, { valid: [A.toLowerCase(), B], invalid: ['0x1234'], duplicates: 0 }],
-    [`${A} ${A.toLowerCase()}`, { valid: [A.toLowerCase()], invalid: [], duplicates: 1 }],
-    [`${A}0`, { valid: [], invalid: [`${A}0`], duplicates: 0 }],
-    [`${A_TYPO}\n${B}`, { valid: [B], invalid: [A_TYPO], duplicates: 0 }],
+    [
+      `${A}\n0x1234\n${B}`,
+      { valid: [A.toLowerCase(), B], invalid: ['0x1234'], wrongChecksum: [], duplicates: 0 },
+    ],
+    [
+      `${A} ${A.toLowerCase()}`,
+      { valid: [A.toLowerCase()], invalid: [], wrongChecksum: [], duplicates: 1 },
+    ],
+    [`${A}0`, { valid: [], invalid: [`${A}0`], wrongChecksum: [], duplicates: 0 }],
+    [
+      `${A_TYPO}\n${B}`,
+      {
+        valid: [B],
+        invalid: [A_TYPO],
+        wrongChecksum: [{ entry: A_TYPO, expected: A }],
+        duplicates: 0,
+      },
+    ],
     [
       `${A.toLowerCase()} 0x${A.slice(2).toUpperCase()}`,
-      { valid: [A.toLowerCase()], invalid: [], duplicates: 1 },
+      { valid: [A.toLowerCase()], invalid: [], wrongChecksum: [], duplicates: 1 },
     ],
     [
       '1111111111111111111111111111111111111111',
       {
         valid: [],
         invalid: ['1111111111111111111111111111111111111111'],
+        wrongChecksum: [],
         duplicates: 0,
       },
     ],

@@ -7,14 +7,30 @@ export const splitEntries = (text: string): string[] =>
     .map((a) => a.trim())
     .filter(Boolean);
 
+/**
+ * What the APIs suggest for a mixed-case address with a wrong EIP-55 checksum (the webhook
+ * API's and audit-api's wording): one wording for the webhook form and the lists page.
+ */
+export const checksumSuggestion = (expected: string): string =>
+  `checksummed it is ${expected}, or give it all lower case`;
+
+/** A refused entry with a wrong checksum, named in full, with its checksummed form suggested. */
+export const checksumMistake = (entry: string, expected: string): string =>
+  `"${entry}" has mixed case but a wrong EIP-55 checksum (a typo?): ${checksumSuggestion(expected)}.`;
+
 export interface CheckedAddresses {
-  /** Distinct addresses (any letter case in, lower case out), in the order first typed. */
+  /**
+   * Distinct addresses (all lower, all upper or checksummed case in, lower case out), in the order
+   * first typed.
+   */
   valid: string[];
   /**
    * Entries the API refuses, as typed: not a 0x-prefixed 20-byte hex address, or mixed case with
    * a wrong EIP-55 checksum (the API's rule, `checkEvmAddress`; ADR 0403).
    */
   invalid: string[];
+  /** Those of `invalid` that are well formed but for a wrong checksum, each checksummed. */
+  wrongChecksum: { entry: string; expected: string }[];
   /** Entries that repeat an address already counted (the API collapses them too). */
   duplicates: number;
 }
@@ -23,14 +39,17 @@ export interface CheckedAddresses {
 export function checkAddresses(text: string): CheckedAddresses {
   const seen = new Set<string>();
   const invalid: string[] = [];
+  const wrongChecksum: CheckedAddresses['wrongChecksum'] = [];
   let duplicates = 0;
   for (const entry of splitEntries(text)) {
     const address = checkEvmAddress(entry);
-    if (!address.ok) invalid.push(entry);
-    else if (seen.has(address.lower)) duplicates += 1;
+    if (!address.ok) {
+      invalid.push(entry);
+      if (address.reason === 'checksum') wrongChecksum.push({ entry, expected: address.expected });
+    } else if (seen.has(address.lower)) duplicates += 1;
     else seen.add(address.lower);
   }
-  return { valid: [...seen], invalid, duplicates };
+  return { valid: [...seen], invalid, wrongChecksum, duplicates };
 }
 
 const count = (n: number) => `${n} ${n === 1 ? 'address' : 'addresses'}`;

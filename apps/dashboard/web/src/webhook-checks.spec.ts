@@ -33,6 +33,20 @@ describe('checkWebhookForm', () => {
     });
   });
 
+  it('calls a wrong checksum a typo, names the address in full and suggests its checksummed form (QA)', () => {
+    expect(
+      checkWebhookForm({
+        ...good,
+        addresses: '0x70997970C51812dc3A010C7d01b50e0d17dC79C8\n0x1234',
+      }),
+    ).toEqual({
+      addresses:
+        '"0x1234" is not an address: an address is 0x and 40 hex digits, in mixed case only with its EIP-55 checksum. ' +
+        '"0x70997970C51812dc3A010C7d01b50e0d17dC79C8" has mixed case but a wrong EIP-55 checksum (a typo?): ' +
+        'checksummed it is 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, or give it all lower case.',
+    });
+  });
+
   it('asks for what an empty form lacks: the target and something to watch', () => {
     expect(checkWebhookForm({ ...good, target_url: ' ', addresses: '' })).toEqual({
       target_url: 'Enter the URL we send events to.',

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ChangeEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { checkAddresses, entriesChangeOutcome } from '../addresses';
+import { checkAddresses, checksumSuggestion, entriesChangeOutcome } from '../addresses';
 import { api, ApiError, relay } from '../api';
 import { isCapError } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
@@ -66,7 +66,11 @@ function AddressInput(props: {
 
 /** Only valid addresses count (distinct, as the API stores them); the rest are named. */
 function AddressCount(props: { text: string }) {
-  const { valid, invalid, duplicates } = checkAddresses(props.text);
+  const { valid, invalid, wrongChecksum, duplicates } = checkAddresses(props.text);
+  // A wrong checksum is a typo of an address, named with its checksummed form (the webhook
+  // form's and the API's wording); only a malformed entry is "not an address".
+  const typos = new Set(wrongChecksum.map((w) => w.entry));
+  const malformed = invalid.filter((e) => !typos.has(e));
   return (
     <>
       <p className="muted" data-testid="address-count">
@@ -75,21 +79,41 @@ function AddressCount(props: { text: string }) {
       </p>
       {invalid.length > 0 && (
         <Notice tone="warn">
-          <span data-testid="invalid-addresses">
-            {invalid.length === 1
-              ? '1 entry is not an address'
-              : `${formatNumber(invalid.length)} entries are not addresses`}{' '}
-            (0x and 40 hex digits, in mixed case only with its EIP-55 checksum):{' '}
-            {invalid.slice(0, SHOWN_INVALID).map((entry, i) => (
-              <span key={`${i}-${entry}`}>
-                {i > 0 && ', '}
-                <code>{entry}</code>
-              </span>
-            ))}
-            {invalid.length > SHOWN_INVALID &&
-              ` and ${formatNumber(invalid.length - SHOWN_INVALID)} more`}
-            . The API refuses the whole request while one is there.
-          </span>
+          {malformed.length > 0 && (
+            <span data-testid="invalid-addresses">
+              {malformed.length === 1
+                ? '1 entry is not an address'
+                : `${formatNumber(malformed.length)} entries are not addresses`}{' '}
+              (0x and 40 hex digits, in mixed case only with its EIP-55 checksum):{' '}
+              {malformed.slice(0, SHOWN_INVALID).map((entry, i) => (
+                <span key={`${i}-${entry}`}>
+                  {i > 0 && ', '}
+                  <code>{entry}</code>
+                </span>
+              ))}
+              {malformed.length > SHOWN_INVALID &&
+                ` and ${formatNumber(malformed.length - SHOWN_INVALID)} more`}
+              .{' '}
+            </span>
+          )}
+          {wrongChecksum.length > 0 && (
+            <span data-testid="checksum-mistakes">
+              {wrongChecksum.length === 1
+                ? '1 entry has'
+                : `${formatNumber(wrongChecksum.length)} entries have`}{' '}
+              mixed case but a wrong EIP-55 checksum (a typo?):{' '}
+              {wrongChecksum.slice(0, SHOWN_INVALID).map(({ entry, expected }, i) => (
+                <span key={`${i}-${entry}`}>
+                  {i > 0 && '; '}
+                  <code>{entry}</code>: {checksumSuggestion(expected)}
+                </span>
+              ))}
+              {wrongChecksum.length > SHOWN_INVALID &&
+                `; and ${formatNumber(wrongChecksum.length - SHOWN_INVALID)} more`}
+              .{' '}
+            </span>
+          )}
+          The API refuses the whole request while one is there.
         </Notice>
       )}
     </>

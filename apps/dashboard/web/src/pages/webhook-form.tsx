@@ -248,8 +248,8 @@ export function WebhookFormPage() {
             label="Addresses"
             hint={
               trigger === TX_TRIGGER
-                ? 'Optional: only watched transactions that touch these addresses. One per line; any letter case.'
-                : 'One per line (or separated by commas); any letter case.'
+                ? 'Optional: only watched transactions that touch these addresses. One per line; all lower case, or mixed case with its EIP-55 checksum.'
+                : 'One per line (or separated by commas); all lower case, or mixed case with its EIP-55 checksum.'
             }
             error={errors.fields.addresses}
           >
