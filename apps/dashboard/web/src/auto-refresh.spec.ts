@@ -1,6 +1,8 @@
 import {
   AutoRefresher,
   every,
+  FAILED_LOAD_MIN_GAP_MS,
+  failedLoadBackoff,
   pendingTopUpDelay,
   type NextDelay,
   type RefreshEnvironment,
@@ -162,6 +164,35 @@ describe('AutoRefresher (useAutoRefresh)', () => {
     const soon = pendingTopUpDelay([new Date(T0 + 100).toISOString()])!;
     expect(soon(T0)).toBe(2_000);
     expect(soon(T0 + 3_600_000)).toBe(30_000);
+  });
+
+  it('a failed load is asked again on its own with backoff, and on focus at most every 20 s (QA: stayed failed)', async () => {
+    const page = fakePage();
+    const times: number[] = [];
+    const refresher = new AutoRefresher(
+      page.env,
+      () => {
+        times.push(Date.now() - T0);
+        return Promise.resolve();
+      },
+      failedLoadBackoff(),
+      FAILED_LOAD_MIN_GAP_MS,
+    );
+    refresher.start();
+    await advance(200_000);
+    expect(times).toEqual([10_000, 30_000, 70_000, 130_000, 190_000]);
+    // A focus 10 s after the last ask waits for the schedule; 20 s after, it asks at once.
+    page.focus();
+    await advance(0);
+    expect(times).toHaveLength(5);
+    await advance(10_000);
+    page.focus();
+    await advance(0);
+    expect(times).toEqual([10_000, 30_000, 70_000, 130_000, 190_000, 210_000]);
+    // The page recovered (the error state unmounts): nothing more is asked.
+    refresher.stop();
+    await advance(300_000);
+    expect(times).toHaveLength(6);
   });
 
   it('jitter spreads tabs opened together by at most ±10 %', async () => {

@@ -111,6 +111,22 @@ export function pendingTopUpDelay(clearsAt: readonly string[]): NextDelay | null
   };
 }
 
+/**
+ * A load that failed (the page's "Could not load this") is asked again on its own, so a page
+ * recovers when its API answers again (QA: it stayed failed until Try again): after 10 s, 20 s,
+ * 40 s, then every 60 s, and when the tab is shown again or the window takes focus, at most
+ * once per `FAILED_LOAD_MIN_GAP_MS`. From the second wait on each is longer than the BFF's
+ * 15 s timeout, and a focus comes no sooner than the page's own limit (CLIENT_TIMEOUT_MS, waits.ts)
+ * after the last ask, so a frozen API is never asked again while a retry of it still waits.
+ * Each call is the next wait: one policy per failed load.
+ */
+export function failedLoadBackoff(): NextDelay {
+  let attempt = 0;
+  return () => Math.min(10_000 * 2 ** attempt++, 60_000);
+}
+
+export const FAILED_LOAD_MIN_GAP_MS = 20_000;
+
 /** A webhook's page: its stats and failed deliveries asked again this often while open. */
 export const WEBHOOK_VIEW_REFRESH_MS = 15_000;
 

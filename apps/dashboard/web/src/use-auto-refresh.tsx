@@ -12,6 +12,8 @@ export function useAutoRefresh(options: {
   refresh: () => Promise<unknown>;
   nextDelay: NextDelay | null;
   policyKey: string;
+  /** A focus or a shown tab refreshes at most this often (AutoRefresher's default: 2 s). */
+  minGapMs?: number;
 }): void {
   const refresher = useRef<AutoRefresher | null>(null);
   const latest = useRef(options);
@@ -22,6 +24,7 @@ export function useAutoRefresh(options: {
       browserEnvironment(),
       () => latest.current.refresh(),
       (now) => latest.current.nextDelay?.(now) ?? null,
+      latest.current.minGapMs,
     );
     refresher.current = r;
     r.start();

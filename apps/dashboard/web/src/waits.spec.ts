@@ -3,6 +3,7 @@ import {
   RequestsInFlight,
   retryRead,
   SLOW_FAILURE_MS,
+  slowWaits,
   waitedFor,
 } from './waits';
 
@@ -55,5 +56,23 @@ describe('how long the page waits (a slow API)', () => {
     hooks();
     expect(requests.slow(t0 + 4_000)).toEqual([{ what: 'billing', ms: 3_000 }]);
     expect(changes).toBe(5);
+  });
+
+  it("names the API from the loading state's first slow tick, though its request is a few ms younger (QA)", () => {
+    const requests = new RequestsInFlight();
+    const mounted = 1_000_000;
+    // Loading mounts, the page's requests start 8 ms and 20 ms later (billing frozen).
+    requests.begin('billing', mounted + 8);
+    requests.begin('the webhook service', mounted + 20);
+    expect(slowWaits(requests, 2_000, mounted + 2_000)).toBeNull();
+    // The first slow tick: no request is 3 s old, the slowest is named all the same.
+    expect(slowWaits(requests, 3_000, mounted + 3_000)).toEqual([{ what: 'billing', ms: 2_992 }]);
+    // From then on, what has been waited for 3 s.
+    expect(slowWaits(requests, 4_000, mounted + 4_000)).toEqual([
+      { what: 'billing', ms: 3_992 },
+      { what: 'the webhook service', ms: 3_980 },
+    ]);
+    // Nothing in flight: the loading state says "the server".
+    expect(slowWaits(new RequestsInFlight(), 3_000, mounted + 3_000)).toEqual([]);
   });
 });

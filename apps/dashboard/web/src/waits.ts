@@ -40,6 +40,23 @@ export function retryRead(failureCount: number, failure: Failure | undefined): b
   return failure.elapsedMs < SLOW_FAILURE_MS;
 }
 
+/**
+ * What a loading state names once it has itself waited `SLOW_AFTER_MS` (null before): what has
+ * been waited for that long, or else the slowest request in flight whatever its age. The page's
+ * requests start a few ms after its loading state does, so at its first slow tick none is 3 s
+ * old yet (QA: "still waiting for the server" for a second, then the API's name). Empty: nothing
+ * in flight (the server, unnamed).
+ */
+export function slowWaits(
+  requests: RequestsInFlight,
+  pageWaitedMs: number,
+  now: number,
+): Array<{ what: string; ms: number }> | null {
+  if (pageWaitedMs < SLOW_AFTER_MS) return null;
+  const slow = requests.slow(now);
+  return slow.length > 0 ? slow : requests.slow(now, 0).slice(0, 1);
+}
+
 /** The page's requests in flight: what each waits for and since when (Loading reads them). */
 export class RequestsInFlight {
   private next = 0;
@@ -57,12 +74,12 @@ export class RequestsInFlight {
     };
   }
 
-  /** What has been waited for longer than `SLOW_AFTER_MS`, longest first, each named once. */
-  slow(now: number): Array<{ what: string; ms: number }> {
+  /** What has been waited for at least `atLeastMs`, longest first, each named once. */
+  slow(now: number, atLeastMs = SLOW_AFTER_MS): Array<{ what: string; ms: number }> {
     const longest = new Map<string, number>();
     for (const { what, since } of this.requests.values()) {
       const ms = now - since;
-      if (ms >= SLOW_AFTER_MS && ms > (longest.get(what) ?? -1)) longest.set(what, ms);
+      if (ms >= atLeastMs && ms > (longest.get(what) ?? -1)) longest.set(what, ms);
     }
     return [...longest].map(([what, ms]) => ({ what, ms })).sort((a, b) => b.ms - a.ms);
   }

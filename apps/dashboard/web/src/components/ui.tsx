@@ -1,8 +1,10 @@
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { ApiError, requestsInFlight } from '../api';
+import { FAILED_LOAD_MIN_GAP_MS, failedLoadBackoff } from '../auto-refresh';
 import { pageTitle } from '../page-title';
-import { SLOW_AFTER_MS } from '../waits';
+import { useAutoRefresh } from '../use-auto-refresh';
+import { slowWaits } from '../waits';
 
 /** Sets the browser tab's title while the page is shown. */
 export function usePageTitle(title: string | undefined): void {
@@ -59,8 +61,9 @@ export function Loading(props: { label?: string }) {
     const timer = window.setInterval(() => setNow(Date.now()), 1_000);
     return () => window.clearInterval(timer);
   }, []);
-  const slow = now - since >= SLOW_AFTER_MS;
-  const waits = slow ? requestsInFlight.slow(now) : [];
+  const slowWaited = slowWaits(requestsInFlight, now - since, now);
+  const slow = slowWaited !== null;
+  const waits = slowWaited ?? [];
   return (
     <div className="state" role="status" aria-live="polite" data-testid="loading">
       <span className="spinner" aria-hidden="true" />
@@ -80,7 +83,24 @@ export function Loading(props: { label?: string }) {
   );
 }
 
+/**
+ * A failed load, with Try again; with a retry it is also asked again on its own (after a
+ * backoff, and on focus or a shown tab: `failedLoadBackoff`), so the page recovers by itself
+ * once its API answers. A refusal (4xx) is not asked again on a schedule.
+ */
 export function ErrorState(props: { error: unknown; retry?: () => void }) {
+  const [backoff] = useState(failedLoadBackoff);
+  useAutoRefresh({
+    refresh: async () => props.retry?.(),
+    // A refusal (4xx: not found, signed out) says the same when asked again: only Try again.
+    nextDelay:
+      props.retry &&
+      !(props.error instanceof ApiError && props.error.status >= 400 && props.error.status < 500)
+        ? backoff
+        : null,
+    policyKey: 'failed-load',
+    minGapMs: FAILED_LOAD_MIN_GAP_MS,
+  });
   const message =
     props.error instanceof ApiError
       ? props.error.message
