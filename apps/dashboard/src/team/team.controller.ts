@@ -10,9 +10,6 @@ const teamInvitationBody = z.strictObject({
   role: z.enum(['owner', 'member']).default('member'),
 });
 
-/** Ids are ours (`usr_…`, `inv_…`); anything longer is no id of this account (404 below). */
-const id = (value: string): string => value.slice(0, 200);
-
 /**
  * The Team page's routes (ADR 0604). Any user of the account reads the team; only an owner
  * invites, revokes an invitation and removes a member (403 `owner_required` for a member).
@@ -38,12 +35,12 @@ export class TeamController {
   @Delete('invitations/:id')
   @HttpCode(204)
   async revokeInvitation(@Current() current: CurrentSession, @Param('id') invitationId: string) {
-    await this.team.revokeInvitation(current.user, id(invitationId));
+    await this.team.revokeInvitation(current.user, invitationId);
   }
 
   @Delete('members/:id')
   @HttpCode(204)
   async removeMember(@Current() current: CurrentSession, @Param('id') memberId: string) {
-    await this.team.removeMember(current.user, id(memberId));
+    await this.team.removeMember(current.user, memberId);
   }
 }
