@@ -46,7 +46,9 @@ export function ApiKeysTable(props: { keys: ApiKey[]; showScopes?: boolean; test
                   {k.scopes.join(', ')}
                 </td>
               )}
-              <td data-label="Created">{formatDateTime(k.created_at)}</td>
+              <td data-label="Created">
+                <span className="nowrap">{formatDateTime(k.created_at)}</span>
+              </td>
               <td className="num">
                 <button
                   type="button"

@@ -77,18 +77,21 @@ export function OperatorApiKeys(props: { accountId: string }) {
             {items.map((k) => (
               <tr key={k.id}>
                 <td data-label="Key">
-                  <code>{k.hint}</code> <span className="muted">{k.id}</span>
+                  {/* An id is code: it may break to fit, a word may not (QA at 390 px). */}
+                  <code>{k.hint}</code> <code className="muted">{k.id}</code>
                 </td>
                 <td data-label="Name">{k.name}</td>
                 <td data-label="Held by" data-testid="key-holder">
                   {keyHolderOf(k)}
                 </td>
                 <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                <td data-label="Created">{formatDateTime(k.created_at)}</td>
+                <td data-label="Created">
+                  <span className="nowrap">{formatDateTime(k.created_at)}</span>
+                </td>
                 <td className="num">
                   {k.revoked_at ? (
                     <span className="badge badge-neutral">
-                      Revoked {formatDateTime(k.revoked_at)}
+                      Revoked <span className="nowrap">{formatDateTime(k.revoked_at)}</span>
                     </span>
                   ) : (
                     <button

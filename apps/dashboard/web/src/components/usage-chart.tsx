@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import {
   Bar,
   BarChart,
@@ -94,6 +95,24 @@ export function UsageChart(props: { items: UsageItem[] }) {
   );
 }
 
+/**
+ * A method's name as code, which may break to fit (styles.css), first after its namespace's
+ * underscore (`suix_` / `getLatestSuiSystemState`; QA: broken mid-word as plain text).
+ */
+function MethodName(props: { method: string }) {
+  const parts = props.method.split(/(?<=_)/);
+  return (
+    <code className="method-name">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
 export function UsageTable(props: { items: UsageItem[]; by: 'network' | 'method' }) {
   if (props.items.length === 0) return <p className="muted">Nothing yet.</p>;
   const rows = [...props.items].sort((a, b) => b.cu - a.cu);
@@ -119,7 +138,11 @@ export function UsageTable(props: { items: UsageItem[]; by: 'network' | 'method'
         {rows.map((item) => (
           <tr key={`${item.network}/${item.method ?? ''}`}>
             <td data-label="Network">{networkLabel(item.network)}</td>
-            {props.by === 'method' && <td data-label="Method">{item.method}</td>}
+            {props.by === 'method' && (
+              <td data-label="Method">
+                <MethodName method={item.method ?? ''} />
+              </td>
+            )}
             <td className="num" data-label="Calls">
               {formatNumber(item.calls)}
             </td>

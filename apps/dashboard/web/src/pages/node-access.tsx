@@ -230,7 +230,9 @@ export function NodeAccessPage() {
                           {' · '}
                         </>
                       )}
-                      {t.hint} · created {formatDateTime(t.created_at)}
+                      {/* A hint and a date never break inside (QA: "6455…" / "171f"). */}
+                      <span className="nowrap">{t.hint}</span> · created{' '}
+                      <span className="nowrap">{formatDateTime(t.created_at)}</span>
                     </span>
                   </div>
                   <div className="actions">

@@ -175,7 +175,8 @@ export function OperatorAccountPage() {
                 <li key={t.id}>
                   {formatCu(t.cu)}{' '}
                   <span className="muted">
-                    ({t.source}, {t.status}, {formatDateTime(t.created_at)})
+                    ({t.source}, {t.status},{' '}
+                    <span className="nowrap">{formatDateTime(t.created_at)}</span>)
                   </span>
                 </li>
               ))}

@@ -84,7 +84,9 @@ export function TopUpPage() {
         ) : topUps.data.items.length === 0 ? (
           <Empty title="No top-ups yet." />
         ) : (
-          <table className="table" data-testid="top-ups">
+          // Four columns: at phone width each top-up is a card (`table-stack`); a date never
+          // breaks at its hyphens (QA: "2026-11-" / "30 10:34 UTC").
+          <table className="table table-stack" data-testid="top-ups">
             <thead>
               <tr>
                 <th scope="col">Amount</th>
@@ -96,16 +98,20 @@ export function TopUpPage() {
             <tbody>
               {topUps.data.items.map((t) => (
                 <tr key={t.id}>
-                  <td>{formatCu(t.cu)}</td>
-                  <td>
+                  <td data-label="Amount">{formatCu(t.cu)}</td>
+                  <td data-label="Status">
                     {t.status === 'cleared' ? (
                       <Badge tone="ok">Cleared</Badge>
                     ) : (
                       <Badge tone="warn">Pending</Badge>
                     )}
                   </td>
-                  <td>{formatDateTime(t.created_at)}</td>
-                  <td>{formatDateTime(t.cleared_at ?? t.clears_at)}</td>
+                  <td data-label="Bought">
+                    <span className="nowrap">{formatDateTime(t.created_at)}</span>
+                  </td>
+                  <td data-label="Clears">
+                    <span className="nowrap">{formatDateTime(t.cleared_at ?? t.clears_at)}</span>
+                  </td>
                 </tr>
               ))}
             </tbody>
