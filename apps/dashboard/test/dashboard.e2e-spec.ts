@@ -1422,6 +1422,58 @@ describe('dashboard in a real browser against the local stack', () => {
     }
   }, 180_000);
 
+  it('a team (ADR 0604): the owner invites a colleague, who joins the same account from the link and sees the team read-only; removed, their page returns to sign-in', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const colleagueEmail = 'colleague@example.com';
+    await nav(page, 'Team');
+    await page.getByTestId('team-members').filter({ hasText: email }).waitFor();
+    await page.getByLabel('Email').fill(colleagueEmail);
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    await page.locator('code.url').filter({ hasText: '/sign-up?invitation=' }).waitFor();
+    const link = (await page
+      .locator('code.url')
+      .filter({ hasText: '/sign-up?invitation=' })
+      .textContent())!.trim();
+    await page.getByTestId('team-invitations').filter({ hasText: colleagueEmail }).waitFor();
+    await check(page, '17a-team-owner');
+    const colleagueContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const colleague = await colleagueContext.newPage();
+      colleague.setDefaultTimeout(WAIT);
+      await colleague.goto(link);
+      await colleague
+        .getByText(
+          `You're invited to join a team's account as a member: create the user for ${colleagueEmail}.`,
+        )
+        .waitFor();
+      await colleague.getByLabel('Password').fill('colleague passphrase 1');
+      await colleague.getByRole('button', { name: 'Create account' }).click();
+      await colleague.getByRole('heading', { name: 'Overview' }).waitFor();
+      // The same account: the same balance as the owner's.
+      const balanceOf = async (p: Page) =>
+        (await pageApi(p, 'GET', '/api/relay/billing/account')).body['balance'];
+      expect(await balanceOf(colleague)).toEqual(await balanceOf(page));
+      await nav(colleague, 'Team');
+      await colleague.getByTestId('team-members').filter({ hasText: email }).waitFor();
+      await colleague.getByTestId('team-members').filter({ hasText: colleagueEmail }).waitFor();
+      await colleague.getByText('Only an owner can invite or remove people.').waitFor();
+      expect(await colleague.getByRole('button', { name: 'Create invitation' }).count()).toBe(0);
+      expect(await colleague.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+      await check(colleague, '17b-team-member');
+      // The owner removes the colleague: the colleague's next page is the sign-in form.
+      await page.reload();
+      await page.getByRole('button', { name: `Remove ${colleagueEmail}` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+      await page
+        .getByRole('button', { name: `Remove ${colleagueEmail}` })
+        .waitFor({ state: 'detached' });
+      await nav(colleague, 'Overview');
+      await colleague.getByRole('button', { name: 'Sign in' }).waitFor();
+    } finally {
+      await colleagueContext.close();
+    }
+  }, 120_000);
+
   it('returns to the sign-in screen when the session ends elsewhere, and Sign out then works too', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     const errors: string[] = [];
