@@ -24,7 +24,8 @@ import { MatchingRepository } from './matching.repository';
 /**
  * Runs matching in the app: builds the index from Postgres, then consumes CHAIN in order and
  * follows the change feed between blocks. The consumer starts only once the index is loaded,
- * so no block is matched against a partial index.
+ * so no block is matched against a partial index, and once the delivery routes' targets are
+ * (`DeliveryRoutes.loaded`), so no job of a backlog goes on a route other than its host's.
  */
 @Injectable()
 export class MatchingService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -36,6 +37,8 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
   private runner: ConsumerRunner | undefined;
   private starting: Promise<void> = Promise.resolve();
   private stopping = false;
+  private readonly stopped: Promise<void>;
+  private stop: () => void = () => undefined;
 
   constructor(
     dataSource: DataSource,
@@ -43,11 +46,12 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     private readonly consumers: JetStreamConsumers,
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
-    routes: DeliveryRoutes,
+    private readonly routes: DeliveryRoutes,
     registry: Registry,
     // pino itself: Nest's Logger printed the structured fields as "[object Object]".
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
     this.partition = config.MATCHER_PARTITION;
     this.networks = servedWebhookNetworks(config.NETWORKS);
     this.metrics = new MatchingMetrics(registry, clock, this.partition, () => !!this.runner?.ready);
@@ -80,6 +84,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.stop();
     await this.starting;
     await this.poller.stop();
   }
@@ -95,6 +100,10 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
+    if (this.stopping) return;
+    // The routes' targets (the webhook-status mirror) load from NATS, which may be away at start:
+    // a block matched before would put its jobs on route 0, not their hosts' (ADR 0212 amendment).
+    await Promise.race([this.routes.loaded, this.stopped]);
     if (this.stopping) return;
     this.runner = this.consumers.run(
       chainBlocksConsumer(this.partition),
