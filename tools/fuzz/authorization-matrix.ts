@@ -262,7 +262,7 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     },
     'DELETE /api/api-keys/:id': { access: 'customer_session', id: 'dashboard_api_key' },
     ...dashboardRelayRows,
-    // Teams (ADR 0604): any user of the account reads; only an owner changes.
+    // Teams (ADR 0604): any user of the account reads and leaves; only an owner changes.
     'GET /api/team': { access: 'customer_session' },
     'POST /api/team/invitations': {
       access: 'owner_session',
@@ -273,6 +273,13 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       id: 'dashboard_team_invitation',
     },
     'DELETE /api/team/members/:id': { access: 'owner_session', id: 'dashboard_member' },
+    'PATCH /api/team/members/:id': {
+      access: 'owner_session',
+      id: 'dashboard_member',
+      body: { role: 'owner' },
+    },
+    // Leaving is the user's own (no id): any customer of an account, never the operator.
+    'POST /api/team/leave': { access: 'customer_session' },
     'GET /api/operator/accounts': { access: 'operator_session' },
     'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
     'GET /api/operator/accounts/:id/api-keys': { access: 'operator_session', id: 'account' },

@@ -22,7 +22,9 @@ jest.setTimeout(180_000);
  * Teams (ADR 0604) on real Postgres and the real billing-ledger: an owner invites a colleague,
  * who joins the same billing account with a managed key of their own (whatever the sign-up
  * mode), a member reads the team but manages nothing, another account's ids answer 404, a
- * removed member's key is revoked in billing and their session ends, the last owner stays.
+ * removed member's key is revoked in billing and their session ends, the last owner stays; an
+ * owner promotes and demotes (never the last owner, even two demotions at once), and a user
+ * leaves on their own (key revoked, sessions ended) unless they are the last owner.
  */
 describe('dashboard teams (real Postgres, real billing-ledger)', () => {
   let billing: RunningBillingLedger;
@@ -256,5 +258,137 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     const last = await alice.client.call('DELETE', `/api/team/members/${aliceId}`);
     expect([last.status, last.body['error']]).toEqual([409, 'last_owner']);
     expect((await alice.client.call('GET', '/api/relay/billing/account')).status).toBe(200);
+  });
+
+  it('an owner promotes and demotes, never the last owner; a member leaves (key revoked, signed out); the last owner cannot leave', async () => {
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+    const frank = await signUp('frank@example.com');
+    expect(frank.answer.status).toBe(201);
+    const accountId = frank.user!['account_id']!;
+    const ivan = await signUp('ivan@example.com');
+    expect(ivan.answer.status).toBe(201);
+    const join = async (email: string) => {
+      const invited = await frank.client.call('POST', '/api/team/invitations', { email });
+      expect(invited.status).toBe(201);
+      const joined = await signUp(email, invited.body['code'] as string);
+      expect(joined.answer.status).toBe(201);
+      expect(joined.user).toMatchObject({ account_id: accountId, account_role: 'member' });
+      return joined;
+    };
+    const grace = await join('grace@example.com');
+    const heidi = await join('heidi@example.com');
+    const idOf = (user: typeof frank) => user.user!['id']!;
+    const roleOf = async (user: typeof frank) =>
+      (await user.client.call('GET', '/api/team')).body['your_role'];
+
+    // CSRF as every change, a valid body, owners only, this account's members only.
+    const member = `/api/team/members/${idOf(grace)}`;
+    expect(
+      (await frank.client.call('PATCH', member, { role: 'owner' }, { csrf: false })).status,
+    ).toBe(403);
+    for (const body of [{ role: 'admin' }, {}, { role: 'owner', extra: 1 }]) {
+      const malformed = await frank.client.call('PATCH', member, body);
+      expect([malformed.status, malformed.body['error']]).toEqual([400, 'malformed_body']);
+    }
+    const byMember = await heidi.client.call('PATCH', member, { role: 'owner' });
+    expect([byMember.status, byMember.body['error']]).toEqual([403, 'owner_required']);
+    const byOther = await ivan.client.call('PATCH', member, { role: 'owner' });
+    expect([byOther.status, byOther.body['error']]).toEqual([404, 'member_not_found']);
+    const unknown = await frank.client.call('PATCH', '/api/team/members/usr_unknown', {
+      role: 'owner',
+    });
+    expect([unknown.status, unknown.body['error']]).toEqual([404, 'member_not_found']);
+    expect(await roleOf(grace)).toBe('member');
+
+    // The only owner cannot demote themselves.
+    const alone = await frank.client.call('PATCH', `/api/team/members/${idOf(frank)}`, {
+      role: 'member',
+    });
+    expect([alone.status, alone.body['error']]).toEqual([409, 'last_owner']);
+    expect(await roleOf(frank)).toBe('owner');
+
+    // Promoted, Grace is an owner at once and demotes the former owner, who then manages nothing.
+    const promoted = await frank.client.call('PATCH', member, { role: 'owner' });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({ id: idOf(grace), role: 'owner', you: false });
+    expect(await roleOf(grace)).toBe('owner');
+    const session = await grace.client.call('GET', '/api/auth/session');
+    expect((session.body['user'] as Record<string, unknown>)['account_role']).toBe('owner');
+    const demoted = await grace.client.call('PATCH', `/api/team/members/${idOf(frank)}`, {
+      role: 'member',
+    });
+    expect(demoted.status).toBe(200);
+    expect(demoted.body).toMatchObject({ id: idOf(frank), role: 'member' });
+    const refused = await frank.client.call('PATCH', member, { role: 'member' });
+    expect([refused.status, refused.body['error']]).toEqual([403, 'owner_required']);
+    // The same role again changes nothing; demoting the last owner is 409.
+    expect((await grace.client.call('PATCH', member, { role: 'owner' })).status).toBe(200);
+    const last = await grace.client.call('PATCH', member, { role: 'member' });
+    expect([last.status, last.body['error']]).toEqual([409, 'last_owner']);
+    expect(await roleOf(grace)).toBe('owner');
+
+    // Two owners demoting each other at once: the row locks let one through; the other is no
+    // longer an owner by the time it holds them.
+    expect(
+      (await grace.client.call('PATCH', `/api/team/members/${idOf(frank)}`, { role: 'owner' }))
+        .status,
+    ).toBe(200);
+    const both = await Promise.all([
+      frank.client.call('PATCH', member, { role: 'member' }),
+      grace.client.call('PATCH', `/api/team/members/${idOf(frank)}`, { role: 'member' }),
+    ]);
+    expect(both.map((answer) => [answer.status, answer.body['error']]).sort()).toEqual([
+      [200, undefined],
+      [403, 'owner_required'],
+    ]);
+    const team = (await heidi.client.call('GET', '/api/team')).body['members'] as Array<
+      Record<string, unknown>
+    >;
+    expect(team.filter((m) => m['role'] === 'owner')).toHaveLength(1);
+    const [owner, former] = (await roleOf(frank)) === 'owner' ? [frank, grace] : [grace, frank];
+
+    // A member leaves: CSRF as every change; their key revoked in billing, their sessions ended.
+    const leave = '/api/team/leave';
+    expect((await heidi.client.call('POST', leave, undefined, { csrf: false })).status).toBe(403);
+    const heidiKey = await keyIdOf('heidi@example.com');
+    expect(await activeKeyIds(accountId)).toContain(heidiKey);
+    const heidiCookie = heidi.client.cookie;
+    const left = await heidi.client.call('POST', leave);
+    expect(left.status).toBe(204);
+    expect(String(left.headers['set-cookie'])).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/i);
+    expect(await activeKeyIds(accountId)).not.toContain(heidiKey);
+    heidi.client.cookie = heidiCookie; // the old cookie: its session is gone, not just cleared
+    expect((await heidi.client.call('GET', '/api/auth/session')).body['signed_in']).toBe(false);
+    expect((await heidi.client.call('GET', '/api/relay/billing/account')).status).toBe(401);
+    expect(
+      (
+        await browser().call('POST', '/api/auth/sign-in', {
+          email: 'heidi@example.com',
+          password,
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      ((await owner.client.call('GET', '/api/team')).body['members'] as unknown[]).length,
+    ).toBe(2);
+
+    // The last owner cannot leave; once the other has left, nor can they; the account works.
+    const formerKey = await keyIdOf(former.user!['email']!);
+    const stays = await owner.client.call('POST', leave);
+    expect([stays.status, stays.body['error']]).toEqual([409, 'last_owner']);
+    expect((await former.client.call('POST', leave)).status).toBe(204);
+    const still = await owner.client.call('POST', leave);
+    expect([still.status, still.body['error']]).toEqual([409, 'last_owner']);
+    expect((await owner.client.call('GET', '/api/relay/billing/account')).status).toBe(200);
+    const active = await activeKeyIds(accountId);
+    expect(active).toContain(await keyIdOf(owner.user!['email']!));
+    expect(active).not.toContain(formerKey);
   });
 });

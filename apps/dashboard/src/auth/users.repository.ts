@@ -225,6 +225,11 @@ export class UsersRepository {
     });
   }
 
+  /** The user's place in their account (ADR 0604), inside `withAccountLocked`. */
+  async setAccountRole(db: Queryable, id: string, role: AccountRole): Promise<void> {
+    await db.query('UPDATE dashboard.users SET account_role = $2 WHERE id = $1', [id, role]);
+  }
+
   /** Removes the user; their sessions go with the row (ON DELETE CASCADE). */
   async delete(db: Queryable, id: string): Promise<void> {
     await db.query('DELETE FROM dashboard.users WHERE id = $1', [id]);

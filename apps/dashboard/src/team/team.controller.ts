@@ -1,7 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { CurrentSession } from '../auth/auth.service';
 import { Current, CustomerGuard } from '../auth/session.guard';
+import { clearedSessionCookie } from '../auth/session-cookie';
+import { APP_CONFIG } from '../config/app-config.token';
+import type { AppConfig } from '../config/config';
 import { parseBody } from '../http-validation';
 import { TeamService } from './team.service';
 
@@ -10,15 +26,21 @@ const teamInvitationBody = z.strictObject({
   role: z.enum(['owner', 'member']).default('member'),
 });
 
+const memberRoleBody = z.strictObject({ role: z.enum(['owner', 'member']) });
+
 /**
- * The Team page's routes (ADR 0604). Any user of the account reads the team; only an owner
- * invites, revokes an invitation and removes a member (403 `owner_required` for a member).
- * Another account's member or invitation answers 404 like an unknown one.
+ * The Team page's routes (ADR 0604). Any user of the account reads the team and may leave it;
+ * only an owner invites, revokes an invitation, changes a member's role and removes a member
+ * (403 `owner_required` for a member). Another account's member or invitation answers 404 like
+ * an unknown one.
  */
 @Controller('api/team')
 @UseGuards(CustomerGuard)
 export class TeamController {
-  constructor(private readonly team: TeamService) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly team: TeamService,
+  ) {}
 
   @Get()
   async view(@Current() current: CurrentSession) {
@@ -42,5 +64,23 @@ export class TeamController {
   @HttpCode(204)
   async removeMember(@Current() current: CurrentSession, @Param('id') memberId: string) {
     await this.team.removeMember(current.user, memberId);
+  }
+
+  @Patch('members/:id')
+  async changeRole(
+    @Current() current: CurrentSession,
+    @Param('id') memberId: string,
+    @Body() body: unknown,
+  ) {
+    const { role } = parseBody(memberRoleBody, body);
+    return this.team.changeRole(current.user, memberId, role);
+  }
+
+  /** Leaving ends the user's sessions (their row is gone): the cookie goes too. */
+  @Post('leave')
+  @HttpCode(204)
+  async leave(@Current() current: CurrentSession, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.team.leave(current.user);
+    void reply.header('set-cookie', clearedSessionCookie(this.config.COOKIE_SECURE));
   }
 }

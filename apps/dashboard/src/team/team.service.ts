@@ -20,10 +20,41 @@ const ownerRequired = () =>
     "only an owner of the account manages its team; ask one of the account's owners",
   );
 
+const lastOwner = () =>
+  new DomainError(
+    'last_owner',
+    'conflict',
+    'an account keeps at least one owner: make another member an owner first',
+  );
+
+const memberNotFound = () =>
+  new DomainError('member_not_found', 'not_found', 'this account has no member with this id');
+
+/**
+ * The caller's role as the locked rows say: an owner demoted by a change that committed while
+ * this request waited for the locks is no longer one.
+ */
+const requireOwnerIn = (rows: UserRow[], user: UserRow): void => {
+  if (rows.find((row) => row.id === user.id)?.accountRole !== 'owner') throw ownerRequired();
+};
+
+/** Whether `target` is the only owner among the account's locked rows. */
+const isLastOwner = (rows: UserRow[], target: UserRow): boolean =>
+  target.accountRole === 'owner' && rows.filter((row) => row.accountRole === 'owner').length === 1;
+
+const memberView = (member: UserRow, user: UserRow) => ({
+  id: member.id,
+  email: member.email,
+  role: member.accountRole,
+  joined_at: member.createdAt.toISOString(),
+  you: member.id === user.id,
+});
+
 /**
  * The account's team (ADR 0604): its users as owners and members, team invitations by email
- * (the sign-up invitation mechanism with an account and a role), removal of a member (their
- * dashboard key revoked in billing, their sessions and user row gone) and never of the last owner.
+ * (the sign-up invitation mechanism with an account and a role), an owner's change of a member's
+ * role, removal of a member by an owner or by themselves (leaving: their dashboard key revoked in
+ * billing, their sessions and user row gone); the account never loses its last owner.
  */
 @Injectable()
 export class TeamService {
@@ -43,13 +74,7 @@ export class TeamService {
     return {
       account_id: accountId,
       your_role: user.accountRole,
-      members: members.map((member) => ({
-        id: member.id,
-        email: member.email,
-        role: member.accountRole,
-        joined_at: member.createdAt.toISOString(),
-        you: member.id === user.id,
-      })),
+      members: members.map((member) => memberView(member, user)),
       invitations: invitations.map((invitation) => ({
         id: invitation.id,
         email: invitation.email,
@@ -101,29 +126,53 @@ export class TeamService {
   }
 
   /**
-   * Removes a user of the account, the owner themselves included while another owner remains.
-   * Under the account's row locks: the last owner is never removed (409 `last_owner`), even by
-   * two removals at once. Their key is revoked in billing first; billing refusing leaves the
-   * user as they were (503), so no removed user's key stays usable.
+   * Promotes a member to owner or demotes an owner (themselves included) to member. Under the
+   * account's row locks, as removal: the last owner is never demoted (409 `last_owner`), even by
+   * two changes (or a change and a removal) at once. The same role again changes nothing.
+   */
+  async changeRole(user: UserRow, id: string, role: AccountRole) {
+    if (user.accountRole !== 'owner') throw ownerRequired();
+    return this.users.withAccountLocked(accountOf(user), async (db, rows) => {
+      requireOwnerIn(rows, user);
+      const target = rows.find((row) => row.id === id);
+      if (!target) throw memberNotFound();
+      if (target.accountRole === role) return memberView(target, user);
+      if (role === 'member' && isLastOwner(rows, target)) throw lastOwner();
+      await this.users.setAccountRole(db, target.id, role);
+      return memberView({ ...target, accountRole: role }, user);
+    });
+  }
+
+  /**
+   * Removes a user of the account by an owner, the owner themselves included while another owner
+   * remains.
    */
   async removeMember(user: UserRow, id: string): Promise<void> {
     if (user.accountRole !== 'owner') throw ownerRequired();
-    const accountId = accountOf(user);
+    await this.remove(accountOf(user), id, (rows) => requireOwnerIn(rows, user));
+  }
+
+  /** The user leaves their account themselves, whatever their role; the last owner stays. */
+  async leave(user: UserRow): Promise<void> {
+    await this.remove(accountOf(user), user.id, () => undefined);
+  }
+
+  /**
+   * Under the account's row locks: the last owner is never removed (409 `last_owner`), even by
+   * two removals at once. Their key is revoked in billing first; billing refusing leaves the
+   * user as they were (503), so no removed user's key stays usable. Deleting the row ends their
+   * sessions.
+   */
+  private async remove(
+    accountId: string,
+    id: string,
+    allowed: (rows: UserRow[]) => void,
+  ): Promise<void> {
     await this.users.withAccountLocked(accountId, async (db, rows) => {
+      allowed(rows);
       const target = rows.find((row) => row.id === id);
-      if (!target)
-        throw new DomainError(
-          'member_not_found',
-          'not_found',
-          'this account has no member with this id',
-        );
-      const owners = rows.filter((row) => row.accountRole === 'owner');
-      if (target.accountRole === 'owner' && owners.length === 1)
-        throw new DomainError(
-          'last_owner',
-          'conflict',
-          'an account keeps at least one owner: make another member an owner first (invite one as owner)',
-        );
+      if (!target) throw memberNotFound();
+      if (isLastOwner(rows, target)) throw lastOwner();
       if (target.apiKeyId && !(await this.auth.revokeKey(accountId, target.apiKeyId)))
         throw new DomainError(
           'upstream_unavailable',

@@ -7,15 +7,23 @@ import { Field } from '../components/field';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime } from '../format';
 import { placeErrors } from '../form-errors';
+import { useSession } from '../session';
+import {
+  confirmationOf,
+  memberActions,
+  requestOf,
+  soleOwnerNote,
+  type AccountRole,
+  type TeamChange,
+  type TeamMember,
+} from '../team-actions';
 import { useSubmission } from '../use-submission';
-
-type AccountRole = 'owner' | 'member';
 
 /** `GET /api/team` (ADR 0604). */
 interface Team {
   account_id: string;
   your_role: AccountRole;
-  members: Array<{ id: string; email: string; role: AccountRole; joined_at: string; you: boolean }>;
+  members: TeamMember[];
   invitations: Array<{
     id: string;
     email: string;
@@ -25,17 +33,14 @@ interface Team {
   }>;
 }
 
-type Doomed =
-  | { kind: 'member'; id: string; email: string; you: boolean }
-  | { kind: 'invitation'; id: string; email: string };
-
 /**
  * The account's team: its users (owners first) and pending invitations. An owner invites by
- * email (a link shown once), revokes an invitation and removes a user after a confirmation;
- * a member sees the same lists read-only.
+ * email (a link shown once), revokes an invitation, changes a user's role and removes a user,
+ * each after a confirmation; a member sees the same lists and may only leave.
  */
 export function TeamPage() {
   const client = useQueryClient();
+  const { signedOut } = useSession();
   const team = useQuery({ queryKey: ['team'], queryFn: () => api<Team>('GET', '/api/team') });
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<AccountRole>('member');
@@ -56,20 +61,23 @@ export function TeamPage() {
   const link = invite.data
     ? `${window.location.origin}/sign-up?invitation=${encodeURIComponent(invite.data.code)}`
     : '';
-  const [doomed, setDoomed] = useState<Doomed | undefined>();
-  const remove = useMutation({
-    mutationFn: (target: Doomed) =>
-      api(
-        'DELETE',
-        target.kind === 'member'
-          ? `/api/team/members/${encodeURIComponent(target.id)}`
-          : `/api/team/invitations/${encodeURIComponent(target.id)}`,
-      ),
-    onSuccess: () => {
-      setDoomed(undefined);
+  const [pending, setPending] = useState<TeamChange | undefined>();
+  const change = useMutation({
+    mutationFn: (target: TeamChange) => {
+      const request = requestOf(target);
+      return api(request.method, request.path, request.body);
+    },
+    onSuccess: (_, target) => {
+      setPending(undefined);
+      // Leaving ended this session: the sign-in screen. A change of your own role changes the
+      // session's account role.
+      if (target.kind === 'leave') return signedOut();
       void client.invalidateQueries({ queryKey: ['team'] });
+      if (target.kind === 'role' && target.you)
+        void client.invalidateQueries({ queryKey: ['session'] });
     },
   });
+  const confirmation = pending && confirmationOf(pending);
   if (team.isPending)
     return (
       <>
@@ -95,6 +103,9 @@ export function TeamPage() {
             : 'Everyone here uses this account. Only an owner can invite or remove people.'
         }
       />
+      {owner && soleOwnerNote(team.data.members) && (
+        <Notice tone="info">{soleOwnerNote(team.data.members)}</Notice>
+      )}
       <Card title="Members">
         <table className="table table-stack" data-testid="team-members">
           <thead>
@@ -102,11 +113,9 @@ export function TeamPage() {
               <th scope="col">Email</th>
               <th scope="col">Role</th>
               <th scope="col">Joined</th>
-              {owner && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -117,20 +126,23 @@ export function TeamPage() {
                 </td>
                 <td data-label="Role">{m.role === 'owner' ? 'Owner' : 'Member'}</td>
                 <td data-label="Joined">{formatDateTime(m.joined_at)}</td>
-                {owner && (
-                  <td className="num">
-                    <button
-                      type="button"
-                      className="button button-danger button-small"
-                      onClick={() =>
-                        setDoomed({ kind: 'member', id: m.id, email: m.email, you: m.you })
-                      }
-                    >
-                      {m.you ? 'Leave' : 'Remove'}
-                      <span className="visually-hidden"> {m.email}</span>
-                    </button>
-                  </td>
-                )}
+                <td className="num">
+                  <div className="actions">
+                    {memberActions(team.data.your_role, m, team.data.members).map((action) => (
+                      <button
+                        key={action.label}
+                        type="button"
+                        className={`button button-small ${action.danger ? 'button-danger' : 'button-secondary'}`}
+                        onClick={() => setPending(action.change)}
+                      >
+                        {action.label}
+                        {action.change.kind !== 'leave' && (
+                          <span className="visually-hidden"> {m.email}</span>
+                        )}
+                      </button>
+                    ))}
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -164,7 +176,7 @@ export function TeamPage() {
                       <button
                         type="button"
                         className="button button-danger button-small"
-                        onClick={() => setDoomed({ kind: 'invitation', id: i.id, email: i.email })}
+                        onClick={() => setPending({ kind: 'invitation', id: i.id, email: i.email })}
                       >
                         Revoke<span className="visually-hidden"> invitation of {i.email}</span>
                       </button>
@@ -203,27 +215,17 @@ export function TeamPage() {
           )}
         </Card>
       )}
-      {remove.error && <Notice tone="bad">{remove.error.message}</Notice>}
+      {change.error && <Notice tone="bad">{change.error.message}</Notice>}
       <ConfirmDialog
-        open={doomed !== undefined}
-        title={
-          doomed?.kind === 'invitation'
-            ? 'Revoke this invitation?'
-            : doomed?.you
-              ? 'Leave this account?'
-              : 'Remove this member?'
-        }
-        confirmLabel={doomed?.kind === 'invitation' ? 'Revoke invitation' : 'Remove'}
-        danger
-        busy={remove.isPending}
-        onCancel={() => setDoomed(undefined)}
-        onConfirm={() => doomed && remove.mutate(doomed)}
+        open={confirmation !== undefined}
+        title={confirmation?.title ?? ''}
+        confirmLabel={confirmation?.confirmLabel ?? ''}
+        danger={confirmation?.danger}
+        busy={change.isPending}
+        onCancel={() => setPending(undefined)}
+        onConfirm={() => pending && change.mutate(pending)}
       >
-        <p>
-          {doomed?.kind === 'invitation'
-            ? `The link sent to ${doomed.email} stops working.`
-            : `${doomed?.email ?? ''} is signed out and can no longer use this account.`}
-        </p>
+        <p>{confirmation?.body}</p>
       </ConfirmDialog>
     </>
   );
