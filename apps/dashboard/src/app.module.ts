@@ -23,6 +23,7 @@ import { SealedKeysRepository } from './secrets/sealed-keys.repository';
 import { InvitationsRepository } from './settings/invitations.repository';
 import { SettingsRepository } from './settings/settings.repository';
 import { SignupModeService } from './settings/signup-mode.service';
+import { ManagedKeys } from './upstream/managed-keys';
 import { UpstreamClient } from './upstream/upstream.client';
 
 export const SERVICE = 'dashboard';
@@ -57,6 +58,7 @@ export class AppModule implements OnApplicationBootstrap {
         InvitationsRepository,
         SignupModeService,
         UpstreamClient,
+        ManagedKeys,
         AccountSecrets,
         SealedKeysRepository,
         SealedKeysGauge,

@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { InvitationsRepository } from '../settings/invitations.repository';
-import { ACCOUNT_KEY_SCOPES, RENEWED_KEY_NAME } from '../customer/account-key.service';
+import { ACCOUNT_KEY_SCOPES, ManagedKeys } from '../upstream/managed-keys';
 import { AccountSecrets } from '../secrets/account-secrets';
 import { UpstreamClient, upstreamError } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
@@ -53,6 +53,7 @@ export class AuthService implements OnApplicationBootstrap {
     private readonly signupMode: SignupModeService,
     private readonly upstream: UpstreamClient,
     private readonly secrets: AccountSecrets,
+    private readonly managedKeys: ManagedKeys,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -211,7 +212,7 @@ export class AuthService implements OnApplicationBootstrap {
           if (!(await this.users.insert(row, db))) throw emailTaken();
         } catch (error) {
           // A member's key made for the existing account but not stored is revoked again.
-          if (team) await this.revokeKey(team.accountId, created.api_key.id);
+          if (team) await this.managedKeys.revoke(team.accountId, created.api_key.id);
           throw error;
         }
         return row;
@@ -355,42 +356,15 @@ export class AuthService implements OnApplicationBootstrap {
    * `account_key_rejected` when billing will not make one (the account gone from billing).
    */
   private async teamKey(accountId: string): Promise<CreatedAccount> {
-    const answer = await this.upstream.call(
-      'billing',
-      'POST',
-      `/admin/accounts/${encodeURIComponent(accountId)}/api-keys`,
-      {
-        bearer: this.config.OPERATOR_TOKEN,
-        body: { name: RENEWED_KEY_NAME, scopes: ACCOUNT_KEY_SCOPES, managed: true },
-      },
+    const created = await this.managedKeys.make(accountId);
+    if (created.made)
+      return { account: { id: accountId }, api_key: { id: created.id, key: created.key } };
+    if (created.answer.status >= 500) throw upstreamError('billing', created.answer);
+    throw new DomainError(
+      'account_key_rejected',
+      'unavailable',
+      'billing would not make a key for the account of this invitation',
     );
-    const created = answer.body as { id?: unknown; key?: unknown } | null;
-    if (answer.status >= 500) throw upstreamError('billing', answer);
-    if (answer.status !== 201 || typeof created?.id !== 'string' || typeof created.key !== 'string')
-      throw new DomainError(
-        'account_key_rejected',
-        'unavailable',
-        'billing would not make a key for the account of this invitation',
-      );
-    return { account: { id: accountId }, api_key: { id: created.id, key: created.key } };
-  }
-
-  /**
-   * Revokes a key of the account in billing (a removed member's, or one made and not stored);
-   * an answer of 404 (no such active key) is as good as revoked. False when billing refused.
-   */
-  async revokeKey(accountId: string, keyId: string): Promise<boolean> {
-    const path = `/admin/accounts/${encodeURIComponent(accountId)}/api-keys/${encodeURIComponent(keyId)}`;
-    const answer = await this.upstream
-      .call('billing', 'DELETE', path, { bearer: this.config.OPERATOR_TOKEN })
-      .catch(() => undefined);
-    const done = answer?.status === 204 || answer?.status === 404;
-    if (!done)
-      this.logger.error(
-        { accountId, keyId, status: answer?.status },
-        'could not revoke a dashboard key in billing',
-      );
-    return done;
   }
 
   /** How long `key` must wait under `rule` (0: go ahead), from its rows in the window. */

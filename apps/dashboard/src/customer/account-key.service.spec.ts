@@ -12,6 +12,7 @@ import type {
   UpstreamCall,
   UpstreamClient,
 } from '../upstream/upstream.client';
+import { ManagedKeys } from '../upstream/managed-keys';
 import { AccountKeyService } from './account-key.service';
 
 const OPERATOR_TOKEN = 'an-operator-token-0123456789';
@@ -112,11 +113,12 @@ function setUp() {
     sealedApiKey: secrets.seal('mrd_first'),
     createdAt: new Date(0),
   });
+  const client = apis.client();
   const service = new AccountKeyService(
-    config,
     secrets,
-    apis.client(),
+    client,
     users.repository(),
+    new ManagedKeys(config, client, logger),
     logger,
     registry,
   );

@@ -4,9 +4,8 @@ import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { UsersRepository, type UserRow } from '../auth/users.repository';
-import { APP_CONFIG } from '../config/app-config.token';
-import type { AppConfig } from '../config/config';
 import { AccountSecrets } from '../secrets/account-secrets';
+import { ManagedKeys } from '../upstream/managed-keys';
 import {
   UpstreamClient,
   upstreamError,
@@ -14,12 +13,6 @@ import {
   type UpstreamAnswer,
   type UpstreamCall,
 } from '../upstream/upstream.client';
-
-/** The scopes of the key the dashboard holds for an account: every one (sign-up and renewal). */
-export const ACCOUNT_KEY_SCOPES = ['account', 'webhooks', 'audit'] as const;
-
-/** The name billing-ledger shows for a key the dashboard made in place of a revoked one. */
-export const RENEWED_KEY_NAME = 'dashboard';
 
 /**
  * What a renewal came to (`dashboard_account_key_renewals_total{outcome}`):
@@ -54,10 +47,10 @@ export class AccountKeyService {
   private readonly renewals: Counter<'outcome'>;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly secrets: AccountSecrets,
     private readonly upstream: UpstreamClient,
     private readonly users: UsersRepository,
+    private readonly managedKeys: ManagedKeys,
     @Inject(LOGGER) private readonly logger: Logger,
     registry: Registry,
   ) {
@@ -140,17 +133,9 @@ export class AccountKeyService {
           this.count(row, 'not_revoked', { upstream, billingStatus: check.status }, 'error');
           throw rejected(upstream);
         }
-        const path = `/admin/accounts/${encodeURIComponent(row.accountId)}/api-keys`;
-        const answer = await this.upstream.call('billing', 'POST', path, {
-          bearer: this.config.OPERATOR_TOKEN,
-          body: { name: RENEWED_KEY_NAME, scopes: ACCOUNT_KEY_SCOPES, managed: true },
-        });
-        const created = answer.body as { id?: unknown; key?: unknown } | null;
-        if (
-          answer.status !== 201 ||
-          typeof created?.id !== 'string' ||
-          typeof created.key !== 'string'
-        ) {
+        const created = await this.managedKeys.make(row.accountId);
+        if (!created.made) {
+          const { answer } = created;
           const error = (answer.body as { error?: unknown } | null)?.error;
           this.count(row, 'refused', { upstream, billingStatus: answer.status, error }, 'error');
           throw rejected(upstream);
@@ -162,21 +147,9 @@ export class AccountKeyService {
       });
     } catch (error) {
       // Made but not stored (a database error): the key nobody holds is revoked again.
-      if (made) await this.revokeUnstored(made);
+      if (made) await this.managedKeys.revoke(made.accountId, made.keyId);
       throw error;
     }
-  }
-
-  private async revokeUnstored(made: { accountId: string; keyId: string }): Promise<void> {
-    const path = `/admin/accounts/${encodeURIComponent(made.accountId)}/api-keys/${encodeURIComponent(made.keyId)}`;
-    const answer = await this.upstream
-      .call('billing', 'DELETE', path, { bearer: this.config.OPERATOR_TOKEN })
-      .catch(() => undefined);
-    if (answer?.status !== 204)
-      this.logger.error(
-        { ...made, status: answer?.status },
-        "a renewed account key was not stored and could not be revoked: the operator's to revoke",
-      );
   }
 
   private count(

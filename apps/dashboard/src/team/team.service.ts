@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
-import { AuthService } from '../auth/auth.service';
 import { newId, newSecret, sha256 } from '../auth/secrets';
 import { UsersRepository, type AccountRole, type UserRow } from '../auth/users.repository';
+import { ManagedKeys } from '../upstream/managed-keys';
 import { CLOCK } from '../clock.token';
 import { InvitationsRepository } from '../settings/invitations.repository';
 
@@ -62,7 +62,7 @@ export class TeamService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly users: UsersRepository,
     private readonly invitations: InvitationsRepository,
-    private readonly auth: AuthService,
+    private readonly managedKeys: ManagedKeys,
   ) {}
 
   async view(user: UserRow) {
@@ -173,7 +173,7 @@ export class TeamService {
       const target = rows.find((row) => row.id === id);
       if (!target) throw memberNotFound();
       if (isLastOwner(rows, target)) throw lastOwner();
-      if (target.apiKeyId && !(await this.auth.revokeKey(accountId, target.apiKeyId)))
+      if (target.apiKeyId && !(await this.managedKeys.revoke(accountId, target.apiKeyId)))
         throw new DomainError(
           'upstream_unavailable',
           'unavailable',
