@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api';
-import { CopyButton } from '../components/copy-button';
+import { InvitationLinkNotice } from '../components/invitation-link';
 import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { formatDateTime } from '../format';
 import { placeErrors } from '../form-errors';
 import { useSubmission } from '../use-submission';
 
@@ -30,9 +29,6 @@ export function OperatorSettingsPage() {
     onSuccess: () => setEmail(''),
   });
   const inviteErrors = placeErrors(invite.error, { email: ['email'] });
-  const link = invite.data
-    ? `${window.location.origin}/sign-up?invitation=${encodeURIComponent(invite.data.code)}`
-    : '';
   return (
     <>
       <PageHeader title="Sign-up and invitations" />
@@ -68,14 +64,7 @@ export function OperatorSettingsPage() {
           </button>
         </form>
         {inviteErrors.notice && <Notice tone="bad">{inviteErrors.notice}</Notice>}
-        {invite.succeeded && invite.data && (
-          <Notice tone="ok">
-            Send this link to {invite.data.email} (valid until{' '}
-            {formatDateTime(invite.data.expires_at)}, shown once):{' '}
-            <code className="url">{link}</code>{' '}
-            <CopyButton value={link} label="Copy invitation link" />
-          </Notice>
-        )}
+        {invite.succeeded && invite.data && <InvitationLinkNotice invitation={invite.data} />}
       </Card>
     </>
   );

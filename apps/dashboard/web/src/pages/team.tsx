@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { CopyButton } from '../components/copy-button';
+import { InvitationLinkNotice } from '../components/invitation-link';
 import { Field } from '../components/field';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime } from '../format';
@@ -58,9 +58,6 @@ export function TeamPage() {
     },
   });
   const inviteErrors = placeErrors(invite.error, { email: ['email'] });
-  const link = invite.data
-    ? `${window.location.origin}/sign-up?invitation=${encodeURIComponent(invite.data.code)}`
-    : '';
   const [pending, setPending] = useState<TeamChange | undefined>();
   const change = useMutation({
     mutationFn: (target: TeamChange) => {
@@ -205,14 +202,7 @@ export function TeamPage() {
             </button>
           </form>
           {inviteErrors.notice && <Notice tone="bad">{inviteErrors.notice}</Notice>}
-          {invite.succeeded && invite.data && (
-            <Notice tone="ok">
-              Send this link to {invite.data.email} (valid until{' '}
-              {formatDateTime(invite.data.expires_at)}, shown once):{' '}
-              <code className="url">{link}</code>{' '}
-              <CopyButton value={link} label="Copy invitation link" />
-            </Notice>
-          )}
+          {invite.succeeded && invite.data && <InvitationLinkNotice invitation={invite.data} />}
         </Card>
       )}
       {change.error && <Notice tone="bad">{change.error.message}</Notice>}
