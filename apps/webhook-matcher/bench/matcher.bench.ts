@@ -53,6 +53,7 @@ function buildIndex(lists: readonly string[][]): { index: MatchIndex; watched: s
       tree: normalizeFilter({ list_refs: [listId] }).tree,
       confirmDepth: 12,
       phases: ['unconfirmed', 'confirmed'],
+      targetUrl: `https://hooks-${w % 50}.example.com/in`,
     });
     const members = lists[w]!;
     index.addListEntries(listId, members);

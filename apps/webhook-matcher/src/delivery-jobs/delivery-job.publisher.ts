@@ -10,6 +10,8 @@ export interface JobRequest {
   readonly phase: DeliveryPhase;
   /** The body of any phase of the event; the phase's flags are set here. */
   readonly payload: EventBody;
+  /** The webhook's target when the matcher's index holds it (the route's host). */
+  readonly targetUrl?: string;
 }
 
 const PARALLEL = 256;
@@ -26,8 +28,8 @@ export class DeliveryJobPublisher {
   constructor(
     private readonly publisher: JetStreamPublisher,
     private readonly now: () => Date = () => new Date(),
-    /** The job's delivery-worker route (DeliveryRoutes); one worker: 0. */
-    private readonly routeOf: (webhookId: string) => number = () => 0,
+    /** The job's delivery-worker route (DeliveryRoutes.of); one worker: 0. */
+    private readonly routeOf: (webhookId: string, targetUrl?: string) => number = () => 0,
   ) {}
 
   /**
@@ -73,7 +75,7 @@ export class DeliveryJobPublisher {
       attempt: 1,
       payload: payloadInPhase(r.payload, r.phase),
       createdAt: this.now().toISOString(),
-      route: this.routeOf(r.webhookId),
+      route: this.routeOf(r.webhookId, r.targetUrl),
     };
   }
 }

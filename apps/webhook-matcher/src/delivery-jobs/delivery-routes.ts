@@ -7,13 +7,14 @@ import type { AppConfig } from '../config/config';
 /**
  * The delivery-worker route a job is published on (ADR 0432): the partition of its target's
  * host among DELIVERY_PARTITIONS workers, so each endpoint's limits and breaker live in one
- * worker. With one worker every job is route 0. With several, the target URL is the row at hand
- * (a test delivery, a replay) or, on the matching path that knows only the webhook id, the
+ * worker. With one worker every job is route 0. With several, the target URL is the row at hand:
+ * a test delivery's or a replay's, and on the matching path the match index's copy of the row
+ * (ADR 0432 amendment), so a webhook created a moment before its first event is routed to its
+ * host whether or not its status entry has reached this replica. Only a job of a webhook the
+ * index no longer holds (a confirmation or removal after a pause or delete) asks the
  * webhook-status KV that every matcher replica mirrors (the worker reads the same entry to
- * deliver). The matching consumer starts only once that mirror holds its first snapshot
- * (`loaded`), so a backlog met at start is not routed before the targets are known. A webhook
- * not in the mirror yet (created a moment ago) goes on route 0: its worker still delivers it,
- * only that endpoint's limits are shared with its owner's for the moment.
+ * deliver); the matching consumer starts once that mirror holds its first snapshot (`loaded`).
+ * A webhook in neither goes on route 0: its worker still delivers it.
  */
 @Injectable()
 export class DeliveryRoutes {

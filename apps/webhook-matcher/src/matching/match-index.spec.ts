@@ -30,6 +30,7 @@ function webhook(
     tree: normalizeFilter({ filters }).tree,
     confirmDepth: 2,
     phases: ['unconfirmed', 'confirmed'],
+    targetUrl: 'https://hooks.example.com/in',
     ...extra,
   };
 }

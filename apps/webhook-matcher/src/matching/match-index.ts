@@ -21,6 +21,11 @@ export interface IndexedWebhook {
   readonly tree: FilterNode;
   readonly confirmDepth: number;
   readonly phases: readonly Phase[];
+  /**
+   * Where its jobs go: their delivery route is its host's (ADR 0432 amendment), read from the
+   * row with the rest, so it never waits for the webhook-status mirror.
+   */
+  readonly targetUrl: string;
 }
 
 export interface Slot {

@@ -189,7 +189,9 @@ export class MatchingEngine {
     );
     await this.publish(
       block.network,
-      events.filter((e) => e.phases.includes('unconfirmed')).map((e) => request(e, 'unconfirmed')),
+      events
+        .filter((e) => e.phases.includes('unconfirmed'))
+        .map((e) => this.request(e, 'unconfirmed')),
     );
     await this.confirmUpTo(block.network, block.number);
     if (++this.blocksSincePrune >= 64) {
@@ -212,7 +214,7 @@ export class MatchingEngine {
     if (due.length === 0) return;
     await this.publish(
       network,
-      due.map((e) => request(e, 'confirmed')),
+      due.map((e) => this.request(e, 'confirmed')),
     );
     await this.repo.setState(due, 'confirmed', 'pending');
   }
@@ -234,7 +236,7 @@ export class MatchingEngine {
     ).filter((e) => owns(this.partition, e.accountId) && e.state !== 'removed');
     await this.publish(
       message.network,
-      events.filter(receivesRemoval).map((e) => request(e, 'removed')),
+      events.filter(receivesRemoval).map((e) => this.request(e, 'removed')),
     );
     await this.repo.setState(events, 'removed');
     this.metrics?.removalHandled(message.network);
@@ -242,6 +244,23 @@ export class MatchingEngine {
       { network: message.network, blocks: message.removed.length, events: events.length },
       'reorg: events removed',
     );
+  }
+
+  /**
+   * A job of the event. Its target, for the delivery route, is the indexed webhook's (the row
+   * the change feed applied before this block); a webhook no longer indexed (paused or deleted
+   * since the event) has none here, and its route comes from the status mirror (ADR 0432).
+   */
+  private request(e: StoredEvent, phase: JobRequest['phase']): JobRequest {
+    const targetUrl = this.index.webhook(e.webhookId)?.targetUrl;
+    return {
+      webhookId: e.webhookId,
+      accountId: e.accountId,
+      eventId: e.eventId,
+      phase,
+      payload: e.payload,
+      ...(targetUrl === undefined ? {} : { targetUrl }),
+    };
   }
 
   private async eventCaps(accountId: string): Promise<{ ratePerSecond: number; burst: number }> {
@@ -269,16 +288,6 @@ function storedOf(e: NewEvent): StoredEvent {
     phases: [...e.phases],
     dropped: e.dropped,
     state: !e.dropped && e.phases.includes('confirmed') ? 'pending' : 'done',
-    payload: e.payload,
-  };
-}
-
-function request(e: StoredEvent, phase: JobRequest['phase']): JobRequest {
-  return {
-    webhookId: e.webhookId,
-    accountId: e.accountId,
-    eventId: e.eventId,
-    phase,
     payload: e.payload,
   };
 }

@@ -11,6 +11,7 @@ interface WebhookRow {
   filter_tree: FilterNode;
   confirm_depth: number;
   phases: Phase[];
+  target_url: string;
 }
 
 export interface ChangeRow {
@@ -54,6 +55,7 @@ const toWebhook = (r: WebhookRow): IndexedWebhook => ({
   tree: r.filter_tree,
   confirmDepth: r.confirm_depth,
   phases: r.phases,
+  targetUrl: r.target_url,
 });
 
 const eventOf = (r: Record<string, unknown>): StoredEvent => ({
@@ -73,7 +75,8 @@ export class MatchingRepository {
   /** Active webhooks, in pages (a partition filter is applied by the caller). */
   async activeWebhooks(): Promise<IndexedWebhook[]> {
     const rows: WebhookRow[] = await this.ds.query(
-      `SELECT id, account_id, status, network, trigger_type, filter_tree, confirm_depth, phases
+      `SELECT id, account_id, status, network, trigger_type, filter_tree, confirm_depth, phases,
+              target_url
          FROM webhooks.webhooks WHERE status = 'active'`,
     );
     return rows.map(toWebhook);
@@ -82,7 +85,8 @@ export class MatchingRepository {
   /** The webhook if it is active now, else null (paused, deleted, gone). */
   async activeWebhook(id: string): Promise<IndexedWebhook | null> {
     const rows: WebhookRow[] = await this.ds.query(
-      `SELECT id, account_id, status, network, trigger_type, filter_tree, confirm_depth, phases
+      `SELECT id, account_id, status, network, trigger_type, filter_tree, confirm_depth, phases,
+              target_url
          FROM webhooks.webhooks WHERE id = $1 AND status = 'active'`,
       [id],
     );

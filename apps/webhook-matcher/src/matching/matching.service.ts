@@ -60,7 +60,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
       new DeliveryJobPublisher(
         publisher,
         () => clock.now(),
-        (webhookId) => routes.of(webhookId),
+        (webhookId, targetUrl) => routes.of(webhookId, targetUrl),
       ),
       new EventsBudget(clock),
       clock,
