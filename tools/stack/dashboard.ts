@@ -9,8 +9,15 @@ export function dashboardOperatorEmail(env: NodeJS.ProcessEnv = process.env): st
 }
 
 const WEB_DIR = 'apps/dashboard/web';
-/** Libraries the page bundles (vite.config.mts `resolve.alias`): a change there rebuilds it too. */
-const BUNDLED_LIBS = ['libs/domain/networks/src'];
+/**
+ * What the page bundles of the libraries (vite.config.mts `resolve.alias`: a lib's sources, or
+ * the one module of a sub-entry): a change there rebuilds it too.
+ */
+export const BUNDLED_LIBS = [
+  'libs/domain/networks/src',
+  'libs/domain/time/src',
+  'libs/domain/webhooks/src/bounds.ts',
+];
 export const WEB_DIST = 'dist/apps/dashboard-web';
 
 function newestMtime(path: string): number {

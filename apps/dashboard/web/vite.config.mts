@@ -9,11 +9,20 @@ export default defineConfig({
   root: here,
   base: '/',
   plugins: [react()],
-  // The page checks addresses by the API's own rule (ADR 0403): the one domain module, pure.
+  // The page checks its forms by the API's own rules, from their one home, pure modules only
+  // (no node: import; web/src/page-imports.spec.ts): addresses (ADR 0403; the networks lib needs
+  // @meridian/time) and a webhook's field bounds (the bounds entry of @meridian/webhooks, whose
+  // index needs node:crypto). Each alias is the path tsconfig.base.json gives it.
   resolve: {
     alias: {
       '@meridian/networks': fileURLToPath(
         new URL('../../../libs/domain/networks/src/index.ts', import.meta.url),
+      ),
+      '@meridian/time': fileURLToPath(
+        new URL('../../../libs/domain/time/src/index.ts', import.meta.url),
+      ),
+      '@meridian/webhooks/bounds': fileURLToPath(
+        new URL('../../../libs/domain/webhooks/src/bounds.ts', import.meta.url),
       ),
     },
   },

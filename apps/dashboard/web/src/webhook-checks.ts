@@ -1,3 +1,4 @@
+import { CONFIRM_DEPTH_MAX, CONFIRM_DEPTH_MIN, TX_HASH_PATTERN } from '@meridian/webhooks/bounds';
 import { checkAddresses, checksumMistake, splitEntries } from './addresses';
 
 /**
@@ -16,10 +17,6 @@ export interface WebhookFormValues {
   confirm_depth: string;
   trigger_type: string;
 }
-
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
-export const MIN_DEPTH = 2;
-export const MAX_DEPTH = 96;
 
 const quoted = (entries: string[]) => {
   const shown = entries.slice(0, 3).map((e) => `"${e.length > 20 ? `${e.slice(0, 20)}…` : e}"`);
@@ -68,7 +65,7 @@ export function checkWebhookForm(values: WebhookFormValues): Record<string, stri
 
   if (values.tx_hashes !== undefined) {
     const hashes = splitEntries(values.tx_hashes);
-    const bad = hashes.filter((h) => !TX_HASH.test(h));
+    const bad = hashes.filter((h) => !TX_HASH_PATTERN.test(h));
     if (hashes.length === 0) problems['filters'] = 'Enter at least one transaction hash to watch.';
     else if (bad.length > 0)
       problems['filters'] =
@@ -84,7 +81,8 @@ export function checkWebhookForm(values: WebhookFormValues): Record<string, stri
 
   const depth = values.confirm_depth.trim();
   const n = Number(depth);
-  if (!depth || !Number.isInteger(n) || n < MIN_DEPTH || n > MAX_DEPTH)
-    problems['confirm_depth'] = `Enter a whole number of blocks from ${MIN_DEPTH} to ${MAX_DEPTH}.`;
+  if (!depth || !Number.isInteger(n) || n < CONFIRM_DEPTH_MIN || n > CONFIRM_DEPTH_MAX)
+    problems['confirm_depth'] =
+      `Enter a whole number of blocks from ${CONFIRM_DEPTH_MIN} to ${CONFIRM_DEPTH_MAX}.`;
   return problems;
 }

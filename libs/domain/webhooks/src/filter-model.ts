@@ -1,15 +1,7 @@
 import { DomainError, quoteInput } from '@meridian/errors';
 import { checkEvmAddress } from '@meridian/networks';
 import { z } from 'zod';
-
-/** COMPAT: a filter tree is at most 8 levels deep and 256 nodes large. */
-export const MAX_FILTER_DEPTH = 8;
-export const MAX_FILTER_NODES = 256;
-export const CONFIRM_DEPTH_MIN = 2;
-export const CONFIRM_DEPTH_MAX = 96;
-export const DEFAULT_CONFIRM_DEPTH = 96;
-/** Transaction hashes one filter may watch (ours: COMPAT has no such leaf; ADR 0421). */
-export const MAX_TX_HASHES = 1_000;
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_TX_HASHES, TX_HASH_PATTERN } from './bounds';
 
 export const TRIGGER_TYPES = ['address_activity', 'log_event', 'tx_confirmation'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -19,7 +11,6 @@ export type Phase = (typeof PHASES)[number];
 /** Address list ids as the API hands them out (`al_` + 24 lower-case base32 characters). */
 export const LIST_ID_PATTERN = /^al_[a-z2-7]{24}$/;
 const TOPIC_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-const TX_HASH_PATTERN = TOPIC_PATTERN;
 
 export type AddressDirection = 'in' | 'out' | 'any';
 

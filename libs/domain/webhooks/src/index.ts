@@ -1,5 +1,6 @@
 // Webhook rules of the spec's part (C), pure: the status machine, the filter model and its
 // evaluation, the delivery schedule, payload shape and signing, the address rules of targets.
+export * from './bounds';
 export * from './address-ranges';
 export * from './target-url';
 export * from './filter-model';

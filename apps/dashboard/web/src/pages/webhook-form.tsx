@@ -1,3 +1,8 @@
+import {
+  CONFIRM_DEPTH_MAX,
+  CONFIRM_DEPTH_MIN,
+  DEFAULT_CONFIRM_DEPTH,
+} from '@meridian/webhooks/bounds';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
@@ -67,7 +72,7 @@ export function WebhookFormPage() {
   const [txHashes, setTxHashes] = useState('');
   const [listRefs, setListRefs] = useState<string[]>([]);
   const [phases, setPhases] = useState<string[]>(['unconfirmed', 'confirmed']);
-  const [depth, setDepth] = useState('96');
+  const [depth, setDepth] = useState(String(DEFAULT_CONFIRM_DEPTH));
 
   useEffect(() => {
     const w = existing.data;
@@ -302,11 +307,15 @@ export function WebhookFormPage() {
               ))}
               {errors.fields.phases && <p className="field-error">{errors.fields.phases}</p>}
             </fieldset>
-            <Field label="Confirmation depth" hint="Blocks, 2 to 96." error={errors.fields.depth}>
+            <Field
+              label="Confirmation depth"
+              hint={`Blocks, ${CONFIRM_DEPTH_MIN} to ${CONFIRM_DEPTH_MAX}.`}
+              error={errors.fields.depth}
+            >
               <input
                 type="number"
-                min={2}
-                max={96}
+                min={CONFIRM_DEPTH_MIN}
+                max={CONFIRM_DEPTH_MAX}
                 value={depth}
                 onChange={(e) => setDepth(e.target.value)}
               />
