@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AccountController } from './accounts/account.controller';
 import { AccountsService } from './accounts/accounts.service';
+import { AccountRequestsRepository } from './accounts/account-requests.repository';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminController } from './accounts/admin.controller';
 import { CLOCK } from './clock/clock.token';
@@ -84,6 +85,7 @@ export class AppModule {
         PublishedMarks,
         LedgerRepository,
         AccountsRepository,
+        AccountRequestsRepository,
         TopUpsRepository,
         OutboxRepository,
         StateRepository,

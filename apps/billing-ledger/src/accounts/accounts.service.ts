@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import type { ContractOverrides, PlanOrNone } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -15,6 +15,7 @@ import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { TopUpsRepository, type TopUpRow } from '../ledger/top-ups.repository';
 import { HourlyFolder } from '../usage/hourly-folder.service';
+import { AccountRequestsRepository } from './account-requests.repository';
 import { usageWindowOf } from './usage-window';
 
 export interface NewAccount {
@@ -47,6 +48,9 @@ export interface UsageReport {
   total_calls: number;
 }
 
+/** The operation an `Idempotency-Key` of `POST /admin/accounts` is bound to. */
+const ACCOUNT_CREATE = 'account-create';
+
 const notFound = () => new DomainError('not_found', 'not_found', 'account not found');
 
 @Injectable()
@@ -60,6 +64,7 @@ export class AccountsService {
     private readonly signal: ChangeSignal,
     private readonly hourly: HourlyFolder,
     private readonly idempotency: IdempotencyKeys,
+    private readonly accountRequests: AccountRequestsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -78,38 +83,101 @@ export class AccountsService {
   ): Promise<Array<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }>> {
     if (inputs.length === 0) return [];
     const now = this.clock.now();
-    const ids = inputs.map(() => newId('acc'));
-    const apiKeys = await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, contract, plan_started_at, created_at, updated_at)
-         SELECT v.id, v.name, v.type, v.plan_id, v.node_owner, v.contract, $7, $7, $7
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::jsonb[])
-                AS v(id, name, type, plan_id, node_owner, contract)`,
-        [
-          ids,
-          inputs.map((i) => i.name),
-          inputs.map((i) => i.type),
-          inputs.map((i) => i.plan),
-          inputs.map((i) => i.nodeOwner),
-          inputs.map((i) => (i.contract ? JSON.stringify(i.contract) : null)),
-          now.toISOString(),
-        ],
-      );
-      await this.ledger.openAccounts(manager, ids, now);
-      return this.credentials.createInitialApiKeys(
-        manager,
-        inputs.map((input, i) => ({
-          accountId: ids[i]!,
-          scopes: input.apiKeyScopes,
-          managed: input.apiKeyManaged,
-        })),
-      );
-    });
+    const made = await this.dataSource.transaction((manager) =>
+      this.insertAccounts(manager, inputs, now),
+    );
     this.signal.changed();
     const accounts = new Map(
-      (await this.ledgerRepository.findMany(ids)).map((row) => [row.accountId, row]),
+      (await this.ledgerRepository.findMany(made.map((m) => m.accountId))).map((row) => [
+        row.accountId,
+        row,
+      ]),
     );
-    return ids.map((id, i) => ({ account: accounts.get(id)!, apiKey: apiKeys[i]! }));
+    return made.map((m) => ({ account: accounts.get(m.accountId)!, apiKey: m.apiKey }));
+  }
+
+  /**
+   * Operator, `POST /admin/accounts` with an `Idempotency-Key` (ADR 0110 amendment): the key's
+   * first use makes the account as `create` does and binds the key to `request` (the validated
+   * body) in the new account's key space; the same request again answers that account with a
+   * new initial key, the one the earlier answer carried revoked (its secret was shown once and
+   * is not stored, so a caller repeating the request does not hold it); the key with another
+   * request is 409 `idempotency_key_reused` and changes nothing. Requests with one key run one
+   * after the other (`AccountRequestsRepository.lock`): two repeats at once make one account,
+   * and only the later answer's key stays active. Billing keeps the key as long as the account.
+   */
+  async createOnce(
+    input: NewAccount,
+    requestKey: string,
+    request: unknown,
+  ): Promise<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }> {
+    const now = this.clock.now();
+    const made = await this.dataSource.transaction(async (manager) => {
+      await this.accountRequests.lock(manager, requestKey);
+      const earlier = await this.accountRequests.find(manager, requestKey);
+      if (earlier) {
+        await this.idempotency.claim(
+          earlier.accountId,
+          requestKey,
+          ACCOUNT_CREATE,
+          request,
+          manager,
+        );
+        const apiKey = await this.credentials.reissueInitialApiKey(
+          manager,
+          earlier.accountId,
+          earlier.apiKeyId,
+          { scopes: input.apiKeyScopes, managed: input.apiKeyManaged },
+        );
+        await this.accountRequests.answered(manager, requestKey, apiKey.row.id, now);
+        return { accountId: earlier.accountId, apiKey };
+      }
+      const [first] = await this.insertAccounts(manager, [input], now);
+      await this.idempotency.claim(first!.accountId, requestKey, ACCOUNT_CREATE, request, manager);
+      await this.accountRequests.insert(
+        manager,
+        requestKey,
+        { accountId: first!.accountId, apiKeyId: first!.apiKey.row.id },
+        now,
+      );
+      return first!;
+    });
+    this.signal.changed();
+    return { account: await this.get(made.accountId), apiKey: made.apiKey };
+  }
+
+  /** The accounts, their ledgers and initial keys (caller's transaction), in input order. */
+  private async insertAccounts(
+    manager: EntityManager,
+    inputs: readonly NewAccount[],
+    now: Date,
+  ): Promise<Array<{ accountId: string; apiKey: Created<ApiKeyRow> }>> {
+    const ids = inputs.map(() => newId('acc'));
+    await manager.query(
+      `INSERT INTO billing.accounts (id, name, type, plan_id, node_owner, contract, plan_started_at, created_at, updated_at)
+       SELECT v.id, v.name, v.type, v.plan_id, v.node_owner, v.contract, $7, $7, $7
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::jsonb[])
+              AS v(id, name, type, plan_id, node_owner, contract)`,
+      [
+        ids,
+        inputs.map((i) => i.name),
+        inputs.map((i) => i.type),
+        inputs.map((i) => i.plan),
+        inputs.map((i) => i.nodeOwner),
+        inputs.map((i) => (i.contract ? JSON.stringify(i.contract) : null)),
+        now.toISOString(),
+      ],
+    );
+    await this.ledger.openAccounts(manager, ids, now);
+    const apiKeys = await this.credentials.createInitialApiKeys(
+      manager,
+      inputs.map((input, i) => ({
+        accountId: ids[i]!,
+        scopes: input.apiKeyScopes,
+        managed: input.apiKeyManaged,
+      })),
+    );
+    return ids.map((accountId, i) => ({ accountId, apiKey: apiKeys[i]! }));
   }
 
   async get(accountId: string): Promise<BalanceRow> {

@@ -156,14 +156,22 @@ export class AdminController {
     summary: 'Create an account and its first API key',
     auth: 'operator',
     body: adminCreateAccountBody,
-    responses: { 201: { description: 'the account and its key', schema: createdAccountResponse } },
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
+    responses: {
+      201: { description: 'the account and its key', schema: createdAccountResponse },
+      409: ROUTE_ERRORS.idempotencyKeyReused,
+    },
   })
   @HttpCode(201)
-  async create(@Body() body: unknown) {
-    const [created] = await this.accounts.createMany([
-      newAccountOf(parseBody(adminCreateAccountBody, body)),
-    ]);
-    return this.createdView(created!);
+  async create(@Body() body: unknown, @Headers('idempotency-key') idempotencyKey?: string) {
+    const input = parseBody(adminCreateAccountBody, body);
+    const key = idempotencyKeyOf(idempotencyKey);
+    // With a key: the request's repeat answers the account it made, with a new key (ADR 0110).
+    return this.createdView(
+      key
+        ? await this.accounts.createOnce(newAccountOf(input), key, input)
+        : (await this.accounts.createMany([newAccountOf(input)]))[0]!,
+    );
   }
 
   /** Up to MAX_BULK_ACCOUNTS accounts in one transaction (all or none); answers in input order. */

@@ -136,16 +136,44 @@ export class CredentialsService {
           'forbidden',
           'this key is managed by the operator (the dashboard signs in with it); it cannot be deleted through the account API',
         );
-      const row = await this.credentials.revokeApiKey(manager, accountId, id, now);
-      if (!row) throw notFound();
-      await this.outbox.add(
-        manager,
-        'credentialRevoked',
-        this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now),
-        now,
-      );
+      if (!(await this.revokeIn(manager, accountId, id, now))) throw notFound();
     });
     this.signal.changed();
+  }
+
+  /**
+   * A new key in place of `previousId` (caller's transaction; `signal.changed()` after its
+   * commit): the previous one revoked, its revocation published, unless it is revoked already.
+   * A repeated `POST /admin/accounts` (ADR 0110 amendment): the secret of the key the earlier
+   * answer carried was shown once, to a caller that did not keep it, and is never stored.
+   */
+  async reissueInitialApiKey(
+    manager: EntityManager,
+    accountId: string,
+    previousId: string,
+    key: { scopes: string[]; managed: boolean },
+  ): Promise<Created<ApiKeyRow>> {
+    await this.revokeIn(manager, accountId, previousId, this.clock.now());
+    const [created] = await this.createInitialApiKeys(manager, [{ accountId, ...key }]);
+    return created!;
+  }
+
+  /** Revokes an active key and queues its revocation; false when it was not active. */
+  private async revokeIn(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+    now: Date,
+  ): Promise<boolean> {
+    const row = await this.credentials.revokeApiKey(manager, accountId, id, now);
+    if (!row) return false;
+    await this.outbox.add(
+      manager,
+      'credentialRevoked',
+      this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now),
+      now,
+    );
+    return true;
   }
 
   async createAccessToken(

@@ -12,6 +12,7 @@ import { UsageRetirementChunks1764900000000 } from '../migrations/1764900000000-
 import { BalancesAllowanceChain1765500000000 } from '../migrations/1765500000000-balances-allowance-chain';
 import { IdempotencyKeys1765000000000 } from '../migrations/1765000000000-idempotency-keys';
 import { ApiKeysManaged1765600000000 } from '../migrations/1765600000000-api-keys-managed';
+import { AccountRequests1765700000000 } from '../migrations/1765700000000-account-requests';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -39,6 +40,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       IdempotencyKeys1765000000000,
       BalancesAllowanceChain1765500000000,
       ApiKeysManaged1765600000000,
+      AccountRequests1765700000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -13,8 +13,8 @@ export const ROUTE_ERRORS = {
   },
   idempotencyKeyReused: {
     description:
-      'idempotency_key_reused: the Idempotency-Key was used with another request (another amount ' +
-      'or the other top-up route)',
+      'idempotency_key_reused: the Idempotency-Key was used with another request (another amount, ' +
+      'the other top-up route, another account body)',
   },
   selfServiceDisabled: {
     description:

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
+import type { EntityManager } from 'typeorm';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
@@ -20,9 +21,25 @@ export class IdempotencyKeys {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async claim(accountId: string, key: string, operation: string, request: unknown): Promise<void> {
+  /**
+   * `manager`: bound in the caller's transaction, for a key whose account the request itself
+   * makes (`POST /admin/accounts`: the key goes into the new account's key space with it).
+   */
+  async claim(
+    accountId: string,
+    key: string,
+    operation: string,
+    request: unknown,
+    manager?: EntityManager,
+  ): Promise<void> {
     const fingerprint = requestFingerprint(operation, request);
-    const bound = await this.repository.bind(accountId, key, fingerprint, this.clock.now());
+    const bound = await this.repository.bind(
+      accountId,
+      key,
+      fingerprint,
+      this.clock.now(),
+      manager,
+    );
     if (bound !== fingerprint)
       throw new DomainError(
         IDEMPOTENCY_KEY_REUSED,
