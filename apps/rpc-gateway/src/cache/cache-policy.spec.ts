@@ -21,12 +21,25 @@ describe('cacheKeyOf', () => {
   });
 
   it.each([
-    ['eth_getTransactionByHash', { blockHash: null }, false],
-    ['eth_getTransactionByHash', { blockHash: HASH }, true],
-    ['eth_getBlockByHash', null, false],
-    ['eth_getBlockByHash', { number: '0x1' }, true],
-  ])('isCacheableResult(%s, %j) = %s', (method, result, expected) =>
-    expect(isCacheableResult(method, result)).toBe(expected),
+    // A pending transaction: no block yet.
+    ['eth_getTransactionByHash', { blockHash: null, blockNumber: null }, 100, false],
+    ['eth_getTransactionByHash', { blockHash: HASH, blockNumber: '0x64' }, 100, true],
+    // Mined, but above the finalized height: a reorg may re-mine it elsewhere or drop it (QA).
+    ['eth_getTransactionByHash', { blockHash: HASH, blockNumber: '0x65' }, 100, false],
+    ['eth_getTransactionReceipt', { blockHash: HASH, blockNumber: '0x64' }, 100, true],
+    ['eth_getTransactionReceipt', { blockHash: HASH, blockNumber: '0x65' }, 100, false],
+    // The head is not known: nothing is final.
+    ['eth_getTransactionReceipt', { blockHash: HASH, blockNumber: '0x1' }, undefined, false],
+    ['eth_getTransactionReceipt', { blockHash: HASH }, 100, false],
+    ['eth_getTransactionReceipt', '0x1', 100, false],
+    ['eth_getTransactionReceipt', null, 100, false],
+    // A block by hash is the same block forever, finalized or not.
+    ['eth_getBlockByHash', null, 100, false],
+    ['eth_getBlockByHash', { number: '0x1' }, undefined, true],
+    ['eth_getBlockByHash', { number: '0x65' }, 100, true],
+    ['eth_getBlockReceipts', [{ blockNumber: '0x65' }], 100, true],
+  ])('isCacheableResult(%s, %j, finalized %s) = %s', (method, result, finalized, expected) =>
+    expect(isCacheableResult(method, result, finalized)).toBe(expected),
   );
 });
 

@@ -1,10 +1,18 @@
 /**
- * Which answers never change and may be cached (ARCHITECTURE "Performance shape"):
- * - looked up by block hash or transaction hash (a hash names one immutable object), only when
- *   found (null may mean "not yet");
+ * Which answers never change and may be cached (ARCHITECTURE "Performance shape"); "finalized"
+ * is at or below the pool's head − FINALITY_DEPTH_BLOCKS (`finalizedHeight`):
+ * - looked up by block hash (`BY_HASH`, `eth_getBlockReceipts` by hash), only when found (null
+ *   may mean "not yet"): a block hash names one block, its header, transactions and receipts
+ *   included, forever. A reorg makes another block canonical at that height, under another
+ *   hash; the orphaned block's answer stays true of its hash, so it needs no finality;
+ * - looked up by transaction hash (`BY_TX_HASH`), only once the block it was mined in is
+ *   finalized (`isCacheableResult`): a transaction hash names the transaction, not where it was
+ *   mined, and a reorg re-mines it in another block or drops it back to the pool (QA: a receipt
+ *   served from the cache after `anvil_reorg` named the orphaned block);
  * - looked up by block number at or below the finalized height.
- * Nothing that depends on `latest`, `pending`, `safe` or an unknown tag is cached.
- * Returns the cache key when the call may be served from / stored in the cache.
+ * Nothing that depends on `latest`, `pending`, `safe` or an unknown tag is cached, and no null
+ * (nothing negative: a "not found" may be found a block later).
+ * `cacheKeyOf`: the cache key when the call may be served from / stored in the cache.
  */
 const BY_HASH = new Set([
   'eth_getBlockByHash',
@@ -53,11 +61,26 @@ export function cacheKeyOf(
   return `${network}|${method}|${JSON.stringify(params).toLowerCase()}`;
 }
 
-/** A found answer only: null/empty means "not (yet) known" and must be asked again. */
-export function isCacheableResult(method: string, result: unknown): boolean {
+/**
+ * Whether the answer to a call `cacheKeyOf` gave a key may be stored: a found answer only
+ * (null means "not (yet) known" and must be asked again), and the answer to a transaction hash
+ * only when its block (`blockNumber`) is at or below `finalizedHeight`, the height the number
+ * lookups are held to (unknown: not stored). A pending transaction has no block yet.
+ */
+export function isCacheableResult(
+  method: string,
+  result: unknown,
+  finalizedHeight: number | undefined,
+): boolean {
   if (result === null || result === undefined) return false;
-  // A pending transaction has no block yet; its later answer differs.
-  if (method === 'eth_getTransactionByHash')
-    return typeof (result as { blockHash?: unknown }).blockHash === 'string';
+  if (BY_TX_HASH.has(method)) {
+    if (typeof result !== 'object' || finalizedHeight === undefined) return false;
+    const block = (result as { blockNumber?: unknown }).blockNumber;
+    return (
+      typeof block === 'string' &&
+      QUANTITY.test(block) &&
+      Number.parseInt(block, 16) <= finalizedHeight
+    );
+  }
   return true;
 }

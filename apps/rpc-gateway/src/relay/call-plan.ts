@@ -67,6 +67,11 @@ export interface CallPlan {
   readonly relayedAt: number[];
   readonly cacheKeys: (string | undefined)[];
   readonly sessionAt: number[];
+  /**
+   * The finalized height the plan was made at (head − finality depth; undefined while the head
+   * is unknown): what a relayed answer is held to before it is cached (`isCacheableResult`).
+   */
+  readonly finalized: number | undefined;
 }
 
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
@@ -94,6 +99,7 @@ export function planCalls(
     relayedAt: [],
     cacheKeys: [],
     sessionAt: [],
+    finalized,
   };
   for (let i = 0; i < count; i++) {
     const item = items[i]!;

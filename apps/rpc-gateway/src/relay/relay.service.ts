@@ -281,7 +281,7 @@ export class RelayService {
         const key = plan.cacheKeys[k];
         if (
           key !== undefined &&
-          isCacheableResult(plan.relayed[k]!.method, safeParse(answer.resultText))
+          isCacheableResult(plan.relayed[k]!.method, safeParse(answer.resultText), plan.finalized)
         )
           this.cache.set(key, answer.resultText);
       } else if (answer.kind === 'node_error') {
