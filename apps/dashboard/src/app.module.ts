@@ -8,6 +8,7 @@ import { AuthService } from './auth/auth.service';
 import { LoginFailuresRepository } from './auth/login-failures.repository';
 import { SessionsRepository } from './auth/sessions.repository';
 import { UsersRepository } from './auth/users.repository';
+import { SignUpRequestsRepository } from './auth/sign-up-requests.repository';
 import { CLOCK } from './clock.token';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
@@ -52,6 +53,7 @@ export class AppModule implements OnApplicationBootstrap {
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: overrides.clock ?? systemClock },
         UsersRepository,
+        SignUpRequestsRepository,
         SessionsRepository,
         LoginFailuresRepository,
         SettingsRepository,

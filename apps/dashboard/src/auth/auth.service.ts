@@ -16,6 +16,7 @@ import { retryAfterMs, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
+import { SignUpRequestsRepository } from './sign-up-requests.repository';
 import { UsersRepository, type AccountRole, type UserRow } from './users.repository';
 
 export interface NewSession {
@@ -47,6 +48,7 @@ export class AuthService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly users: UsersRepository,
+    private readonly signUpRequests: SignUpRequestsRepository,
     private readonly sessions: SessionsRepository,
     private readonly failures: LoginFailuresRepository,
     private readonly invitations: InvitationsRepository,
@@ -185,17 +187,7 @@ export class AuthService implements OnApplicationBootstrap {
         if (await this.users.byEmail(input.email, db)) throw emailTaken();
         const created = team
           ? await this.teamKey(team.accountId)
-          : await this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
-              bearer: this.config.OPERATOR_TOKEN,
-              body: {
-                name: input.name ?? input.email,
-                type: 'individual',
-                api_key_scopes: ACCOUNT_KEY_SCOPES,
-                // The key this dashboard signs the account's calls with: billing never lists it
-                // to the account nor lets the account delete it (no lock-out; billing README).
-                api_key_managed: true,
-              },
-            });
+          : await this.newAccount(input.email, input.name, now);
         const row: UserRow = {
           id: newId('usr'),
           email: input.email,
@@ -215,6 +207,9 @@ export class AuthService implements OnApplicationBootstrap {
           if (team) await this.managedKeys.revoke(team.accountId, created.api_key.id);
           throw error;
         }
+        // Answered and held: the next sign-up of this email (after the user is removed from
+        // the account) is a new request, for a new account.
+        if (!team) await this.signUpRequests.done(db, input.email);
         return row;
       });
       if (!user)
@@ -233,6 +228,36 @@ export class AuthService implements OnApplicationBootstrap {
       if (invitationHash) await this.invitations.release(invitationHash);
       throw error;
     }
+  }
+
+  /**
+   * The new user's billing account (ADR 0601 amendment): `POST /admin/accounts` with the email's
+   * pending request, the `Idempotency-Key` and body an earlier sign-up of it sent when that one
+   * wrote no user (the dashboard died or its insert failed after billing made the account, or
+   * billing's answer was lost), else a new one, stored first. Billing answers a repeat with the
+   * account it made then and a new key, the earlier one revoked: one account however many tries.
+   */
+  private async newAccount(email: string, name: string | undefined, now: Date) {
+    const request = await this.signUpRequests.pendingOr(
+      email,
+      {
+        idempotencyKey: `dashboard-sign-up:${newSecret(24)}`,
+        body: {
+          name: name ?? email,
+          type: 'individual',
+          api_key_scopes: ACCOUNT_KEY_SCOPES,
+          // The key this dashboard signs the account's calls with: billing never lists it to
+          // the account nor lets the account delete it (no lock-out; billing README).
+          api_key_managed: true,
+        },
+      },
+      now,
+    );
+    return this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
+      bearer: this.config.OPERATOR_TOKEN,
+      body: request.body,
+      headers: { 'idempotency-key': request.idempotencyKey },
+    });
   }
 
   /**
