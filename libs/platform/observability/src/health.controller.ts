@@ -1,8 +1,21 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, NotFoundException, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { METRICS_TEXT, type MetricsText } from './metrics';
 import { ReadinessRegistry } from './readiness';
+
+/**
+ * The internal routes (/healthz, /readyz, /metrics) answer only when the request's path, as
+ * sent, is theirs. The router decodes percent-escapes (`/%6detrics` routes to /metrics), and an
+ * Ingress that closes `/metrics` with an Exact rule matches what the controller forwards, which
+ * need not be normalised: any other spelling is a 404 here, as an unknown path is.
+ */
+export function requireExactPath(request: Pick<FastifyRequest, 'method' | 'raw'>, path: string) {
+  const raw = request.raw.url ?? '';
+  const query = raw.indexOf('?');
+  if ((query === -1 ? raw : raw.slice(0, query)) !== path)
+    throw new NotFoundException(`Cannot ${request.method} ${raw}`);
+}
 
 @Controller()
 export class HealthController {
@@ -13,12 +26,14 @@ export class HealthController {
   ) {}
 
   @Get('healthz')
-  healthz() {
+  healthz(@Req() request: FastifyRequest) {
+    requireExactPath(request, '/healthz');
     return { status: 'ok' };
   }
 
   @Get('readyz')
-  async readyz(@Res() reply: FastifyReply) {
+  async readyz(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    requireExactPath(request, '/readyz');
     const report = await this.readiness.report();
     await reply
       .status(report.ready ? 200 : 503)
@@ -30,8 +45,10 @@ export class HealthController {
   }
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4')
-  metricsText() {
+  metricsText(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    requireExactPath(request, '/metrics');
+    // Set here, not by @Header: that one would also label a 404's JSON body as text.
+    void reply.header('Content-Type', 'text/plain; version=0.0.4');
     return this.replacedMetrics ? this.replacedMetrics() : this.metrics.metrics();
   }
 }
