@@ -99,7 +99,7 @@ describe('billing-ledger OpenAPI', () => {
     );
   });
 
-  it('declares the Idempotency-Key header and the error answers of the top-ups and token create (QA)', () => {
+  it('declares the Idempotency-Key header and the error answers of the top-ups, the account create and token create (QA)', () => {
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     const idempotencyKey = expect.objectContaining({
@@ -123,6 +123,13 @@ describe('billing-ledger OpenAPI', () => {
     expect(paths['/api/v1/admin/accounts/{id}/top-ups']!['post']).toMatchObject({
       parameters: expect.arrayContaining([idempotencyKey]),
       responses: { 404: error('not_found'), 409: error('idempotency_key_reused') },
+    });
+    expect(paths['/api/v1/admin/accounts']!['post']).toMatchObject({
+      parameters: [idempotencyKey],
+      responses: {
+        400: error('invalid_idempotency_key'),
+        409: error('idempotency_key_reused'),
+      },
     });
     expect(paths['/api/v1/access-tokens']!['post']!['responses']).toMatchObject({
       400: error('malformed_body'),

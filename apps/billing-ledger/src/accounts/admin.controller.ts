@@ -153,12 +153,19 @@ export class AdminController {
 
   @Post()
   @ApiRoute({
-    summary: 'Create an account and its first API key',
+    summary:
+      'Create an account and its first API key. Header Idempotency-Key: a repeat answers the ' +
+      'same account with a new key, the earlier one revoked',
     auth: 'operator',
     body: adminCreateAccountBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       201: { description: 'the account and its key', schema: createdAccountResponse },
+      400: {
+        description:
+          'malformed_body: the body does not fit; invalid_idempotency_key: the Idempotency-Key ' +
+          'header is not 1 to 200 printable ASCII characters',
+      },
       409: ROUTE_ERRORS.idempotencyKeyReused,
     },
   })
