@@ -6,12 +6,15 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
-import { ReadinessRegistry } from '@meridian/platform-observability';
+import { LOGGER, ReadinessRegistry } from '@meridian/platform-observability';
+import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { ConnectFailureLog } from './connect-log';
 import { checkSchemaReady, createAppDataSource, type AppDataSourceOptions } from './data-source';
 import { initializeDataSource } from './pg-errors';
 
 const DB_OPTIONS = Symbol('DB_OPTIONS');
+const CONNECT_LOG = Symbol('CONNECT_LOG');
 
 /** Provides the app's DataSource (inject `DataSource`) and a `postgres` readiness check. */
 @Global()
@@ -21,6 +24,7 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly readiness: ReadinessRegistry,
     @Inject(DB_OPTIONS) private readonly options: AppDataSourceOptions,
+    @Inject(CONNECT_LOG) private readonly connectLog: ConnectFailureLog,
   ) {}
 
   static forApp(options: AppDataSourceOptions): DynamicModule {
@@ -29,14 +33,24 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
       providers: [
         { provide: DB_OPTIONS, useValue: options },
         {
+          // The cause of a failed connection, logged once per distinct cause (redacted URL).
+          provide: CONNECT_LOG,
+          useFactory: (logger: Logger) => new ConnectFailureLog(logger, options.url),
+          inject: [LOGGER],
+        },
+        {
           provide: DataSource,
-          useFactory: async () => {
+          useFactory: async (connectLog: ConnectFailureLog) => {
             const dataSource = createAppDataSource(options);
             // Lazy: the app starts (and /healthz answers) even while Postgres is down;
-            // /readyz reports it until it comes back.
-            await dataSource.initialize().catch(() => undefined);
+            // /readyz reports it until it comes back, and the log says why.
+            await initializeDataSource(dataSource).then(
+              () => connectLog.connected(),
+              (error: unknown) => connectLog.failed(error),
+            );
             return dataSource;
           },
+          inject: [CONNECT_LOG],
         },
       ],
       exports: [DataSource],
@@ -46,7 +60,15 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     this.readiness.register('postgres', async () => {
       // A TLS failure reads "Postgres TLS: …" on /readyz, saying what to fix.
-      if (!this.dataSource.isInitialized) await initializeDataSource(this.dataSource);
+      if (!this.dataSource.isInitialized) {
+        try {
+          await initializeDataSource(this.dataSource);
+        } catch (error) {
+          this.connectLog.failed(error);
+          throw error;
+        }
+        this.connectLog.connected();
+      }
       await checkSchemaReady(this.dataSource, this.options.schema);
     });
   }

@@ -5,3 +5,4 @@ export * from './statement-batcher';
 export * from './pg-errors';
 export * from './retention-pruner';
 export * from './revert-migrations';
+export * from './connect-log';
