@@ -70,7 +70,7 @@ describe('deploy: manifests and compose file', () => {
   it('validates every overlay, the example secrets and docker-compose.yml', () => {
     const { status, out } = runValidator();
     const overlays = overlayDirs();
-    expect(overlays).toEqual(expect.arrayContaining(['core', ...REGIONS]));
+    expect(overlays).toEqual(expect.arrayContaining(['namespace', 'core', ...REGIONS]));
     for (const overlay of overlays)
       expect(out).toContain(`ok   kustomize deploy/overlays/${overlay} (`);
     expect(out).toContain('ok   kustomize deploy/secrets/example (');
@@ -79,19 +79,75 @@ describe('deploy: manifests and compose file', () => {
     expect(status).toBe(0);
   });
 
-  it('the example secrets bring their Namespace (a first apply on an empty cluster), the same one the overlays apply', () => {
-    const objects = render(join(__dirname, 'secrets', 'example'));
-    const namespaces = objects.filter((o) => o.kind === 'Namespace');
-    expect(namespaces.map((o) => o.metadata.name)).toEqual(['meridian']);
-    expect(objects[0]!.kind).toBe('Namespace');
-    for (const secret of objects.filter((o) => o.kind === 'Secret'))
-      expect(secret.metadata.namespace).toBe('meridian');
-    for (const overlay of overlayDirs()) {
-      const same = render(join(__dirname, 'overlays', overlay)).filter(
-        (o) => o.kind === 'Namespace',
-      );
-      expect({ overlay, namespaces: same }).toEqual({ overlay, namespaces });
-    }
+  it('each object has one owner: the namespace overlay alone renders the Namespace, no Secret kustomization or other overlay', () => {
+    const owners = new Map<string, string[]>();
+    const targets = [...overlayDirs().map((o) => join('overlays', o)), join('secrets', 'example')];
+    for (const target of targets)
+      for (const o of render(join(__dirname, target))) {
+        const key = `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+        owners.set(key, [...(owners.get(key) ?? []), target]);
+      }
+    const shared = [...owners].filter(([, list]) => list.length > 1);
+    expect(shared).toEqual([]);
+    expect(owners.get('v1 Namespace /meridian')).toEqual([join('overlays', 'namespace')]);
+    for (const secret of render(join(__dirname, 'secrets', 'example')))
+      expect([secret.kind, secret.metadata.namespace]).toEqual(['Secret', 'meridian']);
+  });
+
+  it('fails when two targets render one object (an apply of one would undo patches of the other)', () => {
+    // The layout before the namespace overlay: core rendered the namespace-wide policies too.
+    const dir = join(tmp, 'core-with-namespace-policies');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'resources:',
+        `  - ${relative(dir, join(__dirname, 'overlays', 'core'))}`,
+        `  - ${relative(dir, join(__dirname, 'base', 'network-policies', 'namespace'))}`,
+      ].join('\n'),
+    );
+    const namespace = join(__dirname, 'overlays', 'namespace');
+    const { status, out } = runValidator('--kustomize', namespace, '--kustomize', dir);
+    expect(out).toContain('FAIL kustomize deploy/overlays/namespace');
+    expect(out).toMatch(
+      /NetworkPolicy meridian\/default-deny-ingress: also rendered by .*core-with-namespace-policies/,
+    );
+    expect(out).toMatch(
+      /NetworkPolicy meridian\/allow-prometheus-scrape: also rendered by deploy\/overlays\/namespace/,
+    );
+    expect(out).toMatch(/^0 passed, 2 failed$/m);
+    expect(status).toBe(1);
+    // Each alone is valid: the rule is about the set applied.
+    expect(runValidator('--kustomize', dir).status).toBe(0);
+  });
+
+  it("a region's ipBlock patch on its gateways' policy is in no other overlay's render, so no other apply undoes it", () => {
+    const dir = join(tmp, 'eu-with-load-balancer');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'resources:',
+        `  - ${relative(dir, join(__dirname, 'overlays', 'eu'))}`,
+        'patches:',
+        '  - target: {kind: NetworkPolicy, name: rpc-gateway-eu}',
+        '    patch: |-',
+        '      - op: add',
+        '        path: /spec/ingress/-',
+        '        value: {from: [{ipBlock: {cidr: 203.0.113.0/24}}], ports: [{port: grpc}]}',
+      ].join('\n'),
+    );
+    const patched = render(dir).find((o) => o.kind === 'NetworkPolicy')!;
+    expect(patched.metadata.name).toBe('rpc-gateway-eu');
+    expect(JSON.stringify(patched.spec.ingress)).toContain('203.0.113.0/24');
+    for (const overlay of overlayDirs().filter((o) => o !== 'eu'))
+      expect({
+        overlay,
+        policies: render(join(__dirname, 'overlays', overlay))
+          .filter((o) => o.kind === 'NetworkPolicy')
+          .map((o) => o.metadata.name),
+      }).toEqual({ overlay, policies: expect.not.arrayContaining(['rpc-gateway-eu']) });
+    expect(runValidator('--kustomize', dir).status).toBe(0);
   });
 
   it('fails on a broken manifest: wrong type, unknown field, dangling references, pods not spread', () => {
@@ -171,6 +227,32 @@ describe('deploy: manifests and compose file', () => {
     expect(out).toMatch(/must NOT have additional properties \(restart_policy\)/);
     expect(out).toMatch(/depends_on: unknown service db/);
     expect(status).toBe(1);
+  });
+
+  it("fails on a compose default that reaches a gateway without an access token (audit-api's chain reads all 404)", () => {
+    const file = join(tmp, 'compose-gateway-url.yml');
+    const compose = (value: string) =>
+      [
+        'services:',
+        '  gw:',
+        '    image: meridian:local',
+        '    environment: {APP: rpc-gateway}',
+        '  audit:',
+        '    image: meridian:local',
+        '    environment:',
+        '      APP: audit-api',
+        `      AUDIT_RPC_URL: ${value}`,
+      ].join('\n');
+    writeFileSync(file, compose("'${AUDIT_RPC_URL:-http://gw:8080}'"));
+    const { status, out } = runValidator('--compose', file);
+    expect(out).toMatch(
+      /environment\/AUDIT_RPC_URL: http:\/\/gw:8080 is gw without an access token in its path/,
+    );
+    expect(status).toBe(1);
+    for (const fine of ["'${AUDIT_RPC_URL:-}'", "'${AUDIT_RPC_URL:-http://gw:8080/t0k3n/}'"]) {
+      writeFileSync(file, compose(fine));
+      expect({ fine, ...runValidator('--compose', file) }).toMatchObject({ fine, status: 0 });
+    }
   });
 });
 
@@ -752,12 +834,14 @@ function admitted(policies: Obj[], source: Source, target: Target, port: string)
 }
 
 describe('deploy: NetworkPolicies', () => {
+  const namespace = render(join(__dirname, 'overlays', 'namespace'));
   const core = render(join(__dirname, 'overlays', 'core'));
   const regions = Object.fromEntries(
     REGIONS.map((region) => [region, render(join(__dirname, 'overlays', region))]),
   );
   const policiesOf = (objects: Obj[]) => objects.filter((o) => o.kind === 'NetworkPolicy');
-  const policies = policiesOf(core);
+  // What a cluster with the namespace, the core and the eu and shared regions has applied.
+  const policies = policiesOf([namespace, core, regions['eu']!, regions['shared']!].flat());
   const workloads = [core, regions['eu']!, regions['shared']!]
     .flat()
     .filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind));
@@ -790,18 +874,22 @@ describe('deploy: NetworkPolicies', () => {
       ports: w.spec.template.spec.containers[0].ports ?? [],
     }));
 
-  it("every overlay renders the shared policies alike, a default deny of ingress among them; only core renders the core apps' own", () => {
-    expect(policies.length).toBeGreaterThan(1);
+  it("the namespace overlay holds the namespace-wide policies, a default deny of ingress among them; core the core apps' own; each region its gateways' own", () => {
+    const names = (objects: Obj[]) => policiesOf(objects).map((p) => p.metadata.name as string);
+    expect(names(namespace).sort()).toEqual(['allow-prometheus-scrape', 'default-deny-ingress']);
     const deny = policies.find((p) => p.metadata.name === 'default-deny-ingress')!;
     expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
     for (const policy of policies) expect(policy.metadata.namespace).toBe('meridian');
-    const shared = ['allow-prometheus-scrape', 'default-deny-ingress', 'rpc-gateway'];
+    expect(names(core).length).toBeGreaterThan(1);
+    expect(names(core)).not.toContain('default-deny-ingress');
     for (const region of REGIONS) {
       const own = policiesOf(regions[region]!);
-      // A site's patch to a core policy (an ipBlock for a remote region) survives a region's apply.
-      expect(own.map((p) => p.metadata.name).sort()).toEqual(shared);
-      for (const policy of own)
-        expect(policy).toEqual(policies.find((p) => p.metadata.name === policy.metadata.name));
+      expect(own.map((p) => p.metadata.name)).toEqual([`rpc-gateway-${region}`]);
+      // It selects that region's gateways only: another region's patch never reaches them.
+      expect(own[0]!.spec.podSelector.matchLabels).toMatchObject({
+        'app.kubernetes.io/name': 'rpc-gateway',
+        'meridian.dev/region': region,
+      });
     }
   });
 

