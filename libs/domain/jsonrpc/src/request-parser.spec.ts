@@ -76,6 +76,8 @@ describe('parseRequest: ids are kept as raw text', () => {
 describe('parseRequest: params', () => {
   it.each([
     ['omitted', '{"jsonrpc":"2.0","id":1,"method":"m"}', [], '[]'],
+    // As go-ethereum and anvil take it: no params (QA: it was -32600).
+    ['null, as omitted', '{"jsonrpc":"2.0","id":1,"method":"m","params":null}', [], '[]'],
     ['empty', '{"jsonrpc":"2.0","id":1,"method":"m","params":[]}', [], '[]'],
     [
       'spaced',
@@ -137,7 +139,6 @@ describe('parseRequest: invalid single requests', () => {
     ['{"jsonrpc":"2.0","id":1,"method":null}', JSONRPC_ERROR.INVALID_REQUEST, '1'],
     ['{"jsonrpc":"2.0","method":1,"params":"bar"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
     ['{"jsonrpc":"2.0","id":1,"method":"m","params":"bar"}', JSONRPC_ERROR.INVALID_REQUEST, '1'],
-    ['{"jsonrpc":"2.0","id":1,"method":"m","params":null}', JSONRPC_ERROR.INVALID_REQUEST, '1'],
     ['{"jsonrpc":"2.0","id":1,"method":"m","params":5}', JSONRPC_ERROR.INVALID_REQUEST, '1'],
     ['{"jsonrpc":"2.0","id":{"a":1},"method":"m"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
     ['{"jsonrpc":"2.0","id":[1],"method":"m"}', JSONRPC_ERROR.INVALID_REQUEST, NULL_ID],
@@ -154,6 +155,16 @@ describe('parseRequest: invalid single requests', () => {
     expect(item.error.code).toBe(code);
     expect(item.idRaw).toBe(idRaw);
     expect(typeof item.error.message).toBe('string');
+  });
+
+  it('params null in a batch is no params, as alone', () => {
+    const parsed = parseRequest(
+      '[{"jsonrpc":"2.0","id":1,"method":"a","params":null},{"jsonrpc":"2.0","method":"b","params":null}]',
+    );
+    expect(parsed.kind === 'batch' && parsed.items).toEqual([
+      { valid: true, idRaw: '1', method: 'a', params: [], paramsRaw: '[]' },
+      { valid: true, idRaw: undefined, method: 'b', params: [], paramsRaw: '[]' },
+    ]);
   });
 
   it('a notification with by-name params gets no answer', () => {

@@ -83,11 +83,14 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
   }
 
   const params = request.params;
-  if (params === undefined) return { valid: true, idRaw, method, params: [], paramsRaw: '[]' };
+  // null as omitted: go-ethereum and anvil take it (geth's older clients sent it), JSON-RPC 2.0
+  // leaves `params` out rather than null, and no method reads a null as anything else.
+  if (params === undefined || params === null)
+    return { valid: true, idRaw, method, params: [], paramsRaw: '[]' };
   if (Array.isArray(params)) {
     return { valid: true, idRaw, method, params, paramsRaw: raw?.params ?? JSON.stringify(params) };
   }
-  if (params !== null && typeof params === 'object') {
+  if (typeof params === 'object') {
     // By-name params are valid JSON-RPC 2.0 but no relayed method takes them.
     return invalid(
       idRaw,
@@ -95,7 +98,7 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
       `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`,
     );
   }
-  return invalidRequest(idRaw, '"params" must be an array or omitted');
+  return invalidRequest(idRaw, '"params" must be an array, null or omitted');
 }
 
 /**
