@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
+import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { UsersRepository } from '../src/auth/users.repository';
 import { configSchema } from '../src/config/config';
@@ -109,6 +110,26 @@ describe('dashboard sign-up retried after a failure past billing (real billing-l
     const third = await signUp('twice@example.com');
     expect(third.answer.status).toBe(201);
     expect(await accountsNamed('twice@example.com')).toEqual([third.user!['account_id']]);
+  });
+
+  it('a stored request billing refuses as another (409) is replaced by a new one: the email is never stuck', async () => {
+    failNextInsert();
+    expect((await signUp('stuck@example.com')).answer.status).toBeGreaterThanOrEqual(500);
+    const [made] = await accountsNamed('stuck@example.com');
+    // As if billing now read the stored body otherwise: the same key with another request.
+    await app.get(DataSource).query(
+      `UPDATE dashboard.sign_up_requests SET body = jsonb_set(body, '{name}', '"Changed"')
+          WHERE email = 'stuck@example.com'`,
+    );
+    const retry = await signUp('stuck@example.com');
+    expect(retry.answer.status).toBe(201);
+    expect(retry.user!['account_id']).not.toBe(made);
+    const rows = (await app
+      .get(DataSource)
+      .query(
+        `SELECT 1 FROM dashboard.sign_up_requests WHERE email = 'stuck@example.com'`,
+      )) as unknown[];
+    expect(rows).toEqual([]);
   });
 
   it('once the user is written, a later sign-up of the email is a new request: leaving a team and signing up again makes a new account, not the one left', async () => {

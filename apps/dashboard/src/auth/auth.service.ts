@@ -16,7 +16,7 @@ import { retryAfterMs, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
-import { SignUpRequestsRepository } from './sign-up-requests.repository';
+import { SignUpRequestsRepository, type SignUpRequest } from './sign-up-requests.repository';
 import { UsersRepository, type AccountRole, type UserRow } from './users.repository';
 
 export interface NewSession {
@@ -237,27 +237,44 @@ export class AuthService implements OnApplicationBootstrap {
    * billing's answer was lost), else a new one, stored first. Billing answers a repeat with the
    * account it made then and a new key, the earlier one revoked: one account however many tries.
    */
-  private async newAccount(email: string, name: string | undefined, now: Date) {
-    const request = await this.signUpRequests.pendingOr(
-      email,
-      {
-        idempotencyKey: `dashboard-sign-up:${newSecret(24)}`,
-        body: {
-          name: name ?? email,
-          type: 'individual',
-          api_key_scopes: ACCOUNT_KEY_SCOPES,
-          // The key this dashboard signs the account's calls with: billing never lists it to
-          // the account nor lets the account delete it (no lock-out; billing README).
-          api_key_managed: true,
-        },
+  private async newAccount(
+    email: string,
+    name: string | undefined,
+    now: Date,
+  ): Promise<CreatedAccount> {
+    const fresh = () => ({
+      idempotencyKey: `dashboard-sign-up:${newSecret(24)}`,
+      body: {
+        name: name ?? email,
+        type: 'individual',
+        api_key_scopes: ACCOUNT_KEY_SCOPES,
+        // The key this dashboard signs the account's calls with: billing never lists it to the
+        // account nor lets the account delete it (no lock-out; billing README).
+        api_key_managed: true,
       },
-      now,
-    );
-    return this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
-      bearer: this.config.OPERATOR_TOKEN,
-      body: request.body,
-      headers: { 'idempotency-key': request.idempotencyKey },
     });
+    const send = (request: SignUpRequest<unknown>) =>
+      this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
+        bearer: this.config.OPERATOR_TOKEN,
+        body: request.body,
+        headers: { 'idempotency-key': request.idempotencyKey },
+      });
+    const pending = await this.signUpRequests.pendingOr(email, fresh(), now);
+    try {
+      return await send(pending);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'idempotency_key_reused')) throw error;
+      // Billing no longer takes the stored request for the same one (a billing release that
+      // reads the body otherwise): a new request rather than an email that can never sign up;
+      // the account of the stored one stays unused, as before the request was stored.
+      this.logger.warn(
+        { idempotencyKey: pending.idempotencyKey },
+        "billing refused a sign-up's stored request as another one; sent a new request",
+      );
+      const renewed = fresh();
+      await this.signUpRequests.replace(email, renewed, now);
+      return send(renewed);
+    }
   }
 
   /**

@@ -38,6 +38,15 @@ export class SignUpRequestsRepository {
     return { idempotencyKey: row!.idempotency_key, body: row!.body };
   }
 
+  /** The email's request replaced by a new one (billing refused the stored one as another). */
+  async replace<Body>(email: string, request: SignUpRequest<Body>, now: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE dashboard.sign_up_requests SET idempotency_key = $2, body = $3, created_at = $4
+        WHERE email = lower($1)`,
+      [email, request.idempotencyKey, JSON.stringify(request.body), now],
+    );
+  }
+
   /** The email's request answered and its user written (`db`: the user row's transaction). */
   async done(db: Queryable, email: string): Promise<void> {
     await db.query(`DELETE FROM dashboard.sign_up_requests WHERE email = lower($1)`, [email]);
