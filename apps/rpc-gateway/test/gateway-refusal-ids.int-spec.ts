@@ -209,5 +209,25 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
       expect((evm.json as Answer).result).toBeDefined();
       expect(evm.headers.get('deprecation')).toBeNull();
     });
+
+    // QA: a deprecated method refused for its params' shape (-32602) went without the header.
+    it.each([
+      ['by-name params', { past_objects: [] }],
+      ['params null', null],
+      ['params omitted', undefined],
+    ])(
+      'refused for its params (%s): still Deprecation, alone and in a batch',
+      async (_, params) => {
+        const past = { jsonrpc: '2.0', id: 5, method: 'sui_tryMultiGetPastObjects', params };
+        const alone = await rpc(url(), past);
+        expect(alone.status).toBe(200);
+        expect((alone.json as Answer).error?.code).toBe(-32602);
+        expect(alone.headers.get('deprecation')).toBe(DEPRECATION);
+
+        const inBatch = await rpc(url(), [call(6, 'sui_getObject'), past]);
+        expect((inBatch.json as Answer[]).map((a) => a.error?.code)).toEqual([-32601, -32602]);
+        expect(inBatch.headers.get('deprecation')).toBe(DEPRECATION);
+      },
+    );
   });
 });

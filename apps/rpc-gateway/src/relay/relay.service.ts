@@ -376,8 +376,13 @@ function relayAnswer(
   };
 }
 
-/** Whether a call of the request names one of `methods` (asked only of a network that has any). */
+/**
+ * Whether a call of the request names one of `methods` (asked only of a network that has any):
+ * the one place the `Deprecation` header is decided. A call refused for its params' shape names
+ * its method too (`RpcInvalid.method`): the header says the method is deprecated, whatever the
+ * call's answer (QA: `sui_tryMultiGetPastObjects` with by-name params got -32602 without it).
+ */
 function namesAny(items: readonly RpcRequestItem[], methods: ReadonlySet<string>): boolean {
-  for (const item of items) if (item.valid && methods.has(item.method)) return true;
+  for (const item of items) if (item.method !== undefined && methods.has(item.method)) return true;
   return false;
 }

@@ -167,6 +167,17 @@ describe('parseRequest: invalid single requests', () => {
     ]);
   });
 
+  it('a request refused for its params still names its method; one without a method does not', () => {
+    const byName = single('{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}');
+    const scalar = single('{"jsonrpc":"2.0","id":1,"method":"n","params":5}');
+    const noMethod = single('{"jsonrpc":"2.0","id":1,"params":[]}');
+    expect([byName, scalar, noMethod].map((item) => !item.valid && item.method)).toEqual([
+      'm',
+      'n',
+      undefined,
+    ]);
+  });
+
   it('a notification with by-name params gets no answer', () => {
     const item = single('{"jsonrpc":"2.0","method":"m","params":{"a":1}}');
     expect(item.valid).toBe(false);

@@ -21,6 +21,11 @@ export interface RpcInvalid {
   readonly valid: false;
   readonly idRaw: string | undefined;
   readonly error: JsonRpcErrorObject;
+  /**
+   * The method it names, when it could be read (a request refused for its params' shape): what
+   * an answer says of the method whatever the call's fate (a `Deprecation` header) needs it.
+   */
+  readonly method?: string;
 }
 
 export type RpcRequestItem = RpcCall | RpcInvalid;
@@ -38,18 +43,23 @@ export interface ParseRequestOptions {
   readonly maxBatchSize?: number;
 }
 
-const invalid = (idRaw: string | undefined, code: number, message: string): RpcInvalid => ({
-  valid: false,
-  idRaw,
-  error: { code, message },
-});
+const invalid = (
+  idRaw: string | undefined,
+  code: number,
+  message: string,
+  method?: string,
+): RpcInvalid =>
+  method === undefined
+    ? { valid: false, idRaw, error: { code, message } }
+    : { valid: false, idRaw, error: { code, message }, method };
 
-const invalidRequest = (idRaw: string | undefined, detail: string): RpcInvalid =>
+const invalidRequest = (idRaw: string | undefined, detail: string, method?: string): RpcInvalid =>
   // Invalid requests are always answered, even without an id (JSON-RPC 2.0 §5 examples).
   invalid(
     idRaw ?? NULL_ID,
     JSONRPC_ERROR.INVALID_REQUEST,
     `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: ${detail}`,
+    method,
   );
 
 /** The cap check on its own, for transports that count batch elements themselves. */
@@ -96,9 +106,10 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
       idRaw,
       JSONRPC_ERROR.INVALID_PARAMS,
       `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`,
+      method,
     );
   }
-  return invalidRequest(idRaw, '"params" must be an array, null or omitted');
+  return invalidRequest(idRaw, '"params" must be an array, null or omitted', method);
 }
 
 /**
