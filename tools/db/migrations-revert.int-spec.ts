@@ -305,14 +305,16 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
     });
 
   it('reverts what it is asked, a line per migration; refuses more than is applied, bad arguments and an unknown command with exit 2, reverting nothing', () => {
-    const three = image(['revert', '--count', '3']);
-    expect({ status: three.status, stderr: three.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(three.stdout.split('\n')).toEqual([
+    const four = image(['revert', '--count', '4']);
+    expect({ status: four.status, stderr: four.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(four.stdout.split('\n')).toEqual([
+      'webhook-matcher: reverted PreviousSecrets1765500000000 (in its own transaction)',
       'webhook-matcher: reverted DeliveryReplays1765400000000 (in its own transaction)',
       'webhook-matcher: reverted DeliveryAttemptsEventSlot1765300000000 (in its own transaction)',
       'webhook-matcher: reverted DeliveryAttemptsByEvent1765200000000 (without a transaction)',
-      'webhook-matcher: schema webhooks, 3 migration(s) reverted: DeliveryReplays1765400000000, ' +
-        'DeliveryAttemptsEventSlot1765300000000, DeliveryAttemptsByEvent1765200000000',
+      'webhook-matcher: schema webhooks, 4 migration(s) reverted: PreviousSecrets1765500000000, ' +
+        'DeliveryReplays1765400000000, DeliveryAttemptsEventSlot1765300000000, ' +
+        'DeliveryAttemptsByEvent1765200000000',
       '',
     ]);
 
@@ -360,8 +362,9 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
     expect({ status: again.status, stdout: again.stdout }).toEqual({
       status: 0,
       stdout:
-        'webhook-matcher: schema webhooks, 3 migration(s) applied: DeliveryAttemptsByEvent1765200000000, ' +
-        'DeliveryAttemptsEventSlot1765300000000, DeliveryReplays1765400000000\n',
+        'webhook-matcher: schema webhooks, 4 migration(s) applied: DeliveryAttemptsByEvent1765200000000, ' +
+        'DeliveryAttemptsEventSlot1765300000000, DeliveryReplays1765400000000, ' +
+        'PreviousSecrets1765500000000\n',
     });
   });
 });

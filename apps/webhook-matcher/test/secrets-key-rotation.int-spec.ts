@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { KvBuckets, WebhookStatusEntrySchema } from '@meridian/contracts';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import {
@@ -25,41 +23,9 @@ import {
   startDeliveryWorkerProcess,
   type RunningDeliveryWorker,
 } from './support/delivery-worker.process';
+import { Receiver } from './support/receiver';
 
 jest.setTimeout(240_000);
-
-/** A loopback receiver recording every request by path. */
-class Receiver {
-  readonly got: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.got.push({
-          path: req.url ?? '/',
-          headers: req.headers,
-          body: Buffer.concat(chunks).toString(),
-        });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  at(path: string) {
-    return this.got.filter((r) => r.path === path);
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 /**
  * ADR 0424 end to end: webhook-matcher (in process, key A) stores webhooks, the real

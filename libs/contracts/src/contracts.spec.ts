@@ -233,6 +233,30 @@ describe('payload schemas', () => {
       false,
     );
   });
+
+  it('earlier previous secrets travel beside the two a worker of the first contract reads', () => {
+    const at = '2026-01-02T00:00:00.000Z';
+    const entry = {
+      webhookId: 'wh_1',
+      accountId: 'acc_1',
+      status: 'active',
+      version: 3,
+      targetUrl: 'https://example.com/hook',
+      secrets: [
+        { sealed: 'v1.c', expiresAt: null },
+        { sealed: 'v1.p2', expiresAt: at },
+      ],
+      earlierSecrets: [{ sealed: 'v1.p1', expiresAt: at }],
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(WebhookStatusEntrySchema.parse(entry).earlierSecrets).toHaveLength(1);
+    // the first contract (no earlierSecrets field) still parses it, with its two secrets
+    const first = WebhookStatusEntrySchema.omit({ earlierSecrets: true });
+    expect(first.parse(entry).secrets).toHaveLength(2);
+    // an earlier secret always has its expiry
+    const noExpiry = { ...entry, earlierSecrets: [{ sealed: 'v1.p1', expiresAt: null }] };
+    expect(WebhookStatusEntrySchema.safeParse(noExpiry).success).toBe(false);
+  });
 });
 
 describe('generated protobuf code', () => {

@@ -14,6 +14,7 @@ import {
   DELIVERY_RETRY_WAITS_MS,
   DELIVERY_WAIT_LIMIT_MS,
   MAX_DELIVERY_ATTEMPTS,
+  verifyXSignature,
 } from '@meridian/webhooks';
 import type {
   AttemptFinish,
@@ -139,6 +140,8 @@ function world() {
   const attempts = new MemoryAttempts();
   const held = new HeldRequests();
   const sent: string[] = [];
+  /** The headers of each request, in order. */
+  const sentHeaders: Array<Record<string, string>> = [];
   /** The webhook-id (job id) of each request to DOWN, in order. */
   const sentIds: string[] = [];
   const health: DeliveryHealth[] = [];
@@ -169,6 +172,7 @@ function world() {
     attempts,
     send: (url, headers) => {
       sent.push(url);
+      sentHeaders.push(headers);
       if (url === DOWN) sentIds.push(headers['webhook-id']!);
       if (url === DOWN && down.on)
         return Promise.resolve({
@@ -231,6 +235,8 @@ function world() {
     entries.set(webhookId, { ...entries.get(webhookId)!, secrets: [{ sealed, expiresAt: null }] });
   return {
     clock,
+    entries,
+    sentHeaders,
     attempts,
     held,
     sent,
@@ -914,5 +920,41 @@ describe('DeliveryEngine: a secret the key ring cannot open (ADR 0424)', () => {
     await expect(w.engine.handle(w.job('wh_a'))).rejects.toThrow('integrity');
     expect(w.refused.map(([reason]) => reason)).toEqual(['not_opened']);
     expect(w.sent).toEqual([]);
+  });
+});
+
+describe('DeliveryEngine: every previous secret signs until its own expiry (ADR 0423 amendment)', () => {
+  it('signs with the current, the latest previous and the earlier ones, each until its expiry', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', FAST);
+    const at = (ms: number) => new Date(w.clock.now().getTime() + ms).toISOString();
+    const [current, second, first] = ['whsec_c', 'whsec_p2', 'whsec_p1'];
+    w.entries.set('wh_a', {
+      ...w.entries.get('wh_a')!,
+      secrets: [
+        { sealed: secrets.seal(current), expiresAt: null },
+        { sealed: secrets.seal(second), expiresAt: at(24 * 60 * MINUTE) },
+      ],
+      earlierSecrets: [{ sealed: secrets.seal(first), expiresAt: at(10 * MINUTE) }],
+    });
+    /** The secrets whose X-Signature entry verifies the request sent for a new job. */
+    const signedWith = async () => {
+      const job = w.job('wh_a');
+      await w.engine.handle(job);
+      const headers = w.sentHeaders.at(-1)!;
+      const header = headers['x-signature']!;
+      const entries = header.match(/v1=/g)!.length;
+      expect(headers['webhook-signature']!.split(' ')).toHaveLength(entries);
+      const nowS = Math.floor(w.clock.now().getTime() / 1000);
+      const body = JSON.stringify(job.payload);
+      const verified = [current, second, first].filter((secret) =>
+        verifyXSignature(header, body, secret, nowS),
+      );
+      expect(verified).toHaveLength(entries);
+      return verified;
+    };
+    expect(await signedWith()).toEqual([current, second, first]);
+    w.clock.advance(10 * MINUTE);
+    expect(await signedWith()).toEqual([current, second]);
   });
 });

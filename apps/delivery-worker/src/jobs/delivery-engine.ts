@@ -294,7 +294,9 @@ export class DeliveryEngine {
     const startedAt = clock.now();
     const keys: SigningKey[] = [];
     try {
-      for (const s of entry.secrets)
+      // Every previous secret signs until its own expiry; the earlier ones (beyond the latest)
+      // travel in `earlierSecrets` (ADR 0423 amendment).
+      for (const s of [...entry.secrets, ...(entry.earlierSecrets ?? [])])
         if (s.expiresAt === null || Date.parse(s.expiresAt) > startedAt.getTime())
           keys.push(
             this.opened.get(s.sealed, (sealed) => signingKeyOf(this.deps.secrets.open(sealed))),

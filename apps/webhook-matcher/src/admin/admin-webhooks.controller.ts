@@ -1,6 +1,16 @@
-import { Controller, Get, Param, Query, UseGuards, type PipeTransform } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Param,
+  Query,
+  UseGuards,
+  type PipeTransform,
+} from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import type { Clock } from '@meridian/time';
+import { CLOCK } from '../common/clock.token';
 import { parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { webhooksPage } from '../webhooks/webhook-response.schemas';
@@ -32,6 +42,7 @@ export class AdminWebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly recordStats: RecordStatsRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get(':id/webhooks')
@@ -45,7 +56,7 @@ export class AdminWebhooksController {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
     return {
-      items: await webhookViews(page.items, this.recordStats),
+      items: await webhookViews(page.items, this.recordStats, this.clock.now()),
       next_cursor: page.nextCursor,
     };
   }

@@ -7,6 +7,7 @@ import { ResumedAt1765100000000 } from '../migrations/1765100000000-resumed-at';
 import { DeliveryAttemptsByEvent1765200000000 } from '../migrations/1765200000000-delivery-attempts-by-event';
 import { DeliveryAttemptsEventSlot1765300000000 } from '../migrations/1765300000000-delivery-attempts-event-slot';
 import { DeliveryReplays1765400000000 } from '../migrations/1765400000000-delivery-replays';
+import { PreviousSecrets1765500000000 } from '../migrations/1765500000000-previous-secrets';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   DeliveryAttemptsByEvent1765200000000,
   DeliveryAttemptsEventSlot1765300000000,
   DeliveryReplays1765400000000,
+  PreviousSecrets1765500000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

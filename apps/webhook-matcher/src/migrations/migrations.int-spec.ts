@@ -1,6 +1,8 @@
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
-import { dataSourceOptions, SCHEMA } from '../db/data-source';
+import { previousSecretsOf } from '../webhooks/previous-secrets';
+import { PreviousSecrets1765500000000 } from './1765500000000-previous-secrets';
+import { dataSourceOptions, MIGRATIONS, SCHEMA } from '../db/data-source';
 
 describe('webhooks schema migrations', () => {
   let db: TestDatabase;
@@ -26,6 +28,60 @@ describe('webhooks schema migrations', () => {
       expect(rows[0]!.same).toBe(true);
     } finally {
       await ds.destroy();
+    }
+  });
+
+  it('PreviousSecrets: a previous secret of the first schema is in the list, and down leaves it in its columns', async () => {
+    const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(PreviousSecrets1765500000000));
+    const db2 = await createTestDatabase({ prefix: 'wh_migrations_prev' });
+    const ds = createAppDataSource({ ...dataSourceOptions(db2.url), migrations: before });
+    await ds.initialize();
+    try {
+      await runMigrations(ds, SCHEMA);
+      const expiresAt = new Date('2026-12-01T00:00:00.123Z');
+      await ds.query(
+        `INSERT INTO webhooks.webhooks (id, account_id, status, chain, network, trigger_type,
+           filter_tree, inline_address_count, confirm_depth, phases, target_url, secret_sealed,
+           previous_secret_sealed, previous_secret_expires_at, created_at, updated_at)
+         VALUES ('wh_a', 'acc', 'active', 'eth', 'eth-mainnet', 'address_activity', '{}', 0, 2,
+           '{confirmed}', 'https://x.example.com', 'v2.k.c', 'v2.k.p', $1, now(), now()),
+                ('wh_b', 'acc', 'active', 'eth', 'eth-mainnet', 'address_activity', '{}', 0, 2,
+           '{confirmed}', 'https://x.example.com', 'v2.k.c', NULL, NULL, now(), now())`,
+        [expiresAt],
+      );
+      const migration = new PreviousSecrets1765500000000();
+      const runner = ds.createQueryRunner();
+      try {
+        await migration.up(runner);
+        const rows: Array<{
+          id: string;
+          previous_secrets: Array<{ sealed: string; expires_at: string }>;
+        }> = await runner.query(
+          `SELECT id, previous_secrets, previous_secret_sealed, previous_secret_expires_at
+               FROM webhooks.webhooks ORDER BY id`,
+        );
+        expect(rows.map((r) => r.previous_secrets.length)).toEqual([1, 0]);
+        expect(
+          previousSecretsOf({
+            ...rows[0]!,
+            previous_secret_sealed: null,
+            previous_secret_expires_at: null,
+          }),
+        ).toEqual([{ sealed: 'v2.k.p', expiresAt }]);
+        await migration.down(runner);
+        const [a] = await runner.query(
+          `SELECT previous_secret_sealed, previous_secret_expires_at FROM webhooks.webhooks WHERE id = 'wh_a'`,
+        );
+        expect(a).toEqual({
+          previous_secret_sealed: 'v2.k.p',
+          previous_secret_expires_at: expiresAt,
+        });
+      } finally {
+        await runner.release();
+      }
+    } finally {
+      await ds.destroy();
+      await db2.drop();
     }
   });
 });

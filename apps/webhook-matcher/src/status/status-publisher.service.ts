@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
+import { livePreviousSecretsOf } from '../webhooks/previous-secrets';
 import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
 import { StatusHistoryRepository } from './status-history.repository';
 
@@ -105,17 +106,14 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
    * are not sent after the resume).
    */
   entryOf(row: WebhookRow, reactivated?: Reactivation): WebhookStatusEntry {
-    const now = this.clock.now().getTime();
+    // The latest previous secret beside the current one (what a worker of the first contract
+    // reads), the others in `earlierSecrets` (ADR 0423 amendment).
+    const [latest, ...earlier] = livePreviousSecretsOf(row, this.clock.now()).map((s) => ({
+      sealed: s.sealed,
+      expiresAt: s.expiresAt.toISOString(),
+    }));
     const secrets: WebhookStatusEntry['secrets'] = [{ sealed: row.secret_sealed, expiresAt: null }];
-    if (
-      row.previous_secret_sealed &&
-      row.previous_secret_expires_at &&
-      row.previous_secret_expires_at.getTime() > now
-    )
-      secrets.push({
-        sealed: row.previous_secret_sealed,
-        expiresAt: row.previous_secret_expires_at.toISOString(),
-      });
+    if (latest) secrets.push(latest);
     return WebhookStatusEntrySchema.parse({
       webhookId: row.id,
       accountId: row.account_id,
@@ -123,6 +121,8 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
       version: row.version,
       targetUrl: row.target_url,
       secrets,
+      // More than the contract's 8 only from rotations by pods of the release before the cap.
+      ...(earlier.length > 0 ? { earlierSecrets: earlier.slice(0, 8) } : {}),
       updatedAt: row.updated_at.toISOString(),
       ...(row.resumed_at ? { resumedAt: row.resumed_at.toISOString() } : {}),
       ...(reactivated

@@ -1,25 +1,28 @@
 import type { StaleRowsQuery } from '@meridian/platform-secrets';
 import type { EntityManager } from 'typeorm';
+import type { PreviousSecret } from '@meridian/webhooks';
 import { returning } from '../db/returning';
+import { previousSecretsParams, type StoredPreviousSecrets } from './previous-secrets';
 
 /** The sealed secrets of one webhook row, as the reseal pass reads them. */
-export interface SealedSecretsRow {
+export interface SealedSecretsRow extends StoredPreviousSecrets {
   id: string;
   secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: Date | null;
 }
 
 /** A row holds a secret not sealed under the current key (`$1`: its `v2.<key id>.` prefix). */
 const STALE = `(NOT starts_with(secret_sealed, $1)
-  OR (previous_secret_sealed IS NOT NULL AND NOT starts_with(previous_secret_sealed, $1)))`;
+  OR (previous_secret_sealed IS NOT NULL AND NOT starts_with(previous_secret_sealed, $1))
+  OR EXISTS (SELECT 1 FROM jsonb_array_elements(previous_secrets) AS p
+              WHERE NOT starts_with(p->>'sealed', $1)))`;
 
 /** SQL of the reseal pass (ADR 0424): rows sealed under another key than the current one. */
 export class SecretResealRepository {
   /** The stale rows as the reseal passes lock them (`resealPasses`). */
   readonly staleRows: StaleRowsQuery = {
     table: 'webhooks.webhooks',
-    columns: 'id, secret_sealed, previous_secret_sealed, previous_secret_expires_at',
+    columns:
+      'id, secret_sealed, previous_secret_sealed, previous_secret_expires_at, previous_secrets',
     stale: STALE,
   };
 
@@ -32,17 +35,18 @@ export class SecretResealRepository {
     m: EntityManager,
     id: string,
     secretSealed: string,
-    previousSealed: string | null,
+    previous: readonly PreviousSecret[],
   ): Promise<void> {
+    const [latestSealed, latestExpiresAt, list] = previousSecretsParams(previous);
     await m.query(
       `UPDATE webhooks.webhooks
           SET secret_sealed = $2,
               previous_secret_sealed = $3,
-              previous_secret_expires_at = CASE WHEN $3::text IS NULL THEN NULL
-                                                ELSE previous_secret_expires_at END,
+              previous_secret_expires_at = $4,
+              previous_secrets = $5::jsonb,
               published_version = LEAST(published_version, version - 1)
         WHERE id = $1`,
-      [id, secretSealed, previousSealed],
+      [id, secretSealed, latestSealed, latestExpiresAt, list],
     );
   }
 

@@ -5,6 +5,8 @@ import type { Clock } from '@meridian/time';
 import { Kvm } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { livePreviousSecrets, type PreviousSecret } from '@meridian/webhooks';
+import { previousSecretsOf } from './previous-secrets';
 import { SecretResealRepository, type SealedSecretsRow } from './secret-reseal.repository';
 
 /** What one reseal run did (ADR 0424); `npm`-less: the command prints it as one JSON line. */
@@ -13,7 +15,7 @@ export interface ResealReport {
   currentKeyId: string;
   /** Webhook rows whose secrets this run sealed anew under the current key. */
   rows: number;
-  /** Sealed values written (a row in its rotation overlap has two). */
+  /** Sealed values written (a row in its rotation overlap has one per live previous secret more). */
   values: number;
   /** Previous secrets past their overlap, dropped instead of resealed (never used again). */
   expiredDropped: number;
@@ -102,21 +104,19 @@ export class SecretReseal {
   private resealed(
     row: SealedSecretsRow,
     report: ResealReport,
-  ): { secret: string; previous: string | null } | null {
+  ): { secret: string; previous: PreviousSecret[] } | null {
     const { ring, clock } = this.deps;
     try {
       const secret = ring.reseal(row.secret_sealed);
       let values = secret === row.secret_sealed ? 0 : 1;
-      let previous: string | null = null;
-      if (row.previous_secret_sealed !== null) {
-        const live =
-          row.previous_secret_expires_at !== null &&
-          row.previous_secret_expires_at.getTime() > clock.now().getTime();
-        if (live) {
-          previous = ring.reseal(row.previous_secret_sealed);
-          if (previous !== row.previous_secret_sealed) values += 1;
-        } else report.expiredDropped += 1;
-      }
+      const all = previousSecretsOf(row);
+      const live = livePreviousSecrets(all, clock.now());
+      const previous = live.map((s) => {
+        const sealed = ring.reseal(s.sealed);
+        if (sealed !== s.sealed) values += 1;
+        return { sealed, expiresAt: s.expiresAt };
+      });
+      report.expiredDropped += all.length - live.length;
       report.rows += 1;
       report.values += values;
       return { secret, previous };

@@ -4,6 +4,3 @@ import { randomBytes } from 'node:crypto';
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
-
-/** The old secret keeps signing this long after a rotation (COMPAT). */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

@@ -2,6 +2,7 @@ import {
   CONFIRM_DEPTH_MAX,
   CONFIRM_DEPTH_MIN,
   LIST_ID_PATTERN,
+  MAX_PREVIOUS_SECRETS,
   PHASES,
   STATUS_LABELS,
   TRIGGER_TYPES,
@@ -71,6 +72,12 @@ const webhookFields = {
   version: z.number().int().min(1).describe('+1 on every change'),
   created_at: isoTime,
   updated_at: isoTime,
+  previous_secrets_expire_at: z
+    .array(isoTime)
+    .describe(
+      'until when each previous secret still signs beside the current one, the latest first ' +
+        `(at most ${MAX_PREVIOUS_SECRETS}; empty when only the current secret signs)`,
+    ),
   stats: z
     .strictObject({
       failed_total: z
@@ -115,7 +122,10 @@ export const rotatedWebhookResponse = schemaResource(
       secret,
       previous_secret_expires_at: isoTime
         .nullable()
-        .describe('until when the previous secret also signs; null with expire_previous'),
+        .describe(
+          'until when the secret just replaced also signs (the first of ' +
+            'previous_secrets_expire_at); null with expire_previous',
+        ),
     })
     .refine(labelOfStatus, notItsLabel),
 );

@@ -5,13 +5,16 @@ import {
   Get,
   Headers,
   HttpCode,
+  Inject,
   Param,
   Patch,
   Post,
   Query,
   UseGuards,
 } from '@nestjs/common';
+import type { Clock } from '@meridian/time';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
+import { CLOCK } from '../common/clock.token';
 import { checkId } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { StatusService } from '../status/status.service';
@@ -44,11 +47,12 @@ export class WebhooksController {
     private readonly webhooks: WebhooksService,
     private readonly status: StatusService,
     private readonly recordStats: RecordStatsRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The record with its `stats` members (spec "Webhook record"). */
   private async view(row: WebhookRow): Promise<WebhookResponse> {
-    return (await webhookViews([row], this.recordStats))[0]!;
+    return (await webhookViews([row], this.recordStats, this.clock.now()))[0]!;
   }
 
   @Post()
@@ -90,7 +94,7 @@ export class WebhooksController {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
     return {
-      items: await webhookViews(page.items, this.recordStats),
+      items: await webhookViews(page.items, this.recordStats, this.clock.now()),
       next_cursor: page.nextCursor,
     };
   }
@@ -150,11 +154,13 @@ export class WebhooksController {
 
   @Post(':id/secret/rotate')
   @ApiRoute({
-    summary: 'Rotate the signing secret (the old one signs for 24 h unless expire_previous)',
+    summary:
+      'Rotate the signing secret (the old one signs for 24 h unless expire_previous; at most 3 ' +
+      'previous secrets sign at once, else 409 too_many_previous_secrets)',
     body: rotateSecretBody,
     responses: {
       200: {
-        description: 'the webhook, its new secret and until when the previous one signs',
+        description: 'the webhook, its new secret and until when the previous ones sign',
         schema: rotatedWebhookResponse,
       },
     },
@@ -167,10 +173,11 @@ export class WebhooksController {
       checkId('wh', id),
       expire_previous,
     );
+    const view = await this.view(row);
     return {
-      ...(await this.view(row)),
+      ...view,
       secret,
-      previous_secret_expires_at: row.previous_secret_expires_at?.toISOString() ?? null,
+      previous_secret_expires_at: view.previous_secrets_expire_at[0] ?? null,
     };
   }
 

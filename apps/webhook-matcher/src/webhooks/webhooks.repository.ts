@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { CountedWebhook } from '@meridian/plans';
-import type { FilterNode, Phase, TriggerType, WebhookStatus } from '@meridian/webhooks';
+import type {
+  FilterNode,
+  Phase,
+  PreviousSecret,
+  TriggerType,
+  WebhookStatus,
+} from '@meridian/webhooks';
 import type { EntityManager } from 'typeorm';
 import { returning } from '../db/returning';
 import type { NetworkKey } from '@meridian/networks';
 import type { WebhookChain } from './networks';
+import { previousSecretsParams } from './previous-secrets';
 
 export interface WebhookRow {
   id: string;
@@ -26,6 +33,8 @@ export interface WebhookRow {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
+  /** Every previous secret (`previousSecretsOf` reads the three columns together). */
+  previous_secrets: Array<{ sealed: string; expires_at: string }> | null;
   version: number;
   published_version: number;
   idempotency_key: string | null;
@@ -240,14 +249,15 @@ export class WebhooksRepository {
     m: EntityManager,
     id: string,
     secretSealed: string,
-    previous: { sealed: string; expiresAt: Date } | null,
+    previous: readonly PreviousSecret[],
     now: Date,
   ): Promise<WebhookRow> {
+    const [latestSealed, latestExpiresAt, list] = previousSecretsParams(previous);
     const rows = returning<WebhookRow>(
       await m.query(
         `UPDATE webhooks.webhooks SET secret_sealed = $2, previous_secret_sealed = $3, previous_secret_expires_at = $4,
-         updated_at = $5, version = version + 1 WHERE id = $1 RETURNING *`,
-        [id, secretSealed, previous?.sealed ?? null, previous?.expiresAt ?? null, now],
+         previous_secrets = $6::jsonb, updated_at = $5, version = version + 1 WHERE id = $1 RETURNING *`,
+        [id, secretSealed, latestSealed, latestExpiresAt, now, list],
       ),
     );
     return rows[0]!;

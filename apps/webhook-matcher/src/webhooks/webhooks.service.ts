@@ -12,12 +12,15 @@ import type { Clock } from '@meridian/time';
 import {
   checkTargetUrl,
   DEFAULT_CONFIRM_DEPTH,
+  MAX_PREVIOUS_SECRETS,
   normalizeFilter,
   PHASES,
+  planRotation,
   refusalWithoutPlan,
   transition,
   webhookNotFound,
   type NormalizedFilter,
+  type PreviousSecret,
 } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository';
@@ -37,7 +40,8 @@ import { StatusPublisher } from '../status/status-publisher.service';
 import { planRequiredOf, StatusService, webhookCapsOf } from '../status/status.service';
 import { chainAndNetwork, checkNetworkServed, servedWebhookNetworks } from './networks';
 import { requestFingerprint } from '@meridian/platform-http';
-import { newSigningSecret, ROTATION_OVERLAP_MS } from './secrets';
+import { newSigningSecret } from './secrets';
+import { previousSecretsOf } from './previous-secrets';
 import type { NetworkKey } from '@meridian/networks';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
@@ -316,17 +320,18 @@ export class WebhooksService {
       const current = await this.webhooks.find(m, accountId, id, true);
       if (!current) throw webhookNotFound();
       const now = this.clock.now();
-      const previous = expirePrevious
-        ? null
-        : {
-            sealed: current.secret_sealed,
-            expiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-          };
+      const plan = planRotation(
+        current.secret_sealed,
+        previousSecretsOf(current),
+        now,
+        expirePrevious,
+      );
+      if (!plan.ok) throw tooManyPreviousSecrets(plan.live, plan.nextRotationAt);
       const updated = await this.webhooks.rotateSecret(
         m,
         id,
         this.secrets.seal(secret),
-        previous,
+        plan.previous,
         now,
       );
       await recordChange(m, { accountId, webhookId: id });
@@ -401,4 +406,26 @@ const idempotencyKeyOfAnotherRequest = () =>
 function transitionError(result: ReturnType<typeof transition>): DomainError {
   if (result.kind === 'refused') return result.error;
   return new DomainError('internal', 'internal');
+}
+
+/**
+ * 409: the rotation would make more previous secrets sign than MAX_PREVIOUS_SECRETS. Refused
+ * rather than ending one early: each one's expiry was promised when its rotation answered.
+ */
+function tooManyPreviousSecrets(
+  live: readonly PreviousSecret[],
+  nextRotationAt: Date,
+): DomainError {
+  return new DomainError(
+    'too_many_previous_secrets',
+    'conflict',
+    `${live.length} previous secrets still sign (at most ${MAX_PREVIOUS_SECRETS}); rotate ` +
+      `again after ${nextRotationAt.toISOString()}, or with expire_previous: true to end them all now`,
+    {
+      details: {
+        previous_secrets_expire_at: live.map((s) => s.expiresAt.toISOString()),
+        next_rotation_at: nextRotationAt.toISOString(),
+      },
+    },
+  );
 }

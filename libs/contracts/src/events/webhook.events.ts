@@ -187,7 +187,7 @@ export type DeliveryHealth = z.infer<typeof DeliveryHealthSchema>;
 /**
  * A signing secret sealed with the deployment's WEBHOOK_SECRETS_KEY (AES-256-GCM; the key ring
  * of @meridian/webhooks, `secret-box-ring.ts`, ADR 0424). `expiresAt` is null for the current secret and the end
- * of the 24 h overlap for the previous one after a rotation.
+ * of the 24 h overlap for a previous one after a rotation.
  */
 export const SealedSecretSchema = z.object({
   sealed: z.string().min(1).max(512),
@@ -209,8 +209,23 @@ export const WebhookStatusEntrySchema = z.object({
   /** Monotonic per webhook; a reader ignores an older version than the one it holds. */
   version: z.number().int().min(1),
   targetUrl: z.url({ protocol: /^https?$/ }),
-  /** Current secret first; the previous one while its rotation overlap lasts (two v1). */
+  /**
+   * Current secret first; then the previous secret with the latest expiry while its rotation
+   * overlap lasts (two v1). Kept at most two so a worker of the first contract still parses the
+   * entry and signs with these two (ADR 0423 amendment).
+   */
   secrets: z.array(SealedSecretSchema).min(1).max(2),
+  /**
+   * The other previous secrets still in their overlap, latest expiry first (additive, absent
+   * when there are none; ADR 0423 amendment): a rotation keeps every previous secret signing
+   * until its own expiry. A reader signs with `secrets` and these, each while `expiresAt` is in
+   * the future. The matcher holds at most 3 previous secrets; the bound leaves room for a
+   * rotation served by a matcher of the first contract during a rolling update.
+   */
+  earlierSecrets: z
+    .array(SealedSecretSchema.extend({ expiresAt: isoTimestamp }))
+    .max(8)
+    .optional(),
   updatedAt: isoTimestamp,
   /**
    * The last owner resume (additive; absent before the first): the owner says the endpoint is

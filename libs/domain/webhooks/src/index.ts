@@ -11,3 +11,4 @@ export * from './block-activities';
 export * from './filter-eval';
 export * from './event-id';
 export * from './payload';
+export * from './secret-rotation';
