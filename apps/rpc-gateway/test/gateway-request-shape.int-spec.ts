@@ -101,4 +101,44 @@ describe('rpc-gateway: the request shape', () => {
       expect((answer.json as Answer).error?.code).toBe(-32600);
     });
   });
+
+  // QA: "Invalid params: …" beside "invalid params: …", "Invalid Request" for deeply nested JSON,
+  // and `the method "rpc.discover"` quoted where other method names were not.
+  it('error messages: one style, lower case, method names as written', async () => {
+    const batch = await rpc(url(), [
+      { jsonrpc: '1.0', id: 1, method: 'eth_blockNumber' },
+      { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: { a: 1 } },
+      { jsonrpc: '2.0', id: 3, method: 'rpc.discover', params: [] },
+      { jsonrpc: '2.0', id: 4, method: 'eth_notAMethod', params: [] },
+    ]);
+    expect((batch.json as Answer[]).map((a) => [a.error?.code, a.error?.message])).toEqual([
+      [-32600, 'invalid request: "jsonrpc" must be "2.0"'],
+      [-32602, 'invalid params: params must be an array'],
+      [-32601, 'the method rpc.discover does not exist/is not available on eth-mainnet'],
+      [-32601, 'the method eth_notAMethod does not exist/is not available on eth-mainnet'],
+    ]);
+
+    const depth = 10_000;
+    const nested = await rpc(url(), '['.repeat(depth) + ']'.repeat(depth));
+    expect(nested.json).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'invalid request: not an object' },
+      },
+    ]);
+    const notJson = await rpc(url(), '{"jsonrpc":');
+    expect(notJson.json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
+    const tooMany = await rpc(
+      url(),
+      Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId' })),
+    );
+    expect((tooMany.json as Answer).error?.message).toBe(
+      'limit exceeded: batch of 101 requests exceeds the limit of 100',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { brotliDecompress, gunzip, gzip, inflate, type InputType } from 'node:zlib';
 import { DomainError } from '@meridian/errors';
-import { JSONRPC_ERROR } from '@meridian/jsonrpc';
+import { JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
 
 /**
  * Content codings of the JSON-RPC edge over HTTP (rpc-gateway README "Compression"). An answer
@@ -42,7 +42,7 @@ export function decodedTooLarge(limitBytes: number, coding: string): DomainError
   return new DomainError(
     'request_too_large',
     'too_large',
-    `limit exceeded: the request body decodes (${coding}) to more than ${limitBytes} bytes`,
+    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: the request body decodes (${coding}) to more than ${limitBytes} bytes`,
   );
 }
 
@@ -63,7 +63,7 @@ export const REQUEST_CODINGS = 'gzip, deflate, br';
 export const UNSUPPORTED_CONTENT_ENCODING = new DomainError(
   'unsupported_content_encoding',
   'invalid',
-  'invalid request: unsupported Content-Encoding; send the body as is, or gzip, deflate or br',
+  `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: unsupported Content-Encoding; send the body as is, or gzip, deflate or br`,
   { details: { httpStatus: 415, jsonRpcCode: JSONRPC_ERROR.INVALID_REQUEST } },
 );
 

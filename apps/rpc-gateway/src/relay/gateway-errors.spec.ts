@@ -1,10 +1,12 @@
 import { NETWORKS } from '@meridian/networks';
-import { jsonRpcErrorOf } from '@meridian/jsonrpc';
+import { jsonRpcErrorOf, parseRequest } from '@meridian/jsonrpc';
 import {
   balanceRefusal,
   bodyTooLarge,
   CU_EXHAUSTED,
   gatewayHttpStatusOf,
+  invalidParams,
+  methodNotAvailable,
   networkNotOffered,
   PLAN_REQUIRED,
   UNKNOWN_ACCESS_TOKEN,
@@ -40,6 +42,46 @@ describe('gateway refusals on the JSON-RPC HTTP edge', () => {
     expect(bodyTooLarge(1000).message).toBe(
       'limit exceeded: the request body is larger than 1000 bytes',
     );
+  });
+});
+
+describe('one style of message (QA: "Invalid params: …" beside "invalid params: …")', () => {
+  it('a method name is written as is, dotted ones too; an implausible one is quoted', () => {
+    const eth = NETWORKS['eth-mainnet'];
+    expect(methodNotAvailable('rpc.discover', eth).message).toBe(
+      'the method rpc.discover does not exist/is not available on eth-mainnet',
+    );
+    expect(methodNotAvailable('eth_foo', eth).message).toBe(
+      'the method eth_foo does not exist/is not available on eth-mainnet',
+    );
+    expect(methodNotAvailable('eth foo"', eth).message).toBe(
+      'the method "eth foo\\"" does not exist/is not available on eth-mainnet',
+    );
+  });
+
+  it("every message starts lower case with its code's words, as the parser's answers do", () => {
+    const parsed = parseRequest(
+      '[{"jsonrpc":"1.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":"m","params":{}},7]',
+    );
+    const parserMessages =
+      parsed.kind === 'batch' ? parsed.items.map((i) => !i.valid && i.error.message) : [];
+    const notJson = parseRequest('{');
+    const tooMany = parseRequest('[1,2]', { maxBatchSize: 1 });
+    expect([
+      ...parserMessages,
+      notJson.kind === 'single' && !notJson.item.valid && notJson.item.error.message,
+      tooMany.kind === 'single' && !tooMany.item.valid && tooMany.item.error.message,
+      invalidParams('x').message,
+      UNSUPPORTED_CONTENT_ENCODING.message.slice(0, 16),
+    ]).toEqual([
+      'invalid request: "jsonrpc" must be "2.0"',
+      'invalid params: params must be an array',
+      'invalid request: not an object',
+      'parse error',
+      'limit exceeded: batch of 2 requests exceeds the limit of 1',
+      'invalid params: x',
+      'invalid request:',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { DomainError, httpStatusOf, quoteInput } from '@meridian/errors';
+import { JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
 import type { Network } from '@meridian/networks';
 import type { AccountSnapshot } from '../credentials/credential-cache';
 
@@ -6,21 +7,23 @@ import type { AccountSnapshot } from '../credentials/credential-cache';
  * Every refusal the gateway makes, as a DomainError. The relay, the credential check and the
  * BorApi service return or throw these; each edge maps them once (HTTP: gatewayHttpStatusOf,
  * JSON-RPC: jsonRpcErrorOf, gRPC: toGrpcStatus). Fixed refusals are constants: the hot path
- * builds no error object for them.
+ * builds no error object for them. Every message starts with its code's words
+ * (`JSONRPC_ERROR_MESSAGE`: "invalid params: …", "server error: …"), lower case, as the parser's
+ * answers do; a method name is written as is when it is a plausible name (`quoteMethod`).
  */
 
 /** No node answered (unreachable, timeout, none healthy). One wording on every interface. */
 export const UPSTREAM_UNAVAILABLE = new DomainError(
   'upstream_unavailable',
   'unavailable',
-  'server error: upstream node unavailable',
+  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: upstream node unavailable`,
 );
 
 /** A node answered, but not with JSON-RPC (5xx, garbage, a batch with holes). */
 export const NODE_TROUBLE = new DomainError(
   'upstream_error',
   'internal',
-  'internal error: upstream node trouble',
+  `${JSONRPC_ERROR_MESSAGE.INTERNAL_ERROR}: upstream node trouble`,
 );
 
 /** An id no filter of ours has (go-ethereum answers the same words with -32000). */
@@ -33,27 +36,27 @@ export const FILTER_NOT_FOUND = new DomainError(
 export const UNKNOWN_ACCESS_TOKEN = new DomainError(
   'unknown_access_token',
   'unauthenticated',
-  'unauthorized: unknown or deleted access token',
+  `${JSONRPC_ERROR_MESSAGE.UNAUTHORIZED}: unknown or deleted access token`,
 );
 
 /** A token revoked while a WebSocket session (or a gRPC stream) is open. */
 export const ACCESS_TOKEN_REVOKED = new DomainError(
   'access_token_revoked',
   'unauthenticated',
-  'unauthorized: the access token was revoked',
+  `${JSONRPC_ERROR_MESSAGE.UNAUTHORIZED}: the access token was revoked`,
 );
 
 export const CREDENTIALS_UNAVAILABLE = new DomainError(
   'credentials_unavailable',
   'unavailable',
-  'server error: access token check unavailable, retry later',
+  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: access token check unavailable, retry later`,
   { details: { retryAfterMs: 1_000 } },
 );
 
 export const CU_EXHAUSTED = new DomainError(
   'cu_exhausted',
   'payment_required',
-  'payment required: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset',
+  `${JSONRPC_ERROR_MESSAGE.CU_EXHAUSTED}: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset`,
 );
 
 /**
@@ -65,7 +68,7 @@ export const CU_EXHAUSTED = new DomainError(
 export const PLAN_REQUIRED = new DomainError(
   'plan_required',
   'payment_required',
-  'payment required: this account has no plan; choose a plan (or top up compute units) to use node access',
+  `${JSONRPC_ERROR_MESSAGE.CU_EXHAUSTED}: this account has no plan; choose a plan (or top up compute units) to use node access`,
   { details: { jsonRpcData: { code: 'plan_required' } } },
 );
 
@@ -82,7 +85,7 @@ export function balanceRefusal(account: AccountSnapshot | undefined): DomainErro
 export const SUBSCRIPTION_LIMIT_UNAVAILABLE = new DomainError(
   'subscription_limit_unavailable',
   'unavailable',
-  'server error: subscription limit unavailable',
+  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: subscription limit unavailable`,
 );
 
 export type Interface = 'http' | 'websocket' | 'grpc';
@@ -135,7 +138,11 @@ export function webSocketOnly(method: string): DomainError {
 }
 
 export function invalidParams(what: string): DomainError {
-  return new DomainError('invalid_params', 'invalid', `invalid params: ${what}`);
+  return new DomainError(
+    'invalid_params',
+    'invalid',
+    `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: ${what}`,
+  );
 }
 
 /**
@@ -148,21 +155,33 @@ export function bodyTooLarge(limitBytes: number): DomainError {
   return new DomainError(
     'request_too_large',
     'too_large',
-    `limit exceeded: the request body is larger than ${size}`,
+    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: the request body is larger than ${size}`,
   );
 }
 
 export function limitExceeded(what: string): DomainError {
-  return new DomainError('limit_exceeded', 'too_large', `limit exceeded: ${what}`);
+  return new DomainError(
+    'limit_exceeded',
+    'too_large',
+    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: ${what}`,
+  );
 }
 
 export function planLimitExceeded(what: string): DomainError {
-  return new DomainError('limit_exceeded', 'conflict', `limit exceeded: ${what}`);
+  return new DomainError(
+    'limit_exceeded',
+    'conflict',
+    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: ${what}`,
+  );
 }
 
-/** A method name as written when it is a plausible name; quoted and cut otherwise. */
+/**
+ * A method name as written when it is a plausible name (letters, digits, `_` and `.`, as in
+ * go-ethereum's "the method rpc.discover does not exist/is not available"); quoted and cut
+ * otherwise. QA: `rpc.discover` was quoted while `eth_foo` was not.
+ */
 function quoteMethod(method: string): string {
-  return method.length <= 64 && /^[A-Za-z0-9_]+$/.test(method) ? method : quoteInput(method);
+  return method.length <= 64 && /^[A-Za-z0-9_.]+$/.test(method) ? method : quoteInput(method);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { DomainError } from '@meridian/errors';
+import { JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
 import { invalidParams, limitExceeded } from './gateway-errors';
 import { blockBoundOf, checkLogFilter, HEAD_BOUND as HEAD } from './log-filter';
 
@@ -27,7 +28,7 @@ const FILTER_NOT_AN_OBJECT: Readonly<Record<string, DomainError>> = {
 export const HEAD_UNKNOWN = new DomainError(
   'head_unknown',
   'unavailable',
-  'server error: the head block of this network is not known yet; retry, or give fromBlock and toBlock as block numbers',
+  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: the head block of this network is not known yet; retry, or give fromBlock and toBlock as block numbers`,
 );
 
 /**

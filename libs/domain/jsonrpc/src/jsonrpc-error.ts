@@ -37,17 +37,23 @@ export interface JsonRpcErrorObject {
   readonly data?: unknown;
 }
 
+/**
+ * The words every message of a code starts with, then `: ` and what is wrong ("invalid params:
+ * params must be an array"): one style, lower case as go-ethereum writes its own, for the
+ * parser's answers and the gateway's refusals alike (QA found "Invalid params: …" beside
+ * "invalid params: …").
+ */
 export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, string>> =
   Object.freeze({
-    PARSE_ERROR: 'Parse error',
-    INVALID_REQUEST: 'Invalid Request',
-    METHOD_NOT_FOUND: 'Method not found',
-    INVALID_PARAMS: 'Invalid params',
-    INTERNAL_ERROR: 'Internal error',
-    SERVER_ERROR: 'Server error: RPC unavailable',
-    LIMIT_EXCEEDED: 'Limit exceeded',
-    CU_EXHAUSTED: 'CU balance exhausted',
-    UNAUTHORIZED: 'Unauthorized',
+    PARSE_ERROR: 'parse error',
+    INVALID_REQUEST: 'invalid request',
+    METHOD_NOT_FOUND: 'method not found',
+    INVALID_PARAMS: 'invalid params',
+    INTERNAL_ERROR: 'internal error',
+    SERVER_ERROR: 'server error',
+    LIMIT_EXCEEDED: 'limit exceeded',
+    CU_EXHAUSTED: 'payment required',
+    UNAUTHORIZED: 'unauthorized',
   });
 
 /**

@@ -67,7 +67,7 @@ export function batchSizeError(size: number, maxBatchSize: number): JsonRpcError
   if (size <= maxBatchSize) return undefined;
   return {
     code: JSONRPC_ERROR.LIMIT_EXCEEDED,
-    message: `batch of ${size} requests exceeds the limit of ${maxBatchSize}`,
+    message: `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: batch of ${size} requests exceeds the limit of ${maxBatchSize}`,
     data: { limit: maxBatchSize, size },
   };
 }

@@ -117,7 +117,7 @@ describe('round trip: client request → upstream → client answer', () => {
       '[{"jsonrpc":"2.0","id":12345678901234567890,"result":{"gas":98765432109876543210,"ratio":0.10}},' +
         '{"jsonrpc":"2.0","id":1.50,"result":{"gas":98765432109876543210,"ratio":0.10}},' +
         '{"jsonrpc":"2.0","id":1e3,"result":{"gas":98765432109876543210,"ratio":0.10}},' +
-        '{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"Invalid Request: \\"method\\" must be a non-empty string"}}]',
+        '{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"invalid request: \\"method\\" must be a non-empty string"}}]',
     );
     expect(() => JSON.parse(out!)).not.toThrow();
   });
