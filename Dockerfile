@@ -16,7 +16,11 @@
 #
 #   docker build -t meridian .                       # generic image, APP set per container
 #   docker build --build-arg APP=rpc-gateway -t meridian-rpc-gateway .
-FROM node:20-slim
+# Node 24 LTS (maintained to 2028-04-30; Node 20 ended 2026-04-30): the oldest line that meets
+# every installed package's `engines` (@nats-io/nuid 3 and content-disposition 3 need >= 22,
+# @napi-rs/wasm-runtime >= 22.13). Pinned by tag to the major and the Debian release, so neither
+# moves under a rebuild; patch releases come with one. CI tests on Node 20 (docs/adr/0001).
+FROM node:24-trixie-slim
 
 ARG APP=""
 ENV APP=${APP} \

@@ -725,6 +725,26 @@ describe('deploy: the image', () => {
     .filter((line) => line !== '' && !line.startsWith('#'));
   const entrypoint = readFileSync(join(__dirname, 'docker', 'entrypoint.sh'), 'utf8');
 
+  it("runs on a Node LTS line, pinned by tag, that meets every installed package's engines", () => {
+    const from = /^FROM (\S+)/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))![1]!;
+    // node:<major>[.<minor>[.<patch>]]-<debian>-slim: not latest/lts/current, which move.
+    const tag = /^node:(\d+)(\.\d+){0,2}-[a-z]+-slim$/.exec(from);
+    expect({ from, pinned: Boolean(tag) }).toEqual({ from, pinned: true });
+    const major = Number(tag![1]);
+    expect({ major, lts: major % 2 === 0 }).toEqual({ major, lts: true });
+    // npm's EBADENGINE check, on the first release of that line.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const semver = require('semver') as { satisfies(version: string, range: string): boolean };
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } }>;
+    };
+    const refused = Object.entries(lock.packages)
+      .filter(([path, p]) => path !== '' && p.engines?.node)
+      .filter(([, p]) => !semver.satisfies(`${major}.0.0`, p.engines!.node!))
+      .map(([path, p]) => `${path.split('node_modules/').pop()}@${p.version}: ${p.engines!.node}`);
+    expect(refused).toEqual([]);
+  });
+
   it('the matcher reads .dockerignore as Docker does', () => {
     expect(dockerIgnored('dist/apps/x.js', rules)).toBe(true);
     expect(dockerIgnored('apps/x/node_modules/y.js', rules)).toBe(true);
