@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
+import { natsSettingsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -17,6 +17,7 @@ import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
 import { CHAIN_CLIENTS, UrlChainClients, type ChainClients } from './evidence/chain-clients';
+import { ChainUrlCheck } from './evidence/chain-url-check';
 import { LabelsReadiness } from './labels/labels-readiness';
 import { LabelsRepository } from './labels/labels.repository';
 import { QuotaController } from './quota/quota.controller';
@@ -71,8 +72,7 @@ export class AppModule {
           inject: [JetStreamConsumers, Registry],
           useFactory: (consumers: JetStreamConsumers, registry: Registry) =>
             new CachedCredentialSource(
-              overrides.credentials ??
-                new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
+              overrides.credentials ?? GrpcCredentialSource.fromConfig(config, logger, registry),
               clock,
               config.AUDIT_KEY_CACHE_TTL_MS,
             )
@@ -89,6 +89,8 @@ export class AppModule {
               config.AUDIT_RPC_TIMEOUT_MS,
             ),
         },
+        // A token-less chain URL warned of at start (not with test doubles for the chains).
+        ...(overrides.chains ? [] : [ChainUrlCheck]),
         AuditErrorFilter,
         AuthService,
         QuotaService,

@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
+import type { GrpcTls } from '@meridian/platform-grpc';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { BillingCredentialSource } from './credentials/billing-credential-source';
@@ -20,9 +22,17 @@ export interface AppModuleOverrides {
   replica?: ReplicaLink;
 }
 
-function credentialSourceOf(config: AppConfig): CredentialSource {
+/** The credential source as the app runs it (exported for its test). */
+export function credentialSourceOf(
+  config: AppConfig,
+  logger: Logger,
+  registry: Registry,
+): CredentialSource {
   if (config.STATIC_ACCESS_TOKENS) return new StaticCredentialSource(config.STATIC_ACCESS_TOKENS);
-  return new BillingCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config));
+  // Its client certificate (mutual TLS) in grpc_tls_certificate_not_after_seconds{role="client"}.
+  const tls: GrpcTls = grpcTlsOf(config);
+  tls.report = { tls: 'billing.v1', logger, registry };
+  return new BillingCredentialSource(config.BILLING_GRPC_URL, tls);
 }
 
 @Module({})
@@ -55,7 +65,9 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         {
           provide: CREDENTIAL_SOURCE,
-          useFactory: () => overrides.credentialSource ?? credentialSourceOf(config),
+          inject: [Registry],
+          useFactory: (registry: Registry) =>
+            overrides.credentialSource ?? credentialSourceOf(config, logger, registry),
         },
         { provide: REPLICA_LINK, useValue: overrides.replica ?? null },
         GatewayRuntime,

@@ -89,7 +89,7 @@ export class GatewayRuntime
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CREDENTIAL_SOURCE) source: CredentialSource,
-    registry: Registry,
+    private readonly registry: Registry,
     private readonly readiness: ReadinessRegistry,
     private readonly adapterHost: HttpAdapterHost,
     private readonly nats: NatsClient,
@@ -205,6 +205,7 @@ export class GatewayRuntime
           refreshIntervalMs: this.config.GRPC_TLS_REFRESH_SECONDS * 1_000,
         },
         logger: this.logger,
+        registry: this.registry,
       });
       this.grpcPort = this.grpc.port;
       this.logger.info({ port: this.grpc.port }, 'BorApi gRPC listening');

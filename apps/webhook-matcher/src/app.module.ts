@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { processClock, natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
+import { processClock, natsSettingsOf } from '@meridian/platform-config';
 import { DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
@@ -88,8 +88,7 @@ export class AppModule {
           inject: [JetStreamConsumers, Registry],
           useFactory: (consumers: JetStreamConsumers, registry: Registry) =>
             new CachedCredentialSource(
-              overrides.credentials ??
-                new GrpcCredentialSource(config.BILLING_GRPC_URL, grpcTlsOf(config)),
+              overrides.credentials ?? GrpcCredentialSource.fromConfig(config, logger, registry),
               clock,
               config.WEBHOOK_KEY_CACHE_TTL_MS,
             )

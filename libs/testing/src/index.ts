@@ -9,6 +9,7 @@ export * from './deployed-node-options';
 export * from './app-process';
 export * from './billing-ledger-process';
 export * from './test-pki';
+export * from './tls-certificate-metric';
 export * from './fake-sui-upstream';
 export * from './openapi-routes';
 export * from './prometheus-text';

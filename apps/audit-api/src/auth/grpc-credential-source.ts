@@ -1,5 +1,13 @@
 import { billingV1 } from '@meridian/contracts';
-import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
+import { grpcTlsOf } from '@meridian/platform-config';
+import {
+  createGrpcClient,
+  type GrpcClient,
+  type GrpcTls,
+  type TlsReloadLogger,
+} from '@meridian/platform-grpc';
+import type { Registry } from 'prom-client';
+import type { AppConfig } from '../config/config';
 import type { ApiKeyPrincipal, CredentialSource } from './credential-source';
 
 /** billing.v1 ResolveApiKey on billing-ledger. */
@@ -11,6 +19,22 @@ export class GrpcCredentialSource implements CredentialSource {
     this.client = createGrpcClient(billingV1.BillingService, target, {
       tls,
       defaultTimeoutMs: timeoutMs,
+    });
+  }
+
+  /**
+   * As the app runs it: the config's BILLING_GRPC_URL and GRPC_TLS_* files, its client
+   * certificate (mutual TLS) reported in the app's registry as
+   * grpc_tls_certificate_not_after_seconds{tls="billing.v1",role="client"}.
+   */
+  static fromConfig(
+    config: AppConfig,
+    logger: TlsReloadLogger,
+    registry: Registry,
+  ): GrpcCredentialSource {
+    return new GrpcCredentialSource(config.BILLING_GRPC_URL, {
+      ...grpcTlsOf(config),
+      report: { tls: 'billing.v1', logger, registry },
     });
   }
 

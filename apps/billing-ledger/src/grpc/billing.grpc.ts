@@ -4,7 +4,6 @@ import { DomainError } from '@meridian/errors';
 import { grpcTlsOf } from '@meridian/platform-config';
 import {
   grpcService,
-  reportTlsReloads,
   startGrpcServer,
   type GrpcServiceImplementation,
   type RunningGrpcServer,
@@ -88,11 +87,8 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       tls: {
         ...grpcTlsOf(this.config),
         // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).
-        onReload: reportTlsReloads({
-          tls: 'billing.v1-server',
-          logger: this.logger,
-          registry: this.registry,
-        }),
+        // grpc_tls_certificate_not_after_seconds{tls="billing.v1",role="server"}.
+        report: { tls: 'billing.v1', logger: this.logger, registry: this.registry },
       },
     });
     this.port = this.server.port;

@@ -2,13 +2,13 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { bor } from '@meridian/contracts';
 import {
   grpcService,
-  reportTlsReloads,
   startGrpcServer,
   type GrpcServiceImplementation,
   type GrpcTls,
   type RunningGrpcServer,
 } from '@meridian/platform-grpc';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { BorApiService } from './bor-api.service';
 
 /** Largest BorApi request accepted (the largest real one is under 100 bytes). */
@@ -25,6 +25,8 @@ export async function startBorGrpc(
     host: string;
     port: number;
     logger: Logger;
+    /** Where its certificate's end of validity goes (grpc_tls_certificate_not_after_seconds). */
+    registry?: Registry;
     /** TLS of the public server (a certificate and key; no client certificates). */
     tls?: GrpcTls;
   },
@@ -53,7 +55,8 @@ export async function startBorGrpc(
       certFile: options.tls.certFile,
       keyFile: options.tls.keyFile,
       refreshIntervalMs: options.tls.refreshIntervalMs,
-      onReload: reportTlsReloads({ tls: 'bor-server', logger: options.logger }),
+      // grpc_tls_certificate_not_after_seconds{tls="bor",role="server"}.
+      report: { tls: 'bor', logger: options.logger, registry: options.registry },
     },
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },

@@ -33,15 +33,34 @@ export interface GrpcTls {
   refreshIntervalMs?: number;
   /** Told of every read that found the files changed (log, metric: `reportTlsReloads`). */
   onReload?: TlsReloadListener;
+  /**
+   * Report the reads with `reportTlsReloads` under this name (`billing.v1`, `bor`), the role
+   * being the side that loads the files (`grpcServerCredentials`: server,
+   * `grpcChannelCredentials`: client): `grpc_tls_certificate_not_after_seconds` {tls, role} for
+   * the certificate, in the app's registry. Ignored when `onReload` is given.
+   */
+  report?: { tls: string; registry?: Registry; logger?: TlsReloadLogger };
 }
+
+/** The side of a connection whose certificate the files hold. */
+export type TlsRole = 'server' | 'client';
 
 /** GRPC_TLS_REFRESH_SECONDS's default, for callers that give no interval. */
 export const DEFAULT_TLS_REFRESH_MS = 3_600_000;
 
-function providerOf(tls: GrpcTls, files: { caFile?: string; certFile?: string; keyFile?: string }) {
+/**
+ * Every TLS file a server or channel uses is read here (a server's certificate, a client's), so
+ * `report` covers each certificate an app loads.
+ */
+function providerOf(
+  tls: GrpcTls,
+  role: TlsRole,
+  files: { caFile?: string; certFile?: string; keyFile?: string },
+) {
   return new TlsFilesProvider(files, {
     refreshIntervalMs: tls.refreshIntervalMs ?? DEFAULT_TLS_REFRESH_MS,
-    onReload: tls.onReload ?? defaultReloadLog,
+    onReload:
+      tls.onReload ?? (tls.report ? reportTlsReloads({ ...tls.report, role }) : defaultReloadLog),
   });
 }
 
@@ -68,7 +87,7 @@ export function grpcServerCredentials(tls: GrpcTls | undefined): ServerCredentia
   }
   if (tls.requireClientCert && !tls.caFile)
     throw new Error('gRPC client authentication needs a CA');
-  const provider = providerOf(tls, {
+  const provider = providerOf(tls, 'server', {
     certFile: tls.certFile,
     keyFile: tls.keyFile,
     caFile: tls.requireClientCert ? tls.caFile : undefined,
@@ -90,7 +109,7 @@ export function grpcServerCredentials(tls: GrpcTls | undefined): ServerCredentia
 export function grpcChannelCredentials(tls: GrpcTls | undefined): ChannelCredentials {
   if (!tls || !clientUsesTls(tls)) return credentials.createInsecure();
   const identity = Boolean(tls.certFile && tls.keyFile);
-  const provider = providerOf(tls, {
+  const provider = providerOf(tls, 'client', {
     caFile: tls.caFile,
     certFile: identity ? tls.certFile : undefined,
     keyFile: identity ? tls.keyFile : undefined,
@@ -120,15 +139,18 @@ const RELOADS = 'grpc_tls_reloads_total';
 const NOT_AFTER = 'grpc_tls_certificate_not_after_seconds';
 
 /**
- * A reload listener that logs the files read at start and every changed read (a refused one as an error naming why, the
- * last good certificate kept) and, given a registry, counts them in `grpc_tls_reloads_total`
- * {tls, outcome} and sets `grpc_tls_certificate_not_after_seconds` {tls}: the end of the served
- * certificate's validity (an alert before it passes catches a renewal that never arrives).
- * `tls` names the server or client (`billing.v1-server`).
+ * A reload listener that logs the files read at start and every changed read (a refused one as
+ * an error naming why, the last good certificate kept) and, given a registry, counts them in
+ * `grpc_tls_reloads_total` {tls, role, outcome} and sets `grpc_tls_certificate_not_after_seconds`
+ * {tls, role}: the end of the certificate's validity (an alert before it passes catches a
+ * renewal that never arrives). `tls` names the link (`billing.v1`, `bor`), `role` the side whose
+ * certificate it is (`server`, or `client` for mutual TLS). Without a logger, a changed read is
+ * one JSON line on stderr.
  */
 export function reportTlsReloads(options: {
   tls: string;
-  logger: TlsReloadLogger;
+  role: TlsRole;
+  logger?: TlsReloadLogger;
   registry?: Registry;
 }): TlsReloadListener {
   const reloads =
@@ -140,7 +162,7 @@ export function reportTlsReloads(options: {
         new Counter({
           name: RELOADS,
           help: 'Reads of changed gRPC TLS files: loaded (served from now on) or rejected (the last good ones kept)',
-          labelNames: ['tls', 'outcome'],
+          labelNames: ['tls', 'role', 'outcome'],
           registers,
         }),
     );
@@ -152,20 +174,24 @@ export function reportTlsReloads(options: {
       (registers) =>
         new Gauge({
           name: NOT_AFTER,
-          help: 'End of validity of the gRPC TLS certificate served (unix seconds)',
-          labelNames: ['tls'],
+          help: 'End of validity of a gRPC TLS certificate in use: a server certificate, or a client one for mutual TLS (unix seconds)',
+          labelNames: ['tls', 'role'],
           registers,
+          // A multi-process replica (rpc-gateway) reports its earliest.
+          aggregator: 'min',
         }),
     );
+  const labels = { tls: options.tls, role: options.role };
   const setNotAfter = (iso?: string) => {
-    if (iso) notAfter?.set({ tls: options.tls }, Math.floor(Date.parse(iso) / 1_000));
+    if (iso) notAfter?.set(labels, Math.floor(Date.parse(iso) / 1_000));
   };
   const { logger } = options;
   return (event: TlsReloadEvent) => {
     setNotAfter(event.certificate?.notAfter);
-    const fields = { tls: options.tls, files: event.files, certificate: event.certificate };
+    if (event.outcome !== 'initial') reloads?.inc({ ...labels, outcome: event.outcome });
+    if (!logger) return defaultReloadLog(event);
+    const fields = { ...labels, files: event.files, certificate: event.certificate };
     if (event.outcome === 'initial') return logger.info(fields, 'gRPC TLS files loaded');
-    reloads?.inc({ tls: options.tls, outcome: event.outcome });
     if (event.outcome === 'loaded')
       logger.info(fields, 'gRPC TLS files renewed: serving the new ones');
     else

@@ -176,7 +176,8 @@ describe('a TLS server renewed in place (same CA, new serial)', () => {
   const registry = new Registry();
   const logged: { level: string; fields: object; message: string }[] = [];
   const report = reportTlsReloads({
-    tls: 'billing.v1-server',
+    tls: 'billing.v1',
+    role: 'server',
     registry,
     logger: {
       info: (fields, message) => logged.push({ level: 'info', fields, message }),
@@ -225,13 +226,13 @@ describe('a TLS server renewed in place (same CA, new serial)', () => {
         certificate: expect.objectContaining({ serialNumber: serialOf(b.cert) }),
       }),
     );
-    expect(await metric('grpc_tls_reloads_total', 'tls="billing.v1-server",outcome="loaded"')).toBe(
-      1,
-    );
+    expect(
+      await metric('grpc_tls_reloads_total', 'tls="billing.v1",role="server",outcome="loaded"'),
+    ).toBe(1);
     const notAfter = Math.floor(Date.parse(new X509Certificate(b.cert).validTo) / 1_000);
-    expect(await metric('grpc_tls_certificate_not_after_seconds', 'tls="billing.v1-server"')).toBe(
-      notAfter,
-    );
+    expect(
+      await metric('grpc_tls_certificate_not_after_seconds', 'tls="billing.v1",role="server"'),
+    ).toBe(notAfter);
     expect(logged.map((l) => l.message)).toEqual([
       'gRPC TLS files loaded',
       'gRPC TLS files renewed: serving the new ones',
@@ -267,7 +268,7 @@ describe('a TLS server renewed in place (same CA, new serial)', () => {
       certificate: { serialNumber: serialOf(b.cert) },
     });
     expect(
-      await metric('grpc_tls_reloads_total', 'tls="billing.v1-server",outcome="rejected"'),
+      await metric('grpc_tls_reloads_total', 'tls="billing.v1",role="server",outcome="rejected"'),
     ).toBeGreaterThanOrEqual(2);
     expect(logged.at(-1)).toMatchObject({
       level: 'error',
