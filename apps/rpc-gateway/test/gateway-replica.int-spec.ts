@@ -143,10 +143,15 @@ describe('rpc-gateway replica with several worker processes', () => {
     // Everything answered so far is published first: a killed worker loses its last window.
     await until(async () => sameMap(await recordedUsage(namespace), billed));
     const listening = () => lines.filter((l) => l.msg === 'rpc-gateway listening');
+    // The replica's newest process start, which a restart moves (MeridianAppRestarting).
+    const started = () => metricValue(url, 'process_start_time_seconds', {});
+    const before = await started();
+    expect(before).toBeGreaterThan(0);
     const victim = listening()[0]!.pid!;
     process.kill(victim, 'SIGKILL');
     await until(() => listening().length === 3, 30_000);
     expect(listening()[2]!.pid).not.toBe(victim);
+    await until(async () => (await started()) > before, 10_000);
     const pool = new Pool(url, { connections: 4 });
     for (let i = 0; i < 4; i++) {
       const answer = await pool.request({

@@ -24,6 +24,17 @@ const RESTART_DELAY_MS = 1_000;
 const SHUTDOWN_GRACE_MS = 30_000;
 const METRICS_COLLECT_TIMEOUT_MS = 2_000;
 
+/**
+ * prom-client omits process_start_time_seconds from an aggregate; the replica reports the newest
+ * start among its processes instead, so a restart of the pod or of a worker shows in it
+ * (MeridianAppRestarting: changes() of it, deploy/monitoring/alerts.yaml).
+ */
+function withNewestStart(part: unknown[]): unknown[] {
+  for (const metric of part as { name?: string; aggregator?: string }[])
+    if (metric.name === 'process_start_time_seconds') metric.aggregator = 'max';
+  return part;
+}
+
 interface WorkerState {
   readonly worker: Worker;
   /** Upstream-hub subscription ids this worker holds, with their network. */
@@ -117,7 +128,7 @@ export function runReplicaPrimary(config: AppConfig, logger: Logger, workers: nu
       for (const s of live) send(s.worker, { ns: REPLICA_NS, kind: 'collect-metrics', rid });
     });
     parts.push(await registry.getMetricsAsJSON());
-    return AggregatorRegistry.aggregate(parts).metrics();
+    return AggregatorRegistry.aggregate(parts.map(withNewestStart)).metrics();
   };
 
   const onMessage = (state: WorkerState, message: WorkerMessage) => {
