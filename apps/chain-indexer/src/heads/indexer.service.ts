@@ -82,6 +82,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
         clock: this.clock,
         metrics,
         logger: this.logger,
+        natsConnected: this.client.connection(),
         options: {
           windowBlocks: this.config.WINDOW_BLOCKS,
           maxMessageBytes: Streams.CHAIN.maxMsgSize,

@@ -50,6 +50,12 @@ export interface FollowerDeps {
   metrics: IndexerMetrics;
   logger: Logger;
   options: FollowerOptions;
+  /**
+   * Settles once NATS is first connected (NatsClient.connection()): leading needs it (the lease
+   * is a KV entry), so no step is tried before, and a normal start, whose connection comes up in
+   * the background, logs no "NATS is not connected" failure.
+   */
+  natsConnected?: Promise<unknown>;
 }
 
 type StepResult = 'progressed' | 'idle';
@@ -70,10 +76,14 @@ export class NetworkFollower {
   private deepReorgOpen = false;
   /** The node's head is below the window, under `halt`: warned once until it is back. */
   private behindOpen = false;
+  /** Settles when stop() is called: ends the wait for NATS. */
+  private readonly stopRequested: Promise<void>;
+  private requestStop!: () => void;
 
   constructor(private readonly deps: FollowerDeps) {
     const rate = deps.options.backfillBlocksPerSecond;
     this.backfillLimit = { ratePerSecond: rate, burst: Math.max(1, Math.ceil(rate)) };
+    this.stopRequested = new Promise((resolve) => (this.requestStop = resolve));
   }
 
   get network(): string {
@@ -87,6 +97,7 @@ export class NetworkFollower {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.requestStop();
     this.deps.watcher.stop();
     if (this.sleeper) {
       clearTimeout(this.sleeper.timer);
@@ -99,6 +110,7 @@ export class NetworkFollower {
 
   private async run(): Promise<void> {
     const { logger, metrics, options } = this.deps;
+    if (this.deps.natsConnected) await Promise.race([this.deps.natsConnected, this.stopRequested]);
     while (!this.stopped) {
       try {
         const fence = await this.leadership();

@@ -1,0 +1,79 @@
+import { DomainError } from '@meridian/errors';
+import { systemClock } from '@meridian/time';
+import { Registry } from 'prom-client';
+import { IndexerMetrics } from '../metrics/indexer-metrics';
+import { NetworkFollower, type FollowerDeps } from './network-follower';
+
+/**
+ * A follower does not step before NATS is first connected (QA: a normal start logged "indexer
+ * step failed … NATS is not connected" while the connection was still coming up). The lease
+ * here answers as the real one does without a connection (NatsClient.require's error) and
+ * counts its calls; the node, watcher and repository are never reached.
+ */
+describe('NetworkFollower before NATS is connected', () => {
+  it('tries no step (no lease tick, no warning) until the connection is up', async () => {
+    let connected = false;
+    let ticks = 0;
+    const warnings: string[] = [];
+    let markConnected!: () => void;
+    const natsConnected = new Promise<void>((resolve) => (markConnected = resolve));
+    const follower = new NetworkFollower({
+      network: 'eth-mainnet',
+      node: {},
+      watcher: { start: () => undefined, stop: () => undefined },
+      lease: {
+        token: () => undefined,
+        renewDue: () => true,
+        tick: async () => {
+          ticks += 1;
+          if (!connected)
+            throw new DomainError('messaging_unavailable', 'unavailable', 'NATS is not connected');
+          return undefined; // another replica leads
+        },
+        release: async () => undefined,
+      },
+      repository: {},
+      publish: async () => undefined,
+      clock: systemClock,
+      metrics: new IndexerMetrics(new Registry()),
+      logger: { warn: (_o: object, msg: string) => warnings.push(msg), info: () => undefined },
+      options: {
+        windowBlocks: 10,
+        maxMessageBytes: 1_000_000,
+        backfillBlocksPerSecond: 10,
+        startBlocksBehind: 0,
+        deepReorgPolicy: 'resync',
+        leaseCheckMs: 5,
+        errorBackoffMs: 5,
+      },
+      natsConnected,
+    } as unknown as FollowerDeps);
+
+    // A follower's first step runs within the turn it starts in (no timer before it).
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    follower.start();
+    await turn();
+    expect(ticks).toBe(0);
+    expect(warnings).toEqual([]);
+
+    connected = true;
+    markConnected();
+    await turn();
+    expect(ticks).toBe(1);
+    expect(warnings).toEqual([]);
+    await follower.stop();
+  });
+
+  it('stop() ends the wait when NATS never came', async () => {
+    const follower = new NetworkFollower({
+      network: 'eth-mainnet',
+      watcher: { start: () => undefined, stop: () => undefined },
+      lease: { release: async () => undefined },
+      metrics: new IndexerMetrics(new Registry()),
+      options: { backfillBlocksPerSecond: 1 },
+      natsConnected: new Promise(() => undefined),
+    } as unknown as FollowerDeps);
+    follower.start();
+    await expect(follower.stop()).resolves.toBeUndefined();
+  });
+});
