@@ -190,17 +190,19 @@ describe('ProcessGroup restarts a process that dies, like a cluster restarts a p
     await group.stop(1_000);
   });
 
-  it('without restart (the default) a death is only reported', async () => {
+  it('without restart (the default) a death is only reported, in one line naming its code', async () => {
     const timers = new ManualTimers();
     const crashes: string[] = [];
+    const lines: string[] = [];
     const group = new ProcessGroup(
-      () => undefined,
+      (l) => lines.push(l),
       (name) => crashes.push(name),
       timers,
     );
     const managed = group.start('once', process.execPath, ['-e', 'process.exit(2)']);
     await expect(managed.exited).resolves.toBe(2);
     expect(crashes).toEqual(['once']);
+    expect(lines).toEqual(['[once] exited unexpectedly (code 2); not restarted']);
     expect(timers.pending).toBe(0);
   });
 });

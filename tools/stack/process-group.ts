@@ -40,13 +40,14 @@ const realTimers: ProcessGroupTimers = {
 /**
  * The local stack's children: each line they print is prefixed with their name; one stop()
  * ends them all (SIGTERM, then SIGKILL after a grace period), and an unexpected exit is reported.
- * A process started with `restart: true` is started again after it dies, with backoff, logged.
+ * A process started with `restart: true` is started again after it dies, with backoff. Each exit
+ * is logged in one line naming its code or signal and what follows (`exited (signal SIGKILL);
+ * restarting in 1000 ms (restart 1)`, or `exited unexpectedly (code 1); not restarted`).
  */
 export class ProcessGroup {
   private readonly processes: ManagedProcess[] = [];
   /** Restarts waiting for their backoff, with what ends the process if stop() cancels them. */
   private readonly pendingRestarts = new Map<unknown, () => void>();
-  /** Processes that restart() ended: started again at once, whatever their restart policy. */
   /** Processes restart() ended, with how long each stays down before it is started again. */
   private readonly askedRestarts = new Map<ManagedProcess, number>();
   private stopping = false;
@@ -95,12 +96,15 @@ export class ProcessGroup {
         ended = true;
         const downMs = this.askedRestarts.get(managed);
         const asked = this.askedRestarts.delete(managed);
+        const how = signal ? `signal ${signal}` : `code ${code}`;
         if (this.stopping || oneShot || (!restart && !asked)) {
-          if (!this.stopping && !oneShot) this.onUnexpectedExit(name, code);
+          if (!this.stopping && !oneShot) {
+            this.write(`${label} exited unexpectedly (${how}); not restarted`);
+            this.onUnexpectedExit(name, code);
+          }
           settle(code);
           return;
         }
-        const how = signal ? `signal ${signal}` : `code ${code}`;
         let delay = 0;
         if (asked) {
           delay = downMs ?? 0;
