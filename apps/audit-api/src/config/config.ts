@@ -57,10 +57,9 @@ export const configSchema = z.object({
   BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
   /** JSON-RPC base used for chain reads (the rpc-gateway, or any node while it is absent). Used for ETH when no map entry. */
   // Empty is unset (no chain reads yet), as compose passes `${AUDIT_RPC_URL:-}` before a token exists.
-  AUDIT_RPC_URL: z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    secretSetting(urlOf(['http:', 'https:'])).optional(),
-  ),
+  AUDIT_RPC_URL: secretSetting(
+    z.union([z.literal('').transform(() => undefined), urlOf(['http:', 'https:'])]),
+  ).optional(),
   /** Per-chain JSON-RPC URLs, e.g. {"ETH":"http://gw/<token>/","POLY":"…"}; wins over AUDIT_RPC_URL. */
   AUDIT_RPC_URLS: secretSetting(rpcUrlMap).prefault('{}'),
   /** How long a verdict is reused (checked_times still counts every check). */
