@@ -59,13 +59,20 @@ export class TlsFilesProvider implements experimental.CertificateProvider {
   private readonly identityListeners = new Set<Listener<experimental.IdentityCertificateUpdate>>();
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
+  private readonly readOne: (path: string) => Promise<Buffer>;
 
   constructor(
     private readonly files: TlsFiles,
-    private readonly options: { refreshIntervalMs: number; onReload?: TlsReloadListener },
+    private readonly options: {
+      refreshIntervalMs: number;
+      onReload?: TlsReloadListener;
+      /** How a file is read on refresh (tests interleave a renewal); `fs.readFile` by default. */
+      readFile?: (path: string) => Promise<Buffer>;
+    },
   ) {
     if (!files.caFile && !files.certFile)
       throw new Error('TLS files: neither a CA nor a certificate');
+    this.readOne = options.readFile ?? ((path) => readFile(path));
     const material: Material = {
       ca: files.caFile ? readFileSync(files.caFile) : undefined,
       cert: files.certFile ? readFileSync(files.certFile) : undefined,
@@ -128,13 +135,15 @@ export class TlsFilesProvider implements experimental.CertificateProvider {
   private async read(): Promise<void> {
     const paths = this.paths();
     let next: Material;
+    let problem: string | undefined;
     try {
-      const [cert, key, ca] = await Promise.all(
-        [this.files.certFile, this.files.keyFile, this.files.caFile].map((path) =>
-          path ? readFile(path) : Promise.resolve(undefined),
-        ),
-      );
-      next = { cert, key, ca };
+      next = await this.readFiles();
+      if (same(next, this.material)) return;
+      problem = this.problemOf(next);
+      // Files read one by one can straddle a renewal (kubelet swaps a Secret's `..data` link
+      // between two of the reads): a set that fails its checks counts only if a second read
+      // finds the same bytes. Read differently, the files are changing; the next tick decides.
+      if (problem && !same(await this.readFiles(), next)) return;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       const path = (error as NodeJS.ErrnoException).path ?? '';
@@ -145,8 +154,6 @@ export class TlsFilesProvider implements experimental.CertificateProvider {
       });
       return;
     }
-    if (same(next, this.material)) return;
-    const problem = this.problemOf(next);
     if (problem) {
       this.report({ outcome: 'rejected', files: paths, problem });
       return;
@@ -157,6 +164,15 @@ export class TlsFilesProvider implements experimental.CertificateProvider {
     const identity = this.identityUpdate();
     if (ca) for (const listener of this.caListeners) listener(ca);
     if (identity) for (const listener of this.identityListeners) listener(identity);
+  }
+
+  private async readFiles(): Promise<Material> {
+    const [cert, key, ca] = await Promise.all(
+      [this.files.certFile, this.files.keyFile, this.files.caFile].map((path) =>
+        path ? this.readOne(path) : Promise.resolve(undefined),
+      ),
+    );
+    return { cert, key, ca };
   }
 
   private paths(): string[] {
