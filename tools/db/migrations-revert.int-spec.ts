@@ -267,7 +267,8 @@ describe('downs that keep data (real Postgres)', () => {
       const reverted = await revertMigrations(ds, schema, {
         to: 'BalancesHotUpdates1764200000000',
       });
-      expect(reverted).toHaveLength(9);
+      // Every later migration is reverted too (their number grows with each release).
+      expect(reverted).toContain('UsageJournalPartitions1764800000000');
       expect(reverted.at(-1)).toBe('UsageHourlyPending1764300000000');
       expect(await ledger('ledger_journal', 'ledger_entries')).toEqual(before);
       expect(
@@ -277,7 +278,7 @@ describe('downs that keep data (real Postgres)', () => {
       ).toEqual([{ calls: 8, cu: 80 }]);
       expect(await ds.query(`SELECT id FROM billing.accounts`)).toEqual([{ id: 'acc_a' }]);
 
-      expect(await runMigrations(ds, schema)).toHaveLength(9);
+      expect(await runMigrations(ds, schema)).toHaveLength(reverted.length);
       expect(await ledger('journals', 'entries')).toEqual(before);
       expect(await ds.query(`SELECT id::text FROM billing.usage_journal`)).toEqual([
         { id: String(usage) },
