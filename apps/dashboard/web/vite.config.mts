@@ -24,6 +24,9 @@ export default defineConfig({
       '@meridian/webhooks/bounds': fileURLToPath(
         new URL('../../../libs/domain/webhooks/src/bounds.ts', import.meta.url),
       ),
+      '@meridian/webhooks/secret-rotation': fileURLToPath(
+        new URL('../../../libs/domain/webhooks/src/secret-rotation.ts', import.meta.url),
+      ),
     },
   },
   build: {

@@ -113,6 +113,8 @@ export interface Webhook {
   created_at: string;
   updated_at: string;
   secret?: string;
+  /** The old secrets still signing beside the current one, latest end first ([] when none). */
+  previous_secrets_expire_at?: string[];
 }
 
 export interface AddressList {

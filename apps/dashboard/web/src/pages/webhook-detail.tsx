@@ -12,17 +12,23 @@ import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../compone
 import { eventBudget, replayRows } from '../failed-deliveries';
 import { describeFilter, type FilterLine } from '../filter-tree';
 import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
+import {
+  previousSecretLines,
+  ROTATION_RULE,
+  type RotationAnswer,
+  rotationNotice,
+  rotationRefusal,
+  STOP_OLD_SECRETS_LABEL,
+} from '../secret-rotation';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useAddressLists } from './webhooks';
 
-/** What `POST …/secret/rotate` answers besides the webhook. */
-interface RotatedSecret {
+/** What `POST …/secret/rotate` answers: the webhook, its new secret and the old ones' ends. */
+interface RotatedSecret extends RotationAnswer {
   secret?: string;
-  /** When the old secret stops signing; null: it stopped at once (`expire_previous`). */
-  previous_secret_expires_at?: string | null;
 }
 
 /** Inline addresses shown before the rest fold away. */
@@ -114,6 +120,13 @@ function ActionError(props: { error: unknown }) {
       </Notice>
     );
   if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
+  const refusedRotation = rotationRefusal(props.error.code, props.error.body);
+  if (refusedRotation)
+    return (
+      <Notice tone="bad">
+        <span data-testid="rotation-refused">{refusedRotation}</span>
+      </Notice>
+    );
   return <Notice tone="bad">{props.error.message}</Notice>;
 }
 
@@ -251,7 +264,7 @@ export function WebhookDetailPage() {
   }, [location.state, navigate]);
   const lists = useAddressLists();
   const [secret, setSecret] = useState<RotatedSecret | undefined>();
-  /** The rotation dialog's choice: the old secret stops at once (it leaked) instead of in 24 h. */
+  /** The rotation dialog's choice: the old secrets stop at once (one leaked), not in 24 h. */
   const [expireNow, setExpireNow] = useState(false);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
   /** The test delivery sent last from this page, whose outcome is shown under the actions. */
@@ -262,6 +275,10 @@ export function WebhookDetailPage() {
     void client.invalidateQueries({ queryKey: ['webhook-limits'] });
   };
   const action = useMutation({
+    // A new rotation clears the last one's secret, so a refused one never sits above it.
+    onMutate: (kind) => {
+      if (kind === 'rotate') setSecret(undefined);
+    },
     mutationFn: async (kind: 'pause' | 'resume' | 'test' | 'rotate' | 'delete') => {
       if (kind === 'delete') return api('DELETE', relay('webhooks', `/webhooks/${id}`));
       if (kind === 'rotate')
@@ -405,11 +422,7 @@ export function WebhookDetailPage() {
               value={secret.secret}
               onDone={() => setSecret(undefined)}
             />
-            <p data-testid="previous-secret">
-              {secret.previous_secret_expires_at
-                ? `The old secret keeps signing alongside it until ${formatDateTime(secret.previous_secret_expires_at)}.`
-                : 'The old secret no longer signs: deliveries carry only the new signature.'}
-            </p>
+            <p data-testid="previous-secret">{rotationNotice(secret)}</p>
           </>
         )}
       </Card>
@@ -471,6 +484,14 @@ export function WebhookDetailPage() {
                 </dd>
               </>
             )}
+            <dt>Old secrets still signing</dt>
+            <dd>
+              <ul className="plain-list fact-list" data-testid="previous-secrets">
+                {previousSecretLines(w.previous_secrets_expire_at).map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </dd>
             <dt>Created</dt>
             <dd>{formatDateTime(w.created_at)}</dd>
           </dl>
@@ -622,16 +643,17 @@ export function WebhookDetailPage() {
               A new secret signs from now on; the old one keeps signing alongside it for 24 hours,
               so your endpoint can switch without refusing a delivery.
             </p>
+            <p data-testid="rotation-rule">{ROTATION_RULE}</p>
             <label className="check">
               <input
                 type="checkbox"
                 checked={expireNow}
                 onChange={(e) => setExpireNow(e.target.checked)}
               />
-              Stop the old secret now (it leaked)
+              {STOP_OLD_SECRETS_LABEL}
             </label>
             <p className="muted hint">
-              Deliveries then carry only the new signature: anyone holding the old secret can no
+              Deliveries then carry only the new signature: anyone holding an old secret can no
               longer forge one, and your endpoint refuses deliveries until it has the new secret.
             </p>
           </>
