@@ -5,6 +5,7 @@ import { refuseQuery } from '../common/audit-request';
 import { quotaResponseSchema } from '../wallet/audit-response.schemas';
 import { QuotaService } from './quota.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../common/route-errors';
 
 /** `GET /v1/quota`: `{limit, used, resets_at}` of today's audit checks, for the key's account. */
 @Controller('v1/quota')
@@ -18,7 +19,10 @@ export class QuotaController {
   @Get()
   @ApiRoute({
     summary: "Today's use of the daily check quota (costs no check)",
-    responses: { 200: { description: '{limit, used, resets_at}', schema: quotaResponseSchema } },
+    responses: {
+      200: { description: '{limit, used, resets_at}', schema: quotaResponseSchema },
+      ...ROUTE_ERRORS.quota,
+    },
   })
   async today(
     @Headers('authorization') authorization: string | undefined,

@@ -4,6 +4,7 @@ import { RugPullService } from './rug-pull.service';
 import { rugPullResponseSchema } from '../wallet/audit-response.schemas';
 import { rugPullRequestSchema } from '../common/audit-request.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../common/route-errors';
 
 @Controller('v1/rug-pull')
 @UseFilters(AuditErrorFilter)
@@ -14,7 +15,10 @@ export class RugPullController {
   @ApiRoute({
     summary: 'Rug pull checker: token risk indicators and score',
     body: rugPullRequestSchema,
-    responses: { 200: { description: 'the verdict', schema: rugPullResponseSchema } },
+    responses: {
+      200: { description: 'the verdict', schema: rugPullResponseSchema },
+      ...ROUTE_ERRORS.rugPull,
+    },
   })
   @HttpCode(200)
   check(

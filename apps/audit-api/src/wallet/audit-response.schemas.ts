@@ -5,7 +5,11 @@ import { WALLET_FORENSIC_COUNTERS } from '../scoring/forensic-fields';
  * The wire contract of the three products (spec "Address audit result", COMPAT "Address audit"),
  * strict: an extra or missing member fails. Used by the schema tests and the benchmark.
  */
-const isoMs = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+/**
+ * A time as `Date.toISOString()` writes it (UTC, milliseconds): `format: date-time` plus its
+ * pattern in `/openapi.json`, as billing-ledger's and webhook-matcher's times (`z.iso.datetime`).
+ */
+export const isoMs = z.iso.datetime({ precision: 3 }).describe('ISO 8601 time, UTC');
 const counter = z.string().regex(/^(0|[1-9]\d*)$/);
 const probability = z.string().regex(/^(0\.\d{10}|1\.0000000000)$/);
 

@@ -4,6 +4,7 @@ import { WalletAuditService } from './wallet-audit.service';
 import { walletAuditResponseSchema, walletCheckResponseSchema } from './audit-response.schemas';
 import { walletRequestSchema } from '../common/audit-request.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../common/route-errors';
 
 @Controller('v1/wallet-audit')
 @UseFilters(AuditErrorFilter)
@@ -14,7 +15,10 @@ export class WalletAuditController {
   @ApiRoute({
     summary: 'Wallet risk (quick): status, probabilityFraud, forensic_details, sanctionData',
     body: walletRequestSchema,
-    responses: { 200: { description: 'the verdict', schema: walletCheckResponseSchema } },
+    responses: {
+      200: { description: 'the verdict', schema: walletCheckResponseSchema },
+      ...ROUTE_ERRORS.wallet,
+    },
   })
   @HttpCode(200)
   check(
@@ -29,7 +33,10 @@ export class WalletAuditController {
   @ApiRoute({
     summary: 'Wallet audit (full profile): the risk fields plus behaviour',
     body: walletRequestSchema,
-    responses: { 200: { description: 'the profile', schema: walletAuditResponseSchema } },
+    responses: {
+      200: { description: 'the profile', schema: walletAuditResponseSchema },
+      ...ROUTE_ERRORS.wallet,
+    },
   })
   @HttpCode(200)
   audit(
