@@ -5,7 +5,15 @@ import {
   routesWithoutResponseSchema,
   routesWithoutSpec,
 } from '@meridian/platform-http/openapi';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EVM_ADDRESS_PATTERN } from '@meridian/networks';
+import { normalizeFilter } from '@meridian/webhooks';
+import { undeclaredBodies } from '../test/support/declared-bodies';
 import { REST_CONTROLLERS } from './app.module';
+import { parseBody } from './http/validation';
+import { chainAndNetwork, WEBHOOK_NETWORKS } from './webhooks/networks';
+import { createWebhookBody, patchWebhookBody } from './webhooks/webhook.schemas';
 
 describe('webhook-matcher OpenAPI', () => {
   it('has a spec (and a body schema where a body is taken) for every route', () => {
@@ -136,5 +144,196 @@ describe('webhook-matcher OpenAPI', () => {
     expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
       security: [{ operator: [] }],
     });
+  });
+});
+
+describe('webhook-matcher OpenAPI: request bodies and error answers as the routes take them', () => {
+  const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS);
+  const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+  const operation = (path: string, method: string) => paths[`/api/v1${path}`]![method]!;
+  const LIST = 'al_' + 'a'.repeat(24);
+  const WH = 'wh_' + 'b'.repeat(24);
+  const ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  const post = (path: string, body: unknown) => ({ method: 'POST', path: `/api/v1${path}`, body });
+  const patch = (body: unknown) => ({ method: 'PATCH', path: `/api/v1/webhooks/${WH}`, body });
+
+  /** The route's own checks (parseBody, chainAndNetwork, normalizeFilter) accept the body. */
+  const routeAccepts = (body: Record<string, unknown>, create: boolean) => {
+    const parsed = parseBody(create ? createWebhookBody : patchWebhookBody, body);
+    if (create) chainAndNetwork(parsed.chain, parsed.network!, WEBHOOK_NETWORKS);
+    normalizeFilter({ ...parsed, addresses: parsed.addresses ?? (create ? undefined : [ADDRESS]) });
+    return true;
+  };
+
+  it('declares typed filters, addresses, list_refs and the network enum of the answer', () => {
+    for (const [path, method] of [
+      ['/webhooks', 'post'],
+      ['/webhooks/{id}', 'patch'],
+    ] as const) {
+      const body = (
+        operation(path, method)['requestBody'] as {
+          content: Record<string, { schema: { properties: Record<string, unknown> } }>;
+        }
+      ).content['application/json']!.schema.properties;
+      for (const field of ['filters', 'addresses', 'list_refs'])
+        expect(JSON.stringify(body[field])).toMatch(/"type":"array"|"\$ref"/);
+      // The same enum as the answer's network (WEBHOOK_NETWORKS).
+      expect(body['network']).toMatchObject({ enum: [...WEBHOOK_NETWORKS] });
+      expect(body['addresses']).toMatchObject({
+        anyOf: expect.arrayContaining([
+          {
+            type: 'array',
+            items: expect.objectContaining({ pattern: EVM_ADDRESS_PATTERN.source }),
+          },
+        ]),
+      });
+    }
+    const created = (
+      operation('/webhooks', 'post')['responses'] as Record<
+        string,
+        { content: Record<string, { schema: Record<string, unknown> }> }
+      >
+    )[201]!.content['application/json']!.schema;
+    expect(JSON.stringify(created)).toContain(
+      JSON.stringify({ enum: [...WEBHOOK_NETWORKS] }).slice(1, -1),
+    );
+  });
+
+  it('accepts in the document every body of the README walkthrough and of a corpus the routes accept, and refuses what is not a filter', () => {
+    // The root README's walkthrough (its shell variables given values).
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+    const walkthrough = [
+      ...readme.matchAll(
+        /-X POST "\$W\/(webhooks|address-lists)"[^\n]*\n\s*-d (?:'([^']*)'|"((?:[^"\\]|\\.)*)")/g,
+      ),
+    ].map(([, route, single, double]) =>
+      post(
+        `/${route}`,
+        JSON.parse(single ?? double!.replace(/\\"/g, '"').replace('$L', LIST)) as unknown,
+      ),
+    );
+    expect(walkthrough.map((r) => r.path)).toEqual(['/api/v1/address-lists', '/api/v1/webhooks']);
+    const base = {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: 'https://example.com/hook',
+    };
+    const creates: Record<string, unknown>[] = [
+      { ...base, addresses: [ADDRESS.toLowerCase(), ADDRESS.toUpperCase().replace('0X', '0x')] },
+      { ...base, chain: 'ethereum', name: null, list_refs: [LIST], addresses: null },
+      { ...base, network: 'opbnb-testnet', filters: null, addresses: [ADDRESS] },
+      {
+        ...base,
+        trigger_type: 'log_event',
+        confirm_depth: 2,
+        phases: ['confirmed'],
+        filters: {
+          all: [
+            { contract: { in: [ADDRESS] } },
+            { topic: { position: 0, in: ['0x' + 'Dd'.repeat(32)] } },
+            {
+              any: [{ address: { dir: 'out', in: [ADDRESS] } }, { address: { list_refs: [LIST] } }],
+            },
+            { not: { address: { dir: 'in', in: [ADDRESS], list_refs: [] } } },
+          ],
+        },
+      },
+      {
+        ...base,
+        trigger_type: 'tx_confirmation',
+        filters: { tx_hash: { in: ['0x' + 'ab'.repeat(32)] } },
+      },
+    ];
+    const patches: Record<string, unknown>[] = [
+      { name: 'renamed' },
+      { chain: 'ethereum', network: 'eth-mainnet', trigger_type: 'address_activity' },
+      { filters: null, addresses: [ADDRESS] },
+      { list_refs: [LIST], confirm_depth: 96, target_url: 'https://example.com/other' },
+    ];
+    for (const body of creates) expect(routeAccepts(body, true)).toBe(true);
+    for (const body of patches) expect(routeAccepts(body, false)).toBe(true);
+    expect(
+      undeclaredBodies(document, [
+        ...walkthrough,
+        ...creates.map((body) => post('/webhooks', body)),
+        ...patches.map(patch),
+        // The action routes take no body; {} is taken as none.
+        post(`/webhooks/${WH}/pause`, undefined),
+        post(`/webhooks/${WH}/resume`, {}),
+        post(`/webhooks/${WH}/test`, undefined),
+        post(`/webhooks/${WH}/deliveries/ev_${'0'.repeat(32)}/replay`, {}),
+        post(`/webhooks/${WH}/secret/rotate`, { expire_previous: true }),
+      ]),
+    ).toEqual([]);
+    // What the old document let through as `unknown`: now refused by the declared schema.
+    expect(
+      undeclaredBodies(document, [
+        post('/webhooks', { ...base, filters: { address: ADDRESS } }),
+        post('/webhooks', { ...base, addresses: [1] }),
+        post('/webhooks', { ...base, list_refs: 'al_x' }),
+        post('/webhooks', { ...base, network: 'sui-mainnet', addresses: [ADDRESS] }),
+        patch({ filters: { all: [], any: [] } }),
+      ]),
+    ).toHaveLength(5);
+  });
+
+  it('declares the error statuses each webhook route answers, with their codes and members', () => {
+    const responses = (path: string, method: string) =>
+      operation(path, method)['responses'] as Record<
+        string,
+        { description: string; content?: Record<string, { schema: Record<string, unknown> }> }
+      >;
+    const statuses = (path: string, method: string) =>
+      Object.keys(responses(path, method)).filter((s) => s !== 'default');
+    const schema = (path: string, method: string, status: number) =>
+      responses(path, method)[status]!.content!['application/json']!.schema;
+    expect(statuses('/webhooks', 'post')).toEqual(['201', '400', '403', '409', '413']);
+    expect(responses('/webhooks', 'post')[403]!.description).toContain('plan_required');
+    expect(responses('/webhooks', 'post')[413]!.description).toContain('request_too_large');
+    expect(responses('/webhooks', 'post')[400]!.description).toEqual(
+      expect.stringContaining('invalid_address_checksum'),
+    );
+    for (const code of ['cap_active_webhooks_exceeded', 'idempotency_key_reused'])
+      expect(responses('/webhooks', 'post')[409]!.description).toContain(code);
+    expect(schema('/webhooks', 'post', 409)).toMatchObject({
+      required: expect.arrayContaining(['error', 'request_id']),
+      properties: { cap: { type: 'string' }, limit: { type: 'integer' }, requested: {} },
+    });
+    expect(statuses('/webhooks/{id}', 'patch')).toEqual(['200', '400', '403', '404', '409', '413']);
+    expect(responses('/webhooks/{id}', 'patch')[400]!.description).toContain('immutable_field');
+    for (const method of ['get', 'delete'])
+      expect(responses('/webhooks/{id}', method)[400]!.description).toContain('invalid_id');
+    expect(responses('/webhooks/{id}/resume', 'post')[409]!.description).toContain(
+      'insufficient_balance',
+    );
+    expect(responses('/webhooks/{id}/test', 'post')[409]!.description).toContain(
+      'webhook_not_active',
+    );
+    expect(responses('/webhooks/{id}/secret/rotate', 'post')[409]!.description).toContain(
+      'too_many_previous_secrets',
+    );
+    expect(schema('/webhooks/{id}/secret/rotate', 'post', 409)).toMatchObject({
+      properties: {
+        previous_secrets_expire_at: { type: 'array' },
+        next_rotation_at: { type: 'string' },
+      },
+    });
+    expect(
+      responses('/webhooks/{id}/deliveries/{eventId}/replay', 'post')[409]!.description,
+    ).toContain('webhook_not_active');
+    expect(responses('/address-lists/{id}', 'delete')[409]!.description).toContain('list_in_use');
+    expect(schema('/address-lists/{id}', 'delete', 409)).toMatchObject({
+      properties: { webhook_ids: { type: 'array' } },
+    });
+  });
+
+  it('declares no body on the action routes that take none', () => {
+    for (const path of [
+      '/webhooks/{id}/pause',
+      '/webhooks/{id}/resume',
+      '/webhooks/{id}/test',
+      '/webhooks/{id}/deliveries/{eventId}/replay',
+    ])
+      expect(operation(path, 'post')['requestBody']).toBeUndefined();
   });
 });

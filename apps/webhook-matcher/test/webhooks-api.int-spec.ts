@@ -18,6 +18,7 @@ import {
   webhookResponse,
   webhooksPage,
 } from '../src/webhooks/webhook-response.schemas';
+import { undeclaredBodies } from './support/declared-bodies';
 import {
   address,
   eventually,
@@ -911,5 +912,19 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     } finally {
       await nc.close();
     }
+  });
+
+  // Last: the document's request schemas are declared apart from the loose ones the routes
+  // validate with (webhook.schemas.ts), so every body this file's requests had accepted must
+  // fit what /openapi.json declares (and a route declared without a body got none, or {}).
+  it('declares in /openapi.json a request schema accepting every body the routes accepted above', async () => {
+    const served = await s.app.inject({ method: 'GET', url: '/openapi.json' });
+    const document = served.json() as Record<string, unknown>;
+    const bodies = s.accepted.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method));
+    expect(
+      bodies.filter((r) => r.method === 'POST' && r.path === '/api/v1/webhooks').length,
+    ).toBeGreaterThan(10);
+    expect(bodies.filter((r) => r.method === 'PATCH').length).toBeGreaterThan(3);
+    expect(undeclaredBodies(document, bodies)).toEqual([]);
   });
 });

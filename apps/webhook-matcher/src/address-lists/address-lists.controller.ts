@@ -25,6 +25,7 @@ import {
 import { addressListView } from './address-list.view';
 import { AddressListsService } from './address-lists.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/address-lists')
 @UseGuards(ApiKeyGuard)
@@ -78,7 +79,7 @@ export class AddressListsController {
   @Delete(':id')
   @ApiRoute({
     summary: 'Delete a list (409 list_in_use while a webhook references it)',
-    responses: { 204: { description: 'deleted' } },
+    responses: { 204: { description: 'deleted' }, ...ROUTE_ERRORS.deleteList },
   })
   @HttpCode(204)
   async delete(@AccountId() accountId: string, @Param('id') id: string): Promise<void> {

@@ -15,6 +15,7 @@ import {
 import { attemptView, statsView } from './deliveries.view';
 import { ReplayService } from './replay.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../http/route-errors';
 
 /** The attempt log, stats and replay of one webhook (someone else's id answers 404). */
 @Controller('api/v1/webhooks')
@@ -58,9 +59,14 @@ export class DeliveriesController {
 
   @Post(':id/deliveries/:eventId/replay')
   @ApiRoute({
-    summary: 'Replay one failed or given-up event (billed like any attempt)',
-    body: emptyBody,
-    responses: { 202: { description: 'the jobs sent out again', schema: replayResponse } },
+    summary:
+      'Replay one failed or given-up event (billed like any attempt). Takes no body (an empty ' +
+      'JSON object is accepted)',
+    noBody: true,
+    responses: {
+      202: { description: 'the jobs sent out again', schema: replayResponse },
+      ...ROUTE_ERRORS.replayOne,
+    },
   })
   @HttpCode(202)
   async replayOne(
@@ -79,7 +85,10 @@ export class DeliveriesController {
   @ApiRoute({
     summary: 'Replay failed or given-up events in a time or block range',
     body: replayRangeBody,
-    responses: { 202: { description: 'the jobs sent out again', schema: replayResponse } },
+    responses: {
+      202: { description: 'the jobs sent out again', schema: replayResponse },
+      ...ROUTE_ERRORS.replayRange,
+    },
   })
   @HttpCode(202)
   async replayRange(

@@ -18,11 +18,14 @@ import { CLOCK } from '../common/clock.token';
 import { checkId } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { StatusService } from '../status/status.service';
+import { ROUTE_ERRORS } from '../http/route-errors';
 import {
   createWebhookBody,
+  createWebhookDocument,
   emptyBody,
   pageQuery,
   patchWebhookBody,
+  patchWebhookDocument,
   rotateSecretBody,
 } from './webhook.schemas';
 import {
@@ -59,15 +62,11 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'Create a webhook (201 with its whsec_ secret, shown once). Header Idempotency-Key',
     auth: 'api-key',
-    body: createWebhookBody,
+    body: createWebhookDocument,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       201: { description: 'the webhook and its secret', schema: createdWebhookResponse },
-      409: {
-        description:
-          'cap_…: a plan limit (the code names it, as /webhooks/limits does); ' +
-          'idempotency_key_reused: the Idempotency-Key was used with another request',
-      },
+      ...ROUTE_ERRORS.createWebhook,
     },
   })
   @HttpCode(201)
@@ -102,7 +101,10 @@ export class WebhooksController {
   @Get(':id')
   @ApiRoute({
     summary: 'One webhook',
-    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
+    responses: {
+      200: { description: 'the webhook', schema: webhookResponse },
+      ...ROUTE_ERRORS.webhookById,
+    },
   })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return this.view(await this.webhooks.get(accountId, checkId('wh', id)));
@@ -111,8 +113,11 @@ export class WebhooksController {
   @Patch(':id')
   @ApiRoute({
     summary: 'Change a webhook (chain, network and trigger type are immutable)',
-    body: patchWebhookBody,
-    responses: { 200: { description: 'the webhook as changed', schema: webhookResponse } },
+    body: patchWebhookDocument,
+    responses: {
+      200: { description: 'the webhook as changed', schema: webhookResponse },
+      ...ROUTE_ERRORS.patchWebhook,
+    },
   })
   async patch(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const parsed = parseBody(patchWebhookBody, body);
@@ -122,7 +127,10 @@ export class WebhooksController {
   @Delete(':id')
   @ApiRoute({
     summary: 'Delete a webhook (frees its slot); answers the webhook with status deleted',
-    responses: { 200: { description: 'the webhook, status deleted', schema: webhookResponse } },
+    responses: {
+      200: { description: 'the webhook, status deleted', schema: webhookResponse },
+      ...ROUTE_ERRORS.webhookById,
+    },
   })
   async delete(@AccountId() accountId: string, @Param('id') id: string) {
     return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
@@ -130,9 +138,12 @@ export class WebhooksController {
 
   @Post(':id/pause')
   @ApiRoute({
-    summary: 'Pause (owner)',
-    body: emptyBody,
-    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
+    summary: 'Pause (owner). Takes no body (an empty JSON object is accepted)',
+    noBody: true,
+    responses: {
+      200: { description: 'the webhook', schema: webhookResponse },
+      ...ROUTE_ERRORS.ownerAction,
+    },
   })
   @HttpCode(200)
   async pause(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
@@ -142,9 +153,14 @@ export class WebhooksController {
 
   @Post(':id/resume')
   @ApiRoute({
-    summary: 'Resume (409 insufficient_balance at zero balance; cap_* when over the plan)',
-    body: emptyBody,
-    responses: { 200: { description: 'the webhook', schema: webhookResponse } },
+    summary:
+      'Resume (409 insufficient_balance at zero balance; cap_* when over the plan). Takes no ' +
+      'body (an empty JSON object is accepted)',
+    noBody: true,
+    responses: {
+      200: { description: 'the webhook', schema: webhookResponse },
+      ...ROUTE_ERRORS.resume,
+    },
   })
   @HttpCode(200)
   async resume(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
@@ -163,6 +179,7 @@ export class WebhooksController {
         description: 'the webhook, its new secret and until when the previous ones sign',
         schema: rotatedWebhookResponse,
       },
+      ...ROUTE_ERRORS.rotate,
     },
   })
   @HttpCode(200)
@@ -183,9 +200,14 @@ export class WebhooksController {
 
   @Post(':id/test')
   @ApiRoute({
-    summary: 'Queue a free test delivery (only while active)',
-    body: emptyBody,
-    responses: { 202: { description: 'queued', schema: testDeliveryResponse } },
+    summary:
+      'Queue a free test delivery (only while active). Takes no body (an empty JSON object is ' +
+      'accepted)',
+    noBody: true,
+    responses: {
+      202: { description: 'queued', schema: testDeliveryResponse },
+      ...ROUTE_ERRORS.notActive,
+    },
   })
   @HttpCode(202)
   async test(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {

@@ -21,6 +21,7 @@ import { configSchema, type AppConfig } from '../../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../../src/db/data-source';
 import { StatusService } from '../../src/status/status.service';
 import { startBillingLedger, type RunningBillingLedger } from './billing-ledger.process';
+import type { AcceptedRequest } from './declared-bodies';
 
 export interface Answer {
   status: number;
@@ -36,6 +37,11 @@ export interface MatcherTestStack {
   readonly config: AppConfig;
   readonly dataSource: DataSource;
   readonly status: StatusService;
+  /**
+   * Every request `call` sent that the API accepted (2xx), its body as sent: what the document's
+   * request schemas must accept (`undeclaredBodies`).
+   */
+  readonly accepted: AcceptedRequest[];
   call(
     method: string,
     path: string,
@@ -78,6 +84,7 @@ export async function startMatcherStack(
     ...env,
   });
   const clock = new FakeClock(new Date());
+  const accepted: AcceptedRequest[] = [];
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
   await app.init();
@@ -91,6 +98,7 @@ export async function startMatcherStack(
     config,
     dataSource: app.get(DataSource),
     status: app.get(StatusService),
+    accepted,
     async call(method, path, key, body, headers = {}) {
       const response = await app.inject({
         method: method as 'GET',
@@ -103,6 +111,8 @@ export async function startMatcherStack(
         payload:
           body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       });
+      if (response.statusCode >= 200 && response.statusCode < 300)
+        accepted.push({ method, path: `/api/v1${path}`, body: sentBody(body) });
       return {
         status: response.statusCode,
         body: response.body ? (response.json() as Record<string, unknown>) : {},
@@ -115,6 +125,16 @@ export async function startMatcherStack(
       await deleteNatsNamespace(natsUrl, natsPrefix);
     },
   };
+}
+
+/** A body as the API read it: a string is sent raw, so it is parsed as the API parsed it. */
+function sentBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
 }
 
 /** Polls `probe` until it returns true (events travel through NATS). */

@@ -1,0 +1,146 @@
+import { CAP_CODES } from '@meridian/plans';
+import { MAX_PREVIOUS_SECRETS } from '@meridian/webhooks';
+import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
+import { z } from 'zod';
+import { isoTime } from './response-shapes';
+
+/**
+ * Error answers the routes declare in `/openapi.json` (`@ApiRoute` responses), beside `default`,
+ * as billing-ledger's `ROUTE_ERRORS` do: each names the codes of its status the route may
+ * answer. A status whose codes carry members of their own (`cap`, `limit`, `requested` of a
+ * cap_…) gets the error body with them as its schema. 401 unauthorized, 403 insufficient_scope
+ * and the 503s (credentials_unavailable, billing_unavailable) stay under `default`.
+ */
+const errorBody = (extras: z.ZodRawShape = {}) =>
+  z.looseObject({
+    error: z.string().describe('stable error code'),
+    message: z.string().optional(),
+    request_id: z.string(),
+    path: z.string().optional().describe('the field or JSON path refused, when one is'),
+    ...extras,
+  });
+
+const error = (description: string, extras?: z.ZodRawShape): ApiResponseSpec => ({
+  description,
+  schema: errorBody(extras),
+});
+
+const CAPS = Object.values(CAP_CODES).join(', ');
+
+const capMembers = {
+  cap: z.string().optional().describe('cap_…: the cap, as GET /webhooks/limits names it'),
+  limit: z.number().int().optional().describe('cap_…: the plan limit'),
+  requested: z.number().int().optional().describe('cap_…: what the request would make it'),
+};
+
+const WEBHOOK_BODY_CODES =
+  'malformed_body (the body does not fit; unknown field), invalid_address, ' +
+  'invalid_address_checksum (`expected`), invalid_list_ref, duplicate_list_ref (`list_id`), ' +
+  'unknown_address_list (`list_id`), invalid_filter, invalid_topic, invalid_tx_hash, ' +
+  'filter_too_deep, filter_too_large, filter_required, tx_hash_required, target_url_invalid, ' +
+  'target_url_too_long, target_url_not_https, target_url_userinfo, target_url_fragment, ' +
+  'target_url_private_address, target_url_reserved_name';
+
+const notFoundWebhook = error('not_found: no webhook of the account with this id');
+const invalidWebhookId = 'invalid_id: the id is not wh_ and 24 base32 characters';
+const tooLarge = error('request_too_large: the body is over 5 MiB');
+const planRequired = 'plan_required: a team account without a plan';
+
+export const ROUTE_ERRORS = {
+  createWebhook: {
+    400: error(
+      `${WEBHOOK_BODY_CODES}; unsupported_network, invalid_chain, network_not_indexed ` +
+        '(`networks`: the networks served); invalid_idempotency_key: the Idempotency-Key header ' +
+        'is not 1 to 200 printable ASCII characters',
+      {
+        expected: z.string().optional(),
+        list_id: z.string().optional(),
+        networks: z.array(z.string()).optional(),
+      },
+    ),
+    403: error(planRequired),
+    409: error(
+      `${CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`); ` +
+        'idempotency_key_reused: the Idempotency-Key was used with another request, or its ' +
+        'webhook was deleted',
+      capMembers,
+    ),
+    413: tooLarge,
+  },
+  patchWebhook: {
+    400: error(
+      `${invalidWebhookId}; immutable_field: chain, network or trigger_type changed; ` +
+        `network_not_indexed; ${WEBHOOK_BODY_CODES}`,
+      {
+        expected: z.string().optional(),
+        list_id: z.string().optional(),
+        networks: z.array(z.string()).optional(),
+      },
+    ),
+    403: error(`${planRequired}, for a filter change a cap would refuse`),
+    404: notFoundWebhook,
+    409: error(`${CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
+    413: tooLarge,
+  },
+  webhookById: { 400: error(invalidWebhookId), 404: notFoundWebhook },
+  ownerAction: {
+    400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
+    404: notFoundWebhook,
+  },
+  resume: {
+    400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
+    403: error(planRequired),
+    404: notFoundWebhook,
+    409: error(
+      `insufficient_balance: the CU balance is empty; ${CAPS}: resuming would go past a plan ` +
+        'limit (`cap`, `limit`, `requested`)',
+      capMembers,
+    ),
+  },
+  rotate: {
+    400: error(`${invalidWebhookId}; malformed_body: the body does not fit`),
+    404: notFoundWebhook,
+    409: error(
+      `too_many_previous_secrets: ${MAX_PREVIOUS_SECRETS} previous secrets still sign; rotate ` +
+        'after `next_rotation_at`, or with expire_previous: true',
+      {
+        previous_secrets_expire_at: z
+          .array(isoTime)
+          .optional()
+          .describe('too_many_previous_secrets: until when each previous secret signs'),
+        next_rotation_at: isoTime
+          .optional()
+          .describe('too_many_previous_secrets: when a rotation is taken again'),
+      },
+    ),
+    413: tooLarge,
+  },
+  notActive: {
+    400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
+    404: notFoundWebhook,
+    409: error('webhook_not_active: sent only while the webhook is active'),
+  },
+  replayOne: {
+    400: error(
+      `${invalidWebhookId}; invalid_id: the event id is not ev_ and 32 hex or test_ and 24 hex; ` +
+        'malformed_body: a body that is not empty',
+    ),
+    404: error(
+      'not_found: no webhook of the account with this id, or no given-up delivery of this event',
+    ),
+    409: error('webhook_not_active: replays are sent only while the webhook is active'),
+  },
+  replayRange: {
+    400: error(`${invalidWebhookId}; malformed_body: from and to do not fit`),
+    404: notFoundWebhook,
+    409: error('webhook_not_active: replays are sent only while the webhook is active'),
+    413: tooLarge,
+  },
+  deleteList: {
+    400: error('invalid_id: the id is not al_ and 24 base32 characters'),
+    404: error('not_found: no address list of the account with this id'),
+    409: error('list_in_use: webhooks reference the list (`webhook_ids`, the first 50)', {
+      webhook_ids: z.array(z.string()).optional(),
+    }),
+  },
+} satisfies Record<string, Record<number, ApiResponseSpec>>;
