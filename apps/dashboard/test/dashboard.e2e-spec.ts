@@ -839,17 +839,71 @@ describe('dashboard in a real browser against the local stack', () => {
         )
         .waitFor();
       await check(page, '09c-webhook-detail-rotated');
+      const stamp = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC';
+      const previousSecrets = page.getByTestId('previous-secrets').getByRole('listitem');
+      await previousSecrets
+        .filter({ hasText: /^signs until / })
+        .first()
+        .waitFor();
+      expect(await previousSecrets.count()).toBe(1);
 
-      // A leaked secret: rotated with "stop the old secret now", the API says the old one no
-      // longer signs, and the next delivery carries one signature, made with the new secret.
+      // Rotations 2 and 3: each old secret keeps signing until its own end; the notice counts
+      // them, the Settings card lists them (a reload too, from the webhook object).
+      for (const n of [2, 3]) {
+        await page.getByRole('button', { name: 'Rotate secret' }).click();
+        await page.getByTestId('rotation-rule').getByText('at most 3 old secrets').waitFor();
+        await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+        await page
+          .getByTestId('previous-secret')
+          .getByText(
+            new RegExp(
+              `^${n} old secrets keep signing alongside it: the one just replaced until ${stamp}, `,
+            ),
+          )
+          .waitFor();
+        // The Settings card, read again after the rotation, lists one more.
+        await previousSecrets.nth(n - 1).waitFor();
+        expect(await previousSecrets.count()).toBe(n);
+        if (n === 2) {
+          await page.reload();
+          await page.getByTestId('previous-secrets').waitFor();
+          expect(
+            (await previousSecrets.allTextContents()).map((t) =>
+              new RegExp(`^signs until ${stamp}$`).test(t.trim()),
+            ),
+          ).toEqual([true, true]);
+        }
+      }
+      expect(await previousSecrets.count()).toBe(3);
+
+      // A 4th is refused in the page's words (the page's date format, its checkbox), and no
+      // secret box stays from rotation 3 as if the refused one had made it.
+      expect(await page.getByTestId('secret-value').count()).toBe(1);
       await page.getByRole('button', { name: 'Rotate secret' }).click();
-      await page.getByRole('checkbox', { name: 'Stop the old secret now (it leaked)' }).check();
+      await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+      const refused = page.getByTestId('rotation-refused');
+      await refused.waitFor();
+      expect((await refused.textContent())?.trim()).toMatch(
+        new RegExp(
+          `^Not rotated: three old secrets still sign, the most a webhook keeps at once\\. ` +
+            `Rotate again after ${stamp}, when the earliest stops, or tick “Stop the old ` +
+            `secrets now” in the rotation dialog`,
+        ),
+      );
+      expect(await page.getByTestId('secret-value').count()).toBe(0);
+      await check(page, '09c0-webhook-rotate-refused');
+
+      // A leaked secret: rotated with "stop the old secrets now", the API says none signs any
+      // more, and the next delivery carries one signature, made with the new secret.
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('checkbox', { name: 'Stop the old secrets now (one leaked)' }).check();
       await check(page, '09c1-webhook-rotate-expire-dialog');
       await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
       await hasText(
         page.getByTestId('previous-secret'),
-        'The old secret no longer signs: deliveries carry only the new signature.',
+        'The old secrets no longer sign: deliveries carry only the new signature.',
       );
+      await hasText(previousSecrets, 'none: only the current secret signs');
       const fresh = (await page.getByTestId('secret-value').textContent())!.trim();
       expect(fresh).toMatch(/^whsec_/);
       expect(fresh).not.toBe(overlapping);
