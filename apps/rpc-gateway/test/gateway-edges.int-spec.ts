@@ -213,7 +213,7 @@ describe('rpc-gateway edges: requests that once broke it', () => {
           error: {
             code: -32000,
             message:
-              'not found: network polygon-amoy is not offered over JSON-RPC at this endpoint',
+              'server error: network polygon-amoy is not offered over JSON-RPC at this endpoint',
           },
         });
         const upgrade = await rawExchange(asia.port, upgradeRequest(`/${amoy}`));
@@ -241,7 +241,14 @@ describe('rpc-gateway edges: requests that once broke it', () => {
       const refused = answers.find((a) => a.status === 429)!;
       expect(refused).toBeDefined();
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(refused.json).toMatchObject({ id: 42, error: { code: -32005 } });
+      // -32005's words first (QA: "rate limit exceeded: …" broke the rule).
+      expect(refused.json).toMatchObject({
+        id: 42,
+        error: {
+          code: -32005,
+          message: expect.stringMatching(/^limit exceeded: the plan's rate limit of \d+ requests/),
+        },
+      });
     });
 
     it('a method name of a megabyte is refused without being repeated', async () => {

@@ -229,5 +229,29 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
         expect(inBatch.headers.get('deprecation')).toBe(DEPRECATION);
       },
     );
+
+    // QA: the header followed a -32600 for `"params":"x"` but not one for `"jsonrpc":"1.0"` or
+    // `"id":{}`. Whatever else is wrong, a request naming a deprecated method carries it.
+    it.each([
+      ['"params":"x"', { jsonrpc: '2.0', id: 7, params: 'x' }, 7],
+      ['"jsonrpc":"1.0"', { jsonrpc: '1.0', id: 7, params: [] }, 7],
+      ['"id":{}', { jsonrpc: '2.0', id: {}, params: [] }, null],
+      ['no jsonrpc member', { id: 7, params: [] }, 7],
+    ])('-32600 for %s: still Deprecation, alone and in a batch', async (_, shape, id) => {
+      const bad = { ...shape, method: 'suix_getLatestSuiSystemState' };
+      const alone = await rpc(url(), bad);
+      expect(alone.status).toBe(200);
+      expect(alone.json).toMatchObject({ id, error: { code: -32600 } });
+      expect(alone.headers.get('deprecation')).toBe(DEPRECATION);
+
+      const inBatch = await rpc(url(), [call(8, 'sui_getObject'), bad]);
+      expect((inBatch.json as Answer[]).map((a) => a.error?.code)).toEqual([-32601, -32600]);
+      expect(inBatch.headers.get('deprecation')).toBe(DEPRECATION);
+
+      // The same shapes naming a method that is not deprecated: no header.
+      const plain = await rpc(url(), { ...shape, method: 'sui_getObject' });
+      expect((plain.json as Answer).error?.code).toBe(-32600);
+      expect(plain.headers.get('deprecation')).toBeNull();
+    });
   });
 });

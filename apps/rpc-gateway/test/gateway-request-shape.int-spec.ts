@@ -110,12 +110,16 @@ describe('rpc-gateway: the request shape', () => {
       { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: { a: 1 } },
       { jsonrpc: '2.0', id: 3, method: 'rpc.discover', params: [] },
       { jsonrpc: '2.0', id: 4, method: 'eth_notAMethod', params: [] },
+      { jsonrpc: '2.0', id: 5, method: 'eth_blockNumber', params: 5 },
     ]);
     expect((batch.json as Answer[]).map((a) => [a.error?.code, a.error?.message])).toEqual([
       [-32600, 'invalid request: "jsonrpc" must be "2.0"'],
-      [-32602, 'invalid params: params must be an array'],
+      [-32602, 'invalid params: "params" must be an array, null or omitted'],
       [-32601, 'the method rpc.discover does not exist/is not available on eth-mainnet'],
       [-32601, 'the method eth_notAMethod does not exist/is not available on eth-mainnet'],
+      // QA: a scalar said `"params" must be an array, null or omitted`, an object `params must
+      // be an array`; both say the former now, each under its own code.
+      [-32600, 'invalid request: "params" must be an array, null or omitted'],
     ]);
 
     const depth = 10_000;

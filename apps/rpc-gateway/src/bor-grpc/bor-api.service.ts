@@ -58,6 +58,17 @@ const MILESTONE_ID_REQUIRED = new DomainError(
   'invalid',
   'milestoneId is required',
 );
+/**
+ * A rate refusal of the relay in COMPAT's words for this interface: RESOURCE_EXHAUSTED "rate
+ * limit exceeded" (the JSON-RPC answer starts with -32005's words, "limit exceeded: …").
+ */
+const grpcRateLimited = (refusal: DomainError): DomainError =>
+  new DomainError(
+    refusal.code,
+    refusal.kind,
+    `rate limit exceeded: the plan allows ${String(refusal.details?.['rps'])} requests per second`,
+    { details: refusal.details },
+  );
 const NO_TOTAL_DIFFICULTY = new DomainError(
   'total_difficulty_not_reported',
   'unimplemented',
@@ -153,7 +164,7 @@ export class BorApiService {
   async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relay.relayInternal(
+    const answers = await this.relayInternal(
       auth.token,
       auth.network,
       [call('bor_getAuthor', [tag])],
@@ -195,7 +206,7 @@ export class BorApiService {
     const calls: OutCall[] = [];
     for (let n = start; n <= end; n++)
       calls.push(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]));
-    const answers = await this.relay.relayInternal(auth.token, auth.network, calls);
+    const answers = await this.relayInternal(auth.token, auth.network, calls);
     const blocks = answers.map((a) => {
       if (a.kind !== 'result') throw this.errorOf(a);
       const block = safeParse(a.resultText) as Record<string, unknown> | null;
@@ -246,9 +257,22 @@ export class BorApiService {
     options?: InternalCallOptions,
   ): Promise<unknown> {
     const auth = await this.auth(metadata);
-    const answer = (await this.relay.relayInternal(auth.token, auth.network, [out], options))[0]!;
+    const answer = (await this.relayInternal(auth.token, auth.network, [out], options))[0]!;
     if (answer.kind === 'result') return safeParse(answer.resultText);
     throw this.errorOf(answer, out.method);
+  }
+
+  /** The relay's calls, a rate refusal reworded for gRPC (grpcRateLimited). */
+  private async relayInternal(
+    ...args: Parameters<RelayService['relayInternal']>
+  ): ReturnType<RelayService['relayInternal']> {
+    try {
+      return await this.relay.relayInternal(...args);
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'rate_limited')
+        throw grpcRateLimited(error);
+      throw error;
+    }
   }
 
   private async auth(metadata: Metadata): Promise<Authorized> {

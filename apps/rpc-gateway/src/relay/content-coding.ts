@@ -1,6 +1,7 @@
 import { brotliDecompress, gunzip, gzip, inflate, type InputType } from 'node:zlib';
-import { DomainError } from '@meridian/errors';
-import { JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
+import type { DomainError } from '@meridian/errors';
+import { JSONRPC_ERROR } from '@meridian/jsonrpc';
+import { refusal } from './gateway-errors';
 
 /**
  * Content codings of the JSON-RPC edge over HTTP (rpc-gateway README "Compression"). An answer
@@ -39,10 +40,10 @@ export function gzipped(body: string): Promise<Buffer | undefined> {
 
 /** An encoded request body that decodes beyond the limit (a small gzip can hold gigabytes). */
 export function decodedTooLarge(limitBytes: number, coding: string): DomainError {
-  return new DomainError(
+  return refusal(
     'request_too_large',
     'too_large',
-    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: the request body decodes (${coding}) to more than ${limitBytes} bytes`,
+    `the request body decodes (${coding}) to more than ${limitBytes} bytes`,
   );
 }
 
@@ -60,10 +61,10 @@ export const REQUEST_CODINGS = 'gzip, deflate, br';
  * "invalid request"), and `Accept-Encoding: gzip, deflate, br` (relay.route.ts). Answered before
  * the token is checked, id null, like the other body checks.
  */
-export const UNSUPPORTED_CONTENT_ENCODING = new DomainError(
+export const UNSUPPORTED_CONTENT_ENCODING = refusal(
   'unsupported_content_encoding',
   'invalid',
-  `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: unsupported Content-Encoding; send the body as is, or gzip, deflate or br`,
+  `unsupported Content-Encoding; send the body as is, or gzip, deflate or br`,
   { details: { httpStatus: 415, jsonRpcCode: JSONRPC_ERROR.INVALID_REQUEST } },
 );
 

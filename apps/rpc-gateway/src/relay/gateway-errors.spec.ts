@@ -1,5 +1,16 @@
+import { DomainError } from '@meridian/errors';
 import { NETWORKS } from '@meridian/networks';
-import { jsonRpcErrorOf, parseRequest } from '@meridian/jsonrpc';
+import {
+  JSONRPC_ERROR,
+  jsonRpcErrorOf,
+  jsonRpcMessageWordsOf,
+  parseRequest,
+  type JsonRpcErrorObject,
+} from '@meridian/jsonrpc';
+import * as contentCoding from './content-coding';
+import * as gatewayErrors from './gateway-errors';
+import * as logsRange from './logs-range';
+import { checkSuiParams } from './sui-params';
 import {
   balanceRefusal,
   bodyTooLarge,
@@ -19,7 +30,7 @@ describe('gateway refusals on the JSON-RPC HTTP edge', () => {
     expect(gatewayHttpStatusOf(notOffered)).toBe(404);
     expect(jsonRpcErrorOf(notOffered)).toEqual({
       code: -32000,
-      message: 'not found: network polygon-amoy is not offered over JSON-RPC at this endpoint',
+      message: 'server error: network polygon-amoy is not offered over JSON-RPC at this endpoint',
     });
     expect(gatewayHttpStatusOf(UNKNOWN_ACCESS_TOKEN)).toBe(401);
     expect(jsonRpcErrorOf(UNKNOWN_ACCESS_TOKEN).code).toBe(-32041);
@@ -75,13 +86,139 @@ describe('one style of message (QA: "Invalid params: …" beside "invalid params
       UNSUPPORTED_CONTENT_ENCODING.message.slice(0, 16),
     ]).toEqual([
       'invalid request: "jsonrpc" must be "2.0"',
-      'invalid params: params must be an array',
+      'invalid params: "params" must be an array, null or omitted',
       'invalid request: not an object',
       'parse error',
       'limit exceeded: batch of 2 requests exceeds the limit of 1',
       'invalid params: x',
       'invalid request:',
     ]);
+  });
+});
+
+/**
+ * Every refusal the gateway can answer, through each module that builds them: exported
+ * DomainError constants are found by themselves; an exported function is either a builder with
+ * sample calls here or listed as not one, so a new builder that is neither fails below.
+ */
+const eth = NETWORKS['eth-mainnet'];
+const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | undefined)[]>> = {
+  refusal: () => [
+    gatewayErrors.refusal('x', 'not_found', 'x'),
+    gatewayErrors.refusal('x', 'invalid', 'x', { details: { jsonRpcCode: -32600 } }),
+  ],
+  networkNotOffered: () =>
+    (['http', 'websocket', 'grpc'] as const).map((where) =>
+      gatewayErrors.networkNotOffered(NETWORKS['polygon-amoy'], where),
+    ),
+  rateLimited: () => [gatewayErrors.rateLimited(20, 50)],
+  methodNotAvailable: () => [gatewayErrors.methodNotAvailable('eth_foo', eth)],
+  webSocketOnly: () => [gatewayErrors.webSocketOnly('eth_subscribe')],
+  invalidParams: () => [gatewayErrors.invalidParams('x')],
+  bodyTooLarge: () => [gatewayErrors.bodyTooLarge(1000)],
+  limitExceeded: () => [gatewayErrors.limitExceeded('x')],
+  planLimitExceeded: () => [gatewayErrors.planLimitExceeded('x')],
+  decodedTooLarge: () => [contentCoding.decodedTooLarge(1000, 'gzip')],
+  checkLogsRange: () => [
+    logsRange.checkLogsRange('eth_getLogs', [], 10, 100),
+    logsRange.checkLogsRange('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x64' }], 10, 100),
+    logsRange.checkLogsRange('eth_getLogs', [{ fromBlock: '0x0' }], 10, undefined),
+  ],
+  checkGrowingFilterLogs: () => [logsRange.checkGrowingFilterLogs(0, 10, 1_000)],
+};
+/** Exported functions that build no refusal of their own (they pick or read one). */
+const NOT_BUILDERS = new Set([
+  'balanceRefusal',
+  'gatewayHttpStatusOf',
+  'retryAfterSecondsOf',
+  'acceptsGzip',
+  'gzipped',
+  'decodeBody',
+  'growingFloorOf',
+]);
+const MODULES = { gatewayErrors, contentCoding, logsRange };
+
+function everyRefusal(): DomainError[] {
+  const found: DomainError[] = [];
+  for (const module of Object.values(MODULES))
+    for (const value of Object.values(module)) if (value instanceof DomainError) found.push(value);
+  for (const build of Object.values(BUILDERS))
+    for (const error of build()) if (error instanceof DomainError) found.push(error);
+  found.push(
+    checkSuiParams('suix_getLatestSuiSystemState', [1])!,
+    checkSuiParams('sui_tryMultiGetPastObjects', ['x'])!,
+  );
+  return found;
+}
+
+/** The parser's answers: every malformed shape it refuses. */
+function everyParserError(): JsonRpcErrorObject[] {
+  const bodies = [
+    '{',
+    '[]',
+    '[1,2,3]',
+    '7',
+    '{"jsonrpc":"2.0","id":{},"method":"m"}',
+    '{"jsonrpc":"1.0","id":1,"method":"m"}',
+    '{"jsonrpc":"2.0","id":1,"method":""}',
+    '{"jsonrpc":"2.0","id":1,"method":"m","params":5}',
+    '{"jsonrpc":"2.0","id":1,"method":"m","params":{}}',
+  ];
+  return bodies.flatMap((body) => {
+    const parsed = parseRequest(body, { maxBatchSize: 2 });
+    const items = parsed.kind === 'single' ? [parsed.item] : parsed.items;
+    return items.flatMap((item) => (item.valid ? [] : [item.error]));
+  });
+}
+
+describe("every message starts with its code's words (QA after a5215bb)", () => {
+  it('every exported function of the refusal modules is a builder sampled here, or not one', () => {
+    const functions = Object.values(MODULES).flatMap((module) =>
+      Object.entries(module)
+        .filter(([, value]) => typeof value === 'function' && !(value instanceof DomainError))
+        .map(([name]) => name),
+    );
+    expect(functions.filter((name) => !(name in BUILDERS) && !NOT_BUILDERS.has(name))).toEqual([]);
+    // Each sampled builder made at least one refusal.
+    for (const [name, build] of Object.entries(BUILDERS))
+      expect([name, build().some((e) => e instanceof DomainError)]).toEqual([name, true]);
+  });
+
+  const answers = [
+    ...everyRefusal().map((error) => ['gateway', error.code, jsonRpcErrorOf(error)] as const),
+    ...everyParserError().map((error) => ['parser', String(error.code), error] as const),
+  ];
+
+  it.each(answers)('%s %s: %j', (_, __, { code, message }) => {
+    if (code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
+      // The documented exception: go-ethereum's words (README "Where errors are made").
+      expect(message).toMatch(/^the method \S+ (does not exist\/is not available on|is only)/);
+      return;
+    }
+    const words = jsonRpcMessageWordsOf(code);
+    expect(words).toBeDefined();
+    expect(message === words || message.startsWith(`${words}: `)).toBe(true);
+    expect(message).toBe(message.charAt(0).toLowerCase() + message.slice(1));
+  });
+
+  it('the shapes QA found: filter, network not offered, rate limit, params', () => {
+    expect(jsonRpcErrorOf(gatewayErrors.FILTER_NOT_FOUND)).toEqual({
+      code: -32000,
+      message: 'server error: filter not found',
+    });
+    expect(jsonRpcErrorOf(gatewayErrors.rateLimited(20, 50))).toEqual({
+      code: -32005,
+      message: "limit exceeded: the plan's rate limit of 20 requests per second",
+    });
+    const [scalar, object] = everyParserError().slice(-2);
+    expect(scalar).toEqual({
+      code: -32600,
+      message: 'invalid request: "params" must be an array, null or omitted',
+    });
+    expect(object).toEqual({
+      code: -32602,
+      message: 'invalid params: "params" must be an array, null or omitted',
+    });
   });
 });
 

@@ -1,5 +1,11 @@
-import { DomainError, httpStatusOf, quoteInput } from '@meridian/errors';
-import { JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
+import {
+  DomainError,
+  httpStatusOf,
+  quoteInput,
+  type DomainErrorOptions,
+  type ErrorKind,
+} from '@meridian/errors';
+import { JSONRPC_CODE_OF_KIND, jsonRpcMessage } from '@meridian/jsonrpc';
 import type { Network } from '@meridian/networks';
 import type { AccountSnapshot } from '../credentials/credential-cache';
 
@@ -9,54 +15,69 @@ import type { AccountSnapshot } from '../credentials/credential-cache';
  * JSON-RPC: jsonRpcErrorOf, gRPC: toGrpcStatus). Fixed refusals are constants: the hot path
  * builds no error object for them. Every message starts with its code's words
  * (`JSONRPC_ERROR_MESSAGE`: "invalid params: …", "server error: …"), lower case, as the parser's
- * answers do; a method name is written as is when it is a plausible name (`quoteMethod`).
+ * answers do, because every refusal is built by `refusal`, which takes the words from the code
+ * the refusal is answered under; the one exception is -32601's go-ethereum wording
+ * (`methodNotAvailable`, `webSocketOnly`). A method name is written as is when it is a plausible
+ * name (`quoteMethod`).
  */
 
+/**
+ * The one builder of the gateway's refusals: `what` after the words of the JSON-RPC code the
+ * refusal is answered under (its kind's, or `details.jsonRpcCode`), so a message cannot start
+ * with another code's words (QA: "filter not found", "not found: …" and "rate limit exceeded:
+ * …" under -32000 and -32005).
+ */
+export function refusal(
+  code: string,
+  kind: ErrorKind,
+  what: string,
+  options?: DomainErrorOptions,
+): DomainError {
+  const own = options?.details?.['jsonRpcCode'];
+  const jsonRpcCode = typeof own === 'number' ? own : JSONRPC_CODE_OF_KIND[kind];
+  return new DomainError(code, kind, jsonRpcMessage(jsonRpcCode, what), options);
+}
+
 /** No node answered (unreachable, timeout, none healthy). One wording on every interface. */
-export const UPSTREAM_UNAVAILABLE = new DomainError(
+export const UPSTREAM_UNAVAILABLE = refusal(
   'upstream_unavailable',
   'unavailable',
-  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: upstream node unavailable`,
+  `upstream node unavailable`,
 );
 
 /** A node answered, but not with JSON-RPC (5xx, garbage, a batch with holes). */
-export const NODE_TROUBLE = new DomainError(
-  'upstream_error',
-  'internal',
-  `${JSONRPC_ERROR_MESSAGE.INTERNAL_ERROR}: upstream node trouble`,
-);
+export const NODE_TROUBLE = refusal('upstream_error', 'internal', `upstream node trouble`);
 
-/** An id no filter of ours has (go-ethereum answers the same words with -32000). */
-export const FILTER_NOT_FOUND = new DomainError(
-  'filter_not_found',
-  'not_found',
-  'filter not found',
-);
+/**
+ * An id no filter of ours has: -32000 as go-ethereum answers it, its words "filter not found"
+ * after -32000's ("server error: filter not found"), so a client that looks for them finds them.
+ */
+export const FILTER_NOT_FOUND = refusal('filter_not_found', 'not_found', 'filter not found');
 
-export const UNKNOWN_ACCESS_TOKEN = new DomainError(
+export const UNKNOWN_ACCESS_TOKEN = refusal(
   'unknown_access_token',
   'unauthenticated',
-  `${JSONRPC_ERROR_MESSAGE.UNAUTHORIZED}: unknown or deleted access token`,
+  `unknown or deleted access token`,
 );
 
 /** A token revoked while a WebSocket session (or a gRPC stream) is open. */
-export const ACCESS_TOKEN_REVOKED = new DomainError(
+export const ACCESS_TOKEN_REVOKED = refusal(
   'access_token_revoked',
   'unauthenticated',
-  `${JSONRPC_ERROR_MESSAGE.UNAUTHORIZED}: the access token was revoked`,
+  `the access token was revoked`,
 );
 
-export const CREDENTIALS_UNAVAILABLE = new DomainError(
+export const CREDENTIALS_UNAVAILABLE = refusal(
   'credentials_unavailable',
   'unavailable',
-  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: access token check unavailable, retry later`,
+  `access token check unavailable, retry later`,
   { details: { retryAfterMs: 1_000 } },
 );
 
-export const CU_EXHAUSTED = new DomainError(
+export const CU_EXHAUSTED = refusal(
   'cu_exhausted',
   'payment_required',
-  `${JSONRPC_ERROR_MESSAGE.CU_EXHAUSTED}: the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset`,
+  `the compute units (CU) balance of this account is exhausted; top up or wait for the allowance reset`,
 );
 
 /**
@@ -65,10 +86,10 @@ export const CU_EXHAUSTED = new DomainError(
  * access, under the status and code of a balance it cannot spend (402, -32040; a client treats
  * both alike: nothing but the owner's action helps), with `data.code` telling them apart.
  */
-export const PLAN_REQUIRED = new DomainError(
+export const PLAN_REQUIRED = refusal(
   'plan_required',
   'payment_required',
-  `${JSONRPC_ERROR_MESSAGE.CU_EXHAUSTED}: this account has no plan; choose a plan (or top up compute units) to use node access`,
+  `this account has no plan; choose a plan (or top up compute units) to use node access`,
   { details: { jsonRpcData: { code: 'plan_required' } } },
 );
 
@@ -82,10 +103,10 @@ export function balanceRefusal(account: AccountSnapshot | undefined): DomainErro
   return account.planRequired === true ? PLAN_REQUIRED : CU_EXHAUSTED;
 }
 
-export const SUBSCRIPTION_LIMIT_UNAVAILABLE = new DomainError(
+export const SUBSCRIPTION_LIMIT_UNAVAILABLE = refusal(
   'subscription_limit_unavailable',
   'unavailable',
-  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: subscription limit unavailable`,
+  `subscription limit unavailable`,
 );
 
 export type Interface = 'http' | 'websocket' | 'grpc';
@@ -105,19 +126,24 @@ const INTERFACE_NAME: Readonly<Record<Interface, string>> = {
  * the endpoint is the wrong one. BorApi answers PERMISSION_DENIED for it (bor-api.service.ts).
  */
 export function networkNotOffered(network: Network, where: Interface): DomainError {
-  return new DomainError(
+  return refusal(
     NETWORK_NOT_OFFERED_CODE,
     'not_found',
-    `not found: network ${network.key} is not offered over ${INTERFACE_NAME[where]} at this endpoint`,
+    `network ${network.key} is not offered over ${INTERFACE_NAME[where]} at this endpoint`,
   );
 }
 
+/**
+ * The plan's requests per second spent: -32005's words first (QA: "rate limit exceeded: …"
+ * broke the rule), "rate limit" kept for a reader who looks for it. BorApi answers it in COMPAT's
+ * gRPC words ("rate limit exceeded", bor-api.service.ts) from `details.rps`.
+ */
 export function rateLimited(rps: number, retryAfterMs: number): DomainError {
-  return new DomainError(
+  return refusal(
     'rate_limited',
     'rate_limited',
-    `rate limit exceeded: the plan allows ${rps} requests per second`,
-    { details: { retryAfterMs } },
+    `the plan's rate limit of ${rps} requests per second`,
+    { details: { retryAfterMs, rps } },
   );
 }
 
@@ -138,11 +164,7 @@ export function webSocketOnly(method: string): DomainError {
 }
 
 export function invalidParams(what: string): DomainError {
-  return new DomainError(
-    'invalid_params',
-    'invalid',
-    `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: ${what}`,
-  );
+  return refusal('invalid_params', 'invalid', what);
 }
 
 /**
@@ -152,27 +174,15 @@ export function invalidParams(what: string): DomainError {
 export function bodyTooLarge(limitBytes: number): DomainError {
   const size =
     limitBytes % (1024 * 1024) === 0 ? `${limitBytes / (1024 * 1024)} MiB` : `${limitBytes} bytes`;
-  return new DomainError(
-    'request_too_large',
-    'too_large',
-    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: the request body is larger than ${size}`,
-  );
+  return refusal('request_too_large', 'too_large', `the request body is larger than ${size}`);
 }
 
 export function limitExceeded(what: string): DomainError {
-  return new DomainError(
-    'limit_exceeded',
-    'too_large',
-    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: ${what}`,
-  );
+  return refusal('limit_exceeded', 'too_large', `${what}`);
 }
 
 export function planLimitExceeded(what: string): DomainError {
-  return new DomainError(
-    'limit_exceeded',
-    'conflict',
-    `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: ${what}`,
-  );
+  return refusal('limit_exceeded', 'conflict', `${what}`);
 }
 
 /**

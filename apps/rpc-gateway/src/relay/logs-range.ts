@@ -1,6 +1,5 @@
-import { DomainError } from '@meridian/errors';
-import { JSONRPC_ERROR_MESSAGE } from '@meridian/jsonrpc';
-import { invalidParams, limitExceeded } from './gateway-errors';
+import type { DomainError } from '@meridian/errors';
+import { invalidParams, limitExceeded, refusal } from './gateway-errors';
 import { blockBoundOf, checkLogFilter, HEAD_BOUND as HEAD } from './log-filter';
 
 /**
@@ -25,10 +24,10 @@ const FILTER_NOT_AN_OBJECT: Readonly<Record<string, DomainError>> = {
  * or no node is healthy): its size cannot be told, so it is not sent. Retryable, like every
  * -32000: the next health check (HEALTH_INTERVAL_MS) brings the head back.
  */
-export const HEAD_UNKNOWN = new DomainError(
+export const HEAD_UNKNOWN = refusal(
   'head_unknown',
   'unavailable',
-  `${JSONRPC_ERROR_MESSAGE.SERVER_ERROR}: the head block of this network is not known yet; retry, or give fromBlock and toBlock as block numbers`,
+  `the head block of this network is not known yet; retry, or give fromBlock and toBlock as block numbers`,
 );
 
 /**

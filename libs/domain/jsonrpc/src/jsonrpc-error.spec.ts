@@ -4,6 +4,8 @@ import {
   JSONRPC_CODE_OF_KIND,
   JSONRPC_ERROR,
   JSONRPC_ERROR_MESSAGE,
+  jsonRpcMessage,
+  jsonRpcMessageWordsOf,
 } from './jsonrpc-error';
 
 describe('JSON-RPC error codes (COMPAT)', () => {
@@ -58,5 +60,21 @@ describe('JSON-RPC error codes (COMPAT)', () => {
       details: { jsonRpcCode: JSONRPC_ERROR.INVALID_REQUEST },
     });
     expect(jsonRpcErrorOf(error)).toEqual({ code: -32600, message: 'invalid request: y' });
+  });
+});
+
+describe('jsonRpcMessage: the one builder of a message in the house style', () => {
+  it("takes the code's words, then what is wrong; the words alone when nothing is added", () => {
+    expect(jsonRpcMessage(JSONRPC_ERROR.SERVER_ERROR, 'filter not found')).toBe(
+      'server error: filter not found',
+    );
+    expect(jsonRpcMessage(JSONRPC_ERROR.PARSE_ERROR)).toBe('parse error');
+    for (const key of Object.keys(JSONRPC_ERROR) as (keyof typeof JSONRPC_ERROR)[])
+      expect(jsonRpcMessageWordsOf(JSONRPC_ERROR[key])).toBe(JSONRPC_ERROR_MESSAGE[key]);
+  });
+
+  it('refuses a code without words (a node error is relayed as the node wrote it)', () => {
+    expect(jsonRpcMessageWordsOf(-32099)).toBeUndefined();
+    expect(() => jsonRpcMessage(-32099, 'x')).toThrow(/-32099/);
   });
 });

@@ -57,6 +57,39 @@ export const JSONRPC_ERROR_MESSAGE: Readonly<Record<keyof typeof JSONRPC_ERROR, 
   });
 
 /**
+ * The words every message of `code` starts with (`JSONRPC_ERROR_MESSAGE`), or undefined for a
+ * code outside the table (a node's own error, relayed as it answered).
+ */
+export function jsonRpcMessageWordsOf(code: number): string | undefined {
+  return MESSAGE_WORDS_OF_CODE.get(code);
+}
+
+const MESSAGE_WORDS_OF_CODE: ReadonlyMap<number, string> = new Map(
+  (Object.keys(JSONRPC_ERROR) as (keyof typeof JSONRPC_ERROR)[]).map((key) => [
+    JSONRPC_ERROR[key],
+    JSONRPC_ERROR_MESSAGE[key],
+  ]),
+);
+
+/**
+ * The one builder of a message in the house style: the code's words, then `: ` and what is
+ * wrong ("invalid params: \"params\" must be an array, null or omitted"); the words alone when
+ * there is nothing to add ("parse error").
+ */
+export function jsonRpcMessage(code: number, what?: string): string {
+  const words = jsonRpcMessageWordsOf(code);
+  if (words === undefined) throw new Error(`no message words for JSON-RPC code ${code}`);
+  return what === undefined ? words : `${words}: ${what}`;
+}
+
+/**
+ * What is wrong with `params` that is neither an array nor null nor absent, in one wording for
+ * both codes it is answered under: -32600 for a scalar (not JSON-RPC 2.0), -32602 for an object
+ * (by-name params, valid JSON-RPC 2.0 that no method here takes).
+ */
+export const PARAMS_SHAPE = '"params" must be an array, null or omitted';
+
+/**
  * The one place a DomainError kind becomes a JSON-RPC code (every JSON-RPC edge of the gateway:
  * HTTP, WebSocket). `not_found` is -32000 as go-ethereum answers "filter not found"; a method a
  * network does not offer is `unimplemented` (-32601); a state or plan limit (`conflict`, e.g.

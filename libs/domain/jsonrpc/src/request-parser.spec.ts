@@ -178,6 +178,30 @@ describe('parseRequest: invalid single requests', () => {
     ]);
   });
 
+  // QA: `"params":"x"` kept the method (its Deprecation header followed), `"jsonrpc":"1.0"` and
+  // `"id":{}` lost it. Whatever else is wrong, a request with a method names it.
+  it.each([
+    ['"jsonrpc":"1.0"', '{"jsonrpc":"1.0","id":1,"method":"m"}'],
+    ['no jsonrpc', '{"id":1,"method":"m"}'],
+    ['"id":{}', '{"jsonrpc":"2.0","id":{},"method":"m"}'],
+    ['"id":{} and "jsonrpc":1', '{"jsonrpc":1,"id":{},"method":"m","params":"x"}'],
+  ])('refused for %s: still names its method', (_, text) => {
+    const item = single(text);
+    expect(item.valid === false && [item.error.code, item.method]).toEqual([
+      JSONRPC_ERROR.INVALID_REQUEST,
+      'm',
+    ]);
+  });
+
+  it('"params" of the wrong shape: one wording under both of its codes', () => {
+    const scalar = single('{"jsonrpc":"2.0","id":1,"method":"m","params":5}');
+    const byName = single('{"jsonrpc":"2.0","id":1,"method":"m","params":{}}');
+    expect([scalar, byName].map((item) => !item.valid && item.error)).toEqual([
+      { code: -32600, message: 'invalid request: "params" must be an array, null or omitted' },
+      { code: -32602, message: 'invalid params: "params" must be an array, null or omitted' },
+    ]);
+  });
+
   it('a notification with by-name params gets no answer', () => {
     const item = single('{"jsonrpc":"2.0","method":"m","params":{"a":1}}');
     expect(item.valid).toBe(false);

@@ -1,4 +1,9 @@
-import { JSONRPC_ERROR, JSONRPC_ERROR_MESSAGE, type JsonRpcErrorObject } from './jsonrpc-error';
+import {
+  JSONRPC_ERROR,
+  jsonRpcMessage,
+  PARAMS_SHAPE,
+  type JsonRpcErrorObject,
+} from './jsonrpc-error';
 import { scanRawMembers, scanRawMembersOfElements, type RawMembers } from './raw-json-scanner';
 
 /** The raw JSON text `null`: the id of answers to requests whose id could not be read. */
@@ -22,8 +27,9 @@ export interface RpcInvalid {
   readonly idRaw: string | undefined;
   readonly error: JsonRpcErrorObject;
   /**
-   * The method it names, when it could be read (a request refused for its params' shape): what
-   * an answer says of the method whatever the call's fate (a `Deprecation` header) needs it.
+   * The method it names, when it names one (a non-empty string), whatever else is wrong with it
+   * (its params, id or jsonrpc member): what an answer says of the method whatever the call's
+   * fate (a `Deprecation` header) needs it.
    */
   readonly method?: string;
 }
@@ -58,7 +64,7 @@ const invalidRequest = (idRaw: string | undefined, detail: string, method?: stri
   invalid(
     idRaw ?? NULL_ID,
     JSONRPC_ERROR.INVALID_REQUEST,
-    `${JSONRPC_ERROR_MESSAGE.INVALID_REQUEST}: ${detail}`,
+    jsonRpcMessage(JSONRPC_ERROR.INVALID_REQUEST, detail),
     method,
   );
 
@@ -67,7 +73,10 @@ export function batchSizeError(size: number, maxBatchSize: number): JsonRpcError
   if (size <= maxBatchSize) return undefined;
   return {
     code: JSONRPC_ERROR.LIMIT_EXCEEDED,
-    message: `${JSONRPC_ERROR_MESSAGE.LIMIT_EXCEEDED}: batch of ${size} requests exceeds the limit of ${maxBatchSize}`,
+    message: jsonRpcMessage(
+      JSONRPC_ERROR.LIMIT_EXCEEDED,
+      `batch of ${size} requests exceeds the limit of ${maxBatchSize}`,
+    ),
     data: { limit: maxBatchSize, size },
   };
 }
@@ -77,6 +86,10 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
     return invalidRequest(undefined, 'not an object');
   }
   const request = value as Record<string, unknown>;
+  // The method is read first: a request refused for any other member still names it, for what an
+  // answer says of the method whatever the call's fate (the `Deprecation` header, ADR 0214).
+  const method = request.method;
+  const named = typeof method === 'string' && method.length > 0 ? method : undefined;
 
   // JSON.parse never yields undefined, so undefined means the member is absent.
   const id = request.id;
@@ -84,32 +97,36 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
   if (id === undefined) idRaw = undefined;
   else if (id === null) idRaw = NULL_ID;
   else if (typeof id === 'string' || typeof id === 'number') idRaw = raw?.id ?? JSON.stringify(id);
-  else return invalidRequest(undefined, '"id" must be a string, a number or null');
+  else return invalidRequest(undefined, '"id" must be a string, a number or null', named);
 
-  if (request.jsonrpc !== '2.0') return invalidRequest(idRaw, '"jsonrpc" must be "2.0"');
-  const method = request.method;
-  if (typeof method !== 'string' || method.length === 0) {
-    return invalidRequest(idRaw, '"method" must be a non-empty string');
-  }
+  if (request.jsonrpc !== '2.0') return invalidRequest(idRaw, '"jsonrpc" must be "2.0"', named);
+  if (named === undefined) return invalidRequest(idRaw, '"method" must be a non-empty string');
 
   const params = request.params;
   // null as omitted: go-ethereum and anvil take it (geth's older clients sent it), JSON-RPC 2.0
   // leaves `params` out rather than null, and no method reads a null as anything else.
   if (params === undefined || params === null)
-    return { valid: true, idRaw, method, params: [], paramsRaw: '[]' };
+    return { valid: true, idRaw, method: named, params: [], paramsRaw: '[]' };
   if (Array.isArray(params)) {
-    return { valid: true, idRaw, method, params, paramsRaw: raw?.params ?? JSON.stringify(params) };
+    return {
+      valid: true,
+      idRaw,
+      method: named,
+      params,
+      paramsRaw: raw?.params ?? JSON.stringify(params),
+    };
   }
   if (typeof params === 'object') {
-    // By-name params are valid JSON-RPC 2.0 but no relayed method takes them.
+    // By-name params are valid JSON-RPC 2.0 but no relayed method takes them: -32602, in the
+    // words a scalar's -32600 has (PARAMS_SHAPE).
     return invalid(
       idRaw,
       JSONRPC_ERROR.INVALID_PARAMS,
-      `${JSONRPC_ERROR_MESSAGE.INVALID_PARAMS}: params must be an array`,
-      method,
+      jsonRpcMessage(JSONRPC_ERROR.INVALID_PARAMS, PARAMS_SHAPE),
+      named,
     );
   }
-  return invalidRequest(idRaw, '"params" must be an array, null or omitted', method);
+  return invalidRequest(idRaw, PARAMS_SHAPE, named);
 }
 
 /**
@@ -123,7 +140,7 @@ export function parseRequest(text: string, options: ParseRequestOptions = {}): P
   } catch {
     return {
       kind: 'single',
-      item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, JSONRPC_ERROR_MESSAGE.PARSE_ERROR),
+      item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, jsonRpcMessage(JSONRPC_ERROR.PARSE_ERROR)),
     };
   }
 
