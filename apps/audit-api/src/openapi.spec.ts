@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import {
   buildOpenApiDocument,
+  refsOutsideComponents,
   routesWithoutResponseSchema,
   routesWithoutSpec,
 } from '@meridian/platform-http/openapi';
+import { openApiLintErrors } from '@meridian/testing';
 import { DomainError } from '@meridian/errors';
 import { httpAnswerOf } from '@meridian/platform-http';
 import { REST_CONTROLLERS } from './app.module';
@@ -62,9 +64,12 @@ describe('audit-api OpenAPI', () => {
     expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
   });
 
-  it('has a success response schema for every route (clients generate SDKs from it)', () => {
+  it('has a success response schema for every route (clients generate SDKs from it)', async () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
     const document = buildOpenApiDocument({ title: 'audit', version: 'v1' }, REST_CONTROLLERS);
+    // Every reference resolves against the document's root, as client generators read it.
+    expect(refsOutsideComponents(document)).toEqual([]);
+    expect(await openApiLintErrors(document)).toEqual([]);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(paths['/v1/quota']!['get']).toMatchObject({
       responses: {

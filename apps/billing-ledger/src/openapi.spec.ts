@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import {
   buildOpenApiDocument,
   declaredRoutes,
+  refsOutsideComponents,
   routesWithoutResponseSchema,
   routesWithoutSpec,
 } from '@meridian/platform-http/openapi';
+import { openApiLintErrors } from '@meridian/testing';
 import { REST_CONTROLLERS } from './app.module';
 
 describe('billing-ledger OpenAPI', () => {
@@ -12,11 +14,14 @@ describe('billing-ledger OpenAPI', () => {
     expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
   });
 
-  it('has a success response schema for every route that answers a body', () => {
+  it('has a success response schema for every route that answers a body', async () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
     // 25 routes: 22 answer a body, the three DELETEs 204 without one.
     expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(25);
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
+    // Every reference resolves against the document's root, as client generators read it.
+    expect(refsOutsideComponents(document)).toEqual([]);
+    expect(await openApiLintErrors(document)).toEqual([]);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     expect(paths['/api/v1/account/usage']!['get']).toMatchObject({
       responses: {

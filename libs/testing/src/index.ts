@@ -12,6 +12,7 @@ export * from './test-pki';
 export * from './tls-certificate-metric';
 export * from './fake-sui-upstream';
 export * from './openapi-routes';
+export * from './openapi-lint';
 export * from './prometheus-text';
 export * from './tcp-relay';
 export * from './messaging-attached';

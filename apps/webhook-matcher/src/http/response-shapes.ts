@@ -26,10 +26,10 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
   });
 
 /**
- * A top-level response schema that holds a recursive one (the filter tree): zod puts the
- * recursive part under `$defs` and points at it with `#/$defs/…`. Embedded in the OpenAPI
- * document, `#` would name the document's root, so the answer's schema gets an `$id` of its own,
- * which makes it the resource those references resolve in (JSON Schema 2020-12, OpenAPI 3.1).
+ * A top-level schema that holds a recursive one (the filter tree), named. No longer needed for
+ * the OpenAPI document: its builder moves every `$defs` into `components/schemas` and drops the
+ * `$id` (ADR 0602 amendment), since OpenAPI tools resolve `#/$defs/…` against the document's
+ * root, not against this `$id`; the `$id` matters only where the schema is converted alone.
  */
 export const schemaResource = <T extends z.ZodType>(name: string, schema: T): T =>
   schema.meta({ $id: `urn:meridian:webhook-matcher:${name}` });

@@ -5,16 +5,24 @@ export const OPENAPI_ROUTE = Symbol('OPENAPI_ROUTE');
 
 export type ApiAuth = 'api-key' | 'operator' | 'session' | 'none';
 
-export interface ApiResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-}
-
-/** A request header a route reads (`Idempotency-Key`): an OpenAPI `in: header` parameter. */
+/**
+ * A request header a route reads (`Idempotency-Key`: an OpenAPI `in: header` parameter), or a
+ * header an answer carries (`headers` of a response).
+ */
 export interface ApiHeaderSpec {
   description: string;
   schema?: z.ZodType;
   required?: boolean;
+}
+
+export interface ApiResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /**
+   * Headers this answer carries besides the shared ones the document adds by itself
+   * (X-Request-Id on every answer, Retry-After on 429 and 503, Allow on 405).
+   */
+  headers?: Record<string, ApiHeaderSpec>;
 }
 
 /**

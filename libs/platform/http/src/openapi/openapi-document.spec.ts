@@ -5,6 +5,7 @@ import { ApiRoute } from './api-route.decorator';
 import { buildOpenApiDocument } from './openapi-document';
 import { renderReferencePage } from './reference-page';
 import { routesWithoutSpec } from './routes';
+import { refsOutsideComponents, SchemaComponents } from './schema-components';
 
 const createBody = z.strictObject({ name: z.string().min(1), size: z.number().int().default(1) });
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).optional() });
@@ -52,6 +53,174 @@ class UndescribedController {
   @ApiRoute({ summary: 'No body on purpose', noBody: true, auth: 'none' })
   ping() {}
 }
+
+/** A recursive tree (zod puts it under the answer's own `$defs`) and a schema named by `id`. */
+interface Node {
+  all?: Node[];
+  leaf?: string;
+}
+const node: z.ZodType<Node> = z.lazy(() =>
+  z.union([z.strictObject({ all: z.array(node) }), z.strictObject({ leaf: z.string() })]),
+);
+const owner = z.strictObject({ name: z.string() }).meta({ id: 'Owner' });
+const tree = z.strictObject({ filters: node.nullable(), owner }).meta({ $id: 'urn:test:tree' });
+const treeInput = z.strictObject({ filters: node.optional(), note: z.string().default('') });
+interface Folder {
+  name: string;
+  children: Folder[];
+}
+const folder: z.ZodType<Folder> = z.strictObject({
+  name: z.string(),
+  get children() {
+    return z.array(folder);
+  },
+});
+
+@Controller('v1/trees')
+class TreeController {
+  @Get(':id')
+  @ApiRoute({
+    summary: 'A tree',
+    responses: {
+      200: { description: 'the tree', schema: tree },
+      429: { description: 'rate_limited' },
+      405: { description: 'not this method' },
+    },
+  })
+  get() {}
+
+  @Put(':id')
+  @ApiRoute({
+    summary: 'Replace a tree',
+    body: treeInput,
+    responses: {
+      200: {
+        description: 'the tree',
+        schema: tree,
+        headers: { 'Idempotent-Replayed': { description: 'true on a replay' } },
+      },
+      503: { description: 'unavailable' },
+    },
+  })
+  replace() {}
+
+  @Get(':id/folder')
+  @ApiRoute({ summary: 'Its folder', responses: { 200: { description: 'ok', schema: folder } } })
+  folder() {}
+}
+
+describe('OpenAPI of recursive and named schemas', () => {
+  const document = buildOpenApiDocument({ title: 'Trees', version: '1' }, [TreeController]);
+  const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+  const components = document['components'] as Record<string, Record<string, unknown>>;
+  const answer = (path: string, method: string, status = 200) =>
+    (
+      paths[path]![method]!['responses'] as Record<
+        string,
+        { content: Record<string, { schema: Record<string, unknown> }> }
+      >
+    )[status]!.content['application/json']!.schema;
+
+  it('hoists every $defs into components/schemas and refers to it from the root (QA: openapi-typescript)', () => {
+    const json = JSON.stringify(document);
+    expect(json).not.toContain('$defs');
+    expect(json).not.toContain('$id');
+    expect(refsOutsideComponents(document)).toEqual([]);
+    // zod's made-up name (__schema0) gives way to the property holding it; an id stays.
+    expect(answer('/v1/trees/{id}', 'get')).toMatchObject({
+      properties: {
+        filters: { anyOf: [{ $ref: '#/components/schemas/Filters' }, { type: 'null' }] },
+        owner: { $ref: '#/components/schemas/Owner' },
+      },
+    });
+    expect(components['schemas']!['Filters']).toMatchObject({
+      anyOf: [
+        { properties: { all: { items: { $ref: '#/components/schemas/Filters' } } } },
+        { properties: { leaf: { type: 'string' } } },
+      ],
+    });
+    // A schema that refers to itself (`#`) is a component as a whole.
+    expect(answer('/v1/trees/{id}/folder', 'get')).toEqual({
+      $ref: '#/components/schemas/TreeFolder200',
+    });
+    expect(components['schemas']!['TreeFolder200']).toMatchObject({
+      properties: { children: { items: { $ref: '#/components/schemas/TreeFolder200' } } },
+    });
+  });
+
+  it('adds an identical schema once, whichever operation brings it', () => {
+    // Both answers (and the request body's tree, identical here) share one component each.
+    expect(Object.keys(components['schemas']!).sort()).toEqual([
+      'Filters',
+      'Owner',
+      'TreeFolder200',
+    ]);
+    expect(answer('/v1/trees/{id}', 'put')).toEqual(answer('/v1/trees/{id}', 'get'));
+    expect(paths['/v1/trees/{id}']!['put']!['requestBody']).toMatchObject({
+      content: {
+        'application/json': {
+          schema: { properties: { filters: { $ref: '#/components/schemas/Filters' } } },
+        },
+      },
+    });
+  });
+
+  it('names a different schema under a taken name apart', () => {
+    const components = new SchemaComponents();
+    const first = z.toJSONSchema(z.strictObject({ filters: node }), { io: 'output' });
+    const other: z.ZodType<Node> = z.lazy(() =>
+      z.union([
+        z.strictObject({ all: z.array(other).min(1) }),
+        z.strictObject({ leaf: z.string() }),
+      ]),
+    );
+    const second = z.toJSONSchema(z.strictObject({ filters: other }), { io: 'input' });
+    components.add(first as Record<string, unknown>, 'A.get.200', 'output');
+    expect(components.add(second as Record<string, unknown>, 'A.put.body', 'input')).toEqual(
+      expect.objectContaining({
+        properties: { filters: { $ref: '#/components/schemas/FiltersInput' } },
+      }),
+    );
+    expect(Object.keys(components.schemas)).toEqual(['Filters', 'FiltersInput']);
+  });
+
+  it('declares X-Request-Id on every answer, Retry-After on 429 and 503, Allow on 405', () => {
+    const headersOf = (method: string, status: string) =>
+      Object.keys(
+        (paths['/v1/trees/{id}']![method]!['responses'] as Record<string, { headers: object }>)[
+          status
+        ]!.headers,
+      ).sort();
+    expect(headersOf('get', '200')).toEqual(['X-Request-Id']);
+    expect(headersOf('get', '429')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headersOf('get', '405')).toEqual(['Allow', 'X-Request-Id']);
+    expect(headersOf('put', '503')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headersOf('get', 'default')).toEqual(['X-Request-Id']);
+    // A route's own answer header, beside the shared one.
+    expect(headersOf('put', '200')).toEqual(['Idempotent-Replayed', 'X-Request-Id']);
+    expect(Object.keys(components['headers']!).sort()).toEqual([
+      'Allow',
+      'Retry-After',
+      'X-Request-Id',
+    ]);
+    expect(document['tags']).toEqual([{ name: 'trees' }]);
+  });
+
+  it('lists the components on the reference page', () => {
+    const page = renderReferencePage(document);
+    expect(page).toContain('<details id="schema-Filters">');
+    expect(page).toContain('<code>#/components/schemas/TreeFolder200</code>');
+  });
+
+  it('names a reference that points nowhere or outside the components', () => {
+    expect(
+      refsOutsideComponents({
+        paths: { '/a': { get: { schema: { $ref: '#/$defs/__schema0' } } } },
+        components: { schemas: { A: { $ref: '#/components/schemas/B' } } },
+      }).sort(),
+    ).toEqual(['#/$defs/__schema0', '#/components/schemas/B']);
+  });
+});
 
 describe('OpenAPI from the routes and their zod schemas', () => {
   const document = buildOpenApiDocument({ title: 'Things', version: '1' }, [DescribedController]);
@@ -108,8 +277,25 @@ describe('OpenAPI from the routes and their zod schemas', () => {
     });
     expect(paths['/api/v1/things/{id}']!['delete']!['responses']).not.toHaveProperty('204.content');
     expect(document['components']).toEqual({
+      schemas: {},
+      headers: { 'X-Request-Id': expect.objectContaining({ schema: { type: 'string' } }) },
       securitySchemes: { 'api-key': expect.any(Object), operator: expect.any(Object) },
     });
+  });
+
+  it('serves the paths from the origin, tags them and declares the shared response headers', () => {
+    // The paths carry the whole prefix, so the server is the origin (not a base ending in /v1).
+    expect(document['servers']).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(paths['/api/v1/things']!['post']!['tags']).toEqual(['things']);
+    expect(document['tags']).toEqual([{ name: 'things' }]);
+    const responses = paths['/api/v1/things/{id}']!['delete']!['responses'] as Record<
+      string,
+      { headers: Record<string, unknown> }
+    >;
+    for (const response of Object.values(responses))
+      expect(response.headers['X-Request-Id']).toEqual({
+        $ref: '#/components/headers/X-Request-Id',
+      });
   });
 
   it('names every route that has no spec, and every body route without its schema', () => {

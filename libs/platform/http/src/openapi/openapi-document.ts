@@ -1,7 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { z } from 'zod';
-import type { ApiAuth } from './api-route.decorator';
+import type { ApiAuth, ApiHeaderSpec } from './api-route.decorator';
 import { declaredRoutes } from './routes';
+import { SchemaComponents } from './schema-components';
 
 export interface OpenApiInfo {
   title: string;
@@ -49,9 +50,59 @@ const SECURITY: Record<Exclude<ApiAuth, 'none'>, JsonSchema> = {
   },
 };
 
+/**
+ * The document is served by the API itself and its paths carry the whole prefix (`/api/v1/…`,
+ * `/v1/…`), so the server is the origin the document came from: a generated client's base URL
+ * is the API's origin, not a base ending in `/v1` (which would call `/v1/v1/…`).
+ */
+const SERVERS = [
+  {
+    url: '/',
+    description:
+      'The origin serving this document; the paths carry the full prefix (/api/v1/…, /v1/…).',
+  },
+];
+
+/**
+ * Response headers every app sends (libs/platform/http: the request id on every answer,
+ * `DomainErrorFilter`'s Retry-After on 429 and 503, the 405 rule's Allow), declared once in
+ * `components/headers` and referred to from each response they go with.
+ */
+const SHARED_HEADERS: Record<string, JsonSchema> = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when sane, else a new one.",
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  Allow: {
+    description: 'The methods the path has.',
+    schema: { type: 'string' },
+  },
+};
+
+/** The names of the shared headers an answer with this status carries (`default`: any error). */
+const sharedHeadersOf = (status: string): string[] => [
+  'X-Request-Id',
+  ...(status === '429' || status === '503' ? ['Retry-After'] : []),
+  ...(status === '405' ? ['Allow'] : []),
+];
+
+/** The tag of an operation: its path's first segment after `api` and the version. */
+function tagOf(path: string): string | undefined {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .find((segment, i, all) => {
+      const isPrefix = segment === 'api' || /^v\d+$/.test(segment);
+      return !isPrefix && all.slice(0, i).every((s) => s === 'api' || /^v\d+$/.test(s));
+    });
+}
+
 /** Query parameters out of an object schema: one parameter per property. */
-function queryParameters(schema: z.ZodType): JsonSchema[] {
-  const json = inputSchema(schema);
+function queryParameters(json: JsonSchema): JsonSchema[] {
   const properties = (json['properties'] ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json['required'] ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
@@ -72,52 +123,86 @@ export function buildOpenApiDocument(
 ): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const used = new Set<Exclude<ApiAuth, 'none'>>();
+  const components = new SchemaComponents();
+  const tags = new Set<string>();
+  const headersUsed = new Set<string>();
+  const sharedHeaders = (status: string) =>
+    Object.fromEntries(
+      sharedHeadersOf(status).map((name) => {
+        headersUsed.add(name);
+        return [name, { $ref: `#/components/headers/${name}` }];
+      }),
+    );
   for (const route of declaredRoutes(controllers)) {
     const spec = route.spec;
     if (!spec) continue;
+    const context = `${route.controller.replace(/Controller$/, '')}.${route.handler}`;
+    const input = (schema: z.ZodType, role: string) =>
+      components.add(inputSchema(schema), `${context}.${role}`, 'input');
+    const headerParameter = (name: string, header: ApiHeaderSpec) => ({
+      required: header.required ?? false,
+      description: header.description,
+      schema: header.schema ? input(header.schema, name) : { type: 'string' },
+    });
     const parameters: JsonSchema[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,
       schema: { type: 'string' },
     }));
-    if (spec.query) parameters.push(...queryParameters(spec.query));
+    if (spec.query) parameters.push(...queryParameters(input(spec.query, 'query')));
     for (const [name, header] of Object.entries(spec.headers ?? {}))
-      parameters.push({
-        name,
-        in: 'header',
-        required: header.required ?? false,
-        description: header.description,
-        schema: header.schema ? inputSchema(header.schema) : { type: 'string' },
-      });
+      parameters.push({ name, in: 'header', ...headerParameter(name, header) });
     const responses: Record<string, JsonSchema> = {};
     for (const [status, response] of Object.entries(
       spec.responses ?? { 200: { description: 'OK' } },
     ))
       responses[status] = {
         description: response.description,
+        headers: {
+          ...sharedHeaders(status),
+          ...Object.fromEntries(
+            Object.entries(response.headers ?? {}).map(([name, header]) => [
+              name,
+              headerParameter(name, header),
+            ]),
+          ),
+        },
         ...(response.schema
-          ? { content: { 'application/json': { schema: outputSchema(response.schema) } } }
+          ? {
+              content: {
+                'application/json': {
+                  schema: components.add(
+                    outputSchema(response.schema),
+                    `${context}.${status}`,
+                    'output',
+                  ),
+                },
+              },
+            }
           : Number(status) >= 400
             ? { content: { 'application/json': { schema: ERROR_SCHEMA } } }
             : {}),
       };
     responses['default'] = {
       description: 'Error: `{"error", "message", "request_id"}`',
+      headers: sharedHeaders('default'),
       content: { 'application/json': { schema: ERROR_SCHEMA } },
     };
     const auth = spec.auth ?? 'api-key';
     if (auth !== 'none') used.add(auth);
+    const operationTags = spec.tags ?? [tagOf(route.path)].filter((tag) => tag !== undefined);
+    for (const tag of operationTags) tags.add(tag);
     (paths[route.path] ??= {})[route.method] = {
       operationId: `${route.controller}.${route.handler}`,
       summary: spec.summary,
-      ...(spec.tags ? { tags: spec.tags } : {}),
+      ...(operationTags.length ? { tags: operationTags } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(spec.body
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: inputSchema(spec.body) } },
+              content: { 'application/json': { schema: input(spec.body, 'body') } },
             },
           }
         : {}),
@@ -128,8 +213,14 @@ export function buildOpenApiDocument(
   return {
     openapi: '3.1.0',
     info,
+    servers: SERVERS,
+    tags: [...tags].sort().map((name) => ({ name })),
     paths,
     components: {
+      schemas: components.schemas,
+      headers: Object.fromEntries(
+        Object.entries(SHARED_HEADERS).filter(([name]) => headersUsed.has(name)),
+      ),
       securitySchemes: Object.fromEntries([...used].map((name) => [name, SECURITY[name]])),
     },
   };

@@ -53,6 +53,18 @@ export function renderReferencePage(document: Json): string {
       }),
     )
     .join('\n');
+  // Schemas the operations refer to (`#/components/schemas/<name>`: recursive ones, shared ones).
+  const schemas = Object.entries(
+    ((document['components'] as Json | undefined)?.['schemas'] ?? {}) as Json,
+  );
+  const components = schemas.length
+    ? `<section class="op"><h2>Schemas</h2>${schemas
+        .map(
+          ([name, schema]) =>
+            `<details id="schema-${escapeHtml(name)}"><summary><code>#/components/schemas/${escapeHtml(name)}</code></summary><pre>${pretty(schema)}</pre></details>`,
+        )
+        .join('')}</section>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(info.title)} — API reference</title>
@@ -70,5 +82,6 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e2e5ea;
 <body><main><h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1>
 <p>${escapeHtml(info.description ?? '')} Machine-readable: <a href="openapi.json">openapi.json</a>.</p>
 ${sections}
+${components}
 </main></body></html>`;
 }
