@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { AuthService } from './auth/auth.service';
 import { CachedCredentialSource } from './auth/cached-credential-source';
-import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
+import { AUDIT_SCOPE, CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
 import { GrpcCredentialSource } from './auth/grpc-credential-source';
 import { AuditErrorFilter } from './common/audit-error.filter';
 import { CLOCK } from './common/clock.token';
@@ -62,7 +62,11 @@ export class AppModule {
       ],
       controllers: [
         ...REST_CONTROLLERS,
-        openApiController({ title: 'Meridian address audit API', version: 'v1' }, REST_CONTROLLERS),
+        openApiController(
+          { title: 'Meridian address audit API', version: 'v1' },
+          REST_CONTROLLERS,
+          { apiKeyScope: AUDIT_SCOPE },
+        ),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

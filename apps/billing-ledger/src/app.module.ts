@@ -76,6 +76,8 @@ export class AppModule {
         openApiController(
           { title: 'Meridian account and operator API', version: 'v1' },
           REST_CONTROLLERS,
+          // AccountKeyGuard's scope.
+          { apiKeyScope: 'account' },
         ),
       ],
       providers: [

@@ -16,7 +16,7 @@ import { AddressListsRepository } from './address-lists/address-lists.repository
 import { AddressListsService } from './address-lists/address-lists.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { CachedCredentialSource } from './auth/cached-credential-source';
-import { CREDENTIAL_SOURCE, type CredentialSource } from './auth/credential-source';
+import { CREDENTIAL_SOURCE, WEBHOOKS_SCOPE, type CredentialSource } from './auth/credential-source';
 import { GrpcCredentialSource } from './auth/grpc-credential-source';
 import { CLOCK } from './common/clock.token';
 import { APP_CONFIG } from './config/app-config.token';
@@ -78,7 +78,9 @@ export class AppModule {
       // Limits first: its static path sits beside /webhooks/:id.
       controllers: [
         ...REST_CONTROLLERS,
-        openApiController({ title: 'Meridian webhooks API', version: 'v1' }, REST_CONTROLLERS),
+        openApiController({ title: 'Meridian webhooks API', version: 'v1' }, REST_CONTROLLERS, {
+          apiKeyScope: WEBHOOKS_SCOPE,
+        }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -30,7 +30,9 @@ class TreeController {
 
 describe('openApiLintErrors (Redocly, the resolver openapi-typescript uses)', () => {
   it('finds no error in a document the builder made of a recursive schema', async () => {
-    const document = buildOpenApiDocument({ title: 'Trees', version: '1' }, [TreeController]);
+    const document = buildOpenApiDocument({ title: 'Trees', version: '1' }, [TreeController], {
+      apiKeyScope: 'trees',
+    });
     expect(await openApiLintErrors(document)).toEqual([]);
   });
 

@@ -212,6 +212,19 @@ describe('OpenAPI of recursive and named schemas', () => {
     expect(page).toContain('<code>#/components/schemas/TreeFolder200</code>');
   });
 
+  it("lists the app's API-key scope on its api-key routes", () => {
+    const scoped = buildOpenApiDocument({ title: 'Things', version: '1' }, [DescribedController], {
+      apiKeyScope: 'things',
+    });
+    const ops = scoped['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    expect(ops['/api/v1/things']!['post']).toMatchObject({
+      security: [{ 'api-key': ['things'] }],
+      'x-required-scope': 'things',
+    });
+    expect(ops['/api/v1/things/{id}']!['delete']).toMatchObject({ security: [{ operator: [] }] });
+    expect(ops['/api/v1/things/{id}']!['delete']).not.toHaveProperty('x-required-scope');
+  });
+
   it('names a reference that points nowhere or outside the components', () => {
     expect(
       refsOutsideComponents({

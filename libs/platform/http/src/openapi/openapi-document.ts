@@ -10,6 +10,16 @@ export interface OpenApiInfo {
   description?: string;
 }
 
+/** What the document says beyond the routes' own specs. */
+export interface OpenApiOptions {
+  /**
+   * The scope an API key needs for this app's `api-key` routes (its guard checks it: `account`,
+   * `webhooks`, `audit`): listed in each such operation's security requirement and as
+   * `x-required-scope`.
+   */
+  apiKeyScope?: string;
+}
+
 type JsonSchema = Record<string, unknown>;
 
 /** Request schemas describe what is accepted (input side); transforms and refinements become plain types. */
@@ -120,6 +130,7 @@ function queryParameters(json: JsonSchema): JsonSchema[] {
 export function buildOpenApiDocument(
   info: OpenApiInfo,
   controllers: readonly Type<unknown>[],
+  options: OpenApiOptions = {},
 ): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const used = new Set<Exclude<ApiAuth, 'none'>>();
@@ -206,7 +217,14 @@ export function buildOpenApiDocument(
             },
           }
         : {}),
-      ...(auth === 'none' ? { security: [] } : { security: [{ [auth]: [] }] }),
+      ...(auth === 'none'
+        ? { security: [] }
+        : auth === 'api-key' && options.apiKeyScope
+          ? {
+              security: [{ [auth]: [options.apiKeyScope] }],
+              'x-required-scope': options.apiKeyScope,
+            }
+          : { security: [{ [auth]: [] }] }),
       responses,
     };
   }

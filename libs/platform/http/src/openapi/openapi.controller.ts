@@ -1,5 +1,5 @@
 import { Controller, Get, Header, type Type } from '@nestjs/common';
-import { buildOpenApiDocument, type OpenApiInfo } from './openapi-document';
+import { buildOpenApiDocument, type OpenApiInfo, type OpenApiOptions } from './openapi-document';
 import { renderReferencePage } from './reference-page';
 
 /**
@@ -9,10 +9,11 @@ import { renderReferencePage } from './reference-page';
 export function openApiController(
   info: OpenApiInfo,
   controllers: readonly Type<unknown>[],
+  options: OpenApiOptions = {},
 ): Type<unknown> {
   let document: Record<string, unknown> | undefined;
   let page: string | undefined;
-  const built = () => (document ??= buildOpenApiDocument(info, controllers));
+  const built = () => (document ??= buildOpenApiDocument(info, controllers, options));
 
   @Controller()
   class OpenApiController {
