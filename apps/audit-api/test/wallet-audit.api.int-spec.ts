@@ -4,6 +4,7 @@ import {
   walletAuditResponseSchema,
   walletCheckResponseSchema,
 } from '../src/wallet/audit-response.schemas';
+import { ROUTE_ERRORS } from '../src/common/route-errors';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
 
@@ -91,6 +92,8 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     const response = await audit.post('/v1/wallet-audit/check', body, premium);
     expect(response.status).toBe(400);
     expect(errorResponseSchema.parse(response.body).error).toBe(code);
+    // The body is what /openapi.json declares for the route's 400, every member of it.
+    expect(ROUTE_ERRORS.wallet[400].schema.strict().parse(response.body)).toEqual(response.body);
   });
 
   it('names the checksummed form of a wrong EIP-55 checksum on every route (`expected`, as the webhook API)', async () => {
@@ -341,6 +344,14 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
       free,
     );
     expect([exhausted.status, exhausted.body.error]).toEqual([402, 'quota_exhausted']);
+    // As /openapi.json declares the 402: limit and resets_at, and nothing undeclared.
+    expect(ROUTE_ERRORS.wallet[402].schema.strict().parse(exhausted.body)).toEqual({
+      error: 'quota_exhausted',
+      message: 'the daily audit quota of 5 checks is used up',
+      limit: 5,
+      resets_at: '2026-03-03T07:30:00.000Z',
+      request_id: expect.any(String),
+    });
     clock.set('2026-03-03T07:30:00.000Z');
     expect(
       (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH }, free)).status,
