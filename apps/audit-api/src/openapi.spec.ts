@@ -134,6 +134,15 @@ describe('audit-api OpenAPI', () => {
             status,
             expect.stringContaining(code),
           ]);
+      // Every answer saying Retry-After declares the header (the 502 is audit-api's own).
+      for (const status of ['429', '502', '503'])
+        expect([path, status, responses[status]]).toEqual([
+          path,
+          status,
+          expect.objectContaining({
+            headers: expect.objectContaining({ 'Retry-After': expect.anything() }),
+          }),
+        ]);
       for (const status of Object.keys(codes))
         expect(jsonSchemaOf(responses[status])).toMatchObject({
           required: expect.arrayContaining(['error', 'request_id']),

@@ -76,6 +76,14 @@ const upstreamUnavailable: ApiResponseSpec = {
   description:
     "upstream_unavailable: the network's node was unreachable, timed out, refused for load or " +
     'lacks a method; header Retry-After (s); not counted',
+  // The audit error filter's own 502 (the platform declares Retry-After of 429 and 503 only).
+  headers: {
+    'Retry-After': {
+      description: 'Seconds to wait before trying again.',
+      schema: z.number().int().min(1),
+      required: true,
+    },
+  },
 };
 
 const credentialsUnavailable: ApiResponseSpec = {
