@@ -17,6 +17,7 @@ export const BUNDLED_LIBS = [
   'libs/domain/networks/src',
   'libs/domain/time/src',
   'libs/domain/webhooks/src/bounds.ts',
+  'libs/domain/webhooks/src/secret-rotation.ts',
 ];
 export const WEB_DIST = 'dist/apps/dashboard-web';
 
