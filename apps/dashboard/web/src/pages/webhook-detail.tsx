@@ -487,8 +487,10 @@ export function WebhookDetailPage() {
             <dt>Old secrets still signing</dt>
             <dd>
               <ul className="plain-list fact-list" data-testid="previous-secrets">
-                {previousSecretLines(w.previous_secrets_expire_at).map((line) => (
-                  <li key={line}>{line}</li>
+                {/* Two secrets rotated out in one minute read alike: keyed by place, not text
+                    (duplicate keys left a removed line on the page). */}
+                {previousSecretLines(w.previous_secrets_expire_at).map((line, i) => (
+                  <li key={i}>{line}</li>
                 ))}
               </ul>
             </dd>
