@@ -64,6 +64,14 @@ function providerOf(
   });
 }
 
+/**
+ * Plaintext: the reported metrics are declared all the same, with no series, so a scrape names
+ * every metric the alerts read whether or not this deployment runs TLS.
+ */
+function declareReported(tls: GrpcTls | undefined, role: TlsRole): void {
+  if (tls?.report?.registry) reportTlsReloads({ ...tls.report, role });
+}
+
 /** Whether a server serves TLS: a certificate and its key. */
 export function serverUsesTls(tls: GrpcTls | undefined): boolean {
   return Boolean(tls?.certFile && tls.keyFile);
@@ -83,6 +91,7 @@ export function grpcServerCredentials(tls: GrpcTls | undefined): ServerCredentia
   if (!tls || !serverUsesTls(tls)) {
     if (tls?.requireClientCert)
       throw new Error('gRPC client authentication needs a server certificate and key');
+    declareReported(tls, 'server');
     return ServerCredentials.createInsecure();
   }
   if (tls.requireClientCert && !tls.caFile)
@@ -107,7 +116,10 @@ export function grpcServerCredentials(tls: GrpcTls | undefined): ServerCredentia
  * for the next connection the channel makes.
  */
 export function grpcChannelCredentials(tls: GrpcTls | undefined): ChannelCredentials {
-  if (!tls || !clientUsesTls(tls)) return credentials.createInsecure();
+  if (!tls || !clientUsesTls(tls)) {
+    declareReported(tls, 'client');
+    return credentials.createInsecure();
+  }
   const identity = Boolean(tls.certFile && tls.keyFile);
   const provider = providerOf(tls, 'client', {
     caFile: tls.caFile,
