@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { natsSettingsOf, grpcTlsOf } from '@meridian/platform-config';
-import type { GrpcTls } from '@meridian/platform-grpc';
+import { natsSettingsOf } from '@meridian/platform-config';
+import { reportedGrpcTlsOf } from '@meridian/platform-grpc';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
@@ -30,9 +30,10 @@ export function credentialSourceOf(
 ): CredentialSource {
   if (config.STATIC_ACCESS_TOKENS) return new StaticCredentialSource(config.STATIC_ACCESS_TOKENS);
   // Its client certificate (mutual TLS) in grpc_tls_certificate_not_after_seconds{role="client"}.
-  const tls: GrpcTls = grpcTlsOf(config);
-  tls.report = { tls: 'billing.v1', logger, registry };
-  return new BillingCredentialSource(config.BILLING_GRPC_URL, tls);
+  return new BillingCredentialSource(
+    config.BILLING_GRPC_URL,
+    reportedGrpcTlsOf(config, { tls: 'billing.v1', logger, registry }),
+  );
 }
 
 @Module({})

@@ -1,7 +1,6 @@
 import { parseConfig } from '@meridian/platform-config';
-import { certificateNotAfterIn, notAfterSeconds, TestPki } from '@meridian/testing';
+import { reportedCertificate } from '@meridian/testing';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { credentialSourceOf } from './app.module';
 import type { BorApiService } from './bor-grpc/bor-api.service';
 import { startBorGrpc } from './bor-grpc/bor-grpc.server';
@@ -13,49 +12,39 @@ import type { BillingCredentialSource } from './credentials/billing-credential-s
  * client certificate to billing-ledger (mutual TLS) and BorApi's public server certificate.
  */
 describe('rpc-gateway: gRPC TLS certificates in the registry', () => {
-  const pki = new TestPki();
   const logger = pino({ level: 'silent' });
-  afterAll(() => pki.remove());
 
   it('the billing.v1 client certificate, as app.module builds the credential source', async () => {
-    const ca = await pki.ca();
-    const id = await ca.issue('rpc-gateway');
-    const config = parseConfig(configSchema, {
-      REGION: 'eu',
-      HTTP_PORT: '0',
-      BILLING_GRPC_URL: '127.0.0.1:1',
-      GRPC_TLS_CA_FILE: ca.certFile,
-      GRPC_TLS_CERT_FILE: id.certFile,
-      GRPC_TLS_KEY_FILE: id.keyFile,
-    });
-    const registry = new Registry();
-    const source = credentialSourceOf(config, logger, registry) as BillingCredentialSource;
-    try {
-      expect(await certificateNotAfterIn(registry, { tls: 'billing.v1', role: 'client' })).toBe(
-        notAfterSeconds(id.cert),
-      );
-    } finally {
-      source.close();
-    }
+    const { reported, notAfter } = await reportedCertificate(
+      { name: 'rpc-gateway', tls: 'billing.v1', role: 'client' },
+      (tlsEnv, registry) => {
+        const config = parseConfig(configSchema, {
+          REGION: 'eu',
+          HTTP_PORT: '0',
+          BILLING_GRPC_URL: '127.0.0.1:1',
+          ...tlsEnv,
+        });
+        const source = credentialSourceOf(config, logger, registry) as BillingCredentialSource;
+        return () => source.close();
+      },
+    );
+    expect(reported).toBe(notAfter);
   });
 
   it("BorApi's public server certificate", async () => {
-    const ca = await pki.ca();
-    const id = await ca.issue('eu.grpc.example', ['localhost', '127.0.0.1']);
-    const registry = new Registry();
-    const server = await startBorGrpc({} as BorApiService, {
-      host: '127.0.0.1',
-      port: 0,
-      logger,
-      registry,
-      tls: { certFile: id.certFile, keyFile: id.keyFile },
-    });
-    try {
-      expect(await certificateNotAfterIn(registry, { tls: 'bor', role: 'server' })).toBe(
-        notAfterSeconds(id.cert),
-      );
-    } finally {
-      await server.close(0);
-    }
+    const { reported, notAfter } = await reportedCertificate(
+      { name: 'eu.grpc.example', names: ['localhost', '127.0.0.1'], tls: 'bor', role: 'server' },
+      async (tlsEnv, registry) => {
+        const server = await startBorGrpc({} as BorApiService, {
+          host: '127.0.0.1',
+          port: 0,
+          logger,
+          registry,
+          tls: { certFile: tlsEnv.GRPC_TLS_CERT_FILE, keyFile: tlsEnv.GRPC_TLS_KEY_FILE },
+        });
+        return () => server.close(0);
+      },
+    );
+    expect(reported).toBe(notAfter);
   });
 });

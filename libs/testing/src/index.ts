@@ -16,3 +16,4 @@ export * from './openapi-lint';
 export * from './prometheus-text';
 export * from './tcp-relay';
 export * from './messaging-attached';
+export * from './reported-certificate';

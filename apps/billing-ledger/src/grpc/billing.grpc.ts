@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { grpcTlsOf } from '@meridian/platform-config';
 import {
   grpcService,
+  reportedGrpcTlsOf,
   startGrpcServer,
   type GrpcServiceImplementation,
   type RunningGrpcServer,
@@ -84,12 +84,13 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
       services: [grpcService(billingV1.BillingService, this.implementation)],
       // grpc_server_handled_total, grpc_server_handling_seconds (deploy/README.md, "Alerts").
       registry: this.registry,
-      tls: {
-        ...grpcTlsOf(this.config),
-        // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).
-        // grpc_tls_certificate_not_after_seconds{tls="billing.v1",role="server"}.
-        report: { tls: 'billing.v1', logger: this.logger, registry: this.registry },
-      },
+      // A renewed certificate is served without a restart; a broken one is refused (ADR 0506).
+      // grpc_tls_certificate_not_after_seconds{tls="billing.v1",role="server"}.
+      tls: reportedGrpcTlsOf(this.config, {
+        tls: 'billing.v1',
+        logger: this.logger,
+        registry: this.registry,
+      }),
     });
     this.port = this.server.port;
     this.readiness.register('grpc', async () => {

@@ -5,3 +5,4 @@ export * from './grpc-server-metrics';
 export * from './grpc-client';
 export * from './grpc-tls';
 export * from './tls-files-provider';
+export * from './app-grpc-tls';
