@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Events, deliveryJobId, type DeliveryJob } from '@meridian/contracts';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import {
   createTestDatabase,
+  movedClock,
   runAppScript,
   testNatsUrl,
   type TestDatabase,
@@ -71,27 +69,22 @@ describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and
   let client: NatsClient;
   let publisher: JetStreamPublisher;
   const receiver = new Receiver();
-  const dir = mkdtempSync(join(tmpdir(), 'resume-clock-'));
-  const offsetFile = join(dir, 'offset');
-  let offsetMs = 0;
+  const deliveryClock = movedClock('resume-clock');
   let key: string;
   let accountId: string;
   let seq = 0;
 
   /** Moves the delivery side's clock (worker file, matcher FakeClock) forward by `ms`. */
   function advance(ms: number): void {
-    offsetMs += ms;
-    writeFileSync(`${offsetFile}.next`, String(offsetMs));
-    renameSync(`${offsetFile}.next`, offsetFile);
+    deliveryClock.advance(ms);
     syncMatcher();
   }
 
   function syncMatcher(): void {
-    s.clock.set(new Date(Date.now() + offsetMs));
+    s.clock.set(deliveryClock.now());
   }
 
   beforeAll(async () => {
-    writeFileSync(offsetFile, '0');
     s = await startMatcherStack();
     syncMatcher();
     await receiver.start();
@@ -105,7 +98,7 @@ describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and
       natsPrefix: s.natsPrefix,
       env: {
         WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-        CLOCK_OFFSET_FILE: offsetFile,
+        ...deliveryClock.env,
         // A held job looks again within half a second of real time and sees the moved clock.
         DELIVERY_RECHECK_MAX_MS: '500',
         USAGE_FLUSH_MS: '200',
@@ -120,7 +113,7 @@ describe('pause and resume: webhook-matcher + delivery-worker, real Postgres and
     await receiver.stop();
     await workerDb?.drop();
     await s?.close();
-    rmSync(dir, { recursive: true, force: true });
+    deliveryClock.dispose();
   });
 
   /** One matched event of `webhookId`, as the matcher publishes its delivery job. */

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KvBuckets, WebhookStatusEntrySchema } from '@meridian/contracts';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
-import { createTestDatabase, runAppScript, type TestDatabase } from '@meridian/testing';
+import { createTestDatabase, movedClock, runAppScript, type TestDatabase } from '@meridian/testing';
 import { MAX_PREVIOUS_SECRETS, ROTATION_OVERLAP_MS } from '@meridian/webhooks';
 import { Kvm } from '@nats-io/kv';
 import pino from 'pino';
@@ -42,20 +39,15 @@ describe('repeated secret rotation: every previous secret signs until its own ex
   let workerDb: TestDatabase;
   let worker: RunningDeliveryWorker | undefined;
   const receiver = new Receiver();
-  const clockDir = mkdtempSync(join(tmpdir(), 'wh-rotation-clock-'));
-  const offsetFile = join(clockDir, 'offset');
-  let offsetMs = 0;
+  const workerClock = movedClock('wh-rotation-clock');
 
   /** Moves the matcher's FakeClock and the worker's clock by the same amount. */
   function advance(ms: number): void {
+    workerClock.advance(ms);
     s.clock.advance(ms);
-    offsetMs += ms;
-    writeFileSync(`${offsetFile}.tmp`, String(offsetMs));
-    renameSync(`${offsetFile}.tmp`, offsetFile);
   }
 
   beforeAll(async () => {
-    writeFileSync(offsetFile, '0');
     s = await startMatcherStack();
     await receiver.start();
     workerDb = await createTestDatabase({ prefix: 'wh_rot_overlap' });
@@ -65,7 +57,7 @@ describe('repeated secret rotation: every previous secret signs until its own ex
       natsPrefix: s.natsPrefix,
       env: {
         WEBHOOK_SECRETS_KEY: s.config.WEBHOOK_SECRETS_KEY,
-        CLOCK_OFFSET_FILE: offsetFile,
+        ...workerClock.env,
         // A job stamped by the matcher's moved clock before the worker read the new offset is
         // 'not_due' by up to a day on the worker's clock: it looks again within half a second
         // of real time, once the worker's clock has moved too.
@@ -79,7 +71,7 @@ describe('repeated secret rotation: every previous secret signs until its own ex
     await receiver.stop();
     await workerDb?.drop();
     await s?.close();
-    rmSync(clockDir, { recursive: true, force: true });
+    workerClock.dispose();
   });
 
   /**

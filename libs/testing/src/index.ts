@@ -17,3 +17,4 @@ export * from './prometheus-text';
 export * from './tcp-relay';
 export * from './messaging-attached';
 export * from './reported-certificate';
+export * from './moved-clock';
