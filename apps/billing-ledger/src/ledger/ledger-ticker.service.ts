@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { USAGE_PART_RETENTION_MS } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -32,6 +33,7 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly db: DbJobGate,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,6 +57,9 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async pass(): Promise<void> {
+    // Not connected yet: every query would fail with "Driver not Connected", a line a second
+    // after the one that named the cause (DbJobGate); the first pass after it connects catches up.
+    if (!this.db.open) return;
     try {
       await this.ledger.clearDueTopUps();
       await this.ledger.resetDueAllowances();

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, HOUR, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -91,7 +92,8 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
 
   async onModuleInit(): Promise<void> {
     if (this.config.LEDGER_TICK_MS === 0) return;
-    await this.ensurePartitions(this.clock.now());
+    // Not connected at start: the first run after it connects makes them (`maintain`).
+    if (DbJobGate.of(this.dataSource).open) await this.ensurePartitions(this.clock.now());
     this.timer = setInterval(() => {
       // A run still going (a day being summed) is not queued behind.
       if (this.running !== undefined) return;
@@ -120,6 +122,8 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
    * next pass: each try may hold usage up to that long.
    */
   async maintain(now: Date): Promise<void> {
+    // Not connected yet: skipped quietly, and this hour's run is still owed (DbJobGate).
+    if (!DbJobGate.of(this.dataSource).open) return;
     const hour = Math.floor(now.getTime() / HOUR);
     if (this.lastRun === hour) return;
     this.lastRun = hour;

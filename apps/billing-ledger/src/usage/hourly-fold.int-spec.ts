@@ -1,4 +1,5 @@
 import type { UsageFlushedV2 } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -176,6 +177,7 @@ describe('billing-ledger hourly usage folding (real Postgres)', () => {
       { ...config, USAGE_FOLD_MS: 60_000 },
       billing.app.get<symbol, Logger>(LOGGER),
       h.clock,
+      billing.app.get(DbJobGate),
     );
     await apply(nodeFlush(accounts.map((id) => [id, 20] as const)));
     const recorded = await count('usage_hourly_pending');

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -44,6 +45,7 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly db: DbJobGate,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -90,6 +92,9 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async foldNext(): Promise<void> {
+    // Not connected yet: skipped quietly (DbJobGate); a read of usage still folds first and
+    // answers its own error.
+    if (!this.db.open) return;
     const shard = this.nextShard;
     this.nextShard = (shard + 1) % HOURLY_SHARDS;
     const oldest = await this.flushes.oldestRecorded(shard);

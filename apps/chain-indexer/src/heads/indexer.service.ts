@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { Streams } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER, urlOrigin } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
@@ -83,6 +84,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
         metrics,
         logger: this.logger,
         natsConnected: this.client.connection(),
+        databaseConnected: DbJobGate.of(this.dataSource).whenOpen(),
         options: {
           windowBlocks: this.config.WINDOW_BLOCKS,
           maxMessageBytes: Streams.CHAIN.maxMsgSize,

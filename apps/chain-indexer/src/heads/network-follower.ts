@@ -56,6 +56,12 @@ export interface FollowerDeps {
    * the background, logs no "NATS is not connected" failure.
    */
   natsConnected?: Promise<unknown>;
+  /**
+   * Settles once Postgres is first connected (DbJobGate.whenOpen()): a step reads the cursor, so
+   * none is tried before, and a wrong DATABASE_URL logs its cause once (the connect log), not an
+   * "indexer step failed: Driver not Connected" at each poll.
+   */
+  databaseConnected?: Promise<unknown>;
 }
 
 type StepResult = 'progressed' | 'idle';
@@ -111,6 +117,8 @@ export class NetworkFollower {
   private async run(): Promise<void> {
     const { logger, metrics, options } = this.deps;
     if (this.deps.natsConnected) await Promise.race([this.deps.natsConnected, this.stopRequested]);
+    if (this.deps.databaseConnected)
+      await Promise.race([this.deps.databaseConnected, this.stopRequested]);
     while (!this.stopped) {
       try {
         const fence = await this.leadership();

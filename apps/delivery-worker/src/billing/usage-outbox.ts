@@ -6,6 +6,7 @@ import {
   type UsageFlushedV2,
   type UsageFlushVersion,
 } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import {
   UsageMeter,
   flushParts,
@@ -76,6 +77,9 @@ export class UsageOutbox {
   }
 
   private async flushOnce(): Promise<void> {
+    // Not connected yet: skipped quietly (DbJobGate); the first tick after it connects bills
+    // what waits.
+    if (!DbJobGate.of(this.db).open) return;
     await this.cut();
     await this.publishPending();
     await this.forgetPublished();

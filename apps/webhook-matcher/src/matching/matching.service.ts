@@ -4,6 +4,7 @@ import {
   JetStreamPublisher,
   type ConsumerRunner,
 } from '@meridian/platform-messaging';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -41,7 +42,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
   private stop: () => void = () => undefined;
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     publisher: JetStreamPublisher,
     private readonly consumers: JetStreamConsumers,
     @Inject(CLOCK) clock: Clock,
@@ -90,6 +91,9 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async start(): Promise<void> {
+    // Not connected (a wrong DATABASE_URL, Postgres away at start): wait for the connection
+    // quietly (DbJobGate; the connect log named the cause), not a failed load a second.
+    await Promise.race([DbJobGate.of(this.dataSource).whenOpen(), this.stopped]);
     // Postgres may be briefly away at start: retry the load rather than run on a partial index.
     while (!this.stopping) {
       try {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { KvBuckets, WebhookStatusEntrySchema, type WebhookStatusEntry } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import { Kvm, type KV } from '@nats-io/kv';
@@ -68,6 +69,8 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
   /** Everything whose version the bucket does not hold yet. */
   async republish(): Promise<void> {
     if (this.running) return this.running;
+    // Not connected yet: skipped quietly (DbJobGate); the first tick after it connects catches up.
+    if (!DbJobGate.of(this.dataSource).open) return;
     this.running = (async () => {
       try {
         for (;;) {

@@ -80,7 +80,7 @@ export class ConnectFailureLog {
     this.logger.warn(
       { database: redactDatabaseUrl(this.url), cause },
       `Postgres connection failed: ${cause.message}${cause.code ? ` (${cause.code})` : ''}; ` +
-        'queries fail and /readyz answers 503 until it connects (retried at each /readyz)',
+        'queries fail, periodic jobs wait, and /readyz answers 503 until it connects (retried at each /readyz)',
     );
   }
 

@@ -11,12 +11,16 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ConnectFailureLog } from './connect-log';
 import { checkSchemaReady, createAppDataSource, type AppDataSourceOptions } from './data-source';
+import { DbJobGate } from './db-job-gate';
 import { initializeDataSource } from './pg-errors';
 
 const DB_OPTIONS = Symbol('DB_OPTIONS');
 const CONNECT_LOG = Symbol('CONNECT_LOG');
 
-/** Provides the app's DataSource (inject `DataSource`) and a `postgres` readiness check. */
+/**
+ * Provides the app's DataSource (inject `DataSource`), the gate its periodic jobs ask before they
+ * query (inject `DbJobGate`) and a `postgres` readiness check.
+ */
 @Global()
 @Module({})
 export class DbModule implements OnModuleInit, OnApplicationShutdown {
@@ -25,6 +29,7 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
     private readonly readiness: ReadinessRegistry,
     @Inject(DB_OPTIONS) private readonly options: AppDataSourceOptions,
     @Inject(CONNECT_LOG) private readonly connectLog: ConnectFailureLog,
+    private readonly gate: DbJobGate,
   ) {}
 
   static forApp(options: AppDataSourceOptions): DynamicModule {
@@ -52,8 +57,13 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
           },
           inject: [CONNECT_LOG],
         },
+        {
+          provide: DbJobGate,
+          useFactory: (dataSource: DataSource) => DbJobGate.of(dataSource),
+          inject: [DataSource],
+        },
       ],
-      exports: [DataSource],
+      exports: [DataSource, DbJobGate],
     };
   }
 
@@ -68,6 +78,7 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
           throw error;
         }
         this.connectLog.connected();
+        this.gate.connected();
       }
       await checkSchemaReady(this.dataSource, this.options.schema);
     });

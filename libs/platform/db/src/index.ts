@@ -6,3 +6,4 @@ export * from './pg-errors';
 export * from './retention-pruner';
 export * from './revert-migrations';
 export * from './connect-log';
+export * from './db-job-gate';
