@@ -132,6 +132,31 @@ describe('dashboard sign-up retried after a failure past billing (real billing-l
     expect(rows).toEqual([]);
   });
 
+  it("the same sign-up sent again counts once against the address's hourly sign-ups: a retry replaying the stored request, a double submit, a repeat answered 409", async () => {
+    // One browser each, behind one address.
+    const attempt = (email: string) =>
+      new Client(app, '192.0.2.60').call('POST', '/api/auth/sign-up', {
+        email,
+        password,
+        name: 'Once',
+      });
+    failNextInsert();
+    expect((await attempt('replayed@example.com')).status).toBeGreaterThanOrEqual(500);
+    // The retry replays the stored billing request: the same sign-up, not a second one.
+    expect((await attempt('replayed@example.com')).status).toBe(201);
+    // A double submit: one user, the other answered 409, one attempt.
+    const both = await Promise.all([attempt('double@example.com'), attempt('double@example.com')]);
+    expect(both.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect((await attempt('double@example.com')).body['error']).toBe('email_taken');
+    // Two sign-ups so far: three more are within the five an hour, the sixth is refused.
+    const more = [];
+    for (const n of [3, 4, 5, 6]) more.push((await attempt(`once${n}@example.com`)).status);
+    expect(more).toEqual([201, 201, 201, 429]);
+    // At the limit, a sign-up already counted is answered as it was, not 429.
+    const again = await attempt('double@example.com');
+    expect([again.status, again.body['error']]).toEqual([409, 'email_taken']);
+  });
+
   it('once the user is written, a later sign-up of the email is a new request: leaving a team and signing up again makes a new account, not the one left', async () => {
     const alice = await signUp('alice@example.com');
     expect(alice.answer.status).toBe(201);

@@ -12,7 +12,7 @@ import { ACCOUNT_KEY_SCOPES, ManagedKeys } from '../upstream/managed-keys';
 import { AccountSecrets } from '../secrets/account-secrets';
 import { UpstreamClient, upstreamError } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
-import { retryAfterMs, type ThrottleRule } from './login-throttle';
+import { retryAfterMs, signUpThrottleKeys, type ThrottleRule } from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
@@ -128,15 +128,21 @@ export class AuthService implements OnApplicationBootstrap {
       );
     // Each sign-up is a billing account with a daily allowance: a client address may try
     // SIGNUP_MAX_PER_ADDRESS times in SIGNUP_WINDOW_MS, whatever the outcome, so the 409 that
-    // tells a taken email is throttled with it.
-    const signupKey = `signup-ip:${clientIp}`;
+    // tells a taken email is throttled with it. The same sign-up sent again (an email the address
+    // tried in the window: a double submit, a retry replaying the stored request) is one attempt,
+    // counted once and answered as its first sending would be, never 429 (ADR 0601 amendment).
+    const signup = signUpThrottleKeys(clientIp, input.email);
     const signupRule = {
       limit: this.config.SIGNUP_MAX_PER_ADDRESS,
       windowMs: this.config.SIGNUP_WINDOW_MS,
     };
+    const windowStart = new Date(now.getTime() - signupRule.windowMs);
     // A team invitation's sign-up is not counted (ADR 0604): it makes no billing account, only a
     // key on the inviter's, and it can tell only about the one email an owner invited.
-    const signupWait = team ? 0 : await this.throttleWait(signupKey, signupRule, now);
+    const signupWait =
+      team || (await this.failures.seen(signup.attempt, windowStart))
+        ? 0
+        : await this.throttleWait(signup.count, signupRule, now);
     if (signupWait > 0)
       throw new DomainError(
         'too_many_sign_ups',
@@ -156,8 +162,7 @@ export class AuthService implements OnApplicationBootstrap {
           'this invitation is unknown, used, expired or for another email',
         );
     }
-    if (!team)
-      await this.failures.record([signupKey], now, new Date(now.getTime() - signupRule.windowMs));
+    if (!team) await this.failures.recordOnce(signup.count, signup.attempt, now, windowStart);
     try {
       const emailTaken = () =>
         team
