@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Consumers, type WebhookEventBody } from '@meridian/contracts';
 import { CU_PER_DELIVERY_ATTEMPT, cuForCall } from '@meridian/compute-units';
-import { messagingAttached } from '@meridian/testing';
+import { messagingAttached, movedClock } from '@meridian/testing';
 import { HOUR, MINUTE } from '@meridian/time';
 import { afterFailedAttempt } from '@meridian/webhooks';
 import { Pool } from 'pg';
@@ -211,12 +209,11 @@ class Receiver {
  * delivery schedule pass in seconds. Never back.
  */
 class DeliveryClock {
-  readonly dir = mkdtempSync(join(tmpdir(), 'faults-clock-'));
-  readonly file = join(this.dir, 'offset');
-  offsetMs = 0;
+  private readonly moved = movedClock('faults-clock');
+  readonly file = this.moved.env.CLOCK_OFFSET_FILE;
 
-  constructor() {
-    this.write();
+  get offsetMs(): number {
+    return this.moved.offsetMs;
   }
 
   /** Moves the clock `totalMs` forward, `stepMs` every `everyMs` of real time. */
@@ -236,18 +233,12 @@ class DeliveryClock {
   }
 
   private async step(stepMs: number, everyMs: number): Promise<void> {
-    this.offsetMs += stepMs;
-    this.write();
+    this.moved.advance(stepMs);
     await sleep(everyMs);
   }
 
-  private write(): void {
-    writeFileSync(`${this.file}.tmp`, String(this.offsetMs));
-    renameSync(`${this.file}.tmp`, this.file);
-  }
-
   remove(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    this.moved.dispose();
   }
 }
 
