@@ -13,7 +13,7 @@ import {
   type ConsumerRunner,
   type KvMirror,
 } from '@meridian/platform-messaging';
-import { RetentionPruner } from '@meridian/platform-db';
+import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, type Clock } from '@meridian/time';
 import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
@@ -155,6 +155,7 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       intervalMs: config.ATTEMPT_LOG_PRUNE_MS,
       onPruned: (count) => metrics.attemptsPruned.inc(count),
       logger,
+      gate: DbJobGate.of(db),
     });
     this.declaration = declaration;
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { DomainError } from '@meridian/errors';
@@ -57,20 +58,28 @@ export class AuthService implements OnApplicationBootstrap {
     private readonly secrets: AccountSecrets,
     private readonly managedKeys: ManagedKeys,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly db: DbJobGate,
   ) {}
 
-  /** At each start, in the background: `flagManagedKeys` (billing may come up later). */
+  /**
+   * At each start, in the background, once Postgres is connected (DbJobGate: it reads the users;
+   * a wrong DATABASE_URL's cause is logged once elsewhere): `flagManagedKeys` (billing may come
+   * up later).
+   */
   onApplicationBootstrap(): void {
-    void this.flagManagedKeys().then(
-      (flagged) => {
-        if (flagged > 0) this.logger.info({ flagged }, 'flagged older dashboard keys as managed');
-      },
-      (error: unknown) =>
-        this.logger.warn(
-          { err: error },
-          'could not flag the dashboard keys as managed in billing; retried at the next start',
-        ),
-    );
+    void this.db
+      .whenOpen()
+      .then(() => this.flagManagedKeys())
+      .then(
+        (flagged) => {
+          if (flagged > 0) this.logger.info({ flagged }, 'flagged older dashboard keys as managed');
+        },
+        (error: unknown) =>
+          this.logger.warn(
+            { err: error },
+            'could not flag the dashboard keys as managed in billing; retried at the next start',
+          ),
+      );
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { DbJobGate } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -27,6 +28,7 @@ export class SealedKeysGauge implements OnApplicationBootstrap {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     registry: Registry,
+    private readonly gate: DbJobGate,
   ) {
     const read = () => this.counts();
     const currentKeyId = secrets.ring.currentKeyId;
@@ -45,13 +47,19 @@ export class SealedKeysGauge implements OnApplicationBootstrap {
       });
   }
 
-  /** In the background: a database not up yet only skips the line. */
+  /**
+   * In the background, once Postgres is connected (DbJobGate: not a "Driver not Connected" line
+   * after the one naming the cause); a database that fails then only skips the line.
+   */
   onApplicationBootstrap(): void {
-    void this.counts().then(
-      (counts) => this.report(counts),
-      (error: unknown) =>
-        this.logger.warn({ err: error }, "could not count the accounts' sealed API keys"),
-    );
+    void this.gate
+      .whenOpen()
+      .then(() => this.counts())
+      .then(
+        (counts) => this.report(counts),
+        (error: unknown) =>
+          this.logger.warn({ err: error }, "could not count the accounts' sealed API keys"),
+      );
   }
 
   private async counts(): Promise<Map<string, number>> {

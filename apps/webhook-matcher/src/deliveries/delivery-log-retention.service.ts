@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { RetentionPruner } from '@meridian/platform-db';
+import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -24,6 +24,7 @@ export class DeliveryLogRetention implements OnApplicationBootstrap, OnApplicati
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(CLOCK) clock: Clock,
     @Inject(LOGGER) logger: Logger,
+    gate: DbJobGate,
   ) {
     this.pruner = new RetentionPruner((before, limit) => deliveries.prune(before, limit), {
       name: 'delivery log',
@@ -31,6 +32,7 @@ export class DeliveryLogRetention implements OnApplicationBootstrap, OnApplicati
       retentionMs: config.DELIVERY_LOG_RETENTION_DAYS * DAY,
       intervalMs: config.DELIVERY_LOG_PRUNE_MS,
       logger,
+      gate,
     });
   }
 

@@ -120,6 +120,25 @@ describe('RetentionPruner', () => {
     expect(log.rows).toEqual([]);
   });
 
+  it('skips its runs quietly while Postgres is not connected (its gate closed), then prunes', async () => {
+    const log = memoryLog([start, start + 1]);
+    const gate = { open: false };
+    const warn = jest.fn();
+    const pruner = new RetentionPruner(log.deleteBatch, {
+      name: 'delivery log',
+      clock: new FakeClock(new Date(start + MINUTE)),
+      retentionMs: SECOND,
+      intervalMs: 0,
+      logger: { warn },
+      gate,
+    });
+    for (let run = 0; run < 3; run++) await expect(pruner.prune()).resolves.toBe(0);
+    expect(log.statements).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+    gate.open = true;
+    await expect(pruner.prune()).resolves.toBe(2);
+  });
+
   it('runs every interval once started, never with an interval of 0, and not after stop', async () => {
     jest.useFakeTimers();
     try {

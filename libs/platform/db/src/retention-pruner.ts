@@ -1,5 +1,6 @@
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
+import type { DbJobGate } from './db-job-gate';
 
 /**
  * One statement of a pruner: deletes up to `limit` rows that expired before `before`, oldest
@@ -22,6 +23,11 @@ export interface RetentionPrunerOptions {
   /** The rows a run deleted, when it deleted any. */
   onPruned?: (count: number) => void;
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * The app's `DbJobGate`: while Postgres is not connected a run is skipped quietly (deletes
+   * nothing), not a "Driver not Connected" warning every interval after the cause's one line.
+   */
+  gate?: Pick<DbJobGate, 'open'>;
 }
 
 /**
@@ -66,7 +72,8 @@ export class RetentionPruner {
   }
 
   private async run(): Promise<number> {
-    const { clock, retentionMs, batch = 5_000, batchesPerRun = 100 } = this.options;
+    const { clock, retentionMs, batch = 5_000, batchesPerRun = 100, gate } = this.options;
+    if (gate && !gate.open) return 0;
     const before = new Date(clock.now().getTime() - retentionMs);
     let deleted = 0;
     try {
