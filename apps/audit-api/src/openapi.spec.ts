@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import {
   buildOpenApiDocument,
+  operationsWithUndeclaredErrors,
   refsOutsideComponents,
   routesWithoutResponseSchema,
   routesWithoutSpec,
@@ -98,6 +99,10 @@ describe('audit-api OpenAPI', () => {
         },
       },
     });
+  });
+
+  it('declares the 400 and 401 of every operation that validates and authenticates', () => {
+    expect(operationsWithUndeclaredErrors(documentOf())).toEqual([]);
   });
 
   it('declares every error status of each operation, its codes in the description (QA 1)', () => {

@@ -5,6 +5,7 @@ import {
   methodNotAllowedCases,
   methodNotAllowedMismatches,
   testNatsUrl,
+  undeclaredErrorAnswers,
   uniqueNatsPrefix,
   type OpenApiPaths,
 } from '@meridian/testing';
@@ -19,6 +20,7 @@ import { InTestCredentialSource } from './support/in-test-credentials';
  */
 describe('audit API: 405 for a method a route does not take, 404 for an unknown path', () => {
   let audit: AuditTestApp;
+  const KEY = 'declared-errors-key';
   const natsUrl = testNatsUrl();
   const natsPrefix = uniqueNatsPrefix();
 
@@ -28,7 +30,10 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
     await nc.close();
     audit = await startAuditApp(
       { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix },
-      { credentials: new InTestCredentialSource(), clock: new FakeClock(new Date()) },
+      {
+        credentials: new InTestCredentialSource().add(KEY, { planId: 'starter' }),
+        clock: new FakeClock(new Date()),
+      },
     );
     // Its KV watch open before the tests (/readyz leaves NATS out, ADR 0212): closing the app
     // while its KV watch is still opening can leave the watch running (app.close() then never
@@ -88,6 +93,32 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
       return { status: answer.status, allow: answer.allow, error: answer.body['error'] };
     });
     expect(mismatches).toEqual([]);
+  });
+
+  // The error statuses /openapi.json declares are the ones the routes answer: every operation
+  // without credentials, and with an undeclared query parameter or an undeclared body field.
+  it('every documented route: its refusals are declared in /openapi.json with their codes', async () => {
+    const doc = (
+      await audit.app.inject({ method: 'GET', url: '/openapi.json' })
+    ).json() as OpenApiPaths;
+    const answered = new Set<string>();
+    const undeclared = await undeclaredErrorAnswers(doc, async (probe) => {
+      const response = await audit.app.inject({
+        method: probe.method as 'GET',
+        url: probe.url,
+        headers: {
+          ...(probe.scheme ? { authorization: `Bearer ${KEY}` } : {}),
+          ...(probe.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        payload: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+      });
+      const error = (response.json() as Record<string, unknown>)['error'];
+      answered.add(`${response.statusCode} ${String(error)}`);
+      return { status: response.statusCode, error };
+    });
+    expect(undeclared).toEqual([]);
+    // The body is checked before the query, its first problem first (README "Errors").
+    expect(answered).toEqual(new Set(['401 missing_api_key', '400 missing_network']));
   });
 
   it.each([

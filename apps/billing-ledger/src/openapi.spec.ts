@@ -2,14 +2,63 @@ import 'reflect-metadata';
 import {
   buildOpenApiDocument,
   declaredRoutes,
+  operationsWithUndeclaredErrors,
   refsOutsideComponents,
   routesWithoutResponseSchema,
   routesWithoutSpec,
 } from '@meridian/platform-http/openapi';
 import { openApiLintErrors } from '@meridian/testing';
 import { REST_CONTROLLERS } from './app.module';
+import { newId } from './credentials/secrets';
 
 describe('billing-ledger OpenAPI', () => {
+  const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
+  const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+
+  it('declares every error status of every route, not only under default (QA)', () => {
+    expect(operationsWithUndeclaredErrors(document)).toEqual([]);
+    const responses = (path: string, method: string) =>
+      paths[path]![method]!['responses'] as Record<string, { description: string }>;
+    expect(responses('/api/v1/api-keys', 'get')).toMatchObject({
+      400: { description: expect.stringContaining('invalid_query') },
+      401: { description: expect.stringContaining('unauthorized') },
+      403: { description: expect.stringContaining('insufficient_scope') },
+    });
+    // A route's own 403 keeps its code beside the guard's.
+    expect(responses('/api/v1/top-ups', 'post')[403]!.description).toMatch(
+      /insufficient_scope.*self_service_disabled/,
+    );
+    expect(responses('/api/v1/admin/accounts/{id}', 'get')).toMatchObject({
+      401: { description: expect.stringContaining('operator token') },
+      404: { description: expect.stringContaining('not_found') },
+    });
+  });
+
+  it('declares each path id with the pattern parseId checks it with (QA: clients had a bare string)', () => {
+    const schemaOf = (path: string, method: string, name: string) =>
+      (
+        paths[path]![method]!['parameters'] as {
+          name: string;
+          in: string;
+          schema: { pattern: string };
+        }[]
+      ).find((p) => p.in === 'path' && p.name === name)!.schema;
+    for (const [path, method, name, prefix, other] of [
+      ['/api/v1/api-keys/{id}', 'delete', 'id', 'key', 'tok'],
+      ['/api/v1/access-tokens/{id}/roll', 'post', 'id', 'tok', 'key'],
+      ['/api/v1/admin/accounts/{id}/api-keys/{keyId}', 'delete', 'id', 'acc', 'key'],
+      ['/api/v1/admin/accounts/{id}/api-keys/{keyId}', 'delete', 'keyId', 'key', 'acc'],
+    ] as const) {
+      const pattern = new RegExp(schemaOf(path, method, name).pattern);
+      expect([path, name, pattern.test(newId(prefix)), pattern.test(newId(other))]).toEqual([
+        path,
+        name,
+        true,
+        false,
+      ]);
+    }
+  });
+
   it('has a spec (and a body schema where a body is taken) for every route', () => {
     expect(routesWithoutSpec(REST_CONTROLLERS)).toEqual([]);
   });

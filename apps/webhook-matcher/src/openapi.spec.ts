@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import {
   buildOpenApiDocument,
   declaredRoutes,
+  operationsWithUndeclaredErrors,
   refsOutsideComponents,
   routesWithoutResponseSchema,
   routesWithoutSpec,
@@ -13,6 +14,7 @@ import { EVM_ADDRESS_PATTERN } from '@meridian/networks';
 import { normalizeFilter } from '@meridian/webhooks';
 import { undeclaredBodies } from '../test/support/declared-bodies';
 import { REST_CONTROLLERS } from './app.module';
+import { checkEventId, checkId, newId } from './http/ids';
 import { parseBody } from './http/validation';
 import { chainAndNetwork, WEBHOOK_NETWORKS } from './webhooks/networks';
 import { createWebhookBody, patchWebhookBody } from './webhooks/webhook.schemas';
@@ -139,6 +141,72 @@ describe('webhook-matcher OpenAPI', () => {
     });
     expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
       security: [{ operator: [] }],
+    });
+  });
+
+  const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS, {
+    apiKeyScope: 'webhooks',
+  });
+  const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+  const pathSchema = (path: string, method: string, name: string) =>
+    (
+      paths[path]![method]!['parameters'] as {
+        name: string;
+        in: string;
+        schema: { pattern: string };
+      }[]
+    ).find((p) => p.in === 'path' && p.name === name)!.schema;
+
+  it('declares each path id with the pattern the route checks it with (QA: clients had a bare string)', () => {
+    const webhookId = pathSchema('/api/v1/webhooks/{id}/secret/rotate', 'post', 'id');
+    const listId = pathSchema('/api/v1/address-lists/{id}/entries', 'put', 'id');
+    const eventId = pathSchema(
+      '/api/v1/webhooks/{id}/deliveries/{eventId}/replay',
+      'post',
+      'eventId',
+    );
+    const accepts = (schema: { pattern: string }, id: string) =>
+      new RegExp(schema.pattern).test(id);
+    // The declared pattern accepts what checkId accepts and refuses what it refuses.
+    for (const [schema, good, bad] of [
+      [webhookId, newId('wh'), newId('al')],
+      [listId, newId('al'), newId('wh')],
+      [eventId, `ev_${'0'.repeat(32)}`, `ev_${'0'.repeat(31)}`],
+    ] as const) {
+      expect([accepts(schema, good), accepts(schema, bad)]).toEqual([true, false]);
+    }
+    expect(checkId('wh', newId('wh'))).toMatch(/^wh_/);
+    expect(() => checkEventId(`ev_${'0'.repeat(31)}`)).toThrow();
+    expect(pathSchema('/api/v1/admin/accounts/{id}/webhooks', 'get', 'id').pattern).toBe(
+      '^acc_[0-9a-f]{24}$',
+    );
+  });
+
+  it('declares the bodies a route may go without as optional (QA: POST …/secret/rotate)', () => {
+    expect(paths['/api/v1/webhooks/{id}/secret/rotate']!['post']!['requestBody']).toMatchObject({
+      required: false,
+      content: { 'application/json': { schema: { properties: { expire_previous: {} } } } },
+    });
+    expect(paths['/api/v1/webhooks']!['post']!['requestBody']).toMatchObject({ required: true });
+  });
+
+  it('declares every error status of every route, not only under default (QA)', () => {
+    expect(operationsWithUndeclaredErrors(document)).toEqual([]);
+    const responses = (path: string, method: string) =>
+      paths[path]![method]!['responses'] as Record<string, { description: string }>;
+    expect(responses('/api/v1/webhooks', 'get')).toMatchObject({
+      400: { description: expect.stringContaining('invalid_cursor') },
+      401: { description: expect.stringContaining('unauthorized') },
+      403: { description: expect.stringContaining('insufficient_scope') },
+      503: { description: expect.stringContaining('credentials_unavailable') },
+    });
+    // A route's own 403 keeps its code beside the guard's.
+    expect(responses('/api/v1/webhooks', 'post')[403]!.description).toMatch(
+      /insufficient_scope.*plan_required/,
+    );
+    expect(responses('/api/v1/address-lists/{id}', 'get')).toMatchObject({
+      400: { description: expect.stringContaining('invalid_id') },
+      404: { description: expect.stringContaining('not_found') },
     });
   });
 });
@@ -283,7 +351,9 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
       Object.keys(responses(path, method)).filter((s) => s !== 'default');
     const schema = (path: string, method: string, status: number) =>
       responses(path, method)[status]!.content!['application/json']!.schema;
-    expect(statuses('/webhooks', 'post')).toEqual(['201', '400', '403', '409', '413']);
+    expect(statuses('/webhooks', 'post').sort()).toEqual(
+      ['201', '400', '401', '403', '409', '413', '503'].sort(),
+    );
     expect(responses('/webhooks', 'post')[403]!.description).toContain('plan_required');
     expect(responses('/webhooks', 'post')[413]!.description).toContain('request_too_large');
     expect(responses('/webhooks', 'post')[400]!.description).toEqual(
@@ -295,7 +365,9 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
       required: expect.arrayContaining(['error', 'request_id']),
       properties: { cap: { type: 'string' }, limit: { type: 'integer' }, requested: {} },
     });
-    expect(statuses('/webhooks/{id}', 'patch')).toEqual(['200', '400', '403', '404', '409', '413']);
+    expect(statuses('/webhooks/{id}', 'patch').sort()).toEqual(
+      ['200', '400', '401', '403', '404', '409', '413', '503'].sort(),
+    );
     expect(responses('/webhooks/{id}', 'patch')[400]!.description).toContain('immutable_field');
     for (const method of ['get', 'delete'])
       expect(responses('/webhooks/{id}', method)[400]!.description).toContain('invalid_id');

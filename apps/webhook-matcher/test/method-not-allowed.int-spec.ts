@@ -2,6 +2,7 @@ import { JetStreamConsumers } from '@meridian/platform-messaging';
 import {
   methodNotAllowedCases,
   methodNotAllowedMismatches,
+  undeclaredErrorAnswers,
   type OpenApiPaths,
 } from '@meridian/testing';
 import { startMatcherStack, type MatcherTestStack } from './support/matcher-app';
@@ -12,10 +13,13 @@ jest.setTimeout(120_000);
  * A method a route does not take is 405 with `Allow` (RFC 9110 §15.5.6), in the COMPAT error
  * body; an unknown path stays 404 (the rule of every REST app: platform-http, ADR 0502).
  */
+const OPERATOR_TOKEN = 'operator-token-of-this-test-0001';
+
 describe('webhooks API: 405 for a method a route does not take, 404 for an unknown path', () => {
   let s: MatcherTestStack;
   beforeAll(async () => {
-    s = await startMatcherStack();
+    // An operator token, so the operator route's probes reach its id check.
+    s = await startMatcherStack({ OPERATOR_TOKEN });
     // Its KV watches open before the tests (/readyz leaves NATS out, ADR 0212): closing the app
     // while its KV watches are still opening can leave a watch running (app.close() then never
     // returns).
@@ -66,6 +70,43 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
       return { status: answer.status, allow: answer.allow, error: answer.body['error'] };
     });
     expect(mismatches).toEqual([]);
+  });
+
+  // The error statuses /openapi.json declares are the ones the routes answer (QA: list and read
+  // routes declared theirs only under default): every operation without credentials, and with
+  // an id its schema refuses, an undeclared query parameter or an undeclared body field.
+  it('every documented route: its refusals are declared in /openapi.json with their codes', async () => {
+    const doc = (
+      await s.app.inject({ method: 'GET', url: '/openapi.json' })
+    ).json() as OpenApiPaths;
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const credentials: Record<string, string> = { 'api-key': key, operator: OPERATOR_TOKEN };
+    const answered: string[] = [];
+    const undeclared = await undeclaredErrorAnswers(doc, async (probe) => {
+      const response = await s.app.inject({
+        method: probe.method as 'GET',
+        url: probe.url,
+        headers: {
+          ...(probe.scheme ? { authorization: `Bearer ${credentials[probe.scheme]}` } : {}),
+          ...(probe.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        payload: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+      });
+      const error = (response.json() as Record<string, unknown>)['error'];
+      answered.push(`${response.statusCode} ${String(error)}`);
+      return { status: response.statusCode, error };
+    });
+    expect(undeclared).toEqual([]);
+    // Each kind of refusal was met: the probes reached the guards, the id checks and the parsers.
+    expect(new Set(answered)).toEqual(
+      new Set([
+        '401 unauthorized',
+        '400 invalid_id',
+        '400 invalid_query',
+        '400 malformed_body',
+        '404 not_found',
+      ]),
+    );
   });
 
   it.each([

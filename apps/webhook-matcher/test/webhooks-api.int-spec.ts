@@ -817,6 +817,13 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect(tested.status).toBe(202);
     expect(testDeliveryResponse.safeParse(tested.body).error).toBeUndefined();
 
+    // The body may be left out: /openapi.json declares it optional (the last test checks the
+    // accepted bodies against the document, which required one before).
+    const bare = await s.call('POST', `/webhooks/${id}/secret/rotate`, key);
+    expect([bare.status, rotatedWebhookResponse.safeParse(bare.body).error]).toEqual([
+      200,
+      undefined,
+    ]);
     const rotated = await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {});
     expect(rotated.body.previous_secret_expires_at).toEqual(expect.any(String));
     expect(rotatedWebhookResponse.safeParse(rotated.body).error).toBeUndefined();

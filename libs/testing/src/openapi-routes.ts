@@ -59,3 +59,95 @@ export async function methodNotAllowedMismatches(
   }
   return mismatches;
 }
+
+/**
+ * A request that must be refused with an error the document declares for its operation: sent
+ * without credentials (`scheme` null) to an operation that authenticates; with them (`scheme`
+ * names the operation's security scheme) and a path parameter its schema refuses (`x1`), or an
+ * undeclared query parameter, or a body with an undeclared field.
+ */
+export interface ErrorProbe {
+  readonly method: string;
+  /** Concrete path and query (`/api/v1/webhooks/x1?undeclared_parameter=1`). */
+  readonly url: string;
+  readonly scheme: string | null;
+  /** A JSON body to send, or undefined for none. */
+  readonly body: unknown;
+  readonly why: string;
+}
+
+interface OperationShape {
+  security?: Record<string, unknown>[];
+  parameters?: { name: string; in: string; schema?: { pattern?: string } }[];
+  requestBody?: unknown;
+  responses?: Record<string, { description?: string }>;
+}
+
+const FILLER = 'x1';
+
+/** The probes of every operation of `doc` (see `ErrorProbe`). */
+export function errorProbes(doc: OpenApiPaths): (ErrorProbe & { template: string })[] {
+  const probes: (ErrorProbe & { template: string })[] = [];
+  for (const [template, operations] of Object.entries(doc.paths))
+    for (const [method, raw] of Object.entries(operations)) {
+      if (!METHODS.includes(method.toUpperCase() as (typeof METHODS)[number])) continue;
+      const operation = raw as OperationShape;
+      const path = template.replace(/\{[^}]+\}/g, FILLER);
+      const scheme = Object.keys(operation.security?.[0] ?? {})[0] ?? null;
+      const body = operation.requestBody ? {} : undefined;
+      const probe = (url: string, withScheme: string | null, sent: unknown, why: string) =>
+        probes.push({
+          template,
+          method: method.toUpperCase(),
+          url,
+          scheme: withScheme,
+          body: sent,
+          why,
+        });
+      const parameters = operation.parameters ?? [];
+      if (scheme) probe(path, null, body, 'no credentials');
+      const refused = parameters.filter(
+        (p) => p.in === 'path' && p.schema?.pattern && !new RegExp(p.schema.pattern).test(FILLER),
+      );
+      if (refused.length)
+        probe(path, scheme, body, `path ${refused.map((p) => p.name).join(', ')}`);
+      if (parameters.some((p) => p.in === 'query'))
+        probe(`${path}?undeclared_parameter=1`, scheme, body, 'an undeclared query parameter');
+      if (operation.requestBody)
+        probe(path, scheme, { undeclared_field: 1 }, 'a body with an undeclared field');
+    }
+  return probes;
+}
+
+/** What an app answered a probe: its status and error code. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly error: unknown;
+}
+
+/**
+ * Sends every `errorProbes` request of `doc` and lists those whose answer the document does not
+ * declare: a status only `default` covers, or one whose description does not name the code
+ * answered (each declared error status names its codes). A spec expects `[]`.
+ */
+export async function undeclaredErrorAnswers(
+  doc: OpenApiPaths,
+  ask: (probe: ErrorProbe) => Promise<ErrorAnswer>,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const probe of errorProbes(doc)) {
+    const answer = await ask(probe);
+    const operation = doc.paths[probe.template]![probe.method.toLowerCase()] as OperationShape;
+    const declared = operation.responses?.[String(answer.status)];
+    const code = String(answer.error);
+    const named =
+      declared?.description !== undefined &&
+      new RegExp(`(^|[^a-z_])${code}([^a-z_]|$)`).test(declared.description);
+    if (!declared || !named)
+      out.push(
+        `${probe.method} ${probe.url} (${probe.why}): answered ${answer.status} ${code}, ` +
+          (declared ? 'its description does not name the code' : 'a status not declared'),
+      );
+  }
+  return out;
+}

@@ -9,6 +9,7 @@ import { accountView, balanceView } from '../http/views';
 import { AccountsService } from './accounts.service';
 import { accountResponse, balanceResponse, usageResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 
 @Controller('api/v1/account')
 @UseGuards(AccountKeyGuard)
@@ -21,7 +22,10 @@ export class AccountController {
   @Get()
   @ApiRoute({
     summary: 'The account: plan, caps and balance',
-    responses: { 200: { description: 'the account', schema: accountResponse } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'the account', schema: accountResponse },
+    },
   })
   async get(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
@@ -34,7 +38,10 @@ export class AccountController {
   @Get('balance')
   @ApiRoute({
     summary: 'CU balance: allowance, purchased, pending top-ups, next reset',
-    responses: { 200: { description: 'the balance', schema: balanceResponse } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'the balance', schema: balanceResponse },
+    },
   })
   async balance(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
@@ -50,7 +57,10 @@ export class AccountController {
       'Usage by day, network, method or day and network (webhook deliveries as network webhooks)',
     query: usageQuery,
     responses: {
+      ...ACCOUNT_KEY_ERRORS,
       200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
+      400: ROUTE_ERRORS.usageQuery,
+      503: ROUTE_ERRORS.usageUnavailable,
     },
   })
   async usage(@AccountId() accountId: string, @Query() query: unknown) {
@@ -62,7 +72,12 @@ export class AccountController {
     summary:
       'Change the plan (403 self_service_disabled unless SELF_SERVICE_BILLING; enterprise: operator only)',
     body: accountPlanBody,
-    responses: { 200: { description: 'the account', schema: accountResponse } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'the account', schema: accountResponse },
+      400: ROUTE_ERRORS.malformedBody,
+      403: forbiddenAlso(ROUTE_ERRORS.planForbidden),
+    },
   })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);

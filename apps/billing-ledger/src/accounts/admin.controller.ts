@@ -52,8 +52,9 @@ import {
   usageResponse,
 } from '../http/response.schemas';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { ROUTE_ERRORS } from '../http/route-errors';
+import { OPERATOR_ERRORS, ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ID_SCHEMAS } from '../ids';
 
 function newAccountOf(input: z.output<typeof adminCreateAccountBody>): NewAccount {
   return {
@@ -97,7 +98,11 @@ export class AdminController {
     summary: 'Search accounts by id prefix or name, newest first (keyset pages)',
     auth: 'operator',
     query: adminAccountsQuery,
-    responses: { 200: { description: 'a page of accounts', schema: adminAccountsPage } },
+    responses: {
+      ...OPERATOR_ERRORS,
+      400: ROUTE_ERRORS.invalidQuery,
+      200: { description: 'a page of accounts', schema: adminAccountsPage },
+    },
   })
   async search(@Query() query: unknown) {
     const { q, limit, cursor } = parseQuery(adminAccountsQuery, query);
@@ -111,9 +116,14 @@ export class AdminController {
 
   @Get(':id')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'One account: plan, caps and balance (as GET /account)',
     auth: 'operator',
-    responses: { 200: { description: 'the account', schema: accountResponse } },
+    responses: {
+      ...OPERATOR_ERRORS,
+      200: { description: 'the account', schema: accountResponse },
+      404: ROUTE_ERRORS.accountNotFound,
+    },
   })
   async get(@IdParam('acc', 'account not found') id: string) {
     const [row, pending] = await Promise.all([
@@ -125,11 +135,16 @@ export class AdminController {
 
   @Get(':id/usage')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'One account usage (as GET /account/usage)',
     auth: 'operator',
     query: usageQuery,
     responses: {
+      ...OPERATOR_ERRORS,
       200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
+      400: ROUTE_ERRORS.usageQuery,
+      404: ROUTE_ERRORS.accountNotFound,
+      503: ROUTE_ERRORS.usageUnavailable,
     },
   })
   async usage(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
@@ -140,10 +155,16 @@ export class AdminController {
 
   @Get(':id/top-ups')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'One account top-ups (as GET /top-ups)',
     auth: 'operator',
     query: listQuery,
-    responses: { 200: { description: 'a page of top-ups', schema: topUpsPage } },
+    responses: {
+      ...OPERATOR_ERRORS,
+      200: { description: 'a page of top-ups', schema: topUpsPage },
+      400: ROUTE_ERRORS.invalidQuery,
+      404: ROUTE_ERRORS.accountNotFound,
+    },
   })
   async topUps(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -160,6 +181,7 @@ export class AdminController {
     body: adminCreateAccountBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
+      ...OPERATOR_ERRORS,
       201: { description: 'the account and its key', schema: createdAccountResponse },
       400: {
         description:
@@ -188,10 +210,12 @@ export class AdminController {
     auth: 'operator',
     body: adminBulkCreateAccountsBody,
     responses: {
+      ...OPERATOR_ERRORS,
       201: {
         description: 'the accounts and keys, in input order',
         schema: createdAccountsResponse,
       },
+      400: ROUTE_ERRORS.malformedBody,
     },
   })
   @HttpCode(201)
@@ -211,7 +235,9 @@ export class AdminController {
     auth: 'operator',
     body: adminManagedKeysBody,
     responses: {
+      ...OPERATOR_ERRORS,
       200: { description: 'how many keys were newly flagged', schema: managedKeysResponse },
+      400: ROUTE_ERRORS.malformedBody,
     },
   })
   @HttpCode(200)
@@ -229,10 +255,12 @@ export class AdminController {
 
   @Put(':id/plan')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'Set an account plan (and Enterprise contract)',
     auth: 'operator',
     body: adminPlanBody,
     responses: {
+      ...OPERATOR_ERRORS,
       200: { description: 'the account', schema: accountResponse },
       400: {
         description:
@@ -262,10 +290,12 @@ export class AdminController {
    */
   @Get(':id/api-keys')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'List the API keys of the account, managed (dashboard) and revoked ones included',
     auth: 'operator',
     query: adminApiKeysQuery,
     responses: {
+      ...OPERATOR_ERRORS,
       200: { description: 'a page of keys, newest first', schema: adminApiKeysPage },
       400: { description: 'invalid_query: limit, cursor or state does not fit' },
       404: ROUTE_ERRORS.accountNotFound,
@@ -289,10 +319,12 @@ export class AdminController {
    */
   @Post(':id/api-keys')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'Create an API key of the account (shown once), managed (a dashboard key) or not',
     auth: 'operator',
     body: adminCreateApiKeyBody,
     responses: {
+      ...OPERATOR_ERRORS,
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
       400: { description: 'malformed_body: the body does not fit (name, scopes, managed)' },
       404: ROUTE_ERRORS.accountNotFound,
@@ -310,9 +342,11 @@ export class AdminController {
   /** Any key of the account, managed ones included (the account API may not revoke those). */
   @Delete(':id/api-keys/:keyId')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc, keyId: ID_SCHEMAS.key },
     summary: 'Revoke an API key of the account, a managed one (the dashboard key) included',
     auth: 'operator',
     responses: {
+      ...OPERATOR_ERRORS,
       204: { description: 'revoked' },
       404: { description: 'not_found: no such account, or no active key of it with this id' },
     },
@@ -327,11 +361,13 @@ export class AdminController {
 
   @Post(':id/top-ups')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
     summary: 'Credit a top-up (pending like any other). Header Idempotency-Key',
     auth: 'operator',
     body: topUpBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
+      ...OPERATOR_ERRORS,
       201: { description: 'the pending top-up', schema: topUpResponse },
       400: ROUTE_ERRORS.topUpBody,
       404: ROUTE_ERRORS.accountNotFound,

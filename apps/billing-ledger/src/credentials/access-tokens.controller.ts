@@ -7,6 +7,8 @@ import { accessTokenView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
 import { accessTokensPage, createdAccessTokenResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ID_SCHEMAS } from '../ids';
+import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/access-tokens')
 @UseGuards(AccountKeyGuard)
@@ -18,6 +20,7 @@ export class AccessTokensController {
     summary: 'Create an access token for one network (shown once)',
     body: createAccessTokenBody,
     responses: {
+      ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the token, with its secret', schema: createdAccessTokenResponse },
       400: {
         description:
@@ -40,7 +43,11 @@ export class AccessTokensController {
   @ApiRoute({
     summary: 'List access tokens (no secrets)',
     query: listQuery,
-    responses: { 200: { description: 'a page of tokens', schema: accessTokensPage } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'a page of tokens', schema: accessTokensPage },
+      400: ROUTE_ERRORS.invalidQuery,
+    },
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -53,10 +60,13 @@ export class AccessTokensController {
 
   @Post(':id/roll')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.tok },
     summary: 'Roll: a new token for the same network; the old one dies at once',
     noBody: true,
     responses: {
+      ...ACCOUNT_KEY_ERRORS,
       200: { description: 'the new token, with its secret', schema: createdAccessTokenResponse },
+      404: ROUTE_ERRORS.tokenNotFound,
     },
   })
   @HttpCode(200)
@@ -66,7 +76,15 @@ export class AccessTokensController {
   }
 
   @Delete(':id')
-  @ApiRoute({ summary: 'Delete an access token', responses: { 204: { description: 'deleted' } } })
+  @ApiRoute({
+    summary: 'Delete an access token',
+    params: { id: ID_SCHEMAS.tok },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      204: { description: 'deleted' },
+      404: ROUTE_ERRORS.tokenNotFound,
+    },
+  })
   @HttpCode(204)
   async remove(@AccountId() accountId: string, @IdParam('tok') id: string): Promise<void> {
     await this.credentials.deleteAccessToken(accountId, id);

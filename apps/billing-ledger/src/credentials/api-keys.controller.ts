@@ -7,6 +7,8 @@ import { apiKeyView, page } from '../http/views';
 import { CredentialsService } from './credentials.service';
 import { apiKeysPage, createdApiKeyResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ID_SCHEMAS } from '../ids';
+import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 
 @Controller('api/v1/api-keys')
 @UseGuards(AccountKeyGuard)
@@ -17,7 +19,11 @@ export class ApiKeysController {
   @ApiRoute({
     summary: 'Create an API key (shown once)',
     body: createApiKeyBody,
-    responses: { 201: { description: 'the key, with its secret', schema: createdApiKeyResponse } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
+      400: ROUTE_ERRORS.malformedBody,
+    },
   })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
@@ -30,7 +36,11 @@ export class ApiKeysController {
   @ApiRoute({
     summary: 'List API keys (no secrets; keys managed by the operator are not listed)',
     query: listQuery,
-    responses: { 200: { description: 'a page of keys', schema: apiKeysPage } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'a page of keys', schema: apiKeysPage },
+      400: ROUTE_ERRORS.invalidQuery,
+    },
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -41,10 +51,14 @@ export class ApiKeysController {
 
   @Delete(':id')
   @ApiRoute({
+    params: { id: ID_SCHEMAS.key },
     summary: 'Delete an API key',
     responses: {
+      ...ACCOUNT_KEY_ERRORS,
       204: { description: 'deleted' },
-      403: { description: 'managed_key: the key is managed by the operator (the dashboard)' },
+      403: forbiddenAlso({
+        description: 'managed_key: the key is managed by the operator (the dashboard)',
+      }),
       404: { description: 'not_found: no active key of the account with this id' },
     },
   })

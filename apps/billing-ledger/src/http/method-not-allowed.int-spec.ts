@@ -1,9 +1,16 @@
 import {
   methodNotAllowedCases,
   methodNotAllowedMismatches,
+  undeclaredErrorAnswers,
   type OpenApiPaths,
 } from '@meridian/testing';
-import { BillingHarness, type BillingApp } from '../testing/billing-harness';
+import {
+  BillingHarness,
+  OPERATOR_TOKEN,
+  api,
+  bulkAccounts,
+  type BillingApp,
+} from '../testing/billing-harness';
 
 /**
  * A method a route does not take is 405 with `Allow` (RFC 9110 §15.5.6), in the COMPAT error
@@ -55,6 +62,35 @@ describe('billing-ledger account API: 405 for a method a route does not take, 40
       return { status: answer.status, allow: answer.allow, error: answer.body['error'] };
     });
     expect(mismatches).toEqual([]);
+  });
+
+  // The error statuses /openapi.json declares are the ones the routes answer (QA: list and read
+  // routes declared theirs only under default): every operation without credentials, and with
+  // an id its schema refuses, an undeclared query parameter or an undeclared body field.
+  it('every documented route: its refusals are declared in /openapi.json with their codes', async () => {
+    const doc = (await (await fetch(`${billing.url}/openapi.json`)).json()) as OpenApiPaths;
+    const [account] = await bulkAccounts(billing.url, 1, 'declared-errors');
+    const credentials: Record<string, string> = {
+      'api-key': account!.key,
+      operator: OPERATOR_TOKEN,
+    };
+    const answered = new Set<string>();
+    const undeclared = await undeclaredErrorAnswers(doc, async (probe) => {
+      const answer = await api<Record<string, unknown>>(
+        billing.url,
+        probe.method,
+        probe.url,
+        probe.scheme ? credentials[probe.scheme] : undefined,
+        probe.body,
+      );
+      answered.add(`${answer.status} ${String(answer.body?.['error'])}`);
+      return { status: answer.status, error: answer.body?.['error'] };
+    });
+    expect(undeclared).toEqual([]);
+    // Each kind of refusal was met: the probes reached the guards, the id checks and the parsers.
+    expect(answered).toEqual(
+      new Set(['401 unauthorized', '404 not_found', '400 invalid_query', '400 malformed_body']),
+    );
   });
 
   it.each([

@@ -2,8 +2,9 @@ import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
 
 /**
  * Error answers the routes declare in `/openapi.json` (`@ApiRoute` responses), beside `default`;
- * each names the codes of its status the route may answer. 401 unauthorized and 403
- * insufficient_scope apply to every route and stay under `default`.
+ * each names the codes of its status the route may answer, every status a route answers declared
+ * (QA: a client generated from the document tells them apart). The guards' answers go with every
+ * route of theirs: `ACCOUNT_KEY_ERRORS` (AccountKeyGuard) and `OPERATOR_ERRORS` (OperatorGuard).
  */
 export const ROUTE_ERRORS = {
   topUpBody: {
@@ -22,4 +23,44 @@ export const ROUTE_ERRORS = {
       '(SELF_SERVICE_BILLING off)',
   },
   accountNotFound: { description: 'not_found: no account with this id' },
+  tokenNotFound: { description: 'not_found: no active access token of the account with this id' },
+  invalidQuery: {
+    description: 'invalid_query: a query parameter does not fit (an unknown one, limit, cursor)',
+  },
+  malformedBody: { description: 'malformed_body: the body does not fit (an unknown field)' },
+  usageQuery: {
+    description:
+      'invalid_query: a query parameter does not fit (an unknown one, from or to not a time, ' +
+      'group_by), or from is not before to, or they are more than 366 days apart',
+  },
+  usageUnavailable: {
+    description:
+      'usage_unavailable: the hourly usage could not be brought up to date; header Retry-After (s)',
+  },
+  planForbidden: {
+    description:
+      'self_service_disabled: plans are changed by the operator only (SELF_SERVICE_BILLING off); ' +
+      'contract_required: the enterprise plan is set by the operator with a contract',
+  },
 } satisfies Record<string, ApiResponseSpec>;
+
+const INSUFFICIENT_SCOPE = 'insufficient_scope: the API key has no account scope';
+
+/** AccountKeyGuard's answers, on every route of the account API. */
+export const ACCOUNT_KEY_ERRORS = {
+  401: {
+    description: 'unauthorized: no Authorization: Bearer <API key>, or an unknown or revoked key',
+  },
+  403: { description: INSUFFICIENT_SCOPE },
+} satisfies Record<number, ApiResponseSpec>;
+
+/** A route's own 403 beside the guard's insufficient_scope. */
+export const forbiddenAlso = (own: ApiResponseSpec): ApiResponseSpec => ({
+  ...own,
+  description: `${INSUFFICIENT_SCOPE}; ${own.description}`,
+});
+
+/** OperatorGuard's answer, on every operator route. */
+export const OPERATOR_ERRORS = {
+  401: { description: 'unauthorized: no Authorization: Bearer <operator token>, or a wrong one' },
+} satisfies Record<number, ApiResponseSpec>;

@@ -6,7 +6,7 @@ import { listQuery, topUpBody } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { ROUTE_ERRORS } from '../http/route-errors';
+import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/top-ups')
@@ -20,9 +20,10 @@ export class TopUpsController {
     body: topUpBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
+      ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the pending top-up', schema: topUpResponse },
       400: ROUTE_ERRORS.topUpBody,
-      403: ROUTE_ERRORS.selfServiceDisabled,
+      403: forbiddenAlso(ROUTE_ERRORS.selfServiceDisabled),
       409: ROUTE_ERRORS.idempotencyKeyReused,
     },
   })
@@ -42,7 +43,11 @@ export class TopUpsController {
   @ApiRoute({
     summary: 'List top-ups',
     query: listQuery,
-    responses: { 200: { description: 'a page of top-ups', schema: topUpsPage } },
+    responses: {
+      ...ACCOUNT_KEY_ERRORS,
+      200: { description: 'a page of top-ups', schema: topUpsPage },
+      400: ROUTE_ERRORS.invalidQuery,
+    },
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);

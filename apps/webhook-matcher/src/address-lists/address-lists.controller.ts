@@ -12,7 +12,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
-import { checkId } from '../http/ids';
+import { checkId, listIdParams } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { createListBody, entriesBody, entriesQuery, patchListBody } from './address-list.schemas';
@@ -36,7 +36,10 @@ export class AddressListsController {
   @ApiRoute({
     summary: 'Create an address list',
     body: createListBody,
-    responses: { 201: { description: 'the list', schema: addressListResponse } },
+    responses: {
+      201: { description: 'the list', schema: addressListResponse },
+      ...ROUTE_ERRORS.createList,
+    },
   })
   @HttpCode(201)
   async create(@AccountId() accountId: string, @Body() body: unknown) {
@@ -48,7 +51,10 @@ export class AddressListsController {
   @ApiRoute({
     summary: 'List address lists',
     query: pageQuery,
-    responses: { 200: { description: 'a page of lists', schema: addressListsPage } },
+    responses: {
+      200: { description: 'a page of lists', schema: addressListsPage },
+      ...ROUTE_ERRORS.listLists,
+    },
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
@@ -59,7 +65,11 @@ export class AddressListsController {
   @Get(':id')
   @ApiRoute({
     summary: 'One address list',
-    responses: { 200: { description: 'the list', schema: addressListResponse } },
+    params: listIdParams,
+    responses: {
+      200: { description: 'the list', schema: addressListResponse },
+      ...ROUTE_ERRORS.listById,
+    },
   })
   async get(@AccountId() accountId: string, @Param('id') id: string) {
     return addressListView(await this.lists.get(accountId, checkId('al', id)));
@@ -68,8 +78,12 @@ export class AddressListsController {
   @Patch(':id')
   @ApiRoute({
     summary: 'Rename a list',
+    params: listIdParams,
     body: patchListBody,
-    responses: { 200: { description: 'the list', schema: addressListResponse } },
+    responses: {
+      200: { description: 'the list', schema: addressListResponse },
+      ...ROUTE_ERRORS.renameList,
+    },
   })
   async rename(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
     const { name } = parseBody(patchListBody, body);
@@ -79,6 +93,7 @@ export class AddressListsController {
   @Delete(':id')
   @ApiRoute({
     summary: 'Delete a list (409 list_in_use while a webhook references it)',
+    params: listIdParams,
     responses: { 204: { description: 'deleted' }, ...ROUTE_ERRORS.deleteList },
   })
   @HttpCode(204)
@@ -89,8 +104,12 @@ export class AddressListsController {
   @Get(':id/entries')
   @ApiRoute({
     summary: 'Read entries, in address order',
+    params: listIdParams,
     query: entriesQuery,
-    responses: { 200: { description: 'a page of addresses', schema: entriesPage } },
+    responses: {
+      200: { description: 'a page of addresses', schema: entriesPage },
+      ...ROUTE_ERRORS.listEntries,
+    },
   })
   async entries(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(entriesQuery, query);
@@ -101,9 +120,11 @@ export class AddressListsController {
   @Post(':id/entries')
   @ApiRoute({
     summary: 'Add entries (duplicates ignored)',
+    params: listIdParams,
     body: entriesBody,
     responses: {
       200: { description: 'the list, added and removed', schema: entriesChangeResponse },
+      ...ROUTE_ERRORS.changeEntries,
     },
   })
   @HttpCode(200)
@@ -114,9 +135,11 @@ export class AddressListsController {
   @Put(':id/entries')
   @ApiRoute({
     summary: 'Replace all entries',
+    params: listIdParams,
     body: entriesBody,
     responses: {
       200: { description: 'the list, added and removed', schema: entriesChangeResponse },
+      ...ROUTE_ERRORS.changeEntries,
     },
   })
   async replace(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
@@ -126,9 +149,11 @@ export class AddressListsController {
   @Post(':id/entries/remove')
   @ApiRoute({
     summary: 'Remove entries',
+    params: listIdParams,
     body: entriesBody,
     responses: {
       200: { description: 'the list, added (0) and removed', schema: entriesChangeResponse },
+      ...ROUTE_ERRORS.removeEntries,
     },
   })
   @HttpCode(200)

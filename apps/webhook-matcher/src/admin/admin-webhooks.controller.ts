@@ -9,6 +9,8 @@ import {
 } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { z } from 'zod';
+import { ROUTE_ERRORS } from '../http/route-errors';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../common/clock.token';
 import { parseQuery } from '../http/validation';
@@ -23,9 +25,14 @@ import { OperatorGuard } from './operator.guard';
  * billing-ledger's account id (`acc_` + 24 hex). Anything else is 404 like an unknown account, as
  * billing-ledger's operator routes answer.
  */
+const accountIdSchema = z
+  .string()
+  .regex(/^acc_[0-9a-f]{24}$/)
+  .describe("billing-ledger's account id: acc_ and 24 hex (else 404 not_found)");
+
 const accountIdPipe: PipeTransform<string, string> = {
   transform: (value) => {
-    if (!/^acc_[0-9a-f]{24}$/.test(value))
+    if (!accountIdSchema.safeParse(value).success)
       throw new DomainError('not_found', 'not_found', 'account not found');
     return value;
   },
@@ -49,8 +56,12 @@ export class AdminWebhooksController {
   @ApiRoute({
     summary: 'One account webhooks, newest first (as GET /webhooks)',
     auth: 'operator',
+    params: { id: accountIdSchema },
     query: pageQuery,
-    responses: { 200: { description: 'a page of webhooks', schema: webhooksPage } },
+    responses: {
+      200: { description: 'a page of webhooks', schema: webhooksPage },
+      ...ROUTE_ERRORS.adminWebhooks,
+    },
   })
   async list(@Param('id', accountIdPipe) accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
-import { checkEventId, checkId } from '../http/ids';
+import { checkEventId, checkId, eventIdSchema, webhookIdParams } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { emptyBody } from '../webhooks/webhook.schemas';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -31,12 +31,14 @@ export class DeliveriesController {
   @ApiRoute({
     summary:
       "Failed delivery attempts, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default); with event_id, every attempt of that event (a test delivery's outcome)",
+    params: webhookIdParams,
     query: deliveriesQuery,
     responses: {
       200: {
         description: 'a page of failed attempts, or of the attempts of one event',
         schema: deliveriesPage,
       },
+      ...ROUTE_ERRORS.deliveries,
     },
   })
   async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
@@ -49,7 +51,11 @@ export class DeliveriesController {
   @Get(':id/stats')
   @ApiRoute({
     summary: 'delivered_total, failed_total, rate_limited_total, last_delivered_at',
-    responses: { 200: { description: 'the counters', schema: deliveryStats } },
+    params: webhookIdParams,
+    responses: {
+      200: { description: 'the counters', schema: deliveryStats },
+      ...ROUTE_ERRORS.webhookById,
+    },
   })
   async stats(@AccountId() accountId: string, @Param('id') id: string) {
     const row = await this.webhooks.get(accountId, checkId('wh', id));
@@ -62,6 +68,7 @@ export class DeliveriesController {
     summary:
       'Replay one failed or given-up event (billed like any attempt). Takes no body (an empty ' +
       'JSON object is accepted)',
+    params: { ...webhookIdParams, eventId: eventIdSchema },
     noBody: true,
     responses: {
       202: { description: 'the jobs sent out again', schema: replayResponse },
@@ -84,6 +91,7 @@ export class DeliveriesController {
   @Post(':id/replay')
   @ApiRoute({
     summary: 'Replay failed or given-up events in a time or block range',
+    params: webhookIdParams,
     body: replayRangeBody,
     responses: {
       202: { description: 'the jobs sent out again', schema: replayResponse },

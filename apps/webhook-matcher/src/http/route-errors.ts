@@ -6,10 +6,10 @@ import { isoTime } from './response-shapes';
 
 /**
  * Error answers the routes declare in `/openapi.json` (`@ApiRoute` responses), beside `default`,
- * as billing-ledger's `ROUTE_ERRORS` do: each names the codes of its status the route may
- * answer. A status whose codes carry members of their own (`cap`, `limit`, `requested` of a
- * cap_…) gets the error body with them as its schema. 401 unauthorized, 403 insufficient_scope
- * and the 503s (credentials_unavailable, billing_unavailable) stay under `default`.
+ * as billing-ledger's `ROUTE_ERRORS` do: every status a route may answer, each naming its codes
+ * (QA: a client generated from the document tells them apart). A status whose codes carry
+ * members of their own (`cap`, `limit`, `requested` of a cap_…) gets the error body with them as
+ * its schema. The API-key guard's 401, 403 and 503 go with every `api-key` route (`apiKeyRoute`).
  */
 const errorBody = (extras: z.ZodRawShape = {}) =>
   z.looseObject({
@@ -42,11 +42,55 @@ const WEBHOOK_BODY_CODES =
   'target_url_private_address, target_url_reserved_name';
 
 const notFoundWebhook = error('not_found: no webhook of the account with this id');
+const notFoundList = error('not_found: no address list of the account with this id');
+const invalidListId = 'invalid_id: the id is not al_ and 24 base32 characters';
+const QUERY_CODES =
+  'invalid_query: a query parameter does not fit (an unknown one, limit not 1 to 200); ' +
+  'invalid_cursor: cursor is not a next_cursor of this list';
+const ENTRIES_BODY_CODES =
+  'malformed_body: the body does not fit (addresses, an unknown field); invalid_address, ' +
+  'invalid_address_checksum (`expected`): an address refused (`path` names the first)';
+const LIST_CAPS = [
+  CAP_CODES.addressesPerList,
+  CAP_CODES.addressLists,
+  CAP_CODES.addressesPerWebhook,
+  CAP_CODES.addressesPerAccount,
+].join(', ');
+
+/**
+ * The API-key guard's answers (auth/api-key.guard.ts), merged into a route's own errors: 401
+ * unauthorized, 403 insufficient_scope (beside the route's own 403), 503 credentials_unavailable
+ * and, where the route reads the account's plan from billing-ledger, billing_unavailable.
+ */
+function apiKeyRoute<E extends Record<number, ApiResponseSpec>>(
+  errors: E,
+  { readsPlan = false } = {},
+): E & Record<401 | 403 | 503, ApiResponseSpec> {
+  const own403 = (errors as Record<number, ApiResponseSpec>)[403];
+  return {
+    ...errors,
+    401: error('unauthorized: no Authorization: Bearer <API key>, or an unknown or revoked key'),
+    403: {
+      ...own403,
+      description:
+        'insufficient_scope: the API key has no webhooks scope' +
+        (own403 ? `; ${own403.description}` : ''),
+      schema: own403?.schema ?? errorBody(),
+    },
+    503: error(
+      'credentials_unavailable: API keys cannot be checked right now' +
+        (readsPlan
+          ? '; billing_unavailable: the account state (plan, balance) cannot be read right now'
+          : '') +
+        '; header Retry-After (s)',
+    ),
+  };
+}
 const invalidWebhookId = 'invalid_id: the id is not wh_ and 24 base32 characters';
 const tooLarge = error('request_too_large: the body is over 5 MiB');
 const planRequired = 'plan_required: a team account without a plan';
 
-export const ROUTE_ERRORS = {
+const OWN_ERRORS = {
   createWebhook: {
     400: error(
       `${WEBHOOK_BODY_CODES}; unsupported_network, invalid_chain, network_not_indexed ` +
@@ -142,5 +186,70 @@ export const ROUTE_ERRORS = {
     409: error('list_in_use: webhooks reference the list (`webhook_ids`, the first 50)', {
       webhook_ids: z.array(z.string()).optional(),
     }),
+  },
+  listQuery: { 400: error(QUERY_CODES) },
+  deliveries: {
+    400: error(
+      `${invalidWebhookId}; ${QUERY_CODES}; invalid_query: event_id is not ev_ and 32 hex or ` +
+        'test_ and 24 hex',
+    ),
+    404: notFoundWebhook,
+  },
+  createList: {
+    400: error(`${ENTRIES_BODY_CODES}; malformed_body: name is not 1 to 200 characters`, {
+      expected: z.string().optional(),
+    }),
+    409: error(`${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
+    413: tooLarge,
+  },
+  listById: { 400: error(invalidListId), 404: notFoundList },
+  renameList: {
+    400: error(`${invalidListId}; malformed_body: name is not 1 to 200 characters`),
+    404: notFoundList,
+    413: tooLarge,
+  },
+  listEntries: { 400: error(`${invalidListId}; ${QUERY_CODES}`), 404: notFoundList },
+  changeEntries: {
+    400: error(`${invalidListId}; ${ENTRIES_BODY_CODES}`, { expected: z.string().optional() }),
+    404: notFoundList,
+    409: error(`${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
+    413: tooLarge,
+  },
+  removeEntries: {
+    400: error(`${invalidListId}; ${ENTRIES_BODY_CODES}`, { expected: z.string().optional() }),
+    404: notFoundList,
+    413: tooLarge,
+  },
+} satisfies Record<string, Record<number, ApiResponseSpec>>;
+
+const { listQuery, ...own } = OWN_ERRORS;
+
+/** Every error status of each route, by the route (or the routes alike). */
+export const ROUTE_ERRORS = {
+  limits: apiKeyRoute({}, { readsPlan: true }),
+  listWebhooks: apiKeyRoute(listQuery),
+  createWebhook: apiKeyRoute(own.createWebhook, { readsPlan: true }),
+  patchWebhook: apiKeyRoute(own.patchWebhook, { readsPlan: true }),
+  webhookById: apiKeyRoute(own.webhookById),
+  ownerAction: apiKeyRoute(own.ownerAction),
+  resume: apiKeyRoute(own.resume, { readsPlan: true }),
+  rotate: apiKeyRoute(own.rotate),
+  notActive: apiKeyRoute(own.notActive),
+  replayOne: apiKeyRoute(own.replayOne),
+  replayRange: apiKeyRoute(own.replayRange),
+  deliveries: apiKeyRoute(own.deliveries),
+  createList: apiKeyRoute(own.createList, { readsPlan: true }),
+  listLists: apiKeyRoute(listQuery),
+  listById: apiKeyRoute(own.listById),
+  renameList: apiKeyRoute(own.renameList),
+  deleteList: apiKeyRoute(own.deleteList),
+  listEntries: apiKeyRoute(own.listEntries),
+  changeEntries: apiKeyRoute(own.changeEntries, { readsPlan: true }),
+  removeEntries: apiKeyRoute(own.removeEntries),
+  /** The operator's read of an account's webhooks (admin/operator.guard.ts). */
+  adminWebhooks: {
+    400: error(QUERY_CODES),
+    401: error('unauthorized: no Authorization: Bearer <operator token>, or a wrong one'),
+    404: error('not_found: the account id is not acc_ and 24 hex'),
   },
 } satisfies Record<string, Record<number, ApiResponseSpec>>;

@@ -11,6 +11,7 @@ import { servedWebhookNetworks } from '../webhooks/networks';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { limitsResponse } from './limits.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { ROUTE_ERRORS } from '../http/route-errors';
 
 /**
  * GET /webhooks/limits: the account's caps (as billing resolved them), what it uses, and the
@@ -30,7 +31,10 @@ export class LimitsController {
   @Get('limits')
   @ApiRoute({
     summary: 'The plan caps and the account usage that counts against them',
-    responses: { 200: { description: 'caps and usage', schema: limitsResponse } },
+    responses: {
+      200: { description: 'caps and usage', schema: limitsResponse },
+      ...ROUTE_ERRORS.limits,
+    },
   })
   async limits(@AccountId() accountId: string) {
     const facts = await this.credentials.accountFacts(accountId);

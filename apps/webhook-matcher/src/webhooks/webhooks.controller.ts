@@ -15,7 +15,7 @@ import {
 import type { Clock } from '@meridian/time';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CLOCK } from '../common/clock.token';
-import { checkId } from '../http/ids';
+import { checkId, webhookIdParams } from '../http/ids';
 import { parseBody, parseQuery } from '../http/validation';
 import { StatusService } from '../status/status.service';
 import { ROUTE_ERRORS } from '../http/route-errors';
@@ -87,7 +87,10 @@ export class WebhooksController {
   @ApiRoute({
     summary: 'List webhooks, newest first',
     query: pageQuery,
-    responses: { 200: { description: 'a page of webhooks', schema: webhooksPage } },
+    responses: {
+      200: { description: 'a page of webhooks', schema: webhooksPage },
+      ...ROUTE_ERRORS.listWebhooks,
+    },
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(pageQuery, query);
@@ -100,6 +103,7 @@ export class WebhooksController {
 
   @Get(':id')
   @ApiRoute({
+    params: webhookIdParams,
     summary: 'One webhook',
     responses: {
       200: { description: 'the webhook', schema: webhookResponse },
@@ -112,6 +116,7 @@ export class WebhooksController {
 
   @Patch(':id')
   @ApiRoute({
+    params: webhookIdParams,
     summary: 'Change a webhook (chain, network and trigger type are immutable)',
     body: patchWebhookDocument,
     responses: {
@@ -126,6 +131,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @ApiRoute({
+    params: webhookIdParams,
     summary: 'Delete a webhook (frees its slot); answers the webhook with status deleted',
     responses: {
       200: { description: 'the webhook, status deleted', schema: webhookResponse },
@@ -138,6 +144,7 @@ export class WebhooksController {
 
   @Post(':id/pause')
   @ApiRoute({
+    params: webhookIdParams,
     summary: 'Pause (owner). Takes no body (an empty JSON object is accepted)',
     noBody: true,
     responses: {
@@ -153,6 +160,7 @@ export class WebhooksController {
 
   @Post(':id/resume')
   @ApiRoute({
+    params: webhookIdParams,
     summary:
       'Resume (409 insufficient_balance at zero balance; cap_* when over the plan). Takes no ' +
       'body (an empty JSON object is accepted)',
@@ -170,10 +178,13 @@ export class WebhooksController {
 
   @Post(':id/secret/rotate')
   @ApiRoute({
+    params: webhookIdParams,
     summary:
       'Rotate the signing secret (the old one signs for 24 h unless expire_previous; at most 3 ' +
       'previous secrets sign at once, else 409 too_many_previous_secrets)',
     body: rotateSecretBody,
+    // The body may be left out: the route reads `body ?? {}` (QA: declared required before).
+    bodyOptional: true,
     responses: {
       200: {
         description: 'the webhook, its new secret and until when the previous ones sign',
@@ -200,6 +211,7 @@ export class WebhooksController {
 
   @Post(':id/test')
   @ApiRoute({
+    params: webhookIdParams,
     summary:
       'Queue a free test delivery (only while active). Takes no body (an empty JSON object is ' +
       'accepted)',

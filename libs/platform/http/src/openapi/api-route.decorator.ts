@@ -34,6 +34,16 @@ export interface ApiRouteSpec {
   /** Request body schema; omit for routes that take no body (then `noBody: true`). */
   body?: z.ZodType;
   noBody?: true;
+  /**
+   * The body may be left out (`requestBody.required: false`): the route validates `body ?? {}`,
+   * or takes no body and an empty object alike.
+   */
+  bodyOptional?: true;
+  /**
+   * The schema of each path parameter (`{id}`), the very one the route checks it with (its id
+   * pattern): required for every parameter of the path (`routesWithoutSpec`).
+   */
+  params?: Record<string, z.ZodType>;
   query?: z.ZodType;
   /** Request headers the route reads, by name (not the auth header: `auth` says that). */
   headers?: Record<string, ApiHeaderSpec>;

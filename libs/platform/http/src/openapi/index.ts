@@ -4,3 +4,4 @@ export * from './openapi.controller';
 export * from './reference-page';
 export { refsOutsideComponents, SchemaComponents } from './schema-components';
 export * from './routes';
+export * from './declared-errors';

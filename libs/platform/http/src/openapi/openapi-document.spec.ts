@@ -4,12 +4,19 @@ import { z } from 'zod';
 import { ApiRoute } from './api-route.decorator';
 import { buildOpenApiDocument } from './openapi-document';
 import { renderReferencePage } from './reference-page';
+import { operationsWithUndeclaredErrors } from './declared-errors';
 import { routesWithoutSpec } from './routes';
 import { refsOutsideComponents, SchemaComponents } from './schema-components';
 
 const createBody = z.strictObject({ name: z.string().min(1), size: z.number().int().default(1) });
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).optional() });
 const thing = z.object({ id: z.string(), name: z.string() });
+/** The one home of the id rule: the route checks with it and the document shows it. */
+const thingId = z
+  .string()
+  .regex(/^th_[0-9a-f]{8}$/)
+  .describe('th_ and 8 hex');
+const renameBody = z.strictObject({ name: z.string().optional() });
 
 @Controller('api/v1/things')
 class DescribedController {
@@ -25,10 +32,21 @@ class DescribedController {
   @ApiRoute({ summary: 'List things', query: listQuery })
   list(@Query() _query: unknown) {}
 
+  @Post(':id/rename')
+  @ApiRoute({
+    summary: 'Rename a thing; the body may be left out',
+    body: renameBody,
+    bodyOptional: true,
+    params: { id: thingId },
+    responses: { 200: { description: 'renamed', schema: thing }, 400: { description: 'x' } },
+  })
+  rename(@Param('id') _id: string, @Body() _body: unknown) {}
+
   @Delete(':id')
   @ApiRoute({
     summary: 'Delete a thing',
     auth: 'operator',
+    params: { id: thingId },
     headers: {
       'Idempotency-Key': { description: 'retry key', schema: z.string().min(1).max(200) },
     },
@@ -48,6 +66,10 @@ class UndescribedController {
   @Put(':id')
   @ApiRoute({ summary: 'Replace, but the body schema was forgotten' })
   replace() {}
+
+  @Get(':id')
+  @ApiRoute({ summary: 'One, but the id schema was forgotten' })
+  one() {}
 
   @Post('ping')
   @ApiRoute({ summary: 'No body on purpose', noBody: true, auth: 'none' })
@@ -240,7 +262,11 @@ describe('OpenAPI from the routes and their zod schemas', () => {
   const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
 
   it('describes each route with its path parameters, query, body and responses', () => {
-    expect(Object.keys(paths).sort()).toEqual(['/api/v1/things', '/api/v1/things/{id}']);
+    expect(Object.keys(paths).sort()).toEqual([
+      '/api/v1/things',
+      '/api/v1/things/{id}',
+      '/api/v1/things/{id}/rename',
+    ]);
     expect(paths['/api/v1/things']!['post']).toMatchObject({
       summary: 'Create a thing',
       requestBody: {
@@ -270,7 +296,12 @@ describe('OpenAPI from the routes and their zod schemas', () => {
     ]);
     expect(paths['/api/v1/things/{id}']!['delete']).toMatchObject({
       parameters: [
-        { name: 'id', in: 'path', required: true },
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^th_[0-9a-f]{8}$', description: 'th_ and 8 hex' },
+        },
         {
           name: 'Idempotency-Key',
           in: 'header',
@@ -296,6 +327,26 @@ describe('OpenAPI from the routes and their zod schemas', () => {
     });
   });
 
+  it('declares a body the route may go without as not required (QA: POST …/secret/rotate)', () => {
+    expect(paths['/api/v1/things/{id}/rename']!['post']!['requestBody']).toMatchObject({
+      required: false,
+    });
+    expect(paths['/api/v1/things']!['post']!['requestBody']).toMatchObject({ required: true });
+  });
+
+  it('names every operation whose errors are declared only under default', () => {
+    expect(operationsWithUndeclaredErrors(document).sort()).toEqual([
+      'DELETE /api/v1/things/{id}: 401 (authenticates), 400 or 404 (checks its path parameters)',
+      'GET /api/v1/things: 401 (authenticates), 400 (validates its body or query)',
+      'POST /api/v1/things/{id}/rename: 401 (authenticates)',
+      'POST /api/v1/things: 401 (authenticates), 400 (validates its body or query)',
+    ]);
+    const ping = buildOpenApiDocument({ title: 't', version: '1' }, [UndescribedController]);
+    expect(operationsWithUndeclaredErrors(ping)).not.toContainEqual(
+      expect.stringContaining('/ping'),
+    );
+  });
+
   it('serves the paths from the origin, tags them and declares the shared response headers', () => {
     // The paths carry the whole prefix, so the server is the origin (not a base ending in /v1).
     expect(document['servers']).toEqual([{ url: '/', description: expect.any(String) }]);
@@ -311,10 +362,11 @@ describe('OpenAPI from the routes and their zod schemas', () => {
       });
   });
 
-  it('names every route that has no spec, and every body route without its schema', () => {
+  it('names every route that has no spec, a body or a path parameter without its schema', () => {
     expect(routesWithoutSpec([DescribedController])).toEqual([]);
     expect(routesWithoutSpec([UndescribedController]).sort()).toEqual([
       'GET /api/v1/other (UndescribedController.list)',
+      'GET /api/v1/other/{id} (UndescribedController.one)',
       'PUT /api/v1/other/{id} (UndescribedController.replace)',
     ]);
   });
@@ -324,7 +376,7 @@ describe('OpenAPI from the routes and their zod schemas', () => {
       buildOpenApiDocument({ title: 'A <b>title</b>', version: '1' }, [DescribedController]),
     );
     expect(page).toContain('A &#60;b&#62;title&#60;/b&#62;');
-    expect(page.match(/<section class="op"/g)).toHaveLength(3);
+    expect(page.match(/<section class="op"/g)).toHaveLength(4);
     expect(page).toContain('<code>/api/v1/things/{id}</code>');
   });
 });

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { z } from 'zod';
 import type { ApiAuth, ApiHeaderSpec } from './api-route.decorator';
-import { declaredRoutes } from './routes';
+import { declaredRoutes, pathParameterNames } from './routes';
 import { SchemaComponents } from './schema-components';
 
 export interface OpenApiInfo {
@@ -155,12 +155,15 @@ export function buildOpenApiDocument(
       description: header.description,
       schema: header.schema ? input(header.schema, name) : { type: 'string' },
     });
-    const parameters: JsonSchema[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
+    const parameters: JsonSchema[] = pathParameterNames(route.path).map((name) => {
+      const schema = spec.params?.[name];
+      return {
+        name,
+        in: 'path',
+        required: true,
+        schema: schema ? input(schema, name) : { type: 'string' },
+      };
+    });
     if (spec.query) parameters.push(...queryParameters(input(spec.query, 'query')));
     for (const [name, header] of Object.entries(spec.headers ?? {}))
       parameters.push({ name, in: 'header', ...headerParameter(name, header) });
@@ -212,7 +215,7 @@ export function buildOpenApiDocument(
       ...(spec.body
         ? {
             requestBody: {
-              required: true,
+              required: !spec.bodyOptional,
               content: { 'application/json': { schema: input(spec.body, 'body') } },
             },
           }

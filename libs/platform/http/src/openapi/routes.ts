@@ -51,16 +51,23 @@ export function declaredRoutes(controllers: readonly Type<unknown>[]): DeclaredR
   return routes;
 }
 
+/** The names of an OpenAPI path's parameters (`/webhooks/{id}` → `id`). */
+export const pathParameterNames = (path: string): string[] =>
+  [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+
 /**
- * Routes that would be served without a description (CI fails on any): no `@ApiRoute`, or a
- * route that takes a body without its schema.
+ * Routes that would be served without a description (CI fails on any): no `@ApiRoute`, a route
+ * that takes a body without its schema, or a path parameter without its schema (`params`).
  */
 export function routesWithoutSpec(controllers: readonly Type<unknown>[]): string[] {
   return declaredRoutes(controllers)
     .filter(
       (route) =>
         !route.spec ||
-        (['post', 'put', 'patch'].includes(route.method) && !route.spec.body && !route.spec.noBody),
+        (['post', 'put', 'patch'].includes(route.method) &&
+          !route.spec.body &&
+          !route.spec.noBody) ||
+        pathParameterNames(route.path).some((name) => !route.spec?.params?.[name]),
     )
     .map(
       (route) =>
