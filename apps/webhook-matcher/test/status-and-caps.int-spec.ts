@@ -43,11 +43,14 @@ function apiOf(stack: () => MatcherTestStack) {
     };
   /** The account's balance facts as this app last stored them (from billing's events). */
   const storedBalance = async (accountId: string) => {
-    const rows: Array<{ exhausted_since: Date | null; pending_top_up_cu: string }> =
-      await stack().dataSource.query(
-        `SELECT exhausted_since, pending_top_up_cu FROM webhooks.accounts WHERE account_id = $1`,
-        [accountId],
-      );
+    const rows: Array<{
+      exhausted_since: Date | null;
+      pending_top_up_cu: string;
+      purchased_cu: string;
+    }> = await stack().dataSource.query(
+      `SELECT exhausted_since, pending_top_up_cu, purchased_cu FROM webhooks.accounts WHERE account_id = $1`,
+      [accountId],
+    );
     return rows[0] ?? null;
   };
   /** The no-balance service decision, 30 minutes (fake clock) after billing's exhaustedSince. */
@@ -705,7 +708,52 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect([tooWide.body.limit, tooWide.body.requested]).toEqual([15, 20]);
   });
 
-  it('one account-address count (rule 3, paused webhooks included): a downgrade keeps no older webhook behind a newer one over the cap; /limits, a refused create, PATCH, list add and resume name the same number; pausing frees nothing, deleting does', async () => {
+  it('a downgrade keeps, newest first, each webhook that fits in what is left of the caps; one that does not fit takes nothing (QA: Starter → Free with A 5, B 3, C 2, D 20 paused all four)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const sizes = { A: 5, B: 3, C: 2, D: 20 };
+    const ids: Record<string, string> = {};
+    let next = 100;
+    for (const [name, count] of Object.entries(sizes)) {
+      ids[name] = (await create(key, { name, addresses: addresses(next, count) })).body.id;
+      next += 100;
+    }
+    await s.billing.setPlan(accountId, 'free');
+    await eventually(async () => (await statusOf(key, ids['A']!)) === 'paused_plan');
+    const statuses = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(ids).map(async ([name, id]) => [name, await statusOf(key, id)]),
+        ),
+      );
+    // D (newest) is over Free's 10 addresses per webhook; C is the newest that fits and takes
+    // the one slot; B and A find none left (before: D held the slot and C was paused too).
+    expect(await statuses()).toEqual({
+      A: 'paused_plan',
+      B: 'paused_plan',
+      C: 'active',
+      D: 'paused_plan',
+    });
+    // /limits and a refused resume still count every non-deleted webhook (rules 1 and 3).
+    expect(await usageOf(key)).toMatchObject({
+      active_webhooks: 4,
+      webhooks_status_active: 1,
+      account_addresses: 30,
+    });
+    const refused = await post(key, ids['B']!, 'resume');
+    expect([refused.status, refused.body.error, refused.body.requested]).toEqual([
+      409,
+      'cap_active_webhooks_exceeded',
+      4,
+    ]);
+    const tooWide = await post(key, ids['D']!, 'resume');
+    expect([tooWide.status, tooWide.body.error, tooWide.body.requested]).toEqual([
+      409,
+      'cap_addresses_exceeded',
+      20,
+    ]);
+  });
+
+  it('one account-address count (rule 3, paused webhooks included) for /limits, a refused create, PATCH, list add and resume; a downgrade keeps an older webhook that fits in what the newer ones left', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const list = (
       await s.call('POST', '/address-lists', key, { name: 'ten', addresses: addresses(300, 10) })
@@ -716,14 +764,13 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     // The contract lowers only the account's addresses: 35 counted, 20 allowed.
     await s.billing.setPlan(accountId, 'enterprise', { addresses_per_account: 20 });
     await eventually(async () => (await statusOf(key, big)) === 'paused_plan');
-    // newest's 10 fit; big's 20 do not and, paused, still count (35 > 20 whatever is paused),
-    // so small fits no better behind it (before: small stayed active, "fitting" at 15).
+    // newest's 10 fit; big's 20 do not (30 > 20) and take nothing; small's 5 fit in what is left.
     expect(await Promise.all([small, big, newest].map((id) => statusOf(key, id)))).toEqual([
-      'paused_plan',
+      'active',
       'paused_plan',
       'active',
     ]);
-    expect(await usageOf(key)).toMatchObject({ account_addresses: 35, webhooks_status_active: 1 });
+    expect(await usageOf(key)).toMatchObject({ account_addresses: 35, webhooks_status_active: 2 });
     const over = (answer: { status: number; body: Record<string, unknown> }, requested: number) =>
       expect([
         answer.status,
@@ -732,10 +779,8 @@ describe('status machine and plan caps through the API (real billing-ledger plan
         answer.body.limit,
         answer.body.requested,
       ]).toEqual([409, 'cap_account_addresses_exceeded', 'addresses_per_account', 20, requested]);
-    // A resume names the count /limits shows (the paused webhook's addresses are in it already;
-    // before: big 30, the newer fitting ones plus its own).
+    // A resume names the count /limits shows (the paused webhook's addresses are in it already).
     over(await post(key, big, 'resume'), 35);
-    over(await post(key, small, 'resume'), 35);
     // A write that grows the account names what /limits would show after it: 35 + 1.
     over(await create(key, { addresses: [address(900)] }), 36);
     over(await s.call('PATCH', `/webhooks/${newest}`, key, { addresses: [address(900)] }), 36);
@@ -743,14 +788,11 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       await s.call('POST', `/address-lists/${list}/entries`, key, { addresses: [address(900)] }),
       36,
     );
-    // Pausing the active one frees nothing: its 10 still count.
+    // An owner-paused webhook keeps its place: pausing newest lets big in no more.
     expect((await post(key, newest, 'pause')).body.status).toBe('paused');
-    expect((await usageOf(key)).account_addresses).toBe(35);
-    over(await post(key, small, 'resume'), 35);
-    // Deleting big does: 15 ≤ 20, and small and newest resume.
+    over(await post(key, big, 'resume'), 35);
+    // Deleting big lowers the count: 15 ≤ 20.
     await s.call('DELETE', `/webhooks/${big}`, key);
-    expect((await usageOf(key)).account_addresses).toBe(15);
-    expect((await post(key, small, 'resume')).body.status).toBe('active');
     expect((await post(key, newest, 'resume')).body.status).toBe('active');
     expect(await usageOf(key)).toMatchObject({ account_addresses: 15, webhooks_status_active: 2 });
   });
@@ -766,6 +808,27 @@ describe('balance over billing time (billing-ledger with TEST_CLOCK_CONTROL: top
   const { create, statusOf, post, storedBalance, pauseForNoBalance, historyOf } = apiOf(() => s);
   /** billing's default TOPUP_CLEARING_MS (the harness leaves it as production has it). */
   const CLEARING_MS = 90_000;
+  /** Spends `cu` of the account the way rpc-gateway does: a usage event billing applies. */
+  const spend = async (accountId: string, cu: number) => {
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const billingNow = await s.billing.advanceClock(0);
+      const usage = {
+        id: `h4-test:${accountId}:${billingNow.toISOString()}`,
+        kind: 'node',
+        producerId: 'h4-test',
+        accountId,
+        windowStart: new Date(billingNow.getTime() - 1_000).toISOString(),
+        windowEnd: billingNow.toISOString(),
+        items: [{ network: 'eth-mainnet', method: 'eth_call', calls: cu / 20, cu }],
+        totalCu: cu,
+      };
+      const subject = new NatsNamespace(s.natsPrefix).subject(Subjects.billing.usage.of(accountId));
+      await jetstream(nc).publish(subject, JSON.stringify(usage), { msgID: usage.id });
+    } finally {
+      await nc.close();
+    }
+  };
 
   it('nothing resumes paused_no_balance automatically: after a top-up has cleared (and its balance event was applied) it stays paused_no_balance, and an owner pause over it stays paused; the owner resume then works', async () => {
     const left = await s.billing.createAccount({ type: 'team', plan: null, node_owner: true });
@@ -803,25 +866,8 @@ describe('balance over billing time (billing-ledger with TEST_CLOCK_CONTROL: top
   it('Free daily exhaustion: the allowance spent (node usage through billing) → paused_no_balance after 30 minutes; resume before the 07:30 UTC top-up is 409, after it the owner resume succeeds', async () => {
     const { key, accountId } = await s.billing.createAccount({ plan: 'free' });
     const id = (await create(key)).body.id as string;
-    // Spend the whole daily allowance the way rpc-gateway does: a usage event billing applies.
-    const nc = await connect({ servers: testNatsUrl() });
-    try {
-      const billingNow = await s.billing.advanceClock(0);
-      const usage = {
-        id: `h4-test:${accountId}:${billingNow.toISOString()}`,
-        kind: 'node',
-        producerId: 'h4-test',
-        accountId,
-        windowStart: new Date(billingNow.getTime() - 1_000).toISOString(),
-        windowEnd: billingNow.toISOString(),
-        items: [{ network: 'eth-mainnet', method: 'eth_call', calls: 2_500, cu: 50_000 }],
-        totalCu: 50_000,
-      };
-      const subject = new NatsNamespace(s.natsPrefix).subject(Subjects.billing.usage.of(accountId));
-      await jetstream(nc).publish(subject, JSON.stringify(usage), { msgID: usage.id });
-    } finally {
-      await nc.close();
-    }
+    // Spend the whole daily allowance.
+    await spend(accountId, 50_000);
     await eventually(async () => (await storedBalance(accountId))?.exhausted_since != null, 20_000);
     await pauseForNoBalance(accountId, id);
     const refused = await post(key, id, 'resume');
@@ -846,5 +892,25 @@ describe('balance over billing time (billing-ledger with TEST_CLOCK_CONTROL: top
       ['paused_no_balance', 'no_balance', 'service'],
       ['active', 'owner_resume', 'owner'],
     ]);
+  });
+
+  it('a resume while a top-up clears is accepted only when the top-up leaves CU to spend (QA: 100 CU pending over a 970,000 CU overdraft was accepted, and the balance stayed 0 after it cleared)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'free' });
+    const id = (await create(key)).body.id as string;
+    expect((await post(key, id, 'pause')).body.status).toBe('paused');
+    // The daily 50,000 and 970,000 more (usage in flight at exhaustion): an overdraft.
+    await spend(accountId, 1_020_000);
+    await eventually(
+      async () => (await storedBalance(accountId))?.purchased_cu === '-970000',
+      20_000,
+    );
+    await s.billing.topUp(key, 100);
+    const refused = await post(key, id, 'resume');
+    expect([refused.status, refused.body.error]).toEqual([409, 'insufficient_balance']);
+    expect(await statusOf(key, id)).toBe('paused');
+    // Enough to pay the debt and leave 100 CU: accepted while it clears (rule 2).
+    await s.billing.topUp(key, 970_000);
+    const resumed = await post(key, id, 'resume');
+    expect([resumed.status, resumed.body.status]).toEqual([200, 'active']);
   });
 });

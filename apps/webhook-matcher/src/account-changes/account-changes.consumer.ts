@@ -29,6 +29,8 @@ export function factsOfBalanceEvent(e: BalanceStateChanged): AccountFacts {
     },
     exhausted: e.state === 'exhausted',
     exhaustedSince: e.exhaustedSince === null ? null : new Date(e.exhaustedSince),
+    allowanceCu: e.allowanceCu,
+    purchasedCu: e.purchasedCu,
     pendingTopUpCu: e.pendingTopUpCu,
     version: e.version,
   };

@@ -10,6 +10,8 @@ interface AccountRow {
   caps: AccountFacts['caps'];
   balance_state: string;
   exhausted_since: Date | null;
+  allowance_cu: string;
+  purchased_cu: string;
   pending_top_up_cu: string;
   version: string;
 }
@@ -22,6 +24,8 @@ const factsOfRow = (row: AccountRow): AccountFacts => ({
   caps: row.caps,
   exhausted: row.balance_state === 'exhausted',
   exhaustedSince: row.exhausted_since,
+  allowanceCu: Number(row.allowance_cu),
+  purchasedCu: Number(row.purchased_cu),
   pendingTopUpCu: Number(row.pending_top_up_cu),
   version: Number(row.version),
 });
@@ -37,11 +41,12 @@ export class AccountsRepository {
   async lockWith(m: EntityManager, facts: AccountFacts): Promise<AccountFacts> {
     await m.query(
       `INSERT INTO webhooks.accounts AS a (account_id, plan_id, account_type, node_owner, caps, balance_state,
-         exhausted_since, pending_top_up_cu, version, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+         exhausted_since, allowance_cu, purchased_cu, pending_top_up_cu, version, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, $8, $9, now())
        ON CONFLICT (account_id) DO UPDATE SET plan_id = EXCLUDED.plan_id, account_type = EXCLUDED.account_type,
          node_owner = EXCLUDED.node_owner, caps = EXCLUDED.caps, balance_state = EXCLUDED.balance_state,
-         exhausted_since = EXCLUDED.exhausted_since, pending_top_up_cu = EXCLUDED.pending_top_up_cu,
+         exhausted_since = EXCLUDED.exhausted_since, allowance_cu = EXCLUDED.allowance_cu,
+         purchased_cu = EXCLUDED.purchased_cu, pending_top_up_cu = EXCLUDED.pending_top_up_cu,
          version = EXCLUDED.version, updated_at = now()
        WHERE a.version < EXCLUDED.version`,
       [
@@ -54,6 +59,8 @@ export class AccountsRepository {
         facts.exhaustedSince,
         facts.pendingTopUpCu,
         facts.version,
+        facts.allowanceCu,
+        facts.purchasedCu,
       ],
     );
     return (await this.lock(m, facts.accountId))!;

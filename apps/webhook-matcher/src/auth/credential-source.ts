@@ -19,6 +19,9 @@ export interface AccountFacts {
   };
   readonly exhausted: boolean;
   readonly exhaustedSince: Date | null;
+  /** Remaining allowance and purchased CU (below zero: an overdraft the next top-up pays). */
+  readonly allowanceCu: number;
+  readonly purchasedCu: number;
   readonly pendingTopUpCu: number;
   /** Billing's per-account version (shared by its events, KV and gRPC answers). */
   readonly version: number;

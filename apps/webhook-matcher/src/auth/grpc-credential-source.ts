@@ -81,6 +81,8 @@ export function factsOf(state: AccountState): AccountFacts {
     },
     exhausted: balance?.status === billingV1.BalanceStatus.EXHAUSTED,
     exhaustedSince,
+    allowanceCu: Number(balance?.allowanceCu ?? 0n),
+    purchasedCu: Number(balance?.purchasedCu ?? 0n),
     pendingTopUpCu: Number(balance?.pendingTopUpCu ?? 0n),
     version: Number(state.version),
   };

@@ -8,6 +8,7 @@ import { DeliveryAttemptsByEvent1765200000000 } from '../migrations/176520000000
 import { DeliveryAttemptsEventSlot1765300000000 } from '../migrations/1765300000000-delivery-attempts-event-slot';
 import { DeliveryReplays1765400000000 } from '../migrations/1765400000000-delivery-replays';
 import { PreviousSecrets1765500000000 } from '../migrations/1765500000000-previous-secrets';
+import { AccountBalancePools1765600000000 } from '../migrations/1765600000000-account-balance-pools';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   DeliveryAttemptsEventSlot1765300000000,
   DeliveryReplays1765400000000,
   PreviousSecrets1765500000000,
+  AccountBalancePools1765600000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

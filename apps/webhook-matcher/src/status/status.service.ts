@@ -9,6 +9,7 @@ import {
 } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import {
+  balanceForResume,
   DEFAULT_SERVICE_DECISIONS,
   shouldAutoPause,
   shouldPauseForNoBalance,
@@ -150,7 +151,7 @@ export class StatusService {
           ? {
               planRequired: planRequiredOf(facts),
               planFit: (await this.planFitOf(m, facts)).get(current.id),
-              balance: { exhausted: facts.exhausted, topUpClearing: facts.pendingTopUpCu > 0 },
+              balance: balanceForResume(facts),
             }
           : {};
       return this.apply(

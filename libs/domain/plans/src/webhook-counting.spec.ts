@@ -140,13 +140,21 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
     expect([...fittingWebhooks(free, [wh('c', 1), wh('b', 1), wh('a', 1)], lists)]).toEqual(['c']);
   });
 
-  it('a webhook too large for the plan still holds its slot (rule 1: paused ones count)', () => {
-    // It was skipped without a slot before, so the walk counted fewer webhooks than /limits.
-    expect([...fittingWebhooks(free, [wh('big', 11), wh('small', 3)], lists)]).toEqual([]);
-    // Room for big's 11 addresses too (rule 3 counts them, fitting or not), so only the slot
-    // decides here.
-    const two = { ...free, activeWebhooks: 2, addressesPerAccount: 14 };
-    expect([...fittingWebhooks(two, [wh('big', 11), wh('small', 3)], lists)]).toEqual(['small']);
+  it('a webhook that does not fit takes nothing; the next one is considered (QA: Starter → Free with A 5, B 3, C 2, D 20 paused all four)', () => {
+    // Newest first: D (20) is over Free's 10 per webhook and paused; C (2) takes the one slot
+    // and 2 of the 10 account addresses; B and A find no slot left.
+    const account = [wh('D', 20), wh('C', 2), wh('B', 3), wh('A', 5)];
+    expect([...fittingWebhooks(free, account, lists)]).toEqual(['C']);
+    expect(Object.fromEntries(planFitCounts(free, account, lists))).toEqual({
+      D: { cap: 'addressesPerWebhook', requested: 20 },
+      C: null,
+      // A resume names the counts as /limits shows them (rules 1 and 3: paused ones included).
+      B: { cap: 'activeWebhooks', requested: 4 },
+      A: { cap: 'activeWebhooks', requested: 4 },
+    });
+    // With room for two: C and then B fit (2 + 3 of 10); A (5 more) is over what is left.
+    const two = { ...free, activeWebhooks: 2, addressesPerAccount: 9 };
+    expect([...fittingWebhooks(two, account, lists)]).toEqual(['C', 'B']);
   });
 
   it('one active-webhook count (QA: /limits 4, create 5, resume 2): a resume names the count as /limits shows it', () => {
@@ -211,41 +219,39 @@ describe('fittingWebhooks (downgrade keeps the newest that fit)', () => {
       ],
       lists,
     );
-    // b is over the account's addresses but holds its slot (rule 1), so a, third, is over the
-    // two slots; the counts named are the account's, 6 webhooks and 181,002 addresses (40,000 +
-    // 40,000 + 30,000 + 1 + 1,001 + 70,000), as /limits shows them.
+    // b is over what the account cap has left and takes nothing, so a takes the second slot
+    // (70,000 addresses); z finds no slot. The counts named are the account's, 6 webhooks and
+    // 181,002 addresses (40,000 + 40,000 + 30,000 + 1 + 1,001 + 70,000), as /limits shows them.
     expect(Object.fromEntries(counts)).toEqual({
       c: null,
       b: { cap: 'addressesPerAccount', requested: 181_002 },
-      a: { cap: 'activeWebhooks', requested: 6 },
+      a: null,
       z: { cap: 'activeWebhooks', requested: 6 },
       y: { cap: 'inlineAddresses', requested: 1_001 },
       x: { cap: 'listRefs', requested: 11 },
     });
   });
 
-  it('keeps the account total within its cap, newest first; a newer webhook that does not fit still uses its addresses (rule 3: paused ones count)', () => {
+  it('keeps the running webhooks within the account cap, newest first; one that does not fit leaves its room to older ones', () => {
     const caps = { ...starter, addressesPerAccount: 79_999 };
-    // b (40,000 more) does not fit, and paused it still counts: a (30,000 more) does not fit
-    // behind it either (it did before: a downgrade kept a active, and the account over).
+    // b (40,000 more) does not fit in what c left; a (30,000) does: 70,000 run.
     const three = [wh('c', 0, ['L1']), wh('b', 0, ['L1']), wh('a', 0, ['L2'])];
-    expect([...fittingWebhooks(caps, three, lists)]).toEqual(['c']);
-    // Only deleting b (or an upgrade) makes room for a.
-    expect([...fittingWebhooks(caps, [three[0]!, three[2]!], lists)]).toEqual(['c', 'a']);
+    expect([...fittingWebhooks(caps, three, lists)]).toEqual(['c', 'a']);
   });
 
   it('one account-address count (rule 3): /limits, a refused create, PATCH, list add and resume name the same number', () => {
-    // Downgraded to 20 addresses: newest (10) stays, big (20) and small (5) are paused_plan.
+    // Downgraded to 20 addresses: newest (10) stays, big (20) is paused_plan, small (5) fits in
+    // what is left.
     const caps = { ...starter, addressesPerAccount: 20 };
     const sizes = new Map([['L', 10]]);
     const newest = wh('newest', 0, ['L']);
     const account = [newest, wh('big', 20), wh('small', 5)];
     expect(accountAddresses(account, sizes)).toBe(35);
-    // A resume of either paused one names the account's 35 (old: big 30, small fitted at 15).
+    // A resume of big names the account's 35, as /limits shows it.
     expect(Object.fromEntries(planFitCounts(caps, account, sizes))).toEqual({
       newest: null,
       big: { cap: 'addressesPerAccount', requested: 35 },
-      small: { cap: 'addressesPerAccount', requested: 35 },
+      small: null,
     });
     const refusal = (fn: () => void) => {
       try {

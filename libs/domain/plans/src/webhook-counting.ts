@@ -24,8 +24,8 @@ export type ListSizes = ReadonlyMap<string, number>;
  * Rule 1, the one count of the active-webhook cap: every non-deleted webhook, paused ones
  * included (whatever paused them, fitting the plan or not). `GET /webhooks/limits` shows it as
  * `usage.active_webhooks`; a create refused on the cap names it + 1, a resume refused on it names
- * it as is (the webhook is counted already); the fit walk below gives every one of them a slot.
- * Callers pass the account's non-deleted webhooks.
+ * it as is (the webhook is counted already). The fit walk below decides which of them may run
+ * on what is left of the caps. Callers pass the account's non-deleted webhooks.
  */
 export function activeWebhookCount(nonDeleted: readonly CountedWebhook[]): number {
   return nonDeleted.length;
@@ -44,9 +44,8 @@ export function addressesOfWebhook(webhook: CountedWebhook, lists: ListSizes): n
  * not), with no de-duplication (a list referenced by two webhooks counts twice). `GET
  * /webhooks/limits` shows it as `usage.account_addresses`; a create, a PATCH of the filter or an
  * add to a referenced list refused on the cap names it as the write would leave it, a resume
- * refused on it names it as is (a paused webhook's addresses are counted already); the fit walk
- * below adds every webhook's addresses, fitting or not. Callers pass the account's non-deleted
- * webhooks.
+ * refused on it names it as is (a paused webhook's addresses are counted already). Callers pass
+ * the account's non-deleted webhooks.
  */
 export function accountAddresses(webhooks: readonly CountedWebhook[], lists: ListSizes): number {
   let total = 0;
@@ -125,14 +124,14 @@ export function checkListResize(
 }
 
 /**
- * Which webhooks fit the plan (status table: a downgrade keeps the newest that fit active; an
- * upgrade resumes paused_plan ones newest first as far as the plan allows; a resume of a
- * paused_plan webhook needs it to fit). Walks newest first: a webhook fits when its own
- * addresses are within the per-webhook cap, it is among the first `activeWebhooks` of the walk
- * (every newer non-deleted webhook holds a slot, fitting or not: rule 1, `activeWebhookCount`)
- * and the addresses of every newer non-deleted webhook plus its own stay within the account cap
- * (fitting or not, as rule 3 counts them: `accountAddresses`). Pausing a webhook frees neither a
- * slot nor addresses, so a newer webhook that does not fit still uses its share of both.
+ * Which webhooks fit the plan (status table: a downgrade keeps "webhooks that still fit" active,
+ * newest first, and pauses the rest; an upgrade resumes paused_plan ones newest first as far as
+ * the plan allows; a resume of a paused_plan webhook needs it to fit). Walks newest first and
+ * hands out what is left of the caps: a webhook fits when its own addresses are within the
+ * per-webhook caps, a slot is left and its addresses fit in what the account cap has left; one
+ * that fits takes its slot and its addresses (paused or not: an owner-paused webhook keeps its
+ * place), one that does not fit takes nothing and the walk goes on to the next (ADR 0401, QA:
+ * a newest webhook too large for Free took the one slot and the small one behind it was paused).
  */
 export function fittingWebhooks(
   caps: WebhookCaps,
@@ -169,8 +168,9 @@ export interface OverCap {
  * planFit's walk with, for a webhook that does not fit, what making it active would bring the
  * count to (a refused resume reports it): its lists or inline addresses, its own addresses, the
  * account's active-webhook count (`activeWebhookCount`) or the account's addresses
- * (`accountAddresses`), each as `GET /webhooks/limits` shows it, since a paused webhook holds its
- * slot and its addresses already.
+ * (`accountAddresses`), each as `GET /webhooks/limits` shows it, since a paused webhook is
+ * counted there already (rules 1 and 3). Which webhooks fit is decided on what the walk has
+ * handed out so far, not on those counts.
  */
 export function planFitCounts(
   caps: WebhookCaps,
@@ -180,25 +180,24 @@ export function planFitCounts(
   const result = new Map<string, OverCap | null>();
   const count = activeWebhookCount(newestFirst);
   const total = accountAddresses(newestFirst, lists);
+  // What the webhooks that fit so far hold; one that does not fit adds nothing.
   let slots = 0;
   let addresses = 0;
   for (const webhook of newestFirst) {
-    // Rule 1: this webhook holds a slot whether or not it fits (paused ones count).
-    slots += 1;
     const own = addressesOfWebhook(webhook, lists);
-    // Rule 3: its addresses count whether or not it fits (paused ones count), so an older
-    // webhook gains no room from a newer one being paused; after the last webhook this running
-    // sum is `total`.
-    addresses += own;
     let over: OverCap | null = null;
     if (webhook.listRefs.length > caps.listRefs)
       over = { cap: 'listRefs', requested: webhook.listRefs.length };
     else if (webhook.inlineAddresses > caps.inlineAddresses)
       over = { cap: 'inlineAddresses', requested: webhook.inlineAddresses };
     else if (own > caps.addressesPerWebhook) over = { cap: 'addressesPerWebhook', requested: own };
-    else if (slots > caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: count };
-    else if (addresses > caps.addressesPerAccount)
+    else if (slots + 1 > caps.activeWebhooks) over = { cap: 'activeWebhooks', requested: count };
+    else if (addresses + own > caps.addressesPerAccount)
       over = { cap: 'addressesPerAccount', requested: total };
+    if (over === null) {
+      slots += 1;
+      addresses += own;
+    }
     result.set(webhook.id, over);
   }
   return result;

@@ -1,5 +1,6 @@
 import { DomainError } from '@meridian/errors';
 import {
+  balanceForResume,
   dropReasonOf,
   queuedEventDropReason,
   refusalWithoutPlan,
@@ -103,6 +104,28 @@ describe('transition: every row of the spec table', () => {
     'a resume of %s without balance facts is a programming error, never a silent accept',
     (from) => {
       expect(() => transition(from, 'owner_resume', fits)).toThrow(/balance facts/);
+    },
+  );
+
+  it.each([
+    // [allowance, purchased, pending, accepted]: the resume at an exhausted balance is accepted
+    // only when the pending top-ups leave CU to spend once they clear (rule 2).
+    [0, 0, 100, true],
+    [0, -970_000, 100, false], // QA: the top-up only pays part of the overdraft
+    [0, -970_000, 970_000, false], // pays it exactly: still nothing to spend
+    [0, -970_000, 970_001, true],
+    [0, 0, 0, false],
+  ])(
+    'balanceForResume: allowance %i, purchased %i, pending %i → accepted %s',
+    (allowanceCu, purchasedCu, pendingTopUpCu, accepted) => {
+      const balance = balanceForResume({
+        exhausted: true,
+        allowanceCu,
+        purchasedCu,
+        pendingTopUpCu,
+      });
+      const result = transition('paused', 'owner_resume', { ...fits, balance });
+      expect(result.kind === 'change').toBe(accepted);
     },
   );
 

@@ -112,8 +112,33 @@ export interface TransitionFacts {
    * (`refusalWithoutPlan`).
    */
   readonly planRequired?: boolean;
-  /** Balance facts for a resume from any paused status (spec: refused while the balance is empty). */
+  /**
+   * Balance facts for a resume from any paused status (spec: refused while the balance is empty).
+   * `topUpClearing`: the pending top-ups leave CU to spend once they clear (`balanceForResume`).
+   */
   readonly balance?: { readonly exhausted: boolean; readonly topUpClearing: boolean };
+}
+
+/** Billing's balance state as a resume reads it (BalanceStateChanged's pools). */
+export interface BalancePools {
+  readonly exhausted: boolean;
+  /** Remaining allowance (never below zero in the ledger). */
+  readonly allowanceCu: number;
+  /** Purchased CU; below zero it is a debt (overdraft) the next top-up pays first. */
+  readonly purchasedCu: number;
+  readonly pendingTopUpCu: number;
+}
+
+/**
+ * Rule 2 ("a resume in that gap is accepted") holds for a top-up that will leave CU to spend
+ * once it clears: one that only pays the debt of an overdraft leaves the balance empty, so the
+ * resume is refused like any at an empty balance (QA: 100 CU pending over a 970,000 CU overdraft
+ * was accepted and the webhook stayed at zero).
+ */
+export function balanceForResume(pools: BalancePools): NonNullable<TransitionFacts['balance']> {
+  const spendableAfterClearing =
+    Math.max(pools.allowanceCu, 0) + pools.purchasedCu + pools.pendingTopUpCu;
+  return { exhausted: pools.exhausted, topUpClearing: spendableAfterClearing > 0 };
 }
 
 export type TransitionResult =
