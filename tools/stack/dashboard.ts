@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINTS, REGIONS } from '@meridian/networks';
 import type { AppProcess } from './layout';
@@ -20,6 +20,13 @@ export const BUNDLED_LIBS = [
   'libs/domain/webhooks/src/secret-rotation.ts',
 ];
 export const WEB_DIST = 'dist/apps/dashboard-web';
+/**
+ * Written when a build of the page finished (exit code 0), dated when that build started; beside
+ * the page, not in it (the dashboard serves that directory). A build that failed may still have
+ * written the page (vite empties and writes its outDir before a later step fails), so the page's
+ * own files do not say it is whole.
+ */
+export const WEB_BUILT_STAMP = `${WEB_DIST}.built`;
 
 function newestMtime(path: string): number {
   const stat = statSync(path);
@@ -27,12 +34,37 @@ function newestMtime(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
-/** True when the page was never built or a source file changed after the last build. */
+/**
+ * True when no build of the page finished, the page is missing, or a source file changed after
+ * the start of the last build that finished.
+ */
 export function dashboardBuildNeeded(root: string): boolean {
-  const index = join(root, WEB_DIST, 'index.html');
-  if (!existsSync(index)) return true;
-  const built = statSync(index).mtimeMs;
+  const stamp = join(root, WEB_BUILT_STAMP);
+  if (!existsSync(stamp) || !existsSync(join(root, WEB_DIST, 'index.html'))) return true;
+  const built = statSync(stamp).mtimeMs;
   return [WEB_DIR, ...BUNDLED_LIBS].some((dir) => newestMtime(join(root, dir)) > built);
+}
+
+/**
+ * Runs a build of the page (`run`: vite, its exit code) so that only one that finished counts:
+ * the stamp goes before it starts and is written after exit code 0, dated at the start (a source
+ * saved during the build makes the next start build again). Returns the exit code (null: ended
+ * by a signal).
+ */
+export async function buildDashboard(
+  root: string,
+  run: () => Promise<number | null>,
+  now: () => Date = () => new Date(),
+): Promise<number | null> {
+  const stamp = join(root, WEB_BUILT_STAMP);
+  rmSync(stamp, { force: true });
+  const started = now();
+  const code = await run();
+  if (code === 0) {
+    writeFileSync(stamp, `${started.toISOString()}\n`);
+    utimesSync(stamp, started, started);
+  }
+  return code;
 }
 
 /** Arguments of `vite build` for the page, run with this Node. */

@@ -4,7 +4,12 @@ import { Client } from 'pg';
 import { startDevnet } from './devnet';
 import type { AppProcess, StackLayout } from './layout';
 import { findServerBinary } from './server-binary';
-import { dashboardBuildNeeded, dashboardOperatorEmail, viteBuildArgs } from './dashboard';
+import {
+  buildDashboard,
+  dashboardBuildNeeded,
+  dashboardOperatorEmail,
+  viteBuildArgs,
+} from './dashboard';
 import { messagingAttached } from '@meridian/testing';
 import { answers, httpOk, waitFor } from './probe';
 import type { ProcessGroup } from './process-group';
@@ -126,10 +131,12 @@ export async function startStack(
 
   // The dashboard's page, built by vite when missing or older than its sources.
   if (layout.apps.some((app) => app.app === 'dashboard') && dashboardBuildNeeded(layout.root)) {
-    const code = await group.run('vite', process.execPath, viteBuildArgs(layout.root), {
-      cwd: layout.root,
-      env: process.env,
-    });
+    const code = await buildDashboard(layout.root, () =>
+      group.run('vite', process.execPath, viteBuildArgs(layout.root), {
+        cwd: layout.root,
+        env: process.env,
+      }),
+    );
     if (code !== 0) throw new Error(`vite build of the dashboard failed (exit code ${code})`);
   }
 
