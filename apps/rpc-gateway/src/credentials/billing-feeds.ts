@@ -3,11 +3,12 @@ import { KvMirror, type NatsClient, type NatsNamespace } from '@meridian/platfor
 import { isPlanRequired, type PlanId } from '@meridian/plans';
 import type { Logger } from 'pino';
 import type { CredentialService } from './credential.service';
+import { spendableCuOf } from './spend-estimate';
 
 /**
  * The two KV buckets billing-ledger keeps for hot paths, watched into memory: revoked
  * credentials evict cached tokens on every replica within moments; balance state (ok or
- * exhausted, plan RPS) replaces what the first resolution said, highest version winning.
+ * exhausted, plan RPS, the CU spendable) replaces what the first resolution said, highest version winning.
  */
 export function startBillingFeeds(
   client: NatsClient,
@@ -37,6 +38,7 @@ export function startBillingFeeds(
           plan: value.planId as PlanId | null,
           nodeOwner: value.nodeOwner,
         }),
+        spendableCu: spendableCuOf(value.allowanceCu, value.purchasedCu),
         version: value.version,
       });
     },

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NetworkKey } from '@meridian/networks';
+import { SpendEstimate } from './spend-estimate';
 
 export type BalanceStatus = 'ok' | 'exhausted';
 
@@ -13,6 +14,11 @@ export interface AccountSnapshot {
    * such an account cannot spend, the missing plan is why (402 plan_required, not exhausted).
    */
   readonly planRequired?: boolean;
+  /**
+   * CU the account can spend per this state (`spendableCuOf` its allowance and purchased CU);
+   * undefined when the source does not say (static tokens): no local estimate then.
+   */
+  readonly spendableCu?: number;
   /** Monotonic per account (billing-ledger); the higher version wins. */
   readonly version: number;
 }
@@ -141,19 +147,37 @@ export class CredentialCache {
   }
 }
 
-/** Latest balance state and plan RPS per account, fed by the KV bucket and by resolutions. */
+/**
+ * Latest balance state and plan RPS per account, fed by the KV bucket and by resolutions, and
+ * this process's estimate of each account's spendable CU, reset by every newer state.
+ */
 export class AccountStates {
   private readonly states = new Map<string, AccountSnapshot>();
+  private readonly estimates = new Map<string, SpendEstimate>();
 
   get(accountId: string): AccountSnapshot | undefined {
     return this.states.get(accountId);
   }
 
-  /** Keeps the highest version; returns whether the state changed. */
+  /** The account's estimate (one object per account); undefined before its first state. */
+  estimate(accountId: string): SpendEstimate | undefined {
+    return this.estimates.get(accountId);
+  }
+
+  /**
+   * Keeps the highest version; returns whether the state changed. The estimate starts again
+   * only from a newer version: the same version seen twice (the feed and a resolution) would
+   * otherwise give back what was spent since.
+   */
   apply(snapshot: AccountSnapshot): boolean {
     const current = this.states.get(snapshot.accountId);
     if (current !== undefined && current.version > snapshot.version) return false;
     this.states.set(snapshot.accountId, snapshot);
+    let estimate = this.estimates.get(snapshot.accountId);
+    if (estimate === undefined)
+      this.estimates.set(snapshot.accountId, (estimate = new SpendEstimate()));
+    if (current === undefined || current.version < snapshot.version)
+      estimate.reset(snapshot.version, snapshot.spendableCu);
     return true;
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SpendEstimate } from './spend-estimate';
 import {
   AccountStates,
   CredentialCache,
@@ -63,6 +64,20 @@ export class CredentialService {
     return this.accounts.get(accountId);
   }
 
+  /** This process's estimate of the account's spendable CU (ADR 0201 amendment). */
+  estimate(accountId: string): SpendEstimate | undefined {
+    return this.accounts.estimate(accountId);
+  }
+
+  /**
+   * This process's estimate of the account's CU reached zero before billing-ledger's state
+   * said so: its open sessions are told as if the state had (their subscriptions end), since
+   * every later call of it here is refused alike.
+   */
+  ranOut(accountId: string): void {
+    for (const listener of this.exhaustedListeners) listener(accountId);
+  }
+
   /**
    * A newer state of an account (the balance feed, or a token's resolution); the highest
    * version wins. An account that turns exhausted is told to its open sessions: subscription
@@ -75,7 +90,10 @@ export class CredentialService {
       for (const listener of this.exhaustedListeners) listener(snapshot.accountId);
   }
 
-  /** Calls `listener` with every account that turns exhausted from now on. */
+  /**
+   * Calls `listener` with every account that turns exhausted from now on, by its state or by
+   * this process's estimate (`ranOut`).
+   */
   onExhausted(listener: (accountId: string) => void): void {
     this.exhaustedListeners.push(listener);
   }

@@ -1,6 +1,8 @@
 import { NETWORKS } from '@meridian/networks';
-import { parseRequest } from '@meridian/jsonrpc';
+import { jsonRpcErrorOf, parseRequest } from '@meridian/jsonrpc';
+import { SpendEstimate } from '../credentials/spend-estimate';
 import { planCalls, planRules, SORT } from './call-plan';
+import { PLAN_REQUIRED } from './gateway-errors';
 
 describe('planCalls (the relay sorts every call before any I/O)', () => {
   const network = NETWORKS['eth-mainnet'];
@@ -91,5 +93,43 @@ describe('planCalls (the relay sorts every call before any I/O)', () => {
     expect(at(99).sorts).toEqual([SORT.RELAYED]);
     expect(at(100).statuses).toEqual(['-32005']);
     expect(at(undefined).statuses).toEqual(['-32000']);
+  });
+
+  it('takes the CU of every billed call from the spend estimate and refuses, per call, what it no longer covers', () => {
+    const estimate = new SpendEstimate();
+    // Three calls of 20 CU: the third takes it below zero (the ledger lets it overdraw).
+    estimate.reset(7, 50);
+    const batch = items(
+      JSON.stringify([
+        { jsonrpc: '1.0', id: 1, method: 'eth_blockNumber' },
+        { jsonrpc: '2.0', id: 2, method: 'no_suchMethod', params: [] },
+        { jsonrpc: '2.0', id: 3, method: 'eth_chainId', params: [] },
+        { jsonrpc: '2.0', id: 4, method: 'eth_blockNumber', params: [] },
+        { jsonrpc: '2.0', id: 5, method: 'eth_getBlockByHash', params: [hash, false] },
+        { jsonrpc: '2.0', id: 6, method: 'eth_blockNumber', params: [] },
+        { jsonrpc: '2.0', id: 7, method: 'eth_chainId', params: [] },
+      ]),
+    );
+    const plan = planCalls(network, batch, rules, 'http', 1_000, false, estimate, PLAN_REQUIRED);
+    // Invalid and refused calls are not billed and take nothing.
+    expect(plan.sorts).toEqual([
+      SORT.INVALID,
+      SORT.REFUSED,
+      SORT.LOCAL,
+      SORT.RELAYED,
+      SORT.CACHED,
+      SORT.REFUSED,
+      SORT.REFUSED,
+    ]);
+    expect(estimate.remainingCu).toBe(-10);
+    expect(plan.relayedAt).toEqual([3]);
+    expect(plan.statuses.slice(5)).toEqual(['-32040', '-32040']);
+    expect(JSON.parse(plan.answers[6]!)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: jsonRpcErrorOf(PLAN_REQUIRED),
+    });
+    expect(plan.spend).toBe(estimate);
+    expect(plan.spendVersion).toBe(7);
   });
 });

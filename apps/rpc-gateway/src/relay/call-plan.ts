@@ -1,3 +1,5 @@
+import { cuForCall } from '@meridian/compute-units';
+import type { DomainError } from '@meridian/errors';
 import type { Network } from '@meridian/networks';
 import {
   jsonRpcErrorOf,
@@ -7,14 +9,19 @@ import {
   serializeSuccess,
 } from '@meridian/jsonrpc';
 import { cacheKeyOf } from '../cache/cache-policy';
+import type { SpendEstimate } from '../credentials/spend-estimate';
 import type { OutCall } from '../upstreams/upstream-router';
+import { CU_EXHAUSTED } from './gateway-errors';
 import { checkCall, type CallCheckOptions, type Transport } from './request-checks';
 
 /** How the plan sorts one call of a request. */
 export const SORT = Object.freeze({
   /** Not a JSON-RPC call (the parser's own error answers it). */
   INVALID: 0,
-  /** Refused by a check (method table, params, limits); not billed. */
+  /**
+   * Refused by a check (method table, params, limits), by the account's spend estimate, or
+   * after the act (no node answered, the session refused it); not billed.
+   */
   REFUSED: 1,
   /** Answered by the gateway itself (eth_chainId, net_version). */
   LOCAL: 2,
@@ -72,6 +79,12 @@ export interface CallPlan {
    * is unknown): what a relayed answer is held to before it is cached (`isCacheableResult`).
    */
   readonly finalized: number | undefined;
+  /**
+   * The account's spend estimate the plan took its billed calls' CU from, and its version then:
+   * a call that turns out unbilled gives its CU back (`giveBack`).
+   */
+  readonly spend: SpendEstimate | undefined;
+  readonly spendVersion: number;
 }
 
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
@@ -79,6 +92,9 @@ const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 /**
  * @param head the network's head height, when the pool knows it (log ranges, what is final)
  * @param sessionMethods whether a WebSocket session answers eth_subscribe / eth_unsubscribe
+ * @param spend the account's spend estimate: every call the checks pass (each is billed) takes
+ *   its CU from it in request order, and one the estimate no longer covers is refused `unpaid`
+ *   (a batch: the calls that do not fit, each answered as the exhausted path answers)
  */
 export function planCalls(
   network: Network,
@@ -87,6 +103,8 @@ export function planCalls(
   transport: Transport,
   head: number | undefined,
   sessionMethods: boolean,
+  spend?: SpendEstimate,
+  unpaid: DomainError = CU_EXHAUSTED,
 ): CallPlan {
   const count = items.length;
   const checks = rules.checks[transport];
@@ -100,6 +118,8 @@ export function planCalls(
     cacheKeys: [],
     sessionAt: [],
     finalized,
+    spend,
+    spendVersion: spend?.version ?? -1,
   };
   for (let i = 0; i < count; i++) {
     const item = items[i]!;
@@ -114,6 +134,13 @@ export function planCalls(
     if (refused !== null) {
       plan.sorts[i] = SORT.REFUSED;
       const error = jsonRpcErrorOf(refused);
+      plan.answers[i] = serializeErrorObject(idRaw, error);
+      plan.statuses[i] = String(error.code);
+      continue;
+    }
+    if (spend !== undefined && !spend.take(cuForCall(network, item.method))) {
+      plan.sorts[i] = SORT.REFUSED;
+      const error = jsonRpcErrorOf(unpaid);
       plan.answers[i] = serializeErrorObject(idRaw, error);
       plan.statuses[i] = String(error.code);
       continue;

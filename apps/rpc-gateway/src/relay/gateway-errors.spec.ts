@@ -1,3 +1,4 @@
+import { SpendEstimate } from '../credentials/spend-estimate';
 import { DomainError } from '@meridian/errors';
 import { NETWORKS } from '@meridian/networks';
 import {
@@ -129,6 +130,7 @@ const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | und
 /** Exported functions that build no refusal of their own (they pick or read one). */
 const NOT_BUILDERS = new Set([
   'balanceRefusal',
+  'unpaidRefusal',
   'gatewayHttpStatusOf',
   'retryAfterSecondsOf',
   'acceptsGzip',
@@ -242,6 +244,17 @@ describe('the balance refusal names its cause', () => {
     expect(balanceRefusal(account('exhausted', false))).toBe(CU_EXHAUSTED);
     expect(balanceRefusal(account('exhausted'))).toBe(CU_EXHAUSTED);
     expect(jsonRpcErrorOf(CU_EXHAUSTED)).not.toHaveProperty('data');
+  });
+
+  it("an account whose state says ok is refused alike once this process's estimate is spent", () => {
+    const estimate = new SpendEstimate();
+    estimate.reset(1, 100);
+    expect(balanceRefusal(account('ok'), estimate)).toBeUndefined();
+    estimate.take(100);
+    expect(balanceRefusal(account('ok'), estimate)).toBe(CU_EXHAUSTED);
+    expect(balanceRefusal(account('ok', true), estimate)).toBe(PLAN_REQUIRED);
+    // Without a state there is no estimate to spend.
+    expect(balanceRefusal(undefined, new SpendEstimate())).toBeUndefined();
   });
 
   it('an account without a plan that cannot spend: plan_required, in data, not "exhausted"', () => {

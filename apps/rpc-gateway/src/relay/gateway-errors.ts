@@ -8,6 +8,7 @@ import {
 import { JSONRPC_CODE_OF_KIND, jsonRpcMessage } from '@meridian/jsonrpc';
 import type { Network } from '@meridian/networks';
 import type { AccountSnapshot } from '../credentials/credential-cache';
+import type { SpendEstimate } from '../credentials/spend-estimate';
 
 /**
  * Every refusal the gateway makes, as a DomainError. The relay, the credential check and the
@@ -94,13 +95,22 @@ export const PLAN_REQUIRED = refusal(
 );
 
 /**
- * Why an account may not spend now, or undefined when it may: its balance is exhausted, and
- * when it has no plan that is the cause named (PLAN_REQUIRED), else CU_EXHAUSTED. The one place
- * the balance refusal is chosen, for every interface.
+ * Why an account may not spend now, or undefined when it may: its balance is exhausted, by
+ * billing-ledger's state or by this process's estimate of its spendable CU (`estimate`, ADR 0201
+ * amendment), and when it has no plan that is the cause named (PLAN_REQUIRED), else
+ * CU_EXHAUSTED. The one place the balance refusal is chosen, for every interface.
  */
-export function balanceRefusal(account: AccountSnapshot | undefined): DomainError | undefined {
-  if (account?.status !== 'exhausted') return undefined;
-  return account.planRequired === true ? PLAN_REQUIRED : CU_EXHAUSTED;
+export function balanceRefusal(
+  account: AccountSnapshot | undefined,
+  estimate?: SpendEstimate,
+): DomainError | undefined {
+  if (account?.status !== 'exhausted' && estimate?.spent !== true) return undefined;
+  return unpaidRefusal(account);
+}
+
+/** The refusal of a call the account cannot pay for (`balanceRefusal`'s, whatever said so). */
+export function unpaidRefusal(account: AccountSnapshot | undefined): DomainError {
+  return account?.planRequired === true ? PLAN_REQUIRED : CU_EXHAUSTED;
 }
 
 export const SUBSCRIPTION_LIMIT_UNAVAILABLE = refusal(

@@ -16,6 +16,7 @@ import {
 import { isCacheableResult } from '../cache/cache-policy';
 import type { LruCache } from '../cache/lru-cache';
 import type { ResolvedToken } from '../credentials/credential-cache';
+import type { SpendEstimate } from '../credentials/spend-estimate';
 import type { CredentialService } from '../credentials/credential.service';
 import type { RateLimit } from '../limits/token-bucket';
 import type { UsageMeter } from '../metering/usage-meter';
@@ -30,6 +31,7 @@ import {
   networkNotOffered,
   rateLimited,
   UNKNOWN_ACCESS_TOKEN,
+  unpaidRefusal,
 } from './gateway-errors';
 import type { Transport } from './request-checks';
 
@@ -151,7 +153,8 @@ export class RelayService {
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
     const deprecated =
       network.deprecatedMethods !== null && namesAny(items, network.deprecatedMethods);
-    const admitting = this.admit(token, items);
+    const estimate = this.credentials.estimate(token.accountId);
+    const admitting = this.admit(token, items, estimate);
     const refused = admitting instanceof Promise ? await admitting : admitting;
     if (refused !== undefined)
       return relayAnswer(
@@ -163,6 +166,7 @@ export class RelayService {
         deprecated,
       );
 
+    const hadCu = estimate !== undefined && !estimate.spent;
     const plan = planCalls(
       network,
       items,
@@ -170,7 +174,11 @@ export class RelayService {
       transport,
       this.router.pool(network.key)?.headHeight,
       sessionMethods !== undefined,
+      estimate,
+      unpaidRefusal(this.credentials.account(token.accountId)),
     );
+    // This request spent what the estimate had left: the account's sessions learn it now.
+    if (hadCu && estimate.spent) this.credentials.ranOut(token.accountId);
     const acting = this.act(plan, items, network, token, sessionMethods);
     if (acting !== undefined) await acting;
     this.count(plan, items, network, token);
@@ -202,21 +210,26 @@ export class RelayService {
     calls: readonly OutCall[],
     options?: InternalCallOptions,
   ): Promise<CallAnswer[]> {
+    const estimate = this.credentials.estimate(token.accountId);
     if (options?.admitted !== true) {
-      const taking = this.take(token, calls.length);
+      const taking = this.take(token, calls.length, estimate);
       const refused = taking instanceof Promise ? await taking : taking;
       if (refused !== undefined) throw refused;
     }
+    const version = estimate?.version ?? -1;
+    if (estimate !== undefined) this.spendWhole(token, network, calls, estimate);
     const answers = await this.router.send(network.key, token.accountId, calls);
     const unbilled = options?.unbilledNodeError;
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
       if (answer.kind === 'result') this.served(token, network, method, 'ok');
-      else if (answer.kind === 'node_error') {
-        const status = String(answer.error.code);
-        if (answer.error.code === unbilled) this.metrics.countCall(network.key, method, status);
-        else this.served(token, network, method, status);
+      else if (answer.kind === 'node_error' && answer.error.code !== unbilled)
+        this.served(token, network, method, String(answer.error.code));
+      else {
+        if (answer.kind === 'node_error')
+          this.metrics.countCall(network.key, method, String(answer.error.code));
+        estimate?.giveBack(version, cuForCall(network, method));
       }
     }
     return answers;
@@ -226,20 +239,46 @@ export class RelayService {
   private admit(
     token: ResolvedToken,
     items: readonly RpcRequestItem[],
+    estimate: SpendEstimate | undefined,
   ): DomainError | undefined | Promise<DomainError | undefined> {
     let valid = 0;
     for (const item of items) if (item.valid) valid++;
-    if (valid === 0) return balanceRefusal(this.credentials.account(token.accountId));
-    return this.take(token, valid);
+    if (valid === 0) return balanceRefusal(this.credentials.account(token.accountId), estimate);
+    return this.take(token, valid, estimate);
+  }
+
+  /**
+   * The CU of a gRPC method's calls from the account's estimate, all or none: a method's answer
+   * cannot be partial, so when the estimate does not cover every call the method is refused as
+   * exhausted (throws) and what it took goes back.
+   */
+  private spendWhole(
+    token: ResolvedToken,
+    network: Network,
+    calls: readonly OutCall[],
+    estimate: SpendEstimate,
+  ): void {
+    const hadCu = !estimate.spent;
+    let taken = 0;
+    for (const call of calls) {
+      const cu = cuForCall(network, call.method);
+      if (!estimate.take(cu)) {
+        estimate.giveBack(estimate.version, taken);
+        throw unpaidRefusal(this.credentials.account(token.accountId));
+      }
+      taken += cu;
+    }
+    if (hadCu && estimate.spent) this.credentials.ranOut(token.accountId);
   }
 
   /** Synchronous unless the limiter leases from the replica primary (ADR 0204). */
   private take(
     token: ResolvedToken,
     calls: number,
+    estimate: SpendEstimate | undefined,
   ): DomainError | undefined | Promise<DomainError | undefined> {
     const account = this.credentials.account(token.accountId);
-    const unpaid = balanceRefusal(account);
+    const unpaid = balanceRefusal(account, estimate);
     if (unpaid !== undefined) return unpaid;
     const rps = account?.nodeRps ?? this.fallbackRps;
     const taking = this.limiter.take(token.accountId, calls, rps);
@@ -262,15 +301,22 @@ export class RelayService {
     const session =
       sessionMethods === undefined || plan.sessionAt.length === 0
         ? undefined
-        : Promise.all(plan.sessionAt.map((i) => this.askSession(plan, i, items, sessionMethods)));
+        : Promise.all(
+            plan.sessionAt.map((i) => this.askSession(plan, i, items, network, sessionMethods)),
+          );
     if (plan.relayed.length === 0) return session;
     const relaying = this.router
       .send(network.key, token.accountId, plan.relayed)
-      .then((relayed) => this.fill(plan, items, relayed));
+      .then((relayed) => this.fill(plan, items, network, relayed));
     return session === undefined ? relaying : Promise.all([relaying, session]);
   }
 
-  private fill(plan: CallPlan, items: readonly RpcRequestItem[], relayed: CallAnswer[]): void {
+  private fill(
+    plan: CallPlan,
+    items: readonly RpcRequestItem[],
+    network: Network,
+    relayed: CallAnswer[],
+  ): void {
     for (let k = 0; k < relayed.length; k++) {
       const i = plan.relayedAt[k]!;
       const idRaw = items[i]!.idRaw ?? 'null';
@@ -296,6 +342,7 @@ export class RelayService {
         // Not billed: no node answered. Marked so the count below leaves it out.
         plan.statuses[i] = String(error.code);
         plan.sorts[i] = SORT.REFUSED;
+        plan.spend?.giveBack(plan.spendVersion, cuForCall(network, plan.relayed[k]!.method));
       }
     }
   }
@@ -304,6 +351,7 @@ export class RelayService {
     plan: CallPlan,
     i: number,
     items: readonly RpcRequestItem[],
+    network: Network,
     sessionMethods: SessionMethodHandler,
   ): Promise<void> {
     const idRaw = items[i]!.idRaw ?? 'null';
@@ -316,6 +364,7 @@ export class RelayService {
       plan.answers[i] = serializeErrorObject(idRaw, error);
       plan.statuses[i] = String(error.code);
       plan.sorts[i] = SORT.REFUSED;
+      plan.spend?.giveBack(plan.spendVersion, cuForCall(network, (items[i] as RpcCall).method));
     }
   }
 

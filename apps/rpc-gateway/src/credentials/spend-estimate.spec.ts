@@ -1,0 +1,77 @@
+import { AccountStates, type AccountSnapshot } from './credential-cache';
+import { SpendEstimate, spendableCuOf } from './spend-estimate';
+
+describe('spendableCuOf (what billing-ledger lets an account spend before it is exhausted)', () => {
+  it.each([
+    // allowance, purchased, spendable
+    [20_000, 0, 20_000],
+    [20_000, 5_000, 25_000],
+    [0, 5_000, 5_000],
+    // Purchased CU in debt take nothing from the allowance: the ledger spends the allowance
+    // first and calls the account exhausted only when neither pool is above zero.
+    [20_000, -500, 20_000],
+    [0, -500, 0],
+    [0, 0, 0],
+  ])('allowance %i, purchased %i → %i', (allowance, purchased, spendable) => {
+    expect(spendableCuOf(allowance, purchased)).toBe(spendable);
+  });
+});
+
+describe('SpendEstimate', () => {
+  it('admits calls while above zero; the last one may take it below (one call of overdraft)', () => {
+    const estimate = new SpendEstimate();
+    estimate.reset(1, 250);
+    expect([1, 2, 3, 4].map(() => estimate.take(100))).toEqual([true, true, true, false]);
+    expect(estimate.remainingCu).toBe(-50);
+    expect(estimate.spent).toBe(true);
+  });
+
+  it('refuses nothing before it knows the pools (static tokens)', () => {
+    const estimate = new SpendEstimate();
+    expect(estimate.take(1e12)).toBe(true);
+    estimate.reset(0, undefined);
+    expect(estimate.take(1e12)).toBe(true);
+    expect(estimate.spent).toBe(false);
+  });
+
+  it('gives back an unbilled call only under the version it was taken from', () => {
+    const estimate = new SpendEstimate();
+    estimate.reset(1, 100);
+    estimate.take(100);
+    estimate.giveBack(1, 100);
+    expect(estimate.remainingCu).toBe(100);
+    estimate.take(100);
+    estimate.reset(2, 40);
+    estimate.giveBack(1, 100);
+    expect(estimate.remainingCu).toBe(40);
+  });
+});
+
+describe('AccountStates: the estimate follows the balance states', () => {
+  const state = (version: number, spendableCu?: number): AccountSnapshot => ({
+    accountId: 'a',
+    status: 'ok',
+    nodeRps: 800,
+    spendableCu,
+    version,
+  });
+
+  it('a newer version resets it; the same version seen again (feed and resolution) does not', () => {
+    const states = new AccountStates();
+    expect(states.estimate('a')).toBeUndefined();
+    states.apply(state(5, 20_000));
+    const estimate = states.estimate('a')!;
+    for (let i = 0; i < 200; i++) estimate.take(100);
+    expect(estimate.spent).toBe(true);
+    states.apply(state(5, 20_000));
+    expect(estimate.spent).toBe(true);
+    // An older state changes nothing.
+    states.apply(state(4, 30_000));
+    expect(estimate.spent).toBe(true);
+    // A top-up (or the ledger's apply) publishes a newer version.
+    states.apply(state(6, 1_000));
+    expect(states.estimate('a')).toBe(estimate);
+    expect(estimate.remainingCu).toBe(1_000);
+    expect(estimate.version).toBe(6);
+  });
+});
