@@ -7,3 +7,4 @@ export * from './retention-pruner';
 export * from './revert-migrations';
 export * from './connect-log';
 export * from './db-job-gate';
+export * from './database-unreachable';
