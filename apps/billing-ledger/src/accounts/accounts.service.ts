@@ -53,6 +53,26 @@ const ACCOUNT_CREATE = 'account-create';
 
 const notFound = () => new DomainError('not_found', 'not_found', 'account not found');
 
+/**
+ * A contract is Enterprise's alone (its caps override Premium's); on any other plan it would be
+ * stored and never apply. So the operator routes refuse it: 400 `contract_not_enterprise`
+ * (QA: `PUT /admin/accounts/{id}/plan {"plan":"starter","contract":{…}}` answered 200 and
+ * dropped it). `where`: the body member named in the message.
+ */
+export function requireEnterpriseContract(
+  plan: PlanOrNone,
+  contract: ContractOverrides | null,
+  where = 'body.contract',
+): void {
+  if (contract === null || plan === 'enterprise') return;
+  throw new DomainError(
+    'contract_not_enterprise',
+    'invalid',
+    `${where}: a contract is only for the enterprise plan, not ${plan === null ? 'no plan' : `plan ${plan}`}`,
+    { details: { location: 'body', path: where } },
+  );
+}
+
 @Injectable()
 export class AccountsService {
   constructor(
@@ -82,6 +102,12 @@ export class AccountsService {
     inputs: readonly NewAccount[],
   ): Promise<Array<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }>> {
     if (inputs.length === 0) return [];
+    for (const [i, input] of inputs.entries())
+      requireEnterpriseContract(
+        input.plan,
+        input.contract,
+        inputs.length > 1 ? `body.accounts[${i}].contract` : 'body.contract',
+      );
     const now = this.clock.now();
     const made = await this.dataSource.transaction((manager) =>
       this.insertAccounts(manager, inputs, now),
@@ -111,6 +137,7 @@ export class AccountsService {
     requestKey: string,
     request: unknown,
   ): Promise<{ account: BalanceRow; apiKey: Created<ApiKeyRow> }> {
+    requireEnterpriseContract(input.plan, input.contract);
     const now = this.clock.now();
     const made = await this.dataSource.transaction(async (manager) => {
       await this.accountRequests.lock(manager, requestKey);
@@ -191,6 +218,12 @@ export class AccountsService {
     plan: PlanOrNone,
     contract: ContractOverrides | null,
   ): Promise<BalanceRow> {
+    // The account route carries the stored contract when the plan stays: no change, no refusal.
+    if (contract !== null && plan !== 'enterprise') {
+      const current = await this.get(accountId);
+      if (current.planId !== plan || JSON.stringify(current.contract) !== JSON.stringify(contract))
+        requireEnterpriseContract(plan, contract);
+    }
     await this.ledger.changePlan(accountId, plan, contract);
     return this.get(accountId);
   }

@@ -10,7 +10,7 @@ const accountId = z.string().regex(/^acc_[0-9a-f]{24}$/, 'an account id (next_cu
 export const adminAccountsQuery = z
   .object({
     q: z.string().trim().max(200).default(''),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: z.coerce.number().max(200, { abort: true }).int().min(1).default(50),
     cursor: accountId.optional(),
   })
   .strict();

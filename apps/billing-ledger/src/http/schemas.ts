@@ -4,11 +4,15 @@ import { NETWORK_KEYS } from '@meridian/networks';
 import { z } from 'zod';
 import { API_KEY_SCOPES } from '../credentials/scopes';
 
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/**
+ * A non-negative integer CU count. `.int()` alone bounds it to safe integers: a second `max` at
+ * the same bound said the same sentence twice for 1e300 (QA).
+ */
+const count = z.number().int().min(0);
 
 export const listQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: z.coerce.number().max(200, { abort: true }).int().min(1).default(50),
     cursor: z
       .string()
       .regex(/^\d{1,19}$/, 'cursor from next_cursor')
@@ -24,8 +28,11 @@ export const listQuery = z
 export const USAGE_BOUND_MIN = '1970-01-01T00:00:00Z';
 export const USAGE_BOUND_MAX = '9999-12-31T23:00:00Z';
 
-/** One usage bound: an ISO 8601 time with an offset, from USAGE_BOUND_MIN to USAGE_BOUND_MAX. */
-const usageBound = z.iso.datetime({ offset: true }).refine(
+/**
+ * One usage bound: an ISO 8601 time with an offset, from USAGE_BOUND_MIN to USAGE_BOUND_MAX. Not
+ * a time at all stops there (`abort`): one message, not the range's second one (QA).
+ */
+const usageBound = z.iso.datetime({ offset: true, abort: true }).refine(
   (value) => {
     const ms = new Date(value).getTime();
     return ms >= Date.parse(USAGE_BOUND_MIN) && ms <= Date.parse(USAGE_BOUND_MAX);
@@ -60,7 +67,10 @@ export const createAccessTokenBody = z
 /** Largest single top-up: far above any plan, far below 2^53. */
 export const MAX_TOP_UP_CU = 1_000_000_000_000;
 
-export const topUpBody = z.object({ cu: z.number().int().min(1).max(MAX_TOP_UP_CU) }).strict();
+/** `max` first and final: 1e300 is refused once, with the top-up's bound (QA: twice before). */
+export const topUpBody = z
+  .object({ cu: z.number().max(MAX_TOP_UP_CU, { abort: true }).int().min(1) })
+  .strict();
 
 export const accountPlanBody = z.object({ plan: z.enum(PLAN_IDS) }).strict();
 
