@@ -13,6 +13,7 @@ import { BalancesAllowanceChain1765500000000 } from '../migrations/1765500000000
 import { IdempotencyKeys1765000000000 } from '../migrations/1765000000000-idempotency-keys';
 import { ApiKeysManaged1765600000000 } from '../migrations/1765600000000-api-keys-managed';
 import { AccountRequests1765700000000 } from '../migrations/1765700000000-account-requests';
+import { AccountsRenewal1765800000000 } from '../migrations/1765800000000-accounts-renewal';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -41,6 +42,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       BalancesAllowanceChain1765500000000,
       ApiKeysManaged1765600000000,
       AccountRequests1765700000000,
+      AccountsRenewal1765800000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -5,10 +5,12 @@ import {
   assertBalanced,
   chainSpendOf,
   chargeUsage,
+  debtPaidBy,
   isExhausted,
   isLateUsage,
   nextExhaustedSince,
   planChangeGrant,
+  planChangeTerms,
   purchasedAndOverdraft,
   splitCharge,
   usagePostings,
@@ -240,5 +242,106 @@ describe('chainSpendOf (ADR 0109)', () => {
   it("and of the prior period's remainder when that period is of the same chain", () => {
     expect(charge.late.fromAllowance).toBe(30);
     expect(chainSpendOf(charge, true)).toBe(130);
+  });
+});
+
+describe('debtPaidBy: a new allowance pays the debt first (ADR 0101 amendment)', () => {
+  it.each([
+    // grant, purchased pool → paid
+    [50_000, -80_000, 50_000],
+    [50_000, -30_000, 30_000],
+    [50_000, 0, 0],
+    [50_000, 7_000, 0],
+    [0, -80_000, 0],
+  ])('grant %i, purchased %i: %i paid', (grant, purchased, paid) => {
+    expect(debtPaidBy(grant, purchased)).toBe(paid);
+  });
+
+  it('for any grant and pool: balanced postings, the allowance and the pool never past zero', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1e9 }),
+        fc.integer({ min: 0, max: 1e9 }),
+        fc.integer({ min: -1e9, max: 1e9 }),
+        (remaining, grant, purchased) => {
+          const paid = debtPaidBy(grant, purchased);
+          const postings = allowanceResetPostings(remaining, grant, paid);
+          assertBalanced(postings);
+          const sum = (ledger: string) =>
+            postings.filter((p) => p.ledger === ledger).reduce((t, p) => t + p.amount, 0);
+          expect(remaining + sum('allowance')).toBe(grant - paid);
+          expect(grant - paid).toBeGreaterThanOrEqual(0);
+          expect(purchased + sum('purchased')).toBe(
+            Math.min(purchased + grant, Math.max(purchased, 0)),
+          );
+        },
+      ),
+    );
+  });
+});
+
+describe('planChangeTerms (ADR 0109 amendment: the renewal anchor and a left paid period)', () => {
+  const anchor = new Date('2026-06-03T10:00:00.000Z');
+  const end = new Date('2026-07-03T10:00:00.000Z');
+  const now = new Date('2026-06-10T12:00:00.000Z');
+  const base = { now, anchor, periodEnd: end, chainSpent: 301_000, left: null };
+
+  it('paid -> paid keeps the anchor and deducts the chain', () => {
+    expect(planChangeTerms({ ...base, fromPaid: true, toPaid: true })).toEqual({
+      anchor,
+      spent: 301_000,
+      left: null,
+    });
+  });
+
+  it('paid -> Free keeps the paid period until its end; Free <-> none keeps it as it is', () => {
+    const left = { anchor, end, spent: 301_000 };
+    expect(planChangeTerms({ ...base, fromPaid: true, toPaid: false })).toEqual({
+      anchor,
+      spent: 301_000,
+      left,
+    });
+    const later = new Date('2026-06-11T12:00:00.000Z');
+    expect(
+      planChangeTerms({ ...base, now: later, fromPaid: false, toPaid: false, chainSpent: 9, left })
+        .left,
+    ).toEqual(left);
+  });
+
+  it.each([
+    // chain spent since (a Free day's), the left period's spend → deducted
+    [0, 301_000, 301_000],
+    [40_000, 301_000, 301_000],
+    [400_000, 301_000, 400_000],
+  ])(
+    'Free -> paid before the end resumes the period: chain %i, left %i -> %i spent',
+    (chainSpent, spent, deducted) => {
+      const later = new Date('2026-06-20T12:00:00.000Z');
+      expect(
+        planChangeTerms({
+          now: later,
+          anchor: later,
+          periodEnd: null,
+          chainSpent,
+          fromPaid: false,
+          toPaid: true,
+          left: { anchor, end, spent },
+        }),
+      ).toEqual({ anchor, spent: deducted, left: null });
+    },
+  );
+
+  it('Free -> paid at or after the end is a new subscription anchored now', () => {
+    expect(
+      planChangeTerms({
+        now: end,
+        anchor,
+        periodEnd: null,
+        chainSpent: 7,
+        fromPaid: false,
+        toPaid: true,
+        left: { anchor, end, spent: 301_000 },
+      }),
+    ).toEqual({ anchor: end, spent: 7, left: null });
   });
 });

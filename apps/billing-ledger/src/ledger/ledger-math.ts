@@ -183,8 +183,21 @@ export function chainSpendOf(charge: UsageCharge, priorInChain: boolean): number
   return charge.current.fromAllowance + (priorInChain ? charge.late.fromAllowance : 0);
 }
 
-/** Expire what is left of the old allowance (no rollover) and grant the new one. */
-export function allowanceResetPostings(remaining: number, grant: number): Posting[] {
+/**
+ * The part of a new allowance grant that pays the account's debt (ADR 0101 amendment): new CU
+ * of any source pay what usage overdrew first, as a top-up does, so an account that never tops
+ * up cannot carry a debt from period to period while getting its full allowance each time.
+ */
+export function debtPaidBy(grant: number, purchased: number): number {
+  return Math.min(Math.max(grant, 0), Math.max(-purchased, 0));
+}
+
+/**
+ * Expire what is left of the old allowance (no rollover), grant the new one, and pay the debt
+ * from it (`debtPaidBy`): postings `allowance −paid`, `purchased +paid`, so the journal still
+ * balances and the running sums still equal their entries.
+ */
+export function allowanceResetPostings(remaining: number, grant: number, debtPaid = 0): Posting[] {
   const postings: Posting[] = [];
   if (remaining > 0)
     postings.push(
@@ -196,7 +209,65 @@ export function allowanceResetPostings(remaining: number, grant: number): Postin
       { ledger: 'allowance_source', amount: -grant },
       { ledger: 'allowance', amount: grant },
     );
+  if (debtPaid > 0)
+    postings.push(
+      { ledger: 'allowance', amount: -debtPaid },
+      { ledger: 'purchased', amount: debtPaid },
+    );
   return postings;
+}
+
+/**
+ * A paid plan's period an account left for Free or no plan (ADR 0109 amendment), kept so that
+ * a return to a paid plan before `end` resumes it: its renewal anchor and what it had spent.
+ */
+export interface LeftPaidPeriod {
+  anchor: Date;
+  end: Date;
+  /** Allowance CU its chain had spent when it was left. */
+  spent: number;
+}
+
+export interface PlanChangeTerms {
+  /** Renewal anchor of the new plan's monthly periods (kept for Free and no plan). */
+  anchor: Date;
+  /** What the new plan's grant deducts (`planChangeGrant`) and its period's chain starts at. */
+  spent: number;
+  left: LeftPaidPeriod | null;
+}
+
+/**
+ * The terms of a plan change (ADR 0109, amended), as a subscription biller keeps a subscription:
+ * - paid → paid (contract changes of Enterprise included): the renewal anchor is kept, so the
+ *   period ends when it would have; the grant deducts what the chain spent;
+ * - paid → Free or no plan: the paid period is kept (`left`) until its end;
+ * - Free or no plan → paid before that end: the paid period resumes, its anchor and its spend
+ *   (the larger of what it had spent when left and what the chain has spent since, which holds
+ *   it when no Free 07:30 came between), not a fresh full month that nothing paid for;
+ * - Free or no plan → paid otherwise: a new subscription anchored now, as before;
+ * - Free ↔ no plan: nothing of the paid period changes.
+ * `periodEnd` is that of the period in force at the change (already rolled if it had ended).
+ */
+export function planChangeTerms(change: {
+  now: Date;
+  fromPaid: boolean;
+  toPaid: boolean;
+  anchor: Date;
+  periodEnd: Date | null;
+  chainSpent: number;
+  left: LeftPaidPeriod | null;
+}): PlanChangeTerms {
+  const { now, fromPaid, toPaid, anchor, periodEnd, chainSpent, left } = change;
+  if (fromPaid && toPaid) return { anchor, spent: chainSpent, left: null };
+  if (fromPaid) {
+    const kept =
+      periodEnd !== null && periodEnd > now ? { anchor, end: periodEnd, spent: chainSpent } : null;
+    return { anchor, spent: chainSpent, left: kept };
+  }
+  const live = left !== null && left.end > now ? left : null;
+  if (!toPaid) return { anchor, spent: chainSpent, left: live };
+  if (live === null) return { anchor: now, spent: chainSpent, left: null };
+  return { anchor: live.anchor, spent: Math.max(live.spent, chainSpent), left: null };
 }
 
 export function assertBalanced(postings: readonly Posting[]): void {

@@ -229,11 +229,12 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       });
 
       h.clock.set('2026-04-02T11:30:00.000Z');
+      // The Starter period resumes: its spend and its renewal (ADR 0109 amendment).
       expect(await setPlan(key, 'starter')).toMatchObject({
         allowance_cu: 90_000_000 - 3_000_500,
         allowance_total_cu: 90_000_000,
         purchased_cu: 7_000,
-        allowance_resets_at: '2026-05-02T11:30:00.000Z',
+        allowance_resets_at: '2026-05-02T10:00:00.000Z',
       });
       // Flipping again gives back nothing either.
       h.clock.set('2026-04-02T11:40:00.000Z');
@@ -275,10 +276,11 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
         50_000_000,
       );
       h.clock.set('2026-04-10T12:00:00.000Z');
+      // Between paid plans the renewal stays where it was (ADR 0109 amendment).
       expect(await setPlan(key, 'growth')).toMatchObject({
         allowance_cu: 145_000_000,
         allowance_total_cu: 185_000_000,
-        allowance_resets_at: '2026-05-10T12:00:00.000Z',
+        allowance_resets_at: '2026-05-02T10:00:00.000Z',
       });
       expect((await spend(id, key, 5_000_000, '2026-04-10T12:00:00.000Z')).allowance_cu).toBe(
         140_000_000,
@@ -286,20 +288,24 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       // A downgrade in the same chain: Starter's 90,000,000 less the 45,000,000 spent.
       h.clock.set('2026-04-11T12:00:00.000Z');
       expect((await setPlan(key, 'starter')).allowance_cu).toBe(45_000_000);
-      // The monthly renewal (from the last change) is a natural roll: the full allowance.
-      h.clock.set('2026-05-11T12:00:00.000Z');
+      // The monthly renewal (at the anchor) is a natural roll: the full allowance.
+      h.clock.set('2026-05-02T09:59:59.999Z');
+      await tick();
+      expect((await balance(key)).allowance_cu).toBe(45_000_000);
+      h.clock.set('2026-05-02T10:00:00.000Z');
       await tick();
       expect(await balance(key)).toMatchObject({
         allowance_cu: 90_000_000,
         allowance_total_cu: 90_000_000,
+        allowance_resets_at: '2026-06-02T10:00:00.000Z',
       });
       // And a new chain: a change now deducts only what was spent since the renewal.
-      await spend(id, key, 1_000, '2026-05-11T12:00:00.000Z');
-      h.clock.set('2026-05-11T13:00:00.000Z');
+      await spend(id, key, 1_000, '2026-05-02T10:00:00.000Z');
+      h.clock.set('2026-05-02T13:00:00.000Z');
       expect((await setPlan(key, 'growth')).allowance_cu).toBe(184_999_000);
     });
 
-    it('a Free 07:30 roll after a change grants the full 50,000; a roll the tick has not reached yet comes before a change', async () => {
+    it("a Free 07:30 roll after a change grants the full 50,000; a roll the tick has not reached yet comes before a change; Starter's period resumes", async () => {
       h.clock.set('2026-04-02T10:00:00.000Z');
       const { id, key } = await newAccount('starter');
       await spend(id, key, 60_000, '2026-04-02T10:00:00.000Z');
@@ -310,16 +316,64 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       expect(await balance(key)).toMatchObject({ allowance_cu: 50_000, state: 'ok' });
       await spend(id, key, 2_000, '2026-04-03T07:30:00.000Z');
       // 04-04 07:30 passed without a tick: the change rolls the Free day first (a new chain,
-      // nothing of it spent), then grants Starter's allowance in full.
+      // nothing of it spent), then resumes the Starter period left on 04-02, which ends on
+      // 05-02: its 60,000 spent stay spent (ADR 0109 amendment).
       h.clock.set('2026-04-04T08:00:00.000Z');
-      expect((await setPlan(key, 'starter')).allowance_cu).toBe(90_000_000);
+      expect(await setPlan(key, 'starter')).toMatchObject({
+        allowance_cu: 89_940_000,
+        allowance_resets_at: '2026-05-02T10:00:00.000Z',
+      });
       expect(await allowanceJournals(id)).toEqual([
         ['plan_change', 90_000_000],
         ['plan_change', 0],
         ['allowance_reset', 50_000],
         ['allowance_reset', 50_000],
-        ['plan_change', 90_000_000],
+        ['plan_change', 89_940_000],
       ]);
+    });
+
+    it('a return to a paid plan before its period ends resumes it, anchor and spend (QA: Pro -> Free -> 07:30 -> Pro refilled); paid plans keep the anchor', async () => {
+      h.clock.set('2026-06-03T10:00:00.000Z');
+      const { id, key } = await newAccount('pro');
+      expect(await spend(id, key, 301_000, '2026-06-03T10:00:00.000Z')).toMatchObject({
+        allowance_cu: 999_699_000,
+        allowance_resets_at: '2026-07-03T10:00:00.000Z',
+      });
+      h.clock.set('2026-06-03T11:00:00.000Z');
+      expect((await setPlan(key, 'free')).allowance_cu).toBe(0);
+      h.clock.set('2026-06-04T07:30:00.000Z');
+      await tick();
+      expect((await balance(key)).allowance_cu).toBe(50_000);
+      await spend(id, key, 1_000, '2026-06-04T07:30:00.000Z');
+      h.clock.set('2026-06-04T09:00:00.000Z');
+      // Was 1,000,000,000 again, renewing 07-04 09:00: a month's allowance every day for free.
+      expect(await setPlan(key, 'pro')).toMatchObject({
+        allowance_cu: 1_000_000_000 - 301_000,
+        allowance_total_cu: 1_000_000_000,
+        allowance_resets_at: '2026-07-03T10:00:00.000Z',
+      });
+      // An upgrade keeps the renewal date; its grant deducts the period's spend.
+      h.clock.set('2026-06-20T12:00:00.000Z');
+      expect(await setPlan(key, 'premium')).toMatchObject({
+        allowance_cu: 1_600_000_000 - 301_000,
+        allowance_resets_at: '2026-07-03T10:00:00.000Z',
+      });
+      h.clock.set('2026-07-03T10:00:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 1_600_000_000,
+        allowance_resets_at: '2026-08-03T10:00:00.000Z',
+      });
+      // Left for Free, back after that period's end: a new subscription, anchored at the return.
+      h.clock.set('2026-07-04T10:00:00.000Z');
+      await spend(id, key, 5_000, '2026-07-04T10:00:00.000Z');
+      expect((await setPlan(key, 'free')).allowance_cu).toBe(45_000);
+      h.clock.set('2026-08-05T08:00:00.000Z');
+      await tick();
+      expect(await setPlan(key, 'pro')).toMatchObject({
+        allowance_cu: 1_000_000_000,
+        allowance_resets_at: '2026-09-05T08:00:00.000Z',
+      });
     });
 
     it('counts, for a row written before the chain was stored, what its current period spent', async () => {
@@ -360,6 +414,89 @@ describe('billing-ledger ledger (real Postgres + NATS, fake clock)', () => {
       purchased_cu: 0,
     });
     expect(await checkLedger(h.dataSource, [id])).toMatchObject({ priorMismatches: [] });
+  });
+
+  describe('a new allowance pays the overdraft first, as a top-up does (ADR 0101 amendment)', () => {
+    const debtPaid = async (id: string) =>
+      (
+        (await h.dataSource.query(
+          `SELECT (detail->>'debtPaidCu')::bigint AS paid FROM billing.journals
+            WHERE account_id = $1 AND detail ? 'debtPaidCu' ORDER BY id`,
+          [id],
+        )) as Array<{ paid: string }>
+      ).map((j) => Number(j.paid));
+
+    it("Free's 07:30 refill pays the debt before anything is spendable", async () => {
+      h.clock.set('2026-06-03T10:00:00.000Z');
+      const { id, key } = await newAccount('free');
+      expect(await spend(id, key, 130_000, '2026-06-03T10:00:00.000Z')).toMatchObject({
+        allowance_cu: 0,
+        overdraft_cu: 80_000,
+        state: 'exhausted',
+      });
+      // Was: 50,000 spendable and the 80,000 debt untouched, every day.
+      h.clock.set('2026-06-04T07:30:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 0,
+        allowance_total_cu: 50_000,
+        overdraft_cu: 30_000,
+        total_cu: 0,
+        state: 'exhausted',
+      });
+      h.clock.set('2026-06-05T07:30:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 20_000,
+        purchased_cu: 0,
+        overdraft_cu: 0,
+        total_cu: 20_000,
+        state: 'ok',
+      });
+      expect(await debtPaid(id)).toEqual([50_000, 30_000]);
+    });
+
+    it('the monthly renewal pays it (QA: overdraft 100,000 on an allowance of 20,000), and a plan change does not grant the payment again', async () => {
+      h.clock.set('2026-06-03T10:00:00.000Z');
+      const created = await api<{ account: { id: string }; api_key: { key: string } }>(
+        billing.url,
+        'POST',
+        '/api/v1/admin/accounts',
+        OPERATOR_TOKEN,
+        { name: 'contract', plan: 'enterprise', contract: { allowance_cu: 20_000 } },
+      );
+      const { id } = created.body.account;
+      const { key } = created.body.api_key;
+      expect(await spend(id, key, 120_000, '2026-06-03T10:00:00.000Z')).toMatchObject({
+        allowance_cu: 0,
+        overdraft_cu: 100_000,
+        state: 'exhausted',
+      });
+      h.clock.set('2026-07-03T10:00:00.000Z');
+      await tick();
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 0,
+        allowance_total_cu: 20_000,
+        overdraft_cu: 80_000,
+        state: 'exhausted',
+      });
+      // Starter's 90,000,000 less the 20,000 the renewal paid of the debt, then the rest of it.
+      const changed = await api(
+        billing.url,
+        'PUT',
+        `/api/v1/admin/accounts/${id}/plan`,
+        OPERATOR_TOKEN,
+        { plan: 'starter' },
+      );
+      expect(changed.status).toBe(200);
+      expect(await balance(key)).toMatchObject({
+        allowance_cu: 90_000_000 - 20_000 - 80_000,
+        overdraft_cu: 0,
+        state: 'ok',
+        allowance_resets_at: '2026-08-03T10:00:00.000Z',
+      });
+      expect(await debtPaid(id)).toEqual([20_000, 80_000]);
+    });
   });
 
   it('keeps a top-up pending until TOPUP_CLEARING_MS has passed on the clock, then makes it spendable', async () => {

@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/config';
 import { numberArray, textArray } from '../db/array-literal';
 import { PublishedMarks } from '../state/published-marks';
 import { BalanceCache } from './balance-cache';
-import { assertBalanced, type Posting } from './ledger-math';
+import { assertBalanced, type LeftPaidPeriod, type Posting } from './ledger-math';
 
 export type JournalKind =
   'usage' | 'allowance_reset' | 'plan_change' | 'topup_created' | 'topup_cleared';
@@ -40,6 +40,15 @@ export interface BalanceRow {
   planId: PlanId | null;
   contract: ContractOverrides | null;
   planStartedAt: Date;
+  /**
+   * Renewal anchor of a paid plan's monthly periods: kept between paid plans and across a return
+   * from Free that resumes the paid period (ADR 0109 amendment). Stored with the plan start it
+   * was set at (`accounts.renewal`); otherwise (a row from before it, a change by an older
+   * release) the plan start.
+   */
+  renewalAnchor: Date;
+  /** The paid period the account left for Free or no plan, resumable until its end. */
+  leftPaid: LeftPaidPeriod | null;
   accountType: 'individual' | 'team';
   nodeOwner: boolean;
   name: string;
@@ -80,6 +89,7 @@ interface RawBalance {
   plan_id: PlanId | null;
   contract: ContractOverrides | null;
   plan_started_at: Date;
+  renewal: StoredRenewal | null;
   type: 'individual' | 'team';
   node_owner: boolean;
   name: string;
@@ -88,11 +98,35 @@ interface RawBalance {
 
 const SELECT_BALANCE = `
   SELECT b.account_id, b.allowance_cu, b.purchased_cu, b.pending_cu, b.allowance_total_cu, b.prior_allowance_cu, b.prior_of, b.chain_spent_cu, b.chain_of, b.period_start, b.period_end,
-         b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.type, a.node_owner, a.name, a.created_at
+         b.exhausted_since, b.version, a.plan_id, a.contract, a.plan_started_at, a.renewal, a.type, a.node_owner, a.name, a.created_at
     FROM billing.balances b JOIN billing.accounts a ON a.id = b.account_id`;
+
+/** `accounts.renewal` (jsonb): the renewal anchor and a left paid period, for one plan start. */
+interface StoredRenewal {
+  /** The plan start these are for: stale once another release changed the plan. */
+  of: string;
+  anchor: string;
+  left: { anchor: string; end: string; spent: number } | null;
+}
+
+function renewalOf(raw: RawBalance): Pick<BalanceRow, 'renewalAnchor' | 'leftPaid'> {
+  const stored = raw.renewal;
+  if (stored === null || Date.parse(stored.of) !== raw.plan_started_at.getTime())
+    return { renewalAnchor: raw.plan_started_at, leftPaid: null };
+  const left = stored.left;
+  return {
+    renewalAnchor: new Date(stored.anchor),
+    leftPaid: left && {
+      anchor: new Date(left.anchor),
+      end: new Date(left.end),
+      spent: left.spent,
+    },
+  };
+}
 
 function toRow(raw: RawBalance): BalanceRow {
   return {
+    ...renewalOf(raw),
     accountId: raw.account_id,
     allowance: Number(raw.allowance_cu),
     purchased: Number(raw.purchased_cu),
@@ -208,6 +242,42 @@ export class LedgerRepository {
       await manager.query('SET LOCAL jit = off');
       return work(manager);
     });
+  }
+
+  /** An account's new plan, its start, its renewal anchor and the paid period it left. */
+  async setPlan(
+    manager: EntityManager,
+    accountId: string,
+    change: {
+      plan: PlanId | null;
+      contract: ContractOverrides | null;
+      startedAt: Date;
+      anchor: Date;
+      left: LeftPaidPeriod | null;
+    },
+  ): Promise<void> {
+    const { left } = change;
+    const renewal: StoredRenewal = {
+      of: change.startedAt.toISOString(),
+      anchor: change.anchor.toISOString(),
+      left: left && {
+        anchor: left.anchor.toISOString(),
+        end: left.end.toISOString(),
+        spent: left.spent,
+      },
+    };
+    await manager.query(
+      `UPDATE billing.accounts
+          SET plan_id = $2, contract = $3, plan_started_at = $4, renewal = $5, updated_at = $4
+        WHERE id = $1`,
+      [
+        accountId,
+        change.plan,
+        change.contract ? JSON.stringify(change.contract) : null,
+        change.startedAt.toISOString(),
+        JSON.stringify(renewal),
+      ],
+    );
   }
 
   async find(

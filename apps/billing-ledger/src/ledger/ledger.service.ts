@@ -9,7 +9,12 @@ import {
   type UsageRecorded,
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { currentAllowanceWindow, type ContractOverrides, type PlanOrNone } from '@meridian/plans';
+import {
+  currentAllowanceWindow,
+  PLANS,
+  type ContractOverrides,
+  type PlanOrNone,
+} from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import type { EntityManager } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
@@ -22,10 +27,12 @@ import {
   applyUsageCharge,
   chainSpendOf,
   chargeUsage,
+  debtPaidBy,
   isLateUsage,
   nextExhaustedSince,
   periodBeganAt,
   planChangeGrant,
+  planChangeTerms,
   type UsageCharge,
 } from './ledger-math';
 import { LedgerRepository, type BalanceRow, type JournalInput } from './ledger.repository';
@@ -122,19 +129,36 @@ export class LedgerService {
       // chain, ADR 0109): the tick may not have reached it yet.
       const journals: JournalInput[] = [];
       this.rollIfDue(row, now, journals);
-      await manager.query(
-        'UPDATE billing.accounts SET plan_id = $2, contract = $3, plan_started_at = $4, updated_at = $4 WHERE id = $1',
-        [accountId, plan, contract ? JSON.stringify(contract) : null, now.toISOString()],
-      );
+      // The one home of the plan-change rule (ADR 0109, amended): the anchor kept between paid
+      // plans, a paid period left for Free resumed by a return before its end.
+      const terms = planChangeTerms({
+        now,
+        fromPaid: isPaidPlan(oldPlan),
+        toPaid: isPaidPlan(plan),
+        anchor: row.renewalAnchor,
+        periodEnd: row.periodEnd,
+        chainSpent: row.chainSpent,
+        left: row.leftPaid,
+      });
+      await this.ledger.setPlan(manager, accountId, {
+        plan,
+        contract,
+        startedAt: now,
+        anchor: terms.anchor,
+        left: terms.left,
+      });
       row.planId = plan;
       row.contract = contract;
       row.planStartedAt = now;
+      row.renewalAnchor = terms.anchor;
+      row.leftPaid = terms.left;
       row.version += 1;
       const journal = this.resetAllowance(
         row,
         now,
         `plan:${accountId}:${row.version}`,
         'plan_change',
+        terms.spent,
       );
       if (journal) journals.push(journal);
       await this.ledger.insertJournals(manager, journals);
@@ -547,28 +571,38 @@ export class LedgerService {
    * holding `now`; mutates `row`. The key defaults to the period, so one period is granted once.
    * A natural roll (`allowance_reset`) grants the full allowance and starts a new allowance
    * chain; a plan change (and an account's opening) grants the allowance less what the chain
-   * spent (`planChangeGrant`, ADR 0109) and continues it.
+   * spent (`planChangeGrant`, ADR 0109; `spent`: the plan change's terms) and continues it. A
+   * paid plan's period is anchored at its renewal anchor; a plan change's begins at the change.
+   * Either way the grant pays the account's debt first (`debtPaidBy`, ADR 0101 amendment), which
+   * counts as spent of the chain: a plan change never grants it again.
    */
   private resetAllowance(
     row: BalanceRow,
     now: Date,
     key: string | undefined,
     kind: 'allowance_reset' | 'plan_change',
+    spentOfChain = row.chainSpent,
   ): JournalInput | undefined {
     const allowance = allowanceOf(row);
-    const spent = kind === 'plan_change' ? row.chainSpent : 0;
+    const spent = kind === 'plan_change' ? spentOfChain : 0;
     const grant = planChangeGrant(allowance, spent);
-    const window = row.planId
-      ? currentAllowanceWindow(row.planId, now, row.planStartedAt)
+    const anchored = row.planId
+      ? currentAllowanceWindow(row.planId, now, row.renewalAnchor)
       : undefined;
-    const postings = allowanceResetPostings(row.allowance, grant);
+    const window =
+      anchored && kind === 'plan_change' && isPaidPlan(row.planId)
+        ? { start: now, end: anchored.end }
+        : anchored;
+    const debtPaid = debtPaidBy(grant, row.purchased);
+    const postings = allowanceResetPostings(row.allowance, grant, debtPaid);
     // What the ending period left stays for its late usage (ADR 0108), if there was one.
     row.prior =
       window !== undefined && row.periodStart !== null ? Math.max(row.allowance, 0) : null;
-    row.allowance = grant;
+    row.allowance = grant - debtPaid;
+    row.purchased += debtPaid;
     // The period's allowance as the plan states it; what the chain spent shows as spent of it.
     row.allowanceTotal = allowance;
-    row.chainSpent = spent;
+    row.chainSpent = spent + debtPaid;
     row.periodStart = window?.start ?? null;
     row.periodEnd = window?.end ?? null;
     if (postings.length === 0) return undefined;
@@ -585,10 +619,16 @@ export class LedgerService {
         periodStart: window?.start.toISOString() ?? null,
         periodEnd: window?.end.toISOString() ?? null,
         ...(spent > 0 ? { allowanceCu: allowance, chainSpentCu: spent } : {}),
+        ...(debtPaid > 0 ? { debtPaidCu: debtPaid } : {}),
       },
       postings,
     };
   }
+}
+
+/** A plan whose allowance renews monthly at a renewal anchor (every plan but Free, and none). */
+function isPaidPlan(plan: PlanOrNone): boolean {
+  return plan !== null && PLANS[plan].allowance.period === 'month';
 }
 
 /**

@@ -20,6 +20,8 @@ export function balanceRow(overrides: Partial<BalanceRow> = {}): BalanceRow {
     planId: 'starter',
     contract: null,
     planStartedAt: new Date('2026-01-01T00:00:00.000Z'),
+    renewalAnchor: new Date('2026-01-01T00:00:00.000Z'),
+    leftPaid: null,
     accountType: 'individual',
     nodeOwner: false,
     name: 'a',

@@ -429,7 +429,11 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
       });
       h.clock.set('2026-04-02T11:30:00.000Z');
       await setPlan('starter');
-      expect((await balance()).allowance_cu).toBe(90_000_000 - 3_000_500);
+      // The grant pays the 100 CU debt first (ADR 0101 amendment).
+      expect(await balance()).toMatchObject({
+        allowance_cu: 90_000_000 - 3_000_500 - 100,
+        overdraft_cu: 0,
+      });
       await expectLedgerHolds([a!]);
     } finally {
       h.clock.set('2026-01-05T10:00:00.000Z');
