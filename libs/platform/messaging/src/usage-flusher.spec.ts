@@ -394,6 +394,60 @@ describe('UsageFlusher', () => {
     }
   });
 
+  it('cuts the window at the hour when a publish waits for its ack: later calls are the next hour', async () => {
+    jest.useFakeTimers({ doNotFake: ['Date'] });
+    try {
+      const { clock, meter, publisher, flusher } = setup(
+        undefined,
+        undefined,
+        '2026-01-01T15:59:58.500Z',
+      );
+      // NATS down: a publish gives up after its 5 s ack timeout, as JetStream's does.
+      const publish = publisher.publish.bind(publisher);
+      publisher.publish = (contract, part) =>
+        publisher.down
+          ? new Promise((_, reject) => setTimeout(() => reject(new Error('ack timeout')), 5_000))
+          : publish(contract, part);
+      publisher.down = true;
+      flusher.start();
+      const until = async (iso: string) => {
+        while (clock.now().getTime() < Date.parse(iso)) {
+          clock.advance(100);
+          await jest.advanceTimersByTimeAsync(100);
+        }
+      };
+      const call = () => meter.add('a1', 'eth-mainnet', 'eth_call', 20);
+      await until('2026-01-01T15:59:58.600Z');
+      call(); // cut at 15:59:59.500, its publish waits until 16:00:04.500
+      await until('2026-01-01T15:59:59.700Z');
+      call();
+      await until('2026-01-01T16:00:00.200Z');
+      call();
+      await until('2026-01-01T16:00:00.800Z');
+      call();
+      await until('2026-01-01T16:00:02.100Z');
+      call();
+      await until('2026-01-01T16:00:06.000Z');
+      publisher.down = false;
+      await until('2026-01-01T16:00:20.000Z');
+      await flusher.stop();
+      const cuOfHour = new Map<string, number>();
+      for (const part of publisher.stored.values()) {
+        expect(part.windowEnd < '2026-01-01T16:00:00.000Z').toBe(
+          part.windowStart < '2026-01-01T16:00:00.000Z',
+        );
+        const hour = usageHourOf(part.windowStart);
+        cuOfHour.set(hour, (cuOfHour.get(hour) ?? 0) + part.totalCu);
+      }
+      expect(Object.fromEntries(cuOfHour)).toEqual({
+        '2026-01-01T15:00:00.000Z': 2 * 20,
+        '2026-01-01T16:00:00.000Z': 3 * 20,
+      });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reports usage after an idle spell in its own hour, not in the hour the spell began', async () => {
     const { clock, meter, publisher, flusher } = setup();
     for (let i = 0; i < 3; i++) {

@@ -200,16 +200,23 @@ export class UsageFlusher {
   /**
    * A tick at every usage cut, besides the interval's: the window then ends at the cut, not up
    * to an interval later, and the usage metered in that interval is not reported before it.
+   *
+   * The window is cut here, when the timer fires, not in the flush queue: a tick queued behind
+   * a publish waiting for its ack (5 s while NATS is down) drained the meter only when that
+   * publish gave up, and the window ending at the cut took the calls of the seconds after it
+   * (QA: 8 calls of 16:00:00-16:00:02 billed to 15:00, ADR 0108). Only the publish waits.
    */
   private closeAtNextCut(): void {
     const nowMs = this.options.now().getTime();
-    this.cutTimer = setTimeout(
-      () => {
+    const cut = nextUsageCut(nowMs);
+    this.cutTimer = setTimeout(() => {
+      // A timer may fire a millisecond early: the window must not end before the cut then.
+      if (this.options.now().getTime() >= cut) {
+        if (this.windowOpensMs < cut) this.closeWindow();
         void this.flush();
-        this.closeAtNextCut();
-      },
-      nextUsageCut(nowMs) - nowMs,
-    );
+      }
+      this.closeAtNextCut();
+    }, cut - nowMs);
     this.cutTimer.unref();
   }
 
