@@ -1035,7 +1035,9 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByRole('link', { name: "See your plan's limits" }).click();
     await page.getByRole('heading', { name: 'Plan limits' }).waitFor();
     await page
-      .locator('[role="progressbar"][aria-label="Active webhooks"][aria-valuenow="1"]')
+      .locator(
+        '[role="progressbar"][aria-label="Webhooks, paused ones included"][aria-valuenow="1"]',
+      )
       .waitFor();
 
     await hasText(page.getByTestId('webhooks').getByTestId('status-label'), 'Active');
@@ -1654,6 +1656,141 @@ describe('dashboard in a real browser against the local stack', () => {
     } finally {
       await ownerContext.close();
       await operatorContext.close();
+    }
+  }, 120_000);
+
+  it('a downgrade in words (QA): Starter → Free keeps the newest webhook that fits; a paused_plan webhook says why on its page; the limits bar counts every webhook against the active ones allowed; tokens over the cap keep working, and the page says so; an exhausted balance says what stops', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const owner = await context.newPage();
+      owner.setDefaultTimeout(WAIT);
+      await owner.goto(`${dashboard}/sign-up`);
+      await owner.getByLabel('Email').fill(`dora-${Date.now().toString(36)}@example.com`);
+      await owner.getByLabel('Password').fill('correct horse battery staple');
+      await owner.getByRole('button', { name: 'Create account' }).click();
+      await owner.getByRole('heading', { name: 'Overview' }).waitFor();
+      const accountId = String(
+        (await pageApi(owner, 'GET', '/api/relay/billing/account')).body['id'],
+      );
+      const setPlan = async (plan: string, contract?: Record<string, number>) => {
+        const answer = await fetch(`${endpoints.account}/admin/accounts/${accountId}/plan`, {
+          method: 'PUT',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${endpoints.demo.operatorToken}`,
+          },
+          body: JSON.stringify({ plan, ...(contract ? { contract } : {}) }),
+        });
+        expect(answer.status).toBe(200);
+      };
+      await setPlan('starter');
+      const tokens: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const made = await pageApi(owner, 'POST', '/api/relay/billing/access-tokens', {
+          network: 'polygon-mainnet',
+        });
+        expect(made.status).toBe(201);
+        tokens.push(String(made.body['token']));
+      }
+      // A (5 addresses), B (3), C (2) and D (20, newest).
+      const hooks: Record<string, string> = {};
+      let next = 0x1000;
+      for (const [name, count] of [
+        ['A', 5],
+        ['B', 3],
+        ['C', 2],
+        ['D', 20],
+      ] as const) {
+        const addresses = Array.from(
+          { length: count },
+          (_, i) => `0x${(next + i).toString(16).padStart(40, '0')}`,
+        );
+        next += 0x100;
+        const made = await pageApi(owner, 'POST', '/api/relay/webhooks/webhooks', {
+          name,
+          network: 'eth-mainnet',
+          trigger_type: 'address_activity',
+          target_url: `https://hooks.example.com/${name}`,
+          addresses,
+        });
+        expect(made.status).toBe(201);
+        hooks[name] = String(made.body['id']);
+      }
+      await setPlan('free');
+      // The plan change reaches webhook-matcher as an event: D over Free's 10 per webhook is
+      // paused, C fits and takes the one slot, B and A find none left.
+      const statuses = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            Object.entries(hooks).map(async ([name, id]) => [
+              name,
+              (await pageApi(owner, 'GET', `/api/relay/webhooks/webhooks/${id}`)).body['status'],
+            ]),
+          ),
+        );
+      const deadline = Date.now() + 30_000;
+      while ((await statuses())['A'] !== 'paused_plan' && Date.now() < deadline)
+        await new Promise((done) => setTimeout(done, 500));
+      expect(await statuses()).toEqual({
+        A: 'paused_plan',
+        B: 'paused_plan',
+        C: 'active',
+        D: 'paused_plan',
+      });
+
+      await owner.goto(`${dashboard}/webhooks`);
+      await hasText(
+        owner
+          .locator('.usage-bar', { hasText: 'Webhooks, paused ones included' })
+          .locator('.muted'),
+        '4 webhooks, plan allows 1 active',
+      );
+      await check(owner, '20-webhooks-over-plan');
+      await owner.goto(`${dashboard}/webhooks/${hooks['D']}`);
+      await hasText(owner.getByTestId('status-label'), 'Paused: over plan limits');
+      await hasText(
+        owner.getByTestId('plan-pause-explanation'),
+        'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself.',
+      );
+      await check(owner, '20a-webhook-paused-plan');
+
+      // Three tokens on Free's two: each still answers, the page says so, a new one is refused.
+      for (const token of tokens) {
+        const call = await fetch(`${endpoints.rpc['eu']}${token}/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }),
+        });
+        expect(((await call.json()) as { result?: string }).result).toBe('0x89');
+      }
+      const overCap =
+        'You hold 3 access tokens and your plan allows 2. They all keep working, and rolling one still works; to make a new one, delete 2 tokens you no longer use, or upgrade your plan.';
+      await owner.goto(`${dashboard}/node-access`);
+      await hasText(owner.getByTestId('access-tokens-over-cap'), overCap);
+      await owner.getByRole('button', { name: 'Create token' }).click();
+      await owner.getByRole('alert').filter({ hasText: overCap }).waitFor();
+      await check(owner, '20b-node-access-over-cap');
+
+      // An exhausted balance says what stops and what ends it (QA: the red badge alone): a
+      // contract with no allowance leaves nothing to spend. The token calls above may be
+      // charged after the change (the gateway flushes usage every second): an overdraft then,
+      // which a top-up pays first.
+      await setPlan('enterprise', { allowance_cu: 0 });
+      const exhaustedBy = Date.now() + 30_000;
+      for (;;) {
+        await owner.goto(dashboard);
+        await hasText(owner.getByTestId('plan-name'), 'Enterprise');
+        if ((await owner.getByTestId('exhausted-notice').count()) > 0) break;
+        if (Date.now() > exhaustedBy) throw new Error('no exhausted balance shown');
+        await new Promise((done) => setTimeout(done, 1_000));
+      }
+      await owner.getByText('Exhausted', { exact: true }).first().waitFor();
+      expect((await owner.getByTestId('exhausted-notice').textContent())?.trim()).toMatch(
+        /^Node calls and webhook deliveries are stopped until a top-up( of more than \d+ CU \(the overdraft is paid first\))? clears or your plan renews on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
+      );
+      await check(owner, '20c-overview-exhausted');
+    } finally {
+      await context.close();
     }
   }, 120_000);
 });

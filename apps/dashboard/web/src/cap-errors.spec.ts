@@ -1,4 +1,10 @@
-import { capMessage, isCapError } from './cap-errors';
+import {
+  accessTokensOverCap,
+  capMessage,
+  isCapError,
+  planPauseExplanation,
+  webhookSlotsSummary,
+} from './cap-errors';
 
 describe('capMessage', () => {
   it.each([
@@ -50,5 +56,47 @@ describe('capMessage', () => {
   it('knows a cap code', () => {
     expect(isCapError('cap_list_refs_exceeded')).toBe(true);
     expect(isCapError('list_in_use')).toBe(false);
+  });
+});
+
+describe('paused_plan in words, before any click (QA: only a refused Resume said why)', () => {
+  const free = {
+    active_webhooks: 1,
+    addresses_per_account: 10,
+    addresses_per_webhook: 10,
+  };
+  it.each([
+    [
+      'over the webhook count (Starter → Free with 4 webhooks)',
+      { active_webhooks: 4, account_addresses: 10 },
+      'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Resume works once it fits; an upgrade resumes it by itself.',
+    ],
+    [
+      'over both account caps (A 5, B 3, C 2 and D 20 on Free)',
+      { active_webhooks: 4, account_addresses: 30 },
+      'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself.',
+    ],
+    [
+      'over neither: the webhook itself is too large',
+      { active_webhooks: 1, account_addresses: 0 },
+      'This webhook is paused because your account is over its plan limits. Your plan allows 10 addresses per webhook, its own and those of its address lists together. Resume works once it fits; an upgrade resumes it by itself.',
+    ],
+  ])('%s', (_, usage, words) => {
+    expect(planPauseExplanation({ caps: free, usage })).toBe(words);
+  });
+
+  it('the webhook bar says every webhook counts and the plan names active ones (was "3 of 1")', () => {
+    expect(webhookSlotsSummary(3, 1)).toBe('3 webhooks, plan allows 1 active');
+    expect(webhookSlotsSummary(1, 10)).toBe('1 webhook, plan allows 10 active');
+  });
+});
+
+describe('accessTokensOverCap (QA: after a downgrade, tokens over the cap kept working unexplained)', () => {
+  it('says they keep working and what a new one needs; nothing within the cap', () => {
+    expect(accessTokensOverCap(3, 2)).toBe(
+      'You hold 3 access tokens and your plan allows 2. They all keep working, and rolling one still works; to make a new one, delete 2 tokens you no longer use, or upgrade your plan.',
+    );
+    expect(accessTokensOverCap(2, 2)).toBeNull();
+    expect(accessTokensOverCap(0, 2)).toBeNull();
   });
 });

@@ -35,3 +35,51 @@ export function capMessage(code: string, body: Record<string, unknown>, fallback
   const capital = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
+
+/** What `GET /webhooks/limits` says, as far as the words below need it. */
+export interface LimitsFacts {
+  caps: Record<string, number>;
+  usage: Record<string, number>;
+}
+
+/**
+ * Why a webhook is `paused_plan`, on its page before any click (QA: the reason came only with a
+ * refused Resume): the sentence of each account cap the account is over, as a refused resume
+ * would say it (paused webhooks count towards both, spec rules 1 and 3); over neither, the
+ * webhook itself is over the per-webhook cap. Then how it comes back.
+ */
+export function planPauseExplanation(limits: LimitsFacts): string {
+  const { caps, usage } = limits;
+  const sentences: string[] = [];
+  const webhooks = caps['active_webhooks'] ?? 0;
+  const addresses = caps['addresses_per_account'] ?? 0;
+  if ((usage['active_webhooks'] ?? 0) > webhooks)
+    sentences.push(
+      `You have ${count(usage['active_webhooks'] ?? 0, 'webhook', 'webhooks')}. ${SENTENCES['cap_active_webhooks_exceeded']!(webhooks)}`,
+    );
+  if ((usage['account_addresses'] ?? 0) > addresses)
+    sentences.push(SENTENCES['cap_account_addresses_exceeded']!(addresses));
+  if (sentences.length === 0)
+    sentences.push(SENTENCES['cap_addresses_exceeded']!(caps['addresses_per_webhook'] ?? 0));
+  return [
+    'This webhook is paused because your account is over its plan limits.',
+    ...sentences,
+    'Resume works once it fits; an upgrade resumes it by itself.',
+  ].join(' ');
+}
+
+/** The active-webhook bar's words: every webhook counts, the plan names active ones (rule 1). */
+export function webhookSlotsSummary(used: number, limit: number): string {
+  return `${count(used, 'webhook', 'webhooks')}, plan allows ${limit.toLocaleString('en-US')} active`;
+}
+
+/**
+ * An account holding more access tokens than its plan allows (a downgrade): billing disables
+ * none, every one keeps answering and can be rolled; only a new one is refused (409
+ * cap_access_tokens_exceeded) until enough are deleted (billing-ledger README, ADR 0109).
+ */
+export function accessTokensOverCap(held: number, cap: number): string | null {
+  if (held <= cap) return null;
+  const toDelete = held - cap + 1;
+  return `You hold ${count(held, 'access token', 'access tokens')} and your plan allows ${cap.toLocaleString('en-US')}. They all keep working, and rolling one still works; to make a new one, delete ${count(toDelete, 'token', 'tokens')} you no longer use, or upgrade your plan.`;
+}

@@ -143,8 +143,11 @@ export function Notice(props: { tone?: 'info' | 'warn' | 'bad' | 'ok'; children:
   );
 }
 
-/** A bar showing used of limit, labelled for screen readers. */
-export function UsageBar(props: { label: string; used: number; limit: number }) {
+/**
+ * A bar showing used of limit, labelled for screen readers; `summary`: the words beside the
+ * label when "used of limit" would mislead.
+ */
+export function UsageBar(props: { label: string; used: number; limit: number; summary?: string }) {
   const ratio = props.limit > 0 ? Math.min(1, props.used / props.limit) : 0;
   const tone = ratio >= 1 ? 'bad' : ratio >= 0.8 ? 'warn' : 'ok';
   return (
@@ -152,7 +155,8 @@ export function UsageBar(props: { label: string; used: number; limit: number }) 
       <div className="usage-bar-label">
         <span>{props.label}</span>
         <span className="muted">
-          {props.used.toLocaleString('en-US')} of {props.limit.toLocaleString('en-US')}
+          {props.summary ??
+            `${props.used.toLocaleString('en-US')} of ${props.limit.toLocaleString('en-US')}`}
         </span>
       </div>
       <div

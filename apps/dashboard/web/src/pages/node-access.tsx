@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, ApiError, relay } from '../api';
+import { accessTokensOverCap } from '../cap-errors';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
@@ -159,6 +160,7 @@ export function NodeAccessPage() {
   if (networks.isError) return <ErrorState error={networks.error} />;
   const byKey = new Map(networks.data.items.map((n) => [n.key, n]));
   const cap = account.data?.caps.access_tokens;
+  const overCap = cap === undefined ? null : accessTokensOverCap(tokens.data.items.length, cap);
   const createErrors = placeErrors(create.error, { network: ['network'], name: ['name'] });
   const capped =
     create.error instanceof ApiError && create.error.code === 'cap_access_tokens_exceeded';
@@ -175,6 +177,7 @@ export function NodeAccessPage() {
             used={tokens.data.items.length}
             limit={cap}
           />
+          {overCap && <p data-testid="access-tokens-over-cap">{overCap}</p>}
         </Card>
       )}
       {fresh?.token && (
@@ -204,7 +207,8 @@ export function NodeAccessPage() {
         {createErrors.notice && (
           <Notice tone="bad">
             {capped
-              ? `Your plan allows ${cap ?? 'no more'} access tokens. Delete one or upgrade your plan.`
+              ? (overCap ??
+                `Your plan allows ${cap ?? 'no more'} access tokens. Delete one or upgrade your plan.`)
               : createErrors.notice}
           </Notice>
         )}

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
+import { exhaustedNotice } from '../balance-words';
 import { GetStarted } from '../components/get-started';
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { Badge, Card, ErrorState, Loading, PageHeader } from '../components/ui';
@@ -104,6 +105,7 @@ export function OverviewPage() {
               <Badge tone="bad">Exhausted</Badge>
             )}
           </p>
+          {b.state !== 'ok' && <p data-testid="exhausted-notice">{exhaustedNotice(b, a.plan)}</p>}
           <dl className="facts">
             <dt>Plan allowance left</dt>
             <dd>

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
 import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
-import { isCapError } from '../cap-errors';
+import { isCapError, planPauseExplanation } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
@@ -24,7 +24,7 @@ import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
-import { useAddressLists } from './webhooks';
+import { useAddressLists, useWebhookLimits } from './webhooks';
 
 /** What `POST …/secret/rotate` answers: the webhook, its new secret and the old ones' ends. */
 interface RotatedSecret extends RotationAnswer {
@@ -116,7 +116,7 @@ function ActionError(props: { error: unknown }) {
       <Notice tone="bad">
         Your CU balance is zero, so this webhook cannot resume: deliveries cost 25 CU each.{' '}
         <Link to="/top-up">Top up</Link> and resume it again; a top-up that is still clearing is
-        enough.
+        enough once it is more than any overdraft.
       </Notice>
     );
   if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
@@ -128,6 +128,18 @@ function ActionError(props: { error: unknown }) {
       </Notice>
     );
   return <Notice tone="bad">{props.error.message}</Notice>;
+}
+
+/** Why a paused_plan webhook is paused, from the account's limits, with the way to them. */
+function PlanPauseNotice() {
+  const limits = useWebhookLimits();
+  if (!limits.data) return null;
+  return (
+    <Notice tone="warn">
+      <span data-testid="plan-pause-explanation">{planPauseExplanation(limits.data)}</span>{' '}
+      <Link to="/webhooks">See your plan&apos;s limits</Link>.
+    </Notice>
+  );
 }
 
 /** How long the page polls for a test delivery's outcome (it arrives within seconds). */
@@ -359,6 +371,7 @@ export function WebhookDetailPage() {
           </p>
         </Card>
       )}
+      {w.status === 'paused_plan' && <PlanPauseNotice />}
       <Card title="Actions">
         <div className="actions">
           {paused ? (

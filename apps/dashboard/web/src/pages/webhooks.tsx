@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
+import { webhookSlotsSummary } from '../cap-errors';
 import { Card, Empty, ErrorState, Loading, PageHeader, UsageBar } from '../components/ui';
 import { StatusBadge } from '../components/status-badge';
 import { formatDateTime, formatNumber } from '../format';
@@ -54,9 +55,13 @@ export function WebhookLimitsCard(props: { webhooks?: Webhook[]; lists?: Address
       ) : (
         <div className="grid grid-3">
           <UsageBar
-            label="Active webhooks"
+            label="Webhooks, paused ones included"
             used={usage['active_webhooks'] ?? active}
             limit={caps['active_webhooks'] ?? 0}
+            summary={webhookSlotsSummary(
+              usage['active_webhooks'] ?? active,
+              caps['active_webhooks'] ?? 0,
+            )}
           />
           <UsageBar
             label="Watched addresses (account)"
