@@ -29,6 +29,7 @@ import {
   type CredentialSource,
 } from './credentials/credential-cache';
 import { CredentialService } from './credentials/credential.service';
+import { UsageWindow } from './credentials/spend-estimate';
 import { startBillingFeeds } from './credentials/billing-feeds';
 import { createPlanLimiter, type PlanLimiter } from './limits/plan-limiter';
 import type { ReplicaLink } from './replica/replica-link';
@@ -122,8 +123,14 @@ export class GatewayRuntime
       staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_MS,
       maxEntries: 1_000_000,
     });
-    this.credentials = new CredentialService(cache, new AccountStates(), source, logger, () =>
-      this.metrics.credentialsKept.inc(),
+    // The spend estimates learn which usage is flushed from the flusher's drains (ADR 0201).
+    const usageWindow = new UsageWindow();
+    this.credentials = new CredentialService(
+      cache,
+      new AccountStates(usageWindow),
+      source,
+      logger,
+      () => this.metrics.credentialsKept.inc(),
     );
     // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
     this.planLimiter = createPlanLimiter(config, replica, registry, logger);
@@ -165,6 +172,7 @@ export class GatewayRuntime
       logger,
       config.USAGE_FLUSH_MS,
       config.USAGE_FLUSH_VERSION,
+      usageWindow,
     );
   }
 

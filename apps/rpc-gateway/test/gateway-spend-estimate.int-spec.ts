@@ -21,7 +21,7 @@ import {
  * spendable CU"): the REAL billing-ledger's balance state turns `exhausted` only after a usage
  * flush and the ledger's apply, so before the gateway kept its own estimate an Enterprise
  * account of 20,000 CU on network S (100 CU a call) sending 20 batches of 100 at once was
- * served whatever its plan RPS admitted (800 calls, 80,000 CU) before the first 402. Now each
+ * served whatever its plan RPS admitted (800 calls, 60,000 CU over) before the first 402. Now each
  * gateway process refuses, as exhausted, what its estimate of the account's spendable CU does
  * not cover. CU are written out from COMPAT (S: 100 a call, E: 20) rather than taken from the
  * library the gateway uses.
@@ -116,18 +116,7 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
     const gw = await gateway('shared');
     const { key, token } = await account('parallel batches', 20_000, 'sui-mainnet');
     const url = `${gw.url}/${token}/`;
-    // The token is resolved once (its account state comes with it) before the burst.
-    expect(
-      (
-        await rpc(url, {
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'suix_getLatestSuiSystemState',
-          params: [],
-        })
-      ).status,
-    ).toBe(200);
-
+    // The first sight of the token is the burst's: one resolution, its state comes with it.
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, b) =>
         rpc(url, batchOf(100, 'suix_getLatestSuiSystemState', b * 100)),
@@ -140,17 +129,17 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
         if (call.result !== undefined) served++;
         else if (call.error?.code === -32040) exhausted++;
       }
-    // 20,000 CU − the first call's 100 = 199 calls; every other call is refused as exhausted.
-    // (Before: 800, the plan's burst of 800 RPS, 80,000 CU beyond the allowance; the rest 429.)
-    expect({ served, exhausted }).toEqual({ served: 199, exhausted: 2_000 - 199 });
-    // One batch served whole, one in part (its last call -32040), the others refused whole
-    // (402) before they take any plan-RPS token.
+    // 20,000 CU = 200 calls; every other call is refused as exhausted. (Before: 800, the plan's
+    // burst of 800 RPS, 60,000 CU beyond the allowance; the rest 429.)
+    expect({ served, exhausted }).toEqual({ served: 200, exhausted: 1_800 });
+    // Two batches served whole, the others refused whole (402) before they take any plan-RPS
+    // token. (A batch the estimate covers in part: call-plan.spec.ts.)
     expect(answers.map((a) => a.status).sort()).toEqual([
       ...Array<number>(2).fill(200),
       ...Array<number>(18).fill(402),
     ]);
 
-    const balance = await settled(key, (served + 1) * S);
+    const balance = await settled(key, served * S);
     expect(Number(balance['overdraft_cu'])).toBe(0);
     expect(Number(balance['total_cu'])).toBe(0);
     // And the ledger's state, once it arrives, keeps refusing.
@@ -161,13 +150,6 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
   it('two processes: each spends at most what the last state left (bound: processes × remaining)', async () => {
     const second = [gateways[0] ?? (await gateway('shared')), await gateway('shared')];
     const { key, token } = await account('two processes', 20_000, 'sui-mainnet');
-    for (const gw of second)
-      await rpc(`${gw.url}/${token}/`, {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'suix_getLatestSuiSystemState',
-        params: [],
-      });
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, b) =>
         rpc(
@@ -179,11 +161,11 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
     const served = answers
       .flatMap((a) => a.json as Answer[])
       .filter((call) => call.result !== undefined).length;
-    // Each process took a state of 20,000 CU (less the first calls) and spends it at most once:
-    // ≤ 2 × 200 calls (before: 1,600, each process's own burst of 800).
-    expect(served).toBeGreaterThanOrEqual(198);
+    // Each process took a state of 20,000 CU and spends it at most once: ≤ 2 × 200 calls
+    // (before: 1,600, each process's own burst of 800).
+    expect(served).toBeGreaterThanOrEqual(200);
     expect(served).toBeLessThanOrEqual(400);
-    const balance = await settled(key, (served + 2) * S);
+    const balance = await settled(key, served * S);
     expect(Number(balance['overdraft_cu'])).toBeLessThanOrEqual(20_000);
   }, 120_000);
 
@@ -216,8 +198,10 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
     expect(code).toBe(1008);
     const calls = messages.flatMap((m) => (Array.isArray(m) ? m : []));
     const served = calls.filter((c) => c.result !== undefined).length;
-    // Whatever was answered before the close: never beyond the estimate.
-    expect(served).toBeLessThanOrEqual(99);
+    // The batch that spent the estimate is answered (99 calls and one -32040) before the
+    // session ends; the other four were refused whole.
+    expect(served).toBe(99);
+    expect(calls.filter((c) => c.error?.code === -32040)).toHaveLength(401);
     expect(messages.at(-1)).toMatchObject({ id: null, error: { code: -32040 } });
     // All of it was spent (the calls answered after the close included), none beyond.
     const balance = await settled(key, E + 99 * E);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NetworkKey } from '@meridian/networks';
-import { SpendEstimate } from './spend-estimate';
+import { SpendEstimate, UsageWindow } from './spend-estimate';
 
 export type BalanceStatus = 'ok' | 'exhausted';
 
@@ -155,6 +155,9 @@ export class AccountStates {
   private readonly states = new Map<string, AccountSnapshot>();
   private readonly estimates = new Map<string, SpendEstimate>();
 
+  /** `window`: the usage flush's windows (the gateway cuts it at each drain of its meter). */
+  constructor(private readonly window: UsageWindow = new UsageWindow()) {}
+
   get(accountId: string): AccountSnapshot | undefined {
     return this.states.get(accountId);
   }
@@ -175,7 +178,7 @@ export class AccountStates {
     this.states.set(snapshot.accountId, snapshot);
     let estimate = this.estimates.get(snapshot.accountId);
     if (estimate === undefined)
-      this.estimates.set(snapshot.accountId, (estimate = new SpendEstimate()));
+      this.estimates.set(snapshot.accountId, (estimate = new SpendEstimate(this.window)));
     if (current === undefined || current.version < snapshot.version)
       estimate.reset(snapshot.version, snapshot.spendableCu);
     return true;

@@ -5,6 +5,7 @@ import {
 } from '@meridian/platform-messaging';
 import type { UsageFlushVersion } from '@meridian/contracts';
 import type { Logger } from 'pino';
+import type { UsageWindow } from '../credentials/spend-estimate';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 
 /**
@@ -22,13 +23,18 @@ export function gatewayUsageFlusher(
   logger: Logger,
   intervalMs: number,
   version: UsageFlushVersion = 2,
+  /** Told of each window handed to the flush (the spend estimates' UsageWindow). */
+  window?: UsageWindow,
 ): UsageFlusher {
   return new UsageFlusher(publisher, {
     producerId,
     intervalMs,
     version,
     now,
-    drain: () => meter.drain(),
+    drain: () => {
+      window?.cut();
+      return meter.drain();
+    },
     onPublished: (outcome) => metrics.usagePublished.inc({ outcome }),
     logger,
   });

@@ -130,6 +130,5 @@ describe('planCalls (the relay sorts every call before any I/O)', () => {
       error: jsonRpcErrorOf(PLAN_REQUIRED),
     });
     expect(plan.spend).toBe(estimate);
-    expect(plan.spendVersion).toBe(7);
   });
 });

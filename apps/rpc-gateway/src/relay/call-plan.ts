@@ -80,11 +80,10 @@ export interface CallPlan {
    */
   readonly finalized: number | undefined;
   /**
-   * The account's spend estimate the plan took its billed calls' CU from, and its version then:
-   * a call that turns out unbilled gives its CU back (`giveBack`).
+   * The account's spend estimate the plan took its billed calls' CU from: a call that turns out
+   * unbilled gives its CU back (`giveBack`), one answered is `metered` there.
    */
   readonly spend: SpendEstimate | undefined;
-  readonly spendVersion: number;
 }
 
 const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
@@ -119,7 +118,6 @@ export function planCalls(
     sessionAt: [],
     finalized,
     spend,
-    spendVersion: spend?.version ?? -1,
   };
   for (let i = 0; i < count; i++) {
     const item = items[i]!;

@@ -177,11 +177,13 @@ export class RelayService {
       estimate,
       unpaidRefusal(this.credentials.account(token.accountId)),
     );
-    // This request spent what the estimate had left: the account's sessions learn it now.
-    if (hadCu && estimate.spent) this.credentials.ranOut(token.accountId);
+    const spentHere = hadCu && estimate.spent;
     const acting = this.act(plan, items, network, token, sessionMethods);
     if (acting !== undefined) await acting;
     this.count(plan, items, network, token);
+    // This request spent what the estimate had left: the account's sessions learn it on the
+    // next turn, once this answer is sent (over WebSocket the session may be the one ended).
+    if (spentHere) setImmediate(() => this.credentials.ranOut(token.accountId));
 
     // Notifications (no id) run but get no answer.
     const answers = plan.answers;
@@ -216,20 +218,19 @@ export class RelayService {
       const refused = taking instanceof Promise ? await taking : taking;
       if (refused !== undefined) throw refused;
     }
-    const version = estimate?.version ?? -1;
     if (estimate !== undefined) this.spendWhole(token, network, calls, estimate);
     const answers = await this.router.send(network.key, token.accountId, calls);
     const unbilled = options?.unbilledNodeError;
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
-      if (answer.kind === 'result') this.served(token, network, method, 'ok');
+      if (answer.kind === 'result') this.served(token, network, method, 'ok', estimate);
       else if (answer.kind === 'node_error' && answer.error.code !== unbilled)
-        this.served(token, network, method, String(answer.error.code));
+        this.served(token, network, method, String(answer.error.code), estimate);
       else {
         if (answer.kind === 'node_error')
           this.metrics.countCall(network.key, method, String(answer.error.code));
-        estimate?.giveBack(version, cuForCall(network, method));
+        estimate?.giveBack(cuForCall(network, method));
       }
     }
     return answers;
@@ -263,7 +264,7 @@ export class RelayService {
     for (const call of calls) {
       const cu = cuForCall(network, call.method);
       if (!estimate.take(cu)) {
-        estimate.giveBack(estimate.version, taken);
+        estimate.giveBack(taken);
         throw unpaidRefusal(this.credentials.account(token.accountId));
       }
       taken += cu;
@@ -342,7 +343,7 @@ export class RelayService {
         // Not billed: no node answered. Marked so the count below leaves it out.
         plan.statuses[i] = String(error.code);
         plan.sorts[i] = SORT.REFUSED;
-        plan.spend?.giveBack(plan.spendVersion, cuForCall(network, plan.relayed[k]!.method));
+        plan.spend?.giveBack(cuForCall(network, plan.relayed[k]!.method));
       }
     }
   }
@@ -364,7 +365,7 @@ export class RelayService {
       plan.answers[i] = serializeErrorObject(idRaw, error);
       plan.statuses[i] = String(error.code);
       plan.sorts[i] = SORT.REFUSED;
-      plan.spend?.giveBack(plan.spendVersion, cuForCall(network, (items[i] as RpcCall).method));
+      plan.spend?.giveBack(cuForCall(network, (items[i] as RpcCall).method));
     }
   }
 
@@ -389,15 +390,25 @@ export class RelayService {
       }
       if (sort === SORT.CACHED) this.metrics.countCache(network.key, 'hit');
       else if (sort === SORT.RELAYED_CACHEABLE) this.metrics.countCache(network.key, 'miss');
-      this.served(token, network, method, status);
+      this.served(token, network, method, status, plan.spend);
     }
   }
 
-  /** A call a node (or the gateway on its behalf) answered: counted and billed. */
-  private served(token: ResolvedToken, network: Network, method: string, status: string): void {
+  /**
+   * A call a node (or the gateway on its behalf) answered: counted and billed, and metered in
+   * the spend estimate it was taken from.
+   */
+  private served(
+    token: ResolvedToken,
+    network: Network,
+    method: string,
+    status: string,
+    estimate: SpendEstimate | undefined,
+  ): void {
     this.metrics.countCall(network.key, method, status);
     const cu = cuForCall(network, method);
     this.meter.add(token.accountId, network.key, method, cu);
+    estimate?.metered(cu);
     this.metrics.countCu(network.key, cu);
   }
 }
