@@ -65,7 +65,7 @@ export class AppModule {
         openApiController(
           { title: 'Meridian address audit API', version: 'v1' },
           REST_CONTROLLERS,
-          { apiKeyScope: AUDIT_SCOPE },
+          { apiKeyScope: AUDIT_SCOPE, database: true },
         ),
       ],
       providers: [

@@ -76,8 +76,8 @@ export class AppModule {
         openApiController(
           { title: 'Meridian account and operator API', version: 'v1' },
           REST_CONTROLLERS,
-          // AccountKeyGuard's scope.
-          { apiKeyScope: 'account' },
+          // AccountKeyGuard's scope; every route reads Postgres (503 database_unavailable).
+          { apiKeyScope: 'account', database: true },
         ),
       ],
       providers: [

@@ -80,6 +80,7 @@ export class AppModule {
         ...REST_CONTROLLERS,
         openApiController({ title: 'Meridian webhooks API', version: 'v1' }, REST_CONTROLLERS, {
           apiKeyScope: WEBHOOKS_SCOPE,
+          database: true,
         }),
       ],
       providers: [

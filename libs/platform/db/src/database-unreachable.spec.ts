@@ -1,3 +1,4 @@
+import { DomainError } from '@meridian/errors';
 import { QueryFailedError, TypeORMError } from 'typeorm';
 import { isDatabaseUnreachable } from './database-unreachable';
 
@@ -20,7 +21,12 @@ describe('isDatabaseUnreachable', () => {
       'wrapped by TypeORM',
       new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly')),
     ],
-    ['as a cause', new Error('load failed', { cause: coded('x', 'ECONNREFUSED') })],
+    [
+      'as the cause of a DomainError',
+      new DomainError('usage_unavailable', 'unavailable', 'x', {
+        cause: coded('x', 'ECONNREFUSED'),
+      }),
+    ],
     [
       'every address refused',
       Object.assign(new AggregateError([coded('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')])),
@@ -36,6 +42,10 @@ describe('isDatabaseUnreachable', () => {
     ['deadlock', coded('deadlock detected', '40P01')],
     ['query canceled', coded('canceling statement due to statement timeout', '57014')],
     ['a database that does not exist', coded('database "x" does not exist', '3D000')],
+    [
+      'a fetch refused (a node, an API)',
+      new TypeError('fetch failed', { cause: coded('connect ECONNREFUSED', 'ECONNREFUSED') }),
+    ],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['a number code', { code: 8006 }],
     ['nothing', undefined],

@@ -1,3 +1,5 @@
+import { DomainError } from '@meridian/errors';
+
 /**
  * Node's codes for a socket to Postgres that could not be opened or was lost: refused (the
  * server down or restarting), reset or broken under a query, timed out, no route, a host name
@@ -38,9 +40,11 @@ const UNREACHABLE_MESSAGES = [
  * Whether `error` says Postgres is out of reach (not what a statement did): the one classifier
  * of connection-class database errors, for the REST edges (503 `database_unavailable`, the
  * platform's DomainErrorFilter) and message consumers (retry later, not a dead letter). Reads
- * the error, the driver error TypeORM wraps (`driverError`), its `cause` chain and an
- * AggregateError's errors (a host with several addresses, all refused). A constraint, a data
- * exception, a deadlock or a serialization failure is not: the server answered.
+ * the error, the driver error TypeORM wraps (`driverError`), an AggregateError's errors (a host
+ * with several addresses, all refused) and the `cause` of our own DomainErrors; not the cause of
+ * another library's error: `fetch failed` caused by ECONNREFUSED is a node or an API out of
+ * reach, not Postgres. A constraint, a data exception, a deadlock or a serialization failure is
+ * not either: the server answered.
  */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;
@@ -55,6 +59,10 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
     return true;
   if (typeof message === 'string' && UNREACHABLE_MESSAGES.some((pattern) => pattern.test(message)))
     return true;
-  const inner = [driverError, cause, ...(Array.isArray(errors) ? errors : [])];
+  const inner = [
+    driverError,
+    ...(error instanceof DomainError ? [cause] : []),
+    ...(Array.isArray(errors) ? errors : []),
+  ];
   return inner.some((next) => next !== error && isDatabaseUnreachable(next, depth + 1));
 }

@@ -25,6 +25,40 @@ describe('httpAnswerOf', () => {
   });
 });
 
+describe('httpAnswerOf: Postgres out of reach', () => {
+  const databaseUnavailable = {
+    status: 503,
+    body: {
+      error: 'database_unavailable',
+      message: 'the database cannot be reached right now; retry later',
+    },
+    headers: { 'Retry-After': '2' },
+  };
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+    code: 'ECONNREFUSED',
+  });
+
+  it('is 503 database_unavailable with Retry-After, never a 500 internal', () => {
+    expect(httpAnswerOf(new Error('Driver not Connected'))).toEqual(databaseUnavailable);
+    expect(httpAnswerOf(refused)).toEqual(databaseUnavailable);
+    expect(httpAnswerOf(new Error('Connection terminated unexpectedly'))).toEqual(
+      databaseUnavailable,
+    );
+  });
+
+  it('also as the cause of a 5xx DomainError; a 4xx keeps its code; a bug stays a 500', () => {
+    const cause = { cause: refused };
+    expect(httpAnswerOf(new DomainError('analysis_failed', 'internal', 'x', cause))).toEqual(
+      databaseUnavailable,
+    );
+    expect(httpAnswerOf(new DomainError('usage_unavailable', 'unavailable', 'x', cause))).toEqual(
+      databaseUnavailable,
+    );
+    expect(httpAnswerOf(new DomainError('not_found', 'not_found', 'x', cause)).status).toBe(404);
+    expect(httpAnswerOf(new TypeError('x is undefined')).status).toBe(500);
+  });
+});
+
 describe('DomainErrorFilter: what a 5xx logs', () => {
   const TOKEN = 'NODEACCESSTOKEN0123456789abcdef';
   const NODE = `https://user:${TOKEN}@node.example.com/v2/${TOKEN}?apikey=${TOKEN}`;

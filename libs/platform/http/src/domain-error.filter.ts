@@ -2,13 +2,20 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import { DomainError, httpStatusOf } from '@meridian/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loggableError } from '@meridian/platform-observability';
+import { isDatabaseUnreachable } from '@meridian/platform-db';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError } from './method-not-allowed';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE,
+  DATABASE_UNAVAILABLE_MESSAGE,
+} from './database-unavailable';
 
 /**
  * The one place a REST app maps errors to HTTP: `{"error": code, "message", "request_id"}`.
  * DomainErrors keep their code; framework errors (bad JSON, body too large, unknown route) get a
- * stable code too; anything else is a 500 `internal` with nothing internal leaked.
+ * stable code too; Postgres out of reach is a 503 `database_unavailable` with Retry-After;
+ * anything else is a 500 `internal` with nothing internal leaked.
  */
 @Catch()
 export class DomainErrorFilter implements ExceptionFilter {
@@ -38,6 +45,16 @@ export function httpAnswerOf(exception: unknown): {
   body: Record<string, unknown>;
   headers: Record<string, string>;
 } {
+  // A lost database surfaces as the driver's error, or as the cause of a DomainError for a 5xx
+  // (audit-api's analysis_failed, billing-ledger's usage_unavailable): one code for the outage.
+  // A refusal of the request itself (4xx) keeps its code.
+  const ours = exception instanceof DomainError && httpStatusOf[exception.kind] < 500;
+  if (!ours && isDatabaseUnreachable(exception))
+    return {
+      status: 503,
+      body: { error: DATABASE_UNAVAILABLE, message: DATABASE_UNAVAILABLE_MESSAGE },
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   if (exception instanceof DomainError) {
     const headers: Record<string, string> = {};
     const status = httpStatusOf[exception.kind];

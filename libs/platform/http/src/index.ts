@@ -7,3 +7,4 @@ export * from './request-telemetry';
 export * from './request-text';
 export * from './request-validation';
 export * from './shared-secrets';
+export * from './database-unavailable';

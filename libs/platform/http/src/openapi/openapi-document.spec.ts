@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { z } from 'zod';
+import { DATABASE_UNAVAILABLE_DESCRIPTION } from '../database-unavailable';
 import { ApiRoute } from './api-route.decorator';
 import { buildOpenApiDocument } from './openapi-document';
 import { renderReferencePage } from './reference-page';
@@ -245,6 +246,34 @@ describe('OpenAPI of recursive and named schemas', () => {
     });
     expect(ops['/api/v1/things/{id}']!['delete']).toMatchObject({ security: [{ operator: [] }] });
     expect(ops['/api/v1/things/{id}']!['delete']).not.toHaveProperty('x-required-scope');
+  });
+
+  it('declares 503 database_unavailable on every operation of an app on Postgres', () => {
+    const onDatabase = buildOpenApiDocument(
+      { title: 'Things', version: '1' },
+      [DescribedController, TreeController],
+      { database: true },
+    );
+    const ops = onDatabase['paths'] as Record<
+      string,
+      Record<string, { responses: Record<string, { description: string; headers: object }> }>
+    >;
+    const unavailable = Object.values(ops).flatMap((methods) =>
+      Object.values(methods).map((operation) => operation.responses['503']),
+    );
+    expect(unavailable.length).toBeGreaterThan(3);
+    for (const response of unavailable) {
+      expect(response?.description).toMatch(/database_unavailable: .*Retry-After/);
+      expect(Object.keys(response!.headers).sort()).toEqual(['Retry-After', 'X-Request-Id']);
+    }
+    // Beside a route's own 503 codes, not instead of them.
+    expect(ops['/v1/trees/{id}']!['put']!.responses['503']!.description).toBe(
+      `unavailable; ${DATABASE_UNAVAILABLE_DESCRIPTION}`,
+    );
+    const without = buildOpenApiDocument({ title: 'Things', version: '1' }, [DescribedController]);
+    expect(
+      (without['paths'] as typeof ops)['/api/v1/things']!['get']!.responses,
+    ).not.toHaveProperty('503');
   });
 
   it('names a reference that points nowhere or outside the components', () => {

@@ -1,8 +1,9 @@
 import type { Type } from '@nestjs/common';
 import { z } from 'zod';
-import type { ApiAuth, ApiHeaderSpec } from './api-route.decorator';
+import type { ApiAuth, ApiHeaderSpec, ApiResponseSpec } from './api-route.decorator';
 import { declaredRoutes, pathParameterNames } from './routes';
 import { SchemaComponents } from './schema-components';
+import { DATABASE_UNAVAILABLE_DESCRIPTION } from '../database-unavailable';
 
 export interface OpenApiInfo {
   title: string;
@@ -18,6 +19,12 @@ export interface OpenApiOptions {
    * `x-required-scope`.
    */
   apiKeyScope?: string;
+  /**
+   * The app's routes read or write its Postgres: every operation declares the 503
+   * `database_unavailable` (with Retry-After) the platform's filter answers while Postgres is out
+   * of reach, beside the route's own 503 codes.
+   */
+  database?: boolean;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -100,6 +107,21 @@ const sharedHeadersOf = (status: string): string[] => [
   ...(status === '405' ? ['Allow'] : []),
 ];
 
+/** A route's responses with the 503 database_unavailable added (OpenApiOptions.database). */
+function withDatabaseUnavailable(
+  responses: Record<number, ApiResponseSpec>,
+  options: OpenApiOptions,
+): Record<number, ApiResponseSpec> {
+  if (!options.database) return responses;
+  const own = responses[503];
+  return {
+    ...responses,
+    503: own
+      ? { ...own, description: `${own.description}; ${DATABASE_UNAVAILABLE_DESCRIPTION}` }
+      : { description: DATABASE_UNAVAILABLE_DESCRIPTION },
+  };
+}
+
 /** The tag of an operation: its path's first segment after `api` and the version. */
 function tagOf(path: string): string | undefined {
   return path
@@ -169,7 +191,7 @@ export function buildOpenApiDocument(
       parameters.push({ name, in: 'header', ...headerParameter(name, header) });
     const responses: Record<string, JsonSchema> = {};
     for (const [status, response] of Object.entries(
-      spec.responses ?? { 200: { description: 'OK' } },
+      withDatabaseUnavailable(spec.responses ?? { 200: { description: 'OK' } }, options),
     ))
       responses[status] = {
         description: response.description,
