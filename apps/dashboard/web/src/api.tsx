@@ -1,6 +1,7 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
 import { fieldsOf } from './form-errors';
 import { isSessionGone } from './session-gone';
+import { pageMessageOf } from './unavailable-words';
 import { CLIENT_TIMEOUT_MS, RequestsInFlight, waitedFor } from './waits';
 
 let csrfToken = '';
@@ -84,10 +85,13 @@ export async function api<T>(
   const errorBody = (parsed ?? {}) as Record<string, unknown>;
   const code =
     typeof errorBody['error'] === 'string' ? errorBody['error'] : `http_${response.status}`;
-  const message =
+  const message = pageMessageOf(
+    response.status,
+    code,
     typeof errorBody['message'] === 'string' && errorBody['message']
       ? errorBody['message']
-      : `request failed (${response.status})`;
+      : `request failed (${response.status})`,
+  );
   if (isSessionGone(response.status, code)) onSessionGone();
   throw new ApiError(
     response.status,
