@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { natsSettingsOf } from '@meridian/platform-config';
-import { DbModule } from '@meridian/platform-db';
+import { DbJobGate, DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -45,6 +45,8 @@ export const SERVICE = 'billing-ledger';
 export interface AppOptions {
   /** Defaults to the system clock; tests pass a FakeClock. */
   clock?: Clock;
+  /** Tests: every consumer's redelivery backoff (MessagingOptions.consumerBackoffMs). */
+  consumerBackoffMs?: readonly number[];
 }
 
 /** Every REST controller; /openapi.json describes exactly these (openapi.spec.ts). */
@@ -69,6 +71,9 @@ export class AppModule {
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
+          // A handler failing while Postgres is out of reach holds its message (ADR 0504).
+          gates: [DbJobGate],
+          consumerBackoffMs: options.consumerBackoffMs,
         }),
       ],
       controllers: [

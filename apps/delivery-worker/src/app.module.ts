@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { processClock, natsSettingsOf } from '@meridian/platform-config';
-import { DbModule } from '@meridian/platform-db';
+import { DbJobGate, DbModule } from '@meridian/platform-db';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
@@ -29,6 +29,8 @@ export class AppModule {
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
+          // A handler failing while Postgres is out of reach holds its message (ADR 0504).
+          gates: [DbJobGate],
         }),
       ],
       providers: [

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { processClock, natsSettingsOf } from '@meridian/platform-config';
-import { DbModule } from '@meridian/platform-db';
+import { DbJobGate, DbModule } from '@meridian/platform-db';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -73,6 +73,8 @@ export class AppModule {
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
           name: SERVICE,
+          // A handler failing while Postgres is out of reach holds its message (ADR 0504).
+          gates: [DbJobGate],
         }),
       ],
       // Limits first: its static path sits beside /webhooks/:id.

@@ -37,7 +37,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../app.module';
+import { AppModule, type AppOptions } from '../app.module';
 import { configSchema, type AppConfig } from '../config/config';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 
@@ -109,12 +109,23 @@ export class BillingHarness {
     });
   }
 
-  async start(overrides: Record<string, string> = {}): Promise<BillingApp> {
+  /**
+   * `options`: the consumers' backoff (`consumerBackoffMs`) and where the log goes (`logTo`,
+   * a pino destination; stdout by default).
+   */
+  async start(
+    overrides: Record<string, string> = {},
+    options: Pick<AppOptions, 'consumerBackoffMs'> & { logTo?: pino.DestinationStream } = {},
+  ): Promise<BillingApp> {
     const config = this.config(overrides);
-    const logger = pino({ level: config.LOG_LEVEL });
-    const app = await createHttpApp(AppModule.forRoot(config, logger, { clock: this.clock }), {
-      logger,
-    });
+    const logger = pino({ level: config.LOG_LEVEL }, options.logTo);
+    const app = await createHttpApp(
+      AppModule.forRoot(config, logger, {
+        clock: this.clock,
+        consumerBackoffMs: options.consumerBackoffMs,
+      }),
+      { logger },
+    );
     await app.listen(0, '127.0.0.1');
     this.apps.push(app);
     const address = app.getHttpServer().address() as { port: number };

@@ -72,9 +72,10 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
       },
       this.metrics,
     );
-    this.poller = new ChangePoller(this.engine, (error) =>
-      this.logger.error({ context: 'matching', err: error }, 'change feed poll failed'),
-    );
+    this.poller = new ChangePoller(this.engine, DbJobGate.of(dataSource), {
+      info: (o, m) => this.logger.info({ context: 'matching', ...o }, m),
+      warn: (o, m) => this.logger.warn({ context: 'matching', ...o }, m),
+    });
   }
 
   /** Loads in the background: the management API serves while a large index loads. */

@@ -89,4 +89,34 @@ export class ConnectFailureLog {
     this.logged.clear();
     this.logger.info({ database: redactDatabaseUrl(this.url) }, 'Postgres connected');
   }
+
+  /**
+   * A connection the app had is lost (DbJobGate, once per outage, not per failed query): the
+   * cause, and what waits meanwhile.
+   */
+  lost(error: unknown): void {
+    const cause = connectCauseOf(error, this.url);
+    this.logger.warn(
+      { database: redactDatabaseUrl(this.url), cause },
+      `Postgres unreachable: ${cause.message}${cause.code ? ` (${cause.code})` : ''}; ` +
+        'message consumers hold their messages and periodic jobs wait until it answers (probed with backoff)',
+    );
+  }
+
+  /** The lost connection answers again (DbJobGate): how long it was away, and why. */
+  restored(downMs: number, error: unknown): void {
+    const cause = connectCauseOf(error, this.url);
+    this.logger.info(
+      { database: redactDatabaseUrl(this.url), downMs, cause },
+      `Postgres answers again after ${formatDuration(downMs)} (was: ${cause.message}); consumers resume`,
+    );
+  }
+}
+
+/** 850 ms, 12.3 s, 9 min 4 s. */
+function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1_000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }

@@ -37,4 +37,91 @@ describe('DbJobGate', () => {
     await Promise.resolve();
     expect(second).toHaveBeenCalled();
   });
+
+  const refused = () =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+  /** A connected DataSource whose `SELECT 1` is refused until `up`. */
+  function postgres() {
+    const state = { up: false };
+    const dataSource = {
+      isInitialized: true,
+      query: jest.fn(async () => {
+        if (!state.up) throw refused();
+        return [{ '?column?': 1 }];
+      }),
+    };
+    return { state, dataSource };
+  }
+
+  it('a lost connection: closed once a probe fails too, logged once, open again when a probe is answered', async () => {
+    jest.useFakeTimers();
+    const { state, dataSource } = postgres();
+    const log = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log, probeBackoffMs: [100, 1_000] });
+
+    // A failure of the statement's own is no outage, and costs no probe.
+    expect(await gate.outage(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(
+      false,
+    );
+    expect(dataSource.query).not.toHaveBeenCalled();
+
+    // Every handler failing at once shares one probe.
+    expect(await Promise.all([gate.outage(refused()), gate.outage(refused())])).toEqual([
+      true,
+      true,
+    ]);
+    expect(dataSource.query).toHaveBeenCalledTimes(1);
+    expect(gate.open).toBe(false);
+    const work = jest.fn(async () => 'ran');
+    expect(await gate.run(work)).toBeUndefined();
+    expect(work).not.toHaveBeenCalled();
+    expect(await gate.outage(refused())).toBe(true);
+    expect(dataSource.query).toHaveBeenCalledTimes(1);
+
+    const reopened = jest.fn();
+    void gate.whenOpen().then(reopened);
+    await jest.advanceTimersByTimeAsync(100 + 1_000 + 1_000);
+    expect(dataSource.query).toHaveBeenCalledTimes(4);
+    expect(reopened).not.toHaveBeenCalled();
+    expect(log.lost).toHaveBeenCalledTimes(1);
+    expect(log.restored).not.toHaveBeenCalled();
+
+    state.up = true;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(reopened).toHaveBeenCalled();
+    expect(gate.open).toBe(true);
+    expect(log.restored).toHaveBeenCalledTimes(1);
+    expect(log.restored).toHaveBeenCalledWith(
+      3_100,
+      expect.objectContaining({ code: 'ECONNREFUSED' }),
+    );
+    expect(await gate.run(work)).toBe('ran');
+    gate.stop();
+  });
+
+  it("an unreachable error while a probe is answered was the statement's own (a reset connection): stays open", async () => {
+    const { state, dataSource } = postgres();
+    state.up = true;
+    const log = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log });
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(await gate.outage(reset)).toBe(false);
+    expect(gate.open).toBe(true);
+    expect(log.lost).not.toHaveBeenCalled();
+  });
+
+  it('a probe that hangs fails after its timeout', async () => {
+    jest.useFakeTimers();
+    const dataSource = { isInitialized: true, query: jest.fn(() => new Promise<never>(() => {})) };
+    const gate = DbJobGate.of(dataSource).configure({
+      probeTimeoutMs: 2_000,
+      probeBackoffMs: [60_000],
+    });
+    const verdict = gate.outage(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }));
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(await verdict).toBe(true);
+    expect(gate.open).toBe(false);
+    gate.stop();
+  });
 });

@@ -58,9 +58,11 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
           inject: [CONNECT_LOG],
         },
         {
+          // A lost connection is logged once when it is noticed and once when it answers again.
           provide: DbJobGate,
-          useFactory: (dataSource: DataSource) => DbJobGate.of(dataSource),
-          inject: [DataSource],
+          useFactory: (dataSource: DataSource, connectLog: ConnectFailureLog) =>
+            DbJobGate.of(dataSource).configure({ log: connectLog }),
+          inject: [DataSource, CONNECT_LOG],
         },
       ],
       exports: [DataSource, DbJobGate],
@@ -85,6 +87,7 @@ export class DbModule implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.gate.stop();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }

@@ -7,6 +7,7 @@ import {
   type PayloadOf,
 } from '@meridian/contracts';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { DependencyGate } from './dependency-gate';
 import type { JetStreamPublisher } from './jetstream-publisher';
 import type { NatsClient, NatsClientLogger } from './nats-client';
 import type { NatsNamespace } from './nats-namespace';
@@ -54,6 +55,13 @@ export interface ConsumerRunnerDeps {
   now?: () => Date;
   /** Counts every message parked on a dead-letter subject (`/metrics`). */
   deadLettered?: { inc(labels: { consumer: string; reason: string; code: string }): void };
+  /**
+   * What the handlers depend on (the app's Postgres, `DbJobGate`): a failure one of them calls
+   * an outage holds the message, not counted against `maxDeliver` (see `ConsumerRunner`).
+   */
+  gates?: readonly DependencyGate[];
+  /** Replaces every consumer's `backoffMs` (tests: a declaration's minutes in milliseconds). */
+  backoffMs?: readonly number[];
 }
 
 type Settled = HandlerOutcome & { deadLettered?: boolean };
@@ -63,6 +71,12 @@ const decoder = new TextDecoder();
 const ACK: HandlerOutcome = Object.freeze({ action: 'ack' });
 /** Distinct subject prefixes remembered per runner (a `>` filter could otherwise grow it). */
 const EVENT_CACHE_LIMIT = 256;
+/**
+ * Outages one delivery may wait out before its failures count as its own: a message whose
+ * handler fails the same way each time the dependency has just answered again (it breaks the
+ * connection itself) reaches `maxDeliver` like any other poison message.
+ */
+export const MAX_HOLDS_PER_DELIVERY = 3;
 
 /**
  * The message handed to the handler. A class, not a literal with a `working` closure: one
@@ -97,6 +111,13 @@ class Delivery implements ConsumedMessage {
  * / term + dead letter; see `outcomeOfError`). `start()` returns at once and keeps trying while
  * NATS is down or the consumer is not provisioned yet (`ready` says whether it is consuming).
  * `stop()` stops pulling and waits for in-flight handlers to settle.
+ *
+ * A dependency out of reach (a handler failed and one of `deps.gates` calls it an outage: the
+ * app's Postgres stopped) pauses the consumer instead of spending delivery attempts: it stops
+ * pulling, holds the failed message and those already pulled (in memory, their ack deadline
+ * extended), and once the gate says the dependency answers again runs them again and pulls
+ * on. The gate logs the outage once; nothing is logged per message. A message's delivery count
+ * does not grow while it is held, so `maxDeliver` only catches poison messages.
  */
 export class ConsumerRunner {
   private messages: ConsumerMessages | undefined;
@@ -115,6 +136,18 @@ export class ConsumerRunner {
   /** Fire-and-forget acks of this turn of the event loop, written together (one socket write). */
   private acks: JsMsg[] = [];
   private acksScheduled = false;
+  /** The dependency out of reach: nothing is pulled until it answers. */
+  private pausedOn: DependencyGate | undefined;
+  /** Pulled before the pause and not started: started first when it ends, in order. */
+  private parked: JsMsg[] = [];
+  /** Messages held through an outage (failed or parked): their ack deadline is extended. */
+  private readonly held = new Set<JsMsg>();
+  private holdTimer: NodeJS.Timeout | undefined;
+  private readonly stopRequested: Promise<void>;
+  private requestStop: () => void = () => undefined;
+  private readonly retry: Pick<ConsumerDeclaration, 'maxDeliver' | 'backoffMs'>;
+  /** Logged 'consuming' since the last failure (a pause's re-attach is not news). */
+  private announced = false;
   ready = false;
 
   constructor(
@@ -123,6 +156,11 @@ export class ConsumerRunner {
     private readonly deps: ConsumerRunnerDeps,
   ) {
     this.fireAndForget = declaration.ackConfirmation === 'fire-and-forget';
+    this.stopRequested = new Promise((resolve) => (this.requestStop = resolve));
+    this.retry = {
+      maxDeliver: declaration.maxDeliver,
+      backoffMs: deps.backoffMs ?? declaration.backoffMs,
+    };
   }
 
   start(): void {
@@ -136,11 +174,14 @@ export class ConsumerRunner {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.requestStop();
     clearTimeout(this.retryTimer);
     this.wake?.();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    // Parked messages are left to the server, redelivered after ack_wait as any unstarted one.
+    for (const msg of this.parked.splice(0)) this.release(msg);
     this.flushAcks();
     this.ready = false;
   }
@@ -151,6 +192,10 @@ export class ConsumerRunner {
     await Promise.race([nc, this.stopped()]);
     while (!this.stopping) {
       try {
+        if (this.pausedOn) {
+          await this.resume(this.pausedOn);
+          continue;
+        }
         const js = client.jetstream();
         const consumer = await js.consumers.get(
           namespace.stream(this.declaration.stream),
@@ -162,18 +207,28 @@ export class ConsumerRunner {
           max_messages: this.declaration.pullBatch ?? this.declaration.concurrency,
           expires: 30_000,
         });
+        // Paused while attaching (a handler still running from before): park what comes.
+        if (this.pausedOn) void this.messages.close().catch(() => undefined);
         this.ready = true;
         this.lastError = undefined;
-        this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
+        if (!this.announced)
+          this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
+        this.announced = true;
         const limit = this.declaration.concurrency;
         for await (const msg of this.messages) {
           // One waiter for a free slot (not Promise.race over every in-flight handler, which
           // added a reaction to each of up to `concurrency` promises per message).
-          while (this.inFlight >= limit)
+          while (this.inFlight >= limit && !this.pausedOn)
             await new Promise<void>((resolve) => (this.slotFree = resolve));
+          if (this.pausedOn) {
+            this.park(msg);
+            continue;
+          }
           this.inFlight += 1;
           this.handle(msg).then(this.finished, this.failed);
         }
+        // Closed by a pause: the consumer is still ours, only waiting (ready stays true).
+        if (this.pausedOn) continue;
       } catch (error) {
         this.lastError = `consumer ${this.declaration.durable}: ${error instanceof Error ? error.message : String(error)}`;
         this.deps.logger?.warn(
@@ -182,8 +237,94 @@ export class ConsumerRunner {
         );
       }
       this.ready = false;
+      this.announced = false;
       if (!this.stopping) await this.sleep(this.deps.retryDelayMs ?? 2_000);
     }
+  }
+
+  /**
+   * Waits until the dependency answers again (or the runner stops), then starts the parked
+   * messages, in the order they were pulled, before pulling on.
+   */
+  private async resume(gate: DependencyGate): Promise<void> {
+    await Promise.race([gate.whenOpen(), this.stopRequested]);
+    if (this.stopping) return;
+    this.pausedOn = undefined;
+    const limit = this.declaration.concurrency;
+    while (this.parked.length > 0 && !this.pausedOn && !this.stopping) {
+      while (this.inFlight >= limit && !this.pausedOn && !this.stopping)
+        await new Promise<void>((resolve) => (this.slotFree = resolve));
+      if (this.pausedOn || this.stopping) return;
+      const msg = this.parked.shift()!;
+      this.release(msg);
+      this.inFlight += 1;
+      this.handle(msg).then(this.finished, this.failed);
+    }
+  }
+
+  /** Stops pulling until `gate` answers again; what was pulled already is parked. */
+  private pause(gate: DependencyGate): void {
+    if (this.pausedOn) return;
+    this.pausedOn = gate;
+    void this.messages?.close().catch(() => undefined);
+    // The pull loop may wait for a slot that held handlers keep: let it park the rest.
+    const wake = this.slotFree;
+    this.slotFree = undefined;
+    wake?.();
+  }
+
+  private park(msg: JsMsg): void {
+    this.parked.push(msg);
+    this.hold(msg);
+  }
+
+  /** Keeps `msg` from being redelivered while it waits (working() every third of ack_wait). */
+  private hold(msg: JsMsg): void {
+    this.held.add(msg);
+    if (this.holdTimer) return;
+    this.holdTimer = setInterval(
+      () => {
+        for (const waiting of this.held) {
+          try {
+            waiting.working();
+          } catch {
+            // A closed connection: the server redelivers it after ack_wait, which is harmless
+            // (handlers are idempotent), once we pull again.
+          }
+        }
+      },
+      Math.max(100, Math.floor(this.declaration.ackWaitMs / 3)),
+    );
+    this.holdTimer.unref();
+  }
+
+  private release(msg: JsMsg): void {
+    this.held.delete(msg);
+    if (this.held.size > 0 || !this.holdTimer) return;
+    clearInterval(this.holdTimer);
+    this.holdTimer = undefined;
+  }
+
+  /** The gate that calls `error` an outage of its dependency, if one does. */
+  private async outageOf(error: unknown): Promise<DependencyGate | undefined> {
+    for (const gate of this.deps.gates ?? [])
+      if (await gate.outage(error).catch(() => false)) return gate;
+    return undefined;
+  }
+
+  /**
+   * Holds a message whose handler failed for an outage until the gate opens: true to run the
+   * handler again, false if the runner stops meanwhile.
+   */
+  private async holdThrough(msg: JsMsg, gate: DependencyGate): Promise<boolean> {
+    this.pause(gate);
+    this.hold(msg);
+    try {
+      await Promise.race([gate.whenOpen(), this.stopRequested]);
+    } finally {
+      this.release(msg);
+    }
+    return !this.stopping;
   }
 
   private readonly finished = (): void => {
@@ -243,17 +384,7 @@ export class ConsumerRunner {
           await started.handled;
           outcome = ACK;
         } catch (error) {
-          outcome = outcomeOfError(error, deliveryCount, this.declaration);
-          this.deps.logger?.warn(
-            {
-              consumer: this.declaration.durable,
-              subject,
-              deliveryCount,
-              err: error instanceof Error ? error.message : String(error),
-              outcome: outcome.action,
-            },
-            'handler failed',
-          );
+          outcome = await this.outcomeOfFailure(msg, subject, deliveryCount, error);
         }
       }
     } catch (error) {
@@ -265,6 +396,46 @@ export class ConsumerRunner {
       };
     }
     return this.settle(msg, subject, outcome);
+  }
+
+  /**
+   * What a failed handler's message gets. A failure a gate calls an outage holds the message and
+   * runs the handler again once the dependency answers (up to MAX_HOLDS_PER_DELIVERY times),
+   * nothing logged; if the runner stops meanwhile the message is put back (nak), one delivery
+   * more. Any other failure: `outcomeOfError`.
+   */
+  private async outcomeOfFailure(
+    msg: JsMsg,
+    subject: string,
+    deliveryCount: number,
+    failure: unknown,
+  ): Promise<HandlerOutcome> {
+    let error = failure;
+    for (let holds = 0; holds < MAX_HOLDS_PER_DELIVERY; holds += 1) {
+      const gate = await this.outageOf(error);
+      if (!gate) break;
+      if (!(await this.holdThrough(msg, gate))) return { action: 'nak', delayMs: 0 };
+      const again = this.deliver(subject, msg, deliveryCount);
+      if ('invalid' in again) throw new Error(again.invalid);
+      try {
+        await again.handled;
+        return ACK;
+      } catch (next) {
+        error = next;
+      }
+    }
+    const outcome = outcomeOfError(error, deliveryCount, this.retry);
+    this.deps.logger?.warn(
+      {
+        consumer: this.declaration.durable,
+        subject,
+        deliveryCount,
+        err: error instanceof Error ? error.message : String(error),
+        outcome: outcome.action,
+      },
+      'handler failed',
+    );
+    return outcome;
   }
 
   /**

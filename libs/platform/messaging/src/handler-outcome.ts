@@ -17,7 +17,8 @@ export function backoffDelay(backoffMs: readonly number[], deliveryCount: number
  * - DomainError retryable → nak(delay): `details.retryAfterMs` if given, else the backoff step;
  * - DomainError not retryable → dead letter (term + DLQ copy), reason `permanent_error`;
  * - any other error (a bug, a driver error) → treated as retryable: it may be transient, and
- *   maxDeliver bounds it;
+ *   maxDeliver bounds it. A dependency out of reach (Postgres stopped) is not the message's
+ *   failure and never gets here: the runner holds the message until it answers (its gates);
  * - retryable but this was delivery `maxDeliver` → dead letter, reason `max_deliver` (the server
  *   would otherwise stop delivering it silently).
  */

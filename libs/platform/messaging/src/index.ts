@@ -6,6 +6,7 @@ export * from './nats-permissions';
 export * from './jetstream-publisher';
 export * from './pub-ack-batch';
 export * from './handler-outcome';
+export * from './dependency-gate';
 export * from './consumer-runner';
 export * from './kv-mirror';
 export * from './api-key-cache';

@@ -22,6 +22,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';
 import { ConsumerRunner, isEvent, type ConsumedMessage } from './consumer-runner';
+import type { DependencyGate } from './dependency-gate';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { KvMirror } from './kv-mirror';
 import { NatsClient } from './nats-client';
@@ -396,6 +397,55 @@ describe('ConsumerRunner', () => {
       error: { code: 'unexpected_error', message: 'still broken' },
     });
     expect(deliveries).toEqual([1, 2, 3]);
+  });
+
+  it('holds its messages through a dependency outage longer than maxDeliver × backoff: at most one attempt spent, none dead-lettered', async () => {
+    // A dependency that is down until `up()` (what DbJobGate says of Postgres).
+    let down = true;
+    let up!: () => void;
+    const answered = new Promise<void>((resolve) => (up = resolve));
+    const gate: DependencyGate = {
+      outage: async (error) => down && (error as Error).message === 'db down',
+      whenOpen: () => (down ? answered : Promise.resolve()),
+    };
+    const failures: string[] = [];
+    const handled: Array<[string, number]> = [];
+    const r = new ConsumerRunner(
+      usageConsumer,
+      async (m) => {
+        const id = (m.payload as UsageRecorded).id;
+        if (down) {
+          failures.push(id);
+          throw new Error('db down');
+        }
+        handled.push([id, m.deliveryCount]);
+      },
+      { client, namespace: ns, publisher, retryDelayMs: 100, gates: [gate] },
+    );
+    runners.push(r);
+    r.start();
+    const events = Array.from({ length: 6 }, () => usage());
+    for (const event of events) await publisher.publish(Events.usageRecorded, event);
+    await until(() => failures.length > 0 || undefined);
+    // 3 deliveries × 50 ms would have dead-lettered every one by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(handled).toEqual([]);
+    down = false;
+    up();
+    await until(() => handled.length === events.length || undefined);
+    expect(handled.map(([id]) => id).sort()).toEqual(events.map((e) => e.id).sort());
+    // Held, not redelivered: each on its first delivery, or its second if the server had sent
+    // it toward the pull the pause closed (back after ack_wait). Never three: maxDeliver.
+    expect(Math.max(...handled.map(([, count]) => count))).toBeLessThanOrEqual(2);
+    const letters = await deadLetters();
+    expect(letters.filter((l) => events.some((e) => e.id === l.msgId))).toEqual([]);
+    await until(async () => {
+      const info = await jsm.consumers.info(
+        ns.stream('BILLING'),
+        ns.consumer(usageConsumer.durable),
+      );
+      return (info.num_ack_pending === 0 && info.num_pending === 0) || undefined;
+    });
   });
 
   it('stop() waits for the in-flight handler, which still acks', async () => {

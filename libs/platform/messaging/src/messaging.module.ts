@@ -2,6 +2,7 @@ import {
   BeforeApplicationShutdown,
   DynamicModule,
   Global,
+  type InjectionToken,
   Module,
   OnApplicationShutdown,
   OnModuleInit,
@@ -9,6 +10,7 @@ import {
 import { LOGGER } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
+import type { DependencyGate } from './dependency-gate';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { NatsClient } from './nats-client';
@@ -29,6 +31,14 @@ export interface MessagingOptions {
   name: string;
   /** How often `nats_connected` is probed (default every 5 s, a 2 s timeout). */
   probe?: NatsProbeOptions;
+  /**
+   * Providers of the dependencies the app's handlers need (`DbJobGate` for its Postgres), each
+   * a `DependencyGate`: a handler failing because one is out of reach holds its message instead
+   * of spending its delivery attempts (ConsumerRunner).
+   */
+  gates?: readonly InjectionToken[];
+  /** Replaces every consumer's `backoffMs` (tests only). */
+  consumerBackoffMs?: readonly number[];
 }
 
 /**
@@ -85,6 +95,7 @@ export class MessagingModule
             JetStreamPublisher,
             { token: LOGGER, optional: true },
             { token: Registry, optional: true },
+            ...(options.gates ?? []),
           ],
           useFactory: (
             client: NatsClient,
@@ -92,6 +103,7 @@ export class MessagingModule
             publisher: JetStreamPublisher,
             logger?: Logger,
             registry?: Registry,
+            ...gates: DependencyGate[]
           ) =>
             new JetStreamConsumers(
               {
@@ -99,6 +111,8 @@ export class MessagingModule
                 namespace,
                 publisher,
                 logger,
+                gates,
+                backoffMs: options.consumerBackoffMs,
                 deadLettered: registry
                   ? new Counter({
                       name: 'messaging_dead_lettered_total',
