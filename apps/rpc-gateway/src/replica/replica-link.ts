@@ -28,6 +28,7 @@ export class ReplicaLink {
     { resolve(answer: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout }
   >();
   private notifyHandler: (id: string, resultText: string) => void = () => undefined;
+  private endHandler: (id: string, missedAbove: number) => void = () => undefined;
   private metricsSource: () => Promise<unknown[]> = () => Promise.resolve([]);
 
   constructor(private readonly port: IpcPort) {
@@ -67,6 +68,11 @@ export class ReplicaLink {
     this.notifyHandler = handler;
   }
 
+  /** A subscription of the primary's hub that missed more than it fills (ADR 0203). */
+  onEnd(handler: (id: string, missedAbove: number) => void): void {
+    this.endHandler = handler;
+  }
+
   /** What this worker contributes when the primary aggregates the replica's metrics. */
   provideMetrics(source: () => Promise<unknown[]>): void {
     this.metricsSource = source;
@@ -91,6 +97,8 @@ export class ReplicaLink {
       else waiter.resolve(message.answer);
     } else if (message.kind === 'notify') {
       this.notifyHandler(message.id, message.result);
+    } else if (message.kind === 'end') {
+      this.endHandler(message.id, message.missedAbove);
     } else {
       const rid = message.rid;
       void this.metricsSource().then(

@@ -30,6 +30,8 @@ export type WorkerMessage =
 export type PrimaryMessage =
   | { ns: typeof REPLICA_NS; kind: 'reply'; rid: number; answer: unknown }
   | { ns: typeof REPLICA_NS; kind: 'notify'; id: string; result: string }
+  /** The subscription's upstream gap was above `missedAbove` blocks (ADR 0203 amendment). */
+  | { ns: typeof REPLICA_NS; kind: 'end'; id: string; missedAbove: number }
   | { ns: typeof REPLICA_NS; kind: 'collect-metrics'; rid: number };
 
 export function isReplicaMessage<T extends { ns: string }>(message: unknown): message is T {

@@ -98,6 +98,8 @@ export function runReplicaPrimary(config: AppConfig, logger: Logger, workers: nu
             send(state.worker, { ns: REPLICA_NS, kind: 'notify', id: subscriptionId, result });
             return true;
           },
+          end: (subscriptionId, missedAbove) =>
+            send(state.worker, { ns: REPLICA_NS, kind: 'end', id: subscriptionId, missedAbove }),
         });
         state.subscriptions.set(id, network);
         return { ok: true, id };

@@ -36,6 +36,10 @@ export class RemoteSubscriptions implements Subscriptions {
       const entry = this.byRemoteId.get(remoteId);
       if (entry !== undefined) ClientFanOut.notify(entry, resultText);
     });
+    link.onEnd((remoteId, missedAbove) => {
+      const entry = this.byRemoteId.get(remoteId);
+      if (entry !== undefined) ClientFanOut.end(entry, missedAbove);
+    });
   }
 
   of(network: NetworkKey): NetworkSubscriptionPort | undefined {

@@ -3,7 +3,12 @@ import { Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { UpstreamPool } from '../upstreams/upstream-pool';
-import { NetworkSubscriptions, UpstreamSubscribeError } from './subscription-hub';
+import {
+  MAX_BACKFILL_BLOCKS,
+  NetworkSubscriptions,
+  subscriptionGap,
+  UpstreamSubscribeError,
+} from './subscription-hub';
 
 /**
  * A node's WebSocket (a ws server of the test's own): it answers eth_subscribe after a short
@@ -86,5 +91,183 @@ describe('NetworkSubscriptions: callers that share an upstream subscription shar
     expect(new Set(ids).size).toBe(5);
     expect(node.subscribes()).toBe(1);
     expect(subs.upstreamSubscriptionCount).toBe(1);
+  });
+});
+
+/**
+ * A scripted node for the gap a resubscribe leaves: a chain of block hashes the test rewrites
+ * (a reorg), logs per block, eth_subscribe / eth_getBlockByNumber / eth_getLogs answered from
+ * them, notifications sent when the test says, and the connection dropped when it says.
+ */
+async function scriptedNode() {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const chain = new Map<number, string>();
+  const logsOf = new Map<number, string[]>();
+  const subs = new Map<string, string>();
+  let next = 0;
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  const head = () => Math.max(...chain.keys());
+  const block = (n: number) =>
+    chain.has(n) ? { number: hex(n), hash: chain.get(n), transactions: [], size: '0x1' } : null;
+  const log = (n: number, i: number) => ({
+    blockNumber: hex(n),
+    blockHash: chain.get(n),
+    logIndex: hex(i),
+    data: logsOf.get(n)![i],
+    removed: false,
+  });
+  server.on('connection', (socket) =>
+    socket.on('message', (data) => {
+      const call = JSON.parse(data.toString()) as {
+        id: number;
+        method: string;
+        params: [string | { fromBlock: string; toBlock: string }];
+      };
+      const [first] = call.params;
+      let result: unknown = null;
+      if (call.method === 'eth_subscribe') {
+        result = `0xs${++next}`;
+        subs.set(String(first), result as string);
+      } else if (call.method === 'eth_getBlockByNumber')
+        result = block(first === 'latest' ? head() : Number(first));
+      else if (call.method === 'eth_getLogs' && typeof first === 'object') {
+        const found = [];
+        for (let n = Number(first.fromBlock); n <= Number(first.toBlock); n++)
+          for (let i = 0; i < (logsOf.get(n)?.length ?? 0); i++) found.push(log(n, i));
+        result = found;
+      }
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+    }),
+  );
+  const send = (type: string, result: unknown) => {
+    for (const client of server.clients)
+      client.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'eth_subscription',
+          params: { subscription: subs.get(type), result },
+        }),
+      );
+  };
+  const { port } = server.address() as { port: number };
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    /** Mines block n with `hash` and logs, without telling anyone. */
+    put: (n: number, hash: string, logs: string[] = []) => {
+      chain.set(n, hash);
+      logsOf.set(n, logs);
+    },
+    /** Mines block n and notifies it (header, then its logs). */
+    mine(n: number, hash: string, logs: string[] = []) {
+      this.put(n, hash, logs);
+      send('newHeads', block(n));
+      logs.forEach((_, i) => send('logs', log(n, i)));
+    },
+    drop: () => {
+      for (const client of server.clients) client.terminate();
+    },
+    close: () => {
+      for (const client of server.clients) client.terminate();
+      server.close();
+    },
+  };
+}
+
+describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)', () => {
+  let node: Awaited<ReturnType<typeof scriptedNode>>;
+  let subs: NetworkSubscriptions;
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(done()).toBe(true);
+  };
+
+  beforeEach(async () => {
+    node = await scriptedNode();
+    const upstream = { index: 0, healthy: true, spec: { wsUrl: node.url } };
+    const pool = {
+      upstreams: [upstream],
+      pick: (tried: ReadonlySet<number>) => (tried.has(0) ? undefined : upstream),
+    } as unknown as UpstreamPool;
+    subs = new NetworkSubscriptions(
+      'eth-mainnet',
+      pool,
+      new GatewayMetrics(new Registry()),
+      pino({ level: 'silent' }),
+    );
+  });
+
+  afterEach(() => {
+    subs.close();
+    node.close();
+  });
+
+  function collect() {
+    const got: Array<{ id: string; result: Record<string, unknown> }> = [];
+    const ended: Array<[string, number]> = [];
+    return {
+      got,
+      ended,
+      sink: {
+        notify: (id: string, text: string) => got.push({ id, result: JSON.parse(text) }) > 0,
+        end: (id: string, missedAbove: number) => void ended.push([id, missedAbove]),
+      },
+    };
+  }
+
+  it('re-delivers the new chain from the fork when the gap held a reorg; logs withdrawn first', async () => {
+    const client = collect();
+    node.put(1, '0xa1');
+    const heads = await subs.subscribe(['newHeads'], client.sink);
+    const logs = await subs.subscribe(['logs', {}], client.sink);
+    await new Promise((r) => setTimeout(r, 50));
+    node.mine(2, '0xa2', ['x2']);
+    node.mine(3, '0xa3', ['x3']);
+    await until(() => client.got.length === 4);
+    node.drop();
+    // While away: 3 is replaced, 4 and 5 are mined on the new branch.
+    node.put(3, '0xb3', ['y3']);
+    node.put(4, '0xb4', ['y4']);
+    node.put(5, '0xb5');
+    await until(() => client.got.length === 4 + 3 + 3);
+    node.mine(6, '0xb6', ['y6']);
+    await until(() => client.got.length === 4 + 3 + 3 + 2);
+    await new Promise((r) => setTimeout(r, 50));
+    const seen = (id: string) =>
+      client.got
+        .filter((g) => g.id === id)
+        .map((g) =>
+          id === heads
+            ? `${Number(g.result.number)}:${String(g.result.hash)}`
+            : `${String(g.result.data)}${g.result.removed === true ? ' removed' : ''}`,
+        );
+    expect(seen(heads)).toEqual(['2:0xa2', '3:0xa3', '3:0xb3', '4:0xb4', '5:0xb5', '6:0xb6']);
+    expect(seen(logs)).toEqual(['x2', 'x3', 'x3 removed', 'y3', 'y4', 'y6']);
+    // Filled-in headers as newHeads has them: no body fields.
+    const filled = client.got.find((g) => g.result.hash === '0xb4')!.result;
+    expect(filled).not.toHaveProperty('transactions');
+    expect(filled).not.toHaveProperty('size');
+    expect(client.ended).toEqual([]);
+  });
+
+  it('above the cap, tells every client to resync instead of filling, and goes on from the head', async () => {
+    const client = collect();
+    node.put(1, '0xa1');
+    const heads = await subs.subscribe(['newHeads'], client.sink);
+    node.mine(2, '0xa2');
+    await until(() => client.got.length === 1);
+    node.drop();
+    for (let n = 3; n <= 3 + MAX_BACKFILL_BLOCKS; n++) node.put(n, `0xa${n}`);
+    await until(() => client.ended.length === 1);
+    expect(client.ended[0]![0]).toBe(heads);
+    expect(client.ended[0]![1]).toBe(MAX_BACKFILL_BLOCKS);
+    // What the WebSocket edge sends before it closes the session with 1012.
+    expect(subscriptionGap(heads, MAX_BACKFILL_BLOCKS).message).toBe(
+      `server error: subscription ${heads} missed more than 128 blocks while its upstream node ` +
+        'was away; subscribe again and resync',
+    );
+    node.mine(4 + MAX_BACKFILL_BLOCKS, '0xlast');
+    await until(() => client.got.length === 2);
+    expect(Number(client.got[1]!.result.number)).toBe(4 + MAX_BACKFILL_BLOCKS);
   });
 });

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
+import type { DomainError } from '@meridian/errors';
 import type { NetworkKey } from '@meridian/networks';
+import { refusal } from '../relay/gateway-errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { UpstreamPool } from '../upstreams/upstream-pool';
 
@@ -12,7 +14,19 @@ export interface SubscriberSink {
    * `resultText` being the notification's result as JSON text; false when the client was cut off.
    */
   notify(subscriptionId: string, resultText: string): boolean;
+  /**
+   * The subscription cannot go on without a gap the hub will not fill (more than
+   * `MAX_BACKFILL_BLOCKS` missed while the upstream was away): the client is told, in its
+   * protocol's form, to subscribe again and resync. Optional: a sink without it keeps the
+   * subscription and sees the gap.
+   */
+  end?(subscriptionId: string, missedAbove: number): void;
 }
+
+/** Blocks of newHeads a resubscribe fills in at most (ADR 0203 amendment). */
+export const MAX_BACKFILL_BLOCKS = 128;
+/** Blocks one logs backfill reads at most: the eth_getLogs range cap (ADR 0211). */
+export const MAX_BACKFILL_LOG_RANGE = 10_000;
 
 /**
  * Client subscriptions fanned out from shared entries (one per distinct params): each client
@@ -41,6 +55,11 @@ export class ClientFanOut<E extends { readonly sinks: Map<string, SubscriberSink
   /** One notification to every client of the entry. */
   static notify(entry: { readonly sinks: Map<string, SubscriberSink> }, resultText: string): void {
     for (const [clientId, sink] of entry.sinks) sink.notify(clientId, resultText);
+  }
+
+  /** Every client of the entry missed more than `missedAbove` blocks (`SubscriberSink.end`). */
+  static end(entry: { readonly sinks: Map<string, SubscriberSink> }, missedAbove: number): void {
+    for (const [clientId, sink] of entry.sinks) sink.end?.(clientId, missedAbove);
   }
 }
 
@@ -75,6 +94,36 @@ interface Shared {
    */
   established: Promise<void> | undefined;
   readonly sinks: Map<string, SubscriberSink>;
+  /** What was delivered, to fill the gap a resubscribe leaves (ADR 0203 amendment). */
+  readonly gap: GapState;
+}
+
+interface Header {
+  number: number;
+  hash: string;
+}
+
+interface GapState {
+  /** The head when the upstream subscription was first made: nothing before it is owed. */
+  startHead: number | undefined;
+  /** newHeads: the hashes of the last headers delivered, by number (at most the cap). */
+  readonly heads: Map<number, string>;
+  lastHead: Header | undefined;
+  /** logs: the highest block with a log delivered, and the logs of that block. */
+  lastLogBlock: number | undefined;
+  lastLogs: Array<Record<string, unknown>>;
+  /** The network head known when the upstream went away (logs of blocks below it are in). */
+  closedAtHead: number | undefined;
+  /** Set while a resubscribe fills the gap: new notifications wait behind it. */
+  queued: Array<Record<string, unknown>> | undefined;
+}
+
+const hexOf = (n: number) => `0x${n.toString(16)}`;
+const logKey = (log: Record<string, unknown>) => `${String(log.blockHash)}:${String(log.logIndex)}`;
+/** A block as eth_getBlockByNumber gives it, as a newHeads header (no body fields). */
+function headerOf(block: Record<string, unknown>): Record<string, unknown> {
+  const { transactions: _t, uncles: _u, withdrawals: _w, size: _s, ...header } = block;
+  return header;
 }
 
 /**
@@ -96,6 +145,8 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private nextId = 1;
   private failedIndex: number | undefined;
   private closed = false;
+  /** The newest head a newHeads subscription of this network delivered. */
+  private seenHead: number | undefined;
 
   constructor(
     private readonly network: NetworkKey,
@@ -120,6 +171,15 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
         upstreamId: undefined,
         established: undefined,
         sinks: new Map(),
+        gap: {
+          startHead: undefined,
+          heads: new Map(),
+          lastHead: undefined,
+          lastLogBlock: undefined,
+          lastLogs: [],
+          closedAtHead: undefined,
+          queued: undefined,
+        },
       };
       this.shared.set(key, entry);
       this.metrics.upstreamSubscriptions.inc({ network: this.network, type });
@@ -215,6 +275,31 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       );
     entry.upstreamId = answer.result;
     this.byUpstreamId.set(answer.result, entry);
+    // Where the subscription began: a gap is counted from here until something is delivered.
+    // Not awaited (the client's answer does not wait for it); unknown, a gap is not filled.
+    if (entry.gap.startHead === undefined)
+      this.request(socket, 'eth_getBlockByNumber', ['latest', false]).then(
+        (head) => (entry.gap.startHead ??= Number((head as { number: string }).number)),
+        () => undefined,
+      );
+  }
+
+  /** One JSON-RPC call on the upstream socket; its result, or an Error. */
+  private request(socket: WebSocket, method: string, params: unknown[]): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`upstream ${method} timed out`));
+      }, 10_000);
+      this.pending.set(id, (message) => {
+        clearTimeout(timer);
+        if (message.error !== undefined || message.result === undefined)
+          reject(new Error(message.error?.message ?? `upstream ${method} failed`));
+        else resolve(message.result);
+      });
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
   }
 
   private connect(): Promise<WebSocket> {
@@ -268,8 +353,9 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     if (message.method === 'eth_subscription' && message.params?.subscription !== undefined) {
       const entry = this.byUpstreamId.get(message.params.subscription);
       if (entry === undefined) return;
-      const resultText = JSON.stringify(message.params.result);
-      ClientFanOut.notify(entry, resultText);
+      const result = message.params.result as Record<string, unknown>;
+      if (entry.gap.queued !== undefined) entry.gap.queued.push(result);
+      else this.deliver(entry, result);
       return;
     }
     if (typeof message.id === 'number') {
@@ -286,6 +372,10 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       resolve({ error: { message: 'upstream connection closed' } });
     this.pending.clear();
     if (this.closed || this.shared.size === 0) return;
+    for (const entry of this.shared.values()) {
+      entry.gap.closedAtHead = this.seenHead;
+      entry.gap.queued ??= [];
+    }
     this.failedIndex = index;
     this.logger.warn(
       { network: this.network, upstream: index, subscriptions: this.shared.size },
@@ -302,6 +392,8 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           entry.upstreamId = undefined;
           await this.establish(entry);
         }
+        const socket = await this.connect();
+        for (const entry of this.shared.values()) await this.backfill(socket, entry);
         return;
       } catch (error) {
         this.logger.warn(
@@ -313,9 +405,134 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       }
     }
   }
+
+  /** One notification to the entry's clients, noted for a later gap. */
+  private deliver(entry: Shared, result: Record<string, unknown>): void {
+    const gap = entry.gap;
+    if (entry.type === 'newHeads' && typeof result.number === 'string') {
+      const number = Number(result.number);
+      gap.lastHead = { number, hash: String(result.hash) };
+      gap.heads.set(number, String(result.hash));
+      gap.heads.delete(number - MAX_BACKFILL_BLOCKS);
+      if (this.seenHead === undefined || number > this.seenHead) this.seenHead = number;
+    } else if (entry.type === 'logs' && typeof result.blockNumber === 'string') {
+      const block = Number(result.blockNumber);
+      if (gap.lastLogBlock !== block) gap.lastLogs = [];
+      gap.lastLogBlock = block;
+      if (result.removed !== true) gap.lastLogs.push(result);
+    }
+    ClientFanOut.notify(entry, JSON.stringify(result));
+  }
+
+  /**
+   * After a resubscribe: delivers, in order, what was mined while the upstream was away, then
+   * what the new upstream subscription sent meanwhile, without repeating anything delivered
+   * (ADR 0203 amendment). newHeads: every header from the last one delivered + 1 to the head; a
+   * delivered header whose block was replaced (a reorg in the gap) is followed by the new
+   * chain's headers from the fork on, as geth does. logs: one eth_getLogs with the
+   * subscription's filter over the gap; logs delivered for a block that was replaced are sent
+   * again with `removed: true` first. A gap above the cap ends the subscriptions instead.
+   */
+  private async backfill(socket: WebSocket, entry: Shared): Promise<void> {
+    const gap = entry.gap;
+    const call = (method: string, params: unknown[]) => this.request(socket, method, params);
+    const blockAt = async (n: number) =>
+      (await call('eth_getBlockByNumber', [hexOf(n), false])) as Record<string, unknown> | null;
+    const latest = (await call('eth_getBlockByNumber', ['latest', false])) as { number: string };
+    const head = Number(latest.number);
+    const skip = new Set<string>();
+    if (entry.type === 'newHeads') {
+      let from = (gap.lastHead?.number ?? gap.startHead ?? head) + 1;
+      // A reorg in the gap: walk back to the last delivered header still on the chain.
+      while (from - 1 > head - MAX_BACKFILL_BLOCKS && gap.heads.has(from - 1)) {
+        const block = await blockAt(from - 1);
+        if (block !== null && block.hash === gap.heads.get(from - 1)) break;
+        from--;
+      }
+      if (head - from + 1 > MAX_BACKFILL_BLOCKS) {
+        this.endAll(entry, head, MAX_BACKFILL_BLOCKS);
+        from = head + 1;
+      }
+      for (let n = from; n <= head; n++) {
+        const block = await blockAt(n);
+        if (block !== null) this.deliver(entry, headerOf(block));
+      }
+    } else if (entry.type === 'logs') {
+      const covered = Math.max(gap.startHead ?? head, (gap.closedAtHead ?? 0) - 1);
+      let from = covered + 1;
+      if (gap.lastLogBlock !== undefined && gap.lastLogBlock >= covered) {
+        from = gap.lastLogBlock;
+        const block = await blockAt(from);
+        // Those logs' block was replaced (a reorg in the gap): withdrawn as geth does.
+        const replaced = gap.lastLogs.filter((log) => log.blockHash !== block?.hash);
+        gap.lastLogs = gap.lastLogs.filter((log) => !replaced.includes(log));
+        for (const log of replaced) this.deliver(entry, Object.assign({}, log, { removed: true }));
+        for (const log of gap.lastLogs) skip.add(logKey(log));
+      }
+      if (head - from + 1 > MAX_BACKFILL_LOG_RANGE) {
+        this.endAll(entry, head, MAX_BACKFILL_LOG_RANGE);
+        from = head + 1;
+      }
+      if (from <= head) {
+        const params = JSON.parse(entry.paramsJson) as unknown[];
+        const filter = Object.assign({}, params[1], {
+          fromBlock: hexOf(from),
+          toBlock: hexOf(head),
+        });
+        const logs = (await call('eth_getLogs', [filter])) as Array<Record<string, unknown>>;
+        for (const log of logs) {
+          if (skip.has(logKey(log))) continue;
+          skip.add(logKey(log));
+          this.deliver(entry, log);
+        }
+      }
+    }
+    this.drainQueue(entry, skip);
+  }
+
+  /** The notifications the new upstream subscription sent during the backfill, less repeats. */
+  private drainQueue(entry: Shared, delivered: ReadonlySet<string>): void {
+    const queued = entry.gap.queued ?? [];
+    entry.gap.queued = undefined;
+    for (const result of queued) {
+      if (entry.type === 'newHeads') {
+        const number = Number(result.number);
+        if (entry.gap.heads.get(number) === result.hash) continue;
+      } else if (entry.type === 'logs' && delivered.has(logKey(result))) continue;
+      this.deliver(entry, result);
+    }
+  }
+
+  /** A gap above the cap: every client of the entry is told to subscribe again and resync. */
+  private endAll(entry: Shared, head: number, cap: number): void {
+    this.logger.warn(
+      { network: this.network, type: entry.type, head, cap, clients: entry.sinks.size },
+      'upstream gap above the backfill cap; clients told to resync',
+    );
+    ClientFanOut.end(entry, cap);
+    // A sink that cannot be told goes on from the head, as before this rule.
+    entry.gap.lastHead = undefined;
+    entry.gap.heads.clear();
+    entry.gap.lastLogBlock = undefined;
+    entry.gap.lastLogs = [];
+    entry.gap.startHead = head;
+  }
 }
 
 export class UpstreamSubscribeError extends Error {}
+
+/**
+ * A subscription whose upstream gap was above the backfill cap (ADR 0203 amendment): -32000,
+ * retryable; the WebSocket edge sends it and closes the connection so the client resyncs.
+ */
+export function subscriptionGap(subscriptionId: string, cap: number): DomainError {
+  return refusal(
+    'subscription_gap',
+    'unavailable',
+    `subscription ${subscriptionId} missed more than ${cap} blocks while its upstream node ` +
+      'was away; subscribe again and resync',
+  );
+}
 
 /** The hub of every network of this deployment. */
 export class SubscriptionHub implements Subscriptions {

@@ -23,10 +23,15 @@ import {
 import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import { checkSubscribeParams, checkUnsubscribeParams } from './subscribe-params';
-import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
+import { subscriptionGap, UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
 /** Close code of a session whose access ended (RFC 6455 policy violation). */
 const CLOSE_POLICY = 1008;
+/**
+ * Close code of a session whose subscription missed more than the hub fills in (RFC 6455
+ * service restart: reconnect, subscribe again, resync; ADR 0203 amendment).
+ */
+const CLOSE_RESYNC = 1012;
 const NOT_FOUND_BODY = '{"error":"not_found","message":"not found"}';
 
 export interface WsOptions {
@@ -43,7 +48,7 @@ interface Session {
    * Sends `error` and closes the socket with `reason`: under id null when a feed ended it, or as
    * `answer` (the error under the ids of the message it answers) when a message found it ended.
    */
-  end(error: DomainError, reason: string, answer?: string): void;
+  end(error: DomainError, reason: string, answer?: string, closeCode?: number): void;
   /** Whether it holds a subscription now. */
   subscribed(): boolean;
 }
@@ -172,12 +177,12 @@ export class WsGateway {
       // The one place a session-level DomainError reaches the client: a JSON-RPC error (id null
       // unless it answers a message), and the socket closed when the credential is no longer
       // valid.
-      end: (error: DomainError, reason: string, answer?: string) => {
+      end: (error: DomainError, reason: string, answer?: string, closeCode = CLOSE_POLICY) => {
         if (ended) return;
         connection.send(answer ?? serializeErrorObject('null', jsonRpcErrorOf(error)));
         ended = true;
         dropSubscriptions();
-        ws.close(CLOSE_POLICY, reason);
+        ws.close(closeCode, reason);
       },
       subscribed: () => mine.size > 0,
     };
@@ -186,6 +191,13 @@ export class WsGateway {
       notify: (subscriptionId: string, resultText: string): boolean =>
         connection.send(
           `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscriptionId}","result":${resultText}}}`,
+        ),
+      end: (subscriptionId: string, missedAbove: number) =>
+        session.end(
+          subscriptionGap(subscriptionId, missedAbove),
+          'subscription gap not filled; resubscribe',
+          undefined,
+          CLOSE_RESYNC,
         ),
     };
     const forget = (id: string) => {

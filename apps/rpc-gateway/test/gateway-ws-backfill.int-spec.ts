@@ -1,0 +1,181 @@
+import {
+  startAnvil,
+  startCuttableTcpRelay,
+  type AnvilInstance,
+  type CuttableTcpRelay,
+} from '@meridian/testing';
+import { createWalletClient, http, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import WebSocket from 'ws';
+import { provisionNamespace, startGateway, type RunningGateway } from './gateway-harness';
+
+const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
+const TOPIC = `0x${'cd'.repeat(32)}`;
+/** Init code that emits one log with TOPIC (LOG1) and deploys nothing. */
+const LOG_DEPLOY = `0x7f${'cd'.repeat(32)}60006000a160006000f3` as Hex;
+const TOKEN = 'tok_ws_backfill_00001';
+
+/**
+ * ADR 0203 amendment: the gateway is cut from its node (a TCP relay in between) while blocks with
+ * logs are mined; once the node is reachable again, the hub re-subscribes and fills the gap.
+ * Every block number and every log arrives exactly once, in order, under the same ids.
+ */
+describe('rpc-gateway WebSocket: a resubscribe fills the gap', () => {
+  let node: AnvilInstance;
+  let relay: CuttableTcpRelay;
+  let ns: Awaited<ReturnType<typeof provisionNamespace>>;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    [node, ns] = await Promise.all([startAnvil({ chainId: 1 }), provisionNamespace()]);
+    relay = await startCuttableTcpRelay(node.port);
+    gateway = await startGateway({
+      REGION: 'eu',
+      NATS_URL: ns.url,
+      NATS_PREFIX: ns.prefix,
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [`http://127.0.0.1:${relay.port}`] }),
+      STATIC_ACCESS_TOKENS: JSON.stringify({
+        [TOKEN]: { accountId: 'acct-ws-backfill', network: 'eth-mainnet', planId: 'pro' },
+      }),
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await relay?.close();
+    await Promise.all([node?.stop(), ns?.cleanup()]);
+  });
+
+  const wallet = () =>
+    createWalletClient({
+      account: privateKeyToAccount(KEY_0),
+      transport: http(node.url),
+      chain: {
+        id: 1,
+        name: 'e',
+        nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 },
+        rpcUrls: { default: { http: [node.url] } },
+      },
+    });
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const response = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await response.json()) as { result: unknown }).result;
+  };
+  const headNumber = async () => Number(await rpc('eth_blockNumber'));
+  /** A block with one log (anvil mines a block per transaction); its number. */
+  const mineLog = async () => {
+    const hash = await wallet().sendTransaction({ data: LOG_DEPLOY });
+    for (;;) {
+      const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as {
+        blockNumber: string;
+      } | null;
+      if (receipt !== null) return Number(receipt.blockNumber);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const until = async (done: () => boolean, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it('delivers every header and every log mined while the node was unreachable, once each', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKEN}/`);
+    await new Promise((r) => ws.once('open', r));
+    const ids: Record<number, string> = {};
+    const heads: number[] = [];
+    const logs: Array<{ block: number; index: number; removed: boolean; sub: string }> = [];
+    let closed: { code: number; reason: string } | undefined;
+    ws.on('close', (code, reason) => (closed = { code, reason: reason.toString() }));
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.method !== 'eth_subscription') {
+        ids[m.id] = m.result;
+        return;
+      }
+      const { subscription, result } = m.params;
+      if (subscription === ids[1]) heads.push(Number(result.number));
+      else
+        logs.push({
+          block: Number(result.blockNumber),
+          index: Number(result.logIndex),
+          removed: result.removed === true,
+          sub: subscription,
+        });
+    });
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'eth_subscribe',
+        params: ['logs', { topics: [TOPIC] }],
+      }),
+    );
+    await until(() => ids[1] !== undefined && ids[2] !== undefined, 5_000);
+    expect(typeof ids[1]).toBe('string');
+    expect(typeof ids[2]).toBe('string');
+
+    const logBlocks: number[] = [];
+    const start = await headNumber();
+    logBlocks.push(await mineLog());
+    await until(() => logs.length === 1, 5_000);
+    expect(logs).toHaveLength(1);
+
+    // The gateway loses its node; blocks with and without logs are mined meanwhile.
+    await relay.cut();
+    for (let i = 0; i < 3; i++) {
+      logBlocks.push(await mineLog());
+      await rpc('evm_mine');
+    }
+    await relay.restore();
+
+    // Back: the next blocks arrive after the gap is filled.
+    await until(() => heads.includes(logBlocks[logBlocks.length - 1]! + 1), 15_000);
+    logBlocks.push(await mineLog());
+    const last = await headNumber();
+    await until(() => heads.includes(last) && logs.some((l) => l.block === last), 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    ws.close();
+
+    expect(closed === undefined || closed.code === 1005 || closed.code === 1000).toBe(true);
+    const expected = Array.from({ length: last - start }, (_, i) => start + 1 + i);
+    expect(heads).toEqual(expected);
+    expect(logs.map((l) => l.block)).toEqual(logBlocks);
+    expect(logs.every((l) => !l.removed && l.sub === ids[2])).toBe(true);
+  }, 60_000);
+
+  it('above 128 missed blocks, tells the client to resync and closes the session with 1012', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKEN}/`);
+    await new Promise((r) => ws.once('open', r));
+    const messages: Array<Record<string, unknown>> = [];
+    let closed: { code: number; reason: string } | undefined;
+    ws.on('close', (code, reason) => (closed = { code, reason: reason.toString() }));
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    await until(() => messages.length === 1, 5_000);
+    const id = messages[0]!.result as string;
+    await rpc('evm_mine');
+    await until(() => messages.length === 2, 5_000);
+    await relay.cut();
+    await rpc('anvil_mine', ['0xc8']);
+    await relay.restore();
+    await until(() => closed !== undefined, 15_000);
+    expect(closed).toEqual({ code: 1012, reason: 'subscription gap not filled; resubscribe' });
+    expect(messages.slice(2)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message:
+            `server error: subscription ${id} missed more than 128 blocks while its upstream ` +
+            'node was away; subscribe again and resync',
+        },
+      },
+    ]);
+  }, 60_000);
+});
