@@ -195,6 +195,16 @@ describe('billing-ledger OpenAPI', () => {
     expect(paths['/api/v1/admin/accounts/{id}/plan']!['put']!['responses']).toMatchObject({
       400: error('an individual account'),
     });
+    // A contract with a plan other than enterprise (QA N): refused on every route that takes one.
+    for (const [path, method] of [
+      ['/api/v1/admin/accounts/{id}/plan', 'put'],
+      ['/api/v1/admin/accounts', 'post'],
+      ['/api/v1/admin/accounts/bulk', 'post'],
+    ] as const) {
+      expect(paths[path]![method]!['responses']).toMatchObject({
+        400: error('contract_not_enterprise'),
+      });
+    }
     expect(paths['/api/v1/admin/accounts/{id}/api-keys']!['post']).toMatchObject({
       security: [{ operator: [] }],
       requestBody: {

@@ -186,7 +186,8 @@ export class AdminController {
       400: {
         description:
           'malformed_body: the body does not fit; invalid_idempotency_key: the Idempotency-Key ' +
-          'header is not 1 to 200 printable ASCII characters',
+          'header is not 1 to 200 printable ASCII characters; ' +
+          ROUTE_ERRORS.contractNotEnterprise.description,
       },
       409: ROUTE_ERRORS.idempotencyKeyReused,
     },
@@ -215,7 +216,9 @@ export class AdminController {
         description: 'the accounts and keys, in input order',
         schema: createdAccountsResponse,
       },
-      400: ROUTE_ERRORS.malformedBody,
+      400: {
+        description: `${ROUTE_ERRORS.malformedBody.description}; ${ROUTE_ERRORS.contractNotEnterprise.description}`,
+      },
     },
   })
   @HttpCode(201)
@@ -265,7 +268,8 @@ export class AdminController {
       400: {
         description:
           'malformed_body: the body does not fit, or plan is null for an individual account ' +
-          '(only a team may have none)',
+          '(only a team may have none); ' +
+          ROUTE_ERRORS.contractNotEnterprise.description,
       },
       404: ROUTE_ERRORS.accountNotFound,
     },

@@ -37,6 +37,9 @@ export const ROUTE_ERRORS = {
     description:
       'usage_unavailable: the hourly usage could not be brought up to date; header Retry-After (s)',
   },
+  contractNotEnterprise: {
+    description: 'contract_not_enterprise: a contract comes only with the enterprise plan',
+  },
   planForbidden: {
     description:
       'self_service_disabled: plans are changed by the operator only (SELF_SERVICE_BILLING off); ' +
