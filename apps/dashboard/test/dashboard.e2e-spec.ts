@@ -1575,9 +1575,10 @@ describe('dashboard in a real browser against the local stack', () => {
 
   it('shows an overdraft: usage past the balance leaves Purchased at 0 CU and the debt apart, on the overview and the operator account page, at 1280 and 390 px', async () => {
     // A second customer whose contract allows 100 CU (an Enterprise contract, set through
-    // billing-ledger's operator API as a deployment's sales side would). The gateway admits a
-    // request while the balance is spendable, and the ledger charges all of it (usage is never
-    // dropped, ADR 0101): a batch of 10 calls (200 CU) leaves a debt of 100 CU.
+    // billing-ledger's operator API as a deployment's sales side would). Each gateway process
+    // admits calls against its own estimate of the last balance state (ADR 0201), so two regions
+    // called at once each admit the whole 100 CU, and the ledger charges all of it (usage is
+    // never dropped, ADR 0101): two batches of 5 calls (200 CU) leave a debt of 100 CU.
     const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
@@ -1604,17 +1605,20 @@ describe('dashboard in a real browser against the local stack', () => {
         network: 'polygon-mainnet',
       });
       expect(made.status).toBe(201);
-      const batch = await fetch(`${endpoints.rpc['eu']}${String(made.body['token'])}/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(
-          Array.from({ length: 10 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
-        ),
-      });
-      // Network P's devnet, chain id 137: every call served (and billed 20 CU).
-      expect(((await batch.json()) as Array<{ result?: string }>).map((a) => a.result)).toEqual(
-        Array.from({ length: 10 }, () => '0x89'),
+      const batches = await Promise.all(
+        (['eu', 'us'] as const).map(async (region) => {
+          const batch = await fetch(`${endpoints.rpc[region]}${String(made.body['token'])}/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(
+              Array.from({ length: 5 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
+            ),
+          });
+          return ((await batch.json()) as Array<{ result?: string }>).map((a) => a.result);
+        }),
       );
+      // Network P's devnet, chain id 137: every call served (and billed 20 CU).
+      expect(batches.flat()).toEqual(Array.from({ length: 10 }, () => '0x89'));
 
       // The overview once the ledger has applied the usage (the gateway flushes every second).
       const deadline = Date.now() + 30_000;
