@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  freePort,
   startAnvil,
   startCuttableTcpRelay,
   type AnvilInstance,
@@ -14,6 +18,8 @@ const TOPIC = `0x${'cd'.repeat(32)}`;
 /** Init code that emits one log with TOPIC (LOG1) and deploys nothing. */
 const LOG_DEPLOY = `0x7f${'cd'.repeat(32)}60006000a160006000f3` as Hex;
 const TOKEN = 'tok_ws_backfill_00001';
+/** anvil's first dev account (KEY_0's). */
+const ACCOUNT_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /**
  * ADR 0203 amendment: the gateway is cut from its node (a TCP relay in between) while blocks with
@@ -177,5 +183,109 @@ describe('rpc-gateway WebSocket: a resubscribe fills the gap', () => {
         },
       },
     ]);
+  }, 60_000);
+});
+
+/**
+ * QA's repro: the node itself is stopped (SIGTERM, its state written with --state) and started
+ * again on the same port; blocks with logs are mined as soon as it is back, while the hub's
+ * backoff has not reconnected yet.
+ */
+describe('rpc-gateway WebSocket: the node restarts from its state file', () => {
+  let node: AnvilInstance;
+  let port: number;
+  let stateDir: string;
+  let ns: Awaited<ReturnType<typeof provisionNamespace>>;
+  let gateway: RunningGateway;
+  const args = () => ['--state', join(stateDir, 'state.json')];
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), 'ws-backfill-'));
+    port = await freePort();
+    [node, ns] = await Promise.all([
+      startAnvil({ chainId: 1, port, args: args() }),
+      provisionNamespace(),
+    ]);
+    gateway = await startGateway({
+      REGION: 'eu',
+      NATS_URL: ns.url,
+      NATS_PREFIX: ns.prefix,
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [node.url] }),
+      STATIC_ACCESS_TOKENS: JSON.stringify({
+        [TOKEN]: { accountId: 'acct-ws-backfill', network: 'eth-mainnet', planId: 'pro' },
+      }),
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await Promise.all([node?.stop(), ns?.cleanup()]);
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  it('delivers every header and every log once across the restart', async () => {
+    const rpc = async (method: string, params: unknown[] = []) => {
+      const response = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return ((await response.json()) as { result: unknown }).result;
+    };
+    const mineLog = async () => {
+      const hash = (await rpc('eth_sendTransaction', [
+        { from: ACCOUNT_0, data: LOG_DEPLOY },
+      ])) as string;
+      for (;;) {
+        const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as {
+          blockNumber: string;
+        } | null;
+        if (receipt !== null) return Number(receipt.blockNumber);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const until = async (done: () => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    };
+    const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKEN}/`);
+    await new Promise((r) => ws.once('open', r));
+    const ids: Record<number, string> = {};
+    const heads: number[] = [];
+    const logs: number[] = [];
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.method !== 'eth_subscription') ids[m.id] = m.result;
+      else if (m.params.subscription === ids[1]) heads.push(Number(m.params.result.number));
+      else logs.push(Number(m.params.result.blockNumber));
+    });
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'eth_subscribe',
+        params: ['logs', { topics: [TOPIC] }],
+      }),
+    );
+    await until(() => ids[1] !== undefined && ids[2] !== undefined, 5_000);
+    const start = Number(await rpc('eth_blockNumber'));
+    const logBlocks = [await mineLog()];
+    await until(() => logs.length === 1, 5_000);
+
+    await node.stop();
+    await new Promise((r) => setTimeout(r, 1_500));
+    node = await startAnvil({ chainId: 1, port, args: args() });
+    expect(Number(await rpc('eth_blockNumber'))).toBe(logBlocks[0]);
+    for (let i = 0; i < 3; i++) {
+      logBlocks.push(await mineLog());
+      await rpc('evm_mine');
+    }
+    const last = Number(await rpc('eth_blockNumber'));
+    await until(() => heads.includes(last) && logs.includes(logBlocks[3]!), 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    ws.close();
+    expect(heads).toEqual(Array.from({ length: last - start }, (_, i) => start + 1 + i));
+    expect(logs).toEqual(logBlocks);
   }, 60_000);
 });
