@@ -1,10 +1,5 @@
 import { startCuttableTcpRelay, type CuttableTcpRelay } from '@meridian/testing';
-import {
-  api,
-  BillingHarness,
-  OPERATOR_TOKEN,
-  type BillingApp,
-} from '../testing/billing-harness';
+import { api, BillingHarness, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
 
 /**
  * Postgres out of reach while the app runs (QA, failure testing: 500 `internal` before): the
