@@ -2,6 +2,7 @@ import { DomainError } from '@meridian/errors';
 import {
   balanceForResume,
   dropReasonOf,
+  insufficientBalance,
   queuedEventDropReason,
   refusalWithoutPlan,
   shouldAutoPause,
@@ -223,5 +224,14 @@ describe('queuedEventDropReason: a pause drops the events queued before it, resu
       expect(queuedEventDropReason(status, queued, resumed)).toBe(dropReasonOf(status));
       expect(queuedEventDropReason(status, at('13:40'), resumed)).toBe(dropReasonOf(status));
     }
+  });
+});
+
+describe('insufficientBalance', () => {
+  it('names no daily allowance: a paid plan resets its allowance at the renewal (QA: Enterprise)', () => {
+    const message = insufficientBalance().message;
+    expect(message).not.toMatch(/daily/);
+    expect(message).toMatch(/top up/);
+    expect(message).toMatch(/allowance to reset/);
   });
 });

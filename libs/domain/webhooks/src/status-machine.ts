@@ -162,11 +162,15 @@ const refused = (error: DomainError): TransitionResult => ({ kind: 'refused', er
 
 export const webhookNotFound = () => new DomainError('not_found', 'not_found', 'no such webhook');
 
+/**
+ * Said neutrally of the allowance (QA: "the daily allowance" on an Enterprise account): it resets
+ * daily on Free and at the renewal on a paid plan, and the facts here carry no plan.
+ */
 export const insufficientBalance = () =>
   new DomainError(
     'insufficient_balance',
     'conflict',
-    'the CU balance is empty: top up (or wait for the daily allowance) and resume again',
+    'the CU balance is empty: top up (or wait for your plan allowance to reset) and resume again',
   );
 
 export const planRequiredError = () =>
