@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, type ReactNode } from 'react';
-import { api, setCsrfToken, setSessionGoneHandler } from './api';
+import { api, ApiError, setCsrfToken, setSessionGoneHandler } from './api';
+import { ErrorState } from './components/ui';
+import { sessionLoadView } from './session-load';
 
 export interface SessionUser {
   id: string;
@@ -44,7 +46,34 @@ export function SessionProvider(props: {
     setSessionGoneHandler(() => signedOutIn(client));
     return () => setSessionGoneHandler(() => undefined);
   }, [client]);
-  if (!query.data) return <>{props.fallback}</>;
+  // Until the session loads: the fallback while asking, a brief outage said and asked again on
+  // its own with a backoff, any other failure said with Try again (session-load.ts).
+  const failure =
+    query.data || !query.isError
+      ? null
+      : query.error instanceof ApiError
+        ? { status: query.error.status, code: query.error.code }
+        : { status: 0, code: 'network' };
+  const view = sessionLoadView(failure, query.errorUpdateCount);
+  const { refetch } = query;
+  const retryInMs = view.kind === 'brief_outage' ? view.retryInMs : null;
+  useEffect(() => {
+    if (retryInMs === null) return;
+    const timer = window.setTimeout(() => void refetch(), retryInMs);
+    return () => window.clearTimeout(timer);
+  }, [retryInMs, query.errorUpdateCount, refetch]);
+  if (!query.data) {
+    if (view.kind === 'brief_outage')
+      return (
+        <div className="state" role="status" aria-live="polite" data-testid="session-unavailable">
+          <span className="spinner" aria-hidden="true" />
+          {view.message}
+        </div>
+      );
+    if (view.kind === 'failed')
+      return <ErrorState error={query.error} retry={() => void refetch()} />;
+    return <>{props.fallback}</>;
+  }
   const refresh = async () => {
     client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
     await client.invalidateQueries({ queryKey: ['session'] });

@@ -11,8 +11,12 @@ const BRIEF_OUTAGES = new Set([
   'usage_unavailable',
 ]);
 
+/** A 503 that passes in seconds (the codes above). */
+export const isBriefOutage = (status: number, code: string): boolean =>
+  status === 503 && BRIEF_OUTAGES.has(code);
+
 /** The message an ApiError shows: the API's own, or the brief-outage wording for those 503s. */
 export function pageMessageOf(status: number, code: string, message: string): string {
-  if (status !== 503 || !BRIEF_OUTAGES.has(code)) return message;
+  if (!isBriefOutage(status, code)) return message;
   return 'The service is briefly unavailable; try again in a few seconds.';
 }
