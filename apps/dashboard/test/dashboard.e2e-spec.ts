@@ -1754,9 +1754,17 @@ describe('dashboard in a real browser against the local stack', () => {
       await hasText(owner.getByTestId('status-label'), 'Paused: over plan limits');
       await hasText(
         owner.getByTestId('plan-pause-explanation'),
-        'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself.',
+        // D itself is over Free's 10 per webhook: its own limit, as its refused Resume says (QA:
+        // the page told it to delete other webhooks, which never makes it fit).
+        'This webhook is paused because it is over its plan limits. This webhook watches 20 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
       );
       await check(owner, '20a-webhook-paused-plan');
+      // B (3 addresses) fits on its own: the account's caps are what keep it paused.
+      await owner.goto(`${dashboard}/webhooks/${hooks['B']}`);
+      await hasText(
+        owner.getByTestId('plan-pause-explanation'),
+        'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself.',
+      );
 
       // Three tokens on Free's two: each still answers, the page says so, a new one is refused.
       for (const token of tokens) {

@@ -3,6 +3,7 @@ import {
   capMessage,
   isCapError,
   planPauseExplanation,
+  webhookHoldings,
   webhookSlotsSummary,
 } from './cap-errors';
 
@@ -82,12 +83,62 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
       'This webhook is paused because your account is over its plan limits. Your plan allows 10 addresses per webhook, its own and those of its address lists together. Resume works once it fits; an upgrade resumes it by itself.',
     ],
   ])('%s', (_, usage, words) => {
-    expect(planPauseExplanation({ caps: free, usage })).toBe(words);
+    expect(planPauseExplanation({ caps: free, usage }, null)).toBe(words);
   });
 
+  it('a webhook over a per-webhook cap names it, as its refused resume does (QA: W4, 20 on Free)', () => {
+    // W1 (2, paused by hand), W2 (5), W3 (3), W4 (20, newest): Resume on W4 is 409
+    // cap_addresses_exceeded, limit 10, requested 20; deleting the others cannot make it fit.
+    const usage = { active_webhooks: 4, account_addresses: 30 };
+    const w4 = webhookHoldings(
+      { addresses: Array.from({ length: 20 }, (_, i) => `0x${i}`) },
+      () => undefined,
+    );
+    expect(planPauseExplanation({ caps: free, usage }, w4)).toBe(
+      'This webhook is paused because it is over its plan limits. This webhook watches 20 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
+    );
+    // Within its own caps (W3, 3 addresses), the account's caps are the reason.
+    const w3 = webhookHoldings({ addresses: ['0xa', '0xb', '0xc'] }, () => undefined);
+    expect(planPauseExplanation({ caps: free, usage }, w3)).toMatch(
+      /^This webhook is paused because your account is over its plan limits\. You have 4 webhooks\./,
+    );
+  });
+
+  it('each per-webhook cap the webhook is over, in the order a resume names them', () => {
+    const caps = { ...free, list_refs: 1, inline_addresses: 3 };
+    const held = { inlineAddresses: 4, listRefs: 2, addresses: 12 };
+    expect(planPauseExplanation({ caps, usage: {} }, held)).toBe(
+      'This webhook is paused because it is over its plan limits. This webhook uses 2 address lists; your plan allows 1 per webhook — remove lists or upgrade. This webhook names 4 addresses directly; your plan allows 3 — move some to an address list or upgrade. This webhook watches 12 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
+    );
+  });
   it('the webhook bar says every webhook counts and the plan names active ones (was "3 of 1")', () => {
     expect(webhookSlotsSummary(3, 1)).toBe('3 webhooks, plan allows 1 active');
     expect(webhookSlotsSummary(1, 10)).toBe('1 webhook, plan allows 10 active');
+  });
+});
+
+describe('webhookHoldings: a webhook as the per-webhook caps count it (rule 2)', () => {
+  const sizes: Record<string, number> = { L1: 7, L2: 4 };
+  it('counts the shorthand and the tree leaves, and each distinct list once with its entries', () => {
+    const held = webhookHoldings(
+      {
+        addresses: ['0xa'],
+        list_refs: ['L1'],
+        filters: {
+          any: [
+            { address: { in: ['0xb', '0xc'], list_refs: ['L1', 'L2'] } },
+            { not: { contract: { in: ['0xd'] } } },
+            { topic: { position: 0, in: ['0xe'] } },
+          ],
+        },
+      },
+      (id) => sizes[id],
+    );
+    expect(held).toEqual({ inlineAddresses: 4, listRefs: 2, addresses: 15 });
+  });
+
+  it('is unknown while a referenced list is not loaded', () => {
+    expect(webhookHoldings({ list_refs: ['L9'] }, (id) => sizes[id])).toBeNull();
   });
 });
 
