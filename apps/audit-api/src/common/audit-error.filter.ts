@@ -1,4 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Inject, Optional } from '@nestjs/common';
+import { DbJobGate } from '@meridian/platform-db';
 import { DomainError } from '@meridian/errors';
 import { DomainErrorFilter } from '@meridian/platform-http';
 import { LOGGER, loggableError } from '@meridian/platform-observability';
@@ -14,8 +15,11 @@ import { UPSTREAM_UNAVAILABLE } from './audit-errors';
 export class AuditErrorFilter implements ExceptionFilter {
   private readonly platform: DomainErrorFilter;
 
-  constructor(@Inject(LOGGER) private readonly logger: Logger) {
-    this.platform = new DomainErrorFilter(logger);
+  constructor(
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Optional() gate?: DbJobGate,
+  ) {
+    this.platform = new DomainErrorFilter(logger, () => gate);
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {

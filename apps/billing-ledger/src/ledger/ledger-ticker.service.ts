@@ -57,16 +57,19 @@ export class LedgerTicker implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async pass(): Promise<void> {
-    // Not connected yet: every query would fail with "Driver not Connected", a line a second
-    // after the one that named the cause (DbJobGate); the first pass after it connects catches up.
+    // Through the gate (DbJobGate): while Postgres is out of reach every query would fail, a
+    // line a second after the gate's one line; skipped quietly, and a pass failing because it is
+    // closes the gate. The first pass after it opens catches up.
     if (!this.db.open) return;
     try {
-      await this.ledger.clearDueTopUps();
-      await this.ledger.resetDueAllowances();
-      await this.flushes.prune(
-        new Date(this.clock.now().getTime() - USAGE_PART_RETENTION_MS),
-        PRUNE_BATCH,
-      );
+      await this.db.run(async () => {
+        await this.ledger.clearDueTopUps();
+        await this.ledger.resetDueAllowances();
+        await this.flushes.prune(
+          new Date(this.clock.now().getTime() - USAGE_PART_RETENTION_MS),
+          PRUNE_BATCH,
+        );
+      });
     } catch (error) {
       this.logger.warn(
         { err: error instanceof Error ? error.message : String(error) },

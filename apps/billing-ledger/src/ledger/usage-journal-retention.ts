@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { DbJobGate } from '@meridian/platform-db';
+import { DbJobGate, isDatabaseUnreachable } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, HOUR, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -122,13 +122,17 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
    * next pass: each try may hold usage up to that long.
    */
   async maintain(now: Date): Promise<void> {
-    // Not connected yet: skipped quietly, and this hour's run is still owed (DbJobGate).
-    if (!DbJobGate.of(this.dataSource).open) return;
+    // Through the gate (DbJobGate): skipped quietly while Postgres is out of reach, and a run
+    // failing because it is closes the gate (its one line) and is still owed this hour.
     const hour = Math.floor(now.getTime() / HOUR);
     if (this.lastRun === hour) return;
-    this.lastRun = hour;
-    await this.ensurePartitions(now);
-    await this.retire(now);
+    const ran = await DbJobGate.of(this.dataSource).run(async () => {
+      this.lastRun = hour;
+      await this.ensurePartitions(now);
+      await this.retire(now);
+      return true;
+    });
+    if (ran === undefined && this.lastRun === hour) this.lastRun = undefined;
   }
 
   /**
@@ -161,6 +165,8 @@ export class UsageJournalRetention implements OnModuleInit, OnApplicationShutdow
         });
         if (created) made.push(suffix);
       } catch (error) {
+        // Postgres out of reach is no refusal of the partition: the run fails (DbJobGate).
+        if (isDatabaseUnreachable(error)) throw error;
         this.logger.warn(
           { err: error instanceof Error ? error.message : String(error), partition: suffix },
           'usage journal partition not made (rows of that day stay in the default partition)',

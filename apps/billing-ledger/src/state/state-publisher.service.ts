@@ -7,6 +7,7 @@ import {
   revokedCredentialKey,
   type CredentialRevoked,
 } from '@meridian/contracts';
+import { DbJobGate } from '@meridian/platform-db';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
@@ -89,6 +90,7 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly marks: PublishedMarks,
     private readonly partitions: PartitionTakeover,
+    private readonly db: DbJobGate,
   ) {
     this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run());
   }
@@ -145,10 +147,16 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
           if (full) await this.flushUnpublished();
           this.retryMs = RETRY_MIN_MS;
         } catch (error) {
-          this.logger.warn(
-            { err: error instanceof Error ? error.message : String(error), retryMs: this.retryMs },
-            'publishing changes failed; retrying',
-          );
+          // Postgres out of reach (DbJobGate): reported to the gate, whose one line says it;
+          // retried quietly with the same backoff.
+          if (!(await this.db.failed(error)))
+            this.logger.warn(
+              {
+                err: error instanceof Error ? error.message : String(error),
+                retryMs: this.retryMs,
+              },
+              'publishing changes failed; retrying',
+            );
           this.buckets.clear();
           // What this pass did not get out stays due: pending rows were put back, and a full
           // pass (outbox, unpublished versions) is owed again.

@@ -92,9 +92,13 @@ export class HourlyFolder implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async foldNext(): Promise<void> {
-    // Not connected yet: skipped quietly (DbJobGate); a read of usage still folds first and
-    // answers its own error.
-    if (!this.db.open) return;
+    // Through the gate (DbJobGate): skipped quietly while Postgres is out of reach, and a step
+    // failing because it is closes the gate (its one line); a read of usage still folds first
+    // and answers its own error.
+    await this.db.run(() => this.foldNextShard());
+  }
+
+  private async foldNextShard(): Promise<void> {
     const shard = this.nextShard;
     this.nextShard = (shard + 1) % HOURLY_SHARDS;
     const oldest = await this.flushes.oldestRecorded(shard);

@@ -116,4 +116,52 @@ describe('billing-ledger usage across a Postgres outage longer than maxDeliver Ã
     expect(logged('Postgres answers again')).toBe(1);
     await billing.app.close();
   }, 60_000);
+
+  it('periodic jobs and requests during an outage: one line when it starts, one when it ends (QA re-test)', async () => {
+    lines.length = 0;
+    const viaRelay = new URL(h.db.url);
+    viaRelay.port = String(relay.port);
+    // The ledger tick (and the state publisher's full pass behind it) every 100 ms.
+    const billing = await h.start(
+      { DATABASE_URL: viaRelay.toString(), LOG_LEVEL: 'info', LEDGER_TICK_MS: '100' },
+      { consumerBackoffMs: BACKOFF_MS, logTo },
+    );
+    const created = await api<{ account: { id: string } }>(
+      billing.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'outage-jobs', plan: 'starter' },
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.account.id;
+
+    const before = lines.length;
+    await relay.cut();
+    const started = Date.now();
+    // No message arrives meanwhile: only the jobs (and requests) meet the outage.
+    await eventually(async () => logged('Postgres unreachable') === 1, 10_000, 'outage noticed');
+    for (let i = 0; i < 3; i++) {
+      const read = await api(billing.url, 'GET', `/api/v1/admin/accounts/${id}`, OPERATOR_TOKEN);
+      expect(read.status).toBe(503);
+    }
+    await eventually(async () => Date.now() - started >= 3_000, 5_000, 'outage');
+    await relay.restore();
+    await eventually(async () => logged('Postgres answers again') === 1, 15_000, 'answers again');
+    const read = await api(billing.url, 'GET', `/api/v1/admin/accounts/${id}`, OPERATOR_TOKEN);
+    expect(read.status).toBe(200);
+
+    // The old code: no outage line, 'ledger tick failed' and 'publishing changes failed' per
+    // tick, 'request failed' per 503.
+    expect(logged('Postgres unreachable')).toBe(1);
+    expect(logged('Postgres answers again')).toBe(1);
+    expect(logged('ledger tick failed')).toBe(0);
+    expect(logged('publishing changes failed')).toBe(0);
+    expect(logged('request failed')).toBe(0);
+    const warnings = lines.slice(before).filter((line) => line.level >= 40);
+    expect(warnings.map((line) => line.msg)).toEqual([
+      expect.stringContaining('Postgres unreachable'),
+    ]);
+    await billing.app.close();
+  }, 60_000);
 });

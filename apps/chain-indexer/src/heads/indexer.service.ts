@@ -85,6 +85,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
         logger: this.logger,
         natsConnected: this.client.connection(),
         databaseConnected: DbJobGate.of(this.dataSource).whenOpen(),
+        database: DbJobGate.of(this.dataSource),
         options: {
           windowBlocks: this.config.WINDOW_BLOCKS,
           maxMessageBytes: Streams.CHAIN.maxMsgSize,

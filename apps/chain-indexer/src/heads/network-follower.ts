@@ -6,6 +6,7 @@ import {
   type PayloadOf,
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import type { DbJobGate } from '@meridian/platform-db';
 import { fullBucket, take, type Bucket, type BucketLimit } from '@meridian/rate-limits';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -62,6 +63,11 @@ export interface FollowerDeps {
    * "indexer step failed: Driver not Connected" at each poll.
    */
   databaseConnected?: Promise<unknown>;
+  /**
+   * The app's DbJobGate: a step failing because Postgres is out of reach is reported to it (its
+   * one line, not an "indexer step failed" per poll) and the loop waits until it answers.
+   */
+  database?: Pick<DbJobGate, 'failed' | 'whenOpen'>;
 }
 
 type StepResult = 'progressed' | 'idle';
@@ -131,6 +137,11 @@ export class NetworkFollower {
         if (result === 'idle') await this.deps.watcher.wait(options.leaseCheckMs);
       } catch (error) {
         if (error instanceof LeaseFencedError) this.lose('fenced');
+        if (this.deps.database && (await this.deps.database.failed(error))) {
+          metrics.errors.inc({ network: this.network, code: 'database_unavailable' });
+          await Promise.race([this.deps.database.whenOpen(), this.stopRequested]);
+          continue;
+        }
         const code = error instanceof DomainError ? error.code : 'internal';
         metrics.errors.inc({ network: this.network, code });
         logger.warn(

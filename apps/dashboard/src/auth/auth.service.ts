@@ -62,14 +62,13 @@ export class AuthService implements OnApplicationBootstrap {
   ) {}
 
   /**
-   * At each start, in the background, once Postgres is connected (DbJobGate: it reads the users;
-   * a wrong DATABASE_URL's cause is logged once elsewhere): `flagManagedKeys` (billing may come
-   * up later).
+   * At each start, in the background, once Postgres is connected (DbJobGate.runOnce: it reads
+   * the users; a wrong DATABASE_URL's cause or an outage is logged once elsewhere, and the job
+   * runs again when Postgres answers): `flagManagedKeys` (billing may come up later).
    */
   onApplicationBootstrap(): void {
     void this.db
-      .whenOpen()
-      .then(() => this.flagManagedKeys())
+      .runOnce(() => this.flagManagedKeys())
       .then(
         (flagged) => {
           if (flagged > 0) this.logger.info({ flagged }, 'flagged older dashboard keys as managed');

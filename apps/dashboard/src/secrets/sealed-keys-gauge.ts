@@ -48,13 +48,13 @@ export class SealedKeysGauge implements OnApplicationBootstrap {
   }
 
   /**
-   * In the background, once Postgres is connected (DbJobGate: not a "Driver not Connected" line
-   * after the one naming the cause); a database that fails then only skips the line.
+   * In the background, once Postgres is connected (DbJobGate.runOnce: not a "Driver not
+   * Connected" line after the one naming the cause; an outage is the gate's one line, and the
+   * count runs again when Postgres answers); any other failure only skips the line.
    */
   onApplicationBootstrap(): void {
     void this.gate
-      .whenOpen()
-      .then(() => this.counts())
+      .runOnce(() => this.counts())
       .then(
         (counts) => this.report(counts),
         (error: unknown) =>

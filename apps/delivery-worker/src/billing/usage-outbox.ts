@@ -77,12 +77,14 @@ export class UsageOutbox {
   }
 
   private async flushOnce(): Promise<void> {
-    // Not connected yet: skipped quietly (DbJobGate); the first tick after it connects bills
-    // what waits.
-    if (!DbJobGate.of(this.db).open) return;
-    await this.cut();
-    await this.publishPending();
-    await this.forgetPublished();
+    // Through the gate (DbJobGate): skipped quietly while Postgres is out of reach, and a flush
+    // failing because it is closes the gate (its one line, not one per tick); the first tick
+    // after it opens bills what waits.
+    await DbJobGate.of(this.db).run(async () => {
+      await this.cut();
+      await this.publishPending();
+      await this.forgetPublished();
+    });
   }
 
   private async cut(): Promise<void> {

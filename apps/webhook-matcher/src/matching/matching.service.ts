@@ -101,6 +101,12 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
         await this.engine.load();
         break;
       } catch (error) {
+        // Postgres out of reach: reported to the gate (its one line), and the load waits for it.
+        const gate = DbJobGate.of(this.dataSource);
+        if (await gate.failed(error)) {
+          await Promise.race([gate.whenOpen(), this.stopped]);
+          continue;
+        }
         this.logger.error({ context: 'matching', err: error }, 'match index load failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }

@@ -62,6 +62,7 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
       const rows = await this.webhooks.byIds(this.dataSource.manager, ids);
       await this.put(rows);
     } catch (error) {
+      if (await DbJobGate.of(this.dataSource).failed(error)) return;
       this.logger.warn({ err: error, ids }, 'webhook status not published yet; the tick retries');
     }
   }
@@ -69,16 +70,21 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
   /** Everything whose version the bucket does not hold yet. */
   async republish(): Promise<void> {
     if (this.running) return this.running;
-    // Not connected yet: skipped quietly (DbJobGate); the first tick after it connects catches up.
-    if (!DbJobGate.of(this.dataSource).open) return;
+    // Through the gate (DbJobGate): skipped quietly while Postgres is out of reach, and a pass
+    // failing because it is closes the gate (its one line); the first tick after it opens
+    // catches up.
+    const gate = DbJobGate.of(this.dataSource);
+    if (!gate.open) return;
     this.running = (async () => {
       try {
-        for (;;) {
-          const rows = await this.webhooks.unpublished(this.dataSource.manager, 200);
-          if (rows.length === 0) return;
-          await this.put(rows);
-          if (rows.length < 200) return;
-        }
+        await gate.run(async () => {
+          for (;;) {
+            const rows = await this.webhooks.unpublished(this.dataSource.manager, 200);
+            if (rows.length === 0) return;
+            await this.put(rows);
+            if (rows.length < 200) return;
+          }
+        });
       } catch (error) {
         this.logger.warn({ err: error }, 'webhook status republish failed; next tick retries');
       } finally {

@@ -124,4 +124,58 @@ describe('DbJobGate', () => {
     expect(gate.open).toBe(false);
     gate.stop();
   });
+
+  it("run: a job's outage failure closes the gate, swallowed; skipped while closed; runs again when open", async () => {
+    jest.useFakeTimers();
+    const { state, dataSource } = postgres();
+    const log = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log, probeBackoffMs: [100, 1_000] });
+    const pass = jest.fn(async () => {
+      if (!state.up) throw refused();
+      return 'ran';
+    });
+    expect(await gate.run(pass)).toBeUndefined();
+    expect(gate.open).toBe(false);
+    expect(log.lost).toHaveBeenCalledTimes(1);
+    for (let tick = 0; tick < 5; tick++) expect(await gate.run(pass)).toBeUndefined();
+    expect(pass).toHaveBeenCalledTimes(1);
+
+    // A failure of the job's own is thrown to it, the gate stays as it was.
+    state.up = true;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(gate.open).toBe(true);
+    expect(log.restored).toHaveBeenCalledTimes(1);
+    expect(log.lost).toHaveBeenCalledTimes(1);
+    await expect(
+      gate.run(async () => {
+        throw Object.assign(new Error('duplicate key'), { code: '23505' });
+      }),
+    ).rejects.toThrow('duplicate key');
+    expect(await gate.run(pass)).toBe('ran');
+    expect(await gate.failed(new Error('not ours'))).toBe(false);
+  });
+
+  it('runOnce: a one-shot job failing for an outage runs again when Postgres answers', async () => {
+    jest.useFakeTimers();
+    const { state, dataSource } = postgres();
+    const log = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log, probeBackoffMs: [100] });
+    const job = jest.fn(async () => {
+      if (!state.up) throw refused();
+      return 'counted';
+    });
+    const done = gate.runOnce(job);
+    await jest.advanceTimersByTimeAsync(500);
+    expect(job).toHaveBeenCalledTimes(1);
+    expect(log.lost).toHaveBeenCalledTimes(1);
+    state.up = true;
+    await jest.advanceTimersByTimeAsync(100);
+    await expect(done).resolves.toBe('counted');
+    expect(job).toHaveBeenCalledTimes(2);
+    await expect(
+      gate.runOnce(async () => {
+        throw new Error('its own');
+      }),
+    ).rejects.toThrow('its own');
+  });
 });

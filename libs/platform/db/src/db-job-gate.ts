@@ -32,10 +32,12 @@ type GatedDataSource = Pick<DataSource, 'isInitialized'> & {
  * not connected (a wrong DATABASE_URL, Postgres away at start) and while a connection it had is
  * lost (Postgres stopped or restarting, the network to it cut): every query then fails with
  * "Driver not Connected", ECONNREFUSED or "Connection terminated", which says nothing the
- * gate's one line did not. A periodic job asks `open` (or awaits `whenOpen`) and skips its pass
- * quietly; a JetStream consumer whose handler failed that way asks `outage(error)` and holds
- * its messages until `whenOpen` (platform-messaging's runner: a message's delivery attempts are
- * for its own faults, not Postgres's, QA). Requests are not gated: they answer their own errors.
+ * gate's one line did not. A periodic job runs its pass through `run` (skipped quietly while
+ * closed; its own outage failure closes the gate, swallowed) or awaits `whenOpen`; a REST
+ * failure is reported with `failed`; a JetStream consumer whose handler failed that way asks
+ * `outage(error)` and holds its messages until `whenOpen` (platform-messaging's runner: a
+ * message's delivery attempts are for its own faults, not Postgres's, QA). Requests are not
+ * gated: they answer their own errors (503), and report the outage so it is logged once.
  *
  * A lost connection is noticed by `outage`: the error must say Postgres is out of reach
  * (`isDatabaseUnreachable`) and a probe (`SELECT 1`) must fail too; then the gate closes, logs
@@ -97,9 +99,46 @@ export class DbJobGate {
     });
   }
 
-  /** Runs `work` if open; otherwise skips it and answers undefined. */
-  async run<T>(work: () => Promise<T>): Promise<T | undefined> {
-    return this.open ? work() : undefined;
+  /**
+   * A periodic job's pass, the one way jobs meet an outage: skipped while closed (undefined,
+   * nothing logged); run when open, and a failure that says Postgres is out of reach (`failed`)
+   * closes the gate and is swallowed (undefined): the gate's one line says it, not a line per
+   * tick. Any other failure is thrown to the job, which logs it as its own. The first pass after
+   * the gate opens runs again.
+   */
+  async run<T>(job: () => Promise<T>): Promise<T | undefined> {
+    if (!this.open) return undefined;
+    try {
+      return await job();
+    } catch (error) {
+      if (await this.failed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A one-shot job (a start-up task): run once the gate is open, and again each time it opens
+   * while it fails because Postgres is out of reach (reported, as `run`); its own failure is
+   * thrown to it.
+   */
+  async runOnce<T>(job: () => Promise<T>): Promise<T> {
+    for (;;) {
+      await this.whenOpen();
+      if (!this.open) continue;
+      try {
+        return await job();
+      } catch (error) {
+        if (!(await this.failed(error))) throw error;
+      }
+    }
+  }
+
+  /**
+   * A job's or a request's failure, reported: whether it is the outage (`outage`, the gate
+   * closed and its one line logged). Never throws.
+   */
+  failed(error: unknown): Promise<boolean> {
+    return this.outage(error).catch(() => false);
   }
 
   /**

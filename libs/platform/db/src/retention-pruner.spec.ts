@@ -1,4 +1,5 @@
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
+import { DbJobGate } from './db-job-gate';
 import { RetentionPruner, type PruneBatch } from './retention-pruner';
 
 /** A log in memory: rows by the moment they were written, deleted as the SQL of a pruner would. */
@@ -122,7 +123,8 @@ describe('RetentionPruner', () => {
 
   it('skips its runs quietly while Postgres is not connected (its gate closed), then prunes', async () => {
     const log = memoryLog([start, start + 1]);
-    const gate = { open: false };
+    const dataSource = { isInitialized: false };
+    const gate = DbJobGate.of(dataSource);
     const warn = jest.fn();
     const pruner = new RetentionPruner(log.deleteBatch, {
       name: 'delivery log',
@@ -135,8 +137,54 @@ describe('RetentionPruner', () => {
     for (let run = 0; run < 3; run++) await expect(pruner.prune()).resolves.toBe(0);
     expect(log.statements).toEqual([]);
     expect(warn).not.toHaveBeenCalled();
-    gate.open = true;
+    dataSource.isInitialized = true;
     await expect(pruner.prune()).resolves.toBe(2);
+  });
+
+  it('a run failing because Postgres is out of reach closes the gate, no warning; runs again when it answers', async () => {
+    jest.useFakeTimers();
+    try {
+      const log = memoryLog([start, start + 1]);
+      const postgres = { up: false };
+      const refused = () =>
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      const dataSource = {
+        isInitialized: true,
+        query: async () => {
+          if (!postgres.up) throw refused();
+          return [];
+        },
+      };
+      const lost = jest.fn();
+      const gate = DbJobGate.of(dataSource).configure({
+        log: { lost, restored: jest.fn() },
+        probeBackoffMs: [100],
+      });
+      const warn = jest.fn();
+      const pruner = new RetentionPruner(
+        async (before, limit) => {
+          if (!postgres.up) throw refused();
+          return log.deleteBatch(before, limit);
+        },
+        {
+          name: 'attempt log',
+          clock: new FakeClock(new Date(start + MINUTE)),
+          retentionMs: SECOND,
+          intervalMs: 0,
+          logger: { warn },
+          gate,
+        },
+      );
+      for (let run = 0; run < 3; run++) await expect(pruner.prune()).resolves.toBe(0);
+      expect(warn).not.toHaveBeenCalled();
+      expect(lost).toHaveBeenCalledTimes(1);
+      postgres.up = true;
+      await jest.advanceTimersByTimeAsync(100);
+      await expect(pruner.prune()).resolves.toBe(2);
+      gate.stop();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('runs every interval once started, never with an interval of 0, and not after stop', async () => {

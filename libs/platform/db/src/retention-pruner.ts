@@ -27,7 +27,7 @@ export interface RetentionPrunerOptions {
    * The app's `DbJobGate`: while Postgres is not connected a run is skipped quietly (deletes
    * nothing), not a "Driver not Connected" warning every interval after the cause's one line.
    */
-  gate?: Pick<DbJobGate, 'open'>;
+  gate?: Pick<DbJobGate, 'run'>;
 }
 
 /**
@@ -73,15 +73,19 @@ export class RetentionPruner {
 
   private async run(): Promise<number> {
     const { clock, retentionMs, batch = 5_000, batchesPerRun = 100, gate } = this.options;
-    if (gate && !gate.open) return 0;
     const before = new Date(clock.now().getTime() - retentionMs);
     let deleted = 0;
-    try {
+    const batches = async (): Promise<void> => {
       for (let i = 0; i < batchesPerRun; i++) {
         const n = await this.deleteBatch(before, batch);
         deleted += n;
         if (n < batch || this.stopping) break;
       }
+    };
+    try {
+      // Through the gate: skipped while Postgres is out of reach, and a run failing because it
+      // is reports the outage (one line, the gate's) instead of a warning per run.
+      await (gate ? gate.run(batches) : batches());
     } catch (error) {
       this.options.logger?.warn(
         { err: error instanceof Error ? error.message : String(error), deleted },

@@ -7,7 +7,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { enterRequest, PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
+import { DomainErrorFilter, httpAnswerOf, type DbOutageReporter } from './domain-error.filter';
+import { DbJobGate } from '@meridian/platform-db';
 import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
 import { requestIdOf } from './request-id';
 import { RequestTelemetry } from './request-telemetry';
@@ -161,7 +162,7 @@ export async function createHttpApp(
       ...(options.accessLog !== false ? { logger: options.logger } : {}),
     });
   }
-  app.useGlobalFilters(new DomainErrorFilter(options.logger));
+  app.useGlobalFilters(new DomainErrorFilter(options.logger, databaseGateOf(app)));
   app.enableShutdownHooks();
   return app;
 }
@@ -227,3 +228,21 @@ function registryOf(app: INestApplication): Registry | undefined {
 }
 
 export type HttpApp = INestApplication;
+
+/**
+ * The app's DbJobGate (DbModule provides it) for the error filter, looked up at the first
+ * database outage of a request; undefined in an app without Postgres.
+ */
+function databaseGateOf(app: NestFastifyApplication): DbOutageReporter {
+  let gate: DbJobGate | null | undefined;
+  return () => {
+    if (gate === undefined) {
+      try {
+        gate = app.get(DbJobGate, { strict: false });
+      } catch {
+        gate = null;
+      }
+    }
+    return gate ?? undefined;
+  };
+}

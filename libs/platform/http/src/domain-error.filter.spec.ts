@@ -1,6 +1,7 @@
 import type { ArgumentsHost } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
 import pino from 'pino';
+import { DbJobGate } from '@meridian/platform-db';
 import { DomainErrorFilter, httpAnswerOf } from './domain-error.filter';
 
 describe('httpAnswerOf', () => {
@@ -120,5 +121,63 @@ describe('DomainErrorFilter: what a 5xx logs', () => {
     expect(lines[0]).toMatchObject({ error: { type: 'DomainError', code: 'node_down' } });
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
     expect(run(new DomainError('bad', 'invalid', 'bad')).lines).toEqual([]);
+  });
+});
+
+describe("DomainErrorFilter: a database outage is the gate's one line, not an error per 503", () => {
+  const refused = () =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+  function filterOf(gate: DbJobGate | undefined) {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino(
+      { level: 'trace' },
+      { write: (line: string) => void lines.push(JSON.parse(line)) },
+    );
+    const statuses: number[] = [];
+    const reply = {
+      status: (code: number) => (statuses.push(code), reply),
+      header: () => reply,
+      send: () => reply,
+    };
+    const host = {
+      switchToHttp: () => ({ getRequest: () => ({ id: 'req-1' }), getResponse: () => reply }),
+    } as unknown as ArgumentsHost;
+    const filter = new DomainErrorFilter(logger, () => gate);
+    return { lines, statuses, answer: (error: unknown) => filter.catch(error, host) };
+  }
+
+  it('five 503s while Postgres is stopped: the outage reported to the gate once, debug lines only', async () => {
+    const dataSource = {
+      isInitialized: true,
+      query: async () => {
+        throw refused();
+      },
+    };
+    const log = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log, probeBackoffMs: [60_000] });
+    const { lines, statuses, answer } = filterOf(gate);
+    for (let i = 0; i < 5; i++) {
+      answer(refused());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    gate.stop();
+    expect(statuses).toEqual([503, 503, 503, 503, 503]);
+    expect(log.lost).toHaveBeenCalledTimes(1);
+    expect(gate.open).toBe(false);
+    expect(lines.filter((line) => (line['level'] as number) >= 40)).toEqual([]);
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatchObject({ level: 20, request_id: 'req-1' });
+  });
+
+  it('Postgres answered the probe, or no gate (an app without Postgres): the error line', async () => {
+    const answering = { isInitialized: true, query: async () => [{ one: 1 }] };
+    const withGate = filterOf(DbJobGate.of(answering));
+    withGate.answer(refused());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(withGate.lines).toMatchObject([{ level: 50, msg: 'request failed' }]);
+    const without = filterOf(undefined);
+    without.answer(refused());
+    expect(without.lines).toMatchObject([{ level: 50, msg: 'request failed' }]);
   });
 });

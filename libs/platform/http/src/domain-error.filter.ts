@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import { DomainError, httpStatusOf } from '@meridian/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loggableError } from '@meridian/platform-observability';
-import { isDatabaseUnreachable } from '@meridian/platform-db';
+import { isDatabaseUnreachable, type DbJobGate } from '@meridian/platform-db';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError } from './method-not-allowed';
 import {
@@ -17,9 +17,18 @@ import {
  * stable code too; Postgres out of reach is a 503 `database_unavailable` with Retry-After;
  * anything else is a 500 `internal` with nothing internal leaked.
  */
+/**
+ * Where a request's database outage is reported: the app's `DbJobGate` (DbModule's), found
+ * when the first outage comes; undefined in an app with no Postgres.
+ */
+export type DbOutageReporter = () => Pick<DbJobGate, 'failed'> | undefined;
+
 @Catch()
 export class DomainErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly outages?: DbOutageReporter,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -29,13 +38,33 @@ export class DomainErrorFilter implements ExceptionFilter {
     const { status, body, headers } = httpAnswerOf(exception);
     // Cleaned, never as `err`: an error's message, stack or cause can quote a node URL with its
     // access token (viem's HttpRequestError does); loggableError keeps origins only, no stack.
-    if (status >= 500)
+    if (body['error'] === DATABASE_UNAVAILABLE) this.databaseUnavailable(exception, requestId);
+    else if (status >= 500)
       this.logger.error(
         { error: loggableError(exception), request_id: requestId },
         'request failed',
       );
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send({ ...body, request_id: requestId });
+  }
+
+  /**
+   * A 503 `database_unavailable`: reported to the app's DbJobGate, which confirms it with its
+   * probe and logs the outage once ("Postgres unreachable", then "answers again"); each answer
+   * is then a debug line, not an error per request. Not confirmed (Postgres answered the probe,
+   * or no gate): the error line, as any 5xx.
+   */
+  private databaseUnavailable(exception: unknown, requestId: string): void {
+    const fields = { error: loggableError(exception), request_id: requestId };
+    const gate = this.outages?.();
+    if (!gate) {
+      this.logger.error(fields, 'request failed');
+      return;
+    }
+    void gate.failed(exception).then((outage) => {
+      if (outage) this.logger.debug(fields, 'request failed: Postgres unreachable (503)');
+      else this.logger.error(fields, 'request failed');
+    });
   }
 }
 
