@@ -119,7 +119,7 @@ describe('audit-api OpenAPI', () => {
       const responses = responsesOf(path, 'post');
       expect([path, Object.keys(responses).sort()]).toEqual([
         path,
-        ['200', '400', '401', '402', '403', '429', '500', '502', '503', 'default'],
+        ['200', '400', '401', '402', '403', '413', '415', '429', '500', '502', '503', 'default'],
       ]);
       const fourHundred = [
         'malformed_body',

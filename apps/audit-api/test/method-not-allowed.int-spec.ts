@@ -108,9 +108,9 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
         url: probe.url,
         headers: {
           ...(probe.scheme ? { authorization: `Bearer ${KEY}` } : {}),
-          ...(probe.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(probe.contentType ? { 'content-type': probe.contentType } : {}),
         },
-        payload: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+        payload: probe.payload,
       });
       const error = (response.json() as Record<string, unknown>)['error'];
       answered.add(`${response.statusCode} ${String(error)}`);
@@ -118,7 +118,14 @@ describe('audit API: 405 for a method a route does not take, 404 for an unknown 
     });
     expect(undeclared).toEqual([]);
     // The body is checked before the query, its first problem first (README "Errors").
-    expect(answered).toEqual(new Set(['401 missing_api_key', '400 missing_network']));
+    expect(answered).toEqual(
+      new Set([
+        '401 missing_api_key',
+        '400 missing_network',
+        '413 request_too_large',
+        '415 unsupported_media_type',
+      ]),
+    );
   });
 
   it.each([

@@ -352,7 +352,7 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
     const schema = (path: string, method: string, status: number) =>
       responses(path, method)[status]!.content!['application/json']!.schema;
     expect(statuses('/webhooks', 'post').sort()).toEqual(
-      ['201', '400', '401', '403', '409', '413', '503'].sort(),
+      ['201', '400', '401', '403', '409', '413', '415', '503'].sort(),
     );
     expect(responses('/webhooks', 'post')[403]!.description).toContain('plan_required');
     expect(responses('/webhooks', 'post')[413]!.description).toContain('request_too_large');
@@ -366,7 +366,7 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
       properties: { cap: { type: 'string' }, limit: { type: 'integer' }, requested: {} },
     });
     expect(statuses('/webhooks/{id}', 'patch').sort()).toEqual(
-      ['200', '400', '401', '403', '404', '409', '413', '503'].sort(),
+      ['200', '400', '401', '403', '404', '409', '413', '415', '503'].sort(),
     );
     expect(responses('/webhooks/{id}', 'patch')[400]!.description).toContain('immutable_field');
     for (const method of ['get', 'delete'])

@@ -88,9 +88,9 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
         url: probe.url,
         headers: {
           ...(probe.scheme ? { authorization: `Bearer ${credentials[probe.scheme]}` } : {}),
-          ...(probe.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(probe.contentType ? { 'content-type': probe.contentType } : {}),
         },
-        payload: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+        payload: probe.payload,
       });
       const error = (response.json() as Record<string, unknown>)['error'];
       answered.push(`${response.statusCode} ${String(error)}`);
@@ -105,6 +105,8 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
         '400 invalid_query',
         '400 malformed_body',
         '404 not_found',
+        '413 request_too_large',
+        '415 unsupported_media_type',
       ]),
     );
   });

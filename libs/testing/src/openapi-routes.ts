@@ -64,15 +64,18 @@ export async function methodNotAllowedMismatches(
  * A request that must be refused with an error the document declares for its operation: sent
  * without credentials (`scheme` null) to an operation that authenticates; with them (`scheme`
  * names the operation's security scheme) and a path parameter its schema refuses (`x1`), or an
- * undeclared query parameter, or a body with an undeclared field.
+ * undeclared query parameter, or a body with an undeclared field; and to an operation that takes
+ * a body, a text/plain body (415) and a JSON body one byte over the limit its 413 names (413).
  */
 export interface ErrorProbe {
   readonly method: string;
   /** Concrete path and query (`/api/v1/webhooks/x1?undeclared_parameter=1`). */
   readonly url: string;
   readonly scheme: string | null;
-  /** A JSON body to send, or undefined for none. */
-  readonly body: unknown;
+  /** The body to send as it is, or undefined for none. */
+  readonly payload: string | undefined;
+  /** The Content-Type to send with `payload` (`application/json` but for the 415 probe). */
+  readonly contentType: string | undefined;
   readonly why: string;
 }
 
@@ -85,6 +88,17 @@ interface OperationShape {
 
 const FILLER = 'x1';
 
+/** The body limit when the document names none (over createHttpApp's 5 MiB default). */
+const OVERSIZE_FALLBACK = 8 * 1024 * 1024;
+
+/** A JSON body one byte over the limit the operation's 413 names (`(N bytes)`), else 8 MiB. */
+function oversizeBody(operation: OperationShape): string {
+  const named = /\((\d+) bytes\)/.exec(operation.responses?.['413']?.description ?? '');
+  const size = named ? Number(named[1]) + 1 : OVERSIZE_FALLBACK;
+  const head = '{"undeclared_field":"';
+  return `${head}${'x'.repeat(Math.max(0, size - head.length - 2))}"}`;
+}
+
 /** The probes of every operation of `doc` (see `ErrorProbe`). */
 export function errorProbes(doc: OpenApiPaths): (ErrorProbe & { template: string })[] {
   const probes: (ErrorProbe & { template: string })[] = [];
@@ -94,14 +108,21 @@ export function errorProbes(doc: OpenApiPaths): (ErrorProbe & { template: string
       const operation = raw as OperationShape;
       const path = template.replace(/\{[^}]+\}/g, FILLER);
       const scheme = Object.keys(operation.security?.[0] ?? {})[0] ?? null;
-      const body = operation.requestBody ? {} : undefined;
-      const probe = (url: string, withScheme: string | null, sent: unknown, why: string) =>
+      const body = operation.requestBody ? '{}' : undefined;
+      const probe = (
+        url: string,
+        withScheme: string | null,
+        sent: string | undefined,
+        why: string,
+        contentType = 'application/json',
+      ) =>
         probes.push({
           template,
           method: method.toUpperCase(),
           url,
           scheme: withScheme,
-          body: sent,
+          payload: sent,
+          contentType: sent === undefined ? undefined : contentType,
           why,
         });
       const parameters = operation.parameters ?? [];
@@ -113,8 +134,11 @@ export function errorProbes(doc: OpenApiPaths): (ErrorProbe & { template: string
         probe(path, scheme, body, `path ${refused.map((p) => p.name).join(', ')}`);
       if (parameters.some((p) => p.in === 'query'))
         probe(`${path}?undeclared_parameter=1`, scheme, body, 'an undeclared query parameter');
-      if (operation.requestBody)
-        probe(path, scheme, { undeclared_field: 1 }, 'a body with an undeclared field');
+      if (operation.requestBody) {
+        probe(path, scheme, '{"undeclared_field":1}', 'a body with an undeclared field');
+        probe(path, scheme, '{}', 'a text/plain body', 'text/plain');
+        probe(path, scheme, oversizeBody(operation), 'a body over the limit');
+      }
     }
   return probes;
 }

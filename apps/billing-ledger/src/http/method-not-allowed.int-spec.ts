@@ -81,7 +81,8 @@ describe('billing-ledger account API: 405 for a method a route does not take, 40
         probe.method,
         probe.url,
         probe.scheme ? credentials[probe.scheme] : undefined,
-        probe.body,
+        probe.payload,
+        probe.contentType ? { 'content-type': probe.contentType } : {},
       );
       answered.add(`${answer.status} ${String(answer.body?.['error'])}`);
       return { status: answer.status, error: answer.body?.['error'] };
@@ -89,7 +90,14 @@ describe('billing-ledger account API: 405 for a method a route does not take, 40
     expect(undeclared).toEqual([]);
     // Each kind of refusal was met: the probes reached the guards, the id checks and the parsers.
     expect(answered).toEqual(
-      new Set(['401 unauthorized', '404 not_found', '400 invalid_query', '400 malformed_body']),
+      new Set([
+        '401 unauthorized',
+        '404 not_found',
+        '400 invalid_query',
+        '400 malformed_body',
+        '413 request_too_large',
+        '415 unsupported_media_type',
+      ]),
     );
   });
 

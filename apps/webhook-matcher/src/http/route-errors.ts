@@ -87,7 +87,6 @@ function apiKeyRoute<E extends Record<number, ApiResponseSpec>>(
   };
 }
 const invalidWebhookId = 'invalid_id: the id is not wh_ and 24 base32 characters';
-const tooLarge = error('request_too_large: the body is over 5 MiB');
 const planRequired = 'plan_required: a team account without a plan';
 
 const OWN_ERRORS = {
@@ -109,7 +108,6 @@ const OWN_ERRORS = {
         'webhook was deleted',
       capMembers,
     ),
-    413: tooLarge,
   },
   patchWebhook: {
     400: error(
@@ -124,7 +122,6 @@ const OWN_ERRORS = {
     403: error(`${planRequired}, for a filter change a cap would refuse`),
     404: notFoundWebhook,
     409: error(`${CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
-    413: tooLarge,
   },
   webhookById: { 400: error(invalidWebhookId), 404: notFoundWebhook },
   ownerAction: {
@@ -157,7 +154,6 @@ const OWN_ERRORS = {
           .describe('too_many_previous_secrets: when a rotation is taken again'),
       },
     ),
-    413: tooLarge,
   },
   notActive: {
     400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
@@ -178,7 +174,6 @@ const OWN_ERRORS = {
     400: error(`${invalidWebhookId}; malformed_body: from and to do not fit`),
     404: notFoundWebhook,
     409: error('webhook_not_active: replays are sent only while the webhook is active'),
-    413: tooLarge,
   },
   deleteList: {
     400: error('invalid_id: the id is not al_ and 24 base32 characters'),
@@ -200,25 +195,21 @@ const OWN_ERRORS = {
       expected: z.string().optional(),
     }),
     409: error(`${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
-    413: tooLarge,
   },
   listById: { 400: error(invalidListId), 404: notFoundList },
   renameList: {
     400: error(`${invalidListId}; malformed_body: name is not 1 to 200 characters`),
     404: notFoundList,
-    413: tooLarge,
   },
   listEntries: { 400: error(`${invalidListId}; ${QUERY_CODES}`), 404: notFoundList },
   changeEntries: {
     400: error(`${invalidListId}; ${ENTRIES_BODY_CODES}`, { expected: z.string().optional() }),
     404: notFoundList,
     409: error(`${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
-    413: tooLarge,
   },
   removeEntries: {
     400: error(`${invalidListId}; ${ENTRIES_BODY_CODES}`, { expected: z.string().optional() }),
     404: notFoundList,
-    413: tooLarge,
   },
 } satisfies Record<string, Record<number, ApiResponseSpec>>;
 

@@ -7,7 +7,8 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
  * `default`, which a generated client cannot tell apart): an operation that authenticates
  * (a non-empty `security`) must declare its 401; one that validates a body or a query its 400;
  * one that checks a path parameter its 400 or 404 (billing-ledger answers a malformed id as an
- * unknown one). Each app's `openapi.spec.ts` expects none.
+ * unknown one); one that takes a body its 413 and 415 (the framework refuses a body over the
+ * limit or not sent as JSON before the route runs: `bodyRefusals`). Each app's `openapi.spec.ts` expects none.
  */
 export function operationsWithUndeclaredErrors(document: Json): string[] {
   const out: string[] = [];
@@ -23,6 +24,9 @@ export function operationsWithUndeclaredErrors(document: Json): string[] {
         ...((operation['requestBody'] || parameters.some((p) => p['in'] === 'query')) &&
         !declared.has('400')
           ? ['400 (validates its body or query)']
+          : []),
+        ...(operation['requestBody'] && !(declared.has('413') && declared.has('415'))
+          ? ['413 and 415 (takes a body)']
           : []),
         ...(parameters.some((p) => p['in'] === 'path') &&
         !declared.has('400') &&

@@ -286,6 +286,8 @@ describe('OpenAPI of recursive and named schemas', () => {
   });
 });
 
+type Json = Record<string, unknown>;
+
 describe('OpenAPI from the routes and their zod schemas', () => {
   const document = buildOpenApiDocument({ title: 'Things', version: '1' }, [DescribedController]);
   const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
@@ -373,6 +375,44 @@ describe('OpenAPI from the routes and their zod schemas', () => {
     const ping = buildOpenApiDocument({ title: 't', version: '1' }, [UndescribedController]);
     expect(operationsWithUndeclaredErrors(ping)).not.toContainEqual(
       expect.stringContaining('/ping'),
+    );
+  });
+
+  it('declares the 413 (with the body limit) and 415 the framework answers any body-taking route', () => {
+    for (const [path, method] of [
+      ['/api/v1/things', 'post'],
+      ['/api/v1/things/{id}/rename', 'post'],
+    ] as const) {
+      const responses = paths[path]![method]!['responses'] as Record<string, Json>;
+      expect(responses['413']).toMatchObject({
+        description: 'request_too_large: the body is over 5 MiB (5242880 bytes)',
+        content: { 'application/json': expect.any(Object) },
+      });
+      expect(responses['415']!['description']).toMatch(/^unsupported_media_type: /);
+    }
+    // A route that takes no body answers neither before its handler runs: none declared.
+    expect(paths['/api/v1/things/{id}']!['delete']!['responses']).not.toHaveProperty('413');
+    expect(paths['/api/v1/things/{id}']!['delete']!['responses']).not.toHaveProperty('415');
+    const small = buildOpenApiDocument({ title: 't', version: '1' }, [DescribedController], {
+      bodyLimitBytes: 64 * 1024,
+    });
+    expect(
+      (small['paths'] as Record<string, Record<string, Json>>)['/api/v1/things']!['post']![
+        'responses'
+      ],
+    ).toMatchObject({
+      413: { description: 'request_too_large: the body is over 64 KiB (65536 bytes)' },
+    });
+  });
+
+  it('names a body-taking operation without its 413 and 415 (QA: documents before the builder added them)', () => {
+    const old = structuredClone(document) as { paths: Record<string, Record<string, Json>> };
+    const responses = old.paths['/api/v1/things']!['post']!['responses'] as Record<string, Json>;
+    delete responses['413'];
+    delete responses['415'];
+    expect(operationsWithUndeclaredErrors(old)).toContainEqual(
+      'POST /api/v1/things: 401 (authenticates), 400 (validates its body or query), ' +
+        '413 and 415 (takes a body)',
     );
   });
 

@@ -25,7 +25,40 @@ export interface OpenApiOptions {
    * of reach, beside the route's own 503 codes.
    */
   database?: boolean;
+  /**
+   * The app's request body limit (`createHttpApp`'s `bodyLimitBytes`; its default, 5 MiB, when
+   * unset): named in the 413 every operation with a request body declares.
+   */
+  bodyLimitBytes?: number;
 }
+
+/** `createHttpApp`'s body limit when the app sets none (COMPAT: about 5 MiB). */
+export const DEFAULT_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+const sizeOf = (bytes: number) =>
+  bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes} bytes`;
+
+/**
+ * The framework's refusals of a body, answered before the route runs (`createHttpApp`: bodies
+ * are JSON, up to the body limit): declared by every operation with a request body, the 413
+ * naming the limit in bytes (`undeclaredErrorAnswers` sends one byte more).
+ */
+export const bodyRefusals = (bodyLimitBytes: number): Record<413 | 415, ApiResponseSpec> => ({
+  413: {
+    description:
+      `request_too_large: the body is over ${sizeOf(bodyLimitBytes)} ` +
+      `(${bodyLimitBytes} bytes)`,
+  },
+  415: {
+    description:
+      'unsupported_media_type: the body is not sent as JSON (Content-Type application/json ' +
+      'or application/*+json)',
+  },
+});
 
 type JsonSchema = Record<string, unknown>;
 
@@ -122,6 +155,26 @@ function withDatabaseUnavailable(
   };
 }
 
+/**
+ * A body-taking route's responses with the framework's 413 and 415 (`bodyRefusals`); a route
+ * that declares one itself keeps its description, its own codes after the framework's.
+ */
+function withBodyRefusals(
+  responses: Record<number, ApiResponseSpec>,
+  options: OpenApiOptions,
+): Record<number, ApiResponseSpec> {
+  const out = { ...responses };
+  for (const [status, refusal] of Object.entries(
+    bodyRefusals(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES),
+  )) {
+    const own = out[Number(status)];
+    out[Number(status)] = own
+      ? { ...own, description: `${refusal.description}; ${own.description}` }
+      : refusal;
+  }
+  return out;
+}
+
 /** The tag of an operation: its path's first segment after `api` and the version. */
 function tagOf(path: string): string | undefined {
   return path
@@ -190,8 +243,9 @@ export function buildOpenApiDocument(
     for (const [name, header] of Object.entries(spec.headers ?? {}))
       parameters.push({ name, in: 'header', ...headerParameter(name, header) });
     const responses: Record<string, JsonSchema> = {};
+    const own = withDatabaseUnavailable(spec.responses ?? { 200: { description: 'OK' } }, options);
     for (const [status, response] of Object.entries(
-      withDatabaseUnavailable(spec.responses ?? { 200: { description: 'OK' } }, options),
+      spec.body ? withBodyRefusals(own, options) : own,
     ))
       responses[status] = {
         description: response.description,
