@@ -1,4 +1,5 @@
 import { DomainError } from '@meridian/errors';
+import { DbJobGate } from '@meridian/platform-db';
 import { systemClock } from '@meridian/time';
 import { Registry } from 'prom-client';
 import { IndexerMetrics } from '../metrics/indexer-metrics';
@@ -75,5 +76,69 @@ describe('NetworkFollower before NATS is connected', () => {
     } as unknown as FollowerDeps);
     follower.start();
     await expect(follower.stop()).resolves.toBeUndefined();
+  });
+});
+
+describe('NetworkFollower while Postgres is out of reach (QA: 547 "indexer step failed" in 3 min)', () => {
+  it('reports the outage to the gate (one line), no warning per step, and steps again when it answers', async () => {
+    jest.useFakeTimers();
+    const postgres = { up: false };
+    const refused = () =>
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const dataSource = {
+      isInitialized: true,
+      query: async () => {
+        if (!postgres.up) throw refused();
+        return [];
+      },
+    };
+    const outage = { lost: jest.fn(), restored: jest.fn() };
+    const gate = DbJobGate.of(dataSource).configure({ log: outage, probeBackoffMs: [20] });
+    let ticks = 0;
+    const warnings: string[] = [];
+    const follower = new NetworkFollower({
+      network: 'eth-mainnet',
+      node: {},
+      watcher: { start: () => undefined, stop: () => undefined },
+      lease: {
+        token: () => undefined,
+        renewDue: () => true,
+        // The step's first query meets the stopped Postgres.
+        tick: async () => {
+          ticks += 1;
+          if (!postgres.up) throw refused();
+          return undefined;
+        },
+        release: async () => undefined,
+      },
+      repository: {},
+      publish: async () => undefined,
+      clock: systemClock,
+      metrics: new IndexerMetrics(new Registry()),
+      logger: { warn: (_o: object, msg: string) => warnings.push(msg), info: () => undefined },
+      options: {
+        windowBlocks: 10,
+        maxMessageBytes: 1_000_000,
+        backfillBlocksPerSecond: 10,
+        startBlocksBehind: 0,
+        deepReorgPolicy: 'resync',
+        leaseCheckMs: 5,
+        errorBackoffMs: 5,
+      },
+      database: gate,
+    } as unknown as FollowerDeps);
+    follower.start();
+    await jest.advanceTimersByTimeAsync(100);
+    expect(warnings).toEqual([]);
+    expect(outage.lost).toHaveBeenCalledTimes(1);
+    expect(ticks).toBe(1);
+    postgres.up = true;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(outage.restored).toHaveBeenCalledTimes(1);
+    expect(ticks).toBeGreaterThan(1);
+    expect(warnings).toEqual([]);
+    await follower.stop();
+    gate.stop();
+    jest.useRealTimers();
   });
 });
