@@ -10,6 +10,7 @@ import { Registry } from 'prom-client';
 import { DomainErrorFilter, httpAnswerOf, type DbOutageReporter } from './domain-error.filter';
 import { DbJobGate } from '@meridian/platform-db';
 import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
+import { DEFAULT_BODY_LIMIT_BYTES } from './openapi/openapi-document';
 import { requestIdOf } from './request-id';
 import { RequestTelemetry } from './request-telemetry';
 import { parseJsonBody, refuseNulInUrl } from './request-text';
@@ -55,7 +56,7 @@ export async function createHttpApp(
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     genReqId: requestIdOf,
     requestIdHeader: false,
