@@ -1,3 +1,5 @@
+import { spendableCu } from '@meridian/compute-units';
+
 /**
  * Pure CU arithmetic of the ledger. Pools: the plan allowance (spent first, never below zero)
  * and purchased CU (spent second; the only pool that may go negative, so an overdraft is a debt
@@ -27,7 +29,7 @@ export function splitCharge(pools: Pools, cu: number): Charge {
 
 /** Nothing left to spend in either pool. */
 export function isExhausted(pools: Pools): boolean {
-  return pools.allowance <= 0 && pools.purchased <= 0;
+  return spendableCu(pools.allowance, pools.purchased) <= 0;
 }
 
 /**

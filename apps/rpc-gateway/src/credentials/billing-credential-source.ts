@@ -3,7 +3,7 @@ import { isNetworkKey } from '@meridian/networks';
 import { isPlanRequired, type PlanId } from '@meridian/plans';
 import { createGrpcClient, type GrpcClient, type GrpcTls } from '@meridian/platform-grpc';
 import type { CredentialSource, ResolvedToken } from './credential-cache';
-import { spendableCuOf } from './spend-estimate';
+import { spendableCu } from '@meridian/compute-units';
 
 /**
  * billing-ledger's ResolveAccessToken over gRPC: called once per token on first sight (the
@@ -39,7 +39,7 @@ export class BillingCredentialSource implements CredentialSource {
               plan: account.planId === '' ? null : (account.planId as PlanId),
               nodeOwner: account.nodeOwner,
             }),
-            spendableCu: spendableCuOf(
+            spendableCu: spendableCu(
               Number(account.balance?.allowanceCu ?? 0n),
               Number(account.balance?.purchasedCu ?? 0n),
             ),

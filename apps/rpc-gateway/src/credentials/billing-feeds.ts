@@ -3,7 +3,7 @@ import { KvMirror, type NatsClient, type NatsNamespace } from '@meridian/platfor
 import { isPlanRequired, type PlanId } from '@meridian/plans';
 import type { Logger } from 'pino';
 import type { CredentialService } from './credential.service';
-import { spendableCuOf } from './spend-estimate';
+import { spendableCu } from '@meridian/compute-units';
 
 /**
  * The two KV buckets billing-ledger keeps for hot paths, watched into memory: revoked
@@ -38,7 +38,7 @@ export function startBillingFeeds(
           plan: value.planId as PlanId | null,
           nodeOwner: value.nodeOwner,
         }),
-        spendableCu: spendableCuOf(value.allowanceCu, value.purchasedCu),
+        spendableCu: spendableCu(value.allowanceCu, value.purchasedCu),
         version: value.version,
       });
     },

@@ -15,8 +15,8 @@ export interface AccountSnapshot {
    */
   readonly planRequired?: boolean;
   /**
-   * CU the account can spend per this state (`spendableCuOf` its allowance and purchased CU);
-   * undefined when the source does not say (static tokens): no local estimate then.
+   * CU the account can spend per this state (`spendableCu` of @meridian/compute-units, from its
+   * allowance and purchased CU); undefined when the source does not say (static tokens): no local estimate then.
    */
   readonly spendableCu?: number;
   /** Monotonic per account (billing-ledger); the higher version wins. */

@@ -1,21 +1,5 @@
 import { AccountStates, type AccountSnapshot } from './credential-cache';
-import { SpendEstimate, spendableCuOf, UsageWindow } from './spend-estimate';
-
-describe('spendableCuOf (what billing-ledger lets an account spend before it is exhausted)', () => {
-  it.each([
-    // allowance, purchased, spendable
-    [20_000, 0, 20_000],
-    [20_000, 5_000, 25_000],
-    [0, 5_000, 5_000],
-    // Purchased CU in debt take nothing from the allowance: the ledger spends the allowance
-    // first and calls the account exhausted only when neither pool is above zero.
-    [20_000, -500, 20_000],
-    [0, -500, 0],
-    [0, 0, 0],
-  ])('allowance %i, purchased %i → %i', (allowance, purchased, spendable) => {
-    expect(spendableCuOf(allowance, purchased)).toBe(spendable);
-  });
-});
+import { SpendEstimate, UsageWindow } from './spend-estimate';
 
 describe('SpendEstimate', () => {
   it('admits calls while above zero; the last one may take it below (one call of overdraft)', () => {

@@ -1,16 +1,4 @@
 /**
- * CU an account can spend before billing-ledger calls it exhausted, from one balance state:
- * its pools are spent allowance first, then purchased CU, and the state turns `exhausted` once
- * neither is above zero (billing-ledger's `isExhausted`), so a pool already at or below zero
- * (purchased CU in debt) gives nothing and takes nothing from the other. Top-ups still pending
- * are not spendable. Every source of a state (the balance KV feed, a token's resolution) reads it
- * through this one rule.
- */
-export function spendableCuOf(allowanceCu: number, purchasedCu: number): number {
-  return Math.max(allowanceCu, 0) + Math.max(purchasedCu, 0);
-}
-
-/**
  * The usage flush's windows as the estimates see them: `seq` moves on each time the meter is
  * drained into a flush (ADR 0103), so CU metered under the current `seq` are not published yet
  * and no balance state can hold them.

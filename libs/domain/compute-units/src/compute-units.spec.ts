@@ -6,6 +6,7 @@ import {
   cuForCall,
   cuForDeliveryAttempts,
   methodMultiplier,
+  spendableCu,
 } from './compute-units';
 
 describe('method multiplier', () => {
@@ -96,5 +97,21 @@ describe('delivery attempts', () => {
 
   it('an attempt costs 25 CU', () => {
     expect(CU_PER_DELIVERY_ATTEMPT).toBe(25);
+  });
+});
+
+describe('spendableCu (what an account can spend before it is exhausted)', () => {
+  it.each([
+    // allowance, purchased, spendable
+    [20_000, 0, 20_000],
+    [20_000, 5_000, 25_000],
+    [0, 5_000, 5_000],
+    // Purchased CU in debt take nothing from the allowance: the ledger spends the allowance
+    // first and calls the account exhausted only when neither pool is above zero.
+    [20_000, -500, 20_000],
+    [0, -500, 0],
+    [0, 0, 0],
+  ])('allowance %i, purchased %i → %i', (allowance, purchased, spendable) => {
+    expect(spendableCu(allowance, purchased)).toBe(spendable);
   });
 });

@@ -68,3 +68,13 @@ export function cuForDeliveryAttempts(attempts: number): number {
     throw new RangeError(`attempts must be a non-negative integer: ${attempts}`);
   return attempts * CU_PER_DELIVERY_ATTEMPT;
 }
+
+/**
+ * CU an account can spend now from its two pools (ADR 0101): the plan allowance and purchased
+ * CU, each counted only above zero (purchased CU in debt take nothing from the allowance). Zero
+ * or less: the account is exhausted. The one rule billing-ledger's balance state, the gateway's
+ * spend estimate (ADR 0201) and a webhook resume on a clearing top-up (ADR 0401) read.
+ */
+export function spendableCu(allowanceCu: number, purchasedCu: number): number {
+  return Math.max(allowanceCu, 0) + Math.max(purchasedCu, 0);
+}

@@ -1,3 +1,4 @@
+import { spendableCu } from '@meridian/compute-units';
 import { DomainError } from '@meridian/errors';
 
 /**
@@ -136,8 +137,11 @@ export interface BalancePools {
  * was accepted and the webhook stayed at zero).
  */
 export function balanceForResume(pools: BalancePools): NonNullable<TransitionFacts['balance']> {
-  const spendableAfterClearing =
-    Math.max(pools.allowanceCu, 0) + pools.purchasedCu + pools.pendingTopUpCu;
+  // A clearing top-up pays the debt first: what is left of it is purchased CU.
+  const spendableAfterClearing = spendableCu(
+    pools.allowanceCu,
+    pools.purchasedCu + pools.pendingTopUpCu,
+  );
   return { exhausted: pools.exhausted, topUpClearing: spendableAfterClearing > 0 };
 }
 
