@@ -1750,6 +1750,11 @@ describe('dashboard in a real browser against the local stack', () => {
         '4 webhooks, plan allows 1 active',
       );
       await check(owner, '20-webhooks-over-plan');
+      // The words below come from D's record, relayed as webhook-matcher answers it: what the
+      // per-webhook caps count (its `usage`), not a count the page makes of the filter.
+      expect(
+        (await pageApi(owner, 'GET', `/api/relay/webhooks/webhooks/${hooks['D']}`)).body['usage'],
+      ).toEqual({ addresses: 20, inline_addresses: 20, list_refs: 0 });
       await owner.goto(`${dashboard}/webhooks/${hooks['D']}`);
       await hasText(owner.getByTestId('status-label'), 'Paused: over plan limits');
       await hasText(

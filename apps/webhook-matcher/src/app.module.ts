@@ -26,6 +26,7 @@ import { dataSourceOptions } from './db/data-source';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { RecordStatsRepository } from './webhooks/record-stats.repository';
+import { RecordUsageRepository } from './webhooks/record-usage';
 import { DeliveryHealthConsumer } from './deliveries/delivery-health.consumer';
 import { DeliveryLogRetention } from './deliveries/delivery-log-retention.service';
 import { ReplayService } from './deliveries/replay.service';
@@ -115,6 +116,7 @@ export class AppModule {
         MatchingService,
         DeliveriesRepository,
         RecordStatsRepository,
+        RecordUsageRepository,
         ReplayService,
         DeliveryLogRetention,
         DeliveryHealthConsumer,

@@ -796,6 +796,93 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await post(key, newest, 'resume')).body.status).toBe('active');
     expect(await usageOf(key)).toMatchObject({ account_addresses: 15, webhooks_status_active: 2 });
   });
+
+  it("a record's usage is what the per-webhook caps count: a cap at that count passes, one below refuses naming it (create, GET, list, PATCH, resume; QA: the dashboard counted the filter itself, each list once)", async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const newList = async (name: string, count: number, from: number) =>
+      (await s.call('POST', '/address-lists', key, { name, addresses: addresses(from, count) }))
+        .body.id as string;
+    const seven = await newList('seven', 7, 100);
+    const four = await newList('four', 4, 200);
+    // Inline: 1 in the shorthand, 2 in an address leaf, 1 contract; `seven` is referenced twice
+    // (shorthand and leaf) and counts twice (rules 2 and 3, no de-duplication).
+    const created = await create(key, {
+      addresses: [address(1)],
+      list_refs: [seven],
+      filters: {
+        any: [
+          { address: { in: [address(2), address(3)], list_refs: [seven, four] } },
+          { not: { contract: { in: [address(4)] } } },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const usage = { addresses: 4 + 7 + 7 + 4, inline_addresses: 4, list_refs: 3 };
+    expect(created.body.usage).toEqual(usage);
+    expect(
+      webhookResponse.safeParse((await s.call('GET', `/webhooks/${id}`, key)).body).error,
+    ).toBeUndefined();
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body.usage).toEqual(usage);
+    const listed = (await s.call('GET', '/webhooks', key)).body.items as Array<{
+      id: string;
+      usage: unknown;
+    }>;
+    expect(listed.find((w) => w.id === id)?.usage).toEqual(usage);
+
+    // The per-webhook address cap at exactly the record's count: it fits, the plan change
+    // leaves it active, and a PATCH adding one is refused naming count + 1.
+    await s.billing.setPlan(accountId, 'enterprise', { addresses_per_webhook: usage.addresses });
+    await eventually(
+      async () =>
+        (await s.call('GET', '/webhooks/limits', key)).body.caps.addresses_per_webhook ===
+        usage.addresses,
+    );
+    expect(await statusOf(key, id)).toBe('active');
+    const grown = await s.call('PATCH', `/webhooks/${id}`, key, {
+      addresses: [address(1), address(5)],
+    });
+    expect([grown.status, grown.body.error, grown.body.limit, grown.body.requested]).toEqual([
+      409,
+      'cap_addresses_exceeded',
+      usage.addresses,
+      usage.addresses + 1,
+    ]);
+    // One below it: paused_plan, and its resume is refused naming the record's count.
+    await s.billing.setPlan(accountId, 'enterprise', {
+      addresses_per_webhook: usage.addresses - 1,
+    });
+    await eventually(async () => (await statusOf(key, id)) === 'paused_plan');
+    const refused = await post(key, id, 'resume');
+    expect([
+      refused.status,
+      refused.body.error,
+      refused.body.limit,
+      refused.body.requested,
+    ]).toEqual([409, 'cap_addresses_exceeded', usage.addresses - 1, usage.addresses]);
+    // A PATCH answers the record as changed: one list reference and one address fewer.
+    const shrunk = await s.call('PATCH', `/webhooks/${id}`, key, { addresses: [], list_refs: [] });
+    expect(shrunk.status).toBe(200);
+    expect(shrunk.body.usage).toEqual({ addresses: 3 + 7 + 4, inline_addresses: 3, list_refs: 2 });
+    expect((await post(key, id, 'resume')).body.status).toBe('active');
+
+    // list_refs counts every reference, as its cap does: 10 references to one list fit the
+    // every-plan cap of 10, an 11th is refused naming 11.
+    const one = await newList('one', 1, 300);
+    const leaves = (n: number) => ({
+      any: Array.from({ length: n }, () => ({ address: { in: [], list_refs: [one] } })),
+    });
+    const ten = await create(key, { addresses: [], filters: leaves(10) });
+    expect(ten.status).toBe(201);
+    expect(ten.body.usage).toEqual({ addresses: 10, inline_addresses: 0, list_refs: 10 });
+    const eleven = await s.call('PATCH', `/webhooks/${ten.body.id}`, key, { filters: leaves(11) });
+    expect([eleven.status, eleven.body.error, eleven.body.limit, eleven.body.requested]).toEqual([
+      409,
+      'cap_list_refs_exceeded',
+      10,
+      11,
+    ]);
+  });
 });
 
 describe('balance over billing time (billing-ledger with TEST_CLOCK_CONTROL: top-ups clear and the 07:30 UTC reset happens without waiting)', () => {

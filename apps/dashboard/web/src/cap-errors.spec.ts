@@ -3,7 +3,6 @@ import {
   capMessage,
   isCapError,
   planPauseExplanation,
-  webhookHoldings,
   webhookSlotsSummary,
 } from './cap-errors';
 
@@ -90,15 +89,13 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
     // W1 (2, paused by hand), W2 (5), W3 (3), W4 (20, newest): Resume on W4 is 409
     // cap_addresses_exceeded, limit 10, requested 20; deleting the others cannot make it fit.
     const usage = { active_webhooks: 4, account_addresses: 30 };
-    const w4 = webhookHoldings(
-      { addresses: Array.from({ length: 20 }, (_, i) => `0x${i}`) },
-      () => undefined,
-    );
+    // The record's usage, as webhook-matcher counts it for the per-webhook caps.
+    const w4 = { addresses: 20, inline_addresses: 20, list_refs: 0 };
     expect(planPauseExplanation({ caps: free, usage }, w4)).toBe(
       'This webhook is paused because it is over its plan limits. This webhook watches 20 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
     );
     // Within its own caps (W3, 3 addresses), the account's caps are the reason.
-    const w3 = webhookHoldings({ addresses: ['0xa', '0xb', '0xc'] }, () => undefined);
+    const w3 = { addresses: 3, inline_addresses: 3, list_refs: 0 };
     expect(planPauseExplanation({ caps: free, usage }, w3)).toMatch(
       /^This webhook is paused because your account is over its plan limits\. You have 4 webhooks\./,
     );
@@ -106,7 +103,7 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
 
   it('each per-webhook cap the webhook is over, in the order a resume names them', () => {
     const caps = { ...free, list_refs: 1, inline_addresses: 3 };
-    const held = { inlineAddresses: 4, listRefs: 2, addresses: 12 };
+    const held = { inline_addresses: 4, list_refs: 2, addresses: 12 };
     expect(planPauseExplanation({ caps, usage: {} }, held)).toBe(
       'This webhook is paused because it is over its plan limits. This webhook uses 2 address lists; your plan allows 1 per webhook — remove lists or upgrade. This webhook names 4 addresses directly; your plan allows 3 — move some to an address list or upgrade. This webhook watches 12 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
     );
@@ -114,31 +111,6 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
   it('the webhook bar says every webhook counts and the plan names active ones (was "3 of 1")', () => {
     expect(webhookSlotsSummary(3, 1)).toBe('3 webhooks, plan allows 1 active');
     expect(webhookSlotsSummary(1, 10)).toBe('1 webhook, plan allows 10 active');
-  });
-});
-
-describe('webhookHoldings: a webhook as the per-webhook caps count it (rule 2)', () => {
-  const sizes: Record<string, number> = { L1: 7, L2: 4 };
-  it('counts the shorthand and the tree leaves, and each distinct list once with its entries', () => {
-    const held = webhookHoldings(
-      {
-        addresses: ['0xa'],
-        list_refs: ['L1'],
-        filters: {
-          any: [
-            { address: { in: ['0xb', '0xc'], list_refs: ['L1', 'L2'] } },
-            { not: { contract: { in: ['0xd'] } } },
-            { topic: { position: 0, in: ['0xe'] } },
-          ],
-        },
-      },
-      (id) => sizes[id],
-    );
-    expect(held).toEqual({ inlineAddresses: 4, listRefs: 2, addresses: 15 });
-  });
-
-  it('is unknown while a referenced list is not loaded', () => {
-    expect(webhookHoldings({ list_refs: ['L9'] }, (id) => sizes[id])).toBeNull();
   });
 });
 

@@ -43,70 +43,32 @@ export interface LimitsFacts {
 }
 
 /**
- * What one webhook holds, as the per-webhook caps count it (libs/domain/plans webhook-counting,
- * rule 2; filter-model `inlineAddresses`, `referencedLists`): the addresses and contracts named
- * directly (the shorthand and the tree's leaves), the distinct lists it references, and its
- * addresses (its own plus each list's entries).
+ * A record's `usage`, as far as the words below read it: what the webhook holds against the
+ * per-webhook caps, counted by webhook-matcher with the cap checks (types.tsx `WebhookUsage`,
+ * the API's own type, is passed in: a renamed field breaks the page's build).
  */
-export interface WebhookHoldings {
-  inlineAddresses: number;
-  listRefs: number;
+export interface HeldCounts {
   addresses: number;
-}
-
-/** The webhook's fields the count reads (`Webhook` in types.tsx). */
-export interface HeldFilter {
-  addresses?: string[];
-  list_refs?: string[];
-  filters?: unknown;
-}
-
-/** `listSize` answers a list's entries; undefined when the page does not know it (yet). */
-export function webhookHoldings(
-  webhook: HeldFilter,
-  listSize: (id: string) => number | undefined,
-): WebhookHoldings | null {
-  let inline = webhook.addresses?.length ?? 0;
-  const lists = new Set(webhook.list_refs ?? []);
-  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-  const walk = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(walk);
-    const n = node as Record<string, unknown>;
-    for (const key of ['all', 'any', 'not']) if (key in n) walk(n[key]);
-    for (const key of ['address', 'contract']) {
-      const leaf = n[key];
-      if (leaf === null || typeof leaf !== 'object') continue;
-      inline += strings((leaf as Record<string, unknown>)['in']).length;
-      for (const id of strings((leaf as Record<string, unknown>)['list_refs'])) lists.add(id);
-    }
-  };
-  walk(webhook.filters);
-  let addresses = inline;
-  for (const id of lists) {
-    const size = listSize(id);
-    if (size === undefined) return null;
-    addresses += size;
-  }
-  return { inlineAddresses: inline, listRefs: lists.size, addresses };
+  inline_addresses: number;
+  list_refs: number;
 }
 
 /**
  * The per-webhook caps this webhook is over, in the order a refused resume names the first of
  * them (planFitCounts: lists, inline addresses, addresses per webhook), each with its remedy.
  */
-function overOwnCaps(caps: Record<string, number>, held: WebhookHoldings): string[] {
+function overOwnCaps(caps: Record<string, number>, held: HeldCounts): string[] {
   const over: string[] = [];
   const lists = caps['list_refs'];
   const inline = caps['inline_addresses'];
   const perWebhook = caps['addresses_per_webhook'];
-  if (lists !== undefined && held.listRefs > lists)
+  if (lists !== undefined && held.list_refs > lists)
     over.push(
-      `This webhook uses ${count(held.listRefs, 'address list', 'address lists')}; your plan allows ${lists.toLocaleString('en-US')} per webhook — remove lists or upgrade.`,
+      `This webhook uses ${count(held.list_refs, 'address list', 'address lists')}; your plan allows ${lists.toLocaleString('en-US')} per webhook — remove lists or upgrade.`,
     );
-  if (inline !== undefined && held.inlineAddresses > inline)
+  if (inline !== undefined && held.inline_addresses > inline)
     over.push(
-      `This webhook names ${count(held.inlineAddresses, 'address', 'addresses')} directly; your plan allows ${inline.toLocaleString('en-US')} — move some to an address list or upgrade.`,
+      `This webhook names ${count(held.inline_addresses, 'address', 'addresses')} directly; your plan allows ${inline.toLocaleString('en-US')} — move some to an address list or upgrade.`,
     );
   if (perWebhook !== undefined && held.addresses > perWebhook)
     over.push(
@@ -121,10 +83,12 @@ function overOwnCaps(caps: Record<string, number>, held: WebhookHoldings): strin
  * resume gives (QA: a webhook of 20 addresses on Free's 10 was told to delete other webhooks,
  * which can never make it fit); within those, the sentence of each account cap the account is
  * over, as a refused resume would say it (paused webhooks count towards both, spec rules 1 and
- * 3); over none the page knows, the per-webhook cap. Then how it comes back. `held` null: the
- * webhook's counts are not known (its lists not loaded).
+ * 3); over none the page knows, the per-webhook cap. Then how it comes back. `held` is the
+ * record's `usage`, what webhook-matcher counts against the per-webhook caps with the cap checks
+ * themselves (`RecordUsage`, ADR 0401 amendment), never counted again here; null: the record
+ * carries none (a webhook-matcher from before it).
  */
-export function planPauseExplanation(limits: LimitsFacts, held: WebhookHoldings | null): string {
+export function planPauseExplanation(limits: LimitsFacts, held: HeldCounts | null): string {
   const { caps, usage } = limits;
   const own = held ? overOwnCaps(caps, held) : [];
   if (own.length > 0)

@@ -5,10 +5,13 @@
  * /openapi.json shows), the page takes the type from there: a renamed field breaks the build,
  * not the page. Type-only imports: nothing of the API is bundled.
  */
+import type { WebhookUsage } from '../../../webhook-matcher/src/webhooks/webhook-response.schemas';
+
 export type {
   DeliveryAttempt,
   DeliveryStats,
 } from '../../../webhook-matcher/src/deliveries/deliveries.schemas';
+export type { WebhookUsage };
 export interface Balance {
   state: 'ok' | 'exhausted';
   exhausted_since: string | null;
@@ -115,6 +118,8 @@ export interface Webhook {
   secret?: string;
   /** The old secrets still signing beside the current one, latest end first ([] when none). */
   previous_secrets_expire_at?: string[];
+  /** What it holds against the per-webhook caps, counted by the API as the caps are checked. */
+  usage?: WebhookUsage;
 }
 
 export interface AddressList {

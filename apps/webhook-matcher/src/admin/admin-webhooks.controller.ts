@@ -17,6 +17,7 @@ import { parseQuery } from '../http/validation';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { webhooksPage } from '../webhooks/webhook-response.schemas';
 import { RecordStatsRepository } from '../webhooks/record-stats.repository';
+import { RecordUsageRepository } from '../webhooks/record-usage';
 import { webhookViews } from '../webhooks/webhook.view';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { OperatorGuard } from './operator.guard';
@@ -49,6 +50,7 @@ export class AdminWebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly recordStats: RecordStatsRepository,
+    private readonly recordUsage: RecordUsageRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -67,7 +69,11 @@ export class AdminWebhooksController {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
     return {
-      items: await webhookViews(page.items, this.recordStats, this.clock.now()),
+      items: await webhookViews(
+        page.items,
+        { stats: this.recordStats, usage: this.recordUsage },
+        this.clock.now(),
+      ),
       next_cursor: page.nextCursor,
     };
   }

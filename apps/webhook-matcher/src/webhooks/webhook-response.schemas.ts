@@ -12,7 +12,7 @@ import {
   type WebhookStatus,
 } from '@meridian/webhooks';
 import { z } from 'zod';
-import { isoTime, lowerCaseAddress, pageOf, schemaResource } from '../http/response-shapes';
+import { count, isoTime, lowerCaseAddress, pageOf, schemaResource } from '../http/response-shapes';
 import { WEBHOOK_CHAINS, WEBHOOK_NETWORKS } from './networks';
 
 /** The answers of the webhook routes (`webhookView` and what the routes add to it). */
@@ -92,6 +92,25 @@ const webhookFields = {
         .describe('events dropped above the events-per-second limit'),
     })
     .describe("the spec's record members; GET /webhooks/{id}/stats has these and more"),
+  usage: z
+    .strictObject({
+      addresses: count.describe(
+        'what caps.addresses_per_webhook counts: its own addresses plus every referenced ' +
+          "list's entries, without de-duplication",
+      ),
+      inline_addresses: count.describe(
+        'what caps.inline_addresses counts: addresses and contracts named in the filter and ' +
+          'the shorthand',
+      ),
+      list_refs: count.describe(
+        'what caps.list_refs counts: every list reference (a list in two leaves counts twice)',
+      ),
+    })
+    .describe(
+      'what this webhook holds against the per-webhook caps of GET /webhooks/limits, counted ' +
+        'as a create, a PATCH or a resume checks them: one refused on such a cap names this ' +
+        'count (or what the write would make it)',
+    ),
 };
 
 /** Not in the JSON Schema (a refinement): the label is the one of the status. */
@@ -141,3 +160,6 @@ export const testDeliveryResponse = z.strictObject({
 });
 
 export type WebhookResponse = z.output<typeof webhookResponse>;
+
+/** A record's `usage` (`RecordUsage` counts it); the dashboard's page reads this type. */
+export type WebhookUsage = WebhookResponse['usage'];

@@ -1,6 +1,7 @@
 import { statusLabel } from '@meridian/webhooks';
 import type { WebhookResponse } from './webhook-response.schemas';
 import type { RecordStatsRepository } from './record-stats.repository';
+import type { RecordUsage, RecordUsageRepository } from './record-usage';
 import { livePreviousSecretsOf } from './previous-secrets';
 import type { WebhookRow } from './webhooks.repository';
 
@@ -13,12 +14,13 @@ export interface RecordStats {
 const NO_STATS: RecordStats = { failed_total: 0, rate_limited_total: 0 };
 
 /**
- * The webhook object of the API (COMPAT, and the spec's `stats` members), snake_case; its schema
- * is `webhookResponse`.
+ * The webhook object of the API (COMPAT, the spec's `stats` members and what it holds against
+ * the per-webhook caps, `usage`), snake_case; its schema is `webhookResponse`.
  */
 export function webhookView(
   row: WebhookRow,
   now: Date,
+  usage: RecordUsage,
   stats: RecordStats = NO_STATS,
 ): WebhookResponse {
   return {
@@ -42,18 +44,35 @@ export function webhookView(
       s.expiresAt.toISOString(),
     ),
     stats: { failed_total: stats.failed_total, rate_limited_total: stats.rate_limited_total },
+    usage: {
+      addresses: usage.addresses,
+      inline_addresses: usage.inline_addresses,
+      list_refs: usage.list_refs,
+    },
   };
 }
 
+/** Where the records' `stats` and `usage` are read from. */
+export interface RecordSources {
+  stats: Pick<RecordStatsRepository, 'of'>;
+  usage: Pick<RecordUsageRepository, 'of'>;
+}
+
 /**
- * Records with their `stats` (one query for all) and the previous secrets still signing at
- * `now`: every route that answers webhooks uses it.
+ * Records with their `stats` and `usage` (one query each for all) and the previous secrets still
+ * signing at `now`: every route that answers webhooks uses it.
  */
 export async function webhookViews(
   rows: readonly WebhookRow[],
-  recordStats: Pick<RecordStatsRepository, 'of'>,
+  sources: RecordSources,
   now: Date,
 ): Promise<WebhookResponse[]> {
-  const stats = await recordStats.of(rows.map((row) => row.id));
-  return rows.map((row) => webhookView(row, now, stats.get(row.id)));
+  const ids = rows.map((row) => row.id);
+  const [stats, usage] = await Promise.all([sources.stats.of(ids), sources.usage.of(ids)]);
+  return rows.map((row) => {
+    // Rows are never removed (a delete is a status), so every record has its count.
+    const counted = usage.get(row.id);
+    if (counted === undefined) throw new Error(`webhook ${row.id} has no count`);
+    return webhookView(row, now, counted, stats.get(row.id));
+  });
 }

@@ -37,7 +37,8 @@ import {
   type WebhookResponse,
 } from './webhook-response.schemas';
 import { RecordStatsRepository } from './record-stats.repository';
-import { webhookViews } from './webhook.view';
+import { RecordUsageRepository } from './record-usage';
+import { webhookViews, type RecordSources } from './webhook.view';
 import type { WebhookRow } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
@@ -50,12 +51,17 @@ export class WebhooksController {
     private readonly webhooks: WebhooksService,
     private readonly status: StatusService,
     private readonly recordStats: RecordStatsRepository,
+    private readonly recordUsage: RecordUsageRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The record with its `stats` members (spec "Webhook record"). */
+  private get sources(): RecordSources {
+    return { stats: this.recordStats, usage: this.recordUsage };
+  }
+
+  /** The record with its `stats` members (spec "Webhook record") and its `usage`. */
   private async view(row: WebhookRow): Promise<WebhookResponse> {
-    return (await webhookViews([row], this.recordStats, this.clock.now()))[0]!;
+    return (await webhookViews([row], this.sources, this.clock.now()))[0]!;
   }
 
   @Post()
@@ -96,7 +102,7 @@ export class WebhooksController {
     const { limit, cursor } = parseQuery(pageQuery, query);
     const page = await this.webhooks.page(accountId, limit, cursor);
     return {
-      items: await webhookViews(page.items, this.recordStats, this.clock.now()),
+      items: await webhookViews(page.items, this.sources, this.clock.now()),
       next_cursor: page.nextCursor,
     };
   }

@@ -161,22 +161,43 @@ export class WebhooksRepository {
     m: EntityManager,
     accountId: string,
   ): Promise<Array<CountedWebhook & { status: WebhookStatus }>> {
+    return this.countedWhere(m, `w.account_id = $1 AND w.status <> 'deleted'`, [accountId]);
+  }
+
+  /**
+   * These webhooks counted as `counted` counts them, whatever their status (a record's `usage`,
+   * `RecordUsage`): one reading of a stored webhook for the caps and for its record.
+   */
+  async countedOf(
+    m: EntityManager,
+    webhookIds: readonly string[],
+  ): Promise<Array<CountedWebhook & { status: WebhookStatus; accountId: string }>> {
+    return this.countedWhere(m, `w.id = ANY($1::text[])`, [webhookIds]);
+  }
+
+  private async countedWhere(
+    m: EntityManager,
+    where: string,
+    params: unknown[],
+  ): Promise<Array<CountedWebhook & { status: WebhookStatus; accountId: string }>> {
     const rows: Array<{
       id: string;
+      account_id: string;
       status: WebhookStatus;
       inline_address_count: number;
       refs: string[];
     }> = await m.query(
-      `SELECT w.id, w.status, w.inline_address_count,
+      `SELECT w.id, w.account_id, w.status, w.inline_address_count,
            coalesce((SELECT array_agg(ref #>> '{}')
                        FROM jsonb_path_query(w.filter_tree, 'strict $.**.list_refs[*]', '{}', true)
                          AS ref), '{}') AS refs
          FROM webhooks.webhooks w
-         WHERE w.account_id = $1 AND w.status <> 'deleted' ORDER BY w.seq DESC`,
-      [accountId],
+         WHERE ${where} ORDER BY w.seq DESC`,
+      params,
     );
     return rows.map((r) => ({
       id: r.id,
+      accountId: r.account_id,
       status: r.status,
       inlineAddresses: r.inline_address_count,
       listRefs: r.refs,

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
 import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
-import { isCapError, planPauseExplanation, webhookHoldings } from '../cap-errors';
+import { isCapError, planPauseExplanation } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
@@ -20,7 +20,7 @@ import {
   rotationRefusal,
   STOP_OLD_SECRETS_LABEL,
 } from '../secret-rotation';
-import type { AddressList, DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
+import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
@@ -131,19 +131,17 @@ function ActionError(props: { error: unknown }) {
 }
 
 /**
- * Why a paused_plan webhook is paused: the per-webhook caps it is over (its own counts, its lists'
- * sizes), else the account's limits, with the way to them.
+ * Why a paused_plan webhook is paused: the per-webhook caps it is over (its record's `usage`, as
+ * the API counts it for those caps), else the account's limits, with the way to them.
  */
-function PlanPauseNotice(props: { webhook: Webhook; lists: AddressList[] | undefined }) {
+function PlanPauseNotice(props: { webhook: Webhook }) {
   const limits = useWebhookLimits();
   if (!limits.data) return null;
-  const sizes = new Map(props.lists?.map((l) => [l.id, l.address_count ?? l.size ?? 0]));
-  const held = webhookHoldings(props.webhook, (id) => sizes.get(id));
-  // A referenced list not loaded yet: wait rather than give the account's reason first.
-  if (held === null && props.lists === undefined) return null;
   return (
     <Notice tone="warn">
-      <span data-testid="plan-pause-explanation">{planPauseExplanation(limits.data, held)}</span>{' '}
+      <span data-testid="plan-pause-explanation">
+        {planPauseExplanation(limits.data, props.webhook.usage ?? null)}
+      </span>{' '}
       <Link to="/webhooks">See your plan&apos;s limits</Link>.
     </Notice>
   );
@@ -378,7 +376,7 @@ export function WebhookDetailPage() {
           </p>
         </Card>
       )}
-      {w.status === 'paused_plan' && <PlanPauseNotice webhook={w} lists={lists.data?.items} />}
+      {w.status === 'paused_plan' && <PlanPauseNotice webhook={w} />}
       <Card title="Actions">
         <div className="actions">
           {paused ? (
