@@ -33,7 +33,11 @@ describe('capMessage', () => {
       { limit: 1000 },
       'A webhook can name at most 1,000 addresses directly; put more in an address list.',
     ],
-    ['cap_list_refs_exceeded', { limit: 10 }, 'A webhook can use at most 10 address lists.'],
+    [
+      'cap_list_refs_exceeded',
+      { limit: 10 },
+      'A webhook can refer to address lists at most 10 times; a list named twice counts twice.',
+    ],
     [
       'cap_addresses_per_list_exceeded',
       { limit: 100_000 },
@@ -105,7 +109,7 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
     const caps = { ...free, list_refs: 1, inline_addresses: 3 };
     const held = { inline_addresses: 4, list_refs: 2, addresses: 12 };
     expect(planPauseExplanation({ caps, usage: {} }, held)).toBe(
-      'This webhook is paused because it is over its plan limits. This webhook uses 2 address lists; your plan allows 1 per webhook — remove lists or upgrade. This webhook names 4 addresses directly; your plan allows 3 — move some to an address list or upgrade. This webhook watches 12 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
+      'This webhook is paused because it is over its plan limits. This webhook refers to address lists 2 times; your plan allows 1 per webhook — remove list references or upgrade. This webhook names 4 addresses directly; your plan allows 3 — move some to an address list or upgrade. This webhook watches 12 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
     );
   });
   it('the webhook bar says every webhook counts and the plan names active ones (was "3 of 1")', () => {

@@ -16,7 +16,7 @@ const SENTENCES: Record<string, (limit: number) => string> = {
   cap_inline_addresses_exceeded: (n) =>
     `A webhook can name at most ${count(n, 'address', 'addresses')} directly; put more in an address list.`,
   cap_list_refs_exceeded: (n) =>
-    `A webhook can use at most ${count(n, 'address list', 'address lists')}.`,
+    `A webhook can refer to address lists at most ${count(n, 'time', 'times')}; a list named twice counts twice.`,
   cap_addresses_per_list_exceeded: (n) =>
     `An address list can hold at most ${count(n, 'address', 'addresses')}.`,
   cap_address_lists_exceeded: (n) =>
@@ -64,7 +64,7 @@ function overOwnCaps(caps: Record<string, number>, held: HeldCounts): string[] {
   const perWebhook = caps['addresses_per_webhook'];
   if (lists !== undefined && held.list_refs > lists)
     over.push(
-      `This webhook uses ${count(held.list_refs, 'address list', 'address lists')}; your plan allows ${lists.toLocaleString('en-US')} per webhook — remove lists or upgrade.`,
+      `This webhook refers to address lists ${count(held.list_refs, 'time', 'times')}; your plan allows ${lists.toLocaleString('en-US')} per webhook — remove list references or upgrade.`,
     );
   if (inline !== undefined && held.inline_addresses > inline)
     over.push(
