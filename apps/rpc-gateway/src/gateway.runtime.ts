@@ -29,7 +29,8 @@ import {
   type CredentialSource,
 } from './credentials/credential-cache';
 import { CredentialService } from './credentials/credential.service';
-import { UsageWindow } from './credentials/spend-estimate';
+import { DEFAULT_SPEND_LEASE, UsageWindow } from './credentials/spend-estimate';
+import { fleetSpendPool } from './credentials/spend-pool';
 import { startBillingFeeds } from './credentials/billing-feeds';
 import { createPlanLimiter, type PlanLimiter } from './limits/plan-limiter';
 import type { ReplicaLink } from './replica/replica-link';
@@ -125,15 +126,21 @@ export class GatewayRuntime
     });
     // The spend estimates learn which usage is flushed from the flusher's drains (ADR 0201).
     const usageWindow = new UsageWindow();
+    // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
+    this.planLimiter = createPlanLimiter(config, replica, registry, logger);
+    // With that store, the spend estimates lease from one pool per balance state (ADR 0201).
+    const spendPool = this.planLimiter.store && fleetSpendPool(this.planLimiter.store);
     this.credentials = new CredentialService(
       cache,
-      new AccountStates(usageWindow),
+      new AccountStates(usageWindow, spendPool, {
+        minChunkCu: DEFAULT_SPEND_LEASE.minChunkCu,
+        maxChunkShare: DEFAULT_SPEND_LEASE.maxChunkShare,
+        leaseMs: config.RATE_LIMIT_LEASE_MS,
+      }),
       source,
       logger,
       () => this.metrics.credentialsKept.inc(),
     );
-    // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
-    this.planLimiter = createPlanLimiter(config, replica, registry, logger);
     this.relay = new RelayService(
       {
         endpoint: config.REGION,

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
 import { freePort, startAnvil, type AnvilInstance, type AppProcess } from '@meridian/testing';
-import { metricValue, provisionNamespace } from './gateway-harness';
+import { metricValue, provisionNamespace, startRedis } from './gateway-harness';
 import { startGatewayProcess } from './gateway-process';
 
 /**
@@ -16,20 +15,6 @@ const RPS = 20; // Free
 interface Replica {
   process: AppProcess;
   url: string;
-}
-
-function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    redis.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
-    createInterface({ input: redis.stdout! }).on('line', (line) => {
-      if (line.includes('Ready to accept connections')) resolve(redis);
-    });
-  });
 }
 
 describe('plan RPS held across replicas and regions (Redis leases)', () => {

@@ -6,6 +6,8 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { parseConfig } from '@meridian/platform-config';
 import { provisionMessaging } from '@meridian/platform-messaging';
@@ -150,4 +152,19 @@ export function borApiClientClass(): new (
     bor: { BorApi: ReturnType<typeof borApiClientClass> };
   };
   return proto.bor.BorApi;
+}
+
+/** A redis-server of the test's own on `port` (so a test may kill it), no persistence. */
+export function startRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    redis.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
+    createInterface({ input: redis.stdout! }).on('line', (line) => {
+      if (line.includes('Ready to accept connections')) resolve(redis);
+    });
+  });
 }

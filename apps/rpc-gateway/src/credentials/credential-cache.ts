@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { NetworkKey } from '@meridian/networks';
-import { SpendEstimate, UsageWindow } from './spend-estimate';
+import {
+  SpendEstimate,
+  UsageWindow,
+  type SpendLeaseOptions,
+  type SpendPool,
+} from './spend-estimate';
 
 export type BalanceStatus = 'ok' | 'exhausted';
 
@@ -155,8 +160,15 @@ export class AccountStates {
   private readonly states = new Map<string, AccountSnapshot>();
   private readonly estimates = new Map<string, SpendEstimate>();
 
-  /** `window`: the usage flush's windows (the gateway cuts it at each drain of its meter). */
-  constructor(private readonly window: UsageWindow = new UsageWindow()) {}
+  /**
+   * `window`: the usage flush's windows (the gateway cuts it at each drain of its meter);
+   * `pool`: the fleet's spend pools, when the estimates are shared (ADR 0201 amendment).
+   */
+  constructor(
+    private readonly window: UsageWindow = new UsageWindow(),
+    private readonly pool?: SpendPool,
+    private readonly lease?: SpendLeaseOptions,
+  ) {}
 
   get(accountId: string): AccountSnapshot | undefined {
     return this.states.get(accountId);
@@ -178,7 +190,10 @@ export class AccountStates {
     this.states.set(snapshot.accountId, snapshot);
     let estimate = this.estimates.get(snapshot.accountId);
     if (estimate === undefined)
-      this.estimates.set(snapshot.accountId, (estimate = new SpendEstimate(this.window)));
+      this.estimates.set(
+        snapshot.accountId,
+        (estimate = new SpendEstimate(this.window, this.pool, snapshot.accountId, this.lease)),
+      );
     if (current === undefined || current.version < snapshot.version)
       estimate.reset(snapshot.version, snapshot.spendableCu);
     return true;

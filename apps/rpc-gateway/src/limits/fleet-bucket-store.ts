@@ -193,16 +193,32 @@ export class FleetBucketStore {
 
   async lease(request: LeaseRequest, nowMs: number): Promise<LeaseAnswer> {
     const limit = planLimit(request.ratePerSecond);
+    return this.takeUpTo(request.accountId, request, limit.ratePerSecond, limit.burst, nowMs);
+  }
+
+  /**
+   * One `takeUpTo` on the bucket `key` (after the prefix) of `ratePerSecond` and `burst`: the
+   * plan-RPS leases, and the spend pools of balance states (a bucket of rate 0 seeded with the
+   * state's spendable CU, ADR 0201 amendment "The estimate across the fleet"). The deadline and
+   * the patience are the store's, whichever bucket it is.
+   */
+  async takeUpTo(
+    key: string,
+    take: Pick<LeaseRequest, 'needed' | 'wanted' | 'returned'>,
+    ratePerSecond: number,
+    burst: number,
+    nowMs: number,
+  ): Promise<LeaseAnswer> {
     const command = (this.redis as unknown as { meridianTakeUpTo: LeaseCommand }).meridianTakeUpTo;
     const answer = command
       .call(
         this.redis,
-        `${this.options.keyPrefix}${request.accountId}`,
-        request.needed,
-        request.wanted,
-        request.returned,
-        limit.ratePerSecond,
-        limit.burst,
+        `${this.options.keyPrefix}${key}`,
+        take.needed,
+        take.wanted,
+        take.returned,
+        ratePerSecond,
+        burst,
         nowMs,
       )
       .then(([ok, value]): LeaseAnswer =>

@@ -12,6 +12,8 @@ const REPLICA_LEASE_MS = 100;
 
 export interface PlanLimiter {
   readonly limiter: RateLimit;
+  /** The fleet store (RATE_LIMIT_REDIS_URL), which the spend pools share (ADR 0201). */
+  readonly store?: FleetBucketStore;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export function createPlanLimiter(
     timer.unref();
     return {
       limiter,
+      store,
       close: async () => {
         clearInterval(timer);
         await store.close();

@@ -166,6 +166,11 @@ export class RelayService {
         deprecated,
       );
 
+    // Shared estimates (ADR 0201 amendment): the CU leased cover the calls, or a lease is awaited.
+    if (estimate?.pooled === true) {
+      const covering = estimate.cover(cuOfCalls(network, items));
+      if (covering !== undefined) await covering;
+    }
     const hadCu = estimate !== undefined && !estimate.spent;
     const plan = planCalls(
       network,
@@ -218,7 +223,13 @@ export class RelayService {
       const refused = taking instanceof Promise ? await taking : taking;
       if (refused !== undefined) throw refused;
     }
-    if (estimate !== undefined) this.spendWhole(token, network, calls, estimate);
+    if (estimate !== undefined) {
+      if (estimate.pooled) {
+        const covering = estimate.cover(cuOfCalls(network, calls));
+        if (covering !== undefined) await covering;
+      }
+      this.spendWhole(token, network, calls, estimate);
+    }
     const answers = await this.router.send(network.key, token.accountId, calls);
     const unbilled = options?.unbilledNodeError;
     for (let i = 0; i < answers.length; i++) {
@@ -445,4 +456,12 @@ function relayAnswer(
 function namesAny(items: readonly RpcRequestItem[], methods: ReadonlySet<string>): boolean {
   for (const item of items) if (item.method !== undefined && methods.has(item.method)) return true;
   return false;
+}
+
+/** The CU of a request's valid calls, all billed: what its plan takes from the estimate at most. */
+function cuOfCalls(network: Network, calls: readonly (RpcRequestItem | OutCall)[]): number {
+  let cu = 0;
+  for (const call of calls)
+    if (!('valid' in call) || call.valid) cu += cuForCall(network, call.method);
+  return cu;
 }
