@@ -157,6 +157,11 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       id: 'account',
       body: { name: 'matrix', scopes: ['audit'] },
     },
+    'POST /api/v1/admin/accounts/:id/api-keys/revoke-created-by': {
+      access: 'operator',
+      id: 'account',
+      body: { created_by: 'usr_matrix' },
+    },
     'DELETE /api/v1/admin/accounts/:id/api-keys/:keyId': {
       access: 'operator',
       id: 'account',

@@ -20,6 +20,7 @@ import type { ApiKeyRow } from '../credentials/credentials.repository';
 import {
   adminBulkCreateAccountsBody,
   adminCreateApiKeyBody,
+  revokeCreatedByBody,
   adminCreateAccountBody,
   adminManagedKeysBody,
   adminPlanBody,
@@ -47,6 +48,7 @@ import {
   createdAccountsResponse,
   createdApiKeyResponse,
   managedKeysResponse,
+  revokedApiKeysResponse,
   topUpResponse,
   topUpsPage,
   usageResponse,
@@ -341,6 +343,31 @@ export class AdminController {
     await this.accounts.get(id);
     const created = await this.credentials.createApiKey(id, input);
     return apiKeyView(created.row, created.secret);
+  }
+
+  /**
+   * Every active key of the account that `created_by` names, those made by them included (they
+   * inherit it): the dashboard's removal of a team member (ADR 0604), so nothing that member
+   * made keeps working. Nothing to revoke is a 200 with an empty list (a retried removal).
+   */
+  @Post(':id/api-keys/revoke-created-by')
+  @ApiRoute({
+    params: { id: ID_SCHEMAS.acc },
+    summary: 'Revoke the API keys of the account one maker made (created_by), managed or not',
+    auth: 'operator',
+    body: revokeCreatedByBody,
+    responses: {
+      ...OPERATOR_ERRORS,
+      200: { description: 'the keys revoked', schema: revokedApiKeysResponse },
+      400: { description: 'malformed_body: the body does not fit (created_by)' },
+      404: ROUTE_ERRORS.accountNotFound,
+    },
+  })
+  @HttpCode(200)
+  async revokeCreatedBy(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
+    const { created_by } = parseBody(revokeCreatedByBody, body);
+    await this.accounts.get(id);
+    return { revoked: await this.credentials.revokeApiKeysCreatedBy(id, created_by) };
   }
 
   /** Any key of the account, managed ones included (the account API may not revoke those). */

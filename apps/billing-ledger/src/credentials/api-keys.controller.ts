@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
-import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { AccountId, AccountKeyGuard, CallerKey } from '../http/auth.guards';
+import type { ApiKeyRow } from './credentials.repository';
 import { IdParam } from '../http/ids';
 import { createApiKeyBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
@@ -17,18 +18,27 @@ export class ApiKeysController {
 
   @Post()
   @ApiRoute({
-    summary: 'Create an API key (shown once)',
+    summary: 'Create an API key (shown once) with scopes the calling key holds itself',
     body: createApiKeyBody,
     responses: {
       ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
       400: ROUTE_ERRORS.malformedBody,
+      403: forbiddenAlso({
+        description:
+          "scope_not_held: a scope asked for is not one of the calling key's own (details.missing); " +
+          'created_by_not_allowed: created_by given by a key other than a managed (dashboard) one',
+      }),
     },
   })
   @HttpCode(201)
-  async create(@AccountId() accountId: string, @Body() body: unknown) {
-    const { name, scopes } = parseBody(createApiKeyBody, body);
-    const created = await this.credentials.createApiKey(accountId, { name, scopes });
+  async create(@CallerKey() maker: ApiKeyRow, @Body() body: unknown) {
+    const { name, scopes, created_by } = parseBody(createApiKeyBody, body);
+    const created = await this.credentials.createApiKeyWithKey(maker, {
+      name,
+      scopes,
+      ...(created_by === undefined ? {} : { createdBy: created_by }),
+    });
     return apiKeyView(created.row, created.secret);
   }
 

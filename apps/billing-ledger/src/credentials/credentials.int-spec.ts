@@ -551,6 +551,7 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       scopes: ['account', 'audit', 'webhooks'],
       hint: expect.any(String),
       created_at: expect.any(String),
+      created_by: null,
       key: expect.stringMatching(/^mrd_/),
     });
     const own = await api<{ id: string }>(billing.url, 'GET', '/api/v1/account', renewed.body.key);
@@ -730,5 +731,96 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       newPlanId: 'enterprise',
       caps: { nodeRps: 2_000 },
     });
+  });
+
+  it('a key makes keys only with scopes it holds itself: an account-only key gets 403 scope_not_held for webhooks and audit (QA: privilege escalation)', async () => {
+    const account = await newAccount();
+    const make = (key: string, body: unknown) =>
+      api<{ key: string; scopes: string[]; created_by: string | null; error: string }>(
+        billing.url,
+        'POST',
+        '/api/v1/api-keys',
+        key,
+        body,
+      );
+    const active = async () =>
+      (
+        await api<z.infer<typeof adminApiKeysPage>>(
+          billing.url,
+          'GET',
+          `/api/v1/admin/accounts/${account.id}/api-keys?state=active`,
+          OPERATOR_TOKEN,
+        )
+      ).body.items.length;
+    const accountOnly = await make(account.key, { name: 'acct', scopes: ['account'] });
+    expect([accountOnly.status, accountOnly.body.scopes]).toEqual([201, ['account']]);
+    const before = await active();
+
+    for (const scopes of [['webhooks', 'audit'], ['audit'], ['account', 'webhooks']]) {
+      const refused = await make(accountOnly.body.key, { name: 'escalate', scopes });
+      expect([refused.status, refused.body.error]).toEqual([403, 'scope_not_held']);
+    }
+    expect(await active()).toBe(before);
+    // The same scopes, or fewer, stay the key's to make (a customer's rotation).
+    const same = await make(accountOnly.body.key, { name: 'rotated', scopes: ['account'] });
+    expect([same.status, same.body.scopes, same.body.created_by]).toEqual([201, ['account'], null]);
+    const fewer = await make(account.key, { name: 'ci', scopes: ['audit'] });
+    expect([fewer.status, fewer.body.scopes]).toEqual([201, ['audit']]);
+    // Only the dashboard's managed key names a key's maker.
+    const named = await make(account.key, { scopes: ['audit'], created_by: 'usr_x' });
+    expect([named.status, named.body.error]).toEqual([403, 'created_by_not_allowed']);
+  });
+
+  it("labels a key with who made it, inherited by the keys it makes, and revokes one maker's keys at once (ADR 0604: a removed member)", async () => {
+    const account = await newAccount({ name: 'team@example.com', api_key_managed: true });
+    const make = (key: string, body: unknown) =>
+      api<{ id: string; key: string; created_by: string | null; error: string }>(
+        billing.url,
+        'POST',
+        '/api/v1/api-keys',
+        key,
+        body,
+      );
+    // The dashboard's managed key names the member it makes a key for.
+    const carols = await make(account.key, { scopes: ['account', 'audit'], created_by: 'usr_c' });
+    expect([carols.status, carols.body.created_by]).toEqual([201, 'usr_c']);
+    const bobs = await make(account.key, { scopes: ['account'], created_by: 'usr_b' });
+    // Carol's key makes one of its own: it inherits her label, it cannot shed it.
+    const minted = await make(carols.body.key, { scopes: ['audit'] });
+    expect([minted.status, minted.body.created_by]).toEqual([201, 'usr_c']);
+    const listed = await api<{ items: Array<{ id: string; created_by: string | null }> }>(
+      billing.url,
+      'GET',
+      '/api/v1/api-keys',
+      account.key,
+    );
+    expect(
+      Object.fromEntries(listed.body.items.map((key) => [key.id, key.created_by])),
+    ).toMatchObject({
+      [carols.body.id]: 'usr_c',
+      [minted.body.id]: 'usr_c',
+      [bobs.body.id]: 'usr_b',
+    });
+
+    const revoke = (createdBy: unknown, accountId = account.id) =>
+      api<{ revoked: string[]; error: string }>(
+        billing.url,
+        'POST',
+        `/api/v1/admin/accounts/${accountId}/api-keys/revoke-created-by`,
+        OPERATOR_TOKEN,
+        { created_by: createdBy },
+      );
+    const revoked = await revoke('usr_c');
+    expect(revoked.status).toBe(200);
+    expect([...revoked.body.revoked].sort()).toEqual([carols.body.id, minted.body.id].sort());
+    for (const key of [carols.body.key, minted.body.key]) {
+      const refused = await api<{ error: string }>(billing.url, 'GET', '/api/v1/account', key);
+      expect([refused.status, refused.body.error]).toEqual([401, 'unauthorized']);
+    }
+    const kept = await api(billing.url, 'GET', '/api/v1/account', bobs.body.key);
+    expect(kept.status).toBe(200);
+    expect((await revoke('usr_c')).body.revoked).toEqual([]);
+    expect((await revoke('')).body.error).toBe('malformed_body');
+    expect((await revoke('usr_c', 'acc_000000000000000000000000')).status).toBe(404);
   });
 });

@@ -16,6 +16,11 @@ export interface ApiKeyRow {
    * account API and never deleted through it, only revoked by the operator.
    */
   managed: boolean;
+  /**
+   * Who made the key, as the operator's side names them (the dashboard's user id); inherited by
+   * the keys this key makes. Null: made outside the dashboard.
+   */
+  createdBy: string | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -47,6 +52,7 @@ interface RawApiKey {
   key_hint: string;
   scopes: string[];
   managed: boolean;
+  created_by: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -64,7 +70,7 @@ interface RawAccessToken {
 }
 
 const KEY_COLUMNS =
-  'seq, id, account_id, name, key_hash, key_hint, scopes, managed, created_at, revoked_at';
+  'seq, id, account_id, name, key_hash, key_hint, scopes, managed, created_by, created_at, revoked_at';
 const TOKEN_COLUMNS =
   'seq, id, account_id, network, name, token_hash, token_hint, created_at, revoked_at';
 
@@ -77,6 +83,7 @@ const apiKeyOf = (r: RawApiKey): ApiKeyRow => ({
   keyHint: r.key_hint,
   scopes: r.scopes,
   managed: r.managed,
+  createdBy: r.created_by,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });
@@ -108,6 +115,7 @@ export class CredentialsRepository {
       keyHint: string;
       scopes: string[];
       managed: boolean;
+      createdBy: string | null;
       now: Date;
     }>,
   ): Promise<ApiKeyRow[]> {
@@ -115,10 +123,10 @@ export class CredentialsRepository {
     const ids = inputs.map(() => newId('key'));
     // Scopes are enum words (no commas), joined per key because unnest flattens text[][].
     const rows: RawApiKey[] = await manager.query(
-      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, managed, created_at)
-       SELECT v.id, v.account_id, v.name, v.key_hash, v.key_hint, string_to_array(v.scopes, ','), v.managed, v.created_at
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $8::boolean[], $7::timestamptz[])
-              WITH ORDINALITY AS v(id, account_id, name, key_hash, key_hint, scopes, managed, created_at, n)
+      `INSERT INTO billing.api_keys (id, account_id, name, key_hash, key_hint, scopes, managed, created_by, created_at)
+       SELECT v.id, v.account_id, v.name, v.key_hash, v.key_hint, string_to_array(v.scopes, ','), v.managed, v.created_by, v.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $8::boolean[], $9::text[], $7::timestamptz[])
+              WITH ORDINALITY AS v(id, account_id, name, key_hash, key_hint, scopes, managed, created_by, created_at, n)
         ORDER BY v.n
        RETURNING ${KEY_COLUMNS}`,
       [
@@ -130,6 +138,7 @@ export class CredentialsRepository {
         inputs.map((i) => i.scopes.join(',')),
         inputs.map((i) => i.now.toISOString()),
         inputs.map((i) => i.managed),
+        inputs.map((i) => i.createdBy),
       ],
     );
     const byId = new Map(rows.map((r) => [r.id, apiKeyOf(r)]));
@@ -189,6 +198,35 @@ export class CredentialsRepository {
       [id, accountId],
     );
     return rows[0] ? apiKeyOf(rows[0]) : undefined;
+  }
+
+  /**
+   * The active key `id`, share-locked until the caller's transaction ends: a key making a key
+   * holds it so, and a revocation (an UPDATE) waits for that key to be made, then sees it.
+   */
+  async shareLockActiveApiKey(manager: EntityManager, id: string): Promise<ApiKeyRow | undefined> {
+    const rows: RawApiKey[] = await manager.query(
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
+      [id],
+    );
+    return rows[0] ? apiKeyOf(rows[0]) : undefined;
+  }
+
+  /** Revokes the account's active keys labelled `createdBy`; the revoked rows. */
+  async revokeApiKeysCreatedBy(
+    manager: EntityManager,
+    accountId: string,
+    createdBy: string,
+    now: Date,
+  ): Promise<ApiKeyRow[]> {
+    const rows = returning<RawApiKey>(
+      await manager.query(
+        `UPDATE billing.api_keys SET revoked_at = $3
+          WHERE account_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
+        [accountId, createdBy, now.toISOString()],
+      ),
+    );
+    return rows.map(apiKeyOf);
   }
 
   async revokeApiKey(

@@ -51,10 +51,91 @@ export class CredentialsService {
   ): Promise<Created<ApiKeyRow>> {
     const [created] = await this.dataSource.transaction((manager) =>
       this.makeApiKeys(manager, [
-        { accountId, name: key.name, scopes: key.scopes, managed: key.managed ?? false },
+        {
+          accountId,
+          name: key.name,
+          scopes: key.scopes,
+          managed: key.managed ?? false,
+          createdBy: null,
+        },
       ]),
     );
     return created!;
+  }
+
+  /**
+   * A key made through the account API (`POST /api-keys`) with the key `maker`, which reaches no
+   * further than the maker (ADR 0110 amendment): only scopes the maker holds (403
+   * `scope_not_held`), and the maker's `createdBy`, which a managed key (the dashboard's) may name
+   * in its stead (the user it makes the key for); any other key naming one is 403
+   * `created_by_not_allowed`. The maker is share-locked while the key is made: a maker revoked
+   * meanwhile makes nothing (401), and a revocation of the maker's keys waits and then sees it.
+   */
+  async createApiKeyWithKey(
+    maker: ApiKeyRow,
+    key: { name: string; scopes: string[]; createdBy?: string },
+  ): Promise<Created<ApiKeyRow>> {
+    const missing = [...new Set(key.scopes)].filter((scope) => !maker.scopes.includes(scope));
+    if (missing.length > 0)
+      throw new DomainError(
+        'scope_not_held',
+        'forbidden',
+        `an API key makes keys only with scopes it holds itself; this one lacks ${missing.join(', ')}`,
+        { details: { missing, held: maker.scopes } },
+      );
+    if (key.createdBy !== undefined && !maker.managed)
+      throw new DomainError(
+        'created_by_not_allowed',
+        'forbidden',
+        'only the dashboard names who made a key; a key made with this key inherits its maker',
+      );
+    const [created] = await this.dataSource.transaction(async (manager) => {
+      if (!(await this.credentials.shareLockActiveApiKey(manager, maker.id)))
+        throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
+      return this.makeApiKeys(manager, [
+        {
+          accountId: maker.accountId,
+          name: key.name,
+          scopes: key.scopes,
+          managed: false,
+          createdBy: (maker.managed ? key.createdBy : undefined) ?? maker.createdBy,
+        },
+      ]);
+    });
+    return created!;
+  }
+
+  /**
+   * Revokes every active key of the account labelled `createdBy` (a removed team member's, ADR
+   * 0604), each revocation published; the ids revoked. Rounds until one revokes nothing: a key
+   * made by a labelled key while a round ran (it waited for the maker's lock) is labelled too
+   * and committed before its maker's revocation, so the next round sees it.
+   */
+  async revokeApiKeysCreatedBy(accountId: string, createdBy: string): Promise<string[]> {
+    const revoked: string[] = [];
+    for (;;) {
+      const now = this.clock.now();
+      const rows = await this.dataSource.transaction(async (manager) => {
+        const round = await this.credentials.revokeApiKeysCreatedBy(
+          manager,
+          accountId,
+          createdBy,
+          now,
+        );
+        for (const row of round)
+          await this.outbox.add(
+            manager,
+            'credentialRevoked',
+            this.revoked(row.accountId, 'api_key', row.id, row.keyHash, undefined, 'revoked', now),
+            now,
+          );
+        return round;
+      });
+      if (rows.length === 0) break;
+      revoked.push(...rows.map((row) => row.id));
+    }
+    if (revoked.length > 0) this.signal.changed();
+    return revoked;
   }
 
   /**
@@ -67,14 +148,20 @@ export class CredentialsService {
   ): Promise<Array<Created<ApiKeyRow>>> {
     return this.makeApiKeys(
       manager,
-      keys.map((key) => ({ ...key, name: 'initial' })),
+      keys.map((key) => ({ ...key, name: 'initial', createdBy: null })),
     );
   }
 
   /** Where every API key is made: its secret (returned once), hash, hint and sorted scopes. */
   private async makeApiKeys(
     manager: EntityManager,
-    keys: ReadonlyArray<{ accountId: string; name: string; scopes: string[]; managed: boolean }>,
+    keys: ReadonlyArray<{
+      accountId: string;
+      name: string;
+      scopes: string[];
+      managed: boolean;
+      createdBy: string | null;
+    }>,
   ): Promise<Array<Created<ApiKeyRow>>> {
     const now = this.clock.now();
     const secrets = keys.map(() => newApiKey());
@@ -87,6 +174,7 @@ export class CredentialsService {
         keyHint: hintOf(secrets[i]!),
         scopes: [...new Set(key.scopes)].sort(),
         managed: key.managed,
+        createdBy: key.createdBy,
         now,
       })),
     );

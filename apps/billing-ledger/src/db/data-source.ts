@@ -14,6 +14,7 @@ import { IdempotencyKeys1765000000000 } from '../migrations/1765000000000-idempo
 import { ApiKeysManaged1765600000000 } from '../migrations/1765600000000-api-keys-managed';
 import { AccountRequests1765700000000 } from '../migrations/1765700000000-account-requests';
 import { AccountsRenewal1765800000000 } from '../migrations/1765800000000-accounts-renewal';
+import { ApiKeysCreatedBy1765900000000 } from '../migrations/1765900000000-api-keys-created-by';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -43,6 +44,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       ApiKeysManaged1765600000000,
       AccountRequests1765700000000,
       AccountsRenewal1765800000000,
+      ApiKeysCreatedBy1765900000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

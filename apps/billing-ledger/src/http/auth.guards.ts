@@ -10,10 +10,12 @@ import { bearerOf, SharedSecrets } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
+import type { ApiKeyRow } from '../credentials/credentials.repository';
 import { CredentialsService } from '../credentials/credentials.service';
 
 interface AuthenticatedRequest extends FastifyRequest {
   accountId?: string;
+  apiKey?: ApiKeyRow;
 }
 
 const unauthorized = () =>
@@ -34,6 +36,7 @@ export class AccountKeyGuard implements CanActivate {
       throw new DomainError('insufficient_scope', 'forbidden', 'this API key has no account scope');
     }
     request.accountId = resolved.key.accountId;
+    request.apiKey = resolved.key;
     return true;
   }
 }
@@ -65,3 +68,12 @@ export const AccountId = createParamDecorator((_: unknown, context: ExecutionCon
   if (!accountId) throw unauthorized();
   return accountId;
 });
+
+/** The API key that authenticated the request (AccountKeyGuard), as it was resolved. */
+export const CallerKey = createParamDecorator(
+  (_: unknown, context: ExecutionContext): ApiKeyRow => {
+    const key = context.switchToHttp().getRequest<AuthenticatedRequest>().apiKey;
+    if (!key) throw unauthorized();
+    return key;
+  },
+);

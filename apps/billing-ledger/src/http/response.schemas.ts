@@ -88,6 +88,13 @@ const apiKey = {
   scopes: z.array(z.enum(API_KEY_SCOPES)),
   hint: z.string(),
   created_at: iso,
+  created_by: z
+    .string()
+    .nullable()
+    .describe(
+      'who made the key, as the dashboard names its user (inherited from the key that made it); ' +
+        'null: made outside the dashboard',
+    ),
 };
 export const apiKeyResponse = z.strictObject(apiKey);
 export const createdApiKeyResponse = z.strictObject({
@@ -130,3 +137,8 @@ export const createdAccountsResponse = z.strictObject({ items: z.array(createdAc
 
 /** `POST /admin/accounts/managed-keys`: how many of the named keys were not flagged before. */
 export const managedKeysResponse = z.strictObject({ flagged: z.number().int() });
+
+/** `POST /admin/accounts/{id}/api-keys/revoke-created-by`: the keys it revoked. */
+export const revokedApiKeysResponse = z.strictObject({
+  revoked: z.array(z.string()).describe('ids of the keys revoked, those made by them included'),
+});

@@ -50,10 +50,20 @@ export const usageQuery = z
   })
   .strict();
 
+/** An opaque label of who made an API key, as the operator's side names them. */
+export const CREATED_BY = z.string().trim().min(1).max(100);
+
 export const createApiKeyBody = z
   .object({
     name: z.string().trim().min(1).max(100).default('api key'),
-    scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .describe("a subset of the calling key's own scopes (403 scope_not_held otherwise)"),
+    created_by: CREATED_BY.optional().describe(
+      "who made the key (the dashboard's user id); only a managed key (the dashboard's) names " +
+        "one, any other key's keys inherit its own (403 created_by_not_allowed)",
+    ),
   })
   .strict();
 
@@ -196,6 +206,9 @@ export const adminCreateApiKeyBody = z
     managed: z.boolean().default(false),
   })
   .strict();
+
+/** `POST /admin/accounts/{id}/api-keys/revoke-created-by`: whose keys. */
+export const revokeCreatedByBody = z.object({ created_by: CREATED_BY }).strict();
 
 export const adminPlanBody = z
   .object({

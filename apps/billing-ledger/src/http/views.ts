@@ -76,6 +76,7 @@ export function apiKeyView(row: ApiKeyRow, secret?: string) {
     scopes: row.scopes,
     hint: row.keyHint,
     created_at: row.createdAt.toISOString(),
+    created_by: row.createdBy,
     ...(secret ? { key: secret } : {}),
   };
 }
