@@ -20,6 +20,7 @@ import { TeamController } from './team/team.controller';
 import { TeamService } from './team/team.service';
 import { AccountSecrets } from './secrets/account-secrets';
 import { SealedKeysGauge } from './secrets/sealed-keys-gauge';
+import { TokenChangesRepository } from './team/token-changes.repository';
 import { SealedKeysRepository } from './secrets/sealed-keys.repository';
 import { InvitationsRepository } from './settings/invitations.repository';
 import { SettingsRepository } from './settings/settings.repository';
@@ -76,6 +77,7 @@ export class AppModule implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.auth.ensureOperator().catch((error: unknown) => {
       this.logger.error({ err: error }, 'could not create the configured operator');
+        TokenChangesRepository,
     });
   }
 }

@@ -243,7 +243,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     expect([erin.answer.status, erin.answer.body['error']]).toEqual([403, 'invitation_invalid']);
 
     // Removal: Bob's key revoked in billing, his session ended, his row gone.
-    expect((await alice.client.call('DELETE', `/api/team/members/${bobId}`)).status).toBe(204);
+    expect((await alice.client.call('DELETE', `/api/team/members/${bobId}`)).status).toBe(200);
     expect(await activeKeyIds(accountId)).not.toContain(bobKey);
     expect((await bob.client.call('GET', '/api/auth/session')).body['signed_in']).toBe(false);
     expect((await bob.client.call('GET', '/api/relay/billing/account')).status).toBe(401);
@@ -390,5 +390,126 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     const active = await activeKeyIds(accountId);
     expect(active).toContain(await keyIdOf(owner.user!['email']!));
     expect(active).not.toContain(formerKey);
+  });
+
+  it('removing a member revokes the API keys they made on the page, and those made with them, and lists the access tokens they made or rolled to roll; the list says who made each key (QA: access kept after removal)', async () => {
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+    const olga = await signUp('olga@example.com');
+    expect(olga.answer.status).toBe(201);
+    const accountId = olga.user!['account_id']!;
+    const invited = await olga.client.call('POST', '/api/team/invitations', {
+      email: 'carla@example.com',
+    });
+    const carla = await signUp('carla@example.com', invited.body['code'] as string);
+    expect(carla.user).toMatchObject({ account_id: accountId, account_role: 'member' });
+    const carlaId = carla.user!['id']!;
+
+    const make = async (user: typeof olga, name: string) => {
+      const made = await user.client.call('POST', '/api/api-keys', {
+        name,
+        scopes: ['account', 'webhooks', 'audit'],
+      });
+      expect(made.status).toBe(201);
+      return made.body as { id: string; key: string; created_by_email: string };
+    };
+    const carlasKey = await make(carla, 'carla ci');
+    const olgasKey = await make(olga, 'olga ci');
+    expect([carlasKey.created_by_email, olgasKey.created_by_email]).toEqual([
+      'carla@example.com',
+      'olga@example.com',
+    ]);
+    // Carla's key makes one more straight through billing: it is hers too.
+    const minted = await fetch(`${billing.apiUrl}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${carlasKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'side door', scopes: ['account'] }),
+    }).then(async (answer) => ({
+      status: answer.status,
+      body: (await answer.json()) as { id: string; key: string },
+    }));
+    expect(minted.status).toBe(201);
+
+    const listed = await olga.client.call('GET', '/api/api-keys');
+    const madeBy = Object.fromEntries(
+      (listed.body['items'] as Array<{ id: string; created_by_email: string | null }>).map(
+        (key) => [key.id, key.created_by_email],
+      ),
+    );
+    expect(madeBy).toEqual({
+      [carlasKey.id]: 'carla@example.com',
+      [olgasKey.id]: 'olga@example.com',
+      [minted.body.id]: 'carla@example.com',
+    });
+
+    // Access tokens are the account's: Carla rolls Olga's, makes one, deletes it, makes another.
+    const relay = (user: typeof olga, method: string, path: string, body?: unknown) =>
+      user.client.call(method, `/api/relay/billing${path}`, body);
+    const olgasToken = await relay(olga, 'POST', '/access-tokens', { network: 'eth-mainnet' });
+    expect(olgasToken.status).toBe(201);
+    clock.advance(60_000);
+    const rolled = await relay(
+      carla,
+      'POST',
+      `/access-tokens/${olgasToken.body['id'] as string}/roll`,
+    );
+    expect(rolled.status).toBe(200);
+    clock.advance(60_000);
+    const dropped = await relay(carla, 'POST', '/access-tokens', { network: 'polygon-mainnet' });
+    expect(
+      (await relay(carla, 'DELETE', `/access-tokens/${dropped.body['id'] as string}`)).status,
+    ).toBe(204);
+    clock.advance(60_000);
+    const carlasToken = await relay(carla, 'POST', '/access-tokens', { network: 'eth-mainnet' });
+    expect(carlasToken.status).toBe(201);
+
+    const accountWith = (key: string) =>
+      fetch(`${billing.apiUrl}/account`, { headers: { authorization: `Bearer ${key}` } }).then(
+        (answer) => answer.status,
+      );
+    expect(await accountWith(carlasKey.key)).toBe(200);
+    const removed = await olga.client.call('DELETE', `/api/team/members/${carlaId}`);
+    expect(removed.status).toBe(200);
+    expect([...(removed.body['revoked_api_keys'] as string[])].sort()).toEqual(
+      [carlasKey.id, minted.body.id].sort(),
+    );
+    // The tokens she made or rolled and that still work, newest first, for Olga to roll: not
+    // rolled for her (production apps use them), the deleted one left out.
+    expect(removed.body['access_tokens_to_roll']).toEqual([
+      {
+        id: carlasToken.body['id'],
+        name: carlasToken.body['name'],
+        network: 'eth-mainnet',
+        hint: carlasToken.body['hint'],
+        change: 'created',
+        at: expect.any(String),
+      },
+      {
+        id: rolled.body['id'],
+        name: rolled.body['name'],
+        network: 'eth-mainnet',
+        hint: rolled.body['hint'],
+        change: 'rolled',
+        at: expect.any(String),
+      },
+    ]);
+    const tokens = await relay(olga, 'GET', '/access-tokens');
+    expect((tokens.body['items'] as Array<{ id: string }>).map((token) => token.id).sort()).toEqual(
+      [carlasToken.body['id'], rolled.body['id']].sort(),
+    );
+    expect((await carla.client.call('GET', '/api/team')).status).toBe(401);
+    expect(await accountWith(carlasKey.key)).toBe(401);
+    expect(await accountWith(minted.body.key)).toBe(401);
+    expect(await accountWith(olgasKey.key)).toBe(200);
+    const after = await olga.client.call('GET', '/api/api-keys');
+    expect((after.body['items'] as Array<{ id: string }>).map((key) => key.id)).toEqual([
+      olgasKey.id,
+    ]);
   });
 });

@@ -21,6 +21,8 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { parseBody } from '../http-validation';
 import type { Upstream } from '../upstream/upstream.client';
+import { UsersRepository } from '../auth/users.repository';
+import { TeamService } from '../team/team.service';
 import { AccountKeyService } from './account-key.service';
 import { networkEndpoints } from './endpoints';
 import { relayRuleFor } from './relay-rules';
@@ -40,6 +42,8 @@ interface ApiKeyView {
   scopes: string[];
   hint: string;
   created_at: string;
+  /** Billing's label of who made the key: the dashboard user's id (ADR 0604). */
+  created_by: string | null;
 }
 
 /** The customer's side of the BFF: the REST APIs with the account's own key, nothing else. */
@@ -49,6 +53,8 @@ export class CustomerController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: AccountKeyService,
+    private readonly users: UsersRepository,
+    private readonly team: TeamService,
   ) {}
 
   @Get('networks')
@@ -61,25 +67,40 @@ export class CustomerController {
     };
   }
 
-  /** The account's API keys except the one the dashboard itself uses. */
+  /**
+   * The account's API keys except the one the dashboard itself uses, each with who made it
+   * (`created_by_email`: a user of the account; null when made outside the dashboard).
+   */
   @Get('api-keys')
   async listKeys(@Current() current: CurrentSession) {
-    const list = await this.keys.json<{ items: ApiKeyView[] }>(
-      current.user,
-      'billing',
-      'GET',
-      '/api-keys',
-      { query: 'limit=200' },
-    );
-    return { items: list.items.filter((key) => key.id !== current.user.apiKeyId) };
+    const [list, members] = await Promise.all([
+      this.keys.json<{ items: ApiKeyView[] }>(current.user, 'billing', 'GET', '/api-keys', {
+        query: 'limit=200',
+      }),
+      this.users.ofAccount(current.user.accountId!),
+    ]);
+    const emails = new Map(members.map((member) => [member.id, member.email]));
+    return {
+      items: list.items
+        .filter((key) => key.id !== current.user.apiKeyId)
+        .map((key) => ({
+          ...key,
+          created_by_email: key.created_by ? (emails.get(key.created_by) ?? null) : null,
+        })),
+    };
   }
 
+  /**
+   * A key made with the user's own (managed) key, labelled with the user in billing: removing
+   * them from the team revokes it, and every key made with it (ADR 0604).
+   */
   @Post('api-keys')
   @HttpCode(201)
   async createKey(@Current() current: CurrentSession, @Body() body: unknown) {
-    return this.keys.json(current.user, 'billing', 'POST', '/api-keys', {
-      body: parseBody(apiKeyBody, body),
+    const created = await this.keys.json<ApiKeyView>(current.user, 'billing', 'POST', '/api-keys', {
+      body: { ...parseBody(apiKeyBody, body), created_by: current.user.id },
     });
+    return { ...created, created_by_email: current.user.email };
   }
 
   @Delete('api-keys/:id')
@@ -115,6 +136,9 @@ export class CustomerController {
       body: ['POST', 'PUT', 'PATCH'].includes(request.method) ? (request.body ?? {}) : undefined,
       headers: typeof idempotencyKey === 'string' ? { 'idempotency-key': idempotencyKey } : {},
     });
+    // Who made or rolled an access token, for a removal of them to list (ADR 0604).
+    if (upstream === 'billing' && request.method === 'POST' && answer.status < 300)
+      await this.team.noteTokenChange(current.user, path, answer.body);
     void reply.status(answer.status);
     if (answer.status === 204 || answer.body === null) return reply.send();
     return reply.send(answer.body);

@@ -2,6 +2,7 @@ import type { AppDataSourceOptions } from '@meridian/platform-db';
 import { DashboardInitial1764000000000 } from '../migrations/1764000000000-dashboard-initial';
 import { DashboardTeams1764100000000 } from '../migrations/1764100000000-dashboard-teams';
 import { DashboardSignUpRequests1764200000000 } from '../migrations/1764200000000-dashboard-sign-up-requests';
+import { DashboardAccessTokenChanges1764350000000 } from '../migrations/1764350000000-dashboard-access-token-changes';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -15,6 +16,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DashboardInitial1764000000000,
       DashboardTeams1764100000000,
       DashboardSignUpRequests1764200000000,
+      DashboardAccessTokenChanges1764350000000,
     ],
     applicationName: 'dashboard',
     poolSize: 5,

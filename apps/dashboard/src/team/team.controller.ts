@@ -60,10 +60,13 @@ export class TeamController {
     await this.team.revokeInvitation(current.user, invitationId);
   }
 
+  /**
+   * 200 with the API keys revoked with the member and the access tokens they made or rolled
+   * recently, for the owner to roll (ADR 0604 amendment).
+   */
   @Delete('members/:id')
-  @HttpCode(204)
   async removeMember(@Current() current: CurrentSession, @Param('id') memberId: string) {
-    await this.team.removeMember(current.user, memberId);
+    return this.team.removeMember(current.user, memberId);
   }
 
   @Patch('members/:id')

@@ -1,14 +1,46 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
+import { LOGGER } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
+import type { Logger } from 'pino';
 import { newId, newSecret, sha256 } from '../auth/secrets';
 import { UsersRepository, type AccountRole, type UserRow } from '../auth/users.repository';
 import { ManagedKeys } from '../upstream/managed-keys';
 import { CLOCK } from '../clock.token';
 import { InvitationsRepository } from '../settings/invitations.repository';
+import { AccountKeyService } from '../customer/account-key.service';
+import { TokenChangesRepository, type TokenChangeRow } from './token-changes.repository';
 
 /** How long a team invitation may be used: as the operator's sign-up invitations. */
 export const TEAM_INVITATION_TTL_MS = 7 * 24 * 3_600_000;
+
+/**
+ * How far back a removal looks for access tokens the member made or rolled (ADR 0604
+ * amendment): long enough to cover someone who set up an app and moved on.
+ */
+export const RECENT_TOKEN_CHANGES_MS = 30 * 24 * 3_600_000;
+
+/** An access token a removed member made or rolled recently, still active: the owner's to roll. */
+export interface TokenToRoll {
+  id: string;
+  name: string | null;
+  network: string | null;
+  hint: string | null;
+  change: 'created' | 'rolled';
+  at: string;
+}
+
+/** What a removal did and what it leaves to the owner (`DELETE /api/team/members/{id}`). */
+export interface Removal {
+  revoked_api_keys: string[];
+  access_tokens_to_roll: TokenToRoll[];
+}
+
+/** Which access token change a 201 of billing's at this path is, if any. */
+export function tokenChangeOf(path: string): 'created' | 'rolled' | undefined {
+  if (path === '/access-tokens') return 'created';
+  return /^\/access-tokens\/[^/]+\/roll$/.test(path) ? 'rolled' : undefined;
+}
 
 /** The user's account id; a customer always has one (the schema's CHECK). */
 const accountOf = (user: UserRow): string => user.accountId!;
@@ -63,7 +95,27 @@ export class TeamService {
     private readonly users: UsersRepository,
     private readonly invitations: InvitationsRepository,
     private readonly managedKeys: ManagedKeys,
+    private readonly tokenChanges: TokenChangesRepository,
+    private readonly keys: AccountKeyService,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  /**
+   * Notes that the user made or rolled an access token through the dashboard (billing answered
+   * 2xx at `path`: 201 made, 200 rolled), for a removal to list (ADR 0604 amendment). Best
+   * effort: the token exists whatever happens here, so a failure is logged, never the user's
+   * error.
+   */
+  async noteTokenChange(user: UserRow, path: string, body: unknown): Promise<void> {
+    const change = tokenChangeOf(path);
+    const id = (body as { id?: unknown } | null)?.id;
+    if (!change || typeof id !== 'string') return;
+    await this.tokenChanges
+      .record(accountOf(user), user.id, id, change, this.clock.now())
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, userId: user.id, tokenId: id }, 'token change not noted'),
+      );
+  }
 
   async view(user: UserRow) {
     const accountId = accountOf(user);
@@ -147,9 +199,13 @@ export class TeamService {
    * Removes a user of the account by an owner, the owner themselves included while another owner
    * remains.
    */
-  async removeMember(user: UserRow, id: string): Promise<void> {
+  async removeMember(user: UserRow, id: string): Promise<Removal> {
     if (user.accountRole !== 'owner') throw ownerRequired();
-    await this.remove(accountOf(user), id, (rows) => requireOwnerIn(rows, user));
+    const removed = await this.remove(accountOf(user), id, (rows) => requireOwnerIn(rows, user));
+    return {
+      revoked_api_keys: removed.revokedKeys,
+      access_tokens_to_roll: await this.tokensToRoll(user, removed.tokenChanges),
+    };
   }
 
   /** The user leaves their account themselves, whatever their role; the last owner stays. */
@@ -158,28 +214,72 @@ export class TeamService {
   }
 
   /**
+   * The removed member's recent token changes that are still active tokens of the account, as
+   * the owner's key lists them. Tokens are shared by production apps: they are listed for the
+   * owner to roll, never rolled here. Billing not answering the list leaves them unnamed rather
+   * than failing a removal already made.
+   */
+  private async tokensToRoll(user: UserRow, changes: TokenChangeRow[]): Promise<TokenToRoll[]> {
+    if (changes.length === 0) return [];
+    const listed = await this.keys
+      .json<{ items: Array<{ id: string; name: string; network: string; hint: string }> }>(
+        user,
+        'billing',
+        'GET',
+        '/access-tokens',
+        { query: 'limit=200' },
+      )
+      .catch(() => undefined);
+    const active = new Map(listed?.items.map((token) => [token.id, token]));
+    return changes
+      .filter((change) => !listed || active.has(change.tokenId))
+      .map((change) => {
+        const token = active.get(change.tokenId);
+        return {
+          id: change.tokenId,
+          name: token?.name ?? null,
+          network: token?.network ?? null,
+          hint: token?.hint ?? null,
+          change: change.change,
+          at: change.at.toISOString(),
+        };
+      });
+  }
+
+  /**
    * Under the account's row locks: the last owner is never removed (409 `last_owner`), even by
-   * two removals at once. Their key is revoked in billing first; billing refusing leaves the
-   * user as they were (503), so no removed user's key stays usable. Deleting the row ends their
+   * two removals at once. Their key, then every key they made, is revoked in billing first;
+   * billing refusing leaves the user in place (503; a retry revokes again, billing's 404 and empty
+   * list count as done), so no removed user's key stays usable. Deleting the row ends their
    * sessions.
    */
   private async remove(
     accountId: string,
     id: string,
     allowed: (rows: UserRow[]) => void,
-  ): Promise<void> {
-    await this.users.withAccountLocked(accountId, async (db, rows) => {
+  ): Promise<{ revokedKeys: string[]; tokenChanges: TokenChangeRow[] }> {
+    const since = new Date(this.clock.now().getTime() - RECENT_TOKEN_CHANGES_MS);
+    return this.users.withAccountLocked(accountId, async (db, rows) => {
       allowed(rows);
       const target = rows.find((row) => row.id === id);
       if (!target) throw memberNotFound();
       if (isLastOwner(rows, target)) throw lastOwner();
-      if (target.apiKeyId && !(await this.managedKeys.revoke(accountId, target.apiKeyId)))
+      // Their own key first: once it is revoked it makes no more keys, so the sweep of the keys
+      // they made (and those made with them) that follows misses none.
+      const revokedKeys =
+        target.apiKeyId && !(await this.managedKeys.revoke(accountId, target.apiKeyId))
+          ? undefined
+          : await this.managedKeys.revokeMadeBy(accountId, target.id);
+      if (!revokedKeys)
         throw new DomainError(
           'upstream_unavailable',
           'unavailable',
-          "billing did not revoke the member's key; nothing was removed, try again",
+          "billing did not revoke the member's keys; nothing was removed, try again",
         );
+      // Read before the row goes: the changes go with it.
+      const tokenChanges = await this.tokenChanges.ofUserSince(db, target.id, since);
       await this.users.delete(db, target.id);
+      return { revokedKeys, tokenChanges };
     });
   }
 }

@@ -59,6 +59,27 @@ export class ManagedKeys {
       );
     return done;
   }
+
+  /**
+   * Revokes every key of the account billing labels as made by `userId` (made through the
+   * dashboard, and the keys those made): a removed team member's (ADR 0604). The ids revoked;
+   * undefined, logged, when billing refused or could not be reached.
+   */
+  async revokeMadeBy(accountId: string, userId: string): Promise<string[] | undefined> {
+    const answer = await this.upstream
+      .call('billing', 'POST', `${keysPath(accountId)}/revoke-created-by`, {
+        bearer: this.config.OPERATOR_TOKEN,
+        body: { created_by: userId },
+      })
+      .catch(() => undefined);
+    const revoked = (answer?.body as { revoked?: unknown } | null | undefined)?.revoked;
+    if (answer?.status === 200 && Array.isArray(revoked)) return revoked as string[];
+    this.logger.error(
+      { accountId, userId, status: answer?.status },
+      'could not revoke the keys a removed user made in billing',
+    );
+    return undefined;
+  }
 }
 
 function keysPath(accountId: string): string {
