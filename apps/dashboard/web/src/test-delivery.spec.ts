@@ -1,4 +1,4 @@
-import { testDeliveryOutcome } from './test-delivery';
+import { testDeliveryOutcome, testDeliveryRefusal } from './test-delivery';
 
 const attempt = (fields: Partial<Parameters<typeof testDeliveryOutcome>[0][number]>) => ({
   outcome: 'failure',
@@ -56,5 +56,26 @@ describe('testDeliveryOutcome', () => {
         attempt({ outcome: 'skipped_breaker_open', error_class: 'breaker_open' }),
       ]),
     ).toEqual({ state: 'failed', text: 'failed: breaker_open' });
+  });
+});
+
+describe('testDeliveryRefusal', () => {
+  it("words the 429 of a webhook's and of an account's limit", () => {
+    expect(
+      testDeliveryRefusal('rate_limited', { scope: 'webhook', limit: 10, window_seconds: 60 }),
+    ).toBe(
+      'Not sent: this webhook has sent its 10 test deliveries for a minute. Test deliveries ' +
+        'are free and limited; send the next one a little later.',
+    );
+    expect(
+      testDeliveryRefusal('rate_limited', { scope: 'account', limit: 100, window_seconds: 3600 }),
+    ).toMatch(/^Not sent: your account has sent its 100 test deliveries for an hour\./);
+  });
+
+  it('words a 429 without its members, and leaves other codes to the page', () => {
+    expect(testDeliveryRefusal('rate_limited', {})).toMatch(
+      /^Not sent: this webhook has sent as many/,
+    );
+    expect(testDeliveryRefusal('webhook_not_active', {})).toBeUndefined();
   });
 });

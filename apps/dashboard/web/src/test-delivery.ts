@@ -38,3 +38,30 @@ export function testDeliveryOutcome(attempts: readonly Attempt[]): TestDeliveryO
   const shown = body.length > SHOWN_ANSWER ? `${body.slice(0, SHOWN_ANSWER)}…` : body;
   return { state: 'failed', text: `failed: ${answerOf(last)}${shown ? `: “${shown}”` : ''}` };
 }
+
+/** `a minute`, `an hour`, else seconds: a limit's window as the page words it. */
+function windowWords(seconds: number): string {
+  if (seconds === 60) return 'a minute';
+  if (seconds === 3_600) return 'an hour';
+  return `${seconds.toLocaleString('en-US')} s`;
+}
+
+/**
+ * The page's words for a test delivery refused for its limit (429 `rate_limited` with `scope`,
+ * `limit`, `window_seconds`; webhook-matcher `TEST_DELIVERY_LIMITS`), else undefined: tests are
+ * free, so a webhook gets a few a minute and the account a ceiling an hour.
+ */
+export function testDeliveryRefusal(
+  code: string,
+  body: Record<string, unknown>,
+): string | undefined {
+  if (code !== 'rate_limited') return undefined;
+  const whose = body['scope'] === 'account' ? 'your account' : 'this webhook';
+  const limit = body['limit'];
+  const seconds = body['window_seconds'];
+  const sent =
+    typeof limit === 'number' && typeof seconds === 'number'
+      ? `has sent its ${limit.toLocaleString('en-US')} test deliveries for ${windowWords(seconds)}`
+      : 'has sent as many test deliveries as it may for now';
+  return `Not sent: ${whose} ${sent}. Test deliveries are free and limited; send the next one a little later.`;
+}

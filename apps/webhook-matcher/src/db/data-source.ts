@@ -9,6 +9,7 @@ import { DeliveryAttemptsEventSlot1765300000000 } from '../migrations/1765300000
 import { DeliveryReplays1765400000000 } from '../migrations/1765400000000-delivery-replays';
 import { PreviousSecrets1765500000000 } from '../migrations/1765500000000-previous-secrets';
 import { AccountBalancePools1765600000000 } from '../migrations/1765600000000-account-balance-pools';
+import { TestDeliveries1765700000000 } from '../migrations/1765700000000-test-deliveries';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   DeliveryReplays1765400000000,
   PreviousSecrets1765500000000,
   AccountBalancePools1765600000000,
+  TestDeliveries1765700000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

@@ -219,12 +219,12 @@ export class WebhooksController {
   @ApiRoute({
     params: webhookIdParams,
     summary:
-      'Queue a free test delivery (only while active). Takes no body (an empty JSON object is ' +
-      'accepted)',
+      'Queue a free test delivery (only while active; a few a minute per webhook and an hourly ' +
+      'ceiling per account, else 429). Takes no body (an empty JSON object is accepted)',
     noBody: true,
     responses: {
       202: { description: 'queued', schema: testDeliveryResponse },
-      ...ROUTE_ERRORS.notActive,
+      ...ROUTE_ERRORS.testDelivery,
     },
   })
   @HttpCode(202)

@@ -46,6 +46,8 @@ import type { NetworkKey } from '@meridian/networks';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
 import { WebhookSecrets } from './webhook-secrets';
+import { TestDeliveriesRepository } from './test-deliveries.repository';
+import { testDeliveryRefusal } from './test-delivery-limits';
 
 /**
  * The operation of a create's Idempotency-Key fingerprint: the webhook the body asks for, as
@@ -61,6 +63,7 @@ const LEGACY_CREATE_FINGERPRINT = 'create-webhook';
 export class WebhooksService {
   /** Seals under WEBHOOK_SECRETS_KEY, opens under it or a previous key (ADR 0424). */
   private readonly secrets: WebhookSecrets;
+  private readonly testSends = new TestDeliveriesRepository();
   /** The networks webhooks are accepted on: those the deployment indexes (NETWORKS). */
   private readonly networks: NetworkKey[];
 
@@ -341,7 +344,11 @@ export class WebhooksService {
     return { row, secret };
   }
 
-  /** A test delivery: free, only while active (spec), a fresh eventId each time. */
+  /**
+   * A test delivery: free, only while active (spec), a fresh eventId each time, and at most
+   * `TEST_DELIVERY_LIMITS` of them per webhook and per account, counted in Postgres across the
+   * replicas (429 `rate_limited` with Retry-After; ADR 0431 amendment).
+   */
   async sendTest(accountId: string, id: string): Promise<{ eventId: string }> {
     const row = await this.get(accountId, id);
     if (row.status !== 'active')
@@ -350,8 +357,6 @@ export class WebhooksService {
         'conflict',
         `test deliveries are sent only while active (now ${row.status})`,
       );
-    // The worker reads target and secrets from the KV entry: make sure it holds this version.
-    await this.publisher.publish([row.id]);
     const now = this.clock.now();
     const eventId = `test_${randomBytes(12).toString('hex')}`;
     const job: DeliveryJob = {
@@ -379,7 +384,19 @@ export class WebhooksService {
       createdAt: now.toISOString(),
       route: this.routes.of(row.id, row.target_url),
     };
-    await this.jobs.publish(Events.deliveryJob, job);
+    await this.dataSource.transaction(async (m) => {
+      await this.testSends.lockAccount(m, accountId, now);
+      const refusal = testDeliveryRefusal(
+        await this.testSends.recent(m, row.id, accountId, now),
+        now,
+      );
+      if (refusal) throw refusal;
+      await this.testSends.record(m, { eventId, webhookId: row.id, accountId, at: now });
+      // The worker reads target and secrets from the KV entry: make sure it holds this version.
+      await this.publisher.publish([row.id]);
+      // Inside the transaction: a job NATS did not take leaves no row counting against the limit.
+      await this.jobs.publish(Events.deliveryJob, job);
+    });
     return { eventId };
   }
 }

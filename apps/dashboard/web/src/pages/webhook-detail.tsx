@@ -21,7 +21,7 @@ import {
   STOP_OLD_SECRETS_LABEL,
 } from '../secret-rotation';
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
-import { testDeliveryOutcome } from '../test-delivery';
+import { testDeliveryOutcome, testDeliveryRefusal } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useAddressLists, useWebhookLimits } from './webhooks';
@@ -120,6 +120,13 @@ function ActionError(props: { error: unknown }) {
       </Notice>
     );
   if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
+  const refusedTest = testDeliveryRefusal(props.error.code, props.error.body);
+  if (refusedTest)
+    return (
+      <Notice tone="bad">
+        <span data-testid="test-delivery-refused">{refusedTest}</span>
+      </Notice>
+    );
   const refusedRotation = rotationRefusal(props.error.code, props.error.body);
   if (refusedRotation)
     return (

@@ -1,0 +1,131 @@
+import 'reflect-metadata';
+import { createHttpApp } from '@meridian/platform-http';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { AppModule } from '../src/app.module';
+import { TEST_DELIVERY_LIMITS } from '../src/webhooks/test-delivery-limits';
+import { address, startMatcherStack, TARGET, type MatcherTestStack } from './support/matcher-app';
+
+jest.setTimeout(180_000);
+
+const { webhook: perWebhook, account: perAccount } = TEST_DELIVERY_LIMITS;
+
+/**
+ * Test deliveries are free and sent at zero balance (spec), so they are limited per webhook and
+ * per account (ADR 0431 amendment "Test deliveries: free, and limited"; QA: 1,000 tests of one
+ * webhook in 27 s were all 202 and all sent). Two matcher replicas on one database, as a
+ * deployment has behind its Service: the limit holds whichever replica a request reaches.
+ * Real Postgres, NATS and billing-ledger; the replicas share one FakeClock.
+ */
+describe('test deliveries: limited per webhook and per account, across replicas', () => {
+  let s: MatcherTestStack;
+  let second: NestFastifyApplication;
+  let key: string;
+
+  beforeAll(async () => {
+    s = await startMatcherStack();
+    const logger = pino({ level: 'silent' });
+    second = await createHttpApp(AppModule.forRoot(s.config, logger, { clock: s.clock }), {
+      logger,
+    });
+    await second.init();
+    await second.getHttpAdapter().getInstance().ready();
+    ({ key } = await s.billing.createAccount({ plan: 'starter' }));
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await s?.close();
+  });
+
+  async function create(n: number): Promise<string> {
+    const created = await s.call('POST', '/webhooks', key, {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: TARGET,
+      addresses: [address(n)],
+    });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  }
+
+  async function test(app: NestFastifyApplication, id: string) {
+    const answer = await app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/${id}/test`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return {
+      status: answer.statusCode,
+      retryAfter: answer.headers['retry-after'],
+      body: answer.json() as Record<string, unknown>,
+    };
+  }
+
+  async function sentRows(): Promise<number> {
+    const [row] = (await s.dataSource.query(
+      'SELECT count(*)::int AS n FROM webhooks.test_deliveries',
+    )) as { n: number }[];
+    return row!.n;
+  }
+
+  it('a webhook gets its limit a minute, at once from both replicas; the next is 429 with Retry-After', async () => {
+    const id = await create(1);
+    const answers = await Promise.all(
+      Array.from({ length: perWebhook.limit + 3 }, (_, i) => test(i % 2 ? second : s.app, id)),
+    );
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(perWebhook.limit);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(3);
+    for (const answer of refused) {
+      expect(answer.body).toMatchObject({
+        error: 'rate_limited',
+        scope: 'webhook',
+        limit: perWebhook.limit,
+        window_seconds: perWebhook.windowMs / 1000,
+      });
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(answer.retryAfter)).toBeLessThanOrEqual(perWebhook.windowMs / 1000);
+    }
+    // A refused test is not sent: only the admitted ones were recorded (and published).
+    expect(await sentRows()).toBe(perWebhook.limit);
+
+    // Another webhook of the account has its own minute.
+    expect((await test(second, await create(2))).status).toBe(202);
+
+    // Once the minute has passed the webhook is tested again, on either replica.
+    s.clock.advance(perWebhook.windowMs);
+    expect((await test(second, id)).status).toBe(202);
+  });
+
+  it('the account has a ceiling an hour, whichever webhooks the tests go to', async () => {
+    const ids = [await create(3), await create(4)];
+    s.clock.advance(perAccount.windowMs); // the earlier test's sends leave the hour
+    const start = s.clock.now().getTime();
+    let sent = 0;
+    while (sent < perAccount.limit) {
+      for (let i = 0; i < perWebhook.limit && sent < perAccount.limit; i += 1, sent += 1)
+        expect((await test(sent % 2 ? second : s.app, ids[0]!)).status).toBe(202);
+      s.clock.advance(perWebhook.windowMs);
+    }
+    const refused = await test(s.app, ids[1]!);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({
+      error: 'rate_limited',
+      scope: 'account',
+      limit: perAccount.limit,
+    });
+    const waitS = (start + perAccount.windowMs - s.clock.now().getTime()) / 1000;
+    expect(Number(refused.retryAfter)).toBe(waitS);
+    s.clock.advance(waitS * 1000);
+    expect((await test(second, ids[1]!)).status).toBe(202);
+  });
+
+  it('a paused webhook is still 409 webhook_not_active, not counted', async () => {
+    const id = await create(5);
+    expect((await s.call('POST', `/webhooks/${id}/pause`, key)).status).toBe(200);
+    const answer = await test(s.app, id);
+    expect(answer.status).toBe(409);
+    expect(answer.body['error']).toBe('webhook_not_active');
+  });
+});
