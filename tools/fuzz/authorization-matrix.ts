@@ -285,6 +285,11 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     },
     // Leaving is the user's own (no id): any customer of an account, never the operator.
     'POST /api/team/leave': { access: 'customer_session' },
+    // The operator token, not a session: the operator may be the one locked out (ADR 0601).
+    'POST /api/admin/sign-in-locks/clear': {
+      access: 'operator',
+      body: { email: 'matrix-nobody@meridian.example' },
+    },
     'GET /api/operator/accounts': { access: 'operator_session' },
     'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
     'GET /api/operator/accounts/:id/api-keys': { access: 'operator_session', id: 'account' },

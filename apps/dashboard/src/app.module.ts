@@ -4,6 +4,7 @@ import { LOGGER, ObservabilityModule } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AuthController } from './auth/auth.controller';
+import { SignInLocksController } from './auth/sign-in-locks.controller';
 import { AuthService } from './auth/auth.service';
 import { LoginFailuresRepository } from './auth/login-failures.repository';
 import { SessionsRepository } from './auth/sessions.repository';
@@ -49,7 +50,13 @@ export class AppModule implements OnApplicationBootstrap {
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
         DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
       ],
-      controllers: [AuthController, CustomerController, OperatorController, TeamController],
+      controllers: [
+        AuthController,
+        CustomerController,
+        OperatorController,
+        TeamController,
+        SignInLocksController,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: overrides.clock ?? systemClock },

@@ -217,7 +217,7 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     expect([later.answer.status, later.answer.body['error']]).toEqual([409, 'email_taken']);
   });
 
-  it('throttles failed sign-ins per email until the oldest failure leaves the window', async () => {
+  it('throttles failed sign-ins per email and address until the oldest failure leaves the window', async () => {
     await signUp('bob@example.com');
     const client = new Client(app);
     for (let i = 0; i < 5; i += 1) {
@@ -552,6 +552,102 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     } finally {
       await proxied.close();
     }
+  });
+
+  it('sign-in locks are per (email, client address): failures from elsewhere lock nobody out (QA)', async () => {
+    // Behind an ingress (TRUST_PROXY=1), as deploy/ runs it; an account ceiling of 10 here.
+    const logger = pino({ level: 'silent' });
+    const proxiedConfig = configSchema.parse({
+      ...env,
+      TRUST_PROXY: '1',
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '10',
+    });
+    const proxied = await createHttpApp(AppModule.forRoot(proxiedConfig, logger, { clock }), {
+      logger,
+      trustProxy: proxiedConfig.TRUST_PROXY,
+    });
+    await proxied.init();
+    await proxied.getHttpAdapter().getInstance().ready();
+    const email = 'alice@corp.example';
+    const signIn = async (from: string, secret: string, who = email) => {
+      const answer = await proxied.inject({
+        method: 'POST',
+        url: '/api/auth/sign-in',
+        remoteAddress: '10.96.0.9', // the ingress controller, for every client
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+        payload: JSON.stringify({ email: who, password: secret }),
+      });
+      return { status: answer.statusCode, retryAfter: answer.headers['retry-after'] };
+    };
+    const clear = (body: unknown, token = OPERATOR_TOKEN) =>
+      proxied.inject({
+        method: 'POST',
+        url: '/api/admin/sign-in-locks/clear',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        payload: JSON.stringify(body),
+      });
+    try {
+      await signUp(email);
+      // QA: five wrong passwords from five addresses locked her correct one out for 15 min.
+      for (let n = 1; n <= 5; n++) expect((await signIn(`192.0.2.${n}`, 'wrong')).status).toBe(401);
+      expect((await signIn('198.51.100.10', password)).status).toBe(200);
+
+      // One address guessing her password is locked (the pair), and only it.
+      for (let n = 1; n <= 5; n++) expect((await signIn('203.0.113.5', 'wrong')).status).toBe(401);
+      const locked = await signIn('203.0.113.5', password);
+      expect(locked).toEqual({ status: 429, retryAfter: String(15 * 60) });
+      expect((await signIn('198.51.100.10', password)).status).toBe(200);
+
+      // Ten failures from anywhere reach the account's ceiling: a new address waits, the one
+      // she signed in from does not.
+      expect((await signIn('203.0.113.6', password)).status).toBe(429);
+      expect((await signIn('198.51.100.10', password)).status).toBe(200);
+
+      // The operator ends the locks with the operator token (not a session: it may be theirs).
+      expect((await clear({ email })).statusCode).toBe(200);
+      expect((await clear({ email }, 'not-the-operator-token')).statusCode).toBe(401);
+      expect((await clear({})).statusCode).toBe(400);
+      expect((await signIn('203.0.113.6', password)).status).toBe(200);
+      expect((await signIn('203.0.113.5', password)).status).toBe(200);
+      const cleared = await clear({ email: 'ALICE@corp.example' });
+      expect(cleared.json()).toEqual({ cleared: 0 });
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("one address failing for many emails is limited, but not for an email it signed in to (QA: the operator's)", async () => {
+    const operator = new Client(app, '192.0.2.50');
+    const ops = { email: 'ops@example.com', password: 'operator password 1' };
+    expect((await operator.call('POST', '/api/auth/sign-in', ops)).status).toBe(200);
+    const someone = new Client(app, '192.0.2.50');
+    for (let n = 0; n < 20; n++) {
+      const wrong = await someone.call('POST', '/api/auth/sign-in', {
+        email: `guess-${n}@example.com`,
+        password: 'wrong',
+      });
+      expect(wrong.status).toBe(401);
+    }
+    const limited = await someone.call('POST', '/api/auth/sign-in', {
+      email: 'guess-20@example.com',
+      password: 'wrong',
+    });
+    expect([limited.status, limited.body['error']]).toEqual([429, 'too_many_attempts']);
+    // The operator signed in from this address before: the others' failures do not hold it.
+    expect((await operator.call('POST', '/api/auth/sign-in', ops)).status).toBe(200);
+    // The address's lock, ended by the operator.
+    const cleared = await app.inject({
+      method: 'POST',
+      url: '/api/admin/sign-in-locks/clear',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` },
+      payload: JSON.stringify({ address: '192.0.2.50' }),
+    });
+    expect(cleared.json()).toEqual({ cleared: 20 * 2 }); // the address's rows and its pairs
+    const again = await someone.call('POST', '/api/auth/sign-in', {
+      email: 'guess-20@example.com',
+      password: 'wrong',
+    });
+    expect(again.status).toBe(401);
   });
 
   it('throttles sign-ups per client address, a taken email counted too, until the oldest leaves the window', async () => {

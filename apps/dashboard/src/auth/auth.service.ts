@@ -13,7 +13,13 @@ import { ACCOUNT_KEY_SCOPES, ManagedKeys } from '../upstream/managed-keys';
 import { AccountSecrets } from '../secrets/account-secrets';
 import { UpstreamClient, upstreamError } from '../upstream/upstream.client';
 import { LoginFailuresRepository } from './login-failures.repository';
-import { retryAfterMs, signUpThrottleKeys, type ThrottleRule } from './login-throttle';
+import { windowRetryAfterMs, type WindowRule } from '@meridian/rate-limits';
+import {
+  signInThrottleKeys,
+  signInWaitMs,
+  signUpThrottleKeys,
+  type SignInLimits,
+} from './login-throttle';
 import { decoyHash, hashPassword, verifyPassword } from './password';
 import { newId, newSecret, sha256 } from './secrets';
 import { SessionsRepository, type SessionRow } from './sessions.repository';
@@ -31,9 +37,6 @@ export interface CurrentSession {
   session: SessionRow;
   user: UserRow;
 }
-
-/** What a per-IP key may fail, relative to a per-email key: a shared office NAT is not one guesser. */
-const IP_FACTOR = 4;
 
 interface CreatedAccount {
   account: { id: string };
@@ -321,14 +324,19 @@ export class AuthService implements OnApplicationBootstrap {
 
   async signIn(email: string, password: string, clientIp: string): Promise<NewSession> {
     const now = this.clock.now();
-    const emailKey = `email:${email.toLowerCase()}`;
-    const ipKey = `ip:${clientIp}`;
-    const since = new Date(now.getTime() - this.config.LOGIN_WINDOW_MS);
-    const limit = this.config.LOGIN_MAX_FAILURES;
-    const windowMs = this.config.LOGIN_WINDOW_MS;
-    const wait = Math.max(
-      await this.throttleWait(emailKey, { limit, windowMs }, now),
-      await this.throttleWait(ipKey, { limit: limit * IP_FACTOR, windowMs }, now),
+    const keys = signInThrottleKeys(email, clientIp);
+    const limits = this.signInLimits();
+    const windowStart = (rule: WindowRule) => new Date(now.getTime() - rule.windowMs);
+    const known = await this.failures.seen(keys.known, new Date(now.getTime() - limits.knownMs));
+    const wait = signInWaitMs(
+      {
+        pair: await this.failures.recent(keys.pair, windowStart(limits.pair)),
+        account: known ? [] : await this.failures.recent(keys.account, windowStart(limits.account)),
+        address: known ? [] : await this.failures.recent(keys.address, windowStart(limits.address)),
+      },
+      known,
+      now,
+      limits,
     );
     if (wait > 0)
       throw new DomainError(
@@ -340,11 +348,39 @@ export class AuthService implements OnApplicationBootstrap {
     const user = await this.users.byEmail(email);
     const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
     if (!user || !ok) {
-      await this.failures.record([emailKey, ipKey], now, since);
+      await this.failures.record(
+        [keys.pair, keys.account, keys.address],
+        now,
+        windowStart(limits.pair),
+      );
       throw new DomainError('invalid_credentials', 'unauthenticated', 'wrong email or password');
     }
-    await this.failures.clear(emailKey);
+    // The account's and the address's failures stay: they count guessing from elsewhere.
+    await this.failures.clear(keys.pair);
+    await this.failures.remember(keys.known, now);
     return this.startSession(user, now);
+  }
+
+  /** The sign-in throttle's limits (login-throttle.ts), all in LOGIN_WINDOW_MS. */
+  private signInLimits(): SignInLimits {
+    const windowMs = this.config.LOGIN_WINDOW_MS;
+    return {
+      pair: { limit: this.config.LOGIN_MAX_FAILURES, windowMs },
+      account: { limit: this.config.LOGIN_MAX_FAILURES_PER_ACCOUNT, windowMs },
+      address: { limit: this.config.LOGIN_MAX_FAILURES_PER_ADDRESS, windowMs },
+      knownMs: this.config.LOGIN_KNOWN_ADDRESS_MS,
+    };
+  }
+
+  /**
+   * Operator: ends the sign-in locks of an email (every address) and/or of a client address
+   * (every email), as if their failures had not happened. Answers the failure rows removed.
+   */
+  async clearSignInLocks(target: { email?: string; address?: string }): Promise<number> {
+    return this.failures.clearSignIn({
+      ...(target.email ? { email: target.email.toLowerCase() } : {}),
+      ...(target.address ? { address: target.address } : {}),
+    });
   }
 
   async signOut(sessionHash: string): Promise<void> {
@@ -423,9 +459,9 @@ export class AuthService implements OnApplicationBootstrap {
   }
 
   /** How long `key` must wait under `rule` (0: go ahead), from its rows in the window. */
-  private async throttleWait(key: string, rule: ThrottleRule, now: Date): Promise<number> {
+  private async throttleWait(key: string, rule: WindowRule, now: Date): Promise<number> {
     const since = new Date(now.getTime() - rule.windowMs);
-    return retryAfterMs(await this.failures.recent(key, since), now, rule);
+    return windowRetryAfterMs(await this.failures.recent(key, since), now, rule);
   }
 
   private async startSession(user: UserRow, now: Date): Promise<NewSession> {

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /**
- * Failed sign-ins by key (`email:<lower email>`, `ip:<address>`) and sign-up attempts
- * (`signUpThrottleKeys`), kept for one window.
+ * Failed sign-ins by key (`signInThrottleKeys`: the pair, the email, the address), the (email,
+ * address) pairs signed in from (`known:…`, one row each, kept `LOGIN_KNOWN_ADDRESS_MS`) and
+ * sign-up attempts (`signUpThrottleKeys`), each kept for its window.
  */
 @Injectable()
 export class LoginFailuresRepository {
@@ -62,5 +63,36 @@ export class LoginFailuresRepository {
 
   async clear(key: string): Promise<void> {
     await this.db.query('DELETE FROM dashboard.login_failures WHERE key = $1', [key]);
+  }
+
+  /** `key` holds one row, at `at` (a known pair's latest sign-in). */
+  async remember(key: string, at: Date): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await manager.query('DELETE FROM dashboard.login_failures WHERE key = $1', [key]);
+      await manager.query('INSERT INTO dashboard.login_failures (key, at) VALUES ($1, $2)', [
+        key,
+        at,
+      ]);
+    });
+  }
+
+  /**
+   * The operator's unlock: the sign-in failures of an email (its own and every pair of it) and/or
+   * of a client address (its own and every pair from it); known pairs and sign-ups stay.
+   */
+  async clearSignIn(target: { email?: string; address?: string }): Promise<number> {
+    const email = target.email === undefined ? null : `email:${target.email}`;
+    const address = target.address === undefined ? null : target.address;
+    const [row] = (await this.db.query(
+      `WITH gone AS (
+         DELETE FROM dashboard.login_failures
+          WHERE ($1::text IS NOT NULL AND (key = $1 OR starts_with(key, $1 || ':ip:')))
+             OR ($2::text IS NOT NULL AND (key = 'ip:' || $2
+                  OR (starts_with(key, 'email:') AND right(key, length($2) + 4) = ':ip:' || $2)))
+          RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [email, address],
+    )) as { n: number }[];
+    return row!.n;
   }
 }

@@ -70,8 +70,21 @@ export const configSchema = z.object({
     .int()
     .min(60_000)
     .default(24 * 3_600_000),
-  /** Failed sign-ins allowed per email (and 4x that per client address) in LOGIN_WINDOW_MS. */
+  /**
+   * Sign-in throttle (auth/login-throttle.ts, ADR 0601 amendment), each in LOGIN_WINDOW_MS:
+   * failures of one email from one client address before that pair waits (the lock), ...
+   */
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
+  /** ... of one email from every address (addresses it signed in from lately exempt), ... */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(100),
+  /** ... and from one address for every email (its known emails exempt). */
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  /** How long a sign-in makes its (email, client address) known to the throttle. */
+  LOGIN_KNOWN_ADDRESS_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(30 * 24 * 3_600_000),
   LOGIN_WINDOW_MS: z.coerce
     .number()
     .int()
