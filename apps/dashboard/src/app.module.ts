@@ -75,6 +75,7 @@ export class AppModule implements OnApplicationBootstrap {
         AccountKeyService,
         AuthService,
         TeamService,
+        TokenChangesRepository,
       ],
       exports: [APP_CONFIG],
     };
@@ -84,7 +85,6 @@ export class AppModule implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.auth.ensureOperator().catch((error: unknown) => {
       this.logger.error({ err: error }, 'could not create the configured operator');
-        TokenChangesRepository,
     });
   }
 }
