@@ -548,6 +548,7 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(restKey).toMatch(/^mrd_/);
     const restRow = page.getByTestId('all-api-keys').locator('tbody tr', { hasText: 'CI deploys' });
     await hasText(restRow.getByTestId('key-scopes'), 'account, webhooks');
+    await hasText(restRow.getByTestId('key-made-by'), email);
     await check(page, '05a-api-keys');
     const withKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
     const hooks = await fetch(`${endpoints.webhooks}/webhooks`, withKey(restKey));
@@ -1516,13 +1517,30 @@ describe('dashboard in a real browser against the local stack', () => {
       expect(await colleague.getByRole('button', { name: 'Create invitation' }).count()).toBe(0);
       expect(await colleague.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
       await check(colleague, '17b-team-member');
-      // The owner removes the colleague: the colleague's next page is the sign-in form.
+      // The colleague rolls one of the account's access tokens (or makes one): they saw it.
+      const held = (await pageApi(colleague, 'GET', '/api/relay/billing/access-tokens')).body[
+        'items'
+      ] as Array<{ id: string }>;
+      const seen = held[0]
+        ? await pageApi(colleague, 'POST', `/api/relay/billing/access-tokens/${held[0].id}/roll`)
+        : await pageApi(colleague, 'POST', '/api/relay/billing/access-tokens', {
+            network: 'eth-mainnet',
+          });
+      expect([200, 201]).toContain(seen.status);
+      const seenName = seen.body['name'] as string;
+      // The owner removes the colleague: the colleague's next page is the sign-in form, and the
+      // owner is offered to roll the token the colleague saw, which still works until then.
       await page.reload();
       await page.getByRole('button', { name: `Remove ${colleagueEmail}` }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
       await page
         .getByRole('button', { name: `Remove ${colleagueEmail}` })
         .waitFor({ state: 'detached' });
+      await page.getByTestId('tokens-to-roll').filter({ hasText: seenName }).waitFor();
+      await check(page, '17c-team-tokens-to-roll');
+      await page.getByRole('button', { name: `Roll token ${seenName}` }).click();
+      await page.getByTestId('secret-value').waitFor();
+      await page.getByTestId('tokens-to-roll').waitFor({ state: 'detached' });
       await nav(colleague, 'Overview');
       await colleague.getByRole('button', { name: 'Sign in' }).waitFor();
     } finally {

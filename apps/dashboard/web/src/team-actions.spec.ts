@@ -93,7 +93,7 @@ describe('confirmationOf and requestOf', () => {
     });
     expect(confirmationOf({ kind: 'remove', id: 'usr_1', email: 'c@example.com' })).toEqual({
       title: 'Remove this member?',
-      body: 'c@example.com is signed out and can no longer use this account.',
+      body: 'c@example.com is signed out and can no longer use this account; the API keys they made are revoked.',
       confirmLabel: 'Remove',
       danger: true,
     });

@@ -83,7 +83,7 @@ export function confirmationOf(change: TeamChange): {
     case 'remove':
       return {
         title: 'Remove this member?',
-        body: `${change.email} is signed out and can no longer use this account.`,
+        body: `${change.email} is signed out and can no longer use this account; the API keys they made are revoked.`,
         confirmLabel: 'Remove',
         danger: true,
       };

@@ -6,11 +6,15 @@ import type { ApiKey } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
 import { Notice } from './ui';
 
+/** A listed key and the user of the account who made it (null: made outside the dashboard). */
+type ListedKey = ApiKey & { created_by_email?: string | null };
+
 /**
- * The account's API keys as a table (hint, name, scopes when asked, created), each deleted after
- * a confirmation: the API keys page lists every key with its scopes, Address Audit its own.
+ * The account's API keys as a table (hint, name, scopes when asked, who made it, created), each
+ * deleted after a confirmation: the API keys page lists every key with its scopes, Address Audit
+ * its own.
  */
-export function ApiKeysTable(props: { keys: ApiKey[]; showScopes?: boolean; testId: string }) {
+export function ApiKeysTable(props: { keys: ListedKey[]; showScopes?: boolean; testId: string }) {
   const client = useQueryClient();
   const [doomed, setDoomed] = useState<ApiKey | undefined>();
   const remove = useMutation({
@@ -28,6 +32,7 @@ export function ApiKeysTable(props: { keys: ApiKey[]; showScopes?: boolean; test
             <th scope="col">Key</th>
             <th scope="col">Name</th>
             {props.showScopes && <th scope="col">Scopes</th>}
+            <th scope="col">Made by</th>
             <th scope="col">Created</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
@@ -46,6 +51,9 @@ export function ApiKeysTable(props: { keys: ApiKey[]; showScopes?: boolean; test
                   {k.scopes.join(', ')}
                 </td>
               )}
+              <td data-label="Made by" data-testid="key-made-by">
+                {k.created_by_email ?? '—'}
+              </td>
               <td data-label="Created">
                 <span className="nowrap">{formatDateTime(k.created_at)}</span>
               </td>

@@ -4,6 +4,7 @@ import { api } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { InvitationLinkNotice } from '../components/invitation-link';
 import { Field } from '../components/field';
+import { TokensToRoll, type TokenToRoll } from '../components/tokens-to-roll';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime } from '../format';
 import { placeErrors } from '../form-errors';
@@ -59,13 +60,25 @@ export function TeamPage() {
   });
   const inviteErrors = placeErrors(invite.error, { email: ['email'] });
   const [pending, setPending] = useState<TeamChange | undefined>();
+  const [removed, setRemoved] = useState<{ email: string; tokens: TokenToRoll[] } | undefined>();
   const change = useMutation({
     mutationFn: (target: TeamChange) => {
       const request = requestOf(target);
-      return api(request.method, request.path, request.body);
+      return api<{ access_tokens_to_roll?: TokenToRoll[] } | null>(
+        request.method,
+        request.path,
+        request.body,
+      );
     },
-    onSuccess: (_, target) => {
+    onSuccess: (answer, target) => {
       setPending(undefined);
+      // A removal names the access tokens the member made or rolled: the owner's to roll.
+      if (target.kind === 'remove')
+        setRemoved(
+          answer?.access_tokens_to_roll?.length
+            ? { email: target.email, tokens: answer.access_tokens_to_roll }
+            : undefined,
+        );
       // Leaving ended this session: the sign-in screen. A change of your own role changes the
       // session's account role.
       if (target.kind === 'leave') return signedOut();
@@ -206,6 +219,9 @@ export function TeamPage() {
         </Card>
       )}
       {change.error && <Notice tone="bad">{change.error.message}</Notice>}
+      {removed && (
+        <TokensToRoll key={removed.email} email={removed.email} tokens={removed.tokens} />
+      )}
       <ConfirmDialog
         open={confirmation !== undefined}
         title={confirmation?.title ?? ''}
