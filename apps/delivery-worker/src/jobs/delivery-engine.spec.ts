@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  Consumers,
   Events,
   deliveryJobId,
   type DeliveryHealth,
@@ -7,7 +8,8 @@ import {
   type WebhookStatusEntry,
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import type { ConsumedMessage } from '@meridian/platform-messaging';
+import { ConsumerRunner, NatsNamespace, type ConsumedMessage } from '@meridian/platform-messaging';
+import type { JsMsg } from '@nats-io/jetstream';
 import { FakeClock, MINUTE, SECOND } from '@meridian/time';
 import { SecretKeyRing } from '@meridian/platform-secrets';
 import {
@@ -164,6 +166,8 @@ function world() {
       updatedAt: clock.now().toISOString(),
     });
   const refused: Array<[string, string | null, string]> = [];
+  /** Each wait's reason, as `delivery_waits_total` counts it. */
+  const waits: string[] = [];
   const down = { on: true };
   const engine = new DeliveryEngine({
     clock,
@@ -192,6 +196,7 @@ function world() {
     },
     recheckMaxMs: 5 * MINUTE,
     onSecretRefused: (error, job) => refused.push([error.reason, error.keyId, job.id]),
+    onWait: (reason) => waits.push(reason),
   });
   let seq = 0;
   const job = (webhookId: string): DeliveryJob => {
@@ -252,6 +257,7 @@ function world() {
     pauseAndResume,
     setSealed,
     refused,
+    waits,
   };
 }
 
@@ -956,5 +962,119 @@ describe('DeliveryEngine: every previous secret signs until its own expiry (ADR 
     expect(await signedWith()).toEqual([current, second, first]);
     w.clock.advance(10 * MINUTE);
     expect(await signedWith()).toEqual([current, second]);
+  });
+});
+
+/**
+ * A pulled JetStream message carrying `job` (its body made valid for the event schema, which
+ * the runner checks), recording how the runner settled it.
+ */
+function pulled(job: DeliveryJob, deliveryCount: number) {
+  const settled: string[] = [];
+  const body = {
+    ...job,
+    payload: {
+      webhookId: job.webhookId,
+      eventId: job.eventId,
+      type: 'address_activity',
+      network: 'eth-mainnet',
+      confirmed: false,
+      removed: false,
+      block: { number: '0x10', hash: `0x${'a'.repeat(64)}`, timestamp: '0x5' },
+      raw: { hash: `0x${'b'.repeat(64)}` },
+    },
+  };
+  const msg = {
+    subject: `webhook.delivery.requested.v1.${job.webhookId}`,
+    data: new TextEncoder().encode(JSON.stringify(body)),
+    headers: undefined,
+    info: { deliveryCount, streamSequence: 1 },
+    ack: () => settled.push('ack'),
+    ackAck: async () => settled.push('ack') > 0,
+    nak: (delayMs?: number) => settled.push(`nak ${delayMs}`),
+    term: () => settled.push('term'),
+    working: () => undefined,
+  };
+  return { msg: msg as unknown as JsMsg, settled };
+}
+
+describe('delivery jobs consumer: a scheduled wait is a redelivery, not a failure (soak: 26,514 warnings)', () => {
+  function runner(w: ReturnType<typeof world>) {
+    const lines: Array<[string, string | undefined, object]> = [];
+    const line = (level: string) => (obj: object, msg?: string) => lines.push([level, msg, obj]);
+    const redelivered: Array<{ consumer: string; reason: string }> = [];
+    const consumerRunner = new ConsumerRunner(
+      Consumers.workerDeliveryJobs,
+      deliveryJobsHandler(w.engine),
+      {
+        client: undefined as never,
+        publisher: {
+          publishJson: async (_subject: string, letter: unknown) => {
+            throw new Error(`dead-lettered: ${JSON.stringify(letter)}`);
+          },
+        } as never,
+        namespace: new NatsNamespace(''),
+        logger: {
+          info: line('info'),
+          warn: line('warn'),
+          error: line('error'),
+          debug: line('debug'),
+        },
+        redelivered: { inc: (labels) => redelivered.push(labels) },
+      },
+    );
+    return { consumerRunner, lines, redelivered };
+  }
+
+  it('not_due after a failed attempt: nak with the schedule’s wait, a debug line, counted by reason; no warning', async () => {
+    const w = world();
+    w.webhook('wh_d', 'acc_d', DOWN);
+    const job = w.job('wh_d');
+    const { consumerRunner, lines, redelivered } = runner(w);
+
+    const first = pulled(job, 1);
+    await consumerRunner.handle(first.msg);
+    expect(w.attempts.of(job.id).map((r) => [r.attempt, r.outcome])).toEqual([[1, 'failure']]);
+    expect(first.settled).toEqual([`nak ${DELIVERY_RETRY_WAITS_MS[0]}`]);
+
+    const early = pulled(job, 2);
+    await consumerRunner.handle(early.msg);
+    expect(early.settled).toHaveLength(1);
+    expect(early.settled[0]).toMatch(/^nak \d+$/);
+    expect(w.attempts.of(job.id)).toHaveLength(1);
+
+    expect(lines.filter(([level]) => level === 'warn' || level === 'error')).toEqual([]);
+    expect(lines.filter(([level]) => level === 'debug').map(([, msg]) => msg)).toEqual([
+      'redelivery asked',
+      'redelivery asked',
+    ]);
+    expect(redelivered.map((r) => r.reason)).toEqual(['not_due', 'not_due']);
+    expect(w.waits).toEqual(['not_due', 'not_due']);
+  });
+
+  it('endpoint_busy waits quietly too; a real failure (health not published) is still a warning', async () => {
+    const w = world();
+    w.webhook('wh_s', 'acc_s', SLOW);
+    const inFlight = Array.from({ length: 10 }, () => w.engine.handle(w.job('wh_s')));
+    await settle();
+    const { consumerRunner, lines, redelivered } = runner(w);
+
+    const busy = pulled(w.job('wh_s'), 1);
+    await consumerRunner.handle(busy.msg);
+    expect(busy.settled).toHaveLength(1);
+    expect(busy.settled[0]).toMatch(/^nak \d+$/);
+    expect(redelivered.map((r) => r.reason)).toEqual(['endpoint_busy']);
+    expect(lines.filter(([level]) => level === 'warn')).toEqual([]);
+    w.held.answerAll();
+    await Promise.all(inFlight);
+
+    w.webhook('wh_f', 'acc_f', FAST);
+    w.healthFailure.error = new DomainError('messaging_unavailable', 'unavailable', 'no PubAck');
+    const failing = pulled(w.job('wh_f'), 1);
+    await consumerRunner.handle(failing.msg);
+    expect(failing.settled).toEqual(['nak 5000']);
+    expect(lines.filter(([level]) => level === 'warn').map(([, msg]) => msg)).toEqual([
+      'handler failed',
+    ]);
   });
 });

@@ -1,18 +1,26 @@
 import { Events, type ConsumerDeclaration, type DeliveryJob } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
-import { isEvent, type ConsumedMessage } from '@meridian/platform-messaging';
+import {
+  isEvent,
+  redeliverAfter,
+  type ConsumedMessage,
+  type Redeliver,
+} from '@meridian/platform-messaging';
 import type { DeliveryEngine } from './delivery-engine';
 
 /** Put-back after an unexpected failure (Postgres or NATS away): soon, not on the schedule. */
 const FAILURE_RETRY_MS = 5_000;
 
 /**
- * The JetStream side of delivery jobs: a `done` step acks; a `wait` step naks with its delay
- * (a DomainError carrying retryAfterMs, the runner's one mapping). While waiting, the job
- * keeps no consumer slot, so one customer's held events never hold up another's.
+ * The JetStream side of delivery jobs: a `done` step acks; a `wait` step (`not_due`,
+ * `earlier_delivery`, `endpoint_busy`, a balance) is returned as `redeliverAfter`, which the
+ * runner naks with its delay and logs at debug only: a scheduled wait is not a failure (a soak
+ * logged 0.7 'handler failed' warnings per attempt when waits were thrown). Waits are counted
+ * by reason in `delivery_waits_total`. While waiting, the job keeps no consumer slot, so one
+ * customer's held events never hold up another's. Only a failure of the engine throws.
  */
 export function deliveryJobsHandler(engine: DeliveryEngine) {
-  return async (message: ConsumedMessage): Promise<void> => {
+  return async (message: ConsumedMessage): Promise<void | Redeliver> => {
     if (!isEvent(message, Events.deliveryJob)) return;
     const job: DeliveryJob = message.payload;
     let step;
@@ -25,11 +33,7 @@ export function deliveryJobsHandler(engine: DeliveryEngine) {
         cause: error,
       });
     }
-    if (step.action === 'wait')
-      throw new DomainError('delivery_waiting', 'unavailable', `waiting: ${step.reason}`, {
-        retryable: true,
-        details: { retryAfterMs: step.ms },
-      });
+    if (step.action === 'wait') return redeliverAfter(step.ms, step.reason);
   };
 }
 

@@ -35,7 +35,33 @@ export interface ConsumedMessage<P = unknown> {
   working(): void;
 }
 
-export type ConsumerHandler = (message: ConsumedMessage) => Promise<void>;
+/**
+ * What a handler returns to have its message delivered again after `delayMs` because it has to
+ * wait (a scheduled retry, a busy endpoint), which is not a failure: the runner naks it with
+ * that delay, logs it at debug and counts it by `reason` (`messaging_redeliveries_total`),
+ * never a 'handler failed' warning. A handler that throws has failed (`outcomeOfError`).
+ */
+export interface Redeliver {
+  readonly redeliverAfterMs: number;
+  /** A short, bounded word (a metric label): `not_due`, `endpoint_busy`. */
+  readonly reason: string;
+}
+
+/** `return redeliverAfter(ms, 'not_due')` from a handler: see `Redeliver`. */
+export function redeliverAfter(delayMs: number, reason: string): Redeliver {
+  return { redeliverAfterMs: Math.max(0, delayMs), reason };
+}
+
+function isRedeliver(value: unknown): value is Redeliver {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Redeliver).redeliverAfterMs === 'number'
+  );
+}
+
+/** Resolves when the message is handled (acked), or with `Redeliver` to have it back later. */
+export type ConsumerHandler = (message: ConsumedMessage) => Promise<void | Redeliver>;
 
 /** Narrows a message to one event type: `if (isEvent(m, Events.chainBlock)) m.payload.hash`. */
 export function isEvent<C extends EventContract>(
@@ -49,12 +75,17 @@ export interface ConsumerRunnerDeps {
   client: NatsClient;
   namespace: NatsNamespace;
   publisher: JetStreamPublisher;
-  logger?: NatsClientLogger & { error(obj: object, msg?: string): void };
+  logger?: NatsClientLogger & {
+    error(obj: object, msg?: string): void;
+    debug?(obj: object, msg?: string): void;
+  };
   /** Wait before re-attaching after the consumer was missing or the stream ended. */
   retryDelayMs?: number;
   now?: () => Date;
   /** Counts every message parked on a dead-letter subject (`/metrics`). */
   deadLettered?: { inc(labels: { consumer: string; reason: string; code: string }): void };
+  /** Counts every message a handler asked to have again later (`Redeliver`), by its reason. */
+  redelivered?: { inc(labels: { consumer: string; reason: string }): void };
   /**
    * What the handlers depend on (the app's Postgres, `DbJobGate`): a failure one of them calls
    * an outage holds the message, not counted against `maxDeliver` (see `ConsumerRunner`).
@@ -381,8 +412,7 @@ export class ConsumerRunner {
         };
       } else {
         try {
-          await started.handled;
-          outcome = ACK;
+          outcome = this.outcomeOfResult(subject, deliveryCount, await started.handled);
         } catch (error) {
           outcome = await this.outcomeOfFailure(msg, subject, deliveryCount, error);
         }
@@ -396,6 +426,30 @@ export class ConsumerRunner {
       };
     }
     return this.settle(msg, subject, outcome);
+  }
+
+  /**
+   * What a handler's resolved value gets: ack, or a nak after the delay it asked for (`Redeliver`:
+   * a wait, not a failure; debug line, counted). Past `maxDeliver` (the server would stop
+   * delivering it silently) it is dead-lettered as any message that reached it.
+   */
+  private outcomeOfResult(
+    subject: string,
+    deliveryCount: number,
+    result: void | Redeliver,
+  ): HandlerOutcome {
+    if (!isRedeliver(result)) return ACK;
+    const consumer = this.declaration.durable;
+    if (deliveryCount >= this.retry.maxDeliver) {
+      const message = `still waiting (${result.reason}) at delivery ${deliveryCount}`;
+      return { action: 'dead_letter', reason: 'max_deliver', code: 'redeliver_limit', message };
+    }
+    this.deps.redelivered?.inc({ consumer, reason: result.reason });
+    this.deps.logger?.debug?.(
+      { consumer, subject, deliveryCount, reason: result.reason, delayMs: result.redeliverAfterMs },
+      'redelivery asked',
+    );
+    return { action: 'nak', delayMs: result.redeliverAfterMs };
   }
 
   /**
@@ -418,8 +472,7 @@ export class ConsumerRunner {
       const again = this.deliver(subject, msg, deliveryCount);
       if ('invalid' in again) throw new Error(again.invalid);
       try {
-        await again.handled;
-        return ACK;
+        return this.outcomeOfResult(subject, deliveryCount, await again.handled);
       } catch (next) {
         error = next;
       }
@@ -447,7 +500,7 @@ export class ConsumerRunner {
     subject: string,
     msg: JsMsg,
     deliveryCount: number,
-  ): { handled: Promise<void> } | { invalid: string } {
+  ): { handled: Promise<void | Redeliver> } | { invalid: string } {
     const decoded = this.decode(subject, msg);
     if ('invalid' in decoded) return decoded;
     try {

@@ -121,6 +121,14 @@ export class MessagingModule
                       registers: [registry],
                     })
                   : undefined,
+                redelivered: registry
+                  ? new Counter({
+                      name: 'messaging_redeliveries_total',
+                      help: 'Messages a consumer put back to handle later (a scheduled wait, not a failure), by reason',
+                      labelNames: ['consumer', 'reason'],
+                      registers: [registry],
+                    })
+                  : undefined,
               },
               registry,
             ),
