@@ -12,6 +12,7 @@ import { createGatewayApp } from './gateway-app';
 import { ReplicaLink } from './replica/replica-link';
 import { runReplicaPrimary } from './replica/replica-primary';
 import { applyGcPolicy } from './runtime/gc-policy';
+import { armShutdownDeadline, SHUTDOWN_DEADLINE_MS } from './runtime/shutdown-deadline';
 
 async function main(): Promise<void> {
   // No AsyncLocalStorage in any gateway process, the primary's and workers' fastify routes
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
   // From here on no request ends the process (a worker that dies anyway is replaced by its
   // primary); a failed start above still exits.
   installProcessGuard(logger);
+  // A stop held by load still ends within the documented bound (ADR 0203 amendment).
+  armShutdownDeadline(process, () =>
+    logger.error({ deadline_ms: SHUTDOWN_DEADLINE_MS }, 'graceful stop overran: exiting'),
+  );
 }
 
 void main();

@@ -112,6 +112,18 @@ const settings = z.object({
   WS_MAX_BUFFERED_BYTES: int(1024).default(4 * 1024 * 1024),
   WS_MAX_MESSAGE_BYTES: int(1024).default(5 * 1024 * 1024),
   /**
+   * Calls one WebSocket connection may have in flight (a batch counts its calls); a message past
+   * it is answered -32005 at once (ADR 0203 amendment). 200: two full batches (MAX_BATCH 100),
+   * and more than the largest plan's RPS (800) can use at an upstream's usual 50-250 ms.
+   */
+  WS_MAX_CALLS_IN_FLIGHT_PER_CONNECTION: int(1).default(200),
+  /**
+   * Open WebSocket connections per access token in one gateway process; the next upgrade is
+   * answered 429. 100: ten connections fill an account's 1000 subscriptions; at 100 one token
+   * holds at most 100 of the process's file descriptors.
+   */
+  WS_MAX_CONNECTIONS_PER_TOKEN: int(1).default(100),
+  /**
    * Processes serving this replica's traffic (ADR 0204): 1 = this process alone; more = a
    * primary that shares the listening ports among that many workers; `auto` = one per CPU.
    */

@@ -147,6 +147,7 @@ export class RelayService {
     text: string,
     transport: Transport,
     sessionMethods?: SessionMethodHandler,
+    abandoned?: AbortSignal,
   ): Promise<RelayAnswer> {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const items: readonly RpcRequestItem[] =
@@ -171,6 +172,9 @@ export class RelayService {
       const covering = estimate.cover(cuOfCalls(network, items));
       if (covering !== undefined) await covering;
     }
+    // Its WebSocket connection closed meanwhile (ADR 0203 amendment): not relayed, not billed.
+    if (abandoned?.aborted === true)
+      return relayAnswer(undefined, '', network, token, 0, deprecated);
     const hadCu = estimate !== undefined && !estimate.spent;
     const plan = planCalls(
       network,

@@ -4,7 +4,9 @@ import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RelayService } from '../relay/relay.service';
-import { WsGateway } from './ws-gateway';
+import { WsGateway, type WsOptions } from './ws-gateway';
+import { parseRequest, serializeRefusal, jsonRpcErrorOf } from '@meridian/jsonrpc';
+import type { DomainError } from '@meridian/errors';
 import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
 /** A WsGateway on a server of its own, listening on a free port. */
@@ -14,17 +16,21 @@ async function listen(
   logger: pino.Logger,
   maxSubscriptionsPerConnection: number,
   maxSubscriptionsPerAccount: number,
-): Promise<{ server: Server; port: number }> {
+  caps: Partial<Pick<WsOptions, 'maxCallsInFlightPerConnection' | 'maxConnectionsPerToken'>> = {},
+): Promise<{ server: Server; port: number; gateway: WsGateway }> {
   const server = createServer();
-  new WsGateway(relay, hub, new GatewayMetrics(new Registry()), logger, {
+  const gateway = new WsGateway(relay, hub, new GatewayMetrics(new Registry()), logger, {
     maxSubscriptionsPerConnection,
     maxSubscriptionsPerAccount,
     maxBufferedBytes: 1024 * 1024,
     maxMessageBytes: 1024 * 1024,
+    maxCallsInFlightPerConnection: caps.maxCallsInFlightPerConnection ?? 1_000,
+    maxConnectionsPerToken: caps.maxConnectionsPerToken ?? 1_000,
     requestLogs: false,
-  }).attach(server);
+  });
+  gateway.attach(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port };
+  return { server, port: (server.address() as { port: number }).port, gateway };
 }
 
 /**
@@ -210,5 +216,202 @@ describe('WebSocket edge: per-connection subscription limit under frames sent at
     expect(more.filter((a) => typeof a.result === 'string')).toHaveLength(1);
     expect(more.filter((a) => a.error?.code === -32005)).toHaveLength(1);
     again.close();
+  });
+});
+
+/**
+ * Bounded work per connection and per token (ADR 0203 amendment, QA: one token's flood of
+ * WebSocket messages kept the gateway relaying them for 89 s after its clients left): calls in
+ * flight past the cap are answered -32005 at once under their ids, everything a connection
+ * started is abandoned when it closes, a token's connections past the cap are refused 429, and
+ * a stopping gateway cuts clients that do not answer its close frame.
+ */
+describe('WebSocket edge: bounded work per connection and per token', () => {
+  const CAP = 4;
+  const TOKEN = 'c'.repeat(32);
+  let server: Server;
+  let port: number;
+  let gateway: WsGateway;
+  /** The relay's calls waiting for an answer, each with the signal it was handed. */
+  const waiting: { text: string; abandoned?: AbortSignal; answer: () => void }[] = [];
+  let handled = 0;
+
+  beforeAll(async () => {
+    const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
+    const relay = {
+      credentials: {
+        onRevoked: () => undefined,
+        onExhausted: () => undefined,
+        wasRevoked: () => false,
+        account: () => undefined,
+      },
+      authorize: async () => authorized,
+      refusal: (error: DomainError, text: string) =>
+        serializeRefusal(parseRequest(text, { maxBatchSize: 100 }), jsonRpcErrorOf(error)),
+      handle: (
+        _token: unknown,
+        _network: unknown,
+        text: string,
+        _transport: unknown,
+        _session: unknown,
+        abandoned?: AbortSignal,
+      ) =>
+        new Promise((resolve) => {
+          handled++;
+          const id = (JSON.parse(text) as { id?: number }).id ?? 0;
+          waiting.push({
+            text,
+            abandoned,
+            answer: () => resolve({ body: `{"jsonrpc":"2.0","id":${id},"result":"0x1"}` }),
+          });
+        }),
+    } as unknown as RelayService;
+    ({ server, port, gateway } = await listen(
+      relay,
+      {} as Subscriptions,
+      pino({ level: 'silent' }),
+      1,
+      1,
+      {
+        maxCallsInFlightPerConnection: CAP,
+        maxConnectionsPerToken: 2,
+      },
+    ));
+  });
+  afterAll(async () => {
+    await gateway.close(0);
+    await new Promise((resolve) => server.close(resolve));
+  });
+  afterEach(() => {
+    for (const w of waiting.splice(0)) w.answer();
+    handled = 0;
+  });
+
+  const open = (token: string) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${token}/`);
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+  const nextAnswers = (ws: WebSocket, n: number) =>
+    new Promise<{ id: unknown; result?: unknown; error?: { code: number; message: string } }[]>(
+      (resolve) => {
+        const got: { id: unknown }[] = [];
+        const on = (data: WebSocket.RawData) => {
+          const parsed = JSON.parse(data.toString()) as { id: unknown } | { id: unknown }[];
+          got.push(...(Array.isArray(parsed) ? parsed : [parsed]));
+          if (got.length >= n) {
+            ws.off('message', on);
+            resolve(got as never);
+          }
+        };
+        ws.on('message', on);
+      },
+    );
+  const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId' });
+  const settle = async (until: () => boolean) => {
+    for (let i = 0; i < 200 && !until(); i++) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('calls past the cap are answered -32005 at once under their ids; a batch counts its calls', async () => {
+    const ws = await open(TOKEN);
+    // A batch of 3 and one call: the cap of 4 is full.
+    ws.send(`[${call(1)},${call(2)},${call(3)}]`);
+    ws.send(call(4));
+    await settle(() => waiting.length === 2);
+    const refused = nextAnswers(ws, 3);
+    ws.send(call(5));
+    ws.send(`[${call(6)},${call(7)}]`);
+    const answers = await refused;
+    expect(answers.map((a) => [a.id, a.error?.code])).toEqual([
+      [5, -32005],
+      [6, -32005],
+      [7, -32005],
+    ]);
+    expect(answers[0]!.error!.message).toBe(
+      `limit exceeded: at most ${CAP} calls in flight per WebSocket connection; ` +
+        'wait for answers before sending more',
+    );
+    expect(handled).toBe(2);
+    // An answer frees its calls' slots: the next call is relayed.
+    const freed = nextAnswers(ws, 1);
+    waiting.splice(1, 1)[0]!.answer();
+    expect((await freed)[0]!.id).toBe(4);
+    ws.send(call(8));
+    await settle(() => handled === 3);
+    expect(handled).toBe(3);
+    ws.terminate();
+  });
+
+  it('a message alone in flight runs however large its batch', async () => {
+    const ws = await open(TOKEN);
+    ws.send(`[${[1, 2, 3, 4, 5, 6].map(call).join(',')}]`);
+    await settle(() => handled === 1);
+    expect(handled).toBe(1);
+    ws.terminate();
+  });
+
+  it('closing abandons what the connection started: the relay is told and the answers are not sent', async () => {
+    const ws = await open(TOKEN);
+    ws.send(call(1));
+    ws.send(call(2));
+    await settle(() => waiting.length === 2);
+    expect(waiting.map((w) => w.abandoned?.aborted)).toEqual([false, false]);
+    ws.terminate();
+    await settle(() => waiting.every((w) => w.abandoned?.aborted === true));
+    expect(waiting.map((w) => w.abandoned?.aborted)).toEqual([true, true]);
+  });
+
+  it("a token's connections past the cap are refused 429 with the JSON-RPC refusal; a closed one frees its slot", async () => {
+    const mine = 'e'.repeat(32);
+    const a = await open(mine);
+    const b = await open(mine);
+    const refused = await new Promise<{ status: number; body: string }>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${mine}/`);
+      ws.on('error', () => undefined);
+      ws.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+    });
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32005,
+        message:
+          'limit exceeded: at most 2 open WebSocket connections per access token on this ' +
+          'gateway process',
+      },
+    });
+    // Another token is not held back by this one.
+    const other = await open('d'.repeat(32));
+    a.terminate();
+    // The slot comes back when the server sees the socket close.
+    let again: WebSocket | undefined;
+    for (let i = 0; i < 100 && again === undefined; i++)
+      again = await open(mine).catch(async () => {
+        await new Promise((r) => setTimeout(r, 10));
+        return undefined;
+      });
+    expect(again).toBeDefined();
+    for (const ws of [b, other, again!]) ws.terminate();
+  });
+
+  it('stopping cuts a client that never answers the close frame after the grace, and abandons its work', async () => {
+    const ws = await open('f'.repeat(32));
+    ws.send(call(1));
+    await settle(() => waiting.length === 1);
+    // A client that does not answer close frames: its socket reads nothing more.
+    (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    const started = Date.now();
+    await gateway.close(100);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(waiting[0]!.abandoned?.aborted).toBe(true);
+    (ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await closed;
   });
 });

@@ -22,6 +22,13 @@ import {
 } from '../relay/gateway-errors';
 import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import {
+  callsIn,
+  callsInFlightRefused,
+  connectionsRefused,
+  SHUTTING_DOWN,
+  TokenConnections,
+} from './connection-limits';
 import { checkSubscribeParams, checkUnsubscribeParams } from './subscribe-params';
 import { subscriptionGap, UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
@@ -39,8 +46,15 @@ export interface WsOptions {
   maxSubscriptionsPerAccount: number;
   maxBufferedBytes: number;
   maxMessageBytes: number;
+  /** Calls (a batch counts its calls) a connection may have in flight; past it: -32005 at once. */
+  maxCallsInFlightPerConnection: number;
+  /** Open connections per access token in this process; past it the upgrade is answered 429. */
+  maxConnectionsPerToken: number;
   requestLogs: boolean;
 }
+
+/** How long a stopping gateway waits for clients to answer its close frame before it cuts them. */
+export const WS_CLOSE_GRACE_MS = 1_000;
 
 /** An open session, as the revocation and balance feeds reach it. */
 interface Session {
@@ -69,6 +83,11 @@ export class WsGateway {
   private readonly sessions = new Map<string, Set<Session>>();
   /** The same sessions by account (what the balance feed names). */
   private readonly accounts = new Map<string, Set<Session>>();
+  /** Open connections per token hash, counted from the upgrade to the socket's close. */
+  private readonly perToken: TokenConnections;
+  /** Each open connection's abandon switch: aborted when it closes (or the gateway stops). */
+  private readonly abandons = new Set<AbortController>();
+  private stopping = false;
 
   constructor(
     private readonly relay: RelayService,
@@ -78,6 +97,7 @@ export class WsGateway {
     private readonly options: WsOptions,
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+    this.perToken = new TokenConnections(options.maxConnectionsPerToken);
     relay.credentials.onRevoked((hash) => this.revoked(hash));
     relay.credentials.onExhausted((accountId) => this.exhausted(accountId));
   }
@@ -93,9 +113,30 @@ export class WsGateway {
     });
   }
 
-  close(): void {
+  /**
+   * Stops the WebSocket edge: new upgrades are refused (503), every connection's work is
+   * abandoned (nothing more relayed or billed for it), each client gets a 1001 close frame and
+   * whatever has not closed after WS_CLOSE_GRACE_MS is cut, so no socket holds the shutdown's
+   * bound (a client that never answers the close frame held it for ws's own 30 s).
+   */
+  close(graceMs = WS_CLOSE_GRACE_MS): Promise<void> {
+    this.stopping = true;
+    for (const abandon of this.abandons) abandon.abort();
     for (const client of this.wss.clients) client.close(1001, 'server shutting down');
     this.wss.close();
+    if (this.wss.clients.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const cut = setTimeout(() => {
+        for (const client of this.wss.clients) client.terminate();
+        resolve();
+      }, graceMs);
+      const check = () => {
+        if (this.wss.clients.size > 0) return;
+        clearTimeout(cut);
+        resolve();
+      };
+      for (const client of this.wss.clients) client.once('close', check);
+    });
   }
 
   /** Ends every open session of a revoked token (its sha256). */
@@ -132,14 +173,17 @@ export class WsGateway {
     const match = TOKEN_PATH.exec(request.url ?? '');
     if (!match) return refuseUpgrade(socket, 404, NOT_FOUND_BODY);
     const token = tokenOf(match[1]!);
-    const auth = await this.relay.authorize(token, 'websocket');
-    if (auth instanceof Error)
-      return refuseUpgrade(
-        socket,
-        gatewayHttpStatusOf(auth),
-        serializeErrorObject('null', jsonRpcErrorOf(auth)),
-        retryAfterSecondsOf(auth),
-      );
+    const auth = this.stopping ? SHUTTING_DOWN : await this.relay.authorize(token, 'websocket');
+    if (auth instanceof Error) return refuseWith(socket, auth);
+    if (this.stopping) return refuseWith(socket, SHUTTING_DOWN);
+    // Taken after the awaits, in the same turn as the upgrade, and given back when the socket
+    // closes, however it ends (the upgrade refused by ws itself included).
+    const hash = sha256Hex(token);
+    if (!this.perToken.take(hash)) {
+      this.metrics.requests.inc({ transport: 'websocket', status: '429' });
+      return refuseWith(socket, connectionsRefused(this.options.maxConnectionsPerToken));
+    }
+    socket.once('close', () => this.perToken.give(hash));
     this.wss.handleUpgrade(request, socket, head, (ws) => this.session(ws, token, auth, requestId));
   }
 
@@ -156,9 +200,13 @@ export class WsGateway {
     const accountId = first.token.accountId;
     let cut = false;
     let ended = false;
+    /** Calls of this connection's messages between their arrival and their answer. */
+    let inFlight = 0;
+    const abandon = new AbortController();
+    this.abandons.add(abandon);
     const connection = {
       send: (message: string): boolean => {
-        if (cut || ended) return false;
+        if (cut || ended || ws.readyState !== WebSocket.OPEN) return false;
         if (ws.bufferedAmount > this.options.maxBufferedBytes) {
           cut = true;
           this.metrics.wsSlowClientsCut.inc();
@@ -269,15 +317,34 @@ export class WsGateway {
       }
     };
 
+    const cap = this.options.maxCallsInFlightPerConnection;
     ws.on('message', (data, isBinary) => {
+      if (abandon.signal.aborted) return;
+      const text = isBinary
+        ? Buffer.from(data as Buffer).toString('utf8')
+        : (data as Buffer).toString();
+      const calls = callsIn(text);
+      // Past the cap the message is answered at once under its ids, not queued (ADR 0203
+      // amendment); a message alone in flight always runs, however large its batch.
+      if (inFlight > 0 && inFlight + calls > cap) {
+        this.metrics.requests.inc({ transport: 'websocket', status: '429' });
+        connection.send(this.relay.refusal(callsInFlightRefused(cap), text));
+        return;
+      }
+      inFlight += calls;
       // A failed message is logged with the session's id (the upgrade request's); no
       // AsyncLocalStorage in the gateway (ADR 0210).
-      this.message(token, connectionId, data, isBinary, connection.send, session, subscribe).catch(
-        (error: unknown) =>
+      this.message(token, connectionId, text, abandon.signal, connection.send, session, subscribe)
+        .catch((error: unknown) =>
           this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
-      );
+        )
+        .finally(() => (inFlight -= calls));
     });
     ws.on('close', () => {
+      // Whatever the connection started is abandoned: calls not yet relayed are dropped (not
+      // relayed, not billed) and the answers of those in flight are discarded.
+      abandon.abort();
+      this.abandons.delete(abandon);
       this.metrics.wsConnections.dec();
       this.untrack(this.sessions, hash, session);
       this.untrack(this.accounts, accountId, session);
@@ -294,8 +361,8 @@ export class WsGateway {
   private async message(
     token: string,
     connectionId: string,
-    data: WebSocket.RawData,
-    isBinary: boolean,
+    text: string,
+    abandoned: AbortSignal,
     send: (text: string) => boolean,
     session: Session,
     subscribe: (
@@ -304,10 +371,8 @@ export class WsGateway {
     ) => Promise<{ result: unknown } | { error: DomainError }>,
   ): Promise<void> {
     const started = performance.now();
-    const text = isBinary
-      ? Buffer.from(data as Buffer).toString('utf8')
-      : (data as Buffer).toString();
     const auth = await this.relay.authorize(token, 'websocket');
+    if (abandoned.aborted) return;
     if (auth instanceof Error) {
       // Refused before the message was read: read now, so the answer carries its ids.
       if (auth.kind === 'unauthenticated')
@@ -319,9 +384,15 @@ export class WsGateway {
       send(this.relay.refusal(auth, text));
       return;
     }
-    const answer = await this.relay.handle(auth.token, auth.network, text, 'websocket', (call) =>
-      subscribe(call, auth),
+    const answer = await this.relay.handle(
+      auth.token,
+      auth.network,
+      text,
+      'websocket',
+      (call) => subscribe(call, auth),
+      abandoned,
     );
+    if (abandoned.aborted) return;
     // A refusal's body is its JSON-RPC answer under the message's ids (RelayAnswer).
     const body = answer.body;
     if (body) send(body);
@@ -379,6 +450,16 @@ const REASONS: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+/** The upgrade refused with the gateway's refusal form: its HTTP status and JSON-RPC error. */
+function refuseWith(socket: Duplex, error: DomainError): void {
+  refuseUpgrade(
+    socket,
+    gatewayHttpStatusOf(error),
+    serializeErrorObject('null', jsonRpcErrorOf(error)),
+    retryAfterSecondsOf(error),
+  );
+}
 
 function refuseUpgrade(
   socket: Duplex,
