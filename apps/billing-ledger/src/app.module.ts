@@ -31,6 +31,7 @@ import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
 import { TopUpsController } from './ledger/top-ups.controller';
 import { TopUpsRepository } from './ledger/top-ups.repository';
+import { OutboxRetention } from './outbox/outbox-retention';
 import { OutboxRepository } from './outbox/outbox.repository';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
@@ -106,6 +107,7 @@ export class AppModule {
         StatePublisher,
         LedgerTicker,
         UsageJournalRetention,
+        OutboxRetention,
         HourlyFolder,
         UsageConsumer,
         UnreadUsageWatch,

@@ -7,6 +7,7 @@ import { AuthController } from './auth/auth.controller';
 import { SignInLocksController } from './auth/sign-in-locks.controller';
 import { AuthService } from './auth/auth.service';
 import { LoginFailuresRepository } from './auth/login-failures.repository';
+import { SessionsRetention } from './auth/sessions-retention';
 import { SessionsRepository } from './auth/sessions.repository';
 import { UsersRepository } from './auth/users.repository';
 import { SignUpRequestsRepository } from './auth/sign-up-requests.repository';
@@ -63,6 +64,7 @@ export class AppModule implements OnApplicationBootstrap {
         UsersRepository,
         SignUpRequestsRepository,
         SessionsRepository,
+        SessionsRetention,
         LoginFailuresRepository,
         SettingsRepository,
         InvitationsRepository,

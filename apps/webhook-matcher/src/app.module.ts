@@ -29,6 +29,7 @@ import { RecordStatsRepository } from './webhooks/record-stats.repository';
 import { RecordUsageRepository } from './webhooks/record-usage';
 import { DeliveryHealthConsumer } from './deliveries/delivery-health.consumer';
 import { DeliveryLogRetention } from './deliveries/delivery-log-retention.service';
+import { ChangeLogRetention } from './status/change-log-retention.service';
 import { ReplayService } from './deliveries/replay.service';
 import { LimitsController } from './limits/limits.controller';
 import { MatchingService } from './matching/matching.service';
@@ -119,6 +120,7 @@ export class AppModule {
         RecordUsageRepository,
         ReplayService,
         DeliveryLogRetention,
+        ChangeLogRetention,
         DeliveryHealthConsumer,
       ],
       exports: [

@@ -63,6 +63,11 @@ export const configSchema = z.object({
       message: `0 (kept forever) or at least ${Math.ceil(USAGE_PART_RETENTION_MS / DAY)} days: the BILLING stream may deliver a usage event again until then`,
     }),
   /**
+   * Days a published outbox event is kept (a record of what went out; only unpublished ones are
+   * read, to be relayed, and those are kept whatever their age); older ones are deleted.
+   */
+  OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
+  /**
    * `i/n`: this is replica i of n billing-ledger replicas (the pod's ordinal and the
    * StatefulSet's replicas), and applies the usage of the usage partitions k with k mod n = i
    * (ADR 0107), read through their durables; replica 0 also reads per-account events and v1

@@ -52,4 +52,22 @@ export class OutboxRepository {
       [ids, now.toISOString()],
     );
   }
+
+  /**
+   * Deletes up to `limit` events published before `before`, oldest first (a `RetentionPruner`
+   * batch); unpublished ones are never deleted, whatever their age. The count deleted.
+   */
+  async prunePublished(before: Date, limit: number): Promise<number> {
+    const [row]: Array<{ n: number }> = await this.dataSource.query(
+      `WITH deleted AS (
+         DELETE FROM billing.outbox WHERE id IN (
+           SELECT id FROM billing.outbox
+            WHERE published_at IS NOT NULL AND published_at < $1
+            ORDER BY id LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM deleted`,
+      [before.toISOString(), limit],
+    );
+    return row?.n ?? 0;
+  }
 }

@@ -63,7 +63,22 @@ export class SessionsRepository {
     ]);
   }
 
-  async deleteExpired(now: Date): Promise<void> {
-    await this.db.query('DELETE FROM dashboard.sessions WHERE expires_at <= $1', [now]);
+  /**
+   * Deletes up to `limit` sessions that ended by `now`: past their `expires_at`, or idle since
+   * `idleSince` or earlier (the ends `AuthService.current` applies, the same bounds); a
+   * `RetentionPruner` batch (`SessionsRetention`). The count deleted.
+   */
+  async deleteExpired(now: Date, idleSince: Date, limit: number): Promise<number> {
+    const [row]: Array<{ n: number }> = await this.db.query(
+      `WITH deleted AS (
+         DELETE FROM dashboard.sessions WHERE id_hash IN (
+           SELECT id_hash FROM dashboard.sessions
+            WHERE expires_at <= $1 OR last_seen_at <= $2
+            LIMIT $3)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM deleted`,
+      [now, idleSince, limit],
+    );
+    return row?.n ?? 0;
   }
 }

@@ -68,6 +68,11 @@ export const configSchema = z
       .default(30),
     /** How often the delivery log's expired attempts are deleted (0 = off). */
     DELIVERY_LOG_PRUNE_MS: ms(10_000),
+    /**
+     * Hours a row of the change feed (`webhooks.change_log`) is kept; older ones are deleted. Its
+     * readers need the last minute (ADR 0402 amendment); the rest is a safety window.
+     */
+    CHANGE_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */

@@ -19,9 +19,11 @@ import {
 } from '../../test/support/matcher-app';
 import { createHttpApp } from '@meridian/platform-http';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { AppModule } from '../app.module';
 import { REPLAY_HOLD_MS } from './deliveries.repository';
 import { deliveriesPage, deliveryStats, replayResponse } from './deliveries.schemas';
+import { ChangeLogRetention } from '../status/change-log-retention.service';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 
 jest.setTimeout(180_000);
@@ -180,14 +182,67 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
         }[]
       ).map((i) => i.event_id);
     expect(await listed()).toEqual([kept.eventId, expired.eventId]);
+    // Counted as delivery-worker's attempt log is (`*_pruned_total`).
+    const pruned = async () =>
+      (
+        await s.app
+          .get(Registry)
+          .getSingleMetric('webhook_matcher_delivery_log_pruned_total')!
+          .get()
+      ).values[0]?.value ?? 0;
+    const prunedBefore = await pruned();
 
     expect(await s.app.get(DeliveryLogRetention).prune()).toBeGreaterThanOrEqual(1);
     expect(await listed()).toEqual([kept.eventId]);
     expect((await stats(id)).failed_total).toBe(2);
+    expect(await pruned()).toBeGreaterThanOrEqual(prunedBefore + 1);
     // A minute later the other one has expired too.
     s.clock.advance(2 * MIN);
+    const prunedMid = await pruned();
     await s.app.get(DeliveryLogRetention).prune();
     expect(await listed()).toEqual([]);
+    expect(await pruned()).toBeGreaterThanOrEqual(prunedMid + 1);
+  });
+
+  it('deletes change feed rows older than CHANGE_LOG_RETENTION_HOURS, keeps younger ones (ADR 0402 amendment)', async () => {
+    const id = await create();
+    const db = s.app.get(DataSource);
+    const retentionMs = s.config.CHANGE_LOG_RETENTION_HOURS * 60 * MIN;
+    // Backdated by the database's clock, which writes `at` and which the feed's readers use.
+    const change = async (ageMs: number): Promise<string> =>
+      (
+        (await db.query(
+          `INSERT INTO webhooks.change_log (account_id, webhook_id, at)
+           VALUES ('acc_retention', $1, now() - $2 * interval '1 millisecond') RETURNING seq`,
+          [id, ageMs],
+        )) as { seq: string }[]
+      )[0]!.seq;
+    const count = async () =>
+      (
+        (await db.query('SELECT count(*)::int AS n FROM webhooks.change_log')) as { n: number }[]
+      )[0]!.n;
+    const seqs = async () =>
+      (
+        (await db.query(
+          `SELECT seq FROM webhooks.change_log WHERE account_id = 'acc_retention' ORDER BY seq`,
+        )) as { seq: string }[]
+      ).map((r) => r.seq);
+    const pruned = async () =>
+      (await s.app.get(Registry).getSingleMetric('webhook_matcher_change_log_pruned_total')!.get())
+        .values[0]?.value ?? 0;
+    const old = await change(retentionMs + MIN);
+    const older = await change(retentionMs + 60 * MIN);
+    const young = await change(retentionMs - MIN);
+    expect(await seqs()).toEqual([old, older, young]);
+    const rows = await count();
+    const prunedBefore = await pruned();
+
+    expect(await s.app.get(ChangeLogRetention).prune()).toBe(2);
+    expect(await seqs()).toEqual([young]);
+    // The webhook's own change (written now) and every other recent row stay.
+    expect(await count()).toBe(rows - 2);
+    expect(await pruned()).toBe(prunedBefore + 2);
+    expect(await s.app.get(ChangeLogRetention).prune()).toBe(0);
   });
 
   it('deletes replay claims asked for before the retention with the attempts, keeps later ones', async () => {

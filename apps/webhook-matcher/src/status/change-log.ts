@@ -14,3 +14,27 @@ export async function recordChange(
     [change.accountId, change.webhookId ?? null, change.listId ?? null],
   );
 }
+
+/**
+ * Deletes up to `limit` rows of the change feed written more than `retentionMs` ago, oldest
+ * first: a `RetentionPruner` batch (`ChangeLogRetention`, which says what readers need). Ages
+ * are by the database's clock, as `at` is written and as the feed's readers measure it
+ * (`changesAfter`, `changeFeedStart`). The count deleted.
+ */
+export async function pruneChanges(
+  m: Pick<EntityManager, 'query'>,
+  retentionMs: number,
+  limit: number,
+): Promise<number> {
+  const [row]: Array<{ n: number }> = await m.query(
+    `WITH deleted AS (
+       DELETE FROM webhooks.change_log WHERE seq IN (
+         SELECT seq FROM webhooks.change_log
+          WHERE at < now() - $1 * interval '1 millisecond'
+          ORDER BY seq LIMIT $2)
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM deleted`,
+    [retentionMs, limit],
+  );
+  return row?.n ?? 0;
+}
