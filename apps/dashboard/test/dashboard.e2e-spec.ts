@@ -24,7 +24,7 @@ import { launchChromium, screenshot, seriousAxeViolations } from './browser';
  * operator changes the plan (and a confirmed, double-clicked Credit credits once) and the
  * customer sees the new limits, then creates a
  * transaction confirmation webhook (a malformed hash named under its field first). A second
- * customer's calls overdraw a 100 CU contract: the overview and the operator's page of the
+ * customer's last call overdraws a 90 CU contract: the overview and the operator's page of the
  * account show the overdraft, Purchased 0. Every page is screenshotted and scanned with
  * axe-core, at 1280 px and, for the overview (an overdraft's too), webhooks (a long https
  * target among them), a webhook's page, address lists, node access and the operator's account
@@ -1592,11 +1592,16 @@ describe('dashboard in a real browser against the local stack', () => {
   }, 120_000);
 
   it('shows an overdraft: usage past the balance leaves Purchased at 0 CU and the debt apart, on the overview and the operator account page, at 1280 and 390 px', async () => {
-    // A second customer whose contract allows 100 CU (an Enterprise contract, set through
-    // billing-ledger's operator API as a deployment's sales side would). Each gateway process
-    // admits calls against its own estimate of the last balance state (ADR 0201), so two regions
-    // called at once each admit the whole 100 CU, and the ledger charges all of it (usage is
-    // never dropped, ADR 0101): two batches of 5 calls (200 CU) leave a debt of 100 CU.
+    // A second customer whose contract allows 90 CU (an Enterprise contract, set through
+    // billing-ledger's operator API as a deployment's sales side would), calling network P at
+    // 20 CU a call. The gateway admits a call while the account's spendable CU are above zero,
+    // the fleet's pool included (ADR 0201 and its amendment "the estimate across the fleet"),
+    // and the last admitted call may take them below, as the ledger lets the last charge
+    // overdraw (usage is never dropped, ADR 0101): of a batch of 6 calls the fifth starts with
+    // 10 CU left and is served, the sixth is refused (-32040). The ledger charges 100 CU against
+    // 90: allowance 0, a debt of 10 CU. Deterministic with the pool, one process or many: its
+    // first lease takes all 90 CU. (Lowering a contract makes no debt: a plan change grants the
+    // new allowance less what the period spent, never below zero, ADR 0109.)
     const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
@@ -1616,27 +1621,31 @@ describe('dashboard in a real browser against the local stack', () => {
           'content-type': 'application/json',
           authorization: `Bearer ${endpoints.demo.operatorToken}`,
         },
-        body: JSON.stringify({ plan: 'enterprise', contract: { allowance_cu: 100 } }),
+        body: JSON.stringify({ plan: 'enterprise', contract: { allowance_cu: 90 } }),
       });
       expect(contract.status).toBe(200);
       const made = await pageApi(owner, 'POST', '/api/relay/billing/access-tokens', {
         network: 'polygon-mainnet',
       });
       expect(made.status).toBe(201);
-      const batches = await Promise.all(
-        (['eu', 'us'] as const).map(async (region) => {
-          const batch = await fetch(`${endpoints.rpc[region]}${String(made.body['token'])}/`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(
-              Array.from({ length: 5 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
-            ),
-          });
-          return ((await batch.json()) as Array<{ result?: string }>).map((a) => a.result);
-        }),
-      );
-      // Network P's devnet, chain id 137: every call served (and billed 20 CU).
-      expect(batches.flat()).toEqual(Array.from({ length: 10 }, () => '0x89'));
+      const batch = await fetch(`${endpoints.rpc['eu']}${String(made.body['token'])}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          Array.from({ length: 6 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
+        ),
+      });
+      expect(batch.status).toBe(200);
+      const answers = (await batch.json()) as Array<{
+        id: number;
+        result?: string;
+        error?: { code: number };
+      }>;
+      // Network P's devnet, chain id 137: five calls served (and billed 20 CU each), the sixth
+      // refused as exhausted.
+      expect(
+        answers.sort((a, b) => a.id - b.id).map((answer) => answer.result ?? answer.error?.code),
+      ).toEqual(['0x89', '0x89', '0x89', '0x89', '0x89', -32040]);
 
       // The overview once the ledger has applied the usage (the gateway flushes every second).
       const deadline = Date.now() + 30_000;
@@ -1645,10 +1654,10 @@ describe('dashboard in a real browser against the local stack', () => {
         await hasText(owner.getByTestId('plan-name'), 'Enterprise');
         if ((await owner.getByTestId('balance-overdraft').count()) > 0) break;
         if (Date.now() > deadline)
-          throw new Error(`no overdraft shown after 200 CU of usage\n${output.slice(-3000)}`);
+          throw new Error(`no overdraft shown after 100 CU of usage on 90\n${output.slice(-3000)}`);
         await new Promise((done) => setTimeout(done, 1_000));
       }
-      await hasText(owner.getByTestId('balance-overdraft'), '100 CU, taken from your next top-up');
+      await hasText(owner.getByTestId('balance-overdraft'), '10 CU, taken from your next top-up');
       await hasText(owner.getByTestId('balance-purchased'), '0 CU');
       await hasText(owner.getByTestId('balance-total'), '0 CU');
       await owner.getByText('Exhausted', { exact: true }).first().waitFor();
@@ -1656,7 +1665,7 @@ describe('dashboard in a real browser against the local stack', () => {
       // Phone width, opened there (the usage chart measures its width when it renders).
       await owner.setViewportSize({ width: 390, height: 844 });
       await owner.reload();
-      await hasText(owner.getByTestId('balance-overdraft'), '100 CU, taken from your next top-up');
+      await hasText(owner.getByTestId('balance-overdraft'), '10 CU, taken from your next top-up');
       await phoneCheck(owner, '18a-overview-overdraft-phone');
 
       // The operator's page of that account says the same.
@@ -1668,12 +1677,12 @@ describe('dashboard in a real browser against the local stack', () => {
       await operator.getByRole('button', { name: 'Sign in' }).click();
       await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
       await operator.goto(`${dashboard}/operator/accounts/${accountId}`);
-      await hasText(operator.getByTestId('operator-overdraft'), '100');
+      await hasText(operator.getByTestId('operator-overdraft'), '10');
       await hasText(operator.getByTestId('operator-purchased'), '0');
       await check(operator, '19-operator-account-overdraft');
       await operator.setViewportSize({ width: 390, height: 844 });
       await operator.reload();
-      await hasText(operator.getByTestId('operator-overdraft'), '100');
+      await hasText(operator.getByTestId('operator-overdraft'), '10');
       await phoneReads(operator, '19a-operator-account-overdraft-phone');
     } finally {
       await ownerContext.close();
