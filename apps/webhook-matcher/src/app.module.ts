@@ -1,12 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { processClock, natsSettingsOf } from '@meridian/platform-config';
 import { DbJobGate, DbModule } from '@meridian/platform-db';
-import { openApiController } from '@meridian/platform-http/openapi';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { matcherOpenApiController } from './http/openapi';
+import { testDeliveryLimits } from './webhooks/test-delivery-limits';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminWebhooksController } from './admin/admin-webhooks.controller';
@@ -82,10 +83,12 @@ export class AppModule {
       // Limits first: its static path sits beside /webhooks/:id.
       controllers: [
         ...REST_CONTROLLERS,
-        openApiController({ title: 'Meridian webhooks API', version: 'v1' }, REST_CONTROLLERS, {
-          apiKeyScope: WEBHOOKS_SCOPE,
-          database: true,
-        }),
+        matcherOpenApiController(
+          { title: 'Meridian webhooks API', version: 'v1' },
+          REST_CONTROLLERS,
+          { apiKeyScope: WEBHOOKS_SCOPE, database: true },
+          testDeliveryLimits(config),
+        ),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

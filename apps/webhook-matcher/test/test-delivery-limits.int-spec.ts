@@ -3,12 +3,17 @@ import { createHttpApp } from '@meridian/platform-http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
 import { AppModule } from '../src/app.module';
-import { TEST_DELIVERY_LIMITS } from '../src/webhooks/test-delivery-limits';
+import { testDeliveryLimits } from '../src/webhooks/test-delivery-limits';
 import { address, startMatcherStack, TARGET, type MatcherTestStack } from './support/matcher-app';
 
 jest.setTimeout(180_000);
 
-const { webhook: perWebhook, account: perAccount } = TEST_DELIVERY_LIMITS;
+/**
+ * Set, not the defaults (10 and 100): the limits are operator settings, and the code before
+ * them would admit 10 a minute here. Small values also keep the account's hour short to fill.
+ */
+const SETTINGS = { TEST_DELIVERY_WEBHOOK_PER_MINUTE: 4, TEST_DELIVERY_ACCOUNT_PER_HOUR: 14 };
+const { webhook: perWebhook, account: perAccount } = testDeliveryLimits(SETTINGS);
 
 /**
  * Test deliveries are free and sent at zero balance (spec), so they are limited per webhook and
@@ -23,7 +28,10 @@ describe('test deliveries: limited per webhook and per account, across replicas'
   let key: string;
 
   beforeAll(async () => {
-    s = await startMatcherStack();
+    s = await startMatcherStack({
+      TEST_DELIVERY_WEBHOOK_PER_MINUTE: String(SETTINGS.TEST_DELIVERY_WEBHOOK_PER_MINUTE),
+      TEST_DELIVERY_ACCOUNT_PER_HOUR: String(SETTINGS.TEST_DELIVERY_ACCOUNT_PER_HOUR),
+    });
     const logger = pino({ level: 'silent' });
     second = await createHttpApp(AppModule.forRoot(s.config, logger, { clock: s.clock }), {
       logger,
@@ -119,6 +127,17 @@ describe('test deliveries: limited per webhook and per account, across replicas'
     expect(Number(refused.retryAfter)).toBe(waitS);
     s.clock.advance(waitS * 1000);
     expect((await test(second, ids[1]!)).status).toBe(202);
+  });
+
+  it("/openapi.json states the configured limits in the test route's 429", async () => {
+    const answer = await second.inject({ method: 'GET', url: '/openapi.json' });
+    expect(answer.statusCode).toBe(200);
+    const document = answer.json() as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    expect(
+      document.paths['/api/v1/webhooks/{id}/test']!['post']!.responses['429']!.description,
+    ).toMatch(/^rate_limited: 4 test deliveries a minute per webhook or 14 an hour per account/);
   });
 
   it('a paused webhook is still 409 webhook_not_active, not counted', async () => {

@@ -16,6 +16,7 @@ import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secre
 import { DAY } from '@meridian/time';
 import { z } from 'zod';
 import { WEBHOOK_NETWORKS } from '../webhooks/networks';
+import { DEFAULT_TEST_DELIVERY_LIMITS } from '../webhooks/test-delivery-limits';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -73,6 +74,23 @@ export const configSchema = z
      * readers need the last minute (ADR 0402 amendment); the rest is a safety window.
      */
     CHANGE_LOG_RETENTION_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
+    /**
+     * Test deliveries (`POST /webhooks/{id}/test`, free) a webhook may be sent in a minute, and
+     * an account in an hour; over either 429 `rate_limited` (ADR 0431 amendment "Test
+     * deliveries: free, and limited"). Operator policy: a self-hosting team tunes them.
+     */
+    TEST_DELIVERY_WEBHOOK_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(DEFAULT_TEST_DELIVERY_LIMITS.TEST_DELIVERY_WEBHOOK_PER_MINUTE),
+    TEST_DELIVERY_ACCOUNT_PER_HOUR: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(DEFAULT_TEST_DELIVERY_LIMITS.TEST_DELIVERY_ACCOUNT_PER_HOUR),
     /** How often status entries that did not reach the KV bucket are published again (0 = off). */
     STATUS_REPUBLISH_MS: ms(1_000),
     /** This replica's share of the accounts, `i/n` (ADR 0422); one replica: 0/1. */

@@ -2,7 +2,11 @@ import { CAP_CODES } from '@meridian/plans';
 import { MAX_PREVIOUS_SECRETS } from '@meridian/webhooks';
 import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
 import { z } from 'zod';
-import { TEST_DELIVERY_LIMITS } from '../webhooks/test-delivery-limits';
+import {
+  DEFAULT_TEST_DELIVERY_LIMITS,
+  testDeliveryLimits,
+  testDeliveryLimitsDescription,
+} from '../webhooks/test-delivery-limits';
 import { isoTime } from './response-shapes';
 
 /**
@@ -160,16 +164,12 @@ const OWN_ERRORS = {
     400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
     404: notFoundWebhook,
     409: error('webhook_not_active: sent only while the webhook is active'),
-    429: error(
-      `rate_limited: ${TEST_DELIVERY_LIMITS.webhook.limit} test deliveries a minute per webhook ` +
-        `or ${TEST_DELIVERY_LIMITS.account.limit} an hour per account sent already ` +
-        '(`scope`, `limit`, `window_seconds`); header Retry-After (s)',
-      {
-        scope: z.enum(['webhook', 'account']).optional().describe('the limit reached'),
-        limit: z.number().int().optional().describe('test deliveries allowed in the window'),
-        window_seconds: z.number().int().optional().describe('the window, in seconds'),
-      },
-    ),
+    // The defaults; the served /openapi.json states the configured limits (matcherOpenApi).
+    429: error(testDeliveryLimitsDescription(testDeliveryLimits(DEFAULT_TEST_DELIVERY_LIMITS)), {
+      scope: z.enum(['webhook', 'account']).optional().describe('the limit reached'),
+      limit: z.number().int().optional().describe('test deliveries allowed in the window'),
+      window_seconds: z.number().int().optional().describe('the window, in seconds'),
+    }),
   },
   replayOne: {
     400: error(

@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The test deliveries sent (`POST /webhooks/{id}/test`), one row each, counted per webhook and
- * per account against `TEST_DELIVERY_LIMITS` by every replica alike (ADR 0431 amendment "Test
- * deliveries: free, and limited"). Rows older than the longest window are deleted by the
+ * per account against the configured limits (`testDeliveryLimits`) by every replica alike (ADR
+ * 0431 amendment "Test deliveries: free, and limited"). Rows older than the longest window are deleted by the
  * account's next test; an account keeps at most its hourly limit of them.
  */
 export class TestDeliveries1765700000000 implements MigrationInterface {

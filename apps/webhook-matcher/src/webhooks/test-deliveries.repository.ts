@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import {
-  TEST_DELIVERY_KEEP_MS,
-  TEST_DELIVERY_LIMITS,
+  testDeliveryKeepMs,
+  type TestDeliveryLimits,
   type TestDeliveryScope,
 } from './test-delivery-limits';
 
@@ -10,6 +10,9 @@ import {
  * across every matcher replica: an API request may reach any of them (ADR 0431 amendment).
  */
 export class TestDeliveriesRepository {
+  /** `limits`: the configured ones (`testDeliveryLimits(config)`). */
+  constructor(private readonly limits: TestDeliveryLimits) {}
+
   /**
    * Takes the account's test-delivery lock for the transaction of `m` (tests of one account are
    * counted and recorded one after the other, on whichever replica) and forgets its sends older
@@ -21,7 +24,7 @@ export class TestDeliveriesRepository {
     ]);
     await m.query(`DELETE FROM webhooks.test_deliveries WHERE account_id = $1 AND sent_at <= $2`, [
       accountId,
-      new Date(now.getTime() - TEST_DELIVERY_KEEP_MS),
+      new Date(now.getTime() - testDeliveryKeepMs(this.limits)),
     ]);
   }
 
@@ -37,7 +40,7 @@ export class TestDeliveriesRepository {
       id: string,
       scope: TestDeliveryScope,
     ) => {
-      const { limit, windowMs } = TEST_DELIVERY_LIMITS[scope];
+      const { limit, windowMs } = this.limits[scope];
       const rows = (await m.query(
         `SELECT sent_at FROM webhooks.test_deliveries
           WHERE ${column} = $1 AND sent_at > $2 ORDER BY sent_at DESC LIMIT $3`,

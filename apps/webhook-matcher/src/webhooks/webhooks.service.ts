@@ -47,7 +47,11 @@ import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
 import { WebhookSecrets } from './webhook-secrets';
 import { TestDeliveriesRepository } from './test-deliveries.repository';
-import { testDeliveryRefusal } from './test-delivery-limits';
+import {
+  testDeliveryLimits,
+  testDeliveryRefusal,
+  type TestDeliveryLimits,
+} from './test-delivery-limits';
 
 /**
  * The operation of a create's Idempotency-Key fingerprint: the webhook the body asks for, as
@@ -63,7 +67,9 @@ const LEGACY_CREATE_FINGERPRINT = 'create-webhook';
 export class WebhooksService {
   /** Seals under WEBHOOK_SECRETS_KEY, opens under it or a previous key (ADR 0424). */
   private readonly secrets: WebhookSecrets;
-  private readonly testSends = new TestDeliveriesRepository();
+  /** The configured test-delivery limits (TEST_DELIVERY_WEBHOOK_PER_MINUTE, …_ACCOUNT_PER_HOUR). */
+  private readonly testLimits: TestDeliveryLimits;
+  private readonly testSends: TestDeliveriesRepository;
   /** The networks webhooks are accepted on: those the deployment indexes (NETWORKS). */
   private readonly networks: NetworkKey[];
 
@@ -85,6 +91,8 @@ export class WebhooksService {
   ) {
     this.secrets = new WebhookSecrets(config, logger, registry);
     this.networks = servedWebhookNetworks(config.NETWORKS);
+    this.testLimits = testDeliveryLimits(config);
+    this.testSends = new TestDeliveriesRepository(this.testLimits);
   }
 
   /** 201 + the webhook and its secret (shown once; a repeated Idempotency-Key answers the first). */
@@ -346,7 +354,7 @@ export class WebhooksService {
 
   /**
    * A test delivery: free, only while active (spec), a fresh eventId each time, and at most
-   * `TEST_DELIVERY_LIMITS` of them per webhook and per account, counted in Postgres across the
+   * the configured limits of them per webhook and per account, counted in Postgres across the
    * replicas (429 `rate_limited` with Retry-After; ADR 0431 amendment).
    */
   async sendTest(accountId: string, id: string): Promise<{ eventId: string }> {
@@ -387,6 +395,7 @@ export class WebhooksService {
     await this.dataSource.transaction(async (m) => {
       await this.testSends.lockAccount(m, accountId, now);
       const refusal = testDeliveryRefusal(
+        this.testLimits,
         await this.testSends.recent(m, row.id, accountId, now),
         now,
       );
