@@ -201,6 +201,12 @@ describe('dashboard in a real browser against the local stack', () => {
           DASHBOARD_OPERATOR_PASSWORD: OPERATOR.password,
           // billing-ledger's: top-ups clear in 20 s, so the test sees one clear on an open page.
           TOPUP_CLEARING_MS: '20000',
+          // webhook-matcher's (tools/stack passes the launcher's env to every app): the paging
+          // test sends 55 test deliveries to one webhook within a minute to make 55 log rows,
+          // over the default 10 a minute per webhook. Its subject is paging; the limit itself is
+          // tested in apps/webhook-matcher/test/test-delivery-limits.int-spec.ts. The account's
+          // 100 an hour stays: the whole file sends fewer than 60 tests.
+          TEST_DELIVERY_WEBHOOK_PER_MINUTE: '60',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
@@ -1438,7 +1444,8 @@ describe('dashboard in a real browser against the local stack', () => {
       });
       expect(made.status).toBe(201);
       const hookId = String(made.body['id']);
-      // 55 test deliveries, each one failed attempt (a test is not retried): 55 rows.
+      // 55 test deliveries, each one failed attempt (a test is not retried): 55 rows. Over the
+      // matcher's default 10 a minute per webhook: the launcher's env above raises it.
       const total = 55;
       const eventIds: string[] = [];
       for (let i = 0; i < total; i++) {
