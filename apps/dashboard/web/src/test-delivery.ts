@@ -48,7 +48,7 @@ function windowWords(seconds: number): string {
 
 /**
  * The page's words for a test delivery refused for its limit (429 `rate_limited` with `scope`,
- * `limit`, `window_seconds`; webhook-matcher `TEST_DELIVERY_LIMITS`), else undefined: tests are
+ * `limit`, `window_seconds`; webhook-matcher `testDeliveryLimits`, set by `TEST_DELIVERY_*`), else undefined: tests are
  * free, so a webhook gets a few a minute and the account a ceiling an hour.
  */
 export function testDeliveryRefusal(
