@@ -1,7 +1,7 @@
-import { Controller, Get, Header, type Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import {
   buildOpenApiDocument,
-  renderReferencePage,
+  openApiDocumentController,
   type OpenApiInfo,
   type OpenApiOptions,
 } from '@meridian/platform-http/openapi';
@@ -34,26 +34,9 @@ export function buildMatcherOpenApi(
   return document;
 }
 
-/** As the platform's `openApiController`, serving `buildMatcherOpenApi` (built on first use). */
+/** The platform's `/openapi.json` and `/reference` routes, serving `buildMatcherOpenApi`. */
 export function matcherOpenApiController(
   ...args: Parameters<typeof buildMatcherOpenApi>
 ): Type<unknown> {
-  let document: Record<string, unknown> | undefined;
-  let page: string | undefined;
-  const built = () => (document ??= buildMatcherOpenApi(...args));
-
-  @Controller()
-  class OpenApiController {
-    @Get('openapi.json')
-    json() {
-      return built();
-    }
-
-    @Get('reference')
-    @Header('content-type', 'text/html; charset=utf-8')
-    reference() {
-      return (page ??= renderReferencePage(built()));
-    }
-  }
-  return OpenApiController;
+  return openApiDocumentController(() => buildMatcherOpenApi(...args));
 }

@@ -11,9 +11,18 @@ export function openApiController(
   controllers: readonly Type<unknown>[],
   options: OpenApiOptions = {},
 ): Type<unknown> {
+  return openApiDocumentController(() => buildOpenApiDocument(info, controllers, options));
+}
+
+/**
+ * The same two routes for a document an app builds itself (`build`, usually
+ * `buildOpenApiDocument` and a change that depends on the deployment's settings), called once, on
+ * first use.
+ */
+export function openApiDocumentController(build: () => Record<string, unknown>): Type<unknown> {
   let document: Record<string, unknown> | undefined;
   let page: string | undefined;
-  const built = () => (document ??= buildOpenApiDocument(info, controllers, options));
+  const built = () => (document ??= build());
 
   @Controller()
   class OpenApiController {
