@@ -152,6 +152,32 @@ describe('rpc-gateway: the spend estimate leased across the fleet (real billing-
     expect(Number(balance['overdraft_cu'])).toBeLessThanOrEqual(2 * PER_PROCESS_CU);
   }, 120_000);
 
+  it('a call the pool cannot cover is refused whole: HTTP 402 and -32040, as a spent estimate is', async () => {
+    const { token } = await account('fleet spend, single call', 20_000);
+    const batch = (from: number) =>
+      Array.from({ length: 100 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: from + i,
+        method: 'suix_getLatestSuiSystemState',
+        params: [],
+      }));
+    // One gateway leases the whole pool (2 × 100 calls × 100 CU) ...
+    for (const from of [0, 100]) {
+      const spent = await rpc(`${gateways[0]!.url}/${token}/`, batch(from));
+      expect(spent.status).toBe(200);
+    }
+    // ... and the other, whose last state still says 20,000 CU, finds it empty (before the fix:
+    // HTTP 200 with the -32040 object).
+    const single = await rpc(`${gateways[1]!.url}/${token}/`, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'suix_getLatestSuiSystemState',
+      params: [],
+    });
+    expect(single.status).toBe(402);
+    expect(single.json).toMatchObject({ id: 7, error: { code: -32040 } });
+  }, 120_000);
+
   it('Redis stopped: each gateway spends as it would alone (fail open to the per-process estimate), then the fleet bound returns with Redis', async () => {
     redis.kill('SIGKILL');
     await new Promise((r) => redis.once('exit', r));

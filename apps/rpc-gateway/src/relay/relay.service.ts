@@ -170,7 +170,21 @@ export class RelayService {
     // Shared estimates (ADR 0201 amendment): the CU leased cover the calls, or a lease is awaited.
     if (estimate?.pooled === true) {
       const covering = estimate.cover(cuOfCalls(network, items));
-      if (covering !== undefined) await covering;
+      if (covering !== undefined) {
+        await covering;
+        // The pool had nothing left for this state: refused whole, as admission refuses a spent
+        // estimate (402 / -32040), not call by call under HTTP 200 (QA S).
+        const unpaid = balanceRefusal(this.credentials.account(token.accountId), estimate);
+        if (unpaid !== undefined)
+          return relayAnswer(
+            unpaid,
+            serializeRefusal(parsed, jsonRpcErrorOf(unpaid)),
+            network,
+            token,
+            0,
+            deprecated,
+          );
+      }
     }
     // Its WebSocket connection closed meanwhile (ADR 0203 amendment): not relayed, not billed.
     if (abandoned?.aborted === true)
