@@ -282,6 +282,7 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
     expect(Object.keys((await list())[0]!).sort()).toEqual(
       [
         'created_at',
+        'created_by',
         'dashboard_key',
         'dashboard_user',
         'hint',
