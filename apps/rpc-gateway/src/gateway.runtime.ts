@@ -30,7 +30,7 @@ import {
 } from './credentials/credential-cache';
 import { CredentialService } from './credentials/credential.service';
 import { DEFAULT_SPEND_LEASE, UsageWindow } from './credentials/spend-estimate';
-import { fleetSpendPool } from './credentials/spend-pool';
+import { fleetSpendPool, meteredSpendPool } from './credentials/spend-pool';
 import { startBillingFeeds } from './credentials/billing-feeds';
 import { createPlanLimiter, type PlanLimiter } from './limits/plan-limiter';
 import type { ReplicaLink } from './replica/replica-link';
@@ -129,7 +129,8 @@ export class GatewayRuntime
     // Plan RPS: fleet-wide from the shared store (ADR 0102), else one bucket per replica (0204).
     this.planLimiter = createPlanLimiter(config, replica, registry, logger);
     // With that store, the spend estimates lease from one pool per balance state (ADR 0201).
-    const spendPool = this.planLimiter.store && fleetSpendPool(this.planLimiter.store);
+    const spendPool =
+      this.planLimiter.store && meteredSpendPool(fleetSpendPool(this.planLimiter.store), registry);
     this.credentials = new CredentialService(
       cache,
       new AccountStates(usageWindow, spendPool, {

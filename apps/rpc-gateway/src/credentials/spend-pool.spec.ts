@@ -1,5 +1,6 @@
 import { TokenBuckets } from '@meridian/rate-limits';
 import { FakeClock } from '@meridian/time';
+import { Registry } from 'prom-client';
 import { StoreTimeoutError } from '../limits/fleet-bucket-store';
 import type { LeaseAnswer } from '../limits/leased-rate-limiter';
 import {
@@ -8,6 +9,7 @@ import {
   type SpendLeaseOptions,
   type SpendPool,
 } from './spend-estimate';
+import { meteredSpendPool, type SpendLeaseOutcome } from './spend-pool';
 
 /**
  * The estimate across the fleet (ADR 0201 amendment): processes lease chunks of one pool per
@@ -52,6 +54,29 @@ class MemoryPool implements SpendPool {
   }
 }
 
+/** The spend-pool metrics of a pool wrapped as the gateway wraps the fleet's. */
+class Metered {
+  readonly registry = new Registry();
+  readonly pool: SpendPool;
+
+  constructor(inner: SpendPool) {
+    this.pool = meteredSpendPool(inner, this.registry);
+  }
+
+  async leases(): Promise<Record<SpendLeaseOutcome, number>> {
+    const metric = await this.registry.getSingleMetric('spend_pool_leases_total')!.get();
+    const counts = { granted: 0, empty: 0, failed_open: 0, late: 0 };
+    for (const { labels, value } of metric.values)
+      counts[labels['outcome'] as SpendLeaseOutcome] = value;
+    return counts;
+  }
+
+  async leasedCu(): Promise<number> {
+    const metric = await this.registry.getSingleMetric('spend_pool_leased_cu_total')!.get();
+    return metric.values[0]?.value ?? 0;
+  }
+}
+
 /** Covers and takes one call of `cu`, as the relay does; whether it was admitted. */
 async function call(estimate: SpendEstimate, cu: number): Promise<boolean> {
   const covering = estimate.cover(cu);
@@ -90,7 +115,8 @@ describe('SpendEstimate with a fleet pool', () => {
   it('answers calls from what it leased: a lease per chunk, none per call; a chunk is at most 1/32 of the state', async () => {
     const clock = new FakeClock();
     const pool = new MemoryPool(clock);
-    const estimate = new SpendEstimate(new UsageWindow(), pool, 'acct', LEASE);
+    const metered = new Metered(pool);
+    const estimate = new SpendEstimate(new UsageWindow(), metered.pool, 'acct', LEASE);
     estimate.reset(1, 1_000_000);
     expect(estimate.cover(20)).toBeInstanceOf(Promise);
     let sync = 0;
@@ -110,6 +136,14 @@ describe('SpendEstimate with a fleet pool', () => {
     const left = pool.left('acct', 1, 1_000_000);
     expect(1_000_000 - left).toBeGreaterThanOrEqual(100_000);
     expect(1_000_000 - left).toBeLessThanOrEqual(100_000 + 2 * (1_000_000 / 32));
+    // Every lease counted, each granted in full; the CU leased are what the pool lost.
+    expect(await metered.leases()).toEqual({
+      granted: pool.leases,
+      empty: 0,
+      failed_open: 0,
+      late: 0,
+    });
+    expect(await metered.leasedCu()).toBe(1_000_000 - left);
   });
 
   it('a new state starts a new pool, charged what this process spent that the state cannot hold yet', async () => {
@@ -128,22 +162,29 @@ describe('SpendEstimate with a fleet pool', () => {
   it('refuses once the pool is spent, even with its own estimate left; a newer state clears it', async () => {
     const clock = new FakeClock();
     const pool = new MemoryPool(clock);
-    const estimate = new SpendEstimate(new UsageWindow(), pool, 'acct', LEASE);
+    const metered = new Metered(pool);
+    const estimate = new SpendEstimate(new UsageWindow(), metered.pool, 'acct', LEASE);
     estimate.reset(1, 1_000);
     // Another process took the whole pool.
     expect(pool.takeNow('acct', 1, 1_000, 1_000, 0)).toEqual({ ok: true, granted: 1_000 });
     expect(await call(estimate, 100)).toBe(false);
     expect(estimate.spent).toBe(true);
     expect(estimate.remainingCu).toBe(1_000);
+    expect(await metered.leases()).toMatchObject({ granted: 0, empty: 1 });
+    expect(await metered.leasedCu()).toBe(0);
     estimate.reset(2, 5_000);
     expect(estimate.spent).toBe(false);
     expect(await call(estimate, 100)).toBe(true);
+    // The call's 100 and a chunk of 500, from the new state's pool.
+    expect(await metered.leases()).toMatchObject({ granted: 1, empty: 1 });
+    expect(await metered.leasedCu()).toBe(600);
   });
 
   it('pool unreachable: admits as the process alone would (its estimate), then charges the pool what it spent once it answers again', async () => {
     const clock = new FakeClock();
     const pool = new MemoryPool(clock);
-    const estimate = new SpendEstimate(new UsageWindow(), pool, 'acct', LEASE);
+    const metered = new Metered(pool);
+    const estimate = new SpendEstimate(new UsageWindow(), metered.pool, 'acct', LEASE);
     estimate.reset(1, 10_000);
     pool.down = new Error('Connection is closed.');
     let admitted = 0;
@@ -154,10 +195,13 @@ describe('SpendEstimate with a fleet pool', () => {
     clock.advance(249);
     await call(estimate, 100);
     expect(pool.leases).toBe(1);
+    expect(await metered.leases()).toEqual({ granted: 0, empty: 0, failed_open: 1, late: 0 });
     clock.advance(1);
     pool.down = undefined;
     await call(estimate, 100);
     await Promise.resolve();
+    expect(await metered.leases()).toEqual({ granted: 1, empty: 0, failed_open: 1, late: 0 });
+    expect(await metered.leasedCu()).toBe(500);
     // The lease charged the 5,100 CU admitted while down (and granted a chunk): the pool knows.
     expect(pool.left('acct', 1, 10_000)).toBe(10_000 - 5_100 - 500);
     // And its own estimate stands throughout: 10,000 CU, not more.
@@ -169,7 +213,8 @@ describe('SpendEstimate with a fleet pool', () => {
   it('a lease answered after its deadline: its grant covers what was admitted meanwhile, nothing is charged again', async () => {
     const clock = new FakeClock();
     const pool = new MemoryPool(clock);
-    const estimate = new SpendEstimate(new UsageWindow(), pool, 'acct', LEASE);
+    const metered = new Metered(pool);
+    const estimate = new SpendEstimate(new UsageWindow(), metered.pool, 'acct', LEASE);
     estimate.reset(1, 10_000);
     let answerLate!: () => void;
     pool.take = (accountId, version, seedCu, wantedCu, chargedCu) => {
@@ -189,6 +234,9 @@ describe('SpendEstimate with a fleet pool', () => {
     // The late answer granted the first lease (the call's 100 and a chunk of 500), which covers
     // the call admitted meanwhile; the next lease charges nothing more, takes a chunk of 500.
     expect(10_000 - pool.left('acct', 1, 10_000)).toBe(600 + 500);
+    // The first lease failed open, then its answer came: counted late, its 600 CU leased.
+    expect(await metered.leases()).toEqual({ granted: 1, empty: 0, failed_open: 1, late: 1 });
+    expect(await metered.leasedCu()).toBe(600 + 500);
   });
 
   it('without a pool, or before the pools are known, it never asks anyone', () => {

@@ -1,4 +1,6 @@
-import type { FleetBucketStore } from '../limits/fleet-bucket-store';
+import { Counter, type Registry } from 'prom-client';
+import { StoreTimeoutError, type FleetBucketStore } from '../limits/fleet-bucket-store';
+import type { LeaseAnswer } from '../limits/leased-rate-limiter';
 import type { SpendPool } from './spend-estimate';
 
 /**
@@ -19,6 +21,58 @@ export function fleetSpendPool(store: FleetBucketStore, now: () => number = Date
         0,
         seedCu,
         now(),
+      ),
+  };
+}
+
+/**
+ * How a lease from a spend pool ended: `granted` all it asked; `empty` the pool had less (the
+ * estimate is then spent until a newer state); `failed_open` the store did not answer in time
+ * or at all (the process admits alone meanwhile); `late` an answer that came after its lease
+ * had failed open (that lease is counted `failed_open` too).
+ */
+export type SpendLeaseOutcome = 'granted' | 'empty' | 'failed_open' | 'late';
+
+/**
+ * `pool` with the fleet's spend-pool metrics on `registry`, named and registered as the
+ * plan-RPS store's (`rate_limit_*`, plan-limiter.ts): leases by outcome and the CU they granted
+ * (late grants included). No account label: the outcome is the only one (bounded cardinality).
+ */
+export function meteredSpendPool(pool: SpendPool, registry: Registry): SpendPool {
+  const leases = new Counter({
+    name: 'spend_pool_leases_total',
+    help: 'Leases from the fleet spend pools, by outcome (granted, empty, failed_open, late)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const leasedCu = new Counter({
+    name: 'spend_pool_leased_cu_total',
+    help: 'CU granted by leases from the fleet spend pools (late answers included)',
+    registers: [registry],
+  });
+  for (const outcome of ['granted', 'empty', 'failed_open', 'late'] as const)
+    leases.inc({ outcome }, 0);
+  const count = (outcome: SpendLeaseOutcome, answer?: LeaseAnswer) => {
+    leases.inc({ outcome });
+    if (answer?.ok && answer.granted > 0) leasedCu.inc(answer.granted);
+  };
+  return {
+    now: () => pool.now(),
+    take: (accountId, version, seedCu, wantedCu, chargedCu) =>
+      pool.take(accountId, version, seedCu, wantedCu, chargedCu).then(
+        (answer) => {
+          count(answer.ok && answer.granted >= wantedCu ? 'granted' : 'empty', answer);
+          return answer;
+        },
+        (error: unknown) => {
+          count('failed_open');
+          if (error instanceof StoreTimeoutError)
+            (error.late as Promise<LeaseAnswer>).then(
+              (answer) => count('late', answer),
+              () => undefined,
+            );
+          throw error;
+        },
       ),
   };
 }
