@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
+import { Inject, Injectable } from '@nestjs/common';
+import { DbJobGate, RetentionJob } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, MINUTE, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -19,9 +19,7 @@ export const OUTBOX_PRUNE_INTERVAL_MS = 10 * MINUTE;
  * counted in `billing_outbox_pruned_total`; an unpublished event is kept whatever its age.
  */
 @Injectable()
-export class OutboxRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly pruner: RetentionPruner;
-
+export class OutboxRetention extends RetentionJob {
   constructor(
     outbox: OutboxRepository,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -30,32 +28,23 @@ export class OutboxRetention implements OnApplicationBootstrap, OnApplicationShu
     gate: DbJobGate,
     registry: Registry,
   ) {
-    const pruned = new Counter({
-      name: 'billing_outbox_pruned_total',
-      help: 'Published outbox events deleted, older than OUTBOX_RETENTION_DAYS',
-      registers: [registry],
-    });
-    this.pruner = new RetentionPruner((before, limit) => outbox.prunePublished(before, limit), {
-      name: 'outbox',
-      clock,
-      retentionMs: config.OUTBOX_RETENTION_DAYS * DAY,
-      intervalMs: OUTBOX_PRUNE_INTERVAL_MS,
-      onPruned: (count) => pruned.inc(count),
-      logger,
-      gate,
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.pruner.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.pruner.stop();
-  }
-
-  /** Deletes the expired published events (one run at a time); the count deleted. Never throws. */
-  prune(): Promise<number> {
-    return this.pruner.prune();
+    super(
+      (before, limit) => outbox.prunePublished(before, limit),
+      {
+        name: 'outbox',
+        clock,
+        retentionMs: config.OUTBOX_RETENTION_DAYS * DAY,
+        intervalMs: OUTBOX_PRUNE_INTERVAL_MS,
+        logger,
+        gate,
+      },
+      {
+        registry,
+        metric: {
+          name: 'billing_outbox_pruned_total',
+          help: 'Published outbox events deleted, older than OUTBOX_RETENTION_DAYS',
+        },
+      },
+    );
   }
 }

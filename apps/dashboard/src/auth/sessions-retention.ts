@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
+import { Inject, Injectable } from '@nestjs/common';
+import { DbJobGate, RetentionJob } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { MINUTE, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { CLOCK } from '../clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -19,9 +19,7 @@ export const SESSIONS_PRUNE_INTERVAL_MS = 10 * MINUTE;
  * `dashboard_sessions_pruned_total`. Nothing reads an ended session, so none is kept.
  */
 @Injectable()
-export class SessionsRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly pruner: RetentionPruner;
-
+export class SessionsRetention extends RetentionJob {
   constructor(
     sessions: SessionsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -30,13 +28,8 @@ export class SessionsRetention implements OnApplicationBootstrap, OnApplicationS
     gate: DbJobGate,
     registry: Registry,
   ) {
-    const pruned = new Counter({
-      name: 'dashboard_sessions_pruned_total',
-      help: 'Ended sessions (expired or idle) deleted',
-      registers: [registry],
-    });
     const idleMs = config.SESSION_IDLE_MS;
-    this.pruner = new RetentionPruner(
+    super(
       (now, limit) => sessions.deleteExpired(now, new Date(now.getTime() - idleMs), limit),
       {
         name: 'sessions',
@@ -44,23 +37,16 @@ export class SessionsRetention implements OnApplicationBootstrap, OnApplicationS
         // Ended is ended: `before` is the clock's now.
         retentionMs: 0,
         intervalMs: SESSIONS_PRUNE_INTERVAL_MS,
-        onPruned: (count) => pruned.inc(count),
         logger,
         gate,
       },
+      {
+        registry,
+        metric: {
+          name: 'dashboard_sessions_pruned_total',
+          help: 'Ended sessions (expired or idle) deleted',
+        },
+      },
     );
-  }
-
-  onApplicationBootstrap(): void {
-    this.pruner.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.pruner.stop();
-  }
-
-  /** Deletes the ended sessions (one run at a time); the count deleted. Never throws. */
-  prune(): Promise<number> {
-    return this.pruner.prune();
   }
 }

@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
+import { Inject, Injectable } from '@nestjs/common';
+import { DbJobGate, RetentionJob } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { DAY, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -18,9 +18,7 @@ import { DeliveriesRepository } from './deliveries.repository';
  * `webhook_matcher_delivery_log_pruned_total` (as delivery-worker's attempt log).
  */
 @Injectable()
-export class DeliveryLogRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly pruner: RetentionPruner;
-
+export class DeliveryLogRetention extends RetentionJob {
   constructor(
     deliveries: DeliveriesRepository,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -29,32 +27,23 @@ export class DeliveryLogRetention implements OnApplicationBootstrap, OnApplicati
     gate: DbJobGate,
     registry: Registry,
   ) {
-    const pruned = new Counter({
-      name: 'webhook_matcher_delivery_log_pruned_total',
-      help: 'Attempts deleted from the delivery log, older than DELIVERY_LOG_RETENTION_DAYS',
-      registers: [registry],
-    });
-    this.pruner = new RetentionPruner((before, limit) => deliveries.prune(before, limit), {
-      name: 'delivery log',
-      clock,
-      retentionMs: config.DELIVERY_LOG_RETENTION_DAYS * DAY,
-      intervalMs: config.DELIVERY_LOG_PRUNE_MS,
-      onPruned: (count) => pruned.inc(count),
-      logger,
-      gate,
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.pruner.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.pruner.stop();
-  }
-
-  /** Deletes expired attempts (one run at a time); the count deleted. Never throws. */
-  prune(): Promise<number> {
-    return this.pruner.prune();
+    super(
+      (before, limit) => deliveries.prune(before, limit),
+      {
+        name: 'delivery log',
+        clock,
+        retentionMs: config.DELIVERY_LOG_RETENTION_DAYS * DAY,
+        intervalMs: config.DELIVERY_LOG_PRUNE_MS,
+        logger,
+        gate,
+      },
+      {
+        registry,
+        metric: {
+          name: 'webhook_matcher_delivery_log_pruned_total',
+          help: 'Attempts deleted from the delivery log, older than DELIVERY_LOG_RETENTION_DAYS',
+        },
+      },
+    );
   }
 }

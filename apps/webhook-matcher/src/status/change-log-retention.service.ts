@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DbJobGate, RetentionPruner } from '@meridian/platform-db';
+import { Inject, Injectable } from '@nestjs/common';
+import { DbJobGate, RetentionJob } from '@meridian/platform-db';
 import { LOGGER } from '@meridian/platform-observability';
 import { HOUR, MINUTE, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -24,9 +24,7 @@ export const CHANGE_LOG_PRUNE_INTERVAL_MS = MINUTE;
  * clock (`at` is its `now()`, and so are the readers' windows), not the app's.
  */
 @Injectable()
-export class ChangeLogRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly pruner: RetentionPruner;
-
+export class ChangeLogRetention extends RetentionJob {
   constructor(
     db: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -35,34 +33,25 @@ export class ChangeLogRetention implements OnApplicationBootstrap, OnApplication
     gate: DbJobGate,
     registry: Registry,
   ) {
-    const pruned = new Counter({
-      name: 'webhook_matcher_change_log_pruned_total',
-      help: 'Change feed rows deleted, older than CHANGE_LOG_RETENTION_HOURS',
-      registers: [registry],
-    });
     const retentionMs = config.CHANGE_LOG_RETENTION_HOURS * HOUR;
-    // The rows' ages are the database's (`pruneChanges`): `before` is not used.
-    this.pruner = new RetentionPruner((_before, limit) => pruneChanges(db, retentionMs, limit), {
-      name: 'change log',
-      clock,
-      retentionMs,
-      intervalMs: CHANGE_LOG_PRUNE_INTERVAL_MS,
-      onPruned: (count) => pruned.inc(count),
-      logger,
-      gate,
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.pruner.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.pruner.stop();
-  }
-
-  /** Deletes the expired rows (one run at a time); the count deleted. Never throws. */
-  prune(): Promise<number> {
-    return this.pruner.prune();
+    super(
+      // The rows' ages are the database's (`pruneChanges`): `before` is not used.
+      (_before, limit) => pruneChanges(db, retentionMs, limit),
+      {
+        name: 'change log',
+        clock,
+        retentionMs,
+        intervalMs: CHANGE_LOG_PRUNE_INTERVAL_MS,
+        logger,
+        gate,
+      },
+      {
+        registry,
+        metric: {
+          name: 'webhook_matcher_change_log_pruned_total',
+          help: 'Change feed rows deleted, older than CHANGE_LOG_RETENTION_HOURS',
+        },
+      },
+    );
   }
 }

@@ -4,6 +4,7 @@ export * from './migrate-command';
 export * from './statement-batcher';
 export * from './pg-errors';
 export * from './retention-pruner';
+export * from './retention-job';
 export * from './revert-migrations';
 export * from './connect-log';
 export * from './db-job-gate';
