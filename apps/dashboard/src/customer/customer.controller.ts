@@ -139,7 +139,7 @@ export class CustomerController {
     // Who made or rolled an access token, for a removal of them to list (ADR 0604).
     if (upstream === 'billing' && request.method === 'POST' && answer.status < 300)
       await this.team.noteTokenChange(current.user, path, answer.body);
-    void reply.status(answer.status);
+    void reply.status(answer.status).headers(answer.headers ?? {});
     if (answer.status === 204 || answer.body === null) return reply.send();
     return reply.send(answer.body);
   }

@@ -8,7 +8,16 @@ export type Upstream = 'billing' | 'webhooks' | 'audit';
 export interface UpstreamAnswer {
   status: number;
   body: unknown;
+  /** The answer's headers the BFF passes on (`RELAYED_HEADERS`, lower case), when present. */
+  headers?: Record<string, string>;
 }
+
+/**
+ * The upstream headers a relayed answer keeps: `Retry-After` (a 429 of the matcher's
+ * test-delivery limits, for one) tells the caller when to ask again. Nothing else is the caller's: the APIs' `X-Request-Id` names their request, not the
+ * dashboard's, and framing (length, encoding, connection) is the BFF's own.
+ */
+export const RELAYED_HEADERS: readonly string[] = ['retry-after'];
 
 export interface UpstreamCall {
   bearer: string;
@@ -20,7 +29,8 @@ export interface UpstreamCall {
 /**
  * The dashboard's only way to the REST APIs: server-side, with the account's API key (or the
  * operator token), so the APIs keep their one auth scheme. Answers come back as they are (status
- * and JSON body) and the BFF relays them; only "could not reach it" becomes our own error.
+ * and JSON body, with the headers of `RELAYED_HEADERS`) and the BFF relays them; only "could not
+ * reach it" becomes our own error.
  */
 @Injectable()
 export class UpstreamClient {
@@ -75,7 +85,12 @@ export class UpstreamClient {
         body = { error: 'upstream_error', message: `${upstream} answered ${response.status}` };
       }
     }
-    return { status: response.status, body };
+    const relayed: Record<string, string> = {};
+    for (const name of RELAYED_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) relayed[name] = value;
+    }
+    return { status: response.status, body, headers: relayed };
   }
 
   /** For the BFF's own use of an answer: a non-2xx becomes a DomainError carrying its code. */

@@ -27,6 +27,8 @@ export class ApiError extends Error {
     readonly body: Record<string, unknown>,
     /** How long the request took (the retry rule, waits.ts). */
     readonly elapsedMs = 0,
+    /** The answer's Retry-After in seconds (a 429 of a limit, relayed by the BFF), if any. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -93,6 +95,7 @@ export async function api<T>(
       : `request failed (${response.status})`,
   );
   if (isSessionGone(response.status, code)) onSessionGone();
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
   throw new ApiError(
     response.status,
     code,
@@ -100,6 +103,7 @@ export async function api<T>(
     fieldsOf(errorBody),
     errorBody,
     Date.now() - started,
+    Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );
 }
 

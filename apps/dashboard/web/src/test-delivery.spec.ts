@@ -72,6 +72,15 @@ describe('testDeliveryRefusal', () => {
     ).toMatch(/^Not sent: your account has sent its 100 test deliveries for an hour\./);
   });
 
+  it("says when the next one may go, from the answer's Retry-After", () => {
+    expect(
+      testDeliveryRefusal('rate_limited', { scope: 'webhook', limit: 10, window_seconds: 60 }, 42),
+    ).toBe(
+      'Not sent: this webhook has sent its 10 test deliveries for a minute. Test deliveries ' +
+        'are free and limited; send the next one in 42 s.',
+    );
+  });
+
   it('words a 429 without its members, and leaves other codes to the page', () => {
     expect(testDeliveryRefusal('rate_limited', {})).toMatch(
       /^Not sent: this webhook has sent as many/,

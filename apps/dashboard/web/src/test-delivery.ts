@@ -49,11 +49,13 @@ function windowWords(seconds: number): string {
 /**
  * The page's words for a test delivery refused for its limit (429 `rate_limited` with `scope`,
  * `limit`, `window_seconds`; webhook-matcher `testDeliveryLimits`, set by `TEST_DELIVERY_*`), else undefined: tests are
- * free, so a webhook gets a few a minute and the account a ceiling an hour.
+ * free, so a webhook gets a few a minute and the account a ceiling an hour. With the answer's
+ * Retry-After (relayed by the BFF), it says when the next one may go.
  */
 export function testDeliveryRefusal(
   code: string,
   body: Record<string, unknown>,
+  retryAfterSeconds?: number,
 ): string | undefined {
   if (code !== 'rate_limited') return undefined;
   const whose = body['scope'] === 'account' ? 'your account' : 'this webhook';
@@ -63,5 +65,9 @@ export function testDeliveryRefusal(
     typeof limit === 'number' && typeof seconds === 'number'
       ? `has sent its ${limit.toLocaleString('en-US')} test deliveries for ${windowWords(seconds)}`
       : 'has sent as many test deliveries as it may for now';
-  return `Not sent: ${whose} ${sent}. Test deliveries are free and limited; send the next one a little later.`;
+  const when =
+    retryAfterSeconds === undefined
+      ? 'a little later'
+      : `in ${retryAfterSeconds.toLocaleString('en-US')} s`;
+  return `Not sent: ${whose} ${sent}. Test deliveries are free and limited; send the next one ${when}.`;
 }

@@ -120,7 +120,11 @@ function ActionError(props: { error: unknown }) {
       </Notice>
     );
   if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
-  const refusedTest = testDeliveryRefusal(props.error.code, props.error.body);
+  const refusedTest = testDeliveryRefusal(
+    props.error.code,
+    props.error.body,
+    props.error.retryAfterSeconds,
+  );
   if (refusedTest)
     return (
       <Notice tone="bad">

@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { createAppDataSource, initializeDataSource, runMigrations } from '@meridian/platform-db';
+import { createHttpApp } from '@meridian/platform-http';
+import { provisionMessaging } from '@meridian/platform-messaging';
+import {
+  createTestDatabase,
+  deleteNatsNamespace,
+  freePort,
+  runAppScript,
+  startAppProcess,
+  startBillingLedgerProcess,
+  testNatsUrl,
+  type AppProcess,
+  type BillingLedgerProcess,
+  type TestDatabase,
+} from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { AppModule } from '../src/app.module';
+import { configSchema } from '../src/config/config';
+import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
+import { OPERATOR_TOKEN } from './support/billing-ledger.process';
+import { BffClient } from './support/bff-client';
+
+jest.setTimeout(180_000);
+
+/**
+ * The relay passes an upstream's Retry-After on: the real webhook-matcher (a child process, one
+ * test delivery a minute per webhook) refuses a webhook's second test with 429 `rate_limited`
+ * and Retry-After, and the page's call through the real BFF gets both, not the status alone.
+ */
+describe('the relay keeps Retry-After (real BFF, real webhook-matcher and billing-ledger)', () => {
+  const natsPrefix = `dash_relay_${process.pid}_${Date.now().toString(36)}`;
+  let billingDb: TestDatabase;
+  let matcherDb: TestDatabase;
+  let db: TestDatabase;
+  let billing: BillingLedgerProcess;
+  let matcher: AppProcess;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    [billingDb, matcherDb, db] = await Promise.all([
+      createTestDatabase({ prefix: 'dashboard_relay_billing' }),
+      createTestDatabase({ prefix: 'dashboard_relay_matcher' }),
+      createTestDatabase({ prefix: 'dashboard_relay' }),
+    ]);
+    const rows = createAppDataSource(dataSourceOptions(db.url));
+    await initializeDataSource(rows);
+    try {
+      await runMigrations(rows, SCHEMA);
+    } finally {
+      await rows.destroy();
+    }
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      await provisionMessaging(await jetstreamManager(nc), natsPrefix);
+    } finally {
+      await nc.close();
+    }
+    billing = await startBillingLedgerProcess({
+      operatorToken: OPERATOR_TOKEN,
+      databaseUrl: billingDb.url,
+      natsPrefix,
+      env: { LEDGER_TICK_MS: '0', LOG_LEVEL: 'error' },
+      startTimeoutMs: 45_000,
+    });
+    await runAppScript('apps/webhook-matcher/src/migrate.ts', { DATABASE_URL: matcherDb.url });
+    matcher = await startAppProcess(async () => {
+      const port = await freePort();
+      return {
+        main: 'apps/webhook-matcher/src/main.ts',
+        env: {
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: String(port),
+          DATABASE_URL: matcherDb.url,
+          NATS_URL: testNatsUrl(),
+          NATS_PREFIX: natsPrefix,
+          BILLING_GRPC_URL: billing.grpcTarget,
+          WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+          TEST_DELIVERY_WEBHOOK_PER_MINUTE: '1',
+          LOG_LEVEL: 'error',
+        },
+        healthUrl: `http://127.0.0.1:${port}/healthz`,
+        startTimeoutMs: 60_000,
+      };
+    });
+    const config = configSchema.parse({
+      HTTP_PORT: '0',
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      BILLING_API_URL: `${billing.url}/api/v1`,
+      WEBHOOKS_API_URL: `http://127.0.0.1:${matcher.options.env!['HTTP_PORT']}/api/v1`,
+      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
+      OPERATOR_TOKEN,
+      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
+      OPERATOR_EMAIL: 'ops@example.com',
+      OPERATOR_PASSWORD: 'operator password 1',
+    });
+    const logger = pino({ level: 'silent' });
+    app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  }, 150_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await matcher?.stop();
+    await billing?.stop();
+    await deleteNatsNamespace(testNatsUrl(), natsPrefix);
+    await Promise.all([billingDb?.drop(), matcherDb?.drop(), db?.drop()]);
+  });
+
+  it("answers the matcher's 429 of a second test delivery with its Retry-After", async () => {
+    const browser = new BffClient(app, '10.9.0.1');
+    const signedUp = await browser.call('POST', '/api/auth/sign-up', {
+      email: 'relay@example.com',
+      password: 'correct horse battery staple',
+    });
+    expect(signedUp.status).toBe(201);
+    await browser.call('GET', '/api/auth/session');
+    const made = await browser.call('POST', '/api/relay/webhooks/webhooks', {
+      name: 'Retry-After',
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: 'https://hooks.example.com/meridian',
+      addresses: ['0x6666666666666666666666666666666666666666'],
+    });
+    expect(made.status).toBe(201);
+    const test = `/api/relay/webhooks/webhooks/${String(made.body['id'])}/test`;
+
+    const first = await browser.call('POST', test, {});
+    expect(first.status).toBe(202);
+    expect(first.headers['retry-after']).toBeUndefined();
+
+    const second = await browser.call('POST', test, {});
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ error: 'rate_limited', scope: 'webhook', limit: 1 });
+    // The matcher's own: the seconds until the minute's one test leaves its window.
+    expect(second.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
+    expect(Number(second.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+});
