@@ -14,8 +14,9 @@ export interface UpstreamAnswer {
 
 /**
  * The upstream headers a relayed answer keeps: `Retry-After` (a 429 of the matcher's
- * test-delivery limits, for one) tells the caller when to ask again. Nothing else is the caller's: the APIs' `X-Request-Id` names their request, not the
- * dashboard's, and framing (length, encoding, connection) is the BFF's own.
+ * test-delivery limits, for one) tells the caller when to ask again. Nothing else is the
+ * caller's: the APIs' `X-Request-Id` names their request, not the dashboard's, and framing
+ * (length, encoding, connection) is the BFF's own.
  */
 export const RELAYED_HEADERS: readonly string[] = ['retry-after'];
 
