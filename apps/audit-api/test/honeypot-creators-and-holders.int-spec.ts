@@ -23,11 +23,12 @@ import { fixture, setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
 import { InTestCredentialSource } from './support/in-test-credentials';
 
 const KEY = 'honeypot-links-key';
-/** anvil's default accounts 1–3 (public test mnemonic); account 0 is the devnet's deployer. */
+/** anvil's default accounts 1–4 (public test mnemonic); account 0 is the devnet's deployer. */
 const ACCOUNT_KEYS = [
   '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
   '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
   '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+  '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
 ] as const satisfies readonly Hex[];
 /** Whom the creator makes the honeypot's owner: anyone it likes, e.g. a stranger's wallet. */
 const NAMED_OWNER = '0x000000000000000000000000000000000000a11c' as Address;
@@ -53,6 +54,7 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
   let honeypot: Address;
   const noPool = {} as Record<NoPoolToken, Address>;
   const clock = new FakeClock(new Date());
+  let deployFrom: (key: Hex, name: NoPoolToken) => Promise<Address>;
 
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: 1 });
@@ -64,7 +66,7 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       rpcUrls: { default: { http: [anvil.url] } },
     };
     // Each no-pool token has its own creator, so one's verdict cannot colour another's.
-    const deployFrom = async (key: Hex, name: NoPoolToken) => {
+    deployFrom = async (key: Hex, name: NoPoolToken) => {
       const account = privateKeyToAccount(key);
       const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
       const hash = await wallet.deployContract({
@@ -246,6 +248,34 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       expect(data.risk_indicators.honeypot_with_same_creator).toBe(0);
       // Its own stored verdict is left out of its creator's link: 1 − (1 − 0.8)(1 − p_creator).
       expect(Number(data.probabilityFraud)).toBeLessThan(1);
+    });
+  });
+
+  describe("a creator's tokens agree as soon as one is found a honeypot (QA F1)", () => {
+    it('a token cached Not Fraud before its sibling honeypot was found turns Fraud at once', async () => {
+      // Account 4 has created nothing yet: its first token is judged on its own code.
+      const first = await deployFrom(ACCOUNT_KEYS[3], 'CleanToken');
+      const before = await rugPull(first);
+      expect(before.risk_indicators.honeypot_with_same_creator).toBe(0);
+      expect(before.status).toBe('Not Fraud');
+      const trap = await deployFrom(ACCOUNT_KEYS[3], 'OwnerOnlyTransferToken');
+      const found = await rugPull(trap);
+      expect([found.risk_indicators.is_honeypot, found.status]).toEqual([1, 'Fraud']);
+      // Inside the reuse TTL (a second later): not the verdict cached before the honeypot.
+      const again = await rugPull(first);
+      expect(again.risk_indicators.honeypot_with_same_creator).toBe(1);
+      expect([again.status, again.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+      // A twin deployed now gets the same answer as the first.
+      const twin = await deployFrom(ACCOUNT_KEYS[3], 'CleanToken');
+      const fresh = await rugPull(twin);
+      expect(fresh.risk_indicators.honeypot_with_same_creator).toBe(1);
+      expect([fresh.status, fresh.risk_status]).toEqual([again.status, again.risk_status]);
+      // Checked again with nothing changed, the first is reused from the cache, still Fraud.
+      const reused = await rugPull(first);
+      expect([reused.status, reused.risk_indicators.honeypot_with_same_creator]).toEqual([
+        'Fraud',
+        1,
+      ]);
     });
   });
 

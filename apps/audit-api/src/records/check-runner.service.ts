@@ -32,6 +32,11 @@ export class CheckRunner {
     options: {
       /** What the verdict depends on besides the address (e.g. the hash of the code there). */
       version?: () => Promise<string>;
+      /**
+       * Whether a cached verdict still holds for what it read outside its version, checked at
+       * each reuse (cheap reads only); one that does not is computed again.
+       */
+      holds?: (cached: V) => Promise<boolean>;
     } = {},
   ): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
     const reservation = await this.quota.reserve(principal);
@@ -43,6 +48,8 @@ export class CheckRunner {
       const notBefore = new Date(this.clock.now().getTime() - ttl);
       let verdict =
         ttl > 0 ? await this.cache.get<V>(chain, key, product, version, notBefore) : undefined;
+      if (verdict !== undefined && options.holds && !(await options.holds(verdict)))
+        verdict = undefined;
       const cached = verdict !== undefined;
       if (verdict === undefined) {
         verdict = await compute();

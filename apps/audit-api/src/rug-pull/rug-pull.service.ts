@@ -148,6 +148,19 @@ export class RugPullService implements OnModuleDestroy {
             throw chainReadFailure(error);
           }
         },
+        // The creator's link is part of the verdict (honeypot_with_same_creator, and Fraud
+        // through it) but not of its version: a honeypot of the same creator found, or cleared,
+        // after this verdict was cached makes it stale at once, so the creator's tokens agree.
+        holds: async (cached) =>
+          !cached.creator ||
+          (cached.indicators.honeypot_with_same_creator ?? 0) ===
+            ((await this.wallets.honeypotRelated(
+              target.chain,
+              cached.creator.toLowerCase(),
+              target.address.key,
+            ))
+              ? 1
+              : 0),
       },
     );
     // The creator's wallet verdict may name this token as its honeypot (or did, and must stop):

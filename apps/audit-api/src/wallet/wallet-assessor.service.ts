@@ -14,7 +14,7 @@ import {
 import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
 import type { SanctionRecordInput } from '../records/address-records.repository';
 import { HoneypotTokensRepository } from '../records/honeypot-tokens.repository';
-import { forensicFlags } from '../scoring/forensic-flags';
+import { forensicFlags, NO_CHAIN_FLAGS } from '../scoring/forensic-flags';
 import type { WalletForensicCounts } from '../scoring/forensic-fields';
 import { walletVerdict, type WalletFeatures, type WalletStatus } from '../scoring/wallet-score';
 
@@ -68,6 +68,38 @@ export class WalletAssessor {
   }
 
   /**
+   * Whether `address` is `honeypot_related_address` by the rug pull checker's stored verdicts,
+   * leaving `exceptToken` out: a cheap read (two queries, no chain) that a token's cached verdict
+   * is checked against, since its creator's link is part of it (`honeypot_with_same_creator`).
+   */
+  async honeypotRelated(
+    chain: AuditChain,
+    address: string,
+    exceptToken?: string,
+  ): Promise<boolean> {
+    const link = await this.honeypotLink(chain, address, exceptToken);
+    return forensicFlags([], { ...NO_CHAIN_FLAGS, ...link }).counts.honeypot_related_address > 0;
+  }
+
+  private async honeypotLink(
+    chain: AuditChain,
+    address: string,
+    exceptToken: string | undefined,
+  ): Promise<{ honeypotsCreated: string[]; isHoneypotToken: boolean }> {
+    if (chain.addressFormat !== 'evm' || !this.config.AUDIT_HONEYPOT_CREATOR_LINK)
+      return { honeypotsCreated: [], isHoneypotToken: false };
+    const [honeypotsCreated, isHoneypotToken] = await Promise.all([
+      // Tokens of this creator the rug pull checker found to be honeypots (ADR 0302 amendment).
+      this.honeypots.createdBy(chain.code, address, exceptToken),
+      // The address is itself such a token (ADR 0302, amendment: one finding, both products).
+      address !== exceptToken
+        ? this.honeypots.isHoneypot(chain.code, address)
+        : Promise.resolve(false),
+    ]);
+    return { honeypotsCreated, isHoneypotToken };
+  }
+
+  /**
    * `exceptToken`: a token whose own stored verdict must not count as this creator's honeypot
    * (the rug pull check of that token, which would otherwise confirm its last verdict).
    */
@@ -77,17 +109,9 @@ export class WalletAssessor {
     options: { exceptToken?: string } = {},
   ): Promise<WalletAssessment> {
     const evm = chain.addressFormat === 'evm';
-    const link = evm && this.config.AUDIT_HONEYPOT_CREATOR_LINK;
-    const [own, honeypotsCreated, isHoneypotToken] = await Promise.all([
+    const [own, { honeypotsCreated, isHoneypotToken }] = await Promise.all([
       this.labels.forAddresses(chain.code, evm, [address]),
-      // Tokens of this creator the rug pull checker found to be honeypots (ADR 0302 amendment).
-      link
-        ? this.honeypots.createdBy(chain.code, address, options.exceptToken)
-        : Promise.resolve([]),
-      // The address is itself such a token (ADR 0302, amendment: one finding, both products).
-      link && address !== options.exceptToken
-        ? this.honeypots.isHoneypot(chain.code, address)
-        : Promise.resolve(false),
+      this.honeypotLink(chain, address, options.exceptToken),
     ]);
     const client = this.chains.clientFor(chain);
     let evidence: WalletEvidence | null = null;
