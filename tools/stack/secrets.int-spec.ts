@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { parseSecretsKey, SecretKeyRing, sealSecret } from '@meridian/platform-secrets';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
-import { loadStackSecrets, SECRET_NAMES } from './secrets';
+import { legacySecrets, loadStackSecrets, SECRET_NAMES } from './secrets';
 
 /**
  * The local stack's secrets live with its data (local_stack.secrets in the stack's database),
@@ -18,14 +19,44 @@ describe('local stack secrets in the stack database', () => {
     dirs.push(dir);
     return dir;
   };
-  const sql = async (text: string) => {
+  const sql = async (text: string, params: unknown[] = []) => {
     const client = new Client({ connectionString: db.url });
     await client.connect();
     try {
-      await client.query(text);
+      return (await client.query(text, params)).rows;
     } finally {
       await client.end();
     }
+  };
+  /**
+   * A database an older release made from `dir` (no local_stack.secrets): a webhook's signing
+   * secret sealed as the first rings did (`v1`) and a dashboard user's API key sealed by the
+   * ring (`v2`), each under the key derived from `dir`, in the apps' tables and columns.
+   */
+  const sealedByOldRelease = async (dir: string) => {
+    const keys = legacySecrets(dir, true);
+    await sql('CREATE SCHEMA webhooks');
+    await sql('CREATE TABLE webhooks.webhooks (id text PRIMARY KEY, secret_sealed text NOT NULL)');
+    await sql("INSERT INTO webhooks.webhooks VALUES ('wh_1', $1)", [
+      sealSecret(parseSecretsKey(keys.webhook_secrets_key!), 'whsec_old'),
+    ]);
+    await sql('CREATE SCHEMA dashboard');
+    await sql('CREATE TABLE dashboard.users (id text PRIMARY KEY, sealed_api_key text NULL)');
+    const ring = new SecretKeyRing(parseSecretsKey(keys.dashboard_secrets_key!));
+    await sql("INSERT INTO dashboard.users VALUES ('operator', NULL), ('u_1', $1)", [
+      ring.seal('key_old'),
+    ]);
+    return keys;
+  };
+  /** The names in local_stack.secrets (none when a refused start rolled the table back too). */
+  const storedNames = async () => {
+    const [{ table }] = (await sql("SELECT to_regclass('local_stack.secrets') AS table")) as [
+      { table: string | null },
+    ];
+    if (table === null) return [];
+    return ((await sql('SELECT name FROM local_stack.secrets')) as Array<{ name: string }>).map(
+      (row) => row.name,
+    );
   };
 
   beforeEach(async () => {
@@ -63,6 +94,30 @@ describe('local stack secrets in the stack database', () => {
     const fresh = stackDir();
     writeFileSync(join(fresh, 'secrets.json'), JSON.stringify({ operatorToken: 'op_elsewhere' }));
     expect((await loadStackSecrets(db.url, fresh, {})).values).toEqual(first.values);
+  });
+
+  it('refuses to store keys derived from another directory that cannot open the sealed data', async () => {
+    const made = stackDir();
+    const keys = await sealedByOldRelease(made);
+    await expect(loadStackSecrets(db.url, stackDir(), {})).rejects.toThrow(
+      /holds no webhook_secrets_key, dashboard_secrets_key .* open none of the values sealed in webhooks\.webhooks, dashboard\.users: .*Nothing was stored\. Start once with STACK_DIR .* or point DATABASE_URL at a new database$/,
+    );
+    expect(await storedNames()).toEqual([]);
+    // The way out the refusal names: once from the directory that made the data, then anywhere.
+    const first = await loadStackSecrets(db.url, made, {});
+    expect(first.values).toMatchObject(keys);
+    expect(first.sources.webhook_secrets_key).toBe('legacy');
+    expect((await loadStackSecrets(db.url, stackDir(), {})).values).toEqual(first.values);
+  });
+
+  it('refuses when only one key cannot open its data, naming that key', async () => {
+    const made = stackDir();
+    await sealedByOldRelease(made);
+    await sql('DELETE FROM webhooks.webhooks');
+    await expect(loadStackSecrets(db.url, stackDir(), {})).rejects.toThrow(
+      /holds no dashboard_secrets_key for this database, .* sealed in dashboard\.users:/,
+    );
+    expect(await storedNames()).toEqual([]);
   });
 
   it('takes the operator token of an old secrets.json on the first start', async () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { parseSecretsKey, SecretKeyRing } from '@meridian/platform-secrets';
 
 /**
  * The local stack's generated secrets, kept with the data they seal: a table of the stack's own,
@@ -123,8 +124,11 @@ const SEALED_DATA_SCHEMAS = ['webhooks', 'dashboard'];
 /**
  * The stack's secrets from `local_stack.secrets` in `databaseUrl`'s database, storing the ones
  * missing (chooseSecrets) before any migration runs: a database where an app's schema with
- * sealed rows already exists gets the legacy values of `dir`. One transaction under an advisory
- * lock, so two stacks starting at once on one database agree (the second reads the first's).
+ * sealed rows already exists gets the legacy values of `dir`. A key about to be stored that opens
+ * none of the values already sealed under it (the database was made from another directory) is
+ * refused: the start throws and stores nothing, rather than storing keys every later start would
+ * use. One transaction under an advisory lock, so two stacks starting at once on one database
+ * agree (the second reads the first's).
  */
 export async function loadStackSecrets(
   databaseUrl: string,
@@ -157,6 +161,8 @@ export async function loadStackSecrets(
       legacy: legacySecrets(dir, existing.rows[0]!.found),
       random: randomSecrets(),
     });
+    const wrong = await keysNotOpening(client, choice);
+    if (wrong.length > 0) throw new Error(sealedUnderOtherKeys(wrong, choice, dir));
     for (const [name, value] of Object.entries(choice.toStore))
       await client.query('INSERT INTO local_stack.secrets (name, value) VALUES ($1, $2)', [
         name,
@@ -170,6 +176,73 @@ export async function loadStackSecrets(
   } finally {
     await client.end();
   }
+}
+
+/** Where the apps keep values sealed under each key: webhook-matcher's and the dashboard's rows. */
+const SEALED_UNDER = {
+  webhook_secrets_key: { table: 'webhooks.webhooks', column: 'secret_sealed' },
+  dashboard_secrets_key: { table: 'dashboard.users', column: 'sealed_api_key' },
+} as const;
+
+/** Sealed values read per key: the ones naming the key first, so a right key finds one. */
+const SEALED_SAMPLE = 20;
+
+/**
+ * The keys about to be stored that open none of the values already sealed in their table (a
+ * key whose table is missing or empty opens everything). Opening is the apps' own ring, so a
+ * `v2` value is judged by its key id and tag, a `v1` value (no key id) by its tag alone.
+ */
+async function keysNotOpening(
+  client: Client,
+  choice: SecretsChoice,
+): Promise<Array<keyof typeof SEALED_UNDER>> {
+  const wrong: Array<keyof typeof SEALED_UNDER> = [];
+  for (const name of Object.keys(SEALED_UNDER) as Array<keyof typeof SEALED_UNDER>) {
+    const key = choice.toStore[name];
+    if (key === undefined) continue;
+    const { table, column } = SEALED_UNDER[name];
+    const found = await client.query<{ found: boolean }>(
+      'SELECT to_regclass($1) IS NOT NULL AS found',
+      [table],
+    );
+    if (!found.rows[0]!.found) continue;
+    const ring = new SecretKeyRing(parseSecretsKey(key));
+    const sealed = await client.query<{ value: string }>(
+      `SELECT ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL
+        ORDER BY starts_with(${column}, $1) DESC LIMIT ${SEALED_SAMPLE}`,
+      [ring.currentPrefix],
+    );
+    if (sealed.rows.length > 0 && !sealed.rows.some((row) => opens(ring, row.value)))
+      wrong.push(name);
+  }
+  return wrong;
+}
+
+function opens(ring: SecretKeyRing, sealed: string): boolean {
+  try {
+    ring.open(sealed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The one line a start refused for keys that cannot open its database's data says. */
+function sealedUnderOtherKeys(
+  wrong: ReadonlyArray<keyof typeof SEALED_UNDER>,
+  choice: SecretsChoice,
+  dir: string,
+): string {
+  const origin = wrong.every((name) => choice.sources[name] === 'legacy')
+    ? `derived from ${dir}`
+    : 'this start would store';
+  return (
+    `local_stack.secrets holds no ${wrong.join(', ')} for this database, and the ones ${origin} ` +
+    `open none of the values sealed in ${wrong.map((name) => SEALED_UNDER[name].table).join(', ')}: ` +
+    'another stack directory made this data. Nothing was stored. Start once with STACK_DIR set ' +
+    'to the stack directory that made this database (its keys are then stored), or point ' +
+    'DATABASE_URL at a new database'
+  );
 }
 
 /** What each app of the stack takes from the secrets, by app (not process) name. */
