@@ -139,6 +139,42 @@ describe('createHttpApp edge', () => {
     });
   });
 
+  // QA F4: these came with fastify's wording ("Unsupported Media Type"), not ours.
+  it.each([
+    ['text/plain', 'request bodies are JSON: send content-type application/json'],
+    [undefined, 'request bodies are JSON: send content-type application/json'],
+    [
+      'application/x-www-form-urlencoded',
+      'request bodies are JSON: send content-type application/json',
+    ],
+  ])('a body sent as %s: 415 in our words', async (type, message) => {
+    const answer = await send({
+      method: 'POST',
+      url: '/things',
+      ...(type ? { type } : {}),
+      payload: 'a=1',
+    });
+    expect([answer.status, answer.body['error'], answer.body['message']]).toEqual([
+      415,
+      'unsupported_media_type',
+      message,
+    ]);
+  });
+
+  it('a body over the limit: 413 in our words', async () => {
+    const answer = await send({
+      method: 'POST',
+      url: '/things',
+      type: 'application/json',
+      payload: `"${'x'.repeat(2048)}"`,
+    });
+    expect([answer.status, answer.body['error'], answer.body['message']]).toEqual([
+      413,
+      'request_too_large',
+      'the request body is over the size limit',
+    ]);
+  });
+
   describe('a path that is a route, with a method it does not have (RFC 9110 §15.5.6)', () => {
     const ask = async (
       method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',

@@ -115,21 +115,22 @@ export function httpAnswerOf(exception: unknown): {
     const code = frameworkCodes[frameworkStatus] ?? 'bad_request';
     return {
       status: frameworkStatus,
-      body: { error: code, message: messageOf(exception) },
+      body: { error: code, message: frameworkMessages[frameworkStatus] ?? messageOf(exception) },
       headers: {},
     };
   }
   return { status: 500, body: { error: 'internal', message: 'internal error' }, headers: {} };
 }
 
+const UNSUPPORTED_MEDIA_TYPE_MESSAGE =
+  'request bodies are JSON: send content-type application/json';
+const REQUEST_TOO_LARGE_MESSAGE = 'the request body is over the size limit';
+
 /** Fastify's own errors by their code, with a fixed message (theirs repeats the whole URL). */
 const fastifyErrors: Record<string, [code: string, message: string]> = {
   FST_ERR_BAD_URL: ['invalid_url', 'the URL is not valid (malformed percent-encoding)'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
-    'unsupported_media_type',
-    'request bodies are JSON: send content-type application/json',
-  ],
-  FST_ERR_CTP_BODY_TOO_LARGE: ['request_too_large', 'Request body is too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', UNSUPPORTED_MEDIA_TYPE_MESSAGE],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['request_too_large', REQUEST_TOO_LARGE_MESSAGE],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
     'malformed_body',
     'the body length does not match content-length',
@@ -142,6 +143,16 @@ const frameworkCodes: Record<number, string> = {
   405: 'method_not_allowed',
   413: 'request_too_large',
   415: 'unsupported_media_type',
+};
+
+/**
+ * Our wording of the framework's refusals of a body, by status: Nest hands fastify's
+ * body-parser errors to the filter as an HttpException with fastify's text ("Unsupported Media
+ * Type") and without fastify's code, so they are known by status here (QA F4).
+ */
+const frameworkMessages: Record<number, string> = {
+  413: REQUEST_TOO_LARGE_MESSAGE,
+  415: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 };
 
 function statusOfFrameworkError(exception: unknown): number | undefined {
