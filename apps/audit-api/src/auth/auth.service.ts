@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { bearerOf } from '@meridian/platform-http';
+import { authorizationOf } from '@meridian/platform-http';
 import {
   AUDIT_SCOPE,
   CREDENTIAL_SOURCE,
@@ -14,13 +14,22 @@ export class AuthService {
 
   /** `Authorization: Bearer <API_KEY>` → principal with the audit scope, or 401/403. */
   async authenticate(header: string | undefined): Promise<ApiKeyPrincipal> {
-    const key = bearerOf(header);
-    if (key === undefined)
+    const sent = authorizationOf(header);
+    if (sent.kind === 'absent')
       throw new DomainError(
         'missing_api_key',
         'unauthenticated',
         'send Authorization: Bearer <API_KEY>',
       );
+    // A header was sent (Basic, a value too long…): a bad key, not a missing one (QA F5).
+    if (sent.kind === 'unusable')
+      throw new DomainError(
+        'invalid_api_key',
+        'unauthenticated',
+        'the Authorization scheme must be Bearer: send Authorization: Bearer <API_KEY> ' +
+          '(one key of at most 512 characters)',
+      );
+    const key = sent.credential;
     let principal: ApiKeyPrincipal | null;
     try {
       principal = await this.credentials.resolveApiKey(key);

@@ -48,7 +48,8 @@ const addressCodes = (field: string) =>
 
 const unauthorized: ApiResponseSpec = {
   description:
-    'missing_api_key: no Authorization: Bearer <API_KEY>; invalid_api_key: unknown or revoked key',
+    'missing_api_key: no Authorization header; invalid_api_key: an unknown or revoked key, or ' +
+    'an Authorization that is not Bearer <API_KEY> (another scheme, a key over 512 characters)',
 };
 
 const forbidden: ApiResponseSpec = {

@@ -1,4 +1,4 @@
-import { bearerOf, SharedSecrets } from './shared-secrets';
+import { authorizationOf, bearerOf, SharedSecrets } from './shared-secrets';
 
 describe('bearerOf', () => {
   it.each([
@@ -11,6 +11,24 @@ describe('bearerOf', () => {
     [['Bearer abc'], undefined],
   ])('%j → %j', (header, expected) => {
     expect(bearerOf(header)).toBe(expected);
+  });
+});
+
+describe('authorizationOf: a header sent but unusable is no missing one (QA F5)', () => {
+  it.each([
+    [undefined, { kind: 'absent' }],
+    ['', { kind: 'absent' }],
+    ['   ', { kind: 'absent' }],
+    ['Bearer abc', { kind: 'bearer', credential: 'abc' }],
+    [`Bearer ${'x'.repeat(512)}`, { kind: 'bearer', credential: 'x'.repeat(512) }],
+    ['Basic dXNlcjpwYXNz', { kind: 'unusable' }],
+    [`Bearer ${'x'.repeat(513)}`, { kind: 'unusable' }],
+    ['Bearer a b', { kind: 'unusable' }],
+    ['Bearer', { kind: 'unusable' }],
+    ['abc', { kind: 'unusable' }],
+    [['Bearer abc', 'Bearer def'], { kind: 'unusable' }],
+  ])('%j → %j', (header, expected) => {
+    expect(authorizationOf(header)).toEqual(expected);
   });
 });
 

@@ -1,9 +1,28 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+/**
+ * What an `Authorization` header holds: nothing (`absent`: no header, or an empty one), a
+ * usable `Bearer <credential>` (one token of at most 512 characters), or something else that
+ * was sent all the same (`unusable`: another scheme such as Basic, a Bearer value too long or of
+ * several words, the header repeated). An app that tells a missing credential from a bad one
+ * answers `unusable` as a bad one: a key was sent (QA F5).
+ */
+export type AuthorizationHeader =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'bearer'; readonly credential: string }
+  | { readonly kind: 'unusable' };
+
+export function authorizationOf(header: unknown): AuthorizationHeader {
+  if (header === undefined || header === null) return { kind: 'absent' };
+  if (typeof header === 'string' && header.trim() === '') return { kind: 'absent' };
+  const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})\s*$/i.exec(header) : null;
+  return match ? { kind: 'bearer', credential: match[1]! } : { kind: 'unusable' };
+}
+
 /** The credential of `Authorization: Bearer <credential>` (at most 512 characters), if any. */
 export function bearerOf(header: unknown): string | undefined {
-  const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})\s*$/i.exec(header) : null;
-  return match?.[1];
+  const read = authorizationOf(header);
+  return read.kind === 'bearer' ? read.credential : undefined;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
