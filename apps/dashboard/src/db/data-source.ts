@@ -3,6 +3,7 @@ import { DashboardInitial1764000000000 } from '../migrations/1764000000000-dashb
 import { DashboardTeams1764100000000 } from '../migrations/1764100000000-dashboard-teams';
 import { DashboardSignUpRequests1764200000000 } from '../migrations/1764200000000-dashboard-sign-up-requests';
 import { DashboardAccessTokenChanges1764350000000 } from '../migrations/1764350000000-dashboard-access-token-changes';
+import { DashboardCustomerOwnerByDefault1764400000000 } from '../migrations/1764400000000-dashboard-customer-owner-by-default';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -17,6 +18,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DashboardTeams1764100000000,
       DashboardSignUpRequests1764200000000,
       DashboardAccessTokenChanges1764350000000,
+      DashboardCustomerOwnerByDefault1764400000000,
     ],
     applicationName: 'dashboard',
     poolSize: 5,
