@@ -1,3 +1,4 @@
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import {
   createTestDatabase,
@@ -9,6 +10,7 @@ import {
   type TestDatabase,
 } from '@meridian/testing';
 import {
+  borApiClientClass,
   provisionNamespace,
   rpc,
   startBillingLedger,
@@ -29,6 +31,7 @@ import {
 const OPERATOR_TOKEN = 'op_gateway_spend_estimate_01234567';
 const S = 100;
 const E = 20;
+const P = 20;
 
 interface Answer {
   id: number | null;
@@ -83,13 +86,13 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
     return started;
   };
 
-  /** An Enterprise account of `allowanceCu` CU at 800 RPS with a token of `network`. */
-  const account = async (name: string, allowanceCu: number, network: string) => {
+  /** An Enterprise account of `allowanceCu` CU at `nodeRps` (800) with a token of `network`. */
+  const account = async (name: string, allowanceCu: number, network: string, nodeRps = 800) => {
     const created = await ledger.call('POST', '/api/v1/admin/accounts', OPERATOR_TOKEN, {
       name,
       type: 'team',
       plan: 'enterprise',
-      contract: { allowance_cu: allowanceCu, node_rps: 800 },
+      contract: { allowance_cu: allowanceCu, node_rps: nodeRps },
     });
     const key = (created['api_key'] as { key: string }).key;
     const token = (await ledger.call('POST', '/api/v1/access-tokens', key, { network }))[
@@ -167,6 +170,63 @@ describe('rpc-gateway: a local estimate of spendable CU (real billing-ledger)', 
     expect(served).toBeLessThanOrEqual(400);
     const balance = await settled(key, served * S);
     expect(Number(balance['overdraft_cu'])).toBeLessThanOrEqual(20_000);
+  }, 120_000);
+
+  it("gRPC: a method needing more CU than are left is refused saying so, and keeps no plan-RPS token (Free's 20 RPS)", async () => {
+    // QA: 1,040 CU left, GetBlockInfoInBatch of 100 blocks (2,000 CU) was told the balance was
+    // "exhausted", and its 100 tokens were kept: the next call, 1 s later, "rate limit exceeded".
+    const polygon = await startAnvil({ chainId: 137 });
+    try {
+      await rpc(polygon.url, { jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x64'] });
+      const gw = await startGateway({
+        REGION: 'eu',
+        NATS_URL: nats.url,
+        NATS_PREFIX: nats.prefix,
+        BILLING_GRPC_URL: ledger.grpcTarget,
+        UPSTREAMS: JSON.stringify({ 'polygon-mainnet': [polygon.url] }),
+      });
+      gateways.push(gw);
+      const { key, token } = await account('grpc whole', 1_040, 'polygon-mainnet', 20);
+      const client = new (borApiClientClass())(
+        `127.0.0.1:${gw.grpcPort}`,
+        credentials.createInsecure(),
+      );
+      const batch = (end: number) =>
+        new Promise<{ error: ServiceError | null; response: unknown }>((resolve) => {
+          const md = new Metadata();
+          md.set('x-access-token', token);
+          client['GetBlockInfoInBatch']!(
+            { startBlockNumber: 0, endBlockNumber: end },
+            md,
+            (error, response) => resolve({ error, response }),
+          );
+        });
+      try {
+        const refused = await batch(99);
+        expect({
+          code: refused.error?.code,
+          details: refused.error?.details,
+          errorCode: refused.error?.metadata.get('error-code'),
+        }).toEqual({
+          code: status.RESOURCE_EXHAUSTED,
+          details: expect.stringContaining(
+            'this request needs 2000 compute units (CU) and the account has 1040 CU left',
+          ),
+          errorCode: ['cu_insufficient'],
+        });
+        // At once, the plan's whole second (20 calls, 400 CU) is answered: the refused method
+        // took no token (before: RESOURCE_EXHAUSTED "rate limit exceeded" for 5 s).
+        const answered = await batch(19);
+        expect(answered.error).toBeNull();
+        expect((answered.response as { blocks: unknown[] }).blocks).toHaveLength(20);
+        const balance = await settled(key, 20 * P);
+        expect(Number(balance['overdraft_cu'])).toBe(0);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await polygon.stop();
+    }
   }, 120_000);
 
   it('WebSocket: batches over a session stop at the estimate and its subscription ends (-32040, 1008) before the ledger says exhausted', async () => {

@@ -166,6 +166,16 @@ export class SpendEstimate {
     return this.coverAfterRefill(cuOfRequest);
   }
 
+  /**
+   * Whether `take` would admit every call of a request paid whole (a gRPC method's calls) of
+   * `cu` in all, the last of `lastCu`: the estimate is still above zero when the last call comes.
+   * Asked before the request takes plan-RPS tokens (nothing changes); what this process leased
+   * from the pool is not asked, so `take` may still refuse there (ADR 0201 amendment).
+   */
+  coversWhole(cu: number, lastCu: number): boolean {
+    return this.remainingCu - (cu - lastCu) > 0;
+  }
+
   /** Admits one call of `cu` if the estimate is above zero (false: refuse it). */
   take(cu: number): boolean {
     if (this.remainingCu <= 0) return false;

@@ -113,6 +113,7 @@ const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | und
       gatewayErrors.networkNotOffered(NETWORKS['polygon-amoy'], where),
     ),
   rateLimited: () => [gatewayErrors.rateLimited(20, 50)],
+  cuInsufficient: () => [gatewayErrors.cuInsufficient(2_000, 1_040)],
   methodNotAvailable: () => [gatewayErrors.methodNotAvailable('eth_foo', eth)],
   webSocketOnly: () => [gatewayErrors.webSocketOnly('eth_subscribe')],
   invalidParams: () => [gatewayErrors.invalidParams('x')],
@@ -255,6 +256,28 @@ describe('the balance refusal names its cause', () => {
     expect(balanceRefusal(account('ok', true), estimate)).toBe(PLAN_REQUIRED);
     // Without a state there is no estimate to spend.
     expect(balanceRefusal(undefined, new SpendEstimate())).toBeUndefined();
+  });
+
+  it('a request paid whole (gRPC) that needs more CU than are left, some left: says so, not "exhausted"', () => {
+    const estimate = new SpendEstimate();
+    estimate.reset(1, 1_040);
+    // 100 calls of 20 CU: 2,000 CU; the estimate admits while above zero (the last may overdraw).
+    const refusal = balanceRefusal(account('ok'), estimate, { cu: 2_000, lastCu: 20 });
+    expect(refusal?.code).toBe('cu_insufficient');
+    expect(gatewayHttpStatusOf(refusal!)).toBe(402);
+    expect(jsonRpcErrorOf(refusal!)).toEqual({
+      code: -32040,
+      message:
+        'payment required: this request needs 2000 compute units (CU) and the account has 1040 CU left; send fewer calls, top up or wait for the allowance reset',
+    });
+    expect(balanceRefusal(account('ok'), estimate, { cu: 1_040, lastCu: 20 })).toBeUndefined();
+    expect(balanceRefusal(account('ok'), estimate, { cu: 1_060, lastCu: 20 })?.code).toBe(
+      'cu_insufficient',
+    );
+    // Spent or exhausted: the cause is still the balance, as for any request.
+    expect(balanceRefusal(account('exhausted'), estimate, { cu: 20, lastCu: 20 })).toBe(
+      CU_EXHAUSTED,
+    );
   });
 
   it('an account without a plan that cannot spend: plan_required, in data, not "exhausted"', () => {

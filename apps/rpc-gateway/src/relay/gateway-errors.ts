@@ -94,18 +94,48 @@ export const PLAN_REQUIRED = refusal(
   { details: { jsonRpcData: { code: 'plan_required' } } },
 );
 
+/** A request paid whole or not at all (a gRPC method's calls): its CU, and its last call's. */
+export interface WholeCu {
+  readonly cu: number;
+  readonly lastCu: number;
+}
+
+/**
+ * A request paid whole whose CU exceed what the account has left, while some is left: not
+ * "exhausted" (QA: 1,040 CU left, single calls answered, a GetBlockInfoInBatch of 100 blocks
+ * told the balance was exhausted). The same status and code family as a balance it cannot spend
+ * (402, -32040, RESOURCE_EXHAUSTED); its own code, so a client can tell it to send less.
+ */
+export function cuInsufficient(neededCu: number, leftCu: number): DomainError {
+  const left = Math.max(0, Math.floor(leftCu));
+  return refusal(
+    'cu_insufficient',
+    'payment_required',
+    `this request needs ${neededCu} compute units (CU) and the account has ${left} CU left; send fewer calls, top up or wait for the allowance reset`,
+    { details: { neededCu, leftCu: left } },
+  );
+}
+
 /**
  * Why an account may not spend now, or undefined when it may: its balance is exhausted, by
  * billing-ledger's state or by this process's estimate of its spendable CU (`estimate`, ADR 0201
  * amendment), and when it has no plan that is the cause named (PLAN_REQUIRED), else
- * CU_EXHAUSTED. The one place the balance refusal is chosen, for every interface.
+ * CU_EXHAUSTED; or, for a request paid whole (`whole`), the estimate does not cover all of it
+ * (`cuInsufficient`). The one place the balance refusal is chosen, for every interface.
  */
 export function balanceRefusal(
   account: AccountSnapshot | undefined,
   estimate?: SpendEstimate,
+  whole?: WholeCu,
 ): DomainError | undefined {
-  if (account?.status !== 'exhausted' && estimate?.spent !== true) return undefined;
-  return unpaidRefusal(account);
+  if (account?.status === 'exhausted' || estimate?.spent === true) return unpaidRefusal(account);
+  if (
+    whole !== undefined &&
+    estimate !== undefined &&
+    !estimate.coversWhole(whole.cu, whole.lastCu)
+  )
+    return cuInsufficient(whole.cu, estimate.remainingCu);
+  return undefined;
 }
 
 /** The refusal of a call the account cannot pay for (`balanceRefusal`'s, whatever said so). */

@@ -32,6 +32,7 @@ import {
   rateLimited,
   UNKNOWN_ACCESS_TOKEN,
   unpaidRefusal,
+  type WholeCu,
 } from './gateway-errors';
 import type { Transport } from './request-checks';
 
@@ -236,17 +237,20 @@ export class RelayService {
     options?: InternalCallOptions,
   ): Promise<CallAnswer[]> {
     const estimate = this.credentials.estimate(token.accountId);
+    // Paid whole: a request the estimate cannot cover is refused by the balance check, before
+    // it takes plan-RPS tokens it would keep (QA: refused for CU, then for the rate it never used).
+    const whole = wholeCuOf(network, calls);
     if (options?.admitted !== true) {
-      const taking = this.take(token, calls.length, estimate);
+      const taking = this.take(token, calls.length, estimate, whole);
       const refused = taking instanceof Promise ? await taking : taking;
       if (refused !== undefined) throw refused;
     }
     if (estimate !== undefined) {
       if (estimate.pooled) {
-        const covering = estimate.cover(cuOfCalls(network, calls));
+        const covering = estimate.cover(whole.cu);
         if (covering !== undefined) await covering;
       }
-      this.spendWhole(token, network, calls, estimate);
+      this.spendWhole(token, network, calls, estimate, whole);
     }
     const answers = await this.router.send(network.key, token.accountId, calls);
     const unbilled = options?.unbilledNodeError;
@@ -279,14 +283,17 @@ export class RelayService {
 
   /**
    * The CU of a gRPC method's calls from the account's estimate, all or none: a method's answer
-   * cannot be partial, so when the estimate does not cover every call the method is refused as
-   * exhausted (throws) and what it took goes back.
+   * cannot be partial, so when the estimate does not cover every call the method is refused
+   * (throws; `balanceRefusal` says why: exhausted, or more than is left) and what it took goes
+   * back. Admission refused it already unless the calls raced another request's, or a second
+   * try (`admitted`), or the fleet's pool is what is short.
    */
   private spendWhole(
     token: ResolvedToken,
     network: Network,
     calls: readonly OutCall[],
     estimate: SpendEstimate,
+    whole: WholeCu,
   ): void {
     const hadCu = !estimate.spent;
     let taken = 0;
@@ -294,21 +301,27 @@ export class RelayService {
       const cu = cuForCall(network, call.method);
       if (!estimate.take(cu)) {
         estimate.giveBack(taken);
-        throw unpaidRefusal(this.credentials.account(token.accountId));
+        const account = this.credentials.account(token.accountId);
+        throw balanceRefusal(account, estimate, whole) ?? unpaidRefusal(account);
       }
       taken += cu;
     }
     if (hadCu && estimate.spent) this.credentials.ranOut(token.accountId);
   }
 
-  /** Synchronous unless the limiter leases from the replica primary (ADR 0204). */
+  /**
+   * The one order of admission, for every interface: balance (a request paid whole, `whole`:
+   * all of its CU), then plan RPS, so a request refused for its balance keeps no token.
+   * Synchronous unless the limiter leases from the replica primary (ADR 0204).
+   */
   private take(
     token: ResolvedToken,
     calls: number,
     estimate: SpendEstimate | undefined,
+    whole?: WholeCu,
   ): DomainError | undefined | Promise<DomainError | undefined> {
     const account = this.credentials.account(token.accountId);
-    const unpaid = balanceRefusal(account, estimate);
+    const unpaid = balanceRefusal(account, estimate, whole);
     if (unpaid !== undefined) return unpaid;
     const rps = account?.nodeRps ?? this.fallbackRps;
     const taking = this.limiter.take(token.accountId, calls, rps);
@@ -474,6 +487,15 @@ function relayAnswer(
 function namesAny(items: readonly RpcRequestItem[], methods: ReadonlySet<string>): boolean {
   for (const item of items) if (item.method !== undefined && methods.has(item.method)) return true;
   return false;
+}
+
+/** The CU of a request paid whole (a gRPC method's calls), and of its last call. */
+function wholeCuOf(network: Network, calls: readonly OutCall[]): WholeCu {
+  const last = calls[calls.length - 1];
+  return {
+    cu: cuOfCalls(network, calls),
+    lastCu: last === undefined ? 0 : cuForCall(network, last.method),
+  };
 }
 
 /** The CU of a request's valid calls, all billed: what its plan takes from the estimate at most. */

@@ -1,0 +1,117 @@
+import { DomainError } from '@meridian/errors';
+import { NETWORKS } from '@meridian/networks';
+import { UsageMeter } from '@meridian/platform-messaging';
+import { FakeClock } from '@meridian/time';
+import { Registry } from 'prom-client';
+import { LruCache } from '../cache/lru-cache';
+import type { AccountSnapshot, ResolvedToken } from '../credentials/credential-cache';
+import type { CredentialService } from '../credentials/credential.service';
+import { SpendEstimate } from '../credentials/spend-estimate';
+import { RateLimiter } from '../limits/token-bucket';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
+import { RelayService } from './relay.service';
+
+const P = NETWORKS['polygon-mainnet'];
+const token: ResolvedToken = {
+  tokenId: 't1',
+  accountId: 'acct-free',
+  network: 'polygon-mainnet',
+};
+const FREE: AccountSnapshot = { accountId: 'acct-free', status: 'ok', nodeRps: 20, version: 1 };
+
+const blocks = (n: number): OutCall[] =>
+  Array.from({ length: n }, (_, i) => ({
+    method: 'eth_getBlockByNumber',
+    params: [`0x${i.toString(16)}`, false],
+    paramsRaw: `["0x${i.toString(16)}",false]`,
+  }));
+
+/**
+ * The relay with the real plan-RPS bucket (on a fake clock), the real spend estimate and meter;
+ * the node is a function of the calls relayed (`node`), and what it was sent is kept (`sent`).
+ */
+function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
+  const clock = new FakeClock();
+  const estimate = new SpendEstimate();
+  estimate.reset(1, spendableCu);
+  const meter = new UsageMeter();
+  const sent: OutCall[] = [];
+  const credentials = {
+    estimate: () => estimate,
+    account: () => FREE,
+    ranOut: () => undefined,
+  } as unknown as CredentialService;
+  const router = {
+    pool: () => undefined,
+    send: (_network: string, _account: string, calls: readonly OutCall[]) => {
+      sent.push(...calls);
+      return Promise.resolve(calls.map(node));
+    },
+  } as unknown as UpstreamRouter;
+  const relay = new RelayService(
+    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000, finalityDepth: 64 },
+    credentials,
+    router,
+    new LruCache<string>(0),
+    new RateLimiter(() => clock.now().getTime()),
+    meter,
+    new GatewayMetrics(new Registry()),
+  );
+  const billedCu = () => meter.drain().reduce((sum, usage) => sum + usage.totalCu, 0);
+  return { relay, estimate, sent, billedCu };
+}
+
+const block: CallAnswer = { kind: 'result', resultText: '{"number":"0x1","miner":"0x00"}' };
+
+async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('RelayService.relayInternal (gRPC BorApi): balance before plan RPS', () => {
+  it('a method whose calls need more CU than are left is refused before it takes plan-RPS tokens, saying so', async () => {
+    // QA: Free (20 RPS), 1,040 CU left, GetBlockInfoInBatch of 100 blocks (2,000 CU): refused
+    // "exhausted", and its 100 tokens kept, so the next call was "rate limit exceeded" for 5 s.
+    const { relay, estimate, sent, billedCu } = relayOf(1_040, () => block);
+    const refused = await refusalOf(relay.relayInternal(token, P, blocks(100)));
+    expect(refused.code).toBe('cu_insufficient');
+    expect(refused.kind).toBe('payment_required');
+    expect(refused.message).toBe(
+      'payment required: this request needs 2000 compute units (CU) and the account has 1040 CU left; send fewer calls, top up or wait for the allowance reset',
+    );
+    expect(refused.message).not.toContain('exhausted');
+    expect(sent).toHaveLength(0);
+    expect(estimate.remainingCu).toBe(1_040);
+    // At the same instant, a full bucket's worth (20 calls, 400 CU) is answered: no token was kept.
+    const answers = await relay.relayInternal(token, P, blocks(20));
+    expect(answers).toHaveLength(20);
+    expect(billedCu()).toBe(400);
+  });
+
+  it('a method the estimate covers (the last call may overdraw, as over HTTP) is answered', async () => {
+    const { relay, billedCu } = relayOf(1_990, () => block);
+    await expect(relay.relayInternal(token, P, blocks(100))).resolves.toHaveLength(100);
+    expect(billedCu()).toBe(2_000);
+  });
+
+  it('a spent estimate is still refused as exhausted, before any token', async () => {
+    const { relay, sent } = relayOf(0, () => block);
+    const refused = await refusalOf(relay.relayInternal(token, P, blocks(1)));
+    expect(refused.code).toBe('cu_exhausted');
+    expect(sent).toHaveLength(0);
+  });
+
+  it('a method refused for the rate keeps its CU in the estimate', async () => {
+    const { relay, estimate } = relayOf(100_000, () => block);
+    await relay.relayInternal(token, P, blocks(100));
+    const refused = await refusalOf(relay.relayInternal(token, P, blocks(1)));
+    expect(refused.kind).toBe('rate_limited');
+    expect(estimate.remainingCu).toBe(100_000 - 2_000);
+  });
+});
