@@ -121,6 +121,26 @@ describe('rpc-gateway: tokens and CU per customer call (gRPC multi-call, GetAuth
       // QA: 40 CU (the failed bor_getAuthor try, then eth_getBlockByNumber).
       expect((await cu('polygon-mainnet')) - before).toBe(20);
     });
+
+    it('a Bor-only method a non-Bor node does not implement (-32601) is UNIMPLEMENTED and not billed', async () => {
+      // QA: GetRootHash and BorBlockReceipt on anvil each billed 20 CU for "not implemented".
+      const before = await cu('polygon-mainnet');
+      const root = await callBor(
+        client,
+        'GetRootHash',
+        { startBlockNumber: 1, endBlockNumber: 2 },
+        TOKENS.polygon,
+      );
+      expect(root.error?.code).toBe(status.UNIMPLEMENTED);
+      const receipt = await callBor(
+        client,
+        'BorBlockReceipt',
+        { hash: { Hi: { Hi: 1, Lo: 2 }, Lo: { Hi: 3, Lo: 4 } } },
+        TOKENS.polygon,
+      );
+      expect(receipt.error?.code).toBe(status.UNIMPLEMENTED);
+      expect((await cu('polygon-mainnet')) - before).toBe(0);
+    });
   });
 
   describe('WebSocket subscription calls the gateway refuses', () => {

@@ -158,18 +158,15 @@ export class BorApiService {
 
   /**
    * One GetAuthor is billed as one call, and takes one plan-RPS token: bor_getAuthor, or on a
-   * non-Bor node (which answers it -32601, unbilled) the block's miner from eth_getBlockByNumber,
-   * sent without a second token (ADR 0203 amendment).
+   * non-Bor node (which answers it -32601, unbilled as every node's -32601 is: `isBilled`) the
+   * block's miner from eth_getBlockByNumber, sent without a second token (ADR 0203 amendment).
    */
   async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relayInternal(
-      auth.token,
-      auth.network,
-      [call('bor_getAuthor', [tag])],
-      { unbilledNodeError: JSONRPC_ERROR.METHOD_NOT_FOUND },
-    );
+    const answers = await this.relayInternal(auth.token, auth.network, [
+      call('bor_getAuthor', [tag]),
+    ]);
     const author = answers[0]!;
     if (author.kind === 'result') {
       const value = safeParse(author.resultText);

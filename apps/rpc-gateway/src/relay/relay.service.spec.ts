@@ -115,3 +115,49 @@ describe('RelayService.relayInternal (gRPC BorApi): balance before plan RPS', ()
     expect(estimate.remainingCu).toBe(100_000 - 2_000);
   });
 });
+
+describe('what is billed: a node that does not implement a method (-32601) is not', () => {
+  const notFound: CallAnswer = {
+    kind: 'node_error',
+    error: { code: -32601, message: 'the method bor_getRootHash does not exist/is not available' },
+  };
+  const reverted: CallAnswer = {
+    kind: 'node_error',
+    error: { code: 3, message: 'execution reverted' },
+  };
+
+  it('gRPC: a Bor-only call a non-Bor node answers -32601 (UNIMPLEMENTED) is not billed; a node error of another code is', async () => {
+    // QA: BorBlockReceipt, GetRootHash, GetVoteOnHash, GetStartBlockHeimdallSpanID billed 20 CU.
+    const { relay, estimate, billedCu } = relayOf(1_000, () => notFound);
+    const call: OutCall = { method: 'bor_getRootHash', params: [1, 2], paramsRaw: '[1,2]' };
+    const [answer] = await relay.relayInternal(token, P, [call]);
+    expect(answer).toEqual(notFound);
+    expect(billedCu()).toBe(0);
+    expect(estimate.remainingCu).toBe(1_000);
+
+    const billed = relayOf(1_000, () => reverted);
+    await billed.relay.relayInternal(token, P, [call]);
+    expect(billed.billedCu()).toBe(20);
+  });
+
+  it('JSON-RPC: a method of the table the node answers -32601 is answered so, not billed, its CU back', async () => {
+    expect(P.methods.has('eth_getProof')).toBe(true);
+    const { relay, estimate, billedCu } = relayOf(1_000, (call) =>
+      call.method === 'eth_getProof' ? notFound : reverted,
+    );
+    const body = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'eth_getProof', params: ['0x00', [], 'latest'] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_call', params: [{}, 'latest'] },
+    ]);
+    const answer = await relay.handle(token, P, body, 'http');
+    expect(answer.refused).toBeUndefined();
+    const calls = JSON.parse(answer.body) as { id: number; error: { code: number } }[];
+    expect(calls.map((c) => [c.id, c.error.code])).toEqual([
+      [1, -32601],
+      [2, 3],
+    ]);
+    // eth_call's revert is the node's work: billed; eth_getProof's -32601 is not.
+    expect(billedCu()).toBe(20);
+    expect(estimate.remainingCu).toBe(980);
+  });
+});

@@ -22,7 +22,7 @@ import type { RateLimit } from '../limits/token-bucket';
 import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
-import { safeParse } from '../upstreams/upstream-router';
+import { isBilled, safeParse } from '../upstreams/upstream-router';
 import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
 import {
   balanceRefusal,
@@ -74,12 +74,6 @@ export interface InternalCallOptions {
    * relayInternal of the same call): a second try takes no second token.
    */
   readonly admitted?: boolean;
-  /**
-   * A node error with this JSON-RPC code is not billed: the method answers it with a second
-   * try, which is billed instead (GetAuthor: bor_getAuthor unknown to a non-Bor node, -32601,
-   * then the block's miner). Counted in the metrics all the same.
-   */
-  readonly unbilledNodeError?: number;
 }
 
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
@@ -253,12 +247,11 @@ export class RelayService {
       this.spendWhole(token, network, calls, estimate, whole);
     }
     const answers = await this.router.send(network.key, token.accountId, calls);
-    const unbilled = options?.unbilledNodeError;
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
       if (answer.kind === 'result') this.served(token, network, method, 'ok', estimate);
-      else if (answer.kind === 'node_error' && answer.error.code !== unbilled)
+      else if (isBilled(answer))
         this.served(token, network, method, String(answer.error.code), estimate);
       else {
         if (answer.kind === 'node_error')
@@ -379,6 +372,11 @@ export class RelayService {
             ? serializeErrorRaw(idRaw, answer.errorRaw)
             : serializeErrorObject(idRaw, answer.error);
         plan.statuses[i] = String(answer.error.code);
+        if (!isBilled(answer)) {
+          // The node does not implement the method (-32601): counted, not billed.
+          plan.sorts[i] = SORT.REFUSED;
+          plan.spend?.giveBack(cuForCall(network, plan.relayed[k]!.method));
+        }
       } else {
         const error = jsonRpcErrorOf(answer.error);
         plan.answers[i] = serializeErrorObject(idRaw, error);

@@ -2,6 +2,7 @@ import { keccak256 } from 'viem';
 import type { DomainError } from '@meridian/errors';
 import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
 import {
+  JSONRPC_ERROR,
   type JsonRpcErrorObject,
   parseResponse,
   type RpcResponseItem,
@@ -29,13 +30,26 @@ export interface OutCall {
 }
 
 /**
- * The answer to one relayed call. `node` answers (results and the node's own JSON-RPC errors)
- * are billed; `gateway` errors (no node answered) are not.
+ * The answer to one relayed call: a node's (its result or its own JSON-RPC error), or the
+ * gateway's (`gateway_error`: no node answered). Which are billed: `isBilled`.
  */
 export type CallAnswer =
   | { kind: 'result'; resultText: string }
   | { kind: 'node_error'; error: JsonRpcErrorObject; errorRaw?: string }
   | { kind: 'gateway_error'; error: DomainError };
+
+/**
+ * Whether a relayed call's answer is billed, the one rule for HTTP, WebSocket and gRPC: a node's
+ * result and its own errors are (the node did the work the request asked: a revert, a bad param
+ * it found, a block it does not have), except -32601 "method not found": that node does not
+ * implement a method this network's table offers (BorBlockReceipt, GetRootHash, GetAuthor's
+ * bor_getAuthor on a non-Bor node), the service's gap, not the customer's request (ADR 0203
+ * amendment). No node answered: not billed.
+ */
+export function isBilled(answer: CallAnswer): boolean {
+  if (answer.kind === 'result') return true;
+  return answer.kind === 'node_error' && answer.error.code !== JSONRPC_ERROR.METHOD_NOT_FOUND;
+}
 
 const FILTER_CREATE = new Set([
   'eth_newFilter',
