@@ -141,15 +141,26 @@ const LAYOUT_PROBLEMS = `(() => {
   return { wide, broken };
 })()`;
 
-/** What has the keyboard focus (the test's tsconfig has no DOM types, hence globalThis). */
+/**
+ * What has the keyboard focus: its id, tag, text and the label of the navigation it sits in
+ * ('' outside one). The test's tsconfig has no DOM types, hence globalThis.
+ */
 const focused = (page: Page) =>
   page.evaluate(() => {
-    const active = (
-      globalThis as unknown as {
-        document: { activeElement: { id: string; textContent: string | null } | null };
-      }
-    ).document.activeElement;
-    return { id: active?.id ?? '', text: active?.textContent?.trim() ?? '' };
+    interface Element {
+      id: string;
+      tagName: string;
+      textContent: string | null;
+      closest(selector: string): { getAttribute(name: string): string | null } | null;
+    }
+    const active = (globalThis as unknown as { document: { activeElement: Element | null } })
+      .document.activeElement;
+    return {
+      id: active?.id ?? '',
+      tag: active?.tagName.toLowerCase() ?? '',
+      text: active?.textContent?.trim() ?? '',
+      nav: active?.closest('nav[aria-label]')?.getAttribute('aria-label') ?? '',
+    };
   });
 
 describe('dashboard in a real browser against the local stack', () => {
@@ -324,8 +335,24 @@ describe('dashboard in a real browser against the local stack', () => {
     await hasText(page.getByTestId('cap-access-tokens'), '2');
     await check(page, '02-overview-empty');
 
-    // Node access: create a token for network P; its endpoint URLs carry it.
+    // The menu's group titles are no headings before the page's (QA: three h2s came first);
+    // they name their lists.
+    expect(
+      await page
+        .locator('h1, h2, h3, h4, h5, h6')
+        .first()
+        .evaluate((h) => (h as unknown as { tagName: string }).tagName),
+    ).toBe('H1');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('list', { name: 'Products' })
+      .waitFor();
+
+    // Node access: create a token for network P; its endpoint URLs carry it. The new page's h1
+    // takes the focus, so a screen reader says the page changed (QA: it stayed on the link).
     await nav(page, 'Node access');
+    await page.getByRole('heading', { name: 'Node access', level: 1 }).waitFor();
+    expect(await focused(page)).toMatchObject({ tag: 'h1', text: 'Node access' });
     await page.getByLabel('Network', { exact: true }).selectOption('polygon-mainnet');
     await page.getByRole('button', { name: 'Create token' }).click();
     const token = (await page.getByTestId('secret-value').textContent())!.trim();
@@ -375,7 +402,14 @@ describe('dashboard in a real browser against the local stack', () => {
       await new Promise((done) => setTimeout(done, 1_000));
       await page.reload();
     }
-    await page.getByRole('figure', { name: 'Compute units per day by network' }).waitFor();
+    const chart = page.getByRole('figure', { name: 'Compute units per day by network' });
+    await chart.waitFor();
+    // The drawing is no tab stop (QA: recharts' role application, named by its axis labels);
+    // its caption and the tables give the numbers, and the tables have names.
+    expect(await chart.locator('[tabindex]:not([tabindex="-1"])').count()).toBe(0);
+    expect(await page.getByRole('application').count()).toBe(0);
+    await page.getByRole('table', { name: 'Usage by network' }).waitFor();
+    await page.getByRole('table', { name: 'Usage by method' }).waitFor();
     expect(await page.getByTestId('usage-chart-caption').textContent()).toMatch(
       /^\d{4}-\d\d-\d\d: polygon-mainnet 20 CU$/,
     );
@@ -398,6 +432,7 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await focused(page)).toMatchObject({ text: 'Top up' });
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Top up', exact: true }).waitFor();
+    expect(await focused(page)).toMatchObject({ tag: 'h1', text: 'Top up' });
     await page.getByText('No top-ups yet.').waitFor();
     await check(page, '04a-top-up-empty');
 
@@ -1066,12 +1101,16 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByTestId('secret-value').waitFor();
     await page.getByTestId('token-name').filter({ hasText: longName }).waitFor();
     await phoneReads(page, '10c-node-access-new-token-phone');
-    // The drawer closes with Escape.
-    await page.getByRole('button', { name: 'Menu' }).click();
+    // The drawer opened from the keyboard is next in focus order (QA: Tab went on to Sign
+    // out), and closes with Escape, the focus back on its button.
+    await page.getByRole('button', { name: 'Menu' }).focus();
+    await page.keyboard.press('Enter');
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Overview' })
       .waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toMatchObject({ tag: 'a', nav: 'Main' });
     await page.keyboard.press('Escape');
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -1080,6 +1119,7 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe(
       'false',
     );
+    expect(await focused(page)).toMatchObject({ tag: 'button', text: 'Menu' });
     await page.setViewportSize({ width: 1280, height: 900 });
     // At desktop width the long name stays inside its card.
     const nameBox = (await page.getByTestId('token-name').first().boundingBox())!;

@@ -1,7 +1,9 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import { NavLink, useLocation } from 'react-router-dom';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { NavLink, useLocation, useNavigationType } from 'react-router-dom';
 import { api } from '../api';
+import { pageChange, type ShownPage } from '../page-focus';
 import { useSession } from '../session';
+import { slug } from './ui';
 
 interface NavItem {
   to: string;
@@ -51,7 +53,24 @@ export function Layout(props: { children: ReactNode }) {
   const { session, signedOut } = useSession();
   const [open, setOpen] = useState(false);
   const location = useLocation();
+  const navigationType = useNavigationType();
+  const main = useRef<HTMLElement>(null);
+  const sidebar = useRef<HTMLElement>(null);
+  const shown = useRef<ShownPage | null>(null);
   const nav = session.user?.role === 'operator' ? OPERATOR_NAV : CUSTOMER_NAV;
+  // A new page takes the focus (page-focus.ts): its h1, or the main region until a page that
+  // loads first renders its h1 (PageHeader then moves the focus on to it).
+  useEffect(() => {
+    const change = pageChange(shown.current, location.pathname, navigationType);
+    shown.current = change.shown;
+    if (!change.moveFocus || !main.current) return;
+    (main.current.querySelector<HTMLElement>('h1') ?? main.current).focus();
+  }, [location.pathname, navigationType]);
+  // The drawer just opened is next for the keyboard (QA: Tab went on to Sign out, past it):
+  // its first link takes the focus.
+  useEffect(() => {
+    if (open) sidebar.current?.querySelector<HTMLElement>('a')?.focus();
+  }, [open]);
   // Escape closes the drawer and gives the focus back to its button, as a menu does.
   useEffect(() => {
     if (!open) return;
@@ -108,11 +127,20 @@ export function Layout(props: { children: ReactNode }) {
           </button>
         </span>
       </header>
-      <nav id="sidebar" className={`sidebar ${open ? 'sidebar-open' : ''}`} aria-label="Main">
+      <nav
+        id="sidebar"
+        ref={sidebar}
+        className={`sidebar ${open ? 'sidebar-open' : ''}`}
+        aria-label="Main"
+      >
+        {/* Group titles are not headings: before the page's h1 they put three h2s first on
+            every page (QA); each names its list instead. */}
         {nav.map((group) => (
           <div key={group.heading} className="nav-group">
-            <h2 className="nav-heading">{group.heading}</h2>
-            <ul>
+            <div className="nav-heading" id={`nav-${slug(group.heading)}`}>
+              {group.heading}
+            </div>
+            <ul aria-labelledby={`nav-${slug(group.heading)}`}>
               {group.items.map((item) => (
                 <li key={item.to}>
                   <NavLink
@@ -129,7 +157,7 @@ export function Layout(props: { children: ReactNode }) {
           </div>
         ))}
       </nav>
-      <main id="main" className="content" key={location.pathname} tabIndex={-1}>
+      <main id="main" ref={main} className="content" key={location.pathname} tabIndex={-1}>
         {props.children}
       </main>
     </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { ApiError, requestsInFlight } from '../api';
 import { FAILED_LOAD_MIN_GAP_MS, failedLoadBackoff } from '../auto-refresh';
@@ -13,12 +13,25 @@ export function usePageTitle(title: string | undefined): void {
   }, [title]);
 }
 
+/**
+ * The page's title and h1. The h1 takes the focus after a page change (Layout, page-focus.ts);
+ * a page that renders it only once loaded finds the main region focused meanwhile, and moves
+ * the focus on to its h1 here.
+ */
 export function PageHeader(props: { title: string; description?: string; actions?: ReactNode }) {
   usePageTitle(props.title);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    const h1 = heading.current;
+    if (h1 && document.activeElement !== null && document.activeElement === h1.closest('main'))
+      h1.focus();
+  }, []);
   return (
     <header className="page-header">
       <div>
-        <h1>{props.title}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {props.title}
+        </h1>
         {props.description && <p className="muted">{props.description}</p>}
       </div>
       {props.actions && <div className="page-actions">{props.actions}</div>}
