@@ -1,20 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
-import { createHttpApp } from '@meridian/platform-http';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../src/app.module';
 import { AuthService } from '../src/auth/auth.service';
-import { configSchema } from '../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
 import {
   OPERATOR_TOKEN,
   startBillingLedger,
   type RunningBillingLedger,
 } from './support/billing-ledger.process';
+import { bffEnv, startBff } from './support/bff-app';
 import { BffClient as Client } from './support/bff-client';
 
 describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
@@ -34,23 +30,8 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
     ]);
     const dataSource = createAppDataSource(dataSourceOptions(db.url));
     await runMigrations(dataSource, SCHEMA);
-    env = {
-      HTTP_PORT: '0',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      BILLING_API_URL: billing.apiUrl,
-      WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
-      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
-      OPERATOR_TOKEN,
-      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
-      OPERATOR_EMAIL: 'ops@example.com',
-      OPERATOR_PASSWORD: 'operator password 1',
-    };
-    const config = configSchema.parse(env);
-    const logger = pino({ level: 'silent' });
-    app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    env = bffEnv({ databaseUrl: db.url, billingApiUrl: billing.apiUrl });
+    app = await startBff(env, { clock });
     dashboardDb = app.get(DataSource);
   }, 90_000);
 
@@ -523,15 +504,8 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
   });
 
   it('behind an ingress (TRUST_PROXY=1) the throttles count the address it forwards, not its own', async () => {
-    const logger = pino({ level: 'silent' });
     // As main.ts builds it: the setting parsed, then given to the HTTP edge.
-    const proxiedConfig = configSchema.parse({ ...env, TRUST_PROXY: '1' });
-    const proxied = await createHttpApp(AppModule.forRoot(proxiedConfig, logger, { clock }), {
-      logger,
-      trustProxy: proxiedConfig.TRUST_PROXY,
-    });
-    await proxied.init();
-    await proxied.getHttpAdapter().getInstance().ready();
+    const proxied = await startBff({ ...env, TRUST_PROXY: '1' }, { clock });
     const viaIngress = (client: string, n: number) =>
       proxied.inject({
         method: 'POST',
@@ -556,18 +530,10 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
 
   it('sign-in locks are per (email, client address): failures from elsewhere lock nobody out (QA)', async () => {
     // Behind an ingress (TRUST_PROXY=1), as deploy/ runs it; an account ceiling of 10 here.
-    const logger = pino({ level: 'silent' });
-    const proxiedConfig = configSchema.parse({
-      ...env,
-      TRUST_PROXY: '1',
-      LOGIN_MAX_FAILURES_PER_ACCOUNT: '10',
-    });
-    const proxied = await createHttpApp(AppModule.forRoot(proxiedConfig, logger, { clock }), {
-      logger,
-      trustProxy: proxiedConfig.TRUST_PROXY,
-    });
-    await proxied.init();
-    await proxied.getHttpAdapter().getInstance().ready();
+    const proxied = await startBff(
+      { ...env, TRUST_PROXY: '1', LOGIN_MAX_FAILURES_PER_ACCOUNT: '10' },
+      { clock },
+    );
     const email = 'alice@corp.example';
     const signIn = async (from: string, secret: string, who = email) => {
       const answer = await proxied.inject({

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createAppDataSource, initializeDataSource, runMigrations } from '@meridian/platform-db';
-import { createHttpApp } from '@meridian/platform-http';
 import { provisionMessaging } from '@meridian/platform-messaging';
 import {
   createTestDatabase,
@@ -17,11 +16,9 @@ import {
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { AppModule } from '../src/app.module';
-import { configSchema } from '../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
 import { OPERATOR_TOKEN } from './support/billing-ledger.process';
+import { bffEnv, startBff } from './support/bff-app';
 import { BffClient } from './support/bff-client';
 
 jest.setTimeout(180_000);
@@ -86,22 +83,13 @@ describe('the relay keeps Retry-After (real BFF, real webhook-matcher and billin
         startTimeoutMs: 60_000,
       };
     });
-    const config = configSchema.parse({
-      HTTP_PORT: '0',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      BILLING_API_URL: `${billing.url}/api/v1`,
-      WEBHOOKS_API_URL: `http://127.0.0.1:${matcher.options.env!['HTTP_PORT']}/api/v1`,
-      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
-      OPERATOR_TOKEN,
-      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
-      OPERATOR_EMAIL: 'ops@example.com',
-      OPERATOR_PASSWORD: 'operator password 1',
-    });
-    const logger = pino({ level: 'silent' });
-    app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    app = await startBff(
+      bffEnv({
+        databaseUrl: db.url,
+        billingApiUrl: `${billing.url}/api/v1`,
+        webhooksApiUrl: `http://127.0.0.1:${matcher.options.env!['HTTP_PORT']}/api/v1`,
+      }),
+    );
   }, 150_000);
 
   afterAll(async () => {

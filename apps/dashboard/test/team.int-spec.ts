@@ -1,19 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
-import { createHttpApp } from '@meridian/platform-http';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { FakeClock } from '@meridian/time';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../src/app.module';
-import { configSchema } from '../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../src/db/data-source';
 import {
   OPERATOR_TOKEN,
   startBillingLedger,
   type RunningBillingLedger,
 } from './support/billing-ledger.process';
+import { bffEnv, startBff } from './support/bff-app';
 import { BffClient } from './support/bff-client';
 
 jest.setTimeout(180_000);
@@ -41,22 +37,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
       createTestDatabase({ prefix: 'dashboard_team' }),
     ]);
     await runMigrations(createAppDataSource(dataSourceOptions(db.url)), SCHEMA);
-    const config = configSchema.parse({
-      HTTP_PORT: '0',
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'silent',
-      BILLING_API_URL: billing.apiUrl,
-      WEBHOOKS_API_URL: 'http://127.0.0.1:1/api/v1',
-      AUDIT_API_URL: 'http://127.0.0.1:1/v1',
-      OPERATOR_TOKEN,
-      DASHBOARD_SECRETS_KEY: randomBytes(32).toString('base64'),
-      OPERATOR_EMAIL: 'ops@example.com',
-      OPERATOR_PASSWORD: 'operator password 1',
-    });
-    const logger = pino({ level: 'silent' });
-    app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    app = await startBff(bffEnv({ databaseUrl: db.url, billingApiUrl: billing.apiUrl }), { clock });
     rows = app.get(DataSource);
   }, 90_000);
 
