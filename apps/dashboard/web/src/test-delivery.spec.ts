@@ -70,6 +70,9 @@ describe('testDeliveryRefusal', () => {
     expect(
       testDeliveryRefusal('rate_limited', { scope: 'account', limit: 100, window_seconds: 3600 }),
     ).toMatch(/^Not sent: your account has sent its 100 test deliveries for an hour\./);
+    expect(
+      testDeliveryRefusal('rate_limited', { scope: 'webhook', limit: 1, window_seconds: 60 }),
+    ).toMatch(/^Not sent: this webhook has sent its 1 test delivery for a minute\./);
   });
 
   it("says when the next one may go, from the answer's Retry-After", () => {

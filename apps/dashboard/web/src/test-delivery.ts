@@ -63,7 +63,7 @@ export function testDeliveryRefusal(
   const seconds = body['window_seconds'];
   const sent =
     typeof limit === 'number' && typeof seconds === 'number'
-      ? `has sent its ${limit.toLocaleString('en-US')} test deliveries for ${windowWords(seconds)}`
+      ? `has sent its ${limit.toLocaleString('en-US')} test ${limit === 1 ? 'delivery' : 'deliveries'} for ${windowWords(seconds)}`
       : 'has sent as many test deliveries as it may for now';
   const when =
     retryAfterSeconds === undefined
