@@ -15,7 +15,11 @@ const TOKEN = 'tok_ranges_eth_000001';
 const CAP = 100;
 const MINED = 150;
 
-type Answer = { id?: number; result?: unknown; error?: { code: number; message: string } };
+type Answer = {
+  id?: number;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 const ADDRESS = `0x${'12'.repeat(20)}`;
 const TOPIC = `0x${'cd'.repeat(32)}`;
@@ -70,6 +74,16 @@ describe('rpc-gateway log filters: shapes, tags, omitted ends, ranges (anvil)', 
     const answer = await call('eth_getLogs', [filter]);
     expect(answer.error?.code).toBe(-32005);
     expect(answer.error?.message).toContain(`larger than ${CAP} blocks`);
+    expect(answer.error?.data).toMatchObject({ limit: CAP });
+  });
+
+  it('the range refusal carries data {limit, size} as the batch refusal does', async () => {
+    const answer = await call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(CAP) }]);
+    expect(answer.error).toEqual({
+      code: -32005,
+      message: `limit exceeded: eth_getLogs block range ${CAP + 1} is larger than ${CAP} blocks (both ends count)`,
+      data: { limit: CAP, size: CAP + 1 },
+    });
   });
 
   it.each([

@@ -217,8 +217,22 @@ export function bodyTooLarge(limitBytes: number): DomainError {
   return refusal('request_too_large', 'too_large', `the request body is larger than ${size}`);
 }
 
-export function limitExceeded(what: string): DomainError {
-  return refusal('limit_exceeded', 'too_large', `${what}`);
+/**
+ * A request over a size limit (-32005). `data`, when given, is the error object's `data`: the
+ * limit and the size asked for, `{limit, size}`, as the parser's batch refusal carries them
+ * (`batchSizeError` of `@meridian/jsonrpc`), so a client can tell a request it must split from
+ * a rate limit worth retrying (viem retries every -32005).
+ */
+export function limitExceeded(
+  what: string,
+  data?: { readonly limit: number; readonly size?: number },
+): DomainError {
+  return refusal(
+    'limit_exceeded',
+    'too_large',
+    `${what}`,
+    data === undefined ? undefined : { details: { jsonRpcData: data } },
+  );
 }
 
 export function planLimitExceeded(what: string): DomainError {

@@ -1,4 +1,6 @@
-import { checkLogsRange } from './logs-range';
+import type { DomainError } from '@meridian/errors';
+import { batchSizeError, jsonRpcErrorOf } from '@meridian/jsonrpc';
+import { checkGrowingFilterLogs, checkLogsRange } from './logs-range';
 
 describe('checkLogsRange (eth_getLogs and eth_newFilter block ranges, ADR 0211)', () => {
   const CAP = 10_000;
@@ -96,6 +98,35 @@ describe('checkLogsRange (eth_getLogs and eth_newFilter block ranges, ADR 0211)'
     ).toBe(
       'limit exceeded: eth_getLogs block range 10001 is larger than 10000 blocks (both ends count)',
     );
+  });
+
+  it('the refusal carries data {limit, size}, as the batch refusal does (a client splits, not retries)', () => {
+    const refused = checkLogsRange(
+      'eth_getLogs',
+      [{ fromBlock: '0x0', toBlock: '0x2710' }],
+      CAP,
+      HEAD,
+    );
+    const errorOf = (refusal: DomainError | null) =>
+      refusal === null ? undefined : jsonRpcErrorOf(refusal);
+    expect(errorOf(refused)).toEqual({
+      code: -32005,
+      message:
+        'limit exceeded: eth_getLogs block range 10001 is larger than 10000 blocks (both ends count)',
+      data: { limit: 10_000, size: 10_001 },
+    });
+    // The same form as the batch refusal's data.
+    expect(errorOf(refused)?.data).toEqual(batchSizeError(10_001, 10_000)?.data);
+    const growing = checkGrowingFilterLogs(0, CAP, 10_000);
+    expect(errorOf(growing)?.data).toEqual({ limit: 10_000, size: 10_001 });
+    // A 400-digit bound: no number to give as the size.
+    const huge = checkLogsRange(
+      'eth_getLogs',
+      [{ fromBlock: '0x0', toBlock: `0x${'f'.repeat(400)}` }],
+      CAP,
+      HEAD,
+    );
+    expect(errorOf(huge)?.data).toEqual({ limit: 10_000 });
   });
 
   it('head unknown: a range ending at the head is not sent (retryable -32000); others are judged as usual', () => {

@@ -67,6 +67,7 @@ export function checkLogsRange(
   const size = Number.isSafeInteger(count) ? `${count} ` : '';
   return limitExceeded(
     `${method} block range ${size}is larger than ${maxRange} blocks (both ends count)`,
+    rangeData(maxRange, count),
   );
 }
 
@@ -100,5 +101,14 @@ export function checkGrowingFilterLogs(
   if (!(count > maxRange)) return null;
   return limitExceeded(
     `eth_getFilterLogs block range ${count} is larger than ${maxRange} blocks (both ends count): the filter's fromBlock is now too far behind the head; read its logs with eth_getLogs in ranges, or make a new filter`,
+    rangeData(maxRange, count),
   );
+}
+
+/**
+ * The refusal's `data`, as the batch refusal's (`{limit, size}`): the cap and the blocks asked
+ * for, both ends counted; no size when it is no number to give (a 400-digit bound).
+ */
+function rangeData(maxRange: number, count: number): { limit: number; size?: number } {
+  return Number.isSafeInteger(count) ? { limit: maxRange, size: count } : { limit: maxRange };
 }
