@@ -187,7 +187,7 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
             expect(other.json).toEqual({
               jsonrpc: '2.0',
               id: 7,
-              error: { code: -32000, message: 'server error: filter not found' },
+              error: { code: -32000, message: 'filter not found' },
             });
             // Indistinguishable from an id no filter has: status, body, every byte.
             expect([other.status, other.text]).toEqual([unknown.status, unknown.text]);
@@ -201,6 +201,12 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
         expect(((await mine('eth_uninstallFilter')).json as { result?: unknown }).result).toBe(
           true,
         );
+        // The node's own answer for the filter it dropped: the same words as the gateway's.
+        expect((await mine('eth_getFilterChanges')).json).toEqual({
+          jsonrpc: '2.0',
+          id: 8,
+          error: { code: -32000, message: 'filter not found' },
+        });
       } finally {
         await replica.stop();
       }

@@ -17,8 +17,9 @@ import type { SpendEstimate } from '../credentials/spend-estimate';
  * builds no error object for them. Every message starts with its code's words
  * (`JSONRPC_ERROR_MESSAGE`: "invalid params: …", "server error: …"), lower case, as the parser's
  * answers do, because every refusal is built by `refusal`, which takes the words from the code
- * the refusal is answered under; the one exception is -32601's go-ethereum wording
- * (`methodNotAvailable`, `webSocketOnly`). A method name is written as is when it is a plausible
+ * the refusal is answered under; the exceptions are go-ethereum's words: -32601's
+ * (`methodNotAvailable`, `webSocketOnly`) and the node's own "filter not found"
+ * (`FILTER_NOT_FOUND`). A method name is written as is when it is a plausible
  * name (`quoteMethod`).
  */
 
@@ -50,10 +51,17 @@ export const UPSTREAM_UNAVAILABLE = refusal(
 export const NODE_TROUBLE = refusal('upstream_error', 'internal', `upstream node trouble`);
 
 /**
- * An id no filter of ours has: -32000 as go-ethereum answers it, its words "filter not found"
- * after -32000's ("server error: filter not found"), so a client that looks for them finds them.
+ * An id no filter of ours has (unknown, another account's, another network's or endpoint's):
+ * the node's own answer, -32000 "filter not found" (go-ethereum and anvil), word for word, so that
+ * an id the gateway refuses and a filter the node has dropped (uninstalled, expired) answer alike
+ * (QA: "server error: filter not found" beside the node's "filter not found"). The one refusal
+ * in the node's words rather than its code's (`refusal`); like -32601's go-ethereum wording.
  */
-export const FILTER_NOT_FOUND = refusal('filter_not_found', 'not_found', 'filter not found');
+export const FILTER_NOT_FOUND = new DomainError(
+  'filter_not_found',
+  'not_found',
+  'filter not found',
+);
 
 export const UNKNOWN_ACCESS_TOKEN = refusal(
   'unknown_access_token',
