@@ -171,7 +171,7 @@ describe('createHttpApp edge', () => {
     expect([answer.status, answer.body['error'], answer.body['message']]).toEqual([
       413,
       'request_too_large',
-      'the request body is over the size limit',
+      'the request body is over the size limit of 1 KiB',
     ]);
   });
 

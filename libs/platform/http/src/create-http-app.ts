@@ -55,8 +55,9 @@ export async function createHttpApp(
   module: Type<unknown> | DynamicModule,
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const adapter = new FastifyAdapter({
-    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    bodyLimit: bodyLimitBytes,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     genReqId: requestIdOf,
     requestIdHeader: false,
@@ -68,7 +69,7 @@ export async function createHttpApp(
       reply: FrameworkReply,
     ) => {
       const requestId = String(request.id);
-      const { status, body, headers } = httpAnswerOf(error);
+      const { status, body, headers } = httpAnswerOf(error, bodyLimitBytes);
       // Answered past fastify's hooks (hijacked), so past onResponse below: recorded here.
       telemetry?.record({
         method: request.method,
@@ -163,7 +164,7 @@ export async function createHttpApp(
       ...(options.accessLog !== false ? { logger: options.logger } : {}),
     });
   }
-  app.useGlobalFilters(new DomainErrorFilter(options.logger, databaseGateOf(app)));
+  app.useGlobalFilters(new DomainErrorFilter(options.logger, databaseGateOf(app), bodyLimitBytes));
   app.enableShutdownHooks();
   return app;
 }

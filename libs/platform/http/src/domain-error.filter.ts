@@ -28,6 +28,8 @@ export class DomainErrorFilter implements ExceptionFilter {
   constructor(
     private readonly logger: Logger,
     private readonly outages?: DbOutageReporter,
+    /** The app's body limit, named in a 413's message. */
+    private readonly bodyLimitBytes?: number,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -35,7 +37,7 @@ export class DomainErrorFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const requestId = String(request.id);
-    const { status, body, headers } = httpAnswerOf(exception);
+    const { status, body, headers } = httpAnswerOf(exception, this.bodyLimitBytes);
     // Cleaned, never as `err`: an error's message, stack or cause can quote a node URL with its
     // access token (viem's HttpRequestError does); loggableError keeps origins only, no stack.
     if (body['error'] === DATABASE_UNAVAILABLE) this.databaseUnavailable(exception, requestId);
@@ -69,7 +71,10 @@ export class DomainErrorFilter implements ExceptionFilter {
 }
 
 /** Status, body (without request_id) and headers of the answer to `exception`. */
-export function httpAnswerOf(exception: unknown): {
+export function httpAnswerOf(
+  exception: unknown,
+  bodyLimitBytes?: number,
+): {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
@@ -108,6 +113,10 @@ export function httpAnswerOf(exception: unknown): {
   }
   const frameworkStatus = statusOfFrameworkError(exception);
   const known = fastifyErrors[(exception as { code?: string } | null)?.code ?? ''];
+  if (frameworkStatus === 413) {
+    const message = tooLargeMessage(bodyLimitBytes);
+    return { status: 413, body: { error: 'request_too_large', message }, headers: {} };
+  }
   if (frameworkStatus !== undefined && known) {
     return { status: frameworkStatus, body: { error: known[0], message: known[1] }, headers: {} };
   }
@@ -124,13 +133,25 @@ export function httpAnswerOf(exception: unknown): {
 
 const UNSUPPORTED_MEDIA_TYPE_MESSAGE =
   'request bodies are JSON: send content-type application/json';
-const REQUEST_TOO_LARGE_MESSAGE = 'the request body is over the size limit';
+
+/** A 413's message, naming the limit when the app gave it (QA: "which limit?"). */
+function tooLargeMessage(limitBytes: number | undefined): string {
+  if (limitBytes === undefined) return 'the request body is over the size limit';
+  const [size, unit] =
+    limitBytes >= MIB && limitBytes % MIB === 0
+      ? [limitBytes / MIB, 'MiB']
+      : limitBytes >= KIB && limitBytes % KIB === 0
+        ? [limitBytes / KIB, 'KiB']
+        : [limitBytes, 'bytes'];
+  return `the request body is over the size limit of ${size.toLocaleString('en-US')} ${unit}`;
+}
+const KIB = 1024;
+const MIB = 1024 * KIB;
 
 /** Fastify's own errors by their code, with a fixed message (theirs repeats the whole URL). */
 const fastifyErrors: Record<string, [code: string, message: string]> = {
   FST_ERR_BAD_URL: ['invalid_url', 'the URL is not valid (malformed percent-encoding)'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', UNSUPPORTED_MEDIA_TYPE_MESSAGE],
-  FST_ERR_CTP_BODY_TOO_LARGE: ['request_too_large', REQUEST_TOO_LARGE_MESSAGE],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
     'malformed_body',
     'the body length does not match content-length',
@@ -151,7 +172,6 @@ const frameworkCodes: Record<number, string> = {
  * Type") and without fastify's code, so they are known by status here (QA F4).
  */
 const frameworkMessages: Record<number, string> = {
-  413: REQUEST_TOO_LARGE_MESSAGE,
   415: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 };
 
