@@ -5,6 +5,7 @@ import { PLANS } from '@meridian/plans';
 import {
   jsonRpcErrorOf,
   parseRequest,
+  type ParsedRequest,
   type RpcCall,
   type RpcRequestItem,
   serializeBatch,
@@ -152,15 +153,7 @@ export class RelayService {
     const estimate = this.credentials.estimate(token.accountId);
     const admitting = this.admit(token, items, estimate);
     const refused = admitting instanceof Promise ? await admitting : admitting;
-    if (refused !== undefined)
-      return relayAnswer(
-        refused,
-        serializeRefusal(parsed, jsonRpcErrorOf(refused)),
-        network,
-        token,
-        0,
-        deprecated,
-      );
+    if (refused !== undefined) return refusedWhole(refused, parsed, network, token, deprecated);
 
     // Shared estimates (ADR 0201 amendment): the CU leased cover the calls, or a lease is awaited.
     if (estimate?.pooled === true) {
@@ -170,15 +163,7 @@ export class RelayService {
         // The pool had nothing left for this state: refused whole, as admission refuses a spent
         // estimate (402 / -32040), not call by call under HTTP 200 (QA S).
         const unpaid = balanceRefusal(this.credentials.account(token.accountId), estimate);
-        if (unpaid !== undefined)
-          return relayAnswer(
-            unpaid,
-            serializeRefusal(parsed, jsonRpcErrorOf(unpaid)),
-            network,
-            token,
-            0,
-            deprecated,
-          );
+        if (unpaid !== undefined) return refusedWhole(unpaid, parsed, network, token, deprecated);
       }
     }
     // Its WebSocket connection closed meanwhile (ADR 0203 amendment): not relayed, not billed.
@@ -451,6 +436,24 @@ export class RelayService {
     estimate?.metered(cu);
     this.metrics.countCu(network.key, cu);
   }
+}
+
+/** A request refused before any call is relayed: `error` under each of its ids, nothing billed. */
+function refusedWhole(
+  error: DomainError,
+  parsed: ParsedRequest,
+  network: Network,
+  token: ResolvedToken,
+  deprecated: boolean,
+): RelayAnswer {
+  return relayAnswer(
+    error,
+    serializeRefusal(parsed, jsonRpcErrorOf(error)),
+    network,
+    token,
+    0,
+    deprecated,
+  );
 }
 
 /**
