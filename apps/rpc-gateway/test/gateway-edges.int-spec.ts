@@ -247,8 +247,33 @@ describe('rpc-gateway edges: requests that once broke it', () => {
         error: {
           code: -32005,
           message: expect.stringMatching(/^limit exceeded: the plan's rate limit of \d+ requests/),
+          data: { rps: 1, retryAfterMs: expect.any(Number) },
         },
       });
+    });
+
+    it('plan RPS exceeded on an open WebSocket → -32005 whose data says when to come back', async () => {
+      // No Retry-After header on a WebSocket: the answer itself carries the wait.
+      const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKENS.slow}/`);
+      await new Promise((r) => ws.once('open', r));
+      try {
+        const answers: Array<{ id: number; error?: { code: number; data?: unknown } }> = [];
+        const all = new Promise<void>((resolve) =>
+          ws.on('message', (d) => {
+            answers.push(JSON.parse(d.toString()));
+            if (answers.length === 3) resolve();
+          }),
+        );
+        for (const id of [1, 2, 3]) ws.send(JSON.stringify({ ...call, id }));
+        await all;
+        const refused = answers.find((a) => a.error?.code === -32005);
+        expect(refused?.error?.data).toEqual({ rps: 1, retryAfterMs: expect.any(Number) });
+        const { retryAfterMs } = refused!.error!.data as { retryAfterMs: number };
+        expect(retryAfterMs).toBeGreaterThan(0);
+        expect(retryAfterMs).toBeLessThanOrEqual(1_000);
+      } finally {
+        ws.close();
+      }
     });
 
     it('a method name of a megabyte is refused without being repeated', async () => {

@@ -219,6 +219,8 @@ describe("every message starts with its code's words (QA after a5215bb)", () => 
     expect(jsonRpcErrorOf(gatewayErrors.rateLimited(20, 50))).toEqual({
       code: -32005,
       message: "limit exceeded: the plan's rate limit of 20 requests per second",
+      // When to come back, on every interface: a WebSocket answer has no Retry-After header.
+      data: { rps: 20, retryAfterMs: 50 },
     });
     const [scalar, object] = everyParserError().slice(-2);
     expect(scalar).toEqual({

@@ -184,14 +184,17 @@ export function networkNotOffered(network: Network, where: Interface): DomainErr
 /**
  * The plan's requests per second spent: -32005's words first (QA: "rate limit exceeded: …"
  * broke the rule), "rate limit" kept for a reader who looks for it. BorApi answers it in COMPAT's
- * gRPC words ("rate limit exceeded", bor-api.service.ts) from `details.rps`.
+ * gRPC words ("rate limit exceeded", bor-api.service.ts) from `details.rps`. The error object's
+ * `data` says when to come back, `{rps, retryAfterMs}`: over HTTP the `Retry-After` header says
+ * it too (whole seconds), but a call refused on an open WebSocket has no header, only its answer
+ * (as Infura's -32005 carries `data.rate.backoff_seconds`).
  */
 export function rateLimited(rps: number, retryAfterMs: number): DomainError {
   return refusal(
     'rate_limited',
     'rate_limited',
     `the plan's rate limit of ${rps} requests per second`,
-    { details: { retryAfterMs, rps } },
+    { details: { retryAfterMs, rps, jsonRpcData: { rps, retryAfterMs } } },
   );
 }
 
