@@ -411,10 +411,11 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByRole('table', { name: 'Usage by network' }).waitFor();
     await page.getByRole('table', { name: 'Usage by method' }).waitFor();
     expect(await page.getByTestId('usage-chart-caption').textContent()).toMatch(
-      /^\d{4}-\d\d-\d\d: polygon-mainnet 20 CU$/,
+      /^\d{4}-\d\d-\d\d: Polygon PoS Mainnet 20 CU$/,
     );
     const byNetwork = page.getByTestId('usage-by-network');
-    await byNetwork.getByRole('cell', { name: 'polygon-mainnet' }).waitFor();
+    // The networks table's display name, as Node access names it (QA: two names).
+    await byNetwork.getByRole('cell', { name: 'Polygon PoS Mainnet' }).waitFor();
     await hasText(
       page.getByTestId('usage-by-method').locator('tbody td').nth(1),
       'eth_blockNumber',
@@ -1159,7 +1160,17 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByText('Treasury watch').waitFor();
     await check(operator, '13-operator-account');
     await operator.getByLabel('Change plan').selectOption('starter');
+    // Apply asks first, as Credit does (QA: it acted at once): Cancel changes nothing.
     await operator.getByRole('button', { name: 'Apply plan' }).click();
+    const planDialog = operator.getByRole('dialog', { name: 'Change the plan to Starter?' });
+    await planDialog
+      .getByTestId('confirm-plan')
+      .filter({ hasText: 'from Free to Starter' })
+      .waitFor();
+    await planDialog.getByRole('button', { name: 'Cancel' }).click();
+    await hasText(operator.getByTestId('operator-plan'), 'Free');
+    await operator.getByRole('button', { name: 'Apply plan' }).click();
+    await planDialog.getByRole('button', { name: 'Change to Starter' }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Starter');
 
     // Credit, confirmed with a double click: one request, one credit (the money forms' one
@@ -1563,6 +1574,14 @@ describe('dashboard in a real browser against the local stack', () => {
       await colleague.getByText('Only an owner can invite or remove people.').waitFor();
       expect(await colleague.getByRole('button', { name: 'Create invitation' }).count()).toBe(0);
       expect(await colleague.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+      // Plans read-only for a member, who is sent to an owner (ADR 0604 amendment).
+      await nav(colleague, 'Plan');
+      await hasText(
+        colleague.getByTestId('plan-change-route'),
+        "Only an owner of the account changes its plan: ask one of the account's owners.",
+      );
+      await colleague.getByTestId('plans').getByText('Current').waitFor();
+      expect(await colleague.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
       await check(colleague, '17b-team-member');
       // The colleague rolls one of the account's access tokens (or makes one): they saw it.
       const held = (await pageApi(colleague, 'GET', '/api/relay/billing/access-tokens')).body[
@@ -1794,7 +1813,26 @@ describe('dashboard in a real browser against the local stack', () => {
         expect(made.status).toBe(201);
         hooks[name] = String(made.body['id']);
       }
-      await setPlan('free');
+      // The owner downgrades on the Plan page (QA: no plan control), behind a confirmation that
+      // says what a downgrade pauses and, from /webhooks/limits, how many at least.
+      await nav(owner, 'Plan');
+      await owner.getByRole('heading', { name: 'Plan', exact: true }).waitFor();
+      await owner.locator('tr[data-plan="starter"]').getByText('Current').waitFor();
+      await owner.getByRole('button', { name: 'Switch to Free' }).click();
+      const downgrade = owner.getByRole('dialog', { name: 'Switch to Free?' });
+      await downgrade
+        .getByText(
+          "Webhooks over the Free plan's limits are paused (the newest that fit stay active), and access tokens over its 2 keep working but no new one can be made.",
+        )
+        .waitFor();
+      await downgrade
+        .getByText(
+          'You have 4 webhooks and Free allows 1 active: at least 3 webhooks will be paused.',
+        )
+        .waitFor();
+      await check(owner, '20-plan-downgrade-confirm');
+      await downgrade.getByRole('button', { name: 'Switch to Free' }).click();
+      await hasText(owner.getByTestId('plan-changed'), 'Your plan is now Free.');
       // The plan change reaches webhook-matcher as an event: D over Free's 10 per webhook is
       // paused, C fits and takes the one slot, B and A find none left.
       const statuses = async () =>
@@ -1816,6 +1854,13 @@ describe('dashboard in a real browser against the local stack', () => {
         D: 'paused_plan',
       });
 
+      // Overview names the webhooks the downgrade paused, with the way to them (QA: nothing).
+      await owner.goto(dashboard);
+      await hasText(
+        owner.getByTestId('plan-paused-webhooks'),
+        '3 webhooks paused: over plan limits',
+      );
+      await owner.getByRole('link', { name: 'See your webhooks' }).waitFor();
       await owner.goto(`${dashboard}/webhooks`);
       await hasText(
         owner
@@ -1835,14 +1880,26 @@ describe('dashboard in a real browser against the local stack', () => {
         owner.getByTestId('plan-pause-explanation'),
         // D itself is over Free's 10 per webhook: its own limit, as its refused Resume says (QA:
         // the page told it to delete other webhooks, which never makes it fit).
-        'This webhook is paused because it is over its plan limits. This webhook watches 20 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself.',
+        'This webhook is paused because it is over its plan limits. This webhook watches 20 addresses; your plan allows 10 per webhook — remove addresses or upgrade. Resume works once it fits; an upgrade resumes it by itself. You change your plan on the Plan page.',
       );
       await check(owner, '20a-webhook-paused-plan');
       // B (3 addresses) fits on its own: the account's caps are what keep it paused.
       await owner.goto(`${dashboard}/webhooks/${hooks['B']}`);
       await hasText(
         owner.getByTestId('plan-pause-explanation'),
-        'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself.',
+        'This webhook is paused because your account is over its plan limits. You have 4 webhooks. Your plan allows 1 active webhook, and paused ones count too. Delete a webhook you no longer need to make room. Your plan allows 10 watched addresses across all your webhooks; a list used by two webhooks counts twice. Resume works once it fits; an upgrade resumes it by itself. You change your plan on the Plan page.',
+      );
+
+      // Deleting the others leaves B fitting the plan: its page says Resume makes it active
+      // again (QA: it still read the per-webhook cap).
+      for (const name of ['A', 'C', 'D'])
+        expect(
+          (await pageApi(owner, 'DELETE', `/api/relay/webhooks/webhooks/${hooks[name]}`)).status,
+        ).toBe(200);
+      await owner.goto(`${dashboard}/webhooks/${hooks['B']}`);
+      await hasText(
+        owner.getByTestId('plan-pause-explanation'),
+        'This webhook was paused because your account was over its plan limits, and it now fits your plan: Resume makes it active again.',
       );
 
       // Three tokens on Free's two: each still answers, the page says so, a new one is refused.
@@ -1855,7 +1912,7 @@ describe('dashboard in a real browser against the local stack', () => {
         expect(((await call.json()) as { result?: string }).result).toBe('0x89');
       }
       const overCap =
-        'You hold 3 access tokens and your plan allows 2. They all keep working, and rolling one still works; to make a new one, delete 2 tokens you no longer use, or upgrade your plan.';
+        'You hold 3 access tokens and your plan allows 2. They all keep working, and rolling one still works; to make a new one, delete 2 tokens you no longer use, or upgrade your plan. You change your plan on the Plan page.';
       await owner.goto(`${dashboard}/node-access`);
       await hasText(owner.getByTestId('access-tokens-over-cap'), overCap);
       await owner.getByRole('button', { name: 'Create token' }).click();
@@ -1880,6 +1937,16 @@ describe('dashboard in a real browser against the local stack', () => {
         /^Node calls and webhook deliveries are stopped until a top-up( of more than \d+ CU \(the overdraft is paid first\))? clears or your plan renews on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
       );
       await check(owner, '20c-overview-exhausted');
+      // The pages of what it stops say so too, in one notice (QA: they read "Active").
+      const stopped =
+        /^Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused\. Node calls and webhook deliveries are stopped until /;
+      for (const path of ['/node-access', '/webhooks', `/webhooks/${hooks['B']}`]) {
+        await owner.goto(`${dashboard}${path}`);
+        expect((await owner.getByTestId('exhausted-page-notice').textContent())?.trim()).toMatch(
+          stopped,
+        );
+      }
+      await check(owner, '20d-webhook-exhausted');
     } finally {
       await context.close();
     }

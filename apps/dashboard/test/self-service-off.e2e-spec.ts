@@ -154,6 +154,26 @@ describe('dashboard: self-service billing off, in a real browser', () => {
       await page.reload();
       await notice.waitFor();
       await page.getByTestId('top-ups').getByText('5,000,000 CU').waitFor();
+
+      // The Plan page lists the plans read-only and names who changes them (QA: "or upgrade"
+      // promised a control this deployment does not offer); the relay's change is refused.
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Plan' })
+        .click();
+      await page
+        .getByText(
+          'Plans are changed by the operator of this service: ask them to upgrade your account.',
+        )
+        .waitFor();
+      await page.locator('tr[data-plan="free"]').getByText('Current').waitFor();
+      expect(await page.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
+      await screenshot(page, 'self-service-off-plan');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      const change = await pageApi(page, 'PUT', '/api/relay/billing/account/plan', {
+        plan: 'starter',
+      });
+      expect([change.status, change.body['error']]).toEqual([403, 'self_service_disabled']);
     } finally {
       await context.close();
     }

@@ -493,4 +493,39 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
       olgasKey.id,
     ]);
   });
+
+  it('only an owner changes the plan through the relay (403 owner_required for a member, plan kept); a member still tops up (QA: any member changed the plan)', async () => {
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+    const paula = await signUp('paula@example.com');
+    expect(paula.answer.status).toBe(201);
+    const invited = await paula.client.call('POST', '/api/team/invitations', {
+      email: 'quinn@example.com',
+    });
+    const quinn = await signUp('quinn@example.com', invited.body['code'] as string);
+    expect(quinn.user).toMatchObject({ account_role: 'member' });
+
+    const byMember = await quinn.client.call('PUT', '/api/relay/billing/account/plan', {
+      plan: 'starter',
+    });
+    expect([byMember.status, byMember.body['error']]).toEqual([403, 'owner_required']);
+    expect((await quinn.client.call('GET', '/api/relay/billing/account')).body['plan']).toBe(
+      'free',
+    );
+    // ADR 0604: members top up.
+    expect(
+      (await quinn.client.call('POST', '/api/relay/billing/top-ups', { cu: 1000 })).status,
+    ).toBe(201);
+
+    const byOwner = await paula.client.call('PUT', '/api/relay/billing/account/plan', {
+      plan: 'starter',
+    });
+    expect([byOwner.status, byOwner.body['plan']]).toEqual([200, 'starter']);
+  });
 });

@@ -11,12 +11,18 @@ export default defineConfig({
   plugins: [react()],
   // The page checks its forms by the API's own rules, from their one home, pure modules only
   // (no node: import; web/src/page-imports.spec.ts): addresses (ADR 0403; the networks lib needs
-  // @meridian/time) and a webhook's field bounds (the bounds entry of @meridian/webhooks, whose
+  // @meridian/time), the plan table (Plan page; its lib needs @meridian/errors) and a webhook's field bounds (the bounds entry of @meridian/webhooks, whose
   // index needs node:crypto). Each alias is the path tsconfig.base.json gives it.
   resolve: {
     alias: {
       '@meridian/networks': fileURLToPath(
         new URL('../../../libs/domain/networks/src/index.ts', import.meta.url),
+      ),
+      '@meridian/errors': fileURLToPath(
+        new URL('../../../libs/domain/errors/src/index.ts', import.meta.url),
+      ),
+      '@meridian/plans': fileURLToPath(
+        new URL('../../../libs/domain/plans/src/index.ts', import.meta.url),
       ),
       '@meridian/time': fileURLToPath(
         new URL('../../../libs/domain/time/src/index.ts', import.meta.url),

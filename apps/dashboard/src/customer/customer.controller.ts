@@ -122,13 +122,18 @@ export class CustomerController {
     const match = /^\/api\/relay\/([a-z]+)(\/.*)$/.exec(pathname);
     const upstream = match?.[1] as Upstream | undefined;
     const path = match?.[2];
-    if (
-      !upstream ||
-      !path ||
-      !UPSTREAMS.includes(upstream) ||
-      !relayRuleFor(upstream, request.method, path)
-    )
+    const rule =
+      upstream && path && UPSTREAMS.includes(upstream)
+        ? relayRuleFor(upstream, request.method, path)
+        : undefined;
+    if (!upstream || !path || !rule)
       throw new DomainError('not_found', 'not_found', 'no such route');
+    if (rule.ownerOnly && current.user.accountRole !== 'owner')
+      throw new DomainError(
+        'owner_required',
+        'forbidden',
+        "only an owner of the account changes its plan; ask one of the account's owners",
+      );
     const idempotencyKey = request.headers['idempotency-key'];
     // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.
     const answer = await this.keys.call(current.user, upstream, request.method, path, {

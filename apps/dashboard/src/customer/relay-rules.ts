@@ -4,6 +4,13 @@ export interface RelayRule {
   upstream: Upstream;
   methods: readonly string[];
   path: RegExp;
+  /**
+   * Only an owner of the account may ask this (403 `owner_required` for a member, as the team
+   * routes answer): changing the plan changes what every member's webhooks and tokens may do
+   * (a downgrade pauses webhooks), so it is the owner's call, as providers' consoles make it.
+   * Top-ups stay open to members (ADR 0604 amendment "Plan changes are the owner's").
+   */
+  ownerOnly?: true;
 }
 
 const ID = '[A-Za-z0-9_-]{1,100}';
@@ -15,7 +22,7 @@ const ID = '[A-Za-z0-9_-]{1,100}';
  */
 export const RELAY_RULES: readonly RelayRule[] = [
   { upstream: 'billing', methods: ['GET'], path: /^\/account(\/balance|\/usage)?$/ },
-  { upstream: 'billing', methods: ['PUT'], path: /^\/account\/plan$/ },
+  { upstream: 'billing', methods: ['PUT'], path: /^\/account\/plan$/, ownerOnly: true },
   { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/access-tokens$/ },
   { upstream: 'billing', methods: ['DELETE'], path: new RegExp(`^/access-tokens/${ID}$`) },
   { upstream: 'billing', methods: ['POST'], path: new RegExp(`^/access-tokens/${ID}/roll$`) },

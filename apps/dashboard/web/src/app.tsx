@@ -9,6 +9,7 @@ import { OperatorAccountPage } from './pages/operator-account';
 import { OperatorAccountsPage } from './pages/operator-accounts';
 import { OperatorSettingsPage } from './pages/operator-settings';
 import { OverviewPage } from './pages/overview';
+import { PlanPage } from './pages/plan';
 import { SettingsPage } from './pages/settings';
 import { TeamPage } from './pages/team';
 import { SignInPage, SignUpPage } from './pages/sign-in';
@@ -58,6 +59,7 @@ export function App() {
               <Route path="/webhooks/:id" element={<WebhookDetailPage />} />
               <Route path="/webhooks/:id/edit" element={<WebhookFormPage />} />
               <Route path="/address-lists" element={<AddressListsPage />} />
+              <Route path="/plan" element={<PlanPage />} />
               <Route path="/top-up" element={<TopUpPage />} />
               <Route path="/team" element={<TeamPage />} />
               <Route path="/settings" element={<SettingsPage />} />

@@ -2,7 +2,10 @@ import {
   accessTokensOverCap,
   capMessage,
   isCapError,
+  planChangeRoute,
+  planPausedSummary,
   planPauseExplanation,
+  upgradeAdvice,
   webhookSlotsSummary,
 } from './cap-errors';
 
@@ -105,6 +108,15 @@ describe('paused_plan in words, before any click (QA: only a refused Resume said
     );
   });
 
+  it('a webhook that fits again (the owner deleted another) is told Resume makes it active (QA: it read the per-webhook cap)', () => {
+    // W3 (3 addresses) after W1, W2 and W4 were deleted: 1 webhook of 1, 3 addresses of 10.
+    const usage = { active_webhooks: 1, account_addresses: 3 };
+    const w3 = { addresses: 3, inline_addresses: 3, list_refs: 0 };
+    expect(planPauseExplanation({ caps: free, usage }, w3)).toBe(
+      'This webhook was paused because your account was over its plan limits, and it now fits your plan: Resume makes it active again.',
+    );
+  });
+
   it('each per-webhook cap the webhook is over, in the order a resume names them', () => {
     const caps = { ...free, list_refs: 1, inline_addresses: 3 };
     const held = { inline_addresses: 4, list_refs: 2, addresses: 12 };
@@ -125,5 +137,39 @@ describe('accessTokensOverCap (QA: after a downgrade, tokens over the cap kept w
     );
     expect(accessTokensOverCap(2, 2)).toBeNull();
     expect(accessTokensOverCap(0, 2)).toBeNull();
+  });
+});
+
+describe('who upgrades, in the "or upgrade" advice (QA: no plan control behind it)', () => {
+  it('an owner with self-service billing, a member through an owner, else the operator', () => {
+    expect(planChangeRoute(true, 'owner')).toBe('self');
+    expect(planChangeRoute(true, 'member')).toBe('owner');
+    expect(planChangeRoute(false, 'owner')).toBe('operator');
+    expect(planChangeRoute(false, 'member')).toBe('operator');
+  });
+
+  it('appends who changes the plan to the advice that names an upgrade', () => {
+    const free = { active_webhooks: 1, addresses_per_account: 10, addresses_per_webhook: 10 };
+    const usage = { active_webhooks: 4, account_addresses: 30 };
+    const w4 = { addresses: 20, inline_addresses: 20, list_refs: 0 };
+    expect(planPauseExplanation({ caps: free, usage }, w4, 'operator')).toMatch(
+      / an upgrade resumes it by itself\. Plans are changed by the operator of this service: ask them to upgrade your account\.$/,
+    );
+    expect(accessTokensOverCap(3, 2, 'self')).toMatch(
+      /or upgrade your plan\. You change your plan on the Plan page\.$/,
+    );
+    expect(upgradeAdvice('owner')).toBe(
+      "Only an owner of the account changes its plan: ask one of the account's owners.",
+    );
+  });
+});
+
+describe('planPausedSummary (QA: after a downgrade Overview said nothing of paused webhooks)', () => {
+  it('counts the paused_plan webhooks only; nothing when none is', () => {
+    expect(
+      planPausedSummary(['active', 'paused_plan', 'paused', 'paused_plan', 'paused_plan']),
+    ).toBe('3 webhooks paused: over plan limits');
+    expect(planPausedSummary(['paused_plan'])).toBe('1 webhook paused: over plan limits');
+    expect(planPausedSummary(['active', 'paused'])).toBeNull();
   });
 });

@@ -88,14 +88,20 @@ function overOwnCaps(caps: Record<string, number>, held: HeldCounts): string[] {
  * themselves (`RecordUsage`, ADR 0401 amendment), never counted again here; null: the record
  * carries none (a webhook-matcher from before it).
  */
-export function planPauseExplanation(limits: LimitsFacts, held: HeldCounts | null): string {
+export function planPauseExplanation(
+  limits: LimitsFacts,
+  held: HeldCounts | null,
+  route?: PlanChangeRoute,
+): string {
   const { caps, usage } = limits;
+  const how = route ? [upgradeAdvice(route)] : [];
   const own = held ? overOwnCaps(caps, held) : [];
   if (own.length > 0)
     return [
       'This webhook is paused because it is over its plan limits.',
       ...own,
       'Resume works once it fits; an upgrade resumes it by itself.',
+      ...how,
     ].join(' ');
   const sentences: string[] = [];
   const webhooks = caps['active_webhooks'] ?? 0;
@@ -106,13 +112,52 @@ export function planPauseExplanation(limits: LimitsFacts, held: HeldCounts | nul
     );
   if ((usage['account_addresses'] ?? 0) > addresses)
     sentences.push(SENTENCES['cap_account_addresses_exceeded']!(addresses));
+  // Within its own caps (its record's `usage`) and the account's (QA: the owner deleted another
+  // webhook, and this one was still told the per-webhook sentence): it fits now, and Resume is
+  // all it takes. Without a record `usage` the page cannot tell it fits: the per-webhook cap.
+  if (sentences.length === 0 && held)
+    return 'This webhook was paused because your account was over its plan limits, and it now fits your plan: Resume makes it active again.';
   if (sentences.length === 0)
     sentences.push(SENTENCES['cap_addresses_exceeded']!(caps['addresses_per_webhook'] ?? 0));
   return [
     'This webhook is paused because your account is over its plan limits.',
     ...sentences,
     'Resume works once it fits; an upgrade resumes it by itself.',
+    ...how,
   ].join(' ');
+}
+
+/**
+ * Who can change the account's plan, for the "or upgrade" advice (QA: the messages said
+ * upgrade while the dashboard offered no plan control): an owner on the Plan page when the
+ * deployment lets accounts pay for themselves (`self_service_billing`), a member through an
+ * owner (ADR 0604 amendment), else only the operator of the service.
+ */
+export type PlanChangeRoute = 'self' | 'owner' | 'operator';
+
+export function planChangeRoute(
+  selfServiceBilling: boolean,
+  accountRole: string | null | undefined,
+): PlanChangeRoute {
+  if (!selfServiceBilling) return 'operator';
+  return accountRole === 'owner' ? 'self' : 'owner';
+}
+
+export function upgradeAdvice(route: PlanChangeRoute): string {
+  if (route === 'self') return 'You change your plan on the Plan page.';
+  if (route === 'owner')
+    return "Only an owner of the account changes its plan: ask one of the account's owners.";
+  return 'Plans are changed by the operator of this service: ask them to upgrade your account.';
+}
+
+/**
+ * Overview's line after a downgrade (QA: it said nothing of the webhooks the plan paused): how
+ * many are `paused_plan`, null when none is.
+ */
+export function planPausedSummary(statuses: readonly string[]): string | null {
+  const paused = statuses.filter((status) => status === 'paused_plan').length;
+  if (paused === 0) return null;
+  return `${count(paused, 'webhook', 'webhooks')} paused: over plan limits`;
 }
 
 /** The active-webhook bar's words: every webhook counts, the plan names active ones (rule 1). */
@@ -125,8 +170,13 @@ export function webhookSlotsSummary(used: number, limit: number): string {
  * none, every one keeps answering and can be rolled; only a new one is refused (409
  * cap_access_tokens_exceeded) until enough are deleted (billing-ledger README, ADR 0109).
  */
-export function accessTokensOverCap(held: number, cap: number): string | null {
+export function accessTokensOverCap(
+  held: number,
+  cap: number,
+  route?: PlanChangeRoute,
+): string | null {
   if (held <= cap) return null;
   const toDelete = held - cap + 1;
-  return `You hold ${count(held, 'access token', 'access tokens')} and your plan allows ${cap.toLocaleString('en-US')}. They all keep working, and rolling one still works; to make a new one, delete ${count(toDelete, 'token', 'tokens')} you no longer use, or upgrade your plan.`;
+  const how = route ? ` ${upgradeAdvice(route)}` : '';
+  return `You hold ${count(held, 'access token', 'access tokens')} and your plan allows ${cap.toLocaleString('en-US')}. They all keep working, and rolling one still works; to make a new one, delete ${count(toDelete, 'token', 'tokens')} you no longer use, or upgrade your plan.${how}`;
 }

@@ -1,3 +1,5 @@
+import { networkByKey } from '@meridian/networks';
+
 const numberFormat = new Intl.NumberFormat('en-US');
 
 export const formatNumber = (value: number | string | null | undefined): string =>
@@ -46,3 +48,15 @@ export const PLAN_NAMES: Record<string, string> = {
 
 export const planName = (plan: string | null | undefined) =>
   plan ? (PLAN_NAMES[plan] ?? plan) : 'No plan';
+
+/**
+ * A network as the customer reads it, everywhere (QA: "Polygon PoS Mainnet" on Node access,
+ * `polygon-mainnet` in usage and webhooks): the networks table's display name; webhook
+ * deliveries (billing's usage network `webhooks`) by what they are; a key the table lacks as is.
+ */
+export const networkLabel = (network: string | undefined): string =>
+  network === 'webhooks'
+    ? 'Webhook deliveries'
+    : network === undefined
+      ? ''
+      : (networkByKey(network)?.displayName ?? network);

@@ -30,6 +30,7 @@ const CUSTOMER_NAV: Array<{ heading: string; items: NavItem[] }> = [
   {
     heading: 'Billing',
     items: [
+      { to: '/plan', label: 'Plan' },
       { to: '/top-up', label: 'Top up' },
       { to: '/team', label: 'Team' },
       { to: '/settings', label: 'Settings' },

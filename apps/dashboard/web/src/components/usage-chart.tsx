@@ -9,7 +9,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { formatCu, formatNumber } from '../format';
+import { formatCu, formatNumber, networkLabel } from '../format';
 import type { UsageItem } from '../types';
 import { Empty } from './ui';
 
@@ -24,9 +24,6 @@ const COLORS = [
   '#15803d',
   '#475569',
 ];
-
-export const networkLabel = (network: string | undefined) =>
-  network === 'webhooks' ? 'Webhook deliveries' : (network ?? '');
 
 /**
  * CU per day, one bar per day stacked by network (billing's `group_by=day_network`; webhook

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, ApiError, relay } from '../api';
-import { accessTokensOverCap } from '../cap-errors';
+import { accessTokensOverCap, planChangeRoute } from '../cap-errors';
+import { ExhaustedNotice } from '../components/exhausted-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
@@ -10,6 +11,7 @@ import { formatDateTime } from '../format';
 import { placeErrors } from '../form-errors';
 import type { AccessToken, NetworkEndpoints, Page } from '../types';
 import { useSubmission } from '../use-submission';
+import { useSession } from '../session';
 import { useAccount } from './overview';
 
 const REGION_NAMES: Record<string, string> = {
@@ -118,6 +120,7 @@ function EndpointTable(props: { network?: NetworkEndpoints; token?: string; hint
 export function NodeAccessPage() {
   const client = useQueryClient();
   const account = useAccount();
+  const { session } = useSession();
   const networks = useNetworks();
   const tokens = useQuery({
     queryKey: ['access-tokens'],
@@ -160,7 +163,11 @@ export function NodeAccessPage() {
   if (networks.isError) return <ErrorState error={networks.error} />;
   const byKey = new Map(networks.data.items.map((n) => [n.key, n]));
   const cap = account.data?.caps.access_tokens;
-  const overCap = cap === undefined ? null : accessTokensOverCap(tokens.data.items.length, cap);
+  const route = account.data
+    ? planChangeRoute(account.data.self_service_billing, session.user?.account_role)
+    : undefined;
+  const overCap =
+    cap === undefined ? null : accessTokensOverCap(tokens.data.items.length, cap, route);
   const createErrors = placeErrors(create.error, { network: ['network'], name: ['name'] });
   const capped =
     create.error instanceof ApiError && create.error.code === 'cap_access_tokens_exceeded';
@@ -170,6 +177,7 @@ export function NodeAccessPage() {
         title="Node access"
         description="Access tokens: put one at the end of its network's endpoint URL. A network may have several; your plan sets how many tokens you hold in all."
       />
+      <ExhaustedNotice />
       {cap !== undefined && (
         <Card>
           <UsageBar

@@ -3,13 +3,22 @@ import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router-dom';
 import { api } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { CuAmountForm } from '../components/cu-amount-form';
 import { Field } from '../components/field';
 import { OperatorApiKeys } from '../components/operator-api-keys';
 import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
-import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
+import {
+  formatCu,
+  formatDateTime,
+  formatNumber,
+  networkLabel,
+  PLAN_NAMES,
+  planName,
+} from '../format';
+import { isPlanId, planChangeWords } from '../plan-choice';
 import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
 import { useAutoRefresh } from '../use-auto-refresh';
@@ -31,11 +40,14 @@ export function OperatorAccountPage() {
     queryFn: () => api<Detail>('GET', `/api/operator/accounts/${id}`),
   });
   const [plan, setPlan] = useState<string | undefined>();
+  // Apply asks first, as Credit does (QA: it acted at once); the dialog stays until the answer.
+  const [confirmingPlan, setConfirmingPlan] = useState(false);
   const refresh = () => client.invalidateQueries({ queryKey: ['operator-account', id] });
   const changePlan = useMutation({
     mutationFn: (next: string) =>
       api('PUT', `/api/operator/accounts/${id}/plan`, { plan: planOfValue(next) }),
     onSuccess: () => void refresh(),
+    onSettled: () => setConfirmingPlan(false),
   });
   const pending = (detail.data?.top_ups.items ?? []).filter((t) => t.status !== 'cleared');
   // Its pending top-ups asked again until they clear (useAutoRefresh, as the customer's pages).
@@ -51,8 +63,9 @@ export function OperatorAccountPage() {
   const picker = planPicker(account, plan, PLAN_NAMES);
   const submitPlan = (event: FormEvent) => {
     event.preventDefault();
-    if (picker.canApply) changePlan.mutate(picker.value);
+    if (picker.canApply) setConfirmingPlan(true);
   };
+  const chosenPlan = planOfValue(picker.value);
   return (
     <>
       <PageHeader
@@ -91,6 +104,24 @@ export function OperatorAccountPage() {
               <code className="url">PUT /admin/accounts/{account.id}/plan</code>.
             </p>
           )}
+          <ConfirmDialog
+            open={confirmingPlan}
+            title={`Change the plan to ${planName(chosenPlan)}?`}
+            confirmLabel={`Change to ${planName(chosenPlan)}`}
+            busy={changePlan.isPending}
+            onConfirm={() => changePlan.mutate(picker.value)}
+            onCancel={() => {
+              if (!changePlan.isPending) setConfirmingPlan(false);
+            }}
+          >
+            <p data-testid="confirm-plan">
+              {detail.data.email ?? account.name} moves from {planName(account.plan)} to{' '}
+              {planName(chosenPlan)} now.
+            </p>
+            {chosenPlan && isPlanId(chosenPlan) && (
+              <p>{planChangeWords(account.plan, chosenPlan, null).slice(1).join(' ')}</p>
+            )}
+          </ConfirmDialog>
           {changePlan.isSuccess && (
             <Notice tone="ok">Plan changed; the customer sees the new limits now.</Notice>
           )}
@@ -160,7 +191,7 @@ export function OperatorAccountPage() {
               {webhooks.items.map((w) => (
                 <li key={w.id}>
                   {w.name || w.id} <StatusBadge webhook={w} />{' '}
-                  <span className="muted">{w.network}</span>
+                  <span className="muted">{networkLabel(w.network)}</span>
                 </li>
               ))}
             </ul>

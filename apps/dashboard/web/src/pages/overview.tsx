@@ -4,12 +4,14 @@ import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
 import { exhaustedNotice } from '../balance-words';
+import { planPausedSummary } from '../cap-errors';
 import { GetStarted } from '../components/get-started';
 import { UsageChart, UsageTable } from '../components/usage-chart';
-import { Badge, Card, ErrorState, Loading, PageHeader } from '../components/ui';
+import { Badge, Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatNumber, formatRelative, planName } from '../format';
 import type { Account, Usage } from '../types';
 import { useAutoRefresh } from '../use-auto-refresh';
+import { useWebhooks } from './webhooks';
 
 export const RANGES = [
   { days: 1, label: 'Last 24 hours' },
@@ -47,6 +49,8 @@ export function OverviewPage() {
   const byNetwork = useUsage(days, 'network');
   const byMethod = useUsage(days, 'method');
   const client = useQueryClient();
+  const webhooks = useWebhooks();
+  const pausedByPlan = planPausedSummary((webhooks.data?.items ?? []).map((w) => w.status));
   const pending = account.data?.balance.pending_top_ups ?? [];
   // The balance asked again when a pending top-up clears (then with backoff) until none is,
   // the usage with it; on focus too (useAutoRefresh: only while the tab is visible).
@@ -76,6 +80,12 @@ export function OverviewPage() {
         }
       />
       <GetStarted />
+      {pausedByPlan && (
+        <Notice tone="warn">
+          <span data-testid="plan-paused-webhooks">{pausedByPlan}</span>.{' '}
+          <Link to="/webhooks">See your webhooks</Link>
+        </Notice>
+      )}
       <div className="grid grid-3">
         <Card title="Plan">
           <p className="metric" data-testid="plan-name">
@@ -93,6 +103,9 @@ export function OverviewPage() {
             <dt>Audit checks per day</dt>
             <dd>{formatNumber(a.caps.audit.checks_per_day)}</dd>
           </dl>
+          <p>
+            <Link to="/plan">Plans and their limits</Link>
+          </p>
         </Card>
         <Card title="CU balance">
           <p className="metric" data-testid="balance-total">

@@ -3,7 +3,9 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
 import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
-import { isCapError, planPauseExplanation } from '../cap-errors';
+import { resumeAtZeroMessage } from '../balance-words';
+import { isCapError, planChangeRoute, planPauseExplanation } from '../cap-errors';
+import { ExhaustedNotice } from '../components/exhausted-notice';
 import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
@@ -11,7 +13,7 @@ import { StatusBadge } from '../components/status-badge';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { eventBudget, replayRows } from '../failed-deliveries';
 import { describeFilter, type FilterLine } from '../filter-tree';
-import { formatDateTime, formatDateTimeSeconds, formatNumber } from '../format';
+import { formatDateTime, formatDateTimeSeconds, formatNumber, networkLabel } from '../format';
 import {
   previousSecretLines,
   ROTATION_RULE,
@@ -24,6 +26,8 @@ import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome, testDeliveryRefusal } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { txHashesOf, type newSecretState } from './webhook-form';
+import { useSession } from '../session';
+import { useAccount } from './overview';
 import { useAddressLists, useWebhookLimits } from './webhooks';
 
 /** What `POST …/secret/rotate` answers: the webhook, its new secret and the old ones' ends. */
@@ -110,13 +114,15 @@ function ReplayError(props: { error: unknown; statusLabel: string }) {
 }
 
 function ActionError(props: { error: unknown }) {
+  const account = useAccount();
   if (!(props.error instanceof ApiError)) return null;
   if (props.error.code === 'insufficient_balance')
     return (
       <Notice tone="bad">
-        Your CU balance is zero, so this webhook cannot resume: deliveries cost 25 CU each.{' '}
-        <Link to="/top-up">Top up</Link> and resume it again; a top-up that is still clearing is
-        enough once it is more than any overdraft.
+        <span data-testid="resume-at-zero">
+          {resumeAtZeroMessage(account.data?.balance ?? null, account.data?.plan ?? null)}
+        </span>{' '}
+        <Link to="/top-up">Top up</Link>
       </Notice>
     );
   if (isCapError(props.error.code)) return <CapNotice error={props.error} />;
@@ -147,11 +153,16 @@ function ActionError(props: { error: unknown }) {
  */
 function PlanPauseNotice(props: { webhook: Webhook }) {
   const limits = useWebhookLimits();
+  const account = useAccount();
+  const { session } = useSession();
   if (!limits.data) return null;
+  const route = account.data
+    ? planChangeRoute(account.data.self_service_billing, session.user?.account_role)
+    : undefined;
   return (
     <Notice tone="warn">
       <span data-testid="plan-pause-explanation">
-        {planPauseExplanation(limits.data, props.webhook.usage ?? null)}
+        {planPauseExplanation(limits.data, props.webhook.usage ?? null, route)}
       </span>{' '}
       <Link to="/webhooks">See your plan&apos;s limits</Link>.
     </Notice>
@@ -368,7 +379,7 @@ export function WebhookDetailPage() {
     <>
       <PageHeader
         title={w.name || w.id}
-        description={`${w.network} · ${w.trigger_type.replace(/_/g, ' ')}`}
+        description={`${networkLabel(w.network)} · ${w.trigger_type.replace(/_/g, ' ')}`}
         actions={
           <>
             <StatusBadge webhook={w} />
@@ -387,6 +398,7 @@ export function WebhookDetailPage() {
           </p>
         </Card>
       )}
+      <ExhaustedNotice />
       {w.status === 'paused_plan' && <PlanPauseNotice webhook={w} />}
       <Card title="Actions">
         <div className="actions">

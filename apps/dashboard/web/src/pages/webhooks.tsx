@@ -2,9 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api, relay } from '../api';
 import { webhookSlotsSummary } from '../cap-errors';
+import { ExhaustedNotice } from '../components/exhausted-notice';
 import { Card, Empty, ErrorState, Loading, PageHeader, UsageBar } from '../components/ui';
 import { StatusBadge } from '../components/status-badge';
-import { formatDateTime, formatNumber } from '../format';
+import { formatDateTime, formatNumber, networkLabel } from '../format';
 import { useNetworks } from './node-access';
 import { CopyButton } from '../components/copy-button';
 import type { AddressList, Page, Webhook } from '../types';
@@ -121,6 +122,7 @@ export function WebhooksPage() {
           </Link>
         }
       />
+      <ExhaustedNotice />
       <WebhookLimitsCard webhooks={webhooks.data?.items} lists={lists.data?.items} />
       <WebhooksApiCard />
       <Card title="Your webhooks">
@@ -153,7 +155,7 @@ export function WebhooksPage() {
                   <td data-label="Status">
                     <StatusBadge webhook={w} />
                   </td>
-                  <td data-label="Network">{w.network}</td>
+                  <td data-label="Network">{networkLabel(w.network)}</td>
                   <td data-label="Trigger">{w.trigger_type.replace(/_/g, ' ')}</td>
                   {/* Cut with an ellipsis in the table (the full URL on hover and on the
                       webhook's page); written out whole, wrapped, in the phone layout. */}
