@@ -13,6 +13,8 @@ import { ReplicaLink } from './replica/replica-link';
 import { runReplicaPrimary } from './replica/replica-primary';
 import { applyGcPolicy } from './runtime/gc-policy';
 import { armShutdownDeadline, SHUTDOWN_DEADLINE_MS } from './runtime/shutdown-deadline';
+import { offeredUpstreams } from './upstreams/pools-from-config';
+import { NO_NETWORK_SERVED } from './upstreams/serving-readiness';
 
 async function main(): Promise<void> {
   // No AsyncLocalStorage in any gateway process, the primary's and workers' fastify routes
@@ -21,6 +23,10 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit(configSchema);
   applyGcPolicy(config.HEAP_GROWING_PERCENT);
   const base = createLogger(SERVICE, config.LOG_LEVEL);
+  // Once per replica (not per worker): an endpoint with no node for any network it offers
+  // starts, but says so here and stays not ready (/readyz names it too).
+  if (cluster.isPrimary && !offeredUpstreams(config).some(([, nodes]) => nodes.length > 0))
+    base.warn({ endpoint: config.REGION }, `${NO_NETWORK_SERVED}; not ready until one is set`);
   if (cluster.isPrimary && config.GATEWAY_WORKERS > 1) {
     runReplicaPrimary(config, base, config.GATEWAY_WORKERS);
     installProcessGuard(base);

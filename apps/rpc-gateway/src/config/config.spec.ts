@@ -22,3 +22,47 @@ describe('FILTER_ID_KEY', () => {
     );
   });
 });
+
+/**
+ * Malformed upstream variables (QA, operator angle): one `config error` line naming the variable
+ * at start, as every other variable gets, not a raw SyntaxError or "TypeError: Invalid URL"
+ * thrown after Nest's start-up lines.
+ */
+describe('UPSTREAMS and SUI_UPSTREAM_URLS', () => {
+  const env = { REGION: 'eu', HTTP_PORT: '8080' };
+
+  it.each([
+    [
+      { UPSTREAMS: '{"eth-mainnet":["http://x"],}' },
+      'config error: UPSTREAMS is invalid: must be a JSON object (network key → URLs)',
+    ],
+    [
+      { UPSTREAMS: '{"eth-mainnet":["notaurl"]}' },
+      'config error: UPSTREAMS is invalid: eth-mainnet.0: Invalid URL',
+    ],
+    [
+      { SUI_UPSTREAM_URLS: 'notaurl' },
+      'config error: SUI_UPSTREAM_URLS is invalid: "notaurl" is not a URL (node URLs, comma separated)',
+    ],
+    [
+      { SUI_UPSTREAM_URLS: 'https://sui.example, notaurl' },
+      'config error: SUI_UPSTREAM_URLS is invalid: "notaurl" is not a URL (node URLs, comma separated)',
+    ],
+  ])('%j is refused in one line naming it', (given, line) => {
+    expect(() => parseConfig(configSchema, { ...env, ...given })).toThrow(line);
+  });
+
+  it('parses valid values (both unset: no network)', () => {
+    const config = parseConfig(configSchema, {
+      ...env,
+      UPSTREAMS: '{"eth-mainnet":["http://eth.example:8545"]}',
+      SUI_UPSTREAM_URLS: 'https://s1.example, https://s2.example',
+    });
+    expect(config.UPSTREAMS.get('eth-mainnet')?.map((u) => u.url)).toEqual([
+      'http://eth.example:8545',
+    ]);
+    expect(config.SUI_UPSTREAM_URLS).toEqual(['https://s1.example', 'https://s2.example']);
+    const bare = parseConfig(configSchema, env);
+    expect([bare.UPSTREAMS.size, bare.SUI_UPSTREAM_URLS]).toEqual([0, []]);
+  });
+});

@@ -5,6 +5,8 @@ import {
   port,
   privateKeyFile,
   secretSetting,
+  upstreamsEnv,
+  upstreamUrlListEnv,
 } from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
@@ -45,10 +47,13 @@ const settings = z.object({
    */
   FILTER_ID_KEY: secretSetting(z.string().min(32, 'must be at least 32 characters')).optional(),
   NODE_ENV: z.string().optional(),
-  /** JSON object: network key → array of upstream node URLs (or {http, ws} objects). */
-  UPSTREAMS: z.string().default('{}'),
-  /** Upstreams of network S, comma separated (ARCHITECTURE). */
-  SUI_UPSTREAM_URLS: z.string().default(''),
+  /**
+   * JSON object: network key → array of upstream node URLs (or {http, ws} objects); parsed and
+   * checked at start (the parser shared with chain-indexer).
+   */
+  UPSTREAMS: upstreamsEnv,
+  /** Upstreams of network S, comma separated (ARCHITECTURE); each checked as a URL at start. */
+  SUI_UPSTREAM_URLS: upstreamUrlListEnv,
   /** Upstream connections per node (undici pool size). */
   UPSTREAM_CONNECTIONS: int(1).default(128),
   UPSTREAM_TIMEOUT_MS: int(1).default(10_000),

@@ -1,6 +1,6 @@
 import { networksAt, type NetworkKey } from '@meridian/networks';
 import type { AppConfig } from '../config/config';
-import { parseUpstreams } from './upstream-config';
+import { upstreamSpecsOf, type UpstreamSpec } from './upstream-config';
 import { UpstreamPool } from './upstream-pool';
 
 /**
@@ -14,19 +14,28 @@ export function poolsFromConfig(
   config: AppConfig,
   ignored: (networks: NetworkKey[]) => void = () => undefined,
 ): Map<NetworkKey, UpstreamPool> {
+  return new Map(
+    offeredUpstreams(config, ignored).map(([network, list]) => [
+      network,
+      new UpstreamPool(network, list, {
+        maxLagBlocks: config.MAX_LAG_BLOCKS,
+        connections: config.UPSTREAM_CONNECTIONS,
+      }),
+    ]),
+  );
+}
+
+/**
+ * The configured networks this endpoint offers, with their nodes (what `poolsFromConfig` builds
+ * pools of). None with a node: the endpoint serves nothing (serving-readiness, NO_NETWORK_SERVED).
+ */
+export function offeredUpstreams(
+  config: Pick<AppConfig, 'REGION' | 'UPSTREAMS' | 'SUI_UPSTREAM_URLS'>,
+  ignored: (networks: NetworkKey[]) => void = () => undefined,
+): [NetworkKey, UpstreamSpec[]][] {
   const offered = new Set<NetworkKey>(networksAt(config.REGION).map((network) => network.key));
-  const specs = [...parseUpstreams(config.UPSTREAMS, config.SUI_UPSTREAM_URLS)];
+  const specs = [...upstreamSpecsOf(config.UPSTREAMS, config.SUI_UPSTREAM_URLS)];
   const left = specs.filter(([network]) => !offered.has(network)).map(([network]) => network);
   if (left.length > 0) ignored(left);
-  return new Map(
-    specs
-      .filter(([network]) => offered.has(network))
-      .map(([network, list]) => [
-        network,
-        new UpstreamPool(network, list, {
-          maxLagBlocks: config.MAX_LAG_BLOCKS,
-          connections: config.UPSTREAM_CONNECTIONS,
-        }),
-      ]),
-  );
+  return specs.filter(([network]) => offered.has(network));
 }

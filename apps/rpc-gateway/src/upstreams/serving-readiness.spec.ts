@@ -44,7 +44,16 @@ describe('notServingReason (gateway readiness, ADR 0212)', () => {
       state([up('eth-mainnet', 0, 0), up('sui-mainnet', 1, 0)]),
       'no healthy upstream for any network (sui-mainnet)',
     ],
-    ['no upstream configured at all', state([]), undefined],
+    [
+      'no upstream configured at all: serves no network, not ready',
+      state([]),
+      'no network served: UPSTREAMS and SUI_UPSTREAM_URLS name no node for a network this endpoint offers',
+    ],
+    [
+      'only networks with an empty node list',
+      state([up('eth-mainnet', 0, 0)]),
+      'no network served: UPSTREAMS and SUI_UPSTREAM_URLS name no node for a network this endpoint offers',
+    ],
     [
       'HTTP edge not listening',
       state([up('eth-mainnet', 1, 1)], { listening: false }),

@@ -1,4 +1,4 @@
-import { parseUpstreams as parseUpstreamUrls } from '@meridian/platform-config';
+import { withSuiUpstreams, type UpstreamUrls } from '@meridian/platform-config';
 import type { NetworkKey } from '@meridian/networks';
 import { upstreamFloorTag, upstreamTag } from './filter-id';
 
@@ -13,15 +13,16 @@ export interface UpstreamSpec {
 }
 
 /**
- * UPSTREAMS (the parser shared with chain-indexer, @meridian/platform-config) plus SUI_UPSTREAM_URLS,
- * each node tagged for filter ids. Unknown network keys are a config error.
+ * UPSTREAMS plus SUI_UPSTREAM_URLS as the config parsed them (the parsers shared with
+ * chain-indexer, @meridian/platform-config, which refuse a malformed value at start), each node
+ * tagged for filter ids.
  */
-export function parseUpstreams(
-  upstreamsJson: string,
-  suiUrls: string,
+export function upstreamSpecsOf(
+  upstreams: ReadonlyMap<NetworkKey, UpstreamUrls[]>,
+  suiUrls: readonly string[],
 ): Map<NetworkKey, UpstreamSpec[]> {
   const result = new Map<NetworkKey, UpstreamSpec[]>();
-  for (const [network, list] of parseUpstreamUrls(upstreamsJson, suiUrls))
+  for (const [network, list] of withSuiUpstreams(upstreams, suiUrls))
     result.set(
       network,
       list.map((u) => ({

@@ -73,6 +73,47 @@ function toUpstreamMap(
   return result;
 }
 
+const splitUrlList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+
+/**
+ * An env variable holding node URLs, comma separated (SUI_UPSTREAM_URLS): each checked at config
+ * load, so a value that is not a URL stops the app at start with one line naming the variable,
+ * not a TypeError once the pools are built.
+ */
+export const upstreamUrlListEnv = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const urls = splitUrlList(text);
+    const bad = urls.find((url) => !z.url().safeParse(url).success);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(bad.slice(0, 64))} is not a URL (node URLs, comma separated)`,
+      });
+      return z.NEVER;
+    }
+    return urls;
+  });
+
+/** Network S's nodes (SUI_UPSTREAM_URLS) added to an UPSTREAMS map, after any it names. */
+export function withSuiUpstreams(
+  upstreams: ReadonlyMap<NetworkKey, UpstreamUrls[]>,
+  suiUrls: readonly string[],
+): Map<NetworkKey, UpstreamUrls[]> {
+  const result = new Map(upstreams);
+  if (suiUrls.length > 0)
+    result.set('sui-mainnet', [
+      ...(result.get('sui-mainnet') ?? []),
+      ...suiUrls.map((u) => upstreamUrlsOf(u)),
+    ]);
+  return result;
+}
+
 /**
  * Parses UPSTREAMS (and SUI_UPSTREAM_URLS, comma separated, which adds network S). Throws on a
  * malformed value or an unknown network key.
@@ -86,17 +127,7 @@ export function parseUpstreams(
     const issue = parsed.error.issues[0]!;
     throw new Error(`UPSTREAMS: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
   }
-  const result = toUpstreamMap(parsed.data);
-  const sui = suiUrls
-    .split(',')
-    .map((u) => u.trim())
-    .filter(Boolean);
-  if (sui.length > 0)
-    result.set('sui-mainnet', [
-      ...(result.get('sui-mainnet') ?? []),
-      ...sui.map((u) => upstreamUrlsOf(u)),
-    ]);
-  return result;
+  return withSuiUpstreams(toUpstreamMap(parsed.data), splitUrlList(suiUrls));
 }
 
 export function upstreamUrlsOf(url: string, ws?: string): UpstreamUrls {
