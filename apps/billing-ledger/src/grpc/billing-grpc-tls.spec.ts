@@ -1,4 +1,5 @@
 import { parseConfig } from '@meridian/platform-config';
+import { DbJobGate } from '@meridian/platform-db';
 import { ReadinessRegistry } from '@meridian/platform-observability';
 import { reportedCertificate } from '@meridian/testing';
 import { systemClock } from '@meridian/time';
@@ -36,6 +37,7 @@ describe('billing-ledger: the billing.v1 server certificate in the registry', ()
           config,
           pino({ level: 'silent' }),
           registry,
+          DbJobGate.of({ isInitialized: false }),
         );
         await server.onApplicationBootstrap();
         return () => server.onApplicationShutdown();

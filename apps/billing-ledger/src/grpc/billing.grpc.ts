@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { DbJobGate, isDatabaseUnreachable } from '@meridian/platform-db';
 import {
   grpcService,
   reportedGrpcTlsOf,
@@ -40,42 +41,46 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly registry: Registry,
+    private readonly gate: DbJobGate,
   ) {}
 
-  readonly implementation: GrpcServiceImplementation<BillingMethods> = {
-    resolveAccessToken: async ({ token }) => {
-      const resolved = await this.credentials.resolveAccessToken(token);
-      if (!resolved) return { found: false };
-      return {
-        found: true,
-        tokenId: resolved.token.id,
-        accountId: resolved.account.accountId,
-        networkKey: resolved.token.network,
-        planId: resolved.account.planId ?? '',
-        account: accountStateMessage(resolved.account, this.clock.now()),
-      };
+  readonly implementation: GrpcServiceImplementation<BillingMethods> = databaseOutagesMapped(
+    {
+      resolveAccessToken: async ({ token }) => {
+        const resolved = await this.credentials.resolveAccessToken(token);
+        if (!resolved) return { found: false };
+        return {
+          found: true,
+          tokenId: resolved.token.id,
+          accountId: resolved.account.accountId,
+          networkKey: resolved.token.network,
+          planId: resolved.account.planId ?? '',
+          account: accountStateMessage(resolved.account, this.clock.now()),
+        };
+      },
+      resolveApiKey: async ({ key }) => {
+        const resolved = await this.credentials.resolveApiKey(key);
+        if (!resolved) return { found: false };
+        return {
+          found: true,
+          keyId: resolved.key.id,
+          accountId: resolved.account.accountId,
+          scopes: resolved.key.scopes,
+          planId: resolved.account.planId ?? '',
+          account: accountStateMessage(resolved.account, this.clock.now()),
+        };
+      },
+      getAccountState: async ({ accountId }) => {
+        if (!accountId)
+          throw new DomainError('invalid_account_id', 'invalid', 'account_id is required');
+        // Not the shape of our ids: NOT_FOUND like an unknown id, and never sent to a query (a NUL
+        // byte in it failed the query as INTERNAL; found by the public-edges fuzz suite).
+        const id = parseId('acc', accountId, 'account not found');
+        return { account: accountStateMessage(await this.accounts.get(id), this.clock.now()) };
+      },
     },
-    resolveApiKey: async ({ key }) => {
-      const resolved = await this.credentials.resolveApiKey(key);
-      if (!resolved) return { found: false };
-      return {
-        found: true,
-        keyId: resolved.key.id,
-        accountId: resolved.account.accountId,
-        scopes: resolved.key.scopes,
-        planId: resolved.account.planId ?? '',
-        account: accountStateMessage(resolved.account, this.clock.now()),
-      };
-    },
-    getAccountState: async ({ accountId }) => {
-      if (!accountId)
-        throw new DomainError('invalid_account_id', 'invalid', 'account_id is required');
-      // Not the shape of our ids: NOT_FOUND like an unknown id, and never sent to a query (a NUL
-      // byte in it failed the query as INTERNAL; found by the public-edges fuzz suite).
-      const id = parseId('acc', accountId, 'account not found');
-      return { account: accountStateMessage(await this.accounts.get(id), this.clock.now()) };
-    },
-  };
+    (error) => void this.gate.failed(error),
+  );
 
   async onApplicationBootstrap(): Promise<void> {
     this.server = await startGrpcServer({
@@ -110,4 +115,42 @@ export class BillingGrpcServer implements OnApplicationBootstrap, OnApplicationS
 function tlsModeOf(config: AppConfig): 'plaintext' | 'tls' | 'mutual-tls' {
   if (!config.GRPC_TLS_CERT_FILE) return 'plaintext';
   return config.GRPC_TLS_CLIENT_AUTH === 'require' ? 'mutual-tls' : 'tls';
+}
+
+/**
+ * The answer to a call while Postgres is out of reach: UNAVAILABLE (retry later), naming the
+ * database, as the REST edges' 503 `database_unavailable` (libs/platform/http) does, not INTERNAL
+ * "internal error", which told the gateway and webhook-matcher nothing of the cause (QA).
+ */
+export const DATABASE_UNAVAILABLE_GRPC = {
+  code: 'database_unavailable',
+  message: "billing-ledger's database cannot be reached right now; retry later",
+} as const;
+
+/**
+ * Each method of `implementation` with a lost database (isDatabaseUnreachable, the one
+ * classifier) answered as DATABASE_UNAVAILABLE_GRPC and reported (`outage`: the app's DbJobGate,
+ * which confirms it and logs the outage once, and once when Postgres answers again). Any other
+ * error is thrown on as it was.
+ */
+export function databaseOutagesMapped<
+  T extends Record<string, (...args: never[]) => Promise<unknown>>,
+>(implementation: T, outage: (error: unknown) => void): T {
+  const mapped: Record<string, (...args: never[]) => Promise<unknown>> = {};
+  for (const [name, method] of Object.entries(implementation))
+    mapped[name] = async (...args) => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        if (!isDatabaseUnreachable(error)) throw error;
+        outage(error);
+        throw new DomainError(
+          DATABASE_UNAVAILABLE_GRPC.code,
+          'unavailable',
+          DATABASE_UNAVAILABLE_GRPC.message,
+          { cause: error },
+        );
+      }
+    };
+  return mapped as T;
 }

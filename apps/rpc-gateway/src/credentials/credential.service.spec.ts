@@ -1,4 +1,7 @@
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { ERROR_CODE_METADATA, fromGrpcError } from '@meridian/platform-grpc';
 import pino from 'pino';
+import { Writable } from 'node:stream';
 import { FakeClock } from '@meridian/time';
 import { AccountStates, CredentialCache, sha256Hex, type ResolvedToken } from './credential-cache';
 import { CredentialService, KEPT_RETRY_MS, type Lookup } from './credential.service';
@@ -142,5 +145,73 @@ describe('CredentialService', () => {
     clock.advance(TTL);
     expect(await lookup()).toEqual({ unavailable: true });
     expect(kept()).toBe(0);
+  });
+
+  /**
+   * QA, operator angle: with billing-ledger's Postgres down every first sight failed with a
+   * level-50 line and a grpc-js stack (~2.5 KB) per request, not naming the database.
+   */
+  it('logs an outage of billing-ledger once per cause at warn, and once when it answers', async () => {
+    const clock = new FakeClock();
+    const lines: Array<{ level: number; msg: string; cause?: unknown; err?: unknown }> = [];
+    const logger = pino(
+      { level: 'debug' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
+          done();
+        },
+      }),
+    );
+    const source = new ScriptedSource();
+    const service = new CredentialService(
+      new CredentialCache(() => clock.now().getTime(), {
+        positiveTtlMs: TTL,
+        negativeTtlMs: 0,
+        staleIfErrorMs: STALE,
+        maxEntries: 100,
+      }),
+      new AccountStates(),
+      source,
+      logger,
+      () => undefined,
+      () => clock.now().getTime(),
+    );
+    const metadata = new Metadata();
+    metadata.set(ERROR_CODE_METADATA, 'database_unavailable');
+    const databaseDown = fromGrpcError(
+      Object.assign(new Error('14 UNAVAILABLE'), {
+        code: GrpcStatus.UNAVAILABLE,
+        details: "billing-ledger's database cannot be reached right now; retry later",
+        metadata,
+      }) as ServiceError,
+    );
+    source.answer = () => Promise.reject(databaseDown);
+    for (const t of ['t1', 't2', 't3'])
+      expect(await service.lookup(t)).toEqual({ unavailable: true });
+    source.answer = down; // another cause: logged once too
+    for (const t of ['t4', 't5']) expect(await service.lookup(t)).toEqual({ unavailable: true });
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    const warned = lines.filter((line) => line.level === 40);
+    expect(warned.map((line) => line.msg)).toEqual([
+      "billing-ledger cannot be asked: UNAVAILABLE database_unavailable: billing-ledger's database cannot be reached right now; retry later; " +
+        'tokens not resolved before answer -32000 "access token check unavailable, retry later" (HTTP 503), tokens resolved before are served (logged once per cause until it answers)',
+      expect.stringMatching(
+        /^billing-ledger cannot be asked: 14 UNAVAILABLE: billing-ledger unreachable; /,
+      ),
+    ]);
+    expect(warned.some((line) => 'err' in line)).toBe(false); // no stack
+
+    clock.advance(12_000);
+    source.answer = async () => token;
+    expect(await service.lookup('t6')).toEqual({ found: true, token });
+    expect(await service.lookup('t7')).toEqual({ found: true, token });
+    expect(lines.filter((line) => line.level === 30).map((line) => line.msg)).toEqual([
+      "billing-ledger answers again after 12.0 s (was: UNAVAILABLE database_unavailable: billing-ledger's database cannot be reached right now; retry later)",
+    ]);
+
+    source.answer = () => Promise.reject(databaseDown); // a new outage is logged again
+    expect(await service.lookup('t8')).toEqual({ unavailable: true });
+    expect(lines.filter((line) => line.level === 40)).toHaveLength(3);
   });
 });

@@ -1,3 +1,4 @@
+import { DependencyOutageLog } from '@meridian/platform-grpc';
 import type { Logger } from 'pino';
 import type { SpendEstimate } from './spend-estimate';
 import {
@@ -32,6 +33,8 @@ export class CredentialService {
   private readonly exhaustedListeners: ((accountId: string) => void)[] = [];
   /** Hashes revoked lately, oldest first: a session opened around a revocation checks here. */
   private readonly recentlyRevoked = new Set<string>();
+  /** billing-ledger out of reach: one warn line per cause, one when it answers (QA). */
+  private readonly outages: DependencyOutageLog;
 
   constructor(
     private readonly cache: CredentialCache,
@@ -40,7 +43,15 @@ export class CredentialService {
     private readonly logger: Logger,
     /** Called each time a failed refresh leaves a kept token in service. */
     private readonly onKept: () => void = () => undefined,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.outages = new DependencyOutageLog(
+      logger,
+      'billing-ledger',
+      'tokens not resolved before answer -32000 "access token check unavailable, retry later" (HTTP 503), tokens resolved before are served',
+      now,
+    );
+  }
 
   /** Synchronous when cached (the common case), so the hot path awaits nothing. */
   lookup(token: string): Lookup | Promise<Lookup> {
@@ -126,20 +137,22 @@ export class CredentialService {
   private async resolve(token: string): Promise<Lookup> {
     try {
       const resolved = await this.source.resolve(token);
+      this.outages.answered();
       this.cache.put(token, resolved);
       if (resolved?.account) this.applyAccount(resolved.account);
       return resolved === null ? { found: false } : { found: true, token: resolved };
     } catch (error) {
+      // The cause once per outage, not a line (with a grpc-js stack) per request.
+      this.outages.failed(error);
       if (this.cache.hold(token, KEPT_RETRY_MS)) {
         const held = this.cache.get(token)!;
         this.onKept();
-        this.logger.warn(
-          { err: error, token_id: held.tokenId },
+        this.logger.debug(
+          { token_id: held.tokenId },
           'credential source unavailable: serving the token resolved before',
         );
         return { found: true, token: held };
       }
-      this.logger.error({ err: error }, 'credential source unavailable');
       return { unavailable: true };
     }
   }

@@ -6,7 +6,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { DomainError } from '@meridian/errors';
-import { bearerOf } from '@meridian/platform-http';
+import { bearerOf, causeLoggedOnce } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
 import { CREDENTIAL_SOURCE, WEBHOOKS_SCOPE, type CredentialSource } from './credential-source';
 
@@ -30,13 +30,14 @@ export class ApiKeyGuard implements CanActivate {
     try {
       principal = await this.credentials.resolveApiKey(key);
     } catch (cause) {
-      throw new DomainError(
-        'credentials_unavailable',
-        'unavailable',
-        'credentials cannot be checked right now; try again',
-        {
-          cause,
-        },
+      // Its cause is logged once per outage by the source (GrpcCredentialSource), not per request.
+      throw causeLoggedOnce(
+        new DomainError(
+          'credentials_unavailable',
+          'unavailable',
+          'credentials cannot be checked right now; try again',
+          { cause },
+        ),
       );
     }
     if (!principal) throw unauthorized();

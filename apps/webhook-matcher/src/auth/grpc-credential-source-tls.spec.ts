@@ -3,7 +3,7 @@ import { reportedCertificate } from '@meridian/testing';
 import { configSchema } from '../config/config';
 import { GrpcCredentialSource } from './grpc-credential-source';
 
-const silent = { info: () => undefined, error: () => undefined };
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('the billing.v1 client as the app builds it (mutual TLS)', () => {
   it('exports its client certificate in the app registry (MeridianGrpcCertificateExpiring)', async () => {

@@ -2,9 +2,11 @@ import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import {
   billingGrpcClientOf,
+  DependencyOutageLog,
   type BillingGrpcClient,
   type TlsReloadLogger,
 } from '@meridian/platform-grpc';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AppConfig } from '../config/config';
 import type { AccountFacts, ApiKeyPrincipal, CredentialSource } from './credential-source';
@@ -14,14 +16,40 @@ type AccountState = billingV1.AccountState;
 /** billing.v1 ResolveApiKey / GetAccountState on billing-ledger. */
 export class GrpcCredentialSource implements CredentialSource {
   /** As the app runs it: `billingGrpcClientOf` (its client certificate in the app's registry). */
-  static fromConfig(config: AppConfig, logger: TlsReloadLogger, registry: Registry) {
-    return new GrpcCredentialSource(billingGrpcClientOf(config, { logger, registry }));
+  static fromConfig(
+    config: AppConfig,
+    logger: TlsReloadLogger & Pick<Logger, 'warn' | 'info'>,
+    registry: Registry,
+  ) {
+    return new GrpcCredentialSource(billingGrpcClientOf(config, { logger, registry }), logger);
   }
 
-  private constructor(private readonly client: BillingGrpcClient) {}
+  /**
+   * billing-ledger out of reach for API keys (its Postgres down, the ledger stopped): one warn
+   * line per cause and one when it answers again, not an error line per request (QA).
+   */
+  private readonly outages: DependencyOutageLog;
+
+  private constructor(
+    private readonly client: BillingGrpcClient,
+    logger: Pick<Logger, 'warn' | 'info'>,
+  ) {
+    this.outages = new DependencyOutageLog(
+      logger,
+      'billing-ledger',
+      'API keys not cached answer 503 credentials_unavailable',
+    );
+  }
 
   async resolveApiKey(key: string): Promise<ApiKeyPrincipal | null> {
-    const response = await this.client.resolveApiKey({ key });
+    let response;
+    try {
+      response = await this.client.resolveApiKey({ key });
+    } catch (error) {
+      this.outages.failed(error);
+      throw error;
+    }
+    this.outages.answered();
     if (!response.found) return null;
     return { keyId: response.keyId, accountId: response.accountId, scopes: [...response.scopes] };
   }

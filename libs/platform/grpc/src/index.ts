@@ -6,3 +6,4 @@ export * from './grpc-client';
 export * from './grpc-tls';
 export * from './tls-files-provider';
 export * from './app-grpc-tls';
+export * from './dependency-outage-log';

@@ -5,6 +5,7 @@ import { loggableError } from '@meridian/platform-observability';
 import { isDatabaseUnreachable, type DbJobGate } from '@meridian/platform-db';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError } from './method-not-allowed';
+import { isCauseLoggedOnce } from './outage-logged';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE,
@@ -41,6 +42,12 @@ export class DomainErrorFilter implements ExceptionFilter {
     // Cleaned, never as `err`: an error's message, stack or cause can quote a node URL with its
     // access token (viem's HttpRequestError does); loggableError keeps origins only, no stack.
     if (body['error'] === DATABASE_UNAVAILABLE) this.databaseUnavailable(exception, requestId);
+    // Its cause is logged once per outage where it was met (causeLoggedOnce).
+    else if (status >= 500 && isCauseLoggedOnce(exception))
+      this.logger.debug(
+        { error: loggableError(exception), request_id: requestId },
+        'request failed: dependency outage (logged once per cause)',
+      );
     else if (status >= 500)
       this.logger.error(
         { error: loggableError(exception), request_id: requestId },

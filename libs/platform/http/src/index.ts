@@ -8,3 +8,4 @@ export * from './request-text';
 export * from './request-validation';
 export * from './shared-secrets';
 export * from './database-unavailable';
+export * from './outage-logged';
