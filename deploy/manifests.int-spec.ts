@@ -627,6 +627,27 @@ describe('deploy: environment matches the apps config schemas', () => {
     },
   );
 
+  // README "Secrets": every key of an app's Secret is required unless marked optional, so the
+  // Secret is too: a missing one holds the pod in CreateContainerConfigError naming it, not a
+  // gateway that stops on FILTER_ID_KEY (QA: rpc-gateway's was `optional: true`).
+  it.each(['core', ...REGIONS])(
+    "%s overlay: every app's own Secret is referenced as required",
+    (overlay) => {
+      const objects = render(join(__dirname, 'overlays', overlay));
+      const refs = objects
+        .filter((o) => ['Deployment', 'StatefulSet', 'Job', 'CronJob'].includes(o.kind))
+        .flatMap((o) =>
+          [...(podSpecOf(o).initContainers ?? []), ...podSpecOf(o).containers].flatMap(
+            (c: Obj) => (c.envFrom ?? []) as Obj[],
+          ),
+        )
+        .map((source) => source.secretRef)
+        .filter((ref) => ref && APPS.some((app) => ref.name === `${app}-secrets`));
+      expect(refs.length).toBeGreaterThan(0);
+      expect(refs.filter((ref) => ref.optional)).toEqual([]);
+    },
+  );
+
   it('docker-compose.yml: every app service environment passes its config schema', async () => {
     const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), {
       merge: true,
