@@ -6,7 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK } from '../clock/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
-import { CredentialsService, type Created } from '../credentials/credentials.service';
+import { CredentialsService, actingPerson, type Created } from '../credentials/credentials.service';
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import { newId } from '../credentials/secrets';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys.service';
@@ -246,21 +246,34 @@ export class AccountsService {
       );
   }
 
+  /**
+   * A top-up, pending until it clears. `by`: the operator, or the account's key and the person
+   * it names (`createdBy`, a managed key only: `actingPerson`), recorded as who bought it.
+   */
   async topUp(
     accountId: string,
     cu: number,
-    source: 'account' | 'operator',
+    by: { source: 'operator' } | { source: 'account'; key: ApiKeyRow; createdBy?: string },
     requestKey: string | null,
   ): Promise<TopUpRow> {
+    const { source } = by;
     if (source === 'account') this.requireSelfService();
+    const createdBy = by.source === 'account' ? actingPerson(by.key, by.createdBy) : null;
     await this.get(accountId);
     // The key binds to this request first: reused with another amount or by the other top-up
     // route it is refused; a retry of the same request answers the top-up it created first.
-    if (requestKey) await this.idempotency.claim(accountId, requestKey, `top-up:${source}`, { cu });
+    // A named buyer is part of the request (absent, the fingerprint is the one from before).
+    if (requestKey)
+      await this.idempotency.claim(accountId, requestKey, `top-up:${source}`, {
+        cu,
+        ...(by.source === 'account' && by.createdBy !== undefined
+          ? { created_by: by.createdBy }
+          : {}),
+      });
     return this.ledger.createTopUp(
       accountId,
       cu,
-      source,
+      { source, apiKeyId: by.source === 'account' ? by.key.id : null, createdBy },
       requestKey,
       this.config.TOPUP_CLEARING_MS,
     );

@@ -413,7 +413,7 @@ export class AdminController {
   ) {
     const { cu } = parseBody(topUpBody, body);
     return topUpView(
-      await this.accounts.topUp(id, cu, 'operator', idempotencyKeyOf(idempotencyKey)),
+      await this.accounts.topUp(id, cu, { source: 'operator' }, idempotencyKeyOf(idempotencyKey)),
     );
   }
 }

@@ -5,7 +5,7 @@ import {
   OPERATOR_TOKEN,
   type BillingApp,
 } from '../testing/billing-harness';
-import { accountResponse } from '../http/response.schemas';
+import { accountResponse, topUpResponse, topUpsPage } from '../http/response.schemas';
 
 interface Account {
   plan: string | null;
@@ -84,5 +84,89 @@ describe('billing-ledger: top-ups and plan changes by the account only where the
       plan: 'starter',
     });
     expect([upgraded.status, upgraded.body.plan]).toEqual([200, 'starter']);
+  });
+
+  it('records who bought a top-up: named by the managed key, inherited from a key its maker made, none for a plain key or the operator (ADR 0604)', async () => {
+    const made = await api<{ account: { id: string }; api_key: { id: string; key: string } }>(
+      open.url,
+      'POST',
+      '/api/v1/admin/accounts',
+      OPERATOR_TOKEN,
+      { name: 'team@example.com', plan: 'free', api_key_managed: true },
+    );
+    const { id } = made.body.account;
+    const managed = made.body.api_key;
+    const buy = (key: string, body: Record<string, unknown>, idempotencyKey?: string) =>
+      api<{ id: string; created_by: string | null; api_key_id: string | null; error?: string }>(
+        open.url,
+        'POST',
+        '/api/v1/top-ups',
+        key,
+        body,
+        idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined,
+      );
+    // The dashboard's managed key names the member it buys for.
+    const carols = await buy(managed.key, { cu: 1_000, created_by: 'usr_c' }, 'carol-1');
+    expect([carols.status, carols.body.created_by, carols.body.api_key_id]).toEqual([
+      201,
+      'usr_c',
+      managed.id,
+    ]);
+    expect(topUpResponse.safeParse(carols.body).error).toBeUndefined();
+    // A retry answers the same top-up; the key with another buyer is another request.
+    expect((await buy(managed.key, { cu: 1_000, created_by: 'usr_c' }, 'carol-1')).body.id).toBe(
+      carols.body.id,
+    );
+    const other = await buy(managed.key, { cu: 1_000, created_by: 'usr_b' }, 'carol-1');
+    expect([other.status, other.body.error]).toEqual([409, 'idempotency_key_reused']);
+    // A key Carol made buys as Carol; a key of no person buys as nobody and names nobody.
+    const key = (created_by?: string) =>
+      api<{ id: string; key: string }>(open.url, 'POST', '/api/v1/api-keys', managed.key, {
+        scopes: ['account'],
+        ...(created_by ? { created_by } : {}),
+      });
+    const carolsKey = (await key('usr_c')).body;
+    const byHerKey = await buy(carolsKey.key, { cu: 2_000 });
+    expect([byHerKey.status, byHerKey.body.created_by]).toEqual([201, 'usr_c']);
+    const plainKey = (await key()).body;
+    const byApi = await buy(plainKey.key, { cu: 3_000 });
+    expect([byApi.status, byApi.body.created_by, byApi.body.api_key_id]).toEqual([
+      201,
+      null,
+      plainKey.id,
+    ]);
+    const named = await buy(plainKey.key, { cu: 3_000, created_by: 'usr_x' });
+    expect([named.status, named.body.error]).toEqual([403, 'created_by_not_allowed']);
+    const credited = await api<{ source: string; created_by: string | null; api_key_id: null }>(
+      open.url,
+      'POST',
+      `/api/v1/admin/accounts/${id}/top-ups`,
+      OPERATOR_TOKEN,
+      { cu: 5_000 },
+    );
+    expect([credited.body.source, credited.body.created_by, credited.body.api_key_id]).toEqual([
+      'operator',
+      null,
+      null,
+    ]);
+    // Both lists carry it.
+    for (const [path, bearer] of [
+      ['/api/v1/top-ups', managed.key],
+      [`/api/v1/admin/accounts/${id}/top-ups`, OPERATOR_TOKEN],
+    ] as const) {
+      const listed = await api<{ items: Array<{ cu: number; created_by: string | null }> }>(
+        open.url,
+        'GET',
+        path,
+        bearer,
+      );
+      expect(topUpsPage.safeParse(listed.body).error).toBeUndefined();
+      expect(listed.body.items.map((item) => [item.cu, item.created_by])).toEqual([
+        [5_000, null],
+        [3_000, null],
+        [2_000, 'usr_c'],
+        [1_000, 'usr_c'],
+      ]);
+    }
   });
 });

@@ -83,12 +83,7 @@ export class CredentialsService {
         `an API key makes keys only with scopes it holds itself; this one lacks ${missing.join(', ')}`,
         { details: { missing, held: maker.scopes } },
       );
-    if (key.createdBy !== undefined && !maker.managed)
-      throw new DomainError(
-        'created_by_not_allowed',
-        'forbidden',
-        'only the dashboard names who made a key; a key made with this key inherits its maker',
-      );
+    const createdBy = actingPerson(maker, key.createdBy);
     const [created] = await this.dataSource.transaction(async (manager) => {
       if (!(await this.credentials.shareLockActiveApiKey(manager, maker.id)))
         throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
@@ -98,7 +93,7 @@ export class CredentialsService {
           name: key.name,
           scopes: key.scopes,
           managed: false,
-          createdBy: (maker.managed ? key.createdBy : undefined) ?? maker.createdBy,
+          createdBy,
         },
       ]);
     });
@@ -386,4 +381,20 @@ export class CredentialsService {
       at: now.toISOString(),
     };
   }
+}
+
+/**
+ * Who acts with the key `maker` (ADR 0110 amendment, ADR 0604): a managed key (the dashboard's)
+ * may name the person it acts for (`named`); any other key naming one is 403
+ * `created_by_not_allowed`. Unnamed, the key's own maker: what a key makes or buys is its
+ * maker's, so no key sheds its label. Null: a key of no person.
+ */
+export function actingPerson(maker: ApiKeyRow, named: string | undefined): string | null {
+  if (named !== undefined && !maker.managed)
+    throw new DomainError(
+      'created_by_not_allowed',
+      'forbidden',
+      'only the dashboard names who acts with a key; what this key makes or buys carries its maker',
+    );
+  return named ?? maker.createdBy;
 }

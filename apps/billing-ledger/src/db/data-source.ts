@@ -15,6 +15,7 @@ import { ApiKeysManaged1765600000000 } from '../migrations/1765600000000-api-key
 import { AccountRequests1765700000000 } from '../migrations/1765700000000-account-requests';
 import { AccountsRenewal1765800000000 } from '../migrations/1765800000000-accounts-renewal';
 import { ApiKeysCreatedBy1765900000000 } from '../migrations/1765900000000-api-keys-created-by';
+import { TopUpsCreatedBy1766000000000 } from '../migrations/1766000000000-top-ups-created-by';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -45,6 +46,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       AccountRequests1765700000000,
       AccountsRenewal1765800000000,
       ApiKeysCreatedBy1765900000000,
+      TopUpsCreatedBy1766000000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

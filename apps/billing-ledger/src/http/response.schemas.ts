@@ -123,6 +123,17 @@ export const topUpResponse = z.strictObject({
   created_at: iso,
   clears_at: iso,
   cleared_at: iso.nullable(),
+  api_key_id: z
+    .string()
+    .nullable()
+    .describe("the API key an account's top-up was made with; null: the operator's or older"),
+  created_by: z
+    .string()
+    .nullable()
+    .describe(
+      "who bought it (the dashboard's user id): named by a managed key or the key's own maker; " +
+        'null: the operator, a key of no person, or a top-up from before',
+    ),
 });
 
 export const apiKeysPage = pageOf(apiKeyResponse);

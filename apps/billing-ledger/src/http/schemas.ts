@@ -82,6 +82,16 @@ export const topUpBody = z
   .object({ cu: z.number().max(MAX_TOP_UP_CU, { abort: true }).int().min(1) })
   .strict();
 
+/** The account's top-up: the operator's takes no `created_by` (it is no person of the account). */
+export const accountTopUpBody = topUpBody
+  .extend({
+    created_by: CREATED_BY.optional().describe(
+      "who buys it (the dashboard's user id); only a managed key (the dashboard's) names one, " +
+        "any other key's top-ups carry its own maker (403 created_by_not_allowed)",
+    ),
+  })
+  .strict();
+
 export const accountPlanBody = z.object({ plan: z.enum(PLAN_IDS) }).strict();
 
 /** Enterprise contract numbers (snake_case like the rest of the API). */

@@ -114,6 +114,8 @@ export function topUpView(row: TopUpRow) {
     created_at: row.createdAt.toISOString(),
     clears_at: row.clearsAt.toISOString(),
     cleared_at: row.clearedAt?.toISOString() ?? null,
+    api_key_id: row.apiKeyId,
+    created_by: row.createdBy,
   };
 }
 

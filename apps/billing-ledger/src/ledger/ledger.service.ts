@@ -188,10 +188,11 @@ export class LedgerService {
   async createTopUp(
     accountId: string,
     cu: number,
-    source: 'account' | 'operator',
+    by: { source: 'account' | 'operator'; apiKeyId: string | null; createdBy: string | null },
     requestKey: string | null,
     clearingMs: number,
   ): Promise<TopUpRow> {
+    const { source } = by;
     const now = this.clock.now();
     const topUp = await this.ledger.transaction(async (manager) => {
       const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
@@ -205,6 +206,8 @@ export class LedgerService {
         cu,
         source,
         requestKey,
+        apiKeyId: by.apiKeyId,
+        createdBy: by.createdBy,
         now,
         clearsAt: new Date(now.getTime() + clearingMs),
       });

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
-import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { AccountKeyGuard, CallerKey } from '../http/auth.guards';
+import type { ApiKeyRow } from '../credentials/credentials.repository';
 import { topUpResponse, topUpsPage } from '../http/response.schemas';
-import { listQuery, topUpBody } from '../http/schemas';
+import { accountTopUpBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
@@ -16,26 +17,37 @@ export class TopUpsController {
 
   @Post()
   @ApiRoute({
-    summary: 'Buy CU (recorded as bought; pending until it clears). Header Idempotency-Key',
-    body: topUpBody,
+    summary:
+      'Buy CU (recorded as bought, with the key and who bought it; pending until it clears). ' +
+      'Header Idempotency-Key',
+    body: accountTopUpBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the pending top-up', schema: topUpResponse },
       400: ROUTE_ERRORS.topUpBody,
-      403: forbiddenAlso(ROUTE_ERRORS.selfServiceDisabled),
+      403: forbiddenAlso({
+        description:
+          `${ROUTE_ERRORS.selfServiceDisabled.description}; ` +
+          'created_by_not_allowed: created_by given by a key other than a managed (dashboard) one',
+      }),
       409: ROUTE_ERRORS.idempotencyKeyReused,
     },
   })
   @HttpCode(201)
   async create(
-    @AccountId() accountId: string,
+    @CallerKey() key: ApiKeyRow,
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
-    const { cu } = parseBody(topUpBody, body);
+    const { cu, created_by } = parseBody(accountTopUpBody, body);
     return topUpView(
-      await this.accounts.topUp(accountId, cu, 'account', idempotencyKeyOf(idempotencyKey)),
+      await this.accounts.topUp(
+        key.accountId,
+        cu,
+        { source: 'account', key, ...(created_by === undefined ? {} : { createdBy: created_by }) },
+        idempotencyKeyOf(idempotencyKey),
+      ),
     );
   }
 
@@ -49,7 +61,7 @@ export class TopUpsController {
       400: ROUTE_ERRORS.invalidQuery,
     },
   })
-  async list(@AccountId() accountId: string, @Query() query: unknown) {
+  async list(@CallerKey() { accountId }: ApiKeyRow, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
     return page(await this.accounts.listTopUps(accountId, limit + 1, cursor), limit, topUpView);
   }

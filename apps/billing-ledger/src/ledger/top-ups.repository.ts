@@ -12,6 +12,10 @@ export interface TopUpRow {
   createdAt: Date;
   clearsAt: Date;
   clearedAt: Date | null;
+  /** The API key an account's top-up was made with; null for the operator's and older rows. */
+  apiKeyId: string | null;
+  /** Who bought it, as the operator's side names them (ADR 0604); null: no person named. */
+  createdBy: string | null;
   seq: string;
 }
 
@@ -24,10 +28,13 @@ interface RawTopUp {
   created_at: Date;
   clears_at: Date;
   cleared_at: Date | null;
+  api_key_id: string | null;
+  created_by: string | null;
   seq: string;
 }
 
-const COLUMNS = 'id, account_id, cu, source, status, created_at, clears_at, cleared_at, seq';
+const COLUMNS =
+  'id, account_id, cu, source, status, created_at, clears_at, cleared_at, api_key_id, created_by, seq';
 
 function toRow(raw: RawTopUp): TopUpRow {
   return {
@@ -39,6 +46,8 @@ function toRow(raw: RawTopUp): TopUpRow {
     createdAt: raw.created_at,
     clearsAt: raw.clears_at,
     clearedAt: raw.cleared_at,
+    apiKeyId: raw.api_key_id,
+    createdBy: raw.created_by,
     seq: raw.seq,
   };
 }
@@ -54,13 +63,16 @@ export class TopUpsRepository {
       cu: number;
       source: 'account' | 'operator';
       requestKey: string | null;
+      apiKeyId: string | null;
+      createdBy: string | null;
       now: Date;
       clearsAt: Date;
     },
   ): Promise<TopUpRow> {
     const rows: RawTopUp[] = await manager.query(
-      `INSERT INTO billing.top_ups (id, account_id, cu, source, request_key, status, created_at, clears_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7) RETURNING ${COLUMNS}`,
+      `INSERT INTO billing.top_ups
+         (id, account_id, cu, source, request_key, status, created_at, clears_at, api_key_id, created_by)
+       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9) RETURNING ${COLUMNS}`,
       [
         newId('top'),
         input.accountId,
@@ -69,6 +81,8 @@ export class TopUpsRepository {
         input.requestKey,
         input.now.toISOString(),
         input.clearsAt.toISOString(),
+        input.apiKeyId,
+        input.createdBy,
       ],
     );
     return toRow(rows[0]!);
