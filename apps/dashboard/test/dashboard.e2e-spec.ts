@@ -501,7 +501,9 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(items.map((t) => t.cu)).toEqual([1_000_000]);
     const topUpRow = page.getByTestId('top-ups').locator('tbody tr').first();
     await topUpRow.getByText('Pending').waitFor();
-    expect(await topUpRow.locator('td').nth(3).textContent()).toMatch(
+    // Who bought it (ADR 0604 amendment): the signed-in owner, named by the BFF.
+    expect(await topUpRow.locator('td[data-label="Bought by"]').textContent()).toBe(email);
+    expect(await topUpRow.locator('td').nth(4).textContent()).toMatch(
       /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
     );
     await check(page, '04b-top-up-pending');

@@ -528,4 +528,52 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     });
     expect([byOwner.status, byOwner.body['plan']]).toEqual([200, 'starter']);
   });
+
+  it("lists who bought each top-up: a member's through the relay is theirs (whatever the page sends), the operator's none; a removed member's stays labelled without their email (ADR 0604)", async () => {
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
+    ).toBe(200);
+    const rhea = await signUp('rhea@example.com');
+    const accountId = rhea.user!['account_id']!;
+    const invited = await rhea.client.call('POST', '/api/team/invitations', {
+      email: 'sam@example.com',
+    });
+    const sam = await signUp('sam@example.com', invited.body['code'] as string);
+    const samId = sam.user!['id']!;
+
+    // The page cannot name someone else: the BFF sets the buyer to the session's user.
+    const bought = await sam.client.call('POST', '/api/relay/billing/top-ups', {
+      cu: 2_000,
+      created_by: rhea.user!['id'],
+    });
+    expect([bought.status, bought.body['created_by']]).toEqual([201, samId]);
+    expect(
+      (await operator.call('POST', `/api/operator/accounts/${accountId}/top-ups`, { cu: 5_000 }))
+        .status,
+    ).toBe(201);
+
+    const listed = async () =>
+      (await rhea.client.call('GET', '/api/relay/billing/top-ups')).body['items'] as Array<
+        Record<string, unknown>
+      >;
+    expect(
+      (await listed()).map((item) => [item['cu'], item['source'], item['created_by_email']]),
+    ).toEqual([
+      [5_000, 'operator', undefined],
+      [2_000, 'account', 'sam@example.com'],
+    ]);
+
+    expect((await rhea.client.call('DELETE', `/api/team/members/${samId}`)).status).toBe(200);
+    expect(
+      (await listed()).map((item) => [item['cu'], item['created_by'], item['created_by_email']]),
+    ).toEqual([
+      [5_000, null, undefined],
+      [2_000, samId, null],
+    ]);
+  });
 });

@@ -136,9 +136,12 @@ export class CustomerController {
       );
     const idempotencyKey = request.headers['idempotency-key'];
     // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.
+    const body = ['POST', 'PUT', 'PATCH'].includes(request.method)
+      ? (request.body ?? {})
+      : undefined;
     const answer = await this.keys.call(current.user, upstream, request.method, path, {
       query,
-      body: ['POST', 'PUT', 'PATCH'].includes(request.method) ? (request.body ?? {}) : undefined,
+      body: rule.namesActor && isObject(body) ? { ...body, created_by: current.user.id } : body,
       headers: typeof idempotencyKey === 'string' ? { 'idempotency-key': idempotencyKey } : {},
     });
     // Who made or rolled an access token, for a removal of them to list (ADR 0604).
@@ -146,11 +149,38 @@ export class CustomerController {
       await this.team.noteTokenChange(current.user, path, answer.body);
     void reply.status(answer.status).headers(answer.headers ?? {});
     if (answer.status === 204 || answer.body === null) return reply.send();
+    if (rule.namesActor && request.method === 'GET' && answer.status === 200)
+      return reply.send(await this.withActorEmails(current, answer.body));
     return reply.send(answer.body);
+  }
+
+  /**
+   * A list's items with who acted as a person (`created_by_email`), as the key list names a
+   * key's maker: a user of the account, null for a label of a user since removed (ADR 0604: the
+   * dashboard forgets a removed person; the page says "removed member").
+   */
+  private async withActorEmails(current: CurrentSession, body: unknown): Promise<unknown> {
+    const items = isObject(body) && Array.isArray(body['items']) ? body['items'] : undefined;
+    if (!items) return body;
+    const members = await this.users.ofAccount(current.user.accountId!);
+    const emails = new Map(members.map((member) => [member.id, member.email]));
+    return {
+      ...(body as Record<string, unknown>),
+      items: items.map((item: unknown) => {
+        const by = isObject(item) ? item['created_by'] : undefined;
+        return typeof by === 'string'
+          ? { ...(item as object), created_by_email: emails.get(by) ?? null }
+          : item;
+      }),
+    };
   }
 }
 
 function splitUrl(url: string): [string, string | undefined] {
   const at = url.indexOf('?');
   return at < 0 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1) || undefined];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

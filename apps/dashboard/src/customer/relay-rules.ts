@@ -11,6 +11,12 @@ export interface RelayRule {
    * Top-ups stay open to members (ADR 0604 amendment "Plan changes are the owner's").
    */
   ownerOnly?: true;
+  /**
+   * The resource records who acted (ADR 0604 amendment "Who bought a top-up"), as API keys do:
+   * a POST's body gets `created_by`, the user's id (whatever the page sent), and a list's items
+   * with a `created_by` get `created_by_email` (a user of the account; null: one since removed).
+   */
+  namesActor?: true;
 }
 
 const ID = '[A-Za-z0-9_-]{1,100}';
@@ -26,7 +32,7 @@ export const RELAY_RULES: readonly RelayRule[] = [
   { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/access-tokens$/ },
   { upstream: 'billing', methods: ['DELETE'], path: new RegExp(`^/access-tokens/${ID}$`) },
   { upstream: 'billing', methods: ['POST'], path: new RegExp(`^/access-tokens/${ID}/roll$`) },
-  { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/top-ups$/ },
+  { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/top-ups$/, namesActor: true },
   { upstream: 'webhooks', methods: ['GET', 'POST'], path: /^\/webhooks$/ },
   { upstream: 'webhooks', methods: ['GET'], path: /^\/webhooks\/limits$/ },
   {

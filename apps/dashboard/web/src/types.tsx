@@ -87,6 +87,12 @@ export interface TopUp {
   created_at: string;
   clears_at: string;
   cleared_at: string | null;
+  /** The key an account's top-up was made with (billing); null: the operator's or older. */
+  api_key_id?: string | null;
+  /** Who bought it: the dashboard user's id (billing's label); null: no person named. */
+  created_by?: string | null;
+  /** That user's email (the BFF's); null: a member since removed. */
+  created_by_email?: string | null;
 }
 
 export interface NetworkEndpoints {

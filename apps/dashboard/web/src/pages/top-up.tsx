@@ -3,6 +3,7 @@ import { api, relay } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
 import { CuAmountForm } from '../components/cu-amount-form';
 import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { boughtBy } from '../bought-by';
 import { formatCu, formatDateTime, formatRelative } from '../format';
 import type { Page, TopUp } from '../types';
 import { useAutoRefresh } from '../use-auto-refresh';
@@ -84,7 +85,7 @@ export function TopUpPage() {
         ) : topUps.data.items.length === 0 ? (
           <Empty title="No top-ups yet." />
         ) : (
-          // Four columns: at phone width each top-up is a card (`table-stack`); a date never
+          // Five columns: at phone width each top-up is a card (`table-stack`); a date never
           // breaks at its hyphens (QA: "2026-11-" / "30 10:34 UTC").
           <table className="table table-stack" data-testid="top-ups">
             <thead>
@@ -92,6 +93,7 @@ export function TopUpPage() {
                 <th scope="col">Amount</th>
                 <th scope="col">Status</th>
                 <th scope="col">Bought</th>
+                <th scope="col">Bought by</th>
                 <th scope="col">Clears</th>
               </tr>
             </thead>
@@ -109,6 +111,7 @@ export function TopUpPage() {
                   <td data-label="Bought">
                     <span className="nowrap">{formatDateTime(t.created_at)}</span>
                   </td>
+                  <td data-label="Bought by">{boughtBy(t)}</td>
                   <td data-label="Clears">
                     <span className="nowrap">{formatDateTime(t.cleared_at ?? t.clears_at)}</span>
                   </td>
