@@ -105,6 +105,29 @@ describe('createHttpApp edge', () => {
       'malformed_body',
     ],
     [
+      'a lone high surrogate in a JSON string',
+      { method: 'POST', url: '/things', type: 'application/json', payload: '{"name":"\\ud800"}' },
+      400,
+      'malformed_body',
+    ],
+    [
+      'a lone low surrogate in a JSON key',
+      { method: 'POST', url: '/things', type: 'application/json', payload: '{"\\uDC00a":1}' },
+      400,
+      'malformed_body',
+    ],
+    [
+      'a high surrogate escaped, then not its low one',
+      {
+        method: 'POST',
+        url: '/things',
+        type: 'application/json',
+        payload: '{"name":"\\ud83d\\u0041"}',
+      },
+      400,
+      'malformed_body',
+    ],
+    [
       'invalid JSON',
       { method: 'POST', url: '/things', type: 'application/json', payload: '{bad' },
       400,
@@ -247,6 +270,31 @@ describe('createHttpApp edge', () => {
       payload: '{"name":"a\\\\u0000"}',
     });
     expect(answer).toMatchObject({ status: 201, body: { body: { name: 'a\\u0000' } } });
+  });
+
+  it('refuses a lone surrogate as it refuses a NUL, naming it; keeps pairs and escaped text', async () => {
+    const refused = await send({
+      method: 'POST',
+      url: '/things',
+      type: 'application/json',
+      payload: '{"name":"\\ud800"}',
+    });
+    expect(refused.body['message']).toBe(
+      'text must not contain a lone surrogate (U+D800): it is no Unicode character',
+    );
+    for (const [payload, name] of [
+      ['{"name":"\\ud83d\\ude00"}', '\u{1F600}'],
+      ['{"name":"\u{1F600}"}', '\u{1F600}'],
+      ['{"name":"\\\\ud800"}', '\\ud800'],
+    ] as const) {
+      const answer = await send({
+        method: 'POST',
+        url: '/things',
+        type: 'application/json',
+        payload,
+      });
+      expect(answer).toMatchObject({ status: 201, body: { body: { name } } });
+    }
   });
 
   it('accepts +json media types', async () => {
