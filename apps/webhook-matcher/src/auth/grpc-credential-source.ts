@@ -1,5 +1,6 @@
 import { billingV1 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
+import { causeLoggedOnce } from '@meridian/platform-http';
 import {
   billingGrpcClientOf,
   DependencyOutageLog,
@@ -30,6 +31,13 @@ export class GrpcCredentialSource implements CredentialSource {
    */
   private readonly outages: DependencyOutageLog;
 
+  /**
+   * The same for account state (plan, caps, balance), read when webhooks and address lists are
+   * written: its own log, since those writes fail while cached API keys still pass (QA: an
+   * error line per request, code billing_unavailable).
+   */
+  private readonly stateOutages: DependencyOutageLog;
+
   private constructor(
     private readonly client: BillingGrpcClient,
     logger: Pick<Logger, 'warn' | 'info'>,
@@ -38,6 +46,11 @@ export class GrpcCredentialSource implements CredentialSource {
       logger,
       'billing-ledger',
       'API keys not cached answer 503 credentials_unavailable',
+    );
+    this.stateOutages = new DependencyOutageLog(
+      logger,
+      'billing-ledger',
+      'requests that read the account state (plan, balance) answer 503 billing_unavailable',
     );
   }
 
@@ -59,15 +72,18 @@ export class GrpcCredentialSource implements CredentialSource {
     try {
       state = (await this.client.getAccountState({ accountId })).account;
     } catch (cause) {
-      throw new DomainError(
-        'billing_unavailable',
-        'unavailable',
-        'account state cannot be read right now; try again',
-        {
-          cause,
-        },
+      this.stateOutages.failed(cause);
+      // Its cause is logged once per outage (above), not per request.
+      throw causeLoggedOnce(
+        new DomainError(
+          'billing_unavailable',
+          'unavailable',
+          'account state cannot be read right now; try again',
+          { cause },
+        ),
       );
     }
+    this.stateOutages.answered();
     if (!state)
       throw new DomainError(
         'billing_unavailable',
