@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { processClock, natsSettingsOf } from '@meridian/platform-config';
 import { DbJobGate, DbModule } from '@meridian/platform-db';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
@@ -7,6 +8,7 @@ import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { matcherOpenApiController } from './http/openapi';
+import { UndeclaredQueryInterceptor } from './http/undeclared-query.interceptor';
 import { testDeliveryLimits } from './webhooks/test-delivery-limits';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountsRepository } from './accounts/accounts.repository';
@@ -93,6 +95,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
+        { provide: APP_INTERCEPTOR, useClass: UndeclaredQueryInterceptor },
         {
           provide: CREDENTIAL_SOURCE,
           inject: [JetStreamConsumers, Registry],

@@ -5,6 +5,7 @@ import {
   undeclaredErrorAnswers,
   type OpenApiPaths,
 } from '@meridian/testing';
+import { newId } from '../src/http/ids';
 import { startMatcherStack, type MatcherTestStack } from './support/matcher-app';
 
 jest.setTimeout(120_000);
@@ -109,6 +110,62 @@ describe('webhooks API: 405 for a method a route does not take, 404 for an unkno
         '415 unsupported_media_type',
       ]),
     );
+  });
+
+  // One rule for query strings (UndeclaredQueryInterceptor): QA found `?x=1` refused by the list
+  // routes and ignored by the others (limits, a webhook, its stats, resume…). Every operation,
+  // with ids of the right form so each reaches its own checks, refuses an undeclared parameter
+  // in the same words, and its declared 400 names the code.
+  it('every documented route: an undeclared query parameter is 400 invalid_query, declared', async () => {
+    const doc = (
+      await s.app.inject({ method: 'GET', url: '/openapi.json' })
+    ).json() as OpenApiPaths;
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const credentials: Record<string, string> = { 'api-key': key, operator: OPERATOR_TOKEN };
+    const ids: Record<string, string> = {
+      webhooks: newId('wh'),
+      'address-lists': newId('al'),
+      accounts: `acc_${'0'.repeat(24)}`,
+      deliveries: `ev_${'0'.repeat(32)}`,
+    };
+    const answers: string[] = [];
+    for (const [template, operations] of Object.entries(doc.paths))
+      for (const [method, raw] of Object.entries(operations)) {
+        const operation = raw as {
+          security?: Record<string, unknown>[];
+          requestBody?: unknown;
+          responses?: Record<string, { description?: string }>;
+        };
+        // Each {param} takes the id form of the segment before it (/webhooks/{id} → wh_…).
+        const path = template.replace(/([^/]+)\/\{[^}]+\}/g, (_all, segment: string) =>
+          ids[segment] ? `${segment}/${ids[segment]}` : `${segment}/x1`,
+        );
+        const scheme = Object.keys(operation.security?.[0] ?? {})[0];
+        const response = await s.app.inject({
+          method: method.toUpperCase() as 'GET',
+          url: `${path}?undeclared_parameter=1`,
+          headers: {
+            ...(scheme ? { authorization: `Bearer ${credentials[scheme]}` } : {}),
+            ...(operation.requestBody ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(operation.requestBody ? { payload: '{}' } : {}),
+        });
+        const body = response.json() as { error?: string; message?: string };
+        const declared = /(^|[^a-z_])invalid_query([^a-z_]|$)/.test(
+          operation.responses?.['400']?.description ?? '',
+        );
+        answers.push(
+          `${method.toUpperCase()} ${template}: ${response.statusCode} ${body.error} ` +
+            `${body.message} ${declared ? 'declared' : 'NOT DECLARED'}`,
+        );
+      }
+    expect(answers.length).toBeGreaterThanOrEqual(24);
+    expect(
+      answers.filter(
+        (a) =>
+          !/ 400 invalid_query query: unknown parameter "undeclared_parameter" declared$/.test(a),
+      ),
+    ).toEqual([]);
   });
 
   it.each([

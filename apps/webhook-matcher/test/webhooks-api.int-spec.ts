@@ -370,6 +370,37 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     });
   });
 
+  // QA Low defects of the request words: a lone surrogate was stored as U+FFFD; a repeated
+  // parameter read "expected number, received NaN"; a JSON null body "received undefined".
+  it('refuses a lone surrogate as it refuses a NUL; names a repeated parameter and a null body', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    for (const name of ['\ud800', 'a\udfffb']) {
+      const refused = await create(key, { name });
+      expect([refused.status, refused.body.error, refused.body.message]).toEqual([
+        400,
+        'malformed_body',
+        expect.stringMatching(/^text must not contain a lone surrogate \(U\+D[8F]/),
+      ]);
+    }
+    const renamed = await s.call('POST', '/address-lists', key, { name: '\ud83d' });
+    expect([renamed.status, renamed.body.error]).toEqual([400, 'malformed_body']);
+    // A pair is a character: kept as sent.
+    const kept = await create(key, { name: 'hook \u{1F600}' });
+    expect([kept.status, kept.body.name]).toEqual([201, 'hook \u{1F600}']);
+    const twice = await s.call('GET', '/webhooks?limit=1&limit=2', key);
+    expect([twice.status, twice.body.error, twice.body.message]).toEqual([
+      400,
+      'invalid_query',
+      'query.limit: given more than once',
+    ]);
+    const nullBody = await s.call('POST', '/webhooks', key, 'null');
+    expect([nullBody.status, nullBody.body.error, nullBody.body.message]).toEqual([
+      400,
+      'malformed_body',
+      'body: the body must be a JSON object, received null',
+    ]);
+  });
+
   it('entries of a list page like every list route (COMPAT: limit default 50, max 200)', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const list = await s.call('POST', '/address-lists', key, {

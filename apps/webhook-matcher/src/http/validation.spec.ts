@@ -46,6 +46,34 @@ describe('strict bodies and queries', () => {
     );
   });
 
+  it('a parameter given twice is named as such, not as the number its array made (NaN)', () => {
+    const query = z.strictObject({
+      cursor: z.string().optional(),
+      limit: z.coerce.number().optional(),
+    });
+    expect(errorOf(() => parseQuery(query, { limit: ['1', '2'] }))).toEqual({
+      code: 'invalid_query',
+      path: 'limit',
+      message: 'query.limit: given more than once',
+    });
+    expect(errorOf(() => parseQuery(query, { cursor: ['1', '2'] }))?.message).toBe(
+      'query.cursor: given more than once',
+    );
+    // An unknown parameter stays unknown, however often it is given.
+    expect(errorOf(() => parseQuery(query, { x: ['1', '2'] }))?.message).toBe(
+      'query: unknown parameter "x"',
+    );
+  });
+
+  it('a JSON null body is named null, not undefined; no body stays "received undefined"', () => {
+    expect(errorOf(() => parseBody(schema, null))).toEqual({
+      code: 'malformed_body',
+      path: '(body)',
+      message: 'body: the body must be a JSON object, received null',
+    });
+    expect(errorOf(() => parseBody(schema, undefined))?.message).toMatch(/received undefined$/);
+  });
+
   it('a bad cursor is invalid_cursor, other bad parameters invalid_query', () => {
     const query = z.strictObject({
       cursor: z.string().regex(/^\d+$/).optional(),

@@ -1,6 +1,6 @@
 import { DomainError } from '@meridian/errors';
 import { describeIssue, type RequestPart } from '@meridian/platform-http';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** The issue's path inside its part (`details.path`); `(body)` / `(query)` for the whole part. */
 function pathOf(segments: readonly PropertyKey[], part: RequestPart): string {
@@ -12,10 +12,16 @@ function pathOf(segments: readonly PropertyKey[], part: RequestPart): string {
 
 /** Strict request bodies: anything the schema does not allow (unknown fields included) is 400 malformed_body. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  // A JSON `null` is no body for the routes that take none (`emptyBody.optional()`), as before.
   const result = schema.safeParse(body ?? undefined);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new DomainError('malformed_body', 'invalid', describeIssue('body', issue), {
+    // zod saw `undefined` for a `null` body: name what the client sent (QA: "received undefined").
+    const message =
+      body === null && issue.path.length === 0
+        ? 'body: the body must be a JSON object, received null'
+        : describeIssue('body', issue);
+    throw new DomainError('malformed_body', 'invalid', message, {
       details: { path: pathOf(issue.path, 'body') },
     });
   }
@@ -23,12 +29,23 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 }
 
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
-  const result = schema.safeParse(query ?? {});
+  const values = (query ?? {}) as Record<string, unknown>;
+  const result = schema.safeParse(values);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = pathOf(issue.path, 'query');
+    // A parameter given twice reaches the schema as an array (`?limit=1&limit=2`): say so, not
+    // what the schema made of the array ("expected number, received NaN").
+    const key = issue.path[0];
+    if (typeof key === 'string' && Array.isArray(values[key]))
+      throw new DomainError('invalid_query', 'invalid', `query.${key}: given more than once`, {
+        details: { path: key },
+      });
     const code = path === 'cursor' ? 'invalid_cursor' : 'invalid_query';
     throw new DomainError(code, 'invalid', describeIssue('query', issue), { details: { path } });
   }
   return result.data;
 }
+
+/** The query of a route that declares none (`@ApiRoute` without `query`): it takes no parameter. */
+export const noQuery = z.strictObject({});
