@@ -77,6 +77,19 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     return ((await answer.json()) as { items: Array<{ id: string }> }).items.map((key) => key.id);
   };
 
+  /** The operator, signed in, with sign-ups set to `mode`. */
+  const operatorWithSignUps = async (mode: 'open' | 'invite') => {
+    const operator = browser();
+    await operator.call('POST', '/api/auth/sign-in', {
+      email: 'ops@example.com',
+      password: 'operator password 1',
+    });
+    expect(
+      (await operator.call('PUT', '/api/operator/settings', { signup_mode: mode })).status,
+    ).toBe(200);
+    return operator;
+  };
+
   it('an owner invites a colleague who joins the same billing account; members manage nothing; removal revokes and signs out; the last owner stays', async () => {
     const alice = await signUp('alice@example.com');
     expect(alice.answer.status).toBe(201);
@@ -92,14 +105,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     expect((await signUp('dave@example.com')).answer.status).toBe(201);
 
     // Team invitations work whatever the sign-up mode: closed from here on.
-    const operator = browser();
-    await operator.call('POST', '/api/auth/sign-in', {
-      email: 'ops@example.com',
-      password: 'operator password 1',
-    });
-    expect(
-      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'invite' })).status,
-    ).toBe(200);
+    const operator = await operatorWithSignUps('invite');
     const credited = await operator.call('POST', `/api/operator/accounts/${accountId}/top-ups`, {
       cu: 4_321,
     });
@@ -242,14 +248,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
   });
 
   it('an owner promotes and demotes, never the last owner; a member leaves (key revoked, signed out); the last owner cannot leave', async () => {
-    const operator = browser();
-    await operator.call('POST', '/api/auth/sign-in', {
-      email: 'ops@example.com',
-      password: 'operator password 1',
-    });
-    expect(
-      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
-    ).toBe(200);
+    await operatorWithSignUps('open');
     const frank = await signUp('frank@example.com');
     expect(frank.answer.status).toBe(201);
     const accountId = frank.user!['account_id']!;
@@ -374,14 +373,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
   });
 
   it('removing a member revokes the API keys they made on the page, and those made with them, and lists the access tokens they made or rolled to roll; the list says who made each key (QA: access kept after removal)', async () => {
-    const operator = browser();
-    await operator.call('POST', '/api/auth/sign-in', {
-      email: 'ops@example.com',
-      password: 'operator password 1',
-    });
-    expect(
-      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
-    ).toBe(200);
+    await operatorWithSignUps('open');
     const olga = await signUp('olga@example.com');
     expect(olga.answer.status).toBe(201);
     const accountId = olga.user!['account_id']!;
@@ -495,14 +487,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
   });
 
   it('only an owner changes the plan through the relay (403 owner_required for a member, plan kept); a member still tops up (QA: any member changed the plan)', async () => {
-    const operator = browser();
-    await operator.call('POST', '/api/auth/sign-in', {
-      email: 'ops@example.com',
-      password: 'operator password 1',
-    });
-    expect(
-      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
-    ).toBe(200);
+    await operatorWithSignUps('open');
     const paula = await signUp('paula@example.com');
     expect(paula.answer.status).toBe(201);
     const invited = await paula.client.call('POST', '/api/team/invitations', {
@@ -530,14 +515,7 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
   });
 
   it("lists who bought each top-up: a member's through the relay is theirs (whatever the page sends), the operator's none; a removed member's stays labelled without their email (ADR 0604)", async () => {
-    const operator = browser();
-    await operator.call('POST', '/api/auth/sign-in', {
-      email: 'ops@example.com',
-      password: 'operator password 1',
-    });
-    expect(
-      (await operator.call('PUT', '/api/operator/settings', { signup_mode: 'open' })).status,
-    ).toBe(200);
+    const operator = await operatorWithSignUps('open');
     const rhea = await signUp('rhea@example.com');
     const accountId = rhea.user!['account_id']!;
     const invited = await rhea.client.call('POST', '/api/team/invitations', {

@@ -132,7 +132,7 @@ export class CustomerController {
       throw new DomainError(
         'owner_required',
         'forbidden',
-        "only an owner of the account changes its plan; ask one of the account's owners",
+        `only an owner of the account ${rule.ownerOnly}; ask one of the account's owners`,
       );
     const idempotencyKey = request.headers['idempotency-key'];
     // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.

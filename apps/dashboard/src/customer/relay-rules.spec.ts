@@ -30,7 +30,7 @@ describe('relayRuleFor', () => {
 
 describe('owner-only relay routes (QA: any member changed the plan)', () => {
   it('marks the plan change, and only it, as an owner action; top-ups stay open to members', () => {
-    expect(relayRuleFor('billing', 'PUT', '/account/plan')?.ownerOnly).toBe(true);
+    expect(relayRuleFor('billing', 'PUT', '/account/plan')?.ownerOnly).toBe('changes its plan');
     expect(relayRuleFor('billing', 'POST', '/top-ups')?.ownerOnly).toBeUndefined();
     expect(relayRuleFor('billing', 'GET', '/account')?.ownerOnly).toBeUndefined();
   });

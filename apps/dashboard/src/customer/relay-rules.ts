@@ -8,9 +8,10 @@ export interface RelayRule {
    * Only an owner of the account may ask this (403 `owner_required` for a member, as the team
    * routes answer): changing the plan changes what every member's webhooks and tokens may do
    * (a downgrade pauses webhooks), so it is the owner's call, as providers' consoles make it.
-   * Top-ups stay open to members (ADR 0604 amendment "Plan changes are the owner's").
+   * Top-ups stay open to members (ADR 0604 amendment "Plan changes are the owner's"). The value
+   * is what only an owner does, in the refusal's words ("only an owner of the account …").
    */
-  ownerOnly?: true;
+  ownerOnly?: string;
   /**
    * The resource records who acted (ADR 0604 amendment "Who bought a top-up"), as API keys do:
    * a POST's body gets `created_by`, the user's id (whatever the page sent), and a list's items
@@ -28,7 +29,12 @@ const ID = '[A-Za-z0-9_-]{1,100}';
  */
 export const RELAY_RULES: readonly RelayRule[] = [
   { upstream: 'billing', methods: ['GET'], path: /^\/account(\/balance|\/usage)?$/ },
-  { upstream: 'billing', methods: ['PUT'], path: /^\/account\/plan$/, ownerOnly: true },
+  {
+    upstream: 'billing',
+    methods: ['PUT'],
+    path: /^\/account\/plan$/,
+    ownerOnly: 'changes its plan',
+  },
   { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/access-tokens$/ },
   { upstream: 'billing', methods: ['DELETE'], path: new RegExp(`^/access-tokens/${ID}$`) },
   { upstream: 'billing', methods: ['POST'], path: new RegExp(`^/access-tokens/${ID}/roll$`) },
