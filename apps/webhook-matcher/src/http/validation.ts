@@ -16,12 +16,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const result = schema.safeParse(body ?? undefined);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    // zod saw `undefined` for a `null` body: name what the client sent (QA: "received undefined").
-    const message =
-      body === null && issue.path.length === 0
-        ? 'body: the body must be a JSON object, received null'
-        : describeIssue('body', issue);
-    throw new DomainError('malformed_body', 'invalid', message, {
+    throw new DomainError('malformed_body', 'invalid', describeIssue('body', issue, body), {
       details: { path: pathOf(issue.path, 'body') },
     });
   }
@@ -34,15 +29,10 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.ou
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = pathOf(issue.path, 'query');
-    // A parameter given twice reaches the schema as an array (`?limit=1&limit=2`): say so, not
-    // what the schema made of the array ("expected number, received NaN").
-    const key = issue.path[0];
-    if (typeof key === 'string' && Array.isArray(values[key]))
-      throw new DomainError('invalid_query', 'invalid', `query.${key}: given more than once`, {
-        details: { path: key },
-      });
     const code = path === 'cursor' ? 'invalid_cursor' : 'invalid_query';
-    throw new DomainError(code, 'invalid', describeIssue('query', issue), { details: { path } });
+    throw new DomainError(code, 'invalid', describeIssue('query', issue, values), {
+      details: { path },
+    });
   }
   return result.data;
 }

@@ -67,6 +67,21 @@ describe('request validation names where a problem is', () => {
     expect(parseRequestPart(part, schema, { id: 'acc_1' })).toEqual({ id: 'acc_1' });
   });
 
+  it("a parameter given twice and a null body are named as such, not in the schema's words (QA)", () => {
+    expect(errorOf(() => parseQuery(query, { limit: ['1', '2'] }))).toEqual({
+      code: 'invalid_query',
+      message: 'query.limit: given more than once',
+      details: { location: 'query', path: 'query.limit' },
+    });
+    // An unknown parameter given twice is still unknown.
+    expect(errorOf(() => parseQuery(query, { sort: ['a', 'b'] }))?.message).toBe(
+      'query: unknown parameter "sort"',
+    );
+    expect(errorOf(() => parseBody(body, null))?.message).toBe(
+      'body: the body must be a JSON object, received null',
+    );
+  });
+
   it('a caller may give the part its own code', () => {
     expect(errorOf(() => parseRequestPart('query', query, { x: 1 }, 'invalid_cursor'))?.code).toBe(
       'invalid_cursor',

@@ -31,8 +31,26 @@ export function issueWhere(part: RequestPart, path: readonly PropertyKey[]): str
   return out;
 }
 
-/** One issue as `<where>: <what>`; unknown keys are named (`query: unknown parameter "sort"`). */
-export function describeIssue(part: RequestPart, issue: z.core.$ZodIssue): string {
+/**
+ * One issue as `<where>: <what>`; unknown keys are named (`query: unknown parameter "sort"`).
+ * `sent`, the part as the client sent it, lets the message name what the schema's words would
+ * hide (QA): a parameter given twice reaches the schema as an array ("expected number, received
+ * NaN"), and a JSON `null` body is validated as no body ("received undefined").
+ */
+export function describeIssue(part: RequestPart, issue: z.core.$ZodIssue, sent?: unknown): string {
+  const [key, ...deeper] = issue.path;
+  if (
+    part === 'query' &&
+    typeof key === 'string' &&
+    deeper.length === 0 &&
+    issue.code !== 'unrecognized_keys' &&
+    typeof sent === 'object' &&
+    sent !== null &&
+    Array.isArray((sent as Record<string, unknown>)[key])
+  )
+    return `${issueWhere(part, issue.path)}: given more than once`;
+  if (part === 'body' && sent === null && issue.path.length === 0)
+    return 'body: the body must be a JSON object, received null';
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
   const what = keys
     ? `unknown ${KEY_NAME[part]}${keys.length > 1 ? 's' : ''} ${keys
@@ -42,11 +60,15 @@ export function describeIssue(part: RequestPart, issue: z.core.$ZodIssue): strin
   return `${issueWhere(part, issue.path)}: ${what}`;
 }
 
-/** The 400 for a value of one part that its schema refused: up to three issues, each located. */
+/**
+ * The 400 for a value of one part that its schema refused: up to three issues, each located.
+ * `sent` is the part as sent (`describeIssue`).
+ */
 export function requestPartError(
   part: RequestPart,
   error: z.ZodError,
   code: string = INVALID_PART_CODE[part],
+  sent?: unknown,
 ): DomainError {
   const first = error.issues[0];
   return new DomainError(
@@ -54,7 +76,7 @@ export function requestPartError(
     'invalid',
     error.issues
       .slice(0, 3)
-      .map((issue) => describeIssue(part, issue))
+      .map((issue) => describeIssue(part, issue, sent))
       .join('; '),
     { details: { location: part, path: first ? issueWhere(part, first.path) : part } },
   );
@@ -71,7 +93,7 @@ export function parseRequestPart<S extends z.ZodType>(
   code?: string,
 ): z.output<S> {
   const result = schema.safeParse(part === 'body' ? (value ?? undefined) : (value ?? {}));
-  if (!result.success) throw requestPartError(part, result.error, code);
+  if (!result.success) throw requestPartError(part, result.error, code, value);
   return result.data;
 }
 
