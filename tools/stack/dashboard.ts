@@ -14,7 +14,9 @@ const WEB_DIR = 'apps/dashboard/web';
  * the one module of a sub-entry): a change there rebuilds it too.
  */
 export const BUNDLED_LIBS = [
+  'libs/domain/errors/src',
   'libs/domain/networks/src',
+  'libs/domain/plans/src',
   'libs/domain/time/src',
   'libs/domain/webhooks/src/bounds.ts',
   'libs/domain/webhooks/src/secret-rotation.ts',

@@ -11,8 +11,10 @@ export default defineConfig({
   plugins: [react()],
   // The page checks its forms by the API's own rules, from their one home, pure modules only
   // (no node: import; web/src/page-imports.spec.ts): addresses (ADR 0403; the networks lib needs
-  // @meridian/time), the plan table (Plan page; its lib needs @meridian/errors) and a webhook's field bounds (the bounds entry of @meridian/webhooks, whose
-  // index needs node:crypto). Each alias is the path tsconfig.base.json gives it.
+  // @meridian/time), the plan table (Plan page; its lib needs @meridian/errors) and a webhook's
+  // field bounds (the bounds entry of @meridian/webhooks, whose index needs node:crypto). Each
+  // alias is the path tsconfig.base.json gives it; tools/stack/dashboard.ts watches each
+  // (BUNDLED_LIBS) so that `npm start` rebuilds the page when one changes.
   resolve: {
     alias: {
       '@meridian/networks': fileURLToPath(
