@@ -1,3 +1,4 @@
+import { COMPAT_BREAKER } from './protection/circuit-breaker';
 import {
   BalanceStateChangedSchema,
   deliveryJobsConsumer,
@@ -125,6 +126,18 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       },
       onWait: (reason) => metrics.waits.inc({ reason }),
       onDropped: (reason) => metrics.dropped.inc({ reason }),
+      onBreaker: (change, job, host) => {
+        // One line per change of an endpoint's breaker (QA: none said 1,564 attempts were
+        // skipped). The host only: an endpoint's path may carry the customer's own secret.
+        const fields = { webhookId: job.webhookId, accountId: job.accountId, host };
+        if (change === 'closed')
+          logger.info(fields, 'circuit breaker closed: a probe to the endpoint succeeded');
+        else
+          logger.warn(
+            fields,
+            `circuit breaker ${change}: attempts to the endpoint are skipped (failed, not sent, not billed) for ${COMPAT_BREAKER.openMs / 60_000} minutes, then one probe`,
+          );
+      },
       onSecretRefused: (error, job) => {
         metrics.secretsRefused.inc({ reason: error.reason });
         // Error, not warn: deliveries of this webhook stop until its key is back in the ring.

@@ -31,7 +31,11 @@ import type {
   AttemptsRepository,
   Claim,
 } from '../attempts/attempts.repository';
-import { CircuitBreaker, type BreakerAdmission } from '../protection/circuit-breaker';
+import {
+  CircuitBreaker,
+  type BreakerAdmission,
+  type BreakerChange,
+} from '../protection/circuit-breaker';
 import { BoundedMemo } from '../common/bounded-memo';
 import type { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
@@ -68,6 +72,8 @@ export interface DeliveryEngineDeps {
    * the attempt is not made and the job comes back, as any failure to open has always done.
    */
   onSecretRefused?: (error: SealedSecretError, job: DeliveryJob) => void;
+  /** The breaker of the job's endpoint URL opened or closed (`CircuitBreaker.record`). */
+  onBreaker?: (change: BreakerChange, job: DeliveryJob, host: string) => void;
 }
 
 /** How long a job of an unknown webhook (no KV entry yet) is kept before it is dropped. */
@@ -327,7 +333,11 @@ export class DeliveryEngine {
     const headers = signedHeaders(keys, job.id, Math.floor(startedAt.getTime() / 1_000), body);
     const result = await this.deps.send(entry.targetUrl, headers, body);
     const finishedAt = clock.now();
-    if (admission !== 'skip') breaker?.record(finishedAt.getTime(), result.ok, admission);
+    const change =
+      admission === 'skip'
+        ? undefined
+        : breaker?.record(finishedAt.getTime(), result.ok, admission);
+    if (change) this.deps.onBreaker?.(change, job, this.hosts.get(entry.targetUrl, hostOf));
     const finish: AttemptFinish = {
       outcome: result.ok ? 'success' : 'failure',
       finishedAt,

@@ -10,6 +10,25 @@ function fail(breaker: CircuitBreaker, clock: FakeClock, n: number, ok = false):
 }
 
 describe('CircuitBreaker (COMPAT: >90 % failed over 2 min with ≥ 20 attempts → open 5 min → one probe)', () => {
+  it('says what an outcome changed: opened by the window, reopened by a failed probe, closed by a good one', () => {
+    const clock = new FakeClock();
+    const breaker = new CircuitBreaker();
+    const changes: Array<string | undefined> = [];
+    for (let i = 0; i < 20; i += 1) {
+      breaker.admit(clock.now().getTime());
+      changes.push(breaker.record(clock.now().getTime(), false, 'send'));
+    }
+    expect(changes.slice(0, 19).every((change) => change === undefined)).toBe(true);
+    expect(changes[19]).toBe('opened');
+    clock.advance(5 * MINUTE);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    expect(breaker.record(clock.now().getTime(), false, 'probe')).toBe('reopened');
+    clock.advance(5 * MINUTE);
+    expect(breaker.admit(clock.now().getTime())).toBe('probe');
+    expect(breaker.record(clock.now().getTime(), true, 'probe')).toBe('closed');
+    expect(breaker.record(clock.now().getTime(), false, 'send')).toBeUndefined();
+  });
+
   it('stays closed below 20 attempts even if all failed', () => {
     const clock = new FakeClock();
     const breaker = new CircuitBreaker();

@@ -75,6 +75,27 @@ describe('HttpSender against a real local receiver', () => {
     expect(result.error).toMatch(/^no answer within [\d.]+ s$/);
   });
 
+  it('attempts to several URLs of one host are all sent at once: none waits for a socket while its time runs (QA: 3 URLs × 10 shared 10 sockets, and timed out unsent)', async () => {
+    const held: ServerResponse[] = [];
+    let arrived!: () => void;
+    const allArrived = new Promise<void>((resolve) => (arrived = resolve));
+    for (const n of [1, 2, 3])
+      routes.set(`/held/${n}`, (_q, r) => {
+        held.push(r);
+        if (held.length === 30) arrived();
+      });
+    const results = Promise.all(
+      [1, 2, 3].flatMap((n) =>
+        Array.from({ length: 10 }, () => sender.send(`${base}/held/${n}`, {}, '{}')),
+      ),
+    );
+    // Either all 30 reach the receiver, or (a cap per origin) the ones queued behind it time out.
+    await Promise.race([allArrived, results]);
+    expect(held).toHaveLength(30);
+    for (const r of held) r.writeHead(200).end();
+    expect((await results).map((result) => result.ok)).toEqual(Array(30).fill(true));
+  });
+
   it('a refused connection is class connection', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -26,8 +26,6 @@ export interface HttpSenderOptions {
   resolver?: Resolver;
   connectTimeoutMs?: number;
   answerTimeoutMs?: number;
-  /** Keep-alive sockets per origin (the per-URL in-flight cap is 10). */
-  connectionsPerOrigin?: number;
 }
 
 /** A target URL as the sender needs it, parsed once per URL. */
@@ -58,7 +56,12 @@ export class HttpSender {
   constructor(private readonly options: HttpSenderOptions) {
     this.answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 10,
+      // No cap of sockets per origin: the protection's limits (10 in flight per endpoint URL,
+      // 200 req/s per host) are the ones an attempt waits for, unbilled, before it is sent. A cap
+      // here queued attempts inside undici after their 15 s had started (QA: three URLs of one
+      // host at 10 in flight each shared 10 sockets; attempts timed out before they were sent,
+      // were billed, and their events were sent again).
+      connections: null,
       connect: {
         timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
         lookup: guardedLookup(options.policy, options.resolver ?? systemResolver),
