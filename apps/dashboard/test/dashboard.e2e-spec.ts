@@ -1941,7 +1941,7 @@ describe('dashboard in a real browser against the local stack', () => {
       await check(owner, '20c-overview-exhausted');
       // The pages of what it stops say so too, in one notice (QA: they read "Active").
       const stopped =
-        /^Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused\. Node calls and webhook deliveries are stopped until /;
+        /^Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused, until /;
       for (const path of ['/node-access', '/webhooks', `/webhooks/${hooks['B']}`]) {
         await owner.goto(`${dashboard}${path}`);
         expect((await owner.getByTestId('exhausted-page-notice').textContent())?.trim()).toMatch(

@@ -61,7 +61,7 @@ describe('resumeAtZeroMessage (QA: on Free it named only a top-up, not the 07:30
 describe('exhaustedPageNotice (QA: Webhooks and Node access said "Active" at zero balance)', () => {
   it('says what stops and what ends it', () => {
     expect(exhaustedPageNotice(exhausted, 'free')).toBe(
-      'Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused. Node calls and webhook deliveries are stopped until a top-up clears or your daily allowance resets on 2026-12-01 07:30 UTC.',
+      'Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused, until a top-up clears or your daily allowance resets on 2026-12-01 07:30 UTC.',
     );
   });
 });

@@ -13,12 +13,17 @@ export interface ExhaustedBalance {
  * pays first), and so does the allowance's reset (renewal, or 07:30 UTC daily on Free).
  */
 export function exhaustedNotice(balance: ExhaustedBalance, plan: string | null): string {
+  return `Node calls and webhook deliveries are stopped ${untilWhat(balance, plan)}.`;
+}
+
+/** What ends an exhausted balance: "until a top-up … clears or your … resets on …". */
+function untilWhat(balance: ExhaustedBalance, plan: string | null): string {
   const topUp =
     balance.overdraft_cu > 0
       ? `a top-up of more than ${formatCu(balance.overdraft_cu)} (the overdraft is paid first)`
       : 'a top-up';
   const reset = resetPhrase(balance, plan);
-  return `Node calls and webhook deliveries are stopped until ${topUp} clears${reset ? ` or ${reset}` : ''}.`;
+  return `until ${topUp} clears${reset ? ` or ${reset}` : ''}`;
 }
 
 /** "your daily allowance resets on …" (Free: 07:30 UTC daily), "your plan renews on …". */
@@ -35,7 +40,8 @@ function resetPhrase(balance: ExhaustedBalance, plan: string | null): string | n
  * keep their status but deliver nothing, node calls are refused, and what ends it.
  */
 export function exhaustedPageNotice(balance: ExhaustedBalance, plan: string | null): string {
-  return `Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused. ${exhaustedNotice(balance, plan)}`;
+  // Said once (QA: "… node calls are refused. Node calls and webhook deliveries are stopped …").
+  return `Your CU balance is exhausted: webhooks keep their status but deliver nothing, and node calls are refused, ${untilWhat(balance, plan)}.`;
 }
 
 /**
