@@ -52,7 +52,7 @@ describe('createHttpApp edge', () => {
     method: 'GET' | 'POST' | 'PATCH' | 'PUT';
     url: string;
     type?: string;
-    payload?: string;
+    payload?: string | Buffer;
   }) => {
     const response = await app.inject({
       method: options.method,
@@ -294,6 +294,27 @@ describe('createHttpApp edge', () => {
         payload,
       });
       expect(answer).toMatchObject({ status: 201, body: { body: { name } } });
+    }
+  });
+
+  it('a body that is not UTF-8 is named so, not as a length mismatch (QA)', async () => {
+    for (const bytes of [[0xff], [0xed, 0xa0, 0x80]]) {
+      const payload = Buffer.concat([
+        Buffer.from('{"name":"a'),
+        Buffer.from(bytes),
+        Buffer.from('b"}'),
+      ]);
+      const refused = await send({
+        method: 'POST',
+        url: '/things',
+        type: 'application/json',
+        payload,
+      });
+      expect([refused.status, refused.body['error'], refused.body['message']]).toEqual([
+        400,
+        'malformed_body',
+        'the body is not valid UTF-8',
+      ]);
     }
   });
 

@@ -13,7 +13,7 @@ import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
 import { DEFAULT_BODY_LIMIT_BYTES } from './openapi/openapi-document';
 import { requestIdOf } from './request-id';
 import { RequestTelemetry } from './request-telemetry';
-import { parseJsonBody, refuseNulInUrl } from './request-text';
+import { parseJsonBody, refuseNulInUrl, utf8Text } from './request-text';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -95,8 +95,8 @@ export async function createHttpApp(
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     /^application\/(?:[\w.-]+\+)?json\b/i,
-    { parseAs: 'string' },
-    async (_request: unknown, body: string) => parseJsonBody(body),
+    { parseAs: 'buffer' },
+    async (_request: unknown, body: Buffer) => parseJsonBody(utf8Text(body)),
   );
   // First hook of every request (added before Nest's): the request id becomes the current one
   // for all this request's work, so the process guard can name it (installProcessGuard).

@@ -77,6 +77,21 @@ export function refuseNulInUrl(url: string): void {
  * clients send the header with an empty body on action routes), and the route's own schema decides
  * whether it needs one.
  */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A body's bytes as text: invalid UTF-8 is 400 `malformed_body` naming it (QA: decoded as text
+ * by the framework, its replacement characters made the body longer than its Content-Length and
+ * the answer said "Request body size did not match Content-Length"). A leading BOM is dropped.
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new DomainError('malformed_body', 'invalid', 'the body is not valid UTF-8');
+  }
+}
+
 export function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return undefined;
   refuseUnstorableText(raw);
