@@ -225,7 +225,7 @@ function rateOf(report: ReceiverReport, cpuMs: number): Rate {
 /** The floor: undici POSTs with the same body, the same concurrency, the same 32 endpoints. */
 async function bareLoop(receiver: ReceiverProcess, jobs: number): Promise<Rate> {
   await receiver.reset();
-  // The worker's sender keeps 10 sockets per origin; so does the floor.
+  // The worker has at most 10 in flight per endpoint URL, one URL per origin here; so does the floor.
   const agent = new Agent({ connections: 10 });
   const body = JSON.stringify(payloadOf('wh_bare', 'ev_bare'));
   let next = 0;
