@@ -6,8 +6,12 @@ import { DomainError } from '@meridian/errors';
  */
 const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/i;
 
-/** Where a JSON text may hold a surrogate: an escape `\uD800`-`\uDFFF`, or the code unit itself. */
-const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+/**
+ * Where a JSON text may hold a lone surrogate: an escape `\uD800`-`\uDFFF`. Text decoded from
+ * UTF-8 (`utf8Text`) holds surrogates only in pairs, so a body with a literal emoji and no such
+ * escape is not scanned.
+ */
+const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]/;
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
