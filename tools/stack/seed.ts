@@ -117,7 +117,7 @@ export function seedDemo(layout: StackLayout, operatorToken: string): Promise<De
   return seedAccount(layout, operatorToken, {
     name: 'demo',
     plan: 'starter',
-    scopes: ['account', 'webhooks', 'audit'],
+    scopes: ['account', 'plan', 'webhooks', 'audit'],
     networks: NETWORK_KEYS,
     file: 'demo-account.json',
   });

@@ -34,6 +34,27 @@ describe('billing-ledger OpenAPI', () => {
     });
   });
 
+  it('shows the plan scope: in the scopes a key is made with and lists, and as the 403 of a plan change (ADR 0604 amendment)', () => {
+    const text = JSON.stringify(document);
+    const body = paths['/api/v1/api-keys']!['post']!['requestBody'] as {
+      content: { 'application/json': { schema: { properties: { scopes: unknown } } } };
+    };
+    const scopes = JSON.stringify(body.content['application/json'].schema.properties.scopes);
+    expect(scopes).toContain('"plan"');
+    expect(scopes).toMatch(/plan: changes the account's plan/);
+    expect(text.match(/"enum":\["account","plan","webhooks","audit"\]/g)?.length).toBeGreaterThan(
+      2,
+    );
+    const responses = paths['/api/v1/account/plan']!['put']!['responses'] as Record<
+      string,
+      { description: string }
+    >;
+    expect(responses[403]!.description).toMatch(
+      /insufficient_scope.*self_service_disabled.*no plan scope/,
+    );
+    expect(paths['/api/v1/account/plan']!['put']!['summary']).toMatch(/plan scope/);
+  });
+
   it('declares each path id with the pattern parseId checks it with (QA: clients had a bare string)', () => {
     const schemaOf = (path: string, method: string, name: string) =>
       (

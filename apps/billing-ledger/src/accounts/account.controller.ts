@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Put, Query, UseGuards } from '@nestjs/co
 import { DomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../clock/clock.token';
-import { AccountId, AccountKeyGuard } from '../http/auth.guards';
+import { AccountId, AccountKeyGuard, RequiresScope } from '../http/auth.guards';
 import { accountPlanBody, usageQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { accountView, balanceView } from '../http/views';
@@ -68,15 +68,17 @@ export class AccountController {
   }
 
   @Put('plan')
+  @RequiresScope('plan')
   @ApiRoute({
     summary:
-      'Change the plan (403 self_service_disabled unless SELF_SERVICE_BILLING; enterprise: operator only)',
+      'Change the plan: the key needs the plan scope beside account (403 self_service_disabled ' +
+      'unless SELF_SERVICE_BILLING; enterprise: operator only)',
     body: accountPlanBody,
     responses: {
       ...ACCOUNT_KEY_ERRORS,
       200: { description: 'the account', schema: accountResponse },
       400: ROUTE_ERRORS.malformedBody,
-      403: forbiddenAlso(ROUTE_ERRORS.planForbidden),
+      403: forbiddenAlso(ROUTE_ERRORS.planForbidden, ROUTE_ERRORS.planScope),
     },
   })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {

@@ -461,7 +461,7 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       expect.objectContaining({
         id: account.keyId,
         name: 'initial',
-        scopes: ['account', 'audit', 'webhooks'],
+        scopes: ['account', 'audit', 'plan', 'webhooks'],
         managed: true,
         revoked_at: null,
       }),
@@ -548,7 +548,7 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
     expect(renewed.body).toEqual({
       id: expect.stringMatching(/^key_[0-9a-f]{24}$/),
       name: 'dashboard',
-      scopes: ['account', 'audit', 'webhooks'],
+      scopes: ['account', 'audit', 'plan', 'webhooks'],
       hint: expect.any(String),
       created_at: expect.any(String),
       created_by: null,
@@ -707,7 +707,7 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
       plan_required: true,
       caps: { webhooks: { active_webhooks: 0 } },
     });
-    expect(team.scopes).toEqual(['account', 'audit', 'webhooks']);
+    expect(team.scopes).toEqual(['account', 'audit', 'plan', 'webhooks']);
 
     const set = await api<{ plan: string; caps: { node_rps: number; allowance_cu: number } }>(
       billing.url,

@@ -16,6 +16,7 @@ import { AccountRequests1765700000000 } from '../migrations/1765700000000-accoun
 import { AccountsRenewal1765800000000 } from '../migrations/1765800000000-accounts-renewal';
 import { ApiKeysCreatedBy1765900000000 } from '../migrations/1765900000000-api-keys-created-by';
 import { TopUpsCreatedBy1766000000000 } from '../migrations/1766000000000-top-ups-created-by';
+import { ApiKeysPlanScope1766100000000 } from '../migrations/1766100000000-api-keys-plan-scope';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -47,6 +48,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       AccountsRenewal1765800000000,
       ApiKeysCreatedBy1765900000000,
       TopUpsCreatedBy1766000000000,
+      ApiKeysPlanScope1766100000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

@@ -4,7 +4,9 @@ import {
   ExecutionContext,
   Inject,
   Injectable,
+  SetMetadata,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { DomainError } from '@meridian/errors';
 import { bearerOf, SharedSecrets } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
@@ -12,6 +14,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import type { ApiKeyRow } from '../credentials/credentials.repository';
 import { CredentialsService } from '../credentials/credentials.service';
+import { API_KEY_SCOPE_WORDS, type ApiKeyScope } from '../credentials/scopes';
 
 interface AuthenticatedRequest extends FastifyRequest {
   accountId?: string;
@@ -21,10 +24,22 @@ interface AuthenticatedRequest extends FastifyRequest {
 const unauthorized = () =>
   new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
 
-/** `Authorization: Bearer <API key>` with the `account` scope. */
+const REQUIRED_SCOPE = 'billing:required-scope';
+
+/**
+ * A route of the account API that needs a scope beside `account` (403 `insufficient_scope`
+ * naming it): `plan` for `PUT /account/plan` (ADR 0604 amendment "A scope of its own for plan
+ * changes").
+ */
+export const RequiresScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE, scope);
+
+/** `Authorization: Bearer <API key>` with the `account` scope, and a route's own (RequiresScope). */
 @Injectable()
 export class AccountKeyGuard implements CanActivate {
-  constructor(private readonly credentials: CredentialsService) {}
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -34,6 +49,15 @@ export class AccountKeyGuard implements CanActivate {
     if (!resolved) throw unauthorized();
     if (!resolved.key.scopes.includes('account')) {
       throw new DomainError('insufficient_scope', 'forbidden', 'this API key has no account scope');
+    }
+    const own = this.reflector.get<ApiKeyScope | undefined>(REQUIRED_SCOPE, context.getHandler());
+    if (own && !resolved.key.scopes.includes(own)) {
+      throw new DomainError(
+        'insufficient_scope',
+        'forbidden',
+        `this API key has no ${own} scope (${API_KEY_SCOPE_WORDS[own]})`,
+        { details: { required: own } },
+      );
     }
     request.accountId = resolved.key.accountId;
     request.apiKey = resolved.key;

@@ -1,7 +1,7 @@
 import { PLAN_IDS } from '@meridian/plans';
 import { NETWORK_KEYS } from '@meridian/networks';
 import { z } from 'zod';
-import { API_KEY_SCOPES } from '../credentials/scopes';
+import { apiKeyScope } from './schemas';
 
 /**
  * The success answers of the REST API as zod, for `/openapi.json` (ADR 0602): the shapes the
@@ -85,7 +85,7 @@ export const usageResponse = z.strictObject({
 const apiKey = {
   id: z.string(),
   name: z.string(),
-  scopes: z.array(z.enum(API_KEY_SCOPES)),
+  scopes: z.array(apiKeyScope),
   hint: z.string(),
   created_at: iso,
   created_by: z

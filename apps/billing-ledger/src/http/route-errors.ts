@@ -40,6 +40,11 @@ export const ROUTE_ERRORS = {
   contractNotEnterprise: {
     description: 'contract_not_enterprise: a contract comes only with the enterprise plan',
   },
+  planScope: {
+    description:
+      "insufficient_scope: the API key has no plan scope (it changes the account's plan; " +
+      'details.required names it)',
+  },
   planForbidden: {
     description:
       'self_service_disabled: plans are changed by the operator only (SELF_SERVICE_BILLING off); ' +
@@ -57,10 +62,12 @@ export const ACCOUNT_KEY_ERRORS = {
   403: { description: INSUFFICIENT_SCOPE },
 } satisfies Record<number, ApiResponseSpec>;
 
-/** A route's own 403 beside the guard's insufficient_scope. */
-export const forbiddenAlso = (own: ApiResponseSpec): ApiResponseSpec => ({
-  ...own,
-  description: `${INSUFFICIENT_SCOPE}; ${own.description}`,
+/** A route's own 403s beside the guard's insufficient_scope. */
+export const forbiddenAlso = (
+  ...own: [ApiResponseSpec, ...ApiResponseSpec[]]
+): ApiResponseSpec => ({
+  ...own[0],
+  description: [INSUFFICIENT_SCOPE, ...own.map((spec) => spec.description)].join('; '),
 });
 
 /** OperatorGuard's answer, on every operator route. */

@@ -2,7 +2,7 @@ import type { ContractOverrides } from '@meridian/plans';
 import { PLAN_IDS } from '@meridian/plans';
 import { NETWORK_KEYS } from '@meridian/networks';
 import { z } from 'zod';
-import { API_KEY_SCOPES } from '../credentials/scopes';
+import { API_KEY_SCOPES, API_KEY_SCOPES_DESCRIPTION } from '../credentials/scopes';
 
 /**
  * A non-negative integer CU count. `.int()` alone bounds it to safe integers: a second `max` at
@@ -50,6 +50,9 @@ export const usageQuery = z
   })
   .strict();
 
+/** One API key scope, each named with its words in the OpenAPI document. */
+export const apiKeyScope = z.enum(API_KEY_SCOPES).describe(API_KEY_SCOPES_DESCRIPTION);
+
 /** An opaque label of who made an API key, as the operator's side names them. */
 export const CREATED_BY = z.string().trim().min(1).max(100);
 
@@ -57,7 +60,7 @@ export const createApiKeyBody = z
   .object({
     name: z.string().trim().min(1).max(100).default('api key'),
     scopes: z
-      .array(z.enum(API_KEY_SCOPES))
+      .array(apiKeyScope)
       .min(1)
       .describe("a subset of the calling key's own scopes (403 scope_not_held otherwise)"),
     created_by: CREATED_BY.optional().describe(
@@ -166,7 +169,7 @@ export const adminCreateAccountBody = z
     node_owner: z.boolean().default(false),
     contract: contractBody.optional(),
     api_key_scopes: z
-      .array(z.enum(API_KEY_SCOPES))
+      .array(apiKeyScope)
       .min(1)
       .default([...API_KEY_SCOPES]),
     /**
@@ -210,7 +213,7 @@ export const adminCreateApiKeyBody = z
   .object({
     name: z.string().trim().min(1).max(100).default('api key'),
     scopes: z
-      .array(z.enum(API_KEY_SCOPES))
+      .array(apiKeyScope)
       .min(1)
       .default([...API_KEY_SCOPES]),
     managed: z.boolean().default(false),
