@@ -186,13 +186,13 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
         id: before.apiKeyId,
         managed: true,
         revoked: true,
-        scopes: ['account', 'audit', 'webhooks'],
+        scopes: ['account', 'audit', 'plan', 'webhooks'],
       },
       {
         id: after.apiKeyId,
         managed: true,
         revoked: false,
-        scopes: ['account', 'audit', 'webhooks'],
+        scopes: ['account', 'audit', 'plan', 'webhooks'],
       },
     ]);
     // The routes that read an answer themselves go the same way, with the new key now.

@@ -1204,6 +1204,16 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByText(/^777 CU \(operator, /).waitFor();
     expect(creditPosts).toHaveLength(1);
     expect(await operator.getByText(/^777 CU \(operator, /).count()).toBe(1);
+    // Who bought each top-up, in the Top up page's words (`boughtBy`, ADR 0604 amendment): the
+    // operator's credit, and the 1,000,000 CU the customer bought on the Top up page.
+    await hasText(
+      operator.getByText(/^777 CU \(operator, /).getByTestId('bought-by'),
+      'Bought by operator',
+    );
+    await hasText(
+      operator.getByText(/^1,000,000 CU \(account, /).getByTestId('bought-by'),
+      `Bought by ${email}`,
+    );
 
     // Sign-up and invitations: an invitation link for one email.
     await nav(operator, 'Sign-up and invitations');

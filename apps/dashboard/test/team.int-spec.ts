@@ -514,6 +514,64 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     expect([byOwner.status, byOwner.body['plan']]).toEqual([200, 'starter']);
   });
 
+  it("a member makes no key with the plan scope (403 owner_required before billing is asked); the owner's does and changes the plan through billing's REST API; the member's account key cannot (ADR 0604: plan changes are the owner's)", async () => {
+    await operatorWithSignUps('open');
+    const uma = await signUp('uma@example.com');
+    const accountId = uma.user!['account_id']!;
+    const invited = await uma.client.call('POST', '/api/team/invitations', {
+      email: 'vic@example.com',
+    });
+    const vic = await signUp('vic@example.com', invited.body['code'] as string);
+    expect(vic.user).toMatchObject({ account_id: accountId, account_role: 'member' });
+    const billingPlan = (key: string, plan: string) =>
+      fetch(`${billing.apiUrl}/account/plan`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ plan }),
+      }).then(async (answer) => ({
+        status: answer.status,
+        body: (await answer.json()) as Record<string, unknown>,
+      }));
+
+    const keysBefore = await activeKeyIds(accountId);
+    const refused = await vic.client.call('POST', '/api/api-keys', {
+      name: 'vic plan',
+      scopes: ['account', 'plan'],
+    });
+    expect([refused.status, refused.body['error']]).toEqual([403, 'owner_required']);
+    expect(refused.body['message']).toBe(
+      "only an owner of the account changes its plan; ask one of the account's owners",
+    );
+    expect(await activeKeyIds(accountId)).toEqual(keysBefore);
+
+    // The member's account key, made after the change: no plan scope, so no plan change.
+    const vics = await vic.client.call('POST', '/api/api-keys', {
+      name: 'vic ci',
+      scopes: ['account', 'webhooks'],
+    });
+    expect([vics.status, vics.body['scopes']]).toEqual([201, ['account', 'webhooks']]);
+    const byMember = await billingPlan(vics.body['key'] as string, 'premium');
+    expect([byMember.status, byMember.body['error']]).toEqual([403, 'insufficient_scope']);
+    expect((await uma.client.call('GET', '/api/relay/billing/account')).body['plan']).toBe('free');
+
+    const umas = await uma.client.call('POST', '/api/api-keys', {
+      name: 'uma billing',
+      scopes: ['account', 'plan'],
+    });
+    expect([umas.status, umas.body['scopes'], umas.body['created_by_email']]).toEqual([
+      201,
+      ['account', 'plan'],
+      'uma@example.com',
+    ]);
+    const byOwner = await billingPlan(umas.body['key'] as string, 'starter');
+    expect([byOwner.status, byOwner.body['plan']]).toEqual([200, 'starter']);
+    // The dashboard's own (managed) keys hold every scope: the owner's Plan page still works.
+    const onPage = await uma.client.call('PUT', '/api/relay/billing/account/plan', {
+      plan: 'growth',
+    });
+    expect([onPage.status, onPage.body['plan']]).toEqual([200, 'growth']);
+  });
+
   it("lists who bought each top-up: a member's through the relay is theirs (whatever the page sends), the operator's none; a removed member's stays labelled without their email (ADR 0604)", async () => {
     const operator = await operatorWithSignUps('open');
     const rhea = await signUp('rhea@example.com');
@@ -546,12 +604,28 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
       [2_000, 'account', 'sam@example.com'],
     ]);
 
+    // The operator's account page lists the same buyers (ADR 0604 amendment, "Bought by").
+    const onOperatorPage = async () =>
+      (
+        (await operator.call('GET', `/api/operator/accounts/${accountId}`)).body['top_ups'] as {
+          items: Array<Record<string, unknown>>;
+        }
+      ).items.map((item) => [item['cu'], item['source'], item['created_by_email']]);
+    expect(await onOperatorPage()).toEqual([
+      [5_000, 'operator', undefined],
+      [2_000, 'account', 'sam@example.com'],
+    ]);
+
     expect((await rhea.client.call('DELETE', `/api/team/members/${samId}`)).status).toBe(200);
     expect(
       (await listed()).map((item) => [item['cu'], item['created_by'], item['created_by_email']]),
     ).toEqual([
       [5_000, null, undefined],
       [2_000, samId, null],
+    ]);
+    expect(await onOperatorPage()).toEqual([
+      [5_000, 'operator', undefined],
+      [2_000, 'account', null],
     ]);
   });
 });

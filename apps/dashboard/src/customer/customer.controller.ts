@@ -23,6 +23,9 @@ import { parseBody } from '../http-validation';
 import type { Upstream } from '../upstream/upstream.client';
 import { UsersRepository } from '../auth/users.repository';
 import { TeamService } from '../team/team.service';
+import { withActorEmails } from '../team/actor-emails';
+import { CHANGES_ITS_PLAN, ownerRequired } from '../team/owner-required';
+import { ACCOUNT_KEY_SCOPES } from '../upstream/managed-keys';
 import { AccountKeyService } from './account-key.service';
 import { networkEndpoints } from './endpoints';
 import { relayRuleFor } from './relay-rules';
@@ -30,10 +33,7 @@ import { relayRuleFor } from './relay-rules';
 const UPSTREAMS: readonly Upstream[] = ['billing', 'webhooks', 'audit'];
 const apiKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).optional(),
-  scopes: z
-    .array(z.enum(['account', 'webhooks', 'audit']))
-    .min(1)
-    .max(3),
+  scopes: z.array(z.enum(ACCOUNT_KEY_SCOPES)).min(1).max(ACCOUNT_KEY_SCOPES.length),
 });
 
 interface ApiKeyView {
@@ -92,13 +92,19 @@ export class CustomerController {
 
   /**
    * A key made with the user's own (managed) key, labelled with the user in billing: removing
-   * them from the team revokes it, and every key made with it (ADR 0604).
+   * them from the team revokes it, and every key made with it (ADR 0604). The `plan` scope
+   * changes the account's plan, an owner's action: a member's request for it is refused here
+   * (403 `owner_required`, as the relay's plan rule), before billing is asked, since the user's
+   * managed key holds every scope.
    */
   @Post('api-keys')
   @HttpCode(201)
   async createKey(@Current() current: CurrentSession, @Body() body: unknown) {
+    const asked = parseBody(apiKeyBody, body);
+    if (asked.scopes.includes('plan') && current.user.accountRole !== 'owner')
+      throw ownerRequired(CHANGES_ITS_PLAN);
     const created = await this.keys.json<ApiKeyView>(current.user, 'billing', 'POST', '/api-keys', {
-      body: { ...parseBody(apiKeyBody, body), created_by: current.user.id },
+      body: { ...asked, created_by: current.user.id },
     });
     return { ...created, created_by_email: current.user.email };
   }
@@ -128,12 +134,7 @@ export class CustomerController {
         : undefined;
     if (!upstream || !path || !rule)
       throw new DomainError('not_found', 'not_found', 'no such route');
-    if (rule.ownerOnly && current.user.accountRole !== 'owner')
-      throw new DomainError(
-        'owner_required',
-        'forbidden',
-        `only an owner of the account ${rule.ownerOnly}; ask one of the account's owners`,
-      );
+    if (rule.ownerOnly && current.user.accountRole !== 'owner') throw ownerRequired(rule.ownerOnly);
     const idempotencyKey = request.headers['idempotency-key'];
     // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.
     const body = ['POST', 'PUT', 'PATCH'].includes(request.method)
@@ -154,25 +155,10 @@ export class CustomerController {
     return reply.send(answer.body);
   }
 
-  /**
-   * A list's items with who acted as a person (`created_by_email`), as the key list names a
-   * key's maker: a user of the account, null for a label of a user since removed (ADR 0604: the
-   * dashboard forgets a removed person; the page says "removed member").
-   */
+  /** A list's items with who acted as a person (`withActorEmails`, ADR 0604). */
   private async withActorEmails(current: CurrentSession, body: unknown): Promise<unknown> {
-    const items = isObject(body) && Array.isArray(body['items']) ? body['items'] : undefined;
-    if (!items) return body;
     const members = await this.users.ofAccount(current.user.accountId!);
-    const emails = new Map(members.map((member) => [member.id, member.email]));
-    return {
-      ...(body as Record<string, unknown>),
-      items: items.map((item: unknown) => {
-        const by = isObject(item) ? item['created_by'] : undefined;
-        return typeof by === 'string'
-          ? { ...(item as object), created_by_email: emails.get(by) ?? null }
-          : item;
-      }),
-    };
+    return withActorEmails(body, new Map(members.map((member) => [member.id, member.email])));
   }
 }
 

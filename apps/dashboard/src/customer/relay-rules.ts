@@ -1,3 +1,4 @@
+import { CHANGES_ITS_PLAN } from '../team/owner-required';
 import type { Upstream } from '../upstream/upstream.client';
 
 export interface RelayRule {
@@ -33,7 +34,7 @@ export const RELAY_RULES: readonly RelayRule[] = [
     upstream: 'billing',
     methods: ['PUT'],
     path: /^\/account\/plan$/,
-    ownerOnly: 'changes its plan',
+    ownerOnly: CHANGES_ITS_PLAN,
   },
   { upstream: 'billing', methods: ['GET', 'POST'], path: /^\/access-tokens$/ },
   { upstream: 'billing', methods: ['DELETE'], path: new RegExp(`^/access-tokens/${ID}$`) },

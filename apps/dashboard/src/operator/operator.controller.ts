@@ -27,6 +27,7 @@ import { parseBody, parseQuery } from '../http-validation';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
+import { withActorEmails } from '../team/actor-emails';
 import { withKeyHolders, type BillingAccountKey } from './account-keys';
 
 /**
@@ -140,7 +141,7 @@ export class OperatorController {
     const bearer = this.bearer;
     // The account first: an unknown id is billing's 404, before anything else is asked.
     const account = await this.upstream.json('billing', 'GET', path(id), { bearer });
-    const [usage, usageByMethod, topUps, webhooks, user] = await Promise.all([
+    const [usage, usageByMethod, topUps, webhooks, user, members] = await Promise.all([
       this.upstream.json('billing', 'GET', `${path(id)}/usage`, {
         bearer,
         query: 'group_by=day_network',
@@ -154,13 +155,15 @@ export class OperatorController {
         .call('webhooks', 'GET', `${path(id)}/webhooks`, { bearer, query: 'limit=200' })
         .catch(() => undefined),
       this.users.byAccount(id),
+      this.users.ofAccount(id),
     ]);
     return {
       email: user?.email ?? null,
       account,
       usage,
       usage_by_method: usageByMethod,
-      top_ups: topUps,
+      // Who bought each, as the customer's Top up page names them (ADR 0604 amendment).
+      top_ups: withActorEmails(topUps, new Map(members.map((member) => [member.id, member.email]))),
       // The webhook API may be down or not deployed; the rest of the page still shows.
       webhooks: webhooks?.status === 200 ? webhooks.body : null,
     };

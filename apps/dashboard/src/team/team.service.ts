@@ -10,6 +10,7 @@ import { CLOCK } from '../clock.token';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { AccountKeyService } from '../customer/account-key.service';
 import { TokenChangesRepository, type TokenChangeRow } from './token-changes.repository';
+import { ownerRequired as ownerRequiredTo } from './owner-required';
 
 /** How long a team invitation may be used: as the operator's sign-up invitations. */
 export const TEAM_INVITATION_TTL_MS = 7 * 24 * 3_600_000;
@@ -45,12 +46,7 @@ export function tokenChangeOf(path: string): 'created' | 'rolled' | undefined {
 /** The user's account id; a customer always has one (the schema's CHECK). */
 const accountOf = (user: UserRow): string => user.accountId!;
 
-const ownerRequired = () =>
-  new DomainError(
-    'owner_required',
-    'forbidden',
-    "only an owner of the account manages its team; ask one of the account's owners",
-  );
+const ownerRequired = () => ownerRequiredTo('manages its team');
 
 const lastOwner = () =>
   new DomainError(

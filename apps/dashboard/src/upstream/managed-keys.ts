@@ -5,8 +5,12 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { UpstreamClient, type UpstreamAnswer } from './upstream.client';
 
-/** The scopes of the key the dashboard holds for a user: every one (sign-up, renewal, a member). */
-export const ACCOUNT_KEY_SCOPES = ['account', 'webhooks', 'audit'] as const;
+/**
+ * billing-ledger's API key scopes (its `API_KEY_SCOPES`): the key the dashboard holds for a user
+ * has every one (sign-up, renewal, a member), `plan` included, so an owner's Plan page changes
+ * the plan (a member is refused by the relay first); a user's own keys take a subset.
+ */
+export const ACCOUNT_KEY_SCOPES = ['account', 'plan', 'webhooks', 'audit'] as const;
 
 /** The name billing-ledger shows for a managed key the dashboard made after sign-up. */
 export const RENEWED_KEY_NAME = 'dashboard';

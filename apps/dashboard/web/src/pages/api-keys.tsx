@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api';
-import { API_KEY_SCOPES, curlExampleOf, type ApiKeyScope } from '../api-keys';
+import { API_SCOPES, curlExampleOf, offeredScopes, type ApiKeyScope } from '../api-keys';
 import { ApiKeysTable } from '../components/api-keys-table';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
@@ -9,6 +9,7 @@ import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../compone
 import { placeErrors } from '../form-errors';
 import type { ApiKey } from '../types';
 import { useSubmission } from '../use-submission';
+import { useSession } from '../session';
 import { useNetworks } from './node-access';
 
 /** The REST APIs' public bases, each with the scope a key needs and a one-line curl example. */
@@ -20,6 +21,8 @@ function RestApisCard() {
         Send an API key as a bearer token (<code>authorization: Bearer &lt;API key&gt;</code>). A
         key works only with the APIs its scopes name; another answers 403{' '}
         <code>insufficient_scope</code> (the address audit API: <code>audit_scope_required</code>).
+        Changing the plan (<code>PUT /account/plan</code>) needs the Plan scope beside Account,
+        which only an owner gives a key.
       </p>
       {networks.isPending ? (
         <Loading />
@@ -27,7 +30,7 @@ function RestApisCard() {
         <ErrorState error={networks.error} retry={() => void networks.refetch()} />
       ) : (
         <ul className="plain-list rest-apis" data-testid="rest-apis">
-          {API_KEY_SCOPES.map((scope) => {
+          {API_SCOPES.map((scope) => {
             const base = networks.data[`${scope.id}_url`];
             return (
               <li key={scope.id}>
@@ -60,6 +63,7 @@ function RestApisCard() {
 /** A customer's API keys: made with the scopes they choose, shown once, listed, deleted. */
 export function ApiKeysPage() {
   const client = useQueryClient();
+  const offered = offeredScopes(useSession().session.user?.account_role);
   const keys = useQuery({
     queryKey: ['api-keys'],
     queryFn: () => api<{ items: ApiKey[] }>('GET', '/api/api-keys'),
@@ -98,7 +102,7 @@ export function ApiKeysPage() {
           </Field>
           <fieldset className="fieldset">
             <legend>Scopes: what the key may call</legend>
-            {API_KEY_SCOPES.map((scope) => (
+            {offered.map((scope) => (
               <label key={scope.id} className="check">
                 <input
                   type="checkbox"
@@ -106,9 +110,9 @@ export function ApiKeysPage() {
                   onChange={(e) =>
                     setScopes(
                       e.target.checked
-                        ? API_KEY_SCOPES.map((s) => s.id).filter(
-                            (id) => id === scope.id || scopes.includes(id),
-                          )
+                        ? offered
+                            .map((s) => s.id)
+                            .filter((id) => id === scope.id || scopes.includes(id))
                         : scopes.filter((s) => s !== scope.id),
                     )
                   }

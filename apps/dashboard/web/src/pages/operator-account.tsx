@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router-dom';
 import { api } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
+import { boughtBy } from '../bought-by';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CuAmountForm } from '../components/cu-amount-form';
 import { Field } from '../components/field';
@@ -208,7 +209,8 @@ export function OperatorAccountPage() {
                   <span className="muted">
                     ({t.source}, {t.status},{' '}
                     <span className="nowrap">{formatDateTime(t.created_at)}</span>)
-                  </span>
+                  </span>{' '}
+                  <span data-testid="bought-by">Bought by {boughtBy(t)}</span>
                 </li>
               ))}
             </ul>
