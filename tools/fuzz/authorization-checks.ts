@@ -139,6 +139,12 @@ export async function checkRoute(
   const withoutScope =
     row.access === 'webhooks' ? creds.otherAccountOnlyKey : creds.otherWebhooksOnlyKey;
   await expect('with a key of the wrong scope', `Bearer ${withoutScope}`, [403]);
+  if (row.access === 'plan')
+    await expect(
+      'with a key of the account scope alone',
+      `Bearer ${creds.otherAccountOnlyKey}`,
+      [403],
+    );
   if (row.id) {
     await expect("with another account's key", `Bearer ${creds.otherKey}`, [404]);
   } else if (method === 'GET') {

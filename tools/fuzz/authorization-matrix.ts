@@ -8,10 +8,13 @@
  *   key without the scope; another account's id answers 404 like an unknown one.
  * - `operator`: the OPERATOR_TOKEN; any API key (even with every scope) is 401.
  * - `audit`, `webhooks`: an API key with that scope; 401 / 403 / 404 as for `account`.
+ * - `plan`: an API key with the `account` and `plan` scopes (a plan change, ADR 0604 amendment):
+ *   as `account`, and a key with `account` alone is 403 too.
  * `id` names the kind of `:id` in the path (filled with the other account's resource);
  * `body` is a valid body, so a refusal is about credentials and nothing else.
  */
-export type Access = 'public' | 'account' | 'operator' | 'audit' | 'webhooks' | DashboardAccess;
+export type Access =
+  'public' | 'account' | 'plan' | 'operator' | 'audit' | 'webhooks' | DashboardAccess;
 
 /**
  * The dashboard's access kinds: a session cookie (`mrd_session`) from sign-up or sign-in, and for
@@ -112,7 +115,7 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'GET /api/v1/account': { access: 'account' },
     'GET /api/v1/account/balance': { access: 'account' },
     'GET /api/v1/account/usage': { access: 'account' },
-    'PUT /api/v1/account/plan': { access: 'account', body: { plan: 'starter' } },
+    'PUT /api/v1/account/plan': { access: 'plan', body: { plan: 'starter' } },
     'POST /api/v1/api-keys': { access: 'account', body: { name: 'matrix', scopes: ['audit'] } },
     'GET /api/v1/api-keys': { access: 'account' },
     'DELETE /api/v1/api-keys/:id': { access: 'account', id: 'api_key' },

@@ -51,6 +51,9 @@ export interface AppOptions {
 }
 
 /** Every REST controller; /openapi.json describes exactly these (openapi.spec.ts). */
+/** The document's options: AccountKeyGuard's scope; every route reads Postgres (503). */
+export const OPENAPI_OPTIONS = { apiKeyScope: 'account', database: true } as const;
+
 export const REST_CONTROLLERS = [
   AccountController,
   AdminController,
@@ -82,8 +85,7 @@ export class AppModule {
         openApiController(
           { title: 'Meridian account and operator API', version: 'v1' },
           REST_CONTROLLERS,
-          // AccountKeyGuard's scope; every route reads Postgres (503 database_unavailable).
-          { apiKeyScope: 'account', database: true },
+          OPENAPI_OPTIONS,
         ),
       ],
       providers: [

@@ -8,7 +8,7 @@ import {
   routesWithoutSpec,
 } from '@meridian/platform-http/openapi';
 import { openApiLintErrors } from '@meridian/testing';
-import { REST_CONTROLLERS } from './app.module';
+import { OPENAPI_OPTIONS, REST_CONTROLLERS } from './app.module';
 import { newId } from './credentials/secrets';
 
 describe('billing-ledger OpenAPI', () => {
@@ -53,6 +53,14 @@ describe('billing-ledger OpenAPI', () => {
       /insufficient_scope.*self_service_disabled.*no plan scope/,
     );
     expect(paths['/api/v1/account/plan']!['put']!['summary']).toMatch(/plan scope/);
+    // The security requirement a generated client reads names both scopes (the guard's mark).
+    const served = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS, {
+      ...OPENAPI_OPTIONS,
+    })['paths'] as typeof paths;
+    expect(served['/api/v1/account/plan']!['put']).toMatchObject({
+      security: [{ 'api-key': ['account', 'plan'] }],
+      'x-required-scope': ['account', 'plan'],
+    });
   });
 
   it('declares each path id with the pattern parseId checks it with (QA: clients had a bare string)', () => {

@@ -4,11 +4,11 @@ import {
   ExecutionContext,
   Inject,
   Injectable,
-  SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@meridian/errors';
 import { bearerOf, SharedSecrets } from '@meridian/platform-http';
+import { RequiresScope as routeScope, ROUTE_SCOPE } from '@meridian/platform-http/openapi';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -24,14 +24,12 @@ interface AuthenticatedRequest extends FastifyRequest {
 const unauthorized = () =>
   new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
 
-const REQUIRED_SCOPE = 'billing:required-scope';
-
 /**
  * A route of the account API that needs a scope beside `account` (403 `insufficient_scope`
- * naming it): `plan` for `PUT /account/plan` (ADR 0604 amendment "A scope of its own for plan
- * changes").
+ * naming it; the OpenAPI document lists it from the same mark): `plan` for `PUT /account/plan`
+ * (ADR 0604 amendment "A scope of its own for plan changes").
  */
-export const RequiresScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE, scope);
+export const RequiresScope = (scope: ApiKeyScope) => routeScope(scope);
 
 /** `Authorization: Bearer <API key>` with the `account` scope, and a route's own (RequiresScope). */
 @Injectable()
@@ -50,7 +48,7 @@ export class AccountKeyGuard implements CanActivate {
     if (!resolved.key.scopes.includes('account')) {
       throw new DomainError('insufficient_scope', 'forbidden', 'this API key has no account scope');
     }
-    const own = this.reflector.get<ApiKeyScope | undefined>(REQUIRED_SCOPE, context.getHandler());
+    const own = this.reflector.get<ApiKeyScope | undefined>(ROUTE_SCOPE, context.getHandler());
     if (own && !resolved.key.scopes.includes(own)) {
       throw new DomainError(
         'insufficient_scope',

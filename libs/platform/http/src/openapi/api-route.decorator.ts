@@ -59,3 +59,13 @@ export interface ApiRouteSpec {
 
 /** Marks a route for the OpenAPI document (required on every route: see `routesWithoutSpec`). */
 export const ApiRoute = (spec: ApiRouteSpec): MethodDecorator => SetMetadata(OPENAPI_ROUTE, spec);
+
+/** Where `RequiresScope` keeps a route's own scope: the app's guard and the document read it. */
+export const ROUTE_SCOPE = Symbol('ROUTE_SCOPE');
+
+/**
+ * An `api-key` route that needs a scope beside the app's own (billing-ledger's `PUT
+ * /account/plan`: `plan` beside `account`). The app's guard enforces it (it reads `ROUTE_SCOPE`);
+ * the OpenAPI document lists it in the operation's security requirement, from the same mark.
+ */
+export const RequiresScope = (scope: string): MethodDecorator => SetMetadata(ROUTE_SCOPE, scope);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { DATABASE_UNAVAILABLE_DESCRIPTION } from '../database-unavailable';
-import { ApiRoute } from './api-route.decorator';
+import { ApiRoute, RequiresScope } from './api-route.decorator';
 import { buildOpenApiDocument } from './openapi-document';
 import { renderReferencePage } from './reference-page';
 import { operationsWithUndeclaredErrors } from './declared-errors';
@@ -34,6 +34,7 @@ class DescribedController {
   list(@Query() _query: unknown) {}
 
   @Post(':id/rename')
+  @RequiresScope('renames')
   @ApiRoute({
     summary: 'Rename a thing; the body may be left out',
     body: renameBody,
@@ -246,6 +247,11 @@ describe('OpenAPI of recursive and named schemas', () => {
     });
     expect(ops['/api/v1/things/{id}']!['delete']).toMatchObject({ security: [{ operator: [] }] });
     expect(ops['/api/v1/things/{id}']!['delete']).not.toHaveProperty('x-required-scope');
+    // A route's own scope (RequiresScope), from the mark its guard reads: the key needs both.
+    expect(ops['/api/v1/things/{id}/rename']!['post']).toMatchObject({
+      security: [{ 'api-key': ['things', 'renames'] }],
+      'x-required-scope': ['things', 'renames'],
+    });
   });
 
   it('declares 503 database_unavailable on every operation of an app on Postgres', () => {

@@ -16,7 +16,8 @@ export interface OpenApiOptions {
   /**
    * The scope an API key needs for this app's `api-key` routes (its guard checks it: `account`,
    * `webhooks`, `audit`): listed in each such operation's security requirement and as
-   * `x-required-scope`.
+   * `x-required-scope`. A route that needs one more (`RequiresScope`) lists both, and its
+   * `x-required-scope` is the list.
    */
   apiKeyScope?: string;
   /**
@@ -300,8 +301,10 @@ export function buildOpenApiDocument(
         ? { security: [] }
         : auth === 'api-key' && options.apiKeyScope
           ? {
-              security: [{ [auth]: [options.apiKeyScope] }],
-              'x-required-scope': options.apiKeyScope,
+              security: [{ [auth]: [options.apiKeyScope, ...(route.scope ? [route.scope] : [])] }],
+              'x-required-scope': route.scope
+                ? [options.apiKeyScope, route.scope]
+                : options.apiKeyScope,
             }
           : { security: [{ [auth]: [] }] }),
       responses,

@@ -1,6 +1,6 @@
 import { RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { OPENAPI_ROUTE, type ApiRouteSpec } from './api-route.decorator';
+import { OPENAPI_ROUTE, ROUTE_SCOPE, type ApiRouteSpec } from './api-route.decorator';
 
 export interface DeclaredRoute {
   method: string;
@@ -9,6 +9,8 @@ export interface DeclaredRoute {
   controller: string;
   handler: string;
   spec: ApiRouteSpec | undefined;
+  /** The scope the route needs beside the app's (`RequiresScope`). */
+  scope?: string;
 }
 
 const joinPath = (...parts: string[]) =>
@@ -37,6 +39,7 @@ export function declaredRoutes(controllers: readonly Type<unknown>[]): DeclaredR
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (method === undefined) continue;
       const spec = Reflect.getMetadata(OPENAPI_ROUTE, handler) as ApiRouteSpec | undefined;
+      const scope = Reflect.getMetadata(ROUTE_SCOPE, handler) as string | undefined;
       for (const prefix of prefixes)
         for (const path of pathsOf(Reflect.getMetadata(PATH_METADATA, handler)))
           routes.push({
@@ -45,6 +48,7 @@ export function declaredRoutes(controllers: readonly Type<unknown>[]): DeclaredR
             controller: controller.name,
             handler: name,
             spec,
+            ...(scope === undefined ? {} : { scope }),
           });
     }
   }
