@@ -18,6 +18,9 @@ export class GatewayMetrics {
   readonly upstreamSubscriptions: Gauge<'network' | 'type'>;
   readonly upstreamSubscribes: Counter<'network' | 'type'>;
   readonly wsSlowClientsCut: Counter;
+  readonly subscriptionUpstream: Gauge<'network' | 'upstream'>;
+  readonly subscriptionNotificationAge: Gauge<'network'>;
+  readonly subscriptionUpstreamAbandoned: Counter<'network' | 'reason'>;
   readonly grpcCalls: Counter<'method' | 'code'>;
   readonly credentialsKept: Counter;
 
@@ -40,6 +43,17 @@ export class GatewayMetrics {
   }
 
   countCall(network: string, method: string, status: string): void {
+  /** Per network, the age in seconds of its hub's last notification (undefined: no hub). */
+  private readonly hubAges = new Map<string, () => number | undefined>();
+
+  /** The subscription hub of `network` reports its last notification's age; undefined: gone. */
+  watchSubscriptionHub(network: string, age: (() => number | undefined) | undefined): void {
+    if (age === undefined) {
+      this.hubAges.delete(network);
+      this.subscriptionNotificationAge.remove({ network });
+    } else this.hubAges.set(network, age);
+  }
+
     this.child(`c|${network}|${method}|${status}`, () =>
       this.calls.labels(network, method, status),
     ).inc();
@@ -173,6 +187,34 @@ export class GatewayMetrics {
       name: 'rpc_gateway_credentials_kept_total',
       help: 'Token refreshes that failed (credential source unavailable) and left the token resolved before in service (stale-if-error)',
       registers,
+    this.subscriptionUpstream = new Gauge({
+      name: 'rpc_gateway_subscription_upstream',
+      help: "1 for the upstream node whose WebSocket carries the network's shared subscriptions",
+      labelNames: ['network', 'upstream'],
+      aggregator: 'max',
+      registers,
+    });
+    const hubAges = this.hubAges;
+    this.subscriptionNotificationAge = new Gauge({
+      name: 'rpc_gateway_subscription_last_notification_age_seconds',
+      help: "Seconds since the network's upstream subscriptions last sent a notification (absent without subscriptions)",
+      labelNames: ['network'],
+      aggregator: 'max',
+      registers,
+      collect() {
+        for (const [network, age] of hubAges) {
+          const seconds = age();
+          if (seconds === undefined) this.remove({ network });
+          else this.set({ network }, seconds);
+        }
+      },
+    });
+    this.subscriptionUpstreamAbandoned = new Counter({
+      name: 'rpc_gateway_subscription_upstream_abandoned_total',
+      help: 'Upstream WebSockets the subscription hub closed as silent, by reason (unhealthy, behind_pool_head, ping_unanswered)',
+      labelNames: ['network', 'reason'],
+      registers,
+    });
     });
     this.grpcCalls = new Counter({
       name: 'rpc_gateway_grpc_calls_total',

@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { UpstreamPool } from '../upstreams/upstream-pool';
 import {
+  headLagMargin,
   MAX_BACKFILL_BLOCKS,
   NetworkSubscriptions,
   subscriptionGap,
@@ -99,11 +100,13 @@ describe('NetworkSubscriptions: callers that share an upstream subscription shar
  * (a reorg), logs per block, eth_subscribe / eth_getBlockByNumber / eth_getLogs answered from
  * them, notifications sent when the test says, and the connection dropped when it says.
  */
-async function scriptedNode() {
+async function scriptedNode(
+  chain = new Map<number, string>(),
+  logsOf = new Map<number, string[]>(),
+) {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', resolve));
-  const chain = new Map<number, string>();
-  const logsOf = new Map<number, string[]>();
+  let silent = false;
   const subs = new Map<string, string>();
   let next = 0;
   const hex = (n: number) => `0x${n.toString(16)}`;
@@ -141,6 +144,7 @@ async function scriptedNode() {
     }),
   );
   const send = (type: string, result: unknown) => {
+    if (silent) return;
     for (const client of server.clients)
       client.send(
         JSON.stringify({
@@ -167,6 +171,13 @@ async function scriptedNode() {
     drop: () => {
       for (const client of server.clients) client.terminate();
     },
+    /** Keeps every connection open but reads nothing, answers nothing, pings included. */
+    blackhole: () => {
+      silent = true;
+      for (const client of server.clients)
+        (client as unknown as { _socket: { pause(): void } })._socket.pause();
+    },
+    connections: () => server.clients.size,
     close: () => {
       for (const client of server.clients) client.terminate();
       server.close();
@@ -269,5 +280,154 @@ describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)
     node.mine(4 + MAX_BACKFILL_BLOCKS, '0xlast');
     await until(() => client.got.length === 2);
     expect(Number(client.got[1]!.result.number)).toBe(4 + MAX_BACKFILL_BLOCKS);
+  });
+});
+
+/**
+ * QA: a node whose WebSocket went silent (blackholed: no close, no data) kept the hub; the
+ * client got nothing for 36 s and then a gap (252 → 288). A silent socket now takes the path of
+ * a dropped one: given up, resubscribed on the other node, the gap filled (ADR 0203 amendment
+ * "silent upstream"). The clock is the test's; nothing waits for a rule's real duration.
+ */
+describe('NetworkSubscriptions: a silent upstream socket is given up and the gap filled', () => {
+  let a: Awaited<ReturnType<typeof scriptedNode>>;
+  let b: Awaited<ReturnType<typeof scriptedNode>>;
+  let subs: NetworkSubscriptions;
+  let now: number;
+  let registry: Registry;
+  type Stub = { index: number; healthy: boolean; label: string; spec: { wsUrl: string } };
+  let pool: { upstreams: Stub[]; headHeight: number | undefined };
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(done()).toBe(true);
+  };
+
+  beforeEach(async () => {
+    const chain = new Map<number, string>();
+    const logs = new Map<number, string[]>();
+    [a, b] = await Promise.all([scriptedNode(chain, logs), scriptedNode(chain, logs)]);
+    const upstreams: Stub[] = [a, b].map((node, index) => ({
+      index,
+      healthy: true,
+      label: `${index}:node-${index}`,
+      spec: { wsUrl: node.url },
+    }));
+    pool = { upstreams, headHeight: undefined };
+    const fake = {
+      get upstreams() {
+        return pool.upstreams;
+      },
+      get headHeight() {
+        return pool.headHeight;
+      },
+      pick: (tried: ReadonlySet<number>) =>
+        pool.upstreams.find((u) => !tried.has(u.index) && u.healthy) ??
+        pool.upstreams.find((u) => !tried.has(u.index)),
+    } as unknown as UpstreamPool;
+    now = 1_000_000;
+    registry = new Registry();
+    subs = new NetworkSubscriptions(
+      'eth-mainnet',
+      fake,
+      new GatewayMetrics(registry),
+      pino({ level: 'silent' }),
+      { now: () => now, checkIntervalMs: 0, pongTimeoutMs: 10_000 },
+    );
+  });
+
+  afterEach(() => {
+    subs.close();
+    a.close();
+    b.close();
+  });
+
+  /** Subscribes newHeads on node a, which notifies 2 and 3, then goes silent; 4–6 are mined. */
+  async function stallOnA() {
+    const got: number[] = [];
+    a.put(1, '0xa1');
+    await subs.subscribe(['newHeads'], {
+      notify: (_id, text) => got.push(Number((JSON.parse(text) as { number: string }).number)) > 0,
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    a.mine(2, '0xa2');
+    a.mine(3, '0xa3');
+    await until(() => got.length === 2);
+    a.blackhole();
+    a.put(4, '0xa4');
+    a.put(5, '0xa5');
+    a.put(6, '0xa6');
+    return got;
+  }
+
+  const metric = async (name: string) =>
+    (await registry.getSingleMetric(name)!.get()).values.map((v) => [v.labels, v.value]);
+
+  it('its node turned unhealthy while another is healthy: resubscribed on the other, 4–6 filled once', async () => {
+    const got = await stallOnA();
+    expect(subs.checkLiveness()).toBeUndefined();
+    expect(await metric('rpc_gateway_subscription_upstream')).toEqual([
+      [{ network: 'eth-mainnet', upstream: '0:node-0' }, 1],
+    ]);
+    pool.upstreams[0]!.healthy = false;
+    expect(subs.checkLiveness()).toBe('unhealthy');
+    await until(() => got.length === 5);
+    b.mine(7, '0xa7');
+    await until(() => got.length === 6);
+    expect(got).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(await metric('rpc_gateway_subscription_upstream')).toEqual([
+      [{ network: 'eth-mainnet', upstream: '1:node-1' }, 1],
+    ]);
+    expect(await metric('rpc_gateway_subscription_upstream_abandoned_total')).toEqual([
+      [{ network: 'eth-mainnet', reason: 'unhealthy' }, 1],
+    ]);
+  });
+
+  it('an unhealthy node is kept when no other is healthy (moving would not help; the ping decides)', async () => {
+    await stallOnA();
+    for (const u of pool.upstreams) u.healthy = false;
+    expect(subs.checkLiveness()).toBeUndefined();
+  });
+
+  it("the pool's head passed the last notified head by more than E's margin (2 blocks)", async () => {
+    const got = await stallOnA();
+    expect(headLagMargin('eth-mainnet')).toBe(2);
+    expect(headLagMargin('polygon-mainnet')).toBe(10);
+    expect(headLagMargin('opbnb-mainnet')).toBe(20);
+    pool.headHeight = 5;
+    expect(subs.checkLiveness()).toBeUndefined();
+    pool.headHeight = 6;
+    expect(subs.checkLiveness()).toBe('behind_pool_head');
+    await until(() => got.length === 5);
+    expect(got).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('a ping unanswered for pongTimeoutMs; the notification age shows the stall meanwhile', async () => {
+    const got = await stallOnA();
+    expect(subs.checkLiveness()).toBeUndefined(); // pings
+    now += 9_999;
+    expect(subs.checkLiveness()).toBeUndefined();
+    expect(await metric('rpc_gateway_subscription_last_notification_age_seconds')).toEqual([
+      [{ network: 'eth-mainnet' }, 9.999],
+    ]);
+    now += 1;
+    expect(subs.checkLiveness()).toBe('ping_unanswered');
+    await until(() => got.length === 5);
+    expect(got).toEqual([2, 3, 4, 5, 6]);
+    expect(await metric('rpc_gateway_subscription_last_notification_age_seconds')).toEqual([
+      [{ network: 'eth-mainnet' }, 0],
+    ]);
+  });
+
+  it('a node that answers its pings keeps the socket however quiet it is', async () => {
+    const got: string[] = [];
+    a.put(1, '0xa1');
+    await subs.subscribe(['newHeads'], { notify: (_id, text) => got.push(text) > 0 });
+    for (let round = 0; round < 3; round++) {
+      expect(subs.checkLiveness()).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 30)); // the pong's round trip
+      now += 60_000;
+    }
+    expect(subs.checkLiveness()).toBeUndefined();
+    expect(b.connections()).toBe(0);
   });
 });

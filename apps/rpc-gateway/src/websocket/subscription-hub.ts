@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import type { DomainError } from '@meridian/errors';
-import type { NetworkKey } from '@meridian/networks';
+import { NETWORKS, type NetworkKey } from '@meridian/networks';
 import { refusal } from '../relay/gateway-errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
-import type { UpstreamPool } from '../upstreams/upstream-pool';
+import type { Upstream, UpstreamPool } from '../upstreams/upstream-pool';
+import { upstreamLabel } from '../upstreams/upstream-router';
 
 /** Where a subscription's notifications go (one client subscription). */
 export interface SubscriberSink {
@@ -27,6 +28,41 @@ export interface SubscriberSink {
 export const MAX_BACKFILL_BLOCKS = 128;
 /** Blocks one logs backfill reads at most: the eth_getLogs range cap (ADR 0211). */
 export const MAX_BACKFILL_LOG_RANGE = 10_000;
+
+/**
+ * How the hub tells a silent upstream socket (no close, no data) from a quiet one (ADR 0203
+ * amendment "silent upstream"). Every `checkIntervalMs` it checks its socket; a socket found
+ * silent is terminated, which runs the reconnect-and-backfill path of a dropped one.
+ */
+export interface HubLiveness {
+  /** Milliseconds now; tests inject a fake clock. */
+  readonly now: () => number;
+  /** How often the socket is checked and pinged; 0: never by itself (tests call `checkLiveness`). */
+  readonly checkIntervalMs: number;
+  /** A WebSocket ping unanswered this long means the socket is dead. */
+  readonly pongTimeoutMs: number;
+}
+
+export const DEFAULT_HUB_LIVENESS: HubLiveness = {
+  now: Date.now,
+  checkIntervalMs: 5_000,
+  pongTimeoutMs: 10_000,
+};
+
+/** How long the pool's head may run ahead of the hub's last notified head, in time. */
+const HEAD_LAG_TOLERANCE_MS = 20_000;
+
+/**
+ * Blocks the pool's known head (health checks) may pass the last head the hub notified before
+ * its socket counts as silent: about 20 s of the network's blocks, at least 2 (the health check
+ * and the notification of one block race): E 2, P 10, R 20.
+ */
+export function headLagMargin(network: NetworkKey): number {
+  return Math.max(2, Math.ceil(HEAD_LAG_TOLERANCE_MS / NETWORKS[network].blockTimeMs));
+}
+
+/** Why the hub gave its upstream socket up without the node closing it. */
+export type SilentReason = 'unhealthy' | 'behind_pool_head' | 'ping_unanswered';
 
 /**
  * Client subscriptions fanned out from shared entries (one per distinct params): each client
@@ -147,13 +183,41 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private closed = false;
   /** The newest head a newHeads subscription of this network delivered. */
   private seenHead: number | undefined;
+  /** The node of the open socket. */
+  private upstream: Upstream | undefined;
+  /** Set while a resubscribe runs: its own calls time out, the liveness rules wait. */
+  private resubscribing = false;
+  /** When clients were last notified (or the first upstream subscription was made). */
+  private lastNotifiedAt: number | undefined;
+  /** When the unanswered ping was sent; undefined when none is out. */
+  private pingSentAt: number | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly liveness: HubLiveness;
+  private readonly headMargin: number;
 
   constructor(
     private readonly network: NetworkKey,
     private readonly pool: UpstreamPool,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
-  ) {}
+    liveness: Partial<HubLiveness> = {},
+  ) {
+    this.liveness = {
+      now: liveness.now ?? DEFAULT_HUB_LIVENESS.now,
+      checkIntervalMs: liveness.checkIntervalMs ?? DEFAULT_HUB_LIVENESS.checkIntervalMs,
+      pongTimeoutMs: liveness.pongTimeoutMs ?? DEFAULT_HUB_LIVENESS.pongTimeoutMs,
+    };
+    this.headMargin = headLagMargin(network);
+    if (this.liveness.checkIntervalMs > 0) {
+      this.timer = setInterval(() => this.checkLiveness(), this.liveness.checkIntervalMs);
+      this.timer.unref();
+    }
+    metrics.watchSubscriptionHub(network, () =>
+      this.shared.size === 0 || this.lastNotifiedAt === undefined
+        ? undefined
+        : (this.liveness.now() - this.lastNotifiedAt) / 1_000,
+    );
+  }
 
   get upstreamSubscriptionCount(): number {
     return this.shared.size;
@@ -223,7 +287,71 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
 
   close(): void {
     this.closed = true;
+    clearInterval(this.timer);
+    this.metrics.watchSubscriptionHub(this.network, undefined);
     this.socket?.terminate();
+  }
+
+  /**
+   * A socket that stopped sending without closing (a blackholed node) is given up, so the
+   * reconnect and backfill of a dropped socket run (ADR 0203 amendment "silent upstream"): its
+   * node turned unhealthy while another is healthy, or the pool's head passed the last head
+   * notified by more than `headLagMargin`, or a ping went unanswered for `pongTimeoutMs`. Runs
+   * every `checkIntervalMs`; not while a resubscribe runs (its calls have their own timeouts).
+   */
+  checkLiveness(): SilentReason | undefined {
+    const socket = this.socket;
+    const upstream = this.upstream;
+    if (this.closed || this.resubscribing || socket === undefined || upstream === undefined)
+      return undefined;
+    if (socket.readyState !== WebSocket.OPEN || this.shared.size === 0) return undefined;
+    const reason = this.silentReason(upstream);
+    if (reason !== undefined) {
+      this.abandon(socket, upstream, reason);
+      return reason;
+    }
+    if (this.pingSentAt === undefined) {
+      this.pingSentAt = this.liveness.now();
+      socket.ping();
+    }
+    return undefined;
+  }
+
+  private silentReason(upstream: Upstream): SilentReason | undefined {
+    if (!upstream.healthy && this.pool.upstreams.some((u) => u !== upstream && u.healthy))
+      return 'unhealthy';
+    const poolHead = this.pool.headHeight;
+    const followsHeads = [...this.shared.values()].some((entry) => entry.type === 'newHeads');
+    if (
+      followsHeads &&
+      poolHead !== undefined &&
+      this.seenHead !== undefined &&
+      poolHead - this.seenHead > this.headMargin
+    )
+      return 'behind_pool_head';
+    if (
+      this.pingSentAt !== undefined &&
+      this.liveness.now() - this.pingSentAt >= this.liveness.pongTimeoutMs
+    )
+      return 'ping_unanswered';
+    return undefined;
+  }
+
+  private abandon(socket: WebSocket, upstream: Upstream, reason: SilentReason): void {
+    this.logger.warn(
+      {
+        network: this.network,
+        upstream: upstreamLabel(upstream),
+        reason,
+        seenHead: this.seenHead,
+        poolHead: this.pool.headHeight,
+      },
+      'upstream WebSocket silent; closing it to resubscribe elsewhere',
+    );
+    this.metrics.subscriptionUpstreamAbandoned.inc({ network: this.network, reason });
+    // terminate() destroys the TCP socket at once (no closing handshake a silent node would
+    // never answer); its 'close' runs onClose, the path of a dropped socket.
+    socket.terminate();
   }
 
   private drop(entry: Shared): void {
@@ -269,6 +397,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       },
     );
     this.metrics.upstreamSubscribes.inc({ network: this.network, type: entry.type });
+    this.lastNotifiedAt ??= this.liveness.now();
     if (typeof answer.result !== 'string')
       throw new UpstreamSubscribeError(
         answer.error?.message ?? 'upstream refused the subscription',
@@ -323,9 +452,16 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           ws.once('error', reject);
         });
         socket.on('message', (data) => this.onMessage(data.toString()));
+        socket.on('pong', () => (this.pingSentAt = undefined));
         socket.on('error', () => undefined);
-        socket.on('close', () => this.onClose(socket, upstream.index));
+        socket.on('close', () => this.onClose(socket, upstream));
         this.socket = socket;
+        this.upstream = upstream;
+        this.pingSentAt = undefined;
+        this.metrics.subscriptionUpstream.set(
+          { network: this.network, upstream: upstreamLabel(upstream) },
+          1,
+        );
         return socket;
       } catch (error) {
         upstream.healthy = false;
@@ -365,9 +501,10 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     }
   }
 
-  private onClose(socket: WebSocket, index: number): void {
+  private onClose(socket: WebSocket, upstream: Upstream): void {
     if (this.socket !== socket) return;
-    this.socket = undefined;
+    const index = upstream.index;
+    this.forgetSocket(upstream);
     for (const resolve of this.pending.values())
       resolve({ error: { message: 'upstream connection closed' } });
     this.pending.clear();
@@ -384,7 +521,26 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     void this.resubscribeAll();
   }
 
+  private forgetSocket(upstream: Upstream): void {
+    this.socket = undefined;
+    this.upstream = undefined;
+    this.pingSentAt = undefined;
+    this.metrics.subscriptionUpstream.remove({
+      network: this.network,
+      upstream: upstreamLabel(upstream),
+    });
+  }
+
   private async resubscribeAll(): Promise<void> {
+    this.resubscribing = true;
+    try {
+      await this.resubscribeUntilDone();
+    } finally {
+      this.resubscribing = false;
+    }
+  }
+
+  private async resubscribeUntilDone(): Promise<void> {
     for (let attempt = 0; !this.closed && this.shared.size > 0; attempt++) {
       this.byUpstreamId.clear();
       try {
@@ -401,6 +557,14 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           'resubscribe failed; retrying',
         );
         this.failedIndex = undefined;
+        // A socket that opened but whose calls timed out is as silent as the one given up:
+        // the next attempt connects afresh instead of waiting on it again.
+        const stale = this.socket;
+        if (stale !== undefined && this.upstream !== undefined) {
+          this.failedIndex = this.upstream.index;
+          this.forgetSocket(this.upstream);
+          stale.terminate();
+        }
         await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
       }
     }
@@ -409,6 +573,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   /** One notification to the entry's clients, noted for a later gap. */
   private deliver(entry: Shared, result: Record<string, unknown>): void {
     const gap = entry.gap;
+    this.lastNotifiedAt = this.liveness.now();
     if (entry.type === 'newHeads' && typeof result.number === 'string') {
       const number = Number(result.number);
       gap.lastHead = { number, hash: String(result.hash) };
@@ -543,6 +708,7 @@ export class SubscriptionHub implements Subscriptions {
     private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
+    private readonly liveness: Partial<HubLiveness> = {},
   ) {}
 
   of(network: NetworkKey): NetworkSubscriptions | undefined {
@@ -550,7 +716,7 @@ export class SubscriptionHub implements Subscriptions {
     if (subs === undefined) {
       const pool = this.pools.get(network);
       if (pool === undefined || pool.upstreams.length === 0) return undefined;
-      subs = new NetworkSubscriptions(network, pool, this.metrics, this.logger);
+      subs = new NetworkSubscriptions(network, pool, this.metrics, this.logger, this.liveness);
       this.networks.set(network, subs);
     }
     return subs;
