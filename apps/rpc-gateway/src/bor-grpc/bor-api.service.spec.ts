@@ -2,6 +2,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { DomainError } from '@meridian/errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RelayService } from '../relay/relay.service';
+import { isBilled, type CallAnswer } from '../upstreams/upstream-router';
 import { BorApiService } from './bor-api.service';
 import { toH256 } from './bor-mapping';
 
@@ -80,5 +81,68 @@ describe('BorApiService argument checks', () => {
     expect(relayed).toEqual([expect.objectContaining({ method: 'eth_getBlockByHash' })]);
     await service.transactionReceipt(hash, md).catch(() => undefined);
     expect(relayed).toHaveLength(2);
+  });
+});
+
+/**
+ * QA: a node's "header not found" (-32000) came back UNIMPLEMENTED, which the README calls free,
+ * while it was billed. UNIMPLEMENTED is now exactly the node error `isBilled` leaves free
+ * (-32601); a block the node does not have is NOT_FOUND, billed like every node answer.
+ */
+describe('BorApiService: a node error maps to the gRPC status its billing says', () => {
+  let answer: CallAnswer;
+  const relay = {
+    authorize: async () => ({ token: { accountId: 'a' }, network: { key: 'polygon-mainnet' } }),
+    relayInternal: async (_token: unknown, _network: unknown, calls: unknown[]) =>
+      calls.map(() => answer),
+  } as unknown as RelayService;
+  const service = new BorApiService(relay, {} as GatewayMetrics);
+  const md = new Metadata();
+  md.set('x-access-token', 'tok');
+  const nodeError = (code: number, message: string): CallAnswer =>
+    ({ kind: 'node_error', error: { code, message } }) as unknown as CallAnswer;
+
+  it.each([
+    [-32000, 'header not found', 'not_found', 'block not found', true],
+    [-32000, 'block 0x999 does not exist', 'not_found', 'block not found', true],
+    [
+      -32601,
+      'the method eth_getBlockByNumber does not exist/is not available',
+      'unimplemented',
+      'eth_getBlockByNumber is not answered by the upstream nodes of this network',
+      false,
+    ],
+    [
+      -32000,
+      'pruning: history not available',
+      'internal',
+      'upstream node error: pruning: history not available',
+      true,
+    ],
+    [
+      -32000,
+      'feature not supported',
+      'internal',
+      'upstream node error: feature not supported',
+      true,
+    ],
+  ])('%d %s → %s', async (code, message, kind, words, billed) => {
+    answer = nodeError(code, message);
+    const error = (await service
+      .headerByNumber('0x999', md)
+      .catch((e: unknown) => e)) as DomainError;
+    expect(error).toBeInstanceOf(DomainError);
+    expect({ kind: error.kind, message: error.message }).toEqual({ kind, message: words });
+    // The one billing rule decides; UNIMPLEMENTED is the free status and no other is.
+    expect(isBilled(answer)).toBe(billed);
+    expect(error.kind === 'unimplemented').toBe(!billed);
+  });
+
+  it('a receipt the node does not have is NOT_FOUND "receipt not found"', async () => {
+    answer = nodeError(-32000, 'transaction indexing is in progress: receipt not found');
+    const error = await service
+      .transactionReceipt(toH256(`0x${'ab'.repeat(32)}`), md)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'not_found', message: 'receipt not found' });
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../relay/gateway-errors';
 import type { Authorized, InternalCallOptions, RelayService } from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
-import { safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
+import { isBilled, safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
 import {
   fromH256,
   toBlockTag,
@@ -286,22 +286,26 @@ export class BorApiService {
 
   /**
    * A call the node did not answer with a result, as a DomainError: the gateway's own (no node
-   * answered) as it is; a node's error by its JSON-RPC code (a method the node does not know is
-   * UNIMPLEMENTED on this interface).
+   * answered) as it is; a node's error by its JSON-RPC code. UNIMPLEMENTED is exactly the node
+   * error `isBilled` leaves free (-32601: a method the node lacks); a block or receipt the node
+   * does not have ("header not found", "… does not exist", any code but -32601) is NOT_FOUND,
+   * billed as every node answer is. It matched /not (found|supported|available)/ and answered
+   * UNIMPLEMENTED for a billed "header not found" (QA).
    */
   private errorOf(answer: CallAnswer, method?: string): DomainError {
     if (answer.kind === 'result') return NODE_TROUBLE;
     if (answer.kind === 'gateway_error')
       return answer.error.kind === 'internal' ? answer.error : UPSTREAM_UNAVAILABLE;
-    if (
-      answer.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND ||
-      /not (found|supported|available)|does not exist/i.test(answer.error.message)
-    )
+    if (!isBilled(answer))
       return new DomainError(
         'method_not_served',
         'unimplemented',
         `${method ?? 'this call'} is not answered by the upstream nodes of this network`,
       );
+    if (/not found|does not exist|unknown block/i.test(answer.error.message))
+      return method === 'eth_getTransactionReceipt' || method === 'eth_getBorBlockReceipt'
+        ? RECEIPT_NOT_FOUND
+        : BLOCK_NOT_FOUND;
     if (answer.error.code === JSONRPC_ERROR.INVALID_PARAMS)
       return new DomainError('invalid_argument', 'invalid', nodeMessage(answer.error.message));
     return new DomainError(
