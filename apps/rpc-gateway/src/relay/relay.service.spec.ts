@@ -161,3 +161,54 @@ describe('what is billed: a node that does not implement a method (-32601) is no
     expect(estimate.remainingCu).toBe(980);
   });
 });
+
+/**
+ * QA: a key twice in an object of params passed the params check (it reads JSON.parse's last)
+ * while the node got the raw text with both, and the call was billed. Now -32602 before any
+ * node call, unbilled, on every network: S's object refs and options, E/P/R's tx objects and
+ * log filters alike.
+ */
+describe('a key twice in an object of params: -32602, no node asked, nothing billed', () => {
+  const S = NETWORKS['sui-mainnet'];
+  const duplicate = (key: string) =>
+    `invalid params: duplicate key "${key}" in an object of params; each key may appear once`;
+
+  it.each([
+    [
+      'S object ref',
+      S,
+      'sui_tryMultiGetPastObjects',
+      '[[{"objectId":"0xzz","objectId":"0x5","version":"1"}]]',
+      'objectId',
+    ],
+    [
+      'S options',
+      S,
+      'sui_tryMultiGetPastObjects',
+      `[[{"objectId":"0x${'5'.repeat(64)}","version":"1"}],{"showContent":"yes","showContent":true}]`,
+      'showContent',
+    ],
+    ['P eth_call tx', P, 'eth_call', '[{"to":"0x1","data":"0x","to":"0x2"},"latest"]', 'to'],
+    [
+      'P eth_getLogs filter',
+      P,
+      'eth_getLogs',
+      '[{"fromBlock":"0x1","toBlock":"0x2","toBlock":"latest"}]',
+      'toBlock',
+    ],
+  ])('%s', async (_name, network, method, params, key) => {
+    const { relay, sent, billedCu } = relayOf(1_000, () => block);
+    const body = `[{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}},{"jsonrpc":"2.0","id":2,"method":"${method}","params":${params.replace(`"${key}"`, '"other"')}}]`;
+    const answer = await relay.handle(token, network, body, 'http');
+    const [first] = JSON.parse(answer.body) as Array<{ id: number; error?: unknown }>;
+    expect(first).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: duplicate(key) },
+    });
+    // Only the other call of the batch (its key renamed) may reach the node; it alone is billed.
+    expect(sent.map((call) => call.paramsRaw)).not.toContain(params);
+    expect(sent.length).toBeLessThanOrEqual(1);
+    expect(billedCu()).toBe(sent.length * (network === S ? 100 : 20));
+  });
+});

@@ -2,4 +2,9 @@ export * from './jsonrpc-error';
 export * from './request-parser';
 export * from './response-parser';
 export * from './serializer';
-export { scanRawMembers, scanRawMembersOfElements, type RawMembers } from './raw-json-scanner';
+export {
+  firstDuplicateKey,
+  scanRawMembers,
+  scanRawMembersOfElements,
+  type RawMembers,
+} from './raw-json-scanner';

@@ -1,4 +1,4 @@
-import { scanRawMembers, scanRawMembersOfElements } from './raw-json-scanner';
+import { firstDuplicateKey, scanRawMembers, scanRawMembersOfElements } from './raw-json-scanner';
 
 /** Small deterministic generator so the equivalence check covers many shapes reproducibly. */
 function generator(seed: number) {
@@ -105,5 +105,30 @@ describe('raw JSON scanner', () => {
   it('returns nothing for non-container tops', () => {
     expect(scanRawMembers('[1]')).toEqual({});
     expect(scanRawMembersOfElements('{"id":1}')).toEqual([]);
+  });
+});
+
+describe('firstDuplicateKey: a key twice in one object, as JSON.parse reads keys', () => {
+  it.each([
+    ['no object', '["0x1",true,[1,[2]],"{\\"a\\":1,\\"a\\":2}"]', undefined],
+    ['distinct keys', '[{"a":1,"b":{"a":2}},{"a":3}]', undefined],
+    ['same key in sibling objects', '[[{"objectId":"0x1"},{"objectId":"0x2"}]]', undefined],
+    ['a value equal to a key', '[{"a":"a","b":"a"}]', undefined],
+    ['Sui object ref', '[[{"objectId":"0xzz","objectId":"0x5","version":"1"}]]', 'objectId'],
+    ['Sui options', '[[],{"showContent":"yes","showContent":true}]', 'showContent'],
+    ['eth_call tx, nested deeper', '[{"to":"0x1","data":"0x","to":"0x2"},"latest"]', 'to'],
+    ['after a closed inner object', '[{"a":{"b":1,"c":2},"d":[{"e":1}],"a":3}]', 'a'],
+    ['an escaped spelling', '[{"showContent":true,"show\\u0043ontent":false}]', 'showContent'],
+    ['spaces around the colon', '[{ "a" :1 , "a" : 2 }]', 'a'],
+    ['a key holding quotes and braces', '[{"x\\"}{":1,"x\\"}{":2}]', 'x"}{'],
+  ])('%s', (_case, text, expected) => {
+    JSON.parse(text); // the precondition: text JSON.parse accepts
+    expect(firstDuplicateKey(text)).toBe(expected);
+  });
+
+  it('walks nesting as deep as the body allows without recursion', () => {
+    const depth = 200_000;
+    const text = `${'['.repeat(depth)}{"a":1,"a":2}${']'.repeat(depth)}`;
+    expect(firstDuplicateKey(text)).toBe('a');
   });
 });

@@ -22,6 +22,7 @@ const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
+const COLON = 58;
 
 function isWhitespace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
@@ -154,4 +155,43 @@ export function scanRawMembersOfElements(text: string): Array<RawMembers | undef
     if (text.charCodeAt(i) === CLOSE_BRACKET) return out;
     i = skipWhitespace(text, i + 1);
   }
+}
+
+/**
+ * The first key that appears twice in one object anywhere in `text` (JSON that JSON.parse
+ * accepted), decoded as JSON.parse reads it ("a" and "\u0061" are one key); undefined when
+ * every object's keys are distinct. JSON.parse keeps the last of duplicates while the raw text
+ * keeps both, so a check of the parsed value and a relay of the raw text would see different
+ * requests. One pass with an explicit stack (no recursion: nesting is bounded by the body only),
+ * and nothing at all for text without an object.
+ */
+export function firstDuplicateKey(text: string): string | undefined {
+  if (text.indexOf('{') === -1) return undefined;
+  // One entry per open container: the keys of an object, undefined for an array.
+  const stack: Array<Set<string> | undefined> = [];
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const keys = stack.length === 0 ? undefined : stack[stack.length - 1];
+      if (keys !== undefined && text.charCodeAt(skipWhitespace(text, end)) === COLON) {
+        const slash = text.indexOf('\\', i + 1);
+        const key =
+          slash !== -1 && slash < end
+            ? (JSON.parse(text.slice(i, end)) as string)
+            : text.slice(i + 1, end - 1);
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      i = end;
+      continue;
+    }
+    if (c === OPEN_BRACE) stack.push(new Set());
+    else if (c === OPEN_BRACKET) stack.push(undefined);
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) stack.pop();
+    i++;
+  }
+  return undefined;
 }

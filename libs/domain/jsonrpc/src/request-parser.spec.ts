@@ -111,6 +111,52 @@ describe('parseRequest: params', () => {
   });
 });
 
+/**
+ * QA: `sui_tryMultiGetPastObjects` with `{"objectId":"0xzz","objectId":"0x5",…}` passed the
+ * params check (JSON.parse keeps the last) while the node got the raw text with both, and was
+ * billed. A key twice in any object of params is -32602 at the parse, for every method.
+ */
+describe('parseRequest: a key twice in an object of params is -32602', () => {
+  const message =
+    'invalid params: duplicate key "objectId" in an object of params; each key may appear once';
+
+  it('a single call: refused under its id, naming the method and the key', () => {
+    const item = single(
+      '{"jsonrpc":"2.0","id":7,"method":"sui_tryMultiGetPastObjects","params":[[{"objectId":"0xzz","objectId":"0x5","version":"1"}]]}',
+    );
+    expect(item).toEqual({
+      valid: false,
+      idRaw: '7',
+      method: 'sui_tryMultiGetPastObjects',
+      error: { code: JSONRPC_ERROR.INVALID_PARAMS, message },
+    });
+  });
+
+  it('in a batch: that call alone; the same key in two objects is not a duplicate', () => {
+    const parsed = parseRequest(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: '0x1' }, 'latest'] },
+        { jsonrpc: '2.0', id: 2, method: 'eth_getLogs', params: [{ address: '0x1' }] },
+      ]).replace('{"address":"0x1"}', '{"address":"0x1","address":"0x2"}'),
+    );
+    if (parsed.kind !== 'batch') throw new Error('expected a batch');
+    expect(parsed.items[0]!.valid).toBe(true);
+    expect(parsed.items[1]).toMatchObject({
+      valid: false,
+      idRaw: '2',
+      error: {
+        code: JSONRPC_ERROR.INVALID_PARAMS,
+        message: message.replace('objectId', 'address'),
+      },
+    });
+  });
+
+  it("duplicates outside params are JSON.parse's business (the last wins, as before)", () => {
+    const item = call('{"jsonrpc":"2.0","id":1,"id":2,"method":"m","params":[{"a":1}]}');
+    expect(item.idRaw).toBe('2');
+  });
+});
+
 describe('parseRequest: invalid single requests', () => {
   it.each([
     // body, code, idRaw of the answer

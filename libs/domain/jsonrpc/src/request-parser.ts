@@ -4,7 +4,12 @@ import {
   PARAMS_SHAPE,
   type JsonRpcErrorObject,
 } from './jsonrpc-error';
-import { scanRawMembers, scanRawMembersOfElements, type RawMembers } from './raw-json-scanner';
+import {
+  firstDuplicateKey,
+  scanRawMembers,
+  scanRawMembersOfElements,
+  type RawMembers,
+} from './raw-json-scanner';
 
 /** The raw JSON text `null`: the id of answers to requests whose id could not be read. */
 export const NULL_ID = 'null';
@@ -68,6 +73,12 @@ const invalidRequest = (idRaw: string | undefined, detail: string, method?: stri
     method,
   );
 
+/** What is wrong with params holding an object with a key twice (the key cut to 64 chars). */
+export function duplicateKeyIssue(key: string): string {
+  const shown = key.length <= 64 ? key : `${key.slice(0, 64)}…`;
+  return `duplicate key ${JSON.stringify(shown)} in an object of params; each key may appear once`;
+}
+
 /** The cap check on its own, for transports that count batch elements themselves. */
 export function batchSizeError(size: number, maxBatchSize: number): JsonRpcErrorObject | undefined {
   if (size <= maxBatchSize) return undefined;
@@ -108,12 +119,23 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
   if (params === undefined || params === null)
     return { valid: true, idRaw, method: named, params: [], paramsRaw: '[]' };
   if (Array.isArray(params)) {
+    const paramsRaw = raw?.params;
+    // The checks read the parsed params (the last of duplicate keys), the node gets the raw text
+    // (both): a duplicate is refused so that the node receives exactly what was checked.
+    const duplicate = paramsRaw === undefined ? undefined : firstDuplicateKey(paramsRaw);
+    if (duplicate !== undefined)
+      return invalid(
+        idRaw,
+        JSONRPC_ERROR.INVALID_PARAMS,
+        jsonRpcMessage(JSONRPC_ERROR.INVALID_PARAMS, duplicateKeyIssue(duplicate)),
+        named,
+      );
     return {
       valid: true,
       idRaw,
       method: named,
       params,
-      paramsRaw: raw?.params ?? JSON.stringify(params),
+      paramsRaw: paramsRaw ?? JSON.stringify(params),
     };
   }
   if (typeof params === 'object') {
