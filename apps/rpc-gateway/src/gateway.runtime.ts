@@ -113,6 +113,7 @@ export class GatewayRuntime
       batchMax: config.UPSTREAM_BATCH_MAX,
       maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
       filterIds: new FilterIdSeal(config.FILTER_ID_KEY ?? randomFilterIdKey(logger), config.REGION),
+      logger,
     });
     this.health = new HealthChecker([...this.pools.values()], this.metrics, logger, {
       intervalMs: config.HEALTH_INTERVAL_MS,

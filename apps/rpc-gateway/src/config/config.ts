@@ -66,8 +66,22 @@ const settings = z.object({
   UPSTREAM_BATCH_MAX: int(1).default(20),
   HEALTH_INTERVAL_MS: int(50).default(2_000),
   HEALTH_TIMEOUT_MS: int(50).default(1_500),
-  /** A node more than this many blocks behind the best in its pool is routed around. */
-  MAX_LAG_BLOCKS: int(0).default(5),
+  /**
+   * How far behind the best node of its pool a node may be and still take calls when no node
+   * at the best height can (ADR 0202 amendment, "Heights"): this long at the network's block
+   * (S: checkpoint) time, at least one block. 10 s: R 10 blocks, P 5, E 1, S 40 checkpoints.
+   */
+  MAX_LAG_MS: int(0).default(10_000),
+  /** Set: this many blocks on every network instead of MAX_LAG_MS (the setting before it). */
+  MAX_LAG_BLOCKS: int(0).optional(),
+  /**
+   * A node's breaker (ADR 0202 amendment, "Breaker"): this many failed attempts in a row (a
+   * timeout, a reset, a bad answer, the node throttled, a failed health check) take it out of
+   * rotation for the cooldown, doubling with each failed trial up to the max.
+   */
+  UPSTREAM_BREAKER_FAILURES: int(1).default(3),
+  UPSTREAM_BREAKER_COOLDOWN_MS: int(1).default(5_000),
+  UPSTREAM_BREAKER_MAX_COOLDOWN_MS: int(1).default(60_000),
   /** Blocks below the pool head treated as final (cacheable by number). */
   FINALITY_DEPTH_BLOCKS: int(0).default(64),
   CACHE_MAX_ENTRIES: int(0).default(50_000),

@@ -10,6 +10,7 @@ export class GatewayMetrics {
   readonly upstreamBatchSize: Histogram<'network'>;
   readonly upstreamHealthy: Gauge<'network' | 'upstream'>;
   readonly upstreamHeight: Gauge<'network' | 'upstream'>;
+  readonly upstreamBreakerOpen: Gauge<'network' | 'upstream'>;
   readonly cache: Counter<'network' | 'result'>;
   readonly usageCu: Counter<'network'>;
   readonly usagePublished: Counter<'outcome'>;
@@ -134,6 +135,14 @@ export class GatewayMetrics {
       name: 'rpc_gateway_upstream_block_height',
       help: 'Latest block height reported by the upstream',
       labelNames: ['network', 'upstream'],
+      aggregator: 'max',
+      registers,
+    });
+    this.upstreamBreakerOpen = new Gauge({
+      name: 'rpc_gateway_upstream_breaker_open',
+      help: '1 while the upstream breaker is open (no call is sent to it but a trial after its cooldown), 0 closed',
+      labelNames: ['network', 'upstream'],
+      // Every process keeps its own breakers: the replica shows a node open if any process has it open.
       aggregator: 'max',
       registers,
     });

@@ -6,6 +6,7 @@ import { upstreamLabel } from './upstream-router';
 /**
  * Asks every upstream for its head on an interval: reachability and block height (the selector
  * routes away from nodes that lag the pool). EVM: eth_blockNumber; S: its latest checkpoint.
+ * A failed check counts against the node's breaker (ADR 0202 amendment, "Breaker").
  */
 export class HealthChecker {
   private timer: NodeJS.Timeout | undefined;
@@ -64,6 +65,11 @@ export class HealthChecker {
       );
     }
     upstream.healthy = healthy;
+    // A hung or refusing node: a failed attempt to its breaker, so it opens without a client's
+    // call waiting out the upstream timeout for it (a passing check closes none: a node may
+    // answer eth_blockNumber and fail every call).
+    if (!healthy)
+      pool.checkFailed(upstream, outcome.ok ? 'health check: no height' : outcome.reason);
     if (healthy) upstream.height = height;
     const labels = { network: pool.network, upstream: upstreamLabel(upstream) };
     this.metrics.upstreamHealthy.set(labels, healthy ? 1 : 0);

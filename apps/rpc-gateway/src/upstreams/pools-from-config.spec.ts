@@ -2,8 +2,9 @@ import { configSchema } from '../config/config';
 import { poolsFromConfig } from './pools-from-config';
 
 /** What a deployment's env gives: every node configured everywhere, the endpoint its own. */
-const configAt = (region: string) =>
+const configAt = (region: string, extra: Record<string, string> = {}) =>
   configSchema.parse({
+    ...extra,
     REGION: region,
     HTTP_PORT: '8080',
     UPSTREAMS: JSON.stringify({
@@ -25,6 +26,28 @@ describe('poolsFromConfig: a pool for each configured network the endpoint offer
     try {
       expect([...pools.keys()].sort()).toEqual([...pooled].sort());
       expect(heard.sort()).toEqual([...ignored].sort());
+    } finally {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+    }
+  });
+});
+
+describe('poolsFromConfig: the lag tolerance is per network (QA: 5 blocks of S are 1.25 s)', () => {
+  it.each([
+    [{}, { 'sui-mainnet': 40, 'eth-mainnet': 1, 'polygon-mainnet': 5 }],
+    [{ MAX_LAG_MS: '1500' }, { 'sui-mainnet': 6, 'eth-mainnet': 1, 'polygon-mainnet': 1 }],
+    [{ MAX_LAG_BLOCKS: '5' }, { 'sui-mainnet': 5, 'eth-mainnet': 5, 'polygon-mainnet': 5 }],
+  ])('%j: %j', async (extra, expected) => {
+    const pools = new Map([
+      ...poolsFromConfig(configAt('eu', extra)),
+      ...poolsFromConfig(configAt('shared', extra)),
+    ]);
+    try {
+      expect({
+        'sui-mainnet': pools.get('sui-mainnet')!.maxLagBlocks,
+        'eth-mainnet': pools.get('eth-mainnet')!.maxLagBlocks,
+        'polygon-mainnet': pools.get('polygon-mainnet')!.maxLagBlocks,
+      }).toEqual(expected);
     } finally {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
     }

@@ -1,7 +1,8 @@
-import { networksAt, type NetworkKey } from '@meridian/networks';
+import { NETWORKS, networksAt, type NetworkKey } from '@meridian/networks';
 import type { AppConfig } from '../config/config';
 import { upstreamSpecsOf, type UpstreamSpec } from './upstream-config';
 import { UpstreamPool } from './upstream-pool';
+import { lagToleranceBlocks } from './upstream-selector';
 
 /**
  * The upstream pool of every configured network this endpoint offers (each process of a replica
@@ -18,8 +19,20 @@ export function poolsFromConfig(
     offeredUpstreams(config, ignored).map(([network, list]) => [
       network,
       new UpstreamPool(network, list, {
-        maxLagBlocks: config.MAX_LAG_BLOCKS,
+        maxLagBlocks: lagToleranceBlocks(
+          NETWORKS[network].blockTimeMs,
+          config.MAX_LAG_MS,
+          config.MAX_LAG_BLOCKS,
+        ),
         connections: config.UPSTREAM_CONNECTIONS,
+        breaker: {
+          failures: config.UPSTREAM_BREAKER_FAILURES,
+          cooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
+          maxCooldownMs: Math.max(
+            config.UPSTREAM_BREAKER_COOLDOWN_MS,
+            config.UPSTREAM_BREAKER_MAX_COOLDOWN_MS,
+          ),
+        },
       }),
     ]),
   );

@@ -6,8 +6,21 @@ export type FailureKind =
   | 'not_sent'
   /** The node may have received the call (reset mid-request, timeout waiting for the answer). */
   | 'ambiguous'
-  /** The node answered with HTTP 5xx or a body that is not JSON-RPC. */
-  | 'bad_answer';
+  /**
+   * The node answered, but not the calls' answer: HTTP 5xx, a body that is not JSON-RPC, an
+   * answer under another id, a batch answered by one object.
+   */
+  | 'bad_answer'
+  /**
+   * The provider's node is throttled: HTTP 429 (whatever its body), or its own rate-limit
+   * JSON-RPC error. Not the customer's call: fail over, unbilled if no node answers.
+   */
+  | 'throttled'
+  /**
+   * The node answered, but lacks what another node has (`isMissingData`): the call goes to
+   * another node first; its answer is relayed only when every node asked said so.
+   */
+  | 'missing_data';
 
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
@@ -36,6 +49,8 @@ export function classifyTransportError(error: unknown): FailureKind {
  * Filters: never (their state is in the first node).
  */
 export function mayRetry(methods: readonly string[], failure: FailureKind): boolean {
+  // A node's own answer for a write (nonce, funds) is final: the client decides.
+  if (failure === 'missing_data' && methods.some((m) => isWriteMethod(m))) return false;
   if (methods.some((m) => isFilterMethod(m))) return false;
   if (methods.every((m) => isRetrySafeMethod(m))) return true;
   return failure === 'not_sent' && methods.every((m) => isRetrySafeMethod(m) || isWriteMethod(m));
@@ -56,4 +71,40 @@ export function isAlreadyKnown(message: string, resent: boolean): boolean {
   )
     return true;
   return resent && text.includes('nonce too low');
+}
+
+/** A node's JSON-RPC error meaning the provider's node is rate-limited (not the client). */
+export function isNodeThrottled(code: number, message: string): boolean {
+  if (code !== -32005 && code !== -32029) return false;
+  const text = message.toLowerCase();
+  return text.includes('rate limit') || text.includes('too many requests');
+}
+
+/**
+ * The words of nodes that lack the block or state asked for (pruned, lagging, still syncing),
+ * which a node that has it answers (eRPC's IsMissingDataError, the part our nodes say).
+ */
+const MISSING_DATA_WORDS = [
+  'header not found',
+  'unknown block',
+  'missing trie node',
+  'block not found',
+  'could not find block',
+];
+
+/**
+ * A node's error that another node would answer: one of the words above under -32000, or
+ * -32601 "method not found" for a method of the network's table (that node lacks a namespace
+ * the others serve). `offered`: the network's method table.
+ */
+export function isMissingDataError(
+  code: number,
+  message: string,
+  method: string,
+  offered: ReadonlySet<string>,
+): boolean {
+  if (code === -32601) return offered.has(method);
+  if (code !== -32000) return false;
+  const text = message.toLowerCase();
+  return MISSING_DATA_WORDS.some((words) => text.includes(words));
 }

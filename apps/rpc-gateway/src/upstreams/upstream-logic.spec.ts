@@ -7,7 +7,7 @@ import {
   upstreamTag,
 } from './filter-id';
 import { isAlreadyKnown, mayRetry } from './send-policy';
-import { selectUpstream } from './upstream-selector';
+import { lagToleranceBlocks, selectUpstream } from './upstream-selector';
 
 describe('filter ids carry their upstream', () => {
   const tag = upstreamTag('http://node-a:8545');
@@ -51,6 +51,43 @@ describe('selectUpstream', () => {
   ])('%s', (_name, upstreams, exclude, expected) => {
     expect(selectUpstream(upstreams, { exclude, maxLagBlocks: 5, cursor: 0 })).toBe(expected);
   });
+
+  it('the best height first, busier or not; a node within the lag window only when none at it can (QA: 123, 121, 124, 121…)', () => {
+    const nodes = [u(0, true, 121), u(1, true, 124, 7), u(2, true, 124, 7)];
+    const picks = [0, 1, 2, 3].map((cursor) => selectUpstream(nodes, { maxLagBlocks: 5, cursor }));
+    expect(picks).toEqual([1, 2, 1, 2]);
+    expect(selectUpstream(nodes, { exclude: new Set([1, 2]), maxLagBlocks: 5, cursor: 0 })).toBe(0);
+  });
+
+  it('a node its breaker refuses is picked in no tier, and sets no best height', () => {
+    const nodes = [u(0, false, 100), u(1, true, 130), u(2, true, 120)];
+    const usable = (index: number) => index !== 1;
+    expect(selectUpstream(nodes, { maxLagBlocks: 5, cursor: 0, usable })).toBe(2);
+    expect(
+      selectUpstream(nodes, { exclude: new Set([2]), maxLagBlocks: 5, cursor: 0, usable }),
+    ).toBe(0);
+    expect(
+      selectUpstream(nodes, {
+        exclude: new Set([2]),
+        maxLagBlocks: 5,
+        cursor: 0,
+        usable: () => false,
+      }),
+    ).toBeUndefined();
+  });
+});
+
+describe("lagToleranceBlocks: one time, each network's blocks (ADR 0202 amendment)", () => {
+  it.each([
+    ['S checkpoints (250 ms)', 250, 40],
+    ['R (1 s)', 1_000, 10],
+    ['P (2 s)', 2_000, 5],
+    ['E (12 s): at least one block', 12_000, 1],
+  ])('%s', (_name, blockTimeMs, blocks) =>
+    expect(lagToleranceBlocks(blockTimeMs, 10_000, undefined)).toBe(blocks),
+  );
+  it('MAX_LAG_BLOCKS, when set, for every network', () =>
+    expect(lagToleranceBlocks(250, 10_000, 5)).toBe(5));
 });
 
 describe('send policy', () => {

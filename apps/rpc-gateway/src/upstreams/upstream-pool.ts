@@ -1,28 +1,78 @@
 import { Pool } from 'undici';
 import type { NetworkKey } from '@meridian/networks';
 import type { UpstreamSpec } from './upstream-config';
+import {
+  type BreakerAdmission,
+  type BreakerChange,
+  type BreakerSettings,
+  DEFAULT_BREAKER,
+  UpstreamBreaker,
+} from './upstream-breaker';
 import { selectUpstream, type UpstreamStatus } from './upstream-selector';
 import { classifyTransportError, type FailureKind } from './send-policy';
+
+/** One exchange's outcome: the answer text, or a classified failure. */
+export type PostOutcome =
+  { ok: true; text: string } | { ok: false; failure: FailureKind; reason: string };
+
+/** How a node is reached: HTTP through undici (`HttpTransport`); tests give their own. */
+export interface UpstreamTransport {
+  post(body: string, timeoutMs: number): Promise<PostOutcome>;
+  close(): Promise<void>;
+}
 
 export class Upstream implements UpstreamStatus {
   healthy = true;
   height: number | undefined = undefined;
   inFlight = 0;
   lastError: string | undefined;
-  readonly pool: Pool;
   /** Metrics label `<index>:<host>`. */
   readonly label: string;
-  private readonly path: string;
+  readonly breaker: UpstreamBreaker;
 
   constructor(
     readonly index: number,
     readonly spec: UpstreamSpec,
-    connections: number,
+    private readonly transport: UpstreamTransport,
+    breaker: BreakerSettings = DEFAULT_BREAKER,
   ) {
-    const url = new URL(spec.url);
-    this.path = `${url.pathname}${url.search}`;
-    this.label = `${index}:${url.host}`;
-    this.pool = new Pool(url.origin, {
+    this.label = `${index}:${new URL(spec.url).host}`;
+    this.breaker = new UpstreamBreaker(breaker);
+  }
+
+  /** One exchange; never throws. */
+  async post(body: string, timeoutMs: number): Promise<PostOutcome> {
+    this.inFlight++;
+    try {
+      return await this.transport.post(body, timeoutMs);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /**
+   * The head this node showed in an answer (eth_blockNumber, a 'latest' block): what routing
+   * knows of it until its next health check or answer, lower than before too (QA: a node
+   * checked at the pool's height answered a head three blocks lower).
+   */
+  showedHeight(height: number): void {
+    this.height = height;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+/** A node over HTTP: one undici Pool. */
+export class HttpTransport implements UpstreamTransport {
+  readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(url: string, connections: number) {
+    const parsed = new URL(url);
+    this.path = `${parsed.pathname}${parsed.search}`;
+    this.pool = new Pool(parsed.origin, {
       connections,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -35,21 +85,14 @@ export class Upstream implements UpstreamStatus {
    * Uses undici's `dispatch` with a collecting handler rather than `request` (no body stream,
    * no extra promise chain): measured about a quarter less CPU per exchange.
    */
-  post(
-    body: string,
-    timeoutMs: number,
-  ): Promise<{ ok: true; text: string } | { ok: false; failure: FailureKind; reason: string }> {
-    this.inFlight++;
+  post(body: string, timeoutMs: number): Promise<PostOutcome> {
     return new Promise((resolve) => {
       let status = 0;
       const chunks: Buffer[] = [];
       let done = false;
-      const settle = (
-        outcome: { ok: true; text: string } | { ok: false; failure: FailureKind; reason: string },
-      ) => {
+      const settle = (outcome: PostOutcome) => {
         if (done) return;
         done = true;
-        this.inFlight--;
         resolve(outcome);
       };
       try {
@@ -76,6 +119,9 @@ export class Upstream implements UpstreamStatus {
                 chunks.length === 1
                   ? chunks[0]!.toString('utf8')
                   : Buffer.concat(chunks).toString('utf8');
+              // The provider's node throttled, whatever its body says: not an answer (QA).
+              if (status === 429)
+                return settle({ ok: false, failure: 'throttled', reason: 'HTTP 429' });
               if (status >= 500)
                 return settle({ ok: false, failure: 'bad_answer', reason: `HTTP ${status}` });
               if (status >= 400 && !text.startsWith('{') && !text.startsWith('['))
@@ -106,26 +152,95 @@ function failureOf(error: unknown): { ok: false; failure: FailureKind; reason: s
   };
 }
 
+export interface PoolOptions {
+  /** The network's lag tolerance in blocks (`lagToleranceBlocks`). */
+  maxLagBlocks: number;
+  connections: number;
+  breaker?: BreakerSettings;
+  /** The breakers' clock (ms). */
+  now?: () => number;
+  /** Builds a node's transport (tests: a scripted node); HTTP by default. */
+  transport?: (spec: UpstreamSpec) => UpstreamTransport;
+}
+
+/** An attempt the breaker let through: its outcome goes back to `settle`. */
+export interface Attempt {
+  readonly upstream: Upstream;
+  readonly admission: BreakerAdmission;
+}
+
+/** Hears every change of a node's breaker (the router's log line and gauge). */
+export type BreakerListener = (
+  upstream: Upstream,
+  change: BreakerChange,
+  details: { reason: string | undefined; cooldownMs: number },
+) => void;
+
 /** The upstream nodes of one network in this region. */
 export class UpstreamPool {
   readonly upstreams: Upstream[];
   private cursor = 0;
+  private readonly now: () => number;
+  private readonly listeners: BreakerListener[] = [];
 
   constructor(
     readonly network: NetworkKey,
     specs: readonly UpstreamSpec[],
-    private readonly options: { maxLagBlocks: number; connections: number },
+    private readonly options: PoolOptions,
   ) {
-    this.upstreams = specs.map((spec, index) => new Upstream(index, spec, options.connections));
+    this.now = options.now ?? Date.now;
+    const transport =
+      options.transport ??
+      ((spec: UpstreamSpec) => new HttpTransport(spec.url, options.connections));
+    this.upstreams = specs.map(
+      (spec, index) => new Upstream(index, spec, transport(spec), options.breaker),
+    );
   }
 
+  get maxLagBlocks(): number {
+    return this.options.maxLagBlocks;
+  }
+
+  /**
+   * The node the next attempt would go to, without claiming a half-open breaker's trial (the
+   * subscription hub's choice of a node for a WebSocket).
+   */
   pick(exclude?: ReadonlySet<number>): Upstream | undefined {
-    const index = selectUpstream(this.upstreams, {
-      exclude,
-      maxLagBlocks: this.options.maxLagBlocks,
-      cursor: this.cursor++,
-    });
+    const index = this.select(exclude);
     return index === undefined ? undefined : this.upstreams[index];
+  }
+
+  /** The next attempt of a call: a node its breaker lets through now, or none. */
+  attempt(exclude?: ReadonlySet<number>): Attempt | undefined {
+    const index = this.select(exclude);
+    return index === undefined ? undefined : this.admit(this.upstreams[index]!);
+  }
+
+  /** An attempt at this node (a filter's own), if its breaker lets one through now. */
+  admit(upstream: Upstream): Attempt | undefined {
+    const admission = upstream.breaker.admit(this.now());
+    return admission === undefined ? undefined : { upstream, admission };
+  }
+
+  /**
+   * The outcome of an attempt: `ok` when the node answered (even "I lack that block"); a
+   * failure counts towards opening its breaker. `reason`: the failure, for the log line.
+   */
+  settle(attempt: Attempt, ok: boolean, reason?: string): void {
+    const { upstream } = attempt;
+    const change = upstream.breaker.record(this.now(), ok, attempt.admission);
+    if (change !== undefined)
+      for (const listener of this.listeners)
+        listener(upstream, change, { reason, cooldownMs: upstream.breaker.cooldownMs });
+  }
+
+  /** A failed health check: a failed attempt to the breaker (a passing one proves no call). */
+  checkFailed(upstream: Upstream, reason: string | undefined): void {
+    this.settle({ upstream, admission: 'send' }, false, reason);
+  }
+
+  onBreakerChange(listener: BreakerListener): void {
+    this.listeners.push(listener);
   }
 
   byTag(tag: string): Upstream | undefined {
@@ -136,16 +251,32 @@ export class UpstreamPool {
     return this.upstreams.find((u) => u.spec.floorTag === tag);
   }
 
-  /** Best height among healthy nodes. */
+  /** Best height among healthy nodes whose breaker is not open. */
   get headHeight(): number | undefined {
+    const now = this.now();
     let best: number | undefined;
     for (const u of this.upstreams)
-      if (u.healthy && u.height !== undefined && (best === undefined || u.height > best))
+      if (
+        u.healthy &&
+        u.height !== undefined &&
+        (best === undefined || u.height > best) &&
+        u.breaker.mayTry(now)
+      )
         best = u.height;
     return best;
   }
 
   async close(): Promise<void> {
     await Promise.all(this.upstreams.map((u) => u.close()));
+  }
+
+  private select(exclude: ReadonlySet<number> | undefined): number | undefined {
+    const now = this.now();
+    return selectUpstream(this.upstreams, {
+      exclude,
+      maxLagBlocks: this.options.maxLagBlocks,
+      cursor: this.cursor++,
+      usable: (index) => this.upstreams[index]!.breaker.mayTry(now),
+    });
   }
 }

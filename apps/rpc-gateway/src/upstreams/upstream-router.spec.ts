@@ -3,8 +3,8 @@ import { Registry } from 'prom-client';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { FILTER_SEAL_HEX, FilterIdSeal } from './filter-id';
 import type { FailureKind } from './send-policy';
-import type { UpstreamPool } from './upstream-pool';
-import { UpstreamRouter, type CallAnswer, type OutCall } from './upstream-router';
+import { UpstreamPool } from './upstream-pool';
+import { isBilled, UpstreamRouter, type CallAnswer, type OutCall } from './upstream-router';
 
 const ACCOUNT = 'acct-a';
 const FILTER_ID_KEY = 'k'.repeat(32);
@@ -15,53 +15,71 @@ const sealed = (unsealed: string) =>
 type Outcome = { ok: true; text: string } | { ok: false; failure: FailureKind; reason: string };
 
 /**
- * A fake node: records every body posted to it and answers each call with
- * `<method>(<params>)`, or fails with `down` when set.
+ * A fake node (the transport of one upstream): records every body posted to it and answers
+ * each call with `<method>(<params>)`, or fails with `down` when set; `answer` overrides.
  */
 function fakeNode(index: number) {
   const node = {
     index,
-    label: `${index}:node`,
-    spec: { tag: `0000000${index}`, floorTag: `f000000${index}` },
-    healthy: true,
-    height: undefined,
-    inFlight: 0,
-    lastError: undefined as string | undefined,
     bodies: [] as unknown[],
     down: undefined as FailureKind | undefined,
+    /** Scripted answer text for a body, or undefined for the echo. */
+    answer: undefined as ((body: unknown) => string | undefined) | undefined,
     async post(body: string): Promise<Outcome> {
-      node.bodies.push(JSON.parse(body));
+      const parsed = JSON.parse(body);
+      node.bodies.push(parsed);
       if (node.down !== undefined) return { ok: false, failure: node.down, reason: 'down' };
+      const scripted = node.answer?.(parsed);
+      if (scripted !== undefined) return { ok: true, text: scripted };
       const answer = (c: { id: unknown; method: string; params: unknown[] }) => ({
         jsonrpc: '2.0',
         id: c.id,
         // A node's filter id is a quantity; everything else echoes the call.
         result: c.method.startsWith('eth_new') ? '0xf1' : `${c.method}(${c.params.join(',')})`,
       });
-      const parsed = JSON.parse(body);
       return {
         ok: true,
         text: JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)),
       };
     },
+    close: async () => undefined,
   };
   return node;
 }
 
-function setup(batchMax: number, nodesPerPool = 1, maxLogsBlockRange?: number) {
+const spec = (i: number) => ({
+  url: `http://node${i}.test:8545`,
+  wsUrl: `ws://node${i}.test:8545`,
+  tag: `0000000${i}`,
+  floorTag: `f000000${i}`,
+});
+
+function setup(
+  batchMax: number,
+  nodesPerPool = 1,
+  maxLogsBlockRange?: number,
+  clock = { now: 0 },
+  logger?: { warn: jest.Mock; info: jest.Mock },
+) {
   const nodes = new Map<NetworkKey, ReturnType<typeof fakeNode>[]>();
   const pools = new Map<NetworkKey, UpstreamPool>();
   for (const network of ['eth-mainnet', 'polygon-mainnet', 'sui-mainnet'] as const) {
-    const upstreams = Array.from({ length: nodesPerPool }, (_, i) => fakeNode(i));
-    nodes.set(network, upstreams);
-    pools.set(network, {
+    const transports = Array.from({ length: nodesPerPool }, (_, i) => fakeNode(i));
+    nodes.set(network, transports);
+    let next = 0;
+    pools.set(
       network,
-      upstreams,
-      pick: (tried: ReadonlySet<number>) => upstreams.find((u) => !tried.has(u.index)),
-      byTag: (tag: string) => upstreams.find((u) => u.spec.tag === tag),
-      byFloorTag: (tag: string) => upstreams.find((u) => u.spec.floorTag === tag),
-      headHeight: undefined as number | undefined,
-    } as never);
+      new UpstreamPool(
+        network,
+        transports.map((_, i) => spec(i)),
+        {
+          maxLagBlocks: 5,
+          connections: 1,
+          now: () => clock.now,
+          transport: () => transports[next++]!,
+        },
+      ),
+    );
   }
   const metrics = new GatewayMetrics(new Registry());
   const batchSizes: [string, number][] = [];
@@ -74,9 +92,10 @@ function setup(batchMax: number, nodesPerPool = 1, maxLogsBlockRange?: number) {
     batchMax,
     maxLogsBlockRange,
     filterIds: new FilterIdSeal(FILTER_ID_KEY, 'eu'),
+    logger,
   });
   const bodies = (network: NetworkKey, node = 0) => nodes.get(network)![node]!.bodies;
-  return { router, nodes, pools, bodies, batchSizes };
+  return { router, nodes, pools, bodies, batchSizes, metrics, clock };
 }
 
 const call = (method: string, ...params: string[]): OutCall => ({
@@ -281,7 +300,7 @@ describe('UpstreamRouter: a log filter whose range grows with the chain (ADR 021
     paramsRaw: JSON.stringify([filter]),
   });
   const setHead = (pools: Map<NetworkKey, UpstreamPool>, head: number | undefined) =>
-    ((pools.get('eth-mainnet') as { headHeight: number | undefined }).headHeight = head);
+    (pools.get('eth-mainnet')!.upstreams[0]!.height = head);
 
   it('carries its fromBlock in its id; eth_getFilterLogs is refused once fromBlock..head passes the cap', async () => {
     const { router, pools, bodies } = setup(1, 1, 100);
@@ -330,5 +349,316 @@ describe('UpstreamRouter: a log filter whose range grows with the chain (ADR 021
     const { router } = setup(1, 1, 100);
     const [created] = await router.send('eth-mainnet', ACCOUNT, [newFilter(filter)]);
     expect(JSON.parse((created as { resultText: string }).resultText)).toBe(sealed('0x00000000f1'));
+  });
+});
+
+/** A JSON-RPC answer text of `body`'s calls, each from `answerOf`. */
+const answerEach =
+  (answerOf: (c: { id: number; method: string; params: unknown[] }) => object) =>
+  (body: unknown): string => {
+    const one = (c: { id: number; method: string; params: unknown[] }) =>
+      JSON.stringify({ jsonrpc: '2.0', id: c.id, ...answerOf(c) });
+    return Array.isArray(body) ? `[${body.map(one).join(',')}]` : one(body as never);
+  };
+const gatewayError = (code: string) => ({ kind: 'gateway_error', error: { code } });
+const outcomes = async (metrics: GatewayMetrics) =>
+  (await metrics.upstreamRequests.get()).values
+    .filter((v) => v.value > 0)
+    .map((v) => `${v.labels.upstream} ${v.labels.outcome} ${v.value}`)
+    .sort();
+
+describe('UpstreamRouter: a node that fails is taken out of rotation (breaker, ADR 0202)', () => {
+  it('every node hung: after 3 failed attempts each, calls answer at once, unsent; a trial after the cooldown closes it', async () => {
+    const logger = { warn: jest.fn(), info: jest.fn() };
+    const { router, nodes, bodies, metrics, clock } = setup(1, 2, undefined, { now: 0 }, logger);
+    const [a, b] = nodes.get('eth-mainnet')!;
+    a!.down = 'ambiguous';
+    b!.down = 'ambiguous';
+    for (let i = 0; i < 3; i++)
+      expect(
+        await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+      ).toMatchObject([gatewayError('upstream_unavailable')]);
+    expect(bodies('eth-mainnet', 0)).toHaveLength(3);
+    expect(bodies('eth-mainnet', 1)).toHaveLength(3);
+    // QA: each such call waited 3 × the upstream timeout. Now nothing is sent.
+    for (let i = 0; i < 20; i++)
+      expect(
+        await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+      ).toMatchObject([gatewayError('upstream_unavailable')]);
+    expect(bodies('eth-mainnet', 0)).toHaveLength(3);
+    expect(bodies('eth-mainnet', 1)).toHaveLength(3);
+    expect(logger.warn).toHaveBeenCalledTimes(2);
+    expect(logger.warn.mock.calls[0]![0]).toMatchObject({
+      network: 'eth-mainnet',
+      cooldownMs: 5_000,
+    });
+    const open = await metrics.upstreamBreakerOpen.get();
+    expect(
+      open.values.filter((v) => v.labels.network === 'eth-mainnet').map((v) => v.value),
+    ).toEqual([1, 1]);
+    // After the cooldown one call is the trial of a node; the node is back: it answers.
+    clock.now = 5_000;
+    a!.down = undefined;
+    b!.down = undefined;
+    expect(
+      results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xb')])),
+    ).toEqual(['eth_getBalance(0xb)']);
+    expect(logger.info).toHaveBeenCalledTimes(1);
+    expect(logger.info.mock.calls[0]![1]).toMatch(/closed/);
+  });
+
+  it('a node answering calls with 5xx/HTML/broken JSON leaves rotation after 3 (QA: 19 of 20 went to it first)', async () => {
+    const { router, nodes, bodies, metrics } = setup(1, 2);
+    const [bad] = nodes.get('eth-mainnet')!;
+    let n = 0;
+    bad!.post = async (body: string) => {
+      bad!.bodies.push(JSON.parse(body));
+      const texts = ['<html>502</html>', '{"jsonrpc":"2.0","id":0,"res', 'Bad Gateway'];
+      return n++ % 2 === 0
+        ? { ok: false, failure: 'bad_answer', reason: 'HTTP 502' }
+        : { ok: true, text: texts[n % 3]! };
+    };
+    for (let i = 0; i < 20; i++)
+      expect(
+        results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')])),
+      ).toEqual(['eth_getBalance(0xa)']);
+    expect(bodies('eth-mainnet', 0)).toHaveLength(3);
+    expect(bodies('eth-mainnet', 1)).toHaveLength(20);
+    expect(await outcomes(metrics)).toEqual([
+      '0:node0.test:8545 bad_answer 3',
+      '1:node1.test:8545 ok 20',
+    ]);
+  });
+
+  it('a filter pinned to a node whose breaker is open answers at once, unsent', async () => {
+    const { router, nodes, bodies } = setup(1, 1);
+    const [created] = await router.send('eth-mainnet', ACCOUNT, [call('eth_newBlockFilter')]);
+    const id = JSON.parse((created as { resultText: string }).resultText) as string;
+    nodes.get('eth-mainnet')![0]!.down = 'ambiguous';
+    for (let i = 0; i < 3; i++)
+      await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0x1')]);
+    expect(
+      await router.send('eth-mainnet', ACCOUNT, [call('eth_getFilterChanges', id)]),
+    ).toMatchObject([gatewayError('upstream_unavailable')]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      'eth_newBlockFilter',
+      'eth_getBalance',
+      'eth_getBalance',
+      'eth_getBalance',
+    ]);
+  });
+});
+
+describe('UpstreamRouter: a throttled node is not an answer (HTTP 429, its rate-limit errors)', () => {
+  it.each([
+    ['HTTP 429', { ok: false, failure: 'throttled', reason: 'HTTP 429' } as Outcome],
+    [
+      '-32005 rate limit',
+      {
+        ok: true,
+        text: '{"jsonrpc":"2.0","id":0,"error":{"code":-32005,"message":"rate limit exceeded"}}',
+      } as Outcome,
+    ],
+    [
+      '-32029 too many requests',
+      {
+        ok: true,
+        text: '{"jsonrpc":"2.0","id":0,"error":{"code":-32029,"message":"Too Many Requests: rate limited"}}',
+      } as Outcome,
+    ],
+  ])(
+    '%s: the call fails over; every node throttled answers -32000 unbilled; it counts towards the breaker',
+    async (_name, throttled) => {
+      const { router, nodes, metrics } = setup(1, 2);
+      const [a, b] = nodes.get('eth-mainnet')!;
+      a!.post = async () => throttled;
+      expect(
+        results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')])),
+      ).toEqual(['eth_getBalance(0xa)']);
+      b!.post = async () => throttled;
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]);
+      expect(answer).toMatchObject(gatewayError('upstream_unavailable'));
+      expect(isBilled(answer!)).toBe(false);
+      expect(await outcomes(metrics)).toEqual([
+        '0:node0.test:8545 throttled 2',
+        '1:node1.test:8545 ok 1',
+        '1:node1.test:8545 throttled 1',
+      ]);
+    },
+  );
+
+  it("-32005 that is not a rate limit (a result too large) is the node's answer, relayed", async () => {
+    const { router, nodes, bodies } = setup(1, 2);
+    for (const node of nodes.get('eth-mainnet')!)
+      node.answer = answerEach(() => ({
+        error: { code: -32005, message: 'query returned more than 10000 results' },
+      }));
+    const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getLogs', '0x1')]);
+    expect(answer).toMatchObject({ kind: 'node_error', error: { code: -32005 } });
+    expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(1);
+  });
+});
+
+describe('UpstreamRouter: a node that lacks the data asked is not the answer while another has it', () => {
+  it.each([
+    ['header not found', -32000],
+    ['unknown block', -32000],
+    ['missing trie node 5f3e… (path )', -32000],
+    ['the method eth_getBalance does not exist/is not available', -32601],
+  ])(
+    '%s: the next node answers; when every node says so, its answer is relayed',
+    async (message, code) => {
+      const { router, nodes, bodies } = setup(1, 3);
+      const [a, b, c] = nodes.get('eth-mainnet')!;
+      a!.answer = answerEach(() => ({ error: { code, message } }));
+      expect(
+        results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')])),
+      ).toEqual(['eth_getBalance(0xa)']);
+      b!.answer = a!.answer;
+      c!.answer = a!.answer;
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]);
+      expect(answer).toMatchObject({ kind: 'node_error', error: { code, message } });
+      expect(isBilled(answer!)).toBe(code !== -32601);
+      expect(
+        bodies('eth-mainnet', 0).length +
+          bodies('eth-mainnet', 1).length +
+          bodies('eth-mainnet', 2).length,
+      ).toBe(5);
+    },
+  );
+
+  it("-32601 for a method outside the network table, and a write's own error, are relayed without retry", async () => {
+    const { router, nodes, bodies } = setup(1, 2);
+    for (const node of nodes.get('eth-mainnet')!)
+      node.answer = answerEach((c) => ({
+        error:
+          c.method === 'bor_getAuthor'
+            ? { code: -32601, message: 'the method bor_getAuthor does not exist' }
+            : { code: -32000, message: 'header not found' },
+      }));
+    for (const method of ['bor_getAuthor', 'eth_sendRawTransaction'])
+      expect(await router.send('eth-mainnet', ACCOUNT, [call(method, '0x01')])).toMatchObject([
+        { kind: 'node_error' },
+      ]);
+    expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(2);
+  });
+
+  it('in a coalesced batch only the calls a node lacked go on to the next node', async () => {
+    const { router, nodes, bodies } = setup(20, 2);
+    nodes.get('eth-mainnet')![0]!.answer = answerEach((c) =>
+      c.method === 'eth_getBalance'
+        ? { error: { code: -32000, message: 'header not found' } }
+        : { result: 'gas' },
+    );
+    const answers = await Promise.all([
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+      router.send('eth-mainnet', ACCOUNT, [call('eth_gasPrice')]),
+    ]);
+    expect(answers.map(results)).toEqual([['eth_getBalance(0xa)'], ['gas']]);
+    expect(shapes(bodies('eth-mainnet', 0))).toEqual([['eth_getBalance', 'eth_gasPrice']]);
+    expect(shapes(bodies('eth-mainnet', 1))).toEqual(['eth_getBalance']);
+  });
+});
+
+describe('UpstreamRouter: an answer under the wrong id is a bad answer of that node', () => {
+  it.each([
+    ['a single call answered under another id', 1, () => '{"jsonrpc":"2.0","id":7,"result":"0x1"}'],
+    ['a single call answered without id', 1, () => '{"jsonrpc":"2.0","id":null,"result":"0x1"}'],
+    ['a batch answered by one object', 2, () => '{"jsonrpc":"2.0","id":0,"result":"0x1"}'],
+    [
+      'a batch answered by one error object',
+      2,
+      () => '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}',
+    ],
+    [
+      'a batch answered under other ids',
+      2,
+      () => '[{"jsonrpc":"2.0","id":5,"result":"0x1"},{"jsonrpc":"2.0","id":6,"result":"0x2"}]',
+    ],
+    [
+      'a batch answered with one id twice',
+      2,
+      () => '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":0,"result":"0x2"}]',
+    ],
+  ])('%s: the next node answers; metric outcome bad_answer', async (_name, callCount, text) => {
+    const { router, nodes, metrics } = setup(20, 2);
+    nodes.get('eth-mainnet')![0]!.answer = text;
+    const sent = Array.from({ length: callCount }, (_, i) =>
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', `0x${i}`)]),
+    );
+    expect((await Promise.all(sent)).map(results)).toEqual(
+      Array.from({ length: callCount }, (_, i) => [`eth_getBalance(0x${i})`]),
+    );
+    expect(await outcomes(metrics)).toEqual([
+      '0:node0.test:8545 bad_answer 1',
+      '1:node1.test:8545 ok 1',
+    ]);
+  });
+
+  it('every node answering under another id: -32603 node trouble, unbilled', async () => {
+    const { router, nodes } = setup(1, 2);
+    for (const node of nodes.get('eth-mainnet')!)
+      node.answer = () => '{"jsonrpc":"2.0","id":7,"result":"0x1"}';
+    const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0x1')]);
+    expect(answer).toMatchObject(gatewayError('upstream_error'));
+    expect(isBilled(answer!)).toBe(false);
+  });
+});
+
+describe('UpstreamRouter: the head never goes backwards (ADR 0202 amendment, "Heights")', () => {
+  /** Node 0 is at 0x7c (124); node 1 says 0x79 (121) in its answers, though its check said 124. */
+  function lagging() {
+    const env = setup(1, 2);
+    const pool = env.pools.get('eth-mainnet')!;
+    for (const u of pool.upstreams) u.height = 124;
+    const block = (n: number) => ({
+      number: `0x${n.toString(16)}`,
+      hash: `0x${n}`,
+      transactions: [],
+    });
+    const [a, b] = env.nodes.get('eth-mainnet')!;
+    const node = (height: number) =>
+      answerEach((c) => {
+        if (c.method === 'eth_blockNumber') return { result: `0x${height.toString(16)}` };
+        const n = c.params[0] === 'latest' ? height : Number.parseInt(String(c.params[0]), 16);
+        return { result: n > height ? null : block(n) };
+      });
+    a!.answer = node(124);
+    b!.answer = node(121);
+    return { ...env, pool };
+  }
+
+  it('eth_blockNumber from a node behind is raised to the pool head; a lagging node only when the best cannot', async () => {
+    const { router, bodies } = lagging();
+    const seen: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_blockNumber')]);
+      seen.push(Number.parseInt(JSON.parse((answer as { resultText: string }).resultText), 16));
+    }
+    expect(new Set(seen)).toEqual(new Set([124]));
+    // Node 1 answered 121 once (round-robin among equals): from then on it is behind, not asked.
+    expect(bodies('eth-mainnet', 1).length).toBeLessThanOrEqual(1);
+  });
+
+  it("'latest' from a node behind is asked of another; a block number at or below the head that one node lacks is another's", async () => {
+    const { router, bodies } = lagging();
+    for (let i = 0; i < 10; i++) {
+      const [latest] = await router.send('eth-mainnet', ACCOUNT, [
+        call('eth_getBlockByNumber', 'latest'),
+      ]);
+      expect(JSON.parse((latest as { resultText: string }).resultText).number).toBe('0x7c');
+      const [byNumber] = await router.send('eth-mainnet', ACCOUNT, [
+        call('eth_getBlockByNumber', '0x7c'),
+      ]);
+      expect(JSON.parse((byNumber as { resultText: string }).resultText)).toMatchObject({
+        number: '0x7c',
+      });
+    }
+    expect(bodies('eth-mainnet', 1).length).toBeGreaterThan(0);
+    // Beyond the head, null is the answer (no node has it): relayed after every node said so.
+    const [future] = await router.send('eth-mainnet', ACCOUNT, [
+      call('eth_getBlockByNumber', '0x7d'),
+    ]);
+    expect(future).toEqual({ kind: 'result', resultText: 'null' });
   });
 });

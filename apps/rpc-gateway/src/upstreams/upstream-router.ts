@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { keccak256 } from 'viem';
 import type { DomainError } from '@meridian/errors';
 import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
@@ -19,7 +20,14 @@ import {
   type FilterIdSeal,
   splitFloor,
 } from './filter-id';
-import { isAlreadyKnown, mayRetry, type FailureKind } from './send-policy';
+import {
+  isAlreadyKnown,
+  isMissingDataError,
+  isNodeThrottled,
+  mayRetry,
+  type FailureKind,
+} from './send-policy';
+import { headAnswer, heightShown, isMissingBlock } from './heights';
 import type { Upstream, UpstreamPool } from './upstream-pool';
 
 export interface OutCall {
@@ -80,6 +88,8 @@ export interface RouterOptions {
   maxLogsBlockRange?: number;
   /** Binds every filter id to the account, network and endpoint that made it. */
   filterIds: FilterIdSeal;
+  /** Hears each change of a node's breaker: one line per change, not per call. */
+  logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
 /**
@@ -96,6 +106,7 @@ export class UpstreamRouter {
     private readonly metrics: GatewayMetrics,
     private readonly options: RouterOptions,
   ) {
+    for (const pool of pools.values()) watchBreakers(pool, metrics, options.logger);
     if (options.batchMax > 1)
       for (const [network, pool] of pools)
         this.coalescers.set(
@@ -205,78 +216,205 @@ export class UpstreamRouter {
   }
 
   /**
-   * One logical exchange (a single call or an upstream batch), with failover when every call in
-   * it may be repeated after the failure seen. `pinned` forces one node (filters).
+   * One logical exchange (a single call or an upstream batch) with failover (ADR 0202
+   * amendment): each attempt sends the calls still unanswered to a node its breaker lets
+   * through, preferring nodes at the pool's best height. A node's answer that is not the calls'
+   * (transport failure, HTTP 5xx or 429, not JSON-RPC, another id, a batch answered by one
+   * object) or its throttling counts against its breaker; a call it lacks the data for
+   * (`missingData`) goes on to another node. A call moves on only when `mayRetry` allows it
+   * after what happened. `pinned` forces one node (filters).
    */
   private async exchange(
     pool: UpstreamPool,
     calls: readonly OutCall[],
     pinned: Upstream | undefined,
   ): Promise<{ answers: CallAnswer[]; upstream?: Upstream }> {
-    const methods = calls.map((c) => c.method);
-    const body =
-      calls.length === 1
-        ? serializeRequest('0', calls[0]!.method, calls[0]!.paramsRaw)
-        : `[${calls.map((c, id) => serializeRequest(String(id), c.method, c.paramsRaw)).join(',')}]`;
+    const answers: (CallAnswer | undefined)[] = new Array(calls.length);
+    /** Per call: what its last attempt ended in, and the node's answer when it lacked the data. */
+    const lastFailure: FailureKind[] = new Array(calls.length).fill('not_sent');
+    const lacking: (CallAnswer | undefined)[] = new Array(calls.length);
+    /** Per call: every node asked said it lacks the data (the answer relayed then). */
+    const allLacked: boolean[] = new Array(calls.length).fill(true);
+    let pending = calls.map((_, i) => i);
+    let answeredBy: Upstream | undefined;
     const tried = new Set<number>();
-    let lastFailure: FailureKind = 'not_sent';
     const attempts = pinned ? 1 : Math.min(this.options.maxAttempts, pool.upstreams.length);
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      const upstream = pinned ?? pool.pick(tried);
-      if (upstream === undefined) break;
+    for (let attempt = 0; attempt < attempts && pending.length > 0; attempt++) {
+      const admitted = pinned ? pool.admit(pinned) : pool.attempt(tried);
+      if (admitted === undefined) break;
+      const { upstream } = admitted;
       tried.add(upstream.index);
-      const label = upstream.label;
       const started = performance.now();
-      const outcome = await upstream.post(body, this.options.timeoutMs);
+      const outcome = await upstream.post(bodyOf(calls, pending), this.options.timeoutMs);
       const seconds = (performance.now() - started) / 1000;
-      if (outcome.ok) {
-        const answers = parseAnswers(outcome.text, calls.length);
-        if (answers !== undefined) {
-          upstream.healthy = true;
-          this.metrics.countUpstream(pool.network, label, 'ok', seconds);
-          return {
-            answers: answers.map((a, i) => fixSendAnswer(calls[i]!, a, attempt > 0)),
-            upstream,
-          };
+      const parsed = outcome.ok ? parseAnswers(outcome.text, pending) : undefined;
+      let nodeFailure: FailureKind | undefined = outcome.ok
+        ? parsed === undefined
+          ? 'bad_answer'
+          : undefined
+        : outcome.failure;
+      let lackedAny = false;
+      const next: number[] = [];
+      pending.forEach((i, k) => {
+        const call = calls[i]!;
+        let failure = nodeFailure;
+        if (parsed !== undefined) {
+          const answer = this.judge(pool, upstream, call, parsed[k]!);
+          if (answer.verdict === 'ok') {
+            answers[i] = fixSendAnswer(call, answer.answer, attempt > 0);
+            if (i === 0) answeredBy = upstream;
+            return;
+          }
+          failure = answer.verdict;
+          if (failure === 'throttled') nodeFailure = 'throttled';
+          else {
+            lackedAny = true;
+            lacking[i] = answer.answer;
+          }
         }
-        lastFailure = 'bad_answer';
-      } else {
-        lastFailure = outcome.failure;
+        lastFailure[i] = failure!;
+        if (failure !== 'missing_data') allLacked[i] = false;
+        const retryable = FILTER_CREATE.has(call.method)
+          ? failure === 'not_sent'
+          : mayRetry([call.method], failure!);
+        if (retryable) next.push(i);
+      });
+      pending = next;
+      pool.settle(admitted, nodeFailure === undefined, outcome.ok ? nodeFailure : outcome.reason);
+      if (!outcome.ok) {
         upstream.lastError = outcome.reason;
         // A node that cannot be reached leaves rotation until its next good health check.
-        if (outcome.failure !== 'bad_answer') upstream.healthy = false;
+        if (outcome.failure === 'not_sent' || outcome.failure === 'ambiguous')
+          upstream.healthy = false;
       }
-      this.metrics.countUpstream(pool.network, label, lastFailure, seconds);
-      const retryable = methods.every((m) => FILTER_CREATE.has(m))
-        ? lastFailure === 'not_sent'
-        : mayRetry(methods, lastFailure);
-      if (!retryable) break;
+      this.metrics.countUpstream(
+        pool.network,
+        upstream.label,
+        nodeFailure ?? (lackedAny ? 'missing_data' : 'ok'),
+        seconds,
+      );
     }
-    const error = lastFailure === 'bad_answer' ? NODE_TROUBLE : UPSTREAM_UNAVAILABLE;
-    return { answers: calls.map(() => ({ kind: 'gateway_error', error })) };
+    for (let i = 0; i < calls.length; i++) {
+      if (answers[i] !== undefined) continue;
+      const failure = lastFailure[i]!;
+      // Every node asked lacked the data: the last one's answer is the answer (isBilled).
+      if (allLacked[i] && lacking[i] !== undefined) answers[i] = lacking[i];
+      else
+        answers[i] = {
+          kind: 'gateway_error',
+          error: failure === 'bad_answer' ? NODE_TROUBLE : UPSTREAM_UNAVAILABLE,
+        };
+    }
+    return { answers: answers as CallAnswer[], upstream: answeredBy };
   }
+
+  /**
+   * A node's answer to one call: the answer (`ok`), the node throttled (`throttled`), or the
+   * node lacks what another has (`missing_data`): see `missingData`. Heights it shows raise
+   * what the pool knows of it; eth_blockNumber below the pool's head answers the head.
+   */
+  private judge(
+    pool: UpstreamPool,
+    upstream: Upstream,
+    call: OutCall,
+    answer: CallAnswer,
+  ): { verdict: 'ok' | 'throttled' | 'missing_data'; answer: CallAnswer } {
+    if (answer.kind === 'node_error') {
+      const { code, message } = answer.error;
+      if (isNodeThrottled(code, message)) return { verdict: 'throttled', answer };
+      if (isMissingDataError(code, message, call.method, NETWORKS[pool.network].methods))
+        return { verdict: 'missing_data', answer };
+      return { verdict: 'ok', answer };
+    }
+    if (answer.kind !== 'result') return { verdict: 'ok', answer };
+    const head = pool.headHeight;
+    const seen = heightShown(call, answer.resultText);
+    if (seen !== undefined) {
+      upstream.showedHeight(seen.height);
+      if (head !== undefined && seen.height < head) {
+        // Never a head below the one the pool knows (eRPC's enforceHighestBlock): the number is
+        // raised; a 'latest' block from a lagging node is asked of another node.
+        if (seen.kind === 'number')
+          return { verdict: 'ok', answer: { kind: 'result', resultText: headAnswer(call, head) } };
+        return { verdict: 'missing_data', answer };
+      }
+    }
+    if (head !== undefined && isMissingBlock(call, answer.resultText, head))
+      return { verdict: 'missing_data', answer };
+    return { verdict: 'ok', answer };
+  }
+}
+
+/**
+ * Each change of a pool's breakers: the gauge (0 closed, 1 open: a trial due or in flight
+ * after its cooldown shows as 1 too) and one log line (warn when it opens, info when it closes).
+ */
+export function watchBreakers(
+  pool: UpstreamPool,
+  metrics: GatewayMetrics,
+  logger: Pick<Logger, 'warn' | 'info'> | undefined,
+): void {
+  for (const u of pool.upstreams)
+    metrics.upstreamBreakerOpen.set({ network: pool.network, upstream: u.label }, 0);
+  pool.onBreakerChange((upstream, change, { reason, cooldownMs }) => {
+    const labels = { network: pool.network, upstream: upstream.label };
+    metrics.upstreamBreakerOpen.set(labels, change === 'closed' ? 0 : 1);
+    if (change === 'closed')
+      logger?.info(labels, 'upstream breaker closed: its trial was answered');
+    else
+      logger?.warn(
+        { network: pool.network, upstream: upstream.label, reason, cooldownMs },
+        change === 'opened'
+          ? 'upstream breaker opened: no call goes to it until a trial after the cooldown'
+          : 'upstream breaker reopened: its trial failed',
+      );
+  });
 }
 
 export function upstreamLabel(upstream: Pick<Upstream, 'label'>): string {
   return upstream.label;
 }
 
-function parseAnswers(text: string, count: number): CallAnswer[] | undefined {
+/** The body of an attempt: the pending calls, each under its index as id. */
+function bodyOf(calls: readonly OutCall[], pending: readonly number[]): string {
+  if (pending.length === 1) {
+    const call = calls[pending[0]!]!;
+    return serializeRequest(String(pending[0]), call.method, call.paramsRaw);
+  }
+  return `[${pending
+    .map((i) => serializeRequest(String(i), calls[i]!.method, calls[i]!.paramsRaw))
+    .join(',')}]`;
+}
+
+/**
+ * The answers to the calls of `pending` (ids: their indexes), in that order; undefined when
+ * the body is not their answer: not JSON-RPC, a single call answered by a batch or under
+ * another id, a batch answered by one object (whatever it says) or with an id missing,
+ * repeated or unknown (QA: copied to every call, or relayed under the client's id, and billed).
+ */
+function parseAnswers(text: string, pending: readonly number[]): CallAnswer[] | undefined {
   const parsed = parseResponse(text);
   if (parsed.kind === 'malformed') return undefined;
-  if (parsed.kind === 'single') {
+  if (pending.length === 1) {
+    if (parsed.kind !== 'single' || idOf(parsed.item) !== pending[0]) return undefined;
     const a = answerOf(parsed.item);
-    if (count === 1) return a === undefined ? undefined : [a];
-    // A node that refuses a whole batch answers one error object; it applies to every call.
-    return a?.kind === 'node_error' ? new Array<CallAnswer>(count).fill(a) : undefined;
+    return a === undefined ? undefined : [a];
   }
-  const answers = new Array<CallAnswer>(count).fill({ kind: 'gateway_error', error: NODE_TROUBLE });
+  if (parsed.kind !== 'batch' || parsed.items.length !== pending.length) return undefined;
+  const slot = new Map<number, number>();
+  pending.forEach((i, k) => slot.set(i, k));
+  const answers = new Array<CallAnswer | undefined>(pending.length);
   for (const item of parsed.items) {
-    const id = item.idRaw === undefined ? NaN : Number(item.idRaw);
+    const k = slot.get(idOf(item));
     const a = answerOf(item);
-    if (Number.isInteger(id) && id >= 0 && id < count && a !== undefined) answers[id] = a;
+    if (k === undefined || answers[k] !== undefined || a === undefined) return undefined;
+    answers[k] = a;
   }
-  return answers;
+  return answers as CallAnswer[];
+}
+
+function idOf(item: RpcResponseItem): number {
+  return item.idRaw === undefined ? NaN : Number(item.idRaw);
 }
 
 function answerOf(item: RpcResponseItem): CallAnswer | undefined {

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import { Registry } from 'prom-client';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { HealthChecker } from './health-checker';
+import { HttpTransport, UpstreamPool } from './upstream-pool';
+
+describe("HttpTransport: what a node's HTTP status means", () => {
+  let server: Server;
+  let url: string;
+  const replies: [number, string][] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const [status, body] = replies.shift()!;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it.each([
+    // QA: a 429 with a JSON-RPC body was relayed and billed.
+    [429, '{"jsonrpc":"2.0","id":0,"error":{"code":-32005,"message":"rate limited"}}', 'throttled'],
+    [429, 'Too Many Requests', 'throttled'],
+    [502, '<html>Bad Gateway</html>', 'bad_answer'],
+    [400, '{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"invalid argument"}}', 'ok'],
+  ])('HTTP %i %s: %s', async (status, body, expected) => {
+    replies.push([status, body]);
+    const transport = new HttpTransport(url, 1);
+    try {
+      const outcome = await transport.post('{}', 1_000);
+      expect(outcome.ok ? 'ok' : outcome.failure).toBe(expected);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe('HealthChecker: a failed check counts against the breaker', () => {
+  it('a node failing its checks is open after 3, with no call sent to it; a passing check opens none', async () => {
+    const clock = { now: 0 };
+    const node: { answer?: string } = {};
+    const pool = new UpstreamPool(
+      'eth-mainnet',
+      [
+        {
+          url: 'http://node.test:8545',
+          wsUrl: 'ws://node.test:8545',
+          tag: '00000000',
+          floorTag: 'f0000000',
+        },
+      ],
+      {
+        maxLagBlocks: 1,
+        connections: 1,
+        now: () => clock.now,
+        transport: () => ({
+          post: async () =>
+            node.answer === undefined
+              ? { ok: false, failure: 'ambiguous', reason: 'UND_ERR_HEADERS_TIMEOUT' }
+              : { ok: true, text: node.answer },
+          close: async () => undefined,
+        }),
+      },
+    );
+    const logger = { warn: jest.fn(), info: jest.fn() };
+    const checker = new HealthChecker([pool], new GatewayMetrics(new Registry()), logger as never, {
+      intervalMs: 2_000,
+      timeoutMs: 1_500,
+    });
+    await checker.checkAll();
+    await checker.checkAll();
+    expect(pool.attempt()).toBeDefined();
+    await checker.checkAll();
+    expect(pool.upstreams[0]!.breaker.stateAt(clock.now)).toBe('open');
+    expect(pool.attempt()).toBeUndefined();
+    // Answering eth_blockNumber again does not close it: a call's answer (the trial) does.
+    node.answer = '{"jsonrpc":"2.0","id":1,"result":"0x10"}';
+    await checker.checkAll();
+    expect(pool.upstreams[0]!.breaker.stateAt(clock.now)).toBe('open');
+    expect(pool.upstreams[0]!.height).toBe(16);
+  });
+});
