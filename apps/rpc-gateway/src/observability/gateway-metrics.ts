@@ -18,10 +18,10 @@ export class GatewayMetrics {
   readonly clientSubscriptions: Gauge<'network' | 'type'>;
   readonly upstreamSubscriptions: Gauge<'network' | 'type'>;
   readonly upstreamSubscribes: Counter<'network' | 'type'>;
-  readonly wsSlowClientsCut: Counter;
   readonly subscriptionUpstream: Gauge<'network' | 'upstream'>;
   readonly subscriptionNotificationAge: Gauge<'network'>;
   readonly subscriptionUpstreamAbandoned: Counter<'network' | 'reason'>;
+  readonly wsSlowClientsCut: Counter;
   readonly grpcCalls: Counter<'method' | 'code'>;
   readonly credentialsKept: Counter;
 
@@ -43,7 +43,6 @@ export class GatewayMetrics {
     return found;
   }
 
-  countCall(network: string, method: string, status: string): void {
   /** Per network, the age in seconds of its hub's last notification (undefined: no hub). */
   private readonly hubAges = new Map<string, () => number | undefined>();
 
@@ -55,6 +54,7 @@ export class GatewayMetrics {
     } else this.hubAges.set(network, age);
   }
 
+  countCall(network: string, method: string, status: string): void {
     this.child(`c|${network}|${method}|${status}`, () =>
       this.calls.labels(network, method, status),
     ).inc();
@@ -187,15 +187,6 @@ export class GatewayMetrics {
       labelNames: ['network', 'type'],
       registers,
     });
-    this.wsSlowClientsCut = new Counter({
-      name: 'rpc_gateway_ws_slow_clients_cut_total',
-      help: 'Client connections closed because they did not read fast enough',
-      registers,
-    });
-    this.credentialsKept = new Counter({
-      name: 'rpc_gateway_credentials_kept_total',
-      help: 'Token refreshes that failed (credential source unavailable) and left the token resolved before in service (stale-if-error)',
-      registers,
     this.subscriptionUpstream = new Gauge({
       name: 'rpc_gateway_subscription_upstream',
       help: "1 for the upstream node whose WebSocket carries the network's shared subscriptions",
@@ -224,6 +215,15 @@ export class GatewayMetrics {
       labelNames: ['network', 'reason'],
       registers,
     });
+    this.wsSlowClientsCut = new Counter({
+      name: 'rpc_gateway_ws_slow_clients_cut_total',
+      help: 'Client connections closed because they did not read fast enough',
+      registers,
+    });
+    this.credentialsKept = new Counter({
+      name: 'rpc_gateway_credentials_kept_total',
+      help: 'Token refreshes that failed (credential source unavailable) and left the token resolved before in service (stale-if-error)',
+      registers,
     });
     this.grpcCalls = new Counter({
       name: 'rpc_gateway_grpc_calls_total',
