@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const engine = new MatchingEngine(
     new MatchingRepository(ds),
     new DeliveryJobPublisher(publisher),
-    new EventsBudget(systemClock),
+    new EventsBudget(),
     systemClock,
     SINGLE_PARTITION,
   );

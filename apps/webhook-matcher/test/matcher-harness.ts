@@ -228,7 +228,7 @@ export class MatcherHarness {
     const engine = new MatchingEngine(
       new MatchingRepository(this.ds),
       jobs,
-      new EventsBudget(this.clock),
+      new EventsBudget(),
       this.clock,
       partition,
     );

@@ -10,6 +10,7 @@ const BUSY = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
 const TIGHT = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
 const FLIP = '0x976ea74026e726554db657fa54763abd0c3a0aa9';
 const PAYEE = '0x14dc79964da2c08b23698b3d3cc7ca32193d9955';
+const BACKLOG = '0x' + 'ba'.repeat(20);
 const LIST = 'al_' + 'a'.repeat(24);
 /** Network R of the local stack (chain id 204) under its key, as the indexer publishes it. */
 const NETWORK = 'opbnb-mainnet';
@@ -37,6 +38,14 @@ async function feedNewBlocks() {
   published = head;
   await until(() => h.caughtUp(), 'matcher caught up');
   return blocks;
+}
+
+/** Mines one block holding `txs`, stamped `timestamp` (unix seconds), then automines again. */
+async function mineAt(timestamp: number, txs: Record<string, string>[]): Promise<void> {
+  await rpc(anvil.url, 'evm_setAutomine', [false]);
+  for (const tx of txs) await rpc(anvil.url, 'eth_sendTransaction', [tx]);
+  await rpc(anvil.url, 'evm_mine', [timestamp]);
+  await rpc(anvil.url, 'evm_setAutomine', [true]);
 }
 
 const jobsFor = async (webhookId: string) =>
@@ -235,13 +244,53 @@ describe('matching real anvil blocks', () => {
       `SELECT rate_limited_total AS n FROM webhooks.matching_rate_limited WHERE webhook_id = 'wh_busy'`,
     );
     expect(Number(rows[0]!.n)).toBe(8);
-    // One second later one more token: the next event passes, the one after is dropped.
-    h.clock.advance(1_000);
-    await send({ from: DEPLOYER, to: BUSY, value: '0x99' });
-    await send({ from: DEPLOYER, to: BUSY, value: '0x98' });
+    // The bucket runs on block time: a block one second of chain later brings one more token,
+    // so of its two events one passes and one is dropped.
+    const dense = await feed.block(published);
+    await mineAt(dense.timestamp + 1, [
+      { from: DEPLOYER, to: BUSY, value: '0x99' },
+      { from: DEPLOYER, to: BUSY, value: '0x98' },
+    ]);
     await feedNewBlocks();
     expect(await jobsFor('wh_busy')).toHaveLength(13);
   }, 60_000);
+
+  it('a backlog matched late is judged at the pace of its blocks: under the rate on-chain, none dropped', async () => {
+    // QA: a matcher restarted during 45 tx/s on a Premium account, then matched the blocks it
+    // missed in one go; the budget ran on the matcher's clock and dropped what the burst could
+    // not hold. Here 30 s of blocks at the rate (5 events a second, burst 60) are matched
+    // only once all are mined, and the matcher's clock (h.clock) never moves while it does.
+    await h.setEventCaps('acc_9', 5, 60);
+    await h.createWebhook({
+      id: 'wh_backlog',
+      accountId: 'acc_9',
+      network: NETWORK,
+      addresses: [BACKLOG],
+      phases: ['unconfirmed'],
+    });
+    const start = (await feed.block(await feed.head())).timestamp;
+    for (let s = 1; s <= 30; s++)
+      await mineAt(
+        start + s,
+        Array.from({ length: 5 }, (_, i) => ({
+          from: DEPLOYER,
+          to: BACKLOG,
+          value: `0x${(s * 10 + i + 1).toString(16)}`,
+        })),
+      );
+    await feedNewBlocks();
+    expect(await jobsFor('wh_backlog')).toHaveLength(150);
+    const dropped: unknown[] = await h.ds.query(
+      `SELECT event_id FROM webhooks.matching_events WHERE webhook_id = 'wh_backlog' AND dropped`,
+    );
+    expect(dropped).toEqual([]);
+    expect(
+      await h.ds.query(
+        `SELECT rate_limited_total AS n FROM webhooks.matching_rate_limited
+          WHERE webhook_id = 'wh_backlog' AND rate_limited_total > 0`,
+      ),
+    ).toEqual([]);
+  }, 120_000);
 
   it('tx_confirmation: a watched transaction hash, unconfirmed when mined, confirmed at its depth, removed on a reorg', async () => {
     await rpc(anvil.url, 'evm_setAutomine', [false]);

@@ -158,7 +158,8 @@ export class MatchingEngine {
       const eventId = occurrenceOf(m.webhook.id, m.eventId, m.key, known);
       if (eventId === null) continue;
       const limit = await this.eventCaps(m.webhook.accountId);
-      const dropped = !this.budget.admit(m.webhook.accountId, limit);
+      // At the block's time, not ours: a backlog matched late is judged at the chain's pace.
+      const dropped = !this.budget.admit(m.webhook.accountId, limit, block.timestamp);
       if (dropped) rateLimited += 1;
       fresh.push({
         webhookId: m.webhook.id,

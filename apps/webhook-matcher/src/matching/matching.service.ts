@@ -63,7 +63,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
         () => clock.now(),
         (webhookId, targetUrl) => routes.of(webhookId, targetUrl),
       ),
-      new EventsBudget(clock),
+      new EventsBudget(),
       clock,
       this.partition,
       {
