@@ -48,7 +48,7 @@ import type { UpstreamPool } from './upstreams/upstream-pool';
 import { poolsFromConfig } from './upstreams/pools-from-config';
 import { UpstreamRouter } from './upstreams/upstream-router';
 import { FilterIdSeal, randomFilterIdKey } from './upstreams/filter-id';
-import { SubscriptionHub, type Subscriptions } from './websocket/subscription-hub';
+import { hubLiveness, SubscriptionHub, type Subscriptions } from './websocket/subscription-hub';
 import { WsGateway } from './websocket/ws-gateway';
 import type { RunningGrpcServer } from '@meridian/platform-grpc';
 import { startBorGrpc } from './bor-grpc/bor-grpc.server';
@@ -160,7 +160,7 @@ export class GatewayRuntime
     this.requestLog = new RequestLog(logger, config.REQUEST_LOGS);
     this.hub = replica
       ? new RemoteSubscriptions(replica, new Set(this.pools.keys()))
-      : new SubscriptionHub(this.pools, this.metrics, logger);
+      : new SubscriptionHub(this.pools, this.metrics, logger, hubLiveness(config));
     replica?.provideMetrics(() => registry.getMetricsAsJSON());
     this.ws = new WsGateway(this.relay, this.hub, this.metrics, logger, {
       maxSubscriptionsPerConnection: config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,

@@ -6,7 +6,13 @@ export interface CuttableTcpRelay {
   readonly port: number;
   /** Destroys every open connection and refuses new ones, as when the server goes away. */
   cut(): Promise<void>;
-  /** Listens again on the same port and relays new connections as before. */
+  /**
+   * Keeps every connection open but passes nothing either way, and holds new ones without
+   * connecting them: a blackholed server (no close, no data), which `cut` is not.
+   */
+  blackhole(): void;
+  /** Listens again on the same port and relays new connections as before (after a blackhole,
+   * the held connections are closed first). */
   restore(): Promise<void>;
   /** Same as `cut`, for the end of a test. */
   close(): Promise<void>;
@@ -19,11 +25,21 @@ export interface CuttableTcpRelay {
  */
 export async function startCuttableTcpRelay(targetPort: number): Promise<CuttableTcpRelay> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
+  let holding = false;
   const relay = (client: Socket) => {
+    if (holding) {
+      sockets.add(client);
+      client.on('error', () => client.destroy()).on('close', () => sockets.delete(client));
+      return;
+    }
     const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
     const end = () => {
+      pairs.delete(pair);
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -49,13 +65,25 @@ export async function startCuttableTcpRelay(targetPort: number): Promise<Cuttabl
     const closed = new Promise<void>((resolve) => open.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
     sockets.clear();
+    holding = false;
     await closed;
+  };
+  const blackhole = (): void => {
+    holding = true;
+    for (const [client, upstream] of pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
   };
   const port = await listen(0);
   return {
     port,
     cut,
+    blackhole,
     restore: async () => {
+      if (holding) await cut();
       if (!server) await listen(port);
     },
     close: cut,

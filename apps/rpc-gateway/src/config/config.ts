@@ -143,6 +143,13 @@ const settings = z.object({
    */
   WS_MAX_CONNECTIONS_PER_TOKEN: int(1).default(100),
   /**
+   * How often the subscription hub checks each network's upstream WebSocket and pings it, and
+   * how long a ping may go unanswered before the socket counts as silent and is given up for
+   * another node, the gap filled (ADR 0203 amendment "silent upstream").
+   */
+  WS_UPSTREAM_CHECK_MS: int(50).default(5_000),
+  WS_UPSTREAM_PONG_TIMEOUT_MS: int(50).default(10_000),
+  /**
    * Processes serving this replica's traffic (ADR 0204): 1 = this process alone; more = a
    * primary that shares the listening ports among that many workers; `auto` = one per CPU.
    */

@@ -9,7 +9,11 @@ import { GatewayMetrics } from '../observability/gateway-metrics';
 import { randomFilterIdKey } from '../upstreams/filter-id';
 import { HealthChecker } from '../upstreams/health-checker';
 import { poolsFromConfig } from '../upstreams/pools-from-config';
-import { SubscriptionHub, UpstreamSubscribeError } from '../websocket/subscription-hub';
+import {
+  hubLiveness,
+  SubscriptionHub,
+  UpstreamSubscribeError,
+} from '../websocket/subscription-hub';
 import {
   isReplicaMessage,
   REPLICA_NS,
@@ -59,7 +63,7 @@ export function runReplicaPrimary(config: AppConfig, logger: Logger, workers: nu
     intervalMs: config.HEALTH_INTERVAL_MS,
     timeoutMs: config.HEALTH_TIMEOUT_MS,
   });
-  const hub = new SubscriptionHub(pools, metrics, logger);
+  const hub = new SubscriptionHub(pools, metrics, logger, hubLiveness(config));
   const buckets = new RateLimiter(Date.now);
   const states = new Map<number, WorkerState>();
   const collecting = new Map<number, { parts: unknown[][]; waiting: number; done(): void }>();

@@ -49,6 +49,17 @@ export const DEFAULT_HUB_LIVENESS: HubLiveness = {
   pongTimeoutMs: 10_000,
 };
 
+/** The hub's liveness settings from the app's config. */
+export function hubLiveness(config: {
+  WS_UPSTREAM_CHECK_MS: number;
+  WS_UPSTREAM_PONG_TIMEOUT_MS: number;
+}): Partial<HubLiveness> {
+  return {
+    checkIntervalMs: config.WS_UPSTREAM_CHECK_MS,
+    pongTimeoutMs: config.WS_UPSTREAM_PONG_TIMEOUT_MS,
+  };
+}
+
 /** How long the pool's head may run ahead of the hub's last notified head, in time. */
 const HEAD_LAG_TOLERANCE_MS = 20_000;
 
