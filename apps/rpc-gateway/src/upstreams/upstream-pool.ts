@@ -218,7 +218,9 @@ export class UpstreamPool {
 
   /** An attempt at this node (a filter's own), if its breaker lets one through now. */
   admit(upstream: Upstream): Attempt | undefined {
-    const admission = upstream.breaker.admit(this.now());
+    const now = this.now();
+    if (!this.mayAsk(upstream, now)) return undefined;
+    const admission = upstream.breaker.admit(now);
     return admission === undefined ? undefined : { upstream, admission };
   }
 
@@ -260,7 +262,7 @@ export class UpstreamPool {
         u.healthy &&
         u.height !== undefined &&
         (best === undefined || u.height > best) &&
-        u.breaker.mayTry(now)
+        this.mayAsk(u, now)
       )
         best = u.height;
     return best;
@@ -276,7 +278,17 @@ export class UpstreamPool {
       exclude,
       maxLagBlocks: this.options.maxLagBlocks,
       cursor: this.cursor++,
-      usable: (index) => this.upstreams[index]!.breaker.mayTry(now),
+      usable: (index) => this.mayAsk(this.upstreams[index]!, now),
     });
+  }
+
+  /**
+   * Whether a call may go to this node now: its breaker is closed, or its cooldown is over and
+   * the node passed its last health check (a node still failing its checks is still down: no
+   * call waits out the timeout as its trial; QA's hung nodes).
+   */
+  private mayAsk(upstream: Upstream, now: number): boolean {
+    const state = upstream.breaker.stateAt(now);
+    return state === 'closed' || (upstream.healthy && upstream.breaker.mayTry(now));
   }
 }

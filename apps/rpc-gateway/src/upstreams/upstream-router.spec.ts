@@ -370,7 +370,13 @@ const outcomes = async (metrics: GatewayMetrics) =>
 describe('UpstreamRouter: a node that fails is taken out of rotation (breaker, ADR 0202)', () => {
   it('every node hung: after 3 failed attempts each, calls answer at once, unsent; a trial after the cooldown closes it', async () => {
     const logger = { warn: jest.fn(), info: jest.fn() };
-    const { router, nodes, bodies, metrics, clock } = setup(1, 2, undefined, { now: 0 }, logger);
+    const { router, nodes, pools, bodies, metrics, clock } = setup(
+      1,
+      2,
+      undefined,
+      { now: 0 },
+      logger,
+    );
     const [a, b] = nodes.get('eth-mainnet')!;
     a!.down = 'ambiguous';
     b!.down = 'ambiguous';
@@ -396,10 +402,18 @@ describe('UpstreamRouter: a node that fails is taken out of rotation (breaker, A
     expect(
       open.values.filter((v) => v.labels.network === 'eth-mainnet').map((v) => v.value),
     ).toEqual([1, 1]);
-    // After the cooldown one call is the trial of a node; the node is back: it answers.
+    // After the cooldown, nodes still failing their checks get no trial: no call waits for them.
     clock.now = 5_000;
+    const pool = pools.get('eth-mainnet')!;
+    for (const u of pool.upstreams) expect(u.healthy).toBe(false);
+    expect(
+      await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+    ).toMatchObject([gatewayError('upstream_unavailable')]);
+    expect(bodies('eth-mainnet', 0)).toHaveLength(3);
+    // A node back (its check passed): one call is its trial, answered, and the breaker closes.
     a!.down = undefined;
     b!.down = undefined;
+    pool.upstreams[0]!.healthy = true;
     expect(
       results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xb')])),
     ).toEqual(['eth_getBalance(0xb)']);
