@@ -401,6 +401,28 @@ describe('NetworkSubscriptions: a silent upstream socket is given up and the gap
     expect(got).toEqual([2, 3, 4, 5, 6]);
   });
 
+  it('a newHeads subscription made long after the last one ended is not taken as behind', async () => {
+    const got: number[] = [];
+    const sink = {
+      notify: (_id: string, text: string) =>
+        got.push(Number((JSON.parse(text) as { number: string }).number)) > 0,
+    };
+    a.put(1, '0xa1');
+    const first = await subs.subscribe(['newHeads'], sink);
+    await new Promise((r) => setTimeout(r, 30));
+    a.mine(2, '0xa2');
+    await until(() => got.length === 1);
+    subs.unsubscribe(first);
+    for (let n = 3; n <= 50; n++) a.put(n, `0xa${n}`);
+    pool.headHeight = 50;
+    await subs.subscribe(['newHeads'], sink);
+    // Its start (the node's head, 50) is what it has notified so far: in step with the pool.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(subs.checkLiveness()).toBeUndefined();
+    pool.headHeight = 53;
+    expect(subs.checkLiveness()).toBe('behind_pool_head');
+  });
+
   it('a ping unanswered for pongTimeoutMs; the notification age shows the stall meanwhile', async () => {
     const got = await stallOnA();
     expect(subs.checkLiveness()).toBeUndefined(); // pings

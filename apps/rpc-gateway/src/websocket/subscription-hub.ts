@@ -332,13 +332,8 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     if (!upstream.healthy && this.pool.upstreams.some((u) => u !== upstream && u.healthy))
       return 'unhealthy';
     const poolHead = this.pool.headHeight;
-    const followsHeads = [...this.shared.values()].some((entry) => entry.type === 'newHeads');
-    if (
-      followsHeads &&
-      poolHead !== undefined &&
-      this.seenHead !== undefined &&
-      poolHead - this.seenHead > this.headMargin
-    )
+    const notified = this.notifiedHead();
+    if (poolHead !== undefined && notified !== undefined && poolHead - notified > this.headMargin)
       return 'behind_pool_head';
     if (
       this.pingSentAt !== undefined &&
@@ -348,13 +343,28 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     return undefined;
   }
 
+  /**
+   * The newest head the newHeads subscriptions now open notified (or, before any, the head when
+   * they began); undefined without one. Not `seenHead`, which outlives them: a newHeads
+   * subscription made an hour after the last one ended is not an hour behind.
+   */
+  private notifiedHead(): number | undefined {
+    let newest: number | undefined;
+    for (const entry of this.shared.values()) {
+      if (entry.type !== 'newHeads') continue;
+      const head = entry.gap.lastHead?.number ?? entry.gap.startHead;
+      if (head !== undefined && (newest === undefined || head > newest)) newest = head;
+    }
+    return newest;
+  }
+
   private abandon(socket: WebSocket, upstream: Upstream, reason: SilentReason): void {
     this.logger.warn(
       {
         network: this.network,
         upstream: upstreamLabel(upstream),
         reason,
-        seenHead: this.seenHead,
+        notifiedHead: this.notifiedHead(),
         poolHead: this.pool.headHeight,
       },
       'upstream WebSocket silent; closing it to resubscribe elsewhere',
@@ -367,6 +377,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
 
   private drop(entry: Shared): void {
     if (!this.shared.delete(entry.key)) return;
+    if (this.shared.size === 0) this.lastNotifiedAt = undefined;
     if (entry.upstreamId !== undefined) this.byUpstreamId.delete(entry.upstreamId);
     this.metrics.upstreamSubscriptions.dec({ network: this.network, type: entry.type });
   }
