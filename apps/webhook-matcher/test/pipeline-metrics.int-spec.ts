@@ -7,7 +7,7 @@ import {
 } from '@meridian/platform-messaging';
 import { sampleOf, startAnvil, testNatsUrl, type AnvilInstance } from '@meridian/testing';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { ChainFeed, rpc, sendMined } from './matcher-harness';
+import { ChainFeed, rpc } from './matcher-harness';
 import { eventually, startMatcherStack, type MatcherTestStack } from './support/matcher-app';
 
 jest.setTimeout(180_000);
@@ -77,8 +77,8 @@ describe('pipeline metrics on /metrics', () => {
   });
 
   it('a block through the matcher: its number and time, the lag, the counts, a dropped event with its reason; a refused publish counted and the step clock frozen until it goes', async () => {
-    // The free plan: 1 event a second, a burst of 12; the clock stands still, so 14 transfers
-    // in one block are 12 events published and 2 dropped by the budget.
+    // The free plan: 1 event a second, a burst of 12; the budget runs on block time, so 14
+    // transfers in one block are 12 events published and 2 dropped by the budget.
     const { key } = await s.billing.createAccount({ plan: 'free' });
     const created = await s.call('POST', '/webhooks', key, {
       network: NETWORK,
@@ -129,8 +129,12 @@ describe('pipeline metrics on /metrics', () => {
     // NATS refuses the jobs (the WEBHOOK stream is gone): the failure is counted and the block
     // retried; the step clock and the block gauges stay where the last block that went left them.
     await jsm.streams.delete(new NatsNamespace(s.natsPrefix).stream(Streams.WEBHOOK.name));
-    const receipt = await sendMined(anvil.url, { from: DEPLOYER, to: WATCHED, value: '0x99' });
-    const next = Number.parseInt(receipt.blockNumber, 16);
+    // Stamped one second after the dense block: one token back, so its one event passes.
+    await rpc(anvil.url, 'evm_setAutomine', [false]);
+    await rpc(anvil.url, 'eth_sendTransaction', [{ from: DEPLOYER, to: WATCHED, value: '0x99' }]);
+    await rpc(anvil.url, 'evm_mine', [block.timestamp + 1]);
+    await rpc(anvil.url, 'evm_setAutomine', [true]);
+    const next = await feed.head();
     s.clock.advance(60_000);
     await publishBlock(next, 1_500);
     await eventually(
