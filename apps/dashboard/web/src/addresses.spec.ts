@@ -1,4 +1,11 @@
-import { checkAddresses, entriesChangeOutcome, splitEntries } from './addresses';
+import { checkEvmAddress } from '@meridian/networks';
+import {
+  addressChecker,
+  checkAddresses,
+  entriesChangeOutcome,
+  mergeChecked,
+  splitEntries,
+} from './addresses';
 
 /** Mixed case with its right EIP-55 checksum. */
 const A = '0xabCDeF0123456789AbcdEf0123456789aBCDEF01';
@@ -50,6 +57,61 @@ describe('checkAddresses', () => {
     ],
   ])('%j', (text, expected) => {
     expect(checkAddresses(text)).toEqual(expected);
+  });
+});
+
+describe('addressChecker', () => {
+  it('answers as checkAddresses does, box after box', () => {
+    const check = addressChecker();
+    for (const text of ['', `${A}\n0x1234\n${B}`, `${A_TYPO}\n${B}`, `${A} ${A.toLowerCase()}`, ''])
+      expect(check(text)).toEqual(checkAddresses(text));
+  });
+
+  it('a keystroke checks again only the entry it changed (QA: 0.65 s a keystroke at 100k)', () => {
+    const checked: string[] = [];
+    const check = addressChecker((entry) => {
+      checked.push(entry);
+      return checkEvmAddress(entry);
+    });
+    // Mixed case needs the keccak checksum: those are the entries worth keeping.
+    const box = [A, A_TYPO, '0x12'].join('\n');
+    check(box);
+    expect(checked).toEqual([A, A_TYPO, '0x12']);
+    checked.length = 0;
+    const typed = check(`${box}3`);
+    expect(checked).toEqual(['0x123']);
+    expect(typed).toEqual(checkAddresses(`${box}3`));
+    // Lower case is checked without the cache at all; a repeat is not checked twice.
+    checked.length = 0;
+    check(`${B}\n${A}\n${A}\n0x123`);
+    expect(checked).toEqual([]);
+  });
+
+  it("keeps only the last box's entries", () => {
+    const checked: string[] = [];
+    const check = addressChecker((entry) => {
+      checked.push(entry);
+      return checkEvmAddress(entry);
+    });
+    check(A);
+    check(A_TYPO);
+    check(A);
+    expect(checked).toEqual([A, A_TYPO, A]);
+  });
+});
+
+describe('mergeChecked', () => {
+  it.each([
+    ['', ''],
+    [`${A}\n0x1234`, `${B}`],
+    [`${A}\n${B}`, `${B} ${A.toLowerCase()} ${A_TYPO}`],
+    [`${A_TYPO}\n0x1`, `0x1 ${A_TYPO} ${A}`],
+    ['', `${A} ${A}`],
+    [`${B} ${B}`, ''],
+  ])('%j and %j read as their text joined by a line break', (first, second) => {
+    expect(mergeChecked(checkAddresses(first), checkAddresses(second))).toEqual(
+      checkAddresses(`${first}\n${second}`),
+    );
   });
 });
 
