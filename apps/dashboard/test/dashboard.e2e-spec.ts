@@ -1614,6 +1614,7 @@ describe('dashboard in a real browser against the local stack', () => {
       await find.fill(address(300).toUpperCase().replace('0X', '0x'));
       await hasText(shown, `${address(300)} is in this list.`);
       expect(await rows.allTextContents()).toEqual([address(300)]);
+      expect(await more.count()).toBe(0);
       await find.fill(address(1000));
       await hasText(shown, `${address(1000)} is not in this list.`);
       expect(await rows.count()).toBe(0);

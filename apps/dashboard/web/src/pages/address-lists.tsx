@@ -249,6 +249,8 @@ function ListEntriesBrowser(props: { listId: string; size: number }) {
     initialPageParam: seek?.cursor,
     getNextPageParam: (last) => {
       if (!seek) return last.next_cursor ?? undefined;
+      // A whole address is one entry: in the list or not, nothing more to show.
+      if (seek.whole) return undefined;
       const { more } = matchesOfPage(last.items.map(addressOf), seek.prefix, last.next_cursor);
       return more ? (last.next_cursor ?? undefined) : undefined;
     },
