@@ -28,34 +28,48 @@ export function selectUpstream(
   upstreams: readonly UpstreamStatus[],
   options: SelectOptions,
 ): number | undefined {
-  const usable = options.usable;
+  // It runs for every relayed call, so without a list per tier: one pass for the best height
+  // and each tier's size, one for the pick within the first tier that has a node.
+  const { exclude, usable, maxLagBlocks } = options;
   let best = -Infinity;
   for (const u of upstreams)
     if (u.healthy && u.height !== undefined && u.height > best && (!usable || usable(u.index)))
       best = u.height;
-  const candidates = upstreams.filter(
-    (u) => !options.exclude?.has(u.index) && (!usable || usable(u.index)),
-  );
-  if (candidates.length === 0) return undefined;
-  const lagOf = (u: UpstreamStatus) =>
-    u.height === undefined || best === -Infinity ? 0 : best - u.height;
-  const tiers = [
-    (u: UpstreamStatus) => u.healthy && lagOf(u) <= 0,
-    (u: UpstreamStatus) => u.healthy && lagOf(u) <= options.maxLagBlocks,
-    (u: UpstreamStatus) => u.healthy,
-    () => true,
-  ];
-  for (const inTier of tiers) {
-    const tier = candidates.filter(inTier);
-    if (tier.length === 0) continue;
-    let chosen: UpstreamStatus | undefined;
-    for (let k = 0; k < tier.length; k++) {
-      const u = tier[(options.cursor + k) % tier.length]!;
-      if (chosen === undefined || u.inFlight < chosen.inFlight) chosen = u;
-    }
-    return chosen!.index;
+  const tierOf = (u: UpstreamStatus): number => {
+    if (exclude?.has(u.index) || (usable && !usable(u.index))) return -1;
+    if (!u.healthy) return 3;
+    const lag = u.height === undefined || best === -Infinity ? 0 : best - u.height;
+    return lag <= 0 ? 0 : lag <= maxLagBlocks ? 1 : 2;
+  };
+  const sizes = [0, 0, 0, 0];
+  for (const u of upstreams) {
+    const tier = tierOf(u);
+    if (tier >= 0) sizes[tier]!++;
   }
-  return undefined;
+  const tier = sizes.findIndex((size) => size > 0);
+  if (tier === -1) return undefined;
+  // Nodes of the tier in order at positions 0..n-1; least in flight wins, ties go to the first
+  // in round-robin order from position cursor mod n.
+  const n = sizes[tier]!;
+  const start = options.cursor % n;
+  let chosen: UpstreamStatus | undefined;
+  let chosenRank = 0;
+  let position = 0;
+  for (const u of upstreams) {
+    // Tiers 0..2 are healthy nodes by lag; a node is in tier t only, so membership is equality.
+    if (tierOf(u) !== tier) continue;
+    const rank = (position - start + n) % n;
+    position++;
+    if (
+      chosen === undefined ||
+      u.inFlight < chosen.inFlight ||
+      (u.inFlight === chosen.inFlight && rank < chosenRank)
+    ) {
+      chosen = u;
+      chosenRank = rank;
+    }
+  }
+  return chosen!.index;
 }
 
 /**
