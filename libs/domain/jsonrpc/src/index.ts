@@ -3,7 +3,8 @@ export * from './request-parser';
 export * from './response-parser';
 export * from './serializer';
 export {
-  firstDuplicateKey,
+  paramsShapeIssue,
+  type ParamsShapeIssue,
   scanRawMembers,
   scanRawMembersOfElements,
   type RawMembers,

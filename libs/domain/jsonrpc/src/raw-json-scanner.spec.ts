@@ -1,4 +1,9 @@
-import { firstDuplicateKey, scanRawMembers, scanRawMembersOfElements } from './raw-json-scanner';
+import { paramsShapeIssue, scanRawMembers, scanRawMembersOfElements } from './raw-json-scanner';
+
+const duplicateOf = (text: string) => {
+  const issue = paramsShapeIssue(text, 1_000_000);
+  return issue?.kind === 'duplicate_key' ? issue.key : undefined;
+};
 
 /** Small deterministic generator so the equivalence check covers many shapes reproducibly. */
 function generator(seed: number) {
@@ -108,7 +113,7 @@ describe('raw JSON scanner', () => {
   });
 });
 
-describe('firstDuplicateKey: a key twice in one object, as JSON.parse reads keys', () => {
+describe('paramsShapeIssue: a key twice in one object, as JSON.parse reads keys', () => {
   it.each([
     ['no object', '["0x1",true,[1,[2]],"{\\"a\\":1,\\"a\\":2}"]', undefined],
     ['distinct keys', '[{"a":1,"b":{"a":2}},{"a":3}]', undefined],
@@ -123,12 +128,33 @@ describe('firstDuplicateKey: a key twice in one object, as JSON.parse reads keys
     ['a key holding quotes and braces', '[{"x\\"}{":1,"x\\"}{":2}]', 'x"}{'],
   ])('%s', (_case, text, expected) => {
     JSON.parse(text); // the precondition: text JSON.parse accepts
-    expect(firstDuplicateKey(text)).toBe(expected);
+    expect(duplicateOf(text)).toBe(expected);
   });
 
   it('walks nesting as deep as the body allows without recursion', () => {
     const depth = 200_000;
     const text = `${'['.repeat(depth)}{"a":1,"a":2}${']'.repeat(depth)}`;
-    expect(firstDuplicateKey(text)).toBe('a');
+    expect(duplicateOf(text)).toBe('a');
+  });
+});
+
+describe('paramsShapeIssue: nesting deeper than the limit', () => {
+  const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+
+  it.each([
+    ['arrays at the limit', nested(4), undefined],
+    ['arrays one level over', nested(5), { kind: 'too_deep', maxDepth: 4 }],
+    [
+      'arrays over without an object (QA: 130 levels in an eth_call)',
+      nested(130),
+      { kind: 'too_deep', maxDepth: 4 },
+    ],
+    ['objects count as levels', '[{"a":{"b":{"c":{"d":1}}}}]', { kind: 'too_deep', maxDepth: 4 }],
+    ['siblings do not add up', '[[[1]],[[2]],{"a":[3]}]', undefined],
+    ['brackets inside strings are not levels', '[{"a":"[[[[[[{{{{{"}]', undefined],
+    ['many brackets, shallow', '[[1],[2],[3],[4],[5],[6]]', undefined],
+  ])('%s', (_case, text, expected) => {
+    JSON.parse(text);
+    expect(paramsShapeIssue(text, 4)).toEqual(expected);
   });
 });

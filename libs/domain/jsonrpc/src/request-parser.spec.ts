@@ -1,6 +1,7 @@
 import { JSONRPC_ERROR } from './jsonrpc-error';
 import {
   batchSizeError,
+  MAX_PARAMS_DEPTH,
   expectsResponse,
   NULL_ID,
   parseRequest,
@@ -154,6 +155,35 @@ describe('parseRequest: a key twice in an object of params is -32602', () => {
   it("duplicates outside params are JSON.parse's business (the last wins, as before)", () => {
     const item = call('{"jsonrpc":"2.0","id":1,"id":2,"method":"m","params":[{"a":1}]}');
     expect(item.idRaw).toBe('2');
+  });
+});
+
+/**
+ * QA: an eth_call whose params nest 130 levels went to the node, which refused it under id null
+ * (serde's 128 levels); the gateway took that for a node fault and three such calls opened every
+ * node's breaker. Params deeper than MAX_PARAMS_DEPTH are -32602 under the call's own id.
+ */
+describe('parseRequest: params nested deeper than MAX_PARAMS_DEPTH are -32602', () => {
+  const deep = (levels: number) =>
+    `{"jsonrpc":"2.0","id":3,"method":"eth_call","params":[{"to":"0x1","x":${'['.repeat(levels)}1${']'.repeat(levels)}},"latest"]}`;
+
+  it('refuses 130 levels (and one over the limit) under the id, naming the method', () => {
+    for (const levels of [130, MAX_PARAMS_DEPTH - 1]) {
+      expect(single(deep(levels))).toEqual({
+        valid: false,
+        idRaw: '3',
+        method: 'eth_call',
+        error: {
+          code: JSONRPC_ERROR.INVALID_PARAMS,
+          message: `invalid params: params nested deeper than ${MAX_PARAMS_DEPTH} levels`,
+        },
+      });
+    }
+  });
+
+  it('takes params at the limit, relayed byte for byte', () => {
+    const item = call(deep(MAX_PARAMS_DEPTH - 2));
+    expect(item.paramsRaw.length).toBeGreaterThan(2 * (MAX_PARAMS_DEPTH - 2));
   });
 });
 

@@ -5,7 +5,7 @@ import {
   type JsonRpcErrorObject,
 } from './jsonrpc-error';
 import {
-  firstDuplicateKey,
+  paramsShapeIssue,
   scanRawMembers,
   scanRawMembersOfElements,
   type RawMembers,
@@ -73,6 +73,13 @@ const invalidRequest = (idRaw: string | undefined, detail: string, method?: stri
     method,
   );
 
+/**
+ * How deep params may nest, the params array itself being level 1: far above any method's
+ * (eth_call with a state override: 4), below the 128 levels of the whole request at which
+ * serde-based nodes (anvil, reth) refuse a request under no id.
+ */
+export const MAX_PARAMS_DEPTH = 64;
+
 /** What is wrong with params holding an object with a key twice (the key cut to 64 chars). */
 export function duplicateKeyIssue(key: string): string {
   const shown = key.length <= 64 ? key : `${key.slice(0, 64)}…`;
@@ -119,24 +126,24 @@ function toItem(value: unknown, raw: RawMembers | undefined): RpcRequestItem {
   if (params === undefined || params === null)
     return { valid: true, idRaw, method: named, params: [], paramsRaw: '[]' };
   if (Array.isArray(params)) {
-    const paramsRaw = raw?.params;
+    const paramsRaw = raw?.params ?? JSON.stringify(params);
     // The checks read the parsed params (the last of duplicate keys), the node gets the raw text
-    // (both): a duplicate is refused so that the node receives exactly what was checked.
-    const duplicate = paramsRaw === undefined ? undefined : firstDuplicateKey(paramsRaw);
-    if (duplicate !== undefined)
+    // (both): a duplicate is refused so that the node receives exactly what was checked; and
+    // nesting a node would refuse under no id is refused here, in the call's own answer.
+    const issue = paramsShapeIssue(paramsRaw, MAX_PARAMS_DEPTH);
+    if (issue !== undefined)
       return invalid(
         idRaw,
         JSONRPC_ERROR.INVALID_PARAMS,
-        jsonRpcMessage(JSONRPC_ERROR.INVALID_PARAMS, duplicateKeyIssue(duplicate)),
+        jsonRpcMessage(
+          JSONRPC_ERROR.INVALID_PARAMS,
+          issue.kind === 'duplicate_key'
+            ? duplicateKeyIssue(issue.key)
+            : `params nested deeper than ${issue.maxDepth} levels`,
+        ),
         named,
       );
-    return {
-      valid: true,
-      idRaw,
-      method: named,
-      params,
-      paramsRaw: paramsRaw ?? JSON.stringify(params),
-    };
+    return { valid: true, idRaw, method: named, params, paramsRaw };
   }
   if (typeof params === 'object') {
     // By-name params are valid JSON-RPC 2.0 but no relayed method takes them: -32602, in the
