@@ -32,7 +32,20 @@ type Behaviour =
    * A node lagging 3 blocks: anvil's head minus 3 (eth_blockNumber, its health check too), and
    * null for the blocks asked by number (the newest, in the test).
    */
-  | 'lag_3';
+  | 'lag_3'
+  /**
+   * Every request refused unread, one error object under id null (anvil's answer to params
+   * nested past 128 levels).
+   */
+  | 'refuse'
+  /** A batch refused so, whole; a single call relayed. */
+  | 'refuse_batch';
+
+const REFUSAL = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: 'recursion limit exceeded' },
+};
 
 /**
  * A scripted node in front of anvil: `health` is how it treats eth_blockNumber (its health
@@ -54,6 +67,10 @@ async function startScriptedNode(anvil: string) {
       if (behaviour === 'html_502') {
         res.writeHead(502, { 'content-type': 'text/html' });
         return res.end('<html><body>502 Bad Gateway</body></html>');
+      }
+      if (behaviour === 'refuse' || (behaviour === 'refuse_batch' && Array.isArray(body))) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify(REFUSAL));
       }
       if (behaviour === 'throttled') {
         res.writeHead(429, { 'content-type': 'application/json' });
@@ -216,5 +233,46 @@ describe('rpc-gateway: misbehaving upstream nodes (anvil behind scripted nodes; 
         ((await call('eth_getBlockByNumber', [head, false])).json as { result: { number: string } })
           .result.number,
       ).toBe(head);
+  });
+
+  it("a node refusing a call unread (error under id null): that call's error, relayed; no breaker opens (QA)", async () => {
+    await start();
+    for (const node of nodes) node.state.calls = 'refuse';
+    for (let i = 0; i < 6; i++) {
+      const answer = await call('eth_call', [{ to: ADDRESS }, 'latest'], `d-${i}`);
+      expect(answer.json).toMatchObject({ id: `d-${i}`, error: { code: -32600 } });
+    }
+    // No failover: each call reached one node; both nodes still take calls.
+    expect(nodes[0]!.state.received + nodes[1]!.state.received).toBe(6);
+    expect(
+      await metricValue(gateway!.url, 'rpc_gateway_upstream_breaker_open', {
+        network: 'eth-mainnet',
+      }),
+    ).toBe(0);
+    for (const node of nodes) node.state.calls = 'relay';
+    for (let i = 0; i < 4; i++)
+      expect((await call('eth_getBalance', [ADDRESS, 'latest'])).json).toMatchObject({
+        result: '0x2a',
+      });
+  });
+
+  it('a batch refused whole by one error under id null: each call is sent again alone and answered', async () => {
+    await start();
+    for (const node of nodes) node.state.calls = 'refuse_batch';
+    for (let i = 0; i < 4; i++) {
+      const answer = await rpc(`${gateway!.url}/${TOKEN}`, [
+        { jsonrpc: '2.0', id: 'a', method: 'eth_getBalance', params: [ADDRESS, 'latest'] },
+        { jsonrpc: '2.0', id: 'b', method: 'eth_getBalance', params: [ADDRESS, 'latest'] },
+      ]);
+      expect(answer.json).toEqual([
+        { jsonrpc: '2.0', id: 'a', result: '0x2a' },
+        { jsonrpc: '2.0', id: 'b', result: '0x2a' },
+      ]);
+    }
+    expect(
+      await metricValue(gateway!.url, 'rpc_gateway_upstream_breaker_open', {
+        network: 'eth-mainnet',
+      }),
+    ).toBe(0);
   });
 });

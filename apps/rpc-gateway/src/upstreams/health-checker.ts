@@ -6,7 +6,8 @@ import { upstreamLabel } from './upstream-router';
 /**
  * Asks every upstream for its head on an interval: reachability and block height (the selector
  * routes away from nodes that lag the pool). EVM: eth_blockNumber; S: its latest checkpoint.
- * A failed check counts against the node's breaker (ADR 0202 amendment, "Breaker").
+ * A failed check counts against the node's breaker; a passing one may close it when no call
+ * has been tried since it opened (ADR 0202 amendment, "Breaker").
  */
 export class HealthChecker {
   private timer: NodeJS.Timeout | undefined;
@@ -66,10 +67,13 @@ export class HealthChecker {
     }
     upstream.healthy = healthy;
     // A hung or refusing node: a failed attempt to its breaker, so it opens without a client's
-    // call waiting out the upstream timeout for it (a passing check closes none: a node may
+    // call waiting out the upstream timeout for it. A passing check closes an open breaker only
+    // past its cooldown and while no call has been tried since it opened (an idle replica's
+    // breaker would stay open forever); once calls are tried, their trial decides (a node may
     // answer eth_blockNumber and fail every call).
     if (!healthy)
       pool.checkFailed(upstream, outcome.ok ? 'health check: no height' : outcome.reason);
+    else pool.checkPassed(upstream);
     if (healthy) upstream.height = height;
     const labels = { network: pool.network, upstream: upstreamLabel(upstream) };
     this.metrics.upstreamHealthy.set(labels, healthy ? 1 : 0);

@@ -49,4 +49,35 @@ describe('UpstreamBreaker (ADR 0202 amendment, "Breaker")', () => {
     expect(breaker.admit(26_999)).toBeUndefined();
     expect(breaker.admit(27_000)).toBe('trial');
   });
+
+  it('a passing health check closes it past the cooldown while no call has been tried since it opened', () => {
+    const breaker = new UpstreamBreaker(settings);
+    for (let i = 0; i < 3; i++) breaker.record(0, false, 'send');
+    // Within the cooldown a check proves nothing yet.
+    expect(breaker.checkPassed(4_999)).toBeUndefined();
+    expect(breaker.stateAt(4_999)).toBe('open');
+    // QA: an idle replica, no call ever comes; the check closes it.
+    expect(breaker.checkPassed(5_000)).toBe('closed');
+    expect(breaker.stateAt(5_000)).toBe('closed');
+    expect(breaker.checkPassed(5_001)).toBeUndefined();
+    // Closed afresh: the first cooldown again.
+    for (let i = 0; i < 3; i++) breaker.record(6_000, false, 'send');
+    expect(breaker.cooldownMs).toBe(5_000);
+  });
+
+  it('once a trial was tried, only a trial closes it (a node answering checks but failing calls)', () => {
+    const breaker = new UpstreamBreaker(settings);
+    for (let i = 0; i < 3; i++) breaker.record(0, false, 'send');
+    expect(breaker.admit(5_000)).toBe('trial');
+    // The trial in flight: a check does not take its place.
+    expect(breaker.checkPassed(5_001)).toBeUndefined();
+    expect(breaker.record(5_002, false, 'trial')).toBe('reopened');
+    expect(breaker.checkPassed(15_002)).toBeUndefined();
+    expect(breaker.stateAt(15_002)).toBe('half_open');
+    expect(breaker.admit(15_002)).toBe('trial');
+    expect(breaker.record(15_003, true, 'trial')).toBe('closed');
+    // A new opening starts without a tried call: checks may close it again.
+    for (let i = 0; i < 3; i++) breaker.record(16_000, false, 'send');
+    expect(breaker.checkPassed(21_000)).toBe('closed');
+  });
 });

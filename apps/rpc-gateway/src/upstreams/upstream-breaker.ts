@@ -5,7 +5,8 @@
  * `failures` failed attempts in a row it opens: the node is picked by no call for a cooldown
  * (`cooldownMs`, doubling with each opening that follows without a close, up to
  * `maxCooldownMs`). Then one call is let through as a trial (half-open): an answer closes the
- * breaker, a failure opens it for the next, longer cooldown. Outcomes of attempts sent before
+ * breaker, a failure opens it for the next, longer cooldown. A passing health check after the
+ * cooldown closes it too while no call has been tried since it opened (`checkPassed`). Outcomes of attempts sent before
  * it opened are history, not evidence. Time comes from the caller (an injected clock).
  *
  * Consecutive failures rather than delivery-worker's failure ratio over a window: a node is
@@ -39,6 +40,8 @@ export class UpstreamBreaker {
   private openings = 0;
   private openUntilMs = 0;
   private trialInFlight = false;
+  /** A call was let through as a trial since the breaker last opened from closed. */
+  private triedSinceOpened = false;
 
   constructor(private readonly settings: BreakerSettings = DEFAULT_BREAKER) {}
 
@@ -58,6 +61,7 @@ export class UpstreamBreaker {
     if (!this.open) return 'send';
     if (nowMs < this.openUntilMs || this.trialInFlight) return undefined;
     this.trialInFlight = true;
+    this.triedSinceOpened = true;
     return 'trial';
   }
 
@@ -82,7 +86,24 @@ export class UpstreamBreaker {
     this.failedInRow += 1;
     if (this.failedInRow < this.settings.failures) return undefined;
     this.openFor(nowMs);
+    this.triedSinceOpened = false;
     return 'opened';
+  }
+
+  /**
+   * A passing health check: closes the breaker when its cooldown is over and no call has been
+   * tried on the node since it opened, so the checks are the only evidence there is (QA: on an
+   * idle replica nothing else would ever close it, and the gauge stayed 1 for a healthy node).
+   * Once a trial has been tried, only a trial closes it: a node answering eth_blockNumber but
+   * failing calls keeps reopening.
+   */
+  checkPassed(nowMs: number): BreakerChange | undefined {
+    if (!this.open || nowMs < this.openUntilMs || this.triedSinceOpened || this.trialInFlight)
+      return undefined;
+    this.open = false;
+    this.failedInRow = 0;
+    this.openings = 0;
+    return 'closed';
   }
 
   /** The cooldown of the current opening (ms), for the log line. */

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { HealthChecker } from './health-checker';
 import { HttpTransport, UpstreamPool } from './upstream-pool';
+import { watchBreakers } from './upstream-router';
 
 describe("HttpTransport: what a node's HTTP status means", () => {
   let server: Server;
@@ -84,5 +85,67 @@ describe('HealthChecker: a failed check counts against the breaker', () => {
     await checker.checkAll();
     expect(pool.upstreams[0]!.breaker.stateAt(clock.now)).toBe('open');
     expect(pool.upstreams[0]!.height).toBe(16);
+  });
+
+  it('on an idle replica a passing check past the cooldown closes it; once a call was tried, the trial decides', async () => {
+    const clock = { now: 0 };
+    const node: { answer?: string; calls: number } = { calls: 0 };
+    const pool = new UpstreamPool(
+      'eth-mainnet',
+      [
+        {
+          url: 'http://node.test:8545',
+          wsUrl: 'ws://node.test:8545',
+          tag: '00000000',
+          floorTag: 'f0000000',
+        },
+      ],
+      {
+        maxLagBlocks: 1,
+        connections: 1,
+        now: () => clock.now,
+        transport: () => ({
+          post: async () =>
+            node.answer === undefined
+              ? { ok: false, failure: 'ambiguous', reason: 'UND_ERR_HEADERS_TIMEOUT' }
+              : { ok: true, text: node.answer },
+          close: async () => undefined,
+        }),
+      },
+    );
+    const metrics = new GatewayMetrics(new Registry());
+    const logger = { warn: jest.fn(), info: jest.fn() };
+    watchBreakers(pool, metrics, logger);
+    const gauge = async () => (await metrics.upstreamBreakerOpen.get()).values[0]!.value;
+    const checker = new HealthChecker([pool], metrics, logger as never, {
+      intervalMs: 2_000,
+      timeoutMs: 1_500,
+    });
+    // Every node hung: three failed checks open the breaker.
+    for (let i = 0; i < 3; i++) await checker.checkAll();
+    expect(await gauge()).toBe(1);
+    // Back, and no call arrives (QA: open 8 minutes later, closed only by a call).
+    node.answer = '{"jsonrpc":"2.0","id":1,"result":"0x10"}';
+    clock.now = 4_999;
+    await checker.checkAll();
+    expect(await gauge()).toBe(1);
+    clock.now = 5_000;
+    await checker.checkAll();
+    expect(pool.upstreams[0]!.breaker.stateAt(clock.now)).toBe('closed');
+    expect(await gauge()).toBe(0);
+    expect(logger.info).toHaveBeenLastCalledWith(
+      expect.objectContaining({ reason: expect.stringMatching(/health check/) }),
+      expect.stringMatching(/closed/),
+    );
+    // A node answering its checks but failing calls: its failed trial keeps it open.
+    for (let i = 0; i < 3; i++) pool.settle(pool.attempt()!, false, 'HTTP 502');
+    clock.now = 10_000;
+    const trial = pool.attempt()!;
+    expect(trial.admission).toBe('trial');
+    pool.settle(trial, false, 'HTTP 502');
+    clock.now = 30_000;
+    await checker.checkAll();
+    expect(pool.upstreams[0]!.breaker.stateAt(clock.now)).toBe('half_open');
+    expect(await gauge()).toBe(1);
   });
 });

@@ -176,6 +176,9 @@ export type BreakerListener = (
   details: { reason: string | undefined; cooldownMs: number },
 ) => void;
 
+/** The reason of a close by a passing health check (a trial's close has none). */
+export const CLOSED_BY_CHECK = 'health check passed, no call tried since it opened';
+
 /** The upstream nodes of one network in this region. */
 export class UpstreamPool {
   readonly upstreams: Upstream[];
@@ -231,14 +234,26 @@ export class UpstreamPool {
   settle(attempt: Attempt, ok: boolean, reason?: string): void {
     const { upstream } = attempt;
     const change = upstream.breaker.record(this.now(), ok, attempt.admission);
-    if (change !== undefined)
-      for (const listener of this.listeners)
-        listener(upstream, change, { reason, cooldownMs: upstream.breaker.cooldownMs });
+    if (change !== undefined) this.notify(upstream, change, reason);
+  }
+
+  private notify(upstream: Upstream, change: BreakerChange, reason: string | undefined): void {
+    for (const listener of this.listeners)
+      listener(upstream, change, { reason, cooldownMs: upstream.breaker.cooldownMs });
   }
 
   /** A failed health check: a failed attempt to the breaker (a passing one proves no call). */
   checkFailed(upstream: Upstream, reason: string | undefined): void {
     this.settle({ upstream, admission: 'send' }, false, reason);
+  }
+
+  /**
+   * A passing health check: closes the node's breaker if its cooldown is over and no call has
+   * been tried on it since it opened (`UpstreamBreaker.checkPassed`).
+   */
+  checkPassed(upstream: Upstream): void {
+    const change = upstream.breaker.checkPassed(this.now());
+    if (change !== undefined) this.notify(upstream, change, CLOSED_BY_CHECK);
   }
 
   onBreakerChange(listener: BreakerListener): void {

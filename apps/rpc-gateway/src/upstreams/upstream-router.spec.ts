@@ -580,9 +580,9 @@ describe('UpstreamRouter: an answer under the wrong id is a bad answer of that n
     ['a single call answered without id', 1, () => '{"jsonrpc":"2.0","id":null,"result":"0x1"}'],
     ['a batch answered by one object', 2, () => '{"jsonrpc":"2.0","id":0,"result":"0x1"}'],
     [
-      'a batch answered by one error object',
+      'a batch answered by one error object under an id',
       2,
-      () => '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}',
+      () => '{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"no"}}',
     ],
     [
       'a batch answered under other ids',
@@ -616,6 +616,84 @@ describe('UpstreamRouter: an answer under the wrong id is a bad answer of that n
     const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0x1')]);
     expect(answer).toMatchObject(gatewayError('upstream_error'));
     expect(isBilled(answer!)).toBe(false);
+  });
+});
+
+describe('UpstreamRouter: an error under id null is the node refusing a request it could not read', () => {
+  const REFUSAL = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too deep"}}';
+  /** Like anvil past 128 nesting levels: a request with params `deep` is refused unread. */
+  const refusesDeep = (body: unknown): string | undefined => {
+    const isDeep = (c: { params: unknown[] }) => c.params[0] === 'deep';
+    if (!Array.isArray(body)) return isDeep(body as never) ? REFUSAL : undefined;
+    if (!body.some(isDeep)) return undefined;
+    return JSON.stringify(
+      body.map((c: { id: string; method: string; params: unknown[] }) =>
+        isDeep(c)
+          ? JSON.parse(REFUSAL)
+          : { jsonrpc: '2.0', id: c.id, result: `${c.method}(${c.params.join(',')})` },
+      ),
+    );
+  };
+
+  it("a single call: that call's node error, relayed and billed; the node answered (QA: three opened its breaker)", async () => {
+    const { router, nodes, bodies, metrics } = setup(1, 2);
+    for (const node of nodes.get('eth-mainnet')!) node.answer = refusesDeep;
+    for (let i = 0; i < 6; i++) {
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_call', 'deep')]);
+      expect(answer).toMatchObject({ kind: 'node_error', error: { code: -32600 } });
+      expect(isBilled(answer!)).toBe(true);
+    }
+    // Not failed over, and no breaker opened: both nodes still take calls.
+    expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(6);
+    for (const u of nodes.get('eth-mainnet')!) expect(u.bodies.length).toBeGreaterThan(0);
+    expect(await outcomes(metrics)).toEqual(['0:node0.test:8545 ok 3', '1:node1.test:8545 ok 3']);
+    for (let i = 0; i < 4; i++)
+      expect(
+        results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')])),
+      ).toEqual(['eth_getBalance(0xa)']);
+    expect(bodies('eth-mainnet', 0)).toHaveLength(5);
+  });
+
+  it('a coalesced batch refused whole by one such object: each call is sent again alone; no breaker counts it', async () => {
+    const { router, nodes, bodies, pools } = setup(20, 1);
+    nodes.get('eth-mainnet')![0]!.answer = (body) =>
+      Array.isArray(body) && body.some((c: { params: unknown[] }) => c.params[0] === 'deep')
+        ? REFUSAL
+        : refusesDeep(body);
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all([
+        router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+        router.send('eth-mainnet', ACCOUNT, [call('eth_getCode', 'deep')]),
+        router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xb')]),
+      ]);
+      expect(answers.map(results)).toEqual([
+        ['eth_getBalance(0xa)'],
+        ['node_error'],
+        ['eth_getBalance(0xb)'],
+      ]);
+    }
+    expect(shapes(bodies('eth-mainnet')).slice(0, 4)).toEqual([
+      ['eth_getBalance', 'eth_getCode', 'eth_getBalance'],
+      'eth_getBalance',
+      'eth_getCode',
+      'eth_getBalance',
+    ]);
+    expect(bodies('eth-mainnet')).toHaveLength(16);
+    expect(pools.get('eth-mainnet')!.upstreams[0]!.breaker.stateAt(0)).toBe('closed');
+  });
+
+  it('a batch with one element refused: the answered calls keep their answers, that one goes alone', async () => {
+    const { router, nodes, bodies } = setup(20, 1);
+    nodes.get('eth-mainnet')![0]!.answer = refusesDeep;
+    const answers = await Promise.all([
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getCode', 'deep')]),
+    ]);
+    expect(answers.map(results)).toEqual([['eth_getBalance(0xa)'], ['node_error']]);
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      ['eth_getBalance', 'eth_getCode'],
+      'eth_getCode',
+    ]);
   });
 });
 

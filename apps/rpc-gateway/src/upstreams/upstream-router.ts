@@ -221,7 +221,8 @@ export class UpstreamRouter {
    * through, preferring nodes at the pool's best height. A node's answer that is not the calls'
    * (transport failure, HTTP 5xx or 429, not JSON-RPC, another id, a batch answered by one
    * object) or its throttling counts against its breaker; a call it lacks the data for
-   * (`missingData`) goes on to another node. A call moves on only when `mayRetry` allows it
+   * (`missingData`) goes on to another node. A batch the node refused unread (an error under
+   * id null) is an answer: its unanswered calls are sent again, each alone. A call moves on only when `mayRetry` allows it
    * after what happened. `pinned` forces one node (filters).
    */
   private async exchange(
@@ -238,6 +239,8 @@ export class UpstreamRouter {
     let pending = calls.map((_, i) => i);
     let answeredBy: Upstream | undefined;
     const tried = new Set<number>();
+    /** Calls of a batch the node refused unread (`parseAnswers`): sent again, each alone. */
+    const alone: number[] = [];
     const attempts = pinned ? 1 : Math.min(this.options.maxAttempts, pool.upstreams.length);
     for (let attempt = 0; attempt < attempts && pending.length > 0; attempt++) {
       const admitted = pinned ? pool.admit(pinned) : pool.attempt(tried);
@@ -259,7 +262,12 @@ export class UpstreamRouter {
         const call = calls[i]!;
         let failure = nodeFailure;
         if (parsed !== undefined) {
-          const answer = this.judge(pool, upstream, call, parsed[k]!);
+          const given = parsed[k];
+          if (given === undefined) {
+            alone.push(i);
+            return;
+          }
+          const answer = this.judge(pool, upstream, call, given);
           if (answer.verdict === 'ok') {
             answers[i] = fixSendAnswer(call, answer.answer, attempt > 0);
             if (i === 0) answeredBy = upstream;
@@ -294,6 +302,11 @@ export class UpstreamRouter {
         seconds,
       );
     }
+    await Promise.all(
+      alone.map(async (i) => {
+        answers[i] = (await this.exchange(pool, [calls[i]!], undefined)).answers[0]!;
+      }),
+    );
     for (let i = 0; i < calls.length; i++) {
       if (answers[i] !== undefined) continue;
       const failure = lastFailure[i]!;
@@ -360,7 +373,12 @@ export function watchBreakers(
     const labels = { network: pool.network, upstream: upstream.label };
     metrics.upstreamBreakerOpen.set(labels, change === 'closed' ? 0 : 1);
     if (change === 'closed')
-      logger?.info(labels, 'upstream breaker closed: its trial was answered');
+      logger?.info(
+        { network: pool.network, upstream: upstream.label, reason },
+        reason === undefined
+          ? 'upstream breaker closed: its trial was answered'
+          : `upstream breaker closed: ${reason}`,
+      );
     else
       logger?.warn(
         { network: pool.network, upstream: upstream.label, reason, cooldownMs },
@@ -389,28 +407,48 @@ function bodyOf(calls: readonly OutCall[], pending: readonly number[]): string {
 /**
  * The answers to the calls of `pending` (ids: their indexes), in that order; undefined when
  * the body is not their answer: not JSON-RPC, a single call answered by a batch or under
- * another id, a batch answered by one object (whatever it says) or with an id missing,
+ * another id, a batch answered by one object other than a refusal or with an id missing,
  * repeated or unknown (QA: copied to every call, or relayed under the client's id, and billed).
+ *
+ * An error object under id null is the node refusing a request it could not read (JSON-RPC
+ * 2.0, section 5; QA: anvil's -32600 for params nested past 128 levels): answering a single
+ * call, it is that call's node error; in a batch (the whole batch refused by one such object,
+ * or elements of it), the calls it leaves without an answer are `undefined` here: sent again
+ * alone, each to get its own answer. Either way the node answered.
  */
-function parseAnswers(text: string, pending: readonly number[]): CallAnswer[] | undefined {
+function parseAnswers(
+  text: string,
+  pending: readonly number[],
+): (CallAnswer | undefined)[] | undefined {
   const parsed = parseResponse(text);
   if (parsed.kind === 'malformed') return undefined;
   if (pending.length === 1) {
-    if (parsed.kind !== 'single' || idOf(parsed.item) !== pending[0]) return undefined;
+    if (parsed.kind !== 'single') return undefined;
+    if (idOf(parsed.item) !== pending[0] && !isRefusal(parsed.item)) return undefined;
     const a = answerOf(parsed.item);
     return a === undefined ? undefined : [a];
   }
-  if (parsed.kind !== 'batch' || parsed.items.length !== pending.length) return undefined;
+  if (parsed.kind === 'single')
+    return isRefusal(parsed.item)
+      ? new Array<undefined>(pending.length).fill(undefined)
+      : undefined;
+  if (parsed.items.length !== pending.length) return undefined;
   const slot = new Map<number, number>();
   pending.forEach((i, k) => slot.set(i, k));
   const answers = new Array<CallAnswer | undefined>(pending.length);
   for (const item of parsed.items) {
+    if (isRefusal(item)) continue;
     const k = slot.get(idOf(item));
     const a = answerOf(item);
     if (k === undefined || answers[k] !== undefined || a === undefined) return undefined;
     answers[k] = a;
   }
-  return answers as CallAnswer[];
+  return answers;
+}
+
+/** A JSON-RPC error under id null: the node could not read the request it answers. */
+function isRefusal(item: RpcResponseItem): boolean {
+  return item.kind === 'error' && item.idRaw === 'null';
 }
 
 function idOf(item: RpcResponseItem): number {
