@@ -42,33 +42,38 @@ describe("HttpTransport: what a node's HTTP status means", () => {
   });
 });
 
+/** A pool of one node on an injected clock: it times out until `node.answer` is set. */
+function oneNodePool(clock: { now: number }, node: { answer?: string }): UpstreamPool {
+  return new UpstreamPool(
+    'eth-mainnet',
+    [
+      {
+        url: 'http://node.test:8545',
+        wsUrl: 'ws://node.test:8545',
+        tag: '00000000',
+        floorTag: 'f0000000',
+      },
+    ],
+    {
+      maxLagBlocks: 1,
+      connections: 1,
+      now: () => clock.now,
+      transport: () => ({
+        post: async () =>
+          node.answer === undefined
+            ? { ok: false, failure: 'ambiguous', reason: 'UND_ERR_HEADERS_TIMEOUT' }
+            : { ok: true, text: node.answer },
+        close: async () => undefined,
+      }),
+    },
+  );
+}
+
 describe('HealthChecker: a failed check counts against the breaker', () => {
   it('a node failing its checks is open after 3, with no call sent to it; a passing check opens none', async () => {
     const clock = { now: 0 };
     const node: { answer?: string } = {};
-    const pool = new UpstreamPool(
-      'eth-mainnet',
-      [
-        {
-          url: 'http://node.test:8545',
-          wsUrl: 'ws://node.test:8545',
-          tag: '00000000',
-          floorTag: 'f0000000',
-        },
-      ],
-      {
-        maxLagBlocks: 1,
-        connections: 1,
-        now: () => clock.now,
-        transport: () => ({
-          post: async () =>
-            node.answer === undefined
-              ? { ok: false, failure: 'ambiguous', reason: 'UND_ERR_HEADERS_TIMEOUT' }
-              : { ok: true, text: node.answer },
-          close: async () => undefined,
-        }),
-      },
-    );
+    const pool = oneNodePool(clock, node);
     const logger = { warn: jest.fn(), info: jest.fn() };
     const checker = new HealthChecker([pool], new GatewayMetrics(new Registry()), logger as never, {
       intervalMs: 2_000,
@@ -89,30 +94,8 @@ describe('HealthChecker: a failed check counts against the breaker', () => {
 
   it('on an idle replica a passing check past the cooldown closes it; once a call was tried, the trial decides', async () => {
     const clock = { now: 0 };
-    const node: { answer?: string; calls: number } = { calls: 0 };
-    const pool = new UpstreamPool(
-      'eth-mainnet',
-      [
-        {
-          url: 'http://node.test:8545',
-          wsUrl: 'ws://node.test:8545',
-          tag: '00000000',
-          floorTag: 'f0000000',
-        },
-      ],
-      {
-        maxLagBlocks: 1,
-        connections: 1,
-        now: () => clock.now,
-        transport: () => ({
-          post: async () =>
-            node.answer === undefined
-              ? { ok: false, failure: 'ambiguous', reason: 'UND_ERR_HEADERS_TIMEOUT' }
-              : { ok: true, text: node.answer },
-          close: async () => undefined,
-        }),
-      },
-    );
+    const node: { answer?: string } = {};
+    const pool = oneNodePool(clock, node);
     const metrics = new GatewayMetrics(new Registry());
     const logger = { warn: jest.fn(), info: jest.fn() };
     watchBreakers(pool, metrics, logger);
