@@ -6,7 +6,7 @@ import {
   type EventContract,
   type PayloadOf,
 } from '@meridian/contracts';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, ConsumerNotification, JsMsg } from '@nats-io/jetstream';
 import type { DependencyGate } from './dependency-gate';
 import type { JetStreamPublisher } from './jetstream-publisher';
 import type { NatsClient, NatsClientLogger } from './nats-client';
@@ -110,6 +110,27 @@ const EVENT_CACHE_LIMIT = 256;
 export const MAX_HOLDS_PER_DELIVERY = 3;
 
 /**
+ * Why a status of a running `consume()` means it no longer reaches its consumer, if it does: the
+ * iterator itself keeps running (it waits for the consumer to come back) and says so only
+ * there. Missed heartbeats: the server stopped answering the pull (lost its store, or the
+ * consumer moved); the client pauses that count while it is disconnected.
+ */
+export function detachCause(status: ConsumerNotification): string | undefined {
+  switch (status.type) {
+    case 'consumer_deleted':
+      return `consumer deleted (${status.code} ${status.description})`;
+    case 'consumer_not_found':
+      return 'consumer not found';
+    case 'stream_not_found':
+      return `stream not found (${status.name})`;
+    case 'heartbeats_missed':
+      return `${status.count} heartbeats missed`;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The message handed to the handler. A class, not a literal with a `working` closure: one
  * object per message, and the `Nats-Msg-Id` header is only parsed if someone reads it.
  */
@@ -179,6 +200,8 @@ export class ConsumerRunner {
   private readonly retry: Pick<ConsumerDeclaration, 'maxDeliver' | 'backoffMs'>;
   /** Logged 'consuming' since the last failure (a pause's re-attach is not news). */
   private announced = false;
+  /** A warning logged since the consumer was last attached (one line an outage, not one a retry). */
+  private complained = false;
   ready = false;
 
   constructor(
@@ -240,8 +263,10 @@ export class ConsumerRunner {
         });
         // Paused while attaching (a handler still running from before): park what comes.
         if (this.pausedOn) void this.messages.close().catch(() => undefined);
+        else this.watch(this.messages);
         this.ready = true;
         this.lastError = undefined;
+        this.complained = false;
         if (!this.announced)
           this.deps.logger?.info({ consumer: this.declaration.durable }, 'consuming');
         this.announced = true;
@@ -262,15 +287,39 @@ export class ConsumerRunner {
         if (this.pausedOn) continue;
       } catch (error) {
         this.lastError = `consumer ${this.declaration.durable}: ${error instanceof Error ? error.message : String(error)}`;
-        this.deps.logger?.warn(
-          { consumer: this.declaration.durable, err: this.lastError },
-          'consumer unavailable; retrying (provisioned?)',
-        );
+        // One warning an outage; its retries (every retryDelayMs) only at debug.
+        const log = { consumer: this.declaration.durable, err: this.lastError };
+        if (this.complained) this.deps.logger?.debug?.(log, 'consumer unavailable; retrying');
+        else this.deps.logger?.warn(log, 'consumer unavailable; retrying (provisioned?)');
+        this.complained = true;
       }
       this.ready = false;
       this.announced = false;
       if (!this.stopping) await this.sleep(this.deps.retryDelayMs ?? 2_000);
     }
+  }
+
+  /**
+   * Reads the statuses of one `consume()`: when one says the consumer is gone (`detachCause`),
+   * the runner is no longer attached (`ready` false at once, one warning) and closes it; its
+   * loop then re-attaches every retryDelayMs until the consumer is there again ('consuming').
+   */
+  private watch(messages: ConsumerMessages): void {
+    void (async () => {
+      for await (const status of messages.status()) {
+        const cause = detachCause(status);
+        if (!cause || this.messages !== messages || this.stopping || this.pausedOn) continue;
+        this.ready = false;
+        this.lastError = `consumer ${this.declaration.durable}: ${cause}`;
+        this.deps.logger?.warn(
+          { consumer: this.declaration.durable, err: this.lastError },
+          'consumer detached; re-attaching',
+        );
+        this.complained = true;
+        await messages.close().catch(() => undefined);
+        return;
+      }
+    })().catch(() => undefined);
   }
 
   /**

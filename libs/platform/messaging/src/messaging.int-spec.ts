@@ -21,8 +21,10 @@ import { DomainError } from '@meridian/errors';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { headers } from '@nats-io/transport-node';
+import { Registry } from 'prom-client';
 import { ConsumerRunner, isEvent, type ConsumedMessage } from './consumer-runner';
 import type { DependencyGate } from './dependency-gate';
+import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { KvMirror } from './kv-mirror';
 import { NatsClient } from './nats-client';
@@ -864,4 +866,78 @@ describe('PubAckBatch', () => {
       silent.unsubscribe();
     }
   });
+});
+
+describe('ConsumerRunner when its consumer or stream disappears (NATS lost its store)', () => {
+  // A namespace of its own: deleting its stream leaves the other tests' alone.
+  const lostNs = new NatsNamespace(`t${randomBytes(5).toString('hex')}`);
+  const provision = () =>
+    provisionMessaging(jsm, lostNs.prefix, {
+      streams: [Streams.BILLING],
+      buckets: [],
+      consumers: [usageConsumer],
+    });
+  const lines: { level: string; msg: string; obj: object }[] = [];
+  const log = (level: string) => (obj: object, msg?: string) =>
+    lines.push({ level, msg: msg ?? '', obj });
+  const logger = { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') };
+  const registry = new Registry();
+  let consumers: JetStreamConsumers;
+  const handled: string[] = [];
+
+  const attached = async () =>
+    (await registry.getSingleMetric('messaging_consumer_attached')?.get())?.values[0]?.value;
+  const warnings = () => lines.filter((l) => l.level === 'warn');
+  async function flows(): Promise<void> {
+    const recorded = usage();
+    await new JetStreamPublisher(client, lostNs).publish(Events.usageRecorded, recorded);
+    await until(() => handled.includes(recorded.id));
+  }
+
+  beforeAll(async () => {
+    await provision();
+    consumers = new JetStreamConsumers(
+      { client, namespace: lostNs, publisher, logger, retryDelayMs: 100 },
+      registry,
+    );
+    consumers.run(usageConsumer, async (m) => {
+      if (isEvent(m, Events.usageRecorded)) handled.push(m.payload.id);
+    });
+    await until(async () => (await attached()) === 1);
+    await flows();
+  });
+
+  afterAll(async () => {
+    await consumers.stopAll();
+    await jsm.streams.delete(lostNs.stream('BILLING')).catch(() => undefined);
+  });
+
+  it.each([
+    [
+      'consumer',
+      () => jsm.consumers.delete(lostNs.stream('BILLING'), lostNs.consumer(usageConsumer.durable)),
+    ],
+    ['stream', () => jsm.streams.delete(lostNs.stream('BILLING'))],
+  ])(
+    'its %s deleted: attached 0 and one warning; re-created: 1 again and messages flow',
+    async (_, remove) => {
+      lines.length = 0;
+      await remove();
+      await until(async () => (await attached()) === 0);
+      await until(() => warnings().length > 0);
+      expect(warnings()).toEqual([
+        expect.objectContaining({
+          msg: 'consumer detached; re-attaching',
+          obj: expect.objectContaining({ consumer: usageConsumer.durable }),
+        }),
+      ]);
+      // Retried every retryDelayMs while it is missing (at debug, not one warning a retry).
+      await until(() => lines.filter((l) => l.level === 'debug').length >= 2);
+      await provision();
+      await until(async () => (await attached()) === 1);
+      await flows();
+      expect(warnings()).toHaveLength(1);
+      expect(lines.filter((l) => l.level === 'info' && l.msg === 'consuming')).toHaveLength(1);
+    },
+  );
 });
