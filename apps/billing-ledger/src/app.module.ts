@@ -19,6 +19,7 @@ import { AccessTokensController } from './credentials/access-tokens.controller';
 import { ApiKeysController } from './credentials/api-keys.controller';
 import { CredentialsRepository } from './credentials/credentials.repository';
 import { CredentialsService } from './credentials/credentials.service';
+import { RevocationReplay } from './credentials/revocation-replay';
 import { IdempotencyKeys } from './idempotency/idempotency-keys.service';
 import { IdempotencyKeysRepository } from './idempotency/idempotency-keys.repository';
 import { dataSourceOptions } from './db/data-source';
@@ -105,6 +106,7 @@ export class AppModule {
         IdempotencyKeys,
         LedgerService,
         CredentialsService,
+        RevocationReplay,
         AccountsService,
         StatePublisher,
         LedgerTicker,

@@ -317,6 +317,50 @@ export class CredentialsRepository {
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
 
+  /**
+   * Revokes again the credentials a revocation names (id and hash both, so an entry never hits
+   * another credential) that are active here: a database restored from before the revocation
+   * (RevocationReplay). The same rule as every other revocation: revoked_at set, once. The ids
+   * revoked, API keys and access tokens.
+   */
+  async reapplyRevocations(
+    revocations: ReadonlyArray<{
+      credentialType: 'api_key' | 'access_token';
+      credentialId: string;
+      credentialHash: string;
+      reason: string;
+      at: string;
+    }>,
+  ): Promise<{ apiKeys: string[]; accessTokens: string[] }> {
+    const of = (type: 'api_key' | 'access_token') => {
+      const picked = revocations.filter((r) => r.credentialType === type);
+      return [
+        picked.map((r) => r.credentialId),
+        picked.map((r) => r.credentialHash),
+        picked.map((r) => r.at),
+        picked.map((r) => r.reason),
+      ];
+    };
+    const keys = returning<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE billing.api_keys k SET revoked_at = v.at
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS v(id, hash, at)
+          WHERE k.id = v.id AND k.key_hash = v.hash AND k.revoked_at IS NULL RETURNING k.id`,
+        of('api_key').slice(0, 3),
+      ),
+    );
+    const tokens = returning<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE billing.access_tokens t SET revoked_at = v.at, revoked_reason = v.reason
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[])
+             AS v(id, hash, at, reason)
+          WHERE t.id = v.id AND t.token_hash = v.hash AND t.revoked_at IS NULL RETURNING t.id`,
+        of('access_token'),
+      ),
+    );
+    return { apiKeys: keys.map((r) => r.id), accessTokens: tokens.map((r) => r.id) };
+  }
+
   /** Serialises credential changes of one account (the token cap check counts under it). */
   async lockAccount(manager: EntityManager, accountId: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(
