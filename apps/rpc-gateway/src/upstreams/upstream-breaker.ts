@@ -6,8 +6,9 @@
  * (`cooldownMs`, doubling with each opening that follows without a close, up to
  * `maxCooldownMs`). Then one call is let through as a trial (half-open): an answer closes the
  * breaker, a failure opens it for the next, longer cooldown. A passing health check after the
- * cooldown closes it too while no call has been tried since it opened (`checkPassed`). Outcomes of attempts sent before
- * it opened are history, not evidence. Time comes from the caller (an injected clock).
+ * cooldown closes it too while no call has been tried since it opened (`checkPassed`).
+ * Outcomes of attempts sent before it opened are history, not evidence. Time comes from the
+ * caller (an injected clock).
  *
  * Consecutive failures rather than delivery-worker's failure ratio over a window: a node is
  * asked hundreds of times a second, and a hung one costs every call that picks it the whole
@@ -73,10 +74,7 @@ export class UpstreamBreaker {
         this.openFor(nowMs);
         return 'reopened';
       }
-      this.open = false;
-      this.failedInRow = 0;
-      this.openings = 0;
-      return 'closed';
+      return this.close();
     }
     if (this.open) return undefined;
     if (ok) {
@@ -100,15 +98,19 @@ export class UpstreamBreaker {
   checkPassed(nowMs: number): BreakerChange | undefined {
     if (!this.open || nowMs < this.openUntilMs || this.triedSinceOpened || this.trialInFlight)
       return undefined;
-    this.open = false;
-    this.failedInRow = 0;
-    this.openings = 0;
-    return 'closed';
+    return this.close();
   }
 
   /** The cooldown of the current opening (ms), for the log line. */
   get cooldownMs(): number {
     return this.currentCooldown();
+  }
+
+  private close(): BreakerChange {
+    this.open = false;
+    this.failedInRow = 0;
+    this.openings = 0;
+    return 'closed';
   }
 
   private openFor(nowMs: number): void {

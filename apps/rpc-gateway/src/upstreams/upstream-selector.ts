@@ -80,7 +80,7 @@ export function selectUpstream(
 export function lagToleranceBlocks(
   blockTimeMs: number,
   maxLagMs: number,
-  maxLagBlocks: number | undefined,
+  maxLagBlocks?: number,
 ): number {
   if (maxLagBlocks !== undefined) return maxLagBlocks;
   return Math.max(1, Math.ceil(maxLagMs / blockTimeMs));

@@ -7,6 +7,7 @@ import { refusal } from '../relay/gateway-errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { Upstream, UpstreamPool } from '../upstreams/upstream-pool';
 import { upstreamLabel } from '../upstreams/upstream-router';
+import { lagToleranceBlocks } from '../upstreams/upstream-selector';
 
 /** Where a subscription's notifications go (one client subscription). */
 export interface SubscriberSink {
@@ -69,7 +70,7 @@ const HEAD_LAG_TOLERANCE_MS = 20_000;
  * and the notification of one block race): E 2, P 10, R 20.
  */
 export function headLagMargin(network: NetworkKey): number {
-  return Math.max(2, Math.ceil(HEAD_LAG_TOLERANCE_MS / NETWORKS[network].blockTimeMs));
+  return Math.max(2, lagToleranceBlocks(NETWORKS[network].blockTimeMs, HEAD_LAG_TOLERANCE_MS));
 }
 
 /** Why the hub gave its upstream socket up without the node closing it. */
