@@ -139,6 +139,18 @@ describe('webhook-matcher OpenAPI', () => {
         }),
       ]),
     });
+    // The dashboard's search of a list asks ?prefix= (it used to read the cursor as one).
+    expect(paths['/api/v1/address-lists/{id}/entries']!['get']).toMatchObject({
+      parameters: expect.arrayContaining([
+        expect.objectContaining({
+          name: 'prefix',
+          in: 'query',
+          required: false,
+          schema: expect.objectContaining({ pattern: '^0x[0-9a-fA-F]{1,40}$' }),
+        }),
+      ]),
+      responses: { 400: { description: expect.stringContaining('invalid_prefix') } },
+    });
     expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
       security: [{ operator: [] }],
     });

@@ -423,6 +423,64 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([tooMany.status, tooMany.body.error]).toEqual([400, 'invalid_query']);
   });
 
+  it('entries ?prefix= answers the addresses starting with it, paged; a bad one is 400 invalid_prefix', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const other = await s.billing.createAccount({ plan: 'starter' });
+    /** 0x, `start`, then `fill` up to 40 digits ending in `last`. */
+    const at = (start: string, fill = '0', last = '') =>
+      `0x${start}`.padEnd(42 - last.length, fill) + last;
+    const under = [at('ab', '0', '1'), at('ab', '0', '2'), at('ab', '0', '3'), at('ab', 'f')];
+    const list = await s.call('POST', '/address-lists', key, {
+      name: 'prefixed',
+      // Just below and just above the range of 0xab, and elsewhere.
+      addresses: [at('aa', 'f'), ...under, at('ac'), at('0b'), at('b0')],
+    });
+    expect(list.body.size).toBe(8);
+    // Another account's list with an address under 0xab: never in this list's answers.
+    const theirs = await s.call('POST', '/address-lists', other.key, {
+      name: 'theirs',
+      addresses: [at('ab', '0', '4')],
+    });
+    const entries = (id: string, query: string, k = key) =>
+      s.call('GET', `/address-lists/${id}/entries?${query}`, k);
+
+    const all = await entries(list.body.id, 'prefix=0xAB');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({ items: under, next_cursor: null });
+    expect(entriesPage.safeParse(all.body).error).toBeUndefined();
+    const first = await entries(list.body.id, 'prefix=0xab&limit=2');
+    expect(first.body).toEqual({ items: under.slice(0, 2), next_cursor: under[1] });
+    const rest = await entries(
+      list.body.id,
+      `prefix=0xab&limit=2&cursor=${first.body.next_cursor}`,
+    );
+    // The page after ends with the prefix's last address, not the list's next one (0xac…).
+    expect(rest.body).toEqual({ items: under.slice(2), next_cursor: null });
+    const whole = await entries(
+      list.body.id,
+      `prefix=${under[2]!.toUpperCase().replace('0X', '0x')}`,
+    );
+    expect(whole.body).toEqual({ items: [under[2]], next_cursor: null });
+    const none = await entries(list.body.id, 'prefix=0xab1');
+    expect(none.body).toEqual({ items: [], next_cursor: null });
+
+    for (const bad of ['0xzz', '0x', 'ab', `0x${'a'.repeat(41)}`]) {
+      const refused = await entries(list.body.id, `prefix=${encodeURIComponent(bad)}`);
+      expect([bad, refused.status, refused.body.error, refused.body.path]).toEqual([
+        bad,
+        400,
+        'invalid_prefix',
+        'prefix',
+      ]);
+      expect(refused.body.request_id).toEqual(expect.any(String));
+    }
+
+    const foreign = await entries(list.body.id, 'prefix=0xab', other.key);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'not_found']);
+    const theirOwn = await entries(theirs.body.id, 'prefix=0xab', other.key);
+    expect(theirOwn.body).toEqual({ items: [at('ab', '0', '4')], next_cursor: null });
+  });
+
   it('address lists: add ignores duplicates, replace, remove, pages entries; a referenced list cannot be deleted', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const list = await s.call('POST', '/address-lists', key, {

@@ -1,4 +1,4 @@
-import { matchesOfPage, readListSearch, SEARCH_WORDS } from './list-search';
+import { entriesQuery, readListSearch, SEARCH_WORDS } from './list-search';
 
 describe('readListSearch', () => {
   it.each([
@@ -11,30 +11,17 @@ describe('readListSearch', () => {
   });
 
   it.each([
-    ['0xab', { prefix: '0xab', cursor: `0xaa${'f'.repeat(38)}`, whole: false }],
-    ['AB', { prefix: '0xab', cursor: `0xaa${'f'.repeat(38)}`, whole: false }],
-    [' 0XaB10 ', { prefix: '0xab10', cursor: `0xab0f${'f'.repeat(36)}`, whole: false }],
-    // Nothing sorts below 0x00…0: the first page, from the start.
-    ['0x0', { prefix: '0x0', cursor: undefined, whole: false }],
-    ['0x1', { prefix: '0x1', cursor: `0x0${'f'.repeat(39)}`, whole: false }],
-    [
-      `0x${'ab'.repeat(20)}`,
-      { prefix: `0x${'ab'.repeat(20)}`, cursor: `0x${'ab'.repeat(19)}aa`, whole: true },
-    ],
-    [
-      `0x${'1'.padEnd(40, '0')}`,
-      { prefix: `0x${'1'.padEnd(40, '0')}`, cursor: `0x0${'f'.repeat(39)}`, whole: true },
-    ],
+    ['0xab', { prefix: '0xab', whole: false }],
+    ['AB', { prefix: '0xab', whole: false }],
+    [' 0XaB10 ', { prefix: '0xab10', whole: false }],
+    ['0x0', { prefix: '0x0', whole: false }],
+    [`0x${'ab'.repeat(20)}`, { prefix: `0x${'ab'.repeat(20)}`, whole: true }],
     // Mixed case is read as the address it spells (a search, not a checksum check).
     [
       '0xabCDeF0123456789AbcdEf0123456789aBCDEF01',
-      {
-        prefix: '0xabcdef0123456789abcdef0123456789abcdef01',
-        cursor: '0xabcdef0123456789abcdef0123456789abcdef00',
-        whole: true,
-      },
+      { prefix: '0xabcdef0123456789abcdef0123456789abcdef01', whole: true },
     ],
-  ])('%j reads as a prefix with the cursor just below it', (text, expected) => {
+  ])('%j reads as a prefix', (text, expected) => {
     expect(readListSearch(text as string)).toEqual({ ok: true, ...(expected as object) });
   });
 
@@ -44,33 +31,22 @@ describe('readListSearch', () => {
       expect(readListSearch(text)).toEqual({ ok: false, message: SEARCH_WORDS });
     },
   );
-
-  it('a cursor below the prefix starts the page at the first address that can match', () => {
-    // The route answers entries `> cursor` in address order: the cursor must sort below every
-    // address starting with the prefix and above every address sorting below them.
-    const search = readListSearch('0xab12');
-    if (!search?.ok) throw new Error('read');
-    const first = `0xab12${'0'.repeat(36)}`;
-    const before = `0xab11${'f'.repeat(36)}`;
-    expect(search.cursor! < first).toBe(true);
-    expect(search.cursor! >= before).toBe(true);
-  });
 });
 
-describe('matchesOfPage', () => {
-  const a = (hex: string) => `0x${hex.padEnd(40, '0')}`;
+describe('entriesQuery', () => {
+  const cursor = `0xab${'0'.repeat(38)}`;
 
-  it('keeps the entries with the prefix; more follow only when the whole page matched', () => {
-    expect(matchesOfPage([a('ab1'), a('ab2')], '0xab', 'cursor')).toEqual({
-      matches: [a('ab1'), a('ab2')],
-      more: true,
-    });
-    expect(matchesOfPage([a('ab1'), a('ac')], '0xab', 'cursor')).toEqual({
-      matches: [a('ab1')],
-      more: false,
-    });
-    expect(matchesOfPage([a('ab1')], '0xab', null)).toEqual({ matches: [a('ab1')], more: false });
-    expect(matchesOfPage([a('ad')], '0xab', 'cursor')).toEqual({ matches: [], more: false });
-    expect(matchesOfPage([], '0xab', null)).toEqual({ matches: [], more: false });
+  it('a search asks the route for its prefix, not for a cursor read as an address', () => {
+    // The old page asked `cursor=0xaaff…f` (the address just below 0xab) and no prefix.
+    expect(entriesQuery(200, undefined, readListSearch('0xAB'))).toBe('limit=200&prefix=0xab');
+    expect(entriesQuery(200, cursor, readListSearch('ab'))).toBe(
+      `limit=200&cursor=${cursor}&prefix=0xab`,
+    );
+  });
+
+  it('no search, or a refused one, reads the whole list', () => {
+    expect(entriesQuery(200, undefined, undefined)).toBe('limit=200');
+    expect(entriesQuery(200, cursor, undefined)).toBe(`limit=200&cursor=${cursor}`);
+    expect(entriesQuery(200, undefined, readListSearch('0xzz'))).toBe('limit=200');
   });
 });

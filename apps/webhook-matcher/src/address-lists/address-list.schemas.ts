@@ -30,4 +30,22 @@ export const entriesQuery = z.strictObject({
     .string()
     .regex(/^0x[0-9a-f]{40}$/, 'use next_cursor of the previous page')
     .optional(),
+  prefix: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,40}$/, 'the start of an address: 0x and 1 to 40 hex digits')
+    .transform((p) => p.toLowerCase())
+    .optional()
+    .describe(
+      'only the entries that start with it (hex digits in any case); pages like the whole ' +
+        'list, with next_cursor (a bad one is 400 invalid_prefix)',
+    ),
 });
+
+/**
+ * The addresses that start with `prefix` (lower case, `0x` and 1 to 40 hex digits), as the
+ * range of the list's address order they fill: every address has 40 digits, so the first is
+ * the prefix padded with 0s and the last the prefix padded with fs (an index range scan).
+ */
+export function prefixRange(prefix: string): { first: string; last: string } {
+  return { first: prefix.padEnd(42, '0'), last: prefix.padEnd(42, 'f') };
+}

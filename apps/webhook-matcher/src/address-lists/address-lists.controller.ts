@@ -103,7 +103,7 @@ export class AddressListsController {
 
   @Get(':id/entries')
   @ApiRoute({
-    summary: 'Read entries, in address order',
+    summary: 'Read entries, in address order (all, or those starting with ?prefix=)',
     params: listIdParams,
     query: entriesQuery,
     responses: {
@@ -112,8 +112,8 @@ export class AddressListsController {
     },
   })
   async entries(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
-    const { limit, cursor } = parseQuery(entriesQuery, query);
-    const page = await this.lists.entries(accountId, checkId('al', id), limit, cursor);
+    const { limit, cursor, prefix } = parseQuery(entriesQuery, query);
+    const page = await this.lists.entries(accountId, checkId('al', id), limit, cursor, prefix);
     return { items: page.items, next_cursor: page.nextCursor };
   }
 

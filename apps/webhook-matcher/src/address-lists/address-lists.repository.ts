@@ -128,11 +128,13 @@ export class AddressListsRepository {
     listId: string,
     limit: number,
     after: string | null,
+    within: { first: string; last: string } | null,
   ): Promise<string[]> {
     const rows: Array<{ address: string }> = await m.query(
       `SELECT address FROM webhooks.address_list_entries WHERE list_id = $1 AND ($2::text IS NULL OR address > $2)
+         AND ($4::text IS NULL OR address BETWEEN $4 AND $5)
        ORDER BY address LIMIT $3`,
-      [listId, after, limit],
+      [listId, after, limit, within?.first ?? null, within?.last ?? null],
     );
     return rows.map((r) => r.address);
   }

@@ -16,6 +16,7 @@ import { recordChange } from '../status/change-log';
 import { planRequiredOf, webhookCapsOf } from '../status/status.service';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { AddressListsRepository, type AddressListRow } from './address-lists.repository';
+import { prefixRange } from './address-list.schemas';
 
 const listNotFound = () => new DomainError('not_found', 'not_found', 'no such address list');
 
@@ -109,9 +110,22 @@ export class AddressListsService {
     });
   }
 
-  async entries(accountId: string, id: string, limit: number, cursor: string | undefined) {
+  /** A page of the list's entries in address order; with `prefix`, of those starting with it. */
+  async entries(
+    accountId: string,
+    id: string,
+    limit: number,
+    cursor: string | undefined,
+    prefix?: string,
+  ) {
     await this.get(accountId, id);
-    const rows = await this.lists.entries(this.dataSource.manager, id, limit + 1, cursor ?? null);
+    const rows = await this.lists.entries(
+      this.dataSource.manager,
+      id,
+      limit + 1,
+      cursor ?? null,
+      prefix === undefined ? null : prefixRange(prefix),
+    );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items.at(-1)! : null };
   }

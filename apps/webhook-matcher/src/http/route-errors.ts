@@ -223,7 +223,12 @@ const OWN_ERRORS = {
     400: error(`${invalidListId}; malformed_body: name is not 1 to 200 characters`),
     404: notFoundList,
   },
-  listEntries: { 400: error(`${invalidListId}; ${QUERY_CODES}`), 404: notFoundList },
+  listEntries: {
+    400: error(
+      `${invalidListId}; ${QUERY_CODES}; invalid_prefix: prefix is not 0x and 1 to 40 hex digits`,
+    ),
+    404: notFoundList,
+  },
   changeEntries: {
     400: error(`${invalidListId}; ${ENTRIES_BODY_CODES}`, { expected: z.string().optional() }),
     404: notFoundList,

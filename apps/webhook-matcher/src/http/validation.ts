@@ -23,13 +23,19 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   return result.data;
 }
 
+/** Query parameters refused with a code of their own; any other is 400 invalid_query. */
+const OWN_CODES: Readonly<Record<string, string>> = {
+  cursor: 'invalid_cursor',
+  prefix: 'invalid_prefix',
+};
+
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
   const values = (query ?? {}) as Record<string, unknown>;
   const result = schema.safeParse(values);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = pathOf(issue.path, 'query');
-    const code = path === 'cursor' ? 'invalid_cursor' : 'invalid_query';
+    const code = OWN_CODES[path] ?? 'invalid_query';
     throw new DomainError(code, 'invalid', describeIssue('query', issue, values), {
       details: { path },
     });

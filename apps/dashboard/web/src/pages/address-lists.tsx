@@ -17,7 +17,7 @@ import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime, formatNumber } from '../format';
 import { placeErrors } from '../form-errors';
-import { matchesOfPage, readListSearch } from '../list-search';
+import { entriesQuery, readListSearch } from '../list-search';
 import type { AddressList, Page } from '../types';
 import { useSubmission } from '../use-submission';
 import { splitAddresses } from './webhook-form';
@@ -227,8 +227,9 @@ function useSettled<T>(value: T, ms: number): T {
 
 /**
  * A list's entries in address order, 200 at a time with Show more (the route's cursor), and a
- * search by the start of an address or a whole one (`list-search.ts`): QA could not tell from
- * the page whether an address is in a list of 100,000 when only the first 200 were shown.
+ * search by the start of an address or a whole one (the route's `?prefix=`, `list-search.ts`):
+ * QA could not tell from the page whether an address is in a list of 100,000 when only the
+ * first 200 were shown.
  */
 function ListEntriesBrowser(props: { listId: string; size: number }) {
   const [search, setSearch] = useState('');
@@ -242,21 +243,13 @@ function ListEntriesBrowser(props: { listId: string; size: number }) {
         'GET',
         relay(
           'webhooks',
-          `/address-lists/${props.listId}/entries?limit=${seek?.whole ? 1 : ENTRIES_PAGE}` +
-            (pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''),
+          `/address-lists/${props.listId}/entries?${entriesQuery(ENTRIES_PAGE, pageParam, seek)}`,
         ),
       ),
-    initialPageParam: seek?.cursor,
-    getNextPageParam: (last) => {
-      if (!seek) return last.next_cursor ?? undefined;
-      // A whole address is one entry: in the list or not, nothing more to show.
-      if (seek.whole) return undefined;
-      const { more } = matchesOfPage(last.items.map(addressOf), seek.prefix, last.next_cursor);
-      return more ? (last.next_cursor ?? undefined) : undefined;
-    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
-  const read = entries.data?.pages.flatMap((p) => p.items.map(addressOf)) ?? [];
-  const shown = seek ? read.filter((a) => a.startsWith(seek.prefix)) : read;
+  const shown = entries.data?.pages.flatMap((p) => p.items.map(addressOf)) ?? [];
   const more = entries.hasNextPage && (
     <button
       type="button"
