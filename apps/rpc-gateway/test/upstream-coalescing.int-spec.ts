@@ -1,5 +1,12 @@
-import { Agent, createServer, request } from 'node:http';
-import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { Agent, request } from 'node:http';
+import {
+  isHealthCheck,
+  startAnvil,
+  startFakeUpstreamNode,
+  type AnvilInstance,
+  type FakeNodeBody,
+  type FakeUpstreamNode,
+} from '@meridian/testing';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
@@ -13,59 +20,6 @@ import {
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
 const TOKEN = 'tok_coalesce_0000001';
 const CLIENTS = 8;
-
-interface RpcItem {
-  id?: unknown;
-  method: string;
-  params?: unknown[];
-}
-
-/**
- * A counting proxy in front of anvil: records every JSON-RPC body it relays. Once `down`, it
- * drops every request without an answer (the node died mid-exchange); `goesDownOnBatchOf` makes
- * whichever proxy first receives a batch with that method go down before answering it.
- */
-async function startCountingProxy(target: string, shared: { goesDownOnBatchOf?: string }) {
-  const state = { bodies: [] as (RpcItem | RpcItem[])[], down: false };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const body = JSON.parse(text) as RpcItem | RpcItem[];
-      state.bodies.push(body);
-      const trigger = shared.goesDownOnBatchOf;
-      if (trigger !== undefined && Array.isArray(body) && body.some((c) => c.method === trigger)) {
-        shared.goesDownOnBatchOf = undefined;
-        state.down = true;
-      }
-      if (state.down) return req.socket.destroy();
-      void fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: text,
-      })
-        .then((answer) => answer.text())
-        .then(
-          (answer) => {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(answer);
-          },
-          () => res.destroy(),
-        );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    state,
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 /**
  * Sends each body from its own client connection, all written before the event loop turns
@@ -100,20 +54,27 @@ async function sendTogether(url: string, bodies: readonly unknown[]): Promise<un
 const address = (i: number) => `0x${'c0ffee'.padEnd(36, '0')}${i.toString(16).padStart(4, '0')}`;
 const balanceOf = (i: number) => `0x${(1_000_000 + i).toString(16)}`;
 
-describe('rpc-gateway: same-turn upstream batching (anvil behind counting proxies)', () => {
+describe('rpc-gateway: same-turn upstream batching (anvil behind fake upstream nodes)', () => {
   let anvil: AnvilInstance;
-  let proxies: Awaited<ReturnType<typeof startCountingProxy>>[];
-  const shared: { goesDownOnBatchOf?: string } = {};
+  let nodes: FakeUpstreamNode[];
+  /** Whichever node first receives a batch with this method goes down before answering it. */
+  let goesDownOnBatchOf: string | undefined;
   let ns: Awaited<ReturnType<typeof provisionNamespace>>;
   let env: Record<string, string>;
   let gateway: RunningGateway;
 
   beforeAll(async () => {
     [anvil, ns] = await Promise.all([startAnvil({ chainId: 1 }), provisionNamespace()]);
-    proxies = await Promise.all([
-      startCountingProxy(anvil.url, shared),
-      startCountingProxy(anvil.url, shared),
-    ]);
+    nodes = await Promise.all([startFakeUpstreamNode(anvil.url), startFakeUpstreamNode(anvil.url)]);
+    const goDownOnTrigger = (body: FakeNodeBody, node: FakeUpstreamNode) => {
+      const trigger = goesDownOnBatchOf;
+      if (trigger === undefined || !Array.isArray(body) || !body.some((c) => c.method === trigger))
+        return;
+      goesDownOnBatchOf = undefined;
+      // Dead: every request dropped unanswered from this one on, health checks too.
+      node.health = node.calls = 'drop';
+    };
+    for (const node of nodes) node.onRequest = goDownOnTrigger;
     for (let i = 0; i < CLIENTS; i++)
       await rpc(anvil.url, {
         jsonrpc: '2.0',
@@ -125,7 +86,7 @@ describe('rpc-gateway: same-turn upstream batching (anvil behind counting proxie
       REGION: 'eu',
       NATS_URL: ns.url,
       NATS_PREFIX: ns.prefix,
-      UPSTREAMS: JSON.stringify({ 'eth-mainnet': proxies.map((p) => p.url) }),
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': nodes.map((n) => n.url) }),
       STATIC_ACCESS_TOKENS: JSON.stringify({
         [TOKEN]: { accountId: 'acct-coalesce', network: 'eth-mainnet', planId: 'pro' },
       }),
@@ -135,18 +96,18 @@ describe('rpc-gateway: same-turn upstream batching (anvil behind counting proxie
 
   afterAll(async () => {
     await gateway?.stop();
-    await Promise.all([...(proxies ?? []).map((p) => p.close()), anvil?.stop(), ns?.cleanup()]);
+    await Promise.all([...(nodes ?? []).map((n) => n.close()), anvil?.stop(), ns?.cleanup()]);
   });
 
   beforeEach(() => {
-    for (const proxy of proxies) proxy.state.bodies = [];
+    for (const node of nodes) node.bodies = [];
   });
 
   /** What reached the nodes, health checks left out: a method name, or a batch's method names. */
   const upstreamShapes = () =>
-    proxies
-      .flatMap((p) => p.state.bodies)
-      .filter((b) => Array.isArray(b) || b.method !== 'eth_blockNumber')
+    nodes
+      .flatMap((n) => n.bodies)
+      .filter((b) => !isHealthCheck(b))
       .map((b) => (Array.isArray(b) ? b.map((c) => c.method) : b.method));
 
   const balanceCalls = () =>
@@ -234,7 +195,7 @@ describe('rpc-gateway: same-turn upstream batching (anvil behind counting proxie
       GRPC_ENABLED: 'false',
     });
     try {
-      for (const proxy of proxies) proxy.state.bodies = [];
+      for (const node of nodes) node.bodies = [];
       expectOwnAnswers(await sendTogether(`${unbatched.url}/${TOKEN}`, balanceCalls()));
       expect(upstreamShapes()).toEqual(Array(CLIENTS).fill('eth_getBalance'));
     } finally {
@@ -243,16 +204,12 @@ describe('rpc-gateway: same-turn upstream batching (anvil behind counting proxie
   });
 
   it('failover: when the node of a coalesced exchange goes down, the whole batch goes to the other node', async () => {
-    shared.goesDownOnBatchOf = 'eth_getBalance';
+    goesDownOnBatchOf = 'eth_getBalance';
     expectOwnAnswers(await sendTogether(`${gateway.url}/${TOKEN}`, balanceCalls()));
     const batch = Array(CLIENTS).fill('eth_getBalance');
-    const [down, up] = proxies[0]!.state.down ? proxies : [proxies[1]!, proxies[0]!];
-    expect(down.state.down).toBe(true);
-    expect(down.state.bodies.filter(Array.isArray).map((b) => b.map((c) => c.method))).toEqual([
-      batch,
-    ]);
-    expect(up.state.bodies.filter(Array.isArray).map((b) => b.map((c) => c.method))).toEqual([
-      batch,
-    ]);
+    const [down, up] = nodes[0]!.calls === 'drop' ? nodes : [nodes[1]!, nodes[0]!];
+    expect(down.calls).toBe('drop');
+    expect(down.bodies.filter(Array.isArray).map((b) => b.map((c) => c.method))).toEqual([batch]);
+    expect(up.bodies.filter(Array.isArray).map((b) => b.map((c) => c.method))).toEqual([batch]);
   });
 });

@@ -11,6 +11,7 @@ export * from './billing-ledger-process';
 export * from './test-pki';
 export * from './tls-certificate-metric';
 export * from './fake-sui-upstream';
+export * from './fake-upstream-node';
 export * from './openapi-routes';
 export * from './openapi-lint';
 export * from './prometheus-text';
