@@ -143,6 +143,13 @@ describe('rpc-gateway: misbehaving upstream nodes (anvil behind fake upstream no
     }
     // No failover: each call reached one node; both nodes still take calls.
     expect(nodes[0]!.received + nodes[1]!.received).toBe(6);
+    // Each attempt counted as refused, not ok.
+    const attempts = (outcome: string) =>
+      metricValue(gateway!.url, 'rpc_gateway_upstream_requests_total', {
+        network: 'eth-mainnet',
+        outcome,
+      });
+    expect([await attempts('refused'), await attempts('ok')]).toEqual([6, 0]);
     expect(
       await metricValue(gateway!.url, 'rpc_gateway_upstream_breaker_open', {
         network: 'eth-mainnet',

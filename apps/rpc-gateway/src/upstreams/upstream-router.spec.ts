@@ -646,7 +646,11 @@ describe('UpstreamRouter: an error under id null is the node refusing a request 
     // Not failed over, and no breaker opened: both nodes still take calls.
     expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(6);
     for (const u of nodes.get('eth-mainnet')!) expect(u.bodies.length).toBeGreaterThan(0);
-    expect(await outcomes(metrics)).toEqual(['0:node0.test:8545 ok 3', '1:node1.test:8545 ok 3']);
+    // Counted as refused, not ok: the node answered, but not the call (QA: counted as ok).
+    expect(await outcomes(metrics)).toEqual([
+      '0:node0.test:8545 refused 3',
+      '1:node1.test:8545 refused 3',
+    ]);
     for (let i = 0; i < 4; i++)
       expect(
         results(await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')])),
@@ -655,7 +659,7 @@ describe('UpstreamRouter: an error under id null is the node refusing a request 
   });
 
   it('a coalesced batch refused whole by one such object: each call is sent again alone; no breaker counts it', async () => {
-    const { router, nodes, bodies, pools } = setup(20, 1);
+    const { router, nodes, bodies, pools, metrics } = setup(20, 1);
     nodes.get('eth-mainnet')![0]!.answer = (body) =>
       Array.isArray(body) && body.some((c: { params: unknown[] }) => c.params[0] === 'deep')
         ? REFUSAL
@@ -680,10 +684,15 @@ describe('UpstreamRouter: an error under id null is the node refusing a request 
     ]);
     expect(bodies('eth-mainnet')).toHaveLength(16);
     expect(pools.get('eth-mainnet')!.upstreams[0]!.breaker.stateAt(0)).toBe('closed');
+    // Per round: the batch and the deep call alone refused, the two balances answered.
+    expect(await outcomes(metrics)).toEqual([
+      '0:node0.test:8545 ok 8',
+      '0:node0.test:8545 refused 8',
+    ]);
   });
 
   it('a batch with one element refused: the answered calls keep their answers, that one goes alone', async () => {
-    const { router, nodes, bodies } = setup(20, 1);
+    const { router, nodes, bodies, metrics } = setup(20, 1);
     nodes.get('eth-mainnet')![0]!.answer = refusesDeep;
     const answers = await Promise.all([
       router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]),
@@ -694,6 +703,8 @@ describe('UpstreamRouter: an error under id null is the node refusing a request 
       ['eth_getBalance', 'eth_getCode'],
       'eth_getCode',
     ]);
+    // The batch was refused in part, the call alone whole: both attempts are refused.
+    expect(await outcomes(metrics)).toEqual(['0:node0.test:8545 refused 2']);
   });
 });
 

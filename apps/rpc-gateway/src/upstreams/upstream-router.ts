@@ -262,7 +262,7 @@ export class UpstreamRouter {
         const call = calls[i]!;
         let failure = nodeFailure;
         if (parsed !== undefined) {
-          const given = parsed[k];
+          const given = parsed.answers[k];
           if (given === undefined) {
             alone.push(i);
             return;
@@ -295,10 +295,12 @@ export class UpstreamRouter {
         if (outcome.failure === 'not_sent' || outcome.failure === 'ambiguous')
           upstream.healthy = false;
       }
+      // A node's answer is `ok` only when it answered what was asked: one that lacked data, or
+      // refused a request unread (error under id null), says so (ADR 0202 amendment).
       this.metrics.countUpstream(
         pool.network,
         upstream.label,
-        nodeFailure ?? (lackedAny ? 'missing_data' : 'ok'),
+        nodeFailure ?? (lackedAny ? 'missing_data' : parsed?.refused ? 'refused' : 'ok'),
         seconds,
       );
     }
@@ -404,6 +406,12 @@ function bodyOf(calls: readonly OutCall[], pending: readonly number[]): string {
     .join(',')}]`;
 }
 
+/** A node's answers to the calls sent (`parseAnswers`), and whether it refused any unread. */
+interface NodeAnswers {
+  answers: (CallAnswer | undefined)[];
+  refused: boolean;
+}
+
 /**
  * The answers to the calls of `pending` (ids: their indexes), in that order; undefined when
  * the body is not their answer: not JSON-RPC, a single call answered by a batch or under
@@ -414,36 +422,39 @@ function bodyOf(calls: readonly OutCall[], pending: readonly number[]): string {
  * 2.0, section 5; QA: anvil's -32600 for params nested past 128 levels): answering a single
  * call, it is that call's node error; in a batch (the whole batch refused by one such object,
  * or elements of it), the calls it leaves without an answer are `undefined` here: sent again
- * alone, each to get its own answer. Either way the node answered.
+ * alone, each to get its own answer. Either way the node answered, and `refused` says it
+ * refused something.
  */
-function parseAnswers(
-  text: string,
-  pending: readonly number[],
-): (CallAnswer | undefined)[] | undefined {
+function parseAnswers(text: string, pending: readonly number[]): NodeAnswers | undefined {
   const parsed = parseResponse(text);
   if (parsed.kind === 'malformed') return undefined;
   if (pending.length === 1) {
     if (parsed.kind !== 'single') return undefined;
-    if (idOf(parsed.item) !== pending[0] && !isRefusal(parsed.item)) return undefined;
+    const refused = isRefusal(parsed.item);
+    if (idOf(parsed.item) !== pending[0] && !refused) return undefined;
     const a = answerOf(parsed.item);
-    return a === undefined ? undefined : [a];
+    return a === undefined ? undefined : { answers: [a], refused };
   }
   if (parsed.kind === 'single')
     return isRefusal(parsed.item)
-      ? new Array<undefined>(pending.length).fill(undefined)
+      ? { answers: new Array<undefined>(pending.length).fill(undefined), refused: true }
       : undefined;
   if (parsed.items.length !== pending.length) return undefined;
   const slot = new Map<number, number>();
   pending.forEach((i, k) => slot.set(i, k));
   const answers = new Array<CallAnswer | undefined>(pending.length);
+  let refused = false;
   for (const item of parsed.items) {
-    if (isRefusal(item)) continue;
+    if (isRefusal(item)) {
+      refused = true;
+      continue;
+    }
     const k = slot.get(idOf(item));
     const a = answerOf(item);
     if (k === undefined || answers[k] !== undefined || a === undefined) return undefined;
     answers[k] = a;
   }
-  return answers;
+  return { answers, refused };
 }
 
 /** A JSON-RPC error under id null: the node could not read the request it answers. */
