@@ -40,7 +40,8 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../../../dist/apps/dashboard-web', import.meta.url)),
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps served: the page needs none, and QA read the whole source through them.
+    sourcemap: false,
     chunkSizeWarningLimit: 1_000,
   },
 });

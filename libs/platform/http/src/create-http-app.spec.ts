@@ -541,3 +541,91 @@ describe('createHttpApp 405 rule: routes added on fastify itself, and a catch-al
     expect(response.json()).toMatchObject({ error: 'not_found' });
   });
 });
+
+describe('createHttpApp request timeout (QA: bodies sent a byte at a time held connections)', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    // Node's own timer decides; a short limit keeps the wait under a second.
+    app = await createHttpApp(ThingsModule, {
+      logger: pino({ level: 'silent' }),
+      requestTimeoutMs: 400,
+    });
+    await app.listen(0, '127.0.0.1');
+  });
+  afterAll(() => app.close());
+
+  it('a body still arriving past the limit: 408 request_timeout in our body, then closed', async () => {
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          'POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{',
+        ),
+      );
+      // One byte every 100 ms keeps the connection busy (no idle timeout would end it).
+      const drip = setInterval(() => socket.writable && socket.write(' '), 100);
+      // Without a request timeout nothing answers: give up after 4 s with what arrived.
+      const giveUp = setTimeout(() => socket.destroy(), 4_000);
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(drip);
+        clearTimeout(giveUp);
+        resolve(text);
+      });
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'request_timeout',
+      message: 'the request took too long to arrive',
+      request_id: expect.any(String),
+    });
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('a client cutting its body short is no crash and no database outage (an app without Postgres)', async () => {
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const lines: Record<string, unknown>[] = [];
+    const logged = await createHttpApp(ThingsModule, {
+      logger: pino(
+        { level: 'debug' },
+        { write: (line: string) => void lines.push(JSON.parse(line)) },
+      ),
+    });
+    await logged.listen(0, '127.0.0.1');
+    const loggedPort = (logged.getHttpServer().address() as AddressInfo).port;
+    for (const target of [port, loggedPort])
+      await new Promise<void>((resolve) => {
+        const socket = connect(target, '127.0.0.1', () =>
+          socket.write(
+            'POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a"',
+            () => setImmediate(() => socket.resetAndDestroy()),
+          ),
+        );
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+      });
+    // Still serving (the old filter asked the app for its DbJobGate and Nest ended the process).
+    const response = await fetch(`http://127.0.0.1:${loggedPort}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(201);
+    await logged.close();
+    expect(lines.filter((line) => line['msg'] === 'request failed')).toEqual([]);
+  });
+
+  it('a request that arrives in time is served', async () => {
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect([response.status, await response.json()]).toEqual([201, { body: { a: 1 } }]);
+  });
+});

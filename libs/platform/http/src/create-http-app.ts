@@ -35,7 +35,20 @@ export interface HttpAppOptions {
    * by default, `REQUEST_LOGS` in the apps.
    */
   accessLog?: boolean;
+  /**
+   * Longest a request may take to arrive, head and body (node's `requestTimeout`; fastify's
+   * default is none, so a client sending a body a byte at a time held its connection for ever:
+   * QA, many such held every file descriptor). Past it: 408 `request_timeout`, then close.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** A request must have arrived whole within this (COMPAT: 5 MiB at ~175 KB/s or better). */
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Node's default time for a request's head to arrive, kept when the request timeout allows. */
+const HEADERS_TIMEOUT_MAX_MS = 60_000;
+/** How often node looks for requests past their time (its default, 30 s, at most). */
+const TIMEOUT_CHECK_MAX_MS = 30_000;
 
 /** One route as the router knows it, e.g. `{method: 'POST', url: '/api/v1/access-tokens/:id/roll'}`. */
 export interface HttpRoute {
@@ -56,8 +69,15 @@ export async function createHttpApp(
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const adapter = new FastifyAdapter({
     bodyLimit: bodyLimitBytes,
+    requestTimeout: requestTimeoutMs,
+    http: {
+      // Node checks the request timeout only with a head timeout no longer than it.
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MAX_MS, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MAX_MS, Math.ceil(requestTimeoutMs / 2)),
+    },
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     genReqId: requestIdOf,
     requestIdHeader: false,
@@ -240,7 +260,9 @@ function databaseGateOf(app: NestFastifyApplication): DbOutageReporter {
   return () => {
     if (gate === undefined) {
       try {
-        gate = app.get(DbJobGate, { strict: false });
+        // Through ModuleRef, as registryOf: the app's own `get` ends the process when the token
+        // is unknown (the gateway has no Postgres: a client cutting a body short crashed it).
+        gate = app.get(ModuleRef).get(DbJobGate, { strict: false });
       } catch {
         gate = null;
       }

@@ -89,8 +89,12 @@ export function httpAnswerOf(
   // A lost database surfaces as the driver's error, or as the cause of a DomainError for a 5xx
   // (audit-api's analysis_failed, billing-ledger's usage_unavailable): one code for the outage.
   // A refusal of the request itself (4xx) keeps its code.
-  const ours = exception instanceof DomainError && httpStatusOf[exception.kind] < 500;
-  if (!ours && isDatabaseUnreachable(exception))
+  // A body the client stopped sending (its socket reset: code ECONNRESET) is the framework's
+  // 4xx, never a database outage (QA: it was answered 503 and reported to the outage gate).
+  const refusal =
+    (exception instanceof DomainError && httpStatusOf[exception.kind] < 500) ||
+    statusOfFrameworkError(exception) !== undefined;
+  if (!refusal && isDatabaseUnreachable(exception))
     return {
       status: 503,
       body: { error: DATABASE_UNAVAILABLE, message: DATABASE_UNAVAILABLE_MESSAGE },
