@@ -16,6 +16,7 @@ import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import {
   ConsumerRunner,
   JetStreamPublisher,
+  type ConsumerHandler,
   NatsClient,
   NatsNamespace,
   provisionMessaging,
@@ -201,6 +202,8 @@ export class MatcherHarness {
   publisher!: JetStreamPublisher;
   prefix = `t${randomBytes(5).toString('hex')}`;
   readonly clock = new FakeClock();
+  /** The CHAIN durables' ack wait, provisioned and given to the runners (set before start). */
+  ackWaitMs = 10_000;
   private readonly matchers: Matcher[] = [];
 
   /** `buckets`: KV buckets a real neighbour needs (the indexer's leases). */
@@ -219,11 +222,15 @@ export class MatcherHarness {
     await provisionMessaging(this.jsm, this.prefix, {
       streams: [Streams.CHAIN, Streams.WEBHOOK],
       buckets,
-      consumers: partitions.map((p) => ({ ...chainBlocksConsumer(p), ackWaitMs: 10_000 })),
+      consumers: partitions.map((p) => ({ ...chainBlocksConsumer(p), ackWaitMs: this.ackWaitMs })),
     });
   }
 
-  async matcher(partition: Partition = SINGLE_PARTITION): Promise<Matcher> {
+  /** `around`: wraps the consumer's handler (a test's slow step). */
+  async matcher(
+    partition: Partition = SINGLE_PARTITION,
+    around: (handler: ConsumerHandler) => ConsumerHandler = (handler) => handler,
+  ): Promise<Matcher> {
     const jobs = new DeliveryJobPublisher(this.publisher);
     const engine = new MatchingEngine(
       new MatchingRepository(this.ds),
@@ -234,8 +241,8 @@ export class MatcherHarness {
     );
     await engine.load();
     const runner = new ConsumerRunner(
-      { ...chainBlocksConsumer(partition), ackWaitMs: 10_000, backoffMs: [100] },
-      chainBlocksHandler(engine),
+      { ...chainBlocksConsumer(partition), ackWaitMs: this.ackWaitMs, backoffMs: [100] },
+      around(chainBlocksHandler(engine)),
       { client: this.client, namespace: this.ns, publisher: this.publisher, retryDelayMs: 100 },
     );
     runner.start();

@@ -44,8 +44,18 @@ export interface ConsumerDeclaration {
   /** Who runs it (documentation; an app name under apps/). */
   readonly owner: string;
   readonly description: string;
-  /** Redelivery if not acked in time: longer than the slowest handler. */
+  /**
+   * Redelivery if not acked in time: longer than the slowest handler, unless
+   * `workingWhileHandled`, where it is only how long a dead holder keeps its message.
+   */
   readonly ackWaitMs: number;
+  /**
+   * Client-side only (not provisioned): the runner sends in-progress acks (`working()`) every
+   * third of `ackWaitMs` while the handler runs, so a live slow handler keeps its message and
+   * `ackWaitMs` can be short: a process killed while holding a message (with `concurrency` 1 it
+   * holds the whole consumer back) gives it up after `ackWaitMs`, not after the slowest step.
+   */
+  readonly workingWhileHandled?: boolean;
   /** Deliveries in all (first + redeliveries) before the runner dead-letters the message. */
   readonly maxDeliver: number;
   /**
@@ -103,10 +113,14 @@ export const Consumers = {
     filterSubject: Subjects.chain.blockEvents,
     owner: 'webhook-matcher',
     description: 'match canonical blocks and reorg removals against active webhooks',
-    ackWaitMs: 60 * SECOND,
+    // Blocks must be matched in order (removal after the block it removes): one message in
+    // flight (max_ack_pending 1), so the server gives the next block to nobody while one is
+    // unacked. A matcher killed holding one stalled every event for this whole wait (QA: 71 s
+    // at 60 s); now it is 5 s and a live step keeps its block by in-progress acks (ADR 0504).
+    ackWaitMs: 5 * SECOND,
+    workingWhileHandled: true,
     maxDeliver: 10,
     backoffMs: [1 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND, 1 * MINUTE],
-    // Blocks must be matched in order (removal after the block it removes).
     concurrency: 1,
   }),
   /** webhook-matcher: balance and plan changes (pause on no balance, plan downgrades). */

@@ -446,6 +446,27 @@ export class ConsumerRunner {
 
   /** Handles and settles one message; exposed for tests. */
   async handle(msg: JsMsg): Promise<Settled> {
+    if (!this.declaration.workingWhileHandled) return this.handleOnce(msg);
+    // In-progress acks while the handler runs (ConsumerDeclaration.workingWhileHandled): the
+    // short ack wait then only ever expires for a holder that died.
+    const working = setInterval(
+      () => {
+        try {
+          msg.working();
+        } catch {
+          // A closed connection: the server redelivers it after ack_wait (handlers are idempotent).
+        }
+      },
+      Math.max(100, Math.floor(this.declaration.ackWaitMs / 3)),
+    );
+    try {
+      return await this.handleOnce(msg);
+    } finally {
+      clearInterval(working);
+    }
+  }
+
+  private async handleOnce(msg: JsMsg): Promise<Settled> {
     const deliveryCount = msg.info.deliveryCount;
     let subject = msg.subject;
     let outcome: HandlerOutcome;
