@@ -10,8 +10,18 @@ export interface AppDataSourceOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function | string>;
   poolSize?: number;
+  /**
+   * Most ms a query waits for a pooled connection (or a new one to connect): pg's
+   * `connectionTimeoutMillis`. Past it the query fails with pg-pool's "timeout exceeded when
+   * trying to connect", which `isDatabaseUnreachable` reads as Postgres out of reach (503
+   * `database_unavailable` at the REST edges), never a request left waiting for ever.
+   */
+  acquireTimeoutMs?: number;
   applicationName?: string;
 }
+
+/** `acquireTimeoutMs` unless an app sets it: a pool that stays full this long is stuck. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
 
 /** One TypeORM data source per app. `synchronize` is never on: the schema comes from migrations. */
 export function createAppDataSource(options: AppDataSourceOptions): DataSource {
@@ -28,6 +38,7 @@ export function createAppDataSource(options: AppDataSourceOptions): DataSource {
     logging: false,
     extra: {
       max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
       application_name: options.applicationName ?? options.schema,
     },
   });
