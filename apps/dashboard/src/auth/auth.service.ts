@@ -149,31 +149,42 @@ export class AuthService implements OnApplicationBootstrap {
     };
     const windowStart = new Date(now.getTime() - signupRule.windowMs);
     // A team invitation's sign-up is not counted (ADR 0604): it makes no billing account, only a
-    // key on the inviter's, and it can tell only about the one email an owner invited.
-    const signupWait =
-      team || (await this.failures.seen(signup.attempt, windowStart))
-        ? 0
-        : await this.throttleWait(signup.count, signupRule, now);
-    if (signupWait > 0)
+    // key on the inviter's, and it can tell only about the one email an owner invited. Counted
+    // before anything is made, in one step with the check (an attempt in flight counts): a
+    // burst of sign-ups from one address makes no more than the limit (QA H2).
+    const reserved = team
+      ? { wait: 0, recorded: false }
+      : await this.failures.withKeysLocked([signup.count], async (db) => {
+          if (await this.failures.seen(signup.attempt, windowStart, db))
+            return { wait: 0, recorded: false };
+          const since = await this.failures.recent(signup.count, windowStart, db);
+          const wait = windowRetryAfterMs(since, now, signupRule);
+          if (wait === 0)
+            await this.failures.record([signup.count, signup.attempt], now, windowStart, db);
+          return { wait, recorded: wait === 0 };
+        });
+    if (reserved.wait > 0)
       throw new DomainError(
         'too_many_sign_ups',
         'rate_limited',
-        `too many sign-ups from this address; try again in ${Math.ceil(signupWait / 60_000)} min`,
-        { details: { retryAfterMs: signupWait } },
+        `too many sign-ups from this address; try again in ${Math.ceil(reserved.wait / 60_000)} min`,
+        { details: { retryAfterMs: reserved.wait } },
       );
     let invitationHash: string | undefined;
     if (invite) {
       invitationHash = sha256(input.invitation!);
       const consumed = await this.invitations.consume(invitationHash, input.email, now);
       // A team invitation must still be the team invitation it was read as above.
-      if (!consumed || consumed.team?.accountId !== team?.accountId)
+      if (!consumed || consumed.team?.accountId !== team?.accountId) {
+        // Not counted (README "Sign-up by invitation"): the attempt counted above is taken back.
+        if (reserved.recorded) await this.failures.unrecord([signup.count, signup.attempt], now);
         throw new DomainError(
           'invitation_invalid',
           'forbidden',
           'this invitation is unknown, used, expired or for another email',
         );
+      }
     }
-    if (!team) await this.failures.recordOnce(signup.count, signup.attempt, now, windowStart);
     try {
       const emailTaken = () =>
         team
@@ -196,38 +207,67 @@ export class AuthService implements OnApplicationBootstrap {
             });
       if (await this.users.byEmail(input.email)) throw emailTaken();
       const passwordHash = await hashPassword(input.password);
+      // The email's billing request is stored (on the pool, committed) before the claim is
+      // taken: the claim holds one pool connection, and nothing under it takes a second (QA H1:
+      // a full pool of claims each waiting for another connection never answered again).
+      let request = team
+        ? undefined
+        : await this.signUpRequests.pendingOr(input.email, this.freshRequest(input), now);
       // The email is claimed before billing is asked for an account, and the user row is
       // written under the claim: sign-ups racing with one email (a double submit) make one
       // billing account; the others answer 409 at once (QA: one orphan account each).
-      const user = await this.users.withEmailClaimed(input.email, async (db) => {
-        if (await this.users.byEmail(input.email, db)) throw emailTaken();
-        const created = team
-          ? await this.teamKey(team.accountId)
-          : await this.newAccount(input.email, input.name, now);
-        const row: UserRow = {
-          id: newId('usr'),
-          email: input.email,
-          passwordHash,
-          role: 'customer',
-          accountId: created.account.id,
-          accountRole: team?.accountRole ?? 'owner',
-          apiKeyId: created.api_key.id,
-          sealedApiKey: this.secrets.seal(created.api_key.key),
-          createdAt: now,
-        };
-        // Under the claim only the operator's own row (OPERATOR_EMAIL) could take the email.
-        try {
-          if (!(await this.users.insert(row, db))) throw emailTaken();
-        } catch (error) {
-          // A member's key made for the existing account but not stored is revoked again.
-          if (team) await this.managedKeys.revoke(team.accountId, created.api_key.id);
+      const claimed = (pending: SignUpRequest<unknown> | undefined) =>
+        this.users.withEmailClaimed(input.email, async (db) => {
+          if (await this.users.byEmail(input.email, db)) throw emailTaken();
+          const created = team
+            ? await this.teamKey(team.accountId)
+            : await this.newAccount(pending!);
+          const row: UserRow = {
+            id: newId('usr'),
+            email: input.email,
+            passwordHash,
+            role: 'customer',
+            accountId: created.account.id,
+            accountRole: team?.accountRole ?? 'owner',
+            apiKeyId: created.api_key.id,
+            sealedApiKey: this.secrets.seal(created.api_key.key),
+            createdAt: now,
+          };
+          // Under the claim only the operator's own row (OPERATOR_EMAIL) could take the email.
+          try {
+            if (!(await this.users.insert(row, db))) throw emailTaken();
+          } catch (error) {
+            // A member's key made for the existing account but not stored is revoked again.
+            if (team) await this.managedKeys.revoke(team.accountId, created.api_key.id);
+            throw error;
+          }
+          // Answered and held: the next sign-up of this email (after the user is removed from
+          // the account) is a new request, for a new account.
+          if (!team) await this.signUpRequests.done(db, input.email);
+          return row;
+        });
+      let user: UserRow | undefined;
+      try {
+        user = await claimed(request);
+      } catch (error) {
+        if (!request || !(error instanceof DomainError && error.code === 'idempotency_key_reused'))
           throw error;
-        }
-        // Answered and held: the next sign-up of this email (after the user is removed from
-        // the account) is a new request, for a new account.
-        if (!team) await this.signUpRequests.done(db, input.email);
-        return row;
-      });
+        // Billing no longer takes the stored request for the same one (a billing release that
+        // reads the body otherwise): a new request rather than an email that can never sign
+        // up; the account of the stored one stays unused, as before the request was stored.
+        // Replaced once the claim is let go (on the pool, committed before billing is asked).
+        this.logger.warn(
+          { idempotencyKey: request.idempotencyKey },
+          "billing refused a sign-up's stored request as another one; sent a new request",
+        );
+        request = await this.signUpRequests.replace(
+          input.email,
+          request.idempotencyKey,
+          this.freshRequest(input),
+          now,
+        );
+        user = await claimed(request);
+      }
       if (!user)
         throw new DomainError(
           'sign_up_in_progress',
@@ -248,49 +288,34 @@ export class AuthService implements OnApplicationBootstrap {
 
   /**
    * The new user's billing account (ADR 0601 amendment): `POST /admin/accounts` with the email's
-   * pending request, the `Idempotency-Key` and body an earlier sign-up of it sent when that one
-   * wrote no user (the dashboard died or its insert failed after billing made the account, or
-   * billing's answer was lost), else a new one, stored first. Billing answers a repeat with the
-   * account it made then and a new key, the earlier one revoked: one account however many tries.
+   * pending request (`SignUpRequestsRepository.pendingOr`, stored before the claim): the
+   * `Idempotency-Key` and body an earlier sign-up of it sent when that one wrote no user (the
+   * dashboard died or its insert failed after billing made the account, or billing's answer was
+   * lost), else a new one. Billing answers a repeat with the account it made then and a new key,
+   * the earlier one revoked: one account however many tries. Takes no pool connection: it runs
+   * under the sign-up's claim.
    */
-  private async newAccount(
-    email: string,
-    name: string | undefined,
-    now: Date,
-  ): Promise<CreatedAccount> {
-    const fresh = () => ({
+  private newAccount(request: SignUpRequest<unknown>): Promise<CreatedAccount> {
+    return this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
+      bearer: this.config.OPERATOR_TOKEN,
+      body: request.body,
+      headers: { 'idempotency-key': request.idempotencyKey },
+    });
+  }
+
+  /** A new sign-up's billing request: a new `Idempotency-Key`, the account's body. */
+  private freshRequest(input: { email: string; name?: string }): SignUpRequest<unknown> {
+    return {
       idempotencyKey: `dashboard-sign-up:${newSecret(24)}`,
       body: {
-        name: name ?? email,
+        name: input.name ?? input.email,
         type: 'individual',
         api_key_scopes: ACCOUNT_KEY_SCOPES,
         // The key this dashboard signs the account's calls with: billing never lists it to the
         // account nor lets the account delete it (no lock-out; billing README).
         api_key_managed: true,
       },
-    });
-    const send = (request: SignUpRequest<unknown>) =>
-      this.upstream.json<CreatedAccount>('billing', 'POST', '/admin/accounts', {
-        bearer: this.config.OPERATOR_TOKEN,
-        body: request.body,
-        headers: { 'idempotency-key': request.idempotencyKey },
-      });
-    const pending = await this.signUpRequests.pendingOr(email, fresh(), now);
-    try {
-      return await send(pending);
-    } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'idempotency_key_reused')) throw error;
-      // Billing no longer takes the stored request for the same one (a billing release that
-      // reads the body otherwise): a new request rather than an email that can never sign up;
-      // the account of the stored one stays unused, as before the request was stored.
-      this.logger.warn(
-        { idempotencyKey: pending.idempotencyKey },
-        "billing refused a sign-up's stored request as another one; sent a new request",
-      );
-      const renewed = fresh();
-      await this.signUpRequests.replace(email, renewed, now);
-      return send(renewed);
-    }
+    };
   }
 
   /**
@@ -328,16 +353,26 @@ export class AuthService implements OnApplicationBootstrap {
     const limits = this.signInLimits();
     const windowStart = (rule: WindowRule) => new Date(now.getTime() - rule.windowMs);
     const known = await this.failures.seen(keys.known, new Date(now.getTime() - limits.knownMs));
-    const wait = signInWaitMs(
-      {
-        pair: await this.failures.recent(keys.pair, windowStart(limits.pair)),
-        account: known ? [] : await this.failures.recent(keys.account, windowStart(limits.account)),
-        address: known ? [] : await this.failures.recent(keys.address, windowStart(limits.address)),
-      },
-      known,
-      now,
-      limits,
-    );
+    // The attempt is counted as a failure before the password is checked, in one step with the
+    // check (an attempt in flight counts), and taken back if it succeeds: a parallel burst gets
+    // no more passwords checked than the limits allow (QA H2: 100 at once were all checked).
+    const counted = [keys.pair, keys.account, keys.address];
+    const wait = await this.failures.withKeysLocked(counted, async (db) => {
+      const recent = async (key: string, rule: WindowRule) =>
+        this.failures.recent(key, windowStart(rule), db);
+      const wait = signInWaitMs(
+        {
+          pair: await recent(keys.pair, limits.pair),
+          account: known ? [] : await recent(keys.account, limits.account),
+          address: known ? [] : await recent(keys.address, limits.address),
+        },
+        known,
+        now,
+        limits,
+      );
+      if (wait === 0) await this.failures.record(counted, now, windowStart(limits.pair), db);
+      return wait;
+    });
     if (wait > 0)
       throw new DomainError(
         'too_many_attempts',
@@ -345,18 +380,23 @@ export class AuthService implements OnApplicationBootstrap {
         `too many failed sign-ins; try again in ${Math.ceil(wait / 60_000)} min`,
         { details: { retryAfterMs: wait } },
       );
-    const user = await this.users.byEmail(email);
-    const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
-    if (!user || !ok) {
-      await this.failures.record(
-        [keys.pair, keys.account, keys.address],
-        now,
-        windowStart(limits.pair),
-      );
-      throw new DomainError('invalid_credentials', 'unauthenticated', 'wrong email or password');
+    let user: UserRow | undefined;
+    try {
+      user = await this.users.byEmail(email);
+      const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
+      if (!ok) user = undefined;
+    } catch (error) {
+      // Not checked (Postgres out of reach): not a failure either.
+      await this.failures.unrecord(counted, now).catch(() => undefined);
+      throw error;
     }
-    // The account's and the address's failures stay: they count guessing from elsewhere.
+    // A failure stays counted, as recorded above.
+    if (!user)
+      throw new DomainError('invalid_credentials', 'unauthenticated', 'wrong email or password');
+    // A success is no failure: the pair's failures go, and this attempt's rows of the account
+    // and the address; their other failures stay: they count guessing from elsewhere.
     await this.failures.clear(keys.pair);
+    await this.failures.unrecord([keys.account, keys.address], now);
     await this.failures.remember(keys.known, now);
     return this.startSession(user, now);
   }
@@ -456,12 +496,6 @@ export class AuthService implements OnApplicationBootstrap {
       'unavailable',
       'billing would not make a key for the account of this invitation',
     );
-  }
-
-  /** How long `key` must wait under `rule` (0: go ahead), from its rows in the window. */
-  private async throttleWait(key: string, rule: WindowRule, now: Date): Promise<number> {
-    const since = new Date(now.getTime() - rule.windowMs);
-    return windowRetryAfterMs(await this.failures.recent(key, since), now, rule);
   }
 
   private async startSession(user: UserRow, now: Date): Promise<NewSession> {

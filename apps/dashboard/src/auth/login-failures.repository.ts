@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Queryable } from './users.repository';
 
 /**
  * Failed sign-ins by key (`signInThrottleKeys`: the pair, the email, the address), the (email,
@@ -10,28 +11,52 @@ import { DataSource } from 'typeorm';
 export class LoginFailuresRepository {
   constructor(private readonly db: DataSource) {}
 
-  async recent(key: string, since: Date): Promise<Date[]> {
-    const rows = (await this.db.query(
+  /**
+   * Runs `work` in one transaction holding a lock on each of `keys` (transaction-scoped advisory
+   * locks, taken in one order): a throttle's count of a key's rows and the row it records for
+   * the attempt are one step, so attempts racing are counted one after the other and none is
+   * let through past the limit (QA H2: a parallel burst each read the count before any
+   * recorded). Its queries, given `db`, commit with it; `work` takes no other connection.
+   */
+  async withKeysLocked<T>(
+    keys: readonly string[],
+    work: (db: Queryable) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      for (const key of [...new Set(keys)].sort())
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+      return work(manager);
+    });
+  }
+
+  async recent(key: string, since: Date, db: Queryable = this.db): Promise<Date[]> {
+    const rows = (await db.query(
       'SELECT at FROM dashboard.login_failures WHERE key = $1 AND at > $2 ORDER BY at',
       [key, since],
     )) as Array<{ at: Date }>;
     return rows.map((row) => row.at);
   }
 
-  async record(keys: string[], at: Date, forgetBefore: Date): Promise<void> {
-    await this.db.query(
-      'INSERT INTO dashboard.login_failures (key, at) SELECT unnest($1::text[]), $2',
-      [keys, at],
-    );
-    await this.db.query('DELETE FROM dashboard.login_failures WHERE key = ANY($1) AND at <= $2', [
+  /** A row at `at` for each of `keys`; each key's rows at or before `forgetBefore` go. */
+  async record(
+    keys: readonly string[],
+    at: Date,
+    forgetBefore: Date,
+    db: Queryable = this.db,
+  ): Promise<void> {
+    await db.query('INSERT INTO dashboard.login_failures (key, at) SELECT unnest($1::text[]), $2', [
+      keys,
+      at,
+    ]);
+    await db.query('DELETE FROM dashboard.login_failures WHERE key = ANY($1) AND at <= $2', [
       keys,
       forgetBefore,
     ]);
   }
 
   /** Whether `key` has a row in the window (after `since`). */
-  async seen(key: string, since: Date): Promise<boolean> {
-    const rows = (await this.db.query(
+  async seen(key: string, since: Date, db: Queryable = this.db): Promise<boolean> {
+    const rows = (await db.query(
       'SELECT 1 FROM dashboard.login_failures WHERE key = $1 AND at > $2 LIMIT 1',
       [key, since],
     )) as unknown[];
@@ -39,26 +64,16 @@ export class LoginFailuresRepository {
   }
 
   /**
-   * Records `key` once per `attempt` in the window: a row for each unless `attempt` has one after
-   * `forgetBefore` (then nothing, and false). Attempts racing (a double submit) are taken one
-   * after the other (a transaction-scoped advisory lock on `attempt`), so one of them counts.
+   * Takes back what `record` wrote for one attempt: one row at `at` of each of `keys` (rows of
+   * one key and time are alike, whichever goes).
    */
-  async recordOnce(key: string, attempt: string, at: Date, forgetBefore: Date): Promise<boolean> {
-    return this.db.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [attempt]);
-      await manager.query('DELETE FROM dashboard.login_failures WHERE key = ANY($1) AND at <= $2', [
-        [key, attempt],
-        forgetBefore,
-      ]);
-      const inserted = (await manager.query(
-        `INSERT INTO dashboard.login_failures (key, at)
-         SELECT unnest($1::text[]), $2
-          WHERE NOT EXISTS (SELECT 1 FROM dashboard.login_failures WHERE key = $3)
-         RETURNING key`,
-        [[key, attempt], at, attempt],
-      )) as unknown[];
-      return inserted.length > 0;
-    });
+  async unrecord(keys: readonly string[], at: Date): Promise<void> {
+    await this.db.query(
+      `DELETE FROM dashboard.login_failures WHERE ctid IN (
+         SELECT DISTINCT ON (key) ctid FROM dashboard.login_failures
+          WHERE key = ANY($1::text[]) AND at = $2)`,
+      [keys, at],
+    );
   }
 
   async clear(key: string): Promise<void> {

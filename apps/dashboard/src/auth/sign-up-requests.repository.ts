@@ -19,7 +19,9 @@ export class SignUpRequestsRepository {
   /**
    * The email's pending request, or this one stored as it. On the pool, so it is committed
    * before billing is asked and outlives the sign-up's transaction: the next sign-up of the
-   * email sends the same request, whatever became of this one.
+   * email sends the same request, whatever became of this one. Called before the sign-up takes
+   * its claim (`UsersRepository.withEmailClaimed`), never inside it: a second pool connection
+   * wanted while the claim holds one deadlocks a full pool (QA H1).
    */
   async pendingOr<Body>(
     email: string,
@@ -35,16 +37,29 @@ export class SignUpRequestsRepository {
       `SELECT idempotency_key, body FROM dashboard.sign_up_requests WHERE email = lower($1)`,
       [email],
     )) as Array<{ idempotency_key: string; body: Body }>;
-    return { idempotencyKey: row!.idempotency_key, body: row!.body };
+    // Gone between the two: a sign-up of the email finished (its user written, the request
+    // deleted); this one is answered `email_taken` under the claim and sends nothing.
+    if (!row) return request;
+    return { idempotencyKey: row.idempotency_key, body: row.body };
   }
 
-  /** The email's request replaced by a new one (billing refused the stored one as another). */
-  async replace<Body>(email: string, request: SignUpRequest<Body>, now: Date): Promise<void> {
+  /**
+   * The email's request `refused` replaced by `request` (billing refused the stored one as
+   * another), then the email's pending request as `pendingOr` reads it: racing replacements
+   * leave one request, which all of them send. On the pool, outside any claim (as `pendingOr`).
+   */
+  async replace<Body>(
+    email: string,
+    refused: string,
+    request: SignUpRequest<Body>,
+    now: Date,
+  ): Promise<SignUpRequest<Body>> {
     await this.db.query(
-      `UPDATE dashboard.sign_up_requests SET idempotency_key = $2, body = $3, created_at = $4
-        WHERE email = lower($1)`,
-      [email, request.idempotencyKey, JSON.stringify(request.body), now],
+      `UPDATE dashboard.sign_up_requests SET idempotency_key = $3, body = $4, created_at = $5
+        WHERE email = lower($1) AND idempotency_key = $2`,
+      [email, refused, request.idempotencyKey, JSON.stringify(request.body), now],
     );
+    return this.pendingOr(email, request, now);
   }
 
   /** The email's request answered and its user written (`db`: the user row's transaction). */
