@@ -32,7 +32,7 @@ import { AttemptsRepository } from './attempts/attempts.repository';
 import { UsageOutbox } from './billing/usage-outbox';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
-import { DeliveryEngine } from './jobs/delivery-engine';
+import { DeliveryEngine, HELD_RETURN_MS } from './jobs/delivery-engine';
 import { deliveryJobsHandler } from './jobs/delivery-jobs.consumer';
 import { HealthPublisher } from './jobs/health-publisher';
 import { DeliveryMetrics } from './observability/delivery-metrics';
@@ -119,6 +119,8 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       ),
       publishHealth: (health) => this.health.publish(health),
       recheckMaxMs: config.DELIVERY_RECHECK_MAX_MS,
+      // A predecessor's jobs are all back by then (README, "The deliveries go in order").
+      startGraceMs: declaration.ackWaitMs + HELD_RETURN_MS,
       onAttempt: (outcome, errorClass, billed, durationMs) => {
         metrics.attempts.inc({ outcome, error_class: errorClass, billed: String(billed) });
         if (durationMs !== undefined)

@@ -28,6 +28,7 @@ import { EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
 import {
   DeliveryEngine,
+  HELD_RETURN_MS,
   earlierDeliveriesOf,
   eventAttemptsKey,
   hostOf,
@@ -137,7 +138,7 @@ const FAST = 'https://fast.example.net/hook';
 /** Answers 500 while `down.on` of its world is set, 200 after. */
 const DOWN = 'https://down.example.org/hook';
 
-function world() {
+function world(options: { startGraceMs?: number } = {}) {
   const clock = new FakeClock('2026-03-01T12:00:00.000Z');
   const attempts = new MemoryAttempts();
   const held = new HeldRequests();
@@ -195,6 +196,7 @@ function world() {
       health.push(h);
     },
     recheckMaxMs: 5 * MINUTE,
+    ...(options.startGraceMs !== undefined ? { startGraceMs: options.startGraceMs } : {}),
     onSecretRefused: (error, job) => refused.push([error.reason, error.keyId, job.id]),
     onWait: (reason) => waits.push(reason),
   });
@@ -769,6 +771,57 @@ describe('8 attempts per event across its deliveries, in order (spec "Webhook de
     expect(await second).toEqual({ action: 'done', reason: 'delivered' });
     expect(w.attempts.of(confirmed.id).map((r) => r.slot)).toEqual([2]);
     await Promise.all(inFlight);
+  });
+
+  it('just after a start, later deliveries wait for an earlier one with no attempt that may be in a stopped predecessor’s hands (QA: kill -9, confirmed 40 s before unconfirmed); removed waits for both', async () => {
+    const grace = MINUTE + HELD_RETURN_MS;
+    const w = world({ startGraceMs: grace });
+    w.webhook('wh_a', 'acc_a', DOWN);
+    w.down.on = false;
+    const [unconfirmed, confirmed, removed] = (
+      ['unconfirmed', 'confirmed', 'removed'] as const
+    ).map((phase) => w.phaseJob('wh_a', 'ev_x', phase));
+    // The unconfirmed job is still with the dead worker (back after the ack wait).
+    for (const later of [confirmed!, removed!])
+      expect(await w.engine.handle(later, true)).toEqual({
+        action: 'wait',
+        ms: 2 * SECOND,
+        reason: 'earlier_after_start',
+      });
+    w.clock.advance(MINUTE);
+    expect(await w.engine.handle(removed!)).toMatchObject({ reason: 'earlier_after_start' });
+    expect(w.sentIds).toEqual([]);
+    expect(await w.engine.handle(unconfirmed!)).toEqual({ action: 'done', reason: 'delivered' });
+    // The confirmed one was looked at here: removed waits for it as for any held one.
+    expect(await w.engine.handle(removed!)).toMatchObject({ reason: 'earlier_delivery' });
+    expect(await w.engine.handle(confirmed!)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(await w.engine.handle(removed!)).toEqual({ action: 'done', reason: 'delivered' });
+    expect(w.sentIds).toEqual([unconfirmed!.id, confirmed!.id, removed!.id]);
+
+    // The grace over: an earlier delivery with no attempt and not here is not waited for (the
+    // webhook does not subscribe to it, it was dropped), as before.
+    w.clock.advance(grace);
+    const alone = w.phaseJob('wh_a', 'ev_y', 'confirmed');
+    expect(await w.engine.handle(alone, true)).toEqual({ action: 'done', reason: 'delivered' });
+  });
+
+  it('a delivery without an attempt of its own is put back at most HELD_RETURN_MS while it waits for an earlier one (a restarted worker meets it within its grace)', async () => {
+    const w = world();
+    w.webhook('wh_a', 'acc_a', DOWN);
+    const first = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    const second = w.phaseJob('wh_a', 'ev_x', 'confirmed');
+    let step = await w.engine.handle(first, true);
+    for (let slot = 2; slot <= 5; slot += 1) {
+      w.clock.advance((step as { ms: number }).ms);
+      step = await w.engine.handle(first);
+    }
+    // Slot 5 failed: the next is due in 5 min; the confirmed one, with no row, looks at 30 s.
+    expect(step).toEqual({ action: 'wait', ms: 5 * MINUTE, reason: 'not_due' });
+    expect(await w.engine.handle(second, true)).toEqual({
+      action: 'wait',
+      ms: HELD_RETURN_MS,
+      reason: 'earlier_delivery',
+    });
   });
 
   it('an earlier delivery silent long past its due time (its job gone) no longer holds the later one', async () => {

@@ -59,6 +59,15 @@ export interface DeliveryEngineDeps {
   publishHealth: (health: DeliveryHealth) => Promise<void>;
   /** Longest single put-back: the job is looked at again after at most this (clock changes, top-ups). */
   recheckMaxMs: number;
+  /**
+   * How long after this engine starts a later delivery also waits for an earlier one of its
+   * event that has no attempt and is not in this process (`earlier_after_start`): the jobs a
+   * stopped predecessor had in its hands come back within the consumer's ack wait, the
+   * ones it had put back before their first attempt within HELD_RETURN_MS, and until then this
+   * process cannot know them. The runtime passes the ack wait + HELD_RETURN_MS; 0 (the
+   * default) trusts this process's memory from the start.
+   */
+  startGraceMs?: number;
   onAttempt?: (
     outcome: DeliveryHealth['outcome'],
     errorClass: string,
@@ -97,6 +106,12 @@ const EARLIER_HELD_RECHECK_MS = 2_000;
  * The later delivery then goes on alone.
  */
 const EARLIER_SILENT_MS = 2 * DELIVERY_WAIT_LIMIT_MS + 60_000;
+/**
+ * The longest put-back of a job without an attempt (a balance look, its endpoint busy, an
+ * earlier delivery of its event): within this it is back in a worker's hands, so a restarted
+ * worker knows every such job of its route this long (plus the ack wait) after it starts.
+ */
+export const HELD_RETURN_MS = BALANCE_RECHECK_MS;
 
 /**
  * One delivery job, one decision per look (ADR 0432): drop (webhook not active, or paused since
@@ -127,8 +142,15 @@ export class DeliveryEngine {
   private readonly opened = new BoundedMemo<SigningKey>(MEMO_SIZE);
   /** Endpoint URL → `hostOf` (a URL parse per attempt showed in the profile). */
   private readonly hosts = new BoundedMemo<string>(MEMO_SIZE);
+  /**
+   * Until then (the clock's ms) an earlier delivery without an attempt that is not here may be
+   * held by a stopped predecessor (its message not back yet): a later one waits for it.
+   */
+  private readonly knowsHeldFrom: number;
 
-  constructor(private readonly deps: DeliveryEngineDeps) {}
+  constructor(private readonly deps: DeliveryEngineDeps) {
+    this.knowsHeldFrom = deps.clock.now().getTime() + (deps.startGraceMs ?? 0);
+  }
 
   breakerOf(url: string): CircuitBreaker {
     let breaker = this.breakers.get(url);
@@ -214,7 +236,10 @@ export class DeliveryEngine {
     if (before.kind === 'unfinished') {
       // Not an attempt: no wait limit runs meanwhile (the endpoint's starts when it is due).
       this.busySince.delete(job.id);
-      return this.wait(before.recheckMs, 'earlier_delivery');
+      // Without an attempt of its own it comes back within HELD_RETURN_MS: a worker restarted
+      // meanwhile meets it within its start grace, and its later deliveries wait for it there.
+      const ms = latest ? before.recheckMs : Math.min(before.recheckMs, HELD_RETURN_MS);
+      return this.wait(ms, before.reason);
     }
     const dueAt = latest
       ? afterFailedAttempt(slotOf(latest), latest.finishedAt ?? latest.startedAt)
@@ -467,18 +492,29 @@ export class DeliveryEngine {
     rows: readonly (AttemptRow | undefined)[],
     nowMs: number,
   ):
-    | { kind: 'unfinished'; recheckMs: number }
+    | { kind: 'unfinished'; recheckMs: number; reason: string }
     | { kind: 'spent' }
     | { kind: 'clear'; readyAt: number } {
     let readyAt = 0;
+    const reason = 'earlier_delivery';
     for (const [i, row] of rows.entries()) {
       // No attempt yet, but waiting here (endpoint busy, balance): it goes first.
       const lookedAt = this.held.get(ids[i]!)?.lookedAt;
       if (row === undefined && lookedAt !== undefined && nowMs - lookedAt < EARLIER_SILENT_MS)
-        return { kind: 'unfinished', recheckMs: EARLIER_HELD_RECHECK_MS };
+        return { kind: 'unfinished', recheckMs: EARLIER_HELD_RECHECK_MS, reason };
+      // No attempt and not here, just after this worker started: a stopped predecessor may have
+      // held it (in its hands or put back); its message is not back yet (QA: after a kill -9,
+      // `confirmed` went 40 s before `unconfirmed`, which came back after the ack wait).
+      if (row === undefined && nowMs < this.knowsHeldFrom)
+        return {
+          kind: 'unfinished',
+          recheckMs: Math.min(this.knowsHeldFrom - nowMs, EARLIER_HELD_RECHECK_MS),
+          reason: 'earlier_after_start',
+        };
       // No attempt (dropped, never matched, not started) or one made before the shared budget.
       if (row === undefined || row.slot === null) continue;
-      if (row.outcome === null) return { kind: 'unfinished', recheckMs: EARLIER_RECHECK_MS };
+      if (row.outcome === null)
+        return { kind: 'unfinished', recheckMs: EARLIER_RECHECK_MS, reason };
       const finishedMs = (row.finishedAt ?? row.startedAt).getTime();
       readyAt = Math.max(readyAt, finishedMs);
       if (row.outcome === 'success') continue;
@@ -489,6 +525,7 @@ export class DeliveryEngine {
         return {
           kind: 'unfinished',
           recheckMs: Math.max(dueMs - nowMs, 0) + EARLIER_RECHECK_MS,
+          reason,
         };
     }
     return { kind: 'clear', readyAt };
