@@ -42,7 +42,6 @@ export function deployedGatewayEnv(options: {
         ]),
       ),
     ),
-    FINALITY_DEPTH_BLOCKS: '0',
     GATEWAY_WORKERS: 'auto',
     NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
   };

@@ -148,7 +148,6 @@ export class GatewayRuntime
         endpoint: config.REGION,
         maxBatch: config.MAX_BATCH,
         maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
-        finalityDepth: config.FINALITY_DEPTH_BLOCKS,
       },
       this.credentials,
       router,

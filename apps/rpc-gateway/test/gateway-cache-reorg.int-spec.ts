@@ -1,3 +1,4 @@
+import { reorgWindowBlocks } from '@meridian/networks';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -12,14 +13,17 @@ import {
 /**
  * The answer cache across a reorg (QA: a receipt read through the gateway was served from the
  * cache after `anvil_reorg` re-mined its transaction in another block, or dropped it, so a
- * client counting confirmations saw an orphaned transaction confirmed). A transaction-hash
- * answer is cached only once its block is finalized (head − FINALITY_DEPTH_BLOCKS).
+ * client counting confirmations saw an orphaned transaction confirmed). An answer by block number
+ * or transaction hash is cached only once its block is below the network's reorg window
+ * (`finalizedHeight` of @meridian/networks: 128 blocks on eth-mainnet), the window within which
+ * chain-indexer still retracts a reorg (QA: with 64, a reorg 80 deep left the orphaned block in
+ * the cache while the webhooks said `removed`).
  */
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
 const SENDER = privateKeyToAccount(KEY_0);
 const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const TOKEN = 'tok_eth_reorg_000001';
-const FINALITY = 4;
+const FINALITY = reorgWindowBlocks('eth-mainnet');
 
 interface Receipt {
   blockNumber: string;
@@ -39,7 +43,6 @@ describe('rpc-gateway cache across reorgs (anvil)', () => {
       NATS_URL: ns.url,
       NATS_PREFIX: ns.prefix,
       UPSTREAMS: JSON.stringify({ 'eth-mainnet': [node.url] }),
-      FINALITY_DEPTH_BLOCKS: String(FINALITY),
       // The head the cache judges finality by moves only when the test asks (healthCheckNow).
       HEALTH_INTERVAL_MS: '600000',
       STATIC_ACCESS_TOKENS: JSON.stringify({
@@ -141,6 +144,29 @@ describe('rpc-gateway cache across reorgs (anvil)', () => {
     expect(await viaGateway('eth_getTransactionByHash', [tx.hash])).toEqual(
       await viaNode('eth_getTransactionByHash', [tx.hash]),
     );
+  });
+
+  it('a reorg 80 deep (deeper than the old 64): the orphaned block and receipt are not served', async () => {
+    const tx = await mined();
+    await viaNode('anvil_mine', ['0x4f']);
+    await gateway.runtime.healthCheckNow();
+    const number = `0x${tx.block.toString(16)}`;
+    // Asked twice each while 80 deep: the old gateway cached both as final here.
+    for (let i = 0; i < 2; i++) {
+      await viaGateway('eth_getBlockByNumber', [number, false]);
+      await viaGateway('eth_getTransactionReceipt', [tx.hash]);
+    }
+    const orphaned = (await viaNode('eth_getBlockByNumber', [number, false])) as { hash: string };
+
+    // The last 80 blocks replaced; the transaction dropped from the new branch.
+    await viaNode('anvil_reorg', [80, []]);
+    await gateway.runtime.healthCheckNow();
+    const canonical = (await viaNode('eth_getBlockByNumber', [number, false])) as { hash: string };
+    expect(canonical.hash).not.toBe(orphaned.hash);
+    expect(await viaNode('eth_getTransactionReceipt', [tx.hash])).toBeNull();
+
+    expect(await viaGateway('eth_getBlockByNumber', [number, false])).toEqual(canonical);
+    expect(await viaGateway('eth_getTransactionReceipt', [tx.hash])).toBeNull();
   });
 
   it('a finalized transaction is served from the cache', async () => {

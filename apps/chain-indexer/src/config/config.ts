@@ -1,4 +1,5 @@
 import { commonEnv, networkKeysSetting, upstreamsEnv } from '@meridian/platform-config';
+import { reorgWindowBlocks } from '@meridian/networks';
 import { z } from 'zod';
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -12,10 +13,14 @@ export const configSchema = z
     /** JSON object: network key → upstream node URLs (the parser shared with rpc-gateway). */
     UPSTREAMS: upstreamsEnv,
     /**
-     * Recent block hashes kept per network. Must exceed the largest confirm_depth (96): a reorg
-     * within it is corrected block by block; a deeper one is an alert (README "Deep reorgs").
+     * Recent block hashes kept per network: unset, each network's reorg window
+     * (`REORG_WINDOW_BLOCKS` of @meridian/networks, 128; 256 on P), the one the gateway's cache
+     * and the webhooks' confirm_depth are held to as well. A reorg within it is corrected block by
+     * block; a deeper one is an alert (README "Deep reorgs"). Set, it replaces every network's:
+     * above the largest confirm_depth (96) and never above the network's window (the gateway
+     * caches what lies below that as final, so the indexer must not retract it).
      */
-    WINDOW_BLOCKS: int(97).max(10_000).default(128),
+    WINDOW_BLOCKS: int(97).optional(),
     /** Poll for the head this often while the WebSocket is down (or never connected). */
     POLL_INTERVAL_MS: int(50).default(1_000),
     /** Poll this often even while the WebSocket delivers heads (a silent socket is caught). */
@@ -39,6 +44,12 @@ export const configSchema = z
   })
   .superRefine((config, ctx) => {
     for (const network of config.NETWORKS) {
+      if (config.WINDOW_BLOCKS !== undefined && config.WINDOW_BLOCKS > reorgWindowBlocks(network))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['WINDOW_BLOCKS'],
+          message: `above the reorg window of "${network}" (${reorgWindowBlocks(network)} blocks)`,
+        });
       if ((config.UPSTREAMS.get(network) ?? []).length === 0)
         ctx.addIssue({
           code: 'custom',

@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { Streams } from '@meridian/contracts';
+import { reorgWindowBlocks } from '@meridian/networks';
 import { DbJobGate } from '@meridian/platform-db';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER, urlOrigin } from '@meridian/platform-observability';
@@ -87,7 +88,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
         databaseConnected: DbJobGate.of(this.dataSource).whenOpen(),
         database: DbJobGate.of(this.dataSource),
         options: {
-          windowBlocks: this.config.WINDOW_BLOCKS,
+          windowBlocks: this.config.WINDOW_BLOCKS ?? reorgWindowBlocks(network),
           maxMessageBytes: Streams.CHAIN.maxMsgSize,
           backfillBlocksPerSecond: this.config.BACKFILL_BLOCKS_PER_SECOND,
           startBlocksBehind: this.config.START_BLOCKS_BEHIND,

@@ -1,6 +1,8 @@
 /**
  * Which answers never change and may be cached (ARCHITECTURE "Performance shape"); "finalized"
- * is at or below the pool's head − FINALITY_DEPTH_BLOCKS (`finalizedHeight`):
+ * is below the network's reorg window under the pool's head (`finalizedHeight` of
+ * @meridian/networks: 128 blocks, 256 on P), the window within which chain-indexer still
+ * retracts a reorg, so nothing the webhooks could still call `removed` is held final here:
  * - looked up by block hash (`BY_HASH`, `eth_getBlockReceipts` by hash), only when found (null
  *   may mean "not yet"): a block hash names one block, its header, transactions and receipts
  *   included, forever. A reorg makes another block canonical at that height, under another

@@ -66,3 +66,13 @@ describe('UPSTREAMS and SUI_UPSTREAM_URLS', () => {
     expect([bare.UPSTREAMS.size, bare.SUI_UPSTREAM_URLS]).toEqual([0, []]);
   });
 });
+
+describe('FINALITY_DEPTH_BLOCKS', () => {
+  it('is refused, naming where finality is defined now (each network reorg window)', () => {
+    const env = { REGION: 'eu', HTTP_PORT: '8080' };
+    expect(() => parseConfig(configSchema, { ...env, FINALITY_DEPTH_BLOCKS: '64' })).toThrow(
+      /FINALITY_DEPTH_BLOCKS.*no longer read.*reorg window/s,
+    );
+    expect(() => parseConfig(configSchema, env)).not.toThrow();
+  });
+});

@@ -82,8 +82,16 @@ const settings = z.object({
   UPSTREAM_BREAKER_FAILURES: int(1).default(3),
   UPSTREAM_BREAKER_COOLDOWN_MS: int(1).default(5_000),
   UPSTREAM_BREAKER_MAX_COOLDOWN_MS: int(1).default(60_000),
-  /** Blocks below the pool head treated as final (cacheable by number). */
-  FINALITY_DEPTH_BLOCKS: int(0).default(64),
+  /**
+   * Gone: what is final is each network's reorg window (`finalizedHeight` of @meridian/networks,
+   * README "Caching"), the one chain-indexer and the webhooks are held to. Refused rather than
+   * ignored, so a deployment that set it learns its number no longer applies.
+   */
+  FINALITY_DEPTH_BLOCKS: z
+    .undefined({
+      error: 'no longer read: each network\'s reorg window is final (README "Caching")',
+    })
+    .optional(),
   CACHE_MAX_ENTRIES: int(0).default(50_000),
   MAX_BATCH: int(1).default(100),
   MAX_LOGS_BLOCK_RANGE: int(1).default(10_000),

@@ -1,5 +1,6 @@
 import { NETWORKS } from '@meridian/networks';
 import { jsonRpcErrorOf, parseRequest } from '@meridian/jsonrpc';
+import { isCacheableResult } from '../cache/cache-policy';
 import { SpendEstimate } from '../credentials/spend-estimate';
 import { planCalls, planRules, SORT } from './call-plan';
 import { PLAN_REQUIRED } from './gateway-errors';
@@ -8,11 +9,48 @@ describe('planCalls (the relay sorts every call before any I/O)', () => {
   const network = NETWORKS['eth-mainnet'];
   const hash = `0x${'ab'.repeat(32)}`;
   const cache = new Map([[`eth-mainnet|eth_getBlockByHash|["${hash}",false]`, '{"number":"0x1"}']]);
-  const rules = planRules(100, 64, { get: (key) => cache.get(key) });
+  const rules = planRules(100, { get: (key) => cache.get(key) });
   const items = (text: string) => {
     const parsed = parseRequest(text, { maxBatchSize: 100 });
     return parsed.kind === 'single' ? [parsed.item] : parsed.items;
   };
+
+  it.each([
+    // QA: the indexer retracts reorgs up to 128 deep (webhooks say `removed`) while the cache
+    // took head − 64 as final and kept answering the orphaned block until a restart.
+    // The indexer keeps head − 127 … head: a reorg it can retract keeps head − 127 at most
+    // (the common ancestor), so head − 128 is final and nothing above it is.
+    ['eth-mainnet', 100, false],
+    ['eth-mainnet', 127, false],
+    ['eth-mainnet', 128, true],
+    // P's window is 256: its reorgs have gone deeper than 64.
+    ['polygon-mainnet', 200, false],
+    ['polygon-mainnet', 255, false],
+    ['polygon-mainnet', 256, true],
+  ] as const)(
+    'nothing within the reorg window is cached as final: %s, %i below the head, final=%s',
+    (key, depth, final) => {
+      const head = 10_000;
+      const number = `0x${(head - depth).toString(16)}`;
+      const plan = planCalls(
+        NETWORKS[key],
+        items(
+          JSON.stringify([
+            { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [number, false] },
+            { jsonrpc: '2.0', id: 2, method: 'eth_getTransactionReceipt', params: [hash] },
+          ]),
+        ),
+        rules,
+        'http',
+        head,
+        false,
+      );
+      expect(plan.cacheKeys[0] !== undefined).toBe(final);
+      // A receipt mined at that height is stored only when final.
+      const receipt = { blockHash: hash, blockNumber: number };
+      expect(isCacheableResult('eth_getTransactionReceipt', receipt, plan.finalized)).toBe(final);
+    },
+  );
 
   it('sorts a batch: invalid, refused, local, cached, relayed, session', () => {
     const batch = items(

@@ -1,6 +1,6 @@
 import { cuForCall } from '@meridian/compute-units';
 import type { DomainError } from '@meridian/errors';
-import type { Network } from '@meridian/networks';
+import { finalizedHeight, type Network } from '@meridian/networks';
 import {
   jsonRpcErrorOf,
   type RpcCall,
@@ -39,13 +39,10 @@ export const SORT = Object.freeze({
 export interface PlanRules {
   readonly checks: Readonly<Record<Transport, CallCheckOptions>>;
   readonly cache: { get(key: string): string | undefined };
-  /** Blocks below the head that count as final (cacheable by number). */
-  readonly finalityDepth: number;
 }
 
 export function planRules(
   maxLogsBlockRange: number,
-  finalityDepth: number,
   cache: { get(key: string): string | undefined },
 ): PlanRules {
   return {
@@ -54,7 +51,6 @@ export function planRules(
       websocket: { transport: 'websocket', maxLogsBlockRange },
     },
     cache,
-    finalityDepth,
   };
 }
 
@@ -75,8 +71,8 @@ export interface CallPlan {
   readonly cacheKeys: (string | undefined)[];
   readonly sessionAt: number[];
   /**
-   * The finalized height the plan was made at (head − finality depth; undefined while the head
-   * is unknown): what a relayed answer is held to before it is cached (`isCacheableResult`).
+   * The finalized height the plan was made at (below the network's reorg window,
+   * `finalizedHeight` of @meridian/networks; undefined while the head is unknown): what a relayed answer is held to before it is cached (`isCacheableResult`).
    */
   readonly finalized: number | undefined;
   /**
@@ -107,7 +103,7 @@ export function planCalls(
 ): CallPlan {
   const count = items.length;
   const checks = rules.checks[transport];
-  const finalized = head === undefined ? undefined : head - rules.finalityDepth;
+  const finalized = finalizedHeight(network.key, head);
   const plan: CallPlan = {
     sorts: new Array<number>(count),
     answers: new Array<string | undefined>(count),

@@ -50,7 +50,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
     },
   } as unknown as UpstreamRouter;
   const relay = new RelayService(
-    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000, finalityDepth: 64 },
+    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000 },
     credentials,
     router,
     new LruCache<string>(0),

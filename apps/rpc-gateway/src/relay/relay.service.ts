@@ -56,8 +56,6 @@ export interface RelayOptions {
   endpoint: Endpoint;
   maxBatch: number;
   maxLogsBlockRange: number;
-  /** Blocks below the pool head that count as final (cacheable by number). */
-  finalityDepth: number;
 }
 
 export interface Authorized {
@@ -103,7 +101,7 @@ export class RelayService {
     private readonly meter: UsageMeter,
     private readonly metrics: GatewayMetrics,
   ) {
-    this.rules = planRules(options.maxLogsBlockRange, options.finalityDepth, cache);
+    this.rules = planRules(options.maxLogsBlockRange, cache);
   }
 
   /** The token's account and network on this interface, or why not. */

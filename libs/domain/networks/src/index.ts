@@ -5,3 +5,4 @@ export * from './network.table';
 export * from './network-lookup';
 export * from './audit-chain.table';
 export * from './evm-address';
+export * from './finality';
