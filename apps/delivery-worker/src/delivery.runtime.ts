@@ -36,7 +36,7 @@ import { DeliveryEngine, HELD_RETURN_MS } from './jobs/delivery-engine';
 import { deliveryJobsHandler } from './jobs/delivery-jobs.consumer';
 import { HealthPublisher } from './jobs/health-publisher';
 import { DeliveryMetrics } from './observability/delivery-metrics';
-import { EndpointLimits } from './protection/endpoint-limits';
+import { COMPAT_ENDPOINT_LIMITS, EndpointLimits } from './protection/endpoint-limits';
 import type { Resolver } from './sending/guarded-lookup';
 import { HttpSender } from './sending/http-sender';
 
@@ -112,7 +112,10 @@ export class DeliveryRuntime implements OnApplicationBootstrap, BeforeApplicatio
       balanceOf: (id) => balances.get(id),
       attempts,
       send: (url, headers, body) => this.sender.send(url, headers, body),
-      limits: new EndpointLimits(),
+      limits: new EndpointLimits({
+        ...COMPAT_ENDPOINT_LIMITS,
+        inFlightPerAccount: config.ACCOUNT_MAX_IN_FLIGHT,
+      }),
       secrets: new SecretKeyRing(
         parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
         config.WEBHOOK_SECRETS_PREVIOUS_KEYS ?? [],

@@ -20,6 +20,17 @@ describe('delivery-worker config', () => {
       /ATTEMPT_LOG_RETENTION_DAYS.*at least 4 days/,
     );
   });
+
+  it('caps one account at 64 attempts in flight by default; ACCOUNT_MAX_IN_FLIGHT is a positive integer', () => {
+    expect(parseConfig(configSchema, env).ACCOUNT_MAX_IN_FLIGHT).toBe(64);
+    expect(
+      parseConfig(configSchema, { ...env, ACCOUNT_MAX_IN_FLIGHT: '16' }).ACCOUNT_MAX_IN_FLIGHT,
+    ).toBe(16);
+    for (const bad of ['0', '-1', '2.5', 'many'])
+      expect(() => parseConfig(configSchema, { ...env, ACCOUNT_MAX_IN_FLIGHT: bad })).toThrow(
+        /ACCOUNT_MAX_IN_FLIGHT/,
+      );
+  });
 });
 
 describe('delivery-worker config: the secrets key ring', () => {

@@ -13,6 +13,7 @@ import {
 import { DAY } from '@meridian/time';
 import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secrets';
 import { z } from 'zod';
+import { DEFAULT_ACCOUNT_MAX_IN_FLIGHT } from '../protection/endpoint-limits';
 import { parseDnsServers } from '../sending/dns-servers-resolver';
 
 /** Every variable delivery-worker reads, validated at start; nothing else reads process.env. */
@@ -61,6 +62,17 @@ export const configSchema = z
       .min(10)
       .max(30 * 60_000)
       .default(5 * 60_000),
+    /**
+     * Attempts one account may have in flight on this worker, across all its URLs (README
+     * "Protection"): a job over it waits unbilled (`account_busy`), as one over its URL's 10.
+     * Default 64, a quarter of the jobs consumer's 256 slots.
+     */
+    ACCOUNT_MAX_IN_FLIGHT: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(DEFAULT_ACCOUNT_MAX_IN_FLIGHT),
     /**
      * This worker's share of the delivery routes, `i/n` (ADR 0432): it reads the jobs of route i,
      * the destination hosts partition i owns. n must equal webhook-matcher's DELIVERY_PARTITIONS.

@@ -24,7 +24,7 @@ import type {
   AttemptStart,
   Claim,
 } from '../attempts/attempts.repository';
-import { EndpointLimits } from '../protection/endpoint-limits';
+import { COMPAT_ENDPOINT_LIMITS, EndpointLimits } from '../protection/endpoint-limits';
 import type { SendResult } from '../sending/http-sender';
 import {
   DeliveryEngine,
@@ -138,7 +138,7 @@ const FAST = 'https://fast.example.net/hook';
 /** Answers 500 while `down.on` of its world is set, 200 after. */
 const DOWN = 'https://down.example.org/hook';
 
-function world(options: { startGraceMs?: number } = {}) {
+function world(options: { startGraceMs?: number; accountMaxInFlight?: number } = {}) {
   const clock = new FakeClock('2026-03-01T12:00:00.000Z');
   const attempts = new MemoryAttempts();
   const held = new HeldRequests();
@@ -189,7 +189,10 @@ function world(options: { startGraceMs?: number } = {}) {
         });
       return url === SLOW || url.includes('slow') ? held.hold() : fastAnswer();
     },
-    limits: new EndpointLimits(),
+    limits: new EndpointLimits({
+      ...COMPAT_ENDPOINT_LIMITS,
+      inFlightPerAccount: options.accountMaxInFlight ?? COMPAT_ENDPOINT_LIMITS.inFlightPerAccount,
+    }),
     secrets,
     publishHealth: async (h) => {
       if (healthFailure.error) throw healthFailure.error;
@@ -357,6 +360,50 @@ describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
 
     w.held.answerAll();
     await Promise.all(inFlight);
+  });
+
+  it('an account at its in-flight cap waits (account_busy, unbilled) across its URLs; another account goes; after 10 min the same endpoint_busy rule spends one unsent attempt', async () => {
+    const w = world({ accountMaxInFlight: 3 });
+    for (let i = 0; i < 4; i += 1) w.webhook(`wh_a${i}`, 'acc_a', `https://slow.example.com/${i}`);
+    w.webhook('wh_b', 'acc_b', FAST);
+    const inFlight = [0, 1, 2].map((i) => w.engine.handle(w.job(`wh_a${i}`)));
+    await settle();
+    expect(w.held.count).toBe(3);
+
+    // Its own URL is idle (0 of 10), but its account has 3 in flight.
+    const waiting = w.job('wh_a3');
+    const started = w.clock.now().getTime();
+    let step = await w.engine.handle(waiting);
+    expect(step).toEqual({ action: 'wait', ms: 250, reason: 'account_busy' });
+    expect(w.waits).toContain('account_busy');
+    // Another account is not held up.
+    expect(await w.engine.handle(w.job('wh_b'))).toEqual({ action: 'done', reason: 'delivered' });
+
+    let looks = 1;
+    while (step.action === 'wait' && step.reason === 'account_busy') {
+      expect(w.attempts.of(waiting.id)).toEqual([]);
+      w.clock.advance(Math.max(step.ms, 1));
+      step = await w.engine.handle(waiting);
+      looks += 1;
+    }
+    const waited = w.clock.now().getTime() - started;
+    expect(waited).toBeGreaterThanOrEqual(DELIVERY_WAIT_LIMIT_MS);
+    expect(waited).toBeLessThan(DELIVERY_WAIT_LIMIT_MS + 15 * SECOND);
+    expect(looks).toBeLessThan(100);
+    expect(w.attempts.of(waiting.id).map((r) => [r.outcome, r.errorClass, r.billed])).toEqual([
+      ['failure', 'endpoint_busy', false],
+    ]);
+    expect(w.attempts.of(waiting.id)[0]!.error).toBe('account busy for 10 min');
+    expect(w.sent.filter((url) => url.startsWith('https://slow.example.com/'))).toHaveLength(3);
+
+    // A released slot lets the account's next job in.
+    w.held.answerAll();
+    await Promise.all(inFlight);
+    const next = w.engine.handle(w.job('wh_a3'));
+    await settle();
+    expect(w.held.count).toBe(1);
+    w.held.answerAll();
+    expect(await next).toEqual({ action: 'done', reason: 'delivered' });
   });
 
   it('a slow endpoint of one customer does not delay another customer’s deliveries', async () => {

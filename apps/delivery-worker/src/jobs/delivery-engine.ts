@@ -283,26 +283,26 @@ export class DeliveryEngine {
       );
 
     const host = this.hosts.get(entry.targetUrl, hostOf);
-    const gate = this.deps.limits.tryAcquire(entry.targetUrl, host, now.getTime());
+    const gate = this.deps.limits.tryAcquire(entry.targetUrl, host, job.accountId, now.getTime());
     if (!gate.ok) {
       breaker?.release(admission);
+      // One rule for both limits (its endpoint's, its account's): since the first busy look.
       const since = this.busySince.get(job.id) ?? now.getTime();
       this.busySince.set(job.id, since);
       const busyFor = now.getTime() - since;
-      // Back off while the endpoint stays busy: ~40 looks in 10 min, not one per 250 ms.
+      // Back off while it stays busy: ~40 looks in 10 min, not one per 250 ms.
       if (busyFor < DELIVERY_WAIT_LIMIT_MS)
-        return this.wait(
-          Math.max(gate.retryAfterMs, Math.min(15_000, busyFor / 4)),
-          'endpoint_busy',
-        );
+        return this.wait(Math.max(gate.retryAfterMs, Math.min(15_000, busyFor / 4)), gate.reason);
       this.busySince.delete(job.id);
+      // The contract's one error class for a limit waited out (`endpoint_busy`); the text says
+      // which limit it was.
       return this.recordUnsent(
         job,
         seen,
         attempt,
         'failure',
         'endpoint_busy',
-        'endpoint busy for 10 min',
+        gate.reason === 'account_busy' ? 'account busy for 10 min' : 'endpoint busy for 10 min',
       );
     }
     this.busySince.delete(job.id);

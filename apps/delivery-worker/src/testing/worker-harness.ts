@@ -166,6 +166,9 @@ export class WorkerHarness {
   private versions = new Map<string, number>();
   private seq = 0;
 
+  /** `jobsConsumer`: the unpartitioned worker's consumer (e.g. fewer slots); default the test one. */
+  constructor(private readonly jobsConsumer: ConsumerDeclaration = TEST_JOBS_CONSUMER) {}
+
   /** `partitions`: that many workers, each with its durable over its route (default one). */
   async setup(partitions = 1): Promise<void> {
     this.db = await createTestDatabase({ prefix: 'deliveries' });
@@ -180,7 +183,7 @@ export class WorkerHarness {
           ? Array.from({ length: partitions }, (_, index) =>
               testJobsConsumer({ index, count: partitions }),
             )
-          : [TEST_JOBS_CONSUMER],
+          : [this.jobsConsumer],
       buckets: [KvBuckets.webhookStatus, KvBuckets.balanceState],
     });
     this.client = new NatsClient({ url: testNatsUrl(), name: `worker-test-pub-${this.prefix}` });
@@ -221,7 +224,7 @@ export class WorkerHarness {
         clock: this.clock,
         consumer: options.partition
           ? testJobsConsumer(config.DELIVERY_PARTITION)
-          : TEST_JOBS_CONSUMER,
+          : this.jobsConsumer,
         ...(options.resolver ? { resolver: options.resolver } : {}),
       }),
       { logger },
