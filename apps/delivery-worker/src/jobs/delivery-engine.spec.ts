@@ -271,6 +271,33 @@ const fastAnswer = async (): Promise<SendResult> => ({ ok: true, statusCode: 204
 /** Lets the engine's awaited repository calls run, so held sends are really in flight. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Brings `job` back as the consumer does after each put-back while it waits `reason` (the clock
+ * stands for the delays), until the 10-minute busy rule ends the wait; asserts it took that long,
+ * backing off (tens of looks, not one per 250 ms), and nothing was attempted meanwhile.
+ */
+async function waitOutBusy(
+  w: ReturnType<typeof world>,
+  job: DeliveryJob,
+  first: Awaited<ReturnType<DeliveryEngine['handle']>>,
+  reason: 'endpoint_busy' | 'account_busy',
+  started = w.clock.now().getTime(),
+) {
+  let step = first;
+  let looks = 1;
+  while (step.action === 'wait' && step.reason === reason) {
+    expect(w.attempts.of(job.id)).toEqual([]);
+    w.clock.advance(Math.max(step.ms, 1));
+    step = await w.engine.handle(job);
+    looks += 1;
+  }
+  const waited = w.clock.now().getTime() - started;
+  expect(waited).toBeGreaterThanOrEqual(DELIVERY_WAIT_LIMIT_MS);
+  expect(waited).toBeLessThan(DELIVERY_WAIT_LIMIT_MS + 15 * SECOND);
+  expect(looks).toBeLessThan(100);
+  return step;
+}
+
 describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
   it('a job over the endpoint’s 10 in flight waits: no attempt row, no request, no health, no bill', async () => {
     const w = world();
@@ -328,21 +355,7 @@ describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
     await settle();
     const waiting = w.job('wh_a');
 
-    // The consumer brings the job back after each put-back; the clock stands for the delays.
-    const started = w.clock.now().getTime();
-    let step = await w.engine.handle(waiting);
-    let looks = 1;
-    while (step.action === 'wait' && step.reason === 'endpoint_busy') {
-      expect(w.attempts.of(waiting.id)).toEqual([]);
-      w.clock.advance(Math.max(step.ms, 1));
-      step = await w.engine.handle(waiting);
-      looks += 1;
-    }
-    const waited = w.clock.now().getTime() - started;
-    expect(waited).toBeGreaterThanOrEqual(DELIVERY_WAIT_LIMIT_MS);
-    expect(waited).toBeLessThan(DELIVERY_WAIT_LIMIT_MS + 15 * SECOND);
-    // Backing off: tens of looks in 10 minutes, not one per 250 ms.
-    expect(looks).toBeLessThan(100);
+    const step = await waitOutBusy(w, waiting, await w.engine.handle(waiting), 'endpoint_busy');
 
     const rows = w.attempts.of(waiting.id);
     expect(rows.map((r) => [r.attempt, r.outcome, r.errorClass, r.billed])).toEqual([
@@ -373,23 +386,13 @@ describe('DeliveryEngine: waiting for concurrency or rate (FakeClock)', () => {
     // Its own URL is idle (0 of 10), but its account has 3 in flight.
     const waiting = w.job('wh_a3');
     const started = w.clock.now().getTime();
-    let step = await w.engine.handle(waiting);
+    const step = await w.engine.handle(waiting);
     expect(step).toEqual({ action: 'wait', ms: 250, reason: 'account_busy' });
     expect(w.waits).toContain('account_busy');
     // Another account is not held up.
     expect(await w.engine.handle(w.job('wh_b'))).toEqual({ action: 'done', reason: 'delivered' });
 
-    let looks = 1;
-    while (step.action === 'wait' && step.reason === 'account_busy') {
-      expect(w.attempts.of(waiting.id)).toEqual([]);
-      w.clock.advance(Math.max(step.ms, 1));
-      step = await w.engine.handle(waiting);
-      looks += 1;
-    }
-    const waited = w.clock.now().getTime() - started;
-    expect(waited).toBeGreaterThanOrEqual(DELIVERY_WAIT_LIMIT_MS);
-    expect(waited).toBeLessThan(DELIVERY_WAIT_LIMIT_MS + 15 * SECOND);
-    expect(looks).toBeLessThan(100);
+    await waitOutBusy(w, waiting, step, 'account_busy', started);
     expect(w.attempts.of(waiting.id).map((r) => [r.outcome, r.errorClass, r.billed])).toEqual([
       ['failure', 'endpoint_busy', false],
     ]);
