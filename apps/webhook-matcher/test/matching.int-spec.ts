@@ -159,6 +159,8 @@ describe('matching real anvil blocks', () => {
         phase: 'removed',
         eventId: unconfirmed.eventId,
         id: `wh_watch:${unconfirmed.eventId}:removed`,
+        // Its confirmation was cancelled, never published: the worker waits for none.
+        earlierPhases: ['unconfirmed'],
       }),
     ]);
     expect(removed[0]!.payload).toMatchObject({ removed: true, confirmed: false });
@@ -403,6 +405,8 @@ describe('matching real anvil blocks', () => {
     // All three, the two never sent included, with the eventIds they were recorded under.
     expect(removed.map((j) => j.eventId).sort()).toEqual(rows.map((r) => r.event_id).sort());
     expect(removed.every((j) => j.payload.removed && !j.payload.confirmed)).toBe(true);
+    // The one received names its unconfirmed delivery; the two dropped name no phase.
+    expect(removed.map((j) => j.earlierPhases!.join()).sort()).toEqual(['', '', 'unconfirmed']);
     expect(jobs.filter((j) => j.phase === 'confirmed')).toEqual([]);
     expect(
       await h.ds.query(

@@ -94,11 +94,13 @@ it('a reorg deeper than confirm_depth sends removed to the confirmed-only webhoo
     confirmed: false,
     block: { hash: orphans[0]!.hash },
   });
-  // The both-phases webhook: unchanged, its three deliveries under one eventId.
-  expect((await jobsFor('wh_both')).map((j) => j.phase)).toEqual([
-    'unconfirmed',
-    'confirmed',
-    'removed',
+  expect(removal.earlierPhases).toEqual(['confirmed']);
+  // The both-phases webhook: unchanged, its three deliveries under one eventId, each naming the
+  // phases published before it.
+  expect((await jobsFor('wh_both')).map((j) => [j.phase, j.earlierPhases])).toEqual([
+    ['unconfirmed', []],
+    ['confirmed', ['unconfirmed']],
+    ['removed', ['unconfirmed', 'confirmed']],
   ]);
   // Pending confirmation cancelled: no confirmed, no removed, the row removed.
   expect(await jobsFor('wh_confirmed_deep')).toEqual([]);

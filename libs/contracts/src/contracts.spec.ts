@@ -214,6 +214,13 @@ describe('payload schemas', () => {
     expect(Events.deliveryJob.subjectOf({ ...parsed, route: 3 })).toBe(
       'webhook.delivery.requested.v1.r3',
     );
+    // The earlier phases it names are phases; a job of an older matcher names none (absent).
+    expect(parsed.earlierPhases).toBeUndefined();
+    const named = { ...job, earlierPhases: ['unconfirmed', 'confirmed'] };
+    expect(Events.deliveryJob.schema.parse(named).earlierPhases).toEqual(named.earlierPhases);
+    expect(
+      Events.deliveryJob.schema.safeParse({ ...job, earlierPhases: ['pending'] }).success,
+    ).toBe(false);
   });
 
   it('a webhook-status entry carries only sealed secrets, at most two', () => {

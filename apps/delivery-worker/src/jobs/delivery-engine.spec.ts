@@ -855,6 +855,33 @@ describe('8 attempts per event across its deliveries, in order (spec "Webhook de
     expect(await w.engine.handle(alone, true)).toEqual({ action: 'done', reason: 'delivered' });
   });
 
+  it('just after a start, a later delivery waits only for the earlier phases its job names as published (QA: a removed whose confirmation was cancelled waited out the 90 s grace)', async () => {
+    const w = world({ startGraceMs: MINUTE + HELD_RETURN_MS });
+    w.webhook('wh_a', 'acc_a', DOWN);
+    w.down.on = false;
+    const unconfirmed = w.phaseJob('wh_a', 'ev_x', 'unconfirmed');
+    expect(await w.engine.handle(unconfirmed, true)).toEqual({
+      action: 'done',
+      reason: 'delivered',
+    });
+    // The reorg came before the confirmation: the matcher published no confirmed job.
+    const removed = {
+      ...w.phaseJob('wh_a', 'ev_x', 'removed'),
+      earlierPhases: ['unconfirmed' as const],
+    };
+    expect(await w.engine.handle(removed, true)).toEqual({ action: 'done', reason: 'delivered' });
+    // A confirmed-only webhook's confirmed job names no earlier phase.
+    const alone = { ...w.phaseJob('wh_a', 'ev_y', 'confirmed'), earlierPhases: [] };
+    expect(await w.engine.handle(alone, true)).toEqual({ action: 'done', reason: 'delivered' });
+    // A named phase not here yet is still waited for.
+    const late = {
+      ...w.phaseJob('wh_a', 'ev_z', 'removed'),
+      earlierPhases: ['confirmed' as const],
+    };
+    expect(await w.engine.handle(late, true)).toMatchObject({ reason: 'earlier_after_start' });
+    expect(w.sentIds).toEqual([unconfirmed.id, removed.id, alone.id]);
+  });
+
   it('a delivery without an attempt of its own is put back at most HELD_RETURN_MS while it waits for an earlier one (a restarted worker meets it within its grace)', async () => {
     const w = world();
     w.webhook('wh_a', 'acc_a', DOWN);

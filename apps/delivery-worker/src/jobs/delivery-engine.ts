@@ -61,7 +61,8 @@ export interface DeliveryEngineDeps {
   recheckMaxMs: number;
   /**
    * How long after this engine starts a later delivery also waits for an earlier one of its
-   * event that has no attempt and is not in this process (`earlier_after_start`): the jobs a
+   * event (of those its job names, `earlierDeliveriesOf`) that has no attempt and is not in this
+   * process (`earlier_after_start`): the jobs a
    * stopped predecessor had in its hands come back within the consumer's ack wait, the
    * ones it had put back before their first attempt within HELD_RETURN_MS, and until then this
    * process cannot know them. The runtime passes the ack wait + HELD_RETURN_MS; 0 (the
@@ -634,15 +635,16 @@ export function eventAttemptsKey(job: DeliveryJob): string {
 /**
  * The job ids of the event's deliveries that go before this one (same webhook, event and replay
  * stamp): none for an unconfirmed delivery, the unconfirmed one for the confirmed one, both for
- * a correction. A job id of another form has none.
+ * a correction; of those, only the phases the job names as published before it
+ * (`earlierPhases`; a job without it: all). A job id of another form has none.
  */
 export function earlierDeliveriesOf(job: DeliveryJob): string[] {
   const base = deliveryJobId(job.webhookId, job.eventId, job.phase);
   if (!job.id.startsWith(base)) return [];
   const rest = job.id.slice(base.length);
-  return PHASE_ORDER.slice(0, PHASE_ORDER.indexOf(job.phase)).map(
-    (phase) => `${deliveryJobId(job.webhookId, job.eventId, phase)}${rest}`,
-  );
+  return PHASE_ORDER.slice(0, PHASE_ORDER.indexOf(job.phase))
+    .filter((phase) => job.earlierPhases?.includes(phase) ?? true)
+    .map((phase) => `${deliveryJobId(job.webhookId, job.eventId, phase)}${rest}`);
 }
 
 /**

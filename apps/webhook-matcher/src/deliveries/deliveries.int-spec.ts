@@ -538,7 +538,12 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     const both = await s.call('POST', `/webhooks/${id}/deliveries/${BOTH}/replay`, key);
     expect(both.body).toEqual({ replayed: 2, event_ids: [BOTH] });
     const bothJobs = (await jobsOnStream()).filter((j) => j.eventId === BOTH);
-    expect(bothJobs.map((j) => j.phase)).toEqual(['unconfirmed', 'confirmed']);
+    // Each names the phases of its replay going before it: the worker waits only for those.
+    expect(bothJobs.map((j) => [j.phase, j.earlierPhases])).toEqual([
+      ['unconfirmed', []],
+      ['confirmed', ['unconfirmed']],
+    ]);
+    expect(jobs.map((j) => j.earlierPhases)).toEqual([[], []]);
     expect(
       (await s.call('POST', `/webhooks/${id}/deliveries/ev_${'c3'.padStart(32, '0')}/replay`, key))
         .status,

@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DeliveryRoutes } from '../delivery-jobs/delivery-routes';
-import { Events, deliveryJobId, type DeliveryJob, type DeliveryPhase } from '@meridian/contracts';
+import {
+  DeliveryPhaseSchema,
+  Events,
+  deliveryJobId,
+  type DeliveryJob,
+  type DeliveryPhase,
+} from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import { JetStreamPublisher } from '@meridian/platform-messaging';
 import type { Clock } from '@meridian/time';
@@ -62,6 +68,12 @@ export class ReplayService {
       await this.statusPublisher.publish([webhookId]);
       for (const event of events) {
         const phase = event.phase as DeliveryPhase;
+        // The phases of this event replayed together and going before this one: the only
+        // earlier deliveries of its stamp (a replay of `removed` alone waits for none).
+        const order = DeliveryPhaseSchema.options;
+        const earlierPhases = order
+          .slice(0, order.indexOf(phase))
+          .filter((p) => events.some((e) => e.event_id === event.event_id && e.phase === p));
         const job: DeliveryJob = {
           id: jobIdOf(event),
           webhookId,
@@ -73,6 +85,7 @@ export class ReplayService {
           payload: event.payload,
           createdAt: now.toISOString(),
           route: this.routes.of(webhookId, row.target_url),
+          earlierPhases,
         };
         await this.jobs.publish(Events.deliveryJob, job);
         sent += 1;

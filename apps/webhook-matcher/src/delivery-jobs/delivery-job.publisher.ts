@@ -12,6 +12,8 @@ export interface JobRequest {
   readonly payload: EventBody;
   /** The webhook's target when the matcher's index holds it (the route's host). */
   readonly targetUrl?: string;
+  /** The event's phases published to the webhook before this one (`phasesPublishedBefore`). */
+  readonly earlierPhases?: readonly DeliveryPhase[];
 }
 
 const PARALLEL = 256;
@@ -76,6 +78,7 @@ export class DeliveryJobPublisher {
       payload: payloadInPhase(r.payload, r.phase),
       createdAt: this.now().toISOString(),
       route: this.routeOf(r.webhookId, r.targetUrl),
+      ...(r.earlierPhases === undefined ? {} : { earlierPhases: [...r.earlierPhases] }),
     };
   }
 }

@@ -16,7 +16,7 @@ import { MatchIndex } from './match-index';
 import type { MatchingMetrics } from './matching-metrics';
 import type { MatchingRepository, NewEvent, StoredEvent } from './matching.repository';
 import { occurrenceOf } from './occurrence';
-import { receivesRemoval } from './removal';
+import { phasesPublishedBefore, receivesRemoval } from './removal';
 
 /** List members loaded between two full collections during the index load (full-gc.ts). */
 const LOAD_GC_EVERY = 100_000;
@@ -260,6 +260,7 @@ export class MatchingEngine {
       eventId: e.eventId,
       phase,
       payload: e.payload,
+      earlierPhases: phasesPublishedBefore(e, phase),
       ...(targetUrl === undefined ? {} : { targetUrl }),
     };
   }

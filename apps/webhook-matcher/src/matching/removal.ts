@@ -1,3 +1,4 @@
+import type { DeliveryPhase } from '@meridian/contracts';
 import type { StoredEvent } from './matching.repository';
 
 /**
@@ -16,4 +17,23 @@ import type { StoredEvent } from './matching.repository';
 export function receivesRemoval(event: Pick<StoredEvent, 'phases' | 'state'>): boolean {
   if (event.state === 'removed') return false;
   return event.phases.includes('unconfirmed') || event.state === 'confirmed';
+}
+
+/**
+ * The phases of this recorded event published to its webhook before a job of `phase`, in order:
+ * the job carries them (`DeliveryJob.earlierPhases`) so the worker waits only for deliveries that
+ * exist. `unconfirmed` when the webhook subscribes to it and the budget did not drop the event;
+ * `confirmed` once its confirmation was published (state `confirmed`). So a removal of an event
+ * whose confirmation was cancelled, or that the budget dropped, names no phase never sent, and a
+ * restarted worker does not hold it for one (QA: such a `removed` waited out its 90 s grace).
+ */
+export function phasesPublishedBefore(
+  event: Pick<StoredEvent, 'phases' | 'state' | 'dropped'>,
+  phase: DeliveryPhase,
+): DeliveryPhase[] {
+  if (phase === 'unconfirmed') return [];
+  const published: DeliveryPhase[] = [];
+  if (!event.dropped && event.phases.includes('unconfirmed')) published.push('unconfirmed');
+  if (phase === 'removed' && event.state === 'confirmed') published.push('confirmed');
+  return published;
 }

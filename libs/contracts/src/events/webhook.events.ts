@@ -74,6 +74,12 @@ export const DeliveryJobSchema = z.object({
   createdAt: isoTimestamp,
   /** The worker partition of the target's host; 0 with one worker. */
   route: z.number().int().min(0).max(1023).default(0),
+  /**
+   * The earlier phases of this event the matcher published to this webhook before this job
+   * (`unconfirmed` before `confirmed`; those before `removed`): the only earlier deliveries this
+   * one waits for. Absent (a job of an older matcher): every earlier phase may have been.
+   */
+  earlierPhases: z.array(DeliveryPhaseSchema).max(2).optional(),
 });
 export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
 
