@@ -96,7 +96,11 @@ export function logActivity(log: RawLog): Activity {
   };
 }
 
-/** Every activity of a block: each transaction followed by its logs, in block order. */
+/**
+ * Every activity of a block (or of one part of it): its transactions, then the logs of its
+ * receipts, in block order. Nothing pairs a receipt with a transaction: a large block's parts
+ * may carry a transaction without its receipt, or a slice of a receipt (a run of its logs).
+ */
 export function* blockActivities(block: RawBlockBody): Generator<Activity> {
   for (const tx of block.transactions) yield txActivity(tx);
   for (const receipt of block.receipts) for (const log of receipt.logs) yield logActivity(log);

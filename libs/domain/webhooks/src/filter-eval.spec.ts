@@ -252,6 +252,27 @@ describe('payload', () => {
     expect(decodeTokenLog(raw.topics, raw.data.slice(0, 66))).toBeUndefined();
   });
 
+  it('forwards a log whose data was omitted as it came, marker included, and decodes nothing', () => {
+    // An ERC-721 Transfer's topics alone would decode; with its data left out it must not.
+    const raw = {
+      ...erc20Transfer(A, B, 1n),
+      topics: [TRANSFER_TOPIC, topicOf(A), topicOf(B), uint(7n)],
+      data: '0x',
+      omitted: { data: 600_000 },
+    };
+    const body = buildPayload({
+      webhookId: 'wh_1',
+      eventId: 'ev_1',
+      type: 'address_activity',
+      network: 'R',
+      phase: 'unconfirmed',
+      block,
+      activity: logActivity(raw),
+    });
+    expect(body.raw).toEqual(raw);
+    expect(body).not.toHaveProperty('decoded');
+  });
+
   it('leaves out decoded for a log that only shares the topic', () => {
     expect(decodeTokenLog([TRANSFER_TOPIC, topicOf(A), topicOf(B)], '0x01')).toBeUndefined();
     const body = buildPayload({

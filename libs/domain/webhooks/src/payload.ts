@@ -118,8 +118,10 @@ export interface PayloadInput {
 /** The body POSTed to the customer, exactly as COMPAT "Webhook delivery" (numbers hex). */
 export function buildPayload(input: PayloadInput): EventBody {
   const { activity } = input;
+  // A log whose data the indexer left out (`omitted`, chain-indexer README "Blocks on the
+  // stream") is not decoded: its `0x` would decode as something it is not.
   const decoded =
-    activity.kind === 'log'
+    activity.kind === 'log' && activity.raw['omitted'] === undefined
       ? decodeTokenLog(activity.topics, String(activity.raw['data'] ?? '0x'))
       : undefined;
   return {
