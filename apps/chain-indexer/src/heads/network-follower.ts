@@ -88,6 +88,13 @@ export class NetworkFollower {
   private deepReorgOpen = false;
   /** The node's head is below the window, under `halt`: warned once until it is back. */
   private behindOpen = false;
+  /** The block a step is publishing: where a non-retryable error halts the network. */
+  private publishing: { number: number; hash: string } | undefined;
+  /**
+   * A block that failed with a non-retryable error (README "Blocks on the stream"): not tried
+   * again (no receipts fetched, no error counted) while the node's block at its height is it.
+   */
+  private stuck: { number: number; hash: string; code: string } | undefined;
   /** Settles when stop() is called: ends the wait for NATS. */
   private readonly stopRequested: Promise<void>;
   private requestStop!: () => void;
@@ -144,6 +151,11 @@ export class NetworkFollower {
         }
         const code = error instanceof DomainError ? error.code : 'internal';
         metrics.errors.inc({ network: this.network, code });
+        if (error instanceof DomainError && !error.retryable && this.publishing) {
+          this.haltOn(this.publishing, error);
+          await this.sleep(options.errorBackoffMs);
+          continue;
+        }
         logger.warn(
           {
             network: this.network,
@@ -201,11 +213,13 @@ export class NetworkFollower {
   private async step(fence: number): Promise<StepResult> {
     const { node, metrics, options } = this.deps;
     const state = this.state!;
+    this.publishing = undefined;
     const head = await node.blockNumber();
     metrics.nodeHead.set({ network: this.network }, head);
 
     if (!state.head) {
       const start = Math.max(0, head - options.startBlocksBehind);
+      if (this.stuck && (await this.stillStuck(start))) return 'idle';
       const block = await this.fetch(start);
       if (!block) return 'idle';
       await this.publishBlock(block, fence, head);
@@ -225,6 +239,10 @@ export class NetworkFollower {
       return 'idle';
     }
     this.endBehindEpisode(head, cursor);
+    if (this.stuck && (await this.stillStuck(cursor.number + 1))) {
+      this.reportLag(head, cursor);
+      return 'idle';
+    }
     if (head - cursor.number > 1) {
       // Catching up a gap: bounded, so a long outage does not flood the node or the stream.
       const nowMs = this.deps.clock.now().getTime();
@@ -292,6 +310,50 @@ export class NetworkFollower {
   }
 
   private async publishBlock(block: RawBlock, fence: number, head: number): Promise<void> {
+    // Read by run()'s catch, so cleared only when the block is published (and at each step).
+    this.publishing = { number: Number(block.number), hash: block.hash };
+    await this.publishBlockParts(block, fence, head);
+    this.publishing = undefined;
+  }
+
+  /**
+   * A non-retryable error on a block (one too large for the stream even after splitting and
+   * omitting, a payload the contract refuses): trying again would fail the same way, so the
+   * network halts on that block, as it does on a deep reorg: `chain_indexer_halted` = 1 and
+   * one `error` line, rather than publish past it or re-fetch it every `POLL_INTERVAL_MS`.
+   */
+  private haltOn(block: { number: number; hash: string }, error: DomainError): void {
+    this.stuck = { ...block, code: error.code };
+    this.deps.metrics.halted.set({ network: this.network }, 1);
+    this.deps.logger.error(
+      {
+        network: this.network,
+        block,
+        code: error.code,
+        err: error.message,
+        details: error.details,
+      },
+      'block cannot be published: network halted on it until the node replaces it or a restart',
+    );
+  }
+
+  /** Halted on `stuck` while it is the node's next block; a reorg that replaces it resumes. */
+  private async stillStuck(next: number): Promise<boolean> {
+    const stuck = this.stuck!;
+    if (stuck.number === next) {
+      const theirs = await this.deps.node.blockByNumber(stuck.number, false);
+      if (!theirs || theirs.hash.toLowerCase() === stuck.hash.toLowerCase()) return true;
+    }
+    this.stuck = undefined;
+    if (!this.deepReorgOpen) this.deps.metrics.halted.set({ network: this.network }, 0);
+    this.deps.logger.info(
+      { network: this.network, block: { number: stuck.number, hash: stuck.hash } },
+      'halted block is no longer the next block: resuming',
+    );
+    return false;
+  }
+
+  private async publishBlockParts(block: RawBlock, fence: number, head: number): Promise<void> {
     const { node, repository, clock, metrics, options } = this.deps;
     const receipts = await node.receiptsOf(block);
     const state = this.state!;
