@@ -4,10 +4,20 @@ import { Registry } from 'prom-client';
 import WebSocket from 'ws';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RelayService } from '../relay/relay.service';
-import { WsGateway, type WsOptions } from './ws-gateway';
+import {
+  CLOSE_SLOW_CONSUMER,
+  slowConsumerReason,
+  WS_SLOW_CLIENT_CLOSE_MS,
+  WsGateway,
+  type WsOptions,
+} from './ws-gateway';
 import { parseRequest, serializeRefusal, jsonRpcErrorOf } from '@meridian/jsonrpc';
 import type { DomainError } from '@meridian/errors';
-import { UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
+import {
+  UpstreamSubscribeError,
+  type SubscriberSink,
+  type Subscriptions,
+} from './subscription-hub';
 
 /** A WsGateway on a server of its own, listening on a free port. */
 async function listen(
@@ -16,21 +26,28 @@ async function listen(
   logger: pino.Logger,
   maxSubscriptionsPerConnection: number,
   maxSubscriptionsPerAccount: number,
-  caps: Partial<Pick<WsOptions, 'maxCallsInFlightPerConnection' | 'maxConnectionsPerToken'>> = {},
-): Promise<{ server: Server; port: number; gateway: WsGateway }> {
+  caps: Partial<
+    Pick<
+      WsOptions,
+      'maxCallsInFlightPerConnection' | 'maxConnectionsPerToken' | 'maxBufferedBytes' | 'after'
+    >
+  > = {},
+): Promise<{ server: Server; port: number; gateway: WsGateway; metrics: GatewayMetrics }> {
   const server = createServer();
-  const gateway = new WsGateway(relay, hub, new GatewayMetrics(new Registry()), logger, {
+  const metrics = new GatewayMetrics(new Registry());
+  const gateway = new WsGateway(relay, hub, metrics, logger, {
     maxSubscriptionsPerConnection,
     maxSubscriptionsPerAccount,
-    maxBufferedBytes: 1024 * 1024,
+    maxBufferedBytes: caps.maxBufferedBytes ?? 1024 * 1024,
     maxMessageBytes: 1024 * 1024,
     maxCallsInFlightPerConnection: caps.maxCallsInFlightPerConnection ?? 1_000,
     maxConnectionsPerToken: caps.maxConnectionsPerToken ?? 1_000,
     requestLogs: false,
+    ...(caps.after === undefined ? {} : { after: caps.after }),
   });
   gateway.attach(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port, gateway };
+  return { server, port: (server.address() as { port: number }).port, gateway, metrics };
 }
 
 /**
@@ -413,5 +430,185 @@ describe('WebSocket edge: bounded work per connection and per token', () => {
     expect(waiting[0]!.abandoned?.aborted).toBe(true);
     (ws as unknown as { _socket: { resume(): void } })._socket.resume();
     await closed;
+  });
+});
+
+/**
+ * The slow-consumer rule (QA M1, L1): what a client is behind on is the notifications (and other
+ * messages it did not ask for) it has not read, not the answers to its own calls being written.
+ * A client reading a large answer at its own pace while notifications arrive is not cut; one
+ * that stops reading while notifications flow is cut past maxBufferedBytes with a close frame
+ * (1013 and a reason), and terminated if the close does not complete by the deadline. The
+ * client's socket is paused to stand for a slow reader; the deadline's timer is the test's own.
+ */
+describe('WebSocket edge: the slow-consumer rule', () => {
+  const MAX = 64 * 1024;
+  /** Far more than the kernel's socket buffers take, so most of it waits in the gateway's. */
+  const BIG = 16 * 1024 * 1024;
+  const TOKEN = 'd'.repeat(32);
+  let server: Server;
+  let port: number;
+  let gateway: WsGateway;
+  let metrics: GatewayMetrics;
+  const sinks = new Map<string, SubscriberSink>();
+  let bigAnswers = 0;
+  /** The close deadlines the gateway set, fired by the test. */
+  const deadlines: { ms: number; run: () => void; cancelled: boolean }[] = [];
+
+  beforeAll(async () => {
+    const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
+    const relay = {
+      credentials: {
+        onRevoked: () => undefined,
+        onExhausted: () => undefined,
+        wasRevoked: () => false,
+        account: () => undefined,
+      },
+      authorize: async () => authorized,
+      handle: async (
+        _token: unknown,
+        _network: unknown,
+        text: string,
+        _transport: unknown,
+        session: (call: unknown) => Promise<{ result?: unknown }>,
+      ) => {
+        const call = JSON.parse(text) as { id: number; method: string; params: unknown[] };
+        if (call.method === 'eth_subscribe') {
+          const outcome = await session({ ...call, paramsRaw: JSON.stringify(call.params) });
+          return { body: JSON.stringify({ jsonrpc: '2.0', id: call.id, result: outcome.result }) };
+        }
+        if (call.method === 'eth_getLogs') {
+          bigAnswers++;
+          return { body: `{"jsonrpc":"2.0","id":${call.id},"result":"${'a'.repeat(BIG)}"}` };
+        }
+        return { body: `{"jsonrpc":"2.0","id":${call.id},"result":"0x1"}` };
+      },
+    } as unknown as RelayService;
+    let next = 0;
+    const hub = {
+      of: () => ({
+        subscribe: async (_params: unknown, sink: SubscriberSink) => {
+          const id = `0x${(++next).toString(16)}`;
+          sinks.set(id, sink);
+          return id;
+        },
+        unsubscribe: (id: string) => sinks.delete(id),
+      }),
+      reserve: () => true,
+      release: () => undefined,
+    } as unknown as Subscriptions;
+    ({ server, port, gateway, metrics } = await listen(
+      relay,
+      hub,
+      pino({ level: 'silent' }),
+      10,
+      10,
+      {
+        maxBufferedBytes: MAX,
+        after: (ms, run) => {
+          const deadline = { ms, run, cancelled: false };
+          deadlines.push(deadline);
+          return () => (deadline.cancelled = true);
+        },
+      },
+    ));
+  });
+  afterAll(async () => {
+    await gateway.close(0);
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => {
+    deadlines.length = 0;
+    bigAnswers = 0;
+  });
+
+  type Message = { id?: number; result?: unknown; method?: string };
+  /** An open client, everything it reads, and a newHeads subscription's sink. */
+  const subscribed = async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/${TOKEN}/`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const read: Message[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    const answered = new Promise<string>((resolve) => {
+      ws.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as Message;
+        read.push(message);
+        if (message.id === 1) resolve(message.result as string);
+      });
+    });
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    const id = await answered;
+    return { ws, read, closed, id, sink: sinks.get(id)! };
+  };
+  const socketOf = (ws: WebSocket) =>
+    (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+  const settle = async (until: () => boolean) => {
+    for (let i = 0; i < 400 && !until(); i++) await new Promise((r) => setTimeout(r, 5));
+  };
+  const head = (n: number) =>
+    JSON.stringify({ number: `0x${n.toString(16)}`, pad: 'h'.repeat(1000) });
+  const cuts = async () => (await metrics.wsSlowClientsCut.get()).values[0]?.value ?? 0;
+
+  it('a client reading a large answer at its own pace while notifications arrive is not cut', async () => {
+    const before = await cuts();
+    const { ws, read, sink, id } = await subscribed();
+    // A reader slower than the gateway: nothing read while the answer is queued behind the
+    // kernel's buffers and heads arrive.
+    socketOf(ws).pause();
+    ws.send('{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{}]}');
+    await settle(() => bigAnswers === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const delivered = Array.from({ length: 20 }, (_, n) => sink.notify(id, head(n)));
+    expect(delivered.every(Boolean)).toBe(true);
+    socketOf(ws).resume();
+    await settle(() => read.filter((m) => m.method === 'eth_subscription').length === 20);
+    const answer = read.find((m) => m.id === 2);
+    expect((answer?.result as string | undefined)?.length).toBe(BIG);
+    expect(read.filter((m) => m.method === 'eth_subscription')).toHaveLength(20);
+    // The session goes on: a call is answered, and nothing was cut or scheduled to be.
+    ws.send('{"jsonrpc":"2.0","id":3,"method":"eth_chainId","params":[]}');
+    await settle(() => read.some((m) => m.id === 3));
+    expect(read.some((m) => m.id === 3)).toBe(true);
+    expect(ws.readyState).toBe(WebSocket.OPEN);
+    expect(await cuts()).toBe(before);
+    expect(deadlines).toHaveLength(0);
+    ws.close();
+  });
+
+  it('a client that stops reading while notifications flow is cut past the limit with 1013 and why', async () => {
+    const before = await cuts();
+    const { ws, read, closed, sink, id } = await subscribed();
+    socketOf(ws).pause();
+    let sent = 0;
+    while (sent < 100_000 && sink.notify(id, head(sent))) sent++;
+    // Cut once the gateway held more than MAX unread: nothing more is queued or subscribed.
+    expect(sent).toBeLessThan(100_000);
+    expect(sink.notify(id, head(0))).toBe(false);
+    expect(sinks.has(id)).toBe(false);
+    expect(await cuts()).toBe(before + 1);
+    expect(deadlines.map((d) => d.ms)).toEqual([WS_SLOW_CLIENT_CLOSE_MS]);
+    // It reads again within the deadline: everything queued before the cut, then the close.
+    socketOf(ws).resume();
+    expect(await closed).toEqual({ code: CLOSE_SLOW_CONSUMER, reason: slowConsumerReason(MAX) });
+    expect(slowConsumerReason(MAX)).toBe(
+      'slow consumer: more than 65536 bytes of notifications unread',
+    );
+    expect(read.filter((m) => m.method === 'eth_subscription')).toHaveLength(sent);
+    // The handshake completed on the gateway's side too: the deadline is called off.
+    await settle(() => deadlines[0]!.cancelled);
+    expect(deadlines[0]!.cancelled).toBe(true);
+  });
+
+  it('a cut client that does not complete the close is terminated at the deadline', async () => {
+    const { ws, closed, sink, id } = await subscribed();
+    socketOf(ws).pause();
+    for (let n = 0; n < 100_000 && sink.notify(id, head(n)); n++);
+    expect(deadlines).toHaveLength(1);
+    deadlines[0]!.run();
+    // Terminated, not closed: the client reads the end of the socket, never a close frame.
+    socketOf(ws).resume();
+    expect((await closed).code).toBe(1006);
   });
 });

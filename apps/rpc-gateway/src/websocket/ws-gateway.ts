@@ -39,6 +39,12 @@ const CLOSE_POLICY = 1008;
  * service restart: reconnect, subscribe again, resync; ADR 0203 amendment).
  */
 const CLOSE_RESYNC = 1012;
+/**
+ * Close code of a session cut for falling behind on its notifications: 1013 "Try Again Later"
+ * (IANA WebSocket registry: the server sheds a client under a temporary condition). Reconnecting
+ * and subscribing again is the client's remedy, unlike 1008, which here means its access ended.
+ */
+export const CLOSE_SLOW_CONSUMER = 1013;
 const NOT_FOUND_BODY = '{"error":"not_found","message":"not found"}';
 
 export interface WsOptions {
@@ -51,7 +57,24 @@ export interface WsOptions {
   /** Open connections per access token in this process; past it the upgrade is answered 429. */
   maxConnectionsPerToken: number;
   requestLogs: boolean;
+  /**
+   * Runs `run` after `ms` and returns its cancel; the slow-client close deadline's timer (tests
+   * inject one they fire themselves). Default: an unref'd setTimeout.
+   */
+  after?: (ms: number, run: () => void) => () => void;
 }
+
+/**
+ * How long a client cut as a slow consumer has to read what was queued before the close frame
+ * and answer it; then the socket is terminated (ws would wait 30 s).
+ */
+export const WS_SLOW_CLIENT_CLOSE_MS = 5_000;
+
+const afterTimeout = (ms: number, run: () => void): (() => void) => {
+  const timer = setTimeout(run, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 /** How long a stopping gateway waits for clients to answer its close frame before it cuts them. */
 export const WS_CLOSE_GRACE_MS = 1_000;
@@ -204,21 +227,62 @@ export class WsGateway {
     let inFlight = 0;
     const abandon = new AbortController();
     this.abandons.add(abandon);
+    /**
+     * Bytes of answers to this client's own calls queued but not yet written to the socket. They
+     * are bounded by the calls in flight (a call holds its slot until its answer is written) and
+     * each answer's size limit, so they do not count as falling behind: a client that reads a
+     * large answer at its own pace while notifications arrive is not cut (QA M1).
+     */
+    let answering = 0;
+    const max = this.options.maxBufferedBytes;
+    /**
+     * The slow-consumer rule: before anything is queued, what the client has not read besides
+     * the answers being written (notifications, session errors, refusals past the in-flight cap)
+     * must not exceed WS_MAX_BUFFERED_BYTES. Past it the session ends with a close frame saying
+     * why, and is terminated if the close handshake has not ended within
+     * WS_SLOW_CLIENT_CLOSE_MS (the frame waits behind everything unread).
+     */
+    const fallenBehind = (): boolean => {
+      const behind = ws.bufferedAmount - answering;
+      if (behind <= max) return false;
+      cut = true;
+      this.metrics.wsSlowClientsCut.inc();
+      this.logger.warn(
+        { connection_id: connectionId, buffered: ws.bufferedAmount, behind },
+        'slow WebSocket client cut off',
+      );
+      // Nothing more is relayed or billed for it, and its feeds stop now, not at the close.
+      abandon.abort();
+      dropSubscriptions();
+      const cancel = (this.options.after ?? afterTimeout)(WS_SLOW_CLIENT_CLOSE_MS, () =>
+        ws.terminate(),
+      );
+      ws.once('close', cancel);
+      ws.close(CLOSE_SLOW_CONSUMER, slowConsumerReason(max));
+      return true;
+    };
+    const writable = () => !cut && !ended && ws.readyState === WebSocket.OPEN;
     const connection = {
+      /** Queues a message the slow-consumer rule counts; false when the client was cut off. */
       send: (message: string): boolean => {
-        if (cut || ended || ws.readyState !== WebSocket.OPEN) return false;
-        if (ws.bufferedAmount > this.options.maxBufferedBytes) {
-          cut = true;
-          this.metrics.wsSlowClientsCut.inc();
-          this.logger.warn(
-            { connection_id: connectionId, buffered: ws.bufferedAmount },
-            'slow WebSocket client cut off',
-          );
-          ws.terminate();
-          return false;
-        }
+        if (!writable() || fallenBehind()) return false;
         ws.send(message);
         return true;
+      },
+      /**
+       * Queues the answer to a call in flight, not counted by the rule; resolves once it is
+       * written to the socket (or the socket is gone), undefined when nothing was queued.
+       */
+      answer: (message: string): Promise<void> | undefined => {
+        if (!writable() || fallenBehind()) return undefined;
+        const bytes = Buffer.byteLength(message);
+        answering += bytes;
+        return new Promise((resolve) =>
+          ws.send(message, () => {
+            answering -= bytes;
+            resolve();
+          }),
+        );
       },
     };
     const session: Session = {
@@ -332,12 +396,20 @@ export class WsGateway {
         return;
       }
       inFlight += calls;
+      // The calls hold their slots until their answer is written to the socket, so the answers
+      // the slow-consumer rule leaves out are at most the cap's calls' worth.
+      let written: Promise<void> | undefined;
+      const reply = (answer: string): boolean => {
+        written = connection.answer(answer);
+        return written !== undefined;
+      };
       // A failed message is logged with the session's id (the upgrade request's); no
       // AsyncLocalStorage in the gateway (ADR 0210).
-      this.message(token, connectionId, text, abandon.signal, connection.send, session, subscribe)
+      this.message(token, connectionId, text, abandon.signal, reply, session, subscribe)
         .catch((error: unknown) =>
           this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
         )
+        .then(() => written)
         .finally(() => (inFlight -= calls));
     });
     ws.on('close', () => {
@@ -450,6 +522,11 @@ const REASONS: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+/** The close reason of a slow consumer's cut (at most 123 bytes, RFC 6455). */
+export function slowConsumerReason(maxBufferedBytes: number): string {
+  return `slow consumer: more than ${maxBufferedBytes} bytes of notifications unread`;
+}
 
 /** The upgrade refused with the gateway's refusal form: its HTTP status and JSON-RPC error. */
 function refuseWith(socket: Duplex, error: DomainError): void {
