@@ -1,4 +1,4 @@
-import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { logEmitterInitCode, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   ChainStream,
   createWorld,
@@ -12,17 +12,6 @@ import {
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const MIB = 1024 * 1024;
-
-/**
- * Init code that emits `count` logs of `bytes` zero bytes each (LOG1, topic = the log's ordinal)
- * and deploys nothing: one cheap transaction that carries megabytes of logs.
- *   PUSH1 0 · loop: JUMPDEST DUP1 PUSH3 bytes PUSH1 0 LOG1 PUSH1 1 ADD DUP1 PUSH1 count GT
- *   PUSH1 2 JUMPI · STOP
- */
-function logEmitter(count: number, bytes: number): string {
-  const hex = (n: number, width: number) => n.toString(16).padStart(width * 2, '0');
-  return `0x6000${'5b'}80${'62'}${hex(bytes, 3)}6000a1600101${'80'}60${hex(count, 1)}11600257${'00'}`;
-}
 
 interface Log {
   logIndex: string;
@@ -90,7 +79,7 @@ describe('chain-indexer on a transaction with more logs than a stream message ho
   });
 
   it('publishes 40 logs of 32 KiB (1.25 MiB) across parts, every log once in order, and goes on', async () => {
-    const { hash, receipt, number } = await emit(logEmitter(40, 32 * 1024));
+    const { hash, receipt, number } = await emit(logEmitterInitCode(40, 32 * 1024));
     expect(receipt.logs).toHaveLength(40);
     await rpc(anvil.url, 'anvil_mine', ['0x1']);
     await waitUntil(
@@ -113,7 +102,7 @@ describe('chain-indexer on a transaction with more logs than a stream message ho
 
   it('publishes a log larger than a message without its data, marked omitted, and goes on', async () => {
     const bytes = MIB + 64 * 1024;
-    const { hash, receipt, number } = await emit(logEmitter(1, bytes));
+    const { hash, receipt, number } = await emit(logEmitterInitCode(1, bytes));
     await rpc(anvil.url, 'anvil_mine', ['0x1']);
     await waitUntil(
       async () => (await blockMessages(number + 1)).length > 0,

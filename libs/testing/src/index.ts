@@ -19,3 +19,4 @@ export * from './tcp-relay';
 export * from './messaging-attached';
 export * from './reported-certificate';
 export * from './moved-clock';
+export * from './log-emitter';
