@@ -1,6 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
 import { DomainError } from '@meridian/errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import { toGrpcStatus } from '@meridian/platform-grpc';
+import { answerTooLarge } from '../relay/gateway-errors';
 import type { RelayService } from '../relay/relay.service';
 import { isBilled, type CallAnswer } from '../upstreams/upstream-router';
 import { BorApiService } from './bor-api.service';
@@ -136,6 +138,20 @@ describe('BorApiService: a node error maps to the gRPC status its billing says',
     // The one billing rule decides; UNIMPLEMENTED is the free status and no other is.
     expect(isBilled(answer)).toBe(billed);
     expect(error.kind === 'unimplemented').toBe(!billed);
+  });
+
+  it('an answer past MAX_RESPONSE_BYTES is RESOURCE_EXHAUSTED with its message, unbilled (ADR 0215)', async () => {
+    answer = { kind: 'gateway_error', error: answerTooLarge(32 * 1024 * 1024) };
+    const error = (await service
+      .getBlockInfoInBatch(0n, 99n, md)
+      .catch((e: unknown) => e)) as DomainError;
+    expect(error).toBeInstanceOf(DomainError);
+    expect(toGrpcStatus(error)).toMatchObject({
+      code: 8,
+      details:
+        'limit exceeded: response too large: over 32 MiB; narrow the block range or split the batch',
+    });
+    expect(isBilled(answer)).toBe(false);
   });
 
   it('a receipt the node does not have is NOT_FOUND "receipt not found"', async () => {

@@ -295,7 +295,10 @@ export class BorApiService {
   private errorOf(answer: CallAnswer, method?: string): DomainError {
     if (answer.kind === 'result') return NODE_TROUBLE;
     if (answer.kind === 'gateway_error')
-      return answer.error.kind === 'internal' ? answer.error : UPSTREAM_UNAVAILABLE;
+      // An answer over MAX_RESPONSE_BYTES: RESOURCE_EXHAUSTED with its message (ADR 0215).
+      return answer.error.kind === 'internal' || answer.error.kind === 'too_large'
+        ? answer.error
+        : UPSTREAM_UNAVAILABLE;
     if (!isBilled(answer))
       return new DomainError(
         'method_not_served',

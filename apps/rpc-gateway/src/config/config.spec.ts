@@ -76,3 +76,18 @@ describe('FINALITY_DEPTH_BLOCKS', () => {
     expect(() => parseConfig(configSchema, env)).not.toThrow();
   });
 });
+
+describe('MAX_RESPONSE_BYTES', () => {
+  const env = { REGION: 'eu', HTTP_PORT: '8080' };
+
+  it('is 32 MiB by default, and an integer from 1 MiB to 256 MiB (ADR 0215)', () => {
+    expect(parseConfig(configSchema, env).MAX_RESPONSE_BYTES).toBe(32 * 1024 * 1024);
+    expect(
+      parseConfig(configSchema, { ...env, MAX_RESPONSE_BYTES: '8388608' }).MAX_RESPONSE_BYTES,
+    ).toBe(8 * 1024 * 1024);
+    for (const bad of ['1000', '300000000', '2097152.5', 'lots'])
+      expect(() => parseConfig(configSchema, { ...env, MAX_RESPONSE_BYTES: bad })).toThrow(
+        /MAX_RESPONSE_BYTES/,
+      );
+  });
+});

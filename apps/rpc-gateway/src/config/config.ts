@@ -95,6 +95,14 @@ const settings = z.object({
   CACHE_MAX_ENTRIES: int(0).default(50_000),
   MAX_BATCH: int(1).default(100),
   MAX_LOGS_BLOCK_RANGE: int(1).default(10_000),
+  /**
+   * The node answers of one request (HTTP or WebSocket, a batch whole; a gRPC method) add up to
+   * at most this many bytes, and a node's body is read no further: past it -32005, unbilled
+   * (ADR 0215). 1 MiB to 256 MiB (V8 cannot make a string of much more than 512 MiB).
+   */
+  MAX_RESPONSE_BYTES: int(1024 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(32 * 1024 * 1024),
   CREDENTIAL_TTL_MS: int(1).default(600_000),
   CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
   /**

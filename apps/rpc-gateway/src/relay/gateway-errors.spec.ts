@@ -119,6 +119,10 @@ const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | und
   invalidParams: () => [gatewayErrors.invalidParams('x')],
   bodyTooLarge: () => [gatewayErrors.bodyTooLarge(1000)],
   limitExceeded: () => [gatewayErrors.limitExceeded('x')],
+  answerTooLarge: () => [
+    gatewayErrors.answerTooLarge(32 * 1024 * 1024),
+    gatewayErrors.answerTooLarge(1000),
+  ],
   planLimitExceeded: () => [gatewayErrors.planLimitExceeded('x')],
   decodedTooLarge: () => [contentCoding.decodedTooLarge(1000, 'gzip')],
   checkLogsRange: () => [

@@ -246,6 +246,22 @@ export function limitExceeded(
   );
 }
 
+/**
+ * A node's answer larger than what the request may receive (MAX_RESPONSE_BYTES, ADR 0215): -32005
+ * with `data: {limit}` under the call's id, unbilled, as Alchemy caps eth_getLogs answers and
+ * asks for a narrower range. gRPC: RESOURCE_EXHAUSTED with this message (kind `too_large`).
+ */
+export function answerTooLarge(limitBytes: number): DomainError {
+  const size =
+    limitBytes % (1024 * 1024) === 0 ? `${limitBytes / (1024 * 1024)} MiB` : `${limitBytes} bytes`;
+  return refusal(
+    'response_too_large',
+    'too_large',
+    `response too large: over ${size}; narrow the block range or split the batch`,
+    { details: { jsonRpcData: { limit: limitBytes } } },
+  );
+}
+
 export function planLimitExceeded(what: string): DomainError {
   return refusal('limit_exceeded', 'conflict', `${what}`);
 }

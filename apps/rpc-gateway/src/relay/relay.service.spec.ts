@@ -50,7 +50,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
     },
   } as unknown as UpstreamRouter;
   const relay = new RelayService(
-    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000 },
+    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000, maxResponseBytes: 1024 * 1024 },
     credentials,
     router,
     new LruCache<string>(0),

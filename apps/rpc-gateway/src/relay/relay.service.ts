@@ -24,6 +24,7 @@ import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { isBilled, safeParse } from '../upstreams/upstream-router';
+import { AnswerBudget } from '../upstreams/answer-budget';
 import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
 import {
   balanceRefusal,
@@ -56,6 +57,11 @@ export interface RelayOptions {
   endpoint: Endpoint;
   maxBatch: number;
   maxLogsBlockRange: number;
+  /**
+   * MAX_RESPONSE_BYTES: the node answers of one request (an HTTP or WebSocket request, a batch
+   * whole; a gRPC method) add up to at most this; calls past it are -32005 (ADR 0215).
+   */
+  maxResponseBytes: number;
 }
 
 export interface Authorized {
@@ -229,7 +235,12 @@ export class RelayService {
       }
       this.spendWhole(token, network, calls, estimate, whole);
     }
-    const answers = await this.router.send(network.key, token.accountId, calls);
+    const answers = await this.router.send(
+      network.key,
+      token.accountId,
+      calls,
+      new AnswerBudget(this.options.maxResponseBytes),
+    );
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
@@ -325,7 +336,12 @@ export class RelayService {
           );
     if (plan.relayed.length === 0) return session;
     const relaying = this.router
-      .send(network.key, token.accountId, plan.relayed)
+      .send(
+        network.key,
+        token.accountId,
+        plan.relayed,
+        new AnswerBudget(this.options.maxResponseBytes),
+      )
       .then((relayed) => this.fill(plan, items, network, relayed));
     return session === undefined ? relaying : Promise.all([relaying, session]);
   }

@@ -1,9 +1,11 @@
+import { AnswerBudget } from './answer-budget';
 import { CallCoalescer } from './call-coalescer';
 import type { CallAnswer, OutCall } from './upstream-router';
 
 const call = (name: string): OutCall => ({ method: name, params: [], paramsRaw: '[]' });
 const answerTo = (c: OutCall): CallAnswer => ({ kind: 'result', resultText: `"${c.method}"` });
 const endOfTurn = () => new Promise(setImmediate);
+const budget = new AnswerBudget(32 * 1024 * 1024);
 
 /** A fake upstream: records each exchange's methods and answers every call with its own name. */
 function setup(maxCalls: number) {
@@ -26,9 +28,9 @@ const results = (answers: CallAnswer[]) =>
 describe('CallCoalescer', () => {
   it('sends nothing before the turn ends, then one exchange for every submission of the turn', async () => {
     const { coalescer, exchanges, sizes } = setup(20);
-    const a = coalescer.submit([call('a')]);
-    const b = coalescer.submit([call('b1'), call('b2')]);
-    const c = coalescer.submit([call('c')]);
+    const a = coalescer.submit([call('a')], budget);
+    const b = coalescer.submit([call('b1'), call('b2')], budget);
+    const c = coalescer.submit([call('c')], budget);
     expect(exchanges).toEqual([]);
     await endOfTurn();
     expect(exchanges).toEqual([['a', 'b1', 'b2', 'c']]);
@@ -40,7 +42,7 @@ describe('CallCoalescer', () => {
 
   it('a lone call is its own exchange of one', async () => {
     const { coalescer, exchanges } = setup(20);
-    const a = coalescer.submit([call('a')]);
+    const a = coalescer.submit([call('a')], budget);
     await endOfTurn();
     expect(exchanges).toEqual([['a']]);
     expect(results(await a)).toEqual(['"a"']);
@@ -48,9 +50,9 @@ describe('CallCoalescer', () => {
 
   it('calls of different turns go in different exchanges', async () => {
     const { coalescer, exchanges } = setup(20);
-    const a = coalescer.submit([call('a')]);
+    const a = coalescer.submit([call('a')], budget);
     await endOfTurn();
-    const b = coalescer.submit([call('b')]);
+    const b = coalescer.submit([call('b')], budget);
     await endOfTurn();
     expect(exchanges).toEqual([['a'], ['b']]);
     expect(results([...(await a), ...(await b)])).toEqual(['"a"', '"b"']);
@@ -58,11 +60,11 @@ describe('CallCoalescer', () => {
 
   it('sends at once when the queue is full; the rest of the turn waits for its end', async () => {
     const { coalescer, exchanges } = setup(3);
-    const first = [coalescer.submit([call('a')]), coalescer.submit([call('b')])];
+    const first = [coalescer.submit([call('a')], budget), coalescer.submit([call('b')], budget)];
     expect(exchanges).toEqual([]);
-    first.push(coalescer.submit([call('c')]));
+    first.push(coalescer.submit([call('c')], budget));
     expect(exchanges).toEqual([['a', 'b', 'c']]);
-    const d = coalescer.submit([call('d')]);
+    const d = coalescer.submit([call('d')], budget);
     expect(exchanges).toHaveLength(1);
     await endOfTurn();
     expect(exchanges).toEqual([['a', 'b', 'c'], ['d']]);
@@ -72,8 +74,8 @@ describe('CallCoalescer', () => {
 
   it('never splits a submission: one that does not fit sends the queue first', async () => {
     const { coalescer, exchanges } = setup(3);
-    const a = coalescer.submit([call('a1'), call('a2')]);
-    const b = coalescer.submit([call('b1'), call('b2')]);
+    const a = coalescer.submit([call('a1'), call('a2')], budget);
+    const b = coalescer.submit([call('b1'), call('b2')], budget);
     expect(exchanges).toEqual([['a1', 'a2']]);
     await endOfTurn();
     expect(exchanges).toEqual([
@@ -86,10 +88,10 @@ describe('CallCoalescer', () => {
 
   it('a submission of the cap or more is sent alone at once and leaves the queue as it is', async () => {
     const { coalescer, exchanges, sizes } = setup(2);
-    const a = coalescer.submit([call('a')]);
-    const big = coalescer.submit([call('x'), call('y'), call('z')]);
+    const a = coalescer.submit([call('a')], budget);
+    const big = coalescer.submit([call('x'), call('y'), call('z')], budget);
     expect(exchanges).toEqual([['x', 'y', 'z']]);
-    const b = coalescer.submit([call('b')]);
+    const b = coalescer.submit([call('b')], budget);
     expect(exchanges).toEqual([
       ['x', 'y', 'z'],
       ['a', 'b'],
@@ -107,8 +109,8 @@ describe('CallCoalescer', () => {
       2,
       () => undefined,
     );
-    const first = [coalescer.submit([call('a')]), coalescer.submit([call('b')])];
-    const second = [coalescer.submit([call('c')]), coalescer.submit([call('d')])];
+    const first = [coalescer.submit([call('a')], budget), coalescer.submit([call('b')], budget)];
+    const second = [coalescer.submit([call('c')], budget), coalescer.submit([call('d')], budget)];
     pending[1]!();
     expect((await Promise.all(second)).map(results)).toEqual([['"c"'], ['"d"']]);
     pending[0]!();
@@ -125,13 +127,13 @@ describe('CallCoalescer', () => {
       20,
       () => undefined,
     );
-    const a = coalescer.submit([call('a')]);
-    const b = coalescer.submit([call('b')]);
+    const a = coalescer.submit([call('a')], budget);
+    const b = coalescer.submit([call('b')], budget);
     await endOfTurn();
     await expect(a).rejects.toThrow('boom');
     await expect(b).rejects.toThrow('boom');
     fail = false;
-    const c = coalescer.submit([call('c')]);
+    const c = coalescer.submit([call('c')], budget);
     await endOfTurn();
     expect(results(await c)).toEqual(['"c"']);
   });

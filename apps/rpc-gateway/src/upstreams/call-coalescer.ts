@@ -1,10 +1,14 @@
+import type { AnswerBudget } from './answer-budget';
 import type { CallAnswer, OutCall } from './upstream-router';
 
 /**
  * Sends one upstream exchange (a single call, or a batch) and resolves to one answer per call,
  * in the order given. Reports failures as answers; a rejection is passed on to every caller.
  */
-export type ExchangeCalls = (calls: readonly OutCall[]) => Promise<CallAnswer[]>;
+export type ExchangeCalls = (
+  calls: readonly OutCall[],
+  budgets: readonly AnswerBudget[],
+) => Promise<CallAnswer[]>;
 
 interface Waiter {
   /** Where the submission's calls start in the exchange. */
@@ -24,6 +28,8 @@ interface Waiter {
  */
 export class CallCoalescer {
   private calls: OutCall[] = [];
+  /** Per call: what its client request may still receive (ADR 0215). */
+  private budgets: AnswerBudget[] = [];
   private waiters: Waiter[] = [];
   private flushScheduled = false;
 
@@ -35,15 +41,21 @@ export class CallCoalescer {
   ) {}
 
   /** Resolves to exactly the answers to `calls`, in their order. */
-  submit(calls: readonly OutCall[]): Promise<CallAnswer[]> {
+  submit(calls: readonly OutCall[], budget: AnswerBudget): Promise<CallAnswer[]> {
     if (calls.length >= this.maxCalls) {
       this.observeSize(calls.length);
-      return this.exchange(calls);
+      return this.exchange(
+        calls,
+        calls.map(() => budget),
+      );
     }
     if (this.calls.length + calls.length > this.maxCalls) this.flush();
     return new Promise<CallAnswer[]>((resolve, reject) => {
       this.waiters.push({ start: this.calls.length, count: calls.length, resolve, reject });
-      for (const call of calls) this.calls.push(call);
+      for (const call of calls) {
+        this.calls.push(call);
+        this.budgets.push(budget);
+      }
       if (this.calls.length === this.maxCalls) {
         this.flush();
       } else if (!this.flushScheduled) {
@@ -60,11 +72,13 @@ export class CallCoalescer {
 
   private flush(): void {
     const calls = this.calls;
+    const budgets = this.budgets;
     const waiters = this.waiters;
     this.calls = [];
+    this.budgets = [];
     this.waiters = [];
     this.observeSize(calls.length);
-    this.exchange(calls).then(
+    this.exchange(calls, budgets).then(
       (answers) => {
         if (waiters.length === 1) return waiters[0]!.resolve(answers);
         for (const waiter of waiters)

@@ -42,6 +42,7 @@ export class HealthChecker {
     const outcome = await upstream.post(
       `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`,
       this.options.timeoutMs,
+      HEALTH_ANSWER_BYTES,
     );
     let height: number | undefined;
     if (outcome.ok) {
@@ -80,3 +81,6 @@ export class HealthChecker {
     if (upstream.height !== undefined) this.metrics.upstreamHeight.set(labels, upstream.height);
   }
 }
+
+/** A head's answer is a few dozen bytes: a node answering more is not read further. */
+const HEALTH_ANSWER_BYTES = 64 * 1024;

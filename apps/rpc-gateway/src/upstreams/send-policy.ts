@@ -20,7 +20,13 @@ export type FailureKind =
    * The node answered, but lacks what another node has (`isMissingData`): the call goes to
    * another node first; its answer is relayed only when every node asked said so.
    */
-  | 'missing_data';
+  | 'missing_data'
+  /**
+   * The node's answer passed what the request may receive (AnswerBudget, MAX_RESPONSE_BYTES):
+   * its read was stopped. Not a failure of the node (another would answer the same): no breaker
+   * count, no failover; the call is answered -32005, unbilled (ADR 0215).
+   */
+  | 'too_large';
 
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
@@ -49,6 +55,7 @@ export function classifyTransportError(error: unknown): FailureKind {
  * Filters: never (their state is in the first node).
  */
 export function mayRetry(methods: readonly string[], failure: FailureKind): boolean {
+  if (failure === 'too_large') return false;
   // A node's own answer for a write (nonce, funds) is final: the client decides.
   if (failure === 'missing_data' && methods.some((m) => isWriteMethod(m))) return false;
   if (methods.some((m) => isFilterMethod(m))) return false;

@@ -34,8 +34,56 @@ describe("HttpTransport: what a node's HTTP status means", () => {
     replies.push([status, body]);
     const transport = new HttpTransport(url, 1);
     try {
-      const outcome = await transport.post('{}', 1_000);
+      const outcome = await transport.post('{}', 1_000, 1024 * 1024);
       expect(outcome.ok ? 'ok' : outcome.failure).toBe(expected);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe('HttpTransport: an answer past maxBytes (ADR 0215)', () => {
+  let server: Server;
+  let url: string;
+  let closedEarly: Promise<boolean>;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        // 64 MiB in 64 KiB chunks, written as fast as the socket takes them.
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        let left = 1024;
+        closedEarly = new Promise((resolve) => {
+          res.on('close', () => resolve(left > 0));
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const write = () => {
+          while (left > 0) {
+            left--;
+            if (!res.write(chunk)) return void res.once('drain', write);
+          }
+          res.end();
+        };
+        write();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('stops reading past the limit: too_large, and the node stops sending (QA H1)', async () => {
+    const transport = new HttpTransport(url, 1);
+    try {
+      const outcome = await transport.post('{}', 5_000, 1024 * 1024);
+      expect(outcome).toEqual({
+        ok: false,
+        failure: 'too_large',
+        reason: 'answer over 1048576 bytes',
+      });
+      // The connection was destroyed: the node did not get to write its 64 MiB.
+      await expect(closedEarly).resolves.toBe(true);
     } finally {
       await transport.close();
     }

@@ -17,7 +17,11 @@ export type PostOutcome =
 
 /** How a node is reached: HTTP through undici (`HttpTransport`); tests give their own. */
 export interface UpstreamTransport {
-  post(body: string, timeoutMs: number): Promise<PostOutcome>;
+  /**
+   * `maxBytes`: the most of the answer's body read; past it the read stops (the stream is
+   * destroyed, nothing more is kept) and the outcome is `too_large` (ADR 0215).
+   */
+  post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome>;
   close(): Promise<void>;
 }
 
@@ -41,10 +45,10 @@ export class Upstream implements UpstreamStatus {
   }
 
   /** One exchange; never throws. */
-  async post(body: string, timeoutMs: number): Promise<PostOutcome> {
+  async post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome> {
     this.inFlight++;
     try {
-      return await this.transport.post(body, timeoutMs);
+      return await this.transport.post(body, timeoutMs, maxBytes);
     } finally {
       this.inFlight--;
     }
@@ -83,11 +87,15 @@ export class HttpTransport implements UpstreamTransport {
   /**
    * One HTTP exchange; resolves to the answer text or a classified failure. Never throws.
    * Uses undici's `dispatch` with a collecting handler rather than `request` (no body stream,
-   * no extra promise chain): measured about a quarter less CPU per exchange.
+   * no extra promise chain): measured about a quarter less CPU per exchange. The body is read
+   * up to `maxBytes`: the chunk that passes it aborts the exchange (undici destroys the socket)
+   * and nothing more is kept (QA: a 554 MB batch answer was collected whole, and its
+   * concatenation threw ERR_STRING_TOO_LONG, which opened the node's breaker).
    */
-  post(body: string, timeoutMs: number): Promise<PostOutcome> {
+  post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome> {
     return new Promise((resolve) => {
       let status = 0;
+      let received = 0;
       const chunks: Buffer[] = [];
       let done = false;
       const settle = (outcome: PostOutcome) => {
@@ -111,10 +119,19 @@ export class HttpTransport implements UpstreamTransport {
             onResponseStart: (_controller, statusCode) => {
               status = statusCode;
             },
-            onResponseData: (_controller, chunk) => {
+            onResponseData: (controller, chunk) => {
+              if (done) return;
+              received += chunk.length;
+              if (received > maxBytes) {
+                chunks.length = 0;
+                settle(tooLarge(maxBytes));
+                controller.abort(new Error('answer too large'));
+                return;
+              }
               chunks.push(chunk);
             },
             onResponseEnd: () => {
+              if (done) return;
               const text =
                 chunks.length === 1
                   ? chunks[0]!.toString('utf8')
@@ -143,6 +160,11 @@ export class HttpTransport implements UpstreamTransport {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** An answer whose read was stopped past `maxBytes` (not a failure of the node). */
+export function tooLarge(maxBytes: number): PostOutcome {
+  return { ok: false, failure: 'too_large', reason: `answer over ${maxBytes} bytes` };
+}
 
 function failureOf(error: unknown): { ok: false; failure: FailureKind; reason: string } {
   return {

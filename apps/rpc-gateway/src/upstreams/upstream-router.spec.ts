@@ -25,11 +25,14 @@ function fakeNode(index: number) {
     down: undefined as FailureKind | undefined,
     /** Scripted answer text for a body, or undefined for the echo. */
     answer: undefined as ((body: unknown) => string | undefined) | undefined,
-    async post(body: string): Promise<Outcome> {
+    /** `maxBytes`: a longer answer is `too_large`, as HttpTransport stops its read. */
+    async post(body: string, _timeoutMs: number, maxBytes: number): Promise<Outcome> {
       const parsed = JSON.parse(body);
       node.bodies.push(parsed);
       if (node.down !== undefined) return { ok: false, failure: node.down, reason: 'down' };
       const scripted = node.answer?.(parsed);
+      if (scripted !== undefined && scripted.length > maxBytes)
+        return { ok: false, failure: 'too_large', reason: 'too large' };
       if (scripted !== undefined) return { ok: true, text: scripted };
       const answer = (c: { id: unknown; method: string; params: unknown[] }) => ({
         jsonrpc: '2.0',
@@ -60,6 +63,7 @@ function setup(
   maxLogsBlockRange?: number,
   clock = { now: 0 },
   logger?: { warn: jest.Mock; info: jest.Mock },
+  maxResponseBytes = 32 * 1024 * 1024,
 ) {
   const nodes = new Map<NetworkKey, ReturnType<typeof fakeNode>[]>();
   const pools = new Map<NetworkKey, UpstreamPool>();
@@ -91,6 +95,7 @@ function setup(
     maxAttempts: 3,
     batchMax,
     maxLogsBlockRange,
+    maxResponseBytes,
     filterIds: new FilterIdSeal(FILTER_ID_KEY, 'eu'),
     logger,
   });
@@ -705,6 +710,92 @@ describe('UpstreamRouter: an error under id null is the node refusing a request 
     ]);
     // The batch was refused in part, the call alone whole: both attempts are refused.
     expect(await outcomes(metrics)).toEqual(['0:node0.test:8545 refused 2']);
+  });
+});
+
+describe('UpstreamRouter: an answer past MAX_RESPONSE_BYTES (ADR 0215)', () => {
+  const LIMIT = 1_000;
+  /** Answers each call with a result of `n` characters for params ['<n>'] (the echo otherwise). */
+  const sized = (body: unknown): string => {
+    const answer = (c: { id: string; method: string; params: string[] }) => ({
+      jsonrpc: '2.0',
+      id: c.id,
+      result: 'x'.repeat(Number(c.params[0]) - 2),
+    });
+    return JSON.stringify(Array.isArray(body) ? body.map(answer) : answer(body as never));
+  };
+  const logs = (size: number) => call('eth_getLogs', String(size));
+  const limitError = (answer: CallAnswer | undefined) =>
+    answer?.kind === 'gateway_error'
+      ? { code: answer.error.code, kind: answer.error.kind, message: answer.error.message }
+      : answer?.kind;
+
+  it('a single call: -32005 under the call, unbilled; no failover, no breaker count (QA H1)', async () => {
+    const { router, nodes, bodies, pools, metrics } = setup(
+      1,
+      2,
+      undefined,
+      undefined,
+      undefined,
+      LIMIT,
+    );
+    for (const node of nodes.get('eth-mainnet')!) node.answer = sized;
+    for (let i = 0; i < 6; i++) {
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [logs(5_000)]);
+      expect(limitError(answer)).toEqual({
+        code: 'response_too_large',
+        kind: 'too_large',
+        message:
+          'limit exceeded: response too large: over 1000 bytes; narrow the block range or split the batch',
+      });
+      expect(isBilled(answer!)).toBe(false);
+    }
+    // Each call asked one node only (another would answer the same), and no breaker opened.
+    expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(6);
+    for (const u of pools.get('eth-mainnet')!.upstreams)
+      expect(u.breaker.stateAt(0)).toBe('closed');
+    for (const u of pools.get('eth-mainnet')!.upstreams) expect(u.healthy).toBe(true);
+    expect(await outcomes(metrics)).toEqual([
+      '0:node0.test:8545 too_large 3',
+      '1:node1.test:8545 too_large 3',
+    ]);
+    expect(results(await router.send('eth-mainnet', ACCOUNT, [logs(100)]))).toEqual([
+      'x'.repeat(98),
+    ]);
+  });
+
+  it('a client batch: its answers together stay within the limit; the calls past it are -32005 each', async () => {
+    const { router, nodes, bodies } = setup(20, 1, undefined, undefined, undefined, LIMIT);
+    nodes.get('eth-mainnet')![0]!.answer = sized;
+    const answers = await router.send('eth-mainnet', ACCOUNT, [
+      logs(400),
+      logs(400),
+      logs(400),
+      logs(100),
+    ]);
+    // The batch's answer passed the read limit: each call alone, in turn, charged to the request.
+    expect(answers.map((a) => (a.kind === 'result' ? a.resultText.length : limitError(a)))).toEqual(
+      [400, 400, expect.objectContaining({ code: 'response_too_large' }), 100],
+    );
+    expect(shapes(bodies('eth-mainnet'))).toEqual([
+      ['eth_getLogs', 'eth_getLogs', 'eth_getLogs', 'eth_getLogs'],
+      'eth_getLogs',
+      'eth_getLogs',
+      'eth_getLogs',
+      'eth_getLogs',
+    ]);
+    expect(answers.filter(isBilled)).toHaveLength(3);
+  });
+
+  it("a coalesced batch past the limit: each request's calls get their own answers", async () => {
+    const { router, nodes } = setup(20, 1, undefined, undefined, undefined, LIMIT);
+    nodes.get('eth-mainnet')![0]!.answer = sized;
+    const [big, small] = await Promise.all([
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getBlockByNumber', '900')]),
+      router.send('eth-mainnet', ACCOUNT, [call('eth_getBlockByNumber', '300')]),
+    ]);
+    expect(big!.map((a) => a.kind)).toEqual(['result']);
+    expect(small!.map((a) => a.kind)).toEqual(['result']);
   });
 });
 

@@ -10,8 +10,14 @@ import {
   serializeRequest,
 } from '@meridian/jsonrpc';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
-import { FILTER_NOT_FOUND, NODE_TROUBLE, UPSTREAM_UNAVAILABLE } from '../relay/gateway-errors';
+import {
+  answerTooLarge,
+  FILTER_NOT_FOUND,
+  NODE_TROUBLE,
+  UPSTREAM_UNAVAILABLE,
+} from '../relay/gateway-errors';
 import { checkGrowingFilterLogs, growingFloorOf } from '../relay/logs-range';
+import { AnswerBudget } from './answer-budget';
 import { CallCoalescer } from './call-coalescer';
 import {
   decodeFilterId,
@@ -82,6 +88,11 @@ export interface RouterOptions {
   /** Most calls per upstream batch of same-turn calls (UPSTREAM_BATCH_MAX); 1 turns it off. */
   batchMax: number;
   /**
+   * MAX_RESPONSE_BYTES: the most bytes of node answers one client request receives, and the
+   * most of one node body read (ADR 0215). Past it: -32005 under the call's id, unbilled.
+   */
+  maxResponseBytes: number;
+  /**
    * MAX_LOGS_BLOCK_RANGE: eth_getFilterLogs of a filter whose range grows with the chain is
    * refused once fromBlock..head passes it (ADR 0211). Unset: not checked.
    */
@@ -100,19 +111,23 @@ export interface RouterOptions {
  */
 export class UpstreamRouter {
   private readonly coalescers = new Map<NetworkKey, CallCoalescer>();
+  /** The answer of a call whose node answer passed what its request may receive. */
+  private readonly tooLarge: CallAnswer;
 
   constructor(
     private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
     private readonly metrics: GatewayMetrics,
     private readonly options: RouterOptions,
   ) {
+    this.tooLarge = { kind: 'gateway_error', error: answerTooLarge(options.maxResponseBytes) };
     for (const pool of pools.values()) watchBreakers(pool, metrics, options.logger);
     if (options.batchMax > 1)
       for (const [network, pool] of pools)
         this.coalescers.set(
           network,
           new CallCoalescer(
-            (calls) => this.exchange(pool, calls, undefined).then(({ answers }) => answers),
+            (calls, budgets) =>
+              this.exchange(pool, calls, undefined, budgets).then(({ answers }) => answers),
             options.batchMax,
             (size) => metrics.observeUpstreamBatch(network, size),
           ),
@@ -125,12 +140,15 @@ export class UpstreamRouter {
 
   /**
    * `accountId`: whose calls these are. A filter call is answered only with a filter that
-   * account made on this network here; any other id is "filter not found".
+   * account made on this network here; any other id is "filter not found". `budget`: what the
+   * client request's answers may add up to (one per HTTP/WebSocket request or gRPC method;
+   * MAX_RESPONSE_BYTES when not given, ADR 0215).
    */
   async send(
     network: NetworkKey,
     accountId: string,
     calls: readonly OutCall[],
+    budget: AnswerBudget = new AnswerBudget(this.options.maxResponseBytes),
   ): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
     if (pool === undefined || pool.upstreams.length === 0)
@@ -140,7 +158,9 @@ export class UpstreamRouter {
     const work: Promise<void>[] = [];
     calls.forEach((call, i) => {
       if (isFilterMethod(call.method)) {
-        work.push(this.sendFilterCall(pool, accountId, call).then((a) => void (answers[i] = a)));
+        work.push(
+          this.sendFilterCall(pool, accountId, call, budget).then((a) => void (answers[i] = a)),
+        );
       } else {
         plain.push(i);
       }
@@ -151,8 +171,13 @@ export class UpstreamRouter {
       const details = NETWORKS[network];
       const sent =
         coalescer !== undefined && group.every((call) => mayCoalesce(details, call.method))
-          ? coalescer.submit(group)
-          : this.exchange(pool, group, undefined).then((exchanged) => exchanged.answers);
+          ? coalescer.submit(group, budget)
+          : this.exchange(
+              pool,
+              group,
+              undefined,
+              group.map(() => budget),
+            ).then((exchanged) => exchanged.answers);
       work.push(
         sent.then((groupAnswers) => {
           plain.forEach((i, k) => (answers[i] = groupAnswers[k]!));
@@ -167,9 +192,11 @@ export class UpstreamRouter {
     pool: UpstreamPool,
     accountId: string,
     call: OutCall,
+    budget: AnswerBudget,
   ): Promise<CallAnswer> {
+    const budgets = [budget];
     if (FILTER_CREATE.has(call.method)) {
-      const { answers, upstream } = await this.exchange(pool, [call], undefined);
+      const { answers, upstream } = await this.exchange(pool, [call], undefined, budgets);
       const answer = answers[0]!;
       if (answer.kind !== 'result' || upstream === undefined) return answer;
       const upstreamId = safeParse(answer.resultText);
@@ -209,10 +236,11 @@ export class UpstreamRouter {
         pool,
         [{ method: call.method, params, paramsRaw: JSON.stringify(params) }],
         upstream,
+        budgets,
       );
       return answers[0]!;
     }
-    return (await this.exchange(pool, [call], undefined)).answers[0]!;
+    return (await this.exchange(pool, [call], undefined, budgets)).answers[0]!;
   }
 
   /**
@@ -224,11 +252,19 @@ export class UpstreamRouter {
    * (`missingData`) goes on to another node. A batch the node refused unread (an error under
    * id null) is an answer: its unanswered calls are sent again, each alone. A call moves on only when `mayRetry` allows it
    * after what happened. `pinned` forces one node (filters).
+   *
+   * `budgets`: per call, what its client request may still receive (ADR 0215). A node body is
+   * read up to what the request has left (MAX_RESPONSE_BYTES for calls of several requests);
+   * past it the read stops, which is no failure of the node (breaker, failover): a single call
+   * is answered -32005; the calls of a batch are sent again alone, one after another, so each
+   * gets its own answer or -32005. Each answer kept is charged to its request; one that does
+   * not fit in what is left is -32005 too (the batch rule).
    */
   private async exchange(
     pool: UpstreamPool,
     calls: readonly OutCall[],
     pinned: Upstream | undefined,
+    budgets: readonly AnswerBudget[],
   ): Promise<{ answers: CallAnswer[]; upstream?: Upstream }> {
     const answers: (CallAnswer | undefined)[] = new Array(calls.length);
     /** Per call: what its last attempt ended in, and the node's answer when it lacked the data. */
@@ -241,6 +277,8 @@ export class UpstreamRouter {
     const tried = new Set<number>();
     /** Calls of a batch the node refused unread (`parseAnswers`): sent again, each alone. */
     const alone: number[] = [];
+    /** Calls of a batch whose answer passed the read limit: sent again alone, in turn. */
+    const oversize: number[] = [];
     const attempts = pinned ? 1 : Math.min(this.options.maxAttempts, pool.upstreams.length);
     for (let attempt = 0; attempt < attempts && pending.length > 0; attempt++) {
       const admitted = pinned ? pool.admit(pinned) : pool.attempt(tried);
@@ -248,8 +286,21 @@ export class UpstreamRouter {
       const { upstream } = admitted;
       tried.add(upstream.index);
       const started = performance.now();
-      const outcome = await upstream.post(bodyOf(calls, pending), this.options.timeoutMs);
+      const outcome = await upstream.post(
+        bodyOf(calls, pending),
+        this.options.timeoutMs,
+        this.readLimit(pending, budgets),
+      );
       const seconds = (performance.now() - started) / 1000;
+      if (!outcome.ok && outcome.failure === 'too_large') {
+        // The node answered: another would answer the same. No breaker count, no failover.
+        pool.settle(admitted, true);
+        this.metrics.countUpstream(pool.network, upstream.label, 'too_large', seconds);
+        if (pending.length === 1) answers[pending[0]!] = this.tooLarge;
+        else for (const i of pending) oversize.push(i);
+        pending = [];
+        break;
+      }
       const parsed = outcome.ok ? parseAnswers(outcome.text, pending) : undefined;
       let nodeFailure: FailureKind | undefined = outcome.ok
         ? parsed === undefined
@@ -269,7 +320,8 @@ export class UpstreamRouter {
           }
           const answer = this.judge(pool, upstream, call, given);
           if (answer.verdict === 'ok') {
-            answers[i] = fixSendAnswer(call, answer.answer, attempt > 0);
+            const kept = fixSendAnswer(call, answer.answer, attempt > 0);
+            answers[i] = budgets[i]!.keep(sizeOf(kept)) ? kept : this.tooLarge;
             if (i === 0) answeredBy = upstream;
             return;
           }
@@ -306,9 +358,12 @@ export class UpstreamRouter {
     }
     await Promise.all(
       alone.map(async (i) => {
-        answers[i] = (await this.exchange(pool, [calls[i]!], undefined)).answers[0]!;
+        answers[i] = (await this.exchange(pool, [calls[i]!], undefined, [budgets[i]!])).answers[0]!;
       }),
     );
+    // One after another: at most one answer at the limit is read at a time.
+    for (const i of oversize)
+      answers[i] = (await this.exchange(pool, [calls[i]!], pinned, [budgets[i]!])).answers[0]!;
     for (let i = 0; i < calls.length; i++) {
       if (answers[i] !== undefined) continue;
       const failure = lastFailure[i]!;
@@ -321,6 +376,17 @@ export class UpstreamRouter {
         };
     }
     return { answers: answers as CallAnswer[], upstream: answeredBy };
+  }
+
+  /**
+   * How much of a node body is read: what the calls' request has left, or MAX_RESPONSE_BYTES
+   * when they are calls of several requests (a coalesced batch); at least 1 byte, so a request
+   * with nothing left still hears -32005 for its call.
+   */
+  private readLimit(pending: readonly number[], budgets: readonly AnswerBudget[]): number {
+    const first = budgets[pending[0]!]!;
+    for (const i of pending) if (budgets[i] !== first) return this.options.maxResponseBytes;
+    return Math.max(1, Math.min(first.left, this.options.maxResponseBytes));
   }
 
   /**
@@ -393,6 +459,13 @@ export function watchBreakers(
 
 export function upstreamLabel(upstream: Pick<Upstream, 'label'>): string {
   return upstream.label;
+}
+
+/** What an answer adds to its request's answer (its JSON text; ASCII, a byte a character). */
+function sizeOf(answer: CallAnswer): number {
+  if (answer.kind === 'result') return answer.resultText.length;
+  if (answer.kind === 'node_error') return answer.errorRaw?.length ?? 0;
+  return 0;
 }
 
 /** The body of an attempt: the pending calls, each under its index as id. */
