@@ -35,7 +35,17 @@ export type FakeNodeBehaviour =
    * A node `behindBy` blocks behind the real one: its eth_blockNumber is the real head minus
    * that, and it has none of the blocks asked by number (null: in tests, the newest).
    */
-  | { behindBy: number };
+  | { behindBy: number }
+  /**
+   * Every call answered with a result string of `resultBytes` characters ('x'), written in
+   * 1 MiB chunks as the socket takes them (no body of that size is built): an answer too large
+   * for the gateway to keep, from a node that cannot run here (anvil's largest answers take a
+   * chain of that size). `cutShort` counts the answers whose connection closed before the end.
+   */
+  | { resultBytes: number };
+
+const MIB = 1024 * 1024;
+const MIB_OF_X = Buffer.alloc(MIB, 'x');
 
 /** The error body of `refuse`: a call's error under id null. */
 export const REFUSED_UNREAD = {
@@ -58,6 +68,10 @@ export interface FakeUpstreamNode {
   bodies: FakeNodeBody[];
   /** Calls received (a batch counts its calls), health checks left out. */
   received: number;
+  /** Answers of `{ resultBytes }` whose connection closed before they were written whole. */
+  cutShort: number;
+  /** Resolves once every `{ resultBytes }` answer begun so far is over (written or cut short). */
+  largeAnswersOver(): Promise<void>;
   /**
    * Runs on each body as it arrives, before it is treated: a test changes the node's behaviour
    * at the moment a request reaches it (e.g. `calls = 'drop'` on the first batch).
@@ -88,9 +102,10 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
     const parsed = (await answer.json()) as Answer | Answer[];
     const fix = (a: Answer, call: FakeNodeCall | undefined) => {
       if (behaviour === 'wrong_id') a.id = 999;
-      if (typeof behaviour === 'object' && call?.method === 'eth_blockNumber')
+      const behind = typeof behaviour === 'object' && 'behindBy' in behaviour;
+      if (behind && call?.method === 'eth_blockNumber')
         a.result = `0x${Math.max(0, Number(a.result) - behaviour.behindBy).toString(16)}`;
-      if (typeof behaviour === 'object' && call?.method === 'eth_getBlockByNumber') a.result = null;
+      if (behind && call?.method === 'eth_getBlockByNumber') a.result = null;
       return a;
     };
     return JSON.stringify(
@@ -122,12 +137,62 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
         JSON.stringify({ jsonrpc: '2.0', id: calls[0]!.id, error }),
       );
     }
+    if (typeof behaviour === 'object' && 'resultBytes' in behaviour)
+      return sendLarge(res, body, behaviour.resultBytes);
     if (behaviour === 'refuse' || (behaviour === 'refuse_batch' && Array.isArray(body)))
       return send(200, 'application/json', JSON.stringify(REFUSED_UNREAD));
     relay(text, behaviour, calls).then(
       (out) => send(200, 'application/json', out),
       () => res.destroy(),
     );
+  };
+
+  const largeAnswers: Promise<void>[] = [];
+  const sendLarge = (res: ServerResponse, body: FakeNodeBody, resultBytes: number) => {
+    const calls = Array.isArray(body) ? body : [body];
+    const parts: (string | number)[] = [Array.isArray(body) ? '[' : ''];
+    calls.forEach((call, i) => {
+      parts.push(`${i > 0 ? ',' : ''}{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":"`);
+      parts.push(resultBytes);
+      parts.push('"}');
+    });
+    parts.push(Array.isArray(body) ? ']' : '');
+    let finished = false;
+    largeAnswers.push(
+      new Promise<void>((resolve) =>
+        res.on('close', () => {
+          if (!finished) node.cutShort++;
+          resolve();
+        }),
+      ),
+    );
+    res.writeHead(200, { 'content-type': 'application/json' });
+    let part = 0;
+    let left = -1;
+    const write = (): void => {
+      while (part < parts.length && !res.destroyed) {
+        const next = parts[part]!;
+        if (typeof next === 'string') {
+          part++;
+          if (!res.write(next)) return void res.once('drain', write);
+          continue;
+        }
+        if (left < 0) left = next;
+        const size = Math.min(left, MIB);
+        left -= size;
+        if (left === 0) {
+          part++;
+          left = -1;
+        }
+        if (!res.write(size === MIB ? MIB_OF_X : MIB_OF_X.subarray(0, size)))
+          return void res.once('drain', write);
+      }
+      if (part === parts.length && !res.destroyed) {
+        finished = true;
+        res.end();
+      }
+    };
+    write();
   };
 
   const server = createServer((req, res) => {
@@ -142,8 +207,18 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
     calls: 'relay',
     bodies: [],
     received: 0,
+    cutShort: 0,
+    largeAnswersOver: async () => {
+      await Promise.all(largeAnswers);
+    },
     reset() {
-      Object.assign(node, { health: 'relay', calls: 'relay', bodies: [], received: 0 });
+      Object.assign(node, {
+        health: 'relay',
+        calls: 'relay',
+        bodies: [],
+        received: 0,
+        cutShort: 0,
+      });
     },
     close: () =>
       new Promise<void>((r) => {
