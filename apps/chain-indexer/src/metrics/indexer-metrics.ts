@@ -87,7 +87,7 @@ export class IndexerMetrics {
     });
     this.halted = new Gauge({
       name: 'chain_indexer_halted',
-      help: '1 while a network is halted by a deep reorganisation, waiting for the operator',
+      help: '1 while a network is halted (a deep reorganisation, or a block that cannot be published)',
       labelNames: ['network'],
       registers,
     });
@@ -117,7 +117,7 @@ export class IndexerMetrics {
     });
     this.errors = new Counter({
       name: 'chain_indexer_errors_total',
-      help: 'Failed follower steps (retried)',
+      help: 'Failed follower steps (retried; a non-retryable one halts the network on its block)',
       labelNames: ['network', 'code'],
       registers,
     });
