@@ -7,6 +7,8 @@ import type { RelayService } from '../relay/relay.service';
 import {
   CLOSE_SLOW_CONSUMER,
   slowConsumerReason,
+  stalledReason,
+  WS_ANSWER_STALL_MS,
   WS_SLOW_CLIENT_CLOSE_MS,
   WsGateway,
   type WsOptions,
@@ -549,6 +551,7 @@ describe('WebSocket edge: the slow-consumer rule', () => {
   };
   const head = (n: number) =>
     JSON.stringify({ number: `0x${n.toString(16)}`, pad: 'h'.repeat(1000) });
+  const closeDeadlines = () => deadlines.filter((d) => d.ms === WS_SLOW_CLIENT_CLOSE_MS);
   const cuts = async () => (await metrics.wsSlowClientsCut.get()).values[0]?.value ?? 0;
 
   it('a client reading a large answer at its own pace while notifications arrive is not cut', async () => {
@@ -573,7 +576,11 @@ describe('WebSocket edge: the slow-consumer rule', () => {
     expect(read.some((m) => m.id === 3)).toBe(true);
     expect(ws.readyState).toBe(WebSocket.OPEN);
     expect(await cuts()).toBe(before);
-    expect(deadlines).toHaveLength(0);
+    expect(closeDeadlines()).toHaveLength(0);
+    // Its answers were read: the stall check finds nothing waiting and lets it be.
+    for (const d of deadlines.filter((d) => d.ms === WS_ANSWER_STALL_MS)) d.run();
+    expect(closeDeadlines()).toHaveLength(0);
+    expect(ws.readyState).toBe(WebSocket.OPEN);
     ws.close();
   });
 
@@ -588,7 +595,7 @@ describe('WebSocket edge: the slow-consumer rule', () => {
     expect(sink.notify(id, head(0))).toBe(false);
     expect(sinks.has(id)).toBe(false);
     expect(await cuts()).toBe(before + 1);
-    expect(deadlines.map((d) => d.ms)).toEqual([WS_SLOW_CLIENT_CLOSE_MS]);
+    expect(closeDeadlines()).toHaveLength(1);
     // It reads again within the deadline: everything queued before the cut, then the close.
     socketOf(ws).resume();
     expect(await closed).toEqual({ code: CLOSE_SLOW_CONSUMER, reason: slowConsumerReason(MAX) });
@@ -597,18 +604,43 @@ describe('WebSocket edge: the slow-consumer rule', () => {
     );
     expect(read.filter((m) => m.method === 'eth_subscription')).toHaveLength(sent);
     // The handshake completed on the gateway's side too: the deadline is called off.
-    await settle(() => deadlines[0]!.cancelled);
-    expect(deadlines[0]!.cancelled).toBe(true);
+    await settle(() => closeDeadlines()[0]!.cancelled);
+    expect(closeDeadlines()[0]!.cancelled).toBe(true);
   });
 
   it('a cut client that does not complete the close is terminated at the deadline', async () => {
     const { ws, closed, sink, id } = await subscribed();
     socketOf(ws).pause();
     for (let n = 0; n < 100_000 && sink.notify(id, head(n)); n++);
-    expect(deadlines).toHaveLength(1);
-    deadlines[0]!.run();
+    expect(closeDeadlines()).toHaveLength(1);
+    closeDeadlines()[0]!.run();
     // Terminated, not closed: the client reads the end of the socket, never a close frame.
     socketOf(ws).resume();
     expect((await closed).code).toBe(1006);
+  });
+
+  it('a client that reads none of its answers is cut once the stall time passes without progress', async () => {
+    const before = await cuts();
+    const { ws, read, closed } = await subscribed();
+    socketOf(ws).pause();
+    ws.send('{"jsonrpc":"2.0","id":2,"method":"eth_getLogs","params":[{}]}');
+    await settle(() => bigAnswers === 1);
+    await settle(() => deadlines.some((d) => d.ms === WS_ANSWER_STALL_MS));
+    const stall = deadlines.filter((d) => d.ms === WS_ANSWER_STALL_MS);
+    expect(stall).toHaveLength(1);
+    // Nothing read since the answer was queued: cut, with the stall's reason.
+    stall[0]!.run();
+    expect(await cuts()).toBe(before + 1);
+    expect(closeDeadlines()).toHaveLength(1);
+    socketOf(ws).resume();
+    expect(await closed).toEqual({
+      code: CLOSE_SLOW_CONSUMER,
+      reason: stalledReason(WS_ANSWER_STALL_MS),
+    });
+    expect(stalledReason(WS_ANSWER_STALL_MS)).toBe(
+      'slow consumer: nothing read for 30 s with answers waiting',
+    );
+    // What was queued before the cut is still delivered ahead of the close.
+    expect((read.find((m) => m.id === 2)?.result as string | undefined)?.length).toBe(BIG);
   });
 });

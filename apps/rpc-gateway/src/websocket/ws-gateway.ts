@@ -70,6 +70,12 @@ export interface WsOptions {
  */
 export const WS_SLOW_CLIENT_CLOSE_MS = 5_000;
 
+/**
+ * How long a client with answers waiting may read none of what is queued before it is cut as a
+ * slow consumer (the answers are left out of WS_MAX_BUFFERED_BYTES; this bounds them in time).
+ */
+export const WS_ANSWER_STALL_MS = 30_000;
+
 const afterTimeout = (ms: number, run: () => void): (() => void) => {
   const timer = setTimeout(run, ms);
   timer.unref();
@@ -235,6 +241,7 @@ export class WsGateway {
      */
     let answering = 0;
     const max = this.options.maxBufferedBytes;
+    const after = this.options.after ?? afterTimeout;
     /**
      * The slow-consumer rule: before anything is queued, what the client has not read besides
      * the answers being written (notifications, session errors, refusals past the in-flight cap)
@@ -245,27 +252,49 @@ export class WsGateway {
     const fallenBehind = (): boolean => {
       const behind = ws.bufferedAmount - answering;
       if (behind <= max) return false;
+      cutSlow(slowConsumerReason(max), behind);
+      return true;
+    };
+    const cutSlow = (reason: string, behind: number) => {
       cut = true;
+      stopWatching?.();
       this.metrics.wsSlowClientsCut.inc();
       this.logger.warn(
-        { connection_id: connectionId, buffered: ws.bufferedAmount, behind },
+        { connection_id: connectionId, buffered: ws.bufferedAmount, behind, reason },
         'slow WebSocket client cut off',
       );
       // Nothing more is relayed or billed for it, and its feeds stop now, not at the close.
       abandon.abort();
       dropSubscriptions();
-      const cancel = (this.options.after ?? afterTimeout)(WS_SLOW_CLIENT_CLOSE_MS, () =>
-        ws.terminate(),
-      );
+      const cancel = after(WS_SLOW_CLIENT_CLOSE_MS, () => ws.terminate());
       ws.once('close', cancel);
-      ws.close(CLOSE_SLOW_CONSUMER, slowConsumerReason(max));
-      return true;
+      ws.close(CLOSE_SLOW_CONSUMER, reason);
     };
+    /**
+     * The answers' own bound in time: a client with answers waiting that reads none of what is
+     * queued for WS_ANSWER_STALL_MS is cut too, so one that asks and never reads cannot pin
+     * its answers' memory. Read progress is what the socket took: bytes queued minus
+     * bufferedAmount (frame headers make it lag, never lead).
+     */
+    let queued = 0;
+    let stopWatching: (() => void) | undefined;
+    const watchAnswers = () => {
+      if (stopWatching !== undefined || cut || ended) return;
+      const taken = queued - ws.bufferedAmount;
+      stopWatching = after(WS_ANSWER_STALL_MS, () => {
+        stopWatching = undefined;
+        if (cut || ended || answering === 0 || ws.readyState !== WebSocket.OPEN) return;
+        if (queued - ws.bufferedAmount > taken) return watchAnswers();
+        cutSlow(stalledReason(WS_ANSWER_STALL_MS), ws.bufferedAmount);
+      });
+    };
+    ws.once('close', () => stopWatching?.());
     const writable = () => !cut && !ended && ws.readyState === WebSocket.OPEN;
     const connection = {
       /** Queues a message the slow-consumer rule counts; false when the client was cut off. */
       send: (message: string): boolean => {
         if (!writable() || fallenBehind()) return false;
+        queued += Buffer.byteLength(message);
         ws.send(message);
         return true;
       },
@@ -277,12 +306,15 @@ export class WsGateway {
         if (!writable() || fallenBehind()) return undefined;
         const bytes = Buffer.byteLength(message);
         answering += bytes;
-        return new Promise((resolve) =>
+        queued += bytes;
+        const written = new Promise<void>((resolve) =>
           ws.send(message, () => {
             answering -= bytes;
             resolve();
           }),
         );
+        watchAnswers();
+        return written;
       },
     };
     const session: Session = {
@@ -526,6 +558,11 @@ const REASONS: Readonly<Record<number, string>> = {
 /** The close reason of a slow consumer's cut (at most 123 bytes, RFC 6455). */
 export function slowConsumerReason(maxBufferedBytes: number): string {
   return `slow consumer: more than ${maxBufferedBytes} bytes of notifications unread`;
+}
+
+/** The close reason of a client cut for reading none of its answers for `stallMs`. */
+export function stalledReason(stallMs: number): string {
+  return `slow consumer: nothing read for ${stallMs / 1000} s with answers waiting`;
 }
 
 /** The upgrade refused with the gateway's refusal form: its HTTP status and JSON-RPC error. */
