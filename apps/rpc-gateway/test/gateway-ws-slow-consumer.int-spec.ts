@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { logEmitterInitCode, startAnvil, type AnvilInstance } from '@meridian/testing';
 import { CLOSE_SLOW_CONSUMER, slowConsumerReason } from '../src/websocket/ws-gateway';
 import {
   metricValue,
@@ -23,11 +23,8 @@ const TOKEN = 'tok_ws_slow_consumer_0001';
 const MAX = 64 * 1024;
 const DEV_ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const LOGS_PER_TX = 85;
-/**
- * Init code that emits LOGS_PER_TX logs of 24,576 zero bytes each (LOG0 in a loop) and deploys
- * nothing: one log is about 49 KB of JSON, a transaction's logs about 4.2 MB.
- */
-const BIG_LOGS = `0x61${LOGS_PER_TX.toString(16).padStart(4, '0')}5b6160006000a0600190038060035700`;
+/** A log of 24,576 zero bytes is about 49 KB of JSON; a transaction's logs about 4.2 MB. */
+const BIG_LOGS = logEmitterInitCode(LOGS_PER_TX, 24_576);
 
 type Message = {
   id?: number;
