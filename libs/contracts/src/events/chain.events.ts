@@ -10,7 +10,11 @@ import {
   networkKey,
 } from './common.schema';
 
-/** A log as the node returned it (unknown keys kept: it is forwarded as `raw`). */
+/**
+ * A log as the node returned it (unknown keys kept: it is forwarded as `raw`). A log too large
+ * for a message alone comes with `data` emptied to `0x` and `omitted: {data: <bytes>}`
+ * (chain-indexer README, "Blocks on the stream").
+ */
 export const ChainLogSchema = z.looseObject({
   address,
   topics: z.array(hash32).max(4),
@@ -20,14 +24,21 @@ export const ChainLogSchema = z.looseObject({
   transactionIndex: hexQuantity,
 });
 
-/** A transaction as the node returned it (unknown keys kept: it is forwarded as `raw`). */
+/**
+ * A transaction as the node returned it (unknown keys kept: it is forwarded as `raw`); likewise
+ * `input` emptied and `omitted: {input: <bytes>}` when it alone exceeds a message.
+ */
 export const ChainTransactionSchema = z.looseObject({
   hash: hash32,
   from: address,
   to: address.nullable(),
 });
 
-/** A receipt as the node returned it; `logs` are what log-event webhooks match. */
+/**
+ * A receipt as the node returned it; `logs` are what log-event webhooks match. A receipt larger
+ * than a message travels as slices (every field but `logs`, each with a contiguous run of them),
+ * possibly in different parts, so consumers pair nothing by position.
+ */
 export const ChainReceiptSchema = z.looseObject({
   transactionHash: hash32,
   logs: z.array(ChainLogSchema),
@@ -38,7 +49,7 @@ export const BlockRefSchema = z.object({ number: blockNumber, hash: hash32 });
 /**
  * `chain.block.canonical.v1.<network>`: a block that became part of the canonical chain, with
  * its transactions and receipts. A block larger than the stream's max message size is split
- * into parts (same header, disjoint transactions/receipts); `part` says which.
+ * into parts (same header, disjoint transactions/receipts or receipt slices); `part` says which.
  * id = `<network>:<hash>:<part index>`, with `:g<generation>` appended once the indexer has
  * handled a reorganisation of this network (see chainBlockId).
  */
