@@ -38,6 +38,7 @@ import { LimitsController } from './limits/limits.controller';
 import { MatchingService } from './matching/matching.service';
 import { StatusHistoryRepository } from './status/status-history.repository';
 import { StatusPublisher } from './status/status-publisher.service';
+import { ServiceDecisionSweep } from './status/service-decision-sweep.service';
 import { StatusService } from './status/status.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
@@ -128,6 +129,7 @@ export class AppModule {
         DeliveryLogRetention,
         ChangeLogRetention,
         DeliveryHealthConsumer,
+        ServiceDecisionSweep,
       ],
       exports: [
         APP_CONFIG,

@@ -57,6 +57,11 @@ export const configSchema = z
     /** Spec: 30 minutes at zero balance with events to deliver → paused_no_balance. */
     NO_BALANCE_PAUSE_AFTER_MS: ms(30 * 60_000),
     /**
+     * How often active webhooks are checked for the two 30-minute decisions above, so that they
+     * are taken when their time comes, not at the next attempt's outcome (0 = off).
+     */
+    SERVICE_DECISION_SWEEP_MS: ms(30_000),
+    /**
      * Days an attempt stays in the delivery log (`GET /webhooks/{id}/deliveries`, replays of
      * given-up events); older ones are deleted. The counters (`/stats`) are kept. At least
      * `DELIVERY_LOG_MIN_RETENTION_MS` (4 days): a row de-duplicates its outcome's redeliveries.

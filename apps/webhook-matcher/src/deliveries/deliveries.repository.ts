@@ -39,6 +39,13 @@ export interface StatsRow {
   attempts_since_failing: number;
 }
 
+/** An active webhook whose failing run may be due for the auto-pause decision. */
+export interface AutoPauseCandidate {
+  webhook_id: string;
+  failing_since: Date;
+  attempts_since_failing: number;
+}
+
 export interface RecordResult {
   /** False when this attempt id was recorded before (a redelivered event). */
   recorded: boolean;
@@ -207,6 +214,52 @@ export class DeliveriesRepository {
     );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };
+  }
+
+  /**
+   * Active webhooks whose failing run started at or before `failingBefore` with at least
+   * `minAttempts` attempts: the candidates of the auto-pause decision (`shouldAutoPause`
+   * decides, with these facts), oldest run first, at most `limit`.
+   */
+  async autoPauseCandidates(
+    failingBefore: Date,
+    minAttempts: number,
+    limit: number,
+  ): Promise<AutoPauseCandidate[]> {
+    return this.db.query(
+      `SELECT s.webhook_id, s.failing_since, s.attempts_since_failing
+         FROM webhooks.delivery_stats s
+         JOIN webhooks.webhooks w ON w.id = s.webhook_id
+        WHERE w.status = 'active' AND s.failing_since <= $1 AND s.attempts_since_failing >= $2
+        ORDER BY s.failing_since LIMIT $3`,
+      [failingBefore, minAttempts, limit],
+    );
+  }
+
+  /**
+   * Active webhooks of accounts at zero balance since `exhaustedBefore` or earlier that have
+   * events to deliver: the candidates of the no-balance decision (`shouldPauseForNoBalance`
+   * decides), at most `limit`. "Events to deliver" is what this app holds of them: an attempt
+   * delivery-worker held back as `no_balance` (outcome failure, a real event, not a test
+   * delivery; a drop with that reason is not one) recorded at or after the account's
+   * `exhausted_since`; a top-up clears `exhausted_since`, and a later exhaustion needs a new such
+   * attempt. (`outcome <> 'success'` lets the statement use `delivery_attempts_failed`.)
+   */
+  async noBalanceCandidates(exhaustedBefore: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT w.id
+         FROM webhooks.accounts a
+         JOIN webhooks.webhooks w ON w.account_id = a.account_id AND w.status = 'active'
+        WHERE a.exhausted_since <= $1
+          AND EXISTS (SELECT 1 FROM webhooks.delivery_attempts d
+                       WHERE d.webhook_id = w.id AND d.outcome <> 'success'
+                         AND d.outcome = 'failure' AND d.error_class = 'no_balance'
+                         AND NOT d.test
+                         AND d.at >= a.exhausted_since)
+        ORDER BY a.exhausted_since LIMIT $2`,
+      [exhaustedBefore, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   async stats(webhookId: string): Promise<{ stats: StatsRow | undefined; rateLimited: string }> {

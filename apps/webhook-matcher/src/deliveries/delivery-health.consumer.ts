@@ -9,7 +9,9 @@ import { DeliveriesRepository } from './deliveries.repository';
  * decisions of the status machine: every failed (or breaker-skipped) attempt feeds the
  * auto-pause rule (30 min of failing deliveries with ≥ 20 attempts), and a `no_balance` failure
  * says the webhook has events to deliver at zero balance (30 min → paused_no_balance). The
- * decisions themselves are H4's StatusService; this only gathers the facts.
+ * decisions themselves are H4's StatusService; this only gathers the facts. It takes them as soon
+ * as an outcome makes them due; `ServiceDecisionSweep` takes them when the 30 minutes run out
+ * with no outcome arriving.
  */
 @Injectable()
 export class DeliveryHealthConsumer implements OnApplicationBootstrap {
