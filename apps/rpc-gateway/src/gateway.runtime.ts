@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { APP_CONFIG } from './config/app-config.token';
 import type { AppConfig } from './config/config';
 import { LruCache } from './cache/lru-cache';
+import { AnswersInFlight } from './upstreams/answer-budget';
 import {
   AccountStates,
   CredentialCache,
@@ -107,11 +108,14 @@ export class GatewayRuntime
         'upstreams configured for networks this endpoint does not offer: ignored',
       ),
     );
+    // One budget of answer bytes in flight per worker process (ADR 0215 amendment).
+    const answersInFlight = new AnswersInFlight(config.MAX_ANSWER_BYTES_IN_FLIGHT);
     const router = new UpstreamRouter(this.pools, this.metrics, {
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
       batchMax: config.UPSTREAM_BATCH_MAX,
       maxResponseBytes: config.MAX_RESPONSE_BYTES,
+      answersInFlight,
       maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
       filterIds: new FilterIdSeal(config.FILTER_ID_KEY ?? randomFilterIdKey(logger), config.REGION),
       logger,
@@ -150,6 +154,7 @@ export class GatewayRuntime
         maxBatch: config.MAX_BATCH,
         maxLogsBlockRange: config.MAX_LOGS_BLOCK_RANGE,
         maxResponseBytes: config.MAX_RESPONSE_BYTES,
+        answersInFlight,
       },
       this.credentials,
       router,

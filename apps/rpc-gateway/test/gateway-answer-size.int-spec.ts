@@ -151,3 +151,110 @@ describe('rpc-gateway: an answer larger than MAX_RESPONSE_BYTES (ADR 0215)', () 
     expect(await cu('polygon-mainnet')).toBe(billed);
   });
 });
+
+/**
+ * MAX_ANSWER_BYTES_IN_FLIGHT (ADR 0215 amendment): the worker's budget of answer bytes in flight,
+ * small here (8 MiB, answers of 5 MiB): big answers at once past it are -32005 "server busy"
+ * under their ids, unbilled; a small answer meanwhile is answered; once they are over, a big
+ * answer is answered again and nothing stays held.
+ */
+describe('rpc-gateway: the worker budget of answer bytes in flight (ADR 0215 amendment)', () => {
+  let eth: AnvilInstance;
+  let polygon: AnvilInstance;
+  let nodes: FakeUpstreamNode[];
+  let ns: Awaited<ReturnType<typeof provisionNamespace>>;
+  let gateway: RunningGateway;
+  const BUSY = {
+    code: -32005,
+    message: 'limit exceeded: server busy: too many large answers in flight; retry shortly',
+    data: { limit: 8 * MIB },
+  };
+
+  beforeAll(async () => {
+    [eth, polygon, ns] = await Promise.all([
+      startAnvil({ chainId: 1 }),
+      startAnvil({ chainId: 137 }),
+      provisionNamespace(),
+    ]);
+    nodes = await Promise.all([
+      startFakeUpstreamNode(eth.url),
+      startFakeUpstreamNode(eth.url),
+      startFakeUpstreamNode(polygon.url),
+    ]);
+    gateway = await startGateway({
+      REGION: 'eu',
+      NATS_URL: ns.url,
+      NATS_PREFIX: ns.prefix,
+      UPSTREAMS: JSON.stringify({
+        'eth-mainnet': [nodes[0]!.url, nodes[1]!.url],
+        'polygon-mainnet': [nodes[2]!.url],
+      }),
+      STATIC_ACCESS_TOKENS: JSON.stringify({
+        [ETH]: { accountId: 'acct-size-eth', network: 'eth-mainnet', planId: 'pro' },
+        [POLYGON]: { accountId: 'acct-size-pol', network: 'polygon-mainnet', planId: 'pro' },
+      }),
+      HEALTH_INTERVAL_MS: '600000',
+      // Each call its own upstream exchange: the answers are read at once, not in turn.
+      UPSTREAM_BATCH_MAX: '1',
+      MAX_RESPONSE_BYTES: String(8 * MIB),
+      MAX_ANSWER_BYTES_IN_FLIGHT: String(8 * MIB),
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await Promise.all([
+      ...(nodes ?? []).map((n) => n.close()),
+      eth?.stop(),
+      polygon?.stop(),
+      ns?.cleanup(),
+    ]);
+  });
+
+  const cu = (network: string) =>
+    metricValue(gateway.url, 'rpc_gateway_usage_cu_total', { network });
+  const big = (id: string) =>
+    rpc(`${gateway.url}/${ETH}`, { jsonrpc: '2.0', id, method: 'eth_getLogs', params: LOGS });
+
+  it('big answers at once past it are -32005 "server busy", unbilled; a small one meanwhile is answered; after them a big one is answered', async () => {
+    for (const node of nodes.slice(0, 2)) node.calls = { resultBytes: 5 * MIB };
+    const billed = await cu('eth-mainnet');
+    const ids = Array.from({ length: 8 }, (_, i) => `big-${i}`);
+    const [small, ...answers] = await Promise.all([
+      rpc(`${gateway.url}/${POLYGON}`, {
+        jsonrpc: '2.0',
+        id: 'small',
+        method: 'eth_getBalance',
+        params: ['0x0000000000000000000000000000000000000000', 'latest'],
+      }),
+      ...ids.map(big),
+    ]);
+    expect(small.json).toEqual({ jsonrpc: '2.0', id: 'small', result: '0x0' });
+    const outcomes = answers.map((answer, i) => {
+      const json = answer.json as { id: string; result?: string; error?: unknown };
+      expect(answer.status).toBe(200);
+      expect(json.id).toBe(ids[i]);
+      return json.result !== undefined ? json.result.length : json.error;
+    });
+    // Each answer is whole, or refused under its id; at most one 5 MiB answer fits in 8 MiB at
+    // a time, so some of the eight at once were refused.
+    for (const outcome of outcomes) expect([5 * MIB, BUSY]).toContainEqual(outcome);
+    const refused = outcomes.filter((o) => o !== 5 * MIB).length;
+    expect(refused).toBeGreaterThan(0);
+    expect(await metricValue(gateway.url, 'rpc_gateway_answers_refused_total', {})).toBe(refused);
+    // Only the answers given are billed; nothing stays held; no breaker opened.
+    expect((await cu('eth-mainnet')) - billed).toBe(
+      (8 - refused) * cuForCall('eth-mainnet', 'eth_getLogs'),
+    );
+    expect(await metricValue(gateway.url, 'rpc_gateway_answer_bytes_in_flight', {})).toBe(0);
+    expect(
+      await metricValue(gateway.url, 'rpc_gateway_upstream_breaker_open', {
+        network: 'eth-mainnet',
+      }),
+    ).toBe(0);
+    await Promise.all(nodes.map((node) => node.largeAnswersOver()));
+    const again = await big('again');
+    expect((again.json as { result?: string }).result?.length).toBe(5 * MIB);
+    expect(await metricValue(gateway.url, 'rpc_gateway_answer_bytes_in_flight', {})).toBe(0);
+  });
+});

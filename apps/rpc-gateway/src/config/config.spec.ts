@@ -91,3 +91,27 @@ describe('MAX_RESPONSE_BYTES', () => {
       );
   });
 });
+
+describe('MAX_ANSWER_BYTES_IN_FLIGHT', () => {
+  const env = { REGION: 'eu', HTTP_PORT: '8080' };
+  const MIB = 1024 * 1024;
+
+  it('is 64 MiB by default, an integer up to 1 GiB, and at least MAX_RESPONSE_BYTES (ADR 0215)', () => {
+    expect(parseConfig(configSchema, env).MAX_ANSWER_BYTES_IN_FLIGHT).toBe(64 * MIB);
+    expect(
+      parseConfig(configSchema, { ...env, MAX_ANSWER_BYTES_IN_FLIGHT: String(256 * MIB) })
+        .MAX_ANSWER_BYTES_IN_FLIGHT,
+    ).toBe(256 * MIB);
+    expect(
+      parseConfig(configSchema, {
+        ...env,
+        MAX_RESPONSE_BYTES: String(8 * MIB),
+        MAX_ANSWER_BYTES_IN_FLIGHT: String(8 * MIB),
+      }).MAX_ANSWER_BYTES_IN_FLIGHT,
+    ).toBe(8 * MIB);
+    for (const bad of [String(16 * MIB), String(2048 * MIB), '67108864.5', 'lots'])
+      expect(() => parseConfig(configSchema, { ...env, MAX_ANSWER_BYTES_IN_FLIGHT: bad })).toThrow(
+        /MAX_ANSWER_BYTES_IN_FLIGHT/,
+      );
+  });
+});

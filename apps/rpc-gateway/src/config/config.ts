@@ -103,6 +103,17 @@ const settings = z.object({
   MAX_RESPONSE_BYTES: int(1024 * 1024)
     .max(256 * 1024 * 1024)
     .default(32 * 1024 * 1024),
+  /**
+   * The bytes of node answers a worker holds at once (ADR 0215 amendment): bodies being read
+   * and answers kept until their request's answer is built, each answer counted once it passes
+   * 1 MiB (smaller ones are never refused). An answer that would pass it is -32005 "server
+   * busy", unbilled. Default 64 MiB: two answers at MAX_RESPONSE_BYTES per worker, ~110 MiB of
+   * RSS each (ADR 0215), so both workers stay within the pod's headroom over ADR 0206's worst
+   * case. At least MAX_RESPONSE_BYTES (checked below), at most 1 GiB.
+   */
+  MAX_ANSWER_BYTES_IN_FLIGHT: int(1024 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
   CREDENTIAL_TTL_MS: int(1).default(600_000),
   CREDENTIAL_NEGATIVE_TTL_MS: int(0).default(5_000),
   /**
@@ -182,6 +193,12 @@ const settings = z.object({
 });
 
 export const configSchema = settings.superRefine((config, ctx) => {
+  if (config.MAX_ANSWER_BYTES_IN_FLIGHT < config.MAX_RESPONSE_BYTES)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAX_ANSWER_BYTES_IN_FLIGHT'],
+      message: `must be at least MAX_RESPONSE_BYTES (${config.MAX_RESPONSE_BYTES}): an answer at that limit could never be read (ADR 0215)`,
+    });
   if (config.NODE_ENV === 'production' && config.FILTER_ID_KEY === undefined)
     ctx.addIssue({
       code: 'custom',

@@ -24,6 +24,10 @@ export class GatewayMetrics {
   readonly wsSlowClientsCut: Counter;
   readonly grpcCalls: Counter<'method' | 'code'>;
   readonly credentialsKept: Counter;
+  readonly answerBytesInFlight: Gauge;
+  readonly answersRefused: Counter;
+  /** The worker's bytes of node answers in flight (ADR 0215 amendment), read at scrape. */
+  private answerBytes: () => number = () => 0;
 
   /**
    * Label children resolved once per label combination: prom-client's `inc(labels)` validates
@@ -52,6 +56,15 @@ export class GatewayMetrics {
       this.hubAges.delete(network);
       this.subscriptionNotificationAge.remove({ network });
     } else this.hubAges.set(network, age);
+  }
+
+  /** The worker's budget of answers in flight reports its bytes (ADR 0215 amendment). */
+  watchAnswersInFlight(bytes: () => number): void {
+    this.answerBytes = bytes;
+  }
+
+  countAnswerRefused(): void {
+    this.answersRefused.inc();
   }
 
   countCall(network: string, method: string, status: string): void {
@@ -223,6 +236,20 @@ export class GatewayMetrics {
     this.credentialsKept = new Counter({
       name: 'rpc_gateway_credentials_kept_total',
       help: 'Token refreshes that failed (credential source unavailable) and left the token resolved before in service (stale-if-error)',
+      registers,
+    });
+    const bytesInFlight = () => this.answerBytes();
+    this.answerBytesInFlight = new Gauge({
+      name: 'rpc_gateway_answer_bytes_in_flight',
+      help: 'Bytes of node answers past 1 MiB being read or held until their request is answered, in this worker (MAX_ANSWER_BYTES_IN_FLIGHT)',
+      registers,
+      collect() {
+        this.set(bytesInFlight());
+      },
+    });
+    this.answersRefused = new Counter({
+      name: 'rpc_gateway_answers_refused_total',
+      help: 'Node answers refused (-32005 server busy) because the worker budget of answer bytes in flight could not hold them',
       registers,
     });
     this.grpcCalls = new Counter({

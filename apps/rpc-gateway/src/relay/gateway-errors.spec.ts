@@ -123,6 +123,7 @@ const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | und
     gatewayErrors.answerTooLarge(32 * 1024 * 1024),
     gatewayErrors.answerTooLarge(1000),
   ],
+  answersBusy: () => [gatewayErrors.answersBusy(64 * 1024 * 1024)],
   planLimitExceeded: () => [gatewayErrors.planLimitExceeded('x')],
   decodedTooLarge: () => [contentCoding.decodedTooLarge(1000, 'gzip')],
   checkLogsRange: () => [

@@ -262,6 +262,21 @@ export function answerTooLarge(limitBytes: number): DomainError {
   );
 }
 
+/**
+ * A node's answer refused because the worker's budget of answer bytes in flight
+ * (MAX_ANSWER_BYTES_IN_FLIGHT, ADR 0215 amendment) could not hold it: -32005 with `data:
+ * {limit}` (the budget) under the call's id, unbilled, not a failure of the node; the client
+ * may retry shortly. Only answers past 1 MiB are refused. gRPC: RESOURCE_EXHAUSTED.
+ */
+export function answersBusy(limitBytes: number): DomainError {
+  return refusal(
+    'answers_busy',
+    'too_large',
+    'server busy: too many large answers in flight; retry shortly',
+    { details: { jsonRpcData: { limit: limitBytes } } },
+  );
+}
+
 export function planLimitExceeded(what: string): DomainError {
   return refusal('limit_exceeded', 'conflict', `${what}`);
 }

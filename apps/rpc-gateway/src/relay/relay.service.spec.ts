@@ -10,6 +10,7 @@ import { SpendEstimate } from '../credentials/spend-estimate';
 import { RateLimiter } from '../limits/token-bucket';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
+import { AnswerBudget, AnswersInFlight } from '../upstreams/answer-budget';
 import { RelayService } from './relay.service';
 
 const P = NETWORKS['polygon-mainnet'];
@@ -210,5 +211,79 @@ describe('a key twice in an object of params: -32602, no node asked, nothing bil
     expect(sent.map((call) => call.paramsRaw)).not.toContain(params);
     expect(sent.length).toBeLessThanOrEqual(1);
     expect(billedCu()).toBe(sent.length * (network === S ? 100 : 20));
+  });
+});
+
+describe("a request's node answers leave the worker's budget in flight when it ends (ADR 0215 amendment)", () => {
+  const MIB = 1024 * 1024;
+  /** A router whose node answers 2 MiB per call, kept (and held) as UpstreamRouter keeps them. */
+  function relayHolding(fail: boolean) {
+    const inFlight = new AnswersInFlight(64 * MIB);
+    const during: number[] = [];
+    const router = {
+      pool: () => undefined,
+      send: async (_n: string, _a: string, calls: readonly OutCall[], budget: AnswerBudget) => {
+        await Promise.resolve();
+        const answers = calls.map((): CallAnswer => {
+          const resultText = `"${'x'.repeat(2 * MIB - 2)}"`;
+          budget.keep(resultText.length);
+          return { kind: 'result', resultText };
+        });
+        during.push(inFlight.bytes);
+        if (fail) throw new Error('client gone');
+        return answers;
+      },
+    } as unknown as UpstreamRouter;
+    const estimate = new SpendEstimate();
+    estimate.reset(1, 1_000_000);
+    const relay = new RelayService(
+      {
+        endpoint: 'eu',
+        maxBatch: 1000,
+        maxLogsBlockRange: 10_000,
+        maxResponseBytes: 32 * MIB,
+        answersInFlight: inFlight,
+      },
+      {
+        estimate: () => estimate,
+        account: () => FREE,
+        ranOut: () => undefined,
+      } as unknown as CredentialService,
+      router,
+      new LruCache<string>(0),
+      new RateLimiter(() => 0),
+      new UsageMeter(),
+      new GatewayMetrics(new Registry()),
+    );
+    return { relay, inFlight, during };
+  }
+  const request = JSON.stringify([
+    { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] },
+    { jsonrpc: '2.0', id: 2, method: 'eth_getBlockByNumber', params: ['0x2', false] },
+  ]);
+
+  it('JSON-RPC: held while relayed, given back once the answer is built', async () => {
+    const { relay, inFlight, during } = relayHolding(false);
+    const answer = await relay.handle(token, P, request, 'http');
+    expect(answer.body.length).toBeGreaterThan(4 * MIB);
+    expect(during).toEqual([4 * MIB]);
+    expect(inFlight.bytes).toBe(0);
+  });
+
+  it('JSON-RPC: given back when the relay fails', async () => {
+    const { relay, inFlight, during } = relayHolding(true);
+    await expect(relay.handle(token, P, request, 'http')).rejects.toThrow('client gone');
+    expect(during).toEqual([4 * MIB]);
+    expect(inFlight.bytes).toBe(0);
+  });
+
+  it('gRPC: given back once the method is answered, or when it fails', async () => {
+    const answered = relayHolding(false);
+    await answered.relay.relayInternal(token, P, blocks(2));
+    expect(answered.during).toEqual([4 * MIB]);
+    expect(answered.inFlight.bytes).toBe(0);
+    const failed = relayHolding(true);
+    await expect(failed.relay.relayInternal(token, P, blocks(2))).rejects.toThrow('client gone');
+    expect(failed.inFlight.bytes).toBe(0);
   });
 });

@@ -24,7 +24,7 @@ import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { isBilled, safeParse } from '../upstreams/upstream-router';
-import { AnswerBudget } from '../upstreams/answer-budget';
+import { AnswerBudget, type AnswersInFlight } from '../upstreams/answer-budget';
 import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
 import {
   balanceRefusal,
@@ -62,6 +62,11 @@ export interface RelayOptions {
    * whole; a gRPC method) add up to at most this; calls past it are -32005 (ADR 0215).
    */
   maxResponseBytes: number;
+  /**
+   * The worker's budget of answer bytes in flight (MAX_ANSWER_BYTES_IN_FLIGHT, ADR 0215
+   * amendment): a request's answers past 1 MiB are held on it until its answer is built.
+   */
+  answersInFlight?: AnswersInFlight;
 }
 
 export interface Authorized {
@@ -149,6 +154,29 @@ export class RelayService {
     sessionMethods?: SessionMethodHandler,
     abandoned?: AbortSignal,
   ): Promise<RelayAnswer> {
+    // The request's node answers stay held in the worker's budget until its answer is built,
+    // whatever its end (answered, refused, failed, client gone): ADR 0215 amendment.
+    const budget = this.answerBudget();
+    try {
+      return await this.answer(token, network, text, transport, budget, sessionMethods, abandoned);
+    } finally {
+      budget.release();
+    }
+  }
+
+  private answerBudget(): AnswerBudget {
+    return new AnswerBudget(this.options.maxResponseBytes, this.options.answersInFlight);
+  }
+
+  private async answer(
+    token: ResolvedToken,
+    network: Network,
+    text: string,
+    transport: Transport,
+    budget: AnswerBudget,
+    sessionMethods?: SessionMethodHandler,
+    abandoned?: AbortSignal,
+  ): Promise<RelayAnswer> {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
@@ -185,7 +213,7 @@ export class RelayService {
       unpaidRefusal(this.credentials.account(token.accountId)),
     );
     const spentHere = hadCu && estimate.spent;
-    const acting = this.act(plan, items, network, token, sessionMethods);
+    const acting = this.act(plan, items, network, token, sessionMethods, budget);
     if (acting !== undefined) await acting;
     this.count(plan, items, network, token);
     // This request spent what the estimate had left: the account's sessions learn it on the
@@ -235,12 +263,28 @@ export class RelayService {
       }
       this.spendWhole(token, network, calls, estimate, whole);
     }
-    const answers = await this.router.send(
-      network.key,
-      token.accountId,
-      calls,
-      new AnswerBudget(this.options.maxResponseBytes),
-    );
+    const budget = this.answerBudget();
+    try {
+      return this.meterInternal(
+        token,
+        network,
+        calls,
+        estimate,
+        await this.router.send(network.key, token.accountId, calls, budget),
+      );
+    } finally {
+      budget.release();
+    }
+  }
+
+  /** Meters a gRPC method's answered calls (`relayInternal`). */
+  private meterInternal(
+    token: ResolvedToken,
+    network: Network,
+    calls: readonly OutCall[],
+    estimate: SpendEstimate | undefined,
+    answers: CallAnswer[],
+  ): CallAnswer[] {
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
@@ -327,6 +371,7 @@ export class RelayService {
     network: Network,
     token: ResolvedToken,
     sessionMethods: SessionMethodHandler | undefined,
+    budget: AnswerBudget,
   ): Promise<unknown> | undefined {
     const session =
       sessionMethods === undefined || plan.sessionAt.length === 0
@@ -336,12 +381,7 @@ export class RelayService {
           );
     if (plan.relayed.length === 0) return session;
     const relaying = this.router
-      .send(
-        network.key,
-        token.accountId,
-        plan.relayed,
-        new AnswerBudget(this.options.maxResponseBytes),
-      )
+      .send(network.key, token.accountId, plan.relayed, budget)
       .then((relayed) => this.fill(plan, items, network, relayed));
     return session === undefined ? relaying : Promise.all([relaying, session]);
   }

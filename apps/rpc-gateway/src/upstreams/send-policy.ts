@@ -26,7 +26,13 @@ export type FailureKind =
    * its read was stopped. Not a failure of the node (another would answer the same): no breaker
    * count, no failover; the call is answered -32005, unbilled (ADR 0215).
    */
-  | 'too_large';
+  | 'too_large'
+  /**
+   * The worker's budget of answer bytes in flight (MAX_ANSWER_BYTES_IN_FLIGHT) could not hold
+   * the node's body: its read was stopped. Not a failure of the node: no breaker count, no
+   * failover; the call is answered -32005 "server busy", unbilled (ADR 0215 amendment).
+   */
+  | 'busy';
 
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
@@ -55,7 +61,7 @@ export function classifyTransportError(error: unknown): FailureKind {
  * Filters: never (their state is in the first node).
  */
 export function mayRetry(methods: readonly string[], failure: FailureKind): boolean {
-  if (failure === 'too_large') return false;
+  if (failure === 'too_large' || failure === 'busy') return false;
   // A node's own answer for a write (nonce, funds) is final: the client decides.
   if (failure === 'missing_data' && methods.some((m) => isWriteMethod(m))) return false;
   if (methods.some((m) => isFilterMethod(m))) return false;

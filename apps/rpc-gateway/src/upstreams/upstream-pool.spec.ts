@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Registry } from 'prom-client';
 import { GatewayMetrics } from '../observability/gateway-metrics';
+import { AnswersInFlight } from './answer-budget';
 import { HealthChecker } from './health-checker';
 import { HttpTransport, UpstreamPool } from './upstream-pool';
 import { watchBreakers } from './upstream-router';
@@ -84,6 +85,31 @@ describe('HttpTransport: an answer past maxBytes (ADR 0215)', () => {
       });
       // The connection was destroyed: the node did not get to write its 64 MiB.
       await expect(closedEarly).resolves.toBe(true);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("stops reading when the worker's budget in flight cannot hold the body: busy (ADR 0215 amendment)", async () => {
+    const transport = new HttpTransport(url, 1);
+    const inFlight = new AnswersInFlight(4 * 1024 * 1024);
+    // Another answer of 3 MiB is being read: this body may grow past 1 MiB by 1 MiB at most.
+    const other = inFlight.read();
+    expect(other.grow(3 * 1024 * 1024)).toBe(true);
+    const read = inFlight.read();
+    try {
+      const outcome = await transport.post('{}', 5_000, 64 * 1024 * 1024, read);
+      expect(outcome).toEqual({
+        ok: false,
+        failure: 'busy',
+        reason: 'answers in flight over budget',
+      });
+      await expect(closedEarly).resolves.toBe(true);
+      // What was held while reading it is given back with the read; nothing of it stays.
+      read.release();
+      expect(inFlight.bytes).toBe(3 * 1024 * 1024);
+      other.release();
+      expect(inFlight.bytes).toBe(0);
     } finally {
       await transport.close();
     }

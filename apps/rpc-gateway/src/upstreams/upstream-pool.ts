@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { NetworkKey } from '@meridian/networks';
+import type { AnswerRead } from './answer-budget';
 import type { UpstreamSpec } from './upstream-config';
 import {
   type BreakerAdmission,
@@ -19,9 +20,11 @@ export type PostOutcome =
 export interface UpstreamTransport {
   /**
    * `maxBytes`: the most of the answer's body read; past it the read stops (the stream is
-   * destroyed, nothing more is kept) and the outcome is `too_large` (ADR 0215).
+   * destroyed, nothing more is kept) and the outcome is `too_large` (ADR 0215). `read`: the
+   * body's hold on the worker's budget of answers in flight, grown chunk by chunk; when it
+   * cannot grow the read stops the same way and the outcome is `busy` (ADR 0215 amendment).
    */
-  post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome>;
+  post(body: string, timeoutMs: number, maxBytes: number, read?: AnswerRead): Promise<PostOutcome>;
   close(): Promise<void>;
 }
 
@@ -45,10 +48,15 @@ export class Upstream implements UpstreamStatus {
   }
 
   /** One exchange; never throws. */
-  async post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome> {
+  async post(
+    body: string,
+    timeoutMs: number,
+    maxBytes: number,
+    read?: AnswerRead,
+  ): Promise<PostOutcome> {
     this.inFlight++;
     try {
-      return await this.transport.post(body, timeoutMs, maxBytes);
+      return await this.transport.post(body, timeoutMs, maxBytes, read);
     } finally {
       this.inFlight--;
     }
@@ -90,9 +98,11 @@ export class HttpTransport implements UpstreamTransport {
    * no extra promise chain): measured about a quarter less CPU per exchange. The body is read
    * up to `maxBytes`: the chunk that passes it aborts the exchange (undici destroys the socket)
    * and nothing more is kept (QA: a 554 MB batch answer was collected whole, and its
-   * concatenation threw ERR_STRING_TOO_LONG, which opened the node's breaker).
+   * concatenation threw ERR_STRING_TOO_LONG, which opened the node's breaker). Each chunk
+   * also grows `read`, the body's hold on the worker's budget of answers in flight: a chunk it
+   * cannot hold stops the read the same way, outcome `busy` (ADR 0215 amendment).
    */
-  post(body: string, timeoutMs: number, maxBytes: number): Promise<PostOutcome> {
+  post(body: string, timeoutMs: number, maxBytes: number, read?: AnswerRead): Promise<PostOutcome> {
     return new Promise((resolve) => {
       let status = 0;
       let received = 0;
@@ -128,6 +138,12 @@ export class HttpTransport implements UpstreamTransport {
                 controller.abort(new Error('answer too large'));
                 return;
               }
+              if (read !== undefined && !read.grow(chunk.length)) {
+                chunks.length = 0;
+                settle(BUSY);
+                controller.abort(new Error('answers in flight over budget'));
+                return;
+              }
               chunks.push(chunk);
             },
             onResponseEnd: () => {
@@ -160,6 +176,16 @@ export class HttpTransport implements UpstreamTransport {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/**
+ * A read stopped because the worker's budget of answers in flight could not hold the body
+ * (not a failure of the node; ADR 0215 amendment).
+ */
+export const BUSY: PostOutcome = {
+  ok: false,
+  failure: 'busy',
+  reason: 'answers in flight over budget',
+};
 
 /** An answer whose read was stopped past `maxBytes` (not a failure of the node). */
 export function tooLarge(maxBytes: number): PostOutcome {

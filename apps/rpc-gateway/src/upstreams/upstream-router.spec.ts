@@ -1,6 +1,7 @@
 import type { NetworkKey } from '@meridian/networks';
 import { Registry } from 'prom-client';
 import { GatewayMetrics } from '../observability/gateway-metrics';
+import { AnswerBudget, AnswersInFlight, type AnswerRead } from './answer-budget';
 import { FILTER_SEAL_HEX, FilterIdSeal } from './filter-id';
 import type { FailureKind } from './send-policy';
 import { UpstreamPool } from './upstream-pool';
@@ -26,13 +27,21 @@ function fakeNode(index: number) {
     /** Scripted answer text for a body, or undefined for the echo. */
     answer: undefined as ((body: unknown) => string | undefined) | undefined,
     /** `maxBytes`: a longer answer is `too_large`, as HttpTransport stops its read. */
-    async post(body: string, _timeoutMs: number, maxBytes: number): Promise<Outcome> {
+    async post(
+      body: string,
+      _timeoutMs: number,
+      maxBytes: number,
+      read?: AnswerRead,
+    ): Promise<Outcome> {
       const parsed = JSON.parse(body);
       node.bodies.push(parsed);
       if (node.down !== undefined) return { ok: false, failure: node.down, reason: 'down' };
       const scripted = node.answer?.(parsed);
       if (scripted !== undefined && scripted.length > maxBytes)
         return { ok: false, failure: 'too_large', reason: 'too large' };
+      // The worker's budget in flight, as HttpTransport grows it while reading (ADR 0215).
+      if (scripted !== undefined && read !== undefined && !read.grow(scripted.length))
+        return { ok: false, failure: 'busy', reason: 'busy' };
       if (scripted !== undefined) return { ok: true, text: scripted };
       const answer = (c: { id: unknown; method: string; params: unknown[] }) => ({
         jsonrpc: '2.0',
@@ -64,6 +73,7 @@ function setup(
   clock = { now: 0 },
   logger?: { warn: jest.Mock; info: jest.Mock },
   maxResponseBytes = 32 * 1024 * 1024,
+  answersInFlight?: AnswersInFlight,
 ) {
   const nodes = new Map<NetworkKey, ReturnType<typeof fakeNode>[]>();
   const pools = new Map<NetworkKey, UpstreamPool>();
@@ -96,6 +106,7 @@ function setup(
     batchMax,
     maxLogsBlockRange,
     maxResponseBytes,
+    answersInFlight,
     filterIds: new FilterIdSeal(FILTER_ID_KEY, 'eu'),
     logger,
   });
@@ -796,6 +807,119 @@ describe('UpstreamRouter: an answer past MAX_RESPONSE_BYTES (ADR 0215)', () => {
     ]);
     expect(big!.map((a) => a.kind)).toEqual(['result']);
     expect(small!.map((a) => a.kind)).toEqual(['result']);
+  });
+});
+
+describe("UpstreamRouter: the worker's budget of answer bytes in flight (ADR 0215 amendment)", () => {
+  const MIB = 1024 * 1024;
+  /** Answers each call with a result of `n` characters for params ['<n>']. */
+  const sized = (body: unknown): string => {
+    const answer = (c: { id: string; params: string[] }) =>
+      `{"jsonrpc":"2.0","id":${JSON.stringify(c.id)},"result":"${'x'.repeat(Number(c.params[0]) - 2)}"}`;
+    return Array.isArray(body) ? `[${body.map(answer).join(',')}]` : answer(body as never);
+  };
+  const logs = (size: number) => call('eth_getLogs', String(size));
+  const sizes = (answers: CallAnswer[]) =>
+    answers.map((a) =>
+      a.kind === 'result'
+        ? a.resultText.length
+        : a.kind === 'gateway_error'
+          ? {
+              code: a.error.code,
+              kind: a.error.kind,
+              message: a.error.message,
+              data: a.error.details?.['jsonRpcData'],
+            }
+          : a.kind,
+    );
+  const BUSY = {
+    code: 'answers_busy',
+    kind: 'too_large',
+    message: 'limit exceeded: server busy: too many large answers in flight; retry shortly',
+    data: { limit: 3 * MIB },
+  };
+
+  it('a big answer the budget cannot hold is -32005 "server busy", unbilled, no node failure; a small one meanwhile is answered; once the first is done a big one is answered', async () => {
+    const inFlight = new AnswersInFlight(3 * MIB);
+    const { router, nodes, pools, bodies, metrics } = setup(
+      1,
+      2,
+      undefined,
+      undefined,
+      undefined,
+      32 * MIB,
+      inFlight,
+    );
+    for (const node of nodes.get('eth-mainnet')!) node.answer = sized;
+    // A request whose 2 MiB answer is held until its answer is written.
+    const first = new AnswerBudget(32 * MIB, inFlight);
+    expect(sizes(await router.send('eth-mainnet', ACCOUNT, [logs(2 * MIB)], first))).toEqual([
+      2 * MIB,
+    ]);
+    expect(inFlight.bytes).toBe(2 * MIB);
+    // Another big answer would take the worker past its budget: refused, under the call.
+    const second = new AnswerBudget(32 * MIB, inFlight);
+    const refused = await router.send('eth-mainnet', ACCOUNT, [logs(2 * MIB)], second);
+    expect(sizes(refused)).toEqual([BUSY]);
+    expect(isBilled(refused[0]!)).toBe(false);
+    second.release();
+    // One node asked (another would be as busy), no breaker count, node healthy.
+    expect(bodies('eth-mainnet', 0).length + bodies('eth-mainnet', 1).length).toBe(2);
+    for (const u of pools.get('eth-mainnet')!.upstreams) {
+      expect(u.breaker.stateAt(0)).toBe('closed');
+      expect(u.healthy).toBe(true);
+    }
+    expect((await outcomes(metrics)).filter((o) => o.includes(' busy '))).toHaveLength(1);
+    expect((await metrics.answersRefused.get()).values[0]!.value).toBe(1);
+    expect((await metrics.answerBytesInFlight.get()).values[0]!.value).toBe(2 * MIB);
+    // A small answer (up to 1 MiB) is never refused by big ones.
+    expect(sizes(await router.send('eth-mainnet', ACCOUNT, [logs(MIB - 100)]))).toEqual([
+      MIB - 100,
+    ]);
+    // The first request is done: its bytes are given back, and a big answer is read again.
+    first.release();
+    expect(inFlight.bytes).toBe(0);
+    expect(sizes(await router.send('eth-mainnet', ACCOUNT, [logs(2 * MIB)]))).toEqual([2 * MIB]);
+    expect(inFlight.bytes).toBe(0);
+    expect((await metrics.answerBytesInFlight.get()).values[0]!.value).toBe(0);
+  });
+
+  it('a batch whose body the budget cannot hold: each of its calls is -32005 "server busy"', async () => {
+    const inFlight = new AnswersInFlight(3 * MIB);
+    const { router, nodes } = setup(20, 1, undefined, undefined, undefined, 32 * MIB, inFlight);
+    nodes.get('eth-mainnet')![0]!.answer = sized;
+    const answers = await router.send('eth-mainnet', ACCOUNT, [logs(2 * MIB), logs(2 * MIB)]);
+    expect(sizes(answers)).toEqual([BUSY, BUSY]);
+    expect(inFlight.bytes).toBe(0);
+  });
+
+  it.each(['ambiguous', 'not_sent', 'bad_answer', 'too_large', 'busy'] as const)(
+    'what a read held is given back when it ends in %s',
+    async (failure) => {
+      const inFlight = new AnswersInFlight(3 * MIB);
+      const { router, nodes } = setup(1, 2, undefined, undefined, undefined, 32 * MIB, inFlight);
+      for (const node of nodes.get('eth-mainnet')!)
+        node.post = async (_body, _timeoutMs, _maxBytes, read) => {
+          // Part of the body arrived (and was held), then the read ended.
+          read?.grow(2 * MIB);
+          return { ok: false, failure, reason: failure };
+        };
+      const budget = new AnswerBudget(32 * MIB, inFlight);
+      const [answer] = await router.send('eth-mainnet', ACCOUNT, [logs(10)], budget);
+      expect(answer!.kind).toBe('gateway_error');
+      expect(inFlight.bytes).toBe(0);
+    },
+  );
+
+  it('a read that throws gives back what it held too', async () => {
+    const inFlight = new AnswersInFlight(3 * MIB);
+    const { router, nodes } = setup(1, 1, undefined, undefined, undefined, 32 * MIB, inFlight);
+    nodes.get('eth-mainnet')![0]!.post = async (_body, _timeoutMs, _maxBytes, read) => {
+      read?.grow(2 * MIB);
+      throw new Error('boom');
+    };
+    await expect(router.send('eth-mainnet', ACCOUNT, [logs(10)])).rejects.toThrow('boom');
+    expect(inFlight.bytes).toBe(0);
   });
 });
 

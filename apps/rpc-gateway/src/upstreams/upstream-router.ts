@@ -11,13 +11,14 @@ import {
 } from '@meridian/jsonrpc';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import {
+  answersBusy,
   answerTooLarge,
   FILTER_NOT_FOUND,
   NODE_TROUBLE,
   UPSTREAM_UNAVAILABLE,
 } from '../relay/gateway-errors';
 import { checkGrowingFilterLogs, growingFloorOf } from '../relay/logs-range';
-import { AnswerBudget } from './answer-budget';
+import { AnswerBudget, type AnswersInFlight } from './answer-budget';
 import { CallCoalescer } from './call-coalescer';
 import {
   decodeFilterId,
@@ -93,6 +94,12 @@ export interface RouterOptions {
    */
   maxResponseBytes: number;
   /**
+   * The worker's budget of answer bytes in flight (MAX_ANSWER_BYTES_IN_FLIGHT, ADR 0215
+   * amendment): each node body read holds on it; one it cannot hold is -32005 "server busy".
+   * Unset: not bounded.
+   */
+  answersInFlight?: AnswersInFlight;
+  /**
    * MAX_LOGS_BLOCK_RANGE: eth_getFilterLogs of a filter whose range grows with the chain is
    * refused once fromBlock..head passes it (ADR 0211). Unset: not checked.
    */
@@ -113,6 +120,8 @@ export class UpstreamRouter {
   private readonly coalescers = new Map<NetworkKey, CallCoalescer>();
   /** The answer of a call whose node answer passed what its request may receive. */
   private readonly tooLarge: CallAnswer;
+  /** The answer of a call whose node answer the worker's budget in flight could not hold. */
+  private readonly busy: CallAnswer | undefined;
 
   constructor(
     private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
@@ -120,6 +129,11 @@ export class UpstreamRouter {
     private readonly options: RouterOptions,
   ) {
     this.tooLarge = { kind: 'gateway_error', error: answerTooLarge(options.maxResponseBytes) };
+    const inFlight = options.answersInFlight;
+    if (inFlight !== undefined) {
+      this.busy = { kind: 'gateway_error', error: answersBusy(inFlight.limit) };
+      metrics.watchAnswersInFlight(() => inFlight.bytes);
+    }
     for (const pool of pools.values()) watchBreakers(pool, metrics, options.logger);
     if (options.batchMax > 1)
       for (const [network, pool] of pools)
@@ -148,7 +162,23 @@ export class UpstreamRouter {
     network: NetworkKey,
     accountId: string,
     calls: readonly OutCall[],
-    budget: AnswerBudget = new AnswerBudget(this.options.maxResponseBytes),
+    budget?: AnswerBudget,
+  ): Promise<CallAnswer[]> {
+    if (budget !== undefined) return this.sendWithin(network, accountId, calls, budget);
+    // No request to hold the answers until they are written: given back when they are returned.
+    const own = new AnswerBudget(this.options.maxResponseBytes, this.options.answersInFlight);
+    try {
+      return await this.sendWithin(network, accountId, calls, own);
+    } finally {
+      own.release();
+    }
+  }
+
+  private async sendWithin(
+    network: NetworkKey,
+    accountId: string,
+    calls: readonly OutCall[],
+    budget: AnswerBudget,
   ): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
     if (pool === undefined || pool.upstreams.length === 0)
@@ -286,75 +316,92 @@ export class UpstreamRouter {
       const { upstream } = admitted;
       tried.add(upstream.index);
       const started = performance.now();
-      const outcome = await upstream.post(
-        bodyOf(calls, pending),
-        this.options.timeoutMs,
-        this.readLimit(pending, budgets),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      if (!outcome.ok && outcome.failure === 'too_large') {
-        // The node answered: another would answer the same. No breaker count, no failover.
-        pool.settle(admitted, true);
-        this.metrics.countUpstream(pool.network, upstream.label, 'too_large', seconds);
-        if (pending.length === 1) answers[pending[0]!] = this.tooLarge;
-        else for (const i of pending) oversize.push(i);
-        pending = [];
-        break;
-      }
-      const parsed = outcome.ok ? parseAnswers(outcome.text, pending) : undefined;
-      let nodeFailure: FailureKind | undefined = outcome.ok
-        ? parsed === undefined
-          ? 'bad_answer'
-          : undefined
-        : outcome.failure;
-      let lackedAny = false;
-      const next: number[] = [];
-      pending.forEach((i, k) => {
-        const call = calls[i]!;
-        let failure = nodeFailure;
-        if (parsed !== undefined) {
-          const given = parsed.answers[k];
-          if (given === undefined) {
-            alone.push(i);
-            return;
-          }
-          const answer = this.judge(pool, upstream, call, given);
-          if (answer.verdict === 'ok') {
-            const kept = fixSendAnswer(call, answer.answer, attempt > 0);
-            answers[i] = budgets[i]!.keep(sizeOf(kept)) ? kept : this.tooLarge;
-            if (i === 0) answeredBy = upstream;
-            return;
-          }
-          failure = answer.verdict;
-          if (failure === 'throttled') nodeFailure = 'throttled';
-          else {
-            lackedAny = true;
-            lacking[i] = answer.answer;
-          }
+      // The body's hold on the worker's budget in flight: given back once its answers are kept
+      // (each then held by its request, `AnswerBudget.keep`) or the read failed.
+      const read = budgets[pending[0]!]!.read();
+      try {
+        const outcome = await upstream.post(
+          bodyOf(calls, pending),
+          this.options.timeoutMs,
+          this.readLimit(pending, budgets),
+          read,
+        );
+        const seconds = (performance.now() - started) / 1000;
+        if (!outcome.ok && outcome.failure === 'busy') {
+          // Not the node's fault: no breaker count, no failover; every call of the body refused.
+          pool.settle(admitted, true);
+          this.metrics.countUpstream(pool.network, upstream.label, 'busy', seconds);
+          this.metrics.countAnswerRefused();
+          for (const i of pending) answers[i] = this.busy!;
+          pending = [];
+          break;
         }
-        lastFailure[i] = failure!;
-        if (failure !== 'missing_data') allLacked[i] = false;
-        const retryable = FILTER_CREATE.has(call.method)
-          ? failure === 'not_sent'
-          : mayRetry([call.method], failure!);
-        if (retryable) next.push(i);
-      });
-      pending = next;
-      pool.settle(admitted, nodeFailure === undefined, outcome.ok ? nodeFailure : outcome.reason);
-      if (!outcome.ok) {
-        upstream.lastError = outcome.reason;
-        // A node that cannot be reached leaves rotation until its next good health check.
-        if (outcome.failure === 'not_sent' || outcome.failure === 'ambiguous')
-          upstream.healthy = false;
+        if (!outcome.ok && outcome.failure === 'too_large') {
+          // The node answered: another would answer the same. No breaker count, no failover.
+          pool.settle(admitted, true);
+          this.metrics.countUpstream(pool.network, upstream.label, 'too_large', seconds);
+          if (pending.length === 1) answers[pending[0]!] = this.tooLarge;
+          else for (const i of pending) oversize.push(i);
+          pending = [];
+          break;
+        }
+        const parsed = outcome.ok ? parseAnswers(outcome.text, pending) : undefined;
+        let nodeFailure: FailureKind | undefined = outcome.ok
+          ? parsed === undefined
+            ? 'bad_answer'
+            : undefined
+          : outcome.failure;
+        let lackedAny = false;
+        const next: number[] = [];
+        pending.forEach((i, k) => {
+          const call = calls[i]!;
+          let failure = nodeFailure;
+          if (parsed !== undefined) {
+            const given = parsed.answers[k];
+            if (given === undefined) {
+              alone.push(i);
+              return;
+            }
+            const answer = this.judge(pool, upstream, call, given);
+            if (answer.verdict === 'ok') {
+              const kept = fixSendAnswer(call, answer.answer, attempt > 0);
+              answers[i] = budgets[i]!.keep(sizeOf(kept)) ? kept : this.tooLarge;
+              if (i === 0) answeredBy = upstream;
+              return;
+            }
+            failure = answer.verdict;
+            if (failure === 'throttled') nodeFailure = 'throttled';
+            else {
+              lackedAny = true;
+              lacking[i] = answer.answer;
+            }
+          }
+          lastFailure[i] = failure!;
+          if (failure !== 'missing_data') allLacked[i] = false;
+          const retryable = FILTER_CREATE.has(call.method)
+            ? failure === 'not_sent'
+            : mayRetry([call.method], failure!);
+          if (retryable) next.push(i);
+        });
+        pending = next;
+        pool.settle(admitted, nodeFailure === undefined, outcome.ok ? nodeFailure : outcome.reason);
+        if (!outcome.ok) {
+          upstream.lastError = outcome.reason;
+          // A node that cannot be reached leaves rotation until its next good health check.
+          if (outcome.failure === 'not_sent' || outcome.failure === 'ambiguous')
+            upstream.healthy = false;
+        }
+        // A node's answer is `ok` only when it answered what was asked: one that lacked data, or
+        // refused a request unread (error under id null), says so (ADR 0202 amendment).
+        this.metrics.countUpstream(
+          pool.network,
+          upstream.label,
+          nodeFailure ?? (lackedAny ? 'missing_data' : parsed?.refused ? 'refused' : 'ok'),
+          seconds,
+        );
+      } finally {
+        read?.release();
       }
-      // A node's answer is `ok` only when it answered what was asked: one that lacked data, or
-      // refused a request unread (error under id null), says so (ADR 0202 amendment).
-      this.metrics.countUpstream(
-        pool.network,
-        upstream.label,
-        nodeFailure ?? (lackedAny ? 'missing_data' : parsed?.refused ? 'refused' : 'ok'),
-        seconds,
-      );
     }
     await Promise.all(
       alone.map(async (i) => {
