@@ -34,6 +34,14 @@ interface Upstream {
 const METHOD_NOT_FOUND = -32601;
 
 /**
+ * The largest answer read from a node. viem's default (10 MiB) is below one block's receipts on
+ * today's gas limits (QA: one transaction of 43.4M gas emitting 165 logs of 32 KiB made 10.8 MB
+ * of receipts, and the network stalled on "no node answered"). 256 MiB is far above what a
+ * block's gas can emit and still bounds a broken node's answer.
+ */
+export const NODE_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+/**
  * JSON-RPC to one network's nodes through viem, keeping the node's JSON as it is (it is
  * forwarded as `raw`). Calls go to the first healthy node; a failed call moves to the next.
  */
@@ -50,7 +58,13 @@ export class NodeClient {
     if (urls.length === 0) throw new Error(`${network}: no upstream`);
     this.upstreams = urls.map((u) => ({
       url: u.url,
-      client: createPublicClient({ transport: http(u.url, { timeout: timeoutMs, retryCount: 1 }) }),
+      client: createPublicClient({
+        transport: http(u.url, {
+          timeout: timeoutMs,
+          retryCount: 1,
+          maxResponseBodySize: NODE_MAX_RESPONSE_BYTES,
+        }),
+      }),
       blockReceipts: true,
     }));
   }

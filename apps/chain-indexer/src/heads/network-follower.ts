@@ -7,6 +7,7 @@ import {
 } from '@meridian/contracts';
 import { DomainError } from '@meridian/errors';
 import type { DbJobGate } from '@meridian/platform-db';
+import { loggableError } from '@meridian/platform-observability';
 import { fullBucket, take, type Bucket, type BucketLimit } from '@meridian/rate-limits';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
@@ -161,6 +162,9 @@ export class NetworkFollower {
             network: this.network,
             code,
             err: error instanceof Error ? error.message : String(error),
+            // "no node answered" says nothing without the node's own error (QA: an answer over
+            // viem's size limit read as a dead node for ever); URLs reduced to their origin.
+            cause: error instanceof Error && error.cause ? loggableError(error.cause) : undefined,
           },
           'indexer step failed; retrying',
         );
