@@ -44,8 +44,7 @@ export function blockParts(
     );
   const items: Item[] = [];
   block.transactions.forEach((original, index) => {
-    const tx = fitted(original, 'input', 0, budget);
-    const txBytes = jsonBytes(tx) + 1;
+    const { value: tx, bytes: txBytes } = fitted(original, 'input', 0, budget);
     if (txBytes > budget) throw tooLarge(`transaction ${original.hash}`, txBytes);
     const receipt = receipts[index];
     const receiptBytes = receipt ? jsonBytes(receipt) + 1 : 0;
@@ -98,8 +97,12 @@ function receiptSlices(
   let logs: unknown[] = [];
   let bytes = baseBytes;
   for (const original of receipt.logs) {
-    const log = fitted(original as Record<string, unknown>, 'data', baseBytes, budget);
-    const logBytes = jsonBytes(log) + 1;
+    const { value: log, bytes: logBytes } = fitted(
+      original as Record<string, unknown>,
+      'data',
+      baseBytes,
+      budget,
+    );
     if (baseBytes + logBytes > budget) {
       const where = (original as { logIndex?: unknown }).logIndex;
       throw tooLarge(`log ${String(where)} of ${receipt.transactionHash}`, baseBytes + logBytes);
@@ -117,21 +120,24 @@ function receiptSlices(
 }
 
 /**
- * `value` as published: whole when it fits in a part beside `overhead` bytes, else without its
- * bulk hex field (emptied to `0x`, which the contract's schemas accept) and with
- * `omitted: {<field>: <bytes>}` saying what went and how big it was.
+ * `value` as published, with its size in a part (its JSON and a separating comma): whole when
+ * it fits in a part beside `overhead` bytes, else without its bulk hex field (emptied to `0x`,
+ * which the contract's schemas accept) and with `omitted: {<field>: <bytes>}` saying what went
+ * and how big it was. Each value is serialised once unless it is trimmed.
  */
 function fitted<T extends Record<string, unknown>>(
   value: T,
   field: 'input' | 'data',
   overhead: number,
   budget: number,
-): T {
+): { value: T; bytes: number } {
+  const bytes = jsonBytes(value) + 1;
   const bulk = value[field];
-  if (typeof bulk !== 'string' || overhead + jsonBytes(value) + 1 <= budget) return value;
-  const bytes = Math.floor(Math.max(0, bulk.length - 2) / 2);
+  if (typeof bulk !== 'string' || overhead + bytes <= budget) return { value, bytes };
+  const omittedBytes = Math.floor(Math.max(0, bulk.length - 2) / 2);
   const previous = (value['omitted'] as Record<string, unknown> | undefined) ?? {};
-  return { ...value, [field]: '0x', omitted: { ...previous, [field]: bytes } };
+  const trimmed = { ...value, [field]: '0x', omitted: { ...previous, [field]: omittedBytes } };
+  return { value: trimmed, bytes: jsonBytes(trimmed) + 1 };
 }
 
 function jsonBytes(value: unknown): number {
