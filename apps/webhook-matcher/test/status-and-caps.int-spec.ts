@@ -4,6 +4,7 @@ import { testNatsUrl } from '@meridian/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { statusLabel, type WebhookStatus } from '@meridian/webhooks';
+import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
 import { limitsResponse } from '../src/limits/limits.schemas';
 import { webhookResponse } from '../src/webhooks/webhook-response.schemas';
 import {
@@ -60,12 +61,54 @@ function apiOf(stack: () => MatcherTestStack) {
     stack().clock.set(new Date(since!.getTime() + 30 * MIN));
     expect(await stack().status.applyNoBalance(id, { hasEventsToDeliver: true })).toBe(true);
   };
+  /**
+   * A real failing run for the auto-pause decision, which reads it under the row locks:
+   * `attempts` failed outcomes (receiver 500) at `since`, recorded as the delivery-health
+   * consumer records them. Answers the run as a caller would have read it.
+   */
+  let runs = 0;
+  const failingRun = async (
+    webhookId: string,
+    accountId: string,
+    since: Date,
+    attempts: number,
+  ) => {
+    const deliveries = stack().app.get(DeliveriesRepository);
+    for (let i = 0; i < attempts; i += 1) {
+      runs += 1;
+      const eventId = `ev_${runs.toString(16).padStart(32, '0')}`;
+      await deliveries.record({
+        id: `${webhookId}:${eventId}:unconfirmed:1`,
+        webhookId,
+        accountId,
+        eventId,
+        phase: 'unconfirmed',
+        attempt: 1,
+        outcome: 'failure',
+        billed: true,
+        final: false,
+        statusCode: 500,
+        errorClass: 'http_status',
+        at: since.toISOString(),
+      });
+    }
+    return { failingSince: since, attemptsSinceFailing: attempts };
+  };
   const historyOf = async (id: string) =>
     (await stack().dataSource.query(
       `SELECT to_status, trigger, actor FROM webhooks.status_history WHERE webhook_id = $1 ORDER BY id`,
       [id],
     )) as Array<{ to_status: string; trigger: string; actor: string }>;
-  return { create, statusOf, post, usageOf, storedBalance, pauseForNoBalance, historyOf };
+  return {
+    create,
+    statusOf,
+    post,
+    usageOf,
+    storedBalance,
+    pauseForNoBalance,
+    failingRun,
+    historyOf,
+  };
 }
 
 describe('status machine and plan caps through the API (real billing-ledger plan and balance events)', () => {
@@ -75,7 +118,9 @@ describe('status machine and plan caps through the API (real billing-ledger plan
   });
   afterAll(() => s?.close());
 
-  const { create, statusOf, post, usageOf, pauseForNoBalance, historyOf } = apiOf(() => s);
+  const { create, statusOf, post, usageOf, pauseForNoBalance, failingRun, historyOf } = apiOf(
+    () => s,
+  );
 
   it('a team without a plan gets 403 plan_required; a node owner without a plan gets the Free limits', async () => {
     const team = await s.billing.createAccount({ type: 'team', plan: null });
@@ -441,7 +486,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
   });
 
   it('paused_auto after 30 minutes of failures with at least 20 attempts (fake clock); owner resume; owner pause over it', async () => {
-    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
     const id = (await create(key)).body.id;
     const now = s.clock.now().getTime();
     expect(
@@ -457,21 +502,18 @@ describe('status machine and plan caps through the API (real billing-ledger plan
       }),
     ).toBe(false);
     expect(await statusOf(key, id)).toBe('active');
-    expect(
-      await s.status.applyDeliveryHealth(id, {
-        failingSince: new Date(now - 30 * MIN),
-        attemptsSinceFailing: 20,
-      }),
-    ).toBe(true);
+    const run = await failingRun(id, accountId, new Date(now - 30 * MIN), 20);
+    expect(await s.status.applyDeliveryHealth(id, run)).toBe(true);
     expect((await s.call('GET', `/webhooks/${id}`, key)).body).toMatchObject({
       status: 'paused_auto',
       status_label: 'Paused automatically',
     });
     expect((await post(key, id, 'resume')).body.status).toBe('active');
-    await s.status.applyDeliveryHealth(id, {
-      failingSince: new Date(now - 40 * MIN),
-      attemptsSinceFailing: 30,
-    });
+    // The resume restarted the run: 30 new minutes of failures after it pause it again.
+    const again = await failingRun(id, accountId, s.clock.now(), 30);
+    s.clock.advance(40 * MIN);
+    expect(await s.status.applyDeliveryHealth(id, again)).toBe(true);
+    s.clock.set(new Date(now));
     expect((await post(key, id, 'pause')).body.status).toBe('paused');
     const drops: Array<{ drop_reason: string }> = await s.dataSource.query(
       `SELECT drop_reason FROM webhooks.status_history WHERE webhook_id = $1 AND drop_reason IS NOT NULL ORDER BY id`,
@@ -530,12 +572,8 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     expect((await s.call('DELETE', `/webhooks/${paused}`, owner.key)).status).toBe(200);
     const failing = (await create(owner.key)).body.id;
     const now = s.clock.now().getTime();
-    expect(
-      await s.status.applyDeliveryHealth(failing, {
-        failingSince: new Date(now - 30 * MIN),
-        attemptsSinceFailing: 20,
-      }),
-    ).toBe(true);
+    const run = await failingRun(failing, owner.accountId, new Date(now - 30 * MIN), 20);
+    expect(await s.status.applyDeliveryHealth(failing, run)).toBe(true);
     const refusedAuto = await post(owner.key, failing, 'resume');
     expect([refusedAuto.status, refusedAuto.body.error]).toEqual([409, 'insufficient_balance']);
     expect(await statusOf(owner.key, failing)).toBe('paused_auto');
@@ -598,12 +636,13 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const paused = (await create(starter.key)).body.id as string;
     const auto = (await create(starter.key)).body.id as string;
     await post(starter.key, paused, 'pause');
-    expect(
-      await s.status.applyDeliveryHealth(auto, {
-        failingSince: new Date(s.clock.now().getTime() - 30 * MIN),
-        attemptsSinceFailing: 20,
-      }),
-    ).toBe(true);
+    const run = await failingRun(
+      auto,
+      starter.accountId,
+      new Date(s.clock.now().getTime() - 30 * MIN),
+      20,
+    );
+    expect(await s.status.applyDeliveryHealth(auto, run)).toBe(true);
     // The usage beside caps.active_webhooks counts what the cap counts: paused ones too (rule 1).
     expect(await usageOf(starter.key)).toMatchObject({
       webhooks: 3,

@@ -157,6 +157,32 @@ export class DeliveriesRepository {
   }
 
   /**
+   * The webhook's current failing run, read in a service decision's transaction after the
+   * webhook's row lock, with `FOR SHARE` on its `delivery_stats` row. `record` writes the run
+   * under that row's lock (its upsert), not the webhook's: taking the webhook row lock on every
+   * outcome would queue each attempt of a busy webhook behind API writes and decisions on that
+   * row. So the stats row is where outcome and decision are serialised: a success committed
+   * before this read is seen, one still committing is waited for (and then seen), and one
+   * recorded later waits for the decision's commit and comes after the pause. Lock order is
+   * webhook then stats here and in an owner resume (`restartFailingRun`); `record` takes only
+   * the stats row, so no cycle.
+   */
+  async lockedFailingRun(
+    m: EntityManager,
+    webhookId: string,
+  ): Promise<{ failingSince: Date | null; attemptsSinceFailing: number }> {
+    const rows: { failing_since: Date | null; attempts_since_failing: number }[] = await m.query(
+      `SELECT failing_since, attempts_since_failing FROM webhooks.delivery_stats
+        WHERE webhook_id = $1 FOR SHARE`,
+      [webhookId],
+    );
+    return {
+      failingSince: rows[0]?.failing_since ?? null,
+      attemptsSinceFailing: rows[0]?.attempts_since_failing ?? 0,
+    };
+  }
+
+  /**
    * Deletes the attempts recorded before `before` among the `limit` oldest (by `seq`, the order
    * they were recorded in, through its unique index: the statement reads those rows, not the
    * table, and locks only the ones it deletes). Rows another replica is deleting are skipped.
@@ -219,20 +245,23 @@ export class DeliveriesRepository {
   /**
    * Active webhooks whose failing run started at or before `failingBefore` with at least
    * `minAttempts` attempts: the candidates of the auto-pause decision (`shouldAutoPause`
-   * decides, with these facts), oldest run first, at most `limit`.
+   * decides, with these facts, again under the row locks), oldest run first, at most `limit`,
+   * none of `excluding` (those a sweep pass looked at already).
    */
   async autoPauseCandidates(
     failingBefore: Date,
     minAttempts: number,
     limit: number,
+    excluding: readonly string[] = [],
   ): Promise<AutoPauseCandidate[]> {
     return this.db.query(
       `SELECT s.webhook_id, s.failing_since, s.attempts_since_failing
          FROM webhooks.delivery_stats s
          JOIN webhooks.webhooks w ON w.id = s.webhook_id
         WHERE w.status = 'active' AND s.failing_since <= $1 AND s.attempts_since_failing >= $2
+          AND s.webhook_id <> ALL($4::text[])
         ORDER BY s.failing_since LIMIT $3`,
-      [failingBefore, minAttempts, limit],
+      [failingBefore, minAttempts, limit, excluding],
     );
   }
 
@@ -243,9 +272,14 @@ export class DeliveriesRepository {
    * delivery-worker held back as `no_balance` (outcome failure, a real event, not a test
    * delivery; a drop with that reason is not one) recorded at or after the account's
    * `exhausted_since`; a top-up clears `exhausted_since`, and a later exhaustion needs a new such
-   * attempt. (`outcome <> 'success'` lets the statement use `delivery_attempts_failed`.)
+   * attempt. (`outcome <> 'success'` lets the statement use `delivery_attempts_failed`.) None of
+   * `excluding` (those a sweep pass looked at already).
    */
-  async noBalanceCandidates(exhaustedBefore: Date, limit: number): Promise<string[]> {
+  async noBalanceCandidates(
+    exhaustedBefore: Date,
+    limit: number,
+    excluding: readonly string[] = [],
+  ): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT w.id
          FROM webhooks.accounts a
@@ -256,8 +290,9 @@ export class DeliveriesRepository {
                          AND d.outcome = 'failure' AND d.error_class = 'no_balance'
                          AND NOT d.test
                          AND d.at >= a.exhausted_since)
+          AND w.id <> ALL($3::text[])
         ORDER BY a.exhausted_since LIMIT $2`,
-      [exhaustedBefore, limit],
+      [exhaustedBefore, limit, excluding],
     );
     return rows.map((r) => r.id);
   }

@@ -13,7 +13,11 @@ import {
 } from '../../test/support/matcher-app';
 import { dataSourceOptions } from '../db/data-source';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { ServiceDecisionSweep } from './service-decision-sweep.service';
+import {
+  ServiceDecisionSweep,
+  SWEEP_BATCH,
+  SWEEP_LOCK_KEY,
+} from './service-decision-sweep.service';
 
 jest.setTimeout(180_000);
 
@@ -226,6 +230,169 @@ describe('service decision sweep: paused_auto and paused_no_balance when the 30 
     await expect(offline.run()).resolves.toEqual({ autoPaused: [], noBalancePaused: [] });
     expect(await statusOf(key, id)).toBe('active');
     expect((await sweep.run()).autoPaused).toContain(id);
+  });
+
+  /**
+   * `n` copies of webhook `from` (active, its account's) with a failing run of 20 attempts that
+   * started 31 minutes ago: as many auto-pause candidates as a test needs, without creating each
+   * through the API and its caps. Their run is stored as `record` leaves it.
+   */
+  const seedFailing = async (from: string, n: number, tag: string): Promise<string[]> => {
+    const rows: { id: string }[] = await s.dataSource.query(
+      `INSERT INTO webhooks.webhooks
+       SELECT (jsonb_populate_record(NULL::webhooks.webhooks, to_jsonb(w) || jsonb_build_object(
+                 'id', 'wh_' || $2::text || translate(lpad(g::text, 24 - length($2::text), '0'), '0123456789', 'abcdefghij'),
+                 'seq', nextval(pg_get_serial_sequence('webhooks.webhooks', 'seq')),
+                 'idempotency_key', NULL))).*
+         FROM webhooks.webhooks w, generate_series(1, $3::int) g
+        WHERE w.id = $1
+       RETURNING id`,
+      [from, tag, n],
+    );
+    const ids = rows.map((r) => r.id);
+    const since = new Date(s.clock.now().getTime() - 31 * MIN);
+    await s.dataSource.query(
+      `INSERT INTO webhooks.delivery_stats
+         (webhook_id, failed_total, failing_since, attempts_since_failing)
+       SELECT id, 20, $2::timestamptz + (o::int * interval '1 millisecond'), 20
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(id, o)`,
+      [ids, since],
+    );
+    return ids;
+  };
+  const statusesOf = async (ids: string[]) =>
+    (
+      (await s.dataSource.query(
+        `SELECT DISTINCT status FROM webhooks.webhooks WHERE id = ANY($1::text[])`,
+        [ids],
+      )) as Array<{ status: string }>
+    ).map((r) => r.status);
+  /** Whether a backend waits for a webhook's row lock (a decision blocked by the test's lock). */
+  const decisionWaiting = async () =>
+    (
+      (await s.dataSource.query(
+        `SELECT 1 FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND query LIKE '%FROM webhooks.webhooks WHERE id = $1 FOR UPDATE%'`,
+      )) as unknown[]
+    ).length > 0;
+
+  it('a success recorded after the sweep read its candidates, before its decision, wins: still active (the run is read again under the row locks)', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const id = await create(key);
+    await failures(key, accountId, id, 20);
+    s.clock.advance(31 * MIN);
+    // Hold the webhook's row lock (an API write in progress): the sweep reads its candidates,
+    // then waits for the lock at its decision.
+    const holder = s.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    let pass: Promise<Awaited<ReturnType<ServiceDecisionSweep['run']>>> | undefined;
+    try {
+      await holder.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`, [id]);
+      pass = sweep.run();
+      await eventually(decisionWaiting);
+      // Meanwhile the receiver answers 200: the success commits before the decision is taken.
+      await outcome(id, accountId, { outcome: 'success', statusCode: 200 });
+      await eventually(
+        async () => (await s.call('GET', `/webhooks/${id}/stats`, key)).body.delivered_total === 1,
+      );
+    } finally {
+      await holder.commitTransaction();
+      await holder.release();
+    }
+    expect((await pass!).autoPaused).not.toContain(id);
+    expect(await statusOf(key, id)).toBe('active');
+    expect(await history(id)).toEqual(['active:create:owner']);
+  });
+
+  it(`more than SWEEP_BATCH (${SWEEP_BATCH}) candidates: all paused in one pass`, async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const first = await create(key);
+    const ids = await seedFailing(first, SWEEP_BATCH + 10, 'batch');
+    const { autoPaused } = await sweep.run();
+    expect(autoPaused).toEqual(expect.arrayContaining(ids));
+    expect(await statusesOf(ids)).toEqual(['paused_auto']);
+    // Small batches (the seam) walk the same way: batch after batch until a short one.
+    const more = await seedFailing(first, 7, 'small');
+    const small = new ServiceDecisionSweep(
+      s.dataSource,
+      s.app.get(DeliveriesRepository),
+      s.status,
+      s.config,
+      s.clock,
+      pino({ level: 'silent' }),
+      { batch: 2 },
+    );
+    expect((await small.run()).autoPaused).toEqual(expect.arrayContaining(more));
+    expect(await statusesOf(more)).toEqual(['paused_auto']);
+  });
+
+  it('two sweeps at once (two connection pools, as two replicas): one takes the decisions, the other skips its pass with an empty result', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const ids = await seedFailing(await create(key), 3, 'two');
+    const elsewhere: DataSource = createAppDataSource(dataSourceOptions(s.config.DATABASE_URL));
+    await elsewhere.initialize();
+    const other = new ServiceDecisionSweep(
+      elsewhere,
+      new DeliveriesRepository(elsewhere),
+      s.status,
+      s.config,
+      s.clock,
+      pino({ level: 'silent' }),
+    );
+    // The first sweep is held at its first decision by the rows' lock, mid-pass.
+    const holder = s.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query(`SELECT 1 FROM webhooks.webhooks WHERE id = ANY($1::text[]) FOR UPDATE`, [
+        ids,
+      ]);
+      const first = sweep.run();
+      await eventually(decisionWaiting);
+      let second: Awaited<ReturnType<ServiceDecisionSweep['run']>> | undefined;
+      void other.run().then((r) => (second = r));
+      // It answers while the first pass still holds the lock, without waiting for it.
+      await eventually(async () => second !== undefined);
+      expect(second).toEqual({ autoPaused: [], noBalancePaused: [] });
+      await holder.commitTransaction();
+      expect((await first).autoPaused).toEqual(expect.arrayContaining(ids));
+      expect(await statusesOf(ids)).toEqual(['paused_auto']);
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+      await elsewhere.destroy();
+    }
+  });
+
+  it('a holder that dies (its connection gone) does not block the sweep: the lock ends with it', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const ids = await seedFailing(await create(key), 2, 'dead');
+    // Another replica's pool, mid-pass: its transaction holds the sweep's lock.
+    const dying: DataSource = createAppDataSource(dataSourceOptions(s.config.DATABASE_URL));
+    await dying.initialize();
+    const holder = dying.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [SWEEP_LOCK_KEY]);
+    const [{ pid }]: { pid: number }[] = await holder.query(`SELECT pg_backend_pid() AS pid`);
+    expect(await sweep.run()).toEqual({ autoPaused: [], noBalancePaused: [] });
+    expect(await statusesOf(ids)).toEqual(['active']);
+    // That replica is killed: Postgres ends its session, and the lock with it.
+    await s.dataSource.query(`SELECT pg_terminate_backend($1)`, [pid]);
+    await eventually(
+      async () =>
+        (
+          (await s.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [
+            pid,
+          ])) as unknown[]
+        ).length === 0,
+    );
+    await holder.release().catch(() => {});
+    await dying.destroy().catch(() => {});
+    expect((await sweep.run()).autoPaused).toEqual(expect.arrayContaining(ids));
+    expect(await statusesOf(ids)).toEqual(['paused_auto']);
   });
 
   // Last: it moves billing's clock past the top-up's clearing.

@@ -210,43 +210,81 @@ export class StatusService {
   /**
    * Service decision fed by delivery outcomes: 30 minutes of failing deliveries with at least 20
    * attempts → paused_auto (queued events dropped as auto_paused). Returns whether it paused.
+   *
+   * `seen` is the failing run as the caller read it (the consumer's just-recorded counters, the
+   * sweep's candidate row): only a filter, so a run that is not due opens no transaction. The
+   * decision itself reads the run again inside its transaction, after the webhook's row lock,
+   * with `FOR SHARE` on the `delivery_stats` row (`lockedFailingRun`): a success recorded after
+   * the caller's read, or still committing, ends the run before the decision and wins.
    */
   async applyDeliveryHealth(
     webhookId: string,
-    facts: { failingSince: Date | null; attemptsSinceFailing: number },
+    seen: { failingSince: Date | null; attemptsSinceFailing: number },
   ): Promise<boolean> {
-    if (!shouldAutoPause({ ...facts, now: this.clock.now() }, this.decisions)) return false;
-    return this.serviceDecision(webhookId, 'auto_pause');
+    if (!shouldAutoPause({ ...seen, now: this.clock.now() }, this.decisions)) return false;
+    return this.serviceDecision(webhookId, 'auto_pause', async (m) => {
+      const run = await this.deliveries.lockedFailingRun(m, webhookId);
+      return shouldAutoPause({ ...run, now: this.clock.now() }, this.decisions);
+    });
   }
 
   /**
    * Service decision: 30 minutes at zero balance (billing's exhaustedSince, as last heard) while
    * the webhook has events to deliver → paused_no_balance (queued events dropped as no_balance).
+   *
+   * `exhaustedSince` is read inside the decision's transaction under the account's row lock
+   * (`FOR SHARE`, taken before the webhook's, the order every account-wide write takes them),
+   * so a top-up that cleared it, committed or committing, wins. "Events to deliver" stays the
+   * caller's fact: it only depends on `exhaustedSince` (attempts at or after it), and any change
+   * of that (cleared, or a new exhaustion minutes old) already makes the rule say no.
    */
   async applyNoBalance(
     webhookId: string,
     facts: { hasEventsToDeliver: boolean },
   ): Promise<boolean> {
-    const account = await this.dataSource.query(
-      `SELECT a.exhausted_since FROM webhooks.webhooks w JOIN webhooks.accounts a USING (account_id) WHERE w.id = $1`,
-      [webhookId],
+    if (!facts.hasEventsToDeliver) return false;
+    return this.serviceDecision(
+      webhookId,
+      'no_balance',
+      async (m) => {
+        // The account's row is locked already (accountFirst): this reads it as committed last.
+        const account: { exhausted_since: Date | null }[] = await m.query(
+          `SELECT a.exhausted_since FROM webhooks.accounts a
+             JOIN webhooks.webhooks w USING (account_id) WHERE w.id = $1`,
+          [webhookId],
+        );
+        return shouldPauseForNoBalance(
+          {
+            exhaustedSince: account[0]?.exhausted_since ?? null,
+            hasEventsToDeliver: true,
+            now: this.clock.now(),
+          },
+          this.decisions,
+        );
+      },
+      true,
     );
-    const exhaustedSince: Date | null = account[0]?.exhausted_since ?? null;
-    if (
-      !shouldPauseForNoBalance(
-        { exhaustedSince, hasEventsToDeliver: facts.hasEventsToDeliver, now: this.clock.now() },
-        this.decisions,
-      )
-    )
-      return false;
-    return this.serviceDecision(webhookId, 'no_balance');
   }
 
+  /**
+   * Takes a service decision in one transaction: the webhook's row lock (`FOR UPDATE`), then
+   * `due(m)`, which reads the rule's facts under their own locks after it, then the transition
+   * (only from active). With `accountFirst`, `due` locks the account row, so it is taken here
+   * first: account before webhook, as owner actions and plan changes take them (no deadlock).
+   */
   private async serviceDecision(
     webhookId: string,
     trigger: 'auto_pause' | 'no_balance',
+    due: (m: EntityManager) => Promise<boolean>,
+    accountFirst = false,
   ): Promise<boolean> {
     const changed = await this.dataSource.transaction(async (m) => {
+      if (accountFirst)
+        await m.query(
+          `SELECT 1 FROM webhooks.accounts a JOIN webhooks.webhooks w USING (account_id)
+            WHERE w.id = $1 FOR SHARE OF a`,
+          [webhookId],
+        );
       const rows: WebhookRow[] = await m.query(
         `SELECT * FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`,
         [webhookId],
@@ -255,6 +293,7 @@ export class StatusService {
       if (!row) return false;
       const result = transition(row.status, trigger);
       if (result.kind !== 'change') return false;
+      if (!(await due(m))) return false;
       await this.apply(m, row, trigger, result, 'service');
       return true;
     });
