@@ -154,6 +154,93 @@ describe('rpc-gateway WebSocket: a resubscribe fills the gap', () => {
     expect(logs.every((l) => !l.removed && l.sub === ids[2])).toBe(true);
   }, 60_000);
 
+  /**
+   * QA MM: logs T1 (block n) and T2 (block n + 2) delivered; the gateway is cut from its node;
+   * anvil_reorg(3) replaces n..n + 2 with T1 in n + 1 and T2 gone; the node is back. The client
+   * gets both old logs with removed: true, then T1's log in its new block, nothing else, nothing
+   * twice. The old code withdrew T2 only and never sent T1's new log.
+   */
+  it('a reorg in the gap under two delivered logs: both withdrawn, the moved one sent once', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKEN}/`);
+    await new Promise((r) => ws.once('open', r));
+    const ids: Record<number, string> = {};
+    const heads: string[] = [];
+    const logs: string[] = [];
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.method !== 'eth_subscription') {
+        ids[m.id] = m.result;
+        return;
+      }
+      const { subscription, result } = m.params;
+      if (subscription === ids[1]) heads.push(`${Number(result.number)}:${result.hash}`);
+      else
+        logs.push(
+          `${result.transactionHash}@${Number(result.blockNumber)}:${result.blockHash}` +
+            (result.removed === true ? ' removed' : ''),
+        );
+    });
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}');
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'eth_subscribe',
+        params: ['logs', { topics: [TOPIC] }],
+      }),
+    );
+    await until(() => ids[1] !== undefined && ids[2] !== undefined, 5_000);
+
+    const signed = async (nonce: number) => {
+      const request = await wallet().prepareTransactionRequest({ data: LOG_DEPLOY, nonce });
+      return wallet().signTransaction(request);
+    };
+    const nonce = Number(await rpc('eth_getTransactionCount', [ACCOUNT_0, 'pending']));
+    const [raw1, raw2] = [await signed(nonce), await signed(nonce + 1)];
+    const receiptOf = async (hash: unknown) => {
+      for (;;) {
+        const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as {
+          blockNumber: string;
+          blockHash: string;
+          transactionHash: string;
+        } | null;
+        if (receipt !== null) return receipt;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const t1 = await receiptOf(await rpc('eth_sendRawTransaction', [raw1]));
+    await rpc('evm_mine');
+    const t2 = await receiptOf(await rpc('eth_sendRawTransaction', [raw2]));
+    const n = Number(t1.blockNumber);
+    expect(Number(t2.blockNumber)).toBe(n + 2);
+    await until(() => logs.length === 2 && heads.length >= 3, 5_000);
+    const at = (r: typeof t1) => `${r.transactionHash}@${Number(r.blockNumber)}:${r.blockHash}`;
+    expect(logs).toEqual([at(t1), at(t2)]);
+    const before = heads.length;
+
+    await relay.cut();
+    await rpc('anvil_reorg', [3, [[raw1, 1]]]);
+    const moved = await receiptOf(t1.transactionHash);
+    expect(Number(moved.blockNumber)).toBe(n + 1);
+    expect(await rpc('eth_getTransactionReceipt', [t2.transactionHash])).toBeNull();
+    const head = Number(await rpc('eth_blockNumber'));
+    expect(head).toBe(n + 2);
+    await relay.restore();
+
+    // The gap filled: the new branch's headers from the fork, the logs withdrawn and re-sent.
+    await until(() => heads.length >= before + 3 && logs.length >= 5, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    ws.close();
+    expect(logs).toEqual([at(t1), at(t2), `${at(t1)} removed`, `${at(t2)} removed`, at(moved)]);
+    const canonical = async (k: number) =>
+      `${k}:${((await rpc('eth_getBlockByNumber', [`0x${k.toString(16)}`, false])) as { hash: string }).hash}`;
+    expect(heads.slice(before)).toEqual([
+      await canonical(n),
+      await canonical(n + 1),
+      await canonical(n + 2),
+    ]);
+  }, 60_000);
+
   it('above 128 missed blocks, tells the client to resync and closes the session with 1012', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/${TOKEN}/`);
     await new Promise((r) => ws.once('open', r));

@@ -6,6 +6,7 @@ import type { UpstreamPool } from '../upstreams/upstream-pool';
 import {
   headLagMargin,
   MAX_BACKFILL_BLOCKS,
+  MAX_REMEMBERED_LOG_BYTES,
   NetworkSubscriptions,
   subscriptionGap,
   UpstreamSubscribeError,
@@ -259,6 +260,73 @@ describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)
     expect(filled).not.toHaveProperty('transactions');
     expect(filled).not.toHaveProperty('size');
     expect(client.ended).toEqual([]);
+  });
+
+  /**
+   * QA MM: logs t1 (block 2) and t2 (block 4) delivered, the upstream dropped, a reorg replaces
+   * 2–4 with t1 in 3 and t2 gone. geth's shape: every delivered log of a replaced block again
+   * with removed: true (ascending), then the new branch's logs; nothing else, nothing twice.
+   * The old code withdrew t2 only (it checked the last log's block) and never sent t1 in 3.
+   */
+  async function reorgUnderLogs(withHeads: boolean) {
+    const client = collect();
+    node.put(1, '0xa1');
+    if (withHeads) await subs.subscribe(['newHeads'], client.sink);
+    const logs = await subs.subscribe(['logs', {}], client.sink);
+    await new Promise((r) => setTimeout(r, 50));
+    node.mine(2, '0xa2', ['t1']);
+    node.mine(3, '0xa3');
+    node.mine(4, '0xa4', ['t2']);
+    await until(() => client.got.length === (withHeads ? 5 : 2));
+    node.drop();
+    node.put(2, '0xb2');
+    node.put(3, '0xb3', ['t1']);
+    node.put(4, '0xb4');
+    await until(() => client.got.length >= (withHeads ? 5 + 3 + 3 : 2 + 3));
+    node.mine(5, '0xb5', ['t3']);
+    await until(() => client.got.some((g) => g.result.data === 't3'));
+    await new Promise((r) => setTimeout(r, 50));
+    return client.got
+      .filter((g) => g.id === logs)
+      .map(
+        (g) =>
+          `${String(g.result.data)}@${Number(g.result.blockNumber)}:${String(g.result.blockHash)}` +
+          (g.result.removed === true ? ' removed' : ''),
+      );
+  }
+
+  const qaLogs = [
+    't1@2:0xa2',
+    't2@4:0xa4',
+    't1@2:0xa2 removed',
+    't2@4:0xa4 removed',
+    't1@3:0xb3',
+    't3@5:0xb5',
+  ];
+
+  it('a reorg under two delivered logs: both withdrawn, the moved one sent in its new block (newHeads beside)', async () => {
+    expect(await reorgUnderLogs(true)).toEqual(qaLogs);
+  });
+
+  it('the same without a newHeads subscription: the fork is found among the log blocks', async () => {
+    expect(await reorgUnderLogs(false)).toEqual(qaLogs);
+  });
+
+  it('a replaced block whose logs were forgotten (bytes cap) cannot be withdrawn: the clients resync', async () => {
+    const client = collect();
+    node.put(1, '0xa1');
+    const logs = await subs.subscribe(['logs', {}], client.sink);
+    await new Promise((r) => setTimeout(r, 50));
+    const big = (c: string) => c.repeat(MAX_REMEMBERED_LOG_BYTES * 0.6);
+    node.mine(2, '0xa2', [big('a')]);
+    node.mine(3, '0xa3', [big('b')]);
+    await until(() => client.got.length === 2);
+    node.drop();
+    node.put(2, '0xb2');
+    node.put(3, '0xb3');
+    await until(() => client.ended.length === 1);
+    expect(client.ended).toEqual([[logs, 2]]);
+    expect(client.got).toHaveLength(2);
   });
 
   it('above the cap, tells every client to resync instead of filling, and goes on from the head', async () => {

@@ -29,6 +29,13 @@ export interface SubscriberSink {
 export const MAX_BACKFILL_BLOCKS = 128;
 /** Blocks one logs backfill reads at most: the eth_getLogs range cap (ADR 0211). */
 export const MAX_BACKFILL_LOG_RANGE = 10_000;
+/**
+ * JSON bytes of delivered logs a logs subscription (one per distinct filter, shared by its
+ * clients) keeps to withdraw them after a reorg in a gap (ADR 0203 amendment "a reorg in a logs
+ * gap"). Above it the oldest blocks' logs are forgotten (their hashes kept); the newest block's
+ * are always kept. Blocks are kept for `MAX_BACKFILL_BLOCKS` below the newest one.
+ */
+export const MAX_REMEMBERED_LOG_BYTES = 512 * 1024;
 
 /**
  * How the hub tells a silent upstream socket (no close, no data) from a quiet one (ADR 0203
@@ -151,23 +158,61 @@ interface Header {
   hash: string;
 }
 
+/**
+ * logs: one block whose logs were delivered: its hash and those logs as sent (JSON text by
+ * `logKey`), or undefined once forgotten for `MAX_REMEMBERED_LOG_BYTES` (the hash is kept).
+ */
+interface LogBlock {
+  readonly hash: string;
+  logs: Map<string, string> | undefined;
+}
+
 interface GapState {
   /** The head when the upstream subscription was first made: nothing before it is owed. */
   startHead: number | undefined;
   /** newHeads: the hashes of the last headers delivered, by number (at most the cap). */
   readonly heads: Map<number, string>;
   lastHead: Header | undefined;
-  /** logs: the highest block with a log delivered, and the logs of that block. */
-  lastLogBlock: number | undefined;
-  lastLogs: Array<Record<string, unknown>>;
+  /**
+   * logs: the blocks logs were delivered from, by number, within `MAX_BACKFILL_BLOCKS` of the
+   * newest (a reorg in a gap withdraws their logs), and the JSON bytes of the logs kept.
+   */
+  readonly logBlocks: Map<number, LogBlock>;
+  logBytes: number;
+  /** logs: every log delivered from this block on is in `logBlocks` (older ones aged out). */
+  logFloor: number;
   /** The network head known when the upstream went away (logs of blocks below it are in). */
   closedAtHead: number | undefined;
+  /** The network's delivered headers when the upstream went away (a logs fill's fork finding). */
+  headsAtClose: ReadonlyMap<number, string> | undefined;
   /** Set while a resubscribe fills the gap: new notifications wait behind it. */
   queued: Array<Record<string, unknown>> | undefined;
 }
 
 const hexOf = (n: number) => `0x${n.toString(16)}`;
+/** Ascending numbers. */
+const ascending = (a: number, b: number) => a - b;
 const logKey = (log: Record<string, unknown>) => `${String(log.blockHash)}:${String(log.logIndex)}`;
+/**
+ * The fork in a gap (ADR 0203 amendment): walks the blocks `known` was delivered from (number →
+ * hash), newest first, down to the newest still on the node's chain (`canonical`, undefined when
+ * none is); `replaced` are the ones above it, ascending. One eth_getBlockByNumber per block
+ * walked: one when nothing was reorganised.
+ */
+export async function findFork(
+  known: ReadonlyMap<number, string>,
+  blockAt: (n: number) => Promise<Record<string, unknown> | null>,
+): Promise<{ canonical: number | undefined; replaced: number[] }> {
+  const replaced: number[] = [];
+  for (const n of [...known.keys()].sort(ascending).reverse()) {
+    const block = await blockAt(n);
+    if (block !== null && block.hash === known.get(n))
+      return { canonical: n, replaced: replaced.reverse() };
+    replaced.push(n);
+  }
+  return { canonical: undefined, replaced: replaced.reverse() };
+}
+
 /** A block as eth_getBlockByNumber gives it, as a newHeads header (no body fields). */
 function headerOf(block: Record<string, unknown>): Record<string, unknown> {
   const { transactions: _t, uncles: _u, withdrawals: _w, size: _s, ...header } = block;
@@ -195,6 +240,8 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private closed = false;
   /** The newest head a newHeads subscription of this network delivered. */
   private seenHead: number | undefined;
+  /** The hashes of the network's last headers delivered, by number (at most the cap). */
+  private readonly seenHeads = new Map<number, string>();
   /** The node of the open socket. */
   private upstream: Upstream | undefined;
   /** Set while a resubscribe runs: its own calls time out, the liveness rules wait. */
@@ -251,9 +298,11 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           startHead: undefined,
           heads: new Map(),
           lastHead: undefined,
-          lastLogBlock: undefined,
-          lastLogs: [],
+          logBlocks: new Map(),
+          logBytes: 0,
+          logFloor: 0,
           closedAtHead: undefined,
+          headsAtClose: undefined,
           queued: undefined,
         },
       };
@@ -532,8 +581,11 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       resolve({ error: { message: 'upstream connection closed' } });
     this.pending.clear();
     if (this.closed || this.shared.size === 0) return;
+    // Taken once per gap: a retry's close must not see headers the fill already replaced.
+    const heads = new Map(this.seenHeads);
     for (const entry of this.shared.values()) {
       entry.gap.closedAtHead = this.seenHead;
+      if (entry.type === 'logs' && entry.gap.queued === undefined) entry.gap.headsAtClose = heads;
       entry.gap.queued ??= [];
     }
     this.failedIndex = index;
@@ -597,19 +649,19 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
   private deliver(entry: Shared, result: Record<string, unknown>): void {
     const gap = entry.gap;
     this.lastNotifiedAt = this.liveness.now();
+    const text = JSON.stringify(result);
     if (entry.type === 'newHeads' && typeof result.number === 'string') {
       const number = Number(result.number);
       gap.lastHead = { number, hash: String(result.hash) };
       gap.heads.set(number, String(result.hash));
       gap.heads.delete(number - MAX_BACKFILL_BLOCKS);
+      this.seenHeads.set(number, String(result.hash));
+      this.seenHeads.delete(number - MAX_BACKFILL_BLOCKS);
       if (this.seenHead === undefined || number > this.seenHead) this.seenHead = number;
     } else if (entry.type === 'logs' && typeof result.blockNumber === 'string') {
-      const block = Number(result.blockNumber);
-      if (gap.lastLogBlock !== block) gap.lastLogs = [];
-      gap.lastLogBlock = block;
-      if (result.removed !== true) gap.lastLogs.push(result);
+      rememberLog(gap, result, text);
     }
-    ClientFanOut.notify(entry, JSON.stringify(result));
+    ClientFanOut.notify(entry, text);
   }
 
   /**
@@ -617,9 +669,12 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
    * what the new upstream subscription sent meanwhile, without repeating anything delivered
    * (ADR 0203 amendment). newHeads: every header from the last one delivered + 1 to the head; a
    * delivered header whose block was replaced (a reorg in the gap) is followed by the new
-   * chain's headers from the fork on, as geth does. logs: one eth_getLogs with the
-   * subscription's filter over the gap; logs delivered for a block that was replaced are sent
-   * again with `removed: true` first. A gap above the cap ends the subscriptions instead.
+   * chain's headers from the fork on, as geth does. logs: the fork is found among the blocks
+   * logs were delivered from and the network's delivered headers (`findFork`, newHeads' too);
+   * every delivered log of a replaced block is sent again with `removed: true`, then one
+   * eth_getLogs with the subscription's filter from the fork + 1 (or the first block not known
+   * delivered) to the head, less the logs already delivered. A gap above the cap ends the
+   * subscriptions instead.
    */
   private async backfill(socket: WebSocket, entry: Shared): Promise<void> {
     const gap = entry.gap;
@@ -630,13 +685,13 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     const head = Number(latest.number);
     const skip = new Set<string>();
     if (entry.type === 'newHeads') {
-      let from = (gap.lastHead?.number ?? gap.startHead ?? head) + 1;
-      // A reorg in the gap: walk back to the last delivered header still on the chain.
-      while (from - 1 > head - MAX_BACKFILL_BLOCKS && gap.heads.has(from - 1)) {
-        const block = await blockAt(from - 1);
-        if (block !== null && block.hash === gap.heads.get(from - 1)) break;
-        from--;
-      }
+      const floor = head - MAX_BACKFILL_BLOCKS;
+      const known = new Map([...gap.heads].filter(([n]) => n > floor));
+      const fork = await findFork(known, blockAt);
+      let from =
+        fork.canonical !== undefined
+          ? fork.canonical + 1
+          : (fork.replaced[0] ?? (gap.lastHead?.number ?? gap.startHead ?? head) + 1);
       if (head - from + 1 > MAX_BACKFILL_BLOCKS) {
         this.endAll(entry, head, MAX_BACKFILL_BLOCKS);
         from = head + 1;
@@ -646,22 +701,12 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
         if (block !== null) this.deliver(entry, headerOf(block));
       }
     } else if (entry.type === 'logs') {
-      const covered = Math.max(gap.startHead ?? head, (gap.closedAtHead ?? 0) - 1);
-      let from = covered + 1;
-      if (gap.lastLogBlock !== undefined && gap.lastLogBlock >= covered) {
-        from = gap.lastLogBlock;
-        const block = await blockAt(from);
-        // Those logs' block was replaced (a reorg in the gap): withdrawn as geth does.
-        const replaced = gap.lastLogs.filter((log) => log.blockHash !== block?.hash);
-        gap.lastLogs = gap.lastLogs.filter((log) => !replaced.includes(log));
-        for (const log of replaced) this.deliver(entry, Object.assign({}, log, { removed: true }));
-        for (const log of gap.lastLogs) skip.add(logKey(log));
-      }
-      if (head - from + 1 > MAX_BACKFILL_LOG_RANGE) {
+      let from = await this.withdrawReplacedLogs(entry, head, blockAt);
+      if (from !== undefined && head - from + 1 > MAX_BACKFILL_LOG_RANGE) {
         this.endAll(entry, head, MAX_BACKFILL_LOG_RANGE);
-        from = head + 1;
+        from = undefined;
       }
-      if (from <= head) {
+      if (from !== undefined && from <= head) {
         const params = JSON.parse(entry.paramsJson) as unknown[];
         const filter = Object.assign({}, params[1], {
           fromBlock: hexOf(from),
@@ -669,13 +714,58 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
         });
         const logs = (await call('eth_getLogs', [filter])) as Array<Record<string, unknown>>;
         for (const log of logs) {
-          if (skip.has(logKey(log))) continue;
+          if (skip.has(logKey(log)) || isRemembered(gap, log)) continue;
           skip.add(logKey(log));
           this.deliver(entry, log);
         }
       }
     }
+    entry.gap.headsAtClose = undefined;
     this.drainQueue(entry, skip);
+  }
+
+  /**
+   * A logs gap: finds the fork among the blocks logs were delivered from and the network's
+   * headers delivered before the drop, withdraws (`removed: true`, geth's shape and order:
+   * ascending) every delivered log of a block no longer on the chain, and returns the first
+   * block to read again: the fork + 1 after a reorg, else the first block not known delivered
+   * (the block of the last log, read again, or the one after the last head the network's
+   * newHeads delivered but one). Undefined: nothing to read (the clients were ended).
+   */
+  private async withdrawReplacedLogs(
+    entry: Shared,
+    head: number,
+    blockAt: (n: number) => Promise<Record<string, unknown> | null>,
+  ): Promise<number | undefined> {
+    const gap = entry.gap;
+    const known = new Map<number, string>();
+    for (const [n, hash] of gap.headsAtClose ?? [])
+      if (n > head - MAX_BACKFILL_BLOCKS) known.set(n, hash);
+    for (const [n, block] of gap.logBlocks) known.set(n, block.hash);
+    const fork = await findFork(known, blockAt);
+    const owedFrom = Math.max(gap.logFloor, (gap.startHead ?? head) + 1);
+    if (fork.replaced.length === 0) {
+      const covered = Math.max(gap.startHead ?? head, (gap.closedAtHead ?? 0) - 1);
+      const lastLogBlock = Math.max(-1, ...gap.logBlocks.keys());
+      return lastLogBlock >= covered ? lastLogBlock : covered + 1;
+    }
+    const withdrawn = fork.replaced.filter((n) => gap.logBlocks.has(n));
+    if (withdrawn.some((n) => gap.logBlocks.get(n)!.logs === undefined)) {
+      // Logs delivered from a replaced block that the hub no longer holds: it cannot withdraw
+      // them, so the clients resync (the count is the blocks from the fork to the head).
+      this.endAll(entry, head, head - (fork.canonical ?? fork.replaced[0]! - 1));
+      return undefined;
+    }
+    for (const n of withdrawn) {
+      const block = gap.logBlocks.get(n)!;
+      forgetLogBlock(gap, n);
+      for (const text of block.logs!.values())
+        this.deliver(
+          entry,
+          Object.assign(JSON.parse(text) as Record<string, unknown>, { removed: true }),
+        );
+    }
+    return Math.max(owedFrom, fork.canonical !== undefined ? fork.canonical + 1 : owedFrom);
   }
 
   /** The notifications the new upstream subscription sent during the backfill, less repeats. */
@@ -686,7 +776,11 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
       if (entry.type === 'newHeads') {
         const number = Number(result.number);
         if (entry.gap.heads.get(number) === result.hash) continue;
-      } else if (entry.type === 'logs' && delivered.has(logKey(result))) continue;
+      } else if (entry.type === 'logs') {
+        // A log already delivered, or the withdrawal of one never delivered (or withdrawn).
+        const known = isRemembered(entry.gap, result) || delivered.has(logKey(result));
+        if (known !== (result.removed === true)) continue;
+      }
       this.deliver(entry, result);
     }
   }
@@ -701,10 +795,64 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
     // A sink that cannot be told goes on from the head, as before this rule.
     entry.gap.lastHead = undefined;
     entry.gap.heads.clear();
-    entry.gap.lastLogBlock = undefined;
-    entry.gap.lastLogs = [];
+    entry.gap.logBlocks.clear();
+    entry.gap.logBytes = 0;
+    entry.gap.logFloor = head + 1;
     entry.gap.startHead = head;
   }
+}
+
+/**
+ * A log delivered (or withdrawn, `removed: true`) on a logs subscription, noted for a reorg in a
+ * later gap: by block (its hash) and `logKey`, at most `MAX_BACKFILL_BLOCKS` blocks below the
+ * newest and `MAX_REMEMBERED_LOG_BYTES` of logs (the oldest forgotten first, hashes kept).
+ */
+function rememberLog(gap: GapState, log: Record<string, unknown>, text: string): void {
+  const number = Number(log.blockNumber);
+  const hash = String(log.blockHash);
+  let block = gap.logBlocks.get(number);
+  if (log.removed === true) {
+    const sent = block?.hash === hash ? block.logs?.get(logKey(log)) : undefined;
+    if (sent === undefined) return;
+    block!.logs!.delete(logKey(log));
+    gap.logBytes -= sent.length;
+    if (block!.logs!.size === 0) forgetLogBlock(gap, number);
+    return;
+  }
+  if (block === undefined || block.hash !== hash) {
+    if (block !== undefined) forgetLogBlock(gap, number);
+    block = { hash, logs: new Map() };
+    gap.logBlocks.set(number, block);
+    for (const n of gap.logBlocks.keys())
+      if (n <= number - MAX_BACKFILL_BLOCKS) {
+        forgetLogBlock(gap, n);
+        gap.logFloor = Math.max(gap.logFloor, n + 1);
+      }
+  }
+  if (block.logs === undefined || block.logs.has(logKey(log))) return;
+  block.logs.set(logKey(log), text);
+  gap.logBytes += text.length;
+  // Over the bytes: the oldest blocks' logs (in arrival order) go, never this block's.
+  for (const [n, older] of gap.logBlocks) {
+    if (gap.logBytes <= MAX_REMEMBERED_LOG_BYTES) break;
+    if (n === number || older.logs === undefined) continue;
+    for (const sent of older.logs.values()) gap.logBytes -= sent.length;
+    older.logs = undefined;
+  }
+}
+
+/** Drops a block from the logs a subscription remembers. */
+function forgetLogBlock(gap: GapState, number: number): void {
+  for (const sent of gap.logBlocks.get(number)?.logs?.values() ?? []) gap.logBytes -= sent.length;
+  gap.logBlocks.delete(number);
+}
+
+/** The log (same block hash and index) was delivered and not withdrawn. */
+function isRemembered(gap: GapState, log: Record<string, unknown>): boolean {
+  const block = gap.logBlocks.get(Number(log.blockNumber));
+  return (
+    block !== undefined && block.hash === log.blockHash && block.logs?.has(logKey(log)) === true
+  );
 }
 
 export class UpstreamSubscribeError extends Error {}
