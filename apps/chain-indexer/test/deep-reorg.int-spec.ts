@@ -11,6 +11,9 @@ import {
 } from './indexer-harness';
 
 const WINDOW = 97;
+const DEPTH = WINDOW + 3;
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const BOB = '0x70997970c51812dc3a635b855187f9447955c4f2';
 
 /** A reorg deeper than the window: an alert and a halt, then the documented resync. */
 describe('chain-indexer, reorg deeper than the window', () => {
@@ -45,7 +48,10 @@ describe('chain-indexer, reorg deeper than the window', () => {
     await world?.cleanup();
   });
 
-  it('halts with an alert (metric + log) and publishes nothing; resync removes the window and goes on', async () => {
+  // QA MM F1: resync took the block under the window as the ancestor, so the new branch's
+  // blocks between the fork and the window (a transfer in one of them) were never published,
+  // and the orphaned blocks there never removed. The history under the window finds the fork.
+  it('halts with an alert (metric + log) and publishes nothing; resync finds the real ancestor in the history, removes every orphaned block and publishes the whole new branch', async () => {
     await rpc(anvil.url, 'anvil_mine', ['0x78']); // 120 blocks
     const halting = await startIndexer(world, env({ DEEP_REORG_POLICY: 'halt' }));
     processes.push(halting);
@@ -57,7 +63,8 @@ describe('chain-indexer, reorg deeper than the window', () => {
     );
     const before = await stream.all();
 
-    await rpc(anvil.url, 'anvil_reorg', [WINDOW + 3, []]);
+    // A transfer in the new branch's second block: below the window the indexer kept.
+    await rpc(anvil.url, 'anvil_reorg', [DEPTH, [[{ from: ALICE, to: BOB, value: '0x2a' }, 1]]]);
     await rpc(anvil.url, 'anvil_mine', ['0x1']);
     await waitUntil(
       async () => (await metric(halting, 'chain_indexer_halted')) === 1,
@@ -87,11 +94,16 @@ describe('chain-indexer, reorg deeper than the window', () => {
     const fresh = (await stream.all()).slice(before.length);
     expect(fresh[0]!.kind).toBe('removed');
     const window = before.slice(-WINDOW);
+    const orphaned = before.slice(-DEPTH);
+    expect(orphaned[0]!.body.number).toBe(window[0]!.body.number - (DEPTH - WINDOW));
     expect(fresh[0]!.body.removed).toEqual(
-      [...window].reverse().map((m) => ({ number: m.body.number, hash: m.body.hash })),
+      [...orphaned].reverse().map((m) => ({ number: m.body.number, hash: m.body.hash })),
     );
     const ancestor = fresh[0]!.body.commonAncestor.number;
-    expect(ancestor).toBe(window[0]!.body.number - 1);
+    expect(ancestor).toBe(orphaned[0]!.body.number - 1);
+    expect(fresh[0]!.body.commonAncestor.hash).toBe(
+      (await nodeHashes(anvil.url, [ancestor])).get(ancestor),
+    );
     const republished = fresh.slice(1);
     expect(republished.map((m) => m.body.number)).toEqual(
       Array.from({ length: newHead - ancestor }, (_, i) => ancestor + 1 + i),
@@ -101,5 +113,13 @@ describe('chain-indexer, reorg deeper than the window', () => {
       republished.map((m) => m.body.number),
     );
     expect(republished.map((m) => m.body.hash)).toEqual([...node.values()]);
+    const transfer = republished.find((m) =>
+      m.body.transactions.some((t) => t.from.toLowerCase() === ALICE && t.to === BOB),
+    );
+    expect(transfer?.body.number).toBe(ancestor + 2);
+    expect(transfer!.body.number).toBeLessThan(window[0]!.body.number);
+    expect(
+      resync.lines.some((l) => l.msg === 'deep reorg: common ancestor found in the block history'),
+    ).toBe(true);
   }, 180_000);
 });

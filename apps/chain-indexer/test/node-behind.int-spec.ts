@@ -93,9 +93,11 @@ describe('chain-indexer, node head more than the window below the cursor', () =>
 
     const after = (await stream.all()).slice(before.length);
     expect(after[0]!.kind).toBe('removed');
-    const window = before.slice(-WINDOW);
+    // Every block kept (the window and the history under it, HISTORY_BLOCKS): none of them is
+    // on the node's chain.
+    expect(before.length).toBeGreaterThan(WINDOW);
     expect(after[0]!.body.removed).toEqual(
-      [...window].reverse().map((m) => ({ number: m.body.number, hash: m.body.hash })),
+      [...before].reverse().map((m) => ({ number: m.body.number, hash: m.body.hash })),
     );
     const genesis = await nodeHashes(reset.url, [0]);
     // One window below the node's head, here its genesis.
@@ -123,6 +125,43 @@ describe('chain-indexer, node head more than the window below the cursor', () =>
     await rpc(reset.url, 'anvil_mine', ['0x1']);
     await waitUntil(async () => (await lastNumber(stream)) === head + 1, 20_000, 'next block');
   }, 180_000);
+
+  // Below the window, the history (HISTORY_BLOCKS) still holds our block at the node's head:
+  // the same hash is a lagging node on our chain, so resync waits as halt does instead of
+  // retracting blocks the node has not reached yet.
+  it('resync: a lagging node whose head is in the history waits, nothing removed', async () => {
+    const { world, stream } = await open();
+    const node = await startLaggingUpstream(old.url);
+    try {
+      const indexer = await start(world, node.url, 'resync');
+      await waitUntil(async () => (await lastNumber(stream)) === 200, 60_000, 'initial backfill');
+      const before = await stream.all();
+      expect(before[0]!.body.number).toBe(90); // the history: 90 … 200; the window 104 … 200
+
+      node.setHead(95);
+      await waitUntil(
+        () => indexer.lines.some((l) => l.msg === BEHIND_LOG),
+        20_000,
+        'the behind warning',
+      );
+      expect(indexer.lines.find((l) => l.msg === BEHIND_LOG)).toMatchObject({
+        policy: 'resync',
+        nodeHead: 95,
+        cursor: 200,
+      });
+      node.setHead(undefined);
+      await waitUntil(
+        () => indexer.lines.some((l) => l.msg === 'node head back within the block window'),
+        20_000,
+        'the node back at the cursor',
+      );
+      expect(await stream.all()).toHaveLength(before.length);
+      expect((await metric(indexer, 'chain_indexer_deep_reorgs_total')) || 0).toBe(0);
+      await indexer.kill();
+    } finally {
+      await node.close();
+    }
+  }, 120_000);
 
   it('halt: waits without halting, shows the gap; a lagging node that catches up goes on', async () => {
     const { world, stream } = await open();

@@ -128,6 +128,17 @@ export class NodeClient {
     });
   }
 
+  /**
+   * Moves the next calls to the next node, as a failed call does: for an answer that came but
+   * cannot be right (README "Following the head": an inconsistent node). Returns the next
+   * node's URL origin, or undefined when the network has one node.
+   */
+  failover(): string | undefined {
+    if (this.upstreams.length < 2) return undefined;
+    this.current = (this.current + 1) % this.upstreams.length;
+    return new URL(this.upstreams[this.current]!.url).origin;
+  }
+
   private call<T>(method: string, params: unknown[]): Promise<T> {
     return this.withUpstream((upstream) => this.request<T>(upstream, method, params));
   }

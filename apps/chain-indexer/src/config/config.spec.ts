@@ -26,3 +26,20 @@ describe('WINDOW_BLOCKS', () => {
     );
   });
 });
+
+describe('HISTORY_BLOCKS', () => {
+  const env = {
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/indexer',
+    HTTP_PORT: '8080',
+    NETWORKS: 'eth-mainnet',
+    UPSTREAMS: JSON.stringify({ 'eth-mainnet': ['http://127.0.0.1:8545'] }),
+  };
+
+  it('keeps 2048 block hashes by default, at most 8192 (one removal lists them all)', () => {
+    expect(parseConfig(configSchema, env).HISTORY_BLOCKS).toBe(2048);
+    expect(parseConfig(configSchema, { ...env, HISTORY_BLOCKS: '8192' }).HISTORY_BLOCKS).toBe(8192);
+    expect(() => parseConfig(configSchema, { ...env, HISTORY_BLOCKS: '8193' })).toThrow(
+      /HISTORY_BLOCKS/,
+    );
+  });
+});

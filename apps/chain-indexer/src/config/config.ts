@@ -21,6 +21,13 @@ export const configSchema = z
      * caches what lies below that as final, so the indexer must not retract it).
      */
     WINDOW_BLOCKS: int(97).optional(),
+    /**
+     * Block hashes kept per network, the window included (README "Deep reorgs"): only number and
+     * hashes. Under DEEP_REORG_POLICY=resync a reorg deeper than the window walks down through
+     * them to its real common ancestor and lists their orphaned blocks in its removal. At most
+     * 8192: one removal lists them all and must fit a stream message (~100 bytes a block).
+     */
+    HISTORY_BLOCKS: int(97).max(8192).default(2048),
     /** Poll for the head this often while the WebSocket is down (or never connected). */
     POLL_INTERVAL_MS: int(50).default(1_000),
     /** Poll this often even while the WebSocket delivers heads (a silent socket is caught). */

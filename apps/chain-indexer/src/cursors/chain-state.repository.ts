@@ -12,7 +12,7 @@ export interface ChainState {
   /** Newest published block (the cursor), undefined before the first one. */
   readonly head: WindowBlock | undefined;
   readonly generation: number;
-  /** Recent blocks by number, the head included. */
+  /** Recent blocks by number (the reorg window), the head included. */
   readonly window: Map<number, WindowBlock>;
 }
 
@@ -32,29 +32,54 @@ interface BlockRow {
 }
 
 /**
- * The persisted cursor and block window of each network. Every write is one transaction that
- * also checks the fencing revision, so a replica that lost its lease cannot move the cursor.
+ * The persisted cursor and block hashes of each network: the reorg window, and below it the
+ * longer block history (`HISTORY_BLOCKS`, number and hashes only) a deep reorg walks down to
+ * find its real common ancestor. Every write is one transaction that also checks the fencing
+ * revision, so a replica that lost its lease cannot move the cursor.
  */
 export class ChainStateRepository {
   constructor(private readonly db: DataSource) {}
 
-  async load(network: string): Promise<ChainState> {
+  /** The cursor and the window's blocks (`windowBlocks` up to the cursor; the history stays). */
+  async load(network: string, windowBlocks: number): Promise<ChainState> {
     const cursors: Array<{ head_number: string; head_hash: string; generation: number }> =
       await this.db.query(
         'SELECT head_number, head_hash, generation FROM indexer.cursors WHERE network = $1',
         [network],
       );
+    const cursor = cursors[0];
+    const from = cursor ? Number(cursor.head_number) - windowBlocks : -1;
     const rows: BlockRow[] = await this.db.query(
-      'SELECT number, hash, parent_hash, timestamp FROM indexer.blocks WHERE network = $1 ORDER BY number',
-      [network],
+      `SELECT number, hash, parent_hash, timestamp FROM indexer.blocks
+       WHERE network = $1 AND number > $2 ORDER BY number`,
+      [network, from],
     );
     const window = new Map<number, WindowBlock>(rows.map((r) => [Number(r.number), blockOf(r)]));
-    const cursor = cursors[0];
     return {
       head: cursor ? window.get(Number(cursor.head_number)) : undefined,
       generation: cursor?.generation ?? 0,
       window,
     };
+  }
+
+  /** The stored blocks below `below` (the history under the window), newest first. */
+  async history(network: string, below: number): Promise<WindowBlock[]> {
+    const rows: BlockRow[] = await this.db.query(
+      `SELECT number, hash, parent_hash, timestamp FROM indexer.blocks
+       WHERE network = $1 AND number < $2 ORDER BY number DESC`,
+      [network, below],
+    );
+    return rows.map(blockOf);
+  }
+
+  /** The stored block at `number` (window or history), if any. */
+  async blockAt(network: string, number: number): Promise<WindowBlock | undefined> {
+    const rows: BlockRow[] = await this.db.query(
+      `SELECT number, hash, parent_hash, timestamp FROM indexer.blocks
+       WHERE network = $1 AND number = $2`,
+      [network, number],
+    );
+    return rows[0] ? blockOf(rows[0]) : undefined;
   }
 
   /**
@@ -73,11 +98,11 @@ export class ChainStateRepository {
     if (rows.length === 0) throw new LeaseFencedError(network);
   }
 
-  /** Records a published block as the new cursor and drops what fell out of the window. */
+  /** Records a published block as the new cursor and drops what fell out of the history. */
   async advance(
     network: string,
     block: WindowBlock,
-    windowBlocks: number,
+    keepBlocks: number,
     leaseRevision: number,
     now: Date,
   ): Promise<void> {
@@ -97,14 +122,16 @@ export class ChainStateRepository {
       );
       await tx.query('DELETE FROM indexer.blocks WHERE network = $1 AND number <= $2', [
         network,
-        block.number - windowBlocks,
+        block.number - keepBlocks,
       ]);
     });
   }
 
   /**
    * After a published removal: the cursor goes back to the common ancestor, the orphaned blocks
-   * leave the window, and the generation moves on (new message ids from here).
+   * leave the window, and the generation moves on (new message ids from here). `unlinked`: the
+   * ancestor is the node's block, not one we published (a reorg deeper than the history), so
+   * the blocks stored below it are of another chain and are dropped too.
    */
   async rewind(
     network: string,
@@ -112,6 +139,7 @@ export class ChainStateRepository {
     generation: number,
     leaseRevision: number,
     now: Date,
+    unlinked = false,
   ): Promise<void> {
     await this.db.transaction(async (tx) => {
       const updated: unknown[] = await tx.query(
@@ -120,10 +148,10 @@ export class ChainStateRepository {
         [network, ancestor.number, ancestor.hash, generation, now, leaseRevision],
       );
       if (updated.length === 0) throw new LeaseFencedError(network);
-      await tx.query('DELETE FROM indexer.blocks WHERE network = $1 AND number > $2', [
-        network,
-        ancestor.number,
-      ]);
+      await tx.query(
+        `DELETE FROM indexer.blocks WHERE network = $1 AND (number > $2 OR ($3::boolean AND number < $2))`,
+        [network, ancestor.number, unlinked],
+      );
       // A resync's ancestor lies below the window: it becomes the window's one entry.
       await tx.query(
         `INSERT INTO indexer.blocks (network, number, hash, parent_hash, timestamp)

@@ -89,6 +89,7 @@ export class IndexerService implements OnApplicationBootstrap, BeforeApplication
         database: DbJobGate.of(this.dataSource),
         options: {
           windowBlocks: this.config.WINDOW_BLOCKS ?? reorgWindowBlocks(network),
+          historyBlocks: this.config.HISTORY_BLOCKS,
           maxMessageBytes: Streams.CHAIN.maxMsgSize,
           backfillBlocksPerSecond: this.config.BACKFILL_BLOCKS_PER_SECOND,
           startBlocksBehind: this.config.START_BLOCKS_BEHIND,

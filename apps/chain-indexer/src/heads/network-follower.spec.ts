@@ -40,6 +40,7 @@ describe('NetworkFollower before NATS is connected', () => {
       logger: { warn: (_o: object, msg: string) => warnings.push(msg), info: () => undefined },
       options: {
         windowBlocks: 10,
+        historyBlocks: 20,
         maxMessageBytes: 1_000_000,
         backfillBlocksPerSecond: 10,
         startBlocksBehind: 0,
@@ -120,6 +121,7 @@ describe('NetworkFollower while Postgres is out of reach (QA: 547 "indexer step 
       logger: { warn: (_o: object, msg: string) => warnings.push(msg), info: () => undefined },
       options: {
         windowBlocks: 10,
+        historyBlocks: 20,
         maxMessageBytes: 1_000_000,
         backfillBlocksPerSecond: 10,
         startBlocksBehind: 0,
@@ -212,6 +214,7 @@ describe('NetworkFollower on a block it cannot publish', () => {
       logger: { warn: log('warn'), info: log('info'), error: log('error') },
       options: {
         windowBlocks: 10,
+        historyBlocks: 20,
         maxMessageBytes: 64 * 1024,
         backfillBlocksPerSecond: 10,
         startBlocksBehind: 0,

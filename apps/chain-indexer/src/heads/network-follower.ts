@@ -31,6 +31,12 @@ export type Publish = <C extends EventContract>(
 
 export interface FollowerOptions {
   windowBlocks: number;
+  /**
+   * Block hashes kept per network (≥ windowBlocks; README "Deep reorgs"): under `resync`, a
+   * reorg deeper than the window finds its common ancestor in them and lists their orphaned
+   * blocks in the removal, so no block of the new branch is skipped.
+   */
+  historyBlocks: number;
   maxMessageBytes: number;
   backfillBlocksPerSecond: number;
   startBlocksBehind: number;
@@ -192,7 +198,7 @@ export class NetworkFollower {
     }
     if (fence !== this.fence) {
       await repository.claim(this.network, fence, clock.now());
-      this.state = await repository.load(this.network);
+      this.state = await repository.load(this.network, this.deps.options.windowBlocks);
       this.fence = fence;
       this.deps.metrics.leader.set({ network: this.network }, 1);
       // A new leader's stall is counted from its takeover, not from a step it made long ago.
@@ -238,7 +244,7 @@ export class NetworkFollower {
       this.endBehindEpisode(head, cursor);
       const theirs = await node.blockByNumber(head, false);
       if (ours && theirs && theirs.hash.toLowerCase() !== ours.hash.toLowerCase())
-        return this.reorganise(theirs, fence);
+        return this.reorganise(theirs, fence, head);
       this.reportLag(head, cursor);
       return 'idle';
     }
@@ -260,7 +266,7 @@ export class NetworkFollower {
     const block = await this.fetch(cursor.number + 1);
     if (!block) return 'idle';
     if (block.parentHash.toLowerCase() !== cursor.hash.toLowerCase())
-      return this.reorganise(block, fence);
+      return this.reorganise(block, fence, head);
     await this.publishBlock(block, fence, head);
     return 'progressed';
   }
@@ -277,11 +283,17 @@ export class NetworkFollower {
     cursor: WindowBlock,
     fence: number,
   ): Promise<StepResult> {
-    const { node, logger, options } = this.deps;
-    if (options.deepReorgPolicy === 'resync') {
+    const { node, logger, options, repository } = this.deps;
+    let lagging = options.deepReorgPolicy === 'halt';
+    if (!lagging) {
       const theirs = await node.blockByNumber(head, false);
-      if (theirs) return this.reorganise(theirs, fence);
-    } else if (!this.behindOpen) {
+      // The history still holds our block at the node's head: the same hash is a lagging node
+      // on our chain (wait, as under `halt`), not a reorg.
+      const ours = theirs && (await repository.blockAt(this.network, head));
+      lagging = !!ours && ours.hash.toLowerCase() === theirs.hash.toLowerCase();
+      if (theirs && !lagging) return this.reorganise(theirs, fence, head);
+    }
+    if (lagging && !this.behindOpen) {
       this.behindOpen = true;
       const oldest = Math.min(...this.state!.window.keys());
       logger.warn(
@@ -374,7 +386,13 @@ export class NetworkFollower {
       timestamp: Number(block.timestamp),
     };
     // Only after every part is stored: a crash before this line republishes the same ids.
-    await repository.advance(this.network, published, options.windowBlocks, fence, clock.now());
+    await repository.advance(
+      this.network,
+      published,
+      Math.max(options.historyBlocks, options.windowBlocks),
+      fence,
+      clock.now(),
+    );
     state.window.set(published.number, published);
     for (const number of state.window.keys())
       if (number <= published.number - options.windowBlocks) state.window.delete(number);
@@ -385,15 +403,17 @@ export class NetworkFollower {
   }
 
   /** `newBlock` does not extend what we published: remove the orphaned blocks, then rewind. */
-  private async reorganise(newBlock: RawBlock, fence: number): Promise<StepResult> {
+  private async reorganise(newBlock: RawBlock, fence: number, head: number): Promise<StepResult> {
     const { node, repository, clock, metrics, logger, options } = this.deps;
     const state = this.state!;
     const newHead = { number: Number(newBlock.number), hash: newBlock.hash };
-    const search = await findCommonAncestor(state.window, newHead.number, async (n) => {
-      return (await node.blockByNumber(n, false))?.hash;
-    });
+    const hashAt = async (n: number) => (await node.blockByNumber(n, false))?.hash;
+    const search = await findCommonAncestor(state.window, newHead.number, hashAt);
     let ancestor: WindowBlock;
+    let removed: WindowBlock[] = search.removed;
+    let unlinked = false;
     if (search.kind === 'found') {
+      if (search.removed.length === 0) return this.inconsistentNode(newBlock, head);
       ancestor = search.ancestor;
       this.deepReorgOpen = false;
       metrics.halted.set({ network: this.network }, 0);
@@ -417,39 +437,73 @@ export class NetworkFollower {
         metrics.halted.set({ network: this.network }, 1);
         return 'idle';
       }
-      // The documented recovery (README "Deep reorgs"): take the node's block under the window as
-      // the ancestor, remove the whole window, publish the node's chain from there.
-      // A node whose head is below the window (README "A node behind the cursor") has no block
-      // at `oldest - 1`: start one window below its head instead, so its recent blocks are
-      // published, as a deep reorg above the cursor publishes at least the window's heights.
-      const below = await node.blockByNumber(
-        newHead.number < oldest.number
-          ? Math.max(0, newHead.number - options.windowBlocks)
-          : oldest.number - 1,
-        false,
+      // The documented recovery (README "Deep reorgs"): walk the node's chain down through the
+      // history kept under the window to the real common ancestor, and remove every orphaned
+      // block above it, so the new branch is published from its first block (QA MM F1: taking
+      // the block under the window as the ancestor skipped the new branch's blocks below it).
+      const older = new Map(
+        (await repository.history(this.network, oldest.number)).map((b) => [b.number, b]),
       );
-      if (!below) return 'idle';
-      ancestor = {
-        number: Number(below.number),
-        hash: below.hash,
-        parentHash: below.parentHash,
-        timestamp: Number(below.timestamp),
-      };
+      const deeper = await findCommonAncestor(older, newHead.number, hashAt);
+      removed = [...search.removed, ...deeper.removed];
+      if (deeper.kind === 'found') {
+        ancestor = deeper.ancestor;
+        logger.warn(
+          {
+            network: this.network,
+            ancestor: ancestor.number,
+            depth: removed.length,
+            historyFrom: Math.min(oldest.number, ...older.keys()),
+          },
+          'deep reorg: common ancestor found in the block history',
+        );
+      } else {
+        // Deeper than the history too: no hash of ours to compare below it. Take the node's
+        // block under the history (or, for a node whose head is below it, README "A node behind
+        // the cursor", one window below its head); blocks of the new branch under that point,
+        // if any, cannot be found and are not published (logged).
+        const bottom = removed[removed.length - 1]!;
+        const below = await node.blockByNumber(
+          newHead.number < bottom.number
+            ? Math.max(0, newHead.number - options.windowBlocks)
+            : bottom.number - 1,
+          false,
+        );
+        if (!below) return 'idle';
+        ancestor = {
+          number: Number(below.number),
+          hash: below.hash,
+          parentHash: below.parentHash,
+          timestamp: Number(below.timestamp),
+        };
+        unlinked = true;
+        logger.error(
+          { network: this.network, historyFrom: bottom.number, from: ancestor.number, newHead },
+          'reorg deeper than the block history: the node chain is published from its block ' +
+            'under the history; blocks of the new branch below it are not published',
+        );
+      }
       this.deepReorgOpen = false;
       metrics.halted.set({ network: this.network }, 0);
     }
     const removal: ChainBlocksRemoved = {
       id: chainRemovedId(this.network, newHead.hash, state.generation),
       network: this.network,
-      removed: search.removed.map((b) => ({ number: b.number, hash: b.hash })),
+      removed: removed.map((b) => ({ number: b.number, hash: b.hash })),
       commonAncestor: { number: ancestor.number, hash: ancestor.hash },
       newHead,
       detectedAt: clock.now().toISOString(),
     };
-    if (removal.removed.length === 0) return 'idle';
     await this.publish(Events.chainBlocksRemoved, removal, fence);
-    await repository.rewind(this.network, ancestor, state.generation + 1, fence, clock.now());
-    this.state = await repository.load(this.network);
+    await repository.rewind(
+      this.network,
+      ancestor,
+      state.generation + 1,
+      fence,
+      clock.now(),
+      unlinked,
+    );
+    this.state = await repository.load(this.network, options.windowBlocks);
     metrics.reorgs.inc({ network: this.network });
     metrics.reorgDepth.observe({ network: this.network }, removal.removed.length);
     logger.warn(
@@ -457,6 +511,41 @@ export class NetworkFollower {
       'reorg: removal published',
     );
     return 'progressed';
+  }
+
+  /**
+   * The node's block after the cursor names another parent, yet its block at the cursor is ours
+   * (an inconsistent node, or a load-balanced pool answering from two forks): nothing to remove
+   * and nothing to publish. A failed step (QA MM F3: it was an idle success, so the lag read 0
+   * and the stall alert never fired while the head moved on): a warning with the heights and
+   * hashes, the lag as it is, the next node for the next step, and no success mark.
+   */
+  private inconsistentNode(newBlock: RawBlock, head: number): never {
+    const { node, logger } = this.deps;
+    const cursor = this.state!.head!;
+    this.reportLag(head, cursor);
+    const next = node.failover();
+    const details = {
+      cursor: { number: cursor.number, hash: cursor.hash },
+      next: {
+        number: Number(newBlock.number),
+        hash: newBlock.hash,
+        parentHash: newBlock.parentHash,
+      },
+      nodeHead: head,
+    };
+    logger.warn(
+      { network: this.network, ...details, nextUpstream: next },
+      'node answers inconsistently: its block after the cursor does not extend its block at the ' +
+        'cursor',
+    );
+    throw new DomainError(
+      'node_inconsistent',
+      'unavailable',
+      `${this.network}: block ${details.next.number} (${details.next.hash}) names parent ` +
+        `${details.next.parentHash}, but the node's block ${cursor.number} is ${cursor.hash}`,
+      { details },
+    );
   }
 
   private async publish<C extends EventContract>(
