@@ -163,7 +163,7 @@ export class GatewayRuntime
       this.meter,
       this.metrics,
     );
-    this.requestLog = new RequestLog(logger, config.REQUEST_LOGS);
+    this.requestLog = new RequestLog(logger, config.REQUEST_LOGS, undefined, config.REGION);
     this.hub = replica
       ? new RemoteSubscriptions(replica, new Set(this.pools.keys()))
       : new SubscriptionHub(this.pools, this.metrics, logger, hubLiveness(config));
@@ -230,6 +230,7 @@ export class GatewayRuntime
           refreshIntervalMs: this.config.GRPC_TLS_REFRESH_SECONDS * 1_000,
         },
         logger: this.logger,
+        requestLog: this.requestLog,
         registry: this.registry,
       });
       this.grpcPort = this.grpc.port;

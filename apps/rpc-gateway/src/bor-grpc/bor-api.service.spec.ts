@@ -16,7 +16,7 @@ import { toH256 } from './bor-mapping';
 describe('BorApiService argument checks', () => {
   const relayed: unknown[] = [];
   const relay = {
-    authorize: async () => ({ token: { accountId: 'a' }, network: { key: 'polygon-mainnet' } }),
+    authorization: async () => ({ token: { accountId: 'a' }, network: { key: 'polygon-mainnet' } }),
     relayInternal: async (_token: unknown, _network: unknown, calls: unknown[]) => {
       relayed.push(...calls);
       return calls.map(() => ({ kind: 'result', resultText: 'null' }));
@@ -94,7 +94,7 @@ describe('BorApiService argument checks', () => {
 describe('BorApiService: a node error maps to the gRPC status its billing says', () => {
   let answer: CallAnswer;
   const relay = {
-    authorize: async () => ({ token: { accountId: 'a' }, network: { key: 'polygon-mainnet' } }),
+    authorization: async () => ({ token: { accountId: 'a' }, network: { key: 'polygon-mainnet' } }),
     relayInternal: async (_token: unknown, _network: unknown, calls: unknown[]) =>
       calls.map(() => answer),
   } as unknown as RelayService;

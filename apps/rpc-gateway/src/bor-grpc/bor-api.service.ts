@@ -8,8 +8,16 @@ import {
   NODE_TROUBLE,
   UPSTREAM_UNAVAILABLE,
 } from '../relay/gateway-errors';
-import type { Authorized, InternalCallOptions, RelayService } from '../relay/relay.service';
+import type {
+  Authorized,
+  CallTally,
+  InternalCallOptions,
+  RelayService,
+} from '../relay/relay.service';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { LoggedAnswer } from '../observability/request-log';
+import type { Network } from '@meridian/networks';
+import type { ResolvedToken } from '../credentials/credential-cache';
 import { isBilled, safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
 import {
   fromH256,
@@ -98,10 +106,21 @@ const call = (method: string, params: unknown[]): OutCall => ({
  * non-Bor EVM node) makes the method answer UNIMPLEMENTED.
  */
 export class BorApiService {
+  /** Each call's usage so far, by its metadata (one object per call): its request log line. */
+  private readonly usage = new WeakMap<Metadata, LoggedAnswer & CallTally>();
+
   constructor(
     private readonly relay: RelayService,
     readonly metrics: GatewayMetrics,
   ) {}
+
+  /**
+   * What the call given `metadata` came to, once it ended: its network and account (when its
+   * token named them), the JSON-RPC calls it asked for (refused ones too), billed, and their CU.
+   */
+  usageOf(metadata: Metadata): LoggedAnswer {
+    return this.usage.get(metadata) ?? { calls: 0, billedCalls: 0, cu: 0 };
+  }
 
   async headerByNumber(number: string, metadata: Metadata): Promise<Out<'headerByNumber'>> {
     const block = await this.block(number, metadata);
@@ -164,7 +183,7 @@ export class BorApiService {
   async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relayInternal(auth.token, auth.network, [
+    const answers = await this.relayInternal(metadata, auth.token, auth.network, [
       call('bor_getAuthor', [tag]),
     ]);
     const author = answers[0]!;
@@ -203,7 +222,7 @@ export class BorApiService {
     const calls: OutCall[] = [];
     for (let n = start; n <= end; n++)
       calls.push(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]));
-    const answers = await this.relayInternal(auth.token, auth.network, calls);
+    const answers = await this.relayInternal(metadata, auth.token, auth.network, calls);
     const blocks = answers.map((a) => {
       if (a.kind !== 'result') throw this.errorOf(a);
       const block = safeParse(a.resultText) as Record<string, unknown> | null;
@@ -254,17 +273,29 @@ export class BorApiService {
     options?: InternalCallOptions,
   ): Promise<unknown> {
     const auth = await this.auth(metadata);
-    const answer = (await this.relayInternal(auth.token, auth.network, [out], options))[0]!;
+    const answer = (
+      await this.relayInternal(metadata, auth.token, auth.network, [out], options)
+    )[0]!;
     if (answer.kind === 'result') return safeParse(answer.resultText);
     throw this.errorOf(answer, out.method);
   }
 
-  /** The relay's calls, a rate refusal reworded for gRPC (grpcRateLimited). */
+  /** The relay's calls, tallied for the call's log line; a rate refusal reworded for gRPC. */
   private async relayInternal(
-    ...args: Parameters<RelayService['relayInternal']>
+    metadata: Metadata,
+    token: ResolvedToken,
+    network: Network,
+    calls: readonly OutCall[],
+    options?: InternalCallOptions,
   ): ReturnType<RelayService['relayInternal']> {
     try {
-      return await this.relay.relayInternal(...args);
+      return await this.relay.relayInternal(
+        token,
+        network,
+        calls,
+        options,
+        this.tallyOf(metadata, token, network),
+      );
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'rate_limited')
         throw grpcRateLimited(error);
@@ -276,12 +307,24 @@ export class BorApiService {
     const value = metadata.get('x-access-token')[0];
     const token = typeof value === 'string' ? value : value?.toString();
     if (!token) throw INVALID_TOKEN;
-    const auth = await this.relay.authorize(token, 'grpc');
-    if (!(auth instanceof Error)) return auth;
+    const auth = await this.relay.authorization(token, 'grpc');
+    if (auth.network !== undefined && auth.token !== undefined)
+      this.tallyOf(metadata, auth.token, auth.network);
+    if (!('refused' in auth)) return auth;
     // The relay's refusal, in COMPAT's words for this interface.
-    if (auth.kind === 'unauthenticated') throw INVALID_TOKEN;
-    if (auth.code === NETWORK_NOT_OFFERED_CODE) throw NETWORK_NOT_OFFERED;
-    throw auth;
+    const refused = auth.refused;
+    if (refused.kind === 'unauthenticated') throw INVALID_TOKEN;
+    if (refused.code === NETWORK_NOT_OFFERED_CODE) throw NETWORK_NOT_OFFERED;
+    throw refused;
+  }
+
+  private tallyOf(metadata: Metadata, token: ResolvedToken, network: Network): CallTally {
+    let tally = this.usage.get(metadata);
+    if (tally === undefined) {
+      tally = { network: network.key, account: token.accountId, calls: 0, billedCalls: 0, cu: 0 };
+      this.usage.set(metadata, tally);
+    }
+    return tally;
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 } from '@meridian/platform-grpc';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { RequestLog } from '../observability/request-log';
 import type { BorApiService } from './bor-api.service';
 
 /** Largest BorApi request accepted (the largest real one is under 100 bytes). */
@@ -25,6 +26,8 @@ export async function startBorGrpc(
     host: string;
     port: number;
     logger: Logger;
+    /** One line per call, as HTTP's (REQUEST_LOGS): request-log.ts. */
+    requestLog?: RequestLog;
     /** Where its certificate's end of validity goes (grpc_tls_certificate_not_after_seconds). */
     registry?: Registry;
     /** TLS of the public server (a certificate and key; no client certificates). */
@@ -60,7 +63,14 @@ export async function startBorGrpc(
     },
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
-    onOutcome: (method, code, failure) => {
+    onOutcome: (method, code, failure, seconds, call) => {
+      options.requestLog?.grpc(
+        call.requestId,
+        `${method.parent.typeName}/${method.name}`,
+        code,
+        service.usageOf(call.metadata),
+        seconds,
+      );
       service.metrics.grpcCalls.inc({
         method: method.name,
         code: GrpcStatus[code] ?? String(code),

@@ -1,10 +1,16 @@
 import pino, { type Logger } from 'pino';
 
-/** What a request line reports about the answer. */
+/**
+ * What a request line reports about the answer: `calls`, the calls the request held as parsed
+ * (a JSON-RPC body: `callsIn`; a gRPC method: the JSON-RPC calls it asked for), whatever their
+ * fate; `billedCalls` and `cu`, what was metered (README "Request log").
+ */
 export interface LoggedAnswer {
   network?: string;
   account?: string;
   calls: number;
+  billedCalls: number;
+  cu: number;
 }
 
 /** Where batched lines go: one synchronous write per flush (pino's sonic-boom on stdout). */
@@ -13,8 +19,9 @@ export interface LineSink {
 }
 
 /**
- * One info line per HTTP request (request_id, network, account, calls, status, ms), every
- * request, not sampled (ADR 0201). The lines are the same JSON pino writes, but collected and
+ * One info line per HTTP request and per gRPC call (request_id, region, network, account, calls,
+ * billed_calls, cu, status, ms; gRPC adds the method and its status code), every one, not sampled
+ * (ADR 0201): the one shape of a request line, built in `line`. The lines are the same JSON pino writes, but collected and
  * written once per event-loop turn (or per 64 KiB) instead of one write(2) per request, so a
  * busy replica makes a few hundred log syscalls a second instead of thousands. Writes stay
  * synchronous on the JS thread, so they never interleave with the app logger's lines; `flush`
@@ -30,12 +37,16 @@ export class RequestLog {
     base: Logger,
     enabled: boolean,
     private readonly sink: LineSink = pino.destination({ dest: 1, sync: true }),
+    region?: string,
   ) {
+    // pino's bindings() is a new object each call: the region joins it on every line.
+    const bindings: Record<string, unknown> = base.bindings();
+    if (region !== undefined) bindings['region'] = region;
     this.logger =
       enabled && base.isLevelEnabled('info')
         ? pino(
             {
-              base: base.bindings(),
+              base: bindings,
               level: 'info',
               timestamp: isoTimeCachedPerMs,
             },
@@ -44,17 +55,43 @@ export class RequestLog {
         : undefined;
   }
 
+  /** An HTTP request: `status` its HTTP status. */
   http(requestId: string, status: number, answer: LoggedAnswer, seconds: number): void {
+    this.line('rpc request', requestId, undefined, status, answer, seconds);
+  }
+
+  /** A gRPC call: `method` as `bor.BorApi/GetAuthor`, `status` its gRPC status code. */
+  grpc(
+    requestId: string,
+    method: string,
+    status: number,
+    answer: LoggedAnswer,
+    seconds: number,
+  ): void {
+    this.line('rpc grpc call', requestId, method, status, answer, seconds);
+  }
+
+  private line(
+    msg: string,
+    requestId: string,
+    method: string | undefined,
+    status: number,
+    answer: LoggedAnswer,
+    seconds: number,
+  ): void {
     this.logger?.info(
       {
         request_id: requestId,
+        method,
         network: answer.network,
         account: answer.account,
         calls: answer.calls,
+        billed_calls: answer.billedCalls,
+        cu: answer.cu,
         status,
         ms: Math.round(seconds * 1e4) / 10,
       },
-      'rpc request',
+      msg,
     );
   }
 

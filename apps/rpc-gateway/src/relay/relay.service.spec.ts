@@ -20,6 +20,14 @@ const token: ResolvedToken = {
   network: 'polygon-mainnet',
 };
 const FREE: AccountSnapshot = { accountId: 'acct-free', status: 'ok', nodeRps: 20, version: 1 };
+/** Tokens the credential lookup finds: one of P (offered at `eu`), one of S (not offered there). */
+const tokens: Record<string, { found: true; token: ResolvedToken }> = {
+  'tok-p': { found: true, token },
+  'tok-sui': {
+    found: true,
+    token: { tokenId: 't2', accountId: 'acct-free', network: 'sui-mainnet' },
+  },
+};
 
 const blocks = (n: number): OutCall[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -42,6 +50,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
     estimate: () => estimate,
     account: () => FREE,
     ranOut: () => undefined,
+    lookup: (t: string) => tokens[t] ?? { found: false },
   } as unknown as CredentialService;
   const router = {
     pool: () => undefined,
@@ -285,5 +294,75 @@ describe("a request's node answers leave the worker's budget in flight when it e
     const failed = relayHolding(true);
     await expect(failed.relay.relayInternal(token, P, blocks(2))).rejects.toThrow('client gone');
     expect(failed.inFlight.bytes).toBe(0);
+  });
+});
+
+/**
+ * QA NN: the request log's `calls` meant neither sent nor billed (a 429-refused batch of 100
+ * logged 0, a malformed body or an empty batch 1) and a refused token logged no network. Now
+ * `calls` is the calls the request holds as parsed, `billedCalls`/`cu` what was metered.
+ */
+describe("a request's calls as parsed, its billed calls and CU (the request log's fields)", () => {
+  const batch = (n: number) =>
+    JSON.stringify(
+      Array.from({ length: n }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_getBlockByNumber',
+        params: [`0x${i.toString(16)}`, false],
+      })),
+    );
+
+  it('an answered batch: its calls, all billed, their CU', async () => {
+    const { relay, billedCu } = relayOf(100_000, () => block);
+    const answer = await relay.handle(token, P, batch(3), 'http');
+    expect(answer).toMatchObject({ calls: 3, billedCalls: 3, network: 'polygon-mainnet' });
+    expect(answer.cu).toBe(billedCu());
+    expect(answer.cu).toBe(60);
+  });
+
+  it('a batch of 100 refused for the rate: 100 calls, none billed', async () => {
+    const { relay } = relayOf(100_000, () => block);
+    await relay.handle(token, P, batch(100), 'http');
+    const refused = await relay.handle(token, P, batch(100), 'http');
+    expect(refused.refused?.kind).toBe('rate_limited');
+    expect(refused).toMatchObject({ calls: 100, billedCalls: 0, cu: 0, account: 'acct-free' });
+  });
+
+  it.each([
+    ['a body that did not parse', '{'],
+    ['an empty batch', '[]'],
+  ])('%s: 0 calls, none billed', async (_what, body) => {
+    const { relay, billedCu } = relayOf(100_000, () => block);
+    const answer = await relay.handle(token, P, body, 'http');
+    expect(answer).toMatchObject({ calls: 0, billedCalls: 0, cu: 0 });
+    expect(billedCu()).toBe(0);
+  });
+
+  it('a call refused for its params counts as a call, not billed', async () => {
+    const { relay } = relayOf(100_000, () => block);
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":"x"}';
+    const answer = await relay.handle(token, P, body, 'http');
+    expect(answer).toMatchObject({ calls: 1, billedCalls: 0, cu: 0 });
+  });
+
+  it('a refused token: its calls; the network and account when the token was found', async () => {
+    const { relay } = relayOf(100_000, () => block);
+    const unknown = await relay.handleHttp('tok-none', batch(2));
+    expect(unknown.refused?.kind).toBe('unauthenticated');
+    expect(unknown).toMatchObject({ calls: 2, billedCalls: 0, cu: 0 });
+    expect(unknown.network).toBeUndefined();
+    const elsewhere = await relay.handleHttp('tok-sui', batch(1));
+    expect(elsewhere.refused?.kind).toBe('not_found');
+    expect(elsewhere).toMatchObject({ network: 'sui-mainnet', account: 'acct-free', calls: 1 });
+  });
+
+  it('gRPC: a tally adds up the calls asked (a refused method too), billed and CU', async () => {
+    const { relay, billedCu } = relayOf(100_000, () => block);
+    const tally = { calls: 0, billedCalls: 0, cu: 0 };
+    await relay.relayInternal(token, P, blocks(100), undefined, tally);
+    await refusalOf(relay.relayInternal(token, P, blocks(5), undefined, tally));
+    expect(tally).toEqual({ calls: 105, billedCalls: 100, cu: billedCu() });
+    expect(tally.cu).toBe(2_000);
   });
 });

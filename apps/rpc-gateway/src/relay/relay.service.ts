@@ -3,6 +3,7 @@ import type { DomainError } from '@meridian/errors';
 import { isOffered, NETWORKS, type Endpoint, type Network } from '@meridian/networks';
 import { PLANS } from '@meridian/plans';
 import {
+  callsIn,
   jsonRpcErrorOf,
   parseRequest,
   type ParsedRequest,
@@ -43,6 +44,9 @@ import type { Transport } from './request-checks';
  * not offered, balance, rate limit) whose status (HTTP) the edge maps, and `body` its JSON-RPC
  * answer under the request's ids (`refusal`); otherwise `body` is the JSON-RPC answer ('' when
  * only notifications were sent). `deprecated`: a call names a method the spec deprecates.
+ * `calls`: the calls the request holds as parsed (`callsIn`), whatever their fate; `billedCalls`
+ * and `cu`: the calls metered and their compute units (0 for a refusal). The request log's
+ * fields (README "Request log").
  */
 export interface RelayAnswer {
   refused: DomainError | undefined;
@@ -50,7 +54,26 @@ export interface RelayAnswer {
   network: string | undefined;
   account: string | undefined;
   calls: number;
+  billedCalls: number;
+  cu: number;
   deprecated: boolean;
+}
+
+/**
+ * What one gRPC method's calls came to, added up by `relayInternal` across its tries: calls
+ * asked of the relay (refused ones too), calls metered, their CU. The gRPC request log line.
+ */
+export interface CallTally {
+  calls: number;
+  billedCalls: number;
+  cu: number;
+}
+
+/** A refused authorization, with the token's account and network when it was found. */
+export interface RefusedAuthorization {
+  refused: DomainError;
+  network: Network | undefined;
+  token: ResolvedToken | undefined;
 }
 
 export interface RelayOptions {
@@ -117,20 +140,41 @@ export class RelayService {
 
   /** The token's account and network on this interface, or why not. */
   async authorize(token: string, where: Interface): Promise<Authorized | DomainError> {
+    const outcome = await this.authorization(token, where);
+    return 'refused' in outcome ? outcome.refused : outcome;
+  }
+
+  /**
+   * `authorize`, a refusal keeping what is known of the token: its network and account when it
+   * was found (network not offered here); neither for an unknown token (the path holds only the
+   * token, the token names the network) or credentials unavailable.
+   */
+  async authorization(token: string, where: Interface): Promise<Authorized | RefusedAuthorization> {
     const pending = this.credentials.lookup(token);
     const lookup = pending instanceof Promise ? await pending : pending;
-    if ('unavailable' in lookup) return CREDENTIALS_UNAVAILABLE;
-    if (!lookup.found) return UNKNOWN_ACCESS_TOKEN;
+    if ('unavailable' in lookup)
+      return { refused: CREDENTIALS_UNAVAILABLE, network: undefined, token: undefined };
+    if (!lookup.found)
+      return { refused: UNKNOWN_ACCESS_TOKEN, network: undefined, token: undefined };
     const network = NETWORKS[lookup.token.network];
     if (!isOffered(network, this.options.endpoint, where === 'http' ? 'jsonrpc' : where))
-      return networkNotOffered(network, where);
+      return { refused: networkNotOffered(network, where), network, token: lookup.token };
     return { token: lookup.token, network };
   }
 
   async handleHttp(token: string, body: string): Promise<RelayAnswer> {
-    const auth = await this.authorize(token, 'http');
-    if (auth instanceof Error)
-      return relayAnswer(auth, this.refusal(auth, body), undefined, undefined, 0, false);
+    const auth = await this.authorization(token, 'http');
+    if ('refused' in auth) {
+      const parsed = parseRequest(body, { maxBatchSize: this.options.maxBatch });
+      return relayAnswer(
+        auth.refused,
+        serializeRefusal(parsed, jsonRpcErrorOf(auth.refused)),
+        auth.network,
+        auth.token,
+        callsIn(parsed),
+        false,
+      );
+    }
     return this.handle(auth.token, auth.network, body, 'http');
   }
 
@@ -200,7 +244,7 @@ export class RelayService {
     }
     // Its WebSocket connection closed meanwhile (ADR 0203 amendment): not relayed, not billed.
     if (abandoned?.aborted === true)
-      return relayAnswer(undefined, '', network, token, 0, deprecated);
+      return relayAnswer(undefined, '', network, token, callsIn(parsed), deprecated);
     const hadCu = estimate !== undefined && !estimate.spent;
     const plan = planCalls(
       network,
@@ -215,7 +259,7 @@ export class RelayService {
     const spentHere = hadCu && estimate.spent;
     const acting = this.act(plan, items, network, token, sessionMethods, budget);
     if (acting !== undefined) await acting;
-    this.count(plan, items, network, token);
+    const billed = this.count(plan, items, network, token);
     // This request spent what the estimate had left: the account's sessions learn it on the
     // next turn, once this answer is sent (over WebSocket the session may be the one ended).
     if (spentHere) setImmediate(() => this.credentials.ranOut(token.accountId));
@@ -230,7 +274,16 @@ export class RelayService {
         if (items[i]!.idRaw !== undefined && answers[i] !== undefined) sent.push(answers[i]!);
       body = serializeBatch(sent) ?? '';
     }
-    return relayAnswer(undefined, body, network, token, items.length, deprecated);
+    return relayAnswer(
+      undefined,
+      body,
+      network,
+      token,
+      callsIn(parsed),
+      deprecated,
+      billed.calls,
+      billed.cu,
+    );
   }
 
   /**
@@ -239,14 +292,17 @@ export class RelayService {
    * of 100 blocks takes 100, as an HTTP batch of 100 does, debt included: `take`), relayed
    * without the method table (Bor-specific methods), each answered call metered under its
    * JSON-RPC method. Throws the refusal as a DomainError. `options` (a gRPC method answered by
-   * a second try, GetAuthor): see InternalCallOptions.
+   * a second try, GetAuthor): see InternalCallOptions. `tally`: where the calls asked, billed
+   * and their CU are added up (refused ones counted as asked).
    */
   async relayInternal(
     token: ResolvedToken,
     network: Network,
     calls: readonly OutCall[],
     options?: InternalCallOptions,
+    tally?: CallTally,
   ): Promise<CallAnswer[]> {
+    if (tally !== undefined) tally.calls += calls.length;
     const estimate = this.credentials.estimate(token.accountId);
     // Paid whole: a request the estimate cannot cover is refused by the balance check, before
     // it takes plan-RPS tokens it would keep (QA: refused for CU, then for the rate it never used).
@@ -271,6 +327,7 @@ export class RelayService {
         calls,
         estimate,
         await this.router.send(network.key, token.accountId, calls, budget),
+        tally,
       );
     } finally {
       budget.release();
@@ -284,14 +341,21 @@ export class RelayService {
     calls: readonly OutCall[],
     estimate: SpendEstimate | undefined,
     answers: CallAnswer[],
+    tally: CallTally | undefined,
   ): CallAnswer[] {
     for (let i = 0; i < answers.length; i++) {
       const answer = answers[i]!;
       const method = calls[i]!.method;
-      if (answer.kind === 'result') this.served(token, network, method, 'ok', estimate);
+      let cu: number | undefined;
+      if (answer.kind === 'result') cu = this.served(token, network, method, 'ok', estimate);
       else if (isBilled(answer))
-        this.served(token, network, method, String(answer.error.code), estimate);
-      else {
+        cu = this.served(token, network, method, String(answer.error.code), estimate);
+      if (cu !== undefined) {
+        if (tally !== undefined) {
+          tally.billedCalls++;
+          tally.cu += cu;
+        }
+      } else {
         if (answer.kind === 'node_error')
           this.metrics.countCall(network.key, method, String(answer.error.code));
         estimate?.giveBack(cuForCall(network, method));
@@ -448,13 +512,17 @@ export class RelayService {
     }
   }
 
-  /** The one place calls are counted (metrics) and billed (meter), each call once. */
+  /**
+   * The one place calls are counted (metrics) and billed (meter), each call once; returns the
+   * calls billed and their CU.
+   */
   private count(
     plan: CallPlan,
     items: readonly RpcRequestItem[],
     network: Network,
     token: ResolvedToken,
-  ): void {
+  ): { calls: number; cu: number } {
+    const billed = { calls: 0, cu: 0 };
     for (let i = 0; i < items.length; i++) {
       const sort = plan.sorts[i]!;
       const status = plan.statuses[i]!;
@@ -469,13 +537,15 @@ export class RelayService {
       }
       if (sort === SORT.CACHED) this.metrics.countCache(network.key, 'hit');
       else if (sort === SORT.RELAYED_CACHEABLE) this.metrics.countCache(network.key, 'miss');
-      this.served(token, network, method, status, plan.spend);
+      billed.calls++;
+      billed.cu += this.served(token, network, method, status, plan.spend);
     }
+    return billed;
   }
 
   /**
    * A call a node (or the gateway on its behalf) answered: counted and billed, and metered in
-   * the spend estimate it was taken from.
+   * the spend estimate it was taken from. Returns its CU.
    */
   private served(
     token: ResolvedToken,
@@ -483,12 +553,13 @@ export class RelayService {
     method: string,
     status: string,
     estimate: SpendEstimate | undefined,
-  ): void {
+  ): number {
     this.metrics.countCall(network.key, method, status);
     const cu = cuForCall(network, method);
     this.meter.add(token.accountId, network.key, method, cu);
     estimate?.metered(cu);
     this.metrics.countCu(network.key, cu);
+    return cu;
   }
 }
 
@@ -505,7 +576,7 @@ function refusedWhole(
     serializeRefusal(parsed, jsonRpcErrorOf(error)),
     network,
     token,
-    0,
+    callsIn(parsed),
     deprecated,
   );
 }
@@ -522,6 +593,8 @@ function relayAnswer(
   token: ResolvedToken | undefined,
   calls: number,
   deprecated: boolean,
+  billedCalls = 0,
+  cu = 0,
 ): RelayAnswer {
   return {
     refused,
@@ -529,6 +602,8 @@ function relayAnswer(
     network: network?.key,
     account: token?.accountId,
     calls,
+    billedCalls,
+    cu,
     deprecated,
   };
 }

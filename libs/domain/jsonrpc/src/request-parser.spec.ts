@@ -1,6 +1,7 @@
 import { JSONRPC_ERROR } from './jsonrpc-error';
 import {
   batchSizeError,
+  callsIn,
   MAX_PARAMS_DEPTH,
   expectsResponse,
   NULL_ID,
@@ -369,5 +370,19 @@ describe('parseRequest: batches', () => {
       ']';
     const parsed = parseRequest(body);
     expect(parsed.kind === 'batch' && parsed.items.map((item) => item.idRaw)).toEqual(ids);
+  });
+});
+
+describe("callsIn: the calls a request holds as parsed (the request log's `calls`)", () => {
+  it.each([
+    ['one call', '{"jsonrpc":"2.0","id":1,"method":"m"}', 1],
+    ['one invalid object', '{"jsonrpc":"1.0","id":1,"method":"m"}', 1],
+    ['a batch of two, one invalid', '[{"jsonrpc":"2.0","id":1,"method":"m"},7]', 2],
+    ['a body that is not JSON', '{', 0],
+    ['an empty body', '', 0],
+    ['an empty batch', '[]', 0],
+    ['a batch over the cap', '[1,2,3]', 3],
+  ])('%s: %i', (_what, text, calls) => {
+    expect(callsIn(parseRequest(text, { maxBatchSize: 2 }))).toBe(calls);
   });
 });

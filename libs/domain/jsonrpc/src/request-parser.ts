@@ -43,11 +43,21 @@ export type RpcRequestItem = RpcCall | RpcInvalid;
 
 /**
  * `single`: the body was one request, or is answered by one error object (parse error, empty
- * batch, batch over the cap). `batch`: one item per element, in request order.
+ * batch, batch over the cap; `calls` then says how many calls the body held: 0, 0, the batch's
+ * size). `batch`: one item per element, in request order.
  */
 export type ParsedRequest =
-  | { readonly kind: 'single'; readonly item: RpcRequestItem }
+  | { readonly kind: 'single'; readonly item: RpcRequestItem; readonly calls?: number }
   | { readonly kind: 'batch'; readonly items: readonly RpcRequestItem[] };
+
+/**
+ * How many calls a request holds as parsed: a batch's elements (valid or not), 1 for one
+ * object, 0 for a body that is not JSON or an empty batch, a batch's size when it is over the
+ * cap. What the gateway's request log reports as `calls`, whatever was then answered or billed.
+ */
+export function callsIn(parsed: ParsedRequest): number {
+  return parsed.kind === 'batch' ? parsed.items.length : (parsed.calls ?? 1);
+}
 
 export interface ParseRequestOptions {
   /** Largest batch accepted; larger ones are answered by one -32005 error. */
@@ -170,16 +180,21 @@ export function parseRequest(text: string, options: ParseRequestOptions = {}): P
     return {
       kind: 'single',
       item: invalid(NULL_ID, JSONRPC_ERROR.PARSE_ERROR, jsonRpcMessage(JSONRPC_ERROR.PARSE_ERROR)),
+      calls: 0,
     };
   }
 
   if (Array.isArray(value)) {
     if (value.length === 0)
-      return { kind: 'single', item: invalidRequest(undefined, 'empty batch') };
+      return { kind: 'single', item: invalidRequest(undefined, 'empty batch'), calls: 0 };
     if (options.maxBatchSize !== undefined) {
       const error = batchSizeError(value.length, options.maxBatchSize);
       if (error !== undefined)
-        return { kind: 'single', item: { valid: false, idRaw: NULL_ID, error } };
+        return {
+          kind: 'single',
+          item: { valid: false, idRaw: NULL_ID, error },
+          calls: value.length,
+        };
     }
     const raws = scanRawMembersOfElements(text);
     const items = new Array<RpcRequestItem>(value.length);

@@ -129,8 +129,8 @@ function withMetrics(
 ): GrpcOutcomeHook | undefined {
   if (!registry) return onOutcome;
   const metrics = new GrpcServerMetrics(registry);
-  return (method, code, failure, seconds) => {
+  return (method, code, failure, seconds, call) => {
     metrics.record(method, code, seconds);
-    onOutcome?.(method, code, failure, seconds);
+    onOutcome?.(method, code, failure, seconds, call);
   };
 }

@@ -25,13 +25,15 @@ import { toGrpcStatus } from './grpc-status';
 /**
  * Told how each call ended; a failed call also brings its error and the call's request id (the
  * caller's `x-request-id` or a new one), so an edge without a request context can log it by name;
- * `seconds`: from the decoded request to the answer.
+ * `seconds`: from the decoded request to the answer; `call`: every call's request id and its
+ * metadata (what the implementation was given, for an edge that logs each call).
  */
 export type GrpcOutcomeHook = (
   method: DescMethod,
   code: GrpcStatus,
   failure: { error: unknown; requestId: string } | undefined,
   seconds: number,
+  call: { requestId: string; metadata: Metadata },
 ) => void;
 
 type UnaryMethods<M extends GenServiceMethods> = {
@@ -128,11 +130,18 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
       const given = call.metadata.get('x-request-id')[0];
       const requestId = requestIdFrom(typeof given === 'string' ? given : undefined);
       enterRequest(requestId);
+      const ended = { requestId, metadata: call.metadata };
       const answer =
         call.request === UNDECODABLE ? Promise.reject(MALFORMED_REQUEST) : impl(call.request, call);
       answer.then(
         (response) => {
-          onOutcome?.(method, GrpcStatus.OK, undefined, (performance.now() - started) / 1_000);
+          onOutcome?.(
+            method,
+            GrpcStatus.OK,
+            undefined,
+            (performance.now() - started) / 1_000,
+            ended,
+          );
           callback(null, create(method.output, response as never));
         },
         (error: unknown) => {
@@ -142,6 +151,7 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
             status.code ?? GrpcStatus.INTERNAL,
             { error, requestId },
             (performance.now() - started) / 1_000,
+            ended,
           );
           callback(status);
         },
