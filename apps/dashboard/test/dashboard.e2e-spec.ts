@@ -413,6 +413,17 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await page.getByTestId('usage-chart-caption').textContent()).toMatch(
       /^\d{4}-\d\d-\d\d: Polygon PoS Mainnet 20 CU$/,
     );
+    // The range counted, whole hours in UTC, holding the last 7 days (QA NN: it began up to an
+    // hour late); usage-window.spec.ts has the arithmetic.
+    const range = /^(.{16}) to (.{16}) UTC$/.exec(
+      (await page.getByTestId('usage-range').textContent()) ?? '',
+    );
+    const [from, to] = [range?.[1], range?.[2]].map((t) =>
+      Date.parse(`${(t ?? '').replace(' ', 'T')}:00Z`),
+    );
+    expect(from! % 3_600_000).toBe(0);
+    expect(from).toBeLessThanOrEqual(Date.now() - 7 * 86_400_000);
+    expect(to).toBeGreaterThan(Date.now());
     const byNetwork = page.getByTestId('usage-by-network');
     // The networks table's display name, as Node access names it (QA: two names).
     await byNetwork.getByRole('cell', { name: 'Polygon PoS Mainnet' }).waitFor();

@@ -10,6 +10,7 @@ import { UsageChart, UsageTable } from '../components/usage-chart';
 import { Badge, Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatCu, formatDateTime, formatNumber, formatRelative, planName } from '../format';
 import type { Account, Usage } from '../types';
+import { usageRangeWords, usageWindow } from '../usage-window';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { useWebhooks } from './webhooks';
 
@@ -23,8 +24,7 @@ export function useUsage(days: number, groupBy: 'day_network' | 'network' | 'met
   return useQuery({
     queryKey: ['usage', days, groupBy],
     queryFn: () => {
-      const to = new Date(Date.now() + 3_600_000);
-      const from = new Date(to.getTime() - days * 86_400_000);
+      const { from, to } = usageWindow(days, Date.now());
       const query = new URLSearchParams({
         from: from.toISOString(),
         to: to.toISOString(),
@@ -181,7 +181,11 @@ export function OverviewPage() {
           <>
             <p className="muted">
               Total <strong data-testid="usage-total-cu">{formatCu(byDay.data.total_cu)}</strong> in{' '}
-              {formatNumber(byDay.data.total_calls)} calls, webhook deliveries included.
+              {formatNumber(byDay.data.total_calls)} calls, webhook deliveries included, from{' '}
+              <span data-testid="usage-range">
+                {usageRangeWords(byDay.data.from, byDay.data.to)}
+              </span>{' '}
+              (whole hours).
             </p>
             <UsageChart items={byDay.data.items} />
           </>
