@@ -268,30 +268,31 @@ describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)
    * with removed: true (ascending), then the new branch's logs; nothing else, nothing twice.
    * The old code withdrew t2 only (it checked the last log's block) and never sent t1 in 3.
    */
-  async function reorgUnderLogs(withHeads: boolean) {
+  async function reorgUnderLogs(withHeads: boolean, base = 0) {
     const client = collect();
     node.put(1, '0xa1');
     if (withHeads) await subs.subscribe(['newHeads'], client.sink);
     const logs = await subs.subscribe(['logs', {}], client.sink);
     await new Promise((r) => setTimeout(r, 50));
-    node.mine(2, '0xa2', ['t1']);
-    node.mine(3, '0xa3');
-    node.mine(4, '0xa4', ['t2']);
+    node.mine(base + 2, '0xa2', ['t1']);
+    node.mine(base + 3, '0xa3');
+    node.mine(base + 4, '0xa4', ['t2']);
     await until(() => client.got.length === (withHeads ? 5 : 2));
     node.drop();
-    node.put(2, '0xb2');
-    node.put(3, '0xb3', ['t1']);
-    node.put(4, '0xb4');
+    node.put(base + 2, '0xb2');
+    node.put(base + 3, '0xb3', ['t1']);
+    node.put(base + 4, '0xb4');
     await until(() => client.got.length >= (withHeads ? 5 + 3 + 3 : 2 + 3));
-    node.mine(5, '0xb5', ['t3']);
+    node.mine(base + 5, '0xb5', ['t3']);
     await until(() => client.got.some((g) => g.result.data === 't3'));
     await new Promise((r) => setTimeout(r, 50));
+    expect(client.ended).toEqual([]);
     return client.got
       .filter((g) => g.id === logs)
       .map(
         (g) =>
-          `${String(g.result.data)}@${Number(g.result.blockNumber)}:${String(g.result.blockHash)}` +
-          (g.result.removed === true ? ' removed' : ''),
+          `${String(g.result.data)}@${Number(g.result.blockNumber) - base}:` +
+          `${String(g.result.blockHash)}${g.result.removed === true ? ' removed' : ''}`,
       );
   }
 
@@ -310,6 +311,12 @@ describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)
 
   it('the same without a newHeads subscription: the fork is found among the log blocks', async () => {
     expect(await reorgUnderLogs(false)).toEqual(qaLogs);
+  });
+
+  it('the same on a logs subscription older than the log cap: read from the reorg window, not its start', async () => {
+    // QA OO: made at block 1, its logs 10,050 blocks later; every known block replaced. The read
+    // started at the subscription's start (10,052 blocks, above the cap): the clients were ended.
+    expect(await reorgUnderLogs(false, 10_048)).toEqual(qaLogs);
   });
 
   it('a replaced block whose logs were forgotten (bytes cap) cannot be withdrawn: the clients resync', async () => {

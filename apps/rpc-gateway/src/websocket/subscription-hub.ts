@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import type { DomainError } from '@meridian/errors';
-import { NETWORKS, type NetworkKey } from '@meridian/networks';
+import { NETWORKS, reorgWindowBlocks, type NetworkKey } from '@meridian/networks';
 import { refusal } from '../relay/gateway-errors';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { Upstream, UpstreamPool } from '../upstreams/upstream-pool';
@@ -765,7 +765,15 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           Object.assign(JSON.parse(text) as Record<string, unknown>, { removed: true }),
         );
     }
-    return Math.max(owedFrom, fork.canonical !== undefined ? fork.canonical + 1 : owedFrom);
+    // Every known block replaced: the fork is below all of them, but no deeper than the
+    // network's reorg window under the head (a deeper one is not withdrawn either, ADR 0203), so
+    // the read starts there, not at the subscription's start (QA OO: a 3-block reorg ended a
+    // logs subscription older than the 10,000-block cap).
+    const forkAfter =
+      fork.canonical !== undefined
+        ? fork.canonical + 1
+        : Math.min(fork.replaced[0]!, head - reorgWindowBlocks(this.network));
+    return Math.max(owedFrom, forkAfter);
   }
 
   /** The notifications the new upstream subscription sent during the backfill, less repeats. */
