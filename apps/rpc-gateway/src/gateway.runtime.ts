@@ -175,7 +175,7 @@ export class GatewayRuntime
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxCallsInFlightPerConnection: config.WS_MAX_CALLS_IN_FLIGHT_PER_CONNECTION,
       maxConnectionsPerToken: config.WS_MAX_CONNECTIONS_PER_TOKEN,
-      requestLogs: config.REQUEST_LOGS,
+      requestLog: this.requestLog,
     });
     const producerId = `${hostname()
       .replace(/[^A-Za-z0-9_-]/g, '-')

@@ -57,6 +57,27 @@ describe('RequestLog', () => {
     expect(shared).toMatchObject({ request_id: 'req-g', status: 8, calls: 2, cu: 20 });
   });
 
+  it('a WebSocket message: the same fields, its connection id for a request id', () => {
+    const writes: string[] = [];
+    const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) }, 'eu');
+    log.ws('conn-1', 200, answer, 0.002);
+    log.flush();
+    expect(JSON.parse(writes[0]!)).toEqual(
+      expect.objectContaining({
+        msg: 'rpc ws message',
+        connection_id: 'conn-1',
+        region: 'eu',
+        network: 'eth-mainnet',
+        account: 'acct-1',
+        calls: 2,
+        billed_calls: 1,
+        cu: 20,
+        status: 200,
+        ms: 2,
+      }),
+    );
+  });
+
   it('flush writes what is pending at once (shutdown); nothing when disabled or above info', () => {
     const writes: string[] = [];
     const log = new RequestLog(base, true, { write: (chunk) => writes.push(chunk) });

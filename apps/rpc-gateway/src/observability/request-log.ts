@@ -19,9 +19,10 @@ export interface LineSink {
 }
 
 /**
- * One info line per HTTP request and per gRPC call (request_id, region, network, account, calls,
- * billed_calls, cu, status, ms; gRPC adds the method and its status code), every one, not sampled
- * (ADR 0201): the one shape of a request line, built in `line`. The lines are the same JSON pino writes, but collected and
+ * One info line per HTTP request, WebSocket message and gRPC call (request_id — a WebSocket
+ * message: connection_id —, region, network, account, calls, billed_calls, cu, status, ms; gRPC
+ * adds the method and its status code), every one, not sampled (ADR 0201): the one shape of a
+ * request line, built in `line`. The lines are the same JSON pino writes, but collected and
  * written once per event-loop turn (or per 64 KiB) instead of one write(2) per request, so a
  * busy replica makes a few hundred log syscalls a second instead of thousands. Writes stay
  * synchronous on the JS thread, so they never interleave with the app logger's lines; `flush`
@@ -57,7 +58,12 @@ export class RequestLog {
 
   /** An HTTP request: `status` its HTTP status. */
   http(requestId: string, status: number, answer: LoggedAnswer, seconds: number): void {
-    this.line('rpc request', requestId, undefined, status, answer, seconds);
+    this.line('rpc request', 'request_id', requestId, undefined, status, answer, seconds);
+  }
+
+  /** A WebSocket message: no request id, its connection's; `status` as HTTP would answer it. */
+  ws(connectionId: string, status: number, answer: LoggedAnswer, seconds: number): void {
+    this.line('rpc ws message', 'connection_id', connectionId, undefined, status, answer, seconds);
   }
 
   /** A gRPC call: `method` as `bor.BorApi/GetAuthor`, `status` its gRPC status code. */
@@ -68,12 +74,13 @@ export class RequestLog {
     answer: LoggedAnswer,
     seconds: number,
   ): void {
-    this.line('rpc grpc call', requestId, method, status, answer, seconds);
+    this.line('rpc grpc call', 'request_id', requestId, method, status, answer, seconds);
   }
 
   private line(
     msg: string,
-    requestId: string,
+    idKey: 'request_id' | 'connection_id',
+    id: string,
     method: string | undefined,
     status: number,
     answer: LoggedAnswer,
@@ -81,7 +88,7 @@ export class RequestLog {
   ): void {
     this.logger?.info(
       {
-        request_id: requestId,
+        [idKey]: id,
         method,
         network: answer.network,
         account: answer.account,

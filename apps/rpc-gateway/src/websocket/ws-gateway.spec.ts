@@ -44,7 +44,6 @@ async function listen(
     maxMessageBytes: 1024 * 1024,
     maxCallsInFlightPerConnection: caps.maxCallsInFlightPerConnection ?? 1_000,
     maxConnectionsPerToken: caps.maxConnectionsPerToken ?? 1_000,
-    requestLogs: false,
     ...(caps.after === undefined ? {} : { after: caps.after }),
   });
   gateway.attach(server);

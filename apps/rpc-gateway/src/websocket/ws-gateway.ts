@@ -22,6 +22,7 @@ import {
 } from '../relay/gateway-errors';
 import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { RequestLog } from '../observability/request-log';
 import {
   callsIn,
   callsInFlightRefused,
@@ -56,7 +57,8 @@ export interface WsOptions {
   maxCallsInFlightPerConnection: number;
   /** Open connections per access token in this process; past it the upgrade is answered 429. */
   maxConnectionsPerToken: number;
-  requestLogs: boolean;
+  /** One line per message (REQUEST_LOGS), in the request log's shape; none when absent. */
+  requestLog?: RequestLog;
   /**
    * Runs `run` after `ms` and returns its cancel; the slow-client close deadline's timer (tests
    * inject one they fire themselves). Default: an unref'd setTimeout.
@@ -502,21 +504,9 @@ export class WsGateway {
     if (body) send(body);
     const status = answer.refused === undefined ? 200 : gatewayHttpStatusOf(answer.refused);
     this.metrics.requests.inc({ transport: 'websocket', status: String(status) });
-    this.metrics.requestDuration.observe(
-      { transport: 'websocket' },
-      (performance.now() - started) / 1000,
-    );
-    if (this.options.requestLogs)
-      this.logger.info(
-        {
-          connection_id: connectionId,
-          network: answer.network,
-          account: answer.account,
-          calls: answer.calls,
-          status,
-        },
-        'rpc ws message',
-      );
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.requestDuration.observe({ transport: 'websocket' }, seconds);
+    this.options.requestLog?.ws(connectionId, status, answer, seconds);
   }
 
   private track(index: Map<string, Set<Session>>, key: string, session: Session): void {
