@@ -45,6 +45,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
   const estimate = new SpendEstimate();
   estimate.reset(1, spendableCu);
   const meter = new UsageMeter();
+  const registry = new Registry();
   const sent: OutCall[] = [];
   const credentials = {
     estimate: () => estimate,
@@ -66,10 +67,17 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
     new LruCache<string>(0),
     new RateLimiter(() => clock.now().getTime()),
     meter,
-    new GatewayMetrics(new Registry()),
+    new GatewayMetrics(registry),
   );
   const billedCu = () => meter.drain().reduce((sum, usage) => sum + usage.totalCu, 0);
-  return { relay, estimate, sent, billedCu };
+  /** `rpc_gateway_calls_total` as "method status" → count. */
+  const callsCounted = async () => {
+    const metric = await registry.getSingleMetric('rpc_gateway_calls_total')!.get();
+    return Object.fromEntries(
+      metric.values.map((v) => [`${String(v.labels.method)} ${String(v.labels.status)}`, v.value]),
+    );
+  };
+  return { relay, estimate, sent, billedCu, callsCounted };
 }
 
 const block: CallAnswer = { kind: 'result', resultText: '{"number":"0x1","miner":"0x00"}' };
@@ -364,5 +372,32 @@ describe("a request's calls as parsed, its billed calls and CU (the request log'
     await refusalOf(relay.relayInternal(token, P, blocks(5), undefined, tally));
     expect(tally).toEqual({ calls: 105, billedCalls: 100, cu: billedCu() });
     expect(tally.cu).toBe(2_000);
+  });
+});
+
+/**
+ * QA PP: the deprecated S methods, refused for their params or envelope, were counted under
+ * method="other".
+ */
+describe('network S: a refused call of a deprecated method still names it', () => {
+  const S = NETWORKS['sui-mainnet'];
+  const sui = tokens['tok-sui']!.token;
+
+  it('rpc_gateway_calls_total keeps a known method name for a refused call; unknown is other', async () => {
+    const { relay, sent, callsCounted } = relayOf(100_000, () => block);
+    const bodies = [
+      '{"jsonrpc":"2.0","id":1,"method":"sui_tryMultiGetPastObjects","params":{"a":1}}',
+      '{"jsonrpc":"1.0","id":2,"method":"suix_getLatestSuiSystemState","params":[]}',
+      '{"jsonrpc":"2.0","id":3,"method":"suix_getLatestSuiSystemState","params":[1]}',
+      '{"jsonrpc":"1.0","id":4,"method":"sui_madeUp","params":[]}',
+    ];
+    for (const body of bodies) await relay.handle(sui, S, body, 'http');
+    expect(sent).toEqual([]);
+    expect(await callsCounted()).toEqual({
+      'sui_tryMultiGetPastObjects -32602': 1,
+      'suix_getLatestSuiSystemState -32600': 1,
+      'suix_getLatestSuiSystemState -32602': 1,
+      'other -32600': 1,
+    });
   });
 });

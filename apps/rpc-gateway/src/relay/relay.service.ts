@@ -526,15 +526,16 @@ export class RelayService {
     for (let i = 0; i < items.length; i++) {
       const sort = plan.sorts[i]!;
       const status = plan.statuses[i]!;
-      if (sort === SORT.INVALID) {
-        this.metrics.countCall(network.key, 'other', status);
+      // A refused call keeps its method's name when the network knows it, whatever else was
+      // wrong (its params or envelope: QA PP, a by-name sui_tryMultiGetPastObjects was filed
+      // under "other"); an unknown or missing name is "other", so the label set stays bounded.
+      if (sort === SORT.INVALID || sort === SORT.REFUSED) {
+        const named = items[i]!.method;
+        const label = named !== undefined && network.methods.has(named) ? named : 'other';
+        this.metrics.countCall(network.key, label, status);
         continue;
       }
       const method = (items[i] as RpcCall).method;
-      if (sort === SORT.REFUSED) {
-        this.metrics.countCall(network.key, network.methods.has(method) ? method : 'other', status);
-        continue;
-      }
       if (sort === SORT.CACHED) this.metrics.countCache(network.key, 'hit');
       else if (sort === SORT.RELAYED_CACHEABLE) this.metrics.countCache(network.key, 'miss');
       billed.calls++;
