@@ -210,6 +210,23 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
       expect(evm.headers.get('deprecation')).toBeNull();
     });
 
+    // QA PP: a batch of 101 refused whole for its size (-32005) went without the header.
+    it('a batch over MAX_BATCH naming a deprecated method: -32005, still Deprecation', async () => {
+      const over = await rpc(
+        url(),
+        Array.from({ length: 101 }, (_, i) => call(i, 'suix_getLatestSuiSystemState')),
+      );
+      expect(over.status).toBe(200);
+      expect(over.json).toMatchObject({ id: null, error: { code: -32005 } });
+      expect(over.headers.get('deprecation')).toBe(DEPRECATION);
+      const other = await rpc(
+        url(),
+        Array.from({ length: 101 }, (_, i) => call(i, 'sui_getObject')),
+      );
+      expect(other.json).toMatchObject({ error: { code: -32005 } });
+      expect(other.headers.get('deprecation')).toBeNull();
+    });
+
     // QA: a deprecated method refused for its params' shape (-32602) went without the header.
     it.each([
       ['by-name params', { past_objects: [] }],

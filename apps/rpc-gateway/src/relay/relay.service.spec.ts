@@ -40,7 +40,7 @@ const blocks = (n: number): OutCall[] =>
  * The relay with the real plan-RPS bucket (on a fake clock), the real spend estimate and meter;
  * the node is a function of the calls relayed (`node`), and what it was sent is kept (`sent`).
  */
-function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
+function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer, maxBatch = 1000) {
   const clock = new FakeClock();
   const estimate = new SpendEstimate();
   estimate.reset(1, spendableCu);
@@ -61,7 +61,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer) {
     },
   } as unknown as UpstreamRouter;
   const relay = new RelayService(
-    { endpoint: 'eu', maxBatch: 1000, maxLogsBlockRange: 10_000, maxResponseBytes: 1024 * 1024 },
+    { endpoint: 'eu', maxBatch, maxLogsBlockRange: 10_000, maxResponseBytes: 1024 * 1024 },
     credentials,
     router,
     new LruCache<string>(0),
@@ -377,7 +377,7 @@ describe("a request's calls as parsed, its billed calls and CU (the request log'
 
 /**
  * QA PP: the deprecated S methods, refused for their params or envelope, were counted under
- * method="other".
+ * method="other", and a batch over the cap naming them went without the Deprecation header.
  */
 describe('network S: a refused call of a deprecated method still names it', () => {
   const S = NETWORKS['sui-mainnet'];
@@ -399,5 +399,32 @@ describe('network S: a refused call of a deprecated method still names it', () =
       'suix_getLatestSuiSystemState -32602': 1,
       'other -32600': 1,
     });
+  });
+
+  it('a batch over the cap naming a deprecated method is deprecated; one naming none is not', async () => {
+    const { relay } = relayOf(100_000, () => block, 100);
+    const batch = (method: string, n: number) =>
+      JSON.stringify(
+        Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method, params: [] })),
+      );
+    const over = await relay.handle(sui, S, batch('suix_getLatestSuiSystemState', 101), 'http');
+    expect(JSON.parse(over.body)).toMatchObject({
+      id: null,
+      error: { code: -32005, message: expect.stringContaining('batch of 101 requests') },
+    });
+    expect(over.deprecated).toBe(true);
+    const mixed = JSON.stringify([
+      ...Array.from({ length: 100 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'sui_getObject',
+      })),
+      { jsonrpc: '1.0', id: 100, method: 'sui_tryMultiGetPastObjects' },
+    ]);
+    expect((await relay.handle(sui, S, mixed, 'http')).deprecated).toBe(true);
+    const other = await relay.handle(sui, S, batch('sui_getObject', 101), 'http');
+    expect(other.deprecated).toBe(false);
+    const within = await relay.handle(sui, S, batch('suix_getLatestSuiSystemState', 100), 'http');
+    expect(within.deprecated).toBe(true);
   });
 });

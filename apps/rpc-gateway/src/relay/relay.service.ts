@@ -5,6 +5,7 @@ import { PLANS } from '@meridian/plans';
 import {
   callsIn,
   jsonRpcErrorOf,
+  namesAnyOf,
   parseRequest,
   type ParsedRequest,
   type RpcCall,
@@ -224,8 +225,10 @@ export class RelayService {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
+    // The one place the `Deprecation` header is decided (ADR 0214): the request names a
+    // deprecated method, whatever its calls' fate or the batch's (over the cap: QA PP).
     const deprecated =
-      network.deprecatedMethods !== null && namesAny(items, network.deprecatedMethods);
+      network.deprecatedMethods !== null && namesAnyOf(parsed, network.deprecatedMethods);
     const estimate = this.credentials.estimate(token.accountId);
     const admitting = this.admit(token, items, estimate);
     const refused = admitting instanceof Promise ? await admitting : admitting;
@@ -607,17 +610,6 @@ function relayAnswer(
     cu,
     deprecated,
   };
-}
-
-/**
- * Whether a call of the request names one of `methods` (asked only of a network that has any):
- * the one place the `Deprecation` header is decided. A call refused for its params' shape names
- * its method too (`RpcInvalid.method`): the header says the method is deprecated, whatever the
- * call's answer (QA: `sui_tryMultiGetPastObjects` with by-name params got -32602 without it).
- */
-function namesAny(items: readonly RpcRequestItem[], methods: ReadonlySet<string>): boolean {
-  for (const item of items) if (item.method !== undefined && methods.has(item.method)) return true;
-  return false;
 }
 
 /** The CU of a request paid whole (a gRPC method's calls), and of its last call. */

@@ -44,11 +44,48 @@ export type RpcRequestItem = RpcCall | RpcInvalid;
 /**
  * `single`: the body was one request, or is answered by one error object (parse error, empty
  * batch, batch over the cap; `calls` then says how many calls the body held: 0, 0, the batch's
- * size). `batch`: one item per element, in request order.
+ * size; `methods`, for a batch over the cap, the distinct methods its elements name, as
+ * `RpcInvalid.method` keeps a refused call's). `batch`: one item per element, in request order.
  */
 export type ParsedRequest =
-  | { readonly kind: 'single'; readonly item: RpcRequestItem; readonly calls?: number }
+  | {
+      readonly kind: 'single';
+      readonly item: RpcRequestItem;
+      readonly calls?: number;
+      readonly methods?: ReadonlySet<string>;
+    }
   | { readonly kind: 'batch'; readonly items: readonly RpcRequestItem[] };
+
+/**
+ * The methods a request names (a non-empty string `method`), whatever was wrong with its calls
+ * or the batch as a whole (over the cap): what an answer says of the methods asked, whatever
+ * their fate, is read here (the `Deprecation` header, ADR 0214).
+ */
+export function namesAnyOf(parsed: ParsedRequest, methods: ReadonlySet<string>): boolean {
+  if (parsed.kind === 'batch') {
+    for (const item of parsed.items)
+      if (item.method !== undefined && methods.has(item.method)) return true;
+    return false;
+  }
+  if (parsed.methods !== undefined) {
+    for (const method of parsed.methods) if (methods.has(method)) return true;
+    return false;
+  }
+  return parsed.item.method !== undefined && methods.has(parsed.item.method);
+}
+
+/** The distinct non-empty string methods named by the elements of a batch. */
+function methodsNamed(elements: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  for (const element of elements) {
+    const method =
+      element !== null && typeof element === 'object'
+        ? (element as { method?: unknown }).method
+        : undefined;
+    if (typeof method === 'string' && method.length > 0) names.add(method);
+  }
+  return names;
+}
 
 /**
  * How many calls a request holds as parsed: a batch's elements (valid or not), 1 for one
@@ -194,6 +231,7 @@ export function parseRequest(text: string, options: ParseRequestOptions = {}): P
           kind: 'single',
           item: { valid: false, idRaw: NULL_ID, error },
           calls: value.length,
+          methods: methodsNamed(value),
         };
     }
     const raws = scanRawMembersOfElements(text);
