@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { base58, base64 } from '@scure/base';
 
 /**
  * fake-sui-upstream: a recorded-response stand-in for a network S node (there is no S node to
  * run here, and no internet). Answers the spec's two S methods with recorded JSON in the spec's
- * shapes, and the gateway's health probe; every other method is -32601, a body that is not JSON
+ * shapes (`sui_tryMultiGetPastObjects`: one answer per ref asked, `pastObjectAnswer`), and the
+ * gateway's health probe; every other method is -32601, a body that is not JSON
  * -32700. Single calls and batches. `mode` switches it to node trouble (HTTP 500) for error
  * tests. Counts the calls it received. The integration tests use it, and `npm start` runs it for
  * the shared endpoint when SUI_UPSTREAM_URLS is unset (named so in the stack's log).
@@ -48,10 +51,57 @@ export const RECORDED_SYSTEM_STATE = {
   validatorReportRecords: [],
 };
 
-export const RECORDED_PAST_OBJECT = {
-  status: 'VersionFound',
-  details: { objectId: '0x5', version: '1', content: { dataType: 'moveObject' } },
-};
+/** An object id no object ever had here: answered ObjectNotExists, as a node does. */
+export const MISSING_OBJECT_ID = `0x${'0'.repeat(64)}`;
+const COIN_TYPE = '0x2::coin::Coin<0x2::sui::SUI>';
+const OWNER = `0x${'a'.repeat(64)}`;
+
+/** A base58 digest (32 bytes), the same for the same text: what a node's digests look like. */
+function digestOf(text: string): string {
+  return base58.encode(createHash('sha256').update(text).digest());
+}
+
+/**
+ * A node's answer (SuiPastObjectResponse) for one ref of `sui_tryMultiGetPastObjects`: a
+ * `VersionFound` of a SUI coin at the version asked, its objectId normalised to 32 bytes of hex
+ * as a node writes it, with a digest, and the fields the options ask for (ObjectDataOptions);
+ * `ObjectNotExists` for MISSING_OBJECT_ID (or an id that is not hex). A ref the gateway would
+ * not relay is answered as a node might, without checks of its own.
+ */
+export function pastObjectAnswer(ref: unknown, options: unknown): unknown {
+  const { objectId, version } = (ref ?? {}) as { objectId?: unknown; version?: unknown };
+  const hex = typeof objectId === 'string' ? /^0x([0-9a-fA-F]{1,64})$/.exec(objectId) : null;
+  const id = hex === null ? String(objectId) : `0x${hex[1]!.toLowerCase().padStart(64, '0')}`;
+  if (hex === null || id === MISSING_OBJECT_ID) return { status: 'ObjectNotExists', details: id };
+  const at = String(version);
+  const show = (options ?? {}) as Record<string, unknown>;
+  const details: Record<string, unknown> = {
+    objectId: id,
+    version: at,
+    digest: digestOf(`${id}:${at}`),
+  };
+  if (show.showType === true) details.type = COIN_TYPE;
+  if (show.showOwner === true) details.owner = { AddressOwner: OWNER };
+  if (show.showPreviousTransaction === true) details.previousTransaction = digestOf(`tx:${id}`);
+  if (show.showStorageRebate === true) details.storageRebate = '988000';
+  if (show.showDisplay === true) details.display = { data: null, error: null };
+  if (show.showContent === true)
+    details.content = {
+      dataType: 'moveObject',
+      type: COIN_TYPE,
+      hasPublicTransfer: true,
+      fields: { balance: '1000000000', id: { id } },
+    };
+  if (show.showBcs === true)
+    details.bcs = {
+      dataType: 'moveObject',
+      type: COIN_TYPE,
+      hasPublicTransfer: true,
+      version: Number(at),
+      bcsBytes: base64.encode(createHash('sha256').update(id).digest()),
+    };
+  return { status: 'VersionFound', details };
+}
 
 export interface FakeSuiUpstream {
   url: string;
@@ -74,7 +124,7 @@ export async function startFakeSuiUpstream(
       method === 'suix_getLatestSuiSystemState'
         ? RECORDED_SYSTEM_STATE
         : method === 'sui_tryMultiGetPastObjects' && Array.isArray(params[0])
-          ? params[0].map(() => RECORDED_PAST_OBJECT)
+          ? params[0].map((ref) => pastObjectAnswer(ref, params[1]))
           : method === 'sui_getLatestCheckpointSequenceNumber'
             ? '1000'
             : undefined;
