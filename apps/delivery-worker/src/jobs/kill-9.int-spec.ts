@@ -7,13 +7,25 @@ jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '../../../..');
 
+/** The last lines each worker process wrote (info and up), shown when the test fails. */
+const output: string[] = [];
+
 /** The real worker as a process of its own (so it can be killed with SIGKILL mid-stream). */
-function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['-r', '@swc-node/register', 'apps/delivery-worker/src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+function startWorker(env: Record<string, string>, name: string): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', 'apps/delivery-worker/src/main.ts'],
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim() !== '') output.push(`${name}: ${line.slice(0, 400)}`);
+    output.splice(0, Math.max(0, output.length - 60));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  child.once('exit', (code, signal) => output.push(`${name}: exited (${code ?? signal})`));
+  return child;
 }
 
 describe('kill -9 of the worker mid-stream', () => {
@@ -40,11 +52,11 @@ describe('kill -9 of the worker mid-stream', () => {
     for (let i = 0; i < 60; i += 1)
       jobs.push(await h.publishJob('wh_kill', { accountId: 'acc_kill' }));
     const env = h.env({
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: 'info',
       USAGE_FLUSH_MS: '200',
       DELIVERY_RECHECK_MAX_MS: '1000',
     });
-    const first = startWorker(env);
+    const first = startWorker(env, 'first');
     children.push(first);
     await until(() => receiver.at('/kill').length >= 15, 60_000);
     first.kill('SIGKILL');
@@ -52,7 +64,7 @@ describe('kill -9 of the worker mid-stream', () => {
     // Killed mid-stream: requests were in flight (10 per endpoint) and events were left.
     const atKill = new Set(receiver.at('/kill').map((r) => r.headers['webhook-id'])).size;
     expect(atKill).toBeLessThan(jobs.length);
-    const second = startWorker(env);
+    const second = startWorker(env, 'second');
     children.push(second);
 
     // Every event reaches the receiver (a retry after the kill may deliver one twice: receivers
@@ -62,7 +74,9 @@ describe('kill -9 of the worker mid-stream', () => {
         `SELECT count(DISTINCT job_id) AS n FROM deliveries.attempts WHERE outcome = 'success'`,
       );
       return Number(rows[0]!.n) === jobs.length;
-    }, 90_000);
+    }, 90_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n${await diagnosis(h, jobs.length)}`);
+    });
     const ids = new Set(receiver.at('/kill').map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(jobs.length);
 
@@ -79,3 +93,22 @@ describe('kill -9 of the worker mid-stream', () => {
     await new Promise((resolve) => second.once('exit', resolve));
   });
 });
+
+/**
+ * Where the jobs stand when the wait runs out (a CI flake is read from this, not guessed): the
+ * latest attempt of each job by outcome, the consumer's counts, and the workers' last lines.
+ */
+async function diagnosis(h: WorkerHarness, jobCount: number): Promise<string> {
+  const latest: { outcome: string | null; error_class: string | null; n: number }[] =
+    await h.dataSource.query(
+      `SELECT outcome, error_class, count(*)::int AS n FROM (
+         SELECT DISTINCT ON (job_id) outcome, error_class FROM deliveries.attempts
+         ORDER BY job_id, attempt DESC) l GROUP BY 1, 2`,
+    );
+  const consumer = await h.jobsConsumerInfo();
+  return [
+    `${jobCount} jobs; latest attempts: ${JSON.stringify(latest)}`,
+    `consumer: ${JSON.stringify(consumer)}`,
+    ...output,
+  ].join('\n');
+}

@@ -385,6 +385,23 @@ export class WorkerHarness {
     return out;
   }
 
+  /** The jobs consumer's counts on the server (what a failing test shows of the queue). */
+  async jobsConsumerInfo(): Promise<Record<string, number>> {
+    const jsm = await jetstreamManager(this.nc);
+    const namespace = new NatsNamespace(this.prefix);
+    const info = await jsm.consumers.info(
+      namespace.stream(this.jobsConsumer.stream),
+      namespace.consumer(this.jobsConsumer.durable),
+    );
+    return {
+      pending: info.num_pending,
+      ackPending: info.num_ack_pending,
+      redelivered: info.num_redelivered,
+      waiting: info.num_waiting,
+      ackWaitMs: (info.config.ack_wait ?? 0) / 1e6,
+    };
+  }
+
   health(): Promise<DeliveryHealth[]> {
     return this.stored<DeliveryHealth>('WEBHOOK', 'webhook.delivery.attempted.v1.>');
   }
