@@ -967,6 +967,32 @@ describe('delivery jobs consumer: a job is acked only once its outcome is on the
   });
 });
 
+describe('DeliveryEngine: a job brought again while this process looks at it', () => {
+  it('is put back (job_in_hand) without touching the log; the look in hand records its success (CI: kill-9 spec left a delivered job "interrupted")', async () => {
+    const w = world();
+    w.webhook('wh_slow', 'acc_slow', SLOW);
+    const job = w.job('wh_slow');
+    const first = w.engine.handle(job, true);
+    await settle();
+    expect(w.held.count).toBe(1);
+
+    // The message's ack wait ran out while the request hangs: JetStream brings it again.
+    const again = await w.engine.handle(job, false);
+    expect(again).toEqual({ action: 'wait', ms: 1_000, reason: 'job_in_hand' });
+    expect(w.waits).toContain('job_in_hand');
+    expect(w.attempts.of(job.id)).toHaveLength(1);
+    expect(w.attempts.of(job.id)[0]!.outcome).toBeNull();
+
+    w.held.answerAll();
+    expect(await first).toEqual({ action: 'done', reason: 'delivered' });
+    const rows = w.attempts.of(job.id);
+    expect(rows.map((r) => [r.attempt, r.outcome])).toEqual([[1, 'success']]);
+    expect(w.sent.filter((url) => url === SLOW)).toHaveLength(1);
+    // Once the first look is over, the job is looked at as usual again: it is done.
+    expect(await w.engine.handle(job, false)).toEqual({ action: 'done', reason: 'delivered' });
+  });
+});
+
 describe('DeliveryEngine: the first delivery of a job skips the attempt read', () => {
   it('a job brought for the first time although it was attempted (published again) is not attempted or billed twice', async () => {
     const w = world();

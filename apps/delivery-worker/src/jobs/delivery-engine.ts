@@ -98,6 +98,8 @@ const BALANCE_RECHECK_MS = 30_000;
 const PHASE_ORDER: readonly DeliveryPhase[] = DeliveryPhaseSchema.options;
 /** A later delivery looks again this long after its earlier one's attempt is due (or in flight). */
 const EARLIER_RECHECK_MS = 1_000;
+/** A job brought again while this process still looks at it is put back for this long. */
+const JOB_IN_HAND_RECHECK_MS = 1_000;
 /** ... and this often while its earlier one waits here before its first attempt (up to 10 min). */
 const EARLIER_HELD_RECHECK_MS = 2_000;
 /**
@@ -177,6 +179,15 @@ export class DeliveryEngine {
    * so any earlier look left that row; a lost claim puts the job back for a full look).
    */
   async handle(job: DeliveryJob, firstDelivery = false): Promise<Step> {
+    // The same job brought again while this process still looks at it (JetStream redelivered a
+    // message whose handler outlived the ack wait): the look in hand decides, and its ack or
+    // put-back settles the message. A second look would read the first one's attempt in flight
+    // as interrupted, close it as a failure, and the first one's success would be lost from the
+    // log while its ack removed the job (kill-9 int spec, CI: one job left "interrupted").
+    if (this.inHand.has(job.id)) {
+      this.deps.onWait?.('job_in_hand');
+      return this.wait(JOB_IN_HAND_RECHECK_MS, 'job_in_hand');
+    }
     let step: Step;
     this.inHand.add(job.id);
     try {
