@@ -5,6 +5,7 @@ import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { UpstreamPool } from '../upstreams/upstream-pool';
 import {
   headLagMargin,
+  logMemoryBlocks,
   MAX_BACKFILL_BLOCKS,
   MAX_REMEMBERED_LOG_BYTES,
   NetworkSubscriptions,
@@ -334,6 +335,53 @@ describe('NetworkSubscriptions: a resubscribe fills the gap (ADR 0203 amendment)
     await until(() => client.ended.length === 1);
     expect(client.ended).toEqual([[logs, 2]]);
     expect(client.got).toHaveLength(2);
+  });
+
+  /**
+   * Network P's reorg window is 256 blocks (REORG_WINDOW_BLOCKS): a logs subscription there
+   * remembers its logs that deep. t1 in block 2 and t2 in 202 delivered, then a 201-block reorg
+   * in the gap (2–202 replaced, t1 in 3): both withdrawn. The old code remembered 128 blocks on
+   * every network, forgot block 2 when t2 came and never withdrew t1 from it.
+   */
+  it("on P a reorg within P's 256-block window withdraws a log older than 128 blocks", async () => {
+    const upstream = { index: 0, healthy: true, spec: { wsUrl: node.url } };
+    const pool = {
+      upstreams: [upstream],
+      pick: (tried: ReadonlySet<number>) => (tried.has(0) ? undefined : upstream),
+    } as unknown as UpstreamPool;
+    const onP = new NetworkSubscriptions(
+      'polygon-mainnet',
+      pool,
+      new GatewayMetrics(new Registry()),
+      pino({ level: 'silent' }),
+    );
+    try {
+      expect(logMemoryBlocks('polygon-mainnet')).toBe(256);
+      const client = collect();
+      node.put(1, '0xa1');
+      const logs = await onP.subscribe(['logs', {}], client.sink);
+      await new Promise((r) => setTimeout(r, 50));
+      node.mine(2, '0xa2', ['t1']);
+      for (let n = 3; n < 202; n++) node.put(n, `0xa${n}`);
+      node.mine(202, '0xa202', ['t2']);
+      await until(() => client.got.length === 2);
+      node.drop();
+      for (let n = 2; n <= 202; n++) node.put(n, `0xb${n}`, n === 3 ? ['t1'] : []);
+      await until(() => client.got.length >= 2 + 3);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(
+        client.got
+          .filter((g) => g.id === logs)
+          .map(
+            (g) =>
+              `${String(g.result.data)}@${Number(g.result.blockNumber)}` +
+              (g.result.removed === true ? ' removed' : ''),
+          ),
+      ).toEqual(['t1@2', 't2@202', 't1@2 removed', 't2@202 removed', 't1@3']);
+      expect(client.ended).toEqual([]);
+    } finally {
+      onP.close();
+    }
   });
 
   it('above the cap, tells every client to resync instead of filling, and goes on from the head', async () => {

@@ -33,9 +33,21 @@ export const MAX_BACKFILL_LOG_RANGE = 10_000;
  * JSON bytes of delivered logs a logs subscription (one per distinct filter, shared by its
  * clients) keeps to withdraw them after a reorg in a gap (ADR 0203 amendment "a reorg in a logs
  * gap"). Above it the oldest blocks' logs are forgotten (their hashes kept); the newest block's
- * are always kept. Blocks are kept for `MAX_BACKFILL_BLOCKS` below the newest one.
+ * are always kept. Blocks are kept for the network's reorg window below the newest one
+ * (`logMemoryBlocks`).
  */
 export const MAX_REMEMBERED_LOG_BYTES = 512 * 1024;
+
+/**
+ * Blocks below the newest delivered log's block whose logs a logs subscription remembers: the
+ * network's reorg window (`REORG_WINDOW_BLOCKS`, 256 on P), since a reorg within it is one the
+ * fill must withdraw; a deeper one is not withdrawn (ADR 0203). Not `MAX_BACKFILL_BLOCKS`: that
+ * caps how many missed headers a newHeads fill fetches, not how deep a reorg may be. At least 1
+ * (S has no reorgs, and no WebSocket either).
+ */
+export function logMemoryBlocks(network: NetworkKey): number {
+  return Math.max(1, reorgWindowBlocks(network));
+}
 
 /**
  * How the hub tells a silent upstream socket (no close, no data) from a quiet one (ADR 0203
@@ -174,10 +186,12 @@ interface GapState {
   readonly heads: Map<number, string>;
   lastHead: Header | undefined;
   /**
-   * logs: the blocks logs were delivered from, by number, within `MAX_BACKFILL_BLOCKS` of the
-   * newest (a reorg in a gap withdraws their logs), and the JSON bytes of the logs kept.
+   * logs: the blocks logs were delivered from, by number, within `logWindow` of the newest (a
+   * reorg in a gap withdraws their logs), and the JSON bytes of the logs kept.
    */
   readonly logBlocks: Map<number, LogBlock>;
+  /** logs: how many blocks below the newest `logBlocks` keeps (`logMemoryBlocks`). */
+  readonly logWindow: number;
   logBytes: number;
   /** logs: every log delivered from this block on is in `logBlocks` (older ones aged out). */
   logFloor: number;
@@ -299,6 +313,7 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
           heads: new Map(),
           lastHead: undefined,
           logBlocks: new Map(),
+          logWindow: logMemoryBlocks(this.network),
           logBytes: 0,
           logFloor: 0,
           closedAtHead: undefined,
@@ -812,8 +827,8 @@ export class NetworkSubscriptions implements NetworkSubscriptionPort {
 
 /**
  * A log delivered (or withdrawn, `removed: true`) on a logs subscription, noted for a reorg in a
- * later gap: by block (its hash) and `logKey`, at most `MAX_BACKFILL_BLOCKS` blocks below the
- * newest and `MAX_REMEMBERED_LOG_BYTES` of logs (the oldest forgotten first, hashes kept).
+ * later gap: by block (its hash) and `logKey`, at most `gap.logWindow` blocks below the newest
+ * and `MAX_REMEMBERED_LOG_BYTES` of logs (the oldest forgotten first, hashes kept).
  */
 function rememberLog(gap: GapState, log: Record<string, unknown>, text: string): void {
   const number = Number(log.blockNumber);
@@ -832,7 +847,7 @@ function rememberLog(gap: GapState, log: Record<string, unknown>, text: string):
     block = { hash, logs: new Map() };
     gap.logBlocks.set(number, block);
     for (const n of gap.logBlocks.keys())
-      if (n <= number - MAX_BACKFILL_BLOCKS) {
+      if (n <= number - gap.logWindow) {
         forgetLogBlock(gap, n);
         gap.logFloor = Math.max(gap.logFloor, n + 1);
       }
