@@ -56,6 +56,11 @@ export class RequestLog {
         : undefined;
   }
 
+  /** Whether lines are written: callers skip the work a line alone needs when not. */
+  get enabled(): boolean {
+    return this.logger !== undefined;
+  }
+
   /** An HTTP request: `status` its HTTP status. */
   http(requestId: string, status: number, answer: LoggedAnswer, seconds: number): void {
     this.line('rpc request', 'request_id', requestId, undefined, status, answer, seconds);

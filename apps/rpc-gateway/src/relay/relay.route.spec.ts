@@ -204,3 +204,87 @@ describe('relay route: failures named by their request', () => {
     });
   });
 });
+
+/**
+ * Every refused request leaves its one request line (README "Request log"): a body refused
+ * before it is read (413 too large, 415 a coding the edge does not read) left none. Its line
+ * says no calls were read and names the token's network and account as the relay finds them.
+ */
+describe('relay route: a body refused unread leaves its request line', () => {
+  let server: Server;
+  let port: number;
+  const lines: Array<Record<string, unknown>> = [];
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer();
+    const relay = {
+      unreadRequest: (token: string) => {
+        asked.push(token);
+        return Promise.resolve({
+          network: 'eth-mainnet',
+          account: 'acct-1',
+          calls: 0,
+          billedCalls: 0,
+          cu: 0,
+        });
+      },
+    } as unknown as RelayService;
+    const logger = pino({ level: 'info' });
+    attachHotPath(
+      server,
+      relay,
+      new GatewayMetrics(new Registry()),
+      new RequestLog(logger, true, {
+        write: (chunk: string) => {
+          for (const line of chunk.trim().split('\n'))
+            lines.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      }),
+      logger,
+      { bodyLimitBytes: 1024 },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const post = (requestId: string, body: string, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/tok%2Dunread/',
+          headers: Object.assign({ 'x-request-id': requestId }, headers),
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  it('413 and 415: one line each, its status, no calls, the token looked up for it', async () => {
+    expect(await post('too-large', ' '.repeat(4096))).toBe(413);
+    expect(await post('zstd', '{}', { 'content-encoding': 'zstd' })).toBe(415);
+    for (let i = 0; i < 100 && lines.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'rpc request',
+        request_id: 'too-large',
+        status: 413,
+        network: 'eth-mainnet',
+        account: 'acct-1',
+        calls: 0,
+        billed_calls: 0,
+        cu: 0,
+      }),
+      expect.objectContaining({ request_id: 'zstd', status: 415, calls: 0 }),
+    ]);
+    expect(asked).toEqual(['tok-unread', 'tok-unread']);
+  });
+});

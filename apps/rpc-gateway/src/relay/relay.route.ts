@@ -4,7 +4,7 @@ import type { DomainError } from '@meridian/errors';
 import { jsonRpcErrorOf, NULL_ID, serializeErrorObject } from '@meridian/jsonrpc';
 import { requestIdOf } from '@meridian/platform-http';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
-import type { RequestLog } from '../observability/request-log';
+import type { LoggedAnswer, RequestLog } from '../observability/request-log';
 import {
   acceptsGzip,
   decodeBody,
@@ -157,7 +157,9 @@ export function attachHotPath(
         // Answered with the body still arriving: closing now would make the kernel reset the
         // connection and lose the 413, so the rest is read and dropped (as platform-http does).
         res.shouldKeepAlive = true;
-        requestsOf(refuse(res, requestId, tooLargeError, tooLargeBody)).inc();
+        const status = refuse(res, requestId, tooLargeError, tooLargeBody);
+        requestsOf(status).inc();
+        logUnread(rawToken, requestId, status, started);
         return;
       }
       chunks.push(chunk);
@@ -179,13 +181,30 @@ export function attachHotPath(
         );
       void decodeBody(coding, Buffer.concat(chunks), options.bodyLimitBytes).then((decoded) => {
         if (typeof decoded === 'object') {
-          requestsOf(refuse(res, requestId, decoded, unreadRefusal(decoded))).inc();
+          const status = refuse(res, requestId, decoded, unreadRefusal(decoded));
+          requestsOf(status).inc();
+          logUnread(rawToken, requestId, status, started);
           return;
         }
         // A body that does not decode is a malformed body: -32700 once its token is checked.
         relayHttp(req, res, rawToken, requestId, started, decoded ?? '');
       });
     });
+  };
+
+  /**
+   * The request line of a request refused before its body was read (413, 415): every refused
+   * request leaves its line (README "Request log"). No calls were read (0); the network and
+   * account are the token's when it names a known one, as a 404's are, looked up for the line
+   * only after the answer went out (and not at all with the request log off).
+   */
+  const logUnread = (rawToken: string, requestId: string, status: number, started: number) => {
+    if (!requestLog.enabled) return;
+    const seconds = (performance.now() - started) / 1000;
+    void relay
+      .unreadRequest(tokenOf(rawToken))
+      .catch(() => UNREAD_UNKNOWN)
+      .then((answer) => requestLog.http(requestId, status, answer, seconds));
   };
 
   const relayHttp = (
@@ -262,6 +281,9 @@ export function attachHotPath(
     for (const fallback of fallbacks) fallback.call(server, req, res);
   });
 }
+
+/** The request line's fields of an unread request whose token could not be looked up. */
+const UNREAD_UNKNOWN: LoggedAnswer = { calls: 0, billedCalls: 0, cu: 0 };
 
 /** The JSON-RPC answer to a refusal made before the body could be read: id null. */
 function unreadRefusal(error: DomainError): string {

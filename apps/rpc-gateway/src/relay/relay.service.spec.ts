@@ -1,5 +1,5 @@
 import { DomainError } from '@meridian/errors';
-import { NETWORKS } from '@meridian/networks';
+import { NETWORKS, type Endpoint } from '@meridian/networks';
 import { UsageMeter } from '@meridian/platform-messaging';
 import { FakeClock } from '@meridian/time';
 import { Registry } from 'prom-client';
@@ -40,7 +40,13 @@ const blocks = (n: number): OutCall[] =>
  * The relay with the real plan-RPS bucket (on a fake clock), the real spend estimate and meter;
  * the node is a function of the calls relayed (`node`), and what it was sent is kept (`sent`).
  */
-function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer, maxBatch = 1000) {
+function relayOf(
+  spendableCu: number,
+  node: (call: OutCall) => CallAnswer,
+  maxBatch = 1000,
+  endpoint: Endpoint = 'eu',
+  unavailable = false,
+) {
   const clock = new FakeClock();
   const estimate = new SpendEstimate();
   estimate.reset(1, spendableCu);
@@ -51,7 +57,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer, maxBa
     estimate: () => estimate,
     account: () => FREE,
     ranOut: () => undefined,
-    lookup: (t: string) => tokens[t] ?? { found: false },
+    lookup: (t: string) => (unavailable ? { unavailable: true } : (tokens[t] ?? { found: false })),
   } as unknown as CredentialService;
   const router = {
     pool: () => undefined,
@@ -61,7 +67,7 @@ function relayOf(spendableCu: number, node: (call: OutCall) => CallAnswer, maxBa
     },
   } as unknown as UpstreamRouter;
   const relay = new RelayService(
-    { endpoint: 'eu', maxBatch, maxLogsBlockRange: 10_000, maxResponseBytes: 1024 * 1024 },
+    { endpoint, maxBatch, maxLogsBlockRange: 10_000, maxResponseBytes: 1024 * 1024 },
     credentials,
     router,
     new LruCache<string>(0),
@@ -363,6 +369,39 @@ describe("a request's calls as parsed, its billed calls and CU (the request log'
     const elsewhere = await relay.handleHttp('tok-sui', batch(1));
     expect(elsewhere.refused?.kind).toBe('not_found');
     expect(elsewhere).toMatchObject({ network: 'sui-mainnet', account: 'acct-free', calls: 1 });
+  });
+
+  it("a request refused before its token is found names the shared endpoint's one network (S)", async () => {
+    const shared = relayOf(100_000, () => block, 1000, 'shared');
+    const unknown = await shared.relay.handleHttp('tok-none', batch(2));
+    expect(unknown.refused?.kind).toBe('unauthenticated');
+    expect(unknown).toMatchObject({ network: 'sui-mainnet', calls: 2 });
+    expect(unknown.account).toBeUndefined();
+    const down = relayOf(100_000, () => block, 1000, 'shared', true);
+    const unavailable = await down.relay.handleHttp('tok-sui', batch(1));
+    expect(unavailable.refused?.kind).toBe('unavailable');
+    expect(unavailable).toMatchObject({ network: 'sui-mainnet', calls: 1 });
+    // A regional endpoint serves several networks: only a token found names one.
+    const regional = relayOf(100_000, () => block, 1000, 'eu', true);
+    expect((await regional.relay.handleHttp('tok-p', batch(1))).network).toBeUndefined();
+  });
+
+  it('a body refused unread (413, 415): no calls; the network as a refused token logs it', async () => {
+    const { relay } = relayOf(100_000, () => block);
+    expect(await relay.unreadRequest('tok-p')).toEqual({
+      network: 'polygon-mainnet',
+      account: 'acct-free',
+      calls: 0,
+      billedCalls: 0,
+      cu: 0,
+    });
+    expect(await relay.unreadRequest('tok-sui')).toMatchObject({ network: 'sui-mainnet' });
+    expect((await relay.unreadRequest('tok-none')).network).toBeUndefined();
+    const shared = relayOf(100_000, () => block, 1000, 'shared');
+    expect(await shared.relay.unreadRequest('tok-none')).toMatchObject({
+      network: 'sui-mainnet',
+      calls: 0,
+    });
   });
 
   it('gRPC: a tally adds up the calls asked (a refused method too), billed and CU', async () => {

@@ -1,6 +1,6 @@
 import { cuForCall } from '@meridian/compute-units';
 import type { DomainError } from '@meridian/errors';
-import { isOffered, NETWORKS, type Endpoint, type Network } from '@meridian/networks';
+import { isOffered, NETWORKS, networksAt, type Endpoint, type Network } from '@meridian/networks';
 import { PLANS } from '@meridian/plans';
 import {
   callsIn,
@@ -24,6 +24,7 @@ import type { CredentialService } from '../credentials/credential.service';
 import type { RateLimit } from '../limits/token-bucket';
 import type { UsageMeter } from '../metering/usage-meter';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { LoggedAnswer } from '../observability/request-log';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { isBilled, safeParse } from '../upstreams/upstream-router';
 import { AnswerBudget, type AnswersInFlight } from '../upstreams/answer-budget';
@@ -125,6 +126,11 @@ export type SessionMethodHandler = (
 export class RelayService {
   private readonly fallbackRps = PLANS.free.nodeRps;
   private readonly rules: PlanRules;
+  /**
+   * The one network this endpoint serves over HTTP JSON-RPC, if it serves one only (`shared`:
+   * S): every HTTP request here is for it, whatever its token. Undefined at a regional endpoint.
+   */
+  private readonly endpointNetwork: Network | undefined;
 
   constructor(
     private readonly options: RelayOptions,
@@ -137,6 +143,20 @@ export class RelayService {
     private readonly metrics: GatewayMetrics,
   ) {
     this.rules = planRules(options.maxLogsBlockRange, cache);
+    const served = networksAt(options.endpoint).filter((n) =>
+      isOffered(n, options.endpoint, 'jsonrpc'),
+    );
+    this.endpointNetwork = served.length === 1 ? served[0] : undefined;
+  }
+
+  /**
+   * The network an HTTP request refused before it was relayed is for, as its request line says
+   * (README "Request log"): its token's when the token was found, else this endpoint's when it
+   * serves one network over HTTP (the shared endpoint: S), else none (a regional endpoint: only
+   * the token names the network).
+   */
+  private networkOfRefused(refused: RefusedAuthorization): Network | undefined {
+    return refused.network ?? this.endpointNetwork;
   }
 
   /** The token's account and network on this interface, or why not. */
@@ -163,6 +183,23 @@ export class RelayService {
     return { token: lookup.token, network };
   }
 
+  /**
+   * The request line's fields of an HTTP request refused before its body was read (413, 415):
+   * no calls read; the token's network and account when it names a known token (a known one
+   * on a network not offered here too, as its 404 logs them), else as a 401 or 503 logs them
+   * (`networkOfRefused`: the endpoint's network when it serves one, no account).
+   */
+  async unreadRequest(token: string): Promise<LoggedAnswer> {
+    const auth = await this.authorization(token, 'http');
+    return {
+      network: ('refused' in auth ? this.networkOfRefused(auth) : auth.network)?.key,
+      account: auth.token?.accountId,
+      calls: 0,
+      billedCalls: 0,
+      cu: 0,
+    };
+  }
+
   async handleHttp(token: string, body: string): Promise<RelayAnswer> {
     const auth = await this.authorization(token, 'http');
     if ('refused' in auth) {
@@ -170,7 +207,7 @@ export class RelayService {
       return relayAnswer(
         auth.refused,
         serializeRefusal(parsed, jsonRpcErrorOf(auth.refused)),
-        auth.network,
+        this.networkOfRefused(auth),
         auth.token,
         callsIn(parsed),
         false,
