@@ -46,6 +46,8 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
   let ns: Awaited<ReturnType<typeof provisionNamespace>>;
   let eu: RunningGateway;
   let shared: RunningGateway;
+  /** The shared endpoint with billing-ledger unreachable: every token check is unavailable. */
+  let sharedDown: RunningGateway;
 
   beforeAll(async () => {
     [eth, sui, ns] = await Promise.all([
@@ -71,11 +73,17 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
         [TOKENS.sui]: { accountId: 'acct-ids-sui', network: 'sui-mainnet', planId: 'pro' },
       }),
     });
-    [eu, shared] = await Promise.all([startGateway(env('eu')), startGateway(env('shared'))]);
+    const down = Object.assign(env('shared'), { BILLING_GRPC_URL: '127.0.0.1:1' });
+    delete (down as { STATIC_ACCESS_TOKENS?: string }).STATIC_ACCESS_TOKENS;
+    [eu, shared, sharedDown] = await Promise.all([
+      startGateway(env('eu')),
+      startGateway(env('shared')),
+      startGateway(down),
+    ]);
   });
 
   afterAll(async () => {
-    await Promise.all([eu?.stop(), shared?.stop()]);
+    await Promise.all([eu?.stop(), shared?.stop(), sharedDown?.stop()]);
     await Promise.all([eth?.stop(), sui?.close(), ns?.cleanup()]);
   });
 
@@ -208,6 +216,23 @@ describe('rpc-gateway: refusals made before relaying echo the request ids', () =
       const evm = await rpc(`${eu.url}/${TOKENS.eth}`, call(5));
       expect((evm.json as Answer).result).toBeDefined();
       expect(evm.headers.get('deprecation')).toBeNull();
+    });
+
+    // The header follows the method asked, not the outcome: a 503 (no token check) on S too.
+    it('a 503 while the credential check is unavailable follows the method: Deprecation or not', async () => {
+      const state = await rpc(`${sharedDown.url}/${TOKENS.sui}`, [
+        call(1, 'sui_getObject'),
+        call(2, 'suix_getLatestSuiSystemState'),
+      ]);
+      expect(state.status).toBe(503);
+      expect(state.json).toEqual([
+        { jsonrpc: '2.0', id: 1, error: expect.objectContaining({ code: -32000 }) },
+        { jsonrpc: '2.0', id: 2, error: expect.objectContaining({ code: -32000 }) },
+      ]);
+      expect(state.headers.get('deprecation')).toBe(DEPRECATION);
+      const other = await rpc(`${sharedDown.url}/${TOKENS.sui}`, call(3, 'sui_getObject'));
+      expect(other.status).toBe(503);
+      expect(other.headers.get('deprecation')).toBeNull();
     });
 
     // QA PP: a batch of 101 refused whole for its size (-32005) went without the header.

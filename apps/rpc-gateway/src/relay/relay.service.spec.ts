@@ -440,6 +440,26 @@ describe('network S: a refused call of a deprecated method still names it', () =
     });
   });
 
+  it('a 503 (credential check unavailable) at the shared endpoint follows the method asked', async () => {
+    const down = relayOf(100_000, () => block, 1000, 'shared', true);
+    const call = (method: string) => `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`;
+    const state = await down.relay.handleHttp('tok-sui', call('suix_getLatestSuiSystemState'));
+    expect(state.refused?.kind).toBe('unavailable');
+    expect(state.deprecated).toBe(true);
+    const inBatch = `[${call('sui_getObject')},${call('sui_tryMultiGetPastObjects')}]`;
+    expect((await down.relay.handleHttp('tok-sui', inBatch)).deprecated).toBe(true);
+    expect((await down.relay.handleHttp('tok-sui', call('sui_getObject'))).deprecated).toBe(false);
+    // 401 and 404 are served nothing here: no header (README, Network S).
+    const shared = relayOf(100_000, () => block, 1000, 'shared');
+    const unknown = await shared.relay.handleHttp('tok-none', call('suix_getLatestSuiSystemState'));
+    expect(unknown.refused?.kind).toBe('unauthenticated');
+    expect(unknown.deprecated).toBe(false);
+    const eu = relayOf(100_000, () => block);
+    const elsewhere = await eu.relay.handleHttp('tok-sui', call('suix_getLatestSuiSystemState'));
+    expect(elsewhere.refused?.kind).toBe('not_found');
+    expect(elsewhere.deprecated).toBe(false);
+  });
+
   it('a batch over the cap naming a deprecated method is deprecated; one naming none is not', async () => {
     const { relay } = relayOf(100_000, () => block, 100);
     const batch = (method: string, n: number) =>

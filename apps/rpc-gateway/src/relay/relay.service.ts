@@ -204,13 +204,17 @@ export class RelayService {
     const auth = await this.authorization(token, 'http');
     if ('refused' in auth) {
       const parsed = parseRequest(body, { maxBatchSize: this.options.maxBatch });
+      const network = this.networkOfRefused(auth);
+      // The token could not be checked (503): the request is one this endpoint may serve on a
+      // retry, for its one network, so its answer says what a served one's would (README, Network
+      // S). An unknown token (401) or one of a network not served here (404) is served nothing.
       return relayAnswer(
         auth.refused,
         serializeRefusal(parsed, jsonRpcErrorOf(auth.refused)),
-        this.networkOfRefused(auth),
+        network,
         auth.token,
         callsIn(parsed),
-        false,
+        auth.refused === CREDENTIALS_UNAVAILABLE && namesDeprecated(network, parsed),
       );
     }
     return this.handle(auth.token, auth.network, body, 'http');
@@ -262,10 +266,7 @@ export class RelayService {
     const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
     const items: readonly RpcRequestItem[] =
       parsed.kind === 'single' ? [parsed.item] : parsed.items;
-    // The one place the `Deprecation` header is decided (ADR 0214): the request names a
-    // deprecated method, whatever its calls' fate or the batch's (over the cap: QA PP).
-    const deprecated =
-      network.deprecatedMethods !== null && namesAnyOf(parsed, network.deprecatedMethods);
+    const deprecated = namesDeprecated(network, parsed);
     const estimate = this.credentials.estimate(token.accountId);
     const admitting = this.admit(token, items, estimate);
     const refused = admitting instanceof Promise ? await admitting : admitting;
@@ -602,6 +603,17 @@ export class RelayService {
     this.metrics.countCu(network.key, cu);
     return cu;
   }
+}
+
+/**
+ * The one place the `Deprecation` header is decided (ADR 0214): the request names a method its
+ * network deprecates, whatever its calls' fate, the batch's (over the cap: QA PP) or the
+ * request's (a rate or balance refusal, the credential check unavailable). Never for a request
+ * whose network is not known (a regional endpoint's 503).
+ */
+function namesDeprecated(network: Network | undefined, parsed: ParsedRequest): boolean {
+  const deprecated = network?.deprecatedMethods ?? null;
+  return deprecated !== null && namesAnyOf(parsed, deprecated);
 }
 
 /** A request refused before any call is relayed: `error` under each of its ids, nothing billed. */
