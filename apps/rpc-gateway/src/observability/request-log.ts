@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 
 /**
  * What a request line reports about the answer: `calls`, the calls the request held as parsed
- * (a JSON-RPC body: `callsIn`; a gRPC method: the JSON-RPC calls it asked for), whatever their
+ * (a JSON-RPC body: `callsAsParsed`; a gRPC method: the JSON-RPC calls it asked for), whatever their
  * fate; `billedCalls` and `cu`, what was metered (README "Request log").
  */
 export interface LoggedAnswer {

@@ -3,7 +3,7 @@ import type { DomainError } from '@meridian/errors';
 import { isOffered, NETWORKS, networksAt, type Endpoint, type Network } from '@meridian/networks';
 import { PLANS } from '@meridian/plans';
 import {
-  callsIn,
+  callsAsParsed,
   jsonRpcErrorOf,
   namesAnyOf,
   parseRequest,
@@ -46,7 +46,7 @@ import type { Transport } from './request-checks';
  * not offered, balance, rate limit) whose status (HTTP) the edge maps, and `body` its JSON-RPC
  * answer under the request's ids (`refusal`); otherwise `body` is the JSON-RPC answer ('' when
  * only notifications were sent). `deprecated`: a call names a method the spec deprecates.
- * `calls`: the calls the request holds as parsed (`callsIn`), whatever their fate; `billedCalls`
+ * `calls`: the calls the request holds as parsed (`callsAsParsed`), whatever their fate; `billedCalls`
  * and `cu`: the calls metered and their compute units (0 for a refusal). The request log's
  * fields (README "Request log").
  */
@@ -213,7 +213,7 @@ export class RelayService {
         serializeRefusal(parsed, jsonRpcErrorOf(auth.refused)),
         network,
         auth.token,
-        callsIn(parsed),
+        callsAsParsed(parsed),
         auth.refused === CREDENTIALS_UNAVAILABLE && namesDeprecated(network, parsed),
       );
     }
@@ -285,7 +285,7 @@ export class RelayService {
     }
     // Its WebSocket connection closed meanwhile (ADR 0203 amendment): not relayed, not billed.
     if (abandoned?.aborted === true)
-      return relayAnswer(undefined, '', network, token, callsIn(parsed), deprecated);
+      return relayAnswer(undefined, '', network, token, callsAsParsed(parsed), deprecated);
     const hadCu = estimate !== undefined && !estimate.spent;
     const plan = planCalls(
       network,
@@ -320,7 +320,7 @@ export class RelayService {
       body,
       network,
       token,
-      callsIn(parsed),
+      callsAsParsed(parsed),
       deprecated,
       billed.calls,
       billed.cu,
@@ -629,7 +629,7 @@ function refusedWhole(
     serializeRefusal(parsed, jsonRpcErrorOf(error)),
     network,
     token,
-    callsIn(parsed),
+    callsAsParsed(parsed),
     deprecated,
   );
 }

@@ -1,6 +1,7 @@
-import { callsIn, TokenConnections } from './connection-limits';
+import { callsAsParsed, parseRequest } from '@meridian/jsonrpc';
+import { callSlotsOf, TokenConnections } from './connection-limits';
 
-describe('callsIn: the calls a WebSocket message holds, for the in-flight cap', () => {
+describe('callSlotsOf: the slots a WebSocket message takes in the in-flight cap', () => {
   it.each([
     ['{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}', 1],
     ['  [ {"id":1}, {"id":2} ]', 2],
@@ -12,7 +13,30 @@ describe('callsIn: the calls a WebSocket message holds, for the in-flight cap', 
     ['not json', 1],
     ['[{"id":1},', 2],
     ['[{"id":1},{"id":2', 2],
-  ])('%s → %i', (text, calls) => expect(callsIn(text)).toBe(calls));
+  ])('%s → %i', (text, calls) => expect(callSlotsOf(text)).toBe(calls));
+});
+
+/**
+ * Two counts, two rules: the in-flight cap's slots (scanned before any parse, at least 1: every
+ * message is owed an answer) and the request log's calls (`callsAsParsed`: what the parsed
+ * request held). They agree on well-formed requests and part on text that is not one.
+ */
+describe("callSlotsOf and the request log's callsAsParsed", () => {
+  const both = (text: string) => [callSlotsOf(text), callsAsParsed(parseRequest(text))];
+
+  it.each([
+    ['{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}', 1],
+    ['[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":"m"}]', 2],
+    ['[1,2,3]', 3],
+  ])('agree on %s: %i', (text, calls) => expect(both(text)).toEqual([calls, calls]));
+
+  it.each([
+    ['[]', 1, 0],
+    ['not json', 1, 0],
+    ['[{"id":1},', 2, 0],
+  ])('part on %s: %i slots, %i calls', (text, slots, calls) =>
+    expect(both(text)).toEqual([slots, calls]),
+  );
 });
 
 describe('TokenConnections: open WebSocket connections per access token', () => {

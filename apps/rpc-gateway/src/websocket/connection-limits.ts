@@ -35,12 +35,15 @@ export const SHUTTING_DOWN: DomainError = refusal(
 );
 
 /**
- * How many calls a message holds, for the in-flight count: the elements of a top-level array
- * (a batch), else 1. A scan, not a parse (the relay parses the message once, later): strings are
- * skipped with their escapes, and malformed text counts what it seems to hold, at least 1 (the
- * relay answers it with its parse error).
+ * The slots a message takes in its connection's calls in flight: the elements of a top-level
+ * array (a batch), else 1. A scan, not a parse (the relay parses the message once, later): strings
+ * are skipped with their escapes, and malformed text counts what it seems to hold, at least 1 (the
+ * relay answers it with its parse error, and the message holds the connection until then).
+ * Not the request log's `calls` (`callsAsParsed`, @meridian/jsonrpc), which counts what the
+ * parsed request held (0 for text that is not JSON or an empty batch): the cap must be decided
+ * before the relay parses, and an answer owed always takes a slot.
  */
-export function callsIn(text: string): number {
+export function callSlotsOf(text: string): number {
   let i = 0;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== 0x5b /* [ */) return 1;

@@ -24,7 +24,7 @@ import { TOKEN_PATH, tokenOf } from '../relay/token-path';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { RequestLog } from '../observability/request-log';
 import {
-  callsIn,
+  callSlotsOf,
   callsInFlightRefused,
   connectionsRefused,
   SHUTTING_DOWN,
@@ -421,7 +421,7 @@ export class WsGateway {
       const text = isBinary
         ? Buffer.from(data as Buffer).toString('utf8')
         : (data as Buffer).toString();
-      const calls = callsIn(text);
+      const calls = callSlotsOf(text);
       // Past the cap the message is answered at once under its ids, not queued (ADR 0203
       // amendment); a message alone in flight always runs, however large its batch.
       if (inFlight > 0 && inFlight + calls > cap) {

@@ -1,7 +1,7 @@
 import { JSONRPC_ERROR } from './jsonrpc-error';
 import {
   batchSizeError,
-  callsIn,
+  callsAsParsed,
   MAX_PARAMS_DEPTH,
   expectsResponse,
   NULL_ID,
@@ -373,7 +373,7 @@ describe('parseRequest: batches', () => {
   });
 });
 
-describe("callsIn: the calls a request holds as parsed (the request log's `calls`)", () => {
+describe("callsAsParsed: the calls a request holds as parsed (the request log's `calls`)", () => {
   it.each([
     ['one call', '{"jsonrpc":"2.0","id":1,"method":"m"}', 1],
     ['one invalid object', '{"jsonrpc":"1.0","id":1,"method":"m"}', 1],
@@ -383,6 +383,6 @@ describe("callsIn: the calls a request holds as parsed (the request log's `calls
     ['an empty batch', '[]', 0],
     ['a batch over the cap', '[1,2,3]', 3],
   ])('%s: %i', (_what, text, calls) => {
-    expect(callsIn(parseRequest(text, { maxBatchSize: 2 }))).toBe(calls);
+    expect(callsAsParsed(parseRequest(text, { maxBatchSize: 2 }))).toBe(calls);
   });
 });

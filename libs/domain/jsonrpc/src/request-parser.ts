@@ -91,8 +91,11 @@ function methodsNamed(elements: readonly unknown[]): Set<string> {
  * How many calls a request holds as parsed: a batch's elements (valid or not), 1 for one
  * object, 0 for a body that is not JSON or an empty batch, a batch's size when it is over the
  * cap. What the gateway's request log reports as `calls`, whatever was then answered or billed.
+ * Not the WebSocket in-flight cap's count (rpc-gateway `callSlotsOf`): that one is taken from
+ * the text before it is parsed and is at least 1, since every message holds its connection
+ * until answered, an unparsable one too; this one says what the request held.
  */
-export function callsIn(parsed: ParsedRequest): number {
+export function callsAsParsed(parsed: ParsedRequest): number {
   return parsed.kind === 'batch' ? parsed.items.length : (parsed.calls ?? 1);
 }
 
