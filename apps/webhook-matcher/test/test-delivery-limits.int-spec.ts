@@ -46,8 +46,8 @@ describe('test deliveries: limited per webhook and per account, across replicas'
     await s?.close();
   });
 
-  async function create(n: number): Promise<string> {
-    const created = await s.call('POST', '/webhooks', key, {
+  async function create(n: number, owner = key): Promise<string> {
+    const created = await s.call('POST', '/webhooks', owner, {
       network: 'eth-mainnet',
       trigger_type: 'address_activity',
       target_url: TARGET,
@@ -57,11 +57,11 @@ describe('test deliveries: limited per webhook and per account, across replicas'
     return created.body.id as string;
   }
 
-  async function test(app: NestFastifyApplication, id: string) {
+  async function test(app: NestFastifyApplication, id: string, owner = key) {
     const answer = await app.inject({
       method: 'POST',
       url: `/api/v1/webhooks/${id}/test`,
-      headers: { authorization: `Bearer ${key}` },
+      headers: { authorization: `Bearer ${owner}` },
     });
     return {
       status: answer.statusCode,
@@ -127,6 +127,32 @@ describe('test deliveries: limited per webhook and per account, across replicas'
     expect(Number(refused.retryAfter)).toBe(waitS);
     s.clock.advance(waitS * 1000);
     expect((await test(second, ids[1]!)).status).toBe(202);
+  });
+
+  it('~30 tests of one webhook at once: each 202 or 429, none waits on the pool, other accounts served', async () => {
+    // QQ: the lock holder read and published through a second pooled connection while the
+    // other tests held the rest of the pool (10) waiting on the account's lock: every request,
+    // other accounts' too, waited 10 s for a connection and got 503 database_unavailable, and
+    // tests were recorded and sent whose clients got no 202.
+    // Accounts of their own: the earlier cases spent part of the first account's hour.
+    const mine = await s.billing.createAccount({ plan: 'starter' });
+    const other = await s.billing.createAccount({ plan: 'starter' });
+    const id = await create(6, mine.key);
+    const theirs = await create(7, other.key);
+    const burst = Promise.all(Array.from({ length: 30 }, () => test(s.app, id, mine.key)));
+    const meanwhile = await s.call('GET', `/webhooks/${theirs}`, other.key);
+    const answers = await burst;
+    expect(meanwhile.status).toBe(200);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((status) => status !== 202 && status !== 429)).toEqual([]);
+    const admitted = statuses.filter((status) => status === 202).length;
+    expect(admitted).toBe(perWebhook.limit);
+    // Recorded (and sent) exactly the tests whose clients got 202.
+    const [row] = (await s.dataSource.query(
+      'SELECT count(*)::int AS n FROM webhooks.test_deliveries WHERE webhook_id = $1',
+      [id],
+    )) as { n: number }[];
+    expect(row!.n).toBe(admitted);
   });
 
   it("/openapi.json states the configured limits in the test route's 429", async () => {

@@ -5,7 +5,7 @@ import { NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { LOGGER } from '@meridian/platform-observability';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Clock } from '@meridian/time';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -54,13 +54,19 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
    * Publishes the current rows of `ids` (after their transaction committed). Never throws. While
    * NATS is away it leaves them to the tick at once: the API's answer does not wait for a KV put
    * that can only time out (ADR 0212 amendment: the API serves without NATS).
+   *
+   * `m`: a caller inside a transaction passes its EntityManager, so the reads and the mark go
+   * through the connection it holds. Never a second pooled connection while one is held: with
+   * the pool's other connections held by requests waiting on the caller's lock, none would come
+   * (QQ: parallel test sends starved the pool). A mark rolled back with the caller's transaction
+   * only makes the tick put the entry again.
    */
-  async publish(ids: readonly string[]): Promise<void> {
+  async publish(ids: readonly string[], m: EntityManager = this.dataSource.manager): Promise<void> {
     if (ids.length === 0) return;
     if (!this.client.connectedNow()) return;
     try {
-      const rows = await this.webhooks.byIds(this.dataSource.manager, ids);
-      await this.put(rows);
+      const rows = await this.webhooks.byIds(m, ids);
+      await this.put(rows, m);
     } catch (error) {
       if (await DbJobGate.of(this.dataSource).failed(error)) return;
       this.logger.warn({ err: error, ids }, 'webhook status not published yet; the tick retries');
@@ -81,7 +87,7 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
           for (;;) {
             const rows = await this.webhooks.unpublished(this.dataSource.manager, 200);
             if (rows.length === 0) return;
-            await this.put(rows);
+            await this.put(rows, this.dataSource.manager);
             if (rows.length < 200) return;
           }
         });
@@ -94,17 +100,17 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
     return this.running;
   }
 
-  private async put(rows: readonly WebhookRow[]): Promise<void> {
+  private async put(rows: readonly WebhookRow[], m: EntityManager): Promise<void> {
     if (rows.length === 0) return;
     const kv = await this.kv();
     const reactivations = await this.history.lastReactivations(
-      this.dataSource.manager,
+      m,
       rows.filter((row) => row.version > row.published_version).map((row) => row.id),
     );
     for (const row of rows) {
       if (row.version <= row.published_version) continue;
       await kv.put(row.id, JSON.stringify(this.entryOf(row, reactivations.get(row.id))));
-      await this.webhooks.markPublished(this.dataSource.manager, row.id, row.version);
+      await this.webhooks.markPublished(m, row.id, row.version);
     }
   }
 

@@ -402,7 +402,9 @@ export class WebhooksService {
       if (refusal) throw refusal;
       await this.testSends.record(m, { eventId, webhookId: row.id, accountId, at: now });
       // The worker reads target and secrets from the KV entry: make sure it holds this version.
-      await this.publisher.publish([row.id]);
+      // Through `m`: this transaction holds the account's lock, and the tests waiting on it may
+      // hold every other pooled connection.
+      await this.publisher.publish([row.id], m);
       // Inside the transaction: a job NATS did not take leaves no row counting against the limit.
       await this.jobs.publish(Events.deliveryJob, job);
     });
