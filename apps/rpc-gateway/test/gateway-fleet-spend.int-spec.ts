@@ -71,6 +71,9 @@ describe('rpc-gateway: the spend estimate leased across the fleet (real billing-
           GRPC_ENABLED: 'false',
           RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
           RATE_LIMIT_KEY_PREFIX: `${nats.prefix}:rps:`,
+          // The bound is the pool's: a lease that fails open (the store late past its patience,
+          // a loaded CI machine: 29,500 CU served) admits alone, as ADR 0201 allows.
+          RATE_LIMIT_STORE_PATIENCE_MS: '10000',
         }),
       );
   }, 300_000);
