@@ -133,6 +133,23 @@ describe('rpc-gateway: one token flooding a WebSocket connection', () => {
     const served = answers.filter((a) => a.result !== undefined);
     expect(refused.length + served.length).toBe(FLOOD);
     expect(refused.length).toBeGreaterThan(0);
+    // Every message leaves its request line, the refused ones too (README "Request log"): 429,
+    // the session's network and account, its one call, nothing billed.
+    const attackerLines = () =>
+      gateway.lines.filter(
+        (l) => l.msg === 'rpc ws message' && l['account'] === 'ws-flood-attacker',
+      );
+    await until(() => attackerLines().length >= FLOOD, 10_000);
+    const lines = attackerLines();
+    expect(lines).toHaveLength(FLOOD);
+    const refusedLines = lines.filter((l) => l['status'] === 429);
+    expect(refusedLines).toHaveLength(refused.length);
+    expect(refusedLines[0]).toMatchObject({
+      network: 'eth-mainnet',
+      calls: 1,
+      billed_calls: 0,
+      cu: 0,
+    });
     ws.terminate();
   }, 60_000);
 

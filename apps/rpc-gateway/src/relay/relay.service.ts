@@ -221,15 +221,29 @@ export class RelayService {
   }
 
   /**
-   * The JSON-RPC answer to a request refused before its body was read (its credential, the
-   * network not offered here): the body is parsed only now, on the refusal's path, so the answer
-   * carries the request's ids (`serializeRefusal`; null where none can be read).
+   * The JSON-RPC answer to a message refused whole before its calls were relayed (its
+   * credential, the network not offered here, the connection's cap on calls in flight): the body
+   * is parsed only now, on the refusal's path, so the answer carries the message's ids
+   * (`serializeRefusal`; null where none can be read); and its request line's fields: the calls
+   * it held as parsed, none billed, the network and account as far as they are known (a
+   * WebSocket session's, whose token was checked at the upgrade).
    */
-  refusal(error: DomainError, text: string): string {
-    return serializeRefusal(
-      parseRequest(text, { maxBatchSize: this.options.maxBatch }),
-      jsonRpcErrorOf(error),
-    );
+  refusedMessage(
+    error: DomainError,
+    text: string,
+    known: { network?: Network; accountId?: string } = {},
+  ): { body: string; logged: LoggedAnswer } {
+    const parsed = parseRequest(text, { maxBatchSize: this.options.maxBatch });
+    return {
+      body: serializeRefusal(parsed, jsonRpcErrorOf(error)),
+      logged: {
+        network: known.network?.key,
+        account: known.accountId,
+        calls: callsAsParsed(parsed),
+        billedCalls: 0,
+        cu: 0,
+      },
+    };
   }
 
   async handle(

@@ -264,8 +264,10 @@ describe('WebSocket edge: bounded work per connection and per token', () => {
         account: () => undefined,
       },
       authorize: async () => authorized,
-      refusal: (error: DomainError, text: string) =>
-        serializeRefusal(parseRequest(text, { maxBatchSize: 100 }), jsonRpcErrorOf(error)),
+      refusedMessage: (error: DomainError, text: string) => ({
+        body: serializeRefusal(parseRequest(text, { maxBatchSize: 100 }), jsonRpcErrorOf(error)),
+        logged: { calls: 0, billedCalls: 0, cu: 0 },
+      }),
       handle: (
         _token: unknown,
         _network: unknown,

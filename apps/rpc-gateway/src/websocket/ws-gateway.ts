@@ -425,8 +425,14 @@ export class WsGateway {
       // Past the cap the message is answered at once under its ids, not queued (ADR 0203
       // amendment); a message alone in flight always runs, however large its batch.
       if (inFlight > 0 && inFlight + calls > cap) {
-        this.metrics.requests.inc({ transport: 'websocket', status: '429' });
-        connection.send(this.relay.refusal(callsInFlightRefused(cap), text));
+        this.refuseMessage(
+          connectionId,
+          callsInFlightRefused(cap),
+          text,
+          first,
+          performance.now(),
+          (body) => connection.send(body),
+        );
         return;
       }
       inFlight += calls;
@@ -439,7 +445,7 @@ export class WsGateway {
       };
       // A failed message is logged with the session's id (the upgrade request's); no
       // AsyncLocalStorage in the gateway (ADR 0210).
-      this.message(token, connectionId, text, abandon.signal, reply, session, subscribe)
+      this.message(token, connectionId, text, abandon.signal, reply, session, first, subscribe)
         .catch((error: unknown) =>
           this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
         )
@@ -471,6 +477,7 @@ export class WsGateway {
     abandoned: AbortSignal,
     send: (text: string) => boolean,
     session: Session,
+    first: Authorized,
     subscribe: (
       call: RpcCall,
       auth: Authorized,
@@ -482,13 +489,15 @@ export class WsGateway {
     if (auth instanceof Error) {
       // Refused before the message was read: read now, so the answer carries its ids.
       if (auth.kind === 'unauthenticated')
-        return session.end(
+        return this.refuseMessage(
+          connectionId,
           ACCESS_TOKEN_REVOKED,
-          'access token revoked',
-          this.relay.refusal(ACCESS_TOKEN_REVOKED, text),
+          text,
+          first,
+          started,
+          (body) => session.end(ACCESS_TOKEN_REVOKED, 'access token revoked', body),
         );
-      send(this.relay.refusal(auth, text));
-      return;
+      return this.refuseMessage(connectionId, auth, text, first, started, send);
     }
     const answer = await this.relay.handle(
       auth.token,
@@ -507,6 +516,29 @@ export class WsGateway {
     const seconds = (performance.now() - started) / 1000;
     this.metrics.requestDuration.observe({ transport: 'websocket' }, seconds);
     this.options.requestLog?.ws(connectionId, status, answer, seconds);
+  }
+
+  /**
+   * Answers a message refused whole under its ids, and leaves its request line: every message
+   * leaves one (README "Request log"), with the session's network and account, whose token was
+   * checked at the upgrade.
+   */
+  private refuseMessage(
+    connectionId: string,
+    error: DomainError,
+    text: string,
+    first: Authorized,
+    started: number,
+    send: (body: string) => unknown,
+  ): void {
+    const { body, logged } = this.relay.refusedMessage(error, text, {
+      network: first.network,
+      accountId: first.token.accountId,
+    });
+    send(body);
+    const status = gatewayHttpStatusOf(error);
+    this.metrics.requests.inc({ transport: 'websocket', status: String(status) });
+    this.options.requestLog?.ws(connectionId, status, logged, (performance.now() - started) / 1000);
   }
 
   private track(index: Map<string, Set<Session>>, key: string, session: Session): void {
