@@ -4,7 +4,13 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
 import { AppModule } from '../src/app.module';
 import { testDeliveryLimits } from '../src/webhooks/test-delivery-limits';
-import { address, startMatcherStack, TARGET, type MatcherTestStack } from './support/matcher-app';
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  TARGET,
+  type MatcherTestStack,
+} from './support/matcher-app';
 
 jest.setTimeout(180_000);
 
@@ -153,6 +159,42 @@ describe('test deliveries: limited per webhook and per account, across replicas'
       [id],
     )) as { n: number }[];
     expect(row!.n).toBe(admitted);
+  });
+
+  it('a test that waited for the lock while its webhook was deleted is 404 and queues nothing', async () => {
+    // QQ: the status was read before the account's test-delivery lock; a delete committed
+    // while the test waited for it left the test 202, recorded and sent.
+    const owner = await s.billing.createAccount({ plan: 'starter' });
+    const id = await create(8, owner.key);
+    const holder = s.dataSource.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `test-deliveries:${owner.accountId}`,
+      ]);
+      const pending = test(s.app, id, owner.key);
+      await eventually(async () => {
+        const [row] = (await s.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted`,
+        )) as { n: number }[];
+        return row!.n > 0;
+      });
+      expect((await s.call('DELETE', `/webhooks/${id}`, owner.key)).status).toBe(200);
+      await holder.commitTransaction();
+      const answer = await pending;
+      expect(answer.status).toBe(404);
+      expect(answer.body['error']).toBe('not_found');
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+    const [sent] = (await s.dataSource.query(
+      'SELECT count(*)::int AS n FROM webhooks.test_deliveries WHERE webhook_id = $1',
+      [id],
+    )) as { n: number }[];
+    expect(sent!.n).toBe(0);
   });
 
   it("/openapi.json states the configured limits in the test route's 429", async () => {

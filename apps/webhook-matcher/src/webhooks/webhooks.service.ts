@@ -358,16 +358,41 @@ export class WebhooksService {
    * replicas (429 `rate_limited` with Retry-After; ADR 0431 amendment).
    */
   async sendTest(accountId: string, id: string): Promise<{ eventId: string }> {
-    const row = await this.get(accountId, id);
-    if (row.status !== 'active')
-      throw new DomainError(
-        'webhook_not_active',
-        'conflict',
-        `test deliveries are sent only while active (now ${row.status})`,
-      );
     const now = this.clock.now();
     const eventId = `test_${randomBytes(12).toString('hex')}`;
-    const job: DeliveryJob = {
+    await this.dataSource.transaction(async (m) => {
+      await this.testSends.lockAccount(m, accountId, now);
+      // Read under the webhook's row lock, in the transaction that queues the test: a delete or
+      // pause committed first wins (404 / 409, nothing queued), one coming after waits for this
+      // commit (QQ: the status was read before the lock, and a test of a webhook deleted
+      // meanwhile was 202 and sent).
+      const row = await this.webhooks.find(m, accountId, id, true);
+      if (!row) throw webhookNotFound();
+      if (row.status !== 'active')
+        throw new DomainError(
+          'webhook_not_active',
+          'conflict',
+          `test deliveries are sent only while active (now ${row.status})`,
+        );
+      const refusal = testDeliveryRefusal(
+        this.testLimits,
+        await this.testSends.recent(m, row.id, accountId, now),
+        now,
+      );
+      if (refusal) throw refusal;
+      await this.testSends.record(m, { eventId, webhookId: row.id, accountId, at: now });
+      // The worker reads target and secrets from the KV entry: make sure it holds this version.
+      // Through `m`: this transaction holds the account's lock, and the tests waiting on it may
+      // hold every other pooled connection.
+      await this.publisher.publish([row.id], m);
+      // Inside the transaction: a job NATS did not take leaves no row counting against the limit.
+      await this.jobs.publish(Events.deliveryJob, this.testJob(row, accountId, eventId, now));
+    });
+    return { eventId };
+  }
+
+  private testJob(row: WebhookRow, accountId: string, eventId: string, now: Date): DeliveryJob {
+    return {
       id: deliveryJobId(row.id, eventId, 'unconfirmed'),
       webhookId: row.id,
       accountId,
@@ -392,23 +417,6 @@ export class WebhooksService {
       createdAt: now.toISOString(),
       route: this.routes.of(row.id, row.target_url),
     };
-    await this.dataSource.transaction(async (m) => {
-      await this.testSends.lockAccount(m, accountId, now);
-      const refusal = testDeliveryRefusal(
-        this.testLimits,
-        await this.testSends.recent(m, row.id, accountId, now),
-        now,
-      );
-      if (refusal) throw refusal;
-      await this.testSends.record(m, { eventId, webhookId: row.id, accountId, at: now });
-      // The worker reads target and secrets from the KV entry: make sure it holds this version.
-      // Through `m`: this transaction holds the account's lock, and the tests waiting on it may
-      // hold every other pooled connection.
-      await this.publisher.publish([row.id], m);
-      // Inside the transaction: a job NATS did not take leaves no row counting against the limit.
-      await this.jobs.publish(Events.deliveryJob, job);
-    });
-    return { eventId };
   }
 }
 
