@@ -182,7 +182,7 @@ describe('billing-ledger OpenAPI', () => {
     );
   });
 
-  it('declares the Idempotency-Key header and the error answers of the top-ups, the account create and token create (QA)', () => {
+  it('declares the Idempotency-Key header and the error answers of the top-ups, the account create and the credential creates (QA)', () => {
     const document = buildOpenApiDocument({ title: 'billing', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     const idempotencyKey = expect.objectContaining({
@@ -214,9 +214,27 @@ describe('billing-ledger OpenAPI', () => {
         409: error('idempotency_key_reused'),
       },
     });
-    expect(paths['/api/v1/access-tokens']!['post']!['responses']).toMatchObject({
-      400: error('malformed_body'),
-      409: error('cap_access_tokens_exceeded'),
+    expect(paths['/api/v1/access-tokens']!['post']).toMatchObject({
+      parameters: [idempotencyKey],
+      responses: {
+        400: error('invalid_idempotency_key'),
+        409: error('cap_access_tokens_exceeded'),
+      },
+    });
+    // The credential creates (QA: a repeated key made a second credential): a repeat is 409
+    // already_created, another body with the key idempotency_key_reused.
+    for (const path of ['/api/v1/access-tokens', '/api/v1/api-keys'])
+      expect(paths[path]!['post']).toMatchObject({
+        parameters: [idempotencyKey],
+        responses: {
+          400: error('malformed_body'),
+          409: {
+            description: expect.stringMatching(/already_created.*idempotency_key_reused/s),
+          },
+        },
+      });
+    expect(paths['/api/v1/api-keys']!['post']!['responses']).toMatchObject({
+      400: error('invalid_idempotency_key'),
     });
     expect(paths['/api/v1/api-keys/{id}']!['delete']!['responses']).toMatchObject({
       403: error('managed_key'),

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import { alreadyCreated } from './already-created';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { IdParam } from '../http/ids';
 import { createAccessTokenBody, listQuery } from '../http/schemas';
@@ -17,25 +29,51 @@ export class AccessTokensController {
 
   @Post()
   @ApiRoute({
-    summary: 'Create an access token for one network (shown once)',
+    summary:
+      'Create an access token for one network (shown once). Header Idempotency-Key: a repeat ' +
+      'makes no second token and answers 409 already_created with the id of the first',
     body: createAccessTokenBody,
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the token, with its secret', schema: createdAccessTokenResponse },
       400: {
         description:
-          'malformed_body: network is not a known network, or name is not 1 to 100 characters',
+          'malformed_body: network is not a known network, or name is not 1 to 100 characters; ' +
+          'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII characters',
       },
       409: {
         description:
-          'cap_access_tokens_exceeded: the plan allows no more active tokens (details.limit)',
+          'cap_access_tokens_exceeded: the plan allows no more active tokens (details.limit); ' +
+          'already_created: this Idempotency-Key already made a token with this request ' +
+          '(id, credential: its view without the secret, active), its secret shown once and ' +
+          'not again: roll it for a new secret; ' +
+          ROUTE_ERRORS.idempotencyKeyReused.description,
       },
     },
   })
   @HttpCode(201)
-  async create(@AccountId() accountId: string, @Body() body: unknown) {
+  async create(
+    @AccountId() accountId: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
     const { network, name } = parseBody(createAccessTokenBody, body);
-    const created = await this.credentials.createAccessToken(accountId, network, name ?? network);
+    const created = await this.credentials.createAccessToken(
+      accountId,
+      network,
+      name ?? network,
+      idempotencyKeyOf(idempotencyKey),
+    );
+    if ('earlier' in created)
+      throw alreadyCreated(
+        'access token',
+        accessTokenView(created.earlier),
+        created.earlier.revokedAt === null,
+        created.earlier.revokedAt === null
+          ? `roll it (POST /api/v1/access-tokens/${created.earlier.id}/roll) for a new secret`
+          : 'make a new one with a new Idempotency-Key',
+      );
     return accessTokenView(created.row, created.secret);
   }
 

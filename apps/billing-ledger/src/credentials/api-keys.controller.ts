@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import { alreadyCreated } from './already-created';
 import { AccountId, AccountKeyGuard, CallerKey } from '../http/auth.guards';
 import type { ApiKeyRow } from './credentials.repository';
 import { IdParam } from '../http/ids';
@@ -18,27 +30,55 @@ export class ApiKeysController {
 
   @Post()
   @ApiRoute({
-    summary: 'Create an API key (shown once) with scopes the calling key holds itself',
+    summary:
+      'Create an API key (shown once) with scopes the calling key holds itself. Header ' +
+      'Idempotency-Key: a repeat makes no second key and answers 409 already_created with the ' +
+      'id of the first',
     body: createApiKeyBody,
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       ...ACCOUNT_KEY_ERRORS,
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
-      400: ROUTE_ERRORS.malformedBody,
+      400: {
+        description:
+          'malformed_body: the body does not fit (an unknown field); invalid_idempotency_key: ' +
+          'the Idempotency-Key header is not 1 to 200 printable ASCII characters',
+      },
       403: forbiddenAlso({
         description:
           "scope_not_held: a scope asked for is not one of the calling key's own (details.missing); " +
           'created_by_not_allowed: created_by given by a key other than a managed (dashboard) one',
       }),
+      409: {
+        description:
+          'already_created: this Idempotency-Key already made a key with this request ' +
+          '(id, credential: its view without the secret, active), its secret shown once and ' +
+          'not again: delete it and make a new one with a new Idempotency-Key; ' +
+          ROUTE_ERRORS.idempotencyKeyReused.description,
+      },
     },
   })
   @HttpCode(201)
-  async create(@CallerKey() maker: ApiKeyRow, @Body() body: unknown) {
+  async create(
+    @CallerKey() maker: ApiKeyRow,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
     const { name, scopes, created_by } = parseBody(createApiKeyBody, body);
-    const created = await this.credentials.createApiKeyWithKey(maker, {
-      name,
-      scopes,
-      ...(created_by === undefined ? {} : { createdBy: created_by }),
-    });
+    const created = await this.credentials.createApiKeyWithKey(
+      maker,
+      { name, scopes, ...(created_by === undefined ? {} : { createdBy: created_by }) },
+      idempotencyKeyOf(idempotencyKey),
+    );
+    if ('earlier' in created)
+      throw alreadyCreated(
+        'API key',
+        apiKeyView(created.earlier),
+        created.earlier.revokedAt === null,
+        created.earlier.revokedAt === null
+          ? `delete it (DELETE /api/v1/api-keys/${created.earlier.id}) and make a new one with a new Idempotency-Key`
+          : 'make a new one with a new Idempotency-Key',
+      );
     return apiKeyView(created.row, created.secret);
   }
 

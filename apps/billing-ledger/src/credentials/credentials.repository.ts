@@ -271,6 +271,32 @@ export class CredentialsRepository {
     return tokenOf(rows[0]!);
   }
 
+  /** A token of the account by id, active or not (what an `Idempotency-Key` made). */
+  async accessTokenById(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+  ): Promise<AccessTokenRow | undefined> {
+    const rows: RawAccessToken[] = await manager.query(
+      `SELECT ${TOKEN_COLUMNS} FROM billing.access_tokens WHERE account_id = $1 AND id = $2`,
+      [accountId, id],
+    );
+    return rows[0] ? tokenOf(rows[0]) : undefined;
+  }
+
+  /** A key of the account by id, active or not (what an `Idempotency-Key` made). */
+  async apiKeyById(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+  ): Promise<ApiKeyRow | undefined> {
+    const rows: RawApiKey[] = await manager.query(
+      `SELECT ${KEY_COLUMNS} FROM billing.api_keys WHERE account_id = $1 AND id = $2`,
+      [accountId, id],
+    );
+    return rows[0] ? apiKeyOf(rows[0]) : undefined;
+  }
+
   async countActiveTokens(manager: EntityManager, accountId: string): Promise<number> {
     const rows: Array<{ n: string }> = await manager.query(
       'SELECT count(*) AS n FROM billing.access_tokens WHERE account_id = $1 AND revoked_at IS NULL',

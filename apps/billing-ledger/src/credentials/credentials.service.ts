@@ -15,12 +15,24 @@ import {
   type ApiKeyRow,
 } from './credentials.repository';
 import { hashSecret, hintOf, newAccessToken, newApiKey } from './secrets';
+import { IdempotencyKeys } from '../idempotency/idempotency-keys.service';
 
 export interface Created<T> {
   row: T;
   /** The plain secret: returned once, never stored. */
   secret: string;
 }
+
+/**
+ * A create with an `Idempotency-Key` (ADR 0110 amendment "Credential creates take an
+ * Idempotency-Key"): what it made, or, for a repeat of the key's first request, the credential
+ * that request made (`earlier`, active or not; its secret was shown once and is not stored).
+ */
+export type CreatedOnce<T> = Created<T> | { earlier: T };
+
+/** Operations an `Idempotency-Key` of a credential create is bound to (`requestFingerprint`). */
+const ACCESS_TOKEN_CREATE = 'access-token-create';
+const API_KEY_CREATE = 'api-key-create';
 
 const notFound = () => new DomainError('not_found', 'not_found', 'not found');
 
@@ -37,6 +49,7 @@ export class CredentialsService {
     private readonly ledger: LedgerRepository,
     private readonly outbox: OutboxRepository,
     private readonly signal: ChangeSignal,
+    private readonly idempotency: IdempotencyKeys,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -70,11 +83,16 @@ export class CredentialsService {
    * in its stead (the user it makes the key for); any other key naming one is 403
    * `created_by_not_allowed`. The maker is share-locked while the key is made: a maker revoked
    * meanwhile makes nothing (401), and a revocation of the maker's keys waits and then sees it.
+   * `requestKey`: the request's `Idempotency-Key`, bound to the validated body (scopes as a set)
+   * after the checks above; a repeat answers the key its first use made (`earlier`), another
+   * request with it is 409 `idempotency_key_reused`; one key makes one API key however many
+   * requests carry it at once (`IdempotencyKeys.claimCreate`).
    */
   async createApiKeyWithKey(
     maker: ApiKeyRow,
     key: { name: string; scopes: string[]; createdBy?: string },
-  ): Promise<Created<ApiKeyRow>> {
+    requestKey: string | null = null,
+  ): Promise<CreatedOnce<ApiKeyRow>> {
     const missing = [...new Set(key.scopes)].filter((scope) => !maker.scopes.includes(scope));
     if (missing.length > 0)
       throw new DomainError(
@@ -84,10 +102,29 @@ export class CredentialsService {
         { details: { missing, held: maker.scopes } },
       );
     const createdBy = actingPerson(maker, key.createdBy);
-    const [created] = await this.dataSource.transaction(async (manager) => {
+    const created = await this.dataSource.transaction(async (manager) => {
       if (!(await this.credentials.shareLockActiveApiKey(manager, maker.id)))
         throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
-      return this.makeApiKeys(manager, [
+      if (requestKey !== null) {
+        const earlier = await this.idempotency.claimCreate(
+          manager,
+          maker.accountId,
+          requestKey,
+          API_KEY_CREATE,
+          {
+            name: key.name,
+            scopes: [...new Set(key.scopes)].sort(),
+            ...(key.createdBy === undefined ? {} : { created_by: key.createdBy }),
+          },
+        );
+        if (earlier !== null) {
+          const row = await this.credentials.apiKeyById(manager, maker.accountId, earlier);
+          if (!row)
+            throw new Error(`idempotency key result ${earlier} is not a key of the account`);
+          return { earlier: row };
+        }
+      }
+      const [made] = await this.makeApiKeys(manager, [
         {
           accountId: maker.accountId,
           name: key.name,
@@ -96,8 +133,11 @@ export class CredentialsService {
           createdBy,
         },
       ]);
+      if (requestKey !== null)
+        await this.idempotency.recordResult(manager, maker.accountId, requestKey, made!.row.id);
+      return made!;
     });
-    return created!;
+    return created;
   }
 
   /**
@@ -259,12 +299,35 @@ export class CredentialsService {
     return true;
   }
 
+  /**
+   * A new token within the plan's cap (409 `cap_access_tokens_exceeded`). `requestKey`: the
+   * request's `Idempotency-Key`, bound to `{network, name}` (the default name written out)
+   * before the cap is counted; a repeat answers the token its first use made (`earlier`), which
+   * holds the one slot, another request with it is 409 `idempotency_key_reused`, and one key
+   * makes one token however many requests carry it at once (`IdempotencyKeys.claimCreate`).
+   */
   async createAccessToken(
     accountId: string,
     network: string,
     name: string,
-  ): Promise<Created<AccessTokenRow>> {
+    requestKey: string | null = null,
+  ): Promise<CreatedOnce<AccessTokenRow>> {
     const result = await this.dataSource.transaction(async (manager) => {
+      if (requestKey !== null) {
+        const earlier = await this.idempotency.claimCreate(
+          manager,
+          accountId,
+          requestKey,
+          ACCESS_TOKEN_CREATE,
+          { network, name },
+        );
+        if (earlier !== null) {
+          const row = await this.credentials.accessTokenById(manager, accountId, earlier);
+          if (!row)
+            throw new Error(`idempotency key result ${earlier} is not a token of the account`);
+          return { earlier: row };
+        }
+      }
       const account = await this.lockedAccount(manager, accountId);
       const cap = capsOf(account).accessTokens;
       const held = await this.credentials.countActiveTokens(manager, accountId);
@@ -276,7 +339,10 @@ export class CredentialsService {
           { details: { limit: cap } },
         );
       }
-      return this.insertToken(manager, accountId, network, name);
+      const made = await this.insertToken(manager, accountId, network, name);
+      if (requestKey !== null)
+        await this.idempotency.recordResult(manager, accountId, requestKey, made.row.id);
+      return made;
     });
     return result;
   }

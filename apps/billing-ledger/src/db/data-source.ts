@@ -17,6 +17,7 @@ import { AccountsRenewal1765800000000 } from '../migrations/1765800000000-accoun
 import { ApiKeysCreatedBy1765900000000 } from '../migrations/1765900000000-api-keys-created-by';
 import { TopUpsCreatedBy1766000000000 } from '../migrations/1766000000000-top-ups-created-by';
 import { ApiKeysPlanScope1766100000000 } from '../migrations/1766100000000-api-keys-plan-scope';
+import { IdempotencyKeyResults1766200000000 } from '../migrations/1766200000000-idempotency-key-results';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'billing';
@@ -49,6 +50,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       ApiKeysCreatedBy1765900000000,
       TopUpsCreatedBy1766000000000,
       ApiKeysPlanScope1766100000000,
+      IdempotencyKeyResults1766200000000,
     ],
     applicationName: 'billing-ledger',
     poolSize: 20,

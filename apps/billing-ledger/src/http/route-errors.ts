@@ -14,8 +14,8 @@ export const ROUTE_ERRORS = {
   },
   idempotencyKeyReused: {
     description:
-      'idempotency_key_reused: the Idempotency-Key was used with another request (another amount, ' +
-      'the other top-up route, another account body)',
+      'idempotency_key_reused: the Idempotency-Key was used with another request (another body, ' +
+      'another route: the other top-up route, another create)',
   },
   selfServiceDisabled: {
     description:

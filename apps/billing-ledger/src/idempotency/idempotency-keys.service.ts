@@ -32,6 +32,46 @@ export class IdempotencyKeys {
     request: unknown,
     manager?: EntityManager,
   ): Promise<void> {
+    await this.bind(accountId, key, operation, request, manager);
+  }
+
+  /**
+   * For a create whose answer is not kept (its secret is shown once): binds the key in the
+   * caller's transaction, before anything is made, and answers the id of what the key's first
+   * use made, or null when this is its first use (the caller makes the object and
+   * `recordResult`s it in the same transaction). A concurrent request with the key waits for
+   * that transaction: it then finds the id, or, if that one rolled back, binds the key itself.
+   */
+  async claimCreate(
+    manager: EntityManager,
+    accountId: string,
+    key: string,
+    operation: string,
+    request: unknown,
+  ): Promise<string | null> {
+    const bound = await this.bind(accountId, key, operation, request, manager);
+    // A row bound to this request always has its result: it is written in the binding's
+    // transaction. Missing, the key was bound by something that records none; refuse it.
+    if (!bound.first && bound.resultId === null) throw reused();
+    return bound.resultId;
+  }
+
+  recordResult(
+    manager: EntityManager,
+    accountId: string,
+    key: string,
+    resultId: string,
+  ): Promise<void> {
+    return this.repository.recordResult(manager, accountId, key, resultId);
+  }
+
+  private async bind(
+    accountId: string,
+    key: string,
+    operation: string,
+    request: unknown,
+    manager?: EntityManager,
+  ) {
     const fingerprint = requestFingerprint(operation, request);
     const bound = await this.repository.bind(
       accountId,
@@ -40,11 +80,14 @@ export class IdempotencyKeys {
       this.clock.now(),
       manager,
     );
-    if (bound !== fingerprint)
-      throw new DomainError(
-        IDEMPOTENCY_KEY_REUSED,
-        'conflict',
-        'this Idempotency-Key was already used with a different request; use a new key',
-      );
+    if (bound.requestHash !== fingerprint) throw reused();
+    return bound;
   }
 }
+
+const reused = () =>
+  new DomainError(
+    IDEMPOTENCY_KEY_REUSED,
+    'conflict',
+    'this Idempotency-Key was already used with a different request; use a new key',
+  );

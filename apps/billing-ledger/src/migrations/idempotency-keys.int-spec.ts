@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { requestFingerprint } from '@meridian/platform-http';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
+import { IdempotencyKeyResults1766200000000 } from './1766200000000-idempotency-key-results';
 
 describe('billing migration: idempotency keys get the fingerprint of their request (real Postgres)', () => {
   let db: TestDatabase;
@@ -16,7 +17,10 @@ describe('billing migration: idempotency keys get the fingerprint of their reque
     const all = options.migrations as Function[]; // eslint-disable-line @typescript-eslint/no-unsafe-function-type
     const before = createAppDataSource({
       ...options,
-      migrations: all.filter((m) => m !== IdempotencyKeys1765000000000),
+      // The later migration that alters the table waits for it, as on a database of that time.
+      migrations: all.filter(
+        (m) => m !== IdempotencyKeys1765000000000 && m !== IdempotencyKeyResults1766200000000,
+      ),
     });
     await before.initialize();
     try {
@@ -36,19 +40,24 @@ describe('billing migration: idempotency keys get the fingerprint of their reque
     const after = createAppDataSource(options);
     await after.initialize();
     try {
-      expect(await runMigrations(after, SCHEMA)).toEqual(['IdempotencyKeys1765000000000']);
+      expect(await runMigrations(after, SCHEMA)).toEqual([
+        'IdempotencyKeys1765000000000',
+        'IdempotencyKeyResults1766200000000',
+      ]);
       expect(
         await after.query(
-          `SELECT idempotency_key, request_hash FROM billing.idempotency_keys ORDER BY 1`,
+          `SELECT idempotency_key, request_hash, result_id FROM billing.idempotency_keys ORDER BY 1`,
         ),
       ).toEqual([
         {
           idempotency_key: 'key-1',
           request_hash: requestFingerprint('top-up:account', { cu: 5000 }),
+          result_id: null,
         },
         {
           idempotency_key: 'key-2',
           request_hash: requestFingerprint('top-up:operator', { cu: 1_000_000_000_000 }),
+          result_id: null,
         },
       ]);
     } finally {
