@@ -203,10 +203,8 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     const listed = (await alice.client.call('GET', '/api/team')).body['invitations'] as Array<
       Record<string, unknown>
     >;
-    expect(listed.map((i) => [i['email'], i['role']])).toEqual([
-      ['erin@example.com', 'owner'],
-      ['dave@example.com', 'member'],
-    ]);
+    // Dave's was set aside when dave signed up on his own (QA QQ): no longer pending.
+    expect(listed.map((i) => [i['email'], i['role']])).toEqual([['erin@example.com', 'owner']]);
     // Another account's ids answer 404, like unknown ones.
     for (const url of [
       `/api/team/members/${bobId}`,

@@ -170,6 +170,25 @@ export class AuthService implements OnApplicationBootstrap {
         `too many sign-ups from this address; try again in ${Math.ceil(reserved.wait / 60_000)} min`,
         { details: { retryAfterMs: reserved.wait } },
       );
+    const emailTaken = () =>
+      team
+        ? // One account per user (ADR 0604): an email with a user cannot join another account.
+          new DomainError(
+            'email_taken',
+            'conflict',
+            'this email already has a dashboard user, which belongs to its own account; a user belongs to one account, so join with another email',
+            {
+              details: {
+                fields: {
+                  email:
+                    'this email already has a dashboard user of another account; join with another email',
+                },
+              },
+            },
+          )
+        : new DomainError('email_taken', 'conflict', 'an account with this email exists', {
+            details: { fields: { email: 'an account with this email exists; sign in instead' } },
+          });
     let invitationHash: string | undefined;
     if (invite) {
       invitationHash = sha256(input.invitation!);
@@ -178,6 +197,13 @@ export class AuthService implements OnApplicationBootstrap {
       if (!consumed || consumed.team?.accountId !== team?.accountId) {
         // Not counted (README "Sign-up by invitation"): the attempt counted above is taken back.
         if (reserved.recorded) await this.failures.unrecord([signup.count, signup.attempt], now);
+        // Set aside when its email got a user (QA QQ): said as the taken email it is.
+        const set = await this.invitations.byHash(invitationHash);
+        if (
+          set?.voided === 'email_has_user' &&
+          set.email.toLowerCase() === input.email.toLowerCase()
+        )
+          throw emailTaken();
         throw new DomainError(
           'invitation_invalid',
           'forbidden',
@@ -186,25 +212,6 @@ export class AuthService implements OnApplicationBootstrap {
       }
     }
     try {
-      const emailTaken = () =>
-        team
-          ? // One account per user (ADR 0604): an email with a user cannot join another account.
-            new DomainError(
-              'email_taken',
-              'conflict',
-              'this email already has a dashboard user, which belongs to its own account; a user belongs to one account, so join with another email',
-              {
-                details: {
-                  fields: {
-                    email:
-                      'this email already has a dashboard user of another account; join with another email',
-                  },
-                },
-              },
-            )
-          : new DomainError('email_taken', 'conflict', 'an account with this email exists', {
-              details: { fields: { email: 'an account with this email exists; sign in instead' } },
-            });
       if (await this.users.byEmail(input.email)) throw emailTaken();
       const passwordHash = await hashPassword(input.password);
       // The email's billing request is stored (on the pool, committed) before the claim is
@@ -323,7 +330,9 @@ export class AuthService implements OnApplicationBootstrap {
    * still be used, else why not. 404 `invitation_unknown` for a code never issued.
    */
   async invitation(code: string): Promise<{
-    status: 'valid' | 'used' | 'expired';
+    status: 'valid' | 'used' | 'expired' | 'void';
+    /** Why a `void` one cannot be used (`email_has_user`, `superseded`, `expired`). */
+    reason?: string;
     email?: string;
     expires_at: string;
     team?: { role: AccountRole };
@@ -337,6 +346,9 @@ export class AuthService implements OnApplicationBootstrap {
       );
     const expires_at = found.expiresAt.toISOString();
     if (found.usedAt) return { status: 'used', expires_at };
+    // One set aside as expired when its email was invited again says so: it had expired.
+    if (found.voided && found.voided !== 'expired')
+      return { status: 'void', reason: found.voided, expires_at };
     if (found.expiresAt <= this.clock.now()) return { status: 'expired', expires_at };
     // A team invitation's link says it joins an account (ADR 0604).
     return {

@@ -4,6 +4,7 @@ import { DashboardTeams1764100000000 } from '../migrations/1764100000000-dashboa
 import { DashboardSignUpRequests1764200000000 } from '../migrations/1764200000000-dashboard-sign-up-requests';
 import { DashboardAccessTokenChanges1764350000000 } from '../migrations/1764350000000-dashboard-access-token-changes';
 import { DashboardCustomerOwnerByDefault1764400000000 } from '../migrations/1764400000000-dashboard-customer-owner-by-default';
+import { DashboardOnePendingInvitation1764500000000 } from '../migrations/1764500000000-dashboard-one-pending-invitation';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -19,6 +20,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DashboardSignUpRequests1764200000000,
       DashboardAccessTokenChanges1764350000000,
       DashboardCustomerOwnerByDefault1764400000000,
+      DashboardOnePendingInvitation1764500000000,
     ],
     applicationName: 'dashboard',
     poolSize: 5,

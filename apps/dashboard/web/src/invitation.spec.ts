@@ -53,4 +53,20 @@ describe('signUpView', () => {
       signUpView('invite', 'c', { state: 'failed', status: 404, message: 'unknown' }),
     ).toMatchObject({ kind: 'refused', message: expect.stringMatching(/is unknown/) });
   });
+
+  it('a link set aside unused says why: its email has an account, or a newer link (QA QQ)', () => {
+    const voided = (reason: string) =>
+      ({
+        state: 'found',
+        invitation: { status: 'void', reason, expires_at: '2026-12-01T00:00:00.000Z' },
+      }) as const;
+    expect(signUpView('invite', 'c', voided('email_has_user'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(/its email has an account now.*Sign in/),
+    });
+    expect(signUpView('invite', 'c', voided('superseded'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(/replaced by a newer one/),
+    });
+  });
 });

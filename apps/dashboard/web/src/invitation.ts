@@ -7,7 +7,9 @@
 
 /** `GET /api/auth/invitations/{code}`: a known code's state (404 `invitation_unknown` else). */
 export interface InvitationLookup {
-  status: 'valid' | 'used' | 'expired';
+  status: 'valid' | 'used' | 'expired' | 'void';
+  /** Why a `void` one cannot be used: its email has a user now, or a newer link replaced it. */
+  reason?: string;
   email?: string;
   expires_at: string;
   /** A team invitation (ADR 0604): the sign-up joins an existing account with this role. */
@@ -49,6 +51,14 @@ export function signUpView(
       kind: 'refused',
       message:
         'This invitation link has been used. If you made the account, sign in; else ask an operator for a new link.',
+    };
+  if (invitation.status === 'void')
+    return {
+      kind: 'refused',
+      message:
+        invitation.reason === 'email_has_user'
+          ? 'This invitation link can no longer be used: its email has an account now (a user belongs to one account). Sign in with it.'
+          : 'This invitation link was replaced by a newer one for the same email. Use the latest link, or ask for a new one.',
     };
   if (invitation.status === 'expired')
     return {

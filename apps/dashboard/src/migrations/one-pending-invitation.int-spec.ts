@@ -1,0 +1,98 @@
+import {
+  createAppDataSource,
+  runMigrations,
+  type AppDataSourceOptions,
+} from '@meridian/platform-db';
+import { createTestDatabase, type TestDatabase } from '@meridian/testing';
+import type { DataSource } from 'typeorm';
+import { dataSourceOptions, SCHEMA } from '../db/data-source';
+import { DashboardOnePendingInvitation1764500000000 } from './1764500000000-dashboard-one-pending-invitation';
+
+/**
+ * `DashboardOnePendingInvitation1764500000000` over the rows the old code left (QA QQ, Low 3):
+ * duplicate pending team invitations of one (account, email), and pending ones of an email
+ * that has a user. The newest of each duplicate set stays pending, the others are `superseded`;
+ * those of an email with a user are `email_has_user`; used ones and the operator's are kept.
+ */
+describe('dashboard invitations: one pending per (account, email), migrated (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'dashboard_one_pending' });
+    const options = dataSourceOptions(db.url);
+    // The schema as the release before this migration left it.
+    const before = createAppDataSource({
+      ...options,
+      migrations: (options.migrations as unknown[]).filter(
+        (m) => m !== DashboardOnePendingInvitation1764500000000,
+      ) as AppDataSourceOptions['migrations'],
+    });
+    await runMigrations(before, SCHEMA);
+    ds = createAppDataSource(options);
+    await ds.initialize();
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const invitation = (code: string, email: string, at: string, account: string | null) =>
+    ds.query(
+      `INSERT INTO dashboard.invitations
+         (code_hash, email, created_by, created_at, expires_at, id, account_id, account_role)
+       VALUES ($1, $2, 'usr_owner', $3, $3::timestamptz + interval '7 days', $4, $5, $6)`,
+      [code, email, at, account && `inv_${code}`, account, account && 'member'],
+    );
+
+  it('keeps the newest of duplicates, sets aside those of an email with a user, refuses new duplicates', async () => {
+    await invitation('a1', 'zed@example.com', '2026-11-01T10:00:00Z', 'acc_1');
+    await invitation('a2', 'Zed@example.com', '2026-11-01T10:05:00Z', 'acc_1');
+    await invitation('a3', 'zed@example.com', '2026-11-01T10:01:00Z', 'acc_1');
+    await invitation('b1', 'zed@example.com', '2026-11-01T10:00:00Z', 'acc_2');
+    await invitation('k1', 'kim@example.com', '2026-11-01T10:00:00Z', 'acc_1');
+    await invitation('k2', 'kim@example.com', '2026-11-01T10:00:00Z', null);
+    await invitation('o1', 'ops-invite@example.com', '2026-11-01T10:00:00Z', null);
+    await invitation('o2', 'ops-invite@example.com', '2026-11-01T10:00:00Z', null);
+    await ds.query(
+      `INSERT INTO dashboard.users
+         (id, email, password_hash, role, account_id, account_role, api_key_id, sealed_api_key,
+          created_at, password_changed_at)
+       VALUES ('usr_kim', 'KIM@example.com', 'h', 'customer', 'acc_9', 'owner', 'key_kim', 'v2.k.s',
+               now(), now())`,
+    );
+    await runMigrations(ds, SCHEMA);
+
+    const rows = (await ds.query(
+      `SELECT code_hash, void_reason FROM dashboard.invitations ORDER BY code_hash`,
+    )) as Array<{ code_hash: string; void_reason: string | null }>;
+    expect(Object.fromEntries(rows.map((r) => [r.code_hash, r.void_reason]))).toEqual({
+      a1: 'superseded',
+      a2: null,
+      a3: 'superseded',
+      b1: null,
+      k1: 'email_has_user',
+      k2: 'email_has_user',
+      o1: null,
+      o2: null,
+    });
+    // A new duplicate of a pending one is refused by the index (the insert's conflict target).
+    await expect(
+      invitation('a4', 'ZED@example.com', '2026-11-02T10:00:00Z', 'acc_1'),
+    ).rejects.toThrow(/invitations_one_pending/);
+    // A user made later sets aside the invitations of its email (the trigger).
+    await ds.query(
+      `INSERT INTO dashboard.users
+         (id, email, password_hash, role, account_id, account_role, api_key_id, sealed_api_key,
+          created_at, password_changed_at)
+       VALUES ('usr_zed', 'zed@example.com', 'h', 'customer', 'acc_8', 'owner', 'key_zed',
+               'v2.k.s', now(), now())`,
+    );
+    const zed = (await ds.query(
+      `SELECT code_hash, void_reason FROM dashboard.invitations
+        WHERE code_hash IN ('a2', 'b1') ORDER BY code_hash`,
+    )) as Array<{ void_reason: string | null }>;
+    expect(zed.map((r) => r.void_reason)).toEqual(['email_has_user', 'email_has_user']);
+  });
+});
