@@ -20,7 +20,7 @@ import { Current, CustomerGuard } from '../auth/session.guard';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { parseBody } from '../http-validation';
-import type { Upstream } from '../upstream/upstream.client';
+import { passedHeaders, type Upstream } from '../upstream/upstream.client';
 import { UsersRepository } from '../auth/users.repository';
 import { TeamService } from '../team/team.service';
 import { withActorEmails } from '../team/actor-emails';
@@ -135,7 +135,6 @@ export class CustomerController {
     if (!upstream || !path || !rule)
       throw new DomainError('not_found', 'not_found', 'no such route');
     if (rule.ownerOnly && current.user.accountRole !== 'owner') throw ownerRequired(rule.ownerOnly);
-    const idempotencyKey = request.headers['idempotency-key'];
     // A 401 (the account's stored key refused) is the key service's: renewed once, else 503.
     const body = ['POST', 'PUT', 'PATCH'].includes(request.method)
       ? (request.body ?? {})
@@ -143,7 +142,7 @@ export class CustomerController {
     const answer = await this.keys.call(current.user, upstream, request.method, path, {
       query,
       body: rule.namesActor && isObject(body) ? { ...body, created_by: current.user.id } : body,
-      headers: typeof idempotencyKey === 'string' ? { 'idempotency-key': idempotencyKey } : {},
+      headers: passedHeaders(request.headers),
     });
     // Who made or rolled an access token, for a removal of them to list (ADR 0604).
     if (upstream === 'billing' && request.method === 'POST' && answer.status < 300)

@@ -1,3 +1,4 @@
+import { passedHeaders } from '../upstream/upstream.client';
 import { relayRuleFor } from './relay-rules';
 
 describe('relayRuleFor', () => {
@@ -33,5 +34,20 @@ describe('owner-only relay routes (QA: any member changed the plan)', () => {
     expect(relayRuleFor('billing', 'PUT', '/account/plan')?.ownerOnly).toBe('changes its plan');
     expect(relayRuleFor('billing', 'POST', '/top-ups')?.ownerOnly).toBeUndefined();
     expect(relayRuleFor('billing', 'GET', '/account')?.ownerOnly).toBeUndefined();
+  });
+});
+
+describe('passedHeaders', () => {
+  it("passes the page's Idempotency-Key and If-Match on, nothing else of its request", () => {
+    expect(
+      passedHeaders({
+        'idempotency-key': 'k1',
+        'if-match': '"3"',
+        cookie: 'mrd_session=s',
+        'x-csrf-token': 't',
+        authorization: 'Bearer x',
+      }),
+    ).toEqual({ 'idempotency-key': 'k1', 'if-match': '"3"' });
+    expect(passedHeaders({ 'if-match': ['"1"', '"2"'] })).toEqual({});
   });
 });

@@ -14,11 +14,32 @@ export interface UpstreamAnswer {
 
 /**
  * The upstream headers a relayed answer keeps: `Retry-After` (a 429 of the matcher's
- * test-delivery limits, for one) tells the caller when to ask again. Nothing else is the
+ * test-delivery limits, for one) tells the caller when to ask again; `ETag` (the matcher's
+ * `"<version>"` of one webhook) is what the caller's next `If-Match` names. Nothing else is the
  * caller's: the APIs' `X-Request-Id` names their request, not the dashboard's, and framing
  * (length, encoding, connection) is the BFF's own.
  */
-export const RELAYED_HEADERS: readonly string[] = ['retry-after'];
+export const RELAYED_HEADERS: readonly string[] = ['retry-after', 'etag'];
+
+/**
+ * The request headers the relay passes on from the page: an `Idempotency-Key` (a create or a
+ * top-up sent once) and an `If-Match` (a change made only to the version the page read; the
+ * matcher answers 412 `version_mismatch` otherwise). Cookies, the CSRF token and the rest stay
+ * with the BFF.
+ */
+export const PASSED_REQUEST_HEADERS: readonly string[] = ['idempotency-key', 'if-match'];
+
+/** The page's headers an API reads (`PASSED_REQUEST_HEADERS`), as sent. */
+export function passedHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of PASSED_REQUEST_HEADERS) {
+    const value = headers[name];
+    if (typeof value === 'string') passed[name] = value;
+  }
+  return passed;
+}
 
 export interface UpstreamCall {
   bearer: string;

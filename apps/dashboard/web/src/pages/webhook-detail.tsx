@@ -280,11 +280,14 @@ export function WebhookDetailPage() {
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const attempts = deliveries.data?.pages.flatMap((p) => p.items) ?? [];
-  // Its stats and failed deliveries asked again while the page is open and the tab visible, and
-  // on focus (useAutoRefresh).
+  // The webhook itself (its settings and status: a colleague's pause or edit), its stats and
+  // failed deliveries asked again while the page is open and the tab visible, and on focus
+  // (useAutoRefresh). Nothing here is edited in place (the form is its own page, which keeps
+  // what is typed against the version it loaded), so a newer webhook simply replaces the view.
   useAutoRefresh({
     refresh: () =>
       Promise.all([
+        client.invalidateQueries({ queryKey: ['webhook', id] }),
         client.invalidateQueries({ queryKey: ['webhook-stats', id] }),
         client.invalidateQueries({ queryKey: ['webhook-deliveries', id] }),
       ]),

@@ -8,14 +8,28 @@ import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { splitEntries } from '../addresses';
 import { api, ApiError, relay } from '../api';
+import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
 import { isCapError } from '../cap-errors';
 import { CapNotice } from '../components/cap-notice';
 import { Field } from '../components/field';
 import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { placeErrors } from '../form-errors';
 import type { Webhook } from '../types';
+import { useAutoRefresh } from '../use-auto-refresh';
 import { useSubmission } from '../use-submission';
 import { checkWebhookForm } from '../webhook-checks';
+import {
+  changedFields,
+  FIELD_LABELS,
+  formValuesOf,
+  ifMatch,
+  isVersionMismatch,
+  patchBody,
+  reapply,
+  txHashesOf,
+  type EditableField,
+  type WebhookInputs,
+} from '../webhook-edit';
 import { useNetworks } from './node-access';
 import { useAddressLists, useWebhookLimits } from './webhooks';
 
@@ -32,17 +46,7 @@ export const splitAddresses = splitEntries;
 /** The trigger whose filter must watch transaction hashes (the API's `tx_hash` leaf, ADR 0421). */
 const TX_TRIGGER = 'tx_confirmation';
 
-/**
- * The hashes of a stored filter this form can edit: none (no tree) or one `tx_hash` leaf, which
- * is what the form writes. Undefined for any other tree (made through the API), which the form
- * leaves as it is.
- */
-export function txHashesOf(filters: unknown): string[] | undefined {
-  if (filters === null || filters === undefined) return [];
-  if (typeof filters !== 'object' || Object.keys(filters).length !== 1) return undefined;
-  const leaf = (filters as { tx_hash?: { in?: unknown } }).tx_hash;
-  return Array.isArray(leaf?.in) ? leaf.in.map(String) : undefined;
-}
+export { txHashesOf };
 
 /**
  * The router state that carries a new webhook's signing secret to its page, the only time the
@@ -64,29 +68,45 @@ export function WebhookFormPage() {
     queryFn: () => api<Webhook>('GET', relay('webhooks', `/webhooks/${id}`)),
     enabled: editing,
   });
-  const [name, setName] = useState('');
+  /**
+   * The version the edit is made against: the webhook as first loaded (or as last reapplied
+   * onto). A refresh of the query never overwrites what is typed; a newer version is shown
+   * beside the form (ConflictNotice) and taken only by the user's choice.
+   */
+  const [loaded, setLoaded] = useState<Webhook | undefined>();
+  const [form, setForm] = useState<WebhookInputs>({
+    name: '',
+    targetUrl: '',
+    addresses: '',
+    txHashes: '',
+    listRefs: [],
+    phases: ['unconfirmed', 'confirmed'],
+    depth: String(DEFAULT_CONFIRM_DEPTH),
+  });
+  const set =
+    <K extends EditableField>(field: K) =>
+    (value: WebhookInputs[K]) =>
+      setForm((values) => ({ ...values, [field]: value }));
+  const { name, targetUrl, addresses, txHashes, listRefs, phases, depth } = form;
   const [network, setNetwork] = useState('eth-mainnet');
   const [trigger, setTrigger] = useState('address_activity');
-  const [targetUrl, setTargetUrl] = useState('');
-  const [addresses, setAddresses] = useState('');
-  const [txHashes, setTxHashes] = useState('');
-  const [listRefs, setListRefs] = useState<string[]>([]);
-  const [phases, setPhases] = useState<string[]>(['unconfirmed', 'confirmed']);
-  const [depth, setDepth] = useState(String(DEFAULT_CONFIRM_DEPTH));
 
   useEffect(() => {
     const w = existing.data;
-    if (!w) return;
-    setName(w.name ?? '');
+    if (!w || loaded) return;
+    setLoaded(w);
     setNetwork(w.network);
     setTrigger(w.trigger_type);
-    setTargetUrl(w.target_url);
-    setAddresses((w.addresses ?? []).join('\n'));
-    setTxHashes((txHashesOf(w.filters) ?? []).join('\n'));
-    setListRefs(w.list_refs ?? []);
-    setPhases(w.phases);
-    setDepth(String(w.confirm_depth));
-  }, [existing.data]);
+    setForm(formValuesOf(w));
+  }, [existing.data, loaded]);
+
+  // The webhook asked again while it is edited, as its page asks (every 15 s, and at once when
+  // the tab is shown again): a colleague's change is said before Save, not after.
+  useAutoRefresh({
+    refresh: () => client.invalidateQueries({ queryKey: ['webhook', id] }),
+    nextDelay: editing ? every(WEBHOOK_VIEW_REFRESH_MS) : null,
+    policyKey: id ?? '',
+  });
 
   // A new webhook starts on a network the deployment watches.
   const served = limits.data?.networks;
@@ -98,7 +118,7 @@ export function WebhookFormPage() {
 
   // The hashes field writes the filter tree only where the form owns it (see txHashesOf).
   const watchesHashes =
-    trigger === TX_TRIGGER && (!editing || txHashesOf(existing.data?.filters) !== undefined);
+    trigger === TX_TRIGGER && (!editing || txHashesOf(loaded?.filters) !== undefined);
   const hashes = splitEntries(txHashes);
   const fields: Record<string, unknown> = {
     name: name.trim() || undefined,
@@ -108,13 +128,19 @@ export function WebhookFormPage() {
     phases,
     confirm_depth: Number(depth),
   };
-  // None given: left out on create and cleared on edit, so the API says what is missing.
-  if (watchesHashes)
-    fields['filters'] = hashes.length ? { tx_hash: { in: hashes } } : editing ? null : undefined;
-  // A create carries its submission's Idempotency-Key (useSubmission): a retry or a double
-  // click makes one webhook.
+  // None given: left out, so the API says what is missing.
+  if (watchesHashes && hashes.length) fields['filters'] = { tx_hash: { in: hashes } };
+  // An edit sends only what its user changed from the version loaded, and only to that version
+  // (If-Match): a colleague's change to the other fields stays, one to the same webhook since
+  // is refused (412 version_mismatch) and said (ConflictNotice).
+  const loadedValues = loaded ? formValuesOf(loaded) : undefined;
+  const current = existing.data;
   const save = useSubmission({
-    values: editing ? fields : { ...fields, network, trigger_type: trigger },
+    values: editing
+      ? loadedValues
+        ? patchBody(loadedValues, form, watchesHashes)
+        : {}
+      : { ...fields, network, trigger_type: trigger },
     // Every problem the form can see, at once and in words, before anything is sent.
     check: () =>
       checkWebhookForm({
@@ -126,10 +152,24 @@ export function WebhookFormPage() {
         confirm_depth: depth,
         trigger_type: trigger,
       }),
-    send: (body, key) =>
-      editing
-        ? api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body)
-        : api<Webhook>('POST', relay('webhooks', '/webhooks'), body, { 'idempotency-key': key }),
+    send: async (body, key) => {
+      if (!editing)
+        return api<Webhook>('POST', relay('webhooks', '/webhooks'), body, {
+          'idempotency-key': key,
+        });
+      // Nothing changed: nothing to send (and no version to contend for).
+      if (Object.keys(body).length === 0) return loaded!;
+      try {
+        return await api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body, {
+          'if-match': ifMatch(loaded!.version),
+        });
+      } catch (error) {
+        // The version now current, to show beside what was typed.
+        if (error instanceof ApiError && isVersionMismatch(error))
+          void client.invalidateQueries({ queryKey: ['webhook', id] });
+        throw error;
+      }
+    },
     onSuccess: (webhook) => {
       void client.invalidateQueries({ queryKey: ['webhooks'] });
       void client.invalidateQueries({ queryKey: ['webhook-limits'] });
@@ -141,6 +181,18 @@ export function WebhookFormPage() {
     },
   });
   const error = save.error instanceof ApiError ? save.error : undefined;
+  const refused = isVersionMismatch(error);
+  const newer =
+    editing && loaded !== undefined && current !== undefined && current.version !== loaded.version
+      ? current
+      : undefined;
+  const takeCurrent = (mine: boolean) => {
+    if (!newer || !loadedValues) return;
+    const currentValues = formValuesOf(newer);
+    setForm(mine ? reapply(loadedValues, form, currentValues) : currentValues);
+    setLoaded(newer);
+    save.reset();
+  };
 
   if (editing && existing.isPending) return <Loading />;
   if (editing && existing.isError) return <ErrorState error={existing.error} />;
@@ -171,14 +223,25 @@ export function WebhookFormPage() {
       <PageHeader title={editing ? 'Edit webhook' : 'Create webhook'} />
       <Card>
         <form onSubmit={save.submit} className="form" noValidate>
+          {(refused || newer) && (
+            <ConflictNotice
+              loaded={loaded!}
+              current={newer}
+              typed={form}
+              listName={(ref) => lists.data?.items.find((l) => l.id === ref)?.name ?? ref}
+              onReapply={() => takeCurrent(true)}
+              onDiscard={() => takeCurrent(false)}
+            />
+          )}
           {errors.notice &&
+            !refused &&
             (error && isCapError(error.code) ? (
               <CapNotice error={error} />
             ) : (
               <Notice tone="bad">{errors.notice}</Notice>
             ))}
           <Field label="Name" error={errors.fields.name}>
-            <input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+            <input value={name} maxLength={200} onChange={(e) => set('name')(e.target.value)} />
           </Field>
           <div className="grid grid-2">
             <Field
@@ -225,7 +288,7 @@ export function WebhookFormPage() {
               type="url"
               inputMode="url"
               value={targetUrl}
-              onChange={(e) => setTargetUrl(e.target.value)}
+              onChange={(e) => set('targetUrl')(e.target.value)}
               placeholder="https://example.com/hooks"
             />
           </Field>
@@ -238,7 +301,7 @@ export function WebhookFormPage() {
               <textarea
                 rows={4}
                 value={txHashes}
-                onChange={(e) => setTxHashes(e.target.value)}
+                onChange={(e) => set('txHashes')(e.target.value)}
                 spellCheck={false}
               />
             </Field>
@@ -261,7 +324,7 @@ export function WebhookFormPage() {
             <textarea
               rows={4}
               value={addresses}
-              onChange={(e) => setAddresses(e.target.value)}
+              onChange={(e) => set('addresses')(e.target.value)}
               spellCheck={false}
             />
           </Field>
@@ -274,7 +337,7 @@ export function WebhookFormPage() {
                     type="checkbox"
                     checked={listRefs.includes(l.id)}
                     onChange={(e) =>
-                      setListRefs(
+                      set('listRefs')(
                         e.target.checked ? [...listRefs, l.id] : listRefs.filter((r) => r !== l.id),
                       )
                     }
@@ -299,7 +362,9 @@ export function WebhookFormPage() {
                     type="checkbox"
                     checked={phases.includes(p)}
                     onChange={(e) =>
-                      setPhases(e.target.checked ? [...phases, p] : phases.filter((x) => x !== p))
+                      set('phases')(
+                        e.target.checked ? [...phases, p] : phases.filter((x) => x !== p),
+                      )
                     }
                   />
                   {p === 'unconfirmed' ? 'Unconfirmed (at once)' : 'Confirmed (after the depth)'}
@@ -317,7 +382,7 @@ export function WebhookFormPage() {
                 min={CONFIRM_DEPTH_MIN}
                 max={CONFIRM_DEPTH_MAX}
                 value={depth}
-                onChange={(e) => setDepth(e.target.value)}
+                onChange={(e) => set('depth')(e.target.value)}
               />
             </Field>
           </div>
@@ -335,5 +400,102 @@ export function WebhookFormPage() {
         </form>
       </Card>
     </>
+  );
+}
+
+/** A field's value as the notice says it. */
+function valueInWords(
+  field: EditableField,
+  values: WebhookInputs,
+  listName: (ref: string) => string,
+): string {
+  const entries = (text: string) => splitEntries(text);
+  switch (field) {
+    case 'name':
+      return values.name.trim() || '(no name)';
+    case 'targetUrl':
+      return values.targetUrl;
+    case 'addresses':
+    case 'txHashes': {
+      const all = entries(values[field]);
+      return all.length === 0 ? '(none)' : all.join(', ');
+    }
+    case 'listRefs':
+      return values.listRefs.length ? values.listRefs.map(listName).join(', ') : '(none)';
+    case 'phases':
+      return values.phases.join(', ') || '(none)';
+    case 'depth':
+      return `${values.depth} blocks`;
+  }
+}
+
+/**
+ * Someone else changed the webhook after this form loaded it (a refresh found a newer version,
+ * or Save was refused with 412 `version_mismatch`): what they changed, with its current value,
+ * and the user's two ways on. What the user typed stays in the form until they choose.
+ */
+function ConflictNotice(props: {
+  loaded: Webhook;
+  current: Webhook | undefined;
+  typed: WebhookInputs;
+  listName: (ref: string) => string;
+  onReapply: () => void;
+  onDiscard: () => void;
+}) {
+  const { loaded, current } = props;
+  const loadedValues = formValuesOf(loaded);
+  const mine = changedFields(loadedValues, props.typed);
+  if (!current)
+    return (
+      <Notice tone="bad">
+        A colleague changed this webhook after you opened it, so nothing was saved. Loading its
+        current settings…
+      </Notice>
+    );
+  const currentValues = formValuesOf(current);
+  const theirs = changedFields(loadedValues, currentValues);
+  const both = theirs.filter((field) => mine.includes(field));
+  return (
+    <div className="notice notice-bad conflict" role="alert">
+      <p>
+        <strong>A colleague changed this webhook after you opened it</strong> (version{' '}
+        {loaded.version} → {current.version}). Nothing you typed has been saved or lost.
+      </p>
+      {theirs.length > 0 ? (
+        <>
+          <p>What they changed, as it is now:</p>
+          <ul>
+            {theirs.map((field) => (
+              <li key={field}>
+                {FIELD_LABELS[field]}: {valueInWords(field, currentValues, props.listName)}
+                {mine.includes(field) ? ' (you changed it too)' : ''}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>None of the fields on this form changed (its status or secret may have).</p>
+      )}
+      <p>
+        {mine.length > 0
+          ? `Your changes: ${mine.map((field) => FIELD_LABELS[field]).join(', ')}. `
+          : 'You have changed nothing yet. '}
+        {both.length > 0
+          ? 'Reapplying keeps your value where you both changed a field.'
+          : 'Reapplying keeps their changes and yours.'}
+      </p>
+      <div className="actions">
+        <button type="button" className="button" onClick={props.onReapply}>
+          {mine.length > 0
+            ? 'Reapply my changes to the current version'
+            : 'Load the current version'}
+        </button>
+        {mine.length > 0 && (
+          <button type="button" className="button button-secondary" onClick={props.onDiscard}>
+            Discard my changes
+          </button>
+        )}
+      </div>
+    </div>
   );
 }
