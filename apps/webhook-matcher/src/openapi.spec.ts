@@ -378,9 +378,40 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
       properties: { cap: { type: 'string' }, limit: { type: 'integer' }, requested: {} },
     });
     expect(statuses('/webhooks/{id}', 'patch').sort()).toEqual(
-      ['200', '400', '401', '403', '404', '409', '413', '415', '503'].sort(),
+      ['200', '400', '401', '403', '404', '409', '412', '413', '415', '503'].sort(),
     );
     expect(responses('/webhooks/{id}', 'patch')[400]!.description).toContain('immutable_field');
+    // ETag and If-Match (ADR 0404): 412 version_mismatch with details.currentVersion, 400
+    // invalid_if_match, on PATCH and DELETE; the ETag on every answer of one webhook.
+    for (const method of ['patch', 'delete']) {
+      expect(responses('/webhooks/{id}', method)[412]!.description).toContain('version_mismatch');
+      expect(responses('/webhooks/{id}', method)[400]!.description).toContain('invalid_if_match');
+      expect(schema('/webhooks/{id}', method, 412)).toMatchObject({
+        properties: { details: { properties: { currentVersion: { type: 'integer' } } } },
+      });
+      const parameters = operation('/webhooks/{id}', method)['parameters'] as {
+        name: string;
+        in: string;
+      }[];
+      expect(parameters).toContainEqual(
+        expect.objectContaining({ name: 'If-Match', in: 'header' }),
+      );
+    }
+    for (const [path, method, status] of [
+      ['/webhooks', 'post', 201],
+      ['/webhooks/{id}', 'get', 200],
+      ['/webhooks/{id}', 'patch', 200],
+      ['/webhooks/{id}', 'delete', 200],
+      ['/webhooks/{id}/pause', 'post', 200],
+      ['/webhooks/{id}/resume', 'post', 200],
+      ['/webhooks/{id}/secret/rotate', 'post', 200],
+    ] as const)
+      expect(
+        Object.keys(
+          (responses(path, method)[status] as unknown as { headers: Record<string, unknown> })
+            .headers,
+        ),
+      ).toContain('ETag');
     for (const method of ['get', 'delete'])
       expect(responses('/webhooks/{id}', method)[400]!.description).toContain('invalid_id');
     expect(responses('/webhooks/{id}/resume', 'post')[409]!.description).toContain(

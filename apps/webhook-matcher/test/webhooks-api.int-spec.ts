@@ -319,6 +319,122 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect((await create(key, {}, { 'idempotency-key': 'k-new' })).status).toBe(201);
   });
 
+  it('optimistic concurrency (ADR 0404): every answer of one webhook has ETag "<version>"; PATCH and DELETE with If-Match of another version are 412 version_mismatch and change nothing; without If-Match the last write wins', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const created = await create(key, { name: 'shared' });
+    const id = created.body.id as string;
+    const etag = (a: { headers: Record<string, unknown>; body: Record<string, unknown> }) => {
+      expect(a.headers['etag']).toBe(`"${a.body.version as number}"`);
+      return a.headers['etag'] as string;
+    };
+    const v1 = etag(created);
+    expect(etag(await s.call('GET', `/webhooks/${id}`, key))).toBe(v1);
+
+    // Two colleagues read v1; the first saves, the second's save of v1 is refused.
+    const first = await s.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      key,
+      { name: 'alice' },
+      { 'if-match': v1 },
+    );
+    expect(first.status).toBe(200);
+    const v2 = etag(first);
+    expect(v2).not.toBe(v1);
+    const second = await s.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      key,
+      { name: 'bob' },
+      { 'if-match': v1 },
+    );
+    expect(second.status).toBe(412);
+    expect(second.body).toMatchObject({
+      error: 'version_mismatch',
+      details: { currentVersion: first.body.version },
+    });
+    expect(second.body.message).toContain(v1);
+    expect(second.body.message).toContain(`version ${first.body.version as number}`);
+    expect((await s.call('GET', `/webhooks/${id}`, key)).body.name).toBe('alice');
+
+    // A list naming the current version, and *, match; a weak tag never does.
+    const listed = await s.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      key,
+      { name: 'carol' },
+      {
+        'if-match': `"999", ${v2}`,
+      },
+    );
+    expect(listed.status).toBe(200);
+    const v3 = etag(listed);
+    expect(
+      (await s.call('PATCH', `/webhooks/${id}`, key, { name: 'x' }, { 'if-match': `W/${v3}` }))
+        .status,
+    ).toBe(412);
+    const starred = await s.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      key,
+      { name: 'dave' },
+      { 'if-match': '*' },
+    );
+    expect(starred.status).toBe(200);
+    // Without If-Match: as before, the last write wins.
+    const blind = await s.call('PATCH', `/webhooks/${id}`, key, { name: 'erin' });
+    expect(blind.status).toBe(200);
+    const current = etag(blind);
+
+    // Malformed: 400 invalid_if_match, nothing changed.
+    const malformed = await s.call(
+      'PATCH',
+      `/webhooks/${id}`,
+      key,
+      { name: 'y' },
+      { 'if-match': '3' },
+    );
+    expect([malformed.status, malformed.body.error]).toEqual([400, 'invalid_if_match']);
+    expect(
+      (await s.call('DELETE', `/webhooks/${id}`, key, undefined, { 'if-match': 'nope' })).body
+        .error,
+    ).toBe('invalid_if_match');
+
+    // pause, resume and rotate answer the ETag too.
+    const paused = await s.call('POST', `/webhooks/${id}/pause`, key);
+    expect(etag(paused)).not.toBe(current);
+    const resumed = await s.call('POST', `/webhooks/${id}/resume`, key);
+    etag(resumed);
+    const rotated = await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {});
+    const latest = etag(rotated);
+
+    // DELETE of a version read before the rotation: 412, the webhook stays.
+    const staleDelete = await s.call('DELETE', `/webhooks/${id}`, key, undefined, {
+      'if-match': etag(resumed),
+    });
+    expect(staleDelete.status).toBe(412);
+    expect(staleDelete.body.details).toEqual({ currentVersion: rotated.body.version });
+    expect((await s.call('GET', `/webhooks/${id}`, key)).status).toBe(200);
+    const deleted = await s.call('DELETE', `/webhooks/${id}`, key, undefined, {
+      'if-match': latest,
+    });
+    expect([deleted.status, deleted.body.status]).toEqual([200, 'deleted']);
+    etag(deleted);
+  });
+
+  it('If-Match is checked under the row lock: of two PATCHes of one version sent at once, one is 200 and the other 412', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const created = await create(key);
+    const v1 = created.headers['etag'] as string;
+    const id = created.body.id as string;
+    const answers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((name) =>
+        s.call('PATCH', `/webhooks/${id}`, key, { name }, { 'if-match': v1 }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412, 412, 412]);
+  });
+
   it('Idempotency-Key after a secret rotation: the replay answers the webhook as it is now with the secret that signs now (the rotated one)', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const first = await create(key, {}, { 'idempotency-key': 'k-rotated' });

@@ -103,6 +103,17 @@ function apiKeyRoute<E extends Record<number, ApiResponseSpec>>(
   };
 }
 const invalidWebhookId = 'invalid_id: the id is not wh_ and 24 base32 characters';
+const INVALID_IF_MATCH =
+  'invalid_if_match: the If-Match header is not `*` or a list of entity-tags';
+/** PATCH and DELETE with an If-Match naming other versions (http/if-match.ts, ADR 0404). */
+const versionMismatch = error(
+  "version_mismatch: the If-Match header names none of the webhook's current version",
+  {
+    details: z
+      .object({ currentVersion: z.number().int().describe('the version the webhook is at') })
+      .optional(),
+  },
+);
 const planRequired = 'plan_required: a team account without a plan';
 
 const OWN_ERRORS = {
@@ -128,7 +139,7 @@ const OWN_ERRORS = {
   patchWebhook: {
     400: error(
       `${invalidWebhookId}; immutable_field: chain, network or trigger_type changed; ` +
-        `network_not_indexed; ${WEBHOOK_BODY_CODES}`,
+        `network_not_indexed; ${WEBHOOK_BODY_CODES}; ${INVALID_IF_MATCH}`,
       {
         expected: z.string().optional(),
         list_id: z.string().optional(),
@@ -138,8 +149,14 @@ const OWN_ERRORS = {
     403: error(`${planRequired}, for a filter change a cap would refuse`),
     404: notFoundWebhook,
     409: error(`${CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
+    412: versionMismatch,
   },
   webhookById: { 400: error(invalidWebhookId), 404: notFoundWebhook },
+  deleteWebhook: {
+    400: error(`${invalidWebhookId}; ${INVALID_IF_MATCH}`),
+    404: notFoundWebhook,
+    412: versionMismatch,
+  },
   ownerAction: {
     400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
     404: notFoundWebhook,
@@ -249,6 +266,7 @@ export const ROUTE_ERRORS = {
   createWebhook: apiKeyRoute(own.createWebhook, { readsPlan: true }),
   patchWebhook: apiKeyRoute(own.patchWebhook, { readsPlan: true }),
   webhookById: apiKeyRoute(own.webhookById),
+  deleteWebhook: apiKeyRoute(own.deleteWebhook),
   ownerAction: apiKeyRoute(own.ownerAction),
   resume: apiKeyRoute(own.resume, { readsPlan: true }),
   rotate: apiKeyRoute(own.rotate),

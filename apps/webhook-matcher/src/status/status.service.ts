@@ -31,6 +31,7 @@ import {
 import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
+import { checkIfMatch, type IfMatch } from '../http/if-match';
 import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { recordChange } from './change-log';
@@ -131,11 +132,15 @@ export class StatusService {
     return out;
   }
 
-  /** POST pause / resume, DELETE: one transaction under the account lock. */
+  /**
+   * POST pause / resume, DELETE: one transaction under the account lock. `ifMatch` (DELETE's
+   * If-Match; null: none) is checked under the webhook's row lock before the change (ADR 0404).
+   */
   async ownerAction(
     accountId: string,
     webhookId: string,
     trigger: 'owner_pause' | 'owner_resume' | 'owner_delete',
+    ifMatch: IfMatch | null = null,
   ): Promise<WebhookRow> {
     // A resume decides on caps and the balance: read them fresh from billing.
     const fresh =
@@ -146,6 +151,7 @@ export class StatusService {
         : await this.accounts.lock(m, accountId);
       const current = await this.webhooks.find(m, accountId, webhookId, true);
       if (!current || !facts) throw webhookNotFound();
+      checkIfMatch(ifMatch, current.version);
       const transitionFacts: TransitionFacts =
         trigger === 'owner_resume'
           ? {

@@ -10,12 +10,15 @@ import {
   Patch,
   Post,
   Query,
+  Res,
   UseGuards,
 } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import type { Clock } from '@meridian/time';
 import { AccountId, ApiKeyGuard } from '../auth/api-key.guard';
 import { CLOCK } from '../common/clock.token';
 import { checkId, webhookIdParams } from '../http/ids';
+import { etagHeader, etagOf, ifMatchHeader, parseIfMatch } from '../http/if-match';
 import { parseBody, parseQuery } from '../http/validation';
 import { StatusService } from '../status/status.service';
 import { ROUTE_ERRORS } from '../http/route-errors';
@@ -59,8 +62,12 @@ export class WebhooksController {
     return { stats: this.recordStats, usage: this.recordUsage };
   }
 
-  /** The record with its `stats` members (spec "Webhook record") and its `usage`. */
-  private async view(row: WebhookRow): Promise<WebhookResponse> {
+  /**
+   * The record with its `stats` members (spec "Webhook record") and its `usage`; the answer
+   * carries its version as a strong ETag (`If-Match` of PATCH and DELETE names it; ADR 0404).
+   */
+  private async view(row: WebhookRow, reply: FastifyReply): Promise<WebhookResponse> {
+    void reply.header('ETag', etagOf(row.version));
     return (await webhookViews([row], this.sources, this.clock.now()))[0]!;
   }
 
@@ -71,7 +78,11 @@ export class WebhooksController {
     body: createWebhookDocument,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
-      201: { description: 'the webhook and its secret', schema: createdWebhookResponse },
+      201: {
+        description: 'the webhook and its secret',
+        schema: createdWebhookResponse,
+        headers: { ETag: etagHeader },
+      },
       ...ROUTE_ERRORS.createWebhook,
     },
   })
@@ -80,13 +91,14 @@ export class WebhooksController {
     @AccountId() accountId: string,
     @Body() body: unknown,
     @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { row, secret } = await this.webhooks.create(
       accountId,
       parseBody(createWebhookBody, body),
       idempotencyKeyOf(key),
     );
-    return { ...(await this.view(row)), secret };
+    return { ...(await this.view(row, reply)), secret };
   }
 
   @Get()
@@ -112,40 +124,76 @@ export class WebhooksController {
     params: webhookIdParams,
     summary: 'One webhook',
     responses: {
-      200: { description: 'the webhook', schema: webhookResponse },
+      200: { description: 'the webhook', schema: webhookResponse, headers: { ETag: etagHeader } },
       ...ROUTE_ERRORS.webhookById,
     },
   })
-  async get(@AccountId() accountId: string, @Param('id') id: string) {
-    return this.view(await this.webhooks.get(accountId, checkId('wh', id)));
+  async get(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.view(await this.webhooks.get(accountId, checkId('wh', id)), reply);
   }
 
   @Patch(':id')
   @ApiRoute({
     params: webhookIdParams,
-    summary: 'Change a webhook (chain, network and trigger type are immutable)',
+    summary:
+      'Change a webhook (chain, network and trigger type are immutable). Header If-Match: only ' +
+      'if it is at that version',
     body: patchWebhookDocument,
+    headers: { 'If-Match': ifMatchHeader },
     responses: {
-      200: { description: 'the webhook as changed', schema: webhookResponse },
+      200: {
+        description: 'the webhook as changed',
+        schema: webhookResponse,
+        headers: { ETag: etagHeader },
+      },
       ...ROUTE_ERRORS.patchWebhook,
     },
   })
-  async patch(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+  async patch(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const parsed = parseBody(patchWebhookBody, body);
-    return this.view(await this.webhooks.patch(accountId, checkId('wh', id), parsed));
+    const webhookId = checkId('wh', id);
+    const condition = parseIfMatch(ifMatch);
+    return this.view(await this.webhooks.patch(accountId, webhookId, parsed, condition), reply);
   }
 
   @Delete(':id')
   @ApiRoute({
     params: webhookIdParams,
-    summary: 'Delete a webhook (frees its slot); answers the webhook with status deleted',
+    summary:
+      'Delete a webhook (frees its slot); answers the webhook with status deleted. Header ' +
+      'If-Match: only if it is at that version',
+    headers: { 'If-Match': ifMatchHeader },
     responses: {
-      200: { description: 'the webhook, status deleted', schema: webhookResponse },
-      ...ROUTE_ERRORS.webhookById,
+      200: {
+        description: 'the webhook, status deleted',
+        schema: webhookResponse,
+        headers: { ETag: etagHeader },
+      },
+      ...ROUTE_ERRORS.deleteWebhook,
     },
   })
-  async delete(@AccountId() accountId: string, @Param('id') id: string) {
-    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_delete'));
+  async delete(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const webhookId = checkId('wh', id);
+    const condition = parseIfMatch(ifMatch);
+    return this.view(
+      await this.status.ownerAction(accountId, webhookId, 'owner_delete', condition),
+      reply,
+    );
   }
 
   @Post(':id/pause')
@@ -154,14 +202,22 @@ export class WebhooksController {
     summary: 'Pause (owner). Takes no body (an empty JSON object is accepted)',
     noBody: true,
     responses: {
-      200: { description: 'the webhook', schema: webhookResponse },
+      200: { description: 'the webhook', schema: webhookResponse, headers: { ETag: etagHeader } },
       ...ROUTE_ERRORS.ownerAction,
     },
   })
   @HttpCode(200)
-  async pause(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+  async pause(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     parseBody(emptyBody.optional(), body);
-    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_pause'));
+    return this.view(
+      await this.status.ownerAction(accountId, checkId('wh', id), 'owner_pause'),
+      reply,
+    );
   }
 
   @Post(':id/resume')
@@ -172,14 +228,22 @@ export class WebhooksController {
       'body (an empty JSON object is accepted)',
     noBody: true,
     responses: {
-      200: { description: 'the webhook', schema: webhookResponse },
+      200: { description: 'the webhook', schema: webhookResponse, headers: { ETag: etagHeader } },
       ...ROUTE_ERRORS.resume,
     },
   })
   @HttpCode(200)
-  async resume(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+  async resume(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     parseBody(emptyBody.optional(), body);
-    return this.view(await this.status.ownerAction(accountId, checkId('wh', id), 'owner_resume'));
+    return this.view(
+      await this.status.ownerAction(accountId, checkId('wh', id), 'owner_resume'),
+      reply,
+    );
   }
 
   @Post(':id/secret/rotate')
@@ -195,19 +259,25 @@ export class WebhooksController {
       200: {
         description: 'the webhook, its new secret and until when the previous ones sign',
         schema: rotatedWebhookResponse,
+        headers: { ETag: etagHeader },
       },
       ...ROUTE_ERRORS.rotate,
     },
   })
   @HttpCode(200)
-  async rotate(@AccountId() accountId: string, @Param('id') id: string, @Body() body: unknown) {
+  async rotate(
+    @AccountId() accountId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const { expire_previous } = parseBody(rotateSecretBody, body ?? {});
     const { row, secret } = await this.webhooks.rotateSecret(
       accountId,
       checkId('wh', id),
       expire_previous,
     );
-    const view = await this.view(row);
+    const view = await this.view(row, reply);
     return {
       ...view,
       secret,

@@ -34,6 +34,7 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { newId } from '../http/ids';
+import { checkIfMatch, type IfMatch } from '../http/if-match';
 import { recordChange } from '../status/change-log';
 import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
@@ -264,12 +265,23 @@ export class WebhooksService {
     return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };
   }
 
-  async patch(accountId: string, id: string, body: PatchWebhookBody): Promise<WebhookRow> {
+  /**
+   * `ifMatch` (the If-Match header; null: none, last write wins) is checked under the webhook's
+   * row lock, in the transaction that writes it: 412 `version_mismatch` unless it names the
+   * version the change applies to (ADR 0404).
+   */
+  async patch(
+    accountId: string,
+    id: string,
+    body: PatchWebhookBody,
+    ifMatch: IfMatch | null = null,
+  ): Promise<WebhookRow> {
     const fresh = await this.credentials.accountFacts(accountId);
     const row = await this.dataSource.transaction(async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       const current = await this.webhooks.find(m, accountId, id, true);
       if (!current) throw webhookNotFound();
+      checkIfMatch(ifMatch, current.version);
       for (const field of ['chain', 'network', 'trigger_type'] as const) {
         const given = body[field];
         if (given !== undefined && given !== current[field])

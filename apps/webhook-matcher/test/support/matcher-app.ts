@@ -26,6 +26,7 @@ import type { AcceptedRequest } from './declared-bodies';
 export interface Answer {
   status: number;
   body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Record<string, string | string[] | number | undefined>;
 }
 
 export interface MatcherTestStack {
@@ -116,6 +117,7 @@ export async function startMatcherStack(
       return {
         status: response.statusCode,
         body: response.body ? (response.json() as Record<string, unknown>) : {},
+        headers: response.headers,
       };
     },
     async close() {

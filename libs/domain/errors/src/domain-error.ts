@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'forbidden' // credential valid, not allowed (scope, plan_required)
   | 'not_found'
   | 'conflict' // state or plan limit forbids it (409)
+  | 'precondition_failed' // a condition the client set on the request is false (412: If-Match)
   | 'payment_required' // CU balance or quota exhausted (402)
   | 'rate_limited' // 429
   | 'too_large' // 413
@@ -52,6 +53,7 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  precondition_failed: 412,
   too_large: 413,
   rate_limited: 429,
   internal: 500,

@@ -45,6 +45,7 @@ describe('JSON-RPC error codes (COMPAT)', () => {
     ['not_found', -32000],
     ['unimplemented', -32601],
     ['conflict', -32005],
+    ['precondition_failed', -32000],
     ['unauthenticated', -32041],
     ['forbidden', -32041],
   ] as const)('kind %s → %i', (kind, code) => {

@@ -101,6 +101,8 @@ export const JSONRPC_CODE_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.
   forbidden: JSONRPC_ERROR.UNAUTHORIZED,
   not_found: JSONRPC_ERROR.SERVER_ERROR,
   conflict: JSONRPC_ERROR.LIMIT_EXCEEDED,
+  // No JSON-RPC edge sets one (a REST request condition, If-Match): the server error.
+  precondition_failed: JSONRPC_ERROR.SERVER_ERROR,
   payment_required: JSONRPC_ERROR.CU_EXHAUSTED,
   rate_limited: JSONRPC_ERROR.LIMIT_EXCEEDED,
   too_large: JSONRPC_ERROR.LIMIT_EXCEEDED,

@@ -14,6 +14,7 @@ export const grpcStatusOf: Record<ErrorKind, GrpcStatus> = {
   not_found: GrpcStatus.NOT_FOUND,
   // A state or plan limit forbids it: the caller must change something first.
   conflict: GrpcStatus.FAILED_PRECONDITION,
+  precondition_failed: GrpcStatus.FAILED_PRECONDITION,
   payment_required: GrpcStatus.RESOURCE_EXHAUSTED,
   rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
   // gRPC itself answers RESOURCE_EXHAUSTED for an oversized message.
