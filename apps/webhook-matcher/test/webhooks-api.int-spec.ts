@@ -597,6 +597,56 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect(theirOwn.body).toEqual({ items: [at('ab', '0', '4')], next_cursor: null });
   });
 
+  it('address-list create with Idempotency-Key (QQ: a retried create made a second list): the same request, in any spelling, answers the first list (201); another body is 409 idempotency_key_reused; requests with one key at once make one list', async () => {
+    const { key } = await s.billing.createAccount({ plan: 'starter' });
+    const lists = async () => (await s.call('GET', '/address-lists', key)).body.items as unknown[];
+    const createList = (body: unknown, idempotencyKey: string) =>
+      s.call('POST', '/address-lists', key, body, { 'idempotency-key': idempotencyKey });
+    const first = await createList(
+      { name: 'treasury', addresses: [address(0xabc), address(0xdef)] },
+      'k1',
+    );
+    expect(first.status).toBe(201);
+    // The same list asked for again: name spacing, address case and order do not count.
+    const again = await createList(
+      {
+        name: ' treasury ',
+        addresses: [address(0xdef).toUpperCase().replace('0X', '0x'), address(0xabc)],
+      },
+      'k1',
+    );
+    expect([again.status, again.body]).toEqual([201, first.body]);
+    const other = await createList({ name: 'treasury', addresses: [address(3)] }, 'k1');
+    expect([other.status, other.body.error]).toEqual([409, 'idempotency_key_reused']);
+    expect(await lists()).toHaveLength(1);
+    // The replay answers the list as it is now.
+    expect(
+      (await s.call('PATCH', `/address-lists/${first.body.id}`, key, { name: 'renamed' })).status,
+    ).toBe(200);
+    const replay = await createList(
+      { name: 'treasury', addresses: [address(0xabc), address(0xdef)] },
+      'k1',
+    );
+    expect([replay.status, replay.body.id, replay.body.name]).toEqual([
+      201,
+      first.body.id,
+      'renamed',
+    ]);
+
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => createList({ name: 'raced', addresses: [address(4)] }, 'k2')),
+    );
+    expect(racing.map((a) => a.status)).toEqual(Array(6).fill(201));
+    expect(new Set(racing.map((a) => a.body.id)).size).toBe(1);
+    expect(await lists()).toHaveLength(2);
+
+    const bad = await createList({ name: 'x' }, 'with space');
+    expect([bad.status, bad.body.error]).toEqual([400, 'invalid_idempotency_key']);
+    // Without a key, every create is a list of its own, as before.
+    expect((await s.call('POST', '/address-lists', key, { name: 'raced' })).status).toBe(201);
+    expect(await lists()).toHaveLength(3);
+  });
+
   it('address lists: add ignores duplicates, replace, remove, pages entries; a referenced list cannot be deleted', async () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const list = await s.call('POST', '/address-lists', key, {

@@ -3,6 +3,7 @@ import {
   Controller,
   Delete,
   Get,
+  Headers,
   HttpCode,
   Param,
   Patch,
@@ -25,6 +26,7 @@ import {
 import { addressListView } from './address-list.view';
 import { AddressListsService } from './address-lists.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
 import { ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/address-lists')
@@ -34,17 +36,24 @@ export class AddressListsController {
 
   @Post()
   @ApiRoute({
-    summary: 'Create an address list',
+    summary: 'Create an address list. Header Idempotency-Key',
     body: createListBody,
+    headers: { 'Idempotency-Key': idempotencyKeyHeader },
     responses: {
       201: { description: 'the list', schema: addressListResponse },
       ...ROUTE_ERRORS.createList,
     },
   })
   @HttpCode(201)
-  async create(@AccountId() accountId: string, @Body() body: unknown) {
+  async create(
+    @AccountId() accountId: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') key: string | undefined,
+  ) {
     const { name, addresses } = parseBody(createListBody, body);
-    return addressListView(await this.lists.create(accountId, name, addresses ?? []));
+    return addressListView(
+      await this.lists.create(accountId, name, addresses ?? [], idempotencyKeyOf(key)),
+    );
   }
 
   @Get()

@@ -9,6 +9,9 @@ export interface AddressListRow {
   name: string;
   entry_count: number;
   version: number;
+  /** The create's Idempotency-Key and its request's fingerprint (null: none given). */
+  idempotency_key: string | null;
+  idempotency_request_hash: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,13 +26,42 @@ export interface AddressListRow {
 export class AddressListsRepository {
   async insert(
     m: EntityManager,
-    list: { id: string; accountId: string; name: string; now: Date },
+    list: {
+      id: string;
+      accountId: string;
+      name: string;
+      idempotencyKey: string | null;
+      idempotencyRequestHash: string | null;
+      now: Date;
+    },
   ): Promise<AddressListRow> {
     const rows: AddressListRow[] = await m.query(
-      `INSERT INTO webhooks.address_lists (id, account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING *`,
-      [list.id, list.accountId, list.name, list.now],
+      `INSERT INTO webhooks.address_lists
+         (id, account_id, name, idempotency_key, idempotency_request_hash, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+      [
+        list.id,
+        list.accountId,
+        list.name,
+        list.idempotencyKey,
+        list.idempotencyRequestHash,
+        list.now,
+      ],
     );
     return rows[0]!;
+  }
+
+  /** The account's list created with this Idempotency-Key (the create holds the account lock). */
+  async findByIdempotencyKey(
+    m: EntityManager,
+    accountId: string,
+    key: string,
+  ): Promise<AddressListRow | null> {
+    const rows: AddressListRow[] = await m.query(
+      `SELECT * FROM webhooks.address_lists WHERE account_id = $1 AND idempotency_key = $2`,
+      [accountId, key],
+    );
+    return rows[0] ?? null;
   }
 
   async find(

@@ -17,6 +17,11 @@ import { planRequiredOf, webhookCapsOf } from '../status/status.service';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { AddressListsRepository, type AddressListRow } from './address-lists.repository';
 import { prefixRange } from './address-list.schemas';
+import { requestFingerprint } from '@meridian/platform-http';
+import { idempotentCreate } from '../idempotency/create-idempotency';
+
+/** The operation an address list create's Idempotency-Key fingerprint is taken under. */
+const CREATE_LIST_FINGERPRINT = 'create-address-list';
 
 const listNotFound = () => new DomainError('not_found', 'not_found', 'no such address list');
 
@@ -38,15 +43,31 @@ export class AddressListsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /**
+   * 201 + the list. With an Idempotency-Key (README "Idempotency-Key"), a repeat of the request
+   * answers the list it made, as it is now; the key with another request is 409
+   * `idempotency_key_reused`. Looked up under the account's lock: one key, one list.
+   */
   async create(
     accountId: string,
     name: string,
     addresses: readonly string[],
+    idempotencyKey: string | null = null,
   ): Promise<AddressListRow> {
     const entries = normalizeAll(addresses);
+    // The list asked for as it is stored: name trimmed (zod), addresses lower case, a set.
+    const requestHash =
+      idempotencyKey === null
+        ? null
+        : requestFingerprint(CREATE_LIST_FINGERPRINT, { name, addresses: [...entries].sort() });
     const fresh = await this.credentials.accountFacts(accountId);
     return this.dataSource.transaction(async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
+      if (idempotencyKey !== null) {
+        const first = await this.lists.findByIdempotencyKey(m, accountId, idempotencyKey);
+        const { replay } = idempotentCreate(first, [requestHash!], 'address list');
+        if (replay) return replay;
+      }
       checkListCreate(webhookCapsOf(facts), await this.lists.count(m, accountId));
       // Known before any row is written: a list over the cap is refused without inserting it.
       checkListSize(webhookCapsOf(facts), entries.length);
@@ -54,6 +75,8 @@ export class AddressListsService {
         id: newId('al'),
         accountId,
         name,
+        idempotencyKey,
+        idempotencyRequestHash: requestHash,
         now: this.clock.now(),
       });
       const added = await this.lists.addEntries(m, list.id, entries);

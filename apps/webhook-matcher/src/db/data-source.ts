@@ -10,6 +10,7 @@ import { DeliveryReplays1765400000000 } from '../migrations/1765400000000-delive
 import { PreviousSecrets1765500000000 } from '../migrations/1765500000000-previous-secrets';
 import { AccountBalancePools1765600000000 } from '../migrations/1765600000000-account-balance-pools';
 import { TestDeliveries1765700000000 } from '../migrations/1765700000000-test-deliveries';
+import { AddressListIdempotency1765800000000 } from '../migrations/1765800000000-address-list-idempotency';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   PreviousSecrets1765500000000,
   AccountBalancePools1765600000000,
   TestDeliveries1765700000000,
+  AddressListIdempotency1765800000000,
 ];
 
 /** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */

@@ -230,10 +230,17 @@ const OWN_ERRORS = {
     404: notFoundWebhook,
   },
   createList: {
-    400: error(`${ENTRIES_BODY_CODES}; malformed_body: name is not 1 to 200 characters`, {
-      expected: z.string().optional(),
-    }),
-    409: error(`${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`)`, capMembers),
+    400: error(
+      `${ENTRIES_BODY_CODES}; malformed_body: name is not 1 to 200 characters; ` +
+        'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII ' +
+        'characters',
+      { expected: z.string().optional() },
+    ),
+    409: error(
+      `${LIST_CAPS}: a plan limit (\`cap\`, \`limit\`, \`requested\`); ` +
+        'idempotency_key_reused: the Idempotency-Key was used with another request',
+      capMembers,
+    ),
   },
   listById: { 400: error(invalidListId), 404: notFoundList },
   renameList: {

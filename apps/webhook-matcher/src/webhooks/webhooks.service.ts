@@ -35,6 +35,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { newId } from '../http/ids';
 import { checkIfMatch, type IfMatch } from '../http/if-match';
+import { idempotentCreate } from '../idempotency/create-idempotency';
 import { recordChange } from '../status/change-log';
 import { StatusHistoryRepository } from '../status/status-history.repository';
 import { StatusPublisher } from '../status/status-publisher.service';
@@ -131,26 +132,21 @@ export class WebhooksService {
     const result = await this.dataSource.transaction(async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       if (idempotencyKey !== null) {
-        const first = await this.webhooks.findByIdempotencyKey(m, accountId, idempotencyKey);
-        // A key names one request (IETF idempotency-key draft, Stripe): another body with it is
-        // refused, never answered with the first webhook. Keys stored before their fingerprint
-        // (null) replay as before. README "Idempotency-Key".
-        // A key stored before the normalised fingerprint holds the raw body's (LEGACY_…): that
-        // exact body still matches it.
-        if (
-          first &&
-          first.idempotency_request_hash !== null &&
-          first.idempotency_request_hash !== requestHash &&
-          first.idempotency_request_hash !== requestFingerprint(LEGACY_CREATE_FINGERPRINT, body)
-        )
-          throw idempotencyKeyOfAnotherRequest();
-        if (first?.status === 'deleted') throw idempotencyKeyOfDeletedWebhook();
+        // One rule for every create with a key (create-idempotency.ts). A key stored before the
+        // normalised fingerprint holds the raw body's (LEGACY_…): that exact body still matches
+        // it; keys stored before any fingerprint (null) replay as before.
+        const { replay } = idempotentCreate(
+          await this.webhooks.findByIdempotencyKey(m, accountId, idempotencyKey),
+          [requestHash!, requestFingerprint(LEGACY_CREATE_FINGERPRINT, body)],
+          'webhook',
+        );
+        if (replay?.status === 'deleted') throw idempotencyKeyOfDeletedWebhook();
         // A replay answers the key's webhook as it is now and the secret that signs now (after
         // a rotation, the rotated one): README "Idempotency-Key".
-        if (first)
+        if (replay)
           return {
-            row: first,
-            secret: this.secrets.open(first.id, first.secret_sealed),
+            row: replay,
+            secret: this.secrets.open(replay.id, replay.secret_sealed),
             replayed: true,
           };
       }
@@ -438,17 +434,6 @@ const idempotencyKeyOfDeletedWebhook = () =>
     'idempotency_key_reused',
     'conflict',
     'the webhook created with this Idempotency-Key has been deleted; send a new key to create another',
-  );
-
-/**
- * README "Idempotency-Key": the key with a different request. 409 like billing-ledger's top-up
- * keys and the deleted webhook's key above: the draft suggests 422, which no error kind maps to.
- */
-const idempotencyKeyOfAnotherRequest = () =>
-  new DomainError(
-    'idempotency_key_reused',
-    'conflict',
-    'this Idempotency-Key was used with a different request; send a new key for a new webhook',
   );
 
 function transitionError(result: ReturnType<typeof transition>): DomainError {
