@@ -24,9 +24,11 @@ import { BffClient } from './support/bff-client';
 jest.setTimeout(180_000);
 
 /**
- * The relay passes an upstream's Retry-After on: the real webhook-matcher (a child process, one
- * test delivery a minute per webhook) refuses a webhook's second test with 429 `rate_limited`
- * and Retry-After, and the page's call through the real BFF gets both, not the status alone.
+ * The relay passes an upstream's Retry-After and ETag on, and the page's If-Match to it: the
+ * real webhook-matcher (a child process, one test delivery a minute per webhook) refuses a
+ * webhook's second test with 429 `rate_limited` and Retry-After, and the page's call through
+ * the real BFF gets both, not the status alone; a change made to a version no longer current
+ * is refused 412 `version_mismatch` through the relay, with the ETag of each answer passed on.
  */
 describe('the relay keeps Retry-After (real BFF, real webhook-matcher and billing-ledger)', () => {
   const natsPrefix = `dash_relay_${process.pid}_${Date.now().toString(36)}`;
@@ -128,5 +130,77 @@ describe('the relay keeps Retry-After (real BFF, real webhook-matcher and billin
     // The matcher's own: the seconds until the minute's one test leaves its window.
     expect(second.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
     expect(Number(second.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+
+  it("passes a page's If-Match to the matcher and its ETag back: a change to a version no longer current is 412, nothing reverted (QA QQ, Medium 1)", async () => {
+    // Alice edits on the page; Bob, of the same account, changes the webhook meanwhile.
+    const alice = new BffClient(app, '10.9.0.2');
+    expect(
+      (
+        await alice.call('POST', '/api/auth/sign-up', {
+          email: 'etag@example.com',
+          password: 'correct horse battery staple',
+        })
+      ).status,
+    ).toBe(201);
+    await alice.call('GET', '/api/auth/session');
+    const made = await alice.call('POST', '/api/relay/webhooks/webhooks', {
+      name: 'Versions',
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: 'https://hooks.example.com/alice',
+      addresses: ['0x7777777777777777777777777777777777777777'],
+    });
+    expect(made.status).toBe(201);
+    const path = `/api/relay/webhooks/webhooks/${String(made.body['id'])}`;
+    const loaded = await alice.call('GET', path);
+    const version = loaded.body['version'] as number;
+    expect(loaded.headers['etag']).toBe(`"${version}"`);
+
+    // Bob's change (the same relay, the account's key) moves the version on.
+    const bob = await alice.call(
+      'PATCH',
+      path,
+      { target_url: 'https://hooks.example.com/bob', confirm_depth: 30 },
+      { headers: { 'if-match': `"${version}"` } },
+    );
+    expect(bob.status).toBe(200);
+    expect(bob.headers['etag']).toBe(`"${version + 1}"`);
+
+    // Alice's save against the version she loaded: refused, in the matcher's words.
+    const stale = await alice.call(
+      'PATCH',
+      path,
+      { name: 'Versions (Alice)' },
+      { headers: { 'if-match': `"${version}"` } },
+    );
+    expect([stale.status, stale.body['error']]).toEqual([412, 'version_mismatch']);
+    expect(JSON.stringify(stale.body)).toContain(`"currentVersion":${version + 1}`);
+    const now = await alice.call('GET', path);
+    expect(now.body).toMatchObject({
+      name: 'Versions',
+      target_url: 'https://hooks.example.com/bob',
+      confirm_depth: 30,
+      version: version + 1,
+    });
+
+    // Reapplied onto the current version: only her field, and Bob's change stays.
+    const saved = await alice.call(
+      'PATCH',
+      path,
+      { name: 'Versions (Alice)' },
+      { headers: { 'if-match': `"${version + 1}"` } },
+    );
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({
+      name: 'Versions (Alice)',
+      target_url: 'https://hooks.example.com/bob',
+      confirm_depth: 30,
+    });
+    // A delete names its version too.
+    const staleDelete = await alice.call('DELETE', path, undefined, {
+      headers: { 'if-match': `"${version}"` },
+    });
+    expect(staleDelete.status).toBe(412);
   });
 });
