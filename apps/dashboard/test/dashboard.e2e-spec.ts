@@ -1460,6 +1460,56 @@ describe('dashboard in a real browser against the local stack', () => {
     expect(await tree.textContent()).not.toContain('al_');
     await check(page, '09e-webhook-detail-filter');
 
+    // QA QQ: a colleague's change reaches an open page, and an edit never reverts it.
+    const hookPath = `/api/relay/webhooks/webhooks/${String(made.body['id'])}`;
+    // The page asks again on focus (at most every 2 s) and every 15 s: focus it until it shows.
+    const focusUntil = async (shown: Locator) => {
+      const until = Date.now() + 30_000;
+      while (!(await shown.isVisible())) {
+        if (Date.now() > until) throw new Error('the page did not show the change in 30 s');
+        await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            dispatchEvent(event: unknown): boolean;
+            Event: new (type: string) => unknown;
+          };
+          g.dispatchEvent(new g.Event('focus'));
+        });
+        await shown.waitFor({ timeout: 500 }).catch(() => undefined);
+      }
+    };
+    // Low 2: paused through the API, the open page turns to Resume without a reload.
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect((await pageApi(page, 'POST', `${hookPath}/pause`, {})).status).toBe(200);
+    await focusUntil(page.getByRole('button', { name: 'Resume' }));
+    expect((await pageApi(page, 'POST', `${hookPath}/resume`, {})).status).toBe(200);
+    await focusUntil(page.getByRole('button', { name: 'Pause' }));
+    // Medium 1: Alice renames it in the form while Bob changes its depth through the API.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.locator('input[value="API filter"]').waitFor();
+    await page.getByLabel('Name').fill('API filter (Alice)');
+    const bob = await pageApi(page, 'PATCH', hookPath, { confirm_depth: 30 });
+    expect(bob.status).toBe(200);
+    const conflict = page.locator('.conflict');
+    await focusUntil(conflict);
+    const said = (await conflict.textContent()) ?? '';
+    expect(said).toContain('A colleague changed this webhook after you opened it (version');
+    expect(said).toContain('Confirmation depth: 30 blocks');
+    expect(await page.getByLabel('Name').inputValue()).toBe('API filter (Alice)');
+    await check(page, '09f-webhook-edit-conflict');
+    await conflict
+      .getByRole('button', { name: 'Reapply my changes to the current version' })
+      .click();
+    expect(await page.getByLabel('Confirmation depth').inputValue()).toBe('30');
+    expect(await page.getByLabel('Name').inputValue()).toBe('API filter (Alice)');
+    // (Saving is the relay int spec's: this form refuses an address_activity webhook whose
+    // addresses are only in its filter tree, as before.) Cancel keeps the webhook as Bob left it.
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    expect((await pageApi(page, 'GET', hookPath)).body).toMatchObject({
+      name: 'API filter',
+      confirm_depth: 30,
+    });
+    await page.getByTestId('filter-tree').waitFor();
+
     // Phone width, with that long https target in the list: nothing scrolls sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await phoneCheck(page, '17a-webhook-detail-phone');
