@@ -4,7 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
-import { createHttpApp } from './create-http-app';
+import { createHttpApp, MAX_REQUESTS_AWAITING_ANSWERS } from './create-http-app';
 
 @Controller('things')
 class ThingsController {
@@ -25,7 +25,18 @@ class ThingsController {
   }
 }
 
-@Module({ controllers: [ThingsController] })
+/** A large answer, counted: what a pipelined burst makes the app do. */
+const bigAnswers = { handled: 0 };
+@Controller('big')
+class BigController {
+  @Get()
+  big() {
+    bigAnswers.handled += 1;
+    return { data: 'x'.repeat(256 * 1024) };
+  }
+}
+
+@Module({ controllers: [ThingsController, BigController] })
 class ThingsModule {}
 
 /**
@@ -348,6 +359,48 @@ describe('createHttpApp edge', () => {
       message: expect.any(String),
       request_id: expect.any(String),
     });
+  });
+
+  it(`a pipelined burst whose answers are not read: the connection is closed at ${MAX_REQUESTS_AWAITING_ANSWERS} requests awaiting their answers, the rest are never handled (QA RR: an unread burst took an app past its heap limit)`, async () => {
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    bigAnswers.handled = 0;
+    const socket = connect(port, '127.0.0.1');
+    // The server may reset the connection (its answers unread): listened to from the start.
+    const closed = new Promise<true>((resolve) => socket.once('close', () => resolve(true)));
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // 200 requests in one write (one read, one parse), and nothing read for a while.
+    socket.pause();
+    socket.write('GET /big HTTP/1.1\r\nHost: a\r\n\r\n'.repeat(200));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.on('data', () => undefined);
+    socket.resume();
+    // Old code: every answer is made, read, and the connection stays open.
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000));
+    expect(await Promise.race([closed, timedOut])).toBe(true);
+    socket.destroy();
+    expect(bigAnswers.handled).toBeLessThanOrEqual(MAX_REQUESTS_AWAITING_ANSWERS);
+  });
+
+  it('a client pipelining within the bound and reading is served every answer', async () => {
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const n = MAX_REQUESTS_AWAITING_ANSWERS;
+    socket.write('GET /things/7 HTTP/1.1\r\nHost: a\r\n\r\n'.repeat(n));
+    let text = '';
+    await new Promise<void>((resolve, reject) => {
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if (text.split('HTTP/1.1 200 OK').length - 1 === n && text.endsWith('{"id":"7"}'))
+          resolve();
+      });
+      socket.on('error', reject);
+    });
+    socket.destroy();
+    expect(text.split('HTTP/1.1 200 OK').length - 1).toBe(n);
   });
 
   it('an answer sent before a large body was read still reaches the client (no reset)', async () => {
