@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolver } from './guarded-lookup';
-import { HttpSender } from './http-sender';
+import { HttpSender, type SendResult } from './http-sender';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -73,6 +73,49 @@ describe('HttpSender against a real local receiver', () => {
     expect(result).toMatchObject({ ok: false, errorClass: 'timeout' });
     // Said once (QA: "no answer within the time limit: no answer in time").
     expect(result.error).toMatch(/^no answer within [\d.]+ s$/);
+  });
+
+  // QA: 2 of ~40 timeouts read "Headers Timeout Error" (at 14,985 and 14,999 ms): undici's own
+  // headers timeout, on its coarse timers (499 ms ticks that count a timer from the tick before
+  // it was set), fired before the attempt's. 1,497 ms is three of those ticks: undici's timer of
+  // an attempt set while the ticks already run fires up to 499 ms early, before the attempt's own.
+  it('every attempt that times out, headers or body late, reads the one wording (QA: "Headers Timeout Error")', async () => {
+    const timely = new HttpSender({
+      policy: { allowLoopback: true },
+      answerTimeoutMs: 1_497,
+      connectTimeoutMs: 1_500,
+    });
+    let count = 0;
+    let arrived!: () => void;
+    let all = new Promise<void>((resolve) => (arrived = resolve));
+    routes.set('/late-headers', () => {
+      count += 1;
+      arrived();
+    });
+    // Headers at once, then the body never ends: undici's body timeout.
+    routes.set('/late-body', (_q, r) => {
+      r.writeHead(200, { 'content-type': 'text/plain' });
+      r.write('partial');
+      count += 1;
+      arrived();
+    });
+    try {
+      const attempts: Promise<SendResult>[] = [];
+      // One attempt first, so that undici's ticks run when the others are sent, one at a time.
+      for (let n = 0; n < 8; n += 1) {
+        attempts.push(timely.send(`${base}/${n % 2 ? 'late-body' : 'late-headers'}`, {}, '{}'));
+        await all;
+        all = new Promise<void>((resolve) => (arrived = resolve));
+      }
+      const results = await Promise.all(attempts);
+      expect(count).toBe(8);
+      expect(results.map((r) => [r.errorClass, r.error])).toEqual(
+        Array(8).fill(['timeout', 'no answer within 1.497 s']),
+      );
+      for (const r of results) expect(r.durationMs).toBeGreaterThanOrEqual(1_497);
+    } finally {
+      await timely.close();
+    }
   });
 
   it('attempts to several URLs of one host are all sent at once: none waits for a socket while its time runs (QA: 3 URLs × 10 shared 10 sockets, and timed out unsent)', async () => {

@@ -35,6 +35,11 @@ interface Target {
   refused: string | undefined;
 }
 
+/** undici's headers and body timeouts lie this far past the attempt's deadline (twice a tick). */
+const UNDICI_TIMEOUT_MARGIN_MS = 1_000;
+/** undici's own answer timeouts: the attempt's timeout, however it surfaces. */
+const ANSWER_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 /** Parsed targets kept (one per endpoint URL; cleared when full). */
 const TARGET_MEMORY = 10_000;
 
@@ -66,8 +71,13 @@ export class HttpSender {
         timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
         lookup: guardedLookup(options.policy, options.resolver ?? systemResolver),
       } as never,
-      headersTimeout: this.answerTimeoutMs,
-      bodyTimeout: this.answerTimeoutMs,
+      // The attempt's own timer (AttemptHandler) ends an attempt at its deadline; undici's
+      // timeouts are only a backstop behind it. They run on coarse timers (ticks of 499 ms that
+      // count a timer from the tick before it was set) and fired up to half a second early when
+      // equal to the deadline (QA: "Headers Timeout Error" at 14,985 ms). Should one still fire
+      // first (a stalled event loop), the handler reads it as the attempt's timeout.
+      headersTimeout: this.answerTimeoutMs + UNDICI_TIMEOUT_MARGIN_MS,
+      bodyTimeout: this.answerTimeoutMs + UNDICI_TIMEOUT_MARGIN_MS,
     });
   }
 
@@ -183,13 +193,15 @@ class AttemptHandler {
 
   onError(error: Error): void {
     if (this.settled) return;
-    const errorClass = this.timedOut ? 'timeout' : errorClassOf(error);
+    const timedOut =
+      this.timedOut || ANSWER_TIMEOUT_CODES.has((error as NodeJS.ErrnoException).code ?? '');
+    const errorClass = timedOut ? 'timeout' : errorClassOf(error);
     this.finish({
       ok: false,
       errorClass,
-      // Timed out: whatever the abort surfaced as (our reason, or undici's wrapping of it), the
-      // text is said once, here.
-      error: (this.timedOut ? timeoutText(this.timeoutMs) : describe(error)).slice(0, 1024),
+      // Timed out: whatever the abort surfaced as (our reason, or undici's wrapping of it), and
+      // undici's own headers or body timeout too, the text is said once, here.
+      error: (timedOut ? timeoutText(this.timeoutMs) : describe(error)).slice(0, 1024),
       durationMs: this.elapsed(),
     });
   }
