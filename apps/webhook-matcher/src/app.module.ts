@@ -11,6 +11,7 @@ import { matcherOpenApiController } from './http/openapi';
 import { UndeclaredQueryInterceptor } from './http/undeclared-query.interceptor';
 import { testDeliveryLimits } from './webhooks/test-delivery-limits';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
+import { AccountWrites } from './accounts/account-writes';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AdminWebhooksController } from './admin/admin-webhooks.controller';
 import { OperatorGuard } from './admin/operator.guard';
@@ -74,7 +75,12 @@ export class AppModule {
       global: true,
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
-        DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
+        DbModule.forApp(
+          dataSourceOptions(config.DATABASE_URL, {
+            poolSize: config.DATABASE_POOL_SIZE,
+            acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+          }),
+        ),
         MessagingModule.forRoot({
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
@@ -112,6 +118,7 @@ export class AppModule {
         ApiKeyGuard,
         OperatorGuard,
         AccountsRepository,
+        AccountWrites,
         WebhooksRepository,
         AddressListsRepository,
         StatusHistoryRepository,

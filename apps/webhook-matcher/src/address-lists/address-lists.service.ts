@@ -4,6 +4,7 @@ import { checkListCreate, checkListResize, checkListSize } from '@meridian/plans
 import type { Clock } from '@meridian/time';
 import { normalizeAddresses, refusalWithoutPlan } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountWrites } from '../accounts/account-writes';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import {
   CREDENTIAL_SOURCE,
@@ -36,6 +37,7 @@ const normalizeAll = (addresses: readonly string[]): string[] =>
 export class AddressListsService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly writes: AccountWrites,
     private readonly lists: AddressListsRepository,
     private readonly webhooks: WebhooksRepository,
     private readonly accounts: AccountsRepository,
@@ -61,7 +63,7 @@ export class AddressListsService {
         ? null
         : requestFingerprint(CREATE_LIST_FINGERPRINT, { name, addresses: [...entries].sort() });
     const fresh = await this.credentials.accountFacts(accountId);
-    return this.dataSource.transaction(async (m) => {
+    return this.writes.transaction(accountId, async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       if (idempotencyKey !== null) {
         const first = await this.lists.findByIdempotencyKey(m, accountId, idempotencyKey);
@@ -104,7 +106,9 @@ export class AddressListsService {
   }
 
   async rename(accountId: string, id: string, name: string): Promise<AddressListRow> {
-    return this.dataSource.transaction(async (m) => {
+    // In the account's turn although it locks only the list's row: renames of one list sent at
+    // once would otherwise hold a pooled connection each while they wait for that row.
+    return this.writes.transaction(accountId, async (m) => {
       const list = await this.lists.find(m, accountId, id, true);
       if (!list) throw listNotFound();
       // A rename to the name it has changes nothing: version and updated_at stay.
@@ -114,7 +118,7 @@ export class AddressListsService {
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+    await this.writes.transaction(accountId, async (m) => {
       await this.accounts.lock(m, accountId);
       const list = await this.lists.find(m, accountId, id, true);
       if (!list) throw listNotFound();
@@ -162,7 +166,7 @@ export class AddressListsService {
   ): Promise<{ list: AddressListRow; added: number; removed: number }> {
     const entries = normalizeAll(addresses);
     const fresh = mode === 'remove' ? null : await this.credentials.accountFacts(accountId);
-    return this.dataSource.transaction(async (m) => {
+    return this.writes.transaction(accountId, async (m) => {
       const facts = fresh
         ? await this.accounts.lockWith(m, fresh)
         : await this.accounts.lock(m, accountId);

@@ -31,9 +31,16 @@ export const MIGRATIONS = [
   AddressListIdempotency1765800000000,
 ];
 
-/** No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). */
-export function dataSourceOptions(url: string): AppDataSourceOptions {
+/**
+ * No TypeORM entities: repositories issue SQL (bulk unnest, FOR UPDATE, RETURNING). `pool`: the
+ * app's DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT_MS (unset: platform-db's defaults).
+ */
+export function dataSourceOptions(
+  url: string,
+  pool: { poolSize?: number; acquireTimeoutMs?: number } = {},
+): AppDataSourceOptions {
   return {
+    ...pool,
     url,
     schema: SCHEMA,
     entities: [],

@@ -21,6 +21,7 @@ import {
   type TransitionResult,
 } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountWrites } from '../accounts/account-writes';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
 import {
@@ -65,6 +66,7 @@ export class StatusService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly writes: AccountWrites,
     private readonly webhooks: WebhooksRepository,
     private readonly lists: AddressListsRepository,
     private readonly accounts: AccountsRepository,
@@ -145,7 +147,7 @@ export class StatusService {
     // A resume decides on caps and the balance: read them fresh from billing.
     const fresh =
       trigger === 'owner_resume' ? await this.credentials.accountFacts(accountId) : null;
-    const row = await this.dataSource.transaction(async (m) => {
+    const row = await this.writes.transaction(accountId, async (m) => {
       const facts = fresh
         ? await this.accounts.lockWith(m, fresh)
         : await this.accounts.lock(m, accountId);
@@ -178,7 +180,7 @@ export class StatusService {
    * other service pauses are untouched. Idempotent: a redelivered event changes nothing more.
    */
   async applyPlan(facts: AccountFacts): Promise<string[]> {
-    const changed = await this.dataSource.transaction(async (m) => {
+    const changed = await this.writes.transaction(facts.accountId, async (m) => {
       const stored = await this.accounts.lockWith(m, facts);
       const fit = await this.planFitOf(m, stored);
       const ids: string[] = [];
@@ -202,7 +204,7 @@ export class StatusService {
    * account without webhooks has nothing here to decide (its first API call stores its facts).
    */
   async recordBalance(facts: AccountFacts): Promise<{ planChanged: boolean }> {
-    return this.dataSource.transaction(async (m) => {
+    return this.writes.transaction(facts.accountId, async (m) => {
       const before = await this.accounts.lock(m, facts.accountId);
       if (before === null) return { planChanged: false };
       const after = await this.accounts.lockWith(m, facts);

@@ -23,6 +23,7 @@ import {
   type PreviousSecret,
 } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountWrites } from '../accounts/account-writes';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AddressListsRepository } from '../address-lists/address-lists.repository';
 import {
@@ -77,6 +78,7 @@ export class WebhooksService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly writes: AccountWrites,
     private readonly webhooks: WebhooksRepository,
     private readonly lists: AddressListsRepository,
     private readonly accounts: AccountsRepository,
@@ -129,7 +131,7 @@ export class WebhooksService {
           });
     const fresh = await this.credentials.accountFacts(accountId);
     const secret = newSigningSecret();
-    const result = await this.dataSource.transaction(async (m) => {
+    const result = await this.writes.transaction(accountId, async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       if (idempotencyKey !== null) {
         // One rule for every create with a key (create-idempotency.ts). A key stored before the
@@ -273,7 +275,7 @@ export class WebhooksService {
     ifMatch: IfMatch | null = null,
   ): Promise<WebhookRow> {
     const fresh = await this.credentials.accountFacts(accountId);
-    const row = await this.dataSource.transaction(async (m) => {
+    const row = await this.writes.transaction(accountId, async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       const current = await this.webhooks.find(m, accountId, id, true);
       if (!current) throw webhookNotFound();
@@ -334,7 +336,7 @@ export class WebhooksService {
     expirePrevious: boolean,
   ): Promise<{ row: WebhookRow; secret: string }> {
     const secret = newSigningSecret();
-    const row = await this.dataSource.transaction(async (m) => {
+    const row = await this.writes.transaction(accountId, async (m) => {
       await this.accounts.lock(m, accountId);
       const current = await this.webhooks.find(m, accountId, id, true);
       if (!current) throw webhookNotFound();
@@ -368,7 +370,9 @@ export class WebhooksService {
   async sendTest(accountId: string, id: string): Promise<{ eventId: string }> {
     const now = this.clock.now();
     const eventId = `test_${randomBytes(12).toString('hex')}`;
-    await this.dataSource.transaction(async (m) => {
+    // A turn of its own, not the account's: tests lock their advisory lock, not the account row,
+    // so a queue of them never holds up a delete (ADR 0405).
+    await this.writes.testDelivery(accountId, async (m) => {
       await this.testSends.lockAccount(m, accountId, now);
       // Read under the webhook's row lock, in the transaction that queues the test: a delete or
       // pause committed first wins (404 / 409, nothing queued), one coming after waits for this
