@@ -175,6 +175,9 @@ export class GatewayRuntime
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxCallsInFlightPerConnection: config.WS_MAX_CALLS_IN_FLIGHT_PER_CONNECTION,
       maxConnectionsPerToken: config.WS_MAX_CONNECTIONS_PER_TOKEN,
+      maxConnectionsPerAccount: config.WS_MAX_CONNECTIONS_PER_ACCOUNT,
+      maxCallsInFlightPerAccount: config.WS_MAX_CALLS_IN_FLIGHT_PER_ACCOUNT,
+      maxUnreadBytesPerAccount: config.WS_MAX_UNREAD_BYTES_PER_ACCOUNT,
       requestLog: this.requestLog,
     });
     const producerId = `${hostname()

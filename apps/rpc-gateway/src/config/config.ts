@@ -10,6 +10,7 @@ import {
 } from '@meridian/platform-config';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DEFAULT_ACCOUNT_BUDGET } from '../websocket/account-budget';
 
 const { DATABASE_URL: _none, ...withoutDatabase } = commonEnv;
 
@@ -170,6 +171,25 @@ const settings = z.object({
    */
   WS_MAX_CONNECTIONS_PER_TOKEN: int(1).default(100),
   /**
+   * One account's budget in one gateway process, across all its tokens and connections (ADR 0203
+   * amendment "One account's budget per process"). Open connections: the next upgrade is answered
+   * 429. 250: two and a half tokens at their cap, and a process's 20,000 descriptors take 80
+   * accounts at the cap.
+   */
+  WS_MAX_CONNECTIONS_PER_ACCOUNT: int(1).default(DEFAULT_ACCOUNT_BUDGET.connections),
+  /**
+   * Calls in flight per account (a batch counts its calls); a message past it is answered -32005
+   * at once. 1,000: five connections at their cap, and more than the largest plan's RPS (800)
+   * can use at an upstream's usual latency.
+   */
+  WS_MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: int(1).default(DEFAULT_ACCOUNT_BUDGET.callsInFlight),
+  /**
+   * Bytes of answers queued to an account's connections and not yet written to their sockets;
+   * past it the account's connection holding the most is closed 1013. At least
+   * MAX_RESPONSE_BYTES (checked below). 64 MiB: two answers at the default MAX_RESPONSE_BYTES.
+   */
+  WS_MAX_UNREAD_BYTES_PER_ACCOUNT: int(1024 * 1024).default(DEFAULT_ACCOUNT_BUDGET.unreadBytes),
+  /**
    * How often the subscription hub checks each network's upstream WebSocket and pings it, and
    * how long a ping may go unanswered before the socket counts as silent and is given up for
    * another node, the gap filled (ADR 0203 amendment "silent upstream").
@@ -198,6 +218,12 @@ export const configSchema = settings.superRefine((config, ctx) => {
       code: 'custom',
       path: ['MAX_ANSWER_BYTES_IN_FLIGHT'],
       message: `must be at least MAX_RESPONSE_BYTES (${config.MAX_RESPONSE_BYTES}): an answer at that limit could never be read (ADR 0215)`,
+    });
+  if (config.WS_MAX_UNREAD_BYTES_PER_ACCOUNT < config.MAX_RESPONSE_BYTES)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WS_MAX_UNREAD_BYTES_PER_ACCOUNT'],
+      message: `must be at least MAX_RESPONSE_BYTES (${config.MAX_RESPONSE_BYTES}): one answer at that limit would cut its connection`,
     });
   if (config.NODE_ENV === 'production' && config.FILTER_ID_KEY === undefined)
     ctx.addIssue({

@@ -22,6 +22,7 @@ export class GatewayMetrics {
   readonly subscriptionNotificationAge: Gauge<'network'>;
   readonly subscriptionUpstreamAbandoned: Counter<'network' | 'reason'>;
   readonly wsSlowClientsCut: Counter;
+  readonly wsUnreadAnswerBytes: Gauge;
   readonly grpcCalls: Counter<'method' | 'code'>;
   readonly credentialsKept: Counter;
   readonly answerBytesInFlight: Gauge;
@@ -231,6 +232,11 @@ export class GatewayMetrics {
     this.wsSlowClientsCut = new Counter({
       name: 'rpc_gateway_ws_slow_clients_cut_total',
       help: 'Client connections closed because they did not read fast enough',
+      registers,
+    });
+    this.wsUnreadAnswerBytes = new Gauge({
+      name: 'rpc_gateway_ws_unread_answer_bytes',
+      help: 'Bytes of answers queued to client WebSocket connections and not yet written to their sockets, in this process (WS_MAX_UNREAD_BYTES_PER_ACCOUNT bounds each account)',
       registers,
     });
     this.credentialsKept = new Counter({

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -31,7 +32,13 @@ async function listen(
   caps: Partial<
     Pick<
       WsOptions,
-      'maxCallsInFlightPerConnection' | 'maxConnectionsPerToken' | 'maxBufferedBytes' | 'after'
+      | 'maxCallsInFlightPerConnection'
+      | 'maxConnectionsPerToken'
+      | 'maxBufferedBytes'
+      | 'after'
+      | 'maxConnectionsPerAccount'
+      | 'maxCallsInFlightPerAccount'
+      | 'maxUnreadBytesPerAccount'
     >
   > = {},
 ): Promise<{ server: Server; port: number; gateway: WsGateway; metrics: GatewayMetrics }> {
@@ -45,6 +52,15 @@ async function listen(
     maxCallsInFlightPerConnection: caps.maxCallsInFlightPerConnection ?? 1_000,
     maxConnectionsPerToken: caps.maxConnectionsPerToken ?? 1_000,
     ...(caps.after === undefined ? {} : { after: caps.after }),
+    ...(caps.maxConnectionsPerAccount === undefined
+      ? {}
+      : { maxConnectionsPerAccount: caps.maxConnectionsPerAccount }),
+    ...(caps.maxCallsInFlightPerAccount === undefined
+      ? {}
+      : { maxCallsInFlightPerAccount: caps.maxCallsInFlightPerAccount }),
+    ...(caps.maxUnreadBytesPerAccount === undefined
+      ? {}
+      : { maxUnreadBytesPerAccount: caps.maxUnreadBytesPerAccount }),
   });
   gateway.attach(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -433,6 +449,186 @@ describe('WebSocket edge: bounded work per connection and per token', () => {
     expect(waiting[0]!.abandoned?.aborted).toBe(true);
     (ws as unknown as { _socket: { resume(): void } })._socket.resume();
     await closed;
+  });
+});
+
+/**
+ * One account's budget across its tokens and connections in a process (ADR 0203 amendment "One
+ * account's budget per process"): every token here belongs to the same account. The relay's
+ * answers are held until the test releases them, with a body of the size it asks for.
+ */
+describe("WebSocket edge: one account's budget across its tokens and connections", () => {
+  let server: Server;
+  let port: number;
+  let gateway: WsGateway;
+  let metrics: GatewayMetrics;
+  const waiting: { id: number; answer: (bytes?: number) => void }[] = [];
+  let handled = 0;
+
+  beforeAll(async () => {
+    const authorized = { token: { accountId: 'acc' }, network: { key: 'eth-mainnet' } };
+    const relay = {
+      credentials: {
+        onRevoked: () => undefined,
+        onExhausted: () => undefined,
+        wasRevoked: () => false,
+        account: () => undefined,
+      },
+      authorize: async () => authorized,
+      refusedMessage: (error: DomainError, text: string) => ({
+        body: serializeRefusal(parseRequest(text, { maxBatchSize: 100 }), jsonRpcErrorOf(error)),
+        logged: { calls: 0, billedCalls: 0, cu: 0 },
+      }),
+      handle: (_token: unknown, _network: unknown, text: string) =>
+        new Promise((resolve) => {
+          handled++;
+          const id = (JSON.parse(text) as { id?: number }).id ?? 0;
+          waiting.push({
+            id,
+            answer: (bytes = 0) =>
+              resolve({ body: `{"jsonrpc":"2.0","id":${id},"result":"0x${'0'.repeat(bytes)}"}` }),
+          });
+        }),
+    } as unknown as RelayService;
+    ({ server, port, gateway, metrics } = await listen(
+      relay,
+      {} as Subscriptions,
+      pino({ level: 'silent' }),
+      1,
+      1,
+      {
+        maxCallsInFlightPerConnection: 100,
+        maxConnectionsPerToken: 10,
+        maxConnectionsPerAccount: 3,
+        maxCallsInFlightPerAccount: 3,
+        maxUnreadBytesPerAccount: 12 * 1024 * 1024,
+      },
+    ));
+  });
+  afterAll(async () => {
+    await gateway.close(0);
+    await new Promise((resolve) => server.close(resolve));
+  });
+  afterEach(() => {
+    for (const w of waiting.splice(0)) w.answer();
+    handled = 0;
+  });
+
+  const open = (token: string) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${token}/`, { maxPayload: 0 });
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+  const next = (ws: WebSocket) =>
+    new Promise<{ id: number; result?: string; error?: { code: number; message: string } }>(
+      (resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))),
+    );
+  const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_getLogs' });
+  const settle = async (until: () => boolean) => {
+    for (let i = 0; i < 400 && !until(); i++) await new Promise((r) => setTimeout(r, 5));
+  };
+  const socketOf = (ws: WebSocket) => (ws as unknown as { _socket: Socket })._socket;
+
+  it("refuses the account's connection past its cap whichever token it uses, 429 with the refusal", async () => {
+    const held = [
+      await open('g'.repeat(32)),
+      await open('g'.repeat(32)),
+      await open('h'.repeat(32)),
+    ];
+    const refused = await new Promise<{ status: number; body: string }>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${'i'.repeat(32)}/`);
+      ws.on('error', () => undefined);
+      ws.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+    });
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32005,
+        message:
+          'limit exceeded: at most 3 open WebSocket connections per account on this gateway process',
+      },
+    });
+    held[0]!.terminate();
+    let again: WebSocket | undefined;
+    for (let i = 0; i < 100 && again === undefined; i++)
+      again = await open('i'.repeat(32)).catch(async () => {
+        await new Promise((r) => setTimeout(r, 10));
+        return undefined;
+      });
+    expect(again).toBeDefined();
+    for (const ws of [...held.slice(1), again!]) ws.terminate();
+  });
+
+  it("answers a call past the account's calls in flight -32005 at once, whichever connection sent it", async () => {
+    const a = await open('j'.repeat(32));
+    const b = await open('k'.repeat(32));
+    a.send(call(1));
+    a.send(call(2));
+    b.send(call(3));
+    await settle(() => handled === 3);
+    const refused = next(b);
+    b.send(call(4));
+    expect(await refused).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: {
+        code: -32005,
+        message:
+          'limit exceeded: at most 3 calls in flight per account over WebSocket on this gateway ' +
+          'process; wait for answers before sending more',
+      },
+    });
+    expect(handled).toBe(3);
+    // An answer written frees its slot for the account's other connection.
+    const answered = next(a);
+    waiting.shift()!.answer();
+    expect((await answered).id).toBe(1);
+    b.send(call(5));
+    await settle(() => handled === 4);
+    expect(handled).toBe(4);
+    a.terminate();
+    b.terminate();
+  });
+
+  it("cuts the account's connection holding the most unread answers 1013 and why; the other goes on", async () => {
+    const a = await open('l'.repeat(32));
+    const b = await open('m'.repeat(32));
+    a.send(call(1));
+    b.send(call(2));
+    await settle(() => handled === 2);
+    // Neither reads: 9 MB and 8 MB of answers stay queued (the kernel takes a few MB at most).
+    socketOf(a).pause();
+    socketOf(b).pause();
+    const closedA = new Promise<{ code: number; reason: string }>((resolve) =>
+      a.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    const unread = async () => (await metrics.wsUnreadAnswerBytes.get()).values[0]?.value ?? 0;
+    const reaches = async (bytes: number) => {
+      for (let i = 0; i < 400 && (await unread()) < bytes; i++)
+        await new Promise((r) => setTimeout(r, 5));
+    };
+    waiting.shift()!.answer(9 * 1024 * 1024);
+    await reaches(9 * 1024 * 1024);
+    const answeredB = next(b);
+    // 17 MiB queued past the budget of 12: A, holding the most, is cut as B's answer is queued.
+    waiting.shift()!.answer(8 * 1024 * 1024);
+    await reaches(17 * 1024 * 1024);
+    socketOf(a).resume();
+    socketOf(b).resume();
+    expect(await closedA).toEqual({
+      code: 1013,
+      reason: `slow consumer: account over ${12 * 1024 * 1024} bytes of answers unread`,
+    });
+    expect((await answeredB).result).toHaveLength(2 + 8 * 1024 * 1024);
+    expect(b.readyState).toBe(WebSocket.OPEN);
+    b.terminate();
   });
 });
 

@@ -30,6 +30,13 @@ import {
   SHUTTING_DOWN,
   TokenConnections,
 } from './connection-limits';
+import {
+  AccountBudget,
+  accountCallsInFlightRefused,
+  accountConnectionsRefused,
+  accountUnreadReason,
+  DEFAULT_ACCOUNT_BUDGET,
+} from './account-budget';
 import { checkSubscribeParams, checkUnsubscribeParams } from './subscribe-params';
 import { subscriptionGap, UpstreamSubscribeError, type Subscriptions } from './subscription-hub';
 
@@ -57,6 +64,13 @@ export interface WsOptions {
   maxCallsInFlightPerConnection: number;
   /** Open connections per access token in this process; past it the upgrade is answered 429. */
   maxConnectionsPerToken: number;
+  /**
+   * One account's budget in this process across its tokens and connections (ADR 0203 amendment
+   * "One account's budget per process"); DEFAULT_ACCOUNT_BUDGET's values where absent.
+   */
+  maxConnectionsPerAccount?: number;
+  maxCallsInFlightPerAccount?: number;
+  maxUnreadBytesPerAccount?: number;
   /** One line per message (REQUEST_LOGS), in the request log's shape; none when absent. */
   requestLog?: RequestLog;
   /**
@@ -116,6 +130,8 @@ export class WsGateway {
   private readonly accounts = new Map<string, Set<Session>>();
   /** Open connections per token hash, counted from the upgrade to the socket's close. */
   private readonly perToken: TokenConnections;
+  /** What each account holds in this process: connections, calls in flight, unread answers. */
+  private readonly budget: AccountBudget<{ cut(): void }>;
   /** Each open connection's abandon switch: aborted when it closes (or the gateway stops). */
   private readonly abandons = new Set<AbortController>();
   private stopping = false;
@@ -129,6 +145,11 @@ export class WsGateway {
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
     this.perToken = new TokenConnections(options.maxConnectionsPerToken);
+    this.budget = new AccountBudget({
+      connections: options.maxConnectionsPerAccount ?? DEFAULT_ACCOUNT_BUDGET.connections,
+      callsInFlight: options.maxCallsInFlightPerAccount ?? DEFAULT_ACCOUNT_BUDGET.callsInFlight,
+      unreadBytes: options.maxUnreadBytesPerAccount ?? DEFAULT_ACCOUNT_BUDGET.unreadBytes,
+    });
     relay.credentials.onRevoked((hash) => this.revoked(hash));
     relay.credentials.onExhausted((accountId) => this.exhausted(accountId));
   }
@@ -215,6 +236,13 @@ export class WsGateway {
       return refuseWith(socket, connectionsRefused(this.options.maxConnectionsPerToken));
     }
     socket.once('close', () => this.perToken.give(hash));
+    // The account's connections across all its tokens, taken and given back the same way.
+    const accountId = auth.token.accountId;
+    if (!this.budget.openConnection(accountId)) {
+      this.metrics.requests.inc({ transport: 'websocket', status: '429' });
+      return refuseWith(socket, accountConnectionsRefused(this.budget.limits.connections));
+    }
+    socket.once('close', () => this.budget.closeConnection(accountId));
     this.wss.handleUpgrade(request, socket, head, (ws) => this.session(ws, token, auth, requestId));
   }
 
@@ -258,11 +286,20 @@ export class WsGateway {
       return true;
     };
     const cutSlow = (reason: string, behind: number) => {
+      if (cut) return;
       cut = true;
       stopWatching?.();
+      // Its unread answers leave the account's count: the terminate below bounds them in time.
+      this.budget.forget(accountId, budgetKey);
       this.metrics.wsSlowClientsCut.inc();
       this.logger.warn(
-        { connection_id: connectionId, buffered: ws.bufferedAmount, behind, reason },
+        {
+          connection_id: connectionId,
+          account: accountId,
+          buffered: ws.bufferedAmount,
+          behind,
+          reason,
+        },
         'slow WebSocket client cut off',
       );
       // Nothing more is relayed or billed for it, and its feeds stop now, not at the close.
@@ -280,6 +317,10 @@ export class WsGateway {
      */
     let queued = 0;
     let stopWatching: (() => void) | undefined;
+    /** This connection in its account's budget: the account's unread answers may cut it. */
+    const budgetKey = {
+      cut: () => cutSlow(accountUnreadReason(this.budget.limits.unreadBytes), ws.bufferedAmount),
+    };
     const watchAnswers = () => {
       if (stopWatching !== undefined || cut || ended) return;
       const taken = queued - ws.bufferedAmount;
@@ -309,13 +350,20 @@ export class WsGateway {
         const bytes = Buffer.byteLength(message);
         answering += bytes;
         queued += bytes;
+        this.metrics.wsUnreadAnswerBytes.inc(bytes);
+        // Past the account's budget its connections holding the most unread are cut below (this
+        // one may be among them), so that what the account's readers hold stays within it.
+        const over = this.budget.queued(accountId, budgetKey, bytes);
         const written = new Promise<void>((resolve) =>
           ws.send(message, () => {
             answering -= bytes;
+            this.metrics.wsUnreadAnswerBytes.dec(bytes);
+            this.budget.written(accountId, budgetKey, bytes);
             resolve();
           }),
         );
         watchAnswers();
+        for (const holder of over) holder.cut();
         return written;
       },
     };
@@ -435,6 +483,18 @@ export class WsGateway {
         );
         return;
       }
+      // The same rule for the account across its connections and tokens in this process.
+      if (!this.budget.takeCalls(accountId, calls)) {
+        this.refuseMessage(
+          connectionId,
+          accountCallsInFlightRefused(this.budget.limits.callsInFlight),
+          text,
+          first,
+          performance.now(),
+          (body) => connection.send(body),
+        );
+        return;
+      }
       inFlight += calls;
       // The calls hold their slots until their answer is written to the socket, so the answers
       // the slow-consumer rule leaves out are at most the cap's calls' worth.
@@ -450,13 +510,17 @@ export class WsGateway {
           this.logger.error({ err: error, connection_id: connectionId }, 'ws message failed'),
         )
         .then(() => written)
-        .finally(() => (inFlight -= calls));
+        .finally(() => {
+          inFlight -= calls;
+          this.budget.giveCalls(accountId, calls);
+        });
     });
     ws.on('close', () => {
       // Whatever the connection started is abandoned: calls not yet relayed are dropped (not
       // relayed, not billed) and the answers of those in flight are discarded.
       abandon.abort();
       this.abandons.delete(abandon);
+      this.budget.forget(accountId, budgetKey);
       this.metrics.wsConnections.dec();
       this.untrack(this.sessions, hash, session);
       this.untrack(this.accounts, accountId, session);
