@@ -291,6 +291,45 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(data.recommendation).toMatch(/sanctions/);
   });
 
+  // QA: native transfers from anvil account 2 to an address that never sent one made it
+  // "New Address", experience "New", "no history yet" (its nonce is 0; its balance was ignored).
+  it('does not call an address that only received native value new (nonce 0, a balance)', async () => {
+    const receiver = '0x7777777777777777777777777777777777777777';
+    const rpc = async (method: string, params: unknown[]) => {
+      const answer = (await (
+        await fetch(anvil.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result?: unknown; error?: unknown };
+      expect(answer.error).toBeUndefined();
+      return answer.result;
+    };
+    for (let i = 0; i < 3; i += 1)
+      await rpc('eth_sendTransaction', [
+        // anvil account 2
+        { from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', to: receiver, value: '0x1' },
+      ]);
+    tick();
+    const { data } = walletAuditResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/audit', { network: 'ETH', address: receiver }, premium))
+        .body,
+    );
+    expect(data.status).toBe('Not Fraud');
+    expect(data.experience).toBe('Beginner');
+    // The field counts sent transactions (the nonce), and the answer does not claim "no history".
+    expect(data.userDetails.transaction_count).toBe(0);
+    expect(data.recommendation).toBe(
+      'No known risk; the address has received value but has not sent a transaction yet.',
+    );
+    const check = walletCheckResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: receiver }, premium))
+        .body,
+    ).data;
+    expect(check.status).toBe('Not Fraud');
+  });
+
   it('answers unknown where no node was read (BNB here): transaction_count null, Limited', async () => {
     tick();
     const response = await audit.post(

@@ -3,6 +3,8 @@ import { NO_CHAIN_FLAGS, forensicFlags } from './forensic-flags';
 import { toWireForensicDetails, WALLET_FORENSIC_COUNTERS } from './forensic-fields';
 import {
   formatProbability,
+  hasHistory,
+  walletExperience,
   walletProbability,
   walletVerdict,
   type WalletFeatures,
@@ -177,6 +179,38 @@ describe('wallet scoring', () => {
     expect(verdict.status).toBe(status);
     expect(verdict.probability).toBeGreaterThanOrEqual(lo);
     expect(verdict.probability).toBeLessThanOrEqual(hi);
+  });
+
+  // QA: 3,412 native transfers received (nonce 0, no token transfer) were "New Address", "New".
+  describe('an address that only received (nonce 0) is not new', () => {
+    const none: WalletFeatures = {
+      ...base,
+      txCount: 0,
+      transferCount: 0,
+      ageDays: null,
+      counterparties: 0,
+    };
+    it.each([
+      ['a native balance', { ...none, holdsBalance: true }],
+      ['an incoming token transfer', { ...none, transferCount: 1, counterparties: 1 }],
+      ['code (a contract)', { ...none, isContract: true }],
+    ] as const)('%s is history: Not Fraud, experience Beginner', (_name, features) => {
+      expect(hasHistory(features)).toBe(true);
+      expect(walletVerdict(false, features).status).toBe('Not Fraud');
+      expect(walletExperience(features, true)).toBe('Beginner');
+    });
+    it('nothing at all, balance zero, is still New Address and New (Unknown without a node)', () => {
+      const empty = { ...none, holdsBalance: false };
+      expect(hasHistory(empty)).toBe(false);
+      expect(walletVerdict(false, empty).status).toBe('New Address');
+      expect(walletExperience(empty, true)).toBe('New');
+      expect(walletExperience(empty, false)).toBe('Unknown');
+    });
+    it('experience still grows with sent transactions and age', () => {
+      expect(walletExperience(base, true)).toBe('Experienced');
+      expect(walletExperience({ ...base, txCount: 50 }, true)).toBe('Intermediate');
+      expect(walletExperience({ ...base, ageDays: 10 }, true)).toBe('Beginner');
+    });
   });
 
   it('any flag forces Fraud with probability 1, even without history', () => {

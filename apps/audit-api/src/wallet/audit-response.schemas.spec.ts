@@ -217,6 +217,29 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
     expect([audit.riskProfile, audit.experience]).toEqual(['Low', 'Beginner']);
   });
 
+  it('an address that only received: transaction_count 0 (sent), not New, no "no history" claim', () => {
+    const receivedOnly: WalletAssessment = {
+      ...assessment,
+      features: {
+        ...assessment.features,
+        txCount: 0,
+        transferCount: 0,
+        ageDays: null,
+        counterparties: 0,
+        holdsBalance: true,
+      },
+      balanceWei: '3412000000000000000',
+    };
+    const audit = walletAuditResponseSchema.parse({
+      data: walletAuditData('0xA', 'ETH', receivedOnly, record, [sanction]),
+    }).data;
+    expect(audit.userDetails.transaction_count).toBe(0);
+    expect(audit.experience).toBe('Beginner');
+    expect(audit.recommendation).toBe(
+      'No known risk; the address has received value but has not sent a transaction yet.',
+    );
+  });
+
   it('without chain evidence (no node for the network): transaction_count null, capability Limited', () => {
     const labelsOnly: WalletAssessment = {
       ...assessment,

@@ -156,6 +156,7 @@ export class WalletAssessor {
     const features: WalletFeatures = {
       isContract: evidence?.isContract ?? false,
       txCount: evidence?.txCount ?? 0,
+      holdsBalance: (evidence?.balanceWei ?? 0n) > 0n,
       transferCount: evidence?.transferCount ?? 0,
       ageDays: evidence?.firstSeenAt
         ? Math.max(0, Math.floor((now - evidence.firstSeenAt.getTime()) / 86_400_000))

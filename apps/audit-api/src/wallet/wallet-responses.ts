@@ -1,6 +1,6 @@
 import type { AddressRecord, SanctionRecord } from '../records/address-records.repository';
 import { toWireForensicDetails } from '../scoring/forensic-fields';
-import { formatProbability } from '../scoring/wallet-score';
+import { formatProbability, onlyReceived, walletExperience } from '../scoring/wallet-score';
 import type { WalletAssessment } from './wallet-assessor.service';
 
 export const SUCCESS = 'Success';
@@ -43,15 +43,6 @@ export function walletCheckData(
 
 const riskProfile = (p: number) => (p >= 0.7 ? 'High' : p >= 0.3 ? 'Medium' : 'Low');
 
-function experience(a: WalletAssessment): string {
-  const { txCount, ageDays } = a.features;
-  if (!a.chainRead) return 'Unknown';
-  if (txCount === 0) return 'New';
-  if (txCount < 10 || (ageDays ?? 0) < 30) return 'Beginner';
-  if (txCount < 100 || (ageDays ?? 0) < 365) return 'Intermediate';
-  return 'Experienced';
-}
-
 /**
  * Full only on the evidence of labels and the chain: an address scored from the labels alone (no
  * node for the network) is at most Limited, however low its probability (ADR 0302, amendment).
@@ -73,6 +64,8 @@ function recommendation(a: WalletAssessment): string {
     return 'Caution: the address transacted with flagged addresses.';
   if (!a.chainRead)
     return 'No known risk in the label packs; no chain evidence was read for this network.';
+  if (onlyReceived(a.features))
+    return 'No known risk; the address has received value but has not sent a transaction yet.';
   return 'No known risk.';
 }
 
@@ -92,13 +85,14 @@ export function walletAuditData(
     ...walletCheckData(display, chain, a, record, sanctions),
     categories,
     riskProfile: profile,
-    experience: experience(a),
+    experience: walletExperience(a.features, a.chainRead),
     protocols: a.protocols,
     userDetails: {
       wallet_age_days: a.features.ageDays,
       // No price feed is shipped (no internet at run time): null rather than a made-up figure.
       total_balance_usd: null as number | null,
-      // Unknown (null) where no node was read, not 0 (ADR 0302 amendment).
+      // Transactions the address sent (its nonce; ADR 0302, fifth amendment). Unknown (null)
+      // where no node was read, not 0 (ADR 0302 amendment).
       transaction_count: a.chainRead ? a.features.txCount : null,
     },
     riskCapability: riskCapability(a, profile),
