@@ -202,5 +202,22 @@ describe('the relay keeps Retry-After (real BFF, real webhook-matcher and billin
       headers: { 'if-match': `"${version}"` },
     });
     expect(staleDelete.status).toBe(412);
+    // So do a pause and a resume (ADR 0404 amendment): the page's Pause on a version a colleague
+    // moved on is refused, not applied to what the user has not seen.
+    const current = version + 2;
+    const stalePause = await alice.call('POST', `${path}/pause`, undefined, {
+      headers: { 'if-match': `"${version}"` },
+    });
+    expect([stalePause.status, stalePause.body['error']]).toEqual([412, 'version_mismatch']);
+    expect((await alice.call('GET', path)).body['status']).toBe('active');
+    const paused = await alice.call('POST', `${path}/pause`, undefined, {
+      headers: { 'if-match': `"${current}"` },
+    });
+    expect([paused.status, paused.body['status']]).toEqual([200, 'paused']);
+    const staleResume = await alice.call('POST', `${path}/resume`, undefined, {
+      headers: { 'if-match': `"${current}"` },
+    });
+    expect([staleResume.status, staleResume.body['error']]).toEqual([412, 'version_mismatch']);
+    expect((await alice.call('GET', path)).body['status']).toBe('paused');
   });
 });

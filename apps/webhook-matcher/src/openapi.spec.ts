@@ -382,14 +382,20 @@ describe('webhook-matcher OpenAPI: request bodies and error answers as the route
     );
     expect(responses('/webhooks/{id}', 'patch')[400]!.description).toContain('immutable_field');
     // ETag and If-Match (ADR 0404): 412 version_mismatch with details.currentVersion, 400
-    // invalid_if_match, on PATCH and DELETE; the ETag on every answer of one webhook.
-    for (const method of ['patch', 'delete']) {
-      expect(responses('/webhooks/{id}', method)[412]!.description).toContain('version_mismatch');
-      expect(responses('/webhooks/{id}', method)[400]!.description).toContain('invalid_if_match');
-      expect(schema('/webhooks/{id}', method, 412)).toMatchObject({
+    // invalid_if_match, on PATCH, DELETE, pause and resume; the ETag on every answer of one
+    // webhook.
+    for (const [path, method] of [
+      ['/webhooks/{id}', 'patch'],
+      ['/webhooks/{id}', 'delete'],
+      ['/webhooks/{id}/pause', 'post'],
+      ['/webhooks/{id}/resume', 'post'],
+    ] as const) {
+      expect(responses(path, method)[412]!.description).toContain('version_mismatch');
+      expect(responses(path, method)[400]!.description).toContain('invalid_if_match');
+      expect(schema(path, method, 412)).toMatchObject({
         properties: { details: { properties: { currentVersion: { type: 'integer' } } } },
       });
-      const parameters = operation('/webhooks/{id}', method)['parameters'] as {
+      const parameters = operation(path, method)['parameters'] as {
         name: string;
         in: string;
       }[];

@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * Optimistic concurrency on one webhook (ADR 0404): every answer carrying one webhook has
- * `ETag: "<version>"`, and PATCH and DELETE take an optional `If-Match` (RFC 9110 §13.1.1).
+ * `ETag: "<version>"`, and PATCH, DELETE, pause and resume take an optional `If-Match` (RFC 9110
+ * §13.1.1).
  * `any`: `*` (the webhook exists); otherwise the opaque values of the strong tags given (a weak
  * tag never matches: If-Match compares strongly).
  */

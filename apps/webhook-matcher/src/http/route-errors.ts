@@ -105,7 +105,10 @@ function apiKeyRoute<E extends Record<number, ApiResponseSpec>>(
 const invalidWebhookId = 'invalid_id: the id is not wh_ and 24 base32 characters';
 const INVALID_IF_MATCH =
   'invalid_if_match: the If-Match header is not `*` or a list of entity-tags';
-/** PATCH and DELETE with an If-Match naming other versions (http/if-match.ts, ADR 0404). */
+/**
+ * PATCH, DELETE, pause and resume with an If-Match naming other versions (http/if-match.ts,
+ * ADR 0404).
+ */
 const versionMismatch = error(
   "version_mismatch: the If-Match header names none of the webhook's current version",
   {
@@ -158,13 +161,19 @@ const OWN_ERRORS = {
     412: versionMismatch,
   },
   ownerAction: {
-    400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
+    400: error(
+      `${invalidWebhookId}; malformed_body: a body that is not empty; ${INVALID_IF_MATCH}`,
+    ),
     404: notFoundWebhook,
+    412: versionMismatch,
   },
   resume: {
-    400: error(`${invalidWebhookId}; malformed_body: a body that is not empty`),
+    400: error(
+      `${invalidWebhookId}; malformed_body: a body that is not empty; ${INVALID_IF_MATCH}`,
+    ),
     403: error(planRequired),
     404: notFoundWebhook,
+    412: versionMismatch,
     409: error(
       `insufficient_balance: the CU balance is empty; ${CAPS}: resuming would go past a plan ` +
         'limit (`cap`, `limit`, `requested`)',

@@ -199,8 +199,11 @@ export class WebhooksController {
   @Post(':id/pause')
   @ApiRoute({
     params: webhookIdParams,
-    summary: 'Pause (owner). Takes no body (an empty JSON object is accepted)',
+    summary:
+      'Pause (owner). Takes no body (an empty JSON object is accepted). Header If-Match: only ' +
+      'if it is at that version',
     noBody: true,
+    headers: { 'If-Match': ifMatchHeader },
     responses: {
       200: { description: 'the webhook', schema: webhookResponse, headers: { ETag: etagHeader } },
       ...ROUTE_ERRORS.ownerAction,
@@ -211,11 +214,14 @@ export class WebhooksController {
     @AccountId() accountId: string,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     parseBody(emptyBody.optional(), body);
+    const webhookId = checkId('wh', id);
+    const condition = parseIfMatch(ifMatch);
     return this.view(
-      await this.status.ownerAction(accountId, checkId('wh', id), 'owner_pause'),
+      await this.status.ownerAction(accountId, webhookId, 'owner_pause', condition),
       reply,
     );
   }
@@ -225,8 +231,9 @@ export class WebhooksController {
     params: webhookIdParams,
     summary:
       'Resume (409 insufficient_balance at zero balance; cap_* when over the plan). Takes no ' +
-      'body (an empty JSON object is accepted)',
+      'body (an empty JSON object is accepted). Header If-Match: only if it is at that version',
     noBody: true,
+    headers: { 'If-Match': ifMatchHeader },
     responses: {
       200: { description: 'the webhook', schema: webhookResponse, headers: { ETag: etagHeader } },
       ...ROUTE_ERRORS.resume,
@@ -237,11 +244,14 @@ export class WebhooksController {
     @AccountId() accountId: string,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     parseBody(emptyBody.optional(), body);
+    const webhookId = checkId('wh', id);
+    const condition = parseIfMatch(ifMatch);
     return this.view(
-      await this.status.ownerAction(accountId, checkId('wh', id), 'owner_resume'),
+      await this.status.ownerAction(accountId, webhookId, 'owner_resume', condition),
       reply,
     );
   }
