@@ -1510,6 +1510,77 @@ describe('dashboard in a real browser against the local stack', () => {
     });
     await page.getByTestId('filter-tree').waitFor();
 
+    // Save after a conflict: Alice's typed name is reapplied onto the version Bob made and
+    // saved with it, Bob's depth kept (the server's state, read through the API).
+    const versions = await pageApi(page, 'POST', '/api/relay/webhooks/webhooks', {
+      name: 'Versions',
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: 'https://hooks.example.com/versions',
+      addresses: [TREASURY_B],
+      confirm_depth: 12,
+    });
+    expect(versions.status).toBe(201);
+    const versionsPath = `/api/relay/webhooks/webhooks/${String(versions.body['id'])}`;
+    await page.goto(`${dashboard}/webhooks/${String(versions.body['id'])}/edit`);
+    await page.locator('input[value="Versions"]').waitFor();
+    await page.getByLabel('Name').fill('Versions (Alice)');
+    expect((await pageApi(page, 'PATCH', versionsPath, { confirm_depth: 30 })).status).toBe(200);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await conflict.filter({ hasText: 'Confirmation depth: 30 blocks' }).waitFor();
+    expect((await pageApi(page, 'GET', versionsPath)).body).toMatchObject({
+      name: 'Versions',
+      confirm_depth: 30,
+    });
+    await conflict
+      .getByRole('button', { name: 'Reapply my changes to the current version' })
+      .click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Versions (Alice)' }).waitFor();
+    expect((await pageApi(page, 'GET', versionsPath)).body).toMatchObject({
+      name: 'Versions (Alice)',
+      confirm_depth: 30,
+      target_url: 'https://hooks.example.com/versions',
+      status: 'active',
+    });
+
+    // Pause on a page a colleague's change made stale: refused and said as the edit says it
+    // (ADR 0404 amendment), then paused at the current version by choice.
+    expect((await pageApi(page, 'PATCH', versionsPath, { confirm_depth: 40 })).status).toBe(200);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    const actionConflict = conflict.filter({ hasText: 'Nothing was paused.' });
+    await actionConflict.filter({ hasText: 'Confirmation depth: 40 blocks' }).waitFor();
+    expect(await actionConflict.textContent()).toContain(
+      'A colleague changed this webhook after you opened it (version',
+    );
+    expect((await pageApi(page, 'GET', versionsPath)).body['status']).toBe('active');
+    await actionConflict.getByRole('button', { name: 'Pause the current version' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+    expect(await conflict.count()).toBe(0);
+    expect((await pageApi(page, 'GET', versionsPath)).body['status']).toBe('paused');
+
+    // Delete after a colleague's change: nothing deleted, the change said in the dialog, which
+    // asks again; confirmed, it deletes the current version.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const bobsTarget = 'https://hooks.example.com/versions-bob';
+    expect((await pageApi(page, 'PATCH', versionsPath, { target_url: bobsTarget })).status).toBe(
+      200,
+    );
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    const deleteConflict = dialog.locator('.conflict', { hasText: 'Nothing was deleted.' });
+    await deleteConflict.filter({ hasText: `Target URL: ${bobsTarget}` }).waitFor();
+    expect((await pageApi(page, 'GET', versionsPath)).body).toMatchObject({
+      status: 'paused',
+      target_url: bobsTarget,
+    });
+    await check(page, '09g-webhook-delete-conflict');
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.waitForURL(/\/webhooks$/);
+    expect((await pageApi(page, 'GET', versionsPath)).status).toBe(404);
+    await page.goto(`${dashboard}/webhooks/${String(made.body['id'])}`);
+    await page.getByTestId('filter-tree').waitFor();
+
     // Phone width, with that long https target in the list: nothing scrolls sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await phoneCheck(page, '17a-webhook-detail-phone');

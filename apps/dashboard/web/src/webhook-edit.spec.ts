@@ -1,6 +1,7 @@
 import {
   type EditedWebhook,
   changedFields,
+  colleagueChanges,
   formValuesOf,
   ifMatch,
   isVersionMismatch,
@@ -102,5 +103,37 @@ describe('the edit form against the version it loaded (QA QQ, Medium 1)', () => 
     expect(isVersionMismatch({ status: 412, code: 'version_mismatch' })).toBe(true);
     expect(isVersionMismatch({ status: 409, code: 'version_mismatch' })).toBe(false);
     expect(isVersionMismatch(undefined)).toBe(false);
+  });
+});
+
+describe('what a colleague changed, said on a 412 of Save, Pause, Resume or Delete', () => {
+  const at = {
+    name: 'Treasury',
+    status: 'active',
+    status_label: 'Active',
+    target_url: 'https://a.example/hook',
+    addresses: ['0x1111111111111111111111111111111111111111'],
+    phases: ['unconfirmed', 'confirmed'],
+    confirm_depth: 12,
+  };
+  it('names the fields they changed, in the form order, and a status that moved', () => {
+    expect(colleagueChanges(at, { ...at, confirm_depth: 30, name: 'T' })).toEqual({
+      fields: ['name', 'depth'],
+      status: false,
+    });
+    expect(colleagueChanges(at, { ...at, status: 'paused', status_label: 'Paused' })).toEqual({
+      fields: [],
+      status: true,
+    });
+  });
+  it('counts no change of blank space, address case or phase order', () => {
+    expect(
+      colleagueChanges(at, {
+        ...at,
+        name: ' Treasury ',
+        addresses: ['0x1111111111111111111111111111111111111111'.toUpperCase().replace('0X', '0x')],
+        phases: ['confirmed', 'unconfirmed'],
+      }),
+    ).toEqual({ fields: [], status: false });
   });
 });

@@ -11,6 +11,8 @@ import { splitEntries } from './addresses';
 /** The webhook object's fields this form edits (`Webhook` of types.tsx has them all). */
 export interface EditedWebhook {
   name: string | null;
+  status?: string;
+  status_label?: string;
   target_url: string;
   addresses?: string[];
   filters?: unknown;
@@ -157,3 +159,18 @@ export const FIELD_LABELS: Record<EditableField, string> = {
 /** Whether an API error is the matcher's refusal of a change to a version no longer current. */
 export const isVersionMismatch = (error: { status: number; code: string } | null | undefined) =>
   error?.status === 412 && error.code === 'version_mismatch';
+
+/**
+ * What a colleague changed between the version a user acted on and the current one: the form's
+ * fields (in the form's order) and whether the status moved (a pause, resume or the service's
+ * own pause). Save, Pause, Resume and Delete all say this on a 412 (components/webhook-conflict).
+ */
+export function colleagueChanges(
+  actedOn: EditedWebhook,
+  current: EditedWebhook,
+): { fields: EditableField[]; status: boolean } {
+  return {
+    fields: changedFields(formValuesOf(actedOn), formValuesOf(current)),
+    status: actedOn.status !== current.status,
+  };
+}

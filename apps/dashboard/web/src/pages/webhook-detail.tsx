@@ -25,6 +25,9 @@ import {
 import type { DeliveryAttempt, DeliveryStats, Page, Webhook } from '../types';
 import { testDeliveryOutcome, testDeliveryRefusal } from '../test-delivery';
 import { useAutoRefresh } from '../use-auto-refresh';
+import { WebhookConflict } from '../components/webhook-conflict';
+import { isVersionMismatch } from '../webhook-edit';
+import { changeAtVersion } from '../webhook-version';
 import { txHashesOf, type newSecretState } from './webhook-form';
 import { useSession } from '../session';
 import { useAccount } from './overview';
@@ -33,6 +36,28 @@ import { useAddressLists, useWebhookLimits } from './webhooks';
 /** What `POST …/secret/rotate` answers: the webhook, its new secret and the old ones' ends. */
 interface RotatedSecret extends RotationAnswer {
   secret?: string;
+}
+
+/** The page's actions; pause, resume and delete are made at the version shown (If-Match). */
+type ActionKind = 'pause' | 'resume' | 'test' | 'rotate' | 'delete';
+/** An action and the webhook as the page showed it when the user asked for it. */
+interface Action {
+  kind: ActionKind;
+  at: Webhook;
+}
+const DONE: Record<'pause' | 'resume' | 'delete', string> = {
+  pause: 'paused',
+  resume: 'resumed',
+  delete: 'deleted',
+};
+
+/** An answer that is the webhook itself (pause, resume, rotate), without a secret it holds. */
+function webhookOf(result: unknown, id: string | undefined): Webhook | undefined {
+  const w = result as Partial<Webhook> | null;
+  if (!w || w.id !== id || typeof w.version !== 'number') return undefined;
+  const webhook = { ...w } as Webhook;
+  delete webhook.secret;
+  return webhook;
 }
 
 /** Inline addresses shown before the rest fold away. */
@@ -309,6 +334,13 @@ export function WebhookDetailPage() {
   /** The rotation dialog's choice: the old secrets stop at once (one leaked), not in 24 h. */
   const [expireNow, setExpireNow] = useState(false);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
+  /** The webhook as shown when Delete was pressed: the version its confirmation deletes. */
+  const [deleteAt, setDeleteAt] = useState<Webhook | undefined>();
+  /**
+   * A pause, resume or delete refused (412) because a colleague changed the webhook after the
+   * page showed it: the action and that version, said beside the current one.
+   */
+  const [conflict, setConflict] = useState<Action | undefined>();
   /** The test delivery sent last from this page, whose outcome is shown under the actions. */
   const [sentTest, setSentTest] = useState<{ eventId: string; queuedAt: number } | undefined>();
   const refresh = () => {
@@ -318,26 +350,29 @@ export function WebhookDetailPage() {
   };
   const action = useMutation({
     // A new rotation clears the last one's secret, so a refused one never sits above it.
-    onMutate: (kind) => {
+    onMutate: ({ kind }) => {
       if (kind === 'rotate') setSecret(undefined);
     },
-    mutationFn: async (kind: 'pause' | 'resume' | 'test' | 'rotate' | 'delete') => {
-      if (kind === 'delete') return api('DELETE', relay('webhooks', `/webhooks/${id}`));
+    mutationFn: async ({ kind, at }: Action): Promise<unknown> => {
+      // Only at the version the user saw (ADR 0404): a colleague's change since is said first.
+      if (kind === 'delete' || kind === 'pause' || kind === 'resume')
+        return changeAtVersion(client, kind, at.id, at.version);
       if (kind === 'rotate')
         return api<RotatedSecret>(
           'POST',
           relay('webhooks', `/webhooks/${id}/secret/rotate`),
           expireNow ? { expire_previous: true } : {},
         );
-      return api(
-        'POST',
-        relay('webhooks', `/webhooks/${id}/${kind}`),
-        kind === 'test' ? {} : undefined,
-      );
+      return api('POST', relay('webhooks', `/webhooks/${id}/test`), {});
     },
-    onSuccess: (result, kind) => {
+    onSuccess: (result, { kind }) => {
       setConfirm(undefined);
+      setConflict(undefined);
       setSentTest(undefined);
+      // The answer is the webhook at its new version: the next action is made at that one, not
+      // at the one shown before (which the matcher would refuse as a colleague's change).
+      const changed = webhookOf(result, id);
+      if (changed && kind !== 'delete') client.setQueryData(['webhook', id], changed);
       if (kind === 'delete') {
         refresh();
         navigate('/webhooks');
@@ -350,8 +385,14 @@ export function WebhookDetailPage() {
       }
       refresh();
     },
-    // A refused delete or rotate is shown on the page, not behind the modal.
-    onError: () => setConfirm(undefined),
+    // A refused delete or rotate is shown on the page, not behind the modal; a delete refused
+    // for a colleague's change asks again in its dialog, against the current version.
+    onError: (error, acted) => {
+      const changedMeanwhile =
+        error instanceof ApiError && isVersionMismatch(error) && acted.kind !== 'test';
+      setConflict(changedMeanwhile ? acted : undefined);
+      if (!(changedMeanwhile && acted.kind === 'delete')) setConfirm(undefined);
+    },
   });
   const replay = useMutation({
     mutationFn: (eventId: string) =>
@@ -378,6 +419,12 @@ export function WebhookDetailPage() {
   const hasTree = w.filters !== null && w.filters !== undefined;
   const listName = (ref: string) => lists.data?.items.find((l) => l.id === ref)?.name;
   const replayable = replayRows(attempts);
+  // The version now current, once asked for after the refusal (until then, a loading line).
+  const newer = conflict && w.version !== conflict.at.version ? w : undefined;
+  const listNamed = (ref: string) => listName(ref) ?? ref;
+  // Whether the refused action still does something to the current version.
+  const stillApplies =
+    conflict?.kind === 'pause' ? w.status === 'active' : conflict?.kind === 'resume' && paused;
   return (
     <>
       <PageHeader
@@ -410,7 +457,7 @@ export function WebhookDetailPage() {
               type="button"
               className="button"
               disabled={action.isPending}
-              onClick={() => action.mutate('resume')}
+              onClick={() => action.mutate({ kind: 'resume', at: w })}
             >
               Resume
             </button>
@@ -419,7 +466,7 @@ export function WebhookDetailPage() {
               type="button"
               className="button button-secondary"
               disabled={action.isPending}
-              onClick={() => action.mutate('pause')}
+              onClick={() => action.mutate({ kind: 'pause', at: w })}
             >
               Pause
             </button>
@@ -428,7 +475,7 @@ export function WebhookDetailPage() {
             type="button"
             className="button button-secondary"
             disabled={action.isPending || paused}
-            onClick={() => action.mutate('test')}
+            onClick={() => action.mutate({ kind: 'test', at: w })}
           >
             Send test delivery
           </button>
@@ -445,12 +492,50 @@ export function WebhookDetailPage() {
           <button
             type="button"
             className="button button-danger"
-            onClick={() => setConfirm('delete')}
+            onClick={() => {
+              setConflict(undefined);
+              setDeleteAt(w);
+              setConfirm('delete');
+            }}
           >
             Delete
           </button>
         </div>
-        {action.error && <ActionError error={action.error} />}
+        {action.error && !(conflict && isVersionMismatch(action.error as ApiError | null)) && (
+          <ActionError error={action.error} />
+        )}
+        {conflict && conflict.kind !== 'delete' && (
+          <WebhookConflict
+            actedOn={conflict.at}
+            current={newer}
+            kept={`Nothing was ${DONE[conflict.kind as 'pause' | 'resume']}.`}
+            listName={listNamed}
+          >
+            {newer && (
+              <div className="actions">
+                {stillApplies ? (
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={action.isPending}
+                    onClick={() => action.mutate({ kind: conflict.kind, at: newer })}
+                  >
+                    {conflict.kind === 'pause' ? 'Pause' : 'Resume'} the current version
+                  </button>
+                ) : (
+                  <p>It is {w.status_label.toLowerCase()} already.</p>
+                )}
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={() => setConflict(undefined)}
+                >
+                  {stillApplies ? 'Keep it as it is' : 'Close'}
+                </button>
+              </div>
+            )}
+          </WebhookConflict>
+        )}
         {sentTest && (
           <TestDeliveryResult
             key={sentTest.eventId}
@@ -677,12 +762,37 @@ export function WebhookDetailPage() {
         title={confirm === 'delete' ? 'Delete this webhook?' : 'Rotate the signing secret?'}
         confirmLabel={confirm === 'delete' ? 'Delete webhook' : 'Rotate secret'}
         danger={confirm === 'delete'}
-        busy={action.isPending}
-        onCancel={() => setConfirm(undefined)}
-        onConfirm={() => confirm && action.mutate(confirm)}
+        // After a colleague's change, only once the current version is shown (it is the one
+        // deleted).
+        busy={action.isPending || (conflict?.kind === 'delete' && !newer)}
+        onCancel={() => {
+          setConfirm(undefined);
+          if (conflict?.kind === 'delete') setConflict(undefined);
+        }}
+        onConfirm={() => {
+          if (confirm === 'rotate') action.mutate({ kind: 'rotate', at: w });
+          if (confirm === 'delete')
+            action.mutate({
+              kind: 'delete',
+              at: conflict?.kind === 'delete' ? (newer ?? conflict.at) : (deleteAt ?? w),
+            });
+        }}
       >
         {confirm === 'delete' ? (
-          <p>Deliveries stop and its slot is freed. This cannot be undone.</p>
+          <>
+            {conflict?.kind === 'delete' && (
+              <WebhookConflict
+                actedOn={conflict.at}
+                current={newer}
+                kept="Nothing was deleted."
+                listName={listNamed}
+              />
+            )}
+            <p>
+              {conflict?.kind === 'delete' ? 'Delete it as it is now? ' : ''}Deliveries stop and its
+              slot is freed. This cannot be undone.
+            </p>
+          </>
         ) : (
           <>
             <p>

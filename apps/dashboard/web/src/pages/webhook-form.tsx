@@ -18,11 +18,12 @@ import type { Webhook } from '../types';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { useSubmission } from '../use-submission';
 import { checkWebhookForm } from '../webhook-checks';
+import { WebhookConflict } from '../components/webhook-conflict';
 import {
   changedFields,
+  colleagueChanges,
   FIELD_LABELS,
   formValuesOf,
-  ifMatch,
   isVersionMismatch,
   patchBody,
   reapply,
@@ -30,6 +31,7 @@ import {
   type EditableField,
   type WebhookInputs,
 } from '../webhook-edit';
+import { changeAtVersion } from '../webhook-version';
 import { useNetworks } from './node-access';
 import { useAddressLists, useWebhookLimits } from './webhooks';
 
@@ -159,16 +161,8 @@ export function WebhookFormPage() {
         });
       // Nothing changed: nothing to send (and no version to contend for).
       if (Object.keys(body).length === 0) return loaded!;
-      try {
-        return await api<Webhook>('PATCH', relay('webhooks', `/webhooks/${id}`), body, {
-          'if-match': ifMatch(loaded!.version),
-        });
-      } catch (error) {
-        // The version now current, to show beside what was typed.
-        if (error instanceof ApiError && isVersionMismatch(error))
-          void client.invalidateQueries({ queryKey: ['webhook', id] });
-        throw error;
-      }
+      // Refused (412): the version now current is asked for, to show beside what was typed.
+      return changeAtVersion(client, 'save', id!, loaded!.version, body);
     },
     onSuccess: (webhook) => {
       void client.invalidateQueries({ queryKey: ['webhooks'] });
@@ -224,14 +218,22 @@ export function WebhookFormPage() {
       <Card>
         <form onSubmit={save.submit} className="form" noValidate>
           {(refused || newer) && (
-            <ConflictNotice
-              loaded={loaded!}
+            <WebhookConflict
+              actedOn={loaded!}
               current={newer}
               typed={form}
+              kept="Nothing you typed has been saved or lost."
               listName={(ref) => lists.data?.items.find((l) => l.id === ref)?.name ?? ref}
-              onReapply={() => takeCurrent(true)}
-              onDiscard={() => takeCurrent(false)}
-            />
+            >
+              {newer && (
+                <ConflictChoices
+                  mine={changedFields(formValuesOf(loaded!), form)}
+                  theirs={colleagueChanges(loaded!, newer).fields}
+                  onReapply={() => takeCurrent(true)}
+                  onDiscard={() => takeCurrent(false)}
+                />
+              )}
+            </WebhookConflict>
           )}
           {errors.notice &&
             !refused &&
@@ -403,79 +405,20 @@ export function WebhookFormPage() {
   );
 }
 
-/** A field's value as the notice says it. */
-function valueInWords(
-  field: EditableField,
-  values: WebhookInputs,
-  listName: (ref: string) => string,
-): string {
-  const entries = (text: string) => splitEntries(text);
-  switch (field) {
-    case 'name':
-      return values.name.trim() || '(no name)';
-    case 'targetUrl':
-      return values.targetUrl;
-    case 'addresses':
-    case 'txHashes': {
-      const all = entries(values[field]);
-      return all.length === 0 ? '(none)' : all.join(', ');
-    }
-    case 'listRefs':
-      return values.listRefs.length ? values.listRefs.map(listName).join(', ') : '(none)';
-    case 'phases':
-      return values.phases.join(', ') || '(none)';
-    case 'depth':
-      return `${values.depth} blocks`;
-  }
-}
-
 /**
- * Someone else changed the webhook after this form loaded it (a refresh found a newer version,
- * or Save was refused with 412 `version_mismatch`): what they changed, with its current value,
- * and the user's two ways on. What the user typed stays in the form until they choose.
+ * The edit's ways on from a colleague's change: the typed changes reapplied onto the current
+ * version, or dropped. What the user typed stays in the form until they choose.
  */
-function ConflictNotice(props: {
-  loaded: Webhook;
-  current: Webhook | undefined;
-  typed: WebhookInputs;
-  listName: (ref: string) => string;
+function ConflictChoices(props: {
+  mine: EditableField[];
+  theirs: EditableField[];
   onReapply: () => void;
   onDiscard: () => void;
 }) {
-  const { loaded, current } = props;
-  const loadedValues = formValuesOf(loaded);
-  const mine = changedFields(loadedValues, props.typed);
-  if (!current)
-    return (
-      <Notice tone="bad">
-        A colleague changed this webhook after you opened it, so nothing was saved. Loading its
-        current settings…
-      </Notice>
-    );
-  const currentValues = formValuesOf(current);
-  const theirs = changedFields(loadedValues, currentValues);
+  const { mine, theirs } = props;
   const both = theirs.filter((field) => mine.includes(field));
   return (
-    <div className="notice notice-bad conflict" role="alert">
-      <p>
-        <strong>A colleague changed this webhook after you opened it</strong> (version{' '}
-        {loaded.version} → {current.version}). Nothing you typed has been saved or lost.
-      </p>
-      {theirs.length > 0 ? (
-        <>
-          <p>What they changed, as it is now:</p>
-          <ul>
-            {theirs.map((field) => (
-              <li key={field}>
-                {FIELD_LABELS[field]}: {valueInWords(field, currentValues, props.listName)}
-                {mine.includes(field) ? ' (you changed it too)' : ''}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : (
-        <p>None of the fields on this form changed (its status or secret may have).</p>
-      )}
+    <>
       <p>
         {mine.length > 0
           ? `Your changes: ${mine.map((field) => FIELD_LABELS[field]).join(', ')}. `
@@ -496,6 +439,6 @@ function ConflictNotice(props: {
           </button>
         )}
       </div>
-    </div>
+    </>
   );
 }
