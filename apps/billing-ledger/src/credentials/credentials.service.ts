@@ -30,9 +30,17 @@ export interface Created<T> {
  */
 export type CreatedOnce<T> = Created<T> | { earlier: T };
 
-/** Operations an `Idempotency-Key` of a credential create is bound to (`requestFingerprint`). */
-const ACCESS_TOKEN_CREATE = 'access-token-create';
-const API_KEY_CREATE = 'api-key-create';
+/**
+ * What a credential create's `Idempotency-Key` is bound to: the operation (`requestFingerprint`)
+ * and how a repeat finds what the key's first use made.
+ */
+interface CreateKind<T> {
+  operation: string;
+  /** The credential a first use made, by id, of the account. */
+  find: (manager: EntityManager, accountId: string, id: string) => Promise<T | undefined>;
+  /** Its name in the error of a result that is not the account's. */
+  what: string;
+}
 
 const notFound = () => new DomainError('not_found', 'not_found', 'not found');
 
@@ -52,6 +60,56 @@ export class CredentialsService {
     private readonly idempotency: IdempotencyKeys,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  private readonly apiKeyCreate: CreateKind<ApiKeyRow> = {
+    operation: 'api-key-create',
+    find: (manager, accountId, id) => this.credentials.apiKeyById(manager, accountId, id),
+    what: 'key',
+  };
+
+  private readonly accessTokenCreate: CreateKind<AccessTokenRow> = {
+    operation: 'access-token-create',
+    find: (manager, accountId, id) => this.credentials.accessTokenById(manager, accountId, id),
+    what: 'token',
+  };
+
+  /**
+   * A credential create under its request's `Idempotency-Key` (caller's transaction), the one
+   * home of the claim-then-record steps (ADR 0110 amendment "Credential creates take an
+   * Idempotency-Key"): without a key, `make` makes one. With one, the key is claimed for
+   * `kind`'s operation bound to `request` (`IdempotencyKeys.claimCreate`, which holds it until
+   * this transaction ends, so one key makes one credential however many requests carry it at
+   * once; another request with it is 409 `idempotency_key_reused`); a repeat of its first use
+   * answers what that made (`earlier`, active or not) and makes nothing, the first use runs
+   * `make` (whose checks, a cap or the maker's lock, refuse as without a key) and records its
+   * credential as the key's result in the same transaction.
+   */
+  private async createOnce<T extends { id: string }>(
+    manager: EntityManager,
+    accountId: string,
+    requestKey: string | null,
+    kind: CreateKind<T>,
+    request: unknown,
+    make: () => Promise<Created<T>>,
+  ): Promise<CreatedOnce<T>> {
+    if (requestKey === null) return make();
+    const earlier = await this.idempotency.claimCreate(
+      manager,
+      accountId,
+      requestKey,
+      kind.operation,
+      request,
+    );
+    if (earlier !== null) {
+      const row = await kind.find(manager, accountId, earlier);
+      if (!row)
+        throw new Error(`idempotency key result ${earlier} is not a ${kind.what} of the account`);
+      return { earlier: row };
+    }
+    const made = await make();
+    await this.idempotency.recordResult(manager, accountId, requestKey, made.row.id);
+    return made;
+  }
 
   /**
    * One key of the account (the account API's `POST /api-keys`, the operator's
@@ -102,42 +160,33 @@ export class CredentialsService {
         { details: { missing, held: maker.scopes } },
       );
     const createdBy = actingPerson(maker, key.createdBy);
-    const created = await this.dataSource.transaction(async (manager) => {
+    return this.dataSource.transaction(async (manager) => {
       if (!(await this.credentials.shareLockActiveApiKey(manager, maker.id)))
         throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
-      if (requestKey !== null) {
-        const earlier = await this.idempotency.claimCreate(
-          manager,
-          maker.accountId,
-          requestKey,
-          API_KEY_CREATE,
-          {
-            name: key.name,
-            scopes: [...new Set(key.scopes)].sort(),
-            ...(key.createdBy === undefined ? {} : { created_by: key.createdBy }),
-          },
-        );
-        if (earlier !== null) {
-          const row = await this.credentials.apiKeyById(manager, maker.accountId, earlier);
-          if (!row)
-            throw new Error(`idempotency key result ${earlier} is not a key of the account`);
-          return { earlier: row };
-        }
-      }
-      const [made] = await this.makeApiKeys(manager, [
+      return this.createOnce(
+        manager,
+        maker.accountId,
+        requestKey,
+        this.apiKeyCreate,
         {
-          accountId: maker.accountId,
           name: key.name,
-          scopes: key.scopes,
-          managed: false,
-          createdBy,
+          scopes: [...new Set(key.scopes)].sort(),
+          ...(key.createdBy === undefined ? {} : { created_by: key.createdBy }),
         },
-      ]);
-      if (requestKey !== null)
-        await this.idempotency.recordResult(manager, maker.accountId, requestKey, made!.row.id);
-      return made!;
+        async () => {
+          const [made] = await this.makeApiKeys(manager, [
+            {
+              accountId: maker.accountId,
+              name: key.name,
+              scopes: key.scopes,
+              managed: false,
+              createdBy,
+            },
+          ]);
+          return made!;
+        },
+      );
     });
-    return created;
   }
 
   /**
@@ -312,39 +361,29 @@ export class CredentialsService {
     name: string,
     requestKey: string | null = null,
   ): Promise<CreatedOnce<AccessTokenRow>> {
-    const result = await this.dataSource.transaction(async (manager) => {
-      if (requestKey !== null) {
-        const earlier = await this.idempotency.claimCreate(
-          manager,
-          accountId,
-          requestKey,
-          ACCESS_TOKEN_CREATE,
-          { network, name },
-        );
-        if (earlier !== null) {
-          const row = await this.credentials.accessTokenById(manager, accountId, earlier);
-          if (!row)
-            throw new Error(`idempotency key result ${earlier} is not a token of the account`);
-          return { earlier: row };
-        }
-      }
-      const account = await this.lockedAccount(manager, accountId);
-      const cap = capsOf(account).accessTokens;
-      const held = await this.credentials.countActiveTokens(manager, accountId);
-      if (held >= cap) {
-        throw new DomainError(
-          'cap_access_tokens_exceeded',
-          'conflict',
-          `the plan allows ${cap} access tokens`,
-          { details: { limit: cap } },
-        );
-      }
-      const made = await this.insertToken(manager, accountId, network, name);
-      if (requestKey !== null)
-        await this.idempotency.recordResult(manager, accountId, requestKey, made.row.id);
-      return made;
-    });
-    return result;
+    return this.dataSource.transaction((manager) =>
+      this.createOnce(
+        manager,
+        accountId,
+        requestKey,
+        this.accessTokenCreate,
+        { network, name },
+        async () => {
+          const account = await this.lockedAccount(manager, accountId);
+          const cap = capsOf(account).accessTokens;
+          const held = await this.credentials.countActiveTokens(manager, accountId);
+          if (held >= cap) {
+            throw new DomainError(
+              'cap_access_tokens_exceeded',
+              'conflict',
+              `the plan allows ${cap} access tokens`,
+              { details: { limit: cap } },
+            );
+          }
+          return this.insertToken(manager, accountId, network, name);
+        },
+      ),
+    );
   }
 
   listAccessTokens(accountId: string, limit: number, cursor?: string): Promise<AccessTokenRow[]> {
