@@ -214,8 +214,12 @@ describe("rpc-gateway: one account's WebSocket flood across tokens and connectio
       (await metricValue(gateway.url, 'rpc_gateway_ws_slow_clients_cut_total', {})) - cutsBefore;
     // Memory: the old gateway held every answer its silent clients asked for (4.2 MB each)
     // until the 30 s stall cut; here the account's calls in flight and unread bytes bound it.
-    expect(rssMax - rssBefore).toBeLessThan(200 * 1024 * 1024);
-    expect(unreadMax).toBeLessThanOrEqual(CALLS_PER_ACCOUNT * UNREAD_BYTES);
+    // (Measured: +26 MB here, +422 to +479 MB on the old code.)
+    expect(rssMax - rssBefore).toBeLessThan(100 * 1024 * 1024);
+    // The account's connections not cut hold at most the budget; a cut one keeps what it held
+    // (at most the budget and the answer that crossed it, MAX_RESPONSE_BYTES = the budget here)
+    // until its terminate, so the process holds at most two budgets per connection.
+    expect(unreadMax).toBeLessThanOrEqual(CONNECTIONS_PER_ACCOUNT * 2 * UNREAD_BYTES);
     expect(cuts).toBeGreaterThanOrEqual(1);
     // The other account's calls were answered throughout, within a bound.
     expect(Math.max(...victimMs)).toBeLessThan(2_000);
