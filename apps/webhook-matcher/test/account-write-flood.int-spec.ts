@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { chainBlockId, Events, type ChainBlock } from '@meridian/contracts';
+import { createAppDataSource } from '@meridian/platform-db';
+import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
+import { sampleOf, testNatsUrl } from '@meridian/testing';
+import type { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/db/data-source';
+import {
+  address,
+  eventually,
+  startMatcherStack,
+  TARGET,
+  type Answer,
+  type MatcherTestStack,
+} from './support/matcher-app';
+
+jest.setTimeout(180_000);
+
+/**
+ * Concurrent list creates of one account (QA: 25 of 10,000 addresses; a plan allows 50 lists):
+ * enough that, queued on the pool, they would hold it well past the acquire timeout.
+ */
+const WRITES = 48;
+const ADDRESSES_PER_LIST = 30_000;
+/**
+ * Set, not platform-db's 10 s: short enough that the account's later writes give up in this
+ * test. The code before ADR 0405 reads no such setting and waits its 10 s.
+ */
+const ACQUIRE_TIMEOUT_MS = 4_000;
+/** Another account's read must answer well within the acquire timeout, never near it. */
+const READ_BOUND_MS = 1_000;
+/** A block published meanwhile is matched to the end within this (it needs the pool too). */
+const BLOCK_BOUND_MS = 2_000;
+const NETWORK = 'eth-mainnet';
+
+/** An empty block of `number` as chain-indexer publishes it (matching reads Postgres for it). */
+function emptyBlock(number: number): ChainBlock {
+  const hash = `0x${randomBytes(32).toString('hex')}`;
+  return {
+    id: chainBlockId(NETWORK, hash),
+    network: NETWORK,
+    number,
+    hash,
+    parentHash: `0x${randomBytes(32).toString('hex')}`,
+    timestamp: Math.floor(Date.now() / 1000),
+    transactions: [],
+    receipts: [],
+    part: { index: 0, count: 1 },
+    publishedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * One account's concurrent writes must not take the pool from every other account (ADR 0405;
+ * QA: 25 `POST /address-lists` of 10,000 addresses at once from one API key held all 10 pooled
+ * connections waiting on the account's row lock; another account's `GET /webhooks` was 503
+ * `database_unavailable` after ~11 s and block matching paused). Real Postgres, NATS and
+ * billing-ledger; the counts are read over a connection of the test's own, not the app's pool.
+ */
+describe("one account's write flood: the pool stays open to every other account", () => {
+  let s: MatcherTestStack;
+  let observer: DataSource;
+  let client: NatsClient;
+  let publisher: JetStreamPublisher;
+
+  beforeAll(async () => {
+    s = await startMatcherStack({ DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS) });
+    observer = createAppDataSource({ ...dataSourceOptions(s.db.url), poolSize: 2 });
+    await observer.initialize();
+    client = new NatsClient({ url: testNatsUrl(), name: 'account-write-flood-test' });
+    await client.connection();
+    publisher = new JetStreamPublisher(client, new NatsNamespace(s.natsPrefix));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await observer?.destroy();
+    await s?.close();
+  });
+
+  /** The last block matched to the end, from the app's /metrics (NaN before the first). */
+  async function lastBlock(): Promise<number> {
+    const text = (await s.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const labels = { service: 'webhook-matcher', network: NETWORK };
+    return sampleOf(text, 'webhook_matcher_last_block_number', labels) ?? NaN;
+  }
+
+  /** Publishes an empty block and answers the ms until the app has matched it. */
+  async function matchBlock(number: number, timeoutMs: number): Promise<number> {
+    const t0 = Date.now();
+    await publisher.publish(Events.chainBlock, emptyBlock(number));
+    await eventually(async () => (await lastBlock()) === number, timeoutMs);
+    return Date.now() - t0;
+  }
+
+  async function count(sql: string, params: unknown[]): Promise<number> {
+    const [row] = (await observer.query(sql, params)) as { n: number }[];
+    return row!.n;
+  }
+
+  it(`${WRITES} list creates of ${ADDRESSES_PER_LIST} addresses at once: another account reads at once, every write whole or 503`, async () => {
+    const flooder = await s.billing.createAccount({ plan: 'starter' });
+    const other = await s.billing.createAccount({ plan: 'starter' });
+    const theirs = await s.call('POST', '/webhooks', other.key, {
+      network: 'eth-mainnet',
+      trigger_type: 'address_activity',
+      target_url: TARGET,
+      addresses: [address(1)],
+    });
+    expect(theirs.status).toBe(201);
+    // The pipeline runs (its consumer starts once the index and the status mirror are loaded).
+    await matchBlock(100, 30_000);
+
+    const started = Date.now();
+    const flood: Promise<Answer & { ms: number }>[] = Array.from({ length: WRITES }, (_, i) =>
+      s
+        .call('POST', '/address-lists', flooder.key, {
+          name: `flood ${i}`,
+          addresses: Array.from({ length: ADDRESSES_PER_LIST }, (_, j) =>
+            address(1_000_000 * (i + 1) + j),
+          ),
+        })
+        .then((answer) => Object.assign(answer, { ms: Date.now() - started })),
+    );
+    // The flood is under way: its first list is committed, the rest are queued behind it.
+    await eventually(
+      async () =>
+        (await count(
+          'SELECT count(*)::int AS n FROM webhooks.address_lists WHERE account_id = $1',
+          [flooder.accountId],
+        )) > 0,
+      30_000,
+    );
+
+    // Matching goes on meanwhile: a block published now is matched within the bound (its
+    // change-feed read and confirmations need pooled connections like any request).
+    const blockMatched = matchBlock(101, 3 * ACQUIRE_TIMEOUT_MS).catch(() => NaN);
+    const reads: { status: number; ms: number }[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const t0 = Date.now();
+      const read = await s.call('GET', '/webhooks', other.key);
+      reads.push({ status: read.status, ms: Date.now() - t0 });
+      if (read.status === 200) expect(read.body['items']).toHaveLength(1);
+    }
+    // NaN: not matched even in three acquire timeouts.
+    const blockMs = await blockMatched;
+    const pendingWhileRead = await count(
+      'SELECT count(*)::int AS n FROM webhooks.address_lists WHERE account_id = $1',
+      [flooder.accountId],
+    );
+
+    const answers = await Promise.all(flood);
+    const created = answers.filter((a) => a.status === 201);
+    const refused = answers.filter((a) => a.status === 503);
+    console.info(
+      `flood: ${created.length} created, ${refused.length} 503 (last 503 at ${Math.max(0, ...refused.map((a) => a.ms))} ms,` +
+        ` last 201 at ${Math.max(0, ...created.map((a) => a.ms))} ms); other account's reads ` +
+        `${JSON.stringify(reads)}; block matched in ${blockMs} ms; lists committed by then: ` +
+        `${pendingWhileRead}`,
+    );
+
+    // The other account is served at once, with the flood still queued.
+    expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(READ_BOUND_MS);
+    expect(blockMs).toBeLessThan(BLOCK_BOUND_MS);
+    expect(pendingWhileRead).toBeLessThan(WRITES);
+
+    // Each write of the flood is a whole list or the documented 503, nothing else.
+    expect(created.length + refused.length).toBe(WRITES);
+    expect(created.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.body['error']).toBe('database_unavailable');
+      expect(answer.headers['retry-after']).toBe('2');
+    }
+    for (const answer of created) expect(answer.body['size']).toBe(ADDRESSES_PER_LIST);
+    // None half-written: the lists stored are the 201s, each with all its entries.
+    expect(
+      await count('SELECT count(*)::int AS n FROM webhooks.address_lists WHERE account_id = $1', [
+        flooder.accountId,
+      ]),
+    ).toBe(created.length);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM webhooks.address_list_entries e
+           JOIN webhooks.address_lists l ON l.id = e.list_id WHERE l.account_id = $1`,
+        [flooder.accountId],
+      ),
+    ).toBe(created.length * ADDRESSES_PER_LIST);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM webhooks.address_lists
+          WHERE account_id = $1 AND entry_count <> $2`,
+        [flooder.accountId, ADDRESSES_PER_LIST],
+      ),
+    ).toBe(0);
+
+    // The refused writes may be sent again: the account is not stuck.
+    const again = await s.call('GET', '/address-lists', flooder.key);
+    expect(again.status).toBe(200);
+  });
+});
