@@ -135,6 +135,11 @@ describe('test deliveries: their outcome through the real delivery-worker', () =
         error_class: null,
         error: null,
         response_body: null,
+        // A test delivery is no chain event: no summary (ADR 0433).
+        network: null,
+        block_number: null,
+        tx_hash: null,
+        addresses: [],
       },
     ]);
     // The failed log (no event_id) stays what COMPAT names: failed attempts only.

@@ -11,6 +11,7 @@ import { PreviousSecrets1765500000000 } from '../migrations/1765500000000-previo
 import { AccountBalancePools1765600000000 } from '../migrations/1765600000000-account-balance-pools';
 import { TestDeliveries1765700000000 } from '../migrations/1765700000000-test-deliveries';
 import { AddressListIdempotency1765800000000 } from '../migrations/1765800000000-address-list-idempotency';
+import { DeliveryLogSummary1765900000000 } from '../migrations/1765900000000-delivery-log-summary';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   AccountBalancePools1765600000000,
   TestDeliveries1765700000000,
   AddressListIdempotency1765800000000,
+  DeliveryLogSummary1765900000000,
 ];
 
 /**

@@ -16,6 +16,7 @@ import { attemptView, statsView } from './deliveries.view';
 import { ReplayService } from './replay.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ROUTE_ERRORS } from '../http/route-errors';
+import { DomainError } from '@meridian/errors';
 
 /** The attempt log, stats and replay of one webhook (someone else's id answers 404). */
 @Controller('api/v1/webhooks')
@@ -30,21 +31,36 @@ export class DeliveriesController {
   @Get(':id/deliveries')
   @ApiRoute({
     summary:
-      "Failed delivery attempts, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default); with event_id, every attempt of that event (a test delivery's outcome)",
+      'The delivery log, newest first, of the last DELIVERY_LOG_RETENTION_DAYS (30 by default): ' +
+      'failed attempts and events dropped by the events per second (rate_limited); with ' +
+      'event_id, tx_hash or block_number every outcome of those events, successes included; ' +
+      'outcome, since and until narrow it',
     params: webhookIdParams,
     query: deliveriesQuery,
     responses: {
       200: {
-        description: 'a page of failed attempts, or of the attempts of one event',
+        description: 'a page of the log, each row with its event summary',
         schema: deliveriesPage,
       },
       ...ROUTE_ERRORS.deliveries,
     },
   })
   async list(@AccountId() accountId: string, @Param('id') id: string, @Query() query: unknown) {
-    const { limit, cursor, event_id } = parseQuery(deliveriesQuery, query);
+    const q = parseQuery(deliveriesQuery, query);
+    if (q.since && q.until && q.since > q.until)
+      throw new DomainError('invalid_query', 'invalid', 'query: since is after until', {
+        details: { path: 'since' },
+      });
     const row = await this.webhooks.get(accountId, checkId('wh', id));
-    const page = await this.deliveries.attemptsPage(row.id, { eventId: event_id }, limit, cursor);
+    const filter = {
+      eventId: q.event_id,
+      txHash: q.tx_hash,
+      blockNumber: q.block_number,
+      outcomes: q.outcome,
+      since: q.since,
+      until: q.until,
+    };
+    const page = await this.deliveries.attemptsPage(row.id, filter, q.limit, q.cursor);
     return { items: page.items.map(attemptView), next_cursor: page.nextCursor };
   }
 

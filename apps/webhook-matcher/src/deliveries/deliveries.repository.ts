@@ -8,6 +8,7 @@ import type {
 } from '@meridian/contracts';
 import { DeliveryPhaseSchema, Streams } from '@meridian/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { SUMMARY_COLUMNS, summaryOf } from './event-summary';
 
 /** A row of the attempt log (`attemptsPage`: every outcome but success, or one event's all). */
 export interface AttemptRow {
@@ -18,18 +19,36 @@ export interface AttemptRow {
   attempt: number;
   /** The slot of its event's 8 the attempt took (DeliveryHealth `eventAttempt`), if known. */
   event_attempt: number | null;
-  outcome: DeliveryHealth['outcome'];
+  outcome: AttemptOutcome;
   billed: boolean;
   final: boolean;
   test: boolean;
   status_code: number | null;
   duration_ms: number | null;
   /** The attempt's errorClass, or a drop's dropReason. */
-  error_class: DeliveryErrorClass | DeliveryDropReason | null;
+  error_class: DeliveryErrorClass | DeliveryDropReason | 'rate_limited' | null;
   error: string | null;
   response_body: string | null;
   at: Date;
+  /** The event's summary (event-summary.ts); null where the row has none (a test delivery). */
+  network: string | null;
+  block_number: string | null;
+  tx_hash: string | null;
+  addresses: string[] | null;
 }
+
+/** The log's filters (`GET /webhooks/{id}/deliveries`), all optional, all ANDed. */
+export interface AttemptFilter {
+  eventId?: string | undefined;
+  txHash?: string | undefined;
+  blockNumber?: bigint | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  outcomes?: readonly AttemptOutcome[] | undefined;
+}
+
+/** An outcome of the log: delivery-worker's, or `rate_limited` (dropped by the events budget). */
+export type AttemptOutcome = DeliveryHealth['outcome'] | 'rate_limited';
 
 export interface StatsRow {
   delivered_total: string;
@@ -52,11 +71,6 @@ export interface RecordResult {
   stats: StatsRow | undefined;
 }
 
-function blockNumberOf(payload: WebhookEventBody | undefined): string | null {
-  if (!payload) return null;
-  return BigInt(payload.block.number).toString();
-}
-
 /** The attempt log and counters (webhooks.delivery_attempts, webhooks.delivery_stats). */
 @Injectable()
 export class DeliveriesRepository {
@@ -72,12 +86,27 @@ export class DeliveriesRepository {
    */
   async record(h: DeliveryHealth): Promise<RecordResult> {
     return this.db.transaction(async (m) => {
+      // The event's summary (event-summary.ts): from the event when the outcome carries it
+      // (a final failure or a drop), else from the matcher's own record of it
+      // (`matching_events`, kept for the last few hundred blocks), else from an earlier row of
+      // the event that had one; none for a test delivery. Index lookups, one statement.
       const inserted: unknown[] = await m.query(
         `INSERT INTO webhooks.delivery_attempts
            (id, webhook_id, account_id, event_id, phase, attempt, outcome, billed, final, test,
-            status_code, duration_ms, error_class, error, response_body, block_number, payload, at,
-            event_attempt)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)
+            status_code, duration_ms, error_class, error, response_body, payload, at,
+            event_attempt, ${SUMMARY_COLUMNS})
+         SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16::jsonb,$17,$18,
+                COALESCE(n.network, e.network), COALESCE(n.block_number, e.block_number),
+                COALESCE(n.tx_hash, e.tx_hash), COALESCE(n.addresses, e.addresses)
+           FROM (SELECT ${summaryOf('src.p')}
+                   FROM (SELECT COALESCE($16::jsonb, (
+                           SELECT me.payload FROM webhooks.matching_events me
+                            WHERE me.webhook_id = $2 AND me.event_id = $4)) AS p) src
+                ) AS n(${SUMMARY_COLUMNS})
+           LEFT JOIN LATERAL (
+             SELECT ${SUMMARY_COLUMNS} FROM webhooks.delivery_attempts d
+              WHERE d.webhook_id = $2 AND d.event_id = $4 AND d.network IS NOT NULL
+              ORDER BY d.seq DESC LIMIT 1) e ON n.network IS NULL
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           h.id,
@@ -95,7 +124,6 @@ export class DeliveriesRepository {
           h.errorClass ?? h.dropReason ?? null,
           h.error ?? null,
           h.responseBody ?? null,
-          blockNumberOf(h.payload),
           h.payload ? JSON.stringify(h.payload) : null,
           h.at,
           h.eventAttempt ?? null,
@@ -213,30 +241,48 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Failed attempts, last recorded first; cursor = the last row's seq. With `eventId`, that
-   * event's attempts of every outcome (successes too), through `delivery_attempts_event`.
-   * Outcomes are consumed in parallel, so two attempts made within the same few milliseconds may
-   * list in either order.
+   * The attempt log, last recorded first; cursor = the last row's seq. Without a filter that
+   * names an event (`eventId`, `txHash`, `blockNumber`) or `outcomes`, every outcome but success
+   * (COMPAT "failed attempts"); with one, every outcome (successes too) unless `outcomes` says
+   * which. `since`/`until` bound the row's time (`at`, inclusive). Through the indexes of
+   * webhook and seq (failures), event, transaction hash or block. Outcomes are consumed in
+   * parallel, so two attempts made within the same few milliseconds may list in either order.
    */
   async attemptsPage(
     webhookId: string,
-    filter: { eventId?: string | undefined },
+    filter: AttemptFilter,
     limit: number,
     cursor: string | undefined,
   ) {
+    const params: unknown[] = [webhookId, cursor ?? null, limit + 1];
+    const where: string[] = [];
+    const add = (sql: (ref: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (filter.eventId !== undefined) add((r) => `event_id = ${r}`, filter.eventId);
+    if (filter.txHash !== undefined) add((r) => `tx_hash = ${r}`, filter.txHash);
+    if (filter.blockNumber !== undefined)
+      add((r) => `block_number = ${r}::bigint`, filter.blockNumber.toString());
+    if (filter.since !== undefined) add((r) => `at >= ${r}`, filter.since);
+    if (filter.until !== undefined) add((r) => `at <= ${r}`, filter.until);
+    if (filter.outcomes !== undefined)
+      add((r) => `outcome = ANY(${r}::text[])`, [...filter.outcomes]);
+    else if (
+      filter.eventId === undefined &&
+      filter.txHash === undefined &&
+      filter.blockNumber === undefined
+    )
+      where.push(`outcome <> 'success'`);
     const rows: AttemptRow[] = await this.db.query(
       `SELECT seq, id, event_id, phase, attempt, event_attempt, outcome, billed, final, test,
-              status_code, duration_ms, error_class, error, response_body, at
+              status_code, duration_ms, error_class, error, response_body, at,
+              ${SUMMARY_COLUMNS}
          FROM webhooks.delivery_attempts
         WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
-          AND ${filter.eventId === undefined ? `outcome <> 'success'` : 'event_id = $4'}
+          ${where.map((w) => `AND ${w}`).join(' ')}
         ORDER BY seq DESC LIMIT $3`,
-      [
-        webhookId,
-        cursor ?? null,
-        limit + 1,
-        ...(filter.eventId === undefined ? [] : [filter.eventId]),
-      ],
+      params,
     );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items.at(-1)!.seq : null };

@@ -11,6 +11,7 @@ import type { DeliveryAttempt, DeliveryStats } from './deliveries.schemas';
 function eventAttemptsLeft(row: AttemptRow): number | null {
   if (row.test) return 0;
   if (row.outcome === 'dropped') return row.error_class === 'attempts_spent' ? 0 : null;
+  if (row.outcome === 'rate_limited') return null;
   return row.event_attempt === null ? null : MAX_DELIVERY_ATTEMPTS - row.event_attempt;
 }
 
@@ -19,7 +20,8 @@ export function attemptView(row: AttemptRow): DeliveryAttempt {
     event_id: row.event_id,
     phase: row.phase,
     attempt: row.attempt,
-    event_attempt: row.outcome === 'dropped' ? null : row.event_attempt,
+    event_attempt:
+      row.outcome === 'dropped' || row.outcome === 'rate_limited' ? null : row.event_attempt,
     event_attempts_left: eventAttemptsLeft(row),
     at: row.at.toISOString(),
     outcome: row.outcome,
@@ -31,6 +33,10 @@ export function attemptView(row: AttemptRow): DeliveryAttempt {
     error_class: row.error_class,
     error: row.error,
     response_body: row.response_body,
+    network: row.network,
+    block_number: row.block_number === null ? null : Number(row.block_number),
+    tx_hash: row.tx_hash,
+    addresses: row.addresses ?? [],
   };
 }
 

@@ -182,7 +182,8 @@ export class MatchingEngine {
         }),
       });
     }
-    await this.repo.recordEvents(fresh);
+    // Drops leave their delivery-log rows in the same statement batch (ADR 0433).
+    await this.repo.recordEvents(fresh, this.clock.now());
     // Counted once recorded: a retry of this block finds them known and does not count them.
     this.metrics?.eventsRecorded(block.network, { matched: fresh.length, rateLimited });
     const events = [...known.values(), ...fresh.map(storedOf)].filter(

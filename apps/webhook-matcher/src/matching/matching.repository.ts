@@ -1,5 +1,6 @@
 import type { EventBody, FilterNode, Phase, TriggerType } from '@meridian/webhooks';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { SUMMARY_COLUMNS, summaryOf } from '../deliveries/event-summary';
 import type { IndexedWebhook } from './match-index';
 
 interface WebhookRow {
@@ -177,14 +178,20 @@ export class MatchingRepository {
 
   /**
    * Records new events and counts the dropped ones, in one transaction: a block redelivered
-   * after a crash finds them and counts nothing twice.
+   * after a crash finds them and counts nothing twice. A dropped event also leaves its rows in
+   * the delivery log (`rate_limited`, one per phase it would have had, at `droppedAt`), in the
+   * same transaction and one statement for the whole block (ADR 0433).
    */
-  async recordEvents(events: readonly NewEvent[]): Promise<void> {
+  async recordEvents(events: readonly NewEvent[], droppedAt: Date): Promise<void> {
     if (events.length === 0) return;
     await this.ds.transaction(async (m) => {
-      const inserted: Array<{ webhook_id: string; account_id: string; dropped: boolean }> =
-        await m.query(
-          `INSERT INTO webhooks.matching_events
+      const inserted: Array<{
+        webhook_id: string;
+        event_id: string;
+        account_id: string;
+        dropped: boolean;
+      }> = await m.query(
+        `INSERT INTO webhooks.matching_events
              (webhook_id, event_id, account_id, network, block_number, block_hash, phases,
               confirm_depth, dropped, state, payload)
            SELECT e.webhook_id, e.event_id, e.account_id, e.network, e.block_number, e.block_hash,
@@ -193,25 +200,25 @@ export class MatchingRepository {
                   account_id text, network text, block_number bigint, block_hash text,
                   phases text[], confirm_depth integer, dropped boolean, state text, payload jsonb)
            ON CONFLICT (webhook_id, event_id) DO NOTHING
-           RETURNING webhook_id, account_id, dropped`,
-          [
-            JSON.stringify(
-              events.map((e) => ({
-                webhook_id: e.webhookId,
-                event_id: e.eventId,
-                account_id: e.accountId,
-                network: e.network,
-                block_number: e.blockNumber,
-                block_hash: e.blockHash.toLowerCase(),
-                phases: e.phases,
-                confirm_depth: e.confirmDepth,
-                dropped: e.dropped,
-                state: !e.dropped && e.phases.includes('confirmed') ? 'pending' : 'done',
-                payload: e.payload,
-              })),
-            ),
-          ],
-        );
+           RETURNING webhook_id, event_id, account_id, dropped`,
+        [
+          JSON.stringify(
+            events.map((e) => ({
+              webhook_id: e.webhookId,
+              event_id: e.eventId,
+              account_id: e.accountId,
+              network: e.network,
+              block_number: e.blockNumber,
+              block_hash: e.blockHash.toLowerCase(),
+              phases: e.phases,
+              confirm_depth: e.confirmDepth,
+              dropped: e.dropped,
+              state: !e.dropped && e.phases.includes('confirmed') ? 'pending' : 'done',
+              payload: e.payload,
+            })),
+          ),
+        ],
+      );
       const dropped = new Map<string, { accountId: string; n: number }>();
       for (const row of inserted) {
         if (!row.dropped) continue;
@@ -220,6 +227,7 @@ export class MatchingRepository {
         dropped.set(row.webhook_id, d);
       }
       if (dropped.size === 0) return;
+      await recordDrops(m, events, inserted, droppedAt);
       await m.query(
         `INSERT INTO webhooks.matching_rate_limited (webhook_id, account_id, rate_limited_total)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
@@ -278,4 +286,52 @@ export class MatchingRepository {
     );
     return Number(rows[0]?.n ?? 0);
   }
+}
+
+/** The phases a dropped event would have been delivered in (a removal corrects, never drops). */
+const DROPPED_PHASES = ['unconfirmed', 'confirmed'] as const;
+
+/**
+ * The delivery-log rows of the events just recorded as dropped over the events budget: outcome
+ * `rate_limited`, not billed, final (no attempt follows), one per phase the webhook takes with
+ * that phase's body, so a replay sends what the webhook would have received (ADR 0433). Id
+ * `<webhook>:<event>:<phase>:rate_limited`: a block redelivered records nothing twice.
+ */
+async function recordDrops(
+  m: EntityManager,
+  events: readonly NewEvent[],
+  inserted: ReadonlyArray<{ webhook_id: string; event_id: string; dropped: boolean }>,
+  droppedAt: Date,
+): Promise<void> {
+  const fresh = new Set(
+    inserted.filter((r) => r.dropped).map((r) => `${r.webhook_id} ${r.event_id}`),
+  );
+  const rows = events
+    .filter((e) => e.dropped && fresh.has(`${e.webhookId} ${e.eventId}`))
+    .flatMap((e) =>
+      DROPPED_PHASES.filter((phase) => e.phases.includes(phase)).map((phase) => ({
+        id: `${e.webhookId}:${e.eventId}:${phase}:rate_limited`,
+        webhook_id: e.webhookId,
+        account_id: e.accountId,
+        event_id: e.eventId,
+        phase,
+        payload: { ...e.payload, confirmed: phase === 'confirmed' },
+      })),
+    );
+  if (rows.length === 0) return;
+  await m.query(
+    `INSERT INTO webhooks.delivery_attempts
+       (id, webhook_id, account_id, event_id, phase, attempt, outcome, billed, final, test,
+        error_class, error, payload, at, ${SUMMARY_COLUMNS})
+     SELECT r.id, r.webhook_id, r.account_id, r.event_id, r.phase, 1, 'rate_limited', false,
+            true, false, 'rate_limited', $2, r.payload, $3, ${summaryOf('r.payload')}
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, webhook_id text, account_id text,
+            event_id text, phase text, payload jsonb)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      JSON.stringify(rows),
+      "dropped: over the account's events per second and burst (not sent, not billed)",
+      droppedAt,
+    ],
+  );
 }
