@@ -541,8 +541,13 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
 
   const ffInfo = () =>
     jsm.consumers.info(ffNs.stream('BILLING'), ffNs.consumer(ffConsumer.durable));
-  const longerThanAckWait = () =>
-    new Promise((resolve) => setTimeout(resolve, ffConsumer.ackWaitMs + 1_000));
+  /**
+   * Until the server holds no delivered message unacked: only such a message can come again
+   * (after the ack wait), so from then on nothing is redelivered. An ack that never reached it
+   * keeps its message pending until the redelivery, which the test then sees.
+   */
+  const allAcked = () =>
+    until(async () => (await ffInfo()).num_ack_pending === 0, 10 * ffConsumer.ackWaitMs);
 
   it('acks without waiting for confirmation, and an acked message is not redelivered', async () => {
     const events = [usage(), usage(), usage()];
@@ -553,7 +558,7 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
     });
     for (const event of events) await ffPublisher.publish(Events.usageRecorded, event);
     await until(() => deliveries.size === events.length);
-    await longerThanAckWait();
+    await allAcked();
     expect([...deliveries.values()]).toEqual([[1], [1], [1]]);
     const info = await ffInfo();
     expect(info.num_ack_pending).toBe(0);
@@ -569,7 +574,7 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
     });
     await ffPublisher.publish(Events.usageRecorded, event);
     await until(() => deliveries.length === 2);
-    await longerThanAckWait();
+    await allAcked();
     expect(deliveries).toEqual([1, 2]);
     expect((await ffInfo()).num_ack_pending).toBe(0);
   });
@@ -597,8 +602,7 @@ describe('ConsumerRunner with fire-and-forget acks', () => {
     release();
     await runner.stop();
     expect(handled).toHaveLength(events.length);
-    await until(async () => (await ffInfo()).num_ack_pending === 0);
-    await longerThanAckWait();
+    await allAcked();
     const info = await ffInfo();
     expect(info.num_redelivered).toBe(0);
     expect(info.num_pending).toBe(0);
@@ -672,12 +676,13 @@ describe('ConsumerRunner with large messages (pullBatch)', () => {
     r.start();
     try {
       await until(() => deliveries.size === parts || undefined, 60_000);
-      // Past one ack wait: a part the server had dropped would be back by now.
-      await new Promise((resolve) => setTimeout(resolve, bigConsumer.ackWaitMs + 1_000));
-      const info = await jsm.consumers.info(
-        bigNs.stream('BILLING'),
-        bigNs.consumer(bigConsumer.durable),
-      );
+      // Until every delivered part is acked: a part the server had sent and the cut connection
+      // dropped stays pending until its ack wait and then comes again (a redelivery, seen
+      // below); once none is pending, nothing can come again.
+      const bigInfo = () =>
+        jsm.consumers.info(bigNs.stream('BILLING'), bigNs.consumer(bigConsumer.durable));
+      await until(async () => (await bigInfo()).num_ack_pending === 0, 6 * bigConsumer.ackWaitMs);
+      const info = await bigInfo();
       expect(info.num_redelivered).toBe(0);
       expect([...deliveries.values()].every((n) => n === 1)).toBe(true);
       expect(info.num_ack_pending).toBe(0);
