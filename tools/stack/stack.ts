@@ -41,16 +41,23 @@ export async function startStack(
 ): Promise<StackEndpoints> {
   mkdirSync(layout.dir, { recursive: true });
   const given = parseGivenUpstreams(layout.upstreams);
-  const databaseUrl = await ensurePostgres(layout, group, log);
-  // Before the migrations: a database that already holds sealed data keeps its legacy keys.
-  const secrets = await stackSecrets(layout, databaseUrl, log);
-  const natsUrl = await ensureNats(layout, group, log);
-  const redisUrl = await ensureRedis(layout, group, log);
-  const devnets = await Promise.all(
-    layout.devnets
-      .filter((devnet) => !(devnet.network in given))
-      .map((devnet) => startDevnet(group, layout, devnet)),
-  );
+  // The servers and devnets need nothing of each other: started side by side, so the stack
+  // waits for the slowest of them (an embedded PostgreSQL's initdb) rather than their sum.
+  const [{ databaseUrl, secrets }, natsUrl, redisUrl, devnets, suiUpstream] = await Promise.all([
+    ensurePostgres(layout, group, log).then(async (databaseUrl) => ({
+      databaseUrl,
+      // Before the migrations: a database that already holds sealed data keeps its legacy keys.
+      secrets: await stackSecrets(layout, databaseUrl, log),
+    })),
+    ensureNats(layout, group, log),
+    ensureRedis(layout, group, log),
+    Promise.all(
+      layout.devnets
+        .filter((devnet) => !(devnet.network in given))
+        .map((devnet) => startDevnet(group, layout, devnet)),
+    ),
+    ensureSuiUpstream(layout, group, log, 'sui-mainnet' in given),
+  ]);
   const { upstreams, networks } = mergeUpstreams(devnets, given);
   if (Object.keys(given).length > 0)
     log(
@@ -58,7 +65,6 @@ export async function startStack(
         devnets.map((devnet) => devnet.network).join(', ') || 'none'
       }`,
     );
-  const suiUpstream = await ensureSuiUpstream(layout, group, log, 'sui-mainnet' in given);
   const node = (script: string) => ['-r', '@swc-node/register', join(layout.root, script)];
   const runOnce = async (name: string, script: string, env: Record<string, string>) => {
     const code = await group.run(name, process.execPath, node(script), {
@@ -68,16 +74,21 @@ export async function startStack(
     if (code !== 0) throw new Error(`${name} failed (exit code ${code})`);
   };
 
-  await runOnce('migrate', 'tools/db/migrate-all.ts', { DATABASE_URL: databaseUrl });
-  await runOnce('labels', 'apps/audit-api/src/labels/load-labels.ts', {
-    DATABASE_URL: databaseUrl,
-  });
-  if (existsSync(join(layout.root, 'tools/messaging/provision.ts'))) {
-    await runOnce('provision', 'tools/messaging/provision.ts', {
-      NATS_URL: natsUrl,
-      NATS_PREFIX: layout.natsPrefix,
-    });
-  }
+  // The database's steps and the streams' provisioning touch different servers: side by side.
+  await Promise.all([
+    (async () => {
+      await runOnce('migrate', 'tools/db/migrate-all.ts', { DATABASE_URL: databaseUrl });
+      await runOnce('labels', 'apps/audit-api/src/labels/load-labels.ts', {
+        DATABASE_URL: databaseUrl,
+      });
+    })(),
+    existsSync(join(layout.root, 'tools/messaging/provision.ts'))
+      ? runOnce('provision', 'tools/messaging/provision.ts', {
+          NATS_URL: natsUrl,
+          NATS_PREFIX: layout.natsPrefix,
+        })
+      : undefined,
+  ]);
 
   const billing = layout.apps.find((app) => app.app === 'billing-ledger')!;
   const common = {
