@@ -48,3 +48,13 @@ describe('eventBudget', () => {
     expect(eventBudget(attempt(null, null))).toBeNull();
   });
 });
+
+describe('replayRows and rate-limited drops (ADR 0433)', () => {
+  it('an event dropped by the events budget has Replay on its newest row', () => {
+    const rows = [
+      row('ev_r', true, false, 'rate_limited'), // confirmed phase
+      row('ev_r', true, false, 'rate_limited'), // unconfirmed phase
+    ];
+    expect([...replayRows(rows)]).toEqual([0]);
+  });
+});

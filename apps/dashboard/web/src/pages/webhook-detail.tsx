@@ -10,7 +10,16 @@ import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { StatusBadge } from '../components/status-badge';
-import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { Field } from '../components/field';
+import {
+  DELIVERY_OUTCOMES,
+  deliveryLogQuery,
+  NO_FILTER,
+  type DeliveryLogFilter,
+  type OutcomeChoice,
+  outcomeWords,
+} from '../delivery-log';
 import { eventBudget, replayRows } from '../failed-deliveries';
 import { describeFilter, type FilterLine } from '../filter-tree';
 import { formatDateTime, formatDateTimeSeconds, formatNumber, networkLabel } from '../format';
@@ -290,17 +299,23 @@ export function WebhookDetailPage() {
     queryKey: ['webhook-stats', id],
     queryFn: () => api<DeliveryStats>('GET', relay('webhooks', `/webhooks/${id}/stats`)),
   });
-  // The failed-attempt log, newest first, a page at a time: "Load older" follows next_cursor.
+  // The delivery log, newest first, a page at a time: "Load older" follows next_cursor. Without
+  // a search the failed attempts (the API's default); a search (tx hash, block, outcome, time)
+  // is the API's own filter, its 400 said under the form (delivery-log.ts).
+  const [typedFilter, setTypedFilter] = useState<DeliveryLogFilter>(NO_FILTER);
+  const [logFilter, setLogFilter] = useState<DeliveryLogFilter>(NO_FILTER);
+  const logQuery = deliveryLogQuery(logFilter);
   const deliveries = useInfiniteQuery({
-    queryKey: ['webhook-deliveries', id],
-    queryFn: ({ pageParam }) =>
-      api<Page<DeliveryAttempt>>(
+    queryKey: ['webhook-deliveries', id, logQuery],
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams(logQuery);
+      if (pageParam) params.set('cursor', pageParam);
+      const query = params.toString();
+      return api<Page<DeliveryAttempt>>(
         'GET',
-        relay(
-          'webhooks',
-          `/webhooks/${id}/deliveries${pageParam ? `?cursor=${encodeURIComponent(pageParam)}` : ''}`,
-        ),
-      ),
+        relay('webhooks', `/webhooks/${id}/deliveries${query ? `?${query}` : ''}`),
+      );
+    },
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
@@ -646,7 +661,77 @@ export function WebhookDetailPage() {
           )}
         </Card>
       </div>
-      <Card title="Failed deliveries">
+      <Card title={logQuery ? 'Deliveries found' : 'Failed deliveries'}>
+        <form
+          className="form-row delivery-search"
+          aria-label="Search the delivery log"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setLogFilter(typedFilter);
+          }}
+        >
+          <Field
+            label="Transaction hash or block number"
+            hint="Every attempt of that transaction's or block's events, delivered ones included."
+          >
+            <input
+              type="search"
+              spellCheck={false}
+              placeholder="0x… or 21000000"
+              data-testid="delivery-search"
+              value={typedFilter.search}
+              onChange={(e) => setTypedFilter({ ...typedFilter, search: e.target.value })}
+            />
+          </Field>
+          <Field label="Outcome">
+            <select
+              data-testid="delivery-outcome-filter"
+              value={typedFilter.outcome}
+              onChange={(e) =>
+                setTypedFilter({ ...typedFilter, outcome: e.target.value as OutcomeChoice })
+              }
+            >
+              <option value="">Failures (every outcome for a search)</option>
+              <option value="all">All outcomes</option>
+              {DELIVERY_OUTCOMES.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Since (UTC)">
+            <input
+              type="datetime-local"
+              value={typedFilter.since}
+              onChange={(e) => setTypedFilter({ ...typedFilter, since: e.target.value })}
+            />
+          </Field>
+          <Field label="Until (UTC)">
+            <input
+              type="datetime-local"
+              value={typedFilter.until}
+              onChange={(e) => setTypedFilter({ ...typedFilter, until: e.target.value })}
+            />
+          </Field>
+          <div className="actions">
+            <button type="submit" className="button button-small">
+              Search
+            </button>
+            {(logQuery || deliveryLogQuery(typedFilter)) && (
+              <button
+                type="button"
+                className="button button-small button-secondary"
+                onClick={() => {
+                  setTypedFilter(NO_FILTER);
+                  setLogFilter(NO_FILTER);
+                }}
+              >
+                Clear
+              </button>
+            )}
+          </div>
+        </form>
         {replay.error && <ReplayError error={replay.error} statusLabel={w.status_label} />}
         {replay.data && (
           <Notice tone="ok">
@@ -660,9 +745,17 @@ export function WebhookDetailPage() {
         {deliveries.isPending ? (
           <Loading />
         ) : deliveries.isError && !deliveries.data ? (
-          <ErrorState error={deliveries.error} />
+          logQuery && deliveries.error instanceof ApiError && deliveries.error.status === 400 ? (
+            <Notice tone="bad">
+              <span data-testid="delivery-search-error">
+                This search cannot be made: {deliveries.error.message}
+              </span>
+            </Notice>
+          ) : (
+            <ErrorState error={deliveries.error} retry={() => void deliveries.refetch()} />
+          )
         ) : attempts.length === 0 ? (
-          <Empty title="No failed deliveries." />
+          <Empty title={logQuery ? 'No delivery matches this search.' : 'No failed deliveries.'} />
         ) : (
           <>
             <table className="table table-stack" data-testid="failed-deliveries">
@@ -670,6 +763,7 @@ export function WebhookDetailPage() {
                 <tr>
                   <th scope="col">When</th>
                   <th scope="col">Event</th>
+                  <th scope="col">Transaction</th>
                   <th scope="col">Phase</th>
                   <th scope="col">Attempt</th>
                   <th scope="col">Outcome</th>
@@ -689,15 +783,39 @@ export function WebhookDetailPage() {
                       <code data-testid="delivery-event">{d.event_id}</code>
                       {d.test && <span className="muted"> (test)</span>}
                     </td>
+                    <td data-label="Transaction" data-testid="delivery-tx">
+                      {d.tx_hash === null && d.block_number === null ? (
+                        <span className="muted">—</span>
+                      ) : (
+                        <>
+                          {d.tx_hash !== null && (
+                            <code data-testid="delivery-tx-hash">{d.tx_hash}</code>
+                          )}
+                          {d.block_number !== null && (
+                            <div className="muted" data-testid="delivery-block">
+                              block {formatNumber(d.block_number)}
+                              {d.network ? ` · ${networkLabel(d.network)}` : ''}
+                            </div>
+                          )}
+                          {d.addresses.length > 0 && (
+                            <ul className="delivery-addresses" data-testid="delivery-addresses">
+                              {d.addresses.map((a) => (
+                                <li key={a}>
+                                  <code>{a}</code>
+                                </li>
+                              ))}
+                            </ul>
+                          )}
+                        </>
+                      )}
+                    </td>
                     <td data-label="Phase" data-testid="delivery-phase">
                       {d.phase}
                     </td>
                     <td data-label="Attempt">
                       {d.attempt}
-                      {d.final && (
-                        <span className="muted">
-                          {d.outcome === 'dropped' ? ' (dropped)' : ' (gave up)'}
-                        </span>
+                      {outcomeWords(d).attemptNote && (
+                        <span className="muted">{outcomeWords(d).attemptNote}</span>
                       )}
                       {eventBudget(d) !== null && (
                         <span className="muted" data-testid="delivery-event-budget">
@@ -707,8 +825,10 @@ export function WebhookDetailPage() {
                       )}
                     </td>
                     <td data-label="Outcome" data-testid="delivery-outcome">
-                      {d.outcome.replace(/_/g, ' ')}
-                      {d.error_class && <span className="muted"> · {d.error_class}</span>}
+                      <Badge tone={outcomeWords(d).tone}>{outcomeWords(d).label}</Badge>
+                      {d.error_class && d.error_class !== d.outcome && (
+                        <span className="muted"> · {d.error_class}</span>
+                      )}
                     </td>
                     <td data-label="Answer" data-testid="delivery-answer">
                       {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}

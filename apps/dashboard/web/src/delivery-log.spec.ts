@@ -1,0 +1,60 @@
+import { deliveryLogQuery, NO_FILTER, outcomeWords } from './delivery-log';
+
+const TX = '0x' + 'ab'.repeat(32);
+
+describe('deliveryLogQuery', () => {
+  it('no filter: the plain failures-only log', () => {
+    expect(deliveryLogQuery(NO_FILTER)).toBe('');
+    expect(deliveryLogQuery({ ...NO_FILTER, search: '   ' })).toBe('');
+  });
+
+  it('a transaction hash, or a block number in decimal or 0x hex (the API form)', () => {
+    expect(deliveryLogQuery({ ...NO_FILTER, search: ` ${TX} ` })).toBe(`tx_hash=${TX}`);
+    expect(deliveryLogQuery({ ...NO_FILTER, search: '21000000' })).toBe('block_number=21000000');
+    expect(deliveryLogQuery({ ...NO_FILTER, search: '0x1406f40' })).toBe('block_number=0x1406f40');
+    // Anything else goes as a hash, as typed: the API's 400 says what is wrong with it.
+    expect(deliveryLogQuery({ ...NO_FILTER, search: '0xabc1234567890abcde' })).toBe(
+      'tx_hash=0xabc1234567890abcde',
+    );
+  });
+
+  it('outcome: one, all (every outcome the log records), or the default', () => {
+    expect(deliveryLogQuery({ ...NO_FILTER, outcome: 'rate_limited' })).toBe(
+      'outcome=rate_limited',
+    );
+    expect(deliveryLogQuery({ ...NO_FILTER, outcome: 'all' })).toBe(
+      'outcome=' + encodeURIComponent('success,failure,skipped_breaker_open,dropped,rate_limited'),
+    );
+  });
+
+  it('since / until typed without an offset are UTC; with one, sent as typed', () => {
+    expect(
+      deliveryLogQuery({ ...NO_FILTER, since: '2026-12-02T10:30', until: '2026-12-02T11:00:15' }),
+    ).toBe(
+      `since=${encodeURIComponent('2026-12-02T10:30:00Z')}&until=${encodeURIComponent('2026-12-02T11:00:15Z')}`,
+    );
+    expect(deliveryLogQuery({ ...NO_FILTER, since: '2026-12-02T10:30:00+01:00' })).toBe(
+      `since=${encodeURIComponent('2026-12-02T10:30:00+01:00')}`,
+    );
+  });
+});
+
+describe('outcomeWords', () => {
+  const row = (outcome: string, final = true, test = false) => ({ outcome, final, test });
+
+  it('a rate-limited row says it was not sent and not billed', () => {
+    expect(outcomeWords(row('rate_limited'))).toEqual({
+      label: 'Rate limited — not sent, not billed',
+      tone: 'warn',
+      attemptNote: ' (not sent)',
+    });
+  });
+
+  it('the other outcomes', () => {
+    expect(outcomeWords(row('success')).label).toBe('Delivered');
+    expect(outcomeWords(row('failure')).attemptNote).toBe(' (gave up)');
+    expect(outcomeWords(row('failure', false)).attemptNote).toBe('');
+    expect(outcomeWords(row('dropped')).attemptNote).toBe(' (dropped)');
+    expect(outcomeWords(row('skipped_breaker_open')).label).toBe('Skipped: endpoint failing');
+  });
+});
