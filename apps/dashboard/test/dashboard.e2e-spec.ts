@@ -995,7 +995,8 @@ describe('dashboard in a real browser against the local stack', () => {
           params: [{ from: ANVIL_0, to: TREASURY_B, value: '0x1' }],
         }),
       });
-      expect(((await sent.json()) as { result?: string }).result).toMatch(/^0x[0-9a-f]{64}$/);
+      const txHash = ((await sent.json()) as { result?: string }).result;
+      expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
       const realRows = page
         .getByTestId('failed-deliveries')
         .locator('tbody tr')
@@ -1059,6 +1060,34 @@ describe('dashboard in a real browser against the local stack', () => {
       while (received.length === before && Date.now() < end)
         await new Promise((resolve) => setTimeout(resolve, 250));
       expect(received.length).toBeGreaterThan(before);
+
+      // "Did you deliver tx 0x…?" (ADR 0433): the log searched by the transaction's hash lists
+      // its event's attempts, each with the hash, block and addresses; a malformed search says
+      // the API's 400 in words, not a blank panel.
+      await page.getByTestId('delivery-search').fill(txHash!.toUpperCase().replace('0X', '0x'));
+      await page.getByTestId('delivery-outcome-filter').selectOption('all');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByRole('heading', { name: 'Deliveries found' }).waitFor();
+      const found = page.getByTestId('failed-deliveries').locator('tbody tr');
+      await found.first().waitFor();
+      expect(new Set(await found.getByTestId('delivery-tx-hash').allTextContents())).toEqual(
+        new Set([txHash]),
+      );
+      expect(await found.first().getByTestId('delivery-block').textContent()).toMatch(
+        /^block [\d,]+ · /,
+      );
+      expect(await found.first().getByTestId('delivery-addresses').textContent()).toContain(
+        TREASURY_B,
+      );
+      await check(page, '09e-webhook-delivery-search');
+      await page.getByTestId('delivery-search').fill('0x12zz');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByTestId('delivery-search-error').waitFor();
+      expect(await page.getByTestId('delivery-search-error').textContent()).toMatch(
+        /^This search cannot be made: .+/,
+      );
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByRole('heading', { name: 'Failed deliveries' }).waitFor();
     } finally {
       receiver.closeAllConnections();
       await new Promise((done) => receiver.close(done));
@@ -1135,13 +1164,16 @@ describe('dashboard in a real browser against the local stack', () => {
     const operatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const operator = await operatorContext.newPage();
     operator.setDefaultTimeout(WAIT);
-    await operator.goto(dashboard);
+    // `/sign-in`, a natural bookmark: signed in, it leads on to the home page (QA: it stayed on
+    // "Page not found").
+    await operator.goto(`${dashboard}/sign-in`);
     await operator.getByRole('button', { name: 'Sign in' }).waitFor();
     await check(operator, '11-sign-in');
     await operator.getByLabel('Email').fill(OPERATOR.email);
     await operator.getByLabel('Password').fill(OPERATOR.password);
     await operator.getByRole('button', { name: 'Sign in' }).click();
     await operator.getByRole('heading', { name: 'Accounts' }).waitFor();
+    expect(new URL(operator.url()).pathname).toBe('/operator/accounts');
     await operator.getByRole('link', { name: email }).waitFor();
     await check(operator, '12-operator-accounts');
     // Phone width: the accounts become cards, no word broken ('Fre e', 'CREATE D').
@@ -1883,6 +1915,16 @@ describe('dashboard in a real browser against the local stack', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await page.getByTestId('signed-in-as').count()).toBe(0);
+    // Signed in at `/sign-in` (a bookmark), the page leads on to the overview, not "Page not
+    // found" (QA).
+    await page.goto(`${dashboard}/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await hasText(page.getByTestId('signed-in-as'), email);
+    await page.getByTestId('plan-name').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(await page.getByText('Page not found').count()).toBe(0);
     expect(errors).toEqual([]);
     await customer.close();
   }, 120_000);

@@ -40,6 +40,7 @@ export function App() {
                 <Route path="/settings" element={<SettingsPage />} />
                 <Route path="/" element={<Navigate to="/operator/accounts" replace />} />
                 <Route path="/sign-up" element={<Navigate to="/operator/accounts" replace />} />
+                <Route path="/sign-in" element={<Navigate to="/operator/accounts" replace />} />
                 <Route
                   path="*"
                   element={<NotFound home="/operator/accounts" homeLabel="Go to Accounts" />}
@@ -63,8 +64,10 @@ export function App() {
               <Route path="/top-up" element={<TopUpPage />} />
               <Route path="/team" element={<TeamPage />} />
               <Route path="/settings" element={<SettingsPage />} />
-              {/* Just signed up: the sign-up page's address leads on to the overview. */}
+              {/* Just signed up or in (QA: `/sign-in` said "Page not found"): the form's address
+                  leads on to the overview. */}
               <Route path="/sign-up" element={<Navigate to="/" replace />} />
+              <Route path="/sign-in" element={<Navigate to="/" replace />} />
               <Route path="*" element={<NotFound home="/" homeLabel="Go to Overview" />} />
             </Routes>
           </Layout>
