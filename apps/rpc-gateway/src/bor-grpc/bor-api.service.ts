@@ -1,8 +1,9 @@
-import type { Metadata } from '@grpc/grpc-js';
+import { status as GrpcStatus, type Metadata } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { bor } from '@meridian/contracts';
 import { DomainError, quoteInput } from '@meridian/errors';
 import { JSONRPC_ERROR } from '@meridian/jsonrpc';
+import { GrpcStatusError } from '@meridian/platform-grpc';
 import {
   NETWORK_NOT_OFFERED_CODE,
   NODE_TROUBLE,
@@ -77,14 +78,13 @@ const grpcRateLimited = (refusal: DomainError): DomainError =>
     `rate limit exceeded: the plan allows ${String(refusal.details?.['rps'])} requests per second`,
     { details: refusal.details },
   );
+/** A call its client gave up: what the request log says of it (the client is gone). */
+const ABANDONED = new GrpcStatusError(GrpcStatus.CANCELLED, 'cancelled by the client');
 const NO_TOTAL_DIFFICULTY = new DomainError(
   'total_difficulty_not_reported',
   'unimplemented',
   'the upstream nodes of this network do not report totalDifficulty',
 );
-
-/** GetAuthor's second try on a non-Bor node: admitted with the first, billed as the one call. */
-const AUTHOR_FALLBACK: InternalCallOptions = { admitted: true };
 
 type Out<K extends keyof typeof bor.BorApi.method> = MessageInitShape<
   (typeof bor.BorApi.method)[K]['output']
@@ -122,37 +122,63 @@ export class BorApiService {
     return this.usage.get(metadata) ?? { calls: 0, billedCalls: 0, cu: 0 };
   }
 
-  async headerByNumber(number: string, metadata: Metadata): Promise<Out<'headerByNumber'>> {
-    const block = await this.block(number, metadata);
+  async headerByNumber(
+    number: string,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'headerByNumber'>> {
+    const block = await this.block(number, metadata, { abandoned });
     return { header: toHeader(block) };
   }
 
-  async blockByNumber(number: string, metadata: Metadata): Promise<Out<'blockByNumber'>> {
-    const block = await this.block(number, metadata);
+  async blockByNumber(
+    number: string,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'blockByNumber'>> {
+    const block = await this.block(number, metadata, { abandoned });
     return { block: { header: toHeader(block) } };
   }
 
-  async transactionReceipt(hash: H256Arg, metadata: Metadata): Promise<Out<'transactionReceipt'>> {
-    const receipt = await this.one(metadata, call('eth_getTransactionReceipt', [hashOf(hash)]));
+  async transactionReceipt(
+    hash: H256Arg,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'transactionReceipt'>> {
+    const receipt = await this.one(metadata, call('eth_getTransactionReceipt', [hashOf(hash)]), {
+      abandoned,
+    });
     if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
-  async borBlockReceipt(hash: H256Arg, metadata: Metadata): Promise<Out<'borBlockReceipt'>> {
-    const receipt = await this.one(metadata, call('eth_getBorBlockReceipt', [hashOf(hash)]));
+  async borBlockReceipt(
+    hash: H256Arg,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'borBlockReceipt'>> {
+    const receipt = await this.one(metadata, call('eth_getBorBlockReceipt', [hashOf(hash)]), {
+      abandoned,
+    });
     if (receipt === null) throw RECEIPT_NOT_FOUND;
     return { receipt: toReceipt(receipt as Record<string, unknown>) };
   }
 
-  async getRootHash(start: bigint, end: bigint, metadata: Metadata): Promise<Out<'getRootHash'>> {
+  async getRootHash(
+    start: bigint,
+    end: bigint,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'getRootHash'>> {
     const [from, to] = range(start, end);
-    const root = await this.one(metadata, call('bor_getRootHash', [from, to]));
+    const root = await this.one(metadata, call('bor_getRootHash', [from, to]), { abandoned });
     return { rootHash: String(root) };
   }
 
   async getVoteOnHash(
     r: { startBlockNumber: bigint; endBlockNumber: bigint; hash: string; milestoneId: string },
     metadata: Metadata,
+    abandoned?: AbortSignal,
   ): Promise<Out<'getVoteOnHash'>> {
     const [from, to] = range(r.startBlockNumber, r.endBlockNumber);
     if (!/^0x[0-9a-fA-F]{1,64}$/.test(r.hash)) throw VOTE_HASH_REQUIRED;
@@ -160,6 +186,7 @@ export class BorApiService {
     const vote = await this.one(
       metadata,
       call('bor_getVoteOnHash', [from, to, r.hash, r.milestoneId]),
+      { abandoned },
     );
     return { response: vote === true };
   }
@@ -167,10 +194,12 @@ export class BorApiService {
   async getStartBlockHeimdallSpanID(
     startBlock: bigint,
     metadata: Metadata,
+    abandoned?: AbortSignal,
   ): Promise<Out<'getStartBlockHeimdallSpanID'>> {
     const span = await this.one(
       metadata,
       call('bor_getStartBlockHeimdallSpanID', [blockNumber('StartBlock', startBlock)]),
+      { abandoned },
     );
     return { StartBlock: startBlock, HeimdallSpanID: BigInt(Number(span) || 0) };
   }
@@ -180,12 +209,20 @@ export class BorApiService {
    * non-Bor node (which answers it -32601, unbilled as every node's -32601 is: `isBilled`) the
    * block's miner from eth_getBlockByNumber, sent without a second token (ADR 0203 amendment).
    */
-  async getAuthor(number: string, metadata: Metadata): Promise<Out<'getAuthor'>> {
+  async getAuthor(
+    number: string,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'getAuthor'>> {
     const tag = this.tag(number);
     const auth = await this.auth(metadata);
-    const answers = await this.relayInternal(metadata, auth.token, auth.network, [
-      call('bor_getAuthor', [tag]),
-    ]);
+    const answers = await this.relayInternal(
+      metadata,
+      auth.token,
+      auth.network,
+      [call('bor_getAuthor', [tag])],
+      { abandoned },
+    );
     const author = answers[0]!;
     if (author.kind === 'result') {
       const value = safeParse(author.resultText);
@@ -194,20 +231,31 @@ export class BorApiService {
     }
     if (author.kind === 'node_error' && author.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
       // Not a Bor node: the sealer is the block's coinbase.
-      const block = await this.block(number, metadata, AUTHOR_FALLBACK);
+      // Admitted with the first try, billed as the one call (ADR 0203 amendment).
+      const block = await this.block(number, metadata, { admitted: true, abandoned });
       return { author: toH160(block['miner']) };
     }
     throw this.errorOf(author);
   }
 
-  async getTdByHash(hash: H256Arg, metadata: Metadata): Promise<Out<'getTdByHash'>> {
-    const block = await this.one(metadata, call('eth_getBlockByHash', [hashOf(hash), false]));
+  async getTdByHash(
+    hash: H256Arg,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'getTdByHash'>> {
+    const block = await this.one(metadata, call('eth_getBlockByHash', [hashOf(hash), false]), {
+      abandoned,
+    });
     if (block === null) throw BLOCK_NOT_FOUND;
     return { totalDifficulty: this.td(block as Record<string, unknown>) };
   }
 
-  async getTdByNumber(number: string, metadata: Metadata): Promise<Out<'getTdByNumber'>> {
-    const block = await this.block(number, metadata);
+  async getTdByNumber(
+    number: string,
+    metadata: Metadata,
+    abandoned?: AbortSignal,
+  ): Promise<Out<'getTdByNumber'>> {
+    const block = await this.block(number, metadata, { abandoned });
     return { totalDifficulty: this.td(block) };
   }
 
@@ -215,6 +263,7 @@ export class BorApiService {
     start: bigint,
     end: bigint,
     metadata: Metadata,
+    abandoned?: AbortSignal,
   ): Promise<Out<'getBlockInfoInBatch'>> {
     range(start, end);
     if (end - start + 1n > BigInt(MAX_BATCH_BLOCKS)) throw RANGE_TOO_LARGE;
@@ -222,7 +271,9 @@ export class BorApiService {
     const calls: OutCall[] = [];
     for (let n = start; n <= end; n++)
       calls.push(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]));
-    const answers = await this.relayInternal(metadata, auth.token, auth.network, calls);
+    const answers = await this.relayInternal(metadata, auth.token, auth.network, calls, {
+      abandoned,
+    });
     const blocks = answers.map((a) => {
       if (a.kind !== 'result') throw this.errorOf(a);
       const block = safeParse(a.resultText) as Record<string, unknown> | null;
@@ -280,7 +331,11 @@ export class BorApiService {
     throw this.errorOf(answer, out.method);
   }
 
-  /** The relay's calls, tallied for the call's log line; a rate refusal reworded for gRPC. */
+  /**
+   * The relay's calls, tallied for the call's log line; a rate refusal reworded for gRPC. A call
+   * abandoned meanwhile (`options.abandoned`: its client cancelled it) ends here, CANCELLED,
+   * whatever its calls' answers: its client is gone, and the calls not sent were not answered.
+   */
   private async relayInternal(
     metadata: Metadata,
     token: ResolvedToken,
@@ -289,13 +344,15 @@ export class BorApiService {
     options?: InternalCallOptions,
   ): ReturnType<RelayService['relayInternal']> {
     try {
-      return await this.relay.relayInternal(
+      const answers = await this.relay.relayInternal(
         token,
         network,
         calls,
         options,
         this.tallyOf(metadata, token, network),
       );
+      if (options?.abandoned?.aborted === true) throw ABANDONED;
+      return answers;
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'rate_limited')
         throw grpcRateLimited(error);

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { credentials, loadPackageDefinition, Metadata, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  loadPackageDefinition,
+  Metadata,
+  type ClientUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { cuForCall } from '@meridian/compute-units';
 import { NETWORKS } from '@meridian/networks';
@@ -14,6 +20,7 @@ import { SpendEstimate } from '../credentials/spend-estimate';
 import { RateLimiter } from '../limits/token-bucket';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { RequestLog } from '../observability/request-log';
+import { CALL_ABANDONED } from '../relay/gateway-errors';
 import { RelayService } from '../relay/relay.service';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { BorApiService } from './bor-api.service';
@@ -21,7 +28,7 @@ import { startBorGrpc } from './bor-grpc.server';
 
 type Callback = (error: ServiceError | null, answer: unknown) => void;
 type BorApiClient = {
-  GetBlockInfoInBatch(request: object, metadata: Metadata, done: Callback): void;
+  GetBlockInfoInBatch(request: object, metadata: Metadata, done: Callback): ClientUnaryCall;
   GetAuthor(request: object, metadata: Metadata, done: Callback): void;
   close(): void;
 };
@@ -39,6 +46,8 @@ describe('BorApi gRPC: one request log line per call', () => {
   let server: RunningGrpcServer;
   let client: BorApiClient;
   let requestLog: RequestLog;
+  let held: { reached(): void; released: Promise<void> } | undefined;
+  const seenSignals: (boolean | undefined)[] = [];
 
   beforeAll(async () => {
     const estimate = new SpendEstimate();
@@ -51,14 +60,28 @@ describe('BorApi gRPC: one request log line per call', () => {
     } as unknown as CredentialService;
     const router = {
       pool: () => undefined,
-      send: (_n: string, _a: string, calls: readonly OutCall[]) =>
-        Promise.resolve(
-          calls.map((call): CallAnswer =>
-            call.method === 'bor_getAuthor'
-              ? { kind: 'node_error', error: { code: -32601, message: 'no such method' } }
-              : { kind: 'result', resultText: block },
-          ),
-        ),
+      send: async (
+        _n: string,
+        _a: string,
+        calls: readonly OutCall[],
+        _b: unknown,
+        abandoned?: AbortSignal,
+      ) => {
+        // A node that holds the calls until the test lets it answer (`held`), then answers as
+        // the router does for an abandoned request: nothing for the calls not sent.
+        if (held !== undefined) {
+          held.reached();
+          await held.released;
+          seenSignals.push(abandoned?.aborted);
+        }
+        if (abandoned?.aborted === true)
+          return calls.map((): CallAnswer => ({ kind: 'gateway_error', error: CALL_ABANDONED }));
+        return calls.map((call): CallAnswer =>
+          call.method === 'bor_getAuthor'
+            ? { kind: 'node_error', error: { code: -32601, message: 'no such method' } }
+            : { kind: 'result', resultText: block },
+        );
+      },
     } as unknown as UpstreamRouter;
     const metrics = new GatewayMetrics(new Registry());
     const relay = new RelayService(
@@ -159,4 +182,49 @@ describe('BorApi gRPC: one request log line per call', () => {
     expect(line).not.toHaveProperty('account');
     expect(line).not.toHaveProperty('network');
   });
+
+  it('a batch its client cancels while the node works: CANCELLED (1) in the log, never OK; the relay told to send no more', async () => {
+    // QA (Low): 8 of 30 cancelled batches logged status 0 with 100 billed calls each.
+    let reached!: () => void;
+    const atNode = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    held = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
+    const metadata = new Metadata();
+    metadata.set('x-access-token', 'tok');
+    metadata.set('x-request-id', 'req-cancelled');
+    const answered = new Promise<ServiceError | null>((resolve) => {
+      const call = client.GetBlockInfoInBatch(
+        { startBlockNumber: 1, endBlockNumber: 100 },
+        metadata,
+        (error) => resolve(error),
+      );
+      void atNode.then(() => call.cancel());
+    });
+    expect((await answered)?.code).toBe(1);
+    // A later call on the same connection is answered after the server read the cancel (HTTP/2
+    // frames of one connection arrive in order).
+    held = undefined;
+    expect(await ask('GetAuthor', { number: 'latest' }, 'nope')).toMatchObject({ code: 16 });
+    release();
+    await until(() => lineOf('req-cancelled') !== undefined);
+    expect(seenSignals).toEqual([true]);
+    expect(lineOf('req-cancelled')).toEqual(
+      expect.objectContaining({
+        method: 'bor.BorApi/GetBlockInfoInBatch',
+        status: 1,
+        account: 'acct-grpc',
+        calls: 100,
+        billed_calls: 0,
+        cu: 0,
+      }),
+    );
+    expect(lines.filter((line) => line['request_id'] === 'req-cancelled')).toHaveLength(1);
+  });
 });
+
+/** Polls `check` on the event loop until it holds (the server's outcome comes a few turns on). */
+async function until(check: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1_000 && !check(); turn++)
+    await new Promise((resolve) => setImmediate(resolve));
+  expect(check()).toBe(true);
+}

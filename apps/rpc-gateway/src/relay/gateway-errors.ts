@@ -47,6 +47,17 @@ export const UPSTREAM_UNAVAILABLE = refusal(
   `upstream node unavailable`,
 );
 
+/**
+ * A call not sent because its request was abandoned first (a gRPC call its client cancelled or
+ * whose deadline passed, ADR 0203 amendment): no node answered it, so it is not billed. Never
+ * seen by the client, who is gone; the BorApi edge answers CANCELLED.
+ */
+export const CALL_ABANDONED = refusal(
+  'call_abandoned',
+  'unavailable',
+  'not sent: the request was abandoned by its client',
+);
+
 /** A node answered, but not with JSON-RPC (5xx, garbage, a batch with holes). */
 export const NODE_TROUBLE = refusal('upstream_error', 'internal', `upstream node trouble`);
 

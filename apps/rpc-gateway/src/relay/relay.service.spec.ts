@@ -11,6 +11,7 @@ import { RateLimiter } from '../limits/token-bucket';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import type { CallAnswer, OutCall, UpstreamRouter } from '../upstreams/upstream-router';
 import { AnswerBudget, AnswersInFlight } from '../upstreams/answer-budget';
+import { CALL_ABANDONED } from './gateway-errors';
 import { RelayService } from './relay.service';
 
 const P = NETWORKS['polygon-mainnet'];
@@ -485,5 +486,57 @@ describe('network S: a refused call of a deprecated method still names it', () =
     expect(other.deprecated).toBe(false);
     const within = await relay.handle(sui, S, batch('suix_getLatestSuiSystemState', 100), 'http');
     expect(within.deprecated).toBe(true);
+  });
+});
+
+/**
+ * QA (Low): a gRPC call its client cancelled was billed every call of it. A method abandoned
+ * (`options.abandoned`) before its calls are admitted sends and bills none and takes no token;
+ * abandoned later, the calls a node answered are billed and those not sent give their CU back.
+ */
+describe('RelayService.relayInternal: a gRPC method its client abandoned', () => {
+  it('abandoned before admission: nothing sent, no token, nothing billed, the CU untouched', async () => {
+    const { relay, estimate, sent, billedCu } = relayOf(100_000, () => block);
+    const tally = { calls: 0, billedCalls: 0, cu: 0 };
+    const answers = await relay.relayInternal(
+      token,
+      P,
+      blocks(20),
+      { abandoned: AbortSignal.abort() },
+      tally,
+    );
+    expect(answers.every((a) => a.kind === 'gateway_error' && a.error === CALL_ABANDONED)).toBe(
+      true,
+    );
+    expect(sent).toHaveLength(0);
+    expect(billedCu()).toBe(0);
+    expect(estimate.remainingCu).toBe(100_000);
+    expect(tally).toEqual({ calls: 20, billedCalls: 0, cu: 0 });
+    // No token taken: a full bucket (Free, 20) is still there at the same instant.
+    await expect(relay.relayInternal(token, P, blocks(20))).resolves.toHaveLength(20);
+  });
+
+  it('abandoned after its first slice was answered: those billed, the rest unsent and their CU back', async () => {
+    const controller = new AbortController();
+    const sentSignals: (AbortSignal | undefined)[] = [];
+    const { relay, estimate, billedCu } = relayOf(100_000, () => block);
+    // The router as it answers an abandoned request (upstream-router.spec.ts): its first slice
+    // answered, the calls after it CALL_ABANDONED.
+    const router = (relay as unknown as { router: UpstreamRouter }).router;
+    router.send = (_n, _a, calls, _b, abandoned) => {
+      sentSignals.push(abandoned);
+      controller.abort();
+      return Promise.resolve(
+        calls.map((_, i): CallAnswer =>
+          i < 20 ? block : { kind: 'gateway_error', error: CALL_ABANDONED },
+        ),
+      );
+    };
+    const tally = { calls: 0, billedCalls: 0, cu: 0 };
+    await relay.relayInternal(token, P, blocks(100), { abandoned: controller.signal }, tally);
+    expect(sentSignals).toEqual([controller.signal]);
+    expect(tally).toEqual({ calls: 100, billedCalls: 20, cu: 400 });
+    expect(billedCu()).toBe(400);
+    expect(estimate.remainingCu).toBe(100_000 - 400);
   });
 });

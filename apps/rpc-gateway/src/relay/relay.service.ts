@@ -31,6 +31,7 @@ import { AnswerBudget, type AnswersInFlight } from '../upstreams/answer-budget';
 import { planCalls, planRules, SORT, type CallPlan, type PlanRules } from './call-plan';
 import {
   balanceRefusal,
+  CALL_ABANDONED,
   CREDENTIALS_UNAVAILABLE,
   type Interface,
   networkNotOffered,
@@ -100,8 +101,9 @@ export interface Authorized {
 }
 
 /**
- * How `relayInternal` treats calls a gRPC method makes beyond its first (one customer call is
- * billed as the one call the CU table prices, ADR 0203 amendment).
+ * How `relayInternal` treats a gRPC method's calls: those it makes beyond its first (one
+ * customer call is billed as the one call the CU table prices, ADR 0203 amendment), and those of
+ * a method its client gave up.
  */
 export interface InternalCallOptions {
   /**
@@ -109,6 +111,13 @@ export interface InternalCallOptions {
    * relayInternal of the same call): a second try takes no second token.
    */
   readonly admitted?: boolean;
+  /**
+   * The gRPC call was given up (its client cancelled it, its deadline passed: ADR 0203
+   * amendment). Aborted before the calls are admitted: none is sent, none takes a token, none
+   * is billed. Aborted later: the calls not yet sent are not (`UpstreamRouter.send`), those a
+   * node answered are billed. Either way the calls not sent are answered CALL_ABANDONED.
+   */
+  readonly abandoned?: AbortSignal;
 }
 
 /** A WebSocket connection answers eth_subscribe/eth_unsubscribe itself. */
@@ -358,6 +367,8 @@ export class RelayService {
     tally?: CallTally,
   ): Promise<CallAnswer[]> {
     if (tally !== undefined) tally.calls += calls.length;
+    const abandoned = options?.abandoned;
+    if (abandoned?.aborted === true) return calls.map(() => NOT_SENT);
     const estimate = this.credentials.estimate(token.accountId);
     // Paid whole: a request the estimate cannot cover is refused by the balance check, before
     // it takes plan-RPS tokens it would keep (QA: refused for CU, then for the rate it never used).
@@ -381,7 +392,7 @@ export class RelayService {
         network,
         calls,
         estimate,
-        await this.router.send(network.key, token.accountId, calls, budget),
+        await this.router.send(network.key, token.accountId, calls, budget, abandoned),
         tally,
       );
     } finally {
@@ -674,6 +685,9 @@ function relayAnswer(
     deprecated,
   };
 }
+
+/** A gRPC method's call not sent: the method was abandoned before its calls were admitted. */
+const NOT_SENT: CallAnswer = { kind: 'gateway_error', error: CALL_ABANDONED };
 
 /** The CU of a request paid whole (a gRPC method's calls), and of its last call. */
 function wholeCuOf(network: Network, calls: readonly OutCall[]): WholeCu {

@@ -5,7 +5,15 @@ import { AnswerBudget, AnswersInFlight, type AnswerRead } from './answer-budget'
 import { FILTER_SEAL_HEX, FilterIdSeal } from './filter-id';
 import type { FailureKind } from './send-policy';
 import { UpstreamPool } from './upstream-pool';
-import { isBilled, UpstreamRouter, type CallAnswer, type OutCall } from './upstream-router';
+import { CALL_ABANDONED } from '../relay/gateway-errors';
+import {
+  ABANDONABLE_SLICE,
+  isBilled,
+  SLICES_IN_FLIGHT,
+  UpstreamRouter,
+  type CallAnswer,
+  type OutCall,
+} from './upstream-router';
 
 const ACCOUNT = 'acct-a';
 const FILTER_ID_KEY = 'k'.repeat(32);
@@ -978,5 +986,72 @@ describe('UpstreamRouter: the head never goes backwards (ADR 0202 amendment, "He
       call('eth_getBlockByNumber', '0x7d'),
     ]);
     expect(future).toEqual({ kind: 'result', resultText: 'null' });
+  });
+});
+
+/**
+ * QA (Low): a GetBlockInfoInBatch of 100 blocks cancelled by its client 5-34 ms in went on to a
+ * node whole, and was billed 100 calls. A request that may be abandoned (`abandoned`, a gRPC
+ * call) is sent in slices, two at a time; once abandoned, the slices not yet sent are not.
+ */
+describe('UpstreamRouter: the calls of an abandoned request not yet sent are not sent', () => {
+  const blockCalls = (n: number) =>
+    Array.from({ length: n }, (_, i) => call('eth_getBlockByNumber', `0x${(i + 1).toString(16)}`));
+  const sizes = (bodies: unknown[]) => bodies.map((b) => (b as unknown[]).length);
+
+  it('abandoned once its first slices are sent: those are answered, the rest CALL_ABANDONED, unbilled', async () => {
+    const { router, nodes, bodies } = setup(20);
+    const controller = new AbortController();
+    // The client cancels while the node works on the first slice.
+    nodes.get('polygon-mainnet')![0]!.answer = () => void controller.abort();
+    const answers = await router.send(
+      'polygon-mainnet',
+      ACCOUNT,
+      blockCalls(100),
+      undefined,
+      controller.signal,
+    );
+    expect(sizes(bodies('polygon-mainnet'))).toEqual([ABANDONABLE_SLICE]);
+    expect(answers).toHaveLength(100);
+    expect(answers.slice(0, ABANDONABLE_SLICE).every((a) => a.kind === 'result')).toBe(true);
+    for (const answer of answers.slice(ABANDONABLE_SLICE)) {
+      expect(answer).toEqual({ kind: 'gateway_error', error: CALL_ABANDONED });
+      expect(isBilled(answer)).toBe(false);
+    }
+  });
+
+  it('abandoned before it is sent: nothing reaches a node', async () => {
+    const { router, bodies } = setup(20);
+    const answers = await router.send(
+      'polygon-mainnet',
+      ACCOUNT,
+      blockCalls(3),
+      undefined,
+      AbortSignal.abort(),
+    );
+    expect(bodies('polygon-mainnet')).toEqual([]);
+    expect(answers.map((a) => a.kind)).toEqual(Array(3).fill('gateway_error'));
+  });
+
+  it('not abandoned: every call answered in order, in slices of 20, two in flight', async () => {
+    const { router, bodies } = setup(20);
+    const answers = await router.send(
+      'polygon-mainnet',
+      ACCOUNT,
+      blockCalls(100),
+      undefined,
+      new AbortController().signal,
+    );
+    expect(results(answers)).toEqual(
+      blockCalls(100).map((c) => `eth_getBlockByNumber(${c.params[0]})`),
+    );
+    expect(sizes(bodies('polygon-mainnet'))).toEqual(Array(5).fill(ABANDONABLE_SLICE));
+    expect(SLICES_IN_FLIGHT).toBe(2);
+  });
+
+  it('without a signal (HTTP, WebSocket), a request of 100 calls still goes whole, as before', async () => {
+    const { router, bodies } = setup(20);
+    await router.send('polygon-mainnet', ACCOUNT, blockCalls(100));
+    expect(sizes(bodies('polygon-mainnet'))).toEqual([100]);
   });
 });

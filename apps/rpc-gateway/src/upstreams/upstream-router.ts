@@ -13,6 +13,7 @@ import type { GatewayMetrics } from '../observability/gateway-metrics';
 import {
   answersBusy,
   answerTooLarge,
+  CALL_ABANDONED,
   FILTER_NOT_FOUND,
   NODE_TROUBLE,
   UPSTREAM_UNAVAILABLE,
@@ -83,6 +84,15 @@ function withoutNodes(call: OutCall): DomainError {
   return FILTER_USE.has(call.method) ? FILTER_NOT_FOUND : UPSTREAM_UNAVAILABLE;
 }
 
+/**
+ * An abandonable request's calls (a gRPC method's: GetBlockInfoInBatch makes up to 100) go in
+ * slices of this many, SLICES_IN_FLIGHT at a time, so a cancel stops the ones not yet sent
+ * (`sendUnlessAbandoned`). 20: the default UPSTREAM_BATCH_MAX, an upstream batch the gateway
+ * already sends; two in flight keep the node busy while a slice's answer travels back.
+ */
+export const ABANDONABLE_SLICE = 20;
+export const SLICES_IN_FLIGHT = 2;
+
 export interface RouterOptions {
   timeoutMs: number;
   maxAttempts: number;
@@ -122,6 +132,8 @@ export class UpstreamRouter {
   private readonly tooLarge: CallAnswer;
   /** The answer of a call whose node answer the worker's budget in flight could not hold. */
   private readonly busy: CallAnswer | undefined;
+  /** The answer of a call not sent: its request was abandoned first. */
+  private readonly abandoned: CallAnswer = { kind: 'gateway_error', error: CALL_ABANDONED };
 
   constructor(
     private readonly pools: ReadonlyMap<NetworkKey, UpstreamPool>,
@@ -156,22 +168,61 @@ export class UpstreamRouter {
    * `accountId`: whose calls these are. A filter call is answered only with a filter that
    * account made on this network here; any other id is "filter not found". `budget`: what the
    * client request's answers may add up to (one per HTTP/WebSocket request or gRPC method;
-   * MAX_RESPONSE_BYTES when not given, ADR 0215).
+   * MAX_RESPONSE_BYTES when not given, ADR 0215). `abandoned`: the client request may be given
+   * up meanwhile (a gRPC call its client cancels): see `sendUnlessAbandoned`.
    */
   async send(
     network: NetworkKey,
     accountId: string,
     calls: readonly OutCall[],
     budget?: AnswerBudget,
+    abandoned?: AbortSignal,
   ): Promise<CallAnswer[]> {
-    if (budget !== undefined) return this.sendWithin(network, accountId, calls, budget);
+    if (budget !== undefined)
+      return this.sendUnlessAbandoned(network, accountId, calls, budget, abandoned);
     // No request to hold the answers until they are written: given back when they are returned.
     const own = new AnswerBudget(this.options.maxResponseBytes, this.options.answersInFlight);
     try {
-      return await this.sendWithin(network, accountId, calls, own);
+      return await this.sendUnlessAbandoned(network, accountId, calls, own, abandoned);
     } finally {
       own.release();
     }
+  }
+
+  /**
+   * Calls of a request that may be abandoned (ADR 0203 amendment "a cancelled gRPC call"): more
+   * than ABANDONABLE_SLICE go in slices of that many, at most SLICES_IN_FLIGHT at a time, and
+   * once `abandoned` aborts the slices not yet sent are not: each of their calls is answered
+   * CALL_ABANDONED (no node answered: unbilled). A slice already sent is not cut off: its node
+   * does the work, answers, and those calls are billed (the rule of `isBilled`), as WebSocket's
+   * calls sent before their connection closed are. Without `abandoned` (HTTP, WebSocket), calls
+   * go as before: a request's calls in one exchange.
+   */
+  private async sendUnlessAbandoned(
+    network: NetworkKey,
+    accountId: string,
+    calls: readonly OutCall[],
+    budget: AnswerBudget,
+    abandoned: AbortSignal | undefined,
+  ): Promise<CallAnswer[]> {
+    if (abandoned === undefined) return this.sendWithin(network, accountId, calls, budget);
+    const answers: CallAnswer[] = new Array(calls.length);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < calls.length) {
+        const start = next;
+        const end = Math.min(calls.length, start + ABANDONABLE_SLICE);
+        next = end;
+        const sent = abandoned.aborted
+          ? undefined
+          : await this.sendWithin(network, accountId, calls.slice(start, end), budget);
+        for (let i = start; i < end; i++) answers[i] = sent?.[i - start] ?? this.abandoned;
+      }
+    };
+    await (calls.length <= ABANDONABLE_SLICE
+      ? lane()
+      : Promise.all(Array.from({ length: SLICES_IN_FLIGHT }, lane)));
+    return answers;
   }
 
   private async sendWithin(
