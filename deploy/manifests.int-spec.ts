@@ -3,7 +3,7 @@
 // Specification schema), through deploy/validate.mjs; plus the contract with the apps: the
 // environment each app gets from the manifests and from compose passes that app's own config
 // schema (apps/<app>/src/config/config.ts).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -35,14 +35,69 @@ const REGIONS = ['eu', 'us', 'asia', 'shared'] as const;
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function runValidator(...args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, [validator, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+/**
+ * deploy/validate.mjs with these arguments: its exit code and output. One `--serve` process runs
+ * every validation of this file (it loads the schemas and TypeScript's declaration files once).
+ */
+function runValidator(...args: string[]): Promise<{ status: number | null; out: string }> {
+  validatorProcess ??= startValidator();
+  return validatorProcess.run(args);
 }
+
+interface ValidatorProcess {
+  run(args: string[]): Promise<{ status: number | null; out: string }>;
+  stop(): Promise<void>;
+}
+
+let validatorProcess: ValidatorProcess | undefined;
+
+function startValidator(): ValidatorProcess {
+  const child = spawn(process.execPath, [validator, '--serve'], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const waiting: Array<{
+    resolve: (value: { status: number | null; out: string }) => void;
+    reject: (error: Error) => void;
+  }> = [];
+  let stderr = '';
+  let buffered = '';
+  let exit: string | undefined;
+  child.stdin.on('error', () => undefined); // a dead process: reported by 'exit' below
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      waiting.shift()?.resolve(JSON.parse(line) as { status: number | null; out: string });
+    }
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = `validate.mjs --serve exited (${code ?? signal}): ${stderr}`;
+      for (const w of waiting.splice(0)) w.reject(new Error(exit));
+      resolve();
+    }),
+  );
+  return {
+    run: (args) =>
+      new Promise((resolve, reject) => {
+        if (exit !== undefined) return reject(new Error(exit));
+        waiting.push({ resolve, reject });
+        child.stdin.write(`${JSON.stringify(args)}\n`);
+      }),
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+afterAll(async () => {
+  await validatorProcess?.stop();
+});
 
 function render(dir: string): Obj[] {
   const result = spawnSync('kubectl', ['kustomize', dir], {
@@ -67,8 +122,8 @@ describe('deploy: manifests and compose file', () => {
   });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('validates every overlay, the example secrets and docker-compose.yml', () => {
-    const { status, out } = runValidator();
+  it('validates every overlay, the example secrets and docker-compose.yml', async () => {
+    const { status, out } = await runValidator();
     const overlays = overlayDirs();
     expect(overlays).toEqual(expect.arrayContaining(['namespace', 'core', ...REGIONS]));
     for (const overlay of overlays)
@@ -94,7 +149,7 @@ describe('deploy: manifests and compose file', () => {
       expect([secret.kind, secret.metadata.namespace]).toEqual(['Secret', 'meridian']);
   });
 
-  it('fails when two targets render one object (an apply of one would undo patches of the other)', () => {
+  it('fails when two targets render one object (an apply of one would undo patches of the other)', async () => {
     // The layout before the namespace overlay: core rendered the namespace-wide policies too.
     const dir = join(tmp, 'core-with-namespace-policies');
     mkdirSync(dir, { recursive: true });
@@ -107,7 +162,7 @@ describe('deploy: manifests and compose file', () => {
       ].join('\n'),
     );
     const namespace = join(__dirname, 'overlays', 'namespace');
-    const { status, out } = runValidator('--kustomize', namespace, '--kustomize', dir);
+    const { status, out } = await runValidator('--kustomize', namespace, '--kustomize', dir);
     expect(out).toContain('FAIL kustomize deploy/overlays/namespace');
     expect(out).toMatch(
       /NetworkPolicy meridian\/default-deny-ingress: also rendered by .*core-with-namespace-policies/,
@@ -118,10 +173,10 @@ describe('deploy: manifests and compose file', () => {
     expect(out).toMatch(/^0 passed, 2 failed$/m);
     expect(status).toBe(1);
     // Each alone is valid: the rule is about the set applied.
-    expect(runValidator('--kustomize', dir).status).toBe(0);
+    expect((await runValidator('--kustomize', dir)).status).toBe(0);
   });
 
-  it("a region's ipBlock patch on its gateways' policy is in no other overlay's render, so no other apply undoes it", () => {
+  it("a region's ipBlock patch on its gateways' policy is in no other overlay's render, so no other apply undoes it", async () => {
     const dir = join(tmp, 'eu-with-load-balancer');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
@@ -147,10 +202,10 @@ describe('deploy: manifests and compose file', () => {
           .filter((o) => o.kind === 'NetworkPolicy')
           .map((o) => o.metadata.name),
       }).toEqual({ overlay, policies: expect.not.arrayContaining(['rpc-gateway-eu']) });
-    expect(runValidator('--kustomize', dir).status).toBe(0);
+    expect((await runValidator('--kustomize', dir)).status).toBe(0);
   });
 
-  it('fails on a broken manifest: wrong type, unknown field, dangling references, pods not spread', () => {
+  it('fails on a broken manifest: wrong type, unknown field, dangling references, pods not spread', async () => {
     // The real eu overlay with a patch that breaks it in five independent ways.
     const dir = join(tmp, 'broken-overlay');
     mkdirSync(dir, { recursive: true });
@@ -180,7 +235,7 @@ describe('deploy: manifests and compose file', () => {
         '                    valueFrom: {configMapKeyRef: {name: meridian-common, key: NO_SUCH_KEY}}',
       ].join('\n'),
     );
-    const { status, out } = runValidator('--kustomize', dir);
+    const { status, out } = await runValidator('--kustomize', dir);
     expect(out).toContain('FAIL kustomize');
     expect(out).toMatch(/containerPort must be integer/);
     expect(out).toMatch(/'"httpGett"' does not exist in type 'IProbe'/);
@@ -196,19 +251,19 @@ describe('deploy: manifests and compose file', () => {
     expect(status).toBe(1);
   });
 
-  it('fails on an object of an unknown kind or missing required fields', () => {
+  it('fails on an object of an unknown kind or missing required fields', async () => {
     const file = join(tmp, 'bad.yaml');
     writeFileSync(
       file,
       'apiVersion: v1\nkind: Frobnicator\nmetadata: {name: x}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: y}\nspec: {}\n',
     );
-    const { status, out } = runValidator('--manifest', file);
+    const { status, out } = await runValidator('--manifest', file);
     expect(out).toMatch(/Frobnicator x: no schema for v1 Frobnicator/);
     expect(out).toMatch(/Job y: .*must have required property template/);
     expect(status).toBe(1);
   });
 
-  it('fails on an invalid compose file', () => {
+  it('fails on an invalid compose file', async () => {
     const file = join(tmp, 'compose.yml');
     writeFileSync(
       file,
@@ -221,7 +276,7 @@ describe('deploy: manifests and compose file', () => {
         '    restart_policy: always',
       ].join('\n'),
     );
-    const { status, out } = runValidator('--compose', file);
+    const { status, out } = await runValidator('--compose', file);
     expect(out).toContain('FAIL compose');
     expect(out).toMatch(/healthcheck\/interval must match format "duration"/);
     expect(out).toMatch(/must NOT have additional properties \(restart_policy\)/);
@@ -229,7 +284,7 @@ describe('deploy: manifests and compose file', () => {
     expect(status).toBe(1);
   });
 
-  it("fails on a compose default that reaches a gateway without an access token (audit-api's chain reads all 404)", () => {
+  it("fails on a compose default that reaches a gateway without an access token (audit-api's chain reads all 404)", async () => {
     const file = join(tmp, 'compose-gateway-url.yml');
     const compose = (value: string) =>
       [
@@ -244,14 +299,17 @@ describe('deploy: manifests and compose file', () => {
         `      AUDIT_RPC_URL: ${value}`,
       ].join('\n');
     writeFileSync(file, compose("'${AUDIT_RPC_URL:-http://gw:8080}'"));
-    const { status, out } = runValidator('--compose', file);
+    const { status, out } = await runValidator('--compose', file);
     expect(out).toMatch(
       /environment\/AUDIT_RPC_URL: http:\/\/gw:8080 is gw without an access token in its path/,
     );
     expect(status).toBe(1);
     for (const fine of ["'${AUDIT_RPC_URL:-}'", "'${AUDIT_RPC_URL:-http://gw:8080/t0k3n/}'"]) {
       writeFileSync(file, compose(fine));
-      expect({ fine, ...runValidator('--compose', file) }).toMatchObject({ fine, status: 0 });
+      expect({ fine, ...(await runValidator('--compose', file)) }).toMatchObject({
+        fine,
+        status: 0,
+      });
     }
   });
 });
@@ -1007,8 +1065,8 @@ describe('deploy: the grpc-tls and nats-tls components', () => {
     pki.remove();
   });
 
-  it('render and validate on the core overlay and a region', () => {
-    const { status, out } = runValidator(
+  it('render and validate on the core overlay and a region', async () => {
+    const { status, out } = await runValidator(
       '--kustomize',
       withComponents('core'),
       '--kustomize',

@@ -24,12 +24,14 @@
 //
 // Exit code 0 when every target is valid, 1 otherwise; the last line is "N passed, N failed".
 // Plain Node (ESM) rather than a jest test because kubernetes-models is ESM-only; the jest test
-// deploy/manifests.int-spec.ts runs this script.
+// deploy/manifests.int-spec.ts runs this script, as one `--serve` process for all its runs (see
+// serve() below).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import ts from 'typescript';
@@ -169,29 +171,43 @@ async function schemaErrors(object) {
 // ---------------------------------------------------------------------------------------------
 // 2. Strict fields (TypeScript excess-property check against kubernetes-models' interfaces)
 
-function strictFieldErrors(objects) {
-  const errors = new Map();
-  const checked = objects
-    .map((object, index) => ({ object, index }))
-    .filter(
-      ({ object }) => typeof object?.apiVersion === 'string' && typeof object?.kind === 'string',
-    );
-  if (checked.length === 0) return errors;
+/**
+ * Parsed declaration files (TypeScript's libs, kubernetes-models' interfaces), kept for the
+ * process: they do not change while it runs, and parsing them is most of a program's cost.
+ */
+const parsedFiles = new Map();
+
+/**
+ * Strict-field errors of several object lists (one per target) from one TypeScript program:
+ * each object is its own declaration, so one object's errors never touch another's. Returns,
+ * per list, object index → errors.
+ */
+function strictFieldErrors(lists) {
+  const results = lists.map(() => new Map());
+  const checked = lists.flatMap((objects, target) =>
+    objects
+      .map((object, index) => ({ object, target, index, id: `${target}_${index}` }))
+      .filter(
+        ({ object }) => typeof object?.apiVersion === 'string' && typeof object?.kind === 'string',
+      ),
+  );
+  if (checked.length === 0) return results;
   const fileName = join(root, '__manifests__.mts');
   const lines = [];
   const lineOwner = [];
-  for (const { object, index } of checked) {
+  for (const entry of checked) {
+    const { object, id } = entry;
     const from = `kubernetes-models/${modulePathOf(object.apiVersion)}/${object.kind}`;
-    lines.push(`import type { I${object.kind} as T${index} } from ${JSON.stringify(from)};`);
-    lineOwner.push(-1);
+    lines.push(`import type { I${object.kind} as T${id} } from ${JSON.stringify(from)};`);
+    lineOwner.push({ entry, importLine: true });
   }
-  for (const { object, index } of checked) {
-    const body = JSON.stringify(object, null, 1).split('\n');
-    body[0] = `export const m${index}: T${index} = ${body[0]}`;
+  for (const entry of checked) {
+    const body = JSON.stringify(entry.object, null, 1).split('\n');
+    body[0] = `export const m${entry.id}: T${entry.id} = ${body[0]}`;
     body[body.length - 1] += ';';
     for (const line of body) {
       lines.push(line);
-      lineOwner.push(index);
+      lineOwner.push({ entry, importLine: false });
     }
   }
   const source = lines.join('\n');
@@ -210,32 +226,39 @@ function strictFieldErrors(objects) {
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (resolve(name) === fileName ? source : readFile(name));
   host.fileExists = (name) => resolve(name) === fileName || fileExists(name);
-  host.getSourceFile = (name, languageVersion, ...rest) =>
-    resolve(name) === fileName
-      ? ts.createSourceFile(name, source, languageVersion, true)
-      : getSourceFile(name, languageVersion, ...rest);
+  host.getSourceFile = (name, languageVersion, ...rest) => {
+    if (resolve(name) === fileName) return ts.createSourceFile(name, source, languageVersion, true);
+    const key = `${name} ${JSON.stringify(languageVersion)}`;
+    let file = parsedFiles.get(key);
+    if (!file) {
+      file = getSourceFile(name, languageVersion, ...rest);
+      if (file) parsedFiles.set(key, file);
+    }
+    return file;
+  };
   const program = ts.createProgram([fileName], options, host);
   const diagnostics = ts
     .getPreEmitDiagnostics(program)
     .filter((d) => d.file && resolve(d.file.fileName) === fileName);
   for (const diagnostic of diagnostics) {
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-    let owner = lineOwner[line];
-    let message = ts
-      .flattenDiagnosticMessageText(diagnostic.messageText, '\n')
-      .split('\n')
-      .slice(-1)[0]
-      .trim();
-    if (owner === -1) {
-      // The import line: kubernetes-models has no such kind.
-      owner = checked[line].index;
-      message = `no type for ${objects[owner].apiVersion} ${objects[owner].kind}`;
-    }
-    const list = errors.get(owner) ?? [];
-    list.push(`field: ${message} (${pathAt(source, diagnostic.start ?? 0)})`);
-    errors.set(owner, list);
+    const { entry, importLine } = lineOwner[line];
+    const { object, target, index } = entry;
+    const message = importLine
+      ? // The import line: kubernetes-models has no such kind.
+        `no type for ${object.apiVersion} ${object.kind}`
+      : ts
+          .flattenDiagnosticMessageText(diagnostic.messageText, '\n')
+          .split('\n')
+          .slice(-1)[0]
+          .trim();
+    const errors = results[target];
+    errors.set(index, [
+      ...(errors.get(index) ?? []),
+      `field: ${message} (${pathAt(source, diagnostic.start ?? 0)})`,
+    ]);
   }
-  return errors;
+  return results;
 }
 
 /** The JSON path of the property at a position of the generated source, for readable errors. */
@@ -410,9 +433,9 @@ function documentedSecrets() {
   return names;
 }
 
-async function validateKubernetes(objects, externalSecrets) {
+/** Problems of one target's objects; `strict` is its share of strictFieldErrors. */
+async function validateKubernetes(objects, externalSecrets, strict) {
   const problems = [];
-  const strict = strictFieldErrors(objects);
   const wiring = wiringErrors(objects, externalSecrets);
   for (const [index, object] of objects.entries()) {
     const errors = [
@@ -586,37 +609,50 @@ function ownershipErrors(rendered) {
   return errors;
 }
 
-async function main() {
-  const targets = parseArgs(process.argv.slice(2));
+/** One validation of the targets `argv` names; writes its report through `write`, returns the exit code. */
+async function run(argv, write) {
+  const targets = parseArgs(argv);
   let passed = 0;
   let failed = 0;
   let external;
   const results = [];
+  // Render (or read) every target first, so that one TypeScript program checks the fields of all
+  // of them (building a program is most of the cost of a check).
   for (const target of targets) {
     const label = `${target.type} ${relative(process.cwd(), target.path) || '.'}`;
-    let problems;
-    let summary = '';
-    let objects;
+    const result = { label: label.replace(/^\S+ /, ''), problems: undefined, summary: '' };
     try {
       if (target.type === 'compose') {
-        problems = validateCompose(target.path);
-        summary = 'compose-spec schema';
+        result.problems = validateCompose(target.path);
+        result.summary = 'compose-spec schema';
       } else {
-        objects =
+        result.objects =
           target.type === 'kustomize'
             ? renderKustomization(target.path)
             : parseDocuments(readFileSync(target.path, 'utf8'), target.path);
         external ??= documentedSecrets();
-        problems =
-          objects.length === 0
-            ? ['renders no objects']
-            : await validateKubernetes(objects, external);
-        summary = `${objects.length} objects: ${[...new Set(objects.map((o) => o.kind))].join(', ')}`;
+        if (result.objects.length === 0) result.problems = ['renders no objects'];
+        result.summary = `${result.objects.length} objects: ${[...new Set(result.objects.map((o) => o.kind))].join(', ')}`;
       }
     } catch (error) {
-      problems = [error.message];
+      result.problems = [error.message];
     }
-    results.push({ label: label.replace(/^\S+ /, ''), problems, summary, objects });
+    results.push(result);
+  }
+  const pending = results.filter((result) => result.problems === undefined);
+  let strict;
+  try {
+    strict = strictFieldErrors(pending.map((result) => result.objects));
+  } catch (error) {
+    for (const result of pending) result.problems = [error.message];
+  }
+  for (const [i, result] of pending.entries()) {
+    if (result.problems !== undefined) continue;
+    try {
+      result.problems = await validateKubernetes(result.objects, external, strict[i]);
+    } catch (error) {
+      result.problems = [error.message];
+    }
   }
   const shared = ownershipErrors(results);
   results.forEach((result, index) => {
@@ -624,17 +660,47 @@ async function main() {
     const label = `${targets[index].type} ${result.label}`;
     if (problems.length === 0) {
       passed += 1;
-      process.stdout.write(`ok   ${label} (${result.summary})\n`);
+      write(`ok   ${label} (${result.summary})\n`);
     } else {
       failed += 1;
-      process.stdout.write(`FAIL ${label}\n${problems.map((p) => `     ${p}`).join('\n')}\n`);
+      write(`FAIL ${label}\n${problems.map((p) => `     ${p}`).join('\n')}\n`);
     }
   });
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
-  process.exitCode = failed === 0 ? 0 : 1;
+  write(`${passed} passed, ${failed} failed\n`);
+  return failed === 0 ? 0 : 1;
 }
 
-main().catch((error) => {
+/**
+ * `--serve`: one validation per line of stdin, a JSON array of arguments; one line of JSON per
+ * validation on stdout, {status, out} (what the command would exit with and print). For callers
+ * that validate many times (deploy/manifests.int-spec.ts): the process loads the schemas,
+ * TypeScript and the parsed declaration files once.
+ */
+async function serve() {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    let out = '';
+    let status;
+    try {
+      status = await run(JSON.parse(line), (text) => {
+        out += text;
+      });
+    } catch (error) {
+      out += `${error.stack ?? error}\n`;
+      status = 2;
+    }
+    process.stdout.write(`${JSON.stringify({ status, out })}\n`);
+  }
+}
+
+const argv = process.argv.slice(2);
+(argv.length === 1 && argv[0] === '--serve'
+  ? serve()
+  : run(argv, (text) => process.stdout.write(text)).then((code) => {
+      process.exitCode = code;
+    })
+).catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exitCode = 2;
 });
