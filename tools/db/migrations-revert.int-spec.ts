@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { DataSource, MigrationInterface } from 'typeorm';
 import {
@@ -304,15 +304,31 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
   });
   afterAll(() => db.drop());
 
+  /** A command's exit status and output (asynchronous, so that independent ones overlap). */
+  const run = (
+    command: string,
+    args: string[],
+    env: Record<string, string | undefined>,
+  ): Promise<{ status: number | null; stdout: string; stderr: string }> =>
+    new Promise((done, fail) => {
+      const child = spawn(command, args, { cwd: root, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', fail);
+      child.on('close', (status) => done({ status, stdout, stderr }));
+    });
   const image = (args: string[], env: Record<string, string | undefined> = {}) =>
-    spawnSync('sh', [join(root, 'deploy/docker/entrypoint.sh'), ...args], {
-      cwd: root,
-      env: { ...process.env, APP: 'webhook-matcher', DATABASE_URL: db.url, ...env },
-      encoding: 'utf8',
+    run('sh', [join(root, 'deploy/docker/entrypoint.sh'), ...args], {
+      ...process.env,
+      APP: 'webhook-matcher',
+      DATABASE_URL: db.url,
+      ...env,
     });
 
-  it('reverts what it is asked, a line per migration; refuses more than is applied, bad arguments and an unknown command with exit 2, reverting nothing', () => {
-    const four = image(['revert', '--count', '4']);
+  it('reverts what it is asked, a line per migration; refuses more than is applied, bad arguments and an unknown command with exit 2, reverting nothing', async () => {
+    const four = await image(['revert', '--count', '4']);
     expect({ status: four.status, stderr: four.stderr }).toEqual({ status: 0, stderr: '' });
     expect(four.stdout.split('\n')).toEqual([
       'webhook-matcher: reverted PreviousSecrets1765500000000 (in its own transaction)',
@@ -325,7 +341,24 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
       '',
     ]);
 
-    const past = image(['revert', '--count', '6']);
+    // The refusals change nothing, so they run side by side (each is a process of its own),
+    // except the two that read the schema: each takes the schema's revert lock, so that one
+    // would refuse the other ("another revert ... is running"). The migrate below shows that
+    // none of them reverted anything.
+    const [[past, notApplied], bad, noApp, unknown] = await Promise.all([
+      (async () =>
+        [
+          await image(['revert', '--count', '6']),
+          await image(['revert', '--to', 'DeliveryReplays1765400000000']),
+        ] as const)(),
+      image(['revert', '--count', 'all']),
+      image(['revert'], { APP: '' }),
+      run(
+        process.execPath,
+        ['-r', '@swc-node/register', 'apps/webhook-matcher/src/migrate.ts', 'down'],
+        { ...process.env, DATABASE_URL: db.url },
+      ),
+    ]);
     expect({ status: past.status, stdout: past.stdout, stderr: past.stderr }).toEqual({
       status: 2,
       stdout: '',
@@ -334,30 +367,21 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
         'ResumedAt1765100000000, IdempotencyRequestHash1764400000000, DeliveriesAttempts1764300000000, ' +
         'MatchingEvents1764200000000, WebhooksInitial1764100000000)\n',
     });
-    const notApplied = image(['revert', '--to', 'DeliveryReplays1765400000000']);
     expect({ status: notApplied.status, stderr: notApplied.stderr }).toEqual({
       status: 2,
       stderr: expect.stringContaining(
         'webhook-matcher: revert refused: DeliveryReplays1765400000000 is not applied',
       ),
     });
-    const bad = image(['revert', '--count', 'all']);
     expect({ status: bad.status, stderr: bad.stderr }).toEqual({
       status: 2,
       stderr:
         'webhook-matcher: revert refused: --count takes a whole number from 1 to 9999, not "all"\n',
     });
-    const noApp = image(['revert'], { APP: '' });
     expect({ status: noApp.status, stderr: noApp.stderr }).toEqual({
       status: 2,
       stderr: 'revert: set APP to the app whose migrations to revert\n',
     });
-
-    const unknown = spawnSync(
-      process.execPath,
-      ['-r', '@swc-node/register', 'apps/webhook-matcher/src/migrate.ts', 'down'],
-      { cwd: root, env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8' },
-    );
     expect({ status: unknown.status, stderr: unknown.stderr }).toEqual({
       status: 2,
       stderr:
@@ -366,7 +390,7 @@ describe("the image's revert command (deploy/docker/entrypoint.sh)", () => {
     });
 
     // The four reverted come back first, oldest first, then any migration newer than the test.
-    const again = image(['migrate']);
+    const again = await image(['migrate']);
     expect({ status: again.status, stdout: again.stdout }).toEqual({
       status: 0,
       stdout: expect.stringMatching(

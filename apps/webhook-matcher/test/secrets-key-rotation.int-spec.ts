@@ -44,10 +44,18 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
   const logger = pino({ level: 'silent' });
 
   beforeAll(async () => {
-    s = await startMatcherStack({ WEBHOOK_SECRETS_KEY: b64(keyA) });
-    await receiver.start();
-    workerDb = await createTestDatabase({ prefix: 'wh_rot_worker' });
-    await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
+    // Three independent pieces, started side by side (the migration is a child process).
+    const migrated = (async () => {
+      workerDb = await createTestDatabase({ prefix: 'wh_rot_worker' });
+      await runAppScript('apps/delivery-worker/src/migrate.ts', { DATABASE_URL: workerDb.url });
+    })();
+    const started = (async () => {
+      s = await startMatcherStack({ WEBHOOK_SECRETS_KEY: b64(keyA) });
+    })();
+    // All settled before any failure is thrown, so that afterAll finds everything started.
+    const settled = await Promise.allSettled([migrated, started, receiver.start()]);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 
   afterAll(async () => {
