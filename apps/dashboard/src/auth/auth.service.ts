@@ -204,6 +204,13 @@ export class AuthService implements OnApplicationBootstrap {
           set.email.toLowerCase() === input.email.toLowerCase()
         )
           throw emailTaken();
+        // Revoked by the operator: said so, the link's page too (the operator's invitations list).
+        if (set?.voided === 'revoked')
+          throw new DomainError(
+            'invitation_revoked',
+            'forbidden',
+            'this invitation link was revoked by an operator; ask an operator for a new one',
+          );
         throw new DomainError(
           'invitation_invalid',
           'forbidden',
@@ -331,7 +338,7 @@ export class AuthService implements OnApplicationBootstrap {
    */
   async invitation(code: string): Promise<{
     status: 'valid' | 'used' | 'expired' | 'void';
-    /** Why a `void` one cannot be used (`email_has_user`, `superseded`, `expired`). */
+    /** Why a `void` one cannot be used (`email_has_user`, `superseded`, `revoked`). */
     reason?: string;
     email?: string;
     expires_at: string;

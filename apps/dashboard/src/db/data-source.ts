@@ -5,6 +5,7 @@ import { DashboardSignUpRequests1764200000000 } from '../migrations/176420000000
 import { DashboardAccessTokenChanges1764350000000 } from '../migrations/1764350000000-dashboard-access-token-changes';
 import { DashboardCustomerOwnerByDefault1764400000000 } from '../migrations/1764400000000-dashboard-customer-owner-by-default';
 import { DashboardOnePendingInvitation1764500000000 } from '../migrations/1764500000000-dashboard-one-pending-invitation';
+import { DashboardOperatorInvitations1764600000000 } from '../migrations/1764600000000-dashboard-operator-invitations';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -21,6 +22,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DashboardAccessTokenChanges1764350000000,
       DashboardCustomerOwnerByDefault1764400000000,
       DashboardOnePendingInvitation1764500000000,
+      DashboardOperatorInvitations1764600000000,
     ],
     applicationName: 'dashboard',
     poolSize: 5,

@@ -7,12 +7,14 @@ import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { DashboardOnePendingInvitation1764500000000 } from './1764500000000-dashboard-one-pending-invitation';
+import { DashboardOperatorInvitations1764600000000 } from './1764600000000-dashboard-operator-invitations';
 
 /**
  * `DashboardOnePendingInvitation1764500000000` over the rows the old code left (QA QQ, Low 3):
  * duplicate pending team invitations of one (account, email), and pending ones of an email
  * that has a user. The newest of each duplicate set stays pending, the others are `superseded`;
- * those of an email with a user are `email_has_user`; used ones and the operator's are kept.
+ * those of an email with a user are `email_has_user`; used ones are kept. With 1764600000000 the
+ * operator's (no account) follow the same rule: their duplicates are set aside too.
  */
 describe('dashboard invitations: one pending per (account, email), migrated (real Postgres)', () => {
   let db: TestDatabase;
@@ -25,7 +27,9 @@ describe('dashboard invitations: one pending per (account, email), migrated (rea
     const before = createAppDataSource({
       ...options,
       migrations: (options.migrations as unknown[]).filter(
-        (m) => m !== DashboardOnePendingInvitation1764500000000,
+        (m) =>
+          m !== DashboardOnePendingInvitation1764500000000 &&
+          m !== DashboardOperatorInvitations1764600000000,
       ) as AppDataSourceOptions['migrations'],
     });
     await runMigrations(before, SCHEMA);
@@ -74,8 +78,9 @@ describe('dashboard invitations: one pending per (account, email), migrated (rea
       b1: null,
       k1: 'email_has_user',
       k2: 'email_has_user',
+      // The operator's duplicates too, since 1764600000000 (one rule for both scopes).
       o1: null,
-      o2: null,
+      o2: 'superseded',
     });
     // A new duplicate of a pending one is refused by the index (the insert's conflict target).
     await expect(
@@ -94,5 +99,39 @@ describe('dashboard invitations: one pending per (account, email), migrated (rea
         WHERE code_hash IN ('a2', 'b1') ORDER BY code_hash`,
     )) as Array<{ void_reason: string | null }>;
     expect(zed.map((r) => r.void_reason)).toEqual(['email_has_user', 'email_has_user']);
+  });
+
+  it("1764600000000: the operator's invitations get an id, a duplicate is refused, and it reverts", async () => {
+    const ids = (await ds.query(
+      `SELECT code_hash, id FROM dashboard.invitations WHERE code_hash IN ('o1', 'o2')
+        ORDER BY code_hash`,
+    )) as Array<{ id: string | null }>;
+    expect(ids.map((r) => r.id)).toEqual([
+      expect.stringMatching(/^inv_[0-9a-f]{24}$/),
+      expect.stringMatching(/^inv_[0-9a-f]{24}$/),
+    ]);
+    await expect(
+      invitation('o3', 'OPS-invite@example.com', '2026-11-02T10:00:00Z', null),
+    ).rejects.toThrow(/invitations_one_pending/);
+    await ds.query(`UPDATE dashboard.invitations SET voided_at = now(), void_reason = 'revoked'
+      WHERE code_hash = 'o1'`);
+    // Reverted: a revoked one is gone (the old code deleted on revoke), the operator's have no
+    // id, and the index is the team invitations' only again (an operator duplicate goes in).
+    await ds.undoLastMigration({ transaction: 'each' });
+    const left = (await ds.query(
+      `SELECT code_hash, id FROM dashboard.invitations WHERE account_id IS NULL
+        ORDER BY code_hash`,
+    )) as Array<{ code_hash: string; id: string | null }>;
+    expect(left).toEqual([
+      { code_hash: 'k2', id: null },
+      { code_hash: 'o2', id: null },
+    ]);
+    await invitation('o4', 'ops-invite@example.com', '2026-11-03T10:00:00Z', null);
+    await ds.query(`DELETE FROM dashboard.invitations WHERE code_hash = 'o4'`);
+    await runMigrations(ds, SCHEMA);
+    const back = (await ds.query(
+      `SELECT count(*)::int AS n FROM dashboard.invitations WHERE account_id IS NULL AND id IS NULL`,
+    )) as Array<{ n: number }>;
+    expect(back[0]!.n).toBe(0);
   });
 });

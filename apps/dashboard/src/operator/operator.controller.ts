@@ -17,13 +17,14 @@ import { PLAN_IDS } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import { z } from 'zod';
 import type { CurrentSession } from '../auth/auth.service';
-import { newSecret, sha256 } from '../auth/secrets';
+import { newId, newSecret, sha256 } from '../auth/secrets';
 import { Current, OperatorGuard } from '../auth/session.guard';
 import { UsersRepository } from '../auth/users.repository';
 import { CLOCK } from '../clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { parseBody, parseQuery } from '../http-validation';
+import { invitationPending } from '../settings/invitation-pending';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
@@ -218,14 +219,43 @@ export class OperatorController {
 
   /**
    * Revokes any key of the account, the dashboard's own included: the dashboard then makes the
-   * user a new one at their next call (ADR 0110 amendment). billing's 404 for an unknown or
-   * already revoked key passes through.
+   * user a new one at their next call (ADR 0110 amendment). A repeat answers 409
+   * `already_revoked` with the time it was revoked (README: billing refuses a repeated revoke,
+   * as 404 `not_found`, which read as a wrong id); billing's 404 for a key the account never had
+   * passes through.
    */
   @Delete('accounts/:id/api-keys/:keyId')
   @HttpCode(204)
   async revokeApiKey(@Param('id') id: string, @Param('keyId') keyId: string): Promise<void> {
     const key = `${path(id)}/api-keys/${encodeURIComponent(keyId)}`;
-    await this.upstream.json('billing', 'DELETE', key, { bearer: this.bearer });
+    try {
+      await this.upstream.json('billing', 'DELETE', key, { bearer: this.bearer });
+    } catch (error) {
+      if (!(error instanceof DomainError && error.kind === 'not_found')) throw error;
+      const revokedAt = await this.revokedAt(id, keyId);
+      if (revokedAt === undefined) throw error;
+      throw new DomainError('already_revoked', 'conflict', `this key was revoked at ${revokedAt}`, {
+        details: { revoked_at: revokedAt },
+      });
+    }
+  }
+
+  /** When the account's key was revoked, from billing's list of its revoked keys (newest first). */
+  private async revokedAt(id: string, keyId: string): Promise<string | undefined> {
+    let cursor: string | null = null;
+    do {
+      const params = new URLSearchParams({ state: 'revoked', limit: String(PAGE) });
+      if (cursor) params.set('cursor', cursor);
+      const page: { items: BillingAccountKey[]; next_cursor: string | null } =
+        await this.upstream.json('billing', 'GET', `${path(id)}/api-keys`, {
+          bearer: this.bearer,
+          query: params.toString(),
+        });
+      const found = page.items.find((item) => item.id === keyId);
+      if (found) return found.revoked_at ?? undefined;
+      cursor = page.next_cursor;
+    } while (cursor);
+    return undefined;
   }
 
   @Get('settings')
@@ -240,7 +270,11 @@ export class OperatorController {
     return { signup_mode };
   }
 
-  /** The code is shown once (as a sign-up link); only its hash is kept. */
+  /**
+   * The code is shown once (as a sign-up link); only its hash is kept. One pending invitation
+   * per email (the team invitations' rule, `invitationPending`): a second, or a burst, answers
+   * 409 `invitation_pending` naming the pending one, which the operator revokes to make a new link.
+   */
   @Post('invitations')
   @HttpCode(201)
   async invite(@Current() current: CurrentSession, @Body() body: unknown) {
@@ -256,7 +290,58 @@ export class OperatorController {
     const code = newSecret(24);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
-    await this.invitations.insert(sha256(code), email, current.user.id, now, expiresAt);
-    return { email, code, expires_at: expiresAt.toISOString() };
+    const id = newId('inv');
+    const made = await this.invitations.insert(
+      sha256(code),
+      email,
+      current.user.id,
+      now,
+      expiresAt,
+      id,
+    );
+    if (!made) throw await invitationPending(this.invitations, null, email);
+    return { id, email, code, expires_at: expiresAt.toISOString() };
+  }
+
+  /** The pending sign-up invitations (not used, revoked, set aside nor expired); never a code. */
+  @Get('invitations')
+  async pendingInvitations() {
+    const pending = await this.invitations.pendingSignUps(this.clock.now());
+    return {
+      items: pending.map((invitation) => ({
+        id: invitation.id,
+        email: invitation.email,
+        created_at: invitation.createdAt.toISOString(),
+        expires_at: invitation.expiresAt.toISOString(),
+        created_by: { id: invitation.createdBy.id, email: invitation.createdBy.email },
+      })),
+    };
+  }
+
+  /**
+   * Revokes a pending sign-up invitation: its link then says it was revoked, and its sign-up
+   * answers 403 `invitation_revoked`. 404 `invitation_not_found` for an id of none (a team's
+   * included); a repeat answers 409 `already_revoked`, as a repeated key revoke (README).
+   */
+  @Delete('invitations/:id')
+  @HttpCode(204)
+  async revokeInvitation(@Param('id') id: string): Promise<void> {
+    const outcome = await this.invitations.revokeSignUp(id, this.clock.now());
+    if (outcome === true) return;
+    if (outcome === 'unknown')
+      throw new DomainError(
+        'invitation_not_found',
+        'not_found',
+        'there is no sign-up invitation with this id',
+      );
+    if (outcome === 'revoked')
+      throw new DomainError('already_revoked', 'conflict', 'this invitation is revoked already');
+    throw new DomainError(
+      'invitation_not_pending',
+      'conflict',
+      outcome === 'used'
+        ? 'this invitation has been used: its account exists, nothing to revoke'
+        : 'this invitation can no longer be used (its email has an account, or a newer one replaced it)',
+    );
   }
 }

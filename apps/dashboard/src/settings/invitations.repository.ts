@@ -8,18 +8,34 @@ export interface TeamInvite {
   accountRole: AccountRole;
 }
 
-/** Why an invitation nobody used can no longer be used (migration 1764500000000). */
-export type VoidReason = 'email_has_user' | 'superseded' | 'expired';
+/**
+ * Why an invitation nobody used can no longer be used (migrations 1764500000000, 1764600000000:
+ * `revoked` by the operator).
+ */
+export type VoidReason = 'email_has_user' | 'superseded' | 'expired' | 'revoked';
 
 export interface InvitationRow {
   email: string;
   usedAt: Date | null;
-  /** Set aside unused: its email got a user, or a newer invitation replaced it. */
+  /** Set aside unused: its email got a user, a newer invitation replaced it, or revoked. */
   voided?: VoidReason;
   expiresAt: Date;
   /** A team invitation's account and role (ADR 0604); undefined for the operator's. */
   team?: TeamInvite;
 }
+
+/** An operator's sign-up invitation as the operator's list shows it (pending only). */
+export interface PendingSignUpInvitation {
+  id: string;
+  email: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Who made it: the operator user's id, and its email while that user exists. */
+  createdBy: { id: string; email: string | null };
+}
+
+/** Where an operator's revoke found the invitation when it revoked nothing. */
+export type NotRevoked = 'unknown' | 'revoked' | 'used' | 'void';
 
 /** A team invitation as the Team page lists it (pending only). */
 export interface PendingTeamInvitation {
@@ -70,10 +86,12 @@ export class InvitationsRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * `team`: a team invitation, with the id its owner revokes it by. False when that account
+   * `id`: what the list names it by and a revoke takes; `team`: a team invitation (the operator's
+   * sign-up invitations have none). False when that account (for the operator's: sign-up)
    * already has a pending invitation for this email (the unique partial index
-   * `invitations_one_pending`: of invitations sent at once, one is made). An expired one of the
-   * same email is set aside first (voided `expired`), as the index cannot read the clock.
+   * `invitations_one_pending`, `NULLS NOT DISTINCT` over the account: of invitations sent at
+   * once, one is made). An expired one of the same scope and email is set aside first (voided
+   * `expired`), as the index cannot read the clock.
    */
   async insert(
     codeHash: string,
@@ -81,46 +99,91 @@ export class InvitationsRepository {
     by: string,
     at: Date,
     expiresAt: Date,
-    team?: TeamInvite & { id: string },
+    id: string,
+    team?: TeamInvite,
   ): Promise<boolean> {
-    if (team)
-      await this.db.query(
-        `UPDATE dashboard.invitations SET voided_at = $3, void_reason = 'expired'
-          WHERE account_id = $1 AND lower(email) = lower($2) AND used_at IS NULL
-            AND voided_at IS NULL AND expires_at <= $3`,
-        [team.accountId, email, at],
-      );
+    await this.db.query(
+      `UPDATE dashboard.invitations SET voided_at = $3, void_reason = 'expired'
+        WHERE account_id IS NOT DISTINCT FROM $1 AND lower(email) = lower($2)
+          AND used_at IS NULL AND voided_at IS NULL AND expires_at <= $3`,
+      [team?.accountId ?? null, email, at],
+    );
     const rows = (await this.db.query(
       `INSERT INTO dashboard.invitations
          (code_hash, email, created_by, created_at, expires_at, id, account_id, account_role)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (account_id, lower(email))
-         WHERE account_id IS NOT NULL AND used_at IS NULL AND voided_at IS NULL
+       ON CONFLICT (account_id, lower(email)) WHERE used_at IS NULL AND voided_at IS NULL
          DO NOTHING
        RETURNING code_hash`,
-      [
-        codeHash,
-        email,
-        by,
-        at,
-        expiresAt,
-        team?.id ?? null,
-        team?.accountId ?? null,
-        team?.accountRole ?? null,
-      ],
+      [codeHash, email, by, at, expiresAt, id, team?.accountId ?? null, team?.accountRole ?? null],
     )) as unknown[];
     return rows.length === 1;
   }
 
-  /** The account's pending team invitation for an email (usable or expired), if any. */
-  async pendingFor(accountId: string, email: string): Promise<PendingTeamInvitation | undefined> {
+  /**
+   * The pending invitation for an email (usable or expired) of an account, or of the operator's
+   * sign-up invitations (`null`), if any: the one `insert` conflicted with.
+   */
+  async pendingFor(
+    accountId: string | null,
+    email: string,
+  ): Promise<{ id: string; expiresAt: Date } | undefined> {
     const rows = (await this.db.query(
-      `SELECT id, email, account_role, created_at, expires_at FROM dashboard.invitations
-        WHERE account_id = $1 AND lower(email) = lower($2) AND used_at IS NULL
-          AND voided_at IS NULL`,
+      `SELECT id, expires_at FROM dashboard.invitations
+        WHERE account_id IS NOT DISTINCT FROM $1 AND lower(email) = lower($2)
+          AND used_at IS NULL AND voided_at IS NULL`,
       [accountId, email],
-    )) as PendingRaw[];
-    return rows[0] && pendingOf(rows[0]);
+    )) as Array<{ id: string; expires_at: Date }>;
+    return rows[0] && { id: rows[0].id, expiresAt: rows[0].expires_at };
+  }
+
+  /** The operator's sign-up invitations not used, set aside nor expired, newest first. */
+  async pendingSignUps(now: Date): Promise<PendingSignUpInvitation[]> {
+    const rows = (await this.db.query(
+      `SELECT i.id, i.email, i.created_at, i.expires_at, i.created_by, u.email AS created_by_email
+         FROM dashboard.invitations i LEFT JOIN dashboard.users u ON u.id = i.created_by
+        WHERE i.account_id IS NULL AND i.used_at IS NULL AND i.voided_at IS NULL
+          AND i.expires_at > $1
+        ORDER BY i.created_at DESC, i.email`,
+      [now],
+    )) as Array<{
+      id: string;
+      email: string;
+      created_at: Date;
+      expires_at: Date;
+      created_by: string;
+      created_by_email: string | null;
+    }>;
+    return rows.map((row) => ({
+      id: row.id,
+      email: row.email,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      createdBy: { id: row.created_by, email: row.created_by_email },
+    }));
+  }
+
+  /**
+   * Sets aside (`revoked`) the operator's unused sign-up invitation with this id, kept so that
+   * its link says it was revoked. Revoked: true; else where it stands (`NotRevoked`).
+   */
+  async revokeSignUp(id: string, at: Date): Promise<true | NotRevoked> {
+    const [rows] = (await this.db.query(
+      `UPDATE dashboard.invitations SET voided_at = $2, void_reason = 'revoked'
+        WHERE id = $1 AND account_id IS NULL AND used_at IS NULL AND voided_at IS NULL
+        RETURNING id`,
+      [id, at],
+    )) as [unknown[], number];
+    if (rows.length === 1) return true;
+    const found = (await this.db.query(
+      `SELECT used_at, void_reason FROM dashboard.invitations
+        WHERE id = $1 AND account_id IS NULL`,
+      [id],
+    )) as Array<{ used_at: Date | null; void_reason: VoidReason | null }>;
+    const row = found[0];
+    if (!row) return 'unknown';
+    if (row.used_at) return 'used';
+    return row.void_reason === 'revoked' ? 'revoked' : 'void';
   }
 
   /** An invitation as it stands, or undefined for a code never issued. */

@@ -8,6 +8,7 @@ import { UsersRepository, type AccountRole, type UserRow } from '../auth/users.r
 import { ManagedKeys } from '../upstream/managed-keys';
 import { CLOCK } from '../clock.token';
 import { InvitationsRepository } from '../settings/invitations.repository';
+import { invitationPending } from '../settings/invitation-pending';
 import { AccountKeyService } from '../customer/account-key.service';
 import { TokenChangesRepository, type TokenChangeRow } from './token-changes.repository';
 import { ownerRequired as ownerRequiredTo } from './owner-required';
@@ -155,36 +156,13 @@ export class TeamService {
     const id = newId('inv');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + TEAM_INVITATION_TTL_MS);
-    const made = await this.invitations.insert(sha256(code), email, user.id, now, expiresAt, {
-      id,
+    const made = await this.invitations.insert(sha256(code), email, user.id, now, expiresAt, id, {
       accountId: accountOf(user),
       accountRole: role,
     });
-    // One pending invitation per (account, email) (QA QQ): the link of the pending one was
-    // shown once and is not kept (only its hash), so it cannot be answered again; the owner is
-    // told it exists, and revokes it to make a new link.
-    if (!made) throw await this.invitationPending(accountOf(user), email);
+    // One pending invitation per (account, email) (QA QQ): 409 naming the pending one.
+    if (!made) throw await invitationPending(this.invitations, accountOf(user), email);
     return { id, email, role, code, expires_at: expiresAt.toISOString() };
-  }
-
-  private async invitationPending(accountId: string, email: string): Promise<DomainError> {
-    const pending = await this.invitations.pendingFor(accountId, email);
-    const until = pending ? ` (until ${pending.expiresAt.toISOString()})` : '';
-    return new DomainError(
-      'invitation_pending',
-      'conflict',
-      `this email already has a pending invitation to this account${until}; revoke it to send a new link`,
-      {
-        details: {
-          ...(pending
-            ? { invitation: { id: pending.id, expires_at: pending.expiresAt.toISOString() } }
-            : {}),
-          fields: {
-            email: `already invited${until}: revoke that invitation below to send a new link`,
-          },
-        },
-      },
-    );
   }
 
   async revokeInvitation(user: UserRow, id: string): Promise<void> {

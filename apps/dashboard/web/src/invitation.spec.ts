@@ -68,5 +68,10 @@ describe('signUpView', () => {
       kind: 'refused',
       message: expect.stringMatching(/replaced by a newer one/),
     });
+    // Revoked by the operator (their invitations list): said so, not as a replaced link.
+    expect(signUpView('invite', 'c', voided('revoked'))).toMatchObject({
+      kind: 'refused',
+      message: 'This invitation link was revoked by an operator. Ask an operator for a new one.',
+    });
   });
 });

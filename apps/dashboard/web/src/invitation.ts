@@ -8,7 +8,7 @@
 /** `GET /api/auth/invitations/{code}`: a known code's state (404 `invitation_unknown` else). */
 export interface InvitationLookup {
   status: 'valid' | 'used' | 'expired' | 'void';
-  /** Why a `void` one cannot be used: its email has a user now, or a newer link replaced it. */
+  /** Why a `void` one cannot be used: its email has a user, a newer link replaced it, revoked. */
   reason?: string;
   email?: string;
   expires_at: string;
@@ -58,7 +58,9 @@ export function signUpView(
       message:
         invitation.reason === 'email_has_user'
           ? 'This invitation link can no longer be used: its email has an account now (a user belongs to one account). Sign in with it.'
-          : 'This invitation link was replaced by a newer one for the same email. Use the latest link, or ask for a new one.',
+          : invitation.reason === 'revoked'
+            ? 'This invitation link was revoked by an operator. Ask an operator for a new one.'
+            : 'This invitation link was replaced by a newer one for the same email. Use the latest link, or ask for a new one.',
     };
   if (invitation.status === 'expired')
     return {

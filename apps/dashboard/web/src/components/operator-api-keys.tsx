@@ -39,6 +39,11 @@ export function OperatorApiKeys(props: { accountId: string }) {
       setRevoked(key);
       void client.invalidateQueries({ queryKey: ['operator-account-keys', props.accountId] });
     },
+    // Revoked meanwhile (409 already_revoked, its time said): the list shows it so.
+    onError: () => {
+      setDoomed(undefined);
+      void client.invalidateQueries({ queryKey: ['operator-account-keys', props.accountId] });
+    },
   });
   const items = keys.data?.pages.flatMap((page) => page.items) ?? [];
   return (

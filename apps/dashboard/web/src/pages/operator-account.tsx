@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useParams } from 'react-router-dom';
+import { Link, useParams } from 'react-router-dom';
 import { api } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
 import { boughtBy } from '../bought-by';
@@ -19,6 +19,7 @@ import {
   PLAN_NAMES,
   planName,
 } from '../format';
+import { operatorAccountFailure } from '../load-failure';
 import { isPlanId, planChangeWords } from '../plan-choice';
 import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage, Webhook } from '../types';
@@ -58,8 +59,29 @@ export function OperatorAccountPage() {
     policyKey: pending.map((t) => `${t.id}@${t.clears_at}`).join(','),
   });
   if (detail.isPending) return <Loading />;
-  if (detail.isError)
-    return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
+  if (detail.isError) {
+    // An unknown account is said as such, with no Try again (a 404 says the same again).
+    const failure = operatorAccountFailure(detail.error, id ?? '');
+    return failure.kind === 'missing' ? (
+      <>
+        <PageHeader title={failure.title} />
+        <Card>
+          <p data-testid="operator-account-missing">
+            Billing has no account with this id: check the link, or find the account by its email or
+            name.
+          </p>
+          <Link className="button" to="/operator/accounts">
+            Back to Accounts
+          </Link>
+        </Card>
+      </>
+    ) : (
+      <ErrorState
+        error={detail.error}
+        {...(failure.retry ? { retry: () => void detail.refetch() } : {})}
+      />
+    );
+  }
   const { account, usage, usage_by_method, top_ups, webhooks } = detail.data;
   const picker = planPicker(account, plan, PLAN_NAMES);
   const submitPlan = (event: FormEvent) => {
