@@ -1,0 +1,213 @@
+import { createServer, type Server } from 'node:http';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { unpackAccounts, type UsageFlushedV2 } from '@meridian/contracts';
+import { startAnvil, type AnvilInstance } from '@meridian/testing';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { ABANDONABLE_SLICE, SLICES_IN_FLIGHT } from '../src/upstreams/upstream-router';
+import { borApiClientClass, provisionNamespace, type BorApiClient } from './gateway-harness';
+import { startGatewayProcess, type GatewayLogLine, type GatewayProcess } from './gateway-process';
+
+/**
+ * A BorApi call its client cancels, against a real gateway process on an anvil P devnet (ADR
+ * 0203 amendment "a cancelled gRPC call"). QA (Low): 30 GetBlockInfoInBatch of blocks 1-100
+ * cancelled 5-34 ms in; 8 were logged status 0 (OK) with 100 billed calls each. Here the node
+ * is anvil behind a proxy that counts the calls it relays and holds them while the test says,
+ * so that the cancel lands while the node works on the batch's first calls, every run.
+ */
+const TOKEN = 'tok_grpc_cancel_0000000001';
+const ACCOUNT = 'grpc-cancel';
+const CU_PER_CALL = 20; // eth_getBlockByNumber on network P
+
+interface RequestLine extends GatewayLogLine {
+  request_id?: string;
+  method?: string;
+  calls?: number;
+  billed_calls?: number;
+  cu?: number;
+  ms?: number;
+}
+
+/**
+ * anvil behind a proxy counting the calls it relays (health checks, eth_blockNumber alone, are
+ * relayed but not counted), holding every counted request while `hold` is set.
+ */
+async function holdingUpstream(anvilUrl: string) {
+  const state = { calls: 0, hold: undefined as Promise<void> | undefined, reached: () => {} };
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const parsed = JSON.parse(body) as { method: string } | { method: string }[];
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      const health = calls.every((c) => c.method === 'eth_blockNumber');
+      if (!health) {
+        state.calls += calls.length;
+        state.reached();
+      }
+      const held = health ? undefined : state.hold;
+      void (held ?? Promise.resolve())
+        .then(() =>
+          fetch(anvilUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          }),
+        )
+        .then((answer) => answer.text())
+        .then(
+          (text) => response.end(text),
+          () => response.destroy(),
+        );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    state,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('rpc-gateway: a BorApi call its client cancels', () => {
+  let anvil: AnvilInstance;
+  let upstream: Awaited<ReturnType<typeof holdingUpstream>>;
+  let namespace: Awaited<ReturnType<typeof provisionNamespace>>;
+  let gateway: GatewayProcess;
+  let client: BorApiClient;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 137 });
+    // 100 blocks for GetBlockInfoInBatch 1..100.
+    await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"anvil_mine","params":["0x64"]}',
+    });
+    upstream = await holdingUpstream(anvil.url);
+    namespace = await provisionNamespace();
+    gateway = await startGatewayProcess(
+      {
+        REGION: 'eu',
+        GATEWAY_WORKERS: '1',
+        LOG_LEVEL: 'info',
+        REQUEST_LOGS: 'true',
+        HEALTH_INTERVAL_MS: '300',
+        USAGE_FLUSH_MS: '200',
+        NATS_URL: namespace.url,
+        NATS_PREFIX: namespace.prefix,
+        UPSTREAMS: JSON.stringify({ 'polygon-mainnet': [upstream.url] }),
+        STATIC_ACCESS_TOKENS: JSON.stringify({
+          [TOKEN]: { accountId: ACCOUNT, network: 'polygon-mainnet', nodeRps: 1e6 },
+        }),
+      },
+      { workers: 1, startTimeoutMs: 60_000 },
+    );
+    const BorApi = borApiClientClass();
+    client = new BorApi(
+      `127.0.0.1:${gateway.app.options.env!['GRPC_PORT']}`,
+      credentials.createInsecure(),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    client?.close();
+    if (gateway?.app.running()) await gateway.app.stop(0);
+    await upstream?.close();
+    await anvil?.stop();
+    await namespace?.cleanup();
+  });
+
+  const metadata = (requestId: string, token = TOKEN) => {
+    const md = new Metadata();
+    md.set('x-access-token', token);
+    md.set('x-request-id', requestId);
+    return md;
+  };
+  const lineOf = (requestId: string) =>
+    (gateway.lines as RequestLine[]).filter((l) => l.request_id === requestId);
+  const billed = { calls: 0 };
+
+  it('a batch not cancelled: 100 blocks, status 0, 100 calls billed', async () => {
+    const before = upstream.state.calls;
+    const answer = await new Promise<{ error: ServiceError | null; response: unknown }>((resolve) =>
+      client['GetBlockInfoInBatch']!(
+        { startBlockNumber: 1, endBlockNumber: 100 },
+        metadata('req-whole'),
+        (error, response) => resolve({ error, response }),
+      ),
+    );
+    expect(answer.error).toBeNull();
+    expect((answer.response as { blocks: unknown[] }).blocks).toHaveLength(100);
+    expect(upstream.state.calls - before).toBe(100);
+    await until(() => lineOf('req-whole').length === 1);
+    expect(lineOf('req-whole')[0]).toMatchObject({ status: 0, calls: 100, billed_calls: 100 });
+    billed.calls += 100;
+  });
+
+  it('cancelled while the node answers its first calls: CANCELLED in the log, the rest never sent nor billed', async () => {
+    const before = upstream.state.calls;
+    let release!: () => void;
+    upstream.state.hold = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (upstream.state.reached = resolve));
+    const error = await new Promise<ServiceError | null>((resolve) => {
+      const call = client['GetBlockInfoInBatch']!(
+        { startBlockNumber: 1, endBlockNumber: 100 },
+        metadata('req-cancelled'),
+        (e) => resolve(e),
+      ) as unknown as { cancel(): void };
+      void reached.then(() => call.cancel());
+    });
+    expect(error?.code).toBe(status.CANCELLED);
+    // Answered after the gateway read the cancel: one connection's HTTP/2 frames arrive in order.
+    const refused = await new Promise<ServiceError | null>((resolve) =>
+      client['HeaderByNumber']!({ number: '0x1' }, metadata('req-after', 'tok_unknown'), (e) =>
+        resolve(e),
+      ),
+    );
+    expect(refused?.code).toBe(status.UNAUTHENTICATED);
+    upstream.state.hold = undefined;
+    release();
+
+    await until(() => lineOf('req-cancelled').length === 1);
+    const [line] = lineOf('req-cancelled');
+    // QA: status 0, billed_calls 100.
+    expect(line).toMatchObject({
+      method: 'bor.BorApi/GetBlockInfoInBatch',
+      status: status.CANCELLED,
+      account: ACCOUNT,
+      calls: 100,
+    });
+    // The slices in flight when the cancel came (both sent at once), and none after them.
+    expect(line!.billed_calls).toBe(SLICES_IN_FLIGHT * ABANDONABLE_SLICE);
+    expect(line!.billed_calls).toBeLessThan(100);
+    expect(line!.cu).toBe(line!.billed_calls! * CU_PER_CALL);
+    // The node saw only the calls sent before the cancel, each of them answered and billed.
+    expect(upstream.state.calls - before).toBe(line!.billed_calls);
+    billed.calls += line!.billed_calls!;
+  });
+
+  it("the account's usage, flushed at SIGTERM, is the calls the node answered", async () => {
+    // A graceful stop: the usage flushed, then the process ends (by the signal, re-raised).
+    gateway.app.kill('SIGTERM');
+    await gateway.app.exited();
+    const nc = await connect({ servers: namespace.url });
+    const consumer = await jetstream(nc).consumers.get(`${namespace.prefix}_BILLING`);
+    let cu = 0;
+    const messages = await consumer.fetch({ max_messages: 1_000, expires: 1_000 });
+    for await (const m of messages)
+      for (const account of unpackAccounts(m.json<UsageFlushedV2>()))
+        if (account.accountId === ACCOUNT) cu += account.totalCu;
+    await nc.close();
+    expect(billed.calls).toBeLessThan(200);
+    expect(cu).toBe(billed.calls * CU_PER_CALL);
+  });
+});
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
