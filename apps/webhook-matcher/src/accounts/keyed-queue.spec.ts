@@ -1,5 +1,6 @@
 import { httpAnswerOf } from '@meridian/platform-http';
 import { FakeClock } from '@meridian/time';
+import { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AccountWrites } from './account-writes';
 import { KeyedQueue, KeyWaitTimeout, type WaitTimer } from './keyed-queue';
@@ -118,7 +119,7 @@ describe('KeyedQueue', () => {
 describe('AccountWrites', () => {
   const manager = {} as EntityManager;
 
-  function writes(timers: ClockTimers) {
+  function writes(timers: ClockTimers, registry = new Registry()) {
     const transactions: string[] = [];
     const dataSource = {
       transaction: (work: (m: EntityManager) => Promise<unknown>) => {
@@ -128,7 +129,12 @@ describe('AccountWrites', () => {
     } as unknown as DataSource;
     return {
       transactions,
-      writes: new AccountWrites(dataSource, { DATABASE_ACQUIRE_TIMEOUT_MS: 3_000 }, timers.timer),
+      writes: new AccountWrites(
+        dataSource,
+        { DATABASE_ACQUIRE_TIMEOUT_MS: 3_000 },
+        registry,
+        timers.timer,
+      ),
     };
   }
 
@@ -168,5 +174,47 @@ describe('AccountWrites', () => {
     write.state.finish();
     test.state.finish();
     await Promise.all([held, sent]);
+  });
+
+  it('/metrics: writes waiting now over every account, and those refused after their bound', async () => {
+    const timers = new ClockTimers();
+    const registry = new Registry();
+    const { writes: w } = writes(timers, registry);
+    const series = async () =>
+      (await registry.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith('webhook_matcher_account_writes_'));
+    const a = gate();
+    const b = gate();
+    const heldA = w.transaction('acc_a', a.work);
+    const heldB = w.transaction('acc_b', b.work);
+    await settle();
+    const queued = [
+      w.transaction('acc_a', () => Promise.resolve('a2')),
+      w.transaction('acc_a', () => Promise.resolve('a3')),
+      w.transaction('acc_b', () => Promise.resolve('b2')),
+    ].map((p) => p.catch((e: unknown) => e));
+    expect(await series()).toEqual([
+      'webhook_matcher_account_writes_waiting{lane="account"} 3',
+      'webhook_matcher_account_writes_waiting{lane="test_delivery"} 0',
+      'webhook_matcher_account_writes_refused_total{lane="account"} 0',
+      'webhook_matcher_account_writes_refused_total{lane="test_delivery"} 0',
+    ]);
+    // acc_b's write finishes: its waiter runs; acc_a's two wait out their 3 s and are refused.
+    b.state.finish();
+    await heldB;
+    await expect(queued[2]).resolves.toBe('b2');
+    expect(await series()).toContain('webhook_matcher_account_writes_waiting{lane="account"} 2');
+    await timers.advance(3_000);
+    expect(httpAnswerOf(await queued[0]).status).toBe(503);
+    expect(httpAnswerOf(await queued[1]).status).toBe(503);
+    expect(await series()).toEqual([
+      'webhook_matcher_account_writes_waiting{lane="account"} 0',
+      'webhook_matcher_account_writes_waiting{lane="test_delivery"} 0',
+      'webhook_matcher_account_writes_refused_total{lane="account"} 2',
+      'webhook_matcher_account_writes_refused_total{lane="test_delivery"} 0',
+    ]);
+    a.state.finish();
+    await heldA;
   });
 });

@@ -37,6 +37,8 @@ interface Lane {
 export class KeyedQueue {
   /** Keys whose work is running; a lane's waiters are queued behind it. */
   private readonly lanes = new Map<string, Lane>();
+  /** Callers waiting for their turn, every key together (the queue's metric). */
+  private waitingNow = 0;
 
   constructor(private readonly timer: WaitTimer = realTimers) {}
 
@@ -54,6 +56,11 @@ export class KeyedQueue {
     return this.lanes.get(key)?.waiting.length ?? 0;
   }
 
+  /** Callers waiting for their turn over every key (not the ones running). */
+  waitingTotal(): number {
+    return this.waitingNow;
+  }
+
   /** Whether work of `key` is running. */
   busy(key: string): boolean {
     return this.lanes.has(key);
@@ -68,14 +75,17 @@ export class KeyedQueue {
     return new Promise<void>((resolve, reject) => {
       const grant = () => {
         cancel();
+        this.waitingNow -= 1;
         resolve();
       };
       const cancel = this.timer(maxWaitMs, () => {
         const at = lane.waiting.indexOf(grant);
         if (at >= 0) lane.waiting.splice(at, 1);
+        this.waitingNow -= 1;
         reject(new KeyWaitTimeout(key, maxWaitMs));
       });
       lane.waiting.push(grant);
+      this.waitingNow += 1;
     });
   }
 
