@@ -18,6 +18,7 @@ import { DAY } from '@meridian/time';
 import { z } from 'zod';
 import { WEBHOOK_NETWORKS } from '../webhooks/networks';
 import { DEFAULT_TEST_DELIVERY_LIMITS } from '../webhooks/test-delivery-limits';
+import { DEFAULT_DROP_LOG_ROWS_PER_BLOCK } from '../matching/matching.repository';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -85,6 +86,17 @@ export const configSchema = z
       .min(Math.ceil(DELIVERY_LOG_MIN_RETENTION_MS / DAY))
       .max(3_650)
       .default(30),
+    /**
+     * Most `rate_limited` rows a webhook gets in the delivery log per block (ADR 0433 amendment):
+     * the block's further drops are only counted (`rate_limited_total`), and its last row says how
+     * many. At least 2 (one event's two phases).
+     */
+    DROP_LOG_ROWS_PER_BLOCK: z.coerce
+      .number()
+      .int()
+      .min(2)
+      .max(100_000)
+      .default(DEFAULT_DROP_LOG_ROWS_PER_BLOCK),
     /** How often the delivery log's expired attempts are deleted (0 = off). */
     DELIVERY_LOG_PRUNE_MS: ms(10_000),
     /**

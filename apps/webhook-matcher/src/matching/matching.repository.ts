@@ -71,7 +71,11 @@ const eventOf = (r: Record<string, unknown>): StoredEvent => ({
 
 /** The matcher's SQL: it reads H4's webhook and list tables and owns the matching_* tables. */
 export class MatchingRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** Most `rate_limited` log rows a webhook gets per block (DROP_LOG_ROWS_PER_BLOCK). */
+    private readonly dropLogRowsPerBlock = DEFAULT_DROP_LOG_ROWS_PER_BLOCK,
+  ) {}
 
   /** Active webhooks, in pages (a partition filter is applied by the caller). */
   async activeWebhooks(): Promise<IndexedWebhook[]> {
@@ -180,7 +184,8 @@ export class MatchingRepository {
    * Records new events and counts the dropped ones, in one transaction: a block redelivered
    * after a crash finds them and counts nothing twice. A dropped event also leaves its rows in
    * the delivery log (`rate_limited`, one per phase it would have had, at `droppedAt`), in the
-   * same transaction and one statement for the whole block (ADR 0433).
+   * same transaction and one statement for the whole block (ADR 0433), at most
+   * `dropLogRowsPerBlock` rows per webhook: the rest are only counted (`recordDrops`).
    */
   async recordEvents(events: readonly NewEvent[], droppedAt: Date): Promise<void> {
     if (events.length === 0) return;
@@ -227,7 +232,7 @@ export class MatchingRepository {
         dropped.set(row.webhook_id, d);
       }
       if (dropped.size === 0) return;
-      await recordDrops(m, events, inserted, droppedAt);
+      await recordDrops(m, events, inserted, droppedAt, this.dropLogRowsPerBlock);
       await m.query(
         `INSERT INTO webhooks.matching_rate_limited (webhook_id, account_id, rate_limited_total)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
@@ -291,47 +296,87 @@ export class MatchingRepository {
 /** The phases a dropped event would have been delivered in (a removal corrects, never drops). */
 const DROPPED_PHASES = ['unconfirmed', 'confirmed'] as const;
 
+/** DROP_LOG_ROWS_PER_BLOCK's default (ADR 0433 amendment "A cap per webhook and block"). */
+export const DEFAULT_DROP_LOG_ROWS_PER_BLOCK = 100;
+
+const DROP_ERROR = "dropped: over the account's events per second and burst (not sent, not billed)";
+
+/** The error text of a webhook's last drop row of a block whose later drops were not logged. */
+export function cutShortError(unlogged: number): string {
+  const events = unlogged === 1 ? 'event' : 'events';
+  return `${DROP_ERROR}; ${unlogged} more ${events} of this block dropped and not logged (counted in rate_limited_total)`;
+}
+
 /**
  * The delivery-log rows of the events just recorded as dropped over the events budget: outcome
  * `rate_limited`, not billed, final (no attempt follows), one per phase the webhook takes with
  * that phase's body, so a replay sends what the webhook would have received (ADR 0433). Id
  * `<webhook>:<event>:<phase>:rate_limited`: a block redelivered records nothing twice.
+ *
+ * At most `maxRows` rows per webhook (a Free webhook on a busy token contract drops thousands
+ * of events a block): whole events, in the block's order, while their rows fit; the webhook's
+ * last row then names how many more of its events this call dropped without a row
+ * (`cutShortError`). Every drop is still counted in `matching_rate_limited`. The cap holds per
+ * call, i.e. per block, or per part of a block sliced into parts.
  */
 async function recordDrops(
   m: EntityManager,
   events: readonly NewEvent[],
   inserted: ReadonlyArray<{ webhook_id: string; event_id: string; dropped: boolean }>,
   droppedAt: Date,
+  maxRows: number,
 ): Promise<void> {
   const fresh = new Set(
     inserted.filter((r) => r.dropped).map((r) => `${r.webhook_id} ${r.event_id}`),
   );
-  const rows = events
-    .filter((e) => e.dropped && fresh.has(`${e.webhookId} ${e.eventId}`))
-    .flatMap((e) =>
-      DROPPED_PHASES.filter((phase) => e.phases.includes(phase)).map((phase) => ({
+  interface DropRow {
+    id: string;
+    webhook_id: string;
+    account_id: string;
+    event_id: string;
+    phase: string;
+    payload: EventBody;
+    error: string;
+  }
+  const perWebhook = new Map<string, { rows: DropRow[]; unlogged: number; full: boolean }>();
+  for (const e of events) {
+    if (!e.dropped || !fresh.has(`${e.webhookId} ${e.eventId}`)) continue;
+    const phases = DROPPED_PHASES.filter((phase) => e.phases.includes(phase));
+    if (phases.length === 0) continue;
+    const w = perWebhook.get(e.webhookId) ?? { rows: [], unlogged: 0, full: false };
+    perWebhook.set(e.webhookId, w);
+    if (w.full || w.rows.length + phases.length > maxRows) {
+      w.full = true;
+      w.unlogged += 1;
+      continue;
+    }
+    for (const phase of phases)
+      w.rows.push({
         id: `${e.webhookId}:${e.eventId}:${phase}:rate_limited`,
         webhook_id: e.webhookId,
         account_id: e.accountId,
         event_id: e.eventId,
         phase,
         payload: { ...e.payload, confirmed: phase === 'confirmed' },
-      })),
-    );
+        error: DROP_ERROR,
+      });
+  }
+  const rows: DropRow[] = [];
+  for (const w of perWebhook.values()) {
+    const last = w.rows.at(-1);
+    if (last && w.unlogged > 0) last.error = cutShortError(w.unlogged);
+    rows.push(...w.rows);
+  }
   if (rows.length === 0) return;
   await m.query(
     `INSERT INTO webhooks.delivery_attempts
        (id, webhook_id, account_id, event_id, phase, attempt, outcome, billed, final, test,
         error_class, error, payload, at, ${SUMMARY_COLUMNS})
      SELECT r.id, r.webhook_id, r.account_id, r.event_id, r.phase, 1, 'rate_limited', false,
-            true, false, 'rate_limited', $2, r.payload, $3, ${summaryOf('r.payload')}
+            true, false, 'rate_limited', r.error, r.payload, $2, ${summaryOf('r.payload')}
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, webhook_id text, account_id text,
-            event_id text, phase text, payload jsonb)
+            event_id text, phase text, payload jsonb, error text)
      ON CONFLICT (id) DO NOTHING`,
-    [
-      JSON.stringify(rows),
-      "dropped: over the account's events per second and burst (not sent, not billed)",
-      droppedAt,
-    ],
+    [JSON.stringify(rows), droppedAt],
   );
 }

@@ -57,7 +57,7 @@ export class MatchingService implements OnApplicationBootstrap, OnApplicationShu
     this.networks = servedWebhookNetworks(config.NETWORKS);
     this.metrics = new MatchingMetrics(registry, clock, this.partition, () => !!this.runner?.ready);
     this.engine = new MatchingEngine(
-      new MatchingRepository(dataSource),
+      new MatchingRepository(dataSource, config.DROP_LOG_ROWS_PER_BLOCK),
       new DeliveryJobPublisher(
         publisher,
         () => clock.now(),
