@@ -301,7 +301,9 @@ describe("renewing an account's revoked dashboard key (real Postgres, real billi
     expect((await operator.call('DELETE', `${keysPath}/${laptop.id}`)).status).toBe(204);
     expect((await billingCall('GET', '/account', laptop.key)).status).toBe(401);
     const again = await operator.call('DELETE', `${keysPath}/${laptop.id}`);
-    expect([again.status, again.body['error']]).toEqual([404, 'not_found']);
+    // A repeat says when it was revoked (409), not a 404 that reads as a wrong id.
+    expect([again.status, again.body['error']]).toEqual([409, 'already_revoked']);
+    expect(again.body['revoked_at']).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
     // The dashboard's key: the user's next call renews it.
     const oldKey = openSecret(secretsKey, dashboardKey.sealed);
     expect((await operator.call('DELETE', `${keysPath}/${dashboardKey.apiKeyId}`)).status).toBe(
