@@ -317,5 +317,10 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
       access: 'operator_session',
       body: { email: 'matrix-invited@meridian.example' },
     },
+    'GET /api/operator/invitations': { access: 'operator_session' },
+    'DELETE /api/operator/invitations/:id': {
+      access: 'operator_session',
+      path: '/api/operator/invitations/inv_000000000000000000000000',
+    },
   },
 };
