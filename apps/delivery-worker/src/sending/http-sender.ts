@@ -145,7 +145,8 @@ export class HttpSender {
  * One attempt's side of undici's dispatch (the handler interface undici runs internally):
  * keeps the status, the first 4 KiB of the answer, and settles the attempt exactly once, on the
  * answer's end, on an error, on 4 KiB read (the connection is then dropped), or when the 15 s
- * for the whole answer are up (the request is aborted: class `timeout`).
+ * for the whole answer are up (the request is aborted). An answer whose status arrived is judged
+ * by it, whatever became of its body; without one, the attempt is class `timeout` or the error's.
  */
 class AttemptHandler {
   private readonly started = performance.now();
@@ -193,6 +194,13 @@ class AttemptHandler {
 
   onError(error: Error): void {
     if (this.settled) return;
+    // The answer's status came in time: it decides the attempt (COMPAT: success is a 2xx within
+    // 15 s; the body is read only to keep 4 KiB of it), though the body never ended or broke
+    // (QA: a 200 whose body dribbled was a `timeout` with no status, and the event sent again).
+    if (this.statusCode !== 0) {
+      this.answered();
+      return;
+    }
     const timedOut =
       this.timedOut || ANSWER_TIMEOUT_CODES.has((error as NodeJS.ErrnoException).code ?? '');
     const errorClass = timedOut ? 'timeout' : errorClassOf(error);
