@@ -130,7 +130,9 @@ describe('audit-api OpenAPI', () => {
         `missing_${field}`,
         `invalid_${field}`,
         `invalid_${field}_checksum`,
-        ...(field === 'contract_address' ? ['unsupported_network', 'not_a_contract'] : []),
+        ...(field === 'contract_address'
+          ? ['unsupported_network', 'not_a_contract', 'not_a_token']
+          : []),
       ];
       for (const [status, named] of Object.entries({ ...codes, 400: fourHundred }))
         for (const code of named)

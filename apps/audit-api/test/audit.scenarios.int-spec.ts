@@ -142,11 +142,21 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
     expect(data.checked_times).toBe(1);
   });
 
-  it('honeypot (buy works, sell reverts): is_honeypot, High Risk, Fraud', async () => {
+  it('honeypot (buy works, sell reverts): is_honeypot, the owner still holds the switch, 100, Fraud', async () => {
     const data = await rugPull(tokens['honeypot']!);
-    expect(data.risk_indicators).toEqual({ ...cleanIndicators, is_honeypot: 1, sell_tax: null });
+    // Armed (setMarket(pair) called), the switch shows the other way: the owner's setMarket to
+    // another address makes sales work again. A live trap shows the powers of a dormant one and
+    // scores no lower (QA M2: it read 80 with both powers 0, below the dormant trap's 100).
+    expect(data.risk_indicators).toEqual({
+      ...cleanIndicators,
+      is_honeypot: 1,
+      sell_tax: null,
+      owner_can_block_sells: 1,
+      hidden_power: 1,
+    });
     expect(data.forensic_details).toEqual({ ...noForensics, owner: 1 });
-    expect([data.risk_score, data.risk_status, data.status]).toEqual([80, 'High Risk', 'Fraud']);
+    expect([data.risk_score, data.risk_status, data.status]).toEqual([100, 'High Risk', 'Fraud']);
+    expect(data.probabilityFraud).toBe('1.0000000000');
   });
 
   it('hidden mint behind an innocent name: proven by simulating the owner call, malice', async () => {
@@ -210,6 +220,29 @@ describe('audit scenarios on an anvil devnet standing in for ETH', () => {
       key,
     );
     expect([missing.status, missing.body.error]).toEqual([400, 'missing_contract_address']);
+  });
+
+  it("answers Uniswap V2's router and factory, contracts that are no token, 400 not_a_token (QA L3)", async () => {
+    for (const contract of [devnet.uniswap.router, devnet.uniswap.factory]) {
+      const response = await audit.post(
+        '/v1/rug-pull/check',
+        { network: 'ETH', contract_address: contract },
+        key,
+      );
+      expect([contract, response.status, response.body]).toEqual([
+        contract,
+        400,
+        expect.objectContaining({ error: 'not_a_token', field: 'contract_address' }),
+      ]);
+    }
+    // The pair is a token (the pool's LP token): it gets a verdict.
+    const pair = await devnet.publicClient.readContract({
+      address: devnet.uniswap.factory,
+      abi: parseAbi(['function allPairs(uint256) view returns (address)']),
+      functionName: 'allPairs',
+      args: [0n],
+    });
+    expect((await rugPull(pair)).risk_indicators.is_mintable).toBe(1);
   });
 
   it('flags a wallet that deposited into a Tornado Cash pool (anvil_setCode at the real pool address) as mixer', async () => {

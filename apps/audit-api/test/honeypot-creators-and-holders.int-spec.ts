@@ -149,7 +149,8 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
         sell_tax: null,
         transfer_pausable: 0,
       });
-      expect([data.risk_score, data.risk_status, data.status]).toEqual([80, 'High Risk', 'Fraud']);
+      // A proven honeypot is the full score (ADR 0304, amendment of QA M2).
+      expect([data.risk_score, data.risk_status, data.status]).toEqual([100, 'High Risk', 'Fraud']);
     });
 
     it('a launch lock one owner call lifts: a restriction and a pause power, Medium, Not Fraud', async () => {
@@ -205,8 +206,14 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
 
     it('the token checked: a honeypot (Fraud), its creator named', async () => {
       const data = await rugPull(honeypot);
-      expect(data.risk_indicators).toMatchObject({ is_honeypot: 1, has_liquidity_pool: 1 });
-      expect([data.risk_score, data.status]).toEqual([80, 'Fraud']);
+      // Armed, and the owner it names can still switch the trap off and on (QA M2).
+      expect(data.risk_indicators).toMatchObject({
+        is_honeypot: 1,
+        has_liquidity_pool: 1,
+        owner_can_block_sells: 1,
+        hidden_power: 1,
+      });
+      expect([data.risk_score, data.status]).toEqual([100, 'Fraud']);
       expect(data.contractCreatorAddress).toBe(getAddress(devnet.deployer));
     });
 
@@ -214,6 +221,8 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       const check = await walletCheck(devnet.deployer);
       expect(check.forensic_details['honeypot_related_address']).toBe('1');
       expect(check.forensic_details['data_source']).toBe('rug-pull-checker');
+      // The spec's counter counts it (QA L5: it read "0" beside honeypot_related_address "1").
+      expect(check.forensic_details['number_of_malicious_contracts_created']).toBe('1');
       expect([check.status, check.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
       const profile = await walletAudit(devnet.deployer);
       expect(profile.forensic_details['honeypot_related_address']).toBe('1');
@@ -233,6 +242,9 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       // Score and risk status agree with the status (QA: it read 0, Low Risk, Fraud 1.0).
       expect([data.risk_score, data.risk_status]).toEqual([100, 'High Risk']);
       expect([data.status, data.probabilityFraud]).toEqual(['Fraud', '1.0000000000']);
+      // The honeypot itself ranks no lower than its creator's clean token (QA M2: 80 below 100).
+      const trap = await rugPull(honeypot);
+      expect(trap.risk_score).toBeGreaterThanOrEqual(data.risk_score);
     });
 
     it('the owner the token names (the scammer can name anyone) is not flagged', async () => {
@@ -244,10 +256,9 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
     it("the token checked again after the TTL keeps its own verdict, not its creator's echo", async () => {
       clock.advance(600_001);
       const data = await rugPull(honeypot);
-      expect([data.risk_score, data.status]).toEqual([80, 'Fraud']);
+      expect([data.risk_score, data.status]).toEqual([100, 'Fraud']);
+      // Its own stored verdict is left out of its creator's link.
       expect(data.risk_indicators.honeypot_with_same_creator).toBe(0);
-      // Its own stored verdict is left out of its creator's link: 1 − (1 − 0.8)(1 − p_creator).
-      expect(Number(data.probabilityFraud)).toBeLessThan(1);
     });
   });
 
@@ -276,6 +287,14 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
         'Fraud',
         1,
       ]);
+      // A second honeypot of the creator: the spec's counter counts both (QA L5: it read "0").
+      const secondTrap = await deployFrom(ACCOUNT_KEYS[3], 'OwnerOnlyTransferToken');
+      expect((await rugPull(secondTrap)).risk_indicators.is_honeypot).toBe(1);
+      const creator = await walletCheck(privateKeyToAccount(ACCOUNT_KEYS[3]).address);
+      expect([
+        creator.forensic_details['honeypot_related_address'],
+        creator.forensic_details['number_of_malicious_contracts_created'],
+      ]).toEqual(['1', '2']);
     });
   });
 
@@ -386,6 +405,13 @@ describe('honeypot creators and holders who cannot transfer (anvil + Uniswap V2)
       const armed = await rugPull(token);
       expect(armed.risk_indicators.is_honeypot).toBe(1);
       expect(armed.status).toBe('Fraud');
+      // Live, the trap scores no lower and shows no fewer powers than dormant (QA M2: it read
+      // p 0.819, 80, and owner_can_block_sells / hidden_power 0).
+      expect(armed.risk_score).toBeGreaterThanOrEqual(before.risk_score);
+      expect(Number(armed.probabilityFraud)).toBeGreaterThanOrEqual(
+        Number(before.probabilityFraud),
+      );
+      expect(armed.risk_indicators).toMatchObject({ owner_can_block_sells: 1, hidden_power: 1 });
       // Nine minutes on, inside the reuse TTL: the armed verdict, now from the cache.
       clock.advance(9 * 60_000);
       const later = await rugPull(token);

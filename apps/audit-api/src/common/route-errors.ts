@@ -110,7 +110,8 @@ export const ROUTE_ERRORS = {
     badRequest(
       `${addressCodes('contract_address')}; unsupported_network: no EVM node is configured for ` +
         'the network (field network); not_a_contract: no contract code at contract_address ' +
-        '(field contract_address)',
+        '(field contract_address); not_a_token: a contract that does not answer totalSupply() ' +
+        'and balanceOf(address) as an ERC-20 (a router, a factory; field contract_address)',
       ['network', 'contract_address'],
     ),
   ),

@@ -82,6 +82,20 @@ function nonceOf(
     : client.getProof({ address, storageKeys: [], ...at }).then((proof) => proof.nonce);
 }
 
+/** The address's own state a wallet verdict depends on: its nonce and native balance. */
+export async function walletStateVersion(
+  client: PublicClient,
+  address: string,
+  via: NonceRead,
+): Promise<string> {
+  const target = address as Address;
+  const [nonce, balance] = await Promise.all([
+    nonceOf(client, target, via),
+    client.getBalance({ address: target }),
+  ]);
+  return `nonce=${nonce};balance=${balance}`;
+}
+
 /** Reads the on-chain evidence of one address. Every call is a plain JSON-RPC read (no archive traces). */
 export async function gatherWalletEvidence(
   client: PublicClient,

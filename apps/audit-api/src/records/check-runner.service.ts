@@ -38,7 +38,7 @@ export class CheckRunner {
        */
       holds?: (cached: V) => Promise<boolean>;
     } = {},
-  ): Promise<{ verdict: V; record: AddressRecord; cached: boolean }> {
+  ): Promise<{ verdict: V; record: AddressRecord; cached: boolean; computedAt: Date }> {
     const reservation = await this.quota.reserve(principal);
     try {
       const chain = target.chain.code;
@@ -46,17 +46,23 @@ export class CheckRunner {
       const ttl = this.config.AUDIT_VERDICT_TTL_MS;
       const version = options.version ? await options.version() : '';
       const notBefore = new Date(this.clock.now().getTime() - ttl);
-      let verdict =
+      let hit =
         ttl > 0 ? await this.cache.get<V>(chain, key, product, version, notBefore) : undefined;
-      if (verdict !== undefined && options.holds && !(await options.holds(verdict)))
-        verdict = undefined;
-      const cached = verdict !== undefined;
-      if (verdict === undefined) {
+      if (hit !== undefined && options.holds && !(await options.holds(hit.verdict)))
+        hit = undefined;
+      const cached = hit !== undefined;
+      let verdict: V;
+      // When the verdict was computed: the answer's lastChecked (a reused verdict says when it
+      // read the chain, not when it was served; QA L1).
+      let computedAt: Date;
+      if (hit !== undefined) ({ verdict, computedAt } = hit);
+      else {
         verdict = await compute();
-        if (ttl > 0) await this.cache.put(chain, key, product, version, verdict, this.clock.now());
+        computedAt = this.clock.now();
+        if (ttl > 0) await this.cache.put(chain, key, product, version, verdict, computedAt);
       }
       const record = await this.records.recordCheck(chain, key, this.clock.now());
-      return { verdict, record, cached };
+      return { verdict, record, cached, computedAt };
     } catch (error) {
       // The client got no verdict (upstream trouble, not a contract, …): the check is not counted.
       await this.quota.release(reservation).catch(() => undefined);

@@ -17,12 +17,13 @@ export class VerdictCacheRepository {
     product: AuditProduct,
     version: string,
     notBefore: Date,
-  ): Promise<T | undefined> {
+  ): Promise<{ verdict: T; computedAt: Date } | undefined> {
     const rows = (await this.dataSource.query(
-      'SELECT verdict FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND version = $4 AND computed_at >= $5',
+      'SELECT verdict, computed_at FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND version = $4 AND computed_at >= $5',
       [chain, address, product, version, notBefore],
-    )) as Array<{ verdict: T }>;
-    return rows[0]?.verdict;
+    )) as Array<{ verdict: T; computed_at: Date }>;
+    const row = rows[0];
+    return row && { verdict: row.verdict, computedAt: new Date(row.computed_at) };
   }
 
   /** Drops the cached verdicts of an address for these products (they are computed again). */

@@ -1,6 +1,12 @@
 /** Facts read from EVM runtime code without executing it. */
 export interface BytecodeFacts {
-  /** Four-byte values pushed with PUSH4 (the dispatcher's selectors and a few constants), 0x-prefixed. */
+  /**
+   * Four-byte values a PUSH4 compares with the call's selector (the dispatcher's: `DUP1 PUSH4 s
+   * EQ`, its binary search's `GT`/`LT`, Vyper's `XOR`), 0x-prefixed. A PUSH4 that builds the
+   * calldata of a call to another contract (`pair.mint(to)` in a router) is not this contract's
+   * function, nor is any selector inside an embedded contract's creation code (a factory's
+   * `new Pair()`), which is data the code copies, never runs.
+   */
   readonly selectors: string[];
   readonly hasSelfdestruct: boolean;
   readonly hasDelegatecall: boolean;
@@ -21,6 +27,17 @@ const PUSH32 = 0x7f;
 const PUSH4 = 0x63;
 const SELFDESTRUCT = 0xff;
 const DELEGATECALL = 0xf4;
+const INVALID = 0xfe;
+const MLOAD = 0x51;
+/** Comparisons a dispatcher makes between the call's selector and one of its own. */
+const SELECTOR_COMPARISONS = new Set([0x14, 0x11, 0x10, 0x18, 0x03]); // EQ GT LT XOR SUB
+const isDupOrSwap = (op: number) => op >= 0x80 && op <= 0x9f;
+/**
+ * solc ends a contract's code with INVALID before its data when the data holds the creation code
+ * of a contract it deploys; creation code starts `PUSH1 0x80 PUSH1 0x40 MSTORE` (0x60 before
+ * solc 0.4.22).
+ */
+const CREATION_CODE_STARTS = ['6080604052', '6060604052'];
 
 function toBytes(code: string): Uint8Array {
   const hex = code.startsWith('0x') ? code.slice(2) : code;
@@ -52,7 +69,6 @@ const hexOf = (bytes: Uint8Array) =>
 /** Walks the opcodes (skipping PUSH data, so constants never read as opcodes). */
 export function analyzeBytecode(code: string): BytecodeFacts {
   const bytes = withoutMetadata(toBytes(code));
-  const selectors = new Set<string>();
   const ops: Op[] = [];
   let hasSelfdestruct = false;
   let hasDelegatecall = false;
@@ -61,10 +77,15 @@ export function analyzeBytecode(code: string): BytecodeFacts {
     if (op >= PUSH1 && op <= PUSH32) {
       const size = op - PUSH1 + 1;
       const data = bytes.subarray(pc + 1, pc + 1 + size);
-      if (op === PUSH4 && pc + 4 < bytes.length) selectors.add(hexOf(data));
       ops.push({ pc, op, value: data.length ? BigInt(hexOf(data)) : 0n });
       pc += size;
     } else {
+      // What follows is an embedded contract's creation code: data, not this contract's code.
+      if (
+        op === INVALID &&
+        CREATION_CODE_STARTS.includes(hexOf(bytes.subarray(pc + 1, pc + 6)).slice(2))
+      )
+        break;
       if (op === SELFDESTRUCT) hasSelfdestruct = true;
       else if (op === DELEGATECALL) hasDelegatecall = true;
       ops.push(op === PUSH0 ? { pc, op, value: 0n } : { pc, op });
@@ -72,13 +93,38 @@ export function analyzeBytecode(code: string): BytecodeFacts {
   }
   const guards = callerGuards(ops);
   return {
-    selectors: [...selectors],
+    selectors: dispatcherSelectors(ops),
     hasSelfdestruct,
     hasDelegatecall,
     size: bytes.length,
     callerCheckedSlots: guards.slots,
     callerCheckedAddresses: guards.addresses,
   };
+}
+
+/**
+ * PUSH4 values compared with the call's selector: the next instructions, past DUP/SWAP (and
+ * Vyper's `PUSH1 0 MLOAD` of the selector it stored), are a comparison. A selector pushed for a
+ * call of another contract is shifted (`PUSH1 0xe0 SHL`) and stored instead.
+ */
+function dispatcherSelectors(ops: readonly Op[]): string[] {
+  const selectors = new Set<string>();
+  for (let i = 0; i < ops.length; i += 1) {
+    if (ops[i]!.op !== PUSH4) continue;
+    let j = i + 1;
+    while (j < ops.length && j <= i + 2 && isDupOrSwap(ops[j]!.op)) j += 1;
+    const next = ops[j];
+    const afterLoad =
+      next !== undefined &&
+      next.op >= PUSH0 &&
+      next.op <= PUSH32 &&
+      ops[j + 1]?.op === MLOAD &&
+      ops[j + 2] !== undefined &&
+      SELECTOR_COMPARISONS.has(ops[j + 2]!.op);
+    if ((next !== undefined && SELECTOR_COMPARISONS.has(next.op)) || afterLoad)
+      selectors.add(`0x${ops[i]!.value!.toString(16).padStart(8, '0')}`);
+  }
+  return [...selectors];
 }
 
 /** What the guard search knows of a stack word. */

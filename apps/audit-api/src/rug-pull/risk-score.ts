@@ -262,7 +262,11 @@ export function rugForensicDetails(f: TokenFindings, r: RiskIndicators): RugFore
  * and the Fraud verdict follow malice; centralisation is reported beside it.
  */
 export const MALICE_WEIGHTS = {
-  is_honeypot: 80,
+  // A proven honeypot (a sale refused to every wallet a token can tell apart, confirmed on a fork
+  // where one runs) is the worst finding there is: the full score on its own, so no dormant
+  // switch (owner_can_block_sells + hidden_power) and no token Fraud only through its creator
+  // scores above it (QA M2, ADR 0304 amendment).
+  is_honeypot: 100,
   cannot_buy: 40,
   cannot_sell_all: 40,
   approval_abuse: 40,

@@ -23,12 +23,50 @@ describe('analyzeBytecode', () => {
     // PUSH32 containing ff then STOP
     ['PUSH32 payload skipped', `0x7f${'ff'.repeat(32)}00`, [], false, false],
     // code + CBOR metadata (a2 … 0x0003) holding 0xff
-    ['metadata stripped', '0x0063deadbeefa2ffff0003', ['0xdeadbeef'], false, false],
+    ['metadata stripped', '0x0063deadbeef14a2ffff0003', ['0xdeadbeef'], false, false],
+    // the dispatcher's binary search (DUP1 PUSH4 GT) and Vyper's (PUSH4 DUP2 XOR) are selectors
+    [
+      'binary search and XOR',
+      '0x8063aaaaaaaa1163bbbbbbbb8118',
+      ['0xaaaaaaaa', '0xbbbbbbbb'],
+      false,
+      false,
+    ],
+    // PUSH4 40c10f19 PUSH1 0xe0 SHL DUP2 MSTORE: calldata of another contract's mint, no selector
+    ['a call argument is no selector', '0x6340c10f1960e01b8152', [], false, false],
+    // INVALID, then a creation code (PUSH1 0x80 PUSH1 0x40 MSTORE …) holding a dispatcher and 0xff
+    [
+      'embedded creation code is data',
+      '0x8063aaaaaaaa14fe60806040528063bbbbbbbb14ff',
+      ['0xaaaaaaaa'],
+      false,
+      false,
+    ],
   ])('%s', (_name, code, selectors, selfdestruct, delegatecall) => {
     const facts = analyzeBytecode(code);
     expect(facts.selectors).toEqual(selectors);
     expect(facts.hasSelfdestruct).toBe(selfdestruct);
     expect(facts.hasDelegatecall).toBe(delegatecall);
+  });
+
+  it("reads no mint in Uniswap V2's router and factory, which call and deploy pairs that mint (QA L3)", () => {
+    const runtime = (path: string): string => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const artifact = require(path) as { evm: { deployedBytecode: { object: string } | string } };
+      const code = artifact.evm.deployedBytecode;
+      return `0x${(typeof code === 'string' ? code : code.object).replace(/^0x/, '')}`;
+    };
+    const router = analyzeBytecode(runtime('@uniswap/v2-periphery/build/UniswapV2Router02.json'));
+    const factory = analyzeBytecode(runtime('@uniswap/v2-core/build/UniswapV2Factory.json'));
+    const pair = analyzeBytecode(runtime('@uniswap/v2-core/build/UniswapV2Pair.json'));
+    const kinds = (selectors: string[]) => new Set(selectors.map((s) => KNOWN_SELECTORS.get(s)));
+    expect(kinds(router.selectors).has('mint')).toBe(false);
+    expect(kinds(factory.selectors).has('mint')).toBe(false);
+    // Their own functions are still read: the router's swaps, the factory's createPair.
+    expect(router.selectors).toContain('0x38ed1739'); // swapExactTokensForTokens
+    expect(factory.selectors).toContain('0xc9c65396'); // createPair(address,address)
+    // The pair does have mint(address) in its dispatcher.
+    expect(pair.selectors).toContain('0x6a627842');
   });
 
   it('knows the usual privileged selectors', () => {
@@ -79,7 +117,7 @@ describe('risk score: malice and centralisation apart', () => {
     [
       'honeypot',
       { ...owned, trade: { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null } },
-      80,
+      100,
       0,
     ],
     [
@@ -203,7 +241,7 @@ describe('risk score: malice and centralisation apart', () => {
         0,
         0,
       ],
-      ['both stuck, only the insider moves tokens: honeypot', [false, false, false], 1, 0, 0, 80],
+      ['both stuck, only the insider moves tokens: honeypot', [false, false, false], 1, 0, 0, 100],
       ['both stuck until one privileged call (a launch lock)', [false, false, true], 0, 1, 1, 40],
       ['stuck for one stand-in wallet only: a restriction', [true, false, false], 0, 1, 0, 40],
     ] as const)('%s', (_name, holders, honeypot, sellAll, pausable, malice) => {
@@ -224,6 +262,27 @@ describe('risk score: malice and centralisation apart', () => {
       });
       expect(result.malice).toBe(malice);
     });
+  });
+
+  it('a live trap never scores below the same trap dormant, nor below a token of its creator (QA M2)', () => {
+    const switchFound = {
+      ...NO_PRIVILEGES,
+      sellBlockProven: true,
+      hiddenPowerProven: true,
+    };
+    const dormant = scored({ ...owned, privileges: switchFound });
+    const liveTrade = { ...clean.trade!, sellOk: false, sellAllOk: false, sellTax: null };
+    // Armed, whether or not the probe could still show the switch: never lower, never fewer powers.
+    for (const privileges of [switchFound, NO_PRIVILEGES]) {
+      const live = scored({ ...owned, trade: liveTrade, privileges });
+      expect(live.malice).toBeGreaterThanOrEqual(dormant.malice);
+      expect(live.malice).toBe(100);
+    }
+    // A proven honeypot, whoever made it, ranks at least with a clean token of its creator (Fraud
+    // through the creator: probability 1).
+    const honeypot = scored({ ...owned, trade: liveTrade });
+    const honeypotVerdict = tokenVerdict(honeypot.malice, 1 - (1 - honeypot.malice / 100) * 0.9);
+    expect(honeypotVerdict.riskScore).toBeGreaterThanOrEqual(tokenVerdict(0, 1).riskScore);
   });
 
   it('a tax one stand-in wallet alone pays counts at most as a restriction', () => {
@@ -308,7 +367,7 @@ describe('risk score: malice and centralisation apart', () => {
   it.each([
     // [malice, probability] → status, risk_score, risk_status
     [0, 0.04, 'Not Fraud', 0, 'Low Risk'],
-    [80, 0.81, 'Fraud', 80, 'High Risk'],
+    [60, 0.62, 'Fraud', 60, 'High Risk'],
     [45, 0.49, 'Not Fraud', 45, 'Medium Risk'],
     // Fraud through the creator or a label (QA: Fraud 1.0 with risk_score 0, Low Risk).
     [0, 1, 'Fraud', 100, 'High Risk'],

@@ -32,7 +32,7 @@ import {
 } from './risk-score';
 import { ForkSimulator } from './fork/fork-simulator';
 import { codeVersion } from './proxy';
-import { analyzeToken, tokenState, type AnalyzeOptions } from './token-analyzer';
+import { analyzeToken, answersAsToken, tokenState, type AnalyzeOptions } from './token-analyzer';
 
 /** The cached verdict of one token (plain JSON). */
 export interface RugPullVerdict {
@@ -111,7 +111,7 @@ export class RugPullService implements OnModuleDestroy {
     const client = this.chains.clientFor(target.chain)!;
     let code: Hex | undefined;
     let version = '';
-    const { verdict, record, cached } = await this.runner.run<RugPullVerdict>(
+    const { verdict, record, cached, computedAt } = await this.runner.run<RugPullVerdict>(
       'rug-pull',
       principal,
       target,
@@ -199,7 +199,7 @@ export class RugPullService implements OnModuleDestroy {
         },
         forensic_details: verdict.forensic,
         checked_times: record.checkedTimes,
-        lastChecked: record.lastChecked.toISOString(),
+        lastChecked: computedAt.toISOString(),
         createdAt: record.createdAt.toISOString(),
         updatedAt: record.updatedAt.toISOString(),
       },
@@ -223,6 +223,15 @@ export class RugPullService implements OnModuleDestroy {
     const routers = this.routersFor(target);
     let analysis;
     try {
+      // A contract that is no token (a router, a factory) gets no verdict: 400 not_a_token.
+      if (code && code !== '0x' && !(await answersAsToken(client, target.address.key as Address)))
+        throw new DomainError(
+          'not_a_token',
+          'invalid',
+          'contract_address holds a contract that is not a token: it does not answer ' +
+            'totalSupply() and balanceOf(address) as an ERC-20 does',
+          { details: { field: 'contract_address' } },
+        );
       analysis = await analyzeToken(client, target.address.key as Address, routers, {
         code: code ?? '0x',
         confirmTrade: this.forkFor(target),

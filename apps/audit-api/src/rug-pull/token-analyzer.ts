@@ -64,6 +64,10 @@ const PAIR_ABI = parseAbi([
   'function token0() view returns (address)',
 ]);
 const META_ABI = parseAbi(['function symbol() view returns (string)']);
+const ERC20_READS = parseAbi([
+  'function totalSupply() view returns (uint256)',
+  'function balanceOf(address) view returns (uint256)',
+]);
 
 export interface TokenAnalysis {
   readonly findings: TokenFindings;
@@ -253,11 +257,25 @@ export async function analyzeToken(
     if (OWNER_GATED_KINDS.has(known.capability) && probed.publicSelectors.has(selector)) continue;
     capabilities.add(known.capability);
   }
+  // A sale trap armed today (setMarket(pair) called) hides the switch from the probe that arms
+  // it: the trade after the call fails as it did before. The same switch shows the other way: one
+  // privileged call makes sales work again. Counted only when the token's trade says a real wallet
+  // cannot sell (a honeypot, not a rule against contract sellers), so a live trap never shows
+  // fewer powers than the same trap dormant (QA M2, ADR 0304 amendment).
+  const trapped = trade !== null && trade.buyOk && !trade.sellOk && trade.callerDependent !== true;
+  const switchHeld = trapped && probed.salesFreed.found;
+  const privileges: PrivilegeFindings = switchHeld
+    ? {
+        ...probed.privileges,
+        sellBlockProven: true,
+        hiddenPowerProven: probed.privileges.hiddenPowerProven || probed.salesFreed.hidden,
+      }
+    : probed.privileges;
   const findings: TokenFindings = {
     capabilities,
     hasOwnerFunction,
     ownerActive,
-    privilegeHeld: probed.privilegeHeld,
+    privilegeHeld: probed.privilegeHeld || switchHeld,
     isProxy,
     selfdestruct: facts.hasSelfdestruct || (implFacts?.hasSelfdestruct ?? false),
     // UUPS logic delegatecalls its new implementation while upgrading: that is the proxy risk, not an extra one.
@@ -267,7 +285,7 @@ export async function analyzeToken(
     holdsEth: balance > 0n,
     trade,
     liquidityPool: market ? true : poolKnown ? false : null,
-    privileges: probed.privileges,
+    privileges,
     holders: passing && { ...passing, opened: probed.holdersFreed },
   };
   return { findings, creator, symbol };
@@ -323,6 +341,23 @@ async function findMarket(
     return { market: { router, pair, value }, known };
   }
   return { market: null, known };
+}
+
+/**
+ * Whether the contract answers the two reads every ERC-20 answers, `totalSupply()` and
+ * `balanceOf(address)`, each with one word. A router, a factory or a multisig does not: the rug
+ * pull checker has no token to rate there (400 `not_a_token`). A revert or an answer of another
+ * size is "no"; the node failing us is thrown (502).
+ */
+export async function answersAsToken(client: PublicClient, token: Address): Promise<boolean> {
+  const answers = (data: Hex) =>
+    simulated(async () => (await client.call({ account: STRANGER, to: token, data })).data);
+  const [supply, balance] = await Promise.all([
+    answers(encodeFunctionData({ abi: ERC20_READS, functionName: 'totalSupply' })),
+    answers(encodeFunctionData({ abi: ERC20_READS, functionName: 'balanceOf', args: [STRANGER] })),
+  ]);
+  const oneWord = (data: Hex | null | undefined) => typeof data === 'string' && data.length === 66;
+  return oneWord(supply) && oneWord(balance);
 }
 
 /**
@@ -605,6 +640,12 @@ interface ProbeOutcome {
   readonly publicSelectors: ReadonlySet<string>;
   /** Holders could not transfer before a privileged call and could after it (a launch switch). */
   readonly holdersFreed: boolean;
+  /**
+   * A fresh wallet could buy but not sell before a privileged call and could sell after it: the
+   * caller holds the switch of a sale trap armed today. `hidden`: the function's name does not
+   * declare a pause, blacklist or fee.
+   */
+  readonly salesFreed: { readonly found: boolean; readonly hidden: boolean };
 }
 
 /**
@@ -689,6 +730,7 @@ async function probePrivileges(
   };
   let privilegeHeld = false;
   let holdersFreed = false;
+  const salesFreed = { found: false, hidden: false };
   for (const caller of callers) {
     const calls = candidates.flatMap((selector) => calldataFor(selector, market?.pair ?? null));
     // As the caller first (every call); then, with a pool, the calls that went through again
@@ -696,7 +738,7 @@ async function probePrivileges(
     const answered = await probeFrom(caller, calls);
     if (market) await probeFrom(caller, answered, PROBE_CALLER);
   }
-  return { privileges: found, privilegeHeld, publicSelectors, holdersFreed };
+  return { privileges: found, privilegeHeld, publicSelectors, holdersFreed, salesFreed };
 
   /** Runs `calls` from `caller` (tx.origin: `origin`, else the caller); returns those that went through. */
   async function probeFrom(
@@ -712,6 +754,7 @@ async function probePrivileges(
       baseline !== null && baseline.funded && !baseline.holderSendOk && !baseline.otherSendOk;
     const baseTrade = baseline?.traded ? tradeFindings(baseline.after_) : null;
     const tradesWork = baseTrade !== null && baseTrade.buyOk && baseTrade.sellOk;
+    const salesBlocked = baseTrade !== null && baseTrade.buyOk && !baseTrade.sellOk;
     const results = await Promise.all(
       calls.map(async (c) => ({ ...c, r: await run(caller, c.data, origin) })),
     );
@@ -723,6 +766,14 @@ async function probePrivileges(
       const declared = KNOWN_SELECTORS.get(selector);
       if (declared && OWNER_GATED_KINDS.has(declared) && !publicSelectors.has(selector))
         privilegeHeld = true;
+      if (salesBlocked && r.traded) {
+        const after = tradeFindings(r.after_);
+        if (after.buyOk && after.sellOk) {
+          salesFreed.found = true;
+          if (!declared || !['pause', 'blacklist', 'fee_setter'].includes(declared))
+            salesFreed.hidden = true;
+        }
+      }
       // A call given the pair is asked one thing: does it stop sales while buys go on (a switch
       // that makes the pool a trap)? A blacklist or pause that stops the pool both ways stops
       // everyone, the power a holder-address call already shows (ADR 0303, third amendment).

@@ -53,7 +53,9 @@ export interface ForensicResult {
 export function forensicFlags(labels: readonly StoredLabel[], chain: OnChainFlags): ForensicResult {
   const counts = zeroCounts();
   const sources = new Set<string>();
-  const created = new Set(chain.maliciousContractsCreated);
+  // Every malicious contract the address created, once each however it is known: labelled
+  // (a pack, or on chain) or found a honeypot by the rug pull checker (QA L5).
+  const created = new Set([...chain.maliciousContractsCreated, ...(chain.honeypotsCreated ?? [])]);
   for (const label of labels) {
     if (label.category === 'malicious_creator') {
       const contracts = Array.isArray(label.extra?.['contracts'])

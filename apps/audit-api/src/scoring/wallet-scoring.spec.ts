@@ -91,11 +91,18 @@ describe('forensicFlags', () => {
       ['onchain'],
     ],
     [
-      'created a token the rug pull checker stored as a honeypot (one flag, however many)',
+      'created two tokens the rug pull checker stored as honeypots: one flag, both counted',
       [],
       { ...NO_CHAIN_FLAGS, honeypotsCreated: ['0xa', '0xb'] },
-      { honeypot_related_address: 1 },
+      { honeypot_related_address: 1, number_of_malicious_contracts_created: 2 },
       ['rug-pull-checker'],
+    ],
+    [
+      'a honeypot it created that a pack labels too is counted once',
+      [],
+      { ...NO_CHAIN_FLAGS, maliciousContractsCreated: ['0xa'], honeypotsCreated: ['0xa'] },
+      { honeypot_related_address: 1, number_of_malicious_contracts_created: 1 },
+      ['onchain', 'rug-pull-checker'],
     ],
     [
       'canonical token itself is no flag',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AddressRecord, SanctionRecord } from '../records/address-records.repository';
+import type { SanctionRecord } from '../records/address-records.repository';
 import { NO_CHAIN_FLAGS, forensicFlags } from '../scoring/forensic-flags';
 import {
   rugPullResponseSchema,
@@ -9,7 +9,7 @@ import {
   walletForensicDetailsSchema,
 } from './audit-response.schemas';
 import type { WalletAssessment } from './wallet-assessor.service';
-import { walletAuditData, walletCheckData } from './wallet-responses';
+import { walletAuditData, walletCheckData, type CheckedRecord } from './wallet-responses';
 
 // Copied from spec/service-spec.md "Address audit result (wallet audit)" and COMPAT "Address audit".
 const SPEC_RESULT_FIELDS = [
@@ -147,7 +147,7 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
   });
 
   const at = new Date('2026-03-02T08:00:00.000Z');
-  const record: AddressRecord = {
+  const record: CheckedRecord = {
     id: 7,
     chain: 'ETH',
     address: '0xa',
@@ -155,6 +155,7 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
     createdAt: at,
     updatedAt: at,
     lastChecked: at,
+    computedAt: at,
   };
   const sanction: SanctionRecord = {
     id: 1,

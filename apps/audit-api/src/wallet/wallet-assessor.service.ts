@@ -9,6 +9,7 @@ import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
 import {
   gatherWalletEvidence,
   nonceReadFor,
+  walletStateVersion,
   type WalletEvidence,
 } from '../evidence/wallet-evidence';
 import { LabelsRepository, type StoredLabel } from '../labels/labels.repository';
@@ -97,6 +98,21 @@ export class WalletAssessor {
         : Promise.resolve(false),
     ]);
     return { honeypotsCreated, isHoneypotToken };
+  }
+
+  /**
+   * What a cached wallet verdict is keyed by besides the address: the address's nonce and native
+   * balance (two reads), so activity of its own since the verdict was computed is never answered
+   * from the cache. Empty without a node for the chain (labels only: nothing to read).
+   */
+  async stateVersion(chain: AuditChain, address: string): Promise<string> {
+    const client = this.chains.clientFor(chain);
+    if (!client) return '';
+    try {
+      return await walletStateVersion(client, address, nonceReadFor(chain));
+    } catch (error) {
+      throw chainReadFailure(error);
+    }
   }
 
   /**

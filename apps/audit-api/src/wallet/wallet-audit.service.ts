@@ -45,11 +45,14 @@ export class WalletAuditService {
   ) {
     const principal = await this.auth.authenticate(authorization);
     const target = parseAuditRequest(request, 'address');
-    const { verdict, record } = await this.runner.run<WalletAssessment>(
+    const { verdict, record, computedAt } = await this.runner.run<WalletAssessment>(
       product,
       principal,
       target,
       () => this.assessor.assess(target.chain, target.address.key),
+      // A verdict is reused only while the address's own state is what it read: a transaction it
+      // sent (its nonce) or a native balance change makes the next check compute afresh (QA L1).
+      { version: () => this.assessor.stateVersion(target.chain, target.address.key) },
     );
     const sanctions = await this.records.syncSanctions(
       record.id,
@@ -60,7 +63,7 @@ export class WalletAuditService {
       display: target.address.display,
       chain: target.chain.code,
       assessment: verdict,
-      record,
+      record: { ...record, computedAt },
       sanctions,
     };
   }

@@ -1,4 +1,7 @@
 import type { AddressRecord, SanctionRecord } from '../records/address-records.repository';
+
+/** The address record of a check and when its verdict was computed (lastChecked). */
+export type CheckedRecord = AddressRecord & { readonly computedAt: Date };
 import { toWireForensicDetails } from '../scoring/forensic-fields';
 import { formatProbability, onlyReceived, walletExperience } from '../scoring/wallet-score';
 import type { WalletAssessment } from './wallet-assessor.service';
@@ -22,7 +25,7 @@ export function walletCheckData(
   display: string,
   chain: string,
   a: WalletAssessment,
-  record: AddressRecord,
+  record: CheckedRecord,
   sanctions: readonly SanctionRecord[],
 ) {
   return {
@@ -32,7 +35,9 @@ export function walletCheckData(
     probabilityFraud: formatProbability(a.probability),
     token: a.token,
     chain,
-    lastChecked: record.lastChecked.toISOString(),
+    // When the verdict was computed from the chain and the labels; a verdict reused from the
+    // cache keeps its time (updatedAt is the time of this check).
+    lastChecked: record.computedAt.toISOString(),
     forensic_details: toWireForensicDetails(a.counts, a.sources),
     checked_times: record.checkedTimes,
     createdAt: record.createdAt.toISOString(),
@@ -74,7 +79,7 @@ export function walletAuditData(
   display: string,
   chain: string,
   a: WalletAssessment,
-  record: AddressRecord,
+  record: CheckedRecord,
   sanctions: readonly SanctionRecord[],
 ) {
   const categories = Object.entries(a.counts)
