@@ -7,6 +7,7 @@ import { ObservabilityModule } from '@meridian/platform-observability';
 import { systemClock, type Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { AccountController } from './accounts/account.controller';
+import { AccountWrites } from './accounts/account-writes';
 import { AccountsService } from './accounts/accounts.service';
 import { AccountRequestsRepository } from './accounts/account-requests.repository';
 import { AccountsRepository } from './accounts/accounts.repository';
@@ -71,7 +72,12 @@ export class AppModule {
       global: true,
       imports: [
         ObservabilityModule.forRoot({ service: SERVICE, logger }),
-        DbModule.forApp(dataSourceOptions(config.DATABASE_URL)),
+        DbModule.forApp(
+          dataSourceOptions(config.DATABASE_URL, {
+            poolSize: config.DATABASE_POOL_SIZE,
+            acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+          }),
+        ),
         MessagingModule.forRoot({
           connection: natsSettingsOf(config),
           prefix: config.NATS_PREFIX,
@@ -95,6 +101,7 @@ export class AppModule {
         ChangeSignal,
         PublishedMarks,
         LedgerRepository,
+        AccountWrites,
         AccountsRepository,
         AccountRequestsRepository,
         TopUpsRepository,

@@ -3,6 +3,7 @@ import { credentialRevokedId, type CredentialRevoked } from '@meridian/contracts
 import { DomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountWrites } from '../accounts/account-writes';
 import { CLOCK } from '../clock/clock.token';
 import { ChangeSignal } from '../ledger/change-signal';
 import { LedgerRepository, type BalanceRow } from '../ledger/ledger.repository';
@@ -58,6 +59,7 @@ export class CredentialsService {
     private readonly outbox: OutboxRepository,
     private readonly signal: ChangeSignal,
     private readonly idempotency: IdempotencyKeys,
+    private readonly writes: AccountWrites,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -120,16 +122,18 @@ export class CredentialsService {
     accountId: string,
     key: { name: string; scopes: string[]; managed?: boolean },
   ): Promise<Created<ApiKeyRow>> {
-    const [created] = await this.dataSource.transaction((manager) =>
-      this.makeApiKeys(manager, [
-        {
-          accountId,
-          name: key.name,
-          scopes: key.scopes,
-          managed: key.managed ?? false,
-          createdBy: null,
-        },
-      ]),
+    const [created] = await this.writes.run(accountId, () =>
+      this.dataSource.transaction((manager) =>
+        this.makeApiKeys(manager, [
+          {
+            accountId,
+            name: key.name,
+            scopes: key.scopes,
+            managed: key.managed ?? false,
+            createdBy: null,
+          },
+        ]),
+      ),
     );
     return created!;
   }
@@ -160,6 +164,17 @@ export class CredentialsService {
         { details: { missing, held: maker.scopes } },
       );
     const createdBy = actingPerson(maker, key.createdBy);
+    return this.writes.run(maker.accountId, () =>
+      this.createApiKeyNow(maker, key, createdBy, requestKey),
+    );
+  }
+
+  private createApiKeyNow(
+    maker: ApiKeyRow,
+    key: { name: string; scopes: string[]; createdBy?: string },
+    createdBy: string | null,
+    requestKey: string | null,
+  ): Promise<CreatedOnce<ApiKeyRow>> {
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.credentials.shareLockActiveApiKey(manager, maker.id)))
         throw new DomainError('unauthorized', 'unauthenticated', 'missing or invalid API key');
@@ -354,12 +369,25 @@ export class CredentialsService {
    * before the cap is counted; a repeat answers the token its first use made (`earlier`), which
    * holds the one slot, another request with it is 409 `idempotency_key_reused`, and one key
    * makes one token however many requests carry it at once (`IdempotencyKeys.claimCreate`).
+   * It takes the account's turn before a connection (`AccountWrites`): it counts under the
+   * account's row lock.
    */
   async createAccessToken(
     accountId: string,
     network: string,
     name: string,
     requestKey: string | null = null,
+  ): Promise<CreatedOnce<AccessTokenRow>> {
+    return this.writes.run(accountId, () =>
+      this.createAccessTokenNow(accountId, network, name, requestKey),
+    );
+  }
+
+  private createAccessTokenNow(
+    accountId: string,
+    network: string,
+    name: string,
+    requestKey: string | null,
   ): Promise<CreatedOnce<AccessTokenRow>> {
     return this.dataSource.transaction((manager) =>
       this.createOnce(
@@ -390,10 +418,19 @@ export class CredentialsService {
     return this.credentials.listAccessTokens(accountId, limit, cursor);
   }
 
-  /** New secret (and id) for the same network and name; the old token stops resolving at once. */
+  /**
+   * New secret (and id) for the same network and name; the old token stops resolving at once.
+   * In the account's turn (`AccountWrites`): it locks the account's row.
+   */
   async rollAccessToken(accountId: string, id: string): Promise<Created<AccessTokenRow>> {
+    const result = await this.writes.run(accountId, () => this.rollAccessTokenNow(accountId, id));
+    this.signal.changed();
+    return result;
+  }
+
+  private rollAccessTokenNow(accountId: string, id: string): Promise<Created<AccessTokenRow>> {
     const now = this.clock.now();
-    const result = await this.dataSource.transaction(async (manager) => {
+    return this.dataSource.transaction(async (manager) => {
       await this.lockedAccount(manager, accountId);
       const old = await this.credentials.revokeAccessToken(manager, accountId, id, 'rolled', now);
       if (!old) throw notFound();
@@ -405,8 +442,6 @@ export class CredentialsService {
       );
       return this.insertToken(manager, accountId, old.network, old.name);
     });
-    this.signal.changed();
-    return result;
   }
 
   async deleteAccessToken(accountId: string, id: string): Promise<void> {

@@ -24,10 +24,17 @@ export const SCHEMA = 'billing';
 
 /**
  * No TypeORM entities: every table is reached through a repository with explicit SQL, because the
- * ledger needs ON CONFLICT / RETURNING / FOR UPDATE in one statement (docs/adr/0101).
+ * ledger needs ON CONFLICT / RETURNING / FOR UPDATE in one statement (docs/adr/0101). `pool`: the
+ * app's DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT_MS (unset: 20 connections, platform-db's
+ * acquire timeout).
  */
-export function dataSourceOptions(url: string): AppDataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  pool: { poolSize?: number; acquireTimeoutMs?: number } = {},
+): AppDataSourceOptions {
   return {
+    poolSize: pool.poolSize ?? 20,
+    ...(pool.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: pool.acquireTimeoutMs }),
     url,
     schema: SCHEMA,
     entities: [],
@@ -53,6 +60,5 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       IdempotencyKeyResults1766200000000,
     ],
     applicationName: 'billing-ledger',
-    poolSize: 20,
   };
 }

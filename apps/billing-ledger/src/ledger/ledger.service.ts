@@ -17,6 +17,7 @@ import {
 } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import type { EntityManager } from 'typeorm';
+import { AccountWrites } from '../accounts/account-writes';
 import { CLOCK } from '../clock/clock.token';
 import { newId } from '../credentials/secrets';
 import { OutboxRepository } from '../outbox/outbox.repository';
@@ -89,6 +90,7 @@ export class LedgerService {
     private readonly outbox: OutboxRepository,
     private readonly signal: ChangeSignal,
     private readonly flushes: UsageFlushesRepository,
+    private readonly writes: AccountWrites,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -114,13 +116,26 @@ export class LedgerService {
     await this.ledger.saveBalances(manager, rows, now);
   }
 
+  /** In the account's turn (`AccountWrites`), as every request's write that locks its row. */
   async changePlan(
     accountId: string,
     plan: PlanOrNone,
     contract: ContractOverrides | null,
   ): Promise<BalanceRow> {
+    const result = await this.writes.run(accountId, () =>
+      this.changePlanNow(accountId, plan, contract),
+    );
+    this.signal.changed();
+    return result;
+  }
+
+  private changePlanNow(
+    accountId: string,
+    plan: PlanOrNone,
+    contract: ContractOverrides | null,
+  ): Promise<BalanceRow> {
     const now = this.clock.now();
-    const result = await this.ledger.transaction(async (manager) => {
+    return this.ledger.transaction(async (manager) => {
       const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
       if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
       const oldPlan = row.planId;
@@ -180,12 +195,27 @@ export class LedgerService {
       );
       return row;
     });
-    this.signal.changed();
-    return result;
   }
 
-  /** A pending top-up; `requestKey` makes a retried request return the first one. */
+  /**
+   * A pending top-up; `requestKey` makes a retried request return the first one. In the
+   * account's turn (`AccountWrites`).
+   */
   async createTopUp(
+    accountId: string,
+    cu: number,
+    by: { source: 'account' | 'operator'; apiKeyId: string | null; createdBy: string | null },
+    requestKey: string | null,
+    clearingMs: number,
+  ): Promise<TopUpRow> {
+    const topUp = await this.writes.run(accountId, () =>
+      this.createTopUpNow(accountId, cu, by, requestKey, clearingMs),
+    );
+    this.signal.changed();
+    return topUp;
+  }
+
+  private createTopUpNow(
     accountId: string,
     cu: number,
     by: { source: 'account' | 'operator'; apiKeyId: string | null; createdBy: string | null },
@@ -194,7 +224,7 @@ export class LedgerService {
   ): Promise<TopUpRow> {
     const { source } = by;
     const now = this.clock.now();
-    const topUp = await this.ledger.transaction(async (manager) => {
+    return this.ledger.transaction(async (manager) => {
       const row = (await this.ledger.lock(manager, [accountId])).get(accountId);
       if (!row) throw new DomainError('not_found', 'not_found', 'account not found');
       if (requestKey) {
@@ -230,8 +260,6 @@ export class LedgerService {
       await this.ledger.saveBalances(manager, [row], now);
       return created;
     });
-    this.signal.changed();
-    return topUp;
   }
 
   /** Clears every top-up whose clearing time has come (periodic tick; reads the injected clock). */

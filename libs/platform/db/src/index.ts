@@ -9,3 +9,6 @@ export * from './revert-migrations';
 export * from './connect-log';
 export * from './db-job-gate';
 export * from './database-unreachable';
+export * from './keyed-queue';
+export * from './account-turns';
+export * from './fake-clock-timers';

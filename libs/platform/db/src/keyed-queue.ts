@@ -32,7 +32,8 @@ interface Lane {
  * `KeyWaitTimeout` without running its work. A key with nothing running holds no memory.
  *
  * Why not a library (ADR 0405): the queue is 40 lines, and the wait bound has to run on
- * injected timers so its test moves a FakeClock instead of sleeping.
+ * injected timers so its test moves a FakeClock instead of sleeping. Apps use it through
+ * `AccountTurns` (account-turns.ts).
  */
 export class KeyedQueue {
   /** Keys whose work is running; a lane's waiters are queued behind it. */
