@@ -1,14 +1,9 @@
 import { DomainError } from '@meridian/errors';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE } from './database-unreachable';
 import { KeyedQueue, KeyWaitTimeout, realTimers, type WaitTimer } from './keyed-queue';
 
-/**
- * platform-http's `DATABASE_UNAVAILABLE` and `DATABASE_RETRY_AFTER_SECONDS`: platform-http
- * imports this lib, so the two values are written here again; the apps' unit specs check the
- * answer (`httpAnswerOf`) is the pool's 503.
- */
-const DATABASE_UNAVAILABLE = 'database_unavailable';
-const RETRY_AFTER_MS = 2_000;
+const RETRY_AFTER_MS = DATABASE_RETRY_AFTER_SECONDS * 1_000;
 
 /**
  * A write that waited its whole bound for the account's turn: the 503 `database_unavailable`

@@ -1,6 +1,16 @@
 import { DomainError } from '@meridian/errors';
 
 /**
+ * The answer of every REST app while its Postgres is out of reach (`isDatabaseUnreachable`, the
+ * platform's DomainErrorFilter): 503 with this code and `Retry-After`, never a 500 `internal`. A
+ * restart or failover of Postgres takes seconds; the pool connects again on the next request.
+ */
+export const DATABASE_UNAVAILABLE = 'database_unavailable';
+
+/** Seconds a client waits before trying again (`Retry-After`). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
  * Node's codes for a socket to Postgres that could not be opened or was lost: refused (the
  * server down or restarting), reset or broken under a query, timed out, no route, a host name
  * that does not resolve right now.

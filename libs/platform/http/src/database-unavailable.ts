@@ -1,12 +1,11 @@
-/**
- * The answer of every REST app while its Postgres is out of reach (isDatabaseUnreachable of
- * libs/platform/db): 503 with this code and `Retry-After`, never a 500 `internal`. A restart or
- * failover of Postgres takes seconds; the pool connects again on the next request.
- */
-export const DATABASE_UNAVAILABLE = 'database_unavailable';
+import { DATABASE_UNAVAILABLE } from '@meridian/platform-db';
 
-/** Seconds a client waits before trying again (`Retry-After`). */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
+/**
+ * The code and `Retry-After` of the 503 every REST app answers while its Postgres is out of reach
+ * live in libs/platform/db beside `isDatabaseUnreachable`, which this lib imports: the db lib's
+ * own refusals (an account's write turn, AccountTurns) answer the same 503.
+ */
+export { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE } from '@meridian/platform-db';
 
 export const DATABASE_UNAVAILABLE_MESSAGE = 'the database cannot be reached right now; retry later';
 
