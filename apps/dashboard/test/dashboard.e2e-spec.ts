@@ -1191,9 +1191,26 @@ describe('dashboard in a real browser against the local stack', () => {
     await operator.getByLabel('Search by email, name or account id').fill(email);
     await operator.getByRole('link', { name: email }).click();
     await hasText(operator.getByTestId('operator-plan'), 'Free');
-    // Its webhooks, read through webhook-matcher's operator route.
-    await operator.getByText('Treasury watch').waitFor();
+    // Its webhooks, read through webhook-matcher's operator route, and one's delivery log:
+    // read-only (no Replay), its failed test delivery (HTTP 500) shown, a malformed search
+    // refused in the API's words as on the customer's page.
+    const watched = operator.getByTestId('operator-webhook').filter({ hasText: 'Treasury watch' });
+    await watched.getByRole('button', { name: 'Delivery log of Treasury watch' }).click();
+    const operatorLog = operator.getByTestId('failed-deliveries');
+    await operatorLog
+      .locator('tbody tr')
+      .filter({ hasText: '(test)' })
+      .filter({ hasText: 'HTTP 500' })
+      .first()
+      .waitFor();
+    expect(await operator.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
     await check(operator, '13-operator-account');
+    await operator.getByTestId('delivery-search').fill('0x12zz');
+    await operator.getByRole('button', { name: 'Search', exact: true }).click();
+    await operator
+      .getByTestId('delivery-search-error')
+      .filter({ hasText: /^This search cannot be made: \S/ })
+      .waitFor();
     await operator.getByLabel('Change plan').selectOption('starter');
     // Apply asks first, as Credit does (QA: it acted at once): Cancel changes nothing.
     await operator.getByRole('button', { name: 'Apply plan' }).click();

@@ -26,8 +26,8 @@ describe('webhook-matcher OpenAPI', () => {
 
   it('has a success response schema for every route that answers a body', async () => {
     expect(routesWithoutResponseSchema(REST_CONTROLLERS)).toEqual([]);
-    // 24 routes: 23 answer a body, DELETE /address-lists/{id} is 204 without one.
-    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(24);
+    // 25 routes: 24 answer a body, DELETE /address-lists/{id} is 204 without one.
+    expect(declaredRoutes(REST_CONTROLLERS)).toHaveLength(25);
     const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS);
     const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>>;
     const schemaOf = (path: string, method: string, status: number) =>
@@ -154,6 +154,22 @@ describe('webhook-matcher OpenAPI', () => {
     expect(paths['/api/v1/admin/accounts/{id}/webhooks']!['get']).toMatchObject({
       security: [{ operator: [] }],
     });
+    // The operator's read of a log: the customer's query and 400s, the operator token's 401.
+    const log = paths['/api/v1/admin/accounts/{id}/webhooks/{webhookId}/deliveries']!['get']!;
+    expect(log).toMatchObject({
+      security: [{ operator: [] }],
+      responses: {
+        400: { description: expect.stringContaining('invalid_query') },
+        401: { description: expect.stringContaining('operator token') },
+        404: { description: expect.stringContaining('not_found') },
+      },
+    });
+    expect(
+      (log['parameters'] as { name: string; in: string }[])
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name),
+    ).toEqual(expect.arrayContaining(['outcome', 'since', 'until', 'tx_hash', 'block_number']));
+    expect(log['responses']).not.toHaveProperty('403');
   });
 
   const document = buildOpenApiDocument({ title: 'webhooks', version: 'v1' }, REST_CONTROLLERS, {

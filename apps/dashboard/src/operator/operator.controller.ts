@@ -11,8 +11,10 @@ import {
   Post,
   Put,
   Query,
+  Req,
   UseGuards,
 } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { PLAN_IDS } from '@meridian/plans';
 import type { Clock } from '@meridian/time';
 import { z } from 'zod';
@@ -30,6 +32,13 @@ import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
 import { withActorEmails } from '../team/actor-emails';
 import { withKeyHolders, type BillingAccountKey } from './account-keys';
+import {
+  deliveryLogPath,
+  operatorReadRefusal,
+  operatorWebhookView,
+  rawQuery,
+  type MatcherWebhook,
+} from './account-webhooks';
 
 /**
  * null: no plan (billing-ledger allows it for a team only). Enterprise is refused here: it comes
@@ -56,6 +65,8 @@ const keysQuery = z.strictObject({
   state: z.enum(['active', 'revoked', 'all']).default('active'),
   cursor: z.string().max(100).optional(),
 });
+/** The account's webhooks, newest first, a page at a time (webhook-matcher's cursor). */
+const webhooksQuery = z.strictObject({ cursor: z.string().max(100).optional() });
 const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 const PAGE = 50;
 
@@ -142,7 +153,7 @@ export class OperatorController {
     const bearer = this.bearer;
     // The account first: an unknown id is billing's 404, before anything else is asked.
     const account = await this.upstream.json('billing', 'GET', path(id), { bearer });
-    const [usage, usageByMethod, topUps, webhooks, user, members] = await Promise.all([
+    const [usage, usageByMethod, topUps, user, members] = await Promise.all([
       this.upstream.json('billing', 'GET', `${path(id)}/usage`, {
         bearer,
         query: 'group_by=day_network',
@@ -152,9 +163,6 @@ export class OperatorController {
         query: 'group_by=method',
       }),
       this.upstream.json('billing', 'GET', `${path(id)}/top-ups`, { bearer }),
-      this.upstream
-        .call('webhooks', 'GET', `${path(id)}/webhooks`, { bearer, query: 'limit=200' })
-        .catch(() => undefined),
       this.users.byAccount(id),
       this.users.ofAccount(id),
     ]);
@@ -165,9 +173,50 @@ export class OperatorController {
       usage_by_method: usageByMethod,
       // Who bought each, as the customer's Top up page names them (ADR 0604 amendment).
       top_ups: withActorEmails(topUps, new Map(members.map((member) => [member.id, member.email]))),
-      // The webhook API may be down or not deployed; the rest of the page still shows.
-      webhooks: webhooks?.status === 200 ? webhooks.body : null,
     };
+  }
+
+  /**
+   * The account's webhooks, read-only (support's "my webhook didn't fire"): webhook-matcher's
+   * operator read with the operator token, so every account is readable, a dashboard user or
+   * not. Billing is asked first: an account it does not know is its 404, as on the account page
+   * (the matcher lists nothing for an account it never heard of).
+   */
+  @Get('accounts/:id/webhooks')
+  async webhooks(@Param('id') id: string, @Query() query: unknown) {
+    const { cursor } = parseQuery(webhooksQuery, query);
+    await this.upstream.json('billing', 'GET', path(id), { bearer: this.bearer });
+    const params = new URLSearchParams({ limit: String(PAGE) });
+    if (cursor) params.set('cursor', cursor);
+    const answer = await this.upstream.call('webhooks', 'GET', `${path(id)}/webhooks`, {
+      bearer: this.bearer,
+      query: params.toString(),
+    });
+    if (answer.status !== 200) throw operatorReadRefusal(answer);
+    const page = answer.body as { items: MatcherWebhook[]; next_cursor: string | null };
+    return { items: page.items.map(operatorWebhookView), next_cursor: page.next_cursor };
+  }
+
+  /**
+   * One webhook's delivery log as its customer's page reads it: the query passed on as the
+   * relay passes it (outcome, since, until, tx_hash, block_number, event_id, cursor, limit), so
+   * the same filters, cursor and refusals (400 with the matcher's codes); another account's or
+   * an unknown webhook 404. Read-only: no replay, pause or delete from the operator's page.
+   */
+  @Get('accounts/:id/webhooks/:webhookId/deliveries')
+  async deliveries(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const log = deliveryLogPath(id, webhookId);
+    await this.upstream.json('billing', 'GET', path(id), { bearer: this.bearer });
+    const answer = await this.upstream.call('webhooks', 'GET', log, {
+      bearer: this.bearer,
+      query: rawQuery(request.url),
+    });
+    if (answer.status !== 200) throw operatorReadRefusal(answer);
+    return answer.body;
   }
 
   @Put('accounts/:id/plan')

@@ -14,6 +14,11 @@ import { ROUTE_ERRORS } from '../http/route-errors';
 import type { Clock } from '@meridian/time';
 import { CLOCK } from '../common/clock.token';
 import { parseQuery } from '../http/validation';
+import { DeliveriesController } from '../deliveries/deliveries.controller';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { deliveriesPage, deliveriesQuery } from '../deliveries/deliveries.schemas';
+import { ReplayService } from '../deliveries/replay.service';
+import { webhookIdParams } from '../http/ids';
 import { pageQuery } from '../webhooks/webhook.schemas';
 import { webhooksPage } from '../webhooks/webhook-response.schemas';
 import { RecordStatsRepository } from '../webhooks/record-stats.repository';
@@ -40,19 +45,31 @@ const accountIdPipe: PipeTransform<string, string> = {
 };
 
 /**
- * The operator's read of one account's webhooks (the dashboard's operator page): the same list
- * and view the account's own key gets. An account with no webhooks, or one this service never
- * heard of, has an empty list (accounts live in billing-ledger).
+ * The operator's read of one account's webhooks and their delivery logs (the dashboard's operator
+ * page, support's "my webhook didn't fire"): the same list, view and log the account's own key
+ * gets, read-only. An account with no webhooks, or one this service never heard of, has an empty
+ * list (accounts live in billing-ledger).
  */
 @Controller('api/v1/admin/accounts')
 @UseGuards(OperatorGuard)
 export class AdminWebhooksController {
+  /**
+   * The customer's own handler of `GET /webhooks/{id}/deliveries`, called for the account: one
+   * home for the log's filters, cursor and refusals (the operator reads exactly what the
+   * customer reads). Only its read is reached from here; nothing routes to its replays.
+   */
+  private readonly customerLog: Pick<DeliveriesController, 'list'>;
+
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly recordStats: RecordStatsRepository,
     private readonly recordUsage: RecordUsageRepository,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    deliveries: DeliveriesRepository,
+    replays: ReplayService,
+  ) {
+    this.customerLog = new DeliveriesController(webhooks, deliveries, replays);
+  }
 
   @Get(':id/webhooks')
   @ApiRoute({
@@ -76,5 +93,36 @@ export class AdminWebhooksController {
       ),
       next_cursor: page.nextCursor,
     };
+  }
+
+  @Get(':id/webhooks/:webhookId/deliveries')
+  @ApiRoute({
+    summary:
+      "One account webhook's delivery log, read-only (as GET /webhooks/{id}/deliveries: the " +
+      'same filters, cursor and refusals)',
+    auth: 'operator',
+    params: { id: accountIdSchema, webhookId: webhookIdParams.id },
+    query: deliveriesQuery,
+    responses: {
+      200: {
+        description: 'a page of the log, each row with its event summary',
+        schema: deliveriesPage,
+      },
+      400: ROUTE_ERRORS.deliveries[400],
+      401: ROUTE_ERRORS.adminWebhooks[401],
+      404: {
+        ...ROUTE_ERRORS.adminWebhooks[404],
+        description:
+          'not_found: the account id is not acc_ and 24 hex, or the account has no webhook ' +
+          "with this id (another account's included)",
+      },
+    },
+  })
+  async deliveries(
+    @Param('id', accountIdPipe) accountId: string,
+    @Param('webhookId') webhookId: string,
+    @Query() query: unknown,
+  ) {
+    return this.customerLog.list(accountId, webhookId, query);
   }
 }

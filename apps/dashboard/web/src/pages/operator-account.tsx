@@ -8,21 +8,14 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { CuAmountForm } from '../components/cu-amount-form';
 import { Field } from '../components/field';
 import { OperatorApiKeys } from '../components/operator-api-keys';
-import { StatusBadge } from '../components/status-badge';
+import { OperatorWebhooks } from '../components/operator-webhooks';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { UsageChart, UsageTable } from '../components/usage-chart';
-import {
-  formatCu,
-  formatDateTime,
-  formatNumber,
-  networkLabel,
-  PLAN_NAMES,
-  planName,
-} from '../format';
+import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
 import { operatorAccountFailure } from '../load-failure';
 import { isPlanId, planChangeWords } from '../plan-choice';
 import { planOfValue, planPicker } from '../plan-picker';
-import type { Account, Page, TopUp, Usage, Webhook } from '../types';
+import type { Account, Page, TopUp, Usage } from '../types';
 import { useAutoRefresh } from '../use-auto-refresh';
 
 interface Detail {
@@ -31,7 +24,6 @@ interface Detail {
   usage: Usage;
   usage_by_method: Usage;
   top_ups: Page<TopUp>;
-  webhooks: Page<Webhook> | null;
 }
 
 export function OperatorAccountPage() {
@@ -82,7 +74,7 @@ export function OperatorAccountPage() {
       />
     );
   }
-  const { account, usage, usage_by_method, top_ups, webhooks } = detail.data;
+  const { account, usage, usage_by_method, top_ups } = detail.data;
   const picker = planPicker(account, plan, PLAN_NAMES);
   const submitPlan = (event: FormEvent) => {
     event.preventDefault();
@@ -203,42 +195,25 @@ export function OperatorAccountPage() {
         <h3>By method</h3>
         <UsageTable items={usage_by_method.items} by="method" />
       </Card>
-      <div className="grid grid-2">
-        <Card title="Webhooks">
-          {webhooks === null ? (
-            <p className="muted">The webhook API did not answer.</p>
-          ) : webhooks.items.length === 0 ? (
-            <Empty title="No webhooks." />
-          ) : (
-            <ul className="plain-list">
-              {webhooks.items.map((w) => (
-                <li key={w.id}>
-                  {w.name || w.id} <StatusBadge webhook={w} />{' '}
-                  <span className="muted">{networkLabel(w.network)}</span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </Card>
-        <Card title="Top-ups">
-          {top_ups.items.length === 0 ? (
-            <Empty title="No top-ups." />
-          ) : (
-            <ul className="plain-list">
-              {top_ups.items.map((t) => (
-                <li key={t.id}>
-                  {formatCu(t.cu)}{' '}
-                  <span className="muted">
-                    ({t.source}, {t.status},{' '}
-                    <span className="nowrap">{formatDateTime(t.created_at)}</span>)
-                  </span>{' '}
-                  <span data-testid="bought-by">Bought by {boughtBy(t)}</span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </Card>
-      </div>
+      <OperatorWebhooks accountId={account.id} />
+      <Card title="Top-ups">
+        {top_ups.items.length === 0 ? (
+          <Empty title="No top-ups." />
+        ) : (
+          <ul className="plain-list">
+            {top_ups.items.map((t) => (
+              <li key={t.id}>
+                {formatCu(t.cu)}{' '}
+                <span className="muted">
+                  ({t.source}, {t.status},{' '}
+                  <span className="nowrap">{formatDateTime(t.created_at)}</span>)
+                </span>{' '}
+                <span data-testid="bought-by">Bought by {boughtBy(t)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
       <Card title="API keys">
         <OperatorApiKeys accountId={account.id} />
       </Card>

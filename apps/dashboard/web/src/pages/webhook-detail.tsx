@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { api, ApiError, relay } from '../api';
@@ -10,19 +10,10 @@ import { CapNotice } from '../components/cap-notice';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { StatusBadge } from '../components/status-badge';
-import { Badge, Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
-import { Field } from '../components/field';
-import {
-  DELIVERY_OUTCOMES,
-  deliveryLogQuery,
-  NO_FILTER,
-  type DeliveryLogFilter,
-  type OutcomeChoice,
-  outcomeWords,
-} from '../delivery-log';
-import { eventBudget, replayRows } from '../failed-deliveries';
+import { Card, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import { DeliveryLogCard } from '../components/delivery-log-card';
 import { describeFilter, type FilterLine } from '../filter-tree';
-import { formatDateTime, formatDateTimeSeconds, formatNumber, networkLabel } from '../format';
+import { formatDateTime, formatNumber, networkLabel } from '../format';
 import {
   previousSecretLines,
   ROTATION_RULE,
@@ -299,27 +290,6 @@ export function WebhookDetailPage() {
     queryKey: ['webhook-stats', id],
     queryFn: () => api<DeliveryStats>('GET', relay('webhooks', `/webhooks/${id}/stats`)),
   });
-  // The delivery log, newest first, a page at a time: "Load older" follows next_cursor. Without
-  // a search the failed attempts (the API's default); a search (tx hash, block, outcome, time)
-  // is the API's own filter, its 400 said under the form (delivery-log.ts).
-  const [typedFilter, setTypedFilter] = useState<DeliveryLogFilter>(NO_FILTER);
-  const [logFilter, setLogFilter] = useState<DeliveryLogFilter>(NO_FILTER);
-  const logQuery = deliveryLogQuery(logFilter);
-  const deliveries = useInfiniteQuery({
-    queryKey: ['webhook-deliveries', id, logQuery],
-    queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams(logQuery);
-      if (pageParam) params.set('cursor', pageParam);
-      const query = params.toString();
-      return api<Page<DeliveryAttempt>>(
-        'GET',
-        relay('webhooks', `/webhooks/${id}/deliveries${query ? `?${query}` : ''}`),
-      );
-    },
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-  });
-  const attempts = deliveries.data?.pages.flatMap((p) => p.items) ?? [];
   // The webhook itself (its settings and status: a colleague's pause or edit), its stats and
   // failed deliveries asked again while the page is open and the tab visible, and on focus
   // (useAutoRefresh). Nothing here is edited in place (the form is its own page, which keeps
@@ -433,7 +403,6 @@ export function WebhookDetailPage() {
   const paused = w.status !== 'active';
   const hasTree = w.filters !== null && w.filters !== undefined;
   const listName = (ref: string) => lists.data?.items.find((l) => l.id === ref)?.name;
-  const replayable = replayRows(attempts);
   // The version now current, once asked for after the refusal (until then, a loading line).
   const newer = conflict && w.version !== conflict.at.version ? w : undefined;
   const listNamed = (ref: string) => listName(ref) ?? ref;
@@ -661,222 +630,25 @@ export function WebhookDetailPage() {
           )}
         </Card>
       </div>
-      <Card title={logQuery ? 'Deliveries found' : 'Failed deliveries'}>
-        <form
-          className="form-row delivery-search"
-          aria-label="Search the delivery log"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setLogFilter(typedFilter);
-          }}
-        >
-          <Field
-            label="Transaction hash or block number"
-            hint="Every attempt of that transaction's or block's events, delivered ones included."
-          >
-            <input
-              type="search"
-              spellCheck={false}
-              placeholder="0x… or 21000000"
-              data-testid="delivery-search"
-              value={typedFilter.search}
-              onChange={(e) => setTypedFilter({ ...typedFilter, search: e.target.value })}
-            />
-          </Field>
-          <Field label="Outcome">
-            <select
-              data-testid="delivery-outcome-filter"
-              value={typedFilter.outcome}
-              onChange={(e) =>
-                setTypedFilter({ ...typedFilter, outcome: e.target.value as OutcomeChoice })
-              }
-            >
-              <option value="">Failures (every outcome for a search)</option>
-              <option value="all">All outcomes</option>
-              {DELIVERY_OUTCOMES.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Since (UTC)">
-            <input
-              type="datetime-local"
-              value={typedFilter.since}
-              onChange={(e) => setTypedFilter({ ...typedFilter, since: e.target.value })}
-            />
-          </Field>
-          <Field label="Until (UTC)">
-            <input
-              type="datetime-local"
-              value={typedFilter.until}
-              onChange={(e) => setTypedFilter({ ...typedFilter, until: e.target.value })}
-            />
-          </Field>
-          <div className="actions">
-            <button type="submit" className="button button-small">
-              Search
-            </button>
-            {(logQuery || deliveryLogQuery(typedFilter)) && (
-              <button
-                type="button"
-                className="button button-small button-secondary"
-                onClick={() => {
-                  setTypedFilter(NO_FILTER);
-                  setLogFilter(NO_FILTER);
-                }}
-              >
-                Clear
-              </button>
-            )}
-          </div>
-        </form>
-        {replay.error && <ReplayError error={replay.error} statusLabel={w.status_label} />}
-        {replay.data && (
-          <Notice tone="ok">
-            <span data-testid="replay-queued">
-              Replay queued: {formatNumber(replay.data.replayed)}{' '}
-              {replay.data.replayed === 1 ? 'delivery goes' : 'deliveries go'} out again for{' '}
-              {replay.data.event_ids.join(', ')}, each attempt billed like any other.
-            </span>
-          </Notice>
-        )}
-        {deliveries.isPending ? (
-          <Loading />
-        ) : deliveries.isError && !deliveries.data ? (
-          logQuery && deliveries.error instanceof ApiError && deliveries.error.status === 400 ? (
-            <Notice tone="bad">
-              <span data-testid="delivery-search-error">
-                This search cannot be made: {deliveries.error.message}
-              </span>
-            </Notice>
-          ) : (
-            <ErrorState error={deliveries.error} retry={() => void deliveries.refetch()} />
-          )
-        ) : attempts.length === 0 ? (
-          <Empty title={logQuery ? 'No delivery matches this search.' : 'No failed deliveries.'} />
-        ) : (
+      <DeliveryLogCard
+        url={relay('webhooks', `/webhooks/${w.id}/deliveries`)}
+        queryKey={['webhook-deliveries', id]}
+        replay={{ pending: replay.isPending, onReplay: (eventId) => replay.mutate(eventId) }}
+        notices={
           <>
-            <table className="table table-stack" data-testid="failed-deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Phase</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Answer</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Replay</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {attempts.map((d, i) => (
-                  <tr key={`${d.event_id}/${d.phase}/${d.attempt}/${d.at}/${d.outcome}`}>
-                    <td data-label="When" data-testid="delivery-at">
-                      {formatDateTimeSeconds(d.at)}
-                    </td>
-                    <td data-label="Event">
-                      <code data-testid="delivery-event">{d.event_id}</code>
-                      {d.test && <span className="muted"> (test)</span>}
-                    </td>
-                    <td data-label="Transaction" data-testid="delivery-tx">
-                      {d.tx_hash === null && d.block_number === null ? (
-                        <span className="muted">—</span>
-                      ) : (
-                        <>
-                          {d.tx_hash !== null && (
-                            <code data-testid="delivery-tx-hash">{d.tx_hash}</code>
-                          )}
-                          {d.block_number !== null && (
-                            <div className="muted" data-testid="delivery-block">
-                              block {formatNumber(d.block_number)}
-                              {d.network ? ` · ${networkLabel(d.network)}` : ''}
-                            </div>
-                          )}
-                          {d.addresses.length > 0 && (
-                            <ul className="delivery-addresses" data-testid="delivery-addresses">
-                              {d.addresses.map((a) => (
-                                <li key={a}>
-                                  <code>{a}</code>
-                                </li>
-                              ))}
-                            </ul>
-                          )}
-                        </>
-                      )}
-                    </td>
-                    <td data-label="Phase" data-testid="delivery-phase">
-                      {d.phase}
-                    </td>
-                    <td data-label="Attempt">
-                      {d.attempt}
-                      {outcomeWords(d).attemptNote && (
-                        <span className="muted">{outcomeWords(d).attemptNote}</span>
-                      )}
-                      {eventBudget(d) !== null && (
-                        <span className="muted" data-testid="delivery-event-budget">
-                          {' '}
-                          · {eventBudget(d)}
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="Outcome" data-testid="delivery-outcome">
-                      <Badge tone={outcomeWords(d).tone}>{outcomeWords(d).label}</Badge>
-                      {d.error_class && d.error_class !== d.outcome && (
-                        <span className="muted"> · {d.error_class}</span>
-                      )}
-                    </td>
-                    <td data-label="Answer" data-testid="delivery-answer">
-                      {d.status_code !== null ? `HTTP ${d.status_code}` : (d.error ?? '—')}
-                      {d.duration_ms !== null && (
-                        <span className="muted"> in {formatNumber(d.duration_ms)} ms</span>
-                      )}
-                    </td>
-                    <td className={replayable.has(i) ? undefined : 'stack-empty'}>
-                      {replayable.has(i) && (
-                        <button
-                          type="button"
-                          className="button button-small button-secondary"
-                          aria-label={`Replay event ${d.event_id}`}
-                          disabled={replay.isPending}
-                          onClick={() => replay.mutate(d.event_id)}
-                        >
-                          Replay
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <div className="actions table-footer">
-              <span className="muted" data-testid="deliveries-shown">
-                {formatNumber(attempts.length)} {attempts.length === 1 ? 'attempt' : 'attempts'}{' '}
-                shown{deliveries.hasNextPage ? '; older ones follow' : '; no older ones'}.
-              </span>
-              {deliveries.hasNextPage && (
-                <button
-                  type="button"
-                  className="button button-secondary button-small"
-                  disabled={deliveries.isFetchingNextPage}
-                  onClick={() => void deliveries.fetchNextPage()}
-                >
-                  {deliveries.isFetchingNextPage ? 'Loading…' : 'Load older'}
-                </button>
-              )}
-            </div>
-            {deliveries.isFetchNextPageError && (
-              <Notice tone="bad">
-                Older attempts could not be loaded: {deliveries.error.message}
+            {replay.error && <ReplayError error={replay.error} statusLabel={w.status_label} />}
+            {replay.data && (
+              <Notice tone="ok">
+                <span data-testid="replay-queued">
+                  Replay queued: {formatNumber(replay.data.replayed)}{' '}
+                  {replay.data.replayed === 1 ? 'delivery goes' : 'deliveries go'} out again for{' '}
+                  {replay.data.event_ids.join(', ')}, each attempt billed like any other.
+                </span>
               </Notice>
             )}
           </>
-        )}
-      </Card>
+        }
+      />
       <ConfirmDialog
         open={confirm !== undefined}
         title={confirm === 'delete' ? 'Delete this webhook?' : 'Rotate the signing secret?'}
