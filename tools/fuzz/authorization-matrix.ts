@@ -193,6 +193,11 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'GET /reference': PUBLIC,
     'GET /api/v1/webhooks/limits': { access: 'webhooks' },
     'GET /api/v1/admin/accounts/:id/webhooks': { access: 'operator', id: 'account' },
+    'GET /api/v1/admin/accounts/:id/webhooks/:webhookId/deliveries': {
+      access: 'operator',
+      id: 'account',
+      path: '/api/v1/admin/accounts/:id/webhooks/wh_aaaaaaaaaaaaaaaaaaaaaaaa/deliveries',
+    },
     'POST /api/v1/webhooks': { access: 'webhooks', body: WEBHOOK },
     'GET /api/v1/webhooks': { access: 'webhooks' },
     'GET /api/v1/webhooks/:id': { access: 'webhooks', id: 'webhook' },
@@ -296,6 +301,12 @@ export const AUTHORIZATION_MATRIX: Record<string, Record<string, MatrixRow>> = {
     'GET /api/operator/accounts': { access: 'operator_session' },
     'GET /api/operator/accounts/:id': { access: 'operator_session', id: 'account' },
     'GET /api/operator/accounts/:id/api-keys': { access: 'operator_session', id: 'account' },
+    'GET /api/operator/accounts/:id/webhooks': { access: 'operator_session', id: 'account' },
+    'GET /api/operator/accounts/:id/webhooks/:webhookId/deliveries': {
+      access: 'operator_session',
+      id: 'account',
+      path: '/api/operator/accounts/:id/webhooks/wh_aaaaaaaaaaaaaaaaaaaaaaaa/deliveries',
+    },
     'DELETE /api/operator/accounts/:id/api-keys/:keyId': {
       access: 'operator_session',
       id: 'account',
