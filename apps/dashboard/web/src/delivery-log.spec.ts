@@ -1,4 +1,4 @@
-import { deliveryLogQuery, NO_FILTER, outcomeWords } from './delivery-log';
+import { DELIVERY_OUTCOMES, deliveryLogQuery, NO_FILTER, outcomeWords } from './delivery-log';
 
 const TX = '0x' + 'ab'.repeat(32);
 
@@ -56,5 +56,19 @@ describe('outcomeWords', () => {
     expect(outcomeWords(row('failure', false)).attemptNote).toBe('');
     expect(outcomeWords(row('dropped')).attemptNote).toBe(' (dropped)');
     expect(outcomeWords(row('skipped_breaker_open')).label).toBe('Skipped: endpoint failing');
+  });
+
+  it('every outcome the filter offers is said in words, never its code (QA: "failure")', () => {
+    expect(outcomeWords(row('failure'))).toEqual({
+      label: 'Failed',
+      tone: 'bad',
+      attemptNote: ' (gave up)',
+    });
+    for (const [outcome, words] of DELIVERY_OUTCOMES) {
+      const label = outcomeWords(row(outcome)).label;
+      expect(label).not.toBe(outcome.replace(/_/g, ' '));
+      // The row's badge starts as the filter's option does ("Skipped …", "Rate limited …").
+      expect(label.slice(0, 7)).toBe(words.slice(0, 7));
+    }
   });
 });

@@ -75,6 +75,8 @@ export function outcomeWords(row: { outcome: string; final: boolean; test: boole
         tone: 'warn',
         attemptNote: ' (not sent)',
       };
+    case 'failure':
+      return { label: 'Failed', tone: 'bad', attemptNote: row.final ? ' (gave up)' : '' };
     case 'dropped':
       return { label: 'Dropped', tone: 'neutral', attemptNote: row.final ? ' (dropped)' : '' };
     case 'skipped_breaker_open':
