@@ -184,11 +184,12 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
               });
             const other = await ask(id);
             const unknown = await ask(unknownId);
-            expect(other.json).toEqual({
-              jsonrpc: '2.0',
-              id: 7,
-              error: { code: -32000, message: 'filter not found' },
-            });
+            // A node's answers for a filter it does not have; uninstall: nothing removed.
+            expect(other.json).toEqual(
+              method === 'eth_uninstallFilter'
+                ? { jsonrpc: '2.0', id: 7, result: false }
+                : { jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'filter not found' } },
+            );
             // Indistinguishable from an id no filter has: status, body, every byte.
             expect([other.status, other.text]).toEqual([unknown.status, unknown.text]);
           }
@@ -207,6 +208,24 @@ describe('rpc-gateway limits, filters and BorApi edge cases', () => {
           id: 8,
           error: { code: -32000, message: 'filter not found' },
         });
+        // QA: removed again, the node's `false`; a foreign id was -32000. Now both false.
+        expect((await mine('eth_uninstallFilter')).json).toEqual({
+          jsonrpc: '2.0',
+          id: 8,
+          result: false,
+        });
+        // A filter call without one string id is invalid params, not "filter not found".
+        for (const params of [[], [123]])
+          expect(
+            (
+              await rpc(`${replica.url}/${TOKENS.eth}/`, {
+                jsonrpc: '2.0',
+                id: 9,
+                method: 'eth_uninstallFilter',
+                params,
+              })
+            ).json,
+          ).toMatchObject({ id: 9, error: { code: -32602 } });
       } finally {
         await replica.stop();
       }

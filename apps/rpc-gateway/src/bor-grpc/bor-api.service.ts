@@ -7,6 +7,7 @@ import { GrpcStatusError } from '@meridian/platform-grpc';
 import {
   NETWORK_NOT_OFFERED_CODE,
   NODE_TROUBLE,
+  planRateLimitWords,
   UPSTREAM_UNAVAILABLE,
 } from '../relay/gateway-errors';
 import type {
@@ -19,7 +20,13 @@ import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { LoggedAnswer } from '../observability/request-log';
 import type { Network } from '@meridian/networks';
 import type { ResolvedToken } from '../credentials/credential-cache';
-import { isBilled, safeParse, type CallAnswer, type OutCall } from '../upstreams/upstream-router';
+import {
+  afterPendingIo,
+  isBilled,
+  safeParse,
+  type CallAnswer,
+  type OutCall,
+} from '../upstreams/upstream-router';
 import {
   fromH256,
   toBlockTag,
@@ -69,13 +76,15 @@ const MILESTONE_ID_REQUIRED = new DomainError(
 );
 /**
  * A rate refusal of the relay in COMPAT's words for this interface: RESOURCE_EXHAUSTED "rate
- * limit exceeded" (the JSON-RPC answer starts with -32005's words, "limit exceeded: …").
+ * limit exceeded: " and then HTTP's wording (`planRateLimitWords`; the JSON-RPC answer starts
+ * with -32005's words, "limit exceeded: …"). Its details go along: `retryAfterMs` is the
+ * `retry-after-ms` trailer (toGrpcStatus), what HTTP says in `Retry-After` and `data`.
  */
 const grpcRateLimited = (refusal: DomainError): DomainError =>
   new DomainError(
     refusal.code,
     refusal.kind,
-    `rate limit exceeded: the plan allows ${String(refusal.details?.['rps'])} requests per second`,
+    `rate limit exceeded: ${planRateLimitWords(refusal.details?.['rps'])}`,
     { details: refusal.details },
   );
 /** A call its client gave up: what the request log says of it (the client is gone). */
@@ -229,7 +238,7 @@ export class BorApiService {
       if (value === null) throw BLOCK_NOT_FOUND;
       return { author: toH160(value) };
     }
-    if (author.kind === 'node_error' && author.error.code === JSONRPC_ERROR.METHOD_NOT_FOUND) {
+    if (author.kind === 'node_error' && !isBilled(author)) {
       // Not a Bor node: the sealer is the block's coinbase.
       // Admitted with the first try, billed as the one call (ADR 0203 amendment).
       const block = await this.block(number, metadata, { admitted: true, abandoned });
@@ -351,13 +360,27 @@ export class BorApiService {
         options,
         this.tallyOf(metadata, token, network),
       );
-      if (options?.abandoned?.aborted === true) throw ABANDONED;
+      await this.unlessAbandoned(options);
       return answers;
     } catch (error) {
+      if (error === ABANDONED) throw error;
+      await this.unlessAbandoned(options);
       if (error instanceof DomainError && error.kind === 'rate_limited')
         throw grpcRateLimited(error);
       throw error;
     }
+  }
+
+  /**
+   * Throws ABANDONED when the call's client cancelled it, read after the I/O pending now (a
+   * cancel that arrived while its last answers were handled: `afterPendingIo`). QA: cancelled
+   * calls logged 0 (OK), or 8 when refused for the rate, though the cancel came first.
+   */
+  private async unlessAbandoned(options: InternalCallOptions | undefined): Promise<void> {
+    const abandoned = options?.abandoned;
+    if (abandoned === undefined) return;
+    if (!abandoned.aborted) await afterPendingIo();
+    if (abandoned.aborted) throw ABANDONED;
   }
 
   private async auth(metadata: Metadata): Promise<Authorized> {

@@ -48,6 +48,8 @@ describe('BorApi gRPC: one request log line per call', () => {
   let requestLog: RequestLog;
   let held: { reached(): void; released: Promise<void> } | undefined;
   const seenSignals: (boolean | undefined)[] = [];
+  /** Called as the node is asked (a test's cancel at that moment), then cleared. */
+  let onSend: (() => void) | undefined;
 
   beforeAll(async () => {
     const estimate = new SpendEstimate();
@@ -67,6 +69,8 @@ describe('BorApi gRPC: one request log line per call', () => {
         _b: unknown,
         abandoned?: AbortSignal,
       ) => {
+        onSend?.();
+        onSend = undefined;
         // A node that holds the calls until the test lets it answer (`held`), then answers as
         // the router does for an abandoned request: nothing for the calls not sent.
         if (held !== undefined) {
@@ -219,6 +223,51 @@ describe('BorApi gRPC: one request log line per call', () => {
       }),
     );
     expect(lines.filter((line) => line['request_id'] === 'req-cancelled')).toHaveLength(1);
+  });
+
+  it('a cancel that arrives while the last answers are handled is read before answering: CANCELLED (1), not OK', async () => {
+    // QA (Medium): a fast node answered every slice; the method's answer followed the last one
+    // in the same run of callbacks, before the cancel waiting on the connection was read, and
+    // the line said 0 (OK) though the client had cancelled ~13 ms before.
+    const metadata = new Metadata();
+    metadata.set('x-access-token', 'tok');
+    metadata.set('x-request-id', 'req-cancel-at-answer');
+    const answered = new Promise<ServiceError | null>((resolve) => {
+      const call = client.GetBlockInfoInBatch(
+        { startBlockNumber: 1, endBlockNumber: 3 },
+        metadata,
+        (error) => resolve(error),
+      );
+      // The node answers at once; the client's cancel is on the wire meanwhile.
+      onSend = () => call.cancel();
+    });
+    expect((await answered)?.code).toBe(1);
+    await until(() => lineOf('req-cancel-at-answer') !== undefined);
+    expect(lineOf('req-cancel-at-answer')).toEqual(
+      expect.objectContaining({ status: 1, calls: 3, billed_calls: 3 }),
+    );
+  });
+
+  it("the plan's rate spent: RESOURCE_EXHAUSTED in HTTP's words, with the wait in the retry-after-ms trailer", async () => {
+    // QA (Low): HTTP answers Retry-After and data.retryAfterMs; gRPC only error-retryable.
+    // The bucket (1,000 RPS, its clock stopped) empties after 10 batches of 100 calls.
+    let refused: ServiceError | null = null;
+    for (let i = 0; i < 20 && refused === null; i++)
+      refused = await ask(
+        'GetBlockInfoInBatch',
+        { startBlockNumber: 1, endBlockNumber: 100 },
+        'tok',
+      );
+    expect(refused).toMatchObject({
+      code: 8,
+      details: "rate limit exceeded: the plan's rate limit of 1000 requests per second",
+    });
+    expect(refused!.metadata.get('error-code')).toEqual(['rate_limited']);
+    expect(refused!.metadata.get('error-retryable')).toEqual(['true']);
+    // The wait until the tokens missing come back at 1,000 a second: at most 100 ms here.
+    const [wait] = refused!.metadata.get('retry-after-ms');
+    expect(String(wait)).toMatch(/^[1-9][0-9]*$/);
+    expect(Number(wait)).toBeLessThanOrEqual(100);
   });
 });
 

@@ -135,6 +135,7 @@ const BUILDERS: Readonly<Record<string, () => readonly (DomainError | null | und
 };
 /** Exported functions that build no refusal of their own (they pick or read one). */
 const NOT_BUILDERS = new Set([
+  'planRateLimitWords',
   'balanceRefusal',
   'unpaidRefusal',
   'gatewayHttpStatusOf',

@@ -201,12 +201,18 @@ export function networkNotOffered(network: Network, where: Interface): DomainErr
  * (as Infura's -32005 carries `data.rate.backoff_seconds`).
  */
 export function rateLimited(rps: number, retryAfterMs: number): DomainError {
-  return refusal(
-    'rate_limited',
-    'rate_limited',
-    `the plan's rate limit of ${rps} requests per second`,
-    { details: { retryAfterMs, rps, jsonRpcData: { rps, retryAfterMs } } },
-  );
+  return refusal('rate_limited', 'rate_limited', planRateLimitWords(rps), {
+    details: { retryAfterMs, rps, jsonRpcData: { rps, retryAfterMs } },
+  });
+}
+
+/**
+ * The one wording of the plan's rate limit, after each interface's first words: JSON-RPC's
+ * "limit exceeded: " (-32005, `rateLimited`), BorApi's "rate limit exceeded: " (COMPAT's gRPC
+ * words, bor-api.service.ts). QA: gRPC said "the plan allows N requests per second".
+ */
+export function planRateLimitWords(rps: unknown): string {
+  return `the plan's rate limit of ${String(rps)} requests per second`;
 }
 
 export function methodNotAvailable(method: string, network: Network): DomainError {

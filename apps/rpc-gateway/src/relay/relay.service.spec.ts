@@ -187,6 +187,62 @@ describe('what is billed: a node that does not implement a method (-32601) is no
   });
 });
 
+describe('what is billed: a node\'s "not implemented" answer is not, like its -32601', () => {
+  it('JSON-RPC: eth_getWork answered -32603 "Not implemented" (anvil) is relayed, not billed, its CU back', async () => {
+    // QA: anvil's answer to eth_getWork (in E's table) was billed 20 CU, -32601 was not.
+    const E = NETWORKS['eth-mainnet'];
+    expect(E.methods.has('eth_getWork')).toBe(true);
+    const { relay, estimate, billedCu } = relayOf(1_000, (call) =>
+      call.method === 'eth_getWork'
+        ? { kind: 'node_error', error: { code: -32603, message: 'Not implemented' } }
+        : {
+            kind: 'node_error',
+            error: { code: -32000, message: 'transaction type not supported' },
+          },
+    );
+    const body = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'eth_getWork', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_sendRawTransaction', params: ['0x01'] },
+    ]);
+    const answer = await relay.handle(token, E, body, 'http');
+    const calls = JSON.parse(answer.body) as { id: number; error: { code: number } }[];
+    expect(calls.map((c) => [c.id, c.error.code])).toEqual([
+      [1, -32603],
+      [2, -32000],
+    ]);
+    // The node's own refusal of the transaction is billed; its "Not implemented" is not.
+    expect(billedCu()).toBe(20);
+    expect(estimate.remainingCu).toBe(980);
+  });
+});
+
+describe('a filter call names one filter id: other params are -32602, unbilled, no node asked', () => {
+  it.each([
+    ['eth_getFilterChanges', []],
+    ['eth_getFilterLogs', [123]],
+    ['eth_uninstallFilter', [null]],
+    ['eth_getFilterChanges', ['0x01', '0x02']],
+    ['eth_uninstallFilter', [{ id: '0x01' }]],
+  ])('%s %j', async (method, params) => {
+    // QA: [] and [123] answered -32000 "filter not found", a well-formed unknown id's answer.
+    const { relay, sent, billedCu } = relayOf(1_000, () => ({ kind: 'result', resultText: '[]' }));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+    for (const transport of ['http', 'websocket'] as const) {
+      const answer = await relay.handle(token, P, body, transport);
+      expect(JSON.parse(answer.body)).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32602,
+          message: `invalid params: ${method} takes one filter id (a string)`,
+        },
+      });
+    }
+    expect(sent).toEqual([]);
+    expect(billedCu()).toBe(0);
+  });
+});
+
 /**
  * QA: a key twice in an object of params passed the params check (it reads JSON.parse's last)
  * while the node got the raw text with both, and the call was billed. Now -32602 before any

@@ -69,6 +69,13 @@ export function decodeFilterId(
   };
 }
 
+/** The methods that take a filter id, the gateway's (`0x…` + seal), as their one param. */
+export const FILTER_ID_METHODS: ReadonlySet<string> = new Set([
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
+]);
+
 /** Hex digits of the owner's seal at the end of every filter id (64 bits). */
 export const FILTER_SEAL_HEX = 16;
 

@@ -252,27 +252,38 @@ describe('UpstreamRouter: same-turn coalescing', () => {
 });
 
 describe('UpstreamRouter: a filter belongs to the account that made it (ADR 0202)', () => {
-  const FILTER_USES = ['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter'];
+  const FILTER_READS = ['eth_getFilterChanges', 'eth_getFilterLogs'];
+  /** What a node answers an id it does not have: "filter not found", and `false` to uninstall. */
+  const notFound = { kind: 'gateway_error', error: { code: 'filter_not_found' } };
+  const uninstalledNothing = { kind: 'result', resultText: 'false' };
 
   it.each(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter'])(
-    '%s: its id works for its account only; any other caller gets "filter not found" and no node is asked',
+    '%s: its id works for its account only; any other caller gets "filter not found" (uninstall: false) and no node is asked',
     async (create) => {
       const { router, bodies } = setup(1);
       const [created] = await router.send('eth-mainnet', ACCOUNT, [call(create)]);
       const id = JSON.parse((created as { resultText: string }).resultText) as string;
-      const notFound = { kind: 'gateway_error', error: { code: 'filter_not_found' } };
       // Another account, the same account on another network; then ids no one was given.
       for (const [network, account] of [
         ['eth-mainnet', 'acct-b'],
         ['polygon-mainnet', ACCOUNT],
-      ] as const)
-        for (const method of FILTER_USES)
+      ] as const) {
+        for (const method of FILTER_READS)
           expect(await router.send(network, account, [call(method, id)])).toMatchObject([notFound]);
+        // QA: -32000 here, while the node answers false for a filter already removed.
+        const [uninstall] = await router.send(network, account, [call('eth_uninstallFilter', id)]);
+        expect(uninstall).toEqual(uninstalledNothing);
+        expect(isBilled(uninstall!)).toBe(true);
+      }
       const edited = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
-      for (const other of [edited, id.slice(0, -FILTER_SEAL_HEX), '0xdeadbeef'])
+      for (const other of [edited, id.slice(0, -FILTER_SEAL_HEX), '0xdeadbeef']) {
         expect(
           await router.send('eth-mainnet', ACCOUNT, [call('eth_getFilterChanges', other)]),
         ).toMatchObject([notFound]);
+        expect(
+          await router.send('eth-mainnet', ACCOUNT, [call('eth_uninstallFilter', other)]),
+        ).toEqual([uninstalledNothing]);
+      }
       expect(bodies('polygon-mainnet')).toEqual([]);
       expect(shapes(bodies('eth-mainnet'))).toEqual([create]);
       // Its own account: relayed with the node's own id.
@@ -287,18 +298,20 @@ describe('UpstreamRouter: a filter belongs to the account that made it (ADR 0202
     },
   );
 
-  it('on a network without nodes here, a filter call is "filter not found" (not "upstream unavailable"), unbilled', async () => {
+  it('on a network without nodes here, a filter call is "filter not found" (uninstall: false), not "upstream unavailable"', async () => {
     const { router, pools } = setup(1);
     const [created] = await router.send('eth-mainnet', ACCOUNT, [call('eth_newBlockFilter')]);
     const id = JSON.parse((created as { resultText: string }).resultText) as string;
     // QA: a filter made with one network's token, read with the token of a network whose
     // pool has no node at this endpoint.
     pools.delete('polygon-mainnet');
-    const notFound = { kind: 'gateway_error', error: { code: 'filter_not_found' } };
-    for (const method of ['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter'])
+    for (const method of FILTER_READS)
       expect(await router.send('polygon-mainnet', ACCOUNT, [call(method, id)])).toMatchObject([
         notFound,
       ]);
+    expect(
+      await router.send('polygon-mainnet', ACCOUNT, [call('eth_uninstallFilter', id)]),
+    ).toEqual([uninstalledNothing]);
     expect(await router.send('polygon-mainnet', ACCOUNT, [call('eth_blockNumber')])).toMatchObject([
       { kind: 'gateway_error', error: { code: 'upstream_unavailable' } },
     ]);
@@ -1018,6 +1031,34 @@ describe('UpstreamRouter: the calls of an abandoned request not yet sent are not
       expect(answer).toEqual({ kind: 'gateway_error', error: CALL_ABANDONED });
       expect(isBilled(answer)).toBe(false);
     }
+  });
+
+  it('a cancel read off the connection while a fast node answers stops the slices after it', async () => {
+    // QA (Medium): anvil answered each slice within a millisecond; the next slice followed its
+    // answer in the same run of callbacks, so the cancel, read from the client's connection (I/O:
+    // here an immediate queued when the first slice reached the node), came after all 100 calls.
+    const { router, nodes, bodies } = setup(20);
+    const controller = new AbortController();
+    let queued = false;
+    const node = nodes.get('polygon-mainnet')![0]!;
+    const answerOf = node.answer;
+    node.answer = (body) => {
+      if (!queued) setImmediate(() => controller.abort());
+      queued = true;
+      return answerOf?.(body);
+    };
+    const answers = await router.send(
+      'polygon-mainnet',
+      ACCOUNT,
+      blockCalls(100),
+      undefined,
+      controller.signal,
+    );
+    // The slices in flight when it came (both lanes' first), and none after.
+    const sent = sizes(bodies('polygon-mainnet')).reduce((sum, n) => sum + n, 0);
+    expect(sent).toBe(SLICES_IN_FLIGHT * ABANDONABLE_SLICE);
+    expect(answers.filter((a) => a.kind === 'result')).toHaveLength(sent);
+    expect(answers.slice(sent).every((a) => !isBilled(a))).toBe(true);
   });
 
   it('abandoned before it is sent: nothing reaches a node', async () => {

@@ -3,8 +3,8 @@ import { keccak256 } from 'viem';
 import type { DomainError } from '@meridian/errors';
 import { isFilterMethod, mayCoalesce, NETWORKS, type NetworkKey } from '@meridian/networks';
 import {
-  JSONRPC_ERROR,
   type JsonRpcErrorObject,
+  nodeLacksMethod,
   parseResponse,
   type RpcResponseItem,
   serializeRequest,
@@ -25,6 +25,7 @@ import {
   decodeFilterId,
   encodeFilterId,
   encodeFloorFilterId,
+  FILTER_ID_METHODS,
   type FilterIdSeal,
   splitFloor,
 } from './filter-id';
@@ -57,14 +58,16 @@ export type CallAnswer =
 /**
  * Whether a relayed call's answer is billed, the one rule for HTTP, WebSocket and gRPC: a node's
  * result and its own errors are (the node did the work the request asked: a revert, a bad param
- * it found, a block it does not have), except -32601 "method not found": that node does not
- * implement a method this network's table offers (BorBlockReceipt, GetRootHash, GetAuthor's
- * bor_getAuthor on a non-Bor node), the service's gap, not the customer's request (ADR 0203
- * amendment). No node answered: not billed.
+ * it found, a block it does not have), except the node's "I do not implement this method"
+ * (`nodeLacksMethod` of @meridian/jsonrpc: -32601, -32004, or anvil's -32603 "Not implemented"
+ * for eth_getWork): that node does not implement a method this network's table offers
+ * (BorBlockReceipt, GetRootHash, GetAuthor's bor_getAuthor on a non-Bor node, eth_getWork on
+ * anvil), the service's gap, not the customer's request (ADR 0203 amendment; QA: eth_getWork
+ * was billed 20 CU). No node answered: not billed.
  */
 export function isBilled(answer: CallAnswer): boolean {
   if (answer.kind === 'result') return true;
-  return answer.kind === 'node_error' && answer.error.code !== JSONRPC_ERROR.METHOD_NOT_FOUND;
+  return answer.kind === 'node_error' && !nodeLacksMethod(answer.error);
 }
 
 const FILTER_CREATE = new Set([
@@ -72,16 +75,33 @@ const FILTER_CREATE = new Set([
   'eth_newBlockFilter',
   'eth_newPendingTransactionFilter',
 ]);
-const FILTER_USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
+const FILTER_USE = FILTER_ID_METHODS;
+
+/**
+ * The answer to a filter id no filter of this account has here (unknown, another account's,
+ * another network's or endpoint's, or a network with no node here): what a node answers an id it
+ * does not have, byte for byte, before any node is asked. eth_getFilterChanges and
+ * eth_getFilterLogs: -32000 "filter not found"; eth_uninstallFilter: `false` (go-ethereum and
+ * anvil: nothing was uninstalled), a result, billed as the node's `false` for a filter it dropped
+ * is, and as eth_unsubscribe of an id the session does not hold (QA: -32000 for a foreign id
+ * beside `false` for an already-removed one told the two apart).
+ */
+const UNINSTALLED_NOTHING: CallAnswer = { kind: 'result', resultText: 'false' };
+const NO_SUCH_FILTER: CallAnswer = { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+function unknownFilter(method: string): CallAnswer {
+  return method === 'eth_uninstallFilter' ? UNINSTALLED_NOTHING : NO_SUCH_FILTER;
+}
 
 /**
  * A call on a network with no node here: no node answers it, and no filter of it exists here
- * (filters live in a node of this endpoint), so a filter call is "filter not found", byte for
- * byte what an id no filter has gets, whoever sealed it (QA: another network's filter id, used
- * with a token of a network without nodes, was answered "upstream node unavailable").
+ * (filters live in a node of this endpoint), so a filter call is answered as an unknown id
+ * (`unknownFilter`), whoever sealed it (QA: another network's filter id, used with a token of a
+ * network without nodes, was answered "upstream node unavailable").
  */
-function withoutNodes(call: OutCall): DomainError {
-  return FILTER_USE.has(call.method) ? FILTER_NOT_FOUND : UPSTREAM_UNAVAILABLE;
+function withoutNodes(call: OutCall): CallAnswer {
+  return FILTER_USE.has(call.method)
+    ? unknownFilter(call.method)
+    : { kind: 'gateway_error', error: UPSTREAM_UNAVAILABLE };
 }
 
 /**
@@ -92,6 +112,19 @@ function withoutNodes(call: OutCall): DomainError {
  */
 export const ABANDONABLE_SLICE = 20;
 export const SLICES_IN_FLIGHT = 2;
+
+/**
+ * Resolves once the event loop has polled for I/O again. A client's cancel (grpc-js 'cancelled',
+ * which aborts the call's signal) is read off its connection, which happens only between runs of
+ * callbacks: a fast node's answer, the next slice and the method's answer follow each other in one
+ * run, so a cancel that arrived meanwhile was read only after everything had been sent and
+ * answered (QA: anvil answered 100 blocks in ~6 ms and every cancelled call logged 0 with 100
+ * billed). The second immediate runs after a poll phase that began after this call (the first
+ * runs after the current one, which may have started before the cancel arrived).
+ */
+export function afterPendingIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
 
 export interface RouterOptions {
   timeoutMs: number;
@@ -193,7 +226,8 @@ export class UpstreamRouter {
    * Calls of a request that may be abandoned (ADR 0203 amendment "a cancelled gRPC call"): more
    * than ABANDONABLE_SLICE go in slices of that many, at most SLICES_IN_FLIGHT at a time, and
    * once `abandoned` aborts the slices not yet sent are not: each of their calls is answered
-   * CALL_ABANDONED (no node answered: unbilled). A slice already sent is not cut off: its node
+   * CALL_ABANDONED (no node answered: unbilled). The signal is read before each slice after the
+   * I/O pending since the slice before (`afterPendingIo`), not in the same run of callbacks. A slice already sent is not cut off: its node
    * does the work, answers, and those calls are billed (the rule of `isBilled`), as WebSocket's
    * calls sent before their connection closed are. Without `abandoned` (HTTP, WebSocket), calls
    * go as before: a request's calls in one exchange.
@@ -209,10 +243,12 @@ export class UpstreamRouter {
     const answers: CallAnswer[] = new Array(calls.length);
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < calls.length) {
+      for (let answered = false; next < calls.length; answered = true) {
         const start = next;
         const end = Math.min(calls.length, start + ABANDONABLE_SLICE);
         next = end;
+        // Read what arrived while this lane's slice before was answered (a cancel among it).
+        if (answered) await afterPendingIo();
         const sent = abandoned.aborted
           ? undefined
           : await this.sendWithin(network, accountId, calls.slice(start, end), budget);
@@ -232,8 +268,7 @@ export class UpstreamRouter {
     budget: AnswerBudget,
   ): Promise<CallAnswer[]> {
     const pool = this.pools.get(network);
-    if (pool === undefined || pool.upstreams.length === 0)
-      return calls.map((call) => ({ kind: 'gateway_error', error: withoutNodes(call) }));
+    if (pool === undefined || pool.upstreams.length === 0) return calls.map(withoutNodes);
     const answers: CallAnswer[] = new Array(calls.length);
     const plain: number[] = [];
     const work: Promise<void>[] = [];
@@ -296,15 +331,14 @@ export class UpstreamRouter {
       // Not this account's filter (here, on this network): the answer of an unknown id.
       const opened = this.options.filterIds.open(call.params[0], pool.network, accountId);
       const decoded = opened === undefined ? undefined : decodeFilterId(opened);
-      if (decoded === undefined) return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+      if (decoded === undefined) return unknownFilter(call.method);
       let upstream = pool.byTag(decoded.tag);
       let upstreamFilterId = decoded.upstreamFilterId;
       if (upstream === undefined) {
         // A filter whose range grows with the chain: its id carries its fromBlock (ADR 0211).
         upstream = pool.byFloorTag(decoded.tag);
         const floored = upstream && splitFloor(decoded.upstreamFilterId);
-        if (upstream === undefined || floored === undefined)
-          return { kind: 'gateway_error', error: FILTER_NOT_FOUND };
+        if (upstream === undefined || floored === undefined) return unknownFilter(call.method);
         upstreamFilterId = floored.upstreamFilterId;
         const cap = this.options.maxLogsBlockRange;
         if (call.method === 'eth_getFilterLogs' && cap !== undefined) {

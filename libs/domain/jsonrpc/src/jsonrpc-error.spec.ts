@@ -1,5 +1,6 @@
 import { DomainError } from '@meridian/errors';
 import {
+  nodeLacksMethod,
   jsonRpcErrorOf,
   JSONRPC_CODE_OF_KIND,
   JSONRPC_ERROR,
@@ -77,5 +78,26 @@ describe('jsonRpcMessage: the one builder of a message in the house style', () =
   it('refuses a code without words (a node error is relayed as the node wrote it)', () => {
     expect(jsonRpcMessageWordsOf(-32099)).toBeUndefined();
     expect(() => jsonRpcMessage(-32099, 'x')).toThrow(/-32099/);
+  });
+});
+
+describe('nodeLacksMethod: a node saying it does not implement the method asked', () => {
+  it.each([
+    [-32601, 'the method eth_getWork does not exist/is not available', true],
+    [-32601, 'Method not found', true],
+    [-32004, 'Method not supported', true],
+    // anvil 1.x answers eth_getWork so (QA: it was billed 20 CU).
+    [-32603, 'Not implemented', true],
+    [-32000, 'not supported', true],
+    [-32000, 'method not supported.', true],
+    [-32603, 'the method eth_getWork is not supported', true],
+    [-32000, 'unsupported method: eth_getWork', true],
+    [-32000, 'transaction type not supported', false],
+    [-32603, 'internal error: not implemented for pending blocks yet, try latest', false],
+    [3, 'execution reverted', false],
+    [-32602, 'invalid length 0, expected tuple variant EthRequest::EthSubmitWork', false],
+    [-32000, 'header not found', false],
+  ])('%d %s: %s', (code, message, lacks) => {
+    expect(nodeLacksMethod({ code, message })).toBe(lacks);
   });
 });

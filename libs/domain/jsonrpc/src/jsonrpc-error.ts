@@ -29,6 +29,38 @@ export const JSONRPC_ERROR = Object.freeze({
   UNAUTHORIZED: -32041,
 } as const);
 
+/** EIP-1474's "method not supported", which some nodes answer instead of -32601. */
+export const METHOD_NOT_SUPPORTED = -32004;
+
+/**
+ * A node's own words for "I do not implement this method", whatever its code: anvil answers
+ * eth_getWork -32603 "Not implemented", go-ethereum without ethash -32000 "not supported".
+ * Only the whole message counts ("transaction type not supported" is about the request).
+ */
+const LACKS_METHOD_WORDS = [
+  /^(?:method )?not (?:yet )?(?:implemented|supported)$/,
+  /^(?:the )?method \S+ (?:is )?not (?:yet )?(?:implemented|supported)$/,
+  /^(?:method )?unimplemented$/,
+  /^unsupported method(?:: ?\S+)?$/,
+];
+
+/**
+ * Whether a node's error says that the node does not implement the method asked (not that the
+ * request was wrong): -32601, EIP-1474's -32004, or a message that says only that (the words
+ * above). The gateway does not bill such an answer (`isBilled` of rpc-gateway): the node lacks
+ * a method the network offers, the service's gap, not the customer's request.
+ */
+export function nodeLacksMethod(error: {
+  readonly code: number;
+  readonly message: string;
+}): boolean {
+  if (error.code === JSONRPC_ERROR.METHOD_NOT_FOUND || error.code === METHOD_NOT_SUPPORTED)
+    return true;
+  if (typeof error.message !== 'string' || error.message.length > 80) return false;
+  const words = error.message.trim().toLowerCase().replace(/\.$/, '');
+  return LACKS_METHOD_WORDS.some((pattern) => pattern.test(words));
+}
+
 export type JsonRpcErrorCode = (typeof JSONRPC_ERROR)[keyof typeof JSONRPC_ERROR];
 
 export interface JsonRpcErrorObject {

@@ -174,6 +174,18 @@ describe('status mapping', () => {
     });
   });
 
+  it('a refusal that says when to come back carries the wait in the retry-after-ms trailer', () => {
+    const { metadata } = toGrpcStatus(
+      new DomainError('rate_limited', 'rate_limited', 'rate limit exceeded', {
+        details: { retryAfterMs: 49.2 },
+      }),
+    );
+    expect(metadata!.get('retry-after-ms')).toEqual(['50']);
+    expect(metadata!.get('error-retryable')).toEqual(['true']);
+    const { metadata: none } = toGrpcStatus(new DomainError('x', 'rate_limited', 'y'));
+    expect(none!.get('retry-after-ms')).toEqual([]);
+  });
+
   it('rebuilds a DomainError from a status with the code and retryable trailers', () => {
     const { metadata } = toGrpcStatus(
       new DomainError('slow_down', 'rate_limited', 'rate limit exceeded'),

@@ -40,6 +40,13 @@ function boundedDetails(message: string): string {
 /** Trailer carrying the stable DomainError code (and `error-retryable`) next to the status. */
 export const ERROR_CODE_METADATA = 'error-code';
 export const ERROR_RETRYABLE_METADATA = 'error-retryable';
+/**
+ * Trailer carrying how long to wait before retrying, in milliseconds, for a refusal that says
+ * when to come back (`details.retryAfterMs`: a plan's rate limit, a check unavailable for a
+ * moment). HTTP edges say it in `Retry-After`; gRPC has no such header, so this trailer, named
+ * like the two above.
+ */
+export const RETRY_AFTER_MS_METADATA = 'retry-after-ms';
 
 /**
  * A handler's error as a gRPC status. DomainError messages are safe for clients (see
@@ -67,6 +74,9 @@ export function toGrpcStatus(error: unknown): Partial<StatusObject> {
   if (isDomainError(error)) {
     metadata.set(ERROR_CODE_METADATA, error.code);
     metadata.set(ERROR_RETRYABLE_METADATA, String(error.retryable));
+    const retryAfterMs = error.details?.['retryAfterMs'];
+    if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
+      metadata.set(RETRY_AFTER_MS_METADATA, String(Math.ceil(retryAfterMs)));
     return { code: grpcStatusOf[error.kind], details: boundedDetails(error.message), metadata };
   }
   metadata.set(ERROR_CODE_METADATA, 'internal_error');
