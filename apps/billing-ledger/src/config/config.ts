@@ -1,6 +1,6 @@
 import { partitionSetting, USAGE_PART_RETENTION_MS, USAGE_PARTITIONS } from '@meridian/contracts';
 import { commonEnv, optionalTokenSetting, port, secretSetting } from '@meridian/platform-config';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '@meridian/platform-db';
+import { poolSettings } from '@meridian/platform-db';
 import { DAY } from '@meridian/time';
 import { z } from 'zod';
 
@@ -8,18 +8,8 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...commonEnv,
   GRPC_PORT: port.default(9090),
-  /** Postgres connections this process holds at most (requests, usage and jobs share them). */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
-  /**
-   * Most ms a query waits for a pooled connection, then 503 `database_unavailable`; also the
-   * most an account's write waits for its account's earlier writes (`AccountWrites`, ADR 0405).
-   */
-  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(DEFAULT_ACQUIRE_TIMEOUT_MS),
+  /** Postgres connections (20 by default: requests, usage and jobs share them) and their wait. */
+  ...poolSettings(20),
   /** Guards the operator (admin) API. */
   OPERATOR_TOKEN: secretSetting(z.string().min(16, 'must be at least 16 characters')),
   /** Also accepted while OPERATOR_TOKEN is rotated (deploy/README "Rotation"); unset otherwise. */

@@ -13,7 +13,7 @@ import {
   secretSetting,
 } from '@meridian/platform-config';
 import { parseSecretsKeyList, secretsKeySetting } from '@meridian/platform-secrets';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '@meridian/platform-db';
+import { poolSettings } from '@meridian/platform-db';
 import { DAY } from '@meridian/time';
 import { z } from 'zod';
 import { WEBHOOK_NETWORKS } from '../webhooks/networks';
@@ -32,18 +32,8 @@ export const configSchema = z
     ...commonEnv,
     ...clockEnv,
     BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
-    /** Postgres connections this process holds at most (requests, jobs and consumers share them). */
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
-    /**
-     * Most ms a query waits for a pooled connection, then 503 `database_unavailable`; also the
-     * most an account's write waits for its account's earlier writes (ADR 0405).
-     */
-    DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .max(120_000)
-      .default(DEFAULT_ACQUIRE_TIMEOUT_MS),
+    /** Postgres connections (10 by default) and their wait (platform-db `poolSettings`). */
+    ...poolSettings(10),
     /**
      * The networks this deployment indexes, as chain-indexer's NETWORKS (comma-separated network
      * keys; set but empty: none): a webhook on another network would never fire, so it is

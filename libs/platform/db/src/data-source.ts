@@ -1,4 +1,5 @@
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+import { z } from 'zod';
 import { initializeDataSource } from './pg-errors';
 
 export interface AppDataSourceOptions {
@@ -22,6 +23,25 @@ export interface AppDataSourceOptions {
 
 /** `acquireTimeoutMs` unless an app sets it: a pool that stays full this long is stuck. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+/**
+ * An app's pool settings, one schema for every app that reads them: `DATABASE_POOL_SIZE` (the
+ * Postgres connections this process holds at most; requests, jobs and consumers share them) and
+ * `DATABASE_ACQUIRE_TIMEOUT_MS` (the most a query waits for a pooled connection, then 503
+ * `database_unavailable`; also the most an account's write waits for its account's earlier
+ * writes, `AccountTurns`, ADR 0405).
+ */
+export function poolSettings(defaultPoolSize: number) {
+  return {
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(defaultPoolSize),
+    DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .default(DEFAULT_ACQUIRE_TIMEOUT_MS),
+  };
+}
 
 /** One TypeORM data source per app. `synchronize` is never on: the schema comes from migrations. */
 export function createAppDataSource(options: AppDataSourceOptions): DataSource {
