@@ -19,6 +19,9 @@ export function parseConfig<S extends z.ZodObject>(
   schema: S,
   env: Record<string, string | undefined> = process.env,
 ): z.infer<S> {
+  const blank = blankNumberSetting(schema, env);
+  if (blank !== undefined)
+    throw new ConfigError(blank, 'is invalid: empty; give a number, or unset it for its default');
   const result = schema.safeParse(env);
   if (result.success) {
     // Settings checked together (a certificate and its key); each alone passed the schema.
@@ -46,4 +49,36 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env = process
     }
     throw error;
   }
+}
+
+/** Wrappers whose inner schema decides what a value is (`.default(…)`, `.optional()`, …). */
+const WRAPPERS = new Set(['default', 'prefault', 'optional', 'nullable', 'readonly', 'catch']);
+
+/**
+ * The first numeric setting set to a blank value (`LEDGER_TICK_MS=`, a template that rendered
+ * nothing). `z.coerce.number()` reads "" and " " as 0, which for many settings means "never" or
+ * "off" (QA: top-ups that never clear, a port chosen at random), so a blank number is refused
+ * here, for every app's schema, instead of being read as 0. Blank strings keep their meaning
+ * (a list set but empty).
+ */
+function blankNumberSetting(
+  schema: z.ZodObject,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  for (const [name, field] of Object.entries(schema.shape)) {
+    const value = env[name];
+    if (value === undefined || value.trim() !== '') continue;
+    if (readsNumber(field as z.core.$ZodType)) return name;
+  }
+  return undefined;
+}
+
+function readsNumber(field: z.core.$ZodType): boolean {
+  let def = field._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+  for (let depth = 0; depth < 10; depth += 1) {
+    const inner = WRAPPERS.has(def.type) ? def.innerType : def.type === 'pipe' ? def.in : undefined;
+    if (inner === undefined) break;
+    def = inner._zod.def as typeof def;
+  }
+  return def.type === 'number' || def.type === 'bigint';
 }
