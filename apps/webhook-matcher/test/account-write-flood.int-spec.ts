@@ -170,10 +170,16 @@ describe("one account's write flood: the pool stays open to every other account"
     // Each write of the flood is a whole list or the documented 503, nothing else.
     expect(created.length + refused.length).toBe(WRITES);
     expect(created.length).toBeGreaterThan(0);
+    // Refused: past the acquire timeout for the account's turn (database_unavailable), or, on a
+    // machine loaded past CI's, a write whose account-state read from billing-ledger outlived its
+    // deadline while this process parsed the flood's 48 bodies (billing_unavailable, ~1 in 3 full
+    // runs beside other suites). Both are 503s with nothing written, checked below.
     for (const answer of refused) {
-      expect(answer.body['error']).toBe('database_unavailable');
-      expect(answer.headers['retry-after']).toBe('2');
+      expect(['database_unavailable', 'billing_unavailable']).toContain(answer.body['error']);
+      if (answer.body['error'] === 'database_unavailable')
+        expect(answer.headers['retry-after']).toBe('2');
     }
+    expect(refused.some((a) => a.body['error'] === 'database_unavailable')).toBe(true);
     for (const answer of created) expect(answer.body['size']).toBe(ADDRESSES_PER_LIST);
     // None half-written: the lists stored are the 201s, each with all its entries.
     expect(
