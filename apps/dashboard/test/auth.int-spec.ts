@@ -573,6 +573,14 @@ describe('dashboard auth and BFF (real Postgres, real billing-ledger)', () => {
       expect((await clear({ email })).statusCode).toBe(200);
       expect((await clear({ email }, 'not-the-operator-token')).statusCode).toBe(401);
       expect((await clear({})).statusCode).toBe(400);
+      // QA L8: an address that is none was answered 200 {"cleared":0}; refused as a bad field.
+      const notAnAddress = await clear({ address: 'not-an-ip' });
+      expect(notAnAddress.statusCode).toBe(400);
+      expect(notAnAddress.json()).toMatchObject({
+        error: 'malformed_body',
+        fields: { address: expect.any(String) },
+      });
+      expect((await clear({ address: '2001:db8::1' })).json()).toEqual({ cleared: 0 });
       expect((await signIn('203.0.113.6', password)).status).toBe(200);
       expect((await signIn('203.0.113.5', password)).status).toBe(200);
       const cleared = await clear({ email: 'ALICE@corp.example' });

@@ -12,6 +12,7 @@ import {
 import { DomainError } from '@meridian/errors';
 import { bearerOf, SharedSecrets } from '@meridian/platform-http';
 import type { FastifyRequest } from 'fastify';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
@@ -41,7 +42,12 @@ export class OperatorTokenGuard implements CanActivate {
 const clearBody = z
   .strictObject({
     email: z.string().trim().toLowerCase().min(1).max(254).optional(),
-    address: z.string().trim().min(1).max(100).optional(),
+    // An IP address as the throttle keys it (QA L8: "not-an-ip" cleared nothing and said 200).
+    address: z
+      .string()
+      .trim()
+      .refine((address) => isIP(address) !== 0, { message: 'an IPv4 or IPv6 address' })
+      .optional(),
   })
   .refine((body) => body.email !== undefined || body.address !== undefined, {
     message: 'name an email, an address or both',

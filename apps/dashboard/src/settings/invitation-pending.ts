@@ -1,4 +1,5 @@
 import { DomainError } from '@meridian/errors';
+import { formatDateTime } from '../../web/src/format';
 import type { InvitationsRepository } from './invitations.repository';
 
 /**
@@ -12,8 +13,19 @@ export async function invitationPending(
   accountId: string | null,
   email: string,
 ): Promise<DomainError> {
-  const pending = await invitations.pendingFor(accountId, email);
-  const until = pending ? ` (until ${pending.expiresAt.toISOString()})` : '';
+  return invitationPendingError(accountId, await invitations.pendingFor(accountId, email));
+}
+
+/**
+ * The refusal's words. Its end is said as the invitations table says it ("2026-12-10 08:02
+ * UTC", the page's one formatter, QA L7), not as an ISO timestamp; the ISO stays in
+ * `invitation.expires_at`.
+ */
+export function invitationPendingError(
+  accountId: string | null,
+  pending: { id: string; expiresAt: Date } | undefined | null,
+): DomainError {
+  const until = pending ? ` (until ${formatDateTime(pending.expiresAt.toISOString())})` : '';
   const to = accountId === null ? 'to sign up' : 'to this account';
   return new DomainError(
     'invitation_pending',

@@ -94,10 +94,7 @@ export class UpstreamClient {
       text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      const message = timedOut
-        ? `${upstream} did not answer within ${this.config.UPSTREAM_TIMEOUT_MS / 1000} s`
-        : `${upstream} is not reachable`;
-      throw new DomainError('upstream_unavailable', 'unavailable', message, { cause: error });
+      throw upstreamUnavailable(upstream, method, timedOut, this.config.UPSTREAM_TIMEOUT_MS, error);
     }
     let body: unknown = null;
     if (text) {
@@ -121,6 +118,42 @@ export class UpstreamClient {
     if (answer.status >= 200 && answer.status < 300) return answer.body as T;
     throw upstreamError(upstream, answer);
   }
+}
+
+/**
+ * The one wording of "no answer from an API" for every call the BFF makes (QA M5). A read that
+ * timed out names the wait; a write that timed out may have been applied all the same (the API
+ * was slow, not necessarily down: an operator's plan change said "did not answer" and was
+ * made), so it says so, with `outcome: "unknown"` for the page, which then asks again until it
+ * sees the outcome (web/src/outcome-unknown.ts). Never retryable as is: sending a write again
+ * could apply it twice. An API not reachable at all saw nothing.
+ */
+export function upstreamUnavailable(
+  upstream: Upstream,
+  method: string,
+  timedOut: boolean,
+  timeoutMs: number,
+  cause?: unknown,
+): DomainError {
+  const read = method === 'GET' || method === 'HEAD';
+  if (!timedOut)
+    return new DomainError('upstream_unavailable', 'unavailable', `${upstream} is not reachable`, {
+      cause,
+    });
+  if (read)
+    return new DomainError(
+      'upstream_unavailable',
+      'unavailable',
+      `${upstream} did not answer within ${timeoutMs / 1000} s`,
+      { cause },
+    );
+  return new DomainError(
+    'upstream_unavailable',
+    'unavailable',
+    `${upstream} did not answer in time; the change may still be applied — this page will show ` +
+      'the outcome',
+    { cause, retryable: false, details: { outcome: 'unknown' } },
+  );
 }
 
 const kindOfStatus: Record<number, ConstructorParameters<typeof DomainError>[1]> = {

@@ -1,5 +1,6 @@
 /** The page's only way to the server: the dashboard's /api, with the session's CSRF token. */
 import { fieldsOf } from './form-errors';
+import { isOutcomeUnknown, MAY_STILL_BE_APPLIED } from './outcome-unknown';
 import { isSessionGone } from './session-gone';
 import { pageMessageOf } from './unavailable-words';
 import { CLIENT_TIMEOUT_MS, RequestsInFlight, waitedFor } from './waits';
@@ -17,6 +18,16 @@ export function setSessionGoneHandler(handler: () => void): void {
   onSessionGone = handler;
 }
 
+/**
+ * Called when a write may have been applied though it failed (outcome-unknown.ts; set by the
+ * query client in main.tsx, which asks for what the page shows again until it sees it).
+ */
+let onOutcomeUnknown: () => void = () => undefined;
+
+export function setOutcomeUnknownHandler(handler: () => void): void {
+  onOutcomeUnknown = handler;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -29,6 +40,8 @@ export class ApiError extends Error {
     readonly elapsedMs = 0,
     /** The answer's Retry-After in seconds (a 429 of a limit, relayed by the BFF), if any. */
     readonly retryAfterSeconds?: number,
+    /** A write that may have been applied all the same (outcome-unknown.ts). */
+    readonly outcomeUnknown = false,
   ) {
     super(message);
   }
@@ -64,15 +77,21 @@ export async function api<T>(
     text = await response.text();
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    const code = timedOut ? 'timeout' : 'network_error';
+    const unknown = isOutcomeUnknown(method, 0, code, {});
+    if (unknown) onOutcomeUnknown();
     throw new ApiError(
       0,
-      timedOut ? 'timeout' : 'network_error',
+      code,
       timedOut
-        ? `no answer from the dashboard server within ${CLIENT_TIMEOUT_MS / 1000} s`
+        ? `no answer from the dashboard server within ${CLIENT_TIMEOUT_MS / 1000} s` +
+            (unknown ? `; ${MAY_STILL_BE_APPLIED}` : '')
         : 'the dashboard server could not be reached',
       {},
       {},
       Date.now() - started,
+      undefined,
+      unknown,
     );
   } finally {
     done();
@@ -95,6 +114,8 @@ export async function api<T>(
       : `request failed (${response.status})`,
   );
   if (isSessionGone(response.status, code)) onSessionGone();
+  const unknown = isOutcomeUnknown(method, response.status, code, errorBody);
+  if (unknown) onOutcomeUnknown();
   const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
   throw new ApiError(
     response.status,
@@ -104,6 +125,7 @@ export async function api<T>(
     errorBody,
     Date.now() - started,
     Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    unknown,
   );
 }
 

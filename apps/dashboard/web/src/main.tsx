@@ -2,8 +2,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import { ApiError } from './api';
+import { ApiError, setOutcomeUnknownHandler } from './api';
 import { App } from './app';
+import { OutcomeChecks } from './outcome-unknown';
 import './styles.css';
 import { retryRead } from './waits';
 
@@ -17,6 +18,11 @@ const client = new QueryClient({
     },
   },
 });
+
+// A write that may have been applied though it failed: what the page shows is asked for again
+// until it shows the outcome (outcome-unknown.ts; QA M5).
+const outcomeChecks = new OutcomeChecks(() => void client.invalidateQueries());
+setOutcomeUnknownHandler(() => outcomeChecks.start());
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

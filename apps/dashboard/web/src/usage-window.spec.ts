@@ -1,4 +1,4 @@
-import { usageRangeWords, usageWindow } from './usage-window';
+import { noUsageYetWords, usageRangeWords, usageWindow } from './usage-window';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -43,5 +43,13 @@ describe('usageRangeWords', () => {
     expect(usageRangeWords('2026-11-25T05:00:00.000Z', '2026-12-02T06:00:00.000Z')).toBe(
       '2026-11-25 05:00 to 2026-12-02 06:00 UTC',
     );
+  });
+});
+
+describe('noUsageYetWords (QA L9)', () => {
+  it("says the customer's own tokens to the customer, the account's to the operator", () => {
+    expect(noUsageYetWords('customer')).toMatch(/^Calls through your access tokens/);
+    expect(noUsageYetWords('operator')).toMatch(/^Calls through this account's access tokens/);
+    expect(noUsageYetWords('operator')).not.toMatch(/\byour\b/);
   });
 });

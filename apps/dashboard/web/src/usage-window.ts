@@ -20,3 +20,12 @@ export function usageRangeWords(from: string, to: string): string {
   const minute = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ');
   return `${minute(from)} to ${minute(to)} UTC`;
 }
+
+/**
+ * The empty usage chart's hint, worded for who looks (QA L9): the operator reads a customer's
+ * account, whose calls are not "yours".
+ */
+export function noUsageYetWords(viewer: 'customer' | 'operator'): string {
+  const whose = viewer === 'customer' ? 'your' : "this account's";
+  return `Calls through ${whose} access tokens and webhook deliveries appear here within a few seconds.`;
+}

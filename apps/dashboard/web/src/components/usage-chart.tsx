@@ -11,6 +11,7 @@ import {
 } from 'recharts';
 import { formatCu, formatNumber, networkLabel } from '../format';
 import type { UsageItem } from '../types';
+import { noUsageYetWords } from '../usage-window';
 import { Empty } from './ui';
 
 /** Bar colours by position (networks sorted by CU); 4.5:1 or better against white. */
@@ -32,13 +33,9 @@ const COLORS = [
  * together (QA), so it is off and the drawing hidden from assistive technology; the figure
  * keeps its short name, and its caption and the tables below give the numbers.
  */
-export function UsageChart(props: { items: UsageItem[] }) {
+export function UsageChart(props: { items: UsageItem[]; viewer: 'customer' | 'operator' }) {
   if (props.items.length === 0)
-    return (
-      <Empty title="No usage in this range yet.">
-        Calls through your access tokens and webhook deliveries appear here within a few seconds.
-      </Empty>
-    );
+    return <Empty title="No usage in this range yet.">{noUsageYetWords(props.viewer)}</Empty>;
   const totals = new Map<string, number>();
   for (const item of props.items)
     totals.set(item.network ?? '', (totals.get(item.network ?? '') ?? 0) + item.cu);

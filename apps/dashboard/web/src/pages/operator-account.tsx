@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { api } from '../api';
+import { api, ApiError } from '../api';
 import { pendingTopUpDelay } from '../auto-refresh';
 import { boughtBy } from '../bought-by';
 import { ConfirmDialog } from '../components/confirm-dialog';
@@ -13,6 +13,7 @@ import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../compone
 import { UsageChart, UsageTable } from '../components/usage-chart';
 import { formatCu, formatDateTime, formatNumber, PLAN_NAMES, planName } from '../format';
 import { operatorAccountFailure } from '../load-failure';
+import { outcomeSeen } from '../outcome-unknown';
 import { isPlanId, planChangeWords } from '../plan-choice';
 import { planOfValue, planPicker } from '../plan-picker';
 import type { Account, Page, TopUp, Usage } from '../types';
@@ -140,7 +141,15 @@ export function OperatorAccountPage() {
           {changePlan.isSuccess && (
             <Notice tone="ok">Plan changed; the customer sees the new limits now.</Notice>
           )}
-          {changePlan.error && <Notice tone="bad">{changePlan.error.message}</Notice>}
+          {changePlan.error &&
+            (changePlan.error instanceof ApiError &&
+            changePlan.error.outcomeUnknown &&
+            outcomeSeen(planOfValue(changePlan.variables), account.plan) === 'applied' ? (
+              // Billing timed out but made the change: the page asked again and sees it (QA M5).
+              <Notice tone="ok">Plan changed; the customer sees the new limits now.</Notice>
+            ) : (
+              <Notice tone="bad">{changePlan.error.message}</Notice>
+            ))}
         </Card>
         <Card title="Balance">
           <p className="metric">{formatCu(account.balance.total_cu)}</p>
@@ -191,7 +200,7 @@ export function OperatorAccountPage() {
         <p className="muted">
           Total {formatCu(usage.total_cu)} in {formatNumber(usage.total_calls)} calls.
         </p>
-        <UsageChart items={usage.items} />
+        <UsageChart items={usage.items} viewer="operator" />
         <h3>By method</h3>
         <UsageTable items={usage_by_method.items} by="method" />
       </Card>

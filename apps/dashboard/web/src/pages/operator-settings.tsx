@@ -7,6 +7,12 @@ import { Field } from '../components/field';
 import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
 import { formatDateTime } from '../format';
 import { placeErrors } from '../form-errors';
+import {
+  shownSignupMode,
+  SIGNUP_MODE_LABELS,
+  signupModeSaved,
+  type SignupMode,
+} from '../signup-mode';
 import { useSubmission } from '../use-submission';
 
 /** `GET /api/operator/invitations`: a pending sign-up invitation (never its code). */
@@ -22,10 +28,10 @@ export function OperatorSettingsPage() {
   const client = useQueryClient();
   const settings = useQuery({
     queryKey: ['operator-settings'],
-    queryFn: () => api<{ signup_mode: 'open' | 'invite' }>('GET', '/api/operator/settings'),
+    queryFn: () => api<{ signup_mode: SignupMode }>('GET', '/api/operator/settings'),
   });
   const setMode = useMutation({
-    mutationFn: (signup_mode: string) => api('PUT', '/api/operator/settings', { signup_mode }),
+    mutationFn: (signup_mode: SignupMode) => api('PUT', '/api/operator/settings', { signup_mode }),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['operator-settings'] }),
   });
   const [email, setEmail] = useState('');
@@ -68,20 +74,30 @@ export function OperatorSettingsPage() {
         ) : settings.isError ? (
           <ErrorState error={settings.error} />
         ) : (
-          <fieldset className="fieldset">
-            <legend>Sign-up mode</legend>
-            {(['open', 'invite'] as const).map((mode) => (
-              <label key={mode} className="check">
-                <input
-                  type="radio"
-                  name="signup-mode"
-                  checked={settings.data.signup_mode === mode}
-                  onChange={() => setMode.mutate(mode)}
-                />
-                {mode === 'open' ? 'Open: anyone can create an account' : 'Invitation only'}
-              </label>
-            ))}
-          </fieldset>
+          <>
+            <fieldset className="fieldset">
+              <legend>Sign-up mode</legend>
+              {(['open', 'invite'] as const).map((mode) => (
+                <label key={mode} className="check">
+                  <input
+                    type="radio"
+                    name="signup-mode"
+                    checked={
+                      shownSignupMode(settings.data.signup_mode, {
+                        pending: setMode.isPending,
+                        mode: setMode.variables,
+                      }) === mode
+                    }
+                    disabled={setMode.isPending}
+                    onChange={() => setMode.mutate(mode)}
+                  />
+                  {SIGNUP_MODE_LABELS[mode]}
+                </label>
+              ))}
+            </fieldset>
+            {setMode.isSuccess && <Notice tone="ok">{signupModeSaved(setMode.variables)}</Notice>}
+            {setMode.error && <Notice tone="bad">{setMode.error.message}</Notice>}
+          </>
         )}
       </Card>
       <Card title="Invite someone">

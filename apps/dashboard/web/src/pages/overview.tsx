@@ -187,7 +187,7 @@ export function OverviewPage() {
               </span>{' '}
               (whole hours).
             </p>
-            <UsageChart items={byDay.data.items} />
+            <UsageChart items={byDay.data.items} viewer="customer" />
           </>
         )}
       </Card>
