@@ -1,5 +1,5 @@
 import { DomainError } from '@meridian/errors';
-import { formatDateTime } from '../../web/src/format';
+import { utcMinute } from '@meridian/time';
 import type { InvitationsRepository } from './invitations.repository';
 
 /**
@@ -25,7 +25,7 @@ export function invitationPendingError(
   accountId: string | null,
   pending: { id: string; expiresAt: Date } | undefined | null,
 ): DomainError {
-  const until = pending ? ` (until ${formatDateTime(pending.expiresAt.toISOString())})` : '';
+  const until = pending ? ` (until ${utcMinute(pending.expiresAt)})` : '';
   const to = accountId === null ? 'to sign up' : 'to this account';
   return new DomainError(
     'invitation_pending',

@@ -1,3 +1,4 @@
+import { utcMinute } from '@meridian/time';
 import { networkByKey } from '@meridian/networks';
 
 const numberFormat = new Intl.NumberFormat('en-US');
@@ -11,8 +12,7 @@ export function formatCu(value: number | string | null | undefined): string {
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const date = new Date(iso);
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return utcMinute(iso);
 }
 
 /** To the second: attempts of one event are seconds apart. */
