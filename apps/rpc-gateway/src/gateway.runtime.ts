@@ -10,9 +10,8 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import {
+  JetStreamConsumers,
   JetStreamPublisher,
-  NatsClient,
-  NatsNamespace,
   NatsProbe,
   type UsageFlusher,
 } from '@meridian/platform-messaging';
@@ -95,8 +94,7 @@ export class GatewayRuntime
     private readonly registry: Registry,
     private readonly readiness: ReadinessRegistry,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly nats: NatsClient,
-    private readonly namespace: NatsNamespace,
+    private readonly consumers: JetStreamConsumers,
     publisher: JetStreamPublisher,
     @Inject(REPLICA_LINK) replica: ReplicaLink | null,
     private readonly natsProbe: NatsProbe,
@@ -222,7 +220,7 @@ export class GatewayRuntime
     this.health.start();
     this.flusher.start();
     if (!this.config.STATIC_ACCESS_TOKENS)
-      this.feeds = startBillingFeeds(this.nats, this.namespace, this.credentials, this.logger);
+      this.feeds = startBillingFeeds(this.consumers, this.credentials);
     if (this.config.GRPC_ENABLED) {
       this.grpc = await startBorGrpc(new BorApiService(this.relay, this.metrics), {
         host: this.config.HTTP_HOST,

@@ -1,7 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { freePort, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { provisionMessaging } from '@meridian/platform-messaging';
+import {
+  deleteNatsNamespace,
+  freePort,
+  startAnvil,
+  testNatsUrl,
+  uniqueNatsPrefix,
+  type AnvilInstance,
+} from '@meridian/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { metricValue, rpc, startGateway } from './gateway-harness';
 
 /**
@@ -168,6 +178,54 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
     } finally {
       await gateway.stop();
       await stopNats(nats);
+    }
+  });
+
+  it("reports its two KV copies (balance state, revoked credentials) like every app's mirrors", async () => {
+    // A prefix nothing provisioned: the buckets the gateway copies are missing (QA M3).
+    const natsUrl = testNatsUrl();
+    const prefix = uniqueNatsPrefix();
+    const gateway = await startGateway({
+      REGION: 'eu',
+      NATS_URL: natsUrl,
+      NATS_PREFIX: prefix,
+      UPSTREAMS: JSON.stringify({ 'eth-mainnet': [eth.url] }),
+      // Tokens from billing-ledger (none listens: no call is made here), so the feeds run.
+      BILLING_GRPC_URL: `127.0.0.1:${deadPort}`,
+      GRPC_ENABLED: 'false',
+    });
+    const loaded = async (bucket: string): Promise<number | undefined> => {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) => l.startsWith('messaging_kv_mirror_loaded{') && l.includes(`bucket="${bucket}"`),
+        );
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    const buckets = ['billing-balance-state', 'billing-revoked-credentials'];
+    try {
+      await until('nats_connected 1', async () => {
+        await gateway.runtime.natsCheckNow();
+        return (await metricValue(gateway.url, 'nats_connected', {})) === 1;
+      });
+      // Reached NATS, but not its buckets: the series exist and read 0, what the alert reads;
+      // /readyz stays as it is for every app's mirrors (ADR 0212 amendment).
+      for (const bucket of buckets) expect(await loaded(bucket)).toBe(0);
+      expect((await readyz(gateway.url)).status).toBe(200);
+
+      const nc = await connect({ servers: natsUrl });
+      try {
+        await provisionMessaging(await jetstreamManager(nc), prefix);
+      } finally {
+        await nc.close();
+      }
+      await until('both mirrors loaded', async () =>
+        (await Promise.all(buckets.map(loaded))).every((v) => v === 1),
+      );
+    } finally {
+      await gateway.stop();
+      await deleteNatsNamespace(natsUrl, prefix).catch(() => undefined);
     }
   });
 });

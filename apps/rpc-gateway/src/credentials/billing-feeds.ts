@@ -1,7 +1,6 @@
 import { BalanceStateChangedSchema, CredentialRevokedSchema, KvBuckets } from '@meridian/contracts';
-import { KvMirror, type NatsClient, type NatsNamespace } from '@meridian/platform-messaging';
+import type { JetStreamConsumers } from '@meridian/platform-messaging';
 import { isPlanRequired, type PlanId } from '@meridian/plans';
-import type { Logger } from 'pino';
 import type { CredentialService } from './credential.service';
 import { spendableCu } from '@meridian/compute-units';
 
@@ -9,26 +8,22 @@ import { spendableCu } from '@meridian/compute-units';
  * The two KV buckets billing-ledger keeps for hot paths, watched into memory: revoked
  * credentials evict cached tokens on every replica within moments; balance state (ok or
  * exhausted, plan RPS, the CU spendable) replaces what the first resolution said, highest version winning.
+ * Both are `JetStreamConsumers` mirrors, as in every other app: `messaging_kv_mirror_loaded{bucket}`
+ * reports them (what `MeridianNatsConsumerDetached` reads), none is part of `/readyz` (ADR 0212
+ * amendment), and they stop before the NATS connection closes.
  */
-export function startBillingFeeds(
-  client: NatsClient,
-  namespace: NatsNamespace,
-  credentials: CredentialService,
-  logger: Logger,
-) {
-  const revoked = new KvMirror(client, namespace, {
-    bucket: KvBuckets.revokedCredentials.name,
-    schema: CredentialRevokedSchema,
-    logger,
-    onChange: (_key, value) => {
+export function startBillingFeeds(consumers: JetStreamConsumers, credentials: CredentialService) {
+  const revoked = consumers.mirror(
+    KvBuckets.revokedCredentials.name,
+    CredentialRevokedSchema,
+    (_key, value) => {
       if (value?.credentialType === 'access_token') credentials.revokeHash(value.credentialHash);
     },
-  });
-  const balances = new KvMirror(client, namespace, {
-    bucket: KvBuckets.balanceState.name,
-    schema: BalanceStateChangedSchema,
-    logger,
-    onChange: (key, value) => {
+  );
+  const balances = consumers.mirror(
+    KvBuckets.balanceState.name,
+    BalanceStateChangedSchema,
+    (key, value) => {
       if (value === undefined) return;
       credentials.applyAccount({
         accountId: key,
@@ -42,8 +37,6 @@ export function startBillingFeeds(
         version: value.version,
       });
     },
-  });
-  revoked.start();
-  balances.start();
+  );
   return { revoked, balances, stop: () => Promise.all([revoked.stop(), balances.stop()]) };
 }
