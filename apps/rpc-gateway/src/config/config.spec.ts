@@ -115,3 +115,80 @@ describe('MAX_ANSWER_BYTES_IN_FLIGHT', () => {
       );
   });
 });
+
+/**
+ * Malformed addresses (QA M4): refused at start in one `config error` line naming the variable,
+ * not a gateway that looks ready while every call fails (BILLING_GRPC_URL) or one that falls
+ * back to per-process limits with a vague warning (RATE_LIMIT_REDIS_URL).
+ */
+describe('BILLING_GRPC_URL and RATE_LIMIT_REDIS_URL', () => {
+  const env = { REGION: 'eu', HTTP_PORT: '8080' };
+  const grpcLine =
+    'config error: BILLING_GRPC_URL is invalid: must be host:port (or dns:///host:port): no scheme such as http://, no path';
+  const redisLine =
+    'config error: RATE_LIMIT_REDIS_URL is invalid: must be a redis:// or rediss:// URL: redis[s]://[user:password@]host[:port][/db]';
+
+  it.each([
+    'http://x:1/y',
+    'x:1/y',
+    'billing-ledger',
+    'billing-ledger:',
+    'billing-ledger:0',
+    'billing-ledger:70000',
+    'grpc://billing-ledger:9090',
+    '',
+  ])('BILLING_GRPC_URL=%j is refused in one line naming it', (value) => {
+    expect(() => parseConfig(configSchema, { ...env, BILLING_GRPC_URL: value })).toThrow(grpcLine);
+  });
+
+  it.each([
+    'billing-ledger.meridian.svc.cluster.local:9090',
+    '127.0.0.1:9090',
+    '[::1]:9090',
+    'dns:///billing-ledger:9090',
+    'dns:billing-ledger:9090',
+  ])('BILLING_GRPC_URL=%j is taken as given', (value) => {
+    expect(parseConfig(configSchema, { ...env, BILLING_GRPC_URL: value }).BILLING_GRPC_URL).toBe(
+      value,
+    );
+  });
+
+  it('BILLING_GRPC_URL defaults to 127.0.0.1:9090', () => {
+    expect(parseConfig(configSchema, env).BILLING_GRPC_URL).toBe('127.0.0.1:9090');
+  });
+
+  it.each([
+    'notaurl',
+    'redis.example:6379',
+    'http://redis.example:6379',
+    'redis://',
+    'redis://redis.example:6379/cache',
+  ])('RATE_LIMIT_REDIS_URL=%j is refused in one line naming it', (value) => {
+    expect(() => parseConfig(configSchema, { ...env, RATE_LIMIT_REDIS_URL: value })).toThrow(
+      redisLine,
+    );
+  });
+
+  it('does not echo a refused RATE_LIMIT_REDIS_URL (it may hold a password)', () => {
+    const given = 'http://:hunter2-secret@redis.example:6379';
+    expect(() => parseConfig(configSchema, { ...env, RATE_LIMIT_REDIS_URL: given })).toThrow(
+      redisLine,
+    );
+    try {
+      parseConfig(configSchema, { ...env, RATE_LIMIT_REDIS_URL: given });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+
+  it.each([
+    '',
+    'redis://redis.redis.svc.cluster.local:6379',
+    'rediss://:pass@redis.example:6380/2',
+    'redis://user:pass@127.0.0.1',
+  ])('RATE_LIMIT_REDIS_URL=%j is taken (empty: unset)', (value) => {
+    expect(
+      parseConfig(configSchema, { ...env, RATE_LIMIT_REDIS_URL: value }).RATE_LIMIT_REDIS_URL,
+    ).toBe(value);
+  });
+});

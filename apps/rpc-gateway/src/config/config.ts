@@ -17,6 +17,48 @@ const { DATABASE_URL: _none, ...withoutDatabase } = commonEnv;
 const int = (min: number) => z.coerce.number().int().min(min);
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
 
+/** A host name, an IPv4 address or a bracketed IPv6 address, then a port (1–65535). */
+const HOST_PORT =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
+
+/**
+ * A gRPC target as @grpc/grpc-js dials it (`createGrpcClient`'s address): `host:port`, or the
+ * same after `dns:` / `dns:///`. A URL (`http://host:port/path`) is refused at start: grpc-js
+ * takes it for a DNS name that never resolves, and every call failed as "access token check
+ * unavailable" on a gateway that looked ready (QA M4).
+ */
+export const grpcTargetSetting = z.string().refine(
+  (value) => {
+    const port = HOST_PORT.exec(value.replace(/^dns:(?:\/\/\/)?/, ''))?.[1];
+    return port !== undefined && Number(port) >= 1 && Number(port) <= 65_535;
+  },
+  { message: 'must be host:port (or dns:///host:port): no scheme such as http://, no path' },
+);
+
+/**
+ * A Redis URL, `redis://` or `rediss://` (TLS) with a host, `[user:password@]` and `/<db>`
+ * optional; empty = unset. Anything else is refused at start instead of falling back to
+ * per-process limits with a warning that did not say why (QA M4). The value is never echoed:
+ * it may hold a password.
+ */
+export const redisUrlSetting = z.string().refine(
+  (value) => {
+    if (value === '') return true;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return false;
+    }
+    return (
+      (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
+      url.hostname !== '' &&
+      /^(?:\/\d*)?$/.test(url.pathname)
+    );
+  },
+  { message: 'must be a redis:// or rediss:// URL: redis[s]://[user:password@]host[:port][/db]' },
+);
+
 /** Every variable rpc-gateway reads, validated at start; nothing else reads process.env. */
 const settings = z.object({
   ...withoutDatabase,
@@ -32,7 +74,8 @@ const settings = z.object({
    */
   PUBLIC_GRPC_TLS_CERT_FILE: certificateFile,
   PUBLIC_GRPC_TLS_KEY_FILE: privateKeyFile,
-  BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+  /** billing-ledger's gRPC target, host:port (checked at start). */
+  BILLING_GRPC_URL: grpcTargetSetting.default('127.0.0.1:9090'),
   /**
    * Dev/test only: JSON object token → {accountId, network, planId?, nodeRps?, status?}. When
    * set, tokens are resolved from it instead of billing-ledger (running the gateway alone).
@@ -129,7 +172,7 @@ const settings = z.object({
    * Redis holding the plan-RPS buckets shared by every replica and region (ADR 0102); empty =
    * one bucket per replica (ADR 0204).
    */
-  RATE_LIMIT_REDIS_URL: z.string().default(''),
+  RATE_LIMIT_REDIS_URL: redisUrlSetting.default(''),
   /**
    * A `rediss://` RATE_LIMIT_REDIS_URL whose certificate a private CA signed: that CA (PEM).
    * Unset: the system's CAs. A client certificate and its key when Redis verifies clients

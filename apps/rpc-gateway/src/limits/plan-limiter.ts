@@ -68,7 +68,8 @@ export function createPlanLimiter(
       up.set(source === 'fleet' ? 1 : 0);
       if (source === 'local')
         logger.warn(
-          { reason: store.connectionError },
+          // The store by scheme and host only: the URL may hold a password.
+          { reason: store.connectionError, store: redisOrigin(config.RATE_LIMIT_REDIS_URL) },
           'rate-limit store unreachable: enforcing plan RPS per process until it is back',
         );
       else logger.info('rate-limit store reachable again: plan RPS is fleet-wide');
@@ -98,4 +99,10 @@ export function createPlanLimiter(
   const timer = setInterval(() => limiter.sweep(), replica ? REPLICA_LEASE_MS : 10_000);
   timer.unref();
   return { limiter, close: () => Promise.resolve(clearInterval(timer)) };
+}
+
+/** `redis[s]://host:port` of a RATE_LIMIT_REDIS_URL (checked at start), without credentials. */
+function redisOrigin(value: string): string {
+  const url = new URL(value);
+  return `${url.protocol}//${url.host}`;
 }
