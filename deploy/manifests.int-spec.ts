@@ -685,6 +685,35 @@ describe('deploy: environment matches the apps config schemas', () => {
     },
   );
 
+  // L11: a Redis with a password carries it in RATE_LIMIT_REDIS_URL, so the URL is a key of the
+  // gateway's Secret (as NATS_URL with credentials is), never of its ConfigMap.
+  it.each(REGIONS)(
+    'region overlay %s: RATE_LIMIT_REDIS_URL comes from rpc-gateway-secrets, no ConfigMap',
+    (region) => {
+      const objects = render(join(__dirname, 'overlays', region));
+      const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+      expect(configMaps.filter((cm) => 'RATE_LIMIT_REDIS_URL' in (cm.data ?? {}))).toEqual([]);
+      const secret = secrets.find((o) => o.metadata.name === 'rpc-gateway-secrets')!;
+      const url = Buffer.from(secret.data.RATE_LIMIT_REDIS_URL, 'base64').toString('utf8');
+      expect(url).toMatch(/^rediss?:\/\//);
+      const container = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec
+        .containers[0];
+      expect(containerEnv(container, objects, secrets).RATE_LIMIT_REDIS_URL).toBe(url);
+    },
+  );
+
+  it.each(['core', ...REGIONS])('%s overlay: no ConfigMap value is a URL with a password', (o) => {
+    const withPassword = /[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]+@/i;
+    const found = render(join(__dirname, 'overlays', o))
+      .filter((object) => object.kind === 'ConfigMap')
+      .flatMap((cm) =>
+        Object.entries<string>(cm.data ?? {})
+          .filter(([, value]) => withPassword.test(value))
+          .map(([key]) => `${cm.metadata.name}.${key}`),
+      );
+    expect(found).toEqual([]);
+  });
+
   // README "Secrets": every key of an app's Secret is required unless marked optional, so the
   // Secret is too: a missing one holds the pod in CreateContainerConfigError naming it, not a
   // gateway that stops on FILTER_ID_KEY (QA: rpc-gateway's was `optional: true`).
