@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { loadConfigOrExit } from '@meridian/platform-config';
+import { exitIfAddressInUse } from '@meridian/platform-http';
 import {
   createLogger,
   disableRequestContext,
@@ -28,6 +29,11 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && !offeredUpstreams(config).some(([, nodes]) => nodes.length > 0))
     base.warn({ endpoint: config.REGION }, `${NO_NETWORK_SERVED}; not ready until one is set`);
   if (cluster.isPrimary && config.GATEWAY_WORKERS > 1) {
+    // Asked once, here: a worker finding its port taken exits with the one line, and the primary
+    // would replace it for ever.
+    await exitIfAddressInUse(base, 'HTTP_PORT', config.HTTP_PORT, config.HTTP_HOST);
+    if (config.GRPC_ENABLED)
+      await exitIfAddressInUse(base, 'GRPC_PORT', config.GRPC_PORT, config.HTTP_HOST);
     runReplicaPrimary(config, base, config.GATEWAY_WORKERS);
     installProcessGuard(base);
     return;

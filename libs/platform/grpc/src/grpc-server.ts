@@ -9,6 +9,7 @@ import {
   type GrpcOutcomeHook,
   type GrpcServiceImplementation,
 } from './grpc-service-definition';
+import { AddressInUseError, refuseAddressInUse } from '@meridian/platform-http';
 import type { Registry } from 'prom-client';
 import { GrpcServerMetrics } from './grpc-server-metrics';
 import { grpcServerCredentials, type GrpcTls } from './grpc-tls';
@@ -30,6 +31,8 @@ export interface StartGrpcServerOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** The setting `port` came from, named when the port is in use; GRPC_PORT unless given. */
+  portSetting?: string;
   services: GrpcServiceBinding[];
   /** gRPC server reflection (grpcurl, Postman) for the given services; on by default. */
   reflection?: boolean;
@@ -97,12 +100,24 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
       reflectionPackageDefinition(options.services.map((s) => s.service)),
     ).addToServer(server);
   }
-  const address = `${options.host ?? '0.0.0.0'}:${options.port}`;
+  const host = options.host ?? '0.0.0.0';
+  const setting = options.portSetting ?? 'GRPC_PORT';
+  // Asked first: grpc-js logs "No address added…" itself and fails with a trace (QA); the app's
+  // start (createHttpApp's listen) turns this error into one fatal line.
+  await refuseAddressInUse(setting, options.port, host);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
-      address,
+      `${host}:${options.port}`,
       options.credentials ?? grpcServerCredentials(options.tls),
-      (error, bound) => (error ? reject(error) : resolve(bound)),
+      (error, bound) => {
+        if (!error) return resolve(bound);
+        // Taken between the question and the bind.
+        reject(
+          /EADDRINUSE/.test(error.message)
+            ? new AddressInUseError(setting, host, options.port)
+            : error,
+        );
+      },
     ),
   );
   return {

@@ -8,6 +8,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { enterRequest, PinoNestLogger } from '@meridian/platform-observability';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { exitOnAddressInUse, refuseAddressInUse } from './address-in-use';
 import { DomainErrorFilter, httpAnswerOf, type DbOutageReporter } from './domain-error.filter';
 import { DbJobGate } from '@meridian/platform-db';
 import { allowedMethodsOf, MethodNotAllowedError } from './method-not-allowed';
@@ -188,7 +189,32 @@ export async function createHttpApp(
   }
   app.useGlobalFilters(new DomainErrorFilter(options.logger, databaseGateOf(app), bodyLimitBytes));
   app.enableShutdownHooks();
+  exitWhenPortInUse(app, options.logger);
   return app;
+}
+
+/**
+ * Every app's `listen(HTTP_PORT, HTTP_HOST)`: a port in use is one fatal line naming HTTP_PORT
+ * (or GRPC_PORT, from a gRPC server the app starts at init) and exit 1, never node's, Nest's and
+ * grpc-js's stack traces (QA). HTTP_PORT is asked before the app's init, so a taken one stops
+ * the app before its consumers start; GRPC_PORT is asked when its server starts, within init.
+ */
+function exitWhenPortInUse(app: NestFastifyApplication, logger: Logger): void {
+  type Listen = (this: unknown, port: number | string, ...args: unknown[]) => Promise<unknown>;
+  const { listen } = Object.getPrototypeOf(app) as { listen: Listen };
+  // A function, not an arrow: NestFactory's proxies call it on the application itself (`this`),
+  // whose own listen must run there too (a write through the proxy is refused).
+  async function guarded(this: unknown, port: number | string, ...args: unknown[]) {
+    const host = typeof args[0] === 'string' ? args[0] : undefined;
+    try {
+      await refuseAddressInUse('HTTP_PORT', Number(port), host);
+      return await listen.call(this, port, ...args);
+    } catch (error) {
+      return exitOnAddressInUse(error, logger, 'HTTP_PORT', Number(port), host);
+    }
+  }
+  // Defined, not assigned: the proxy's `set` trap drops assignments.
+  Object.defineProperty(app, 'listen', { value: guarded, configurable: true, writable: true });
 }
 
 /**

@@ -1,3 +1,4 @@
+export * from './address-in-use';
 export * from './create-http-app';
 export * from './domain-error.filter';
 export * from './method-not-allowed';
