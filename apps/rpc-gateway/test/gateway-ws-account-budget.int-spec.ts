@@ -23,6 +23,12 @@ const UNREAD_BYTES = 5 * 1024 * 1024;
 const DEV_ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const LOGS_PER_TX = 85;
 const BIG_LOGS = logEmitterInitCode(LOGS_PER_TX, 24_576);
+/**
+ * Answers of about 0.9 MB (85 logs of 5,120 bytes): the account's calls in flight together stay
+ * within its unread budget, so a reader the machine's load slows is never cut while the calls
+ * in flight are what is tested (with 4.2 MB answers two unread ones crossed 5 MiB).
+ */
+const MEDIUM_LOGS = logEmitterInitCode(LOGS_PER_TX, 5_120);
 
 type Message = { id?: number; result?: unknown; error?: { code: number; message: string } };
 
@@ -80,24 +86,29 @@ describe("rpc-gateway: one account's WebSocket flood across tokens and connectio
   let namespace: Awaited<ReturnType<typeof provisionNamespace>>;
   let gateway: GatewayProcess;
   let block: string;
-  const getLogs = (id: number) =>
+  let mediumBlock: string;
+  const getLogs = (id: number, at = block) =>
     JSON.stringify({
       jsonrpc: '2.0',
       id,
       method: 'eth_getLogs',
-      params: [{ fromBlock: block, toBlock: block }],
+      params: [{ fromBlock: at, toBlock: at }],
     });
   const held: Awaited<ReturnType<typeof client>>[] = [];
 
   beforeAll(async () => {
     [anvil, namespace] = await Promise.all([startAnvil({ chainId: 1 }), provisionNamespace()]);
-    const sent = await rpc(anvil.url, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'eth_sendTransactionSync',
-      params: [{ from: DEV_ACCOUNT, data: BIG_LOGS, gas: '0x112a880' }],
-    });
-    block = (sent.json as { result: { blockNumber: string } }).result.blockNumber;
+    const emit = async (data: string) => {
+      const sent = await rpc(anvil.url, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_sendTransactionSync',
+        params: [{ from: DEV_ACCOUNT, data, gas: '0x112a880' }],
+      });
+      return (sent.json as { result: { blockNumber: string } }).result.blockNumber;
+    };
+    block = await emit(BIG_LOGS);
+    mediumBlock = await emit(MEDIUM_LOGS);
     const flooder = { accountId: FLOOD_ACCOUNT, network: 'eth-mainnet', nodeRps: 1e6 };
     gateway = await startGatewayProcess(
       {
@@ -152,8 +163,14 @@ describe("rpc-gateway: one account's WebSocket flood across tokens and connectio
   it("answers the account's calls past its calls in flight -32005 at once under their ids, and leaves their request lines", async () => {
     const reader = held[0]!;
     const burst = 2 * CALLS_PER_ACCOUNT;
-    for (let id = 1; id <= burst; id++) reader.ws.send(getLogs(id));
+    for (let id = 1; id <= burst; id++) reader.ws.send(getLogs(id, mediumBlock));
+    // A reader the machine's load slows: its answers wait unread for a while, and fit the
+    // account's budget together (CI's run with 4.2 MB answers lost the reader to a 1013 cut).
+    reader.socket.pause();
+    await new Promise((r) => setTimeout(r, 1_500));
+    reader.socket.resume();
     await until(() => reader.read.length === burst, 30_000);
+    expect(reader.ws.readyState).toBe(WebSocket.OPEN);
     const refused = reader.read.filter((m) => m.error !== undefined);
     // The refusals come first (at once), under the ids past the account's budget.
     expect(refused.map((m) => m.id).sort((a, b) => a! - b!)).toEqual([5, 6, 7, 8]);
@@ -243,8 +260,10 @@ describe("rpc-gateway: one account's WebSocket flood across tokens and connectio
     // The account is served again once its silent connections are gone.
     const reader = held[0]!;
     const before = reader.read.length;
+    expect(reader.ws.readyState).toBe(WebSocket.OPEN);
     reader.ws.send(getLogs(9_999));
     await until(() => reader.read.length > before, 10_000);
+    expect(reader.read.slice(before).map((m) => m.id)).toEqual([9_999]);
     expect((reader.read.at(-1)!.result as unknown[]).length).toBe(LOGS_PER_TX);
   }, 90_000);
 });
