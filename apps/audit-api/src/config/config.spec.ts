@@ -1,3 +1,4 @@
+import { parseConfig } from '@meridian/platform-config';
 import { configSchema } from './config';
 
 const base = { HTTP_PORT: '8080', DATABASE_URL: 'postgres://audit:pw@127.0.0.1:5432/meridian' };
@@ -18,5 +19,24 @@ describe('audit-api config: AUDIT_RPC_URL', () => {
     expect(configSchema.parse({ ...base, AUDIT_RPC_URL: 'http://gw:8080/t/' }).AUDIT_RPC_URL).toBe(
       'http://gw:8080/t/',
     );
+  });
+});
+
+/** The same rule as every app that dials billing-ledger (`grpcTargetSetting`, QA VV). */
+describe('audit-api config: BILLING_GRPC_URL', () => {
+  it.each(['http://billing-ledger:9090', 'billing-ledger', 'billing-ledger:9090/x'])(
+    'refuses %j at start in one line naming it',
+    (value) => {
+      expect(() => parseConfig(configSchema, { ...base, BILLING_GRPC_URL: value })).toThrow(
+        'config error: BILLING_GRPC_URL is invalid: must be host:port (or dns:///host:port): no scheme such as http://, no path',
+      );
+    },
+  );
+
+  it('takes host:port and dns:///host:port', () => {
+    for (const value of ['billing-ledger:9090', 'dns:///billing-ledger.meridian.svc:9090'])
+      expect(parseConfig(configSchema, { ...base, BILLING_GRPC_URL: value }).BILLING_GRPC_URL).toBe(
+        value,
+      );
   });
 });

@@ -1,4 +1,4 @@
-import { commonEnv, secretSetting, urlOf } from '@meridian/platform-config';
+import { commonEnv, grpcTargetSetting, secretSetting, urlOf } from '@meridian/platform-config';
 import { z } from 'zod';
 
 const rpcUrlMap = z.string().transform((text, ctx) => {
@@ -54,7 +54,7 @@ const routerMap = z
 export const configSchema = z.object({
   ...commonEnv,
   /** billing-ledger gRPC (credential resolution, plan and quota). */
-  BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+  BILLING_GRPC_URL: grpcTargetSetting.default('127.0.0.1:9090'),
   /** JSON-RPC base used for chain reads (the rpc-gateway, or any node while it is absent). Used for ETH when no map entry. */
   // Empty is unset (no chain reads yet), as compose passes `${AUDIT_RPC_URL:-}` before a token exists.
   AUDIT_RPC_URL: secretSetting(

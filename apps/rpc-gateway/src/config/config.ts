@@ -2,6 +2,7 @@ import { usageFlushVersionSetting } from '@meridian/contracts';
 import {
   certificateFile,
   commonEnv,
+  grpcTargetSetting,
   port,
   privateKeyFile,
   secretSetting,
@@ -16,24 +17,6 @@ const { DATABASE_URL: _none, ...withoutDatabase } = commonEnv;
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
-
-/** A host name, an IPv4 address or a bracketed IPv6 address, then a port (1–65535). */
-const HOST_PORT =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
-
-/**
- * A gRPC target as @grpc/grpc-js dials it (`createGrpcClient`'s address): `host:port`, or the
- * same after `dns:` / `dns:///`. A URL (`http://host:port/path`) is refused at start: grpc-js
- * takes it for a DNS name that never resolves, and every call failed as "access token check
- * unavailable" on a gateway that looked ready (QA M4).
- */
-export const grpcTargetSetting = z.string().refine(
-  (value) => {
-    const port = HOST_PORT.exec(value.replace(/^dns:(?:\/\/\/)?/, ''))?.[1];
-    return port !== undefined && Number(port) >= 1 && Number(port) <= 65_535;
-  },
-  { message: 'must be host:port (or dns:///host:port): no scheme such as http://, no path' },
-);
 
 /**
  * A Redis URL, `redis://` or `rediss://` (TLS) with a host, `[user:password@]` and `/<db>`

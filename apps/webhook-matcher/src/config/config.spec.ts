@@ -28,3 +28,29 @@ describe('webhook-matcher config: the secrets key ring', () => {
     );
   });
 });
+
+/** The same rule as every app that dials billing-ledger (`grpcTargetSetting`, QA VV). */
+describe('webhook-matcher config: BILLING_GRPC_URL', () => {
+  const env = {
+    DATABASE_URL: 'postgres://x@127.0.0.1/x',
+    HTTP_PORT: '0',
+    WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+
+  it.each(['http://billing-ledger:9090', 'billing-ledger', 'billing-ledger:0'])(
+    'refuses %j at start in one line naming it',
+    (value) => {
+      expect(() => parseConfig(configSchema, { ...env, BILLING_GRPC_URL: value })).toThrow(
+        'config error: BILLING_GRPC_URL is invalid: must be host:port (or dns:///host:port): no scheme such as http://, no path',
+      );
+    },
+  );
+
+  it('takes host:port', () => {
+    expect(
+      parseConfig(configSchema, { ...env, BILLING_GRPC_URL: 'billing-ledger:9090' }),
+    ).toMatchObject({
+      BILLING_GRPC_URL: 'billing-ledger:9090',
+    });
+  });
+});

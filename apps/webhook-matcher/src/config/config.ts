@@ -6,6 +6,7 @@ import {
 import {
   clockEnv,
   commonEnv,
+  grpcTargetSetting,
   networkKeysSetting,
   refuseClockOffsetInProduction,
   secretListSetting,
@@ -31,7 +32,7 @@ export const configSchema = z
   .object({
     ...commonEnv,
     ...clockEnv,
-    BILLING_GRPC_URL: z.string().default('127.0.0.1:9090'),
+    BILLING_GRPC_URL: grpcTargetSetting.default('127.0.0.1:9090'),
     /** Postgres connections (10 by default) and their wait (platform-db `poolSettings`). */
     ...poolSettings(10),
     /**
