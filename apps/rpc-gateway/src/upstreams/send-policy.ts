@@ -1,4 +1,5 @@
 import { isFilterMethod, isRetrySafeMethod, isWriteMethod } from '@meridian/networks';
+import { nodeLacksMethod } from '@meridian/jsonrpc';
 
 /** How one attempt at an upstream failed. */
 export type FailureKind =
@@ -106,9 +107,10 @@ const MISSING_DATA_WORDS = [
 ];
 
 /**
- * A node's error that another node would answer: one of the words above under -32000, or
- * -32601 "method not found" for a method of the network's table (that node lacks a namespace
- * the others serve). `offered`: the network's method table.
+ * A node's error that another node would answer: one of the words above under -32000, or the
+ * node saying it lacks a method of the network's table (`nodeLacksMethod`: -32601 "method not
+ * found", -32004, or "not implemented" in a node's words; that node lacks a namespace the
+ * others serve). `offered`: the network's method table.
  */
 export function isMissingDataError(
   code: number,
@@ -116,7 +118,7 @@ export function isMissingDataError(
   method: string,
   offered: ReadonlySet<string>,
 ): boolean {
-  if (code === -32601) return offered.has(method);
+  if (nodeLacksMethod({ code, message })) return offered.has(method);
   if (code !== -32000) return false;
   const text = message.toLowerCase();
   return MISSING_DATA_WORDS.some((words) => text.includes(words));

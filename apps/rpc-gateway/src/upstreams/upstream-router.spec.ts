@@ -556,6 +556,10 @@ describe('UpstreamRouter: a node that lacks the data asked is not the answer whi
     ['unknown block', -32000],
     ['missing trie node 5f3e… (path )', -32000],
     ['the method eth_getBalance does not exist/is not available', -32601],
+    // A node's "not implemented" in other words (anvil's -32603, EIP-1474's -32004): the same
+    // gap as -32601, so another node is asked too (`nodeLacksMethod`, one rule with billing).
+    ['Not implemented', -32603],
+    ['method not supported', -32004],
   ])(
     '%s: the next node answers; when every node says so, its answer is relayed',
     async (message, code) => {
@@ -569,7 +573,7 @@ describe('UpstreamRouter: a node that lacks the data asked is not the answer whi
       c!.answer = a!.answer;
       const [answer] = await router.send('eth-mainnet', ACCOUNT, [call('eth_getBalance', '0xa')]);
       expect(answer).toMatchObject({ kind: 'node_error', error: { code, message } });
-      expect(isBilled(answer!)).toBe(code !== -32601);
+      expect(isBilled(answer!)).toBe(code === -32000);
       expect(
         bodies('eth-mainnet', 0).length +
           bodies('eth-mainnet', 1).length +
