@@ -508,4 +508,32 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     ).data;
     expect(profile.status).toBe(fresh.status);
   });
+
+  // Last: it stops the node. QA UU: keying the cache by the address's nonce and balance made a
+  // check inside the TTL read the node, so with the node down it answered 502 where the
+  // verdict computed minutes before used to be served.
+  it('with the node down, a verdict computed within the TTL is served (lastChecked says when); an address without one is 502 upstream_unavailable', async () => {
+    const address = '0x5555555555555555555555555555555555555555';
+    const unseen = '0x6666666666666666666666666666666666666666';
+    clock.set('2026-03-06T09:00:00.000Z');
+    const check = (a: string) =>
+      audit.post('/v1/wallet-audit/check', { network: 'ETH', address: a }, premium);
+    const first = walletCheckResponseSchema.parse((await check(address)).body).data;
+    await anvil.stop();
+    clock.advance(3 * 60_000);
+    const down = await check(address);
+    expect(down.status).toBe(200);
+    const served = walletCheckResponseSchema.parse(down.body).data;
+    expect([served.status, served.checked_times, served.lastChecked]).toEqual([
+      first.status,
+      2,
+      '2026-03-06T09:00:00.000Z',
+    ]);
+    const none = await check(unseen);
+    expect(none.status).toBe(502);
+    expect(errorResponseSchema.parse(none.body).error).toBe('upstream_unavailable');
+    // Past the TTL the node's failure is the answer for the cached address too.
+    clock.advance(10 * 60_000);
+    expect((await check(address)).status).toBe(502);
+  });
 });

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isDomainError } from '@meridian/errors';
 import type { Clock } from '@meridian/time';
 import type { ApiKeyPrincipal } from '../auth/credential-source';
+import { UPSTREAM_UNAVAILABLE } from '../common/audit-errors';
 import { CLOCK } from '../common/clock.token';
 import type { AuditTarget } from '../common/audit-request';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -44,8 +46,22 @@ export class CheckRunner {
       const chain = target.chain.code;
       const key = target.address.key;
       const ttl = this.config.AUDIT_VERDICT_TTL_MS;
-      const version = options.version ? await options.version() : '';
       const notBefore = new Date(this.clock.now().getTime() - ttl);
+      let version = '';
+      try {
+        if (options.version) version = await options.version();
+      } catch (error) {
+        // The node did not answer the version's reads: a verdict computed within the TTL is
+        // served as it stands (its lastChecked says when), rather than no answer; none: the
+        // node's failure, as computing would give.
+        const stale =
+          ttl > 0 && isDomainError(error) && error.code === UPSTREAM_UNAVAILABLE
+            ? await this.cache.get<V>(chain, key, product, undefined, notBefore)
+            : undefined;
+        if (stale === undefined) throw error;
+        const record = await this.records.recordCheck(chain, key, this.clock.now());
+        return { verdict: stale.verdict, record, cached: true, computedAt: stale.computedAt };
+      }
       let hit =
         ttl > 0 ? await this.cache.get<V>(chain, key, product, version, notBefore) : undefined;
       if (hit !== undefined && options.holds && !(await options.holds(hit.verdict)))

@@ -11,16 +11,17 @@ export type AuditProduct = 'wallet-check' | 'wallet-audit' | 'rug-pull';
 export class VerdictCacheRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The verdict computed at or after `notBefore` on `version` (undefined: on any version). */
   async get<T>(
     chain: string,
     address: string,
     product: AuditProduct,
-    version: string,
+    version: string | undefined,
     notBefore: Date,
   ): Promise<{ verdict: T; computedAt: Date } | undefined> {
     const rows = (await this.dataSource.query(
-      'SELECT verdict, computed_at FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND version = $4 AND computed_at >= $5',
-      [chain, address, product, version, notBefore],
+      'SELECT verdict, computed_at FROM audit.verdicts WHERE chain = $1 AND address = $2 AND product = $3 AND ($4::text IS NULL OR version = $4) AND computed_at >= $5',
+      [chain, address, product, version ?? null, notBefore],
     )) as Array<{ verdict: T; computed_at: Date }>;
     const row = rows[0];
     return row && { verdict: row.verdict, computedAt: new Date(row.computed_at) };
