@@ -15,6 +15,8 @@ async function main(): Promise<void> {
   const app = await createHttpApp(testClock ? TestClockModule.around(root, testClock) : root, {
     logger,
     accessLog: config.REQUEST_LOGS,
+    // billing.v1's server starts at init, after the usage consumers may have: asked first.
+    initListens: [{ setting: 'GRPC_PORT', port: config.GRPC_PORT, host: config.HTTP_HOST }],
   });
   if (testClock) logger.warn('TEST_CLOCK_CONTROL: the clock can be moved by the operator API');
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);

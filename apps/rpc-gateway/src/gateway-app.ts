@@ -22,6 +22,10 @@ export async function createGatewayApp(
     // requests (rpc_gateway_requests_total, rpc_gateway_request_duration_seconds).
     requestMetrics: false,
     accessLog: false,
+    // BorApi's server starts at init: asked with HTTP_PORT, before the consumers start.
+    initListens: config.GRPC_ENABLED
+      ? [{ setting: 'GRPC_PORT', port: config.GRPC_PORT, host: config.HTTP_HOST }]
+      : [],
   })) as NestFastifyApplication;
   return { app, runtime: app.get(GatewayRuntime) };
 }

@@ -27,7 +27,15 @@ class FixtureModule {}
 
 async function main(): Promise<void> {
   const logger = pino({ base: { service: 'port-in-use-fixture' } });
-  const app = await createHttpApp(FixtureModule, { logger });
+  // INIT_LISTENS=true: the app names its gRPC port to createHttpApp, as billing-ledger does.
+  const grpcPort = Number(process.env['GRPC_PORT']);
+  const app = await createHttpApp(FixtureModule, {
+    logger,
+    initListens:
+      process.env['INIT_LISTENS'] === 'true'
+        ? [{ setting: 'GRPC_PORT', port: grpcPort, host: '127.0.0.1' }]
+        : [],
+  });
   await app.listen(Number(process.env['HTTP_PORT']), '127.0.0.1');
   logger.info('listening');
   await app.close();

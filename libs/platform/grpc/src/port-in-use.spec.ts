@@ -74,6 +74,35 @@ describe('an app started on a port in use (createHttpApp listen, startGrpcServer
     }
   }, 60_000);
 
+  it('GRPC_PORT in use, named to createHttpApp (initListens, billing-ledger): one fatal line, exit 1, before init', async () => {
+    const held = await holdPort();
+    const httpPort = await (async () => {
+      const free = await holdPort();
+      const port = portOf(free);
+      await new Promise((resolve) => free.close(resolve));
+      return port;
+    })();
+    try {
+      const port = portOf(held);
+      const { code, lines, initRan } = await runFixture({
+        HTTP_PORT: String(httpPort),
+        GRPC_PORT: String(port),
+        INIT_LISTENS: 'true',
+      });
+      expect(code).toBe(1);
+      expect(initRan).toBe(false);
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        level: 60,
+        code: 'EADDRINUSE',
+        setting: 'GRPC_PORT',
+        msg: `GRPC_PORT ${port}: address 127.0.0.1:${port} is already in use`,
+      });
+    } finally {
+      held.close();
+    }
+  }, 60_000);
+
   it('GRPC_PORT in use: one fatal line naming it and the address, exit 1, no grpc-js lines', async () => {
     const held = await holdPort();
     const free = await holdPort();

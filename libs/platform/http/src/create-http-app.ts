@@ -43,6 +43,11 @@ export interface HttpAppOptions {
    * QA, many such held every file descriptor). Past it: 408 `request_timeout`, then close.
    */
   requestTimeoutMs?: number;
+  /**
+   * Other ports the app binds during its init (its gRPC server's GRPC_PORT), asked with
+   * HTTP_PORT before the init, so a taken one stops the app before its consumers start.
+   */
+  initListens?: ReadonlyArray<{ setting: string; port: number; host?: string }>;
 }
 
 /** A request must have arrived whole within this (COMPAT: 5 MiB at ~175 KB/s or better). */
@@ -189,23 +194,34 @@ export async function createHttpApp(
   }
   app.useGlobalFilters(new DomainErrorFilter(options.logger, databaseGateOf(app), bodyLimitBytes));
   app.enableShutdownHooks();
-  exitWhenPortInUse(app, options.logger);
+  exitWhenPortInUse(app, options.logger, options.initListens ?? []);
   return app;
 }
 
 /**
  * Every app's `listen(HTTP_PORT, HTTP_HOST)`: a port in use is one fatal line naming HTTP_PORT
  * (or GRPC_PORT, from a gRPC server the app starts at init) and exit 1, never node's, Nest's and
- * grpc-js's stack traces (QA). HTTP_PORT is asked before the app's init, so a taken one stops
- * the app before its consumers start; GRPC_PORT is asked when its server starts, within init.
+ * grpc-js's stack traces (QA). HTTP_PORT and the `initListens` are asked before the app's init,
+ * so a taken one stops the app before its consumers start; GRPC_PORT is asked again when its
+ * server starts (a port taken in between is named the same way).
  */
-function exitWhenPortInUse(app: NestFastifyApplication, logger: Logger): void {
+function exitWhenPortInUse(
+  app: NestFastifyApplication,
+  logger: Logger,
+  initListens: NonNullable<HttpAppOptions['initListens']>,
+): void {
   type Listen = (this: unknown, port: number | string, ...args: unknown[]) => Promise<unknown>;
   const { listen } = Object.getPrototypeOf(app) as { listen: Listen };
   // A function, not an arrow: NestFactory's proxies call it on the application itself (`this`),
   // whose own listen must run there too (a write through the proxy is refused).
   async function guarded(this: unknown, port: number | string, ...args: unknown[]) {
     const host = typeof args[0] === 'string' ? args[0] : undefined;
+    for (const other of initListens)
+      try {
+        await refuseAddressInUse(other.setting, other.port, other.host);
+      } catch (error) {
+        return exitOnAddressInUse(error, logger, other.setting, other.port, other.host);
+      }
     try {
       await refuseAddressInUse('HTTP_PORT', Number(port), host);
       return await listen.call(this, port, ...args);
