@@ -1,8 +1,9 @@
-import { status as GrpcStatus, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServerUnaryCall } from '@grpc/grpc-js';
 import { bor } from '@meridian/contracts';
 import {
   grpcService,
   startGrpcServer,
+  toGrpcStatus,
   type GrpcServiceImplementation,
   type GrpcTls,
   type RunningGrpcServer,
@@ -34,14 +35,6 @@ export async function startBorGrpc(
     tls?: GrpcTls;
   },
 ): Promise<RunningGrpcServer> {
-  // Each call's abandon switch, by its metadata (one object per call): thrown when grpc-js says
-  // the call is over without our answer (its client cancelled it, its deadline passed).
-  const ends = new WeakMap<Metadata, CallEnd>();
-  const abandonedOf = (c: ServerUnaryCall<unknown, unknown>): AbortSignal => {
-    const end = new CallEnd(c);
-    ends.set(c.metadata, end);
-    return end.signal;
-  };
   const implementation: Partial<GrpcServiceImplementation<typeof bor.BorApi.method>> = {
     headerByNumber: (r, c) => service.headerByNumber(r.number, c.metadata, abandonedOf(c)),
     blockByNumber: (r, c) => service.blockByNumber(r.number, c.metadata, abandonedOf(c)),
@@ -72,10 +65,9 @@ export async function startBorGrpc(
     },
     // Every BorApi request is a few numbers or a hash; grpc-js answers RESOURCE_EXHAUSTED above.
     channelOptions: { 'grpc.max_receive_message_length': MAX_REQUEST_BYTES },
-    onOutcome: (method, answered, failure, seconds, call) => {
-      // What the client got: a call over before our answer is CANCELLED (or DEADLINE_EXCEEDED),
-      // whatever its calls came to; never OK for an answer nobody received (QA).
-      const code = ends.get(call.metadata)?.code() ?? answered;
+    // `code` is what the client got (`clientGotStatus`): a call over before our answer is
+    // CANCELLED (or DEADLINE_EXCEEDED), whatever its calls came to (QA).
+    onOutcome: (method, code, failure, seconds, call) => {
       options.requestLog?.grpc(
         call.requestId,
         `${method.parent.typeName}/${method.name}`,
@@ -89,7 +81,7 @@ export async function startBorGrpc(
       });
       // Our own failure (not a refusal): logged with the call's id, as the relay route does
       // (no request context in the gateway, ADR 0210).
-      if (failure && answered === GrpcStatus.INTERNAL)
+      if (failure && toGrpcStatus(failure.error).code === GrpcStatus.INTERNAL)
         options.logger.error(
           { err: failure.error, request_id: failure.requestId, method: method.name },
           'gRPC call failed',
@@ -99,31 +91,15 @@ export async function startBorGrpc(
 }
 
 /**
- * How a call ended when grpc-js ended it before our answer: its client cancelled it (RST_STREAM,
- * `call.cancelled`, the 'cancelled' event) or its deadline passed (grpc-js answers
- * DEADLINE_EXCEEDED itself, then cancels). `signal` aborts then, so the relay sends none of the
- * call's calls still unsent (ADR 0203 amendment "a cancelled gRPC call"). grpc-js also says
+ * Each call's abandon switch: aborted when grpc-js ends the call before our answer, its client
+ * having cancelled it (RST_STREAM, `call.cancelled`, the 'cancelled' event) or its deadline
+ * passed (grpc-js answers DEADLINE_EXCEEDED itself, then cancels), so the relay sends none of
+ * the call's calls still unsent (ADR 0203 amendment "a cancelled gRPC call"). grpc-js also says
  * 'cancelled' after every answer it sent: by then the outcome is logged and the relay is done.
  */
-class CallEnd {
-  private readonly controller = new AbortController();
-
-  constructor(private readonly call: ServerUnaryCall<unknown, unknown>) {
-    if (call.cancelled) this.controller.abort();
-    else call.once('cancelled', () => this.controller.abort());
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** The status the client got, once grpc-js ended the call; undefined while it is ours. */
-  code(): GrpcStatus | undefined {
-    if (!this.controller.signal.aborted) return undefined;
-    const deadline = this.call.getDeadline();
-    const ms = deadline instanceof Date ? deadline.getTime() : deadline;
-    return Number.isFinite(ms) && Date.now() >= ms
-      ? GrpcStatus.DEADLINE_EXCEEDED
-      : GrpcStatus.CANCELLED;
-  }
+function abandonedOf(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
+  const controller = new AbortController();
+  if (call.cancelled) controller.abort();
+  else call.once('cancelled', () => controller.abort());
+  return controller.signal;
 }

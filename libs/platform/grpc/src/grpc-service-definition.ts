@@ -103,9 +103,30 @@ export function toGrpcServiceDefinition(service: DescService): ServiceDefinition
 }
 
 /**
+ * The status the client got for a unary call whose handler came to `answered`: grpc-js ended a
+ * call that is `cancelled` before our answer, DEADLINE_EXCEEDED when its deadline has passed
+ * (grpc-js answers it itself, then cancels), CANCELLED when its client cancelled it. Never OK
+ * for an answer nobody received (QA: cancelled calls were logged and counted OK).
+ */
+export function clientGotStatus(
+  call: Pick<ServerUnaryCall<unknown, unknown>, 'cancelled'> & {
+    getDeadline?: () => Date | number;
+  },
+  answered: GrpcStatus,
+): GrpcStatus {
+  if (!call.cancelled) return answered;
+  const deadline = call.getDeadline?.();
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return ms !== undefined && Number.isFinite(ms) && Date.now() >= ms
+    ? GrpcStatus.DEADLINE_EXCEEDED
+    : GrpcStatus.CANCELLED;
+}
+
+/**
  * grpc-js handlers for a typed implementation: each unary call awaits the implementation,
  * builds the response message, and maps a thrown error once (DomainError kind → status).
- * Methods the implementation leaves out answer UNIMPLEMENTED (grpc-js default).
+ * Methods the implementation leaves out answer UNIMPLEMENTED (grpc-js default). The outcome
+ * hook gets the status the client got (`clientGotStatus`).
  */
 export function toGrpcHandlers<M extends GenServiceMethods>(
   service: GenService<M>,
@@ -137,7 +158,7 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
         (response) => {
           onOutcome?.(
             method,
-            GrpcStatus.OK,
+            clientGotStatus(call, GrpcStatus.OK),
             undefined,
             (performance.now() - started) / 1_000,
             ended,
@@ -148,7 +169,7 @@ export function toGrpcHandlers<M extends GenServiceMethods>(
           const status = toGrpcStatus(error);
           onOutcome?.(
             method,
-            status.code ?? GrpcStatus.INTERNAL,
+            clientGotStatus(call, status.code ?? GrpcStatus.INTERNAL),
             { error, requestId },
             (performance.now() - started) / 1_000,
             ended,

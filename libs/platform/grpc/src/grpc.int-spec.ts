@@ -21,6 +21,20 @@ import {
   type RunningGrpcServer,
 } from './index';
 
+/** Calls of getAccountState('held') wait here until `release`. */
+const held = (() => {
+  let release: () => void = () => undefined;
+  let gate = new Promise<void>((r) => (release = r));
+  return {
+    calls: [] as Array<{ cancelled: boolean }>,
+    next: () => gate,
+    release: () => {
+      release();
+      gate = new Promise<void>((r) => (release = r));
+    },
+  };
+})();
+
 let running: RunningGrpcServer;
 let address: string;
 const registry = new Registry();
@@ -41,7 +55,12 @@ const billing = grpcService(billingV1.BillingService, {
       },
     };
   },
-  async getAccountState(request) {
+  async getAccountState(request, call) {
+    // Held until the test lets it go, once grpc-js has ended it (cancelled, past its deadline).
+    if (request.accountId === 'held') {
+      held.calls.push(call);
+      await held.next();
+    }
     throw new DomainError('account_not_found', 'not_found', `no account ${request.accountId}`);
   },
 });
@@ -150,6 +169,66 @@ describe('server metrics (the calls above)', () => {
     expect(line('grpc_server_handled_total', 'GetAccountState', 'NOT_FOUND')).toBe('1');
     expect(line('grpc_server_handling_seconds_count', 'ResolveAccessToken', 'OK')).toBe('2');
     expect(text).toContain('# TYPE grpc_server_handling_seconds histogram');
+  });
+
+  it('counts a call its client cancelled as CANCELLED and one past its deadline as DEADLINE_EXCEEDED, not as what the handler came to', async () => {
+    const Ctor = makeGenericClientConstructor(
+      toGrpcServiceDefinition(billingV1.BillingService),
+      'BillingService',
+    );
+    const client = new Ctor(address, credentials.createInsecure());
+    const count = async (code: string) =>
+      Number(
+        new RegExp(
+          `^grpc_server_handled_total\\{grpc_service="billing\\.v1\\.BillingService",grpc_method="GetAccountState",grpc_code="${code}"\\} (\\d+)$`,
+          'm',
+        ).exec(await registry.metrics())?.[1] ?? 0,
+      );
+    /** A held call; resolves to the status the client got. */
+    const call = (options: object) => {
+      let cancel = () => undefined as void;
+      const got = new Promise<status>((resolve) => {
+        const pending = (
+          client as unknown as Record<string, (...a: unknown[]) => { cancel(): void }>
+        )['getAccountState']!.call(
+          client,
+          create(billingV1.GetAccountStateRequestSchema, { accountId: 'held' }),
+          new Metadata(),
+          options,
+          (error: ServiceError | null) => resolve(error?.code ?? status.OK),
+        );
+        cancel = () => pending.cancel();
+      });
+      return { got, cancel: () => cancel() };
+    };
+    /** Until the server has seen the i-th held call end (the RST_STREAM or its deadline). */
+    const ended = async (i: number) => {
+      const until = Date.now() + 5_000;
+      while (!held.calls[i]?.cancelled && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(held.calls[i]?.cancelled).toBe(true);
+    };
+    const notFound = await count('NOT_FOUND');
+    try {
+      const cancelled = call({});
+      await new Promise((r) => setTimeout(r, 50));
+      cancelled.cancel();
+      expect(await cancelled.got).toBe(status.CANCELLED);
+      await ended(0);
+      held.release();
+      const late = call({ deadline: new Date(Date.now() + 100) });
+      expect(await late.got).toBe(status.DEADLINE_EXCEEDED);
+      await ended(1);
+      held.release();
+      // Both handlers come to NOT_FOUND once let go; neither is counted so.
+      const until = Date.now() + 5_000;
+      while ((await count('DEADLINE_EXCEEDED')) < 1 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      expect([await count('CANCELLED'), await count('DEADLINE_EXCEEDED')]).toEqual([1, 1]);
+      expect(await count('NOT_FOUND')).toBe(notFound);
+    } finally {
+      client.close();
+    }
   });
 });
 
