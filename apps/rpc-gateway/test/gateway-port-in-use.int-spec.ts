@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@meridian/testing';
 
 /**
  * rpc-gateway's primary (GATEWAY_WORKERS > 1) asks its ports before it forks: a worker that
@@ -18,13 +19,6 @@ async function holdPort(): Promise<Server> {
 }
 
 const portOf = (server: Server) => (server.address() as { port: number }).port;
-
-async function freePort(): Promise<number> {
-  const server = await holdPort();
-  const port = portOf(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs the gateway to its exit (killed after 60 s): exit code and its JSON lines. */
 async function runGateway(env: Record<string, string>) {

@@ -46,86 +46,48 @@ async function runFixture(
   return { code, lines: all.filter((line) => !ordinary(line)), initRan: all.includes(INIT_RAN) };
 }
 
+/** A port nobody holds now (held, then closed). */
+async function freePort(): Promise<number> {
+  const free = await holdPort();
+  const port = portOf(free);
+  await new Promise((resolve) => free.close(resolve));
+  return port;
+}
+
 describe('an app started on a port in use (createHttpApp listen, startGrpcServer)', () => {
-  it('HTTP_PORT in use: one fatal line naming it and the address, exit 1, before init', async () => {
-    const held = await holdPort();
-    const free = await holdPort();
-    const grpcPort = portOf(free);
-    await new Promise((resolve) => free.close(resolve));
-    try {
-      const port = portOf(held);
-      const { code, lines, initRan } = await runFixture({
-        HTTP_PORT: String(port),
-        GRPC_PORT: String(grpcPort),
-      });
-      expect(code).toBe(1);
-      // Refused before the app's init, where an app's consumers start.
-      expect(initRan).toBe(false);
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({
-        level: 60,
-        code: 'EADDRINUSE',
-        setting: 'HTTP_PORT',
-        address: `127.0.0.1:${port}`,
-        msg: `HTTP_PORT ${port}: address 127.0.0.1:${port} is already in use`,
-      });
-    } finally {
-      held.close();
-    }
-  }, 60_000);
-
-  it('GRPC_PORT in use, named to createHttpApp (initListens, billing-ledger): one fatal line, exit 1, before init', async () => {
-    const held = await holdPort();
-    const httpPort = await (async () => {
-      const free = await holdPort();
-      const port = portOf(free);
-      await new Promise((resolve) => free.close(resolve));
-      return port;
-    })();
-    try {
-      const port = portOf(held);
-      const { code, lines, initRan } = await runFixture({
-        HTTP_PORT: String(httpPort),
-        GRPC_PORT: String(port),
-        INIT_LISTENS: 'true',
-      });
-      expect(code).toBe(1);
-      expect(initRan).toBe(false);
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({
-        level: 60,
-        code: 'EADDRINUSE',
-        setting: 'GRPC_PORT',
-        msg: `GRPC_PORT ${port}: address 127.0.0.1:${port} is already in use`,
-      });
-    } finally {
-      held.close();
-    }
-  }, 60_000);
-
-  it('GRPC_PORT in use: one fatal line naming it and the address, exit 1, no grpc-js lines', async () => {
-    const held = await holdPort();
-    const free = await holdPort();
-    const httpPort = portOf(free);
-    await new Promise((resolve) => free.close(resolve));
-    try {
-      const port = portOf(held);
-      const { code, lines, initRan } = await runFixture({
-        HTTP_PORT: String(httpPort),
-        GRPC_PORT: String(port),
-      });
-      expect(code).toBe(1);
-      expect(initRan).toBe(true);
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({
-        level: 60,
-        code: 'EADDRINUSE',
-        setting: 'GRPC_PORT',
-        address: `127.0.0.1:${port}`,
-        msg: `GRPC_PORT ${port}: address 127.0.0.1:${port} is already in use`,
-      });
-    } finally {
-      held.close();
-    }
-  }, 60_000);
+  it.each([
+    // Refused before the app's init, where an app's consumers start.
+    ['HTTP_PORT', 'before init', {}, false],
+    // Named to createHttpApp (initListens, as billing-ledger and the gateway do): before init too.
+    ['GRPC_PORT', 'named to createHttpApp, before init', { INIT_LISTENS: 'true' }, false],
+    // Not named: found when its server starts, within init, still without grpc-js's lines.
+    ['GRPC_PORT', 'found at init, no grpc-js lines', {}, true],
+  ] as const)(
+    '%s in use (%s): one fatal line naming it and the address, exit 1',
+    async (setting, _when, env, initRuns) => {
+      const held = await holdPort();
+      try {
+        const port = portOf(held);
+        const other = await freePort();
+        const { code, lines, initRan } = await runFixture({
+          HTTP_PORT: String(setting === 'HTTP_PORT' ? port : other),
+          GRPC_PORT: String(setting === 'GRPC_PORT' ? port : other),
+          ...env,
+        });
+        expect(code).toBe(1);
+        expect(initRan).toBe(initRuns);
+        expect(lines).toHaveLength(1);
+        expect(JSON.parse(lines[0]!)).toMatchObject({
+          level: 60,
+          code: 'EADDRINUSE',
+          setting,
+          address: `127.0.0.1:${port}`,
+          msg: `${setting} ${port}: address 127.0.0.1:${port} is already in use`,
+        });
+      } finally {
+        held.close();
+      }
+    },
+    60_000,
+  );
 });
