@@ -6,6 +6,7 @@ import { DashboardAccessTokenChanges1764350000000 } from '../migrations/17643500
 import { DashboardCustomerOwnerByDefault1764400000000 } from '../migrations/1764400000000-dashboard-customer-owner-by-default';
 import { DashboardOnePendingInvitation1764500000000 } from '../migrations/1764500000000-dashboard-one-pending-invitation';
 import { DashboardOperatorInvitations1764600000000 } from '../migrations/1764600000000-dashboard-operator-invitations';
+import { DashboardInvitationIdDefault1764700000000 } from '../migrations/1764700000000-dashboard-invitation-id-default';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'dashboard';
@@ -23,6 +24,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       DashboardCustomerOwnerByDefault1764400000000,
       DashboardOnePendingInvitation1764500000000,
       DashboardOperatorInvitations1764600000000,
+      DashboardInvitationIdDefault1764700000000,
     ],
     applicationName: 'dashboard',
     poolSize: 5,

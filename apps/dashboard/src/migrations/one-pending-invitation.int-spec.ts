@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { dataSourceOptions, SCHEMA } from '../db/data-source';
 import { DashboardOnePendingInvitation1764500000000 } from './1764500000000-dashboard-one-pending-invitation';
 import { DashboardOperatorInvitations1764600000000 } from './1764600000000-dashboard-operator-invitations';
+import { DashboardInvitationIdDefault1764700000000 } from './1764700000000-dashboard-invitation-id-default';
 
 /**
  * `DashboardOnePendingInvitation1764500000000` over the rows the old code left (QA QQ, Low 3):
@@ -29,11 +30,18 @@ describe('dashboard invitations: one pending per (account, email), migrated (rea
       migrations: (options.migrations as unknown[]).filter(
         (m) =>
           m !== DashboardOnePendingInvitation1764500000000 &&
-          m !== DashboardOperatorInvitations1764600000000,
+          m !== DashboardOperatorInvitations1764600000000 &&
+          m !== DashboardInvitationIdDefault1764700000000,
       ) as AppDataSourceOptions['migrations'],
     });
     await runMigrations(before, SCHEMA);
-    ds = createAppDataSource(options);
+    // Up to 1764600000000, which the second case reverts (1764700000000 has a spec of its own).
+    ds = createAppDataSource({
+      ...options,
+      migrations: (options.migrations as unknown[]).filter(
+        (m) => m !== DashboardInvitationIdDefault1764700000000,
+      ) as AppDataSourceOptions['migrations'],
+    });
     await ds.initialize();
   });
 
