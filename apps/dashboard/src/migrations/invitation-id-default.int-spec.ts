@@ -12,7 +12,8 @@ import { DashboardInvitationIdDefault1764700000000 } from './1764700000000-dashb
 /**
  * `DashboardInvitationIdDefault1764700000000` (QA WW): an operator invitation saved by a dashboard
  * pod of the release before 1764600000000 (its insert names `id` and passes NULL), before or
- * after this migration, gets an id, is listed under it and can be revoked by it.
+ * after this migration, gets an id, is listed under it and can be revoked by it; one of an email
+ * with a pending invitation replaces it (its link works) where it used to be dropped.
  */
 describe('dashboard invitations: an id whoever wrote it, migrated (real Postgres)', () => {
   let db: TestDatabase;
@@ -74,13 +75,21 @@ describe('dashboard invitations: an id whoever wrote it, migrated (real Postgres
     expect(given).toMatch(ID);
     expect(given).not.toBe(filled);
 
+    // An old pod invites an email again: its link is the one that works (it used to be dropped
+    // by the one-pending index and answered 201 with a dead link).
+    await oldPodInvite('again', 'DURING@example.com');
+    expect(await invitations.byHash('again')).toMatchObject({ usedAt: null });
+    expect(await invitations.byHash('again')).not.toHaveProperty('voided');
+    expect(await invitations.byHash('during')).toMatchObject({ voided: 'superseded' });
+    const again = await idOf('again');
+
     const listed = await invitations.pendingSignUps(NOW);
     expect(listed.map((i) => [i.email, i.id]).sort()).toEqual([
+      ['DURING@example.com', again],
       ['before@example.com', filled],
-      ['during@example.com', given],
     ]);
     expect(await invitations.revokeSignUp(filled!, NOW)).toBe(true);
-    expect(await invitations.revokeSignUp(given!, NOW)).toBe(true);
+    expect(await invitations.revokeSignUp(again!, NOW)).toBe(true);
     expect(await invitations.pendingSignUps(NOW)).toEqual([]);
   });
 
@@ -95,6 +104,16 @@ describe('dashboard invitations: an id whoever wrote it, migrated (real Postgres
     );
     expect(made).toBe(true);
     expect(await idOf('mine')).toBe('inv_000000000000000000000001');
+    // The new release's rule stands: its second invitation of a pending email is refused.
+    const twice = await invitations.insert(
+      'mine-2',
+      'MINE@example.com',
+      'usr_operator',
+      NOW,
+      new Date(NOW.getTime() + 86_400_000),
+      'inv_000000000000000000000002',
+    );
+    expect(twice).toBe(false);
 
     await ds.undoLastMigration({ transaction: 'each' });
     await oldPodInvite('reverted', 'reverted@example.com');
