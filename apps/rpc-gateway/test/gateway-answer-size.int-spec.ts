@@ -86,19 +86,19 @@ describe('rpc-gateway: an answer larger than MAX_RESPONSE_BYTES (ADR 0215)', () 
     metricValue(gateway.url, 'rpc_gateway_upstream_breaker_open', { network: 'eth-mainnet' });
 
   it('a call answered 40 MiB: -32005 under its id at once, unbilled; the breaker stays closed and the next call is answered', async () => {
-    for (const node of nodes.slice(0, 2)) node.calls = { resultBytes: 40 * MIB };
+    // The node writes 40 MiB of the result and then nothing, its connection open: the gateway
+    // can only answer by cutting the read at MAX_RESPONSE_BYTES, at once (waiting for the rest
+    // or for UPSTREAM_TIMEOUT_MS would answer a timeout's error, not this one). No clock here:
+    // a bound in ms failed on a loaded CI (2,052 ms against 2 s).
+    for (const node of nodes.slice(0, 2)) node.calls = { resultBytes: 40 * MIB, thenStall: true };
     const billed = await cu('eth-mainnet');
     for (let i = 0; i < 4; i++) {
-      const started = performance.now();
       const answer = await call({
         jsonrpc: '2.0',
         id: `big-${i}`,
         method: 'eth_getLogs',
         params: LOGS,
       });
-      // At once: cut at MAX_RESPONSE_BYTES, not after UPSTREAM_TIMEOUT_MS (10 s) or a read of
-      // the whole 40 MiB (CI's practice run took 2,052 ms against a bound of 2 s here).
-      expect(performance.now() - started).toBeLessThan(5_000);
       expect(answer.status).toBe(200);
       expect(answer.json).toEqual({ jsonrpc: '2.0', id: `big-${i}`, error: TOO_LARGE });
     }

@@ -41,8 +41,10 @@ export type FakeNodeBehaviour =
    * 1 MiB chunks as the socket takes them (no body of that size is built): an answer too large
    * for the gateway to keep, from a node that cannot run here (anvil's largest answers take a
    * chain of that size). `cutShort` counts the answers whose connection closed before the end.
+   * `thenStall`: after the result's characters nothing more is written and the connection stays
+   * open, so only a reader that stops at its own limit ever has an answer to give.
    */
-  | { resultBytes: number };
+  | { resultBytes: number; thenStall?: boolean };
 
 const MIB = 1024 * 1024;
 const MIB_OF_X = Buffer.alloc(MIB, 'x');
@@ -138,7 +140,7 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
       );
     }
     if (typeof behaviour === 'object' && 'resultBytes' in behaviour)
-      return sendLarge(res, body, behaviour.resultBytes);
+      return sendLarge(res, body, behaviour.resultBytes, behaviour.thenStall === true);
     if (behaviour === 'refuse' || (behaviour === 'refuse_batch' && Array.isArray(body)))
       return send(200, 'application/json', JSON.stringify(REFUSED_UNREAD));
     relay(text, behaviour, calls).then(
@@ -148,7 +150,12 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
   };
 
   const largeAnswers: Promise<void>[] = [];
-  const sendLarge = (res: ServerResponse, body: FakeNodeBody, resultBytes: number) => {
+  const sendLarge = (
+    res: ServerResponse,
+    body: FakeNodeBody,
+    resultBytes: number,
+    thenStall: boolean,
+  ) => {
     const calls = Array.isArray(body) ? body : [body];
     const parts: (string | number)[] = [Array.isArray(body) ? '[' : ''];
     calls.forEach((call, i) => {
@@ -157,6 +164,8 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
       parts.push('"}');
     });
     parts.push(Array.isArray(body) ? ']' : '');
+    // Stalled: the first result's characters are the last thing written.
+    if (thenStall) parts.length = parts.indexOf(resultBytes) + 1;
     let finished = false;
     largeAnswers.push(
       new Promise<void>((resolve) =>
@@ -187,7 +196,7 @@ export async function startFakeUpstreamNode(realNodeUrl: string): Promise<FakeUp
         if (!res.write(size === MIB ? MIB_OF_X : MIB_OF_X.subarray(0, size)))
           return void res.once('drain', write);
       }
-      if (part === parts.length && !res.destroyed) {
+      if (part === parts.length && !res.destroyed && !thenStall) {
         finished = true;
         res.end();
       }
