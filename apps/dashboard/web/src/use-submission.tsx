@@ -1,11 +1,21 @@
 import { useMutation } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from './api';
 import { SubmissionKeys } from './submission-keys';
 
 /** The error of a submission its form's own check stopped: every problem, under its field. */
 export const checkedError = (fields: Record<string, string>) =>
   new ApiError(0, 'form_invalid', 'Check the fields marked below.', fields, {});
+
+/**
+ * After a refused submission, the focus goes to the form's first invalid field (GOV.UK, Primer):
+ * `Field` marks it `aria-invalid` and describes it by its message, so a screen reader reads the
+ * label and what is wrong. Nothing marked (the error is the form's notice, a `role="alert"`):
+ * the focus stays where it is. `form`: the form submitted (the submit event's), none: no move.
+ */
+export function focusFirstInvalid(form: Element | null): void {
+  form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+}
 
 /**
  * A form's submission: `submit` sends `values` once at a time (a press while one is in flight
@@ -28,6 +38,13 @@ export function useSubmission<T, V>(options: {
   keys.current ??= new SubmissionKeys();
   const [busy, setBusy] = useState(false);
   const [checked, setChecked] = useState<ApiError | null>(null);
+  // Counts the refusals (the form's own checks or the API's): each one, rendered, moves the
+  // focus (focusFirstInvalid), a second refusal of the same fields too.
+  const [refusals, setRefusals] = useState(0);
+  const form = useRef<Element | null>(null);
+  useEffect(() => {
+    if (refusals > 0) focusFirstInvalid(form.current);
+  }, [refusals]);
   const mutation = useMutation<T, Error, { values: V; key: string }>({
     mutationFn: ({ values, key }) => options.send(values, key),
     onSuccess: (data, { values }) => {
@@ -38,13 +55,17 @@ export function useSubmission<T, V>(options: {
     onError: () => {
       keys.current!.settled(false);
       setBusy(false);
+      setRefusals((n) => n + 1);
     },
   });
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
+    const target = event?.currentTarget as Element | undefined;
+    form.current = target ? (target.closest('form') ?? target) : null;
     const problems = options.check?.(options.values) ?? {};
     if (Object.keys(problems).length > 0) {
       setChecked(checkedError(problems));
+      setRefusals((n) => n + 1);
       return;
     }
     setChecked(null);
