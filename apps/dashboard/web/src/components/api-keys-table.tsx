@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { api } from '../api';
+import { useEffect, useRef, useState } from 'react';
+import { announce } from '../announcer';
+import { api, ApiError } from '../api';
 import { formatDateTime } from '../format';
 import type { ApiKey } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
-import { Notice } from './ui';
+import { focusSectionHeading } from './ui';
 
 /** A listed key and the user of the account who made it (null: made outside the dashboard). */
 type ListedKey = ApiKey & { created_by_email?: string | null };
@@ -17,16 +18,38 @@ type ListedKey = ApiKey & { created_by_email?: string | null };
 export function ApiKeysTable(props: { keys: ListedKey[]; showScopes?: boolean; testId: string }) {
   const client = useQueryClient();
   const [doomed, setDoomed] = useState<ApiKey | undefined>();
+  const table = useRef<HTMLTableElement>(null);
+  // Counts the deletes done: each, once the dialog has closed (it gives the focus back to the
+  // Delete button, whose row is going), moves the focus to the list's heading.
+  const [deleted, setDeleted] = useState(0);
+  useEffect(() => {
+    if (deleted > 0) focusSectionHeading(table.current);
+  }, [deleted]);
+  const gone = (words: string) => {
+    setDoomed(undefined);
+    setDeleted((n) => n + 1);
+    announce(words);
+    void client.invalidateQueries({ queryKey: ['api-keys'] });
+  };
   const remove = useMutation({
     mutationFn: (key: ApiKey) => api('DELETE', `/api/api-keys/${key.id}`),
-    onSuccess: () => {
-      setDoomed(undefined);
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
+    onSuccess: (_, key) => gone(`Key ${key.hint} deleted.`),
+    // Not found: the key is already gone (deleted in another tab or by a teammate), which is
+    // what the user asked for, so the dialog closes, the list is refreshed and a status says so;
+    // an error in a dialog whose key no longer exists would offer only a retry that cannot
+    // work. Any other failure stays in the dialog (a modal hides the page from a screen
+    // reader), where Delete key tries again and Cancel gives up.
+    onError: (error) => {
+      if (error instanceof ApiError && error.status === 404) gone('That key was already deleted.');
     },
   });
+  const failure =
+    remove.error && !(remove.error instanceof ApiError && remove.error.status === 404)
+      ? remove.error.message
+      : undefined;
   return (
     <>
-      <table className="table table-stack" data-testid={props.testId}>
+      <table ref={table} className="table table-stack" data-testid={props.testId}>
         <thead>
           <tr>
             <th scope="col">Key</th>
@@ -61,7 +84,10 @@ export function ApiKeysTable(props: { keys: ListedKey[]; showScopes?: boolean; t
                 <button
                   type="button"
                   className="button button-danger button-small"
-                  onClick={() => setDoomed(k)}
+                  onClick={() => {
+                    remove.reset();
+                    setDoomed(k);
+                  }}
                 >
                   Delete<span className="visually-hidden"> key {k.hint}</span>
                 </button>
@@ -70,13 +96,13 @@ export function ApiKeysTable(props: { keys: ListedKey[]; showScopes?: boolean; t
           ))}
         </tbody>
       </table>
-      {remove.error && <Notice tone="bad">{remove.error.message}</Notice>}
       <ConfirmDialog
         open={doomed !== undefined}
         title="Delete this API key?"
         confirmLabel="Delete key"
         danger
         busy={remove.isPending}
+        error={failure && `The key was not deleted: ${failure}`}
         onCancel={() => setDoomed(undefined)}
         onConfirm={() => doomed && remove.mutate(doomed)}
       >

@@ -8,6 +8,11 @@ export function ConfirmDialog(props: {
   confirmLabel: string;
   danger?: boolean;
   busy?: boolean;
+  /**
+   * Why the action failed, said inside the dialog: a modal hides the page from a screen reader,
+   * so a notice behind it is never reached.
+   */
+  error?: ReactNode;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -24,6 +29,11 @@ export function ConfirmDialog(props: {
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onCancel={props.onCancel}>
       <h2 id={titleId}>{props.title}</h2>
       <div className="dialog-body">{props.children}</div>
+      {props.error && (
+        <div className="notice notice-bad" role="alert" data-testid="dialog-error">
+          {props.error}
+        </div>
+      )}
       <div className="dialog-actions">
         <button type="button" className="button button-secondary" onClick={props.onCancel}>
           Cancel

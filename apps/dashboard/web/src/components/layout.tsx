@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { NavLink, useLocation, useNavigationType } from 'react-router-dom';
+import { announcer } from '../announcer';
 import { api } from '../api';
 import { pageChange, type ShownPage } from '../page-focus';
 import { useSession } from '../session';
@@ -161,6 +162,17 @@ export function Layout(props: { children: ReactNode }) {
       <main id="main" ref={main} className="content" key={location.pathname} tabIndex={-1}>
         {props.children}
       </main>
+      <Announcements />
     </div>
+  );
+}
+
+/** The page's polite live region (announcer.ts): there from the first render, not seen. */
+function Announcements() {
+  const text = useSyncExternalStore(announcer.subscribe, announcer.snapshot);
+  return (
+    <p className="visually-hidden" role="status" aria-live="polite" data-testid="announcement">
+      {text}
+    </p>
   );
 }

@@ -60,6 +60,18 @@ export function Card(props: {
   );
 }
 
+/**
+ * Moves the focus to the heading of the card (section) holding `from`: where it lands after
+ * what had it went away (a deleted row's button, a dismissed secret). The heading takes the
+ * focus without entering the Tab order (tabindex -1), as the page's h1 does.
+ */
+export function focusSectionHeading(from: Element | null | undefined): void {
+  const heading = from?.closest('section')?.querySelector<HTMLElement>('h2');
+  if (!heading) return;
+  if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+  heading.focus();
+}
+
 export const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
 /**
