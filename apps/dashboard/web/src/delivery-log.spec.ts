@@ -1,4 +1,10 @@
-import { DELIVERY_OUTCOMES, deliveryLogQuery, NO_FILTER, outcomeWords } from './delivery-log';
+import {
+  DELIVERY_OUTCOMES,
+  deliveryLogQuery,
+  NO_FILTER,
+  outcomeWords,
+  searchCountWords,
+} from './delivery-log';
 
 const TX = '0x' + 'ab'.repeat(32);
 
@@ -70,5 +76,19 @@ describe('outcomeWords', () => {
       // The row's badge starts as the filter's option does ("Skipped …", "Rate limited …").
       expect(label.slice(0, 7)).toBe(words.slice(0, 7));
     }
+  });
+});
+
+describe('searchCountWords', () => {
+  it.each([
+    [0, false, true, 'No delivery matches this search.'],
+    [1, false, true, '1 delivery matches this search.'],
+    [12, false, true, '12 deliveries match this search.'],
+    [50, true, true, '50 deliveries shown match this search; older ones follow.'],
+    [0, false, false, 'No failed deliveries.'],
+    [1, false, false, '1 failed delivery shown.'],
+    [1200, true, false, '1,200 failed deliveries shown; older ones follow.'],
+  ])('%d rows, more %s, searched %s: %s', (count, more, searched, words) => {
+    expect(searchCountWords(count, more, searched)).toBe(words);
   });
 });

@@ -93,3 +93,20 @@ export function outcomeWords(row: { outcome: string; final: boolean; test: boole
       };
   }
 }
+
+/**
+ * What a screen reader hears once a search of the log (or its Clear) has its answer: the rows
+ * it shows, said politely (announcer.ts), as the table does not say it changed. `more`: older
+ * rows follow (Load older), so the count is of those shown.
+ */
+export function searchCountWords(count: number, more: boolean, searched: boolean): string {
+  const n = count.toLocaleString('en-US');
+  const older = more ? '; older ones follow' : '';
+  if (!searched)
+    return count === 0
+      ? 'No failed deliveries.'
+      : `${n} failed ${count === 1 ? 'delivery' : 'deliveries'} shown${older}.`;
+  if (count === 0) return 'No delivery matches this search.';
+  if (count === 1 && !more) return '1 delivery matches this search.';
+  return `${n} deliveries ${more ? 'shown ' : ''}match this search${older}.`;
+}

@@ -1,5 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { announce } from '../announcer';
 import { api, ApiError } from '../api';
 import {
   DELIVERY_OUTCOMES,
@@ -8,6 +9,7 @@ import {
   type DeliveryLogFilter,
   type OutcomeChoice,
   outcomeWords,
+  searchCountWords,
 } from '../delivery-log';
 import { eventBudget, replayRows } from '../failed-deliveries';
 import { formatDateTimeSeconds, formatNumber, networkLabel } from '../format';
@@ -51,6 +53,21 @@ export function DeliveryLogCard(props: {
   });
   const attempts = deliveries.data?.pages.flatMap((p) => p.items) ?? [];
   const replayable = replayRows(attempts);
+  // A search (or Clear) asked: its count is announced once its answer is in (a refused search
+  // is said by its notice, an alert).
+  const [asked, setAsked] = useState(false);
+  const settled = !deliveries.isFetching;
+  const failed = deliveries.isError && !deliveries.data;
+  useEffect(() => {
+    if (!asked || !settled) return;
+    setAsked(false);
+    if (!failed)
+      announce(searchCountWords(attempts.length, deliveries.hasNextPage, logQuery !== ''));
+  }, [asked, settled, failed, attempts.length, deliveries.hasNextPage, logQuery]);
+  const search = (filter: DeliveryLogFilter) => {
+    setLogFilter(filter);
+    setAsked(true);
+  };
   return (
     <Card
       title={`${logQuery ? 'Deliveries found' : 'Failed deliveries'}${props.subject ? `: ${props.subject}` : ''}`}
@@ -60,7 +77,7 @@ export function DeliveryLogCard(props: {
         aria-label="Search the delivery log"
         onSubmit={(e) => {
           e.preventDefault();
-          setLogFilter(typedFilter);
+          search(typedFilter);
         }}
       >
         <Field
@@ -117,7 +134,7 @@ export function DeliveryLogCard(props: {
               className="button button-small button-secondary"
               onClick={() => {
                 setTypedFilter(NO_FILTER);
-                setLogFilter(NO_FILTER);
+                search(NO_FILTER);
               }}
             >
               Clear

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { announce } from '../announcer';
 import { api, ApiError, relay } from '../api';
 import { every, WEBHOOK_VIEW_REFRESH_MS } from '../auto-refresh';
 import { resumeAtZeroMessage } from '../balance-words';
@@ -363,6 +364,9 @@ export function WebhookDetailPage() {
         navigate('/webhooks');
         return;
       }
+      if (kind === 'pause') announce('Webhook paused.');
+      if (kind === 'resume')
+        announce(changed?.status === 'active' ? 'Webhook resumed: active.' : 'Webhook resumed.');
       if (kind === 'rotate') setSecret(result as RotatedSecret);
       if (kind === 'test') {
         const eventId = (result as { event_id?: string } | null)?.event_id;
@@ -436,25 +440,19 @@ export function WebhookDetailPage() {
       {w.status === 'paused_plan' && <PlanPauseNotice webhook={w} />}
       <Card title="Actions">
         <div className="actions">
-          {paused ? (
-            <button
-              type="button"
-              className="button"
-              disabled={action.isPending}
-              onClick={() => action.mutate({ kind: 'resume', at: w })}
-            >
-              Resume
-            </button>
-          ) : (
-            <button
-              type="button"
-              className="button button-secondary"
-              disabled={action.isPending}
-              onClick={() => action.mutate({ kind: 'pause', at: w })}
-            >
-              Pause
-            </button>
-          )}
+          {/* One button whose words change, never disabled while its request is in flight: a
+              disabled or replaced button loses the focus to the page's body (QA). What it did
+              is announced (announcer.ts). */}
+          <button
+            type="button"
+            className={paused ? 'button' : 'button button-secondary'}
+            aria-disabled={action.isPending || undefined}
+            onClick={() => {
+              if (!action.isPending) action.mutate({ kind: paused ? 'resume' : 'pause', at: w });
+            }}
+          >
+            {paused ? 'Resume' : 'Pause'}
+          </button>
           <button
             type="button"
             className="button button-secondary"
