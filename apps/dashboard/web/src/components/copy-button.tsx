@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 /** Copies `value`; says so for a moment (and to screen readers). */
 export function CopyButton(props: { value: string; label: string }) {
@@ -31,10 +31,24 @@ export function CopyButton(props: { value: string; label: string }) {
   );
 }
 
-/** A secret shown once: the value, a copy button and the warning that it will not show again. */
-export function SecretOnce(props: { label: string; value: string; onDone?: () => void }) {
+/**
+ * A secret shown once: the value, a copy button and the warning that it will not show again.
+ * `takeFocus`: shown by the user's own action (Create), the copy button takes the focus, so a
+ * keyboard or screen reader user lands on what to do next, not on the page's body.
+ */
+export function SecretOnce(props: {
+  label: string;
+  value: string;
+  onDone?: () => void;
+  takeFocus?: boolean;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const { takeFocus } = props;
+  useEffect(() => {
+    if (takeFocus) box.current?.querySelector<HTMLElement>('.copy-row button')?.focus();
+  }, [takeFocus]);
   return (
-    <div className="secret-once" role="status">
+    <div className="secret-once" role="status" ref={box}>
       <p>
         <strong>{props.label}</strong> — copy it now: it is shown only this once and won&apos;t be
         shown again.

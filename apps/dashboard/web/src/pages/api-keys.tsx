@@ -1,11 +1,19 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { api } from '../api';
 import { API_SCOPES, curlExampleOf, offeredScopes, type ApiKeyScope } from '../api-keys';
 import { ApiKeysTable } from '../components/api-keys-table';
 import { CopyButton, SecretOnce } from '../components/copy-button';
 import { Field } from '../components/field';
-import { Card, Empty, ErrorState, Loading, Notice, PageHeader } from '../components/ui';
+import {
+  Card,
+  Empty,
+  ErrorState,
+  focusSectionHeading,
+  Loading,
+  Notice,
+  PageHeader,
+} from '../components/ui';
 import { placeErrors } from '../form-errors';
 import type { ApiKey } from '../types';
 import { useSubmission } from '../use-submission';
@@ -71,6 +79,8 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['webhooks']);
   const [fresh, setFresh] = useState<ApiKey | undefined>();
+  // Where the focus goes once the new key's secret is dismissed: the list's heading.
+  const list = useRef<HTMLDivElement>(null);
   // No Idempotency-Key on this route: useSubmission's one request at a time is what keeps a
   // double click from making two keys.
   const create = useSubmission({
@@ -135,19 +145,29 @@ export function ApiKeysPage() {
           </div>
         </form>
         {fresh?.key && (
-          <SecretOnce label="API key" value={fresh.key} onDone={() => setFresh(undefined)} />
+          <SecretOnce
+            label="API key"
+            value={fresh.key}
+            takeFocus
+            onDone={() => {
+              setFresh(undefined);
+              focusSectionHeading(list.current);
+            }}
+          />
         )}
       </Card>
       <Card title="Your API keys">
-        {keys.isPending ? (
-          <Loading />
-        ) : keys.isError ? (
-          <ErrorState error={keys.error} retry={() => void keys.refetch()} />
-        ) : keys.data.items.length === 0 ? (
-          <Empty title="No API keys yet." />
-        ) : (
-          <ApiKeysTable keys={keys.data.items} showScopes testId="all-api-keys" />
-        )}
+        <div ref={list}>
+          {keys.isPending ? (
+            <Loading />
+          ) : keys.isError ? (
+            <ErrorState error={keys.error} retry={() => void keys.refetch()} />
+          ) : keys.data.items.length === 0 ? (
+            <Empty title="No API keys yet." />
+          ) : (
+            <ApiKeysTable keys={keys.data.items} showScopes testId="all-api-keys" />
+          )}
+        </div>
       </Card>
       <RestApisCard />
     </>
