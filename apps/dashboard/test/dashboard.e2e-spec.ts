@@ -163,6 +163,46 @@ const focused = (page: Page) =>
     };
   });
 
+/**
+ * The focused element as a screen reader meets it: its label, whether it is marked invalid,
+ * the texts it is described by, and whether it is the first invalid control of its form. A
+ * string: the test's tsconfig has no DOM types.
+ */
+const FOCUSED_CONTROL = `(() => {
+  const a = document.activeElement;
+  if (!a || a === document.body) return { tag: 'body' };
+  const ids = (a.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean);
+  const form = a.closest('form');
+  return {
+    tag: a.tagName.toLowerCase(),
+    label: (a.labels && a.labels[0] ? a.labels[0].textContent : a.textContent || '').trim(),
+    invalid: a.getAttribute('aria-invalid'),
+    describedBy: ids.map((id) => (document.getElementById(id)?.textContent || '').trim()),
+    firstInvalid: !!form && form.querySelector('[aria-invalid="true"]') === a,
+  };
+})()`;
+
+/**
+ * Stacked table cells (phone width) whose label (the ::before) reaches below the cell, over
+ * the next row: each as its label and the pixels it overlaps. The label's top is its `top`
+ * when positioned, else the cell's top padding; its height is the computed one.
+ */
+const STACKED_LABEL_OVERLAPS = `(() => {
+  const out = [];
+  for (const td of document.querySelectorAll('.table-stack td[data-label]')) {
+    const box = td.getBoundingClientRect();
+    if (box.height === 0) continue;
+    const cell = getComputedStyle(td);
+    const label = getComputedStyle(td, '::before');
+    const top = label.position === 'absolute' ? parseFloat(label.top) : parseFloat(cell.paddingTop);
+    const bottom = box.top + top + parseFloat(label.height);
+    const next = td.nextElementSibling || td.parentElement.nextElementSibling;
+    const limit = next ? Math.min(box.bottom, next.getBoundingClientRect().top) : box.bottom;
+    if (bottom > limit + 0.5) out.push(td.dataset.label + ' ' + Math.round(bottom - limit));
+  }
+  return out;
+})()`;
+
 describe('dashboard in a real browser against the local stack', () => {
   const reuse = process.env['DASHBOARD_E2E_STACK_DIR'];
   let dir = reuse ?? mkdtempSync(join(tmpdir(), 'meridian-dashboard-'));
@@ -1080,6 +1120,19 @@ describe('dashboard in a real browser against the local stack', () => {
         TREASURY_B,
       );
       await check(page, '09e-webhook-delivery-search');
+      // Said to a screen reader too (QA: a search announced nothing).
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^\d+ deliver(y|ies) (shown )?match(es)? this search/ })
+        .waitFor();
+      // At 1280 px the log fits its card (QA: the hash and addresses widened it past the page).
+      const [tableRight, cardRight] = await page
+        .getByTestId('failed-deliveries')
+        .evaluate((table) => [
+          table.getBoundingClientRect().right,
+          table.closest('section')!.getBoundingClientRect().right,
+        ]);
+      expect(tableRight).toBeLessThanOrEqual(cardRight!);
       await page.getByTestId('delivery-search').fill('0x12zz');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByTestId('delivery-search-error').waitFor();
@@ -2240,4 +2293,178 @@ describe('dashboard in a real browser against the local stack', () => {
       await context.close();
     }
   }, 120_000);
+
+  describe('keyboard and screen reader (QA XX)', () => {
+    /** A new customer in their own window, signed in on the overview. */
+    const newCustomer = async (name: string, width = 1280) => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const me = await context.newPage();
+      me.setDefaultTimeout(WAIT);
+      await me.goto(`${dashboard}/sign-up`);
+      await me.getByLabel('Email').fill(`${name}-${Date.now().toString(36)}@example.com`);
+      await me.getByLabel('Password').fill('correct horse battery staple');
+      await me.getByRole('button', { name: 'Create account' }).click();
+      await me.getByRole('heading', { name: 'Overview' }).waitFor();
+      return { context, me };
+    };
+    /** Waits (briefly: the focus moves in the render that shows the change) for `test`. */
+    const until = (page: Page, test: string) =>
+      page.waitForFunction(test, undefined, { timeout: 5_000 }).catch(() => undefined);
+    const focusedInvalid = `document.activeElement?.getAttribute('aria-invalid') === 'true'`;
+
+    it('a refused form moves the focus to its first invalid field, described by its message: the API refusing a sign-up, the webhook form its own checks', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const me = await context.newPage();
+        me.setDefaultTimeout(WAIT);
+        await me.goto(`${dashboard}/sign-up`);
+        await me.getByLabel('Email').fill(`kim-${Date.now().toString(36)}@example.com`);
+        await me.getByLabel('Password').fill('short');
+        await me.getByLabel('Email').focus();
+        await me.keyboard.press('Enter');
+        await me.getByText('use at least 10 characters').waitFor();
+        await until(me, focusedInvalid);
+        expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
+          tag: 'input',
+          label: 'Password',
+          invalid: 'true',
+          describedBy: expect.arrayContaining([
+            expect.stringContaining('use at least 10 characters'),
+          ]) as unknown,
+          firstInvalid: true,
+        });
+        await me.getByLabel('Password').fill('correct horse battery staple');
+        await me.getByRole('button', { name: 'Create account' }).click();
+        await me.getByRole('heading', { name: 'Overview' }).waitFor();
+
+        await me.goto(`${dashboard}/webhooks/new`);
+        await me
+          .getByLabel('Network', { exact: true })
+          .locator('option[value="eth-mainnet"]')
+          .waitFor({ state: 'attached' });
+        await me.getByRole('button', { name: 'Create webhook' }).click();
+        await hasText(fieldError(me, 'Target URL'), 'Enter the URL we send events to.');
+        await until(me, focusedInvalid);
+        expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
+          tag: 'input',
+          label: 'Target URL',
+          invalid: 'true',
+          describedBy: expect.arrayContaining(['Enter the URL we send events to.']) as unknown,
+          firstInvalid: true,
+        });
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+
+    it("API keys: the focus goes to the new key's copy button, then to the list's heading after Done and after a delete", async () => {
+      const { context, me } = await newCustomer('lee');
+      try {
+        await nav(me, 'API keys');
+        await me.getByLabel('Key name').fill('Focus');
+        await me.getByRole('button', { name: 'Create API key' }).click();
+        await me.getByTestId('secret-value').waitFor();
+        await until(me, `document.activeElement?.textContent?.trim() === 'Copy'`);
+        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Copy' });
+        await me.keyboard.press('Tab');
+        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Done' });
+        await me.keyboard.press('Enter');
+        await until(me, `document.activeElement?.tagName === 'H2'`);
+        expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
+        await me.getByRole('button', { name: /^Delete key / }).click();
+        await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+        await me.getByText('No API keys yet.').waitFor();
+        await until(me, `document.activeElement?.tagName === 'H2'`);
+        expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+
+    it('API keys: a delete of a key already gone closes the dialog, says so in a status and refreshes the list', async () => {
+      const { context, me } = await newCustomer('max');
+      try {
+        await nav(me, 'API keys');
+        await me.getByLabel('Key name').fill('Gone');
+        await me.getByRole('button', { name: 'Create API key' }).click();
+        await me.getByTestId('all-api-keys').getByText('Gone').waitFor();
+        const listed = await pageApi(me, 'GET', '/api/api-keys');
+        const id = String((listed.body['items'] as Array<{ id: string }>)[0]!.id);
+        // Deleted elsewhere (another tab) while this page still lists it; the answer has no body.
+        const deleted = await me.evaluate(async (path) => {
+          const session = (await (await fetch('/api/auth/session')).json()) as {
+            csrf_token: string;
+          };
+          const response = await fetch(path, {
+            method: 'DELETE',
+            headers: { 'x-csrf-token': session.csrf_token },
+          });
+          return response.status;
+        }, `/api/api-keys/${id}`);
+        expect(deleted).toBeLessThan(300);
+        await me.getByRole('button', { name: /^Delete key / }).click();
+        await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+        await me
+          .getByRole('status')
+          .filter({ hasText: 'That key was already deleted.' })
+          .waitFor({ timeout: 5_000 });
+        expect(await me.getByRole('dialog').count()).toBe(0);
+        await me.getByText('No API keys yet.').waitFor({ timeout: 5_000 });
+        await check(me, '21a-api-key-already-deleted');
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+
+    it('a webhook: Pause and Resume keep the focus on the toggle and announce the status; a delivery search announces its count', async () => {
+      const { context, me } = await newCustomer('ned');
+      try {
+        const made = await pageApi(me, 'POST', '/api/relay/webhooks/webhooks', {
+          name: 'Toggle',
+          network: 'eth-mainnet',
+          trigger_type: 'address_activity',
+          target_url: 'https://hooks.example.com/toggle',
+          addresses: [TREASURY_B],
+          confirm_depth: 12,
+        });
+        expect(made.status).toBe(201);
+        await me.goto(`${dashboard}/webhooks/${String(made.body['id'])}`);
+        await me.getByRole('button', { name: 'Pause', exact: true }).focus();
+        await me.keyboard.press('Enter');
+        await me.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+        await me.getByRole('status').filter({ hasText: 'Webhook paused.' }).waitFor({
+          timeout: 5_000,
+        });
+        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Resume' });
+        await me.keyboard.press('Enter');
+        await me.getByRole('button', { name: 'Pause', exact: true }).waitFor();
+        await me
+          .getByRole('status')
+          .filter({ hasText: 'Webhook resumed: active.' })
+          .waitFor({ timeout: 5_000 });
+        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Pause' });
+
+        await me.getByTestId('delivery-outcome-filter').selectOption('all');
+        await me.getByRole('button', { name: 'Search', exact: true }).click();
+        await me
+          .getByRole('status')
+          .filter({ hasText: 'No delivery matches this search.' })
+          .waitFor({ timeout: 5_000 });
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+
+    it('the plan table at 375 px: no stacked label reaches over the next row', async () => {
+      const { context, me } = await newCustomer('ola', 375);
+      try {
+        await me.goto(`${dashboard}/plan`);
+        await me.getByTestId('plans').waitFor();
+        expect(await me.evaluate(STACKED_LABEL_OVERLAPS)).toEqual([]);
+        await screenshot(me, '21b-plan-375');
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+  });
 });
