@@ -159,7 +159,7 @@ export function DeliveryLogCard(props: {
         <Empty title={logQuery ? 'No delivery matches this search.' : 'No failed deliveries.'} />
       ) : (
         <>
-          <table className="table table-stack" data-testid="failed-deliveries">
+          <table className="table table-stack delivery-log" data-testid="failed-deliveries">
             <thead>
               <tr>
                 <th scope="col">When</th>
