@@ -16,6 +16,7 @@
 #
 #   docker build -t meridian .                       # generic image, APP set per container
 #   docker build --build-arg APP=rpc-gateway -t meridian-rpc-gateway .
+#   docker build --build-arg MERIDIAN_COMMIT=$(git rev-parse HEAD) -t meridian .  # its commit
 # Node 24 LTS (maintained to 2028-04-30; Node 20 ended 2026-04-30): the oldest line that meets
 # every installed package's `engines` (@nats-io/nuid 3 and content-disposition 3 need >= 22,
 # @napi-rs/wasm-runtime >= 22.13). Pinned by tag to the major and the Debian release, so neither
@@ -43,6 +44,14 @@ RUN chmod 0755 deploy/docker/entrypoint.sh
 # from (its DEFAULT_WEB_DIST; .dockerignore keeps a local dist/ out of the context).
 RUN node node_modules/vite/bin/vite.js build --config apps/dashboard/web/vite.config.mts --logLevel warn \
  && test -f dist/apps/dashboard-web/index.html
+
+# The commit the image is built from (.git is not in the context, so the build is told):
+#   docker build --build-arg MERIDIAN_COMMIT=$(git rev-parse HEAD) -t meridian .
+# Every app names it, with the root package.json's version, in meridian_build_info on /metrics,
+# on /healthz and on its start line; "unknown" when not given. Declared this late so a new
+# commit reuses every layer above.
+ARG MERIDIAN_COMMIT=""
+ENV MERIDIAN_COMMIT=${MERIDIAN_COMMIT}
 
 ENV NODE_ENV=production
 # Numeric user (the image's `node` user) so Kubernetes can verify runAsNonRoot.

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger, installProcessGuard } from '@meridian/platform-observability';
+import { buildInfo, createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { configSchema } from './config/config';
 
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     accessLog: config.REQUEST_LOGS,
   });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT }, 'audit-api listening');
+  logger.info({ port: config.HTTP_PORT, ...buildInfo() }, 'audit-api listening');
   installProcessGuard(logger);
 }
 

@@ -1,5 +1,6 @@
 import { FakeClock, sampleOf } from '@meridian/testing';
 import pino from 'pino';
+import { buildInfo } from '@meridian/platform-observability';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
 
@@ -81,6 +82,14 @@ describe('audit-api: request metrics and access log (real billing-ledger)', () =
       }),
     ).toBe(1);
     expect(metrics).not.toMatch(/route="\/(healthz|readyz|metrics)"/);
+    // Which release and commit answer (libs/platform/observability build-info.ts).
+    expect(
+      sampleOf(metrics, 'meridian_build_info', {
+        service: 'audit-api',
+        app: 'audit-api',
+        ...buildInfo(),
+      }),
+    ).toBe(1);
     for (const secret of [QUERY_SECRET, NODE_TOKEN, key]) expect(metrics).not.toContain(secret);
 
     const access = lines

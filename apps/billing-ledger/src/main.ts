@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger, installProcessGuard } from '@meridian/platform-observability';
+import { buildInfo, createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { AdjustableClock } from './clock/adjustable-clock';
 import { TestClockModule } from './clock/test-clock.module';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   });
   if (testClock) logger.warn('TEST_CLOCK_CONTROL: the clock can be moved by the operator API');
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT }, 'billing-ledger listening');
+  logger.info({ port: config.HTTP_PORT, ...buildInfo() }, 'billing-ledger listening');
   installProcessGuard(logger);
 }
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger, installProcessGuard } from '@meridian/platform-observability';
+import { buildInfo, createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { configSchema } from './config/config';
 
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
   const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT }, 'chain-indexer listening');
+  logger.info({ port: config.HTTP_PORT, ...buildInfo() }, 'chain-indexer listening');
   installProcessGuard(logger);
 }
 

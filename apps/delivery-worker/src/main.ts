@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
 import {
+  buildInfo,
   createLogger,
   disableRequestContext,
   installProcessGuard,
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const logger = createLogger(SERVICE, config.LOG_LEVEL);
   const app = await createHttpApp(AppModule.forRoot(config, logger), { logger });
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT }, 'delivery-worker listening');
+  logger.info({ port: config.HTTP_PORT, ...buildInfo() }, 'delivery-worker listening');
   installProcessGuard(logger);
 }
 

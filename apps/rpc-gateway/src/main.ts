@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { exitIfAddressInUse } from '@meridian/platform-http';
 import {
+  buildInfo,
   createLogger,
   disableRequestContext,
   installProcessGuard,
@@ -52,7 +53,13 @@ async function main(): Promise<void> {
   }
   await gateway.app.listen(config.HTTP_PORT, config.HTTP_HOST);
   logger.info(
-    { port: config.HTTP_PORT, region: config.REGION, pid: process.pid },
+    {
+      port: config.HTTP_PORT,
+      region: config.REGION,
+      pid: process.pid,
+      version: buildInfo().version,
+      commit: buildInfo().commit,
+    },
     'rpc-gateway listening',
   );
   // From here on no request ends the process (a worker that dies anyway is replaced by its

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ObservabilityModule } from '@meridian/platform-observability';
+import { buildInfo, ObservabilityModule } from '@meridian/platform-observability';
 import { connect, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from './create-http-app';
@@ -52,6 +52,12 @@ describe('internal routes answer on their exact raw path only', () => {
     const answer = await rawGet(port, '/metrics');
     expect(answer.body).toContain('process_cpu_seconds_total');
     expect(answer.head).toContain('content-type: text/plain; version=0.0.4');
+  });
+
+  it('/healthz names the release and commit the process runs (meridian_build_info on /metrics)', async () => {
+    const answer = await rawGet(port, '/healthz');
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok', ...buildInfo() });
+    expect((await rawGet(port, '/metrics')).body).toMatch(/^meridian_build_info\{app="things",/m);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, NotFoundException, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
+import { buildInfo } from './build-info';
 import { METRICS_TEXT, type MetricsText } from './metrics';
 import { ReadinessRegistry } from './readiness';
 
@@ -28,7 +29,8 @@ export class HealthController {
   @Get('healthz')
   healthz(@Req() request: FastifyRequest) {
     requireExactPath(request, '/healthz');
-    return { status: 'ok' };
+    // Which release answers: what a rollout, or a pod left behind by one, is checked with.
+    return { status: 'ok', ...buildInfo() };
   }
 
   @Get('readyz')
