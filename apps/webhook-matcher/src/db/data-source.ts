@@ -12,6 +12,7 @@ import { AccountBalancePools1765600000000 } from '../migrations/1765600000000-ac
 import { TestDeliveries1765700000000 } from '../migrations/1765700000000-test-deliveries';
 import { AddressListIdempotency1765800000000 } from '../migrations/1765800000000-address-list-idempotency';
 import { DeliveryLogSummary1765900000000 } from '../migrations/1765900000000-delivery-log-summary';
+import { DeliveryAttemptsByTime1766000000000 } from '../migrations/1766000000000-delivery-attempts-by-time';
 
 /** The Postgres schema this app owns; no other app reads or writes it. */
 export const SCHEMA = 'webhooks';
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   TestDeliveries1765700000000,
   AddressListIdempotency1765800000000,
   DeliveryLogSummary1765900000000,
+  DeliveryAttemptsByTime1766000000000,
 ];
 
 /**

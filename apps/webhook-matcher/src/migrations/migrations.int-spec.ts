@@ -1,7 +1,10 @@
 import { createAppDataSource, runMigrations } from '@meridian/platform-db';
 import { createTestDatabase, type TestDatabase } from '@meridian/testing';
 import { previousSecretsOf } from '../webhooks/previous-secrets';
+import type { DataSource } from 'typeorm';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { PreviousSecrets1765500000000 } from './1765500000000-previous-secrets';
+import { DeliveryAttemptsByTime1766000000000 } from './1766000000000-delivery-attempts-by-time';
 import { dataSourceOptions, MIGRATIONS, SCHEMA } from '../db/data-source';
 
 describe('webhooks schema migrations', () => {
@@ -82,6 +85,68 @@ describe('webhooks schema migrations', () => {
     } finally {
       await ds.destroy();
       await db2.drop();
+    }
+  });
+
+  it("DeliveryAttemptsByTime: the log's since/until query reads delivery_attempts_at; down drops it", async () => {
+    const db3 = await createTestDatabase({ prefix: 'wh_migrations_at' });
+    const ds = createAppDataSource(dataSourceOptions(db3.url));
+    await ds.initialize();
+    try {
+      await runMigrations(ds, SCHEMA);
+      // 40,000 rows: 40 webhooks, 30 days, a quarter of them successes.
+      await ds.query(
+        `INSERT INTO webhooks.delivery_attempts (id, webhook_id, account_id, event_id, phase,
+           attempt, outcome, billed, final, test, at)
+         SELECT 'att_' || i, 'wh_' || (i % 40), 'acc', 'ev_' || i, 'confirmed', 1,
+                CASE WHEN i % 4 = 0 THEN 'success' ELSE 'failure' END, true, false, false,
+                timestamptz '2026-11-01T00:00:00Z' + (i * interval '30 days' / 40000)
+           FROM generate_series(1, 40000) i`,
+      );
+      await ds.query(`ANALYZE webhooks.delivery_attempts`);
+      // The repository's own query, explained: its SQL and parameters as the route sends them.
+      const explained = new DeliveriesRepository({
+        query: (sql: string, params: unknown[]) => ds.query(`EXPLAIN (FORMAT JSON) ${sql}`, params),
+      } as unknown as DataSource);
+      const indexesRead = async (filter: { outcomes?: ['success'] }) => {
+        const { items } = await explained.attemptsPage(
+          'wh_7',
+          {
+            since: new Date('2026-11-10T00:00:00Z'),
+            until: new Date('2026-11-11T00:00:00Z'),
+            ...filter,
+          },
+          50,
+          undefined,
+        );
+        const names = new Set<string>();
+        const walk = (node: Record<string, unknown>): void => {
+          if (typeof node['Index Name'] === 'string') names.add(node['Index Name']);
+          for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? [])
+            walk(child);
+        };
+        const [plan] = (
+          items[0] as unknown as { 'QUERY PLAN': { Plan: Record<string, unknown> }[] }
+        )['QUERY PLAN'];
+        walk(plan!.Plan);
+        return [...names];
+      };
+      expect(await indexesRead({})).toContain('delivery_attempts_at');
+      expect(await indexesRead({ outcomes: ['success'] })).toContain('delivery_attempts_at');
+
+      const migration = new DeliveryAttemptsByTime1766000000000();
+      const runner = ds.createQueryRunner();
+      try {
+        await migration.down(runner);
+        expect(await indexesRead({})).not.toContain('delivery_attempts_at');
+        await migration.up(runner);
+        expect(await indexesRead({})).toContain('delivery_attempts_at');
+      } finally {
+        await runner.release();
+      }
+    } finally {
+      await ds.destroy();
+      await db3.drop();
     }
   });
 });
