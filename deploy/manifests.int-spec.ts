@@ -804,6 +804,53 @@ describe('deploy: environment matches the apps config schemas', () => {
       condition: 'service_completed_successfully',
     });
   });
+
+  it('docker-compose.yml: with nothing exported every gateway has a node for a network it offers (else never healthy)', async () => {
+    const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), {
+      merge: true,
+    }) as Obj;
+    const services = compose.services as Record<string, Obj>;
+    const { configSchema } = await loadConfig('rpc-gateway');
+    const { offeredUpstreams } = (await import(
+      join(root, 'apps/rpc-gateway/src/upstreams/pools-from-config.ts')
+    )) as {
+      offeredUpstreams(config: unknown): [string, unknown[]][];
+    };
+    const served: Record<string, string[]> = {};
+    for (const [name, service] of Object.entries(services)) {
+      if (service.environment?.APP !== 'rpc-gateway') continue;
+      const env = Object.fromEntries(
+        Object.entries<string>(service.environment).map(([k, v]) => [
+          k,
+          String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1'),
+        ]),
+      );
+      const parsed = configSchema.safeParse(env) as { data?: unknown };
+      served[name] = offeredUpstreams(parsed.data)
+        .filter(([, nodes]) => nodes.length > 0)
+        .map(([network]) => network);
+      // What it relays to is a service of the file, which it waits for.
+      for (const url of String(env['SUI_UPSTREAM_URLS'] ?? '')
+        .split(',')
+        .filter(Boolean)) {
+        const host = new URL(url).hostname;
+        expect({ name, host, known: host in services }).toEqual({ name, host, known: true });
+        expect(service.depends_on[host]).toEqual({ condition: 'service_healthy' });
+      }
+    }
+    expect(served['rpc-gateway-shared']).toEqual(['sui-mainnet']);
+    for (const [name, networks] of Object.entries(served))
+      expect({ name, serves: networks.length > 0 }).toEqual({ name, serves: true });
+    // The fake runs from the image: its script is in the build context.
+    const fake = services['fake-sui-upstream']!;
+    const script = (fake.command as string[]).find((arg) => arg.endsWith('.ts'))!;
+    expect(existsSync(join(root, script))).toBe(true);
+    const rules = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    expect(dockerIgnored(script, rules)).toBe(false);
+  });
 });
 
 /** The order the migration Job uses, so compose and Kubernetes migrate alike. */
