@@ -1,4 +1,8 @@
+import { createAppDataSource } from '@meridian/platform-db';
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
+import { dataSourceOptions } from '../src/db/data-source';
+import { loadLabelPacks } from '../src/labels/label-loader';
+import type { LabelPack } from '../src/labels/label.types';
 import {
   errorResponseSchema,
   walletAuditResponseSchema,
@@ -37,6 +41,18 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
   });
 
   const tick = () => clock.advance(2_000);
+  /** A JSON-RPC call to anvil that must succeed. */
+  const rpc = async (method: string, params: unknown[]) => {
+    const answer = (await (
+      await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+    ).json()) as { result?: unknown; error?: unknown };
+    expect(answer.error).toBeUndefined();
+    return answer.result;
+  };
 
   it('rejects missing and unknown keys with 401 and a key without the audit scope with 403', async () => {
     const none = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH });
@@ -295,17 +311,6 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
   // "New Address", experience "New", "no history yet" (its nonce is 0; its balance was ignored).
   it('does not call an address that only received native value new (nonce 0, a balance)', async () => {
     const receiver = '0x7777777777777777777777777777777777777777';
-    const rpc = async (method: string, params: unknown[]) => {
-      const answer = (await (
-        await fetch(anvil.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        })
-      ).json()) as { result?: unknown; error?: unknown };
-      expect(answer.error).toBeUndefined();
-      return answer.result;
-    };
     for (let i = 0; i < 3; i += 1)
       await rpc('eth_sendTransaction', [
         // anvil account 2
@@ -320,6 +325,10 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(data.experience).toBe('Beginner');
     // The field counts sent transactions (the nonce), and the answer does not claim "no history".
     expect(data.userDetails.transaction_count).toBe(0);
+    // Its age runs from the first value it received (its balance, which only grows while it
+    // sends nothing, is above zero from that block on), not null for want of a sent one. The
+    // blocks carry anvil's wall-clock times, later than the FakeClock's: 0 days.
+    expect(data.userDetails.wallet_age_days).toBe(0);
     expect(data.recommendation).toBe(
       'No known risk; the address has received value but has not sent a transaction yet.',
     );
@@ -509,6 +518,93 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     expect(profile.status).toBe(fresh.status);
   });
 
+  // QA: the cache key (nonce, balance) does not move when tokens arrive, so a token transfer to
+  // an address waited out the TTL. The reuse now asks for transfers since the head it read.
+  it('answers afresh, inside the TTL, after a token transfer to the address (its nonce and balance unmoved)', async () => {
+    const address = '0x8888888888888888888888888888888888888888';
+    clock.set('2026-03-05T10:00:00.000Z');
+    const check = async () =>
+      walletCheckResponseSchema.parse(
+        (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+      ).data;
+    const first = await check();
+    expect([first.status, first.lastChecked]).toEqual(['New Address', '2026-03-05T10:00:00.000Z']);
+    clock.advance(60_000);
+    expect((await check()).lastChecked).toBe('2026-03-05T10:00:00.000Z');
+    // A contract whose creation emits Transfer(anvil account 2 → address): LOG3 of the event's
+    // topic, the sender and the recipient (padded), no data.
+    const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+    const transferTopic = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    await rpc('eth_sendTransaction', [
+      {
+        from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        data:
+          `0x7f${word(address)}7f${word('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC')}` +
+          `7f${transferTopic}60006000a300`,
+      },
+    ]);
+    clock.advance(60_000);
+    const fresh = await check();
+    expect([fresh.status, fresh.lastChecked]).toEqual(['Not Fraud', '2026-03-05T10:02:00.000Z']);
+    // Its age runs from that transfer (the first activity in the window), not null for want of
+    // a sent transaction (anvil's wall-clock block time is later than the FakeClock's: 0 days).
+    const profile = walletAuditResponseSchema.parse(
+      (await audit.post('/v1/wallet-audit/audit', { network: 'ETH', address }, premium)).body,
+    ).data;
+    expect(profile.userDetails.wallet_age_days).toBe(0);
+    // Nothing since: reused again.
+    clock.advance(60_000);
+    expect((await check()).lastChecked).toBe('2026-03-05T10:02:00.000Z');
+  });
+
+  // QA: a label added by a reload of the packs waited out the TTL (the key did not move).
+  it('answers afresh, inside the TTL, once the label packs are reloaded with a label for it', async () => {
+    const address = '0x9999999999999999999999999999999999999999';
+    clock.set('2026-03-05T11:00:00.000Z');
+    const check = async () =>
+      walletCheckResponseSchema.parse(
+        (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+      ).data;
+    const first = await check();
+    expect([first.status, first.forensic_details['phishing_activities']]).toEqual([
+      'New Address',
+      '0',
+    ]);
+    const pack: LabelPack = {
+      name: 'qa-reload',
+      dir: 'qa-reload',
+      license: 'test',
+      load: () =>
+        Promise.resolve([
+          {
+            pack: 'qa-reload',
+            chain: 'ETH',
+            address,
+            category: 'phishing',
+            name: 'Fake airdrop',
+            url: null,
+            sourceDate: '2026-03-05',
+            extra: null,
+          },
+        ]),
+    };
+    const db = createAppDataSource(dataSourceOptions(audit.db.url));
+    await db.initialize();
+    try {
+      await loadLabelPacks(db, '', [pack]);
+    } finally {
+      await db.destroy();
+    }
+    clock.advance(60_000);
+    const fresh = await check();
+    expect([
+      fresh.status,
+      fresh.forensic_details['phishing_activities'],
+      fresh.forensic_details['data_source'],
+      fresh.lastChecked,
+    ]).toEqual(['Fraud', '1', 'qa-reload', '2026-03-05T11:01:00.000Z']);
+  });
+
   // Last: it stops the node. QA UU: keying the cache by the address's nonce and balance made a
   // check inside the TTL read the node, so with the node down it answered 502 where the
   // verdict computed minutes before used to be served.
@@ -519,15 +615,18 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     const check = (a: string) =>
       audit.post('/v1/wallet-audit/check', { network: 'ETH', address: a }, premium);
     const first = walletCheckResponseSchema.parse((await check(address)).body).data;
+    expect(first.stale).toBe(false);
     await anvil.stop();
     clock.advance(3 * 60_000);
     const down = await check(address);
     expect(down.status).toBe(200);
     const served = walletCheckResponseSchema.parse(down.body).data;
-    expect([served.status, served.checked_times, served.lastChecked]).toEqual([
+    // The answer says it was not confirmed against the chain (QA: it looked like a fresh one).
+    expect([served.status, served.checked_times, served.lastChecked, served.stale]).toEqual([
       first.status,
       2,
       '2026-03-06T09:00:00.000Z',
+      true,
     ]);
     const none = await check(unseen);
     expect(none.status).toBe(502);

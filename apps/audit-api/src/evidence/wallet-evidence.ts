@@ -19,7 +19,14 @@ export interface WalletEvidence {
   readonly isContract: boolean;
   readonly txCount: number;
   readonly balanceWei: bigint;
+  /**
+   * The first activity the audit can see: the first sent transaction (nonce above zero), the
+   * first native value received by an account that never sent one, or the first token transfer
+   * of the look-back window, whichever is earliest (null: none readable).
+   */
   readonly firstSeenAt: Date | null;
+  /** The head block the evidence was read up to (the logs' window ends there). */
+  readonly head: bigint;
   readonly mixerInteractions: readonly MixerInteraction[];
   readonly createdContracts: readonly string[];
   /** Other side of the token transfers seen in the look-back window (lower case). */
@@ -113,23 +120,53 @@ export async function gatherWalletEvidence(
   const fromBlock =
     head > BigInt(options.lookbackBlocks) ? head - BigInt(options.lookbackBlocks) : 0n;
 
-  const [mixerInteractions, transfers, createdContracts, firstSeenAt, token] = await Promise.all([
-    mixerEvidence(client, target, options.mixerPools, fromBlock, head),
-    transferEvidence(client, target, fromBlock, head),
-    isContract ? Promise.resolve([]) : createdContractsOf(client, target, txCount),
-    txCount > 0 ? firstActivity(client, target, head, options.nonceVia) : Promise.resolve(null),
-    isContract ? tokenMeta(client, target) : Promise.resolve(null),
-  ]);
+  const [mixerInteractions, transfers, createdContracts, firstSent, firstFunded, token] =
+    await Promise.all([
+      mixerEvidence(client, target, options.mixerPools, fromBlock, head),
+      transferEvidence(client, target, fromBlock, head),
+      isContract ? Promise.resolve([]) : createdContractsOf(client, target, txCount),
+      txCount > 0
+        ? firstBlockWhere(client, head, async (block) => {
+            return (await nonceOf(client, target, options.nonceVia, block)) > 0;
+          })
+        : Promise.resolve(null),
+      // An account that never sent a transaction and has no code cannot lose native value (only
+      // its own transactions spend it), so its balance only grows: the first block where it is
+      // above zero is when it first received some (QA: a receive-only wallet's age was null).
+      txCount === 0 && !isContract && balanceWei > 0n
+        ? firstBlockWhere(client, head, async (block) => {
+            return (await client.getBalance({ address: target, blockNumber: block })) > 0n;
+          })
+        : Promise.resolve(null),
+      isContract ? tokenMeta(client, target) : Promise.resolve(null),
+    ]);
+  const { firstBlock, ...transferFields } = transfers;
+  const firstTransfer = firstBlock === null ? null : await blockTime(client, firstBlock);
+  const seen = [firstSent, firstFunded, firstTransfer].filter((d): d is Date => d !== null);
   return {
     isContract,
     txCount,
     balanceWei,
-    firstSeenAt,
+    firstSeenAt: seen.length > 0 ? new Date(Math.min(...seen.map((d) => d.getTime()))) : null,
+    head,
     mixerInteractions,
     createdContracts,
-    ...transfers,
+    ...transferFields,
     token,
   };
+}
+
+/**
+ * Token transfers from or to the address after block `after`, up to the head: what a wallet
+ * verdict read up to `after` has not seen (its version, nonce and balance, does not move with
+ * them). Two log reads of the few blocks since, and the head.
+ */
+export async function transfersSince(client: PublicClient, address: string, after: bigint) {
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  // The chain is behind what the verdict read (a reorg, a restarted devnet): not the same chain.
+  if (head < after) return 1;
+  const { transferCount } = await transferEvidence(client, address as Address, after + 1n, head);
+  return transferCount;
 }
 
 async function chunkedLogs<T>(
@@ -212,10 +249,15 @@ async function transferEvidence(
   };
   for (const log of outgoing) add(log, log.args.to);
   for (const log of incoming) add(log, log.args.from);
+  const blocks = [...outgoing, ...incoming]
+    .map((log) => log.blockNumber)
+    .filter((n): n is bigint => n !== null);
   return {
     counterparties: [...counterparties],
     transferCount: outgoing.length + incoming.length,
     tokensTouched: [...tokens],
+    /** The earliest block of a transfer in the window (null: none). */
+    firstBlock: blocks.length > 0 ? blocks.reduce((a, b) => (b < a ? b : a)) : null,
   };
 }
 
@@ -236,23 +278,32 @@ async function createdContractsOf(
     .map((candidate) => candidate.toLowerCase());
 }
 
-/** First block where the nonce is above zero (binary search; needs historical state, else null). */
-async function firstActivity(
+/**
+ * The first block at which `holds` (monotone: false, then true) is true, by binary search over
+ * historical state, and its time; null when the node keeps no such state (a pruned node).
+ */
+async function firstBlockWhere(
   client: PublicClient,
-  address: Address,
   head: bigint,
-  nonceVia: NonceRead,
+  holds: (block: bigint) => Promise<boolean>,
 ): Promise<Date | null> {
   try {
     let lo = 0n;
     let hi = head;
     while (lo < hi) {
       const mid = (lo + hi) / 2n;
-      const count = await nonceOf(client, address, nonceVia, mid);
-      if (count > 0) hi = mid;
+      if (await holds(mid)) hi = mid;
       else lo = mid + 1n;
     }
-    const block = await client.getBlock({ blockNumber: lo });
+    return await blockTime(client, lo);
+  } catch {
+    return null;
+  }
+}
+
+async function blockTime(client: PublicClient, blockNumber: bigint): Promise<Date | null> {
+  try {
+    const block = await client.getBlock({ blockNumber });
     return new Date(Number(block.timestamp) * 1000);
   } catch {
     return null;

@@ -39,6 +39,19 @@ const toLabel = (row: LabelDbRow): StoredLabel => ({
 export class LabelsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Which load of the label packs the table holds: every run of the loader stamps each row it
+   * keeps with its own time (`loaded_at`), so the newest stamp moves with every reload. Part of
+   * a wallet verdict's version: a label added to a counterparty is seen at the next check.
+   */
+  async datasetVersion(): Promise<string> {
+    const [row] = (await this.dataSource.query(
+      `SELECT coalesce(to_char(max(loaded_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '') AS version
+         FROM audit.labels`,
+    )) as Array<{ version: string }>;
+    return row?.version ?? '';
+  }
+
   /** Labels of these addresses on the chain, plus EVM-wide labels (OFAC, scamsniffer) for EVM chains. */
   async forAddresses(
     chain: string,

@@ -40,7 +40,17 @@ export class CheckRunner {
        */
       holds?: (cached: V) => Promise<boolean>;
     } = {},
-  ): Promise<{ verdict: V; record: AddressRecord; cached: boolean; computedAt: Date }> {
+  ): Promise<{
+    verdict: V;
+    record: AddressRecord;
+    cached: boolean;
+    computedAt: Date;
+    /**
+     * Served without its version checked: the node did not answer the reads that say whether
+     * the verdict still holds (the answer's `stale`, README "Verdict cache").
+     */
+    stale: boolean;
+  }> {
     const reservation = await this.quota.reserve(principal);
     try {
       const chain = target.chain.code;
@@ -60,7 +70,13 @@ export class CheckRunner {
             : undefined;
         if (stale === undefined) throw error;
         const record = await this.records.recordCheck(chain, key, this.clock.now());
-        return { verdict: stale.verdict, record, cached: true, computedAt: stale.computedAt };
+        return {
+          verdict: stale.verdict,
+          record,
+          cached: true,
+          computedAt: stale.computedAt,
+          stale: true,
+        };
       }
       let hit =
         ttl > 0 ? await this.cache.get<V>(chain, key, product, version, notBefore) : undefined;
@@ -78,7 +94,7 @@ export class CheckRunner {
         if (ttl > 0) await this.cache.put(chain, key, product, version, verdict, computedAt);
       }
       const record = await this.records.recordCheck(chain, key, this.clock.now());
-      return { verdict, record, cached, computedAt };
+      return { verdict, record, cached, computedAt, stale: false };
     } catch (error) {
       // The client got no verdict (upstream trouble, not a contract, …): the check is not counted.
       await this.quota.release(reservation).catch(() => undefined);

@@ -111,7 +111,7 @@ export class RugPullService implements OnModuleDestroy {
     const client = this.chains.clientFor(target.chain)!;
     let code: Hex | undefined;
     let version = '';
-    const { verdict, record, cached, computedAt } = await this.runner.run<RugPullVerdict>(
+    const { verdict, record, cached, computedAt, stale } = await this.runner.run<RugPullVerdict>(
       'rug-pull',
       principal,
       target,
@@ -200,6 +200,7 @@ export class RugPullService implements OnModuleDestroy {
         forensic_details: verdict.forensic,
         checked_times: record.checkedTimes,
         lastChecked: computedAt.toISOString(),
+        stale,
         createdAt: record.createdAt.toISOString(),
         updatedAt: record.updatedAt.toISOString(),
       },

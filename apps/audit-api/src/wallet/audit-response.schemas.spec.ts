@@ -67,6 +67,9 @@ const COMPAT_AUDIT_EXTRA = [
   'riskCapability',
   'recommendation',
 ];
+// Ours, in every product's answer (README "Verdict cache"): a verdict served while the node did
+// not answer says so.
+const OUR_FIELDS = ['stale'];
 const COMPAT_USER_DETAILS = ['wallet_age_days', 'total_balance_usd', 'transaction_count'];
 const COMPAT_RUG_FIELDS = [
   'contractAddress',
@@ -109,15 +112,19 @@ const keysOf = (schema: z.ZodObject) => Object.keys(schema.shape).sort();
 const dataOf = (schema: z.ZodObject) => schema.shape['data'] as z.ZodObject;
 
 describe('audit response schemas match the spec tables and COMPAT', () => {
-  it('wallet check: exactly the spec fields, forensic members and sanction record fields', () => {
-    expect(keysOf(dataOf(walletCheckResponseSchema))).toEqual([...SPEC_RESULT_FIELDS].sort());
+  it('wallet check: exactly the spec fields (and ours), forensic members and sanction record fields', () => {
+    expect(keysOf(dataOf(walletCheckResponseSchema))).toEqual(
+      [...SPEC_RESULT_FIELDS, ...OUR_FIELDS].sort(),
+    );
     expect(keysOf(walletForensicDetailsSchema)).toEqual([...SPEC_FORENSIC_MEMBERS].sort());
     expect(keysOf(sanctionRecordSchema)).toEqual([...SPEC_SANCTION_FIELDS].sort());
   });
 
   it('wallet audit: the check plus the behavioural fields', () => {
     const data = dataOf(walletAuditResponseSchema);
-    expect(keysOf(data)).toEqual([...SPEC_RESULT_FIELDS, ...COMPAT_AUDIT_EXTRA].sort());
+    expect(keysOf(data)).toEqual(
+      [...SPEC_RESULT_FIELDS, ...OUR_FIELDS, ...COMPAT_AUDIT_EXTRA].sort(),
+    );
     expect(keysOf(data.shape['userDetails'] as z.ZodObject)).toEqual(
       [...COMPAT_USER_DETAILS].sort(),
     );
@@ -125,7 +132,7 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
 
   it('rug pull: every COMPAT field, indicator and forensic member (plus documented extras)', () => {
     const data = dataOf(rugPullResponseSchema);
-    expect(keysOf(data)).toEqual(expect.arrayContaining(COMPAT_RUG_FIELDS));
+    expect(keysOf(data)).toEqual(expect.arrayContaining([...COMPAT_RUG_FIELDS, ...OUR_FIELDS]));
     expect(keysOf(data.shape['risk_indicators'] as z.ZodObject)).toEqual(
       expect.arrayContaining(COMPAT_RUG_INDICATORS),
     );
@@ -156,6 +163,7 @@ describe('audit response schemas match the spec tables and COMPAT', () => {
     updatedAt: at,
     lastChecked: at,
     computedAt: at,
+    stale: false,
   };
   const sanction: SanctionRecord = {
     id: 1,

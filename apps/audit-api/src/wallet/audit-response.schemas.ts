@@ -10,6 +10,18 @@ import { WALLET_FORENSIC_COUNTERS } from '../scoring/forensic-fields';
  * pattern in `/openapi.json`, as billing-ledger's and webhook-matcher's times (`z.iso.datetime`).
  */
 export const isoMs = z.iso.datetime({ precision: 3 }).describe('ISO 8601 time, UTC');
+/**
+ * Ours, beside the spec's fields: true when the verdict was served from the cache without the
+ * reads that say whether it still holds, because the network's node did not answer them (it may
+ * be out of date; `lastChecked` says when it was computed). False for a verdict computed now or
+ * reused with its version confirmed (README "Verdict cache").
+ */
+export const staleSchema = z
+  .boolean()
+  .describe(
+    "true: served from the cache because the network's node did not answer the reads that " +
+      'confirm it still holds (lastChecked says when it was computed); false otherwise',
+  );
 const counter = z.string().regex(/^(0|[1-9]\d*)$/);
 const probability = z.string().regex(/^(0\.\d{10}|1\.0000000000)$/);
 
@@ -38,6 +50,7 @@ const walletCheckShape = {
   token: z.string().nullable(),
   chain: z.string(),
   lastChecked: isoMs,
+  stale: staleSchema,
   forensic_details: walletForensicDetailsSchema,
   checked_times: z.number().int().min(1),
   createdAt: isoMs,
@@ -120,6 +133,7 @@ export const rugPullResponseSchema = z.strictObject({
     }),
     checked_times: z.number().int().min(1),
     lastChecked: isoMs,
+    stale: staleSchema,
     createdAt: isoMs,
     updatedAt: isoMs,
   }),

@@ -9,6 +9,7 @@ import { CHAIN_CLIENTS, type ChainClients } from '../evidence/chain-clients';
 import {
   gatherWalletEvidence,
   nonceReadFor,
+  transfersSince,
   walletStateVersion,
   type WalletEvidence,
 } from '../evidence/wallet-evidence';
@@ -33,6 +34,11 @@ export interface WalletAssessment {
   readonly balanceWei: string | null;
   /** Names of known contracts the address used (canonical tokens, mixer pools). */
   readonly protocols: string[];
+  /**
+   * The head block the chain evidence was read up to (decimal), so a reuse can ask for the token
+   * transfers since; null without chain evidence. Absent in verdicts cached before it.
+   */
+  readonly headBlock?: string | null;
 }
 
 const EXPOSURE_CATEGORIES = new Set([
@@ -101,15 +107,33 @@ export class WalletAssessor {
   }
 
   /**
-   * What a cached wallet verdict is keyed by besides the address: the address's nonce and native
-   * balance (two reads), so activity of its own since the verdict was computed is never answered
-   * from the cache. Empty without a node for the chain (labels only: nothing to read).
+   * What a cached wallet verdict is keyed by besides the address: the load of the label packs
+   * (a label added or dropped by a reload, of the address or of a counterparty), and the
+   * address's nonce and native balance (two reads), so activity of its own since the verdict was
+   * computed is never answered from the cache. Labels only without a node for the chain.
    */
   async stateVersion(chain: AuditChain, address: string): Promise<string> {
+    const labels = `labels=${await this.labels.datasetVersion()}`;
     const client = this.chains.clientFor(chain);
-    if (!client) return '';
+    if (!client) return labels;
     try {
-      return await walletStateVersion(client, address, nonceReadFor(chain));
+      return `${labels};${await walletStateVersion(client, address, nonceReadFor(chain))}`;
+    } catch (error) {
+      throw chainReadFailure(error);
+    }
+  }
+
+  /**
+   * Whether a cached verdict still holds for what its version does not cover: token transfers
+   * from or to the address since the head it read (a transfer in moves neither its nonce nor
+   * its balance). Two log reads over the blocks since, at each reuse (ADR 0306). A verdict cached before it kept its head is computed again.
+   */
+  async stillHolds(chain: AuditChain, address: string, cached: WalletAssessment): Promise<boolean> {
+    const client = this.chains.clientFor(chain);
+    if (!client || !cached.chainRead) return true;
+    if (cached.headBlock === undefined || cached.headBlock === null) return false;
+    try {
+      return (await transfersSince(client, address, BigInt(cached.headBlock))) === 0;
     } catch (error) {
       throw chainReadFailure(error);
     }
@@ -215,6 +239,7 @@ export class WalletAssessor {
       chainRead: evidence !== null,
       balanceWei: evidence ? evidence.balanceWei.toString() : null,
       protocols,
+      headBlock: evidence ? evidence.head.toString() : null,
     };
   }
 }

@@ -45,14 +45,18 @@ export class WalletAuditService {
   ) {
     const principal = await this.auth.authenticate(authorization);
     const target = parseAuditRequest(request, 'address');
-    const { verdict, record, computedAt } = await this.runner.run<WalletAssessment>(
+    const { verdict, record, computedAt, stale } = await this.runner.run<WalletAssessment>(
       product,
       principal,
       target,
       () => this.assessor.assess(target.chain, target.address.key),
       // A verdict is reused only while the address's own state is what it read: a transaction it
-      // sent (its nonce) or a native balance change makes the next check compute afresh (QA L1).
-      { version: () => this.assessor.stateVersion(target.chain, target.address.key) },
+      // sent (its nonce) or a native balance change makes the next check compute afresh (QA L1),
+      // and so do a reload of the label packs and a token transfer from or to it since.
+      {
+        version: () => this.assessor.stateVersion(target.chain, target.address.key),
+        holds: (cached) => this.assessor.stillHolds(target.chain, target.address.key, cached),
+      },
     );
     const sanctions = await this.records.syncSanctions(
       record.id,
@@ -63,7 +67,7 @@ export class WalletAuditService {
       display: target.address.display,
       chain: target.chain.code,
       assessment: verdict,
-      record: { ...record, computedAt },
+      record: { ...record, computedAt, stale },
       sanctions,
     };
   }

@@ -1,7 +1,10 @@
 import type { AddressRecord, SanctionRecord } from '../records/address-records.repository';
 
-/** The address record of a check and when its verdict was computed (lastChecked). */
-export type CheckedRecord = AddressRecord & { readonly computedAt: Date };
+/**
+ * The address record of a check, when its verdict was computed (lastChecked) and whether it was
+ * served without knowing that it still holds (stale: the node did not answer).
+ */
+export type CheckedRecord = AddressRecord & { readonly computedAt: Date; readonly stale: boolean };
 import { toWireForensicDetails } from '../scoring/forensic-fields';
 import { formatProbability, onlyReceived, walletExperience } from '../scoring/wallet-score';
 import type { WalletAssessment } from './wallet-assessor.service';
@@ -38,6 +41,7 @@ export function walletCheckData(
     // When the verdict was computed from the chain and the labels; a verdict reused from the
     // cache keeps its time (updatedAt is the time of this check).
     lastChecked: record.computedAt.toISOString(),
+    stale: record.stale,
     forensic_details: toWireForensicDetails(a.counts, a.sources),
     checked_times: record.checkedTimes,
     createdAt: record.createdAt.toISOString(),
