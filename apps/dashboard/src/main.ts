@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { loadConfigOrExit } from '@meridian/platform-config';
 import { createHttpApp } from '@meridian/platform-http';
-import { createLogger, installProcessGuard } from '@meridian/platform-observability';
+import { buildInfo, createLogger, installProcessGuard } from '@meridian/platform-observability';
 import { AppModule, SERVICE } from './app.module';
 import { configSchema } from './config/config';
 import { serveSpa } from './spa/serve-spa';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (!(await serveSpa(app, webDir)))
     logger.warn({ dir: webDir }, 'the page is not built (vite build); serving the API only');
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
-  logger.info({ port: config.HTTP_PORT }, 'dashboard listening');
+  logger.info({ port: config.HTTP_PORT, ...buildInfo() }, 'dashboard listening');
   installProcessGuard(logger);
 }
 
