@@ -2295,176 +2295,149 @@ describe('dashboard in a real browser against the local stack', () => {
   }, 120_000);
 
   describe('keyboard and screen reader (QA XX)', () => {
-    /** A new customer in their own window, signed in on the overview. */
-    const newCustomer = async (name: string, width = 1280) => {
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
-      const me = await context.newPage();
-      me.setDefaultTimeout(WAIT);
-      await me.goto(`${dashboard}/sign-up`);
-      await me.getByLabel('Email').fill(`${name}-${Date.now().toString(36)}@example.com`);
-      await me.getByLabel('Password').fill('correct horse battery staple');
-      await me.getByRole('button', { name: 'Create account' }).click();
-      await me.getByRole('heading', { name: 'Overview' }).waitFor();
-      return { context, me };
-    };
+    // One customer for these steps, signed up in the first (the stack allows 5 sign-ups an hour
+    // from one address, and the file's other steps take 3 of them); each step goes on from
+    // where the last stopped, as above.
+    let qaContext: BrowserContext | undefined;
+    let me: Page;
+    afterAll(async () => {
+      await qaContext?.close();
+    });
     /** Waits (briefly: the focus moves in the render that shows the change) for `test`. */
     const until = (page: Page, test: string) =>
       page.waitForFunction(test, undefined, { timeout: 5_000 }).catch(() => undefined);
     const focusedInvalid = `document.activeElement?.getAttribute('aria-invalid') === 'true'`;
 
     it('a refused form moves the focus to its first invalid field, described by its message: the API refusing a sign-up, the webhook form its own checks', async () => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      try {
-        const me = await context.newPage();
-        me.setDefaultTimeout(WAIT);
-        await me.goto(`${dashboard}/sign-up`);
-        await me.getByLabel('Email').fill(`kim-${Date.now().toString(36)}@example.com`);
-        await me.getByLabel('Password').fill('short');
-        await me.getByLabel('Email').focus();
-        await me.keyboard.press('Enter');
-        await me.getByText('use at least 10 characters').waitFor();
-        await until(me, focusedInvalid);
-        expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
-          tag: 'input',
-          label: 'Password',
-          invalid: 'true',
-          describedBy: expect.arrayContaining([
-            expect.stringContaining('use at least 10 characters'),
-          ]) as unknown,
-          firstInvalid: true,
-        });
-        await me.getByLabel('Password').fill('correct horse battery staple');
-        await me.getByRole('button', { name: 'Create account' }).click();
-        await me.getByRole('heading', { name: 'Overview' }).waitFor();
+      qaContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      me = await qaContext.newPage();
+      me.setDefaultTimeout(WAIT);
+      await me.goto(`${dashboard}/sign-up`);
+      await me.getByLabel('Email').fill(`kim-${Date.now().toString(36)}@example.com`);
+      await me.getByLabel('Password').fill('short');
+      await me.getByLabel('Email').focus();
+      await me.keyboard.press('Enter');
+      await me.getByText('use at least 10 characters').waitFor();
+      await until(me, focusedInvalid);
+      expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
+        tag: 'input',
+        label: 'Password',
+        invalid: 'true',
+        describedBy: expect.arrayContaining([
+          expect.stringContaining('use at least 10 characters'),
+        ]) as unknown,
+        firstInvalid: true,
+      });
+      await me.getByLabel('Password').fill('correct horse battery staple');
+      await me.getByRole('button', { name: 'Create account' }).click();
+      await me.getByRole('heading', { name: 'Overview' }).waitFor();
 
-        await me.goto(`${dashboard}/webhooks/new`);
-        await me
-          .getByLabel('Network', { exact: true })
-          .locator('option[value="eth-mainnet"]')
-          .waitFor({ state: 'attached' });
-        await me.getByRole('button', { name: 'Create webhook' }).click();
-        await hasText(fieldError(me, 'Target URL'), 'Enter the URL we send events to.');
-        await until(me, focusedInvalid);
-        expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
-          tag: 'input',
-          label: 'Target URL',
-          invalid: 'true',
-          describedBy: expect.arrayContaining(['Enter the URL we send events to.']) as unknown,
-          firstInvalid: true,
-        });
-      } finally {
-        await context.close();
-      }
+      await me.goto(`${dashboard}/webhooks/new`);
+      await me
+        .getByLabel('Network', { exact: true })
+        .locator('option[value="eth-mainnet"]')
+        .waitFor({ state: 'attached' });
+      await me.getByRole('button', { name: 'Create webhook' }).click();
+      await hasText(fieldError(me, 'Target URL'), 'Enter the URL we send events to.');
+      await until(me, focusedInvalid);
+      expect(await me.evaluate(FOCUSED_CONTROL)).toEqual({
+        tag: 'input',
+        label: 'Target URL',
+        invalid: 'true',
+        describedBy: expect.arrayContaining(['Enter the URL we send events to.']) as unknown,
+        firstInvalid: true,
+      });
     }, 60_000);
 
     it("API keys: the focus goes to the new key's copy button, then to the list's heading after Done and after a delete", async () => {
-      const { context, me } = await newCustomer('lee');
-      try {
-        await nav(me, 'API keys');
-        await me.getByLabel('Key name').fill('Focus');
-        await me.getByRole('button', { name: 'Create API key' }).click();
-        await me.getByTestId('secret-value').waitFor();
-        await until(me, `document.activeElement?.textContent?.trim() === 'Copy'`);
-        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Copy' });
-        await me.keyboard.press('Tab');
-        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Done' });
-        await me.keyboard.press('Enter');
-        await until(me, `document.activeElement?.tagName === 'H2'`);
-        expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
-        await me.getByRole('button', { name: /^Delete key / }).click();
-        await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
-        await me.getByText('No API keys yet.').waitFor();
-        await until(me, `document.activeElement?.tagName === 'H2'`);
-        expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
-      } finally {
-        await context.close();
-      }
+      await nav(me, 'API keys');
+      await me.getByLabel('Key name').fill('Focus');
+      await me.getByRole('button', { name: 'Create API key' }).click();
+      await me.getByTestId('secret-value').waitFor();
+      await until(me, `document.activeElement?.textContent?.trim() === 'Copy'`);
+      expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Copy' });
+      await me.keyboard.press('Tab');
+      expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Done' });
+      await me.keyboard.press('Enter');
+      await until(me, `document.activeElement?.tagName === 'H2'`);
+      expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
+      await me.getByRole('button', { name: /^Delete key / }).click();
+      await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+      await me.getByText('No API keys yet.').waitFor();
+      await until(me, `document.activeElement?.tagName === 'H2'`);
+      expect(await focused(me)).toMatchObject({ tag: 'h2', text: 'Your API keys' });
     }, 60_000);
 
     it('API keys: a delete of a key already gone closes the dialog, says so in a status and refreshes the list', async () => {
-      const { context, me } = await newCustomer('max');
-      try {
-        await nav(me, 'API keys');
-        await me.getByLabel('Key name').fill('Gone');
-        await me.getByRole('button', { name: 'Create API key' }).click();
-        await me.getByTestId('all-api-keys').getByText('Gone').waitFor();
-        const listed = await pageApi(me, 'GET', '/api/api-keys');
-        const id = String((listed.body['items'] as Array<{ id: string }>)[0]!.id);
-        // Deleted elsewhere (another tab) while this page still lists it; the answer has no body.
-        const deleted = await me.evaluate(async (path) => {
-          const session = (await (await fetch('/api/auth/session')).json()) as {
-            csrf_token: string;
-          };
-          const response = await fetch(path, {
-            method: 'DELETE',
-            headers: { 'x-csrf-token': session.csrf_token },
-          });
-          return response.status;
-        }, `/api/api-keys/${id}`);
-        expect(deleted).toBeLessThan(300);
-        await me.getByRole('button', { name: /^Delete key / }).click();
-        await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
-        await me
-          .getByRole('status')
-          .filter({ hasText: 'That key was already deleted.' })
-          .waitFor({ timeout: 5_000 });
-        expect(await me.getByRole('dialog').count()).toBe(0);
-        await me.getByText('No API keys yet.').waitFor({ timeout: 5_000 });
-        await check(me, '21a-api-key-already-deleted');
-      } finally {
-        await context.close();
-      }
+      await nav(me, 'API keys');
+      await me.getByLabel('Key name').fill('Gone');
+      await me.getByRole('button', { name: 'Create API key' }).click();
+      await me.getByTestId('all-api-keys').getByText('Gone').waitFor();
+      const listed = await pageApi(me, 'GET', '/api/api-keys');
+      const id = String((listed.body['items'] as Array<{ id: string }>)[0]!.id);
+      // Deleted elsewhere (another tab) while this page still lists it; the answer has no body.
+      const deleted = await me.evaluate(async (path) => {
+        const session = (await (await fetch('/api/auth/session')).json()) as {
+          csrf_token: string;
+        };
+        const response = await fetch(path, {
+          method: 'DELETE',
+          headers: { 'x-csrf-token': session.csrf_token },
+        });
+        return response.status;
+      }, `/api/api-keys/${id}`);
+      expect(deleted).toBeLessThan(300);
+      await me.getByRole('button', { name: /^Delete key / }).click();
+      await me.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+      await me
+        .getByRole('status')
+        .filter({ hasText: 'That key was already deleted.' })
+        .waitFor({ timeout: 5_000 });
+      expect(await me.getByRole('dialog').count()).toBe(0);
+      await me.getByText('No API keys yet.').waitFor({ timeout: 5_000 });
+      await check(me, '21a-api-key-already-deleted');
     }, 60_000);
 
     it('a webhook: Pause and Resume keep the focus on the toggle and announce the status; a delivery search announces its count', async () => {
-      const { context, me } = await newCustomer('ned');
-      try {
-        const made = await pageApi(me, 'POST', '/api/relay/webhooks/webhooks', {
-          name: 'Toggle',
-          network: 'eth-mainnet',
-          trigger_type: 'address_activity',
-          target_url: 'https://hooks.example.com/toggle',
-          addresses: [TREASURY_B],
-          confirm_depth: 12,
-        });
-        expect(made.status).toBe(201);
-        await me.goto(`${dashboard}/webhooks/${String(made.body['id'])}`);
-        await me.getByRole('button', { name: 'Pause', exact: true }).focus();
-        await me.keyboard.press('Enter');
-        await me.getByRole('button', { name: 'Resume', exact: true }).waitFor();
-        await me.getByRole('status').filter({ hasText: 'Webhook paused.' }).waitFor({
-          timeout: 5_000,
-        });
-        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Resume' });
-        await me.keyboard.press('Enter');
-        await me.getByRole('button', { name: 'Pause', exact: true }).waitFor();
-        await me
-          .getByRole('status')
-          .filter({ hasText: 'Webhook resumed: active.' })
-          .waitFor({ timeout: 5_000 });
-        expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Pause' });
+      const made = await pageApi(me, 'POST', '/api/relay/webhooks/webhooks', {
+        name: 'Toggle',
+        network: 'eth-mainnet',
+        trigger_type: 'address_activity',
+        target_url: 'https://hooks.example.com/toggle',
+        addresses: [TREASURY_B],
+        confirm_depth: 12,
+      });
+      expect(made.status).toBe(201);
+      await me.goto(`${dashboard}/webhooks/${String(made.body['id'])}`);
+      await me.getByRole('button', { name: 'Pause', exact: true }).focus();
+      await me.keyboard.press('Enter');
+      await me.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+      await me.getByRole('status').filter({ hasText: 'Webhook paused.' }).waitFor({
+        timeout: 5_000,
+      });
+      expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Resume' });
+      await me.keyboard.press('Enter');
+      await me.getByRole('button', { name: 'Pause', exact: true }).waitFor();
+      await me
+        .getByRole('status')
+        .filter({ hasText: 'Webhook resumed: active.' })
+        .waitFor({ timeout: 5_000 });
+      expect(await focused(me)).toMatchObject({ tag: 'button', text: 'Pause' });
 
-        await me.getByTestId('delivery-outcome-filter').selectOption('all');
-        await me.getByRole('button', { name: 'Search', exact: true }).click();
-        await me
-          .getByRole('status')
-          .filter({ hasText: 'No delivery matches this search.' })
-          .waitFor({ timeout: 5_000 });
-      } finally {
-        await context.close();
-      }
+      await me.getByTestId('delivery-outcome-filter').selectOption('all');
+      await me.getByRole('button', { name: 'Search', exact: true }).click();
+      await me
+        .getByRole('status')
+        .filter({ hasText: 'No delivery matches this search.' })
+        .waitFor({ timeout: 5_000 });
     }, 60_000);
 
     it('the plan table at 375 px: no stacked label reaches over the next row', async () => {
-      const { context, me } = await newCustomer('ola', 375);
-      try {
-        await me.goto(`${dashboard}/plan`);
-        await me.getByTestId('plans').waitFor();
-        expect(await me.evaluate(STACKED_LABEL_OVERLAPS)).toEqual([]);
-        await screenshot(me, '21b-plan-375');
-      } finally {
-        await context.close();
-      }
+      await me.setViewportSize({ width: 375, height: 900 });
+      await me.goto(`${dashboard}/plan`);
+      await me.getByTestId('plans').waitFor();
+      expect(await me.evaluate(STACKED_LABEL_OVERLAPS)).toEqual([]);
+      await screenshot(me, '21b-plan-375');
     }, 60_000);
   });
 });
