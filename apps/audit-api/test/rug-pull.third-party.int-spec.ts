@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAppDataSource } from '@meridian/platform-db';
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import { parseAbi, type Address } from 'viem';
 import { deployRealWorldToken } from '../bench/real-world-corpus';
@@ -9,6 +10,9 @@ import {
   thirdPartyArtifacts,
 } from '../bench/third-party-corpus';
 import { errorResponseSchema, rugPullResponseSchema } from '../src/wallet/audit-response.schemas';
+import { dataSourceOptions } from '../src/db/data-source';
+import { loadLabelPacks } from '../src/labels/label-loader';
+import type { LabelPack } from '../src/labels/label.types';
 import { startAuditApp, type AuditTestApp } from './support/audit-app';
 import { setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
 import { InTestCredentialSource } from './support/in-test-credentials';
@@ -270,6 +274,55 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
     },
     120_000,
   );
+
+  // QA: a label added by a reload of the packs waited out the TTL (the key did not move).
+  it('a reload of the label packs labelling a token answers afresh inside the TTL (Fraud)', async () => {
+    const cached = await startAuditApp(
+      {
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+        AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
+      },
+      { clock, credentials: credentials() },
+    );
+    try {
+      const token = tokens['UniswapV2ERC20']!;
+      const ask = async () => rugPullResponseSchema.parse((await checkOn(cached, token)).body).data;
+      const before = await ask();
+      expect([before.status, before.stale]).toEqual(['Not Fraud', false]);
+      expect((await ask()).lastChecked).toBe(before.lastChecked); // served from the cache
+      const pack: LabelPack = {
+        name: 'qa-reload',
+        dir: 'qa-reload',
+        license: 'test',
+        load: () =>
+          Promise.resolve([
+            {
+              pack: 'qa-reload',
+              chain: 'ETH',
+              address: token.toLowerCase(),
+              category: 'malicious_contract',
+              name: 'Drainer',
+              url: null,
+              sourceDate: '2026-03-05',
+              extra: null,
+            },
+          ]),
+      };
+      const db = createAppDataSource(dataSourceOptions(cached.db.url));
+      await db.initialize();
+      try {
+        await loadLabelPacks(db, '', [pack]);
+      } finally {
+        await db.destroy();
+      }
+      const after = await ask();
+      expect(after.status).toBe('Fraud');
+      expect(after.lastChecked).not.toBe(before.lastChecked);
+    } finally {
+      await cached.close();
+    }
+  }, 120_000);
 
   it.each([
     [

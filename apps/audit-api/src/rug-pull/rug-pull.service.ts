@@ -133,8 +133,10 @@ export class RugPullService implements OnModuleDestroy {
         // redeployed there (CREATE2, a devnet restart) must not get the old one's verdict.
         // Behind a proxy the implementation's code counts too: an upgrade is new code. And to
         // the state it read (owner, pool, today's one-call trade): a switch armed or a fee
-        // raised after a check is seen at the next one (ADR 0303, third amendment).
+        // raised after a check is seen at the next one (ADR 0303, third amendment). And to the
+        // load of the label packs: a reload labelling the token or its creator (ADR 0306).
         version: async () => {
+          const labels = await this.labels.datasetVersion();
           code = await this.readCode(client, target);
           try {
             const token = target.address.key as Address;
@@ -142,7 +144,7 @@ export class RugPullService implements OnModuleDestroy {
               codeVersion(client, token, code ?? '0x'),
               code && code !== '0x' ? tokenState(client, token, this.routersFor(target)) : '',
             ]);
-            version = `${ofCode}|${ofState}`;
+            version = `${ofCode}|${ofState}|labels=${labels}`;
             return version;
           } catch (error) {
             throw chainReadFailure(error);
