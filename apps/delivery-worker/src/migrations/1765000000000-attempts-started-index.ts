@@ -1,3 +1,4 @@
+import { createIndexConcurrently, dropIndexConcurrently } from '@meridian/platform-db';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -6,23 +7,17 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * a worker upgraded onto a log that grew for months keeps claiming attempts while it is built;
  * an invalid index left by a build that failed is dropped and built again.
  */
+const INDEX = { schema: 'deliveries', name: 'attempts_started', on: 'attempts (started_at)' };
+
 export class AttemptsStartedIndex1765000000000 implements MigrationInterface {
   name = 'AttemptsStartedIndex1765000000000';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    const [invalid]: unknown[] = await q.query(
-      `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'deliveries' AND c.relname = 'attempts_started' AND NOT i.indisvalid`,
-    );
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY deliveries.attempts_started`);
-    await q.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS attempts_started ON deliveries.attempts (started_at)`,
-    );
+    await createIndexConcurrently(q, INDEX);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS deliveries.attempts_started`);
+    await dropIndexConcurrently(q, INDEX);
   }
 }

@@ -1,3 +1,4 @@
+import { createIndexConcurrently, dropIndexConcurrently } from '@meridian/platform-db';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -12,6 +13,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * is dropped and built again. (A first version, 1765100000000, was reverted before it was
  * kept; a database that ran it already has the columns and the index, and this one finds them.)
  */
+const INDEX = {
+  schema: 'deliveries',
+  name: 'attempts_event_budget',
+  on: 'attempts (event_key, event_attempt)',
+  unique: true,
+};
+
 export class EventAttempts1765200000000 implements MigrationInterface {
   name = 'EventAttempts1765200000000';
   transaction = false;
@@ -22,20 +30,11 @@ export class EventAttempts1765200000000 implements MigrationInterface {
          ADD COLUMN IF NOT EXISTS event_key text,
          ADD COLUMN IF NOT EXISTS event_attempt integer CHECK (event_attempt BETWEEN 1 AND 8)`,
     );
-    const [invalid]: unknown[] = await q.query(
-      `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'deliveries' AND c.relname = 'attempts_event_budget' AND NOT i.indisvalid`,
-    );
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY deliveries.attempts_event_budget`);
-    await q.query(
-      `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS attempts_event_budget
-         ON deliveries.attempts (event_key, event_attempt)`,
-    );
+    await createIndexConcurrently(q, INDEX);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS deliveries.attempts_event_budget`);
+    await dropIndexConcurrently(q, INDEX);
     await q.query(
       `ALTER TABLE deliveries.attempts DROP COLUMN IF EXISTS event_attempt, DROP COLUMN IF EXISTS event_key`,
     );

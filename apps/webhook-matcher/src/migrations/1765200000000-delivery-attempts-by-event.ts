@@ -1,3 +1,4 @@
+import { createIndexConcurrently, dropIndexConcurrently } from '@meridian/platform-db';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -7,24 +8,21 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Built CONCURRENTLY (outside a transaction) so outcomes keep being recorded meanwhile; an invalid
  * index left by a failed build is dropped and built again.
  */
+const INDEX = {
+  schema: 'webhooks',
+  name: 'delivery_attempts_event',
+  on: 'delivery_attempts (webhook_id, event_id, seq DESC)',
+};
+
 export class DeliveryAttemptsByEvent1765200000000 implements MigrationInterface {
   name = 'DeliveryAttemptsByEvent1765200000000';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    const [invalid]: unknown[] = await q.query(
-      `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'webhooks' AND c.relname = 'delivery_attempts_event' AND NOT i.indisvalid`,
-    );
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY webhooks.delivery_attempts_event`);
-    await q.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS delivery_attempts_event
-         ON webhooks.delivery_attempts (webhook_id, event_id, seq DESC)`,
-    );
+    await createIndexConcurrently(q, INDEX);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS webhooks.delivery_attempts_event`);
+    await dropIndexConcurrently(q, INDEX);
   }
 }

@@ -1,3 +1,4 @@
+import { createIndexConcurrently, dropIndexConcurrently } from '@meridian/platform-db';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -31,24 +32,17 @@ export class DeliveryLogSummary1765900000000 implements MigrationInterface {
       ['delivery_attempts_tx', 'tx_hash'],
       ['delivery_attempts_block', 'block_number'],
     ] as const) {
-      const [invalid]: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-          JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE n.nspname = 'webhooks' AND c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid) await q.query(`DROP INDEX CONCURRENTLY webhooks.${name}`);
-      await q.query(
-        `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name}
-           ON webhooks.delivery_attempts (webhook_id, ${column}, seq DESC)
-           WHERE ${column} IS NOT NULL`,
-      );
+      await createIndexConcurrently(q, {
+        schema: 'webhooks',
+        name,
+        on: `delivery_attempts (webhook_id, ${column}, seq DESC) WHERE ${column} IS NOT NULL`,
+      });
     }
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS webhooks.delivery_attempts_block`);
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS webhooks.delivery_attempts_tx`);
+    await dropIndexConcurrently(q, { schema: 'webhooks', name: 'delivery_attempts_block' });
+    await dropIndexConcurrently(q, { schema: 'webhooks', name: 'delivery_attempts_tx' });
     await q.query(`ALTER TABLE webhooks.delivery_attempts
       DROP COLUMN IF EXISTS addresses,
       DROP COLUMN IF EXISTS tx_hash,

@@ -1,3 +1,4 @@
+import { createIndexConcurrently, dropIndexConcurrently } from '@meridian/platform-db';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -28,24 +29,21 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *             ->  Bitmap Index Scan on delivery_attempts_failed (rows=1000)
  *   Execution Time: 4.502 ms
  */
+const INDEX = {
+  schema: 'webhooks',
+  name: 'delivery_attempts_at',
+  on: 'delivery_attempts (webhook_id, at)',
+};
+
 export class DeliveryAttemptsByTime1766000000000 implements MigrationInterface {
   name = 'DeliveryAttemptsByTime1766000000000';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    const [invalid]: unknown[] = await q.query(
-      `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'webhooks' AND c.relname = 'delivery_attempts_at' AND NOT i.indisvalid`,
-    );
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY webhooks.delivery_attempts_at`);
-    await q.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS delivery_attempts_at
-         ON webhooks.delivery_attempts (webhook_id, at)`,
-    );
+    await createIndexConcurrently(q, INDEX);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS webhooks.delivery_attempts_at`);
+    await dropIndexConcurrently(q, INDEX);
   }
 }

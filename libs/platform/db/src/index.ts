@@ -12,3 +12,4 @@ export * from './database-unreachable';
 export * from './keyed-queue';
 export * from './account-turns';
 export * from './fake-clock-timers';
+export * from './concurrent-index';
