@@ -281,6 +281,8 @@ export class GatewayRuntime
     server.keepAliveTimeout = 1;
     await new Promise<void>((resolve) => {
       const cut = setTimeout(() => {
+        // Said, so an operator (and a test) can tell a stop the drain cut short from a clean one.
+        this.logger.warn({ drainMs: HTTP_DRAIN_MS }, 'HTTP drain over: open connections cut');
         server.closeAllConnections();
         resolve();
       }, HTTP_DRAIN_MS);

@@ -67,7 +67,15 @@ export function startBillingLedger(options: {
 }
 
 /** Boots the gateway in-process (Nest + fastify) on a free port with the given env. */
-export async function startGateway(env: Record<string, string>, port = 0): Promise<RunningGateway> {
+/**
+ * The gateway in this process. `logLines`, when given, receives every log line it writes (at
+ * LOG_LEVEL, warn unless set), as JSON text, instead of stdout.
+ */
+export async function startGateway(
+  env: Record<string, string>,
+  port = 0,
+  logLines?: string[],
+): Promise<RunningGateway> {
   const config = parseConfig(configSchema, {
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: String(port),
@@ -77,7 +85,9 @@ export async function startGateway(env: Record<string, string>, port = 0): Promi
     HEALTH_INTERVAL_MS: '300',
     ...env,
   });
-  const logger = pino({ level: config.LOG_LEVEL });
+  const logger = logLines
+    ? pino({ level: config.LOG_LEVEL }, { write: (line: string) => void logLines.push(line) })
+    : pino({ level: config.LOG_LEVEL });
   const gateway = await createGatewayApp(config, logger);
   await gateway.app.listen(config.HTTP_PORT, '127.0.0.1');
   const address = gateway.app.getHttpServer().address() as { port: number };
