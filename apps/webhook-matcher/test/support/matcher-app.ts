@@ -56,11 +56,13 @@ export interface MatcherTestStack {
 /**
  * A provisioned NATS namespace, the real billing-ledger on it, and webhook-matcher in-process
  * (fastify inject) on a fresh database, with loopback targets allowed and a FakeClock that
- * starts at the real time (billing's timestamps are real).
+ * starts at the real time (billing's timestamps are real). `logLines`, when given, receives the
+ * app's log lines from warn up (JSON text); else it logs at TEST_LOG_LEVEL (silent) to stdout.
  */
 export async function startMatcherStack(
   env: Record<string, string> = {},
   billingEnv: Record<string, string> = {},
+  logLines?: string[],
 ): Promise<MatcherTestStack> {
   const natsUrl = testNatsUrl();
   const natsPrefix = uniqueNatsPrefix();
@@ -86,7 +88,9 @@ export async function startMatcherStack(
   });
   const clock = new FakeClock(new Date());
   const accepted: AcceptedRequest[] = [];
-  const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+  const logger = logLines
+    ? pino({ level: 'warn' }, { write: (line: string) => void logLines.push(line) })
+    : pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const app = await createHttpApp(AppModule.forRoot(config, logger, { clock }), { logger });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
