@@ -18,6 +18,9 @@ describe('buildInfoOf', () => {
     [{ MERIDIAN_COMMIT: '' }, '{"version":"1.2.3"}', { version: '1.2.3', commit: 'unknown' }],
     [{}, '{"version":"1.2.3"}', { version: '1.2.3', commit: 'unknown' }],
     [{}, '{"name":"x"}', { version: 'unknown', commit: 'unknown' }],
+    // A package.json that cannot be read or parsed names no version; the app still starts.
+    [{}, 'not json', { version: 'unknown', commit: 'unknown' }],
+    [{}, 'null', { version: 'unknown', commit: 'unknown' }],
   ])('%j with %s is %j', (env, packageJson, expected) => {
     expect(buildInfoOf(env, packageJson)).toEqual(expected);
   });

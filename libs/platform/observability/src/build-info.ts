@@ -22,8 +22,17 @@ let cached: BuildInfo | undefined;
  * app's module wiring to carry one label); an empty or absent one is "unknown".
  */
 export function buildInfo(): BuildInfo {
-  cached ??= buildInfoOf(process.env, readFileSync(ROOT_PACKAGE_JSON, 'utf8'));
+  cached ??= buildInfoOf(process.env, rootPackageJson());
   return cached;
+}
+
+/** The root package.json's text, or `{}` where a build moved the code away from it. */
+function rootPackageJson(): string {
+  try {
+    return readFileSync(ROOT_PACKAGE_JSON, 'utf8');
+  } catch {
+    return '{}';
+  }
 }
 
 /** The pure part of `buildInfo`, for tests: the environment and package.json's text. */
@@ -31,7 +40,12 @@ export function buildInfoOf(
   env: Readonly<Record<string, string | undefined>>,
   packageJson: string,
 ): BuildInfo {
-  const version: unknown = (JSON.parse(packageJson) as { version?: unknown }).version;
+  let version: unknown;
+  try {
+    version = (JSON.parse(packageJson) as { version?: unknown } | null)?.version;
+  } catch {
+    version = undefined;
+  }
   const commit = env['MERIDIAN_COMMIT']?.trim();
   return {
     version: typeof version === 'string' && version !== '' ? version : 'unknown',
