@@ -9,4 +9,8 @@ module.exports = {
   // 573 s, 2026-11-30), but the CPU is then saturated and tests that wait for a child process
   // within a bound missed it in two of five full runs: not until those waits are made robust.
   maxWorkers: 2,
+  // A worker past 1 GB after a file is replaced before the next: a worker that had run a hundred
+  // files held ~2 GB, and the collector's work in a heap that size slowed a later file's
+  // in-process app past its own deadlines (CI 2026-12-03: account-write-flood).
+  workerIdleMemoryLimit: '1GB',
 };
