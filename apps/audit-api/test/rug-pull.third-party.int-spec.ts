@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAppDataSource } from '@meridian/platform-db';
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import { parseAbi, type Address } from 'viem';
 import { deployRealWorldToken } from '../bench/real-world-corpus';
@@ -10,10 +9,7 @@ import {
   thirdPartyArtifacts,
 } from '../bench/third-party-corpus';
 import { errorResponseSchema, rugPullResponseSchema } from '../src/wallet/audit-response.schemas';
-import { dataSourceOptions } from '../src/db/data-source';
-import { loadLabelPacks } from '../src/labels/label-loader';
-import type { LabelPack } from '../src/labels/label.types';
-import { startAuditApp, type AuditTestApp } from './support/audit-app';
+import { loadOneLabel, startAuditApp, type AuditTestApp } from './support/audit-app';
 import { setUpDevnet, SUPPLY, type Devnet } from './support/devnet';
 import { InTestCredentialSource } from './support/in-test-credentials';
 
@@ -291,31 +287,11 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
       const before = await ask();
       expect([before.status, before.stale]).toEqual(['Not Fraud', false]);
       expect((await ask()).lastChecked).toBe(before.lastChecked); // served from the cache
-      const pack: LabelPack = {
-        name: 'qa-reload',
-        dir: 'qa-reload',
-        license: 'test',
-        load: () =>
-          Promise.resolve([
-            {
-              pack: 'qa-reload',
-              chain: 'ETH',
-              address: token.toLowerCase(),
-              category: 'malicious_contract',
-              name: 'Drainer',
-              url: null,
-              sourceDate: '2026-03-05',
-              extra: null,
-            },
-          ]),
-      };
-      const db = createAppDataSource(dataSourceOptions(cached.db.url));
-      await db.initialize();
-      try {
-        await loadLabelPacks(db, '', [pack]);
-      } finally {
-        await db.destroy();
-      }
+      await loadOneLabel(cached, {
+        address: token.toLowerCase(),
+        category: 'malicious_contract',
+        name: 'Drainer',
+      });
       const after = await ask();
       expect(after.status).toBe('Fraud');
       expect(after.lastChecked).not.toBe(before.lastChecked);

@@ -1,15 +1,11 @@
-import { createAppDataSource } from '@meridian/platform-db';
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
-import { dataSourceOptions } from '../src/db/data-source';
-import { loadLabelPacks } from '../src/labels/label-loader';
-import type { LabelPack } from '../src/labels/label.types';
 import {
   errorResponseSchema,
   walletAuditResponseSchema,
   walletCheckResponseSchema,
 } from '../src/wallet/audit-response.schemas';
 import { ROUTE_ERRORS } from '../src/common/route-errors';
-import { startAuditApp, type AuditTestApp } from './support/audit-app';
+import { loadOneLabel, startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
 
 // An OFAC SDN address (LAZARUS GROUP) in the ultrasoundmoney pack, as published (EIP-55).
@@ -570,31 +566,7 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
       'New Address',
       '0',
     ]);
-    const pack: LabelPack = {
-      name: 'qa-reload',
-      dir: 'qa-reload',
-      license: 'test',
-      load: () =>
-        Promise.resolve([
-          {
-            pack: 'qa-reload',
-            chain: 'ETH',
-            address,
-            category: 'phishing',
-            name: 'Fake airdrop',
-            url: null,
-            sourceDate: '2026-03-05',
-            extra: null,
-          },
-        ]),
-    };
-    const db = createAppDataSource(dataSourceOptions(audit.db.url));
-    await db.initialize();
-    try {
-      await loadLabelPacks(db, '', [pack]);
-    } finally {
-      await db.destroy();
-    }
+    await loadOneLabel(audit, { address, category: 'phishing', name: 'Fake airdrop' });
     clock.advance(60_000);
     const fresh = await check();
     expect([

@@ -8,6 +8,7 @@ import { AppModule, type AuditOverrides } from '../../src/app.module';
 import { configSchema, type AppConfig } from '../../src/config/config';
 import { dataSourceOptions, SCHEMA } from '../../src/db/data-source';
 import { loadLabelPacks } from '../../src/labels/label-loader';
+import type { LabelCategory, LabelPack } from '../../src/labels/label.types';
 import { LABEL_PACKS } from '../../src/labels/packs';
 
 export const LABELS_DIR = join(__dirname, '../../../../data/labels');
@@ -73,4 +74,37 @@ export async function startAuditApp(
       await db.drop();
     },
   };
+}
+
+/**
+ * Loads one more label pack (`qa-reload`) holding one ETH label into the app's database, as an
+ * operator's run of the loader does while the app serves: what a cached verdict must see.
+ */
+export async function loadOneLabel(
+  audit: AuditTestApp,
+  label: { address: string; category: LabelCategory; name: string },
+): Promise<void> {
+  const pack: LabelPack = {
+    name: 'qa-reload',
+    dir: 'qa-reload',
+    license: 'test',
+    load: () =>
+      Promise.resolve([
+        {
+          pack: 'qa-reload',
+          chain: 'ETH',
+          ...label,
+          url: null,
+          sourceDate: '2026-03-05',
+          extra: null,
+        },
+      ]),
+  };
+  const dataSource = createAppDataSource(dataSourceOptions(audit.db.url));
+  await dataSource.initialize();
+  try {
+    await loadLabelPacks(dataSource, '', [pack]);
+  } finally {
+    await dataSource.destroy();
+  }
 }
