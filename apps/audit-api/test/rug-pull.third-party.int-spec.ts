@@ -242,17 +242,21 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
     return devnet.deploy(built.abi, built.bytecode, args);
   };
 
+  /** The app on the devnet with its verdict cache on (10 minutes). */
+  const startCachingApp = () =>
+    startAuditApp(
+      {
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
+        AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
+      },
+      { clock, credentials: credentials() },
+    );
+
   it.each(['transparent', 'beacon'] as const)(
     'EIP-1967 %s proxy: an upgrade is new code, so the cached verdict is not served after it',
     async (kind) => {
-      const cached = await startAuditApp(
-        {
-          AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
-          AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
-          AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
-        },
-        { clock, credentials: credentials() },
-      );
+      const cached = await startCachingApp();
       try {
         const { proxy, upgrade } = await PROXIES[kind](tokens['UniswapV2ERC20']!);
         const ask = async () =>
@@ -273,14 +277,7 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
 
   // QA: a label added by a reload of the packs waited out the TTL (the key did not move).
   it('a reload of the label packs labelling a token answers afresh inside the TTL (Fraud)', async () => {
-    const cached = await startAuditApp(
-      {
-        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
-        AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
-        AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
-      },
-      { clock, credentials: credentials() },
-    );
+    const cached = await startCachingApp();
     try {
       const token = tokens['UniswapV2ERC20']!;
       const ask = async () => rugPullResponseSchema.parse((await checkOn(cached, token)).body).data;
