@@ -474,36 +474,38 @@ describe('deploy: environment matches the apps config schemas', () => {
     },
   );
 
-  it("core overlay: billing-ledger's pool settings are set, and deploy/README's Postgres sizing row is its replicas x that pool", async () => {
-    const ledger = core.find(
-      (o) => o.kind === 'StatefulSet' && o.metadata.name === 'billing-ledger',
-    )!;
-    const env = containerEnv(ledger.spec.template.spec.containers[0], core, secrets);
-    const pool = Number(env['DATABASE_POOL_SIZE']);
-    expect(pool).toBeGreaterThan(0);
-    expect(Number(env['DATABASE_ACQUIRE_TIMEOUT_MS'])).toBeGreaterThan(0);
-    // The manifests change nothing the app did before: they write its defaults down.
-    const defaults = (await loadConfig('billing-ledger')).configSchema.shape as Record<
-      string,
-      { parse(value: undefined): unknown }
-    >;
-    expect({
-      DATABASE_POOL_SIZE: pool,
-      DATABASE_ACQUIRE_TIMEOUT_MS: Number(env['DATABASE_ACQUIRE_TIMEOUT_MS']),
-    }).toEqual({
-      DATABASE_POOL_SIZE: defaults['DATABASE_POOL_SIZE']!.parse(undefined),
-      DATABASE_ACQUIRE_TIMEOUT_MS: defaults['DATABASE_ACQUIRE_TIMEOUT_MS']!.parse(undefined),
-    });
-    const readme = readFileSync(join(__dirname, 'README.md'), 'utf8');
-    const row = /^\| billing-ledger +\| (\d+) +\| (\d+) \(StatefulSet[^|]*\| (\d+) +\|$/m.exec(
-      readme,
-    );
-    expect(row?.slice(1).map(Number)).toEqual([
-      pool,
-      ledger.spec.replicas,
-      pool * ledger.spec.replicas,
-    ]);
-  });
+  it.each(['billing-ledger', 'webhook-matcher'])(
+    "core overlay: %s's pool settings are set, and deploy/README's Postgres sizing row is its replicas x that pool",
+    async (app) => {
+      const statefulSet = core.find((o) => o.kind === 'StatefulSet' && o.metadata.name === app)!;
+      const env = containerEnv(statefulSet.spec.template.spec.containers[0], core, secrets);
+      const pool = Number(env['DATABASE_POOL_SIZE']);
+      expect(pool).toBeGreaterThan(0);
+      expect(Number(env['DATABASE_ACQUIRE_TIMEOUT_MS'])).toBeGreaterThan(0);
+      // The manifests change nothing the app did before: they write its defaults down.
+      const defaults = (await loadConfig(app)).configSchema.shape as Record<
+        string,
+        { parse(value: undefined): unknown }
+      >;
+      expect({
+        DATABASE_POOL_SIZE: pool,
+        DATABASE_ACQUIRE_TIMEOUT_MS: Number(env['DATABASE_ACQUIRE_TIMEOUT_MS']),
+      }).toEqual({
+        DATABASE_POOL_SIZE: defaults['DATABASE_POOL_SIZE']!.parse(undefined),
+        DATABASE_ACQUIRE_TIMEOUT_MS: defaults['DATABASE_ACQUIRE_TIMEOUT_MS']!.parse(undefined),
+      });
+      const readme = readFileSync(join(__dirname, 'README.md'), 'utf8');
+      const row = new RegExp(
+        `^\\| ${app} +\\| (\\d+) +\\| (\\d+) \\(StatefulSet[^|]*\\| (\\d+) +\\|$`,
+        'm',
+      ).exec(readme);
+      expect(row?.slice(1).map(Number)).toEqual([
+        pool,
+        statefulSet.spec.replicas,
+        pool * statefulSet.spec.replicas,
+      ]);
+    },
+  );
 
   it.each(REGIONS)(
     "region overlay %s: rpc-gateway is not told billing-ledger's replica count (a change of it rolls billing-ledger alone, ADR 0107)",
