@@ -242,11 +242,11 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
     return devnet.deploy(built.abi, built.bytecode, args);
   };
 
-  /** The app on the devnet with its verdict cache on (10 minutes). */
-  const startCachingApp = () =>
+  /** The app on the devnet (or a front of it) with its verdict cache on (10 minutes). */
+  const startCachingApp = (nodeUrl = anvil.url) =>
     startAuditApp(
       {
-        AUDIT_RPC_URLS: JSON.stringify({ ETH: anvil.url }),
+        AUDIT_RPC_URLS: JSON.stringify({ ETH: nodeUrl }),
         AUDIT_DEX_ROUTERS: JSON.stringify({ ETH: [devnet.uniswap.router] }),
         AUDIT_VERDICT_TTL_MS: String(10 * 60_000),
       },
@@ -292,6 +292,39 @@ describe('rug pull checker on third-party tokens (npm packages, anvil + Uniswap 
       const after = await ask();
       expect(after.status).toBe('Fraud');
       expect(after.lastChecked).not.toBe(before.lastChecked);
+    } finally {
+      await cached.close();
+    }
+  }, 120_000);
+
+  // ADR 0306: the wallet case is in wallet-audit.api.int-spec.ts; the rug pull checker serves
+  // its cached verdict through the same CheckRunner path, and must say so the same way.
+  it('with the node down, a verdict computed within the TTL is served stale (lastChecked says when); past the TTL, 502', async () => {
+    // A front that passes every call to anvil (no method is faulted), so the node can go away
+    // while anvil stays up for the cases after this one.
+    const node = await faultyNode(anvil.url, 'no_such_method', 'hang');
+    const cached = await startCachingApp(node.url);
+    try {
+      const token = tokens['UniswapV2ERC20']!;
+      const ask = () => checkOn(cached, token);
+      const first = rugPullResponseSchema.parse((await ask()).body).data;
+      expect(first.stale).toBe(false);
+      await node.close();
+      clock.advance(3 * 60_000);
+      const down = await ask();
+      expect(down.status).toBe(200);
+      const served = rugPullResponseSchema.parse(down.body).data;
+      expect([served.status, served.lastChecked, served.stale]).toEqual([
+        first.status,
+        first.lastChecked,
+        true,
+      ]);
+      clock.advance(10 * 60_000);
+      const late = await ask();
+      expect([late.status, errorResponseSchema.parse(late.body).error]).toEqual([
+        502,
+        'upstream_unavailable',
+      ]);
     } finally {
       await cached.close();
     }
