@@ -35,6 +35,7 @@ import { TopUpsController } from './ledger/top-ups.controller';
 import { TopUpsRepository } from './ledger/top-ups.repository';
 import { OutboxRetention } from './outbox/outbox-retention';
 import { OutboxRepository } from './outbox/outbox.repository';
+import { processPassTimers, STATE_PASS_TIMERS, type PassTimers } from './state/pass-throttle';
 import { StatePublisher } from './state/state-publisher.service';
 import { StateRepository } from './state/state.repository';
 import { PartitionTakeover } from './usage/partition-takeover.service';
@@ -50,6 +51,11 @@ export interface AppOptions {
   clock?: Clock;
   /** Tests: every consumer's redelivery backoff (MessagingOptions.consumerBackoffMs). */
   consumerBackoffMs?: readonly number[];
+  /**
+   * Tests: the timers of the balance-state publisher's usage passes (`PassThrottle`), to hold
+   * the end of its interval; the process's by default.
+   */
+  statePassTimers?: PassTimers;
 }
 
 /** Every REST controller; /openapi.json describes exactly these (openapi.spec.ts). */
@@ -98,6 +104,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: STATE_PASS_TIMERS, useValue: options.statePassTimers ?? processPassTimers },
         ChangeSignal,
         PublishedMarks,
         LedgerRepository,

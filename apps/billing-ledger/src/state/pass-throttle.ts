@@ -1,3 +1,27 @@
+import type { WaitTimer } from '@meridian/platform-db';
+
+/**
+ * Where a `PassThrottle` reads the time and arms the end of its interval. The app runs on the
+ * process's (`processPassTimers`); a test passes timers that fire only when it moves them
+ * (`FakeClockTimers` of platform-db), so a case can tell a pass that waited for the interval
+ * from one that did not, whatever the machine's load.
+ */
+export interface PassTimers {
+  /** Milliseconds on a monotonic scale. */
+  now(): number;
+  timer: WaitTimer;
+}
+
+/** The process's monotonic time and timers; a waiting pass does not keep the process alive. */
+export const processPassTimers: PassTimers = {
+  now: () => performance.now(),
+  timer: (ms, onTimeout) => {
+    const timer = setTimeout(onTimeout, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
 /**
  * At most one pass per `intervalMs`, the first one at once (a throttle, not a delay): a request
  * after a quiet interval runs the pass now; requests within the interval share one pass at its
@@ -7,27 +31,27 @@
  */
 export class PassThrottle {
   private lastAt = -Infinity;
-  private timer: NodeJS.Timeout | undefined;
+  /** Cancels the pass waiting for the end of the interval, when one is armed. */
+  private waiting: (() => void) | undefined;
 
   constructor(
     private readonly intervalMs: number,
     private readonly pass: () => void,
-    private readonly now: () => number = () => performance.now(),
+    private readonly timers: PassTimers = processPassTimers,
   ) {}
 
   /** A pass is owed: now if the last one is `intervalMs` old, else at the end of its interval. */
   request(): void {
-    if (this.timer) return;
-    const wait = this.lastAt + this.intervalMs - this.now();
+    if (this.waiting) return;
+    const wait = this.lastAt + this.intervalMs - this.timers.now();
     if (wait <= 0) {
       this.run();
       return;
     }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.waiting = this.timers.timer(wait, () => {
+      this.waiting = undefined;
       this.run();
-    }, wait);
-    this.timer.unref();
+    });
   }
 
   /** A pass now whatever the interval (an ok ↔ exhausted flip); a waiting one is folded in. */
@@ -37,12 +61,18 @@ export class PassThrottle {
   }
 
   cancel(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.waiting?.();
+    this.waiting = undefined;
   }
 
   private run(): void {
-    this.lastAt = this.now();
+    this.lastAt = this.timers.now();
     this.pass();
   }
 }
+
+/**
+ * Injection token of the timers the balance-state publisher's usage passes run on
+ * (`processPassTimers` in the app; `AppOptions.statePassTimers` in tests).
+ */
+export const STATE_PASS_TIMERS = Symbol('STATE_PASS_TIMERS');

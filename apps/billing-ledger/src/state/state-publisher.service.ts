@@ -22,7 +22,7 @@ import { OutboxRepository, type OutboxRow } from '../outbox/outbox.repository';
 import { PartitionTakeover } from '../usage/partition-takeover.service';
 import { balanceStateJson, balanceStateOf } from './account-state';
 import { KvBatchPut } from './kv-batch-put';
-import { PassThrottle } from './pass-throttle';
+import { PassThrottle, STATE_PASS_TIMERS, type PassTimers } from './pass-throttle';
 import { PendingStates } from './pending-states';
 import { PublishedMarks } from './published-marks';
 import { StateRepository } from './state.repository';
@@ -91,8 +91,9 @@ export class StatePublisher implements OnModuleInit, OnApplicationShutdown {
     private readonly marks: PublishedMarks,
     private readonly partitions: PartitionTakeover,
     private readonly db: DbJobGate,
+    @Inject(STATE_PASS_TIMERS) passTimers: PassTimers,
   ) {
-    this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run());
+    this.usage = new PassThrottle(config.STATE_PUBLISH_DELAY_MS, () => void this.run(), passTimers);
   }
 
   onModuleInit(): void {

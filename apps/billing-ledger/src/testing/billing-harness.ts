@@ -110,12 +110,15 @@ export class BillingHarness {
   }
 
   /**
-   * `options`: the consumers' backoff (`consumerBackoffMs`) and where the log goes (`logTo`,
+   * `options`: the consumers' backoff (`consumerBackoffMs`), the timers of the balance-state
+   * publisher's usage passes (`statePassTimers`, to hold them) and where the log goes (`logTo`,
    * a pino destination; stdout by default).
    */
   async start(
     overrides: Record<string, string> = {},
-    options: Pick<AppOptions, 'consumerBackoffMs'> & { logTo?: pino.DestinationStream } = {},
+    options: Pick<AppOptions, 'consumerBackoffMs' | 'statePassTimers'> & {
+      logTo?: pino.DestinationStream;
+    } = {},
   ): Promise<BillingApp> {
     const config = this.config(overrides);
     const logger = pino({ level: config.LOG_LEVEL }, options.logTo);
@@ -123,6 +126,7 @@ export class BillingHarness {
       AppModule.forRoot(config, logger, {
         clock: this.clock,
         consumerBackoffMs: options.consumerBackoffMs,
+        statePassTimers: options.statePassTimers,
       }),
       { logger },
     );

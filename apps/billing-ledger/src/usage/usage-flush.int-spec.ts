@@ -5,6 +5,7 @@ import {
   USAGE_PART_RETENTION_MS,
   type UsageFlushedV2,
 } from '@meridian/contracts';
+import { FakeClockTimers } from '@meridian/platform-db';
 import { storedMessages } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';
@@ -36,8 +37,11 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
   });
   afterAll(() => h.teardown());
 
-  async function start(overrides: Record<string, string> = {}): Promise<BillingApp> {
-    const billing = await h.start(overrides);
+  async function start(
+    overrides: Record<string, string> = {},
+    options: Parameters<BillingHarness['start']>[1] = {},
+  ): Promise<BillingApp> {
+    const billing = await h.start(overrides, options);
     running.push(billing);
     return billing;
   }
@@ -558,20 +562,33 @@ describe('billing-ledger usage flushes (ADR 0104; real Postgres + NATS)', () => 
     await expectLedgerHolds(ids);
   });
 
-  it('publishes an ok → exhausted flip at once, not after the coalescing delay', async () => {
-    const billing = await start({ STATE_PUBLISH_DELAY_MS: '2000' });
+  it("publishes an ok → exhausted flip at once, not at the end of the throttle's interval", async () => {
+    // The publisher's usage passes on held timers: the end of an interval never comes, so the
+    // exhausted state can only go out by the flip's own pass (PassThrottle.runNow).
+    const timers = new FakeClockTimers();
+    const billing = await start(
+      { STATE_PUBLISH_DELAY_MS: '2000' },
+      { statePassTimers: { now: () => timers.clock.now().getTime(), timer: timers.timer } },
+    );
     const [id] = await newAccounts(billing, 1, 'free');
-    const started = Date.now();
-    await h.publisher.publish(Events.usageFlushedV2, nodeFlush([[id!, 50_000]]));
+    const state = () =>
+      h.kvJson<{ state: string; allowanceCu: number }>(KvBuckets.balanceState.name, id!);
+    // A charge that flips nothing: the first pass after a quiet interval, at once.
+    await h.publisher.publish(Events.usageFlushedV2, nodeFlush([[id!, 1_000]]));
     await eventually(
-      async () =>
-        (await h.kvJson<{ state: string }>(KvBuckets.balanceState.name, id!))?.state ===
-        'exhausted',
+      async () => (await state())?.allowanceCu === 49_000,
+      10_000,
+      'first usage state in KV',
+    );
+    expect((await state())?.state).toBe('ok');
+    // Within that interval (the held clock never leaves it), a charge that exhausts Free.
+    await h.publisher.publish(Events.usageFlushedV2, nodeFlush([[id!, 49_000]]));
+    await eventually(
+      async () => (await state())?.state === 'exhausted',
       10_000,
       'exhausted state in KV',
     );
-    // The coalescing delay alone is 2 s; the flip went out before it.
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(timers.armed).toBe(0);
   });
 
   it('kill -9 of the ledger mid-stream loses nothing and applies nothing twice, to the CU', async () => {
