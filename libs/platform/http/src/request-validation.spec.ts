@@ -82,6 +82,31 @@ describe('request validation names where a problem is', () => {
     );
   });
 
+  it('a field left out is named required, with what it takes, not "received undefined" (QA)', () => {
+    const create = z.strictObject({
+      network: z.enum(['eth-mainnet', 'polygon-mainnet']),
+      target_url: z.string(),
+      nested: z.strictObject({ plan: z.enum(['free']) }).optional(),
+    });
+    expect(errorOf(() => parseBody(create, { network: 'eth-mainnet' }))).toEqual({
+      code: 'malformed_body',
+      message: 'body.target_url: required field missing (expected string)',
+      details: { location: 'body', path: 'body.target_url' },
+    });
+    expect(errorOf(() => parseBody(create, { target_url: 'https://a.example' }))?.message).toBe(
+      'body.network: required field missing (expected one of "eth-mainnet"|"polygon-mainnet")',
+    );
+    expect(
+      errorOf(() => parseBody(create, { network: 'eth-mainnet', target_url: 'x', nested: {} }))
+        ?.message,
+    ).toBe('body.nested.plan: required field missing (expected "free")');
+    // Given, but wrong: the schema's own words.
+    expect(
+      errorOf(() => parseBody(create, { network: 'eth-mainnet', target_url: 5 }))?.message,
+    ).toBe('body.target_url: Invalid input: expected string, received number');
+    expect(errorOf(() => parseQuery(query, {}))).toBeNull();
+  });
+
   it('a caller may give the part its own code', () => {
     expect(errorOf(() => parseRequestPart('query', query, { x: 1 }, 'invalid_cursor'))?.code).toBe(
       'invalid_cursor',

@@ -56,8 +56,34 @@ export function describeIssue(part: RequestPart, issue: z.core.$ZodIssue, sent?:
     ? `unknown ${KEY_NAME[part]}${keys.length > 1 ? 's' : ''} ${keys
         .map((key) => JSON.stringify(key).slice(0, 66))
         .join(', ')}`
-    : issue.message;
+    : isAbsent(sent, issue.path)
+      ? // QA: "Invalid input: expected string, received undefined" for a field left out.
+        `required ${KEY_NAME[part]} missing` +
+        (issue.code === 'invalid_type'
+          ? ` (expected ${issue.expected})`
+          : issue.code === 'invalid_value'
+            ? ` (expected ${issue.values.length > 1 ? 'one of ' : ''}${issue.values
+                .map((value) => JSON.stringify(value))
+                .join('|')})`
+            : '')
+      : issue.message;
   return `${issueWhere(part, issue.path)}: ${what}`;
+}
+
+/** Whether the key at `path` is absent from an object the client sent (not given at all). */
+function isAbsent(sent: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let parent = sent;
+  for (const segment of path.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null) return false;
+    parent = (parent as Record<PropertyKey, unknown>)[segment];
+  }
+  return (
+    typeof parent === 'object' &&
+    parent !== null &&
+    !Array.isArray(parent) &&
+    !Object.prototype.hasOwnProperty.call(parent, path[path.length - 1]!)
+  );
 }
 
 /**
