@@ -121,9 +121,9 @@ describe('team invitations: one pending per (account, email) (real Postgres, rea
     expect(link.body).toMatchObject({ status: 'void', reason: 'email_has_user' });
     const late = await signUp('kim@example.com', fromC.body['code'] as string);
     expect([late.answer.status, late.answer.body['error']]).toEqual([409, 'email_taken']);
-    // Its revoke finds no pending invitation.
+    // Its revoke finds it set aside already (the operator's rule: `invitation_not_pending`).
     const revoke = await teamC.call('DELETE', `/api/team/invitations/${String(fromC.body['id'])}`);
-    expect([revoke.status, revoke.body['error']]).toEqual([404, 'invitation_not_found']);
+    expect([revoke.status, revoke.body['error']]).toEqual([409, 'invitation_not_pending']);
 
     // An email that signs up on its own (open sign-up) sets aside its invitations too.
     const forLee = await invite(teamB, 'lee@example.com');

@@ -18,7 +18,8 @@ jest.setTimeout(180_000);
  * Teams (ADR 0604) on real Postgres and the real billing-ledger: an owner invites a colleague,
  * who joins the same billing account with a managed key of their own (whatever the sign-up
  * mode), a member reads the team but manages nothing, another account's ids answer 404, a
- * removed member's key is revoked in billing and their session ends, the last owner stays; an
+ * removed member's key is revoked in billing and their session ends, the last owner stays (a
+ * revoked invitation kept, its link saying so, as the operator's); an
  * owner promotes and demotes (never the last owner, even two demotions at once), and a user
  * leaves on their own (key revoked, sessions ended) unless they are the last owner.
  */
@@ -220,12 +221,27 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
       (await alice.client.call('DELETE', `/api/team/invitations/${forErin.body['id'] as string}`))
         .status,
     ).toBe(204);
+    // Kept, set aside as revoked, as the operator's: a repeat says so, the row (the history)
+    // stays, and its link says it was revoked, on load and at sign-up.
+    const repeat = await alice.client.call(
+      'DELETE',
+      `/api/team/invitations/${forErin.body['id'] as string}`,
+    );
+    expect([repeat.status, repeat.body['error']]).toEqual([409, 'already_revoked']);
     expect(
-      (await alice.client.call('DELETE', `/api/team/invitations/${forErin.body['id'] as string}`))
-        .status,
-    ).toBe(404);
+      await rows.query(
+        `SELECT email, account_id, void_reason FROM dashboard.invitations WHERE id = $1`,
+        [forErin.body['id']],
+      ),
+    ).toEqual([{ email: 'erin@example.com', account_id: accountId, void_reason: 'revoked' }]);
+    const erinLink = await browser().call(
+      'GET',
+      `/api/auth/invitations/${forErin.body['code'] as string}`,
+    );
+    expect(erinLink.body).toMatchObject({ status: 'void', reason: 'revoked' });
     const erin = await signUp('erin@example.com', forErin.body['code'] as string);
-    expect([erin.answer.status, erin.answer.body['error']]).toEqual([403, 'invitation_invalid']);
+    expect([erin.answer.status, erin.answer.body['error']]).toEqual([403, 'invitation_revoked']);
+    expect(erin.answer.body['message']).toMatch(/revoked by an owner of the team/);
 
     // Removal: Bob's key revoked in billing, his session ended, his row gone.
     expect((await alice.client.call('DELETE', `/api/team/members/${bobId}`)).status).toBe(200);

@@ -204,12 +204,14 @@ export class AuthService implements OnApplicationBootstrap {
           set.email.toLowerCase() === input.email.toLowerCase()
         )
           throw emailTaken();
-        // Revoked by the operator: said so, the link's page too (the operator's invitations list).
+        // Revoked by the operator, or a team's by its owner: said so, the link's page too.
         if (set?.voided === 'revoked')
           throw new DomainError(
             'invitation_revoked',
             'forbidden',
-            'this invitation link was revoked by an operator; ask an operator for a new one',
+            set.team
+              ? "this invitation link was revoked by an owner of the team; ask the team's owner for a new one"
+              : 'this invitation link was revoked by an operator; ask an operator for a new one',
           );
         throw new DomainError(
           'invitation_invalid',

@@ -88,8 +88,8 @@ describe('dashboard invitations: an id whoever wrote it, migrated (real Postgres
       ['DURING@example.com', again],
       ['before@example.com', filled],
     ]);
-    expect(await invitations.revokeSignUp(filled!, NOW)).toBe(true);
-    expect(await invitations.revokeSignUp(again!, NOW)).toBe(true);
+    expect(await invitations.revoke(null, filled!, NOW)).toBe(true);
+    expect(await invitations.revoke(null, again!, NOW)).toBe(true);
     expect(await invitations.pendingSignUps(NOW)).toEqual([]);
   });
 

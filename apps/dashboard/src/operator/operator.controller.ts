@@ -27,6 +27,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { parseBody, parseQuery } from '../http-validation';
 import { invitationPending } from '../settings/invitation-pending';
+import { revokeInvitation } from '../settings/invitation-revoke';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { SignupModeService } from '../settings/signup-mode.service';
 import { UpstreamClient } from '../upstream/upstream.client';
@@ -370,27 +371,11 @@ export class OperatorController {
   /**
    * Revokes a pending sign-up invitation: its link then says it was revoked, and its sign-up
    * answers 403 `invitation_revoked`. 404 `invitation_not_found` for an id of none (a team's
-   * included); a repeat answers 409 `already_revoked`, as a repeated key revoke (README).
+   * included); a repeat answers 409 `already_revoked` (`revokeInvitation`, a team's rule too).
    */
   @Delete('invitations/:id')
   @HttpCode(204)
   async revokeInvitation(@Param('id') id: string): Promise<void> {
-    const outcome = await this.invitations.revokeSignUp(id, this.clock.now());
-    if (outcome === true) return;
-    if (outcome === 'unknown')
-      throw new DomainError(
-        'invitation_not_found',
-        'not_found',
-        'there is no sign-up invitation with this id',
-      );
-    if (outcome === 'revoked')
-      throw new DomainError('already_revoked', 'conflict', 'this invitation is revoked already');
-    throw new DomainError(
-      'invitation_not_pending',
-      'conflict',
-      outcome === 'used'
-        ? 'this invitation has been used: its account exists, nothing to revoke'
-        : 'this invitation can no longer be used (its email has an account, or a newer one replaced it)',
-    );
+    await revokeInvitation(this.invitations, null, id, this.clock.now());
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AccountRole, Queryable } from '../auth/users.repository';
+import type { AccountRole } from '../auth/users.repository';
 
 /** What a team invitation adds to a sign-up invitation: the account to join, as what. */
 export interface TeamInvite {
@@ -10,7 +10,7 @@ export interface TeamInvite {
 
 /**
  * Why an invitation nobody used can no longer be used (migrations 1764500000000, 1764600000000:
- * `revoked` by the operator).
+ * `revoked` by the operator, or by a team's owner).
  */
 export type VoidReason = 'email_has_user' | 'superseded' | 'expired' | 'revoked';
 
@@ -34,7 +34,7 @@ export interface PendingSignUpInvitation {
   createdBy: { id: string; email: string | null };
 }
 
-/** Where an operator's revoke found the invitation when it revoked nothing. */
+/** Where a revoke found the invitation when it revoked nothing. */
 export type NotRevoked = 'unknown' | 'revoked' | 'used' | 'void';
 
 /** A team invitation as the Team page lists it (pending only). */
@@ -164,21 +164,24 @@ export class InvitationsRepository {
   }
 
   /**
-   * Sets aside (`revoked`) the operator's unused sign-up invitation with this id, kept so that
-   * its link says it was revoked. Revoked: true; else where it stands (`NotRevoked`).
+   * Sets aside (`revoked`) the unused invitation with this id of an account's team, or of the
+   * operator's sign-up invitations (`accountId` null), kept so that its link says it was revoked
+   * (one rule for both kinds: `invitation-revoke.ts`). Revoked: true; else where it stands
+   * (`NotRevoked`; `unknown` for an id of another scope too).
    */
-  async revokeSignUp(id: string, at: Date): Promise<true | NotRevoked> {
+  async revoke(accountId: string | null, id: string, at: Date): Promise<true | NotRevoked> {
     const [rows] = (await this.db.query(
-      `UPDATE dashboard.invitations SET voided_at = $2, void_reason = 'revoked'
-        WHERE id = $1 AND account_id IS NULL AND used_at IS NULL AND voided_at IS NULL
+      `UPDATE dashboard.invitations SET voided_at = $3, void_reason = 'revoked'
+        WHERE id = $1 AND account_id IS NOT DISTINCT FROM $2
+          AND used_at IS NULL AND voided_at IS NULL
         RETURNING id`,
-      [id, at],
+      [id, accountId, at],
     )) as [unknown[], number];
     if (rows.length === 1) return true;
     const found = (await this.db.query(
       `SELECT used_at, void_reason FROM dashboard.invitations
-        WHERE id = $1 AND account_id IS NULL`,
-      [id],
+        WHERE id = $1 AND account_id IS NOT DISTINCT FROM $2`,
+      [id, accountId],
     )) as Array<{ used_at: Date | null; void_reason: VoidReason | null }>;
     const row = found[0];
     if (!row) return 'unknown';
@@ -227,16 +230,5 @@ export class InvitationsRepository {
       [accountId, now],
     )) as PendingRaw[];
     return rows.map(pendingOf);
-  }
-
-  /** Deletes the account's unused team invitation; false when it has none with this id. */
-  async revokeOfAccount(accountId: string, id: string, db: Queryable = this.db): Promise<boolean> {
-    const [rows] = (await db.query(
-      `DELETE FROM dashboard.invitations
-        WHERE id = $1 AND account_id = $2 AND used_at IS NULL AND voided_at IS NULL
-        RETURNING id`,
-      [id, accountId],
-    )) as [unknown[], number];
-    return rows.length === 1;
   }
 }

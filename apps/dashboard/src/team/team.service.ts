@@ -9,6 +9,7 @@ import { ManagedKeys } from '../upstream/managed-keys';
 import { CLOCK } from '../clock.token';
 import { InvitationsRepository } from '../settings/invitations.repository';
 import { invitationPending } from '../settings/invitation-pending';
+import { revokeInvitation } from '../settings/invitation-revoke';
 import { AccountKeyService } from '../customer/account-key.service';
 import { TokenChangesRepository, type TokenChangeRow } from './token-changes.repository';
 import { ownerRequired as ownerRequiredTo } from './owner-required';
@@ -167,12 +168,8 @@ export class TeamService {
 
   async revokeInvitation(user: UserRow, id: string): Promise<void> {
     if (user.accountRole !== 'owner') throw ownerRequired();
-    if (!(await this.invitations.revokeOfAccount(accountOf(user), id)))
-      throw new DomainError(
-        'invitation_not_found',
-        'not_found',
-        'this account has no pending invitation with this id',
-      );
+    // Kept, set aside as revoked, as the operator's (one rule: `revokeInvitation`).
+    await revokeInvitation(this.invitations, accountOf(user), id, this.clock.now());
   }
 
   /**
