@@ -194,7 +194,7 @@ describe('rpc-gateway: one token flooding a WebSocket connection', () => {
     for (const ws of [...held, other]) ws.terminate();
   }, 60_000);
 
-  it('SIGTERM under a flood from a client that reads nothing: the process exits within 10 s', async () => {
+  it('SIGTERM under a flood from a client that reads nothing: its socket is cut by the WebSocket edge, so the stop ends clean', async () => {
     const ws = await open(gateway, ATTACKER);
     for (let id = 1; id <= FLOOD; id++) ws.send(flood(id));
     await new Promise<void>((resolve) => ws.once('message', () => resolve()));
@@ -202,8 +202,19 @@ describe('rpc-gateway: one token flooding a WebSocket connection', () => {
     (ws as unknown as { _socket: { pause(): void } })._socket.pause();
     const stopped = Date.now();
     gateway.app.kill('SIGTERM');
-    await gateway.app.exited();
-    expect(Date.now() - stopped).toBeLessThan(10_000);
+    const exit = await gateway.app.exited();
+    // Measured, not bounded (1-2 s here; a loaded CI only makes it later). How it stopped is
+    // what tells: the edge cut the unread socket after its 1 s close grace, so the HTTP server
+    // closed with nothing for its drain to cut, and Nest's shutdown hook, done, raised SIGTERM
+    // again. A stop held on the unread socket (the old gateway: ~90 s) says both lines below:
+    // the drain's at 10 s (its cut does not reach an upgraded socket), then the stop deadline's
+    // at 15 s, and exits 1 (seen with the edge's cut disabled).
+    console.info(`SIGTERM under the flood: exited in ${Date.now() - stopped} ms`);
+    const stopLines = ['HTTP drain over: open connections cut', 'graceful stop overran: exiting'];
+    expect(gateway.lines.map((line) => line.msg).filter((msg) => stopLines.includes(msg!))).toEqual(
+      [],
+    );
+    expect(exit).toEqual({ code: null, signal: 'SIGTERM' });
     ws.terminate();
   }, 60_000);
 });
