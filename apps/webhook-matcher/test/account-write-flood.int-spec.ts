@@ -3,7 +3,9 @@ import { chainBlockId, Events, type ChainBlock } from '@meridian/contracts';
 import { createAppDataSource } from '@meridian/platform-db';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
 import { sampleOf, testNatsUrl } from '@meridian/testing';
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { AccountWrites } from '../src/accounts/account-writes';
 import { dataSourceOptions } from '../src/db/data-source';
 import {
   address,
@@ -27,10 +29,6 @@ const ADDRESSES_PER_LIST = 30_000;
  * test. The code before ADR 0405 reads no such setting and waits its 10 s.
  */
 const ACQUIRE_TIMEOUT_MS = 4_000;
-/** Another account's read must answer well within the acquire timeout, never near it. */
-const READ_BOUND_MS = 1_000;
-/** A block published meanwhile is matched to the end within this (it needs the pool too). */
-const BLOCK_BOUND_MS = 2_000;
 const NETWORK = 'eth-mainnet';
 
 /** An empty block of `number` as chain-indexer publishes it (matching reads Postgres for it). */
@@ -51,6 +49,42 @@ function emptyBlock(number: number): ChainBlock {
 }
 
 /**
+ * What the flood does to the app's pool while it runs, sampled every few ms until `stop()`: the
+ * most sessions of the test database seen at once waiting on a lock (`wait_event_type = 'Lock'`,
+ * on a connection of its own: a pooled connection held by a write that waits for the account's
+ * row lock) and the most writes seen waiting their account's turn in the app (`waiting`).
+ * `stop()` may be called again (the spec's afterAll, should a check throw first).
+ */
+async function sampleFlood(url: string, waiting: () => number) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const seen = { maxLockWaits: 0, maxQueued: 0, samples: 0 };
+  let stopping = false;
+  const sampling = (async () => {
+    while (!stopping) {
+      const { rows } = await client.query<{ waits: number }>(
+        `SELECT count(*)::int AS waits FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()
+            AND wait_event_type = 'Lock'`,
+      );
+      seen.maxLockWaits = Math.max(seen.maxLockWaits, rows[0]!.waits);
+      seen.maxQueued = Math.max(seen.maxQueued, waiting());
+      seen.samples += 1;
+      // Every 5 ms: a tight loop would take a core from the app and Postgres.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  let stopped: Promise<typeof seen> | undefined;
+  return {
+    stop() {
+      stopping = true;
+      stopped ??= sampling.then(() => client.end()).then(() => seen);
+      return stopped;
+    },
+  };
+}
+
+/**
  * One account's concurrent writes must not take the pool from every other account (ADR 0405;
  * QA: 25 `POST /address-lists` of 10,000 addresses at once from one API key held all 10 pooled
  * connections waiting on the account's row lock; another account's `GET /webhooks` was 503
@@ -62,6 +96,7 @@ describe("one account's write flood: the pool stays open to every other account"
   let observer: DataSource;
   let client: NatsClient;
   let publisher: JetStreamPublisher;
+  let sampler: Awaited<ReturnType<typeof sampleFlood>> | undefined;
 
   beforeAll(async () => {
     s = await startMatcherStack({ DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS) });
@@ -73,6 +108,7 @@ describe("one account's write flood: the pool stays open to every other account"
   });
 
   afterAll(async () => {
+    await sampler?.stop();
     await client?.close();
     await observer?.destroy();
     await s?.close();
@@ -93,12 +129,18 @@ describe("one account's write flood: the pool stays open to every other account"
     return Date.now() - t0;
   }
 
+  /** A series of the app's /metrics (NaN when absent). */
+  async function metric(name: string, labels: Record<string, string>): Promise<number> {
+    const text = (await s.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return sampleOf(text, name, { service: 'webhook-matcher', ...labels }) ?? NaN;
+  }
+
   async function count(sql: string, params: unknown[]): Promise<number> {
     const [row] = (await observer.query(sql, params)) as { n: number }[];
     return row!.n;
   }
 
-  it(`${WRITES} list creates of ${ADDRESSES_PER_LIST} addresses at once: another account reads at once, every write whole or 503`, async () => {
+  it(`${WRITES} list creates of ${ADDRESSES_PER_LIST} addresses at once: they wait in the app, not on the pool; another account reads, every write whole or 503`, async () => {
     const flooder = await s.billing.createAccount({ plan: 'starter' });
     const other = await s.billing.createAccount({ plan: 'starter' });
     const theirs = await s.call('POST', '/webhooks', other.key, {
@@ -111,6 +153,12 @@ describe("one account's write flood: the pool stays open to every other account"
     // The pipeline runs (its consumer starts once the index and the status mirror are loaded).
     await matchBlock(100, 30_000);
 
+    const refusedBefore = await metric('webhook_matcher_account_writes_refused_total', {
+      lane: 'account',
+    });
+    const accountWrites = s.app.get(AccountWrites);
+    // From the flood's start to the last read and the block matched.
+    sampler = await sampleFlood(s.db.url, () => accountWrites.waiting(flooder.accountId));
     const started = Date.now();
     const flood: Promise<Answer & { ms: number }>[] = Array.from({ length: WRITES }, (_, i) =>
       s
@@ -139,18 +187,20 @@ describe("one account's write flood: the pool stays open to every other account"
       240_000,
     );
 
-    // Matching goes on meanwhile: a block published now is matched within the bound (its
-    // change-feed read and confirmations need pooled connections like any request).
-    const blockMatched = matchBlock(101, 3 * ACQUIRE_TIMEOUT_MS).catch(() => NaN);
-    const reads: { status: number; ms: number }[] = [];
+    // Matching goes on meanwhile: a block published now is matched (its change-feed read and
+    // confirmations need pooled connections like any request).
+    const blockMatched = matchBlock(101, 60_000).catch(() => NaN);
+    const reads: { status: number; ms: number; queued: number }[] = [];
     for (let i = 0; i < 3; i += 1) {
       const t0 = Date.now();
       const read = await s.call('GET', '/webhooks', other.key);
-      reads.push({ status: read.status, ms: Date.now() - t0 });
+      const queued = accountWrites.waiting(flooder.accountId);
+      reads.push({ status: read.status, ms: Date.now() - t0, queued });
       if (read.status === 200) expect(read.body['items']).toHaveLength(1);
     }
-    // NaN: not matched even in three acquire timeouts.
+    // NaN: not matched even in a minute.
     const blockMs = await blockMatched;
+    const { maxLockWaits, maxQueued, samples } = await sampler.stop();
     const pendingWhileRead = await count(
       'SELECT count(*)::int AS n FROM webhooks.address_lists WHERE account_id = $1',
       [flooder.accountId],
@@ -163,13 +213,20 @@ describe("one account's write flood: the pool stays open to every other account"
       `flood: ${created.length} created, ${refused.length} 503 (last 503 at ${Math.max(0, ...refused.map((a) => a.ms))} ms,` +
         ` last 201 at ${Math.max(0, ...created.map((a) => a.ms))} ms); other account's reads ` +
         `${JSON.stringify(reads)}; block matched in ${blockMs} ms; lists committed by then: ` +
-        `${pendingWhileRead}`,
+        `${pendingWhileRead}; most sessions waiting on a lock at once ${maxLockWaits}, most ` +
+        `writes queued in the app ${maxQueued} (${samples} samples)`,
     );
 
-    // The other account is served at once, with the flood still queued.
+    // The other account is served and the block matched, with the flood still queued. Their
+    // times are reported, not bounded (a loaded CI only makes them later). What tells the
+    // admission (ADR 0405) working is where the flood waited while they ran: in the app's queue
+    // for the account's turn, never on pooled connections. The code before sat up to all 10 of
+    // them in Postgres waiting for the account's row lock (9 at once here), so a read or a block
+    // waited for a connection until the acquire timeout.
     expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(READ_BOUND_MS);
-    expect(blockMs).toBeLessThan(BLOCK_BOUND_MS);
+    expect(blockMs).not.toBeNaN();
+    expect(maxLockWaits).toBeLessThanOrEqual(1);
+    expect(maxQueued).toBeGreaterThan(0);
     expect(pendingWhileRead).toBeLessThan(WRITES);
 
     // Each write of the flood is a whole list or the documented 503, nothing else.
@@ -185,6 +242,12 @@ describe("one account's write flood: the pool stays open to every other account"
         expect(answer.headers['retry-after']).toBe('2');
     }
     expect(refused.some((a) => a.body['error'] === 'database_unavailable')).toBe(true);
+    // Every database_unavailable of the flood is the account's queue refusing a write at its
+    // bound (the app counts those), none a pool acquire timeout.
+    expect(
+      (await metric('webhook_matcher_account_writes_refused_total', { lane: 'account' })) -
+        refusedBefore,
+    ).toBe(refused.filter((a) => a.body['error'] === 'database_unavailable').length);
     for (const answer of created) expect(answer.body['size']).toBe(ADDRESSES_PER_LIST);
     // None half-written: the lists stored are the 201s, each with all its entries.
     expect(
