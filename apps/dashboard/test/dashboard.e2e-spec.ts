@@ -1883,18 +1883,44 @@ describe('dashboard in a real browser against the local stack', () => {
       .textContent())!.trim();
     await page.getByTestId('team-invitations').filter({ hasText: colleagueEmail }).waitFor();
     await check(page, '17a-team-owner');
+    // A second invitation, revoked by the owner: kept as revoked, its link says so in the team's
+    // words (the team's owner to ask, not an operator).
+    const revokedEmail = 'not-this-one@example.com';
+    await page.getByLabel('Email').fill(revokedEmail);
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    const revokedLink = (await page
+      .locator('code.url')
+      .filter({ hasText: '/sign-up?invitation=' })
+      .filter({ hasNotText: link })
+      .textContent())!.trim();
+    await page.getByRole('button', { name: `Revoke invitation of ${revokedEmail}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke invitation' }).click();
+    await page.getByTestId('team-invitations').filter({ hasText: revokedEmail }).waitFor({
+      state: 'detached',
+    });
     const colleagueContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const colleague = await colleagueContext.newPage();
       colleague.setDefaultTimeout(WAIT);
+      await colleague.goto(revokedLink);
+      await colleague
+        .getByText(
+          "This invitation link was revoked by an owner of the team. Ask the team's owner for a new one.",
+        )
+        .waitFor();
+      await colleague.getByRole('heading', { name: "Join your team's account" }).waitFor();
+      await check(colleague, '17-team-link-revoked');
+      // The link joins the team: its page and button say so, and no account name is asked.
       await colleague.goto(link);
       await colleague
         .getByText(
           `You're invited to join a team's account as a member: create the user for ${colleagueEmail}.`,
         )
         .waitFor();
+      expect(await colleague.title()).toMatch(/^Join your team's account/);
+      expect(await colleague.getByLabel('Name (optional)').count()).toBe(0);
       await colleague.getByLabel('Password').fill('colleague passphrase 1');
-      await colleague.getByRole('button', { name: 'Create account' }).click();
+      await colleague.getByRole('button', { name: 'Join the team' }).click();
       await colleague.getByRole('heading', { name: 'Overview' }).waitFor();
       // The same account: the same balance as the owner's.
       const balanceOf = async (p: Page) =>

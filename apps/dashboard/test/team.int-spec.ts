@@ -238,7 +238,13 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
       'GET',
       `/api/auth/invitations/${forErin.body['code'] as string}`,
     );
-    expect(erinLink.body).toMatchObject({ status: 'void', reason: 'revoked' });
+    // A team's link says so in every state (its page then names the team's owner to ask).
+    expect(erinLink.body).toEqual({
+      status: 'void',
+      reason: 'revoked',
+      expires_at: forErin.body['expires_at'],
+      team: { role: 'owner' },
+    });
     const erin = await signUp('erin@example.com', forErin.body['code'] as string);
     expect([erin.answer.status, erin.answer.body['error']]).toEqual([403, 'invitation_revoked']);
     expect(erin.answer.body['message']).toMatch(/revoked by an owner of the team/);

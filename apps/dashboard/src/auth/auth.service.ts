@@ -354,18 +354,15 @@ export class AuthService implements OnApplicationBootstrap {
         'this invitation link is unknown; check that it was copied whole, or ask for a new one',
       );
     const expires_at = found.expiresAt.toISOString();
-    if (found.usedAt) return { status: 'used', expires_at };
+    // A team invitation's link says it joins an account (ADR 0604), and, used or not, whom to
+    // ask for a new one (the team's owner, not an operator): `team` in every state.
+    const team = found.team ? { team: { role: found.team.accountRole } } : {};
+    if (found.usedAt) return { status: 'used', expires_at, ...team };
     // One set aside as expired when its email was invited again says so: it had expired.
     if (found.voided && found.voided !== 'expired')
-      return { status: 'void', reason: found.voided, expires_at };
-    if (found.expiresAt <= this.clock.now()) return { status: 'expired', expires_at };
-    // A team invitation's link says it joins an account (ADR 0604).
-    return {
-      status: 'valid',
-      email: found.email,
-      expires_at,
-      ...(found.team ? { team: { role: found.team.accountRole } } : {}),
-    };
+      return { status: 'void', reason: found.voided, expires_at, ...team };
+    if (found.expiresAt <= this.clock.now()) return { status: 'expired', expires_at, ...team };
+    return { status: 'valid', email: found.email, expires_at, ...team };
   }
 
   async signIn(email: string, password: string, clientIp: string): Promise<NewSession> {

@@ -1,4 +1,4 @@
-import { CLOSED_MESSAGE, signUpView } from './invitation';
+import { CLOSED_MESSAGE, INVITATION_WORDS, invitationKind, signUpView } from './invitation';
 
 const found = (status: 'valid' | 'used' | 'expired', email?: string) =>
   ({
@@ -22,6 +22,7 @@ describe('signUpView', () => {
       kind: 'invited',
       email: 'bob@example.com',
       message: "You're invited: create the account for bob@example.com.",
+      team: false,
     });
     // A team invitation (ADR 0604) joins an account rather than making one.
     const team = {
@@ -73,5 +74,56 @@ describe('signUpView', () => {
       kind: 'refused',
       message: 'This invitation link was revoked by an operator. Ask an operator for a new one.',
     });
+  });
+
+  it("a team's link says its kind in every state: the team's owner to ask, never an operator", () => {
+    const teamLink = (status: 'valid' | 'used' | 'expired' | 'void', reason?: string) =>
+      ({
+        state: 'found',
+        invitation: {
+          status,
+          ...(reason ? { reason } : {}),
+          email: 'bob@example.com',
+          expires_at: '2026-12-01T00:00:00.000Z',
+          team: { role: 'member' },
+        },
+      }) as const;
+    const said = (status: 'valid' | 'used' | 'expired' | 'void', reason?: string) => {
+      const view = signUpView('invite', 'c', teamLink(status, reason));
+      return view.kind === 'refused' || view.kind === 'invited' ? view.message : '';
+    };
+    expect(said('void', 'revoked')).toBe(
+      "This invitation link was revoked by an owner of the team. Ask the team's owner for a new one.",
+    );
+    expect(said('expired')).toBe(
+      "This invitation link has expired (links last 7 days). Ask the team's owner for a new one.",
+    );
+    expect(said('used')).toBe(
+      "This invitation link has been used. If you joined with it, sign in; else ask the team's owner for a new link.",
+    );
+    for (const [status, reason] of [
+      ['valid'],
+      ['used'],
+      ['expired'],
+      ['void', 'revoked'],
+      ['void', 'superseded'],
+      ['void', 'email_has_user'],
+    ] as const)
+      expect(said(status, reason)).not.toMatch(/operator/);
+    expect(signUpView('open', 'c', teamLink('valid'))).toMatchObject({ team: true });
+    // The page's title and button join rather than create.
+    expect(invitationKind(teamLink('valid').invitation)).toBe('team');
+    expect(INVITATION_WORDS.team).toMatchObject({
+      title: "Join your team's account",
+      submit: 'Join the team',
+    });
+    // The operator's keep theirs; an unknown link (no kind known) names neither.
+    expect(signUpView('invite', 'c', found('expired'))).toMatchObject({
+      message:
+        'This invitation link has expired (links last 7 days). Ask an operator for a new one.',
+    });
+    expect(invitationKind(undefined)).toBe('operator');
+    const unknown = signUpView('invite', 'c', { state: 'failed', status: 404, message: 'x' });
+    expect(unknown).toMatchObject({ message: expect.not.stringMatching(/operator/) });
   });
 });

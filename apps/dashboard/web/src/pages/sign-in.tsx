@@ -5,7 +5,7 @@ import { api, ApiError } from '../api';
 import { Field } from '../components/field';
 import { Loading, Notice, usePageTitle } from '../components/ui';
 import { placeErrors } from '../form-errors';
-import { signUpView, type InvitationLookup } from '../invitation';
+import { INVITATION_WORDS, invitationKind, signUpView, type InvitationLookup } from '../invitation';
 import { useSession } from '../session';
 import { useSubmission } from '../use-submission';
 
@@ -146,6 +146,8 @@ export function SignUpPage() {
           }
         : { state: 'found', invitation: lookup.data },
   );
+  // A team's link joins an account: its page says so, not "Create your account" (ADR 0604).
+  const words = INVITATION_WORDS[invitationKind(lookup.data)];
   const invitedEmail = view.kind === 'invited' ? view.email : undefined;
   const { setEmail } = form;
   useEffect(() => {
@@ -153,13 +155,13 @@ export function SignUpPage() {
   }, [invitedEmail, setEmail]);
   if (view.kind === 'checking')
     return (
-      <AuthFrame title="Create your account">
+      <AuthFrame title={words.title}>
         <Loading label="Checking your invitation…" />
       </AuthFrame>
     );
   if (view.kind === 'closed' || view.kind === 'refused')
     return (
-      <AuthFrame title="Create your account">
+      <AuthFrame title={words.title}>
         <div data-testid="sign-up-closed">
           <Notice tone={view.kind === 'closed' ? 'info' : 'bad'}>{view.message}</Notice>
         </div>
@@ -168,8 +170,9 @@ export function SignUpPage() {
         </p>
       </AuthFrame>
     );
+  const joining = view.kind === 'invited' && view.team;
   return (
-    <AuthFrame title="Create your account">
+    <AuthFrame title={words.title}>
       <form onSubmit={form.submit} noValidate>
         {view.kind === 'invited' && (
           <div data-testid="invited">
@@ -177,18 +180,21 @@ export function SignUpPage() {
           </div>
         )}
         {form.errors.notice && <Notice tone="bad">{form.errors.notice}</Notice>}
-        <Field
-          label="Name (optional)"
-          hint="Shown to operators; your email is used when empty."
-          error={form.errors.fields.name}
-        >
-          <input
-            type="text"
-            autoComplete="organization"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </Field>
+        {/* The account's name: a team's link joins an account that has one, so none is asked. */}
+        {!joining && (
+          <Field
+            label="Name (optional)"
+            hint="Shown to operators; your email is used when empty."
+            error={form.errors.fields.name}
+          >
+            <input
+              type="text"
+              autoComplete="organization"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+            />
+          </Field>
+        )}
         <Field
           label="Email"
           hint={view.kind === 'invited' ? 'The invitation is for this email.' : undefined}
@@ -213,7 +219,7 @@ export function SignUpPage() {
           />
         </Field>
         <button type="submit" className="button button-block" disabled={form.busy}>
-          {form.busy ? 'Creating…' : 'Create account'}
+          {form.busy ? words.busy : words.submit}
         </button>
       </form>
       <p className="muted auth-switch">
