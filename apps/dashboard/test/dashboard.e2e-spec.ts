@@ -164,7 +164,8 @@ const focused = (page: Page) =>
   });
 
 /**
- * The focused element as a screen reader meets it: its label, whether it is marked invalid,
+ * The focused element as a screen reader meets it: its label (a fieldset's: its legend),
+ * whether it is marked invalid,
  * the texts it is described by, and whether it is the first invalid control of its form. A
  * string: the test's tsconfig has no DOM types.
  */
@@ -175,7 +176,9 @@ const FOCUSED_CONTROL = `(() => {
   const form = a.closest('form');
   return {
     tag: a.tagName.toLowerCase(),
-    label: (a.labels && a.labels[0] ? a.labels[0].textContent : a.textContent || '').trim(),
+    label: (a.tagName === 'FIELDSET'
+      ? a.querySelector('legend').textContent
+      : a.labels && a.labels[0] ? a.labels[0].textContent : a.textContent || '').trim(),
     invalid: a.getAttribute('aria-invalid'),
     describedBy: ids.map((id) => (document.getElementById(id)?.textContent || '').trim()),
     firstInvalid: !!form && form.querySelector('[aria-invalid="true"]') === a,
@@ -1941,6 +1944,31 @@ describe('dashboard in a real browser against the local stack', () => {
       await colleague.getByTestId('plans').getByText('Current').waitFor();
       expect(await colleague.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
       await check(colleague, '17b-team-member');
+      // The API refuses a key's scopes (a page opened while its user was an owner offers Plan;
+      // the user is a member since): the Scopes fieldset is marked invalid, described by the
+      // refusal and focused, as a field is.
+      const colleagueId = (
+        (await pageApi(page, 'GET', '/api/team')).body['members'] as Array<{
+          id: string;
+          email: string;
+        }>
+      ).find((member) => member.email === colleagueEmail)!.id;
+      const roleOf = (role: string) =>
+        pageApi(page, 'PATCH', `/api/team/members/${colleagueId}`, { role });
+      expect((await roleOf('owner')).status).toBe(200);
+      await colleague.goto(`${dashboard}/api-keys`);
+      await colleague.getByRole('checkbox', { name: /^Plan:/ }).check();
+      expect((await roleOf('member')).status).toBe(200);
+      await colleague.getByRole('button', { name: 'Create API key' }).click();
+      await colleague.locator('[data-testid="api-key-scopes"][aria-invalid="true"]').waitFor();
+      expect(await colleague.evaluate(FOCUSED_CONTROL)).toEqual({
+        tag: 'fieldset',
+        label: 'Scopes: what the key may call',
+        invalid: 'true',
+        describedBy: ['only an owner of the account may give a key the Plan scope; uncheck Plan'],
+        firstInvalid: true,
+      });
+      await check(colleague, '17c-api-key-scopes-refused');
       // The colleague rolls one of the account's access tokens (or makes one): they saw it.
       const held = (await pageApi(colleague, 'GET', '/api/relay/billing/access-tokens')).body[
         'items'

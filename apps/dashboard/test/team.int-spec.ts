@@ -562,6 +562,10 @@ describe('dashboard teams (real Postgres, real billing-ledger)', () => {
     expect(refused.body['message']).toBe(
       "only an owner of the account changes its plan; ask one of the account's owners",
     );
+    // Named under the form's Scopes, not only in its notice.
+    expect(refused.body['fields']).toEqual({
+      scopes: 'only an owner of the account may give a key the Plan scope; uncheck Plan',
+    });
     expect(await activeKeyIds(accountId)).toEqual(keysBefore);
 
     // The member's account key, made after the change: no plan scope, so no plan change.

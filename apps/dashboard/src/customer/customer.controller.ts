@@ -102,7 +102,10 @@ export class CustomerController {
   async createKey(@Current() current: CurrentSession, @Body() body: unknown) {
     const asked = parseBody(apiKeyBody, body);
     if (asked.scopes.includes('plan') && current.user.accountRole !== 'owner')
-      throw ownerRequired(CHANGES_ITS_PLAN);
+      // Said under the page's Scopes (a page loaded before its user was made a member offers it).
+      throw ownerRequired(CHANGES_ITS_PLAN, {
+        scopes: 'only an owner of the account may give a key the Plan scope; uncheck Plan',
+      });
     const created = await this.keys.json<ApiKeyView>(current.user, 'billing', 'POST', '/api-keys', {
       body: { ...asked, created_by: current.user.id },
     });

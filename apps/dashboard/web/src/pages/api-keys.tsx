@@ -4,7 +4,7 @@ import { api } from '../api';
 import { API_SCOPES, curlExampleOf, offeredScopes, type ApiKeyScope } from '../api-keys';
 import { ApiKeysTable } from '../components/api-keys-table';
 import { CopyButton, SecretOnce } from '../components/copy-button';
-import { Field } from '../components/field';
+import { Field, FieldSet } from '../components/field';
 import {
   Card,
   Empty,
@@ -110,8 +110,11 @@ export function ApiKeysPage() {
           >
             <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
           </Field>
-          <fieldset className="fieldset">
-            <legend>Scopes: what the key may call</legend>
+          <FieldSet
+            legend="Scopes: what the key may call"
+            error={scopesError ?? errors.fields.scopes}
+            testId="api-key-scopes"
+          >
             {offered.map((scope) => (
               <label key={scope.id} className="check">
                 <input
@@ -130,10 +133,7 @@ export function ApiKeysPage() {
                 {scope.label}: {scope.description}
               </label>
             ))}
-            {(scopesError ?? errors.fields.scopes) && (
-              <p className="field-error">{scopesError ?? errors.fields.scopes}</p>
-            )}
-          </fieldset>
+          </FieldSet>
           <div className="actions">
             <button
               type="submit"
