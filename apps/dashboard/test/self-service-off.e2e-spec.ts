@@ -9,7 +9,7 @@ import {
   type AppProcess,
   type TestDatabase,
 } from '@meridian/testing';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { launchChromium, screenshot, seriousAxeViolations } from './browser';
 import {
   OPERATOR_TOKEN,
@@ -175,6 +175,44 @@ describe('dashboard: self-service billing off, in a real browser', () => {
       });
       expect([change.status, change.body['error']]).toEqual([403, 'self_service_disabled']);
     } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it("a top-up's refusal, confirmed in its dialog, takes the focus: a page opened before the account answered offers the form, billing refuses it", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT);
+    const held: Route[] = [];
+    try {
+      await page.goto(`${url}/sign-up`);
+      await page.getByLabel('Email').fill(`dan-${Date.now().toString(36)}@example.com`);
+      await page.getByLabel('Password').fill('correct horse battery staple');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      // The account's answer (which says self-service is off) held back, the page opened anew
+      // (nothing cached): the form is offered.
+      await page.route('**/api/relay/billing/account', (route) => {
+        held.push(route);
+      });
+      await page.goto(`${url}/top-up`);
+      await page.getByLabel('Compute units', { exact: true }).fill('1,000');
+      await page.getByRole('button', { name: 'Top up', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Buy 1,000 CU' }).click();
+      // Billing's refusal, under the form once the dialog closes, holds the focus (QA: it
+      // stayed on the Top up button, the refusal never reached by keyboard).
+      const refusal = page.getByTestId('amount-refusal');
+      await refusal.getByRole('alert').waitFor();
+      // A string: the test's tsconfig has no DOM types.
+      await page.waitForFunction(
+        "document.activeElement?.getAttribute('data-testid') === 'amount-refusal'",
+      );
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      await screenshot(page, 'self-service-off-top-up-refused');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+    } finally {
+      await page.unroute('**/api/relay/billing/account');
+      await Promise.all(held.map((route) => route.continue().catch(() => undefined)));
       await context.close();
     }
   }, 120_000);

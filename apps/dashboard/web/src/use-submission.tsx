@@ -12,9 +12,12 @@ export const checkedError = (fields: Record<string, string>) =>
  * `Field` marks it `aria-invalid` and describes it by its message, so a screen reader reads the
  * label and what is wrong. Nothing marked (the error is the form's notice, a `role="alert"`):
  * the focus stays where it is. `form`: the form submitted (the submit event's), none: no move.
+ * True when it moved the focus.
  */
-export function focusFirstInvalid(form: Element | null): void {
-  form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+export function focusFirstInvalid(form: Element | null): boolean {
+  const invalid = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+  invalid?.focus();
+  return invalid !== null && invalid !== undefined;
 }
 
 /**

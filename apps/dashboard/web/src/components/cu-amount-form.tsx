@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'rea
 import { readCuAmount } from '../amount';
 import { formatCu, formatNumber } from '../format';
 import { placeErrors } from '../form-errors';
-import { useSubmission } from '../use-submission';
+import { focusFirstInvalid, useSubmission } from '../use-submission';
 import { ConfirmDialog } from './confirm-dialog';
 import { Field } from './field';
 import { Notice } from './ui';
@@ -37,13 +37,26 @@ export function CuAmountForm<T>(props: {
     send: props.send,
     onSuccess: (data) => props.onSuccess?.(data),
   });
+  const form = useRef<HTMLFormElement>(null);
+  const refusal = useRef<HTMLDivElement>(null);
+  // Counts the API's refusals of a confirmed amount: each one, rendered, moves the focus.
+  const [refusals, setRefusals] = useState(0);
+  const failed = submission.error !== null && submission.error !== undefined;
   // The dialog stays open (its Confirm disabled) while the request is in flight, then closes.
   useEffect(() => {
     if (sent && !submission.pending) {
       setSent(false);
       setConfirming(false);
+      if (failed) setRefusals((n) => n + 1);
     }
-  }, [sent, submission.pending]);
+  }, [sent, submission.pending, failed]);
+  // Confirm was pressed in the dialog, which gives the focus back to the form's button as it
+  // closes (its effect runs before this one): a refusal then moves it as the other forms' do,
+  // to the amount it names (`focusFirstInvalid`), else to the refusal's notice (QA: the focus
+  // stayed on the button, the refusal unread by keyboard).
+  useEffect(() => {
+    if (refusals > 0 && !focusFirstInvalid(form.current)) refusal.current?.focus();
+  }, [refusals]);
   const errors = placeErrors(submission.error, { cu: ['cu'] });
   const localError = touched && !reading.ok ? reading.message : undefined;
   const ask = (event: FormEvent) => {
@@ -62,7 +75,7 @@ export function CuAmountForm<T>(props: {
   };
   return (
     <>
-      <form onSubmit={ask} className={props.className} noValidate>
+      <form ref={form} onSubmit={ask} className={props.className} noValidate>
         <Field
           label="Compute units"
           hint={`${reading.ok ? `Reads as ${formatCu(reading.cu)}. ` : ''}${props.hint}`}
@@ -112,7 +125,11 @@ export function CuAmountForm<T>(props: {
         </ConfirmDialog>
       )}
       {submission.succeeded && submission.data && props.succeeded(submission.data)}
-      {errors.notice && <Notice tone="bad">{errors.notice}</Notice>}
+      {errors.notice && (
+        <div ref={refusal} tabIndex={-1} data-testid="amount-refusal">
+          <Notice tone="bad">{errors.notice}</Notice>
+        </div>
+      )}
     </>
   );
 }
