@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,6 +46,8 @@ function metricsRead(exprs: readonly string[]): string[] {
  */
 describe('local stack launcher', () => {
   const root = resolve(__dirname, '../..');
+  /** The checkout's commit as the stack starts (what every app must say it runs). */
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' });
   const dir = mkdtempSync(join(tmpdir(), 'meridian-stack-'));
   /** Where the stack directory moves for the second start (`cp -a old/.stack new/.stack`). */
   const moved = `${dir}-moved`;
@@ -182,6 +184,9 @@ describe('local stack launcher', () => {
     );
     for (const url of Object.values(endpoints.apps) as string[]) {
       expect(await httpOk(`${url}/readyz`)).toBe(true);
+      // Which checkout runs (QA: every app said commit "unknown" under npm start).
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { commit?: string };
+      expect([url, health.commit]).toEqual([url, commit.trim()]);
     }
     expect(Object.keys(endpoints.devnets).sort()).toEqual([
       'eth-mainnet',

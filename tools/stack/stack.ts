@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -93,6 +94,9 @@ export async function startStack(
   const billing = layout.apps.find((app) => app.app === 'billing-ledger')!;
   const common = {
     LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info',
+    // The checkout's commit, as the image build passes it (deploy/README): on every app's
+    // /healthz, /metrics (meridian_build_info) and start line.
+    MERIDIAN_COMMIT: process.env['MERIDIAN_COMMIT'] ?? checkoutCommit(layout.root),
     HTTP_HOST: layout.host,
     DATABASE_URL: databaseUrl,
     NATS_URL: natsUrl,
@@ -407,6 +411,19 @@ async function stackSecrets(
  * region's deploy/overlays upstreams.json, so it logs no "networks this endpoint does not offer"
  * warning (which a deployment's misplaced node should still raise).
  */
+/** The commit checked out at `root` (`git rev-parse HEAD`), or "" outside a git checkout. */
+export function checkoutCommit(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return '';
+  }
+}
+
 function gatewayUpstreams(
   app: AppProcess,
   upstreams: Parameters<typeof upstreamsAt>[1],
