@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { natsSettingsOf } from '@meridian/platform-config';
 import { DbJobGate, DbModule } from '@meridian/platform-db';
+import { undeclaredQueryProviders } from '@meridian/platform-http';
 import { openApiController } from '@meridian/platform-http/openapi';
 import { MessagingModule } from '@meridian/platform-messaging';
 import { ObservabilityModule } from '@meridian/platform-observability';
@@ -105,6 +106,8 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: STATE_PASS_TIMERS, useValue: options.statePassTimers ?? processPassTimers },
+        // A route whose @ApiRoute declares no query takes none: 400 invalid_query (QA YY).
+        ...undeclaredQueryProviders(),
         ChangeSignal,
         PublishedMarks,
         LedgerRepository,

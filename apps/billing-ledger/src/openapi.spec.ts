@@ -34,6 +34,18 @@ describe('billing-ledger OpenAPI', () => {
     });
   });
 
+  it('declares 400 invalid_query on every route: one without a query takes none (QA YY)', () => {
+    const without: string[] = [];
+    for (const [path, operations] of Object.entries(paths))
+      for (const [method, operation] of Object.entries(operations)) {
+        const responses = operation['responses'] as Record<string, { description: string }>;
+        if (!/(^|[^a-z_])invalid_query([^a-z_]|$)/.test(responses['400']?.description ?? ''))
+          without.push(`${method.toUpperCase()} ${path}`);
+      }
+    expect(without).toEqual([]);
+    expect(declaredRoutes(REST_CONTROLLERS).length).toBe(26);
+  });
+
   it('shows the plan scope: in the scopes a key is made with and lists, and as the 403 of a plan change (ADR 0604 amendment)', () => {
     const text = JSON.stringify(document);
     const body = paths['/api/v1/api-keys']!['post']!['requestBody'] as {

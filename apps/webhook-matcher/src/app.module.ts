@@ -1,14 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { processClock, natsSettingsOf } from '@meridian/platform-config';
 import { DbJobGate, DbModule } from '@meridian/platform-db';
 import { JetStreamConsumers, MessagingModule } from '@meridian/platform-messaging';
+import { undeclaredQueryProviders } from '@meridian/platform-http';
 import { ObservabilityModule } from '@meridian/platform-observability';
 import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { matcherOpenApiController } from './http/openapi';
-import { UndeclaredQueryInterceptor } from './http/undeclared-query.interceptor';
+import { noQuery, parseQuery } from './http/validation';
 import { testDeliveryLimits } from './webhooks/test-delivery-limits';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountWrites } from './accounts/account-writes';
@@ -52,6 +52,12 @@ export interface MatcherOverrides {
   clock?: Clock;
   credentials?: CredentialSource;
 }
+
+/**
+ * The matcher's answer to a query string on a route that declares none (the platform's
+ * UndeclaredQueryInterceptor): its own `parseQuery`, `details.path` `(query)` as its other 400s.
+ */
+export const matcherNoQueryCheck = (query: unknown) => parseQuery(noQuery, query);
 
 /** Every REST controller (limits before :id routes); /openapi.json describes exactly these. */
 export const REST_CONTROLLERS = [
@@ -102,7 +108,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
-        { provide: APP_INTERCEPTOR, useClass: UndeclaredQueryInterceptor },
+        ...undeclaredQueryProviders(matcherNoQueryCheck),
         {
           provide: CREDENTIAL_SOURCE,
           inject: [JetStreamConsumers, Registry],

@@ -9,7 +9,7 @@ import { accountView, balanceView } from '../http/views';
 import { AccountsService } from './accounts.service';
 import { accountResponse, balanceResponse, usageResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
-import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 
 @Controller('api/v1/account')
 @UseGuards(AccountKeyGuard)
@@ -22,10 +22,9 @@ export class AccountController {
   @Get()
   @ApiRoute({
     summary: 'The account: plan, caps and balance',
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'the account', schema: accountResponse },
-    },
+    }),
   })
   async get(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
@@ -38,10 +37,9 @@ export class AccountController {
   @Get('balance')
   @ApiRoute({
     summary: 'CU balance: allowance, purchased, pending top-ups, next reset',
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'the balance', schema: balanceResponse },
-    },
+    }),
   })
   async balance(@AccountId() accountId: string) {
     const [row, pending] = await Promise.all([
@@ -56,12 +54,11 @@ export class AccountController {
     summary:
       'Usage by day, network, method or day and network (webhook deliveries as network webhooks)',
     query: usageQuery,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
       400: ROUTE_ERRORS.usageQuery,
       503: ROUTE_ERRORS.usageUnavailable,
-    },
+    }),
   })
   async usage(@AccountId() accountId: string, @Query() query: unknown) {
     return this.accounts.usageReport(accountId, parseQuery(usageQuery, query));
@@ -74,12 +71,11 @@ export class AccountController {
       'Change the plan: the key needs the plan scope beside account (403 self_service_disabled ' +
       'unless SELF_SERVICE_BILLING; enterprise: operator only)',
     body: accountPlanBody,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'the account', schema: accountResponse },
       400: ROUTE_ERRORS.malformedBody,
       403: forbiddenAlso(ROUTE_ERRORS.planForbidden, ROUTE_ERRORS.planScope),
-    },
+    }),
   })
   async setPlan(@AccountId() accountId: string, @Body() body: unknown) {
     const { plan } = parseBody(accountPlanBody, body);

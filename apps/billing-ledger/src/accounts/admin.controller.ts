@@ -54,7 +54,7 @@ import {
   usageResponse,
 } from '../http/response.schemas';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { OPERATOR_ERRORS, ROUTE_ERRORS } from '../http/route-errors';
+import { operatorRoute, ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
 
@@ -100,11 +100,10 @@ export class AdminController {
     summary: 'Search accounts by id prefix or name, newest first (keyset pages)',
     auth: 'operator',
     query: adminAccountsQuery,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       400: ROUTE_ERRORS.invalidQuery,
       200: { description: 'a page of accounts', schema: adminAccountsPage },
-    },
+    }),
   })
   async search(@Query() query: unknown) {
     const { q, limit, cursor } = parseQuery(adminAccountsQuery, query);
@@ -121,11 +120,10 @@ export class AdminController {
     params: { id: ID_SCHEMAS.acc },
     summary: 'One account: plan, caps and balance (as GET /account)',
     auth: 'operator',
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'the account', schema: accountResponse },
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   async get(@IdParam('acc', 'account not found') id: string) {
     const [row, pending] = await Promise.all([
@@ -141,13 +139,12 @@ export class AdminController {
     summary: 'One account usage (as GET /account/usage)',
     auth: 'operator',
     query: usageQuery,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'usage of the whole hours in [from, to)', schema: usageResponse },
       400: ROUTE_ERRORS.usageQuery,
       404: ROUTE_ERRORS.accountNotFound,
       503: ROUTE_ERRORS.usageUnavailable,
-    },
+    }),
   })
   async usage(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const q = parseQuery(usageQuery, query);
@@ -161,12 +158,11 @@ export class AdminController {
     summary: 'One account top-ups (as GET /top-ups)',
     auth: 'operator',
     query: listQuery,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'a page of top-ups', schema: topUpsPage },
       400: ROUTE_ERRORS.invalidQuery,
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   async topUps(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -182,8 +178,7 @@ export class AdminController {
     auth: 'operator',
     body: adminCreateAccountBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       201: { description: 'the account and its key', schema: createdAccountResponse },
       400: {
         description:
@@ -192,7 +187,7 @@ export class AdminController {
           ROUTE_ERRORS.contractNotEnterprise.description,
       },
       409: ROUTE_ERRORS.idempotencyKeyReused,
-    },
+    }),
   })
   @HttpCode(201)
   async create(@Body() body: unknown, @Headers('idempotency-key') idempotencyKey?: string) {
@@ -212,8 +207,7 @@ export class AdminController {
     summary: 'Create up to 500 accounts in one transaction',
     auth: 'operator',
     body: adminBulkCreateAccountsBody,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       201: {
         description: 'the accounts and keys, in input order',
         schema: createdAccountsResponse,
@@ -221,7 +215,7 @@ export class AdminController {
       400: {
         description: `${ROUTE_ERRORS.malformedBody.description}; ${ROUTE_ERRORS.contractNotEnterprise.description}`,
       },
-    },
+    }),
   })
   @HttpCode(201)
   async createBulk(@Body() body: unknown) {
@@ -239,11 +233,10 @@ export class AdminController {
     summary: 'Flag API keys as managed by the operator (the dashboard keys made before the flag)',
     auth: 'operator',
     body: adminManagedKeysBody,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'how many keys were newly flagged', schema: managedKeysResponse },
       400: ROUTE_ERRORS.malformedBody,
-    },
+    }),
   })
   @HttpCode(200)
   async markManaged(@Body() body: unknown) {
@@ -264,8 +257,7 @@ export class AdminController {
     summary: 'Set an account plan (and Enterprise contract)',
     auth: 'operator',
     body: adminPlanBody,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'the account', schema: accountResponse },
       400: {
         description:
@@ -274,7 +266,7 @@ export class AdminController {
           ROUTE_ERRORS.contractNotEnterprise.description,
       },
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   async setPlan(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
     const input = parseBody(adminPlanBody, body);
@@ -300,12 +292,11 @@ export class AdminController {
     summary: 'List the API keys of the account, managed (dashboard) and revoked ones included',
     auth: 'operator',
     query: adminApiKeysQuery,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'a page of keys, newest first', schema: adminApiKeysPage },
       400: { description: 'invalid_query: limit, cursor or state does not fit' },
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   async listApiKeys(@IdParam('acc', 'account not found') id: string, @Query() query: unknown) {
     const { limit, cursor, state } = parseQuery(adminApiKeysQuery, query);
@@ -329,12 +320,11 @@ export class AdminController {
     summary: 'Create an API key of the account (shown once), managed (a dashboard key) or not',
     auth: 'operator',
     body: adminCreateApiKeyBody,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
       400: { description: 'malformed_body: the body does not fit (name, scopes, managed)' },
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   @HttpCode(201)
   async createApiKey(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
@@ -356,12 +346,11 @@ export class AdminController {
     summary: 'Revoke the API keys of the account one maker made (created_by), managed or not',
     auth: 'operator',
     body: revokeCreatedByBody,
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       200: { description: 'the keys revoked', schema: revokedApiKeysResponse },
       400: { description: 'malformed_body: the body does not fit (created_by)' },
       404: ROUTE_ERRORS.accountNotFound,
-    },
+    }),
   })
   @HttpCode(200)
   async revokeCreatedBy(@IdParam('acc', 'account not found') id: string, @Body() body: unknown) {
@@ -376,11 +365,10 @@ export class AdminController {
     params: { id: ID_SCHEMAS.acc, keyId: ID_SCHEMAS.key },
     summary: 'Revoke an API key of the account, a managed one (the dashboard key) included',
     auth: 'operator',
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       204: { description: 'revoked' },
       404: { description: 'not_found: no such account, or no active key of it with this id' },
-    },
+    }),
   })
   @HttpCode(204)
   async revokeApiKey(
@@ -397,13 +385,12 @@ export class AdminController {
     auth: 'operator',
     body: topUpBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
-    responses: {
-      ...OPERATOR_ERRORS,
+    responses: operatorRoute({
       201: { description: 'the pending top-up', schema: topUpResponse },
       400: ROUTE_ERRORS.topUpBody,
       404: ROUTE_ERRORS.accountNotFound,
       409: ROUTE_ERRORS.idempotencyKeyReused,
-    },
+    }),
   })
   @HttpCode(201)
   async topUp(

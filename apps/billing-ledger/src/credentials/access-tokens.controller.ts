@@ -20,7 +20,7 @@ import { CredentialsService } from './credentials.service';
 import { accessTokensPage, createdAccessTokenResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS } from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/access-tokens')
 @UseGuards(AccountKeyGuard)
@@ -34,8 +34,7 @@ export class AccessTokensController {
       'makes no second token and answers 409 already_created with the id of the first',
     body: createAccessTokenBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       201: { description: 'the token, with its secret', schema: createdAccessTokenResponse },
       400: {
         description:
@@ -50,7 +49,7 @@ export class AccessTokensController {
           'not again: roll it for a new secret; ' +
           ROUTE_ERRORS.idempotencyKeyReused.description,
       },
-    },
+    }),
   })
   @HttpCode(201)
   async create(
@@ -81,11 +80,10 @@ export class AccessTokensController {
   @ApiRoute({
     summary: 'List access tokens (no secrets)',
     query: listQuery,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'a page of tokens', schema: accessTokensPage },
       400: ROUTE_ERRORS.invalidQuery,
-    },
+    }),
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -101,11 +99,10 @@ export class AccessTokensController {
     params: { id: ID_SCHEMAS.tok },
     summary: 'Roll: a new token for the same network; the old one dies at once',
     noBody: true,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'the new token, with its secret', schema: createdAccessTokenResponse },
       404: ROUTE_ERRORS.tokenNotFound,
-    },
+    }),
   })
   @HttpCode(200)
   async roll(@AccountId() accountId: string, @IdParam('tok') id: string) {
@@ -117,11 +114,10 @@ export class AccessTokensController {
   @ApiRoute({
     summary: 'Delete an access token',
     params: { id: ID_SCHEMAS.tok },
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       204: { description: 'deleted' },
       404: ROUTE_ERRORS.tokenNotFound,
-    },
+    }),
   })
   @HttpCode(204)
   async remove(@AccountId() accountId: string, @IdParam('tok') id: string): Promise<void> {

@@ -21,7 +21,7 @@ import { CredentialsService } from './credentials.service';
 import { apiKeysPage, createdApiKeyResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 
 @Controller('api/v1/api-keys')
 @UseGuards(AccountKeyGuard)
@@ -36,8 +36,7 @@ export class ApiKeysController {
       'id of the first',
     body: createApiKeyBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
       400: {
         description:
@@ -56,7 +55,7 @@ export class ApiKeysController {
           'not again: delete it and make a new one with a new Idempotency-Key; ' +
           ROUTE_ERRORS.idempotencyKeyReused.description,
       },
-    },
+    }),
   })
   @HttpCode(201)
   async create(
@@ -86,11 +85,10 @@ export class ApiKeysController {
   @ApiRoute({
     summary: 'List API keys (no secrets; keys managed by the operator are not listed)',
     query: listQuery,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'a page of keys', schema: apiKeysPage },
       400: ROUTE_ERRORS.invalidQuery,
-    },
+    }),
   })
   async list(@AccountId() accountId: string, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);
@@ -103,14 +101,13 @@ export class ApiKeysController {
   @ApiRoute({
     params: { id: ID_SCHEMAS.key },
     summary: 'Delete an API key',
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       204: { description: 'deleted' },
       403: forbiddenAlso({
         description: 'managed_key: the key is managed by the operator (the dashboard)',
       }),
       404: { description: 'not_found: no active key of the account with this id' },
-    },
+    }),
   })
   @HttpCode(204)
   async revoke(@AccountId() accountId: string, @IdParam('key') id: string): Promise<void> {

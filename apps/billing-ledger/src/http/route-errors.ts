@@ -4,7 +4,8 @@ import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
  * Error answers the routes declare in `/openapi.json` (`@ApiRoute` responses), beside `default`;
  * each names the codes of its status the route may answer, every status a route answers declared
  * (QA: a client generated from the document tells them apart). The guards' answers go with every
- * route of theirs: `ACCOUNT_KEY_ERRORS` (AccountKeyGuard) and `OPERATOR_ERRORS` (OperatorGuard).
+ * route of theirs, with 400 invalid_query for a query parameter the route does not take:
+ * `accountKeyRoute` (AccountKeyGuard) and `operatorRoute` (OperatorGuard).
  */
 export const ROUTE_ERRORS = {
   topUpBody: {
@@ -55,7 +56,7 @@ export const ROUTE_ERRORS = {
 const INSUFFICIENT_SCOPE = 'insufficient_scope: the API key has no account scope';
 
 /** AccountKeyGuard's answers, on every route of the account API. */
-export const ACCOUNT_KEY_ERRORS = {
+const ACCOUNT_KEY_ERRORS = {
   401: {
     description: 'unauthorized: no Authorization: Bearer <API key>, or an unknown or revoked key',
   },
@@ -71,6 +72,36 @@ export const forbiddenAlso = (
 });
 
 /** OperatorGuard's answer, on every operator route. */
-export const OPERATOR_ERRORS = {
+const OPERATOR_ERRORS = {
   401: { description: 'unauthorized: no Authorization: Bearer <operator token>, or a wrong one' },
 } satisfies Record<number, ApiResponseSpec>;
+
+const NO_QUERY = 'invalid_query: a query parameter the route does not take';
+
+/**
+ * A route's 400 with invalid_query named: a route that declares no query takes none (the
+ * platform's UndeclaredQueryInterceptor), one that declares a query names the code itself.
+ */
+function withNoQuery(errors: Record<number, ApiResponseSpec>): ApiResponseSpec {
+  const own = errors[400];
+  if (own?.description.includes('invalid_query')) return own;
+  return { ...own, description: own ? `${own.description}; ${NO_QUERY}` : NO_QUERY };
+}
+
+/** A route of the account API: its own errors, AccountKeyGuard's and 400 invalid_query. */
+export const accountKeyRoute = (
+  errors: Record<number, ApiResponseSpec>,
+): Record<number, ApiResponseSpec> => ({
+  ...ACCOUNT_KEY_ERRORS,
+  ...errors,
+  400: withNoQuery(errors),
+});
+
+/** An operator route: its own errors, OperatorGuard's and 400 invalid_query. */
+export const operatorRoute = (
+  errors: Record<number, ApiResponseSpec>,
+): Record<number, ApiResponseSpec> => ({
+  ...OPERATOR_ERRORS,
+  ...errors,
+  400: withNoQuery(errors),
+});

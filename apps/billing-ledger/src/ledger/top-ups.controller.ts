@@ -7,7 +7,7 @@ import { accountTopUpBody, listQuery } from '../http/schemas';
 import { parseBody, parseQuery } from '../http/validation';
 import { page, topUpView } from '../http/views';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { ACCOUNT_KEY_ERRORS, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 
 @Controller('api/v1/top-ups')
@@ -22,8 +22,7 @@ export class TopUpsController {
       'Header Idempotency-Key',
     body: accountTopUpBody,
     headers: { 'Idempotency-Key': idempotencyKeyHeader },
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       201: { description: 'the pending top-up', schema: topUpResponse },
       400: ROUTE_ERRORS.topUpBody,
       403: forbiddenAlso({
@@ -32,7 +31,7 @@ export class TopUpsController {
           'created_by_not_allowed: created_by given by a key other than a managed (dashboard) one',
       }),
       409: ROUTE_ERRORS.idempotencyKeyReused,
-    },
+    }),
   })
   @HttpCode(201)
   async create(
@@ -55,11 +54,10 @@ export class TopUpsController {
   @ApiRoute({
     summary: 'List top-ups',
     query: listQuery,
-    responses: {
-      ...ACCOUNT_KEY_ERRORS,
+    responses: accountKeyRoute({
       200: { description: 'a page of top-ups', schema: topUpsPage },
       400: ROUTE_ERRORS.invalidQuery,
-    },
+    }),
   })
   async list(@CallerKey() { accountId }: ApiKeyRow, @Query() query: unknown) {
     const { limit, cursor } = parseQuery(listQuery, query);

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { isDomainError } from '@meridian/errors';
+import { UndeclaredQueryInterceptor } from '@meridian/platform-http';
 import { declaredRoutes } from '@meridian/platform-http/openapi';
 import { of } from 'rxjs';
-import { REST_CONTROLLERS } from '../app.module';
-import { UndeclaredQueryInterceptor } from './undeclared-query.interceptor';
+import { REST_CONTROLLERS, matcherNoQueryCheck } from '../app.module';
 
 const contextOf = (handler: unknown, query: Record<string, unknown>) =>
   ({
@@ -17,7 +17,10 @@ const next: CallHandler = { handle: () => of('handled') };
 
 const answerOf = (handler: unknown, query: Record<string, unknown>) => {
   try {
-    new UndeclaredQueryInterceptor(new Reflector()).intercept(contextOf(handler, query), next);
+    new UndeclaredQueryInterceptor(new Reflector(), matcherNoQueryCheck).intercept(
+      contextOf(handler, query),
+      next,
+    );
     return 'passed';
   } catch (error) {
     if (!isDomainError(error)) throw error;

@@ -10,3 +10,4 @@ export * from './request-validation';
 export * from './shared-secrets';
 export * from './database-unavailable';
 export * from './outage-logged';
+export * from './undeclared-query.interceptor';
