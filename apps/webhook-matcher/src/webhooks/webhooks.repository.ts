@@ -69,6 +69,19 @@ export interface NewWebhook {
   now: Date;
 }
 
+/** The columns a PATCH writes (`update`); `patchChangesWebhook` compares them to the row. */
+export interface PatchedWebhookFields {
+  name: string | null;
+  filters: FilterNode | null;
+  addresses: readonly string[];
+  listRefs: readonly string[];
+  tree: FilterNode;
+  inlineAddresses: number;
+  confirmDepth: number;
+  phases: readonly string[];
+  targetUrl: string;
+}
+
 @Injectable()
 export class WebhooksRepository {
   async insert(m: EntityManager, w: NewWebhook): Promise<WebhookRow> {
@@ -207,18 +220,7 @@ export class WebhooksRepository {
   async update(
     m: EntityManager,
     id: string,
-    patch: {
-      name: string | null;
-      filters: FilterNode | null;
-      addresses: readonly string[];
-      listRefs: readonly string[];
-      tree: FilterNode;
-      inlineAddresses: number;
-      confirmDepth: number;
-      phases: readonly string[];
-      targetUrl: string;
-      now: Date;
-    },
+    patch: PatchedWebhookFields & { now: Date },
   ): Promise<WebhookRow> {
     const rows = returning<WebhookRow>(
       await m.query(

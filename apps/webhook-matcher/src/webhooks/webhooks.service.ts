@@ -47,7 +47,12 @@ import { newSigningSecret } from './secrets';
 import { previousSecretsOf } from './previous-secrets';
 import type { NetworkKey } from '@meridian/networks';
 import type { CreateWebhookBody, PatchWebhookBody } from './webhook.schemas';
-import { WebhooksRepository, type WebhookRow } from './webhooks.repository';
+import {
+  WebhooksRepository,
+  type PatchedWebhookFields,
+  type WebhookRow,
+} from './webhooks.repository';
+import { patchChangesWebhook } from './webhook-patch';
 import { WebhookSecrets } from './webhook-secrets';
 import { TestDeliveriesRepository } from './test-deliveries.repository';
 import {
@@ -275,7 +280,7 @@ export class WebhooksService {
     ifMatch: IfMatch | null = null,
   ): Promise<WebhookRow> {
     const fresh = await this.credentials.accountFacts(accountId);
-    const row = await this.writes.transaction(accountId, async (m) => {
+    const { row, changed } = await this.writes.transaction(accountId, async (m) => {
       const facts = await this.accounts.lockWith(m, fresh);
       const current = await this.webhooks.find(m, accountId, id, true);
       if (!current) throw webhookNotFound();
@@ -310,7 +315,7 @@ export class WebhooksService {
               allowLoopback: this.config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
             })
           : current.target_url;
-      const updated = await this.webhooks.update(m, id, {
+      const fields: PatchedWebhookFields = {
         name: body.name !== undefined ? body.name : current.name,
         filters: filter.filters,
         addresses: filter.addresses,
@@ -320,13 +325,17 @@ export class WebhooksService {
         confirmDepth: body.confirm_depth ?? current.confirm_depth,
         phases: body.phases ?? current.phases,
         targetUrl,
-        now: this.clock.now(),
-      });
+      };
+      // A PATCH that changes no stored field writes nothing: version, ETag and updated_at stay,
+      // no change-feed row, nothing to publish (README "Webhook versions"; address lists' rule).
+      // After If-Match and the body's checks: a stale tag is 412 and a bad body 4xx all the same.
+      if (!patchChangesWebhook(current, fields)) return { row: current, changed: false };
+      const updated = await this.webhooks.update(m, id, { ...fields, now: this.clock.now() });
       if (filterTouched) await this.webhooks.setListRefs(m, id, filter.referencedLists);
       await recordChange(m, { accountId, webhookId: id });
-      return updated;
+      return { row: updated, changed: true };
     });
-    await this.publisher.publish([row.id]);
+    if (changed) await this.publisher.publish([row.id]);
     return row;
   }
 
