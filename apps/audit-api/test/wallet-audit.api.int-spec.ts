@@ -1,3 +1,4 @@
+import { encodeFunctionData, keccak256, parseEther, toHex } from 'viem';
 import { FakeClock, startAnvil, type AnvilInstance } from '@meridian/testing';
 import {
   errorResponseSchema,
@@ -7,10 +8,13 @@ import {
 import { ROUTE_ERRORS } from '../src/common/route-errors';
 import { loadOneLabel, startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
+import { fixture } from './support/devnet';
 
 // An OFAC SDN address (LAZARUS GROUP) in the ultrasoundmoney pack, as published (EIP-55).
 const SANCTIONED = '0x098B716B8Aaf21512996dC57EB0615e2383E2f96';
 const FRESH = '0x1111111111111111111111111111111111111111';
+// A Tornado Cash ETH pool in the etherscan-tornado-cash pack (a mixer; the scenarios' pool too).
+const TORNADO_POOL = '0x12D66f87A04A9E220743712cE6d9bB1B5616B8Fc';
 
 describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as ETH)', () => {
   let billing: RunningBillingLedger;
@@ -551,6 +555,43 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
     // Nothing since: reused again.
     clock.advance(60_000);
     expect((await check()).lastChecked).toBe('2026-03-05T10:02:00.000Z');
+  });
+
+  // A mixer's withdrawal names its recipient in the event's data (no log filter finds it), but it
+  // pays the recipient: the balance in the verdict's version moves, so the next check inside
+  // the TTL reads afresh and finds it (an ERC-20 pool's payment is a Transfer: the case above).
+  it('answers afresh, inside the TTL, after a Tornado pool withdrawal to the address (mixer)', async () => {
+    const address = '0x7777777777777777777777777777777777777777';
+    clock.set('2026-03-05T12:00:00.000Z');
+    const check = async () =>
+      walletCheckResponseSchema.parse(
+        (await audit.post('/v1/wallet-audit/check', { network: 'ETH', address }, premium)).body,
+      ).data;
+    const first = await check();
+    expect([first.status, first.forensic_details['mixer']]).toEqual(['New Address', '0']);
+    // The pool at a real Tornado Cash address of the label packs, funded, as in the scenarios.
+    const pool = fixture('MockTornadoPool');
+    await rpc('anvil_setCode', [TORNADO_POOL, pool.deployedBytecode]);
+    await rpc('anvil_setBalance', [TORNADO_POOL, toHex(parseEther('1'))]);
+    await rpc('eth_sendTransaction', [
+      {
+        from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        to: TORNADO_POOL,
+        data: encodeFunctionData({
+          abi: pool.abi,
+          functionName: 'withdraw',
+          args: [address, keccak256('0x02')],
+        }),
+      },
+    ]);
+    clock.advance(60_000);
+    const fresh = await check();
+    expect([
+      fresh.status,
+      fresh.forensic_details['mixer'],
+      fresh.forensic_details['money_laundering'],
+      fresh.lastChecked,
+    ]).toEqual(['Fraud', '1', '1', '2026-03-05T12:01:00.000Z']);
   });
 
   // QA: a label added by a reload of the packs waited out the TTL (the key did not move).
