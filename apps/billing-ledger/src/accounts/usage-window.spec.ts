@@ -75,4 +75,17 @@ describe('usageWindowOf: the whole hours a usage read counts', () => {
     );
     expect(codeOf(() => window('2025-11-28T00:00:00Z', '2026-11-29T00:00:00Z'))).toBeUndefined();
   });
+
+  it('locates the refusal in the query, as a schema refusal is (QA)', () => {
+    let refused: unknown;
+    try {
+      window('2026-11-29T09:00:00Z', '2026-11-29T08:00:00Z');
+    } catch (error) {
+      refused = error;
+    }
+    expect(isDomainError(refused) && [refused.message, refused.details]).toEqual([
+      'query: from must be before to, at most 366 days apart',
+      { location: 'query', path: 'query' },
+    ]);
+  });
 });

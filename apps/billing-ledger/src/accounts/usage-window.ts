@@ -29,10 +29,13 @@ export function usageWindowOf(query: { from?: string; to?: string }, now: Date):
   const askedTo = query.to ? new Date(query.to).getTime() : hourCeil(now.getTime());
   const askedFrom = query.from ? new Date(query.from).getTime() : askedTo - DEFAULT_RANGE_MS;
   if (askedFrom >= askedTo || askedTo - askedFrom > MAX_USAGE_RANGE_MS) {
+    // Located as a schema's refusal is (QA: this one alone named no place): in the query, the
+    // pair of parameters rather than one of them.
     throw new DomainError(
       'invalid_query',
       'invalid',
-      'from must be before to, at most 366 days apart',
+      'query: from must be before to, at most 366 days apart',
+      { details: { location: 'query', path: 'query' } },
     );
   }
   return { from: new Date(hourFloor(askedFrom)), to: new Date(hourCeil(askedTo)) };
