@@ -1,4 +1,4 @@
-import { FakeClockTimers, gate, settle } from '@meridian/platform-db';
+import { FakeClockTimers, gate, settle } from '@meridian/platform-db/testing';
 import { httpAnswerOf } from '@meridian/platform-http';
 import { Registry } from 'prom-client';
 import { AccountWrites } from './account-writes';

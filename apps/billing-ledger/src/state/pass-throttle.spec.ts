@@ -1,4 +1,4 @@
-import { FakeClockTimers } from '@meridian/platform-db';
+import { FakeClockTimers } from '@meridian/platform-db/testing';
 import { PassThrottle } from './pass-throttle';
 
 describe('PassThrottle (balance-state usage passes, ADR 0104)', () => {

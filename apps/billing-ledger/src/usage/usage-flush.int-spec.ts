@@ -5,7 +5,7 @@ import {
   USAGE_PART_RETENTION_MS,
   type UsageFlushedV2,
 } from '@meridian/contracts';
-import { FakeClockTimers } from '@meridian/platform-db';
+import { FakeClockTimers } from '@meridian/platform-db/testing';
 import { storedMessages } from '@meridian/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { checkLedger } from '../ledger/ledger-check';

@@ -1,5 +1,5 @@
 import { httpAnswerOf } from '@meridian/platform-http';
-import { FakeClockTimers as ClockTimers, gate, settle } from '@meridian/platform-db';
+import { FakeClockTimers as ClockTimers, gate, settle } from '@meridian/platform-db/testing';
 import { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AccountWrites } from './account-writes';

@@ -11,5 +11,4 @@ export * from './db-job-gate';
 export * from './database-unreachable';
 export * from './keyed-queue';
 export * from './account-turns';
-export * from './fake-clock-timers';
 export * from './concurrent-index';
