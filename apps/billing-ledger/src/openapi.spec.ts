@@ -46,6 +46,15 @@ describe('billing-ledger OpenAPI', () => {
     expect(declaredRoutes(REST_CONTROLLERS).length).toBe(26);
   });
 
+  it("names an error's extra fields as the answer carries them: beside error, no details (QA YY)", () => {
+    expect(JSON.stringify(document)).not.toMatch(/details\./);
+    const responses = paths['/api/v1/api-keys']!['post']!['responses'] as Record<
+      string,
+      { description: string }
+    >;
+    expect(responses[403]!.description).toMatch(/scope_not_held.*missing.*held/);
+  });
+
   it('shows the plan scope: in the scopes a key is made with and lists, and as the 403 of a plan change (ADR 0604 amendment)', () => {
     const text = JSON.stringify(document);
     const body = paths['/api/v1/api-keys']!['post']!['requestBody'] as {

@@ -43,7 +43,7 @@ export class AccessTokensController {
       },
       409: {
         description:
-          'cap_access_tokens_exceeded: the plan allows no more active tokens (details.limit); ' +
+          'cap_access_tokens_exceeded: the plan allows no more active tokens (limit, beside error); ' +
           'already_created: this Idempotency-Key already made a token with this request ' +
           '(id, credential: its view without the secret, active), its secret shown once and ' +
           'not again: roll it for a new secret; ' +

@@ -45,7 +45,8 @@ export class ApiKeysController {
       },
       403: forbiddenAlso({
         description:
-          "scope_not_held: a scope asked for is not one of the calling key's own (details.missing); " +
+          "scope_not_held: a scope asked for is not one of the calling key's own (missing: those, " +
+          "held: the calling key's, beside error); " +
           'created_by_not_allowed: created_by given by a key other than a managed (dashboard) one',
       }),
       409: {

@@ -760,6 +760,12 @@ describe('billing-ledger credentials, REST edges and gRPC (real Postgres + NATS)
     for (const scopes of [['webhooks', 'audit'], ['audit'], ['account', 'webhooks']]) {
       const refused = await make(accountOnly.body.key, { name: 'escalate', scopes });
       expect([refused.status, refused.body.error]).toEqual([403, 'scope_not_held']);
+      // As the README and /openapi.json say (QA YY): beside error, not under details.
+      expect(refused.body).toMatchObject({
+        missing: scopes.filter((scope) => scope !== 'account'),
+        held: ['account'],
+      });
+      expect(refused.body).not.toHaveProperty('details');
     }
     expect(await active()).toBe(before);
     // The same scopes, or fewer, stay the key's to make (a customer's rotation).

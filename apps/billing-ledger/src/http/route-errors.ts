@@ -44,7 +44,7 @@ export const ROUTE_ERRORS = {
   planScope: {
     description:
       "insufficient_scope: the API key has no plan scope (it changes the account's plan; " +
-      'details.required names it)',
+      'required, beside error, names it)',
   },
   planForbidden: {
     description:
