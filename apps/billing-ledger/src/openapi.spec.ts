@@ -304,5 +304,17 @@ describe('billing-ledger OpenAPI', () => {
       ['0d9c6b2e-1f3a-4c57-9a0e-3b1d2f4e5a6c', 'x'.repeat(200)].every((k) => pattern.test(k)),
     ).toBe(true);
     expect(['', 'with space', 'x'.repeat(201)].some((k) => pattern.test(k))).toBe(false);
+    // Its 400 says so, on every route that takes the header (QA YY: spaces were not mentioned).
+    for (const [path, operations] of Object.entries(paths))
+      for (const [method, operation] of Object.entries(operations)) {
+        const headers = (operation['parameters'] ?? []) as Array<{ name: string }>;
+        if (!headers.some((p) => p.name === 'Idempotency-Key')) continue;
+        const responses = operation['responses'] as Record<string, { description: string }>;
+        expect([method, path, responses[400]!.description]).toEqual([
+          method,
+          path,
+          expect.stringMatching(/invalid_idempotency_key: .*1 to 200 .*without spaces/),
+        ]);
+      }
   });
 });

@@ -54,7 +54,7 @@ import {
   usageResponse,
 } from '../http/response.schemas';
 import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { operatorRoute, ROUTE_ERRORS } from '../http/route-errors';
+import { operatorRoute, INVALID_IDEMPOTENCY_KEY, ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
 
@@ -182,8 +182,7 @@ export class AdminController {
       201: { description: 'the account and its key', schema: createdAccountResponse },
       400: {
         description:
-          'malformed_body: the body does not fit; invalid_idempotency_key: the Idempotency-Key ' +
-          'header is not 1 to 200 printable ASCII characters; ' +
+          `malformed_body: the body does not fit; ${INVALID_IDEMPOTENCY_KEY}; ` +
           ROUTE_ERRORS.contractNotEnterprise.description,
       },
       409: ROUTE_ERRORS.idempotencyKeyReused,

@@ -20,7 +20,7 @@ import { CredentialsService } from './credentials.service';
 import { accessTokensPage, createdAccessTokenResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import { accountKeyRoute, ROUTE_ERRORS } from '../http/route-errors';
+import { accountKeyRoute, INVALID_IDEMPOTENCY_KEY, ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/access-tokens')
 @UseGuards(AccountKeyGuard)
@@ -39,7 +39,7 @@ export class AccessTokensController {
       400: {
         description:
           'malformed_body: network is not a known network, or name is not 1 to 100 characters; ' +
-          'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII characters',
+          INVALID_IDEMPOTENCY_KEY,
       },
       409: {
         description:

@@ -21,7 +21,12 @@ import { CredentialsService } from './credentials.service';
 import { apiKeysPage, createdApiKeyResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import { accountKeyRoute, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
+import {
+  accountKeyRoute,
+  INVALID_IDEMPOTENCY_KEY,
+  ROUTE_ERRORS,
+  forbiddenAlso,
+} from '../http/route-errors';
 
 @Controller('api/v1/api-keys')
 @UseGuards(AccountKeyGuard)
@@ -39,9 +44,7 @@ export class ApiKeysController {
     responses: accountKeyRoute({
       201: { description: 'the key, with its secret', schema: createdApiKeyResponse },
       400: {
-        description:
-          'malformed_body: the body does not fit (an unknown field); invalid_idempotency_key: ' +
-          'the Idempotency-Key header is not 1 to 200 printable ASCII characters',
+        description: `malformed_body: the body does not fit (an unknown field); ${INVALID_IDEMPOTENCY_KEY}`,
       },
       403: forbiddenAlso({
         description:

@@ -7,11 +7,14 @@ import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
  * route of theirs, with 400 invalid_query for a query parameter the route does not take:
  * `accountKeyRoute` (AccountKeyGuard) and `operatorRoute` (OperatorGuard).
  */
+/** The Idempotency-Key header's 400 (platform-http `idempotencyKeyOf`), on every route taking one. */
+export const INVALID_IDEMPOTENCY_KEY =
+  'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII ' +
+  'characters without spaces';
+
 export const ROUTE_ERRORS = {
   topUpBody: {
-    description:
-      'malformed_body: cu is not an integer from 1 to 1,000,000,000,000; ' +
-      'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII characters',
+    description: `malformed_body: cu is not an integer from 1 to 1,000,000,000,000; ${INVALID_IDEMPOTENCY_KEY}`,
   },
   idempotencyKeyReused: {
     description:
