@@ -53,8 +53,12 @@ import {
   topUpsPage,
   usageResponse,
 } from '../http/response.schemas';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
-import { operatorRoute, INVALID_IDEMPOTENCY_KEY, ROUTE_ERRORS } from '../http/route-errors';
+import {
+  idempotencyKeyHeader,
+  idempotencyKeyOf,
+  INVALID_IDEMPOTENCY_KEY,
+} from '@meridian/platform-http';
+import { operatorRoute, ROUTE_ERRORS } from '../http/route-errors';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
 

@@ -9,7 +9,11 @@ import {
   Query,
   UseGuards,
 } from '@nestjs/common';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import {
+  idempotencyKeyHeader,
+  idempotencyKeyOf,
+  INVALID_IDEMPOTENCY_KEY,
+} from '@meridian/platform-http';
 import { alreadyCreated } from './already-created';
 import { AccountId, AccountKeyGuard } from '../http/auth.guards';
 import { IdParam } from '../http/ids';
@@ -20,7 +24,7 @@ import { CredentialsService } from './credentials.service';
 import { accessTokensPage, createdAccessTokenResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import { accountKeyRoute, INVALID_IDEMPOTENCY_KEY, ROUTE_ERRORS } from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS } from '../http/route-errors';
 
 @Controller('api/v1/access-tokens')
 @UseGuards(AccountKeyGuard)

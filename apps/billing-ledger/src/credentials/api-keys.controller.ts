@@ -9,7 +9,11 @@ import {
   Query,
   UseGuards,
 } from '@nestjs/common';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '@meridian/platform-http';
+import {
+  idempotencyKeyHeader,
+  idempotencyKeyOf,
+  INVALID_IDEMPOTENCY_KEY,
+} from '@meridian/platform-http';
 import { alreadyCreated } from './already-created';
 import { AccountId, AccountKeyGuard, CallerKey } from '../http/auth.guards';
 import type { ApiKeyRow } from './credentials.repository';
@@ -21,12 +25,7 @@ import { CredentialsService } from './credentials.service';
 import { apiKeysPage, createdApiKeyResponse } from '../http/response.schemas';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ID_SCHEMAS } from '../ids';
-import {
-  accountKeyRoute,
-  INVALID_IDEMPOTENCY_KEY,
-  ROUTE_ERRORS,
-  forbiddenAlso,
-} from '../http/route-errors';
+import { accountKeyRoute, ROUTE_ERRORS, forbiddenAlso } from '../http/route-errors';
 
 @Controller('api/v1/api-keys')
 @UseGuards(AccountKeyGuard)

@@ -1,3 +1,4 @@
+import { INVALID_IDEMPOTENCY_KEY } from '@meridian/platform-http';
 import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
 
 /**
@@ -7,10 +8,6 @@ import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
  * route of theirs, with 400 invalid_query for a query parameter the route does not take:
  * `accountKeyRoute` (AccountKeyGuard) and `operatorRoute` (OperatorGuard).
  */
-/** The Idempotency-Key header's 400 (platform-http `idempotencyKeyOf`), on every route taking one. */
-export const INVALID_IDEMPOTENCY_KEY =
-  'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII ' +
-  'characters without spaces';
 
 export const ROUTE_ERRORS = {
   topUpBody: {

@@ -1,3 +1,4 @@
+import { INVALID_IDEMPOTENCY_KEY } from '@meridian/platform-http';
 import { CAP_CODES } from '@meridian/plans';
 import { MAX_PREVIOUS_SECRETS } from '@meridian/webhooks';
 import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
@@ -123,8 +124,8 @@ const OWN_ERRORS = {
   createWebhook: {
     400: error(
       `${WEBHOOK_BODY_CODES}; unsupported_network, invalid_chain, network_not_indexed ` +
-        '(`networks`: the networks served); invalid_idempotency_key: the Idempotency-Key header ' +
-        'is not 1 to 200 printable ASCII characters',
+        '(`networks`: the networks served); ' +
+        INVALID_IDEMPOTENCY_KEY,
       {
         expected: z.string().optional(),
         list_id: z.string().optional(),
@@ -241,8 +242,7 @@ const OWN_ERRORS = {
   createList: {
     400: error(
       `${ENTRIES_BODY_CODES}; malformed_body: name is not 1 to 200 characters; ` +
-        'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII ' +
-        'characters',
+        INVALID_IDEMPOTENCY_KEY,
       { expected: z.string().optional() },
     ),
     409: error(

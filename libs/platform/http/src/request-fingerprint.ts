@@ -34,6 +34,11 @@ export function requestFingerprint(operation: string, request: unknown): string 
 /** 1 to 200 printable ASCII characters, no spaces: a UUID, a ULID, a Stripe-style key. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
+/** The 400 a route taking the header declares (its responses' text): the rule below, in words. */
+export const INVALID_IDEMPOTENCY_KEY =
+  'invalid_idempotency_key: the Idempotency-Key header is not 1 to 200 printable ASCII ' +
+  'characters without spaces';
+
 /**
  * The `Idempotency-Key` header as a route documents it (`@ApiRoute({ headers })`): the rule
  * `idempotencyKeyOf` enforces.
