@@ -7,32 +7,44 @@ export function Field(props: {
   error?: string;
   children: ReactElement<Record<string, unknown>>;
 }) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
-  const describedBy = [props.hint ? hintId : '', props.error ? errorId : '']
-    .filter(Boolean)
-    .join(' ');
+  const { id, describedBy, messages } = useMessages(props.hint, props.error);
   return (
     <div className={`field ${props.error ? 'field-invalid' : ''}`}>
       <label htmlFor={id}>{props.label}</label>
       {cloneElement(props.children, {
         id,
         'aria-invalid': props.error ? true : undefined,
-        'aria-describedby': describedBy || undefined,
+        'aria-describedby': describedBy,
       })}
-      {props.hint && (
-        <p id={hintId} className="hint">
-          {props.hint}
-        </p>
-      )}
-      {props.error && (
-        <p id={errorId} className="field-error">
-          {props.error}
-        </p>
-      )}
+      {messages}
     </div>
   );
+}
+
+/**
+ * A hint and an error message under a control or a group, with the ids that describe it: one
+ * wiring for `Field` and `FieldSet`.
+ */
+function useMessages(hint: string | undefined, error: string | undefined) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ');
+  const messages = (
+    <>
+      {hint && (
+        <p id={hintId} className="hint">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      )}
+    </>
+  );
+  return { id, describedBy: describedBy || undefined, messages };
 }
 
 /**
@@ -49,32 +61,18 @@ export function FieldSet(props: {
   testId?: string;
   children: ReactNode;
 }) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
-  const describedBy = [props.hint ? hintId : '', props.error ? errorId : '']
-    .filter(Boolean)
-    .join(' ');
+  const { describedBy, messages } = useMessages(props.hint, props.error);
   return (
     <fieldset
       className={`fieldset ${props.error ? 'field-invalid' : ''}`}
       aria-invalid={props.error ? true : undefined}
-      aria-describedby={describedBy || undefined}
+      aria-describedby={describedBy}
       tabIndex={props.error ? -1 : undefined}
       data-testid={props.testId}
     >
       <legend>{props.legend}</legend>
       {props.children}
-      {props.hint && (
-        <p id={hintId} className="hint">
-          {props.hint}
-        </p>
-      )}
-      {props.error && (
-        <p id={errorId} className="field-error">
-          {props.error}
-        </p>
-      )}
+      {messages}
     </fieldset>
   );
 }
