@@ -11,7 +11,11 @@ import { CLOCK } from '../common/clock.token';
 import { APP_CONFIG } from '../config/app-config.token';
 import type { AppConfig } from '../config/config';
 import { livePreviousSecretsOf } from '../webhooks/previous-secrets';
-import { WebhooksRepository, type WebhookRow } from '../webhooks/webhooks.repository';
+import {
+  WebhooksRepository,
+  type PublishedRow,
+  type WebhookRow,
+} from '../webhooks/webhooks.repository';
 import { StatusHistoryRepository } from './status-history.repository';
 
 type Reactivation = { at: Date; from: WebhookRow['status'] };
@@ -100,7 +104,7 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
     return this.running;
   }
 
-  private async put(rows: readonly WebhookRow[], m: EntityManager): Promise<void> {
+  private async put(rows: readonly PublishedRow[], m: EntityManager): Promise<void> {
     if (rows.length === 0) return;
     const kv = await this.kv();
     const reactivations = await this.history.lastReactivations(
@@ -110,7 +114,7 @@ export class StatusPublisher implements OnApplicationBootstrap, OnApplicationShu
     for (const row of rows) {
       if (row.version <= row.published_version) continue;
       await kv.put(row.id, JSON.stringify(this.entryOf(row, reactivations.get(row.id))));
-      await this.webhooks.markPublished(m, row.id, row.version);
+      await this.webhooks.markPublished(m, row);
     }
   }
 

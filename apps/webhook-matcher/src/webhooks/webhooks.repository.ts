@@ -46,6 +46,14 @@ export interface WebhookRow {
   updated_at: Date;
 }
 
+/**
+ * A row as the status publisher reads it: with its Postgres row version (`xmin`, moved by every
+ * write), so its mark can tell the row it put from one written since.
+ */
+export interface PublishedRow extends WebhookRow {
+  row_xmin: string;
+}
+
 export interface NewWebhook {
   id: string;
   accountId: string;
@@ -286,20 +294,33 @@ export class WebhooksRepository {
     return rows[0]!;
   }
 
-  async byIds(m: EntityManager, ids: readonly string[]): Promise<WebhookRow[]> {
-    return m.query(`SELECT * FROM webhooks.webhooks WHERE id = ANY($1::text[])`, [ids]);
+  /** The rows of `ids` as the status publisher puts them (with what `markPublished` checks). */
+  async byIds(m: EntityManager, ids: readonly string[]): Promise<PublishedRow[]> {
+    return m.query(
+      `SELECT *, xmin::text AS row_xmin FROM webhooks.webhooks WHERE id = ANY($1::text[])`,
+      [ids],
+    );
   }
 
-  async unpublished(m: EntityManager, limit: number): Promise<WebhookRow[]> {
-    return m.query(`SELECT * FROM webhooks.webhooks WHERE version > published_version LIMIT $1`, [
-      limit,
-    ]);
+  async unpublished(m: EntityManager, limit: number): Promise<PublishedRow[]> {
+    return m.query(
+      `SELECT *, xmin::text AS row_xmin FROM webhooks.webhooks
+        WHERE version > published_version LIMIT $1`,
+      [limit],
+    );
   }
 
-  async markPublished(m: EntityManager, id: string, version: number): Promise<void> {
+  /**
+   * Records that the bucket holds `row` at its version, only if the row is still the one read:
+   * a write since (a reseal moves `published_version` back without a new version, ADR 0424) is
+   * left for the next tick. Marking by version alone let a tick that read the row before a
+   * reseal mark the resealed row published, and its new sealing never reached the bucket.
+   */
+  async markPublished(m: EntityManager, row: PublishedRow): Promise<void> {
     await m.query(
-      `UPDATE webhooks.webhooks SET published_version = $2 WHERE id = $1 AND published_version < $2`,
-      [id, version],
+      `UPDATE webhooks.webhooks SET published_version = $2
+        WHERE id = $1 AND published_version < $2 AND xmin::text = $3`,
+      [row.id, row.version, row.row_xmin],
     );
   }
 }
