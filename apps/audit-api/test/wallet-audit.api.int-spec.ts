@@ -561,7 +561,7 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
   // pays the recipient: the balance in the verdict's version moves, so the next check inside
   // the TTL reads afresh and finds it (an ERC-20 pool's payment is a Transfer: the case above).
   it('answers afresh, inside the TTL, after a Tornado pool withdrawal to the address (mixer)', async () => {
-    const address = '0x7777777777777777777777777777777777777777';
+    const address = '0x7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a';
     clock.set('2026-03-05T12:00:00.000Z');
     const check = async () =>
       walletCheckResponseSchema.parse(
