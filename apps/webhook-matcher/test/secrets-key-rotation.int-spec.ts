@@ -150,13 +150,10 @@ describe('rotating WEBHOOK_SECRETS_KEY: webhook-matcher + delivery-worker, real 
     const rotated = await create(key, '/rotated', { 'idempotency-key': 'k-rot' });
     const rotation = await s.call('POST', `/webhooks/${rotated.id}/secret/rotate`, key, {});
     hooks['rotated'] = { id: rotated.id, secret: rotation.body.secret, previous: rotated.secret };
-    // A webhook stored before the key ring: its secret is a v1 value under A. A new version, as
-    // any change of the row: a republish tick that read the row before this update marks only
-    // the version it read (CI: with published_version moved back instead, such a tick marked it
-    // published again, and the v1 entry never went out).
+    // A webhook stored before the key ring: its secret is a v1 value under A.
     hooks['legacy'] = await create(key, '/legacy');
     await s.dataSource.query(
-      `UPDATE webhooks.webhooks SET secret_sealed = $2, version = version + 1 WHERE id = $1`,
+      `UPDATE webhooks.webhooks SET secret_sealed = $2, published_version = version - 1 WHERE id = $1`,
       [hooks['legacy'].id, sealSecret(keyA, hooks['legacy'].secret)],
     );
     await eventually(async () => {
