@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chainBlockId, Events, type ChainBlock } from '@meridian/contracts';
 import { createAppDataSource } from '@meridian/platform-db';
 import { JetStreamPublisher, NatsClient, NatsNamespace } from '@meridian/platform-messaging';
-import { sampleOf, testNatsUrl } from '@meridian/testing';
-import { Client } from 'pg';
+import { sampleLockWaits, sampleOf, testNatsUrl } from '@meridian/testing';
 import type { DataSource } from 'typeorm';
 import { AccountWrites } from '../src/accounts/account-writes';
 import { dataSourceOptions } from '../src/db/data-source';
@@ -49,42 +48,6 @@ function emptyBlock(number: number): ChainBlock {
 }
 
 /**
- * What the flood does to the app's pool while it runs, sampled every few ms until `stop()`: the
- * most sessions of the test database seen at once waiting on a lock (`wait_event_type = 'Lock'`,
- * on a connection of its own: a pooled connection held by a write that waits for the account's
- * row lock) and the most writes seen waiting their account's turn in the app (`waiting`).
- * `stop()` may be called again (the spec's afterAll, should a check throw first).
- */
-async function sampleFlood(url: string, waiting: () => number) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  const seen = { maxLockWaits: 0, maxQueued: 0, samples: 0 };
-  let stopping = false;
-  const sampling = (async () => {
-    while (!stopping) {
-      const { rows } = await client.query<{ waits: number }>(
-        `SELECT count(*)::int AS waits FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid()
-            AND wait_event_type = 'Lock'`,
-      );
-      seen.maxLockWaits = Math.max(seen.maxLockWaits, rows[0]!.waits);
-      seen.maxQueued = Math.max(seen.maxQueued, waiting());
-      seen.samples += 1;
-      // Every 5 ms: a tight loop would take a core from the app and Postgres.
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  let stopped: Promise<typeof seen> | undefined;
-  return {
-    stop() {
-      stopping = true;
-      stopped ??= sampling.then(() => client.end()).then(() => seen);
-      return stopped;
-    },
-  };
-}
-
-/**
  * One account's concurrent writes must not take the pool from every other account (ADR 0405;
  * QA: 25 `POST /address-lists` of 10,000 addresses at once from one API key held all 10 pooled
  * connections waiting on the account's row lock; another account's `GET /webhooks` was 503
@@ -96,7 +59,7 @@ describe("one account's write flood: the pool stays open to every other account"
   let observer: DataSource;
   let client: NatsClient;
   let publisher: JetStreamPublisher;
-  let sampler: Awaited<ReturnType<typeof sampleFlood>> | undefined;
+  let sampler: Awaited<ReturnType<typeof sampleLockWaits>> | undefined;
 
   beforeAll(async () => {
     s = await startMatcherStack({ DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS) });
@@ -158,7 +121,8 @@ describe("one account's write flood: the pool stays open to every other account"
     });
     const accountWrites = s.app.get(AccountWrites);
     // From the flood's start to the last read and the block matched.
-    sampler = await sampleFlood(s.db.url, () => accountWrites.waiting(flooder.accountId));
+    // Postgres sessions waiting on a lock, and the flooder's writes queued in the app (its turns).
+    sampler = await sampleLockWaits(s.db.url, () => accountWrites.waiting(flooder.accountId));
     const started = Date.now();
     const flood: Promise<Answer & { ms: number }>[] = Array.from({ length: WRITES }, (_, i) =>
       s
@@ -200,7 +164,7 @@ describe("one account's write flood: the pool stays open to every other account"
     }
     // NaN: not matched even in a minute.
     const blockMs = await blockMatched;
-    const { maxLockWaits, maxQueued, samples } = await sampler.stop();
+    const { maxLockWaits, maxAlso: maxQueued, samples } = await sampler.stop();
     const pendingWhileRead = await count(
       'SELECT count(*)::int AS n FROM webhooks.address_lists WHERE account_id = $1',
       [flooder.accountId],

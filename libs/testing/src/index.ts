@@ -1,6 +1,7 @@
 export { FakeClock } from '@meridian/time';
 export * from './free-port';
 export * from './test-database';
+export * from './lock-waits';
 export * from './nats-namespace';
 export * from './stored-messages';
 export * from './anvil';

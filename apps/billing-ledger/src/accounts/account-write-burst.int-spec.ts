@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { sampleLockWaits } from '@meridian/testing';
 import { api, BillingHarness, OPERATOR_TOKEN, type BillingApp } from '../testing/billing-harness';
 
 /** Concurrent `POST /access-tokens` of one account (QA sent 100; Premium holds 225 tokens). */
@@ -13,32 +13,13 @@ async function lockWaitsDuring<T>(
   url: string,
   run: () => Promise<T>,
 ): Promise<{ result: T; maxLockWaits: number; samples: number }> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  let stop = false;
-  let maxLockWaits = 0;
-  let samples = 0;
-  const sampling = (async () => {
-    while (!stop) {
-      const { rows } = await client.query<{ waits: number }>(
-        `SELECT count(*)::int AS waits FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid()
-            AND wait_event_type = 'Lock'`,
-      );
-      maxLockWaits = Math.max(maxLockWaits, rows[0]!.waits);
-      samples += 1;
-      // Every 5 ms: a tight loop took a core from the app and Postgres, and so slowed the very
-      // requests the test times.
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
+  const sampler = await sampleLockWaits(url);
   try {
     const result = await run();
+    const { maxLockWaits, samples } = await sampler.stop();
     return { result, maxLockWaits, samples };
   } finally {
-    stop = true;
-    await sampling;
-    await client.end();
+    await sampler.stop();
   }
 }
 
