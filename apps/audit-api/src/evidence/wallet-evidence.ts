@@ -120,29 +120,16 @@ export async function gatherWalletEvidence(
   const fromBlock =
     head > BigInt(options.lookbackBlocks) ? head - BigInt(options.lookbackBlocks) : 0n;
 
-  const [mixerInteractions, transfers, createdContracts, firstSent, firstFunded, token] =
-    await Promise.all([
-      mixerEvidence(client, target, options.mixerPools, fromBlock, head),
-      transferEvidence(client, target, fromBlock, head),
-      isContract ? Promise.resolve([]) : createdContractsOf(client, target, txCount),
-      txCount > 0
-        ? firstBlockWhere(client, head, async (block) => {
-            return (await nonceOf(client, target, options.nonceVia, block)) > 0;
-          })
-        : Promise.resolve(null),
-      // An account that never sent a transaction and has no code cannot lose native value (only
-      // its own transactions spend it), so its balance only grows: the first block where it is
-      // above zero is when it first received some (QA: a receive-only wallet's age was null).
-      txCount === 0 && !isContract && balanceWei > 0n
-        ? firstBlockWhere(client, head, async (block) => {
-            return (await client.getBalance({ address: target, blockNumber: block })) > 0n;
-          })
-        : Promise.resolve(null),
-      isContract ? tokenMeta(client, target) : Promise.resolve(null),
-    ]);
+  const [mixerInteractions, transfers, createdContracts, firstActive, token] = await Promise.all([
+    mixerEvidence(client, target, options.mixerPools, fromBlock, head),
+    transferEvidence(client, target, fromBlock, head),
+    isContract ? Promise.resolve([]) : createdContractsOf(client, target, txCount),
+    firstActiveBlock(client, target, options.nonceVia, head, { isContract, txCount, balanceWei }),
+    isContract ? tokenMeta(client, target) : Promise.resolve(null),
+  ]);
   const { firstBlock, ...transferFields } = transfers;
   const firstTransfer = firstBlock === null ? null : await blockTime(client, firstBlock);
-  const seen = [firstSent, firstFunded, firstTransfer].filter((d): d is Date => d !== null);
+  const seen = [firstActive, firstTransfer].filter((d): d is Date => d !== null);
   return {
     isContract,
     txCount,
@@ -276,6 +263,37 @@ async function createdContractsOf(
   return candidates
     .filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
     .map((candidate) => candidate.toLowerCase());
+}
+
+/**
+ * The time of the account's first activity its own state shows (ADR 0306). An account without
+ * code holds native value only its own transactions can spend, and each of those raises its
+ * nonce for good: so "nonce above zero or balance above zero" is false until the first value
+ * it received or the first transaction it sent, whichever came first, and true from then on.
+ * One binary search over that finds a wallet that was funded long before it first sent (QA: its
+ * age ran from the send). A contract's nonce counts the contracts it created; its balance can
+ * move by its code, so only the nonce is searched there. None when nothing is there to find.
+ */
+function firstActiveBlock(
+  client: PublicClient,
+  target: Address,
+  via: NonceRead,
+  head: bigint,
+  now: { isContract: boolean; txCount: number; balanceWei: bigint },
+): Promise<Date | null> {
+  if (now.isContract)
+    return now.txCount > 0
+      ? firstBlockWhere(
+          client,
+          head,
+          async (block) => (await nonceOf(client, target, via, block)) > 0,
+        )
+      : Promise.resolve(null);
+  if (now.txCount === 0 && now.balanceWei === 0n) return Promise.resolve(null);
+  return firstBlockWhere(client, head, async (block) => {
+    if ((await client.getBalance({ address: target, blockNumber: block })) > 0n) return true;
+    return now.txCount > 0 && (await nonceOf(client, target, via, block)) > 0;
+  });
 }
 
 /**
