@@ -1,4 +1,4 @@
-import type { WaitTimer } from '@meridian/platform-db';
+import { realTimers, type WaitTimer } from '@meridian/platform-db';
 
 /**
  * Where a `PassThrottle` reads the time and arms the end of its interval. The app runs on the
@@ -12,15 +12,8 @@ export interface PassTimers {
   timer: WaitTimer;
 }
 
-/** The process's monotonic time and timers; a waiting pass does not keep the process alive. */
-export const processPassTimers: PassTimers = {
-  now: () => performance.now(),
-  timer: (ms, onTimeout) => {
-    const timer = setTimeout(onTimeout, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
+/** The process's monotonic time and timers (platform-db's: a waiting pass keeps no process alive). */
+export const processPassTimers: PassTimers = { now: () => performance.now(), timer: realTimers };
 
 /**
  * At most one pass per `intervalMs`, the first one at once (a throttle, not a delay): a request

@@ -5,8 +5,13 @@
  */
 export type WaitTimer = (ms: number, onTimeout: () => void) => () => void;
 
+/**
+ * The process's timers. A timer armed here does not keep the process alive on its own (unref):
+ * what waits on it is a request, a pass or a stop that something else holds open.
+ */
 export const realTimers: WaitTimer = (ms, onTimeout) => {
   const timer = setTimeout(onTimeout, ms);
+  timer.unref();
   return () => clearTimeout(timer);
 };
 
