@@ -5,8 +5,9 @@ import type { ApiResponseSpec } from '@meridian/platform-http/openapi';
  * Error answers the routes declare in `/openapi.json` (`@ApiRoute` responses), beside `default`;
  * each names the codes of its status the route may answer, every status a route answers declared
  * (QA: a client generated from the document tells them apart). The guards' answers go with every
- * route of theirs, with 400 invalid_query for a query parameter the route does not take:
- * `accountKeyRoute` (AccountKeyGuard) and `operatorRoute` (OperatorGuard).
+ * route of theirs: `accountKeyRoute` (AccountKeyGuard) and `operatorRoute` (OperatorGuard). The
+ * 400 invalid_query of a route that declares no query is the platform document's
+ * (`buildOpenApiDocument`).
  */
 
 export const ROUTE_ERRORS = {
@@ -76,32 +77,12 @@ const OPERATOR_ERRORS = {
   401: { description: 'unauthorized: no Authorization: Bearer <operator token>, or a wrong one' },
 } satisfies Record<number, ApiResponseSpec>;
 
-const NO_QUERY = 'invalid_query: a query parameter the route does not take';
-
-/**
- * A route's 400 with invalid_query named: a route that declares no query takes none (the
- * platform's UndeclaredQueryInterceptor), one that declares a query names the code itself.
- */
-function withNoQuery(errors: Record<number, ApiResponseSpec>): ApiResponseSpec {
-  const own = errors[400];
-  if (own?.description.includes('invalid_query')) return own;
-  return { ...own, description: own ? `${own.description}; ${NO_QUERY}` : NO_QUERY };
-}
-
-/** A route of the account API: its own errors, AccountKeyGuard's and 400 invalid_query. */
+/** A route of the account API: its own errors and AccountKeyGuard's. */
 export const accountKeyRoute = (
   errors: Record<number, ApiResponseSpec>,
-): Record<number, ApiResponseSpec> => ({
-  ...ACCOUNT_KEY_ERRORS,
-  ...errors,
-  400: withNoQuery(errors),
-});
+): Record<number, ApiResponseSpec> => ({ ...ACCOUNT_KEY_ERRORS, ...errors });
 
-/** An operator route: its own errors, OperatorGuard's and 400 invalid_query. */
+/** An operator route: its own errors and OperatorGuard's. */
 export const operatorRoute = (
   errors: Record<number, ApiResponseSpec>,
-): Record<number, ApiResponseSpec> => ({
-  ...OPERATOR_ERRORS,
-  ...errors,
-  400: withNoQuery(errors),
-});
+): Record<number, ApiResponseSpec> => ({ ...OPERATOR_ERRORS, ...errors });

@@ -53,7 +53,6 @@ const invalidListId = 'invalid_id: the id is not al_ and 24 base32 characters';
 const QUERY_CODES =
   'invalid_query: a query parameter does not fit (an unknown one, limit not 1 to 200); ' +
   'invalid_cursor: cursor is not a next_cursor of this list';
-const NO_QUERY_CODE = 'invalid_query: a query parameter (the route takes none)';
 const ENTRIES_BODY_CODES =
   'malformed_body: the body does not fit (addresses, an unknown field); invalid_address, ' +
   'invalid_address_checksum (`expected`): an address refused (`path` names the first)';
@@ -65,27 +64,18 @@ const LIST_CAPS = [
 ].join(', ');
 
 /**
- * The API-key guard's answers (auth/api-key.guard.ts), merged into a route's own errors (and,
- * where they do not name it, 400 invalid_query for a query parameter the route does not take): 401
+ * The API-key guard's answers (auth/api-key.guard.ts), merged into a route's own errors: 401
  * unauthorized, 403 insufficient_scope (beside the route's own 403), 503 credentials_unavailable
- * and, where the route reads the account's plan from billing-ledger, billing_unavailable.
+ * and, where the route reads the account's plan from billing-ledger, billing_unavailable. (The
+ * 400 invalid_query of a route that declares no query is the platform document's.)
  */
 function apiKeyRoute<E extends Record<number, ApiResponseSpec>>(
   errors: E,
   { readsPlan = false } = {},
-): E & Record<400 | 401 | 403 | 503, ApiResponseSpec> {
+): E & Record<401 | 403 | 503, ApiResponseSpec> {
   const own403 = (errors as Record<number, ApiResponseSpec>)[403];
-  const own400 = (errors as Record<number, ApiResponseSpec>)[400];
   return {
     ...errors,
-    // A route that declares no query takes none (UndeclaredQueryInterceptor).
-    400: own400?.description.includes('invalid_query')
-      ? own400
-      : {
-          ...own400,
-          description: (own400 ? `${own400.description}; ` : '') + NO_QUERY_CODE,
-          schema: own400?.schema ?? errorBody(),
-        },
     401: error('unauthorized: no Authorization: Bearer <API key>, or an unknown or revoked key'),
     403: {
       ...own403,

@@ -3,7 +3,7 @@ import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/
 import { z } from 'zod';
 import { DATABASE_UNAVAILABLE_DESCRIPTION } from '../database-unavailable';
 import { ApiRoute, RequiresScope } from './api-route.decorator';
-import { buildOpenApiDocument } from './openapi-document';
+import { buildOpenApiDocument, NO_QUERY_DESCRIPTION } from './openapi-document';
 import { renderReferencePage } from './reference-page';
 import { operationsWithUndeclaredErrors } from './declared-errors';
 import { routesWithoutSpec } from './routes';
@@ -373,15 +373,56 @@ describe('OpenAPI from the routes and their zod schemas', () => {
 
   it('names every operation whose errors are declared only under default', () => {
     expect(operationsWithUndeclaredErrors(document).sort()).toEqual([
-      'DELETE /api/v1/things/{id}: 401 (authenticates), 400 or 404 (checks its path parameters)',
+      'DELETE /api/v1/things/{id}: 401 (authenticates)',
       'GET /api/v1/things: 401 (authenticates), 400 (validates its body or query)',
       'POST /api/v1/things/{id}/rename: 401 (authenticates)',
-      'POST /api/v1/things: 401 (authenticates), 400 (validates its body or query)',
+      'POST /api/v1/things: 401 (authenticates)',
     ]);
     const ping = buildOpenApiDocument({ title: 't', version: '1' }, [UndescribedController]);
     expect(operationsWithUndeclaredErrors(ping)).not.toContainEqual(
       expect.stringContaining('/ping'),
     );
+  });
+
+  it('declares 400 invalid_query on every operation whose route declares no query (one rule: UndeclaredQueryInterceptor)', () => {
+    const responsesOf = (path: string, method: string) =>
+      paths[path]![method]!['responses'] as Record<
+        string,
+        { description: string; content?: Record<string, { schema: Json }> }
+      >;
+    // No 400 of its own: the line alone, with the error body and where the query was refused.
+    for (const [path, method] of [
+      ['/api/v1/things', 'post'],
+      ['/api/v1/things/{id}', 'delete'],
+    ] as const) {
+      const refused = responsesOf(path, method)['400']!;
+      expect(refused.description).toBe(NO_QUERY_DESCRIPTION);
+      expect(refused.content!['application/json']!.schema).toMatchObject({
+        type: 'object',
+        properties: { error: {}, request_id: {}, location: {}, path: {} },
+        required: ['error', 'request_id'],
+      });
+    }
+    // A 400 of its own: the line after its codes.
+    expect(responsesOf('/api/v1/things/{id}/rename', 'post')['400']!.description).toBe(
+      `x; ${NO_QUERY_DESCRIPTION}`,
+    );
+    // A route with a query names its own codes (and has none here): nothing added.
+    expect(responsesOf('/api/v1/things', 'get')).not.toHaveProperty('400');
+    // A 400 that names invalid_query already is kept as it is.
+    @Controller('v1/own')
+    class OwnQueryRuleController {
+      @Get()
+      @ApiRoute({
+        summary: 'Its own rule',
+        responses: { 400: { description: 'invalid_query: any query parameter' } },
+      })
+      get() {}
+    }
+    const own = buildOpenApiDocument({ title: 't', version: '1' }, [OwnQueryRuleController]);
+    expect(
+      (own['paths'] as typeof paths)['/v1/own']!['get']!['responses'] as Record<string, Json>,
+    ).toMatchObject({ 400: { description: 'invalid_query: any query parameter' } });
   });
 
   it('declares the 413 (with the body limit) and 415 the framework answers any body-taking route', () => {
@@ -417,8 +458,7 @@ describe('OpenAPI from the routes and their zod schemas', () => {
     delete responses['413'];
     delete responses['415'];
     expect(operationsWithUndeclaredErrors(old)).toContainEqual(
-      'POST /api/v1/things: 401 (authenticates), 400 (validates its body or query), ' +
-        '413 and 415 (takes a body)',
+      'POST /api/v1/things: 401 (authenticates), 413 and 415 (takes a body)',
     );
   });
 

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { z } from 'zod';
-import type { ApiAuth, ApiHeaderSpec, ApiResponseSpec } from './api-route.decorator';
+import type { ApiAuth, ApiHeaderSpec, ApiResponseSpec, ApiRouteSpec } from './api-route.decorator';
 import { declaredRoutes, pathParameterNames } from './routes';
 import { SchemaComponents } from './schema-components';
 import { DATABASE_UNAVAILABLE_DESCRIPTION } from '../database-unavailable';
@@ -156,6 +156,42 @@ function withDatabaseUnavailable(
   };
 }
 
+/** The 400 of a route that declares no query (`UndeclaredQueryInterceptor`), as it names it. */
+export const NO_QUERY_DESCRIPTION = 'invalid_query: a query parameter (the route takes none)';
+
+/**
+ * The body of a query refused by its schema (`requestPartError`): the error body and where
+ * (`location` `query`, `path` `query` or `query.<parameter>`).
+ */
+const queryRefusalBody = z.looseObject({
+  error: z.string().describe('stable error code'),
+  message: z.string().optional(),
+  request_id: z.string(),
+  location: z.string().optional().describe('the part of the request refused: `query`'),
+  path: z.string().optional().describe('where in that part: `query`, `query.<parameter>`'),
+});
+
+/**
+ * A route's responses with 400 invalid_query when its spec declares no query: the one rule for
+ * query strings (`UndeclaredQueryInterceptor`, or an app's own, as audit-api's) refuses any
+ * parameter there. A 400 of the route's own that names invalid_query already is kept as it is;
+ * one that does not gets the line after its codes.
+ */
+function withNoQuery(
+  responses: Record<number, ApiResponseSpec>,
+  spec: ApiRouteSpec,
+): Record<number, ApiResponseSpec> {
+  if (spec.query !== undefined) return responses;
+  const own = responses[400];
+  if (own && /(^|[^a-z_])invalid_query([^a-z_]|$)/.test(own.description)) return responses;
+  return {
+    ...responses,
+    400: own
+      ? { ...own, description: `${own.description}; ${NO_QUERY_DESCRIPTION}` }
+      : { description: NO_QUERY_DESCRIPTION, schema: queryRefusalBody },
+  };
+}
+
 /**
  * A body-taking route's responses with the framework's 413 and 415 (`bodyRefusals`); a route
  * that declares one itself keeps its description, its own codes after the framework's.
@@ -201,7 +237,10 @@ function queryParameters(json: JsonSchema): JsonSchema[] {
 
 /**
  * OpenAPI 3.1 of the given controllers, from their `@ApiRoute` specs and Nest's route metadata.
- * JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod 4's output goes in as it is.
+ * JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod 4's output goes in as it is. Every
+ * operation whose spec declares no `query` declares 400 invalid_query (`withNoQuery`): an app
+ * serving the document refuses a query parameter there (`undeclaredQueryProviders`, or its own
+ * rule, as audit-api's `refuseQuery`).
  */
 export function buildOpenApiDocument(
   info: OpenApiInfo,
@@ -244,7 +283,10 @@ export function buildOpenApiDocument(
     for (const [name, header] of Object.entries(spec.headers ?? {}))
       parameters.push({ name, in: 'header', ...headerParameter(name, header) });
     const responses: Record<string, JsonSchema> = {};
-    const own = withDatabaseUnavailable(spec.responses ?? { 200: { description: 'OK' } }, options);
+    const own = withDatabaseUnavailable(
+      withNoQuery(spec.responses ?? { 200: { description: 'OK' } }, spec),
+      options,
+    );
     for (const [status, response] of Object.entries(
       spec.body ? withBodyRefusals(own, options) : own,
     ))
