@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { ensureDatabase } from './database';
 import { startDevnet } from './devnet';
 import type { AppProcess, StackLayout } from './layout';
 import { findServerBinary } from './server-binary';
@@ -251,7 +252,7 @@ async function ensurePostgres(
 ): Promise<string> {
   if (layout.databaseUrl) {
     log(`using Postgres at DATABASE_URL`);
-    return layout.databaseUrl;
+    return ensureDatabase(layout.databaseUrl);
   }
   const server = `${layout.host}:${layout.postgresPort}`;
   if (await answers(layout.host, layout.postgresPort)) {
@@ -291,17 +292,8 @@ async function canQuery(url: string): Promise<boolean> {
 }
 
 /** Every app keeps its own schema in one database, `meridian`, made on first start. */
-async function createMeridianDatabase(serverUrl: string): Promise<string> {
-  const admin = new Client({ connectionString: `${serverUrl}/postgres` });
-  await admin.connect();
-  try {
-    const exists = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'meridian'`);
-    if (exists.rowCount === 0) await admin.query('CREATE DATABASE meridian');
-  } finally {
-    await admin.end();
-  }
-  return `${serverUrl}/meridian`;
-}
+const createMeridianDatabase = (serverUrl: string): Promise<string> =>
+  ensureDatabase(`${serverUrl}/meridian`);
 
 async function ensureNats(
   layout: StackLayout,
