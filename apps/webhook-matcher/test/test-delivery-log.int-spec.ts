@@ -176,7 +176,7 @@ describe('test deliveries: their outcome through the real delivery-worker', () =
       expect([answer.status, answer.body.error, answer.body.path]).toEqual([
         400,
         'invalid_query',
-        'event_id',
+        'query.event_id',
       ]);
     }
     const eventId = `test_${'a'.repeat(24)}`;

@@ -121,7 +121,8 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       [{ target_url: 'https://a.com:0/' }, 400, 'target_url_invalid'],
       [{ target_url: 'https://a.com:99999/' }, 400, 'target_url_invalid'],
       [{ network: 'sui-mainnet' }, 400, 'unsupported_network'],
-      [{ confirm_depth: 1 }, 400, 'malformed_body'],
+      // A body or query its schema refuses is named with its part (platform-http).
+      [{ confirm_depth: 1 }, 400, 'malformed_body', 'body.confirm_depth'],
       [{ confirm_depth: 97 }, 400, 'malformed_body'],
       [{ phases: ['removed'] }, 400, 'malformed_body'],
       [{ list_refs: ['al_' + 'a'.repeat(24)] }, 400, 'unknown_address_list'],
@@ -586,7 +587,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
         bad,
         400,
         'invalid_prefix',
-        'prefix',
+        'query.prefix',
       ]);
       expect(refused.body.request_id).toEqual(expect.any(String));
     }

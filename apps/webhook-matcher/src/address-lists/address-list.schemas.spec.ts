@@ -6,7 +6,12 @@ const refusal = (query: Record<string, unknown>) => {
   try {
     parseQuery(entriesQuery, query);
   } catch (error) {
-    if (isDomainError(error)) return { code: error.code, path: error.details?.['path'] };
+    if (isDomainError(error))
+      return {
+        code: error.code,
+        location: error.details?.['location'],
+        path: error.details?.['path'],
+      };
   }
   return null;
 };
@@ -24,7 +29,11 @@ describe('entries ?prefix=', () => {
   it.each(['', '0x', 'ab', '0Xab', '0xg1', '0x 1', `0x${'a'.repeat(41)}`, '0x0x1'])(
     '%j is 400 invalid_prefix naming the parameter',
     (prefix) => {
-      expect(refusal({ prefix })).toEqual({ code: 'invalid_prefix', path: 'prefix' });
+      expect(refusal({ prefix })).toEqual({
+        code: 'invalid_prefix',
+        location: 'query',
+        path: 'query.prefix',
+      });
     },
   );
 
@@ -37,7 +46,8 @@ describe('entries ?prefix=', () => {
     });
     expect(refusal({ prefix: '0xab', cursor: '0xab' })).toEqual({
       code: 'invalid_cursor',
-      path: 'cursor',
+      location: 'query',
+      path: 'query.cursor',
     });
   });
 

@@ -22,7 +22,17 @@ const errorBody = (extras: z.ZodRawShape = {}) =>
     error: z.string().describe('stable error code'),
     message: z.string().optional(),
     request_id: z.string(),
-    path: z.string().optional().describe('the field or JSON path refused, when one is'),
+    location: z
+      .enum(['body', 'query'])
+      .optional()
+      .describe('a body or query refused by its schema: the part refused'),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        'the field or JSON path refused, when one is; a body or query refused by its schema ' +
+          'names it with the part in front (`body.confirm_depth`, `query.limit`, `query`)',
+      ),
     ...extras,
   });
 

@@ -8,11 +8,17 @@ const errorOf = (fn: () => unknown) => {
     fn();
   } catch (error) {
     if (isDomainError(error))
-      return { code: error.code, path: error.details?.['path'], message: error.message };
+      return {
+        code: error.code,
+        location: error.details?.['location'],
+        path: error.details?.['path'],
+        message: error.message,
+      };
   }
   return null;
 };
 
+// The house form (platform-http parseRequestPart): `location`, and `path` with the part in front.
 describe('strict bodies and queries', () => {
   const schema = z.strictObject({ name: z.string(), tags: z.array(z.number()).optional() });
 
@@ -26,11 +32,13 @@ describe('strict bodies and queries', () => {
   it('a wrong type names its path', () => {
     expect(errorOf(() => parseBody(schema, { name: 'a', tags: [1, 'x'] }))).toMatchObject({
       code: 'malformed_body',
-      path: 'tags[1]',
+      location: 'body',
+      path: 'body.tags[1]',
     });
     expect(errorOf(() => parseBody(schema, undefined))).toMatchObject({
       code: 'malformed_body',
-      path: '(body)',
+      location: 'body',
+      path: 'body',
     });
   });
 
@@ -38,7 +46,8 @@ describe('strict bodies and queries', () => {
     const query = z.strictObject({ limit: z.coerce.number().optional() });
     expect(errorOf(() => parseQuery(query, { sort: 'x' }))).toEqual({
       code: 'invalid_query',
-      path: '(query)',
+      location: 'query',
+      path: 'query',
       message: 'query: unknown parameter "sort"',
     });
     expect(errorOf(() => parseBody(schema, { name: 'a', extra: 1 }))?.message).toBe(
@@ -53,7 +62,8 @@ describe('strict bodies and queries', () => {
     });
     expect(errorOf(() => parseQuery(query, { limit: ['1', '2'] }))).toEqual({
       code: 'invalid_query',
-      path: 'limit',
+      location: 'query',
+      path: 'query.limit',
       message: 'query.limit: given more than once',
     });
     expect(errorOf(() => parseQuery(query, { cursor: ['1', '2'] }))?.message).toBe(
@@ -68,7 +78,8 @@ describe('strict bodies and queries', () => {
   it('a JSON null body is named null, not undefined; no body stays "received undefined"', () => {
     expect(errorOf(() => parseBody(schema, null))).toEqual({
       code: 'malformed_body',
-      path: '(body)',
+      location: 'body',
+      path: 'body',
       message: 'body: the body must be a JSON object, received null',
     });
     expect(errorOf(() => parseBody(schema, undefined))?.message).toMatch(/received undefined$/);

@@ -35,6 +35,23 @@ describe('request validation names where a problem is', () => {
     });
   });
 
+  it('a parameter with a code of its own is refused with it, any other with invalid_query', () => {
+    const paged = z.strictObject({
+      cursor: z.string().regex(/^\d+$/).optional(),
+      limit: z.coerce.number().int().max(200).optional(),
+    });
+    const codes = { cursor: 'invalid_cursor' };
+    expect(errorOf(() => parseQuery(paged, { cursor: 'x' }, codes))).toEqual({
+      code: 'invalid_cursor',
+      message: expect.stringMatching(/^query\.cursor: /),
+      details: { location: 'query', path: 'query.cursor' },
+    });
+    expect(errorOf(() => parseQuery(paged, { limit: '900' }, codes))?.code).toBe('invalid_query');
+    // An unknown parameter is the whole query's.
+    expect(errorOf(() => parseQuery(paged, { sort: 'a' }, codes))?.code).toBe('invalid_query');
+    expect(errorOf(() => parseQuery(paged, { cursor: 'x' }))?.code).toBe('invalid_query');
+  });
+
   it('body problems say body, with the path of nested fields', () => {
     expect(errorOf(() => parseBody(body, { name: 'a', extra: 1 }))).toMatchObject({
       code: 'malformed_body',

@@ -87,18 +87,36 @@ function isAbsent(sent: unknown, path: readonly PropertyKey[]): boolean {
 }
 
 /**
+ * The 400 code of a refusal: one code for the part, or codes of its own for some keys (a query's
+ * `cursor`: `invalid_cursor`), by the top-level key of the first issue, the part's code
+ * (`INVALID_PART_CODE`) for any other.
+ */
+export type RequestPartCode = string | Readonly<Record<string, string>>;
+
+function codeOf(
+  part: RequestPart,
+  code: RequestPartCode | undefined,
+  first: z.core.$ZodIssue | undefined,
+): string {
+  if (typeof code === 'string') return code;
+  const key = first?.path[0];
+  const own = code && typeof key === 'string' ? code[key] : undefined;
+  return own ?? INVALID_PART_CODE[part];
+}
+
+/**
  * The 400 for a value of one part that its schema refused: up to three issues, each located.
  * `sent` is the part as sent (`describeIssue`).
  */
 export function requestPartError(
   part: RequestPart,
   error: z.ZodError,
-  code: string = INVALID_PART_CODE[part],
+  code?: RequestPartCode,
   sent?: unknown,
 ): DomainError {
   const first = error.issues[0];
   return new DomainError(
-    code,
+    codeOf(part, code, first),
     'invalid',
     error.issues
       .slice(0, 3)
@@ -116,7 +134,7 @@ export function parseRequestPart<S extends z.ZodType>(
   part: RequestPart,
   schema: S,
   value: unknown,
-  code?: string,
+  code?: RequestPartCode,
 ): z.output<S> {
   const result = schema.safeParse(part === 'body' ? (value ?? undefined) : (value ?? {}));
   if (!result.success) throw requestPartError(part, result.error, code, value);
@@ -127,6 +145,9 @@ export function parseRequestPart<S extends z.ZodType>(
 export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.output<S> =>
   parseRequestPart('body', schema, body);
 
-/** Strict query strings: 400 `invalid_query`. */
-export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> =>
-  parseRequestPart('query', schema, query);
+/** Strict query strings: 400 `invalid_query`, or the code `codes` gives the parameter at fault. */
+export const parseQuery = <S extends z.ZodType>(
+  schema: S,
+  query: unknown,
+  codes?: Readonly<Record<string, string>>,
+): z.output<S> => parseRequestPart('query', schema, query, codes);
