@@ -1,5 +1,6 @@
-// End-to-end: `npm start` as a user runs it (tools/stack/*.e2e-spec.ts). Run on its own, after
-// the integration tests, because it starts the whole stack (about 15 processes) on the machine.
+// End-to-end: `npm start` as a user runs it (tools/stack/*.e2e-spec.ts). After the integration
+// tests, because each file starts the whole stack (about 15 processes) on the machine: one file
+// at a time alone; in `npm test` beside the faults suite (jest.stacks.config.js).
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'e2e',
