@@ -233,13 +233,15 @@ describe('delivery log: event summary, filters, rate-limited drops', () => {
   });
 
   it.each([
-    ['outcome=delivered', 'outcome'],
-    ['outcome=failure,,success', 'outcome'],
-    ['since=yesterday', 'since'],
-    ['until=2026-12-02T10:00:00', 'until'],
-    ['tx_hash=0xabc', 'tx_hash'],
-    ['block_number=-1', 'block_number'],
-    ['block_number=0xzz', 'block_number'],
+    // Refused by the query's schema: named as platform-http names a query parameter.
+    ['outcome=delivered', 'query.outcome'],
+    ['outcome=failure,,success', 'query.outcome'],
+    ['since=yesterday', 'query.since'],
+    ['until=2026-12-02T10:00:00', 'query.until'],
+    ['tx_hash=0xabc', 'query.tx_hash'],
+    ['block_number=-1', 'query.block_number'],
+    ['block_number=0xzz', 'query.block_number'],
+    // The controller's own check (deliveries.controller.ts), not the schema's.
     ['since=2026-12-02T10:00:00Z&until=2026-12-02T09:00:00Z', 'since'],
   ])('a bad filter %s answers 400 invalid_query naming %s', async (query, path) => {
     const answer = await log(query);
