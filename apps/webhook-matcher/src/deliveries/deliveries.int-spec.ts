@@ -559,6 +559,35 @@ describe('deliveries: attempt log, stats, auto-pause feed and replay (real NATS,
     expect([refused.status, refused.body.error]).toEqual([409, 'webhook_not_active']);
   });
 
+  it('replays a block range in chain order, as the events went out live, not by event id (QA ZZ)', async () => {
+    const id = await create();
+    // In block 601: two transactions, then two logs (blockActivities' order); one event of 600.
+    // Their ids sort the other way round.
+    const events: [string, number, Record<string, unknown>][] = [
+      [`ev_${'f6'.padStart(32, '0')}`, 600, { transactionIndex: '0x9' }],
+      [`ev_${'f5'.padStart(32, '0')}`, 601, { transactionIndex: '0x1' }],
+      [`ev_${'f4'.padStart(32, '0')}`, 601, { transactionIndex: '0xa' }],
+      [`ev_${'f3'.padStart(32, '0')}`, 601, { transactionIndex: '0x0', logIndex: '0x2' }],
+      [`ev_${'f2'.padStart(32, '0')}`, 601, { transactionIndex: '0x1', logIndex: '0x10' }],
+    ];
+    // Recorded in an order of their own, as outcomes are consumed.
+    for (const [eventId, block, raw] of [...events].reverse())
+      await attempt(id, {
+        outcome: 'failure',
+        attempt: 8,
+        final: true,
+        eventId,
+        payload: { ...payload(id, eventId, block), raw: { transactionHash: '0x1', ...raw } },
+      });
+    await eventually(async () => (await stats(id)).failed_total === events.length);
+    const range = await s.call('POST', `/webhooks/${id}/replay`, key, { from: 600, to: 601 });
+    expect(range.body).toEqual({ replayed: 5, event_ids: events.map(([eventId]) => eventId) });
+    const jobs = (await jobsOnStream()).filter((j) => j.webhookId === id);
+    expect(jobs.map((j) => j.eventId)).toEqual(events.map(([eventId]) => eventId));
+    // The plan's webhook cap leaves room for the cases after this one.
+    expect((await s.call('DELETE', `/webhooks/${id}`, key)).status).toBe(200);
+  });
+
   it('a replay still running holds its event: replayed once across racing requests and replicas, again only once it ends (or its job is gone)', async () => {
     // A second matcher replica on the same database and NATS namespace.
     const replica = await createHttpApp(

@@ -7,6 +7,7 @@ import type {
   WebhookEventBody,
 } from '@meridian/contracts';
 import { DeliveryPhaseSchema, Streams } from '@meridian/contracts';
+import { compareInBlock } from '@meridian/webhooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SUMMARY_COLUMNS, summaryOf } from './event-summary';
 
@@ -365,7 +366,10 @@ export class DeliveriesRepository {
    * asked for less than `replayHoldMs` ago. A replay run ends with its own final outcome, which
    * is recorded after the one it replayed; a replay whose job never ran (the WEBHOOK stream keeps
    * a job for `replayHoldMs`) stops holding the phase when its job can no longer be delivered.
-   * `seq` is the given-up attempt's, the key `claimReplays` takes.
+   * `seq` is the given-up attempt's, the key `claimReplays` takes. Events come in chain order,
+   * as they went out live (QA ZZ: a range replay went out by event id): by block, then by their
+   * place in it (`compareInBlock`), each event's phases in the order they are sent; the limit
+   * keeps the earliest blocks.
    */
   async givenUp(
     webhookId: string,
@@ -390,9 +394,10 @@ export class DeliveriesRepository {
     // A phase given up in the range, unless a later run of it (a replay) was delivered since or
     // is still running; in the order the worker sends an event's phases (a replay publishes them
     // so).
-    return this.db.query(
+    const phases = DeliveryPhaseSchema.options;
+    const rows: GivenUpRow[] = await this.db.query(
       `SELECT event_id, phase, payload, seq FROM (
-         SELECT DISTINCT ON (event_id, phase) event_id, phase, payload, seq
+         SELECT DISTINCT ON (event_id, phase) event_id, phase, payload, seq, block_number
            FROM webhooks.delivery_attempts
           WHERE webhook_id = $1 AND final AND outcome <> 'success' AND NOT test
             AND payload IS NOT NULL AND ${where}
@@ -406,9 +411,17 @@ export class DeliveriesRepository {
           SELECT 1 FROM webhooks.delivery_replays r
            WHERE r.webhook_id = $1 AND r.event_id = given_up.event_id
              AND r.phase = given_up.phase AND ${replayRunning('r', `$${n + 3}`)})
-        ORDER BY event_id, array_position($${n + 2}::text[], phase)
+        ORDER BY block_number, event_id, array_position($${n + 2}::text[], phase)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
-      [webhookId, ...params, DeliveryPhaseSchema.options, replayHoldCutoff(now)],
+      [webhookId, ...params, phases, replayHoldCutoff(now)],
+    );
+    const blockOf = (row: GivenUpRow) => BigInt(row.payload.block.number);
+    return rows.sort(
+      (a, b) =>
+        Number(blockOf(a) - blockOf(b)) ||
+        compareInBlock(a.payload.raw, b.payload.raw) ||
+        (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0) ||
+        phases.indexOf(a.phase as DeliveryPhase) - phases.indexOf(b.phase as DeliveryPhase),
     );
   }
 

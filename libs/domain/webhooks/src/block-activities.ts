@@ -105,3 +105,19 @@ export function* blockActivities(block: RawBlockBody): Generator<Activity> {
   for (const tx of block.transactions) yield txActivity(tx);
   for (const receipt of block.receipts) for (const log of receipt.logs) yield logActivity(log);
 }
+
+const indexOf = (value: unknown): number =>
+  typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value) ? Number.parseInt(value, 16) : 0;
+
+/**
+ * Where an activity comes in its block, from the transaction or log the node returned (an
+ * event's `raw`), in `blockActivities`' order: the transactions by `transactionIndex`, then the
+ * logs by `logIndex`. Negative when `a` comes first. What is not a node's transaction or log
+ * (no index) sorts as its block's first.
+ */
+export function compareInBlock(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const kind = (raw: Record<string, unknown>) => (raw['logIndex'] === undefined ? 0 : 1);
+  const index = (raw: Record<string, unknown>) =>
+    indexOf(kind(raw) === 0 ? raw['transactionIndex'] : raw['logIndex']);
+  return kind(a) - kind(b) || index(a) - index(b);
+}
