@@ -11,6 +11,7 @@ import {
   entriesPage,
 } from '../src/address-lists/address-list-response.schemas';
 import { limitsResponse } from '../src/limits/limits.schemas';
+import { StatusPublisher } from '../src/status/status-publisher.service';
 import {
   createdWebhookResponse,
   rotatedWebhookResponse,
@@ -1133,6 +1134,60 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       await s.call('POST', `/webhooks/${id}/secret/rotate`, key, {});
       expect(await entryAt(4)).toMatchObject({ status: 'active', reactivated });
     } finally {
+      await nc.close();
+    }
+  });
+
+  it('a pause of a paused webhook and a resume of an active one change nothing: same answer, no history or change-feed row, nothing published to the webhook-status bucket', async () => {
+    const { key, accountId } = await s.billing.createAccount({ plan: 'starter' });
+    const id: string = (await create(key)).body.id;
+    const written = async () =>
+      (
+        await s.dataSource.query(
+          `SELECT (SELECT count(*)::int FROM webhooks.change_log WHERE account_id = $1) AS feed,
+                  (SELECT count(*)::int FROM webhooks.status_history WHERE webhook_id = $2) AS history,
+                  (SELECT published_version FROM webhooks.webhooks WHERE id = $2) AS published`,
+          [accountId, id],
+        )
+      )[0] as { feed: number; history: number; published: number };
+    const publish = jest.spyOn(s.app.get(StatusPublisher), 'publish');
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      const kv = await new Kvm(nc).open(
+        new NatsNamespace(s.natsPrefix).bucket(KvBuckets.webhookStatus.name),
+      );
+      // The entry's revision (its stream sequence) moves with every put, the same value or not.
+      const revisionAt = async (version: number) => {
+        let revision = 0;
+        await eventually(async () => {
+          const entry = await kv.get(id);
+          revision = entry?.revision ?? 0;
+          return !!entry && WebhookStatusEntrySchema.parse(entry.json()).version === version;
+        });
+        return revision;
+      };
+      for (const [action, status, version] of [
+        ['pause', 'paused', 2],
+        ['resume', 'active', 3],
+      ] as const) {
+        const first = await s.call('POST', `/webhooks/${id}/${action}`, key);
+        expect([first.status, first.body.status, first.body.version]).toEqual([
+          200,
+          status,
+          version,
+        ]);
+        const revision = await revisionAt(version);
+        const before = await written();
+        // The real publisher, called through: a repeat must not ask it to publish at all.
+        publish.mockClear();
+        const again = await s.call('POST', `/webhooks/${id}/${action}`, key);
+        expect([again.status, again.body]).toEqual([200, first.body]);
+        expect(publish).not.toHaveBeenCalled();
+        expect(await written()).toEqual(before);
+        expect((await kv.get(id))!.revision).toBe(revision);
+      }
+    } finally {
+      publish.mockRestore();
       await nc.close();
     }
   });

@@ -147,6 +147,7 @@ export class StatusService {
     // A resume decides on caps and the balance: read them fresh from billing.
     const fresh =
       trigger === 'owner_resume' ? await this.credentials.accountFacts(accountId) : null;
+    let changed = false;
     const row = await this.writes.transaction(accountId, async (m) => {
       const facts = fresh
         ? await this.accounts.lockWith(m, fresh)
@@ -162,15 +163,13 @@ export class StatusService {
               balance: balanceForResume(facts),
             }
           : {};
-      return this.apply(
-        m,
-        current,
-        trigger,
-        transition(current.status, trigger, transitionFacts),
-        'owner',
-      );
+      const result = transition(current.status, trigger, transitionFacts);
+      changed = result.kind === 'change';
+      return this.apply(m, current, trigger, result, 'owner');
     });
-    await this.publisher.publish([row.id]);
+    // A repeat (a pause of a paused webhook, a resume of an active one) changed nothing: its
+    // version was published with the change that made it (or is by the publisher's tick).
+    if (changed) await this.publisher.publish([row.id]);
     return row;
   }
 
