@@ -78,7 +78,12 @@ describe('audit-api /readyz: the label packs', () => {
     const loaded = await readyz();
     expect(loaded).toEqual({
       status: 200,
-      body: { status: 'ready', checks: expect.objectContaining({ labels: 'ok' }) },
+      body: {
+        status: 'ready',
+        checks: expect.objectContaining({ labels: 'ok' }),
+        version: expect.any(String),
+        commit: expect.any(String),
+      },
     });
   });
 

@@ -14,6 +14,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { metricValue, rpc, startGateway } from './gateway-harness';
 
+/** /readyz names the release, as /healthz (the process's own build info). */
+const RELEASE = { version: expect.any(String), commit: expect.any(String) };
+
 /**
  * Readiness is "can this pod serve at all" (ADR 0212): a network whose only node is down, or
  * NATS gone, leaves the pod in its Service, serving; both stay visible as metrics.
@@ -93,7 +96,10 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
     try {
       await gateway.runtime.natsCheckNow();
       const ready = await readyz(gateway.url);
-      expect(ready).toEqual({ status: 200, body: { status: 'ready', checks: { serving: 'ok' } } });
+      expect(ready).toEqual({
+        status: 200,
+        body: { status: 'ready', checks: { serving: 'ok' }, ...RELEASE },
+      });
 
       const served = await rpc(`${gateway.url}/${ETH}/`, blockNumber);
       expect(served.status).toBe(200);
@@ -137,6 +143,7 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
           checks: {
             serving: 'no healthy upstream for any network (eth-mainnet, polygon-mainnet)',
           },
+          ...RELEASE,
         },
       });
     } finally {
@@ -166,7 +173,7 @@ describe('rpc-gateway readiness: one network down, NATS down', () => {
       await until('nats_connected 0', async () => !(await natsConnected()));
       expect(await readyz(gateway.url)).toEqual({
         status: 200,
-        body: { status: 'ready', checks: { serving: 'ok' } },
+        body: { status: 'ready', checks: { serving: 'ok' }, ...RELEASE },
       });
       const served = await rpc(`${gateway.url}/${ETH}/`, blockNumber);
       expect(served.status).toBe(200);

@@ -60,6 +60,11 @@ describe('internal routes answer on their exact raw path only', () => {
     expect((await rawGet(port, '/metrics')).body).toMatch(/^meridian_build_info\{app="things",/m);
   });
 
+  it('/readyz names them too, beside its checks', async () => {
+    const answer = await rawGet(port, '/readyz');
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ready', checks: {}, ...buildInfo() });
+  });
+
   it.each([
     '/%6detrics',
     '/%6D%65trics',

@@ -37,12 +37,14 @@ export class HealthController {
   async readyz(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     requireExactPath(request, '/readyz');
     const report = await this.readiness.report();
+    // The release beside the checks, as /healthz: a rollout's pod that stays not ready is told
+    // from the old ones by what it answers.
     await reply
       .status(report.ready ? 200 : 503)
       .send(
         report.ready
-          ? { status: 'ready', checks: report.checks }
-          : { status: 'not_ready', failing: report.failing, checks: report.checks },
+          ? { status: 'ready', checks: report.checks, ...buildInfo() }
+          : { status: 'not_ready', failing: report.failing, checks: report.checks, ...buildInfo() },
       );
   }
 
