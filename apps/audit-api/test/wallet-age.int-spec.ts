@@ -1,6 +1,7 @@
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { startAnvil, type AnvilInstance } from '@meridian/testing';
 import { gatherWalletEvidence, type EvidenceOptions } from '../src/evidence/wallet-evidence';
+import { devnetRpc } from './support/devnet';
 
 // anvil account 2 (a funded default account: anvil signs for it).
 const FUNDER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -27,17 +28,7 @@ describe('audit evidence: a wallet first seen when it was funded, not when it fi
 
   afterAll(() => anvil?.stop());
 
-  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
-    const answer = (await (
-      await fetch(anvil.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-    ).json()) as { result?: unknown; error?: unknown };
-    expect(answer.error).toBeUndefined();
-    return answer.result;
-  };
+  const rpc = (method: string, params: unknown[]) => devnetRpc(anvil.url, method, params);
   /** Sends `from` → `to` (value in wei) and returns the time of the block it was mined in. */
   const send = async (from: string, to: string, value: bigint): Promise<Date> => {
     const hash = (await rpc('eth_sendTransaction', [

@@ -8,7 +8,7 @@ import {
 import { ROUTE_ERRORS } from '../src/common/route-errors';
 import { loadOneLabel, startAuditApp, type AuditTestApp } from './support/audit-app';
 import { startBillingLedger, type RunningBillingLedger } from './support/billing-ledger.process';
-import { fixture } from './support/devnet';
+import { devnetRpc, fixture } from './support/devnet';
 
 // An OFAC SDN address (LAZARUS GROUP) in the ultrasoundmoney pack, as published (EIP-55).
 const SANCTIONED = '0x098B716B8Aaf21512996dC57EB0615e2383E2f96';
@@ -42,17 +42,7 @@ describe('audit API: wallet risk and wallet audit (real billing-ledger, anvil as
 
   const tick = () => clock.advance(2_000);
   /** A JSON-RPC call to anvil that must succeed. */
-  const rpc = async (method: string, params: unknown[]) => {
-    const answer = (await (
-      await fetch(anvil.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-    ).json()) as { result?: unknown; error?: unknown };
-    expect(answer.error).toBeUndefined();
-    return answer.result;
-  };
+  const rpc = (method: string, params: unknown[]) => devnetRpc(anvil.url, method, params);
 
   it('rejects missing and unknown keys with 401 and a key without the audit scope with 403', async () => {
     const none = await audit.post('/v1/wallet-audit/check', { network: 'ETH', address: FRESH });

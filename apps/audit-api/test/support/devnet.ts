@@ -13,6 +13,23 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import fixtures from '../fixtures/contracts/artifacts.json';
 
+/**
+ * A JSON-RPC call to the devnet that must succeed (anvil's own methods included: impersonation,
+ * time): its error is thrown, naming the method.
+ */
+export async function devnetRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const answer = (await (
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+  ).json()) as { result?: unknown; error?: unknown };
+  if (answer.error !== undefined)
+    throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
 /** anvil's first default account (public test mnemonic). */
 export const DEPLOYER_KEY =
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex;
