@@ -8,7 +8,6 @@ import type { Clock } from '@meridian/time';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { matcherOpenApiController } from './http/openapi';
-import { noQuery, parseQuery } from './http/validation';
 import { testDeliveryLimits } from './webhooks/test-delivery-limits';
 import { AccountChangesConsumer } from './account-changes/account-changes.consumer';
 import { AccountWrites } from './accounts/account-writes';
@@ -52,12 +51,6 @@ export interface MatcherOverrides {
   clock?: Clock;
   credentials?: CredentialSource;
 }
-
-/**
- * The matcher's answer to a query string on a route that declares none (the platform's
- * UndeclaredQueryInterceptor): its own `parseQuery`, `details.path` `(query)` as its other 400s.
- */
-export const matcherNoQueryCheck = (query: unknown) => parseQuery(noQuery, query);
 
 /** Every REST controller (limits before :id routes); /openapi.json describes exactly these. */
 export const REST_CONTROLLERS = [
@@ -108,7 +101,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
-        ...undeclaredQueryProviders(matcherNoQueryCheck),
+        ...undeclaredQueryProviders(),
         {
           provide: CREDENTIAL_SOURCE,
           inject: [JetStreamConsumers, Registry],

@@ -241,11 +241,11 @@ describe('delivery log: event summary, filters, rate-limited drops', () => {
     ['tx_hash=0xabc', 'query.tx_hash'],
     ['block_number=-1', 'query.block_number'],
     ['block_number=0xzz', 'query.block_number'],
-    // The controller's own check (deliveries.controller.ts), not the schema's.
-    ['since=2026-12-02T10:00:00Z&until=2026-12-02T09:00:00Z', 'since'],
+    // The controller's own check (deliveries.controller.ts), not the schema's: the same form.
+    ['since=2026-12-02T10:00:00Z&until=2026-12-02T09:00:00Z', 'query.since'],
   ])('a bad filter %s answers 400 invalid_query naming %s', async (query, path) => {
     const answer = await log(query);
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: 'invalid_query', path });
+    expect(answer.body).toMatchObject({ error: 'invalid_query', location: 'query', path });
   });
 });

@@ -36,7 +36,8 @@ describe('webhooks only on the networks the deployment indexes (NETWORKS)', () =
           message:
             `network ${network} is not indexed by this deployment, so its webhooks would never ` +
             'fire; webhooks are served on eth-mainnet, polygon-mainnet',
-          path: 'network',
+          location: 'body',
+          path: 'body.network',
           networks: SERVED,
           request_id: expect.any(String),
         },

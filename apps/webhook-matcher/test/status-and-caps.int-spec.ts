@@ -171,20 +171,21 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     // A list twice in one list_refs is refused, not counted once (QA: [t, t, big] was counted
     // 100,001 and 11 references to one list passed the 10-list cap).
     const duplicate = (answer: { status: number; body: Record<string, unknown> }, path: string) =>
-      expect([answer.status, answer.body.error, answer.body.path]).toEqual([
+      expect([answer.status, answer.body.error, answer.body.location, answer.body.path]).toEqual([
         400,
         'duplicate_list_ref',
+        'body',
         path,
       ]);
     const twice = await create(key, {
       addresses: [],
       list_refs: [lists[1], lists[1], big.body.id],
     });
-    duplicate(twice, 'list_refs[1]');
+    duplicate(twice, 'body.list_refs[1]');
     expect(twice.body.list_id).toBe(lists[1]);
     duplicate(
       await create(key, { addresses: [], list_refs: Array(11).fill(lists[2]) }),
-      'list_refs[1]',
+      'body.list_refs[1]',
     );
     // One list in two leaves is two references, each counted (no de-duplication): 2 × 60,000.
     const twoLeaves = await create(key, {
@@ -221,7 +222,7 @@ describe('status machine and plan caps through the API (real billing-ledger plan
     const patched = await s.call('PATCH', `/webhooks/${first.body.id}`, key, {
       filters: { not: { address: { list_refs: [lists[4], lists[4]] } } },
     });
-    duplicate(patched, 'filters.not.address.list_refs[1]');
+    duplicate(patched, 'body.filters.not.address.list_refs[1]');
     expect((await s.call('GET', `/webhooks/${first.body.id}`, key)).body.version).toBe(
       first.body.version,
     );

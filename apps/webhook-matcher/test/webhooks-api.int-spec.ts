@@ -98,6 +98,11 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     ]) {
       const refused = await s.call('PATCH', `/webhooks/${third.body.id}`, key, field);
       expect([refused.status, refused.body.error]).toEqual([400, 'immutable_field']);
+      // Located in the house form, as a refusal of the body's schema is.
+      expect([refused.body.location, refused.body.path]).toEqual([
+        'body',
+        `body.${Object.keys(field)[0]}`,
+      ]);
     }
   });
 
@@ -105,14 +110,14 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     const { key } = await s.billing.createAccount({ plan: 'starter' });
     const cases: Array<[Record<string, unknown> | string, number, string, string?]> = [
       [{ bogus: 1 }, 400, 'malformed_body'],
-      [{ addresses: ['0x123'] }, 400, 'invalid_address', 'addresses[0]'],
+      [{ addresses: ['0x123'] }, 400, 'invalid_address', 'body.addresses[0]'],
       [
         { addresses: [], filters: { any: [{ address: { in: [address(1), 'nope'] } }] } },
         400,
         'invalid_address',
-        'filters.any[0].address.in[1]',
+        'body.filters.any[0].address.in[1]',
       ],
-      [{ target_url: 'http://hooks.example.com/' }, 400, 'target_url_not_https'],
+      [{ target_url: 'http://hooks.example.com/' }, 400, 'target_url_not_https', 'body.target_url'],
       [{ target_url: 'https://10.1.2.3/' }, 400, 'target_url_private_address'],
       [{ target_url: 'https://0x0a.1.2.3/' }, 400, 'target_url_private_address'],
       [{ target_url: 'https://[::ffff:192.168.0.1]/' }, 400, 'target_url_private_address'],
@@ -121,12 +126,13 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       [{ target_url: 'https://svc.internal/' }, 400, 'target_url_reserved_name'],
       [{ target_url: 'https://a.com:0/' }, 400, 'target_url_invalid'],
       [{ target_url: 'https://a.com:99999/' }, 400, 'target_url_invalid'],
-      [{ network: 'sui-mainnet' }, 400, 'unsupported_network'],
-      // A body or query its schema refuses is named with its part (platform-http).
+      [{ network: 'sui-mainnet' }, 400, 'unsupported_network', 'body.network'],
+      // A body or query its schema refuses is named with its part (platform-http), and so is
+      // what the matcher's own rules refuse (above): one form, `location` and `path`.
       [{ confirm_depth: 1 }, 400, 'malformed_body', 'body.confirm_depth'],
       [{ confirm_depth: 97 }, 400, 'malformed_body'],
       [{ phases: ['removed'] }, 400, 'malformed_body'],
-      [{ list_refs: ['al_' + 'a'.repeat(24)] }, 400, 'unknown_address_list'],
+      [{ list_refs: ['al_' + 'a'.repeat(24)] }, 400, 'unknown_address_list', 'body.list_refs'],
       ['{"network":', 400, 'malformed_body'],
     ];
     for (const [body, status, code, path] of cases) {
@@ -134,10 +140,10 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
         typeof body === 'string'
           ? await s.call('POST', '/webhooks', key, body)
           : await create(key, body);
-      expect([answer.status, answer.body.error, path ?? null]).toEqual([
+      expect([answer.status, answer.body.error, path ? `body ${path}` : null]).toEqual([
         status,
         code,
-        path === undefined ? null : answer.body.path,
+        path === undefined ? null : `${answer.body.location} ${answer.body.path}`,
       ]);
       expect(typeof answer.body.request_id).toBe('string');
     }
@@ -179,7 +185,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
             depth,
             400,
             'filter_too_deep',
-            'filters' + step.repeat(8),
+            'body.filters' + step.repeat(8),
           ]);
       }
     }
@@ -397,6 +403,8 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       { 'if-match': '3' },
     );
     expect([malformed.status, malformed.body.error]).toEqual([400, 'invalid_if_match']);
+    // Located as platform-http locates a refused header (Idempotency-Key): the house form.
+    expect([malformed.body.location, malformed.body.path]).toEqual(['headers', 'headers.if-match']);
     expect(
       (await s.call('DELETE', `/webhooks/${id}`, key, undefined, { 'if-match': 'nope' })).body
         .error,
@@ -669,7 +677,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([bad.status, bad.body.error, bad.body.path]).toEqual([
       400,
       'invalid_address',
-      'addresses[1]',
+      'body.addresses[1]',
     ]);
     const page = await s.call('GET', `/address-lists/${list.body.id}/entries?limit=2`, key);
     expect(page.body.items).toEqual([address(1), address(2)]);
@@ -708,13 +716,13 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     const LOWER = RIGHT.toLowerCase();
     const UPPER = `0x${RIGHT.slice(2).toUpperCase()}`;
     const refusals: Array<[Record<string, unknown>, string]> = [
-      [{ addresses: [address(1), TYPO] }, 'addresses[1]'],
+      [{ addresses: [address(1), TYPO] }, 'body.addresses[1]'],
       [
         {
           addresses: [],
           filters: { any: [{ address: { in: [RIGHT] } }, { address: { in: [TYPO] } }] },
         },
-        'filters.any[1].address.in[0]',
+        'body.filters.any[1].address.in[0]',
       ],
       [
         {
@@ -722,7 +730,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
           addresses: [],
           filters: { all: [{ address: { in: [RIGHT] } }, { contract: { in: [TYPO] } }] },
         },
-        'filters.all[1].contract.in[0]',
+        'body.filters.all[1].contract.in[0]',
       ],
     ];
     for (const [body, path] of refusals) {
@@ -743,7 +751,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([patch.status, patch.body.error, patch.body.path]).toEqual([
       400,
       'invalid_address_checksum',
-      'addresses[0]',
+      'body.addresses[0]',
     ]);
     expect((await s.call('GET', `/webhooks/${hook.body.id}`, key)).body.version).toBe(1);
 
@@ -754,7 +762,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([refusedList.status, refusedList.body.error, refusedList.body.path]).toEqual([
       400,
       'invalid_address_checksum',
-      'addresses[1]',
+      'body.addresses[1]',
     ]);
     expect((await s.call('GET', '/address-lists', key)).body.items).toEqual([]);
     const list = await s.call('POST', '/address-lists', key, {
@@ -769,12 +777,13 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect(add.status).toBe(400);
     expect(add.body).toMatchObject({
       error: 'invalid_address_checksum',
-      path: 'addresses[1]',
+      location: 'body',
+      path: 'body.addresses[1]',
       expected: RIGHT,
       refused: [
-        { path: 'addresses[1]', error: 'invalid_address_checksum', expected: RIGHT },
-        { path: 'addresses[2]', error: 'invalid_address' },
-        { path: 'addresses[4]', error: 'invalid_address_checksum', expected: RIGHT },
+        { path: 'body.addresses[1]', error: 'invalid_address_checksum', expected: RIGHT },
+        { path: 'body.addresses[2]', error: 'invalid_address' },
+        { path: 'body.addresses[4]', error: 'invalid_address_checksum', expected: RIGHT },
       ],
       refused_total: 3,
     });
@@ -876,16 +885,16 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([malformed.status, malformed.body.error, malformed.body.path]).toEqual([
       400,
       'invalid_tx_hash',
-      'filters.any[0].tx_hash.in[1]',
+      'body.filters.any[0].tx_hash.in[1]',
     ]);
     expect(malformed.body.message).toContain('0xnot-a-hash');
-    expect(malformed.body.message).toContain('filters.any[0].tx_hash.in[1]');
+    expect(malformed.body.message).toContain('body.filters.any[0].tx_hash.in[1]');
     // A hash one byte short is no hash either (checked in every trigger type).
     const short = await create(key, { filters: { tx_hash: { in: [txHash(1).slice(0, -2)] } } });
     expect([short.status, short.body.error, short.body.path]).toEqual([
       400,
       'invalid_tx_hash',
-      'filters.tx_hash.in[0]',
+      'body.filters.tx_hash.in[0]',
     ]);
     for (const body of [
       // Addresses only (the shorthand), no filter tree at all.
@@ -904,7 +913,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       expect([answer.status, answer.body.error, answer.body.path]).toEqual([
         400,
         'tx_hash_required',
-        'filters',
+        'body.filters',
       ]);
     }
     const hashes = (from: number) => Array.from({ length: 600 }, (_, i) => txHash(from + i));
@@ -916,7 +925,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
     expect([tooMany.status, tooMany.body.error, tooMany.body.path]).toEqual([
       400,
       'filter_too_large',
-      'filters.any[1].tx_hash.in[400]',
+      'body.filters.any[1].tx_hash.in[400]',
     ]);
     expect((await s.call('GET', '/webhooks', key)).body.items).toEqual([]);
   });
@@ -939,7 +948,7 @@ describe('webhook management API (real billing-ledger, Postgres, NATS)', () => {
       expect([answer.status, answer.body.error, answer.body.path]).toEqual([
         400,
         'tx_hash_required',
-        'filters',
+        'body.filters',
       ]);
     }
     const after = (await s.call('GET', `/webhooks/${hook.body.id}`, key)).body;

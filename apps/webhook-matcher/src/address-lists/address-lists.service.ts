@@ -31,7 +31,7 @@ const listNotFound = () => new DomainError('not_found', 'not_found', 'no such ad
  * collapse; a refused entry refuses the request, the 400 naming every refused one.
  */
 const normalizeAll = (addresses: readonly string[]): string[] =>
-  normalizeAddresses(addresses, 'addresses');
+  normalizeAddresses(addresses, 'body.addresses');
 
 @Injectable()
 export class AddressListsService {

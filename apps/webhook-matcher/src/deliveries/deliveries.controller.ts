@@ -17,6 +17,7 @@ import { ReplayService } from './replay.service';
 import { ApiRoute } from '@meridian/platform-http/openapi';
 import { ROUTE_ERRORS } from '../http/route-errors';
 import { DomainError } from '@meridian/errors';
+import { refusedAt } from '@meridian/webhooks';
 
 /** The attempt log, stats and replay of one webhook (someone else's id answers 404). */
 @Controller('api/v1/webhooks')
@@ -49,7 +50,7 @@ export class DeliveriesController {
     const q = parseQuery(deliveriesQuery, query);
     if (q.since && q.until && q.since > q.until)
       throw new DomainError('invalid_query', 'invalid', 'query: since is after until', {
-        details: { path: 'since' },
+        details: refusedAt('query.since'),
       });
     const row = await this.webhooks.get(accountId, checkId('wh', id));
     const filter = {

@@ -38,7 +38,8 @@ describe('If-Match (RFC 9110 §13.1.1) on a webhook', () => {
       expect(error).toBeInstanceOf(DomainError);
       expect(error.code).toBe('invalid_if_match');
       expect(error.kind).toBe('invalid');
-      expect(error.details).toEqual({ path: 'If-Match' });
+      // The house form of a refused header (as platform-http's Idempotency-Key refusal).
+      expect(error.details).toEqual({ location: 'headers', path: 'headers.if-match' });
     },
   );
 

@@ -1,5 +1,6 @@
 import { DomainError } from '@meridian/errors';
 import { z } from 'zod';
+import { refusedAt } from '@meridian/webhooks';
 
 /**
  * Optimistic concurrency on one webhook (ADR 0404): every answer carrying one webhook has
@@ -65,7 +66,7 @@ export function checkIfMatch(ifMatch: IfMatch | null, currentVersion: number): v
 
 const invalidIfMatch = (expected: string) =>
   new DomainError('invalid_if_match', 'invalid', `If-Match: expected ${expected}`, {
-    details: { path: 'If-Match' },
+    details: refusedAt('headers.if-match'),
   });
 
 /** `/openapi.json`: the request header PATCH and DELETE of a webhook read. */

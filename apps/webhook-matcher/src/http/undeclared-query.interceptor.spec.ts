@@ -5,7 +5,7 @@ import { isDomainError } from '@meridian/errors';
 import { UndeclaredQueryInterceptor } from '@meridian/platform-http';
 import { declaredRoutes } from '@meridian/platform-http/openapi';
 import { of } from 'rxjs';
-import { REST_CONTROLLERS, matcherNoQueryCheck } from '../app.module';
+import { REST_CONTROLLERS } from '../app.module';
 
 const contextOf = (handler: unknown, query: Record<string, unknown>) =>
   ({
@@ -17,10 +17,8 @@ const next: CallHandler = { handle: () => of('handled') };
 
 const answerOf = (handler: unknown, query: Record<string, unknown>) => {
   try {
-    new UndeclaredQueryInterceptor(new Reflector(), matcherNoQueryCheck).intercept(
-      contextOf(handler, query),
-      next,
-    );
+    // The platform's own check, as the app module installs it (`undeclaredQueryProviders()`).
+    new UndeclaredQueryInterceptor(new Reflector()).intercept(contextOf(handler, query), next);
     return 'passed';
   } catch (error) {
     if (!isDomainError(error)) throw error;

@@ -18,6 +18,3 @@ export const OWN_QUERY_CODES: Readonly<Record<string, string>> = {
 /** The platform's `parseQuery`, with the matcher's own codes of `cursor` and `prefix`. */
 export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> =>
   parsePlatformQuery(schema, query, OWN_QUERY_CODES);
-
-/** The query of a route that declares none (`@ApiRoute` without `query`): it takes no parameter. */
-export const noQuery = z.strictObject({});

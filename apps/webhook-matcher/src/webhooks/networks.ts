@@ -1,5 +1,6 @@
 import { DomainError, quoteInput } from '@meridian/errors';
 import { NETWORK_KEYS, type NetworkKey } from '@meridian/networks';
+import { refusedAt } from '@meridian/webhooks';
 
 export const WEBHOOK_CHAINS = ['ethereum', 'polygon', 'opbnb'] as const;
 export type WebhookChain = (typeof WEBHOOK_CHAINS)[number];
@@ -46,16 +47,14 @@ export function chainAndNetwork(
       (NETWORK_KEYS as readonly string[]).includes(network)
         ? `webhooks are not offered on ${network}`
         : `unknown network ${quoteInput(network)}; one of ${served(servedNetworks)}`,
-      { details: { path: 'network' } },
+      { details: refusedAt('body.network') },
     );
   if (chain !== undefined && chain !== expected)
     throw new DomainError(
       'invalid_chain',
       'invalid',
       `network ${network} is on chain ${expected}`,
-      {
-        details: { path: 'chain' },
-      },
+      { details: refusedAt('body.chain') },
     );
   checkNetworkServed(network, servedNetworks);
   return { chain: expected, network };
@@ -72,6 +71,6 @@ export function checkNetworkServed(network: string, servedNetworks: readonly Net
       'invalid',
       `network ${network} is not indexed by this deployment, so its webhooks would never fire; ` +
         `webhooks are served on ${served(servedNetworks)}`,
-      { details: { path: 'network', networks: [...servedNetworks] } },
+      { details: { ...refusedAt('body.network'), networks: [...servedNetworks] } },
     );
 }

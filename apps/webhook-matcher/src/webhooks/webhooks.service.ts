@@ -17,6 +17,7 @@ import {
   PHASES,
   planRotation,
   refusalWithoutPlan,
+  refusedAt,
   transition,
   webhookNotFound,
   type NormalizedFilter,
@@ -245,9 +246,7 @@ export class WebhooksService {
         'unknown_address_list',
         'invalid',
         `no address list ${quoteInput(unknown)} in this account`,
-        {
-          details: { path: 'list_refs', list_id: unknown },
-        },
+        { details: { ...refusedAt('body.list_refs'), list_id: unknown } },
       );
   }
 
@@ -292,9 +291,7 @@ export class WebhooksService {
             'immutable_field',
             'invalid',
             `${field} cannot be changed; create a new webhook`,
-            {
-              details: { path: field },
-            },
+            { details: refusedAt(`body.${field}`) },
           );
       }
       // A webhook made before the deployment stopped indexing its network: updating it is

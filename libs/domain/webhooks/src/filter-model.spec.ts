@@ -24,8 +24,10 @@ const errorOf = (input: FilterInput): { code: string; path: unknown } => {
   try {
     normalizeFilter(input);
   } catch (error) {
-    if (isDomainError(error)) return { code: error.code, path: error.details?.['path'] };
-    throw error;
+    if (!isDomainError(error)) throw error;
+    // Every refusal of the filter is located in the house form: the body, the path from it.
+    expect(error.details?.['location']).toBe('body');
+    return { code: error.code, path: error.details?.['path'] };
   }
   throw new Error('accepted');
 };
@@ -67,55 +69,63 @@ describe('normalizeFilter', () => {
   });
 
   it.each([
-    [{}, 'filter_required', 'filters'],
-    [{ addresses: ['0x12'] }, 'invalid_address', 'addresses[0]'],
-    [{ addresses: [A, 'zz'] }, 'invalid_address', 'addresses[1]'],
-    [{ addresses: [A, A_TYPO] }, 'invalid_address_checksum', 'addresses[1]'],
-    [{ addresses: [README_TYPO] }, 'invalid_address_checksum', 'addresses[0]'],
+    [{}, 'filter_required', 'body.filters'],
+    [{ addresses: ['0x12'] }, 'invalid_address', 'body.addresses[0]'],
+    [{ addresses: [A, 'zz'] }, 'invalid_address', 'body.addresses[1]'],
+    [{ addresses: [A, A_TYPO] }, 'invalid_address_checksum', 'body.addresses[1]'],
+    [{ addresses: [README_TYPO] }, 'invalid_address_checksum', 'body.addresses[0]'],
     [
       { filters: { any: [{ address: { in: [A] } }, { address: { in: [B, A_TYPO] } }] } },
       'invalid_address_checksum',
-      'filters.any[1].address.in[1]',
+      'body.filters.any[1].address.in[1]',
     ],
     [
       { filters: { all: [{ address: { in: [A] } }, { contract: { in: [A_TYPO] } }] } },
       'invalid_address_checksum',
-      'filters.all[1].contract.in[0]',
+      'body.filters.all[1].contract.in[0]',
     ],
-    [{ list_refs: ['nope'] }, 'invalid_list_ref', 'list_refs[0]'],
+    [{ list_refs: ['nope'] }, 'invalid_list_ref', 'body.list_refs[0]'],
     [
       { filters: { any: [{ address: { in: [A] } }, { address: { in: [A, '0xzz'] } }] } },
       'invalid_address',
-      'filters.any[1].address.in[1]',
+      'body.filters.any[1].address.in[1]',
     ],
-    [{ filters: { all: [{ address: {} }] } }, 'invalid_filter', 'filters.all[0].address'],
+    [{ filters: { all: [{ address: {} }] } }, 'invalid_filter', 'body.filters.all[0].address'],
     [
       { filters: { all: [{ address: { in: [A] }, contract: { in: [A] } }] } },
       'invalid_filter',
-      'filters.all[0]',
+      'body.filters.all[0]',
     ],
-    [{ filters: { any: [{ bogus: 1 }] } }, 'invalid_filter', 'filters.any[0]'],
-    [{ filters: { all: [] } }, 'invalid_filter', 'filters.all'],
-    [{ filters: { topic: { position: 4, in: [T] } } }, 'invalid_filter', 'filters.topic.position'],
-    [{ filters: { topic: { position: 1, in: ['0x1'] } } }, 'invalid_topic', 'filters.topic.in[0]'],
-    [{ filters: nest(9) }, 'filter_too_deep', 'filters.not.not.not.not.not.not.not.not'],
+    [{ filters: { any: [{ bogus: 1 }] } }, 'invalid_filter', 'body.filters.any[0]'],
+    [{ filters: { all: [] } }, 'invalid_filter', 'body.filters.all'],
+    [
+      { filters: { topic: { position: 4, in: [T] } } },
+      'invalid_filter',
+      'body.filters.topic.position',
+    ],
+    [
+      { filters: { topic: { position: 1, in: ['0x1'] } } },
+      'invalid_topic',
+      'body.filters.topic.in[0]',
+    ],
+    [{ filters: nest(9) }, 'filter_too_deep', 'body.filters.not.not.not.not.not.not.not.not'],
     [
       { filters: { any: Array.from({ length: 256 }, () => ({ address: { in: [A] } })) } },
       'filter_too_large',
-      'filters.any[255]',
+      'body.filters.any[255]',
     ],
     [
       { filters: { tx_hash: { in: [H, '0x' + 'e'.repeat(63)] } } },
       'invalid_tx_hash',
-      'filters.tx_hash.in[1]',
+      'body.filters.tx_hash.in[1]',
     ],
     [
       { filters: { any: [{ address: { in: [A] } }, { tx_hash: { in: [A] } }] } },
       'invalid_tx_hash',
-      'filters.any[1].tx_hash.in[0]',
+      'body.filters.any[1].tx_hash.in[0]',
     ],
-    [{ filters: { tx_hash: { in: [] } } }, 'invalid_filter', 'filters.tx_hash.in'],
-    [{ filters: { tx_hash: { in: [H], dir: 'in' } } }, 'invalid_filter', 'filters.tx_hash'],
+    [{ filters: { tx_hash: { in: [] } } }, 'invalid_filter', 'body.filters.tx_hash.in'],
+    [{ filters: { tx_hash: { in: [H], dir: 'in' } } }, 'invalid_filter', 'body.filters.tx_hash'],
     [
       {
         filters: {
@@ -126,26 +136,26 @@ describe('normalizeFilter', () => {
         },
       },
       'filter_too_large',
-      'filters.any[1].tx_hash.in[400]',
+      'body.filters.any[1].tx_hash.in[400]',
     ],
     [
       { filters: { tx_hash: { in: Array.from({ length: 1_001 }, () => H) } } },
       'filter_too_large',
-      'filters.tx_hash.in[1000]',
+      'body.filters.tx_hash.in[1000]',
     ],
-    [{ trigger_type: 'tx_confirmation', addresses: [A] }, 'tx_hash_required', 'filters'],
+    [{ trigger_type: 'tx_confirmation', addresses: [A] }, 'tx_hash_required', 'body.filters'],
     [
       {
         trigger_type: 'tx_confirmation',
         filters: { any: [{ tx_hash: { in: [H] } }, { address: { in: [A] } }] },
       },
       'tx_hash_required',
-      'filters',
+      'body.filters',
     ],
     [
       { trigger_type: 'tx_confirmation', filters: { not: { tx_hash: { in: [H] } } } },
       'tx_hash_required',
-      'filters',
+      'body.filters',
     ],
   ])('case %# → %s', (input, code, path) => {
     expect(errorOf(input as FilterInput)).toEqual({ code, path });
@@ -204,10 +214,10 @@ describe('normalizeFilter', () => {
     );
 
   it.each([
-    ['not', 1_000, '{"not":', '}', 'filters' + '.not'.repeat(8)],
-    ['not', 100_000, '{"not":', '}', 'filters' + '.not'.repeat(8)],
-    ['all', 1_000, '{"all":[', ']}', 'filters' + '.all[0]'.repeat(8)],
-    ['any', 200_000, '{"any":[', ']}', 'filters' + '.any[0]'.repeat(8)],
+    ['not', 1_000, '{"not":', '}', 'body.filters' + '.not'.repeat(8)],
+    ['not', 100_000, '{"not":', '}', 'body.filters' + '.not'.repeat(8)],
+    ['all', 1_000, '{"all":[', ']}', 'body.filters' + '.all[0]'.repeat(8)],
+    ['any', 200_000, '{"any":[', ']}', 'body.filters' + '.any[0]'.repeat(8)],
   ])('a %s chain %i deep is filter_too_deep, before any recursive parse', (_k, d, o, c, path) => {
     expect(errorOf({ filters: deep(d, o, c) })).toEqual({ code: 'filter_too_deep', path });
   });
@@ -216,13 +226,16 @@ describe('normalizeFilter', () => {
     const filters = { any: [{ address: { in: [A] } }, nest(8), { not: nest(7) }] };
     expect(errorOf({ filters })).toEqual({
       code: 'filter_too_deep',
-      path: 'filters.any[1]' + '.not'.repeat(7),
+      path: 'body.filters.any[1]' + '.not'.repeat(7),
     });
   });
 
   it('a node list wider than the schema allows is filter_too_large, not a schema error', () => {
     const filters = { all: Array.from({ length: 300 }, () => ({ address: { in: [A] } })) };
-    expect(errorOf({ filters })).toEqual({ code: 'filter_too_large', path: 'filters.all[255]' });
+    expect(errorOf({ filters })).toEqual({
+      code: 'filter_too_large',
+      path: 'body.filters.all[255]',
+    });
   });
 
   it('counts any number of inline addresses and list references: their limits are plan caps (409), not shape errors', () => {
@@ -240,17 +253,17 @@ describe('normalizeFilter', () => {
   });
 
   it.each([
-    ['the shorthand', { list_refs: [L, L, L2] }, 'list_refs[1]', L],
+    ['the shorthand', { list_refs: [L, L, L2] }, 'body.list_refs[1]', L],
     [
       'a leaf',
       { filters: { address: { dir: 'in', list_refs: [L, L2, L2] } } },
-      'filters.address.list_refs[2]',
+      'body.filters.address.list_refs[2]',
       L2,
     ],
     [
       'a nested leaf',
       { filters: { not: { address: { list_refs: Array(11).fill(L) } } } },
-      'filters.not.address.list_refs[1]',
+      'body.filters.not.address.list_refs[1]',
       L,
     ],
   ])(
@@ -294,7 +307,7 @@ describe('EVM addresses in any case (ADR 0403)', () => {
   it('accepts all lower, all upper and a right checksum, storing lower case', () => {
     const f = normalizeFilter({ addresses: [lower, upper, A] });
     expect(f.addresses).toEqual([lower, lower, lower]);
-    expect(normalizeAddresses([lower, upper, A, B], 'addresses')).toEqual([lower, B]);
+    expect(normalizeAddresses([lower, upper, A, B], 'body.addresses')).toEqual([lower, B]);
   });
 
   it('names the address checksummed in a wrong checksum refusal', () => {
@@ -305,7 +318,8 @@ describe('EVM addresses in any case (ADR 0403)', () => {
       if (!isDomainError(error)) throw error;
       expect(error.kind).toBe('invalid');
       expect(error.details).toEqual({
-        path: 'addresses[0]',
+        location: 'body',
+        path: 'body.addresses[0]',
         expected: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       });
       expect(error.message).toContain('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
@@ -314,19 +328,20 @@ describe('EVM addresses in any case (ADR 0403)', () => {
 
   it('a bulk change refuses all, with the first refused entry and every one listed', () => {
     try {
-      normalizeAddresses([B, A_TYPO, A, 'zz', README_TYPO], 'addresses');
+      normalizeAddresses([B, A_TYPO, A, 'zz', README_TYPO], 'body.addresses');
       throw new Error('accepted');
     } catch (error) {
       if (!isDomainError(error)) throw error;
       expect(error.code).toBe('invalid_address_checksum');
       expect(error.details).toEqual({
-        path: 'addresses[1]',
+        location: 'body',
+        path: 'body.addresses[1]',
         expected: A,
         refused: [
-          { path: 'addresses[1]', error: 'invalid_address_checksum', expected: A },
-          { path: 'addresses[3]', error: 'invalid_address' },
+          { path: 'body.addresses[1]', error: 'invalid_address_checksum', expected: A },
+          { path: 'body.addresses[3]', error: 'invalid_address' },
           {
-            path: 'addresses[4]',
+            path: 'body.addresses[4]',
             error: 'invalid_address_checksum',
             expected: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
           },
@@ -340,13 +355,13 @@ describe('EVM addresses in any case (ADR 0403)', () => {
     try {
       normalizeAddresses(
         Array.from({ length: 150 }, () => 'zz'),
-        'addresses',
+        'body.addresses',
       );
       throw new Error('accepted');
     } catch (error) {
       if (!isDomainError(error)) throw error;
       expect(error.code).toBe('invalid_address');
-      expect(error.details?.['path']).toBe('addresses[0]');
+      expect(error.details?.['path']).toBe('body.addresses[0]');
       expect(error.details?.['refused']).toHaveLength(100);
       expect(error.details?.['refused_total']).toBe(150);
     }

@@ -107,8 +107,20 @@ export interface NormalizedFilter {
   readonly listReferences: readonly string[];
 }
 
+/**
+ * `details` of a refusal in the house form, as platform-http's 400s give them (`issueWhere`):
+ * `path` from the part of the request (`body.filters.any[0]`, `query.since`, `headers.if-match`)
+ * and that part as `location`. Here rather than in platform-http so that this lib (a domain lib
+ * uses only domain libs) and webhook-matcher's schemas, which the dashboard's browser build
+ * reads, use it too. Every path of this file starts with `body`.
+ */
+export const refusedAt = (path: string): { location: string; path: string } => ({
+  location: /^[^.[]*/.exec(path)![0],
+  path,
+});
+
 const invalid = (code: string, path: string, message: string) =>
-  new DomainError(code, 'invalid', `${path}: ${message}`, { details: { path } });
+  new DomainError(code, 'invalid', `${path}: ${message}`, { details: refusedAt(path) });
 
 function pathOf(base: string, segments: readonly PropertyKey[]): string {
   let out = base;
@@ -146,7 +158,7 @@ function addressError(
     'invalid',
     `${path}: ${quoteInput(value)} has mixed case but a wrong EIP-55 checksum (a typo?); ` +
       `checksummed it is ${evm.expected}, or give it all lower case`,
-    { details: { path, expected: evm.expected } },
+    { details: { ...refusedAt(path), expected: evm.expected } },
   );
 }
 
@@ -164,7 +176,8 @@ export const MAX_REFUSED_LISTED = 100;
  * Every address of a bulk change (an address list's create, add, replace or remove) → lower case,
  * duplicates collapsed; or one 400 for the first refused entry (its code, message and `path`, as
  * `normalizeAddress`) that also lists every refused entry (`refused`, at most
- * MAX_REFUSED_LISTED, `refused_total`), so a pasted file's typos show in one answer.
+ * MAX_REFUSED_LISTED, `refused_total`), so a pasted file's typos show in one answer. `base`: the
+ * list's path from the body (`body.addresses`), as every path here.
  */
 export function normalizeAddresses(values: readonly string[], base: string): string[] {
   const out = new Set<string>();
@@ -208,7 +221,7 @@ function normalizeListRef(value: string, path: string): string {
  * structural keys are followed and at most MAX_FILTER_NODES + 1 nodes are counted whatever the
  * body holds; anything of the wrong shape is left for the schema to report.
  */
-export function checkFilterBounds(raw: unknown, base = 'filters'): void {
+export function checkFilterBounds(raw: unknown, base = 'body.filters'): void {
   const stack: Array<{ node: unknown; path: string; depth: number }> = [
     { node: raw, path: base, depth: 1 },
   ];
@@ -257,7 +270,7 @@ function referenceLists(state: WalkState, lists: readonly string[], path: string
         'duplicate_list_ref',
         'invalid',
         `${path}[${i}]: address list ${list} is already in this list_refs; reference a list once`,
-        { details: { path: `${path}[${i}]`, list_id: list } },
+        { details: { ...refusedAt(`${path}[${i}]`), list_id: list } },
       );
     seen.add(list);
     state.lists.add(list);
@@ -335,7 +348,8 @@ function walk(node: RawNode, path: string, depth: number, state: WalkState): Fil
 
 /**
  * Validates and normalises the filter of a webhook. Errors are 400 with a code naming the
- * problem and `path` naming the node (`filters.any[2].address.in[5]`). Caps that depend on the
+ * problem and `details` naming the node in the house form (`location` `body`, `path`
+ * `body.filters.any[2].address.in[5]`). Caps that depend on the
  * plan or on list sizes are checked by @meridian/plans (webhook-counting) on the numbers here.
  */
 export function normalizeFilter(input: FilterInput): NormalizedFilter {
@@ -352,19 +366,23 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
     const parsed = nodeSchema.safeParse(input.filters);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw invalid('invalid_filter', pathOf('filters', issue.path), issue.message);
+      throw invalid('invalid_filter', pathOf('body.filters', issue.path), issue.message);
     }
-    filters = walk(parsed.data, 'filters', 1, state);
+    filters = walk(parsed.data, 'body.filters', 1, state);
   }
   const shorthand = stringList.optional();
   const rawAddresses = shorthand.safeParse(input.addresses ?? undefined);
-  if (!rawAddresses.success) throw invalid('malformed_body', 'addresses', 'a list of addresses');
+  if (!rawAddresses.success)
+    throw invalid('malformed_body', 'body.addresses', 'a list of addresses');
   const rawLists = shorthand.safeParse(input.list_refs ?? undefined);
-  if (!rawLists.success) throw invalid('malformed_body', 'list_refs', 'a list of address list ids');
-  const addresses = (rawAddresses.data ?? []).map((a, i) => normalizeAddress(a, `addresses[${i}]`));
-  const listRefs = (rawLists.data ?? []).map((l, i) => normalizeListRef(l, `list_refs[${i}]`));
+  if (!rawLists.success)
+    throw invalid('malformed_body', 'body.list_refs', 'a list of address list ids');
+  const addresses = (rawAddresses.data ?? []).map((a, i) =>
+    normalizeAddress(a, `body.addresses[${i}]`),
+  );
+  const listRefs = (rawLists.data ?? []).map((l, i) => normalizeListRef(l, `body.list_refs[${i}]`));
   state.inline += addresses.length;
-  referenceLists(state, listRefs, 'list_refs');
+  referenceLists(state, listRefs, 'body.list_refs');
   const shorthandLeaf: FilterNode | null =
     addresses.length > 0 || listRefs.length > 0
       ? { address: { dir: 'any', in: addresses, list_refs: listRefs } }
@@ -372,11 +390,11 @@ export function normalizeFilter(input: FilterInput): NormalizedFilter {
   const tree =
     filters && shorthandLeaf ? { all: [filters, shorthandLeaf] } : (filters ?? shorthandLeaf);
   if (tree === null)
-    throw invalid('filter_required', 'filters', 'give `filters`, `addresses` or `list_refs`');
+    throw invalid('filter_required', 'body.filters', 'give `filters`, `addresses` or `list_refs`');
   if (input.trigger_type === 'tx_confirmation' && !needsTxHash(tree))
     throw invalid(
       'tx_hash_required',
-      'filters',
+      'body.filters',
       'a tx_confirmation webhook watches transaction hashes: every way its filter can match needs a `tx_hash` leaf',
     );
   return {

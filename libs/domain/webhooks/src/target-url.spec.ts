@@ -11,6 +11,16 @@ const codeOf = (url: string, allowLoopback = false): string => {
 };
 
 describe('checkTargetUrl', () => {
+  it('a refusal names the body field in the house form (location, path from the part)', () => {
+    try {
+      checkTargetUrl('http://hooks.example.com/in');
+      throw new Error('accepted');
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      expect(error.details).toEqual({ location: 'body', path: 'body.target_url' });
+    }
+  });
+
   it.each([
     ['https://hooks.example.com/in', 'ok'],
     ['https://93.184.216.34:8443/x?y=1', 'ok'],

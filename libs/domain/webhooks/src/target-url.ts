@@ -1,5 +1,6 @@
 import { DomainError, quoteInput } from '@meridian/errors';
 import { refusedAddressReason } from './address-ranges';
+import { refusedAt } from './filter-model';
 
 /** Longest target URL we store (a real endpoint is far shorter; the KV entry has a size cap). */
 export const MAX_TARGET_URL_LENGTH = 2048;
@@ -27,7 +28,7 @@ const RESERVED_SUFFIXES = [
 ];
 
 const refuse = (code: string, message: string) =>
-  new DomainError(code, 'invalid', message, { details: { path: 'target_url' } });
+  new DomainError(code, 'invalid', message, { details: refusedAt('body.target_url') });
 
 function isReservedName(host: string): boolean {
   if (!host.includes('.')) return true; // single-label names resolve through search domains
