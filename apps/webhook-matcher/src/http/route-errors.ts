@@ -23,15 +23,16 @@ const errorBody = (extras: z.ZodRawShape = {}) =>
     message: z.string().optional(),
     request_id: z.string(),
     location: z
-      .enum(['body', 'query'])
+      .enum(['body', 'query', 'headers'])
       .optional()
-      .describe('a body or query refused by its schema: the part refused'),
+      .describe('the part of the request refused, with `path`'),
     path: z
       .string()
       .optional()
       .describe(
-        'the field or JSON path refused, when one is; a body or query refused by its schema ' +
-          'names it with the part in front (`body.confirm_depth`, `query.limit`, `query`)',
+        'the field, JSON path or header refused, when one is, with the part in front ' +
+          '(`body.confirm_depth`, `body.filters.any[0]`, `query.limit`, `headers.if-match`, or ' +
+          'the part alone: `query`)',
       ),
     ...extras,
   });
