@@ -61,13 +61,18 @@ describe("the operator's read of an account's webhooks", () => {
   it("keeps the matcher's code, words and path of a client's mistake; its refusal of the operator token is 503", () => {
     const bad = operatorReadRefusal({
       status: 400,
-      body: { error: 'invalid_query', message: 'query: since is after until', path: 'since' },
+      body: {
+        error: 'invalid_query',
+        message: 'query: since is after until',
+        location: 'query',
+        path: 'query.since',
+      },
     });
     expect([bad.code, bad.kind, bad.message, bad.details]).toEqual([
       'invalid_query',
       'invalid',
       'query: since is after until',
-      { path: 'since' },
+      { location: 'query', path: 'query.since' },
     ]);
     const missing = operatorReadRefusal({ status: 404, body: { error: 'not_found' } });
     expect([missing.code, missing.kind]).toEqual(['not_found', 'not_found']);

@@ -88,7 +88,7 @@ export function rawQuery(url: string): string | undefined {
 
 /**
  * A refusal of the matcher's operator read as the BFF answers it: the client's mistakes (400
- * with the `path` the matcher names, 404) keep their code and words, as the customer's relay
+ * with the `location` and `path` the matcher names, 404) keep their code and words, as the customer's relay
  * passes them; the matcher refusing the operator token is the deployment's fault, not the
  * caller's (503, never a 401 that would read as the operator's session ending).
  */
@@ -100,8 +100,9 @@ export function operatorReadRefusal(answer: UpstreamAnswer): DomainError {
       'webhooks refused the operator token (OPERATOR_TOKEN of the dashboard and webhook-matcher)',
     );
   const error = upstreamError('webhooks', answer);
-  const path = (answer.body as { path?: unknown } | null)?.path;
-  return typeof path === 'string'
-    ? new DomainError(error.code, error.kind, error.message, { details: { path } })
-    : error;
+  const { location, path } = (answer.body ?? {}) as { location?: unknown; path?: unknown };
+  if (typeof path !== 'string') return error;
+  return new DomainError(error.code, error.kind, error.message, {
+    details: typeof location === 'string' ? { location, path } : { path },
+  });
 }
