@@ -308,7 +308,7 @@ export class BorApiService {
       throw new DomainError(
         'invalid_block_number',
         'invalid',
-        `invalid block number ${quoteInput(number)}: decimal, 0x-hex or a tag such as latest`,
+        `invalid block number ${quoteInput(number)}: decimal or 0x-hex up to 2^64-1, or a tag such as latest`,
       );
     return tag;
   }

@@ -19,6 +19,10 @@ describe('bor mapping', () => {
     ['0x0064', '0x64'],
     ['yesterday', undefined],
     ['-1', undefined],
+    ['18446744073709551615', '0xffffffffffffffff'],
+    ['18446744073709551616', undefined],
+    ['0x10000000000000000', undefined],
+    ['0xffffffffffffffffff', undefined],
   ])('toBlockTag(%j) = %j', (input, expected) => expect(toBlockTag(input)).toBe(expected));
   it('maps a JSON-RPC block header', () => {
     const header = toHeader({

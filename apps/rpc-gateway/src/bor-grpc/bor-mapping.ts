@@ -59,18 +59,22 @@ function quantityBytes(value: unknown): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex'));
 }
 
+/** The largest block number a node takes (a uint64: Bor answers "number too large to fit …"). */
+export const MAX_BLOCK_NUMBER = 2n ** 64n - 1n;
+
 /**
- * A block-number argument of BorApi: decimal or 0x-hex, or a tag ("latest", "earliest",
- * "pending", "safe", "finalized"). undefined when malformed, empty included: Bor answers an
- * empty number "invalid block number", and reading it as latest answered a client that forgot
- * the field with the head.
+ * A block-number argument of BorApi: decimal or 0x-hex up to `MAX_BLOCK_NUMBER`, or a tag
+ * ("latest", "earliest", "pending", "safe", "finalized"). undefined when malformed, empty
+ * included: Bor answers an empty number "invalid block number", and reading it as latest
+ * answered a client that forgot the field with the head; a number past a uint64 went to the node
+ * and was billed for its refusal (QA AB).
  */
 export function toBlockTag(number: string): string | undefined {
   const text = number.trim();
   if (['latest', 'earliest', 'pending', 'safe', 'finalized'].includes(text)) return text;
-  if (/^0x[0-9a-fA-F]+$/.test(text)) return `0x${BigInt(text).toString(16)}`;
-  if (/^[0-9]+$/.test(text)) return `0x${BigInt(text).toString(16)}`;
-  return undefined;
+  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(text)) return undefined;
+  const value = BigInt(text);
+  return value <= MAX_BLOCK_NUMBER ? `0x${value.toString(16)}` : undefined;
 }
 
 export function toHeader(block: Record<string, unknown>): HeaderInit {
